@@ -1,0 +1,169 @@
+/* module.h - instances, modules (bytecode or native) and the native module
+ * C API.
+ *
+ * An instance owns the ref type registry. Modules are immutable, reference
+ * counted and may be shared by many contexts on many threads. Per-context
+ * mutable state (globals, a native module's counters) lives in the context.
+ *
+ * C99 and C++.
+ */
+#ifndef STRATA_VM_MODULE_H_
+#define STRATA_VM_MODULE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strata/base/allocator.h"
+#include "strata/base/status.h"
+#include "strata/vm/ref.h"
+#include "strata/vm/value.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===------------------------------------------------------------------===*
+ * Instance
+ *===------------------------------------------------------------------===*/
+
+typedef struct strata_vm_instance_t strata_vm_instance_t;
+
+/* Creates an instance with the builtin types (vm.buffer, vm.list). */
+strata_status_t strata_vm_instance_create(strata_allocator_t allocator,
+                                          strata_vm_instance_t** out_instance);
+void strata_vm_instance_retain(strata_vm_instance_t* instance);
+void strata_vm_instance_release(strata_vm_instance_t* instance);
+
+/* Registers a ref type by its name. type must outlive the instance.
+ * Registering the same pointer twice is fine; another type with a taken name
+ * is ALREADY_EXISTS. Not thread-safe with concurrent loads. */
+strata_status_t strata_vm_instance_register_type(
+    strata_vm_instance_t* instance, const strata_vm_ref_type_t* type);
+/* The registered type with this name, or NULL. Thread-safe. */
+const strata_vm_ref_type_t* strata_vm_instance_lookup_type(
+    const strata_vm_instance_t* instance, const char* name, size_t name_length);
+
+/*===------------------------------------------------------------------===*
+ * Modules
+ *===------------------------------------------------------------------===*/
+
+typedef struct strata_vm_module_t strata_vm_module_t;
+
+void strata_vm_module_retain(strata_vm_module_t* module);
+void strata_vm_module_release(strata_vm_module_t* module);
+
+/* Name and version of a module. The name is borrowed from the module. */
+const char* strata_vm_module_name(const strata_vm_module_t* module);
+uint32_t strata_vm_module_version(const strata_vm_module_t* module);
+
+/* Exported functions. Strings are borrowed from the module. */
+size_t strata_vm_module_export_count(const strata_vm_module_t* module);
+typedef struct strata_vm_export_info_t {
+  const char* name;               /* short name, "main" */
+  const char* calling_convention; /* "0iI_f" */
+  size_t attr_count;              /* reflection attributes */
+} strata_vm_export_info_t;
+strata_status_t strata_vm_module_export_info(const strata_vm_module_t* module,
+                                             size_t i,
+                                             strata_vm_export_info_t* out_info);
+/* The i-th reflection attribute of export e (key/value, borrowed). */
+strata_status_t strata_vm_module_export_attr(const strata_vm_module_t* module,
+                                             size_t e, size_t i,
+                                             const char** out_key,
+                                             const char** out_value);
+
+/*===------------------------------------------------------------------===*
+ * Bytecode modules
+ *===------------------------------------------------------------------===*/
+
+/* Called when a module that borrowed its bytes is destroyed. */
+typedef void (*strata_vm_release_fn_t)(void* user, const uint8_t* data,
+                                       size_t size);
+
+/* Loads and fully verifies a .vmfb image.
+ *
+ * When release is NULL the bytes are copied and data may be freed right
+ * after. Otherwise the module borrows data (it must be 64-byte aligned, or it
+ * is copied anyway and release is called at once) and calls release when the
+ * module dies. Every failure is a status naming what is malformed. Types named
+ * by the module must already be registered with instance. */
+strata_status_t strata_vm_bytecode_module_load(
+    strata_vm_instance_t* instance, const uint8_t* data, size_t size,
+    strata_vm_release_fn_t release, void* release_user,
+    strata_allocator_t allocator, strata_vm_module_t** out_module);
+
+/*===------------------------------------------------------------------===*
+ * Native modules
+ *===------------------------------------------------------------------===*/
+
+/* Per-call context handed to native functions. */
+typedef struct strata_vm_native_call_t strata_vm_native_call_t;
+
+/* A native function. args holds one value per calling-convention argument;
+ * a variadic span contributes an i32 count followed by its elements. Refs in
+ * args are borrowed. The function stores owned refs in results (all zeroed on
+ * entry); on failure the interpreter releases any refs left in results.
+ *
+ * Returning strata_status_deferred() suspends the invocation; the same call
+ * is made again, with the same arguments, when the invocation resumes. */
+typedef strata_status_t (*strata_vm_native_fn_t)(
+    strata_vm_native_call_t* call, void* module_self, void* module_state,
+    const strata_vm_value_t* args, size_t arg_count,
+    strata_vm_value_t* results, size_t result_count);
+
+typedef struct strata_vm_native_function_t {
+  const char* name;               /* short name; the import is "module.name" */
+  const char* calling_convention; /* format.h; may hold one C..D span */
+  strata_vm_native_fn_t fn;
+} strata_vm_native_function_t;
+
+typedef struct strata_vm_module_dependency_t {
+  const char* name;
+  uint32_t minimum_version;
+  int optional;
+} strata_vm_module_dependency_t;
+
+typedef struct strata_vm_native_module_descriptor_t {
+  const char* name;
+  uint32_t version;
+  const strata_vm_module_dependency_t* dependencies;
+  size_t dependency_count;
+  const strata_vm_native_function_t* functions;
+  size_t function_count;
+  /* Optional: makes the per-context state passed to every call. */
+  strata_status_t (*create_state)(void* self, strata_allocator_t allocator,
+                                  void** out_state);
+  /* Optional: frees a state from create_state. */
+  void (*destroy_state)(void* self, void* state);
+  /* Optional: called once when the module is destroyed. */
+  void (*destroy)(void* self);
+} strata_vm_native_module_descriptor_t;
+
+/* Creates a module backed by native functions. descriptor (borrowed) and
+ * everything it points to must outlive the module; self is passed to every
+ * callback. Calling conventions are validated here. */
+strata_status_t strata_vm_native_module_create(
+    const strata_vm_native_module_descriptor_t* descriptor, void* self,
+    strata_allocator_t allocator, strata_vm_module_t** out_module);
+
+/* Waiting support for a deferring function: the blocking invoke calls
+ * wait(user, timeout_ns) until the function may succeed when called again;
+ * -1 means no timeout. An async host resumes the invocation on its own. */
+typedef struct strata_vm_wait_t {
+  strata_status_t (*wait)(void* user, int64_t timeout_ns);
+  void* user;
+} strata_vm_wait_t;
+void strata_vm_native_call_set_wait(strata_vm_native_call_t* call,
+                                    strata_vm_wait_t wait);
+/* Allocator of the context making the call. */
+strata_allocator_t strata_vm_native_call_allocator(
+    const strata_vm_native_call_t* call);
+/* Instance of the context making the call. */
+strata_vm_instance_t* strata_vm_native_call_instance(
+    const strata_vm_native_call_t* call);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif
+
+#endif /* STRATA_VM_MODULE_H_ */
