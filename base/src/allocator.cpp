@@ -1,6 +1,7 @@
 // allocator.cpp - the system allocator.
 #include "strata/base/allocator.h"
 
+#include <cstddef>
 #include <cstdlib>
 
 namespace {

@@ -1,0 +1,1 @@
+// buffer.cpp - placeholder; being written.

@@ -1,0 +1,1 @@
+// buffer_test.cpp - placeholder; being written.

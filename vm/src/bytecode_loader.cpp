@@ -1,0 +1,1 @@
+// bytecode_loader.cpp - placeholder; being written.

@@ -1,0 +1,1 @@
+// bytecode_loader_test.cpp - placeholder; being written.

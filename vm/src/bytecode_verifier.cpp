@@ -1,0 +1,1 @@
+// bytecode_verifier.cpp - placeholder; being written.

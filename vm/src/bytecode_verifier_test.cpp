@@ -1,0 +1,1 @@
+// bytecode_verifier_test.cpp - placeholder; being written.

@@ -1,0 +1,1 @@
+// context.cpp - placeholder; being written.

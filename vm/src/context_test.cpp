@@ -1,0 +1,1 @@
+// context_test.cpp - placeholder; being written.

@@ -1,0 +1,1 @@
+// disassembler.cpp - placeholder; being written.

@@ -1,0 +1,1 @@
+// disassembler_test.cpp - placeholder; being written.

@@ -1,0 +1,1 @@
+// interpreter.cpp - placeholder; being written.

@@ -1,0 +1,1 @@
+// interpreter_test.cpp - placeholder; being written.

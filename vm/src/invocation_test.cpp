@@ -1,0 +1,1 @@
+// invocation_test.cpp - placeholder; being written.

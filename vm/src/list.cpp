@@ -1,0 +1,1 @@
+// list.cpp - placeholder; being written.

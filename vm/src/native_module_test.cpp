@@ -1,0 +1,1 @@
+// native_module_test.cpp - placeholder; being written.

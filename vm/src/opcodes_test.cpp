@@ -1,0 +1,1 @@
+// opcodes_test.cpp - placeholder; being written.

@@ -1,0 +1,1 @@
+// ref_test.cpp - placeholder; being written.

@@ -1,0 +1,1 @@
+// status_test.cpp - placeholder; being written.

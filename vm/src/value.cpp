@@ -1,0 +1,1 @@
+// value.cpp - placeholder; being written.

@@ -1,0 +1,1 @@
+// module_builder.cpp - placeholder; being written.
