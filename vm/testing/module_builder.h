@@ -134,6 +134,11 @@ class ModuleBuilder {
   void overrideFunctionCconv(uint32_t function, const std::string& cconv);
   // Points the export at any function index.
   void overrideExportFunction(uint32_t export_index, uint32_t function);
+  // Replaces the debug line table written for one function.
+  void overrideDebugLines(uint32_t function, std::vector<uint32_t> pc_offsets,
+                          std::vector<uint32_t> location_ids);
+  // Leaves the debug database out entirely (functions get no names).
+  void omitDebugDatabase();
 
  private:
   struct Impl;
