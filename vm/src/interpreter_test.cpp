@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "module_builder.h"
+#include "module_impl.h"
 #include "vm_harness.h"
 
 using namespace strata::vm;

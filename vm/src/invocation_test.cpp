@@ -183,7 +183,7 @@ TEST_SUITE("vm.invocation") {
                 .ok());
     REQUIRE(StatusText(strata_vm_invocation_run(inv)).ok());
     strata_vm_wait_t wait = strata_vm_invocation_wait(inv);
-    REQUIRE(wait.wait != nullptr);
+    REQUIRE(static_cast<bool>(wait.wait));
     CHECK(StatusText(wait.wait(wait.user, -1)).ok());
     REQUIRE(StatusText(strata_vm_invocation_run(inv)).ok());
     CHECK(strata_vm_invocation_state(inv) == STRATA_VM_INVOCATION_COMPLETED);
