@@ -421,7 +421,7 @@ std::string formatFunctionText(const BytecodeModule& module, uint32_t index) {
   out += module.functionDisplayName(index);
   out += ' ';
   out += function.signature.text;
-  appendf(out, "  [%u prim, %u ref registers, %u blocks, %u bytes]\n",
+  appendf(out, "  [registers: %u prim, %u ref; blocks: %u; bytes: %u]\n",
           static_cast<unsigned>(function.prim_register_count),
           static_cast<unsigned>(function.ref_register_count),
           function.block_count, function.length);

@@ -1,0 +1,405 @@
+// cli.cpp - file reading, --input parsing and value printing for the tools.
+#include "cli.h"
+
+#include <cerrno>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "strata/vm/buffer.h"
+#include "strata/vm/list.h"
+
+namespace strata::tools {
+
+bool readFile(const std::string& path, std::vector<uint8_t>* out,
+              std::string* error) {
+  out->clear();
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  uint8_t buffer[1 << 16];
+  for (;;) {
+    size_t n = std::fread(buffer, 1, sizeof(buffer), file);
+    out->insert(out->end(), buffer, buffer + n);
+    if (n < sizeof(buffer)) {
+      break;
+    }
+  }
+  bool failed = std::ferror(file) != 0;
+  int saved = errno;
+  std::fclose(file);
+  if (failed) {
+    *error = std::strerror(saved ? saved : EIO);
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+bool parseInteger(const std::string& text, bool is64, int64_t* out) {
+  if (text.empty()) {
+    return false;
+  }
+  errno = 0;
+  char* end = nullptr;
+  if (text[0] == '-') {
+    long long v = std::strtoll(text.c_str(), &end, 0);
+    if (errno || *end) {
+      return false;
+    }
+    if (!is64 && v < INT32_MIN) {
+      return false;
+    }
+    *out = v;
+    return true;
+  }
+  // Non-negative: accept the unsigned range too (i32=0xFFFFFFFF is -1).
+  unsigned long long v = std::strtoull(text.c_str(), &end, 0);
+  if (errno || *end) {
+    return false;
+  }
+  if (!is64 && v > UINT32_MAX) {
+    return false;
+  }
+  *out = static_cast<int64_t>(v);
+  return true;
+}
+
+}  // namespace
+
+bool parseScalarInput(std::string_view text, strata_vm_variant_t* out,
+                      std::string* error) {
+  if (!text.empty() && text[0] == '@') {
+    *error =
+        "file inputs ('@file.npy') need the HAL module, which is not "
+        "available yet; only scalars (i32=, i64=, f32=, f64=) are supported";
+    return false;
+  }
+  size_t eq = text.find('=');
+  if (eq == std::string_view::npos) {
+    *error = "expected TYPE=VALUE, such as i32=5 or f64=2.5";
+    return false;
+  }
+  std::string_view type = trim(text.substr(0, eq));
+  std::string value(trim(text.substr(eq + 1)));
+  if (type.find('x') != std::string_view::npos) {
+    *error = "tensor inputs ('" + std::string(type) +
+             "=...') need the HAL module, which is not available yet; only "
+             "scalars (i32=, i64=, f32=, f64=) are supported";
+    return false;
+  }
+  if (type == "i32" || type == "i64") {
+    int64_t v = 0;
+    if (!parseInteger(value, type == "i64", &v)) {
+      *error = "'" + value + "' is not an " + std::string(type);
+      return false;
+    }
+    *out = type == "i32" ? strata_vm_variant_i32(static_cast<int32_t>(
+                               static_cast<uint32_t>(v)))
+                         : strata_vm_variant_i64(v);
+    return true;
+  }
+  if (type == "f32" || type == "f64") {
+    errno = 0;
+    char* end = nullptr;
+    const char* begin = value.c_str();
+    bool ok = !value.empty();
+    if (type == "f32") {
+      float v = std::strtof(begin, &end);
+      ok = ok && *end == '\0' && !(errno == ERANGE && std::isinf(v));
+      *out = strata_vm_variant_f32(v);
+    } else {
+      double v = std::strtod(begin, &end);
+      ok = ok && *end == '\0' && !(errno == ERANGE && std::isinf(v));
+      *out = strata_vm_variant_f64(v);
+    }
+    if (!ok) {
+      *error = "'" + value + "' is not an " + std::string(type);
+      return false;
+    }
+    return true;
+  }
+  *error = "unsupported type '" + std::string(type) +
+           "'; expected i32, i64, f32 or f64";
+  return false;
+}
+
+std::string formatF32(float value) {
+  if (std::isnan(value)) {
+    return "nan";
+  }
+  if (std::isinf(value)) {
+    return value < 0 ? "-inf" : "inf";
+  }
+  char buffer[64];
+  for (int precision = 1; precision <= 9; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*g", precision,
+                  static_cast<double>(value));
+    if (std::strtof(buffer, nullptr) == value) {
+      break;
+    }
+  }
+  return buffer;
+}
+
+std::string formatF64(double value) {
+  if (std::isnan(value)) {
+    return "nan";
+  }
+  if (std::isinf(value)) {
+    return value < 0 ? "-inf" : "inf";
+  }
+  char buffer[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) {
+      break;
+    }
+  }
+  return buffer;
+}
+
+namespace {
+
+constexpr int kMaxListDepth = 4;
+constexpr size_t kMaxListElements = 16;
+
+std::string formatVariantAt(const strata_vm_variant_t& v, int depth) {
+  char buffer[64];
+  switch (v.type) {
+    case STRATA_VM_VALUE_NONE:
+      return "(empty)";
+    case STRATA_VM_VALUE_I32:
+      std::snprintf(buffer, sizeof(buffer), "i32=%" PRId32, v.value.i32);
+      return buffer;
+    case STRATA_VM_VALUE_I64:
+      std::snprintf(buffer, sizeof(buffer), "i64=%" PRId64, v.value.i64);
+      return buffer;
+    case STRATA_VM_VALUE_F32:
+      return "f32=" + formatF32(v.value.f32);
+    case STRATA_VM_VALUE_F64:
+      return "f64=" + formatF64(v.value.f64);
+    case STRATA_VM_VALUE_REF:
+      break;
+  }
+  strata_vm_ref_object_t* ref = v.value.ref;
+  if (!ref) {
+    return "null";
+  }
+  if (strata_vm_buffer_t* buffer_ref = strata_vm_buffer_from_ref(ref)) {
+    std::snprintf(buffer, sizeof(buffer), "vm.buffer<%zu bytes>",
+                  strata_vm_buffer_length(buffer_ref));
+    return buffer;
+  }
+  if (strata_vm_list_t* list = strata_vm_list_from_ref(ref)) {
+    size_t size = strata_vm_list_size(list);
+    std::snprintf(buffer, sizeof(buffer), "vm.list<%zu>", size);
+    std::string out = buffer;
+    if (depth >= kMaxListDepth) {
+      return out + "[...]";
+    }
+    out += '[';
+    for (size_t i = 0; i < size && i < kMaxListElements; ++i) {
+      if (i) {
+        out += ", ";
+      }
+      strata_vm_variant_t element;
+      strata_status_t status = strata_vm_list_get(list, i, &element);
+      if (status) {
+        strata_status_free(status);
+        out += "?";
+        continue;
+      }
+      out += formatVariantAt(element, depth + 1);
+    }
+    if (size > kMaxListElements) {
+      out += ", ...";
+    }
+    out += ']';
+    return out;
+  }
+  return std::string(ref->type && ref->type->name ? ref->type->name : "ref") +
+         "<object>";
+}
+
+}  // namespace
+
+std::string formatVariant(const strata_vm_variant_t& value) {
+  return formatVariantAt(value, 0);
+}
+
+const char* cconvTypeName(char c) {
+  switch (c) {
+    case 'i':
+      return "i32";
+    case 'I':
+      return "i64";
+    case 'f':
+      return "f32";
+    case 'F':
+      return "f64";
+    case 'r':
+      return "ref";
+    default:
+      return "?";
+  }
+}
+
+std::string describeSignature(std::string_view cc) {
+  size_t underscore = cc.find('_');
+  if (cc.empty() || cc[0] != '0' || underscore == std::string_view::npos) {
+    return "[" + std::string(cc) + "]";
+  }
+  std::string args;
+  std::string_view a = cc.substr(1, underscore - 1);
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!args.empty()) {
+      args += ", ";
+    }
+    if (a[i] == 'C') {
+      size_t close = a.find('D', i);
+      if (close == std::string_view::npos) {
+        return "[" + std::string(cc) + "]";
+      }
+      std::string_view span = a.substr(i + 1, close - i - 1);
+      if (span.size() == 1) {
+        args += cconvTypeName(span[0]);
+      } else {
+        args += '(';
+        for (size_t j = 0; j < span.size(); ++j) {
+          args += j ? ", " : "";
+          args += cconvTypeName(span[j]);
+        }
+        args += ')';
+      }
+      args += "...";
+      i = close;
+      continue;
+    }
+    args += cconvTypeName(a[i]);
+  }
+  std::string_view r = cc.substr(underscore + 1);
+  std::string results;
+  for (size_t i = 0; i < r.size(); ++i) {
+    results += i ? ", " : "";
+    results += cconvTypeName(r[i]);
+  }
+  if (r.size() != 1) {
+    results = "(" + results + ")";
+  }
+  return "(" + args + ") -> " + results;
+}
+
+bool signatureArgs(std::string_view cc, std::string* args) {
+  size_t underscore = cc.find('_');
+  if (cc.empty() || cc[0] != '0' || underscore == std::string_view::npos) {
+    return false;
+  }
+  args->assign(cc.substr(1, underscore - 1));
+  for (char c : *args) {
+    if (c != 'i' && c != 'I' && c != 'f' && c != 'F' && c != 'r') {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string statusToString(strata_status_t status) {
+  char* text = strata_status_to_string(status);
+  if (!text) {
+    return strata_status_code_name(strata_status_code(status));
+  }
+  std::string out = text;
+  std::free(text);
+  return out;
+}
+
+namespace {
+
+// Length of the valid UTF-8 sequence at s[i], or 0 when it is invalid.
+size_t utf8Length(std::string_view s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t n;
+  uint32_t cp;
+  if (c < 0x80) {
+    return 1;
+  } else if ((c & 0xE0) == 0xC0) {
+    n = 2;
+    cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 3;
+    cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    n = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) {
+    return 0;
+  }
+  for (size_t k = 1; k < n; ++k) {
+    unsigned char d = static_cast<unsigned char>(s[i + k]);
+    if ((d & 0xC0) != 0x80) {
+      return 0;
+    }
+    cp = (cp << 6) | (d & 0x3F);
+  }
+  static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    return 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string sanitizeLine(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t n = (c < 0x20 || c == 0x7F) ? 0 : utf8Length(text, i);
+    if (n == 0) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof(buffer), "\\x%02x", c);
+      out += buffer;
+      ++i;
+      continue;
+    }
+    out.append(text.data() + i, n);
+    i += n;
+  }
+  return out;
+}
+
+std::string statusToLine(strata_status_t status) {
+  std::string out = strata_status_code_name(strata_status_code(status));
+  const char* message = strata_status_message(status);
+  if (*message) {
+    out += ": ";
+    out += message;
+  }
+  for (size_t i = 0; i < strata_status_annotation_count(status); ++i) {
+    out += "; ";
+    out += strata_status_annotation(status, i);
+  }
+  return sanitizeLine(out);
+}
+
+}  // namespace strata::tools

@@ -1,0 +1,69 @@
+// cli.h - helpers shared by the runtime command-line tools (strata-run,
+// strata-dump, strata-benchmark): reading files, IREE-style --input parsing,
+// printing VM values and calling conventions, and flattening statuses.
+//
+// Everything here is for tools: it uses the STL freely, reports errors as
+// strings, and is thread-compatible.
+#ifndef STRATA_TOOLS_COMMON_CLI_H_
+#define STRATA_TOOLS_COMMON_CLI_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strata/base/status.h"
+#include "strata/vm/value.h"
+
+namespace strata::tools {
+
+// Reads a whole file. On failure returns false and sets *error to the reason
+// (strerror text), without the path.
+bool readFile(const std::string& path, std::vector<uint8_t>* out,
+              std::string* error);
+
+// Parses one --input value in IREE's grammar. Scalars for now:
+//   i32=5  i64=-3  f32=2.5  f64=1e-3  (integers may be 0x hex; floats may be
+//   nan/inf). Tensors ("2x3xf32=1 2 3 4 5 6") and files ("@x.npy") are
+// rejected with a message saying they need the HAL module.
+// On failure returns false and sets *error to a phrase such as
+// "'abc' is not an i32".
+bool parseScalarInput(std::string_view text, strata_vm_variant_t* out,
+                      std::string* error);
+
+// "i32=5", "f64=2.5", "vm.buffer<16 bytes>", "vm.list<2>[i32=1, i32=2]",
+// "null" for a null ref. Floats print as the shortest exact decimal.
+std::string formatVariant(const strata_vm_variant_t& value);
+
+// Shortest decimal text that reads back to exactly the same value.
+std::string formatF32(float value);
+std::string formatF64(double value);
+
+// Readable type of a calling-convention character: 'i' -> "i32", 'I' ->
+// "i64", 'f' -> "f32", 'F' -> "f64", 'r' -> "ref".
+const char* cconvTypeName(char c);
+
+// "0ii_i" -> "(i32, i32) -> i32"; "0_" -> "() -> ()"; "0iCrD_r" ->
+// "(i32, ref...) -> ref"; several results print as a tuple "(i32, f64)".
+// Malformed text is returned unchanged in brackets.
+std::string describeSignature(std::string_view calling_convention);
+
+// The argument characters of a calling convention without spans ("ii" for
+// "0ii_i"); false when malformed or variadic.
+bool signatureArgs(std::string_view calling_convention, std::string* args);
+
+// text made safe for one terminal line: control characters (newlines
+// included) and bytes that are not valid UTF-8 become \xNN. Module files
+// can hold any bytes in their names; errors quoting them stay one line.
+std::string sanitizeLine(std::string_view text);
+
+// The full text of a status ("CODE: message" plus one indented line per
+// annotation). Does not free status.
+std::string statusToString(strata_status_t status);
+// The same on one line: annotations are joined with "; " and the text is
+// passed through sanitizeLine.
+std::string statusToLine(strata_status_t status);
+
+}  // namespace strata::tools
+
+#endif  // STRATA_TOOLS_COMMON_CLI_H_
