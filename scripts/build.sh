@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# build.sh - configures Strata once and builds it with ninja.
+#
+#   ./scripts/build.sh                      build/ (compiler: auto)
+#   BUILD_DIR=build-asan ./scripts/build.sh -Db_sanitize=address,undefined
+#
+# Extra arguments are meson options: given to `meson setup` for a new build
+# directory, or to `meson configure` for an existing one.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${BUILD_DIR:-build}"
+# The default llvm-config on Debian bookworm is LLVM 14; LLVM/MLIR 22 lives
+# here. ccache hits across clones need paths relative to the clone.
+export PATH="/usr/lib/llvm-22/bin:$PATH"
+export CCACHE_BASEDIR="$root"
+
+cd "$root"
+if [[ ! -f "$build/build.ninja" ]]; then
+  meson setup "$build" -Dcompiler=auto "$@"
+elif (($# > 0)); then
+  meson configure "$build" "$@"
+fi
+ninja -C "$build"

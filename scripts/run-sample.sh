@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# run-sample.sh - makes sample modules with the C++ module builder, shows one
+# with strata-dump and runs functions from it with strata-run. Needs a build
+# from scripts/build.sh (with tests enabled, the default).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$root/${BUILD_DIR:-build}"
+out="$build/sample-modules"
+mkdir -p "$out"
+
+run() {
+  echo "+ ${*//"$root/"/}" >&2
+  "$@"
+}
+
+# expect EXPECTED COMMAND...: runs the command and checks its output.
+expect() {
+  local expected="$1"
+  shift
+  local actual
+  actual="$(run "$@")"
+  echo "$actual"
+  if [[ "$actual" != "$expected" ]]; then
+    echo "run-sample: expected '$expected', got '$actual'" >&2
+    exit 1
+  fi
+}
+
+run "$build/tests/tools/make_sample_modules" "$out"
+run "$build/tools/strata-dump/strata-dump" --function=sum_to "$out/sample.vmfb"
+strata_run="$build/tools/strata-run/strata-run"
+expect "i32=5" "$strata_run" --module="$out/sample.vmfb" --function=add \
+  --input=i32=2 --input=i32=3
+expect "i32=55" "$strata_run" --module="$out/sample.vmfb" --function=sum_to \
+  --input=i32=10
+expect "f64=0.0025" "$strata_run" --module="$out/sample.vmfb" \
+  --function=scale --input=f64=1e-3
+expect "i32=41" "$strata_run" --module="$out/math.vmfb" \
+  --module="$out/app.vmfb" --function=main --input=i32=20
+echo "run-sample: ok"

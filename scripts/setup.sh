@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# setup.sh - installs every Debian (bookworm) package Strata needs to build and
+# test, as root (or through sudo). Idempotent: when everything is installed it
+# does not touch apt at all.
+set -euo pipefail
+
+packages=(
+  # build
+  meson ninja-build pkg-config ccache g++ python3
+  # module format, event loop, unit tests
+  libflatbuffers-dev flatbuffers-compiler libuv1-dev doctest-dev
+  # compiler (LLVM/MLIR 22) and fuzzing (clang + libFuzzer runtime)
+  clang-22 libclang-rt-22-dev llvm-22-dev libmlir-22-dev mlir-22-tools
+  lld-22 liblld-22-dev
+  # peers for the benchmarks
+  lua5.4 luajit
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  status="$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)"
+  if [[ "$status" != "install ok installed" ]]; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#packages[@]} packages are installed"
+  exit 0
+fi
+
+sudo=()
+if [[ "$(id -u)" -ne 0 ]]; then
+  sudo=(sudo)
+fi
+echo "setup: installing ${missing[*]}"
+"${sudo[@]}" apt-get update
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y \
+  --no-install-recommends "${missing[@]}"
