@@ -1,0 +1,172 @@
+// make_seeds.cpp - writes the fuzzer's seed corpus: small valid modules made
+// with the builder that together touch every opcode family.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "module_builder.h"
+
+using namespace strata::vm;
+using namespace strata::vm::testing;
+
+namespace {
+
+bool write(const std::string& dir, const std::string& name,
+           ModuleBuilder& builder) {
+  std::vector<uint8_t> bytes = builder.build();
+  std::string path = dir + "/" + name + ".vmfb";
+  FILE* file = std::fopen(path.c_str(), "wb");
+  if (!file) {
+    std::fprintf(stderr, "make_seeds: cannot write %s\n", path.c_str());
+    return false;
+  }
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  return std::fclose(file) == 0 && ok;
+}
+
+void arithmetic(ModuleBuilder& mb) {
+  auto& f = mb.addFunction("arith", "0iI_iIfF");
+  f.location("seed.mlir", 1, 1);
+  f.op(Opcode::AddI32).reg(prim(0)).reg(prim(0)).reg(prim(2));
+  f.op(Opcode::DivSI32).reg(prim(2)).reg(prim(0)).reg(prim(3));
+  f.op(Opcode::MulI64).reg(prim(1)).reg(prim(1)).reg(prim(4));
+  f.op(Opcode::RemUI64).reg(prim(4)).reg(prim(1)).reg(prim(5));
+  f.op(Opcode::CastSI32F32).reg(prim(3)).reg(prim(6));
+  f.op(Opcode::SqrtF32).reg(prim(6)).reg(prim(6));
+  f.op(Opcode::CastSI64F64).reg(prim(5)).reg(prim(7));
+  f.op(Opcode::TanhF64).reg(prim(7)).reg(prim(7));
+  f.op(Opcode::FmaF64).reg(prim(7)).reg(prim(7)).reg(prim(7)).reg(prim(7));
+  f.op(Opcode::CtlzI32).reg(prim(3)).reg(prim(3));
+  f.op(Opcode::CmpLtSI64).reg(prim(4)).reg(prim(5)).reg(prim(8));
+  f.op(Opcode::Select).reg(prim(8)).reg(prim(4)).reg(prim(5)).reg(prim(4));
+  f.op(Opcode::Return).list({prim(3), prim(4), prim(6), prim(7)});
+  mb.addExport("arith", f.index());
+}
+
+void control(ModuleBuilder& mb) {
+  auto& f = mb.addFunction("control", "0i_i");
+  uint32_t a = f.newBlock(), b = f.newBlock(), c = f.newBlock();
+  f.op(Opcode::ConstI32).i32(7).reg(prim(1));
+  f.op(Opcode::BrTable)
+      .reg(prim(0))
+      .block(c)
+      .remap({})
+      .cases({{a, {{prim(1), prim(2)}}}, {b, {}}});
+  f.bind(a);
+  f.op(Opcode::CondBr).reg(prim(2)).block(b).remap({}).block(c).remap({});
+  f.bind(b);
+  f.op(Opcode::ConstI32).i32(3).reg(prim(2));
+  f.op(Opcode::CondFail).reg(prim(0)).reg(prim(2)).str("seed failure");
+  f.op(Opcode::Br).block(c).remap({});
+  f.bind(c);
+  f.op(Opcode::Return).list({prim(2)});
+  mb.addExport("control", f.index());
+  auto& callee = mb.addFunction("leaf", "0i_i");
+  callee.op(Opcode::NegI32).reg(prim(0)).reg(prim(0));
+  callee.op(Opcode::Return).list({prim(0)});
+  auto& caller = mb.addFunction("caller", "0i_i");
+  caller.op(Opcode::Call).u32(callee.index()).list({prim(0)}).list({prim(1)});
+  caller.op(Opcode::Return).list({prim(1)});
+  // caller has a higher index than leaf; make a DAG entry below both.
+  mb.addExport("caller", caller.index());
+  auto& loop = mb.addFunction("loop", "0i_i");
+  uint32_t head = loop.newBlock();
+  loop.op(Opcode::Br).block(head).remap({});
+  loop.bind(head);
+  loop.op(Opcode::SubI32).reg(prim(0)).reg(prim(0)).reg(prim(0));
+  loop.op(Opcode::CondBr).reg(prim(0)).block(head).remap({}).block(head).remap(
+      {});
+  mb.addExport("loop", loop.index());
+}
+
+void memory(ModuleBuilder& mb) {
+  mb.setGlobals(16, 2);
+  uint32_t ro = mb.addRodata({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  uint32_t type = mb.addType("vm.buffer");
+  auto& f = mb.addFunction("memory", "0rI_rI");
+  f.op(Opcode::ConstRefRodata).u32(ro).reg(ref(1));
+  f.op(Opcode::BufferLength).reg(ref(1)).reg(prim(1));
+  f.op(Opcode::BufferAlloc).reg(prim(1)).reg(ref(2));
+  f.op(Opcode::ConstI64).i64(0).reg(prim(2));
+  f.op(Opcode::BufferCopy)
+      .reg(ref(1)).reg(prim(2)).reg(ref(2)).reg(prim(2)).reg(prim(1));
+  f.op(Opcode::BufferLoadI32).reg(ref(2)).reg(prim(0)).reg(prim(3));
+  f.op(Opcode::BufferStoreI16).reg(ref(0)).reg(prim(0)).reg(prim(3));
+  f.op(Opcode::BufferFillI32).reg(ref(0)).reg(prim(2)).reg(prim(0)).reg(prim(3));
+  f.op(Opcode::BufferCompare)
+      .reg(ref(0)).reg(prim(2)).reg(ref(2)).reg(prim(2)).reg(prim(0))
+      .reg(prim(4));
+  f.op(Opcode::GlobalStoreI64).reg(prim(1)).u32(8);
+  f.op(Opcode::GlobalLoadI64).u32(8).reg(prim(5));
+  f.op(Opcode::GlobalStoreRef).reg(ref(2)).u32(1);
+  f.op(Opcode::GlobalLoadRef).u32(1).reg(ref(3));
+  f.op(Opcode::CastRef).reg(ref(3)).u32(type).reg(ref(3));
+  f.op(Opcode::ConstI32).i32(2).reg(prim(6));
+  f.op(Opcode::ListAlloc).reg(prim(6)).reg(ref(4));
+  f.op(Opcode::ListResize).reg(ref(4)).reg(prim(6));
+  f.op(Opcode::ConstI32).i32(1).reg(prim(7));
+  f.op(Opcode::ListSetRef).reg(ref(4)).reg(prim(7)).reg(ref(3, true));
+  f.op(Opcode::ListGetRef).reg(ref(4)).reg(prim(7)).reg(ref(5));
+  f.op(Opcode::ListSetI64).reg(ref(4)).reg(prim(2)).reg(prim(5));
+  f.op(Opcode::ListGetI64).reg(ref(4)).reg(prim(2)).reg(prim(5));
+  f.op(Opcode::Print).str("memory").list({prim(5), ref(5)});
+  f.op(Opcode::Return).list({ref(5, true), prim(5)});
+  mb.addExport("memory", f.index());
+}
+
+void imports(ModuleBuilder& mb) {
+  mb.addDependency("custom", 1, /*optional=*/true);
+  uint32_t imp = mb.addImport("custom.add", "0ii_i", /*optional=*/true);
+  uint32_t var = mb.addImport("custom.sum", "0CiD_i", /*optional=*/true);
+  auto& f = mb.addFunction("imports", "0ii_i");
+  f.op(Opcode::ImportResolved).u32(imp).reg(prim(2));
+  f.op(Opcode::CallImport).u32(imp).list({prim(0), prim(1)}).list({prim(2)});
+  f.op(Opcode::CallVariadic)
+      .u32(var)
+      .sizes({2})
+      .list({prim(0), prim(1)})
+      .list({prim(2)});
+  f.op(Opcode::Return).list({prim(2)});
+  mb.addExport("imports", f.index());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_seeds OUTPUT_DIR\n");
+    return 2;
+  }
+  std::string dir = argv[1];
+  bool ok = true;
+  {
+    ModuleBuilder mb("arith");
+    arithmetic(mb);
+    ok &= write(dir, "arith", mb);
+  }
+  {
+    ModuleBuilder mb("control");
+    control(mb);
+    ok &= write(dir, "control", mb);
+  }
+  {
+    ModuleBuilder mb("memory");
+    memory(mb);
+    ok &= write(dir, "memory", mb);
+  }
+  {
+    ModuleBuilder mb("imports");
+    imports(mb);
+    ok &= write(dir, "imports", mb);
+  }
+  {
+    ModuleBuilder mb("everything");
+    mb.setCompiler("make_seeds", "1", {"--seed"});
+    arithmetic(mb);
+    control(mb);
+    memory(mb);
+    imports(mb);
+    ok &= write(dir, "everything", mb);
+  }
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,137 @@
+// module_fuzzer.cpp - libFuzzer target: arbitrary bytes -> load -> verify ->
+// link -> invoke every export whose call graph provably terminates.
+//
+// A fuzzed module may loop forever, which is legal bytecode; to keep every
+// input bounded, only functions whose branches all go forward and whose calls
+// go to higher-numbered functions are invoked (their call graph is a DAG).
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "module_impl.h"
+#include "opcodes.h"
+#include "strata/vm/vm.h"
+
+namespace {
+
+using strata::vm::BytecodeModule;
+using strata::vm::DecodeError;
+using strata::vm::Instruction;
+using strata::vm::Opcode;
+
+constexpr uint64_t kNever = ~uint64_t(0);
+// Most call-tree nodes an invocation may visit; beyond it, skip the export.
+constexpr uint64_t kMaxCost = 20000;
+
+// Bounds the calls made by function `index` if it only branches forward and
+// only calls functions with a higher index whose bound is known (`cost`);
+// kNever otherwise. Imports are never resolved here, so import calls fail.
+uint64_t callCost(const BytecodeModule& module, uint32_t index,
+                  const std::vector<uint64_t>& cost) {
+  uint64_t total = 1;
+  const strata::vm::Function& fn = module.functions[index];
+  for (uint32_t pc = 0; pc < fn.length;) {
+    Instruction inst;
+    if (strata::vm::decodeInstruction(fn.code, fn.length, pc, &inst) !=
+        DecodeError::kOk) {
+      return kNever;
+    }
+    for (int i = 0; i < inst.operand_count; ++i) {
+      const strata::vm::Operand& o = inst.operands[i];
+      if (o.kind == 'B' && o.value <= pc) return kNever;
+      if (o.kind == 'F') {
+        if (o.value <= index || cost[o.value] == kNever) return kNever;
+        total += cost[o.value];
+        if (total > kMaxCost) return kNever;
+      }
+      if (o.kind == 'X') {
+        const uint8_t* c = o.data;
+        for (uint32_t k = 0; k < o.count; ++k) {
+          if (strata::vm::readU32(c) <= pc) return kNever;
+          c += 4 + strata::vm::remapListSize(c + 4);
+        }
+      }
+    }
+    pc += inst.length;
+  }
+  return total;
+}
+
+strata_vm_instance_t* instance() {
+  static strata_vm_instance_t* instance = [] {
+    strata_vm_instance_t* created = nullptr;
+    if (strata_vm_instance_create(strata_allocator_system(), &created)) {
+      std::abort();
+    }
+    return created;
+  }();
+  return instance;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  strata_vm_module_t* module = nullptr;
+  strata_status_t status = strata_vm_bytecode_module_load(
+      instance(), data, size, nullptr, nullptr, strata_allocator_system(),
+      &module);
+  if (status) {
+    strata_status_free(status);
+    return 0;
+  }
+  strata_vm_context_options_t options{};
+  options.max_call_depth = 64;
+  options.print = [](void*, const char*, size_t) {};
+  strata_vm_context_t* context = nullptr;
+  // Initializers run here; they are not checked for termination, so only
+  // link modules whose initializer terminates.
+  const BytecodeModule& bytecode = *module->bytecode;
+  std::vector<uint64_t> cost(bytecode.functions.size(), kNever);
+  for (size_t i = cost.size(); i-- > 0;) {
+    cost[i] = callCost(bytecode, static_cast<uint32_t>(i), cost);
+  }
+  if (bytecode.initializer >= 0 && cost[bytecode.initializer] == kNever) {
+    strata_vm_module_release(module);
+    return 0;
+  }
+  status = strata_vm_context_create(instance(), &module, 1, &options,
+                                    strata_allocator_system(), &context);
+  if (status) {
+    strata_status_free(status);
+    strata_vm_module_release(module);
+    return 0;
+  }
+  for (const strata::vm::Export& e : bytecode.exports) {
+    if (cost[e.function] == kNever) continue;
+    const strata::vm::Signature& sig = bytecode.functions[e.function].signature;
+    std::vector<strata_vm_value_t> args(sig.args.size());
+    std::vector<strata_vm_value_t> results(sig.results.size());
+    strata_vm_buffer_t* buffer = nullptr;
+    if (strata_vm_buffer_create(64, 0, strata_allocator_system(), &buffer)) {
+      std::abort();
+    }
+    for (size_t i = 0; i < args.size(); ++i) {
+      args[i].bits = 0;
+      if (sig.args[i] == 'r') {
+        args[i].ref = strata_vm_buffer_as_ref(buffer);
+      } else {
+        args[i].i64 = static_cast<int64_t>(i + 1);
+      }
+    }
+    strata_vm_function_t fn{0, e.function};
+    status = strata_vm_call(context, fn, args.data(), args.size(),
+                            results.data(), results.size());
+    if (status) {
+      strata_status_free(status);
+    } else {
+      for (size_t i = 0; i < results.size(); ++i) {
+        if (sig.results[i] == 'r') strata_vm_ref_release(results[i].ref);
+      }
+    }
+    strata_vm_buffer_release(buffer);
+  }
+  strata_vm_context_release(context);
+  strata_vm_module_release(module);
+  return 0;
+}

@@ -1,0 +1,11 @@
+#!/bin/sh
+# run_fuzzer.sh - runs a libFuzzer target from fresh seeds for a fixed number
+# of executions; any crash, leak or sanitizer report fails the test.
+# usage: run_fuzzer.sh FUZZER SEED_MAKER WORK_DIR RUNS
+set -eu
+fuzzer=$1 seeds=$2 work=$3 runs=$4
+rm -rf "$work"
+mkdir -p "$work/corpus" "$work/artifacts"
+"$seeds" "$work/corpus"
+exec "$fuzzer" -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+  -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus"
