@@ -4,8 +4,8 @@
 //
 // Every failure is a status whose message names the field at fault. Codes:
 // INVALID_ARGUMENT for anything malformed, UNIMPLEMENTED for a format major
-// version this runtime cannot read, NOT_FOUND for a ref type the instance does not
-// know and RESOURCE_EXHAUSTED when memory runs out.
+// version this runtime cannot read, NOT_FOUND for a ref type the instance does
+// not know and RESOURCE_EXHAUSTED when memory runs out.
 //
 // Ownership of the bytes: once loadBytecodeModule is called with a release
 // callback, that callback runs exactly once. It runs at once when the bytes
@@ -74,7 +74,8 @@ std::string printableIdentifier(const uint8_t* p) {
 
 // Replaces status with one whose message is "<prefix>: <old message>", so
 // that errors from shared helpers (parseSignature) name the owner.
-strata_status_t prefixStatus(strata_status_t status, const std::string& prefix) {
+strata_status_t prefixStatus(strata_status_t status,
+                             const std::string& prefix) {
   if (!status) {
     return status;
   }
@@ -131,8 +132,7 @@ strata_status_t checkHeader(BytecodeModule* m) {
                    h.flatbuffer_offset, STRATA_MODULE_SEGMENT_ALIGNMENT);
   }
   if (h.flatbuffer_offset < h.header_size) {
-    return INVALID("FlatBuffer offset %" PRIu64
-                   " overlaps the %u-byte header",
+    return INVALID("FlatBuffer offset %" PRIu64 " overlaps the %u-byte header",
                    h.flatbuffer_offset, h.header_size);
   }
   if (!rangeInside(h.flatbuffer_offset, h.flatbuffer_size, size)) {
@@ -169,10 +169,10 @@ strata_status_t checkHeader(BytecodeModule* m) {
   const uint8_t* fb = m->image + h.flatbuffer_offset;
   if (!flatbuffers::BufferHasIdentifier(fb,
                                         STRATA_MODULE_FLATBUFFER_IDENTIFIER)) {
-    return INVALID("FlatBuffer identifier is '%s', expected '%s'",
-                   printableIdentifier(fb + sizeof(flatbuffers::uoffset_t))
-                       .c_str(),
-                   STRATA_MODULE_FLATBUFFER_IDENTIFIER);
+    return INVALID(
+        "FlatBuffer identifier is '%s', expected '%s'",
+        printableIdentifier(fb + sizeof(flatbuffers::uoffset_t)).c_str(),
+        STRATA_MODULE_FLATBUFFER_IDENTIFIER);
   }
   m->flatbuffer_offset = h.flatbuffer_offset;
   m->flatbuffer_size = h.flatbuffer_size;
@@ -207,8 +207,7 @@ strata_status_t checkFlatBuffer(BytecodeModule* m) {
 // Layer 3: semantic ranges
 //===----------------------------------------------------------------------===//
 
-template <typename T>
-uint32_t sizeOf(const flatbuffers::Vector<T>* v) {
+template <typename T> uint32_t sizeOf(const flatbuffers::Vector<T>* v) {
   return v ? v->size() : 0;
 }
 
@@ -394,10 +393,10 @@ strata_status_t loadFunctions(BytecodeModule* m) {
     const schema::FunctionDef* def = fb->functions()->Get(i);
     Function& f = m->functions[i];
     std::string label = functionLabel(*m, i);
-    STRATA_RETURN_IF_ERROR(prefixStatus(
-        parseSignature(view(def->calling_convention()),
-                       /*allow_variadic=*/false, &f.signature),
-        label));
+    STRATA_RETURN_IF_ERROR(
+        prefixStatus(parseSignature(view(def->calling_convention()),
+                                    /*allow_variadic=*/false, &f.signature),
+                     label));
     uint32_t offset = def->bytecode_offset();
     uint32_t length = def->bytecode_length();
     if (length == 0) {
@@ -503,11 +502,11 @@ strata_status_t loadImports(BytecodeModule* m) {
     import.module_name = import.full_name.substr(0, dot);
     import.function_name = import.full_name.substr(dot + 1);
     import.optional = def->optional();
-    STRATA_RETURN_IF_ERROR(prefixStatus(
-        parseSignature(view(def->calling_convention()),
-                       /*allow_variadic=*/true, &import.signature),
-        "import '" + std::string(import.full_name) + "' (#" +
-            std::to_string(i) + ")"));
+    STRATA_RETURN_IF_ERROR(
+        prefixStatus(parseSignature(view(def->calling_convention()),
+                                    /*allow_variadic=*/true, &import.signature),
+                     "import '" + std::string(import.full_name) + "' (#" +
+                         std::to_string(i) + ")"));
   }
   return nullptr;
 }
@@ -528,8 +527,8 @@ strata_status_t loadExports(BytecodeModule* m) {
     if (e.function >= function_count) {
       return INVALID("export '%.*s' names function %u but the module has %u "
                      "functions",
-                     static_cast<int>(e.name.size()), e.name.data(),
-                     e.function, function_count);
+                     static_cast<int>(e.name.size()), e.name.data(), e.function,
+                     function_count);
     }
     auto inserted = seen.emplace(e.name, i);
     if (!inserted.second) {
@@ -587,8 +586,7 @@ SourceLocation BytecodeModule::locationFor(uint32_t function,
                                            uint32_t pc) const {
   SourceLocation location;
   const schema::DebugDatabase* debug = fb ? fb->debug() : nullptr;
-  if (!debug || !debug->functions() ||
-      function >= debug->functions()->size()) {
+  if (!debug || !debug->functions() || function >= debug->functions()->size()) {
     return location;
   }
   const schema::FunctionDebugInfo* info = debug->functions()->Get(function);
@@ -649,8 +647,7 @@ strata_status_t loadBytecodeModule(strata_vm_instance_t* instance,
   }
   if (static_cast<uint64_t>(size) > STRATA_MAX_MODULE_SIZE) {
     releaseNow();
-    return INVALID("module of %zu bytes is over the limit of %" PRIu64
-                   " bytes",
+    return INVALID("module of %zu bytes is over the limit of %" PRIu64 " bytes",
                    size, static_cast<uint64_t>(STRATA_MAX_MODULE_SIZE));
   }
   auto* m = new (std::nothrow) BytecodeModule();
@@ -671,8 +668,8 @@ strata_status_t loadBytecodeModule(strata_vm_instance_t* instance,
     // Copy into 64-byte aligned memory so that the FlatBuffer and segments
     // sit at their intended alignment.
     size_t capacity = size ? size : 1;
-    auto* copy =
-        static_cast<uint8_t*>(strata_allocator_alloc(allocator, capacity, kAlign));
+    auto* copy = static_cast<uint8_t*>(
+        strata_allocator_alloc(allocator, capacity, kAlign));
     if (!copy) {
       delete m;
       releaseNow();

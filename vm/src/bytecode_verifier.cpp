@@ -43,8 +43,7 @@ std::string expandVariadicArgs(const std::string& args, uint32_t span_size) {
 class FunctionVerifier {
  public:
   FunctionVerifier(const BytecodeModule& module, uint32_t index)
-      : module_(module),
-        function_(module.functions[index]),
+      : module_(module), function_(module.functions[index]),
         name_(module.functionDisplayName(index)) {}
 
   strata_status_t run();
@@ -82,12 +81,10 @@ strata_status_t FunctionVerifier::fail(const char* format, ...) {
   va_start(args, format);
   std::vsnprintf(message, sizeof(message), format, args);
   va_end(args);
-  return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
-                            "function '%s' at pc %u (%s): %s", name_.c_str(),
-                            inst_.pc,
-                            opcodeInfo(static_cast<uint8_t>(inst_.opcode))
-                                .mnemonic,
-                            message);
+  return strata_make_status(
+      STRATA_STATUS_INVALID_ARGUMENT, "function '%s' at pc %u (%s): %s",
+      name_.c_str(), inst_.pc,
+      opcodeInfo(static_cast<uint8_t>(inst_.opcode)).mnemonic, message);
 }
 
 strata_status_t FunctionVerifier::failFunction(const char* format, ...) {
@@ -96,8 +93,8 @@ strata_status_t FunctionVerifier::failFunction(const char* format, ...) {
   va_start(args, format);
   std::vsnprintf(message, sizeof(message), format, args);
   va_end(args);
-  return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
-                            "function '%s': %s", name_.c_str(), message);
+  return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT, "function '%s': %s",
+                            name_.c_str(), message);
 }
 
 strata_status_t FunctionVerifier::checkPrim(uint16_t reg, const char* what,
@@ -175,93 +172,88 @@ strata_status_t FunctionVerifier::checkBranchTable(const Operand& operand) {
   return nullptr;
 }
 
-strata_status_t FunctionVerifier::checkOperand(const Operand& o,
-                                               int position) {
+strata_status_t FunctionVerifier::checkOperand(const Operand& o, int position) {
   const uint32_t n = static_cast<uint32_t>(position);
   const uint64_t v = o.value;
   switch (o.kind) {
-    case 'a':
-      return checkPrim(static_cast<uint16_t>(v), "operand", n);
-    case 'r':
-      return checkRef(static_cast<uint16_t>(v), "operand", n);
-    case 'B':
-      return checkTarget(v);
-    case 'F':
-      if (v >= module_.functions.size()) {
-        return fail("function ordinal %llu out of range (module has %zu "
-                    "functions)",
-                    static_cast<unsigned long long>(v),
-                    module_.functions.size());
-      }
-      return nullptr;
-    case 'M':
-      if (v >= module_.imports.size()) {
-        return fail("import ordinal %llu out of range (module has %zu "
-                    "imports)",
-                    static_cast<unsigned long long>(v),
-                    module_.imports.size());
-      }
-      return nullptr;
-    case 'w':
-    case 'W': {
-      uint64_t width = o.kind == 'w' ? 4 : 8;
-      if (v % width != 0) {
-        return fail("global offset %llu is not %llu-byte aligned",
-                    static_cast<unsigned long long>(v),
-                    static_cast<unsigned long long>(width));
-      }
-      // v is a u32, so v + width cannot wrap in 64 bits.
-      if (v + width > module_.global_prim_bytes) {
-        return fail("global offset %llu (%llu bytes) is outside the %u bytes "
-                    "of primitive globals",
-                    static_cast<unsigned long long>(v),
-                    static_cast<unsigned long long>(width),
-                    module_.global_prim_bytes);
-      }
-      return nullptr;
+  case 'a':
+    return checkPrim(static_cast<uint16_t>(v), "operand", n);
+  case 'r':
+    return checkRef(static_cast<uint16_t>(v), "operand", n);
+  case 'B':
+    return checkTarget(v);
+  case 'F':
+    if (v >= module_.functions.size()) {
+      return fail("function ordinal %llu out of range (module has %zu "
+                  "functions)",
+                  static_cast<unsigned long long>(v), module_.functions.size());
     }
-    case 'G':
-      if (v >= module_.global_ref_count) {
-        return fail("ref global %llu out of range (module has %u ref "
-                    "globals)",
-                    static_cast<unsigned long long>(v),
-                    module_.global_ref_count);
-      }
-      return nullptr;
-    case 'D':
-      if (v >= module_.rodata.size()) {
-        return fail("rodata ordinal %llu out of range (module has %zu rodata "
-                    "segments)",
-                    static_cast<unsigned long long>(v),
-                    module_.rodata.size());
-      }
-      return nullptr;
-    case 'T':
-      if (v >= module_.types.size()) {
-        return fail("type ordinal %llu out of range (module has %zu types)",
-                    static_cast<unsigned long long>(v), module_.types.size());
-      }
-      return nullptr;
-    case 'V':
-      for (uint32_t i = 0; i < o.count; ++i) {
-        STRATA_RETURN_IF_ERROR(
-            checkAny(readU16(o.data + 2 * i), "list entry", i));
-      }
-      return nullptr;
-    case 'P':
-      return checkRemapList(o.data, o.count);
-    case 'X':
-      return checkBranchTable(o);
-    case 'i':
-    case 'l':
-    case 'f':
-    case 'd':
-    case 'S':
-    case 'C':
-      // Immediates and strings are any bytes; C is checked by call.variadic.
-      return nullptr;
-    default:
-      return fail("operand %u has unknown kind '%c'", n, o.kind);
+    return nullptr;
+  case 'M':
+    if (v >= module_.imports.size()) {
+      return fail("import ordinal %llu out of range (module has %zu "
+                  "imports)",
+                  static_cast<unsigned long long>(v), module_.imports.size());
+    }
+    return nullptr;
+  case 'w':
+  case 'W': {
+    uint64_t width = o.kind == 'w' ? 4 : 8;
+    if (v % width != 0) {
+      return fail("global offset %llu is not %llu-byte aligned",
+                  static_cast<unsigned long long>(v),
+                  static_cast<unsigned long long>(width));
+    }
+    // v is a u32, so v + width cannot wrap in 64 bits.
+    if (v + width > module_.global_prim_bytes) {
+      return fail("global offset %llu (%llu bytes) is outside the %u bytes "
+                  "of primitive globals",
+                  static_cast<unsigned long long>(v),
+                  static_cast<unsigned long long>(width),
+                  module_.global_prim_bytes);
+    }
+    return nullptr;
+  }
+  case 'G':
+    if (v >= module_.global_ref_count) {
+      return fail("ref global %llu out of range (module has %u ref "
+                  "globals)",
+                  static_cast<unsigned long long>(v), module_.global_ref_count);
+    }
+    return nullptr;
+  case 'D':
+    if (v >= module_.rodata.size()) {
+      return fail("rodata ordinal %llu out of range (module has %zu rodata "
+                  "segments)",
+                  static_cast<unsigned long long>(v), module_.rodata.size());
+    }
+    return nullptr;
+  case 'T':
+    if (v >= module_.types.size()) {
+      return fail("type ordinal %llu out of range (module has %zu types)",
+                  static_cast<unsigned long long>(v), module_.types.size());
+    }
+    return nullptr;
+  case 'V':
+    for (uint32_t i = 0; i < o.count; ++i) {
+      STRATA_RETURN_IF_ERROR(
+          checkAny(readU16(o.data + 2 * i), "list entry", i));
+    }
+    return nullptr;
+  case 'P':
+    return checkRemapList(o.data, o.count);
+  case 'X':
+    return checkBranchTable(o);
+  case 'i':
+  case 'l':
+  case 'f':
+  case 'd':
+  case 'S':
+  case 'C':
+    // Immediates and strings are any bytes; C is checked by call.variadic.
+    return nullptr;
+  default:
+    return fail("operand %u has unknown kind '%c'", n, o.kind);
   }
 }
 
@@ -272,8 +264,8 @@ strata_status_t FunctionVerifier::checkValueList(const Operand& list,
                                                  std::string_view cconv) {
   if (list.count != chars.size()) {
     return fail("%s has %u %ss but calling convention '%.*s' expects %zu",
-                site.c_str(), list.count, what,
-                static_cast<int>(cconv.size()), cconv.data(), chars.size());
+                site.c_str(), list.count, what, static_cast<int>(cconv.size()),
+                cconv.data(), chars.size());
   }
   for (uint32_t i = 0; i < list.count; ++i) {
     uint16_t reg = readU16(list.data + 2 * i);
@@ -292,71 +284,68 @@ strata_status_t FunctionVerifier::checkValueList(const Operand& list,
 strata_status_t FunctionVerifier::checkCalls() {
   const Operand* ops = inst_.operands;
   switch (inst_.opcode) {
-    case Opcode::Call: {
-      uint32_t callee = static_cast<uint32_t>(ops[0].value);
-      const Signature& sig = module_.functions[callee].signature;
-      std::string site =
-          "call to '" + module_.functionDisplayName(callee) + "'";
-      STRATA_RETURN_IF_ERROR(
-          checkValueList(ops[1], sig.args, "argument", site, sig.text));
-      return checkValueList(ops[2], sig.results, "result", site, sig.text);
+  case Opcode::Call: {
+    uint32_t callee = static_cast<uint32_t>(ops[0].value);
+    const Signature& sig = module_.functions[callee].signature;
+    std::string site = "call to '" + module_.functionDisplayName(callee) + "'";
+    STRATA_RETURN_IF_ERROR(
+        checkValueList(ops[1], sig.args, "argument", site, sig.text));
+    return checkValueList(ops[2], sig.results, "result", site, sig.text);
+  }
+  case Opcode::CallImport: {
+    const Import& import = module_.imports[ops[0].value];
+    std::string site = "call to import '" + std::string(import.full_name) + "'";
+    if (import.signature.variadic) {
+      return fail("%s: the import is variadic ('%.*s'); use call.variadic",
+                  site.c_str(), static_cast<int>(import.signature.text.size()),
+                  import.signature.text.data());
     }
-    case Opcode::CallImport: {
-      const Import& import = module_.imports[ops[0].value];
-      std::string site = "call to import '" + std::string(import.full_name) +
-                         "'";
-      if (import.signature.variadic) {
-        return fail("%s: the import is variadic ('%.*s'); use call.variadic",
-                    site.c_str(),
-                    static_cast<int>(import.signature.text.size()),
-                    import.signature.text.data());
-      }
-      const Signature& sig = import.signature;
-      STRATA_RETURN_IF_ERROR(
-          checkValueList(ops[1], sig.args, "argument", site, sig.text));
-      return checkValueList(ops[2], sig.results, "result", site, sig.text);
+    const Signature& sig = import.signature;
+    STRATA_RETURN_IF_ERROR(
+        checkValueList(ops[1], sig.args, "argument", site, sig.text));
+    return checkValueList(ops[2], sig.results, "result", site, sig.text);
+  }
+  case Opcode::CallVariadic: {
+    const Import& import = module_.imports[ops[0].value];
+    const Signature& sig = import.signature;
+    std::string site =
+        "variadic call to import '" + std::string(import.full_name) + "'";
+    if (!sig.variadic) {
+      return fail("%s: the import is not variadic ('%.*s'); use "
+                  "call.import",
+                  site.c_str(), static_cast<int>(sig.text.size()),
+                  sig.text.data());
     }
-    case Opcode::CallVariadic: {
-      const Import& import = module_.imports[ops[0].value];
-      const Signature& sig = import.signature;
-      std::string site = "variadic call to import '" +
-                         std::string(import.full_name) + "'";
-      if (!sig.variadic) {
-        return fail("%s: the import is not variadic ('%.*s'); use "
-                    "call.import",
-                    site.c_str(), static_cast<int>(sig.text.size()),
-                    sig.text.data());
-      }
-      if (ops[1].count != 1) {
-        return fail("%s gives %u span sizes but the calling convention has "
-                    "one span",
-                    site.c_str(), ops[1].count);
-      }
-      uint32_t span_size = readU16(ops[1].data);
-      // Compare counts before expanding so a huge span size cannot make a
-      // huge string: a V list holds at most 65535 registers.
-      size_t open = sig.args.find('C');
-      size_t close = sig.args.find('D');
-      uint64_t fixed = sig.args.size() - (close - open + 1);
-      uint64_t expected = fixed + uint64_t(span_size) * (close - open - 1);
-      if (expected != ops[2].count) {
-        return fail("%s has %u arguments but calling convention '%.*s' with "
-                    "span size %u expects %llu",
-                    site.c_str(), ops[2].count,
-                    static_cast<int>(sig.text.size()), sig.text.data(),
-                    span_size, static_cast<unsigned long long>(expected));
-      }
-      std::string args = expandVariadicArgs(sig.args, span_size);
-      STRATA_RETURN_IF_ERROR(
-          checkValueList(ops[2], args, "argument", site, sig.text));
-      return checkValueList(ops[3], sig.results, "result", site, sig.text);
+    if (ops[1].count != 1) {
+      return fail("%s gives %u span sizes but the calling convention has "
+                  "one span",
+                  site.c_str(), ops[1].count);
     }
-    case Opcode::Return: {
-      const Signature& sig = function_.signature;
-      return checkValueList(ops[0], sig.results, "value", "return", sig.text);
+    uint32_t span_size = readU16(ops[1].data);
+    // Compare counts before expanding so a huge span size cannot make a
+    // huge string: a V list holds at most 65535 registers.
+    size_t open = sig.args.find('C');
+    size_t close = sig.args.find('D');
+    uint64_t fixed = sig.args.size() - (close - open + 1);
+    uint64_t expected = fixed + uint64_t(span_size) * (close - open - 1);
+    if (expected != ops[2].count) {
+      return fail("%s has %u arguments but calling convention '%.*s' with "
+                  "span size %u expects %llu",
+                  site.c_str(), ops[2].count, static_cast<int>(sig.text.size()),
+                  sig.text.data(), span_size,
+                  static_cast<unsigned long long>(expected));
     }
-    default:
-      return nullptr;
+    std::string args = expandVariadicArgs(sig.args, span_size);
+    STRATA_RETURN_IF_ERROR(
+        checkValueList(ops[2], args, "argument", site, sig.text));
+    return checkValueList(ops[3], sig.results, "result", site, sig.text);
+  }
+  case Opcode::Return: {
+    const Signature& sig = function_.signature;
+    return checkValueList(ops[0], sig.results, "value", "return", sig.text);
+  }
+  default:
+    return nullptr;
   }
 }
 
@@ -410,8 +399,7 @@ strata_status_t FunctionVerifier::run() {
   if (!isTerminator(inst_.opcode)) {
     return failFunction("ends with %s at pc %u, which is not a terminator: "
                         "execution would fall off the end",
-                        opcodeInfo(static_cast<uint8_t>(inst_.opcode))
-                            .mnemonic,
+                        opcodeInfo(static_cast<uint8_t>(inst_.opcode)).mnemonic,
                         last_pc);
   }
   return nullptr;

@@ -17,10 +17,11 @@ namespace {
 
 constexpr uint64_t kAlign = STRATA_MODULE_SEGMENT_ALIGNMENT;
 
-uint64_t alignUp(uint64_t value) { return (value + kAlign - 1) & ~(kAlign - 1); }
+uint64_t alignUp(uint64_t value) {
+  return (value + kAlign - 1) & ~(kAlign - 1);
+}
 
-template <typename T>
-void appendLE(std::vector<uint8_t>& out, T value) {
+template <typename T> void appendLE(std::vector<uint8_t>& out, T value) {
   uint8_t raw[sizeof(T)];
   std::memcpy(raw, &value, sizeof(T));
   out.insert(out.end(), raw, raw + sizeof(T));
@@ -178,8 +179,8 @@ FunctionBuilder& FunctionBuilder::registerCounts(uint16_t prims,
   return *this;
 }
 
-FunctionBuilder& FunctionBuilder::overrideBlockOffsets(
-    std::vector<uint32_t> offsets) {
+FunctionBuilder&
+FunctionBuilder::overrideBlockOffsets(std::vector<uint32_t> offsets) {
   block_override_ = std::move(offsets);
   return *this;
 }
@@ -493,9 +494,8 @@ std::vector<uint8_t> ModuleBuilder::build() {
   }
 
   auto name = fbb.CreateString(m.name);
-  auto requirements = m.requirements.empty()
-                          ? 0
-                          : fbb.CreateVectorOfStrings(m.requirements);
+  auto requirements =
+      m.requirements.empty() ? 0 : fbb.CreateVectorOfStrings(m.requirements);
   auto types = m.types.empty() ? 0 : fbb.CreateVectorOfStrings(m.types);
   auto dependencies =
       dependency_defs.empty() ? 0 : fbb.CreateVector(dependency_defs);
@@ -529,8 +529,7 @@ std::vector<uint8_t> ModuleBuilder::build() {
   std::memcpy(out.data(), &header, sizeof(header));
   std::memcpy(out.data() + fb_offset, fbb.GetBufferPointer(), fb_size);
   if (!segments.empty()) {
-    std::memcpy(out.data() + segments_offset, segments.data(),
-                segments.size());
+    std::memcpy(out.data() + segments_offset, segments.data(), segments.size());
   }
   return out;
 }
