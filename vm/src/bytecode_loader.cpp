@@ -155,7 +155,11 @@ strata_status_t checkHeader(BytecodeModule* m) {
     return INVALID("segment area offset %" PRIu64 " is not %d-byte aligned",
                    h.segments_offset, STRATA_MODULE_SEGMENT_ALIGNMENT);
   }
-  if (h.segments_offset < h.flatbuffer_offset + h.flatbuffer_size) {
+  // An empty segment area may sit anywhere inside the file (writers with no
+  // segments may leave the offset at 0); a non-empty one must follow the
+  // FlatBuffer.
+  if (h.segments_size != 0 &&
+      h.segments_offset < h.flatbuffer_offset + h.flatbuffer_size) {
     return INVALID("segment area offset %" PRIu64
                    " overlaps the FlatBuffer, which ends at %" PRIu64,
                    h.segments_offset, h.flatbuffer_offset + h.flatbuffer_size);

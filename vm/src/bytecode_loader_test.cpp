@@ -376,6 +376,18 @@ TEST_SUITE("vm.loader") {
                    "overlaps the FlatBuffer");
   }
 
+  TEST_CASE("accepts an empty segment area at any offset inside the file") {
+    // Writers with no segments may leave the offset at 0.
+    ModuleBuilder b("noseg");
+    withMain(b);
+    std::vector<uint8_t> bytes = b.build();
+    REQUIRE(peek<uint64_t>(bytes, kSegmentsSize) == 0);
+    poke<uint64_t>(bytes, kSegmentsOffset, 0);
+    CHECK(loadOk(bytes));
+    poke<uint64_t>(bytes, kSegmentsOffset, uint64_t(1) << 20);
+    expectRejected(bytes, STRATA_STATUS_INVALID_ARGUMENT, "segment area [");
+  }
+
   TEST_CASE("rejects a wrong FlatBuffer identifier") {
     std::vector<uint8_t> bytes = smallModule();
     std::memcpy(bytes.data() + 64 + 4, "ABCD", 4);
