@@ -65,11 +65,6 @@ void destroyState(strata_vm_context_t* context, ModuleState* state) {
 }
 
 void destroyContext(strata_vm_context_t* context) {
-  strata::vm::Stack* cached = context->cached_stack.exchange(nullptr);
-  if (cached) {
-    stackDeinitialize(cached);
-    strata_allocator_free(context->allocator, cached);
-  }
   // Later modules may call into earlier ones: tear down in reverse.
   for (uint32_t i = context->module_count; i-- > 0;) {
     destroyState(context, &context->states[i]);
@@ -239,37 +234,6 @@ strata_status_t createState(strata_vm_context_t* context, uint32_t index,
     state->rodata.push_back(buffer);
   }
   return nullptr;
-}
-
-strata_status_t acquireStack(strata_vm_context_t* context, Stack** out) {
-  Stack* stack = context->cached_stack.exchange(nullptr);
-  if (stack) {
-    *out = stack;
-    return nullptr;
-  }
-  stack = static_cast<Stack*>(
-      strata_allocator_alloc(context->allocator, sizeof(Stack), alignof(Stack)));
-  if (!stack) {
-    return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
-                              "out of memory creating a VM stack");
-  }
-  new (stack) Stack();
-  strata_status_t status = stackInitialize(stack, context, context->allocator);
-  if (status) {
-    strata_allocator_free(context->allocator, stack);
-    return status;
-  }
-  *out = stack;
-  return nullptr;
-}
-
-void returnStack(strata_vm_context_t* context, Stack* stack) {
-  stackReset(stack);
-  Stack* expected = nullptr;
-  if (!context->cached_stack.compare_exchange_strong(expected, stack)) {
-    stackDeinitialize(stack);
-    strata_allocator_free(context->allocator, stack);
-  }
 }
 
 // Runs a stack to completion, blocking on the waits of deferring functions.
@@ -524,15 +488,14 @@ strata_status_t strata_vm_context_create(
     if (!state->bytecode || state->bytecode->initializer < 0) {
       continue;
     }
-    Stack* stack = nullptr;
-    status = acquireStack(context, &stack);
-    if (status) {
-      break;
-    }
+    alignas(16) uint8_t storage[kInlineStackStorage];
+    Stack stack;
+    stackInitialize(&stack, context, context->allocator, storage,
+                    sizeof(storage));
     strata_vm_function_t init{i, static_cast<uint32_t>(
                                      state->bytecode->initializer)};
-    status = callOnStack(context, stack, init, nullptr, nullptr, 0);
-    returnStack(context, stack);
+    status = callOnStack(context, &stack, init, nullptr, nullptr, 0);
+    stackDeinitialize(&stack);
     if (status) {
       status = strata_status_annotate(
           status, "while initializing module '%s'",
@@ -620,11 +583,14 @@ strata_status_t strata_vm_call(strata_vm_context_t* context,
                                strata_vm_value_t* results,
                                size_t result_count) {
   STRATA_RETURN_IF_ERROR(checkCount(context, function, arg_count, result_count));
-  Stack* stack = nullptr;
-  STRATA_RETURN_IF_ERROR(acquireStack(context, &stack));
+  // The stack lives on the C stack: no allocation and no shared state.
+  alignas(16) uint8_t storage[kInlineStackStorage];
+  Stack stack;
+  stackInitialize(&stack, context, context->allocator, storage,
+                  sizeof(storage));
   strata_status_t status =
-      callOnStack(context, stack, function, args, results, result_count);
-  returnStack(context, stack);
+      callOnStack(context, &stack, function, args, results, result_count);
+  stackDeinitialize(&stack);
   return status;
 }
 
@@ -670,12 +636,7 @@ strata_status_t strata_vm_invocation_create(
     }
   }
   invocation->results.resize(sig.results.size());
-  strata_status_t status =
-      stackInitialize(&invocation->stack, context, allocator);
-  if (status) {
-    strata_vm_invocation_destroy(invocation);
-    return status;
-  }
+  stackInitialize(&invocation->stack, context, allocator, nullptr, 0);
   *out_invocation = invocation;
   return nullptr;
 }

@@ -80,16 +80,28 @@ struct Stack {
   strata_vm_value_t* host_results = nullptr;
   size_t host_result_count = 0;
 
+  // Caller-provided storage the arrays start in; never freed by the stack.
+  const uint8_t* inline_begin = nullptr;
+  const uint8_t* inline_end = nullptr;
+
   // Set by a deferring native function; cleared on resume.
   strata_vm_wait_t wait{};
   bool deferred = false;  // suspended by a deferral (else by vm.yield)
+  bool heap_arrays = false;  // some array moved to the heap
 };
 
 // Outcome of running a stack.
 enum class RunState { kCompleted, kSuspended };
 
-strata_status_t stackInitialize(Stack* stack, strata_vm_context_t* context,
-                                strata_allocator_t allocator);
+// Bytes of C stack a blocking call lends its Stack, so that shallow calls
+// never touch the heap.
+constexpr size_t kInlineStackStorage = 6144;
+
+// Prepares an empty stack. storage (may be null) is an aligned block the
+// arenas start in; it must outlive the stack.
+void stackInitialize(Stack* stack, strata_vm_context_t* context,
+                     strata_allocator_t allocator, void* storage,
+                     size_t storage_size);
 // Releases every frame's refs and frees the arenas.
 void stackDeinitialize(Stack* stack);
 // Releases every frame's refs and empties the stack; keeps the arenas.
@@ -128,8 +140,6 @@ struct strata_vm_context_t {
   strata_vm_context_options_t options{};
   strata::vm::ModuleState* states = nullptr;  // module_count entries
   uint32_t module_count = 0;
-  // A stack kept for the next blocking call, so calls do not allocate.
-  std::atomic<strata::vm::Stack*> cached_stack{nullptr};
 };
 
 #endif  // STRATA_VM_SRC_CONTEXT_IMPL_H_

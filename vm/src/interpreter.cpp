@@ -31,9 +31,15 @@ namespace {
 // Arenas
 //===----------------------------------------------------------------------===//
 
+// Whether ptr points into the stack's inline storage (never freed).
+bool isInline(const Stack* stack, const void* ptr) {
+  auto p = static_cast<const uint8_t*>(ptr);
+  return p >= stack->inline_begin && p < stack->inline_end;
+}
+
 template <typename T>
-bool growArray(strata_allocator_t allocator, T** array, uint32_t* capacity,
-               uint32_t used, uint64_t needed) {
+bool growArray(Stack* stack, T** array, uint32_t* capacity, uint32_t used,
+               uint64_t needed) {
   if (needed <= *capacity) {
     return true;
   }
@@ -45,14 +51,16 @@ bool growArray(strata_allocator_t allocator, T** array, uint32_t* capacity,
     return false;
   }
   auto* grown = static_cast<T*>(
-      strata_allocator_alloc(allocator, next * sizeof(T), alignof(T)));
+      strata_allocator_alloc(stack->allocator, next * sizeof(T), alignof(T)));
   if (!grown) {
     return false;
   }
   if (used) {
     std::memcpy(grown, *array, used * sizeof(T));
   }
-  strata_allocator_free(allocator, *array);
+  if (!isInline(stack, *array)) {
+    strata_allocator_free(stack->allocator, *array);
+  }
   *array = grown;
   *capacity = static_cast<uint32_t>(next);
   return true;
@@ -62,9 +70,9 @@ std::string_view moduleName(const ModuleState* state) {
   return state->module->name;
 }
 
-// Pushes a frame for function_index of state; registers are not filled.
-strata_status_t pushFrame(Stack* stack, ModuleState* state,
-                          uint32_t function_index) {
+// Slow path of pushFrame: the depth limit or growing an arena.
+[[gnu::noinline]] strata_status_t makeRoom(Stack* stack, ModuleState* state,
+                                           uint32_t function_index) {
   const Function& fn = state->bytecode->functions[function_index];
   if (stack->frame_count >= stack->max_depth) {
     std::string name = state->bytecode->functionDisplayName(function_index);
@@ -75,16 +83,36 @@ strata_status_t pushFrame(Stack* stack, ModuleState* state,
         stack->max_depth, static_cast<int>(moduleName(state).size()),
         moduleName(state).data(), name.c_str());
   }
-  if (!growArray(stack->allocator, &stack->frames, &stack->frame_capacity,
+  if (!growArray(stack, &stack->frames, &stack->frame_capacity,
                  stack->frame_count, uint64_t(stack->frame_count) + 1) ||
-      !growArray(stack->allocator, &stack->prims, &stack->prim_capacity,
+      !growArray(stack, &stack->prims, &stack->prim_capacity,
                  stack->prim_top,
                  uint64_t(stack->prim_top) + fn.prim_register_count) ||
-      !growArray(stack->allocator, &stack->refs, &stack->ref_capacity,
+      !growArray(stack, &stack->refs, &stack->ref_capacity,
                  stack->ref_top,
                  uint64_t(stack->ref_top) + fn.ref_register_count)) {
     return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
                               "out of memory growing the VM stack");
+  }
+  stack->heap_arrays = true;
+  return nullptr;
+}
+
+// Pushes a frame for function_index of state; registers are not filled.
+inline strata_status_t pushFrame(Stack* stack, ModuleState* state,
+                                 uint32_t function_index) {
+  const Function& fn = state->bytecode->functions[function_index];
+  // One test covers the depth limit (max_depth <= frame_capacity is not
+  // assumed) and all three arenas.
+  if (__builtin_expect(
+          stack->frame_count >= stack->frame_capacity ||
+              stack->frame_count >= stack->max_depth ||
+              uint64_t(stack->prim_top) + fn.prim_register_count >
+                  stack->prim_capacity ||
+              uint64_t(stack->ref_top) + fn.ref_register_count >
+                  stack->ref_capacity,
+          0)) {
+    STRATA_RETURN_IF_ERROR(makeRoom(stack, state, function_index));
   }
   Frame& frame = stack->frames[stack->frame_count++];
   frame.state = state;
@@ -372,9 +400,12 @@ bool marshalArgs(Stack* stack, const Signature& sig, const uint8_t* sizes,
   uint32_t arg_regs = readU16(args);
   uint32_t span_count = sizes ? readU16(sizes + 2) : 0;
   uint64_t needed = uint64_t(arg_regs) + (sig.variadic ? 1 : 0) + result_count;
-  if (!growArray(stack->allocator, &stack->scratch, &stack->scratch_capacity,
-                 0, needed)) {
-    return false;
+  if (needed > stack->scratch_capacity) {
+    if (!growArray(stack, &stack->scratch, &stack->scratch_capacity, 0,
+                   needed)) {
+      return false;
+    }
+    stack->heap_arrays = true;
   }
   strata_vm_value_t* out = stack->scratch;
   uint32_t n = 0;
@@ -447,15 +478,47 @@ void releaseResults(strata_vm_value_t* results, const std::string& chars) {
 // Stack API
 //===----------------------------------------------------------------------===//
 
-strata_status_t stackInitialize(Stack* stack, strata_vm_context_t* context,
-                                strata_allocator_t allocator) {
-  *stack = Stack{};
+void stackInitialize(Stack* stack, strata_vm_context_t* context,
+                     strata_allocator_t allocator, void* storage,
+                     size_t storage_size) {
+  // Field by field: this runs on every host call.
   stack->context = context;
   stack->allocator = allocator;
   stack->max_depth = context->options.max_call_depth
                          ? context->options.max_call_depth
                          : STRATA_DEFAULT_MAX_CALL_DEPTH;
-  return nullptr;
+  stack->frame_count = stack->prim_top = stack->ref_top = 0;
+  stack->host_results = nullptr;
+  stack->host_result_count = 0;
+  stack->wait = strata_vm_wait_t{};
+  stack->deferred = false;
+  stack->heap_arrays = false;
+  if (!storage || storage_size < 1024) {
+    stack->frames = nullptr;
+    stack->prims = nullptr;
+    stack->refs = nullptr;
+    stack->scratch = nullptr;
+    stack->frame_capacity = stack->prim_capacity = stack->ref_capacity = 0;
+    stack->scratch_capacity = 0;
+    stack->inline_begin = stack->inline_end = nullptr;
+    return;
+  }
+  // Carve the caller's block: 1/8 frames, 1/8 refs, 1/8 scratch, the rest
+  // primitive registers, each suitably aligned.
+  auto* base = static_cast<uint8_t*>(storage);
+  stack->inline_begin = base;
+  stack->inline_end = base + storage_size;
+  size_t part = (storage_size / 8) & ~size_t(15);
+  stack->frames = reinterpret_cast<Frame*>(base);
+  stack->frame_capacity = static_cast<uint32_t>(part / sizeof(Frame));
+  stack->refs = reinterpret_cast<strata_vm_ref_object_t**>(base + part);
+  stack->ref_capacity = static_cast<uint32_t>(part / sizeof(void*));
+  stack->scratch = reinterpret_cast<strata_vm_value_t*>(base + 2 * part);
+  stack->scratch_capacity =
+      static_cast<uint32_t>(part / sizeof(strata_vm_value_t));
+  stack->prims = reinterpret_cast<uint64_t*>(base + 3 * part);
+  stack->prim_capacity =
+      static_cast<uint32_t>((storage_size - 3 * part) / sizeof(uint64_t));
 }
 
 void stackReset(Stack* stack) {
@@ -470,11 +533,22 @@ void stackReset(Stack* stack) {
 
 void stackDeinitialize(Stack* stack) {
   stackReset(stack);
-  strata_allocator_free(stack->allocator, stack->frames);
-  strata_allocator_free(stack->allocator, stack->prims);
-  strata_allocator_free(stack->allocator, stack->refs);
-  strata_allocator_free(stack->allocator, stack->scratch);
-  *stack = Stack{};
+  if (stack->heap_arrays) {
+    for (void* array : {static_cast<void*>(stack->frames),
+                        static_cast<void*>(stack->prims),
+                        static_cast<void*>(stack->refs),
+                        static_cast<void*>(stack->scratch)}) {
+      if (!isInline(stack, array)) {
+        strata_allocator_free(stack->allocator, array);
+      }
+    }
+  }
+  stack->frames = nullptr;
+  stack->prims = nullptr;
+  stack->refs = nullptr;
+  stack->scratch = nullptr;
+  stack->frame_capacity = stack->prim_capacity = stack->ref_capacity = 0;
+  stack->scratch_capacity = 0;
 }
 
 strata_status_t stackEnter(Stack* stack, ModuleState* state,
