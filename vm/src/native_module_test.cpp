@@ -155,14 +155,9 @@ struct Store {
             AnyRef(retainRef(list.get()))};
   }
 
-  // Fills out_buffer then fails: the out-param must be released.
-  strata_status_t makeThenFail(int32_t length, BufferRef* out_buffer) {
-    strata_status_t status = strata_vm_buffer_create(
-        static_cast<size_t>(length), 0, strata_allocator_system(),
-        out_buffer->out());
-    if (status) {
-      return status;
-    }
+  // Fills out_widget then fails: the out-param must be released.
+  strata_status_t makeThenFail(int32_t size, Ref<test_widget_t>* out_widget) {
+    *out_widget = makeWidget(size);
     return strata_make_status(STRATA_STATUS_ABORTED, "failed on purpose");
   }
 
@@ -522,19 +517,22 @@ TEST_CASE("a failing Result leaves the results empty") {
 }
 
 TEST_CASE("a Ref parameter retains the argument for the function to keep") {
-  Harness<Store> harness(storeBuilder());
   BufferRef buffer = makeBuffer({9});
-  strata_vm_value_t args[1] = {ref(buffer.asRef())};
-  REQUIRE(harness.call("keep", args, 1, nullptr, 0) == nullptr);
-  CHECK(buffer.useCount() == 2);
-  CHECK(harness.typed().kept == buffer);
-  // A second keep replaces (and releases) the first.
   BufferRef other = makeBuffer({8});
-  args[0] = ref(other.asRef());
-  REQUIRE(harness.call("keep", args, 1, nullptr, 0) == nullptr);
-  CHECK(buffer.useCount() == 1);
-  CHECK(other.useCount() == 2);
-  // Destroying the state releases what it kept (checked by LSan).
+  {
+    Harness<Store> harness(storeBuilder());
+    strata_vm_value_t args[1] = {ref(buffer.asRef())};
+    REQUIRE(harness.call("keep", args, 1, nullptr, 0) == nullptr);
+    CHECK(buffer.useCount() == 2);
+    CHECK(harness.typed().kept == buffer);
+    // A second keep replaces (and releases) the first.
+    args[0] = ref(other.asRef());
+    REQUIRE(harness.call("keep", args, 1, nullptr, 0) == nullptr);
+    CHECK(buffer.useCount() == 1);
+    CHECK(other.useCount() == 2);
+  }
+  // Destroying the state released what it kept.
+  CHECK(other.useCount() == 1);
 }
 
 TEST_CASE("out-params become results in order") {
@@ -560,12 +558,14 @@ TEST_CASE("a failing function writes no out-params") {
 
 TEST_CASE("refs left in out-params of a failing function are released") {
   Harness<Store> harness(storeBuilder());
+  int before = g_widgets_destroyed;
   strata_vm_value_t args[1] = {i32(16)};
   strata_vm_value_t results[1];
   strata_status_t status = harness.call("make_then_fail", args, 1, results, 1);
   CHECK(strata_status_code(status) == STRATA_STATUS_ABORTED);
   CHECK(message(status) == "failed on purpose");
-  CHECK(results[0].ref == nullptr);  // the buffer was released, not leaked
+  CHECK(results[0].ref == nullptr);
+  CHECK(g_widgets_destroyed == before + 1);  // released, not leaked
   strata_status_free(status);
 }
 
@@ -854,7 +854,10 @@ TEST_CASE("Ref retains on copy, moves without traffic and releases once") {
   shared.reset();
   CHECK(again.useCount() == 1);
 
-  AnyRef any = std::move(again);  // upcast keeps the one reference
+  AnyRef copied = again;  // a copying upcast retains
+  CHECK(again.useCount() == 2);
+  copied.reset();
+  AnyRef any = std::move(again);  // a moving upcast keeps the one reference
   CHECK(any.useCount() == 1);
   CHECK(refCast<strata_vm_list_t>(any.asRef()).get() == nullptr);
   BufferRef back = refCast<strata_vm_buffer_t>(any.asRef());

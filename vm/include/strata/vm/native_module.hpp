@@ -190,13 +190,21 @@ class Ref {
     strata_vm_ref_retain(detail::asObject(ptr_));
   }
   Ref(Ref&& other) noexcept : ptr_(other.ptr_) { other.ptr_ = nullptr; }
-  /// Any Ref converts to a Ref<strata_vm_ref_object_t>.
+  /// Any Ref converts to a Ref<strata_vm_ref_object_t> (moving or retaining).
   template <typename U,
             typename = std::enable_if_t<
                 std::is_same_v<T, strata_vm_ref_object_t> &&
                 !std::is_same_v<U, strata_vm_ref_object_t>>>
   Ref(Ref<U>&& other) noexcept  // NOLINT: implicit upcast
       : ptr_(detail::asObject(other.detach())) {}
+  template <typename U,
+            typename = std::enable_if_t<
+                std::is_same_v<T, strata_vm_ref_object_t> &&
+                !std::is_same_v<U, strata_vm_ref_object_t>>>
+  Ref(const Ref<U>& other) noexcept  // NOLINT: implicit upcast
+      : ptr_(other.asRef()) {
+    strata_vm_ref_retain(ptr_);
+  }
   ~Ref() { reset(); }
 
   Ref& operator=(const Ref& other) noexcept {
@@ -1300,6 +1308,9 @@ class NativeModuleBuilder {
 
   /// Adds the member function Method as the export `name` (bytecode imports
   /// "<module>.<name>"). Its calling convention is derived from its type.
+  /// Method is a template argument so that each function gets its own
+  /// trampoline (the C ABI passes no per-function data); registering one
+  /// method under two names works, but errors then name the first.
   template <auto Method>
   NativeModuleBuilder& function(std::string_view name) {
     functions_.push_back(
