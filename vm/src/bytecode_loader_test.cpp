@@ -185,6 +185,17 @@ TEST_SUITE("vm.loader") {
     CHECK(m->functionDisplayName(0) == "add_one");
   }
 
+  TEST_CASE("drops a builder location set after the last instruction") {
+    ModuleBuilder b("m");
+    FunctionBuilder& f = b.addFunction("main", "0_");
+    f.location("a.mlir", 1, 2);
+    f.op(Opcode::Return).list({});
+    f.location("a.mlir", 9, 9);
+    ModulePtr m = loadOk(b.build());
+    REQUIRE(m);
+    CHECK(m->locationFor(0, 2).line == 1);
+  }
+
   TEST_CASE("names functions fn<index> without a debug database") {
     ModuleBuilder b("nodebug");
     withMain(b);

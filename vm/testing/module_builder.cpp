@@ -459,6 +459,11 @@ std::vector<uint8_t> ModuleBuilder::build() {
       std::vector<uint32_t> pcs;
       std::vector<uint32_t> ids;
       for (const auto& entry : f.locations_) {
+        // A location set after the last instruction describes nothing, and
+        // the loader rejects pc offsets past the end.
+        if (entry.first >= f.code_.size()) {
+          continue;
+        }
         const auto& [file, line, column] = entry.second;
         pcs.push_back(entry.first);
         ids.push_back(locationId(fileId(file), line, column));
