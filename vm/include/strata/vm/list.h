@@ -46,7 +46,8 @@ strata_status_t strata_vm_list_set(strata_vm_list_t* list, size_t i,
 /* Appends, retaining a ref value. */
 strata_status_t strata_vm_list_push(strata_vm_list_t* list,
                                     strata_vm_variant_t value);
-/* Writes element i taking over the caller's reference (no retain). */
+/* Writes element i taking over the caller's reference (no retain). On
+ * failure the reference stays with the caller. */
 strata_status_t strata_vm_list_set_move(strata_vm_list_t* list, size_t i,
                                         strata_vm_variant_t value);
 
