@@ -58,6 +58,22 @@ uint64_t callCost(const BytecodeModule& module, uint32_t index,
   return total;
 }
 
+// A module may ask for any size of buffer or list; the fuzzer's contexts get
+// an allocator that refuses single allocations over 64 MiB, so such requests
+// fail as RESOURCE_EXHAUSTED statuses instead of exhausting the machine.
+constexpr size_t kMaxAllocation = size_t(64) << 20;
+
+void* cappedAlloc(void*, size_t size, size_t alignment) {
+  if (size > kMaxAllocation) return nullptr;
+  return strata_allocator_system().alloc(nullptr, size, alignment);
+}
+
+void cappedFree(void*, void* ptr) { strata_allocator_system().free(nullptr, ptr); }
+
+strata_allocator_t cappedAllocator() {
+  return strata_allocator_t{nullptr, cappedAlloc, cappedFree};
+}
+
 strata_vm_instance_t* instance() {
   static strata_vm_instance_t* instance = [] {
     strata_vm_instance_t* created = nullptr;
@@ -96,7 +112,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   status = strata_vm_context_create(instance(), &module, 1, &options,
-                                    strata_allocator_system(), &context);
+                                    cappedAllocator(), &context);
   if (status) {
     strata_status_free(status);
     strata_vm_module_release(module);

@@ -7,5 +7,7 @@ fuzzer=$1 seeds=$2 work=$3 runs=$4
 rm -rf "$work"
 mkdir -p "$work/corpus" "$work/artifacts"
 "$seeds" "$work/corpus"
+# Keep ASan's quarantine small so RSS stays far below -rss_limit_mb.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-quarantine_size_mb=64}"
 exec "$fuzzer" -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
   -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus"

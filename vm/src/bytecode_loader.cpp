@@ -296,6 +296,14 @@ strata_status_t loadRodata(BytecodeModule* m) {
   if (!m->fb->rodata()) {
     return nullptr;
   }
+  // The FlatBuffer verifier checks a struct vector's length field, not that
+  // its 8-byte structs are aligned; the image is 64-aligned, so an offset
+  // that is not a multiple of 8 is a malformed file.
+  if (reinterpret_cast<uintptr_t>(m->fb->rodata()->Data()) %
+          alignof(schema::SegmentRef) !=
+      0) {
+    return INVALID("the rodata table is misaligned");
+  }
   const uint8_t* area = m->image + m->segments_offset;
   uint32_t i = 0;
   for (const schema::SegmentRef* ref : *m->fb->rodata()) {

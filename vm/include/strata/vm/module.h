@@ -83,10 +83,11 @@ typedef void (*strata_vm_release_fn_t)(void* user, const uint8_t* data,
 /* Loads and fully verifies a .vmfb image.
  *
  * When release is NULL the bytes are copied and data may be freed right
- * after. Otherwise the module borrows data (it must be 64-byte aligned, or it
- * is copied anyway and release is called at once) and calls release when the
- * module dies. Every failure is a status naming what is malformed. Types named
- * by the module must already be registered with instance. */
+ * after. Otherwise the module borrows data and calls release exactly once:
+ * when the module dies, or at once if the bytes had to be copied (data not
+ * 64-byte aligned) or loading failed. Every failure is a status naming what
+ * is malformed. Types named by the module must already be registered with
+ * instance. */
 strata_status_t strata_vm_bytecode_module_load(
     strata_vm_instance_t* instance, const uint8_t* data, size_t size,
     strata_vm_release_fn_t release, void* release_user,
