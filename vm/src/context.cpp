@@ -268,12 +268,12 @@ strata_status_t runToCompletion(Stack* stack) {
   }
 }
 
-const ModuleState* stateOf(const strata_vm_context_t* context,
+inline const ModuleState* stateOf(const strata_vm_context_t* context,
                            strata_vm_function_t function) {
   return &context->states[function.module_index];
 }
 
-const Signature& signatureOf(const strata_vm_context_t* context,
+inline const Signature& signatureOf(const strata_vm_context_t* context,
                              strata_vm_function_t function) {
   const ModuleState* state = stateOf(context, function);
   if (state->bytecode) {
@@ -298,7 +298,7 @@ std::string qualifiedName(const strata_vm_context_t* context,
 }
 
 // Calls function on a stack; results receive owned refs.
-strata_status_t callOnStack(strata_vm_context_t* context, Stack* stack,
+inline strata_status_t callOnStack(strata_vm_context_t* context, Stack* stack,
                             strata_vm_function_t function,
                             const strata_vm_value_t* args,
                             strata_vm_value_t* results, size_t result_count) {
@@ -327,7 +327,7 @@ strata_status_t callOnStack(strata_vm_context_t* context, Stack* stack,
   return runToCompletion(stack);
 }
 
-strata_status_t checkCount(const strata_vm_context_t* context,
+inline strata_status_t checkCount(const strata_vm_context_t* context,
                            strata_vm_function_t function, size_t arg_count,
                            size_t result_count) {
   const Signature& sig = signatureOf(context, function);

@@ -54,40 +54,42 @@ struct Frame {
 };
 
 // The frames and registers of one invocation. Calls between bytecode
-// functions push frames here instead of recursing on the C stack.
+// functions push frames here instead of recursing on the C stack. Fields are
+// left uninitialized on purpose: stackInitialize sets every one, and a host
+// call constructs a Stack each time.
 struct Stack {
-  strata_vm_context_t* context = nullptr;
-  strata_allocator_t allocator{};
-  uint32_t max_depth = STRATA_DEFAULT_MAX_CALL_DEPTH;
+  strata_vm_context_t* context;
+  strata_allocator_t allocator;
+  uint32_t max_depth;
 
-  Frame* frames = nullptr;
-  uint32_t frame_count = 0;
-  uint32_t frame_capacity = 0;
+  Frame* frames;
+  uint32_t frame_count;
+  uint32_t frame_capacity;
 
-  uint64_t* prims = nullptr;
-  uint32_t prim_top = 0;
-  uint32_t prim_capacity = 0;
+  uint64_t* prims;
+  uint32_t prim_top;
+  uint32_t prim_capacity;
 
-  strata_vm_ref_object_t** refs = nullptr;
-  uint32_t ref_top = 0;
-  uint32_t ref_capacity = 0;
+  strata_vm_ref_object_t** refs;
+  uint32_t ref_top;
+  uint32_t ref_capacity;
 
   // Marshalling space for native calls.
-  strata_vm_value_t* scratch = nullptr;
-  uint32_t scratch_capacity = 0;
+  strata_vm_value_t* scratch;
+  uint32_t scratch_capacity;
 
   // Where the entry function's results go; owned refs end up here.
-  strata_vm_value_t* host_results = nullptr;
-  size_t host_result_count = 0;
+  strata_vm_value_t* host_results;
+  size_t host_result_count;
 
   // Caller-provided storage the arrays start in; never freed by the stack.
-  const uint8_t* inline_begin = nullptr;
-  const uint8_t* inline_end = nullptr;
+  const uint8_t* inline_begin;
+  const uint8_t* inline_end;
 
   // Set by a deferring native function; cleared on resume.
-  strata_vm_wait_t wait{};
-  bool deferred = false;  // suspended by a deferral (else by vm.yield)
-  bool heap_arrays = false;  // some array moved to the heap
+  strata_vm_wait_t wait;
+  bool deferred;  // suspended by a deferral (else by vm.yield)
+  bool heap_arrays;  // some array moved to the heap
 };
 
 // Outcome of running a stack.
