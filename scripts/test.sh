@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# test.sh - builds and runs every test suite twice: in the default build (gcc),
+# and in a clang-22 build with AddressSanitizer, LeakSanitizer,
+# UndefinedBehaviorSanitizer and the libFuzzer targets (suite 'fuzz').
+# Prints one "N passed, N failed" line over both runs at the end.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+status=0
+./scripts/build.sh
+meson test -C build --print-errorlogs || status=1
+
+# The runtime alone is enough here; the compiler is covered by the default
+# build.
+CC=clang-22 CXX=clang++-22 BUILD_DIR=build-sanitize ./scripts/build.sh \
+  -Dcompiler=disabled -Dfuzzing=true -Dfuzz_runs=1000000
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  meson test -C build-sanitize --print-errorlogs || status=1
+
+python3 - build/meson-logs/testlog.json \
+  build-sanitize/meson-logs/testlog.json <<'PY'
+import json, sys
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    with open(path) as f:
+        for line in f:
+            result = json.loads(line)["result"]
+            if result in ("OK", "EXPECTEDFAIL"):
+                passed += 1
+            elif result == "SKIP":
+                skipped += 1
+            else:
+                failed += 1
+print("tests: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+PY
+exit "$status"
