@@ -82,7 +82,8 @@
  *
  * In imports, "C" <chars> "D" marks a variadic span: a run of zero or more
  * repetitions of the chars inside. "0iCrD_r" takes an i32, then any number of
- * refs, and returns a ref. Spans may not nest.
+ * refs, and returns a ref. A signature may hold several spans (each call
+ * gives one repetition count per span, in order); spans may not nest.
  *
  * Evolving this file: append, never renumber. A change that an old runtime
  * cannot read bumps STRATA_FORMAT_VERSION_MAJOR; an addition that old runtimes

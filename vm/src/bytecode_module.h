@@ -26,7 +26,8 @@ struct Signature {
   std::string_view text;
   std::string args;       // argument chars as written, spans included
   std::string results;    // result chars
-  bool variadic = false;  // args holds one "C...D" span
+  bool variadic = false;  // args holds "C...D" spans (imports only)
+  uint16_t span_count = 0;
   // Without spans: how many arguments/results land in each register bank.
   uint16_t arg_prim_count = 0;
   uint16_t arg_ref_count = 0;

@@ -26,17 +26,25 @@ bool isRefChar(char c) { return c == 'r'; }
 
 const char* bankName(char c) { return isRefChar(c) ? "a ref" : "a primitive"; }
 
-// Expands an import signature's one "C...D" span `span_size` times, giving
-// one character per register the call passes.
-std::string expandVariadicArgs(const std::string& args, uint32_t span_size) {
-  size_t open = args.find('C');
-  size_t close = args.find('D');
-  std::string span = args.substr(open + 1, close - open - 1);
-  std::string out = args.substr(0, open);
-  for (uint32_t i = 0; i < span_size; ++i) {
-    out += span;
+// Expands each "C...D" span of an import signature by its repetition count
+// in `sizes` (a C operand: u16 entries), giving one character per register
+// the call passes. The caller has checked that the result fits a V list.
+std::string expandVariadicArgs(const std::string& args, const uint8_t* sizes) {
+  std::string out;
+  uint32_t span = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] != 'C') {
+      out += args[i];
+      continue;
+    }
+    size_t close = args.find('D', i);
+    std::string chars = args.substr(i + 1, close - i - 1);
+    for (uint32_t k = 0, n = readU16(sizes + 2 * span); k < n; ++k) {
+      out += chars;
+    }
+    ++span;
+    i = close;
   }
-  out += args.substr(close + 1);
   return out;
 }
 
@@ -316,26 +324,36 @@ strata_status_t FunctionVerifier::checkCalls() {
                   site.c_str(), static_cast<int>(sig.text.size()),
                   sig.text.data());
     }
-    if (ops[1].count != 1) {
-      return fail("%s gives %u span sizes but the calling convention has "
-                  "one span",
-                  site.c_str(), ops[1].count);
+    uint32_t spans = 0;
+    uint64_t expected = 0;
+    for (size_t i = 0; i < sig.args.size(); ++i) {
+      if (sig.args[i] != 'C') {
+        ++expected;
+        continue;
+      }
+      size_t close = sig.args.find('D', i);
+      if (spans < ops[1].count) {
+        expected += uint64_t(readU16(ops[1].data + 2 * spans)) *
+                    (close - i - 1);
+      }
+      ++spans;
+      i = close;
     }
-    uint32_t span_size = readU16(ops[1].data);
+    if (ops[1].count != spans) {
+      return fail("%s gives %u span sizes but the calling convention '%.*s' "
+                  "has %u span(s)",
+                  site.c_str(), ops[1].count,
+                  static_cast<int>(sig.text.size()), sig.text.data(), spans);
+    }
     // Compare counts before expanding so a huge span size cannot make a
     // huge string: a V list holds at most 65535 registers.
-    size_t open = sig.args.find('C');
-    size_t close = sig.args.find('D');
-    uint64_t fixed = sig.args.size() - (close - open + 1);
-    uint64_t expected = fixed + uint64_t(span_size) * (close - open - 1);
     if (expected != ops[2].count) {
       return fail("%s has %u arguments but calling convention '%.*s' with "
-                  "span size %u expects %llu",
+                  "its span sizes expects %llu",
                   site.c_str(), ops[2].count, static_cast<int>(sig.text.size()),
-                  sig.text.data(), span_size,
-                  static_cast<unsigned long long>(expected));
+                  sig.text.data(), static_cast<unsigned long long>(expected));
     }
-    std::string args = expandVariadicArgs(sig.args, span_size);
+    std::string args = expandVariadicArgs(sig.args, ops[1].data);
     STRATA_RETURN_IF_ERROR(
         checkValueList(ops[2], args, "argument", site, sig.text));
     return checkValueList(ops[3], sig.results, "result", site, sig.text);

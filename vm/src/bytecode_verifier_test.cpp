@@ -459,7 +459,7 @@ TEST_SUITE("vm.verifier") {
         .list({ref(2)});
     f.op(Opcode::Return).list({});
     expectInvalid(b, "has 3 arguments but calling convention '0iCrD_r' with "
-                     "span size 3 expects 4");
+                     "its span sizes expects 4");
     ModuleBuilder c("m");
     c.addImport("io.concat", "0iCrD_r");
     FunctionBuilder& g = c.addFunction("main", "0_");
@@ -469,8 +469,8 @@ TEST_SUITE("vm.verifier") {
         .list({prim(0), ref(0)})
         .list({ref(2)});
     g.op(Opcode::Return).list({});
-    expectInvalid(c, "gives 2 span sizes but the calling convention has one "
-                     "span");
+    expectInvalid(c, "gives 2 span sizes but the calling convention "
+                     "'0iCrD_r' has 1 span(s)");
     ModuleBuilder d("m");
     d.addImport("io.concat", "0iCrD_r");
     FunctionBuilder& h = d.addFunction("main", "0_");

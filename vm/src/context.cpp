@@ -236,6 +236,20 @@ strata_status_t createState(strata_vm_context_t* context, uint32_t index,
   return nullptr;
 }
 
+// Blocks on a deferral's wait. Returns OK when the call should run again,
+// with *timed_out set when its deadline passed first.
+strata_status_t blockOn(const strata_vm_wait_t& wait, bool* timed_out) {
+  *timed_out = false;
+  int64_t deadline = wait.deadline_ns ? wait.deadline_ns : INT64_MAX;
+  strata_status_t status = wait.wait(wait.user, deadline);
+  if (strata_status_code(status) == STRATA_STATUS_DEADLINE_EXCEEDED) {
+    strata_status_free(status);
+    *timed_out = true;
+    return nullptr;
+  }
+  return status;
+}
+
 // Runs a stack to completion, blocking on the waits of deferring functions.
 strata_status_t runToCompletion(Stack* stack) {
   for (;;) {
@@ -258,11 +272,13 @@ strata_status_t runToCompletion(Stack* stack) {
         stackReset(stack);
         return status;
       }
-      strata_status_t status = stack->wait.wait(stack->wait.user, -1);
+      bool timed_out = false;
+      strata_status_t status = blockOn(stack->wait, &timed_out);
       if (status) {
         stackReset(stack);
         return status;
       }
+      stack->timed_out = timed_out;
     }
     // vm.yield, or the wait is over: resume.
   }
@@ -306,10 +322,11 @@ inline strata_status_t callOnStack(strata_vm_context_t* context, Stack* stack,
   if (!state->bytecode) {
     const Signature& sig = signatureOf(context, function);
     strata_vm_wait_t wait{};
+    bool timed_out = false;
     for (;;) {
       strata_status_t status =
           callNative(context, state, function.ordinal, args, sig.args.size(),
-                     results, result_count, &wait);
+                     results, result_count, timed_out, &wait);
       if (strata_status_code(status) != STRATA_STATUS_DEFERRED) {
         return status;
       }
@@ -319,7 +336,7 @@ inline strata_status_t callOnStack(strata_vm_context_t* context, Stack* stack,
             "%s deferred without a wait; a blocking call cannot resume it",
             qualifiedName(context, function).c_str());
       }
-      STRATA_RETURN_IF_ERROR(wait.wait(wait.user, -1));
+      STRATA_RETURN_IF_ERROR(blockOn(wait, &timed_out));
     }
   }
   STRATA_RETURN_IF_ERROR(
@@ -659,7 +676,8 @@ strata_status_t strata_vm_invocation_run(strata_vm_invocation_t* invocation) {
     status = callNative(context, state, invocation->function.ordinal,
                         invocation->args.data(), invocation->args.size(),
                         invocation->results.data(), invocation->results.size(),
-                        &invocation->native_wait);
+                        invocation->stack.timed_out, &invocation->native_wait);
+    invocation->stack.timed_out = false;
     if (strata_status_code(status) == STRATA_STATUS_DEFERRED) {
       invocation->state = STRATA_VM_INVOCATION_SUSPENDED;
       return nullptr;
@@ -740,6 +758,16 @@ void strata_vm_invocation_destroy(strata_vm_invocation_t* invocation) {
   invocation->~strata_vm_invocation_t();
   strata_allocator_free(allocator, invocation);
   strata_vm_context_release(context);
+}
+
+void strata_vm_invocation_set_timed_out(strata_vm_invocation_t* invocation) {
+  if (invocation->state == STRATA_VM_INVOCATION_SUSPENDED) {
+    invocation->stack.timed_out = true;
+  }
+}
+
+int strata_vm_native_call_timed_out(const strata_vm_native_call_t* call) {
+  return call->timed_out ? 1 : 0;
 }
 
 void strata_vm_native_call_set_wait(strata_vm_native_call_t* call,

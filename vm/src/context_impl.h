@@ -89,6 +89,7 @@ struct Stack {
   // Set by a deferring native function; cleared on resume.
   strata_vm_wait_t wait;
   bool deferred;  // suspended by a deferral (else by vm.yield)
+  bool timed_out;  // the next deferred call sees a timeout
   bool heap_arrays;  // some array moved to the heap
 };
 
@@ -125,7 +126,8 @@ strata_status_t stackRun(Stack* stack, RunState* out_state);
 strata_status_t callNative(strata_vm_context_t* context, ModuleState* state,
                            uint32_t ordinal, const strata_vm_value_t* args,
                            size_t arg_count, strata_vm_value_t* results,
-                           size_t result_count, strata_vm_wait_t* out_wait);
+                           size_t result_count, bool timed_out,
+                           strata_vm_wait_t* out_wait);
 
 }  // namespace strata::vm
 
@@ -133,6 +135,7 @@ struct strata_vm_native_call_t {
   strata_vm_context_t* context;
   strata::vm::Stack* stack;  // null when the host calls a native export
   strata_vm_wait_t wait;
+  bool timed_out;
 };
 
 struct strata_vm_context_t {

@@ -35,13 +35,27 @@ strata_status_t nativeBoom(strata_vm_native_call_t*, void*, void*,
                            strata_vm_value_t*, size_t) {
   return strata_make_status(STRATA_STATUS_DATA_LOSS, "boom from native");
 }
+// spans(variadic i32, variadic ref, i32) -> i32: encodes what it received.
+strata_status_t nativeSpans(strata_vm_native_call_t*, void*, void*,
+                            const strata_vm_value_t* args, size_t arg_count,
+                            strata_vm_value_t* results, size_t) {
+  int32_t ints = args[0].i32;
+  int32_t sum = 0;
+  for (int32_t i = 0; i < ints; ++i) sum += args[1 + i].i32;
+  int32_t refs = args[1 + ints].i32;
+  int32_t last = args[2 + ints + refs].i32;
+  results[0].i32 = static_cast<int32_t>(arg_count) * 10000 + ints * 1000 +
+                   refs * 100 + sum + last;
+  return nullptr;
+}
 const strata_vm_native_function_t kMathFunctions[] = {
     {"add", "0ii_i", nativeAdd},
     {"sum", "0CiD_I", nativeSum},
     {"boom", "0_", nativeBoom},
+    {"spans", "0CiDCrDi_i", nativeSpans},
 };
 const strata_vm_native_module_descriptor_t kMath = {
-    "math", 3, nullptr, 0, kMathFunctions, 3, nullptr, nullptr, nullptr};
+    "math", 3, nullptr, 0, kMathFunctions, 4, nullptr, nullptr, nullptr};
 
 strata_vm_module_t* makeMath() {
   strata_vm_module_t* module = nullptr;
@@ -78,6 +92,29 @@ TEST_SUITE("vm.context") {
     CHECK(r[0].i32 == 7);
     // 2 + 5 + 7, plus 1000 per marshalled value (count + 3 elements).
     CHECK(r[1].i64 == 14 + 4000);
+  }
+
+  TEST_CASE("a variadic import may hold several spans") {
+    Harness h;
+    h.add(makeMath());
+    ModuleBuilder mb("app");
+    uint32_t spans = mb.addImport("math.spans", "0CiDCrDi_i");
+    auto& f = mb.addFunction("f", "0iir_i");
+    f.op(Opcode::CallVariadic)
+        .u32(spans)
+        .sizes({2, 1})
+        .list({prim(0), prim(1), ref(0), prim(1)})
+        .list({prim(2)});
+    f.op(Opcode::Return).list({prim(2)});
+    mb.addExport("f", f.index());
+    REQUIRE(StatusText(h.load(mb)).ok());
+    REQUIRE(StatusText(h.link()).ok());
+    std::vector<strata_vm_value_t> r;
+    StatusText s(h.call("app.f", {vI32(3), vI32(4), vRef(nullptr)}, &r, 1));
+    REQUIRE_MESSAGE(s.ok(), s.str);
+    // 6 values marshalled (2 counts + 2 ints + 1 ref + 1 i32), 2 ints,
+    // 1 ref, 3 + 4 summed, last 4.
+    CHECK(r[0].i32 == 6 * 10000 + 2 * 1000 + 1 * 100 + 7 + 4);
   }
 
   TEST_CASE("a native failure carries the import name and the backtrace") {
@@ -138,7 +175,7 @@ TEST_SUITE("vm.context") {
     StatusText s(h.link());
     CHECK(s.code() == STRATA_STATUS_NOT_FOUND);
     CHECK(s.contains("module 'app' imports 'math.mul', but module 'math' has "
-                     "no export 'mul' (it exports: add, sum, boom)"));
+                     "no export 'mul' (it exports: add, sum, boom, spans)"));
   }
 
   TEST_CASE("an import of an absent module is an error unless optional") {
@@ -267,7 +304,7 @@ TEST_SUITE("vm.context") {
     CHECK(no_module.contains("no module named 'nope'"));
     StatusText no_fn(h.lookup("math.mul", &fn));
     CHECK(no_fn.contains("module 'math' has no export 'mul' (it exports: add, "
-                         "sum, boom)"));
+                         "sum, boom, spans)"));
     std::vector<strata_vm_value_t> r;
     StatusText arity(h.call("math.add", {vI32(1)}, &r, 1));
     CHECK(arity.contains("math.add expects (i32, i32) -> (i32) [0ii_i], got 1 "

@@ -398,8 +398,7 @@ bool marshalArgs(Stack* stack, const Signature& sig, const uint8_t* sizes,
                  strata_vm_ref_object_t** refs, uint32_t result_count,
                  uint32_t* out_arg_count) {
   uint32_t arg_regs = readU16(args);
-  uint32_t span_count = sizes ? readU16(sizes + 2) : 0;
-  uint64_t needed = uint64_t(arg_regs) + (sig.variadic ? 1 : 0) + result_count;
+  uint64_t needed = uint64_t(arg_regs) + sig.span_count + result_count;
   if (needed > stack->scratch_capacity) {
     if (!growArray(stack, &stack->scratch, &stack->scratch_capacity, 0,
                    needed)) {
@@ -420,14 +419,17 @@ bool marshalArgs(Stack* stack, const Signature& sig, const uint8_t* sizes,
     }
   };
   const std::string& chars = sig.args;
+  uint32_t span = 0;
   for (size_t i = 0; i < chars.size(); ++i) {
     if (chars[i] == 'C') {
+      // A span contributes its repetition count, then its elements.
       size_t end = chars.find('D', i);
-      size_t span = end - i - 1;
+      size_t width = end - i - 1;
+      uint32_t repeats = readU16(sizes + 2 + 2 * span++);
       out[n].bits = 0;
-      out[n++].i32 = static_cast<int32_t>(span_count);
-      for (uint32_t k = 0; k < span_count; ++k) {
-        for (size_t j = 0; j < span; ++j) {
+      out[n++].i32 = static_cast<int32_t>(repeats);
+      for (uint32_t k = 0; k < repeats; ++k) {
+        for (size_t j = 0; j < width; ++j) {
           put();
         }
       }
@@ -492,6 +494,7 @@ void stackInitialize(Stack* stack, strata_vm_context_t* context,
   stack->host_result_count = 0;
   stack->wait = strata_vm_wait_t{};
   stack->deferred = false;
+  stack->timed_out = false;
   stack->heap_arrays = false;
   if (!storage || storage_size < 1024) {
     stack->frames = nullptr;
@@ -529,6 +532,7 @@ void stackReset(Stack* stack) {
   stack->host_result_count = 0;
   stack->wait = strata_vm_wait_t{};
   stack->deferred = false;
+  stack->timed_out = false;
 }
 
 void stackDeinitialize(Stack* stack) {
@@ -582,10 +586,11 @@ strata_status_t stackEnter(Stack* stack, ModuleState* state,
 strata_status_t callNative(strata_vm_context_t* context, ModuleState* state,
                            uint32_t ordinal, const strata_vm_value_t* args,
                            size_t arg_count, strata_vm_value_t* results,
-                           size_t result_count, strata_vm_wait_t* out_wait) {
+                           size_t result_count, bool timed_out,
+                           strata_vm_wait_t* out_wait) {
   const strata_vm_native_function_t& fn =
       state->module->native->functions[ordinal];
-  strata_vm_native_call_t call{context, nullptr, {}};
+  strata_vm_native_call_t call{context, nullptr, {}, timed_out};
   for (size_t i = 0; i < result_count; ++i) {
     results[i].bits = 0;
   }
@@ -1544,7 +1549,8 @@ native_call : {
   ModuleState* target = call_import->target;
   const strata_vm_native_function_t& fn =
       target->module->native->functions[call_import->ordinal];
-  strata_vm_native_call_t call{context, stack, {}};
+  strata_vm_native_call_t call{context, stack, {}, stack->timed_out};
+  stack->timed_out = false;
   frame->call_pc = static_cast<uint32_t>(ip - code);
   strata_status_t call_status =
       fn.fn(&call, target->module->native_self, target->native_state,

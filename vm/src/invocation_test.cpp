@@ -17,13 +17,20 @@ namespace {
 struct Gate {
   bool open = false;
   bool give_wait = false;
+  bool wait_times_out = false;
   int calls = 0;
   int waits = 0;
+  int timeouts_seen = 0;
+  int64_t deadline_seen = 0;
 };
 
-strata_status_t openGate(void* user, int64_t) {
+strata_status_t openGate(void* user, int64_t deadline_ns) {
   auto* gate = static_cast<Gate*>(user);
   gate->waits++;
+  gate->deadline_seen = deadline_ns;
+  if (gate->wait_times_out) {
+    return strata_make_status(STRATA_STATUS_DEADLINE_EXCEEDED, "too slow");
+  }
   gate->open = true;
   return nullptr;
 }
@@ -33,9 +40,18 @@ strata_status_t gatePass(strata_vm_native_call_t* call, void* self, void*,
                          strata_vm_value_t* results, size_t) {
   auto* gate = static_cast<Gate*>(self);
   gate->calls++;
+  if (call && strata_vm_native_call_timed_out(call)) {
+    gate->timeouts_seen++;
+    results[0].i32 = -1000;  // reports the timeout as a value
+    return nullptr;
+  }
   if (!gate->open) {
     if (gate->give_wait) {
-      strata_vm_native_call_set_wait(call, strata_vm_wait_t{openGate, gate});
+      strata_vm_wait_t wait{};
+      wait.wait = openGate;
+      wait.user = gate;
+      wait.deadline_ns = 12345;
+      strata_vm_native_call_set_wait(call, wait);
     }
     return strata_status_deferred();
   }
@@ -157,6 +173,35 @@ TEST_SUITE("vm.invocation") {
     strata_vm_variant_t v;
     REQUIRE(strata_vm_list_get(fx.outputs, 1, &v) == nullptr);
     CHECK(v.value.i32 == 41);
+  }
+
+  TEST_CASE("a blocking wait that times out reruns the call marked timed out") {
+    Fixture fx;
+    fx.gate.give_wait = true;
+    fx.gate.wait_times_out = true;
+    StatusText s(strata_vm_invoke(fx.h.context, fx.fn, fx.inputs, fx.outputs));
+    REQUIRE_MESSAGE(s.ok(), s.str);
+    CHECK(fx.gate.deadline_seen == 12345);
+    CHECK(fx.gate.timeouts_seen == 1);
+    strata_vm_variant_t v;
+    REQUIRE(strata_vm_list_get(fx.outputs, 1, &v) == nullptr);
+    CHECK(v.value.i32 == -1000 + 1);
+  }
+
+  TEST_CASE("an async host marks a suspended invocation as timed out") {
+    Fixture fx;
+    strata_vm_invocation_t* inv = nullptr;
+    REQUIRE(StatusText(strata_vm_invocation_create(
+                           fx.h.context, fx.fn, fx.inputs,
+                           strata_allocator_system(), &inv))
+                .ok());
+    REQUIRE(StatusText(strata_vm_invocation_run(inv)).ok());
+    REQUIRE(strata_vm_invocation_state(inv) == STRATA_VM_INVOCATION_SUSPENDED);
+    strata_vm_invocation_set_timed_out(inv);
+    REQUIRE(StatusText(strata_vm_invocation_run(inv)).ok());
+    CHECK(strata_vm_invocation_state(inv) == STRATA_VM_INVOCATION_COMPLETED);
+    CHECK(fx.gate.timeouts_seen == 1);
+    strata_vm_invocation_destroy(inv);
   }
 
   TEST_CASE("a blocking call cannot resume a deferral without a wait") {

@@ -41,8 +41,8 @@ strata_status_t parseSignature(std::string_view text, bool allow_variadic,
       if (!allow_variadic) {
         return bad(text, i, "variadic spans are only allowed on imports");
       }
-      if (in_span || out->variadic) {
-        return bad(text, i, "only one variadic span is allowed");
+      if (in_span) {
+        return bad(text, i, "variadic spans cannot nest");
       }
       in_span = true;
       span_start = i;
@@ -58,6 +58,7 @@ strata_status_t parseSignature(std::string_view text, bool allow_variadic,
       }
       in_span = false;
       out->variadic = true;
+      ++out->span_count;
       out->args.push_back(c);
       continue;
     }

@@ -107,6 +107,9 @@ strata_vm_invocation_state_t strata_vm_invocation_state(
 /* The wait a deferring function registered, if any (wait.wait may be NULL). */
 strata_vm_wait_t strata_vm_invocation_wait(
     const strata_vm_invocation_t* invocation);
+/* Marks a SUSPENDED invocation as timed out: the deferred call that runs on
+ * the next strata_vm_invocation_run sees strata_vm_native_call_timed_out. */
+void strata_vm_invocation_set_timed_out(strata_vm_invocation_t* invocation);
 /* Moves the results into outputs (appended). Only when COMPLETED. */
 strata_status_t strata_vm_invocation_take_outputs(
     strata_vm_invocation_t* invocation, strata_vm_list_t* outputs);

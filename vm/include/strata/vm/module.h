@@ -114,7 +114,7 @@ typedef strata_status_t (*strata_vm_native_fn_t)(
 
 typedef struct strata_vm_native_function_t {
   const char* name;               /* short name; the import is "module.name" */
-  const char* calling_convention; /* format.h; may hold one C..D span */
+  const char* calling_convention; /* format.h; may hold C..D spans */
   strata_vm_native_fn_t fn;
 } strata_vm_native_function_t;
 
@@ -147,15 +147,34 @@ strata_status_t strata_vm_native_module_create(
     const strata_vm_native_module_descriptor_t* descriptor, void* self,
     strata_allocator_t allocator, strata_vm_module_t** out_module);
 
-/* Waiting support for a deferring function: the blocking invoke calls
- * wait(user, timeout_ns) until the function may succeed when called again;
- * -1 means no timeout. An async host resumes the invocation on its own. */
+/* What a deferring function waits for. A blocking host calls wait(); an
+ * async host calls subscribe() and resumes the invocation when notified.
+ * Either way the deferring call runs again on resume; if the deadline passed
+ * first, strata_vm_native_call_timed_out() is 1 during that call, so the
+ * function can report the timeout its own way. */
+typedef void (*strata_vm_notify_fn_t)(void* notify_user);
 typedef struct strata_vm_wait_t {
-  strata_status_t (*wait)(void* user, int64_t timeout_ns);
+  /* Blocks until the wait is over (OK), deadline_ns passes
+   * (DEADLINE_EXCEEDED) or the wait itself breaks (any other error, which
+   * fails the invocation). Required. */
+  strata_status_t (*wait)(void* user, int64_t deadline_ns);
   void* user;
+  /* Optional: arranges for notify(notify_user) to run exactly once, on any
+   * thread, when the wait is over; *out_token identifies the subscription. */
+  strata_status_t (*subscribe)(void* user, strata_vm_notify_fn_t notify,
+                               void* notify_user, void** out_token);
+  /* With subscribe: cancels a subscription. Returns 1 when notify will never
+   * run, 0 when it has run or is running. */
+  int (*unsubscribe)(void* user, void* token);
+  /* Absolute CLOCK_MONOTONIC nanoseconds when the call gives up; 0 is read
+   * as INT64_MAX (no deadline). */
+  int64_t deadline_ns;
 } strata_vm_wait_t;
 void strata_vm_native_call_set_wait(strata_vm_native_call_t* call,
                                     strata_vm_wait_t wait);
+/* 1 when the invocation resumed because the deadline of this call's earlier
+ * deferral passed before its wait was over. */
+int strata_vm_native_call_timed_out(const strata_vm_native_call_t* call);
 /* Allocator of the context making the call. */
 strata_allocator_t strata_vm_native_call_allocator(
     const strata_vm_native_call_t* call);
