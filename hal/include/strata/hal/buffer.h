@@ -1,0 +1,175 @@
+/* buffer.h - host memory buffers and buffer views (shape + element type).
+ *
+ * hal.buffer and hal.buffer_view are VM ref objects (strata_vm_ref_object_t
+ * first), so bytecode can hold them in ref registers and lists. Buffers are
+ * 64-byte aligned host memory; every range a caller passes is checked, with
+ * overflow-safe arithmetic, and errors name the buffer length and the range.
+ * Buffer contents are not synchronized: the queue orders work on them.
+ *
+ * C11 and C++.
+ */
+#ifndef STRATA_HAL_BUFFER_H_
+#define STRATA_HAL_BUFFER_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strata/base/allocator.h"
+#include "strata/base/status.h"
+#include "strata/vm/ref.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===------------------------------------------------------------------===*
+ * Element types: IREE's encoding, (numerical type << 24) | bit width.
+ *===------------------------------------------------------------------===*/
+
+typedef uint32_t strata_hal_element_type_t;
+
+#define STRATA_HAL_NUMERICAL_TYPE_INTEGER 0x10u
+#define STRATA_HAL_NUMERICAL_TYPE_INTEGER_SIGNED 0x11u
+#define STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED 0x12u
+#define STRATA_HAL_NUMERICAL_TYPE_BOOLEAN 0x13u
+#define STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE 0x21u
+#define STRATA_HAL_ELEMENT_TYPE(numerical, bits) \
+  (((uint32_t)(numerical) << 24) | (uint32_t)(bits))
+
+#define STRATA_HAL_ELEMENT_TYPE_NONE 0u
+#define STRATA_HAL_ELEMENT_TYPE_BOOL_8 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_BOOLEAN, 8)
+#define STRATA_HAL_ELEMENT_TYPE_INT_8 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER, 8)
+#define STRATA_HAL_ELEMENT_TYPE_INT_16 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER, 16)
+#define STRATA_HAL_ELEMENT_TYPE_INT_32 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER, 32)
+#define STRATA_HAL_ELEMENT_TYPE_INT_64 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER, 64)
+#define STRATA_HAL_ELEMENT_TYPE_SINT_8 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER_SIGNED, 8)
+#define STRATA_HAL_ELEMENT_TYPE_SINT_16 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER_SIGNED, 16)
+#define STRATA_HAL_ELEMENT_TYPE_SINT_32 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER_SIGNED, 32)
+#define STRATA_HAL_ELEMENT_TYPE_SINT_64 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER_SIGNED, 64)
+#define STRATA_HAL_ELEMENT_TYPE_UINT_8 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED, 8)
+#define STRATA_HAL_ELEMENT_TYPE_UINT_16 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED, 16)
+#define STRATA_HAL_ELEMENT_TYPE_UINT_32 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED, 32)
+#define STRATA_HAL_ELEMENT_TYPE_UINT_64 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED, 64)
+#define STRATA_HAL_ELEMENT_TYPE_FLOAT_16 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE, 16)
+#define STRATA_HAL_ELEMENT_TYPE_FLOAT_32 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE, 32)
+#define STRATA_HAL_ELEMENT_TYPE_FLOAT_64 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE, 64)
+
+/* Bytes per element (bit width rounded up to bytes); 0 for NONE. */
+static inline size_t strata_hal_element_byte_size(strata_hal_element_type_t t) {
+  return ((t & 0xFFu) + 7u) / 8u;
+}
+/* Name as strata-run writes it: "f32", "i8", "si32", "ui16", "i1"... NULL for
+ * an unknown type. */
+const char* strata_hal_element_type_name(strata_hal_element_type_t type);
+/* Parses such a name; 0 (NONE) when unknown. */
+strata_hal_element_type_t strata_hal_element_type_parse(const char* name,
+                                                        size_t length);
+
+/*===------------------------------------------------------------------===*
+ * Buffers
+ *===------------------------------------------------------------------===*/
+
+typedef struct strata_hal_buffer_t strata_hal_buffer_t;
+
+const strata_vm_ref_type_t* strata_hal_buffer_type(void);
+
+/* Allocates length bytes of zeroed, 64-byte aligned host memory. */
+strata_status_t strata_hal_buffer_allocate(strata_allocator_t allocator,
+                                           uint64_t length,
+                                           strata_hal_buffer_t** out_buffer);
+/* Wraps caller memory without copying; owner (may be NULL) is retained until
+ * the buffer dies and must keep data alive. */
+strata_status_t strata_hal_buffer_wrap(void* data, uint64_t length,
+                                       strata_vm_ref_object_t* owner,
+                                       strata_allocator_t allocator,
+                                       strata_hal_buffer_t** out_buffer);
+/* A view of [offset, offset + length) of buffer sharing its memory (the
+ * parent is retained). Range checked. */
+strata_status_t strata_hal_buffer_subspan(strata_hal_buffer_t* buffer,
+                                          uint64_t offset, uint64_t length,
+                                          strata_allocator_t allocator,
+                                          strata_hal_buffer_t** out_buffer);
+
+uint64_t strata_hal_buffer_length(const strata_hal_buffer_t* buffer);
+/* Checks [offset, offset + length) and returns a pointer to it. */
+strata_status_t strata_hal_buffer_map(const strata_hal_buffer_t* buffer,
+                                      uint64_t offset, uint64_t length,
+                                      uint8_t** out_ptr);
+
+/* NULL unless ref is a hal.buffer. */
+strata_hal_buffer_t* strata_hal_buffer_from_ref(strata_vm_ref_object_t* ref);
+static inline strata_vm_ref_object_t* strata_hal_buffer_as_ref(
+    strata_hal_buffer_t* buffer) {
+  return (strata_vm_ref_object_t*)buffer;
+}
+static inline void strata_hal_buffer_retain(strata_hal_buffer_t* buffer) {
+  strata_vm_ref_retain((strata_vm_ref_object_t*)buffer);
+}
+static inline void strata_hal_buffer_release(strata_hal_buffer_t* buffer) {
+  strata_vm_ref_release((strata_vm_ref_object_t*)buffer);
+}
+
+/*===------------------------------------------------------------------===*
+ * Buffer views
+ *===------------------------------------------------------------------===*/
+
+#define STRATA_HAL_MAX_RANK 16
+
+typedef struct strata_hal_buffer_view_t strata_hal_buffer_view_t;
+
+const strata_vm_ref_type_t* strata_hal_buffer_view_type(void);
+
+/* Creates a view of buffer (retained) with a shape and element type. The
+ * buffer must hold at least the product of the dims times the element size;
+ * the error names both sizes. */
+strata_status_t strata_hal_buffer_view_create(
+    strata_hal_buffer_t* buffer, const int64_t* shape, size_t rank,
+    strata_hal_element_type_t element_type, strata_allocator_t allocator,
+    strata_hal_buffer_view_t** out_view);
+
+strata_hal_buffer_t* strata_hal_buffer_view_buffer(
+    const strata_hal_buffer_view_t* view); /* borrowed */
+size_t strata_hal_buffer_view_rank(const strata_hal_buffer_view_t* view);
+/* Dim i; 0 when i >= rank. */
+int64_t strata_hal_buffer_view_dim(const strata_hal_buffer_view_t* view,
+                                   size_t i);
+const int64_t* strata_hal_buffer_view_shape(
+    const strata_hal_buffer_view_t* view);
+strata_hal_element_type_t strata_hal_buffer_view_element_type(
+    const strata_hal_buffer_view_t* view);
+/* Element count times element size. */
+uint64_t strata_hal_buffer_view_byte_length(const strata_hal_buffer_view_t* view);
+
+/* NULL unless ref is a hal.buffer_view. */
+strata_hal_buffer_view_t* strata_hal_buffer_view_from_ref(
+    strata_vm_ref_object_t* ref);
+static inline strata_vm_ref_object_t* strata_hal_buffer_view_as_ref(
+    strata_hal_buffer_view_t* view) {
+  return (strata_vm_ref_object_t*)view;
+}
+static inline void strata_hal_buffer_view_release(
+    strata_hal_buffer_view_t* view) {
+  strata_vm_ref_release((strata_vm_ref_object_t*)view);
+}
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif /* STRATA_HAL_BUFFER_H_ */

@@ -1,0 +1,193 @@
+/* executable_library.h - the kernel library ABI between compiled (or
+ * hand-written) CPU kernels and the Strata runtime.
+ *
+ * Standalone C99 (also valid C++): no includes besides <stddef.h> and
+ * <stdint.h>, so kernel code can be built against it alone. Versioned like a
+ * schema: every struct and function type carries a _v0 suffix; a new version
+ * adds _v1 types and never changes a released layout. Layouts are pinned by
+ * the static assertions at the end (x86_64 and aarch64, LP64).
+ *
+ * A library is a shared object (or a statically registered table) exporting
+ * one symbol, STRATA_HAL_EXECUTABLE_LIBRARY_QUERY_SYMBOL, of type
+ * strata_hal_executable_library_query_fn_t. The runtime calls it with the
+ * highest version it understands; the library returns a pointer to its
+ * library struct for a version <= max_version, or NULL when it has none.
+ * The library struct begins with a pointer to its header, so the runtime can
+ * read header->version before interpreting the rest ("header-first").
+ *
+ * Dispatch: the runtime calls an export once per workgroup, on any thread,
+ * possibly concurrently for different workgroups of one dispatch. Kernels
+ * return 0 on success and non-zero to fail the dispatch; they must not
+ * retain any pointer past the call.
+ */
+#ifndef STRATA_HAL_EXECUTABLE_LIBRARY_H_
+#define STRATA_HAL_EXECUTABLE_LIBRARY_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Versions. */
+#define STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_0 0u
+#define STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_LATEST \
+  STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_0
+
+/* The one exported symbol of a library. */
+#define STRATA_HAL_EXECUTABLE_LIBRARY_QUERY_SYMBOL \
+  "strata_hal_executable_library_query"
+
+/* Sanitizer a library was built with; the runtime refuses a mismatch because
+ * instrumented and plain code cannot share memory safely. */
+typedef enum strata_hal_executable_library_sanitizer_e {
+  STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_NONE = 0,
+  STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_ADDRESS = 1,
+  STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_THREAD = 2,
+} strata_hal_executable_library_sanitizer_t;
+
+/* CPU features a library may require (bits of header->required_features). */
+#define STRATA_HAL_CPU_FEATURE_X86_AVX2 (1ull << 0)
+#define STRATA_HAL_CPU_FEATURE_X86_FMA (1ull << 1)
+#define STRATA_HAL_CPU_FEATURE_X86_AVX512F (1ull << 2)
+#define STRATA_HAL_CPU_FEATURE_ARM_NEON (1ull << 32)
+
+/*===------------------------------------------------------------------===*
+ * Version 0
+ *===------------------------------------------------------------------===*/
+
+/* What the runtime tells a library about the machine it runs on. */
+typedef struct strata_hal_executable_environment_v0_t {
+  uint64_t cpu_features;  /* STRATA_HAL_CPU_FEATURE_* bits of this host */
+  uint32_t worker_count;  /* processors that may run workgroups at once */
+  uint32_t reserved0;
+  /* Resolved imports, parallel to the library's import table; NULL entries
+   * for optional imports the host lacks. */
+  const void* const* import_functions;
+} strata_hal_executable_environment_v0_t;
+
+/* State shared by every workgroup of one dispatch. Read-only to kernels. */
+typedef struct strata_hal_executable_dispatch_state_v0_t {
+  uint32_t workgroup_size_x;
+  uint32_t workgroup_size_y;
+  uint16_t workgroup_size_z;
+  uint16_t constant_count;
+  uint32_t workgroup_count_x;
+  uint32_t workgroup_count_y;
+  uint16_t workgroup_count_z;
+  uint16_t binding_count;
+  const uint32_t* constants;        /* constant_count push constants */
+  void* const* binding_ptrs;        /* binding_count base pointers */
+  const size_t* binding_lengths;    /* bytes reachable from each pointer */
+} strata_hal_executable_dispatch_state_v0_t;
+
+/* State of the one workgroup a call runs. */
+typedef struct strata_hal_executable_workgroup_state_v0_t {
+  uint32_t workgroup_id_x;
+  uint32_t workgroup_id_y;
+  uint16_t workgroup_id_z;
+  uint16_t reserved0;
+  uint32_t processor_id;       /* < environment->worker_count */
+  void* local_memory;          /* scratch for this call, or NULL */
+  uint32_t local_memory_size;  /* bytes at local_memory */
+  uint32_t reserved1;
+} strata_hal_executable_workgroup_state_v0_t;
+
+/* One workgroup of one export: 0 on success, non-zero fails the dispatch. */
+typedef int (*strata_hal_executable_dispatch_v0_t)(
+    const strata_hal_executable_environment_v0_t* environment,
+    const strata_hal_executable_dispatch_state_v0_t* dispatch_state,
+    const strata_hal_executable_workgroup_state_v0_t* workgroup_state);
+
+/* Static facts about an export, checked by the runtime at dispatch time. */
+typedef struct strata_hal_executable_dispatch_attrs_v0_t {
+  uint16_t binding_count;      /* bindings the kernel reads and writes */
+  uint16_t constant_count;     /* push constants it reads */
+  uint32_t local_memory_size;  /* bytes of local_memory it needs (0: none) */
+  uint32_t workgroup_size_x;   /* 0 means "any"; else dispatches use these */
+  uint32_t workgroup_size_y;
+  uint32_t workgroup_size_z;
+  uint32_t reserved0;
+} strata_hal_executable_dispatch_attrs_v0_t;
+
+/* Exports as a struct of arrays; each array has `count` entries. names,
+ * tags and attrs may be NULL (attrs NULL: no checking is possible and the
+ * runtime refuses to dispatch with bindings or constants). */
+typedef struct strata_hal_executable_export_table_v0_t {
+  uint32_t count;
+  uint32_t reserved0;
+  const strata_hal_executable_dispatch_v0_t* ptrs;
+  const char* const* names;  /* e.g. "main_dispatch_0_matmul_64x32x16_f32" */
+  const char* const* tags;   /* free-form, e.g. a source hash; may be NULL */
+  const strata_hal_executable_dispatch_attrs_v0_t* attrs;
+} strata_hal_executable_export_table_v0_t;
+
+/* Host functions a library calls, resolved by name at load time. A name
+ * starting with '?' is optional. */
+typedef struct strata_hal_executable_import_table_v0_t {
+  uint32_t count;
+  uint32_t reserved0;
+  const char* const* symbols;
+} strata_hal_executable_import_table_v0_t;
+
+/* The first thing the runtime reads. */
+typedef struct strata_hal_executable_library_header_t {
+  uint32_t version;            /* STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_* */
+  uint32_t sanitizer;          /* strata_hal_executable_library_sanitizer_t */
+  const char* name;            /* for messages, e.g. "mlp_linked_llvm_cpu" */
+  uint64_t required_features;  /* STRATA_HAL_CPU_FEATURE_* it needs */
+} strata_hal_executable_library_header_t;
+
+typedef struct strata_hal_executable_library_v0_t {
+  const strata_hal_executable_library_header_t* header;  /* first: see top */
+  strata_hal_executable_import_table_v0_t imports;
+  strata_hal_executable_export_table_v0_t exports;
+} strata_hal_executable_library_v0_t;
+
+/* The query function. Returns a pointer to the library struct (whose first
+ * member is the header pointer) for a version <= max_version, or NULL. */
+typedef const strata_hal_executable_library_header_t* const* (
+    *strata_hal_executable_library_query_fn_t)(
+    uint32_t max_version,
+    const strata_hal_executable_environment_v0_t* environment);
+
+/*===------------------------------------------------------------------===*
+ * Layout pins
+ *===------------------------------------------------------------------===*/
+
+#if defined(__cplusplus)
+#define STRATA_HAL_ABI_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define STRATA_HAL_ABI_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
+#if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
+STRATA_HAL_ABI_ASSERT(sizeof(strata_hal_executable_environment_v0_t) == 24,
+                      "environment_v0 layout");
+STRATA_HAL_ABI_ASSERT(sizeof(strata_hal_executable_dispatch_state_v0_t) == 48,
+                      "dispatch_state_v0 layout");
+STRATA_HAL_ABI_ASSERT(
+    offsetof(strata_hal_executable_dispatch_state_v0_t, constants) == 24,
+    "dispatch_state_v0 layout");
+STRATA_HAL_ABI_ASSERT(sizeof(strata_hal_executable_workgroup_state_v0_t) == 32,
+                      "workgroup_state_v0 layout");
+STRATA_HAL_ABI_ASSERT(sizeof(strata_hal_executable_dispatch_attrs_v0_t) == 24,
+                      "dispatch_attrs_v0 layout");
+STRATA_HAL_ABI_ASSERT(sizeof(strata_hal_executable_export_table_v0_t) == 40,
+                      "export_table_v0 layout");
+STRATA_HAL_ABI_ASSERT(sizeof(strata_hal_executable_import_table_v0_t) == 16,
+                      "import_table_v0 layout");
+STRATA_HAL_ABI_ASSERT(sizeof(strata_hal_executable_library_header_t) == 24,
+                      "library_header layout");
+STRATA_HAL_ABI_ASSERT(sizeof(strata_hal_executable_library_v0_t) == 64,
+                      "library_v0 layout");
+STRATA_HAL_ABI_ASSERT(offsetof(strata_hal_executable_library_v0_t, header) == 0,
+                      "the header pointer comes first");
+#endif
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif /* STRATA_HAL_EXECUTABLE_LIBRARY_H_ */

@@ -1,0 +1,41 @@
+/* module.h - the "hal" VM module: the imports compiled programs call
+ * (hal.device.queue.execute, hal.fence.await, ...). The full list with each
+ * calling convention is documented in one place, hal/src/hal_module.cpp.
+ *
+ * C11 and C++.
+ */
+#ifndef STRATA_HAL_MODULE_H_
+#define STRATA_HAL_MODULE_H_
+
+#include <stddef.h>
+
+#include "strata/base/allocator.h"
+#include "strata/base/status.h"
+#include "strata/hal/device.h"
+#include "strata/vm/module.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of the hal module's import surface; modules may depend on it. */
+#define STRATA_HAL_MODULE_VERSION 1u
+
+/* Registers every HAL ref type (hal.buffer, hal.buffer_view, hal.device,
+ * hal.allocator, hal.executable, hal.command_buffer, hal.semaphore,
+ * hal.fence) with instance. Idempotent. */
+strata_status_t strata_hal_register_types(strata_vm_instance_t* instance);
+
+/* Creates the hal module over devices (each retained; hal.devices.get(i)
+ * returns devices[i]). Registers the HAL types with instance. */
+strata_status_t strata_hal_module_create(strata_vm_instance_t* instance,
+                                         strata_hal_device_t* const* devices,
+                                         size_t device_count,
+                                         strata_allocator_t allocator,
+                                         strata_vm_module_t** out_module);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif /* STRATA_HAL_MODULE_H_ */
