@@ -15,6 +15,10 @@
  * The library struct begins with a pointer to its header, so the runtime can
  * read header->version before interpreting the rest ("header-first").
  *
+ * The environment passed to the query function is valid only during that
+ * call; every dispatch passes the environment again. Reserved fields are
+ * zero when written and ignored when read.
+ *
  * Dispatch: the runtime calls an export once per workgroup, on any thread,
  * possibly concurrently for different workgroups of one dispatch. Kernels
  * return 0 on success and non-zero to fail the dispatch; they must not
@@ -39,13 +43,39 @@ extern "C" {
 #define STRATA_HAL_EXECUTABLE_LIBRARY_QUERY_SYMBOL \
   "strata_hal_executable_library_query"
 
-/* Sanitizer a library was built with; the runtime refuses a mismatch because
- * instrumented and plain code cannot share memory safely. */
+/* Sanitizer a library was built with. A library built with a sanitizer
+ * needs its runtime (the ASan/TSan allocator, shadow memory and interceptors)
+ * in the process, so the runtime refuses ADDRESS or THREAD unless it was built
+ * with the same sanitizer. NONE loads into any runtime: plain code in an
+ * instrumented process is merely unchecked. */
 typedef enum strata_hal_executable_library_sanitizer_e {
   STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_NONE = 0,
   STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_ADDRESS = 1,
   STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_THREAD = 2,
 } strata_hal_executable_library_sanitizer_t;
+
+/* The sanitizer of the code being compiled, for header->sanitizer (and for
+ * the runtime's own side of the check). GCC defines __SANITIZE_*__; clang
+ * answers __has_feature. */
+#if defined(__SANITIZE_ADDRESS__)
+#define STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_BUILD \
+  STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_ADDRESS
+#elif defined(__SANITIZE_THREAD__)
+#define STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_BUILD \
+  STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_THREAD
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_BUILD \
+  STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_ADDRESS
+#elif __has_feature(thread_sanitizer)
+#define STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_BUILD \
+  STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_THREAD
+#endif
+#endif
+#ifndef STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_BUILD
+#define STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_BUILD \
+  STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_NONE
+#endif
 
 /* CPU features a library may require (bits of header->required_features). */
 #define STRATA_HAL_CPU_FEATURE_X86_AVX2 (1ull << 0)
@@ -63,7 +93,8 @@ typedef struct strata_hal_executable_environment_v0_t {
   uint32_t worker_count;  /* processors that may run workgroups at once */
   uint32_t reserved0;
   /* Resolved imports, parallel to the library's import table; NULL entries
-   * for optional imports the host lacks. */
+   * for optional imports the host lacks. NULL during the query call (imports
+   * are resolved after it) and when the library has no imports. */
   const void* const* import_functions;
 } strata_hal_executable_environment_v0_t;
 
@@ -156,10 +187,18 @@ typedef const strata_hal_executable_library_header_t* const* (
  * Layout pins
  *===------------------------------------------------------------------===*/
 
+/* static_assert in C++ and C11; in C99 (which has neither) a typedef of an
+ * array whose size is negative when cond is false. */
 #if defined(__cplusplus)
 #define STRATA_HAL_ABI_ASSERT(cond, msg) static_assert(cond, msg)
-#else
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define STRATA_HAL_ABI_ASSERT(cond, msg) _Static_assert(cond, msg)
+#else
+#define STRATA_HAL_ABI_ASSERT_CAT_(a, b) a##b
+#define STRATA_HAL_ABI_ASSERT_CAT(a, b) STRATA_HAL_ABI_ASSERT_CAT_(a, b)
+#define STRATA_HAL_ABI_ASSERT(cond, msg)                                  \
+  typedef char STRATA_HAL_ABI_ASSERT_CAT(strata_hal_abi_assert_line_,    \
+                                         __LINE__)[(cond) ? 1 : -1]
 #endif
 
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
