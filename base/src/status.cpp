@@ -134,6 +134,17 @@ strata_status_t strata_status_annotate(strata_status_t status,
   return status;
 }
 
+strata_status_t strata_status_clone(strata_status_t status) {
+  if (!status || isStatic(status)) {
+    return status;
+  }
+  strata_status_t copy = strata_make_status(status->code, "%s", status->message);
+  for (size_t i = 0; i < status->annotation_count; ++i) {
+    copy = strata_status_annotate(copy, "%s", status->annotations[i]);
+  }
+  return copy;
+}
+
 const char* strata_status_code_name(strata_status_code_t code) {
   switch (code) {
     case STRATA_STATUS_OK: return "OK";

@@ -77,6 +77,12 @@ strata_status_t strata_status_annotate(strata_status_t status,
 #endif
     ;
 
+/* A new status with the same code, message and annotations (the caller owns
+ * it); NULL for NULL, and statuses that are never freed (deferred, the
+ * out-of-memory fallbacks) are returned as they are. Never fails: when memory
+ * is short the copy may lose its message or annotations, never its code. */
+strata_status_t strata_status_clone(strata_status_t status);
+
 /* Formats "CODE_NAME: message" plus one indented line per annotation into a
  * new NUL-terminated string the caller frees with free(). */
 char* strata_status_to_string(strata_status_t status);
