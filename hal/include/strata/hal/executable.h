@@ -92,7 +92,8 @@ strata_status_t strata_hal_executable_load_static(
 
 /* The name the library was loaded under: the path, name_for_messages (or
  * "<memory>") or the registered name. */
-const char* strata_hal_executable_name(const strata_hal_executable_t* executable);
+const char* strata_hal_executable_name(
+    const strata_hal_executable_t* executable);
 
 /* The library's own name (header->name), or the load name when it has
  * none. */

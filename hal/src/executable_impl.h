@@ -1,0 +1,79 @@
+// executable_impl.h - the layout behind strata_hal_executable_t, for the
+// loaders and for devices, which call exports directly on their hot path.
+#ifndef STRATA_HAL_SRC_EXECUTABLE_IMPL_H_
+#define STRATA_HAL_SRC_EXECUTABLE_IMPL_H_
+
+#include <cstdint>
+
+#include "strata/hal/executable.h"
+
+// Written once by createExecutable and read-only afterwards (except
+// environment.worker_count, see setWorkerCount), so any thread may read it.
+// One allocation holds the record, the resolved import table, the export
+// name table and the copied names.
+struct strata_hal_executable_t {
+  strata_vm_ref_object_t header;  // first: executables are ref objects
+  strata_allocator_t allocator;   // frees this record
+  // The validated library: header->version is 0, exports.count >= 1 and
+  // every exports.ptrs[i] is non-NULL. Owned by the shared object.
+  const strata_hal_executable_library_v0_t* library;
+  // What kernels receive: host CPU features, worker count (default 1) and
+  // the resolved imports (import_functions points into this allocation).
+  strata_hal_executable_environment_v0_t environment;
+  uint32_t export_count;  // library->exports.count, at least 1
+  const strata_hal_executable_dispatch_v0_t* export_ptrs;  // never NULL
+  // NULL when the library gives no attributes.
+  const strata_hal_executable_dispatch_attrs_v0_t* export_attrs;
+  // export_count entries, each non-NULL: the library's name or "export<N>".
+  const char* const* export_names;
+  const char* name;          // load name: path, memory name or static name
+  const char* library_name;  // header->name, else name
+  void* dl_handle;           // dlclose()d on destroy; NULL for static loads
+};
+
+namespace strata::hal {
+
+// Host CPU features as STRATA_HAL_CPU_FEATURE_* bits, detected once.
+uint64_t hostCpuFeatures();
+
+// The sanitizer this runtime was built with
+// (STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_*).
+uint32_t runtimeSanitizer();
+
+// Queries and validates a library and wraps it in a new executable. name
+// (borrowed, copied) names the library in messages. dl_handle (may be NULL)
+// is owned from the call on: the executable dlclose()s it when destroyed,
+// and this function does so on failure.
+strata_status_t createExecutable(const char* name,
+                                 strata_hal_executable_library_query_fn_t query,
+                                 void* dl_handle, strata_allocator_t allocator,
+                                 strata_hal_executable_t** out_executable);
+
+// Checks a dispatch of export ordinal against the export's attrs before the
+// device records or runs it: the ordinal is in range; the binding and
+// constant counts equal the attrs' (an export without attrs takes neither);
+// and, when workgroup_size (3 entries) is given, it matches any fixed
+// workgroup size in the attrs. Messages name the export and both numbers.
+strata_status_t validateDispatch(const strata_hal_executable_t* executable,
+                                 uint32_t ordinal, uint32_t binding_count,
+                                 uint32_t constant_count,
+                                 const uint32_t* workgroup_size = nullptr);
+
+// The function of export ordinal; ordinal must have passed validateDispatch.
+inline strata_hal_executable_dispatch_v0_t exportFunction(
+    const strata_hal_executable_t* executable, uint32_t ordinal) {
+  return executable->export_ptrs[ordinal];
+}
+
+// Sets the worker count kernels see (processor_id < worker_count). Call it
+// before the executable is first dispatched, e.g. when a device adopts it; a
+// device that shares an executable with another device of a different size
+// passes kernels its own copy of the environment instead.
+inline void setWorkerCount(strata_hal_executable_t* executable,
+                           uint32_t worker_count) {
+  executable->environment.worker_count = worker_count ? worker_count : 1;
+}
+
+}  // namespace strata::hal
+
+#endif  // STRATA_HAL_SRC_EXECUTABLE_IMPL_H_
