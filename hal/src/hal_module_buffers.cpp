@@ -1,0 +1,283 @@
+// hal_module_buffers.cpp - the hal module's buffer and buffer_view exports
+// (documented in the table at the top of hal_module.cpp).
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "hal_module_impl.h"
+
+namespace strata::hal {
+namespace {
+
+// Checks a load/store width.
+strata_status_t checkWidth(const Call& call, size_t slot, int32_t width) {
+  if (width == 1 || width == 2 || width == 4) {
+    return nullptr;
+  }
+  return call.fail(STRATA_STATUS_INVALID_ARGUMENT,
+                   "argument %zu (byte width) is %d; it must be 1, 2 or 4",
+                   slot, width);
+}
+
+// The text of a message argument: a vm.buffer, or "" when null or not one.
+struct Text {
+  const char* data = "";
+  int length = 0;
+};
+Text messageText(const Call& call, size_t slot) {
+  Text text;
+  strata_vm_buffer_t* buffer = strata_vm_buffer_from_ref(call.rawRef(slot));
+  if (buffer) {
+    text.data = reinterpret_cast<const char*>(strata_vm_buffer_data(buffer));
+    size_t length = strata_vm_buffer_length(buffer);
+    text.length = static_cast<int>(length > 4096 ? 4096 : length);
+  }
+  return text;
+}
+
+// printf-appends to out[capacity], tracking *used; truncates silently.
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+void appendf(char* out, size_t capacity, size_t* used, const char* format,
+             ...) {
+  if (*used >= capacity) {
+    return;
+  }
+  va_list args;
+  va_start(args, format);
+  int n = std::vsnprintf(out + *used, capacity - *used, format, args);
+  va_end(args);
+  *used += n > 0 ? static_cast<size_t>(n) : 0;
+}
+
+// Writes "tensor<2x3xf32>" for a shape and element type to out.
+void formatTensorType(char* out, size_t capacity, const int64_t* dims,
+                      size_t rank, strata_hal_element_type_t type) {
+  size_t used = 0;
+  out[0] = '\0';
+  appendf(out, capacity, &used, "tensor<");
+  for (size_t i = 0; i < rank; ++i) {
+    appendf(out, capacity, &used, "%lldx", static_cast<long long>(dims[i]));
+  }
+  const char* name = strata_hal_element_type_name(type);
+  if (name) {
+    appendf(out, capacity, &used, "%s>", name);
+  } else {
+    appendf(out, capacity, &used, "type0x%08x>", static_cast<unsigned>(type));
+  }
+}
+
+// Reads a dims span (count at `slot`, then the dims) into dims[].
+strata_status_t readDims(const Call& call, size_t slot, int64_t* dims,
+                         size_t* out_rank) {
+  size_t rank = call.spanCount(slot);
+  if (rank > STRATA_HAL_MAX_RANK) {
+    return call.fail(STRATA_STATUS_OUT_OF_RANGE,
+                     "rank %zu exceeds the maximum of %d", rank,
+                     STRATA_HAL_MAX_RANK);
+  }
+  for (size_t i = 0; i < rank; ++i) {
+    dims[i] = call.i64(slot + 1 + i);
+  }
+  *out_rank = rank;
+  return nullptr;
+}
+
+strata_status_t checkEncoding(const Call& call, size_t slot) {
+  if (call.i32(slot) == 0) {
+    return nullptr;
+  }
+  return call.fail(STRATA_STATUS_UNIMPLEMENTED,
+                   "argument %zu (encoding) is %d; only 0 (dense row-major) "
+                   "is supported",
+                   slot, call.i32(slot));
+}
+
+}  // namespace
+
+strata_status_t bufferLength(const Call& call) {
+  strata_hal_buffer_t* buffer = nullptr;
+  STRATA_RETURN_IF_ERROR(call.ref(0, "buffer", &buffer));
+  call.setI64(0, static_cast<int64_t>(strata_hal_buffer_length(buffer)));
+  return nullptr;
+}
+
+strata_status_t bufferSubspan(const Call& call) {
+  strata_hal_buffer_t* buffer = nullptr;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  STRATA_RETURN_IF_ERROR(call.ref(0, "buffer", &buffer));
+  STRATA_RETURN_IF_ERROR(call.size(1, "offset", &offset));
+  STRATA_RETURN_IF_ERROR(call.size(2, "length", &length));
+  strata_hal_buffer_t* span = nullptr;
+  STRATA_RETURN_IF_ERROR(strata_hal_buffer_subspan(
+      buffer, offset, length, call.contextAllocator(), &span));
+  call.setRef(0, strata_hal_buffer_as_ref(span));
+  return nullptr;
+}
+
+strata_status_t bufferLoad(const Call& call) {
+  strata_hal_buffer_t* buffer = nullptr;
+  uint64_t offset = 0;
+  int32_t width = call.i32(2);
+  STRATA_RETURN_IF_ERROR(call.ref(0, "buffer", &buffer));
+  STRATA_RETURN_IF_ERROR(call.size(1, "offset", &offset));
+  STRATA_RETURN_IF_ERROR(checkWidth(call, 2, width));
+  uint8_t* ptr = nullptr;
+  STRATA_RETURN_IF_ERROR(strata_hal_buffer_map(buffer, offset, width, &ptr));
+  uint32_t value = 0;
+  for (int32_t i = 0; i < width; ++i) {
+    value |= static_cast<uint32_t>(ptr[i]) << (8 * i);
+  }
+  call.setI32(0, static_cast<int32_t>(value));
+  return nullptr;
+}
+
+strata_status_t bufferStore(const Call& call) {
+  uint32_t value = static_cast<uint32_t>(call.i32(0));
+  strata_hal_buffer_t* buffer = nullptr;
+  uint64_t offset = 0;
+  int32_t width = call.i32(3);
+  STRATA_RETURN_IF_ERROR(call.ref(1, "buffer", &buffer));
+  STRATA_RETURN_IF_ERROR(call.size(2, "offset", &offset));
+  STRATA_RETURN_IF_ERROR(checkWidth(call, 3, width));
+  uint8_t* ptr = nullptr;
+  STRATA_RETURN_IF_ERROR(strata_hal_buffer_map(buffer, offset, width, &ptr));
+  for (int32_t i = 0; i < width; ++i) {
+    ptr[i] = static_cast<uint8_t>(value >> (8 * i));
+  }
+  return nullptr;
+}
+
+strata_status_t bufferAssert(const Call& call) {
+  strata_vm_buffer_t* message = nullptr;
+  uint64_t minimum = 0;
+  STRATA_RETURN_IF_ERROR(call.ref(1, "message", &message));
+  STRATA_RETURN_IF_ERROR(call.size(2, "minimum length", &minimum));
+  Text text = messageText(call, 1);
+  strata_vm_ref_object_t* ref = call.rawRef(0);
+  strata_hal_buffer_t* buffer = strata_hal_buffer_from_ref(ref);
+  if (!buffer) {
+    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                              "%.*s: expected a hal.buffer, got %s%s",
+                              text.length, text.data, refArticle(ref),
+                              refTypeName(ref));
+  }
+  uint64_t length = strata_hal_buffer_length(buffer);
+  if (length < minimum) {
+    return strata_make_status(
+        STRATA_STATUS_INVALID_ARGUMENT,
+        "%.*s: expected a hal.buffer of at least %llu bytes, got %llu bytes",
+        text.length, text.data, static_cast<unsigned long long>(minimum),
+        static_cast<unsigned long long>(length));
+  }
+  return nullptr;
+}
+
+strata_status_t bufferViewCreate(const Call& call) {
+  strata_hal_buffer_t* buffer = nullptr;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  STRATA_RETURN_IF_ERROR(call.ref(0, "buffer", &buffer));
+  STRATA_RETURN_IF_ERROR(call.size(1, "offset", &offset));
+  STRATA_RETURN_IF_ERROR(call.size(2, "length", &length));
+  auto element_type = static_cast<strata_hal_element_type_t>(call.i32(3));
+  STRATA_RETURN_IF_ERROR(checkEncoding(call, 4));
+  int64_t dims[STRATA_HAL_MAX_RANK];
+  size_t rank = 0;
+  STRATA_RETURN_IF_ERROR(readDims(call, 5, dims, &rank));
+  for (size_t i = 0; i < rank; ++i) {
+    if (dims[i] < 0) {
+      return call.fail(STRATA_STATUS_INVALID_ARGUMENT,
+                       "dim %zu is %lld; dims must not be negative", i,
+                       static_cast<long long>(dims[i]));
+    }
+  }
+  // A view of the whole buffer needs no subspan object.
+  vm::Ref<strata_hal_buffer_t> source = vm::retainRef(buffer);
+  if (offset != 0 || length != strata_hal_buffer_length(buffer)) {
+    STRATA_RETURN_IF_ERROR(strata_hal_buffer_subspan(
+        buffer, offset, length, call.contextAllocator(), source.out()));
+  }
+  strata_hal_buffer_view_t* view = nullptr;
+  STRATA_RETURN_IF_ERROR(strata_hal_buffer_view_create(
+      source.get(), dims, rank, element_type, call.contextAllocator(),
+      &view));
+  call.setRef(0, strata_hal_buffer_view_as_ref(view));
+  return nullptr;
+}
+
+strata_status_t bufferViewAssert(const Call& call) {
+  strata_vm_buffer_t* message = nullptr;
+  STRATA_RETURN_IF_ERROR(call.ref(1, "message", &message));
+  auto element_type = static_cast<strata_hal_element_type_t>(call.i32(2));
+  STRATA_RETURN_IF_ERROR(checkEncoding(call, 3));
+  int64_t dims[STRATA_HAL_MAX_RANK];
+  size_t rank = 0;
+  STRATA_RETURN_IF_ERROR(readDims(call, 4, dims, &rank));
+
+  strata_vm_ref_object_t* ref = call.rawRef(0);
+  strata_hal_buffer_view_t* view = strata_hal_buffer_view_from_ref(ref);
+  if (view && strata_hal_buffer_view_element_type(view) == element_type &&
+      strata_hal_buffer_view_rank(view) == rank &&
+      std::memcmp(strata_hal_buffer_view_shape(view), dims,
+                  rank * sizeof(int64_t)) == 0) {
+    return nullptr;
+  }
+  char expected[320];
+  formatTensorType(expected, sizeof(expected), dims, rank, element_type);
+  char actual[320];
+  if (view) {
+    formatTensorType(actual, sizeof(actual), strata_hal_buffer_view_shape(view),
+                     strata_hal_buffer_view_rank(view),
+                     strata_hal_buffer_view_element_type(view));
+  } else {
+    std::snprintf(actual, sizeof(actual), "%s%s", refArticle(ref),
+                  refTypeName(ref));
+  }
+  Text text = messageText(call, 1);
+  return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                            "%.*s: expected %s, got %s", text.length,
+                            text.data, expected, actual);
+}
+
+strata_status_t bufferViewBuffer(const Call& call) {
+  strata_hal_buffer_view_t* view = nullptr;
+  STRATA_RETURN_IF_ERROR(call.ref(0, "view", &view));
+  strata_hal_buffer_t* buffer = strata_hal_buffer_view_buffer(view);
+  strata_hal_buffer_retain(buffer);
+  call.setRef(0, strata_hal_buffer_as_ref(buffer));
+  return nullptr;
+}
+
+strata_status_t bufferViewElementType(const Call& call) {
+  strata_hal_buffer_view_t* view = nullptr;
+  STRATA_RETURN_IF_ERROR(call.ref(0, "view", &view));
+  call.setI32(0,
+              static_cast<int32_t>(strata_hal_buffer_view_element_type(view)));
+  return nullptr;
+}
+
+strata_status_t bufferViewRank(const Call& call) {
+  strata_hal_buffer_view_t* view = nullptr;
+  STRATA_RETURN_IF_ERROR(call.ref(0, "view", &view));
+  call.setI32(0, static_cast<int32_t>(strata_hal_buffer_view_rank(view)));
+  return nullptr;
+}
+
+strata_status_t bufferViewDim(const Call& call) {
+  strata_hal_buffer_view_t* view = nullptr;
+  STRATA_RETURN_IF_ERROR(call.ref(0, "view", &view));
+  int32_t index = call.i32(1);
+  size_t rank = strata_hal_buffer_view_rank(view);
+  if (index < 0 || static_cast<size_t>(index) >= rank) {
+    return call.fail(STRATA_STATUS_OUT_OF_RANGE,
+                     "dim index %d is out of range for a view of rank %zu",
+                     index, rank);
+  }
+  call.setI64(0, strata_hal_buffer_view_dim(view, static_cast<size_t>(index)));
+  return nullptr;
+}
+
+}  // namespace strata::hal

@@ -1,0 +1,116 @@
+// hal_module_fences.cpp - the hal module's fence exports, including
+// fence.await, which suspends the invocation while its fences are pending
+// (documented in the table at the top of hal_module.cpp).
+#include <cstdint>
+
+#include "hal_module_impl.h"
+
+namespace strata::hal {
+namespace {
+
+// Milliseconds to an absolute deadline; negative means none.
+int64_t deadlineAfterMs(int32_t timeout_ms) {
+  if (timeout_ms < 0) {
+    return STRATA_HAL_INFINITE_FUTURE;
+  }
+  return strata_hal_deadline_after_ns(int64_t{timeout_ms} * 1000000);
+}
+
+}  // namespace
+
+strata_status_t fenceCreate(const Call& call) {
+  strata_hal_device_t* device = nullptr;
+  STRATA_RETURN_IF_ERROR(call.ref(0, "device", &device));
+  strata_hal_fence_t* fence = nullptr;
+  STRATA_RETURN_IF_ERROR(strata_hal_fence_create_pending(
+      strata_hal_device_allocator(device), &fence));
+  call.setRef(0, strata_hal_fence_as_ref(fence));
+  return nullptr;
+}
+
+strata_status_t fenceJoin(const Call& call) {
+  strata_hal_fence_t* fences[kMaxSpanRefs];
+  size_t count = 0;
+  STRATA_RETURN_IF_ERROR(gatherSpan(call, 1, call.spanCount(0), "fences",
+                                    /*skip_null=*/true, fences, &count));
+  strata_hal_fence_t* joined = nullptr;
+  STRATA_RETURN_IF_ERROR(strata_hal_fence_join(fences, count,
+                                               call.contextAllocator(),
+                                               &joined));
+  call.setRef(0, strata_hal_fence_as_ref(joined));
+  return nullptr;
+}
+
+strata_status_t fenceQuery(const Call& call) {
+  strata_hal_fence_t* fence = nullptr;
+  STRATA_RETURN_IF_ERROR(call.ref(0, "fence", &fence));
+  int reached = 0;
+  strata_status_t failure = strata_hal_fence_query(fence, &reached);
+  if (failure) {
+    call.setI32(0, static_cast<int32_t>(strata_status_code(failure)));
+    strata_status_free(failure);
+  } else {
+    call.setI32(0, reached ? 0 : kFencePending);
+  }
+  return nullptr;
+}
+
+strata_status_t fenceSignal(const Call& call) {
+  strata_hal_fence_t* fence = nullptr;
+  STRATA_RETURN_IF_ERROR(call.ref(0, "fence", &fence));
+  return strata_hal_fence_signal(fence);
+}
+
+strata_status_t fenceFail(const Call& call) {
+  strata_hal_fence_t* fence = nullptr;
+  STRATA_RETURN_IF_ERROR(call.ref(0, "fence", &fence));
+  int32_t code = call.i32(1);
+  if (code <= STRATA_STATUS_OK || code > STRATA_STATUS_DATA_LOSS) {
+    return call.fail(STRATA_STATUS_INVALID_ARGUMENT,
+                     "argument 1 (status code) is %d; it must be a failure "
+                     "code, 1 to %d",
+                     code, STRATA_STATUS_DATA_LOSS);
+  }
+  strata_hal_fence_fail(
+      fence, strata_make_status(static_cast<strata_status_code_t>(code),
+                                "fence failed by hal.fence.fail"));
+  return nullptr;
+}
+
+// Every fence is queried on each run: a failure anywhere fails the call, all
+// reached answers 0. Otherwise the call defers on the first pending fence
+// (borrowed: the caller's registers keep it alive while the invocation is
+// suspended) and runs again when it resolves or the deadline passes. With
+// several pending fences the timeout restarts each time one resolves; the
+// compiler joins fences with fence.join when it needs one deadline.
+strata_status_t fenceAwait(const Call& call) {
+  int32_t timeout_ms = call.i32(0);
+  strata_hal_fence_t* fences[kMaxSpanRefs];
+  size_t count = 0;
+  STRATA_RETURN_IF_ERROR(gatherSpan(call, 2, call.spanCount(1), "fences",
+                                    /*skip_null=*/true, fences, &count));
+  strata_hal_fence_t* pending = nullptr;
+  for (size_t i = 0; i < count; ++i) {
+    int reached = 0;
+    STRATA_RETURN_IF_ERROR(strata_hal_fence_query(fences[i], &reached));
+    if (!reached && !pending) {
+      pending = fences[i];
+    }
+  }
+  if (!pending) {
+    call.setI32(0, 0);
+    return nullptr;
+  }
+  strata_vm_native_call_t* native_call = call.nativeCall();
+  if (timeout_ms == 0 ||
+      (native_call && strata_vm_native_call_timed_out(native_call))) {
+    call.setI32(0, STRATA_STATUS_DEADLINE_EXCEEDED);
+    return nullptr;
+  }
+  strata_vm_native_call_set_wait(
+      native_call,
+      strata_hal_fence_make_vm_wait(pending, deadlineAfterMs(timeout_ms)));
+  return strata_status_deferred();
+}
+
+}  // namespace strata::hal
