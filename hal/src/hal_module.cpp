@@ -132,9 +132,9 @@ strata_status_t createAllocatorRef(strata_hal_device_t* device,
                                    strata_allocator_t allocator,
                                    strata_hal_allocator_ref_t** out_ref) {
   *out_ref = nullptr;
-  void* memory = strata_allocator_alloc(
-      allocator, sizeof(strata_hal_allocator_ref_t),
-      alignof(strata_hal_allocator_ref_t));
+  void* memory =
+      strata_allocator_alloc(allocator, sizeof(strata_hal_allocator_ref_t),
+                             alignof(strata_hal_allocator_ref_t));
   if (!memory) {
     return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
                               "out of memory creating a hal.allocator");
@@ -283,8 +283,7 @@ strata_status_t Call::fail(strata_status_code_t code, const char* format,
 }
 
 strata_status_t Call::typedRef(size_t slot, const char* what,
-                               const strata_vm_ref_type_t* type,
-                               bool nullable,
+                               const strata_vm_ref_type_t* type, bool nullable,
                                strata_vm_ref_object_t** out) const {
   strata_vm_ref_object_t* ref = args_[slot].ref;
   *out = nullptr;
@@ -298,8 +297,7 @@ strata_status_t Call::typedRef(size_t slot, const char* what,
               refTypeName(ref));
 }
 
-strata_status_t Call::size(size_t slot, const char* what,
-                           uint64_t* out) const {
+strata_status_t Call::size(size_t slot, const char* what, uint64_t* out) const {
   int64_t value = args_[slot].i64;
   if (value < 0) {
     return fail(STRATA_STATUS_INVALID_ARGUMENT,
@@ -379,15 +377,15 @@ void destroyModule(void* self) {
 }
 
 const strata_vm_native_module_descriptor_t kDescriptor = {
-    "hal",
-    STRATA_HAL_MODULE_VERSION,
-    nullptr,
-    0,
-    kFunctions,
-    sizeof(kFunctions) / sizeof(kFunctions[0]),
-    createState,
-    destroyState,
-    destroyModule,
+    "hal",                                       // name
+    STRATA_HAL_MODULE_VERSION,                   // version
+    nullptr,                                     // dependencies
+    0,                                           // dependency_count
+    kFunctions,                                  // functions
+    sizeof(kFunctions) / sizeof(kFunctions[0]),  // function_count
+    createState,                                 // create_state
+    destroyState,                                // destroy_state
+    destroyModule,                               // destroy
 };
 
 }  // namespace
@@ -399,10 +397,10 @@ extern "C" {
 
 strata_status_t strata_hal_register_types(strata_vm_instance_t* instance) {
   const strata_vm_ref_type_t* types[] = {
-      strata_hal_buffer_type(),         strata_hal_buffer_view_type(),
-      strata_hal_device_type(),         allocatorRefType(),
-      strata_hal_executable_type(),     strata_hal_command_buffer_type(),
-      strata_hal_semaphore_type(),      strata_hal_fence_type(),
+      strata_hal_buffer_type(),     strata_hal_buffer_view_type(),
+      strata_hal_device_type(),     allocatorRefType(),
+      strata_hal_executable_type(), strata_hal_command_buffer_type(),
+      strata_hal_semaphore_type(),  strata_hal_fence_type(),
   };
   for (const strata_vm_ref_type_t* type : types) {
     STRATA_RETURN_IF_ERROR(strata_vm_instance_register_type(instance, type));

@@ -159,10 +159,9 @@ strata_status_t bufferAssert(const Call& call) {
   strata_vm_ref_object_t* ref = call.rawRef(0);
   strata_hal_buffer_t* buffer = strata_hal_buffer_from_ref(ref);
   if (!buffer) {
-    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
-                              "%.*s: expected a hal.buffer, got %s%s",
-                              text.length, text.data, refArticle(ref),
-                              refTypeName(ref));
+    return strata_make_status(
+        STRATA_STATUS_INVALID_ARGUMENT, "%.*s: expected a hal.buffer, got %s%s",
+        text.length, text.data, refArticle(ref), refTypeName(ref));
   }
   uint64_t length = strata_hal_buffer_length(buffer);
   if (length < minimum) {
@@ -202,8 +201,7 @@ strata_status_t bufferViewCreate(const Call& call) {
   }
   strata_hal_buffer_view_t* view = nullptr;
   STRATA_RETURN_IF_ERROR(strata_hal_buffer_view_create(
-      source.get(), dims, rank, element_type, call.contextAllocator(),
-      &view));
+      source.get(), dims, rank, element_type, call.contextAllocator(), &view));
   call.setRef(0, strata_hal_buffer_view_as_ref(view));
   return nullptr;
 }
@@ -238,8 +236,8 @@ strata_status_t bufferViewAssert(const Call& call) {
   }
   Text text = messageText(call, 1);
   return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
-                            "%.*s: expected %s, got %s", text.length,
-                            text.data, expected, actual);
+                            "%.*s: expected %s, got %s", text.length, text.data,
+                            expected, actual);
 }
 
 strata_status_t bufferViewBuffer(const Call& call) {

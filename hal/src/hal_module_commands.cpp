@@ -37,8 +37,8 @@ strata_status_t count32(const Call& call, size_t slot, const char* what,
 }
 
 // Loads the library registered under the name in `name` (a vm.buffer).
-strata_status_t loadStatic(const Call& call, const uint8_t* name,
-                           size_t length, strata_allocator_t allocator,
+strata_status_t loadStatic(const Call& call, const uint8_t* name, size_t length,
+                           strata_allocator_t allocator,
                            strata_hal_executable_t** out) {
   char copy[256];
   if (length >= sizeof(copy) || std::memchr(name, 0, length)) {
@@ -197,9 +197,9 @@ strata_status_t commandBufferFillBuffer(const Call& call) {
                      "argument 5 (pattern size) is %d; it must be 1, 2 or 4",
                      pattern_size);
   }
-  return strata_hal_command_buffer_fill(
-      command_buffer, target, offset, length,
-      static_cast<uint32_t>(call.i32(4)), static_cast<size_t>(pattern_size));
+  return strata_hal_command_buffer_fill(command_buffer, target, offset, length,
+                                        static_cast<uint32_t>(call.i32(4)),
+                                        static_cast<size_t>(pattern_size));
 }
 
 strata_status_t commandBufferCopyBuffer(const Call& call) {

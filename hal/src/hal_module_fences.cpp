@@ -34,9 +34,8 @@ strata_status_t fenceJoin(const Call& call) {
   STRATA_RETURN_IF_ERROR(gatherSpan(call, 1, call.spanCount(0), "fences",
                                     /*skip_null=*/true, fences, &count));
   strata_hal_fence_t* joined = nullptr;
-  STRATA_RETURN_IF_ERROR(strata_hal_fence_join(fences, count,
-                                               call.contextAllocator(),
-                                               &joined));
+  STRATA_RETURN_IF_ERROR(
+      strata_hal_fence_join(fences, count, call.contextAllocator(), &joined));
   call.setRef(0, strata_hal_fence_as_ref(joined));
   return nullptr;
 }

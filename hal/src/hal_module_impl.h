@@ -56,8 +56,8 @@ struct HalModule {
 struct HalState {
   strata_allocator_t allocator;  // the context's; frees this record
   size_t device_count;
-  strata_hal_device_t** devices;             // retained; trails this record
-  strata_hal_allocator_ref_t** allocators;   // retained; trails this record
+  strata_hal_device_t** devices;            // retained; trails this record
+  strata_hal_allocator_ref_t** allocators;  // retained; trails this record
 };
 
 /// Fence.query's answer for a fence that is neither reached nor failed.
@@ -77,9 +77,8 @@ inline constexpr size_t kMaxSpanRefs = 64;
 ///   hal.buffer, got a vm.list
 class Call {
  public:
-  Call(strata_vm_native_call_t* call, strata_vm_native_fn_t fn,
-       HalState* state, const strata_vm_value_t* args,
-       strata_vm_value_t* results)
+  Call(strata_vm_native_call_t* call, strata_vm_native_fn_t fn, HalState* state,
+       const strata_vm_value_t* args, strata_vm_value_t* results)
       : call_(call), fn_(fn), state_(state), args_(args), results_(results) {}
 
   HalState& state() const { return *state_; }
