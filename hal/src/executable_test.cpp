@@ -295,479 +295,483 @@ struct CountingAllocator {
 
 TEST_SUITE("hal.executable") {
 
-  TEST_CASE("loads the sample kernels from a path with names, tags and attrs") {
-    Executable executable;
-    REQUIRE(consume(loadFile(kSamplePath, executable)) == "OK");
-    const strata_hal_executable_t* e = executable.ptr;
-    CHECK(strata_vm_ref_count(&e->header) == 1);
-    CHECK(std::string(strata_hal_executable_name(e)) == kSamplePath);
-    CHECK(std::string(strata_hal_executable_library_name(e)) ==
-          "sample_kernels");
-    REQUIRE(strata_hal_executable_export_count(e) == 4);
-    const char* names[] = {"add_f32", "mul_f32", "matmul_f32", "fail_always"};
-    for (uint32_t i = 0; i < 4; ++i) {
-      CHECK(std::string(strata_hal_executable_export_name(e, i)) == names[i]);
-      CHECK(lookup(e, names[i]) == i);
-    }
-    CHECK(strata_hal_executable_export_name(e, 4) == nullptr);
-    CHECK(std::string(strata_hal_executable_export_tag(e, 2)) ==
-          "sample:matmul:tile8x8");
-    CHECK(strata_hal_executable_export_tag(e, 4) == nullptr);
-    const strata_hal_executable_dispatch_attrs_v0_t* attrs =
-        strata_hal_executable_export_attrs(e, 2);
-    REQUIRE(attrs != nullptr);
-    CHECK(attrs->binding_count == 3);
-    CHECK(attrs->constant_count == 3);
-    CHECK(attrs->workgroup_size_x == 8);
-    CHECK(attrs->workgroup_size_y == 8);
-    CHECK(strata_hal_executable_export_attrs(e, 0)->constant_count == 1);
-    CHECK(strata_hal_executable_export_attrs(e, 4) == nullptr);
-    CHECK(loadedPath(e) == kSamplePath);
+TEST_CASE("loads the sample kernels from a path with names, tags and attrs") {
+  Executable executable;
+  REQUIRE(consume(loadFile(kSamplePath, executable)) == "OK");
+  const strata_hal_executable_t* e = executable.ptr;
+  CHECK(strata_vm_ref_count(&e->header) == 1);
+  CHECK(std::string(strata_hal_executable_name(e)) == kSamplePath);
+  CHECK(std::string(strata_hal_executable_library_name(e)) ==
+        "sample_kernels");
+  REQUIRE(strata_hal_executable_export_count(e) == 4);
+  const char* names[] = {"add_f32", "mul_f32", "matmul_f32", "fail_always"};
+  for (uint32_t i = 0; i < 4; ++i) {
+    CHECK(std::string(strata_hal_executable_export_name(e, i)) == names[i]);
+    CHECK(lookup(e, names[i]) == i);
   }
+  CHECK(strata_hal_executable_export_name(e, 4) == nullptr);
+  CHECK(std::string(strata_hal_executable_export_tag(e, 2)) ==
+        "sample:matmul:tile8x8");
+  CHECK(strata_hal_executable_export_tag(e, 4) == nullptr);
+  const strata_hal_executable_dispatch_attrs_v0_t* attrs =
+      strata_hal_executable_export_attrs(e, 2);
+  REQUIRE(attrs != nullptr);
+  CHECK(attrs->binding_count == 3);
+  CHECK(attrs->constant_count == 3);
+  CHECK(attrs->workgroup_size_x == 8);
+  CHECK(attrs->workgroup_size_y == 8);
+  CHECK(strata_hal_executable_export_attrs(e, 0)->constant_count == 1);
+  CHECK(strata_hal_executable_export_attrs(e, 4) == nullptr);
+  CHECK(loadedPath(e) == kSamplePath);
+  // Only the query function is visible; the kernels are reached through it.
+  CHECK(dlsym(e->dl_handle, STRATA_HAL_EXECUTABLE_LIBRARY_QUERY_SYMBOL) !=
+        nullptr);
+  CHECK(dlsym(e->dl_handle, "add_f32") == nullptr);
+}
 
-  TEST_CASE("is a hal.executable ref object") {
-    Executable executable;
-    REQUIRE(consume(loadFile(kSamplePath, executable)) == "OK");
-    const strata_vm_ref_type_t* type = strata_hal_executable_type();
-    CHECK(std::string(type->name) == "hal.executable");
-    strata_vm_ref_object_t* ref = strata_hal_executable_as_ref(executable.ptr);
-    CHECK(strata_vm_ref_isa(ref, type));
-    CHECK(strata_hal_executable_from_ref(ref) == executable.ptr);
-    CHECK(strata_hal_executable_from_ref(nullptr) == nullptr);
-    strata_hal_executable_retain(executable.ptr);
-    CHECK(strata_vm_ref_count(ref) == 2);
-    strata_hal_executable_release(executable.ptr);
-    CHECK(strata_vm_ref_count(ref) == 1);
+TEST_CASE("is a hal.executable ref object") {
+  Executable executable;
+  REQUIRE(consume(loadFile(kSamplePath, executable)) == "OK");
+  const strata_vm_ref_type_t* type = strata_hal_executable_type();
+  CHECK(std::string(type->name) == "hal.executable");
+  strata_vm_ref_object_t* ref = strata_hal_executable_as_ref(executable.ptr);
+  CHECK(strata_vm_ref_isa(ref, type));
+  CHECK(strata_hal_executable_from_ref(ref) == executable.ptr);
+  CHECK(strata_hal_executable_from_ref(nullptr) == nullptr);
+  strata_hal_executable_retain(executable.ptr);
+  CHECK(strata_vm_ref_count(ref) == 2);
+  strata_hal_executable_release(executable.ptr);
+  CHECK(strata_vm_ref_count(ref) == 1);
+}
+
+TEST_CASE("a missing path is NOT_FOUND and names the path") {
+  Executable executable;
+  std::string text =
+      consume(loadFile("/nonexistent/strata/kernels.so", executable));
+  CHECK(text.rfind("NOT_FOUND: ", 0) == 0);
+  CHECK(text.find("/nonexistent/strata/kernels.so") != std::string::npos);
+  CHECK(executable.ptr == nullptr);
+}
+
+TEST_CASE("loads from memory through /proc/self/fd and creates no file") {
+  std::vector<uint8_t> bytes = readFile(kSamplePath);
+  long tmp_before = countEntries("/tmp");
+  long cwd_before = countEntries(".");
+  long fds_before = countEntries("/proc/self/fd");
+  Executable executable;
+  REQUIRE(consume(strata_hal_executable_load_memory(
+              bytes.data(), bytes.size(), "sample_kernels.so",
+              strata_allocator_system(), executable.out())) == "OK");
+  // No temp file, and the memfd is closed once the library is mapped.
+  CHECK(countEntries("/tmp") == tmp_before);
+  CHECK(countEntries(".") == cwd_before);
+  CHECK(countEntries("/proc/self/fd") == fds_before);
+  std::string path = loadedPath(executable.ptr);
+  CHECK(path.rfind("/proc/self/fd/", 0) == 0);
+  int fd = atoi(path.c_str() + strlen("/proc/self/fd/"));
+  char link[256] = {};
+  std::string fd_link = "/proc/self/fd/" + std::to_string(fd);
+  ssize_t link_length = readlink(fd_link.c_str(), link, sizeof(link) - 1);
+  // Either closed, or reused by something that is not our memfd.
+  CHECK((link_length < 0 || std::string(link).find("memfd:sample_kernels") ==
+                                std::string::npos));
+  CHECK(std::string(strata_hal_executable_name(executable.ptr)) ==
+        "sample_kernels.so");
+  CHECK(std::string(strata_hal_executable_library_name(executable.ptr)) ==
+        "sample_kernels");
+  // The bytes may go away: the library lives in its own mapping.
+  std::fill(bytes.begin(), bytes.end(), 0);
+  checkElementwise(executable.ptr, 100);
+}
+
+TEST_CASE("live memory loads of different libraries stay distinct") {
+  // The memfd of the first load is closed, so the second one usually gets
+  // the same descriptor number and path; it must still load its own bytes.
+  Executable first, second, third;
+  REQUIRE(consume(loadMemory(kSamplePath, "first", first)) == "OK");
+  REQUIRE(consume(loadMemory(badPath("minimal"), "second", second)) == "OK");
+  REQUIRE(consume(loadMemory(kSamplePath, "third", third)) == "OK");
+  CHECK(std::string(strata_hal_executable_library_name(first.ptr)) ==
+        "sample_kernels");
+  CHECK(std::string(strata_hal_executable_library_name(second.ptr)) ==
+        "bad_minimal");
+  CHECK(std::string(strata_hal_executable_library_name(third.ptr)) ==
+        "sample_kernels");
+  CHECK(strata_hal_executable_export_count(second.ptr) == 2);
+  // Same bytes, yet two independent mappings.
+  CHECK(first.ptr->dl_handle != third.ptr->dl_handle);
+  CHECK(first.ptr->library != third.ptr->library);
+  CHECK(loadedPath(first.ptr) != loadedPath(second.ptr));
+  CHECK(loadedPath(second.ptr) != loadedPath(third.ptr));
+  checkElementwise(third.ptr, 7);
+}
+
+TEST_CASE("garbage bytes from memory fail with the dlopen error") {
+  std::vector<uint8_t> garbage(4096);
+  for (size_t i = 0; i < garbage.size(); ++i) {
+    garbage[i] = static_cast<uint8_t>(i * 131 + 7);
   }
+  long fds_before = countEntries("/proc/self/fd");
+  Executable executable;
+  std::string text = consume(strata_hal_executable_load_memory(
+      garbage.data(), garbage.size(), "garbage.so", strata_allocator_system(),
+      executable.out()));
+  CHECK(text.rfind("INVALID_ARGUMENT: cannot load library 'garbage.so' from "
+                   "memory (4096 bytes): ",
+                   0) == 0);
+  CHECK(text.find("ELF") != std::string::npos);  // dlopen's own words
+  CHECK(executable.ptr == nullptr);
+  CHECK(countEntries("/proc/self/fd") == fds_before);
 
-  TEST_CASE("a missing path is NOT_FOUND and names the path") {
-    Executable executable;
-    std::string text =
-        consume(loadFile("/nonexistent/strata/kernels.so", executable));
-    CHECK(text.rfind("NOT_FOUND: ", 0) == 0);
-    CHECK(text.find("/nonexistent/strata/kernels.so") != std::string::npos);
-    CHECK(executable.ptr == nullptr);
-  }
+  // A truncated library is refused the same way.
+  std::vector<uint8_t> bytes = readFile(kSamplePath);
+  text = consume(strata_hal_executable_load_memory(bytes.data(), 200, nullptr,
+                                                   strata_allocator_system(),
+                                                   executable.out()));
+  CHECK(text.rfind("INVALID_ARGUMENT: cannot load library '<memory>'", 0) ==
+        0);
+  text = consume(strata_hal_executable_load_memory(
+      bytes.data(), 0, "empty", strata_allocator_system(), executable.out()));
+  CHECK(text.find("'empty' from memory: it is empty") != std::string::npos);
+}
 
-  TEST_CASE("loads from memory through /proc/self/fd and creates no file") {
-    std::vector<uint8_t> bytes = readFile(kSamplePath);
-    long tmp_before = countEntries("/tmp");
-    long cwd_before = countEntries(".");
-    long fds_before = countEntries("/proc/self/fd");
-    Executable executable;
-    REQUIRE(consume(strata_hal_executable_load_memory(
-                bytes.data(), bytes.size(), "sample_kernels.so",
-                strata_allocator_system(), executable.out())) == "OK");
-    // No temp file, and the memfd is closed once the library is mapped.
-    CHECK(countEntries("/tmp") == tmp_before);
-    CHECK(countEntries(".") == cwd_before);
-    CHECK(countEntries("/proc/self/fd") == fds_before);
-    std::string path = loadedPath(executable.ptr);
-    CHECK(path.rfind("/proc/self/fd/", 0) == 0);
-    int fd = atoi(path.c_str() + strlen("/proc/self/fd/"));
-    char link[256] = {};
-    std::string fd_link = "/proc/self/fd/" + std::to_string(fd);
-    ssize_t link_length = readlink(fd_link.c_str(), link, sizeof(link) - 1);
-    // Either closed, or reused by something that is not our memfd.
-    CHECK((link_length < 0 || std::string(link).find("memfd:sample_kernels") ==
-                                  std::string::npos));
-    CHECK(std::string(strata_hal_executable_name(executable.ptr)) ==
-          "sample_kernels.so");
-    CHECK(std::string(strata_hal_executable_library_name(executable.ptr)) ==
-          "sample_kernels");
-    // The bytes may go away: the library lives in its own mapping.
-    std::fill(bytes.begin(), bytes.end(), 0);
-    checkElementwise(executable.ptr, 100);
-  }
-
-  TEST_CASE("live memory loads of different libraries stay distinct") {
-    // The memfd of the first load is closed, so the second one usually gets
-    // the same descriptor number and path; it must still load its own bytes.
-    Executable first, second, third;
-    REQUIRE(consume(loadMemory(kSamplePath, "first", first)) == "OK");
-    REQUIRE(consume(loadMemory(badPath("minimal"), "second", second)) == "OK");
-    REQUIRE(consume(loadMemory(kSamplePath, "third", third)) == "OK");
-    CHECK(std::string(strata_hal_executable_library_name(first.ptr)) ==
-          "sample_kernels");
-    CHECK(std::string(strata_hal_executable_library_name(second.ptr)) ==
-          "bad_minimal");
-    CHECK(std::string(strata_hal_executable_library_name(third.ptr)) ==
-          "sample_kernels");
-    CHECK(strata_hal_executable_export_count(second.ptr) == 2);
-    // Same bytes, yet two independent mappings.
-    CHECK(first.ptr->dl_handle != third.ptr->dl_handle);
-    CHECK(first.ptr->library != third.ptr->library);
-    CHECK(loadedPath(first.ptr) != loadedPath(second.ptr));
-    CHECK(loadedPath(second.ptr) != loadedPath(third.ptr));
-    checkElementwise(third.ptr, 7);
-  }
-
-  TEST_CASE("garbage bytes from memory fail with the dlopen error") {
-    std::vector<uint8_t> garbage(4096);
-    for (size_t i = 0; i < garbage.size(); ++i) {
-      garbage[i] = static_cast<uint8_t>(i * 131 + 7);
-    }
-    long fds_before = countEntries("/proc/self/fd");
-    Executable executable;
-    std::string text = consume(strata_hal_executable_load_memory(
-        garbage.data(), garbage.size(), "garbage.so", strata_allocator_system(),
-        executable.out()));
-    CHECK(text.rfind("INVALID_ARGUMENT: cannot load library 'garbage.so' from "
-                     "memory (4096 bytes): ",
-                     0) == 0);
-    CHECK(text.find("ELF") != std::string::npos);  // dlopen's own words
-    CHECK(executable.ptr == nullptr);
-    CHECK(countEntries("/proc/self/fd") == fds_before);
-
-    // A truncated library is refused the same way.
-    std::vector<uint8_t> bytes = readFile(kSamplePath);
-    text = consume(strata_hal_executable_load_memory(bytes.data(), 200, nullptr,
-                                                     strata_allocator_system(),
-                                                     executable.out()));
-    CHECK(text.rfind("INVALID_ARGUMENT: cannot load library '<memory>'", 0) ==
-          0);
-    text = consume(strata_hal_executable_load_memory(
-        bytes.data(), 0, "empty", strata_allocator_system(), executable.out()));
-    CHECK(text.find("'empty' from memory: it is empty") != std::string::npos);
-  }
-
-  TEST_CASE("loads statically registered kernels by name") {
-    const char* name = "test.sample_kernels_static";
-    REQUIRE(consume(strata_hal_executable_register_static(
-                name, sample_kernels_library_query)) == "OK");
-    std::string text = consume(strata_hal_executable_register_static(
-        name, sample_kernels_library_query));
-    CHECK(text == "ALREADY_EXISTS: a static library named "
-                  "'test.sample_kernels_static' is already registered");
-    {
-      Executable executable;
-      REQUIRE(consume(strata_hal_executable_load_static(
-                  name, strata_allocator_system(), executable.out())) == "OK");
-      CHECK(executable.ptr->dl_handle == nullptr);
-      CHECK(std::string(strata_hal_executable_name(executable.ptr)) == name);
-      CHECK(std::string(strata_hal_executable_library_name(executable.ptr)) ==
-            "sample_kernels");
-      CHECK(strata_hal_executable_export_count(executable.ptr) == 4);
-      checkElementwise(executable.ptr, 33);
-      checkMatmul(executable.ptr, 9, 10, 3);
-
-      // Unregistering leaves loaded executables alone.
-      REQUIRE(consume(strata_hal_executable_unregister_static(name)) == "OK");
-      checkElementwise(executable.ptr, 1);
-    }
-    Executable missing;
-    text = consume(strata_hal_executable_load_static(
-        name, strata_allocator_system(), missing.out()));
-    CHECK(text.rfind("NOT_FOUND: no static library named "
-                     "'test.sample_kernels_static' is registered (registered: ",
-                     0) == 0);
-    CHECK(consume(strata_hal_executable_unregister_static(name))
-              .rfind("NOT_FOUND", 0) == 0);
-  }
-
-  TEST_CASE("an unknown static name lists the registered names") {
-    REQUIRE(consume(strata_hal_executable_register_static(
-                "test.listed", sample_kernels_library_query)) == "OK");
-    Executable executable;
-    std::string text = consume(strata_hal_executable_load_static(
-        "test.not_there", strata_allocator_system(), executable.out()));
-    CHECK(text.find("'test.not_there'") != std::string::npos);
-    CHECK(text.find("'test.listed'") != std::string::npos);
-    CHECK(consume(strata_hal_executable_unregister_static("test.listed")) ==
-          "OK");
-    CHECK(consume(strata_hal_executable_register_static("", futureQuery))
-              .rfind("INVALID_ARGUMENT", 0) == 0);
-    CHECK(consume(strata_hal_executable_register_static("test.null", nullptr))
-              .rfind("INVALID_ARGUMENT", 0) == 0);
-  }
-
-  TEST_CASE("concurrent registration of one name lets exactly one win") {
-    constexpr int kThreads = 8;
-    std::atomic<int> wins{0}, duplicates{0};
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t) {
-      threads.emplace_back([&, t] {
-        std::string own = "test.concurrent." + std::to_string(t);
-        CHECK(consume(strata_hal_executable_register_static(
-                  own.c_str(), sample_kernels_library_query)) == "OK");
-        strata_status_t status = strata_hal_executable_register_static(
-            "test.concurrent.shared", sample_kernels_library_query);
-        if (!status) {
-          ++wins;
-        } else if (strata_status_code(status) == STRATA_STATUS_ALREADY_EXISTS) {
-          ++duplicates;
-        }
-        strata_status_free(status);
-        Executable executable;
-        CHECK(consume(strata_hal_executable_load_static(
-                  own.c_str(), strata_allocator_system(), executable.out())) ==
-              "OK");
-      });
-    }
-    for (std::thread& thread : threads) {
-      thread.join();
-    }
-    CHECK(wins == 1);
-    CHECK(duplicates == kThreads - 1);
-    CHECK(consume(strata_hal_executable_unregister_static(
-              "test.concurrent.shared")) == "OK");
-    for (int t = 0; t < kThreads; ++t) {
-      std::string own = "test.concurrent." + std::to_string(t);
-      CHECK(consume(strata_hal_executable_unregister_static(own.c_str())) ==
-            "OK");
-    }
-  }
-
-  TEST_CASE("the library is queried with the host environment") {
-    REQUIRE(consume(strata_hal_executable_register_static(
-                "test.recording", recordingQuery)) == "OK");
+TEST_CASE("loads statically registered kernels by name") {
+  const char* name = "test.sample_kernels_static";
+  REQUIRE(consume(strata_hal_executable_register_static(
+              name, sample_kernels_library_query)) == "OK");
+  std::string text = consume(strata_hal_executable_register_static(
+      name, sample_kernels_library_query));
+  CHECK(text == "ALREADY_EXISTS: a static library named "
+                "'test.sample_kernels_static' is already registered");
+  {
     Executable executable;
     REQUIRE(consume(strata_hal_executable_load_static(
-                "test.recording", strata_allocator_system(),
-                executable.out())) == "OK");
-    CHECK(g_seen_worker_count == 1);
-    const strata_hal_executable_environment_v0_t* environment =
-        strata_hal_executable_environment(executable.ptr);
-    CHECK(environment->cpu_features == hostCpuFeatures());
-    CHECK(environment->worker_count == 1);
-    CHECK(environment->import_functions == nullptr);
-#if defined(__x86_64__)
-    CHECK(((hostCpuFeatures() & STRATA_HAL_CPU_FEATURE_X86_AVX2) != 0) ==
-          (__builtin_cpu_supports("avx2") != 0));
-#endif
-    setWorkerCount(executable.ptr, 6);
-    CHECK(environment->worker_count == 6);
-    setWorkerCount(executable.ptr, 0);
-    CHECK(environment->worker_count == 1);
-    CHECK(consume(strata_hal_executable_unregister_static("test.recording")) ==
+                name, strata_allocator_system(), executable.out())) == "OK");
+    CHECK(executable.ptr->dl_handle == nullptr);
+    CHECK(std::string(strata_hal_executable_name(executable.ptr)) == name);
+    CHECK(std::string(strata_hal_executable_library_name(executable.ptr)) ==
+          "sample_kernels");
+    CHECK(strata_hal_executable_export_count(executable.ptr) == 4);
+    checkElementwise(executable.ptr, 33);
+    checkMatmul(executable.ptr, 9, 10, 3);
+
+    // Unregistering leaves loaded executables alone.
+    REQUIRE(consume(strata_hal_executable_unregister_static(name)) == "OK");
+    checkElementwise(executable.ptr, 1);
+  }
+  Executable missing;
+  text = consume(strata_hal_executable_load_static(
+      name, strata_allocator_system(), missing.out()));
+  CHECK(text.rfind("NOT_FOUND: no static library named "
+                   "'test.sample_kernels_static' is registered (registered: ",
+                   0) == 0);
+  CHECK(consume(strata_hal_executable_unregister_static(name))
+            .rfind("NOT_FOUND", 0) == 0);
+}
+
+TEST_CASE("an unknown static name lists the registered names") {
+  REQUIRE(consume(strata_hal_executable_register_static(
+              "test.listed", sample_kernels_library_query)) == "OK");
+  Executable executable;
+  std::string text = consume(strata_hal_executable_load_static(
+      "test.not_there", strata_allocator_system(), executable.out()));
+  CHECK(text.find("'test.not_there'") != std::string::npos);
+  CHECK(text.find("'test.listed'") != std::string::npos);
+  CHECK(consume(strata_hal_executable_unregister_static("test.listed")) ==
+        "OK");
+  CHECK(consume(strata_hal_executable_register_static("", futureQuery))
+            .rfind("INVALID_ARGUMENT", 0) == 0);
+  CHECK(consume(strata_hal_executable_register_static("test.null", nullptr))
+            .rfind("INVALID_ARGUMENT", 0) == 0);
+}
+
+TEST_CASE("concurrent registration of one name lets exactly one win") {
+  constexpr int kThreads = 8;
+  std::atomic<int> wins{0}, duplicates{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::string own = "test.concurrent." + std::to_string(t);
+      CHECK(consume(strata_hal_executable_register_static(
+                own.c_str(), sample_kernels_library_query)) == "OK");
+      strata_status_t status = strata_hal_executable_register_static(
+          "test.concurrent.shared", sample_kernels_library_query);
+      if (!status) {
+        ++wins;
+      } else if (strata_status_code(status) == STRATA_STATUS_ALREADY_EXISTS) {
+        ++duplicates;
+      }
+      strata_status_free(status);
+      Executable executable;
+      CHECK(consume(strata_hal_executable_load_static(
+                own.c_str(), strata_allocator_system(), executable.out())) ==
+            "OK");
+    });
+  }
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+  CHECK(wins == 1);
+  CHECK(duplicates == kThreads - 1);
+  CHECK(consume(strata_hal_executable_unregister_static(
+            "test.concurrent.shared")) == "OK");
+  for (int t = 0; t < kThreads; ++t) {
+    std::string own = "test.concurrent." + std::to_string(t);
+    CHECK(consume(strata_hal_executable_unregister_static(own.c_str())) ==
           "OK");
   }
+}
 
-  TEST_CASE("add_f32 and mul_f32 cover sizes that are not tile multiples") {
-    Executable from_file, from_memory;
-    REQUIRE(consume(loadFile(kSamplePath, from_file)) == "OK");
-    REQUIRE(consume(loadMemory(kSamplePath, "sample", from_memory)) == "OK");
-    for (uint32_t n : {1u, 7u, 33u, 63u, 64u, 65u, 100u, 1000u}) {
-      checkElementwise(from_file.ptr, n);
-      checkElementwise(from_memory.ptr, n);
-    }
-  }
-
-  TEST_CASE("matmul_f32 matches a reference on ragged tiles") {
-    Executable executable;
-    REQUIRE(consume(loadFile(kSamplePath, executable)) == "OK");
-    const uint32_t shapes[][3] = {{1, 1, 1},   {7, 5, 3},    {8, 8, 8},
-                                  {33, 17, 9}, {100, 20, 7}, {1, 33, 100},
-                                  {16, 1, 1}};
-    for (const auto& shape : shapes) {
-      checkMatmul(executable.ptr, shape[0], shape[1], shape[2]);
-    }
-  }
-
-  TEST_CASE("fail_always and short bindings make kernels return non-zero") {
-    Executable executable;
-    REQUIRE(consume(loadFile(kSamplePath, executable)) == "OK");
-    const uint32_t one[3] = {1, 1, 1};
-    CHECK(dispatch(executable.ptr, lookup(executable.ptr, "fail_always"), {},
-                   {}, one) != 0);
-
-    std::vector<float> a(10, 1.0f), b(10, 2.0f), out(10, 0.0f);
-    // out is one element short of the count in the constant.
-    CHECK(dispatch(executable.ptr, lookup(executable.ptr, "add_f32"),
-                   {{a.data(), 40}, {b.data(), 40}, {out.data(), 36}}, {10},
-                   one) != 0);
-    CHECK(out[0] == 0.0f);  // nothing was written
-    // matmul with B too short for K x N.
-    CHECK(dispatch(executable.ptr, lookup(executable.ptr, "matmul_f32"),
-                   {{a.data(), 40}, {b.data(), 16}, {out.data(), 40}},
-                   {2, 2, 5}, one) != 0);
-  }
-
-  TEST_CASE("lookup of a missing export lists the exports") {
-    Executable executable;
-    REQUIRE(consume(loadFile(kSamplePath, executable)) == "OK");
-    uint32_t ordinal = 99;
-    std::string text = consume(strata_hal_executable_lookup_export(
-        executable.ptr, "conv_f32", &ordinal));
-    CHECK(text == "NOT_FOUND: library 'sample_kernels' has no export "
-                  "'conv_f32'; its exports are: add_f32, mul_f32, matmul_f32, "
-                  "fail_always");
-    CHECK(ordinal == 99);
-  }
-
-  TEST_CASE("validateDispatch rejects bad ordinals, counts and sizes") {
-    Executable executable;
-    REQUIRE(consume(loadFile(kSamplePath, executable)) == "OK");
-    const strata_hal_executable_t* e = executable.ptr;
-    CHECK(consume(validateDispatch(e, 4, 0, 0)) ==
-          "OUT_OF_RANGE: dispatch of export ordinal 4 but library "
-          "'sample_kernels' has 4 exports");
-    CHECK(consume(validateDispatch(e, 0, 2, 1)) ==
-          "INVALID_ARGUMENT: export 'add_f32' of library 'sample_kernels' "
-          "takes 3 bindings but the dispatch passes 2");
-    CHECK(consume(validateDispatch(e, 2, 3, 1)) ==
-          "INVALID_ARGUMENT: export 'matmul_f32' of library 'sample_kernels' "
-          "takes 3 push constants but the dispatch passes 1");
-    const uint32_t wrong_size[3] = {4, 4, 1};
-    CHECK(consume(validateDispatch(e, 2, 3, 3, wrong_size)) ==
-          "INVALID_ARGUMENT: export 'matmul_f32' of library 'sample_kernels' "
-          "has workgroup size 8x8x1 but the dispatch uses 4x4x1");
-    const uint32_t right_size[3] = {8, 8, 1};
-    CHECK(consume(validateDispatch(e, 2, 3, 3, right_size)) == "OK");
-    CHECK(consume(validateDispatch(e, 3, 0, 0, wrong_size)) == "OK");
-
-    // Exports without attrs take no bindings or constants.
-    Executable minimal;
-    REQUIRE(consume(loadFile(badPath("minimal"), minimal)) == "OK");
-    CHECK(consume(validateDispatch(minimal.ptr, 0, 0, 0)) == "OK");
-    CHECK(consume(validateDispatch(minimal.ptr, 1, 1, 0)) ==
-          "INVALID_ARGUMENT: export 'export1' of library 'bad_minimal' has no "
-          "dispatch attributes, so it takes no bindings or constants; the "
-          "dispatch passes 1 bindings and 0 constants");
-  }
-
-  TEST_CASE("a library without names, tags or attrs gets export<N> names and "
-            "NULL optional imports") {
-    Executable executable;
-    REQUIRE(consume(loadFile(badPath("minimal"), executable)) == "OK");
-    const strata_hal_executable_t* e = executable.ptr;
-    CHECK(std::string(strata_hal_executable_export_name(e, 0)) == "export0");
-    CHECK(std::string(strata_hal_executable_export_name(e, 1)) == "export1");
-    CHECK(lookup(e, "export1") == 1);
-    CHECK(strata_hal_executable_export_tag(e, 0) == nullptr);
-    CHECK(strata_hal_executable_export_attrs(e, 0) == nullptr);
-    const strata_hal_executable_environment_v0_t* environment =
-        strata_hal_executable_environment(e);
-    REQUIRE(environment->import_functions != nullptr);
-    CHECK(environment->import_functions[0] == nullptr);
-    // export1 checks from inside the kernel that the import resolved to NULL.
-    const uint32_t one[3] = {1, 1, 1};
-    CHECK(dispatch(e, 1, {}, {}, one) == 0);
-  }
-
-  TEST_CASE("rejects a library without the query symbol") {
-    std::string text = loadBad("missing_query");
-    CHECK(text == "NOT_FOUND: library '" + badPath("missing_query") +
-                      "' does not export strata_hal_executable_library_query");
-  }
-
-  TEST_CASE("rejects a library with no version the runtime supports") {
-    std::string text = loadBad("query_null");
-    CHECK(text.rfind("FAILED_PRECONDITION: ", 0) == 0);
-    CHECK(text.find("query returned NULL for versions <= 0") !=
-          std::string::npos);
-  }
-
-  TEST_CASE("rejects a library whose header is NULL") {
-    CHECK(loadBad("null_header")
-              .find("returned a library whose header is "
-                    "NULL") != std::string::npos);
-  }
-
-  TEST_CASE("rejects a library of a newer ABI version, naming both versions") {
-    std::string text = loadBad("wrong_version");
-    CHECK(text == "FAILED_PRECONDITION: library '" + badPath("wrong_version") +
-                      "' has ABI version 7 but the runtime supports versions "
-                      "<= 0");
-    // The static registry goes through the same validation.
-    REQUIRE(consume(strata_hal_executable_register_static(
-                "test.future", futureQuery)) == "OK");
-    Executable executable;
-    CHECK(consume(strata_hal_executable_load_static(
-              "test.future", strata_allocator_system(), executable.out())) ==
-          "FAILED_PRECONDITION: library 'test.future' has ABI version 7 but "
-          "the runtime supports versions <= 0");
-    CHECK(consume(strata_hal_executable_unregister_static("test.future")) ==
-          "OK");
-  }
-
-  TEST_CASE("rejects a sanitizer the runtime was not built with") {
-    std::string runtime = runtimeIsAsan() ? "AddressSanitizer" : "no sanitizer";
-    std::string address = loadBad("sanitizer_address");
-    if (runtimeIsAsan()) {
-      CHECK(address == "OK");
-    } else {
-      CHECK(address == "FAILED_PRECONDITION: library '" +
-                           badPath("sanitizer_address") +
-                           "' was built with AddressSanitizer but the runtime "
-                           "was built with no sanitizer");
-    }
-    CHECK(loadBad("sanitizer_thread") ==
-          "FAILED_PRECONDITION: library '" + badPath("sanitizer_thread") +
-              "' was built with ThreadSanitizer but the runtime was built "
-              "with " +
-              runtime);
-    CHECK(loadBad("sanitizer_unknown").find("names unknown sanitizer 9") !=
-          std::string::npos);
-  }
-
-  TEST_CASE("rejects a library needing CPU features the host lacks") {
-    std::string text = loadBad("foreign_features");
-    CHECK(text.rfind("FAILED_PRECONDITION: ", 0) == 0);
+TEST_CASE("the library is queried with the host environment") {
+  REQUIRE(consume(strata_hal_executable_register_static(
+              "test.recording", recordingQuery)) == "OK");
+  Executable executable;
+  REQUIRE(consume(strata_hal_executable_load_static(
+              "test.recording", strata_allocator_system(),
+              executable.out())) == "OK");
+  CHECK(g_seen_worker_count == 1);
+  const strata_hal_executable_environment_v0_t* environment =
+      strata_hal_executable_environment(executable.ptr);
+  CHECK(environment->cpu_features == hostCpuFeatures());
+  CHECK(environment->worker_count == 1);
+  CHECK(environment->import_functions == nullptr);
 #if defined(__x86_64__)
-    CHECK(text.find("needs CPU features this host lacks: neon (needs: neon; "
-                    "host has: ") != std::string::npos);
+  CHECK(((hostCpuFeatures() & STRATA_HAL_CPU_FEATURE_X86_AVX2) != 0) ==
+        (__builtin_cpu_supports("avx2") != 0));
 #endif
-  }
+  setWorkerCount(executable.ptr, 6);
+  CHECK(environment->worker_count == 6);
+  setWorkerCount(executable.ptr, 0);
+  CHECK(environment->worker_count == 1);
+  CHECK(consume(strata_hal_executable_unregister_static("test.recording")) ==
+        "OK");
+}
 
-  TEST_CASE("rejects malformed export tables") {
-    CHECK(loadBad("zero_exports") == "INVALID_ARGUMENT: library '" +
-                                         badPath("zero_exports") +
-                                         "' exports no functions");
-    CHECK(loadBad("null_export_table") ==
-          "INVALID_ARGUMENT: library '" + badPath("null_export_table") +
-              "' declares 2 exports but its function pointer table is NULL");
-    CHECK(loadBad("null_export_fn") ==
-          "INVALID_ARGUMENT: export 1 ('second') of library '" +
-              badPath("null_export_fn") + "' has a NULL function pointer");
+TEST_CASE("add_f32 and mul_f32 cover sizes that are not tile multiples") {
+  Executable from_file, from_memory;
+  REQUIRE(consume(loadFile(kSamplePath, from_file)) == "OK");
+  REQUIRE(consume(loadMemory(kSamplePath, "sample", from_memory)) == "OK");
+  for (uint32_t n : {1u, 7u, 33u, 63u, 64u, 65u, 100u, 1000u}) {
+    checkElementwise(from_file.ptr, n);
+    checkElementwise(from_memory.ptr, n);
   }
+}
 
-  TEST_CASE("rejects a non-optional import, naming the symbol") {
-    std::string text = loadBad("required_import");
-    CHECK(text.rfind("NOT_FOUND: library '" + badPath("required_import") +
-                         "' imports 'strata_test_missing_import', which the "
-                         "runtime does not provide",
-                     0) == 0);
+TEST_CASE("matmul_f32 matches a reference on ragged tiles") {
+  Executable executable;
+  REQUIRE(consume(loadFile(kSamplePath, executable)) == "OK");
+  const uint32_t shapes[][3] = {{1, 1, 1},   {7, 5, 3},    {8, 8, 8},
+                                {33, 17, 9}, {100, 20, 7}, {1, 33, 100},
+                                {16, 1, 1}};
+  for (const auto& shape : shapes) {
+    checkMatmul(executable.ptr, shape[0], shape[1], shape[2]);
   }
+}
 
-  TEST_CASE("rejections from memory name the memory name and close the fd") {
-    long fds_before = countEntries("/proc/self/fd");
+TEST_CASE("fail_always and short bindings make kernels return non-zero") {
+  Executable executable;
+  REQUIRE(consume(loadFile(kSamplePath, executable)) == "OK");
+  const uint32_t one[3] = {1, 1, 1};
+  CHECK(dispatch(executable.ptr, lookup(executable.ptr, "fail_always"), {},
+                 {}, one) != 0);
+
+  std::vector<float> a(10, 1.0f), b(10, 2.0f), out(10, 0.0f);
+  // out is one element short of the count in the constant.
+  CHECK(dispatch(executable.ptr, lookup(executable.ptr, "add_f32"),
+                 {{a.data(), 40}, {b.data(), 40}, {out.data(), 36}}, {10},
+                 one) != 0);
+  CHECK(out[0] == 0.0f);  // nothing was written
+  // matmul with B too short for K x N.
+  CHECK(dispatch(executable.ptr, lookup(executable.ptr, "matmul_f32"),
+                 {{a.data(), 40}, {b.data(), 16}, {out.data(), 40}},
+                 {2, 2, 5}, one) != 0);
+}
+
+TEST_CASE("lookup of a missing export lists the exports") {
+  Executable executable;
+  REQUIRE(consume(loadFile(kSamplePath, executable)) == "OK");
+  uint32_t ordinal = 99;
+  std::string text = consume(strata_hal_executable_lookup_export(
+      executable.ptr, "conv_f32", &ordinal));
+  CHECK(text == "NOT_FOUND: library 'sample_kernels' has no export "
+                "'conv_f32'; its exports are: add_f32, mul_f32, matmul_f32, "
+                "fail_always");
+  CHECK(ordinal == 99);
+}
+
+TEST_CASE("validateDispatch rejects bad ordinals, counts and sizes") {
+  Executable executable;
+  REQUIRE(consume(loadFile(kSamplePath, executable)) == "OK");
+  const strata_hal_executable_t* e = executable.ptr;
+  CHECK(consume(validateDispatch(e, 4, 0, 0)) ==
+        "OUT_OF_RANGE: dispatch of export ordinal 4 but library "
+        "'sample_kernels' has 4 exports");
+  CHECK(consume(validateDispatch(e, 0, 2, 1)) ==
+        "INVALID_ARGUMENT: export 'add_f32' of library 'sample_kernels' "
+        "takes 3 bindings but the dispatch passes 2");
+  CHECK(consume(validateDispatch(e, 2, 3, 1)) ==
+        "INVALID_ARGUMENT: export 'matmul_f32' of library 'sample_kernels' "
+        "takes 3 push constants but the dispatch passes 1");
+  const uint32_t wrong_size[3] = {4, 4, 1};
+  CHECK(consume(validateDispatch(e, 2, 3, 3, wrong_size)) ==
+        "INVALID_ARGUMENT: export 'matmul_f32' of library 'sample_kernels' "
+        "has workgroup size 8x8x1 but the dispatch uses 4x4x1");
+  const uint32_t right_size[3] = {8, 8, 1};
+  CHECK(consume(validateDispatch(e, 2, 3, 3, right_size)) == "OK");
+  CHECK(consume(validateDispatch(e, 3, 0, 0, wrong_size)) == "OK");
+
+  // Exports without attrs take no bindings or constants.
+  Executable minimal;
+  REQUIRE(consume(loadFile(badPath("minimal"), minimal)) == "OK");
+  CHECK(consume(validateDispatch(minimal.ptr, 0, 0, 0)) == "OK");
+  CHECK(consume(validateDispatch(minimal.ptr, 1, 1, 0)) ==
+        "INVALID_ARGUMENT: export 'export1' of library 'bad_minimal' has no "
+        "dispatch attributes, so it takes no bindings or constants; the "
+        "dispatch passes 1 bindings and 0 constants");
+}
+
+TEST_CASE("a library without names, tags or attrs gets export<N> names and "
+          "NULL optional imports") {
+  Executable executable;
+  REQUIRE(consume(loadFile(badPath("minimal"), executable)) == "OK");
+  const strata_hal_executable_t* e = executable.ptr;
+  CHECK(std::string(strata_hal_executable_export_name(e, 0)) == "export0");
+  CHECK(std::string(strata_hal_executable_export_name(e, 1)) == "export1");
+  CHECK(lookup(e, "export1") == 1);
+  CHECK(strata_hal_executable_export_tag(e, 0) == nullptr);
+  CHECK(strata_hal_executable_export_attrs(e, 0) == nullptr);
+  const strata_hal_executable_environment_v0_t* environment =
+      strata_hal_executable_environment(e);
+  REQUIRE(environment->import_functions != nullptr);
+  CHECK(environment->import_functions[0] == nullptr);
+  // export1 checks from inside the kernel that the import resolved to NULL.
+  const uint32_t one[3] = {1, 1, 1};
+  CHECK(dispatch(e, 1, {}, {}, one) == 0);
+}
+
+TEST_CASE("rejects a library without the query symbol") {
+  std::string text = loadBad("missing_query");
+  CHECK(text == "NOT_FOUND: library '" + badPath("missing_query") +
+                    "' does not export strata_hal_executable_library_query");
+}
+
+TEST_CASE("rejects a library with no version the runtime supports") {
+  std::string text = loadBad("query_null");
+  CHECK(text.rfind("FAILED_PRECONDITION: ", 0) == 0);
+  CHECK(text.find("query returned NULL for versions <= 0") !=
+        std::string::npos);
+}
+
+TEST_CASE("rejects a library whose header is NULL") {
+  CHECK(loadBad("null_header")
+            .find("returned a library whose header is "
+                  "NULL") != std::string::npos);
+}
+
+TEST_CASE("rejects a library of a newer ABI version, naming both versions") {
+  std::string text = loadBad("wrong_version");
+  CHECK(text == "FAILED_PRECONDITION: library '" + badPath("wrong_version") +
+                    "' has ABI version 7 but the runtime supports versions "
+                    "<= 0");
+  // The static registry goes through the same validation.
+  REQUIRE(consume(strata_hal_executable_register_static(
+              "test.future", futureQuery)) == "OK");
+  Executable executable;
+  CHECK(consume(strata_hal_executable_load_static(
+            "test.future", strata_allocator_system(), executable.out())) ==
+        "FAILED_PRECONDITION: library 'test.future' has ABI version 7 but "
+        "the runtime supports versions <= 0");
+  CHECK(consume(strata_hal_executable_unregister_static("test.future")) ==
+        "OK");
+}
+
+TEST_CASE("rejects a sanitizer the runtime was not built with") {
+  std::string runtime = runtimeIsAsan() ? "AddressSanitizer" : "no sanitizer";
+  std::string address = loadBad("sanitizer_address");
+  if (runtimeIsAsan()) {
+    CHECK(address == "OK");
+  } else {
+    CHECK(address == "FAILED_PRECONDITION: library '" +
+                         badPath("sanitizer_address") +
+                         "' was built with AddressSanitizer but the runtime "
+                         "was built with no sanitizer");
+  }
+  CHECK(loadBad("sanitizer_thread") ==
+        "FAILED_PRECONDITION: library '" + badPath("sanitizer_thread") +
+            "' was built with ThreadSanitizer but the runtime was built "
+            "with " +
+            runtime);
+  CHECK(loadBad("sanitizer_unknown").find("names unknown sanitizer 9") !=
+        std::string::npos);
+}
+
+TEST_CASE("rejects a library needing CPU features the host lacks") {
+  std::string text = loadBad("foreign_features");
+  CHECK(text.rfind("FAILED_PRECONDITION: ", 0) == 0);
+#if defined(__x86_64__)
+  CHECK(text.find("needs CPU features this host lacks: neon (needs: neon; "
+                  "host has: ") != std::string::npos);
+#endif
+}
+
+TEST_CASE("rejects malformed export tables") {
+  CHECK(loadBad("zero_exports") == "INVALID_ARGUMENT: library '" +
+                                       badPath("zero_exports") +
+                                       "' exports no functions");
+  CHECK(loadBad("null_export_table") ==
+        "INVALID_ARGUMENT: library '" + badPath("null_export_table") +
+            "' declares 2 exports but its function pointer table is NULL");
+  CHECK(loadBad("null_export_fn") ==
+        "INVALID_ARGUMENT: export 1 ('second') of library '" +
+            badPath("null_export_fn") + "' has a NULL function pointer");
+}
+
+TEST_CASE("rejects a non-optional import, naming the symbol") {
+  std::string text = loadBad("required_import");
+  CHECK(text.rfind("NOT_FOUND: library '" + badPath("required_import") +
+                       "' imports 'strata_test_missing_import', which the "
+                       "runtime does not provide",
+                   0) == 0);
+}
+
+TEST_CASE("rejections from memory name the memory name and close the fd") {
+  long fds_before = countEntries("/proc/self/fd");
+  Executable executable;
+  std::string text =
+      consume(loadMemory(badPath("wrong_version"), "wrong.so", executable));
+  CHECK(text == "FAILED_PRECONDITION: library 'wrong.so' has ABI version 7 "
+                "but the runtime supports versions <= 0");
+  text = consume(loadMemory(badPath("missing_query"), "noquery", executable));
+  CHECK(text == "NOT_FOUND: library 'noquery' does not export "
+                "strata_hal_executable_library_query");
+  CHECK(executable.ptr == nullptr);
+  CHECK(countEntries("/proc/self/fd") == fds_before);
+}
+
+TEST_CASE("frees everything it allocated, also when allocation fails") {
+  CountingAllocator counter;
+  {
     Executable executable;
-    std::string text =
-        consume(loadMemory(badPath("wrong_version"), "wrong.so", executable));
-    CHECK(text == "FAILED_PRECONDITION: library 'wrong.so' has ABI version 7 "
-                  "but the runtime supports versions <= 0");
-    text = consume(loadMemory(badPath("missing_query"), "noquery", executable));
-    CHECK(text == "NOT_FOUND: library 'noquery' does not export "
-                  "strata_hal_executable_library_query");
-    CHECK(executable.ptr == nullptr);
-    CHECK(countEntries("/proc/self/fd") == fds_before);
+    REQUIRE(consume(strata_hal_executable_load_file(
+                kSamplePath, counter.allocator(), executable.out())) == "OK");
+    CHECK(counter.live == 1);  // one allocation per executable
   }
-
-  TEST_CASE("frees everything it allocated, also when allocation fails") {
-    CountingAllocator counter;
-    {
-      Executable executable;
-      REQUIRE(consume(strata_hal_executable_load_file(
-                  kSamplePath, counter.allocator(), executable.out())) == "OK");
-      CHECK(counter.live == 1);  // one allocation per executable
-    }
-    CHECK(counter.live == 0);
-    {
-      Executable executable;
-      CHECK(consume(strata_hal_executable_load_file(
-                badPath("wrong_version").c_str(), counter.allocator(),
-                executable.out())) != "OK");
-    }
-    CHECK(counter.live == 0);
-    counter.fail = true;
+  CHECK(counter.live == 0);
+  {
     Executable executable;
-    std::string text = consume(strata_hal_executable_load_file(
-        kSamplePath, counter.allocator(), executable.out()));
-    CHECK(text.rfind("RESOURCE_EXHAUSTED: out of memory loading library '",
-                     0) == 0);
-    CHECK(executable.ptr == nullptr);
-    CHECK(counter.live == 0);
+    CHECK(consume(strata_hal_executable_load_file(
+              badPath("wrong_version").c_str(), counter.allocator(),
+              executable.out())) != "OK");
   }
+  CHECK(counter.live == 0);
+  counter.fail = true;
+  Executable executable;
+  std::string text = consume(strata_hal_executable_load_file(
+      kSamplePath, counter.allocator(), executable.out()));
+  CHECK(text.rfind("RESOURCE_EXHAUSTED: out of memory loading library '",
+                   0) == 0);
+  CHECK(executable.ptr == nullptr);
+  CHECK(counter.live == 0);
+}
 
 }  // TEST_SUITE
