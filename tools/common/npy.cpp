@@ -70,8 +70,8 @@ class HeaderParser {
 
  private:
   bool fail(const std::string& message, std::string* error) {
-    *error = "malformed header: " + message + " at offset " +
-             std::to_string(pos_);
+    *error =
+        "malformed header: " + message + " at offset " + std::to_string(pos_);
     return false;
   }
 
@@ -260,8 +260,8 @@ bool parseNpy(const uint8_t* data, size_t size, HostTensor* out,
   uint8_t major = data[6];
   uint8_t minor = data[7];
   if (major < 1 || major > 3) {
-    *error = "unsupported .npy format version " + std::to_string(major) +
-             "." + std::to_string(minor) + "; expected 1.0, 2.0 or 3.0";
+    *error = "unsupported .npy format version " + std::to_string(major) + "." +
+             std::to_string(minor) + "; expected 1.0, 2.0 or 3.0";
     return false;
   }
   size_t length_bytes = major == 1 ? 2 : 4;
@@ -297,19 +297,18 @@ bool parseNpy(const uint8_t* data, size_t size, HostTensor* out,
       shape = &value;
     }
   }
-  for (auto [name, value] : {std::pair<const char*, const Literal*>{
-                                 "descr", descr},
-                             {"fortran_order", fortran},
-                             {"shape", shape}}) {
+  for (auto [name, value] :
+       {std::pair<const char*, const Literal*>{"descr", descr},
+        {"fortran_order", fortran},
+        {"shape", shape}}) {
     if (!value) {
       *error = std::string("malformed header: no '") + name + "' key";
       return false;
     }
   }
   if (descr->kind != Literal::String) {
-    *error =
-        "unsupported dtype: structured arrays (a list 'descr') are not "
-        "supported";
+    *error = "unsupported dtype: structured arrays (a list 'descr') are not "
+             "supported";
     return false;
   }
   if (fortran->kind != Literal::Name ||
@@ -423,8 +422,8 @@ bool writeNpy(const HostTensor& tensor, std::vector<uint8_t>* out,
              " has no .npy dtype";
     return false;
   }
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, " +
-                     "'shape': (";
+  std::string dict =
+      "{'descr': '" + descr + "', 'fortran_order': False, "'shape': (";
   for (size_t i = 0; i < tensor.shape.size(); ++i) {
     dict += i ? ", " : "";
     dict += std::to_string(tensor.shape[i]);

@@ -82,7 +82,7 @@ enum class ParseResult { Ok, Malformed, OutOfRange };
 // "-0x1F" -> negative, magnitude 31. Decimal or 0x hex, optional sign.
 // OutOfRange when the magnitude does not fit 64 bits.
 ParseResult parseIntegerToken(const std::string& token, bool* negative,
-                       uint64_t* magnitude) {
+                              uint64_t* magnitude) {
   const char* p = token.c_str();
   *negative = false;
   if (*p == '-' || *p == '+') {
@@ -367,9 +367,8 @@ bool parseTensorText(std::string_view text, HostTensor* out,
                      std::string* error) {
   size_t eq = text.find('=');
   if (eq == std::string_view::npos) {
-    *error =
-        "expected SHAPExTYPE=VALUES or TYPE=VALUE, such as "
-        "2x3xf32=1 2 3 4 5 6 or i32=5";
+    *error = "expected SHAPExTYPE=VALUES or TYPE=VALUE, such as "
+             "2x3xf32=1 2 3 4 5 6 or i32=5";
     return false;
   }
   std::string_view type_text = trim(text.substr(0, eq));
@@ -395,14 +394,12 @@ bool parseTensorText(std::string_view text, HostTensor* out,
                  "': dims are non-negative integers separated by 'x'";
         return false;
       }
-      out->shape.push_back(std::strtoll(std::string(dim).c_str(), nullptr,
-                                        10));
+      out->shape.push_back(std::strtoll(std::string(dim).c_str(), nullptr, 10));
       start = x + 1;
     }
     if (out->shape.size() > STRATA_HAL_MAX_RANK) {
       *error = "rank " + std::to_string(out->shape.size()) +
-               " exceeds the maximum of " +
-               std::to_string(STRATA_HAL_MAX_RANK);
+               " exceeds the maximum of " + std::to_string(STRATA_HAL_MAX_RANK);
       return false;
     }
   }
@@ -452,8 +449,8 @@ bool parseTensorText(std::string_view text, HostTensor* out,
   }
   out->data.assign(static_cast<size_t>(count * size), 0);
   for (size_t i = 0; i < tokens.size(); ++i) {
-    ParseResult result =
-        parseElement(tokens[i], kind, bitsOf(type), out->data.data() + i * size);
+    ParseResult result = parseElement(tokens[i], kind, bitsOf(type),
+                                      out->data.data() + i * size);
     if (result != ParseResult::Ok) {
       *error = "value '" + tokens[i] + "'" +
                (tokens.size() > 1 ? " (element " + std::to_string(i) + ")"
@@ -705,8 +702,8 @@ strata_status_t bufferViewFromTensor(const HostTensor& tensor,
   return status;
 }
 
-bool tensorFromBufferView(const strata_hal_buffer_view_t* view,
-                          HostTensor* out, std::string* error) {
+bool tensorFromBufferView(const strata_hal_buffer_view_t* view, HostTensor* out,
+                          std::string* error) {
   size_t rank = strata_hal_buffer_view_rank(view);
   const int64_t* shape = strata_hal_buffer_view_shape(view);
   out->shape.assign(shape, shape + rank);

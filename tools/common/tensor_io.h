@@ -110,8 +110,7 @@ struct CompareThresholds {
 //   "element [0] is 2.5, expected 2.25 (|difference| 0.25 > 0.0001)"
 //   "is 3x2xf32, expected 2x3xf32".
 bool compareTensors(const HostTensor& expected, const HostTensor& actual,
-                    const CompareThresholds& thresholds,
-                    std::string* mismatch);
+                    const CompareThresholds& thresholds, std::string* mismatch);
 
 //===--------------------------------------------------------------------===//
 // VM values and HAL buffer views
@@ -129,8 +128,8 @@ strata_status_t bufferViewFromTensor(const HostTensor& tensor,
                                      strata_hal_buffer_view_t** out_view);
 // Copies a buffer view's shape, element type and bytes. On failure returns
 // false and sets *error.
-bool tensorFromBufferView(const strata_hal_buffer_view_t* view,
-                          HostTensor* out, std::string* error);
+bool tensorFromBufferView(const strata_hal_buffer_view_t* view, HostTensor* out,
+                          std::string* error);
 
 }  // namespace strata::tools
 

@@ -34,8 +34,7 @@ std::string roundTrip(const std::string& text) {
   return formatTensor(parse(text), 1024);
 }
 
-template <typename T>
-std::vector<T> elements(const HostTensor& t) {
+template <typename T> std::vector<T> elements(const HostTensor& t) {
   std::vector<T> out(t.data.size() / sizeof(T));
   std::memcpy(out.data(), t.data.data(), t.data.size());
   return out;
@@ -132,8 +131,7 @@ TEST_SUITE("tools.tensor_io") {
     CHECK(parseError("2x3xf32=1 2 3") == "expected 6 elements, got 3");
     CHECK(parseError("2x3xf32=") == "expected 6 elements, got 0");
     CHECK(parseError("f32=1 2") == "expected 1 element, got 2");
-    CHECK(parseError("2x3xf31=1").rfind("unknown element type 'f31'", 0) ==
-          0);
+    CHECK(parseError("2x3xf31=1").rfind("unknown element type 'f31'", 0) == 0);
     CHECK(parseError("2xx3xf32=1") ==
           "malformed shape '2xx3': dims are non-negative integers separated "
           "by 'x'");
@@ -185,11 +183,11 @@ TEST_SUITE("tools.tensor_io") {
     CHECK(halfFromDouble(65520.0) == 0x7C00);
     CHECK(halfFromDouble(-1e10) == 0xFC00);
     CHECK(halfFromDouble(0x1p-24) == 0x0001);
-    CHECK(halfFromDouble(0x1p-25) == 0x0000);           // tie to even (0)
-    CHECK(halfFromDouble(0x1.8p-24) == 0x0002);         // tie to even (2)
-    CHECK(halfFromDouble(1.0 + 0x1p-11) == 0x3C00);     // tie to even
-    CHECK(halfFromDouble(1.0 + 0x1.8p-10) == 0x3C02);   // tie up to even
-    CHECK(halfFromDouble(0x1.ffcp-15) == 0x0400);       // carries to normal
+    CHECK(halfFromDouble(0x1p-25) == 0x0000);          // tie to even (0)
+    CHECK(halfFromDouble(0x1.8p-24) == 0x0002);        // tie to even (2)
+    CHECK(halfFromDouble(1.0 + 0x1p-11) == 0x3C00);    // tie to even
+    CHECK(halfFromDouble(1.0 + 0x1.8p-10) == 0x3C02);  // tie up to even
+    CHECK(halfFromDouble(0x1.ffcp-15) == 0x0400);      // carries to normal
     CHECK(halfFromDouble(-0.0) == 0x8000);
     CHECK((halfFromDouble(NAN) & 0x7C00) == 0x7C00);
     CHECK((halfFromDouble(NAN) & 0x03FF) != 0);
@@ -224,11 +222,10 @@ TEST_SUITE("tools.tensor_io") {
   TEST_CASE("comparison is exact for ints and thresholded for floats") {
     CompareThresholds thresholds;
     std::string why;
-    CHECK(compareTensors(parse("2x2xi32=1 2 3 4"),
-                         parse("2x2xi32=[1 2][3 4]"), thresholds, &why));
+    CHECK(compareTensors(parse("2x2xi32=1 2 3 4"), parse("2x2xi32=[1 2][3 4]"),
+                         thresholds, &why));
     CHECK_FALSE(compareTensors(parse("2x3xi32=1 2 3 4 5 6"),
-                               parse("2x3xi32=1 2 3 4 5 7"), thresholds,
-                               &why));
+                               parse("2x3xi32=1 2 3 4 5 7"), thresholds, &why));
     CHECK(why == "element [1, 2] is 7, expected 6");
     CHECK(compareTensors(parse("2xf32=1 nan"), parse("2xf32=1.00005 nan"),
                          thresholds, &why));
@@ -236,24 +233,22 @@ TEST_SUITE("tools.tensor_io") {
                                thresholds, &why));
     CHECK(why == "element [1] is 2.5, expected 2.25 (|difference| 0.25 > "
                  "0.0001)");
-    CHECK_FALSE(compareTensors(parse("f32=1"), parse("f32=nan"), thresholds,
-                               &why));
+    CHECK_FALSE(
+        compareTensors(parse("f32=1"), parse("f32=nan"), thresholds, &why));
     CHECK(why == "element [] is nan, expected 1");
-    CHECK(compareTensors(parse("f32=inf"), parse("f32=inf"), thresholds,
-                         &why));
-    CHECK_FALSE(compareTensors(parse("f32=inf"), parse("f32=-inf"),
-                               thresholds, &why));
+    CHECK(compareTensors(parse("f32=inf"), parse("f32=inf"), thresholds, &why));
+    CHECK_FALSE(
+        compareTensors(parse("f32=inf"), parse("f32=-inf"), thresholds, &why));
     thresholds.f16 = 0.01;
-    CHECK(compareTensors(parse("f16=1"), parse("f16=1.005"), thresholds,
-                         &why));
+    CHECK(compareTensors(parse("f16=1"), parse("f16=1.005"), thresholds, &why));
     thresholds.f64 = 0;
     CHECK_FALSE(compareTensors(parse("f64=1"), parse("f64=1.0000001"),
                                thresholds, &why));
     CHECK_FALSE(compareTensors(parse("2x3xf32=0"), parse("3x2xf32=0"),
                                thresholds, &why));
     CHECK(why == "is 3x2xf32, expected 2x3xf32");
-    CHECK_FALSE(compareTensors(parse("2xi32=0"), parse("2xf32=0"),
-                               thresholds, &why));
+    CHECK_FALSE(
+        compareTensors(parse("2xi32=0"), parse("2xf32=0"), thresholds, &why));
     CHECK(why == "is 2xf32, expected 2xi32");
     CHECK(formatIndex({2, 3, 4}, 23) == "[1, 2, 3]");
   }
@@ -276,10 +271,10 @@ TEST_SUITE("tools.tensor_io") {
 
   TEST_CASE("npy files round trip every element type, 64-byte aligned") {
     for (const char* text :
-         {"2x3xf32=1 2 3 4 5 6", "4xi1=1 0 0 1", "3xi8=-1 2 3",
-          "2xsi16=-7 7", "2xi32=1 -1", "i64=-9", "2xui8=255 1",
-          "2xui16=65535 2", "ui32=4000000000", "ui64=1", "2x2xf16=0.5 1 2 3",
-          "f64=0.1", "0x2xf32=", "1x1x1x1xi32=42"}) {
+         {"2x3xf32=1 2 3 4 5 6", "4xi1=1 0 0 1", "3xi8=-1 2 3", "2xsi16=-7 7",
+          "2xi32=1 -1", "i64=-9", "2xui8=255 1", "2xui16=65535 2",
+          "ui32=4000000000", "ui64=1", "2x2xf16=0.5 1 2 3", "f64=0.1",
+          "0x2xf32=", "1x1x1x1xi32=42"}) {
       HostTensor t = parse(text);
       std::vector<uint8_t> file;
       std::string error;
@@ -329,9 +324,9 @@ TEST_SUITE("tools.tensor_io") {
     HostTensor t;
     std::string error;
     // Double quotes, other key order, no trailing comma, version 2.0.
-    std::vector<uint8_t> v1 = npyImage(
-        "{\"shape\": (2,), 'fortran_order': False, 'descr': '<i2'}",
-        {1, 0, 0xFF, 0xFF});
+    std::vector<uint8_t> v1 =
+        npyImage("{\"shape\": (2,), 'fortran_order': False, 'descr': '<i2'}",
+                 {1, 0, 0xFF, 0xFF});
     REQUIRE(parseNpy(v1.data(), v1.size(), &t, &error));
     CHECK(formatTensor(t, 8) == "2xi16=1 -1");
     std::vector<uint8_t> v2 = v1;
@@ -403,8 +398,8 @@ TEST_SUITE("tools.tensor_io") {
     for (const char* text : {"2x3xf32=1 2 3 4 5 6", "i8=-3", "0x4xi32="}) {
       HostTensor t = parse(text);
       strata_hal_buffer_view_t* view = nullptr;
-      REQUIRE(strata_status_consume_ok(
-          bufferViewFromTensor(t, allocator, &view)));
+      REQUIRE(
+          strata_status_consume_ok(bufferViewFromTensor(t, allocator, &view)));
       CHECK(strata_hal_buffer_view_rank(view) == t.shape.size());
       CHECK(strata_hal_buffer_view_element_type(view) == t.element_type);
       CHECK(strata_hal_buffer_view_byte_length(view) == t.data.size());
