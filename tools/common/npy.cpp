@@ -423,7 +423,7 @@ bool writeNpy(const HostTensor& tensor, std::vector<uint8_t>* out,
     return false;
   }
   std::string dict =
-      "{'descr': '" + descr + "', 'fortran_order': False, "'shape': (";
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < tensor.shape.size(); ++i) {
     dict += i ? ", " : "";
     dict += std::to_string(tensor.shape[i]);
