@@ -1,0 +1,187 @@
+// buffer.cpp - hal.buffer: 64-byte aligned host memory, wrapped memory and
+// subspans, with overflow-safe range checks.
+#include "strata/hal/buffer.h"
+
+#include <cinttypes>
+#include <cstring>
+#include <new>
+
+struct strata_hal_buffer_t {
+  strata_vm_ref_object_t header;  // first: buffers are ref objects
+  strata_allocator_t allocator;   // frees this record (and owned bytes)
+  uint8_t* data;                  // never NULL, even when length is 0
+  uint64_t length;
+  // Keeps the bytes alive: the parent of a subspan or the owner of wrapped
+  // memory; retained, may be NULL. Allocated buffers hold their bytes in the
+  // same allocation as the record.
+  strata_vm_ref_object_t* owner;
+};
+
+namespace strata::hal {
+namespace {
+
+// Alignment of allocated buffer bytes: a cache line, and enough for any
+// vector load a kernel does.
+constexpr size_t kBufferAlignment = 64;
+
+void destroyBuffer(strata_vm_ref_object_t* object) {
+  auto* buffer = reinterpret_cast<strata_hal_buffer_t*>(object);
+  strata_vm_ref_object_t* owner = buffer->owner;
+  strata_allocator_t allocator = buffer->allocator;
+  buffer->~strata_hal_buffer_t();
+  strata_allocator_free(allocator, buffer);
+  // Released last: the owner may hold this allocator's state.
+  strata_vm_ref_release(owner);
+}
+
+const strata_vm_ref_type_t kBufferType = {"hal.buffer", destroyBuffer};
+
+// Creates a record without bytes; data and length are set by the caller.
+strata_status_t allocateRecord(size_t extra, strata_allocator_t allocator,
+                               strata_hal_buffer_t** out_buffer) {
+  void* memory = strata_allocator_alloc(
+      allocator, sizeof(strata_hal_buffer_t) + extra, kBufferAlignment);
+  if (!memory) {
+    return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
+                              "out of memory allocating a hal.buffer of %zu "
+                              "bytes",
+                              extra);
+  }
+  auto* buffer = new (memory) strata_hal_buffer_t();
+  strata_vm_ref_object_init(&buffer->header, &kBufferType);
+  buffer->allocator = allocator;
+  buffer->data = nullptr;
+  buffer->length = 0;
+  buffer->owner = nullptr;
+  *out_buffer = buffer;
+  return nullptr;
+}
+
+// OUT_OF_RANGE unless [offset, offset + length) lies inside a buffer of
+// buffer_length bytes. Two comparisons, so offset + length never overflows.
+strata_status_t checkRange(uint64_t buffer_length, uint64_t offset,
+                           uint64_t length, const char* what) {
+  if (offset > buffer_length || length > buffer_length - offset) {
+    return strata_make_status(STRATA_STATUS_OUT_OF_RANGE,
+                              "%s of %" PRIu64 " bytes at offset %" PRIu64
+                              " is out of bounds of a hal.buffer of %" PRIu64
+                              " bytes",
+                              what, length, offset, buffer_length);
+  }
+  return nullptr;
+}
+
+}  // namespace
+}  // namespace strata::hal
+
+using strata::hal::kBufferType;
+
+extern "C" {
+
+const strata_vm_ref_type_t* strata_hal_buffer_type(void) {
+  return &kBufferType;
+}
+
+strata_status_t strata_hal_buffer_allocate(strata_allocator_t allocator,
+                                           uint64_t length,
+                                           strata_hal_buffer_t** out_buffer) {
+  *out_buffer = nullptr;
+  // The bytes start at the first 64-byte boundary after the record.
+  constexpr size_t kOffset =
+      (sizeof(strata_hal_buffer_t) + strata::hal::kBufferAlignment - 1) &
+      ~(strata::hal::kBufferAlignment - 1);
+  if (length > SIZE_MAX - kOffset) {
+    return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
+                              "a hal.buffer of %" PRIu64
+                              " bytes is too large for this host",
+                              length);
+  }
+  size_t extra = kOffset - sizeof(strata_hal_buffer_t) +
+                 static_cast<size_t>(length);
+  strata_hal_buffer_t* buffer = nullptr;
+  STRATA_RETURN_IF_ERROR(
+      strata::hal::allocateRecord(extra, allocator, &buffer));
+  buffer->data = reinterpret_cast<uint8_t*>(buffer) + kOffset;
+  buffer->length = length;
+  std::memset(buffer->data, 0, static_cast<size_t>(length));
+  *out_buffer = buffer;
+  return nullptr;
+}
+
+strata_status_t strata_hal_buffer_wrap(void* data, uint64_t length,
+                                       strata_vm_ref_object_t* owner,
+                                       strata_allocator_t allocator,
+                                       strata_hal_buffer_t** out_buffer) {
+  *out_buffer = nullptr;
+  if (!data && length) {
+    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                              "cannot wrap NULL as a hal.buffer of %" PRIu64
+                              " bytes",
+                              length);
+  }
+  if (data && reinterpret_cast<uintptr_t>(data) > UINTPTR_MAX - length) {
+    return strata_make_status(STRATA_STATUS_OUT_OF_RANGE,
+                              "cannot wrap %" PRIu64
+                              " bytes at %p: the range wraps around the "
+                              "address space",
+                              length, data);
+  }
+  strata_hal_buffer_t* buffer = nullptr;
+  STRATA_RETURN_IF_ERROR(strata::hal::allocateRecord(0, allocator, &buffer));
+  // A zero-length wrap of NULL still hands out a non-NULL pointer, so that
+  // callers may memcpy zero bytes from it.
+  buffer->data = data ? static_cast<uint8_t*>(data)
+                      : reinterpret_cast<uint8_t*>(&buffer->length);
+  buffer->length = length;
+  buffer->owner = owner;
+  strata_vm_ref_retain(owner);
+  *out_buffer = buffer;
+  return nullptr;
+}
+
+strata_status_t strata_hal_buffer_subspan(strata_hal_buffer_t* buffer,
+                                          uint64_t offset, uint64_t length,
+                                          strata_allocator_t allocator,
+                                          strata_hal_buffer_t** out_buffer) {
+  *out_buffer = nullptr;
+  if (!buffer) {
+    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                              "cannot take a subspan of a null hal.buffer");
+  }
+  STRATA_RETURN_IF_ERROR(
+      strata::hal::checkRange(buffer->length, offset, length, "subspan"));
+  strata_hal_buffer_t* span = nullptr;
+  STRATA_RETURN_IF_ERROR(strata::hal::allocateRecord(0, allocator, &span));
+  span->data = buffer->data + offset;
+  span->length = length;
+  span->owner = &buffer->header;
+  strata_vm_ref_retain(&buffer->header);
+  *out_buffer = span;
+  return nullptr;
+}
+
+uint64_t strata_hal_buffer_length(const strata_hal_buffer_t* buffer) {
+  return buffer ? buffer->length : 0;
+}
+
+strata_status_t strata_hal_buffer_map(const strata_hal_buffer_t* buffer,
+                                      uint64_t offset, uint64_t length,
+                                      uint8_t** out_ptr) {
+  *out_ptr = nullptr;
+  if (!buffer) {
+    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                              "cannot map a null hal.buffer");
+  }
+  STRATA_RETURN_IF_ERROR(
+      strata::hal::checkRange(buffer->length, offset, length, "range"));
+  *out_ptr = buffer->data + offset;
+  return nullptr;
+}
+
+strata_hal_buffer_t* strata_hal_buffer_from_ref(strata_vm_ref_object_t* ref) {
+  return strata_vm_ref_isa(ref, &kBufferType)
+             ? reinterpret_cast<strata_hal_buffer_t*>(ref)
+             : nullptr;
+}
+
+}  // extern "C"

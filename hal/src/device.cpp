@@ -1,0 +1,710 @@
+// device.cpp - hal.device: creation, the queue (waits on fences through
+// semaphore timepoints, recycled submission records) and local-sync, which
+// runs each resolved submission on the thread that resolved it.
+#include <pthread.h>
+
+#include <cinttypes>
+#include <cstring>
+#include <new>
+
+#include "device_impl.h"
+#include "executable_impl.h"
+#include "strata/hal/semaphore.h"
+
+namespace strata::hal {
+namespace {
+
+// Local memory each local-task worker preallocates; larger kernels grow a
+// worker's scratch once.
+constexpr uint32_t kDefaultLocalMemory = 64 * 1024;
+// Largest local memory local-sync provides.
+constexpr uint32_t kMaxSyncLocalMemory = 64u << 20;
+
+// local-sync: submissions resolved on this thread while it already runs
+// local-sync work wait here, so that long chains run in a loop instead of
+// recursing through signal -> callback -> run -> signal.
+struct SyncRunner {
+  Submission* head = nullptr;
+  Submission* tail = nullptr;
+  bool active = false;
+};
+thread_local SyncRunner tls_sync_runner;
+
+void destroyDevice(strata_vm_ref_object_t* object);
+const strata_vm_ref_type_t kDeviceType = {"hal.device", destroyDevice};
+
+//===----------------------------------------------------------------------===//
+// Submission records
+//===----------------------------------------------------------------------===//
+
+void freeRecord(strata_allocator_t allocator, Submission* submission) {
+  if (submission->timepoints != submission->inline_timepoints) {
+    strata_allocator_free(allocator, submission->timepoints);
+  }
+  if (submission->command_buffers != submission->inline_command_buffers) {
+    strata_allocator_free(allocator, submission->command_buffers);
+  }
+  submission->~Submission();
+  strata_allocator_free(allocator, submission);
+}
+
+// Takes a record from the free list (or allocates one) with room for
+// command_buffer_count command buffers and timepoint_count timepoints, and
+// links it into the live list with one reference.
+strata_status_t acquireSubmission(strata_hal_device_t* device, SubmissionOp op,
+                                  size_t command_buffer_count,
+                                  size_t timepoint_count,
+                                  Submission** out_submission) {
+  *out_submission = nullptr;
+  Submission* submission = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(device->mutex);
+    if ((submission = device->free_head)) {
+      device->free_head = submission->free_next;
+      submission->free_next = nullptr;
+    }
+  }
+  if (!submission) {
+    void* memory = strata_allocator_alloc(device->allocator, sizeof(Submission),
+                                          alignof(Submission));
+    if (!memory) {
+      return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
+                                "out of memory queueing work on device '%s'",
+                                device->name);
+    }
+    submission = new (memory) Submission();
+    submission->command_buffers = submission->inline_command_buffers;
+    submission->timepoints = submission->inline_timepoints;
+    submission->task.user = submission;
+    submission->job.user = submission;
+  }
+  // Grow the arrays if needed; grown arrays stay with the record.
+  strata_status_t status = nullptr;
+  if (command_buffer_count > submission->command_buffer_capacity) {
+    auto* grown = static_cast<strata_hal_command_buffer_t**>(
+        strata_allocator_alloc(device->allocator,
+                               command_buffer_count * sizeof(void*),
+                               alignof(void*)));
+    if (grown) {
+      if (submission->command_buffers != submission->inline_command_buffers) {
+        strata_allocator_free(device->allocator, submission->command_buffers);
+      }
+      submission->command_buffers = grown;
+      submission->command_buffer_capacity = command_buffer_count;
+    } else {
+      status = strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
+                                  "out of memory queueing %zu command buffers",
+                                  command_buffer_count);
+    }
+  }
+  if (!status && timepoint_count > submission->timepoint_capacity) {
+    auto* grown = static_cast<strata_hal_timepoint_t*>(strata_allocator_alloc(
+        device->allocator, timepoint_count * sizeof(strata_hal_timepoint_t),
+        alignof(strata_hal_timepoint_t)));
+    if (grown) {
+      if (submission->timepoints != submission->inline_timepoints) {
+        strata_allocator_free(device->allocator, submission->timepoints);
+      }
+      submission->timepoints = grown;
+      submission->timepoint_capacity = timepoint_count;
+    } else {
+      status = strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
+                                  "out of memory waiting on a fence of %zu "
+                                  "semaphores",
+                                  timepoint_count);
+    }
+  }
+  if (status) {
+    std::lock_guard<std::mutex> lock(device->mutex);
+    submission->free_next = device->free_head;
+    device->free_head = submission;
+    return status;
+  }
+  submission->device = device;
+  submission->op = op;
+  submission->wait_fence = nullptr;
+  submission->signal_fence = nullptr;
+  submission->buffer = nullptr;
+  submission->command_buffer_count = 0;
+  submission->timepoint_count = 0;
+  std::memset(static_cast<void*>(submission->timepoints), 0,
+              timepoint_count * sizeof(strata_hal_timepoint_t));
+  submission->refs.store(1, std::memory_order_relaxed);
+  submission->unreached.store(0, std::memory_order_relaxed);
+  submission->resolved.store(false, std::memory_order_relaxed);
+  submission->wait_status = nullptr;
+  submission->cb_index = 0;
+  submission->command = nullptr;
+  submission->cancel_visited = false;
+  submission->sync_next = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(device->mutex);
+    submission->live_prev = nullptr;
+    submission->live_next = device->live_head;
+    if (device->live_head) {
+      device->live_head->live_prev = submission;
+    }
+    device->live_head = submission;
+    ++device->live_count;
+  }
+  *out_submission = submission;
+  return nullptr;
+}
+
+// Drops a reference; the last one returns the record to the free list.
+void releaseSubmission(Submission* submission) {
+  if (submission->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) {
+    return;
+  }
+  strata_hal_fence_release(submission->wait_fence);
+  submission->wait_fence = nullptr;
+  strata_hal_device_t* device = submission->device;
+  std::lock_guard<std::mutex> lock(device->mutex);
+  if (submission->live_prev) {
+    submission->live_prev->live_next = submission->live_next;
+  } else {
+    device->live_head = submission->live_next;
+  }
+  if (submission->live_next) {
+    submission->live_next->live_prev = submission->live_prev;
+  }
+  submission->free_next = device->free_head;
+  device->free_head = submission;
+  // Notified under the lock: once it is released, a destroying device may
+  // be freed at any moment.
+  if (--device->live_count == 0 && device->destroying) {
+    device->idle.notify_all();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// local-sync
+//===----------------------------------------------------------------------===//
+
+strata_status_t runSyncDispatch(strata_hal_device_t* device,
+                                const DispatchCommand* command) {
+  if (!command->workgroup_total) {
+    return nullptr;
+  }
+  strata_hal_executable_environment_v0_t environment =
+      command->executable->environment;
+  environment.worker_count = 1;
+  strata_hal_executable_workgroup_state_v0_t workgroup = {};
+  workgroup.processor_id = 0;
+  if (command->local_memory_size) {
+    if (command->local_memory_size > device->sync_scratch_size) {
+      uint8_t* grown = nullptr;
+      if (command->local_memory_size <= kMaxSyncLocalMemory) {
+        grown = static_cast<uint8_t*>(strata_allocator_alloc(
+            device->allocator, command->local_memory_size, 64));
+      }
+      if (!grown) {
+        const uint32_t origin[3] = {0, 0, 0};
+        return makeDispatchFailure(command, 0, origin,
+                                   command->local_memory_size);
+      }
+      strata_allocator_free(device->allocator, device->sync_scratch);
+      device->sync_scratch = grown;
+      device->sync_scratch_size = command->local_memory_size;
+    }
+    workgroup.local_memory = device->sync_scratch;
+    workgroup.local_memory_size = command->local_memory_size;
+  }
+  const strata_hal_executable_dispatch_state_v0_t& state = command->state;
+  for (uint32_t z = 0; z < state.workgroup_count_z; ++z) {
+    workgroup.workgroup_id_z = static_cast<uint16_t>(z);
+    for (uint32_t y = 0; y < state.workgroup_count_y; ++y) {
+      workgroup.workgroup_id_y = y;
+      for (uint32_t x = 0; x < state.workgroup_count_x; ++x) {
+        workgroup.workgroup_id_x = x;
+        int code = command->function(&environment, &state, &workgroup);
+        if (code) {
+          const uint32_t id[3] = {x, y, z};
+          return makeDispatchFailure(command, code, id, 0);
+        }
+      }
+    }
+  }
+  return nullptr;
+}
+
+// Runs every command of a submission on this thread.
+strata_status_t runSyncCommands(Submission* submission) {
+  strata_hal_device_t* device = submission->device;
+  std::lock_guard<std::mutex> lock(device->sync_mutex);
+  while (const Command* command = nextCommand(submission)) {
+    switch (command->kind) {
+    case CommandKind::kDispatch:
+      STRATA_RETURN_IF_ERROR(runSyncDispatch(
+          device, reinterpret_cast<const DispatchCommand*>(command)));
+      break;
+    case CommandKind::kFill:
+      executeFill(reinterpret_cast<const FillCommand*>(command));
+      break;
+    case CommandKind::kCopy:
+      executeCopy(reinterpret_cast<const CopyCommand*>(command));
+      break;
+    case CommandKind::kBarrier:
+      break;
+    }
+  }
+  return nullptr;
+}
+
+void runSyncSubmission(Submission* submission) {
+  strata_status_t status = submission->wait_status;
+  submission->wait_status = nullptr;
+  if (!status && submission->op == SubmissionOp::kExecute) {
+    status = runSyncCommands(submission);
+  }
+  finishSubmission(submission, status);
+}
+
+// Runs a resolved submission on this thread: now, or after the local-sync
+// work this thread is already running (see SyncRunner).
+void localSyncStart(Submission* submission) {
+  SyncRunner& runner = tls_sync_runner;
+  submission->sync_next = nullptr;
+  if (runner.tail) {
+    runner.tail->sync_next = submission;
+  } else {
+    runner.head = submission;
+  }
+  runner.tail = submission;
+  if (runner.active) {
+    return;
+  }
+  runner.active = true;
+  while (Submission* next = runner.head) {
+    runner.head = next->sync_next;
+    if (!runner.head) {
+      runner.tail = nullptr;
+    }
+    next->sync_next = nullptr;
+    runSyncSubmission(next);
+  }
+  runner.active = false;
+}
+
+//===----------------------------------------------------------------------===//
+// Waiting
+//===----------------------------------------------------------------------===//
+
+void startResolved(Submission* submission) {
+  if (submission->device->kind == DeviceKind::kLocalSync) {
+    localSyncStart(submission);
+  } else {
+    localTaskStart(submission);
+  }
+}
+
+// Timepoint callback: one pair of the wait fence was reached or failed.
+void onTimepoint(void* user, strata_status_t status) {
+  auto* submission = static_cast<Submission*>(user);
+  if (status) {
+    // A failure resolves at once; the other pairs need not be reached.
+    if (!submission->resolved.exchange(true, std::memory_order_acq_rel)) {
+      submission->wait_status = status;
+      startResolved(submission);
+    } else {
+      strata_status_free(status);
+    }
+  } else if (submission->unreached.fetch_sub(1, std::memory_order_acq_rel) ==
+             1) {
+    if (!submission->resolved.exchange(true, std::memory_order_acq_rel)) {
+      startResolved(submission);
+    }
+  }
+  releaseSubmission(submission);
+}
+
+// Arms one timepoint per pair of wait_fence (borrowed, may be NULL) and
+// starts the submission when all are reached or one fails (possibly before
+// this returns).
+void armWait(Submission* submission, strata_hal_fence_t* wait_fence) {
+  size_t count = wait_fence ? strata_hal_fence_count(wait_fence) : 0;
+  submission->timepoint_count = count;
+  submission->unreached.store(static_cast<uint32_t>(count),
+                              std::memory_order_relaxed);
+  // One reference per timepoint, taken before any can run.
+  submission->refs.fetch_add(static_cast<uint32_t>(count),
+                             std::memory_order_relaxed);
+  if (!count) {
+    submission->resolved.store(true, std::memory_order_relaxed);
+    startResolved(submission);
+    return;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    strata_hal_semaphore_t* semaphore = nullptr;
+    uint64_t value = 0;
+    strata_hal_fence_at(wait_fence, i, &semaphore, &value);
+    strata_hal_semaphore_add_timepoint(semaphore, value, onTimepoint,
+                                       submission, &submission->timepoints[i]);
+  }
+}
+
+size_t waitPairCount(strata_hal_fence_t* wait_fence) {
+  return wait_fence ? strata_hal_fence_count(wait_fence) : 0;
+}
+
+// Rejects a queue operation before it was queued: the error is returned,
+// and a copy fails signal_fence so that nobody waits on it forever.
+strata_status_t rejectSubmission(strata_hal_fence_t* signal_fence,
+                                 strata_status_t status) {
+  if (signal_fence) {
+    strata_hal_fence_fail(signal_fence, strata_status_clone(status));
+  }
+  return status;
+}
+
+// Queues a submission with no commands (barrier, alloca, dealloca).
+strata_status_t queueSignalOnly(strata_hal_device_t* device, SubmissionOp op,
+                                strata_hal_fence_t* wait_fence,
+                                strata_hal_fence_t* signal_fence,
+                                strata_hal_buffer_t* buffer) {
+  Submission* submission = nullptr;
+  STRATA_RETURN_IF_ERROR(rejectSubmission(
+      signal_fence, acquireSubmission(device, op, 0, waitPairCount(wait_fence),
+                                      &submission)));
+  submission->wait_fence = wait_fence;
+  strata_hal_fence_retain(wait_fence);
+  submission->signal_fence = signal_fence;
+  strata_hal_fence_retain(signal_fence);
+  submission->buffer = buffer;
+  strata_hal_buffer_retain(buffer);
+  armWait(submission, wait_fence);
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Destruction
+//===----------------------------------------------------------------------===//
+
+// Pins a live submission whose timepoints have not been cancelled yet, or
+// returns NULL when none is left.
+Submission* pinNextToCancel(strata_hal_device_t* device) {
+  std::lock_guard<std::mutex> lock(device->mutex);
+  for (Submission* s = device->live_head; s; s = s->live_next) {
+    if (s->cancel_visited) {
+      continue;
+    }
+    s->cancel_visited = true;
+    uint32_t refs = s->refs.load(std::memory_order_acquire);
+    while (refs &&
+           !s->refs.compare_exchange_weak(refs, refs + 1,
+                                          std::memory_order_acq_rel)) {
+    }
+    if (refs) {
+      return s;
+    }
+  }
+  return nullptr;
+}
+
+void destroyDeviceNow(strata_hal_device_t* device) {
+  {
+    std::lock_guard<std::mutex> lock(device->mutex);
+    device->destroying = true;
+  }
+  // Submissions still waiting on fences would wait forever: cancel their
+  // timepoints and fail their signal fences.
+  while (Submission* submission = pinNextToCancel(device)) {
+    for (size_t i = 0; i < submission->timepoint_count; ++i) {
+      if (strata_hal_semaphore_cancel_timepoint(&submission->timepoints[i])) {
+        onTimepoint(submission,
+                    strata_make_status(STRATA_STATUS_CANCELLED,
+                                       "device '%s' was destroyed before the "
+                                       "submission's wait fence was reached",
+                                       device->name));
+      }
+    }
+    releaseSubmission(submission);
+  }
+  // Work already running finishes on its own.
+  {
+    std::unique_lock<std::mutex> lock(device->mutex);
+    device->idle.wait(lock, [device] { return device->live_count == 0; });
+  }
+  TaskPool::destroy(device->pool);
+  strata_allocator_t allocator = device->allocator;
+  while (Submission* submission = device->free_head) {
+    device->free_head = submission->free_next;
+    freeRecord(allocator, submission);
+  }
+  strata_allocator_free(allocator, device->sync_scratch);
+  device->~strata_hal_device_t();
+  strata_allocator_free(allocator, device);
+}
+
+void destroyDevice(strata_vm_ref_object_t* object) {
+  auto* device = reinterpret_cast<strata_hal_device_t*>(object);
+  // Released from inside the device's own work (a fence callback on one of
+  // its workers, or during local-sync work on this thread): this thread
+  // cannot wait for that work, so a helper thread tears the device down.
+  bool inside = (device->pool && device->pool->onWorkerThread()) ||
+                tls_sync_runner.active;
+  if (inside) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    int error = pthread_create(
+        &thread, &attr,
+        [](void* arg) -> void* {
+          destroyDeviceNow(static_cast<strata_hal_device_t*>(arg));
+          return nullptr;
+        },
+        device);
+    pthread_attr_destroy(&attr);
+    if (!error) {
+      return;
+    }
+    // No thread to spare: leak the device rather than deadlock.
+    return;
+  }
+  destroyDeviceNow(device);
+}
+
+}  // namespace
+
+//===----------------------------------------------------------------------===//
+// Shared with device_local_task.cpp
+//===----------------------------------------------------------------------===//
+
+const Command* nextCommand(Submission* submission) {
+  while (!submission->command) {
+    if (submission->cb_index >= submission->command_buffer_count) {
+      return nullptr;
+    }
+    submission->command = commandBufferFirst(
+        submission->command_buffers[submission->cb_index++]);
+  }
+  const Command* command = submission->command;
+  submission->command = command->next;
+  return command;
+}
+
+strata_status_t makeDispatchFailure(const DispatchCommand* command, int code,
+                                    const uint32_t workgroup[3],
+                                    uint32_t local_memory_size) {
+  if (local_memory_size) {
+    return strata_make_status(
+        STRATA_STATUS_RESOURCE_EXHAUSTED,
+        "dispatch '%s' (export %" PRIu32 " of library '%s') needs %" PRIu32
+        " bytes of local memory, more than a worker can provide",
+        dispatchExportName(command), command->ordinal,
+        dispatchLibraryName(command), local_memory_size);
+  }
+  return strata_make_status(
+      STRATA_STATUS_INTERNAL,
+      "dispatch '%s' (export %" PRIu32 " of library '%s') failed with code %d "
+      "at workgroup (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")",
+      dispatchExportName(command), command->ordinal,
+      dispatchLibraryName(command), code, workgroup[0], workgroup[1],
+      workgroup[2]);
+}
+
+void finishSubmission(Submission* submission, strata_status_t status) {
+  for (size_t i = 0; i < submission->command_buffer_count; ++i) {
+    strata_hal_command_buffer_release(submission->command_buffers[i]);
+    submission->command_buffers[i] = nullptr;
+  }
+  submission->command_buffer_count = 0;
+  strata_hal_buffer_release(submission->buffer);
+  submission->buffer = nullptr;
+  strata_hal_fence_t* signal_fence = submission->signal_fence;
+  submission->signal_fence = nullptr;
+  if (signal_fence) {
+    if (!status) {
+      // Signalling fails only when a semaphore already failed or was
+      // signalled past this value by someone else: fail it so that its
+      // waiters see that.
+      status = strata_hal_fence_signal(signal_fence);
+    }
+    if (status) {
+      strata_hal_fence_fail(signal_fence, status);
+    }
+    strata_hal_fence_release(signal_fence);
+  } else {
+    strata_status_free(status);
+  }
+  releaseSubmission(submission);
+}
+
+}  // namespace strata::hal
+
+using namespace strata::hal;
+
+extern "C" {
+
+const strata_vm_ref_type_t* strata_hal_device_type(void) {
+  return &kDeviceType;
+}
+
+strata_status_t strata_hal_device_create(
+    const strata_hal_device_options_t* options, strata_allocator_t allocator,
+    strata_hal_device_t** out_device) {
+  *out_device = nullptr;
+  const char* name = options ? options->name : nullptr;
+  DeviceKind kind;
+  if (name && std::strcmp(name, "local-sync") == 0) {
+    kind = DeviceKind::kLocalSync;
+  } else if (name && std::strcmp(name, "local-task") == 0) {
+    kind = DeviceKind::kLocalTask;
+  } else {
+    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                              "unknown device '%s'; known devices: "
+                              "local-sync, local-task",
+                              name ? name : "(null)");
+  }
+  TaskPool* pool = nullptr;
+  if (kind == DeviceKind::kLocalTask) {
+    STRATA_RETURN_IF_ERROR(TaskPool::create(
+        options->worker_count, kDefaultLocalMemory, allocator, &pool));
+  }
+  void* memory = strata_allocator_alloc(allocator, sizeof(strata_hal_device_t),
+                                        alignof(strata_hal_device_t));
+  if (!memory) {
+    TaskPool::destroy(pool);
+    return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
+                              "out of memory creating device '%s'", name);
+  }
+  auto* device = new (memory) strata_hal_device_t();
+  strata_vm_ref_object_init(&device->header, &kDeviceType);
+  device->allocator = allocator;
+  device->kind = kind;
+  device->name = kind == DeviceKind::kLocalSync ? "local-sync" : "local-task";
+  device->pool = pool;
+  device->worker_count = pool ? pool->workerCount() : 1;
+  device->live_head = nullptr;
+  device->free_head = nullptr;
+  device->live_count = 0;
+  device->destroying = false;
+  device->sync_scratch = nullptr;
+  device->sync_scratch_size = 0;
+  *out_device = device;
+  return nullptr;
+}
+
+const char* strata_hal_device_name(const strata_hal_device_t* device) {
+  return device->name;
+}
+
+uint32_t strata_hal_device_worker_count(const strata_hal_device_t* device) {
+  return device->worker_count;
+}
+
+strata_allocator_t strata_hal_device_allocator(
+    const strata_hal_device_t* device) {
+  return device->allocator;
+}
+
+strata_status_t strata_hal_device_queue_alloca(
+    strata_hal_device_t* device, strata_hal_fence_t* wait_fence,
+    strata_hal_fence_t* signal_fence, uint64_t length,
+    strata_hal_buffer_t** out_buffer) {
+  *out_buffer = nullptr;
+  if (!device) {
+    return rejectSubmission(
+        signal_fence, strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                                         "queue_alloca on a null device"));
+  }
+  strata_hal_buffer_t* buffer = nullptr;
+  STRATA_RETURN_IF_ERROR(rejectSubmission(
+      signal_fence,
+      strata_hal_buffer_allocate(device->allocator, length, &buffer)));
+  strata_status_t status = queueSignalOnly(device, SubmissionOp::kBarrier,
+                                           wait_fence, signal_fence, nullptr);
+  if (status) {
+    strata_hal_buffer_release(buffer);
+    return status;
+  }
+  *out_buffer = buffer;
+  return nullptr;
+}
+
+strata_status_t strata_hal_device_queue_dealloca(
+    strata_hal_device_t* device, strata_hal_fence_t* wait_fence,
+    strata_hal_fence_t* signal_fence, strata_hal_buffer_t* buffer) {
+  if (!device || !buffer) {
+    return rejectSubmission(
+        signal_fence,
+        strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                           "queue_dealloca needs a device and a buffer"));
+  }
+  return queueSignalOnly(device, SubmissionOp::kDealloca, wait_fence,
+                         signal_fence, buffer);
+}
+
+strata_status_t strata_hal_device_queue_execute(
+    strata_hal_device_t* device, strata_hal_fence_t* wait_fence,
+    strata_hal_fence_t* signal_fence,
+    strata_hal_command_buffer_t* const* command_buffers, size_t count) {
+  if (!device) {
+    return rejectSubmission(
+        signal_fence, strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                                         "queue_execute on a null device"));
+  }
+  if (count && !command_buffers) {
+    return rejectSubmission(
+        signal_fence,
+        strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                           "queue_execute of %zu command buffers got a NULL "
+                           "array",
+                           count));
+  }
+  // Claim every command buffer first (ONE_SHOT ones may run once).
+  for (size_t i = 0; i < count; ++i) {
+    strata_status_t status = commandBufferBeginSubmit(command_buffers[i]);
+    if (status) {
+      for (size_t j = 0; j < i; ++j) {
+        commandBufferCancelSubmit(command_buffers[j]);
+      }
+      return rejectSubmission(
+          signal_fence,
+          strata_status_annotate(status, "in command buffer %zu of %zu", i,
+                                 count));
+    }
+  }
+  Submission* submission = nullptr;
+  strata_status_t status =
+      acquireSubmission(device, SubmissionOp::kExecute, count,
+                        waitPairCount(wait_fence), &submission);
+  if (status) {
+    for (size_t i = 0; i < count; ++i) {
+      commandBufferCancelSubmit(command_buffers[i]);
+    }
+    return rejectSubmission(signal_fence, status);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    submission->command_buffers[i] = command_buffers[i];
+    strata_vm_ref_retain(strata_hal_command_buffer_as_ref(command_buffers[i]));
+  }
+  submission->command_buffer_count = count;
+  submission->wait_fence = wait_fence;
+  strata_hal_fence_retain(wait_fence);
+  submission->signal_fence = signal_fence;
+  strata_hal_fence_retain(signal_fence);
+  armWait(submission, wait_fence);
+  return nullptr;
+}
+
+strata_status_t strata_hal_device_queue_barrier(
+    strata_hal_device_t* device, strata_hal_fence_t* wait_fence,
+    strata_hal_fence_t* signal_fence) {
+  if (!device) {
+    return rejectSubmission(
+        signal_fence, strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                                         "queue_barrier on a null device"));
+  }
+  return queueSignalOnly(device, SubmissionOp::kBarrier, wait_fence,
+                         signal_fence, nullptr);
+}
+
+strata_hal_device_t* strata_hal_device_from_ref(strata_vm_ref_object_t* ref) {
+  return strata_vm_ref_isa(ref, &kDeviceType)
+             ? reinterpret_cast<strata_hal_device_t*>(ref)
+             : nullptr;
+}
+
+}  // extern "C"

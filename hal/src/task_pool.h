@@ -1,0 +1,113 @@
+// task_pool.h - the worker pool behind local-task: threads that run queued
+// tasks and claim the workgroups of published dispatch jobs with an atomic
+// counter, without allocating per dispatch.
+#ifndef STRATA_HAL_SRC_TASK_POOL_H_
+#define STRATA_HAL_SRC_TASK_POOL_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "strata/base/allocator.h"
+#include "strata/base/status.h"
+#include "strata/hal/executable_library.h"
+
+namespace strata::hal {
+
+class TaskPool;
+
+// A unit of serial work run once by some worker (for local-task: "start or
+// continue a submission"). Owned by the caller, who keeps it alive until
+// run is called; run may resubmit it.
+struct PoolTask {
+  PoolTask* next = nullptr;  // owned by the pool while queued
+  void (*run)(PoolTask* task, uint32_t worker_index) = nullptr;
+  void* user = nullptr;  // for run
+};
+
+// One dispatch: a grid of workgroups that workers claim with fetch_add on
+// next_index. The publisher fills in the first block, then calls
+// TaskPool::publishJob; the pool calls on_complete exactly once, on the
+// worker that finished last, after every workgroup has run or been skipped.
+// The job storage belongs to the publisher (a submission record) and may be
+// republished from on_complete.
+struct PoolJob {
+  // --- Set by the publisher.
+  strata_hal_executable_dispatch_v0_t function = nullptr;
+  // Copied per dispatch so kernels see this pool's worker count.
+  strata_hal_executable_environment_v0_t environment = {};
+  const strata_hal_executable_dispatch_state_v0_t* state = nullptr;
+  uint64_t workgroup_total = 0;  // > 0
+  uint32_t local_memory_size = 0;
+  void (*on_complete)(PoolJob* job, uint32_t worker_index) = nullptr;
+  void* user = nullptr;  // for on_complete
+
+  // --- Results, read in on_complete.
+  // Set once by the first failing workgroup; later workgroups are skipped.
+  std::atomic<bool> failed{false};
+  int failure_code = 0;  // the kernel's return value (0: see below)
+  // Non-zero when the worker could not provide the local memory the kernel
+  // needs (then failure_code is 0).
+  uint32_t failure_local_memory = 0;
+  uint32_t failure_workgroup[3] = {0, 0, 0};
+  uint32_t failure_worker = 0;
+
+  // --- Owned by the pool.
+  std::atomic<uint64_t> next_index{0};
+  uint32_t chunk = 1;           // workgroups claimed per fetch_add
+  uint32_t active_workers = 0;  // guarded by the pool mutex
+  bool listed = false;          // in the pool's active list (mutex)
+  PoolJob* list_next = nullptr;
+  PoolJob* list_prev = nullptr;
+};
+
+class TaskPool {
+public:
+  // Starts worker_count threads (0: std::thread::hardware_concurrency()),
+  // each with local_memory_size bytes of preallocated scratch. Memory comes
+  // from allocator.
+  static strata_status_t create(uint32_t worker_count,
+                                uint32_t local_memory_size,
+                                strata_allocator_t allocator,
+                                TaskPool** out_pool);
+  // Stops and joins every worker. Queued tasks and published jobs must be
+  // finished first; must not be called on a worker of this pool.
+  static void destroy(TaskPool* pool);
+
+  uint32_t workerCount() const { return worker_count_; }
+
+  // Queues task to run on a worker (FIFO). Thread-safe; never runs the task
+  // on the calling thread and never allocates.
+  void submitTask(PoolTask* task);
+  // Makes job's workgroups claimable and wakes as many sleeping workers as
+  // it can use. Thread-safe; never allocates.
+  void publishJob(PoolJob* job);
+
+  // Whether the calling thread is one of this pool's workers.
+  bool onWorkerThread() const;
+
+  TaskPool(const TaskPool&) = delete;
+  TaskPool& operator=(const TaskPool&) = delete;
+
+private:
+  struct Worker;
+  struct State;
+
+  TaskPool() = default;
+  ~TaskPool() = default;
+
+  void workerMain(uint32_t index);
+  bool runOne(Worker& worker);
+  void runJob(Worker& worker, PoolJob* job);
+  void wake(uint32_t count);
+  bool hasWork() const;
+
+  strata_allocator_t allocator_ = {};
+  uint32_t worker_count_ = 0;
+  Worker* workers_ = nullptr;
+  State* state_ = nullptr;
+};
+
+}  // namespace strata::hal
+
+#endif  // STRATA_HAL_SRC_TASK_POOL_H_
