@@ -351,7 +351,7 @@ size_t waitPairCount(strata_hal_fence_t* wait_fence) {
 // and a copy fails signal_fence so that nobody waits on it forever.
 strata_status_t rejectSubmission(strata_hal_fence_t* signal_fence,
                                  strata_status_t status) {
-  if (signal_fence) {
+  if (status && signal_fence) {
     strata_hal_fence_fail(signal_fence, strata_status_clone(status));
   }
   return status;
