@@ -406,6 +406,49 @@ TEST_CASE("live memory loads of different libraries stay distinct") {
   checkElementwise(third.ptr, 7);
 }
 
+TEST_CASE("concurrent memory loads each get their own library") {
+  std::vector<uint8_t> sample = readFile(kSamplePath);
+  std::vector<uint8_t> minimal = readFile(badPath("minimal").c_str());
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 16;
+  std::atomic<int> wrong{0}, failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      // Each thread keeps a few libraries alive while it loads more, so
+      // descriptor numbers are reused while their libraries are loaded.
+      strata_hal_executable_t* live[3] = {};
+      for (int round = 0; round < kRounds; ++round) {
+        bool use_sample = (round + t) % 2 == 0;
+        const std::vector<uint8_t>& bytes = use_sample ? sample : minimal;
+        strata_hal_executable_t*& slot = live[round % 3];
+        strata_hal_executable_release(slot);
+        slot = nullptr;
+        strata_status_t status = strata_hal_executable_load_memory(
+            bytes.data(), bytes.size(), "concurrent",
+            strata_allocator_system(), &slot);
+        if (status) {
+          ++failed;
+          strata_status_free(status);
+          continue;
+        }
+        const char* expected = use_sample ? "sample_kernels" : "bad_minimal";
+        if (strcmp(strata_hal_executable_library_name(slot), expected) != 0) {
+          ++wrong;
+        }
+      }
+      for (strata_hal_executable_t* executable : live) {
+        strata_hal_executable_release(executable);
+      }
+    });
+  }
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+  CHECK(failed == 0);
+  CHECK(wrong == 0);
+}
+
 TEST_CASE("garbage bytes from memory fail with the dlopen error") {
   std::vector<uint8_t> garbage(4096);
   for (size_t i = 0; i < garbage.size(); ++i) {
