@@ -8,7 +8,12 @@
  *
  * Semaphores and fences are VM ref objects ("hal.semaphore", "hal.fence")
  * and are thread-safe: any thread may signal, fail, query, wait or add
- * timepoints.
+ * timepoints. A fence's set of pairs is the exception: build it (insert)
+ * before sharing the fence; the other fence calls are thread-safe.
+ *
+ * Callbacks (timepoints, fence subscriptions) run outside every internal
+ * lock, so they may call back into these functions, but they run on the
+ * signalling thread and must be short and never block.
  *
  * C11 and C++.
  */
@@ -20,6 +25,7 @@
 
 #include "strata/base/allocator.h"
 #include "strata/base/status.h"
+#include "strata/vm/module.h"
 #include "strata/vm/ref.h"
 
 #ifdef __cplusplus
@@ -72,11 +78,16 @@ strata_status_t strata_hal_semaphore_wait(strata_hal_semaphore_t* semaphore,
  * thread that signals or fails the semaphore (so it must be short and must
  * not block). status is OK or a copy of the failure that the callback owns.
  * The caller owns the timepoint storage and must keep it alive until the
- * callback has run or strata_hal_semaphore_cancel_timepoint returned 1. */
+ * callback has run or strata_hal_semaphore_cancel_timepoint returned 1.
+ * An armed timepoint holds a reference to its semaphore, so a semaphore is
+ * never destroyed with callbacks pending. */
 typedef void (*strata_hal_timepoint_fn_t)(void* user, strata_status_t status);
 typedef struct strata_hal_timepoint_t {
   /* Owned by the semaphore while armed. */
   struct strata_hal_timepoint_t* next;
+  struct strata_hal_timepoint_t* prev;
+  /* The semaphore while armed, NULL once run, cancelled or never armed
+   * (read atomically). Zero-initialize a timepoint before first use. */
   strata_hal_semaphore_t* semaphore;
   uint64_t value;
   strata_hal_timepoint_fn_t fn;
@@ -89,7 +100,10 @@ void strata_hal_semaphore_add_timepoint(strata_hal_semaphore_t* semaphore,
                                         void* user,
                                         strata_hal_timepoint_t* timepoint);
 /* Disarms a timepoint that has not run: returns 1 if it was removed (the
- * callback will never run), 0 if it already ran or is running. */
+ * callback will never run), 0 if it already ran, is running, or was never
+ * armed. The caller must hold a reference to the timepoint's semaphore for
+ * the duration of the call (the semaphore may otherwise die as soon as the
+ * callback has run). */
 int strata_hal_semaphore_cancel_timepoint(strata_hal_timepoint_t* timepoint);
 
 static inline strata_vm_ref_object_t* strata_hal_semaphore_as_ref(
@@ -158,6 +172,44 @@ strata_status_t strata_hal_fence_on_resolved(strata_hal_fence_t* fence,
                                              strata_allocator_t allocator,
                                              strata_hal_timepoint_fn_t fn,
                                              void* user);
+
+/* A cancellable strata_hal_fence_on_resolved, for hosts with timeouts.
+ *
+ * Identifies a subscription to a fence. Tokens are never reused within a
+ * fence, so a stale token is harmless. 0 names no subscription: the callback
+ * already ran inside strata_hal_fence_subscribe. */
+typedef uint64_t strata_hal_fence_token_t;
+
+/* Like strata_hal_fence_on_resolved, and *out_token names the subscription
+ * for strata_hal_fence_unsubscribe. fn runs exactly once unless unsubscribe
+ * returns 1. The subscription frees itself once fn has returned (or once it
+ * is cancelled); unsubscribe is never required. On failure (out of memory)
+ * fn never runs and *out_token is 0. */
+strata_status_t strata_hal_fence_subscribe(strata_hal_fence_t* fence,
+                                           strata_allocator_t allocator,
+                                           strata_hal_timepoint_fn_t fn,
+                                           void* user,
+                                           strata_hal_fence_token_t* out_token);
+/* Cancels a subscription. Returns 1 when fn will never run (everything the
+ * subscription held is released), 0 when fn has run, is running or is about
+ * to run on another thread (and the subscription frees itself after it),
+ * or when token names nothing (0, stale, or another fence's). Safe in any
+ * interleaving with the resolving threads, and any number of times. The
+ * caller must hold a reference to fence. */
+int strata_hal_fence_unsubscribe(strata_hal_fence_t* fence,
+                                 strata_hal_fence_token_t token);
+
+/* A strata_vm_wait_t for a native function that defers until fence is
+ * resolved (reached or failed), giving up at deadline_ns (absolute
+ * CLOCK_MONOTONIC; 0 and STRATA_HAL_INFINITE_FUTURE mean never): wait blocks
+ * with strata_hal_fence_wait; subscribe/unsubscribe use the fence
+ * subscriptions above, with the fence's allocator. user is fence, borrowed:
+ * the deferring call's caller keeps it alive (in the invocation's registers)
+ * while the invocation is suspended. A failure is not reported through the
+ * wait: the deferred call runs again and finds it with
+ * strata_hal_fence_query. */
+strata_vm_wait_t strata_hal_fence_make_vm_wait(strata_hal_fence_t* fence,
+                                               int64_t deadline_ns);
 
 static inline strata_vm_ref_object_t* strata_hal_fence_as_ref(
     strata_hal_fence_t* fence) {
