@@ -599,15 +599,22 @@ bool compareTensors(const HostTensor& expected, const HostTensor& actual,
         continue;
       }
       if (std::isfinite(difference)) {
-        note = " (|difference| " + formatF64(difference) + " > " +
-               formatF64(threshold) + ")";
+        // Six significant digits: enough to see the excess, without the
+        // representation noise of a - b.
+        char buffer[64];
+        std::snprintf(buffer, sizeof(buffer), " (|difference| %.6g > %.6g)",
+                      difference, threshold);
+        note = buffer;
       }
     } else if (std::memcmp(expected.data.data() + i * size,
                            actual.data.data() + i * size, size) == 0) {
       continue;
     }
-    *mismatch = "element " + formatIndex(expected.shape, i) + " is " +
-                formatElement(actual, i) + ", expected " +
+    // A 0-d tensor (or VM scalar) has no index worth printing.
+    std::string where = expected.shape.empty()
+                            ? std::string()
+                            : "element " + formatIndex(expected.shape, i) + " ";
+    *mismatch = where + "is " + formatElement(actual, i) + ", expected " +
                 formatElement(expected, i) + note;
     return false;
   }

@@ -107,6 +107,7 @@ struct CompareThresholds {
 // own sign). Returns true on a match; otherwise sets *mismatch to a phrase
 // naming the first difference, such as
 //   "element [1, 2] is 7, expected 6"
+//   "is 5, expected 6" (0-d)
 //   "element [0] is 2.5, expected 2.25 (|difference| 0.25 > 0.0001)"
 //   "is 3x2xf32, expected 2x3xf32".
 bool compareTensors(const HostTensor& expected, const HostTensor& actual,

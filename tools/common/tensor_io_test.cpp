@@ -235,7 +235,7 @@ TEST_SUITE("tools.tensor_io") {
                  "0.0001)");
     CHECK_FALSE(
         compareTensors(parse("f32=1"), parse("f32=nan"), thresholds, &why));
-    CHECK(why == "element [] is nan, expected 1");
+    CHECK(why == "is nan, expected 1");
     CHECK(compareTensors(parse("f32=inf"), parse("f32=inf"), thresholds, &why));
     CHECK_FALSE(
         compareTensors(parse("f32=inf"), parse("f32=-inf"), thresholds, &why));
@@ -329,9 +329,11 @@ TEST_SUITE("tools.tensor_io") {
                  {1, 0, 0xFF, 0xFF});
     REQUIRE(parseNpy(v1.data(), v1.size(), &t, &error));
     CHECK(formatTensor(t, 8) == "2xi16=1 -1");
-    std::vector<uint8_t> v2 = v1;
+    // Version 2.0: the same header behind a 4-byte length.
+    std::vector<uint8_t> v2(v1.begin(), v1.begin() + 10);
     v2[6] = 2;
-    v2.insert(v2.begin() + 10, {0, 0});  // 4-byte header length
+    v2.resize(12, 0);
+    v2.insert(v2.end(), v1.begin() + 10, v1.end());
     REQUIRE(parseNpy(v2.data(), v2.size(), &t, &error));
     CHECK(formatTensor(t, 8) == "2xi16=1 -1");
     std::vector<uint8_t> b = npyImage(
