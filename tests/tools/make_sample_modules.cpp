@@ -8,12 +8,17 @@
 //                   fadd32, pair, sum_to with a loop, counter with globals,
 //                   rodata_len, make_buffer), failing functions (fails,
 //                   fails_deep), compiler info, requirements, an optional
-//                   dependency and import, two rodata segments, debug
+//                   dependency and import ("extras", which nothing
+//                   provides), two rodata segments, debug
 //                   locations and reflection attributes.
 //   math.vmfb       module "math" exporting double(i32) -> i32.
 //   app.vmfb        module "app" importing math.double; main(i32) -> i32.
 //   needs_hal.vmfb  names the ref type hal.buffer, which only the HAL
-//                   registers: strata-dump shows it, strata-run cannot load it.
+//                   registers: strata-dump shows it without the HAL;
+//                   strata-run (which creates the hal module) runs it.
+//   views.vmfb      module "views" passing refs through untouched, for
+//                   strata-run's tensor inputs and outputs: echo(r) -> r,
+//                   swap(r, r) -> (r, r), tag(r, i32) -> (i32, r).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -46,8 +51,10 @@ std::vector<uint8_t> buildSample() {
   b.setCompiler("make_sample_modules", "0.1.0",
                 {"make_sample_modules", "--sample"});
   b.addRequirement("f64");
-  b.addDependency("hal", 3, /*optional=*/true);
-  b.addImport("hal.devices.get", "0_r", /*optional=*/true);
+  // An optional dependency no process provides (strata-run always provides
+  // "hal", so naming it here would have to match the real hal module).
+  b.addDependency("extras", 3, /*optional=*/true);
+  b.addImport("extras.get", "0_r", /*optional=*/true);
   b.setGlobals(16, 1);
   uint32_t rodata = b.addRodata(std::vector<uint8_t>(20, 0xAB));
   b.addRodata(std::vector<uint8_t>(100, 0x01));
@@ -188,6 +195,21 @@ std::vector<uint8_t> buildNeedsHal() {
   return b.build();
 }
 
+std::vector<uint8_t> buildViews() {
+  ModuleBuilder b("views", 1);
+  // Arguments fill each register bank in order: refs r0.., primitives i0...
+  FunctionBuilder& echo = b.addFunction("echo", "0r_r");
+  echo.op(Opcode::Return).list({ref(0)});
+  b.addExport("echo", echo.index());
+  FunctionBuilder& swap = b.addFunction("swap", "0rr_rr");
+  swap.op(Opcode::Return).list({ref(1), ref(0)});
+  b.addExport("swap", swap.index());
+  FunctionBuilder& tag = b.addFunction("tag", "0ri_ir");
+  tag.op(Opcode::Return).list({prim(0), ref(0)});
+  b.addExport("tag", tag.index());
+  return b.build();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -200,5 +222,6 @@ int main(int argc, char** argv) {
   ok = writeFile(dir + "/math.vmfb", buildMath()) && ok;
   ok = writeFile(dir + "/app.vmfb", buildApp()) && ok;
   ok = writeFile(dir + "/needs_hal.vmfb", buildNeedsHal()) && ok;
+  ok = writeFile(dir + "/views.vmfb", buildViews()) && ok;
   return ok ? 0 : 1;
 }

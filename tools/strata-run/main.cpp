@@ -1,5 +1,8 @@
-// strata-run - loads bytecode modules into one context and invokes a
-// function with inputs given on the command line, printing its results.
+// strata-run - loads bytecode modules into one context with the hal module,
+// invokes a function with inputs in IREE's grammar (scalars, tensors, .npy
+// files), and prints, saves or checks its results.
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -7,36 +10,77 @@
 #include <vector>
 
 #include "cli.h"
+#include "npy.h"
+#include "strata/hal/buffer.h"
+#include "strata/hal/device.h"
+#include "strata/hal/module.h"
 #include "strata/vm/vm.h"
+#include "tensor_io.h"
 
 namespace {
 
+using strata::tools::HostTensor;
+
 constexpr const char kUsage[] =
     "usage: strata-run --module=FILE [--module=FILE ...] [--function=NAME]\n"
-    "                  [--input=VALUE ...]\n"
+    "                  [--device=local-sync|local-task] [--task_workers=N]\n"
+    "                  [--input=VALUE ...] [--output=TARGET ...]\n"
+    "                  [--expected_output=VALUE ...]\n"
     "\n"
-    "Loads the modules into one context, in order (each may import from the\n"
-    "ones before it; the last is the main module), invokes one function and\n"
-    "prints its results, one per line (\"i32=5\", \"f64=2.5\").\n"
+    "Creates a device and the hal module, loads the modules into one context\n"
+    "after it, in order (each may import from the ones before it; the last\n"
+    "is the main module), invokes one function and prints its results, one\n"
+    "per line (\"i32=5\", \"2x3xf32=[1 2 3][4 5 6]\").\n"
     "\n"
     "options:\n"
-    "  --module=FILE    a .vmfb module; repeatable\n"
-    "  --function=NAME  the function to invoke: \"fn\" exported by the last\n"
-    "                   module, or \"module.fn\" (default: main)\n"
-    "  --input=VALUE    one argument, in IREE's grammar; repeatable.\n"
-    "                   Scalars: i32=5  i64=-3  f32=2.5  f64=1e-3.\n"
-    "                   Tensors (2x3xf32=...) and @file.npy inputs come with\n"
-    "                   the HAL module and are rejected for now.\n"
-    "  --help           print this help and exit\n"
+    "  --module=FILE      a .vmfb module; repeatable\n"
+    "  --function=NAME    the function to invoke: \"fn\" exported by the last\n"
+    "                     module, or \"module.fn\" (default: main)\n"
+    "  --device=NAME      local-task (default; a pool of worker threads) or\n"
+    "                     local-sync (runs dispatches inline)\n"
+    "  --task_workers=N   local-task worker threads (default 0: one per "
+    "core)\n"
+    "  --input=VALUE      one argument, in IREE's grammar; repeatable:\n"
+    "                       i32=5  i64=-3  f32=2.5  f64=1e-3   scalars (a\n"
+    "                         0-d tensor where the argument is a ref)\n"
+    "                       2x3xf32=1 2 3 4 5 6   a tensor (hal.buffer_view);\n"
+    "                         values split on spaces, commas or [ ]; one\n"
+    "                         value fills every element\n"
+    "                       @FILE.npy   a tensor from a NumPy .npy file\n"
+    "                     element types: i1 i8 i16 i32 i64 si8..si64\n"
+    "                     ui8..ui64 f16 f32 f64\n"
+    "  --output=TARGET    what to do with the next result, in order;\n"
+    "                     repeatable: '-' prints it, '@FILE.npy' writes it,\n"
+    "                     '' drops it. Results without a flag print.\n"
+    "  --expected_output=VALUE\n"
+    "                     the next result's expected value (same grammar as\n"
+    "                     --input); repeatable, one per result. Prints\n"
+    "                     [SUCCESS] or the first mismatch of each result.\n"
+    "                     Results are then printed only when --output asks.\n"
+    "  --expected_f16_threshold=X  |actual - expected| allowed for f16\n"
+    "                     (default 0.001); ints and i1 compare exactly\n"
+    "  --expected_f32_threshold=X  the same for f32 (default 0.0001)\n"
+    "  --expected_f64_threshold=X  the same for f64 (default 0.0001)\n"
+    "  --print_max_element_count=N  elements printed per tensor before\n"
+    "                     \"...\" (default 1024)\n"
+    "  --help             print this help and exit\n"
     "\n"
-    "Exit status: 0 on success, 1 when loading, linking or the invocation\n"
-    "fails (the error and its VM backtrace go to stderr), 2 on a bad\n"
-    "command line.\n";
+    "Exit status: 0 on success, 1 when loading, linking, an input or the\n"
+    "invocation fails (the error and its VM backtrace go to stderr) or a\n"
+    "result does not match its --expected_output, 2 on a bad command line.\n";
+
+constexpr const char* kDevices[] = {"local-sync", "local-task"};
 
 struct Options {
   std::vector<std::string> modules;
   std::string function = "main";
+  std::string device = "local-task";
+  uint32_t task_workers = 0;
   std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::vector<std::string> expected_outputs;
+  strata::tools::CompareThresholds thresholds;
+  size_t print_max_element_count = 1024;
 };
 
 [[noreturn]] void usageError(const std::string& message) {
@@ -46,11 +90,32 @@ struct Options {
 
 bool takeValue(const std::string& arg, const char* flag, std::string* out) {
   size_t n = std::strlen(flag);
-  if (arg.compare(0, n, flag) != 0 || arg.size() <= n || arg[n] != '=') {
+  if (arg.compare(0, n, flag) != 0 || arg.size() < n + 1 || arg[n] != '=') {
     return false;
   }
   *out = arg.substr(n + 1);
   return true;
+}
+
+uint64_t parseCount(const std::string& flag, const std::string& value,
+                    uint64_t max) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(value.c_str(), &end, 10);
+  if (value.empty() || value[0] == '-' || *end || errno || v > max) {
+    usageError(flag + " takes an integer from 0 to " + std::to_string(max) +
+               ", not '" + value + "'");
+  }
+  return v;
+}
+
+double parseThreshold(const std::string& flag, const std::string& value) {
+  char* end = nullptr;
+  double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end || !std::isfinite(v) || v < 0) {
+    usageError(flag + " takes a non-negative number, not '" + value + "'");
+  }
+  return v;
 }
 
 Options parseArgs(int argc, char** argv) {
@@ -71,12 +136,47 @@ Options parseArgs(int argc, char** argv) {
         usageError("--function needs a name");
       }
       options.function = value;
+    } else if (takeValue(arg, "--device", &value)) {
+      bool known = false;
+      for (const char* device : kDevices) {
+        known = known || value == device;
+      }
+      if (!known) {
+        usageError("unknown device '" + strata::tools::sanitizeLine(value) +
+                   "'; the devices are local-sync and local-task");
+      }
+      options.device = value;
+    } else if (takeValue(arg, "--task_workers", &value)) {
+      options.task_workers =
+          static_cast<uint32_t>(parseCount("--task_workers", value, 1024));
     } else if (takeValue(arg, "--input", &value)) {
       options.inputs.push_back(value);
+    } else if (takeValue(arg, "--output", &value)) {
+      if (!value.empty() && value != "-" &&
+          (value[0] != '@' || value.size() == 1)) {
+        usageError("--output takes '-' (print), '@FILE.npy' (write) or '' "
+                   "(drop), not '" +
+                   strata::tools::sanitizeLine(value) + "'");
+      }
+      options.outputs.push_back(value);
+    } else if (takeValue(arg, "--expected_output", &value)) {
+      options.expected_outputs.push_back(value);
+    } else if (takeValue(arg, "--expected_f16_threshold", &value)) {
+      options.thresholds.f16 =
+          parseThreshold("--expected_f16_threshold", value);
+    } else if (takeValue(arg, "--expected_f32_threshold", &value)) {
+      options.thresholds.f32 =
+          parseThreshold("--expected_f32_threshold", value);
+    } else if (takeValue(arg, "--expected_f64_threshold", &value)) {
+      options.thresholds.f64 =
+          parseThreshold("--expected_f64_threshold", value);
+    } else if (takeValue(arg, "--print_max_element_count", &value)) {
+      options.print_max_element_count = static_cast<size_t>(
+          parseCount("--print_max_element_count", value, UINT32_MAX));
     } else if (arg.size() > 1 && arg[0] == '-') {
-      usageError("unknown flag '" + arg + "'");
+      usageError("unknown flag '" + strata::tools::sanitizeLine(arg) + "'");
     } else {
-      usageError("unexpected argument '" + arg +
+      usageError("unexpected argument '" + strata::tools::sanitizeLine(arg) +
                  "'; modules are given with --module=FILE");
     }
   }
@@ -90,24 +190,37 @@ Options parseArgs(int argc, char** argv) {
 struct Session {
   strata_allocator_t allocator = strata_allocator_system();
   strata_vm_instance_t* instance = nullptr;
-  std::vector<strata_vm_module_t*> modules;
+  strata_hal_device_t* device = nullptr;
+  std::vector<strata_vm_module_t*> modules;  // the hal module first
   strata_vm_context_t* context = nullptr;
   strata_vm_list_t* inputs = nullptr;
   strata_vm_list_t* outputs = nullptr;
 
   ~Session() {
-    if (outputs) strata_vm_list_release(outputs);
-    if (inputs) strata_vm_list_release(inputs);
-    if (context) strata_vm_context_release(context);
+    if (outputs) {
+      strata_vm_list_release(outputs);
+    }
+    if (inputs) {
+      strata_vm_list_release(inputs);
+    }
+    if (context) {
+      strata_vm_context_release(context);
+    }
     for (strata_vm_module_t* module : modules) {
       strata_vm_module_release(module);
     }
-    if (instance) strata_vm_instance_release(instance);
+    if (device) {
+      strata_hal_device_release(device);
+    }
+    if (instance) {
+      strata_vm_instance_release(instance);
+    }
   }
 };
 
 // Prints "strata-run: message" to stderr, each line made safe for a
-// terminal (module names may hold any bytes), and returns exit code 1.
+// terminal (module names and inputs may hold any bytes), and returns exit
+// code 1.
 int fail(const std::string& message) {
   std::string out;
   size_t start = 0;
@@ -161,12 +274,97 @@ std::string listExports(const strata_vm_module_t* module) {
   return out.empty() ? "(none)" : out;
 }
 
+// "--input #2 ('2x3xf32=1 2 3')", long values shortened.
+std::string describeFlag(const char* flag, size_t index,
+                         const std::string& text) {
+  constexpr size_t kMaxQuoted = 60;
+  std::string quoted = text.size() <= kMaxQuoted
+                           ? text
+                           : text.substr(0, kMaxQuoted - 3) + "...";
+  return std::string(flag) + " #" + std::to_string(index + 1) + " ('" +
+         quoted + "')";
+}
+
+// Parses a --input or --expected_output value: "@FILE.npy" or tensor text.
+bool parseValue(const std::string& text, HostTensor* out,
+                std::string* error) {
+  if (!text.empty() && text[0] == '@') {
+    std::string path = text.substr(1);
+    std::vector<uint8_t> bytes;
+    std::string reason;
+    if (!strata::tools::readFile(path, &bytes, &reason)) {
+      *error = "cannot read '" + path + "': " + reason;
+      return false;
+    }
+    return strata::tools::parseNpy(bytes.data(), bytes.size(), out, error);
+  }
+  return strata::tools::parseTensorText(text, out, error);
+}
+
+// A result as a host tensor: primitives become 0-d tensors, buffer views are
+// copied out. False (with *what set to its printed form) for other refs.
+bool resultTensor(const strata_vm_variant_t& value, HostTensor* out,
+                  std::string* what) {
+  if (strata::tools::tensorFromScalar(value, out)) {
+    return true;
+  }
+  strata_hal_buffer_view_t* view =
+      value.type == STRATA_VM_VALUE_REF
+          ? strata_hal_buffer_view_from_ref(value.value.ref)
+          : nullptr;
+  if (!view) {
+    *what = strata::tools::formatVariant(value);
+    return false;
+  }
+  std::string error;
+  if (!strata::tools::tensorFromBufferView(view, out, &error)) {
+    *what = "an unreadable buffer view (" + error + ")";
+    return false;
+  }
+  return true;
+}
+
+bool writeWholeFile(const std::string& path, const std::vector<uint8_t>& data,
+                    std::string* error) {
+  FILE* file = std::fopen(path.c_str(), "wb");
+  if (!file) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  bool ok = std::fwrite(data.data(), 1, data.size(), file) == data.size();
+  int saved = errno;
+  ok = std::fclose(file) == 0 && ok;
+  if (!ok) {
+    *error = std::strerror(saved ? saved : EIO);
+  }
+  return ok;
+}
+
 int run(const Options& options) {
   Session s;
   strata_status_t status = strata_vm_instance_create(s.allocator, &s.instance);
   if (status) {
     return fail(consumeLine(status));
   }
+
+  // The device and the hal module come first, so modules naming HAL types
+  // load and their hal.* imports link.
+  strata_hal_device_options_t device_options = {};
+  device_options.name = options.device.c_str();
+  device_options.worker_count = options.task_workers;
+  status =
+      strata_hal_device_create(&device_options, s.allocator, &s.device);
+  if (status) {
+    return fail("creating device " + options.device + ": " +
+                consumeLine(status));
+  }
+  strata_vm_module_t* hal_module = nullptr;
+  status = strata_hal_module_create(s.instance, &s.device, 1, s.allocator,
+                                    &hal_module);
+  if (status) {
+    return fail("creating the hal module: " + consumeLine(status));
+  }
+  s.modules.push_back(hal_module);
 
   for (const std::string& path : options.modules) {
     std::vector<uint8_t> bytes;
@@ -236,27 +434,51 @@ int run(const Options& options) {
     return fail(consumeLine(status));
   }
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& text = options.inputs[i];
-    std::string where = expects + "; input " + std::to_string(i + 1) + " '" +
-                        text + "'";
+    std::string where = describeFlag("--input", i, options.inputs[i]);
+    HostTensor tensor;
+    std::string error;
+    if (!parseValue(options.inputs[i], &tensor, &error)) {
+      return fail(where + ": " + error);
+    }
     if (args[i] == 'r') {
-      return fail(where + ": argument " + std::to_string(i + 1) +
-                  " is a ref; ref inputs (buffers, tensors) come with the "
-                  "HAL module");
+      strata_hal_buffer_view_t* view = nullptr;
+      status = strata::tools::bufferViewFromTensor(tensor, s.allocator, &view);
+      if (status) {
+        return fail(where + ": " + consumeLine(status));
+      }
+      status = strata_vm_list_push(
+          s.inputs,
+          strata_vm_variant_ref(strata_hal_buffer_view_as_ref(view)));
+      strata_hal_buffer_view_release(view);  // the list holds it now
+      if (status) {
+        return fail(consumeLine(status));
+      }
+      continue;
     }
     strata_vm_variant_t value;
-    std::string error;
-    if (!strata::tools::parseScalarInput(text, &value, &error)) {
-      return fail(where + " is malformed: " + error);
-    }
-    char have = strata_vm_value_type_cconv_char(value.type);
-    if (have != args[i]) {
-      return fail(where + " is " + strata::tools::cconvTypeName(have) +
-                  ", expected " + strata::tools::cconvTypeName(args[i]));
+    std::string type = strata::tools::describeTensorType(tensor.shape,
+                                                         tensor.element_type);
+    if (!strata::tools::scalarFromTensor(tensor, &value) ||
+        strata_vm_value_type_cconv_char(value.type) != args[i]) {
+      return fail(where + ": " + expects + "; argument " +
+                  std::to_string(i + 1) + " is " +
+                  strata::tools::cconvTypeName(args[i]) + ", not " +
+                  (tensor.shape.empty() ? type : "a " + type + " tensor"));
     }
     status = strata_vm_list_push(s.inputs, value);
     if (status) {
       return fail(consumeLine(status));
+    }
+  }
+
+  // Expected outputs are parsed before the call, so a typo fails fast.
+  std::vector<HostTensor> expected(options.expected_outputs.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    std::string error;
+    if (!parseValue(options.expected_outputs[i], &expected[i], &error)) {
+      return fail(
+          describeFlag("--expected_output", i, options.expected_outputs[i]) +
+          ": " + error);
     }
   }
 
@@ -268,17 +490,88 @@ int run(const Options& options) {
   }
 
   size_t count = strata_vm_list_size(s.outputs);
+  auto plural = [](size_t n, const char* word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+  };
+  if (options.outputs.size() > count) {
+    return fail(plural(options.outputs.size(), "--output flag") + " but " +
+                full_name + " returned " + plural(count, "result"));
+  }
+  if (!expected.empty() && expected.size() != count) {
+    return fail(plural(expected.size(), "--expected_output flag") + " but " +
+                full_name + " returned " + plural(count, "result"));
+  }
+
+  // Results: print, write or drop, in order.
   for (size_t i = 0; i < count; ++i) {
     strata_vm_variant_t value;
     status = strata_vm_list_get(s.outputs, i, &value);
     if (status) {
       return fail(consumeLine(status));
     }
-    std::string line = strata::tools::formatVariant(value);
-    std::printf("%s\n", line.c_str());
+    std::string target = i < options.outputs.size() ? options.outputs[i]
+                         : expected.empty()         ? "-"
+                                                    : "";
+    if (target.empty()) {
+      continue;
+    }
+    HostTensor tensor;
+    std::string what;
+    bool is_tensor = resultTensor(value, &tensor, &what);
+    if (target == "-") {
+      std::string line =
+          value.type != STRATA_VM_VALUE_REF || !is_tensor
+              ? strata::tools::formatVariant(value)
+              : strata::tools::formatTensor(tensor,
+                                            options.print_max_element_count);
+      std::printf("%s\n", line.c_str());
+      continue;
+    }
+    std::string path = target.substr(1);
+    std::vector<uint8_t> file;
+    std::string error;
+    if (!is_tensor) {
+      return fail("result " + std::to_string(i) + " is " + what +
+                  ", which cannot be written to " + path);
+    }
+    if (!strata::tools::writeNpy(tensor, &file, &error) ||
+        !writeWholeFile(path, file, &error)) {
+      return fail("writing result " + std::to_string(i) + " to " + path +
+                  ": " + error);
+    }
+  }
+
+  // Expected outputs: the first mismatch of each result.
+  size_t mismatches = 0;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    strata_vm_variant_t value;
+    status = strata_vm_list_get(s.outputs, i, &value);
+    if (status) {
+      return fail(consumeLine(status));
+    }
+    HostTensor tensor;
+    std::string what;
+    std::string mismatch;
+    if (!resultTensor(value, &tensor, &what)) {
+      mismatch = "is " + what + ", which cannot be compared";
+    } else if (strata::tools::compareTensors(expected[i], tensor,
+                                             options.thresholds, &mismatch)) {
+      continue;
+    }
+    ++mismatches;
+    std::printf("[FAILED] result[%zu]: %s\n", i,
+                strata::tools::sanitizeLine(mismatch).c_str());
+  }
+  if (!expected.empty() && mismatches == 0) {
+    std::printf("[SUCCESS] all results match\n");
   }
   if (std::fflush(stdout) != 0) {
     return fail("cannot write the results");
+  }
+  if (mismatches) {
+    return fail(plural(mismatches, "result") + " of " +
+                std::to_string(count) + (mismatches == 1 ? " does" : " do") +
+                " not match the expected output");
   }
   return 0;
 }
