@@ -366,8 +366,8 @@ void buildGated(App& app) {
 struct Device {
   explicit Device(const char* name, uint32_t workers = 4) {
     strata_hal_device_options_t options = {name, workers};
-    StatusText s(strata_hal_device_create(&options, strata_allocator_system(),
-                                          &ptr));
+    StatusText s(
+        strata_hal_device_create(&options, strata_allocator_system(), &ptr));
     REQUIRE_MESSAGE(s.ok(), s.str);
   }
   ~Device() { strata_hal_device_release(ptr); }
@@ -423,9 +423,9 @@ strata_hal_buffer_view_t* makeView(const std::vector<int64_t>& dims,
   REQUIRE(strata_hal_buffer_map(buffer, 0, bytes, &data) == nullptr);
   std::memcpy(data, values.data(), bytes);
   strata_hal_buffer_view_t* view = nullptr;
-  StatusText s(strata_hal_buffer_view_create(
-      buffer, dims.data(), dims.size(), STRATA_HAL_ELEMENT_TYPE_FLOAT_32,
-      strata_allocator_system(), &view));
+  StatusText s(strata_hal_buffer_view_create(buffer, dims.data(), dims.size(),
+                                             STRATA_HAL_ELEMENT_TYPE_FLOAT_32,
+                                             strata_allocator_system(), &view));
   strata_hal_buffer_release(buffer);
   REQUIRE_MESSAGE(s.ok(), s.str);
   return view;
@@ -482,8 +482,8 @@ TEST_SUITE("hal.module") {
       Fixture fx(device, app);
       for (uint32_t ordinal : {kAdd, kMul}) {
         CAPTURE(ordinal);
-        StatusText s(fx.call("small", {vI32(static_cast<int32_t>(ordinal))},
-                             4));
+        StatusText s(
+            fx.call("small", {vI32(static_cast<int32_t>(ordinal))}, 4));
         REQUIRE_MESSAGE(s.ok(), s.str);
         CHECK(fx.results[0].i32 == 0);
         for (int i = 0; i < 3; ++i) {
@@ -637,12 +637,12 @@ TEST_SUITE("hal.module") {
               nullptr);
       REQUIRE(strata_vm_list_create(1, strata_allocator_system(), &outputs) ==
               nullptr);
-      REQUIRE(strata_vm_list_push(inputs, strata_vm_variant_ref(gate_ref.ptr)) ==
-              nullptr);
+      REQUIRE(strata_vm_list_push(
+                  inputs, strata_vm_variant_ref(gate_ref.ptr)) == nullptr);
       strata_vm_invocation_t* inv = nullptr;
-      REQUIRE(StatusText(strata_vm_invocation_create(
-                             fx.h.context, fn, inputs,
-                             strata_allocator_system(), &inv))
+      REQUIRE(StatusText(strata_vm_invocation_create(fx.h.context, fn, inputs,
+                                                     strata_allocator_system(),
+                                                     &inv))
                   .ok());
       REQUIRE(StatusText(strata_vm_invocation_run(inv)).ok());
       CHECK(strata_vm_invocation_state(inv) == STRATA_VM_INVOCATION_SUSPENDED);
@@ -656,13 +656,13 @@ TEST_SUITE("hal.module") {
         notified = 0;
         void* token = nullptr;
         REQUIRE(StatusText(wait.subscribe(
-                               wait.user,
-                               [](void*) { notified.fetch_add(1); }, nullptr,
-                               &token))
+                               wait.user, [](void*) { notified.fetch_add(1); },
+                               nullptr, &token))
                     .ok());
         CHECK(notified.load() == 0);
         REQUIRE(strata_hal_fence_signal(gate) == nullptr);
-        auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        auto give_up =
+            std::chrono::steady_clock::now() + std::chrono::seconds(10);
         while (notified.load() == 0 &&
                std::chrono::steady_clock::now() < give_up) {
           std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -690,6 +690,62 @@ TEST_SUITE("hal.module") {
     }
   }
 
+  TEST_CASE("fence.await over several fences resumes until every one is "
+            "reached") {
+    App app;
+    FunctionBuilder& f = app.function("both", "0rr_i", 100);
+    f.op(Opcode::ConstI32).i32(kAwaitMs).reg(prim(0));
+    f.op(Opcode::ConstRefZero).reg(ref(2));
+    app.callv(f, "fence.await", {3}, {prim(0), ref(0), ref(2), ref(1)},
+              {prim(1)});
+    f.op(Opcode::Return).list({prim(1)});
+    Fixture fx("local-task", app);
+    strata_vm_function_t fn;
+    REQUIRE(StatusText(fx.h.lookup("app.both", &fn)).ok());
+    strata_hal_fence_t* fences[2] = {nullptr, nullptr};
+    strata_vm_list_t* inputs = nullptr;
+    strata_vm_list_t* outputs = nullptr;
+    REQUIRE(strata_vm_list_create(2, strata_allocator_system(), &inputs) ==
+            nullptr);
+    REQUIRE(strata_vm_list_create(1, strata_allocator_system(), &outputs) ==
+            nullptr);
+    for (strata_hal_fence_t*& fence : fences) {
+      REQUIRE(strata_hal_fence_create_pending(strata_allocator_system(),
+                                              &fence) == nullptr);
+      REQUIRE(strata_vm_list_push(
+                  inputs, strata_vm_variant_ref(
+                              strata_hal_fence_as_ref(fence))) == nullptr);
+    }
+    strata_vm_invocation_t* inv = nullptr;
+    REQUIRE(
+        StatusText(strata_vm_invocation_create(fx.h.context, fn, inputs,
+                                               strata_allocator_system(), &inv))
+            .ok());
+    for (strata_hal_fence_t* fence : fences) {
+      REQUIRE(StatusText(strata_vm_invocation_run(inv)).ok());
+      REQUIRE(strata_vm_invocation_state(inv) ==
+              STRATA_VM_INVOCATION_SUSPENDED);
+      REQUIRE(strata_hal_fence_signal(fence) == nullptr);
+      strata_vm_wait_t wait = strata_vm_invocation_wait(inv);
+      REQUIRE(static_cast<bool>(wait.wait));
+      StatusText waited(
+          wait.wait(wait.user, strata_hal_deadline_after_ns(10000000000)));
+      REQUIRE_MESSAGE(waited.ok(), waited.str);
+    }
+    REQUIRE(StatusText(strata_vm_invocation_run(inv)).ok());
+    CHECK(strata_vm_invocation_state(inv) == STRATA_VM_INVOCATION_COMPLETED);
+    REQUIRE(StatusText(strata_vm_invocation_take_outputs(inv, outputs)).ok());
+    strata_vm_variant_t v;
+    REQUIRE(strata_vm_list_get(outputs, 0, &v) == nullptr);
+    CHECK(v.value.i32 == 0);
+    strata_vm_invocation_destroy(inv);
+    strata_vm_list_release(inputs);
+    strata_vm_list_release(outputs);
+    for (strata_hal_fence_t* fence : fences) {
+      strata_hal_fence_release(fence);
+    }
+  }
+
   TEST_CASE("destroying an invocation suspended in fence.await releases it") {
     App app;
     buildGated(app);
@@ -706,10 +762,10 @@ TEST_SUITE("hal.module") {
                 inputs, strata_vm_variant_ref(strata_hal_fence_as_ref(gate))) ==
             nullptr);
     strata_vm_invocation_t* inv = nullptr;
-    REQUIRE(StatusText(strata_vm_invocation_create(fx.h.context, fn, inputs,
-                                                   strata_allocator_system(),
-                                                   &inv))
-                .ok());
+    REQUIRE(
+        StatusText(strata_vm_invocation_create(fx.h.context, fn, inputs,
+                                               strata_allocator_system(), &inv))
+            .ok());
     REQUIRE(StatusText(strata_vm_invocation_run(inv)).ok());
     REQUIRE(strata_vm_invocation_state(inv) == STRATA_VM_INVOCATION_SUSPENDED);
     strata_vm_invocation_destroy(inv);
@@ -760,7 +816,8 @@ TEST_SUITE("hal.module") {
                   null.str);
     strata_hal_buffer_t* buffer = strata_hal_buffer_view_buffer(
         strata_hal_buffer_view_from_ref(good.ptr));
-    StatusText raw(fx.call("check", {vRef(strata_hal_buffer_as_ref(buffer))}, 0));
+    StatusText raw(
+        fx.call("check", {vRef(strata_hal_buffer_as_ref(buffer))}, 0));
     CHECK_MESSAGE(
         raw.contains("input 0: expected tensor<2x3xf32>, got a hal.buffer"),
         raw.str);
@@ -799,24 +856,29 @@ TEST_SUITE("hal.module") {
   TEST_CASE("devices.count and devices.get, out of range naming index and "
             "count") {
     App app;
-    FunctionBuilder& f = app.function("get", "0i_ri", 170);
+    FunctionBuilder& f = app.function("get", "0i_rii", 170);
     app.call(f, "devices.get", {prim(0)}, {ref(0)});
     app.call(f, "devices.count", {}, {prim(1)});
-    f.op(Opcode::Return).list({ref(0), prim(1)});
+    // One hal.allocator per device and context.
+    app.call(f, "device.allocator", {ref(0)}, {ref(1)});
+    app.call(f, "device.allocator", {ref(0)}, {ref(2)});
+    f.op(Opcode::CmpEqRef).reg(ref(1)).reg(ref(2)).reg(prim(2));
+    f.op(Opcode::Return).list({ref(0), prim(1), prim(2)});
     Fixture fx("local-sync", app);
 
-    StatusText ok(fx.call("get", {vI32(0)}, 2));
+    StatusText ok(fx.call("get", {vI32(0)}, 3));
     REQUIRE_MESSAGE(ok.ok(), ok.str);
     Owned device(fx.results[0].ref);
     CHECK(device.ptr == strata_hal_device_as_ref(fx.device.ptr));
     CHECK(fx.results[1].i32 == 1);
+    CHECK(fx.results[2].i32 == 1);
 
     for (int32_t index : {1, 5, -1}) {
-      StatusText s(fx.call("get", {vI32(index)}, 2));
+      StatusText s(fx.call("get", {vI32(index)}, 3));
       CHECK(s.code() == STRATA_STATUS_OUT_OF_RANGE);
-      std::string expected = "native function 'hal.devices.get': device index " +
-                             std::to_string(index) +
-                             " is out of range: the context has 1 device";
+      std::string expected =
+          "native function 'hal.devices.get': device index " +
+          std::to_string(index) + " is out of range: the context has 1 device";
       CHECK_MESSAGE(s.contains(expected), s.str);
     }
   }
@@ -885,8 +947,8 @@ TEST_SUITE("hal.module") {
     REQUIRE(strata_hal_buffer_allocate(strata_allocator_system(), 32,
                                        &buffer) == nullptr);
     Owned owned(strata_hal_buffer_as_ref(buffer));
-    CHECK(StatusText(fx.call("assert_len", {vRef(owned.ptr), vI64(32)}, 0))
-              .ok());
+    CHECK(
+        StatusText(fx.call("assert_len", {vRef(owned.ptr), vI64(32)}, 0)).ok());
     StatusText shorter(fx.call("assert_len", {vRef(owned.ptr), vI64(33)}, 0));
     CHECK_MESSAGE(shorter.contains("weights: expected a hal.buffer of at least "
                                    "33 bytes, got 32 bytes"),
@@ -935,9 +997,8 @@ TEST_SUITE("hal.module") {
     CHECK(fx.results[0].i32 == kF32);
     CHECK(fx.results[1].i32 == 2);
     CHECK(fx.results[2].i64 == 5);
-    CHECK(buffer.ptr ==
-          strata_hal_buffer_as_ref(strata_hal_buffer_view_buffer(
-              strata_hal_buffer_view_from_ref(view.ptr))));
+    CHECK(buffer.ptr == strata_hal_buffer_as_ref(strata_hal_buffer_view_buffer(
+                            strata_hal_buffer_view_from_ref(view.ptr))));
 
     StatusText past(fx.call("describe", {vRef(view.ptr), vI32(2)}, 4));
     CHECK(past.code() == STRATA_STATUS_OUT_OF_RANGE);
@@ -968,8 +1029,8 @@ TEST_SUITE("hal.module") {
 
     // Too small for the shape: the view's own check names both sizes.
     strata_hal_buffer_t* small = nullptr;
-    REQUIRE(strata_hal_buffer_allocate(strata_allocator_system(), 16,
-                                       &small) == nullptr);
+    REQUIRE(strata_hal_buffer_allocate(strata_allocator_system(), 16, &small) ==
+            nullptr);
     Owned small_ref(strata_hal_buffer_as_ref(small));
     StatusText too_small(fx.call("subview", {vRef(small_ref.ptr)}, 1));
     CHECK_FALSE(too_small.ok());
@@ -1129,10 +1190,12 @@ TEST_SUITE("hal.module") {
     };
     Owned static_format(vmText("static"));
     Owned name(vmText("hal_module_test_kernels"));
-    StatusText ok(fx.call("load", {vRef(static_format.ptr), vRef(name.ptr)}, 1));
+    StatusText ok(
+        fx.call("load", {vRef(static_format.ptr), vRef(name.ptr)}, 1));
     REQUIRE_MESSAGE(ok.ok(), ok.str);
     Owned executable(fx.results[0].ref);
-    strata_hal_executable_t* exe = strata_hal_executable_from_ref(executable.ptr);
+    strata_hal_executable_t* exe =
+        strata_hal_executable_from_ref(executable.ptr);
     REQUIRE(exe != nullptr);
     CHECK(strata_hal_executable_export_count(exe) == 4);
 

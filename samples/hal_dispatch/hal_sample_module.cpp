@@ -119,9 +119,9 @@ uint32_t buildDispatch(ModuleBuilder& mb, const Imports& hal) {
   f.op(Opcode::CallVariadic)
       .u32(hal.cb_dispatch)
       .sizes({1, 3})
-      .list({ref(8), ref(7, true), prim(10), prim(6), prim(4), prim(4),
-             prim(5), ref(5, true), prim(8), prim(9), ref(6, true), prim(8),
-             prim(9), ref(4), prim(8), prim(9)})
+      .list({ref(8), ref(7, true), prim(10), prim(6), prim(4), prim(4), prim(5),
+             ref(5, true), prim(8), prim(9), ref(6, true), prim(8), prim(9),
+             ref(4), prim(8), prim(9)})
       .list({});
   call(f, hal.cb_finalize, {ref(8)}, {});
   call(f, hal.fence_create, {ref(2), prim(1)}, {ref(9)});
@@ -176,8 +176,10 @@ void buildRankCase(FunctionBuilder& f, const Imports& hal, uint32_t rank,
   for (uint16_t dim : dims) {
     f.op(Opcode::MulI64).reg(prim(3)).reg(dim).reg(prim(3));
   }
-  f.op(Opcode::Call).u32(dispatch).list({ref(0), ref(1), prim(3)}).list(
-      {ref(3)});
+  f.op(Opcode::Call)
+      .u32(dispatch)
+      .list({ref(0), ref(1), prim(3)})
+      .list({ref(3)});
   f.op(Opcode::ConstI64).i64(4).reg(prim(4));
   f.op(Opcode::MulI64).reg(prim(3)).reg(prim(4)).reg(prim(5));
   f.op(Opcode::ConstI64).i64(0).reg(prim(6));
@@ -215,8 +217,9 @@ void buildAdd(ModuleBuilder& mb, const Imports& hal, uint32_t dispatch) {
   f.bind(unsupported);
   f.location("hal_sample.mlir", 30, 5);
   f.op(Opcode::ConstI32).i32(STRATA_STATUS_INVALID_ARGUMENT).reg(prim(1));
-  f.op(Opcode::Fail).reg(prim(1)).str(
-      "input 0: hal_sample.add takes tensors of rank 0 to 4");
+  f.op(Opcode::Fail)
+      .reg(prim(1))
+      .str("input 0: hal_sample.add takes tensors of rank 0 to 4");
   mb.addExport("add", f.index(),
                {{"signature", "(tensor<*xf32>, tensor<*xf32>) -> "
                               "tensor<*xf32>"}});
@@ -224,8 +227,7 @@ void buildAdd(ModuleBuilder& mb, const Imports& hal, uint32_t dispatch) {
 
 }  // namespace
 
-std::vector<uint8_t> buildHalSampleModule(
-    const std::vector<uint8_t>& kernels) {
+std::vector<uint8_t> buildHalSampleModule(const std::vector<uint8_t>& kernels) {
   ModuleBuilder mb("hal_sample", 1);
   mb.addDependency("hal", 1);
   mb.setCompiler("samples/hal_dispatch", "1", {});

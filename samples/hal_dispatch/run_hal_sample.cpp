@@ -4,7 +4,8 @@
 //   run_hal_sample PATH/hal_sample.vmfb
 //
 // It checks the sums of 2x3, 1000-element, rank-0 and empty tensors, and
-// the messages of a shape mismatch and an unsupported rank. Exits non-zero on any error.
+// the messages of a shape mismatch and an unsupported rank. Exits non-zero on
+// any error.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -65,9 +66,9 @@ strata_hal_buffer_view_t* makeView(const std::vector<int64_t>& dims,
   }
   strata_hal_buffer_view_t* view = nullptr;
   if (!status) {
-    status = strata_hal_buffer_view_create(
-        buffer, dims.data(), dims.size(), STRATA_HAL_ELEMENT_TYPE_FLOAT_32,
-        strata_allocator_system(), &view);
+    status = strata_hal_buffer_view_create(buffer, dims.data(), dims.size(),
+                                           STRATA_HAL_ELEMENT_TYPE_FLOAT_32,
+                                           strata_allocator_system(), &view);
   }
   strata_hal_buffer_release(buffer);
   if (status) {
@@ -95,8 +96,10 @@ strata_hal_buffer_view_t* callAdd(strata_vm_context_t* context,
   if (expect_error) {
     char* text = strata_status_to_string(status);
     if (!status || !std::strstr(text, expect_error)) {
-      std::fprintf(stderr, "run_hal_sample: expected an error with '%s', got "
-                   "'%s'\n", expect_error, text ? text : "OK");
+      std::fprintf(stderr,
+                   "run_hal_sample: expected an error with '%s', got "
+                   "'%s'\n",
+                   expect_error, text ? text : "OK");
       ++errors;
     } else {
       std::printf("  error as expected: %s\n", strata_status_message(status));
@@ -163,15 +166,14 @@ void runOn(const char* device_name, const std::vector<uint8_t>& bytes) {
     status = strata_hal_module_create(instance, &device, 1, allocator, &hal);
   }
   if (!status) {
-    status = strata_vm_bytecode_module_load(instance, bytes.data(),
-                                            bytes.size(), nullptr, nullptr,
-                                            allocator, &app);
+    status =
+        strata_vm_bytecode_module_load(instance, bytes.data(), bytes.size(),
+                                       nullptr, nullptr, allocator, &app);
   }
   if (!status) {
     strata_vm_module_t* modules[] = {hal, app};
-    status =
-        strata_vm_context_create(instance, modules, 2, nullptr, allocator,
-                                 &context);
+    status = strata_vm_context_create(instance, modules, 2, nullptr, allocator,
+                                      &context);
   }
   strata_vm_function_t add;
   if (!status) {
