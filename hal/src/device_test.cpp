@@ -907,17 +907,22 @@ TEST_CASE("submitting a prerecorded command buffer allocates nothing") {
       }
       one.finalize();
       many.finalize();
-      // Warm up: a few submission records in flight at once.
+      // Warm up: a few submission records in flight at once (barriers, so
+      // that nothing writes the buffers concurrently), then a dispatch.
       {
         Fence start;
         std::vector<Fence> done(4);
         for (Fence& fence : done) {
-          REQUIRE(execute(device, start, fence, one) == "OK");
+          REQUIRE(consume(strata_hal_device_queue_barrier(device, start,
+                                                          fence)) == "OK");
         }
         REQUIRE(consume(strata_hal_fence_signal(start)) == "OK");
         for (Fence& fence : done) {
           REQUIRE(fence.wait() == "OK");
         }
+        Fence done_one;
+        REQUIRE(execute(device, nullptr, done_one, one) == "OK");
+        REQUIRE(done_one.wait() == "OK");
       }
       // Let the last records return to the free list.
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
