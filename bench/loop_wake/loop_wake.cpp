@@ -138,7 +138,8 @@ strata_status_t awaitFence(strata_vm_native_call_t* call, void*, void*,
   return strata_status_deferred();
 }
 
-const strata_vm_native_function_t kFunctions[] = {{"await", "0r_i", awaitFence}};
+const strata_vm_native_function_t kFunctions[] = {
+    {"await", "0r_i", awaitFence}};
 const strata_vm_native_module_descriptor_t kModule = {
     "bench", 1, nullptr, 0, kFunctions, 1, nullptr, nullptr, nullptr};
 
@@ -183,20 +184,20 @@ Stats loopInvocationResume(int rounds) {
           "fence");
     strata_vm_list_t* inputs = nullptr;
     check(strata_vm_list_create(1, strata_allocator_system(), &inputs), "list");
-    check(strata_vm_list_push(inputs, strata_vm_variant_ref(
-                                          strata_hal_fence_as_ref(fence))),
+    check(strata_vm_list_push(
+              inputs, strata_vm_variant_ref(strata_hal_fence_as_ref(fence))),
           "push");
     int64_t done_at = 0;
-    check(strata_hal_loop_invoke(
-              loop, context, main_fn, inputs, strata_allocator_system(),
-              [](void* user, strata_status_t status,
-                 strata_vm_list_t* outputs) {
-                check(status, "invocation");
-                strata_vm_list_release(outputs);
-                *static_cast<int64_t*>(user) = strata_hal_now_ns();
-              },
-              &done_at),
-          "invoke");
+    check(
+        strata_hal_loop_invoke(
+            loop, context, main_fn, inputs, strata_allocator_system(),
+            [](void* user, strata_status_t status, strata_vm_list_t* outputs) {
+              check(status, "invocation");
+              strata_vm_list_release(outputs);
+              *static_cast<int64_t*>(user) = strata_hal_now_ns();
+            },
+            &done_at),
+        "invoke");
     strata_vm_list_release(inputs);
     // Let the invocation start and defer before arming the signaller.
     int more = 0;
@@ -228,7 +229,8 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("wake-up latency, signal on another thread -> waiter runs "
-              "(%d rounds)\n", rounds);
+              "(%d rounds)\n",
+              rounds);
   loopFenceWait(rounds).print("loop: fence wait callback");
   loopInvocationResume(rounds).print("loop: deferred invocation resumed+done");
   blockingFenceWait(rounds).print("peer: thread blocked in fence_wait");

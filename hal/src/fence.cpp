@@ -295,9 +295,9 @@ strata_status_t waitMany(strata_hal_fence_t* fence, int64_t deadline_ns) {
       continue;
     }
     if (strata_hal_now_ns() < deadline_ns) {
-      waiter.condition.wait_until(
-          lock, std::chrono::steady_clock::time_point(
-                    std::chrono::nanoseconds(deadline_ns)));
+      waiter.condition.wait_until(lock,
+                                  std::chrono::steady_clock::time_point(
+                                      std::chrono::nanoseconds(deadline_ns)));
       continue;
     }
     lock.unlock();
@@ -347,9 +347,9 @@ strata_status_t vmWaitSubscribe(void* user, strata_vm_notify_fn_t notify,
 }
 
 int vmWaitUnsubscribe(void* user, void* token) {
-  return unsubscribe(
-      static_cast<strata_hal_fence_t*>(user),
-      static_cast<strata_hal_fence_token_t>(reinterpret_cast<uintptr_t>(token)));
+  return unsubscribe(static_cast<strata_hal_fence_t*>(user),
+                     static_cast<strata_hal_fence_token_t>(
+                         reinterpret_cast<uintptr_t>(token)));
 }
 
 static_assert(sizeof(uintptr_t) >= sizeof(strata_hal_fence_token_t),
@@ -397,8 +397,9 @@ strata_status_t strata_hal_fence_create(size_t capacity,
   return nullptr;
 }
 
-strata_status_t strata_hal_fence_create_pending(
-    strata_allocator_t allocator, strata_hal_fence_t** out_fence) {
+strata_status_t
+strata_hal_fence_create_pending(strata_allocator_t allocator,
+                                strata_hal_fence_t** out_fence) {
   *out_fence = nullptr;
   strata_hal_semaphore_t* semaphore = nullptr;
   STRATA_RETURN_IF_ERROR(strata_hal_semaphore_create(0, allocator, &semaphore));
@@ -541,11 +542,11 @@ strata_status_t strata_hal_fence_on_resolved(strata_hal_fence_t* fence,
   return subscribe(fence, allocator, fn, nullptr, user, &token);
 }
 
-strata_status_t strata_hal_fence_subscribe(strata_hal_fence_t* fence,
-                                           strata_allocator_t allocator,
-                                           strata_hal_timepoint_fn_t fn,
-                                           void* user,
-                                           strata_hal_fence_token_t* out_token) {
+strata_status_t
+strata_hal_fence_subscribe(strata_hal_fence_t* fence,
+                           strata_allocator_t allocator,
+                           strata_hal_timepoint_fn_t fn, void* user,
+                           strata_hal_fence_token_t* out_token) {
   return subscribe(fence, allocator, fn, nullptr, user, out_token);
 }
 
@@ -561,7 +562,8 @@ strata_vm_wait_t strata_hal_fence_make_vm_wait(strata_hal_fence_t* fence,
   wait.user = fence;
   wait.subscribe = vmWaitSubscribe;
   wait.unsubscribe = vmWaitUnsubscribe;
-  wait.deadline_ns = deadline_ns == 0 ? STRATA_HAL_INFINITE_FUTURE : deadline_ns;
+  wait.deadline_ns =
+      deadline_ns == 0 ? STRATA_HAL_INFINITE_FUTURE : deadline_ns;
   return wait;
 }
 

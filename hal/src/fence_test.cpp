@@ -96,7 +96,8 @@ TEST_CASE("an empty fence is reached") {
   strata_hal_fence_release(fence);
 }
 
-TEST_CASE("insert keeps the largest value per semaphore and grows past capacity") {
+TEST_CASE(
+    "insert keeps the largest value per semaphore and grows past capacity") {
   CountingAllocator counting;
   {
     strata_hal_fence_t* fence = nullptr;
@@ -149,8 +150,10 @@ TEST_CASE("join dedups semaphores keeping the largest value and skips NULL") {
   strata_hal_semaphore_t* a = newSemaphore(0, strata_allocator_system());
   strata_hal_semaphore_t* b = newSemaphore(0, strata_allocator_system());
   strata_hal_fence_t *f1 = nullptr, *f2 = nullptr, *joined = nullptr;
-  REQUIRE(strata_hal_fence_create(2, strata_allocator_system(), &f1) == nullptr);
-  REQUIRE(strata_hal_fence_create(2, strata_allocator_system(), &f2) == nullptr);
+  REQUIRE(strata_hal_fence_create(2, strata_allocator_system(), &f1) ==
+          nullptr);
+  REQUIRE(strata_hal_fence_create(2, strata_allocator_system(), &f2) ==
+          nullptr);
   REQUIRE(strata_hal_fence_insert(f1, a, 4) == nullptr);
   REQUIRE(strata_hal_fence_insert(f1, b, 1) == nullptr);
   REQUIRE(strata_hal_fence_insert(f2, a, 2) == nullptr);
@@ -328,8 +331,8 @@ TEST_CASE("unsubscribe before resolution cancels and releases everything") {
     Fixture fx(2, counting.get());
     Record r;
     strata_hal_fence_token_t token = 0;
-    REQUIRE(strata_hal_fence_subscribe(fx.fence, counting.get(),
-                                       recordCallback, &r, &token) == nullptr);
+    REQUIRE(strata_hal_fence_subscribe(fx.fence, counting.get(), recordCallback,
+                                       &r, &token) == nullptr);
     CHECK(token != 0);
     fx.signal(0);
     long live_subscribed = counting.live();
@@ -363,7 +366,8 @@ TEST_CASE("unsubscribe after the callback ran returns 0 and is harmless") {
   CHECK(token == 0);
 }
 
-TEST_CASE("unsubscribe racing with signals and failures: exactly once, no leaks") {
+TEST_CASE(
+    "unsubscribe racing with signals and failures: exactly once, no leaks") {
   // Many rounds, each over a fresh fence of several semaphores: resolver
   // threads signal (or fail) the semaphores while the main thread
   // unsubscribes at a random moment. Either unsubscribe wins and the
@@ -377,8 +381,8 @@ TEST_CASE("unsubscribe racing with signals and failures: exactly once, no leaks"
     Fixture fx(kPairs, counting.get());
     Record r;
     strata_hal_fence_token_t token = 0;
-    REQUIRE(strata_hal_fence_subscribe(fx.fence, counting.get(),
-                                       recordCallback, &r, &token) == nullptr);
+    REQUIRE(strata_hal_fence_subscribe(fx.fence, counting.get(), recordCallback,
+                                       &r, &token) == nullptr);
     bool fail = round % 3 == 0;
     std::vector<std::thread> resolvers;
     for (size_t i = 0; i < kPairs; ++i) {
@@ -411,7 +415,8 @@ TEST_CASE("unsubscribe racing with signals and failures: exactly once, no leaks"
                              << " rounds");
 }
 
-TEST_CASE("many threads subscribe and unsubscribe one fence while it resolves") {
+TEST_CASE(
+    "many threads subscribe and unsubscribe one fence while it resolves") {
   CountingAllocator counting;
   {
     Fixture fx(2, counting.get());

@@ -232,7 +232,8 @@ void heapRemove(strata_hal_loop_t* loop, Task* task) {
 }
 
 void rearmTimer(strata_hal_loop_t* loop) {
-  int64_t deadline = loop->heap.empty() ? INT64_MAX : loop->heap[0]->deadline_ns;
+  int64_t deadline =
+      loop->heap.empty() ? INT64_MAX : loop->heap[0]->deadline_ns;
   if (deadline != loop->timer_deadline) {
     loop->timer_deadline = deadline;
     loop->backend->setTimer(deadline);
@@ -321,8 +322,8 @@ void park(strata_hal_loop_t* loop, Task* task) {
     task->wait = wait;
     task->phase = Task::Phase::kWaiting;
     loop->producers.fetch_add(1, std::memory_order_acq_rel);
-    strata_status_t status = wait.subscribe(wait.user, onInvocationNotify, task,
-                                            &task->wait_token);
+    strata_status_t status =
+        wait.subscribe(wait.user, onInvocationNotify, task, &task->wait_token);
     if (status) {
       loop->producers.fetch_sub(1, std::memory_order_acq_rel);
       finish(loop, task, status, nullptr);
@@ -362,17 +363,17 @@ void stepInvoke(strata_hal_loop_t* loop, Task* task) {
     return;
   }
   switch (strata_vm_invocation_state(task->invocation)) {
-    case STRATA_VM_INVOCATION_SUSPENDED:
-      park(loop, task);
-      return;
-    case STRATA_VM_INVOCATION_COMPLETED:
-      break;
-    default:
-      finish(loop, task,
-             strata_make_status(STRATA_STATUS_INTERNAL,
-                                "invocation stopped in an unexpected state"),
-             nullptr);
-      return;
+  case STRATA_VM_INVOCATION_SUSPENDED:
+    park(loop, task);
+    return;
+  case STRATA_VM_INVOCATION_COMPLETED:
+    break;
+  default:
+    finish(loop, task,
+           strata_make_status(STRATA_STATUS_INTERNAL,
+                              "invocation stopped in an unexpected state"),
+           nullptr);
+    return;
   }
   strata_vm_list_t* outputs = nullptr;
   status = strata_vm_list_create(task->result_count, task->allocator, &outputs);
@@ -389,9 +390,8 @@ void stepInvoke(strata_hal_loop_t* loop, Task* task) {
 void startFenceWait(strata_hal_loop_t* loop, Task* task) {
   task->phase = Task::Phase::kWaiting;
   loop->producers.fetch_add(1, std::memory_order_acq_rel);
-  strata_status_t status =
-      strata_hal_fence_subscribe(task->fence, task->allocator, onFenceResolved,
-                                 task, &task->fence_token);
+  strata_status_t status = strata_hal_fence_subscribe(
+      task->fence, task->allocator, onFenceResolved, task, &task->fence_token);
   if (status) {
     loop->producers.fetch_sub(1, std::memory_order_acq_rel);
     finish(loop, task, status, nullptr);
@@ -651,10 +651,10 @@ void strata_hal_loop_destroy(strata_hal_loop_t* loop) {
     Task* victim = loop->live;
     strata_status_free(victim->fence_status);
     victim->fence_status = nullptr;
-    finish(loop, victim,
-           strata_make_status(STRATA_STATUS_CANCELLED,
-                              "the loop was destroyed"),
-           nullptr);
+    finish(
+        loop, victim,
+        strata_make_status(STRATA_STATUS_CANCELLED, "the loop was destroyed"),
+        nullptr);
   }
   loop->heap.clear();
   loop->destroy_backend(loop->backend);

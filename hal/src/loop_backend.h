@@ -15,7 +15,7 @@ namespace strata::hal {
 
 // What the backend calls, always on the loop thread, from inside run().
 class LoopHandler {
- public:
+public:
   // After wake() was called (by any thread); several wakes may coalesce.
   virtual void onWake() = 0;
   // When the deadline given to setTimer has passed (possibly a little late,
@@ -24,7 +24,7 @@ class LoopHandler {
   // Once per iteration while setIdle(true) is in effect.
   virtual void onIdle() = 0;
 
- protected:
+protected:
   ~LoopHandler() = default;
 };
 
@@ -37,7 +37,7 @@ enum class RunMode {
 // The event loop under the core. Every method but wake() is called on the
 // loop thread only.
 class LoopBackend {
- public:
+public:
   virtual ~LoopBackend() = default;
   // Thread-safe and cheap: makes the loop call onWake() soon.
   virtual void wake() = 0;

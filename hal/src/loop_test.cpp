@@ -64,9 +64,9 @@ strata_status_t fencesAwait(strata_vm_native_call_t* call, void* self, void*,
   int32_t timeout_ms = args[1].i32;
   strata_vm_native_call_set_wait(
       call, strata_hal_fence_make_vm_wait(
-                fence, timeout_ms < 0
-                           ? STRATA_HAL_INFINITE_FUTURE
-                           : strata_hal_deadline_after_ns(timeout_ms * 1000000LL)));
+                fence, timeout_ms < 0 ? STRATA_HAL_INFINITE_FUTURE
+                                      : strata_hal_deadline_after_ns(
+                                            timeout_ms * 1000000LL)));
   return strata_status_deferred();
 }
 
@@ -127,7 +127,12 @@ void buildApp(ModuleBuilder& mb) {
     f.op(Opcode::Br).block(loop).remap({});
     f.bind(loop);
     f.op(Opcode::CmpLtSI32).reg(prim(1)).reg(prim(0)).reg(prim(3));
-    f.op(Opcode::CondBr).reg(prim(3)).block(body).remap({}).block(done).remap({});
+    f.op(Opcode::CondBr)
+        .reg(prim(3))
+        .block(body)
+        .remap({})
+        .block(done)
+        .remap({});
     f.bind(body);
     f.op(Opcode::AddI32).reg(prim(1)).reg(prim(2)).reg(prim(4));
     f.op(Opcode::Yield).block(loop).remap({{prim(4), prim(1)}});
@@ -139,8 +144,8 @@ void buildApp(ModuleBuilder& mb) {
 
 struct App {
   App() {
-    REQUIRE(strata_vm_instance_register_type(h.instance,
-                                             strata_hal_fence_type()) == nullptr);
+    REQUIRE(strata_vm_instance_register_type(
+                h.instance, strata_hal_fence_type()) == nullptr);
     strata_vm_module_t* native = nullptr;
     REQUIRE(strata_vm_native_module_create(&kFences, &fences,
                                            strata_allocator_system(),
@@ -166,8 +171,8 @@ strata_vm_list_t* mainInputs(strata_hal_fence_t* fence, int32_t x,
   strata_vm_list_t* list = nullptr;
   REQUIRE(strata_vm_list_create(3, strata_allocator_system(), &list) ==
           nullptr);
-  REQUIRE(strata_vm_list_push(list, strata_vm_variant_ref(
-                                        strata_hal_fence_as_ref(fence))) ==
+  REQUIRE(strata_vm_list_push(
+              list, strata_vm_variant_ref(strata_hal_fence_as_ref(fence))) ==
           nullptr);
   REQUIRE(strata_vm_list_push(list, strata_vm_variant_i32(x)) == nullptr);
   REQUIRE(strata_vm_list_push(list, strata_vm_variant_i32(timeout_ms)) ==
@@ -271,7 +276,7 @@ struct Loop {
 //===--------------------------------------------------------------------===//
 
 class FakeBackend final : public LoopBackend {
- public:
+public:
   explicit FakeBackend(LoopHandler* handler) : handler(handler) {}
   void wake() override { woken.store(true); }
   void setTimer(int64_t deadline_ns) override { timer = deadline_ns; }
@@ -328,7 +333,7 @@ struct FakeLoop {
 // Signals fences handed to it, from its own thread, in a shuffled order and
 // after a short random delay; fails those marked to fail.
 class Signaller {
- public:
+public:
   Signaller() : thread_([this] { run(); }) {}
   ~Signaller() {
     {
@@ -348,7 +353,7 @@ class Signaller {
     condition_.notify_one();
   }
 
- private:
+private:
   struct Item {
     strata_hal_fence_t* fence;
     bool fail;
@@ -556,7 +561,8 @@ TEST_CASE("core: destroy cancels every operation in flight and leaks nothing") {
 // The libuv loop
 //===--------------------------------------------------------------------===//
 
-TEST_CASE("a fence wait calls back on the loop thread after another thread signals") {
+TEST_CASE(
+    "a fence wait calls back on the loop thread after another thread signals") {
   Loop loop;
   strata_hal_fence_t* fence = pendingFence(strata_allocator_system());
   Outcome o;
@@ -594,13 +600,14 @@ TEST_CASE("a fence wait delivers the fence's failure with its message") {
   strata_hal_fence_release(fence);
 }
 
-TEST_CASE("a fence wait times out within a tolerance; the late signal is harmless") {
+TEST_CASE(
+    "a fence wait times out within a tolerance; the late signal is harmless") {
   Loop loop;
   strata_hal_fence_t* fence = pendingFence(strata_allocator_system());
   Outcome o;
   int64_t start = strata_hal_now_ns();
-  REQUIRE(strata_hal_loop_wait_fence(loop, fence, start + 40 * 1000000,
-                                     onFence, &o) == nullptr);
+  REQUIRE(strata_hal_loop_wait_fence(loop, fence, start + 40 * 1000000, onFence,
+                                     &o) == nullptr);
   CHECK(runUntil(loop, [&] { return o.calls == 1; }));
   int64_t elapsed_ms = (o.at_ns - start) / 1000000;
   CHECK(o.code == STRATA_STATUS_DEADLINE_EXCEEDED);
@@ -613,7 +620,8 @@ TEST_CASE("a fence wait times out within a tolerance; the late signal is harmles
   strata_hal_fence_release(fence);
 }
 
-TEST_CASE("an invocation deferring on a fence resumes when another thread signals it") {
+TEST_CASE("an invocation deferring on a fence resumes when another thread "
+          "signals it") {
   CountingAllocator counting;
   App app;
   {
@@ -640,7 +648,8 @@ TEST_CASE("an invocation deferring on a fence resumes when another thread signal
   CHECK(counting.live() == 0);
 }
 
-TEST_CASE("one loop runs 1000 invocations, 64 in flight, fences signalled elsewhere") {
+TEST_CASE("one loop runs 1000 invocations, 64 in flight, fences signalled "
+          "elsewhere") {
   constexpr int kTotal = 1000;
   constexpr int kInFlight = 64;
   CountingAllocator counting;
@@ -695,7 +704,8 @@ TEST_CASE("one loop runs 1000 invocations, 64 in flight, fences signalled elsewh
     for (int i = 0; i < kInFlight; ++i) {
       Submit::next(&run);
     }
-    CHECK(runUntil(loop, [&] { return run.completed == kTotal; }, 30000));
+    CHECK(runUntil(
+        loop, [&] { return run.completed == kTotal; }, 30000));
     CHECK(run.completed == kTotal);
     CHECK(run.max_in_flight == kInFlight + 1);  // and runUntil's watchdog
     int wrong = 0;
@@ -712,7 +722,8 @@ TEST_CASE("one loop runs 1000 invocations, 64 in flight, fences signalled elsewh
   CHECK(counting.live() == 0);
 }
 
-TEST_CASE("a failing fence fails its invocation with its error; the others complete") {
+TEST_CASE("a failing fence fails its invocation with its error; the others "
+          "complete") {
   CountingAllocator counting;
   App app;
   {
@@ -752,7 +763,8 @@ TEST_CASE("a failing fence fails its invocation with its error; the others compl
   CHECK(counting.live() == 0);
 }
 
-TEST_CASE("an invocation's timeout is honoured and the late signal does no harm") {
+TEST_CASE(
+    "an invocation's timeout is honoured and the late signal does no harm") {
   CountingAllocator counting;
   App app;
   {
@@ -795,15 +807,16 @@ TEST_CASE("an invocation's timeout is honoured and the late signal does no harm"
   CHECK(counting.live() == 0);
 }
 
-TEST_CASE("a deferral whose wait can only block fails instead of blocking the loop") {
+TEST_CASE(
+    "a deferral whose wait can only block fails instead of blocking the loop") {
   App app;
   Loop loop;
   strata_hal_fence_t* fence = pendingFence(strata_allocator_system());
   strata_vm_list_t* inputs = nullptr;
   REQUIRE(strata_vm_list_create(1, strata_allocator_system(), &inputs) ==
           nullptr);
-  REQUIRE(strata_vm_list_push(inputs, strata_vm_variant_ref(
-                                          strata_hal_fence_as_ref(fence))) ==
+  REQUIRE(strata_vm_list_push(
+              inputs, strata_vm_variant_ref(strata_hal_fence_as_ref(fence))) ==
           nullptr);
   Outcome o;
   REQUIRE(strata_hal_loop_invoke(loop, app.h.context, app.blocking, inputs,

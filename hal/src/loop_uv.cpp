@@ -30,7 +30,7 @@ namespace strata::hal {
 namespace {
 
 class UvLoopBackend final : public LoopBackend {
- public:
+public:
   UvLoopBackend(LoopHandler* handler, strata_allocator_t allocator)
       : handler_(handler), allocator_(allocator) {}
 
@@ -147,7 +147,7 @@ class UvLoopBackend final : public LoopBackend {
 
   int64_t nowNs() override { return strata_hal_now_ns(); }
 
- private:
+private:
   strata_status_t openWakeDescriptor() {
 #if defined(__linux__)
     read_fd_ = write_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -190,8 +190,7 @@ class UvLoopBackend final : public LoopBackend {
   }
 
   static UvLoopBackend* self(void* handle) {
-    return static_cast<UvLoopBackend*>(
-        static_cast<uv_handle_t*>(handle)->data);
+    return static_cast<UvLoopBackend*>(static_cast<uv_handle_t*>(handle)->data);
   }
   static void onWakeReadable(uv_poll_t* handle, int, int) {
     UvLoopBackend* backend = self(handle);

@@ -40,8 +40,7 @@ void destroySemaphore(strata_vm_ref_object_t* object) {
   strata_allocator_free(allocator, semaphore);
 }
 
-const strata_vm_ref_type_t kSemaphoreType = {"hal.semaphore",
-                                             destroySemaphore};
+const strata_vm_ref_type_t kSemaphoreType = {"hal.semaphore", destroySemaphore};
 
 // The timepoint's semaphore field doubles as its "armed" flag. It is written
 // under the semaphore's lock and read without it by cancel, so every access
@@ -142,12 +141,14 @@ const strata_vm_ref_type_t* strata_hal_semaphore_type(void) {
   return &kSemaphoreType;
 }
 
-strata_status_t strata_hal_semaphore_create(
-    uint64_t initial_value, strata_allocator_t allocator,
-    strata_hal_semaphore_t** out_semaphore) {
+strata_status_t
+strata_hal_semaphore_create(uint64_t initial_value,
+                            strata_allocator_t allocator,
+                            strata_hal_semaphore_t** out_semaphore) {
   *out_semaphore = nullptr;
-  void* memory = strata_allocator_alloc(
-      allocator, sizeof(strata_hal_semaphore_t), alignof(strata_hal_semaphore_t));
+  void* memory =
+      strata_allocator_alloc(allocator, sizeof(strata_hal_semaphore_t),
+                             alignof(strata_hal_semaphore_t));
   if (!memory) {
     return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
                               "out of memory creating a semaphore");
@@ -160,8 +161,8 @@ strata_status_t strata_hal_semaphore_create(
   return nullptr;
 }
 
-strata_hal_semaphore_t* strata_hal_semaphore_from_ref(
-    strata_vm_ref_object_t* ref) {
+strata_hal_semaphore_t*
+strata_hal_semaphore_from_ref(strata_vm_ref_object_t* ref) {
   return strata_vm_ref_isa(ref, &kSemaphoreType)
              ? reinterpret_cast<strata_hal_semaphore_t*>(ref)
              : nullptr;

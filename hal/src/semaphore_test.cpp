@@ -136,7 +136,8 @@ TEST_CASE("a timepoint already reached runs at once on the calling thread") {
   CHECK(refs(s) == 1);
 }
 
-TEST_CASE("a timepoint runs on the signalling thread once its value is reached") {
+TEST_CASE(
+    "a timepoint runs on the signalling thread once its value is reached") {
   Semaphore s;
   Record r;
   strata_hal_timepoint_t tp{};

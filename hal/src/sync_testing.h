@@ -18,7 +18,7 @@ namespace strata::hal::testing {
 
 // Counts live allocations; wraps the system allocator.
 class CountingAllocator {
- public:
+public:
   strata_allocator_t get() {
     strata_allocator_t a;
     a.self = this;
@@ -39,7 +39,7 @@ class CountingAllocator {
   }
   long live() const { return live_.load(); }
 
- private:
+private:
   std::atomic<long> live_{0};
 };
 
@@ -68,10 +68,9 @@ struct Status {
 };
 
 // Spins (sleeping briefly) until pred() holds or timeout_ms passes.
-template <typename Pred>
-bool eventually(Pred pred, int timeout_ms = 5000) {
-  auto end = std::chrono::steady_clock::now() +
-             std::chrono::milliseconds(timeout_ms);
+template <typename Pred> bool eventually(Pred pred, int timeout_ms = 5000) {
+  auto end =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (!pred()) {
     if (std::chrono::steady_clock::now() > end) {
       return false;
