@@ -890,6 +890,41 @@ TEST_CASE("destroying a device fails the submissions still waiting") {
   }
 }
 
+TEST_CASE("the last device reference may be dropped by a callback it runs") {
+  for (const Config& config : kConfigs) {
+    std::string label = config.label;
+    CAPTURE(label);
+    CountingAllocator counter;
+    Fence start, done;
+    {
+      strata_hal_device_options_t options = {config.name, config.workers};
+      strata_hal_device_t* device = nullptr;
+      REQUIRE(consume(strata_hal_device_create(&options, counter.get(),
+                                               &device)) == "OK");
+      REQUIRE(consume(strata_hal_device_queue_barrier(device, start, done)) ==
+              "OK");
+      // The callback runs on the thread that signals done: a worker of the
+      // device (local-task) or inside its local-sync run (local-sync).
+      REQUIRE(consume(strata_hal_fence_on_resolved(
+                  done, strata_allocator_system(),
+                  [](void* user, strata_status_t status) {
+                    strata_status_free(status);
+                    strata_hal_device_release(
+                        static_cast<strata_hal_device_t*>(user));
+                  },
+                  device)) == "OK");
+    }
+    REQUIRE(consume(strata_hal_fence_signal(start)) == "OK");
+    CHECK(done.wait() == "OK");
+    // The device is torn down off that thread; everything it holds is freed.
+    int64_t deadline = strata_hal_deadline_after_ns(kTimeoutNs);
+    while (counter.live.load() != 0 && strata_hal_now_ns() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    CHECK(counter.live.load() == 0);
+  }
+}
+
 TEST_CASE("submitting a prerecorded command buffer allocates nothing") {
   Executable executable;
   for (const Config& config : kConfigs) {
