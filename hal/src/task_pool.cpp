@@ -5,6 +5,7 @@
 
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +23,8 @@ namespace {
 // catch the next dispatch of a chain submitted from another thread, short
 // enough not to burn a core for nothing.
 constexpr int64_t kSpinNs = 50 * 1000;
+// Polls with a pause instruction before the worker starts yielding.
+constexpr uint32_t kPauseSpins = 64;
 // Largest local memory a worker grows its scratch to on demand.
 constexpr uint32_t kMaxLocalMemory = 64u << 20;
 constexpr size_t kCacheLine = 64;
@@ -395,7 +398,10 @@ void TaskPool::workerMain(uint32_t index) {
     if (runOne(worker)) {
       continue;
     }
-    // Idle: poll for a while, then sleep until the epoch moves.
+    // Idle: poll for a while, then sleep until the epoch moves. After a
+    // few pause instructions the poll yields the CPU, so that an idle
+    // worker never delays the thread that is about to hand it work on a
+    // machine with more runnable threads than cores.
     int64_t spin_until = monotonicNs() + kSpinNs;
     bool found = false;
     for (uint32_t i = 0;; ++i) {
@@ -403,9 +409,13 @@ void TaskPool::workerMain(uint32_t index) {
         found = true;
         break;
       }
-      cpuRelax();
-      if ((i & 63) == 63 && monotonicNs() >= spin_until) {
-        break;
+      if (i < kPauseSpins) {
+        cpuRelax();
+      } else {
+        sched_yield();
+        if (monotonicNs() >= spin_until) {
+          break;
+        }
       }
     }
     if (!found) {
