@@ -11,7 +11,10 @@
  * none), does its work, then signals its signal fence (NULL: none). If the
  * wait fence fails, or the work fails (a kernel returns non-zero), the signal
  * fence fails with a status that names the failing dispatch, so every waiter
- * sees the error; nothing hangs.
+ * sees the error; nothing hangs. A queue operation that is rejected (returns
+ * an error) fails its signal fence with a copy of that error too. Releasing
+ * the last device reference fails the signal fences of submissions still
+ * waiting on their wait fences (CANCELLED) and lets running work finish.
  *
  * Devices are thread-safe and are VM ref objects ("hal.device").
  * C11 and C++.
