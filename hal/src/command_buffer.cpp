@@ -350,18 +350,11 @@ strata_status_t strata_hal_command_buffer_dispatch(
                               export_name, workgroup_count[2],
                               static_cast<unsigned>(UINT16_MAX));
   }
+  // x * y fits in 64 bits and z < 2^16, so only the last product may wrap.
   uint64_t total = static_cast<uint64_t>(workgroup_count[0]) *
                    static_cast<uint64_t>(workgroup_count[1]);
-  if (total && workgroup_count[2] > kMaxWorkgroupCount / total) {
-    return strata_make_status(
-        STRATA_STATUS_OUT_OF_RANGE,
-        "dispatch of '%s': a grid of %" PRIu32 "x%" PRIu32 "x%" PRIu32
-        " workgroups exceeds the limit of %" PRIu64,
-        export_name, workgroup_count[0], workgroup_count[1],
-        workgroup_count[2], kMaxWorkgroupCount);
-  }
-  total *= workgroup_count[2];
-  if (total > kMaxWorkgroupCount) {
+  if (__builtin_mul_overflow(total, uint64_t(workgroup_count[2]), &total) ||
+      total > kMaxWorkgroupCount) {
     return strata_make_status(
         STRATA_STATUS_OUT_OF_RANGE,
         "dispatch of '%s': a grid of %" PRIu32 "x%" PRIu32 "x%" PRIu32
