@@ -21,8 +21,11 @@ struct strata_hal_semaphore_t {
   // Sticky: set once, freed with the semaphore. Read without the lock only
   // by the thread that set it, right after setting it.
   strata_status_t failure = nullptr;
-  // Armed timepoints, unordered; each holds a reference to the semaphore.
+  // Armed timepoints sorted by value, smallest first, so a signal takes only
+  // what it resolves; each holds a reference to the semaphore. Timepoints
+  // usually arrive in increasing order, so insertion starts at the tail.
   strata_hal_timepoint_t* head = nullptr;
+  strata_hal_timepoint_t* tail = nullptr;
   // Threads blocked in strata_hal_semaphore_wait; signal skips the
   // condition variable when there are none.
   uint32_t blocked = 0;
@@ -64,9 +67,33 @@ void unlink(strata_hal_semaphore_t* semaphore,
   }
   if (timepoint->next) {
     timepoint->next->prev = timepoint->prev;
+  } else {
+    semaphore->tail = timepoint->prev;
   }
   timepoint->next = nullptr;
   timepoint->prev = nullptr;
+}
+
+// Inserts a timepoint keeping the list sorted by value (stable: equal
+// values keep their arrival order). Lock held.
+void insertSorted(strata_hal_semaphore_t* semaphore,
+                  strata_hal_timepoint_t* timepoint) {
+  strata_hal_timepoint_t* after = semaphore->tail;
+  while (after && after->value > timepoint->value) {
+    after = after->prev;
+  }
+  timepoint->prev = after;
+  timepoint->next = after ? after->next : semaphore->head;
+  if (timepoint->next) {
+    timepoint->next->prev = timepoint;
+  } else {
+    semaphore->tail = timepoint;
+  }
+  if (after) {
+    after->next = timepoint;
+  } else {
+    semaphore->head = timepoint;
+  }
 }
 
 // Moves the timepoints that value (or a failure) resolves onto a private
@@ -76,14 +103,13 @@ strata_hal_timepoint_t* takeResolved(strata_hal_semaphore_t* semaphore,
   strata_hal_timepoint_t* resolved = nullptr;
   strata_hal_timepoint_t** tail = &resolved;
   strata_hal_timepoint_t* timepoint = semaphore->head;
-  while (timepoint) {
+  // Sorted: stop at the first timepoint the value does not reach.
+  while (timepoint && (all || timepoint->value <= semaphore->value)) {
     strata_hal_timepoint_t* next = timepoint->next;
-    if (all || timepoint->value <= semaphore->value) {
-      unlink(semaphore, timepoint);
-      setArmedOn(timepoint, nullptr);
-      *tail = timepoint;
-      tail = &timepoint->next;
-    }
+    unlink(semaphore, timepoint);
+    setArmedOn(timepoint, nullptr);
+    *tail = timepoint;
+    tail = &timepoint->next;
     timepoint = next;
   }
   return resolved;
@@ -267,11 +293,7 @@ void strata_hal_semaphore_add_timepoint(strata_hal_semaphore_t* semaphore,
     std::lock_guard<std::mutex> lock(semaphore->mutex);
     if (!semaphore->failure && semaphore->value < value) {
       strata_hal_semaphore_retain(semaphore);
-      timepoint->next = semaphore->head;
-      if (semaphore->head) {
-        semaphore->head->prev = timepoint;
-      }
-      semaphore->head = timepoint;
+      insertSorted(semaphore, timepoint);
       setArmedOn(timepoint, semaphore);
       return;
     }
