@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# test.sh - builds and runs every test suite twice: in the default build (gcc),
-# and in a clang-22 build with AddressSanitizer, LeakSanitizer,
-# UndefinedBehaviorSanitizer and the libFuzzer targets (suite 'fuzz').
-# Prints one "N passed, N failed" line over both runs at the end.
+# test.sh - builds and runs every test suite: in the default build (gcc);
+# again in a clang-22 build with AddressSanitizer, LeakSanitizer,
+# UndefinedBehaviorSanitizer and the libFuzzer targets (suite 'fuzz'); and
+# the unit suite under ThreadSanitizer (gcc). Prints one "N passed, N failed"
+# line over all three at the end.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,8 +21,16 @@ CC=clang-22 CXX=clang++-22 BUILD_DIR=build-sanitize ./scripts/build.sh \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   meson test -C build-sanitize --print-errorlogs || status=1
 
+# ThreadSanitizer over the unit suite: semaphores, fences, the loop, the
+# task pool and both devices. tests/tsan.supp silences glibc's dynamic loader.
+BUILD_DIR=build-tsan ./scripts/build.sh -Dcompiler=disabled \
+  -Db_sanitize=thread -Db_lundef=false
+TSAN_OPTIONS="halt_on_error=1 suppressions=$root/tests/tsan.supp" \
+  meson test -C build-tsan --print-errorlogs --suite unit || status=1
+
 python3 - build/meson-logs/testlog.json \
-  build-sanitize/meson-logs/testlog.json <<'PY'
+  build-sanitize/meson-logs/testlog.json \
+  build-tsan/meson-logs/testlog.json <<'PY'
 import json, sys
 passed = failed = skipped = 0
 for path in sys.argv[1:]:

@@ -244,10 +244,6 @@ std::string loadedPath(const strata_hal_executable_t* executable) {
   return map->l_name ? map->l_name : "";
 }
 
-bool runtimeIsAsan() {
-  return runtimeSanitizer() == STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_ADDRESS;
-}
-
 // Static query functions for registry tests of the shared validation.
 const strata_hal_executable_library_header_t kFutureHeader = {
     7, STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_NONE, "future", 0};
@@ -729,21 +725,34 @@ TEST_CASE("rejects a library of a newer ABI version, naming both versions") {
 }
 
 TEST_CASE("rejects a sanitizer the runtime was not built with") {
-  std::string runtime = runtimeIsAsan() ? "AddressSanitizer" : "no sanitizer";
-  std::string address = loadBad("sanitizer_address");
-  if (runtimeIsAsan()) {
-    CHECK(address == "OK");
-  } else {
-    CHECK(address == "FAILED_PRECONDITION: library '" +
-                         badPath("sanitizer_address") +
-                         "' was built with AddressSanitizer but the runtime "
-                         "was built with no sanitizer");
+  const int runtime_sanitizer = static_cast<int>(runtimeSanitizer());
+  auto sanitizerName = [](int sanitizer) -> std::string {
+    switch (sanitizer) {
+      case STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_ADDRESS:
+        return "AddressSanitizer";
+      case STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_THREAD:
+        return "ThreadSanitizer";
+      default:
+        return "no sanitizer";
+    }
+  };
+  std::string runtime = sanitizerName(runtime_sanitizer);
+  for (int library_sanitizer : {STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_ADDRESS,
+                                STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_THREAD}) {
+    std::string name = library_sanitizer ==
+                               STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_ADDRESS
+                           ? "sanitizer_address"
+                           : "sanitizer_thread";
+    std::string result = loadBad(name.c_str());
+    if (library_sanitizer == runtime_sanitizer) {
+      CHECK(result == "OK");
+    } else {
+      CHECK(result == "FAILED_PRECONDITION: library '" + badPath(name.c_str()) +
+                          "' was built with " +
+                          sanitizerName(library_sanitizer) +
+                          " but the runtime was built with " + runtime);
+    }
   }
-  CHECK(loadBad("sanitizer_thread") ==
-        "FAILED_PRECONDITION: library '" + badPath("sanitizer_thread") +
-            "' was built with ThreadSanitizer but the runtime was built "
-            "with " +
-            runtime);
   CHECK(loadBad("sanitizer_unknown").find("names unknown sanitizer 9") !=
         std::string::npos);
 }
