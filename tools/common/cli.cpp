@@ -194,6 +194,8 @@ std::string formatVariantAt(const strata_vm_variant_t& v, int depth) {
       return "f32=" + formatF32(v.value.f32);
     case STRATA_VM_VALUE_F64:
       return "f64=" + formatF64(v.value.f64);
+    case STRATA_VM_VALUE_MAX_ENUM:
+      return "(invalid)";
     case STRATA_VM_VALUE_REF:
       break;
   }

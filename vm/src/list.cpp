@@ -8,6 +8,7 @@
 #include "strata/vm/list.h"
 
 #include <cstring>
+#include <vector>
 #include <new>
 
 struct strata_vm_list_t {
@@ -33,6 +34,46 @@ void releaseVariant(const strata_vm_variant_t& value) {
   if (value.type == STRATA_VM_VALUE_REF) {
     strata_vm_ref_release(value.value.ref);
   }
+}
+
+// Whether `target` is `from` or is reachable through the lists nested in
+// `from`. Lists are the only ref objects user code can nest, so refusing to
+// store a list where it can reach its container rules out reference cycles,
+// which reference counting could never free.
+bool reaches(const strata_vm_list_t* from, const strata_vm_list_t* target) {
+  if (from == target) {
+    return true;
+  }
+  // Iterative depth-first walk; the stack grows only with nesting.
+  std::vector<const strata_vm_list_t*> pending{from};
+  while (!pending.empty()) {
+    const strata_vm_list_t* list = pending.back();
+    pending.pop_back();
+    for (size_t i = 0; i < list->size; ++i) {
+      const strata_vm_variant_t& v = list->items[i];
+      if (v.type != STRATA_VM_VALUE_REF) continue;
+      const strata_vm_list_t* nested = strata_vm_list_from_ref(v.value.ref);
+      if (!nested) continue;
+      if (nested == target) return true;
+      pending.push_back(nested);
+    }
+  }
+  return false;
+}
+
+strata_status_t checkNoCycle(const strata_vm_list_t* list,
+                             const strata_vm_variant_t& value) {
+  if (value.type != STRATA_VM_VALUE_REF) {
+    return nullptr;
+  }
+  const strata_vm_list_t* nested = strata_vm_list_from_ref(value.value.ref);
+  if (nested && reaches(nested, list)) {
+    return strata_make_status(
+        STRATA_STATUS_FAILED_PRECONDITION,
+        "storing this vm.list would make a reference cycle (it is, or "
+        "contains, the list it is stored into)");
+  }
+  return nullptr;
 }
 
 strata_vm_variant_t emptyVariant() {
@@ -201,6 +242,7 @@ strata_status_t strata_vm_list_set(strata_vm_list_t* list, size_t i,
     return strata::vm::outOfRange(list, i);
   }
   STRATA_RETURN_IF_ERROR(strata::vm::checkType(value.type));
+  STRATA_RETURN_IF_ERROR(strata::vm::checkNoCycle(list, value));
   if (value.type == STRATA_VM_VALUE_REF) {
     strata_vm_ref_retain(value.value.ref);
   }
@@ -214,6 +256,7 @@ strata_status_t strata_vm_list_set(strata_vm_list_t* list, size_t i,
 strata_status_t strata_vm_list_push(strata_vm_list_t* list,
                                     strata_vm_variant_t value) {
   STRATA_RETURN_IF_ERROR(strata::vm::checkType(value.type));
+  STRATA_RETURN_IF_ERROR(strata::vm::checkNoCycle(list, value));
   if (list->size == SIZE_MAX) {
     return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
                               "vm.list is full");
@@ -233,6 +276,7 @@ strata_status_t strata_vm_list_set_move(strata_vm_list_t* list, size_t i,
     return strata::vm::outOfRange(list, i);
   }
   STRATA_RETURN_IF_ERROR(strata::vm::checkType(value.type));
+  STRATA_RETURN_IF_ERROR(strata::vm::checkNoCycle(list, value));
   strata_vm_variant_t old = list->items[i];
   list->items[i] = value;
   strata::vm::releaseVariant(old);

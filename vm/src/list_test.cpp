@@ -376,4 +376,36 @@ TEST_CASE("from_ref accepts lists only") {
   strata_vm_list_release(list);
 }
 
+
+TEST_CASE("refuses to store a list where it would make a reference cycle") {
+  strata_allocator_t allocator = strata_allocator_system();
+  strata_vm_list_t* outer = nullptr;
+  strata_vm_list_t* inner = nullptr;
+  REQUIRE(strata_vm_list_create(1, allocator, &outer) == nullptr);
+  REQUIRE(strata_vm_list_create(1, allocator, &inner) == nullptr);
+  // Nesting is fine: outer holds inner.
+  REQUIRE(strata_vm_list_push(outer, strata_vm_variant_ref(
+                                         strata_vm_list_as_ref(inner))) ==
+          nullptr);
+  // A list into itself, and inner holding outer, would both be cycles.
+  strata_status_t self = strata_vm_list_push(
+      outer, strata_vm_variant_ref(strata_vm_list_as_ref(outer)));
+  CHECK(strata_status_code(self) == STRATA_STATUS_FAILED_PRECONDITION);
+  CHECK(std::string(strata_status_message(self)).find("reference cycle") !=
+        std::string::npos);
+  strata_status_free(self);
+  REQUIRE(strata_vm_list_resize(inner, 1) == nullptr);
+  strata_status_t back = strata_vm_list_set(
+      inner, 0, strata_vm_variant_ref(strata_vm_list_as_ref(outer)));
+  CHECK(strata_status_code(back) == STRATA_STATUS_FAILED_PRECONDITION);
+  strata_status_free(back);
+  strata_status_t moved = strata_vm_list_set_move(
+      inner, 0, strata_vm_variant_ref(strata_vm_list_as_ref(outer)));
+  CHECK(strata_status_code(moved) == STRATA_STATUS_FAILED_PRECONDITION);
+  strata_status_free(moved);
+  CHECK(strata_vm_ref_count(strata_vm_list_as_ref(outer)) == 1);
+  CHECK(strata_vm_ref_count(strata_vm_list_as_ref(inner)) == 2);
+  strata_vm_list_release(inner);
+  strata_vm_list_release(outer);
+}
 }  // TEST_SUITE("vm.list")

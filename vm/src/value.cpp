@@ -16,6 +16,7 @@ char strata_vm_value_type_cconv_char(strata_vm_value_type_t type) {
     case STRATA_VM_VALUE_REF:
       return 'r';
     case STRATA_VM_VALUE_NONE:
+    case STRATA_VM_VALUE_MAX_ENUM:
       break;
   }
   return '?';
@@ -34,6 +35,7 @@ const char* strata_vm_value_type_name(strata_vm_value_type_t type) {
     case STRATA_VM_VALUE_REF:
       return "ref";
     case STRATA_VM_VALUE_NONE:
+    case STRATA_VM_VALUE_MAX_ENUM:
       break;
   }
   return "none";

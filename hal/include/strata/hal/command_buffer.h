@@ -34,6 +34,9 @@ const strata_vm_ref_type_t* strata_hal_command_buffer_type(void);
 typedef enum strata_hal_command_buffer_mode_e {
   STRATA_HAL_COMMAND_BUFFER_MODE_ONE_SHOT = 1,
   STRATA_HAL_COMMAND_BUFFER_MODE_REUSABLE = 2,
+  /* Widens the enum so any 32-bit value a caller passes is representable
+   * and can be rejected with a message instead of being undefined. */
+  STRATA_HAL_COMMAND_BUFFER_MODE_MAX_ENUM = 0x7FFFFFFF,
 } strata_hal_command_buffer_mode_t;
 
 /* A range of a buffer bound to a dispatch; length UINT64_MAX means "to the

@@ -33,6 +33,8 @@ typedef enum strata_vm_value_type_e {
   STRATA_VM_VALUE_F32 = 3,
   STRATA_VM_VALUE_F64 = 4,
   STRATA_VM_VALUE_REF = 5,
+  /* Widens the enum so a corrupt value is representable and rejectable. */
+  STRATA_VM_VALUE_MAX_ENUM = 0x7FFFFFFF,
 } strata_vm_value_type_t;
 
 /* A value that knows its type: the element of a vm.list. */
