@@ -6,6 +6,7 @@
 //      dispatch, against a bare memfd + dlopen of the same bytes.
 // Repetitions are interleaved; medians are reported.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -225,10 +226,19 @@ double bareLoad(const std::vector<uint8_t>& bytes) {
     std::fprintf(stderr, "dispatch: memfd failed\n");
     std::exit(1);
   }
-  char path[64];
-  std::snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-  void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  // glibc's dlopen() returns an already loaded object with the same path
+  // instead of loading, and the fd number of an earlier (closed) memfd load
+  // comes back first; a high fd number keeps this peer honest.
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
   close(fd);
+  if (high < 0) {
+    std::fprintf(stderr, "dispatch: fcntl failed\n");
+    std::exit(1);
+  }
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/self/fd/%d", high);
+  void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  close(high);
   if (!handle) {
     std::fprintf(stderr, "dispatch: %s\n", dlerror());
     std::exit(1);
@@ -329,8 +339,15 @@ int main(int argc, char** argv) {
   for (Row& r : rows) r.run();  // warm up
   for (int rep = 0; rep < repetitions; ++rep) {
     for (Row& r : rows) r.samples.push_back(r.run());
-    bare.push_back(bareLoad(bytes));
-    strata.push_back(strataLoadAndDispatch(bytes, sync, buffers));
+    // Alternate which load goes first so neither always inherits the
+    // other's leftovers (freed mappings, allocator state).
+    if (rep % 2 == 0) {
+      bare.push_back(bareLoad(bytes));
+      strata.push_back(strataLoadAndDispatch(bytes, sync, buffers));
+    } else {
+      strata.push_back(strataLoadAndDispatch(bytes, sync, buffers));
+      bare.push_back(bareLoad(bytes));
+    }
   }
   double direct = median(rows[0].samples);
   std::printf("dispatch: chain of %d dependent one-workgroup add_f32 "
