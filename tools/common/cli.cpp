@@ -1,6 +1,8 @@
 // cli.cpp - file reading, --input parsing and value printing for the tools.
 #include "cli.h"
 
+#include "utf8.h"
+
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
@@ -37,106 +39,6 @@ bool readFile(const std::string& path, std::vector<uint8_t>* out,
     return false;
   }
   return true;
-}
-
-namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
-bool parseInteger(const std::string& text, bool is64, int64_t* out) {
-  if (text.empty()) {
-    return false;
-  }
-  errno = 0;
-  char* end = nullptr;
-  if (text[0] == '-') {
-    long long v = std::strtoll(text.c_str(), &end, 0);
-    if (errno || *end) {
-      return false;
-    }
-    if (!is64 && v < INT32_MIN) {
-      return false;
-    }
-    *out = v;
-    return true;
-  }
-  // Non-negative: accept the unsigned range too (i32=0xFFFFFFFF is -1).
-  unsigned long long v = std::strtoull(text.c_str(), &end, 0);
-  if (errno || *end) {
-    return false;
-  }
-  if (!is64 && v > UINT32_MAX) {
-    return false;
-  }
-  *out = static_cast<int64_t>(v);
-  return true;
-}
-
-}  // namespace
-
-bool parseScalarInput(std::string_view text, strata_vm_variant_t* out,
-                      std::string* error) {
-  if (!text.empty() && text[0] == '@') {
-    *error =
-        "file inputs ('@file.npy') need the HAL module, which is not "
-        "available yet; only scalars (i32=, i64=, f32=, f64=) are supported";
-    return false;
-  }
-  size_t eq = text.find('=');
-  if (eq == std::string_view::npos) {
-    *error = "expected TYPE=VALUE, such as i32=5 or f64=2.5";
-    return false;
-  }
-  std::string_view type = trim(text.substr(0, eq));
-  std::string value(trim(text.substr(eq + 1)));
-  if (type.find('x') != std::string_view::npos) {
-    *error = "tensor inputs ('" + std::string(type) +
-             "=...') need the HAL module, which is not available yet; only "
-             "scalars (i32=, i64=, f32=, f64=) are supported";
-    return false;
-  }
-  if (type == "i32" || type == "i64") {
-    int64_t v = 0;
-    if (!parseInteger(value, type == "i64", &v)) {
-      *error = "'" + value + "' is not an " + std::string(type);
-      return false;
-    }
-    *out = type == "i32" ? strata_vm_variant_i32(static_cast<int32_t>(
-                               static_cast<uint32_t>(v)))
-                         : strata_vm_variant_i64(v);
-    return true;
-  }
-  if (type == "f32" || type == "f64") {
-    errno = 0;
-    char* end = nullptr;
-    const char* begin = value.c_str();
-    bool ok = !value.empty();
-    if (type == "f32") {
-      float v = std::strtof(begin, &end);
-      ok = ok && *end == '\0' && !(errno == ERANGE && std::isinf(v));
-      *out = strata_vm_variant_f32(v);
-    } else {
-      double v = std::strtod(begin, &end);
-      ok = ok && *end == '\0' && !(errno == ERANGE && std::isinf(v));
-      *out = strata_vm_variant_f64(v);
-    }
-    if (!ok) {
-      *error = "'" + value + "' is not an " + std::string(type);
-      return false;
-    }
-    return true;
-  }
-  *error = "unsupported type '" + std::string(type) +
-           "'; expected i32, i64, f32 or f64";
-  return false;
 }
 
 std::string formatF32(float value) {
@@ -331,52 +233,13 @@ std::string statusToString(strata_status_t status) {
   return out;
 }
 
-namespace {
-
-// Length of the valid UTF-8 sequence at s[i], or 0 when it is invalid.
-size_t utf8Length(std::string_view s, size_t i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  size_t n;
-  uint32_t cp;
-  if (c < 0x80) {
-    return 1;
-  } else if ((c & 0xE0) == 0xC0) {
-    n = 2;
-    cp = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    n = 3;
-    cp = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    n = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) {
-    return 0;
-  }
-  for (size_t k = 1; k < n; ++k) {
-    unsigned char d = static_cast<unsigned char>(s[i + k]);
-    if ((d & 0xC0) != 0x80) {
-      return 0;
-    }
-    cp = (cp << 6) | (d & 0x3F);
-  }
-  static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    return 0;
-  }
-  return n;
-}
-
-}  // namespace
 
 std::string sanitizeLine(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {
     unsigned char c = static_cast<unsigned char>(text[i]);
-    size_t n = (c < 0x20 || c == 0x7F) ? 0 : utf8Length(text, i);
+    size_t n = (c < 0x20 || c == 0x7F) ? 0 : utf8SequenceLength(text, i);
     if (n == 0) {
       char buffer[8];
       std::snprintf(buffer, sizeof(buffer), "\\x%02x", c);

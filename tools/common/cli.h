@@ -22,15 +22,6 @@ namespace strata::tools {
 bool readFile(const std::string& path, std::vector<uint8_t>* out,
               std::string* error);
 
-// Parses one --input value in IREE's grammar. Scalars for now:
-//   i32=5  i64=-3  f32=2.5  f64=1e-3  (integers may be 0x hex; floats may be
-//   nan/inf). Tensors ("2x3xf32=1 2 3 4 5 6") and files ("@x.npy") are
-// rejected with a message saying they need the HAL module.
-// On failure returns false and sets *error to a phrase such as
-// "'abc' is not an i32".
-bool parseScalarInput(std::string_view text, strata_vm_variant_t* out,
-                      std::string* error);
-
 // "i32=5", "f64=2.5", "vm.buffer<16 bytes>", "vm.list<2>[i32=1, i32=2]",
 // "null" for a null ref. Floats print as the shortest exact decimal.
 std::string formatVariant(const strata_vm_variant_t& value);

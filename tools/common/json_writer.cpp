@@ -1,6 +1,8 @@
 // json_writer.cpp - the streaming JSON emitter used by the tools.
 #include "json_writer.h"
 
+#include "utf8.h"
+
 #include <cassert>
 #include <cinttypes>
 #include <cmath>
@@ -9,46 +11,6 @@
 
 namespace strata::tools {
 
-namespace {
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid
-// (overlong forms, surrogates and code points above U+10FFFF are invalid).
-size_t utf8Length(std::string_view s, size_t i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  size_t n;
-  uint32_t cp;
-  if (c < 0x80) {
-    return 1;
-  } else if ((c & 0xE0) == 0xC0) {
-    n = 2;
-    cp = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    n = 3;
-    cp = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    n = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) {
-    return 0;
-  }
-  for (size_t k = 1; k < n; ++k) {
-    unsigned char d = static_cast<unsigned char>(s[i + k]);
-    if ((d & 0xC0) != 0x80) {
-      return 0;
-    }
-    cp = (cp << 6) | (d & 0x3F);
-  }
-  static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    return 0;
-  }
-  return n;
-}
-
-}  // namespace
 
 std::string JsonWriter::quote(std::string_view text) {
   std::string out = "\"";
@@ -94,7 +56,7 @@ std::string JsonWriter::quote(std::string_view text) {
       ++i;
       continue;
     }
-    size_t n = utf8Length(text, i);
+    size_t n = utf8SequenceLength(text, i);
     if (n == 0) {
       std::snprintf(buffer, sizeof(buffer), "\\u%04x", u);
       out += buffer;
