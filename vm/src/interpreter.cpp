@@ -131,11 +131,19 @@ inline strata_status_t pushFrame(Stack* stack, ModuleState* state,
   return nullptr;
 }
 
-void popFrame(Stack* stack) {
-  Frame& frame = stack->frames[--stack->frame_count];
-  strata_vm_ref_object_t** refs = stack->refs + frame.ref_base;
-  for (uint32_t i = 0, n = frame.function->ref_register_count; i < n; ++i) {
+[[gnu::noinline]] void releaseRefs(strata_vm_ref_object_t** refs,
+                                   uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i) {
     strata_vm_ref_release(refs[i]);
+  }
+}
+
+// Inline: every bytecode return pops a frame, and functions without ref
+// registers (scalar code) need nothing but the two tops restored.
+inline void popFrame(Stack* stack) {
+  Frame& frame = stack->frames[--stack->frame_count];
+  if (uint32_t n = frame.function->ref_register_count) {
+    releaseRefs(stack->refs + frame.ref_base, n);
   }
   stack->prim_top = frame.prim_base;
   stack->ref_top = frame.ref_base;
@@ -212,18 +220,21 @@ inline strata_vm_ref_object_t* takeRef(strata_vm_ref_object_t** refs,
   return ref;
 }
 
-// Applies a remap list (P) in order.
-inline void applyRemap(const uint8_t* p, uint64_t* regs,
-                       strata_vm_ref_object_t** refs) {
+// Applies a remap list (P) in order. The ref registers are found from the
+// stack only when a ref pair needs them: most remaps move primitives (block
+// arguments of loops), and an empty list costs one load and a branch.
+inline void applyRemap(const uint8_t* p, uint64_t* regs, Stack* stack) {
   uint32_t count = readU16(p);
   p += 2;
   for (uint32_t i = 0; i < count; ++i, p += 4) {
     uint16_t src = readU16(p);
     uint16_t dst = readU16(p + 2);
-    if (src & STRATA_REGISTER_REF_BIT) {
+    if (__builtin_expect(src & STRATA_REGISTER_REF_BIT, 0)) {
       if ((src & STRATA_REGISTER_REF_MASK) == (dst & STRATA_REGISTER_REF_MASK)) {
         continue;
       }
+      strata_vm_ref_object_t** refs =
+          stack->refs + stack->frames[stack->frame_count - 1].ref_base;
       assignRef(&refs[dst & STRATA_REGISTER_REF_MASK], takeRef(refs, src));
     } else {
       regs[dst] = regs[src];
@@ -614,6 +625,11 @@ strata_status_t callNative(strata_vm_context_t* context, ModuleState* state,
 #define STRATA_VM_COMPUTED_GOTO 1
 #endif
 
+// GCC (not clang, which allocates this loop well) on x86-64: see stackRun.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define STRATA_VM_PIN_REGISTERS 1
+#endif
+
 strata_status_t stackRun(Stack* stack, RunState* out_state) {
 #if STRATA_VM_COMPUTED_GOTO
   // Dense label table in opcodes.def order, mapped once to all 256 bytes.
@@ -652,17 +668,33 @@ strata_status_t stackRun(Stack* stack, RunState* out_state) {
 #define JUMP() goto next
 #endif
 
-  strata_vm_context_t* context = stack->context;
   strata_status_t status = nullptr;
   stack->deferred = false;
   stack->wait = strata_vm_wait_t{};
 
-  // Hot state of the top frame, reloaded whenever the frame changes.
-  Frame* frame;
+  // Hot state of the top frame, reloaded whenever the frame changes. Only
+  // what nearly every handler needs lives in locals (ip, R, code, stack and
+  // the dispatch table): with more values live across the whole loop than
+  // there are callee-saved registers, GCC spilled ip to the stack and every
+  // instruction paid a store and a reload on its critical path. The frame,
+  // the ref registers and the context are recomputed from the stack by the
+  // handlers that need them.
+#if STRATA_VM_PIN_REGISTERS
+  // Even then GCC's allocator keeps ip in a stack slot across this one huge
+  // function; pinning the three hottest values to callee-saved registers
+  // halves the instructions of a simple handler. Only the allocation
+  // changes: the variables keep their C++ meaning.
+  register const uint8_t* ip asm("r12");
+  register uint64_t* R asm("r13");
+  register const uint8_t* code asm("r14");
+#else
   const uint8_t* code;
   const uint8_t* ip;
   uint64_t* R;
-  strata_vm_ref_object_t** RR;
+#endif
+#define FRAME (&stack->frames[stack->frame_count - 1])
+#define RR (stack->refs + FRAME->ref_base)
+#define CONTEXT (stack->context)
   // Operands of the call being made, for the shared call sections.
   ModuleState* call_target = nullptr;
   uint32_t call_function = 0;
@@ -672,16 +704,15 @@ strata_status_t stackRun(Stack* stack, RunState* out_state) {
 
 #define LOAD_FRAME()                                   \
   do {                                                 \
-    frame = &stack->frames[stack->frame_count - 1];    \
-    code = frame->function->code;                      \
-    ip = code + frame->pc;                             \
-    R = stack->prims + frame->prim_base;               \
-    RR = stack->refs + frame->ref_base;                \
+    const Frame* top = FRAME;                          \
+    code = top->function->code;                        \
+    ip = code + top->pc;                               \
+    R = stack->prims + top->prim_base;                 \
   } while (0)
 #define FAIL(expr)                                         \
   do {                                                     \
     status = (expr);                                       \
-    frame->call_pc = static_cast<uint32_t>(ip - code);     \
+    FRAME->call_pc = static_cast<uint32_t>(ip - code);     \
     goto failed;                                           \
   } while (0)
 #define CHECK(expr)                                        \
@@ -724,18 +755,32 @@ next:
   //===--------------------------------------------------------------------===//
 
   OP(Br) {
-    applyRemap(ip + 5, R, RR);
+    applyRemap(ip + 5, R, stack);
     ip = code + U32(1);
     JUMP();
   }
   OP(CondBr) {
     const uint8_t* p1 = ip + 7;
     if (I32(1) != 0) {
-      applyRemap(p1, R, RR);
+      applyRemap(p1, R, stack);
       ip = code + U32(3);
     } else {
       const uint8_t* b2 = p1 + remapListSize(p1);
-      applyRemap(b2 + 4, R, RR);
+      applyRemap(b2 + 4, R, stack);
+      ip = code + readU32(b2);
+    }
+    JUMP();
+  }
+  OP(CondBrLtSI64) {
+    // The loop-header and recursion-base test of compiled code: one dispatch
+    // instead of two, and no i1 register written and read back.
+    const uint8_t* p1 = ip + 9;
+    if (I64(1) < I64(3)) {
+      applyRemap(p1, R, stack);
+      ip = code + U32(5);
+    } else {
+      const uint8_t* b2 = p1 + remapListSize(p1);
+      applyRemap(b2 + 4, R, stack);
       ip = code + readU32(b2);
     }
     JUMP();
@@ -750,22 +795,78 @@ next:
       for (uint32_t i = 0; i < index; ++i) {
         c += 4 + remapListSize(c + 4);
       }
-      applyRemap(c + 4, R, RR);
+      applyRemap(c + 4, R, stack);
       ip = code + readU32(c);
     } else {
-      applyRemap(p, R, RR);
+      applyRemap(p, R, stack);
       ip = code + U32(3);
     }
     JUMP();
   }
   OP(Call) {
-    call_target = frame->state;
-    call_function = U32(1);
-    call_args = ip + 5;
-    goto bytecode_call;
+    // The common case inline: a frame that fits the arenas and the depth
+    // limit. Everything comes from the caller's frame: the callee sits in the
+    // same function table, so no trip through the module state is needed.
+    uint32_t depth = stack->frame_count;
+    Frame* caller = &stack->frames[depth - 1];
+    uint32_t callee_index = U32(1);
+    const Function* fn = caller->function - caller->function_index + callee_index;
+    const uint8_t* args = ip + 5;
+    uint32_t prim_base = stack->prim_top;
+    uint32_t ref_base = stack->ref_top;
+    if (__builtin_expect(depth >= stack->frame_capacity ||
+                             depth >= stack->max_depth ||
+                             uint64_t(prim_base) + fn->prim_register_count >
+                                 stack->prim_capacity ||
+                             uint64_t(ref_base) + fn->ref_register_count >
+                                 stack->ref_capacity,
+                         0)) {
+      call_target = caller->state;
+      call_function = callee_index;
+      call_args = args;
+      goto bytecode_call;  // grows the arenas or fails with the limit
+    }
+    uint32_t count = readU16(args);
+    caller->pc = static_cast<uint32_t>(args + 2 + 2 * count - code);
+    caller->call_pc = static_cast<uint32_t>(ip - code);
+    Frame* callee = caller + 1;
+    callee->state = caller->state;
+    callee->function = fn;
+    callee->function_index = callee_index;
+    callee->pc = 0;
+    callee->call_pc = 0;
+    callee->prim_base = prim_base;
+    callee->ref_base = ref_base;
+    stack->frame_count = depth + 1;
+    stack->prim_top = prim_base + fn->prim_register_count;
+    uint64_t* regs = stack->prims + prim_base;
+    if (uint32_t ref_count = fn->ref_register_count) {
+      strata_vm_ref_object_t** refs = stack->refs + ref_base;
+      std::memset(refs, 0, ref_count * sizeof(strata_vm_ref_object_t*));
+      stack->ref_top = ref_base + ref_count;
+      strata_vm_ref_object_t** caller_refs = stack->refs + caller->ref_base;
+      uint32_t p = 0, r = 0;
+      for (uint32_t i = 0; i < count; ++i) {
+        uint16_t reg = readU16(args + 2 + 2 * i);
+        if (reg & STRATA_REGISTER_REF_BIT) {
+          refs[r++] = takeRef(caller_refs, reg);
+        } else {
+          regs[p++] = R[reg];
+        }
+      }
+    } else {
+      // No ref registers: the verified arguments are all primitives.
+      for (uint32_t i = 0; i < count; ++i) {
+        regs[i] = R[readU16(args + 2 + 2 * i)];
+      }
+    }
+    code = fn->code;
+    ip = code;
+    R = regs;
+    JUMP();
   }
   OP(CallImport) {
-    call_import = &frame->state->imports[U32(1)];
+    call_import = &FRAME->state->imports[U32(1)];
     call_sizes = nullptr;
     call_args = ip + 5;
     if (call_import->kind == ResolvedImport::Kind::kBytecode) {
@@ -778,7 +879,7 @@ next:
   OP(CallVariadic) {
     // Variadic imports always resolve to native functions: the context
     // rejects a bytecode export for a variadic import.
-    call_import = &frame->state->imports[U32(1)];
+    call_import = &FRAME->state->imports[U32(1)];
     call_sizes = ip + 5;
     call_args = call_sizes + registerListSize(call_sizes);
     goto native_call;
@@ -789,7 +890,7 @@ next:
     if (stack->frame_count == 1) {
       // Back to the host.
       strata_vm_value_t* results = stack->host_results;
-      const std::string& chars = frame->function->signature.results;
+      const std::string& chars = FRAME->function->signature.results;
       for (uint32_t i = 0; i < count; ++i) {
         uint16_t reg = readU16(list + 2 + 2 * i);
         if (reg & STRATA_REGISTER_REF_BIT) {
@@ -804,24 +905,27 @@ next:
       *out_state = RunState::kCompleted;
       return nullptr;
     }
-    Frame* caller = frame - 1;
+    // Straight back into the caller's registers and result list; its pc was
+    // only needed to find them and is not written back.
+    Frame* callee = &stack->frames[stack->frame_count - 1];
+    Frame* caller = callee - 1;
     const uint8_t* caller_code = caller->function->code;
     const uint8_t* result_list = caller_code + caller->pc;
     uint64_t* caller_regs = stack->prims + caller->prim_base;
-    strata_vm_ref_object_t** caller_refs = stack->refs + caller->ref_base;
     for (uint32_t i = 0; i < count; ++i) {
       uint16_t src = readU16(list + 2 + 2 * i);
       uint16_t dst = readU16(result_list + 2 + 2 * i);
-      if (src & STRATA_REGISTER_REF_BIT) {
-        assignRef(&caller_refs[dst & STRATA_REGISTER_REF_MASK],
-                  takeRef(RR, src));
+      if (__builtin_expect(src & STRATA_REGISTER_REF_BIT, 0)) {
+        assignRef(&stack->refs[caller->ref_base + (dst & STRATA_REGISTER_REF_MASK)],
+                  takeRef(stack->refs + callee->ref_base, src));
       } else {
         caller_regs[dst] = R[src];
       }
     }
-    caller->pc += registerListSize(result_list);
     popFrame(stack);
-    LOAD_FRAME();
+    code = caller_code;
+    ip = result_list + registerListSize(result_list);
+    R = caller_regs;
     JUMP();
   }
   OP(Fail) {
@@ -848,13 +952,13 @@ next:
     NEXT(7 + U16(5));
   }
   OP(Yield) {
-    applyRemap(ip + 5, R, RR);
-    frame->pc = U32(1);
+    applyRemap(ip + 5, R, stack);
+    FRAME->pc = U32(1);
     *out_state = RunState::kSuspended;
     return nullptr;
   }
   OP(ImportResolved) {
-    const ResolvedImport& import = frame->state->imports[U32(1)];
+    const ResolvedImport& import = FRAME->state->imports[U32(1)];
     SET_I32(5, import.kind != ResolvedImport::Kind::kNull);
     NEXT(7);
   }
@@ -884,7 +988,7 @@ next:
     NEXT(3);
   }
   OP(ConstRefRodata) {
-    strata_vm_buffer_t* buffer = frame->state->rodata[U32(1)];
+    strata_vm_buffer_t* buffer = FRAME->state->rodata[U32(1)];
     strata_vm_buffer_retain(buffer);
     assignRef(&REF(5), strata_vm_buffer_as_ref(buffer));
     NEXT(7);
@@ -908,56 +1012,56 @@ next:
 
   OP(GlobalLoadI32) {
     uint32_t v;
-    std::memcpy(&v, frame->state->globals + U32(1), 4);
+    std::memcpy(&v, FRAME->state->globals + U32(1), 4);
     REG(5) = v;
     NEXT(7);
   }
   OP(GlobalLoadI64) {
     uint64_t v;
-    std::memcpy(&v, frame->state->globals + U32(1), 8);
+    std::memcpy(&v, FRAME->state->globals + U32(1), 8);
     REG(5) = v;
     NEXT(7);
   }
   OP(GlobalLoadF32) {
     uint32_t v;
-    std::memcpy(&v, frame->state->globals + U32(1), 4);
+    std::memcpy(&v, FRAME->state->globals + U32(1), 4);
     REG(5) = v;
     NEXT(7);
   }
   OP(GlobalLoadF64) {
     uint64_t v;
-    std::memcpy(&v, frame->state->globals + U32(1), 8);
+    std::memcpy(&v, FRAME->state->globals + U32(1), 8);
     REG(5) = v;
     NEXT(7);
   }
   OP(GlobalLoadRef) {
-    strata_vm_ref_object_t* ref = frame->state->ref_globals[U32(1)];
+    strata_vm_ref_object_t* ref = FRAME->state->ref_globals[U32(1)];
     strata_vm_ref_retain(ref);
     assignRef(&REF(5), ref);
     NEXT(7);
   }
   OP(GlobalStoreI32) {
     uint32_t v = U32R(1);
-    std::memcpy(frame->state->globals + U32(3), &v, 4);
+    std::memcpy(FRAME->state->globals + U32(3), &v, 4);
     NEXT(7);
   }
   OP(GlobalStoreI64) {
     uint64_t v = REG(1);
-    std::memcpy(frame->state->globals + U32(3), &v, 8);
+    std::memcpy(FRAME->state->globals + U32(3), &v, 8);
     NEXT(7);
   }
   OP(GlobalStoreF32) {
     uint32_t v = U32R(1);
-    std::memcpy(frame->state->globals + U32(3), &v, 4);
+    std::memcpy(FRAME->state->globals + U32(3), &v, 4);
     NEXT(7);
   }
   OP(GlobalStoreF64) {
     uint64_t v = REG(1);
-    std::memcpy(frame->state->globals + U32(3), &v, 8);
+    std::memcpy(FRAME->state->globals + U32(3), &v, 8);
     NEXT(7);
   }
   OP(GlobalStoreRef) {
-    assignRef(&frame->state->ref_globals[U32(3)], takeRef(RR, U16(1)));
+    assignRef(&FRAME->state->ref_globals[U32(3)], takeRef(RR, U16(1)));
     NEXT(7);
   }
 
@@ -1214,7 +1318,7 @@ next:
     }
     strata_vm_buffer_t* buffer = nullptr;
     CHECK(strata_vm_buffer_create(static_cast<size_t>(length), 0,
-                                  context->allocator, &buffer));
+                                  CONTEXT->allocator, &buffer));
     assignRef(&REF(3), strata_vm_buffer_as_ref(buffer));
     NEXT(5);
   }
@@ -1224,7 +1328,7 @@ next:
     strata_vm_buffer_t* clone = nullptr;
     CHECK(strata_vm_buffer_clone(strata_vm_buffer_from_ref(REF(1)),
                                  uint64_t(I64(3)), uint64_t(I64(5)),
-                                 context->allocator, &clone));
+                                 CONTEXT->allocator, &clone));
     assignRef(&REF(7), strata_vm_buffer_as_ref(clone));
     NEXT(9);
   }
@@ -1314,7 +1418,7 @@ next:
                               "list.alloc: negative capacity %d", capacity));
     }
     strata_vm_list_t* list = nullptr;
-    CHECK(strata_vm_list_create(size_t(capacity), context->allocator, &list));
+    CHECK(strata_vm_list_create(size_t(capacity), CONTEXT->allocator, &list));
     assignRef(&REF(3), strata_vm_list_as_ref(list));
     NEXT(5);
   }
@@ -1409,7 +1513,7 @@ next:
   }
   OP(CastRef) {
     strata_vm_ref_object_t* ref = REF(1);
-    const strata_vm_ref_type_t* type = frame->state->bytecode->types[U32(3)];
+    const strata_vm_ref_type_t* type = FRAME->state->bytecode->types[U32(3)];
     if (ref && ref->type != type) {
       FAIL(strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
                               "cast.ref: expected a %s, got a %s", type->name,
@@ -1428,7 +1532,7 @@ next:
     uint32_t length = U16(1);
     const uint8_t* list = ip + 3 + length;
     uint32_t count = readU16(list);
-    if (context->options.trace) {
+    if (CONTEXT->options.trace) {
       strata_vm_variant_t values[16];
       uint32_t n = count < 16 ? count : 16;
       for (uint32_t i = 0; i < n; ++i) {
@@ -1439,7 +1543,7 @@ next:
           values[i] = strata_vm_variant_i64(static_cast<int64_t>(R[reg]));
         }
       }
-      context->options.trace(context->options.trace_user,
+      CONTEXT->options.trace(CONTEXT->options.trace_user,
                              reinterpret_cast<const char*>(ip + 3), length,
                              values, n);
     }
@@ -1465,8 +1569,8 @@ next:
       }
     }
     size_t length_out = n < 0 ? 0 : std::min(size_t(n), sizeof(text) - 1);
-    if (context->options.print) {
-      context->options.print(context->options.print_user, text, length_out);
+    if (CONTEXT->options.print) {
+      CONTEXT->options.print(CONTEXT->options.print_user, text, length_out);
     } else {
       std::fprintf(stderr, "%.*s\n", static_cast<int>(length_out), text);
     }
@@ -1500,10 +1604,10 @@ bytecode_call : {
   // Pushes a frame for call_function of call_target and moves the arguments
   // of the V list at call_args into its first registers, per bank.
   const uint8_t* result_list = call_args + registerListSize(call_args);
-  frame->pc = static_cast<uint32_t>(result_list - code);
-  frame->call_pc = static_cast<uint32_t>(ip - code);
-  uint32_t caller_prim_base = frame->prim_base;
-  uint32_t caller_ref_base = frame->ref_base;
+  FRAME->pc = static_cast<uint32_t>(result_list - code);
+  FRAME->call_pc = static_cast<uint32_t>(ip - code);
+  uint32_t caller_prim_base = FRAME->prim_base;
+  uint32_t caller_ref_base = FRAME->ref_base;
   CHECK(pushFrame(stack, call_target, call_function));
   // The arenas may have moved: recompute the caller's registers.
   uint64_t* caller_regs = stack->prims + caller_prim_base;
@@ -1549,16 +1653,16 @@ native_call : {
   ModuleState* target = call_import->target;
   const strata_vm_native_function_t& fn =
       target->module->native->functions[call_import->ordinal];
-  strata_vm_native_call_t call{context, stack, {}, stack->timed_out};
+  strata_vm_native_call_t call{CONTEXT, stack, {}, stack->timed_out};
   stack->timed_out = false;
-  frame->call_pc = static_cast<uint32_t>(ip - code);
+  FRAME->call_pc = static_cast<uint32_t>(ip - code);
   strata_status_t call_status =
       fn.fn(&call, target->module->native_self, target->native_state,
             stack->scratch, arg_count, results, result_count);
   if (call_status) {
     if (strata_status_code(call_status) == STRATA_STATUS_DEFERRED) {
       // Park: the call runs again, with the same arguments, on resume.
-      frame->pc = static_cast<uint32_t>(ip - code);
+      FRAME->pc = static_cast<uint32_t>(ip - code);
       stack->wait = call.wait;
       stack->deferred = true;
       *out_state = RunState::kSuspended;
@@ -1581,6 +1685,9 @@ failed:
   return status;
 
 #undef OP
+#undef FRAME
+#undef RR
+#undef CONTEXT
 #undef NEXT
 #undef JUMP
 #undef DISPATCH

@@ -37,6 +37,7 @@ inline bool isTerminator(Opcode op) {
   switch (op) {
     case Opcode::Br:
     case Opcode::CondBr:
+    case Opcode::CondBrLtSI64:
     case Opcode::BrTable:
     case Opcode::Return:
     case Opcode::Fail:
