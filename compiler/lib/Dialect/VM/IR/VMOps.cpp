@@ -1,0 +1,249 @@
+// VMOps.cpp - verifiers and custom syntax of the hand-written vm ops.
+
+#include "Strata/Dialect/VM/IR/VMOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+
+using namespace mlir;
+using namespace mlir::strata::vm;
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+// [^bb1, ^bb2(%x : i32), ...]: the destinations of vm.br_table's cases.
+static ParseResult parseBrTableCases(
+    OpAsmParser &parser, SmallVectorImpl<Block *> &dests,
+    SmallVectorImpl<SmallVector<OpAsmParser::UnresolvedOperand>> &operands,
+    SmallVectorImpl<SmallVector<Type>> &types) {
+  auto parseCaseOperands = [&](Block *dest) -> ParseResult {
+    SmallVector<OpAsmParser::UnresolvedOperand> caseOperands;
+    SmallVector<Type> caseTypes;
+    if (succeeded(parser.parseOptionalLParen())) {
+      if (parser.parseOperandList(caseOperands) ||
+          parser.parseColonTypeList(caseTypes) || parser.parseRParen()) {
+        return failure();
+      }
+    }
+    dests.push_back(dest);
+    operands.push_back(std::move(caseOperands));
+    types.push_back(std::move(caseTypes));
+    return success();
+  };
+  // An empty table is allowed: every index takes the default.
+  Block *dest = nullptr;
+  OptionalParseResult first = parser.parseOptionalSuccessor(dest);
+  if (!first.has_value()) {
+    return success();
+  }
+  if (failed(*first) || parseCaseOperands(dest)) {
+    return failure();
+  }
+  while (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseSuccessor(dest) || parseCaseOperands(dest)) {
+      return failure();
+    }
+  }
+  return success();
+}
+
+static void printBrTableCases(OpAsmPrinter &p, Operation *, SuccessorRange dests,
+                              OperandRangeRange operands,
+                              const TypeRangeRange &) {
+  llvm::interleaveComma(llvm::zip(dests, operands), p, [&](auto it) {
+    auto [dest, caseOperands] = it;
+    p.printSuccessor(dest);
+    if (!caseOperands.empty()) {
+      p << '(';
+      p.printOperands(caseOperands);
+      p << " : ";
+      llvm::interleaveComma(caseOperands.getTypes(), p);
+      p << ')';
+    }
+  });
+}
+
+#define GET_OP_CLASSES
+#include "Strata/Dialect/VM/IR/VMOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// vm.func
+//===----------------------------------------------------------------------===//
+
+ParseResult FuncOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes,
+                          ArrayRef<Type> results,
+                          function_interface_impl::VariadicFlag,
+                          std::string &) {
+    return builder.getFunctionType(argTypes, results);
+  };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void FuncOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(
+      p, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+static LogicalResult verifyVMTypes(Operation *op, TypeRange types,
+                                   StringRef what) {
+  for (auto [index, type] : llvm::enumerate(types)) {
+    if (!isPrimType(type) && !isRefType(type)) {
+      return op->emitOpError() << what << " #" << index << " has type " << type
+                               << ", which no VM register holds";
+    }
+  }
+  return success();
+}
+
+LogicalResult FuncOp::verify() {
+  if (failed(verifyVMTypes(*this, getArgumentTypes(), "argument")) ||
+      failed(verifyVMTypes(*this, getResultTypes(), "result"))) {
+    return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// vm.import / vm.export / vm.global.ref
+//===----------------------------------------------------------------------===//
+
+LogicalResult ImportOp::verify() {
+  if (!getSymName().contains('.')) {
+    return emitOpError("name '")
+           << getSymName() << "' must be qualified as module.function";
+  }
+  FunctionType type = getFunctionType();
+  if (failed(verifyVMTypes(*this, type.getInputs(), "argument")) ||
+      failed(verifyVMTypes(*this, type.getResults(), "result"))) {
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult ExportOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  if (!symbolTable.lookupNearestSymbolFrom<FuncOp>(*this,
+                                                   getFunctionRefAttr())) {
+    return emitOpError("exports '")
+           << getFunctionRef() << "', which is not a vm.func of this module";
+  }
+  return success();
+}
+
+LogicalResult GlobalRefOp::verify() {
+  if (!isRefType(getType())) {
+    return emitOpError("type must be a ref type, got ") << getType();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Branches
+//===----------------------------------------------------------------------===//
+
+SuccessorOperands BrOp::getSuccessorOperands(unsigned index) {
+  return SuccessorOperands(getDestOperandsMutable());
+}
+
+SuccessorOperands YieldOp::getSuccessorOperands(unsigned index) {
+  return SuccessorOperands(getDestOperandsMutable());
+}
+
+SuccessorOperands CondBrOp::getSuccessorOperands(unsigned index) {
+  return SuccessorOperands(index == 0 ? getTrueDestOperandsMutable()
+                                      : getFalseDestOperandsMutable());
+}
+
+// Successor 0 is the default destination, then the cases in order.
+SuccessorOperands BrTableOp::getSuccessorOperands(unsigned index) {
+  if (index == 0) {
+    return SuccessorOperands(getDefaultOperandsMutable());
+  }
+  return SuccessorOperands(getCaseOperandsMutable()[index - 1]);
+}
+
+LogicalResult BrTableOp::verify() {
+  if (getCaseDests().size() != getCaseOperands().size()) {
+    return emitOpError("has ")
+           << getCaseDests().size() << " case destinations but "
+           << getCaseOperands().size() << " case operand lists";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// vm.return
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReturnOp::verify() {
+  auto func = cast<FuncOp>((*this)->getParentOp());
+  ArrayRef<Type> results = func.getResultTypes();
+  if (getNumOperands() != results.size()) {
+    return emitOpError("returns ")
+           << getNumOperands() << " values but '" << func.getSymName()
+           << "' has " << results.size() << " results";
+  }
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(getOperandTypes(), results))) {
+    auto [actual, expected] = pair;
+    if (actual != expected) {
+      return emitOpError("result #")
+             << index << " has type " << actual << " but '"
+             << func.getSymName() << "' returns " << expected;
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyCallSignature(Operation *op, StringRef callee,
+                                         FunctionType type) {
+  if (op->getOperandTypes() != TypeRange(type.getInputs()) ||
+      op->getResultTypes() != TypeRange(type.getResults())) {
+    return op->emitOpError("signature does not match '")
+           << callee << "' of type " << type;
+  }
+  return success();
+}
+
+LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto func = symbolTable.lookupNearestSymbolFrom<FuncOp>(*this, getCalleeAttr());
+  if (!func) {
+    return emitOpError("calls '")
+           << getCallee() << "', which is not a vm.func of this module";
+  }
+  return verifyCallSignature(*this, getCallee(), func.getFunctionType());
+}
+
+LogicalResult
+CallImportOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto import =
+      symbolTable.lookupNearestSymbolFrom<ImportOp>(*this, getCalleeAttr());
+  if (!import) {
+    return emitOpError("calls '")
+           << getCallee() << "', which is not a vm.import of this module";
+  }
+  return verifyCallSignature(*this, getCallee(), import.getFunctionType());
+}
+
+LogicalResult
+CallVariadicOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto import =
+      symbolTable.lookupNearestSymbolFrom<ImportOp>(*this, getCalleeAttr());
+  if (!import) {
+    return emitOpError("calls '")
+           << getCallee() << "', which is not a vm.import of this module";
+  }
+  // The expansion of variadic spans is checked once imports carry their
+  // span structure; the operands are at least VM values (ODS checks that).
+  return success();
+}

@@ -1,0 +1,26 @@
+// StrataOpt.cpp - strata-opt: runs Strata and upstream passes on MLIR files.
+
+#include "Strata/Dialect/VM/IR/VMDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::strata::vm::VMDialect, mlir::arith::ArithDialect,
+                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
+                  mlir::index::IndexDialect, mlir::math::MathDialect,
+                  mlir::scf::SCFDialect>();
+  // Upstream cleanups (--canonicalize, --cse, ...); Strata's own passes are
+  // registered here as they land.
+  mlir::registerTransformsPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Strata optimizer driver\n", registry));
+}

@@ -1,0 +1,133 @@
+// Verifier errors of the vm dialect, one per split.
+// RUN: strata-opt %s --split-input-file --verify-diagnostics
+
+vm.module @m {
+  vm.func @wrong_count(%x: i32) -> i32 {
+    // expected-error @+1 {{'vm.return' op returns 0 values but 'wrong_count' has 1 results}}
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.func @wrong_type(%x: i64) -> i32 {
+    // expected-error @+1 {{'vm.return' op result #0 has type 'i64' but 'wrong_type' returns 'i32'}}
+    vm.return %x : i64
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.func @bad_operand(%x: i64) -> i32 {
+    // expected-note @-1 {{prior use here}}
+    // expected-error @+1 {{use of value '%x' expects different type than prior uses: 'i32' vs 'i64'}}
+    %0 = vm.add.i32 %x, %x
+    vm.return %0 : i32
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.func @select_mismatch(%c: i32, %a: i32, %b: i64) {
+    // expected-error @+1 {{'vm.select' op failed to verify that all of {b, c, result} have same type}}
+    %0 = "vm.select"(%c, %a, %b) : (i32, i32, i64) -> i32
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.func @index_arg(%x: index) {
+    vm.return
+  }
+  // expected-error @-3 {{'vm.func' op argument #0 has type 'index', which no VM register holds}}
+}
+
+// -----
+
+vm.module @m {
+  vm.func @caller() {
+    // expected-error @+1 {{'vm.call' op calls 'missing', which is not a vm.func of this module}}
+    vm.call @missing() : () -> ()
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.func @callee(%x: i32) {
+    vm.return
+  }
+  vm.func @caller(%x: i64) {
+    // expected-error @+1 {{'vm.call' op signature does not match 'callee' of type '(i32) -> ()'}}
+    vm.call @callee(%x) : (i64) -> ()
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.func @f() {
+    vm.return
+  }
+  vm.func @caller() {
+    // expected-error @+1 {{'vm.call.import' op calls 'f', which is not a vm.import of this module}}
+    vm.call.import @f() : () -> ()
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  // expected-error @+1 {{'vm.export' op exports 'nowhere', which is not a vm.func of this module}}
+  vm.export @nowhere
+}
+
+// -----
+
+vm.module @m {
+  // expected-error @+1 {{'vm.import' op name 'unqualified' must be qualified as module.function}}
+  vm.import @unqualified : () -> ()
+}
+
+// -----
+
+vm.module @m {
+  // expected-error @+1 {{'vm.global.ref' op type must be a ref type, got 'i32'}}
+  vm.global.ref @g : i32
+}
+
+// -----
+
+// expected-error @+1 {{'vm.func' op expects parent op 'vm.module'}}
+vm.func @orphan() {
+  vm.return
+}
+
+// -----
+
+vm.module @m {
+  vm.func @branch_args(%x: i64) {
+    // expected-error @+1 {{branch has 1 operands for successor #0, but target block has 0}}
+    vm.br ^bb1(%x : i64)
+  ^bb1:
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.func @bad_buffer(%l: !vm.list, %i: i64) {
+    // expected-error @+1 {{'vm.buffer.length' op operand #0 must be}}
+    %0 = "vm.buffer.length"(%l) : (!vm.list) -> i64
+    vm.return
+  }
+}

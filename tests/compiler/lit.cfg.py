@@ -1,0 +1,20 @@
+# lit.cfg.py - the Strata compiler's lit suite (tests/compiler).
+# The build writes lit.site.cfg.py next to the build's copy of the suite; it
+# sets the tool paths and then loads this file.
+
+import os
+
+import lit.formats
+
+config.name = "Strata compiler"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = config.strata_obj_root
+
+# Strata's tools first, then FileCheck/not from LLVM 22 (never the default
+# LLVM 14 ones that may come first on PATH).
+config.environment["PATH"] = os.pathsep.join(
+    config.strata_tools_dirs + [config.llvm_tools_dir,
+                                config.environment.get("PATH", "")])
