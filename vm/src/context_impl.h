@@ -44,7 +44,8 @@ struct Frame {
   ModuleState* state;
   const Function* function;
   uint32_t function_index;
-  // Caller frames: offset of the call's result list, where execution goes on.
+  // Caller frames: offset of the instruction after the call, where execution
+  // goes on; the call's result registers are the bytes right before it.
   // The top frame, while suspended: offset of the instruction to run next.
   uint32_t pc;
   // Offset of the instruction that is running or made the call (backtraces).

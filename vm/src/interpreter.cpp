@@ -220,25 +220,38 @@ inline strata_vm_ref_object_t* takeRef(strata_vm_ref_object_t** refs,
   return ref;
 }
 
-// Applies a remap list (P) in order. The ref registers are found from the
-// stack only when a ref pair needs them: most remaps move primitives (block
-// arguments of loops), and an empty list costs one load and a branch.
-inline void applyRemap(const uint8_t* p, uint64_t* regs, Stack* stack) {
-  uint32_t count = readU16(p);
-  p += 2;
-  for (uint32_t i = 0; i < count; ++i, p += 4) {
-    uint16_t src = readU16(p);
-    uint16_t dst = readU16(p + 2);
+// Applies the pairs of a remap list (P) in order. The ref registers are
+// found from the stack only when a ref pair needs them: most remaps move
+// primitives (block arguments of loops).
+[[gnu::noinline]] void remapRef(uint16_t src, uint16_t dst, Stack* stack) {
+  if ((src & STRATA_REGISTER_REF_MASK) == (dst & STRATA_REGISTER_REF_MASK)) {
+    return;
+  }
+  strata_vm_ref_object_t** refs =
+      stack->refs + stack->frames[stack->frame_count - 1].ref_base;
+  assignRef(&refs[dst & STRATA_REGISTER_REF_MASK], takeRef(refs, src));
+}
+
+inline void applyRemapPairs(const uint8_t* p, uint32_t count, uint64_t* regs,
+                            Stack* stack) {
+  do {
+    // One load per pair: src in the low half, dst in the high half (LE).
+    uint32_t pair = readU32(p);
+    uint16_t src = static_cast<uint16_t>(pair);
+    uint16_t dst = static_cast<uint16_t>(pair >> 16);
     if (__builtin_expect(src & STRATA_REGISTER_REF_BIT, 0)) {
-      if ((src & STRATA_REGISTER_REF_MASK) == (dst & STRATA_REGISTER_REF_MASK)) {
-        continue;
-      }
-      strata_vm_ref_object_t** refs =
-          stack->refs + stack->frames[stack->frame_count - 1].ref_base;
-      assignRef(&refs[dst & STRATA_REGISTER_REF_MASK], takeRef(refs, src));
+      remapRef(src, dst, stack);
     } else {
       regs[dst] = regs[src];
     }
+    p += 4;
+  } while (--count);
+}
+
+// Applies a remap list (P) in order; an empty list costs a load and a test.
+inline void applyRemap(const uint8_t* p, uint64_t* regs, Stack* stack) {
+  if (uint32_t count = readU16(p)) {
+    applyRemapPairs(p + 2, count, regs, stack);
   }
 }
 
@@ -650,7 +663,7 @@ strata_status_t stackRun(Stack* stack, RunState* out_state) {
     }
   };
   static const DispatchTable kTable(kLabels);
-#define DISPATCH() goto* kTable.entries[*ip]
+#define DISPATCH() goto* table[*ip]
 #define OP(name) L_##name:
 #define NEXT(n)  \
   do {           \
@@ -679,6 +692,13 @@ strata_status_t stackRun(Stack* stack, RunState* out_state) {
   // instruction paid a store and a reload on its critical path. The frame,
   // the ref registers and the context are recomputed from the stack by the
   // handlers that need them.
+#if STRATA_VM_COMPUTED_GOTO
+#if STRATA_VM_PIN_REGISTERS
+  register void* const* table asm("r15") = kTable.entries;
+#else
+  void* const* table = kTable.entries;
+#endif
+#endif
 #if STRATA_VM_PIN_REGISTERS
   // Even then GCC's allocator keeps ip in a stack slot across this one huge
   // function; pinning the three hottest values to callee-saved registers
@@ -759,31 +779,43 @@ next:
     ip = code + U32(1);
     JUMP();
   }
-  OP(CondBr) {
-    const uint8_t* p1 = ip + 7;
-    if (I32(1) != 0) {
-      applyRemap(p1, R, stack);
-      ip = code + U32(3);
-    } else {
-      const uint8_t* b2 = p1 + remapListSize(p1);
-      applyRemap(b2 + 4, R, stack);
-      ip = code + readU32(b2);
-    }
-    JUMP();
-  }
+  // Both conditional branches. b1 is the offset of B1; P1, B2 and P2 follow.
+  //
+  // When neither remap list has entries (the usual case) the layout is fixed
+  // and the instruction ends at b1 + 12. If the chosen target is that very
+  // next instruction (a loop body after its header, the code after a base
+  // case), ip moves by a constant behind a predicted compare instead of
+  // through the loaded offset: ip's chain from one instruction to the next is
+  // then an add, not a load, and loops stop waiting on it. OPAQUE keeps the
+  // compiler from folding the two equal values back into the load.
+#define OPAQUE(x) asm("" : "+r"(x))
+#define COND_BRANCH(taken, b1_offset)                                       \
+  do {                                                                      \
+    const uint8_t* b1 = ip + (b1_offset);                                   \
+    if (__builtin_expect((readU16(b1 + 4) | readU16(b1 + 10)) == 0, 1)) {   \
+      uint32_t target = (taken) ? readU32(b1) : readU32(b1 + 6);            \
+      const uint8_t* next = b1 + 12;                                        \
+      if (target == static_cast<uint32_t>(next - code)) {                   \
+        ip = next;                                                          \
+        OPAQUE(ip);                                                         \
+      } else {                                                              \
+        ip = code + target;                                                 \
+      }                                                                     \
+    } else if (taken) {                                                     \
+      applyRemap(b1 + 4, R, stack);                                         \
+      ip = code + readU32(b1);                                              \
+    } else {                                                                \
+      const uint8_t* b2 = b1 + 4 + remapListSize(b1 + 4);                   \
+      applyRemap(b2 + 4, R, stack);                                         \
+      ip = code + readU32(b2);                                              \
+    }                                                                       \
+    JUMP();                                                                 \
+  } while (0)
+  OP(CondBr) { COND_BRANCH(I32(1) != 0, 3); }
   OP(CondBrLtSI64) {
     // The loop-header and recursion-base test of compiled code: one dispatch
     // instead of two, and no i1 register written and read back.
-    const uint8_t* p1 = ip + 9;
-    if (I64(1) < I64(3)) {
-      applyRemap(p1, R, stack);
-      ip = code + U32(5);
-    } else {
-      const uint8_t* b2 = p1 + remapListSize(p1);
-      applyRemap(b2 + 4, R, stack);
-      ip = code + readU32(b2);
-    }
-    JUMP();
+    COND_BRANCH(I64(1) < I64(3), 5);
   }
   OP(BrTable) {
     uint32_t index = U32R(1);
@@ -827,7 +859,9 @@ next:
       goto bytecode_call;  // grows the arenas or fails with the limit
     }
     uint32_t count = readU16(args);
-    caller->pc = static_cast<uint32_t>(args + 2 + 2 * count - code);
+    const uint8_t* result_list = args + 2 + 2 * count;
+    caller->pc =
+        static_cast<uint32_t>(result_list + registerListSize(result_list) - code);
     caller->call_pc = static_cast<uint32_t>(ip - code);
     Frame* callee = caller + 1;
     callee->state = caller->state;
@@ -905,16 +939,19 @@ next:
       *out_state = RunState::kCompleted;
       return nullptr;
     }
-    // Straight back into the caller's registers and result list; its pc was
-    // only needed to find them and is not written back.
+    // Straight back into the caller's registers. Its pc is the instruction
+    // after the call, and the call's result registers end right there: the
+    // verifier matched both lists to one signature, so they have `count`
+    // entries and ip does not wait on loading the list's length.
     Frame* callee = &stack->frames[stack->frame_count - 1];
     Frame* caller = callee - 1;
     const uint8_t* caller_code = caller->function->code;
-    const uint8_t* result_list = caller_code + caller->pc;
+    const uint8_t* resume = caller_code + caller->pc;
+    const uint8_t* results = resume - 2 * count;
     uint64_t* caller_regs = stack->prims + caller->prim_base;
     for (uint32_t i = 0; i < count; ++i) {
       uint16_t src = readU16(list + 2 + 2 * i);
-      uint16_t dst = readU16(result_list + 2 + 2 * i);
+      uint16_t dst = readU16(results + 2 * i);
       if (__builtin_expect(src & STRATA_REGISTER_REF_BIT, 0)) {
         assignRef(&stack->refs[caller->ref_base + (dst & STRATA_REGISTER_REF_MASK)],
                   takeRef(stack->refs + callee->ref_base, src));
@@ -924,7 +961,7 @@ next:
     }
     popFrame(stack);
     code = caller_code;
-    ip = result_list + registerListSize(result_list);
+    ip = resume;
     R = caller_regs;
     JUMP();
   }
@@ -1099,6 +1136,24 @@ next:
     SET_I64(3, (expr));            \
     NEXT(5);                       \
   }
+// Signed division tests 0 and -1 with one compare (U(b) + 1 <= 1): -1 needs
+// its own result because MIN / -1 traps on x86.
+#define DIVIDE_S(name, T, U, SET, minus_one, expr)                         \
+  OP(name) {                                                               \
+    T a = static_cast<T>(static_cast<U>(REG(1)));                          \
+    T b = static_cast<T>(static_cast<U>(REG(3)));                          \
+    if (__builtin_expect(static_cast<U>(static_cast<U>(b) + 1) <= 1, 0)) { \
+      if (b == 0) {                                                        \
+        FAIL(strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,            \
+                                "integer division by zero (%s)",           \
+                                kOpcodeInfo[*ip].mnemonic));               \
+      }                                                                    \
+      SET(5, (minus_one));                                                 \
+      NEXT(7);                                                             \
+    }                                                                      \
+    SET(5, (expr));                                                        \
+    NEXT(7);                                                               \
+  }
 #define DIVIDE(name, T, U, SET, expr)                                      \
   OP(name) {                                                               \
     T a = static_cast<T>(static_cast<U>(REG(1)));                          \
@@ -1115,11 +1170,10 @@ next:
   BINARY_I32(AddI32, a + b)
   BINARY_I32(SubI32, a - b)
   BINARY_I32(MulI32, a * b)
-  DIVIDE(DivSI32, int32_t, uint32_t, SET_I32,
-         (b == -1 ? static_cast<int32_t>(0u - static_cast<uint32_t>(a))
-                  : a / b))
+  DIVIDE_S(DivSI32, int32_t, uint32_t, SET_I32,
+           static_cast<int32_t>(0u - static_cast<uint32_t>(a)), a / b)
   DIVIDE(DivUI32, uint32_t, uint32_t, SET_I32, a / b)
-  DIVIDE(RemSI32, int32_t, uint32_t, SET_I32, (b == -1 ? 0 : a % b))
+  DIVIDE_S(RemSI32, int32_t, uint32_t, SET_I32, 0, a % b)
   DIVIDE(RemUI32, uint32_t, uint32_t, SET_I32, a % b)
   BINARY_I32(ShlI32, a << (b & 31))
   BINARY_I32(ShrSI32, static_cast<uint32_t>(static_cast<int32_t>(a) >> (b & 31)))
@@ -1139,11 +1193,10 @@ next:
   BINARY_I64(AddI64, a + b)
   BINARY_I64(SubI64, a - b)
   BINARY_I64(MulI64, a * b)
-  DIVIDE(DivSI64, int64_t, uint64_t, SET_I64,
-         (b == -1 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(a))
-                  : a / b))
+  DIVIDE_S(DivSI64, int64_t, uint64_t, SET_I64,
+           static_cast<int64_t>(0ull - static_cast<uint64_t>(a)), a / b)
   DIVIDE(DivUI64, uint64_t, uint64_t, SET_I64, a / b)
-  DIVIDE(RemSI64, int64_t, uint64_t, SET_I64, (b == -1 ? 0 : a % b))
+  DIVIDE_S(RemSI64, int64_t, uint64_t, SET_I64, 0, a % b)
   DIVIDE(RemUI64, uint64_t, uint64_t, SET_I64, a % b)
   BINARY_I64(ShlI64, a << (b & 63))
   BINARY_I64(ShrSI64, static_cast<uint64_t>(static_cast<int64_t>(a) >> (b & 63)))
@@ -1604,7 +1657,8 @@ bytecode_call : {
   // Pushes a frame for call_function of call_target and moves the arguments
   // of the V list at call_args into its first registers, per bank.
   const uint8_t* result_list = call_args + registerListSize(call_args);
-  FRAME->pc = static_cast<uint32_t>(result_list - code);
+  FRAME->pc =
+      static_cast<uint32_t>(result_list + registerListSize(result_list) - code);
   FRAME->call_pc = static_cast<uint32_t>(ip - code);
   uint32_t caller_prim_base = FRAME->prim_base;
   uint32_t caller_ref_base = FRAME->ref_base;
