@@ -1,0 +1,151 @@
+// StrataCompile.cpp - strata-compile, the compiler driver (VM assembly mode so far).
+
+#include "Strata/Dialect/VM/IR/VMDialect.h"
+#include "Strata/Dialect/VM/IR/VMOps.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/ToolUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+
+namespace {
+
+enum class CompileMode { Vm };
+enum class OutputFormat { VmBytecode, VmMlir };
+
+llvm::cl::OptionCategory category("strata-compile options");
+
+llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
+                                         llvm::cl::desc("<input file>"),
+                                         llvm::cl::init("-"),
+                                         llvm::cl::cat(category));
+
+llvm::cl::opt<std::string> outputFilename("o",
+                                          llvm::cl::desc("Output file name"),
+                                          llvm::cl::value_desc("filename"),
+                                          llvm::cl::init("-"),
+                                          llvm::cl::cat(category));
+
+llvm::cl::opt<CompileMode> compileMode(
+    "compile-mode", llvm::cl::desc("What the input is"),
+    llvm::cl::values(clEnumValN(CompileMode::Vm, "vm",
+                                "VM dialect input, assembled as it is")),
+    llvm::cl::init(CompileMode::Vm), llvm::cl::cat(category));
+
+llvm::cl::opt<OutputFormat> outputFormat(
+    "output-format", llvm::cl::desc("What to write"),
+    llvm::cl::values(
+        clEnumValN(OutputFormat::VmBytecode, "vm-bytecode",
+                   "a .vmfb module (not implemented yet)"),
+        clEnumValN(OutputFormat::VmMlir, "vm-mlir",
+                   "the VM dialect module as MLIR text")),
+    llvm::cl::init(OutputFormat::VmBytecode), llvm::cl::cat(category));
+
+/// Checks that the input holds exactly one vm.module and nothing else.
+FailureOr<strata::vm::ModuleOp> findVMModule(ModuleOp root) {
+  strata::vm::ModuleOp found;
+  for (Operation &op : root.getBody()->getOperations()) {
+    auto vmModule = dyn_cast<strata::vm::ModuleOp>(op);
+    if (!vmModule) {
+      op.emitError("--compile-mode=vm takes only vm.module ops, got '")
+          << op.getName() << "'";
+      return failure();
+    }
+    if (found) {
+      op.emitError("--compile-mode=vm takes one vm.module; the first is '")
+          << found.getSymName() << "'";
+      return failure();
+    }
+    found = vmModule;
+  }
+  if (!found) {
+    root.emitError("the input has no vm.module");
+    return failure();
+  }
+  return found;
+}
+
+LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+                      llvm::raw_ostream &os) {
+  OwningOpRef<ModuleOp> root = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!root) {
+    return failure();
+  }
+  if (failed(findVMModule(*root))) {
+    return failure();
+  }
+  // The pipeline is empty until the VM passes land; running it still honours
+  // --mlir-print-ir-* and the other pass manager flags.
+  PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(*root))) {
+    return failure();
+  }
+  switch (outputFormat) {
+  case OutputFormat::VmMlir:
+    root->print(os);
+    os << "\n";
+    return success();
+  case OutputFormat::VmBytecode:
+    return emitError(root->getLoc(),
+                     "--output-format=vm-bytecode is not implemented yet; use "
+                     "--output-format=vm-mlir");
+  }
+  return failure();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  // libLLVM registers hundreds of backend flags; --help shows ours and
+  // MLIR's (--mlir-print-ir-after-all and friends). The rest still parse.
+  static llvm::cl::OptionCategory mlirCategory("MLIR options");
+  for (auto &entry : llvm::cl::getRegisteredOptions()) {
+    if (entry.first.starts_with("mlir-")) {
+      entry.second->addCategory(mlirCategory);
+    }
+  }
+  llvm::cl::HideUnrelatedOptions({&category, &mlirCategory});
+  llvm::cl::ParseCommandLineOptions(argc, argv, "Strata compiler\n");
+
+  DialectRegistry registry;
+  registry.insert<strata::vm::VMDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &errorMessage);
+  if (!input) {
+    llvm::errs() << "strata-compile: " << errorMessage << "\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << "strata-compile: " << errorMessage << "\n";
+    return 1;
+  }
+
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  if (failed(compile(context, sourceMgr, output->os()))) {
+    return 1;
+  }
+  output->keep();
+  return 0;
+}
