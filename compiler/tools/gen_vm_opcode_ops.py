@@ -33,6 +33,10 @@ ARITH = {"add", "sub", "mul", "div", "rem", "shl", "shr", "and", "or", "xor",
          "pow", "tanh", "erf", "floor", "ceil", "round", "roundeven", "fma",
          "sin", "cos", "exp2", "log2"}
 CONVERSIONS = {"trunc", "ext", "cast", "bitcast"}
+COMMUTATIVE = {"add", "mul", "and", "or", "xor"}
+# Ops with a hand-written folder in VMOpcodeOps.cpp (constants always fold).
+FOLDED = {f"{op}.{ty}" for op in ("add", "sub", "mul", "and", "or", "xor")
+          for ty in ("i32", "i64")}
 
 # Immediate and symbol operands: kind -> (ODS attribute, name, example).
 ATTRS = {
@@ -121,6 +125,8 @@ def register_types(row):
         # Integer division and remainder fail on zero, so they stay effectful.
         if not (head in ("div", "rem") and tys[0] in ("I32", "I64")):
             traits = ["Pure"]
+        if head in COMMUTATIVE:
+            traits.append("Commutative")
     elif head == "cmp":
         if len(tys) == 1:
             prim = [tys[0]] * (n - 1) + ["I32"]
@@ -245,6 +251,8 @@ def emit_op(row, out):
     if example_types:
         ex_line += " : " + ", ".join(example_types)
 
+    if any(kind in row.fmt for kind in "wWGDM"):
+        traits.append("SymbolUserOpInterface")
     trait_list = ", ".join(traits)
     out.append(f"// {row.name}: {row.semantics}")
     out.append(f'def VM_{row.name}Op : VM_OpcodeOp<"{row.name}", '
@@ -264,6 +272,26 @@ def emit_op(row, out):
     if result_type is not None:
         out.append(f"  let results = (outs {result_type}:$result);")
     out.append(f'  let assemblyFormat = "{escape(fmt)}";')
+    symbol_check = None
+    names = [a.split("$")[1] for a in args]
+    if "global" in names:
+        value = "getResult()" if result_type is not None else "getA()"
+        is_store = "false" if result_type is not None else "true"
+        symbol_check = (f"verifyGlobalAccess(*this, getGlobalAttr(), "
+                        f"/*isStore=*/{is_store}, {value}.getType(), symbolTable)")
+    elif "rodata" in names:
+        symbol_check = "verifyRodataUse(*this, getRodataAttr(), symbolTable)"
+    elif "callee" in names and "M" in row.fmt:
+        symbol_check = "verifyImportUse(*this, getCalleeAttr(), symbolTable)"
+    elif "callee" in names:
+        sys.exit(f"{row.name}: no symbol check for format '{row.fmt}'")
+    if symbol_check:
+        out.append("  let extraOpcodeDeclaration = [{")
+        out.append("    ::mlir::LogicalResult verifySymbolUses(")
+        out.append("        ::mlir::SymbolTableCollection &symbolTable) {")
+        out.append(f"      return ::mlir::strata::vm::{symbol_check};")
+        out.append("    }")
+        out.append("  }];")
     if successors:
         out.append("  let successors = (successor " + ", ".join(
             f"AnySuccessor:${d}" for d in successors) + ");")
@@ -274,7 +302,7 @@ def emit_op(row, out):
         out.append("          : getFalseDestOperandsMutable());")
         out.append("    }")
         out.append("  }];")
-    if "ConstantLike" in traits:
+    if "ConstantLike" in traits or row.mnemonic in FOLDED:
         out.append("  let hasFolder = 1;")
     out.append("}")
     out.append("")

@@ -131,3 +131,66 @@ vm.module @m {
     vm.return
   }
 }
+
+// -----
+
+vm.module @m {
+  vm.global.i32 @constant_global = 1
+  vm.func @store_immutable(%x: i32) {
+    // expected-error @+1 {{'vm.global.store.i32' op stores to 'constant_global', which is not mutable}}
+    vm.global.store.i32 %x, @constant_global
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.global.i64 mutable @wide
+  vm.func @wrong_kind() {
+    // expected-error @+1 {{'vm.global.load.i32' op accesses a 'i32' through 'wide', a 'vm.global.i64'}}
+    %0 = vm.global.load.i32 @wide
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.global.ref mutable @cache : !vm.buffer
+  vm.func @wrong_ref_type() {
+    // expected-error @+1 {{'vm.global.load.ref' op accesses a '!vm.list' through 'cache', a 'vm.global.ref'}}
+    %0 = vm.global.load.ref @cache : !vm.list
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.func @no_global() {
+    // expected-error @+1 {{'vm.global.load.f32' op refers to 'missing', which is not a global of this module}}
+    %0 = vm.global.load.f32 @missing
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.func @no_rodata() {
+    // expected-error @+1 {{'vm.const.ref.rodata' op refers to 'no_rodata', which is not a vm.rodata of this module}}
+    %0 = vm.const.ref.rodata @no_rodata
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.func @no_import() {
+    // expected-error @+1 {{'vm.import.resolved' op refers to 'math.sin', which is not a vm.import of this module}}
+    %0 = vm.import.resolved @math.sin
+    vm.return
+  }
+}

@@ -144,6 +144,71 @@ LogicalResult GlobalRefOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Symbol uses of the generated opcode ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::strata::vm::verifyGlobalAccess(
+    Operation *op, FlatSymbolRefAttr global, bool isStore, Type valueType,
+    SymbolTableCollection &symbolTable) {
+  Operation *symbol = symbolTable.lookupNearestSymbolFrom(op, global);
+  if (!symbol) {
+    return op->emitOpError("refers to '")
+           << global.getValue() << "', which is not a global of this module";
+  }
+  bool isMutable = false;
+  bool kindMatches = false;
+  if (auto g = dyn_cast<GlobalI32Op>(symbol)) {
+    kindMatches = valueType.isInteger(32);
+    isMutable = g.getIsMutable();
+  } else if (auto g = dyn_cast<GlobalI64Op>(symbol)) {
+    kindMatches = valueType.isInteger(64);
+    isMutable = g.getIsMutable();
+  } else if (auto g = dyn_cast<GlobalF32Op>(symbol)) {
+    kindMatches = valueType.isF32();
+    isMutable = g.getIsMutable();
+  } else if (auto g = dyn_cast<GlobalF64Op>(symbol)) {
+    kindMatches = valueType.isF64();
+    isMutable = g.getIsMutable();
+  } else if (auto g = dyn_cast<GlobalRefOp>(symbol)) {
+    kindMatches = valueType == g.getType();
+    isMutable = g.getIsMutable();
+  } else {
+    return op->emitOpError("refers to '")
+           << global.getValue() << "', which is not a global of this module";
+  }
+  if (!kindMatches) {
+    return op->emitOpError("accesses a ")
+           << valueType << " through '" << global.getValue() << "', a '"
+           << symbol->getName() << "'";
+  }
+  if (isStore && !isMutable) {
+    return op->emitOpError("stores to '")
+           << global.getValue() << "', which is not mutable";
+  }
+  return success();
+}
+
+LogicalResult
+mlir::strata::vm::verifyRodataUse(Operation *op, FlatSymbolRefAttr rodata,
+                                  SymbolTableCollection &symbolTable) {
+  if (!symbolTable.lookupNearestSymbolFrom<RodataOp>(op, rodata)) {
+    return op->emitOpError("refers to '")
+           << rodata.getValue() << "', which is not a vm.rodata of this module";
+  }
+  return success();
+}
+
+LogicalResult
+mlir::strata::vm::verifyImportUse(Operation *op, FlatSymbolRefAttr import,
+                                  SymbolTableCollection &symbolTable) {
+  if (!symbolTable.lookupNearestSymbolFrom<ImportOp>(op, import)) {
+    return op->emitOpError("refers to '")
+           << import.getValue() << "', which is not a vm.import of this module";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Branches
 //===----------------------------------------------------------------------===//
 

@@ -16,6 +16,25 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace mlir::strata::vm {
+
+/// Verifies the @global of a vm.global.load.* / vm.global.store.*: it names a
+/// vm.global.<kind> whose kind matches `valueType` (for refs, the same type),
+/// and a store needs a `mutable` global.
+LogicalResult verifyGlobalAccess(Operation *op, FlatSymbolRefAttr global,
+                                 bool isStore, Type valueType,
+                                 SymbolTableCollection &symbolTable);
+
+/// Verifies that `rodata` names a vm.rodata of the enclosing module.
+LogicalResult verifyRodataUse(Operation *op, FlatSymbolRefAttr rodata,
+                              SymbolTableCollection &symbolTable);
+
+/// Verifies that `import` names a vm.import of the enclosing module.
+LogicalResult verifyImportUse(Operation *op, FlatSymbolRefAttr import,
+                              SymbolTableCollection &symbolTable);
+
+} // namespace mlir::strata::vm
+
 #define GET_OP_CLASSES
 #include "Strata/Dialect/VM/IR/VMOps.h.inc"
 
