@@ -430,6 +430,66 @@ TEST_SUITE("vm.verifier") {
                      "a terminator");
   }
 
+  TEST_CASE("cond_br.lt.i64.s ends a function and has its operands checked") {
+    // Accepted as the terminator of the last block.
+    ModuleBuilder ok("m");
+    FunctionBuilder& f = ok.addFunction("main", "0II_");
+    uint32_t head = f.newBlock();
+    uint32_t done = f.newBlock();
+    f.op(Opcode::Br).block(head).remap({});
+    f.bind(done);
+    f.op(Opcode::Return).list({});
+    f.bind(head);
+    f.op(Opcode::CondBrLtSI64)
+        .reg(prim(0))
+        .reg(prim(1))
+        .block(head)
+        .remap({{prim(1), prim(0)}})
+        .block(done)
+        .remap({});
+    expectValid(ok);
+
+    ModuleBuilder bank("m");
+    FunctionBuilder& g = bank.addFunction("main", "0_");
+    uint32_t b1 = g.newBlock();
+    g.op(Opcode::CondBrLtSI64).reg(prim(0)).reg(ref(0)).block(b1).remap(
+        {}).block(b1).remap({});
+    g.bind(b1);
+    g.op(Opcode::Return).list({});
+    expectInvalid(bank, "(cond_br.lt.i64.s): operand 1 must be a primitive "
+                        "register, not %r0");
+
+    ModuleBuilder target("m");
+    FunctionBuilder& t = target.addFunction("main", "0II_");
+    uint32_t end = t.newBlock();
+    t.op(Opcode::CondBrLtSI64).reg(prim(0)).reg(prim(1)).block(end).remap(
+        {}).u32(1).remap({});
+    t.bind(end);
+    t.op(Opcode::Return).list({});
+    expectInvalid(target, "at pc 0 (cond_br.lt.i64.s): branch target 1 is not "
+                          "the start of a block");
+
+    ModuleBuilder remap("m");
+    FunctionBuilder& r = remap.addFunction("main", "0II_");
+    uint32_t out = r.newBlock();
+    r.op(Opcode::CondBrLtSI64).reg(prim(0)).reg(prim(1)).block(out).remap(
+        {}).block(out).remap({{prim(1), ref(0)}});
+    r.bind(out);
+    r.op(Opcode::Return).list({});
+    expectInvalid(remap, "(cond_br.lt.i64.s): remap pair 0 mixes register "
+                         "banks");
+  }
+
+  TEST_CASE("a function may not fall off its end after a fused compare") {
+    // cond_br.lt.i64.s is a terminator; cmp.lt.i64.s, its unfused half, is
+    // not.
+    ModuleBuilder b("m");
+    FunctionBuilder& f = b.addFunction("main", "0II_");
+    f.op(Opcode::CmpLtSI64).reg(prim(0)).reg(prim(1)).reg(prim(2));
+    expectInvalid(b, "ends with cmp.lt.i64.s at pc 0, which is not a "
+                     "terminator");
+  }
+
   TEST_CASE("rejects a variadic import called with call.import") {
     ModuleBuilder b("m");
     b.addImport("io.concat", "0CrD_r");

@@ -248,6 +248,21 @@ TEST_SUITE("vm.disassembler") {
     CHECK(out[2].block == 2);
   }
 
+  TEST_CASE("cond_br.lt.i64.s prints both compared registers and both edges") {
+    Code code;
+    // ^bb0: cond_br.lt.i64.s %i3, %i7, ^bb0(%i1 -> %i2), ^bb1
+    code.op(0x0B).u16(3).u16(7).u32(0).u16(1).u16(1).u16(2).u32(0).u16(0);
+    uint32_t bb1 = code.size();
+    std::memcpy(code.bytes.data() + 15, &bb1, 4);
+    // ^bb1: cond_br.lt.i64.s %i0, %i1, ^bb1, ^bb0(%i4 -> %i5)
+    code.op(0x0B).u16(0).u16(1).u32(bb1).u16(0).u32(0).u16(1).u16(4).u16(5);
+    std::vector<DisassembledInstruction> out = disassemble(code, {0, bb1});
+    REQUIRE(out.size() == 2);
+    CHECK(line(out[0]) == "cond_br.lt.i64.s %i3, %i7, ^bb0(%i1 -> %i2), ^bb1");
+    CHECK(line(out[1]) == "cond_br.lt.i64.s %i0, %i1, ^bb1, ^bb0(%i4 -> %i5)");
+    CHECK(out[1].block == 1);
+  }
+
   TEST_CASE("a branch into the middle of a block is marked, not guessed") {
     Code code;
     code.op(0x00).u32(3).u16(0);

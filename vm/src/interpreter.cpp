@@ -775,8 +775,25 @@ next:
   //===--------------------------------------------------------------------===//
 
   OP(Br) {
-    applyRemap(ip + 5, R, stack);
+    // Loop back edges carry the loop's block arguments. One or two primitive
+    // pairs, the common case, are copied straight-line: with one pair the
+    // "second" is the first again, and copying it twice is the same as once.
+    uint32_t count = U16(5);
+    const uint8_t* p = ip + 7;
     ip = code + U32(1);
+    if (__builtin_expect(count - 1 < 2, 1)) {
+      uint32_t first = readU32(p);
+      uint32_t second = readU32(p + 4 * (count - 1));
+      if (__builtin_expect(((first | second) & STRATA_REGISTER_REF_BIT) == 0,
+                           1)) {
+        R[first >> 16] = R[first & 0xFFFF];
+        R[second >> 16] = R[second & 0xFFFF];
+        JUMP();
+      }
+    }
+    if (count) {
+      applyRemapPairs(p, count, R, stack);
+    }
     JUMP();
   }
   // Both conditional branches. b1 is the offset of B1; P1, B2 and P2 follow.
@@ -795,7 +812,7 @@ next:
     if (__builtin_expect((readU16(b1 + 4) | readU16(b1 + 10)) == 0, 1)) {   \
       uint32_t target = (taken) ? readU32(b1) : readU32(b1 + 6);            \
       const uint8_t* next = b1 + 12;                                        \
-      if (target == static_cast<uint32_t>(next - code)) {                   \
+      if (__builtin_expect(target == static_cast<uint32_t>(next - code), 1)) { \
         ip = next;                                                          \
         OPAQUE(ip);                                                         \
       } else {                                                              \

@@ -738,4 +738,197 @@ TEST_SUITE("vm.interpreter") {
     CHECK(sink.event == "tick");
     CHECK(sink.value == 42);
   }
+  //===--------------------------------------------------------------------===//
+  // Fused compare-and-branch and the branch fast paths
+  //===--------------------------------------------------------------------===//
+
+  // lt(a, b) through cond_br.lt.i64.s: returns 1 on the taken edge, 0 on the
+  // other. With taken_first the taken block is the fall-through, otherwise
+  // the not-taken one is (both layouts have their own fast path).
+  int32_t fusedLt(int64_t a, int64_t b, bool taken_first) {
+    ModuleBuilder mb("t");
+    auto& f = mb.addFunction("lt", "0II_i");
+    uint32_t first = f.newBlock();
+    uint32_t second = f.newBlock();
+    uint32_t yes = taken_first ? first : second;
+    uint32_t no = taken_first ? second : first;
+    f.op(Opcode::CondBrLtSI64)
+        .reg(prim(0))
+        .reg(prim(1))
+        .block(yes)
+        .remap({})
+        .block(no)
+        .remap({});
+    f.bind(first);
+    f.op(Opcode::ConstI32).i32(taken_first ? 1 : 0).reg(prim(2));
+    f.op(Opcode::Return).list({prim(2)});
+    f.bind(second);
+    f.op(Opcode::ConstI32).i32(taken_first ? 0 : 1).reg(prim(2));
+    f.op(Opcode::Return).list({prim(2)});
+    mb.addExport("lt", f.index());
+    Harness h;
+    REQUIRE(StatusText(h.load(mb)).ok());
+    REQUIRE(StatusText(h.link()).ok());
+    std::vector<strata_vm_value_t> r;
+    REQUIRE(StatusText(h.call("t.lt", {vI64(a), vI64(b)}, &r, 1)).ok());
+    return r[0].i32;
+  }
+
+  TEST_CASE("cond_br.lt.i64.s branches on a signed 64-bit compare") {
+    constexpr int64_t kMax64 = std::numeric_limits<int64_t>::max();
+    for (bool taken_first : {true, false}) {
+      CAPTURE(taken_first);
+      CHECK(fusedLt(-1, 0, taken_first) == 1);
+      CHECK(fusedLt(0, -1, taken_first) == 0);  // signed, not unsigned
+      CHECK(fusedLt(5, 5, taken_first) == 0);   // strict
+      CHECK(fusedLt(kMin64, kMax64, taken_first) == 1);
+      CHECK(fusedLt(kMax64, kMin64, taken_first) == 0);
+      // All 64 bits count: the low halves alone would compare 0 < 1.
+      CHECK(fusedLt(1ll << 32, 1, taken_first) == 0);
+      CHECK(fusedLt(1ll << 40, (1ll << 40) + 1, taken_first) == 1);
+    }
+  }
+
+  TEST_CASE("cond_br.lt.i64.s applies only the remap of the edge it takes") {
+    // f(a, b) = a < b ? a * 10 : b * 100, with the values passed in remaps
+    // applied in order (%i0 -> %i5, %i5 -> %i6 leaves a in both).
+    ModuleBuilder mb("t");
+    auto& f = mb.addFunction("f", "0II_I");
+    uint32_t yes = f.newBlock();
+    uint32_t no = f.newBlock();
+    f.op(Opcode::ConstI64).i64(10).reg(prim(2));
+    f.op(Opcode::ConstI64).i64(100).reg(prim(3));
+    f.op(Opcode::ConstI64).i64(-7).reg(prim(5));
+    f.op(Opcode::ConstI64).i64(-7).reg(prim(6));
+    f.op(Opcode::CondBrLtSI64)
+        .reg(prim(0))
+        .reg(prim(1))
+        .block(yes)
+        .remap({{prim(0), prim(5)}, {prim(5), prim(6)}})
+        .block(no)
+        .remap({{prim(1), prim(6)}});
+    f.bind(yes);  // the fall-through of the taken edge, with a remap
+    f.op(Opcode::MulI64).reg(prim(6)).reg(prim(2)).reg(prim(4));
+    f.op(Opcode::AddI64).reg(prim(4)).reg(prim(5)).reg(prim(4));
+    f.op(Opcode::Return).list({prim(4)});
+    f.bind(no);
+    f.op(Opcode::MulI64).reg(prim(6)).reg(prim(3)).reg(prim(4));
+    f.op(Opcode::AddI64).reg(prim(4)).reg(prim(5)).reg(prim(4));
+    f.op(Opcode::Return).list({prim(4)});
+    mb.addExport("f", f.index());
+    Harness h;
+    REQUIRE(StatusText(h.load(mb)).ok());
+    REQUIRE(StatusText(h.link()).ok());
+    std::vector<strata_vm_value_t> r;
+    REQUIRE(StatusText(h.call("t.f", {vI64(3), vI64(4)}, &r, 1)).ok());
+    CHECK(r[0].i64 == 3 * 10 + 3);  // %i5 = a too
+    REQUIRE(StatusText(h.call("t.f", {vI64(4), vI64(3)}, &r, 1)).ok());
+    CHECK(r[0].i64 == 3 * 100 - 7);  // %i5 untouched on this edge
+  }
+
+  // The benchmark loop, s = (s + i * 3) % m for i in [1, n], as plain
+  // compare + cond_br or as cond_br.lt.i64.s, with the loop state in block
+  // arguments passed by the back edge's remap.
+  int64_t modLoop(int64_t n, bool fused) {
+    ModuleBuilder mb("t");
+    auto& f = mb.addFunction("loop", "0I_I");
+    uint32_t header = f.newBlock();
+    uint32_t body = f.newBlock();
+    uint32_t exit = f.newBlock();
+    f.op(Opcode::ConstI64).i64(0).reg(prim(1));
+    f.op(Opcode::ConstI64).i64(1).reg(prim(2));
+    f.op(Opcode::ConstI64).i64(3).reg(prim(3));
+    f.op(Opcode::ConstI64).i64(1000003).reg(prim(4));
+    f.op(Opcode::AddI64).reg(prim(0)).reg(prim(2)).reg(prim(5));
+    f.op(Opcode::Br).block(header).remap({{prim(2), prim(6)}, {prim(1), prim(7)}});
+    f.bind(header);
+    if (fused) {
+      f.op(Opcode::CondBrLtSI64).reg(prim(6)).reg(prim(5)).block(body).remap(
+          {}).block(exit).remap({});
+    } else {
+      f.op(Opcode::CmpLtSI64).reg(prim(6)).reg(prim(5)).reg(prim(8));
+      f.op(Opcode::CondBr).reg(prim(8)).block(body).remap({}).block(exit).remap(
+          {});
+    }
+    f.bind(body);
+    f.op(Opcode::MulI64).reg(prim(6)).reg(prim(3)).reg(prim(9));
+    f.op(Opcode::AddI64).reg(prim(7)).reg(prim(9)).reg(prim(10));
+    f.op(Opcode::RemSI64).reg(prim(10)).reg(prim(4)).reg(prim(11));
+    f.op(Opcode::AddI64).reg(prim(6)).reg(prim(2)).reg(prim(12));
+    f.op(Opcode::Br).block(header).remap(
+        {{prim(12), prim(6)}, {prim(11), prim(7)}});
+    f.bind(exit);
+    f.op(Opcode::Return).list({prim(7)});
+    mb.addExport("loop", f.index());
+    Harness h;
+    REQUIRE(StatusText(h.load(mb)).ok());
+    REQUIRE(StatusText(h.link()).ok());
+    std::vector<strata_vm_value_t> r;
+    REQUIRE(StatusText(h.call("t.loop", {vI64(n)}, &r, 1)).ok());
+    return r[0].i64;
+  }
+
+  TEST_CASE("a loop runs the same with plain and fused compare-and-branch") {
+    for (int64_t n : {0, 1, 2, 1000, 100000}) {
+      int64_t s = 0;
+      for (int64_t i = 1; i <= n; ++i) {
+        s = (s + i * 3) % 1000003;
+      }
+      CAPTURE(n);
+      CHECK(modLoop(n, false) == s);
+      CHECK(modLoop(n, true) == s);
+    }
+  }
+
+  TEST_CASE("br remaps of one, two and three pairs copy in order") {
+    // g(a) passes block arguments through lists of each length; pairs that
+    // read a register written earlier in the same list see the new value.
+    ModuleBuilder mb("t");
+    auto& f = mb.addFunction("g", "0I_I");
+    uint32_t one = f.newBlock(), two = f.newBlock(), three = f.newBlock();
+    f.op(Opcode::ConstI64).i64(1000).reg(prim(1));
+    f.op(Opcode::Br).block(one).remap({{prim(0), prim(2)}});
+    f.bind(one);  // %i2 = a
+    f.op(Opcode::Br).block(two).remap({{prim(2), prim(3)}, {prim(3), prim(4)}});
+    f.bind(two);  // %i3 = %i4 = a
+    f.op(Opcode::Br).block(three).remap(
+        {{prim(1), prim(5)}, {prim(5), prim(6)}, {prim(4), prim(7)}});
+    f.bind(three);  // %i5 = %i6 = 1000, %i7 = a
+    f.op(Opcode::AddI64).reg(prim(3)).reg(prim(4)).reg(prim(8));
+    f.op(Opcode::AddI64).reg(prim(8)).reg(prim(6)).reg(prim(8));
+    f.op(Opcode::AddI64).reg(prim(8)).reg(prim(7)).reg(prim(8));
+    f.op(Opcode::Return).list({prim(8)});
+    mb.addExport("g", f.index());
+    Harness h;
+    REQUIRE(StatusText(h.load(mb)).ok());
+    REQUIRE(StatusText(h.link()).ok());
+    std::vector<strata_vm_value_t> r;
+    REQUIRE(StatusText(h.call("t.g", {vI64(5)}, &r, 1)).ok());
+    CHECK(r[0].i64 == 5 + 5 + 1000 + 5);
+  }
+
+  TEST_CASE("br remaps a ref beside a primitive and keeps one reference") {
+    // A two-pair list holding a ref takes the general path: the buffer moves
+    // to %r1 and is still alive (and released once) when the frame pops.
+    ModuleBuilder mb("t");
+    auto& f = mb.addFunction("h", "0I_I");
+    uint32_t next = f.newBlock();
+    f.op(Opcode::BufferAlloc).reg(prim(0)).reg(ref(0));
+    f.op(Opcode::Br).block(next).remap(
+        {{ref(0, /*move=*/true), ref(1)}, {prim(0), prim(1)}});
+    f.bind(next);
+    f.op(Opcode::BufferLength).reg(ref(1)).reg(prim(2));
+    f.op(Opcode::AddI64).reg(prim(1)).reg(prim(2)).reg(prim(3));
+    f.op(Opcode::CmpNzRef).reg(ref(0)).reg(prim(4));
+    f.op(Opcode::ExtI32I64U).reg(prim(4)).reg(prim(5));
+    f.op(Opcode::AddI64).reg(prim(3)).reg(prim(5)).reg(prim(3));
+    f.op(Opcode::Return).list({prim(3)});
+    mb.addExport("h", f.index());
+    Harness h;
+    REQUIRE(StatusText(h.load(mb)).ok());
+    REQUIRE(StatusText(h.link()).ok());
+    std::vector<strata_vm_value_t> r;
+    REQUIRE(StatusText(h.call("t.h", {vI64(16)}, &r, 1)).ok());
+    CHECK(r[0].i64 == 16 + 16 + 0);  // %r0 was moved out
+  }
 }
