@@ -18,3 +18,6 @@ config.test_exec_root = config.strata_obj_root
 config.environment["PATH"] = os.pathsep.join(
     config.strata_tools_dirs + [config.llvm_tools_dir,
                                 config.environment.get("PATH", "")])
+
+# The file gen_vm_opcode_ops.py writes with every generated vm op in it.
+config.substitutions.append(("%vm_opcode_examples", config.vm_opcode_examples))
