@@ -7,11 +7,13 @@
 // cond_br, i64 arithmetic, rem.i64.s and a call per recursion.
 //
 // Two forms of each program are written:
-//   plain  only the original opcodes (what the compiler emits without any
-//          peephole fusion);
-//   fused  the same program after the compare+branch fusion the compiler
-//          applies when the i1 has no other use (cond_br.lt.i64.s).
-// Both compute the same thing with the same registers and blocks.
+//   plain  only the original opcodes: every constant materialized with
+//          const.i64, compare and cond_br separate;
+//   fused  what the compiler emits with its peepholes: a compare whose only
+//          use is a cond_br becomes cond_br.lt.i64.s, and a constant operand
+//          of add/sub/mul/rem is folded into add.i64.imm / mul.i64.imm /
+//          rem.i64.s.imm (sub x, c is add x, -c).
+// Both have the same blocks, block arguments and calls.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -32,7 +34,9 @@ std::vector<uint8_t> buildFib(bool fused) {
   uint32_t base = f.newBlock();
   // %i0 = n
   f.op(Opcode::ConstI64).i64(2).reg(prim(1));
-  f.op(Opcode::ConstI64).i64(1).reg(prim(2));
+  if (!fused) {
+    f.op(Opcode::ConstI64).i64(1).reg(prim(2));
+  }
   if (fused) {
     f.op(Opcode::CondBrLtSI64)
         .reg(prim(0))
@@ -51,9 +55,17 @@ std::vector<uint8_t> buildFib(bool fused) {
         .remap({});
   }
   f.bind(recurse);
-  f.op(Opcode::SubI64).reg(prim(0)).reg(prim(2)).reg(prim(4));
+  if (fused) {
+    f.op(Opcode::AddI64Imm).reg(prim(0)).i64(-1).reg(prim(4));
+  } else {
+    f.op(Opcode::SubI64).reg(prim(0)).reg(prim(2)).reg(prim(4));
+  }
   f.op(Opcode::Call).u32(f.index()).list({prim(4)}).list({prim(5)});
-  f.op(Opcode::SubI64).reg(prim(0)).reg(prim(1)).reg(prim(6));
+  if (fused) {
+    f.op(Opcode::AddI64Imm).reg(prim(0)).i64(-2).reg(prim(6));
+  } else {
+    f.op(Opcode::SubI64).reg(prim(0)).reg(prim(1)).reg(prim(6));
+  }
   f.op(Opcode::Call).u32(f.index()).list({prim(6)}).list({prim(7)});
   f.op(Opcode::AddI64).reg(prim(5)).reg(prim(7)).reg(prim(8));
   f.op(Opcode::Return).list({prim(8)});
@@ -78,9 +90,13 @@ std::vector<uint8_t> buildLoop(bool fused) {
   // %i0 = n
   f.op(Opcode::ConstI64).i64(0).reg(prim(1));        // s0
   f.op(Opcode::ConstI64).i64(1).reg(prim(2));        // lower bound, step
-  f.op(Opcode::ConstI64).i64(3).reg(prim(3));
-  f.op(Opcode::ConstI64).i64(1000003).reg(prim(4));
-  f.op(Opcode::AddI64).reg(prim(0)).reg(prim(2)).reg(prim(5));  // ub = n + 1
+  if (fused) {
+    f.op(Opcode::AddI64Imm).reg(prim(0)).i64(1).reg(prim(5));  // ub = n + 1
+  } else {
+    f.op(Opcode::ConstI64).i64(3).reg(prim(3));
+    f.op(Opcode::ConstI64).i64(1000003).reg(prim(4));
+    f.op(Opcode::AddI64).reg(prim(0)).reg(prim(2)).reg(prim(5));
+  }
   f.op(Opcode::Br).block(header).remap({{prim(2), prim(6)}, {prim(1), prim(7)}});
   f.bind(header);  // (%i6 = i, %i7 = s)
   if (fused) {
@@ -101,10 +117,17 @@ std::vector<uint8_t> buildLoop(bool fused) {
         .remap({});
   }
   f.bind(body);
-  f.op(Opcode::MulI64).reg(prim(6)).reg(prim(3)).reg(prim(9));
-  f.op(Opcode::AddI64).reg(prim(7)).reg(prim(9)).reg(prim(10));
-  f.op(Opcode::RemSI64).reg(prim(10)).reg(prim(4)).reg(prim(11));
-  f.op(Opcode::AddI64).reg(prim(6)).reg(prim(2)).reg(prim(12));
+  if (fused) {
+    f.op(Opcode::MulI64Imm).reg(prim(6)).i64(3).reg(prim(9));
+    f.op(Opcode::AddI64).reg(prim(7)).reg(prim(9)).reg(prim(10));
+    f.op(Opcode::RemSI64Imm).reg(prim(10)).i64(1000003).reg(prim(11));
+    f.op(Opcode::AddI64Imm).reg(prim(6)).i64(1).reg(prim(12));
+  } else {
+    f.op(Opcode::MulI64).reg(prim(6)).reg(prim(3)).reg(prim(9));
+    f.op(Opcode::AddI64).reg(prim(7)).reg(prim(9)).reg(prim(10));
+    f.op(Opcode::RemSI64).reg(prim(10)).reg(prim(4)).reg(prim(11));
+    f.op(Opcode::AddI64).reg(prim(6)).reg(prim(2)).reg(prim(12));
+  }
   f.op(Opcode::Br).block(header).remap(
       {{prim(12), prim(6)}, {prim(11), prim(7)}});
   f.bind(exit);
@@ -134,8 +157,9 @@ int main(int argc, char** argv) {
   if (argc != 2 || std::strncmp(argv[1], "--", 2) == 0) {
     std::fprintf(stderr,
                  "usage: interpreter_programs OUTPUT_DIR\n"
-                 "Writes fib.vmfb, loop.vmfb (fused compare+branch) and "
-                 "fib-plain.vmfb, loop-plain.vmfb (original opcodes only).\n");
+                 "Writes fib.vmfb, loop.vmfb (fused compare+branch, folded "
+                 "immediates) and fib-plain.vmfb, loop-plain.vmfb (original "
+                 "opcodes only).\n");
     return argc == 2 && std::strcmp(argv[1], "--help") == 0 ? 0 : 2;
   }
   std::string dir = argv[1];

@@ -11,10 +11,11 @@ ratios strata / lua5.4 and strata / luajit.
 
 DIR is a meson build directory (a release build for real figures). The
 strata programs come from DIR/bench/interpreter/interpreter_programs:
-  fib.vmfb, loop.vmfb              as the compiler emits them, with the fused
-                                   compare+branch (cond_br.lt.i64.s)
+  fib.vmfb, loop.vmfb              as the compiler emits them with its
+                                   peepholes: cond_br.lt.i64.s and constant
+                                   operands folded (add/mul/rem .imm)
   fib-plain.vmfb, loop-plain.vmfb  the same programs with only the original
-                                   opcodes (cmp.lt.i64.s + cond_br)
+                                   opcodes (const.i64, cmp.lt.i64.s + cond_br)
 The Lua peers are fib.lua and loop.lua beside this script (copies of
 /work/shared/bench/peers).
 """

@@ -75,6 +75,8 @@ class FunctionVerifier {
   strata_status_t checkValueList(const Operand& list, std::string_view chars,
                                  const char* what, const std::string& site,
                                  std::string_view cconv);
+  // Call and return lists against their signatures, plus the few rules that
+  // belong to one opcode (rem.i64.s.imm's divisor).
   strata_status_t checkCalls();
 
   const BytecodeModule& module_;
@@ -362,6 +364,12 @@ strata_status_t FunctionVerifier::checkCalls() {
     const Signature& sig = function_.signature;
     return checkValueList(ops[0], sig.results, "value", "return", sig.text);
   }
+  case Opcode::RemSI64Imm:
+    // A constant zero divisor can only fail: reject it at load time.
+    if (ops[1].value == 0) {
+      return fail("the divisor immediate is 0");
+    }
+    return nullptr;
   default:
     return nullptr;
   }

@@ -480,6 +480,29 @@ TEST_SUITE("vm.verifier") {
                          "banks");
   }
 
+  TEST_CASE("rejects rem.i64.s.imm by a zero immediate, accepts -1") {
+    ModuleBuilder zero("m");
+    FunctionBuilder& f = zero.addFunction("main", "0I_I");
+    f.op(Opcode::Break);
+    f.op(Opcode::RemSI64Imm).reg(prim(0)).i64(0).reg(prim(1));
+    f.op(Opcode::Return).list({prim(1)});
+    expectInvalid(zero, "function 'main' at pc 1 (rem.i64.s.imm): the divisor "
+                        "immediate is 0");
+    ModuleBuilder minus_one("m");
+    FunctionBuilder& g = minus_one.addFunction("main", "0I_I");
+    g.op(Opcode::RemSI64Imm).reg(prim(0)).i64(-1).reg(prim(1));
+    g.op(Opcode::AddI64Imm).reg(prim(1)).i64(0).reg(prim(1));
+    g.op(Opcode::MulI64Imm).reg(prim(1)).i64(0).reg(prim(1));
+    g.op(Opcode::Return).list({prim(1)});
+    expectValid(minus_one);
+    ModuleBuilder bank("m");
+    FunctionBuilder& h = bank.addFunction("main", "0_");
+    h.op(Opcode::AddI64Imm).reg(ref(0)).i64(1).reg(prim(0));
+    h.op(Opcode::Return).list({});
+    expectInvalid(bank, "(add.i64.imm): operand 0 must be a primitive register, "
+                        "not %r0");
+  }
+
   TEST_CASE("a function may not fall off its end after a fused compare") {
     // cond_br.lt.i64.s is a terminator; cmp.lt.i64.s, its unfused half, is
     // not.

@@ -263,6 +263,18 @@ TEST_SUITE("vm.disassembler") {
     CHECK(out[1].block == 1);
   }
 
+  TEST_CASE("immediate forms print the constant between the registers") {
+    Code code;
+    code.op(0x55).u16(1).u64(static_cast<uint64_t>(-2)).u16(2);
+    code.op(0x56).u16(2).u64(3).u16(3);
+    code.op(0x57).u16(3).u64(1000003).u16(4);
+    std::vector<DisassembledInstruction> out = disassemble(code, {0});
+    REQUIRE(out.size() == 3);
+    CHECK(line(out[0]) == "add.i64.imm %i1, -2, %i2");
+    CHECK(line(out[1]) == "mul.i64.imm %i2, 3, %i3");
+    CHECK(line(out[2]) == "rem.i64.s.imm %i3, 1000003, %i4");
+  }
+
   TEST_CASE("a branch into the middle of a block is marked, not guessed") {
     Code code;
     code.op(0x00).u32(3).u16(0);

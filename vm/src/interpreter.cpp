@@ -1230,6 +1230,31 @@ next:
   UNARY_I64(AbsI64, static_cast<int64_t>(a) < 0 ? 0ull - a : a)
   UNARY_I64(CtlzI64, clz64(a))
 
+  // Constant operands folded into the instruction (as Lua's ADDI/MULK/MODK):
+  // one register read fewer per instruction and no const.i64 to dispatch.
+  // The verifier rejects rem.i64.s.imm by 0; -1 still needs its own result.
+  OP(AddI64Imm) {
+    SET_I64(11, U64R(1) + readU64(ip + 3));
+    NEXT(13);
+  }
+  OP(MulI64Imm) {
+    SET_I64(11, U64R(1) * readU64(ip + 3));
+    NEXT(13);
+  }
+  OP(RemSI64Imm) {
+    int64_t b = static_cast<int64_t>(readU64(ip + 3));
+    if (__builtin_expect(static_cast<uint64_t>(b) + 1 <= 1, 0)) {
+      if (b == 0) {  // unreachable for verified code
+        FAIL(strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                                "integer division by zero (rem.i64.s.imm)"));
+      }
+      SET_I64(11, 0);
+      NEXT(13);
+    }
+    SET_I64(11, I64(1) % b);
+    NEXT(13);
+  }
+
   //===--------------------------------------------------------------------===//
   // Floating point
   //===--------------------------------------------------------------------===//

@@ -931,4 +931,54 @@ TEST_SUITE("vm.interpreter") {
     REQUIRE(StatusText(h.call("t.h", {vI64(16)}, &r, 1)).ok());
     CHECK(r[0].i64 == 16 + 16 + 0);  // %r0 was moved out
   }
+  // op(a, imm) for the .imm opcodes ("ala").
+  strata_vm_value_t immOp(Opcode opcode, int64_t a, int64_t imm,
+                          std::string* error = nullptr) {
+    ModuleBuilder mb("t");
+    auto& f = mb.addFunction("f", "0I_I");
+    f.location("imm.mlir", 4, 2);
+    f.op(opcode).reg(prim(0)).i64(imm).reg(prim(1));
+    f.op(Opcode::Return).list({prim(1)});
+    mb.addExport("f", f.index());
+    Harness h;
+    StatusText load(h.load(mb));
+    REQUIRE_MESSAGE(load.ok(), load.str);
+    REQUIRE(StatusText(h.link()).ok());
+    std::vector<strata_vm_value_t> r;
+    StatusText call(h.call("t.f", {vI64(a)}, &r, 1));
+    if (error) {
+      *error = call.str;
+      return strata_vm_value_t{};
+    }
+    REQUIRE_MESSAGE(call.ok(), call.str);
+    return r[0];
+  }
+
+  TEST_CASE("add, mul and rem with an immediate match their register forms") {
+    constexpr int64_t kMax64 = std::numeric_limits<int64_t>::max();
+    CHECK(immOp(Opcode::AddI64Imm, 5, -2).i64 == 3);
+    CHECK(immOp(Opcode::AddI64Imm, kMax64, 1).i64 == kMin64);  // wraps
+    CHECK(immOp(Opcode::AddI64Imm, 1ll << 40, 1ll << 40).i64 == 1ll << 41);
+    CHECK(immOp(Opcode::MulI64Imm, -7, 3).i64 == -21);
+    CHECK(immOp(Opcode::MulI64Imm, kMin64, -1).i64 == kMin64);  // wraps
+    CHECK(immOp(Opcode::MulI64Imm, 1ll << 62, 4).i64 == 0);
+    CHECK(immOp(Opcode::RemSI64Imm, 7, 3).i64 == 1);
+    CHECK(immOp(Opcode::RemSI64Imm, -7, 3).i64 == -1);  // sign of a
+    CHECK(immOp(Opcode::RemSI64Imm, 7, -3).i64 == 1);
+    CHECK(immOp(Opcode::RemSI64Imm, kMin64, -1).i64 == 0);  // no trap
+    CHECK(immOp(Opcode::RemSI64Imm, 12345, -1).i64 == 0);
+    CHECK(immOp(Opcode::RemSI64Imm, kMax64, 1000003).i64 == kMax64 % 1000003);
+    CHECK(immOp(Opcode::RemSI64Imm, 5, kMin64).i64 == 5);
+    // The same values through the register forms agree.
+    for (int64_t a : std::vector<int64_t>{kMin64, -1000004, -1, 0, 3, kMax64}) {
+      for (int64_t b : std::vector<int64_t>{-1000003, -2, 1, 7, 1000003}) {
+        CAPTURE(a);
+        CAPTURE(b);
+        CHECK(immOp(Opcode::AddI64Imm, a, b).i64 == i64op(Opcode::AddI64, a, b));
+        CHECK(immOp(Opcode::MulI64Imm, a, b).i64 == i64op(Opcode::MulI64, a, b));
+        CHECK(immOp(Opcode::RemSI64Imm, a, b).i64 ==
+              i64op(Opcode::RemSI64, a, b));
+      }
+    }
+  }
 }
