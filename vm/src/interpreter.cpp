@@ -863,12 +863,13 @@ next:
     const uint8_t* args = ip + 5;
     uint32_t prim_base = stack->prim_top;
     uint32_t ref_base = stack->ref_top;
-    if (__builtin_expect(depth >= stack->frame_capacity ||
-                             depth >= stack->max_depth ||
-                             uint64_t(prim_base) + fn->prim_register_count >
-                                 stack->prim_capacity ||
-                             uint64_t(ref_base) + fn->ref_register_count >
-                                 stack->ref_capacity,
+    // Bitwise ors: one predictable branch instead of four.
+    if (__builtin_expect((depth >= stack->frame_capacity) |
+                             (depth >= stack->max_depth) |
+                             (uint64_t(prim_base) + fn->prim_register_count >
+                              stack->prim_capacity) |
+                             (uint64_t(ref_base) + fn->ref_register_count >
+                              stack->ref_capacity),
                          0)) {
       call_target = caller->state;
       call_function = callee_index;
@@ -905,8 +906,10 @@ next:
           regs[p++] = R[reg];
         }
       }
-    } else {
+    } else if (count == 1) {
       // No ref registers: the verified arguments are all primitives.
+      regs[0] = R[readU16(args + 2)];
+    } else {
       for (uint32_t i = 0; i < count; ++i) {
         regs[i] = R[readU16(args + 2 + 2 * i)];
       }
@@ -966,6 +969,10 @@ next:
     const uint8_t* resume = caller_code + caller->pc;
     const uint8_t* results = resume - 2 * count;
     uint64_t* caller_regs = stack->prims + caller->prim_base;
+    if (count == 1 && !(readU16(list + 2) & STRATA_REGISTER_REF_BIT)) {
+      caller_regs[readU16(results)] = R[readU16(list + 2)];
+      count = 0;  // done; one primitive result is the common case
+    }
     for (uint32_t i = 0; i < count; ++i) {
       uint16_t src = readU16(list + 2 + 2 * i);
       uint16_t dst = readU16(results + 2 * i);
