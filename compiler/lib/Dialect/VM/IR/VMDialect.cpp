@@ -11,6 +11,7 @@ using namespace mlir;
 using namespace mlir::strata::vm;
 
 #include "Strata/Dialect/VM/IR/VMDialect.cpp.inc"
+#include "Strata/Dialect/VM/IR/VMOpInterfaces.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "Strata/Dialect/VM/IR/VMTypes.cpp.inc"

@@ -76,16 +76,32 @@ def VM_AnyValue : AnyTypeOf<[I32, I64, F32, F64, VM_RefType, VM_BufferType,
 class VM_Op<string mnemonic, list<Trait> traits = []>
     : Op<VM_Dialect, mnemonic, traits>;
 
+def VM_OpcodeOpInterface : OpInterface<"OpcodeOpInterface"> {
+  let cppNamespace = "::mlir::strata::vm";
+  let description = [{
+    An op that the encoder writes as one instruction: the opcode byte of its
+    schemas/opcodes.def row, then its operands in the row's format.
+  }];
+  let methods = [
+    StaticInterfaceMethod<"The opcodes.def row this op encodes as.",
+      "::mlir::strata::vm::Opcode", "getOpcode">,
+  ];
+}
+
 // An op that encodes as one opcodes.def row. The row's name is the only link
-// to its number, which lives nowhere but opcodes.def.
+// to its number, which lives nowhere but opcodes.def (see VMOpcodes.h).
 class VM_OpcodeOp<string rowName, string mnemonic, list<Trait> traits = []>
-    : VM_Op<mnemonic, traits> {
+    : VM_Op<mnemonic, !listconcat(traits, [VM_OpcodeOpInterface])> {
   string opcodeName = rowName;
   // Declarations a subclass adds; extraClassDeclaration is taken.
   code extraOpcodeDeclaration = [{}];
   let extraClassDeclaration = [{
     /// The name of this op's row in schemas/opcodes.def.
     static ::llvm::StringRef getOpcodeRowName() { return "}] # rowName # [{"; }
+    /// The opcode of that row.
+    static ::mlir::strata::vm::Opcode getOpcode() {
+      return ::mlir::strata::vm::Opcode::}] # rowName # [{;
+    }
   }] # extraOpcodeDeclaration;
 }
 

@@ -4,6 +4,7 @@
 #define STRATA_DIALECT_VM_IR_VMOPS_H
 
 #include "Strata/Dialect/VM/IR/VMDialect.h"
+#include "Strata/Dialect/VM/IR/VMOpcodes.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -15,6 +16,8 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "Strata/Dialect/VM/IR/VMOpInterfaces.h.inc"
 
 namespace mlir::strata::vm {
 
