@@ -365,9 +365,12 @@ strata_status_t FunctionVerifier::checkCalls() {
     return checkValueList(ops[0], sig.results, "value", "return", sig.text);
   }
   case Opcode::RemSI64Imm:
-    // A constant zero divisor can only fail: reject it at load time.
-    if (ops[1].value == 0) {
-      return fail("the divisor immediate is 0");
+    // The interpreter divides without tests: 0 would fault and -1 trap on
+    // MIN. A compiler keeps those constants in rem.i64.s.
+    if (ops[1].value == 0 || ops[1].value == ~uint64_t(0)) {
+      return fail("the divisor immediate is %lld; rem.i64.s.imm takes "
+                  "neither 0 nor -1",
+                  static_cast<long long>(ops[1].value));
     }
     return nullptr;
   default:

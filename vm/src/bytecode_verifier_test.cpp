@@ -4,6 +4,7 @@
 // rejected with a message naming the function, pc and fault.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -480,21 +481,26 @@ TEST_SUITE("vm.verifier") {
                          "banks");
   }
 
-  TEST_CASE("rejects rem.i64.s.imm by a zero immediate, accepts -1") {
-    ModuleBuilder zero("m");
-    FunctionBuilder& f = zero.addFunction("main", "0I_I");
-    f.op(Opcode::Break);
-    f.op(Opcode::RemSI64Imm).reg(prim(0)).i64(0).reg(prim(1));
-    f.op(Opcode::Return).list({prim(1)});
-    expectInvalid(zero, "function 'main' at pc 1 (rem.i64.s.imm): the divisor "
-                        "immediate is 0");
-    ModuleBuilder minus_one("m");
-    FunctionBuilder& g = minus_one.addFunction("main", "0I_I");
-    g.op(Opcode::RemSI64Imm).reg(prim(0)).i64(-1).reg(prim(1));
+  TEST_CASE("rejects rem.i64.s.imm by 0 or -1, accepts other immediates") {
+    for (int64_t divisor : {0, -1}) {
+      ModuleBuilder bad("m");
+      FunctionBuilder& f = bad.addFunction("main", "0I_I");
+      f.op(Opcode::Break);
+      f.op(Opcode::RemSI64Imm).reg(prim(0)).i64(divisor).reg(prim(1));
+      f.op(Opcode::Return).list({prim(1)});
+      expectInvalid(bad, "function 'main' at pc 1 (rem.i64.s.imm): the divisor "
+                         "immediate is " + std::to_string(divisor) +
+                         "; rem.i64.s.imm takes neither 0 nor -1");
+    }
+    ModuleBuilder good("m");
+    FunctionBuilder& g = good.addFunction("main", "0I_I");
+    g.op(Opcode::RemSI64Imm).reg(prim(0)).i64(-2).reg(prim(1));
+    g.op(Opcode::RemSI64Imm).reg(prim(1)).i64(1).reg(prim(1));
+    g.op(Opcode::RemSI64Imm).reg(prim(1)).i64(INT64_MIN).reg(prim(1));
     g.op(Opcode::AddI64Imm).reg(prim(1)).i64(0).reg(prim(1));
     g.op(Opcode::MulI64Imm).reg(prim(1)).i64(0).reg(prim(1));
     g.op(Opcode::Return).list({prim(1)});
-    expectValid(minus_one);
+    expectValid(good);
     ModuleBuilder bank("m");
     FunctionBuilder& h = bank.addFunction("main", "0_");
     h.op(Opcode::AddI64Imm).reg(ref(0)).i64(1).reg(prim(0));

@@ -965,8 +965,9 @@ TEST_SUITE("vm.interpreter") {
     CHECK(immOp(Opcode::RemSI64Imm, 7, 3).i64 == 1);
     CHECK(immOp(Opcode::RemSI64Imm, -7, 3).i64 == -1);  // sign of a
     CHECK(immOp(Opcode::RemSI64Imm, 7, -3).i64 == 1);
-    CHECK(immOp(Opcode::RemSI64Imm, kMin64, -1).i64 == 0);  // no trap
-    CHECK(immOp(Opcode::RemSI64Imm, 12345, -1).i64 == 0);
+    CHECK(immOp(Opcode::RemSI64Imm, kMin64, -2).i64 == 0);
+    CHECK(immOp(Opcode::RemSI64Imm, kMin64, 1).i64 == 0);
+    CHECK(immOp(Opcode::RemSI64Imm, kMin64 + 1, kMin64).i64 == kMin64 + 1);
     CHECK(immOp(Opcode::RemSI64Imm, kMax64, 1000003).i64 == kMax64 % 1000003);
     CHECK(immOp(Opcode::RemSI64Imm, 5, kMin64).i64 == 5);
     // The same values through the register forms agree.
