@@ -25,10 +25,8 @@ void VMDialect::initialize() {
 #define GET_OP_LIST
 #include "Strata/Dialect/VM/IR/VMOps.cpp.inc"
       >();
-  addOperations<
-#define GET_OP_LIST
-#include "Strata/Dialect/VM/IR/VMOpcodeOps.cpp.inc"
-      >();
+  // The generated ops register from their own shards (VMOpcodeOps*.cpp).
+  registerVMDialectOperations(this);
 }
 
 Operation *VMDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -8,7 +8,8 @@
 using namespace mlir;
 using namespace mlir::strata::vm;
 
-#define GET_OP_CLASSES
+// Shard 0 of the generated op definitions; VMOpcodeOpsShard1.cpp has the rest.
+#define GET_OP_DEFS_0
 #include "Strata/Dialect/VM/IR/VMOpcodeOps.cpp.inc"
 
 OpFoldResult ConstI32Op::fold(FoldAdaptor) { return getValueAttr(); }
