@@ -776,18 +776,23 @@ next:
 
   OP(Br) {
     // Loop back edges carry the loop's block arguments. One or two primitive
-    // pairs, the common case, are copied straight-line: with one pair the
-    // "second" is the first again, and copying it twice is the same as once.
+    // pairs, the common case, are copied straight-line with no loop.
     uint32_t count = U16(5);
     const uint8_t* p = ip + 7;
     ip = code + U32(1);
-    if (__builtin_expect(count - 1 < 2, 1)) {
+    if (__builtin_expect(count == 2, 1)) {
       uint32_t first = readU32(p);
-      uint32_t second = readU32(p + 4 * (count - 1));
+      uint32_t second = readU32(p + 4);
       if (__builtin_expect(((first | second) & STRATA_REGISTER_REF_BIT) == 0,
                            1)) {
         R[first >> 16] = R[first & 0xFFFF];
         R[second >> 16] = R[second & 0xFFFF];
+        JUMP();
+      }
+    } else if (count == 1) {
+      uint32_t first = readU32(p);
+      if (__builtin_expect((first & STRATA_REGISTER_REF_BIT) == 0, 1)) {
+        R[first >> 16] = R[first & 0xFFFF];
         JUMP();
       }
     }
@@ -796,6 +801,7 @@ next:
     }
     JUMP();
   }
+
   // Both conditional branches. b1 is the offset of B1; P1, B2 and P2 follow.
   //
   // When neither remap list has entries (the usual case) the layout is fixed
