@@ -665,10 +665,14 @@ strata_status_t stackRun(Stack* stack, RunState* out_state) {
   static const DispatchTable kTable(kLabels);
 #define DISPATCH() goto* table[*ip]
 #define OP(name) L_##name:
-#define NEXT(n)  \
-  do {           \
-    ip += (n);   \
-    DISPATCH();  \
+// The empty asm makes the next opcode load use the advanced ip; otherwise
+// GCC keeps the old ip in a second register and loads at old + n, a copy
+// per instruction.
+#define NEXT(n)              \
+  do {                       \
+    ip += (n);               \
+    asm("" : "+r"(ip));      \
+    DISPATCH();              \
   } while (0)
 #define JUMP() DISPATCH()
 #else
