@@ -780,23 +780,23 @@ next:
 
   OP(Br) {
     // Loop back edges carry the loop's block arguments. One or two primitive
-    // pairs, the common case, are copied straight-line with no loop.
+    // pairs, the common case, are copied straight-line with no loop. The
+    // verifier keeps each pair in one bank, so the sources' ref bits decide.
     uint32_t count = U16(5);
     const uint8_t* p = ip + 7;
     ip = code + U32(1);
     if (__builtin_expect(count == 2, 1)) {
-      uint32_t first = readU32(p);
-      uint32_t second = readU32(p + 4);
-      if (__builtin_expect(((first | second) & STRATA_REGISTER_REF_BIT) == 0,
-                           1)) {
-        R[first >> 16] = R[first & 0xFFFF];
-        R[second >> 16] = R[second & 0xFFFF];
+      uint16_t src0 = readU16(p), dst0 = readU16(p + 2);
+      uint16_t src1 = readU16(p + 4), dst1 = readU16(p + 6);
+      if (__builtin_expect(((src0 | src1) & STRATA_REGISTER_REF_BIT) == 0, 1)) {
+        R[dst0] = R[src0];
+        R[dst1] = R[src1];
         JUMP();
       }
     } else if (count == 1) {
-      uint32_t first = readU32(p);
-      if (__builtin_expect((first & STRATA_REGISTER_REF_BIT) == 0, 1)) {
-        R[first >> 16] = R[first & 0xFFFF];
+      uint16_t src0 = readU16(p), dst0 = readU16(p + 2);
+      if (__builtin_expect((src0 & STRATA_REGISTER_REF_BIT) == 0, 1)) {
+        R[dst0] = R[src0];
         JUMP();
       }
     }
