@@ -45,6 +45,9 @@ I32_FAMILIES = {"cond_fail", "import", "cast"}
 FOLDED = {f"{op}.{ty}" for op in ("add", "sub", "mul", "and", "or", "xor")
           for ty in ("i32", "i64")}
 
+# Ops with a hand-written verify() in VMOpcodeOps.cpp.
+VERIFIED = {"rem.i64.s.imm", "cast.ref"}
+
 # Immediate and symbol operands: kind -> (ODS attribute, name, example).
 ATTRS = {
     "i": ("I32Attr", "value", "42"),
@@ -55,7 +58,7 @@ ATTRS = {
     "W": ("FlatSymbolRefAttr", "global", "@global"),
     "G": ("FlatSymbolRefAttr", "global", "@global"),
     "D": ("FlatSymbolRefAttr", "rodata", "@rodata"),
-    "T": ("TypeAttr", "type", "!vm.buffer"),
+    "T": ("TypeAttr", "target", "!vm.buffer"),
     "M": ("FlatSymbolRefAttr", "callee", "@module.fn"),
     "F": ("FlatSymbolRefAttr", "callee", "@fn"),
     "S": ("StrAttr", "message", '"message"'),
@@ -315,6 +318,8 @@ def emit_op(row, out, tests):
         out.append("          : getFalseDestOperandsMutable());")
         out.append("    }")
         out.append("  }];")
+    if row.mnemonic in VERIFIED:
+        out.append("  let hasVerifier = 1;")
     if "ConstantLike" in traits or row.mnemonic in FOLDED:
         out.append("  let hasFolder = 1;")
     out.append("}")

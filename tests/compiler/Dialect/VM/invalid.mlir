@@ -194,3 +194,33 @@ vm.module @m {
     vm.return
   }
 }
+
+// -----
+
+vm.module @m {
+  vm.func @rem_by_zero(%x: i64) {
+    // expected-error @+1 {{'vm.rem.i64.s.imm' op divisor 0 is not encodable; use vm.rem.i64.s}}
+    %0 = vm.rem.i64.s.imm %x, 0
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.func @rem_by_minus_one(%x: i64) {
+    // expected-error @+1 {{'vm.rem.i64.s.imm' op divisor -1 is not encodable; use vm.rem.i64.s}}
+    %0 = vm.rem.i64.s.imm %x, -1
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.func @cast_to_prim(%r: !vm.ref<?>) {
+    // expected-error @+1 {{'vm.cast.ref' op casts to 'i32', which is not a ref type}}
+    %0 = vm.cast.ref %r, i32 : !vm.ref<?>, !vm.ref<?>
+    vm.return
+  }
+}

@@ -71,3 +71,26 @@ STRATA_VM_FOLD_INT_BINARY(XorI32Op, 0, a ^ b)
 STRATA_VM_FOLD_INT_BINARY(XorI64Op, 0, a ^ b)
 
 #undef STRATA_VM_FOLD_INT_BINARY
+
+//===----------------------------------------------------------------------===//
+// Verifiers (the VERIFIED set of gen_vm_opcode_ops.py)
+//===----------------------------------------------------------------------===//
+
+// The runtime's bytecode verifier rejects these divisors so that the handler
+// needs no checks; a program that needs them keeps vm.rem.i64.s.
+LogicalResult RemSI64ImmOp::verify() {
+  int64_t divisor = getValueAttr().getValue().getSExtValue();
+  if (divisor == 0 || divisor == -1) {
+    return emitOpError("divisor ")
+           << divisor << " is not encodable; use vm.rem.i64.s";
+  }
+  return success();
+}
+
+LogicalResult CastRefOp::verify() {
+  if (!isRefType(getTarget())) {
+    return emitOpError("casts to ")
+           << getTarget() << ", which is not a ref type";
+  }
+  return success();
+}
