@@ -345,7 +345,17 @@ void park(strata_hal_loop_t* loop, Task* task) {
            nullptr);
     return;
   }
-  // vm.yield, or a deferral with nothing to wait on: try again next turn.
+  if (strata_vm_invocation_is_deferred(task->invocation)) {
+    // Polling it would spin the loop thread until it gives up.
+    finish(loop, task,
+           strata_make_status(
+               STRATA_STATUS_FAILED_PRECONDITION,
+               "a native function deferred without a wait, so nothing can "
+               "tell the loop when to resume this invocation"),
+           nullptr);
+    return;
+  }
+  // vm.yield: run again on the next turn.
   task->phase = Task::Phase::kReady;
   pushReady(loop, task);
 }

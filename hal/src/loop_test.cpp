@@ -93,16 +93,31 @@ strata_status_t fencesBlock(strata_vm_native_call_t* call, void*, void*,
   return strata_status_deferred();
 }
 
+// fences.never() -> i: defers and registers no wait at all.
+strata_status_t fencesNever(strata_vm_native_call_t*, void*, void*,
+                            const strata_vm_value_t*, size_t,
+                            strata_vm_value_t*, size_t) {
+  return strata_status_deferred();
+}
+
 const strata_vm_native_function_t kFencesFunctions[] = {
     {"await", "0ri_i", fencesAwait},
     {"block", "0r_i", fencesBlock},
+    {"never", "0_i", fencesNever},
 };
 const strata_vm_native_module_descriptor_t kFences = {
-    "fences", 1, nullptr, 0, kFencesFunctions, 2, nullptr, nullptr, nullptr};
+    "fences", 1, nullptr, 0, kFencesFunctions, 3, nullptr, nullptr, nullptr};
 
 void buildApp(ModuleBuilder& mb) {
   uint32_t await = mb.addImport("fences.await", "0ri_i");
   uint32_t block = mb.addImport("fences.block", "0r_i");
+  uint32_t never = mb.addImport("fences.never", "0_i");
+  {
+    auto& f = mb.addFunction("stuck", "0_i");
+    f.op(Opcode::CallImport).u32(never).list({}).list({prim(0)});
+    f.op(Opcode::Return).list({prim(0)});
+    mb.addExport("stuck", f.index());
+  }
   {
     // main(fence, x, timeout_ms) = 2 * x + fences.await(fence, timeout_ms)
     auto& f = mb.addFunction("main", "0rii_i");
@@ -160,10 +175,11 @@ struct App {
     REQUIRE(h.lookup("app.main", &main) == nullptr);
     REQUIRE(h.lookup("app.blocking", &blocking) == nullptr);
     REQUIRE(h.lookup("app.count", &count) == nullptr);
+    REQUIRE(h.lookup("app.stuck", &stuck) == nullptr);
   }
   FencesModule fences;
   Harness h;
-  strata_vm_function_t main{}, blocking{}, count{};
+  strata_vm_function_t main{}, blocking{}, count{}, stuck{};
 };
 
 strata_vm_list_t* mainInputs(strata_hal_fence_t* fence, int32_t x,
@@ -828,6 +844,18 @@ TEST_CASE(
   CHECK(o.text.find("can only block") != std::string::npos);
   CHECK(refs(fence) == 1);
   strata_hal_fence_release(fence);
+}
+
+TEST_CASE("a deferral without any wait fails instead of spinning the loop") {
+  App app;
+  Loop loop;
+  Outcome o;
+  REQUIRE(strata_hal_loop_invoke(loop, app.h.context, app.stuck, nullptr,
+                                 strata_allocator_system(), onInvoked,
+                                 &o) == nullptr);
+  CHECK(runUntil(loop, [&] { return o.calls == 1; }));
+  CHECK(o.code == STRATA_STATUS_FAILED_PRECONDITION);
+  CHECK(o.text.find("deferred without a wait") != std::string::npos);
 }
 
 TEST_CASE("vm.yield completes on the libuv loop") {

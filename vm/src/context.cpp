@@ -760,6 +760,16 @@ void strata_vm_invocation_destroy(strata_vm_invocation_t* invocation) {
   strata_vm_context_release(context);
 }
 
+int strata_vm_invocation_is_deferred(const strata_vm_invocation_t* invocation) {
+  if (invocation->state != STRATA_VM_INVOCATION_SUSPENDED) {
+    return 0;
+  }
+  const ModuleState* state =
+      &invocation->context->states[invocation->function.module_index];
+  // A native export called directly only suspends by deferring.
+  return !state->bytecode || invocation->stack.deferred ? 1 : 0;
+}
+
 void strata_vm_invocation_set_timed_out(strata_vm_invocation_t* invocation) {
   if (invocation->state == STRATA_VM_INVOCATION_SUSPENDED) {
     invocation->stack.timed_out = true;

@@ -127,6 +127,7 @@ TEST_SUITE("vm.invocation") {
     CHECK(strata_vm_invocation_state(inv) == STRATA_VM_INVOCATION_READY);
     REQUIRE(StatusText(strata_vm_invocation_run(inv)).ok());
     CHECK(strata_vm_invocation_state(inv) == STRATA_VM_INVOCATION_SUSPENDED);
+    CHECK(strata_vm_invocation_is_deferred(inv) == 1);
     REQUIRE(StatusText(strata_vm_invocation_run(inv)).ok());
     CHECK(strata_vm_invocation_state(inv) == STRATA_VM_INVOCATION_SUSPENDED);
     CHECK(fx.gate.calls == 2);
@@ -272,6 +273,7 @@ TEST_SUITE("vm.invocation") {
       if (strata_vm_invocation_state(inv) != STRATA_VM_INVOCATION_SUSPENDED) {
         break;
       }
+      CHECK(strata_vm_invocation_is_deferred(inv) == 0);  // a yield
       ++suspensions;
       REQUIRE(suspensions < 10);
     }

@@ -107,6 +107,9 @@ strata_vm_invocation_state_t strata_vm_invocation_state(
 /* The wait a deferring function registered, if any (wait.wait may be NULL). */
 strata_vm_wait_t strata_vm_invocation_wait(
     const strata_vm_invocation_t* invocation);
+/* 1 when a SUSPENDED invocation was suspended by a deferring native call,
+ * 0 when by vm.yield (or when not suspended). */
+int strata_vm_invocation_is_deferred(const strata_vm_invocation_t* invocation);
 /* Marks a SUSPENDED invocation as timed out: the deferred call that runs on
  * the next strata_vm_invocation_run sees strata_vm_native_call_timed_out. */
 void strata_vm_invocation_set_timed_out(strata_vm_invocation_t* invocation);
