@@ -38,4 +38,12 @@ expect "f64=0.0025" "$strata_run" --module="$out/sample.vmfb" \
   --function=scale --input=f64=1e-3
 expect "i32=41" "$strata_run" --module="$out/math.vmfb" \
   --module="$out/app.vmfb" --function=main --input=i32=20
+# Tensors through the HAL: hal_sample.add dispatches the sample add_f32
+# kernel, embedded in the module, on both local devices.
+hal_sample="$build/samples/hal_dispatch/hal_sample.vmfb"
+for device in local-sync local-task; do
+  expect "2x3xf32=[11 22 33][44 55 66]" "$strata_run" --device="$device" \
+    --module="$hal_sample" --function=add \
+    --input="2x3xf32=1 2 3 4 5 6" --input="2x3xf32=10 20 30 40 50 60"
+done
 echo "run-sample: ok"
