@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "strata/hal/command_buffer.h"
 #include "strata/hal/device.h"
 #include "strata/hal/executable.h"
@@ -27,34 +28,16 @@
 
 namespace {
 
-double nowUs() {
-  return std::chrono::duration<double, std::micro>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+using strata::bench::median;
+using strata::bench::nowNs;
+using strata::bench::nowUs;
 
 void check(strata_status_t status, const char* what) {
-  if (status) {
-    char* text = strata_status_to_string(status);
-    std::fprintf(stderr, "dispatch: %s: %s\n", what, text);
-    std::exit(1);
-  }
+  strata::bench::checkOrExit("dispatch", status, what);
 }
 
 std::vector<uint8_t> readFile(const char* path) {
-  std::vector<uint8_t> bytes;
-  FILE* file = std::fopen(path, "rb");
-  if (!file) {
-    std::fprintf(stderr, "dispatch: cannot read %s\n", path);
-    std::exit(1);
-  }
-  uint8_t chunk[65536];
-  size_t n;
-  while ((n = std::fread(chunk, 1, sizeof(chunk), file)) > 0) {
-    bytes.insert(bytes.end(), chunk, chunk + n);
-  }
-  std::fclose(file);
-  return bytes;
+  return strata::bench::readFileOrExit("dispatch", path);
 }
 
 constexpr uint32_t kElements = 64;  // one workgroup of add_f32
@@ -228,8 +211,9 @@ double bareLoad(const std::vector<uint8_t>& bytes) {
   }
   // glibc's dlopen() returns an already loaded object with the same path
   // instead of loading, and the fd number of an earlier (closed) memfd load
-  // comes back first; a high fd number keeps this peer honest.
-  int high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
+  // comes back first; an fd number above the ones loads use keeps this
+  // peer honest.
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 32);
   close(fd);
   if (high < 0) {
     std::fprintf(stderr, "dispatch: fcntl failed\n");
@@ -264,11 +248,6 @@ double strataLoadAndDispatch(const std::vector<uint8_t>& bytes,
   double t = nowUs() - t0;
   strata_hal_executable_release(executable);
   return t;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace
@@ -339,6 +318,11 @@ int main(int argc, char** argv) {
   for (Row& r : rows) r.run();  // warm up
   for (int rep = 0; rep < repetitions; ++rep) {
     for (Row& r : rows) r.samples.push_back(r.run());
+  }
+  // The loads get their own interleaved rounds: run right after a long
+  // submission chain, either load paid for the heap and mappings the chain
+  // left behind, by a varying amount.
+  for (int rep = 0; rep < repetitions; ++rep) {
     // Alternate which load goes first so neither always inherits the
     // other's leftovers (freed mappings, allocator state).
     if (rep % 2 == 0) {

@@ -14,38 +14,21 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "strata/hal/executable.h"
 
 namespace {
 
-double nowUs() {
-  return std::chrono::duration<double, std::micro>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+using strata::bench::median;
+using strata::bench::nowNs;
+using strata::bench::nowUs;
 
 void check(strata_status_t status, const char* what) {
-  if (status) {
-    char* text = strata_status_to_string(status);
-    std::fprintf(stderr, "executable_load: %s: %s\n", what, text);
-    std::exit(1);
-  }
+  strata::bench::checkOrExit("executable_load", status, what);
 }
 
 std::vector<uint8_t> readFile(const char* path) {
-  std::vector<uint8_t> bytes;
-  FILE* file = std::fopen(path, "rb");
-  if (!file) {
-    std::fprintf(stderr, "executable_load: cannot read %s\n", path);
-    std::exit(1);
-  }
-  uint8_t chunk[4096];
-  size_t got;
-  while ((got = std::fread(chunk, 1, sizeof(chunk), file)) > 0) {
-    bytes.insert(bytes.end(), chunk, chunk + got);
-  }
-  std::fclose(file);
-  return bytes;
+  return strata::bench::readFileOrExit("executable_load", path);
 }
 
 double loadMemory(const std::vector<uint8_t>& bytes) {

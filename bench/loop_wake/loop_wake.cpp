@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_support.h"
 #include "module_builder.h"
 #include "strata/hal/loop.h"
 #include "strata/hal/semaphore.h"
@@ -23,13 +24,14 @@ using namespace strata::vm::testing;
 
 namespace {
 
+using strata::bench::median;
+using strata::bench::nowNs;
+using strata::bench::nowUs;
+
 void check(strata_status_t status, const char* what) {
-  if (status) {
-    char* text = strata_status_to_string(status);
-    std::fprintf(stderr, "loop_wake: %s: %s\n", what, text);
-    std::exit(1);
-  }
+  strata::bench::checkOrExit("loop_wake", status, what);
 }
+
 
 // The signalling side: waits for round `round` to be armed, lets the waiter
 // settle into its blocking call, stamps the time and signals.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "module_builder.h"
 #include "strata/vm/vm.h"
 
@@ -18,23 +19,18 @@ using namespace strata::vm::testing;
 
 namespace {
 
+using strata::bench::median;
+using strata::bench::nowNs;
+using strata::bench::nowUs;
+
+void check(strata_status_t status, const char* what) {
+  strata::bench::checkOrExit("vm_calls", status, what);
+}
+
+
 [[gnu::noinline]] int emptyCxx(int x) {
   asm volatile("" ::: "memory");
   return x;
-}
-
-double nowNs() {
-  return std::chrono::duration<double, std::nano>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-void check(strata_status_t status, const char* what) {
-  if (status) {
-    char* text = strata_status_to_string(status);
-    std::fprintf(stderr, "vm_calls: %s: %s\n", what, text);
-    std::exit(1);
-  }
 }
 
 // Module "bench":
@@ -179,10 +175,6 @@ int main(int argc, char** argv) {
   for (int r = 0; r < repetitions; ++r) {
     for (Variant& v : variants) v.samples.push_back(v.run());
   }
-  auto median = [](std::vector<double> s) {
-    std::sort(s.begin(), s.end());
-    return s[s.size() / 2];
-  };
   double cxx = median(variants[0].samples);
   std::printf("vm_calls: %d interleaved repetitions x %lld iterations, median "
               "ns per call\n",

@@ -81,7 +81,6 @@ struct Stack {
 
   // Where the entry function's results go; owned refs end up here.
   strata_vm_value_t* host_results;
-  size_t host_result_count;
 
   // Caller-provided storage the arrays start in; never freed by the stack.
   const uint8_t* inline_begin;

@@ -515,7 +515,6 @@ void stackInitialize(Stack* stack, strata_vm_context_t* context,
                          : STRATA_DEFAULT_MAX_CALL_DEPTH;
   stack->frame_count = stack->prim_top = stack->ref_top = 0;
   stack->host_results = nullptr;
-  stack->host_result_count = 0;
   stack->wait = strata_vm_wait_t{};
   stack->deferred = false;
   stack->timed_out = false;
@@ -553,7 +552,6 @@ void stackReset(Stack* stack) {
     popFrame(stack);
   }
   stack->host_results = nullptr;
-  stack->host_result_count = 0;
   stack->wait = strata_vm_wait_t{};
   stack->deferred = false;
   stack->timed_out = false;
@@ -600,7 +598,6 @@ strata_status_t stackEnter(Stack* stack, ModuleState* state,
     }
   }
   stack->host_results = results;
-  stack->host_result_count = sig.results.size();
   for (size_t i = 0; i < sig.results.size(); ++i) {
     results[i].bits = 0;
   }

@@ -42,7 +42,6 @@ struct strata_vm_module_t {
   uint32_t version = 0;
   std::vector<strata::vm::Dependency> dependencies;
   std::vector<strata::vm::ModuleExport> exports;
-  std::vector<std::string> attr_storage;
 
   // kBytecode
   strata::vm::BytecodeModule* bytecode = nullptr;  // owned
