@@ -374,16 +374,16 @@ strata_vm_value_type_t typeOfChar(char c) {
   }
 }
 
-// Checks the input list against the signature and fills args (borrowed).
+// Checks the input list against the signature and fills args (borrowed),
+// which must hold the list's size.
 strata_status_t listToArgs(const strata_vm_context_t* context,
                            strata_vm_function_t function,
                            const strata_vm_list_t* inputs,
-                           std::vector<strata_vm_value_t>* args) {
+                           strata_vm_value_t* args) {
   const Signature& sig = signatureOf(context, function);
   size_t count = inputs ? strata_vm_list_size(inputs) : 0;
   STRATA_RETURN_IF_ERROR(
       checkCount(context, function, count, sig.results.size()));
-  args->resize(count);
   for (size_t i = 0; i < count; ++i) {
     strata_vm_variant_t v;
     STRATA_RETURN_IF_ERROR(strata_vm_list_get(inputs, i, &v));
@@ -397,7 +397,7 @@ strata_status_t listToArgs(const strata_vm_context_t* context,
           strata_vm_value_type_name(v.type), describeSignature(sig).c_str(),
           str(sig.text).c_str());
     }
-    (*args)[i] = v.value;
+    args[i] = v.value;
   }
   return nullptr;
 }
@@ -615,14 +615,29 @@ strata_status_t strata_vm_invoke(strata_vm_context_t* context,
                                  strata_vm_function_t function,
                                  const strata_vm_list_t* inputs,
                                  strata_vm_list_t* outputs) {
-  std::vector<strata_vm_value_t> args;
-  STRATA_RETURN_IF_ERROR(listToArgs(context, function, inputs, &args));
+  // Argument and result slots live on the C stack for the usual arities, so
+  // an invoke allocates only what the outputs list needs.
+  constexpr size_t kInlineValues = 16;
+  strata_vm_value_t inline_args[kInlineValues];
+  strata_vm_value_t inline_results[kInlineValues];
+  std::vector<strata_vm_value_t> heap_args, heap_results;
+  size_t arg_count = inputs ? strata_vm_list_size(inputs) : 0;
   const Signature& sig = signatureOf(context, function);
-  std::vector<strata_vm_value_t> results(sig.results.size());
-  STRATA_RETURN_IF_ERROR(strata_vm_call(context, function, args.data(),
-                                        args.size(), results.data(),
-                                        results.size()));
-  return resultsToList(sig, results.data(), outputs);
+  size_t result_count = sig.results.size();
+  strata_vm_value_t* args = inline_args;
+  strata_vm_value_t* results = inline_results;
+  if (arg_count > kInlineValues) {
+    heap_args.resize(arg_count);
+    args = heap_args.data();
+  }
+  if (result_count > kInlineValues) {
+    heap_results.resize(result_count);
+    results = heap_results.data();
+  }
+  STRATA_RETURN_IF_ERROR(listToArgs(context, function, inputs, args));
+  STRATA_RETURN_IF_ERROR(strata_vm_call(context, function, args, arg_count,
+                                        results, result_count));
+  return resultsToList(sig, results, outputs);
 }
 
 strata_status_t strata_vm_invocation_create(
@@ -630,8 +645,9 @@ strata_status_t strata_vm_invocation_create(
     const strata_vm_list_t* inputs, strata_allocator_t allocator,
     strata_vm_invocation_t** out_invocation) {
   *out_invocation = nullptr;
-  std::vector<strata_vm_value_t> args;
-  STRATA_RETURN_IF_ERROR(listToArgs(context, function, inputs, &args));
+  std::vector<strata_vm_value_t> args(inputs ? strata_vm_list_size(inputs)
+                                             : 0);
+  STRATA_RETURN_IF_ERROR(listToArgs(context, function, inputs, args.data()));
   void* memory = strata_allocator_alloc(
       allocator, sizeof(strata_vm_invocation_t), alignof(strata_vm_invocation_t));
   if (!memory) {
