@@ -113,6 +113,15 @@ FunctionBuilder& FunctionBuilder::list(const std::vector<uint16_t>& regs) {
 }
 
 FunctionBuilder& FunctionBuilder::sizes(std::initializer_list<uint16_t> sizes) {
+  return this->sizes(std::vector<uint16_t>(sizes));
+}
+
+FunctionBuilder& FunctionBuilder::u16(uint16_t value) {
+  appendLE(code_, value);
+  return *this;
+}
+
+FunctionBuilder& FunctionBuilder::sizes(const std::vector<uint16_t>& sizes) {
   appendLE(code_, static_cast<uint16_t>(sizes.size()));
   for (uint16_t s : sizes) {
     appendLE(code_, s);

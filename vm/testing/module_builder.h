@@ -52,6 +52,8 @@ class FunctionBuilder {
   FunctionBuilder& list(std::initializer_list<uint16_t> regs);  // V
   FunctionBuilder& list(const std::vector<uint16_t>& regs);     // V
   FunctionBuilder& sizes(std::initializer_list<uint16_t> sizes);  // C
+  FunctionBuilder& sizes(const std::vector<uint16_t>& sizes);     // C
+  FunctionBuilder& u16(uint16_t value);  // the count that starts X
   FunctionBuilder& remap(std::initializer_list<Remap> pairs);   // P
   FunctionBuilder& remap(const std::vector<Remap>& pairs);      // P
   // X: each case is a block and its remap list.

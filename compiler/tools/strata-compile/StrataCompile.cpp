@@ -2,6 +2,7 @@
 
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
+#include "Strata/Target/Bytecode/BytecodeTarget.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -13,6 +14,7 @@
 #include "mlir/Support/ToolUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -46,7 +48,7 @@ llvm::cl::opt<OutputFormat> outputFormat(
     "output-format", llvm::cl::desc("What to write"),
     llvm::cl::values(
         clEnumValN(OutputFormat::VmBytecode, "vm-bytecode",
-                   "a .vmfb module (not implemented yet)"),
+                   "a .vmfb module file (the default)"),
         clEnumValN(OutputFormat::VmMlir, "vm-mlir",
                    "the VM dialect module as MLIR text")),
     llvm::cl::init(OutputFormat::VmBytecode), llvm::cl::cat(category));
@@ -76,12 +78,14 @@ FailureOr<strata::vm::ModuleOp> findVMModule(ModuleOp root) {
 }
 
 LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+                      const strata::vm::BytecodeTargetOptions &options,
                       llvm::raw_ostream &os) {
   OwningOpRef<ModuleOp> root = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!root) {
     return failure();
   }
-  if (failed(findVMModule(*root))) {
+  FailureOr<strata::vm::ModuleOp> vmModule = findVMModule(*root);
+  if (failed(vmModule)) {
     return failure();
   }
   // The pipeline is empty until the VM passes land; running it still honours
@@ -96,9 +100,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     os << "\n";
     return success();
   case OutputFormat::VmBytecode:
-    return emitError(root->getLoc(),
-                     "--output-format=vm-bytecode is not implemented yet; use "
-                     "--output-format=vm-mlir");
+    return strata::vm::translateModuleToBytecode(*vmModule, options, os);
   }
   return failure();
 }
@@ -140,10 +142,21 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  if (outputFormat == OutputFormat::VmBytecode && outputFilename == "-" &&
+      llvm::sys::Process::StandardOutIsDisplayed()) {
+    llvm::errs() << "strata-compile: not writing a binary module to a "
+                    "terminal; give -o FILE\n";
+    return 1;
+  }
+
+  strata::vm::BytecodeTargetOptions options;
+  options.compilerVersion = STRATA_VERSION;
+  options.compilerFlags.assign(argv + 1, argv + argc);
+
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  if (failed(compile(context, sourceMgr, output->os()))) {
+  if (failed(compile(context, sourceMgr, options, output->os()))) {
     return 1;
   }
   output->keep();

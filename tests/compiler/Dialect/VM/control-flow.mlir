@@ -3,7 +3,7 @@
 
 vm.module @control {
   vm.import @math.scale : (f32) -> f32
-  vm.import @fmt.join : (i32, i32, i32) -> !vm.buffer
+  vm.import @fmt.join {variadic_spans = array<i32: 0, 1>} : (i32) -> !vm.buffer
 
   vm.func @callee(%x: i32) -> i32 {
     vm.return %x : i32

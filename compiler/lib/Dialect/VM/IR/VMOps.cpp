@@ -124,6 +124,23 @@ LogicalResult ImportOp::verify() {
       failed(verifyVMTypes(*this, type.getResults(), "result"))) {
     return failure();
   }
+  if (std::optional<ArrayRef<int32_t>> spans = getVariadicSpans()) {
+    if (spans->size() % 2 != 0) {
+      return emitOpError("variadic_spans must hold (start, length) pairs");
+    }
+    int64_t end = 0;
+    for (size_t i = 0; i < spans->size(); i += 2) {
+      int64_t start = (*spans)[i], length = (*spans)[i + 1];
+      if (start < end || length < 1 ||
+          start + length > static_cast<int64_t>(type.getNumInputs())) {
+        return emitOpError("variadic span (")
+               << start << ", " << length << ") must be non-empty, follow "
+               << "the previous span and lie within the "
+               << type.getNumInputs() << " inputs";
+      }
+      end = start + length;
+    }
+  }
   return success();
 }
 
@@ -308,7 +325,35 @@ CallVariadicOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     return emitOpError("calls '")
            << getCallee() << "', which is not a vm.import of this module";
   }
-  // The expansion of variadic spans is checked once imports carry their
-  // span structure; the operands are at least VM values (ODS checks that).
+  // Expand the import's inputs: each span repeats segment_sizes[i] times.
+  ArrayRef<int32_t> spans = import.getVariadicSpans().value_or(
+      ArrayRef<int32_t>());
+  ArrayRef<int32_t> sizes = getSegmentSizes();
+  if (sizes.size() * 2 != spans.size()) {
+    return emitOpError("gives ")
+           << sizes.size() << " segment sizes but '" << getCallee() << "' has "
+           << spans.size() / 2 << " variadic spans";
+  }
+  ArrayRef<Type> inputs = import.getFunctionType().getInputs();
+  SmallVector<Type> expanded;
+  size_t next = 0;
+  for (size_t s = 0; s < sizes.size(); ++s) {
+    if (sizes[s] < 0) {
+      return emitOpError("segment size ") << sizes[s] << " is negative";
+    }
+    size_t start = spans[2 * s], length = spans[2 * s + 1];
+    expanded.append(inputs.begin() + next, inputs.begin() + start);
+    for (int32_t i = 0; i < sizes[s]; ++i) {
+      expanded.append(inputs.begin() + start, inputs.begin() + start + length);
+    }
+    next = start + length;
+  }
+  expanded.append(inputs.begin() + next, inputs.end());
+  if (getOperandTypes() != TypeRange(expanded) ||
+      getResultTypes() != TypeRange(import.getFunctionType().getResults())) {
+    return emitOpError("signature does not match '")
+           << getCallee() << "' of type " << import.getFunctionType()
+           << " with segment sizes " << sizes;
+  }
   return success();
 }

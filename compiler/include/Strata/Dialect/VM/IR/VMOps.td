@@ -83,16 +83,24 @@ def VM_ImportOp : VM_Op<"import", [Symbol, HasParent<"ModuleOp">]> {
     named `module.function`. An `optional` import may be missing at run time;
     `vm.import.resolved` tells whether it was found.
 
+    `variadic_spans` lists (start, length) pairs over the inputs: each such
+    run of inputs is a span that `vm.call.variadic` repeats zero or more
+    times (a `C`...`D` group of the calling convention, schemas/format.h).
+    Spans are in order and do not overlap.
+
     Example:
 
     ```mlir
     vm.import @hal.buffer.length : (!vm.ref<?>) -> i64
     vm.import optional @check.expect_true : (i32) -> ()
+    // (i32, any number of i64) -> i64
+    vm.import @custom.sum {variadic_spans = array<i32: 1, 1>} : (i32, i64) -> i64
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
-                       UnitAttr:$is_optional);
+                       UnitAttr:$is_optional,
+                       OptionalAttr<DenseI32ArrayAttr>:$variadic_spans);
   let assemblyFormat = [{
     (`optional` $is_optional^)? $sym_name attr-dict `:` $function_type
   }];

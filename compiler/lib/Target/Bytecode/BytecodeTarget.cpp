@@ -1,0 +1,274 @@
+// BytecodeTarget.cpp - the module-level part of the bytecode target: ordinals,
+// global layout, rodata bytes, the initializer and the file itself.
+
+#include "Strata/Target/Bytecode/BytecodeTarget.h"
+
+#include "FunctionEncoder.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::strata::vm;
+namespace builder = ::strata::vm::testing;
+
+namespace {
+
+FailureOr<char> cconvChar(Operation *op, Type type) {
+  if (type.isInteger(32)) {
+    return 'i';
+  }
+  if (type.isInteger(64)) {
+    return 'I';
+  }
+  if (type.isF32()) {
+    return 'f';
+  }
+  if (type.isF64()) {
+    return 'F';
+  }
+  if (isRefType(type)) {
+    return 'r';
+  }
+  op->emitError("has a value of type ")
+      << type << ", which no calling convention can pass";
+  return failure();
+}
+
+/// The little-endian bytes of a vm.rodata value.
+FailureOr<std::vector<uint8_t>> rodataBytes(RodataOp op) {
+  std::vector<uint8_t> bytes;
+  if (auto str = dyn_cast<StringAttr>(op.getValue())) {
+    bytes.assign(str.getValue().begin(), str.getValue().end());
+    return bytes;
+  }
+  auto elements = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (!elements) {
+    return op.emitError("holds ") << op.getValue()
+                                  << "; only dense elements and strings are "
+                                     "encodable";
+  }
+  auto append = [&](const APInt &value) {
+    unsigned byteCount = (value.getBitWidth() + 7) / 8;
+    for (unsigned i = 0; i < byteCount; ++i) {
+      bytes.push_back(static_cast<uint8_t>(
+          value.extractBitsAsZExtValue(std::min(8u, value.getBitWidth() - 8 * i),
+                                       8 * i)));
+    }
+  };
+  Type elementType = elements.getElementType();
+  if (isa<IntegerType>(elementType)) {
+    for (const APInt &value : elements.getValues<APInt>()) {
+      append(value);
+    }
+  } else if (isa<FloatType>(elementType)) {
+    for (const APFloat &value : elements.getValues<APFloat>()) {
+      append(value.bitcastToAPInt());
+    }
+  } else {
+    return op.emitError("has elements of type ")
+           << elementType << ", which are not encodable";
+  }
+  return bytes;
+}
+
+/// A global's initial value, or nothing when it starts at zero.
+std::optional<TypedAttr> initialValue(Operation *op) {
+  auto attr = op->getAttrOfType<TypedAttr>("initial_value");
+  if (!attr) {
+    return std::nullopt;
+  }
+  if (auto i = dyn_cast<IntegerAttr>(attr); i && i.getValue().isZero()) {
+    return std::nullopt;
+  }
+  if (auto f = dyn_cast<FloatAttr>(attr); f && f.getValue().isPosZero()) {
+    return std::nullopt;
+  }
+  return attr;
+}
+
+} // namespace
+
+FailureOr<std::string>
+mlir::strata::vm::getCallingConvention(Operation *op, FunctionType type,
+                                       ArrayRef<int32_t> variadicSpans) {
+  std::string cconv = "0";
+  for (auto [index, input] : llvm::enumerate(type.getInputs())) {
+    for (size_t s = 0; s + 1 < variadicSpans.size(); s += 2) {
+      if (variadicSpans[s] == static_cast<int32_t>(index)) {
+        cconv += 'C';
+      }
+    }
+    FailureOr<char> c = cconvChar(op, input);
+    if (failed(c)) {
+      return failure();
+    }
+    cconv += *c;
+    for (size_t s = 0; s + 1 < variadicSpans.size(); s += 2) {
+      if (variadicSpans[s] + variadicSpans[s + 1] - 1 ==
+          static_cast<int32_t>(index)) {
+        cconv += 'D';
+      }
+    }
+  }
+  cconv += '_';
+  for (Type result : type.getResults()) {
+    FailureOr<char> c = cconvChar(op, result);
+    if (failed(c)) {
+      return failure();
+    }
+    cconv += *c;
+  }
+  return cconv;
+}
+
+LogicalResult
+mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
+                                            const BytecodeTargetOptions &options,
+                                            llvm::raw_ostream &os) {
+  builder::ModuleBuilder out(module.getSymName().str());
+  ModuleOrdinals ordinals;
+  SmallVector<FuncOp> functions;
+  // Primitive globals: 8-byte ones first, so that nothing needs padding.
+  SmallVector<Operation *> globals8, globals4;
+
+  for (Operation &op : module.getBody().front().getOperations()) {
+    if (auto import = dyn_cast<ImportOp>(op)) {
+      FailureOr<std::string> cconv = getCallingConvention(
+          import, import.getFunctionType(),
+          import.getVariadicSpans().value_or(ArrayRef<int32_t>()));
+      if (failed(cconv)) {
+        return failure();
+      }
+      ordinals.imports[import.getSymName()] =
+          out.addImport(import.getSymName().str(), *cconv,
+                        import.getIsOptional());
+    } else if (auto func = dyn_cast<FuncOp>(op)) {
+      if (func.isExternal()) {
+        return func.emitError("has no body; declare functions of other "
+                              "modules with vm.import");
+      }
+      ordinals.functions[func.getSymName()] = functions.size();
+      functions.push_back(func);
+    } else if (auto rodata = dyn_cast<RodataOp>(op)) {
+      FailureOr<std::vector<uint8_t>> bytes = rodataBytes(rodata);
+      if (failed(bytes)) {
+        return failure();
+      }
+      ordinals.rodata[rodata.getSymName()] = out.addRodata(std::move(*bytes));
+    } else if (isa<GlobalI64Op, GlobalF64Op>(op)) {
+      globals8.push_back(&op);
+    } else if (isa<GlobalI32Op, GlobalF32Op>(op)) {
+      globals4.push_back(&op);
+    } else if (auto global = dyn_cast<GlobalRefOp>(op)) {
+      uint32_t ordinal = ordinals.refGlobals.size();
+      ordinals.refGlobals[global.getSymName()] = ordinal;
+    } else if (!isa<ExportOp>(op)) {
+      return op.emitError("'") << op.getName()
+                               << "' cannot appear in a vm.module";
+    }
+  }
+
+  uint32_t primBytes = 0;
+  for (Operation *global : llvm::concat<Operation *>(globals8, globals4)) {
+    ordinals.primGlobals[SymbolTable::getSymbolName(global)] = primBytes;
+    primBytes += isa<GlobalI64Op, GlobalF64Op>(global) ? 8 : 4;
+  }
+  if (primBytes > STRATA_MAX_GLOBAL_PRIM_BYTES ||
+      ordinals.refGlobals.size() > STRATA_MAX_GLOBAL_REFS) {
+    return module.emitError("has more global state than a module may hold");
+  }
+  out.setGlobals(primBytes, ordinals.refGlobals.size());
+
+  llvm::StringMap<uint32_t> &types = ordinals.types;
+  auto addType = [&](StringRef name) -> uint32_t {
+    auto [it, inserted] = types.try_emplace(name, types.size());
+    if (inserted) {
+      out.addType(name.str());
+    }
+    return it->second;
+  };
+
+  for (FuncOp func : functions) {
+    FailureOr<std::string> cconv =
+        getCallingConvention(func, func.getFunctionType());
+    if (failed(cconv)) {
+      return failure();
+    }
+    builder::FunctionBuilder &fb =
+        out.addFunction(func.getSymName().str(), *cconv);
+    FailureOr<std::unique_ptr<RegisterAllocation>> registers =
+        RegisterAllocation::compute(func);
+    if (failed(registers)) {
+      return failure();
+    }
+    if (failed(encodeFunction(func, **registers, ordinals, addType,
+                              options.emitDebugInfo, fb))) {
+      return failure();
+    }
+    fb.registerCounts((*registers)->getPrimCount(),
+                      (*registers)->getRefCount());
+  }
+
+  // Globals start zeroed; any other initial value is stored once per
+  // context by a synthesized initializer.
+  SmallVector<std::pair<Operation *, TypedAttr>> initialized;
+  for (Operation *global : llvm::concat<Operation *>(globals8, globals4)) {
+    if (std::optional<TypedAttr> value = initialValue(global)) {
+      initialized.push_back({global, *value});
+    }
+  }
+  if (!initialized.empty()) {
+    builder::FunctionBuilder &init =
+        out.addFunction("__strata_initialize_globals", "0_");
+    using ::strata::vm::Opcode;
+    for (auto [global, value] : initialized) {
+      uint32_t offset =
+          ordinals.primGlobals.lookup(SymbolTable::getSymbolName(global));
+      if (isa<GlobalI32Op>(global)) {
+        init.op(Opcode::ConstI32)
+            .i32(static_cast<int32_t>(
+                cast<IntegerAttr>(value).getValue().getSExtValue()))
+            .reg(0);
+        init.op(Opcode::GlobalStoreI32).reg(0).u32(offset);
+      } else if (isa<GlobalI64Op>(global)) {
+        init.op(Opcode::ConstI64)
+            .i64(cast<IntegerAttr>(value).getValue().getSExtValue())
+            .reg(0);
+        init.op(Opcode::GlobalStoreI64).reg(0).u32(offset);
+      } else if (isa<GlobalF32Op>(global)) {
+        init.op(Opcode::ConstF32)
+            .f32(cast<FloatAttr>(value).getValue().convertToFloat())
+            .reg(0);
+        init.op(Opcode::GlobalStoreF32).reg(0).u32(offset);
+      } else {
+        init.op(Opcode::ConstF64)
+            .f64(cast<FloatAttr>(value).getValue().convertToDouble())
+            .reg(0);
+        init.op(Opcode::GlobalStoreF64).reg(0).u32(offset);
+      }
+    }
+    init.op(Opcode::Return).list(std::vector<uint16_t>{});
+    out.setInitializer(static_cast<int32_t>(init.index()));
+  }
+
+  for (ExportOp exportOp : module.getBody().front().getOps<ExportOp>()) {
+    StringRef name = exportOp.getExportName().value_or(
+        exportOp.getFunctionRef());
+    auto it = ordinals.functions.find(exportOp.getFunctionRef());
+    if (it == ordinals.functions.end()) {
+      return exportOp.emitError("exports '")
+             << exportOp.getFunctionRef() << "', which is not a vm.func";
+    }
+    out.addExport(name.str(), it->second);
+  }
+
+  if (!options.emitDebugInfo) {
+    out.omitDebugDatabase();
+  }
+  out.setCompiler(options.compilerName, options.compilerVersion,
+                  options.compilerFlags);
+  std::vector<uint8_t> bytes = out.build();
+  os.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+  return success();
+}
