@@ -1,6 +1,7 @@
 // StrataOpt.cpp - strata-opt: runs Strata and upstream passes on MLIR files.
 
 #include "Strata/Dialect/VM/IR/VMDialect.h"
+#include "Strata/Dialect/VM/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -18,9 +19,9 @@ int main(int argc, char **argv) {
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::index::IndexDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect>();
-  // Upstream cleanups (--canonicalize, --cse, ...); Strata's own passes are
-  // registered here as they land.
+  // Upstream cleanups (--canonicalize, --cse, ...) and Strata's passes.
   mlir::registerTransformsPasses();
+  mlir::strata::vm::registerVMPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Strata optimizer driver\n", registry));
 }
