@@ -3,6 +3,7 @@
 # sets the tool paths and then loads this file.
 
 import os
+import sys
 
 import lit.formats
 
@@ -21,3 +22,6 @@ config.environment["PATH"] = os.pathsep.join(
 
 # The file gen_vm_opcode_ops.py writes with every generated vm op in it.
 config.substitutions.append(("%vm_opcode_examples", config.vm_opcode_examples))
+# schemas/opcodes.def, for the test that every opcode round-trips.
+config.substitutions.append(("%opcodes_def", config.opcodes_def))
+config.substitutions.append(("%python", sys.executable))

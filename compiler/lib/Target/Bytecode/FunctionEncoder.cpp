@@ -202,11 +202,13 @@ LogicalResult FunctionEncoder::encodeRemap(Operation *terminator,
       return terminator->emitError("needs a scratch register to reorder "
                                    "block arguments, but the bank is full");
     }
-    ordered.push_back({saved, *scratch, /*moveable=*/true});
+    // The saved value dies in its register: refs move out of it.
+    bool isRef = saved & STRATA_REGISTER_REF_BIT;
+    ordered.push_back({saved, *scratch, /*moveable=*/isRef});
     for (Copy &copy : pending) {
       if (copy.src == saved) {
         copy.src = *scratch;
-        copy.moveable = true;
+        copy.moveable = isRef;
       }
     }
   }

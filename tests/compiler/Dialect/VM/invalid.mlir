@@ -224,3 +224,39 @@ vm.module @m {
     vm.return
   }
 }
+
+// -----
+
+vm.module @m {
+  // expected-error @+1 {{'vm.import' op variadic span (1, 2) must be non-empty, follow the previous span and lie within the 2 inputs}}
+  vm.import @m.f {variadic_spans = array<i32: 1, 2>} : (i32, i32) -> ()
+}
+
+// -----
+
+vm.module @m {
+  // expected-error @+1 {{'vm.import' op variadic_spans must hold (start, length) pairs}}
+  vm.import @m.f {variadic_spans = array<i32: 0>} : (i32, i32) -> ()
+}
+
+// -----
+
+vm.module @m {
+  vm.import @m.sum {variadic_spans = array<i32: 1, 1>} : (i32, i64) -> i64
+  vm.func @f(%a: i32, %b: i64) -> i64 {
+    // expected-error @+1 {{'vm.call.variadic' op signature does not match 'm.sum' of type '(i32, i64) -> i64' with segment sizes [2]}}
+    %0 = vm.call.variadic @m.sum(%a, %b) segments [2] : (i32, i64) -> i64
+    vm.return %0 : i64
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.import @m.sum {variadic_spans = array<i32: 1, 1>} : (i32, i64) -> i64
+  vm.func @f(%a: i32, %b: i64) -> i64 {
+    // expected-error @+1 {{'vm.call.variadic' op gives 2 segment sizes but 'm.sum' has 1 variadic spans}}
+    %0 = vm.call.variadic @m.sum(%a, %b) segments [1, 0] : (i32, i64) -> i64
+    vm.return %0 : i64
+  }
+}

@@ -351,9 +351,12 @@ CallVariadicOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   expanded.append(inputs.begin() + next, inputs.end());
   if (getOperandTypes() != TypeRange(expanded) ||
       getResultTypes() != TypeRange(import.getFunctionType().getResults())) {
-    return emitOpError("signature does not match '")
-           << getCallee() << "' of type " << import.getFunctionType()
-           << " with segment sizes " << sizes;
+    InFlightDiagnostic diag = emitOpError("signature does not match '")
+                              << getCallee() << "' of type "
+                              << import.getFunctionType()
+                              << " with segment sizes [";
+    llvm::interleaveComma(sizes, diag);
+    return diag << "]";
   }
   return success();
 }
