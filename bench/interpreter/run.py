@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """run.py - times the interpreter benchmark: recursive fib(32) and a
-200M-iteration i64 loop in strata-run beside lua5.4 and luajit -joff.
+200M-iteration i64 loop, compiled from MLIR by strata-compile and run by
+strata-run, beside lua5.4 and luajit -joff running the same algorithms.
 
 Every program is timed as a whole process (wall clock, start-up included),
 in interleaved rounds so that drift on a shared machine hits all of them
@@ -9,14 +10,10 @@ ratios strata / lua5.4 and strata / luajit.
 
   bench/interpreter/run.py [--build=DIR] [--rounds=N] [--peers=DIR]
 
-DIR is a meson build directory (a release build for real figures). The
-strata programs come from DIR/bench/interpreter/interpreter_programs:
-  fib.vmfb, loop.vmfb              as the compiler emits them with its
-                                   peepholes: cond_br.lt.i64.s and constant
-                                   operands folded (add/mul/rem .imm)
-  fib-plain.vmfb, loop-plain.vmfb  the same programs with only the original
-                                   opcodes (const.i64, cmp.lt.i64.s + cond_br)
-The Lua peers are fib.lua and loop.lua beside this script (copies of
+DIR is a meson build directory with the compiler (a release build for real
+figures). fib.mlir and loop.mlir beside this script are compiled once, with
+strata-compile's default pipeline, into a temporary directory. The Lua peers
+are fib.lua and loop.lua beside this script (copies of
 /work/shared/bench/peers).
 """
 import argparse
@@ -61,35 +58,33 @@ def main():
     args = parser.parse_args()
 
     strata_run = os.path.join(args.build, "tools", "strata-run", "strata-run")
-    programs = os.path.join(args.build, "bench", "interpreter",
-                            "interpreter_programs")
-    for tool in (strata_run, programs):
+    strata_compile = os.path.join(args.build, "compiler", "tools",
+                                  "strata-compile", "strata-compile")
+    for tool in (strata_run, strata_compile):
         if not os.access(tool, os.X_OK):
-            sys.exit("run.py: %s is missing; build it with ninja -C %s" %
+            sys.exit("run.py: %s is missing; build it with ninja -C %s "
+                     "(the compiler needs LLVM 22: scripts/setup.sh)" %
                      (tool, args.build))
     for lua in ("lua5.4", "luajit"):
         if not shutil.which(lua):
             sys.exit("run.py: %s is not installed (scripts/setup.sh)" % lua)
 
     work = tempfile.mkdtemp(prefix="strata-interp-bench-")
-    subprocess.run([programs, work], check=True)
-
     benches = [
-        # (benchmark, strata function, input, expected value)
-        ("fib(32)", "fib", "32", "2178309"),
-        ("loop 200M", "loop", "200000000", "539100"),
+        # (benchmark, program, expected printed value)
+        ("fib(32)", "fib", "2178309"),
+        ("loop 200M", "loop", "539100"),
     ]
-    columns = ["strata", "strata plain", "lua5.4", "luajit -joff"]
+    columns = ["strata", "lua5.4", "luajit -joff"]
     commands = {}
-    for name, fn, value, expected in benches:
-        lua = os.path.join(args.peers, fn + ".lua")
-        def vm(module):
-            return ([strata_run, "--module=" + os.path.join(work, module),
-                     "--function=" + fn, "--input=i64=" + value],
-                    "i64=" + expected)
+    for name, program, expected in benches:
+        module = os.path.join(work, program + ".vmfb")
+        subprocess.run([strata_compile, os.path.join(HERE, program + ".mlir"),
+                        "-o", module], check=True)
+        lua = os.path.join(args.peers, program + ".lua")
         commands[name] = {
-            "strata": vm(fn + ".vmfb"),
-            "strata plain": vm(fn + "-plain.vmfb"),
+            "strata": ([strata_run, "--module=" + module, "--function=main"],
+                       "i64=" + expected),
             "lua5.4": (["lua5.4", lua], expected),
             "luajit -joff": (["luajit", "-joff", lua], expected),
         }
@@ -111,15 +106,13 @@ def main():
           "per process (start-up included)" % args.rounds)
     print("load average before: %s, after: %s" % (load_before, load_after))
     header = "%-10s" % "program" + "".join("%14s" % c for c in columns)
-    header += "%16s%16s%18s" % ("strata/lua5.4", "strata/luajit",
-                                "plain/lua5.4")
+    header += "%16s%16s" % ("strata/lua5.4", "strata/luajit")
     print(header)
     for b in commands:
         med = {c: statistics.median(samples[(b, c)]) for c in columns}
         row = "%-10s" % b + "".join("%14.3f" % med[c] for c in columns)
-        row += "%16.2f%16.2f%18.2f" % (
-            med["strata"] / med["lua5.4"], med["strata"] / med["luajit -joff"],
-            med["strata plain"] / med["lua5.4"])
+        row += "%16.2f%16.2f" % (med["strata"] / med["lua5.4"],
+                                 med["strata"] / med["luajit -joff"])
         print(row)
     print("target: strata <= 0.70 x lua5.4 on both programs")
 

@@ -1,14 +1,22 @@
-// main.cpp - the custom_module sample: a bytecode module (made with the
-// module builder until the compiler lands) calls the native "custom" module.
+// main.cpp - the custom_module sample: a bytecode module calls the native
+// "custom" module.
+//
+//   custom_module_sample [APP.vmfb]
 //
 //   app.run(i32 n) -> (i32, i32): calls custom.add(n) twice, returns both
 //   app.flip(ref) -> ref:         returns custom.reverse(buffer)
+//
+// APP.vmfb is app.mlir compiled by strata-compile (the build does that when
+// it builds the compiler). Without it, the sample makes the same module with
+// the C++ module builder, so that runtime-only builds run it too.
 //
 // It runs app.run in two contexts to show that each has its own counter, and
 // flips a buffer. It exits non-zero if any result is wrong.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "custom_module.h"
@@ -34,23 +42,37 @@ std::vector<uint8_t> buildApp() {
   uint32_t add = mb.addImport("custom.add", "0i_i");
   uint32_t reverse = mb.addImport("custom.reverse", "0r_r");
   auto& run = mb.addFunction("run", "0i_ii");
-  run.location("app.mlir", 3, 5);
+  run.location("app.mlir", 11, 14);
   run.op(Opcode::CallImport).u32(add).list({prim(0)}).list({prim(1)});
-  run.location("app.mlir", 4, 5);
+  run.location("app.mlir", 12, 15);
   run.op(Opcode::CallImport).u32(add).list({prim(0)}).list({prim(2)});
   run.op(Opcode::Return).list({prim(1), prim(2)});
   mb.addExport("run", run.index());
   auto& flip = mb.addFunction("flip", "0r_r");
-  flip.location("app.mlir", 9, 5);
+  flip.location("app.mlir", 18, 17);
   flip.op(Opcode::CallImport).u32(reverse).list({ref(0, true)}).list({ref(1)});
   flip.op(Opcode::Return).list({ref(1, true)});
   mb.addExport("flip", flip.index());
   return mb.build();
 }
 
+bool readFile(const char* path, std::vector<uint8_t>* out) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    return false;
+  }
+  out->assign(std::istreambuf_iterator<char>(file),
+              std::istreambuf_iterator<char>());
+  return !file.bad();
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 2) {
+    std::fprintf(stderr, "usage: custom_module_sample [APP.vmfb]\n");
+    return 2;
+  }
   strata_allocator_t allocator = strata_allocator_system();
   strata_vm_instance_t* instance = nullptr;
   strata_status_t status = strata_vm_instance_create(allocator, &instance);
@@ -59,9 +81,21 @@ int main() {
   strata_vm_module_t* custom = nullptr;
   status = custom_module_create(allocator, &custom);
   if (status) return fail(status, "custom module");
-  std::vector<uint8_t> bytes = buildApp();
+  std::vector<uint8_t> bytes;
+  if (argc == 2) {
+    if (!readFile(argv[1], &bytes)) {
+      std::fprintf(stderr, "custom_module: cannot read %s\n", argv[1]);
+      return 1;
+    }
+    std::printf("app module: %s (compiled from app.mlir)\n", argv[1]);
+  } else {
+    bytes = buildApp();
+    std::printf("app module: made with the module builder\n");
+  }
+  // Modules are read in place, from 64-byte aligned memory.
+  AlignedBytes image(bytes);
   strata_vm_module_t* app = nullptr;
-  status = strata_vm_bytecode_module_load(instance, bytes.data(), bytes.size(),
+  status = strata_vm_bytecode_module_load(instance, image.data, image.size,
                                           nullptr, nullptr, allocator, &app);
   if (status) return fail(status, "load app");
 
@@ -124,8 +158,9 @@ int main() {
     } else {
       char* text = strata_status_to_string(status);
       std::printf("context %d: app.flip(list) fails: %s\n", c, text);
+      // The error names the bad argument and where app.flip made the call.
       if (!std::strstr(text, "must be a vm.buffer") ||
-          !std::strstr(text, "app.mlir:9:5")) {
+          !std::strstr(text, "app.flip") || !std::strstr(text, "app.mlir:")) {
         ++errors;
       }
       std::free(text);
