@@ -1,5 +1,6 @@
 // StrataOpt.cpp - strata-opt: runs Strata and upstream passes on MLIR files.
 
+#include "Strata/Conversion/Passes.h"
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -18,9 +19,9 @@ int main(int argc, char **argv) {
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::index::IndexDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect>();
-  // Upstream cleanups (--canonicalize, --cse, ...); Strata's own passes are
-  // registered here as they land.
+  // Upstream cleanups (--canonicalize, --cse, ...) and Strata's own passes.
   mlir::registerTransformsPasses();
+  mlir::strata::registerConversionPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Strata optimizer driver\n", registry));
 }

@@ -1,0 +1,190 @@
+// ConvertToVMPass.cpp - --strata-convert-to-vm: lowers scf to cf, expands
+// the ops with no vm counterpart, checks that everything left has a
+// conversion, then converts the module's functions into one vm.module.
+
+#include "Strata/Conversion/Passes.h"
+#include "Strata/Conversion/StandardToVM/StandardToVM.h"
+#include "Strata/Dialect/VM/IR/VMOps.h"
+
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::strata {
+#define GEN_PASS_DEF_CONVERTTOVMPASS
+#include "Strata/Conversion/Passes.h.inc"
+} // namespace mlir::strata
+
+using namespace mlir;
+using namespace mlir::strata;
+
+namespace {
+
+/// The ops that some pattern of `patterns` is rooted at.
+DenseSet<OperationName> getRootOps(RewritePatternSet &patterns) {
+  DenseSet<OperationName> roots;
+  for (const std::unique_ptr<RewritePattern> &pattern :
+       patterns.getNativePatterns()) {
+    if (std::optional<OperationName> root = pattern->getRootKind()) {
+      roots.insert(*root);
+    }
+  }
+  return roots;
+}
+
+/// Reports `type` at `loc` unless it has a vm register type.
+bool checkType(const TypeConverter &typeConverter, Type type, Location loc) {
+  if (typeConverter.convertType(type)) {
+    return true;
+  }
+  emitError(loc) << "unsupported type '" << type << "' in conversion to vm";
+  return false;
+}
+
+bool checkTypes(const TypeConverter &typeConverter, TypeRange types,
+                Location loc) {
+  for (Type type : types) {
+    if (!checkType(typeConverter, type, loc)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Reports every op that no pattern converts and every value whose type has
+/// no vm counterpart. A value is reported once, where it is defined: at the
+/// op for results and function signatures, at the block argument otherwise.
+LogicalResult checkConvertible(ModuleOp module,
+                               const TypeConverter &typeConverter,
+                               const DenseSet<OperationName> &convertible) {
+  bool ok = true;
+  module.walk([&](Operation *op) {
+    if (op == module.getOperation() ||
+        isa_and_nonnull<vm::VMDialect>(op->getDialect())) {
+      return;
+    }
+    if (!convertible.contains(op->getName())) {
+      op->emitError() << "'" << op->getName() << "' has no conversion to vm";
+      ok = false;
+      return;
+    }
+    bool skipEntryArgs = false;
+    if (auto funcOp = dyn_cast<func::FuncOp>(op)) {
+      FunctionType type = funcOp.getFunctionType();
+      ok &= checkTypes(typeConverter, type.getInputs(), op->getLoc()) &&
+            checkTypes(typeConverter, type.getResults(), op->getLoc());
+      skipEntryArgs = true;
+      if (funcOp.isDeclaration() && !funcOp.getSymName().contains('.')) {
+        funcOp.emitError()
+            << "declaration '@" << funcOp.getSymName()
+            << "' must be named `module.function` to become a vm.import "
+               "(functions without a body are imported from another module "
+               "by that name)";
+        ok = false;
+      }
+    } else {
+      ok &= checkTypes(typeConverter, op->getResultTypes(), op->getLoc());
+    }
+    for (Region &region : op->getRegions()) {
+      for (Block &block : region) {
+        if (skipEntryArgs && block.isEntryBlock()) {
+          continue;
+        }
+        for (BlockArgument arg : block.getArguments()) {
+          ok &= checkType(typeConverter, arg.getType(), arg.getLoc());
+        }
+      }
+    }
+  });
+  return success(ok);
+}
+
+/// Runs `patterns` greedily on the ops they are rooted at (and on what they
+/// create), without folding or touching other ops.
+LogicalResult applyExpansions(ModuleOp module, RewritePatternSet &&patterns) {
+  DenseSet<OperationName> roots = getRootOps(patterns);
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) {
+    if (roots.contains(op->getName())) {
+      ops.push_back(op);
+    }
+  });
+  if (ops.empty()) {
+    return success();
+  }
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  config.enableFolding(false);
+  config.enableConstantCSE(false);
+  return applyOpPatternsGreedily(ops, FrozenRewritePatternSet(
+                                          std::move(patterns)),
+                                 config);
+}
+
+struct ConvertToVMPass
+    : mlir::strata::impl::ConvertToVMPassBase<ConvertToVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+
+    // scf -> cf, as upstream's --convert-scf-to-cf does it.
+    {
+      RewritePatternSet patterns(context);
+      populateSCFToControlFlowConversionPatterns(patterns);
+      ConversionTarget target(*context);
+      target.addIllegalOp<scf::ForallOp, scf::ForOp, scf::IfOp,
+                          scf::IndexSwitchOp, scf::ParallelOp, scf::WhileOp,
+                          scf::ExecuteRegionOp>();
+      target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+      if (failed(applyPartialConversion(module, target, std::move(patterns)))) {
+        return signalPassFailure();
+      }
+    }
+
+    {
+      RewritePatternSet patterns(context);
+      populateStandardToVMExpansionPatterns(patterns);
+      if (failed(applyExpansions(module, std::move(patterns)))) {
+        module.emitError("expanding ops for the vm conversion did not "
+                         "converge");
+        return signalPassFailure();
+      }
+    }
+
+    VMTypeConverter typeConverter;
+    RewritePatternSet patterns(context);
+    populateFuncToVMPatterns(typeConverter, patterns);
+    populateArithToVMPatterns(typeConverter, patterns);
+    populateIndexToVMPatterns(typeConverter, patterns);
+    populateMathToVMPatterns(typeConverter, patterns);
+    if (failed(checkConvertible(module, typeConverter,
+                                getRootOps(patterns)))) {
+      return signalPassFailure();
+    }
+
+    // Everything in the builtin module moves into one vm.module.
+    OpBuilder builder(context);
+    builder.setInsertionPointToEnd(module.getBody());
+    auto vmModule = vm::ModuleOp::create(
+        builder, module.getLoc(), module.getSymName().value_or("module"));
+    Block *body = builder.createBlock(&vmModule.getBody());
+    for (Operation &op : llvm::make_early_inc_range(*module.getBody())) {
+      if (&op != vmModule.getOperation()) {
+        op.moveBefore(body, body->end());
+      }
+    }
+
+    ConversionTarget target(*context);
+    target.addLegalDialect<vm::VMDialect>();
+    target.addLegalOp<ModuleOp>();
+    if (failed(applyFullConversion(module, target, std::move(patterns)))) {
+      return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
