@@ -228,18 +228,22 @@ struct CmpFOpConversion : OpConversionPattern<arith::CmpFOp> {
       break;
     case arith::CmpFPredicate::ONE:
       // une = one | uno, and the two are disjoint.
-      result = vm::XorI32Op::create(rewriter, loc, i32,
-                                    cmp(FloatCompare::Ne, a, b),
-                                    cmp(FloatCompare::Nan, a, b));
+    {
+      Value notEqual = cmp(FloatCompare::Ne, a, b);
+      Value unordered = cmp(FloatCompare::Nan, a, b);
+      result = vm::XorI32Op::create(rewriter, loc, i32, notEqual, unordered);
       break;
+    }
     case arith::CmpFPredicate::ORD:
       result = negate(cmp(FloatCompare::Nan, a, b));
       break;
     case arith::CmpFPredicate::UEQ:
-      result = vm::OrI32Op::create(rewriter, loc, i32,
-                                   cmp(FloatCompare::Eq, a, b),
-                                   cmp(FloatCompare::Nan, a, b));
+    {
+      Value equal = cmp(FloatCompare::Eq, a, b);
+      Value unordered = cmp(FloatCompare::Nan, a, b);
+      result = vm::OrI32Op::create(rewriter, loc, i32, equal, unordered);
       break;
+    }
     case arith::CmpFPredicate::UGT:
       result = negate(cmp(FloatCompare::Le, a, b));
       break;

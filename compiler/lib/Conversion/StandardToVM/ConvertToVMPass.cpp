@@ -41,7 +41,7 @@ bool checkType(const TypeConverter &typeConverter, Type type, Location loc) {
   if (typeConverter.convertType(type)) {
     return true;
   }
-  emitError(loc) << "unsupported type '" << type << "' in conversion to vm";
+  emitError(loc) << "unsupported type " << type << " in conversion to vm";
   return false;
 }
 
