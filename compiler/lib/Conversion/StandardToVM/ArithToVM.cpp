@@ -78,18 +78,17 @@ struct ConstantOpConversion : OpConversionPattern<arith::ConstantOp> {
       unsigned width = getIntegerWidth(intAttr.getType());
       const APInt &value = intAttr.getValue();
       if (width == 64) {
-        rewriter.replaceOp(op,
-                           createI64Constant(rewriter, loc,
-                                             value.getSExtValue()));
+        rewriter.replaceOp(
+            op, createI64Constant(rewriter, loc, value.getSExtValue()));
       } else if (width == 1) {
         // true is 1, not -1: an i1 register holds 0 or 1.
-        rewriter.replaceOp(op, createI32Constant(
-                                   rewriter, loc,
-                                   static_cast<int32_t>(value.getZExtValue())));
+        rewriter.replaceOp(
+            op, createI32Constant(rewriter, loc,
+                                  static_cast<int32_t>(value.getZExtValue())));
       } else if (width != 0 && width <= 32) {
-        rewriter.replaceOp(op, createI32Constant(
-                                   rewriter, loc,
-                                   static_cast<int32_t>(value.getSExtValue())));
+        rewriter.replaceOp(
+            op, createI32Constant(rewriter, loc,
+                                  static_cast<int32_t>(value.getSExtValue())));
       } else {
         return rewriter.notifyMatchFailure(op, "unsupported integer width");
       }
@@ -228,17 +227,16 @@ struct CmpFOpConversion : OpConversionPattern<arith::CmpFOp> {
       break;
     case arith::CmpFPredicate::ONE:
       // une = one | uno, and the two are disjoint.
-    {
-      Value notEqual = cmp(FloatCompare::Ne, a, b);
-      Value unordered = cmp(FloatCompare::Nan, a, b);
-      result = vm::XorI32Op::create(rewriter, loc, i32, notEqual, unordered);
-      break;
-    }
+      {
+        Value notEqual = cmp(FloatCompare::Ne, a, b);
+        Value unordered = cmp(FloatCompare::Nan, a, b);
+        result = vm::XorI32Op::create(rewriter, loc, i32, notEqual, unordered);
+        break;
+      }
     case arith::CmpFPredicate::ORD:
       result = negate(cmp(FloatCompare::Nan, a, b));
       break;
-    case arith::CmpFPredicate::UEQ:
-    {
+    case arith::CmpFPredicate::UEQ: {
       Value equal = cmp(FloatCompare::Eq, a, b);
       Value unordered = cmp(FloatCompare::Nan, a, b);
       result = vm::OrI32Op::create(rewriter, loc, i32, equal, unordered);
@@ -310,10 +308,9 @@ struct SelectOpConversion : OpConversionPattern<arith::SelectOp> {
           op, type, adaptor.getCondition(), adaptor.getTrueValue(),
           adaptor.getFalseValue());
     } else {
-      rewriter.replaceOpWithNewOp<vm::SelectOp>(op, type,
-                                                adaptor.getCondition(),
-                                                adaptor.getTrueValue(),
-                                                adaptor.getFalseValue());
+      rewriter.replaceOpWithNewOp<vm::SelectOp>(
+          op, type, adaptor.getCondition(), adaptor.getTrueValue(),
+          adaptor.getFalseValue());
     }
     return success();
   }
@@ -326,8 +323,8 @@ struct IntCastOpConversion : OpConversionPattern<SrcOp> {
 
   IntCastOpConversion(const TypeConverter &typeConverter, MLIRContext *context,
                       bool isSigned)
-      : OpConversionPattern<SrcOp>(typeConverter, context),
-        isSigned(isSigned) {}
+      : OpConversionPattern<SrcOp>(typeConverter, context), isSigned(isSigned) {
+  }
 
   LogicalResult
   matchAndRewrite(SrcOp op, OpAdaptor adaptor,
@@ -352,8 +349,8 @@ struct IntToFloatOpConversion : OpConversionPattern<SrcOp> {
 
   IntToFloatOpConversion(const TypeConverter &typeConverter,
                          MLIRContext *context, bool isSigned)
-      : OpConversionPattern<SrcOp>(typeConverter, context),
-        isSigned(isSigned) {}
+      : OpConversionPattern<SrcOp>(typeConverter, context), isSigned(isSigned) {
+  }
 
   LogicalResult
   matchAndRewrite(SrcOp op, OpAdaptor adaptor,
@@ -400,8 +397,8 @@ struct FloatToIntOpConversion : OpConversionPattern<SrcOp> {
 
   FloatToIntOpConversion(const TypeConverter &typeConverter,
                          MLIRContext *context, bool isSigned)
-      : OpConversionPattern<SrcOp>(typeConverter, context),
-        isSigned(isSigned) {}
+      : OpConversionPattern<SrcOp>(typeConverter, context), isSigned(isSigned) {
+  }
 
   LogicalResult
   matchAndRewrite(SrcOp op, OpAdaptor adaptor,
@@ -506,8 +503,8 @@ using IntBinary = IntBinaryOpConversion<SrcOp, Op32, Op64>;
 
 } // namespace
 
-void mlir::strata::populateArithToVMPatterns(
-    const TypeConverter &typeConverter, RewritePatternSet &patterns) {
+void mlir::strata::populateArithToVMPatterns(const TypeConverter &typeConverter,
+                                             RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
   constexpr Ext none = Ext::None;
   constexpr Ext sext = Ext::Signed;

@@ -55,22 +55,26 @@ bool checkTypes(const TypeConverter &typeConverter, TypeRange types,
   return true;
 }
 
-/// Reports every op that no pattern converts and every value whose type has
-/// no vm counterpart. A value is reported once, where it is defined: at the
-/// op for results and function signatures, at the block argument otherwise.
-LogicalResult checkConvertible(ModuleOp module,
-                               const TypeConverter &typeConverter,
-                               const DenseSet<OperationName> &convertible) {
+/// Reports every op that nothing converts and every value whose type has no
+/// vm counterpart. A value is reported once, where it is defined: at the op
+/// for results and function signatures, at the block argument otherwise; an
+/// op without a conversion is reported as such, not for its types. Runs
+/// before scf is lowered and ops are expanded, so that each error names the
+/// op the user wrote.
+LogicalResult checkInput(ModuleOp module, const TypeConverter &typeConverter,
+                         const DenseSet<OperationName> &convertible) {
   bool ok = true;
-  module.walk([&](Operation *op) {
-    if (op == module.getOperation() ||
-        isa_and_nonnull<vm::VMDialect>(op->getDialect())) {
-      return;
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == module.getOperation()) {
+      return WalkResult::advance();
+    }
+    if (isa_and_nonnull<vm::VMDialect>(op->getDialect())) {
+      return WalkResult::skip();
     }
     if (!convertible.contains(op->getName())) {
       op->emitError() << "'" << op->getName() << "' has no conversion to vm";
       ok = false;
-      return;
+      return WalkResult::advance();
     }
     bool skipEntryArgs = false;
     if (auto funcOp = dyn_cast<func::FuncOp>(op)) {
@@ -78,14 +82,6 @@ LogicalResult checkConvertible(ModuleOp module,
       ok &= checkTypes(typeConverter, type.getInputs(), op->getLoc()) &&
             checkTypes(typeConverter, type.getResults(), op->getLoc());
       skipEntryArgs = true;
-      if (funcOp.isDeclaration() && !funcOp.getSymName().contains('.')) {
-        funcOp.emitError()
-            << "declaration '@" << funcOp.getSymName()
-            << "' must be named `module.function` to become a vm.import "
-               "(functions without a body are imported from another module "
-               "by that name)";
-        ok = false;
-      }
     } else {
       ok &= checkTypes(typeConverter, op->getResultTypes(), op->getLoc());
     }
@@ -99,7 +95,42 @@ LogicalResult checkConvertible(ModuleOp module,
         }
       }
     }
+    return WalkResult::advance();
   });
+  return success(ok);
+}
+
+/// Reports every op left without a conversion after scf lowering and the
+/// expansions, and declarations that cannot be imports.
+LogicalResult checkOps(ModuleOp module,
+                       const DenseSet<OperationName> &convertible) {
+  bool ok = true;
+  module.walk<WalkOrder::PreOrder>(
+      [&](Operation *op) {
+        if (op == module.getOperation()) {
+          return WalkResult::advance();
+        }
+        if (isa_and_nonnull<vm::VMDialect>(op->getDialect())) {
+          return WalkResult::skip();
+        }
+        if (!convertible.contains(op->getName())) {
+          op->emitError() << "'" << op->getName()
+                          << "' has no conversion to vm";
+          ok = false;
+          return WalkResult::advance();
+        }
+        auto funcOp = dyn_cast<func::FuncOp>(op);
+        if (funcOp && funcOp.isDeclaration() &&
+            !funcOp.getSymName().contains('.')) {
+          funcOp.emitError()
+              << "declaration '@" << funcOp.getSymName()
+              << "' must be named `module.function` to become a vm.import "
+                 "(functions without a body are imported from another module "
+                 "by that name)";
+          ok = false;
+        }
+        return WalkResult::advance();
+      });
   return success(ok);
 }
 
@@ -120,9 +151,8 @@ LogicalResult applyExpansions(ModuleOp module, RewritePatternSet &&patterns) {
   config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
   config.enableFolding(false);
   config.enableConstantCSE(false);
-  return applyOpPatternsGreedily(ops, FrozenRewritePatternSet(
-                                          std::move(patterns)),
-                                 config);
+  return applyOpPatternsGreedily(
+      ops, FrozenRewritePatternSet(std::move(patterns)), config);
 }
 
 struct ConvertToVMPass
@@ -131,57 +161,89 @@ struct ConvertToVMPass
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
 
-    // scf -> cf, as upstream's --convert-scf-to-cf does it.
-    {
-      RewritePatternSet patterns(context);
-      populateSCFToControlFlowConversionPatterns(patterns);
-      ConversionTarget target(*context);
-      target.addIllegalOp<scf::ForallOp, scf::ForOp, scf::IfOp,
-                          scf::IndexSwitchOp, scf::ParallelOp, scf::WhileOp,
-                          scf::ExecuteRegionOp>();
-      target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-      if (failed(applyPartialConversion(module, target, std::move(patterns)))) {
-        return signalPassFailure();
-      }
-    }
-
-    {
-      RewritePatternSet patterns(context);
-      populateStandardToVMExpansionPatterns(patterns);
-      if (failed(applyExpansions(module, std::move(patterns)))) {
-        module.emitError("expanding ops for the vm conversion did not "
-                         "converge");
-        return signalPassFailure();
-      }
-    }
-
+    RewritePatternSet scfPatterns(context);
+    populateSCFToControlFlowConversionPatterns(scfPatterns);
+    RewritePatternSet expansionPatterns(context);
+    populateStandardToVMExpansionPatterns(expansionPatterns);
     VMTypeConverter typeConverter;
     RewritePatternSet patterns(context);
     populateFuncToVMPatterns(typeConverter, patterns);
     populateArithToVMPatterns(typeConverter, patterns);
     populateIndexToVMPatterns(typeConverter, patterns);
     populateMathToVMPatterns(typeConverter, patterns);
-    if (failed(checkConvertible(module, typeConverter,
-                                getRootOps(patterns)))) {
+    DenseSet<OperationName> convertible = getRootOps(patterns);
+
+    // Before anything changes, check that every op has a way to the vm
+    // dialect: a conversion, an expansion, or the scf lowering (whose
+    // patterns consume the scf terminators too).
+    {
+      DenseSet<OperationName> reachable = convertible;
+      for (RewritePatternSet *set : {&scfPatterns, &expansionPatterns}) {
+        DenseSet<OperationName> roots = getRootOps(*set);
+        reachable.insert(roots.begin(), roots.end());
+      }
+      for (StringRef name : {"scf.yield", "scf.condition", "scf.reduce",
+                             "scf.reduce.return", "scf.forall.in_parallel"}) {
+        reachable.insert(OperationName(name, context));
+      }
+      if (failed(checkInput(module, typeConverter, reachable))) {
+        return signalPassFailure();
+      }
+    }
+
+    // scf -> cf, as upstream's --convert-scf-to-cf does it.
+    {
+      ConversionTarget target(*context);
+      target.addIllegalOp<scf::ForallOp, scf::ForOp, scf::IfOp,
+                          scf::IndexSwitchOp, scf::ParallelOp, scf::WhileOp,
+                          scf::ExecuteRegionOp>();
+      target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+      if (failed(
+              applyPartialConversion(module, target, std::move(scfPatterns)))) {
+        return signalPassFailure();
+      }
+    }
+
+    if (failed(applyExpansions(module, std::move(expansionPatterns)))) {
+      module.emitError("expanding ops for the vm conversion did not converge");
       return signalPassFailure();
     }
 
-    // Everything in the builtin module moves into one vm.module.
+    if (failed(checkOps(module, convertible))) {
+      return signalPassFailure();
+    }
+
+    // Everything but existing vm.modules moves into one new vm.module; a
+    // module that holds only vm.modules is left as it is.
+    SmallVector<Operation *> toMove;
+    bool hasVMModule = false;
+    for (Operation &op : *module.getBody()) {
+      if (isa<vm::ModuleOp>(op)) {
+        hasVMModule = true;
+      } else {
+        toMove.push_back(&op);
+      }
+    }
+    if (toMove.empty() && hasVMModule) {
+      return;
+    }
     OpBuilder builder(context);
     builder.setInsertionPointToEnd(module.getBody());
     auto vmModule = vm::ModuleOp::create(
         builder, module.getLoc(), module.getSymName().value_or("module"));
     Block *body = builder.createBlock(&vmModule.getBody());
-    for (Operation &op : llvm::make_early_inc_range(*module.getBody())) {
-      if (&op != vmModule.getOperation()) {
-        op.moveBefore(body, body->end());
-      }
+    for (Operation *op : toMove) {
+      op->moveBefore(body, body->end());
     }
 
+    // No folding: this is a one-to-one translation; --canonicalize folds.
+    ConversionConfig config;
+    config.foldingMode = DialectConversionFoldingMode::Never;
     ConversionTarget target(*context);
     target.addLegalDialect<vm::VMDialect>();
     target.addLegalOp<ModuleOp>();
-    if (failed(applyFullConversion(module, target, std::move(patterns)))) {
+    if (failed(
+            applyFullConversion(module, target, std::move(patterns), config))) {
       return signalPassFailure();
     }
   }

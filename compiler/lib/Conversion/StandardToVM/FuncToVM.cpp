@@ -76,8 +76,8 @@ struct CallOpConversion : OpConversionPattern<func::CallOp> {
   matchAndRewrite(func::CallOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     SmallVector<Type> results;
-    if (failed(getTypeConverter()->convertTypes(op.getResultTypes(),
-                                                results))) {
+    if (failed(
+            getTypeConverter()->convertTypes(op.getResultTypes(), results))) {
       return rewriter.notifyMatchFailure(op, "result type not supported");
     }
     // The callee is either still a func.func or already its vm replacement.
@@ -143,8 +143,7 @@ struct BranchOpConversion : OpConversionPattern<cf::BranchOp> {
     if (failed(dest)) {
       return failure();
     }
-    rewriter.replaceOpWithNewOp<vm::BrOp>(op, adaptor.getDestOperands(),
-                                          *dest);
+    rewriter.replaceOpWithNewOp<vm::BrOp>(op, adaptor.getDestOperands(), *dest);
     return success();
   }
 };
@@ -215,8 +214,8 @@ struct SwitchOpConversion : OpConversionPattern<cf::SwitchOp> {
     for (auto [index, caseValue] : llvm::enumerate(caseValues)) {
       Value matches;
       if (width == 64) {
-        Value constant = createI64Constant(rewriter, loc,
-                                           caseValue.getSExtValue());
+        Value constant =
+            createI64Constant(rewriter, loc, caseValue.getSExtValue());
         matches = vm::CmpEqI64Op::create(rewriter, loc, rewriter.getI32Type(),
                                          flag, constant);
       } else {
@@ -225,8 +224,8 @@ struct SwitchOpConversion : OpConversionPattern<cf::SwitchOp> {
         matches = vm::CmpEqI32Op::create(rewriter, loc, rewriter.getI32Type(),
                                          flag, constant);
       }
-      Block *next = rewriter.createBlock(region,
-                                         std::next(Region::iterator(current)));
+      Block *next =
+          rewriter.createBlock(region, std::next(Region::iterator(current)));
       rewriter.setInsertionPointToEnd(current);
       vm::CondBrOp::create(rewriter, loc, matches,
                            adaptor.getCaseOperands()[index], ValueRange(),
@@ -234,8 +233,7 @@ struct SwitchOpConversion : OpConversionPattern<cf::SwitchOp> {
       current = next;
       rewriter.setInsertionPointToEnd(current);
     }
-    vm::BrOp::create(rewriter, loc, adaptor.getDefaultOperands(),
-                     *defaultDest);
+    vm::BrOp::create(rewriter, loc, adaptor.getDefaultOperands(), *defaultDest);
     rewriter.eraseOp(op);
     return success();
   }
@@ -251,8 +249,8 @@ struct AssertOpConversion : OpConversionPattern<cf::AssertOp> {
     Location loc = op.getLoc();
     Type i32 = rewriter.getI32Type();
     Value one = createI32Constant(rewriter, loc, 1);
-    Value failed = vm::XorI32Op::create(rewriter, loc, i32, adaptor.getArg(),
-                                        one);
+    Value failed =
+        vm::XorI32Op::create(rewriter, loc, i32, adaptor.getArg(), one);
     Value status = createI32Constant(rewriter, loc, kAssertStatusCode);
     rewriter.replaceOpWithNewOp<vm::CondFailOp>(op, failed, status,
                                                 op.getMsgAttr());

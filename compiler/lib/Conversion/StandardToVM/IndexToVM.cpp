@@ -47,8 +47,8 @@ struct BoolConstantOpConversion : OpConversionPattern<index::BoolConstantOp> {
   LogicalResult
   matchAndRewrite(index::BoolConstantOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, createI32Constant(rewriter, op.getLoc(),
-                                             op.getValue() ? 1 : 0));
+    rewriter.replaceOp(
+        op, createI32Constant(rewriter, op.getLoc(), op.getValue() ? 1 : 0));
     return success();
   }
 };
@@ -125,28 +125,28 @@ struct CastOpConversion : OpConversionPattern<SrcOp> {
 
 } // namespace
 
-void mlir::strata::populateIndexToVMPatterns(
-    const TypeConverter &typeConverter, RewritePatternSet &patterns) {
-  patterns.add<BinaryOpConversion<index::AddOp, vm::AddI64Op>,
-               BinaryOpConversion<index::SubOp, vm::SubI64Op>,
-               BinaryOpConversion<index::MulOp, vm::MulI64Op>,
-               BinaryOpConversion<index::DivSOp, vm::DivSI64Op>,
-               BinaryOpConversion<index::DivUOp, vm::DivUI64Op>,
-               BinaryOpConversion<index::RemSOp, vm::RemSI64Op>,
-               BinaryOpConversion<index::RemUOp, vm::RemUI64Op>,
-               BinaryOpConversion<index::MaxSOp, vm::MaxSI64Op>,
-               BinaryOpConversion<index::MaxUOp, vm::MaxUI64Op>,
-               BinaryOpConversion<index::MinSOp, vm::MinSI64Op>,
-               BinaryOpConversion<index::MinUOp, vm::MinUI64Op>,
-               BinaryOpConversion<index::ShlOp, vm::ShlI64Op>,
-               BinaryOpConversion<index::ShrSOp, vm::ShrSI64Op>,
-               BinaryOpConversion<index::ShrUOp, vm::ShrUI64Op>,
-               BinaryOpConversion<index::AndOp, vm::AndI64Op>,
-               BinaryOpConversion<index::OrOp, vm::OrI64Op>,
-               BinaryOpConversion<index::XOrOp, vm::XorI64Op>,
-               ConstantOpConversion, BoolConstantOpConversion,
-               SizeOfOpConversion, CmpOpConversion,
-               CastOpConversion<index::CastSOp, true>,
-               CastOpConversion<index::CastUOp, false>>(typeConverter,
-                                                       patterns.getContext());
+void mlir::strata::populateIndexToVMPatterns(const TypeConverter &typeConverter,
+                                             RewritePatternSet &patterns) {
+  patterns
+      .add<BinaryOpConversion<index::AddOp, vm::AddI64Op>,
+           BinaryOpConversion<index::SubOp, vm::SubI64Op>,
+           BinaryOpConversion<index::MulOp, vm::MulI64Op>,
+           BinaryOpConversion<index::DivSOp, vm::DivSI64Op>,
+           BinaryOpConversion<index::DivUOp, vm::DivUI64Op>,
+           BinaryOpConversion<index::RemSOp, vm::RemSI64Op>,
+           BinaryOpConversion<index::RemUOp, vm::RemUI64Op>,
+           BinaryOpConversion<index::MaxSOp, vm::MaxSI64Op>,
+           BinaryOpConversion<index::MaxUOp, vm::MaxUI64Op>,
+           BinaryOpConversion<index::MinSOp, vm::MinSI64Op>,
+           BinaryOpConversion<index::MinUOp, vm::MinUI64Op>,
+           BinaryOpConversion<index::ShlOp, vm::ShlI64Op>,
+           BinaryOpConversion<index::ShrSOp, vm::ShrSI64Op>,
+           BinaryOpConversion<index::ShrUOp, vm::ShrUI64Op>,
+           BinaryOpConversion<index::AndOp, vm::AndI64Op>,
+           BinaryOpConversion<index::OrOp, vm::OrI64Op>,
+           BinaryOpConversion<index::XOrOp, vm::XorI64Op>, ConstantOpConversion,
+           BoolConstantOpConversion, SizeOfOpConversion, CmpOpConversion,
+           CastOpConversion<index::CastSOp, true>,
+           CastOpConversion<index::CastUOp, false>>(typeConverter,
+                                                    patterns.getContext());
 }

@@ -26,8 +26,8 @@ Value maskToI1(OpBuilder &builder, Location loc, Value value);
 /// Extends a value of source width `width` (1, 8, 16 or 32, held in an i32
 /// register) to all 32 bits, signed or unsigned. A 32-bit value is returned
 /// as is.
-Value extendToI32(OpBuilder &builder, Location loc, Value value,
-                  unsigned width, bool isSigned);
+Value extendToI32(OpBuilder &builder, Location loc, Value value, unsigned width,
+                  bool isSigned);
 
 /// Extends `value` for an op of source width `width` that reads all bits of
 /// its register: narrow widths go through extendToI32, 32 and 64 are as is.

@@ -58,11 +58,11 @@ struct Log1pExpansion : OpRewritePattern<math::Log1pOp> {
     Value logU = math::LogOp::create(rewriter, loc, u);
     Value ratio = arith::DivFOp::create(rewriter, loc, x, uMinusOne);
     Value general = arith::MulFOp::create(rewriter, loc, logU, ratio);
-    Value uIsInf = arith::CmpFOp::create(rewriter, loc,
-                                         arith::CmpFPredicate::OEQ, u, inf);
+    Value uIsInf =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OEQ, u, inf);
     Value large = arith::SelectOp::create(rewriter, loc, uIsInf, logU, general);
-    Value uIsOne = arith::CmpFOp::create(rewriter, loc,
-                                         arith::CmpFPredicate::OEQ, u, one);
+    Value uIsOne =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OEQ, u, one);
     rewriter.replaceOpWithNewOp<arith::SelectOp>(op, uIsOne, x, large);
     return success();
   }
@@ -89,15 +89,15 @@ struct ExpM1Expansion : OpRewritePattern<math::ExpM1Op> {
     Value logU = math::LogOp::create(rewriter, loc, u);
     Value ratio = arith::DivFOp::create(rewriter, loc, x, logU);
     Value result = arith::MulFOp::create(rewriter, loc, uMinusOne, ratio);
-    Value uIsInf = arith::CmpFOp::create(rewriter, loc,
-                                         arith::CmpFPredicate::OEQ, u, inf);
+    Value uIsInf =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OEQ, u, inf);
     result = arith::SelectOp::create(rewriter, loc, uIsInf, u, result);
     Value isMinusOne = arith::CmpFOp::create(
         rewriter, loc, arith::CmpFPredicate::OEQ, uMinusOne, minusOne);
-    result = arith::SelectOp::create(rewriter, loc, isMinusOne, minusOne,
-                                     result);
-    Value uIsOne = arith::CmpFOp::create(rewriter, loc,
-                                         arith::CmpFPredicate::OEQ, u, one);
+    result =
+        arith::SelectOp::create(rewriter, loc, isMinusOne, minusOne, result);
+    Value uIsOne =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OEQ, u, one);
     rewriter.replaceOpWithNewOp<arith::SelectOp>(op, uIsOne, x, result);
     return success();
   }
@@ -152,9 +152,8 @@ struct IsNaNExpansion : OpRewritePattern<math::IsNaNOp> {
     if (!isa<FloatType>(op.getOperand().getType())) {
       return failure();
     }
-    rewriter.replaceOpWithNewOp<arith::CmpFOp>(op, arith::CmpFPredicate::UNO,
-                                               op.getOperand(),
-                                               op.getOperand());
+    rewriter.replaceOpWithNewOp<arith::CmpFOp>(
+        op, arith::CmpFPredicate::UNO, op.getOperand(), op.getOperand());
     return success();
   }
 };
@@ -185,16 +184,16 @@ void mlir::strata::populateStandardToVMExpansionPatterns(
   arith::populateCeilFloorDivExpandOpsPatterns(patterns);
   // Only the expansions into ops with a vm opcode; powf, exp2, ctlz, round,
   // ceil and fma have opcodes of their own.
-  math::populateExpansionPatterns(patterns,
-                                  {"tan", "sinh", "cosh", "asinh", "acosh",
-                                   "atanh", "rsqrt", "fpowi"});
+  math::populateExpansionPatterns(
+      patterns,
+      {"tan", "sinh", "cosh", "asinh", "acosh", "atanh", "rsqrt", "fpowi"});
   MLIRContext *context = patterns.getContext();
-  patterns.add<IndexDivToArith<index::CeilDivSOp, arith::CeilDivSIOp>,
-               IndexDivToArith<index::CeilDivUOp, arith::CeilDivUIOp>,
-               IndexDivToArith<index::FloorDivSOp, arith::FloorDivSIOp>,
-               Log1pExpansion, ExpM1Expansion, Log10Expansion, TruncExpansion,
-               IsNaNExpansion,
-               InfinityTestExpansion<math::IsInfOp, arith::CmpFPredicate::OEQ>,
-               InfinityTestExpansion<math::IsFiniteOp,
-                                     arith::CmpFPredicate::OLT>>(context);
+  patterns.add<
+      IndexDivToArith<index::CeilDivSOp, arith::CeilDivSIOp>,
+      IndexDivToArith<index::CeilDivUOp, arith::CeilDivUIOp>,
+      IndexDivToArith<index::FloorDivSOp, arith::FloorDivSIOp>, Log1pExpansion,
+      ExpM1Expansion, Log10Expansion, TruncExpansion, IsNaNExpansion,
+      InfinityTestExpansion<math::IsInfOp, arith::CmpFPredicate::OEQ>,
+      InfinityTestExpansion<math::IsFiniteOp, arith::CmpFPredicate::OLT>>(
+      context);
 }

@@ -73,8 +73,8 @@ Value maskToI1(OpBuilder &builder, Location loc, Value value) {
   return vm::AndI32Op::create(builder, loc, builder.getI32Type(), value, one);
 }
 
-Value extendToI32(OpBuilder &builder, Location loc, Value value,
-                  unsigned width, bool isSigned) {
+Value extendToI32(OpBuilder &builder, Location loc, Value value, unsigned width,
+                  bool isSigned) {
   Type i32 = builder.getI32Type();
   switch (width) {
   case 1:
@@ -85,9 +85,8 @@ Value extendToI32(OpBuilder &builder, Location loc, Value value,
     return isSigned ? Value(vm::ExtI8I32SOp::create(builder, loc, i32, value))
                     : Value(vm::ExtI8I32UOp::create(builder, loc, i32, value));
   case 16:
-    return isSigned
-               ? Value(vm::ExtI16I32SOp::create(builder, loc, i32, value))
-               : Value(vm::ExtI16I32UOp::create(builder, loc, i32, value));
+    return isSigned ? Value(vm::ExtI16I32SOp::create(builder, loc, i32, value))
+                    : Value(vm::ExtI16I32UOp::create(builder, loc, i32, value));
   default:
     return value;
   }
@@ -117,7 +116,8 @@ Value castInteger(OpBuilder &builder, Location loc, Value value,
   }
   // Narrowing: the low bits are the result; only i1 must be made canonical.
   if (srcWidth == 64) {
-    value = vm::TruncI64I32Op::create(builder, loc, builder.getI32Type(), value);
+    value =
+        vm::TruncI64I32Op::create(builder, loc, builder.getI32Type(), value);
   }
   if (dstWidth == 1) {
     return maskToI1(builder, loc, value);
