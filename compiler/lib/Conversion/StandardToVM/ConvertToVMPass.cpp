@@ -76,6 +76,16 @@ LogicalResult checkInput(ModuleOp module, const TypeConverter &typeConverter,
       ok = false;
       return WalkResult::advance();
     }
+    // vm.trunc.f64.f32 rounds to nearest even only.
+    if (auto truncOp = dyn_cast<arith::TruncFOp>(op)) {
+      std::optional<arith::RoundingMode> mode = truncOp.getRoundingmode();
+      if (mode && *mode != arith::RoundingMode::to_nearest_even) {
+        truncOp.emitError() << "'arith.truncf' with rounding mode '"
+                            << arith::stringifyRoundingMode(*mode)
+                            << "' has no conversion to vm";
+        ok = false;
+      }
+    }
     bool skipEntryArgs = false;
     if (auto funcOp = dyn_cast<func::FuncOp>(op)) {
       FunctionType type = funcOp.getFunctionType();

@@ -125,3 +125,12 @@ func.func @call_no_dot(%a: i32) -> i32 {
   %0 = call @no_dot(%a) : (i32) -> i32
   return %0 : i32
 }
+
+// -----
+
+// vm.trunc.f64.f32 rounds to nearest even; other rounding modes are errors.
+func.func @truncf_rounding(%a: f64) -> f32 {
+  // expected-error @+1 {{'arith.truncf' with rounding mode 'downward' has no conversion to vm}}
+  %0 = arith.truncf %a downward : f64 to f32
+  return %0 : f32
+}
