@@ -45,11 +45,26 @@ def ConvertToVMPass : Pass<"strata-convert-to-vm", "::mlir::ModuleOp"> {
     `vm.ext.i8.i32.s/u` / `vm.ext.i16.i32.s/u`, so wrap-around at 8 and 16
     bits is exact. Shift amounts are zero-extended the same way.
 
-    Integer division and remainder keep the VM semantics: a zero divisor
-    fails the invocation at run time.
+    At function boundaries the same holds: an i1 argument or result must be
+    0 or 1, and an i8/i16 argument or result carries only its low 8/16 bits.
 
-    Any op with no conversion is reported at its location as
-    `'dialect.op' has no conversion to vm`, and nothing is converted.
+    Integer division and remainder keep the VM semantics: a zero divisor
+    fails the invocation at run time. `cf.assert` becomes `vm.cond_fail`
+    with status FAILED_PRECONDITION (9); `cf.switch` becomes a chain of
+    compares and `vm.cond_br`. `arith.cmpf` maps ordered predicates to the
+    vm comparisons, `uno`/`ord`/`ueq`/`one` through `vm.cmp.nan.*`, the other
+    unordered ones to negated ordered ones, and `true`/`false` to constants.
+    `arith.maxnumf`/`minnumf` replace a NaN operand by the other one before
+    the NaN-propagating `vm.max`/`vm.min`.
+
+    The conversion is one to one and does not fold; run `--canonicalize`
+    afterwards. A builtin module that holds only `vm.module`s is left alone.
+
+    Before changing anything, the pass reports every op that has no way to
+    the vm dialect, at its location, as `'dialect.op' has no conversion to
+    vm` (for example `math.ipowi`, `math.ctpop`, `arith.addui_extended`,
+    `func.call_indirect`), and every unsupported type as `unsupported type
+    'f16' in conversion to vm`; then it fails and converts nothing.
   }];
   let dependentDialects = [
     "::mlir::strata::vm::VMDialect",
