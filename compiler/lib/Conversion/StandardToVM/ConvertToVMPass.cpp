@@ -55,65 +55,14 @@ bool checkTypes(const TypeConverter &typeConverter, TypeRange types,
   return true;
 }
 
-/// Reports every op that nothing converts and every value whose type has no
-/// vm counterpart. A value is reported once, where it is defined: at the op
-/// for results and function signatures, at the block argument otherwise; an
-/// op without a conversion is reported as such, not for its types. Runs
-/// before scf is lowered and ops are expanded, so that each error names the
-/// op the user wrote.
+/// Reports every op that nothing converts, every declaration that cannot be
+/// an import, and every value whose type has no vm counterpart. A value is
+/// reported once, where it is defined: at the op for results and function
+/// signatures, at the block argument otherwise; an op without a conversion is
+/// reported as such, not for its types. Runs before scf is lowered and ops are
+/// expanded, so that each error names the op the user wrote.
 LogicalResult checkInput(ModuleOp module, const TypeConverter &typeConverter,
                          const DenseSet<OperationName> &convertible) {
-  bool ok = true;
-  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (op == module.getOperation()) {
-      return WalkResult::advance();
-    }
-    if (isa_and_nonnull<vm::VMDialect>(op->getDialect())) {
-      return WalkResult::skip();
-    }
-    if (!convertible.contains(op->getName())) {
-      op->emitError() << "'" << op->getName() << "' has no conversion to vm";
-      ok = false;
-      return WalkResult::advance();
-    }
-    // vm.trunc.f64.f32 rounds to nearest even only.
-    if (auto truncOp = dyn_cast<arith::TruncFOp>(op)) {
-      std::optional<arith::RoundingMode> mode = truncOp.getRoundingmode();
-      if (mode && *mode != arith::RoundingMode::to_nearest_even) {
-        truncOp.emitError() << "'arith.truncf' with rounding mode '"
-                            << arith::stringifyRoundingMode(*mode)
-                            << "' has no conversion to vm";
-        ok = false;
-      }
-    }
-    bool skipEntryArgs = false;
-    if (auto funcOp = dyn_cast<func::FuncOp>(op)) {
-      FunctionType type = funcOp.getFunctionType();
-      ok &= checkTypes(typeConverter, type.getInputs(), op->getLoc()) &&
-            checkTypes(typeConverter, type.getResults(), op->getLoc());
-      skipEntryArgs = true;
-    } else {
-      ok &= checkTypes(typeConverter, op->getResultTypes(), op->getLoc());
-    }
-    for (Region &region : op->getRegions()) {
-      for (Block &block : region) {
-        if (skipEntryArgs && block.isEntryBlock()) {
-          continue;
-        }
-        for (BlockArgument arg : block.getArguments()) {
-          ok &= checkType(typeConverter, arg.getType(), arg.getLoc());
-        }
-      }
-    }
-    return WalkResult::advance();
-  });
-  return success(ok);
-}
-
-/// Reports every op left without a conversion after scf lowering and the
-/// expansions, and declarations that cannot be imports.
-LogicalResult checkOps(ModuleOp module,
-                       const DenseSet<OperationName> &convertible) {
   bool ok = true;
   module.walk<WalkOrder::PreOrder>(
       [&](Operation *op) {
@@ -129,18 +78,66 @@ LogicalResult checkOps(ModuleOp module,
           ok = false;
           return WalkResult::advance();
         }
-        auto funcOp = dyn_cast<func::FuncOp>(op);
-        if (funcOp && funcOp.isDeclaration() &&
-            !funcOp.getSymName().contains('.')) {
-          funcOp.emitError()
-              << "declaration '@" << funcOp.getSymName()
-              << "' must be named `module.function` to become a vm.import "
-                 "(functions without a body are imported from another module "
-                 "by that name)";
-          ok = false;
+        // vm.trunc.f64.f32 rounds to nearest even only.
+        if (auto truncOp = dyn_cast<arith::TruncFOp>(op)) {
+          std::optional<arith::RoundingMode> mode = truncOp.getRoundingmode();
+          if (mode && *mode != arith::RoundingMode::to_nearest_even) {
+            truncOp.emitError() << "'arith.truncf' with rounding mode '"
+                                << arith::stringifyRoundingMode(*mode)
+                                << "' has no conversion to vm";
+            ok = false;
+          }
+        }
+        bool skipEntryArgs = false;
+        if (auto funcOp = dyn_cast<func::FuncOp>(op)) {
+          if (funcOp.isDeclaration() && !funcOp.getSymName().contains('.')) {
+            funcOp.emitError()
+                << "declaration '@" << funcOp.getSymName()
+                << "' must be named `module.function` to become a vm.import "
+                   "(functions without a body are imported from another module "
+                   "by that name)";
+            ok = false;
+          }
+          FunctionType type = funcOp.getFunctionType();
+          ok &= checkTypes(typeConverter, type.getInputs(), op->getLoc()) &&
+                checkTypes(typeConverter, type.getResults(), op->getLoc());
+          skipEntryArgs = true;
+        } else {
+          ok &= checkTypes(typeConverter, op->getResultTypes(), op->getLoc());
+        }
+        for (Region &region : op->getRegions()) {
+          for (Block &block : region) {
+            if (skipEntryArgs && block.isEntryBlock()) {
+              continue;
+            }
+            for (BlockArgument arg : block.getArguments()) {
+              ok &= checkType(typeConverter, arg.getType(), arg.getLoc());
+            }
+          }
         }
         return WalkResult::advance();
       });
+  return success(ok);
+}
+
+/// Reports every op left without a conversion after scf lowering and the
+/// expansions (none is expected: checkInput has vetted their inputs).
+LogicalResult checkOps(ModuleOp module,
+                       const DenseSet<OperationName> &convertible) {
+  bool ok = true;
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == module.getOperation()) {
+      return WalkResult::advance();
+    }
+    if (isa_and_nonnull<vm::VMDialect>(op->getDialect())) {
+      return WalkResult::skip();
+    }
+    if (!convertible.contains(op->getName())) {
+      op->emitError() << "'" << op->getName() << "' has no conversion to vm";
+      ok = false;
+    }
+    return WalkResult::advance();
+  });
   return success(ok);
 }
 

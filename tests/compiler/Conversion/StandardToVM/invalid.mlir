@@ -134,3 +134,18 @@ func.func @truncf_rounding(%a: f64) -> f32 {
   %0 = arith.truncf %a downward : f64 to f32
   return %0 : f32
 }
+
+// -----
+
+// All problems are reported at once, and nothing is converted.
+// expected-error @+1 {{declaration '@helper' must be named `module.function`}}
+func.func private @helper(f32) -> f32
+
+func.func @several(%a: f32, %b: i32) -> f32 {
+  // expected-error @+1 {{unsupported type 'f16' in conversion to vm}}
+  %0 = arith.truncf %a : f32 to f16
+  // expected-error @+1 {{'math.ctpop' has no conversion to vm}}
+  %1 = math.ctpop %b : i32
+  %2 = call @helper(%a) : (f32) -> f32
+  return %2 : f32
+}
