@@ -174,8 +174,9 @@ struct CondBranchOpConversion : OpConversionPattern<cf::CondBranchOp> {
   }
 };
 
-/// cf.switch -> a chain of vm.cmp.eq + vm.cond_br, one block per case, then
-/// vm.br to the default destination.
+/// cf.switch -> vm.br_table when the cases are 0..n-1 of a flag of at most 32
+/// bits; otherwise a chain of vm.cmp.eq + vm.cond_br, one block per case,
+/// then vm.br to the default destination.
 struct SwitchOpConversion : OpConversionPattern<cf::SwitchOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -209,6 +210,33 @@ struct SwitchOpConversion : OpConversionPattern<cf::SwitchOp> {
     if (auto values = op.getCaseValues()) {
       caseValues = llvm::to_vector(values->getValues<APInt>());
     }
+    // Cases 0, 1, ..., n - 1 (in any order) of a flag that fits an i32
+    // register are one vm.br_table.
+    if (width <= 32 && !caseValues.empty()) {
+      SmallVector<int64_t> caseAt(caseValues.size(), -1);
+      bool dense = true;
+      for (auto [index, caseValue] : llvm::enumerate(caseValues)) {
+        uint64_t value = caseValue.getZExtValue();
+        if (value >= caseAt.size() || caseAt[value] != -1) {
+          dense = false;
+          break;
+        }
+        caseAt[value] = static_cast<int64_t>(index);
+      }
+      if (dense) {
+        SmallVector<ValueRange> tableOperands;
+        SmallVector<Block *> tableDests;
+        for (int64_t index : caseAt) {
+          tableOperands.push_back(adaptor.getCaseOperands()[index]);
+          tableDests.push_back(caseDests[index]);
+        }
+        rewriter.replaceOpWithNewOp<vm::BrTableOp>(
+            op, flag, adaptor.getDefaultOperands(), tableOperands, *defaultDest,
+            tableDests);
+        return success();
+      }
+    }
+
     Block *current = op->getBlock();
     Region *region = current->getParent();
     for (auto [index, caseValue] : llvm::enumerate(caseValues)) {

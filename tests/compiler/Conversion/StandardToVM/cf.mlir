@@ -25,7 +25,7 @@ func.func @branches(%c: i1, %x: index, %b: i8) -> (index, i8) {
 
 // -----
 
-// cf.switch is a chain of comparisons, then the default.
+// Sparse cases are a chain of comparisons, then the default.
 // CHECK-LABEL: vm.func @switch_i32
 // CHECK-SAME: (%[[FLAG:.*]]: i32, %[[X:.*]]: f32) -> f32
 func.func @switch_i32(%flag: i32, %x: f32) -> f32 {
@@ -48,6 +48,40 @@ func.func @switch_i32(%flag: i32, %x: f32) -> f32 {
 ^case7:
   %neg = arith.negf %x : f32
   return %neg : f32
+}
+
+// -----
+
+// Cases 0..n-1, in any order, are one vm.br_table indexed by the flag.
+// CHECK-LABEL: vm.func @switch_dense
+// CHECK-SAME: (%[[FLAG:.*]]: i32, %[[X:.*]]: i32) -> i32
+func.func @switch_dense(%flag: i32, %x: i32) -> i32 {
+  // CHECK: vm.br_table %[[FLAG]] [^[[ZERO:.*]], ^[[ONE:.*]](%[[X]] : i32), ^[[TWO:.*]]] default ^[[DEFAULT:[^ ]*]]{{$}}
+  cf.switch %flag : i32, [
+    default: ^default,
+    1: ^one(%x : i32),
+    0: ^zero,
+    2: ^two
+  ]
+// CHECK: ^[[ZERO]]:
+// CHECK-NEXT: vm.const.i32 10
+^zero:
+  %c10 = arith.constant 10 : i32
+  return %c10 : i32
+// CHECK: ^[[ONE]](%[[V:.*]]: i32):
+// CHECK-NEXT: vm.return %[[V]]
+^one(%v: i32):
+  return %v : i32
+// CHECK: ^[[TWO]]:
+// CHECK-NEXT: vm.const.i32 12
+^two:
+  %c12 = arith.constant 12 : i32
+  return %c12 : i32
+// CHECK: ^[[DEFAULT]]:
+// CHECK-NEXT: vm.const.i32 -1
+^default:
+  %m1 = arith.constant -1 : i32
+  return %m1 : i32
 }
 
 // -----
