@@ -50,7 +50,8 @@ def ConvertToVMPass : Pass<"strata-convert-to-vm", "::mlir::ModuleOp"> {
 
     Integer division and remainder keep the VM semantics: a zero divisor
     fails the invocation at run time. `cf.assert` becomes `vm.cond_fail`
-    with status FAILED_PRECONDITION (9); `cf.switch` becomes a chain of
+    with status FAILED_PRECONDITION (9); `cf.switch` becomes `vm.br_table`
+    when its cases are 0..n-1 of a flag of at most 32 bits, else a chain of
     compares and `vm.cond_br`. `arith.cmpf` maps ordered predicates to the
     vm comparisons, `uno`/`ord`/`ueq`/`one` through `vm.cmp.nan.*`, the other
     unordered ones to negated ordered ones, and `true`/`false` to constants.
