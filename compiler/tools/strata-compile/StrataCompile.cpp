@@ -1,8 +1,17 @@
-// StrataCompile.cpp - strata-compile, the compiler driver (VM assembly mode so far).
+// StrataCompile.cpp - strata-compile, the compiler driver: standard MLIR
+// dialects (or VM dialect input with --compile-mode=vm) to a .vmfb module.
 
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
+#include "Strata/Pipelines/Pipelines.h"
 #include "Strata/Target/Bytecode/BytecodeTarget.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -22,7 +31,7 @@ using namespace mlir;
 
 namespace {
 
-enum class CompileMode { Vm };
+enum class CompileMode { Std, Vm };
 enum class OutputFormat { VmBytecode, VmMlir };
 
 llvm::cl::OptionCategory category("strata-compile options");
@@ -40,9 +49,12 @@ llvm::cl::opt<std::string> outputFilename("o",
 
 llvm::cl::opt<CompileMode> compileMode(
     "compile-mode", llvm::cl::desc("What the input is"),
-    llvm::cl::values(clEnumValN(CompileMode::Vm, "vm",
-                                "VM dialect input, assembled as it is")),
-    llvm::cl::init(CompileMode::Vm), llvm::cl::cat(category));
+    llvm::cl::values(
+        clEnumValN(CompileMode::Std, "std",
+                   "func, arith, math, scf, cf and index (the default)"),
+        clEnumValN(CompileMode::Vm, "vm",
+                   "one vm.module, assembled as it is")),
+    llvm::cl::init(CompileMode::Std), llvm::cl::cat(category));
 
 llvm::cl::opt<OutputFormat> outputFormat(
     "output-format", llvm::cl::desc("What to write"),
@@ -84,14 +96,24 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   if (!root) {
     return failure();
   }
-  FailureOr<strata::vm::ModuleOp> vmModule = findVMModule(*root);
-  if (failed(vmModule)) {
+  // --compile-mode=vm assembles its input unchanged; the pass manager still
+  // runs so that --mlir-print-ir-* and the other pass manager flags apply.
+  PassManager pm(&context);
+  if (compileMode == CompileMode::Std) {
+    for (Operation &op : root->getBody()->getOperations()) {
+      if (isa<strata::vm::ModuleOp>(op)) {
+        return op.emitError("vm.module input needs --compile-mode=vm");
+      }
+    }
+    strata::buildStandardToVMPipeline(pm);
+  } else if (failed(findVMModule(*root))) {
     return failure();
   }
-  // The pipeline is empty until the VM passes land; running it still honours
-  // --mlir-print-ir-* and the other pass manager flags.
-  PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(*root))) {
+    return failure();
+  }
+  FailureOr<strata::vm::ModuleOp> vmModule = findVMModule(*root);
+  if (failed(vmModule)) {
     return failure();
   }
   switch (outputFormat) {
@@ -124,7 +146,9 @@ int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(argc, argv, "Strata compiler\n");
 
   DialectRegistry registry;
-  registry.insert<strata::vm::VMDialect>();
+  registry.insert<strata::vm::VMDialect, arith::ArithDialect,
+                  cf::ControlFlowDialect, func::FuncDialect,
+                  index::IndexDialect, math::MathDialect, scf::SCFDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 

@@ -1,7 +1,9 @@
 // StrataOpt.cpp - strata-opt: runs Strata and upstream passes on MLIR files.
 
+#include "Strata/Conversion/Passes.h"
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/Transforms/Passes.h"
+#include "Strata/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -19,9 +21,11 @@ int main(int argc, char **argv) {
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::index::IndexDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect>();
-  // Upstream cleanups (--canonicalize, --cse, ...) and Strata's passes.
+  // Upstream cleanups (--canonicalize, --cse, ...) and Strata's own passes.
   mlir::registerTransformsPasses();
+  mlir::strata::registerConversionPasses();
   mlir::strata::vm::registerVMPasses();
+  mlir::strata::registerStrataPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Strata optimizer driver\n", registry));
 }
