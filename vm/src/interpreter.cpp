@@ -11,6 +11,9 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "context_impl.h"
 #include "opcodes.h"
@@ -152,22 +155,47 @@ inline void popFrame(Stack* stack) {
 // Appends "at module.function (file:line:col)" for every frame, innermost
 // first.
 strata_status_t annotateBacktrace(Stack* stack, strata_status_t status) {
+  // One line per frame, innermost first. A run of identical lines (deep
+  // recursion) is written once with its count, and a very deep stack keeps
+  // only its innermost and outermost frames.
+  constexpr size_t kInnermost = 24;
+  constexpr size_t kOutermost = 8;
+  std::vector<std::pair<std::string, uint32_t>> lines;
   for (uint32_t i = stack->frame_count; i-- > 0;) {
     const Frame& frame = stack->frames[i];
     const BytecodeModule& module = *frame.state->bytecode;
     std::string name = module.functionDisplayName(frame.function_index);
     SourceLocation loc = module.locationFor(frame.function_index, frame.call_pc);
+    std::string line = "at " + std::string(module.name) + "." + name;
     if (!loc.file.empty()) {
-      status = strata_status_annotate(
-          status, "at %.*s.%s (%.*s:%u:%u)",
-          static_cast<int>(module.name.size()), module.name.data(),
-          name.c_str(), static_cast<int>(loc.file.size()), loc.file.data(),
-          loc.line, loc.column);
+      line += " (" + std::string(loc.file) + ":" + std::to_string(loc.line) +
+              ":" + std::to_string(loc.column) + ")";
     } else {
-      status = strata_status_annotate(
-          status, "at %.*s.%s (pc %u)", static_cast<int>(module.name.size()),
-          module.name.data(), name.c_str(), frame.call_pc);
+      line += " (pc " + std::to_string(frame.call_pc) + ")";
     }
+    if (!lines.empty() && lines.back().first == line) {
+      ++lines.back().second;
+    } else {
+      lines.push_back({std::move(line), 1});
+    }
+  }
+  auto annotate = [&](const std::pair<std::string, uint32_t>& line) {
+    if (line.second > 1) {
+      status = strata_status_annotate(status, "%s (%u frames)",
+                                      line.first.c_str(), line.second);
+    } else {
+      status = strata_status_annotate(status, "%s", line.first.c_str());
+    }
+  };
+  if (lines.size() <= kInnermost + kOutermost) {
+    for (const auto& line : lines) annotate(line);
+    return status;
+  }
+  for (size_t i = 0; i < kInnermost; ++i) annotate(lines[i]);
+  status = strata_status_annotate(
+      status, "... %zu more lines ...", lines.size() - kInnermost - kOutermost);
+  for (size_t i = lines.size() - kOutermost; i < lines.size(); ++i) {
+    annotate(lines[i]);
   }
   return status;
 }
