@@ -30,7 +30,7 @@ func.func @remainder(%a: i64, %b: i64) -> i64 {
 
 // DEPTH: call depth limit of {{[0-9]+}} frames exceeded
 // The backtrace shows the recursing frame once, with its count.
-// DEPTH-NEXT: at {{[a-z_]+}}.runaway ({{.*}}errors.mlir:[[@LINE+4]]:{{[0-9]+}}) (2048 frames)
+// DEPTH-NEXT: at {{[a-z_]+}}.runaway ({{.*}}errors.mlir:[[@LINE+5]]:{{[0-9]+}}) (2048 frames)
 // DEPTH-EMPTY:
 func.func @runaway(%n: i64) -> i64 {
   %one = arith.constant 1 : i64
