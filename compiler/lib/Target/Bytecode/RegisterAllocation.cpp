@@ -10,18 +10,28 @@ using namespace mlir::strata::vm;
 namespace {
 
 /// Inclusive range of points; an op n reads at 2n and writes at 2n + 1.
+/// A block argument's write by a branch is the point 2n + 1 of the branch,
+/// tagged with the successor it is written for: only one successor's
+/// arguments are written when the branch runs, so writes for different
+/// successors never conflict.
 struct Interval {
   uint32_t start;
   uint32_t end;
+  int32_t successor = -1;
 };
 using Intervals = SmallVector<Interval, 4>;
 
 bool overlaps(ArrayRef<Interval> a, ArrayRef<Interval> b) {
   for (const Interval &x : a) {
     for (const Interval &y : b) {
-      if (x.start <= y.end && y.start <= x.end) {
-        return true;
+      if (x.start > y.end || y.start > x.end) {
+        continue;
       }
+      if (x.successor >= 0 && y.successor >= 0 &&
+          x.successor != y.successor) {
+        continue; // writes on two different edges of one branch
+      }
+      return true;
     }
   }
   return false;
@@ -115,9 +125,12 @@ LogicalResult RegisterAllocation::allocate(FuncOp func) {
     }
     // A block argument is written by each predecessor's branch remap.
     if (auto arg = dyn_cast<BlockArgument>(value)) {
-      for (Block *pred : arg.getOwner()->getPredecessors()) {
-        uint32_t point = 2 * terminatorSlot(pred) + 1;
-        live.push_back({point, point});
+      Block *owner = arg.getOwner();
+      for (auto it = owner->pred_begin(), e = owner->pred_end(); it != e;
+           ++it) {
+        uint32_t point = 2 * terminatorSlot(*it) + 1;
+        live.push_back(
+            {point, point, static_cast<int32_t>(it.getSuccessorIndex())});
       }
     }
     return live;

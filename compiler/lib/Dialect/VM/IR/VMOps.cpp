@@ -3,6 +3,9 @@
 #include "Strata/Dialect/VM/IR/VMOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 
@@ -248,6 +251,104 @@ SuccessorOperands BrTableOp::getSuccessorOperands(unsigned index) {
     return SuccessorOperands(getDefaultOperandsMutable());
   }
   return SuccessorOperands(getCaseOperandsMutable()[index - 1]);
+}
+
+namespace {
+
+/// A copy of the terminator `dest` consists of when it holds nothing but a
+/// vm.br or a vm.return, with `operands` standing in for its block
+/// arguments. Only when those arguments are used by that terminator alone:
+/// then every other value it uses dominates `dest`, hence each of its
+/// predecessors, and nothing past `dest` loses its definition.
+Operation *cloneTrivialSuccessor(PatternRewriter &rewriter, Block *dest,
+                                 ValueRange operands, Location loc) {
+  if (!llvm::hasSingleElement(*dest)) {
+    return nullptr;
+  }
+  Operation *terminator = dest->getTerminator();
+  if (!isa<BrOp, ReturnOp>(terminator)) {
+    return nullptr;
+  }
+  for (BlockArgument arg : dest->getArguments()) {
+    for (Operation *user : arg.getUsers()) {
+      if (user != terminator) {
+        return nullptr;
+      }
+    }
+  }
+  IRMapping mapping;
+  mapping.map(dest->getArguments(), operands);
+  Operation *clone = rewriter.clone(*terminator, mapping);
+  clone->setLoc(loc);
+  return clone;
+}
+
+/// br ^bb(args) where ^bb has no other predecessor: merge the blocks.
+/// br to a block that only branches or returns: do that here instead.
+struct SimplifyBr : OpRewritePattern<BrOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BrOp op,
+                                PatternRewriter &rewriter) const override {
+    Block *dest = op.getDest();
+    Block *block = op->getBlock();
+    if (dest == block) {
+      return failure();
+    }
+    if (dest->getSinglePredecessor() == block) {
+      SmallVector<Value> operands(op.getDestOperands());
+      rewriter.eraseOp(op);
+      rewriter.mergeBlocks(dest, block, operands);
+      return success();
+    }
+    // A trivial block that branches to itself would loop forever here.
+    if (auto next = dyn_cast<BrOp>(dest->getTerminator());
+        next && next.getDest() == dest) {
+      return failure();
+    }
+    rewriter.setInsertionPoint(op);
+    if (!cloneTrivialSuccessor(rewriter, dest, op.getDestOperands(),
+                               op.getLoc())) {
+      return failure();
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// cond_br on a constant, or to one destination with the same operands
+/// either way, is a br.
+struct SimplifyCondBr : OpRewritePattern<CondBrOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CondBrOp op,
+                                PatternRewriter &rewriter) const override {
+    APInt condition;
+    if (matchPattern(op.getCondition(), m_ConstantInt(&condition))) {
+      bool taken = !condition.isZero();
+      rewriter.replaceOpWithNewOp<BrOp>(
+          op, taken ? op.getTrueDestOperands() : op.getFalseDestOperands(),
+          taken ? op.getTrueDest() : op.getFalseDest());
+      return success();
+    }
+    if (op.getTrueDest() == op.getFalseDest() &&
+        op.getTrueDestOperands() == op.getFalseDestOperands()) {
+      rewriter.replaceOpWithNewOp<BrOp>(op, op.getTrueDestOperands(),
+                                        op.getTrueDest());
+      return success();
+    }
+    return failure();
+  }
+};
+
+} // namespace
+
+void BrOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                       MLIRContext *context) {
+  results.add<SimplifyBr>(context);
+}
+
+void CondBrOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<SimplifyCondBr>(context);
 }
 
 LogicalResult BrTableOp::verify() {

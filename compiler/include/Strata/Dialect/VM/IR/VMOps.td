@@ -210,6 +210,7 @@ def VM_BrOp : VM_OpcodeOp<"Br", "br", [
   let assemblyFormat = [{
     $dest (`(` $destOperands^ `:` type($destOperands) `)`)? attr-dict
   }];
+  let hasCanonicalizer = 1;
 }
 
 def VM_CondBrOp : VM_OpcodeOp<"CondBr", "cond_br", [
@@ -235,6 +236,7 @@ def VM_CondBrOp : VM_OpcodeOp<"CondBr", "cond_br", [
     $falseDest (`(` $falseDestOperands^ `:` type($falseDestOperands) `)`)?
     attr-dict
   }];
+  let hasCanonicalizer = 1;
 }
 
 def VM_BrTableOp : VM_OpcodeOp<"BrTable", "br_table", [
