@@ -869,6 +869,11 @@ next:
     // instead of two, and no i1 register written and read back.
     COND_BRANCH(I64(1) < I64(3), 5);
   }
+  OP(CondBrLtSI64Imm) {
+    // The same against a constant: a recursion's base case (n < 2) needs no
+    // register loaded with the bound on every call.
+    COND_BRANCH(I64(1) < static_cast<int64_t>(readU64(ip + 3)), 11);
+  }
   OP(BrTable) {
     uint32_t index = U32R(1);
     const uint8_t* p = ip + 7;

@@ -747,20 +747,21 @@ TEST_SUITE("vm.interpreter") {
   // lt(a, b) through cond_br.lt.i64.s: returns 1 on the taken edge, 0 on the
   // other. With taken_first the taken block is the fall-through, otherwise
   // the not-taken one is (both layouts have their own fast path).
-  int32_t fusedLt(int64_t a, int64_t b, bool taken_first) {
+  // With immediate, b is the instruction's constant (cond_br.lt.i64.s.imm).
+  int32_t fusedLt(int64_t a, int64_t b, bool taken_first,
+                  bool immediate = false) {
     ModuleBuilder mb("t");
     auto& f = mb.addFunction("lt", "0II_i");
     uint32_t first = f.newBlock();
     uint32_t second = f.newBlock();
     uint32_t yes = taken_first ? first : second;
     uint32_t no = taken_first ? second : first;
-    f.op(Opcode::CondBrLtSI64)
-        .reg(prim(0))
-        .reg(prim(1))
-        .block(yes)
-        .remap({})
-        .block(no)
-        .remap({});
+    if (immediate) {
+      f.op(Opcode::CondBrLtSI64Imm).reg(prim(0)).i64(b);
+    } else {
+      f.op(Opcode::CondBrLtSI64).reg(prim(0)).reg(prim(1));
+    }
+    f.block(yes).remap({}).block(no).remap({});
     f.bind(first);
     f.op(Opcode::ConstI32).i32(taken_first ? 1 : 0).reg(prim(2));
     f.op(Opcode::Return).list({prim(2)});
@@ -788,6 +789,19 @@ TEST_SUITE("vm.interpreter") {
       // All 64 bits count: the low halves alone would compare 0 < 1.
       CHECK(fusedLt(1ll << 32, 1, taken_first) == 0);
       CHECK(fusedLt(1ll << 40, (1ll << 40) + 1, taken_first) == 1);
+    }
+  }
+
+  TEST_CASE("cond_br.lt.i64.s.imm compares with its signed 64-bit constant") {
+    constexpr int64_t kMax64 = std::numeric_limits<int64_t>::max();
+    for (bool taken_first : {true, false}) {
+      CAPTURE(taken_first);
+      CHECK(fusedLt(1, 2, taken_first, true) == 1);
+      CHECK(fusedLt(2, 2, taken_first, true) == 0);
+      CHECK(fusedLt(-1, 0, taken_first, true) == 1);
+      CHECK(fusedLt(0, -1, taken_first, true) == 0);
+      CHECK(fusedLt(kMin64, kMax64, taken_first, true) == 1);
+      CHECK(fusedLt(1ll << 32, 1, taken_first, true) == 0);
     }
   }
 

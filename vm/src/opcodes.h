@@ -38,6 +38,7 @@ inline bool isTerminator(Opcode op) {
     case Opcode::Br:
     case Opcode::CondBr:
     case Opcode::CondBrLtSI64:
+    case Opcode::CondBrLtSI64Imm:
     case Opcode::BrTable:
     case Opcode::Return:
     case Opcode::Fail:

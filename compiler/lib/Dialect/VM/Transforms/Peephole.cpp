@@ -93,13 +93,31 @@ struct FuseCompareBranch : OpRewritePattern<CondBrOp> {
   }
 };
 
+/// cond_br.lt.i64.s a, (const c) -> cond_br.lt.i64.s.imm a, c.
+struct CompareBranchImmediate : OpRewritePattern<CondBrLtSI64Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CondBrLtSI64Op op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<int64_t> c = constantI64(op.getB());
+    if (!c) {
+      return failure();
+    }
+    rewriter.replaceOpWithNewOp<CondBrLtSI64ImmOp>(
+        op, op.getA(), rewriter.getI64IntegerAttr(*c),
+        op.getTrueDestOperands(), op.getFalseDestOperands(), op.getTrueDest(),
+        op.getFalseDest());
+    return success();
+  }
+};
+
 struct VMPeepholePass
     : mlir::strata::vm::impl::VMPeepholePassBase<VMPeepholePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ImmediateOperand<AddI64Op, AddI64ImmOp, true>,
                  ImmediateOperand<MulI64Op, MulI64ImmOp, true>,
-                 SubtractImmediate, RemainderImmediate, FuseCompareBranch>(
+                 SubtractImmediate, RemainderImmediate, FuseCompareBranch,
+                 CompareBranchImmediate>(
         &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
       getOperation().emitError("vm peephole rewrites did not converge");

@@ -25,7 +25,7 @@ bool isCopyable(Block *header, unsigned maxOps) {
   }
   auto branch = dyn_cast<BranchOpInterface>(header->getTerminator());
   if (!branch || header->getNumSuccessors() != 2 ||
-      !isa<CondBrOp, CondBrLtSI64Op>(header->getTerminator())) {
+      !isa<CondBrOp, CondBrLtSI64Op, CondBrLtSI64ImmOp>(header->getTerminator())) {
     return false;
   }
   for (Block *successor : header->getSuccessors()) {

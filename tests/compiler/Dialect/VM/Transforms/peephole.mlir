@@ -55,6 +55,22 @@ vm.module @branch {
     vm.return %r : i64
   }
 
+  // A constant bound goes into the instruction.
+  // CHECK-LABEL: vm.func @base_case
+  // CHECK-SAME: (%[[N:.*]]: i64)
+  vm.func @base_case(%n: i64) -> i64 {
+    // CHECK-NOT: vm.const.i64 2
+    // CHECK: vm.cond_br.lt.i64.s.imm %[[N]], 2,
+    %two = vm.const.i64 2
+    %lt = vm.cmp.lt.i64.s %n, %two
+    vm.cond_br %lt, ^bb1, ^bb2
+  ^bb1:
+    vm.return %n : i64
+  ^bb2:
+    %z = vm.const.i64 0
+    vm.return %z : i64
+  }
+
   // The comparison has another use, so it stays and the branch is kept.
   // CHECK-LABEL: vm.func @shared
   vm.func @shared(%a: i64, %b: i64) -> i32 {

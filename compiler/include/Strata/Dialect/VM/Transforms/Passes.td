@@ -18,7 +18,8 @@ def VMPeepholePass : Pass<"strata-vm-peephole", "::mlir::strata::vm::ModuleOp"> 
     - `vm.rem.i64.s` by a constant other than 0 and -1 becomes
       `vm.rem.i64.s.imm` (those two divisors keep their run-time checks);
     - `vm.cond_br` on a `vm.cmp.lt.i64.s` that has no other use becomes
-      `vm.cond_br.lt.i64.s`.
+      `vm.cond_br.lt.i64.s`, and `vm.cond_br.lt.i64.s` against a constant
+      bound becomes `vm.cond_br.lt.i64.s.imm`.
 
     Constants left without uses are erased. Run it late: the immediate forms
     have no folders, so canonicalization should come first.
