@@ -20,7 +20,9 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Process.h"
@@ -99,6 +101,10 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   // --compile-mode=vm assembles its input unchanged; the pass manager still
   // runs so that --mlir-print-ir-* and the other pass manager flags apply.
   PassManager pm(&context);
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope timingScope = timing.getRootScope();
+  pm.enableTiming(timingScope);
   if (compileMode == CompileMode::Std) {
     for (Operation &op : root->getBody()->getOperations()) {
       if (isa<strata::vm::ModuleOp>(op)) {
@@ -134,6 +140,11 @@ int main(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "strata-compile " << STRATA_VERSION << " (LLVM " << LLVM_VERSION_STRING
+       << ")\n";
+  });
   // libLLVM registers hundreds of backend flags; --help shows ours and
   // MLIR's (--mlir-print-ir-after-all and friends). The rest still parse.
   static llvm::cl::OptionCategory mlirCategory("MLIR options");
