@@ -56,6 +56,11 @@ void copiesToLinalg(func::FuncOp func) {
   SmallVector<memref::CopyOp> copies;
   func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
   for (memref::CopyOp copy : copies) {
+    // Bufferization leaves copies of a tile onto itself.
+    if (copy.getSource() == copy.getTarget()) {
+      rewriter.eraseOp(copy);
+      continue;
+    }
     rewriter.setInsertionPoint(copy);
     linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
                                     copy.getTarget());

@@ -25,6 +25,11 @@ LogicalResult runPassPipeline(ModuleOp module, StringRef pipeline) {
     return module.emitError() << "llvm-cpu: bad internal pass pipeline '"
                               << pipeline << "': " << parseErrors;
   }
+  // Honors --mlir-print-ir-after-all, --mlir-timing... when a tool
+  // registered the pass manager's command-line options.
+  if (failed(applyPassManagerCLOptions(pm))) {
+    return failure();
+  }
   return pm.run(module);
 }
 
