@@ -7,12 +7,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "Strata/Target/LLVMCPU/LLVMCPUTarget.h"
@@ -90,7 +92,8 @@ bool compileAndLoad(const std::string &source, Loaded &loaded) {
 // Runs every workgroup of export `ordinal` in a shuffled order; each call
 // must return 0.
 void dispatch(const Loaded &loaded, uint32_t ordinal,
-              const std::vector<std::pair<void *, size_t>> &bindings) {
+              const std::vector<std::pair<void *, size_t>> &bindings,
+              unsigned threads = 1) {
   const mlir::strata::ExecutableExportInfo &info =
       loaded.compiled.exports[ordinal];
   REQUIRE(info.bindingCount == bindings.size());
@@ -124,9 +127,25 @@ void dispatch(const Loaded &loaded, uint32_t ordinal,
       strata::hal::exportFunction(loaded.executable, ordinal);
   const strata_hal_executable_environment_v0_t *environment =
       strata_hal_executable_environment(loaded.executable);
-  for (const auto &workgroup : workgroups) {
-    REQUIRE(function(environment, &state, &workgroup) == 0);
+  // Workers take workgroups from a shared counter, as the task device's do.
+  std::atomic<size_t> next{0};
+  std::atomic<int> failures{0};
+  auto work = [&] {
+    for (size_t i = next++; i < workgroups.size(); i = next++) {
+      if (function(environment, &state, &workgroups[i]) != 0) {
+        ++failures;
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  for (unsigned t = 1; t < threads; ++t) {
+    workers.emplace_back(work);
   }
+  work();
+  for (std::thread &worker : workers) {
+    worker.join();
+  }
+  REQUIRE(failures == 0);
 }
 
 template <typename T>
@@ -419,6 +438,234 @@ module @transpose {
     for (int j = 0; j < 48; ++j) {
       REQUIRE(out[i * 48 + j] == a[j * 80 + i]);
     }
+  }
+}
+
+TEST_CASE("convolves NHWC by HWCF over several workgroups") {
+  Loaded loaded;
+  REQUIRE(compileAndLoad(R"mlir(
+module @conv {
+  func.func @conv(%in: tensor<1x18x18x8xf32>, %f: tensor<3x3x8x16xf32>) -> tensor<1x16x16x16xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<1x16x16x16xf32>
+    %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+    %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : tensor<1x18x18x8xf32>, tensor<3x3x8x16xf32>)
+      outs(%fill : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+    return %r : tensor<1x16x16x16xf32>
+  }
+})mlir",
+                         loaded));
+  CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
+  std::vector<float> in = ramp(18 * 18 * 8, 0.125f, -4.0f);
+  std::vector<float> filter = ramp(3 * 3 * 8 * 16, -0.25f, 9.0f);
+  std::vector<float> out(16 * 16 * 16, -1.0f);
+  dispatch(loaded, 0, {binding(in), binding(filter), binding(out)});
+  for (int h = 0; h < 16; ++h) {
+    for (int w = 0; w < 16; ++w) {
+      for (int f = 0; f < 16; ++f) {
+        double sum = 0;
+        for (int kh = 0; kh < 3; ++kh) {
+          for (int kw = 0; kw < 3; ++kw) {
+            for (int c = 0; c < 8; ++c) {
+              sum += static_cast<double>(in[((h + kh) * 18 + w + kw) * 8 + c]) *
+                     filter[((kh * 3 + kw) * 8 + c) * 16 + f];
+            }
+          }
+        }
+        REQUIRE(out[(h * 16 + w) * 16 + f] ==
+                doctest::Approx(sum).epsilon(1e-4));
+      }
+    }
+  }
+}
+
+TEST_CASE("batch matmul runs on a 2-d grid, workgroups on four threads") {
+  Loaded loaded;
+  REQUIRE(compileAndLoad(R"mlir(
+module @bmm {
+  func.func @bmm(%a: tensor<4x32x16xf32>, %b: tensor<4x16x64xf32>) -> tensor<4x32x64xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4x32x64xf32>
+    %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<4x32x64xf32>) -> tensor<4x32x64xf32>
+    %r = linalg.batch_matmul ins(%a, %b : tensor<4x32x16xf32>, tensor<4x16x64xf32>)
+                             outs(%fill : tensor<4x32x64xf32>) -> tensor<4x32x64xf32>
+    return %r : tensor<4x32x64xf32>
+  }
+})mlir",
+                         loaded));
+  const auto &info = loaded.compiled.exports[0];
+  CHECK(info.workgroupCount[0] > 1);
+  CHECK(info.workgroupCount[1] > 1);
+  std::vector<float> a = ramp(4 * 32 * 16, 0.5f, -10.0f);
+  std::vector<float> b = ramp(4 * 16 * 64, 0.25f, 3.0f);
+  std::vector<float> out(4 * 32 * 64, -1.0f);
+  dispatch(loaded, 0, {binding(a), binding(b), binding(out)}, /*threads=*/4);
+  for (int n = 0; n < 4; ++n) {
+    for (int i = 0; i < 32; ++i) {
+      for (int j = 0; j < 64; ++j) {
+        double sum = 0;
+        for (int k = 0; k < 16; ++k) {
+          sum += static_cast<double>(a[(n * 32 + i) * 16 + k]) *
+                 b[(n * 16 + k) * 64 + j];
+        }
+        REQUIRE(out[(n * 32 + i) * 64 + j] ==
+                doctest::Approx(sum).epsilon(1e-5));
+      }
+    }
+  }
+}
+
+TEST_CASE("broadcasts, pads, concatenates, reshapes and updates slices") {
+  Loaded loaded;
+  REQUIRE(compileAndLoad(R"mlir(
+module @shapes {
+  func.func @bcast(%a: tensor<64xf32>) -> tensor<128x64xf32> {
+    %e = tensor.empty() : tensor<128x64xf32>
+    %r = linalg.broadcast ins(%a : tensor<64xf32>) outs(%e : tensor<128x64xf32>) dimensions = [0]
+    return %r : tensor<128x64xf32>
+  }
+  func.func @pad(%a: tensor<30x30xf32>) -> tensor<32x32xf32> {
+    %c = arith.constant 1.5 : f32
+    %r = tensor.pad %a low[1, 1] high[1, 1] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %c : f32
+    } : tensor<30x30xf32> to tensor<32x32xf32>
+    return %r : tensor<32x32xf32>
+  }
+  func.func @concat(%a: tensor<16x8xi32>, %b: tensor<16x4xi32>) -> tensor<16x12xi32> {
+    %r = tensor.concat dim(1) %a, %b : (tensor<16x8xi32>, tensor<16x4xi32>) -> tensor<16x12xi32>
+    return %r : tensor<16x12xi32>
+  }
+  func.func @reshape(%a: tensor<8x16x4xi16>) -> tensor<32x16xi16> {
+    %c = tensor.collapse_shape %a [[0, 1], [2]] : tensor<8x16x4xi16> into tensor<128x4xi16>
+    %x = tensor.expand_shape %c [[0, 1], [2]] output_shape [32, 4, 4] : tensor<128x4xi16> into tensor<32x4x4xi16>
+    %y = tensor.collapse_shape %x [[0], [1, 2]] : tensor<32x4x4xi16> into tensor<32x16xi16>
+    return %y : tensor<32x16xi16>
+  }
+  func.func @slices(%a: tensor<64x64xf64>, %b: tensor<8x8xf64>) -> tensor<64x64xf64> {
+    %s = tensor.extract_slice %a[8, 8] [8, 8] [1, 1] : tensor<64x64xf64> to tensor<8x8xf64>
+    %e = tensor.empty() : tensor<8x8xf64>
+    %sum = linalg.add ins(%s, %b : tensor<8x8xf64>, tensor<8x8xf64>) outs(%e : tensor<8x8xf64>) -> tensor<8x8xf64>
+    %r = tensor.insert_slice %sum into %a[0, 0] [8, 8] [1, 1] : tensor<8x8xf64> into tensor<64x64xf64>
+    return %r : tensor<64x64xf64>
+  }
+  func.func @constant() -> tensor<4xi64> {
+    %c = arith.constant dense<[1, 2, -3, 4000000000000]> : tensor<4xi64>
+    return %c : tensor<4xi64>
+  }
+})mlir",
+                         loaded));
+  REQUIRE(loaded.compiled.exports.size() == 6);
+
+  std::vector<float> row = ramp(64, 1.0f, 0.0f);
+  std::vector<float> broadcast(128 * 64, -1.0f);
+  dispatch(loaded, 0, {binding(row), binding(broadcast)});
+  for (int i = 0; i < 128; ++i) {
+    for (int j = 0; j < 64; ++j) {
+      REQUIRE(broadcast[i * 64 + j] == row[j]);
+    }
+  }
+
+  std::vector<float> small = ramp(30 * 30, 1.0f, 0.0f);
+  std::vector<float> padded(32 * 32, -1.0f);
+  dispatch(loaded, 1, {binding(small), binding(padded)});
+  for (int i = 0; i < 32; ++i) {
+    for (int j = 0; j < 32; ++j) {
+      bool inside = i >= 1 && i <= 30 && j >= 1 && j <= 30;
+      REQUIRE(padded[i * 32 + j] ==
+              (inside ? small[(i - 1) * 30 + (j - 1)] : 1.5f));
+    }
+  }
+
+  std::vector<int32_t> left(16 * 8), right(16 * 4), joined(16 * 12, -1);
+  for (size_t i = 0; i < left.size(); ++i) {
+    left[i] = static_cast<int32_t>(i);
+  }
+  for (size_t i = 0; i < right.size(); ++i) {
+    right[i] = -static_cast<int32_t>(i) - 1;
+  }
+  dispatch(loaded, 2, {binding(left), binding(right), binding(joined)});
+  for (int i = 0; i < 16; ++i) {
+    for (int j = 0; j < 12; ++j) {
+      REQUIRE(joined[i * 12 + j] ==
+              (j < 8 ? left[i * 8 + j] : right[i * 4 + (j - 8)]));
+    }
+  }
+
+  std::vector<int16_t> block(8 * 16 * 4), flat(32 * 16, 0);
+  for (size_t i = 0; i < block.size(); ++i) {
+    block[i] = static_cast<int16_t>(i * 3 - 700);
+  }
+  dispatch(loaded, 3, {binding(block), binding(flat)});
+  CHECK(flat == block); // row-major reshapes keep the element order
+
+  std::vector<double> big(64 * 64), patch(8 * 8), updated(64 * 64, -1.0);
+  for (size_t i = 0; i < big.size(); ++i) {
+    big[i] = static_cast<double>(i) * 0.5;
+  }
+  for (size_t i = 0; i < patch.size(); ++i) {
+    patch[i] = 1000.0 + static_cast<double>(i);
+  }
+  dispatch(loaded, 4, {binding(big), binding(patch), binding(updated)});
+  for (int i = 0; i < 64; ++i) {
+    for (int j = 0; j < 64; ++j) {
+      double expected = i < 8 && j < 8
+                            ? big[(i + 8) * 64 + (j + 8)] + patch[i * 8 + j]
+                            : big[i * 64 + j];
+      REQUIRE(updated[i * 64 + j] == expected);
+    }
+  }
+
+  std::vector<int64_t> constants(4, 0);
+  dispatch(loaded, 5, {binding(constants)});
+  CHECK(constants == std::vector<int64_t>{1, 2, -3, 4000000000000});
+}
+
+TEST_CASE("approximates powf, log, erf, sqrt and rsqrt; returns two results") {
+  Loaded loaded;
+  REQUIRE(compileAndLoad(R"mlir(
+module @more_math {
+  func.func @mathops(%a: tensor<1024xf32>, %b: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) {
+    %e = tensor.empty() : tensor<1024xf32>
+    %r:3 = linalg.generic {
+        indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>,
+                         affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+        iterator_types = ["parallel"]}
+        ins(%a, %b : tensor<1024xf32>, tensor<1024xf32>) outs(%e, %e, %e : tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) {
+    ^bb0(%x: f32, %y: f32, %o0: f32, %o1: f32, %o2: f32):
+      %p = math.powf %x, %y : f32
+      %l = math.log %x : f32
+      %er = math.erf %y : f32
+      %sq = math.sqrt %x : f32
+      %rs = math.rsqrt %x : f32
+      %s = arith.addf %sq, %rs : f32
+      %le = arith.addf %l, %er : f32
+      linalg.yield %p, %le, %s : f32, f32, f32
+    } -> (tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>)
+    return %r#0, %r#1, %r#2 : tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>
+  }
+})mlir",
+                         loaded));
+  CHECK(loaded.compiled.exports[0].bindingCount == 5);
+  std::vector<float> a(1024), b(1024);
+  for (int i = 0; i < 1024; ++i) {
+    a[i] = 0.05f + static_cast<float>(i) * 0.01f;
+    b[i] = -2.0f + static_cast<float>(i) * 0.004f;
+  }
+  std::vector<float> pows(1024), logErfs(1024), roots(1024);
+  dispatch(loaded, 0,
+           {binding(a), binding(b), binding(pows), binding(logErfs),
+            binding(roots)});
+  for (int i = 0; i < 1024; ++i) {
+    REQUIRE(pows[i] ==
+            doctest::Approx(std::pow(a[i], b[i])).epsilon(1e-4));
+    REQUIRE(logErfs[i] == doctest::Approx(std::log(a[i]) + std::erf(b[i]))
+                              .epsilon(1e-4)
+                              .scale(1.0));
+    REQUIRE(roots[i] ==
+            doctest::Approx(std::sqrt(a[i]) + 1.0 / std::sqrt(a[i]))
+                .epsilon(1e-5));
   }
 }
 
