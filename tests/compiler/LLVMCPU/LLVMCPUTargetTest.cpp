@@ -130,9 +130,18 @@ void dispatch(const Loaded &loaded, uint32_t ordinal,
   // Workers take workgroups from a shared counter, as the task device's do.
   std::atomic<size_t> next{0};
   std::atomic<int> failures{0};
+  const strata_hal_executable_dispatch_attrs_v0_t *attrs =
+      strata_hal_executable_export_attrs(loaded.executable, ordinal);
+  REQUIRE(attrs);
+  uint32_t localMemorySize = attrs->local_memory_size;
   auto work = [&] {
+    // Each worker has its own local memory, as the devices give.
+    std::vector<uint64_t> localMemory((localMemorySize + 7) / 8);
     for (size_t i = next++; i < workgroups.size(); i = next++) {
-      if (function(environment, &state, &workgroups[i]) != 0) {
+      strata_hal_executable_workgroup_state_v0_t workgroup = workgroups[i];
+      workgroup.local_memory = localMemory.data();
+      workgroup.local_memory_size = localMemorySize;
+      if (function(environment, &state, &workgroup) != 0) {
         ++failures;
       }
     }
@@ -667,6 +676,46 @@ module @more_math {
             doctest::Approx(std::sqrt(a[i]) + 1.0 / std::sqrt(a[i]))
                 .epsilon(1e-5));
   }
+}
+
+TEST_CASE("keeps a large temporary in workgroup local memory") {
+  Loaded loaded;
+  REQUIRE(compileAndLoad(R"mlir(
+module @local {
+  func.func @sum_of_products(%a: tensor<256x32xf32>, %b: tensor<32x256xf32>) -> tensor<f32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.matmul ins(%a, %b : tensor<256x32xf32>, tensor<32x256xf32>)
+                       outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %e0 = tensor.empty() : tensor<f32>
+    %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+    %r = linalg.reduce ins(%m : tensor<256x256xf32>) outs(%f0 : tensor<f32>) dimensions = [0, 1]
+      (%in: f32, %acc: f32) {
+        %s = arith.addf %in, %acc : f32
+        linalg.yield %s : f32
+      }
+    return %r : tensor<f32>
+  }
+})mlir",
+                         loaded));
+  const strata_hal_executable_dispatch_attrs_v0_t *attrs =
+      strata_hal_executable_export_attrs(loaded.executable, 0);
+  REQUIRE(attrs);
+  CHECK(attrs->local_memory_size >= 256 * 256 * 4);
+  std::vector<float> a = ramp(256 * 32, 0.01f, -0.5f);
+  std::vector<float> b = ramp(32 * 256, 0.02f, -1.0f);
+  std::vector<float> total(1, 0.0f);
+  dispatch(loaded, 0, {binding(a), binding(b), binding(total)});
+  double expected = 0;
+  for (int i = 0; i < 256; ++i) {
+    for (int j = 0; j < 256; ++j) {
+      for (int k = 0; k < 32; ++k) {
+        expected += static_cast<double>(a[i * 32 + k]) * b[k * 256 + j];
+      }
+    }
+  }
+  CHECK(total[0] == doctest::Approx(expected).epsilon(1e-3));
 }
 
 TEST_CASE("exports only the query function and leaves nothing undefined") {

@@ -25,28 +25,82 @@
 namespace mlir::strata::llvmcpu {
 namespace {
 
-// Static allocations become allocas at the function's entry (never inside
-// a loop, where each iteration would grow the stack); deallocations go.
-LogicalResult moveAllocationsToStack(func::FuncOp func) {
+// Temporaries up to this many bytes per workgroup live on the stack.
+constexpr int64_t kMaxStackBytes = 64 * 1024;
+// Larger ones live in the workgroup's local memory, which the runtime
+// provides up to this size (hal/src/task_pool.cpp, device.cpp).
+constexpr int64_t kMaxLocalMemoryBytes = int64_t{64} << 20;
+constexpr int64_t kTemporaryAlignment = 64;
+
+int64_t alignTo(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+// Places the function's temporaries (static memref.allocs): all of them at
+// the entry as allocas when they are small (never inside a loop, where each
+// iteration would grow the stack), else at fixed offsets of one local memory
+// argument, inserted after the workgroup ids, whose size is recorded in
+// kLocalMemorySizeAttr. Deallocations go.
+LogicalResult placeTemporaries(func::FuncOp func) {
   IRRewriter rewriter(func.getContext());
   Block &entry = func.getBody().front();
   SmallVector<memref::AllocOp> allocs;
   SmallVector<memref::DeallocOp> deallocs;
   func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
   func.walk([&](memref::DeallocOp dealloc) { deallocs.push_back(dealloc); });
+  SmallVector<int64_t> offsets;
+  int64_t total = 0;
   for (memref::AllocOp alloc : allocs) {
-    if (!alloc.getType().hasStaticShape() ||
-        !alloc.getDynamicSizes().empty() || !alloc.getSymbolOperands().empty()) {
+    MemRefType type = alloc.getType();
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        !alloc.getDynamicSizes().empty() ||
+        !alloc.getSymbolOperands().empty() ||
+        !type.getElementType().isIntOrFloat()) {
       return alloc.emitError()
-             << "llvm-cpu kernels cannot allocate dynamically sized memory";
+             << "llvm-cpu kernels cannot allocate " << type
+             << " (only static shapes with identity layouts)";
     }
-    rewriter.setInsertionPointToStart(&entry);
-    rewriter.replaceOpWithNewOp<memref::AllocaOp>(alloc, alloc.getType(),
-                                                  alloc.getAlignmentAttr());
+    int64_t elementBytes =
+        std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
+    offsets.push_back(total);
+    total += alignTo(type.getNumElements() * elementBytes,
+                     kTemporaryAlignment);
   }
   for (memref::DeallocOp dealloc : deallocs) {
     rewriter.eraseOp(dealloc);
   }
+  if (total <= kMaxStackBytes) {
+    for (memref::AllocOp alloc : allocs) {
+      rewriter.setInsertionPointToStart(&entry);
+      rewriter.replaceOpWithNewOp<memref::AllocaOp>(alloc, alloc.getType(),
+                                                    alloc.getAlignmentAttr());
+    }
+    return success();
+  }
+  if (total > kMaxLocalMemoryBytes) {
+    return func.emitError()
+           << "this export needs " << total
+           << " bytes of temporaries per workgroup, more than the "
+           << kMaxLocalMemoryBytes << " the runtime provides";
+  }
+  auto inputCount = func->getAttrOfType<IntegerAttr>(kInputCountAttr);
+  unsigned position = inputCount.getInt() + 2; // after the workgroup ids
+  Type localType =
+      MemRefType::get({total}, IntegerType::get(func.getContext(), 8));
+  if (failed(func.insertArgument(position, localType, {}, func.getLoc()))) {
+    return func.emitError() << "cannot add the local memory argument";
+  }
+  Value local = entry.getArgument(position);
+  for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
+    rewriter.setInsertionPoint(alloc);
+    Value offsetValue =
+        arith::ConstantIndexOp::create(rewriter, alloc.getLoc(), offset);
+    rewriter.replaceOpWithNewOp<memref::ViewOp>(alloc, alloc.getType(), local,
+                                                offsetValue, ValueRange());
+  }
+  func->setAttr(kLocalMemorySizeAttr,
+                IntegerAttr::get(IntegerType::get(func.getContext(), 64),
+                                 total));
   return success();
 }
 
@@ -133,7 +187,7 @@ LogicalResult checkNoLibraryCalls(ModuleOp module) {
 LogicalResult lowerToLLVMDialect(ModuleOp module) {
   for (auto func : module.getOps<func::FuncOp>()) {
     copiesToLinalg(func);
-    if (failed(moveAllocationsToStack(func))) {
+    if (failed(placeTemporaries(func))) {
       return failure();
     }
   }

@@ -12,6 +12,7 @@
 #include "ObjectLinker.h"
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -114,6 +115,19 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
 
   if (failed(llvmcpu::lowerToLLVMDialect(work))) {
     return failure();
+  }
+  // Placing temporaries decided which exports need local memory.
+  for (llvmcpu::KernelExport &kernel : kernels) {
+    auto func = work.lookupSymbol<LLVM::LLVMFuncOp>(kernel.kernelSymbol);
+    if (!func) {
+      return executable.emitError()
+             << "llvm-cpu: kernel '" << kernel.kernelSymbol
+             << "' is missing after lowering";
+    }
+    if (auto size =
+            func->getAttrOfType<IntegerAttr>(llvmcpu::kLocalMemorySizeAttr)) {
+      kernel.localMemorySize = static_cast<uint32_t>(size.getInt());
+    }
   }
   std::string libraryName =
       executable.getSymName() ? executable.getSymName()->str() : "executable";

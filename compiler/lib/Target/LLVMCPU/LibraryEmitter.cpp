@@ -25,6 +25,8 @@ constexpr uint64_t kDispatchBindingPtrsOffset = 32;  // void* const*
 // Offsets in strata_hal_executable_workgroup_state_v0_t.
 constexpr uint64_t kWorkgroupIdXOffset = 0; // uint32_t
 constexpr uint64_t kWorkgroupIdYOffset = 4; // uint32_t
+constexpr uint64_t kLocalMemoryOffset = 16;     // void*
+constexpr uint64_t kLocalMemorySizeOffset = 24; // uint32_t
 
 constexpr llvm::StringLiteral kQuerySymbol =
     "strata_hal_executable_library_query";
@@ -58,7 +60,7 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
 
   auto *entry = llvm::BasicBlock::Create(context, "entry", function);
   auto *run = llvm::BasicBlock::Create(context, "run", function);
-  auto *fail = llvm::BasicBlock::Create(context, "bad_bindings", function);
+  auto *fail = llvm::BasicBlock::Create(context, "bad_state", function);
   llvm::IRBuilder<> builder(entry);
   uint32_t bindingCount = exported.inputCount + exported.resultCount;
   llvm::Value *actualCount = loadAt(builder, builder.getInt16Ty(),
@@ -66,6 +68,13 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
                                     kDispatchBindingCountOffset);
   llvm::Value *enough = builder.CreateICmpUGE(
       actualCount, builder.getInt16(static_cast<uint16_t>(bindingCount)));
+  if (exported.localMemorySize) {
+    llvm::Value *localSize = loadAt(builder, i32Type, workgroupState,
+                                    kLocalMemorySizeOffset);
+    enough = builder.CreateAnd(
+        enough, builder.CreateICmpUGE(
+                    localSize, builder.getInt32(exported.localMemorySize)));
+  }
   builder.CreateCondBr(enough, run, fail);
 
   builder.SetInsertPoint(fail);
@@ -86,6 +95,10 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
   for (uint64_t offset : {kWorkgroupIdXOffset, kWorkgroupIdYOffset}) {
     llvm::Value *id = loadAt(builder, i32Type, workgroupState, offset);
     args.push_back(builder.CreateZExt(id, builder.getInt64Ty()));
+  }
+  if (exported.localMemorySize) {
+    args.push_back(
+        loadAt(builder, ptrType, workgroupState, kLocalMemoryOffset));
   }
   for (uint32_t i = 0; i < exported.resultCount; ++i) {
     args.push_back(loadBinding(exported.inputCount + i));
@@ -126,7 +139,8 @@ std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
       return "kernel function '" + exported.kernelSymbol +
              "' is missing from the LLVM module";
     }
-    if (kernel->arg_size() != exported.inputCount + exported.resultCount + 2) {
+    if (kernel->arg_size() != exported.inputCount + exported.resultCount + 2 +
+                                  (exported.localMemorySize ? 1 : 0)) {
       return "kernel function '" + exported.kernelSymbol +
              "' has an unexpected signature";
     }
@@ -141,7 +155,7 @@ std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
         {llvm::ConstantInt::get(
              i16Type, exported.inputCount + exported.resultCount),
          llvm::ConstantInt::get(i16Type, 0),  // constant_count
-         llvm::ConstantInt::get(i32Type, 0),  // local_memory_size
+         llvm::ConstantInt::get(i32Type, exported.localMemorySize),
          llvm::ConstantInt::get(i32Type, 0),  // workgroup_size_x: any
          llvm::ConstantInt::get(i32Type, 0),  // workgroup_size_y
          llvm::ConstantInt::get(i32Type, 0),  // workgroup_size_z

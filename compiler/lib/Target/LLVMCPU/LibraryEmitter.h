@@ -15,12 +15,14 @@ class Module;
 namespace mlir::strata::llvmcpu {
 
 /// One export as the emitter sees it: the kernel function in the module takes
-/// (ptr input..., i64 workgroup_id_x, i64 workgroup_id_y, ptr result...).
+/// (ptr input..., i64 workgroup_id_x, i64 workgroup_id_y, [ptr local_memory,]
+/// ptr result...); local_memory is there when localMemorySize is not 0.
 struct KernelExport {
   std::string name;         // the export's name in the table
   std::string kernelSymbol; // the kernel function in the llvm::Module
   uint32_t inputCount = 0;
   uint32_t resultCount = 0;
+  uint32_t localMemorySize = 0; // bytes of workgroup local memory it needs
 };
 
 /// Adds to `module` one dispatch function per export (the ABI's

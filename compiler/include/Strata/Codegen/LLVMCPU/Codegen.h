@@ -25,6 +25,12 @@ inline constexpr llvm::StringLiteral kResultCountAttr = "strata.result_count";
 inline constexpr llvm::StringLiteral kWorkgroupCountAttr =
     "strata.workgroup_count";
 
+/// Attribute on an export whose temporaries are too large for the stack:
+/// the bytes of workgroup local memory it needs, an i64. Such a kernel takes
+/// one more argument, the local memory, after the workgroup ids.
+inline constexpr llvm::StringLiteral kLocalMemorySizeAttr =
+    "strata.local_memory_size";
+
 /// Checks the input contract of compileExecutable (static ranked tensors of
 /// supported element types at the function boundary and inside) and records
 /// kInputCountAttr / kResultCountAttr on each public function.
@@ -51,9 +57,10 @@ LogicalResult bufferizeExecutable(ModuleOp module);
 LogicalResult bindWorkgroupIds(ModuleOp module,
                                SmallVectorImpl<std::string> &unsafe);
 
-/// Lowers the bufferized module to the LLVM dialect: linalg to loops, math
-/// to polynomial approximations, memref.copy to loops, allocations to the
-/// stack, then everything to LLVM with bare-pointer memref arguments. Fails
+/// Lowers the bufferized module to the LLVM dialect: temporaries to the
+/// stack or to workgroup local memory (kLocalMemorySizeAttr), linalg to
+/// loops, math to polynomial approximations, memref.copy to loops, then
+/// everything to LLVM with bare-pointer memref arguments. Fails
 /// on anything that would need a library call.
 LogicalResult lowerToLLVMDialect(ModuleOp module);
 
