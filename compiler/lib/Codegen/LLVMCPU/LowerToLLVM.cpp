@@ -141,10 +141,14 @@ LogicalResult expandMath(ModuleOp module) {
   RewritePatternSet patterns(context);
   // Approximations first (benefit 2): tanh has both an approximation and an
   // expansion through exp; the approximation is the cheaper of the two.
+  // Not rsqrt: its approximation is the AVX2 intrinsic (x86vector), which
+  // would tie kernels to x86; it is expanded to 1 / sqrt instead.
   populateMathPolynomialApproximationPatterns(
-      patterns, [](StringRef) { return true; }, /*benefit=*/2);
-  populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; },
-                                   /*benefit=*/2);
+      patterns, [](StringRef name) { return !name.ends_with("rsqrt"); },
+      /*benefit=*/2);
+  populateMathF32ExpansionPatterns(
+      patterns, [](StringRef name) { return !name.ends_with("rsqrt"); },
+      /*benefit=*/2);
   math::populateExpansionPatterns(patterns);
   populateMathAlgebraicSimplificationPatterns(patterns);
   patterns.add<FmaToMulAdd>(context);
@@ -184,14 +188,15 @@ LogicalResult checkNoLibraryCalls(ModuleOp module) {
 
 } // namespace
 
-LogicalResult lowerToLLVMDialect(ModuleOp module) {
+LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes) {
   for (auto func : module.getOps<func::FuncOp>()) {
     copiesToLinalg(func);
     if (failed(placeTemporaries(func))) {
       return failure();
     }
   }
-  if (failed(runPassPipeline(module, "func.func(convert-linalg-to-loops,"
+  if (failed(vectorizeExecutable(module, nativeVectorBytes)) ||
+      failed(runPassPipeline(module, "func.func(convert-linalg-to-loops,"
                                      "canonicalize,cse)"))) {
     return failure();
   }
@@ -200,7 +205,10 @@ LogicalResult lowerToLLVMDialect(ModuleOp module) {
   }
   return runPassPipeline(
       module,
-      "func.func(lower-affine,convert-scf-to-cf,canonicalize),"
+      "func.func(lower-vector-multi-reduction,"
+      "convert-vector-to-scf{full-unroll=true},"
+      "lower-affine,convert-scf-to-cf,canonicalize),"
+      "convert-vector-to-llvm,"
       "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
       "func.func(arith-expand),convert-math-to-llvm,convert-arith-to-llvm,"
       "convert-index-to-llvm,"

@@ -11,9 +11,13 @@
 //===----------------------------------------------------------------------===//
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
@@ -154,6 +158,10 @@ LogicalResult tileAndDistributeToWorkgroups(
                                      "canonicalize,cse)"))) {
     return failure();
   }
+  // Tiling creates ops of these dialects outside of any pass.
+  module.getContext()
+      ->loadDialect<affine::AffineDialect, arith::ArithDialect,
+                    scf::SCFDialect, tensor::TensorDialect>();
   for (auto func : module.getOps<func::FuncOp>()) {
     if (!func.isPublic() || singleWorkgroup.contains(func.getSymName())) {
       continue;

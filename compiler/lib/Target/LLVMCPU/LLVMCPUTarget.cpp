@@ -11,7 +11,16 @@
 #include "LibraryEmitter.h"
 #include "ObjectLinker.h"
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -72,6 +81,15 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
     registerLLVMCPUTargetDialects(registry);
     context->appendDialectRegistry(registry);
   }
+  // The code generator creates ops of these dialects outside of passes
+  // (tiling, workgroup ids, temporaries, vectorization), where nothing
+  // loads them on demand.
+  context->loadDialect<affine::AffineDialect, arith::ArithDialect,
+                       bufferization::BufferizationDialect, func::FuncDialect,
+                       linalg::LinalgDialect, math::MathDialect,
+                       memref::MemRefDialect, scf::SCFDialect,
+                       tensor::TensorDialect, vector::VectorDialect,
+                       LLVM::LLVMDialect>();
   llvmcpu::ResolvedTarget target;
   if (std::string error = llvmcpu::createTargetMachine(options, target);
       !error.empty()) {
@@ -113,7 +131,7 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
     kernels.push_back(kernel);
   }
 
-  if (failed(llvmcpu::lowerToLLVMDialect(work))) {
+  if (failed(llvmcpu::lowerToLLVMDialect(work, target.nativeVectorBytes))) {
     return failure();
   }
   // Placing temporaries decided which exports need local memory.

@@ -133,6 +133,9 @@ std::string createTargetMachine(const LLVMCPUTargetOptions &options,
         (subtarget->checkFeatures("+avx2") ? kFeatureX86Avx2 : 0) |
         (subtarget->checkFeatures("+fma") ? kFeatureX86Fma : 0) |
         (subtarget->checkFeatures("+avx512f") ? kFeatureX86Avx512f : 0);
+    out.nativeVectorBytes = subtarget->checkFeatures("+avx512f") ? 64
+                            : subtarget->checkFeatures("+avx")   ? 32
+                                                                 : 16;
   } else {
     out.format = "embedded-elf-aarch64";
     out.requiredFeatures |=

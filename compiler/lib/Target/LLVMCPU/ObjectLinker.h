@@ -25,6 +25,7 @@ struct ResolvedTarget {
   std::unique_ptr<llvm::TargetMachine> machine;
   std::string format;         // "embedded-elf-x86_64" / "embedded-elf-aarch64"
   uint64_t requiredFeatures = 0; // STRATA_HAL_CPU_FEATURE_* bits
+  int64_t nativeVectorBytes = 16; // widest vector register
 };
 
 /// Resolves triple, CPU and features ("host" uses the detected host CPU and

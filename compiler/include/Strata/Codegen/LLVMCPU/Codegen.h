@@ -57,12 +57,19 @@ LogicalResult bufferizeExecutable(ModuleOp module);
 LogicalResult bindWorkgroupIds(ModuleOp module,
                                SmallVectorImpl<std::string> &unsafe);
 
+/// Vectorizes, with upstream linalg vectorization, the all-parallel linalg
+/// ops of the bufferized module whose innermost loop splits into vectors of
+/// at most `nativeVectorBytes` (16 for SSE/NEON, 32 for AVX2, 64 for
+/// AVX-512); the rest stay for lowerToLLVMDialect's loops.
+LogicalResult vectorizeExecutable(ModuleOp module, int64_t nativeVectorBytes);
+
 /// Lowers the bufferized module to the LLVM dialect: temporaries to the
 /// stack or to workgroup local memory (kLocalMemorySizeAttr), linalg to
 /// loops, math to polynomial approximations, memref.copy to loops, then
 /// everything to LLVM with bare-pointer memref arguments. Fails
 /// on anything that would need a library call.
-LogicalResult lowerToLLVMDialect(ModuleOp module);
+/// Vectors are lowered for a target with `nativeVectorBytes` registers.
+LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes);
 
 } // namespace mlir::strata::llvmcpu
 
