@@ -718,6 +718,30 @@ module @local {
   CHECK(total[0] == doctest::Approx(expected).epsilon(1e-3));
 }
 
+TEST_CASE("distributes a prime-length loop with a partial last workgroup") {
+  Loaded loaded;
+  REQUIRE(compileAndLoad(R"mlir(
+module @prime {
+  func.func @sub(%a: tensor<100003xi64>, %b: tensor<100003xi64>) -> tensor<100003xi64> {
+    %e = tensor.empty() : tensor<100003xi64>
+    %r = linalg.sub ins(%a, %b : tensor<100003xi64>, tensor<100003xi64>)
+                    outs(%e : tensor<100003xi64>) -> tensor<100003xi64>
+    return %r : tensor<100003xi64>
+  }
+})mlir",
+                         loaded));
+  CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
+  std::vector<int64_t> a(100003), b(100003), out(100003, 0);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<int64_t>(i) * 1000000007;
+    b[i] = 5 - static_cast<int64_t>(i);
+  }
+  dispatch(loaded, 0, {binding(a), binding(b), binding(out)}, /*threads=*/3);
+  for (size_t i = 0; i < a.size(); ++i) {
+    REQUIRE(out[i] == a[i] - b[i]);
+  }
+}
+
 TEST_CASE("exports only the query function and leaves nothing undefined") {
   CompiledExecutable compiled;
   std::string errors;

@@ -30,6 +30,9 @@ namespace {
 // result. Workgroups are cheap (one indirect call each), so a few KB of work
 // amortize the call while leaving enough workgroups to spread over threads.
 constexpr int64_t kTargetWorkgroupBytes = 16 * 1024;
+// Beyond this many workgroups, tiles only get smaller: enough to keep any
+// worker pool busy while each call still does a useful amount of work.
+constexpr int64_t kMaxWorkgroups = 1024;
 // The ABI's limit on each grid dimension.
 constexpr int64_t kMaxWorkgroupsPerDim = 65535;
 
@@ -89,7 +92,8 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
   for (int64_t range : ranges) {
     totalBytes *= std::max<int64_t>(range, 1);
   }
-  int64_t wanted = ceilDiv(totalBytes, kTargetWorkgroupBytes);
+  int64_t wanted =
+      std::min(ceilDiv(totalBytes, kTargetWorkgroupBytes), kMaxWorkgroups);
   if (wanted <= 1) {
     return {};
   }
