@@ -742,6 +742,44 @@ module @prime {
   }
 }
 
+TEST_CASE("distributes a two-result generic reached through a private call") {
+  Loaded loaded;
+  REQUIRE(compileAndLoad(R"mlir(
+module @calls {
+  func.func private @minmax(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>) -> (tensor<256x128xf32>, tensor<256x128xf32>) {
+    %e = tensor.empty() : tensor<256x128xf32>
+    %r:2 = linalg.generic {
+        indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>,
+                         affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%a, %b : tensor<256x128xf32>, tensor<256x128xf32>) outs(%e, %e : tensor<256x128xf32>, tensor<256x128xf32>) {
+    ^bb0(%x: f32, %y: f32, %o0: f32, %o1: f32):
+      %lo = arith.minimumf %x, %y : f32
+      %hi = arith.maximumf %x, %y : f32
+      linalg.yield %lo, %hi : f32, f32
+    } -> (tensor<256x128xf32>, tensor<256x128xf32>)
+    return %r#0, %r#1 : tensor<256x128xf32>, tensor<256x128xf32>
+  }
+  func.func @main(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>) -> (tensor<256x128xf32>, tensor<256x128xf32>) {
+    %r:2 = func.call @minmax(%a, %b) : (tensor<256x128xf32>, tensor<256x128xf32>) -> (tensor<256x128xf32>, tensor<256x128xf32>)
+    return %r#0, %r#1 : tensor<256x128xf32>, tensor<256x128xf32>
+  }
+})mlir",
+                         loaded));
+  REQUIRE(loaded.compiled.exports.size() == 1);
+  CHECK(loaded.compiled.exports[0].bindingCount == 4);
+  CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
+  std::vector<float> a = ramp(256 * 128, 1.0f, -50.0f);
+  std::vector<float> b = ramp(256 * 128, -1.0f, 50.0f);
+  std::vector<float> lo(a.size(), 0.0f), hi(a.size(), 0.0f);
+  dispatch(loaded, 0, {binding(a), binding(b), binding(lo), binding(hi)},
+           /*threads=*/2);
+  for (size_t i = 0; i < a.size(); ++i) {
+    REQUIRE(lo[i] == std::min(a[i], b[i]));
+    REQUIRE(hi[i] == std::max(a[i], b[i]));
+  }
+}
+
 TEST_CASE("exports only the query function and leaves nothing undefined") {
   CompiledExecutable compiled;
   std::string errors;

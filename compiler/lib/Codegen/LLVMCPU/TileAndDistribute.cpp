@@ -53,17 +53,23 @@ int64_t chooseTileSize(int64_t range, int64_t wanted) {
   return ideal;
 }
 
-// The linalg op whose result the function returns, or null when the
-// function has several results or its result is not a linalg op's.
+// The linalg op whose results the function returns (all of them, e.g. a
+// multi-result linalg.generic), or null when the results come from several
+// ops or not from a linalg op.
 linalg::LinalgOp findRoot(func::FuncOp func) {
   auto returnOp = dyn_cast<func::ReturnOp>(func.getBody().front().back());
-  if (!returnOp || returnOp.getNumOperands() != 1) {
+  if (!returnOp || returnOp.getNumOperands() == 0) {
     return nullptr;
   }
   auto root = returnOp.getOperand(0).getDefiningOp<linalg::LinalgOp>();
-  if (!root || root->getNumResults() != 1 || !root.hasPureTensorSemantics() ||
+  if (!root || !root.hasPureTensorSemantics() ||
       !isa<TilingInterface>(root.getOperation())) {
     return nullptr;
+  }
+  for (Value returned : returnOp.getOperands()) {
+    if (returned.getDefiningOp() != root.getOperation()) {
+      return nullptr;
+    }
   }
   return root;
 }
@@ -85,9 +91,12 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
   if (parallelDims.empty()) {
     return {};
   }
-  Type elementType = getElementTypeOrSelf(root->getResult(0).getType());
-  int64_t elementBytes =
-      std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
+  int64_t elementBytes = 1;
+  for (Type resultType : root->getResultTypes()) {
+    Type elementType = getElementTypeOrSelf(resultType);
+    elementBytes = std::max<int64_t>(
+        elementBytes, elementType.getIntOrFloatBitWidth() / 8);
+  }
   int64_t totalBytes = elementBytes;
   for (int64_t range : ranges) {
     totalBytes *= std::max<int64_t>(range, 1);
@@ -143,12 +152,13 @@ LogicalResult distributeFunction(func::FuncOp func) {
     return root->emitError()
            << "cannot tile this op over workgroups (llvm-cpu)";
   }
-  Value original = root->getResult(0);
-  auto replacement = result->replacements.find(original);
-  if (replacement == result->replacements.end()) {
-    return root->emitError() << "tiling over workgroups lost the result";
+  for (Value original : root->getResults()) {
+    auto replacement = result->replacements.find(original);
+    if (replacement == result->replacements.end()) {
+      return root->emitError() << "tiling over workgroups lost a result";
+    }
+    rewriter.replaceAllUsesWith(original, replacement->second);
   }
-  rewriter.replaceAllUsesWith(original, replacement->second);
   return success();
 }
 
@@ -156,9 +166,11 @@ LogicalResult distributeFunction(func::FuncOp func) {
 
 LogicalResult tileAndDistributeToWorkgroups(
     ModuleOp module, const llvm::StringSet<> &singleWorkgroup) {
-  // Elementwise chains become one linalg.generic, so the root's producers
-  // are few and each fuses whole into the workgroup loop.
-  if (failed(runPassPipeline(module, "func.func(linalg-fuse-elementwise-ops,"
+  // Calls to private helpers are inlined (and the helpers dropped) so the
+  // root is visible; elementwise chains become one linalg.generic, so the
+  // root's producers are few and each fuses whole into the workgroup loop.
+  if (failed(runPassPipeline(module, "inline,symbol-dce,"
+                                     "func.func(linalg-fuse-elementwise-ops,"
                                      "canonicalize,cse)"))) {
     return failure();
   }
