@@ -208,7 +208,7 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes) {
       "func.func(lower-vector-multi-reduction,"
       "convert-vector-to-scf{full-unroll=true},"
       "lower-affine,convert-scf-to-cf,canonicalize),"
-      "convert-vector-to-llvm,"
+      "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
       "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
       "func.func(arith-expand),convert-math-to-llvm,convert-arith-to-llvm,"
       "convert-index-to-llvm,"

@@ -1,12 +1,13 @@
 //===- Vectorize.cpp - upstream linalg vectorization of parallel ops ------===//
 //
-// Within a workgroup, each all-parallel linalg op (elementwise generics,
-// fills, copies, transposes, broadcasts) on static shapes is tiled to one
-// native vector along its innermost loop and vectorized with upstream
-// linalg::vectorize. Ops it does not fit (reductions and contractions,
-// partial vectors, i1 data, whose vectors LLVM packs into bits while the ABI
-// keeps one byte per element) stay scalar loops, which LLVM's own vectorizers
-// still see.
+// Within a workgroup, each linalg op on static shapes is tiled to one native
+// vector along its innermost parallel loop (and up to 16 iterations of its
+// innermost reduction loop: matmuls become vector.contracts lowered to outer
+// products, row reductions vector.multi_reductions) and vectorized with
+// upstream linalg::vectorize. Ops it does not fit (partial vectors, i1 data,
+// whose vectors LLVM packs into bits while the ABI keeps one byte per
+// element, convolutions the vectorizer rejects) stay scalar loops, which
+// LLVM's own vectorizers still see.
 //
 //===----------------------------------------------------------------------===//
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
@@ -26,34 +27,65 @@ namespace {
 
 // Fewer lanes than this are not worth a vector.
 constexpr int64_t kMinLanes = 4;
+// Reduction loops are vectorized this many iterations at a time (at most).
+constexpr int64_t kReductionLanes = 16;
 
-// The vector width (lanes) for `op`, or 0 when it is left to loops.
-int64_t chooseLanes(linalg::LinalgOp op, int64_t nativeVectorBytes) {
+// The widest power of two up to `limit` that divides `range`.
+int64_t dividingPowerOfTwo(int64_t range, int64_t limit) {
+  int64_t lanes = 1;
+  while (lanes * 2 <= limit && range % (lanes * 2) == 0) {
+    lanes *= 2;
+  }
+  return lanes;
+}
+
+// Tile sizes that give `op` one native vector along its innermost parallel
+// loop (and up to kReductionLanes along its innermost reduction loop), or
+// empty when it is left to loops.
+SmallVector<int64_t> chooseVectorTile(linalg::LinalgOp op,
+                                      int64_t nativeVectorBytes) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
-      op.getNumParallelLoops() != op.getNumLoops() ||
       !linalg::hasVectorizationImpl(op)) {
-    return 0;
+    return {};
   }
   int64_t widestBits = 0;
   for (OpOperand &operand : op->getOpOperands()) {
     Type elementType = getElementTypeOrSelf(operand.get().getType());
     if (!elementType.isIntOrFloat() || elementType.isInteger(1)) {
-      return 0;
+      return {};
     }
     widestBits =
         std::max<int64_t>(widestBits, elementType.getIntOrFloatBitWidth());
   }
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic)) {
-    return 0;
+    return {};
   }
-  int64_t inner = ranges.back();
-  int64_t lanes = std::max<int64_t>(1, nativeVectorBytes * 8 / widestBits);
-  // The widest power of two up to the native width that divides the loop.
-  while (lanes >= kMinLanes && inner % lanes != 0) {
-    lanes /= 2;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  std::optional<unsigned> parallelDim, reductionDim;
+  for (unsigned dim = 0; dim < iterators.size(); ++dim) {
+    if (iterators[dim] == utils::IteratorType::parallel) {
+      parallelDim = dim;
+    } else {
+      reductionDim = dim;
+    }
   }
-  return lanes >= kMinLanes ? lanes : 0;
+  if (!parallelDim) {
+    return {};
+  }
+  int64_t nativeLanes =
+      std::max<int64_t>(1, nativeVectorBytes * 8 / widestBits);
+  int64_t lanes = dividingPowerOfTwo(ranges[*parallelDim], nativeLanes);
+  if (lanes < kMinLanes) {
+    return {};
+  }
+  SmallVector<int64_t> tileSizes(op.getNumLoops(), 1);
+  tileSizes[*parallelDim] = lanes;
+  if (reductionDim) {
+    tileSizes[*reductionDim] =
+        dividingPowerOfTwo(ranges[*reductionDim], kReductionLanes);
+  }
+  return tileSizes;
 }
 
 void vectorizeFunction(func::FuncOp func, int64_t nativeVectorBytes) {
@@ -61,12 +93,10 @@ void vectorizeFunction(func::FuncOp func, int64_t nativeVectorBytes) {
   func.walk([&](linalg::LinalgOp op) { candidates.push_back(op); });
   IRRewriter rewriter(func.getContext());
   for (linalg::LinalgOp op : candidates) {
-    int64_t lanes = chooseLanes(op, nativeVectorBytes);
-    if (!lanes) {
+    SmallVector<int64_t> tileSizes = chooseVectorTile(op, nativeVectorBytes);
+    if (tileSizes.empty()) {
       continue;
     }
-    SmallVector<int64_t> tileSizes(op.getNumLoops(), 1);
-    tileSizes.back() = lanes;
     rewriter.setInsertionPoint(op);
     FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(
         rewriter, op, linalg::LinalgTilingOptions().setTileSizes(tileSizes));

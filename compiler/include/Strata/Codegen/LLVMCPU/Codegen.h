@@ -57,10 +57,10 @@ LogicalResult bufferizeExecutable(ModuleOp module);
 LogicalResult bindWorkgroupIds(ModuleOp module,
                                SmallVectorImpl<std::string> &unsafe);
 
-/// Vectorizes, with upstream linalg vectorization, the all-parallel linalg
-/// ops of the bufferized module whose innermost loop splits into vectors of
-/// at most `nativeVectorBytes` (16 for SSE/NEON, 32 for AVX2, 64 for
-/// AVX-512); the rest stay for lowerToLLVMDialect's loops.
+/// Vectorizes, with upstream linalg vectorization, the linalg ops of the
+/// bufferized module whose innermost parallel loop splits into vectors of at
+/// most `nativeVectorBytes` (16 for SSE/NEON, 32 for AVX2, 64 for AVX-512);
+/// the rest stay for lowerToLLVMDialect's loops.
 LogicalResult vectorizeExecutable(ModuleOp module, int64_t nativeVectorBytes);
 
 /// Lowers the bufferized module to the LLVM dialect: temporaries to the
