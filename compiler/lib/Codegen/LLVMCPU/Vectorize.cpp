@@ -108,7 +108,14 @@ void vectorizeFunction(func::FuncOp func, int64_t nativeVectorBytes) {
     rewriter.setInsertionPoint(tile);
     // On failure the tile stays a linalg op and becomes loops later.
     if (succeeded(linalg::vectorizeOpPrecondition(tile)) &&
-        succeeded(linalg::vectorize(rewriter, tile))) {
+        succeeded(linalg::vectorize(
+            rewriter, tile, /*inputVectorSizes=*/{},
+            /*inputScalableVecDims=*/{}, /*vectorizeNDExtract=*/false,
+            /*flatten1DDepthwiseConv=*/false,
+            /*assumeDynamicDimsMatchVecSizes=*/false,
+            // vector.contract, lowered to outer products, is twice as fast
+            // as broadcast + multiply + multi_reduction for matmuls.
+            /*createNamedContraction=*/true))) {
       rewriter.eraseOp(tile);
     }
   }
