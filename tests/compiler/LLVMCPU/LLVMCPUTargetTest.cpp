@@ -852,10 +852,19 @@ module {
     } -> tensor<64x64xf32>
     return %r : tensor<64x64xf32>
   }
+  func.func @matmul(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>) -> tensor<64x64xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<64x64xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %r = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x64xf32>)
+                       outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+    return %r : tensor<64x64xf32>
+  }
 })mlir",
                           compiled, errors, options),
                   errors);
   CHECK(compiled.format == "embedded-elf-aarch64");
+  CHECK(compiled.exports.size() == 2);
   REQUIRE(compiled.library.size() > 64);
   CHECK(std::memcmp(compiled.library.data(), "\x7f" "ELF", 4) == 0);
   uint16_t machine = static_cast<uint16_t>(compiled.library[18] |
