@@ -780,6 +780,141 @@ module @calls {
   }
 }
 
+TEST_CASE("runs softmax, an i8 matmul into i32, argmax and max pooling") {
+  Loaded loaded;
+  REQUIRE(compileAndLoad(R"mlir(
+module @nn {
+  func.func @softmax(%in: tensor<64x128xf32>) -> tensor<64x128xf32> {
+    %e = tensor.empty() : tensor<64x128xf32>
+    %r = linalg.softmax dimension(1) ins(%in : tensor<64x128xf32>) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+    return %r : tensor<64x128xf32>
+  }
+  func.func @i8mm(%a: tensor<64x32xi8>, %b: tensor<32x64xi8>) -> tensor<64x64xi32> {
+    %zero = arith.constant 0 : i32
+    %e = tensor.empty() : tensor<64x64xi32>
+    %f = linalg.fill ins(%zero : i32) outs(%e : tensor<64x64xi32>) -> tensor<64x64xi32>
+    %r = linalg.matmul ins(%a, %b : tensor<64x32xi8>, tensor<32x64xi8>) outs(%f : tensor<64x64xi32>) -> tensor<64x64xi32>
+    return %r : tensor<64x64xi32>
+  }
+  func.func @argmax(%a: tensor<64x100xf32>) -> tensor<64xi64> {
+    %c0 = arith.constant 0 : i64
+    %ninf = arith.constant -3.4e38 : f32
+    %e = tensor.empty() : tensor<64xi64>
+    %fi = linalg.fill ins(%c0 : i64) outs(%e : tensor<64xi64>) -> tensor<64xi64>
+    %ev = tensor.empty() : tensor<64xf32>
+    %fv = linalg.fill ins(%ninf : f32) outs(%ev : tensor<64xf32>) -> tensor<64xf32>
+    %r:2 = linalg.generic {
+        indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
+        iterator_types = ["parallel", "reduction"]}
+        ins(%a : tensor<64x100xf32>) outs(%fv, %fi : tensor<64xf32>, tensor<64xi64>) {
+    ^bb0(%x: f32, %best: f32, %idx: i64):
+      %j = linalg.index 1 : index
+      %ji = arith.index_cast %j : index to i64
+      %gt = arith.cmpf ogt, %x, %best : f32
+      %nb = arith.select %gt, %x, %best : f32
+      %ni = arith.select %gt, %ji, %idx : i64
+      linalg.yield %nb, %ni : f32, i64
+    } -> (tensor<64xf32>, tensor<64xi64>)
+    return %r#1 : tensor<64xi64>
+  }
+  func.func @pool(%in: tensor<1x16x16x8xf32>) -> tensor<1x8x8x8xf32> {
+    %ninf = arith.constant -3.4e38 : f32
+    %w = tensor.empty() : tensor<2x2xf32>
+    %e = tensor.empty() : tensor<1x8x8x8xf32>
+    %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+    %r = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%in, %w : tensor<1x16x16x8xf32>, tensor<2x2xf32>) outs(%f : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+    return %r : tensor<1x8x8x8xf32>
+  }
+})mlir",
+                         loaded));
+  REQUIRE(loaded.compiled.exports.size() == 4);
+
+  std::vector<float> logits = ramp(64 * 128, 0.1f, -5.0f);
+  std::vector<float> probabilities(logits.size(), 0.0f);
+  dispatch(loaded, 0, {binding(logits), binding(probabilities)}, 2);
+  for (int i = 0; i < 64; ++i) {
+    double maxValue = -1e30, sum = 0;
+    for (int j = 0; j < 128; ++j) {
+      maxValue = std::max<double>(maxValue, logits[i * 128 + j]);
+    }
+    for (int j = 0; j < 128; ++j) {
+      sum += std::exp(logits[i * 128 + j] - maxValue);
+    }
+    for (int j = 0; j < 128; ++j) {
+      REQUIRE(probabilities[i * 128 + j] ==
+              doctest::Approx(std::exp(logits[i * 128 + j] - maxValue) / sum)
+                  .epsilon(1e-4));
+    }
+  }
+
+  std::vector<int8_t> a(64 * 32), b(32 * 64);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<int8_t>(i * 29);
+    b[i] = static_cast<int8_t>(i * 53 + 7);
+  }
+  std::vector<int32_t> product(64 * 64, -1);
+  dispatch(loaded, 1, {binding(a), binding(b), binding(product)}, 2);
+  for (int i = 0; i < 64; ++i) {
+    for (int j = 0; j < 64; ++j) {
+      int32_t sum = 0;
+      for (int k = 0; k < 32; ++k) {
+        sum += int32_t{a[i * 32 + k]} * int32_t{b[k * 64 + j]};
+      }
+      REQUIRE(product[i * 64 + j] == sum);
+    }
+  }
+
+  std::vector<float> scores = ramp(64 * 100, 1.0f, 0.0f);
+  std::vector<int64_t> best(64, -1);
+  dispatch(loaded, 2, {binding(scores), binding(best)});
+  for (int i = 0; i < 64; ++i) {
+    const float *row = &scores[i * 100];
+    REQUIRE(best[i] == std::max_element(row, row + 100) - row);
+  }
+
+  std::vector<float> image = ramp(16 * 16 * 8, 0.5f, -20.0f);
+  std::vector<float> pooled(8 * 8 * 8, 0.0f);
+  dispatch(loaded, 3, {binding(image), binding(pooled)});
+  for (int h = 0; h < 8; ++h) {
+    for (int w = 0; w < 8; ++w) {
+      for (int c = 0; c < 8; ++c) {
+        float expected = -3.4e38f;
+        for (int dh = 0; dh < 2; ++dh) {
+          for (int dw = 0; dw < 2; ++dw) {
+            expected = std::max(
+                expected, image[((2 * h + dh) * 16 + 2 * w + dw) * 8 + c]);
+          }
+        }
+        REQUIRE(pooled[(h * 8 + w) * 8 + c] == expected);
+      }
+    }
+  }
+}
+
+TEST_CASE("reports an op without a lowering at its location") {
+  CompiledExecutable compiled;
+  std::string errors;
+  CHECK_FALSE(compile(R"mlir(
+module {
+  func.func @rem(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+    %e = tensor.empty() : tensor<4xf32>
+    %r = linalg.generic {
+        indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+        iterator_types = ["parallel"]}
+        ins(%a, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %m = arith.remf %x, %y : f32
+      linalg.yield %m : f32
+    } -> tensor<4xf32>
+    return %r : tensor<4xf32>
+  }
+})mlir",
+                      compiled, errors));
+  CHECK(errors.find("test.mlir\":10:12") != std::string::npos);
+  CHECK(errors.find("arith.remf") != std::string::npos);
+}
+
 TEST_CASE("exports only the query function and leaves nothing undefined") {
   CompiledExecutable compiled;
   std::string errors;

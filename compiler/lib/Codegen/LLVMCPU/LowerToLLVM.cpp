@@ -186,6 +186,23 @@ LogicalResult checkNoLibraryCalls(ModuleOp module) {
   return success(ok);
 }
 
+// Whatever linalg and tensor ops survive the loop lowering have no lowering
+// here; say so at the op rather than fail later in the LLVM conversion.
+LogicalResult checkNoStructuredOps(ModuleOp module) {
+  bool ok = true;
+  module.walk([&](Operation *op) {
+    StringRef dialect = op->getDialect() ? op->getDialect()->getNamespace()
+                                         : StringRef();
+    if (dialect == "linalg" || dialect == "tensor" ||
+        dialect == "bufferization") {
+      op->emitError() << "'" << op->getName()
+                      << "' is not supported by the llvm-cpu target";
+      ok = false;
+    }
+  });
+  return success(ok);
+}
+
 } // namespace
 
 LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes) {
@@ -200,7 +217,8 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes) {
                                      "canonicalize,cse)"))) {
     return failure();
   }
-  if (failed(expandMath(module)) || failed(checkNoLibraryCalls(module))) {
+  if (failed(expandMath(module)) || failed(checkNoLibraryCalls(module)) ||
+      failed(checkNoStructuredOps(module))) {
     return failure();
   }
   return runPassPipeline(

@@ -162,10 +162,39 @@ LogicalResult distributeFunction(func::FuncOp func) {
   return success();
 }
 
+// Ops such as linalg.softmax are aggregates of simpler linalg ops; they are
+// decomposed (until nothing decomposes further) so tiling, fusion and the
+// loop lowering see only ops they handle.
+LogicalResult decomposeAggregates(ModuleOp module) {
+  IRRewriter rewriter(module.getContext());
+  for (int round = 0; round < 4; ++round) {
+    SmallVector<linalg::AggregatedOpInterface> aggregates;
+    module.walk([&](linalg::AggregatedOpInterface op) {
+      aggregates.push_back(op);
+    });
+    if (aggregates.empty()) {
+      return success();
+    }
+    for (linalg::AggregatedOpInterface op : aggregates) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<SmallVector<Value>> replacements =
+          op.decomposeOperation(rewriter);
+      if (failed(replacements)) {
+        return op->emitError() << "llvm-cpu cannot decompose this op";
+      }
+      rewriter.replaceOp(op, *replacements);
+    }
+  }
+  return success();
+}
+
 } // namespace
 
 LogicalResult tileAndDistributeToWorkgroups(
     ModuleOp module, const llvm::StringSet<> &singleWorkgroup) {
+  if (failed(decomposeAggregates(module))) {
+    return failure();
+  }
   // Calls to private helpers are inlined (and the helpers dropped) so the
   // root is visible; elementwise chains become one linalg.generic, so the
   // root's producers are few and each fuses whole into the workgroup loop.
