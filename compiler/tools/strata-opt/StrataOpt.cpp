@@ -4,6 +4,9 @@
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/Transforms/Passes.h"
 #include "Strata/Pipelines/Pipelines.h"
+#ifdef STRATA_HAVE_LLVMCPU_CODEGEN
+#include "Strata/Codegen/LLVMCPU/Passes.h"
+#endif
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -26,6 +29,12 @@ int main(int argc, char **argv) {
   mlir::strata::registerConversionPasses();
   mlir::strata::vm::registerVMPasses();
   mlir::strata::registerStrataPipelines();
+#ifdef STRATA_HAVE_LLVMCPU_CODEGEN
+  // The llvm-cpu code generator's steps and what they read (linalg, tensor,
+  // bufferization... with their interface models).
+  mlir::strata::llvmcpu::registerLLVMCPUCodegenDialects(registry);
+  mlir::strata::llvmcpu::registerLLVMCPUCodegenPasses();
+#endif
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Strata optimizer driver\n", registry));
 }

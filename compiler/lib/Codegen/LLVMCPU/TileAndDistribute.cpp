@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -188,6 +190,24 @@ LogicalResult decomposeAggregates(ModuleOp module) {
   return success();
 }
 
+// Named elementwise ops (linalg.add, linalg.exp...) become linalg.generic so
+// that elementwise fusion sees them; fills and copies stay, as destinations.
+void generalizeElementwiseOps(ModuleOp module) {
+  IRRewriter rewriter(module.getContext());
+  SmallVector<linalg::LinalgOp> named;
+  module.walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(
+            op.getOperation()) &&
+        op.hasPureTensorSemantics() && linalg::isElementwise(op)) {
+      named.push_back(op);
+    }
+  });
+  for (linalg::LinalgOp op : named) {
+    rewriter.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rewriter, op);
+  }
+}
+
 } // namespace
 
 LogicalResult tileAndDistributeToWorkgroups(
@@ -195,6 +215,7 @@ LogicalResult tileAndDistributeToWorkgroups(
   if (failed(decomposeAggregates(module))) {
     return failure();
   }
+  generalizeElementwiseOps(module);
   // Calls to private helpers are inlined (and the helpers dropped) so the
   // root is visible; elementwise chains become one linalg.generic, so the
   // root's producers are few and each fuses whole into the workgroup loop.

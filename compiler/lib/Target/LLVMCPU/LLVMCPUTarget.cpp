@@ -11,6 +11,7 @@
 #include "LibraryEmitter.h"
 #include "ObjectLinker.h"
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
+#include "Strata/Codegen/LLVMCPU/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -25,8 +26,6 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/OwningOpRef.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LLVMContext.h"
@@ -36,8 +35,7 @@
 namespace mlir::strata {
 
 void registerLLVMCPUTargetDialects(DialectRegistry &registry) {
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
+  llvmcpu::registerLLVMCPUCodegenDialects(registry);
   registerAllToLLVMIRTranslations(registry);
 }
 

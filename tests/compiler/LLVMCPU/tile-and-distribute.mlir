@@ -1,0 +1,82 @@
+// RUN: strata-opt %s --split-input-file --strata-llvmcpu-tile-and-distribute | FileCheck %s
+
+// A matmul is split by rows (8 rows of 16 KiB of work each); its fill is
+// fused through the destination.
+// CHECK-LABEL: func.func @matmul
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<64x32xf32>
+// CHECK: scf.forall (%[[I:.*]]) = (0) to (64) step (8) shared_outs(%[[OUT:.*]] = %[[EMPTY]])
+// CHECK:   %[[A:.*]] = tensor.extract_slice %{{.*}}[%[[I]], 0] [8, 16] [1, 1]
+// CHECK:   %[[C:.*]] = tensor.extract_slice %[[OUT]][%[[I]], 0] [8, 32] [1, 1]
+// CHECK:   %[[F:.*]] = linalg.fill {{.*}} outs(%[[C]] : tensor<8x32xf32>)
+// CHECK:   %[[M:.*]] = linalg.matmul ins(%[[A]], %{{.*}} : tensor<8x16xf32>, tensor<16x32xf32>) outs(%[[F]] : tensor<8x32xf32>)
+// CHECK:   tensor.parallel_insert_slice %[[M]] into %[[OUT]][%[[I]], 0] [8, 32] [1, 1]
+func.func @matmul(%a: tensor<64x16xf32>, %b: tensor<16x32xf32>) -> tensor<64x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x16xf32>, tensor<16x32xf32>)
+                     outs(%f : tensor<64x32xf32>) -> tensor<64x32xf32>
+  return %r : tensor<64x32xf32>
+}
+
+// -----
+
+// A batch matmul with few batches is split along the rows too: a 2-d grid.
+// CHECK-LABEL: func.func @batch
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (4, 32) step (1, 4)
+// CHECK:   linalg.batch_matmul {{.*}} -> tensor<1x4x64xf32>
+func.func @batch(%a: tensor<4x32x16xf32>, %b: tensor<4x16x64xf32>) -> tensor<4x32x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x32x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x32x64xf32>) -> tensor<4x32x64xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<4x32x16xf32>, tensor<4x16x64xf32>)
+                           outs(%f : tensor<4x32x64xf32>) -> tensor<4x32x64xf32>
+  return %r : tensor<4x32x64xf32>
+}
+
+// -----
+
+// Small work stays one workgroup; the add and the exp fuse into one generic.
+// CHECK-LABEL: func.func @small
+// CHECK-NOT: scf.forall
+// CHECK: linalg.generic
+// CHECK:   arith.addf
+// CHECK:   math.exp
+// CHECK-NOT: linalg.generic
+func.func @small(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %s = linalg.add ins(%a, %b : tensor<2x3xf32>, tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %x = linalg.exp ins(%s : tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %x : tensor<2x3xf32>
+}
+
+// -----
+
+// A reduction to a 0-d result has no parallel loop to split.
+// CHECK-LABEL: func.func @total
+// CHECK-NOT: scf.forall
+// CHECK: linalg.reduce
+func.func @total(%a: tensor<100000xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.reduce ins(%a : tensor<100000xf32>) outs(%f : tensor<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<f32>
+}
+
+// -----
+
+// Softmax is decomposed; the row reductions fuse into the row tiles.
+// CHECK-LABEL: func.func @softmax
+// CHECK-NOT: linalg.softmax
+// CHECK: scf.forall (%{{.*}}) = (0) to (256) step (32)
+// CHECK-NOT: linalg.softmax
+func.func @softmax(%in: tensor<256x128xf32>) -> tensor<256x128xf32> {
+  %e = tensor.empty() : tensor<256x128xf32>
+  %r = linalg.softmax dimension(1) ins(%in : tensor<256x128xf32>) outs(%e : tensor<256x128xf32>) -> tensor<256x128xf32>
+  return %r : tensor<256x128xf32>
+}
