@@ -175,7 +175,10 @@ LogicalResult checkNoLibraryCalls(ModuleOp module) {
   bool ok = true;
   module.walk([&](Operation *op) {
     if (!lowersWithoutLibraryCall(op)) {
-      Type type = op->getNumResults() ? op->getResult(0).getType() : Type();
+      // The element type: the op may have been vectorized already.
+      Type type = op->getNumResults()
+                      ? getElementTypeOrSelf(op->getResult(0).getType())
+                      : Type();
       op->emitError() << "'" << op->getName()
                       << "' on " << type
                       << " has no library-free lowering on llvm-cpu (only "

@@ -1,0 +1,54 @@
+// RUN: strata-opt %s --split-input-file --verify-diagnostics --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids | FileCheck %s
+
+// The result becomes the last argument, after the inputs and the workgroup
+// ids x and y; row tile x is rows [8x, 8x + 8) of the result binding.
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME: (%[[A:.*]]: memref<64x16xf32>, %[[B:.*]]: memref<16x32xf32>, %[[X:.*]]: index, %[[Y:.*]]: index, %[[C:.*]]: memref<64x32xf32>)
+// CHECK-SAME: strata.workgroup_count = array<i64: 8, 1, 1>
+// CHECK-NOT: scf.forall
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: %[[ROW:.*]] = arith.muli %[[X]], %[[C8]] : index
+// CHECK-DAG: memref.subview %[[A]][%[[ROW]], 0] [8, 16] [1, 1]
+// CHECK-DAG: %[[TILE:.*]] = memref.subview %[[C]][%[[ROW]], 0] [8, 32] [1, 1]
+// CHECK: linalg.fill {{.*}} outs(%[[TILE]]
+// CHECK: linalg.matmul {{.*}} outs(%[[TILE]]
+// CHECK: return
+func.func @matmul(%a: tensor<64x16xf32>, %b: tensor<16x32xf32>) -> tensor<64x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x16xf32>, tensor<16x32xf32>)
+                     outs(%f : tensor<64x32xf32>) -> tensor<64x32xf32>
+  return %r : tensor<64x32xf32>
+}
+
+// -----
+
+// Two results of one op: both are out-parameters, split by the same tiles.
+// CHECK-LABEL: func.func @two
+// CHECK-SAME: (%{{.*}}: memref<256x128xf32>, %{{.*}}: index, %{{.*}}: index, %[[LO:.*]]: memref<256x128xf32>, %[[HI:.*]]: memref<256x128xf32>)
+// CHECK-SAME: strata.workgroup_count = array<i64: 8, 1, 1>
+// CHECK: linalg.generic
+func.func @two(%a: tensor<256x128xf32>) -> (tensor<256x128xf32>, tensor<256x128xf32>) {
+  %e = tensor.empty() : tensor<256x128xf32>
+  %r:2 = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<256x128xf32>) outs(%e, %e : tensor<256x128xf32>, tensor<256x128xf32>) {
+  ^bb0(%x: f32, %o0: f32, %o1: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n, %x : f32, f32
+  } -> (tensor<256x128xf32>, tensor<256x128xf32>)
+  return %r#0, %r#1 : tensor<256x128xf32>, tensor<256x128xf32>
+}
+
+// -----
+
+// Returning an argument copies it into the result: one workgroup.
+// CHECK-LABEL: func.func @identity
+// CHECK-SAME: (%[[IN:.*]]: memref<4096xi8>, %{{.*}}: index, %{{.*}}: index, %[[OUT:.*]]: memref<4096xi8>)
+// CHECK-SAME: strata.workgroup_count = array<i64: 1, 1, 1>
+// CHECK: memref.copy %[[IN]], %[[OUT]]
+func.func @identity(%a: tensor<4096xi8>) -> tensor<4096xi8> {
+  return %a : tensor<4096xi8>
+}
