@@ -8,32 +8,31 @@
 // Prints one line per export: its name, grid and binding count.
 #include "Strata/Target/LLVMCPU/LLVMCPUTarget.h"
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/Support/FileUtilities.h"
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  llvm::cl::list<std::string> files(llvm::cl::Positional,
-                                    llvm::cl::desc("<input .mlir> <output .so>"),
-                                    llvm::cl::OneOrMore);
+  llvm::cl::list<std::string> files(
+      llvm::cl::Positional, llvm::cl::desc("<input .mlir> <output .so>"),
+      llvm::cl::OneOrMore);
   llvm::cl::opt<std::string> triple("triple", llvm::cl::desc("target triple"),
                                     llvm::cl::init(""));
   llvm::cl::opt<std::string> cpu("cpu", llvm::cl::desc("target CPU"),
                                  llvm::cl::init("host"));
-  llvm::cl::opt<std::string> features("features",
-                                      llvm::cl::desc("target features"),
-                                      llvm::cl::init(""));
+  llvm::cl::opt<std::string> features(
+      "features", llvm::cl::desc("target features"), llvm::cl::init(""));
   mlir::registerAllPasses(); // so --mlir-print-ir-after=NAME knows them
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();

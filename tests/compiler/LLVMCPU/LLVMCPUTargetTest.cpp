@@ -179,9 +179,9 @@ uint32_t workgroupTotal(const mlir::strata::ExecutableExportInfo &info) {
 
 TEST_SUITE("compiler.llvmcpu") {
 
-TEST_CASE("adds two 2x3 f32 tensors") {
-  Loaded loaded;
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE("adds two 2x3 f32 tensors") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
 module @adder {
   func.func @add(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
     %e = tensor.empty() : tensor<2x3xf32>
@@ -190,30 +190,30 @@ module @adder {
     return %r : tensor<2x3xf32>
   }
 })mlir",
-                         loaded));
-  REQUIRE(loaded.compiled.exports.size() == 1);
-  CHECK(loaded.compiled.exports[0].name == "add");
-  CHECK(loaded.compiled.exports[0].bindingCount == 3);
-  CHECK(std::string(strata_hal_executable_library_name(loaded.executable)) ==
-        "adder");
-  CHECK(std::string(strata_hal_executable_export_name(loaded.executable,
-                                                      0)) == "add");
-  const strata_hal_executable_dispatch_attrs_v0_t *attrs =
-      strata_hal_executable_export_attrs(loaded.executable, 0);
-  REQUIRE(attrs);
-  CHECK(attrs->binding_count == 3);
-  CHECK(attrs->constant_count == 0);
-  std::vector<float> a = {1, 2, 3, 4, 5, 6};
-  std::vector<float> b = {10, 20, 30, 40, 50, 60};
-  std::vector<float> out(6, 0.0f);
-  dispatch(loaded, 0, {binding(a), binding(b), binding(out)});
-  CHECK(out == std::vector<float>{11, 22, 33, 44, 55, 66});
-}
+                           loaded));
+    REQUIRE(loaded.compiled.exports.size() == 1);
+    CHECK(loaded.compiled.exports[0].name == "add");
+    CHECK(loaded.compiled.exports[0].bindingCount == 3);
+    CHECK(std::string(strata_hal_executable_library_name(loaded.executable)) ==
+          "adder");
+    CHECK(std::string(strata_hal_executable_export_name(loaded.executable,
+                                                        0)) == "add");
+    const strata_hal_executable_dispatch_attrs_v0_t *attrs =
+        strata_hal_executable_export_attrs(loaded.executable, 0);
+    REQUIRE(attrs);
+    CHECK(attrs->binding_count == 3);
+    CHECK(attrs->constant_count == 0);
+    std::vector<float> a = {1, 2, 3, 4, 5, 6};
+    std::vector<float> b = {10, 20, 30, 40, 50, 60};
+    std::vector<float> out(6, 0.0f);
+    dispatch(loaded, 0, {binding(a), binding(b), binding(out)});
+    CHECK(out == std::vector<float>{11, 22, 33, 44, 55, 66});
+  }
 
-TEST_CASE("multiplies 64x16 by 16x32 over several workgroups") {
-  Loaded loaded;
-  auto start = std::chrono::steady_clock::now();
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE("multiplies 64x16 by 16x32 over several workgroups") {
+    Loaded loaded;
+    auto start = std::chrono::steady_clock::now();
+    REQUIRE(compileAndLoad(R"mlir(
 module @mm {
   func.func @matmul(%a: tensor<64x16xf32>, %b: tensor<16x32xf32>) -> tensor<64x32xf32> {
     %zero = arith.constant 0.0 : f32
@@ -224,32 +224,32 @@ module @mm {
     return %r : tensor<64x32xf32>
   }
 })mlir",
-                         loaded));
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
-  MESSAGE("matmul 64x32x16: compileExecutable + load took " << seconds
-                                                           << " s");
-  const auto &info = loaded.compiled.exports[0];
-  CHECK(workgroupTotal(info) > 1);
-  std::vector<float> a = ramp(64 * 16, 0.25f, -3.0f);
-  std::vector<float> b = ramp(16 * 32, -0.5f, 7.0f);
-  std::vector<float> out(64 * 32, 0.0f);
-  dispatch(loaded, 0, {binding(a), binding(b), binding(out)});
-  for (int i = 0; i < 64; ++i) {
-    for (int j = 0; j < 32; ++j) {
-      double sum = 0;
-      for (int k = 0; k < 16; ++k) {
-        sum += static_cast<double>(a[i * 16 + k]) * b[k * 32 + j];
+                           loaded));
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    MESSAGE("matmul 64x32x16: compileExecutable + load took " << seconds
+                                                              << " s");
+    const auto &info = loaded.compiled.exports[0];
+    CHECK(workgroupTotal(info) > 1);
+    std::vector<float> a = ramp(64 * 16, 0.25f, -3.0f);
+    std::vector<float> b = ramp(16 * 32, -0.5f, 7.0f);
+    std::vector<float> out(64 * 32, 0.0f);
+    dispatch(loaded, 0, {binding(a), binding(b), binding(out)});
+    for (int i = 0; i < 64; ++i) {
+      for (int j = 0; j < 32; ++j) {
+        double sum = 0;
+        for (int k = 0; k < 16; ++k) {
+          sum += static_cast<double>(a[i * 16 + k]) * b[k * 32 + j];
+        }
+        REQUIRE(out[i * 32 + j] == doctest::Approx(sum).epsilon(1e-5));
       }
-      REQUIRE(out[i * 32 + j] == doctest::Approx(sum).epsilon(1e-5));
     }
   }
-}
 
-TEST_CASE("fuses a bias add and relu into a distributed matmul") {
-  Loaded loaded;
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE("fuses a bias add and relu into a distributed matmul") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
 module @mlp {
   func.func @layer(%x: tensor<128x32xf32>, %w: tensor<32x64xf32>, %bias: tensor<64xf32>) -> tensor<128x64xf32> {
     %zero = arith.constant 0.0 : f32
@@ -270,28 +270,28 @@ module @mlp {
     return %r : tensor<128x64xf32>
   }
 })mlir",
-                         loaded));
-  CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
-  std::vector<float> x = ramp(128 * 32, 0.125f, -6.0f);
-  std::vector<float> w = ramp(32 * 64, -0.0625f, 3.0f);
-  std::vector<float> bias = ramp(64, 1.0f, -50.0f);
-  std::vector<float> out(128 * 64, -1.0f);
-  dispatch(loaded, 0, {binding(x), binding(w), binding(bias), binding(out)});
-  for (int i = 0; i < 128; ++i) {
-    for (int j = 0; j < 64; ++j) {
-      double sum = bias[j];
-      for (int k = 0; k < 32; ++k) {
-        sum += static_cast<double>(x[i * 32 + k]) * w[k * 64 + j];
+                           loaded));
+    CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
+    std::vector<float> x = ramp(128 * 32, 0.125f, -6.0f);
+    std::vector<float> w = ramp(32 * 64, -0.0625f, 3.0f);
+    std::vector<float> bias = ramp(64, 1.0f, -50.0f);
+    std::vector<float> out(128 * 64, -1.0f);
+    dispatch(loaded, 0, {binding(x), binding(w), binding(bias), binding(out)});
+    for (int i = 0; i < 128; ++i) {
+      for (int j = 0; j < 64; ++j) {
+        double sum = bias[j];
+        for (int k = 0; k < 32; ++k) {
+          sum += static_cast<double>(x[i * 32 + k]) * w[k * 64 + j];
+        }
+        REQUIRE(out[i * 64 + j] ==
+                doctest::Approx(std::max(sum, 0.0)).epsilon(1e-5));
       }
-      REQUIRE(out[i * 64 + j] ==
-              doctest::Approx(std::max(sum, 0.0)).epsilon(1e-5));
     }
   }
-}
 
-TEST_CASE("sums rows, and sums everything into a 0-d result") {
-  Loaded loaded;
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE("sums rows, and sums everything into a 0-d result") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
 module @sums {
   func.func @row_sum(%a: tensor<256x96xf32>) -> tensor<256xf32> {
     %zero = arith.constant 0.0 : f32
@@ -319,34 +319,34 @@ module @sums {
     return %r : tensor<i32>
   }
 })mlir",
-                         loaded));
-  REQUIRE(loaded.compiled.exports.size() == 2);
-  CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
-  CHECK(workgroupTotal(loaded.compiled.exports[1]) == 1);
-  std::vector<float> a = ramp(256 * 96, 0.5f, -20.0f);
-  std::vector<float> sums(256, 0.0f);
-  dispatch(loaded, 0, {binding(a), binding(sums)});
-  for (int i = 0; i < 256; ++i) {
-    double sum = 0;
-    for (int j = 0; j < 96; ++j) {
-      sum += a[i * 96 + j];
+                           loaded));
+    REQUIRE(loaded.compiled.exports.size() == 2);
+    CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
+    CHECK(workgroupTotal(loaded.compiled.exports[1]) == 1);
+    std::vector<float> a = ramp(256 * 96, 0.5f, -20.0f);
+    std::vector<float> sums(256, 0.0f);
+    dispatch(loaded, 0, {binding(a), binding(sums)});
+    for (int i = 0; i < 256; ++i) {
+      double sum = 0;
+      for (int j = 0; j < 96; ++j) {
+        sum += a[i * 96 + j];
+      }
+      REQUIRE(sums[i] == doctest::Approx(sum).epsilon(1e-5));
     }
-    REQUIRE(sums[i] == doctest::Approx(sum).epsilon(1e-5));
+    std::vector<int32_t> values(1000);
+    int32_t expected = 0;
+    for (int i = 0; i < 1000; ++i) {
+      values[i] = i * 7 - 3000;
+      expected += values[i];
+    }
+    std::vector<int32_t> total(1, 0);
+    dispatch(loaded, 1, {binding(values), binding(total)});
+    CHECK(total[0] == expected);
   }
-  std::vector<int32_t> values(1000);
-  int32_t expected = 0;
-  for (int i = 0; i < 1000; ++i) {
-    values[i] = i * 7 - 3000;
-    expected += values[i];
-  }
-  std::vector<int32_t> total(1, 0);
-  dispatch(loaded, 1, {binding(values), binding(total)});
-  CHECK(total[0] == expected);
-}
 
-TEST_CASE("approximates exp and tanh without libm") {
-  Loaded loaded;
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE("approximates exp and tanh without libm") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
 module @math {
   func.func @exp_tanh(%a: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x128xf32>) {
     %e = tensor.empty() : tensor<64x128xf32>
@@ -362,23 +362,23 @@ module @math {
     return %x, %t : tensor<64x128xf32>, tensor<64x128xf32>
   }
 })mlir",
-                         loaded));
-  CHECK(loaded.compiled.exports[0].bindingCount == 3);
-  std::vector<float> a(64 * 128);
-  for (size_t i = 0; i < a.size(); ++i) {
-    a[i] = -8.0f + 16.0f * static_cast<float>(i) / a.size();
+                           loaded));
+    CHECK(loaded.compiled.exports[0].bindingCount == 3);
+    std::vector<float> a(64 * 128);
+    for (size_t i = 0; i < a.size(); ++i) {
+      a[i] = -8.0f + 16.0f * static_cast<float>(i) / a.size();
+    }
+    std::vector<float> exps(a.size(), 0.0f), tanhs(a.size(), 0.0f);
+    dispatch(loaded, 0, {binding(a), binding(exps), binding(tanhs)});
+    for (size_t i = 0; i < a.size(); ++i) {
+      REQUIRE(exps[i] == doctest::Approx(std::exp(a[i])).epsilon(1e-5));
+      REQUIRE(tanhs[i] == doctest::Approx(std::tanh(a[i])).epsilon(1e-5));
+    }
   }
-  std::vector<float> exps(a.size(), 0.0f), tanhs(a.size(), 0.0f);
-  dispatch(loaded, 0, {binding(a), binding(exps), binding(tanhs)});
-  for (size_t i = 0; i < a.size(); ++i) {
-    REQUIRE(exps[i] == doctest::Approx(std::exp(a[i])).epsilon(1e-5));
-    REQUIRE(tanhs[i] == doctest::Approx(std::tanh(a[i])).epsilon(1e-5));
-  }
-}
 
-TEST_CASE("computes i32 elementwise ops with wrap-around, and i1 results") {
-  Loaded loaded;
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE("computes i32 elementwise ops with wrap-around, and i1 results") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
 module @ints {
   func.func @muladd(%a: tensor<256x64xi32>, %b: tensor<256x64xi32>) -> tensor<256x64xi32> {
     %e = tensor.empty() : tensor<256x64xi32>
@@ -408,30 +408,29 @@ module @ints {
     return %r : tensor<7xi1>
   }
 })mlir",
-                         loaded));
-  CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
-  std::vector<int32_t> a(256 * 64), b(256 * 64), out(256 * 64, 0);
-  for (size_t i = 0; i < a.size(); ++i) {
-    a[i] = static_cast<int32_t>(i * 2654435761u);
-    b[i] = static_cast<int32_t>(i * 40503u + 17);
+                           loaded));
+    CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
+    std::vector<int32_t> a(256 * 64), b(256 * 64), out(256 * 64, 0);
+    for (size_t i = 0; i < a.size(); ++i) {
+      a[i] = static_cast<int32_t>(i * 2654435761u);
+      b[i] = static_cast<int32_t>(i * 40503u + 17);
+    }
+    dispatch(loaded, 0, {binding(a), binding(b), binding(out)});
+    for (size_t i = 0; i < a.size(); ++i) {
+      uint32_t expected =
+          static_cast<uint32_t>(a[i]) * static_cast<uint32_t>(b[i]) + 12345u;
+      REQUIRE(static_cast<uint32_t>(out[i]) == expected);
+    }
+    std::vector<float> x = {1, 2, 3, 4, 5, 6, 7};
+    std::vector<float> y = {7, 6, 5, 4, 3, 2, 1};
+    std::vector<uint8_t> flags(7, 0xAA);
+    dispatch(loaded, 1, {binding(x), binding(y), binding(flags)});
+    CHECK(flags == std::vector<uint8_t>{1, 1, 1, 0, 0, 0, 0});
   }
-  dispatch(loaded, 0, {binding(a), binding(b), binding(out)});
-  for (size_t i = 0; i < a.size(); ++i) {
-    uint32_t expected = static_cast<uint32_t>(a[i]) *
-                            static_cast<uint32_t>(b[i]) +
-                        12345u;
-    REQUIRE(static_cast<uint32_t>(out[i]) == expected);
-  }
-  std::vector<float> x = {1, 2, 3, 4, 5, 6, 7};
-  std::vector<float> y = {7, 6, 5, 4, 3, 2, 1};
-  std::vector<uint8_t> flags(7, 0xAA);
-  dispatch(loaded, 1, {binding(x), binding(y), binding(flags)});
-  CHECK(flags == std::vector<uint8_t>{1, 1, 1, 0, 0, 0, 0});
-}
 
-TEST_CASE("transposes a 48x80 matrix") {
-  Loaded loaded;
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE("transposes a 48x80 matrix") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
 module @transpose {
   func.func @transpose(%a: tensor<48x80xf32>) -> tensor<80x48xf32> {
     %e = tensor.empty() : tensor<80x48xf32>
@@ -439,20 +438,20 @@ module @transpose {
     return %r : tensor<80x48xf32>
   }
 })mlir",
-                         loaded));
-  std::vector<float> a = ramp(48 * 80, 1.0f, 0.0f);
-  std::vector<float> out(80 * 48, -1.0f);
-  dispatch(loaded, 0, {binding(a), binding(out)});
-  for (int i = 0; i < 80; ++i) {
-    for (int j = 0; j < 48; ++j) {
-      REQUIRE(out[i * 48 + j] == a[j * 80 + i]);
+                           loaded));
+    std::vector<float> a = ramp(48 * 80, 1.0f, 0.0f);
+    std::vector<float> out(80 * 48, -1.0f);
+    dispatch(loaded, 0, {binding(a), binding(out)});
+    for (int i = 0; i < 80; ++i) {
+      for (int j = 0; j < 48; ++j) {
+        REQUIRE(out[i * 48 + j] == a[j * 80 + i]);
+      }
     }
   }
-}
 
-TEST_CASE("convolves NHWC by HWCF over several workgroups") {
-  Loaded loaded;
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE("convolves NHWC by HWCF over several workgroups") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
 module @conv {
   func.func @conv(%in: tensor<1x18x18x8xf32>, %f: tensor<3x3x8x16xf32>) -> tensor<1x16x16x16xf32> {
     %zero = arith.constant 0.0 : f32
@@ -464,34 +463,35 @@ module @conv {
     return %r : tensor<1x16x16x16xf32>
   }
 })mlir",
-                         loaded));
-  CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
-  std::vector<float> in = ramp(18 * 18 * 8, 0.125f, -4.0f);
-  std::vector<float> filter = ramp(3 * 3 * 8 * 16, -0.25f, 9.0f);
-  std::vector<float> out(16 * 16 * 16, -1.0f);
-  dispatch(loaded, 0, {binding(in), binding(filter), binding(out)});
-  for (int h = 0; h < 16; ++h) {
-    for (int w = 0; w < 16; ++w) {
-      for (int f = 0; f < 16; ++f) {
-        double sum = 0;
-        for (int kh = 0; kh < 3; ++kh) {
-          for (int kw = 0; kw < 3; ++kw) {
-            for (int c = 0; c < 8; ++c) {
-              sum += static_cast<double>(in[((h + kh) * 18 + w + kw) * 8 + c]) *
-                     filter[((kh * 3 + kw) * 8 + c) * 16 + f];
+                           loaded));
+    CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
+    std::vector<float> in = ramp(18 * 18 * 8, 0.125f, -4.0f);
+    std::vector<float> filter = ramp(3 * 3 * 8 * 16, -0.25f, 9.0f);
+    std::vector<float> out(16 * 16 * 16, -1.0f);
+    dispatch(loaded, 0, {binding(in), binding(filter), binding(out)});
+    for (int h = 0; h < 16; ++h) {
+      for (int w = 0; w < 16; ++w) {
+        for (int f = 0; f < 16; ++f) {
+          double sum = 0;
+          for (int kh = 0; kh < 3; ++kh) {
+            for (int kw = 0; kw < 3; ++kw) {
+              for (int c = 0; c < 8; ++c) {
+                sum +=
+                    static_cast<double>(in[((h + kh) * 18 + w + kw) * 8 + c]) *
+                    filter[((kh * 3 + kw) * 8 + c) * 16 + f];
+              }
             }
           }
+          REQUIRE(out[(h * 16 + w) * 16 + f] ==
+                  doctest::Approx(sum).epsilon(1e-4));
         }
-        REQUIRE(out[(h * 16 + w) * 16 + f] ==
-                doctest::Approx(sum).epsilon(1e-4));
       }
     }
   }
-}
 
-TEST_CASE("batch matmul runs on a 2-d grid, workgroups on four threads") {
-  Loaded loaded;
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE("batch matmul runs on a 2-d grid, workgroups on four threads") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
 module @bmm {
   func.func @bmm(%a: tensor<4x32x16xf32>, %b: tensor<4x16x64xf32>) -> tensor<4x32x64xf32> {
     %zero = arith.constant 0.0 : f32
@@ -502,32 +502,32 @@ module @bmm {
     return %r : tensor<4x32x64xf32>
   }
 })mlir",
-                         loaded));
-  const auto &info = loaded.compiled.exports[0];
-  CHECK(info.workgroupCount[0] > 1);
-  CHECK(info.workgroupCount[1] > 1);
-  std::vector<float> a = ramp(4 * 32 * 16, 0.5f, -10.0f);
-  std::vector<float> b = ramp(4 * 16 * 64, 0.25f, 3.0f);
-  std::vector<float> out(4 * 32 * 64, -1.0f);
-  dispatch(loaded, 0, {binding(a), binding(b), binding(out)}, /*threads=*/4);
-  for (int n = 0; n < 4; ++n) {
-    for (int i = 0; i < 32; ++i) {
-      for (int j = 0; j < 64; ++j) {
-        double sum = 0;
-        for (int k = 0; k < 16; ++k) {
-          sum += static_cast<double>(a[(n * 32 + i) * 16 + k]) *
-                 b[(n * 16 + k) * 64 + j];
+                           loaded));
+    const auto &info = loaded.compiled.exports[0];
+    CHECK(info.workgroupCount[0] > 1);
+    CHECK(info.workgroupCount[1] > 1);
+    std::vector<float> a = ramp(4 * 32 * 16, 0.5f, -10.0f);
+    std::vector<float> b = ramp(4 * 16 * 64, 0.25f, 3.0f);
+    std::vector<float> out(4 * 32 * 64, -1.0f);
+    dispatch(loaded, 0, {binding(a), binding(b), binding(out)}, /*threads=*/4);
+    for (int n = 0; n < 4; ++n) {
+      for (int i = 0; i < 32; ++i) {
+        for (int j = 0; j < 64; ++j) {
+          double sum = 0;
+          for (int k = 0; k < 16; ++k) {
+            sum += static_cast<double>(a[(n * 32 + i) * 16 + k]) *
+                   b[(n * 16 + k) * 64 + j];
+          }
+          REQUIRE(out[(n * 32 + i) * 64 + j] ==
+                  doctest::Approx(sum).epsilon(1e-5));
         }
-        REQUIRE(out[(n * 32 + i) * 64 + j] ==
-                doctest::Approx(sum).epsilon(1e-5));
       }
     }
   }
-}
 
-TEST_CASE("broadcasts, pads, concatenates, reshapes and updates slices") {
-  Loaded loaded;
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE("broadcasts, pads, concatenates, reshapes and updates slices") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
 module @shapes {
   func.func @bcast(%a: tensor<64xf32>) -> tensor<128x64xf32> {
     %e = tensor.empty() : tensor<128x64xf32>
@@ -564,76 +564,77 @@ module @shapes {
     return %c : tensor<4xi64>
   }
 })mlir",
-                         loaded));
-  REQUIRE(loaded.compiled.exports.size() == 6);
+                           loaded));
+    REQUIRE(loaded.compiled.exports.size() == 6);
 
-  std::vector<float> row = ramp(64, 1.0f, 0.0f);
-  std::vector<float> broadcast(128 * 64, -1.0f);
-  dispatch(loaded, 0, {binding(row), binding(broadcast)});
-  for (int i = 0; i < 128; ++i) {
-    for (int j = 0; j < 64; ++j) {
-      REQUIRE(broadcast[i * 64 + j] == row[j]);
+    std::vector<float> row = ramp(64, 1.0f, 0.0f);
+    std::vector<float> broadcast(128 * 64, -1.0f);
+    dispatch(loaded, 0, {binding(row), binding(broadcast)});
+    for (int i = 0; i < 128; ++i) {
+      for (int j = 0; j < 64; ++j) {
+        REQUIRE(broadcast[i * 64 + j] == row[j]);
+      }
     }
-  }
 
-  std::vector<float> small = ramp(30 * 30, 1.0f, 0.0f);
-  std::vector<float> padded(32 * 32, -1.0f);
-  dispatch(loaded, 1, {binding(small), binding(padded)});
-  for (int i = 0; i < 32; ++i) {
-    for (int j = 0; j < 32; ++j) {
-      bool inside = i >= 1 && i <= 30 && j >= 1 && j <= 30;
-      REQUIRE(padded[i * 32 + j] ==
-              (inside ? small[(i - 1) * 30 + (j - 1)] : 1.5f));
+    std::vector<float> small = ramp(30 * 30, 1.0f, 0.0f);
+    std::vector<float> padded(32 * 32, -1.0f);
+    dispatch(loaded, 1, {binding(small), binding(padded)});
+    for (int i = 0; i < 32; ++i) {
+      for (int j = 0; j < 32; ++j) {
+        bool inside = i >= 1 && i <= 30 && j >= 1 && j <= 30;
+        REQUIRE(padded[i * 32 + j] ==
+                (inside ? small[(i - 1) * 30 + (j - 1)] : 1.5f));
+      }
     }
-  }
 
-  std::vector<int32_t> left(16 * 8), right(16 * 4), joined(16 * 12, -1);
-  for (size_t i = 0; i < left.size(); ++i) {
-    left[i] = static_cast<int32_t>(i);
-  }
-  for (size_t i = 0; i < right.size(); ++i) {
-    right[i] = -static_cast<int32_t>(i) - 1;
-  }
-  dispatch(loaded, 2, {binding(left), binding(right), binding(joined)});
-  for (int i = 0; i < 16; ++i) {
-    for (int j = 0; j < 12; ++j) {
-      REQUIRE(joined[i * 12 + j] ==
-              (j < 8 ? left[i * 8 + j] : right[i * 4 + (j - 8)]));
+    std::vector<int32_t> left(16 * 8), right(16 * 4), joined(16 * 12, -1);
+    for (size_t i = 0; i < left.size(); ++i) {
+      left[i] = static_cast<int32_t>(i);
     }
-  }
-
-  std::vector<int16_t> block(8 * 16 * 4), flat(32 * 16, 0);
-  for (size_t i = 0; i < block.size(); ++i) {
-    block[i] = static_cast<int16_t>(i * 3 - 700);
-  }
-  dispatch(loaded, 3, {binding(block), binding(flat)});
-  CHECK(flat == block); // row-major reshapes keep the element order
-
-  std::vector<double> big(64 * 64), patch(8 * 8), updated(64 * 64, -1.0);
-  for (size_t i = 0; i < big.size(); ++i) {
-    big[i] = static_cast<double>(i) * 0.5;
-  }
-  for (size_t i = 0; i < patch.size(); ++i) {
-    patch[i] = 1000.0 + static_cast<double>(i);
-  }
-  dispatch(loaded, 4, {binding(big), binding(patch), binding(updated)});
-  for (int i = 0; i < 64; ++i) {
-    for (int j = 0; j < 64; ++j) {
-      double expected = i < 8 && j < 8
-                            ? big[(i + 8) * 64 + (j + 8)] + patch[i * 8 + j]
-                            : big[i * 64 + j];
-      REQUIRE(updated[i * 64 + j] == expected);
+    for (size_t i = 0; i < right.size(); ++i) {
+      right[i] = -static_cast<int32_t>(i) - 1;
     }
+    dispatch(loaded, 2, {binding(left), binding(right), binding(joined)});
+    for (int i = 0; i < 16; ++i) {
+      for (int j = 0; j < 12; ++j) {
+        REQUIRE(joined[i * 12 + j] ==
+                (j < 8 ? left[i * 8 + j] : right[i * 4 + (j - 8)]));
+      }
+    }
+
+    std::vector<int16_t> block(8 * 16 * 4), flat(32 * 16, 0);
+    for (size_t i = 0; i < block.size(); ++i) {
+      block[i] = static_cast<int16_t>(i * 3 - 700);
+    }
+    dispatch(loaded, 3, {binding(block), binding(flat)});
+    CHECK(flat == block); // row-major reshapes keep the element order
+
+    std::vector<double> big(64 * 64), patch(8 * 8), updated(64 * 64, -1.0);
+    for (size_t i = 0; i < big.size(); ++i) {
+      big[i] = static_cast<double>(i) * 0.5;
+    }
+    for (size_t i = 0; i < patch.size(); ++i) {
+      patch[i] = 1000.0 + static_cast<double>(i);
+    }
+    dispatch(loaded, 4, {binding(big), binding(patch), binding(updated)});
+    for (int i = 0; i < 64; ++i) {
+      for (int j = 0; j < 64; ++j) {
+        double expected = i < 8 && j < 8
+                              ? big[(i + 8) * 64 + (j + 8)] + patch[i * 8 + j]
+                              : big[i * 64 + j];
+        REQUIRE(updated[i * 64 + j] == expected);
+      }
+    }
+
+    std::vector<int64_t> constants(4, 0);
+    dispatch(loaded, 5, {binding(constants)});
+    CHECK(constants == std::vector<int64_t>{1, 2, -3, 4000000000000});
   }
 
-  std::vector<int64_t> constants(4, 0);
-  dispatch(loaded, 5, {binding(constants)});
-  CHECK(constants == std::vector<int64_t>{1, 2, -3, 4000000000000});
-}
-
-TEST_CASE("approximates powf, log, erf, sqrt and rsqrt; returns two results") {
-  Loaded loaded;
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE(
+      "approximates powf, log, erf, sqrt and rsqrt; returns two results") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
 module @more_math {
   func.func @mathops(%a: tensor<1024xf32>, %b: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) {
     %e = tensor.empty() : tensor<1024xf32>
@@ -655,32 +656,31 @@ module @more_math {
     return %r#0, %r#1, %r#2 : tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>
   }
 })mlir",
-                         loaded));
-  CHECK(loaded.compiled.exports[0].bindingCount == 5);
-  std::vector<float> a(1024), b(1024);
-  for (int i = 0; i < 1024; ++i) {
-    a[i] = 0.05f + static_cast<float>(i) * 0.01f;
-    b[i] = -2.0f + static_cast<float>(i) * 0.004f;
+                           loaded));
+    CHECK(loaded.compiled.exports[0].bindingCount == 5);
+    std::vector<float> a(1024), b(1024);
+    for (int i = 0; i < 1024; ++i) {
+      a[i] = 0.05f + static_cast<float>(i) * 0.01f;
+      b[i] = -2.0f + static_cast<float>(i) * 0.004f;
+    }
+    std::vector<float> pows(1024), logErfs(1024), roots(1024);
+    dispatch(loaded, 0,
+             {binding(a), binding(b), binding(pows), binding(logErfs),
+              binding(roots)});
+    for (int i = 0; i < 1024; ++i) {
+      REQUIRE(pows[i] == doctest::Approx(std::pow(a[i], b[i])).epsilon(1e-4));
+      REQUIRE(logErfs[i] == doctest::Approx(std::log(a[i]) + std::erf(b[i]))
+                                .epsilon(1e-4)
+                                .scale(1.0));
+      REQUIRE(roots[i] ==
+              doctest::Approx(std::sqrt(a[i]) + 1.0 / std::sqrt(a[i]))
+                  .epsilon(1e-5));
+    }
   }
-  std::vector<float> pows(1024), logErfs(1024), roots(1024);
-  dispatch(loaded, 0,
-           {binding(a), binding(b), binding(pows), binding(logErfs),
-            binding(roots)});
-  for (int i = 0; i < 1024; ++i) {
-    REQUIRE(pows[i] ==
-            doctest::Approx(std::pow(a[i], b[i])).epsilon(1e-4));
-    REQUIRE(logErfs[i] == doctest::Approx(std::log(a[i]) + std::erf(b[i]))
-                              .epsilon(1e-4)
-                              .scale(1.0));
-    REQUIRE(roots[i] ==
-            doctest::Approx(std::sqrt(a[i]) + 1.0 / std::sqrt(a[i]))
-                .epsilon(1e-5));
-  }
-}
 
-TEST_CASE("keeps a large temporary in workgroup local memory") {
-  Loaded loaded;
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE("keeps a large temporary in workgroup local memory") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
 module @local {
   func.func @sum_of_products(%a: tensor<256x32xf32>, %b: tensor<32x256xf32>) -> tensor<f32> {
     %zero = arith.constant 0.0 : f32
@@ -698,29 +698,29 @@ module @local {
     return %r : tensor<f32>
   }
 })mlir",
-                         loaded));
-  const strata_hal_executable_dispatch_attrs_v0_t *attrs =
-      strata_hal_executable_export_attrs(loaded.executable, 0);
-  REQUIRE(attrs);
-  CHECK(attrs->local_memory_size >= 256 * 256 * 4);
-  std::vector<float> a = ramp(256 * 32, 0.01f, -0.5f);
-  std::vector<float> b = ramp(32 * 256, 0.02f, -1.0f);
-  std::vector<float> total(1, 0.0f);
-  dispatch(loaded, 0, {binding(a), binding(b), binding(total)});
-  double expected = 0;
-  for (int i = 0; i < 256; ++i) {
-    for (int j = 0; j < 256; ++j) {
-      for (int k = 0; k < 32; ++k) {
-        expected += static_cast<double>(a[i * 32 + k]) * b[k * 256 + j];
+                           loaded));
+    const strata_hal_executable_dispatch_attrs_v0_t *attrs =
+        strata_hal_executable_export_attrs(loaded.executable, 0);
+    REQUIRE(attrs);
+    CHECK(attrs->local_memory_size >= 256 * 256 * 4);
+    std::vector<float> a = ramp(256 * 32, 0.01f, -0.5f);
+    std::vector<float> b = ramp(32 * 256, 0.02f, -1.0f);
+    std::vector<float> total(1, 0.0f);
+    dispatch(loaded, 0, {binding(a), binding(b), binding(total)});
+    double expected = 0;
+    for (int i = 0; i < 256; ++i) {
+      for (int j = 0; j < 256; ++j) {
+        for (int k = 0; k < 32; ++k) {
+          expected += static_cast<double>(a[i * 32 + k]) * b[k * 256 + j];
+        }
       }
     }
+    CHECK(total[0] == doctest::Approx(expected).epsilon(1e-3));
   }
-  CHECK(total[0] == doctest::Approx(expected).epsilon(1e-3));
-}
 
-TEST_CASE("distributes a prime-length loop with a partial last workgroup") {
-  Loaded loaded;
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE("distributes a prime-length loop with a partial last workgroup") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
 module @prime {
   func.func @sub(%a: tensor<100003xi64>, %b: tensor<100003xi64>) -> tensor<100003xi64> {
     %e = tensor.empty() : tensor<100003xi64>
@@ -729,22 +729,22 @@ module @prime {
     return %r : tensor<100003xi64>
   }
 })mlir",
-                         loaded));
-  CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
-  std::vector<int64_t> a(100003), b(100003), out(100003, 0);
-  for (size_t i = 0; i < a.size(); ++i) {
-    a[i] = static_cast<int64_t>(i) * 1000000007;
-    b[i] = 5 - static_cast<int64_t>(i);
+                           loaded));
+    CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
+    std::vector<int64_t> a(100003), b(100003), out(100003, 0);
+    for (size_t i = 0; i < a.size(); ++i) {
+      a[i] = static_cast<int64_t>(i) * 1000000007;
+      b[i] = 5 - static_cast<int64_t>(i);
+    }
+    dispatch(loaded, 0, {binding(a), binding(b), binding(out)}, /*threads=*/3);
+    for (size_t i = 0; i < a.size(); ++i) {
+      REQUIRE(out[i] == a[i] - b[i]);
+    }
   }
-  dispatch(loaded, 0, {binding(a), binding(b), binding(out)}, /*threads=*/3);
-  for (size_t i = 0; i < a.size(); ++i) {
-    REQUIRE(out[i] == a[i] - b[i]);
-  }
-}
 
-TEST_CASE("distributes a two-result generic reached through a private call") {
-  Loaded loaded;
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE("distributes a two-result generic reached through a private call") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
 module @calls {
   func.func private @minmax(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>) -> (tensor<256x128xf32>, tensor<256x128xf32>) {
     %e = tensor.empty() : tensor<256x128xf32>
@@ -765,24 +765,24 @@ module @calls {
     return %r#0, %r#1 : tensor<256x128xf32>, tensor<256x128xf32>
   }
 })mlir",
-                         loaded));
-  REQUIRE(loaded.compiled.exports.size() == 1);
-  CHECK(loaded.compiled.exports[0].bindingCount == 4);
-  CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
-  std::vector<float> a = ramp(256 * 128, 1.0f, -50.0f);
-  std::vector<float> b = ramp(256 * 128, -1.0f, 50.0f);
-  std::vector<float> lo(a.size(), 0.0f), hi(a.size(), 0.0f);
-  dispatch(loaded, 0, {binding(a), binding(b), binding(lo), binding(hi)},
-           /*threads=*/2);
-  for (size_t i = 0; i < a.size(); ++i) {
-    REQUIRE(lo[i] == std::min(a[i], b[i]));
-    REQUIRE(hi[i] == std::max(a[i], b[i]));
+                           loaded));
+    REQUIRE(loaded.compiled.exports.size() == 1);
+    CHECK(loaded.compiled.exports[0].bindingCount == 4);
+    CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
+    std::vector<float> a = ramp(256 * 128, 1.0f, -50.0f);
+    std::vector<float> b = ramp(256 * 128, -1.0f, 50.0f);
+    std::vector<float> lo(a.size(), 0.0f), hi(a.size(), 0.0f);
+    dispatch(loaded, 0, {binding(a), binding(b), binding(lo), binding(hi)},
+             /*threads=*/2);
+    for (size_t i = 0; i < a.size(); ++i) {
+      REQUIRE(lo[i] == std::min(a[i], b[i]));
+      REQUIRE(hi[i] == std::max(a[i], b[i]));
+    }
   }
-}
 
-TEST_CASE("runs softmax, an i8 matmul into i32, argmax and max pooling") {
-  Loaded loaded;
-  REQUIRE(compileAndLoad(R"mlir(
+  TEST_CASE("runs softmax, an i8 matmul into i32, argmax and max pooling") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
 module @nn {
   func.func @softmax(%in: tensor<64x128xf32>) -> tensor<64x128xf32> {
     %e = tensor.empty() : tensor<64x128xf32>
@@ -827,75 +827,75 @@ module @nn {
     return %r : tensor<1x8x8x8xf32>
   }
 })mlir",
-                         loaded));
-  REQUIRE(loaded.compiled.exports.size() == 4);
+                           loaded));
+    REQUIRE(loaded.compiled.exports.size() == 4);
 
-  std::vector<float> logits = ramp(64 * 128, 0.1f, -5.0f);
-  std::vector<float> probabilities(logits.size(), 0.0f);
-  dispatch(loaded, 0, {binding(logits), binding(probabilities)}, 2);
-  for (int i = 0; i < 64; ++i) {
-    double maxValue = -1e30, sum = 0;
-    for (int j = 0; j < 128; ++j) {
-      maxValue = std::max<double>(maxValue, logits[i * 128 + j]);
-    }
-    for (int j = 0; j < 128; ++j) {
-      sum += std::exp(logits[i * 128 + j] - maxValue);
-    }
-    for (int j = 0; j < 128; ++j) {
-      REQUIRE(probabilities[i * 128 + j] ==
-              doctest::Approx(std::exp(logits[i * 128 + j] - maxValue) / sum)
-                  .epsilon(1e-4));
-    }
-  }
-
-  std::vector<int8_t> a(64 * 32), b(32 * 64);
-  for (size_t i = 0; i < a.size(); ++i) {
-    a[i] = static_cast<int8_t>(i * 29);
-    b[i] = static_cast<int8_t>(i * 53 + 7);
-  }
-  std::vector<int32_t> product(64 * 64, -1);
-  dispatch(loaded, 1, {binding(a), binding(b), binding(product)}, 2);
-  for (int i = 0; i < 64; ++i) {
-    for (int j = 0; j < 64; ++j) {
-      int32_t sum = 0;
-      for (int k = 0; k < 32; ++k) {
-        sum += int32_t{a[i * 32 + k]} * int32_t{b[k * 64 + j]};
+    std::vector<float> logits = ramp(64 * 128, 0.1f, -5.0f);
+    std::vector<float> probabilities(logits.size(), 0.0f);
+    dispatch(loaded, 0, {binding(logits), binding(probabilities)}, 2);
+    for (int i = 0; i < 64; ++i) {
+      double maxValue = -1e30, sum = 0;
+      for (int j = 0; j < 128; ++j) {
+        maxValue = std::max<double>(maxValue, logits[i * 128 + j]);
       }
-      REQUIRE(product[i * 64 + j] == sum);
+      for (int j = 0; j < 128; ++j) {
+        sum += std::exp(logits[i * 128 + j] - maxValue);
+      }
+      for (int j = 0; j < 128; ++j) {
+        REQUIRE(probabilities[i * 128 + j] ==
+                doctest::Approx(std::exp(logits[i * 128 + j] - maxValue) / sum)
+                    .epsilon(1e-4));
+      }
     }
-  }
 
-  std::vector<float> scores = ramp(64 * 100, 1.0f, 0.0f);
-  std::vector<int64_t> best(64, -1);
-  dispatch(loaded, 2, {binding(scores), binding(best)});
-  for (int i = 0; i < 64; ++i) {
-    const float *row = &scores[i * 100];
-    REQUIRE(best[i] == std::max_element(row, row + 100) - row);
-  }
-
-  std::vector<float> image = ramp(16 * 16 * 8, 0.5f, -20.0f);
-  std::vector<float> pooled(8 * 8 * 8, 0.0f);
-  dispatch(loaded, 3, {binding(image), binding(pooled)});
-  for (int h = 0; h < 8; ++h) {
-    for (int w = 0; w < 8; ++w) {
-      for (int c = 0; c < 8; ++c) {
-        float expected = -3.4e38f;
-        for (int dh = 0; dh < 2; ++dh) {
-          for (int dw = 0; dw < 2; ++dw) {
-            expected = std::max(
-                expected, image[((2 * h + dh) * 16 + 2 * w + dw) * 8 + c]);
-          }
+    std::vector<int8_t> a(64 * 32), b(32 * 64);
+    for (size_t i = 0; i < a.size(); ++i) {
+      a[i] = static_cast<int8_t>(i * 29);
+      b[i] = static_cast<int8_t>(i * 53 + 7);
+    }
+    std::vector<int32_t> product(64 * 64, -1);
+    dispatch(loaded, 1, {binding(a), binding(b), binding(product)}, 2);
+    for (int i = 0; i < 64; ++i) {
+      for (int j = 0; j < 64; ++j) {
+        int32_t sum = 0;
+        for (int k = 0; k < 32; ++k) {
+          sum += int32_t{a[i * 32 + k]} * int32_t{b[k * 64 + j]};
         }
-        REQUIRE(pooled[(h * 8 + w) * 8 + c] == expected);
+        REQUIRE(product[i * 64 + j] == sum);
+      }
+    }
+
+    std::vector<float> scores = ramp(64 * 100, 1.0f, 0.0f);
+    std::vector<int64_t> best(64, -1);
+    dispatch(loaded, 2, {binding(scores), binding(best)});
+    for (int i = 0; i < 64; ++i) {
+      const float *row = &scores[i * 100];
+      REQUIRE(best[i] == std::max_element(row, row + 100) - row);
+    }
+
+    std::vector<float> image = ramp(16 * 16 * 8, 0.5f, -20.0f);
+    std::vector<float> pooled(8 * 8 * 8, 0.0f);
+    dispatch(loaded, 3, {binding(image), binding(pooled)});
+    for (int h = 0; h < 8; ++h) {
+      for (int w = 0; w < 8; ++w) {
+        for (int c = 0; c < 8; ++c) {
+          float expected = -3.4e38f;
+          for (int dh = 0; dh < 2; ++dh) {
+            for (int dw = 0; dw < 2; ++dw) {
+              expected = std::max(
+                  expected, image[((2 * h + dh) * 16 + 2 * w + dw) * 8 + c]);
+            }
+          }
+          REQUIRE(pooled[(h * 8 + w) * 8 + c] == expected);
+        }
       }
     }
   }
-}
 
-TEST_CASE("reports an op without a lowering at its location") {
-  CompiledExecutable compiled;
-  std::string errors;
-  CHECK_FALSE(compile(R"mlir(
+  TEST_CASE("reports an op without a lowering at its location") {
+    CompiledExecutable compiled;
+    std::string errors;
+    CHECK_FALSE(compile(R"mlir(
 module {
   func.func @rem(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
     %e = tensor.empty() : tensor<4xf32>
@@ -910,70 +910,76 @@ module {
     return %r : tensor<4xf32>
   }
 })mlir",
-                      compiled, errors));
-  CHECK(errors.find("test.mlir\":10:12") != std::string::npos);
-  CHECK(errors.find("arith.remf") != std::string::npos);
-}
+                        compiled, errors));
+    CHECK(errors.find("test.mlir\":10:12") != std::string::npos);
+    CHECK(errors.find("arith.remf") != std::string::npos);
+  }
 
-TEST_CASE("exports only the query function and leaves nothing undefined") {
-  CompiledExecutable compiled;
-  std::string errors;
-  REQUIRE_MESSAGE(compile(R"mlir(
+  TEST_CASE("exports only the query function, leaves nothing undefined, and lets exports take any name") {
+    CompiledExecutable compiled;
+    std::string errors;
+    REQUIRE_MESSAGE(compile(R"mlir(
 module {
-  func.func @copy(%a: tensor<4096xi8>) -> tensor<4096xi8> {
+  func.func @memcpy(%a: tensor<4096xi8>) -> tensor<4096xi8> {
     return %a : tensor<4096xi8>
   }
+  func.func @strata_hal_executable_library_query(%a: tensor<4xi8>) -> tensor<4xi8> {
+    return %a : tensor<4xi8>
+  }
 })mlir",
-                          compiled, errors),
-                  errors);
-  CHECK(compiled.format.rfind("embedded-elf-", 0) == 0);
-  llvm::MemoryBufferRef buffer(
-      llvm::StringRef(reinterpret_cast<const char *>(compiled.library.data()),
-                      compiled.library.size()),
-      "library");
-  auto object = llvm::object::ObjectFile::createObjectFile(buffer);
-  REQUIRE(static_cast<bool>(object));
-  auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(object->get());
-  REQUIRE(elf);
-  std::vector<std::string> defined;
-  int undefined = 0;
-  for (const llvm::object::SymbolRef &symbol : elf->getDynamicSymbolIterators()) {
-    llvm::Expected<uint32_t> flags = symbol.getFlags();
-    llvm::Expected<llvm::StringRef> name = symbol.getName();
-    REQUIRE(static_cast<bool>(flags));
-    REQUIRE(static_cast<bool>(name));
-    if (name->empty()) {
-      continue;
+                            compiled, errors),
+                    errors);
+    CHECK(compiled.format.rfind("embedded-elf-", 0) == 0);
+    llvm::MemoryBufferRef buffer(
+        llvm::StringRef(reinterpret_cast<const char *>(compiled.library.data()),
+                        compiled.library.size()),
+        "library");
+    auto object = llvm::object::ObjectFile::createObjectFile(buffer);
+    REQUIRE(static_cast<bool>(object));
+    auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(object->get());
+    REQUIRE(elf);
+    std::vector<std::string> defined;
+    int undefined = 0;
+    for (const llvm::object::SymbolRef &symbol :
+         elf->getDynamicSymbolIterators()) {
+      llvm::Expected<uint32_t> flags = symbol.getFlags();
+      llvm::Expected<llvm::StringRef> name = symbol.getName();
+      REQUIRE(static_cast<bool>(flags));
+      REQUIRE(static_cast<bool>(name));
+      if (name->empty()) {
+        continue;
+      }
+      if (*flags & llvm::object::SymbolRef::SF_Undefined) {
+        ++undefined;
+        MESSAGE("undefined symbol: " << name->str());
+      } else if (*flags & llvm::object::SymbolRef::SF_Global) {
+        defined.push_back(name->str());
+      }
     }
-    if (*flags & llvm::object::SymbolRef::SF_Undefined) {
-      ++undefined;
-      MESSAGE("undefined symbol: " << name->str());
-    } else if (*flags & llvm::object::SymbolRef::SF_Global) {
-      defined.push_back(name->str());
+    CHECK(undefined == 0);
+    CHECK(defined ==
+          std::vector<std::string>{"strata_hal_executable_library_query"});
+    // The copy of an argument to the result runs (memcpy-like code without
+    // libc).
+    Loaded loaded;
+    loaded.compiled = compiled;
+    REQUIRE(strata_hal_executable_load_memory(
+                compiled.library.data(), compiled.library.size(), "copy",
+                strata_allocator_system(), &loaded.executable) == nullptr);
+    std::vector<int8_t> in(4096), out(4096, 0);
+    for (size_t i = 0; i < in.size(); ++i) {
+      in[i] = static_cast<int8_t>(i * 13);
     }
+    dispatch(loaded, 0, {binding(in), binding(out)});
+    CHECK(in == out);
   }
-  CHECK(undefined == 0);
-  CHECK(defined == std::vector<std::string>{"strata_hal_executable_library_query"});
-  // The copy of an argument to the result runs (memcpy-like code without libc).
-  Loaded loaded;
-  loaded.compiled = compiled;
-  REQUIRE(strata_hal_executable_load_memory(
-              compiled.library.data(), compiled.library.size(), "copy",
-              strata_allocator_system(), &loaded.executable) == nullptr);
-  std::vector<int8_t> in(4096), out(4096, 0);
-  for (size_t i = 0; i < in.size(); ++i) {
-    in[i] = static_cast<int8_t>(i * 13);
-  }
-  dispatch(loaded, 0, {binding(in), binding(out)});
-  CHECK(in == out);
-}
 
-TEST_CASE("cross-compiles an aarch64 library") {
-  CompiledExecutable compiled;
-  std::string errors;
-  LLVMCPUTargetOptions options;
-  options.triple = "aarch64-linux-gnu";
-  REQUIRE_MESSAGE(compile(R"mlir(
+  TEST_CASE("cross-compiles an aarch64 library") {
+    CompiledExecutable compiled;
+    std::string errors;
+    LLVMCPUTargetOptions options;
+    options.triple = "aarch64-linux-gnu";
+    REQUIRE_MESSAGE(compile(R"mlir(
 module {
   func.func @scale(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {
     %e = tensor.empty() : tensor<64x64xf32>
@@ -996,46 +1002,49 @@ module {
     return %r : tensor<64x64xf32>
   }
 })mlir",
-                          compiled, errors, options),
-                  errors);
-  CHECK(compiled.format == "embedded-elf-aarch64");
-  CHECK(compiled.exports.size() == 2);
-  REQUIRE(compiled.library.size() > 64);
-  CHECK(std::memcmp(compiled.library.data(), "\x7f" "ELF", 4) == 0);
-  uint16_t machine = static_cast<uint16_t>(compiled.library[18] |
-                                           (compiled.library[19] << 8));
-  CHECK(machine == 183); // EM_AARCH64
-}
+                            compiled, errors, options),
+                    errors);
+    CHECK(compiled.format == "embedded-elf-aarch64");
+    CHECK(compiled.exports.size() == 2);
+    REQUIRE(compiled.library.size() > 64);
+    CHECK(std::memcmp(compiled.library.data(),
+                      "\x7f"
+                      "ELF",
+                      4) == 0);
+    uint16_t machine = static_cast<uint16_t>(compiled.library[18] |
+                                             (compiled.library[19] << 8));
+    CHECK(machine == 183); // EM_AARCH64
+  }
 
-TEST_CASE("reports a dynamic shape at its location") {
-  CompiledExecutable compiled;
-  std::string errors;
-  CHECK_FALSE(compile(R"mlir(
+  TEST_CASE("reports a dynamic shape at its location") {
+    CompiledExecutable compiled;
+    std::string errors;
+    CHECK_FALSE(compile(R"mlir(
 module {
   func.func @dynamic(%a: tensor<?xf32>) -> tensor<?xf32> {
     return %a : tensor<?xf32>
   }
 })mlir",
-                      compiled, errors));
-  CHECK(errors.find("test.mlir\":3:3") != std::string::npos);
-  CHECK(errors.find("dynamic shape") != std::string::npos);
-}
+                        compiled, errors));
+    CHECK(errors.find("test.mlir\":3:3") != std::string::npos);
+    CHECK(errors.find("dynamic shape") != std::string::npos);
+  }
 
-TEST_CASE("reports f16 and library-only math at their locations") {
-  CompiledExecutable compiled;
-  std::string errors;
-  CHECK_FALSE(compile(R"mlir(
+  TEST_CASE("reports f16 and library-only math at their locations") {
+    CompiledExecutable compiled;
+    std::string errors;
+    CHECK_FALSE(compile(R"mlir(
 module {
   func.func @half(%a: tensor<4xf16>) -> tensor<4xf16> {
     return %a : tensor<4xf16>
   }
 })mlir",
-                      compiled, errors));
-  CHECK(errors.find("test.mlir\":3:3") != std::string::npos);
-  CHECK(errors.find("unsupported element type") != std::string::npos);
+                        compiled, errors));
+    CHECK(errors.find("test.mlir\":3:3") != std::string::npos);
+    CHECK(errors.find("unsupported element type") != std::string::npos);
 
-  errors.clear();
-  CHECK_FALSE(compile(R"mlir(
+    errors.clear();
+    CHECK_FALSE(compile(R"mlir(
 module {
   func.func @exp64(%a: tensor<4xf64>) -> tensor<4xf64> {
     %e = tensor.empty() : tensor<4xf64>
@@ -1050,9 +1059,9 @@ module {
     return %r : tensor<4xf64>
   }
 })mlir",
-                      compiled, errors));
-  CHECK(errors.find("test.mlir\":10:12") != std::string::npos);
-  CHECK(errors.find("math.exp") != std::string::npos);
-}
+                        compiled, errors));
+    CHECK(errors.find("test.mlir\":10:12") != std::string::npos);
+    CHECK(errors.find("math.exp") != std::string::npos);
+  }
 
 } // TEST_SUITE

@@ -156,8 +156,7 @@ bool bindFunction(func::FuncOp func) {
     }
     inlineForall(forall, ids);
   }
-  func->setAttr(kWorkgroupCountAttr,
-                DenseI64ArrayAttr::get(context, counts));
+  func->setAttr(kWorkgroupCountAttr, DenseI64ArrayAttr::get(context, counts));
   return true;
 }
 
@@ -165,14 +164,13 @@ bool bindFunction(func::FuncOp func) {
 
 LogicalResult bufferizeExecutable(ModuleOp module) {
   return runPassPipeline(
-      module,
-      "func.func(eliminate-empty-tensors),"
-      "one-shot-bufferize{bufferize-function-boundaries "
-      "function-boundary-type-conversion=identity-layout-map "
-      "unknown-type-conversion=identity-layout-map},"
-      "buffer-results-to-out-params{hoist-static-allocs "
-      "modify-public-functions},"
-      "func.func(canonicalize,cse)");
+      module, "func.func(eliminate-empty-tensors),"
+              "one-shot-bufferize{bufferize-function-boundaries "
+              "function-boundary-type-conversion=identity-layout-map "
+              "unknown-type-conversion=identity-layout-map},"
+              "buffer-results-to-out-params{hoist-static-allocs "
+              "modify-public-functions},"
+              "func.func(canonicalize,cse)");
 }
 
 LogicalResult bindWorkgroupIds(ModuleOp module,

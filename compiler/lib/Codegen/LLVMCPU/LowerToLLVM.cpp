@@ -56,15 +56,13 @@ LogicalResult placeTemporaries(func::FuncOp func) {
         !alloc.getDynamicSizes().empty() ||
         !alloc.getSymbolOperands().empty() ||
         !type.getElementType().isIntOrFloat()) {
-      return alloc.emitError()
-             << "llvm-cpu kernels cannot allocate " << type
-             << " (only static shapes with identity layouts)";
+      return alloc.emitError() << "llvm-cpu kernels cannot allocate " << type
+                               << " (only static shapes with identity layouts)";
     }
     int64_t elementBytes =
         std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
     offsets.push_back(total);
-    total += alignTo(type.getNumElements() * elementBytes,
-                     kTemporaryAlignment);
+    total += alignTo(type.getNumElements() * elementBytes, kTemporaryAlignment);
   }
   for (memref::DeallocOp dealloc : deallocs) {
     rewriter.eraseOp(dealloc);
@@ -98,9 +96,9 @@ LogicalResult placeTemporaries(func::FuncOp func) {
     rewriter.replaceOpWithNewOp<memref::ViewOp>(alloc, alloc.getType(), local,
                                                 offsetValue, ValueRange());
   }
-  func->setAttr(kLocalMemorySizeAttr,
-                IntegerAttr::get(IntegerType::get(func.getContext(), 64),
-                                 total));
+  func->setAttr(
+      kLocalMemorySizeAttr,
+      IntegerAttr::get(IntegerType::get(func.getContext(), 64), total));
   return success();
 }
 
@@ -117,7 +115,7 @@ void copiesToLinalg(func::FuncOp func) {
     }
     rewriter.setInsertionPoint(copy);
     linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
-                                    copy.getTarget());
+                           copy.getTarget());
     rewriter.eraseOp(copy);
   }
 }
@@ -129,7 +127,7 @@ struct FmaToMulAdd : OpRewritePattern<math::FmaOp> {
     auto contract = arith::FastMathFlagsAttr::get(
         getContext(), arith::FastMathFlags::contract);
     Value product = arith::MulFOp::create(rewriter, op.getLoc(), op.getA(),
-                                                   op.getB(), contract);
+                                          op.getB(), contract);
     rewriter.replaceOpWithNewOp<arith::AddFOp>(op, product, op.getC(),
                                                contract);
     return success();
@@ -158,11 +156,11 @@ LogicalResult expandMath(ModuleOp module) {
 // Math and arith ops that LLVM turns into instructions on every target, or
 // expands inline; anything else left after expandMath would be a libm call.
 bool lowersWithoutLibraryCall(Operation *op) {
-  if (isa<math::AbsFOp, math::AbsIOp, math::SqrtOp, math::CeilOp,
-          math::FloorOp, math::TruncOp, math::RoundEvenOp, math::CopySignOp,
-          math::CountLeadingZerosOp, math::CountTrailingZerosOp,
-          math::CtPopOp, math::IsNaNOp, math::IsInfOp, math::IsFiniteOp,
-          math::IsNormalOp>(op)) {
+  if (isa<math::AbsFOp, math::AbsIOp, math::SqrtOp, math::CeilOp, math::FloorOp,
+          math::TruncOp, math::RoundEvenOp, math::CopySignOp,
+          math::CountLeadingZerosOp, math::CountTrailingZerosOp, math::CtPopOp,
+          math::IsNaNOp, math::IsInfOp, math::IsFiniteOp, math::IsNormalOp>(
+          op)) {
     return true;
   }
   if (op->getDialect() && op->getDialect()->getNamespace() == "math") {
@@ -179,8 +177,7 @@ LogicalResult checkNoLibraryCalls(ModuleOp module) {
       Type type = op->getNumResults()
                       ? getElementTypeOrSelf(op->getResult(0).getType())
                       : Type();
-      op->emitError() << "'" << op->getName()
-                      << "' on " << type
+      op->emitError() << "'" << op->getName() << "' on " << type
                       << " has no library-free lowering on llvm-cpu (only "
                          "f32 transcendental functions are approximated)";
       ok = false;
@@ -194,8 +191,8 @@ LogicalResult checkNoLibraryCalls(ModuleOp module) {
 LogicalResult checkNoStructuredOps(ModuleOp module) {
   bool ok = true;
   module.walk([&](Operation *op) {
-    StringRef dialect = op->getDialect() ? op->getDialect()->getNamespace()
-                                         : StringRef();
+    StringRef dialect =
+        op->getDialect() ? op->getDialect()->getNamespace() : StringRef();
     if (dialect == "linalg" || dialect == "tensor" ||
         dialect == "bufferization") {
       op->emitError() << "'" << op->getName()

@@ -96,8 +96,8 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
   int64_t elementBytes = 1;
   for (Type resultType : root->getResultTypes()) {
     Type elementType = getElementTypeOrSelf(resultType);
-    elementBytes = std::max<int64_t>(
-        elementBytes, elementType.getIntOrFloatBitWidth() / 8);
+    elementBytes = std::max<int64_t>(elementBytes,
+                                     elementType.getIntOrFloatBitWidth() / 8);
   }
   int64_t totalBytes = elementBytes;
   for (int64_t range : ranges) {
@@ -171,9 +171,8 @@ LogicalResult decomposeAggregates(ModuleOp module) {
   IRRewriter rewriter(module.getContext());
   for (int round = 0; round < 4; ++round) {
     SmallVector<linalg::AggregatedOpInterface> aggregates;
-    module.walk([&](linalg::AggregatedOpInterface op) {
-      aggregates.push_back(op);
-    });
+    module.walk(
+        [&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
     if (aggregates.empty()) {
       return success();
     }
@@ -210,8 +209,9 @@ void generalizeElementwiseOps(ModuleOp module) {
 
 } // namespace
 
-LogicalResult tileAndDistributeToWorkgroups(
-    ModuleOp module, const llvm::StringSet<> &singleWorkgroup) {
+LogicalResult
+tileAndDistributeToWorkgroups(ModuleOp module,
+                              const llvm::StringSet<> &singleWorkgroup) {
   if (failed(decomposeAggregates(module))) {
     return failure();
   }
@@ -226,8 +226,8 @@ LogicalResult tileAndDistributeToWorkgroups(
   }
   // Tiling creates ops of these dialects outside of any pass.
   module.getContext()
-      ->loadDialect<affine::AffineDialect, arith::ArithDialect,
-                    scf::SCFDialect, tensor::TensorDialect>();
+      ->loadDialect<affine::AffineDialect, arith::ArithDialect, scf::SCFDialect,
+                    tensor::TensorDialect>();
   for (auto func : module.getOps<func::FuncOp>()) {
     if (!func.isPublic() || singleWorkgroup.contains(func.getSymName())) {
       continue;

@@ -16,13 +16,13 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -49,8 +49,8 @@ FailureOr<OwningOpRef<ModuleOp>> distributeAndBufferize(ModuleOp input) {
   for (int round = 0; round < 2; ++round) {
     OwningOpRef<ModuleOp> work(input.clone());
     SmallVector<std::string> unsafe;
-    if (failed(llvmcpu::tileAndDistributeToWorkgroups(*work,
-                                                      singleWorkgroup)) ||
+    if (failed(
+            llvmcpu::tileAndDistributeToWorkgroups(*work, singleWorkgroup)) ||
         failed(llvmcpu::bufferizeExecutable(*work)) ||
         failed(llvmcpu::bindWorkgroupIds(*work, unsafe))) {
       return failure();
@@ -112,8 +112,8 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
     }
     ExecutableExportInfo info;
     info.name = func.getSymName().str();
-    auto counts = func->getAttrOfType<DenseI64ArrayAttr>(
-        llvmcpu::kWorkgroupCountAttr);
+    auto counts =
+        func->getAttrOfType<DenseI64ArrayAttr>(llvmcpu::kWorkgroupCountAttr);
     for (unsigned dim = 0; dim < 3; ++dim) {
       info.workgroupCount[dim] = static_cast<uint32_t>(counts[dim]);
     }
@@ -154,8 +154,8 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
     return executable.emitError()
            << "llvm-cpu: cannot translate the kernels to LLVM IR";
   }
-  std::string error = llvmcpu::emitLibraryABI(*llvmModule, libraryName,
-                                              kernels, target.requiredFeatures);
+  std::string error = llvmcpu::emitLibraryABI(*llvmModule, libraryName, kernels,
+                                              target.requiredFeatures);
   if (error.empty()) {
     llvmcpu::addFreestandingMemoryFunctions(*llvmModule);
     std::vector<char> object;

@@ -23,8 +23,8 @@ namespace {
 constexpr uint64_t kDispatchBindingCountOffset = 22; // uint16_t
 constexpr uint64_t kDispatchBindingPtrsOffset = 32;  // void* const*
 // Offsets in strata_hal_executable_workgroup_state_v0_t.
-constexpr uint64_t kWorkgroupIdXOffset = 0; // uint32_t
-constexpr uint64_t kWorkgroupIdYOffset = 4; // uint32_t
+constexpr uint64_t kWorkgroupIdXOffset = 0;     // uint32_t
+constexpr uint64_t kWorkgroupIdYOffset = 4;     // uint32_t
 constexpr uint64_t kLocalMemoryOffset = 16;     // void*
 constexpr uint64_t kLocalMemorySizeOffset = 24; // uint32_t
 
@@ -33,8 +33,8 @@ constexpr llvm::StringLiteral kQuerySymbol =
 
 llvm::Value *loadAt(llvm::IRBuilder<> &builder, llvm::Type *type,
                     llvm::Value *base, uint64_t offset) {
-  llvm::Value *address = builder.CreateConstInBoundsGEP1_64(
-      builder.getInt8Ty(), base, offset);
+  llvm::Value *address =
+      builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), base, offset);
   return builder.CreateLoad(type, address);
 }
 
@@ -64,13 +64,12 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
   llvm::IRBuilder<> builder(entry);
   uint32_t bindingCount = exported.inputCount + exported.resultCount;
   llvm::Value *actualCount = loadAt(builder, builder.getInt16Ty(),
-                                    dispatchState,
-                                    kDispatchBindingCountOffset);
+                                    dispatchState, kDispatchBindingCountOffset);
   llvm::Value *enough = builder.CreateICmpUGE(
       actualCount, builder.getInt16(static_cast<uint16_t>(bindingCount)));
   if (exported.localMemorySize) {
-    llvm::Value *localSize = loadAt(builder, i32Type, workgroupState,
-                                    kLocalMemorySizeOffset);
+    llvm::Value *localSize =
+        loadAt(builder, i32Type, workgroupState, kLocalMemorySizeOffset);
     enough = builder.CreateAnd(
         enough, builder.CreateICmpUGE(
                     localSize, builder.getInt32(exported.localMemorySize)));
@@ -84,8 +83,8 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
   llvm::Value *bindings =
       loadAt(builder, ptrType, dispatchState, kDispatchBindingPtrsOffset);
   auto loadBinding = [&](uint32_t index) -> llvm::Value * {
-    llvm::Value *slot = builder.CreateConstInBoundsGEP1_64(ptrType, bindings,
-                                                           index);
+    llvm::Value *slot =
+        builder.CreateConstInBoundsGEP1_64(ptrType, bindings, index);
     return builder.CreateLoad(ptrType, slot);
   };
   llvm::SmallVector<llvm::Value *> args;
@@ -110,10 +109,9 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
 
 llvm::GlobalVariable *addConstant(llvm::Module &module, llvm::Constant *init,
                                   const llvm::Twine &name) {
-  auto *global = new llvm::GlobalVariable(module, init->getType(),
-                                          /*isConstant=*/true,
-                                          llvm::GlobalValue::InternalLinkage,
-                                          init, name);
+  auto *global = new llvm::GlobalVariable(
+      module, init->getType(),
+      /*isConstant=*/true, llvm::GlobalValue::InternalLinkage, init, name);
   global->setAlignment(llvm::Align(8));
   return global;
 }
@@ -146,20 +144,23 @@ std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
     }
     ptrs.push_back(emitDispatchFunction(module, exported, kernel));
     // The kernel is only called by its dispatch function: inline it there.
+    // Its symbol is renamed so an export may be called anything (memcpy,
+    // the query function's name...) without clashing.
     kernel->setLinkage(llvm::GlobalValue::InternalLinkage);
+    kernel->setName("__strata_kernel_" + exported.name);
     llvm::Constant *name = llvm::ConstantDataArray::getString(
         context, exported.name, /*AddNull=*/true);
-    names.push_back(addConstant(module, name, "__strata_name_" + exported.name));
+    names.push_back(
+        addConstant(module, name, "__strata_name_" + exported.name));
     attrs.push_back(llvm::ConstantStruct::get(
-        attrsType,
-        {llvm::ConstantInt::get(
-             i16Type, exported.inputCount + exported.resultCount),
-         llvm::ConstantInt::get(i16Type, 0),  // constant_count
-         llvm::ConstantInt::get(i32Type, exported.localMemorySize),
-         llvm::ConstantInt::get(i32Type, 0),  // workgroup_size_x: any
-         llvm::ConstantInt::get(i32Type, 0),  // workgroup_size_y
-         llvm::ConstantInt::get(i32Type, 0),  // workgroup_size_z
-         llvm::ConstantInt::get(i32Type, 0)})); // reserved0
+        attrsType, {llvm::ConstantInt::get(i16Type, exported.inputCount +
+                                                        exported.resultCount),
+                    llvm::ConstantInt::get(i16Type, 0), // constant_count
+                    llvm::ConstantInt::get(i32Type, exported.localMemorySize),
+                    llvm::ConstantInt::get(i32Type, 0), // workgroup_size_x: any
+                    llvm::ConstantInt::get(i32Type, 0), // workgroup_size_y
+                    llvm::ConstantInt::get(i32Type, 0), // workgroup_size_z
+                    llvm::ConstantInt::get(i32Type, 0)})); // reserved0
   }
   uint64_t count = exports.size();
   llvm::Constant *ptrTable = addConstant(
@@ -179,8 +180,7 @@ std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
   auto *headerType =
       llvm::StructType::get(context, {i32Type, i32Type, ptrType, i64Type});
   llvm::Constant *libraryNameString = addConstant(
-      module,
-      llvm::ConstantDataArray::getString(context, libraryName, true),
+      module, llvm::ConstantDataArray::getString(context, libraryName, true),
       "__strata_library_name");
   llvm::Constant *header = addConstant(
       module,
@@ -208,12 +208,12 @@ std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
            llvm::ConstantStruct::get(
                importsType, {llvm::ConstantInt::get(i32Type, 0),
                              llvm::ConstantInt::get(i32Type, 0), nullPtr}),
-           llvm::ConstantStruct::get(
-               exportsType,
-               {llvm::ConstantInt::get(i32Type, count),
-                llvm::ConstantInt::get(i32Type, 0), ptrTable, nameTable,
-                nullPtr, // tags
-                attrTable})}),
+           llvm::ConstantStruct::get(exportsType,
+                                     {llvm::ConstantInt::get(i32Type, count),
+                                      llvm::ConstantInt::get(i32Type, 0),
+                                      ptrTable, nameTable,
+                                      nullPtr, // tags
+                                      attrTable})}),
       "__strata_library");
 
   // Hide everything else before adding the one exported symbol.
@@ -226,8 +226,7 @@ std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
 
   // const header* const* query(uint32_t max_version, const environment*):
   // version 0 is the only one and every runtime's max_version is >= 0.
-  auto *queryType =
-      llvm::FunctionType::get(ptrType, {i32Type, ptrType}, false);
+  auto *queryType = llvm::FunctionType::get(ptrType, {i32Type, ptrType}, false);
   if (module.getFunction(kQuerySymbol)) {
     return "the executable already defines " + kQuerySymbol.str();
   }
@@ -235,8 +234,7 @@ std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
       queryType, llvm::GlobalValue::ExternalLinkage, kQuerySymbol, module);
   query->setVisibility(llvm::GlobalValue::DefaultVisibility);
   query->addFnAttr(llvm::Attribute::NoUnwind);
-  llvm::IRBuilder<> builder(
-      llvm::BasicBlock::Create(context, "entry", query));
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", query));
   builder.CreateRet(library);
   return {};
 }
@@ -287,9 +285,9 @@ void addFreestandingMemoryFunctions(llvm::Module &module) {
       preheader = llvm::BasicBlock::Create(context, "nonempty", function);
       builder.CreateCondBr(empty, done, preheader);
       builder.SetInsertPoint(preheader);
-      llvm::Value *after = builder.CreateICmpUGT(
-          builder.CreatePtrToInt(dst, i64Type),
-          builder.CreatePtrToInt(src, i64Type));
+      llvm::Value *after =
+          builder.CreateICmpUGT(builder.CreatePtrToInt(dst, i64Type),
+                                builder.CreatePtrToInt(src, i64Type));
       builder.CreateCondBr(after, backward, forward);
     } else {
       builder.CreateCondBr(empty, done, forward);

@@ -194,8 +194,7 @@ std::string linkSharedLibrary(llvm::ArrayRef<char> object,
       "o", llvm::StringRef(object.data(), object.size()), objectFile);
   if (error.empty()) {
     error = writeTempFile(
-        "map",
-        "{ global: strata_hal_executable_library_query; local: *; };\n",
+        "map", "{ global: strata_hal_executable_library_query; local: *; };\n",
         scriptFile);
   }
   if (error.empty()) {
@@ -208,12 +207,21 @@ std::string linkSharedLibrary(llvm::ArrayRef<char> object,
     return error;
   }
   std::string scriptArg = "--version-script=" + scriptFile.path.str().str();
-  llvm::SmallVector<const char *> args = {
-      "ld.lld",       "-shared",       "-nostdlib",   "-z",
-      "defs",         "-z",            "noexecstack", "-z",
-      "now",          "--no-undefined", "--gc-sections",
-      "-o",           outputFile.path.c_str(),        scriptArg.c_str(),
-      objectFile.path.c_str()};
+  llvm::SmallVector<const char *> args = {"ld.lld",
+                                          "-shared",
+                                          "-nostdlib",
+                                          "-z",
+                                          "defs",
+                                          "-z",
+                                          "noexecstack",
+                                          "-z",
+                                          "now",
+                                          "--no-undefined",
+                                          "--gc-sections",
+                                          "-o",
+                                          outputFile.path.c_str(),
+                                          scriptArg.c_str(),
+                                          objectFile.path.c_str()};
   std::string messages;
   llvm::raw_string_ostream messageStream(messages);
   {

@@ -23,8 +23,8 @@ namespace mlir::strata::llvmcpu {
 /// The machine compiled for, resolved from the options.
 struct ResolvedTarget {
   std::unique_ptr<llvm::TargetMachine> machine;
-  std::string format;         // "embedded-elf-x86_64" / "embedded-elf-aarch64"
-  uint64_t requiredFeatures = 0; // STRATA_HAL_CPU_FEATURE_* bits
+  std::string format; // "embedded-elf-x86_64" / "embedded-elf-aarch64"
+  uint64_t requiredFeatures = 0;  // STRATA_HAL_CPU_FEATURE_* bits
   int64_t nativeVectorBytes = 16; // widest vector register
 };
 

@@ -10,9 +10,9 @@
 
 #include <string>
 
-#include "llvm/ADT/StringSet.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::strata::llvmcpu {
 
@@ -41,8 +41,9 @@ LogicalResult verifyExecutableInput(ModuleOp module);
 /// its result) into one scf.forall whose iterations are the workgroups,
 /// fusing the producers into it. Functions named in `singleWorkgroup`, and
 /// functions without a single linalg root, stay whole (one workgroup).
-LogicalResult tileAndDistributeToWorkgroups(
-    ModuleOp module, const llvm::StringSet<> &singleWorkgroup);
+LogicalResult
+tileAndDistributeToWorkgroups(ModuleOp module,
+                              const llvm::StringSet<> &singleWorkgroup);
 
 /// One-shot bufferization across function boundaries with identity layouts;
 /// results become trailing out-parameters.

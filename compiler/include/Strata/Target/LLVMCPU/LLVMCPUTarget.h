@@ -1,4 +1,5 @@
-//===- LLVMCPUTarget.h - the llvm-cpu target: executables to kernel libraries ===//
+//===- LLVMCPUTarget.h - the llvm-cpu target: executables to kernel libraries
+//===//
 //
 // Compiles a module of tensor dispatch functions into one shared library that
 // implements the kernel ABI of hal/include/strata/hal/executable_library.h
