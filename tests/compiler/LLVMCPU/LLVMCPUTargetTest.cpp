@@ -208,6 +208,28 @@ module @adder {
     std::vector<float> out(6, 0.0f);
     dispatch(loaded, 0, {binding(a), binding(b), binding(out)});
     CHECK(out == std::vector<float>{11, 22, 33, 44, 55, 66});
+
+    // A binding shorter than its tensor, or too few bindings, fail the call
+    // instead of reading past the end.
+    void *ptrs[3] = {a.data(), b.data(), out.data()};
+    size_t lengths[3] = {24, 20, 24};
+    strata_hal_executable_dispatch_state_v0_t state = {};
+    state.workgroup_count_x = state.workgroup_count_y = 1;
+    state.workgroup_count_z = 1;
+    state.binding_count = 3;
+    state.binding_ptrs = ptrs;
+    state.binding_lengths = lengths;
+    strata_hal_executable_workgroup_state_v0_t workgroup = {};
+    strata_hal_executable_dispatch_v0_t function =
+        strata::hal::exportFunction(loaded.executable, 0);
+    const strata_hal_executable_environment_v0_t *environment =
+        strata_hal_executable_environment(loaded.executable);
+    CHECK(function(environment, &state, &workgroup) != 0);
+    lengths[1] = 24;
+    state.binding_count = 2;
+    CHECK(function(environment, &state, &workgroup) != 0);
+    state.binding_count = 3;
+    CHECK(function(environment, &state, &workgroup) == 0);
   }
 
   TEST_CASE("multiplies 64x16 by 16x32 over several workgroups") {
@@ -915,7 +937,8 @@ module {
     CHECK(errors.find("arith.remf") != std::string::npos);
   }
 
-  TEST_CASE("exports only the query function, leaves nothing undefined, and lets exports take any name") {
+  TEST_CASE("exports only the query function, leaves nothing undefined, and "
+            "lets exports take any name") {
     CompiledExecutable compiled;
     std::string errors;
     REQUIRE_MESSAGE(compile(R"mlir(

@@ -125,6 +125,17 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
     kernel.resultCount = static_cast<uint32_t>(
         func->getAttrOfType<IntegerAttr>(llvmcpu::kResultCountAttr).getInt());
     info.bindingCount = kernel.inputCount + kernel.resultCount;
+    // Bindings are (inputs..., workgroup id x, y, results...) by now.
+    for (auto [index, type] :
+         llvm::enumerate(func.getFunctionType().getInputs())) {
+      if (index == kernel.inputCount || index == kernel.inputCount + 1) {
+        continue;
+      }
+      auto memref = cast<MemRefType>(type);
+      uint64_t elementBytes =
+          std::max<uint64_t>(1, (memref.getElementTypeBitWidth() + 7) / 8);
+      kernel.bindingBytes.push_back(memref.getNumElements() * elementBytes);
+    }
     compiled.exports.push_back(info);
     kernels.push_back(kernel);
   }

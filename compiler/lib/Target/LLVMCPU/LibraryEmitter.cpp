@@ -20,8 +20,9 @@ namespace mlir::strata::llvmcpu {
 namespace {
 
 // Offsets in strata_hal_executable_dispatch_state_v0_t.
-constexpr uint64_t kDispatchBindingCountOffset = 22; // uint16_t
-constexpr uint64_t kDispatchBindingPtrsOffset = 32;  // void* const*
+constexpr uint64_t kDispatchBindingCountOffset = 22;   // uint16_t
+constexpr uint64_t kDispatchBindingPtrsOffset = 32;    // void* const*
+constexpr uint64_t kDispatchBindingLengthsOffset = 40; // const size_t*
 // Offsets in strata_hal_executable_workgroup_state_v0_t.
 constexpr uint64_t kWorkgroupIdXOffset = 0;     // uint32_t
 constexpr uint64_t kWorkgroupIdYOffset = 4;     // uint32_t
@@ -67,6 +68,25 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
                                     dispatchState, kDispatchBindingCountOffset);
   llvm::Value *enough = builder.CreateICmpUGE(
       actualCount, builder.getInt16(static_cast<uint16_t>(bindingCount)));
+  // Every binding must hold the bytes the kernel reads or writes; the
+  // lengths are only read once the count is known to be enough.
+  if (exported.bindingBytes.size() == bindingCount && bindingCount) {
+    auto *countOk =
+        llvm::BasicBlock::Create(context, "count_ok", function, run);
+    builder.CreateCondBr(enough, countOk, fail);
+    builder.SetInsertPoint(countOk);
+    llvm::Value *lengths =
+        loadAt(builder, ptrType, dispatchState, kDispatchBindingLengthsOffset);
+    enough = builder.getTrue();
+    for (uint32_t i = 0; i < bindingCount; ++i) {
+      llvm::Value *slot =
+          builder.CreateConstInBoundsGEP1_64(builder.getInt64Ty(), lengths, i);
+      llvm::Value *length = builder.CreateLoad(builder.getInt64Ty(), slot);
+      enough = builder.CreateAnd(
+          enough, builder.CreateICmpUGE(
+                      length, builder.getInt64(exported.bindingBytes[i])));
+    }
+  }
   if (exported.localMemorySize) {
     llvm::Value *localSize =
         loadAt(builder, i32Type, workgroupState, kLocalMemorySizeOffset);

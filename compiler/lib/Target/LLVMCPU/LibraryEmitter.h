@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -23,6 +24,9 @@ struct KernelExport {
   uint32_t inputCount = 0;
   uint32_t resultCount = 0;
   uint32_t localMemorySize = 0; // bytes of workgroup local memory it needs
+  /// Bytes each binding must hold (inputs, then results); the dispatch
+  /// function fails (returns non-zero) when a binding is shorter.
+  std::vector<uint64_t> bindingBytes;
 };
 
 /// Adds to `module` one dispatch function per export (the ABI's
