@@ -937,6 +937,43 @@ module {
     CHECK(errors.find("arith.remf") != std::string::npos);
   }
 
+  TEST_CASE("distributes results reshaped after their root op") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
+module @reshaped {
+  func.func @collapse(%a: tensor<64x1024xf32>) -> tensor<65536xf32> {
+    %e = tensor.empty() : tensor<64x1024xf32>
+    %x = linalg.negf ins(%a : tensor<64x1024xf32>) outs(%e : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+    %c = tensor.collapse_shape %x [[0, 1]] : tensor<64x1024xf32> into tensor<65536xf32>
+    return %c : tensor<65536xf32>
+  }
+  func.func @expand(%a: tensor<65536xi32>, %b: tensor<65536xi32>) -> tensor<64x1024xi32> {
+    %e = tensor.empty() : tensor<65536xi32>
+    %x = linalg.add ins(%a, %b : tensor<65536xi32>, tensor<65536xi32>) outs(%e : tensor<65536xi32>) -> tensor<65536xi32>
+    %c = tensor.expand_shape %x [[0, 1]] output_shape [64, 1024] : tensor<65536xi32> into tensor<64x1024xi32>
+    return %c : tensor<64x1024xi32>
+  }
+})mlir",
+                           loaded));
+    CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
+    CHECK(workgroupTotal(loaded.compiled.exports[1]) > 1);
+    std::vector<float> a = ramp(65536, 1.0f, -40.0f);
+    std::vector<float> negated(65536, 0.0f);
+    dispatch(loaded, 0, {binding(a), binding(negated)}, 2);
+    for (size_t i = 0; i < a.size(); ++i) {
+      REQUIRE(negated[i] == -a[i]);
+    }
+    std::vector<int32_t> x(65536), y(65536), sum(65536, 0);
+    for (size_t i = 0; i < x.size(); ++i) {
+      x[i] = static_cast<int32_t>(i);
+      y[i] = static_cast<int32_t>(3 * i) - 100000;
+    }
+    dispatch(loaded, 1, {binding(x), binding(y), binding(sum)}, 2);
+    for (size_t i = 0; i < x.size(); ++i) {
+      REQUIRE(sum[i] == x[i] + y[i]);
+    }
+  }
+
   TEST_CASE("exports only the query function, leaves nothing undefined, and "
             "lets exports take any name") {
     CompiledExecutable compiled;

@@ -80,3 +80,20 @@ func.func @softmax(%in: tensor<256x128xf32>) -> tensor<256x128xf32> {
   %r = linalg.softmax dimension(1) ins(%in : tensor<256x128xf32>) outs(%e : tensor<256x128xf32>) -> tensor<256x128xf32>
   return %r : tensor<256x128xf32>
 }
+
+// -----
+
+// A result collapsed after its generic: the generic is collapsed instead and
+// the collapse moves to the argument, so the result is tiled directly.
+// CHECK-LABEL: func.func @collapsed_result
+// CHECK: %[[IN:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<64x1024xf32> into tensor<65536xf32>
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<65536xf32>
+// CHECK: scf.forall (%{{.*}}) = (0) to (65536) step (4096) shared_outs(%{{.*}} = %[[EMPTY]])
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: return
+func.func @collapsed_result(%a: tensor<64x1024xf32>) -> tensor<65536xf32> {
+  %e = tensor.empty() : tensor<64x1024xf32>
+  %x = linalg.negf ins(%a : tensor<64x1024xf32>) outs(%e : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %c = tensor.collapse_shape %x [[0, 1]] : tensor<64x1024xf32> into tensor<65536xf32>
+  return %c : tensor<65536xf32>
+}

@@ -20,8 +20,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "PassPipelines.h"
 
@@ -207,6 +209,27 @@ void generalizeElementwiseOps(ModuleOp module) {
   }
 }
 
+// A result collapsed after its root op (tensor.collapse_shape of a
+// linalg.generic) hides the root and would need a copy into the result
+// binding. The generic is collapsed instead, and the collapse moves to its
+// inputs, where it is only a view. (Expanded results are already handled by
+// linalg-fuse-elementwise-ops, which moves tensor.expand_shape up.)
+LogicalResult collapseReturnedGenerics(ModuleOp module) {
+  RewritePatternSet patterns(module.getContext());
+  linalg::ControlFusionFn returnedOnly = [](OpOperand *operand) {
+    Operation *user = operand->getOwner();
+    return isa<tensor::CollapseShapeOp>(user) &&
+           llvm::all_of(user->getUsers(), [](Operation *use) {
+             return isa<func::ReturnOp>(use);
+           });
+  };
+  linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, returnedOnly);
+  // collapse_shape(tensor.empty) becomes a tensor.empty of the new shape, so
+  // the result is not a view of a temporary.
+  tensor::populateFoldTensorEmptyPatterns(patterns);
+  return applyPatternsGreedily(module, std::move(patterns));
+}
+
 } // namespace
 
 LogicalResult
@@ -223,6 +246,10 @@ tileAndDistributeToWorkgroups(ModuleOp module,
                                      "func.func(linalg-fuse-elementwise-ops,"
                                      "canonicalize,cse)"))) {
     return failure();
+  }
+  if (failed(collapseReturnedGenerics(module))) {
+    return module.emitError()
+           << "llvm-cpu: collapsing returned generics did not converge";
   }
   // Tiling creates ops of these dialects outside of any pass.
   module.getContext()
