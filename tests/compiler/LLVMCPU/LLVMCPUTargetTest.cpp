@@ -1076,6 +1076,30 @@ module {
     CHECK(machine == 183); // EM_AARCH64
   }
 
+  TEST_CASE("reports an unsupported triple and an unknown CPU") {
+    const char *source = R"mlir(
+module {
+  func.func @id(%a: tensor<4xf32>) -> tensor<4xf32> {
+    return %a : tensor<4xf32>
+  }
+})mlir";
+    CompiledExecutable compiled;
+    std::string errors;
+    LLVMCPUTargetOptions options;
+    options.triple = "riscv64-linux-gnu";
+    CHECK_FALSE(compile(source, compiled, errors, options));
+    CHECK(errors.find("is not supported") != std::string::npos);
+    errors.clear();
+    options.triple.clear();
+    options.cpu = "no-such-cpu";
+    CHECK_FALSE(compile(source, compiled, errors, options));
+    CHECK(errors.find("'no-such-cpu' is not a CPU") != std::string::npos);
+    errors.clear();
+    options.cpu = "x86-64-v2";
+    options.triple = "x86_64-unknown-linux-gnu";
+    CHECK(compile(source, compiled, errors, options));
+  }
+
   TEST_CASE("reports a dynamic shape at its location") {
     CompiledExecutable compiled;
     std::string errors;

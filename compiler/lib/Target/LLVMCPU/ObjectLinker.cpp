@@ -111,6 +111,14 @@ std::string createTargetMachine(const LLVMCPUTargetOptions &options,
       cpu = "generic";
     }
   }
+  {
+    // LLVM only warns (on stderr) about an unknown CPU and then ignores it.
+    std::unique_ptr<llvm::MCSubtargetInfo> generic(
+        target->createMCSubtargetInfo(triple, "", ""));
+    if (generic && !generic->isCPUStringValid(cpu)) {
+      return "'" + cpu + "' is not a CPU of target '" + triple.str() + "'";
+    }
+  }
   if (!options.features.empty()) {
     llvm::SmallVector<llvm::StringRef> extra;
     llvm::StringRef(options.features).split(extra, ',', -1, false);
