@@ -175,6 +175,116 @@ uint32_t workgroupTotal(const mlir::strata::ExecutableExportInfo &info) {
          info.workgroupCount[2];
 }
 
+// One module per element type: an elementwise x * y + x on 128x257 (a
+// partial last vector), a 96x48x80 matmul, a 64x96 transpose and column sums
+// of 512x64, all checked against the same computation done here in T.
+template <typename T>
+void checkElementType(const std::string &type, const std::string &add,
+                      const std::string &mul, const std::string &zero) {
+  std::string source = R"mlir(
+module @sweep {
+  func.func @ew(%a: tensor<128x257xT>, %b: tensor<128x257xT>) -> tensor<128x257xT> {
+    %e = tensor.empty() : tensor<128x257xT>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<128x257xT>, tensor<128x257xT>) outs(%e : tensor<128x257xT>) {
+    ^bb0(%x: T, %y: T, %o: T):
+      %m = MUL %x, %y : T
+      %s = ADD %m, %x : T
+      linalg.yield %s : T
+    } -> tensor<128x257xT>
+    return %r : tensor<128x257xT>
+  }
+  func.func @mm(%a: tensor<96x48xT>, %b: tensor<48x80xT>) -> tensor<96x80xT> {
+    %z = arith.constant ZERO
+    %e = tensor.empty() : tensor<96x80xT>
+    %f = linalg.fill ins(%z : T) outs(%e : tensor<96x80xT>) -> tensor<96x80xT>
+    %r = linalg.matmul ins(%a, %b : tensor<96x48xT>, tensor<48x80xT>) outs(%f : tensor<96x80xT>) -> tensor<96x80xT>
+    return %r : tensor<96x80xT>
+  }
+  func.func @tr(%a: tensor<64x96xT>) -> tensor<96x64xT> {
+    %e = tensor.empty() : tensor<96x64xT>
+    %r = linalg.transpose ins(%a : tensor<64x96xT>) outs(%e : tensor<96x64xT>) permutation = [1, 0]
+    return %r : tensor<96x64xT>
+  }
+  func.func @colsum(%a: tensor<512x64xT>) -> tensor<64xT> {
+    %z = arith.constant ZERO
+    %e = tensor.empty() : tensor<64xT>
+    %f = linalg.fill ins(%z : T) outs(%e : tensor<64xT>) -> tensor<64xT>
+    %r = linalg.reduce ins(%a : tensor<512x64xT>) outs(%f : tensor<64xT>) dimensions = [0]
+      (%in: T, %acc: T) {
+        %s = ADD %in, %acc : T
+        linalg.yield %s : T
+      }
+    return %r : tensor<64xT>
+  }
+})mlir";
+  auto replaceAll = [&](const std::string &from, const std::string &to) {
+    for (size_t at = source.find(from); at != std::string::npos;
+         at = source.find(from, at + to.size())) {
+      source.replace(at, from.size(), to);
+    }
+  };
+  replaceAll("xT>", "x" + type + ">");
+  replaceAll(": T", ": " + type);
+  replaceAll("MUL", mul);
+  replaceAll("ADD", add);
+  replaceAll("ZERO", zero);
+  Loaded loaded;
+  REQUIRE(compileAndLoad(source, loaded));
+  // Small integer values keep every type (and float rounding) exact.
+  auto value = [](size_t i, int salt) {
+    return static_cast<T>(static_cast<int>((i * 7 + salt) % 5) - 2);
+  };
+  std::vector<T> a(128 * 257), b(128 * 257), ew(128 * 257);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = value(i, 1);
+    b[i] = value(i, 3);
+  }
+  dispatch(loaded, 0, {binding(a), binding(b), binding(ew)}, 2);
+  for (size_t i = 0; i < a.size(); ++i) {
+    REQUIRE(ew[i] == static_cast<T>(a[i] * b[i] + a[i]));
+  }
+  std::vector<T> lhs(96 * 48), rhs(48 * 80), product(96 * 80);
+  for (size_t i = 0; i < lhs.size(); ++i) {
+    lhs[i] = value(i, 2);
+  }
+  for (size_t i = 0; i < rhs.size(); ++i) {
+    rhs[i] = value(i, 4);
+  }
+  dispatch(loaded, 1, {binding(lhs), binding(rhs), binding(product)}, 2);
+  for (int i = 0; i < 96; ++i) {
+    for (int j = 0; j < 80; ++j) {
+      T sum = 0;
+      for (int k = 0; k < 48; ++k) {
+        sum = static_cast<T>(sum + lhs[i * 48 + k] * rhs[k * 80 + j]);
+      }
+      REQUIRE(product[i * 80 + j] == sum);
+    }
+  }
+  std::vector<T> matrix(64 * 96), transposed(96 * 64);
+  for (size_t i = 0; i < matrix.size(); ++i) {
+    matrix[i] = value(i, 0);
+  }
+  dispatch(loaded, 2, {binding(matrix), binding(transposed)});
+  for (int i = 0; i < 96; ++i) {
+    for (int j = 0; j < 64; ++j) {
+      REQUIRE(transposed[i * 64 + j] == matrix[j * 96 + i]);
+    }
+  }
+  std::vector<T> tall(512 * 64), sums(64);
+  for (size_t i = 0; i < tall.size(); ++i) {
+    tall[i] = value(i, 5);
+  }
+  dispatch(loaded, 3, {binding(tall), binding(sums)}, 2);
+  for (int j = 0; j < 64; ++j) {
+    T sum = 0;
+    for (int i = 0; i < 512; ++i) {
+      sum = static_cast<T>(sum + tall[i * 64 + j]);
+    }
+    REQUIRE(sums[j] == sum);
+  }
+}
+
 } // namespace
 
 TEST_SUITE("compiler.llvmcpu") {
@@ -1074,6 +1184,28 @@ module {
     uint16_t machine = static_cast<uint16_t>(compiled.library[18] |
                                              (compiled.library[19] << 8));
     CHECK(machine == 183); // EM_AARCH64
+  }
+
+  TEST_CASE("computes elementwise, matmul, transpose and column sums for "
+            "every integer and float width") {
+    SUBCASE("i8") {
+      checkElementType<int8_t>("i8", "arith.addi", "arith.muli", "0 : i8");
+    }
+    SUBCASE("i16") {
+      checkElementType<int16_t>("i16", "arith.addi", "arith.muli", "0 : i16");
+    }
+    SUBCASE("i32") {
+      checkElementType<int32_t>("i32", "arith.addi", "arith.muli", "0 : i32");
+    }
+    SUBCASE("i64") {
+      checkElementType<int64_t>("i64", "arith.addi", "arith.muli", "0 : i64");
+    }
+    SUBCASE("f32") {
+      checkElementType<float>("f32", "arith.addf", "arith.mulf", "0.0 : f32");
+    }
+    SUBCASE("f64") {
+      checkElementType<double>("f64", "arith.addf", "arith.mulf", "0.0 : f64");
+    }
   }
 
   TEST_CASE("reports an unsupported triple and an unknown CPU") {
