@@ -94,7 +94,9 @@ void vectorizeFunction(func::FuncOp func, int64_t nativeVectorBytes) {
   IRRewriter rewriter(func.getContext());
   for (linalg::LinalgOp op : candidates) {
     SmallVector<int64_t> tileSizes = chooseVectorTile(op, nativeVectorBytes);
-    if (tileSizes.empty()) {
+    // What the vectorizer rejects whole (2-d convolutions, pooling) it
+    // rejects as tiles too: leave those untiled for the loop lowering.
+    if (tileSizes.empty() || failed(linalg::vectorizeOpPrecondition(op))) {
       continue;
     }
     rewriter.setInsertionPoint(op);
