@@ -36,11 +36,13 @@ inline constexpr llvm::StringLiteral kLocalMemorySizeAttr =
 /// kInputCountAttr / kResultCountAttr on each public function.
 LogicalResult verifyExecutableInput(ModuleOp module);
 
-/// Fuses elementwise producers into their consumers, then tiles the outermost
-/// parallel loops of each public function's root op (the linalg op producing
-/// its result) into one scf.forall whose iterations are the workgroups,
-/// fusing the producers into it. Functions named in `singleWorkgroup`, and
-/// functions without a single linalg root, stay whole (one workgroup).
+/// Decomposes aggregate ops (softmax), inlines private helpers, fuses
+/// elementwise producers into their consumers (moving reshapes of results
+/// toward the arguments), then tiles the outermost parallel loops of each
+/// public function's root op (the linalg op producing all its results) into
+/// one scf.forall whose iterations are the workgroups, fusing the producers
+/// into it. Functions named in `singleWorkgroup`, and functions without such
+/// a root, stay whole (one workgroup).
 LogicalResult
 tileAndDistributeToWorkgroups(ModuleOp module,
                               const llvm::StringSet<> &singleWorkgroup);
@@ -65,11 +67,11 @@ LogicalResult bindWorkgroupIds(ModuleOp module,
 LogicalResult vectorizeExecutable(ModuleOp module, int64_t nativeVectorBytes);
 
 /// Lowers the bufferized module to the LLVM dialect: temporaries to the
-/// stack or to workgroup local memory (kLocalMemorySizeAttr), linalg to
-/// loops, math to polynomial approximations, memref.copy to loops, then
-/// everything to LLVM with bare-pointer memref arguments. Fails
-/// on anything that would need a library call.
-/// Vectors are lowered for a target with `nativeVectorBytes` registers.
+/// stack or to workgroup local memory (kLocalMemorySizeAttr), memref.copy to
+/// linalg.copy, vectorizeExecutable, the remaining linalg ops to loops, math
+/// to polynomial approximations, then everything to LLVM with bare-pointer
+/// memref arguments. Fails, at the op, on anything that would need a
+/// library call or has no lowering.
 LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes);
 
 } // namespace mlir::strata::llvmcpu
