@@ -36,8 +36,9 @@ Value rootOfView(Value value) {
   return value;
 }
 
-// Whether `op` (and what it contains) may write to an argument of `func`.
-bool mayWriteToArguments(Operation *op, func::FuncOp func) {
+// Whether `op` (and what it contains) may write to memory other than its
+// function's temporaries, such as a binding.
+bool mayWriteOutsideTemporaries(Operation *op) {
   bool writes = false;
   op->walk([&](Operation *nested) {
     if (writes) {
@@ -62,8 +63,10 @@ bool mayWriteToArguments(Operation *op, func::FuncOp func) {
         writes = true; // writes somewhere unknown
         return;
       }
-      auto arg = dyn_cast<BlockArgument>(rootOfView(written));
-      if (arg && arg.getOwner()->getParentOp() == func.getOperation()) {
+      // Only writes into the workgroup's own temporaries are safe; anything
+      // else (a binding, or a view this walk cannot see through) is not.
+      Operation *root = rootOfView(written).getDefiningOp();
+      if (!isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(root)) {
         writes = true;
         return;
       }
@@ -131,7 +134,7 @@ bool bindFunction(func::FuncOp func) {
   if (foralls.size() == 1) {
     scf::ForallOp forall = foralls.front();
     for (Operation &op : entry) {
-      if (&op != forall.getOperation() && mayWriteToArguments(&op, func)) {
+      if (&op != forall.getOperation() && mayWriteOutsideTemporaries(&op)) {
         return false;
       }
     }
