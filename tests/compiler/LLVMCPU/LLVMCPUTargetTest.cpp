@@ -1123,6 +1123,50 @@ module {
     CHECK(errors.find("arith.remf") != std::string::npos);
   }
 
+  TEST_CASE("returns a matmul and its biased sum from one distributed loop") {
+    Loaded loaded;
+    REQUIRE(compileAndLoad(R"mlir(
+module @multi {
+  func.func @mm_and_bias(%x: tensor<256x32xf32>, %w: tensor<32x64xf32>, %bias: tensor<64xf32>) -> (tensor<256x64xf32>, tensor<256x64xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x64xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x64xf32>) -> tensor<256x64xf32>
+    %m = linalg.matmul ins(%x, %w : tensor<256x32xf32>, tensor<32x64xf32>) outs(%f : tensor<256x64xf32>) -> tensor<256x64xf32>
+    %r = linalg.generic {
+        indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%m, %bias : tensor<256x64xf32>, tensor<64xf32>) outs(%e : tensor<256x64xf32>) {
+    ^bb0(%v: f32, %b: f32, %o: f32):
+      %s = arith.addf %v, %b : f32
+      linalg.yield %s : f32
+    } -> tensor<256x64xf32>
+    return %m, %r : tensor<256x64xf32>, tensor<256x64xf32>
+  }
+})mlir",
+                           loaded));
+    CHECK(loaded.compiled.exports[0].bindingCount == 5);
+    CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
+    std::vector<float> x = ramp(256 * 32, 0.125f, -6.0f);
+    std::vector<float> w = ramp(32 * 64, -0.0625f, 3.0f);
+    std::vector<float> bias = ramp(64, 1.0f, -50.0f);
+    std::vector<float> product(256 * 64, -1.0f), biased(256 * 64, -1.0f);
+    dispatch(loaded, 0,
+             {binding(x), binding(w), binding(bias), binding(product),
+              binding(biased)},
+             3);
+    for (int i = 0; i < 256; ++i) {
+      for (int j = 0; j < 64; ++j) {
+        double sum = 0;
+        for (int k = 0; k < 32; ++k) {
+          sum += static_cast<double>(x[i * 32 + k]) * w[k * 64 + j];
+        }
+        REQUIRE(product[i * 64 + j] == doctest::Approx(sum).epsilon(1e-5));
+        REQUIRE(biased[i * 64 + j] ==
+                doctest::Approx(sum + bias[j]).epsilon(1e-5));
+      }
+    }
+  }
+
   TEST_CASE("distributes results reshaped after their root op") {
     Loaded loaded;
     REQUIRE(compileAndLoad(R"mlir(

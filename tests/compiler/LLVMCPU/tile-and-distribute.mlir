@@ -97,3 +97,30 @@ func.func @collapsed_result(%a: tensor<64x1024xf32>) -> tensor<65536xf32> {
   %c = tensor.collapse_shape %x [[0, 1]] : tensor<64x1024xf32> into tensor<65536xf32>
   return %c : tensor<65536xf32>
 }
+
+// -----
+
+// A returned producer that the root reads as it writes is tiled with it:
+// both results come out of the one loop.
+// CHECK-LABEL: func.func @producer_returned
+// CHECK: %[[R:.*]]:2 = scf.forall (%{{.*}}) = (0) to (256) step (64) shared_outs(
+// CHECK:   linalg.matmul
+// CHECK:   linalg.generic
+// CHECK:   scf.forall.in_parallel
+// CHECK-COUNT-2: tensor.parallel_insert_slice
+// CHECK: return %[[R]]#1, %[[R]]#0
+func.func @producer_returned(%x: tensor<256x32xf32>, %w: tensor<32x64xf32>, %bias: tensor<64xf32>) -> (tensor<256x64xf32>, tensor<256x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x64xf32>) -> tensor<256x64xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<256x32xf32>, tensor<32x64xf32>) outs(%f : tensor<256x64xf32>) -> tensor<256x64xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%m, %bias : tensor<256x64xf32>, tensor<64xf32>) outs(%e : tensor<256x64xf32>) {
+  ^bb0(%v: f32, %b: f32, %o: f32):
+    %s = arith.addf %v, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<256x64xf32>
+  return %m, %r : tensor<256x64xf32>, tensor<256x64xf32>
+}

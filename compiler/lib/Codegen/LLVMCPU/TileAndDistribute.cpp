@@ -57,23 +57,52 @@ int64_t chooseTileSize(int64_t range, int64_t wanted) {
   return ideal;
 }
 
-// The linalg op whose results the function returns (all of them, e.g. a
-// multi-result linalg.generic), or null when the results come from several
-// ops or not from a linalg op.
-linalg::LinalgOp findRoot(func::FuncOp func) {
+// The op a function's workgroups are cut from, and the results of its
+// producers that the function returns too.
+struct Root {
+  linalg::LinalgOp op;
+  SmallVector<OpResult> returnedProducerResults;
+};
+
+// The root is the linalg op producing the function's last result. Every
+// other result must be either the root's, or one of the root's direct
+// producers' that the root reads exactly as it writes its first result
+// (same type and indexing map): a workgroup's slice of it is then that
+// workgroup's own. Otherwise the function has no root (one workgroup).
+std::optional<Root> findRoot(func::FuncOp func) {
   auto returnOp = dyn_cast<func::ReturnOp>(func.getBody().front().back());
   if (!returnOp || returnOp.getNumOperands() == 0) {
-    return nullptr;
+    return std::nullopt;
   }
-  auto root = returnOp.getOperand(0).getDefiningOp<linalg::LinalgOp>();
-  if (!root || !root.hasPureTensorSemantics() ||
-      !isa<TilingInterface>(root.getOperation())) {
-    return nullptr;
+  auto isTileable = [](linalg::LinalgOp op) {
+    return op && op.hasPureTensorSemantics() &&
+           isa<TilingInterface>(op.getOperation());
+  };
+  Root root;
+  root.op = returnOp.getOperands().back().getDefiningOp<linalg::LinalgOp>();
+  if (!isTileable(root.op) || root.op.getNumDpsInits() == 0) {
+    return std::nullopt;
   }
+  AffineMap outputMap =
+      root.op.getMatchingIndexingMap(root.op.getDpsInitOperand(0));
   for (Value returned : returnOp.getOperands()) {
-    if (returned.getDefiningOp() != root.getOperation()) {
-      return nullptr;
+    if (returned.getDefiningOp() == root.op.getOperation()) {
+      continue;
     }
+    auto result = dyn_cast<OpResult>(returned);
+    if (!result || !isTileable(dyn_cast<linalg::LinalgOp>(result.getOwner())) ||
+        returned.getType() != root.op->getResult(0).getType()) {
+      return std::nullopt;
+    }
+    bool readAsWritten =
+        llvm::any_of(root.op.getDpsInputOperands(), [&](OpOperand *operand) {
+          return operand->get() == returned &&
+                 root.op.getMatchingIndexingMap(operand) == outputMap;
+        });
+    if (!readAsWritten) {
+      return std::nullopt;
+    }
+    root.returnedProducerResults.push_back(result);
   }
   return root;
 }
@@ -130,16 +159,16 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
 }
 
 LogicalResult distributeFunction(func::FuncOp func) {
-  linalg::LinalgOp root = findRoot(func);
+  std::optional<Root> root = findRoot(func);
   if (!root) {
     return success(); // one workgroup
   }
-  SmallVector<int64_t> sizes = chooseTileSizes(root);
+  SmallVector<int64_t> sizes = chooseTileSizes(root->op);
   if (sizes.empty()) {
     return success();
   }
   IRRewriter rewriter(func.getContext());
-  rewriter.setInsertionPoint(root);
+  rewriter.setInsertionPoint(root->op);
   SmallVector<OpFoldResult> tileSizes;
   for (int64_t size : sizes) {
     tileSizes.push_back(rewriter.getIndexAttr(size));
@@ -149,19 +178,39 @@ LogicalResult distributeFunction(func::FuncOp func) {
   tilingOptions.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tilingOptions);
+  // Fuse every producer; the returned ones also yield their tiles.
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        scf::SCFTileAndFuseOptions::ControlFnResult control;
+        control.yieldProducerReplacement =
+            llvm::is_contained(root->returnedProducerResults, producer);
+        return control;
+      });
   FailureOr<scf::SCFTileAndFuseResult> result =
       scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(root.getOperation()), options);
+          rewriter, cast<TilingInterface>(root->op.getOperation()), options);
   if (failed(result)) {
-    return root->emitError()
+    return root->op->emitError()
            << "cannot tile this op over workgroups (llvm-cpu)";
   }
-  for (Value original : root->getResults()) {
+  for (Value original : root->op->getResults()) {
     auto replacement = result->replacements.find(original);
     if (replacement == result->replacements.end()) {
-      return root->emitError() << "tiling over workgroups lost a result";
+      return root->op->emitError() << "tiling over workgroups lost a result";
     }
     rewriter.replaceAllUsesWith(original, replacement->second);
+  }
+  // A returned producer that did not fuse stays whole before the loop; the
+  // workgroup binding then finds it writing a result and falls back to one
+  // workgroup.
+  for (OpResult original : root->returnedProducerResults) {
+    auto replacement = result->replacements.find(original);
+    if (replacement != result->replacements.end()) {
+      rewriter.replaceUsesWithIf(
+          original, replacement->second,
+          [](OpOperand &use) { return isa<func::ReturnOp>(use.getOwner()); });
+    }
   }
   return success();
 }

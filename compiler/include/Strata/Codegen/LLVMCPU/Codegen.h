@@ -39,7 +39,8 @@ LogicalResult verifyExecutableInput(ModuleOp module);
 /// Decomposes aggregate ops (softmax), inlines private helpers, fuses
 /// elementwise producers into their consumers (moving reshapes of results
 /// toward the arguments), then tiles the outermost parallel loops of each
-/// public function's root op (the linalg op producing all its results) into
+/// public function's root op (the linalg op producing its last result; the
+/// other results may come from producers it reads as it writes) into
 /// one scf.forall whose iterations are the workgroups, fusing the producers
 /// into it. Functions named in `singleWorkgroup`, and functions without such
 /// a root, stay whole (one workgroup).
