@@ -94,11 +94,19 @@ std::optional<Root> findRoot(func::FuncOp func) {
         returned.getType() != root.op->getResult(0).getType()) {
       return std::nullopt;
     }
-    bool readAsWritten =
-        llvm::any_of(root.op.getDpsInputOperands(), [&](OpOperand *operand) {
-          return operand->get() == returned &&
-                 root.op.getMatchingIndexingMap(operand) == outputMap;
-        });
+    // Read only by the root, and only as it writes (any other reader could
+    // fuse a different slice of it and yield overlapping tiles).
+    bool readAsWritten = false;
+    for (OpOperand &use : returned.getUses()) {
+      if (isa<func::ReturnOp>(use.getOwner())) {
+        continue;
+      }
+      if (use.getOwner() != root.op.getOperation() || root.op.isDpsInit(&use) ||
+          root.op.getMatchingIndexingMap(&use) != outputMap) {
+        return std::nullopt;
+      }
+      readAsWritten = true;
+    }
     if (!readAsWritten) {
       return std::nullopt;
     }
