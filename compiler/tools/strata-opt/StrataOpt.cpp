@@ -1,6 +1,7 @@
 // StrataOpt.cpp - strata-opt: runs Strata and upstream passes on MLIR files.
 
 #include "Strata/Conversion/Passes.h"
+#include "Strata/Dialect/Flow/Transforms/Passes.h"
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/Transforms/Passes.h"
 #include "Strata/Pipelines/Pipelines.h"
@@ -20,11 +21,13 @@ int main(int argc, char **argv) {
   registry.insert<mlir::strata::vm::VMDialect, mlir::arith::ArithDialect,
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::index::IndexDialect, mlir::math::MathDialect,
-                  mlir::scf::SCFDialect>();
+                  mlir::scf::SCFDialect, mlir::linalg::LinalgDialect,
+                  mlir::tensor::TensorDialect>();
   // Upstream cleanups (--canonicalize, --cse, ...) and Strata's own passes.
   mlir::registerTransformsPasses();
   mlir::strata::registerConversionPasses();
   mlir::strata::vm::registerVMPasses();
+  mlir::strata::flow::registerFlowPasses();
   mlir::strata::registerStrataPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Strata optimizer driver\n", registry));
