@@ -126,7 +126,16 @@ private:
 LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
   // Check the whole function first, so nothing changes on failure.
   bool ok = true;
-  func.walk([&](Operation *op) {
+  for (Type type : llvm::concat<const Type>(func.getArgumentTypes(),
+                                            func.getResultTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (isa<TensorType>(type) && (!tensor || !tensor.hasStaticShape())) {
+      func.emitError("tensor type ")
+          << type << " has a dynamic shape, which is not supported yet";
+      return failure();
+    }
+  }
+  func.walk([&](Operation *op) -> WalkResult {
     for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
                                               op->getResultTypes())) {
       auto tensor = dyn_cast<RankedTensorType>(type);
@@ -134,7 +143,7 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
         op->emitError("tensor type ")
             << type << " has a dynamic shape, which is not supported yet";
         ok = false;
-        return;
+        return WalkResult::interrupt();
       }
     }
     if (!isa<func::CallOp, func::ReturnOp>(op) &&
@@ -144,7 +153,9 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
                          << "' reads a tensor on the host, which is not "
                             "supported yet";
       ok = false;
+      return WalkResult::interrupt();
     }
+    return WalkResult::advance();
   });
   if (!ok) {
     return failure();
