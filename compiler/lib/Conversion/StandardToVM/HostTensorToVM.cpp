@@ -249,11 +249,28 @@ LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
     if (func.isDeclaration() || !func.isPublic()) {
       continue;
     }
-    for (auto [index, type] :
-         llvm::enumerate(func.getFunctionType().getInputs())) {
-      if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+    auto describe = [](RankedTensorType tensor) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      for (int64_t dim : tensor.getShape()) {
+        os << dim << "x";
+      }
+      tensor.getElementType().print(os);
+      return text;
+    };
+    FunctionType type = func.getFunctionType();
+    for (auto [index, input] : llvm::enumerate(type.getInputs())) {
+      if (auto tensor = dyn_cast<RankedTensorType>(input)) {
         state.entryChecks[func.getSymName()].push_back(
             {static_cast<unsigned>(index), tensor});
+        state.reflection[func.getSymName()].push_back(
+            {"arg" + std::to_string(index), describe(tensor)});
+      }
+    }
+    for (auto [index, result] : llvm::enumerate(type.getResults())) {
+      if (auto tensor = dyn_cast<RankedTensorType>(result)) {
+        state.reflection[func.getSymName()].push_back(
+            {"result" + std::to_string(index), describe(tensor)});
       }
     }
   }
@@ -365,6 +382,18 @@ void mlir::strata::finalizeHostTensorSupport(vm::ModuleOp vmModule,
       hal.callVariadic("hal.buffer_view.assert", args,
                        {static_cast<int32_t>(check.type.getRank())});
     }
+  }
+  // The exports' reflection metadata: the tensor types of the signature.
+  for (auto exportOp : body.getOps<vm::ExportOp>()) {
+    auto it = state.reflection.find(exportOp.getFunctionRef());
+    if (it == state.reflection.end()) {
+      continue;
+    }
+    SmallVector<NamedAttribute> entries;
+    for (const auto &[key, value] : it->second) {
+      entries.push_back(builder.getNamedAttr(key, builder.getStringAttr(value)));
+    }
+    exportOp.setReflectionAttr(builder.getDictionaryAttr(entries));
   }
   // Imports nothing calls are dropped: the module asks the context only for
   // what it uses.

@@ -33,6 +33,9 @@ struct HostTensorState {
   std::string libraryFormat;
   std::string library;
   llvm::StringMap<SmallVector<EntryCheck>> entryChecks;
+  /// Public functions with tensors in their signature: "arg0" / "result0"
+  /// -> "4x16xf32", the export's reflection metadata.
+  llvm::StringMap<SmallVector<std::pair<std::string, std::string>>> reflection;
 
   bool usesHal() const { return !dispatches.empty() || !entryChecks.empty(); }
 };

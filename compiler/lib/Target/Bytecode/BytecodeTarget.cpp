@@ -284,7 +284,18 @@ mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
       return exportOp.emitError("exports '")
              << exportOp.getFunctionRef() << "', which is not a vm.func";
     }
-    out.addExport(name.str(), it->second);
+    std::vector<std::pair<std::string, std::string>> attrs;
+    if (DictionaryAttr reflection = exportOp.getReflectionAttr()) {
+      for (NamedAttribute entry : reflection) {
+        auto value = dyn_cast<StringAttr>(entry.getValue());
+        if (!value) {
+          return exportOp.emitError("reflection entry '")
+                 << entry.getName().getValue() << "' is not a string";
+        }
+        attrs.push_back({entry.getName().str(), value.str()});
+      }
+    }
+    out.addExport(name.str(), it->second, std::move(attrs));
   }
 
   if (!options.emitDebugInfo) {

@@ -25,6 +25,8 @@
 // CHECK: vm.call.variadic @hal.fence.await(%{{.*}}, %[[FENCE]]) segments [1]
 // CHECK: %[[VIEW:.*]] = vm.call.variadic @hal.buffer_view.create(%[[OUT]], {{.*}}) segments [2]
 // CHECK: vm.return %[[VIEW]]
+// The export records the tensor signature for tools.
+// CHECK: vm.export @main {reflection = {arg0 = "4x16xf32", arg1 = "16x8xf32", result0 = "4x8xf32"}}
 // The initializer makes the executable once per context.
 // CHECK: vm.func @__init() attributes {vm.initializer}
 // CHECK: vm.call.import @hal.executable.create
