@@ -1,0 +1,76 @@
+//===- Codegen.h - the llvm-cpu code generation steps ----------*- C++ -*-===//
+//
+// The steps that take a module of tensor dispatch functions down to the LLVM
+// dialect, in the order compileExecutable runs them. Each one reports its
+// errors at the offending op and returns failure.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STRATA_CODEGEN_LLVMCPU_CODEGEN_H_
+#define STRATA_CODEGEN_LLVMCPU_CODEGEN_H_
+
+#include <string>
+
+#include "llvm/ADT/StringSet.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlir::strata::llvmcpu {
+
+/// Attribute on each export: its argument count before bufferization (the
+/// number of input bindings), an i64.
+inline constexpr llvm::StringLiteral kInputCountAttr = "strata.input_count";
+/// Attribute on each export: its result count before bufferization.
+inline constexpr llvm::StringLiteral kResultCountAttr = "strata.result_count";
+/// Attribute on each export: the workgroup grid, a dense i64 array (x, y, z).
+inline constexpr llvm::StringLiteral kWorkgroupCountAttr =
+    "strata.workgroup_count";
+
+/// Attribute on an export whose temporaries are too large for the stack:
+/// the bytes of workgroup local memory it needs, an i64. Such a kernel takes
+/// one more argument, the local memory, after the workgroup ids.
+inline constexpr llvm::StringLiteral kLocalMemorySizeAttr =
+    "strata.local_memory_size";
+
+/// Checks the input contract of compileExecutable (static ranked tensors of
+/// supported element types at the function boundary and inside) and records
+/// kInputCountAttr / kResultCountAttr on each public function.
+LogicalResult verifyExecutableInput(ModuleOp module);
+
+/// Fuses elementwise producers into their consumers, then tiles the outermost
+/// parallel loops of each public function's root op (the linalg op producing
+/// its result) into one scf.forall whose iterations are the workgroups,
+/// fusing the producers into it. Functions named in `singleWorkgroup`, and
+/// functions without a single linalg root, stay whole (one workgroup).
+LogicalResult tileAndDistributeToWorkgroups(
+    ModuleOp module, const llvm::StringSet<> &singleWorkgroup);
+
+/// One-shot bufferization across function boundaries with identity layouts;
+/// results become trailing out-parameters.
+LogicalResult bufferizeExecutable(ModuleOp module);
+
+/// Replaces the workgroup scf.forall of each export by the workgroup ids,
+/// passed as two index arguments inserted after the inputs (x, then y), and
+/// records kWorkgroupCountAttr. A function whose code outside the forall
+/// writes to a binding cannot be distributed: its name is added to `unsafe`
+/// and the module is left in an unspecified state (the caller starts over
+/// with that function in `singleWorkgroup`).
+LogicalResult bindWorkgroupIds(ModuleOp module,
+                               SmallVectorImpl<std::string> &unsafe);
+
+/// Vectorizes, with upstream linalg vectorization, the linalg ops of the
+/// bufferized module whose innermost parallel loop splits into vectors of at
+/// most `nativeVectorBytes` (16 for SSE/NEON, 32 for AVX2, 64 for AVX-512);
+/// the rest stay for lowerToLLVMDialect's loops.
+LogicalResult vectorizeExecutable(ModuleOp module, int64_t nativeVectorBytes);
+
+/// Lowers the bufferized module to the LLVM dialect: temporaries to the
+/// stack or to workgroup local memory (kLocalMemorySizeAttr), linalg to
+/// loops, math to polynomial approximations, memref.copy to loops, then
+/// everything to LLVM with bare-pointer memref arguments. Fails
+/// on anything that would need a library call.
+/// Vectors are lowered for a target with `nativeVectorBytes` registers.
+LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes);
+
+} // namespace mlir::strata::llvmcpu
+
+#endif // STRATA_CODEGEN_LLVMCPU_CODEGEN_H_

@@ -1,0 +1,191 @@
+//===- BindWorkgroupIds.cpp - bufferization and workgroup ids -------------===//
+//
+// After bufferization each export is (inputs..., results...) on memrefs, with
+// at most one top-level scf.forall: its iterations are the workgroups. The
+// forall is replaced by its body with the induction variables computed from
+// two new index arguments, the workgroup ids x and y, which the ABI wrapper
+// reads from the workgroup state. Every workgroup runs the code outside the
+// forall too, so that code may only write to its own temporaries: a write to
+// a binding there would be done by every workgroup at once.
+//
+//===----------------------------------------------------------------------===//
+#include "Strata/Codegen/LLVMCPU/Codegen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include "PassPipelines.h"
+
+namespace mlir::strata::llvmcpu {
+namespace {
+
+// The value `value` is a view of (through subviews, casts, reshapes).
+Value rootOfView(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(op);
+    if (!view) {
+      break;
+    }
+    value = view.getViewSource();
+  }
+  return value;
+}
+
+// Whether `op` (and what it contains) may write to an argument of `func`.
+bool mayWriteToArguments(Operation *op, func::FuncOp func) {
+  bool writes = false;
+  op->walk([&](Operation *nested) {
+    if (writes) {
+      return;
+    }
+    auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!effects) {
+      if (!nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+          !isMemoryEffectFree(nested)) {
+        writes = true; // unknown effects
+      }
+      return;
+    }
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &instance : instances) {
+      if (!isa<MemoryEffects::Write>(instance.getEffect())) {
+        continue;
+      }
+      Value written = instance.getValue();
+      if (!written) {
+        writes = true; // writes somewhere unknown
+        return;
+      }
+      auto arg = dyn_cast<BlockArgument>(rootOfView(written));
+      if (arg && arg.getOwner()->getParentOp() == func.getOperation()) {
+        writes = true;
+        return;
+      }
+    }
+  });
+  return writes;
+}
+
+// Replaces the forall by its body, for the workgroup (ids[0], ids[1]).
+void inlineForall(scf::ForallOp forall, ArrayRef<Value> ids) {
+  IRRewriter rewriter(forall.getContext());
+  rewriter.setInsertionPoint(forall);
+  Location loc = forall.getLoc();
+  SmallVector<Value> ivs;
+  SmallVector<OpFoldResult> lbs = forall.getMixedLowerBound();
+  SmallVector<OpFoldResult> steps = forall.getMixedStep();
+  for (unsigned dim = 0; dim < forall.getRank(); ++dim) {
+    int64_t lb = *getConstantIntValue(lbs[dim]);
+    int64_t step = *getConstantIntValue(steps[dim]);
+    Value iv = ids[dim];
+    if (step != 1) {
+      Value stepValue = arith::ConstantIndexOp::create(rewriter, loc, step);
+      iv = arith::MulIOp::create(rewriter, loc, iv, stepValue);
+    }
+    if (lb != 0) {
+      Value lbValue = arith::ConstantIndexOp::create(rewriter, loc, lb);
+      iv = arith::AddIOp::create(rewriter, loc, iv, lbValue);
+    }
+    ivs.push_back(iv);
+  }
+  Block *body = forall.getBody();
+  // After bufferization the terminator (scf.forall.in_parallel) is empty.
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, forall, ivs);
+  rewriter.eraseOp(forall);
+}
+
+// Binds the workgroup ids of one export; false when it is unsafe to
+// distribute.
+bool bindFunction(func::FuncOp func) {
+  MLIRContext *context = func.getContext();
+  auto inputCount = func->getAttrOfType<IntegerAttr>(kInputCountAttr);
+  unsigned idPosition = inputCount.getInt();
+  // The ids come right after the inputs, before the result out-parameters.
+  Type indexType = IndexType::get(context);
+  if (failed(func.insertArguments({idPosition, idPosition},
+                                  {indexType, indexType}, {{}, {}},
+                                  {func.getLoc(), func.getLoc()}))) {
+    return false;
+  }
+  Block &entry = func.getBody().front();
+  SmallVector<Value> ids = {entry.getArgument(idPosition),
+                            entry.getArgument(idPosition + 1)};
+
+  SmallVector<scf::ForallOp> foralls;
+  for (Operation &op : entry) {
+    if (auto forall = dyn_cast<scf::ForallOp>(op)) {
+      foralls.push_back(forall);
+    }
+  }
+  SmallVector<int64_t> counts = {1, 1, 1};
+  if (foralls.size() > 1) {
+    return false;
+  }
+  if (foralls.size() == 1) {
+    scf::ForallOp forall = foralls.front();
+    for (Operation &op : entry) {
+      if (&op != forall.getOperation() && mayWriteToArguments(&op, func)) {
+        return false;
+      }
+    }
+    ArrayRef<int64_t> lbs = forall.getStaticLowerBound();
+    ArrayRef<int64_t> ubs = forall.getStaticUpperBound();
+    ArrayRef<int64_t> steps = forall.getStaticStep();
+    if (llvm::any_of(lbs, ShapedType::isDynamic) ||
+        llvm::any_of(ubs, ShapedType::isDynamic) ||
+        llvm::any_of(steps, ShapedType::isDynamic) || forall.getRank() > 2 ||
+        forall.getNumResults() != 0) {
+      return false;
+    }
+    for (unsigned dim = 0; dim < forall.getRank(); ++dim) {
+      if (steps[dim] <= 0) {
+        return false;
+      }
+      int64_t trips = (ubs[dim] - lbs[dim] + steps[dim] - 1) / steps[dim];
+      if (trips < 1 || trips > 65535) {
+        return false;
+      }
+      counts[dim] = trips;
+    }
+    inlineForall(forall, ids);
+  }
+  func->setAttr(kWorkgroupCountAttr,
+                DenseI64ArrayAttr::get(context, counts));
+  return true;
+}
+
+} // namespace
+
+LogicalResult bufferizeExecutable(ModuleOp module) {
+  return runPassPipeline(
+      module,
+      "func.func(eliminate-empty-tensors),"
+      "one-shot-bufferize{bufferize-function-boundaries "
+      "function-boundary-type-conversion=identity-layout-map "
+      "unknown-type-conversion=identity-layout-map},"
+      "buffer-results-to-out-params{hoist-static-allocs "
+      "modify-public-functions},"
+      "func.func(canonicalize,cse)");
+}
+
+LogicalResult bindWorkgroupIds(ModuleOp module,
+                               SmallVectorImpl<std::string> &unsafe) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isPublic()) {
+      continue;
+    }
+    if (!bindFunction(func)) {
+      unsafe.push_back(func.getSymName().str());
+    }
+  }
+  return success();
+}
+
+} // namespace mlir::strata::llvmcpu

@@ -1,0 +1,220 @@
+//===- LowerToLLVM.cpp - bufferized exports to the LLVM dialect -----------===//
+//
+// Kernels run without a C library: nothing here may leave a call the linker
+// has to resolve. So allocations go on the stack, memref.copy becomes loops
+// instead of the MLIR runtime's memrefCopy, transcendental math ops become
+// upstream polynomial approximations instead of libm calls, and math.fma
+// becomes a contractable multiply-add (llvm.fma is a libm call on CPUs
+// without FMA). Ops that would still need a library are errors at their
+// location.
+//
+//===----------------------------------------------------------------------===//
+#include "Strata/Codegen/LLVMCPU/Codegen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include "PassPipelines.h"
+
+namespace mlir::strata::llvmcpu {
+namespace {
+
+// Temporaries up to this many bytes per workgroup live on the stack.
+constexpr int64_t kMaxStackBytes = 64 * 1024;
+// Larger ones live in the workgroup's local memory, which the runtime
+// provides up to this size (hal/src/task_pool.cpp, device.cpp).
+constexpr int64_t kMaxLocalMemoryBytes = int64_t{64} << 20;
+constexpr int64_t kTemporaryAlignment = 64;
+
+int64_t alignTo(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+// Places the function's temporaries (static memref.allocs): all of them at
+// the entry as allocas when they are small (never inside a loop, where each
+// iteration would grow the stack), else at fixed offsets of one local memory
+// argument, inserted after the workgroup ids, whose size is recorded in
+// kLocalMemorySizeAttr. Deallocations go.
+LogicalResult placeTemporaries(func::FuncOp func) {
+  IRRewriter rewriter(func.getContext());
+  Block &entry = func.getBody().front();
+  SmallVector<memref::AllocOp> allocs;
+  SmallVector<memref::DeallocOp> deallocs;
+  func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  func.walk([&](memref::DeallocOp dealloc) { deallocs.push_back(dealloc); });
+  SmallVector<int64_t> offsets;
+  int64_t total = 0;
+  for (memref::AllocOp alloc : allocs) {
+    MemRefType type = alloc.getType();
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        !alloc.getDynamicSizes().empty() ||
+        !alloc.getSymbolOperands().empty() ||
+        !type.getElementType().isIntOrFloat()) {
+      return alloc.emitError()
+             << "llvm-cpu kernels cannot allocate " << type
+             << " (only static shapes with identity layouts)";
+    }
+    int64_t elementBytes =
+        std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
+    offsets.push_back(total);
+    total += alignTo(type.getNumElements() * elementBytes,
+                     kTemporaryAlignment);
+  }
+  for (memref::DeallocOp dealloc : deallocs) {
+    rewriter.eraseOp(dealloc);
+  }
+  if (total <= kMaxStackBytes) {
+    for (memref::AllocOp alloc : allocs) {
+      rewriter.setInsertionPointToStart(&entry);
+      rewriter.replaceOpWithNewOp<memref::AllocaOp>(alloc, alloc.getType(),
+                                                    alloc.getAlignmentAttr());
+    }
+    return success();
+  }
+  if (total > kMaxLocalMemoryBytes) {
+    return func.emitError()
+           << "this export needs " << total
+           << " bytes of temporaries per workgroup, more than the "
+           << kMaxLocalMemoryBytes << " the runtime provides";
+  }
+  auto inputCount = func->getAttrOfType<IntegerAttr>(kInputCountAttr);
+  unsigned position = inputCount.getInt() + 2; // after the workgroup ids
+  Type localType =
+      MemRefType::get({total}, IntegerType::get(func.getContext(), 8));
+  if (failed(func.insertArgument(position, localType, {}, func.getLoc()))) {
+    return func.emitError() << "cannot add the local memory argument";
+  }
+  Value local = entry.getArgument(position);
+  for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
+    rewriter.setInsertionPoint(alloc);
+    Value offsetValue =
+        arith::ConstantIndexOp::create(rewriter, alloc.getLoc(), offset);
+    rewriter.replaceOpWithNewOp<memref::ViewOp>(alloc, alloc.getType(), local,
+                                                offsetValue, ValueRange());
+  }
+  func->setAttr(kLocalMemorySizeAttr,
+                IntegerAttr::get(IntegerType::get(func.getContext(), 64),
+                                 total));
+  return success();
+}
+
+// memref.copy of a strided view would lower to a memrefCopy call.
+void copiesToLinalg(func::FuncOp func) {
+  IRRewriter rewriter(func.getContext());
+  SmallVector<memref::CopyOp> copies;
+  func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+  for (memref::CopyOp copy : copies) {
+    // Bufferization leaves copies of a tile onto itself.
+    if (copy.getSource() == copy.getTarget()) {
+      rewriter.eraseOp(copy);
+      continue;
+    }
+    rewriter.setInsertionPoint(copy);
+    linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
+                                    copy.getTarget());
+    rewriter.eraseOp(copy);
+  }
+}
+
+struct FmaToMulAdd : OpRewritePattern<math::FmaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::FmaOp op,
+                                PatternRewriter &rewriter) const override {
+    auto contract = arith::FastMathFlagsAttr::get(
+        getContext(), arith::FastMathFlags::contract);
+    Value product = arith::MulFOp::create(rewriter, op.getLoc(), op.getA(),
+                                                   op.getB(), contract);
+    rewriter.replaceOpWithNewOp<arith::AddFOp>(op, product, op.getC(),
+                                               contract);
+    return success();
+  }
+};
+
+LogicalResult expandMath(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  RewritePatternSet patterns(context);
+  // Approximations first (benefit 2): tanh has both an approximation and an
+  // expansion through exp; the approximation is the cheaper of the two.
+  // Not rsqrt: its approximation is the AVX2 intrinsic (x86vector), which
+  // would tie kernels to x86; it is expanded to 1 / sqrt instead.
+  populateMathPolynomialApproximationPatterns(
+      patterns, [](StringRef name) { return !name.ends_with("rsqrt"); },
+      /*benefit=*/2);
+  populateMathF32ExpansionPatterns(
+      patterns, [](StringRef name) { return !name.ends_with("rsqrt"); },
+      /*benefit=*/2);
+  math::populateExpansionPatterns(patterns);
+  populateMathAlgebraicSimplificationPatterns(patterns);
+  patterns.add<FmaToMulAdd>(context);
+  return applyPatternsGreedily(module, std::move(patterns));
+}
+
+// Math and arith ops that LLVM turns into instructions on every target, or
+// expands inline; anything else left after expandMath would be a libm call.
+bool lowersWithoutLibraryCall(Operation *op) {
+  if (isa<math::AbsFOp, math::AbsIOp, math::SqrtOp, math::CeilOp,
+          math::FloorOp, math::TruncOp, math::RoundEvenOp, math::CopySignOp,
+          math::CountLeadingZerosOp, math::CountTrailingZerosOp,
+          math::CtPopOp, math::IsNaNOp, math::IsInfOp, math::IsFiniteOp,
+          math::IsNormalOp>(op)) {
+    return true;
+  }
+  if (op->getDialect() && op->getDialect()->getNamespace() == "math") {
+    return false;
+  }
+  return !isa<arith::RemFOp>(op);
+}
+
+LogicalResult checkNoLibraryCalls(ModuleOp module) {
+  bool ok = true;
+  module.walk([&](Operation *op) {
+    if (!lowersWithoutLibraryCall(op)) {
+      Type type = op->getNumResults() ? op->getResult(0).getType() : Type();
+      op->emitError() << "'" << op->getName()
+                      << "' on " << type
+                      << " has no library-free lowering on llvm-cpu (only "
+                         "f32 transcendental functions are approximated)";
+      ok = false;
+    }
+  });
+  return success(ok);
+}
+
+} // namespace
+
+LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    copiesToLinalg(func);
+    if (failed(placeTemporaries(func))) {
+      return failure();
+    }
+  }
+  if (failed(vectorizeExecutable(module, nativeVectorBytes)) ||
+      failed(runPassPipeline(module, "func.func(convert-linalg-to-loops,"
+                                     "canonicalize,cse)"))) {
+    return failure();
+  }
+  if (failed(expandMath(module)) || failed(checkNoLibraryCalls(module))) {
+    return failure();
+  }
+  return runPassPipeline(
+      module,
+      "func.func(lower-vector-multi-reduction,"
+      "convert-vector-to-scf{full-unroll=true},"
+      "lower-affine,convert-scf-to-cf,canonicalize),"
+      "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
+      "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+      "func.func(arith-expand),convert-math-to-llvm,convert-arith-to-llvm,"
+      "convert-index-to-llvm,"
+      "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
+      "convert-cf-to-llvm,convert-ub-to-llvm,reconcile-unrealized-casts,"
+      "canonicalize,cse");
+}
+
+} // namespace mlir::strata::llvmcpu

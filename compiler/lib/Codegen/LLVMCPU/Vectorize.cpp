@@ -1,0 +1,132 @@
+//===- Vectorize.cpp - upstream linalg vectorization of parallel ops ------===//
+//
+// Within a workgroup, each linalg op on static shapes is tiled to one native
+// vector along its innermost parallel loop (and up to 16 iterations of its
+// innermost reduction loop: matmuls become vector.contracts lowered to outer
+// products, row reductions vector.multi_reductions) and vectorized with
+// upstream linalg::vectorize. Ops it does not fit (partial vectors, i1 data,
+// whose vectors LLVM packs into bits while the ABI keeps one byte per
+// element, convolutions the vectorizer rejects) stay scalar loops, which
+// LLVM's own vectorizers still see.
+//
+//===----------------------------------------------------------------------===//
+#include "Strata/Codegen/LLVMCPU/Codegen.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::strata::llvmcpu {
+namespace {
+
+// Fewer lanes than this are not worth a vector.
+constexpr int64_t kMinLanes = 4;
+// Reduction loops are vectorized this many iterations at a time (at most).
+constexpr int64_t kReductionLanes = 16;
+
+// The widest power of two up to `limit` that divides `range`.
+int64_t dividingPowerOfTwo(int64_t range, int64_t limit) {
+  int64_t lanes = 1;
+  while (lanes * 2 <= limit && range % (lanes * 2) == 0) {
+    lanes *= 2;
+  }
+  return lanes;
+}
+
+// Tile sizes that give `op` one native vector along its innermost parallel
+// loop (and up to kReductionLanes along its innermost reduction loop), or
+// empty when it is left to loops.
+SmallVector<int64_t> chooseVectorTile(linalg::LinalgOp op,
+                                      int64_t nativeVectorBytes) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
+      !linalg::hasVectorizationImpl(op)) {
+    return {};
+  }
+  int64_t widestBits = 0;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Type elementType = getElementTypeOrSelf(operand.get().getType());
+    if (!elementType.isIntOrFloat() || elementType.isInteger(1)) {
+      return {};
+    }
+    widestBits =
+        std::max<int64_t>(widestBits, elementType.getIntOrFloatBitWidth());
+  }
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+    return {};
+  }
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  std::optional<unsigned> parallelDim, reductionDim;
+  for (unsigned dim = 0; dim < iterators.size(); ++dim) {
+    if (iterators[dim] == utils::IteratorType::parallel) {
+      parallelDim = dim;
+    } else {
+      reductionDim = dim;
+    }
+  }
+  if (!parallelDim) {
+    return {};
+  }
+  int64_t nativeLanes =
+      std::max<int64_t>(1, nativeVectorBytes * 8 / widestBits);
+  int64_t lanes = dividingPowerOfTwo(ranges[*parallelDim], nativeLanes);
+  if (lanes < kMinLanes) {
+    return {};
+  }
+  SmallVector<int64_t> tileSizes(op.getNumLoops(), 1);
+  tileSizes[*parallelDim] = lanes;
+  if (reductionDim) {
+    tileSizes[*reductionDim] =
+        dividingPowerOfTwo(ranges[*reductionDim], kReductionLanes);
+  }
+  return tileSizes;
+}
+
+void vectorizeFunction(func::FuncOp func, int64_t nativeVectorBytes) {
+  SmallVector<linalg::LinalgOp> candidates;
+  func.walk([&](linalg::LinalgOp op) { candidates.push_back(op); });
+  IRRewriter rewriter(func.getContext());
+  for (linalg::LinalgOp op : candidates) {
+    SmallVector<int64_t> tileSizes = chooseVectorTile(op, nativeVectorBytes);
+    if (tileSizes.empty()) {
+      continue;
+    }
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(
+        rewriter, op, linalg::LinalgTilingOptions().setTileSizes(tileSizes));
+    if (failed(tiled)) {
+      continue;
+    }
+    rewriter.eraseOp(op);
+    linalg::LinalgOp tile = tiled->op;
+    rewriter.setInsertionPoint(tile);
+    // On failure the tile stays a linalg op and becomes loops later.
+    if (succeeded(linalg::vectorizeOpPrecondition(tile)) &&
+        succeeded(linalg::vectorize(rewriter, tile))) {
+      rewriter.eraseOp(tile);
+    }
+  }
+}
+
+} // namespace
+
+LogicalResult vectorizeExecutable(ModuleOp module, int64_t nativeVectorBytes) {
+  // Tiling and vectorization create ops of these dialects outside of any
+  // pass, so nothing has loaded them yet.
+  MLIRContext *context = module.getContext();
+  context->loadDialect<affine::AffineDialect, arith::ArithDialect,
+                       memref::MemRefDialect, scf::SCFDialect,
+                       vector::VectorDialect>();
+  for (auto func : module.getOps<func::FuncOp>()) {
+    vectorizeFunction(func, nativeVectorBytes);
+  }
+  return success();
+}
+
+} // namespace mlir::strata::llvmcpu

@@ -1,0 +1,175 @@
+//===- LLVMCPUTarget.cpp - the llvm-cpu target's driver -------------------===//
+//
+// compileExecutable: checks the input, distributes each export over
+// workgroups, bufferizes, lowers to the LLVM dialect (lib/Codegen/LLVMCPU),
+// translates to LLVM IR, adds the kernel ABI (LibraryEmitter), then compiles
+// and links a shared library (ObjectLinker).
+//
+//===----------------------------------------------------------------------===//
+#include "Strata/Target/LLVMCPU/LLVMCPUTarget.h"
+
+#include "LibraryEmitter.h"
+#include "ObjectLinker.h"
+#include "Strata/Codegen/LLVMCPU/Codegen.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace mlir::strata {
+
+void registerLLVMCPUTargetDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+}
+
+namespace {
+
+// Runs the tensor-to-memref half until every export's distribution is safe.
+// A function whose distribution turns out unsafe is compiled again as one
+// workgroup; the second round cannot fail that way.
+FailureOr<OwningOpRef<ModuleOp>> distributeAndBufferize(ModuleOp input) {
+  llvm::StringSet<> singleWorkgroup;
+  for (int round = 0; round < 2; ++round) {
+    OwningOpRef<ModuleOp> work(input.clone());
+    SmallVector<std::string> unsafe;
+    if (failed(llvmcpu::tileAndDistributeToWorkgroups(*work,
+                                                      singleWorkgroup)) ||
+        failed(llvmcpu::bufferizeExecutable(*work)) ||
+        failed(llvmcpu::bindWorkgroupIds(*work, unsafe))) {
+      return failure();
+    }
+    if (unsafe.empty()) {
+      return work;
+    }
+    for (const std::string &name : unsafe) {
+      if (!singleWorkgroup.insert(name).second) {
+        return input.emitError()
+               << "llvm-cpu: export '" << name
+               << "' writes its bindings outside its workgroup loop";
+      }
+    }
+  }
+  return input.emitError() << "llvm-cpu: workgroup distribution failed";
+}
+
+} // namespace
+
+FailureOr<CompiledExecutable>
+compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
+  MLIRContext *context = executable.getContext();
+  {
+    DialectRegistry registry;
+    registerLLVMCPUTargetDialects(registry);
+    context->appendDialectRegistry(registry);
+  }
+  // The code generator creates ops of these dialects outside of passes
+  // (tiling, workgroup ids, temporaries, vectorization), where nothing
+  // loads them on demand.
+  context->loadDialect<affine::AffineDialect, arith::ArithDialect,
+                       bufferization::BufferizationDialect, func::FuncDialect,
+                       linalg::LinalgDialect, math::MathDialect,
+                       memref::MemRefDialect, scf::SCFDialect,
+                       tensor::TensorDialect, vector::VectorDialect,
+                       LLVM::LLVMDialect>();
+  llvmcpu::ResolvedTarget target;
+  if (std::string error = llvmcpu::createTargetMachine(options, target);
+      !error.empty()) {
+    return executable.emitError() << "llvm-cpu: " << error;
+  }
+  if (failed(llvmcpu::verifyExecutableInput(executable))) {
+    return failure();
+  }
+  FailureOr<OwningOpRef<ModuleOp>> distributed =
+      distributeAndBufferize(executable);
+  if (failed(distributed)) {
+    return failure();
+  }
+  ModuleOp work = distributed->get();
+
+  CompiledExecutable compiled;
+  compiled.format = target.format;
+  SmallVector<llvmcpu::KernelExport> kernels;
+  for (auto func : work.getOps<func::FuncOp>()) {
+    if (!func.isPublic()) {
+      continue;
+    }
+    ExecutableExportInfo info;
+    info.name = func.getSymName().str();
+    auto counts = func->getAttrOfType<DenseI64ArrayAttr>(
+        llvmcpu::kWorkgroupCountAttr);
+    for (unsigned dim = 0; dim < 3; ++dim) {
+      info.workgroupCount[dim] = static_cast<uint32_t>(counts[dim]);
+    }
+    llvmcpu::KernelExport kernel;
+    kernel.name = info.name;
+    kernel.kernelSymbol = info.name;
+    kernel.inputCount = static_cast<uint32_t>(
+        func->getAttrOfType<IntegerAttr>(llvmcpu::kInputCountAttr).getInt());
+    kernel.resultCount = static_cast<uint32_t>(
+        func->getAttrOfType<IntegerAttr>(llvmcpu::kResultCountAttr).getInt());
+    info.bindingCount = kernel.inputCount + kernel.resultCount;
+    compiled.exports.push_back(info);
+    kernels.push_back(kernel);
+  }
+
+  if (failed(llvmcpu::lowerToLLVMDialect(work, target.nativeVectorBytes))) {
+    return failure();
+  }
+  // Placing temporaries decided which exports need local memory.
+  for (llvmcpu::KernelExport &kernel : kernels) {
+    auto func = work.lookupSymbol<LLVM::LLVMFuncOp>(kernel.kernelSymbol);
+    if (!func) {
+      return executable.emitError()
+             << "llvm-cpu: kernel '" << kernel.kernelSymbol
+             << "' is missing after lowering";
+    }
+    if (auto size =
+            func->getAttrOfType<IntegerAttr>(llvmcpu::kLocalMemorySizeAttr)) {
+      kernel.localMemorySize = static_cast<uint32_t>(size.getInt());
+    }
+  }
+  std::string libraryName =
+      executable.getSymName() ? executable.getSymName()->str() : "executable";
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(work, llvmContext, libraryName);
+  if (!llvmModule) {
+    return executable.emitError()
+           << "llvm-cpu: cannot translate the kernels to LLVM IR";
+  }
+  std::string error = llvmcpu::emitLibraryABI(*llvmModule, libraryName,
+                                              kernels, target.requiredFeatures);
+  if (error.empty()) {
+    llvmcpu::addFreestandingMemoryFunctions(*llvmModule);
+    std::vector<char> object;
+    error = llvmcpu::emitObject(*llvmModule, *target.machine, object);
+    if (error.empty()) {
+      error = llvmcpu::linkSharedLibrary(object, compiled.library);
+    }
+  }
+  if (!error.empty()) {
+    return executable.emitError() << "llvm-cpu: " << error;
+  }
+  return compiled;
+}
+
+} // namespace mlir::strata

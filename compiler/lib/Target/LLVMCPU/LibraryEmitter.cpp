@@ -1,0 +1,340 @@
+//===- LibraryEmitter.cpp - the kernel ABI's tables in LLVM IR ------------===//
+//
+// Writes, with the LLVM C++ API, what samples/executable_library/
+// sample_kernels.c writes by hand in C: a dispatch function per export, the
+// export table (struct of arrays), the header and the query function. The
+// layouts are those of hal/include/strata/hal/executable_library.h (v0,
+// LP64), whose static assertions pin the offsets used here.
+//
+//===----------------------------------------------------------------------===//
+#include "LibraryEmitter.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+namespace mlir::strata::llvmcpu {
+namespace {
+
+// Offsets in strata_hal_executable_dispatch_state_v0_t.
+constexpr uint64_t kDispatchBindingCountOffset = 22; // uint16_t
+constexpr uint64_t kDispatchBindingPtrsOffset = 32;  // void* const*
+// Offsets in strata_hal_executable_workgroup_state_v0_t.
+constexpr uint64_t kWorkgroupIdXOffset = 0; // uint32_t
+constexpr uint64_t kWorkgroupIdYOffset = 4; // uint32_t
+constexpr uint64_t kLocalMemoryOffset = 16;     // void*
+constexpr uint64_t kLocalMemorySizeOffset = 24; // uint32_t
+
+constexpr llvm::StringLiteral kQuerySymbol =
+    "strata_hal_executable_library_query";
+
+llvm::Value *loadAt(llvm::IRBuilder<> &builder, llvm::Type *type,
+                    llvm::Value *base, uint64_t offset) {
+  llvm::Value *address = builder.CreateConstInBoundsGEP1_64(
+      builder.getInt8Ty(), base, offset);
+  return builder.CreateLoad(type, address);
+}
+
+// int dispatch(const environment*, const dispatch_state*,
+//              const workgroup_state*): checks the binding count, loads the
+// bindings and workgroup ids, calls the kernel and returns 0.
+llvm::Function *emitDispatchFunction(llvm::Module &module,
+                                     const KernelExport &exported,
+                                     llvm::Function *kernel) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *ptrType = llvm::PointerType::getUnqual(context);
+  llvm::Type *i32Type = llvm::Type::getInt32Ty(context);
+  auto *type = llvm::FunctionType::get(i32Type, {ptrType, ptrType, ptrType},
+                                       /*isVarArg=*/false);
+  auto *function =
+      llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                             "__strata_dispatch_" + exported.name, module);
+  function->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Argument *dispatchState = function->getArg(1);
+  llvm::Argument *workgroupState = function->getArg(2);
+  dispatchState->setName("dispatch_state");
+  workgroupState->setName("workgroup_state");
+
+  auto *entry = llvm::BasicBlock::Create(context, "entry", function);
+  auto *run = llvm::BasicBlock::Create(context, "run", function);
+  auto *fail = llvm::BasicBlock::Create(context, "bad_state", function);
+  llvm::IRBuilder<> builder(entry);
+  uint32_t bindingCount = exported.inputCount + exported.resultCount;
+  llvm::Value *actualCount = loadAt(builder, builder.getInt16Ty(),
+                                    dispatchState,
+                                    kDispatchBindingCountOffset);
+  llvm::Value *enough = builder.CreateICmpUGE(
+      actualCount, builder.getInt16(static_cast<uint16_t>(bindingCount)));
+  if (exported.localMemorySize) {
+    llvm::Value *localSize = loadAt(builder, i32Type, workgroupState,
+                                    kLocalMemorySizeOffset);
+    enough = builder.CreateAnd(
+        enough, builder.CreateICmpUGE(
+                    localSize, builder.getInt32(exported.localMemorySize)));
+  }
+  builder.CreateCondBr(enough, run, fail);
+
+  builder.SetInsertPoint(fail);
+  builder.CreateRet(builder.getInt32(1));
+
+  builder.SetInsertPoint(run);
+  llvm::Value *bindings =
+      loadAt(builder, ptrType, dispatchState, kDispatchBindingPtrsOffset);
+  auto loadBinding = [&](uint32_t index) -> llvm::Value * {
+    llvm::Value *slot = builder.CreateConstInBoundsGEP1_64(ptrType, bindings,
+                                                           index);
+    return builder.CreateLoad(ptrType, slot);
+  };
+  llvm::SmallVector<llvm::Value *> args;
+  for (uint32_t i = 0; i < exported.inputCount; ++i) {
+    args.push_back(loadBinding(i));
+  }
+  for (uint64_t offset : {kWorkgroupIdXOffset, kWorkgroupIdYOffset}) {
+    llvm::Value *id = loadAt(builder, i32Type, workgroupState, offset);
+    args.push_back(builder.CreateZExt(id, builder.getInt64Ty()));
+  }
+  if (exported.localMemorySize) {
+    args.push_back(
+        loadAt(builder, ptrType, workgroupState, kLocalMemoryOffset));
+  }
+  for (uint32_t i = 0; i < exported.resultCount; ++i) {
+    args.push_back(loadBinding(exported.inputCount + i));
+  }
+  builder.CreateCall(kernel->getFunctionType(), kernel, args);
+  builder.CreateRet(builder.getInt32(0));
+  return function;
+}
+
+llvm::GlobalVariable *addConstant(llvm::Module &module, llvm::Constant *init,
+                                  const llvm::Twine &name) {
+  auto *global = new llvm::GlobalVariable(module, init->getType(),
+                                          /*isConstant=*/true,
+                                          llvm::GlobalValue::InternalLinkage,
+                                          init, name);
+  global->setAlignment(llvm::Align(8));
+  return global;
+}
+
+} // namespace
+
+std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
+                           llvm::ArrayRef<KernelExport> exports,
+                           uint64_t requiredFeatures) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *ptrType = llvm::PointerType::getUnqual(context);
+  llvm::Type *i16Type = llvm::Type::getInt16Ty(context);
+  llvm::Type *i32Type = llvm::Type::getInt32Ty(context);
+  llvm::Type *i64Type = llvm::Type::getInt64Ty(context);
+
+  llvm::SmallVector<llvm::Constant *> ptrs, names, attrs;
+  // strata_hal_executable_dispatch_attrs_v0_t
+  auto *attrsType = llvm::StructType::get(
+      context, {i16Type, i16Type, i32Type, i32Type, i32Type, i32Type, i32Type});
+  for (const KernelExport &exported : exports) {
+    llvm::Function *kernel = module.getFunction(exported.kernelSymbol);
+    if (!kernel || kernel->isDeclaration()) {
+      return "kernel function '" + exported.kernelSymbol +
+             "' is missing from the LLVM module";
+    }
+    if (kernel->arg_size() != exported.inputCount + exported.resultCount + 2 +
+                                  (exported.localMemorySize ? 1 : 0)) {
+      return "kernel function '" + exported.kernelSymbol +
+             "' has an unexpected signature";
+    }
+    ptrs.push_back(emitDispatchFunction(module, exported, kernel));
+    // The kernel is only called by its dispatch function: inline it there.
+    kernel->setLinkage(llvm::GlobalValue::InternalLinkage);
+    llvm::Constant *name = llvm::ConstantDataArray::getString(
+        context, exported.name, /*AddNull=*/true);
+    names.push_back(addConstant(module, name, "__strata_name_" + exported.name));
+    attrs.push_back(llvm::ConstantStruct::get(
+        attrsType,
+        {llvm::ConstantInt::get(
+             i16Type, exported.inputCount + exported.resultCount),
+         llvm::ConstantInt::get(i16Type, 0),  // constant_count
+         llvm::ConstantInt::get(i32Type, exported.localMemorySize),
+         llvm::ConstantInt::get(i32Type, 0),  // workgroup_size_x: any
+         llvm::ConstantInt::get(i32Type, 0),  // workgroup_size_y
+         llvm::ConstantInt::get(i32Type, 0),  // workgroup_size_z
+         llvm::ConstantInt::get(i32Type, 0)})); // reserved0
+  }
+  uint64_t count = exports.size();
+  llvm::Constant *ptrTable = addConstant(
+      module,
+      llvm::ConstantArray::get(llvm::ArrayType::get(ptrType, count), ptrs),
+      "__strata_export_ptrs");
+  llvm::Constant *nameTable = addConstant(
+      module,
+      llvm::ConstantArray::get(llvm::ArrayType::get(ptrType, count), names),
+      "__strata_export_names");
+  llvm::Constant *attrTable = addConstant(
+      module,
+      llvm::ConstantArray::get(llvm::ArrayType::get(attrsType, count), attrs),
+      "__strata_export_attrs");
+
+  // strata_hal_executable_library_header_t
+  auto *headerType =
+      llvm::StructType::get(context, {i32Type, i32Type, ptrType, i64Type});
+  llvm::Constant *libraryNameString = addConstant(
+      module,
+      llvm::ConstantDataArray::getString(context, libraryName, true),
+      "__strata_library_name");
+  llvm::Constant *header = addConstant(
+      module,
+      llvm::ConstantStruct::get(
+          headerType, {llvm::ConstantInt::get(i32Type, 0), // version 0
+                       llvm::ConstantInt::get(i32Type, 0), // sanitizer NONE
+                       libraryNameString,
+                       llvm::ConstantInt::get(i64Type, requiredFeatures)}),
+      "__strata_library_header");
+
+  // strata_hal_executable_library_v0_t
+  auto *importsType =
+      llvm::StructType::get(context, {i32Type, i32Type, ptrType});
+  auto *exportsType = llvm::StructType::get(
+      context, {i32Type, i32Type, ptrType, ptrType, ptrType, ptrType});
+  auto *libraryType =
+      llvm::StructType::get(context, {ptrType, importsType, exportsType});
+  llvm::Constant *nullPtr =
+      llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(context));
+  llvm::Constant *library = addConstant(
+      module,
+      llvm::ConstantStruct::get(
+          libraryType,
+          {header,
+           llvm::ConstantStruct::get(
+               importsType, {llvm::ConstantInt::get(i32Type, 0),
+                             llvm::ConstantInt::get(i32Type, 0), nullPtr}),
+           llvm::ConstantStruct::get(
+               exportsType,
+               {llvm::ConstantInt::get(i32Type, count),
+                llvm::ConstantInt::get(i32Type, 0), ptrTable, nameTable,
+                nullPtr, // tags
+                attrTable})}),
+      "__strata_library");
+
+  // Hide everything else before adding the one exported symbol.
+  for (llvm::GlobalValue &global : module.global_values()) {
+    if (global.isDeclaration() || global.hasLocalLinkage()) {
+      continue;
+    }
+    global.setVisibility(llvm::GlobalValue::HiddenVisibility);
+  }
+
+  // const header* const* query(uint32_t max_version, const environment*):
+  // version 0 is the only one and every runtime's max_version is >= 0.
+  auto *queryType =
+      llvm::FunctionType::get(ptrType, {i32Type, ptrType}, false);
+  if (module.getFunction(kQuerySymbol)) {
+    return "the executable already defines " + kQuerySymbol.str();
+  }
+  auto *query = llvm::Function::Create(
+      queryType, llvm::GlobalValue::ExternalLinkage, kQuerySymbol, module);
+  query->setVisibility(llvm::GlobalValue::DefaultVisibility);
+  query->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> builder(
+      llvm::BasicBlock::Create(context, "entry", query));
+  builder.CreateRet(library);
+  return {};
+}
+
+void addFreestandingMemoryFunctions(llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *ptrType = llvm::PointerType::getUnqual(context);
+  llvm::Type *i8Type = llvm::Type::getInt8Ty(context);
+  llvm::Type *i32Type = llvm::Type::getInt32Ty(context);
+  llvm::Type *i64Type = llvm::Type::getInt64Ty(context);
+
+  // Builds `name`(ptr dst, <second>, i64 n) -> ptr dst, whose body is a byte
+  // loop from index `forward ? 0 : n-1`; `body` stores one byte.
+  auto build = [&](llvm::StringRef name, llvm::Type *second,
+                   llvm::function_ref<void(llvm::IRBuilder<> &, llvm::Value *,
+                                           llvm::Value *, llvm::Value *)>
+                       body,
+                   bool backwardWhenOverlapping) {
+    if (llvm::Function *existing = module.getFunction(name)) {
+      if (!existing->isDeclaration()) {
+        return;
+      }
+    }
+    auto *type =
+        llvm::FunctionType::get(ptrType, {ptrType, second, i64Type}, false);
+    llvm::Function *function = module.getFunction(name);
+    if (!function) {
+      function = llvm::Function::Create(
+          type, llvm::GlobalValue::ExternalLinkage, name, module);
+    }
+    function->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    function->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    function->addFnAttr("no-builtins");
+    function->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::Value *dst = function->getArg(0);
+    llvm::Value *src = function->getArg(1);
+    llvm::Value *size = function->getArg(2);
+    auto *entry = llvm::BasicBlock::Create(context, "entry", function);
+    auto *forward = llvm::BasicBlock::Create(context, "forward", function);
+    auto *backward = llvm::BasicBlock::Create(context, "backward", function);
+    auto *done = llvm::BasicBlock::Create(context, "done", function);
+    llvm::IRBuilder<> builder(entry);
+    llvm::Value *empty = builder.CreateICmpEQ(size, builder.getInt64(0));
+    // The block both loops are entered from.
+    llvm::BasicBlock *preheader = entry;
+    if (backwardWhenOverlapping) {
+      // dst > src: copy from the end so an overlapping source is read first.
+      preheader = llvm::BasicBlock::Create(context, "nonempty", function);
+      builder.CreateCondBr(empty, done, preheader);
+      builder.SetInsertPoint(preheader);
+      llvm::Value *after = builder.CreateICmpUGT(
+          builder.CreatePtrToInt(dst, i64Type),
+          builder.CreatePtrToInt(src, i64Type));
+      builder.CreateCondBr(after, backward, forward);
+    } else {
+      builder.CreateCondBr(empty, done, forward);
+    }
+    {
+      builder.SetInsertPoint(forward);
+      llvm::PHINode *index = builder.CreatePHI(i64Type, 2);
+      index->addIncoming(builder.getInt64(0), preheader);
+      body(builder, dst, src, index);
+      llvm::Value *next = builder.CreateAdd(index, builder.getInt64(1));
+      index->addIncoming(next, forward);
+      builder.CreateCondBr(builder.CreateICmpEQ(next, size), done, forward);
+    }
+    if (backwardWhenOverlapping) {
+      builder.SetInsertPoint(backward);
+      llvm::PHINode *remaining = builder.CreatePHI(i64Type, 2);
+      remaining->addIncoming(size, preheader);
+      llvm::Value *index = builder.CreateSub(remaining, builder.getInt64(1));
+      body(builder, dst, src, index);
+      remaining->addIncoming(index, backward);
+      builder.CreateCondBr(builder.CreateICmpEQ(index, builder.getInt64(0)),
+                           done, backward);
+    } else {
+      backward->eraseFromParent();
+    }
+    builder.SetInsertPoint(done);
+    builder.CreateRet(dst);
+  };
+
+  auto copyByte = [&](llvm::IRBuilder<> &builder, llvm::Value *dst,
+                      llvm::Value *src, llvm::Value *index) {
+    llvm::Value *from = builder.CreateInBoundsGEP(i8Type, src, index);
+    llvm::Value *to = builder.CreateInBoundsGEP(i8Type, dst, index);
+    builder.CreateStore(builder.CreateLoad(i8Type, from), to);
+  };
+  build("memcpy", ptrType, copyByte, /*backwardWhenOverlapping=*/false);
+  build("memmove", ptrType, copyByte, /*backwardWhenOverlapping=*/true);
+  build(
+      "memset", i32Type,
+      [&](llvm::IRBuilder<> &builder, llvm::Value *dst, llvm::Value *value,
+          llvm::Value *index) {
+        llvm::Value *to = builder.CreateInBoundsGEP(i8Type, dst, index);
+        builder.CreateStore(builder.CreateTrunc(value, i8Type), to);
+      },
+      /*backwardWhenOverlapping=*/false);
+}
+
+} // namespace mlir::strata::llvmcpu

@@ -1,0 +1,45 @@
+//===- LibraryEmitter.h - the kernel ABI's tables in LLVM IR ----*- C++ -*-===//
+#ifndef STRATA_LIB_TARGET_LLVMCPU_LIBRARYEMITTER_H_
+#define STRATA_LIB_TARGET_LLVMCPU_LIBRARYEMITTER_H_
+
+#include <cstdint>
+#include <string>
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace llvm {
+class Module;
+} // namespace llvm
+
+namespace mlir::strata::llvmcpu {
+
+/// One export as the emitter sees it: the kernel function in the module takes
+/// (ptr input..., i64 workgroup_id_x, i64 workgroup_id_y, [ptr local_memory,]
+/// ptr result...); local_memory is there when localMemorySize is not 0.
+struct KernelExport {
+  std::string name;         // the export's name in the table
+  std::string kernelSymbol; // the kernel function in the llvm::Module
+  uint32_t inputCount = 0;
+  uint32_t resultCount = 0;
+  uint32_t localMemorySize = 0; // bytes of workgroup local memory it needs
+};
+
+/// Adds to `module` one dispatch function per export (the ABI's
+/// strata_hal_executable_dispatch_v0_t, calling the kernel), the export
+/// table, the library header and library struct, and the one exported
+/// symbol, strata_hal_executable_library_query. Every other definition is
+/// made internal (or hidden), so only the query function is exported.
+/// Returns an error message, or an empty string.
+std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
+                           llvm::ArrayRef<KernelExport> exports,
+                           uint64_t requiredFeatures);
+
+/// Adds hidden, self-contained memcpy, memmove and memset definitions (built
+/// with "no-builtins" so they are not turned back into calls to themselves)
+/// for the calls LLVM's code generation may introduce.
+void addFreestandingMemoryFunctions(llvm::Module &module);
+
+} // namespace mlir::strata::llvmcpu
+
+#endif // STRATA_LIB_TARGET_LLVMCPU_LIBRARYEMITTER_H_
