@@ -49,6 +49,7 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
   // Phase::Stream adds nothing yet.
   if (wants(Phase::Hal)) {
     hal::CompileExecutablesPassOptions halOptions;
+    halOptions.target = options.target;
     halOptions.targetTriple = options.targetTriple;
     halOptions.targetCpu = options.targetCpu;
     pm.addPass(hal::createCompileExecutablesPass(halOptions));

@@ -5,7 +5,7 @@
 #include "Strata/Dialect/VM/IR/VMOps.h"
 #include "Strata/Pipelines/Pipelines.h"
 #include "Strata/Target/Bytecode/BytecodeTarget.h"
-#include "Strata/Target/LLVMCPU/LLVMCPUTarget.h"
+#include "Strata/Target/TargetBackend.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -86,7 +86,7 @@ llvm::cl::opt<std::string> compileFrom(
     llvm::cl::cat(category));
 
 llvm::cl::opt<std::string> target(
-    "target", llvm::cl::desc("Where the kernels run: llvm-cpu (the only one)"),
+    "target", llvm::cl::desc("Where the kernels run: llvm-cpu (the default)"),
     llvm::cl::init("llvm-cpu"), llvm::cl::cat(category));
 
 llvm::cl::opt<std::string> targetCpu(
@@ -156,9 +156,10 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     return emitError(UnknownLoc::get(&context), "--compile-from=")
            << compileFrom << " comes after --compile-to=" << compileTo;
   }
-  if (target != "llvm-cpu") {
+  if (!strata::lookupTargetBackend(target)) {
     return emitError(UnknownLoc::get(&context), "--target=")
-           << target << " is not a target; the one there is: llvm-cpu";
+           << target << " is not a target of this build; it has: "
+           << strata::getTargetBackendNames();
   }
   bool vmInput = compileMode == CompileMode::Vm ||
                  (from && *from == strata::Phase::VM);
@@ -169,6 +170,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
       }
     }
     strata::PipelineOptions options;
+    options.target = target;
     options.targetCpu = targetCpu;
     options.targetTriple = targetTriple;
     strata::buildPhasePipeline(pm, from, *to, options);
@@ -226,7 +228,7 @@ int main(int argc, char **argv) {
                   cf::ControlFlowDialect, func::FuncDialect,
                   index::IndexDialect, math::MathDialect, scf::SCFDialect,
                   linalg::LinalgDialect, tensor::TensorDialect>();
-  strata::registerLLVMCPUTargetDialects(registry);
+  strata::registerTargetBackendDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 

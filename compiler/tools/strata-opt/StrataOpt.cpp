@@ -2,9 +2,11 @@
 
 #include "Strata/Conversion/Passes.h"
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
+#include "Strata/Dialect/HAL/Transforms/Passes.h"
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/Transforms/Passes.h"
 #include "Strata/Pipelines/Pipelines.h"
+#include "Strata/Target/TargetBackend.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -28,6 +30,8 @@ int main(int argc, char **argv) {
   mlir::strata::registerConversionPasses();
   mlir::strata::vm::registerVMPasses();
   mlir::strata::flow::registerFlowPasses();
+  mlir::strata::hal::registerHALPasses();
+  mlir::strata::registerTargetBackendDialects(registry);
   mlir::strata::registerStrataPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Strata optimizer driver\n", registry));

@@ -27,6 +27,8 @@ enum class Phase { Input, Flow, Stream, Hal, VM };
 std::optional<Phase> parsePhase(llvm::StringRef name);
 
 struct PipelineOptions {
+  /// The target backend of the kernels (Target/TargetBackend.h).
+  std::string target = "llvm-cpu";
   /// For the llvm-cpu target: an LLVM triple ("" = the host's) and CPU
   /// ("host" = detect this machine).
   std::string targetTriple;

@@ -3,7 +3,7 @@
 #include "Strata/Dialect/HAL/Transforms/Passes.h"
 
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
-#include "Strata/Target/LLVMCPU/LLVMCPUTarget.h"
+#include "Strata/Target/TargetBackend.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -38,11 +38,17 @@ struct CompileExecutablesPass
       return signalPassFailure();
     }
     ModuleOp executable = executables.front();
-    LLVMCPUTargetOptions options;
+    const TargetBackend *backend = lookupTargetBackend(target);
+    if (!backend) {
+      executable.emitError("no target '")
+          << target << "' in this build; it has: " << getTargetBackendNames();
+      return signalPassFailure();
+    }
+    TargetBackendOptions options;
     options.triple = targetTriple;
     options.cpu = targetCpu;
-    FailureOr<CompiledExecutable> compiled =
-        compileExecutable(executable, options);
+    FailureOr<TargetExecutable> compiled =
+        backend->compile(executable, options);
     if (failed(compiled)) {
       return signalPassFailure();
     }

@@ -10,9 +10,10 @@ def CompileExecutablesPass
   let summary = "compile the executable module into an embedded kernel library";
   let description = [{
     Compiles the `strata.executable` module that `--strata-form-dispatches`
-    made with the llvm-cpu target (compiler/lib/Target/LLVMCPU): code
-    generation of each dispatch function, then one shared library exporting
-    only the library query function (hal/include/strata/hal/
+    made with the target backend named by `target` (Target/TargetBackend.h;
+    llvm-cpu: compiler/lib/Target/LLVMCPU): code generation of each dispatch
+    function, then one kernel library (for llvm-cpu, a shared object
+    exporting only the library query function of hal/include/strata/hal/
     executable_library.h). The library and its format become the module's
     `strata.executable_library` attribute; each host declaration of a
     dispatch gets its export ordinal and workgroup grid in its
@@ -30,6 +31,8 @@ def CompileExecutablesPass
     ```
   }];
   let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"llvm-cpu\"",
+           "The target backend that compiles the executable">,
     Option<"targetTriple", "target-triple", "std::string", /*default=*/"\"\"",
            "LLVM target triple of the kernels (default: the host's)">,
     Option<"targetCpu", "target-cpu", "std::string", /*default=*/"\"host\"",
