@@ -230,6 +230,12 @@ int main(int argc, char **argv) {
                   linalg::LinalgDialect, tensor::TensorDialect>();
   strata::registerTargetBackendDialects(registry);
   MLIRContext context(registry);
+  // An error names its op's location; the whole op (a dispatch function can
+  // be long) is printed only on request.
+  if (llvm::cl::getRegisteredOptions()["mlir-print-op-on-diagnostic"]
+          ->getNumOccurrences() == 0) {
+    context.printOpOnDiagnostic(false);
+  }
   context.loadAllAvailableDialects();
 
   std::string errorMessage;

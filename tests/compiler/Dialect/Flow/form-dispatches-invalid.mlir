@@ -33,3 +33,12 @@ func.func @read_back(%a: tensor<4xf32>) -> f32 {
   %v = tensor.extract %a[%c0] : tensor<4xf32>
   return %v : f32
 }
+
+// -----
+
+// expected-error @+1 {{tensor type 'tensor<4xf16>' has element type 'f16', which is not supported (supported: i1, i8, i16, i32, i64, f32, f64)}}
+func.func @half(%a: tensor<4xf16>) -> tensor<4xf16> {
+  %e = tensor.empty() : tensor<4xf16>
+  %r = linalg.add ins(%a, %a : tensor<4xf16>, tensor<4xf16>) outs(%e : tensor<4xf16>) -> tensor<4xf16>
+  return %r : tensor<4xf16>
+}

@@ -123,25 +123,45 @@ private:
   SmallVector<func::FuncOp> kernels;
 };
 
+/// Whether dispatches can take and produce `type`: static shapes of the
+/// element types the kernels and the runtime's buffer views both have.
+/// Reports at `loc` otherwise.
+LogicalResult checkTensorType(Type type, Location loc) {
+  if (!isa<TensorType>(type)) {
+    return success();
+  }
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape()) {
+    return emitError(loc, "tensor type ")
+           << type << " has a dynamic shape, which is not supported yet";
+  }
+  Type element = tensor.getElementType();
+  bool supported = element.isInteger(1) || element.isInteger(8) ||
+                   element.isInteger(16) || element.isInteger(32) ||
+                   element.isInteger(64) || element.isF32() || element.isF64();
+  if (!supported || (isa<IntegerType>(element) && !element.isSignlessInteger())) {
+    return emitError(loc, "tensor type ")
+           << type << " has element type " << element
+           << ", which is not supported (supported: i1, i8, i16, i32, i64, "
+              "f32, f64)";
+  }
+  return success();
+}
+
 LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
-  // Check the whole function first, so nothing changes on failure.
+  // Check the whole function first, so nothing changes on failure; the
+  // first problem is reported, at the function for its signature.
   bool ok = true;
   for (Type type : llvm::concat<const Type>(func.getArgumentTypes(),
                                             func.getResultTypes())) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (isa<TensorType>(type) && (!tensor || !tensor.hasStaticShape())) {
-      func.emitError("tensor type ")
-          << type << " has a dynamic shape, which is not supported yet";
+    if (failed(checkTensorType(type, func.getLoc()))) {
       return failure();
     }
   }
   func.walk([&](Operation *op) -> WalkResult {
     for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
                                               op->getResultTypes())) {
-      auto tensor = dyn_cast<RankedTensorType>(type);
-      if (isa<TensorType>(type) && (!tensor || !tensor.hasStaticShape())) {
-        op->emitError("tensor type ")
-            << type << " has a dynamic shape, which is not supported yet";
+      if (failed(checkTensorType(type, op->getLoc()))) {
         ok = false;
         return WalkResult::interrupt();
       }
