@@ -132,6 +132,9 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   if (!root) {
     return failure();
   }
+  // The in-process linker of the llvm-cpu target resets every command-line
+  // option to its default when it runs, so read ours before the passes.
+  const OutputFormat format = outputFormat;
   // --compile-mode=vm assembles its input unchanged; the pass manager still
   // runs so that --mlir-print-ir-* and the other pass manager flags apply.
   PassManager pm(&context);
@@ -189,7 +192,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   if (failed(vmModule)) {
     return failure();
   }
-  switch (outputFormat) {
+  switch (format) {
   case OutputFormat::VmMlir:
     root->print(os);
     os << "\n";

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::strata;
@@ -37,6 +38,7 @@ constexpr ImportSpec kImports[] = {
     {"hal.executable.create", "rbb", "r", {}},
     {"hal.command_buffer.create", "rii", "r", {}},
     {"hal.command_buffer.finalize", "r", "", {}},
+    {"hal.command_buffer.execution_barrier", "r", "", {}},
     {"hal.command_buffer.dispatch", "rriiiiirII", "", {6, 1, 7, 3}},
     {"hal.device.queue.execute", "rrrr", "", {3, 1}},
     {"hal.fence.create", "ri", "r", {}},
@@ -114,11 +116,12 @@ private:
   Location loc;
 };
 
-/// func.call @main_dispatch_0_...(views...) -> views: one dispatch, waited
-/// for before the results are used.
+/// func.call @main_dispatch_0_...(views...) -> views: the dispatch is
+/// recorded into its group's command buffer (HostTensorState::CallPlan); the
+/// last of the group submits them all and waits before any result is read.
 struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
   DispatchCallConversion(const TypeConverter &typeConverter,
-                         MLIRContext *context, const HostTensorState &state)
+                         MLIRContext *context, HostTensorState &state)
       : OpConversionPattern(typeConverter, context, /*benefit=*/2),
         state(state) {}
 
@@ -130,10 +133,24 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
       return failure();
     }
     const HostTensorState::Dispatch &dispatch = it->second;
+    auto planIt = state.calls.find(op.getOperation());
+    if (planIt == state.calls.end()) {
+      return failure();
+    }
+    const HostTensorState::CallPlan &plan = planIt->second;
     HalBuilder hal(rewriter, op.getLoc());
     Type ref = hal.refTy();
-    Value device = hal.call("hal.devices.get", {hal.i32(0)}, ref);
-    Value allocator = hal.call("hal.device.allocator", {device}, ref);
+    HostTensorState::GroupValues &group = state.groups[plan.group];
+    if (plan.first) {
+      group.device = hal.call("hal.devices.get", {hal.i32(0)}, ref);
+      group.allocator = hal.call("hal.device.allocator", {group.device}, ref);
+      // One-shot command buffer (mode 1), any category.
+      group.commands = hal.call("hal.command_buffer.create",
+                                {group.device, hal.i32(1), hal.i32(0)}, ref);
+    }
+    Value device = group.device;
+    Value allocator = group.allocator;
+    Value commands = group.commands;
 
     // Bindings: every input's buffer, then a new buffer per result.
     SmallVector<Value> bindings;
@@ -152,9 +169,9 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
     Value executable = vm::GlobalLoadRefOp::create(
         rewriter, op.getLoc(), ref,
         FlatSymbolRefAttr::get(rewriter.getContext(), kExecutableGlobal));
-    // One-shot command buffer (mode 1), any category.
-    Value commands = hal.call("hal.command_buffer.create",
-                              {device, hal.i32(1), hal.i32(0)}, ref);
+    if (plan.barrier) {
+      hal.call("hal.command_buffer.execution_barrier", {commands});
+    }
     SmallVector<Value> args = {commands,
                                executable,
                                hal.i32(dispatch.ordinal),
@@ -168,26 +185,30 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
     }
     hal.callVariadic("hal.command_buffer.dispatch", args,
                      {0, static_cast<int32_t>(bindings.size())});
-    hal.call("hal.command_buffer.finalize", {commands});
-    Value fence = hal.call("hal.fence.create", {device, hal.i32(0)}, ref);
-    Value noWait =
-        vm::ConstRefZeroOp::create(rewriter, op.getLoc(), ref).getResult();
-    hal.callVariadic("hal.device.queue.execute",
-                     {device, noWait, fence, commands}, {1});
-    // A negative timeout waits for as long as it takes; a failed dispatch
-    // fails the await with its error.
-    hal.callVariadic("hal.fence.await", {hal.i32(-1), fence}, {1},
-                     rewriter.getI32Type());
-
+    // The views only describe the buffers; nothing reads them before the
+    // group's wait.
     SmallVector<Value> views;
     for (auto [buffer, type] : llvm::zip(resultBuffers, op.getResultTypes())) {
       views.push_back(hal.view(buffer, cast<RankedTensorType>(type)));
+    }
+    if (plan.last) {
+      hal.call("hal.command_buffer.finalize", {commands});
+      Value fence = hal.call("hal.fence.create", {device, hal.i32(0)}, ref);
+      Value noWait =
+          vm::ConstRefZeroOp::create(rewriter, op.getLoc(), ref).getResult();
+      hal.callVariadic("hal.device.queue.execute",
+                       {device, noWait, fence, commands}, {1});
+      // A negative timeout waits for as long as it takes; a failed dispatch
+      // fails the await with its error.
+      hal.callVariadic("hal.fence.await", {hal.i32(-1), fence}, {1},
+                       rewriter.getI32Type());
+      state.groups.erase(plan.group);
     }
     rewriter.replaceOp(op, views);
     return success();
   }
 
-  const HostTensorState &state;
+  HostTensorState &state;
 };
 
 } // namespace
@@ -213,6 +234,63 @@ std::optional<int32_t> mlir::strata::getHalElementType(Type elementType) {
   return std::nullopt;
 }
 
+namespace {
+
+/// Groups the dispatch calls of each block of `func` (see
+/// HostTensorState::CallPlan). Runs before the dispatch declarations go, so
+/// a call is a dispatch when its callee carries kDispatchAttr.
+void planGroups(func::FuncOp func, HostTensorState &state) {
+  ModuleOp module = func->getParentOfType<ModuleOp>();
+  auto isDispatch = [&](Operation *op) {
+    auto call = dyn_cast<func::CallOp>(op);
+    if (!call) {
+      return false;
+    }
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    return callee && callee->hasAttr(kDispatchAttr);
+  };
+  auto hasTensor = [](TypeRange types) {
+    return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
+  };
+  unsigned nextGroup = state.calls.size();
+  for (Block &block : func.getBody()) {
+    Operation *last = nullptr;
+    SmallPtrSet<Operation *, 8> inGroup;
+    unsigned group = 0;
+    auto close = [&]() {
+      if (last) {
+        state.calls[last].last = true;
+      }
+      last = nullptr;
+      inGroup.clear();
+    };
+    for (Operation &op : block) {
+      if (isDispatch(&op)) {
+        bool first = !last;
+        if (first) {
+          group = nextGroup++;
+        }
+        bool barrier = llvm::any_of(op.getOperands(), [&](Value v) {
+          return v.getDefiningOp() && inGroup.contains(v.getDefiningOp());
+        });
+        state.calls[&op] = {group, first, /*last=*/false, barrier};
+        inGroup.insert(&op);
+        last = &op;
+        continue;
+      }
+      // Scalar work may sit between dispatches; anything that touches a
+      // tensor or has effects waits for the group.
+      if (!isMemoryEffectFree(&op) || op.getNumRegions() != 0 ||
+          hasTensor(op.getOperandTypes()) || hasTensor(op.getResultTypes())) {
+        close();
+      }
+    }
+    close();
+  }
+}
+
+} // namespace
+
 LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
                                                    HostTensorState &state) {
   if (auto library = module->getAttrOfType<DictionaryAttr>(kLibraryAttr)) {
@@ -225,6 +303,12 @@ LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
     state.libraryFormat = format.getValue().str();
     state.library = bytes.getValue().str();
     module->removeAttr(kLibraryAttr);
+  }
+  // Group the calls while the dispatch declarations still mark them.
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isDeclaration()) {
+      planGroups(func, state);
+    }
   }
   for (auto func :
        llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
@@ -337,7 +421,7 @@ void mlir::strata::materializeHostTensorSupport(vm::ModuleOp vmModule,
 
 void mlir::strata::populateHostTensorToVMPatterns(
     const TypeConverter &typeConverter, RewritePatternSet &patterns,
-    const HostTensorState &state) {
+    HostTensorState &state) {
   patterns.add<DispatchCallConversion>(typeConverter, patterns.getContext(),
                                        state);
 }

@@ -30,6 +30,25 @@ struct HostTensorState {
     RankedTensorType type;
   };
   llvm::StringMap<Dispatch> dispatches;
+  /// How each dispatch call is submitted. Consecutive dispatch calls of a
+  /// block (scalar ops between them allowed) form one group: one command
+  /// buffer, an execution barrier before a dispatch that reads an earlier
+  /// one's result, one submission and one wait after the last.
+  struct CallPlan {
+    unsigned group;
+    bool first;
+    bool last;
+    bool barrier;
+  };
+  llvm::DenseMap<Operation *, CallPlan> calls;
+  /// Per group, while the conversion runs: the device, its allocator and
+  /// the command buffer the group's dispatches are recorded into.
+  struct GroupValues {
+    Value device;
+    Value allocator;
+    Value commands;
+  };
+  llvm::DenseMap<unsigned, GroupValues> groups;
   std::string libraryFormat;
   std::string library;
   llvm::StringMap<SmallVector<EntryCheck>> entryChecks;
@@ -58,7 +77,7 @@ void materializeHostTensorSupport(vm::ModuleOp vmModule,
 /// submit it and await its fence, wrap the results in buffer views.
 void populateHostTensorToVMPatterns(const TypeConverter &typeConverter,
                                     RewritePatternSet &patterns,
-                                    const HostTensorState &state);
+                                    HostTensorState &state);
 
 /// After the conversion: each public function checks the shape and element
 /// type of its tensor arguments first; hal imports nothing calls go.

@@ -13,17 +13,18 @@
 // CHECK: vm.call.variadic @hal.buffer_view.assert(%[[X]], %{{.*}}) segments [2]
 // CHECK: vm.call.variadic @hal.buffer_view.assert(%[[W]], %{{.*}}) segments [2]
 // CHECK: %[[DEV:.*]] = vm.call.import @hal.devices.get
+// CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create(%[[DEV]]
 // CHECK: %[[XB:.*]] = vm.call.import @hal.buffer_view.buffer(%[[X]])
 // CHECK: %[[WB:.*]] = vm.call.import @hal.buffer_view.buffer(%[[W]])
 // CHECK: %[[OUT:.*]] = vm.call.import @hal.allocator.allocate
 // CHECK: %[[EXE:.*]] = vm.global.load.ref @__executable
-// CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create(%[[DEV]]
+// CHECK-NOT: execution_barrier
 // CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[EXE]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[XB]], %{{.*}}, %{{.*}}, %[[WB]], %{{.*}}, %{{.*}}, %[[OUT]], %{{.*}}, %{{.*}}) segments [0, 3]
+// CHECK: %[[VIEW:.*]] = vm.call.variadic @hal.buffer_view.create(%[[OUT]], {{.*}}) segments [2]
 // CHECK: vm.call.import @hal.command_buffer.finalize(%[[CB]])
 // CHECK: %[[FENCE:.*]] = vm.call.import @hal.fence.create(%[[DEV]]
 // CHECK: vm.call.variadic @hal.device.queue.execute(%[[DEV]], %{{.*}}, %[[FENCE]], %[[CB]]) segments [1]
 // CHECK: vm.call.variadic @hal.fence.await(%{{.*}}, %[[FENCE]]) segments [1]
-// CHECK: %[[VIEW:.*]] = vm.call.variadic @hal.buffer_view.create(%[[OUT]], {{.*}}) segments [2]
 // CHECK: vm.return %[[VIEW]]
 // The export records the tensor signature for tools.
 // CHECK: vm.export @main {reflection = {arg0 = "4x16xf32", arg1 = "16x8xf32", result0 = "4x8xf32"}}
@@ -37,6 +38,42 @@ module @mlp attributes {strata.executable_library = {format = "embedded-elf-x86_
     return %0 : tensor<4x8xf32>
   }
   func.func private @main_dispatch_0_matmul_4x8x16_f32(tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 4, 1, 1>}}
+}
+
+// -----
+
+// Consecutive dispatches share one command buffer and one wait; a dispatch
+// that reads an earlier one's result waits for it at a barrier. Any other
+// use of a tensor ends the group.
+// CHECK-LABEL: vm.module @chain
+// CHECK: vm.func @f(
+// CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]]
+// CHECK: vm.call.variadic @hal.buffer_view.create
+// CHECK: vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]]
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]]
+// CHECK: vm.call.variadic @hal.fence.await
+// CHECK-NOT: vm.call.variadic @hal.fence.await
+// CHECK: vm.call @keep
+// CHECK: vm.call.import @hal.command_buffer.create
+// CHECK: vm.call.variadic @hal.fence.await
+// CHECK: vm.return
+module @chain attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+  func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = call @d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    %c = arith.constant 1 : i32
+    %2 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %3 = call @keep(%2) : (tensor<4xf32>) -> tensor<4xf32>
+    %4 = call @d1(%3) : (tensor<4xf32>) -> tensor<4xf32>
+    return %4 : tensor<4xf32>
+  }
+  func.func private @keep(%t: tensor<4xf32>) -> tensor<4xf32> {
+    return %t : tensor<4xf32>
+  }
+  func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 1, 1, 1>}}
+  func.func private @d1(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 1 : i32, workgroup_count = array<i32: 1, 1, 1>}}
 }
 
 // -----
