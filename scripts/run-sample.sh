@@ -29,7 +29,17 @@ expect() {
 }
 
 strata_compile="$build/compiler/tools/strata-compile/strata-compile"
+strata_run="$build/tools/strata-run/strata-run"
 if [[ -x "$strata_compile" ]]; then
+  # The MLP sample: tensors in, kernels compiled and embedded, run on a
+  # batch from a .npy file and checked against the expected probabilities.
+  run "$strata_compile" "$root/samples/mlp/mlp.mlir" -o "$out/mlp.vmfb"
+  run "$strata_run" --module="$out/mlp.vmfb" --function=predict \
+    --input=@"$root/samples/mlp/input.npy"
+  expect "[SUCCESS] all results match" "$strata_run" \
+    --module="$out/mlp.vmfb" --function=predict \
+    --input=@"$root/samples/mlp/input.npy" \
+    --expected_output=@"$root/samples/mlp/expected.npy"
   # Recursive fib(32) in func/arith/scf, compiled to bytecode.
   run "$strata_compile" "$root/bench/interpreter/fib.mlir" -o "$out/fib.vmfb"
   run "$build/tools/strata-dump/strata-dump" --function=fib "$out/fib.vmfb"
@@ -46,7 +56,6 @@ fi
 
 run "$build/tests/tools/make_sample_modules" "$out"
 run "$build/tools/strata-dump/strata-dump" --function=sum_to "$out/sample.vmfb"
-strata_run="$build/tools/strata-run/strata-run"
 expect "i32=5" "$strata_run" --module="$out/sample.vmfb" --function=add \
   --input=i32=2 --input=i32=3
 expect "i32=55" "$strata_run" --module="$out/sample.vmfb" --function=sum_to \

@@ -41,6 +41,20 @@ bool readFile(const std::string& path, std::vector<uint8_t>* out,
   return true;
 }
 
+namespace {
+
+// The shortest %g text of `value` picks an exponent when the number has
+// fewer significant digits than integer digits ("1e+01", "1.5e+03"); such a
+// number is an integer, and below 1e16 its plain digits read better.
+void preferPlainIntegers(char* buffer, size_t size, double value) {
+  const char* e = std::strchr(buffer, 'e');
+  if (e && std::atoi(e + 1) >= 0 && std::fabs(value) < 1e16) {
+    std::snprintf(buffer, size, "%.0f", value);
+  }
+}
+
+}  // namespace
+
 std::string formatF32(float value) {
   if (std::isnan(value)) {
     return "nan";
@@ -56,6 +70,7 @@ std::string formatF32(float value) {
       break;
     }
   }
+  preferPlainIntegers(buffer, sizeof(buffer), static_cast<double>(value));
   return buffer;
 }
 
@@ -73,6 +88,7 @@ std::string formatF64(double value) {
       break;
     }
   }
+  preferPlainIntegers(buffer, sizeof(buffer), value);
   return buffer;
 }
 

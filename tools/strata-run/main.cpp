@@ -274,6 +274,37 @@ std::string listExports(const strata_vm_module_t* module) {
   return out.empty() ? "(none)" : out;
 }
 
+// The reflection attribute `key` of export `name` (the compiler records each
+// tensor argument's type as "arg0" = "4x16xf32"), or "" when there is none.
+std::string exportAttr(const strata_vm_module_t* module, const std::string& name,
+                       const std::string& key) {
+  size_t count = strata_vm_module_export_count(module);
+  for (size_t e = 0; e < count; ++e) {
+    strata_vm_export_info_t info;
+    strata_status_t status = strata_vm_module_export_info(module, e, &info);
+    if (status) {
+      strata_status_free(status);
+      continue;
+    }
+    if (name != info.name) {
+      continue;
+    }
+    for (size_t i = 0; i < info.attr_count; ++i) {
+      const char* k = nullptr;
+      const char* v = nullptr;
+      status = strata_vm_module_export_attr(module, e, i, &k, &v);
+      if (status) {
+        strata_status_free(status);
+        continue;
+      }
+      if (key == k) {
+        return v ? v : "";
+      }
+    }
+  }
+  return "";
+}
+
 // "--input #2 ('2x3xf32=1 2 3')", long values shortened.
 std::string describeFlag(const char* flag, size_t index,
                          const std::string& text) {
@@ -441,6 +472,16 @@ int run(const Options& options) {
       return fail(where + ": " + error);
     }
     if (args[i] == 'r') {
+      // The export's signature, when the compiler recorded it: a wrong
+      // shape or element type fails here, naming the argument.
+      std::string want = exportAttr(main_module, options.function,
+                                    "arg" + std::to_string(i));
+      std::string got = strata::tools::describeTensorType(tensor.shape,
+                                                          tensor.element_type);
+      if (!want.empty() && want != got) {
+        return fail(where + ": argument " + std::to_string(i) + " of " +
+                    full_name + " is a " + want + " tensor, not " + got);
+      }
       strata_hal_buffer_view_t* view = nullptr;
       status = strata::tools::bufferViewFromTensor(tensor, s.allocator, &view);
       if (status) {

@@ -3,12 +3,25 @@
 #include "Strata/Pipelines/Pipelines.h"
 
 #include "Strata/Conversion/Passes.h"
+#include "Strata/Dialect/Flow/Transforms/Passes.h"
+#include "Strata/Dialect/HAL/Transforms/Passes.h"
 #include "Strata/Dialect/VM/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
+
+std::optional<strata::Phase> mlir::strata::parsePhase(StringRef name) {
+  return llvm::StringSwitch<std::optional<Phase>>(name)
+      .Case("input", Phase::Input)
+      .Case("flow", Phase::Flow)
+      .Case("stream", Phase::Stream)
+      .Case("hal", Phase::Hal)
+      .Case("vm", Phase::VM)
+      .Default(std::nullopt);
+}
 
 void mlir::strata::buildVMOptimizationPipeline(OpPassManager &pm) {
   OpPassManager &modulePM = pm.nest<vm::ModuleOp>();
@@ -19,12 +32,54 @@ void mlir::strata::buildVMOptimizationPipeline(OpPassManager &pm) {
   modulePM.addPass(vm::createVMPeepholePass());
 }
 
-void mlir::strata::buildStandardToVMPipeline(OpPassManager &pm) {
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createConvertToVMPass());
-  buildVMOptimizationPipeline(pm);
+void mlir::strata::buildPhasePipeline(OpPassManager &pm,
+                                      std::optional<Phase> from, Phase to,
+                                      const PipelineOptions &options) {
+  auto wants = [&](Phase phase) {
+    return (!from || *from < phase) && phase <= to;
+  };
+  if (wants(Phase::Input)) {
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  if (wants(Phase::Flow)) {
+    pm.addPass(flow::createFormDispatchesPass());
+    pm.addPass(createCanonicalizerPass());
+  }
+  // Phase::Stream adds nothing yet.
+  if (wants(Phase::Hal)) {
+    hal::CompileExecutablesPassOptions halOptions;
+    halOptions.target = options.target;
+    halOptions.targetTriple = options.targetTriple;
+    halOptions.targetCpu = options.targetCpu;
+    pm.addPass(hal::createCompileExecutablesPass(halOptions));
+  }
+  if (wants(Phase::VM)) {
+    pm.addPass(createConvertToVMPass());
+    buildVMOptimizationPipeline(pm);
+  }
 }
+
+void mlir::strata::buildStandardToVMPipeline(OpPassManager &pm) {
+  buildPhasePipeline(pm, std::nullopt, Phase::VM, PipelineOptions());
+}
+
+namespace {
+struct PhasePipelineOptions
+    : public PassPipelineOptions<PhasePipelineOptions> {
+  Option<std::string> from{*this, "from",
+                           llvm::cl::desc("phase the input is at (none: raw)"),
+                           llvm::cl::init("")};
+  Option<std::string> to{*this, "to", llvm::cl::desc("phase to stop after"),
+                         llvm::cl::init("vm")};
+  Option<std::string> targetTriple{*this, "target-triple",
+                                   llvm::cl::desc("kernel LLVM triple"),
+                                   llvm::cl::init("")};
+  Option<std::string> targetCpu{*this, "target-cpu",
+                                llvm::cl::desc("kernel CPU or 'host'"),
+                                llvm::cl::init("host")};
+};
+} // namespace
 
 void mlir::strata::registerStrataPipelines() {
   PassPipelineRegistration<>(
@@ -36,4 +91,19 @@ void mlir::strata::registerStrataPipelines() {
       "strata-vm-optimize-pipeline",
       "The VM optimizations strata-compile runs after the conversion",
       buildVMOptimizationPipeline);
+  PassPipelineRegistration<PhasePipelineOptions>(
+      "strata-phase-pipeline",
+      "strata-compile's phases from 'from' (exclusive) to 'to' (inclusive): "
+      "input, flow, stream, hal, vm",
+      [](OpPassManager &pm, const PhasePipelineOptions &opts) {
+        std::optional<Phase> from;
+        if (!opts.from.empty()) {
+          from = parsePhase(opts.from);
+        }
+        std::optional<Phase> to = parsePhase(opts.to);
+        PipelineOptions options;
+        options.targetTriple = opts.targetTriple;
+        options.targetCpu = opts.targetCpu;
+        buildPhasePipeline(pm, from, to.value_or(Phase::VM), options);
+      });
 }

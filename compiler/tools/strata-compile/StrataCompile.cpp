@@ -5,13 +5,16 @@
 #include "Strata/Dialect/VM/IR/VMOps.h"
 #include "Strata/Pipelines/Pipelines.h"
 #include "Strata/Target/Bytecode/BytecodeTarget.h"
+#include "Strata/Target/TargetBackend.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -53,7 +56,8 @@ llvm::cl::opt<CompileMode> compileMode(
     "compile-mode", llvm::cl::desc("What the input is"),
     llvm::cl::values(
         clEnumValN(CompileMode::Std, "std",
-                   "func, arith, math, scf, cf and index (the default)"),
+                   "func, arith, math, scf, cf, index, tensor and linalg "
+                   "(the default)"),
         clEnumValN(CompileMode::Vm, "vm",
                    "one vm.module, assembled as it is")),
     llvm::cl::init(CompileMode::Std), llvm::cl::cat(category));
@@ -66,6 +70,36 @@ llvm::cl::opt<OutputFormat> outputFormat(
         clEnumValN(OutputFormat::VmMlir, "vm-mlir",
                    "the VM dialect module as MLIR text")),
     llvm::cl::init(OutputFormat::VmBytecode), llvm::cl::cat(category));
+
+llvm::cl::opt<std::string> compileTo(
+    "compile-to",
+    llvm::cl::desc("Stop after this phase and write its MLIR: input, flow, "
+                   "stream, hal or vm (the default: everything)"),
+    llvm::cl::value_desc("phase"), llvm::cl::init("vm"),
+    llvm::cl::cat(category));
+
+llvm::cl::opt<std::string> compileFrom(
+    "compile-from",
+    llvm::cl::desc("The input is the MLIR written after this phase "
+                   "(--compile-to): input, flow, stream, hal or vm"),
+    llvm::cl::value_desc("phase"), llvm::cl::init(""),
+    llvm::cl::cat(category));
+
+llvm::cl::opt<std::string> target(
+    "target", llvm::cl::desc("Where the kernels run: llvm-cpu (the default)"),
+    llvm::cl::init("llvm-cpu"), llvm::cl::cat(category));
+
+llvm::cl::opt<std::string> targetCpu(
+    "target-cpu",
+    llvm::cl::desc("llvm-cpu: an LLVM CPU name, or host to detect this "
+                   "machine (the default)"),
+    llvm::cl::init("host"), llvm::cl::cat(category));
+
+llvm::cl::opt<std::string> targetTriple(
+    "target-triple",
+    llvm::cl::desc("llvm-cpu: the kernels' LLVM triple (default: the host's), "
+                   "e.g. aarch64-linux-gnu"),
+    llvm::cl::init(""), llvm::cl::cat(category));
 
 /// Checks that the input holds exactly one vm.module and nothing else.
 FailureOr<strata::vm::ModuleOp> findVMModule(ModuleOp root) {
@@ -98,6 +132,9 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   if (!root) {
     return failure();
   }
+  // The in-process linker of the llvm-cpu target resets every command-line
+  // option to its default when it runs, so read ours before the passes.
+  const OutputFormat format = outputFormat;
   // --compile-mode=vm assembles its input unchanged; the pass manager still
   // runs so that --mlir-print-ir-* and the other pass manager flags apply.
   PassManager pm(&context);
@@ -105,24 +142,57 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   applyDefaultTimingManagerCLOptions(timing);
   TimingScope timingScope = timing.getRootScope();
   pm.enableTiming(timingScope);
-  if (compileMode == CompileMode::Std) {
+  std::optional<strata::Phase> to = strata::parsePhase(compileTo);
+  std::optional<strata::Phase> from;
+  if (!compileFrom.empty()) {
+    from = strata::parsePhase(compileFrom);
+    if (!from) {
+      return emitError(UnknownLoc::get(&context), "--compile-from=")
+             << compileFrom << " is not a phase: input, flow, stream, hal, vm";
+    }
+  }
+  if (!to) {
+    return emitError(UnknownLoc::get(&context), "--compile-to=")
+           << compileTo << " is not a phase: input, flow, stream, hal, vm";
+  }
+  if (from && *from > *to) {
+    return emitError(UnknownLoc::get(&context), "--compile-from=")
+           << compileFrom << " comes after --compile-to=" << compileTo;
+  }
+  if (!strata::lookupTargetBackend(target)) {
+    return emitError(UnknownLoc::get(&context), "--target=")
+           << target << " is not a target of this build; it has: "
+           << strata::getTargetBackendNames();
+  }
+  bool vmInput = compileMode == CompileMode::Vm ||
+                 (from && *from == strata::Phase::VM);
+  if (!vmInput) {
     for (Operation &op : root->getBody()->getOperations()) {
       if (isa<strata::vm::ModuleOp>(op)) {
         return op.emitError("vm.module input needs --compile-mode=vm");
       }
     }
-    strata::buildStandardToVMPipeline(pm);
+    strata::PipelineOptions options;
+    options.target = target;
+    options.targetCpu = targetCpu;
+    options.targetTriple = targetTriple;
+    strata::buildPhasePipeline(pm, from, *to, options);
   } else if (failed(findVMModule(*root))) {
     return failure();
   }
   if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(*root))) {
     return failure();
   }
+  if (*to != strata::Phase::VM) {
+    root->print(os);
+    os << "\n";
+    return success();
+  }
   FailureOr<strata::vm::ModuleOp> vmModule = findVMModule(*root);
   if (failed(vmModule)) {
     return failure();
   }
-  switch (outputFormat) {
+  switch (format) {
   case OutputFormat::VmMlir:
     root->print(os);
     os << "\n";
@@ -159,8 +229,16 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registry.insert<strata::vm::VMDialect, arith::ArithDialect,
                   cf::ControlFlowDialect, func::FuncDialect,
-                  index::IndexDialect, math::MathDialect, scf::SCFDialect>();
+                  index::IndexDialect, math::MathDialect, scf::SCFDialect,
+                  linalg::LinalgDialect, tensor::TensorDialect>();
+  strata::registerTargetBackendDialects(registry);
   MLIRContext context(registry);
+  // An error names its op's location; the whole op (a dispatch function can
+  // be long) is printed only on request.
+  if (llvm::cl::getRegisteredOptions()["mlir-print-op-on-diagnostic"]
+          ->getNumOccurrences() == 0) {
+    context.printOpOnDiagnostic(false);
+  }
   context.loadAllAvailableDialects();
 
   std::string errorMessage;
@@ -177,7 +255,8 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  if (outputFormat == OutputFormat::VmBytecode && outputFilename == "-" &&
+  if (outputFormat == OutputFormat::VmBytecode && compileTo == "vm" &&
+      outputFilename == "-" &&
       llvm::sys::Process::StandardOutIsDisplayed()) {
     llvm::errs() << "strata-compile: not writing a binary module to a "
                     "terminal; give -o FILE\n";

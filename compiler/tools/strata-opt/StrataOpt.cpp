@@ -1,9 +1,12 @@
 // StrataOpt.cpp - strata-opt: runs Strata and upstream passes on MLIR files.
 
 #include "Strata/Conversion/Passes.h"
+#include "Strata/Dialect/Flow/Transforms/Passes.h"
+#include "Strata/Dialect/HAL/Transforms/Passes.h"
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/Transforms/Passes.h"
 #include "Strata/Pipelines/Pipelines.h"
+#include "Strata/Target/TargetBackend.h"
 #ifdef STRATA_HAVE_LLVMCPU_CODEGEN
 #include "Strata/Codegen/LLVMCPU/Passes.h"
 #endif
@@ -23,11 +26,15 @@ int main(int argc, char **argv) {
   registry.insert<mlir::strata::vm::VMDialect, mlir::arith::ArithDialect,
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::index::IndexDialect, mlir::math::MathDialect,
-                  mlir::scf::SCFDialect>();
+                  mlir::scf::SCFDialect, mlir::linalg::LinalgDialect,
+                  mlir::tensor::TensorDialect>();
   // Upstream cleanups (--canonicalize, --cse, ...) and Strata's own passes.
   mlir::registerTransformsPasses();
   mlir::strata::registerConversionPasses();
   mlir::strata::vm::registerVMPasses();
+  mlir::strata::flow::registerFlowPasses();
+  mlir::strata::hal::registerHALPasses();
+  mlir::strata::registerTargetBackendDialects(registry);
   mlir::strata::registerStrataPipelines();
 #ifdef STRATA_HAVE_LLVMCPU_CODEGEN
   // The llvm-cpu code generator's steps and what they read (linalg, tensor,

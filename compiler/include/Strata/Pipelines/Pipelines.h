@@ -1,12 +1,44 @@
-// Pipelines.h - the pass pipelines strata-compile runs, also registered in
-// strata-opt so that lit tests can run a whole phase.
+// Pipelines.h - the pass pipelines strata-compile runs, phase by phase, also
+// registered in strata-opt so that lit tests can run a whole phase.
 
 #ifndef STRATA_PIPELINES_PIPELINES_H
 #define STRATA_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassManager.h"
 
+#include <optional>
+#include <string>
+
 namespace mlir::strata {
+
+/// The phases of compilation, in order. Each names the form of the program
+/// after it:
+///   input   the input, cleaned up (canonicalization, CSE);
+///   flow    tensor work in dispatch functions of one executable module,
+///           host functions calling them (--strata-form-dispatches);
+///   stream  the same so far (scheduling of the dispatches is to come);
+///   hal     the executable compiled to a kernel library
+///           (--strata-compile-executables);
+///   vm      one vm.module, optimized (--strata-convert-to-vm and the VM
+///           passes); the bytecode target writes it.
+enum class Phase { Input, Flow, Stream, Hal, VM };
+
+/// "input", "flow", ... -> the phase, or nothing for another name.
+std::optional<Phase> parsePhase(llvm::StringRef name);
+
+struct PipelineOptions {
+  /// The target backend of the kernels (Target/TargetBackend.h).
+  std::string target = "llvm-cpu";
+  /// For the llvm-cpu target: an LLVM triple ("" = the host's) and CPU
+  /// ("host" = detect this machine).
+  std::string targetTriple;
+  std::string targetCpu = "host";
+};
+
+/// Adds the passes that take a module from the end of phase `from` (the
+/// start of the input when not given) to the end of phase `to`.
+void buildPhasePipeline(OpPassManager &pm, std::optional<Phase> from,
+                        Phase to, const PipelineOptions &options);
 
 /// Standard dialects (func, arith, math, scf, cf, index) in a builtin module
 /// to an optimized vm.module ready for the bytecode target: cleanups, the
@@ -17,7 +49,8 @@ void buildStandardToVMPipeline(OpPassManager &pm);
 /// and CSE, loop rotation, then the peephole selection of fused opcodes.
 void buildVMOptimizationPipeline(OpPassManager &pm);
 
-/// Registers --strata-std-to-vm-pipeline and --strata-vm-optimize-pipeline.
+/// Registers --strata-std-to-vm-pipeline, --strata-vm-optimize-pipeline and
+/// --strata-phase-pipeline.
 void registerStrataPipelines();
 
 } // namespace mlir::strata

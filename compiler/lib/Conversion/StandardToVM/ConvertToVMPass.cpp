@@ -2,6 +2,8 @@
 // the ops with no vm counterpart, checks that everything left has a
 // conversion, then converts the module's functions into one vm.module.
 
+#include "HostTensorToVM.h"
+
 #include "Strata/Conversion/Passes.h"
 #include "Strata/Conversion/StandardToVM/StandardToVM.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
@@ -172,8 +174,24 @@ struct ConvertToVMPass
     populateSCFToControlFlowConversionPatterns(scfPatterns);
     RewritePatternSet expansionPatterns(context);
     populateStandardToVMExpansionPatterns(expansionPatterns);
+    // What the hal phase left: dispatch declarations and the kernel library.
+    for (auto nested : module.getOps<ModuleOp>()) {
+      if (nested->hasAttr("strata.executable")) {
+        nested.emitError("executable '")
+            << nested.getSymName().value_or("")
+            << "' was not compiled; the hal phase must run before the vm "
+               "conversion";
+        return signalPassFailure();
+      }
+    }
+    HostTensorState hostState;
+    if (failed(collectHostTensorState(module, hostState))) {
+      return signalPassFailure();
+    }
+
     VMTypeConverter typeConverter;
     RewritePatternSet patterns(context);
+    populateHostTensorToVMPatterns(typeConverter, patterns, hostState);
     populateFuncToVMPatterns(typeConverter, patterns);
     populateArithToVMPatterns(typeConverter, patterns);
     populateIndexToVMPatterns(typeConverter, patterns);
@@ -242,6 +260,7 @@ struct ConvertToVMPass
     for (Operation *op : toMove) {
       op->moveBefore(body, body->end());
     }
+    materializeHostTensorSupport(vmModule, hostState);
 
     // No folding: this is a one-to-one translation; --canonicalize folds.
     ConversionConfig config;
@@ -253,6 +272,7 @@ struct ConvertToVMPass
             applyFullConversion(module, target, std::move(patterns), config))) {
       return signalPassFailure();
     }
+    finalizeHostTensorSupport(vmModule, hostState);
   }
 };
 

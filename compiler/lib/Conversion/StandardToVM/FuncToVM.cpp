@@ -61,7 +61,8 @@ struct FuncOpConversion : OpConversionPattern<func::FuncOp> {
     if (op.isPublic()) {
       vm::ExportOp::create(rewriter, op.getLoc(),
                            FlatSymbolRefAttr::get(funcOp.getSymNameAttr()),
-                           /*export_name=*/StringAttr());
+                           /*export_name=*/StringAttr(),
+                           /*reflection=*/DictionaryAttr());
     }
     rewriter.eraseOp(op);
     return success();

@@ -1,6 +1,7 @@
 // VMTypeConverter.cpp - the source-to-vm type mapping and the narrow-integer
 // helpers that keep i1/i8/i16 arithmetic exact in i32 registers.
 
+#include "HostTensorToVM.h"
 #include "IntegerRepresentation.h"
 
 #include "Strata/Conversion/StandardToVM/StandardToVM.h"
@@ -23,6 +24,14 @@ VMTypeConverter::VMTypeConverter() {
       return type;
     }
     return std::nullopt;
+  });
+  // A tensor on the host is a hal.buffer_view (static shapes so far).
+  addConversion([](RankedTensorType type) -> std::optional<Type> {
+    if (!type.hasStaticShape() ||
+        !getHalElementType(type.getElementType())) {
+      return std::nullopt;
+    }
+    return vm::RefType::get(type.getContext(), Type());
   });
   addConversion([](IndexType type) -> std::optional<Type> {
     return IntegerType::get(type.getContext(), 64);

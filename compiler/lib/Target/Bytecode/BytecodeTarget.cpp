@@ -218,6 +218,24 @@ mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
       initialized.push_back({global, *value});
     }
   }
+  // A vm.func marked vm.initializer runs once per context too, after the
+  // globals have their initial values.
+  std::optional<uint32_t> userInitializer;
+  for (auto [index, func] : llvm::enumerate(functions)) {
+    if (func->hasAttr("vm.initializer")) {
+      if (userInitializer) {
+        return func.emitError("is a second vm.initializer; a module has one");
+      }
+      if (func.getNumArguments() != 0 || func.getNumResults() != 0) {
+        return func.emitError("is a vm.initializer, which takes and returns "
+                              "nothing");
+      }
+      userInitializer = index;
+    }
+  }
+  if (initialized.empty() && userInitializer) {
+    out.setInitializer(static_cast<int32_t>(*userInitializer));
+  }
   if (!initialized.empty()) {
     builder::FunctionBuilder &init =
         out.addFunction("__strata_initialize_globals", "0_");
@@ -248,6 +266,12 @@ mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
         init.op(Opcode::GlobalStoreF64).reg(0).u32(offset);
       }
     }
+    if (userInitializer) {
+      init.op(Opcode::Call)
+          .u32(*userInitializer)
+          .list(std::vector<uint16_t>{})
+          .list(std::vector<uint16_t>{});
+    }
     init.op(Opcode::Return).list(std::vector<uint16_t>{});
     out.setInitializer(static_cast<int32_t>(init.index()));
   }
@@ -260,7 +284,18 @@ mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
       return exportOp.emitError("exports '")
              << exportOp.getFunctionRef() << "', which is not a vm.func";
     }
-    out.addExport(name.str(), it->second);
+    std::vector<std::pair<std::string, std::string>> attrs;
+    if (DictionaryAttr reflection = exportOp.getReflectionAttr()) {
+      for (NamedAttribute entry : reflection) {
+        auto value = dyn_cast<StringAttr>(entry.getValue());
+        if (!value) {
+          return exportOp.emitError("reflection entry '")
+                 << entry.getName().getValue() << "' is not a string";
+        }
+        attrs.push_back({entry.getName().str(), value.str()});
+      }
+    }
+    out.addExport(name.str(), it->second, std::move(attrs));
   }
 
   if (!options.emitDebugInfo) {

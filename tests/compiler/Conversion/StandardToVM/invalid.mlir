@@ -33,8 +33,14 @@ func.func @vector_argument(%a: vector<4xf32>) -> vector<4xf32> {
 
 // -----
 
-// expected-error @+1 {{unsupported type 'tensor<2xi32>' in conversion to vm}}
-func.func private @tensor.import(tensor<2xi32>) -> i32
+// A tensor on the host is a hal.buffer_view: static shapes only.
+// expected-error @+1 {{unsupported type 'tensor<?xi32>' in conversion to vm}}
+func.func private @tensor.import(tensor<?xi32>) -> i32
+
+// -----
+
+// expected-error @+1 {{unsupported type 'tensor<2xbf16>' in conversion to vm}}
+func.func private @tensor.bf16(tensor<2xbf16>) -> i32
 
 // -----
 

@@ -112,17 +112,22 @@ def VM_ExportOp : VM_Op<"export", [
   let summary = "exports a function of the module under a name";
   let description = [{
     Makes `vm.func` @function_ref callable from outside the module, under its
-    own name or the name given after `as`.
+    own name or the name given after `as`. `reflection` holds string
+    metadata for tools, written to the module as the export's attributes:
+    the compiler records each tensor argument's and result's type there
+    (`arg0 = "4x16xf32"`, `result0 = ...`), which strata-run checks.
 
     Example:
 
     ```mlir
     vm.export @add
     vm.export @add as "add_i32"
+    vm.export @predict {reflection = {arg0 = "4x16xf32"}}
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$function_ref,
-                       OptionalAttr<StrAttr>:$export_name);
+                       OptionalAttr<StrAttr>:$export_name,
+                       OptionalAttr<DictionaryAttr>:$reflection);
   let assemblyFormat = "$function_ref (`as` $export_name^)? attr-dict";
 }
 

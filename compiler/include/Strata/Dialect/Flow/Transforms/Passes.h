@@ -1,0 +1,27 @@
+// Passes.h - the flow phase's passes (Passes.td).
+
+#ifndef STRATA_DIALECT_FLOW_TRANSFORMS_PASSES_H
+#define STRATA_DIALECT_FLOW_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::strata::flow {
+
+/// The attribute of the module that holds the dispatch functions.
+inline constexpr llvm::StringLiteral kExecutableAttr = "strata.executable";
+/// The attribute of a host declaration that stands for a dispatch.
+inline constexpr llvm::StringLiteral kDispatchAttr = "strata.dispatch";
+
+#define GEN_PASS_DECL
+#include "Strata/Dialect/Flow/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "Strata/Dialect/Flow/Transforms/Passes.h.inc"
+
+} // namespace mlir::strata::flow
+
+#endif // STRATA_DIALECT_FLOW_TRANSFORMS_PASSES_H

@@ -1,0 +1,55 @@
+// Passes.td - the flow phase: tensor programs into dispatches.
+
+#ifndef STRATA_DIALECT_FLOW_TRANSFORMS_PASSES_TD
+#define STRATA_DIALECT_FLOW_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
+  let summary = "fuse elementwise ops, then outline each dispatch into the executable";
+  let description = [{
+    Moves every tensor computation of the module's functions into dispatch
+    functions, leaving the host functions with calls and tensor values:
+
+    1. Elementwise named ops are generalized and producer/consumer
+       elementwise linalg ops are fused (upstream
+       `populateElementwiseOpsFusionPatterns`, for producers with one use).
+    2. Each remaining tensor op (the root: a linalg op, or any other tensor
+       op such as `tensor.concat`) becomes one dispatch, together with the
+       ops that are cheaper to recompute than to pass: `tensor.empty`,
+       `arith.constant` and `linalg.fill` feeding the root's outputs.
+    3. The dispatch is outlined into a public function of one executable
+       module, `builtin.module @<module>_linked_llvm_cpu
+       attributes {strata.executable}`, named after where it comes from and
+       what it does: `main_dispatch_0_matmul_64x32x16_f32`. The host calls
+       a private declaration of the same name marked `strata.dispatch`.
+    4. Dispatches with the same body share one function.
+
+    Shapes must be static; a scalar operand of a tensor op that is not a
+    constant is an error at the op (push constants are still to come).
+
+    Example:
+
+    ```mlir
+    func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+      %e = tensor.empty() : tensor<4xf32>
+      %0 = linalg.add ins(%a, %b : tensor<4xf32>, tensor<4xf32>)
+                      outs(%e : tensor<4xf32>) -> tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }
+    // becomes
+    func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+      %0 = call @main_dispatch_0_elementwise_4_f32(%a, %b)
+          : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+#endif // STRATA_DIALECT_FLOW_TRANSFORMS_PASSES_TD

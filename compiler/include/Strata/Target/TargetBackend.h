@@ -1,0 +1,58 @@
+// TargetBackend.h - the interface every code generation target implements,
+// and the registry the hal phase finds them in. The common passes know
+// targets only through it: each target builds its own pipeline.
+
+#ifndef STRATA_TARGET_TARGETBACKEND_H
+#define STRATA_TARGET_TARGETBACKEND_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir::strata {
+
+/// Where the kernels run, as the user asked (--target-cpu, --target-triple).
+struct TargetBackendOptions {
+  std::string triple; // "" = the host's
+  std::string cpu = "host";
+};
+
+/// An executable compiled by a target: the bytes the runtime loads and what
+/// the host needs to dispatch each export.
+struct TargetExecutable {
+  struct Export {
+    std::string name;
+    uint32_t workgroupCount[3] = {1, 1, 1};
+  };
+  std::string format; // hal.executable.create's format, "embedded-elf-x86_64"
+  std::vector<uint8_t> library;
+  std::vector<Export> exports; // in export-ordinal order
+};
+
+class TargetBackend {
+public:
+  virtual ~TargetBackend() = default;
+  /// The name --target selects it by, "llvm-cpu".
+  virtual llvm::StringRef getName() const = 0;
+  /// Dialects and interfaces its pipeline creates, for the driver's context.
+  virtual void registerDialects(DialectRegistry &registry) const = 0;
+  /// Compiles the dispatch functions of `executable` (consumed). Reports
+  /// errors at the ops and fails then.
+  virtual FailureOr<TargetExecutable>
+  compile(ModuleOp executable, const TargetBackendOptions &options) const = 0;
+};
+
+/// The targets this build has (each behind its own Meson option), by name.
+const TargetBackend *lookupTargetBackend(llvm::StringRef name);
+/// Their names, for messages: "llvm-cpu".
+std::string getTargetBackendNames();
+/// Registers every built target's dialects into `registry`.
+void registerTargetBackendDialects(DialectRegistry &registry);
+
+} // namespace mlir::strata
+
+#endif // STRATA_TARGET_TARGETBACKEND_H

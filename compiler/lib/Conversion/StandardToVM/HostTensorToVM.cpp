@@ -1,0 +1,489 @@
+// HostTensorToVM.cpp - tensors on the host as hal.buffer_views, dispatches as
+// calls of the hal module (hal/src/hal_module.cpp has the import contract).
+
+#include "HostTensorToVM.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::strata;
+
+namespace {
+
+constexpr llvm::StringLiteral kDispatchAttr = "strata.dispatch";
+constexpr llvm::StringLiteral kLibraryAttr = "strata.executable_library";
+constexpr llvm::StringLiteral kExecutableGlobal = "__executable";
+constexpr llvm::StringLiteral kFormatRodata = "__executable_format";
+constexpr llvm::StringLiteral kLibraryRodata = "__executable_library";
+
+/// A hal import: name, inputs, results and variadic spans, as the hal
+/// module exports it. 'r' is a ref, 'b' a vm.buffer (also a ref to the
+/// module), 'i' i32, 'I' i64.
+struct ImportSpec {
+  const char *name;
+  const char *inputs;
+  const char *results;
+  std::initializer_list<int32_t> spans;
+};
+
+constexpr ImportSpec kImports[] = {
+    {"hal.devices.get", "i", "r", {}},
+    {"hal.device.allocator", "r", "r", {}},
+    {"hal.allocator.allocate", "rI", "r", {}},
+    {"hal.buffer_view.buffer", "r", "r", {}},
+    {"hal.buffer_view.create", "rIIiiI", "r", {5, 1}},
+    {"hal.buffer_view.assert", "rbiiI", "", {4, 1}},
+    {"hal.executable.create", "rbb", "r", {}},
+    {"hal.command_buffer.create", "rii", "r", {}},
+    {"hal.command_buffer.finalize", "r", "", {}},
+    {"hal.command_buffer.execution_barrier", "r", "", {}},
+    {"hal.command_buffer.dispatch", "rriiiiirII", "", {6, 1, 7, 3}},
+    {"hal.device.queue.execute", "rrrr", "", {3, 1}},
+    {"hal.fence.create", "ri", "r", {}},
+    {"hal.fence.await", "ir", "i", {1, 1}},
+};
+
+Type specType(MLIRContext *context, char c) {
+  switch (c) {
+  case 'i':
+    return IntegerType::get(context, 32);
+  case 'I':
+    return IntegerType::get(context, 64);
+  case 'b':
+    return vm::BufferType::get(context);
+  default:
+    return vm::RefType::get(context, Type());
+  }
+}
+
+Type refType(MLIRContext *context) { return vm::RefType::get(context, Type()); }
+
+int64_t byteSize(RankedTensorType type) {
+  unsigned bits = type.getElementTypeBitWidth();
+  return type.getNumElements() * (bits < 8 ? 1 : bits / 8);
+}
+
+/// Builds vm ops for one host-side sequence.
+class HalBuilder {
+public:
+  HalBuilder(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
+
+  Value i32(int32_t v) {
+    return vm::ConstI32Op::create(b, loc, b.getI32Type(),
+                                  b.getI32IntegerAttr(v));
+  }
+  Value i64(int64_t v) {
+    return vm::ConstI64Op::create(b, loc, b.getI64Type(),
+                                  b.getI64IntegerAttr(v));
+  }
+  Value rodata(StringRef name) {
+    return vm::ConstRefRodataOp::create(b, loc, vm::BufferType::get(ctx()),
+                                        FlatSymbolRefAttr::get(ctx(), name));
+  }
+  Value call(StringRef name, ValueRange args, TypeRange results = {}) {
+    auto op = vm::CallImportOp::create(b, loc, results,
+                                       FlatSymbolRefAttr::get(ctx(), name),
+                                       args);
+    return results.empty() ? Value() : op.getResult(0);
+  }
+  Value callVariadic(StringRef name, ValueRange args,
+                     ArrayRef<int32_t> segments, TypeRange results = {}) {
+    auto op = vm::CallVariadicOp::create(
+        b, loc, results, FlatSymbolRefAttr::get(ctx(), name), args,
+        b.getDenseI32ArrayAttr(segments));
+    return results.empty() ? Value() : op.getResult(0);
+  }
+  Type refTy() { return refType(ctx()); }
+
+  /// A buffer view over `buffer` with `type`'s shape and element type.
+  Value view(Value buffer, RankedTensorType type) {
+    SmallVector<Value> args = {buffer, i64(0), i64(byteSize(type)),
+                               i32(*getHalElementType(type.getElementType())),
+                               i32(0)};
+    for (int64_t dim : type.getShape()) {
+      args.push_back(i64(dim));
+    }
+    return callVariadic("hal.buffer_view.create", args,
+                        {static_cast<int32_t>(type.getRank())}, refTy());
+  }
+
+  MLIRContext *ctx() { return b.getContext(); }
+
+private:
+  OpBuilder &b;
+  Location loc;
+};
+
+/// func.call @main_dispatch_0_...(views...) -> views: the dispatch is
+/// recorded into its group's command buffer (HostTensorState::CallPlan); the
+/// last of the group submits them all and waits before any result is read.
+struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
+  DispatchCallConversion(const TypeConverter &typeConverter,
+                         MLIRContext *context, HostTensorState &state)
+      : OpConversionPattern(typeConverter, context, /*benefit=*/2),
+        state(state) {}
+
+  LogicalResult
+  matchAndRewrite(func::CallOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto it = state.dispatches.find(op.getCallee());
+    if (it == state.dispatches.end()) {
+      return failure();
+    }
+    const HostTensorState::Dispatch &dispatch = it->second;
+    auto planIt = state.calls.find(op.getOperation());
+    if (planIt == state.calls.end()) {
+      return failure();
+    }
+    const HostTensorState::CallPlan &plan = planIt->second;
+    HalBuilder hal(rewriter, op.getLoc());
+    Type ref = hal.refTy();
+    HostTensorState::GroupValues &group = state.groups[plan.group];
+    if (plan.first) {
+      group.device = hal.call("hal.devices.get", {hal.i32(0)}, ref);
+      group.allocator = hal.call("hal.device.allocator", {group.device}, ref);
+      // One-shot command buffer (mode 1), any category.
+      group.commands = hal.call("hal.command_buffer.create",
+                                {group.device, hal.i32(1), hal.i32(0)}, ref);
+    }
+    Value device = group.device;
+    Value allocator = group.allocator;
+    Value commands = group.commands;
+
+    // Bindings: every input's buffer, then a new buffer per result.
+    SmallVector<Value> bindings;
+    for (Value input : adaptor.getOperands()) {
+      bindings.push_back(hal.call("hal.buffer_view.buffer", {input}, ref));
+    }
+    SmallVector<Value> resultBuffers;
+    for (Type type : op.getResultTypes()) {
+      auto tensor = cast<RankedTensorType>(type);
+      resultBuffers.push_back(hal.call("hal.allocator.allocate",
+                                       {allocator, hal.i64(byteSize(tensor))},
+                                       ref));
+    }
+    bindings.append(resultBuffers);
+
+    Value executable = vm::GlobalLoadRefOp::create(
+        rewriter, op.getLoc(), ref,
+        FlatSymbolRefAttr::get(rewriter.getContext(), kExecutableGlobal));
+    if (plan.barrier) {
+      hal.call("hal.command_buffer.execution_barrier", {commands});
+    }
+    SmallVector<Value> args = {commands,
+                               executable,
+                               hal.i32(dispatch.ordinal),
+                               hal.i32(dispatch.workgroups[0]),
+                               hal.i32(dispatch.workgroups[1]),
+                               hal.i32(dispatch.workgroups[2])};
+    Value zero = hal.i64(0);
+    Value toEnd = hal.i64(-1);
+    for (Value buffer : bindings) {
+      args.append({buffer, zero, toEnd});
+    }
+    hal.callVariadic("hal.command_buffer.dispatch", args,
+                     {0, static_cast<int32_t>(bindings.size())});
+    // The views only describe the buffers; nothing reads them before the
+    // group's wait.
+    SmallVector<Value> views;
+    for (auto [buffer, type] : llvm::zip(resultBuffers, op.getResultTypes())) {
+      views.push_back(hal.view(buffer, cast<RankedTensorType>(type)));
+    }
+    if (plan.last) {
+      hal.call("hal.command_buffer.finalize", {commands});
+      Value fence = hal.call("hal.fence.create", {device, hal.i32(0)}, ref);
+      Value noWait =
+          vm::ConstRefZeroOp::create(rewriter, op.getLoc(), ref).getResult();
+      hal.callVariadic("hal.device.queue.execute",
+                       {device, noWait, fence, commands}, {1});
+      // A negative timeout waits for as long as it takes; a failed dispatch
+      // fails the await with its error.
+      hal.callVariadic("hal.fence.await", {hal.i32(-1), fence}, {1},
+                       rewriter.getI32Type());
+      state.groups.erase(plan.group);
+    }
+    rewriter.replaceOp(op, views);
+    return success();
+  }
+
+  HostTensorState &state;
+};
+
+} // namespace
+
+std::optional<int32_t> mlir::strata::getHalElementType(Type elementType) {
+  auto code = [](uint32_t numerical, uint32_t bits) {
+    return static_cast<int32_t>((numerical << 24) | bits);
+  };
+  if (elementType.isInteger(1)) {
+    return code(0x13, 8); // bool, one byte per element
+  }
+  if (auto integer = dyn_cast<IntegerType>(elementType)) {
+    unsigned width = integer.getWidth();
+    if (integer.isSignless() &&
+        (width == 8 || width == 16 || width == 32 || width == 64)) {
+      return code(0x10, width);
+    }
+    return std::nullopt;
+  }
+  if (elementType.isF16() || elementType.isF32() || elementType.isF64()) {
+    return code(0x21, elementType.getIntOrFloatBitWidth());
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/// Groups the dispatch calls of each block of `func` (see
+/// HostTensorState::CallPlan). Runs before the dispatch declarations go, so
+/// a call is a dispatch when its callee carries kDispatchAttr.
+void planGroups(func::FuncOp func, HostTensorState &state) {
+  ModuleOp module = func->getParentOfType<ModuleOp>();
+  auto isDispatch = [&](Operation *op) {
+    auto call = dyn_cast<func::CallOp>(op);
+    if (!call) {
+      return false;
+    }
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    return callee && callee->hasAttr(kDispatchAttr);
+  };
+  auto hasTensor = [](TypeRange types) {
+    return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
+  };
+  unsigned nextGroup = state.calls.size();
+  for (Block &block : func.getBody()) {
+    Operation *last = nullptr;
+    SmallPtrSet<Operation *, 8> inGroup;
+    unsigned group = 0;
+    auto close = [&]() {
+      if (last) {
+        state.calls[last].last = true;
+      }
+      last = nullptr;
+      inGroup.clear();
+    };
+    for (Operation &op : block) {
+      if (isDispatch(&op)) {
+        bool first = !last;
+        if (first) {
+          group = nextGroup++;
+        }
+        bool barrier = llvm::any_of(op.getOperands(), [&](Value v) {
+          return v.getDefiningOp() && inGroup.contains(v.getDefiningOp());
+        });
+        state.calls[&op] = {group, first, /*last=*/false, barrier};
+        inGroup.insert(&op);
+        last = &op;
+        continue;
+      }
+      // Scalar work may sit between dispatches; anything that touches a
+      // tensor or has effects waits for the group.
+      if (!isMemoryEffectFree(&op) || op.getNumRegions() != 0 ||
+          hasTensor(op.getOperandTypes()) || hasTensor(op.getResultTypes())) {
+        close();
+      }
+    }
+    close();
+  }
+}
+
+} // namespace
+
+LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
+                                                   HostTensorState &state) {
+  if (auto library = module->getAttrOfType<DictionaryAttr>(kLibraryAttr)) {
+    auto format = library.getAs<StringAttr>("format");
+    auto bytes = library.getAs<StringAttr>("library");
+    if (!format || !bytes) {
+      return module.emitError("'")
+             << kLibraryAttr << "' needs string 'format' and 'library'";
+    }
+    state.libraryFormat = format.getValue().str();
+    state.library = bytes.getValue().str();
+    module->removeAttr(kLibraryAttr);
+  }
+  // Group the calls while the dispatch declarations still mark them.
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isDeclaration()) {
+      planGroups(func, state);
+    }
+  }
+  for (auto func :
+       llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+    if (Attribute attr = func->getAttr(kDispatchAttr)) {
+      auto info = dyn_cast<DictionaryAttr>(attr);
+      auto ordinal = info ? info.getAs<IntegerAttr>("ordinal") : IntegerAttr();
+      auto grid =
+          info ? info.getAs<DenseI32ArrayAttr>("workgroup_count")
+               : DenseI32ArrayAttr();
+      if (!ordinal || !grid || grid.size() != 3 || state.library.empty()) {
+        return func.emitError("dispatch '")
+               << func.getSymName()
+               << "' has no compiled kernel; the hal phase (code generation "
+                  "of the executable) must run before the vm conversion";
+      }
+      state.dispatches[func.getSymName()] = {
+          static_cast<int32_t>(ordinal.getInt()),
+          {grid[0], grid[1], grid[2]}};
+      func.erase();
+      continue;
+    }
+    if (func.isDeclaration() || !func.isPublic()) {
+      continue;
+    }
+    auto describe = [](RankedTensorType tensor) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      for (int64_t dim : tensor.getShape()) {
+        os << dim << "x";
+      }
+      tensor.getElementType().print(os);
+      return text;
+    };
+    FunctionType type = func.getFunctionType();
+    for (auto [index, input] : llvm::enumerate(type.getInputs())) {
+      if (auto tensor = dyn_cast<RankedTensorType>(input)) {
+        state.entryChecks[func.getSymName()].push_back(
+            {static_cast<unsigned>(index), tensor});
+        state.reflection[func.getSymName()].push_back(
+            {"arg" + std::to_string(index), describe(tensor)});
+      }
+    }
+    for (auto [index, result] : llvm::enumerate(type.getResults())) {
+      if (auto tensor = dyn_cast<RankedTensorType>(result)) {
+        state.reflection[func.getSymName()].push_back(
+            {"result" + std::to_string(index), describe(tensor)});
+      }
+    }
+  }
+  return success();
+}
+
+void mlir::strata::materializeHostTensorSupport(vm::ModuleOp vmModule,
+                                                const HostTensorState &state) {
+  if (!state.usesHal()) {
+    return;
+  }
+  MLIRContext *context = vmModule.getContext();
+  Location loc = vmModule.getLoc();
+  OpBuilder builder(context);
+  Block &body = vmModule.getBody().front();
+  builder.setInsertionPointToStart(&body);
+  for (const ImportSpec &spec : kImports) {
+    SmallVector<Type> inputs, results;
+    for (const char *c = spec.inputs; *c; ++c) {
+      inputs.push_back(specType(context, *c));
+    }
+    for (const char *c = spec.results; *c; ++c) {
+      results.push_back(specType(context, *c));
+    }
+    SmallVector<int32_t> spans(spec.spans);
+    vm::ImportOp::create(
+        builder, loc, builder.getStringAttr(spec.name),
+        TypeAttr::get(builder.getFunctionType(inputs, results)),
+        /*is_optional=*/UnitAttr(),
+        spans.empty() ? DenseI32ArrayAttr()
+                      : builder.getDenseI32ArrayAttr(spans));
+  }
+  if (state.dispatches.empty()) {
+    return;
+  }
+  vm::RodataOp::create(builder, loc, kFormatRodata,
+                       builder.getStringAttr(state.libraryFormat));
+  vm::RodataOp::create(builder, loc, kLibraryRodata,
+                       builder.getStringAttr(state.library));
+  vm::GlobalRefOp::create(builder, loc, builder.getStringAttr(kExecutableGlobal),
+                          /*is_mutable=*/builder.getUnitAttr(),
+                          TypeAttr::get(refType(context)));
+
+  // __init: load the kernel library once per context, so a bad library
+  // fails when the context is made, not at the first call.
+  builder.setInsertionPointToEnd(&body);
+  auto init = vm::FuncOp::create(builder, loc, "__init",
+                                 builder.getFunctionType({}, {}),
+                                 /*arg_attrs=*/ArrayAttr(),
+                                 /*res_attrs=*/ArrayAttr());
+  init->setAttr("vm.initializer", builder.getUnitAttr());
+  builder.setInsertionPointToStart(init.addEntryBlock());
+  HalBuilder hal(builder, loc);
+  Value device = hal.call("hal.devices.get", {hal.i32(0)}, hal.refTy());
+  Value executable =
+      hal.call("hal.executable.create",
+               {device, hal.rodata(kFormatRodata), hal.rodata(kLibraryRodata)},
+               hal.refTy());
+  vm::GlobalStoreRefOp::create(builder, loc, executable,
+                               FlatSymbolRefAttr::get(context,
+                                                      kExecutableGlobal));
+  vm::ReturnOp::create(builder, loc, ValueRange());
+}
+
+void mlir::strata::populateHostTensorToVMPatterns(
+    const TypeConverter &typeConverter, RewritePatternSet &patterns,
+    HostTensorState &state) {
+  patterns.add<DispatchCallConversion>(typeConverter, patterns.getContext(),
+                                       state);
+}
+
+void mlir::strata::finalizeHostTensorSupport(vm::ModuleOp vmModule,
+                                             const HostTensorState &state) {
+  if (!state.usesHal()) {
+    return;
+  }
+  OpBuilder builder(vmModule.getContext());
+  Block &body = vmModule.getBody().front();
+  SymbolTable symbols(vmModule);
+  for (const auto &entry : state.entryChecks) {
+    auto func = symbols.lookup<vm::FuncOp>(entry.getKey());
+    if (!func || func.isExternal()) {
+      continue;
+    }
+    Block &entryBlock = func.getBody().front();
+    // Each check goes first in turn, so walk them backwards: argument 0 is
+    // checked first.
+    for (const HostTensorState::EntryCheck &check :
+         llvm::reverse(entry.getValue())) {
+      // The message names the argument: "argument 0 of @main: expected
+      // tensor<2x3xf32>, got tensor<2x4xf32>".
+      std::string name = ("__message_" + entry.getKey() + "_" +
+                          std::to_string(check.argument))
+                             .str();
+      builder.setInsertionPointToStart(&body);
+      vm::RodataOp::create(builder, func.getLoc(), name,
+                           builder.getStringAttr(
+                               "argument " + std::to_string(check.argument) +
+                               " of @" + entry.getKey().str()));
+      builder.setInsertionPointToStart(&entryBlock);
+      HalBuilder hal(builder, func.getLoc());
+      SmallVector<Value> args = {
+          entryBlock.getArgument(check.argument), hal.rodata(name),
+          hal.i32(*getHalElementType(check.type.getElementType())),
+          hal.i32(0)};
+      for (int64_t dim : check.type.getShape()) {
+        args.push_back(hal.i64(dim));
+      }
+      hal.callVariadic("hal.buffer_view.assert", args,
+                       {static_cast<int32_t>(check.type.getRank())});
+    }
+  }
+  // The exports' reflection metadata: the tensor types of the signature.
+  for (auto exportOp : body.getOps<vm::ExportOp>()) {
+    auto it = state.reflection.find(exportOp.getFunctionRef());
+    if (it == state.reflection.end()) {
+      continue;
+    }
+    SmallVector<NamedAttribute> entries;
+    for (const auto &[key, value] : it->second) {
+      entries.push_back(builder.getNamedAttr(key, builder.getStringAttr(value)));
+    }
+    exportOp.setReflectionAttr(builder.getDictionaryAttr(entries));
+  }
+  // Imports nothing calls are dropped: the module asks the context only for
+  // what it uses.
+  for (auto import : llvm::make_early_inc_range(body.getOps<vm::ImportOp>())) {
+    if (SymbolTable::symbolKnownUseEmpty(import, vmModule)) {
+      import.erase();
+    }
+  }
+}

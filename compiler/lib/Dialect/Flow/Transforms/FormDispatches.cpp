@@ -1,0 +1,356 @@
+// FormDispatches.cpp - --strata-form-dispatches: elementwise fusion, then one
+// outlined dispatch function per root tensor op (see Passes.td).
+
+#include "Strata/Dialect/Flow/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace mlir::strata::flow {
+#define GEN_PASS_DEF_FORMDISPATCHESPASS
+#include "Strata/Dialect/Flow/Transforms/Passes.h.inc"
+} // namespace mlir::strata::flow
+
+using namespace mlir;
+using namespace mlir::strata;
+
+namespace {
+
+/// Elementwise named ops (linalg.add, linalg.exp, ...) as linalg.generic, so
+/// that the fusion patterns see them. linalg.fill is left alone: it is
+/// recomputed in the dispatch of its consumer instead.
+struct GeneralizeElementwise
+    : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (isa<linalg::GenericOp, linalg::FillOp>(op) ||
+        !linalg::isElementwise(op) || !op.hasPureTensorSemantics()) {
+      return failure();
+    }
+    if (failed(linalg::generalizeNamedOp(rewriter, op))) {
+      return failure();
+    }
+    return success();
+  }
+};
+
+bool hasTensorType(TypeRange types) {
+  return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
+}
+
+/// Ops that each dispatch recomputes rather than receives: they are cheap
+/// and have no tensor operands that would have to be passed in.
+bool isCloneable(Operation *op) {
+  if (isa<tensor::EmptyOp, arith::ConstantOp>(op)) {
+    return true;
+  }
+  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+    Operation *value = fill.getInputs()[0].getDefiningOp();
+    Operation *init = fill.getOutputs()[0].getDefiningOp();
+    return value && init && isa<arith::ConstantOp>(value) &&
+           isa<tensor::EmptyOp>(init);
+  }
+  return false;
+}
+
+/// "matmul_64x32x16_f32": what the root computes, over which loop ranges
+/// (or result shape), on which element type.
+std::string describe(Operation *root) {
+  std::string kind;
+  SmallVector<int64_t> dims;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(root)) {
+    dims = linalgOp.getStaticLoopRanges();
+    if (isa<linalg::GenericOp>(root)) {
+      kind = linalgOp.getNumReductionLoops()   ? "reduction"
+             : linalg::isElementwise(linalgOp) ? "elementwise"
+                                               : "generic";
+    } else {
+      kind = root->getName().stripDialect().str();
+    }
+  } else {
+    kind = root->getName().stripDialect().str();
+    if (auto shaped = dyn_cast<ShapedType>(root->getResult(0).getType())) {
+      dims.assign(shaped.getShape().begin(), shaped.getShape().end());
+    }
+  }
+  std::replace(kind.begin(), kind.end(), '.', '_');
+  std::string name = kind;
+  if (!dims.empty()) {
+    name += "_";
+    name += llvm::join(llvm::map_range(dims,
+                                       [](int64_t d) { return std::to_string(d); }),
+                       "x");
+  }
+  std::string type;
+  llvm::raw_string_ostream os(type);
+  getElementTypeOrSelf(root->getResult(0).getType()).print(os);
+  return name + "_" + type;
+}
+
+/// The values an op and the regions it holds read from outside it.
+SmallVector<Value> readValues(Operation *op) {
+  SetVector<Value> values(op->getOperands().begin(), op->getOperands().end());
+  for (Region &region : op->getRegions()) {
+    SetVector<Value> above;
+    getUsedValuesDefinedAbove(region, above);
+    values.insert(above.begin(), above.end());
+  }
+  return values.takeVector();
+}
+
+class DispatchFormer {
+public:
+  DispatchFormer(ModuleOp module, ModuleOp executable)
+      : module(module), executable(executable) {}
+
+  /// Outlines every root of `func`; fails after reporting at the op.
+  LogicalResult formDispatches(func::FuncOp func);
+
+private:
+  LogicalResult outline(func::FuncOp func, Operation *root);
+  func::FuncOp findEquivalent(func::FuncOp kernel);
+
+  ModuleOp module;
+  ModuleOp executable;
+  unsigned dispatchCount = 0;
+  SmallVector<func::FuncOp> kernels;
+};
+
+/// Whether dispatches can take and produce `type`: static shapes of the
+/// element types the kernels and the runtime's buffer views both have.
+/// Reports at `loc` otherwise.
+LogicalResult checkTensorType(Type type, Location loc) {
+  if (!isa<TensorType>(type)) {
+    return success();
+  }
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape()) {
+    return emitError(loc, "tensor type ")
+           << type << " has a dynamic shape, which is not supported yet";
+  }
+  Type element = tensor.getElementType();
+  bool supported = element.isInteger(1) || element.isInteger(8) ||
+                   element.isInteger(16) || element.isInteger(32) ||
+                   element.isInteger(64) || element.isF32() || element.isF64();
+  if (!supported || (isa<IntegerType>(element) && !element.isSignlessInteger())) {
+    return emitError(loc, "tensor type ")
+           << type << " has element type " << element
+           << ", which is not supported (supported: i1, i8, i16, i32, i64, "
+              "f32, f64)";
+  }
+  return success();
+}
+
+LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
+  // Check the whole function first, so nothing changes on failure; the
+  // first problem is reported, at the function for its signature.
+  bool ok = true;
+  for (Type type : llvm::concat<const Type>(func.getArgumentTypes(),
+                                            func.getResultTypes())) {
+    if (failed(checkTensorType(type, func.getLoc()))) {
+      return failure();
+    }
+  }
+  func.walk([&](Operation *op) -> WalkResult {
+    for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
+                                              op->getResultTypes())) {
+      if (failed(checkTensorType(type, op->getLoc()))) {
+        ok = false;
+        return WalkResult::interrupt();
+      }
+    }
+    if (!isa<func::CallOp, func::ReturnOp>(op) &&
+        hasTensorType(op->getOperandTypes()) &&
+        !hasTensorType(op->getResultTypes())) {
+      op->emitError("'") << op->getName()
+                         << "' reads a tensor on the host, which is not "
+                            "supported yet";
+      ok = false;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!ok) {
+    return failure();
+  }
+  SmallVector<Operation *> roots;
+  func.walk([&](Operation *op) {
+    if (hasTensorType(op->getResultTypes()) && !isCloneable(op) &&
+        !isa<func::CallOp>(op)) {
+      roots.push_back(op);
+    }
+  });
+  for (Operation *root : roots) {
+    if (failed(outline(func, root))) {
+      return failure();
+    }
+  }
+  // Cloneable ops left on the host: the dead ones go, and a tensor that
+  // still reaches the host (a returned constant) becomes a dispatch of its
+  // own.
+  SmallVector<Operation *> leftovers;
+  func.walk([&](Operation *op) {
+    if (isCloneable(op) && hasTensorType(op->getResultTypes())) {
+      leftovers.push_back(op);
+    }
+  });
+  SmallVector<Operation *> live;
+  for (Operation *op : llvm::reverse(leftovers)) {
+    if (op->use_empty()) {
+      op->erase();
+    } else {
+      live.push_back(op);
+    }
+  }
+  for (Operation *op : llvm::reverse(live)) {
+    if (failed(outline(func, op))) {
+      return failure();
+    }
+  }
+  return success();
+}
+
+LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
+  // The dispatch: the root and, transitively, its cloneable producers, in
+  // an order where definitions come first.
+  SetVector<Operation *> ops;
+  SetVector<Value> inputs;
+  std::function<LogicalResult(Operation *)> gather =
+      [&](Operation *op) -> LogicalResult {
+    for (Value value : readValues(op)) {
+      Operation *def = value.getDefiningOp();
+      if (def && def != root && isCloneable(def)) {
+        if (!ops.contains(def) && failed(gather(def))) {
+          return failure();
+        }
+        continue;
+      }
+      if (!isa<TensorType>(value.getType())) {
+        return op->emitError("uses the scalar ")
+               << value << " computed on the host; dispatches take only "
+               << "tensors and constants so far";
+      }
+      inputs.insert(value);
+    }
+    ops.insert(op);
+    return success();
+  };
+  if (failed(gather(root))) {
+    return failure();
+  }
+
+  std::string name =
+      func.getSymName().str() + "_dispatch_" + std::to_string(dispatchCount) +
+      "_" + describe(root);
+  OpBuilder builder(root->getContext());
+  builder.setInsertionPointToEnd(executable.getBody());
+  SmallVector<Type> inputTypes;
+  for (Value input : inputs) {
+    inputTypes.push_back(input.getType());
+  }
+  auto type = builder.getFunctionType(inputTypes, root->getResultTypes());
+  auto kernel = func::FuncOp::create(builder, root->getLoc(), name, type);
+  Block *body = kernel.addEntryBlock();
+  IRMapping mapping;
+  mapping.map(inputs.getArrayRef(), body->getArguments());
+  builder.setInsertionPointToStart(body);
+  for (Operation *op : ops) {
+    builder.clone(*op, mapping);
+  }
+  SmallVector<Value> results;
+  for (Value result : root->getResults()) {
+    results.push_back(mapping.lookup(result));
+  }
+  func::ReturnOp::create(builder, root->getLoc(), results);
+
+  if (func::FuncOp same = findEquivalent(kernel)) {
+    kernel.erase();
+    kernel = same;
+  } else {
+    kernels.push_back(kernel);
+    ++dispatchCount;
+    // The host's declaration of the dispatch.
+    OpBuilder hostBuilder(executable);
+    auto decl = func::FuncOp::create(hostBuilder, root->getLoc(),
+                                     kernel.getSymName(), type);
+    decl.setPrivate();
+    decl->setAttr(flow::kDispatchAttr, hostBuilder.getUnitAttr());
+  }
+  OpBuilder callBuilder(root);
+  auto call = func::CallOp::create(callBuilder, root->getLoc(),
+                                   kernel.getSymName(), root->getResultTypes(),
+                                   inputs.getArrayRef());
+  root->replaceAllUsesWith(call.getResults());
+  root->erase();
+  return success();
+}
+
+func::FuncOp DispatchFormer::findEquivalent(func::FuncOp kernel) {
+  for (func::FuncOp other : kernels) {
+    if (other.getFunctionType() == kernel.getFunctionType() &&
+        OperationEquivalence::isRegionEquivalentTo(
+            &other.getBody(), &kernel.getBody(),
+            OperationEquivalence::IgnoreLocations)) {
+      return other;
+    }
+  }
+  return nullptr;
+}
+
+struct FormDispatchesPass
+    : mlir::strata::flow::impl::FormDispatchesPassBase<FormDispatchesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    bool hasTensors = false;
+    module.walk([&](Operation *op) {
+      if (hasTensorType(op->getResultTypes()) ||
+          hasTensorType(op->getOperandTypes())) {
+        hasTensors = true;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (!hasTensors) {
+      return; // a scalar program: nothing to dispatch
+    }
+
+    RewritePatternSet patterns(context);
+    patterns.add<GeneralizeElementwise>(context);
+    linalg::populateElementwiseOpsFusionPatterns(
+        patterns, [](OpOperand *operand) {
+          Operation *producer = operand->get().getDefiningOp();
+          return producer && producer->hasOneUse();
+        });
+    if (failed(applyPatternsGreedily(module, std::move(patterns)))) {
+      module.emitError("elementwise fusion did not converge");
+      return signalPassFailure();
+    }
+
+    OpBuilder builder(context);
+    builder.setInsertionPointToEnd(module.getBody());
+    std::string name =
+        module.getSymName().value_or("module").str() + "_linked_llvm_cpu";
+    auto executable = ModuleOp::create(builder, module.getLoc(), name);
+    executable->setAttr(flow::kExecutableAttr, builder.getUnitAttr());
+
+    DispatchFormer former(module, executable);
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+      if (func.isDeclaration()) {
+        continue;
+      }
+      if (failed(former.formDispatches(func))) {
+        return signalPassFailure();
+      }
+    }
+  }
+};
+
+} // namespace

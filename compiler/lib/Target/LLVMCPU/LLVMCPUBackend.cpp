@@ -1,0 +1,51 @@
+// LLVMCPUBackend.cpp - the llvm-cpu target behind the TargetBackend
+// interface (compileExecutable in LLVMCPUTarget.h does the work).
+
+#include "Strata/Target/LLVMCPU/LLVMCPUTarget.h"
+#include "Strata/Target/TargetBackend.h"
+
+namespace mlir::strata {
+
+namespace {
+
+class LLVMCPUTargetBackend final : public TargetBackend {
+public:
+  StringRef getName() const override { return "llvm-cpu"; }
+
+  void registerDialects(DialectRegistry &registry) const override {
+    registerLLVMCPUTargetDialects(registry);
+  }
+
+  FailureOr<TargetExecutable>
+  compile(ModuleOp executable,
+          const TargetBackendOptions &options) const override {
+    LLVMCPUTargetOptions cpuOptions;
+    cpuOptions.triple = options.triple;
+    cpuOptions.cpu = options.cpu;
+    FailureOr<CompiledExecutable> compiled =
+        compileExecutable(executable, cpuOptions);
+    if (failed(compiled)) {
+      return failure();
+    }
+    TargetExecutable result;
+    result.format = compiled->format;
+    result.library = std::move(compiled->library);
+    for (const ExecutableExportInfo &info : compiled->exports) {
+      TargetExecutable::Export entry;
+      entry.name = info.name;
+      for (int i = 0; i < 3; ++i) {
+        entry.workgroupCount[i] = info.workgroupCount[i];
+      }
+      result.exports.push_back(std::move(entry));
+    }
+    return result;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<TargetBackend> createLLVMCPUTargetBackend() {
+  return std::make_unique<LLVMCPUTargetBackend>();
+}
+
+} // namespace mlir::strata

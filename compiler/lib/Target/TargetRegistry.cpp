@@ -1,0 +1,55 @@
+// TargetRegistry.cpp - the targets compiled into this build. Each target's
+// Meson option defines STRATA_TARGET_<NAME> for this file alone, which is the
+// only place that names targets.
+
+#include "Strata/Target/TargetBackend.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+namespace mlir::strata {
+#ifdef STRATA_TARGET_LLVM_CPU
+std::unique_ptr<TargetBackend> createLLVMCPUTargetBackend();
+#endif
+} // namespace mlir::strata
+
+using namespace mlir;
+using namespace mlir::strata;
+
+namespace {
+
+const std::vector<std::unique_ptr<TargetBackend>> &backends() {
+  static const std::vector<std::unique_ptr<TargetBackend>> all = [] {
+    std::vector<std::unique_ptr<TargetBackend>> list;
+#ifdef STRATA_TARGET_LLVM_CPU
+    list.push_back(createLLVMCPUTargetBackend());
+#endif
+    return list;
+  }();
+  return all;
+}
+
+} // namespace
+
+const TargetBackend *mlir::strata::lookupTargetBackend(StringRef name) {
+  for (const auto &backend : backends()) {
+    if (backend->getName() == name) {
+      return backend.get();
+    }
+  }
+  return nullptr;
+}
+
+std::string mlir::strata::getTargetBackendNames() {
+  std::string names;
+  for (const auto &backend : backends()) {
+    names += (names.empty() ? "" : ", ") + backend->getName().str();
+  }
+  return names.empty() ? "(none: configure with -Dtarget_llvm_cpu=true)"
+                       : names;
+}
+
+void mlir::strata::registerTargetBackendDialects(DialectRegistry &registry) {
+  for (const auto &backend : backends()) {
+    backend->registerDialects(registry);
+  }
+}

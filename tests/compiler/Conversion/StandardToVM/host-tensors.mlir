@@ -1,0 +1,95 @@
+// Host code of tensor programs: tensors are hal.buffer_views, dispatches are
+// calls of the hal module (after the hal phase has compiled the executable).
+// RUN: strata-opt --strata-convert-to-vm --split-input-file %s | FileCheck %s
+
+// CHECK-LABEL: vm.module @mlp
+// CHECK-DAG: vm.rodata @__message_main_0 "argument 0 of @main"
+// CHECK-DAG: vm.rodata @__executable_format "embedded-elf-x86_64"
+// CHECK-DAG: vm.rodata @__executable_library "\7FELF"
+// CHECK-DAG: vm.global.ref mutable @__executable : !vm.ref<?>
+// CHECK-DAG: vm.import @hal.command_buffer.dispatch {variadic_spans = array<i32: 6, 1, 7, 3>}
+// CHECK: vm.func @main(%[[X:.*]]: !vm.ref<?>, %[[W:.*]]: !vm.ref<?>) -> !vm.ref<?>
+// Arguments are checked in order, before anything else.
+// CHECK: vm.call.variadic @hal.buffer_view.assert(%[[X]], %{{.*}}) segments [2]
+// CHECK: vm.call.variadic @hal.buffer_view.assert(%[[W]], %{{.*}}) segments [2]
+// CHECK: %[[DEV:.*]] = vm.call.import @hal.devices.get
+// CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create(%[[DEV]]
+// CHECK: %[[XB:.*]] = vm.call.import @hal.buffer_view.buffer(%[[X]])
+// CHECK: %[[WB:.*]] = vm.call.import @hal.buffer_view.buffer(%[[W]])
+// CHECK: %[[OUT:.*]] = vm.call.import @hal.allocator.allocate
+// CHECK: %[[EXE:.*]] = vm.global.load.ref @__executable
+// CHECK-NOT: execution_barrier
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[EXE]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[XB]], %{{.*}}, %{{.*}}, %[[WB]], %{{.*}}, %{{.*}}, %[[OUT]], %{{.*}}, %{{.*}}) segments [0, 3]
+// CHECK: %[[VIEW:.*]] = vm.call.variadic @hal.buffer_view.create(%[[OUT]], {{.*}}) segments [2]
+// CHECK: vm.call.import @hal.command_buffer.finalize(%[[CB]])
+// CHECK: %[[FENCE:.*]] = vm.call.import @hal.fence.create(%[[DEV]]
+// CHECK: vm.call.variadic @hal.device.queue.execute(%[[DEV]], %{{.*}}, %[[FENCE]], %[[CB]]) segments [1]
+// CHECK: vm.call.variadic @hal.fence.await(%{{.*}}, %[[FENCE]]) segments [1]
+// CHECK: vm.return %[[VIEW]]
+// The export records the tensor signature for tools.
+// CHECK: vm.export @main {reflection = {arg0 = "4x16xf32", arg1 = "16x8xf32", result0 = "4x8xf32"}}
+// The initializer makes the executable once per context.
+// CHECK: vm.func @__init() attributes {vm.initializer}
+// CHECK: vm.call.import @hal.executable.create
+// CHECK: vm.global.store.ref %{{.*}}, @__executable
+module @mlp attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+  func.func @main(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>) -> tensor<4x8xf32> {
+    %0 = call @main_dispatch_0_matmul_4x8x16_f32(%x, %w) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+    return %0 : tensor<4x8xf32>
+  }
+  func.func private @main_dispatch_0_matmul_4x8x16_f32(tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 4, 1, 1>}}
+}
+
+// -----
+
+// Consecutive dispatches share one command buffer and one wait; a dispatch
+// that reads an earlier one's result waits for it at a barrier. Any other
+// use of a tensor ends the group.
+// CHECK-LABEL: vm.module @chain
+// CHECK: vm.func @f(
+// CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]]
+// CHECK: vm.call.variadic @hal.buffer_view.create
+// CHECK: vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]]
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]]
+// CHECK: vm.call.variadic @hal.fence.await
+// CHECK-NOT: vm.call.variadic @hal.fence.await
+// CHECK: vm.call @keep
+// CHECK: vm.call.import @hal.command_buffer.create
+// CHECK: vm.call.variadic @hal.fence.await
+// CHECK: vm.return
+module @chain attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+  func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = call @d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    %c = arith.constant 1 : i32
+    %2 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %3 = call @keep(%2) : (tensor<4xf32>) -> tensor<4xf32>
+    %4 = call @d1(%3) : (tensor<4xf32>) -> tensor<4xf32>
+    return %4 : tensor<4xf32>
+  }
+  func.func private @keep(%t: tensor<4xf32>) -> tensor<4xf32> {
+    return %t : tensor<4xf32>
+  }
+  func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 1, 1, 1>}}
+  func.func private @d1(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 1 : i32, workgroup_count = array<i32: 1, 1, 1>}}
+}
+
+// -----
+
+// A function that only passes a tensor through checks it and needs no
+// executable; unused hal imports are dropped.
+// CHECK-LABEL: vm.module @pass
+// CHECK-NOT: vm.import @hal.command_buffer
+// CHECK: vm.import @hal.buffer_view.assert
+// CHECK-NOT: vm.import
+// CHECK: vm.func @same(%[[T:.*]]: !vm.ref<?>) -> !vm.ref<?>
+// CHECK: vm.call.variadic @hal.buffer_view.assert(%[[T]], {{.*}}) segments [1]
+// CHECK: vm.return %[[T]]
+// CHECK-NOT: vm.func @__init
+module @pass {
+  func.func @same(%t: tensor<3xi8>) -> tensor<3xi8> {
+    return %t : tensor<3xi8>
+  }
+}

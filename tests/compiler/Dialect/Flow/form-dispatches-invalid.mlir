@@ -1,0 +1,44 @@
+// RUN: strata-opt --strata-form-dispatches --split-input-file --verify-diagnostics %s
+
+// expected-error @+1 {{tensor type 'tensor<?xf32>' has a dynamic shape, which is not supported yet}}
+func.func @dynamic(%a: tensor<?xf32>) -> tensor<?xf32> {
+  return %a : tensor<?xf32>
+}
+
+// -----
+
+func.func @dynamic_inside(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{tensor type 'tensor<?xf32>' has a dynamic shape, which is not supported yet}}
+  %s = tensor.extract_slice %a[%c0] [%c4] [1] : tensor<4xf32> to tensor<?xf32>
+  %t = tensor.cast %s : tensor<?xf32> to tensor<4xf32>
+  return %t : tensor<4xf32>
+}
+
+// -----
+
+func.func @scalar(%a: tensor<4xf32>, %s: f32) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-error @+1 {{uses the scalar}}
+  %f = linalg.fill ins(%s : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %f : tensor<4xf32>
+}
+
+// -----
+
+func.func @read_back(%a: tensor<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tensor.extract' reads a tensor on the host, which is not supported yet}}
+  %v = tensor.extract %a[%c0] : tensor<4xf32>
+  return %v : f32
+}
+
+// -----
+
+// expected-error @+1 {{tensor type 'tensor<4xf16>' has element type 'f16', which is not supported (supported: i1, i8, i16, i32, i64, f32, f64)}}
+func.func @half(%a: tensor<4xf16>) -> tensor<4xf16> {
+  %e = tensor.empty() : tensor<4xf16>
+  %r = linalg.add ins(%a, %a : tensor<4xf16>, tensor<4xf16>) outs(%e : tensor<4xf16>) -> tensor<4xf16>
+  return %r : tensor<4xf16>
+}

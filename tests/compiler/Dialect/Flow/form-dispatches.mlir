@@ -1,0 +1,73 @@
+// RUN: strata-opt --strata-form-dispatches --canonicalize --split-input-file %s | FileCheck %s
+
+// A matmul with its zero fill, then bias + relu fused into one elementwise
+// dispatch. The host keeps the calls; the executable holds the kernels.
+// CHECK-LABEL: module @mlp
+// CHECK: func.func @main(%[[X:.*]]: tensor<4x16xf32>, %[[W:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK-NEXT: %[[MM:.*]] = call @main_dispatch_0_matmul_4x8x16_f32(%[[X]], %[[W]])
+// CHECK-NEXT: %[[R:.*]] = call @main_dispatch_1_elementwise_4x8_f32(%[[MM]], %[[B]])
+// CHECK-NEXT: return %[[R]]
+// CHECK: func.func private @main_dispatch_0_matmul_4x8x16_f32(tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32> attributes {strata.dispatch}
+// CHECK: func.func private @main_dispatch_1_elementwise_4x8_f32(tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> attributes {strata.dispatch}
+// CHECK: module @mlp_linked_llvm_cpu attributes {strata.executable}
+// CHECK: func.func @main_dispatch_0_matmul_4x8x16_f32(
+// CHECK: linalg.fill
+// CHECK: linalg.matmul
+// CHECK: func.func @main_dispatch_1_elementwise_4x8_f32(
+// CHECK: linalg.generic
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.generic
+module @mlp {
+  func.func @main(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4x8xf32>
+    %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %mm = linalg.matmul ins(%x, %w : tensor<4x16xf32>, tensor<16x8xf32>) outs(%fill : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %bb = linalg.broadcast ins(%b : tensor<8xf32>) outs(%e : tensor<4x8xf32>) dimensions = [0]
+    %add = linalg.add ins(%mm, %bb : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %relu = linalg.max ins(%add, %fill : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    return %relu : tensor<4x8xf32>
+  }
+}
+
+// -----
+
+// Two dispatches with the same body share one kernel.
+// CHECK-LABEL: module @dedup
+// CHECK: %[[A:.*]] = call @f_dispatch_0_elementwise_8_f32(%{{.*}}, %{{.*}})
+// CHECK: %[[B:.*]] = call @f_dispatch_0_elementwise_8_f32(%[[A]], %{{.*}})
+// CHECK-NOT: f_dispatch_1
+module @dedup {
+  func.func @f(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
+    %e = tensor.empty() : tensor<8xf32>
+    %0 = linalg.add ins(%a, %b : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+    %1 = linalg.add ins(%0, %b : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+    %2 = func.call @keep(%0) : (tensor<8xf32>) -> tensor<8xf32>
+    return %1 : tensor<8xf32>
+  }
+  func.func private @keep(%t: tensor<8xf32>) -> tensor<8xf32> {
+    return %t : tensor<8xf32>
+  }
+}
+
+// -----
+
+// A reduction and a returned constant tensor each get a dispatch.
+// CHECK-LABEL: module @kinds
+// CHECK-DAG: call @g_dispatch_0_reduce_4x8_i32
+// CHECK-DAG: call @g_dispatch_1_constant_2_i32
+module @kinds {
+  func.func @g(%a: tensor<4x8xi32>) -> (tensor<4xi32>, tensor<2xi32>) {
+    %c0 = arith.constant 0 : i32
+    %e = tensor.empty() : tensor<4xi32>
+    %z = linalg.fill ins(%c0 : i32) outs(%e : tensor<4xi32>) -> tensor<4xi32>
+    %r = linalg.reduce ins(%a : tensor<4x8xi32>) outs(%z : tensor<4xi32>) dimensions = [1]
+      (%in: i32, %acc: i32) {
+        %s = arith.addi %in, %acc : i32
+        linalg.yield %s : i32
+      }
+    %k = arith.constant dense<[1, 2]> : tensor<2xi32>
+    return %r, %k : tensor<4xi32>, tensor<2xi32>
+  }
+}

@@ -1,0 +1,35 @@
+// strata-compile's phases: stop after one, go on from one.
+// RUN: strata-compile --compile-to=flow %s -o %t.flow.mlir
+// RUN: FileCheck %s --check-prefix=FLOW < %t.flow.mlir
+// RUN: strata-compile --compile-from=flow --compile-to=hal %t.flow.mlir | FileCheck %s --check-prefix=HAL
+// RUN: strata-compile --compile-from=flow %t.flow.mlir -o %t.vmfb
+// RUN: strata-run --module=%t.vmfb --function=double --input="3xf32=1 2 3" --expected_output="3xf32=2 4 6"
+// RUN: strata-compile --compile-to=input %s | FileCheck %s --check-prefix=INPUT
+// RUN: not strata-compile --compile-to=bogus %s 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not strata-compile --compile-from=hal --compile-to=flow %s 2>&1 | FileCheck %s --check-prefix=ORDER
+// RUN: not strata-compile --target=gpu %s 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: strata-compile --target-triple=aarch64-linux-gnu --target-cpu=generic --compile-to=hal %s | FileCheck %s --check-prefix=AARCH64
+
+// FLOW: func.func @double(%{{.*}}: tensor<3xf32>) -> tensor<3xf32>
+// FLOW: call @double_dispatch_0_elementwise_3_f32
+// FLOW: module @phases_linked_llvm_cpu attributes {strata.executable}
+
+// HAL: module @phases attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF
+// HAL: strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: {{[0-9]+}}, 1, 1>}
+// HAL-NOT: strata.executable}
+
+// INPUT: linalg.add
+// INPUT-NOT: call @
+
+// BAD: error: --compile-to=bogus is not a phase: input, flow, stream, hal, vm
+// ORDER: error: --compile-from=hal comes after --compile-to=flow
+// TARGET: error: --target=gpu is not a target of this build; it has: llvm-cpu
+// AARCH64: format = "embedded-elf-aarch64"
+
+module @phases {
+  func.func @double(%a: tensor<3xf32>) -> tensor<3xf32> {
+    %e = tensor.empty() : tensor<3xf32>
+    %r = linalg.add ins(%a, %a : tensor<3xf32>, tensor<3xf32>) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+    return %r : tensor<3xf32>
+  }
+}
