@@ -1,5 +1,4 @@
-//===- LLVMCPUTarget.h - the llvm-cpu target: executables to kernel libraries
-//===//
+//===- LLVMCPUTarget.h - the llvm-cpu target --------------------*- C++ -*-===//
 //
 // Compiles a module of tensor dispatch functions into one shared library that
 // implements the kernel ABI of hal/include/strata/hal/executable_library.h
@@ -71,11 +70,12 @@ void registerLLVMCPUTargetDialects(DialectRegistry &registry);
 /// argument i; binding #args + j is result j, a dense row-major buffer (i1 is
 /// one byte per element) that the host allocates and zero-fills.
 ///
-/// `executable` is consumed: it is rewritten in place down to the LLVM
-/// dialect. Errors are emitted at the offending op's location (through the
-/// context's diagnostic handler); failure is returned then. Not thread-safe
-/// for one context; compiles in different contexts may run concurrently
-/// (the in-process linker is serialized internally).
+/// Treat `executable` as consumed: the compiler lowers a copy of it, but
+/// marks the original's functions with strata.* attributes. Errors are
+/// emitted at the offending op's location (through the context's diagnostic
+/// handler); failure is returned then. Not thread-safe for one context;
+/// compiles in different contexts may run concurrently (the in-process
+/// linker is serialized internally).
 FailureOr<CompiledExecutable>
 compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options);
 
