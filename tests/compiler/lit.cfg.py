@@ -14,6 +14,10 @@ config.excludes = ["lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = config.strata_obj_root
 
+# Tests that compile kernels say `REQUIRES: llvm-cpu`.
+if config.target_llvm_cpu:
+    config.available_features.add("llvm-cpu")
+
 # Strata's tools first, then FileCheck/not from LLVM 22 (never the default
 # LLVM 14 ones that may come first on PATH).
 config.environment["PATH"] = os.pathsep.join(

@@ -48,6 +48,12 @@ std::string mlir::strata::getTargetBackendNames() {
                        : names;
 }
 
+void mlir::strata::registerTargetBackendPasses() {
+  for (const auto &backend : backends()) {
+    backend->registerPasses();
+  }
+}
+
 void mlir::strata::registerTargetBackendDialects(DialectRegistry &registry) {
   for (const auto &backend : backends()) {
     backend->registerDialects(registry);

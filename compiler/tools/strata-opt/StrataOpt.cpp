@@ -7,9 +7,6 @@
 #include "Strata/Dialect/VM/Transforms/Passes.h"
 #include "Strata/Pipelines/Pipelines.h"
 #include "Strata/Target/TargetBackend.h"
-#ifdef STRATA_HAVE_LLVMCPU_CODEGEN
-#include "Strata/Codegen/LLVMCPU/Passes.h"
-#endif
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -34,14 +31,10 @@ int main(int argc, char **argv) {
   mlir::strata::vm::registerVMPasses();
   mlir::strata::flow::registerFlowPasses();
   mlir::strata::hal::registerHALPasses();
-  mlir::strata::registerTargetBackendDialects(registry);
   mlir::strata::registerStrataPipelines();
-#ifdef STRATA_HAVE_LLVMCPU_CODEGEN
-  // The llvm-cpu code generator's steps and what they read (linalg, tensor,
-  // bufferization... with their interface models).
-  mlir::strata::llvmcpu::registerLLVMCPUCodegenDialects(registry);
-  mlir::strata::llvmcpu::registerLLVMCPUCodegenPasses();
-#endif
+  // Each target's code generation passes and the dialects they create.
+  mlir::strata::registerTargetBackendDialects(registry);
+  mlir::strata::registerTargetBackendPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Strata optimizer driver\n", registry));
 }

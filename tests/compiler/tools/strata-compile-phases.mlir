@@ -1,4 +1,5 @@
 // strata-compile's phases: stop after one, go on from one.
+// REQUIRES: llvm-cpu
 // RUN: strata-compile --compile-to=flow %s -o %t.flow.mlir
 // RUN: FileCheck %s --check-prefix=FLOW < %t.flow.mlir
 // RUN: strata-compile --compile-from=flow --compile-to=hal %t.flow.mlir | FileCheck %s --check-prefix=HAL

@@ -40,6 +40,8 @@ public:
   virtual llvm::StringRef getName() const = 0;
   /// Dialects and interfaces its pipeline creates, for the driver's context.
   virtual void registerDialects(DialectRegistry &registry) const = 0;
+  /// Registers its code generation passes (for strata-opt and lit tests).
+  virtual void registerPasses() const {}
   /// Compiles the dispatch functions of `executable` (consumed). Reports
   /// errors at the ops and fails then.
   virtual FailureOr<TargetExecutable>
@@ -52,6 +54,8 @@ const TargetBackend *lookupTargetBackend(llvm::StringRef name);
 std::string getTargetBackendNames();
 /// Registers every built target's dialects into `registry`.
 void registerTargetBackendDialects(DialectRegistry &registry);
+/// Registers every built target's passes.
+void registerTargetBackendPasses();
 
 } // namespace mlir::strata
 

@@ -1,6 +1,7 @@
 // LLVMCPUBackend.cpp - the llvm-cpu target behind the TargetBackend
 // interface (compileExecutable in LLVMCPUTarget.h does the work).
 
+#include "Strata/Codegen/LLVMCPU/Passes.h"
 #include "Strata/Target/LLVMCPU/LLVMCPUTarget.h"
 #include "Strata/Target/TargetBackend.h"
 
@@ -14,6 +15,10 @@ public:
 
   void registerDialects(DialectRegistry &registry) const override {
     registerLLVMCPUTargetDialects(registry);
+  }
+
+  void registerPasses() const override {
+    llvmcpu::registerLLVMCPUCodegenPasses();
   }
 
   FailureOr<TargetExecutable>
