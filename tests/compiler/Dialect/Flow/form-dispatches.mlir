@@ -1,23 +1,23 @@
 // RUN: strata-opt --strata-form-dispatches --canonicalize --split-input-file %s | FileCheck %s
 
-// A matmul with its zero fill, then bias + relu fused into one elementwise
-// dispatch. The host keeps the calls; the executable holds the kernels.
+// A matmul with its zero fill, then bias + relu: the elementwise ops fuse
+// into one generic, and the matmul is computed inside that generic's
+// dispatch (its only consumer). The host keeps one call; the executable
+// holds the kernel.
 // CHECK-LABEL: module @mlp
 // CHECK: func.func @main(%[[X:.*]]: tensor<4x16xf32>, %[[W:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<8xf32>)
-// CHECK-NEXT: %[[MM:.*]] = call @main_dispatch_0_matmul_4x8x16_f32(%[[X]], %[[W]])
-// CHECK-NEXT: %[[R:.*]] = call @main_dispatch_1_elementwise_4x8_f32(%[[MM]], %[[B]])
+// CHECK-NEXT: %[[R:.*]] = call @main_dispatch_0_matmul_4x8x16_f32(%[[X]], %[[W]], %[[B]])
 // CHECK-NEXT: return %[[R]]
-// CHECK: func.func private @main_dispatch_0_matmul_4x8x16_f32(tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32> attributes {strata.dispatch}
-// CHECK: func.func private @main_dispatch_1_elementwise_4x8_f32(tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> attributes {strata.dispatch}
+// CHECK: func.func private @main_dispatch_0_matmul_4x8x16_f32(tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> attributes {strata.dispatch}
+// CHECK-NOT: func.func private
 // CHECK: module @mlp_linked_llvm_cpu attributes {strata.executable}
 // CHECK: func.func @main_dispatch_0_matmul_4x8x16_f32(
 // CHECK: linalg.fill
 // CHECK: linalg.matmul
-// CHECK: func.func @main_dispatch_1_elementwise_4x8_f32(
 // CHECK: linalg.generic
 // CHECK: arith.addf
 // CHECK: arith.maximumf
-// CHECK-NOT: linalg.generic
+// CHECK-NOT: func.func
 module @mlp {
   func.func @main(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
     %zero = arith.constant 0.0 : f32

@@ -60,6 +60,26 @@ bool isCloneable(Operation *op) {
   return false;
 }
 
+/// A linalg op computed inside the dispatch of its one consumer, an
+/// elementwise linalg.generic that reads its whole result in the same
+/// layout: a matmul and its bias and activation become one dispatch (the
+/// code generator tiles the consumer and fuses the producer into each tile).
+bool isFusedIntoConsumer(Operation *op) {
+  auto producer = dyn_cast<linalg::LinalgOp>(op);
+  if (!producer || isa<linalg::FillOp>(op) || op->getNumResults() != 1 ||
+      !op->hasOneUse()) {
+    return false;
+  }
+  OpOperand &use = *op->getUses().begin();
+  auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!consumer || consumer->getBlock() != op->getBlock() ||
+      !linalg::isElementwise(consumer) ||
+      consumer.isDpsInit(&use)) {
+    return false;
+  }
+  return consumer.getMatchingIndexingMap(&use).isIdentity();
+}
+
 /// "matmul_64x32x16_f32": what the root computes, over which loop ranges
 /// (or result shape), on which element type.
 std::string describe(Operation *root) {
@@ -183,7 +203,7 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
   SmallVector<Operation *> roots;
   func.walk([&](Operation *op) {
     if (hasTensorType(op->getResultTypes()) && !isCloneable(op) &&
-        !isa<func::CallOp>(op)) {
+        !isa<func::CallOp>(op) && !isFusedIntoConsumer(op)) {
       roots.push_back(op);
     }
   });
@@ -226,7 +246,8 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
       [&](Operation *op) -> LogicalResult {
     for (Value value : readValues(op)) {
       Operation *def = value.getDefiningOp();
-      if (def && def != root && isCloneable(def)) {
+      if (def && def != root &&
+          (isCloneable(def) || isFusedIntoConsumer(def))) {
         if (!ops.contains(def) && failed(gather(def))) {
           return failure();
         }
@@ -246,9 +267,17 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
     return failure();
   }
 
+  // Named after the op that does the most work: a fused producer (the
+  // matmul of matmul + bias) rather than its elementwise consumer.
+  Operation *named = root;
+  for (Operation *op : ops) {
+    if (op != root && isFusedIntoConsumer(op)) {
+      named = op;
+    }
+  }
   std::string name =
       func.getSymName().str() + "_dispatch_" + std::to_string(dispatchCount) +
-      "_" + describe(root);
+      "_" + describe(named);
   OpBuilder builder(root->getContext());
   builder.setInsertionPointToEnd(executable.getBody());
   SmallVector<Type> inputTypes;
@@ -289,6 +318,12 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
                                    inputs.getArrayRef());
   root->replaceAllUsesWith(call.getResults());
   root->erase();
+  // Producers computed inside the dispatch had the root as their only user.
+  for (Operation *op : llvm::reverse(ops.getArrayRef())) {
+    if (op != root && !isCloneable(op) && op->use_empty()) {
+      op->erase();
+    }
+  }
   return success();
 }
 

@@ -16,8 +16,11 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
        `populateElementwiseOpsFusionPatterns`, for producers with one use).
     2. Each remaining tensor op (the root: a linalg op, or any other tensor
        op such as `tensor.concat`) becomes one dispatch, together with the
-       ops that are cheaper to recompute than to pass: `tensor.empty`,
-       `arith.constant` and `linalg.fill` feeding the root's outputs.
+       ops that are cheaper to recompute than to pass (`tensor.empty`,
+       `arith.constant` and `linalg.fill` feeding the root's outputs) and
+       a linalg producer whose only use is the root, an elementwise generic
+       reading its whole result in the same layout (matmul + bias + relu
+       is one dispatch, named after the matmul).
     3. The dispatch is outlined into a public function of one executable
        module, `builtin.module @<module>_linked_llvm_cpu
        attributes {strata.executable}`, named after where it comes from and
