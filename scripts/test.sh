@@ -16,8 +16,15 @@ meson test -C build --print-errorlogs || status=1
 # The runtime alone is enough here; the compiler is covered by the default
 # build. This build also uses the portable switch dispatch, so both
 # interpreter loops are tested.
+# The MLP sample runs here too, compiled by build/'s strata-compile (when it
+# has one): compiled kernels and their host code under the sanitizers.
+external_compile=""
+if [[ -x build/compiler/tools/strata-compile/strata-compile ]]; then
+  external_compile="$root/build/compiler/tools/strata-compile/strata-compile"
+fi
 CC=clang-22 CXX=clang++-22 BUILD_DIR=build-sanitize ./scripts/build.sh \
-  -Dcompiler=disabled -Dfuzzing=true -Dfuzz_runs=1000000 -Dvm_computed_goto=false
+  -Dcompiler=disabled -Dfuzzing=true -Dfuzz_runs=1000000 -Dvm_computed_goto=false \
+  -Dexternal_strata_compile="$external_compile"
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   meson test -C build-sanitize --print-errorlogs || status=1
 
