@@ -25,8 +25,16 @@ func.func @half(%a: tensor<4xf16>) -> tensor<4xi32> {
 
 // -----
 
-// expected-error @+1 {{argument 0 of type 'i32' is not a ranked tensor}}
-func.func @scalar(%a: i32) -> tensor<4xi32> {
+// Scalars are push constants, after the tensors.
+// expected-error @+1 {{argument 1 of type 'tensor<4xi32>' follows a scalar argument; scalars come last}}
+func.func @scalar_first(%a: i32, %t: tensor<4xi32>) -> tensor<4xi32> {
+  return %t : tensor<4xi32>
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 of type 'vector<4xi32>' is not a ranked tensor}}
+func.func @vector(%a: vector<4xi32>) -> tensor<4xi32> {
   %c = arith.constant dense<0> : tensor<4xi32>
   return %c : tensor<4xi32>
 }

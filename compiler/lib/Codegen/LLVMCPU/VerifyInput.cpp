@@ -65,7 +65,21 @@ std::string checkBodyType(Type type) {
 LogicalResult verifyFunction(func::FuncOp func) {
   FunctionType type = func.getFunctionType();
   bool ok = true;
+  // Scalar arguments (i1..i64, index, f32, f64) come after the tensors; the
+  // host passes them as push constants.
+  bool seenScalar = false;
   for (auto [index, input] : llvm::enumerate(type.getInputs())) {
+    if (input.isIndex() || (isSupportedElementType(input) &&
+                            isa<IntegerType, FloatType>(input))) {
+      seenScalar = true;
+      continue;
+    }
+    if (seenScalar) {
+      func.emitError() << "argument " << index << " of type " << input
+                       << " follows a scalar argument; scalars come last";
+      ok = false;
+      continue;
+    }
     std::string problem = checkBoundaryType(input);
     if (!problem.empty()) {
       func.emitError() << "argument " << index << " of type " << input << " "

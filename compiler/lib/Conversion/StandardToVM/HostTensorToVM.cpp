@@ -152,10 +152,35 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
     Value allocator = group.allocator;
     Value commands = group.commands;
 
-    // Bindings: every input's buffer, then a new buffer per result.
+    // Bindings: every tensor input's buffer, then a new buffer per result.
+    // Scalar inputs become push constants: 32-bit words, two (low first)
+    // for 64-bit values.
     SmallVector<Value> bindings;
-    for (Value input : adaptor.getOperands()) {
-      bindings.push_back(hal.call("hal.buffer_view.buffer", {input}, ref));
+    SmallVector<Value> constants;
+    Type i32 = rewriter.getI32Type();
+    Type i64 = rewriter.getI64Type();
+    for (auto [original, input] :
+         llvm::zip(op.getOperands(), adaptor.getOperands())) {
+      if (isa<TensorType>(original.getType())) {
+        bindings.push_back(hal.call("hal.buffer_view.buffer", {input}, ref));
+        continue;
+      }
+      Value value = input;
+      if (value.getType().isF32()) {
+        value = vm::BitcastF32I32Op::create(rewriter, op.getLoc(), i32, value);
+      } else if (value.getType().isF64()) {
+        value = vm::BitcastF64I64Op::create(rewriter, op.getLoc(), i64, value);
+      }
+      if (value.getType().isInteger(64)) {
+        Value high = vm::ShrUI64Op::create(rewriter, op.getLoc(), i64, value,
+                                           hal.i64(32));
+        constants.push_back(
+            vm::TruncI64I32Op::create(rewriter, op.getLoc(), i32, value));
+        constants.push_back(
+            vm::TruncI64I32Op::create(rewriter, op.getLoc(), i32, high));
+      } else {
+        constants.push_back(value);
+      }
     }
     SmallVector<Value> resultBuffers;
     for (Type type : op.getResultTypes()) {
@@ -178,13 +203,15 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
                                hal.i32(dispatch.workgroups[0]),
                                hal.i32(dispatch.workgroups[1]),
                                hal.i32(dispatch.workgroups[2])};
+    args.append(constants);
     Value zero = hal.i64(0);
     Value toEnd = hal.i64(-1);
     for (Value buffer : bindings) {
       args.append({buffer, zero, toEnd});
     }
     hal.callVariadic("hal.command_buffer.dispatch", args,
-                     {0, static_cast<int32_t>(bindings.size())});
+                     {static_cast<int32_t>(constants.size()),
+                      static_cast<int32_t>(bindings.size())});
     // The views only describe the buffers; nothing reads them before the
     // group's wait.
     SmallVector<Value> views;

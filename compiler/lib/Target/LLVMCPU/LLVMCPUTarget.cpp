@@ -124,18 +124,22 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
         func->getAttrOfType<IntegerAttr>(llvmcpu::kInputCountAttr).getInt());
     kernel.resultCount = static_cast<uint32_t>(
         func->getAttrOfType<IntegerAttr>(llvmcpu::kResultCountAttr).getInt());
-    info.bindingCount = kernel.inputCount + kernel.resultCount;
-    // Bindings are (inputs..., workgroup id x, y, results...) by now.
+    // Bindings are (inputs..., workgroup id x, y, results...) by now; the
+    // scalar inputs are push constants, not bindings.
     for (auto [index, type] :
          llvm::enumerate(func.getFunctionType().getInputs())) {
       if (index == kernel.inputCount || index == kernel.inputCount + 1) {
         continue;
       }
-      auto memref = cast<MemRefType>(type);
+      auto memref = dyn_cast<MemRefType>(type);
+      if (!memref) {
+        continue;
+      }
       uint64_t elementBytes =
           std::max<uint64_t>(1, (memref.getElementTypeBitWidth() + 7) / 8);
       kernel.bindingBytes.push_back(memref.getNumElements() * elementBytes);
     }
+    info.bindingCount = static_cast<uint32_t>(kernel.bindingBytes.size());
     compiled.exports.push_back(info);
     kernels.push_back(kernel);
   }

@@ -20,7 +20,9 @@ namespace mlir::strata::llvmcpu {
 namespace {
 
 // Offsets in strata_hal_executable_dispatch_state_v0_t.
+constexpr uint64_t kDispatchConstantCountOffset = 10;  // uint16_t
 constexpr uint64_t kDispatchBindingCountOffset = 22;   // uint16_t
+constexpr uint64_t kDispatchConstantsOffset = 24;      // const uint32_t*
 constexpr uint64_t kDispatchBindingPtrsOffset = 32;    // void* const*
 constexpr uint64_t kDispatchBindingLengthsOffset = 40; // const size_t*
 // Offsets in strata_hal_executable_workgroup_state_v0_t.
@@ -39,9 +41,23 @@ llvm::Value *loadAt(llvm::IRBuilder<> &builder, llvm::Type *type,
   return builder.CreateLoad(type, address);
 }
 
+// The 32-bit push constants a kernel's scalar inputs take: one for i1..i32
+// and f32, two (low word first) for i64, index and f64.
+uint32_t constantWords(llvm::Function *kernel, uint32_t inputCount) {
+  uint32_t words = 0;
+  for (uint32_t i = 0; i < inputCount; ++i) {
+    llvm::Type *type = kernel->getArg(i)->getType();
+    if (!type->isPointerTy()) {
+      words += type->getPrimitiveSizeInBits() > 32 ? 2 : 1;
+    }
+  }
+  return words;
+}
+
 // int dispatch(const environment*, const dispatch_state*,
-//              const workgroup_state*): checks the binding count, loads the
-// bindings and workgroup ids, calls the kernel and returns 0.
+//              const workgroup_state*): checks the binding and constant
+// counts, loads the bindings, push constants and workgroup ids, calls the
+// kernel and returns 0.
 llvm::Function *emitDispatchFunction(llvm::Module &module,
                                      const KernelExport &exported,
                                      llvm::Function *kernel) {
@@ -63,11 +79,17 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
   auto *run = llvm::BasicBlock::Create(context, "run", function);
   auto *fail = llvm::BasicBlock::Create(context, "bad_state", function);
   llvm::IRBuilder<> builder(entry);
-  uint32_t bindingCount = exported.inputCount + exported.resultCount;
+  uint32_t bindingCount = static_cast<uint32_t>(exported.bindingBytes.size());
+  uint32_t words = constantWords(kernel, exported.inputCount);
   llvm::Value *actualCount = loadAt(builder, builder.getInt16Ty(),
                                     dispatchState, kDispatchBindingCountOffset);
   llvm::Value *enough = builder.CreateICmpUGE(
       actualCount, builder.getInt16(static_cast<uint16_t>(bindingCount)));
+  llvm::Value *actualConstants = loadAt(
+      builder, builder.getInt16Ty(), dispatchState, kDispatchConstantCountOffset);
+  enough = builder.CreateAnd(
+      enough, builder.CreateICmpUGE(actualConstants,
+                                    builder.getInt16(static_cast<uint16_t>(words))));
   // Every binding must hold the bytes the kernel reads or writes; the
   // lengths are only read once the count is known to be enough.
   if (exported.bindingBytes.size() == bindingCount && bindingCount) {
@@ -107,9 +129,36 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
         builder.CreateConstInBoundsGEP1_64(ptrType, bindings, index);
     return builder.CreateLoad(ptrType, slot);
   };
+  llvm::Value *constants =
+      words ? loadAt(builder, ptrType, dispatchState, kDispatchConstantsOffset)
+            : nullptr;
+  uint32_t nextBinding = 0;
+  uint32_t nextWord = 0;
+  auto loadWord = [&]() -> llvm::Value * {
+    llvm::Value *slot =
+        builder.CreateConstInBoundsGEP1_64(i32Type, constants, nextWord++);
+    return builder.CreateLoad(i32Type, slot);
+  };
   llvm::SmallVector<llvm::Value *> args;
   for (uint32_t i = 0; i < exported.inputCount; ++i) {
-    args.push_back(loadBinding(i));
+    llvm::Type *argType = kernel->getArg(i)->getType();
+    if (argType->isPointerTy()) {
+      args.push_back(loadBinding(nextBinding++));
+      continue;
+    }
+    // A push constant: its bits in one or two words, low word first.
+    unsigned bits = argType->getPrimitiveSizeInBits();
+    llvm::Value *raw = builder.CreateZExt(loadWord(), builder.getInt64Ty());
+    if (bits > 32) {
+      llvm::Value *high = builder.CreateZExt(loadWord(), builder.getInt64Ty());
+      raw = builder.CreateOr(raw, builder.CreateShl(high, 32));
+    }
+    llvm::Value *value = builder.CreateTrunc(
+        raw, llvm::IntegerType::get(context, bits));
+    if (!argType->isIntegerTy()) {
+      value = builder.CreateBitCast(value, argType);
+    }
+    args.push_back(value);
   }
   for (uint64_t offset : {kWorkgroupIdXOffset, kWorkgroupIdYOffset}) {
     llvm::Value *id = loadAt(builder, i32Type, workgroupState, offset);
@@ -120,7 +169,7 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
         loadAt(builder, ptrType, workgroupState, kLocalMemoryOffset));
   }
   for (uint32_t i = 0; i < exported.resultCount; ++i) {
-    args.push_back(loadBinding(exported.inputCount + i));
+    args.push_back(loadBinding(nextBinding++));
   }
   builder.CreateCall(kernel->getFunctionType(), kernel, args);
   builder.CreateRet(builder.getInt32(0));
@@ -173,9 +222,9 @@ std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
     names.push_back(
         addConstant(module, name, "__strata_name_" + exported.name));
     attrs.push_back(llvm::ConstantStruct::get(
-        attrsType, {llvm::ConstantInt::get(i16Type, exported.inputCount +
-                                                        exported.resultCount),
-                    llvm::ConstantInt::get(i16Type, 0), // constant_count
+        attrsType, {llvm::ConstantInt::get(i16Type, exported.bindingBytes.size()),
+                    llvm::ConstantInt::get(
+                        i16Type, constantWords(kernel, exported.inputCount)),
                     llvm::ConstantInt::get(i32Type, exported.localMemorySize),
                     llvm::ConstantInt::get(i32Type, 0), // workgroup_size_x: any
                     llvm::ConstantInt::get(i32Type, 0), // workgroup_size_y

@@ -16,14 +16,6 @@ func.func @dynamic_inside(%a: tensor<4xf32>) -> tensor<4xf32> {
   return %t : tensor<4xf32>
 }
 
-// -----
-
-func.func @scalar(%a: tensor<4xf32>, %s: f32) -> tensor<4xf32> {
-  %e = tensor.empty() : tensor<4xf32>
-  // expected-error @+1 {{uses the scalar}}
-  %f = linalg.fill ins(%s : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
-  return %f : tensor<4xf32>
-}
 
 // -----
 

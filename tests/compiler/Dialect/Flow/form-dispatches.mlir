@@ -71,3 +71,21 @@ module @kinds {
     return %r, %k : tensor<4xi32>, tensor<2xi32>
   }
 }
+
+// -----
+
+// Scalars computed on the host are passed to the dispatch after its
+// tensors (push constants).
+// CHECK-LABEL: module @scalars
+// CHECK: func.func @f(%[[A:.*]]: tensor<4xf32>, %[[S:.*]]: f32)
+// CHECK: %[[T:.*]] = arith.mulf %[[S]], %[[S]]
+// CHECK: call @f_dispatch_0_elementwise_4_f32(%[[A]], %[[T]]) : (tensor<4xf32>, f32) -> tensor<4xf32>
+module @scalars {
+  func.func @f(%a: tensor<4xf32>, %s: f32) -> tensor<4xf32> {
+    %t = arith.mulf %s, %s : f32
+    %e = tensor.empty() : tensor<4xf32>
+    %f = linalg.fill ins(%t : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    %r = linalg.add ins(%a, %f : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    return %r : tensor<4xf32>
+  }
+}

@@ -242,6 +242,7 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
   // an order where definitions come first.
   SetVector<Operation *> ops;
   SetVector<Value> inputs;
+  SetVector<Value> scalars; // push constants, after the tensors
   std::function<LogicalResult(Operation *)> gather =
       [&](Operation *op) -> LogicalResult {
     for (Value value : readValues(op)) {
@@ -254,9 +255,18 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
         continue;
       }
       if (!isa<TensorType>(value.getType())) {
-        return op->emitError("uses the scalar ")
-               << value << " computed on the host; dispatches take only "
-               << "tensors and constants so far";
+        Type type = value.getType();
+        bool pushable = type.isIndex() || type.isInteger(1) ||
+                        type.isInteger(8) || type.isInteger(16) ||
+                        type.isInteger(32) || type.isInteger(64) ||
+                        type.isF32() || type.isF64();
+        if (!pushable) {
+          return op->emitError("uses the host value ")
+                 << value << " of type " << type
+                 << ", which cannot be passed to a dispatch";
+        }
+        scalars.insert(value);
+        continue;
       }
       inputs.insert(value);
     }
@@ -266,6 +276,9 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
   if (failed(gather(root))) {
     return failure();
   }
+  // Scalars computed on the host reach the kernel as push constants; they
+  // follow the tensors in its signature.
+  inputs.insert(scalars.begin(), scalars.end());
 
   // Named after the op that does the most work: a fused producer (the
   // matmul of matmul + bias) rather than its elementwise consumer.
