@@ -49,6 +49,8 @@ constexpr const char kUsage[] =
     "                       @FILE.npy   a tensor from a NumPy .npy file\n"
     "                     element types: i1 i8 i16 i32 i64 si8..si64\n"
     "                     ui8..ui64 f16 f32 f64\n"
+    "                     A tensor must match the type the compiler recorded\n"
+    "                     for that argument (shown by strata-dump).\n"
     "  --output=TARGET    what to do with the next result, in order;\n"
     "                     repeatable: '-' prints it, '@FILE.npy' writes it,\n"
     "                     '' drops it. Results without a flag print.\n"
