@@ -280,7 +280,10 @@ void planGroups(func::FuncOp func, HostTensorState &state) {
     return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
   };
   unsigned nextGroup = state.calls.size();
-  for (Block &block : func.getBody()) {
+  // Every block, also those of scf regions on the host (lowered to cf
+  // later; the ops keep their identity).
+  func.walk([&](Block *blockPtr) {
+    Block &block = *blockPtr;
     Operation *last = nullptr;
     SmallPtrSet<Operation *, 8> inGroup;
     unsigned group = 0;
@@ -313,7 +316,7 @@ void planGroups(func::FuncOp func, HostTensorState &state) {
       }
     }
     close();
-  }
+  });
 }
 
 } // namespace

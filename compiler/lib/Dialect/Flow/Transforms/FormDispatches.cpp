@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
@@ -43,6 +44,13 @@ struct GeneralizeElementwise
 
 bool hasTensorType(TypeRange types) {
   return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
+}
+
+/// Host control flow that only carries tensor values (scf.if/for/while and
+/// their terminators, cf branches, calls and returns): it stays on the host.
+bool isHostControlFlow(Operation *op) {
+  return isa<func::CallOp, func::ReturnOp, RegionBranchOpInterface,
+             RegionBranchTerminatorOpInterface, BranchOpInterface>(op);
 }
 
 /// Ops that each dispatch recomputes rather than receives: they are cheap
@@ -186,8 +194,7 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
         return WalkResult::interrupt();
       }
     }
-    if (!isa<func::CallOp, func::ReturnOp>(op) &&
-        hasTensorType(op->getOperandTypes()) &&
+    if (!isHostControlFlow(op) && hasTensorType(op->getOperandTypes()) &&
         !hasTensorType(op->getResultTypes())) {
       op->emitError("'") << op->getName()
                          << "' reads a tensor on the host, which is not "
@@ -203,7 +210,7 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
   SmallVector<Operation *> roots;
   func.walk([&](Operation *op) {
     if (hasTensorType(op->getResultTypes()) && !isCloneable(op) &&
-        !isa<func::CallOp>(op) && !isFusedIntoConsumer(op)) {
+        !isHostControlFlow(op) && !isFusedIntoConsumer(op)) {
       roots.push_back(op);
     }
   });
