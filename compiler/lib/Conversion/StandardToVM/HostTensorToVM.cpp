@@ -4,6 +4,7 @@
 #include "HostTensorToVM.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -33,6 +34,7 @@ constexpr ImportSpec kImports[] = {
     {"hal.device.allocator", "r", "r", {}},
     {"hal.allocator.allocate", "rI", "r", {}},
     {"hal.buffer_view.buffer", "r", "r", {}},
+    {"hal.buffer.load", "rIi", "i", {}},
     {"hal.buffer_view.create", "rIIiiI", "r", {5, 1}},
     {"hal.buffer_view.assert", "rbiiI", "", {4, 1}},
     {"hal.executable.create", "rbb", "r", {}},
@@ -236,6 +238,68 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
   }
 
   HostTensorState &state;
+};
+
+/// tensor.extract on the host: one element read back from the view's
+/// buffer (hal.buffer.load, 4 bytes at a time) once the dispatches that
+/// made it have been waited for (the group ends before any such read).
+struct ExtractConversion : OpConversionPattern<tensor::ExtractOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tensor::ExtractOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getTensor().getType());
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    if (!type || !type.hasStaticShape() || !resultType) {
+      return rewriter.notifyMatchFailure(op, "not a static tensor");
+    }
+    Location loc = op.getLoc();
+    HalBuilder hal(rewriter, loc);
+    Type i32 = rewriter.getI32Type();
+    Type i64 = rewriter.getI64Type();
+    // Row-major element index, then bytes.
+    Value linear = hal.i64(0);
+    int64_t stride = 1;
+    SmallVector<int64_t> strides(type.getRank());
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      strides[d] = stride;
+      stride *= type.getDimSize(d);
+    }
+    for (auto [index, value] : llvm::enumerate(adaptor.getIndices())) {
+      Value term = vm::MulI64Op::create(rewriter, loc, i64, value,
+                                        hal.i64(strides[index]));
+      linear = vm::AddI64Op::create(rewriter, loc, i64, linear, term);
+    }
+    unsigned bits = type.getElementTypeBitWidth();
+    int64_t bytes = bits < 8 ? 1 : bits / 8;
+    Value offset =
+        vm::MulI64Op::create(rewriter, loc, i64, linear, hal.i64(bytes));
+    Value buffer = hal.call("hal.buffer_view.buffer", {adaptor.getTensor()},
+                            hal.refTy());
+    auto load = [&](Value at, int32_t width) {
+      return hal.call("hal.buffer.load", {buffer, at, hal.i32(width)}, i32);
+    };
+    Value result;
+    if (bytes <= 4) {
+      result = load(offset, static_cast<int32_t>(bytes));
+      if (resultType.isF32()) {
+        result = vm::BitcastI32F32Op::create(rewriter, loc, resultType, result);
+      }
+    } else {
+      Value low = vm::ExtI32I64UOp::create(rewriter, loc, i64, load(offset, 4));
+      Value highAt = vm::AddI64Op::create(rewriter, loc, i64, offset, hal.i64(4));
+      Value high =
+          vm::ExtI32I64UOp::create(rewriter, loc, i64, load(highAt, 4));
+      high = vm::ShlI64Op::create(rewriter, loc, i64, high, hal.i64(32));
+      result = vm::OrI64Op::create(rewriter, loc, i64, low, high);
+      if (resultType.isF64()) {
+        result = vm::BitcastI64F64Op::create(rewriter, loc, resultType, result);
+      }
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
 };
 
 } // namespace
@@ -454,6 +518,7 @@ void mlir::strata::populateHostTensorToVMPatterns(
     HostTensorState &state) {
   patterns.add<DispatchCallConversion>(typeConverter, patterns.getContext(),
                                        state);
+  patterns.add<ExtractConversion>(typeConverter, patterns.getContext());
 }
 
 void mlir::strata::finalizeHostTensorSupport(vm::ModuleOp vmModule,

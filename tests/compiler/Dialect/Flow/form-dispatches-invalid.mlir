@@ -17,14 +17,6 @@ func.func @dynamic_inside(%a: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 
-// -----
-
-func.func @read_back(%a: tensor<4xf32>) -> f32 {
-  %c0 = arith.constant 0 : index
-  // expected-error @+1 {{'tensor.extract' reads a tensor on the host, which is not supported yet}}
-  %v = tensor.extract %a[%c0] : tensor<4xf32>
-  return %v : f32
-}
 
 // -----
 
