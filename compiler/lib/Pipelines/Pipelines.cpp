@@ -6,6 +6,7 @@
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
 #include "Strata/Dialect/HAL/Transforms/Passes.h"
 #include "Strata/Dialect/VM/Transforms/Passes.h"
+#include "Strata/InputConversion/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -39,6 +40,7 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     return (!from || *from < phase) && phase <= to;
   };
   if (wants(Phase::Input)) {
+    pm.addPass(input::createConvertInputPass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -232,7 +233,8 @@ int main(int argc, char **argv) {
   registry.insert<strata::vm::VMDialect, arith::ArithDialect,
                   cf::ControlFlowDialect, func::FuncDialect,
                   index::IndexDialect, math::MathDialect, scf::SCFDialect,
-                  linalg::LinalgDialect, tensor::TensorDialect>();
+                  linalg::LinalgDialect, tensor::TensorDialect,
+                  tosa::TosaDialect>();
   strata::registerTargetBackendDialects(registry);
   MLIRContext context(registry);
   // An error names its op's location; the whole op (a dispatch function can

@@ -5,6 +5,7 @@
 #include "Strata/Dialect/HAL/Transforms/Passes.h"
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/Transforms/Passes.h"
+#include "Strata/InputConversion/Passes.h"
 #include "Strata/Pipelines/Pipelines.h"
 #include "Strata/Target/TargetBackend.h"
 
@@ -14,6 +15,7 @@
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -24,12 +26,13 @@ int main(int argc, char **argv) {
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::index::IndexDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::linalg::LinalgDialect,
-                  mlir::tensor::TensorDialect>();
+                  mlir::tensor::TensorDialect, mlir::tosa::TosaDialect>();
   // Upstream cleanups (--canonicalize, --cse, ...) and Strata's own passes.
   mlir::registerTransformsPasses();
   mlir::strata::registerConversionPasses();
   mlir::strata::vm::registerVMPasses();
   mlir::strata::flow::registerFlowPasses();
+  mlir::strata::input::registerInputPasses();
   mlir::strata::hal::registerHALPasses();
   mlir::strata::registerStrataPipelines();
   // Each target's code generation passes and the dialects they create.

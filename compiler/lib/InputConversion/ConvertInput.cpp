@@ -1,0 +1,75 @@
+// ConvertInput.cpp - --strata-convert-input: front-end dialects to linalg,
+// tensor and arith, chosen by what the module holds (Passes.td).
+
+#include "Strata/InputConversion/Passes.h"
+
+#include "mlir/Conversion/TosaToArith/TosaToArith.h"
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Conversion/TosaToSCF/TosaToSCF.h"
+#include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::strata::input {
+#define GEN_PASS_DEF_CONVERTINPUTPASS
+#include "Strata/InputConversion/Passes.h.inc"
+} // namespace mlir::strata::input
+
+using namespace mlir;
+
+namespace {
+
+struct ConvertInputPass
+    : mlir::strata::input::impl::ConvertInputPassBase<ConvertInputPass> {
+  void getDependentDialects(DialectRegistry &registry) const override {
+    ConvertInputPassBase::getDependentDialects(registry);
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildTosaPipeline(pm);
+    pm.getDependentDialects(registry);
+  }
+
+  static void buildTosaPipeline(OpPassManager &pm) {
+    OpPassManager &funcPM = pm.nest<func::FuncOp>();
+    funcPM.addPass(createTosaToSCFPass());
+    pm.addPass(createTosaToArithPass());
+    tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions());
+    pm.addPass(createTosaToArithPass());
+    pm.addPass(createTosaToTensorPass());
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto isTosa = [](Operation *op) {
+      return isa_and_nonnull<tosa::TosaDialect>(op->getDialect());
+    };
+    bool hasTosa = false;
+    module.walk([&](Operation *op) {
+      if (isTosa(op)) {
+        hasTosa = true;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (!hasTosa) {
+      return;
+    }
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildTosaPipeline(pm);
+    if (failed(runPipeline(pm, module))) {
+      return signalPassFailure();
+    }
+    bool ok = true;
+    module.walk([&](Operation *op) {
+      if (isTosa(op)) {
+        op->emitError("'") << op->getName() << "' has no lowering to linalg";
+        ok = false;
+      }
+    });
+    if (!ok) {
+      signalPassFailure();
+    }
+  }
+};
+
+} // namespace
