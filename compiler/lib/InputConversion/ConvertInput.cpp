@@ -3,6 +3,8 @@
 
 #include "Strata/InputConversion/Passes.h"
 
+#include "Strata/Dialect/Util/IR/UtilOps.h"
+
 #include "mlir/Conversion/TosaToArith/TosaToArith.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
 #include "mlir/Conversion/TosaToSCF/TosaToSCF.h"
@@ -40,6 +42,16 @@ struct ConvertInputPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // An unfoldable constant is a constant behind a barrier.
+    module.walk([&](strata::util::UnfoldableConstantOp op) {
+      OpBuilder builder(op);
+      Value constant = arith::ConstantOp::create(builder, op.getLoc(),
+                                                 op.getValue());
+      auto barrier = strata::util::OptimizationBarrierOp::create(
+          builder, op.getLoc(), TypeRange{op.getType()}, ValueRange{constant});
+      op->replaceAllUsesWith(barrier.getResults());
+      op.erase();
+    });
     auto isTosa = [](Operation *op) {
       return isa_and_nonnull<tosa::TosaDialect>(op->getDialect());
     };

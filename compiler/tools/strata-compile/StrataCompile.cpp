@@ -3,6 +3,7 @@
 
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
+#include "Strata/Dialect/Util/IR/UtilOps.h"
 #include "Strata/Pipelines/Pipelines.h"
 #include "Strata/Target/Bytecode/BytecodeTarget.h"
 #include "Strata/Target/TargetBackend.h"
@@ -234,7 +235,7 @@ int main(int argc, char **argv) {
                   cf::ControlFlowDialect, func::FuncDialect,
                   index::IndexDialect, math::MathDialect, scf::SCFDialect,
                   linalg::LinalgDialect, tensor::TensorDialect,
-                  tosa::TosaDialect>();
+                  tosa::TosaDialect, strata::util::UtilDialect>();
   strata::registerTargetBackendDialects(registry);
   MLIRContext context(registry);
   // An error names its op's location; the whole op (a dispatch function can

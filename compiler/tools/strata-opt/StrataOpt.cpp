@@ -3,6 +3,7 @@
 #include "Strata/Conversion/Passes.h"
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
 #include "Strata/Dialect/HAL/Transforms/Passes.h"
+#include "Strata/Dialect/Util/IR/UtilOps.h"
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/Transforms/Passes.h"
 #include "Strata/InputConversion/Passes.h"
@@ -26,7 +27,8 @@ int main(int argc, char **argv) {
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::index::IndexDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::linalg::LinalgDialect,
-                  mlir::tensor::TensorDialect, mlir::tosa::TosaDialect>();
+                  mlir::tensor::TensorDialect, mlir::tosa::TosaDialect,
+                  mlir::strata::util::UtilDialect>();
   // Upstream cleanups (--canonicalize, --cse, ...) and Strata's own passes.
   mlir::registerTransformsPasses();
   mlir::strata::registerConversionPasses();

@@ -8,7 +8,9 @@ include "mlir/Pass/PassBase.td"
 def ConvertInputPass : Pass<"strata-convert-input", "::mlir::ModuleOp"> {
   let summary = "lower the input's front-end dialects (TOSA) to linalg, tensor and arith";
   let description = [{
-    Detects the dialects of the input by itself: when the module holds TOSA
+    Lowers `util.unfoldable_constant` to an `arith.constant` behind a
+    `util.optimization_barrier`. Detects the dialects of the input by
+    itself: when the module holds TOSA
     ops, runs upstream's TOSA lowering on each function (tosa-to-linalg-named,
     tosa-to-linalg, tosa-to-arith, tosa-to-tensor, tosa-to-scf) so that the
     rest of the compiler sees only linalg, tensor, arith, math and scf. Any

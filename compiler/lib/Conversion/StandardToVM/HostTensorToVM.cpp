@@ -3,6 +3,8 @@
 
 #include "HostTensorToVM.h"
 
+#include "Strata/Dialect/Util/IR/UtilOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
@@ -302,6 +304,19 @@ struct ExtractConversion : OpConversionPattern<tensor::ExtractOp> {
   }
 };
 
+/// util.optimization_barrier: its job (keeping the compiler from folding
+/// through it) is done by now; it is the identity.
+struct OptimizationBarrierConversion
+    : OpConversionPattern<util::OptimizationBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(util::OptimizationBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getOperands());
+    return success();
+  }
+};
+
 } // namespace
 
 std::optional<int32_t> mlir::strata::getHalElementType(Type elementType) {
@@ -518,7 +533,8 @@ void mlir::strata::populateHostTensorToVMPatterns(
     HostTensorState &state) {
   patterns.add<DispatchCallConversion>(typeConverter, patterns.getContext(),
                                        state);
-  patterns.add<ExtractConversion>(typeConverter, patterns.getContext());
+  patterns.add<ExtractConversion, OptimizationBarrierConversion>(
+      typeConverter, patterns.getContext());
 }
 
 void mlir::strata::finalizeHostTensorSupport(vm::ModuleOp vmModule,

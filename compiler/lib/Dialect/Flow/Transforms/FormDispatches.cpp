@@ -3,6 +3,8 @@
 
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
 
+#include "Strata/Dialect/Util/IR/UtilOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
@@ -50,7 +52,8 @@ bool hasTensorType(TypeRange types) {
 /// their terminators, cf branches, calls and returns): it stays on the host.
 bool isHostControlFlow(Operation *op) {
   return isa<func::CallOp, func::ReturnOp, RegionBranchOpInterface,
-             RegionBranchTerminatorOpInterface, BranchOpInterface>(op);
+             RegionBranchTerminatorOpInterface, BranchOpInterface,
+             strata::util::OptimizationBarrierOp>(op);
 }
 
 /// Ops that each dispatch recomputes rather than receives: they are cheap

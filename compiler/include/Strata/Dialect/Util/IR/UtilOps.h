@@ -1,0 +1,19 @@
+// UtilOps.h - the util dialect (UtilOps.td).
+
+#ifndef STRATA_DIALECT_UTIL_IR_UTILOPS_H
+#define STRATA_DIALECT_UTIL_IR_UTILOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "Strata/Dialect/Util/IR/UtilDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "Strata/Dialect/Util/IR/UtilOps.h.inc"
+
+#endif // STRATA_DIALECT_UTIL_IR_UTILOPS_H
