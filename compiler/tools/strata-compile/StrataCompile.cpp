@@ -58,8 +58,8 @@ llvm::cl::opt<CompileMode> compileMode(
     "compile-mode", llvm::cl::desc("What the input is"),
     llvm::cl::values(
         clEnumValN(CompileMode::Std, "std",
-                   "func, arith, math, scf, cf, index, tensor and linalg "
-                   "(the default)"),
+                   "func, arith, math, scf, cf, index, tensor, linalg, tosa "
+                   "and util (the default)"),
         clEnumValN(CompileMode::Vm, "vm",
                    "one vm.module, assembled as it is")),
     llvm::cl::init(CompileMode::Std), llvm::cl::cat(category));
