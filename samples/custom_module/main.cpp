@@ -15,10 +15,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+#include <string>
 #include <vector>
 
+#include "cli.h"
 #include "custom_module.h"
 #include "module_builder.h"
 #include "strata/vm/vm.h"
@@ -56,16 +56,6 @@ std::vector<uint8_t> buildApp() {
   return mb.build();
 }
 
-bool readFile(const char* path, std::vector<uint8_t>* out) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    return false;
-  }
-  out->assign(std::istreambuf_iterator<char>(file),
-              std::istreambuf_iterator<char>());
-  return !file.bad();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -83,8 +73,10 @@ int main(int argc, char** argv) {
   if (status) return fail(status, "custom module");
   std::vector<uint8_t> bytes;
   if (argc == 2) {
-    if (!readFile(argv[1], &bytes)) {
-      std::fprintf(stderr, "custom_module: cannot read %s\n", argv[1]);
+    std::string error;
+    if (!strata::tools::readFile(argv[1], &bytes, &error)) {
+      std::fprintf(stderr, "custom_module: cannot read %s: %s\n", argv[1],
+                   error.c_str());
       return 1;
     }
     std::printf("app module: %s (compiled from app.mlir)\n", argv[1]);

@@ -4,6 +4,7 @@
 #include "HostTensorToVM.h"
 
 #include "Strata/Dialect/Util/IR/UtilOps.h"
+#include "strata/hal/buffer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -152,9 +153,15 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
       group.commands = hal.call("hal.command_buffer.create",
                                 {group.device, hal.i32(1), hal.i32(0)}, ref);
     }
+    if (plan.first) {
+      group.executable = vm::GlobalLoadRefOp::create(
+          rewriter, op.getLoc(), ref,
+          FlatSymbolRefAttr::get(rewriter.getContext(), kExecutableGlobal));
+    }
     Value device = group.device;
     Value allocator = group.allocator;
     Value commands = group.commands;
+    Value executable = group.executable;
 
     // Bindings: every tensor input's buffer, then a new buffer per result.
     // Scalar inputs become push constants: 32-bit words, two (low first)
@@ -195,9 +202,6 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
     }
     bindings.append(resultBuffers);
 
-    Value executable = vm::GlobalLoadRefOp::create(
-        rewriter, op.getLoc(), ref,
-        FlatSymbolRefAttr::get(rewriter.getContext(), kExecutableGlobal));
     if (plan.barrier) {
       hal.call("hal.command_buffer.execution_barrier", {commands});
     }
@@ -319,23 +323,25 @@ struct OptimizationBarrierConversion
 
 } // namespace
 
+// The codes come from the runtime's header, the one definition of IREE's
+// element type encoding in the project.
 std::optional<int32_t> mlir::strata::getHalElementType(Type elementType) {
-  auto code = [](uint32_t numerical, uint32_t bits) {
-    return static_cast<int32_t>((numerical << 24) | bits);
-  };
   if (elementType.isInteger(1)) {
-    return code(0x13, 8); // bool, one byte per element
+    return static_cast<int32_t>(STRATA_HAL_ELEMENT_TYPE_BOOL_8); // 1 byte
   }
   if (auto integer = dyn_cast<IntegerType>(elementType)) {
     unsigned width = integer.getWidth();
     if (integer.isSignless() &&
         (width == 8 || width == 16 || width == 32 || width == 64)) {
-      return code(0x10, width);
+      return static_cast<int32_t>(
+          STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER, width));
     }
     return std::nullopt;
   }
   if (elementType.isF16() || elementType.isF32() || elementType.isF64()) {
-    return code(0x21, elementType.getIntOrFloatBitWidth());
+    return static_cast<int32_t>(
+        STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE,
+                                elementType.getIntOrFloatBitWidth()));
   }
   return std::nullopt;
 }

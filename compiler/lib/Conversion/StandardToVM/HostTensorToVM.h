@@ -41,12 +41,14 @@ struct HostTensorState {
     bool barrier;
   };
   llvm::DenseMap<Operation *, CallPlan> calls;
-  /// Per group, while the conversion runs: the device, its allocator and
-  /// the command buffer the group's dispatches are recorded into.
+  /// Per group, while the conversion runs: the device, its allocator, the
+  /// command buffer the group's dispatches are recorded into and the
+  /// executable they dispatch.
   struct GroupValues {
     Value device;
     Value allocator;
     Value commands;
+    Value executable;
   };
   llvm::DenseMap<unsigned, GroupValues> groups;
   std::string libraryFormat;

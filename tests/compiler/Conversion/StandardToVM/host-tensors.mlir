@@ -14,10 +14,10 @@
 // CHECK: vm.call.variadic @hal.buffer_view.assert(%[[W]], %{{.*}}) segments [2]
 // CHECK: %[[DEV:.*]] = vm.call.import @hal.devices.get
 // CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create(%[[DEV]]
+// CHECK: %[[EXE:.*]] = vm.global.load.ref @__executable
 // CHECK: %[[XB:.*]] = vm.call.import @hal.buffer_view.buffer(%[[X]])
 // CHECK: %[[WB:.*]] = vm.call.import @hal.buffer_view.buffer(%[[W]])
 // CHECK: %[[OUT:.*]] = vm.call.import @hal.allocator.allocate
-// CHECK: %[[EXE:.*]] = vm.global.load.ref @__executable
 // CHECK-NOT: execution_barrier
 // CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[EXE]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[XB]], %{{.*}}, %{{.*}}, %[[WB]], %{{.*}}, %{{.*}}, %[[OUT]], %{{.*}}, %{{.*}}) segments [0, 3]
 // CHECK: %[[VIEW:.*]] = vm.call.variadic @hal.buffer_view.create(%[[OUT]], {{.*}}) segments [2]
@@ -48,11 +48,17 @@ module @mlp attributes {strata.executable_library = {format = "embedded-elf-x86_
 // CHECK-LABEL: vm.module @chain
 // CHECK: vm.func @f(
 // CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create
-// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]]
+// CHECK: %[[GEXE:.*]] = vm.global.load.ref @__executable
+// CHECK-NOT: vm.global.load.ref
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]]
 // CHECK: vm.call.variadic @hal.buffer_view.create
+// CHECK-NOT: vm.global.load.ref
 // CHECK: vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
-// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]]
-// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]]
+// CHECK-NOT: vm.global.load.ref
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]]
+// CHECK-NOT: vm.global.load.ref
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]]
+// CHECK-NOT: vm.global.load.ref
 // CHECK: vm.call.variadic @hal.fence.await
 // CHECK-NOT: vm.call.variadic @hal.fence.await
 // CHECK: vm.call @keep
