@@ -594,8 +594,12 @@ bool compareTensors(const HostTensor& expected, const HostTensor& actual,
         continue;
       }
       double difference = std::fabs(a - e);
+      double allowed = threshold;
+      if (thresholds.relative > 0 && std::isfinite(e)) {
+        allowed += thresholds.relative * std::fabs(e);
+      }
       if (!std::isnan(difference) && !std::isinf(difference) &&
-          difference <= threshold) {
+          difference <= allowed) {
         continue;
       }
       if (std::isfinite(difference)) {
@@ -603,7 +607,7 @@ bool compareTensors(const HostTensor& expected, const HostTensor& actual,
         // representation noise of a - b.
         char buffer[64];
         std::snprintf(buffer, sizeof(buffer), " (|difference| %.6g > %.6g)",
-                      difference, threshold);
+                      difference, allowed);
         note = buffer;
       }
     } else if (std::memcmp(expected.data.data() + i * size,

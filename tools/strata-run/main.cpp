@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "check_module.h"
 #include "cli.h"
 #include "npy.h"
 #include "strata/hal/buffer.h"
@@ -27,9 +28,10 @@ constexpr const char kUsage[] =
     "                  [--input=VALUE ...] [--output=TARGET ...]\n"
     "                  [--expected_output=VALUE ...]\n"
     "\n"
-    "Creates a device and the hal module, loads the modules into one context\n"
-    "after it, in order (each may import from the ones before it; the last\n"
-    "is the main module), invokes one function and prints its results, one\n"
+    "Creates a device, the hal module and the check module (the check.*\n"
+    "assertions of test programs), loads the modules into one context after\n"
+    "them, in order (each may import from the ones before it; the last is\n"
+    "the main module), invokes one function and prints its results, one\n"
     "per line (\"i32=5\", \"2x3xf32=[1 2 3][4 5 6]\").\n"
     "\n"
     "options:\n"
@@ -398,6 +400,13 @@ int run(const Options& options) {
     return fail("creating the hal module: " + consumeLine(status));
   }
   s.modules.push_back(hal_module);
+  // The check module answers the check.* imports of test programs.
+  strata_vm_module_t* check_module = nullptr;
+  status = strata::tools::createCheckModule(s.allocator, &check_module);
+  if (status) {
+    return fail("creating the check module: " + consumeLine(status));
+  }
+  s.modules.push_back(check_module);
 
   for (const std::string& path : options.modules) {
     std::vector<uint8_t> bytes;

@@ -3,6 +3,7 @@
 
 #include "Strata/InputConversion/Passes.h"
 
+#include "Strata/Dialect/Check/IR/CheckOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "mlir/Conversion/TosaToArith/TosaToArith.h"
@@ -50,6 +51,25 @@ struct ConvertInputPass
       auto barrier = strata::util::OptimizationBarrierOp::create(
           builder, op.getLoc(), TypeRange{op.getType()}, ValueRange{constant});
       op->replaceAllUsesWith(barrier.getResults());
+      op.erase();
+    });
+    // A check against a constant compares with a tensor made from it.
+    module.walk([&](strata::check::ExpectEqConstOp op) {
+      OpBuilder builder(op);
+      Value expected = arith::ConstantOp::create(
+          builder, op.getLoc(), cast<TypedAttr>(op.getValue()));
+      strata::check::ExpectEqOp::create(builder, op.getLoc(), op.getLhs(),
+                                        expected);
+      op.erase();
+    });
+    module.walk([&](strata::check::ExpectAlmostEqConstOp op) {
+      OpBuilder builder(op);
+      Value expected = arith::ConstantOp::create(
+          builder, op.getLoc(), cast<TypedAttr>(op.getValue()));
+      strata::check::ExpectAlmostEqOp::create(builder, op.getLoc(),
+                                              op.getLhs(), expected,
+                                              op.getAtolAttr(),
+                                              op.getRtolAttr());
       op.erase();
     });
     auto isTosa = [](Operation *op) {

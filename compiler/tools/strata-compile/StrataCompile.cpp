@@ -3,6 +3,7 @@
 
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
+#include "Strata/Dialect/Check/IR/CheckOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 #include "Strata/Pipelines/Pipelines.h"
 #include "Strata/Target/Bytecode/BytecodeTarget.h"
@@ -58,8 +59,8 @@ llvm::cl::opt<CompileMode> compileMode(
     "compile-mode", llvm::cl::desc("What the input is"),
     llvm::cl::values(
         clEnumValN(CompileMode::Std, "std",
-                   "func, arith, math, scf, cf, index, tensor, linalg, tosa "
-                   "and util (the default)"),
+                   "func, arith, math, scf, cf, index, tensor, linalg, tosa, "
+                   "util and check (the default)"),
         clEnumValN(CompileMode::Vm, "vm",
                    "one vm.module, assembled as it is")),
     llvm::cl::init(CompileMode::Std), llvm::cl::cat(category));
@@ -235,7 +236,8 @@ int main(int argc, char **argv) {
                   cf::ControlFlowDialect, func::FuncDialect,
                   index::IndexDialect, math::MathDialect, scf::SCFDialect,
                   linalg::LinalgDialect, tensor::TensorDialect,
-                  tosa::TosaDialect, strata::util::UtilDialect>();
+                  tosa::TosaDialect, strata::util::UtilDialect,
+                  strata::check::CheckDialect>();
   strata::registerTargetBackendDialects(registry);
   MLIRContext context(registry);
   // An error names its op's location; the whole op (a dispatch function can

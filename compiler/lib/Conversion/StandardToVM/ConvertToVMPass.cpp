@@ -2,6 +2,7 @@
 // the ops with no vm counterpart, checks that everything left has a
 // conversion, then converts the module's functions into one vm.module.
 
+#include "CheckToVM.h"
 #include "HostTensorToVM.h"
 
 #include "Strata/Conversion/Passes.h"
@@ -196,6 +197,7 @@ struct ConvertToVMPass
     populateArithToVMPatterns(typeConverter, patterns);
     populateIndexToVMPatterns(typeConverter, patterns);
     populateMathToVMPatterns(typeConverter, patterns);
+    populateCheckToVMPatterns(typeConverter, patterns);
     DenseSet<OperationName> convertible = getRootOps(patterns);
 
     // Before anything changes, check that every op has a way to the vm
@@ -261,6 +263,7 @@ struct ConvertToVMPass
       op->moveBefore(body, body->end());
     }
     materializeHostTensorSupport(vmModule, hostState);
+    materializeCheckImports(vmModule);
 
     // No folding: this is a one-to-one translation; --canonicalize folds.
     ConversionConfig config;

@@ -3,6 +3,7 @@
 
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
 
+#include "Strata/Dialect/Check/IR/CheckOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -50,10 +51,12 @@ bool hasTensorType(TypeRange types) {
 
 /// Host control flow that only carries tensor values (scf.if/for/while and
 /// their terminators, cf branches, calls and returns): it stays on the host.
+/// So do check ops, which read their tensors on the host (check module).
 bool isHostControlFlow(Operation *op) {
   return isa<func::CallOp, func::ReturnOp, RegionBranchOpInterface,
              RegionBranchTerminatorOpInterface, BranchOpInterface,
-             strata::util::OptimizationBarrierOp>(op);
+             strata::util::OptimizationBarrierOp>(op) ||
+         isa_and_nonnull<strata::check::CheckDialect>(op->getDialect());
 }
 
 /// Ops that each dispatch recomputes rather than receives: they are cheap
