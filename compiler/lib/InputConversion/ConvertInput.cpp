@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/IR/Iterators.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::strata::input {
 #define GEN_PASS_DEF_CONVERTINPUTPASS
@@ -35,9 +37,17 @@ struct ConvertInputPass
   static void buildTosaPipeline(OpPassManager &pm) {
     OpPassManager &funcPM = pm.nest<func::FuncOp>();
     funcPM.addPass(createTosaToSCFPass());
-    pm.addPass(createTosaToArithPass());
-    tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions());
-    pm.addPass(createTosaToArithPass());
+    // tosa.apply_scale (from tosa.mul with a shift, tosa.rescale) to arith,
+    // in i64 where it needs the range.
+    TosaToArithPassOptions arithOptions;
+    arithOptions.includeApplyRescale = true;
+    pm.addPass(createTosaToArithPass(arithOptions));
+    // No tosa-validate: it wants operands such as tosa.table's table to be
+    // constants, which IREE's programs compute (the lowering does not care).
+    tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions(),
+                                TosaToLinalgNamedOptions(),
+                                /*validationOptions=*/std::nullopt);
+    pm.addPass(createTosaToArithPass(arithOptions));
     pm.addPass(createTosaToTensorPass());
   }
 
@@ -90,6 +100,20 @@ struct ConvertInputPass
     buildTosaPipeline(pm);
     if (failed(runPipeline(pm, module))) {
       return signalPassFailure();
+    }
+    // Shapes (tosa.const_shape) that the lowered ops read as attributes are
+    // left without users.
+    // Users come before producers in this order, so chains go too.
+    SmallVector<Operation *> tosaOps;
+    module.walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {
+      if (isTosa(op)) {
+        tosaOps.push_back(op);
+      }
+    });
+    for (Operation *op : tosaOps) {
+      if (isOpTriviallyDead(op)) {
+        op->erase();
+      }
     }
     bool ok = true;
     module.walk([&](Operation *op) {
