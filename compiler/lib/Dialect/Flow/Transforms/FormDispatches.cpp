@@ -172,12 +172,13 @@ LogicalResult checkTensorType(Type type, Location loc) {
   Type element = tensor.getElementType();
   bool supported = element.isInteger(1) || element.isInteger(8) ||
                    element.isInteger(16) || element.isInteger(32) ||
-                   element.isInteger(64) || element.isF32() || element.isF64();
+                   element.isInteger(64) || element.isF16() || element.isF32() ||
+                   element.isF64();
   if (!supported || (isa<IntegerType>(element) && !element.isSignlessInteger())) {
     return emitError(loc, "tensor type ")
            << type << " has element type " << element
            << ", which is not supported (supported: i1, i8, i16, i32, i64, "
-              "f32, f64)";
+              "f16, f32, f64)";
   }
   return success();
 }
