@@ -242,8 +242,9 @@ std::string formatHalf(uint16_t bits) {
     return value < 0 ? "-inf" : "inf";
   }
   char buffer[32];
-  if (std::fabs(value) >= 1024.0f) {
-    // Halves from 1024 up are integers; "65504" reads better than "6.55e+04".
+  if (std::fabs(value) >= 1024.0f || value == std::trunc(value)) {
+    // Halves from 1024 up are integers; "65504" reads better than "6.55e+04",
+    // and "20" better than the shortest "%g" that reads back, "2e+01".
     std::snprintf(buffer, sizeof(buffer), "%.0f", static_cast<double>(value));
     return buffer;
   }

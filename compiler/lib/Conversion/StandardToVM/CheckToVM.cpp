@@ -27,9 +27,8 @@ struct ImportSpec {
 };
 
 constexpr ImportSpec kImports[] = {
-    {kExpectTrue, "i"},        {kExpectFalse, "i"},
-    {kExpectEq, "rr"},         {kExpectAlmostEq, "rr"},
-    {kExpectAlmostEqTol, "rrff"},
+    {kExpectTrue, "i"},      {kExpectFalse, "i"},          {kExpectEq, "rr"},
+    {kExpectAlmostEq, "rr"}, {kExpectAlmostEqTol, "rrff"},
 };
 
 /// The import an op calls.
@@ -81,9 +80,9 @@ struct AlmostEqConversion : OpConversionPattern<check::ExpectAlmostEqOp> {
     if (op.getAtol() || op.getRtol()) {
       for (std::optional<APFloat> value : {op.getAtol(), op.getRtol()}) {
         float tolerance = value ? value->convertToFloat() : -1.0f;
-        args.push_back(vm::ConstF32Op::create(
-            rewriter, op.getLoc(), rewriter.getF32Type(),
-            rewriter.getF32FloatAttr(tolerance)));
+        args.push_back(
+            vm::ConstF32Op::create(rewriter, op.getLoc(), rewriter.getF32Type(),
+                                   rewriter.getF32FloatAttr(tolerance)));
       }
     }
     callImport(rewriter, op, args);
@@ -125,8 +124,8 @@ void mlir::strata::materializeCheckImports(vm::ModuleOp vmModule) {
   }
 }
 
-void mlir::strata::populateCheckToVMPatterns(
-    const TypeConverter &typeConverter, RewritePatternSet &patterns) {
+void mlir::strata::populateCheckToVMPatterns(const TypeConverter &typeConverter,
+                                             RewritePatternSet &patterns) {
   patterns.add<DirectCheckConversion<check::ExpectTrueOp>,
                DirectCheckConversion<check::ExpectFalseOp>,
                DirectCheckConversion<check::ExpectEqOp>, AlmostEqConversion>(

@@ -35,8 +35,8 @@ LogicalResult verifyConstant(Operation *op, Type operandType,
 /// Tolerances are magnitudes.
 LogicalResult verifyTolerances(Operation *op, std::optional<APFloat> atol,
                                std::optional<APFloat> rtol) {
-  for (auto [name, value] : {std::make_pair("atol", atol),
-                             std::make_pair("rtol", rtol)}) {
+  for (auto [name, value] :
+       {std::make_pair("atol", atol), std::make_pair("rtol", rtol)}) {
     if (value && (value->isNegative() || value->isNaN())) {
       return op->emitOpError(name) << " must be a non-negative number";
     }
