@@ -67,7 +67,10 @@ def compile_file(args, rel, out):
                           capture_output=True, text=True, timeout=60)
     if dump.returncode != 0:
         return None, "strata-dump: " + first_error_line(dump.stderr, "failed")
-    exports = json.loads(dump.stdout)["exports"]
+    try:
+        exports = json.loads(dump.stdout)["exports"]
+    except (ValueError, KeyError) as error:
+        return None, "strata-dump: unreadable export list (%s)" % error
     # "0_" (also written "0v_v"): no arguments, no results.
     cases = [e["name"] for e in exports
              if e["calling_convention"] in ("0_", "0v_v", "0v_")]

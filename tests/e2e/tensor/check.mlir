@@ -7,7 +7,7 @@
 // RUN: not strata-run --module=%t.vmfb --function=fails_eq 2>&1 | FileCheck %s --check-prefix=EQ
 // RUN: not strata-run --module=%t.vmfb --function=fails_almost 2>&1 | FileCheck %s --check-prefix=ALMOST
 // RUN: not strata-run --module=%t.vmfb --function=fails_true 2>&1 | FileCheck %s --check-prefix=TRUE
-// RUN: not strata-run --module=%t.vmfb --function=fails_shape_free_i1 2>&1 | FileCheck %s --check-prefix=BOOL
+// RUN: not strata-run --module=%t.vmfb --function=fails_i1 2>&1 | FileCheck %s --check-prefix=BOOL
 
 func.func @passes() {
   %a = util.unfoldable_constant dense<[1, 2, 3, 4]> : tensor<4xi32>
@@ -58,7 +58,7 @@ func.func @fails_true() {
 }
 
 // BOOL: check.expect_eq failed: element [2] is 0, expected 1
-func.func @fails_shape_free_i1() {
+func.func @fails_i1() {
   %a = util.unfoldable_constant dense<[true, false, false]> : tensor<3xi1>
   check.expect_eq_const(%a, dense<[true, false, true]> : tensor<3xi1>) : tensor<3xi1>
   return
