@@ -307,6 +307,33 @@ std::string exportAttr(const strata_vm_module_t* module, const std::string& name
   return "";
 }
 
+// Whether a tensor type `got` ("2x3xf32") is one of `want`, a signature
+// type in which "?" stands for a dimension of any size ("?x3xf32").
+bool tensorTypeMatches(const std::string& want, const std::string& got) {
+  size_t w = 0;
+  size_t g = 0;
+  while (w < want.size() && g < got.size()) {
+    if (want[w] == '?') {
+      // Any dimension: digits up to the next 'x'.
+      size_t start = g;
+      while (g < got.size() && got[g] >= '0' && got[g] <= '9') {
+        ++g;
+      }
+      if (g == start || g == got.size() || got[g] != 'x') {
+        return false;
+      }
+      ++w;
+      continue;
+    }
+    if (want[w] != got[g]) {
+      return false;
+    }
+    ++w;
+    ++g;
+  }
+  return w == want.size() && g == got.size();
+}
+
 // "--input #2 ('2x3xf32=1 2 3')", long values shortened.
 std::string describeFlag(const char* flag, size_t index,
                          const std::string& text) {
@@ -480,7 +507,7 @@ int run(const Options& options) {
                                     "arg" + std::to_string(i));
       std::string got = strata::tools::describeTensorType(tensor.shape,
                                                           tensor.element_type);
-      if (!want.empty() && want != got) {
+      if (!want.empty() && !tensorTypeMatches(want, got)) {
         return fail(where + ": argument " + std::to_string(i) + " of " +
                     full_name + " is a " + want + " tensor, not " + got);
       }

@@ -47,6 +47,8 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
   if (wants(Phase::Flow)) {
     pm.addPass(flow::createFormDispatchesPass());
     pm.addPass(createCanonicalizerPass());
+    // The sizes of dynamic dimensions read once per value.
+    pm.addPass(createCSEPass());
   }
   // Phase::Stream adds nothing yet.
   if (wants(Phase::Hal)) {

@@ -37,6 +37,7 @@ constexpr ImportSpec kImports[] = {
     {"hal.device.allocator", "r", "r", {}},
     {"hal.allocator.allocate", "rI", "r", {}},
     {"hal.buffer_view.buffer", "r", "r", {}},
+    {"hal.buffer_view.dim", "ri", "I", {}},
     {"hal.buffer.load", "rIi", "i", {}},
     {"hal.buffer_view.create", "rIIiiI", "r", {5, 1}},
     {"hal.buffer_view.assert", "rbiiI", "", {4, 1}},
@@ -65,9 +66,9 @@ Type specType(MLIRContext *context, char c) {
 
 Type refType(MLIRContext *context) { return vm::RefType::get(context, Type()); }
 
-int64_t byteSize(RankedTensorType type) {
+int64_t elementBytes(RankedTensorType type) {
   unsigned bits = type.getElementTypeBitWidth();
-  return type.getNumElements() * (bits < 8 ? 1 : bits / 8);
+  return bits < 8 ? 1 : bits / 8;
 }
 
 /// Builds vm ops for one host-side sequence.
@@ -102,14 +103,40 @@ public:
   }
   Type refTy() { return refType(ctx()); }
 
-  /// A buffer view over `buffer` with `type`'s shape and element type.
-  Value view(Value buffer, RankedTensorType type) {
-    SmallVector<Value> args = {buffer, i64(0), i64(byteSize(type)),
+  /// The dimensions of a `type` tensor: the static ones as constants, the
+  /// dynamic ones taken in order from `dynamicDims` (i64 values).
+  SmallVector<Value> dims(RankedTensorType type, ValueRange dynamicDims) {
+    SmallVector<Value> values;
+    unsigned next = 0;
+    for (int64_t dim : type.getShape()) {
+      values.push_back(ShapedType::isDynamic(dim) ? dynamicDims[next++]
+                                                  : i64(dim));
+    }
+    return values;
+  }
+
+  /// The bytes of a tensor of `type` with dimensions `dims`.
+  Value byteSize(RankedTensorType type, ValueRange dims) {
+    if (type.hasStaticShape()) {
+      return i64(type.getNumElements() * elementBytes(type));
+    }
+    Value size = i64(elementBytes(type));
+    for (auto [dim, value] : llvm::zip(type.getShape(), dims)) {
+      if (ShapedType::isDynamic(dim)) {
+        size = vm::MulI64Op::create(b, loc, b.getI64Type(), size, value);
+      } else if (dim != 1) {
+        size = vm::MulI64Op::create(b, loc, b.getI64Type(), size, i64(dim));
+      }
+    }
+    return size;
+  }
+
+  /// A buffer view over `buffer` with `type`'s element type and `dims`.
+  Value view(Value buffer, RankedTensorType type, ValueRange dims) {
+    SmallVector<Value> args = {buffer, i64(0), byteSize(type, dims),
                                i32(*getHalElementType(type.getElementType())),
                                i32(0)};
-    for (int64_t dim : type.getShape()) {
-      args.push_back(i64(dim));
-    }
+    args.append(dims.begin(), dims.end());
     return callVariadic("hal.buffer_view.create", args,
                         {static_cast<int32_t>(type.getRank())}, refTy());
   }
@@ -193,12 +220,24 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
         constants.push_back(value);
       }
     }
+    // The sizes of the results' dynamic dimensions are the call's last
+    // operands (flow's contract with the dispatch).
+    unsigned resultDynamicDims = 0;
+    for (Type type : op.getResultTypes()) {
+      resultDynamicDims += cast<RankedTensorType>(type).getNumDynamicDims();
+    }
+    ValueRange dynamicDims =
+        adaptor.getOperands().take_back(resultDynamicDims);
     SmallVector<Value> resultBuffers;
+    SmallVector<SmallVector<Value>> resultDims;
     for (Type type : op.getResultTypes()) {
       auto tensor = cast<RankedTensorType>(type);
-      resultBuffers.push_back(hal.call("hal.allocator.allocate",
-                                       {allocator, hal.i64(byteSize(tensor))},
-                                       ref));
+      resultDims.push_back(hal.dims(
+          tensor, dynamicDims.take_front(tensor.getNumDynamicDims())));
+      dynamicDims = dynamicDims.drop_front(tensor.getNumDynamicDims());
+      resultBuffers.push_back(
+          hal.call("hal.allocator.allocate",
+                   {allocator, hal.byteSize(tensor, resultDims.back())}, ref));
     }
     bindings.append(resultBuffers);
 
@@ -223,8 +262,9 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
     // The views only describe the buffers; nothing reads them before the
     // group's wait.
     SmallVector<Value> views;
-    for (auto [buffer, type] : llvm::zip(resultBuffers, op.getResultTypes())) {
-      views.push_back(hal.view(buffer, cast<RankedTensorType>(type)));
+    for (auto [buffer, type, dims] :
+         llvm::zip(resultBuffers, op.getResultTypes(), resultDims)) {
+      views.push_back(hal.view(buffer, cast<RankedTensorType>(type), dims));
     }
     if (plan.last) {
       hal.call("hal.command_buffer.finalize", {commands});
@@ -257,25 +297,31 @@ struct ExtractConversion : OpConversionPattern<tensor::ExtractOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto type = dyn_cast<RankedTensorType>(op.getTensor().getType());
     Type resultType = getTypeConverter()->convertType(op.getType());
-    if (!type || !type.hasStaticShape() || !resultType) {
-      return rewriter.notifyMatchFailure(op, "not a static tensor");
+    if (!type || !resultType) {
+      return rewriter.notifyMatchFailure(op, "not a ranked tensor");
     }
     Location loc = op.getLoc();
     HalBuilder hal(rewriter, loc);
     Type i32 = rewriter.getI32Type();
     Type i64 = rewriter.getI64Type();
-    // Row-major element index, then bytes.
+    // Row-major element index, then bytes; dynamic dimensions are read
+    // from the view.
     Value linear = hal.i64(0);
-    int64_t stride = 1;
-    SmallVector<int64_t> strides(type.getRank());
+    Value stride = hal.i64(1);
     for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-      strides[d] = stride;
-      stride *= type.getDimSize(d);
-    }
-    for (auto [index, value] : llvm::enumerate(adaptor.getIndices())) {
-      Value term = vm::MulI64Op::create(rewriter, loc, i64, value,
-                                        hal.i64(strides[index]));
+      Value term = vm::MulI64Op::create(rewriter, loc, i64,
+                                        adaptor.getIndices()[d], stride);
       linear = vm::AddI64Op::create(rewriter, loc, i64, linear, term);
+      if (d == 0) {
+        break;
+      }
+      Value size =
+          type.isDynamicDim(d)
+              ? hal.call("hal.buffer_view.dim",
+                         {adaptor.getTensor(), hal.i32(static_cast<int32_t>(d))},
+                         i64)
+              : hal.i64(type.getDimSize(d));
+      stride = vm::MulI64Op::create(rewriter, loc, i64, stride, size);
     }
     unsigned bits = type.getElementTypeBitWidth();
     int64_t bytes = bits < 8 ? 1 : bits / 8;
@@ -304,6 +350,32 @@ struct ExtractConversion : OpConversionPattern<tensor::ExtractOp> {
       }
     }
     rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// tensor.dim of a host tensor: the view's dimension (a static one is
+/// folded before this).
+struct DimConversion : OpConversionPattern<tensor::DimOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tensor::DimOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getSource().getType());
+    std::optional<int64_t> index = op.getConstantIndex();
+    if (!type || !index || *index < 0 || *index >= type.getRank()) {
+      return rewriter.notifyMatchFailure(op, "not a constant dimension");
+    }
+    HalBuilder hal(rewriter, op.getLoc());
+    Value dim =
+        type.isDynamicDim(*index)
+            ? hal.call("hal.buffer_view.dim",
+                       {adaptor.getSource(),
+                        hal.i32(static_cast<int32_t>(*index))},
+                       rewriter.getI64Type())
+            : hal.i64(type.getDimSize(*index));
+    rewriter.replaceOp(op, dim);
     return success();
   }
 };
@@ -393,8 +465,12 @@ void planGroups(func::FuncOp func, HostTensorState &state) {
         last = &op;
         continue;
       }
-      // Scalar work may sit between dispatches; anything that touches a
-      // tensor or has effects waits for the group.
+      // Scalar work may sit between dispatches, and reads of shapes (the
+      // views exist as soon as the dispatch is recorded); anything else
+      // that touches a tensor or has effects waits for the group.
+      if (isa<tensor::DimOp>(op)) {
+        continue;
+      }
       if (!isMemoryEffectFree(&op) || op.getNumRegions() != 0 ||
           hasTensor(op.getOperandTypes()) || hasTensor(op.getResultTypes())) {
         close();
@@ -452,7 +528,11 @@ LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
       std::string text;
       llvm::raw_string_ostream os(text);
       for (int64_t dim : tensor.getShape()) {
-        os << dim << "x";
+        if (ShapedType::isDynamic(dim)) {
+          os << "?x";
+        } else {
+          os << dim << "x";
+        }
       }
       tensor.getElementType().print(os);
       return text;
@@ -539,7 +619,7 @@ void mlir::strata::populateHostTensorToVMPatterns(
     HostTensorState &state) {
   patterns.add<DispatchCallConversion>(typeConverter, patterns.getContext(),
                                        state);
-  patterns.add<ExtractConversion, OptimizationBarrierConversion>(
+  patterns.add<ExtractConversion, DimConversion, OptimizationBarrierConversion>(
       typeConverter, patterns.getContext());
 }
 
@@ -577,8 +657,9 @@ void mlir::strata::finalizeHostTensorSupport(vm::ModuleOp vmModule,
           entryBlock.getArgument(check.argument), hal.rodata(name),
           hal.i32(*getHalElementType(check.type.getElementType())),
           hal.i32(0)};
+      // A dynamic dimension is -1: any size.
       for (int64_t dim : check.type.getShape()) {
-        args.push_back(hal.i64(dim));
+        args.push_back(hal.i64(ShapedType::isDynamic(dim) ? -1 : dim));
       }
       hal.callVariadic("hal.buffer_view.assert", args,
                        {static_cast<int32_t>(check.type.getRank())});
