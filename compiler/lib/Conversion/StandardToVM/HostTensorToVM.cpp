@@ -131,9 +131,11 @@ public:
     return size;
   }
 
-  /// A buffer view over `buffer` with `type`'s element type and `dims`.
-  Value view(Value buffer, RankedTensorType type, ValueRange dims) {
-    SmallVector<Value> args = {buffer, i64(0), byteSize(type, dims),
+  /// A buffer view over the first `bytes` of `buffer` with `type`'s
+  /// element type and `dims`.
+  Value view(Value buffer, RankedTensorType type, ValueRange dims,
+             Value bytes) {
+    SmallVector<Value> args = {buffer, i64(0), bytes,
                                i32(*getHalElementType(type.getElementType())),
                                i32(0)};
     args.append(dims.begin(), dims.end());
@@ -228,16 +230,16 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
     }
     ValueRange dynamicDims =
         adaptor.getOperands().take_back(resultDynamicDims);
-    SmallVector<Value> resultBuffers;
+    SmallVector<Value> resultBuffers, resultBytes;
     SmallVector<SmallVector<Value>> resultDims;
     for (Type type : op.getResultTypes()) {
       auto tensor = cast<RankedTensorType>(type);
       resultDims.push_back(hal.dims(
           tensor, dynamicDims.take_front(tensor.getNumDynamicDims())));
       dynamicDims = dynamicDims.drop_front(tensor.getNumDynamicDims());
-      resultBuffers.push_back(
-          hal.call("hal.allocator.allocate",
-                   {allocator, hal.byteSize(tensor, resultDims.back())}, ref));
+      resultBytes.push_back(hal.byteSize(tensor, resultDims.back()));
+      resultBuffers.push_back(hal.call("hal.allocator.allocate",
+                                       {allocator, resultBytes.back()}, ref));
     }
     bindings.append(resultBuffers);
 
@@ -262,9 +264,11 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
     // The views only describe the buffers; nothing reads them before the
     // group's wait.
     SmallVector<Value> views;
-    for (auto [buffer, type, dims] :
-         llvm::zip(resultBuffers, op.getResultTypes(), resultDims)) {
-      views.push_back(hal.view(buffer, cast<RankedTensorType>(type), dims));
+    for (auto [buffer, type, dims, bytes] :
+         llvm::zip(resultBuffers, op.getResultTypes(), resultDims,
+                   resultBytes)) {
+      views.push_back(
+          hal.view(buffer, cast<RankedTensorType>(type), dims, bytes));
     }
     if (plan.last) {
       hal.call("hal.command_buffer.finalize", {commands});

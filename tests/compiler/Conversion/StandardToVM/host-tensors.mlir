@@ -99,3 +99,30 @@ module @pass {
     return %t : tensor<3xi8>
   }
 }
+
+// -----
+
+// Dynamic dimensions: the entry check takes -1 for any size, tensor.dim
+// reads the view, the result is allocated by the size the dispatch is
+// given (its last operand), and its view is created with that dimension.
+// CHECK-LABEL: vm.module @dynamic
+// CHECK: vm.func @rows(%[[A:.*]]: !vm.ref<?>) -> !vm.ref<?>
+// CHECK-DAG: %[[ANY:.*]] = vm.const.i64 -1
+// CHECK-DAG: %[[C8:.*]] = vm.const.i64 8
+// CHECK: vm.call.variadic @hal.buffer_view.assert(%[[A]], %{{.*}}, %{{.*}}, %{{.*}}, %[[ANY]], %[[C8]]) segments [2]
+// CHECK: %[[N:.*]] = vm.call.import @hal.buffer_view.dim(%[[A]], %{{.*}}) : (!vm.ref<?>, i32) -> i64
+// CHECK: %[[BYTES4:.*]] = vm.mul.i64 %{{.*}}, %[[N]]
+// CHECK: %[[BYTES:.*]] = vm.mul.i64 %[[BYTES4]], %{{.*}}
+// CHECK: %[[OUT:.*]] = vm.call.import @hal.allocator.allocate(%{{.*}}, %[[BYTES]])
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch
+// CHECK: vm.call.variadic @hal.buffer_view.create(%[[OUT]], %{{.*}}, %[[BYTES]], %{{.*}}, %{{.*}}, %[[N]], %{{.*}}) segments [2]
+// CHECK: vm.export @rows {reflection = {arg0 = "?x8xf32", result0 = "?x8xf32"}}
+module @dynamic attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+  func.func @rows(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
+    %c0 = arith.constant 0 : index
+    %n = tensor.dim %a, %c0 : tensor<?x8xf32>
+    %0 = call @rows_dispatch_0_elementwise_Dx8_f32(%a, %n, %n) : (tensor<?x8xf32>, index, index) -> tensor<?x8xf32>
+    return %0 : tensor<?x8xf32>
+  }
+  func.func private @rows_dispatch_0_elementwise_Dx8_f32(tensor<?x8xf32>, index, index) -> tensor<?x8xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 64, 1, 1>}}
+}
