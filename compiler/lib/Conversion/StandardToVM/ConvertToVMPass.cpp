@@ -237,6 +237,7 @@ struct ConvertToVMPass
     if (failed(checkOps(module, convertible))) {
       return signalPassFailure();
     }
+    planHostDispatches(module, hostState);
 
     // Everything but existing vm.modules moves into one new vm.module; a
     // module that holds only vm.modules is left as it is.

@@ -133,9 +133,9 @@ public:
 
   /// A buffer view over the first `bytes` of `buffer` with `type`'s
   /// element type and `dims`.
-  Value view(Value buffer, RankedTensorType type, ValueRange dims,
-             Value bytes) {
-    SmallVector<Value> args = {buffer, i64(0), bytes,
+  Value view(Value buffer, Value offset, RankedTensorType type,
+             ValueRange dims, Value bytes) {
+    SmallVector<Value> args = {buffer, offset, bytes,
                                i32(*getHalElementType(type.getElementType())),
                                i32(0)};
     args.append(dims.begin(), dims.end());
@@ -181,28 +181,47 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
       // One-shot command buffer (mode 1), any category.
       group.commands = hal.call("hal.command_buffer.create",
                                 {group.device, hal.i32(1), hal.i32(0)}, ref);
-    }
-    if (plan.first) {
       group.executable = vm::GlobalLoadRefOp::create(
           rewriter, op.getLoc(), ref,
           FlatSymbolRefAttr::get(rewriter.getContext(), kExecutableGlobal));
+      if (plan.waitFor) {
+        group.waitFence = state.groups.lookup(*plan.waitFor).fence;
+      }
+      if (plan.slabBytes) {
+        group.slab = hal.call("hal.allocator.allocate",
+                              {group.allocator, hal.i64(plan.slabBytes)}, ref);
+      }
     }
     Value device = group.device;
     Value allocator = group.allocator;
     Value commands = group.commands;
     Value executable = group.executable;
 
-    // Bindings: every tensor input's buffer, then a new buffer per result.
-    // Scalar inputs become push constants: 32-bit words, two (low first)
-    // for 64-bit values.
-    SmallVector<Value> bindings;
+    // Bindings (buffer, offset, length): every tensor input's buffer (a
+    // transient one's place in its slab), then each result's. Scalar
+    // inputs become push constants: 32-bit words, two (low first) for
+    // 64-bit values.
+    struct Binding {
+      Value buffer, offset, length;
+    };
+    SmallVector<Binding> bindings;
     SmallVector<Value> constants;
     Type i32 = rewriter.getI32Type();
     Type i64 = rewriter.getI64Type();
+    Value zero = hal.i64(0);
+    Value toEnd = hal.i64(-1);
     for (auto [original, input] :
          llvm::zip(op.getOperands(), adaptor.getOperands())) {
       if (isa<TensorType>(original.getType())) {
-        bindings.push_back(hal.call("hal.buffer_view.buffer", {input}, ref));
+        auto transient = state.transients.find(input);
+        if (transient != state.transients.end()) {
+          bindings.push_back({transient->second.slab,
+                              hal.i64(transient->second.offset),
+                              hal.i64(transient->second.bytes)});
+        } else {
+          bindings.push_back(
+              {hal.call("hal.buffer_view.buffer", {input}, ref), zero, toEnd});
+        }
         continue;
       }
       Value value = input;
@@ -230,18 +249,33 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
     }
     ValueRange dynamicDims =
         adaptor.getOperands().take_back(resultDynamicDims);
-    SmallVector<Value> resultBuffers, resultBytes;
-    SmallVector<SmallVector<Value>> resultDims;
-    for (Type type : op.getResultTypes()) {
+    struct Result {
+      Binding binding;
+      SmallVector<Value> dims;
+      Value bytes;
+      int64_t slabOffset; // -1: its own allocation
+    };
+    SmallVector<Result> results;
+    for (auto [index, type] : llvm::enumerate(op.getResultTypes())) {
       auto tensor = cast<RankedTensorType>(type);
-      resultDims.push_back(hal.dims(
-          tensor, dynamicDims.take_front(tensor.getNumDynamicDims())));
+      Result result;
+      result.dims =
+          hal.dims(tensor, dynamicDims.take_front(tensor.getNumDynamicDims()));
       dynamicDims = dynamicDims.drop_front(tensor.getNumDynamicDims());
-      resultBytes.push_back(hal.byteSize(tensor, resultDims.back()));
-      resultBuffers.push_back(hal.call("hal.allocator.allocate",
-                                       {allocator, resultBytes.back()}, ref));
+      result.bytes = hal.byteSize(tensor, result.dims);
+      result.slabOffset =
+          index < plan.slabOffsets.size() ? plan.slabOffsets[index] : -1;
+      if (result.slabOffset >= 0) {
+        result.binding = {group.slab, hal.i64(result.slabOffset),
+                          result.bytes};
+      } else {
+        result.binding = {hal.call("hal.allocator.allocate",
+                                   {allocator, result.bytes}, ref),
+                          zero, toEnd};
+      }
+      bindings.push_back(result.binding);
+      results.push_back(result);
     }
-    bindings.append(resultBuffers);
 
     if (plan.barrier) {
       hal.call("hal.command_buffer.execution_barrier", {commands});
@@ -253,35 +287,50 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
                                hal.i32(dispatch.workgroups[1]),
                                hal.i32(dispatch.workgroups[2])};
     args.append(constants);
-    Value zero = hal.i64(0);
-    Value toEnd = hal.i64(-1);
-    for (Value buffer : bindings) {
-      args.append({buffer, zero, toEnd});
+    for (const Binding &binding : bindings) {
+      args.append({binding.buffer, binding.offset, binding.length});
     }
     hal.callVariadic("hal.command_buffer.dispatch", args,
                      {static_cast<int32_t>(constants.size()),
                       static_cast<int32_t>(bindings.size())});
     // The views only describe the buffers; nothing reads them before the
-    // group's wait.
+    // host awaits the group's fence (or a later one of its chain). A
+    // transient result has no view: only dispatches of this group read it,
+    // through its place in the slab; a null ref stands for it.
     SmallVector<Value> views;
-    for (auto [buffer, type, dims, bytes] :
-         llvm::zip(resultBuffers, op.getResultTypes(), resultDims,
-                   resultBytes)) {
-      views.push_back(
-          hal.view(buffer, cast<RankedTensorType>(type), dims, bytes));
+    for (auto [result, type] : llvm::zip(results, op.getResultTypes())) {
+      auto tensor = cast<RankedTensorType>(type);
+      if (result.slabOffset >= 0) {
+        Value placeholder =
+            vm::ConstRefZeroOp::create(rewriter, op.getLoc(), ref);
+        state.transients[placeholder] = {
+            group.slab, result.slabOffset,
+            tensor.getNumElements() * elementBytes(tensor)};
+        views.push_back(placeholder);
+        continue;
+      }
+      views.push_back(hal.view(result.binding.buffer, result.binding.offset,
+                               tensor, result.dims, result.bytes));
     }
     if (plan.last) {
       hal.call("hal.command_buffer.finalize", {commands});
-      Value fence = hal.call("hal.fence.create", {device, hal.i32(0)}, ref);
-      Value noWait =
-          vm::ConstRefZeroOp::create(rewriter, op.getLoc(), ref).getResult();
+      group.fence = hal.call("hal.fence.create", {device, hal.i32(0)}, ref);
+      Value wait = group.waitFence
+                       ? group.waitFence
+                       : vm::ConstRefZeroOp::create(rewriter, op.getLoc(), ref)
+                             .getResult();
       hal.callVariadic("hal.device.queue.execute",
-                       {device, noWait, fence, commands}, {1});
-      // A negative timeout waits for as long as it takes; a failed dispatch
-      // fails the await with its error.
-      hal.callVariadic("hal.fence.await", {hal.i32(-1), fence}, {1},
-                       rewriter.getI32Type());
-      state.groups.erase(plan.group);
+                       {device, wait, group.fence, commands}, {1});
+      if (plan.awaitBefore) {
+        // A negative timeout waits for as long as it takes; a failed
+        // dispatch fails the await with its error.
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPoint(plan.awaitBefore);
+        HalBuilder awaitHal(rewriter, plan.awaitBefore->getLoc());
+        awaitHal.callVariadic("hal.fence.await",
+                              {awaitHal.i32(-1), group.fence}, {1},
+                              rewriter.getI32Type());
+      }
     }
     rewriter.replaceOp(op, views);
     return success();
@@ -424,60 +473,129 @@ std::optional<int32_t> mlir::strata::getHalElementType(Type elementType) {
 
 namespace {
 
-/// Groups the dispatch calls of each block of `func` (see
-/// HostTensorState::CallPlan). Runs before the dispatch declarations go, so
-/// a call is a dispatch when its callee carries kDispatchAttr.
+/// Whether the host must have the results of earlier dispatches before
+/// `op` runs: it reads tensors (other than their shapes), holds regions
+/// that touch tensors, or ends the block (the wait is not carried across
+/// blocks).
+bool needsDispatchResults(Operation &op) {
+  auto hasTensor = [](TypeRange types) {
+    return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
+  };
+  if (op.hasTrait<OpTrait::IsTerminator>()) {
+    return true;
+  }
+  if (isa<tensor::DimOp, util::OptimizationBarrierOp>(op)) {
+    return false;
+  }
+  if (hasTensor(op.getOperandTypes())) {
+    return true;
+  }
+  if (op.getNumRegions() == 0) {
+    return false;
+  }
+  WalkResult touches = op.walk([&](Operation *nested) {
+    return hasTensor(nested->getOperandTypes()) ||
+                   hasTensor(nested->getResultTypes())
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return touches.wasInterrupted();
+}
+
+/// Places the results of `calls` (one group) that only later dispatches of
+/// the group read, with static shapes, in one transient slab: one
+/// allocation for the group's intermediates.
+void planTransients(ArrayRef<Operation *> calls, HostTensorState &state) {
+  constexpr int64_t kSlabAlignment = 64;
+  SmallPtrSet<Operation *, 8> group(calls.begin(), calls.end());
+  int64_t total = 0;
+  for (Operation *call : calls) {
+    HostTensorState::CallPlan &plan = state.calls[call];
+    plan.slabOffsets.assign(call->getNumResults(), -1);
+    for (OpResult result : call->getResults()) {
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      bool transient =
+          type && type.hasStaticShape() && !result.use_empty() &&
+          llvm::all_of(result.getUsers(),
+                       [&](Operation *user) { return group.contains(user); });
+      if (!transient) {
+        continue;
+      }
+      plan.slabOffsets[result.getResultNumber()] = total;
+      int64_t bytes = type.getNumElements() * elementBytes(type);
+      total += (bytes + kSlabAlignment - 1) / kSlabAlignment * kSlabAlignment;
+    }
+  }
+  state.calls[calls.front()].slabBytes = total;
+}
+
+/// Groups the dispatch calls of each block of `func` and chains the groups
+/// (see HostTensorState::CallPlan).
 void planGroups(func::FuncOp func, HostTensorState &state) {
-  ModuleOp module = func->getParentOfType<ModuleOp>();
   auto isDispatch = [&](Operation *op) {
     auto call = dyn_cast<func::CallOp>(op);
-    if (!call) {
-      return false;
-    }
-    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
-    return callee && callee->hasAttr(kDispatchAttr);
+    return call && state.dispatches.contains(call.getCallee());
   };
   auto hasTensor = [](TypeRange types) {
     return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
   };
   unsigned nextGroup = state.calls.size();
-  // Every block, also those of scf regions on the host (lowered to cf
-  // later; the ops keep their identity).
+  // Every block (scf is lowered to cf by now, so each op planned here
+  // keeps its identity until the conversion reaches it).
   func.walk([&](Block *blockPtr) {
     Block &block = *blockPtr;
-    Operation *last = nullptr;
-    SmallPtrSet<Operation *, 8> inGroup;
+    SmallVector<Operation *> groupCalls; // of the open group
     unsigned group = 0;
+    // The last group submitted and not yet awaited, and its last call.
+    std::optional<unsigned> pending;
+    Operation *pendingLast = nullptr;
     auto close = [&]() {
-      if (last) {
-        state.calls[last].last = true;
+      if (groupCalls.empty()) {
+        return;
       }
-      last = nullptr;
-      inGroup.clear();
+      state.calls[groupCalls.back()].last = true;
+      planTransients(groupCalls, state);
+      pending = group;
+      pendingLast = groupCalls.back();
+      groupCalls.clear();
     };
     for (Operation &op : block) {
       if (isDispatch(&op)) {
-        bool first = !last;
-        if (first) {
+        HostTensorState::CallPlan plan;
+        plan.first = groupCalls.empty();
+        if (plan.first) {
           group = nextGroup++;
+          // The chain goes on: this group's submission waits for the
+          // pending one, whose wait the host leaves to this group's.
+          plan.waitFor = pending;
+          pending.reset();
+          pendingLast = nullptr;
         }
-        bool barrier = llvm::any_of(op.getOperands(), [&](Value v) {
-          return v.getDefiningOp() && inGroup.contains(v.getDefiningOp());
+        plan.group = group;
+        plan.last = false;
+        plan.barrier = llvm::any_of(op.getOperands(), [&](Value v) {
+          return v.getDefiningOp() &&
+                 llvm::is_contained(groupCalls, v.getDefiningOp());
         });
-        state.calls[&op] = {group, first, /*last=*/false, barrier};
-        inGroup.insert(&op);
-        last = &op;
+        state.calls[&op] = plan;
+        groupCalls.push_back(&op);
         continue;
       }
       // Scalar work may sit between dispatches, and reads of shapes (the
       // views exist as soon as the dispatch is recorded); anything else
-      // that touches a tensor or has effects waits for the group.
+      // that touches a tensor or has effects ends the group.
       if (isa<tensor::DimOp>(op)) {
         continue;
       }
-      if (!isMemoryEffectFree(&op) || op.getNumRegions() != 0 ||
-          hasTensor(op.getOperandTypes()) || hasTensor(op.getResultTypes())) {
+      if (op.hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(&op) ||
+          op.getNumRegions() != 0 || hasTensor(op.getOperandTypes()) ||
+          hasTensor(op.getResultTypes())) {
         close();
+      }
+      if (pendingLast && needsDispatchResults(op)) {
+        state.calls[pendingLast].awaitBefore = &op;
+        pending.reset();
+        pendingLast = nullptr;
       }
     }
     close();
@@ -498,12 +616,6 @@ LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
     state.libraryFormat = format.getValue().str();
     state.library = bytes.getValue().str();
     module->removeAttr(kLibraryAttr);
-  }
-  // Group the calls while the dispatch declarations still mark them.
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (!func.isDeclaration()) {
-      planGroups(func, state);
-    }
   }
   for (auto func :
        llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
@@ -558,6 +670,15 @@ LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
     }
   }
   return success();
+}
+
+void mlir::strata::planHostDispatches(ModuleOp module,
+                                      HostTensorState &state) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isDeclaration()) {
+      planGroups(func, state);
+    }
+  }
 }
 
 void mlir::strata::materializeHostTensorSupport(vm::ModuleOp vmModule,

@@ -43,19 +43,21 @@ module @mlp attributes {strata.executable_library = {format = "embedded-elf-x86_
 // -----
 
 // Consecutive dispatches share one command buffer and one wait; a dispatch
-// that reads an earlier one's result waits for it at a barrier. Any other
-// use of a tensor ends the group.
+// that reads an earlier one's result waits for it at a barrier. A result
+// only the group's dispatches read lives in the group's transient slab and
+// gets no view. Any other use of a tensor ends the group.
 // CHECK-LABEL: vm.module @chain
 // CHECK: vm.func @f(
 // CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create
 // CHECK: %[[GEXE:.*]] = vm.global.load.ref @__executable
+// CHECK: %[[SLAB:.*]] = vm.call.import @hal.allocator.allocate(%{{.*}}, %[[SLABBYTES:.*]])
 // CHECK-NOT: vm.global.load.ref
-// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]]
-// CHECK: vm.call.variadic @hal.buffer_view.create
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]], {{.*}}, %[[SLAB]], %{{.*}}, %{{.*}}) segments [0, 2]
+// CHECK-NOT: vm.call.variadic @hal.buffer_view.create
 // CHECK-NOT: vm.global.load.ref
 // CHECK: vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
 // CHECK-NOT: vm.global.load.ref
-// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]]
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]], {{.*}}, %[[SLAB]], %{{.*}}, %{{.*}}, %{{.*}}) segments [0, 2]
 // CHECK-NOT: vm.global.load.ref
 // CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]]
 // CHECK-NOT: vm.global.load.ref
@@ -78,6 +80,35 @@ module @chain attributes {strata.executable_library = {format = "embedded-elf-x8
   func.func private @keep(%t: tensor<4xf32>) -> tensor<4xf32> {
     return %t : tensor<4xf32>
   }
+  func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 1, 1, 1>}}
+  func.func private @d1(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 1 : i32, workgroup_count = array<i32: 1, 1, 1>}}
+}
+
+// -----
+
+// Groups chain: host work that does not touch tensors (a call with
+// effects) ends a group without a wait; the next group's submission waits
+// for the first's fence, and the host awaits only the last fence, before
+// the return. The work between runs while the device does.
+// CHECK-LABEL: vm.module @timepoints
+// CHECK: vm.func @f(
+// CHECK: %[[F1:.*]] = vm.call.import @hal.fence.create
+// CHECK: vm.call.variadic @hal.device.queue.execute(%{{.*}}, %{{.*}}, %[[F1]], %{{.*}}) segments [1]
+// CHECK-NOT: vm.call.variadic @hal.fence.await
+// CHECK: vm.call.import @clock.tick
+// CHECK: %[[F2:.*]] = vm.call.import @hal.fence.create
+// CHECK: vm.call.variadic @hal.device.queue.execute(%{{.*}}, %[[F1]], %[[F2]], %{{.*}}) segments [1]
+// CHECK-NOT: vm.call.variadic @hal.fence.await(%{{.*}}, %[[F1]])
+// CHECK: vm.call.variadic @hal.fence.await(%{{.*}}, %[[F2]]) segments [1]
+// CHECK-NEXT: vm.return
+module @timepoints attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+  func.func @f(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, i32) {
+    %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %t = call @clock.tick() : () -> i32
+    %1 = call @d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    return %0, %1, %t : tensor<4xf32>, tensor<4xf32>, i32
+  }
+  func.func private @clock.tick() -> i32
   func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 1, 1, 1>}}
   func.func private @d1(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 1 : i32, workgroup_count = array<i32: 1, 1, 1>}}
 }
