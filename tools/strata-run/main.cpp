@@ -14,6 +14,7 @@
 #include "strata/hal/buffer.h"
 #include "strata/hal/device.h"
 #include "strata/hal/module.h"
+#include "strata/hal/semaphore.h"
 #include "strata/vm/vm.h"
 #include "tensor_io.h"
 
@@ -35,7 +36,9 @@ constexpr const char kUsage[] =
     "options:\n"
     "  --module=FILE      a .vmfb module; repeatable\n"
     "  --function=NAME    the function to invoke: \"fn\" exported by the last\n"
-    "                     module, or \"module.fn\" (default: main)\n"
+    "                     module, or \"module.fn\" (default: main); for an\n"
+    "                     async-external \"fn$async\" strata-run passes the\n"
+    "                     wait and signal fences and waits for the results\n"
     "  --device=NAME      local-task (default; a pool of worker threads) or\n"
     "                     local-sync (runs dispatches inline)\n"
     "  --task_workers=N   local-task worker threads (default 0: one per "
@@ -481,9 +484,25 @@ int run(const Options& options) {
   if (!cc || !strata::tools::signatureArgs(cc, &args)) {
     return fail(expects + ", which strata-run cannot call");
   }
+  // An async-external function (strata-compile --async-exports) takes a
+  // wait fence and a signal fence after its inputs: strata-run passes no
+  // wait fence and a new signal fence, and waits for it before reading the
+  // results.
+  constexpr const char kAsyncSuffix[] = "$async";
+  bool async_external =
+      full_name.size() > sizeof(kAsyncSuffix) - 1 &&
+      full_name.compare(full_name.size() - (sizeof(kAsyncSuffix) - 1),
+                        std::string::npos, kAsyncSuffix) == 0 &&
+      args.size() >= 2 && args.substr(args.size() - 2) == "rr";
+  if (async_external) {
+    args.resize(args.size() - 2);
+  }
   if (options.inputs.size() != args.size()) {
     return fail(expects + ", got " + std::to_string(options.inputs.size()) +
-                (options.inputs.size() == 1 ? " input" : " inputs"));
+                (options.inputs.size() == 1 ? " input" : " inputs") +
+                (async_external ? " (besides its wait and signal fences, "
+                                  "which strata-run passes)"
+                                : ""));
   }
 
   status = strata_vm_list_create(args.size(), s.allocator, &s.inputs);
@@ -552,7 +571,28 @@ int run(const Options& options) {
     }
   }
 
+  strata_hal_fence_t* signal = nullptr;
+  if (async_external) {
+    status = strata_hal_fence_create_pending(s.allocator, &signal);
+    if (!status) {
+      status = strata_vm_list_push(s.inputs, strata_vm_variant_ref(nullptr));
+    }
+    if (!status) {
+      status = strata_vm_list_push(
+          s.inputs, strata_vm_variant_ref(strata_hal_fence_as_ref(signal)));
+    }
+    if (status) {
+      strata_hal_fence_release(signal);
+      return fail(consumeLine(status));
+    }
+  }
   status = strata_vm_invoke(s.context, function, s.inputs, s.outputs);
+  if (!status && signal) {
+    status = strata_hal_fence_wait(signal, STRATA_HAL_INFINITE_FUTURE);
+  }
+  if (signal) {
+    strata_hal_fence_release(signal);
+  }
   if (status) {
     std::string text = strata::tools::statusToString(status);
     strata_status_free(status);

@@ -166,6 +166,7 @@ LogicalResult applyExpansions(ModuleOp module, RewritePatternSet &&patterns) {
 
 struct ConvertToVMPass
     : mlir::strata::impl::ConvertToVMPassBase<ConvertToVMPass> {
+  using ConvertToVMPassBase::ConvertToVMPassBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
@@ -183,6 +184,9 @@ struct ConvertToVMPass
                "conversion";
         return signalPassFailure();
       }
+    }
+    if (asyncExports) {
+      addAsyncExports(module);
     }
     HostTensorState hostState;
     if (failed(collectHostTensorState(module, hostState))) {
