@@ -43,7 +43,8 @@
 //   buffer_view.assert           0rriiCID_         ref?, message, element
 //                                                  type, encoding, dims...
 //       Fails "<message>: expected tensor<2x3xf32>, got tensor<2x4xf32>"
-//       (or "got a hal.buffer", "got null") unless they match exactly.
+//       (or "got a hal.buffer", "got null") unless they match exactly; a
+//       dim of -1 matches any size (printed "?").
 //   buffer_view.buffer           0r_r              view -> hal.buffer
 //   buffer_view.element_type     0r_i              view -> element type
 //       IREE's encoding (strata/hal/buffer.h).

@@ -58,7 +58,11 @@ void formatTensorType(char* out, size_t capacity, const int64_t* dims,
   out[0] = '\0';
   appendf(out, capacity, &used, "tensor<");
   for (size_t i = 0; i < rank; ++i) {
-    appendf(out, capacity, &used, "%lldx", static_cast<long long>(dims[i]));
+    if (dims[i] == -1) {
+      appendf(out, capacity, &used, "?x");
+    } else {
+      appendf(out, capacity, &used, "%lldx", static_cast<long long>(dims[i]));
+    }
   }
   const char* name = strata_hal_element_type_name(type);
   if (name) {
@@ -218,10 +222,15 @@ strata_status_t bufferViewAssert(const Call& call) {
   strata_vm_ref_object_t* ref = call.rawRef(0);
   strata_hal_buffer_view_t* view = strata_hal_buffer_view_from_ref(ref);
   if (view && strata_hal_buffer_view_element_type(view) == element_type &&
-      strata_hal_buffer_view_rank(view) == rank &&
-      std::memcmp(strata_hal_buffer_view_shape(view), dims,
-                  rank * sizeof(int64_t)) == 0) {
-    return nullptr;
+      strata_hal_buffer_view_rank(view) == rank) {
+    const int64_t* shape = strata_hal_buffer_view_shape(view);
+    bool same = true;
+    for (size_t i = 0; i < rank; ++i) {
+      same = same && (dims[i] == -1 || dims[i] == shape[i]);
+    }
+    if (same) {
+      return nullptr;
+    }
   }
   char expected[320];
   formatTensorType(expected, sizeof(expected), dims, rank, element_type);

@@ -62,6 +62,40 @@ TEST_SUITE("hal.module.errors") {
         raw.str);
   }
 
+  TEST_CASE("buffer_view.assert takes -1 as a dynamic dimension of any size") {
+    App app;
+    FunctionBuilder& f = app.function("check", "0r_", 140);
+    uint32_t message = app.builder().addRodata(bytesOf("input 0"));
+    f.op(Opcode::ConstRefRodata).u32(message).reg(ref(1));
+    f.op(Opcode::ConstI32).i32(kF32).reg(prim(0));
+    f.op(Opcode::ConstI32).i32(0).reg(prim(1));
+    f.op(Opcode::ConstI64).i64(-1).reg(prim(2));
+    f.op(Opcode::ConstI64).i64(3).reg(prim(3));
+    app.callv(f, "buffer_view.assert", {2},
+              {ref(0), ref(1), prim(0), prim(1), prim(2), prim(3)}, {});
+    f.op(Opcode::Return).list({});
+    Fixture fx("local-sync", app);
+
+    for (int64_t rows : {1, 2, 5}) {
+      Owned view(strata_hal_buffer_view_as_ref(makeView(
+          {rows, 3}, std::vector<float>(static_cast<size_t>(rows) * 3, 1.0f))));
+      StatusText ok(fx.call("check", {vRef(view.ptr)}, 0));
+      CHECK_MESSAGE(ok.ok(), ok.str);
+    }
+    Owned wide(strata_hal_buffer_view_as_ref(
+        makeView({2, 4}, std::vector<float>(8, 1.0f))));
+    StatusText s(fx.call("check", {vRef(wide.ptr)}, 0));
+    CHECK_MESSAGE(
+        s.contains("input 0: expected tensor<?x3xf32>, got tensor<2x4xf32>"),
+        s.str);
+    Owned flat(strata_hal_buffer_view_as_ref(
+        makeView({3}, std::vector<float>(3, 1.0f))));
+    StatusText rank(fx.call("check", {vRef(flat.ptr)}, 0));
+    CHECK_MESSAGE(
+        rank.contains("input 0: expected tensor<?x3xf32>, got tensor<3xf32>"),
+        rank.str);
+  }
+
   TEST_CASE("a ref of the wrong type names the function, argument and type") {
     App app;
     FunctionBuilder& f = app.function("length", "0r_I", 150);

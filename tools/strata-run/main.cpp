@@ -15,6 +15,7 @@
 #include "strata/hal/buffer.h"
 #include "strata/hal/device.h"
 #include "strata/hal/module.h"
+#include "strata/hal/semaphore.h"
 #include "strata/vm/vm.h"
 #include "tensor_io.h"
 
@@ -37,7 +38,9 @@ constexpr const char kUsage[] =
     "options:\n"
     "  --module=FILE      a .vmfb module; repeatable\n"
     "  --function=NAME    the function to invoke: \"fn\" exported by the last\n"
-    "                     module, or \"module.fn\" (default: main)\n"
+    "                     module, or \"module.fn\" (default: main); for an\n"
+    "                     async-external \"fn$async\" strata-run passes the\n"
+    "                     wait and signal fences and waits for the results\n"
     "  --device=NAME      local-task (default; a pool of worker threads) or\n"
     "                     local-sync (runs dispatches inline)\n"
     "  --task_workers=N   local-task worker threads (default 0: one per "
@@ -309,6 +312,33 @@ std::string exportAttr(const strata_vm_module_t* module, const std::string& name
   return "";
 }
 
+// Whether a tensor type `got` ("2x3xf32") is one of `want`, a signature
+// type in which "?" stands for a dimension of any size ("?x3xf32").
+bool tensorTypeMatches(const std::string& want, const std::string& got) {
+  size_t w = 0;
+  size_t g = 0;
+  while (w < want.size() && g < got.size()) {
+    if (want[w] == '?') {
+      // Any dimension: digits up to the next 'x'.
+      size_t start = g;
+      while (g < got.size() && got[g] >= '0' && got[g] <= '9') {
+        ++g;
+      }
+      if (g == start || g == got.size() || got[g] != 'x') {
+        return false;
+      }
+      ++w;
+      continue;
+    }
+    if (want[w] != got[g]) {
+      return false;
+    }
+    ++w;
+    ++g;
+  }
+  return w == want.size() && g == got.size();
+}
+
 // "--input #2 ('2x3xf32=1 2 3')", long values shortened.
 std::string describeFlag(const char* flag, size_t index,
                          const std::string& text) {
@@ -463,9 +493,25 @@ int run(const Options& options) {
   if (!cc || !strata::tools::signatureArgs(cc, &args)) {
     return fail(expects + ", which strata-run cannot call");
   }
+  // An async-external function (strata-compile --async-exports) takes a
+  // wait fence and a signal fence after its inputs: strata-run passes no
+  // wait fence and a new signal fence, and waits for it before reading the
+  // results.
+  constexpr const char kAsyncSuffix[] = "$async";
+  bool async_external =
+      full_name.size() > sizeof(kAsyncSuffix) - 1 &&
+      full_name.compare(full_name.size() - (sizeof(kAsyncSuffix) - 1),
+                        std::string::npos, kAsyncSuffix) == 0 &&
+      args.size() >= 2 && args.substr(args.size() - 2) == "rr";
+  if (async_external) {
+    args.resize(args.size() - 2);
+  }
   if (options.inputs.size() != args.size()) {
     return fail(expects + ", got " + std::to_string(options.inputs.size()) +
-                (options.inputs.size() == 1 ? " input" : " inputs"));
+                (options.inputs.size() == 1 ? " input" : " inputs") +
+                (async_external ? " (besides its wait and signal fences, "
+                                  "which strata-run passes)"
+                                : ""));
   }
 
   status = strata_vm_list_create(args.size(), s.allocator, &s.inputs);
@@ -489,7 +535,7 @@ int run(const Options& options) {
                                     "arg" + std::to_string(i));
       std::string got = strata::tools::describeTensorType(tensor.shape,
                                                           tensor.element_type);
-      if (!want.empty() && want != got) {
+      if (!want.empty() && !tensorTypeMatches(want, got)) {
         return fail(where + ": argument " + std::to_string(i) + " of " +
                     full_name + " is a " + want + " tensor, not " + got);
       }
@@ -534,7 +580,28 @@ int run(const Options& options) {
     }
   }
 
+  strata_hal_fence_t* signal = nullptr;
+  if (async_external) {
+    status = strata_hal_fence_create_pending(s.allocator, &signal);
+    if (!status) {
+      status = strata_vm_list_push(s.inputs, strata_vm_variant_ref(nullptr));
+    }
+    if (!status) {
+      status = strata_vm_list_push(
+          s.inputs, strata_vm_variant_ref(strata_hal_fence_as_ref(signal)));
+    }
+    if (status) {
+      strata_hal_fence_release(signal);
+      return fail(consumeLine(status));
+    }
+  }
   status = strata_vm_invoke(s.context, function, s.inputs, s.outputs);
+  if (!status && signal) {
+    status = strata_hal_fence_wait(signal, STRATA_HAL_INFINITE_FUTURE);
+  }
+  if (signal) {
+    strata_hal_fence_release(signal);
+  }
   if (status) {
     std::string text = strata::tools::statusToString(status);
     strata_status_free(status);

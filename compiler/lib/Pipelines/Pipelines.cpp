@@ -47,6 +47,8 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
   if (wants(Phase::Flow)) {
     pm.addPass(flow::createFormDispatchesPass());
     pm.addPass(createCanonicalizerPass());
+    // The sizes of dynamic dimensions read once per value.
+    pm.addPass(createCSEPass());
   }
   // Phase::Stream adds nothing yet.
   if (wants(Phase::Hal)) {
@@ -57,7 +59,9 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     pm.addPass(hal::createCompileExecutablesPass(halOptions));
   }
   if (wants(Phase::VM)) {
-    pm.addPass(createConvertToVMPass());
+    ConvertToVMPassOptions vmOptions;
+    vmOptions.asyncExports = options.asyncExports;
+    pm.addPass(createConvertToVMPass(vmOptions));
     buildVMOptimizationPipeline(pm);
   }
 }
@@ -80,6 +84,10 @@ struct PhasePipelineOptions
   Option<std::string> targetCpu{*this, "target-cpu",
                                 llvm::cl::desc("kernel CPU or 'host'"),
                                 llvm::cl::init("host")};
+  Option<bool> asyncExports{
+      *this, "async-exports",
+      llvm::cl::desc("also export <name>$async with wait/signal fences"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -106,6 +114,7 @@ void mlir::strata::registerStrataPipelines() {
         PipelineOptions options;
         options.targetTriple = opts.targetTriple;
         options.targetCpu = opts.targetCpu;
+        options.asyncExports = opts.asyncExports;
         buildPhasePipeline(pm, from, to.value_or(Phase::VM), options);
       });
 }

@@ -104,6 +104,14 @@ llvm::cl::opt<std::string> targetTriple(
                    "e.g. aarch64-linux-gnu"),
     llvm::cl::init(""), llvm::cl::cat(category));
 
+llvm::cl::opt<bool> asyncExports(
+    "async-exports",
+    llvm::cl::desc("Also export <name>$async for each function with tensors "
+                   "in its signature: its arguments, then a wait fence and a "
+                   "signal fence; it returns once its work is submitted and "
+                   "signals the fence when the results are ready"),
+    llvm::cl::init(false), llvm::cl::cat(category));
+
 /// Checks that the input holds exactly one vm.module and nothing else.
 FailureOr<strata::vm::ModuleOp> findVMModule(ModuleOp root) {
   strata::vm::ModuleOp found;
@@ -181,6 +189,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     options.target = target;
     options.targetCpu = targetCpu;
     options.targetTriple = targetTriple;
+    options.asyncExports = asyncExports;
     strata::buildPhasePipeline(pm, from, *to, options);
   } else if (failed(findVMModule(*root))) {
     return failure();

@@ -132,6 +132,38 @@ void dispatch(const Loaded &loaded, uint32_t ordinal,
   REQUIRE(failures == 0);
 }
 
+int dispatchWorkgroup(const Loaded &loaded, uint32_t ordinal,
+                      const std::vector<std::pair<void *, size_t>> &bindings,
+                      const std::vector<uint32_t> &constants, uint32_t x) {
+  const mlir::strata::ExecutableExportInfo &info =
+      loaded.compiled.exports[ordinal];
+  std::vector<void *> ptrs;
+  std::vector<size_t> lengths;
+  for (const auto &binding : bindings) {
+    ptrs.push_back(binding.first);
+    lengths.push_back(binding.second);
+  }
+  strata_hal_executable_dispatch_state_v0_t state = {};
+  state.workgroup_count_x = info.workgroupCount[0];
+  state.workgroup_count_y = info.workgroupCount[1];
+  state.workgroup_count_z = static_cast<uint16_t>(info.workgroupCount[2]);
+  state.constant_count = static_cast<uint16_t>(constants.size());
+  state.constants = constants.data();
+  state.binding_count = static_cast<uint16_t>(bindings.size());
+  state.binding_ptrs = ptrs.data();
+  state.binding_lengths = lengths.data();
+  const strata_hal_executable_dispatch_attrs_v0_t *attrs =
+      strata_hal_executable_export_attrs(loaded.executable, ordinal);
+  std::vector<uint64_t> localMemory((attrs->local_memory_size + 7) / 8);
+  strata_hal_executable_workgroup_state_v0_t workgroup = {};
+  workgroup.workgroup_id_x = x;
+  workgroup.local_memory = localMemory.data();
+  workgroup.local_memory_size = attrs->local_memory_size;
+  return strata::hal::exportFunction(loaded.executable, ordinal)(
+      strata_hal_executable_environment(loaded.executable), &state,
+      &workgroup);
+}
+
 std::vector<float> ramp(size_t count, float scale, float offset) {
   std::vector<float> values(count);
   for (size_t i = 0; i < count; ++i) {

@@ -48,6 +48,13 @@ void dispatch(const Loaded &loaded, uint32_t ordinal,
               const std::vector<std::pair<void *, size_t>> &bindings,
               unsigned threads = 1);
 
+/// Runs workgroup (x, 0, 0) of export `ordinal` with push `constants` and
+/// returns what the dispatch function returns (0, or non-zero when it
+/// refuses the dispatch state).
+int dispatchWorkgroup(const Loaded &loaded, uint32_t ordinal,
+                      const std::vector<std::pair<void *, size_t>> &bindings,
+                      const std::vector<uint32_t> &constants, uint32_t x);
+
 template <typename T>
 std::pair<void *, size_t> binding(std::vector<T> &values) {
   return {values.data(), values.size() * sizeof(T)};

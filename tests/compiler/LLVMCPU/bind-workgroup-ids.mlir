@@ -52,3 +52,29 @@ func.func @two(%a: tensor<256x128xf32>) -> (tensor<256x128xf32>, tensor<256x128x
 func.func @identity(%a: tensor<4096xi8>) -> tensor<4096xi8> {
   return %a : tensor<4096xi8>
 }
+
+// -----
+
+// Dynamic rows: the bindings are bare pointers viewed with the sizes from
+// the trailing index arguments (the argument's rows, then the result's);
+// the result is an out-parameter. Row tiles of a static size are taken in
+// turn by the 64 workgroups: workgroup x runs tiles x, x + 64, ...
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK-SAME: (%[[A:.*]]: memref<0xf32>, %[[N:.*]]: index, %[[M:.*]]: index, %[[X:.*]]: index, %{{.*}}: index, %[[R:.*]]: memref<0xf32>)
+// CHECK-SAME: strata.binding_shapes = [array<i64: -2, 1024>, array<i64: -3, 1024>]
+// CHECK-SAME: strata.workgroup_count = array<i64: 64, 1, 1>
+// CHECK-DAG: %[[IN:.*]] = memref.reinterpret_cast %[[A]] to offset: [0], sizes: [%[[N]], 1024], strides: [1024, 1]
+// CHECK-DAG: %[[OUT:.*]] = memref.reinterpret_cast %[[R]] to offset: [0], sizes: [%[[M]], 1024], strides: [1024, 1]
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: scf.for %[[TILE:.*]] = %[[X]] to %{{.*}} step %[[C64]]
+// CHECK: memref.subview %[[IN]]
+// CHECK: memref.subview %[[OUT]]
+// CHECK: linalg.generic
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @dynamic_rows(%a: tensor<?x1024xf32>, %n: index, %m: index) -> tensor<?x1024xf32> {
+  %e = tensor.empty(%m) : tensor<?x1024xf32>
+  %r = linalg.add ins(%a, %a : tensor<?x1024xf32>, tensor<?x1024xf32>)
+                  outs(%e : tensor<?x1024xf32>) -> tensor<?x1024xf32>
+  return %r : tensor<?x1024xf32>
+}

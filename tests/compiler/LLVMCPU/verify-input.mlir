@@ -9,9 +9,26 @@ func.func @ok(%a: tensor<2x3xf32>, %b: tensor<i1>) -> tensor<2x3xf32> {
 
 // -----
 
-// expected-error @+2 {{argument 0 of type 'tensor<?xf32>' has a dynamic shape}}
-// expected-error @+1 {{result 0 of type 'tensor<?xf32>' has a dynamic shape}}
+// The sizes of dynamic dimensions are the trailing index arguments: one
+// for the argument's dimension, one for the result's.
+// CHECK-LABEL: func.func @dynamic_sized
+// CHECK-SAME: strata.input_count = 3 : i64
+func.func @dynamic_sized(%a: tensor<?xf32>, %n: index, %m: index) -> tensor<?xf32> {
+  return %a : tensor<?xf32>
+}
+
+// -----
+
+// expected-error @+2 {{argument 0 of type 'tensor<?xf32>' should be the index size of a dynamic dimension}}
+// expected-error @+1 {{the signature has 2 dynamic dimensions but only 1 arguments to give their sizes}}
 func.func @dynamic(%a: tensor<?xf32>) -> tensor<?xf32> {
+  return %a : tensor<?xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument 1 of type 'i32' should be the index size of a dynamic dimension}}
+func.func @dynamic_not_index(%a: tensor<?xf32>, %s: i32, %n: index) -> tensor<?xf32> {
   return %a : tensor<?xf32>
 }
 
@@ -37,15 +54,6 @@ func.func @scalar_first(%a: i32, %t: tensor<4xi32>) -> tensor<4xi32> {
 func.func @vector(%a: vector<4xi32>) -> tensor<4xi32> {
   %c = arith.constant dense<0> : tensor<4xi32>
   return %c : tensor<4xi32>
-}
-
-// -----
-
-func.func @inner(%a: tensor<4xf32>) -> tensor<4xf32> {
-  %c0 = arith.constant 0 : index
-  // expected-error @+1 {{type 'tensor<?xf32>': dynamic shapes are not supported}}
-  %s = tensor.extract_slice %a[%c0] [%c0] [1] : tensor<4xf32> to tensor<?xf32>
-  return %a : tensor<4xf32>
 }
 
 // -----

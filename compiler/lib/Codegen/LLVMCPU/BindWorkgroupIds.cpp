@@ -75,6 +75,11 @@ bool mayWriteOutsideTemporaries(Operation *op) {
   return writes;
 }
 
+// Workgroups of an export whose workgroup loop has run-time trip counts:
+// enough to keep any worker pool busy; the ones without a tile return at
+// once.
+constexpr int64_t kDynamicWorkgroups = 64;
+
 // Replaces the forall by its body, for the workgroup (ids[0], ids[1]).
 void inlineForall(scf::ForallOp forall, ArrayRef<Value> ids) {
   IRRewriter rewriter(forall.getContext());
@@ -101,6 +106,60 @@ void inlineForall(scf::ForallOp forall, ArrayRef<Value> ids) {
   // After bufferization the terminator (scf.forall.in_parallel) is empty.
   rewriter.eraseOp(body->getTerminator());
   rewriter.inlineBlockBefore(body, forall, ivs);
+  rewriter.eraseOp(forall);
+}
+
+// Replaces a forall whose trip counts are known only at run time by a loop
+// over its iterations, linearized: workgroup x runs iterations x, x + G,
+// x + 2G... of the kDynamicWorkgroups = G workgroups the grid has.
+void cycleForall(scf::ForallOp forall, Value id) {
+  IRRewriter rewriter(forall.getContext());
+  rewriter.setInsertionPoint(forall);
+  Location loc = forall.getLoc();
+  auto toValue = [&](OpFoldResult ofr) {
+    if (auto value = dyn_cast<Value>(ofr)) {
+      return value;
+    }
+    return arith::ConstantIndexOp::create(
+               rewriter, loc, cast<IntegerAttr>(cast<Attribute>(ofr)).getInt())
+        .getResult();
+  };
+  SmallVector<Value> lbs, steps, trips;
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value total = one;
+  for (auto [lb, ub, step] :
+       llvm::zip(forall.getMixedLowerBound(), forall.getMixedUpperBound(),
+                 forall.getMixedStep())) {
+    lbs.push_back(toValue(lb));
+    steps.push_back(toValue(step));
+    Value range = arith::SubIOp::create(rewriter, loc, toValue(ub), lbs.back());
+    Value count =
+        arith::CeilDivSIOp::create(rewriter, loc, range, steps.back());
+    count = arith::MaxSIOp::create(
+        rewriter, loc, count, arith::ConstantIndexOp::create(rewriter, loc, 0));
+    trips.push_back(count);
+    total = arith::MulIOp::create(rewriter, loc, total, count);
+  }
+  Value grid =
+      arith::ConstantIndexOp::create(rewriter, loc, kDynamicWorkgroups);
+  auto loop = scf::ForOp::create(rewriter, loc, id, total, grid);
+  rewriter.setInsertionPointToStart(loop.getBody());
+  // Row-major: the last dimension varies fastest.
+  SmallVector<Value> ivs(forall.getRank());
+  Value rest = loop.getInductionVar();
+  for (int64_t d = forall.getRank() - 1; d >= 0; --d) {
+    Value index = d == 0 ? rest
+                         : arith::RemUIOp::create(rewriter, loc, rest, trips[d])
+                               .getResult();
+    if (d != 0) {
+      rest = arith::DivUIOp::create(rewriter, loc, rest, trips[d]);
+    }
+    Value scaled = arith::MulIOp::create(rewriter, loc, index, steps[d]);
+    ivs[d] = arith::AddIOp::create(rewriter, loc, scaled, lbs[d]);
+  }
+  Block *body = forall.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, loop.getBody()->getTerminator(), ivs);
   rewriter.eraseOp(forall);
 }
 
@@ -141,10 +200,19 @@ bool bindFunction(func::FuncOp func) {
     ArrayRef<int64_t> lbs = forall.getStaticLowerBound();
     ArrayRef<int64_t> ubs = forall.getStaticUpperBound();
     ArrayRef<int64_t> steps = forall.getStaticStep();
+    if (forall.getNumResults() != 0) {
+      return false;
+    }
     if (llvm::any_of(lbs, ShapedType::isDynamic) ||
         llvm::any_of(ubs, ShapedType::isDynamic) ||
-        llvm::any_of(steps, ShapedType::isDynamic) || forall.getRank() > 2 ||
-        forall.getNumResults() != 0) {
+        llvm::any_of(steps, ShapedType::isDynamic)) {
+      cycleForall(forall, ids[0]);
+      counts[0] = kDynamicWorkgroups;
+      func->setAttr(kWorkgroupCountAttr,
+                    DenseI64ArrayAttr::get(context, counts));
+      return true;
+    }
+    if (forall.getRank() > 2) {
       return false;
     }
     for (unsigned dim = 0; dim < forall.getRank(); ++dim) {
@@ -166,6 +234,9 @@ bool bindFunction(func::FuncOp func) {
 } // namespace
 
 LogicalResult bufferizeExecutable(ModuleOp module) {
+  if (failed(bindDynamicShapes(module))) {
+    return failure();
+  }
   return runPassPipeline(
       module, "func.func(eliminate-empty-tensors),"
               "one-shot-bufferize{bufferize-function-boundaries "

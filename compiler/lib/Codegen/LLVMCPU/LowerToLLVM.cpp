@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "PassPipelines.h"
@@ -36,7 +37,8 @@ int64_t alignTo(int64_t value, int64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-// Places the function's temporaries (static memref.allocs): all of them at
+// Places the function's temporaries (memref.allocs, whose dynamic sizes
+// must have constant upper bounds): all of them at
 // the entry as allocas when they are small (never inside a loop, where each
 // iteration would grow the stack), else at fixed offsets of one local memory
 // argument, inserted after the workgroup ids, whose size is recorded in
@@ -49,29 +51,63 @@ LogicalResult placeTemporaries(func::FuncOp func) {
   func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
   func.walk([&](memref::DeallocOp dealloc) { deallocs.push_back(dealloc); });
   SmallVector<int64_t> offsets;
+  // The static type each temporary gets: a dynamic size is given room for
+  // its upper bound (tiles bound them) and viewed with its actual size.
+  SmallVector<MemRefType> placedTypes;
   int64_t total = 0;
   for (memref::AllocOp alloc : allocs) {
     MemRefType type = alloc.getType();
-    if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-        !alloc.getDynamicSizes().empty() ||
-        !alloc.getSymbolOperands().empty() ||
+    if (!type.getLayout().isIdentity() || !alloc.getSymbolOperands().empty() ||
         !type.getElementType().isIntOrFloat()) {
       return alloc.emitError() << "llvm-cpu kernels cannot allocate " << type
-                               << " (only static shapes with identity layouts)";
+                               << " (only identity layouts)";
     }
+    SmallVector<int64_t> shape(type.getShape());
+    unsigned dynamicIndex = 0;
+    for (int64_t &size : shape) {
+      if (!ShapedType::isDynamic(size)) {
+        continue;
+      }
+      Value dynamicSize = alloc.getDynamicSizes()[dynamicIndex++];
+      FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+          presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(dynamicSize),
+          /*stopCondition=*/nullptr, /*closedUB=*/true);
+      if (failed(bound)) {
+        return alloc.emitError()
+               << "llvm-cpu kernels cannot allocate " << type
+               << ": a dynamic size has no upper bound known at compile time";
+      }
+      size = std::max<int64_t>(*bound, 0);
+    }
+    placedTypes.push_back(MemRefType::get(shape, type.getElementType()));
     int64_t elementBytes =
         std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
     offsets.push_back(total);
-    total += alignTo(type.getNumElements() * elementBytes, kTemporaryAlignment);
+    total += alignTo(placedTypes.back().getNumElements() * elementBytes,
+                     kTemporaryAlignment);
   }
   for (memref::DeallocOp dealloc : deallocs) {
     rewriter.eraseOp(dealloc);
   }
+  // Replaces `alloc` by `placed`, viewed with the actual sizes when some
+  // are dynamic.
+  auto replace = [&](memref::AllocOp alloc, Value placed) {
+    if (alloc.getType().hasStaticShape()) {
+      rewriter.replaceOp(alloc, placed);
+      return;
+    }
+    rewriter.setInsertionPoint(alloc);
+    rewriter.replaceOp(alloc, createRowMajorView(rewriter, alloc.getLoc(),
+                                                 placed, alloc.getType(),
+                                                 alloc.getMixedSizes()));
+  };
   if (total <= kMaxStackBytes) {
-    for (memref::AllocOp alloc : allocs) {
+    for (auto [alloc, placedType] : llvm::zip(allocs, placedTypes)) {
       rewriter.setInsertionPointToStart(&entry);
-      rewriter.replaceOpWithNewOp<memref::AllocaOp>(alloc, alloc.getType(),
-                                                    alloc.getAlignmentAttr());
+      Value placed = memref::AllocaOp::create(rewriter, alloc.getLoc(),
+                                              placedType,
+                                              alloc.getAlignmentAttr());
+      replace(alloc, placed);
     }
     return success();
   }
@@ -89,12 +125,14 @@ LogicalResult placeTemporaries(func::FuncOp func) {
     return func.emitError() << "cannot add the local memory argument";
   }
   Value local = entry.getArgument(position);
-  for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
+  for (auto [alloc, offset, placedType] :
+       llvm::zip(allocs, offsets, placedTypes)) {
     rewriter.setInsertionPoint(alloc);
     Value offsetValue =
         arith::ConstantIndexOp::create(rewriter, alloc.getLoc(), offset);
-    rewriter.replaceOpWithNewOp<memref::ViewOp>(alloc, alloc.getType(), local,
-                                                offsetValue, ValueRange());
+    Value placed = memref::ViewOp::create(rewriter, alloc.getLoc(), placedType,
+                                          local, offsetValue, ValueRange());
+    replace(alloc, placed);
   }
   func->setAttr(
       kLocalMemorySizeAttr,

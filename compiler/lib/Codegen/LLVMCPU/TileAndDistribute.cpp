@@ -115,13 +115,49 @@ std::optional<Root> findRoot(func::FuncOp func) {
   return root;
 }
 
+// Tile sizes for a root with dynamic loop ranges: its first parallel loop
+// is cut into tiles of a static size, about kTargetWorkgroupBytes of work
+// each when that loop is the dynamic one (counting the static ranges
+// only). The tiles bound the size of every temporary, which must be static
+// to be placed (LowerToLLVM), and the workgroups take them in turn
+// (BindWorkgroupIds), since how many there are is known only at run time.
+SmallVector<int64_t> chooseDynamicTileSizes(linalg::LinalgOp root) {
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
+  auto first = llvm::find(iterators, utils::IteratorType::parallel);
+  if (first == iterators.end()) {
+    return {};
+  }
+  unsigned dim = std::distance(iterators.begin(), first);
+  int64_t staticBytes = 1;
+  for (Type resultType : root->getResultTypes()) {
+    Type elementType = getElementTypeOrSelf(resultType);
+    staticBytes = std::max<int64_t>(staticBytes,
+                                    elementType.getIntOrFloatBitWidth() / 8);
+  }
+  for (int64_t range : ranges) {
+    if (!ShapedType::isDynamic(range)) {
+      staticBytes *= std::max<int64_t>(range, 1);
+    }
+  }
+  int64_t size;
+  if (ShapedType::isDynamic(ranges[dim])) {
+    size = std::clamp<int64_t>(kTargetWorkgroupBytes / staticBytes, 1, 1024);
+  } else {
+    size = std::max<int64_t>(1, ceilDiv(ranges[dim], kMaxWorkgroups));
+  }
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  sizes[dim] = size;
+  return sizes;
+}
+
 // Tile sizes (0: not tiled) for the root's loops; empty when the root should
 // stay whole.
 SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
   if (llvm::any_of(ranges, ShapedType::isDynamic)) {
-    return {};
+    return chooseDynamicTileSizes(root);
   }
   SmallVector<unsigned> parallelDims;
   for (auto [dim, iterator] : llvm::enumerate(iterators)) {
@@ -166,10 +202,18 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
   return sizes;
 }
 
-LogicalResult distributeFunction(func::FuncOp func) {
+// Tiles `func`'s root over workgroups (an scf.forall), or, with
+// `sequential`, into scf.for loops that one workgroup runs: only roots with
+// dynamic ranges are tiled then, so their temporaries have bounded sizes.
+LogicalResult distributeFunction(func::FuncOp func, bool sequential) {
   std::optional<Root> root = findRoot(func);
   if (!root) {
     return success(); // one workgroup
+  }
+  bool dynamic =
+      llvm::any_of(root->op.getStaticLoopRanges(), ShapedType::isDynamic);
+  if (sequential && !dynamic) {
+    return success();
   }
   SmallVector<int64_t> sizes = chooseTileSizes(root->op);
   if (sizes.empty()) {
@@ -183,7 +227,9 @@ LogicalResult distributeFunction(func::FuncOp func) {
   }
   scf::SCFTilingOptions tilingOptions;
   tilingOptions.setTileSizes(tileSizes);
-  tilingOptions.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  tilingOptions.setLoopType(sequential
+                                ? scf::SCFTilingOptions::LoopType::ForOp
+                                : scf::SCFTilingOptions::LoopType::ForallOp);
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tilingOptions);
   // Fuse every producer; the returned ones also yield their tiles.
@@ -313,10 +359,11 @@ tileAndDistributeToWorkgroups(ModuleOp module,
       ->loadDialect<affine::AffineDialect, arith::ArithDialect, scf::SCFDialect,
                     tensor::TensorDialect>();
   for (auto func : module.getOps<func::FuncOp>()) {
-    if (!func.isPublic() || singleWorkgroup.contains(func.getSymName())) {
+    if (!func.isPublic()) {
       continue;
     }
-    if (failed(distributeFunction(func))) {
+    if (failed(distributeFunction(
+            func, singleWorkgroup.contains(func.getSymName())))) {
       return failure();
     }
   }

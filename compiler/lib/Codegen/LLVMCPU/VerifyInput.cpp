@@ -1,8 +1,8 @@
 //===- VerifyInput.cpp - the llvm-cpu target's input contract -------------===//
 //
 // Rejects what the code generator cannot compile, at the op that has it:
-// dynamic shapes, unranked tensors and element types the kernel ABI does not
-// carry. Checking up front keeps the errors at the user's ops instead of
+// unranked tensors, element types the kernel ABI does not carry, and
+// dynamic dimensions whose sizes the export does not take as arguments. Checking up front keeps the errors at the user's ops instead of
 // deep inside bufferization or the LLVM lowering.
 //
 //===----------------------------------------------------------------------===//
@@ -31,9 +31,6 @@ std::string checkBoundaryType(Type type) {
   if (!tensorType) {
     return "is not a ranked tensor";
   }
-  if (!tensorType.hasStaticShape()) {
-    return "has a dynamic shape";
-  }
   if (!isSupportedElementType(tensorType.getElementType())) {
     return "has an unsupported element type (supported: i1, i8, i16, i32, "
            "i64, f16, f32, f64)";
@@ -42,14 +39,11 @@ std::string checkBoundaryType(Type type) {
 }
 
 // Types inside a body: scalars, vectors and shaped types must use supported
-// element types (index is allowed inside), and tensors must be static.
+// element types (index is allowed inside), and be ranked.
 std::string checkBodyType(Type type) {
   if (auto shaped = dyn_cast<ShapedType>(type)) {
     if (isa<UnrankedTensorType, UnrankedMemRefType>(type)) {
       return "unranked shaped types are not supported";
-    }
-    if (!shaped.hasStaticShape()) {
-      return "dynamic shapes are not supported";
     }
     type = shaped.getElementType();
   }
@@ -100,6 +94,35 @@ LogicalResult verifyFunction(func::FuncOp func) {
                        << problem;
       ok = false;
     }
+  }
+  // The sizes of dynamic dimensions (of each tensor argument, then of each
+  // result) are the trailing index arguments.
+  int64_t dynamicDims = 0;
+  for (Type tensor : llvm::concat<const Type>(type.getInputs(),
+                                              type.getResults())) {
+    if (auto ranked = dyn_cast<RankedTensorType>(tensor)) {
+      dynamicDims += ranked.getNumDynamicDims();
+    }
+  }
+  int64_t inputCount = type.getNumInputs();
+  for (int64_t i = std::max<int64_t>(0, inputCount - dynamicDims);
+       i < inputCount; ++i) {
+    if (!type.getInput(i).isIndex()) {
+      func.emitError() << "argument " << i << " of type " << type.getInput(i)
+                       << " should be the index size of a dynamic dimension ("
+                       << dynamicDims
+                       << " trailing index arguments give the sizes of the "
+                          "dynamic dimensions of the tensor arguments, then "
+                          "of the results)";
+      ok = false;
+      break;
+    }
+  }
+  if (dynamicDims > inputCount) {
+    func.emitError() << "the signature has " << dynamicDims
+                     << " dynamic dimensions but only " << inputCount
+                     << " arguments to give their sizes";
+    ok = false;
   }
   if (func.isExternal()) {
     func.emitError() << "an export must have a body";

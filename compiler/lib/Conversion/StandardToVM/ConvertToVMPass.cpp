@@ -167,6 +167,7 @@ LogicalResult applyExpansions(ModuleOp module, RewritePatternSet &&patterns) {
 
 struct ConvertToVMPass
     : mlir::strata::impl::ConvertToVMPassBase<ConvertToVMPass> {
+  using ConvertToVMPassBase::ConvertToVMPassBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
@@ -184,6 +185,9 @@ struct ConvertToVMPass
                "conversion";
         return signalPassFailure();
       }
+    }
+    if (asyncExports) {
+      addAsyncExports(module);
     }
     HostTensorState hostState;
     if (failed(collectHostTensorState(module, hostState))) {
@@ -239,6 +243,7 @@ struct ConvertToVMPass
     if (failed(checkOps(module, convertible))) {
       return signalPassFailure();
     }
+    planHostDispatches(module, hostState);
 
     // Everything but existing vm.modules moves into one new vm.module; a
     // module that holds only vm.modules is left as it is.

@@ -20,6 +20,8 @@ constexpr llvm::StringLiteral kDispatchAttr = "strata.dispatch";
 constexpr llvm::StringLiteral kLibraryAttr = "strata.executable_library";
 constexpr llvm::StringLiteral kExecutableGlobal = "__executable";
 constexpr llvm::StringLiteral kFormatRodata = "__executable_format";
+constexpr llvm::StringLiteral kAsyncAttr = "strata.async";
+constexpr llvm::StringLiteral kAsyncSuffix = "$async";
 constexpr llvm::StringLiteral kLibraryRodata = "__executable_library";
 
 /// A hal import: name, inputs, results and variadic spans, as the hal
@@ -37,6 +39,7 @@ constexpr ImportSpec kImports[] = {
     {"hal.device.allocator", "r", "r", {}},
     {"hal.allocator.allocate", "rI", "r", {}},
     {"hal.buffer_view.buffer", "r", "r", {}},
+    {"hal.buffer_view.dim", "ri", "I", {}},
     {"hal.buffer.load", "rIi", "i", {}},
     {"hal.buffer_view.create", "rIIiiI", "r", {5, 1}},
     {"hal.buffer_view.assert", "rbiiI", "", {4, 1}},
@@ -46,7 +49,9 @@ constexpr ImportSpec kImports[] = {
     {"hal.command_buffer.execution_barrier", "r", "", {}},
     {"hal.command_buffer.dispatch", "rriiiiirII", "", {6, 1, 7, 3}},
     {"hal.device.queue.execute", "rrrr", "", {3, 1}},
+    {"hal.device.queue.barrier", "rrr", "", {}},
     {"hal.fence.create", "ri", "r", {}},
+    {"hal.fence.signal", "r", "", {}},
     {"hal.fence.await", "ir", "i", {1, 1}},
 };
 
@@ -65,9 +70,9 @@ Type specType(MLIRContext *context, char c) {
 
 Type refType(MLIRContext *context) { return vm::RefType::get(context, Type()); }
 
-int64_t byteSize(RankedTensorType type) {
+int64_t elementBytes(RankedTensorType type) {
   unsigned bits = type.getElementTypeBitWidth();
-  return type.getNumElements() * (bits < 8 ? 1 : bits / 8);
+  return bits < 8 ? 1 : bits / 8;
 }
 
 /// Builds vm ops for one host-side sequence.
@@ -102,14 +107,42 @@ public:
   }
   Type refTy() { return refType(ctx()); }
 
-  /// A buffer view over `buffer` with `type`'s shape and element type.
-  Value view(Value buffer, RankedTensorType type) {
-    SmallVector<Value> args = {buffer, i64(0), i64(byteSize(type)),
+  /// The dimensions of a `type` tensor: the static ones as constants, the
+  /// dynamic ones taken in order from `dynamicDims` (i64 values).
+  SmallVector<Value> dims(RankedTensorType type, ValueRange dynamicDims) {
+    SmallVector<Value> values;
+    unsigned next = 0;
+    for (int64_t dim : type.getShape()) {
+      values.push_back(ShapedType::isDynamic(dim) ? dynamicDims[next++]
+                                                  : i64(dim));
+    }
+    return values;
+  }
+
+  /// The bytes of a tensor of `type` with dimensions `dims`.
+  Value byteSize(RankedTensorType type, ValueRange dims) {
+    if (type.hasStaticShape()) {
+      return i64(type.getNumElements() * elementBytes(type));
+    }
+    Value size = i64(elementBytes(type));
+    for (auto [dim, value] : llvm::zip(type.getShape(), dims)) {
+      if (ShapedType::isDynamic(dim)) {
+        size = vm::MulI64Op::create(b, loc, b.getI64Type(), size, value);
+      } else if (dim != 1) {
+        size = vm::MulI64Op::create(b, loc, b.getI64Type(), size, i64(dim));
+      }
+    }
+    return size;
+  }
+
+  /// A buffer view over the first `bytes` of `buffer` with `type`'s
+  /// element type and `dims`.
+  Value view(Value buffer, Value offset, RankedTensorType type,
+             ValueRange dims, Value bytes) {
+    SmallVector<Value> args = {buffer, offset, bytes,
                                i32(*getHalElementType(type.getElementType())),
                                i32(0)};
-    for (int64_t dim : type.getShape()) {
-      args.push_back(i64(dim));
-    }
+    args.append(dims.begin(), dims.end());
     return callVariadic("hal.buffer_view.create", args,
                         {static_cast<int32_t>(type.getRank())}, refTy());
   }
@@ -152,28 +185,49 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
       // One-shot command buffer (mode 1), any category.
       group.commands = hal.call("hal.command_buffer.create",
                                 {group.device, hal.i32(1), hal.i32(0)}, ref);
-    }
-    if (plan.first) {
       group.executable = vm::GlobalLoadRefOp::create(
           rewriter, op.getLoc(), ref,
           FlatSymbolRefAttr::get(rewriter.getContext(), kExecutableGlobal));
+      if (plan.waitFor) {
+        group.waitFence = state.groups.lookup(*plan.waitFor).fence;
+      } else if (plan.waitForFence) {
+        group.waitFence = rewriter.getRemappedValue(plan.waitForFence);
+      }
+      if (plan.slabBytes) {
+        group.slab = hal.call("hal.allocator.allocate",
+                              {group.allocator, hal.i64(plan.slabBytes)}, ref);
+      }
     }
     Value device = group.device;
     Value allocator = group.allocator;
     Value commands = group.commands;
     Value executable = group.executable;
 
-    // Bindings: every tensor input's buffer, then a new buffer per result.
-    // Scalar inputs become push constants: 32-bit words, two (low first)
-    // for 64-bit values.
-    SmallVector<Value> bindings;
+    // Bindings (buffer, offset, length): every tensor input's buffer (a
+    // transient one's place in its slab), then each result's. Scalar
+    // inputs become push constants: 32-bit words, two (low first) for
+    // 64-bit values.
+    struct Binding {
+      Value buffer, offset, length;
+    };
+    SmallVector<Binding> bindings;
     SmallVector<Value> constants;
     Type i32 = rewriter.getI32Type();
     Type i64 = rewriter.getI64Type();
+    Value zero = hal.i64(0);
+    Value toEnd = hal.i64(-1);
     for (auto [original, input] :
          llvm::zip(op.getOperands(), adaptor.getOperands())) {
       if (isa<TensorType>(original.getType())) {
-        bindings.push_back(hal.call("hal.buffer_view.buffer", {input}, ref));
+        auto transient = state.transients.find(input);
+        if (transient != state.transients.end()) {
+          bindings.push_back({transient->second.slab,
+                              hal.i64(transient->second.offset),
+                              hal.i64(transient->second.bytes)});
+        } else {
+          bindings.push_back(
+              {hal.call("hal.buffer_view.buffer", {input}, ref), zero, toEnd});
+        }
         continue;
       }
       Value value = input;
@@ -193,14 +247,41 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
         constants.push_back(value);
       }
     }
-    SmallVector<Value> resultBuffers;
+    // The sizes of the results' dynamic dimensions are the call's last
+    // operands (flow's contract with the dispatch).
+    unsigned resultDynamicDims = 0;
     for (Type type : op.getResultTypes()) {
-      auto tensor = cast<RankedTensorType>(type);
-      resultBuffers.push_back(hal.call("hal.allocator.allocate",
-                                       {allocator, hal.i64(byteSize(tensor))},
-                                       ref));
+      resultDynamicDims += cast<RankedTensorType>(type).getNumDynamicDims();
     }
-    bindings.append(resultBuffers);
+    ValueRange dynamicDims =
+        adaptor.getOperands().take_back(resultDynamicDims);
+    struct Result {
+      Binding binding;
+      SmallVector<Value> dims;
+      Value bytes;
+      int64_t slabOffset; // -1: its own allocation
+    };
+    SmallVector<Result> results;
+    for (auto [index, type] : llvm::enumerate(op.getResultTypes())) {
+      auto tensor = cast<RankedTensorType>(type);
+      Result result;
+      result.dims =
+          hal.dims(tensor, dynamicDims.take_front(tensor.getNumDynamicDims()));
+      dynamicDims = dynamicDims.drop_front(tensor.getNumDynamicDims());
+      result.bytes = hal.byteSize(tensor, result.dims);
+      result.slabOffset =
+          index < plan.slabOffsets.size() ? plan.slabOffsets[index] : -1;
+      if (result.slabOffset >= 0) {
+        result.binding = {group.slab, hal.i64(result.slabOffset),
+                          result.bytes};
+      } else {
+        result.binding = {hal.call("hal.allocator.allocate",
+                                   {allocator, result.bytes}, ref),
+                          zero, toEnd};
+      }
+      bindings.push_back(result.binding);
+      results.push_back(result);
+    }
 
     if (plan.barrier) {
       hal.call("hal.command_buffer.execution_barrier", {commands});
@@ -212,32 +293,59 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
                                hal.i32(dispatch.workgroups[1]),
                                hal.i32(dispatch.workgroups[2])};
     args.append(constants);
-    Value zero = hal.i64(0);
-    Value toEnd = hal.i64(-1);
-    for (Value buffer : bindings) {
-      args.append({buffer, zero, toEnd});
+    for (const Binding &binding : bindings) {
+      args.append({binding.buffer, binding.offset, binding.length});
     }
     hal.callVariadic("hal.command_buffer.dispatch", args,
                      {static_cast<int32_t>(constants.size()),
                       static_cast<int32_t>(bindings.size())});
     // The views only describe the buffers; nothing reads them before the
-    // group's wait.
+    // host awaits the group's fence (or a later one of its chain). A
+    // transient result has no view: only dispatches of this group read it,
+    // through its place in the slab; a null ref stands for it.
     SmallVector<Value> views;
-    for (auto [buffer, type] : llvm::zip(resultBuffers, op.getResultTypes())) {
-      views.push_back(hal.view(buffer, cast<RankedTensorType>(type)));
+    for (auto [result, type] : llvm::zip(results, op.getResultTypes())) {
+      auto tensor = cast<RankedTensorType>(type);
+      if (result.slabOffset >= 0) {
+        Value placeholder =
+            vm::ConstRefZeroOp::create(rewriter, op.getLoc(), ref);
+        state.transients[placeholder] = {
+            group.slab, result.slabOffset,
+            tensor.getNumElements() * elementBytes(tensor)};
+        views.push_back(placeholder);
+        continue;
+      }
+      views.push_back(hal.view(result.binding.buffer, result.binding.offset,
+                               tensor, result.dims, result.bytes));
     }
     if (plan.last) {
       hal.call("hal.command_buffer.finalize", {commands});
-      Value fence = hal.call("hal.fence.create", {device, hal.i32(0)}, ref);
-      Value noWait =
-          vm::ConstRefZeroOp::create(rewriter, op.getLoc(), ref).getResult();
+      group.fence = hal.call("hal.fence.create", {device, hal.i32(0)}, ref);
+      Value wait = group.waitFence
+                       ? group.waitFence
+                       : vm::ConstRefZeroOp::create(rewriter, op.getLoc(), ref)
+                             .getResult();
       hal.callVariadic("hal.device.queue.execute",
-                       {device, noWait, fence, commands}, {1});
-      // A negative timeout waits for as long as it takes; a failed dispatch
-      // fails the await with its error.
-      hal.callVariadic("hal.fence.await", {hal.i32(-1), fence}, {1},
-                       rewriter.getI32Type());
-      state.groups.erase(plan.group);
+                       {device, wait, group.fence, commands}, {1});
+      if (plan.signalBefore) {
+        // The caller learns of the results through its signal fence.
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPoint(plan.signalBefore);
+        HalBuilder signalHal(rewriter, plan.signalBefore->getLoc());
+        signalHal.call("hal.device.queue.barrier",
+                       {device, group.fence,
+                        rewriter.getRemappedValue(plan.signalFence)});
+      }
+      if (plan.awaitBefore) {
+        // A negative timeout waits for as long as it takes; a failed
+        // dispatch fails the await with its error.
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPoint(plan.awaitBefore);
+        HalBuilder awaitHal(rewriter, plan.awaitBefore->getLoc());
+        awaitHal.callVariadic("hal.fence.await",
+                              {awaitHal.i32(-1), group.fence}, {1},
+                              rewriter.getI32Type());
+      }
     }
     rewriter.replaceOp(op, views);
     return success();
@@ -257,25 +365,31 @@ struct ExtractConversion : OpConversionPattern<tensor::ExtractOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto type = dyn_cast<RankedTensorType>(op.getTensor().getType());
     Type resultType = getTypeConverter()->convertType(op.getType());
-    if (!type || !type.hasStaticShape() || !resultType) {
-      return rewriter.notifyMatchFailure(op, "not a static tensor");
+    if (!type || !resultType) {
+      return rewriter.notifyMatchFailure(op, "not a ranked tensor");
     }
     Location loc = op.getLoc();
     HalBuilder hal(rewriter, loc);
     Type i32 = rewriter.getI32Type();
     Type i64 = rewriter.getI64Type();
-    // Row-major element index, then bytes.
+    // Row-major element index, then bytes; dynamic dimensions are read
+    // from the view.
     Value linear = hal.i64(0);
-    int64_t stride = 1;
-    SmallVector<int64_t> strides(type.getRank());
+    Value stride = hal.i64(1);
     for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-      strides[d] = stride;
-      stride *= type.getDimSize(d);
-    }
-    for (auto [index, value] : llvm::enumerate(adaptor.getIndices())) {
-      Value term = vm::MulI64Op::create(rewriter, loc, i64, value,
-                                        hal.i64(strides[index]));
+      Value term = vm::MulI64Op::create(rewriter, loc, i64,
+                                        adaptor.getIndices()[d], stride);
       linear = vm::AddI64Op::create(rewriter, loc, i64, linear, term);
+      if (d == 0) {
+        break;
+      }
+      Value size =
+          type.isDynamicDim(d)
+              ? hal.call("hal.buffer_view.dim",
+                         {adaptor.getTensor(), hal.i32(static_cast<int32_t>(d))},
+                         i64)
+              : hal.i64(type.getDimSize(d));
+      stride = vm::MulI64Op::create(rewriter, loc, i64, stride, size);
     }
     unsigned bits = type.getElementTypeBitWidth();
     int64_t bytes = bits < 8 ? 1 : bits / 8;
@@ -304,6 +418,32 @@ struct ExtractConversion : OpConversionPattern<tensor::ExtractOp> {
       }
     }
     rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// tensor.dim of a host tensor: the view's dimension (a static one is
+/// folded before this).
+struct DimConversion : OpConversionPattern<tensor::DimOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tensor::DimOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getSource().getType());
+    std::optional<int64_t> index = op.getConstantIndex();
+    if (!type || !index || *index < 0 || *index >= type.getRank()) {
+      return rewriter.notifyMatchFailure(op, "not a constant dimension");
+    }
+    HalBuilder hal(rewriter, op.getLoc());
+    Value dim =
+        type.isDynamicDim(*index)
+            ? hal.call("hal.buffer_view.dim",
+                       {adaptor.getSource(),
+                        hal.i32(static_cast<int32_t>(*index))},
+                       rewriter.getI64Type())
+            : hal.i64(type.getDimSize(*index));
+    rewriter.replaceOp(op, dim);
     return success();
   }
 };
@@ -348,56 +488,186 @@ std::optional<int32_t> mlir::strata::getHalElementType(Type elementType) {
 
 namespace {
 
-/// Groups the dispatch calls of each block of `func` (see
-/// HostTensorState::CallPlan). Runs before the dispatch declarations go, so
-/// a call is a dispatch when its callee carries kDispatchAttr.
+/// Whether the host must have the results of earlier dispatches before
+/// `op` runs: it reads tensors (other than their shapes), holds regions
+/// that touch tensors, or ends the block (the wait is not carried across
+/// blocks).
+bool needsDispatchResults(Operation &op) {
+  auto hasTensor = [](TypeRange types) {
+    return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
+  };
+  if (op.hasTrait<OpTrait::IsTerminator>()) {
+    return true;
+  }
+  if (isa<tensor::DimOp, util::OptimizationBarrierOp>(op)) {
+    return false;
+  }
+  if (hasTensor(op.getOperandTypes())) {
+    return true;
+  }
+  if (op.getNumRegions() == 0) {
+    return false;
+  }
+  WalkResult touches = op.walk([&](Operation *nested) {
+    return hasTensor(nested->getOperandTypes()) ||
+                   hasTensor(nested->getResultTypes())
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return touches.wasInterrupted();
+}
+
+/// Places the results of `calls` (one group) that only later dispatches of
+/// the group read, with static shapes, in one transient slab: one
+/// allocation for the group's intermediates.
+void planTransients(ArrayRef<Operation *> calls, HostTensorState &state) {
+  constexpr int64_t kSlabAlignment = 64;
+  SmallPtrSet<Operation *, 8> group(calls.begin(), calls.end());
+  int64_t total = 0;
+  for (Operation *call : calls) {
+    HostTensorState::CallPlan &plan = state.calls[call];
+    plan.slabOffsets.assign(call->getNumResults(), -1);
+    for (OpResult result : call->getResults()) {
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      bool transient =
+          type && type.hasStaticShape() && !result.use_empty() &&
+          llvm::all_of(result.getUsers(),
+                       [&](Operation *user) { return group.contains(user); });
+      if (!transient) {
+        continue;
+      }
+      plan.slabOffsets[result.getResultNumber()] = total;
+      int64_t bytes = type.getNumElements() * elementBytes(type);
+      total += (bytes + kSlabAlignment - 1) / kSlabAlignment * kSlabAlignment;
+    }
+  }
+  state.calls[calls.front()].slabBytes = total;
+}
+
+/// Before `op`: the host waits for `fence` (a function argument, so the vm
+/// ops can be written before the conversion; it maps their operand).
+void awaitFence(Operation &op, Value fence) {
+  OpBuilder b(&op);
+  HalBuilder hal(b, op.getLoc());
+  hal.callVariadic("hal.fence.await", {hal.i32(-1), fence}, {1},
+                   b.getI32Type());
+}
+
+/// Before an async-external return with no device work pending: the signal
+/// fence is signaled now, or once the wait fence is (if nothing waited for
+/// it).
+void signalAtReturn(Operation &op, Value waitFence, Value signalFence) {
+  OpBuilder b(&op);
+  HalBuilder hal(b, op.getLoc());
+  if (!waitFence) {
+    hal.call("hal.fence.signal", {signalFence});
+    return;
+  }
+  Value device = hal.call("hal.devices.get", {hal.i32(0)}, hal.refTy());
+  hal.call("hal.device.queue.barrier", {device, waitFence, signalFence});
+}
+
+/// Groups the dispatch calls of each block of `func` and chains the groups
+/// (see HostTensorState::CallPlan).
 void planGroups(func::FuncOp func, HostTensorState &state) {
-  ModuleOp module = func->getParentOfType<ModuleOp>();
   auto isDispatch = [&](Operation *op) {
     auto call = dyn_cast<func::CallOp>(op);
-    if (!call) {
-      return false;
-    }
-    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
-    return callee && callee->hasAttr(kDispatchAttr);
+    return call && state.dispatches.contains(call.getCallee());
   };
   auto hasTensor = [](TypeRange types) {
     return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
   };
   unsigned nextGroup = state.calls.size();
-  // Every block, also those of scf regions on the host (lowered to cf
-  // later; the ops keep their identity).
+  // An async-external function starts with its wait fence pending, and
+  // hands what is pending at a return to its signal fence.
+  Value entryFence, signalFence;
+  if (func->hasAttr(kAsyncAttr)) {
+    Block &entry = func.getBody().front();
+    entryFence = entry.getArgument(entry.getNumArguments() - 2);
+    signalFence = entry.getArgument(entry.getNumArguments() - 1);
+  }
+  // Every block (scf is lowered to cf by now, so each op planned here
+  // keeps its identity until the conversion reaches it).
   func.walk([&](Block *blockPtr) {
     Block &block = *blockPtr;
-    Operation *last = nullptr;
-    SmallPtrSet<Operation *, 8> inGroup;
+    SmallVector<Operation *> groupCalls; // of the open group
     unsigned group = 0;
+    // The last group submitted and not yet awaited, and its last call.
+    std::optional<unsigned> pending;
+    Operation *pendingLast = nullptr;
+    // The function's wait fence, until something waits for it.
+    Value pendingFence = block.isEntryBlock() ? entryFence : Value();
     auto close = [&]() {
-      if (last) {
-        state.calls[last].last = true;
+      if (groupCalls.empty()) {
+        return;
       }
-      last = nullptr;
-      inGroup.clear();
+      state.calls[groupCalls.back()].last = true;
+      planTransients(groupCalls, state);
+      pending = group;
+      pendingLast = groupCalls.back();
+      groupCalls.clear();
     };
     for (Operation &op : block) {
       if (isDispatch(&op)) {
-        bool first = !last;
-        if (first) {
+        HostTensorState::CallPlan plan;
+        plan.first = groupCalls.empty();
+        if (plan.first) {
           group = nextGroup++;
+          // The chain goes on: this group's submission waits for the
+          // pending one, whose wait the host leaves to this group's.
+          plan.waitFor = pending;
+          if (!pending) {
+            plan.waitForFence = pendingFence;
+          }
+          pending.reset();
+          pendingLast = nullptr;
+          pendingFence = Value();
         }
-        bool barrier = llvm::any_of(op.getOperands(), [&](Value v) {
-          return v.getDefiningOp() && inGroup.contains(v.getDefiningOp());
+        plan.group = group;
+        plan.last = false;
+        plan.barrier = llvm::any_of(op.getOperands(), [&](Value v) {
+          return v.getDefiningOp() &&
+                 llvm::is_contained(groupCalls, v.getDefiningOp());
         });
-        state.calls[&op] = {group, first, /*last=*/false, barrier};
-        inGroup.insert(&op);
-        last = &op;
+        state.calls[&op] = plan;
+        groupCalls.push_back(&op);
         continue;
       }
-      // Scalar work may sit between dispatches; anything that touches a
-      // tensor or has effects waits for the group.
-      if (!isMemoryEffectFree(&op) || op.getNumRegions() != 0 ||
-          hasTensor(op.getOperandTypes()) || hasTensor(op.getResultTypes())) {
+      // Scalar work may sit between dispatches, and reads of shapes (the
+      // views exist as soon as the dispatch is recorded); anything else
+      // that touches a tensor or has effects ends the group.
+      if (isa<tensor::DimOp>(op)) {
+        continue;
+      }
+      if (op.hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(&op) ||
+          op.getNumRegions() != 0 || hasTensor(op.getOperandTypes()) ||
+          hasTensor(op.getResultTypes())) {
         close();
+      }
+      if (signalFence && isa<func::ReturnOp>(op)) {
+        // An async-external return: what is pending goes to the signal
+        // fence; the host does not wait.
+        if (pendingLast) {
+          state.calls[pendingLast].signalBefore = &op;
+          state.calls[pendingLast].signalFence = signalFence;
+        } else {
+          signalAtReturn(op, pendingFence, signalFence);
+        }
+        pending.reset();
+        pendingLast = nullptr;
+        pendingFence = Value();
+        continue;
+      }
+      if (!needsDispatchResults(op)) {
+        continue;
+      }
+      if (pendingLast) {
+        state.calls[pendingLast].awaitBefore = &op;
+        pending.reset();
+        pendingLast = nullptr;
+      } else if (pendingFence) {
+        awaitFence(op, pendingFence);
+        pendingFence = Value();
       }
     }
     close();
@@ -418,12 +688,6 @@ LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
     state.libraryFormat = format.getValue().str();
     state.library = bytes.getValue().str();
     module->removeAttr(kLibraryAttr);
-  }
-  // Group the calls while the dispatch declarations still mark them.
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (!func.isDeclaration()) {
-      planGroups(func, state);
-    }
   }
   for (auto func :
        llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
@@ -452,7 +716,11 @@ LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
       std::string text;
       llvm::raw_string_ostream os(text);
       for (int64_t dim : tensor.getShape()) {
-        os << dim << "x";
+        if (ShapedType::isDynamic(dim)) {
+          os << "?x";
+        } else {
+          os << dim << "x";
+        }
       }
       tensor.getElementType().print(os);
       return text;
@@ -474,6 +742,43 @@ LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
     }
   }
   return success();
+}
+
+void mlir::strata::addAsyncExports(ModuleOp module) {
+  auto hasTensor = [](TypeRange types) {
+    return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
+  };
+  SmallVector<func::FuncOp> exports;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    FunctionType type = func.getFunctionType();
+    if (func.isPublic() && !func.isDeclaration() &&
+        (hasTensor(type.getInputs()) || hasTensor(type.getResults()))) {
+      exports.push_back(func);
+    }
+  }
+  for (func::FuncOp func : exports) {
+    OpBuilder builder(func);
+    builder.setInsertionPointAfter(func);
+    auto twin = cast<func::FuncOp>(builder.clone(*func));
+    twin.setSymName((func.getSymName() + kAsyncSuffix).str());
+    Type ref = refType(module.getContext());
+    unsigned count = twin.getNumArguments();
+    if (failed(twin.insertArguments({count, count}, {ref, ref}, {{}, {}},
+                                    {func.getLoc(), func.getLoc()}))) {
+      func.emitError("cannot add the fence arguments of its async twin");
+      continue;
+    }
+    twin->setAttr(kAsyncAttr, builder.getUnitAttr());
+  }
+}
+
+void mlir::strata::planHostDispatches(ModuleOp module,
+                                      HostTensorState &state) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isDeclaration()) {
+      planGroups(func, state);
+    }
+  }
 }
 
 void mlir::strata::materializeHostTensorSupport(vm::ModuleOp vmModule,
@@ -539,7 +844,7 @@ void mlir::strata::populateHostTensorToVMPatterns(
     HostTensorState &state) {
   patterns.add<DispatchCallConversion>(typeConverter, patterns.getContext(),
                                        state);
-  patterns.add<ExtractConversion, OptimizationBarrierConversion>(
+  patterns.add<ExtractConversion, DimConversion, OptimizationBarrierConversion>(
       typeConverter, patterns.getContext());
 }
 
@@ -577,8 +882,9 @@ void mlir::strata::finalizeHostTensorSupport(vm::ModuleOp vmModule,
           entryBlock.getArgument(check.argument), hal.rodata(name),
           hal.i32(*getHalElementType(check.type.getElementType())),
           hal.i32(0)};
+      // A dynamic dimension is -1: any size.
       for (int64_t dim : check.type.getShape()) {
-        args.push_back(hal.i64(dim));
+        args.push_back(hal.i64(ShapedType::isDynamic(dim) ? -1 : dim));
       }
       hal.callVariadic("hal.buffer_view.assert", args,
                        {static_cast<int32_t>(check.type.getRank())});

@@ -33,24 +33,59 @@ struct HostTensorState {
   /// How each dispatch call is submitted. Consecutive dispatch calls of a
   /// block (scalar ops between them allowed) form one group: one command
   /// buffer, an execution barrier before a dispatch that reads an earlier
-  /// one's result, one submission and one wait after the last.
+  /// one's result, and one submission after the last, which signals the
+  /// group's fence (its timepoint). Groups of a block form a chain: each
+  /// submission waits for the previous group's fence, and the host waits
+  /// only before the first op that needs the data (a read-back, a call, a
+  /// return, a branch...), for the fence of the last group before it. The
+  /// host code between groups runs while the device works.
   struct CallPlan {
     unsigned group;
     bool first;
     bool last;
     bool barrier;
+    /// On a group's first call: the group whose fence its submission
+    /// waits for, if any, or else a fence the function was given (the wait
+    /// fence of an async-external function).
+    std::optional<unsigned> waitFor;
+    Value waitForFence;
+    /// On a group's last call: the op the host awaits the group's fence
+    /// before (null when a later group of the chain takes over the wait).
+    Operation *awaitBefore = nullptr;
+    /// On a group's last call in an async-external function: the return
+    /// before which the group's fence is forwarded to the signal fence
+    /// (a queue barrier) instead of awaited.
+    Operation *signalBefore = nullptr;
+    Value signalFence;
+    /// Bytes of the group's transient slab (on its first call), and where
+    /// each of this call's results lives in it (-1: its own allocation).
+    /// A result is transient when only dispatches of its own group read
+    /// it and its shape is static.
+    int64_t slabBytes = 0;
+    SmallVector<int64_t> slabOffsets;
   };
   llvm::DenseMap<Operation *, CallPlan> calls;
   /// Per group, while the conversion runs: the device, its allocator, the
-  /// command buffer the group's dispatches are recorded into and the
-  /// executable they dispatch.
+  /// command buffer the group's dispatches are recorded into, the
+  /// executable they dispatch, the fence its submission waits for (or
+  /// null), its transient slab and, once submitted, its fence.
   struct GroupValues {
     Value device;
     Value allocator;
     Value commands;
     Value executable;
+    Value waitFence;
+    Value slab;
+    Value fence;
   };
   llvm::DenseMap<unsigned, GroupValues> groups;
+  /// Views of transient results: the slab and offset a dispatch binds.
+  struct TransientView {
+    Value slab;
+    int64_t offset;
+    int64_t bytes;
+  };
+  llvm::DenseMap<Value, TransientView> transients;
   std::string libraryFormat;
   std::string library;
   llvm::StringMap<SmallVector<EntryCheck>> entryChecks;
@@ -69,6 +104,16 @@ std::optional<int32_t> getHalElementType(Type elementType);
 /// `state` and erases them. Fails, reporting at the op, on a dispatch the
 /// hal phase did not compile.
 LogicalResult collectHostTensorState(ModuleOp module, HostTensorState &state);
+
+/// With --async-exports: adds `<name>$async` (wait fence, signal fence
+/// appended; `strata.async` marks it) next to each public function with
+/// tensors in its signature.
+void addAsyncExports(ModuleOp module);
+
+/// Plans how the dispatch calls of each block are grouped, chained and
+/// awaited (HostTensorState::CallPlan). Runs once scf is lowered to cf, right
+/// before the conversion: the plan points at ops it must find unchanged.
+void planHostDispatches(ModuleOp module, HostTensorState &state);
 
 /// Adds to `vmModule` the hal imports, the library rodata, the executable
 /// global and the initializer that creates it.

@@ -25,10 +25,9 @@ VMTypeConverter::VMTypeConverter() {
     }
     return std::nullopt;
   });
-  // A tensor on the host is a hal.buffer_view (static shapes so far).
+  // A tensor on the host is a hal.buffer_view, which carries its shape.
   addConversion([](RankedTensorType type) -> std::optional<Type> {
-    if (!type.hasStaticShape() ||
-        !getHalElementType(type.getElementType())) {
+    if (!getHalElementType(type.getElementType())) {
       return std::nullopt;
     }
     return vm::RefType::get(type.getContext(), Type());

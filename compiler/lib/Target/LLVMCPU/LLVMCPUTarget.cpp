@@ -138,6 +138,36 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
       uint64_t elementBytes =
           std::max<uint64_t>(1, (memref.getElementTypeBitWidth() + 7) / 8);
       kernel.bindingBytes.push_back(memref.getNumElements() * elementBytes);
+      kernel.bindingSizeArgs.emplace_back();
+    }
+    // Bindings with dynamic sizes hold their static part times the sizes
+    // the dispatch is called with.
+    if (auto shapes =
+            func->getAttrOfType<ArrayAttr>(llvmcpu::kBindingShapesAttr)) {
+      if (shapes.size() != kernel.bindingBytes.size()) {
+        return func.emitError() << "llvm-cpu: " << shapes.size()
+                                << " binding shapes for "
+                                << kernel.bindingBytes.size() << " bindings";
+      }
+      unsigned binding = 0;
+      for (Type type : func.getFunctionType().getInputs()) {
+        auto memref = dyn_cast<MemRefType>(type);
+        if (!memref) {
+          continue;
+        }
+        uint64_t bytes =
+            std::max<uint64_t>(1, (memref.getElementTypeBitWidth() + 7) / 8);
+        for (int64_t size :
+             cast<DenseI64ArrayAttr>(shapes[binding]).asArrayRef()) {
+          if (size >= 0) {
+            bytes *= static_cast<uint64_t>(size);
+          } else {
+            kernel.bindingSizeArgs[binding].push_back(
+                static_cast<uint32_t>(-1 - size));
+          }
+        }
+        kernel.bindingBytes[binding++] = bytes;
+      }
     }
     info.bindingCount = static_cast<uint32_t>(kernel.bindingBytes.size());
     compiled.exports.push_back(info);

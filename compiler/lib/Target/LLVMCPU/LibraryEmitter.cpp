@@ -14,6 +14,7 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
 
 namespace mlir::strata::llvmcpu {
@@ -101,6 +102,10 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
         loadAt(builder, ptrType, dispatchState, kDispatchBindingLengthsOffset);
     enough = builder.getTrue();
     for (uint32_t i = 0; i < bindingCount; ++i) {
+      if (i < exported.bindingSizeArgs.size() &&
+          !exported.bindingSizeArgs[i].empty()) {
+        continue; // checked against its sizes below
+      }
       llvm::Value *slot =
           builder.CreateConstInBoundsGEP1_64(builder.getInt64Ty(), lengths, i);
       llvm::Value *length = builder.CreateLoad(builder.getInt64Ty(), slot);
@@ -170,6 +175,35 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
   }
   for (uint32_t i = 0; i < exported.resultCount; ++i) {
     args.push_back(loadBinding(nextBinding++));
+  }
+  // Bindings with dynamic dimensions: the length must cover the static
+  // part times the sizes the push constants give, computed without
+  // overflow (an overflowing product fails the dispatch).
+  if (llvm::any_of(exported.bindingSizeArgs,
+                   [](const auto &sizes) { return !sizes.empty(); })) {
+    llvm::Value *lengths =
+        loadAt(builder, ptrType, dispatchState, kDispatchBindingLengthsOffset);
+    llvm::Value *ok = builder.getTrue();
+    for (auto [binding, sizes] : llvm::enumerate(exported.bindingSizeArgs)) {
+      if (sizes.empty()) {
+        continue;
+      }
+      llvm::Value *needed = builder.getInt64(exported.bindingBytes[binding]);
+      for (uint32_t arg : sizes) {
+        llvm::Value *product = builder.CreateBinaryIntrinsic(
+            llvm::Intrinsic::umul_with_overflow, needed, args[arg]);
+        needed = builder.CreateExtractValue(product, 0);
+        ok = builder.CreateAnd(
+            ok, builder.CreateNot(builder.CreateExtractValue(product, 1)));
+      }
+      llvm::Value *slot = builder.CreateConstInBoundsGEP1_64(
+          builder.getInt64Ty(), lengths, binding);
+      llvm::Value *length = builder.CreateLoad(builder.getInt64Ty(), slot);
+      ok = builder.CreateAnd(ok, builder.CreateICmpUGE(length, needed));
+    }
+    auto *call = llvm::BasicBlock::Create(context, "call", function);
+    builder.CreateCondBr(ok, call, fail);
+    builder.SetInsertPoint(call);
   }
   builder.CreateCall(kernel->getFunctionType(), kernel, args);
   builder.CreateRet(builder.getInt32(0));

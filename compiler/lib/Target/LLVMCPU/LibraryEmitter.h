@@ -27,6 +27,10 @@ struct KernelExport {
   /// Bytes each binding must hold (inputs, then results); the dispatch
   /// function fails (returns non-zero) when a binding is shorter.
   std::vector<uint64_t> bindingBytes;
+  /// For each binding, the inputs (index arguments, push constants) whose
+  /// values multiply its bindingBytes: the sizes of its dynamic dimensions.
+  /// The product is checked for overflow.
+  std::vector<std::vector<uint32_t>> bindingSizeArgs;
 };
 
 /// Adds to `module` one dispatch function per export (the ABI's

@@ -43,19 +43,21 @@ module @mlp attributes {strata.executable_library = {format = "embedded-elf-x86_
 // -----
 
 // Consecutive dispatches share one command buffer and one wait; a dispatch
-// that reads an earlier one's result waits for it at a barrier. Any other
-// use of a tensor ends the group.
+// that reads an earlier one's result waits for it at a barrier. A result
+// only the group's dispatches read lives in the group's transient slab and
+// gets no view. Any other use of a tensor ends the group.
 // CHECK-LABEL: vm.module @chain
 // CHECK: vm.func @f(
 // CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create
 // CHECK: %[[GEXE:.*]] = vm.global.load.ref @__executable
+// CHECK: %[[SLAB:.*]] = vm.call.import @hal.allocator.allocate(%{{.*}}, %[[SLABBYTES:.*]])
 // CHECK-NOT: vm.global.load.ref
-// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]]
-// CHECK: vm.call.variadic @hal.buffer_view.create
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]], {{.*}}, %[[SLAB]], %{{.*}}, %{{.*}}) segments [0, 2]
+// CHECK-NOT: vm.call.variadic @hal.buffer_view.create
 // CHECK-NOT: vm.global.load.ref
 // CHECK: vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
 // CHECK-NOT: vm.global.load.ref
-// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]]
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]], {{.*}}, %[[SLAB]], %{{.*}}, %{{.*}}, %{{.*}}) segments [0, 2]
 // CHECK-NOT: vm.global.load.ref
 // CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]]
 // CHECK-NOT: vm.global.load.ref
@@ -84,6 +86,35 @@ module @chain attributes {strata.executable_library = {format = "embedded-elf-x8
 
 // -----
 
+// Groups chain: host work that does not touch tensors (a call with
+// effects) ends a group without a wait; the next group's submission waits
+// for the first's fence, and the host awaits only the last fence, before
+// the return. The work between runs while the device does.
+// CHECK-LABEL: vm.module @timepoints
+// CHECK: vm.func @f(
+// CHECK: %[[F1:.*]] = vm.call.import @hal.fence.create
+// CHECK: vm.call.variadic @hal.device.queue.execute(%{{.*}}, %{{.*}}, %[[F1]], %{{.*}}) segments [1]
+// CHECK-NOT: vm.call.variadic @hal.fence.await
+// CHECK: vm.call.import @clock.tick
+// CHECK: %[[F2:.*]] = vm.call.import @hal.fence.create
+// CHECK: vm.call.variadic @hal.device.queue.execute(%{{.*}}, %[[F1]], %[[F2]], %{{.*}}) segments [1]
+// CHECK-NOT: vm.call.variadic @hal.fence.await(%{{.*}}, %[[F1]])
+// CHECK: vm.call.variadic @hal.fence.await(%{{.*}}, %[[F2]]) segments [1]
+// CHECK-NEXT: vm.return
+module @timepoints attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+  func.func @f(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, i32) {
+    %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %t = call @clock.tick() : () -> i32
+    %1 = call @d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    return %0, %1, %t : tensor<4xf32>, tensor<4xf32>, i32
+  }
+  func.func private @clock.tick() -> i32
+  func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 1, 1, 1>}}
+  func.func private @d1(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 1 : i32, workgroup_count = array<i32: 1, 1, 1>}}
+}
+
+// -----
+
 // A function that only passes a tensor through checks it and needs no
 // executable; unused hal imports are dropped.
 // CHECK-LABEL: vm.module @pass
@@ -98,4 +129,31 @@ module @pass {
   func.func @same(%t: tensor<3xi8>) -> tensor<3xi8> {
     return %t : tensor<3xi8>
   }
+}
+
+// -----
+
+// Dynamic dimensions: the entry check takes -1 for any size, tensor.dim
+// reads the view, the result is allocated by the size the dispatch is
+// given (its last operand), and its view is created with that dimension.
+// CHECK-LABEL: vm.module @dynamic
+// CHECK: vm.func @rows(%[[A:.*]]: !vm.ref<?>) -> !vm.ref<?>
+// CHECK-DAG: %[[ANY:.*]] = vm.const.i64 -1
+// CHECK-DAG: %[[C8:.*]] = vm.const.i64 8
+// CHECK: vm.call.variadic @hal.buffer_view.assert(%[[A]], %{{.*}}, %{{.*}}, %{{.*}}, %[[ANY]], %[[C8]]) segments [2]
+// CHECK: %[[N:.*]] = vm.call.import @hal.buffer_view.dim(%[[A]], %{{.*}}) : (!vm.ref<?>, i32) -> i64
+// CHECK: %[[BYTES4:.*]] = vm.mul.i64 %{{.*}}, %[[N]]
+// CHECK: %[[BYTES:.*]] = vm.mul.i64 %[[BYTES4]], %{{.*}}
+// CHECK: %[[OUT:.*]] = vm.call.import @hal.allocator.allocate(%{{.*}}, %[[BYTES]])
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch
+// CHECK: vm.call.variadic @hal.buffer_view.create(%[[OUT]], %{{.*}}, %[[BYTES]], %{{.*}}, %{{.*}}, %[[N]], %{{.*}}) segments [2]
+// CHECK: vm.export @rows {reflection = {arg0 = "?x8xf32", result0 = "?x8xf32"}}
+module @dynamic attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+  func.func @rows(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
+    %c0 = arith.constant 0 : index
+    %n = tensor.dim %a, %c0 : tensor<?x8xf32>
+    %0 = call @rows_dispatch_0_elementwise_Dx8_f32(%a, %n, %n) : (tensor<?x8xf32>, index, index) -> tensor<?x8xf32>
+    return %0 : tensor<?x8xf32>
+  }
+  func.func private @rows_dispatch_0_elementwise_Dx8_f32(tensor<?x8xf32>, index, index) -> tensor<?x8xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 64, 1, 1>}}
 }

@@ -33,9 +33,9 @@ func.func @vector_argument(%a: vector<4xf32>) -> vector<4xf32> {
 
 // -----
 
-// A tensor on the host is a hal.buffer_view: static shapes only.
-// expected-error @+1 {{unsupported type 'tensor<?xi32>' in conversion to vm}}
-func.func private @tensor.import(tensor<?xi32>) -> i32
+// A tensor on the host is a hal.buffer_view: ranked tensors only.
+// expected-error @+1 {{unsupported type 'tensor<*xi32>' in conversion to vm}}
+func.func private @tensor.import(tensor<*xi32>) -> i32
 
 // -----
 

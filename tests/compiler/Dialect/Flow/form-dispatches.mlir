@@ -89,3 +89,30 @@ module @scalars {
     return %r : tensor<4xf32>
   }
 }
+
+// -----
+
+// Dynamic dimensions: the dispatch takes its tensors, its scalars (the row
+// count the tensor.empty inside needs, the factor), then the sizes of the
+// dynamic dimensions of its tensor argument and of its result, read on the
+// host from the argument's view.
+// CHECK-LABEL: func.func @scale_rows
+// CHECK-SAME: (%[[A:.*]]: tensor<?x8xf32>, %[[S:.*]]: f32)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[N:.*]] = tensor.dim %[[A]], %[[C0]]
+// CHECK: %[[R:.*]] = call @scale_rows_dispatch_0_elementwise_Dx8_f32(%[[A]], %[[N]], %[[S]], %{{.*}}, %{{.*}}) : (tensor<?x8xf32>, index, f32, index, index) -> tensor<?x8xf32>
+// CHECK: return %[[R]]
+// CHECK: func.func @scale_rows_dispatch_0_elementwise_Dx8_f32(%[[KA:.*]]: tensor<?x8xf32>, %[[KN:.*]]: index, %[[KS:.*]]: f32, %{{.*}}: index, %{{.*}}: index) -> tensor<?x8xf32>
+// CHECK: tensor.empty(%[[KN]]) : tensor<?x8xf32>
+func.func @scale_rows(%a: tensor<?x8xf32>, %s: f32) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.mulf %x, %s : f32
+      linalg.yield %y : f32
+  } -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringSet.h"
@@ -30,6 +31,11 @@ inline constexpr llvm::StringLiteral kWorkgroupCountAttr =
 /// one more argument, the local memory, after the workgroup ids.
 inline constexpr llvm::StringLiteral kLocalMemorySizeAttr =
     "strata.local_memory_size";
+/// On exports with dynamic shapes: one DenseI64ArrayAttr per binding
+/// (tensor inputs, then results), a static size as itself and a dynamic one
+/// as -1 - (the index of the argument that holds it).
+inline constexpr llvm::StringLiteral kBindingShapesAttr =
+    "strata.binding_shapes";
 
 /// Checks the input contract of compileExecutable (static ranked tensors of
 /// supported element types at the function boundary and inside) and records
@@ -50,6 +56,15 @@ tileAndDistributeToWorkgroups(ModuleOp module,
 
 /// One-shot bufferization across function boundaries with identity layouts;
 /// results become trailing out-parameters.
+/// Gives exports with dynamic shapes bare-pointer bindings viewed with
+/// their run-time sizes and out-parameter results (DynamicShapes.cpp).
+LogicalResult bindDynamicShapes(ModuleOp module);
+
+/// `source` (any memref with room for the elements) viewed as `type`, an
+/// identity-layout memref, with `sizes` and compact row-major strides.
+Value createRowMajorView(OpBuilder &b, Location loc, Value source,
+                         MemRefType type, ArrayRef<OpFoldResult> sizes);
+
 LogicalResult bufferizeExecutable(ModuleOp module);
 
 /// Replaces the workgroup scf.forall of each export by the workgroup ids,

@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
@@ -119,7 +121,11 @@ std::string describe(Operation *root) {
   if (!dims.empty()) {
     name += "_";
     name += llvm::join(llvm::map_range(dims,
-                                       [](int64_t d) { return std::to_string(d); }),
+                                       [](int64_t d) {
+                                         return ShapedType::isDynamic(d)
+                                                    ? std::string("D")
+                                                    : std::to_string(d);
+                                       }),
                        "x");
   }
   std::string type;
@@ -137,6 +143,58 @@ SmallVector<Value> readValues(Operation *op) {
     values.insert(above.begin(), above.end());
   }
   return values.takeVector();
+}
+
+/// The size of dimension `dim` of `tensor`, as an index value on the host,
+/// built with `b` (before the root being outlined). Sizes of what the
+/// dispatch computes come from what it computes them from (a destination,
+/// a tensor.empty's operands, or the op's own shape reification); sizes of
+/// host tensors are read from their buffer views (tensor.dim).
+Value resolveDim(OpBuilder &b, Location loc, Value tensor, int64_t dim,
+                 const llvm::function_ref<bool(Operation *)> &inDispatch) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (!type.isDynamicDim(dim)) {
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
+  }
+  Operation *def = tensor.getDefiningOp();
+  if (def && inDispatch(def)) {
+    if (auto empty = dyn_cast<tensor::EmptyOp>(def)) {
+      return empty.getDynamicSize(dim);
+    }
+    auto result = cast<OpResult>(tensor);
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(def)) {
+      return resolveDim(b, loc,
+                        dps.getDpsInitOperand(result.getResultNumber())->get(),
+                        dim, inDispatch);
+    }
+    if (auto reifiable = dyn_cast<ReifyRankedShapedTypeOpInterface>(def)) {
+      ReifiedRankedShapedTypeDims shapes;
+      if (succeeded(reifiable.reifyResultShapes(b, shapes))) {
+        OpFoldResult size = shapes[result.getResultNumber()][dim];
+        if (auto attr = dyn_cast<Attribute>(size)) {
+          return arith::ConstantIndexOp::create(
+              b, loc, cast<IntegerAttr>(attr).getInt());
+        }
+        Value value = cast<Value>(size);
+        // The reification reads its operands' sizes; those of values the
+        // dispatch computes are resolved in turn.
+        if (auto dimOp = value.getDefiningOp<tensor::DimOp>()) {
+          std::optional<int64_t> index = dimOp.getConstantIndex();
+          Operation *source = dimOp.getSource().getDefiningOp();
+          if (index && source && inDispatch(source)) {
+            Value resolved =
+                resolveDim(b, loc, dimOp.getSource(), *index, inDispatch);
+            if (dimOp->use_empty()) {
+              dimOp->erase();
+            }
+            return resolved;
+          }
+        }
+        return value;
+      }
+    }
+  }
+  return tensor::DimOp::create(b, loc, tensor, dim);
 }
 
 class DispatchFormer {
@@ -157,17 +215,17 @@ private:
   SmallVector<func::FuncOp> kernels;
 };
 
-/// Whether dispatches can take and produce `type`: static shapes of the
-/// element types the kernels and the runtime's buffer views both have.
-/// Reports at `loc` otherwise.
+/// Whether dispatches can take and produce `type`: ranked tensors (static
+/// or dynamic dimensions) of the element types the kernels and the
+/// runtime's buffer views both have. Reports at `loc` otherwise.
 LogicalResult checkTensorType(Type type, Location loc) {
   if (!isa<TensorType>(type)) {
     return success();
   }
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape()) {
+  if (!tensor) {
     return emitError(loc, "tensor type ")
-           << type << " has a dynamic shape, which is not supported yet";
+           << type << " is unranked, which is not supported";
   }
   Type element = tensor.getElementType();
   bool supported = element.isInteger(1) || element.isInteger(8) ||
@@ -201,8 +259,9 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
         return WalkResult::interrupt();
       }
     }
-    // tensor.extract reads one element back on the host (after a wait).
-    if (!isHostControlFlow(op) && !isa<tensor::ExtractOp>(op) &&
+    // tensor.extract reads one element back on the host (after a wait);
+    // tensor.dim reads the buffer view's shape.
+    if (!isHostControlFlow(op) && !isa<tensor::ExtractOp, tensor::DimOp>(op) &&
         hasTensorType(op->getOperandTypes()) &&
         !hasTensorType(op->getResultTypes())) {
       op->emitError("'") << op->getName()
@@ -293,8 +352,37 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
     return failure();
   }
   // Scalars computed on the host reach the kernel as push constants; they
-  // follow the tensors in its signature.
+  // follow the tensors in its signature. Then come the sizes of the
+  // dynamic dimensions of each tensor input, then of each result, in
+  // order: the kernel's bindings are shaped by them and the host allocates
+  // the results by them (this order is the contract with the code
+  // generator, which finds them as the trailing index arguments).
   inputs.insert(scalars.begin(), scalars.end());
+  SmallVector<Value> operands(inputs.begin(), inputs.end());
+  {
+    OpBuilder dimBuilder(root);
+    auto inDispatch = [&](Operation *op) { return ops.contains(op); };
+    for (Value input : inputs.getArrayRef()) {
+      if (auto tensor = dyn_cast<RankedTensorType>(input.getType())) {
+        for (int64_t d = 0; d < tensor.getRank(); ++d) {
+          if (tensor.isDynamicDim(d)) {
+            operands.push_back(resolveDim(dimBuilder, root->getLoc(), input,
+                                          d, inDispatch));
+          }
+        }
+      }
+    }
+    for (Value result : root->getResults()) {
+      if (auto tensor = dyn_cast<RankedTensorType>(result.getType())) {
+        for (int64_t d = 0; d < tensor.getRank(); ++d) {
+          if (tensor.isDynamicDim(d)) {
+            operands.push_back(resolveDim(dimBuilder, root->getLoc(), result,
+                                          d, inDispatch));
+          }
+        }
+      }
+    }
+  }
 
   // Named after the op that does the most work: a fused producer (the
   // matmul of matmul + bias) rather than its elementwise consumer.
@@ -310,14 +398,15 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
   OpBuilder builder(root->getContext());
   builder.setInsertionPointToEnd(executable.getBody());
   SmallVector<Type> inputTypes;
-  for (Value input : inputs) {
-    inputTypes.push_back(input.getType());
+  for (Value operand : operands) {
+    inputTypes.push_back(operand.getType());
   }
   auto type = builder.getFunctionType(inputTypes, root->getResultTypes());
   auto kernel = func::FuncOp::create(builder, root->getLoc(), name, type);
   Block *body = kernel.addEntryBlock();
   IRMapping mapping;
-  mapping.map(inputs.getArrayRef(), body->getArguments());
+  mapping.map(inputs.getArrayRef(),
+              body->getArguments().take_front(inputs.size()));
   builder.setInsertionPointToStart(body);
   for (Operation *op : ops) {
     builder.clone(*op, mapping);
@@ -344,7 +433,7 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
   OpBuilder callBuilder(root);
   auto call = func::CallOp::create(callBuilder, root->getLoc(),
                                    kernel.getSymName(), root->getResultTypes(),
-                                   inputs.getArrayRef());
+                                   operands);
   root->replaceAllUsesWith(call.getResults());
   root->erase();
   // Producers computed inside the dispatch had the root as their only user.

@@ -28,8 +28,13 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
        a private declaration of the same name marked `strata.dispatch`.
     4. Dispatches with the same body share one function.
 
-    Shapes must be static; a scalar operand of a tensor op that is not a
-    constant is an error at the op (push constants are still to come).
+    Scalars the dispatch reads from the host (index, i1..i64, f32, f64)
+    become arguments after its tensors; the host passes them as push
+    constants. Dimensions may be dynamic: after the scalars come the sizes
+    of every dynamic dimension of each tensor argument, then of each
+    result, in order. The host computes them before the call, from the
+    buffer views of host tensors (`tensor.dim`) or from what the dispatch
+    computes its results from (a `tensor.empty`'s sizes, a destination's).
 
     Example:
 
