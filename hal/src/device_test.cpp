@@ -592,12 +592,14 @@ TEST_CASE("a failing kernel fails the signal fence and everyone downstream") {
     CAPTURE(label);
     Device device(config);
     Buffer untouched(64), out(64 * 4), a(64 * 4);
-    // The failing dispatch, then a fill that must never run.
+    // The failing dispatch, then (after a barrier) a fill that must never
+    // run.
     CommandBuffer failing(STRATA_HAL_COMMAND_BUFFER_MODE_ONE_SHOT);
     const uint32_t one[3] = {1, 1, 1};
     REQUIRE(consume(strata_hal_command_buffer_dispatch(
                 failing, executable, kFailAlways, one, nullptr, 0, nullptr,
                 0)) == "OK");
+    REQUIRE(consume(strata_hal_command_buffer_barrier(failing)) == "OK");
     REQUIRE(consume(strata_hal_command_buffer_fill(failing, untouched, 0, 64,
                                                    0xFF, 1)) == "OK");
     failing.finalize();
@@ -934,14 +936,28 @@ TEST_CASE("submitting a prerecorded command buffer allocates nothing") {
     {
       Device device(config, counter.get());
       constexpr uint32_t n = 256;
-      Buffer a(n * 4), out(n * 4);
-      CommandBuffer one, many;
+      constexpr uint32_t kWide = 12;
+      Buffer a(n * 4), out(n * 4), wide_out(kWide * n * 4);
+      // one: a dispatch; many: a chain of 50 dependent dispatches, each
+      // after a barrier; wide: a batch of kWide independent dispatches,
+      // more than a submission record holds inline.
+      CommandBuffer one, many, wide;
       recordElementwise(one, executable, kAdd, a, a, out, n);
       for (int i = 0; i < 50; ++i) {
+        REQUIRE(consume(strata_hal_command_buffer_barrier(many)) == "OK");
         recordElementwise(many, executable, kAdd, a, out, out, n);
+      }
+      for (uint32_t i = 0; i < kWide; ++i) {
+        const uint32_t count[3] = {n / 64, 1, 1};
+        const strata_hal_buffer_binding_t bindings[] = {
+            {a, 0, UINT64_MAX}, {a, 0, UINT64_MAX}, {wide_out, i * n * 4, n * 4}};
+        REQUIRE(consume(strata_hal_command_buffer_dispatch(
+                    wide, executable, kAdd, count, &n, 1, bindings, 3)) ==
+                "OK");
       }
       one.finalize();
       many.finalize();
+      wide.finalize();
       // Warm up: a few submission records in flight at once (barriers, so
       // that nothing writes the buffers concurrently), then a dispatch.
       {
@@ -958,17 +974,30 @@ TEST_CASE("submitting a prerecorded command buffer allocates nothing") {
         Fence done_one;
         REQUIRE(execute(device, nullptr, done_one, one) == "OK");
         REQUIRE(done_one.wait() == "OK");
+        // Four records queued at once, one after the other on fences: each
+        // grows its job storage for wide's batch, once. Enough grown
+        // records that one is free whenever wide is submitted below.
+        std::vector<Fence> wide_fences(5);
+        for (size_t i = 0; i + 1 < wide_fences.size(); ++i) {
+          REQUIRE(execute(device, wide_fences[i], wide_fences[i + 1], wide) ==
+                  "OK");
+        }
+        REQUIRE(consume(strata_hal_fence_signal(wide_fences[0])) == "OK");
+        REQUIRE(wide_fences.back().wait() == "OK");
       }
       // Let the last records return to the free list.
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       int before = counter.allocs.load();
       for (int i = 0; i < 10; ++i) {
-        Fence done_one, done_many;
+        Fence done_one, done_many, done_wide;
         REQUIRE(execute(device, nullptr, done_one, one) == "OK");
         REQUIRE(execute(device, done_one, done_many, many) == "OK");
         REQUIRE(done_many.wait() == "OK");
+        REQUIRE(execute(device, nullptr, done_wide, wide) == "OK");
+        REQUIRE(done_wide.wait() == "OK");
       }
       CHECK(counter.allocs.load() - before == 0);
+      CHECK(out.data<float>()[n - 1] == (1 + 10 * 50) * 2 * a.data<float>()[n - 1]);
     }
     CHECK(counter.live.load() == 0);
   }

@@ -229,36 +229,52 @@ void TaskPool::submitTask(PoolTask* task) {
 }
 
 void TaskPool::publishJob(PoolJob* job) {
+  job->publish_next = nullptr;
+  publishJobs(job);
+}
+
+void TaskPool::publishJobs(PoolJob* first) {
   State& state = *state_;
-  uint64_t total = job->workgroup_total;
-  // Small chunks balance load; a few per worker keep the counter cool.
-  uint64_t chunk = total / (uint64_t(worker_count_) * 4);
-  chunk = chunk < 1 ? 1 : (chunk > 64 ? 64 : chunk);
-  job->chunk = static_cast<uint32_t>(chunk);
-  job->failed.store(false, std::memory_order_relaxed);
-  job->failure_code = 0;
-  job->failure_local_memory = 0;
-  job->next_index.store(0, std::memory_order_relaxed);
-  job->active_workers = 0;
+  uint64_t useful = 0;
+  uint32_t count = 0;
+  for (PoolJob* job = first; job; job = job->publish_next) {
+    uint64_t total = job->workgroup_total;
+    // Small chunks balance load; a few per worker keep the counter cool.
+    uint64_t chunk = total / (uint64_t(worker_count_) * 4);
+    chunk = chunk < 1 ? 1 : (chunk > 64 ? 64 : chunk);
+    job->chunk = static_cast<uint32_t>(chunk);
+    job->failed.store(false, std::memory_order_relaxed);
+    job->failure_code = 0;
+    job->failure_local_memory = 0;
+    job->next_index.store(0, std::memory_order_relaxed);
+    job->active_workers = 0;
+    if (useful < worker_count_) {
+      useful += (total + chunk - 1) / chunk;
+    }
+    ++count;
+  }
   {
     std::lock_guard<std::mutex> lock(state.mutex);
-    job->listed = true;
-    job->list_next = nullptr;
-    job->list_prev = state.job_tail;
-    if (state.job_tail) {
-      state.job_tail->list_next = job;
-    } else {
-      state.job_head = job;
+    // Workers find the jobs only under this lock; once it is released
+    // they may complete them, so nothing below touches a job again.
+    for (PoolJob* job = first; job; job = job->publish_next) {
+      job->listed = true;
+      job->list_next = nullptr;
+      job->list_prev = state.job_tail;
+      if (state.job_tail) {
+        state.job_tail->list_next = job;
+      } else {
+        state.job_head = job;
+      }
+      state.job_tail = job;
     }
-    state.job_tail = job;
-    state.work_available.fetch_add(1, std::memory_order_seq_cst);
+    state.work_available.fetch_add(count, std::memory_order_seq_cst);
   }
-  uint64_t useful = (total + chunk - 1) / chunk;
   if (useful > worker_count_) {
     useful = worker_count_;
   }
   // The publishing worker takes part itself.
-  if (onWorkerThread()) {
+  if (onWorkerThread() && useful) {
     --useful;
   }
   wake(static_cast<uint32_t>(useful));
@@ -279,6 +295,17 @@ bool TaskPool::runOne(Worker& worker) {
       }
       state.work_available.fetch_sub(1, std::memory_order_seq_cst);
     } else if ((job = state.job_head)) {
+      // The first job that still has workgroups to claim. A listed job
+      // whose last workgroups are running elsewhere is only worth entering
+      // (to unlist it) when no other job has work.
+      for (PoolJob* candidate = job; candidate;
+           candidate = candidate->list_next) {
+        if (candidate->next_index.load(std::memory_order_relaxed) <
+            candidate->workgroup_total) {
+          job = candidate;
+          break;
+        }
+      }
       ++job->active_workers;
     } else {
       return false;
