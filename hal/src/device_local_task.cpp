@@ -32,11 +32,10 @@ void endBatch(Submission* submission) {
   for (size_t i = 0; i < submission->batch_job_count; ++i) {
     const PoolJob& job = submission->jobs[i].job;
     if (job.failed.load(std::memory_order_relaxed)) {
-      finishSubmission(submission,
-                       makeDispatchFailure(submission->jobs[i].dispatch,
-                                           job.failure_code,
-                                           job.failure_workgroup,
-                                           job.failure_local_memory));
+      finishSubmission(
+          submission,
+          makeDispatchFailure(submission->jobs[i].dispatch, job.failure_code,
+                              job.failure_workgroup, job.failure_local_memory));
       return;
     }
   }
@@ -49,8 +48,7 @@ void endBatch(Submission* submission) {
 // the batch.
 void onJobComplete(PoolJob* job, uint32_t /*worker_index*/) {
   auto* submission = static_cast<Submission*>(job->user);
-  if (submission->batch_pending.fetch_sub(1, std::memory_order_acq_rel) ==
-      1) {
+  if (submission->batch_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     endBatch(submission);
   }
 }
@@ -62,8 +60,8 @@ bool nextBatch(Submission* submission) {
     if (submission->cb_index >= submission->command_buffer_count) {
       return false;
     }
-    submission->command = commandBufferFirst(
-        submission->command_buffers[submission->cb_index++]);
+    submission->command =
+        commandBufferFirst(submission->command_buffers[submission->cb_index++]);
   }
   return true;
 }
