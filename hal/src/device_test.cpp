@@ -638,7 +638,7 @@ TEST_CASE("a wait fence of several semaphores waits for all of them") {
   }
 }
 
-TEST_CASE("fill and copy run in order on the queue") {
+TEST_CASE("fills and copies separated by barriers run in order") {
   for (const Config& config : kConfigs) {
     std::string label = config.label;
     CAPTURE(label);
@@ -650,6 +650,9 @@ TEST_CASE("fill and copy run in order on the queue") {
     REQUIRE(consume(strata_hal_command_buffer_barrier(cb)) == "OK");
     REQUIRE(consume(strata_hal_command_buffer_copy(cb, a, 0, b, 128, 64)) ==
             "OK");
+    // Each of the next two touches what the copy reads or writes: barriers
+    // keep them after it (commands between barriers may run in any order).
+    REQUIRE(consume(strata_hal_command_buffer_barrier(cb)) == "OK");
     REQUIRE(consume(strata_hal_command_buffer_fill(cb, a, 2, 4, 0xBEEF, 2)) ==
             "OK");
     // Overlapping copy inside b: [128, 192) moves to [120, 184).
