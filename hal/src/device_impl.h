@@ -139,6 +139,7 @@ strata_status_t makeDispatchFailure(const DispatchCommand* command, int code,
                                     uint32_t local_memory_size);
 
 // The next command of a submission, advancing its cursor; NULL at the end.
+// (local-sync; local-task walks the cursor a batch at a time.)
 const Command* nextCommand(Submission* submission);
 
 // local-task: starts a resolved submission on the pool (never inline).
