@@ -82,13 +82,16 @@ struct Submission {
   // local-task: the batch in flight. jobs has room for the largest batch of
   // the submission's command buffers (sized when it is queued, so running
   // allocates nothing); jobs [0, batch_job_count) hold the batch's
-  // dispatches in recording order. batch_pending counts the jobs not yet
-  // completed, plus one while the worker that published them still runs
-  // the batch's fills and copies; whoever takes it to zero ends the batch.
+  // dispatches in recording order. When batch_counted, batch_pending
+  // counts the jobs not yet completed, plus one while the worker that
+  // published them still runs the batch's fills and copies, and whoever
+  // takes it to zero ends the batch; otherwise (one dispatch and nothing
+  // else, as in chains) the job's completion ends the batch.
   BatchJob* jobs = nullptr;
   size_t job_capacity = kInlineJobs;
   BatchJob inline_jobs[kInlineJobs];
   size_t batch_job_count = 0;
+  bool batch_counted = false;
   std::atomic<size_t> batch_pending{0};
 
   // Device bookkeeping, guarded by the device mutex.

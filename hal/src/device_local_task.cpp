@@ -48,7 +48,8 @@ void endBatch(Submission* submission) {
 // the batch.
 void onJobComplete(PoolJob* job, uint32_t /*worker_index*/) {
   auto* submission = static_cast<Submission*>(job->user);
-  if (submission->batch_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  if (!submission->batch_counted ||
+      submission->batch_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     endBatch(submission);
   }
 }
@@ -129,9 +130,13 @@ void advance(Submission* submission) {
     }
     submission->batch_job_count = job_count;
     // One extra count while this worker runs the fills and copies, so that
-    // the batch cannot end (and the record be recycled) under it.
-    submission->batch_pending.store(job_count + (has_inline ? 1 : 0),
-                                    std::memory_order_relaxed);
+    // the batch cannot end (and the record be recycled) under it. A lone
+    // job needs no count: its completion ends the batch.
+    size_t pending = job_count + (has_inline ? 1 : 0);
+    submission->batch_counted = pending > 1;
+    if (submission->batch_counted) {
+      submission->batch_pending.store(pending, std::memory_order_relaxed);
+    }
     pool->publishJobs(first);
     if (!has_inline) {
       // The jobs may have completed already: the submission is not ours.
