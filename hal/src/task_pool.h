@@ -108,7 +108,7 @@ private:
 
   void workerMain(uint32_t index);
   bool runOne(Worker& worker);
-  void runJob(Worker& worker, PoolJob* job);
+  PoolJob* runJob(Worker& worker, PoolJob* job);
   void wake(uint32_t count);
   bool hasWork() const;
 
