@@ -44,23 +44,41 @@ void freeRecord(strata_allocator_t allocator, Submission* submission) {
   if (submission->command_buffers != submission->inline_command_buffers) {
     strata_allocator_free(allocator, submission->command_buffers);
   }
+  if (submission->jobs != submission->inline_jobs) {
+    for (size_t i = 0; i < submission->job_capacity; ++i) {
+      submission->jobs[i].~BatchJob();
+    }
+    strata_allocator_free(allocator, submission->jobs);
+  }
   submission->~Submission();
   strata_allocator_free(allocator, submission);
 }
 
 // Takes a record from the free list (or allocates one) with room for
-// command_buffer_count command buffers and timepoint_count timepoints, and
-// links it into the live list with one reference.
+// command_buffer_count command buffers, timepoint_count timepoints and
+// job_count local-task jobs, and links it into the live list with one
+// reference.
 strata_status_t acquireSubmission(strata_hal_device_t* device, SubmissionOp op,
                                   size_t command_buffer_count,
-                                  size_t timepoint_count,
+                                  size_t timepoint_count, size_t job_count,
                                   Submission** out_submission) {
   *out_submission = nullptr;
   Submission* submission = nullptr;
   {
     std::lock_guard<std::mutex> lock(device->mutex);
-    if ((submission = device->free_head)) {
-      device->free_head = submission->free_next;
+    Submission** link = &device->free_head;
+    if (job_count > kInlineJobs) {
+      // A wide batch takes a record already grown for it, if one is free,
+      // so that records do not all grow one after the other.
+      for (Submission** it = link; *it; it = &(*it)->free_next) {
+        if ((*it)->job_capacity >= job_count) {
+          link = it;
+          break;
+        }
+      }
+    }
+    if ((submission = *link)) {
+      *link = submission->free_next;
       submission->free_next = nullptr;
     }
   }
@@ -75,8 +93,11 @@ strata_status_t acquireSubmission(strata_hal_device_t* device, SubmissionOp op,
     submission = new (memory) Submission();
     submission->command_buffers = submission->inline_command_buffers;
     submission->timepoints = submission->inline_timepoints;
+    submission->jobs = submission->inline_jobs;
     submission->task.user = submission;
-    submission->job.user = submission;
+    for (BatchJob& job : submission->inline_jobs) {
+      job.job.user = submission;
+    }
   }
   // Grow the arrays if needed; grown arrays stay with the record.
   strata_status_t status = nullptr;
@@ -114,6 +135,34 @@ strata_status_t acquireSubmission(strata_hal_device_t* device, SubmissionOp op,
                                   timepoint_count);
     }
   }
+  if (!status && job_count > submission->job_capacity) {
+    // Grown to the batch size asked for, once per record: a steady stream
+    // of submissions of the same command buffers allocates nothing.
+    void* memory = job_count <= SIZE_MAX / sizeof(BatchJob)
+                       ? strata_allocator_alloc(device->allocator,
+                                                job_count * sizeof(BatchJob),
+                                                alignof(BatchJob))
+                       : nullptr;
+    if (memory) {
+      if (submission->jobs != submission->inline_jobs) {
+        for (size_t i = 0; i < submission->job_capacity; ++i) {
+          submission->jobs[i].~BatchJob();
+        }
+        strata_allocator_free(device->allocator, submission->jobs);
+      }
+      submission->jobs = static_cast<BatchJob*>(memory);
+      for (size_t i = 0; i < job_count; ++i) {
+        new (&submission->jobs[i]) BatchJob();
+        submission->jobs[i].job.user = submission;
+      }
+      submission->job_capacity = job_count;
+    } else {
+      status = strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
+                                  "out of memory queueing a batch of %zu "
+                                  "concurrent dispatches",
+                                  job_count);
+    }
+  }
   if (status) {
     std::lock_guard<std::mutex> lock(device->mutex);
     submission->free_next = device->free_head;
@@ -135,6 +184,8 @@ strata_status_t acquireSubmission(strata_hal_device_t* device, SubmissionOp op,
   submission->wait_status = nullptr;
   submission->cb_index = 0;
   submission->command = nullptr;
+  submission->batch_job_count = 0;
+  submission->batch_pending.store(0, std::memory_order_relaxed);
   submission->cancel_visited = false;
   submission->sync_next = nullptr;
   {
@@ -365,7 +416,7 @@ strata_status_t queueSignalOnly(strata_hal_device_t* device, SubmissionOp op,
   Submission* submission = nullptr;
   STRATA_RETURN_IF_ERROR(rejectSubmission(
       signal_fence, acquireSubmission(device, op, 0, waitPairCount(wait_fence),
-                                      &submission)));
+                                      0, &submission)));
   submission->wait_fence = wait_fence;
   strata_hal_fence_retain(wait_fence);
   submission->signal_fence = signal_fence;
@@ -666,10 +717,18 @@ strata_status_t strata_hal_device_queue_execute(
                                  count));
     }
   }
+  // local-task runs each batch's dispatches at once, one job each.
+  size_t job_count = 0;
+  if (device->kind == DeviceKind::kLocalTask) {
+    for (size_t i = 0; i < count; ++i) {
+      size_t batch = commandBufferMaxBatchDispatches(command_buffers[i]);
+      job_count = batch > job_count ? batch : job_count;
+    }
+  }
   Submission* submission = nullptr;
   strata_status_t status =
       acquireSubmission(device, SubmissionOp::kExecute, count,
-                        waitPairCount(wait_fence), &submission);
+                        waitPairCount(wait_fence), job_count, &submission);
   if (status) {
     for (size_t i = 0; i < count; ++i) {
       commandBufferCancelSubmit(command_buffers[i]);
