@@ -4,11 +4,13 @@
 #include <pthread.h>
 
 #include <cinttypes>
+#include <cstdio>
 #include <cstring>
 #include <new>
 
 #include "device_impl.h"
 #include "executable_impl.h"
+#include "strata/base/trace.h"
 #include "strata/hal/semaphore.h"
 
 namespace strata::hal {
@@ -262,6 +264,30 @@ strata_status_t runSyncDispatch(strata_hal_device_t* device,
     workgroup.local_memory_size = command->local_memory_size;
   }
   const strata_hal_executable_dispatch_state_v0_t& state = command->state;
+  // Tracing: the whole grid runs on this thread, one event.
+  strata_trace_t* trace = strata_trace_installed();
+  int64_t trace_start = trace ? strata_trace_now_ns() : 0;
+  struct TraceDispatch {
+    strata_trace_t* trace;
+    int64_t start;
+    const DispatchCommand* command;
+    ~TraceDispatch() {
+      if (!trace) {
+        return;
+      }
+      const strata_hal_executable_dispatch_state_v0_t& s = command->state;
+      char args[128];
+      std::snprintf(args, sizeof(args),
+                    "\"workgroups\": %llu, \"grid\": [%u, %u, %u]",
+                    static_cast<unsigned long long>(command->workgroup_total),
+                    s.workgroup_count_x, s.workgroup_count_y,
+                    static_cast<unsigned>(s.workgroup_count_z));
+      const char* name = exportName(command);
+      strata_trace_record(trace, "dispatch", name ? name : "dispatch",
+                          STRATA_TRACE_TRACK_WORKER0, start,
+                          strata_trace_now_ns(), args);
+    }
+  } trace_dispatch{trace, trace_start, command};
   for (uint32_t z = 0; z < state.workgroup_count_z; ++z) {
     workgroup.workgroup_id_z = static_cast<uint16_t>(z);
     for (uint32_t y = 0; y < state.workgroup_count_y; ++y) {
@@ -303,6 +329,8 @@ strata_status_t runSyncCommands(Submission* submission) {
 }
 
 void runSyncSubmission(Submission* submission) {
+  submission->trace_start_ns =
+      strata_trace_installed() ? strata_trace_now_ns() : 0;
   strata_status_t status = submission->wait_status;
   submission->wait_status = nullptr;
   if (!status && submission->op == SubmissionOp::kExecute) {
@@ -556,6 +584,21 @@ strata_status_t makeDispatchFailure(const DispatchCommand* command, int code,
 }
 
 void finishSubmission(Submission* submission, strata_status_t status) {
+  if (submission->trace_start_ns) {
+    if (strata_trace_t* trace = strata_trace_installed()) {
+      char args[96];
+      std::snprintf(args, sizeof(args),
+                    "\"command_buffers\": %zu, \"ok\": %s",
+                    submission->command_buffer_count, status ? "false" : "true");
+      strata_trace_record(trace, "queue",
+                          submission->op == SubmissionOp::kExecute
+                              ? "queue.execute"
+                              : "queue.submission",
+                          STRATA_TRACE_TRACK_QUEUE, submission->trace_start_ns,
+                          strata_trace_now_ns(), args);
+    }
+    submission->trace_start_ns = 0;
+  }
   for (size_t i = 0; i < submission->command_buffer_count; ++i) {
     strata_hal_command_buffer_release(submission->command_buffers[i]);
     submission->command_buffers[i] = nullptr;

@@ -74,6 +74,9 @@ struct Submission {
   // work starts; NULL when it was reached.
   strata_status_t wait_status = nullptr;
 
+  // Tracing: when the work started (0: tracing was off then).
+  int64_t trace_start_ns = 0;
+
   // Execution cursor: command buffers [cb_index, count) and, within the
   // current one, command (NULL: take the next command buffer).
   size_t cb_index = 0;
@@ -137,6 +140,12 @@ void finishSubmission(Submission* submission, strata_status_t status);
 
 // The message of a failed dispatch, naming the export, its library and the
 // workgroup.
+// The dispatch's export name, for traces and errors.
+inline const char* exportName(const DispatchCommand* command) {
+  return strata_hal_executable_export_name(command->executable,
+                                           command->ordinal);
+}
+
 strata_status_t makeDispatchFailure(const DispatchCommand* command, int code,
                                     const uint32_t workgroup[3],
                                     uint32_t local_memory_size);

@@ -20,6 +20,7 @@
 // stops at the first failure.
 #include "device_impl.h"
 #include "executable_impl.h"
+#include "strata/base/trace.h"
 
 namespace strata::hal {
 namespace {
@@ -109,6 +110,7 @@ void advance(Submission* submission) {
       job.workgroup_total = dispatch->workgroup_total;
       job.local_memory_size = dispatch->local_memory_size;
       job.on_complete = onJobComplete;
+      job.trace_name = exportName(dispatch);
       job.publish_next = nullptr;
       *link = &job;
       link = &job.publish_next;
@@ -170,6 +172,8 @@ void advance(Submission* submission) {
 // The pool task of a resolved submission.
 void runTask(PoolTask* task, uint32_t /*worker_index*/) {
   auto* submission = static_cast<Submission*>(task->user);
+  submission->trace_start_ns =
+      strata_trace_installed() ? strata_trace_now_ns() : 0;
   strata_status_t status = submission->wait_status;
   submission->wait_status = nullptr;
   if (status || submission->op != SubmissionOp::kExecute) {

@@ -3,6 +3,10 @@
 // spin briefly, then sleep on a futex.
 #include "task_pool.h"
 
+#include <cstdio>
+
+#include "strata/base/trace.h"
+
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -358,12 +362,17 @@ PoolJob* TaskPool::runJob(Worker& worker, PoolJob* job) {
     workgroup.local_memory_size = job->local_memory_size;
   }
 
+  // Tracing: this worker's share of the dispatch, one event.
+  strata_trace_t* trace = strata_trace_installed();
+  int64_t share_start = trace ? strata_trace_now_ns() : 0;
+  uint64_t share = 0;
   for (;;) {
     uint64_t begin = job->next_index.fetch_add(chunk, std::memory_order_relaxed);
     if (begin >= total) {
       break;
     }
     uint64_t end = begin + chunk < total ? begin + chunk : total;
+    share += end - begin;
     uint64_t x = begin % count_x;
     uint64_t yz = begin / count_x;
     uint64_t y = yz % count_y;
@@ -396,6 +405,19 @@ PoolJob* TaskPool::runJob(Worker& worker, PoolJob* job) {
         }
       }
     }
+  }
+
+  if (trace && share) {
+    char args[128];
+    std::snprintf(args, sizeof(args),
+                  "\"workgroups\": %llu, \"grid\": [%u, %u, %u]",
+                  static_cast<unsigned long long>(share),
+                  state->workgroup_count_x, state->workgroup_count_y,
+                  static_cast<unsigned>(state->workgroup_count_z));
+    strata_trace_record(trace, "dispatch",
+                        job->trace_name ? job->trace_name : "dispatch",
+                        STRATA_TRACE_TRACK_WORKER0 + worker.index, share_start,
+                        strata_trace_now_ns(), args);
   }
 
   State& pool_state = *state_;

@@ -42,6 +42,8 @@ struct PoolJob {
   uint32_t local_memory_size = 0;
   void (*on_complete)(PoolJob* job, uint32_t worker_index) = nullptr;
   void* user = nullptr;  // for on_complete
+  // The dispatch's name in traces (borrowed; may be NULL).
+  const char* trace_name = nullptr;
   // publishJobs: the next job published together with this one (NULL ends
   // the list). Not read after publishJobs returns.
   PoolJob* publish_next = nullptr;
