@@ -12,6 +12,7 @@
 #include "check_module.h"
 #include "cli.h"
 #include "npy.h"
+#include "strata/base/trace.h"
 #include "strata/hal/buffer.h"
 #include "strata/hal/device.h"
 #include "strata/hal/module.h"
@@ -27,7 +28,7 @@ constexpr const char kUsage[] =
     "usage: strata-run --module=FILE [--module=FILE ...] [--function=NAME]\n"
     "                  [--device=local-sync|local-task] [--task_workers=N]\n"
     "                  [--input=VALUE ...] [--output=TARGET ...]\n"
-    "                  [--expected_output=VALUE ...]\n"
+    "                  [--expected_output=VALUE ...] [--trace=FILE.json]\n"
     "\n"
     "Creates a device, the hal module and the check module (the check.*\n"
     "assertions of test programs), loads the modules into one context after\n"
@@ -70,6 +71,10 @@ constexpr const char kUsage[] =
     "  --expected_f64_threshold=X  the same for f64 (default 0.0001)\n"
     "  --print_max_element_count=N  elements printed per tensor before\n"
     "                     \"...\" (default 1024)\n"
+    "  --trace=FILE.json  write a timeline of the run as Chrome trace events\n"
+    "                     (open it in Perfetto): the invocation, each queue\n"
+    "                     submission and fence wait, and each dispatch's\n"
+    "                     share on every worker that ran it\n"
     "  --help             print this help and exit\n"
     "\n"
     "Exit status: 0 on success, 1 when loading, linking, an input or the\n"
@@ -88,6 +93,7 @@ struct Options {
   std::vector<std::string> expected_outputs;
   strata::tools::CompareThresholds thresholds;
   size_t print_max_element_count = 1024;
+  std::string trace;  // --trace: the Chrome trace file to write
 };
 
 [[noreturn]] void usageError(const std::string& message) {
@@ -177,6 +183,8 @@ Options parseArgs(int argc, char** argv) {
     } else if (takeValue(arg, "--expected_f64_threshold", &value)) {
       options.thresholds.f64 =
           parseThreshold("--expected_f64_threshold", value);
+    } else if (takeValue(arg, "--trace", &value)) {
+      options.trace = value;
     } else if (takeValue(arg, "--print_max_element_count", &value)) {
       options.print_max_element_count = static_cast<size_t>(
           parseCount("--print_max_element_count", value, UINT32_MAX));
@@ -695,6 +703,37 @@ int run(const Options& options) {
   return 0;
 }
 
+// run() with a trace recorder installed around it when --trace asks: the
+// devices are gone when run returns, so nothing records into the trace
+// once it is written and destroyed.
+int runTraced(const Options& options) {
+  if (options.trace.empty()) {
+    return run(options);
+  }
+  // A file that cannot be written fails before anything runs.
+  if (FILE* probe = std::fopen(options.trace.c_str(), "wb")) {
+    std::fclose(probe);
+  } else {
+    return fail("--trace: cannot write '" + options.trace +
+                "': " + std::strerror(errno));
+  }
+  strata_trace_t* trace = nullptr;
+  strata_status_t status =
+      strata_trace_create(strata_allocator_system(), &trace);
+  if (status) {
+    return fail("--trace: " + consumeLine(status));
+  }
+  strata_trace_install(trace);
+  int code = run(options);
+  strata_trace_install(nullptr);
+  status = strata_trace_write_json(trace, options.trace.c_str());
+  strata_trace_destroy(trace);
+  if (status) {
+    return fail("--trace: " + consumeLine(status));
+  }
+  return code;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) { return run(parseArgs(argc, argv)); }
+int main(int argc, char** argv) { return runTraced(parseArgs(argc, argv)); }
