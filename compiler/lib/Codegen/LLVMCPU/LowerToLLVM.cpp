@@ -185,7 +185,12 @@ LogicalResult expandMath(ModuleOp module) {
   populateMathF32ExpansionPatterns(
       patterns, [](StringRef name) { return !name.ends_with("rsqrt"); },
       /*benefit=*/2);
-  math::populateExpansionPatterns(patterns);
+  // Not ceil, round and roundeven: their expansions go through fptosi,
+  // wrong beyond 2^63; LLVM's rounding intrinsics are exact (an instruction,
+  // or the library's own floorf & co, FreestandingMath.cpp).
+  math::populateExpansionPatterns(
+      patterns, {"tan", "sinh", "cosh", "asinh", "acosh", "atanh", "tanh",
+                 "fma", "exp2", "powf", "fpowi", "rsqrt", "ctlz"});
   populateMathAlgebraicSimplificationPatterns(patterns);
   patterns.add<FmaToMulAdd>(context);
   return applyPatternsGreedily(module, std::move(patterns));
@@ -195,7 +200,7 @@ LogicalResult expandMath(ModuleOp module) {
 // expands inline; anything else left after expandMath would be a libm call.
 bool lowersWithoutLibraryCall(Operation *op) {
   if (isa<math::AbsFOp, math::AbsIOp, math::SqrtOp, math::CeilOp, math::FloorOp,
-          math::TruncOp, math::RoundEvenOp, math::CopySignOp,
+          math::TruncOp, math::RoundEvenOp, math::RoundOp, math::CopySignOp,
           math::CountLeadingZerosOp, math::CountTrailingZerosOp, math::CtPopOp,
           math::IsNaNOp, math::IsInfOp, math::IsFiniteOp, math::IsNormalOp>(
           op)) {

@@ -204,6 +204,7 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
   if (error.empty()) {
     llvmcpu::addFreestandingMemoryFunctions(*llvmModule);
     llvmcpu::addFreestandingHalfConversions(*llvmModule);
+    llvmcpu::addFreestandingRounding(*llvmModule);
     std::vector<char> object;
     error = llvmcpu::emitObject(*llvmModule, *target.machine, object);
     if (error.empty()) {

@@ -53,6 +53,12 @@ void addFreestandingMemoryFunctions(llvm::Module &module);
 /// library calls (x86 without F16C); unused ones are dropped by the linker.
 void addFreestandingHalfConversions(llvm::Module &module);
 
+/// Adds hidden floorf/ceilf/truncf/rintf/nearbyintf/roundevenf/roundf and
+/// their double forms (integer and exact float operations), which LLVM
+/// calls for the rounding intrinsics on CPUs without rounding instructions
+/// (x86-64 without SSE4.1). FreestandingMath.cpp.
+void addFreestandingRounding(llvm::Module &module);
+
 } // namespace mlir::strata::llvmcpu
 
 #endif // STRATA_LIB_TARGET_LLVMCPU_LIBRARYEMITTER_H_
