@@ -589,6 +589,70 @@ TEST_CASE("a call in flight refuses changes; the loop's destruction cancels "
   strata_runtime_call_destroy(call);
 }
 
+TEST_CASE("sessions of one instance run calls from several threads at "
+          "once") {
+  Fixture fx("local-task");
+  strata_vm_module_t* module = nullptr;
+  REQUIRE(take(strata_runtime_module_load_file(
+              fx.instance, STRATA_TEST_HAL_SAMPLE_PATH, &module)) == "");
+  strata_runtime_session_t* second = nullptr;
+  REQUIRE(take(strata_runtime_session_create(fx.instance, nullptr, &module, 1,
+                                             fx.allocator, &second)) == "");
+  strata_vm_module_release(module);
+  std::vector<std::string> errors(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      strata_runtime_session_t* session = t % 2 ? second : fx.session;
+      strata_runtime_call_t* call = nullptr;
+      std::string& error = errors[t];
+      error = take(strata_runtime_call_create(session, "add", fx.allocator,
+                                              &call));
+      for (int i = 0; error.empty() && i < 20; ++i) {
+        strata_runtime_call_reset(call);
+        float a[3] = {1.0f * t, 2.0f * i, 3};
+        int64_t shape[1] = {3};
+        strata_hal_buffer_view_t* view = nullptr;
+        error = take(strata_runtime_buffer_view_from_host(
+            STRATA_HAL_ELEMENT_TYPE_FLOAT_32, shape, 1, a, sizeof(a),
+            fx.allocator, &view));
+        if (error.empty()) {
+          error = take(strata_runtime_call_push_buffer_view(call, view));
+        }
+        if (error.empty()) {
+          error = take(strata_runtime_call_push_buffer_view(call, view));
+        }
+        strata_hal_buffer_view_release(view);
+        if (error.empty()) {
+          error = take(strata_runtime_call_invoke(call));
+        }
+        float sum[3] = {};
+        strata_hal_buffer_view_t* out = nullptr;
+        if (error.empty()) {
+          error = take(strata_runtime_call_result_buffer_view(call, 0, &out));
+        }
+        if (error.empty()) {
+          error = take(strata_runtime_buffer_view_to_host(out, sum,
+                                                          sizeof(sum)));
+          strata_hal_buffer_view_release(out);
+        }
+        if (error.empty() &&
+            (sum[0] != 2.0f * t || sum[1] != 4.0f * i || sum[2] != 6)) {
+          error = "wrong sum";
+        }
+      }
+      strata_runtime_call_destroy(call);
+    });
+  }
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+  for (const std::string& error : errors) {
+    CHECK(error == "");
+  }
+  strata_runtime_session_release(second);
+}
+
 TEST_CASE("a call keeps its session and instance alive") {
   strata_runtime_call_t* call = nullptr;
   strata_hal_buffer_view_t* a = nullptr;

@@ -233,7 +233,8 @@ strata_status_t strata_runtime_call_push_f64(strata_runtime_call_t* call,
 strata_status_t strata_runtime_call_push_buffer_view(
     strata_runtime_call_t* call, strata_hal_buffer_view_t* view);
 
-/// Drops the arguments and results, so the call can be made again.
+/// Drops the arguments, results and signal fence, so the call can be made
+/// again. Does nothing while an asynchronous invocation is in flight.
 void strata_runtime_call_reset(strata_runtime_call_t* call);
 
 /// Invokes the function and blocks until it returns (waiting for its device
