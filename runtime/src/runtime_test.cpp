@@ -667,6 +667,23 @@ TEST_CASE("a call keeps its session and instance alive") {
   REQUIRE(take(strata_runtime_call_invoke(call)) == "");
   CHECK(resultFloats(call) == std::vector<float>{3, 6, 9, 12, 15, 18});
   strata_runtime_call_destroy(call);  // the last references go here
+
+  // The same with an asynchronous call in flight when the session and
+  // instance are released.
+  strata_hal_loop_t* loop = newLoop();
+  Outcome outcome;
+  {
+    Fixture fx("local-task");
+    call = fx.call("add");
+    pushViews(call, fx.view(1, 1), fx.view(2, 2));
+    REQUIRE(take(strata_runtime_call_invoke_async(
+                call, loop, nullptr, Outcome::callback, &outcome)) == "");
+  }
+  REQUIRE(take(strata_hal_loop_run(loop)) == "");
+  CHECK(outcome.error == "OK");
+  CHECK(resultFloats(call) == std::vector<float>{3, 6, 9, 12, 15, 18});
+  strata_runtime_call_destroy(call);
+  strata_hal_loop_destroy(loop);
 }
 
 TEST_CASE("the C++ wrapper works without exceptions") {

@@ -256,8 +256,8 @@ typedef void (*strata_runtime_call_callback_t)(void* user,
 /// Invokes the function without blocking; the callback runs on the thread
 /// that runs loop (strata_hal_loop_run*), once the results are ready.
 ///
-/// When the main module (or the function's module) also exports
-/// "fn$async" (the async-external entry point: fn's arguments, then a wait
+/// When the function's module also exports "fn$async" (the async-external
+/// entry point: fn's arguments, then a wait
 /// fence that may be null and a signal fence; fn's results), the call
 /// creates a signal fence, invokes fn$async on the loop thread with
 /// wait_fence and that fence - fn$async submits the device work, which
