@@ -317,6 +317,58 @@ TEST_CASE("a failing blocking call returns its error with the backtrace") {
   strata_runtime_call_destroy(call);
 }
 
+static strata_status_t hostTriple(strata_vm_native_call_t*, void*, void*,
+                                  const strata_vm_value_t* args, size_t,
+                                  strata_vm_value_t* results, size_t) {
+  results[0].i32 = 3 * args[0].i32;
+  return nullptr;
+}
+
+TEST_CASE("a session takes the user's native modules; 'module.fn' calls "
+          "them") {
+  static const strata_vm_native_function_t kFunctions[] = {
+      {"triple", "0i_i", hostTriple}};
+  strata_vm_native_module_descriptor_t descriptor = {};
+  descriptor.name = "host";
+  descriptor.version = 1;
+  descriptor.functions = kFunctions;
+  descriptor.function_count = 1;
+  strata_runtime_instance_t* instance = nullptr;
+  REQUIRE(take(strata_runtime_instance_create(
+              nullptr, strata_allocator_system(), &instance)) == "");
+  strata_vm_module_t* modules[2] = {};
+  REQUIRE(take(strata_vm_native_module_create(&descriptor, nullptr,
+                                              strata_allocator_system(),
+                                              &modules[0])) == "");
+  REQUIRE(take(strata_runtime_module_load_file(
+              instance, STRATA_TEST_HAL_SAMPLE_PATH, &modules[1])) == "");
+  strata_runtime_session_t* session = nullptr;
+  REQUIRE(take(strata_runtime_session_create(instance, nullptr, modules, 2,
+                                             strata_allocator_system(),
+                                             &session)) == "");
+  strata_vm_module_release(modules[0]);
+  strata_vm_module_release(modules[1]);
+  CHECK(std::string(strata_vm_module_name(
+            strata_runtime_session_main_module(session))) == "hal_sample");
+  strata_runtime_call_t* call = nullptr;
+  std::string error = take(strata_runtime_call_create(
+      session, "triple", strata_allocator_system(), &call));
+  CHECK(error.find("module 'hal_sample' has no export 'triple'") !=
+        std::string::npos);
+  REQUIRE(take(strata_runtime_call_create(session, "host.triple",
+                                          strata_allocator_system(), &call)) ==
+          "");
+  CHECK(strata_runtime_call_has_async_entry(call) == 0);
+  REQUIRE(take(strata_runtime_call_push_i32(call, 14)) == "");
+  REQUIRE(take(strata_runtime_call_invoke(call)) == "");
+  int32_t value = 0;
+  REQUIRE(take(strata_runtime_call_result_i32(call, 0, &value)) == "");
+  CHECK(value == 42);
+  strata_runtime_call_destroy(call);
+  strata_runtime_session_release(session);
+  strata_runtime_instance_release(instance);
+}
+
 TEST_CASE("buffer views from host data check their sizes") {
   strata_allocator_t allocator = strata_allocator_system();
   int64_t shape[] = {2, 3};
