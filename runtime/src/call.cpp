@@ -338,38 +338,66 @@ strata_status_t checkAsyncContract(const strata_runtime_call_t* call) {
   return nullptr;
 }
 
+// The arguments of fn$async: fn's, then the wait fence (may be null) and
+// the signal fence. *out_inputs is owned.
+strata_status_t makeAsyncInputs(const strata_runtime_call_t* call,
+                                strata_hal_fence_t* wait_fence,
+                                strata_vm_list_t** out_inputs) {
+  *out_inputs = nullptr;
+  strata_vm_list_t* inputs = nullptr;
+  STRATA_RETURN_IF_ERROR(
+      strata_vm_list_create(call->args.size() + 2, call->allocator, &inputs));
+  strata_status_t status = nullptr;
+  for (size_t i = 0; !status && i < call->args.size(); ++i) {
+    strata_vm_variant_t value;
+    status = strata_vm_list_get(call->inputs, i, &value);
+    if (!status) {
+      status = strata_vm_list_push(inputs, value);
+    }
+  }
+  if (!status) {
+    status = strata_vm_list_push(
+        inputs, strata_vm_variant_ref(
+                    wait_fence ? strata_hal_fence_as_ref(wait_fence) : nullptr));
+  }
+  if (!status) {
+    status = strata_vm_list_push(
+        inputs,
+        strata_vm_variant_ref(strata_hal_fence_as_ref(call->signal_fence)));
+  }
+  if (status) {
+    strata_vm_list_release(inputs);
+    return status;
+  }
+  *out_inputs = inputs;
+  return nullptr;
+}
+
+// Checks what every invocation needs, and for the asynchronous ones the
+// entry point's contract, then gives the call a new signal fence.
+strata_status_t prepareAsync(strata_runtime_call_t* call) {
+  STRATA_RETURN_IF_ERROR(checkNotInFlight(call, "invoke"));
+  STRATA_RETURN_IF_ERROR(checkArgumentCount(call));
+  if (call->has_async) {
+    STRATA_RETURN_IF_ERROR(checkAsyncContract(call));
+  }
+  strata_hal_fence_t* signal = nullptr;
+  STRATA_RETURN_IF_ERROR(
+      strata_hal_fence_create_pending(call->allocator, &signal));
+  strata_hal_fence_release(call->signal_fence);
+  call->signal_fence = signal;
+  strata_vm_list_clear(call->outputs);
+  return nullptr;
+}
+
 // Submits the asynchronous invocation; on failure nothing is in flight.
 strata_status_t startAsync(strata_runtime_call_t* call) {
   if (call->use_async_entry) {
-    // fn's arguments, then the wait fence (may be null) and signal fence.
     strata_vm_list_t* inputs = nullptr;
-    STRATA_RETURN_IF_ERROR(strata_vm_list_create(
-        call->args.size() + 2, call->allocator, &inputs));
-    strata_status_t status = nullptr;
-    for (size_t i = 0; !status && i < call->args.size(); ++i) {
-      strata_vm_variant_t value;
-      status = strata_vm_list_get(call->inputs, i, &value);
-      if (!status) {
-        status = strata_vm_list_push(inputs, value);
-      }
-    }
-    if (!status) {
-      status = strata_vm_list_push(
-          inputs, strata_vm_variant_ref(
-                      call->wait_fence ? strata_hal_fence_as_ref(call->wait_fence)
-                                       : nullptr));
-    }
-    if (!status) {
-      status = strata_vm_list_push(
-          inputs,
-          strata_vm_variant_ref(strata_hal_fence_as_ref(call->signal_fence)));
-    }
-    if (!status) {
-      status = strata_hal_loop_invoke(call->loop, call->session->context,
-                                      call->async_function, inputs,
-                                      call->allocator, onAsyncEntryReturned,
-                                      call);
-    }
+    STRATA_RETURN_IF_ERROR(makeAsyncInputs(call, call->wait_fence, &inputs));
+    strata_status_t status = strata_hal_loop_invoke(
+        call->loop, call->session->context, call->async_function, inputs,
+        call->allocator, onAsyncEntryReturned, call);
     strata_vm_list_release(inputs);
     return status;
   }
@@ -569,23 +597,13 @@ strata_status_t strata_runtime_call_invoke_async(
     strata_runtime_call_t* call, strata_hal_loop_t* loop,
     strata_hal_fence_t* wait_fence, strata_runtime_call_callback_t callback,
     void* user) {
-  STRATA_RETURN_IF_ERROR(checkNotInFlight(call, "invoke"));
   if (!loop || !callback) {
     return strata_make_status(
         STRATA_STATUS_INVALID_ARGUMENT,
         "an asynchronous invocation of %s needs a loop and a callback",
         call->full_name.c_str());
   }
-  STRATA_RETURN_IF_ERROR(checkArgumentCount(call));
-  if (call->has_async) {
-    STRATA_RETURN_IF_ERROR(checkAsyncContract(call));
-  }
-  strata_hal_fence_t* signal = nullptr;
-  STRATA_RETURN_IF_ERROR(
-      strata_hal_fence_create_pending(call->allocator, &signal));
-  strata_hal_fence_release(call->signal_fence);
-  call->signal_fence = signal;
-  strata_vm_list_clear(call->outputs);
+  STRATA_RETURN_IF_ERROR(prepareAsync(call));
   call->use_async_entry = call->has_async;
   call->loop = loop;
   call->wait_fence = wait_fence;
@@ -600,6 +618,42 @@ strata_status_t strata_runtime_call_invoke_async(
     call->wait_fence = nullptr;
     call->callback = nullptr;
     call->user = nullptr;
+    failSignal(call, status);
+  }
+  return status;
+}
+
+strata_status_t strata_runtime_call_submit(strata_runtime_call_t* call,
+                                           strata_hal_fence_t* wait_fence) {
+  STRATA_RETURN_IF_ERROR(prepareAsync(call));
+  strata_vm_context_t* context = call->session->context;
+  strata_status_t status = nullptr;
+  if (call->has_async) {
+    strata_vm_list_t* inputs = nullptr;
+    status = makeAsyncInputs(call, wait_fence, &inputs);
+    if (!status) {
+      status = strata_vm_invoke(context, call->async_function, inputs,
+                                call->outputs);
+    }
+    strata_vm_list_release(inputs);
+  } else {
+    if (wait_fence) {
+      status = strata_hal_fence_wait(wait_fence, STRATA_HAL_INFINITE_FUTURE);
+      if (status) {
+        status = strata_status_annotate(
+            status, "waiting for the wait fence of %s", call->full_name.c_str());
+      }
+    }
+    if (!status) {
+      status = strata_vm_invoke(context, call->function, call->inputs,
+                                call->outputs);
+    }
+    if (!status) {
+      status = strata_hal_fence_signal(call->signal_fence);
+    }
+  }
+  if (status) {
+    strata_vm_list_clear(call->outputs);
     failSignal(call, status);
   }
   return status;

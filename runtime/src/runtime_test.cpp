@@ -296,6 +296,18 @@ TEST_CASE("wrong argument kinds and counts fail naming the position") {
   strata_runtime_call_destroy(call);
 
   call = fx.call("twice");
+  // Without an async entry point, submit runs the function to completion
+  // and signals the call's fence.
+  REQUIRE(take(strata_runtime_call_push_i32(call, 5)) == "");
+  REQUIRE(take(strata_runtime_call_submit(call, nullptr)) == "");
+  REQUIRE(take(strata_runtime_call_result_i32(call, 0, &i32)) == "");
+  CHECK(i32 == 10);
+  int reached = 0;
+  CHECK(take(strata_hal_fence_query(strata_runtime_call_signal_fence(call),
+                                    &reached)) == "");
+  CHECK(reached == 1);
+  strata_runtime_call_reset(call);
+  CHECK(strata_runtime_call_signal_fence(call) == nullptr);
   CHECK(std::string(strata_runtime_call_function_name(call)) == "app.twice");
   error = take(strata_runtime_call_push_f32(call, 1.5f));
   CHECK(error.find("argument 0 of app.twice is i32, not f32") == 0);
@@ -549,6 +561,70 @@ TEST_CASE("a wait fence orders asynchronous calls, and its failure fails "
   strata_runtime_call_destroy(first);
   strata_runtime_call_destroy(second);
   strata_hal_loop_destroy(loop);
+}
+
+TEST_CASE("submitted calls chain on their fences without a host round "
+          "trip") {
+  for (const char* device : {"local-sync", "local-task"}) {
+    CAPTURE(device);
+    Fixture fx(device);
+    strata_hal_fence_t* gate = nullptr;
+    REQUIRE(take(strata_hal_fence_create_pending(fx.allocator, &gate)) == "");
+    // first = x + y; second = first + first; third = second + x.
+    strata_hal_buffer_view_t* x = fx.view(1, 1);
+    strata_hal_buffer_view_t* y = fx.view(10, 0);
+    strata_runtime_call_t* calls[3] = {fx.call("add"), fx.call("add"),
+                                       fx.call("add")};
+    REQUIRE(take(strata_runtime_call_push_buffer_view(calls[0], x)) == "");
+    REQUIRE(take(strata_runtime_call_push_buffer_view(calls[0], y)) == "");
+    REQUIRE(take(strata_runtime_call_submit(calls[0], gate)) == "");
+    for (int i = 1; i < 3; ++i) {
+      strata_hal_buffer_view_t* previous = nullptr;
+      REQUIRE(take(strata_runtime_call_result_buffer_view(calls[i - 1], 0,
+                                                          &previous)) == "");
+      REQUIRE(take(strata_runtime_call_push_buffer_view(calls[i], previous)) ==
+              "");
+      REQUIRE(take(strata_runtime_call_push_buffer_view(
+                  calls[i], i == 1 ? previous : x)) == "");
+      strata_hal_buffer_view_release(previous);
+      REQUIRE(take(strata_runtime_call_submit(
+                  calls[i], strata_runtime_call_signal_fence(calls[i - 1]))) ==
+              "");
+    }
+    // Everything is submitted and nothing has run: the gate is closed.
+    int reached = 1;
+    CHECK(take(strata_hal_fence_query(
+              strata_runtime_call_signal_fence(calls[2]), &reached)) == "");
+    CHECK(reached == 0);
+    REQUIRE(take(strata_hal_fence_signal(gate)) == "");
+    CHECK(take(strata_hal_fence_wait(strata_runtime_call_signal_fence(calls[2]),
+                                     strata_hal_deadline_after_ns(
+                                         10ll * 1000 * 1000 * 1000))) == "");
+    // (1+i + 10) * 2 + (1+i)
+    CHECK(resultFloats(calls[2]) == std::vector<float>{23, 26, 29, 32, 35, 38});
+    strata_hal_fence_release(gate);
+
+    // A failed gate fails the whole chain with its error.
+    REQUIRE(take(strata_hal_fence_create_pending(fx.allocator, &gate)) == "");
+    for (int i = 0; i < 3; ++i) {
+      REQUIRE(take(strata_runtime_call_submit(
+                  calls[i], i == 0 ? gate
+                                   : strata_runtime_call_signal_fence(
+                                         calls[i - 1]))) == "");
+    }
+    strata_hal_fence_fail(gate, strata_make_status(STRATA_STATUS_ABORTED,
+                                                   "input stream closed"));
+    std::string error = take(strata_hal_fence_wait(
+        strata_runtime_call_signal_fence(calls[2]),
+        strata_hal_deadline_after_ns(10ll * 1000 * 1000 * 1000)));
+    CHECK(error.find("input stream closed") != std::string::npos);
+    strata_hal_fence_release(gate);
+    for (strata_runtime_call_t* call : calls) {
+      strata_runtime_call_destroy(call);
+    }
+    strata_hal_buffer_view_release(x);
+    strata_hal_buffer_view_release(y);
+  }
 }
 
 TEST_CASE("without an async entry point the call suspends on the loop") {

@@ -286,12 +286,29 @@ strata_status_t strata_runtime_call_invoke_async(
     strata_hal_fence_t* wait_fence, strata_runtime_call_callback_t callback,
     void* user);
 
+/// Submits the function's work and returns with its results, whose contents
+/// are ready only once strata_runtime_call_signal_fence is reached (failed:
+/// the work failed, with its error). This is how calls are chained without
+/// a round trip through the host: push this call's result views into the
+/// next call and submit it with this call's signal fence as its wait_fence;
+/// then wait for the last signal fence (strata_hal_loop_wait_fence on a
+/// loop, or strata_hal_fence_wait).
+///
+/// With "fn$async" (see strata_runtime_call_invoke_async) the entry point
+/// runs on the calling thread with wait_fence (optional, may be NULL) and
+/// the call's new signal fence, and returns as soon as the work is
+/// submitted. Without it, submit blocks: it waits for wait_fence, runs fn
+/// to completion and then signals the signal fence. An error returned here
+/// also fails the signal fence.
+strata_status_t strata_runtime_call_submit(strata_runtime_call_t* call,
+                                           strata_hal_fence_t* wait_fence);
+
 /// 1 when the function has an async-external entry point ("fn$async") that
 /// strata_runtime_call_invoke_async uses, 0 when it falls back.
 int strata_runtime_call_has_async_entry(const strata_runtime_call_t* call);
 
-/// The signal fence of the latest strata_runtime_call_invoke_async
-/// (borrowed, valid until the call is reset, invoked again or destroyed;
+/// The signal fence of the latest strata_runtime_call_invoke_async or
+/// strata_runtime_call_submit (borrowed, valid until the call is reset, invoked again or destroyed;
 /// retain it to keep it longer), or NULL before the first one.
 strata_hal_fence_t* strata_runtime_call_signal_fence(
     const strata_runtime_call_t* call);

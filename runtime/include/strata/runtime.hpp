@@ -401,6 +401,12 @@ class Call : public detail::Owner<strata_runtime_call_t, detail::CallTraits> {
     return status;
   }
 
+  /// Submits the work and returns with results whose contents are ready
+  /// once signalFence() is reached (strata_runtime_call_submit).
+  Status submit(strata_hal_fence_t* wait_fence = nullptr) {
+    return Status(strata_runtime_call_submit(get(), wait_fence));
+  }
+
   /// Reached when the latest asynchronous invocation's results are ready
   /// (borrowed; see strata_runtime_call_signal_fence).
   strata_hal_fence_t* signalFence() const {
