@@ -184,7 +184,8 @@ strata_status_t getResult(const strata_runtime_call_t* call, size_t i,
   size_t count = strata_vm_list_size(call->outputs);
   if (count == 0 && !call->results.empty()) {
     return strata_make_status(STRATA_STATUS_FAILED_PRECONDITION,
-                              "%s has no results yet: invoke it first",
+                              "%s has no results: it was not invoked, or its last "
+                              "invocation failed",
                               call->full_name.c_str());
   }
   if (i >= count) {

@@ -286,7 +286,8 @@ TEST_CASE("wrong argument kinds and counts fail naming the position") {
   // Results before any invocation, and of the wrong kind.
   error = take(strata_runtime_call_result_buffer_view(
       call, 0, reinterpret_cast<strata_hal_buffer_view_t**>(&a)));
-  CHECK(error == "hal_sample.add has no results yet: invoke it first");
+  CHECK(error == "hal_sample.add has no results: it was not invoked, or its "
+                 "last invocation failed");
   REQUIRE(take(strata_runtime_call_invoke(call)) == "");
   int32_t i32 = 0;
   error = take(strata_runtime_call_result_i32(call, 0, &i32));

@@ -316,9 +316,10 @@ strata_hal_fence_t* strata_runtime_call_signal_fence(
 /// The kind of result i after a successful invocation (NONE past the end).
 strata_runtime_value_kind_t strata_runtime_call_result_kind(
     const strata_runtime_call_t* call, size_t i);
-/// Reads result i. A result of another kind, an index past the last result
-/// or a call without results is INVALID_ARGUMENT / OUT_OF_RANGE /
-/// FAILED_PRECONDITION naming the function, the index and the kinds. A
+/// Reads result i. A result of another kind is INVALID_ARGUMENT, an index
+/// past the last result OUT_OF_RANGE, and a call without results (never
+/// invoked, or its last invocation failed) FAILED_PRECONDITION; each names
+/// the function, the index and the kinds. A
 /// buffer view comes back retained (owned by the caller).
 strata_status_t strata_runtime_call_result_i32(const strata_runtime_call_t* call,
                                                size_t i, int32_t* out_value);
