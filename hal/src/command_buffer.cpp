@@ -38,6 +38,10 @@ struct strata_hal_command_buffer_t {
   strata::hal::Command* first;
   strata::hal::Command* last;
   size_t command_count;
+  // Dispatches with workgroups since the last barrier, and the most in any
+  // such run: how many jobs local-task keeps in flight for one submission.
+  size_t batch_dispatches;
+  size_t max_batch_dispatches;
 };
 
 namespace strata::hal {
@@ -202,6 +206,10 @@ const Command* commandBufferFirst(const strata_hal_command_buffer_t* cb) {
   return cb->first;
 }
 
+size_t commandBufferMaxBatchDispatches(const strata_hal_command_buffer_t* cb) {
+  return cb->max_batch_dispatches;
+}
+
 strata_status_t commandBufferBeginSubmit(strata_hal_command_buffer_t* cb) {
   if (!cb) {
     return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
@@ -308,6 +316,8 @@ strata_status_t strata_hal_command_buffer_create(
   cb->first = nullptr;
   cb->last = nullptr;
   cb->command_count = 0;
+  cb->batch_dispatches = 0;
+  cb->max_batch_dispatches = 0;
   *out_command_buffer = cb;
   return nullptr;
 }
@@ -433,6 +443,12 @@ strata_status_t strata_hal_command_buffer_dispatch(
   state.binding_lengths = binding_count ? binding_lengths : nullptr;
   command->buffers = buffers;
   appendCommand(command_buffer, &command->header);
+  if (total) {
+    if (++command_buffer->batch_dispatches >
+        command_buffer->max_batch_dispatches) {
+      command_buffer->max_batch_dispatches = command_buffer->batch_dispatches;
+    }
+  }
   return nullptr;
 }
 
@@ -512,6 +528,7 @@ strata_status_t strata_hal_command_buffer_barrier(
   auto* command = static_cast<Command*>(memory);
   command->kind = CommandKind::kBarrier;
   appendCommand(command_buffer, command);
+  command_buffer->batch_dispatches = 0;
   return nullptr;
 }
 

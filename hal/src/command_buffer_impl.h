@@ -22,6 +22,12 @@ enum class CommandKind : uint8_t {
 // buffer's arena, linked in recording order, and are immutable once
 // recorded, so several submissions of a REUSABLE command buffer may read
 // them at once.
+//
+// Execution model: the commands between two barriers (or between a barrier
+// and either end of a command buffer) form a batch. They are independent by
+// contract, so a device may run them in any order or at the same time; a
+// barrier waits for everything before it. Command buffers of one submission
+// run one after the other, as if a barrier separated them.
 struct Command {
   const Command* next;  // NULL after the last command
   CommandKind kind;
@@ -68,6 +74,11 @@ struct CopyCommand {
 
 // First command, or NULL for an empty command buffer.
 const Command* commandBufferFirst(const strata_hal_command_buffer_t* cb);
+
+// The most dispatches (with at least one workgroup) between two barriers,
+// or between a barrier and either end of cb: the dispatches local-task runs
+// at once. Final once cb is finalized.
+size_t commandBufferMaxBatchDispatches(const strata_hal_command_buffer_t* cb);
 
 // Claims cb for one submission: FAILED_PRECONDITION when it is not
 // finalized or is ONE_SHOT and was already submitted. Thread-safe.

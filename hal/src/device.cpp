@@ -4,11 +4,13 @@
 #include <pthread.h>
 
 #include <cinttypes>
+#include <cstdio>
 #include <cstring>
 #include <new>
 
 #include "device_impl.h"
 #include "executable_impl.h"
+#include "strata/base/trace.h"
 #include "strata/hal/semaphore.h"
 
 namespace strata::hal {
@@ -44,23 +46,41 @@ void freeRecord(strata_allocator_t allocator, Submission* submission) {
   if (submission->command_buffers != submission->inline_command_buffers) {
     strata_allocator_free(allocator, submission->command_buffers);
   }
+  if (submission->jobs != submission->inline_jobs) {
+    for (size_t i = 0; i < submission->job_capacity; ++i) {
+      submission->jobs[i].~BatchJob();
+    }
+    strata_allocator_free(allocator, submission->jobs);
+  }
   submission->~Submission();
   strata_allocator_free(allocator, submission);
 }
 
 // Takes a record from the free list (or allocates one) with room for
-// command_buffer_count command buffers and timepoint_count timepoints, and
-// links it into the live list with one reference.
+// command_buffer_count command buffers, timepoint_count timepoints and
+// job_count local-task jobs, and links it into the live list with one
+// reference.
 strata_status_t acquireSubmission(strata_hal_device_t* device, SubmissionOp op,
                                   size_t command_buffer_count,
-                                  size_t timepoint_count,
+                                  size_t timepoint_count, size_t job_count,
                                   Submission** out_submission) {
   *out_submission = nullptr;
   Submission* submission = nullptr;
   {
     std::lock_guard<std::mutex> lock(device->mutex);
-    if ((submission = device->free_head)) {
-      device->free_head = submission->free_next;
+    Submission** link = &device->free_head;
+    if (job_count > kInlineJobs) {
+      // A wide batch takes a record already grown for it, if one is free,
+      // so that records do not all grow one after the other.
+      for (Submission** it = link; *it; it = &(*it)->free_next) {
+        if ((*it)->job_capacity >= job_count) {
+          link = it;
+          break;
+        }
+      }
+    }
+    if ((submission = *link)) {
+      *link = submission->free_next;
       submission->free_next = nullptr;
     }
   }
@@ -75,8 +95,11 @@ strata_status_t acquireSubmission(strata_hal_device_t* device, SubmissionOp op,
     submission = new (memory) Submission();
     submission->command_buffers = submission->inline_command_buffers;
     submission->timepoints = submission->inline_timepoints;
+    submission->jobs = submission->inline_jobs;
     submission->task.user = submission;
-    submission->job.user = submission;
+    for (BatchJob& job : submission->inline_jobs) {
+      job.job.user = submission;
+    }
   }
   // Grow the arrays if needed; grown arrays stay with the record.
   strata_status_t status = nullptr;
@@ -114,6 +137,34 @@ strata_status_t acquireSubmission(strata_hal_device_t* device, SubmissionOp op,
                                   timepoint_count);
     }
   }
+  if (!status && job_count > submission->job_capacity) {
+    // Grown to the batch size asked for, once per record: a steady stream
+    // of submissions of the same command buffers allocates nothing.
+    void* memory = job_count <= SIZE_MAX / sizeof(BatchJob)
+                       ? strata_allocator_alloc(device->allocator,
+                                                job_count * sizeof(BatchJob),
+                                                alignof(BatchJob))
+                       : nullptr;
+    if (memory) {
+      if (submission->jobs != submission->inline_jobs) {
+        for (size_t i = 0; i < submission->job_capacity; ++i) {
+          submission->jobs[i].~BatchJob();
+        }
+        strata_allocator_free(device->allocator, submission->jobs);
+      }
+      submission->jobs = static_cast<BatchJob*>(memory);
+      for (size_t i = 0; i < job_count; ++i) {
+        new (&submission->jobs[i]) BatchJob();
+        submission->jobs[i].job.user = submission;
+      }
+      submission->job_capacity = job_count;
+    } else {
+      status = strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
+                                  "out of memory queueing a batch of %zu "
+                                  "concurrent dispatches",
+                                  job_count);
+    }
+  }
   if (status) {
     std::lock_guard<std::mutex> lock(device->mutex);
     submission->free_next = device->free_head;
@@ -135,6 +186,8 @@ strata_status_t acquireSubmission(strata_hal_device_t* device, SubmissionOp op,
   submission->wait_status = nullptr;
   submission->cb_index = 0;
   submission->command = nullptr;
+  submission->batch_job_count = 0;
+  submission->batch_pending.store(0, std::memory_order_relaxed);
   submission->cancel_visited = false;
   submission->sync_next = nullptr;
   {
@@ -211,6 +264,30 @@ strata_status_t runSyncDispatch(strata_hal_device_t* device,
     workgroup.local_memory_size = command->local_memory_size;
   }
   const strata_hal_executable_dispatch_state_v0_t& state = command->state;
+  // Tracing: the whole grid runs on this thread, one event.
+  strata_trace_t* trace = strata_trace_installed();
+  int64_t trace_start = trace ? strata_trace_now_ns() : 0;
+  struct TraceDispatch {
+    strata_trace_t* trace;
+    int64_t start;
+    const DispatchCommand* command;
+    ~TraceDispatch() {
+      if (!trace) {
+        return;
+      }
+      const strata_hal_executable_dispatch_state_v0_t& s = command->state;
+      char args[128];
+      std::snprintf(args, sizeof(args),
+                    "\"workgroups\": %llu, \"grid\": [%u, %u, %u]",
+                    static_cast<unsigned long long>(command->workgroup_total),
+                    s.workgroup_count_x, s.workgroup_count_y,
+                    static_cast<unsigned>(s.workgroup_count_z));
+      const char* name = exportName(command);
+      strata_trace_record(trace, "dispatch", name ? name : "dispatch",
+                          STRATA_TRACE_TRACK_WORKER0, start,
+                          strata_trace_now_ns(), args);
+    }
+  } trace_dispatch{trace, trace_start, command};
   for (uint32_t z = 0; z < state.workgroup_count_z; ++z) {
     workgroup.workgroup_id_z = static_cast<uint16_t>(z);
     for (uint32_t y = 0; y < state.workgroup_count_y; ++y) {
@@ -252,6 +329,8 @@ strata_status_t runSyncCommands(Submission* submission) {
 }
 
 void runSyncSubmission(Submission* submission) {
+  submission->trace_start_ns =
+      strata_trace_installed() ? strata_trace_now_ns() : 0;
   strata_status_t status = submission->wait_status;
   submission->wait_status = nullptr;
   if (!status && submission->op == SubmissionOp::kExecute) {
@@ -365,7 +444,7 @@ strata_status_t queueSignalOnly(strata_hal_device_t* device, SubmissionOp op,
   Submission* submission = nullptr;
   STRATA_RETURN_IF_ERROR(rejectSubmission(
       signal_fence, acquireSubmission(device, op, 0, waitPairCount(wait_fence),
-                                      &submission)));
+                                      0, &submission)));
   submission->wait_fence = wait_fence;
   strata_hal_fence_retain(wait_fence);
   submission->signal_fence = signal_fence;
@@ -505,6 +584,21 @@ strata_status_t makeDispatchFailure(const DispatchCommand* command, int code,
 }
 
 void finishSubmission(Submission* submission, strata_status_t status) {
+  if (submission->trace_start_ns) {
+    if (strata_trace_t* trace = strata_trace_installed()) {
+      char args[96];
+      std::snprintf(args, sizeof(args),
+                    "\"command_buffers\": %zu, \"ok\": %s",
+                    submission->command_buffer_count, status ? "false" : "true");
+      strata_trace_record(trace, "queue",
+                          submission->op == SubmissionOp::kExecute
+                              ? "queue.execute"
+                              : "queue.submission",
+                          STRATA_TRACE_TRACK_QUEUE, submission->trace_start_ns,
+                          strata_trace_now_ns(), args);
+    }
+    submission->trace_start_ns = 0;
+  }
   for (size_t i = 0; i < submission->command_buffer_count; ++i) {
     strata_hal_command_buffer_release(submission->command_buffers[i]);
     submission->command_buffers[i] = nullptr;
@@ -666,10 +760,18 @@ strata_status_t strata_hal_device_queue_execute(
                                  count));
     }
   }
+  // local-task runs each batch's dispatches at once, one job each.
+  size_t job_count = 0;
+  if (device->kind == DeviceKind::kLocalTask) {
+    for (size_t i = 0; i < count; ++i) {
+      size_t batch = commandBufferMaxBatchDispatches(command_buffers[i]);
+      job_count = batch > job_count ? batch : job_count;
+    }
+  }
   Submission* submission = nullptr;
   strata_status_t status =
       acquireSubmission(device, SubmissionOp::kExecute, count,
-                        waitPairCount(wait_fence), &submission);
+                        waitPairCount(wait_fence), job_count, &submission);
   if (status) {
     for (size_t i = 0; i < count; ++i) {
       commandBufferCancelSubmit(command_buffers[i]);

@@ -28,6 +28,15 @@ enum class SubmissionOp : uint8_t {
 
 constexpr size_t kInlineCommandBuffers = 4;
 constexpr size_t kInlineTimepoints = 2;
+// local-task jobs held in the record itself: enough for chains (one
+// dispatch per batch) and small batches; larger batches grow the record.
+constexpr size_t kInlineJobs = 4;
+
+// local-task: one dispatch of the batch in flight, published to the pool.
+struct BatchJob {
+  PoolJob job;  // job.user is the submission
+  const DispatchCommand* dispatch = nullptr;
+};
 
 // One queue operation, from its submission until its signal fence is
 // signalled or failed. Records are recycled through the device's free list,
@@ -41,7 +50,6 @@ constexpr size_t kInlineTimepoints = 2;
 // device is destroyed.
 struct Submission {
   PoolTask task;  // local-task: starts or continues the work on a worker
-  PoolJob job;    // local-task: the dispatch in flight
   strata_hal_device_t* device = nullptr;
   SubmissionOp op = SubmissionOp::kBarrier;
 
@@ -66,11 +74,28 @@ struct Submission {
   // work starts; NULL when it was reached.
   strata_status_t wait_status = nullptr;
 
+  // Tracing: when the work started (0: tracing was off then).
+  int64_t trace_start_ns = 0;
+
   // Execution cursor: command buffers [cb_index, count) and, within the
   // current one, command (NULL: take the next command buffer).
   size_t cb_index = 0;
   const Command* command = nullptr;
-  const DispatchCommand* dispatch = nullptr;  // local-task: the one in flight
+
+  // local-task: the batch in flight. jobs has room for the largest batch of
+  // the submission's command buffers (sized when it is queued, so running
+  // allocates nothing); jobs [0, batch_job_count) hold the batch's
+  // dispatches in recording order. When batch_counted, batch_pending
+  // counts the jobs not yet completed, plus one while the worker that
+  // published them still runs the batch's fills and copies, and whoever
+  // takes it to zero ends the batch; otherwise (one dispatch and nothing
+  // else, as in chains) the job's completion ends the batch.
+  BatchJob* jobs = nullptr;
+  size_t job_capacity = kInlineJobs;
+  BatchJob inline_jobs[kInlineJobs];
+  size_t batch_job_count = 0;
+  bool batch_counted = false;
+  std::atomic<size_t> batch_pending{0};
 
   // Device bookkeeping, guarded by the device mutex.
   Submission* live_prev = nullptr;
@@ -115,11 +140,18 @@ void finishSubmission(Submission* submission, strata_status_t status);
 
 // The message of a failed dispatch, naming the export, its library and the
 // workgroup.
+// The dispatch's export name, for traces and errors.
+inline const char* exportName(const DispatchCommand* command) {
+  return strata_hal_executable_export_name(command->executable,
+                                           command->ordinal);
+}
+
 strata_status_t makeDispatchFailure(const DispatchCommand* command, int code,
                                     const uint32_t workgroup[3],
                                     uint32_t local_memory_size);
 
 // The next command of a submission, advancing its cursor; NULL at the end.
+// (local-sync; local-task walks the cursor a batch at a time.)
 const Command* nextCommand(Submission* submission);
 
 // local-task: starts a resolved submission on the pool (never inline).

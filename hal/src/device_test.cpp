@@ -17,39 +17,18 @@
 #include "strata/hal/command_buffer.h"
 #include "strata/hal/device.h"
 #include "strata/hal/executable.h"
+#include "device_testing.h"
 #include "strata/hal/semaphore.h"
 
 namespace {
+
+using namespace strata::hal::device_testing;
 
 const char* const kSamplePath = STRATA_TEST_SAMPLE_KERNELS_PATH;
 constexpr uint32_t kAdd = 0;
 constexpr uint32_t kMul = 1;
 constexpr uint32_t kMatmul = 2;
 constexpr uint32_t kFailAlways = 3;
-// Every wait in these tests gives up after this long, so a hang fails fast.
-constexpr int64_t kTimeoutNs = 10ll * 1000 * 1000 * 1000;
-
-std::string consume(strata_status_t status) {
-  if (!status) {
-    return "OK";
-  }
-  std::string text = strata_status_code_name(strata_status_code(status));
-  text += ": ";
-  text += strata_status_message(status);
-  strata_status_free(status);
-  return text;
-}
-
-struct Config {
-  const char* name;
-  uint32_t workers;
-  const char* label;
-};
-const Config kConfigs[] = {
-    {"local-sync", 0, "local-sync"},
-    {"local-task", 1, "local-task x1"},
-    {"local-task", 2, "local-task x2"},
-};
 
 // Thread-safe allocation counter around the system allocator.
 struct CountingAllocator {
@@ -182,42 +161,6 @@ const strata_hal_executable_library_header_t* const* testQuery(
 // Helpers
 //===----------------------------------------------------------------------===//
 
-struct Device {
-  strata_hal_device_t* ptr = nullptr;
-  explicit Device(const Config& config,
-                  strata_allocator_t allocator = strata_allocator_system()) {
-    strata_hal_device_options_t options = {config.name, config.workers};
-    REQUIRE(consume(strata_hal_device_create(&options, allocator, &ptr)) ==
-            "OK");
-  }
-  ~Device() { strata_hal_device_release(ptr); }
-  Device(const Device&) = delete;
-  Device& operator=(const Device&) = delete;
-  operator strata_hal_device_t*() const { return ptr; }
-};
-
-struct Fence {
-  strata_hal_fence_t* ptr = nullptr;
-  Fence() {
-    REQUIRE(consume(strata_hal_fence_create_pending(strata_allocator_system(),
-                                                    &ptr)) == "OK");
-  }
-  ~Fence() { strata_hal_fence_release(ptr); }
-  Fence(const Fence&) = delete;
-  Fence& operator=(const Fence&) = delete;
-  operator strata_hal_fence_t*() const { return ptr; }
-  std::string wait() const {
-    return consume(
-        strata_hal_fence_wait(ptr, strata_hal_deadline_after_ns(kTimeoutNs)));
-  }
-  // "reached", "pending" or the failure.
-  std::string state() const {
-    int reached = 0;
-    std::string text = consume(strata_hal_fence_query(ptr, &reached));
-    return text != "OK" ? text : reached ? "reached" : "pending";
-  }
-};
-
 struct Executable {
   strata_hal_executable_t* ptr = nullptr;
   Executable() {
@@ -241,41 +184,6 @@ struct Executable {
   operator strata_hal_executable_t*() const { return ptr; }
 };
 
-struct Buffer {
-  strata_hal_buffer_t* ptr = nullptr;
-  explicit Buffer(uint64_t length) {
-    REQUIRE(consume(strata_hal_buffer_allocate(strata_allocator_system(),
-                                               length, &ptr)) == "OK");
-  }
-  ~Buffer() { strata_hal_buffer_release(ptr); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  operator strata_hal_buffer_t*() const { return ptr; }
-  template <typename T>
-  T* data() const {
-    uint8_t* bytes = nullptr;
-    REQUIRE(consume(strata_hal_buffer_map(
-                ptr, 0, strata_hal_buffer_length(ptr), &bytes)) == "OK");
-    return reinterpret_cast<T*>(bytes);
-  }
-};
-
-struct CommandBuffer {
-  strata_hal_command_buffer_t* ptr = nullptr;
-  explicit CommandBuffer(strata_hal_command_buffer_mode_t mode =
-                             STRATA_HAL_COMMAND_BUFFER_MODE_REUSABLE) {
-    REQUIRE(consume(strata_hal_command_buffer_create(
-                mode, strata_allocator_system(), &ptr)) == "OK");
-  }
-  ~CommandBuffer() { strata_hal_command_buffer_release(ptr); }
-  CommandBuffer(const CommandBuffer&) = delete;
-  CommandBuffer& operator=(const CommandBuffer&) = delete;
-  operator strata_hal_command_buffer_t*() const { return ptr; }
-  void finalize() {
-    REQUIRE(consume(strata_hal_command_buffer_finalize(ptr)) == "OK");
-  }
-};
-
 // Records out = a <op> b over n floats.
 void recordElementwise(strata_hal_command_buffer_t* cb,
                        strata_hal_executable_t* executable, uint32_t ordinal,
@@ -286,12 +194,6 @@ void recordElementwise(strata_hal_command_buffer_t* cb,
       {a, 0, UINT64_MAX}, {b, 0, UINT64_MAX}, {out, 0, UINT64_MAX}};
   REQUIRE(consume(strata_hal_command_buffer_dispatch(
               cb, executable, ordinal, count, &n, 1, bindings, 3)) == "OK");
-}
-
-std::string execute(strata_hal_device_t* device, strata_hal_fence_t* wait,
-                    strata_hal_fence_t* signal,
-                    strata_hal_command_buffer_t* cb) {
-  return consume(strata_hal_device_queue_execute(device, wait, signal, &cb, 1));
 }
 
 void fillFloats(float* data, uint32_t n, float scale, float offset) {
@@ -592,12 +494,14 @@ TEST_CASE("a failing kernel fails the signal fence and everyone downstream") {
     CAPTURE(label);
     Device device(config);
     Buffer untouched(64), out(64 * 4), a(64 * 4);
-    // The failing dispatch, then a fill that must never run.
+    // The failing dispatch, then (after a barrier) a fill that must never
+    // run.
     CommandBuffer failing(STRATA_HAL_COMMAND_BUFFER_MODE_ONE_SHOT);
     const uint32_t one[3] = {1, 1, 1};
     REQUIRE(consume(strata_hal_command_buffer_dispatch(
                 failing, executable, kFailAlways, one, nullptr, 0, nullptr,
                 0)) == "OK");
+    REQUIRE(consume(strata_hal_command_buffer_barrier(failing)) == "OK");
     REQUIRE(consume(strata_hal_command_buffer_fill(failing, untouched, 0, 64,
                                                    0xFF, 1)) == "OK");
     failing.finalize();
@@ -734,7 +638,7 @@ TEST_CASE("a wait fence of several semaphores waits for all of them") {
   }
 }
 
-TEST_CASE("fill and copy run in order on the queue") {
+TEST_CASE("fills and copies separated by barriers run in order") {
   for (const Config& config : kConfigs) {
     std::string label = config.label;
     CAPTURE(label);
@@ -746,6 +650,9 @@ TEST_CASE("fill and copy run in order on the queue") {
     REQUIRE(consume(strata_hal_command_buffer_barrier(cb)) == "OK");
     REQUIRE(consume(strata_hal_command_buffer_copy(cb, a, 0, b, 128, 64)) ==
             "OK");
+    // Each of the next two touches what the copy reads or writes: barriers
+    // keep them after it (commands between barriers may run in any order).
+    REQUIRE(consume(strata_hal_command_buffer_barrier(cb)) == "OK");
     REQUIRE(consume(strata_hal_command_buffer_fill(cb, a, 2, 4, 0xBEEF, 2)) ==
             "OK");
     // Overlapping copy inside b: [128, 192) moves to [120, 184).
@@ -934,14 +841,28 @@ TEST_CASE("submitting a prerecorded command buffer allocates nothing") {
     {
       Device device(config, counter.get());
       constexpr uint32_t n = 256;
-      Buffer a(n * 4), out(n * 4);
-      CommandBuffer one, many;
+      constexpr uint32_t kWide = 12;
+      Buffer a(n * 4), out(n * 4), wide_out(kWide * n * 4);
+      // one: a dispatch; many: a chain of 50 dependent dispatches, each
+      // after a barrier; wide: a batch of kWide independent dispatches,
+      // more than a submission record holds inline.
+      CommandBuffer one, many, wide;
       recordElementwise(one, executable, kAdd, a, a, out, n);
       for (int i = 0; i < 50; ++i) {
+        REQUIRE(consume(strata_hal_command_buffer_barrier(many)) == "OK");
         recordElementwise(many, executable, kAdd, a, out, out, n);
+      }
+      for (uint32_t i = 0; i < kWide; ++i) {
+        const uint32_t count[3] = {n / 64, 1, 1};
+        const strata_hal_buffer_binding_t bindings[] = {
+            {a, 0, UINT64_MAX}, {a, 0, UINT64_MAX}, {wide_out, i * n * 4, n * 4}};
+        REQUIRE(consume(strata_hal_command_buffer_dispatch(
+                    wide, executable, kAdd, count, &n, 1, bindings, 3)) ==
+                "OK");
       }
       one.finalize();
       many.finalize();
+      wide.finalize();
       // Warm up: a few submission records in flight at once (barriers, so
       // that nothing writes the buffers concurrently), then a dispatch.
       {
@@ -958,17 +879,30 @@ TEST_CASE("submitting a prerecorded command buffer allocates nothing") {
         Fence done_one;
         REQUIRE(execute(device, nullptr, done_one, one) == "OK");
         REQUIRE(done_one.wait() == "OK");
+        // Four records queued at once, one after the other on fences: each
+        // grows its job storage for wide's batch, once. Enough grown
+        // records that one is free whenever wide is submitted below.
+        std::vector<Fence> wide_fences(5);
+        for (size_t i = 0; i + 1 < wide_fences.size(); ++i) {
+          REQUIRE(execute(device, wide_fences[i], wide_fences[i + 1], wide) ==
+                  "OK");
+        }
+        REQUIRE(consume(strata_hal_fence_signal(wide_fences[0])) == "OK");
+        REQUIRE(wide_fences.back().wait() == "OK");
       }
       // Let the last records return to the free list.
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       int before = counter.allocs.load();
       for (int i = 0; i < 10; ++i) {
-        Fence done_one, done_many;
+        Fence done_one, done_many, done_wide;
         REQUIRE(execute(device, nullptr, done_one, one) == "OK");
         REQUIRE(execute(device, done_one, done_many, many) == "OK");
         REQUIRE(done_many.wait() == "OK");
+        REQUIRE(execute(device, nullptr, done_wide, wide) == "OK");
+        REQUIRE(done_wide.wait() == "OK");
       }
       CHECK(counter.allocs.load() - before == 0);
+      CHECK(out.data<float>()[n - 1] == (1 + 10 * 50) * 2 * a.data<float>()[n - 1]);
     }
     CHECK(counter.live.load() == 0);
   }

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <new>
 
+#include "strata/base/trace.h"
 #include "strata/hal/semaphore.h"
 
 namespace strata::hal {
@@ -512,8 +513,9 @@ void strata_hal_fence_fail(strata_hal_fence_t* fence, strata_status_t status) {
   strata_status_free(status);
 }
 
-strata_status_t strata_hal_fence_wait(strata_hal_fence_t* fence,
-                                      int64_t deadline_ns) {
+namespace {
+// The wait itself (strata_hal_fence_wait adds the trace event).
+strata_status_t waitFence(strata_hal_fence_t* fence, int64_t deadline_ns) {
   if (fence->count == 1) {
     return strata_hal_semaphore_wait(fence->pairs[0].semaphore,
                                      fence->pairs[0].value, deadline_ns);
@@ -533,6 +535,23 @@ strata_status_t strata_hal_fence_wait(strata_hal_fence_t* fence,
   // an earlier one is still pending: wait on all of them at once.
   return waitMany(fence, deadline_ns);
 }
+}  // namespace
+
+strata_status_t strata_hal_fence_wait(strata_hal_fence_t* fence,
+                                      int64_t deadline_ns) {
+  strata_trace_t* trace = strata_trace_installed();
+  if (!trace) {
+    return waitFence(fence, deadline_ns);
+  }
+  // Tracing: the wait, on the host track (blocking waits are the host's).
+  int64_t start = strata_trace_now_ns();
+  strata_status_t status = waitFence(fence, deadline_ns);
+  strata_trace_record(trace, "wait", "fence.wait", STRATA_TRACE_TRACK_HOST,
+                      start, strata_trace_now_ns(),
+                      status ? "\"ok\": false" : "\"ok\": true");
+  return status;
+}
+
 
 strata_status_t strata_hal_fence_on_resolved(strata_hal_fence_t* fence,
                                              strata_allocator_t allocator,

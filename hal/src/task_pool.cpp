@@ -3,6 +3,10 @@
 // spin briefly, then sleep on a futex.
 #include "task_pool.h"
 
+#include <cstdio>
+
+#include "strata/base/trace.h"
+
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -30,6 +34,18 @@ constexpr uint32_t kMaxLocalMemory = 64u << 20;
 constexpr size_t kCacheLine = 64;
 
 thread_local const TaskPool* tls_pool = nullptr;
+
+// The first job from job on (along the pool's list; mutex held) that still
+// has workgroups to claim, or NULL.
+PoolJob* firstClaimable(PoolJob* job) {
+  for (; job; job = job->list_next) {
+    if (job->next_index.load(std::memory_order_relaxed) <
+        job->workgroup_total) {
+      return job;
+    }
+  }
+  return nullptr;
+}
 
 inline void cpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -229,36 +245,52 @@ void TaskPool::submitTask(PoolTask* task) {
 }
 
 void TaskPool::publishJob(PoolJob* job) {
+  job->publish_next = nullptr;
+  publishJobs(job);
+}
+
+void TaskPool::publishJobs(PoolJob* first) {
   State& state = *state_;
-  uint64_t total = job->workgroup_total;
-  // Small chunks balance load; a few per worker keep the counter cool.
-  uint64_t chunk = total / (uint64_t(worker_count_) * 4);
-  chunk = chunk < 1 ? 1 : (chunk > 64 ? 64 : chunk);
-  job->chunk = static_cast<uint32_t>(chunk);
-  job->failed.store(false, std::memory_order_relaxed);
-  job->failure_code = 0;
-  job->failure_local_memory = 0;
-  job->next_index.store(0, std::memory_order_relaxed);
-  job->active_workers = 0;
+  uint64_t useful = 0;
+  uint32_t count = 0;
+  for (PoolJob* job = first; job; job = job->publish_next) {
+    uint64_t total = job->workgroup_total;
+    // Small chunks balance load; a few per worker keep the counter cool.
+    uint64_t chunk = total / (uint64_t(worker_count_) * 4);
+    chunk = chunk < 1 ? 1 : (chunk > 64 ? 64 : chunk);
+    job->chunk = static_cast<uint32_t>(chunk);
+    job->failed.store(false, std::memory_order_relaxed);
+    job->failure_code = 0;
+    job->failure_local_memory = 0;
+    job->next_index.store(0, std::memory_order_relaxed);
+    job->active_workers = 0;
+    if (useful < worker_count_) {
+      useful += (total + chunk - 1) / chunk;
+    }
+    ++count;
+  }
   {
     std::lock_guard<std::mutex> lock(state.mutex);
-    job->listed = true;
-    job->list_next = nullptr;
-    job->list_prev = state.job_tail;
-    if (state.job_tail) {
-      state.job_tail->list_next = job;
-    } else {
-      state.job_head = job;
+    // Workers find the jobs only under this lock; once it is released
+    // they may complete them, so nothing below touches a job again.
+    for (PoolJob* job = first; job; job = job->publish_next) {
+      job->listed = true;
+      job->list_next = nullptr;
+      job->list_prev = state.job_tail;
+      if (state.job_tail) {
+        state.job_tail->list_next = job;
+      } else {
+        state.job_head = job;
+      }
+      state.job_tail = job;
     }
-    state.job_tail = job;
-    state.work_available.fetch_add(1, std::memory_order_seq_cst);
+    state.work_available.fetch_add(count, std::memory_order_seq_cst);
   }
-  uint64_t useful = (total + chunk - 1) / chunk;
   if (useful > worker_count_) {
     useful = worker_count_;
   }
   // The publishing worker takes part itself.
-  if (onWorkerThread()) {
+  if (onWorkerThread() && useful) {
     --useful;
   }
   wake(static_cast<uint32_t>(useful));
@@ -279,6 +311,11 @@ bool TaskPool::runOne(Worker& worker) {
       }
       state.work_available.fetch_sub(1, std::memory_order_seq_cst);
     } else if ((job = state.job_head)) {
+      // A listed job whose last workgroups are running elsewhere is only
+      // worth entering (to unlist it) when no other job has work.
+      if (PoolJob* claimable = firstClaimable(job)) {
+        job = claimable;
+      }
       ++job->active_workers;
     } else {
       return false;
@@ -288,12 +325,14 @@ bool TaskPool::runOne(Worker& worker) {
     task->next = nullptr;
     task->run(task, worker.index);
   } else {
-    runJob(worker, job);
+    while (job) {
+      job = runJob(worker, job);
+    }
   }
   return true;
 }
 
-void TaskPool::runJob(Worker& worker, PoolJob* job) {
+PoolJob* TaskPool::runJob(Worker& worker, PoolJob* job) {
   const uint64_t total = job->workgroup_total;
   const uint64_t chunk = job->chunk;
   const strata_hal_executable_dispatch_state_v0_t* state = job->state;
@@ -323,12 +362,17 @@ void TaskPool::runJob(Worker& worker, PoolJob* job) {
     workgroup.local_memory_size = job->local_memory_size;
   }
 
+  // Tracing: this worker's share of the dispatch, one event.
+  strata_trace_t* trace = strata_trace_installed();
+  int64_t share_start = trace ? strata_trace_now_ns() : 0;
+  uint64_t share = 0;
   for (;;) {
     uint64_t begin = job->next_index.fetch_add(chunk, std::memory_order_relaxed);
     if (begin >= total) {
       break;
     }
     uint64_t end = begin + chunk < total ? begin + chunk : total;
+    share += end - begin;
     uint64_t x = begin % count_x;
     uint64_t yz = begin / count_x;
     uint64_t y = yz % count_y;
@@ -363,8 +407,22 @@ void TaskPool::runJob(Worker& worker, PoolJob* job) {
     }
   }
 
+  if (trace && share) {
+    char args[128];
+    std::snprintf(args, sizeof(args),
+                  "\"workgroups\": %llu, \"grid\": [%u, %u, %u]",
+                  static_cast<unsigned long long>(share),
+                  state->workgroup_count_x, state->workgroup_count_y,
+                  static_cast<unsigned>(state->workgroup_count_z));
+    strata_trace_record(trace, "dispatch",
+                        job->trace_name ? job->trace_name : "dispatch",
+                        STRATA_TRACE_TRACK_WORKER0 + worker.index, share_start,
+                        strata_trace_now_ns(), args);
+  }
+
   State& pool_state = *state_;
   bool last;
+  PoolJob* next = nullptr;
   {
     std::lock_guard<std::mutex> lock(pool_state.mutex);
     // Every workgroup is claimed: nobody new may enter.
@@ -383,11 +441,22 @@ void TaskPool::runJob(Worker& worker, PoolJob* job) {
       pool_state.work_available.fetch_sub(1, std::memory_order_seq_cst);
     }
     last = --job->active_workers == 0;
+    // Enter the next job with work in the same critical section: with many
+    // small jobs (a wide batch), one lock per job instead of two, which two
+    // workers otherwise contend for. Queued tasks go first, through runOne.
+    // The price: when this worker also runs job's on_complete below, the
+    // next job cannot complete before that returns (its workgroups are
+    // still claimed by everyone else meanwhile); on_complete never blocks.
+    if (!pool_state.task_head &&
+        (next = firstClaimable(pool_state.job_head))) {
+      ++next->active_workers;
+    }
   }
   // The mutex orders every other worker's kernel writes before this point.
   if (last) {
     job->on_complete(job, worker.index);
   }
+  return next;
 }
 
 void TaskPool::workerMain(uint32_t index) {

@@ -27,10 +27,11 @@ struct PoolTask {
 
 // One dispatch: a grid of workgroups that workers claim with fetch_add on
 // next_index. The publisher fills in the first block, then calls
-// TaskPool::publishJob; the pool calls on_complete exactly once, on the
-// worker that finished last, after every workgroup has run or been skipped.
-// The job storage belongs to the publisher (a submission record) and may be
-// republished from on_complete.
+// TaskPool::publishJob (or publishJobs for several at once); the pool calls
+// on_complete exactly once, on the worker that finished last, after every
+// workgroup has run or been skipped. The job storage belongs to the
+// publisher (a submission record) and may be republished once on_complete
+// was called.
 struct PoolJob {
   // --- Set by the publisher.
   strata_hal_executable_dispatch_v0_t function = nullptr;
@@ -41,6 +42,11 @@ struct PoolJob {
   uint32_t local_memory_size = 0;
   void (*on_complete)(PoolJob* job, uint32_t worker_index) = nullptr;
   void* user = nullptr;  // for on_complete
+  // The dispatch's name in traces (borrowed; may be NULL).
+  const char* trace_name = nullptr;
+  // publishJobs: the next job published together with this one (NULL ends
+  // the list). Not read after publishJobs returns.
+  PoolJob* publish_next = nullptr;
 
   // --- Results, read in on_complete.
   // Set once by the first failing workgroup; later workgroups are skipped.
@@ -82,6 +88,12 @@ public:
   // Makes job's workgroups claimable and wakes as many sleeping workers as
   // it can use. Thread-safe; never allocates.
   void publishJob(PoolJob* job);
+  // Publishes every job of the list first -> publish_next at once (one lock,
+  // one wake-up for all): their workgroups are claimable together, and
+  // workers spread over the jobs that still have unclaimed workgroups, in
+  // list order. Thread-safe; never allocates. Once this returns, any of the
+  // jobs may have completed.
+  void publishJobs(PoolJob* first);
 
   // Whether the calling thread is one of this pool's workers.
   bool onWorkerThread() const;
@@ -98,7 +110,7 @@ private:
 
   void workerMain(uint32_t index);
   bool runOne(Worker& worker);
-  void runJob(Worker& worker, PoolJob* job);
+  PoolJob* runJob(Worker& worker, PoolJob* job);
   void wake(uint32_t count);
   bool hasWork() const;
 

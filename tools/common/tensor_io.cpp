@@ -242,8 +242,9 @@ std::string formatHalf(uint16_t bits) {
     return value < 0 ? "-inf" : "inf";
   }
   char buffer[32];
-  if (std::fabs(value) >= 1024.0f) {
-    // Halves from 1024 up are integers; "65504" reads better than "6.55e+04".
+  if (std::fabs(value) >= 1024.0f || value == std::trunc(value)) {
+    // Halves from 1024 up are integers; "65504" reads better than "6.55e+04",
+    // and "20" better than the shortest "%g" that reads back, "2e+01".
     std::snprintf(buffer, sizeof(buffer), "%.0f", static_cast<double>(value));
     return buffer;
   }
@@ -594,8 +595,12 @@ bool compareTensors(const HostTensor& expected, const HostTensor& actual,
         continue;
       }
       double difference = std::fabs(a - e);
+      double allowed = threshold;
+      if (thresholds.relative > 0 && std::isfinite(e)) {
+        allowed += thresholds.relative * std::fabs(e);
+      }
       if (!std::isnan(difference) && !std::isinf(difference) &&
-          difference <= threshold) {
+          difference <= allowed) {
         continue;
       }
       if (std::isfinite(difference)) {
@@ -603,7 +608,7 @@ bool compareTensors(const HostTensor& expected, const HostTensor& actual,
         // representation noise of a - b.
         char buffer[64];
         std::snprintf(buffer, sizeof(buffer), " (|difference| %.6g > %.6g)",
-                      difference, threshold);
+                      difference, allowed);
         note = buffer;
       }
     } else if (std::memcmp(expected.data.data() + i * size,

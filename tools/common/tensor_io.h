@@ -95,15 +95,19 @@ std::string formatIndex(const std::vector<int64_t>& shape, uint64_t flat);
 // Comparison
 //===--------------------------------------------------------------------===//
 
-// Absolute tolerances, per float width; ints and i1 compare exactly.
+// Absolute tolerances, per float width, and a relative one for every
+// width (0 unless set): floats match when
+// |actual - expected| <= threshold + relative * |expected|. Ints and i1
+// compare exactly.
 struct CompareThresholds {
   double f16 = 1e-3;
   double f32 = 1e-4;
   double f64 = 1e-4;
+  double relative = 0;
 };
 
 // Compares actual with expected: element type, shape, then every element
-// (floats: |a - b| <= threshold, NaN matches NaN, infinities match their
+// (floats: |a - b| <= threshold (+ relative |b|), NaN matches NaN, infinities match their
 // own sign). Returns true on a match; otherwise sets *mismatch to a phrase
 // naming the first difference, such as
 //   "element [1, 2] is 7, expected 6"

@@ -159,6 +159,8 @@ TEST_SUITE("tools.tensor_io") {
     CHECK(roundTrip("2xi8=255 0") == "2xi8=-1 0");
     CHECK(roundTrip("3xi1=true 0 1") == "3xi1=1 0 1");
     CHECK(roundTrip("3xf16=0.1 65504 -2.5") == "3xf16=0.1 65504 -2.5");
+    // Integral halves print as digits, not in the exponent form of %g.
+    CHECK(roundTrip("4xf16=20 -30 0 1000") == "4xf16=20 -30 0 1000");
     CHECK(roundTrip("2xf64=0.1 1e300") == "2xf64=0.1 1e+300");
     CHECK(roundTrip("3xf32=nan inf -inf") == "3xf32=nan inf -inf");
     // Printed text reads back.

@@ -9,11 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "check_module.h"
 #include "cli.h"
 #include "npy.h"
+#include "strata/base/trace.h"
 #include "strata/hal/buffer.h"
 #include "strata/hal/device.h"
 #include "strata/hal/module.h"
+#include "strata/hal/semaphore.h"
 #include "strata/vm/vm.h"
 #include "tensor_io.h"
 
@@ -25,17 +28,20 @@ constexpr const char kUsage[] =
     "usage: strata-run --module=FILE [--module=FILE ...] [--function=NAME]\n"
     "                  [--device=local-sync|local-task] [--task_workers=N]\n"
     "                  [--input=VALUE ...] [--output=TARGET ...]\n"
-    "                  [--expected_output=VALUE ...]\n"
+    "                  [--expected_output=VALUE ...] [--trace=FILE.json]\n"
     "\n"
-    "Creates a device and the hal module, loads the modules into one context\n"
-    "after it, in order (each may import from the ones before it; the last\n"
-    "is the main module), invokes one function and prints its results, one\n"
+    "Creates a device, the hal module and the check module (the check.*\n"
+    "assertions of test programs), loads the modules into one context after\n"
+    "them, in order (each may import from the ones before it; the last is\n"
+    "the main module), invokes one function and prints its results, one\n"
     "per line (\"i32=5\", \"2x3xf32=[1 2 3][4 5 6]\").\n"
     "\n"
     "options:\n"
     "  --module=FILE      a .vmfb module; repeatable\n"
     "  --function=NAME    the function to invoke: \"fn\" exported by the last\n"
-    "                     module, or \"module.fn\" (default: main)\n"
+    "                     module, or \"module.fn\" (default: main); for an\n"
+    "                     async-external \"fn$async\" strata-run passes the\n"
+    "                     wait and signal fences and waits for the results\n"
     "  --device=NAME      local-task (default; a pool of worker threads) or\n"
     "                     local-sync (runs dispatches inline)\n"
     "  --task_workers=N   local-task worker threads (default 0: one per "
@@ -65,6 +71,10 @@ constexpr const char kUsage[] =
     "  --expected_f64_threshold=X  the same for f64 (default 0.0001)\n"
     "  --print_max_element_count=N  elements printed per tensor before\n"
     "                     \"...\" (default 1024)\n"
+    "  --trace=FILE.json  write a timeline of the run as Chrome trace events\n"
+    "                     (open it in Perfetto): the invocation, each queue\n"
+    "                     submission and fence wait, and each dispatch's\n"
+    "                     share on every worker that ran it\n"
     "  --help             print this help and exit\n"
     "\n"
     "Exit status: 0 on success, 1 when loading, linking, an input or the\n"
@@ -83,6 +93,7 @@ struct Options {
   std::vector<std::string> expected_outputs;
   strata::tools::CompareThresholds thresholds;
   size_t print_max_element_count = 1024;
+  std::string trace;  // --trace: the Chrome trace file to write
 };
 
 [[noreturn]] void usageError(const std::string& message) {
@@ -172,6 +183,8 @@ Options parseArgs(int argc, char** argv) {
     } else if (takeValue(arg, "--expected_f64_threshold", &value)) {
       options.thresholds.f64 =
           parseThreshold("--expected_f64_threshold", value);
+    } else if (takeValue(arg, "--trace", &value)) {
+      options.trace = value;
     } else if (takeValue(arg, "--print_max_element_count", &value)) {
       options.print_max_element_count = static_cast<size_t>(
           parseCount("--print_max_element_count", value, UINT32_MAX));
@@ -425,6 +438,13 @@ int run(const Options& options) {
     return fail("creating the hal module: " + consumeLine(status));
   }
   s.modules.push_back(hal_module);
+  // The check module answers the check.* imports of test programs.
+  strata_vm_module_t* check_module = nullptr;
+  status = strata::tools::createCheckModule(s.allocator, &check_module);
+  if (status) {
+    return fail("creating the check module: " + consumeLine(status));
+  }
+  s.modules.push_back(check_module);
 
   for (const std::string& path : options.modules) {
     std::vector<uint8_t> bytes;
@@ -481,9 +501,25 @@ int run(const Options& options) {
   if (!cc || !strata::tools::signatureArgs(cc, &args)) {
     return fail(expects + ", which strata-run cannot call");
   }
+  // An async-external function (strata-compile --async-exports) takes a
+  // wait fence and a signal fence after its inputs: strata-run passes no
+  // wait fence and a new signal fence, and waits for it before reading the
+  // results.
+  constexpr const char kAsyncSuffix[] = "$async";
+  bool async_external =
+      full_name.size() > sizeof(kAsyncSuffix) - 1 &&
+      full_name.compare(full_name.size() - (sizeof(kAsyncSuffix) - 1),
+                        std::string::npos, kAsyncSuffix) == 0 &&
+      args.size() >= 2 && args.substr(args.size() - 2) == "rr";
+  if (async_external) {
+    args.resize(args.size() - 2);
+  }
   if (options.inputs.size() != args.size()) {
     return fail(expects + ", got " + std::to_string(options.inputs.size()) +
-                (options.inputs.size() == 1 ? " input" : " inputs"));
+                (options.inputs.size() == 1 ? " input" : " inputs") +
+                (async_external ? " (besides its wait and signal fences, "
+                                  "which strata-run passes)"
+                                : ""));
   }
 
   status = strata_vm_list_create(args.size(), s.allocator, &s.inputs);
@@ -552,7 +588,28 @@ int run(const Options& options) {
     }
   }
 
+  strata_hal_fence_t* signal = nullptr;
+  if (async_external) {
+    status = strata_hal_fence_create_pending(s.allocator, &signal);
+    if (!status) {
+      status = strata_vm_list_push(s.inputs, strata_vm_variant_ref(nullptr));
+    }
+    if (!status) {
+      status = strata_vm_list_push(
+          s.inputs, strata_vm_variant_ref(strata_hal_fence_as_ref(signal)));
+    }
+    if (status) {
+      strata_hal_fence_release(signal);
+      return fail(consumeLine(status));
+    }
+  }
   status = strata_vm_invoke(s.context, function, s.inputs, s.outputs);
+  if (!status && signal) {
+    status = strata_hal_fence_wait(signal, STRATA_HAL_INFINITE_FUTURE);
+  }
+  if (signal) {
+    strata_hal_fence_release(signal);
+  }
   if (status) {
     std::string text = strata::tools::statusToString(status);
     strata_status_free(status);
@@ -646,6 +703,37 @@ int run(const Options& options) {
   return 0;
 }
 
+// run() with a trace recorder installed around it when --trace asks: the
+// devices are gone when run returns, so nothing records into the trace
+// once it is written and destroyed.
+int runTraced(const Options& options) {
+  if (options.trace.empty()) {
+    return run(options);
+  }
+  // A file that cannot be written fails before anything runs.
+  if (FILE* probe = std::fopen(options.trace.c_str(), "wb")) {
+    std::fclose(probe);
+  } else {
+    return fail("--trace: cannot write '" + options.trace +
+                "': " + std::strerror(errno));
+  }
+  strata_trace_t* trace = nullptr;
+  strata_status_t status =
+      strata_trace_create(strata_allocator_system(), &trace);
+  if (status) {
+    return fail("--trace: " + consumeLine(status));
+  }
+  strata_trace_install(trace);
+  int code = run(options);
+  strata_trace_install(nullptr);
+  status = strata_trace_write_json(trace, options.trace.c_str());
+  strata_trace_destroy(trace);
+  if (status) {
+    return fail("--trace: " + consumeLine(status));
+  }
+  return code;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) { return run(parseArgs(argc, argv)); }
+int main(int argc, char** argv) { return runTraced(parseArgs(argc, argv)); }

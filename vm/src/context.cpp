@@ -4,6 +4,7 @@
 #include <new>
 #include <string>
 
+#include "strata/base/trace.h"
 #include "context_impl.h"
 #include "format.h"
 #include "strata/vm/buffer.h"
@@ -600,6 +601,9 @@ strata_status_t strata_vm_call(strata_vm_context_t* context,
                                strata_vm_value_t* results,
                                size_t result_count) {
   STRATA_RETURN_IF_ERROR(checkCount(context, function, arg_count, result_count));
+  // Tracing: one event per invocation, on the host track.
+  strata_trace_t* trace = strata_trace_installed();
+  int64_t trace_start = trace ? strata_trace_now_ns() : 0;
   // The stack lives on the C stack: no allocation and no shared state.
   alignas(16) uint8_t storage[kInlineStackStorage];
   Stack stack;
@@ -608,6 +612,13 @@ strata_status_t strata_vm_call(strata_vm_context_t* context,
   strata_status_t status =
       callOnStack(context, &stack, function, args, results, result_count);
   stackDeinitialize(&stack);
+  if (trace) {
+    strata_trace_record(trace, "invocation",
+                        strata_vm_function_name(context, function),
+                        STRATA_TRACE_TRACK_HOST, trace_start,
+                        strata_trace_now_ns(),
+                        status ? "\"ok\": false" : "\"ok\": true");
+  }
   return status;
 }
 

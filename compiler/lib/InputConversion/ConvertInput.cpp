@@ -3,6 +3,7 @@
 
 #include "Strata/InputConversion/Passes.h"
 
+#include "Strata/Dialect/Check/IR/CheckOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "mlir/Conversion/TosaToArith/TosaToArith.h"
@@ -12,6 +13,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/IR/Iterators.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::strata::input {
 #define GEN_PASS_DEF_CONVERTINPUTPASS
@@ -34,9 +37,17 @@ struct ConvertInputPass
   static void buildTosaPipeline(OpPassManager &pm) {
     OpPassManager &funcPM = pm.nest<func::FuncOp>();
     funcPM.addPass(createTosaToSCFPass());
-    pm.addPass(createTosaToArithPass());
-    tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions());
-    pm.addPass(createTosaToArithPass());
+    // tosa.apply_scale (from tosa.mul with a shift, tosa.rescale) to arith,
+    // in i64 where it needs the range.
+    TosaToArithPassOptions arithOptions;
+    arithOptions.includeApplyRescale = true;
+    pm.addPass(createTosaToArithPass(arithOptions));
+    // No tosa-validate: it wants operands such as tosa.table's table to be
+    // constants, which IREE's programs compute (the lowering does not care).
+    tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions(),
+                                TosaToLinalgNamedOptions(),
+                                /*validationOptions=*/std::nullopt);
+    pm.addPass(createTosaToArithPass(arithOptions));
     pm.addPass(createTosaToTensorPass());
   }
 
@@ -50,6 +61,25 @@ struct ConvertInputPass
       auto barrier = strata::util::OptimizationBarrierOp::create(
           builder, op.getLoc(), TypeRange{op.getType()}, ValueRange{constant});
       op->replaceAllUsesWith(barrier.getResults());
+      op.erase();
+    });
+    // A check against a constant compares with a tensor made from it.
+    module.walk([&](strata::check::ExpectEqConstOp op) {
+      OpBuilder builder(op);
+      Value expected = arith::ConstantOp::create(
+          builder, op.getLoc(), cast<TypedAttr>(op.getValue()));
+      strata::check::ExpectEqOp::create(builder, op.getLoc(), op.getLhs(),
+                                        expected);
+      op.erase();
+    });
+    module.walk([&](strata::check::ExpectAlmostEqConstOp op) {
+      OpBuilder builder(op);
+      Value expected = arith::ConstantOp::create(
+          builder, op.getLoc(), cast<TypedAttr>(op.getValue()));
+      strata::check::ExpectAlmostEqOp::create(builder, op.getLoc(),
+                                              op.getLhs(), expected,
+                                              op.getAtolAttr(),
+                                              op.getRtolAttr());
       op.erase();
     });
     auto isTosa = [](Operation *op) {
@@ -70,6 +100,20 @@ struct ConvertInputPass
     buildTosaPipeline(pm);
     if (failed(runPipeline(pm, module))) {
       return signalPassFailure();
+    }
+    // Shapes (tosa.const_shape) that the lowered ops read as attributes are
+    // left without users.
+    // Users come before producers in this order, so chains go too.
+    SmallVector<Operation *> tosaOps;
+    module.walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {
+      if (isTosa(op)) {
+        tosaOps.push_back(op);
+      }
+    });
+    for (Operation *op : tosaOps) {
+      if (isOpTriviallyDead(op)) {
+        op->erase();
+      }
     }
     bool ok = true;
     module.walk([&](Operation *op) {

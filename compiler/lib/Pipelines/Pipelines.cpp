@@ -59,7 +59,9 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     pm.addPass(hal::createCompileExecutablesPass(halOptions));
   }
   if (wants(Phase::VM)) {
-    pm.addPass(createConvertToVMPass());
+    ConvertToVMPassOptions vmOptions;
+    vmOptions.asyncExports = options.asyncExports;
+    pm.addPass(createConvertToVMPass(vmOptions));
     buildVMOptimizationPipeline(pm);
   }
 }
@@ -82,6 +84,10 @@ struct PhasePipelineOptions
   Option<std::string> targetCpu{*this, "target-cpu",
                                 llvm::cl::desc("kernel CPU or 'host'"),
                                 llvm::cl::init("host")};
+  Option<bool> asyncExports{
+      *this, "async-exports",
+      llvm::cl::desc("also export <name>$async with wait/signal fences"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -108,6 +114,7 @@ void mlir::strata::registerStrataPipelines() {
         PipelineOptions options;
         options.targetTriple = opts.targetTriple;
         options.targetCpu = opts.targetCpu;
+        options.asyncExports = opts.asyncExports;
         buildPhasePipeline(pm, from, to.value_or(Phase::VM), options);
       });
 }

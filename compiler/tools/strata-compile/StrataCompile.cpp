@@ -3,6 +3,7 @@
 
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
+#include "Strata/Dialect/Check/IR/CheckOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 #include "Strata/Pipelines/Pipelines.h"
 #include "Strata/Target/Bytecode/BytecodeTarget.h"
@@ -58,8 +59,8 @@ llvm::cl::opt<CompileMode> compileMode(
     "compile-mode", llvm::cl::desc("What the input is"),
     llvm::cl::values(
         clEnumValN(CompileMode::Std, "std",
-                   "func, arith, math, scf, cf, index, tensor, linalg, tosa "
-                   "and util (the default)"),
+                   "func, arith, math, scf, cf, index, tensor, linalg, tosa, "
+                   "util and check (the default)"),
         clEnumValN(CompileMode::Vm, "vm",
                    "one vm.module, assembled as it is")),
     llvm::cl::init(CompileMode::Std), llvm::cl::cat(category));
@@ -102,6 +103,14 @@ llvm::cl::opt<std::string> targetTriple(
     llvm::cl::desc("llvm-cpu: the kernels' LLVM triple (default: the host's), "
                    "e.g. aarch64-linux-gnu"),
     llvm::cl::init(""), llvm::cl::cat(category));
+
+llvm::cl::opt<bool> asyncExports(
+    "async-exports",
+    llvm::cl::desc("Also export <name>$async for each function with tensors "
+                   "in its signature: its arguments, then a wait fence and a "
+                   "signal fence; it returns once its work is submitted and "
+                   "signals the fence when the results are ready"),
+    llvm::cl::init(false), llvm::cl::cat(category));
 
 /// Checks that the input holds exactly one vm.module and nothing else.
 FailureOr<strata::vm::ModuleOp> findVMModule(ModuleOp root) {
@@ -180,6 +189,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     options.target = target;
     options.targetCpu = targetCpu;
     options.targetTriple = targetTriple;
+    options.asyncExports = asyncExports;
     strata::buildPhasePipeline(pm, from, *to, options);
   } else if (failed(findVMModule(*root))) {
     return failure();
@@ -235,7 +245,8 @@ int main(int argc, char **argv) {
                   cf::ControlFlowDialect, func::FuncDialect,
                   index::IndexDialect, math::MathDialect, scf::SCFDialect,
                   linalg::LinalgDialect, tensor::TensorDialect,
-                  tosa::TosaDialect, strata::util::UtilDialect>();
+                  tosa::TosaDialect, strata::util::UtilDialect,
+                  strata::check::CheckDialect>();
   strata::registerTargetBackendDialects(registry);
   MLIRContext context(registry);
   // An error names its op's location; the whole op (a dispatch function can

@@ -1,6 +1,7 @@
 // StrataOpt.cpp - strata-opt: runs Strata and upstream passes on MLIR files.
 
 #include "Strata/Conversion/Passes.h"
+#include "Strata/Dialect/Check/IR/CheckOps.h"
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
 #include "Strata/Dialect/HAL/Transforms/Passes.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
@@ -28,7 +29,8 @@ int main(int argc, char **argv) {
                   mlir::index::IndexDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::linalg::LinalgDialect,
                   mlir::tensor::TensorDialect, mlir::tosa::TosaDialect,
-                  mlir::strata::util::UtilDialect>();
+                  mlir::strata::util::UtilDialect,
+                  mlir::strata::check::CheckDialect>();
   // Upstream cleanups (--canonicalize, --cse, ...) and Strata's own passes.
   mlir::registerTransformsPasses();
   mlir::strata::registerConversionPasses();

@@ -33,6 +33,9 @@ struct PipelineOptions {
   /// ("host" = detect this machine).
   std::string targetTriple;
   std::string targetCpu = "host";
+  /// Also export an async-external `<name>$async` (wait and signal fences)
+  /// for each public function with tensors in its signature.
+  bool asyncExports = false;
 };
 
 /// Adds the passes that take a module from the end of phase `from` (the

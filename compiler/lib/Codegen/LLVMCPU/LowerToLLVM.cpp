@@ -255,7 +255,10 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes) {
                                      "canonicalize,cse)"))) {
     return failure();
   }
-  if (failed(expandMath(module)) || failed(checkNoLibraryCalls(module)) ||
+  // Math on f16 is computed in f32 (extf, the f32 op, truncf), where the
+  // approximations apply; f16 arithmetic itself LLVM promotes to f32.
+  if (failed(runPassPipeline(module, "math-extend-to-supported-types")) ||
+      failed(expandMath(module)) || failed(checkNoLibraryCalls(module)) ||
       failed(checkNoStructuredOps(module))) {
     return failure();
   }

@@ -21,7 +21,8 @@ bool isSupportedElementType(Type type) {
     return width == 1 || width == 8 || width == 16 || width == 32 ||
            width == 64;
   }
-  return type.isF32() || type.isF64();
+  // f16 is stored as itself; math on it is computed in f32.
+  return type.isF16() || type.isF32() || type.isF64();
 }
 
 // Returns a description of what is wrong with `type`, or an empty string.
@@ -32,7 +33,7 @@ std::string checkBoundaryType(Type type) {
   }
   if (!isSupportedElementType(tensorType.getElementType())) {
     return "has an unsupported element type (supported: i1, i8, i16, i32, "
-           "i64, f32, f64)";
+           "i64, f16, f32, f64)";
   }
   return {};
 }
@@ -51,7 +52,7 @@ std::string checkBodyType(Type type) {
   }
   if (isa<FloatType, IntegerType>(type)) {
     return "element type is not supported (supported: i1, i8, i16, i32, "
-           "i64, f32, f64)";
+           "i64, f16, f32, f64)";
   }
   return {};
 }
@@ -63,7 +64,8 @@ LogicalResult verifyFunction(func::FuncOp func) {
   // host passes them as push constants.
   bool seenScalar = false;
   for (auto [index, input] : llvm::enumerate(type.getInputs())) {
-    if (input.isIndex() || (isSupportedElementType(input) &&
+    // No f16 push constants: the host has no f16 scalars.
+    if (input.isIndex() || (isSupportedElementType(input) && !input.isF16() &&
                             isa<IntegerType, FloatType>(input))) {
       seenScalar = true;
       continue;

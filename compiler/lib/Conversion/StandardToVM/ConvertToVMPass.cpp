@@ -2,6 +2,7 @@
 // the ops with no vm counterpart, checks that everything left has a
 // conversion, then converts the module's functions into one vm.module.
 
+#include "CheckToVM.h"
 #include "HostTensorToVM.h"
 
 #include "Strata/Conversion/Passes.h"
@@ -166,6 +167,7 @@ LogicalResult applyExpansions(ModuleOp module, RewritePatternSet &&patterns) {
 
 struct ConvertToVMPass
     : mlir::strata::impl::ConvertToVMPassBase<ConvertToVMPass> {
+  using ConvertToVMPassBase::ConvertToVMPassBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
@@ -184,6 +186,9 @@ struct ConvertToVMPass
         return signalPassFailure();
       }
     }
+    if (asyncExports) {
+      addAsyncExports(module);
+    }
     HostTensorState hostState;
     if (failed(collectHostTensorState(module, hostState))) {
       return signalPassFailure();
@@ -196,6 +201,7 @@ struct ConvertToVMPass
     populateArithToVMPatterns(typeConverter, patterns);
     populateIndexToVMPatterns(typeConverter, patterns);
     populateMathToVMPatterns(typeConverter, patterns);
+    populateCheckToVMPatterns(typeConverter, patterns);
     DenseSet<OperationName> convertible = getRootOps(patterns);
 
     // Before anything changes, check that every op has a way to the vm
@@ -262,6 +268,7 @@ struct ConvertToVMPass
       op->moveBefore(body, body->end());
     }
     materializeHostTensorSupport(vmModule, hostState);
+    materializeCheckImports(vmModule);
 
     // No folding: this is a one-to-one translation; --canonicalize folds.
     ConversionConfig config;

@@ -20,6 +20,8 @@ constexpr llvm::StringLiteral kDispatchAttr = "strata.dispatch";
 constexpr llvm::StringLiteral kLibraryAttr = "strata.executable_library";
 constexpr llvm::StringLiteral kExecutableGlobal = "__executable";
 constexpr llvm::StringLiteral kFormatRodata = "__executable_format";
+constexpr llvm::StringLiteral kAsyncAttr = "strata.async";
+constexpr llvm::StringLiteral kAsyncSuffix = "$async";
 constexpr llvm::StringLiteral kLibraryRodata = "__executable_library";
 
 /// A hal import: name, inputs, results and variadic spans, as the hal
@@ -47,7 +49,9 @@ constexpr ImportSpec kImports[] = {
     {"hal.command_buffer.execution_barrier", "r", "", {}},
     {"hal.command_buffer.dispatch", "rriiiiirII", "", {6, 1, 7, 3}},
     {"hal.device.queue.execute", "rrrr", "", {3, 1}},
+    {"hal.device.queue.barrier", "rrr", "", {}},
     {"hal.fence.create", "ri", "r", {}},
+    {"hal.fence.signal", "r", "", {}},
     {"hal.fence.await", "ir", "i", {1, 1}},
 };
 
@@ -186,6 +190,8 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
           FlatSymbolRefAttr::get(rewriter.getContext(), kExecutableGlobal));
       if (plan.waitFor) {
         group.waitFence = state.groups.lookup(*plan.waitFor).fence;
+      } else if (plan.waitForFence) {
+        group.waitFence = rewriter.getRemappedValue(plan.waitForFence);
       }
       if (plan.slabBytes) {
         group.slab = hal.call("hal.allocator.allocate",
@@ -321,6 +327,15 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
                              .getResult();
       hal.callVariadic("hal.device.queue.execute",
                        {device, wait, group.fence, commands}, {1});
+      if (plan.signalBefore) {
+        // The caller learns of the results through its signal fence.
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPoint(plan.signalBefore);
+        HalBuilder signalHal(rewriter, plan.signalBefore->getLoc());
+        signalHal.call("hal.device.queue.barrier",
+                       {device, group.fence,
+                        rewriter.getRemappedValue(plan.signalFence)});
+      }
       if (plan.awaitBefore) {
         // A negative timeout waits for as long as it takes; a failed
         // dispatch fails the await with its error.
@@ -529,6 +544,29 @@ void planTransients(ArrayRef<Operation *> calls, HostTensorState &state) {
   state.calls[calls.front()].slabBytes = total;
 }
 
+/// Before `op`: the host waits for `fence` (a function argument, so the vm
+/// ops can be written before the conversion; it maps their operand).
+void awaitFence(Operation &op, Value fence) {
+  OpBuilder b(&op);
+  HalBuilder hal(b, op.getLoc());
+  hal.callVariadic("hal.fence.await", {hal.i32(-1), fence}, {1},
+                   b.getI32Type());
+}
+
+/// Before an async-external return with no device work pending: the signal
+/// fence is signaled now, or once the wait fence is (if nothing waited for
+/// it).
+void signalAtReturn(Operation &op, Value waitFence, Value signalFence) {
+  OpBuilder b(&op);
+  HalBuilder hal(b, op.getLoc());
+  if (!waitFence) {
+    hal.call("hal.fence.signal", {signalFence});
+    return;
+  }
+  Value device = hal.call("hal.devices.get", {hal.i32(0)}, hal.refTy());
+  hal.call("hal.device.queue.barrier", {device, waitFence, signalFence});
+}
+
 /// Groups the dispatch calls of each block of `func` and chains the groups
 /// (see HostTensorState::CallPlan).
 void planGroups(func::FuncOp func, HostTensorState &state) {
@@ -540,6 +578,14 @@ void planGroups(func::FuncOp func, HostTensorState &state) {
     return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
   };
   unsigned nextGroup = state.calls.size();
+  // An async-external function starts with its wait fence pending, and
+  // hands what is pending at a return to its signal fence.
+  Value entryFence, signalFence;
+  if (func->hasAttr(kAsyncAttr)) {
+    Block &entry = func.getBody().front();
+    entryFence = entry.getArgument(entry.getNumArguments() - 2);
+    signalFence = entry.getArgument(entry.getNumArguments() - 1);
+  }
   // Every block (scf is lowered to cf by now, so each op planned here
   // keeps its identity until the conversion reaches it).
   func.walk([&](Block *blockPtr) {
@@ -549,6 +595,8 @@ void planGroups(func::FuncOp func, HostTensorState &state) {
     // The last group submitted and not yet awaited, and its last call.
     std::optional<unsigned> pending;
     Operation *pendingLast = nullptr;
+    // The function's wait fence, until something waits for it.
+    Value pendingFence = block.isEntryBlock() ? entryFence : Value();
     auto close = [&]() {
       if (groupCalls.empty()) {
         return;
@@ -568,8 +616,12 @@ void planGroups(func::FuncOp func, HostTensorState &state) {
           // The chain goes on: this group's submission waits for the
           // pending one, whose wait the host leaves to this group's.
           plan.waitFor = pending;
+          if (!pending) {
+            plan.waitForFence = pendingFence;
+          }
           pending.reset();
           pendingLast = nullptr;
+          pendingFence = Value();
         }
         plan.group = group;
         plan.last = false;
@@ -592,10 +644,30 @@ void planGroups(func::FuncOp func, HostTensorState &state) {
           hasTensor(op.getResultTypes())) {
         close();
       }
-      if (pendingLast && needsDispatchResults(op)) {
+      if (signalFence && isa<func::ReturnOp>(op)) {
+        // An async-external return: what is pending goes to the signal
+        // fence; the host does not wait.
+        if (pendingLast) {
+          state.calls[pendingLast].signalBefore = &op;
+          state.calls[pendingLast].signalFence = signalFence;
+        } else {
+          signalAtReturn(op, pendingFence, signalFence);
+        }
+        pending.reset();
+        pendingLast = nullptr;
+        pendingFence = Value();
+        continue;
+      }
+      if (!needsDispatchResults(op)) {
+        continue;
+      }
+      if (pendingLast) {
         state.calls[pendingLast].awaitBefore = &op;
         pending.reset();
         pendingLast = nullptr;
+      } else if (pendingFence) {
+        awaitFence(op, pendingFence);
+        pendingFence = Value();
       }
     }
     close();
@@ -670,6 +742,34 @@ LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
     }
   }
   return success();
+}
+
+void mlir::strata::addAsyncExports(ModuleOp module) {
+  auto hasTensor = [](TypeRange types) {
+    return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
+  };
+  SmallVector<func::FuncOp> exports;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    FunctionType type = func.getFunctionType();
+    if (func.isPublic() && !func.isDeclaration() &&
+        (hasTensor(type.getInputs()) || hasTensor(type.getResults()))) {
+      exports.push_back(func);
+    }
+  }
+  for (func::FuncOp func : exports) {
+    OpBuilder builder(func);
+    builder.setInsertionPointAfter(func);
+    auto twin = cast<func::FuncOp>(builder.clone(*func));
+    twin.setSymName((func.getSymName() + kAsyncSuffix).str());
+    Type ref = refType(module.getContext());
+    unsigned count = twin.getNumArguments();
+    if (failed(twin.insertArguments({count, count}, {ref, ref}, {{}, {}},
+                                    {func.getLoc(), func.getLoc()}))) {
+      func.emitError("cannot add the fence arguments of its async twin");
+      continue;
+    }
+    twin->setAttr(kAsyncAttr, builder.getUnitAttr());
+  }
 }
 
 void mlir::strata::planHostDispatches(ModuleOp module,

@@ -45,11 +45,18 @@ struct HostTensorState {
     bool last;
     bool barrier;
     /// On a group's first call: the group whose fence its submission
-    /// waits for, if any.
+    /// waits for, if any, or else a fence the function was given (the wait
+    /// fence of an async-external function).
     std::optional<unsigned> waitFor;
+    Value waitForFence;
     /// On a group's last call: the op the host awaits the group's fence
     /// before (null when a later group of the chain takes over the wait).
     Operation *awaitBefore = nullptr;
+    /// On a group's last call in an async-external function: the return
+    /// before which the group's fence is forwarded to the signal fence
+    /// (a queue barrier) instead of awaited.
+    Operation *signalBefore = nullptr;
+    Value signalFence;
     /// Bytes of the group's transient slab (on its first call), and where
     /// each of this call's results lives in it (-1: its own allocation).
     /// A result is transient when only dispatches of its own group read
@@ -97,6 +104,11 @@ std::optional<int32_t> getHalElementType(Type elementType);
 /// `state` and erases them. Fails, reporting at the op, on a dispatch the
 /// hal phase did not compile.
 LogicalResult collectHostTensorState(ModuleOp module, HostTensorState &state);
+
+/// With --async-exports: adds `<name>$async` (wait fence, signal fence
+/// appended; `strata.async` marks it) next to each public function with
+/// tensors in its signature.
+void addAsyncExports(ModuleOp module);
 
 /// Plans how the dispatch calls of each block are grouped, chained and
 /// awaited (HostTensorState::CallPlan). Runs once scf is lowered to cf, right

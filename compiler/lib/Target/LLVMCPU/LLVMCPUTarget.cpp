@@ -203,6 +203,7 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
                                               target.requiredFeatures);
   if (error.empty()) {
     llvmcpu::addFreestandingMemoryFunctions(*llvmModule);
+    llvmcpu::addFreestandingHalfConversions(*llvmModule);
     std::vector<char> object;
     error = llvmcpu::emitObject(*llvmModule, *target.machine, object);
     if (error.empty()) {

@@ -438,4 +438,103 @@ void addFreestandingMemoryFunctions(llvm::Module &module) {
       /*backwardWhenOverlapping=*/false);
 }
 
+void addFreestandingHalfConversions(llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *halfType = llvm::Type::getHalfTy(context);
+  llvm::Type *i16Type = llvm::Type::getInt16Ty(context);
+  llvm::Type *i32Type = llvm::Type::getInt32Ty(context);
+  llvm::Type *floatType = llvm::Type::getFloatTy(context);
+
+  // Creates `name` (hidden, no-builtins) unless the module defines it, and
+  // returns a builder at its entry; null when it is already defined.
+  auto define = [&](llvm::StringRef name, llvm::Type *result,
+                    llvm::Type *argument) -> llvm::Function * {
+    llvm::Function *function = module.getFunction(name);
+    if (function && !function->isDeclaration()) {
+      return nullptr;
+    }
+    auto *type = llvm::FunctionType::get(result, {argument}, false);
+    if (!function) {
+      function = llvm::Function::Create(
+          type, llvm::GlobalValue::ExternalLinkage, name, module);
+    }
+    function->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    function->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    function->addFnAttr("no-builtins");
+    function->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::BasicBlock::Create(context, "entry", function);
+    return function;
+  };
+
+  // float __extendhfsf2(half): exact, in integer operations (an fpext here
+  // would call this function).
+  if (llvm::Function *function =
+          define("__extendhfsf2", floatType, halfType)) {
+    llvm::IRBuilder<> b(&function->getEntryBlock());
+    llvm::Value *x = b.CreateZExt(
+        b.CreateBitCast(function->getArg(0), i16Type), i32Type);
+    llvm::Value *sign = b.CreateShl(b.CreateAnd(x, 0x8000), 16);
+    llvm::Value *exponent = b.CreateAnd(b.CreateLShr(x, 10), 0x1f);
+    llvm::Value *mantissa = b.CreateAnd(x, 0x3ff);
+    llvm::Value *shifted = b.CreateShl(mantissa, 13);
+    // Normal: rebias the exponent (127 - 15 = 112).
+    llvm::Value *normal = b.CreateOr(
+        b.CreateOr(sign, b.CreateShl(b.CreateAdd(exponent, b.getInt32(112)),
+                                     23)),
+        shifted);
+    // Infinity and NaN keep their payload.
+    llvm::Value *special =
+        b.CreateOr(b.CreateOr(sign, b.getInt32(0x7f800000)), shifted);
+    // Zero and subnormals: mantissa * 2^-24, exact in f32.
+    llvm::Value *small = b.CreateFMul(b.CreateUIToFP(mantissa, floatType),
+                                      llvm::ConstantFP::get(floatType, 0x1p-24));
+    small = b.CreateOr(b.CreateBitCast(small, i32Type), sign);
+    llvm::Value *bits = b.CreateSelect(
+        b.CreateICmpEQ(exponent, b.getInt32(0x1f)), special,
+        b.CreateSelect(b.CreateICmpEQ(exponent, b.getInt32(0)), small,
+                       normal));
+    b.CreateRet(b.CreateBitCast(bits, floatType));
+  }
+
+  // half __truncsfhf2(float): rounds to nearest even; overflow gives
+  // infinity, NaN a quiet NaN.
+  if (llvm::Function *function =
+          define("__truncsfhf2", halfType, floatType)) {
+    llvm::IRBuilder<> b(&function->getEntryBlock());
+    llvm::Value *x = b.CreateBitCast(function->getArg(0), i32Type);
+    llvm::Value *sign = b.CreateAnd(b.CreateLShr(x, 16), 0x8000);
+    llvm::Value *magnitude = b.CreateAnd(x, 0x7fffffff);
+    constexpr uint32_t kInfinity = 255u << 23;
+    constexpr uint32_t kTooLarge = (127u + 16u) << 23;  // 65536.0
+    constexpr uint32_t kSmallest = 113u << 23;          // 2^-14
+    constexpr uint32_t kDenormMagic = ((127u - 15u) + (23u - 10u) + 1u) << 23;
+    // Out of range: infinity, or a quiet NaN.
+    llvm::Value *special = b.CreateSelect(
+        b.CreateICmpUGT(magnitude, b.getInt32(kInfinity)),
+        b.getInt32(0x7e00), b.getInt32(0x7c00));
+    // Subnormal (and zero) results: adding 0.5 (the magic, as a float) makes
+    // the FPU round the value to a multiple of 2^-24, left in the low bits
+    // of the sum's mantissa.
+    llvm::Value *magic = llvm::ConstantInt::get(i32Type, kDenormMagic);
+    llvm::Value *sum = b.CreateFAdd(b.CreateBitCast(magnitude, floatType),
+                                    b.CreateBitCast(magic, floatType));
+    llvm::Value *subnormal = b.CreateSub(b.CreateBitCast(sum, i32Type), magic);
+    // Normal results: rebias, then round to nearest even on bit 13.
+    llvm::Value *odd = b.CreateAnd(b.CreateLShr(magnitude, 13), 1);
+    llvm::Value *rounded = b.CreateAdd(
+        b.CreateAdd(magnitude,
+                    b.getInt32((static_cast<uint32_t>(15 - 127) << 23) +
+                               0xfffu)),
+        odd);
+    llvm::Value *normal = b.CreateLShr(rounded, 13);
+    llvm::Value *bits = b.CreateSelect(
+        b.CreateICmpUGE(magnitude, b.getInt32(kTooLarge)), special,
+        b.CreateSelect(b.CreateICmpULT(magnitude, b.getInt32(kSmallest)),
+                       subnormal, normal));
+    bits = b.CreateOr(b.CreateTrunc(bits, i16Type),
+                      b.CreateTrunc(sign, i16Type));
+    b.CreateRet(b.CreateBitCast(bits, halfType));
+  }
+}
+
 } // namespace mlir::strata::llvmcpu

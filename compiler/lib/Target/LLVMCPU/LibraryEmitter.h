@@ -48,6 +48,11 @@ std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
 /// for the calls LLVM's code generation may introduce.
 void addFreestandingMemoryFunctions(llvm::Module &module);
 
+/// Adds hidden __extendhfsf2 and __truncsfhf2 (f16 <-> f32, written with
+/// integer operations) for targets where LLVM converts halves through these
+/// library calls (x86 without F16C); unused ones are dropped by the linker.
+void addFreestandingHalfConversions(llvm::Module &module);
+
 } // namespace mlir::strata::llvmcpu
 
 #endif // STRATA_LIB_TARGET_LLVMCPU_LIBRARYEMITTER_H_

@@ -3,9 +3,13 @@
  *
  * Recording allocates; executing does not. A command buffer is recorded by
  * one thread at a time, finalized once, then submitted (ONE_SHOT: once;
- * REUSABLE: any number of times). Commands run in order; a barrier is
- * recorded for clarity and for future devices that overlap work, the local
- * devices already run each command after the previous one finished.
+ * REUSABLE: any number of times). Commands between two barriers (a batch)
+ * are independent by contract and may run in any order or at the same time
+ * (local-task runs them concurrently; local-sync one after the other); a
+ * barrier starts the commands after it only once every command before it
+ * has finished. Record a barrier between any two commands where the later
+ * one reads or writes what the earlier one writes (or writes what it
+ * reads). The command buffers of one submission run one after the other.
  * Ranges, binding counts and export ordinals are checked at record time; the
  * kernel's binding and constant counts are checked against its attrs.
  *
@@ -67,6 +71,8 @@ strata_status_t strata_hal_command_buffer_copy(
     strata_hal_command_buffer_t* command_buffer, strata_hal_buffer_t* source,
     uint64_t source_offset, strata_hal_buffer_t* target,
     uint64_t target_offset, uint64_t length);
+/* An execution barrier: commands recorded after it start only once every
+ * command recorded before it has finished, and see its writes. */
 strata_status_t strata_hal_command_buffer_barrier(
     strata_hal_command_buffer_t* command_buffer);
 /* Ends recording; later record calls fail with FAILED_PRECONDITION. */

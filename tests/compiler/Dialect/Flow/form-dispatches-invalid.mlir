@@ -7,9 +7,9 @@ func.func @unranked(%a: tensor<*xf32>) -> tensor<*xf32> {
 
 // -----
 
-// expected-error @+1 {{tensor type 'tensor<4xf16>' has element type 'f16', which is not supported (supported: i1, i8, i16, i32, i64, f32, f64)}}
-func.func @half(%a: tensor<4xf16>) -> tensor<4xf16> {
-  %e = tensor.empty() : tensor<4xf16>
-  %r = linalg.add ins(%a, %a : tensor<4xf16>, tensor<4xf16>) outs(%e : tensor<4xf16>) -> tensor<4xf16>
-  return %r : tensor<4xf16>
+// expected-error @+1 {{tensor type 'tensor<4xbf16>' has element type 'bf16', which is not supported (supported: i1, i8, i16, i32, i64, f16, f32, f64)}}
+func.func @brain_half(%a: tensor<4xbf16>) -> tensor<4xbf16> {
+  %e = tensor.empty() : tensor<4xbf16>
+  %r = linalg.add ins(%a, %a : tensor<4xbf16>, tensor<4xbf16>) outs(%e : tensor<4xbf16>) -> tensor<4xbf16>
+  return %r : tensor<4xbf16>
 }

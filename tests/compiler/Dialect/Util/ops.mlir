@@ -16,3 +16,23 @@ func.func @ops() -> (tensor<2xi32>, i32) {
   %r:2 = util.optimization_barrier %c, %s : tensor<2xi32>, i32
   return %r#0, %r#1 : tensor<2xi32>, i32
 }
+
+// A barrier nothing reads blocks nothing: canonicalization erases it (and
+// with it, here, the only use of a dynamically shaped cast).
+// RUN: strata-opt --canonicalize %s | FileCheck %s --check-prefix=CANON
+// CANON-LABEL: func.func @unused_barrier
+// CANON-NEXT: return %arg0 : tensor<2x3xf32>
+func.func @unused_barrier(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %cast = tensor.cast %a : tensor<2x3xf32> to tensor<2x?xf32>
+  %1 = util.optimization_barrier %cast : tensor<2x?xf32>
+  %back = tensor.cast %cast : tensor<2x?xf32> to tensor<2x3xf32>
+  return %back : tensor<2x3xf32>
+}
+// A used one stays.
+// CANON-LABEL: func.func @used_barrier
+// CANON-NEXT: %[[B:.*]] = util.optimization_barrier %arg0
+// CANON-NEXT: return %[[B]]
+func.func @used_barrier(%a: i32) -> i32 {
+  %b = util.optimization_barrier %a : i32
+  return %b : i32
+}

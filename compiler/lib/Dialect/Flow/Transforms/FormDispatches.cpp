@@ -3,6 +3,7 @@
 
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
 
+#include "Strata/Dialect/Check/IR/CheckOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -52,10 +53,12 @@ bool hasTensorType(TypeRange types) {
 
 /// Host control flow that only carries tensor values (scf.if/for/while and
 /// their terminators, cf branches, calls and returns): it stays on the host.
+/// So do check ops, which read their tensors on the host (check module).
 bool isHostControlFlow(Operation *op) {
   return isa<func::CallOp, func::ReturnOp, RegionBranchOpInterface,
              RegionBranchTerminatorOpInterface, BranchOpInterface,
-             strata::util::OptimizationBarrierOp>(op);
+             strata::util::OptimizationBarrierOp>(op) ||
+         isa_and_nonnull<strata::check::CheckDialect>(op->getDialect());
 }
 
 /// Ops that each dispatch recomputes rather than receives: they are cheap
@@ -227,12 +230,13 @@ LogicalResult checkTensorType(Type type, Location loc) {
   Type element = tensor.getElementType();
   bool supported = element.isInteger(1) || element.isInteger(8) ||
                    element.isInteger(16) || element.isInteger(32) ||
-                   element.isInteger(64) || element.isF32() || element.isF64();
+                   element.isInteger(64) || element.isF16() || element.isF32() ||
+                   element.isF64();
   if (!supported || (isa<IntegerType>(element) && !element.isSignlessInteger())) {
     return emitError(loc, "tensor type ")
            << type << " has element type " << element
            << ", which is not supported (supported: i1, i8, i16, i32, i64, "
-              "f32, f64)";
+              "f16, f32, f64)";
   }
   return success();
 }

@@ -3,6 +3,7 @@
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace mlir::strata::util;
@@ -41,5 +42,14 @@ LogicalResult UnfoldableConstantOp::verify() {
            << getValue().getType() << " does not match the result type "
            << getType();
   }
+  return success();
+}
+
+LogicalResult OptimizationBarrierOp::canonicalize(OptimizationBarrierOp op,
+                                                  PatternRewriter &rewriter) {
+  if (!op->use_empty()) {
+    return failure();
+  }
+  rewriter.eraseOp(op);
   return success();
 }

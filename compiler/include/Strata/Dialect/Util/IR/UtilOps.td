@@ -44,7 +44,9 @@ def Util_OptimizationBarrierOp : Util_Op<"optimization_barrier", [
     AllTypesMatch<["operands", "results"]>]> {
   let summary = "the identity, opaque to folding and fusion";
   let description = [{
-    Returns its operands; the compiler may not look through it.
+    Returns its operands; the compiler may not look through it. A barrier
+    whose results are all unused is erased by canonicalization: it blocks
+    nothing.
 
     Example:
 
@@ -55,6 +57,7 @@ def Util_OptimizationBarrierOp : Util_Op<"optimization_barrier", [
   let arguments = (ins Variadic<AnyType>:$operands);
   let results = (outs Variadic<AnyType>:$results);
   let assemblyFormat = "attr-dict ($operands^ `:` type($operands))?";
+  let hasCanonicalizeMethod = 1;
 }
 
 #endif // STRATA_DIALECT_UTIL_IR_UTILOPS_TD
