@@ -257,15 +257,17 @@ typedef void (*strata_runtime_call_callback_t)(void* user,
 /// that runs loop (strata_hal_loop_run*), once the results are ready.
 ///
 /// When the function's module also exports "fn$async" (the async-external
-/// entry point: fn's arguments, then a wait
-/// fence that may be null and a signal fence; fn's results), the call
-/// creates a signal fence, invokes fn$async on the loop thread with
-/// wait_fence and that fence - fn$async submits the device work, which
-/// waits for wait_fence, and returns at once with results whose contents
-/// are ready when the signal fence is reached - and completes when the
+/// entry point: fn's arguments, then a wait fence that may be null and a
+/// signal fence; fn's results), the call creates a signal fence, invokes
+/// fn$async on the loop thread with wait_fence and that fence - fn$async
+/// submits the device work, which waits for wait_fence, and returns with
+/// results whose contents are ready when the signal fence is reached (an
+/// entry point that awaits inside, to read tensor data on the host,
+/// suspends on the loop like any invocation) - and completes when the
 /// signal fence is reached (OK) or failed (its error). A fn$async whose
 /// calling convention does not follow the contract is INVALID_ARGUMENT
-/// naming both conventions.
+/// naming both conventions. strata-compile --async-exports writes such
+/// entry points.
 ///
 /// Otherwise the call falls back to an asynchronous VM invocation of fn on
 /// the loop thread (strata_hal_loop_invoke: it suspends where fn awaits a
@@ -297,7 +299,7 @@ strata_status_t strata_runtime_call_invoke_async(
 /// With "fn$async" (see strata_runtime_call_invoke_async) the entry point
 /// runs on the calling thread with wait_fence (optional, may be NULL) and
 /// the call's new signal fence, and returns as soon as the work is
-/// submitted. Without it, submit blocks: it waits for wait_fence, runs fn
+/// submitted (it blocks only where the entry point itself awaits). Without it, submit blocks: it waits for wait_fence, runs fn
 /// to completion and then signals the signal fence. An error returned here
 /// also fails the signal fence.
 strata_status_t strata_runtime_call_submit(strata_runtime_call_t* call,
