@@ -82,8 +82,17 @@ uint32_t buildInit(ModuleBuilder& mb, const Imports& hal,
 }
 
 // dispatch(a, b, i64 n) -> out: a new buffer holding a + b for n f32s.
-uint32_t buildDispatch(ModuleBuilder& mb, const Imports& hal) {
-  FunctionBuilder& f = mb.addFunction("dispatch", "0rrI_r");
+// With async, dispatch_async(a, b, i64 n, wait, signal) -> out: the same
+// work submitted to wait for `wait` (may be null) and signal `signal`,
+// returned at once without waiting (the async-external contract).
+uint32_t buildDispatch(ModuleBuilder& mb, const Imports& hal, bool async) {
+  FunctionBuilder& f = mb.addFunction(async ? "dispatch_async" : "dispatch",
+                                      async ? "0rrIrr_r" : "0rrI_r");
+  // The fences are ref arguments 2 and 3; the work registers come after.
+  const uint16_t k = async ? 2 : 0;
+  auto r = [k](uint16_t i, bool move = false) {
+    return i < 2 ? ref(i, move) : ref(static_cast<uint16_t>(i + k), move);
+  };
   f.location("hal_sample.mlir", 10, 5);
   // The kernel takes n as a u32 constant.
   f.op(Opcode::ConstI64).i64(0xFFFFFFFFll).reg(prim(1));
@@ -94,17 +103,17 @@ uint32_t buildDispatch(ModuleBuilder& mb, const Imports& hal) {
       .reg(prim(3))
       .str("hal_sample.add: more than 2^32-1 elements");
   f.op(Opcode::ConstI32).i32(0).reg(prim(1));
-  call(f, hal.devices_get, {prim(1)}, {ref(2)});
-  call(f, hal.device_allocator, {ref(2)}, {ref(3)});
+  call(f, hal.devices_get, {prim(1)}, {r(2)});
+  call(f, hal.device_allocator, {r(2)}, {r(3)});
   f.op(Opcode::ConstI64).i64(4).reg(prim(2));
   f.op(Opcode::MulI64).reg(prim(0)).reg(prim(2)).reg(prim(3));
   f.location("hal_sample.mlir", 11, 5);
-  call(f, hal.allocate, {ref(3, true), prim(3)}, {ref(4)});
-  call(f, hal.view_buffer, {ref(0)}, {ref(5)});
-  call(f, hal.view_buffer, {ref(1)}, {ref(6)});
-  f.op(Opcode::GlobalLoadRef).u32(0).reg(ref(7));
+  call(f, hal.allocate, {r(3, true), prim(3)}, {r(4)});
+  call(f, hal.view_buffer, {r(0)}, {r(5)});
+  call(f, hal.view_buffer, {r(1)}, {r(6)});
+  f.op(Opcode::GlobalLoadRef).u32(0).reg(r(7));
   f.op(Opcode::ConstI32).i32(1).reg(prim(4));  // one-shot; also "1"
-  call(f, hal.cb_create, {ref(2), prim(4), prim(1)}, {ref(8)});
+  call(f, hal.cb_create, {r(2), prim(4), prim(1)}, {r(8)});
   // Workgroups: ceil(n / 64).
   f.op(Opcode::TruncI64I32).reg(prim(0)).reg(prim(5));
   f.op(Opcode::ConstI64).i64(kTile - 1).reg(prim(6));
@@ -119,39 +128,57 @@ uint32_t buildDispatch(ModuleBuilder& mb, const Imports& hal) {
   f.op(Opcode::CallVariadic)
       .u32(hal.cb_dispatch)
       .sizes({1, 3})
-      .list({ref(8), ref(7, true), prim(10), prim(6), prim(4), prim(4), prim(5),
-             ref(5, true), prim(8), prim(9), ref(6, true), prim(8), prim(9),
-             ref(4), prim(8), prim(9)})
+      .list({r(8), r(7, true), prim(10), prim(6), prim(4), prim(4), prim(5),
+             r(5, true), prim(8), prim(9), r(6, true), prim(8), prim(9),
+             r(4), prim(8), prim(9)})
       .list({});
-  call(f, hal.cb_finalize, {ref(8)}, {});
-  call(f, hal.fence_create, {ref(2), prim(1)}, {ref(9)});
-  f.op(Opcode::ConstRefZero).reg(ref(10));
+  call(f, hal.cb_finalize, {r(8)}, {});
+  if (async) {
+    // Wait for the caller's fence, signal the caller's fence, return now.
+    f.location("hal_sample.mlir", 13, 5);
+    f.op(Opcode::CallVariadic)
+        .u32(hal.queue_execute)
+        .sizes({1})
+        .list({r(2, true), ref(2), ref(3), r(8, true)})
+        .list({});
+    f.op(Opcode::Return).list({r(4, true)});
+    return f.index();
+  }
+  call(f, hal.fence_create, {r(2), prim(1)}, {r(9)});
+  f.op(Opcode::ConstRefZero).reg(r(10));
   f.location("hal_sample.mlir", 13, 5);
   f.op(Opcode::CallVariadic)
       .u32(hal.queue_execute)
       .sizes({1})
-      .list({ref(2, true), ref(10), ref(9), ref(8, true)})
+      .list({r(2, true), r(10), r(9), r(8, true)})
       .list({});
   f.op(Opcode::ConstI32).i32(-1).reg(prim(11));
   f.location("hal_sample.mlir", 14, 5);
   f.op(Opcode::CallVariadic)
       .u32(hal.fence_await)
       .sizes({1})
-      .list({prim(11), ref(9, true)})
+      .list({prim(11), r(9, true)})
       .list({prim(12)});
   f.op(Opcode::ConstI32).i32(STRATA_STATUS_DEADLINE_EXCEEDED).reg(prim(13));
   f.op(Opcode::CondFail)
       .reg(prim(12))
       .reg(prim(13))
       .str("hal_sample.add: the dispatch did not finish");
-  f.op(Opcode::Return).list({ref(4, true)});
+  f.op(Opcode::Return).list({r(4, true)});
   return f.index();
 }
 
 // The block of add() for inputs of rank `rank`: assert both inputs are
 // f32 tensors of a's shape, dispatch, and wrap the result in a view.
 void buildRankCase(FunctionBuilder& f, const Imports& hal, uint32_t rank,
-                   uint32_t dispatch, uint32_t message0, uint32_t message1) {
+                   uint32_t dispatch, uint32_t message0, uint32_t message1,
+                   bool async) {
+  // Scratch refs start after the arguments (two views, and two fences in
+  // the async entry point).
+  const uint16_t k = async ? 2 : 0;
+  auto r = [k](uint16_t i, bool move = false) {
+    return ref(static_cast<uint16_t>(i + k), move);
+  };
   std::vector<uint16_t> dims;
   for (uint16_t i = 0; i < rank; ++i) {
     f.op(Opcode::ConstI32).i32(i).reg(prim(10));
@@ -163,8 +190,8 @@ void buildRankCase(FunctionBuilder& f, const Imports& hal, uint32_t rank,
   uint16_t rank16 = static_cast<uint16_t>(rank);
   for (auto [input, message] :
        {std::pair{ref(0), message0}, std::pair{ref(1), message1}}) {
-    f.op(Opcode::ConstRefRodata).u32(message).reg(ref(2));
-    std::vector<uint16_t> args = {input, ref(2), prim(1), prim(2)};
+    f.op(Opcode::ConstRefRodata).u32(message).reg(r(2));
+    std::vector<uint16_t> args = {input, r(2), prim(1), prim(2)};
     args.insert(args.end(), dims.begin(), dims.end());
     f.op(Opcode::CallVariadic)
         .u32(hal.view_assert)
@@ -176,29 +203,37 @@ void buildRankCase(FunctionBuilder& f, const Imports& hal, uint32_t rank,
   for (uint16_t dim : dims) {
     f.op(Opcode::MulI64).reg(prim(3)).reg(dim).reg(prim(3));
   }
-  f.op(Opcode::Call)
-      .u32(dispatch)
-      .list({ref(0), ref(1), prim(3)})
-      .list({ref(3)});
+  if (async) {
+    f.op(Opcode::Call)
+        .u32(dispatch)
+        .list({ref(0), ref(1), prim(3), ref(2), ref(3)})
+        .list({r(3)});
+  } else {
+    f.op(Opcode::Call)
+        .u32(dispatch)
+        .list({ref(0), ref(1), prim(3)})
+        .list({r(3)});
+  }
   f.op(Opcode::ConstI64).i64(4).reg(prim(4));
   f.op(Opcode::MulI64).reg(prim(3)).reg(prim(4)).reg(prim(5));
   f.op(Opcode::ConstI64).i64(0).reg(prim(6));
-  std::vector<uint16_t> args = {ref(3, true), prim(6), prim(5), prim(1),
+  std::vector<uint16_t> args = {r(3, true), prim(6), prim(5), prim(1),
                                 prim(2)};
   args.insert(args.end(), dims.begin(), dims.end());
   f.op(Opcode::CallVariadic)
       .u32(hal.view_create)
       .sizes({rank16})
       .list(args)
-      .list({ref(4)});
-  f.op(Opcode::Return).list({ref(4, true)});
+      .list({r(4)});
+  f.op(Opcode::Return).list({r(4, true)});
 }
 
-// add(a, b) -> view: branches on a's rank to a case per rank.
-void buildAdd(ModuleBuilder& mb, const Imports& hal, uint32_t dispatch) {
-  uint32_t message0 = mb.addRodata(bytesOf("input 0"));
-  uint32_t message1 = mb.addRodata(bytesOf("input 1"));
-  FunctionBuilder& f = mb.addFunction("add", "0rr_r");
+// add(a, b) -> view: branches on a's rank to a case per rank. With async,
+// add$async(a, b, wait, signal) -> view, the async-external entry point.
+void buildAdd(ModuleBuilder& mb, const Imports& hal, uint32_t dispatch,
+              bool async, uint32_t message0, uint32_t message1) {
+  const char* name = async ? "add$async" : "add";
+  FunctionBuilder& f = mb.addFunction(name, async ? "0rrrr_r" : "0rr_r");
   f.location("hal_sample.mlir", 20, 3);
   call(f, hal.view_rank, {ref(0)}, {prim(0)});
   uint32_t unsupported = f.newBlock();
@@ -212,7 +247,7 @@ void buildAdd(ModuleBuilder& mb, const Imports& hal, uint32_t dispatch) {
   for (uint32_t rank = 0; rank <= kMaxRank; ++rank) {
     f.bind(cases[rank]);
     f.location("hal_sample.mlir", 21 + rank, 5);
-    buildRankCase(f, hal, rank, dispatch, message0, message1);
+    buildRankCase(f, hal, rank, dispatch, message0, message1, async);
   }
   f.bind(unsupported);
   f.location("hal_sample.mlir", 30, 5);
@@ -220,9 +255,15 @@ void buildAdd(ModuleBuilder& mb, const Imports& hal, uint32_t dispatch) {
   f.op(Opcode::Fail)
       .reg(prim(1))
       .str("input 0: hal_sample.add takes tensors of rank 0 to 4");
-  mb.addExport("add", f.index(),
-               {{"signature", "(tensor<*xf32>, tensor<*xf32>) -> "
-                              "tensor<*xf32>"}});
+  if (async) {
+    mb.addExport(name, f.index(),
+                 {{"signature", "(tensor<*xf32>, tensor<*xf32>, !hal.fence, "
+                                "!hal.fence) -> tensor<*xf32>"}});
+  } else {
+    mb.addExport(name, f.index(),
+                 {{"signature", "(tensor<*xf32>, tensor<*xf32>) -> "
+                                "tensor<*xf32>"}});
+  }
 }
 
 }  // namespace
@@ -235,8 +276,12 @@ std::vector<uint8_t> buildHalSampleModule(const std::vector<uint8_t>& kernels) {
   mb.setGlobals(0, 1);  // G0: the kernels' hal.executable
   uint32_t init = buildInit(mb, hal, kernels);
   mb.setInitializer(static_cast<int32_t>(init));
-  uint32_t dispatch = buildDispatch(mb, hal);
-  buildAdd(mb, hal, dispatch);
+  uint32_t message0 = mb.addRodata(bytesOf("input 0"));
+  uint32_t message1 = mb.addRodata(bytesOf("input 1"));
+  buildAdd(mb, hal, buildDispatch(mb, hal, /*async=*/false),
+           /*async=*/false, message0, message1);
+  buildAdd(mb, hal, buildDispatch(mb, hal, /*async=*/true), /*async=*/true,
+           message0, message1);
   return mb.build();
 }
 

@@ -19,6 +19,15 @@ namespace strata::samples {
 ///       workgroups with the element count N as its constant, on device 0,
 ///       waits for it and returns a new view of a's shape. Mismatches fail
 ///       with "input 1: expected tensor<2x3xf32>, got tensor<3x2xf32>".
+///
+///   add$async(%a, %b, %wait: hal.fence?, %signal: hal.fence)
+///       -> hal.buffer_view                                     0rrrr_r
+///       The async-external entry point of add (the contract the embedding
+///       API's strata_runtime_call_invoke_async uses): the same checks and
+///       dispatch, submitted to wait for %wait (null: nothing to wait for)
+///       and signal %signal; returns the result view at once, without
+///       waiting. Its contents are ready when %signal is reached; a failed
+///       %wait or dispatch fails %signal.
 std::vector<uint8_t> buildHalSampleModule(const std::vector<uint8_t>& kernels);
 
 }  // namespace strata::samples
