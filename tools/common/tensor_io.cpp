@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "cli.h"
+#include "npy.h"
 
 namespace strata::tools {
 
@@ -735,6 +736,21 @@ bool tensorFromBufferView(const strata_hal_buffer_view_t* view, HostTensor* out,
   }
   out->data.assign(bytes, bytes + length);
   return true;
+}
+
+bool parseValueArgument(const std::string& text, HostTensor* out,
+                        std::string* error) {
+  if (!text.empty() && text[0] == '@') {
+    std::string path = text.substr(1);
+    std::vector<uint8_t> bytes;
+    std::string reason;
+    if (!readFile(path, &bytes, &reason)) {
+      *error = "cannot read '" + path + "': " + reason;
+      return false;
+    }
+    return parseNpy(bytes.data(), bytes.size(), out, error);
+  }
+  return parseTensorText(text, out, error);
 }
 
 }  // namespace strata::tools

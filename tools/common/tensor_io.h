@@ -72,6 +72,11 @@ float halfToFloat(uint16_t bits);
 // No dims means a 0-d tensor holding exactly one value.
 // On failure returns false and sets *error to one phrase, such as
 // "expected 6 elements, got 3" or "unknown element type 'f31'".
+/// A command-line value: "@FILE.npy" (read from the file) or tensor text
+/// (parseTensorText). False with *error set on failure.
+bool parseValueArgument(const std::string& text, HostTensor* out,
+                        std::string* error);
+
 bool parseTensorText(std::string_view text, HostTensor* out,
                      std::string* error);
 

@@ -358,22 +358,6 @@ std::string describeFlag(const char* flag, size_t index,
          quoted + "')";
 }
 
-// Parses a --input or --expected_output value: "@FILE.npy" or tensor text.
-bool parseValue(const std::string& text, HostTensor* out,
-                std::string* error) {
-  if (!text.empty() && text[0] == '@') {
-    std::string path = text.substr(1);
-    std::vector<uint8_t> bytes;
-    std::string reason;
-    if (!strata::tools::readFile(path, &bytes, &reason)) {
-      *error = "cannot read '" + path + "': " + reason;
-      return false;
-    }
-    return strata::tools::parseNpy(bytes.data(), bytes.size(), out, error);
-  }
-  return strata::tools::parseTensorText(text, out, error);
-}
-
 // A result as a host tensor: primitives become 0-d tensors, buffer views are
 // copied out. False (with *what set to its printed form) for other refs.
 bool resultTensor(const strata_vm_variant_t& value, HostTensor* out,
@@ -533,7 +517,7 @@ int run(const Options& options) {
     std::string where = describeFlag("--input", i, options.inputs[i]);
     HostTensor tensor;
     std::string error;
-    if (!parseValue(options.inputs[i], &tensor, &error)) {
+    if (!strata::tools::parseValueArgument(options.inputs[i], &tensor, &error)) {
       return fail(where + ": " + error);
     }
     if (args[i] == 'r') {
@@ -581,7 +565,7 @@ int run(const Options& options) {
   std::vector<HostTensor> expected(options.expected_outputs.size());
   for (size_t i = 0; i < expected.size(); ++i) {
     std::string error;
-    if (!parseValue(options.expected_outputs[i], &expected[i], &error)) {
+    if (!strata::tools::parseValueArgument(options.expected_outputs[i], &expected[i], &error)) {
       return fail(
           describeFlag("--expected_output", i, options.expected_outputs[i]) +
           ": " + error);

@@ -1,0 +1,366 @@
+// strata-benchmark: times repeated calls of one function of a module through
+// the embedding API (strata/runtime.h) and prints min/median/p90/p99 per
+// call, as text or JSON.
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "check_module.h"
+#include "cli.h"
+#include "json_writer.h"
+#include "strata/base/trace.h"
+#include "strata/runtime.h"
+#include "tensor_io.h"
+
+namespace {
+
+constexpr const char kUsage[] =
+    "usage: strata-benchmark --module=FILE [--module=FILE ...]\n"
+    "                        [--function=NAME] [--input=VALUE ...]\n"
+    "                        [--warmup=N] [--repetitions=N]\n"
+    "                        [--device=local-sync|local-task]\n"
+    "                        [--task_workers=N] [--format=text|json]\n"
+    "                        [--trace=FILE.json]\n"
+    "\n"
+    "Calls one function of the last module (after the hal and check modules\n"
+    "and the modules before it) --warmup times, then --repetitions times\n"
+    "timed, each call blocking until its results are ready, and prints the\n"
+    "time per call: min, median, p90, p99 and mean.\n"
+    "\n"
+    "options:\n"
+    "  --module=FILE      a .vmfb module; repeatable\n"
+    "  --function=NAME    \"fn\" of the last module or \"module.fn\"\n"
+    "                     (default: main)\n"
+    "  --input=VALUE      one argument, as in strata-run: i32=5, 2x3xf32=1 2\n"
+    "                     3 4 5 6 (one value fills every element), @FILE.npy\n"
+    "  --warmup=N         untimed calls first (default 2)\n"
+    "  --repetitions=N    timed calls (default 10)\n"
+    "  --device=NAME      local-task (default) or local-sync\n"
+    "  --task_workers=N   local-task worker threads (default 0: one per core)\n"
+    "  --format=FORMAT    text (default) or json\n"
+    "  --trace=FILE.json  also write a Chrome trace of the run (warm-up\n"
+    "                     included): calls, submissions, waits, dispatches\n"
+    "  --help             print this help and exit\n"
+    "\n"
+    "Exit status: 0 on success, 1 when loading or a call fails, 2 on a bad\n"
+    "command line.\n";
+
+struct Options {
+  std::vector<std::string> modules;
+  std::string function = "main";
+  std::vector<std::string> inputs;
+  uint32_t warmup = 2;
+  uint32_t repetitions = 10;
+  std::string device = "local-task";
+  uint32_t task_workers = 0;
+  bool json = false;
+  std::string trace;
+};
+
+[[noreturn]] void usageError(const std::string& message) {
+  std::fprintf(stderr, "strata-benchmark: %s\n%s", message.c_str(), kUsage);
+  std::exit(2);
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "strata-benchmark: %s\n", message.c_str());
+  return 1;
+}
+
+std::string consumeLine(strata_status_t status) {
+  std::string text = strata::tools::statusToString(status);
+  strata_status_free(status);
+  return text;
+}
+
+bool takeValue(const std::string& arg, const char* flag, std::string* out) {
+  size_t n = std::strlen(flag);
+  if (arg.compare(0, n, flag) != 0 || arg.size() < n + 1 || arg[n] != '=') {
+    return false;
+  }
+  *out = arg.substr(n + 1);
+  return true;
+}
+
+uint32_t parseCount(const char* flag, const std::string& text, uint32_t min,
+                    uint32_t max) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end || errno || text[0] == '-' || value < min ||
+      value > max) {
+    usageError(std::string(flag) + " needs a whole number from " +
+               std::to_string(min) + " to " + std::to_string(max) +
+               ", not '" + strata::tools::sanitizeLine(text) + "'");
+  }
+  return static_cast<uint32_t>(value);
+}
+
+Options parseArgs(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (takeValue(arg, "--module", &value)) {
+      options.modules.push_back(value);
+    } else if (takeValue(arg, "--function", &value)) {
+      if (value.empty()) {
+        usageError("--function needs a name");
+      }
+      options.function = value;
+    } else if (takeValue(arg, "--input", &value)) {
+      options.inputs.push_back(value);
+    } else if (takeValue(arg, "--warmup", &value)) {
+      options.warmup = parseCount("--warmup", value, 0, 1000000);
+    } else if (takeValue(arg, "--repetitions", &value)) {
+      options.repetitions = parseCount("--repetitions", value, 1, 10000000);
+    } else if (takeValue(arg, "--device", &value)) {
+      if (value != "local-task" && value != "local-sync") {
+        usageError("unknown device '" + strata::tools::sanitizeLine(value) +
+                   "'; the devices are local-sync and local-task");
+      }
+      options.device = value;
+    } else if (takeValue(arg, "--task_workers", &value)) {
+      options.task_workers = parseCount("--task_workers", value, 0, 1024);
+    } else if (takeValue(arg, "--format", &value)) {
+      if (value != "text" && value != "json") {
+        usageError("--format is text or json, not '" +
+                   strata::tools::sanitizeLine(value) + "'");
+      }
+      options.json = value == "json";
+    } else if (takeValue(arg, "--trace", &value)) {
+      options.trace = value;
+    } else {
+      usageError("unknown argument '" + strata::tools::sanitizeLine(arg) +
+                 "'");
+    }
+  }
+  if (options.modules.empty()) {
+    usageError("no module given; use --module=FILE");
+  }
+  return options;
+}
+
+// Everything the run creates, released in reverse order.
+struct Run {
+  strata_allocator_t allocator = strata_allocator_system();
+  strata_runtime_instance_t* instance = nullptr;
+  std::vector<strata_vm_module_t*> modules;
+  strata_runtime_session_t* session = nullptr;
+  strata_runtime_call_t* call = nullptr;
+
+  ~Run() {
+    strata_runtime_call_destroy(call);
+    strata_runtime_session_release(session);
+    for (strata_vm_module_t* module : modules) {
+      strata_vm_module_release(module);
+    }
+    strata_runtime_instance_release(instance);
+  }
+};
+
+// Pushes --input #index as the call's next argument.
+std::string pushInput(Run& run, size_t index, const std::string& text) {
+  strata::tools::HostTensor tensor;
+  std::string error;
+  if (!strata::tools::parseValueArgument(text, &tensor, &error)) {
+    return error;
+  }
+  strata_runtime_value_kind_t kind =
+      strata_runtime_call_argument_kind(run.call, index);
+  strata_status_t status = nullptr;
+  if (kind == STRATA_RUNTIME_VALUE_BUFFER_VIEW) {
+    strata_hal_buffer_view_t* view = nullptr;
+    status = strata::tools::bufferViewFromTensor(tensor, run.allocator, &view);
+    if (!status) {
+      status = strata_runtime_call_push_buffer_view(run.call, view);
+      strata_hal_buffer_view_release(view);
+    }
+  } else {
+    strata_vm_variant_t value;
+    if (!strata::tools::scalarFromTensor(tensor, &value)) {
+      return "a scalar is expected here, not a " +
+             strata::tools::describeTensorType(tensor.shape,
+                                               tensor.element_type) +
+             " tensor";
+    }
+    switch (value.type) {
+    case STRATA_VM_VALUE_I32:
+      status = strata_runtime_call_push_i32(run.call, value.value.i32);
+      break;
+    case STRATA_VM_VALUE_I64:
+      status = strata_runtime_call_push_i64(run.call, value.value.i64);
+      break;
+    case STRATA_VM_VALUE_F32:
+      status = strata_runtime_call_push_f32(run.call, value.value.f32);
+      break;
+    case STRATA_VM_VALUE_F64:
+      status = strata_runtime_call_push_f64(run.call, value.value.f64);
+      break;
+    default:
+      return "an unsupported scalar";
+    }
+  }
+  return status ? consumeLine(status) : std::string();
+}
+
+// The value at quantile q of sorted times (nearest rank).
+double quantile(const std::vector<double>& sorted, double q) {
+  size_t rank = static_cast<size_t>(std::ceil(q * sorted.size()));
+  rank = std::max<size_t>(rank, 1);
+  return sorted[std::min(rank, sorted.size()) - 1];
+}
+
+int benchmark(const Options& options) {
+  Run run;
+  strata_runtime_instance_options_t instance_options;
+  strata_runtime_instance_options_initialize(&instance_options);
+  instance_options.device = options.device.c_str();
+  instance_options.task_worker_count = options.task_workers;
+  strata_status_t status = strata_runtime_instance_create(
+      &instance_options, run.allocator, &run.instance);
+  if (status) {
+    return fail(consumeLine(status));
+  }
+  // The check module first, so test programs with check.* ops run too.
+  strata_vm_module_t* check = nullptr;
+  status = strata::tools::createCheckModule(run.allocator, &check);
+  if (status) {
+    return fail("creating the check module: " + consumeLine(status));
+  }
+  run.modules.push_back(check);
+  for (const std::string& path : options.modules) {
+    strata_vm_module_t* module = nullptr;
+    status = strata_runtime_module_load_file(run.instance, path.c_str(),
+                                             &module);
+    if (status) {
+      return fail(consumeLine(status));
+    }
+    run.modules.push_back(module);
+  }
+  status = strata_runtime_session_create(run.instance, nullptr,
+                                         run.modules.data(), run.modules.size(),
+                                         run.allocator, &run.session);
+  if (!status) {
+    status = strata_runtime_call_create(run.session, options.function.c_str(),
+                                        run.allocator, &run.call);
+  }
+  if (status) {
+    return fail(consumeLine(status));
+  }
+  const char* name = strata_runtime_call_function_name(run.call);
+  size_t expected = strata_runtime_call_argument_count(run.call);
+  if (options.inputs.size() != expected) {
+    return fail(std::string(name) + " takes " + std::to_string(expected) +
+                " arguments, got " + std::to_string(options.inputs.size()) +
+                " --input flags");
+  }
+  for (size_t i = 0; i < options.inputs.size(); ++i) {
+    std::string error = pushInput(run, i, options.inputs[i]);
+    if (!error.empty()) {
+      return fail("--input #" + std::to_string(i + 1) + ": " + error);
+    }
+  }
+
+  for (uint32_t i = 0; i < options.warmup; ++i) {
+    status = strata_runtime_call_invoke(run.call);
+    if (status) {
+      return fail(std::string(name) + " failed: " + consumeLine(status));
+    }
+  }
+  std::vector<double> times_ms;
+  times_ms.reserve(options.repetitions);
+  for (uint32_t i = 0; i < options.repetitions; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    status = strata_runtime_call_invoke(run.call);
+    auto end = std::chrono::steady_clock::now();
+    if (status) {
+      return fail(std::string(name) + " failed: " + consumeLine(status));
+    }
+    times_ms.push_back(
+        std::chrono::duration<double, std::milli>(end - start).count());
+  }
+
+  std::vector<double> sorted = times_ms;
+  std::sort(sorted.begin(), sorted.end());
+  double mean = 0;
+  for (double t : times_ms) {
+    mean += t / times_ms.size();
+  }
+  double median = quantile(sorted, 0.5);
+  double p90 = quantile(sorted, 0.9);
+  double p99 = quantile(sorted, 0.99);
+  if (options.json) {
+    strata::tools::JsonWriter json;
+    json.beginObject();
+    json.key("function").value(name);
+    json.key("device").value(options.device);
+    json.key("task_workers").value(options.task_workers);
+    json.key("warmup").value(options.warmup);
+    json.key("repetitions").value(options.repetitions);
+    json.key("min_ms").value(sorted.front());
+    json.key("median_ms").value(median);
+    json.key("p90_ms").value(p90);
+    json.key("p99_ms").value(p99);
+    json.key("mean_ms").value(mean);
+    json.key("times_ms").beginArray();
+    for (double t : times_ms) {
+      json.value(t);
+    }
+    json.endArray();
+    json.endObject();
+    std::printf("%s\n", json.take().c_str());
+  } else {
+    std::printf("%s on %s: %u calls after %u warm-up\n", name,
+                options.device.c_str(), options.repetitions, options.warmup);
+    std::printf("  min %.4f ms  median %.4f ms  p90 %.4f ms  p99 %.4f ms  "
+                "mean %.4f ms\n",
+                sorted.front(), median, p90, p99, mean);
+  }
+  return std::fflush(stdout) == 0 ? 0 : fail("cannot write the results");
+}
+
+// benchmark() with a trace recorder installed when --trace asks; the
+// instance (and its workers) is gone when benchmark returns, so nothing
+// records into the trace once it is written.
+int benchmarkTraced(const Options& options) {
+  if (options.trace.empty()) {
+    return benchmark(options);
+  }
+  if (FILE* probe = std::fopen(options.trace.c_str(), "wb")) {
+    std::fclose(probe);
+  } else {
+    return fail("--trace: cannot write '" + options.trace +
+                "': " + std::strerror(errno));
+  }
+  strata_trace_t* trace = nullptr;
+  strata_status_t status =
+      strata_trace_create(strata_allocator_system(), &trace);
+  if (status) {
+    return fail("--trace: " + consumeLine(status));
+  }
+  strata_trace_install(trace);
+  int code = benchmark(options);
+  strata_trace_install(nullptr);
+  status = strata_trace_write_json(trace, options.trace.c_str());
+  strata_trace_destroy(trace);
+  if (status) {
+    return fail("--trace: " + consumeLine(status));
+  }
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return benchmarkTraced(parseArgs(argc, argv));
+}
