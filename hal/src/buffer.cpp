@@ -2,6 +2,9 @@
 // subspans, with overflow-safe range checks.
 #include "strata/hal/buffer.h"
 
+#include <sys/mman.h>
+
+#include <cerrno>
 #include <cinttypes>
 #include <cstring>
 #include <new>
@@ -13,8 +16,9 @@ struct strata_hal_buffer_t {
   uint64_t length;
   // Keeps the bytes alive: the parent of a subspan or the owner of wrapped
   // memory; retained, may be NULL. Allocated buffers hold their bytes in the
-  // same allocation as the record.
+  // same allocation as the record, except large ones: mapped pages.
   strata_vm_ref_object_t* owner;
+  size_t mapped_length;  // bytes mapped at data (large buffers), else 0
 };
 
 namespace strata::hal {
@@ -26,6 +30,9 @@ constexpr size_t kBufferAlignment = 64;
 
 void destroyBuffer(strata_vm_ref_object_t* object) {
   auto* buffer = reinterpret_cast<strata_hal_buffer_t*>(object);
+  if (buffer->mapped_length) {
+    munmap(buffer->data, buffer->mapped_length);
+  }
   strata_vm_ref_object_t* owner = buffer->owner;
   strata_allocator_t allocator = buffer->allocator;
   buffer->~strata_hal_buffer_t();
@@ -53,6 +60,40 @@ strata_status_t allocateRecord(size_t extra, strata_allocator_t allocator,
   buffer->data = nullptr;
   buffer->length = 0;
   buffer->owner = nullptr;
+  buffer->mapped_length = 0;
+  *out_buffer = buffer;
+  return nullptr;
+}
+
+// Large buffers: zeroed pages from the OS. A memset of tens of megabytes
+// would fault every page in on one thread and write it twice; fresh pages
+// are zero already and fault in where the kernels first write them, on
+// every worker at once, in huge pages where the system allows.
+strata_status_t allocateLarge(uint64_t length, strata_allocator_t allocator,
+                              strata_hal_buffer_t** out_buffer) {
+  constexpr size_t kHugePage = 2 * 1024 * 1024;
+  size_t mapped = (static_cast<size_t>(length) + kHugePage - 1) &
+                  ~(kHugePage - 1);
+  void* data = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (data == MAP_FAILED) {
+    return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
+                              "cannot map %zu bytes for a hal.buffer of "
+                              "%" PRIu64 " bytes: %s",
+                              mapped, length, std::strerror(errno));
+  }
+#ifdef MADV_HUGEPAGE
+  (void)madvise(data, mapped, MADV_HUGEPAGE);  // advice only
+#endif
+  strata_hal_buffer_t* buffer = nullptr;
+  strata_status_t status = allocateRecord(0, allocator, &buffer);
+  if (status) {
+    munmap(data, mapped);
+    return status;
+  }
+  buffer->data = static_cast<uint8_t*>(data);
+  buffer->length = length;
+  buffer->mapped_length = mapped;
   *out_buffer = buffer;
   return nullptr;
 }
@@ -86,6 +127,9 @@ strata_status_t strata_hal_buffer_allocate(strata_allocator_t allocator,
                                            uint64_t length,
                                            strata_hal_buffer_t** out_buffer) {
   *out_buffer = nullptr;
+  if (length >= STRATA_HAL_LARGE_BUFFER_BYTES && length <= SIZE_MAX / 2) {
+    return strata::hal::allocateLarge(length, allocator, out_buffer);
+  }
   // The bytes start at the first 64-byte boundary after the record.
   constexpr size_t kOffset =
       (sizeof(strata_hal_buffer_t) + strata::hal::kBufferAlignment - 1) &

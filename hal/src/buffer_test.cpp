@@ -91,6 +91,36 @@ TEST_CASE("allocates zeroed, 64-byte aligned memory") {
   }
 }
 
+TEST_CASE("large buffers are mapped pages: zeroed, aligned, writable, freed") {
+  CountingAllocator counter;
+  const uint64_t length = STRATA_HAL_LARGE_BUFFER_BYTES + 4096 + 3;
+  for (int round = 0; round < 2; ++round) {
+    strata_hal_buffer_t* buffer = allocate(length, counter.get());
+    // Only the record comes from the allocator.
+    CHECK(counter.live == 1);
+    uint8_t* ptr = nullptr;
+    REQUIRE(consume(strata_hal_buffer_map(buffer, 0, length, &ptr)) == "OK");
+    CHECK(reinterpret_cast<uintptr_t>(ptr) % 64 == 0);
+    bool zero = true;
+    for (uint64_t i = 0; i < length; i += 511) {
+      zero = zero && ptr[i] == 0;
+    }
+    CHECK(zero);
+    CHECK(ptr[length - 1] == 0);
+    // Written in one round, fresh (zero) again in the next.
+    std::memset(ptr, 0xab, length);
+    strata_hal_buffer_t* span = nullptr;
+    REQUIRE(consume(strata_hal_buffer_subspan(buffer, length - 8, 8,
+                                              counter.get(), &span)) == "OK");
+    strata_hal_buffer_release(buffer);
+    uint8_t* tail = nullptr;
+    REQUIRE(consume(strata_hal_buffer_map(span, 0, 8, &tail)) == "OK");
+    CHECK(tail[7] == 0xab);  // the subspan keeps the pages mapped
+    strata_hal_buffer_release(span);
+    CHECK(counter.live == 0);
+  }
+}
+
 TEST_CASE("is a hal.buffer ref object") {
   strata_hal_buffer_t* buffer = allocate(8);
   strata_vm_ref_object_t* ref = strata_hal_buffer_as_ref(buffer);

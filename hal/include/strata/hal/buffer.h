@@ -89,7 +89,13 @@ typedef struct strata_hal_buffer_t strata_hal_buffer_t;
 
 const strata_vm_ref_type_t* strata_hal_buffer_type(void);
 
-/* Allocates length bytes of zeroed, 64-byte aligned host memory. */
+/* Allocates length bytes of zeroed, 64-byte aligned host memory. The record
+ * comes from allocator; the bytes too, except for large buffers (at least
+ * STRATA_HAL_LARGE_BUFFER_BYTES), which are fresh anonymous pages mapped
+ * from the OS (zero already, faulted in by whoever first writes them, in
+ * transparent huge pages where the system allows) and unmapped when the
+ * buffer is destroyed. */
+#define STRATA_HAL_LARGE_BUFFER_BYTES (2u * 1024u * 1024u)
 strata_status_t strata_hal_buffer_allocate(strata_allocator_t allocator,
                                            uint64_t length,
                                            strata_hal_buffer_t** out_buffer);

@@ -1,0 +1,77 @@
+"""kernel_bench.py - shared by the kernel benchmarks (bench/elementwise,
+bench/conv): compile an MLIR program with strata-compile, time one of its
+functions with strata-benchmark (median of the process's timed calls), time
+a numpy peer in a separate process, and alternate the two in rounds so that
+drift on a shared machine hits both alike. Benchmarks print figures; they
+are not tests.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+# numpy comes from Debian's python3-numpy; a python3 earlier on PATH (a
+# virtualenv, pyenv) may not have it.
+NUMPY_PYTHON = "/usr/bin/python3"
+
+
+def tools(build):
+    return {
+        "compile": os.path.join(build, "compiler", "tools", "strata-compile",
+                                "strata-compile"),
+        "benchmark": os.path.join(build, "tools", "strata-benchmark",
+                                  "strata-benchmark"),
+    }
+
+
+def load_average():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+
+
+def compile_program(build, source, output):
+    subprocess.run([tools(build)["compile"], source, "-o", output],
+                   check=True)
+
+
+def strata_median_ms(build, module, function, inputs, workers, repetitions):
+    """Median ms per call of module.function over repetitions timed calls
+    (after strata-benchmark's warm-up), on local-task with workers threads."""
+    cmd = [tools(build)["benchmark"], "--module=" + module,
+           "--function=" + function, "--task_workers=%d" % workers,
+           "--repetitions=%d" % repetitions, "--format=json"]
+    cmd += ["--input=" + value for value in inputs]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    if proc.returncode != 0:
+        sys.exit("%s failed: %s" % (" ".join(cmd), proc.stderr.strip()))
+    return json.loads(proc.stdout)["median_ms"]
+
+
+def peer_median_ms(script, args):
+    """Runs a numpy peer script that prints one JSON object with
+    "median_ms"; returns it."""
+    env = dict(os.environ)
+    # One thread, as numpy's elementwise ops are; the peers that call BLAS
+    # set their own thread count.
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    proc = subprocess.run([NUMPY_PYTHON, script] + [str(a) for a in args],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, env=env)
+    if proc.returncode != 0:
+        sys.exit("%s failed: %s" % (script, proc.stderr.strip()))
+    return json.loads(proc.stdout)["median_ms"]
+
+
+def interleave(rounds, runners):
+    """Calls each runner once per round, in turn; returns the median of each
+    runner's results."""
+    results = [[] for _ in runners]
+    for _ in range(rounds):
+        for i, runner in enumerate(runners):
+            results[i].append(runner())
+    return [statistics.median(r) for r in results]
