@@ -1,4 +1,5 @@
 // cli.cpp - file reading, --input parsing and value printing for the tools.
+#include "strata/base/trace.h"
 #include "cli.h"
 
 #include "utf8.h"
@@ -281,6 +282,41 @@ std::string statusToLine(strata_status_t status) {
     out += strata_status_annotation(status, i);
   }
   return sanitizeLine(out);
+}
+
+int runWithTrace(const std::string& path, const char* tool,
+                 const std::function<int()>& run) {
+  if (path.empty()) {
+    return run();
+  }
+  auto fail = [&](const std::string& message) {
+    std::fprintf(stderr, "%s: --trace: %s\n", tool, message.c_str());
+    return 1;
+  };
+  if (FILE* probe = std::fopen(path.c_str(), "wb")) {
+    std::fclose(probe);
+  } else {
+    return fail("cannot write '" + path + "': " + std::strerror(errno));
+  }
+  strata_trace_t* trace = nullptr;
+  strata_status_t status =
+      strata_trace_create(strata_allocator_system(), &trace);
+  if (status) {
+    std::string line = statusToLine(status);
+    strata_status_free(status);
+    return fail(line);
+  }
+  strata_trace_install(trace);
+  int code = run();
+  strata_trace_install(nullptr);
+  status = strata_trace_write_json(trace, path.c_str());
+  strata_trace_destroy(trace);
+  if (status) {
+    std::string line = statusToLine(status);
+    strata_status_free(status);
+    return fail(line);
+  }
+  return code;
 }
 
 }  // namespace strata::tools

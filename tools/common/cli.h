@@ -8,6 +8,7 @@
 #define STRATA_TOOLS_COMMON_CLI_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,16 @@ std::string statusToString(strata_status_t status);
 // The same on one line: annotations are joined with "; " and the text is
 // passed through sanitizeLine.
 std::string statusToLine(strata_status_t status);
+
+/// Runs `run` with a trace recorder installed (strata/base/trace.h) and
+/// writes the trace to `path` as Chrome trace JSON once it returns; just
+/// runs it when path is empty. `run` must release every device it made
+/// before it returns, so nothing records into the trace after it is
+/// written. A path that cannot be written fails before `run` runs. Errors
+/// are printed as "<tool>: --trace: ..." and give exit status 1; otherwise
+/// returns what `run` returned.
+int runWithTrace(const std::string& path, const char* tool,
+                 const std::function<int()>& run);
 
 }  // namespace strata::tools
 

@@ -329,38 +329,12 @@ int benchmark(const Options& options) {
   return std::fflush(stdout) == 0 ? 0 : fail("cannot write the results");
 }
 
-// benchmark() with a trace recorder installed when --trace asks; the
-// instance (and its workers) is gone when benchmark returns, so nothing
-// records into the trace once it is written.
-int benchmarkTraced(const Options& options) {
-  if (options.trace.empty()) {
-    return benchmark(options);
-  }
-  if (FILE* probe = std::fopen(options.trace.c_str(), "wb")) {
-    std::fclose(probe);
-  } else {
-    return fail("--trace: cannot write '" + options.trace +
-                "': " + std::strerror(errno));
-  }
-  strata_trace_t* trace = nullptr;
-  strata_status_t status =
-      strata_trace_create(strata_allocator_system(), &trace);
-  if (status) {
-    return fail("--trace: " + consumeLine(status));
-  }
-  strata_trace_install(trace);
-  int code = benchmark(options);
-  strata_trace_install(nullptr);
-  status = strata_trace_write_json(trace, options.trace.c_str());
-  strata_trace_destroy(trace);
-  if (status) {
-    return fail("--trace: " + consumeLine(status));
-  }
-  return code;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  return benchmarkTraced(parseArgs(argc, argv));
+  Options options = parseArgs(argc, argv);
+  // With --trace, the instance (and its workers) is gone when benchmark
+  // returns.
+  return strata::tools::runWithTrace(options.trace, "strata-benchmark",
+                                     [&] { return benchmark(options); });
 }

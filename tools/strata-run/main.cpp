@@ -687,37 +687,11 @@ int run(const Options& options) {
   return 0;
 }
 
-// run() with a trace recorder installed around it when --trace asks: the
-// devices are gone when run returns, so nothing records into the trace
-// once it is written and destroyed.
-int runTraced(const Options& options) {
-  if (options.trace.empty()) {
-    return run(options);
-  }
-  // A file that cannot be written fails before anything runs.
-  if (FILE* probe = std::fopen(options.trace.c_str(), "wb")) {
-    std::fclose(probe);
-  } else {
-    return fail("--trace: cannot write '" + options.trace +
-                "': " + std::strerror(errno));
-  }
-  strata_trace_t* trace = nullptr;
-  strata_status_t status =
-      strata_trace_create(strata_allocator_system(), &trace);
-  if (status) {
-    return fail("--trace: " + consumeLine(status));
-  }
-  strata_trace_install(trace);
-  int code = run(options);
-  strata_trace_install(nullptr);
-  status = strata_trace_write_json(trace, options.trace.c_str());
-  strata_trace_destroy(trace);
-  if (status) {
-    return fail("--trace: " + consumeLine(status));
-  }
-  return code;
-}
-
 }  // namespace
 
-int main(int argc, char** argv) { return runTraced(parseArgs(argc, argv)); }
+int main(int argc, char** argv) {
+  Options options = parseArgs(argc, argv);
+  // With --trace, every device is gone when run returns.
+  return strata::tools::runWithTrace(options.trace, "strata-run",
+                                     [&] { return run(options); });
+}

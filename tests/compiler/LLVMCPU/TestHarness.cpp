@@ -64,6 +64,35 @@ bool compileAndLoad(const std::string &source, Loaded &loaded) {
   return true;
 }
 
+// The dispatch state of one call of an export: its grid, the push
+// constants and the bindings (pointer, byte length), which it points into.
+struct DispatchState {
+  DispatchState(const mlir::strata::ExecutableExportInfo &info,
+                const std::vector<std::pair<void *, size_t>> &bindings,
+                const std::vector<uint32_t> &constants)
+      : constants(constants) {
+    for (const auto &binding : bindings) {
+      ptrs.push_back(binding.first);
+      lengths.push_back(binding.second);
+    }
+    state.workgroup_count_x = info.workgroupCount[0];
+    state.workgroup_count_y = info.workgroupCount[1];
+    state.workgroup_count_z = static_cast<uint16_t>(info.workgroupCount[2]);
+    state.constant_count = static_cast<uint16_t>(this->constants.size());
+    state.constants = this->constants.data();
+    state.binding_count = static_cast<uint16_t>(bindings.size());
+    state.binding_ptrs = ptrs.data();
+    state.binding_lengths = lengths.data();
+  }
+  DispatchState(const DispatchState &) = delete;
+  DispatchState &operator=(const DispatchState &) = delete;
+
+  std::vector<uint32_t> constants;
+  std::vector<void *> ptrs;
+  std::vector<size_t> lengths;
+  strata_hal_executable_dispatch_state_v0_t state = {};
+};
+
 // Runs every workgroup of export `ordinal` in a shuffled order; each call
 // must return 0.
 void dispatch(const Loaded &loaded, uint32_t ordinal,
@@ -72,19 +101,8 @@ void dispatch(const Loaded &loaded, uint32_t ordinal,
   const mlir::strata::ExecutableExportInfo &info =
       loaded.compiled.exports[ordinal];
   REQUIRE(info.bindingCount == bindings.size());
-  std::vector<void *> ptrs;
-  std::vector<size_t> lengths;
-  for (const auto &binding : bindings) {
-    ptrs.push_back(binding.first);
-    lengths.push_back(binding.second);
-  }
-  strata_hal_executable_dispatch_state_v0_t state = {};
-  state.workgroup_count_x = info.workgroupCount[0];
-  state.workgroup_count_y = info.workgroupCount[1];
-  state.workgroup_count_z = static_cast<uint16_t>(info.workgroupCount[2]);
-  state.binding_count = static_cast<uint16_t>(bindings.size());
-  state.binding_ptrs = ptrs.data();
-  state.binding_lengths = lengths.data();
+  DispatchState dispatchState(info, bindings, {});
+  const strata_hal_executable_dispatch_state_v0_t &state = dispatchState.state;
   std::vector<strata_hal_executable_workgroup_state_v0_t> workgroups;
   for (uint32_t z = 0; z < info.workgroupCount[2]; ++z) {
     for (uint32_t y = 0; y < info.workgroupCount[1]; ++y) {
@@ -135,23 +153,9 @@ void dispatch(const Loaded &loaded, uint32_t ordinal,
 int dispatchWorkgroup(const Loaded &loaded, uint32_t ordinal,
                       const std::vector<std::pair<void *, size_t>> &bindings,
                       const std::vector<uint32_t> &constants, uint32_t x) {
-  const mlir::strata::ExecutableExportInfo &info =
-      loaded.compiled.exports[ordinal];
-  std::vector<void *> ptrs;
-  std::vector<size_t> lengths;
-  for (const auto &binding : bindings) {
-    ptrs.push_back(binding.first);
-    lengths.push_back(binding.second);
-  }
-  strata_hal_executable_dispatch_state_v0_t state = {};
-  state.workgroup_count_x = info.workgroupCount[0];
-  state.workgroup_count_y = info.workgroupCount[1];
-  state.workgroup_count_z = static_cast<uint16_t>(info.workgroupCount[2]);
-  state.constant_count = static_cast<uint16_t>(constants.size());
-  state.constants = constants.data();
-  state.binding_count = static_cast<uint16_t>(bindings.size());
-  state.binding_ptrs = ptrs.data();
-  state.binding_lengths = lengths.data();
+  DispatchState dispatchState(loaded.compiled.exports[ordinal], bindings,
+                              constants);
+  const strata_hal_executable_dispatch_state_v0_t &state = dispatchState.state;
   const strata_hal_executable_dispatch_attrs_v0_t *attrs =
       strata_hal_executable_export_attrs(loaded.executable, ordinal);
   std::vector<uint64_t> localMemory((attrs->local_memory_size + 7) / 8);
