@@ -83,7 +83,7 @@ def case_dump_text(t):
         "initializer: (none)\n",
         "globals: 16 bytes, 1 refs\n",
         "rodata segments (2):\n  [0] offset 0  size 20  align ",
-        "  [1] offset 64  size 100  align 64\n",
+        "  [1] offset 64  size 100  align 64  bytes\n",
         "\ndisassembly:\nfunc @add 0ii_i",
         "^bb0:\n  0000  add.i32 %i0, %i1, %i2",
         "loc(sample.mlir:2:10)",

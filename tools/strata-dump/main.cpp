@@ -142,6 +142,31 @@ class PlaceholderTypes {
 // The alignment a segment has in the file: the format's segment alignment
 // when its file offset honours it (the loader checks that), else the largest
 // power of two dividing the offset.
+// What a rodata segment holds, in a few words: a kernel library (an ELF
+// shared object; its machine from the header), text (quoted, shortened), or
+// bytes.
+std::string describeSegment(const uint8_t* data, uint64_t length) {
+  if (length >= 20 && std::memcmp(data, "\x7f" "ELF", 4) == 0) {
+    uint16_t machine = 0;
+    std::memcpy(&machine, data + 18, sizeof(machine));  // e_machine, LE
+    const char* name = machine == 62    ? "x86-64"
+                       : machine == 183 ? "aarch64"
+                                        : "another machine";
+    return std::string("kernel library (ELF shared object, ") + name + ")";
+  }
+  bool text = length > 0;
+  for (uint64_t i = 0; i < length && text; ++i) {
+    text = data[i] >= 0x20 && data[i] < 0x7f;
+  }
+  if (!text) {
+    return "bytes";
+  }
+  constexpr uint64_t kShown = 48;
+  std::string shown(reinterpret_cast<const char*>(data),
+                    static_cast<size_t>(std::min(length, kShown)));
+  return "\"" + shown + (length > kShown ? "...\"" : "\"");
+}
+
 uint64_t alignmentOf(uint64_t offset) {
   constexpr uint64_t kFormat = STRATA_MODULE_SEGMENT_ALIGNMENT;
   if (offset % kFormat == 0) {
@@ -291,9 +316,11 @@ struct Dump {
       const auto* seg = module.fb->rodata()->Get(i);
       appendf(out,
               "  [%u] offset %" PRIu64 "  size %" PRIu64 "  align %" PRIu64
-              "\n",
+              "  %s\n",
               i, seg->offset(), seg->length(),
-              alignmentOf(module.segments_offset + seg->offset()));
+              alignmentOf(module.segments_offset + seg->offset()),
+              describeSegment(module.rodata[i].data, module.rodata[i].length)
+                  .c_str());
     }
 
     if (options.disassembly) {
@@ -451,6 +478,8 @@ struct Dump {
       j.key("size").value(seg->length());
       j.key("alignment")
           .value(alignmentOf(module.segments_offset + seg->offset()));
+      j.key("contents").value(
+          describeSegment(module.rodata[i].data, module.rodata[i].length));
       j.endObject();
     }
     j.endArray();

@@ -6,6 +6,7 @@
 // RUN: strata-dump %t.vmfb | FileCheck %s --check-prefix=DUMP
 // DUMP: arg0 = ?x4xf32
 // DUMP: result0 = ?x3xf32
+// DUMP: kernel library (ELF shared object, x86-64)
 //
 // Batches of 3, 1 and 0 rows.
 // RUN: strata-run --module=%t.vmfb --device=local-task --function=dense --input="3x4xf32=1 2 3 4 5 6 7 8 -1 -2 -3 -4" --input="4x3xf32=1 0 0 0 1 0 0 0 1 1 1 1" --input="3xf32=0.5 0 -100" --expected_output="3x3xf32=5.5 6 0 13.5 14 0 0 0 0"
