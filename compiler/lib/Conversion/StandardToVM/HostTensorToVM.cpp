@@ -448,6 +448,30 @@ struct DimConversion : OpConversionPattern<tensor::DimOp> {
   }
 };
 
+/// tensor.collapse_shape / expand_shape of a static tensor on the host: a
+/// new view of the same buffer (row-major, so the bytes do not move).
+template <typename ReshapeOp>
+struct ReshapeConversion : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern<ReshapeOp>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<ReshapeOp>::OpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto result = dyn_cast<RankedTensorType>(op.getResult().getType());
+    if (!result || !result.hasStaticShape()) {
+      return rewriter.notifyMatchFailure(op, "not a static reshape");
+    }
+    HalBuilder hal(rewriter, op.getLoc());
+    Value buffer =
+        hal.call("hal.buffer_view.buffer", {adaptor.getSrc()}, hal.refTy());
+    Value view = hal.view(buffer, hal.i64(0), result, hal.dims(result, {}),
+                          hal.byteSize(result, {}));
+    rewriter.replaceOp(op, view);
+    return success();
+  }
+};
+
 /// util.optimization_barrier: its job (keeping the compiler from folding
 /// through it) is done by now; it is the identity.
 struct OptimizationBarrierConversion
@@ -499,7 +523,8 @@ bool needsDispatchResults(Operation &op) {
   if (op.hasTrait<OpTrait::IsTerminator>()) {
     return true;
   }
-  if (isa<tensor::DimOp, util::OptimizationBarrierOp>(op)) {
+  if (isa<tensor::DimOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+          util::OptimizationBarrierOp>(op)) {
     return false;
   }
   if (hasTensor(op.getOperandTypes())) {
@@ -633,10 +658,11 @@ void planGroups(func::FuncOp func, HostTensorState &state) {
         groupCalls.push_back(&op);
         continue;
       }
-      // Scalar work may sit between dispatches, and reads of shapes (the
-      // views exist as soon as the dispatch is recorded); anything else
-      // that touches a tensor or has effects ends the group.
-      if (isa<tensor::DimOp>(op)) {
+      // Scalar work may sit between dispatches, and reads of shapes and
+      // reshapes (the views exist as soon as the dispatch is recorded);
+      // anything else that touches a tensor or has effects ends the group.
+      if (isa<tensor::DimOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+              op)) {
         continue;
       }
       if (op.hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(&op) ||
@@ -844,8 +870,10 @@ void mlir::strata::populateHostTensorToVMPatterns(
     HostTensorState &state) {
   patterns.add<DispatchCallConversion>(typeConverter, patterns.getContext(),
                                        state);
-  patterns.add<ExtractConversion, DimConversion, OptimizationBarrierConversion>(
-      typeConverter, patterns.getContext());
+  patterns.add<ExtractConversion, DimConversion, OptimizationBarrierConversion,
+               ReshapeConversion<tensor::CollapseShapeOp>,
+               ReshapeConversion<tensor::ExpandShapeOp>>(typeConverter,
+                                                         patterns.getContext());
 }
 
 void mlir::strata::finalizeHostTensorSupport(vm::ModuleOp vmModule,

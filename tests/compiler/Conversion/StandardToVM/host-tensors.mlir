@@ -157,3 +157,26 @@ module @dynamic attributes {strata.executable_library = {format = "embedded-elf-
   }
   func.func private @rows_dispatch_0_elementwise_Dx8_f32(tensor<?x8xf32>, index, index) -> tensor<?x8xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 64, 1, 1>}}
 }
+
+// -----
+
+// A static reshape on the host is a new view of the same buffer, in the
+// same group as the dispatches around it (no wait between them).
+// CHECK-LABEL: vm.module @reshape
+// CHECK: %[[V:.*]] = vm.call.variadic @hal.buffer_view.create
+// CHECK-NOT: hal.fence.await
+// CHECK: %[[B:.*]] = vm.call.import @hal.buffer_view.buffer(%[[V]])
+// CHECK: vm.call.variadic @hal.buffer_view.create(%[[B]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) segments [1]
+// CHECK-NOT: hal.fence.await
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch
+// CHECK: vm.call.variadic @hal.fence.await
+module @reshape attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+  func.func @f(%a: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<6xf32>) {
+    %0 = call @d0(%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %1 = tensor.collapse_shape %0 [[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+    %2 = call @d1(%1) : (tensor<6xf32>) -> tensor<6xf32>
+    return %0, %2 : tensor<2x3xf32>, tensor<6xf32>
+  }
+  func.func private @d0(tensor<2x3xf32>) -> tensor<2x3xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 1, 1, 1>}}
+  func.func private @d1(tensor<6xf32>) -> tensor<6xf32> attributes {strata.dispatch = {ordinal = 1 : i32, workgroup_count = array<i32: 1, 1, 1>}}
+}

@@ -116,3 +116,20 @@ func.func @scale_rows(%a: tensor<?x8xf32>, %s: f32) -> tensor<?x8xf32> {
   } -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
 }
+
+// -----
+
+// Static reshapes stay on the host (a view of the same buffer), between
+// the dispatches that produce and read them.
+// CHECK-LABEL: func.func @reshape_between
+// CHECK: %[[D:.*]] = call @reshape_between_dispatch_0_elementwise_2x3_f32
+// CHECK: %[[R:.*]] = tensor.collapse_shape %[[D]] {{\[\[}}0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+// CHECK: call @reshape_between_dispatch_1_elementwise_6_f32(%[[R]])
+func.func @reshape_between(%a: tensor<2x3xf32>) -> tensor<6xf32> {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %d = linalg.add ins(%a, %a : tensor<2x3xf32>, tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r = tensor.collapse_shape %d [[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+  %e6 = tensor.empty() : tensor<6xf32>
+  %m = linalg.mul ins(%r, %r : tensor<6xf32>, tensor<6xf32>) outs(%e6 : tensor<6xf32>) -> tensor<6xf32>
+  return %m : tensor<6xf32>
+}

@@ -61,6 +61,18 @@ bool isHostControlFlow(Operation *op) {
          isa_and_nonnull<strata::check::CheckDialect>(op->getDialect());
 }
 
+/// A reshape of a static, row-major tensor: on the host it is a new view of
+/// the same buffer, so it is no dispatch.
+bool isHostReshape(Operation *op) {
+  if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op)) {
+    return false;
+  }
+  auto source = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  return source && result && source.hasStaticShape() &&
+         result.hasStaticShape();
+}
+
 /// Ops that each dispatch recomputes rather than receives: they are cheap
 /// and have no tensor operands that would have to be passed in.
 bool isCloneable(Operation *op) {
@@ -278,7 +290,8 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
   SmallVector<Operation *> roots;
   func.walk([&](Operation *op) {
     if (hasTensorType(op->getResultTypes()) && !isCloneable(op) &&
-        !isHostControlFlow(op) && !isFusedIntoConsumer(op)) {
+        !isHostControlFlow(op) && !isFusedIntoConsumer(op) &&
+        !isHostReshape(op)) {
       roots.push_back(op);
     }
   });
