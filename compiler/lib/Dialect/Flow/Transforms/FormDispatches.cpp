@@ -6,6 +6,8 @@
 #include "Strata/Dialect/Check/IR/CheckOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
+#include "ConvToMatmul.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
@@ -490,6 +492,7 @@ struct FormDispatchesPass
 
     RewritePatternSet patterns(context);
     patterns.add<GeneralizeElementwise>(context);
+    flow::populateConvToMatmulPatterns(patterns);
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *operand) {
           Operation *producer = operand->get().getDefiningOp();

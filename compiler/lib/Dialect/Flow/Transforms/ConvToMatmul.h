@@ -1,0 +1,15 @@
+// ConvToMatmul.h - 2-D convolutions as im2col + matmul (ConvToMatmul.cpp).
+#ifndef STRATA_LIB_DIALECT_FLOW_TRANSFORMS_CONVTOMATMUL_H_
+#define STRATA_LIB_DIALECT_FLOW_TRANSFORMS_CONVTOMATMUL_H_
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::strata::flow {
+
+/// linalg.conv_2d_nhwc_hwcf on static f32 tensors with enough work becomes
+/// an im2col linalg.generic, a linalg.matmul and reshapes around them.
+void populateConvToMatmulPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::strata::flow
+
+#endif // STRATA_LIB_DIALECT_FLOW_TRANSFORMS_CONVTOMATMUL_H_

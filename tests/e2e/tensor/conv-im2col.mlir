@@ -1,0 +1,108 @@
+// A 3x3 conv2d (NHWC, HWCF) with enough work runs as im2col + matmul (flow
+// rewrites it; the reshapes are views on the host); the same convolution
+// written as a linalg.generic runs as loops. Both build the same
+// non-uniform input and filter from their indices, with a stride of 2 on
+// one side and a dilation of 2 on the other, and must agree exactly.
+// RUN: strata-compile %s -o %t.vmfb
+// RUN: strata-compile %s --compile-to=flow | FileCheck %s --check-prefix=FLOW
+// FLOW: call @im2col_dispatch_{{[0-9]+}}_generic_
+// FLOW: tensor.collapse_shape
+// FLOW: call @im2col_dispatch_{{[0-9]+}}_matmul_
+// FLOW: tensor.expand_shape
+// RUN: strata-run --module=%t.vmfb --function=loops --output=@%t.expected.npy
+// RUN: strata-run --module=%t.vmfb --function=im2col --expected_output=@%t.expected.npy
+// RUN: strata-run --module=%t.vmfb --device=local-sync --function=im2col --expected_output=@%t.expected.npy
+
+// x[n, h, w, c] = ((3h + 5w + 7c + 11n) mod 13) - 6
+func.func private @input() -> tensor<2x13x12x16xf32> {
+  %e = tensor.empty() : tensor<2x13x12x16xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<2x13x12x16xf32>) {
+  ^bb0(%o: f32):
+    %n = linalg.index 0 : index
+    %h = linalg.index 1 : index
+    %w = linalg.index 2 : index
+    %c = linalg.index 3 : index
+    %c3 = arith.constant 3 : index
+    %c5 = arith.constant 5 : index
+    %c7 = arith.constant 7 : index
+    %c11 = arith.constant 11 : index
+    %c13 = arith.constant 13 : index
+    %c6 = arith.constant 6 : index
+    %a = arith.muli %h, %c3 : index
+    %b = arith.muli %w, %c5 : index
+    %d = arith.muli %c, %c7 : index
+    %g = arith.muli %n, %c11 : index
+    %s1 = arith.addi %a, %b : index
+    %s2 = arith.addi %s1, %d : index
+    %s3 = arith.addi %s2, %g : index
+    %m = arith.remui %s3, %c13 : index
+    %i = arith.index_cast %m : index to i32
+    %f = arith.sitofp %i : i32 to f32
+    %six = arith.constant 6.0 : f32
+    %v = arith.subf %f, %six : f32
+    linalg.yield %v : f32
+  } -> tensor<2x13x12x16xf32>
+  return %x : tensor<2x13x12x16xf32>
+}
+
+// w[kh, kw, c, f] = ((kh + 2kw + 3c + 5f) mod 7) - 3
+func.func private @filter() -> tensor<3x3x16x40xf32> {
+  %e = tensor.empty() : tensor<3x3x16x40xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<3x3x16x40xf32>) {
+  ^bb0(%o: f32):
+    %kh = linalg.index 0 : index
+    %kw = linalg.index 1 : index
+    %c = linalg.index 2 : index
+    %f = linalg.index 3 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c5 = arith.constant 5 : index
+    %c7 = arith.constant 7 : index
+    %b = arith.muli %kw, %c2 : index
+    %d = arith.muli %c, %c3 : index
+    %g = arith.muli %f, %c5 : index
+    %s1 = arith.addi %kh, %b : index
+    %s2 = arith.addi %s1, %d : index
+    %s3 = arith.addi %s2, %g : index
+    %m = arith.remui %s3, %c7 : index
+    %i = arith.index_cast %m : index to i32
+    %v0 = arith.sitofp %i : i32 to f32
+    %three = arith.constant 3.0 : f32
+    %v = arith.subf %v0, %three : f32
+    linalg.yield %v : f32
+  } -> tensor<3x3x16x40xf32>
+  return %x : tensor<3x3x16x40xf32>
+}
+
+// Output 2 x 6 x 4 x 40 (stride 2 in h, dilation 2 in w): 48 rows of
+// 144 products each, 40 filters.
+func.func @im2col() -> tensor<2x6x4x40xf32> {
+  %x = call @input() : () -> tensor<2x13x12x16xf32>
+  %w = call @filter() : () -> tensor<3x3x16x40xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x6x4x40xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x6x4x40xf32>) -> tensor<2x6x4x40xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x13x12x16xf32>, tensor<3x3x16x40xf32>) outs(%f : tensor<2x6x4x40xf32>) -> tensor<2x6x4x40xf32>
+  return %r : tensor<2x6x4x40xf32>
+}
+
+func.func @loops() -> tensor<2x6x4x40xf32> {
+  %x = call @input() : () -> tensor<2x13x12x16xf32>
+  %w = call @filter() : () -> tensor<3x3x16x40xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x6x4x40xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x6x4x40xf32>) -> tensor<2x6x4x40xf32>
+  %r = linalg.generic {indexing_maps = [
+      affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh * 2 + kh, ow + kw * 2, c)>,
+      affine_map<(n, oh, ow, f, kh, kw, c) -> (kh, kw, c, f)>,
+      affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh, ow, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<2x13x12x16xf32>, tensor<3x3x16x40xf32>) outs(%f : tensor<2x6x4x40xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x6x4x40xf32>
+  return %r : tensor<2x6x4x40xf32>
+}
