@@ -10,6 +10,7 @@
 
 #include "LibraryEmitter.h"
 #include "ObjectLinker.h"
+#include "UkernelLinker.h"
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
 #include "Strata/Codegen/LLVMCPU/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -174,7 +175,8 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
     kernels.push_back(kernel);
   }
 
-  if (failed(llvmcpu::lowerToLLVMDialect(work, target.nativeVectorBytes))) {
+  if (failed(llvmcpu::lowerToLLVMDialect(work, target.nativeVectorBytes,
+                                           target.ukernelVariant))) {
     return failure();
   }
   // Placing temporaries decided which exports need local memory.
@@ -201,6 +203,9 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
   }
   std::string error = llvmcpu::emitLibraryABI(*llvmModule, libraryName, kernels,
                                               target.requiredFeatures);
+  if (error.empty()) {
+    error = llvmcpu::linkUkernels(*llvmModule, target.ukernelVariant);
+  }
   if (error.empty()) {
     llvmcpu::addFreestandingMemoryFunctions(*llvmModule);
     std::vector<char> object;

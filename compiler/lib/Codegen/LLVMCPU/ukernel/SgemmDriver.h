@@ -1,0 +1,132 @@
+/*===- SgemmDriver.h - the cache-blocked f32 matmul around a microkernel ---===//
+ *
+ * Included by each variant (sgemm_avx512.c, sgemm_avx2.c) after it defines
+ * MR, NR and `static void micro(int64_t kc, const float *pa, const float *pb,
+ * float *c, int64_t ldc, int add)`, which computes one full MR x NR tile of
+ * C from a packed A panel (kc x MR, k-major) and a packed B panel (kc x NR,
+ * k-major), adding to C when `add` is set and overwriting it otherwise.
+ *
+ * Builds freestanding: no C library, no calls LLVM would turn into one
+ * except memcpy/memset, which the kernel library defines.
+ *===----------------------------------------------------------------------===*/
+#include <stdint.h>
+
+#include "SgemmParams.h"
+
+#define MC (MR * STRATA_SGEMM_MC_PANELS(MR))
+#define KC STRATA_SGEMM_KC
+#define NC STRATA_SGEMM_NC
+
+static inline int64_t minI64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Packs rows [0, mc) x depth [0, kc) of A (row stride lda) into MR-row
+ * panels, each k-major (MR floats per k), rows past mc as zeros. */
+static void packA(const float *restrict a, int64_t lda, int64_t mc, int64_t kc,
+                  float *restrict pa) {
+  for (int64_t i0 = 0; i0 < mc; i0 += MR) {
+    int64_t rows = minI64(MR, mc - i0);
+    if (rows == MR) {
+      for (int64_t p = 0; p < kc; ++p) {
+        for (int64_t i = 0; i < MR; ++i) {
+          pa[p * MR + i] = a[(i0 + i) * lda + p];
+        }
+      }
+    } else {
+      for (int64_t p = 0; p < kc; ++p) {
+        for (int64_t i = 0; i < MR; ++i) {
+          pa[p * MR + i] = i < rows ? a[(i0 + i) * lda + p] : 0.0f;
+        }
+      }
+    }
+    pa += MR * kc;
+  }
+}
+
+/* Packs depth [0, kc) x columns [0, nc) of B (row stride ldb) into NR-column
+ * panels, each k-major (NR floats per k), columns past nc as zeros. */
+static void packB(const float *restrict b, int64_t ldb, int64_t kc, int64_t nc,
+                  float *restrict pb) {
+  for (int64_t j0 = 0; j0 < nc; j0 += NR) {
+    int64_t cols = minI64(NR, nc - j0);
+    if (cols == NR) {
+      for (int64_t p = 0; p < kc; ++p) {
+        for (int64_t j = 0; j < NR; ++j) {
+          pb[p * NR + j] = b[p * ldb + j0 + j];
+        }
+      }
+    } else {
+      for (int64_t p = 0; p < kc; ++p) {
+        for (int64_t j = 0; j < NR; ++j) {
+          pb[p * NR + j] = j < cols ? b[p * ldb + j0 + j] : 0.0f;
+        }
+      }
+    }
+    pb += NR * kc;
+  }
+}
+
+/* C[m x n] (+)= A[m x k] * B[k x n], all row-major with unit inner stride.
+ * Pointers come as integers (the compiler passes memref base addresses);
+ * offsets are in elements. `scratch` holds
+ * STRATA_SGEMM_SCRATCH_A rounded up to 16 floats plus STRATA_SGEMM_SCRATCH_B
+ * floats, 64-byte aligned. */
+void strata_ukernel_sgemm_f32(int64_t aBase, int64_t aOffset, int64_t lda,
+                              int64_t bBase, int64_t bOffset, int64_t ldb,
+                              int64_t cBase, int64_t cOffset, int64_t ldc,
+                              int64_t m, int64_t n, int64_t k, int64_t flags,
+                              int64_t scratchBase) {
+  const float *a = (const float *)(intptr_t)aBase + aOffset;
+  const float *b = (const float *)(intptr_t)bBase + bOffset;
+  float *c = (float *)(intptr_t)cBase + cOffset;
+  float *pa = (float *)(intptr_t)scratchBase;
+  float *pb = pa + STRATA_SGEMM_ROUND_UP(STRATA_SGEMM_SCRATCH_A(MR, m, k), 16);
+  int accumulate = (flags & STRATA_SGEMM_ACCUMULATE) != 0;
+  if (m <= 0 || n <= 0) {
+    return;
+  }
+  if (k <= 0) {
+    if (!accumulate) {
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          c[i * ldc + j] = 0.0f;
+        }
+      }
+    }
+    return;
+  }
+  for (int64_t jc = 0; jc < n; jc += NC) {
+    int64_t nc = minI64(NC, n - jc);
+    for (int64_t pc = 0; pc < k; pc += KC) {
+      int64_t kc = minI64(KC, k - pc);
+      int add = accumulate || pc > 0;
+      packB(b + pc * ldb + jc, ldb, kc, nc, pb);
+      for (int64_t ic = 0; ic < m; ic += MC) {
+        int64_t mc = minI64(MC, m - ic);
+        packA(a + ic * lda + pc, lda, mc, kc, pa);
+        for (int64_t jr = 0; jr < nc; jr += NR) {
+          int64_t cols = minI64(NR, nc - jr);
+          const float *panelB = pb + jr * kc;
+          for (int64_t ir = 0; ir < mc; ir += MR) {
+            int64_t rows = minI64(MR, mc - ir);
+            const float *panelA = pa + ir * kc;
+            float *tile = c + (ic + ir) * ldc + jc + jr;
+            if (rows == MR && cols == NR) {
+              micro(kc, panelA, panelB, tile, ldc, add);
+              continue;
+            }
+            /* An edge tile: the full tile into a buffer, then its valid
+             * part into C. */
+            float edge[MR * NR] __attribute__((aligned(64)));
+            micro(kc, panelA, panelB, edge, NR, 0);
+            for (int64_t i = 0; i < rows; ++i) {
+              for (int64_t j = 0; j < cols; ++j) {
+                tile[i * ldc + j] =
+                    (add ? tile[i * ldc + j] : 0.0f) + edge[i * NR + j];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
