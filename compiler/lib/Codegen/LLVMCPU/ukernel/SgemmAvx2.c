@@ -21,8 +21,8 @@ micro(int64_t kc, const float *restrict pa, const float *restrict pb,
     acc[i][1] = _mm256_setzero_ps();
   }
   for (int64_t p = 0; p < kc; ++p) {
-    __m256 b0 = _mm256_load_ps(pb);
-    __m256 b1 = _mm256_load_ps(pb + 8);
+    __m256 b0 = _mm256_loadu_ps(pb);
+    __m256 b1 = _mm256_loadu_ps(pb + 8);
 #pragma clang loop unroll(full)
     for (int i = 0; i < MR; ++i) {
       __m256 ai = _mm256_broadcast_ss(pa + i);

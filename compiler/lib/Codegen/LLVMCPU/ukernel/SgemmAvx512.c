@@ -22,8 +22,8 @@ micro(int64_t kc, const float *restrict pa, const float *restrict pb,
     acc[i][1] = _mm512_setzero_ps();
   }
   for (int64_t p = 0; p < kc; ++p) {
-    __m512 b0 = _mm512_load_ps(pb);
-    __m512 b1 = _mm512_load_ps(pb + 16);
+    __m512 b0 = _mm512_loadu_ps(pb);
+    __m512 b1 = _mm512_loadu_ps(pb + 16);
 #pragma clang loop unroll(full)
     for (int i = 0; i < MR; ++i) {
       __m512 ai = _mm512_set1_ps(pa[i]);

@@ -69,7 +69,7 @@ static void packB(const float *restrict b, int64_t ldb, int64_t kc, int64_t nc,
  * Pointers come as integers (the compiler passes memref base addresses);
  * offsets are in elements. `scratch` holds
  * STRATA_SGEMM_SCRATCH_A rounded up to 16 floats plus STRATA_SGEMM_SCRATCH_B
- * floats, 64-byte aligned. */
+ * floats (64-byte alignment is best; any float alignment works). */
 void strata_ukernel_sgemm_f32(int64_t aBase, int64_t aOffset, int64_t lda,
                               int64_t bBase, int64_t bOffset, int64_t ldb,
                               int64_t cBase, int64_t cOffset, int64_t ldc,
