@@ -11,9 +11,12 @@
 #define MR STRATA_SGEMM_AVX2_MR
 #define NR STRATA_SGEMM_AVX2_NR
 
+/* Rows [0, rows) of one MR x NR tile of C (rows is a constant after
+ * inlining: each count gets its own fully unrolled kernel, so an edge panel
+ * of few rows costs only those rows). */
 static inline __attribute__((always_inline)) void
-micro(int64_t kc, const float *restrict pa, const float *restrict pb,
-      float *restrict c, int64_t ldc, int add) {
+microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
+          float *restrict c, int64_t ldc, int add, const int rows) {
   __m256 acc[MR][2];
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
@@ -25,22 +28,26 @@ micro(int64_t kc, const float *restrict pa, const float *restrict pb,
     __m256 b1 = _mm256_loadu_ps(pb + 8);
 #pragma clang loop unroll(full)
     for (int i = 0; i < MR; ++i) {
-      __m256 ai = _mm256_broadcast_ss(pa + i);
-      acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
-      acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
+      if (i < rows) {
+        __m256 ai = _mm256_broadcast_ss(pa + i);
+        acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
+        acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
+      }
     }
     pa += MR;
     pb += NR;
   }
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
-    float *row = c + i * ldc;
-    if (add) {
-      acc[i][0] = _mm256_add_ps(acc[i][0], _mm256_loadu_ps(row));
-      acc[i][1] = _mm256_add_ps(acc[i][1], _mm256_loadu_ps(row + 8));
+    if (i < rows) {
+      float *row = c + i * ldc;
+      if (add) {
+        acc[i][0] = _mm256_add_ps(acc[i][0], _mm256_loadu_ps(row));
+        acc[i][1] = _mm256_add_ps(acc[i][1], _mm256_loadu_ps(row + 8));
+      }
+      _mm256_storeu_ps(row, acc[i][0]);
+      _mm256_storeu_ps(row + 8, acc[i][1]);
     }
-    _mm256_storeu_ps(row, acc[i][0]);
-    _mm256_storeu_ps(row + 8, acc[i][1]);
   }
 }
 

@@ -12,9 +12,12 @@
 #define MR STRATA_SGEMM_AVX512_MR
 #define NR STRATA_SGEMM_AVX512_NR
 
+/* Rows [0, rows) of one MR x NR tile of C (rows is a constant after
+ * inlining: each count gets its own fully unrolled kernel, so an edge panel
+ * of few rows costs only those rows). */
 static inline __attribute__((always_inline)) void
-micro(int64_t kc, const float *restrict pa, const float *restrict pb,
-      float *restrict c, int64_t ldc, int add) {
+microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
+          float *restrict c, int64_t ldc, int add, const int rows) {
   __m512 acc[MR][2];
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
@@ -26,22 +29,26 @@ micro(int64_t kc, const float *restrict pa, const float *restrict pb,
     __m512 b1 = _mm512_loadu_ps(pb + 16);
 #pragma clang loop unroll(full)
     for (int i = 0; i < MR; ++i) {
-      __m512 ai = _mm512_set1_ps(pa[i]);
-      acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+      if (i < rows) {
+        __m512 ai = _mm512_set1_ps(pa[i]);
+        acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
+        acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+      }
     }
     pa += MR;
     pb += NR;
   }
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
-    float *row = c + i * ldc;
-    if (add) {
-      acc[i][0] = _mm512_add_ps(acc[i][0], _mm512_loadu_ps(row));
-      acc[i][1] = _mm512_add_ps(acc[i][1], _mm512_loadu_ps(row + 16));
+    if (i < rows) {
+      float *row = c + i * ldc;
+      if (add) {
+        acc[i][0] = _mm512_add_ps(acc[i][0], _mm512_loadu_ps(row));
+        acc[i][1] = _mm512_add_ps(acc[i][1], _mm512_loadu_ps(row + 16));
+      }
+      _mm512_storeu_ps(row, acc[i][0]);
+      _mm512_storeu_ps(row + 16, acc[i][1]);
     }
-    _mm512_storeu_ps(row, acc[i][0]);
-    _mm512_storeu_ps(row + 16, acc[i][1]);
   }
 }
 

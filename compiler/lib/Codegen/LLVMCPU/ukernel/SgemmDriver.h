@@ -1,10 +1,11 @@
 /*===- SgemmDriver.h - the cache-blocked f32 matmul around a microkernel ---===//
  *
- * Included by each variant (sgemm_avx512.c, sgemm_avx2.c) after it defines
- * MR, NR and `static void micro(int64_t kc, const float *pa, const float *pb,
- * float *c, int64_t ldc, int add)`, which computes one full MR x NR tile of
- * C from a packed A panel (kc x MR, k-major) and a packed B panel (kc x NR,
- * k-major), adding to C when `add` is set and overwriting it otherwise.
+ * Included by each variant (SgemmAvx512.c, SgemmAvx2.c) after it defines
+ * MR, NR and `microRows(int64_t kc, const float *pa, const float *pb,
+ * float *c, int64_t ldc, int add, const int rows)`, which computes rows
+ * [0, rows) of one MR x NR tile of C from a packed A panel (kc x MR,
+ * k-major) and a packed B panel (kc x NR, k-major), adding to C when `add`
+ * is set and overwriting it otherwise.
  *
  * Builds freestanding: no C library, no calls LLVM would turn into one
  * except memcpy/memset, which the kernel library defines.
@@ -19,23 +20,57 @@
 
 static inline int64_t minI64(int64_t a, int64_t b) { return a < b ? a : b; }
 
+/* microRows with a constant row count, one unrolled kernel per count. */
+static void micro(int64_t kc, const float *restrict pa,
+                  const float *restrict pb, float *restrict c, int64_t ldc,
+                  int add, int64_t rows) {
+  switch (rows) {
+#define STRATA_SGEMM_ROWS_CASE(r)                                              \
+  case r:                                                                      \
+    if (r <= MR) {                                                             \
+      microRows(kc, pa, pb, c, ldc, add, r);                                   \
+    }                                                                          \
+    return;
+    STRATA_SGEMM_ROWS_CASE(1)
+    STRATA_SGEMM_ROWS_CASE(2)
+    STRATA_SGEMM_ROWS_CASE(3)
+    STRATA_SGEMM_ROWS_CASE(4)
+    STRATA_SGEMM_ROWS_CASE(5)
+    STRATA_SGEMM_ROWS_CASE(6)
+    STRATA_SGEMM_ROWS_CASE(7)
+    STRATA_SGEMM_ROWS_CASE(8)
+    STRATA_SGEMM_ROWS_CASE(9)
+    STRATA_SGEMM_ROWS_CASE(10)
+    STRATA_SGEMM_ROWS_CASE(11)
+    STRATA_SGEMM_ROWS_CASE(12)
+    STRATA_SGEMM_ROWS_CASE(13)
+    STRATA_SGEMM_ROWS_CASE(14)
+    STRATA_SGEMM_ROWS_CASE(15)
+    STRATA_SGEMM_ROWS_CASE(16)
+#undef STRATA_SGEMM_ROWS_CASE
+  default:
+    return;
+  }
+}
+
 /* Packs rows [0, mc) x depth [0, kc) of A (row stride lda) into MR-row
- * panels, each k-major (MR floats per k), rows past mc as zeros. */
+ * panels, each k-major (MR floats per k), rows past mc as zeros. Each row of
+ * A is read front to back (one stream, not MR strided ones: rows a power of
+ * two apart would fight over the same cache sets); the writes land in the
+ * panel, which stays in L1. */
 static void packA(const float *restrict a, int64_t lda, int64_t mc, int64_t kc,
                   float *restrict pa) {
   for (int64_t i0 = 0; i0 < mc; i0 += MR) {
     int64_t rows = minI64(MR, mc - i0);
-    if (rows == MR) {
+    for (int64_t i = 0; i < rows; ++i) {
+      const float *row = a + (i0 + i) * lda;
       for (int64_t p = 0; p < kc; ++p) {
-        for (int64_t i = 0; i < MR; ++i) {
-          pa[p * MR + i] = a[(i0 + i) * lda + p];
-        }
+        pa[p * MR + i] = row[p];
       }
-    } else {
+    }
+    for (int64_t i = rows; i < MR; ++i) {
       for (int64_t p = 0; p < kc; ++p) {
-        for (int64_t i = 0; i < MR; ++i) {
-          pa[p * MR + i] = i < rows ? a[(i0 + i) * lda + p] : 0.0f;
-        }
+        pa[p * MR + i] = 0.0f;
       }
     }
     pa += MR * kc;
@@ -43,25 +78,26 @@ static void packA(const float *restrict a, int64_t lda, int64_t mc, int64_t kc,
 }
 
 /* Packs depth [0, kc) x columns [0, nc) of B (row stride ldb) into NR-column
- * panels, each k-major (NR floats per k), columns past nc as zeros. */
+ * panels, each k-major (NR floats per k), columns past nc as zeros. Row by
+ * row: each row of B is read once, front to back. */
 static void packB(const float *restrict b, int64_t ldb, int64_t kc, int64_t nc,
                   float *restrict pb) {
-  for (int64_t j0 = 0; j0 < nc; j0 += NR) {
-    int64_t cols = minI64(NR, nc - j0);
-    if (cols == NR) {
-      for (int64_t p = 0; p < kc; ++p) {
-        for (int64_t j = 0; j < NR; ++j) {
-          pb[p * NR + j] = b[p * ldb + j0 + j];
-        }
-      }
-    } else {
-      for (int64_t p = 0; p < kc; ++p) {
-        for (int64_t j = 0; j < NR; ++j) {
-          pb[p * NR + j] = j < cols ? b[p * ldb + j0 + j] : 0.0f;
-        }
+  int64_t fullPanels = nc / NR;
+  int64_t tail = nc - fullPanels * NR;
+  for (int64_t p = 0; p < kc; ++p) {
+    const float *row = b + p * ldb;
+    for (int64_t panel = 0; panel < fullPanels; ++panel) {
+      float *out = pb + panel * NR * kc + p * NR;
+      for (int64_t j = 0; j < NR; ++j) {
+        out[j] = row[panel * NR + j];
       }
     }
-    pb += NR * kc;
+    if (tail) {
+      float *out = pb + fullPanels * NR * kc + p * NR;
+      for (int64_t j = 0; j < NR; ++j) {
+        out[j] = j < tail ? row[fullPanels * NR + j] : 0.0f;
+      }
+    }
   }
 }
 
@@ -110,14 +146,14 @@ void strata_ukernel_sgemm_f32(int64_t aBase, int64_t aOffset, int64_t lda,
             int64_t rows = minI64(MR, mc - ir);
             const float *panelA = pa + ir * kc;
             float *tile = c + (ic + ir) * ldc + jc + jr;
-            if (rows == MR && cols == NR) {
-              micro(kc, panelA, panelB, tile, ldc, add);
+            if (cols == NR) {
+              micro(kc, panelA, panelB, tile, ldc, add, rows);
               continue;
             }
-            /* An edge tile: the full tile into a buffer, then its valid
-             * part into C. */
+            /* Fewer columns than NR: the rows into a buffer, then their
+             * valid columns into C. */
             float edge[MR * NR] __attribute__((aligned(64)));
-            micro(kc, panelA, panelB, edge, NR, 0);
+            micro(kc, panelA, panelB, edge, NR, 0, rows);
             for (int64_t i = 0; i < rows; ++i) {
               for (int64_t j = 0; j < cols; ++j) {
                 tile[i * ldc + j] =
