@@ -11,7 +11,7 @@
 // TILES: linalg.fill {{.*}} outs({{.*}} : memref<256x256xf32
 // TILES: linalg.matmul {{.*}} memref<256x1024xf32, {{.*}}, memref<1024x256xf32, {{.*}} outs({{.*}} : memref<256x256xf32
 // UKERNEL-LABEL: llvm.func @large
-// UKERNEL-SAME: strata.local_memory_size = 534528
+// UKERNEL-SAME: strata.local_memory_size = 551552
 // UKERNEL-DAG: %[[FLAGS:.*]] = llvm.mlir.constant(0 : i64) : i64
 // UKERNEL-DAG: %[[K:.*]] = llvm.mlir.constant(1024 : i64) : i64
 // UKERNEL-DAG: %[[MN:.*]] = llvm.mlir.constant(256 : i64) : i64

@@ -29,12 +29,12 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
 #pragma clang loop unroll(full)
     for (int i = 0; i < MR; ++i) {
       if (i < rows) {
-        __m256 ai = _mm256_broadcast_ss(pa + i);
+        __m256 ai = _mm256_broadcast_ss(pa + i * STRATA_SGEMM_A_ROW_STRIDE);
         acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
         acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
       }
     }
-    pa += MR;
+    pa += 1;
     pb += NR;
   }
 #pragma clang loop unroll(full)

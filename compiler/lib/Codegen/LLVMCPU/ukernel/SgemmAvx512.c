@@ -30,12 +30,12 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
 #pragma clang loop unroll(full)
     for (int i = 0; i < MR; ++i) {
       if (i < rows) {
-        __m512 ai = _mm512_set1_ps(pa[i]);
+        __m512 ai = _mm512_set1_ps(pa[i * STRATA_SGEMM_A_ROW_STRIDE]);
         acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
         acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
       }
     }
-    pa += MR;
+    pa += 1;
     pb += NR;
   }
 #pragma clang loop unroll(full)

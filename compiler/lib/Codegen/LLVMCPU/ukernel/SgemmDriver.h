@@ -3,8 +3,8 @@
  * Included by each variant (SgemmAvx512.c, SgemmAvx2.c) after it defines
  * MR, NR and `microRows(int64_t kc, const float *pa, const float *pb,
  * float *c, int64_t ldc, int add, const int rows)`, which computes rows
- * [0, rows) of one MR x NR tile of C from a packed A panel (kc x MR,
- * k-major) and a packed B panel (kc x NR, k-major), adding to C when `add`
+ * [0, rows) of one MR x NR tile of C from a packed A panel (MR rows of kc,
+ * STRATA_SGEMM_A_ROW_STRIDE apart) and a packed B panel (kc x NR, k-major), adding to C when `add`
  * is set and overwriting it otherwise.
  *
  * Builds freestanding: no C library, no calls LLVM would turn into one
@@ -53,27 +53,19 @@ static void micro(int64_t kc, const float *restrict pa,
   }
 }
 
-/* Packs rows [0, mc) x depth [0, kc) of A (row stride lda) into MR-row
- * panels, each k-major (MR floats per k), rows past mc as zeros. Each row of
- * A is read front to back (one stream, not MR strided ones: rows a power of
- * two apart would fight over the same cache sets); the writes land in the
- * panel, which stays in L1. */
+/* Copies rows [0, mc) x depth [0, kc) of A (row stride lda) into packed
+ * rows STRATA_SGEMM_A_ROW_STRIDE floats apart (MR-row panels back to back).
+ * Rows past mc in the last panel are left alone: the microkernel for a
+ * partial panel reads only its rows. No transposition, so plain vector
+ * copies. */
 static void packA(const float *restrict a, int64_t lda, int64_t mc, int64_t kc,
                   float *restrict pa) {
-  for (int64_t i0 = 0; i0 < mc; i0 += MR) {
-    int64_t rows = minI64(MR, mc - i0);
-    for (int64_t i = 0; i < rows; ++i) {
-      const float *row = a + (i0 + i) * lda;
-      for (int64_t p = 0; p < kc; ++p) {
-        pa[p * MR + i] = row[p];
-      }
+  for (int64_t i = 0; i < mc; ++i) {
+    const float *row = a + i * lda;
+    float *out = pa + i * STRATA_SGEMM_A_ROW_STRIDE;
+    for (int64_t p = 0; p < kc; ++p) {
+      out[p] = row[p];
     }
-    for (int64_t i = rows; i < MR; ++i) {
-      for (int64_t p = 0; p < kc; ++p) {
-        pa[p * MR + i] = 0.0f;
-      }
-    }
-    pa += MR * kc;
   }
 }
 
@@ -144,7 +136,7 @@ void strata_ukernel_sgemm_f32(int64_t aBase, int64_t aOffset, int64_t lda,
           const float *panelB = pb + jr * kc;
           for (int64_t ir = 0; ir < mc; ir += MR) {
             int64_t rows = minI64(MR, mc - ir);
-            const float *panelA = pa + ir * kc;
+            const float *panelA = pa + ir * STRATA_SGEMM_A_ROW_STRIDE;
             float *tile = c + (ic + ir) * ldc + jc + jr;
             if (cols == NR) {
               micro(kc, panelA, panelB, tile, ldc, add, rows);
