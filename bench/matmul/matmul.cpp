@@ -2,7 +2,8 @@
 // N x N x N) on the local-task device with 1 and 2 workers. Each size is
 // compiled once through the llvm-cpu target's C++ API and loaded from memory;
 // one reusable command buffer holds its dispatch. Repetitions are interleaved
-// across worker counts; medians are reported, one line per size and count:
+// across worker counts in batches of 5; medians are reported, one line per
+// size and count:
 //   strata N=<n> threads=<t> gflops=<x> ms=<median> workgroups=<count>
 // run.py prints them beside OpenBLAS.
 // Usage: matmul [--sizes=256,512,1024,2048] [--threads=1,2] [--seconds=S]
@@ -183,16 +184,24 @@ int main(int argc, char **argv) {
       std::printf("strata N=%d WRONG RESULT (relative error %g)\n", n, worst);
     }
     double flops = 2.0 * n * n * double(n);
-    // Interleaved repetitions until about secondsPerSize have passed.
+    // Rounds until about secondsPerSize have passed; each round runs
+    // kBatch back-to-back repetitions on each device in turn. Back to back,
+    // as a model's consecutive dispatches (and the OpenBLAS peer's loop)
+    // run: after the other device's turn this device's workers have gone
+    // to sleep, and only the first repetition of its batch pays their
+    // wake-up.
+    constexpr int kBatch = 5;
     double spent = 0;
-    int repetitions = 0;
-    while ((spent < secondsPerSize || repetitions < 5) && repetitions < 10000) {
+    int rounds = 0;
+    while ((spent < secondsPerSize || rounds < 3) && rounds < 2000) {
       for (Device &device : devices) {
-        double seconds = runOnce(device.device, commands);
-        device.samples.push_back(seconds);
-        spent += seconds;
+        for (int i = 0; i < kBatch; ++i) {
+          double seconds = runOnce(device.device, commands);
+          device.samples.push_back(seconds);
+          spent += seconds;
+        }
       }
-      ++repetitions;
+      ++rounds;
     }
     for (Device &device : devices) {
       double seconds = strata::bench::median(device.samples);

@@ -158,6 +158,9 @@ constexpr int64_t kMinMatmulTileWork = 64 * 64 * 64;
 // costs (1/rows + 1/columns) of the multiply-adds, and a 256 x 256 tile's
 // packed operands sit in L2.
 constexpr int64_t kMatmulTileEdge = 256;
+// At least this many workgroups when the tiles allow: a few per worker,
+// so one that starts late (a wake-up) still gets its share.
+constexpr int64_t kMatmulWorkgroups = 8;
 
 // The static f32 linalg.matmul the root's workgroups are cut along: the root
 // itself, or a 2-d all-parallel elementwise root's producer of the same
@@ -195,13 +198,21 @@ linalg::MatmulOp findDistributedMatmul(linalg::LinalgOp root) {
 }
 
 // Tiles of about kMatmulTileEdge rows and columns, smaller ones when that
-// leaves fewer than 4 workgroups (8 from 512^3 multiply-adds) to spread.
+// leaves fewer than kMatmulWorkgroups workgroups to spread.
 SmallVector<int64_t> chooseMatmulTileSizes(linalg::MatmulOp matmul) {
   SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
   int64_t m = ranges[0], n = ranges[1], k = ranges[2];
-  int64_t wanted = m * n * k >= int64_t{512} * 512 * 512 ? 8 : 4;
+  (void)k;
+  int64_t wanted = kMatmulWorkgroups;
   int64_t tileN = chooseTileSize(n, ceilDiv(n, kMatmulTileEdge));
   int64_t countN = ceilDiv(n, tileN);
+  // Too few full-size tiles: narrower columns first (each workgroup then
+  // packs less of B), rows below.
+  if (countN * ceilDiv(m, kMatmulTileEdge) < wanted &&
+      n >= kMatmulTileEdge) {
+    tileN = chooseTileSize(n, ceilDiv(n, kMatmulTileEdge / 2));
+    countN = ceilDiv(n, tileN);
+  }
   int64_t tileM = chooseTileSize(
       m, std::max(ceilDiv(m, kMatmulTileEdge), ceilDiv(wanted, countN)));
   // Thin row tiles would repack all of B for few rows.
