@@ -1,12 +1,13 @@
-// matmul.cpp - GFLOP/s of Strata's compiled f32 matmul (zero fill + linalg.matmul,
-// N x N x N) on the local-task device with 1 and 2 workers. Each size is
-// compiled once through the llvm-cpu target's C++ API and loaded from memory;
-// one reusable command buffer holds its dispatch. Repetitions are interleaved
-// across worker counts in batches of 5; medians are reported, one line per
-// size and count:
+// matmul.cpp - GFLOP/s of Strata's compiled f32 matmul (zero fill +
+// linalg.matmul, N x N x N) on the local-task device with 1 and 2 workers. Each
+// size is compiled once through the llvm-cpu target's C++ API and loaded from
+// memory; one reusable command buffer holds its dispatch. Repetitions are
+// interleaved across worker counts in batches of 5; medians are reported, one
+// line per size and count:
 //   strata N=<n> threads=<t> gflops=<x> ms=<median> workgroups=<count>
 // run.py prints them beside OpenBLAS.
 // Usage: matmul [--sizes=256,512,1024,2048] [--threads=1,2] [--seconds=S]
+//               [--features=-avx512f] (the AVX2 microkernel on AVX-512 CPUs)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -46,31 +47,39 @@ std::vector<int> parseList(const char *text) {
 }
 
 std::string matmulSource(int n) {
-  std::string t = "tensor<" + std::to_string(n) + "x" + std::to_string(n) +
-                  "xf32>";
+  std::string t =
+      "tensor<" + std::to_string(n) + "x" + std::to_string(n) + "xf32>";
   return "func.func @matmul(%a: " + t + ", %b: " + t + ") -> " + t +
          " {\n"
          "  %zero = arith.constant 0.0 : f32\n"
-         "  %e = tensor.empty() : " + t + "\n"
-         "  %f = linalg.fill ins(%zero : f32) outs(%e : " + t + ") -> " + t +
+         "  %e = tensor.empty() : " +
+         t +
          "\n"
-         "  %r = linalg.matmul ins(%a, %b : " + t + ", " + t + ") outs(%f : " +
-         t + ") -> " + t + "\n"
-         "  return %r : " + t + "\n}\n";
+         "  %f = linalg.fill ins(%zero : f32) outs(%e : " +
+         t + ") -> " + t +
+         "\n"
+         "  %r = linalg.matmul ins(%a, %b : " +
+         t + ", " + t + ") outs(%f : " + t + ") -> " + t +
+         "\n"
+         "  return %r : " +
+         t + "\n}\n";
 }
 
-mlir::strata::CompiledExecutable compileOrExit(const std::string &source) {
+mlir::strata::CompiledExecutable compileOrExit(const std::string &source,
+                                               const std::string &features) {
   mlir::DialectRegistry registry;
   mlir::strata::registerLLVMCPUTargetDialects(registry);
   mlir::MLIRContext context(registry);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(source, &context, "matmul.mlir");
+  mlir::strata::LLVMCPUTargetOptions options;
+  options.features = features;
   if (!module) {
     std::fprintf(stderr, "matmul: cannot parse the matmul\n");
     std::exit(1);
   }
   mlir::FailureOr<mlir::strata::CompiledExecutable> compiled =
-      mlir::strata::compileExecutable(*module, {});
+      mlir::strata::compileExecutable(*module, options);
   if (mlir::failed(compiled)) {
     std::fprintf(stderr, "matmul: cannot compile the matmul\n");
     std::exit(1);
@@ -93,8 +102,8 @@ double runOnce(strata_hal_device_t *device,
   double start = strata::bench::nowNs();
   check(strata_hal_device_queue_execute(device, nullptr, done, &commands, 1),
         "execute");
-  check(strata_hal_fence_wait(done, strata_hal_deadline_after_ns(
-                                        60ll * 1000 * 1000 * 1000)),
+  check(strata_hal_fence_wait(
+            done, strata_hal_deadline_after_ns(60ll * 1000 * 1000 * 1000)),
         "wait");
   double seconds = (strata::bench::nowNs() - start) * 1e-9;
   strata_hal_fence_release(done);
@@ -107,16 +116,19 @@ int main(int argc, char **argv) {
   std::vector<int> sizes = {256, 512, 1024, 2048};
   std::vector<int> threadCounts = {1, 2};
   double secondsPerSize = 3.0;
+  std::string features; // extra LLVM features, e.g. -avx512f for AVX2 code
   for (int i = 1; i < argc; ++i) {
     if (!std::strncmp(argv[i], "--sizes=", 8)) {
       sizes = parseList(argv[i] + 8);
     } else if (!std::strncmp(argv[i], "--threads=", 10)) {
       threadCounts = parseList(argv[i] + 10);
+    } else if (!std::strncmp(argv[i], "--features=", 11)) {
+      features = argv[i] + 11;
     } else if (!std::strncmp(argv[i], "--seconds=", 10)) {
       secondsPerSize = std::atof(argv[i] + 10);
     } else {
       std::fprintf(stderr, "usage: matmul [--sizes=A,B] [--threads=1,2] "
-                           "[--seconds=S]\n");
+                           "[--seconds=S] [--features=F]\n");
       return 2;
     }
   }
@@ -132,7 +144,8 @@ int main(int argc, char **argv) {
     devices.push_back(device);
   }
   for (int n : sizes) {
-    mlir::strata::CompiledExecutable compiled = compileOrExit(matmulSource(n));
+    mlir::strata::CompiledExecutable compiled =
+        compileOrExit(matmulSource(n), features);
     strata_hal_executable_t *executable = nullptr;
     check(strata_hal_executable_load_memory(compiled.library.data(),
                                             compiled.library.size(), "matmul",

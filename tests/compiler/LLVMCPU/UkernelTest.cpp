@@ -28,12 +28,17 @@ std::string matmulSource(int m, int k, int n) {
   return "func.func @matmul(%a: " + a + ", %b: " + b + ") -> " + c +
          " {\n"
          "  %zero = arith.constant 0.0 : f32\n"
-         "  %e = tensor.empty() : " + c + "\n"
-         "  %f = linalg.fill ins(%zero : f32) outs(%e : " + c + ") -> " + c +
+         "  %e = tensor.empty() : " +
+         c +
          "\n"
-         "  %r = linalg.matmul ins(%a, %b : " + a + ", " + b + ") outs(%f : " +
-         c + ") -> " + c + "\n"
-         "  return %r : " + c + "\n}\n";
+         "  %f = linalg.fill ins(%zero : f32) outs(%e : " +
+         c + ") -> " + c +
+         "\n"
+         "  %r = linalg.matmul ins(%a, %b : " +
+         a + ", " + b + ") outs(%f : " + c + ") -> " + c +
+         "\n"
+         "  return %r : " +
+         c + "\n}\n";
 }
 
 // Names of the library's defined global dynamic symbols; counts undefined
@@ -83,8 +88,11 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
     for (const char *features : {"", "-avx512f"}) {
       // m x k x n: a prime number of rows (partial last workgroup), one
       // row, a depth of several 256-blocks with a remainder, thin columns.
-      for (auto [m, k, n] : std::vector<std::tuple<int, int, int>>{
-               {257, 300, 263}, {1, 2000, 300}, {33, 1000, 65}, {70, 600, 90}}) {
+      for (auto [m, k, n] :
+           std::vector<std::tuple<int, int, int>>{{257, 300, 263},
+                                                  {1, 2000, 300},
+                                                  {33, 1000, 65},
+                                                  {70, 600, 90}}) {
         CAPTURE(features);
         CAPTURE(m);
         CAPTURE(k);
@@ -93,9 +101,9 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
         options.features = features;
         Loaded loaded;
         std::string errors;
-        REQUIRE_MESSAGE(compile(matmulSource(m, k, n), loaded.compiled,
-                                errors, options),
-                        errors);
+        REQUIRE_MESSAGE(
+            compile(matmulSource(m, k, n), loaded.compiled, errors, options),
+            errors);
         int undefined = 0;
         CHECK(exportedSymbols(loaded.compiled, undefined) ==
               std::vector<std::string>{"strata_hal_executable_library_query"});
@@ -137,9 +145,9 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
     options.triple = "aarch64-linux-gnu";
     CompiledExecutable compiled;
     std::string errors;
-    REQUIRE_MESSAGE(compile(matmulSource(256, 256, 256), compiled, errors,
-                            options),
-                    errors);
+    REQUIRE_MESSAGE(
+        compile(matmulSource(256, 256, 256), compiled, errors, options),
+        errors);
     CHECK(compiled.format == "embedded-elf-aarch64");
     int undefined = 0;
     CHECK(exportedSymbols(compiled, undefined) ==

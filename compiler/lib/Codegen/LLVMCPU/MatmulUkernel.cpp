@@ -62,7 +62,8 @@ FailureOr<int64_t> upperBound(Value memref, int64_t dim) {
     return type.getDimSize(dim);
   }
   return ValueBoundsConstraintSet::computeConstantBound(
-      presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(memref, dim),
+      presburger::BoundType::UB,
+      ValueBoundsConstraintSet::Variable(memref, dim),
       /*stopCondition=*/nullptr, /*closedUB=*/true);
 }
 
@@ -125,8 +126,8 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   Location loc = matmul.getLoc();
   linalg::FillOp fill = findZeroFill(matmul, out);
   auto scratchType = MemRefType::get({scratchFloats}, b.getF32Type());
-  Value scratch = memref::AllocOp::create(b, loc, scratchType,
-                                          b.getI64IntegerAttr(64));
+  Value scratch =
+      memref::AllocOp::create(b, loc, scratchType, b.getI64IntegerAttr(64));
   MatmulOperands a = decompose(b, loc, lhs);
   MatmulOperands bm = decompose(b, loc, rhs);
   MatmulOperands c = decompose(b, loc, out);
@@ -142,8 +143,7 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
        {a.alignedPointer, a.offset, a.rowStride, bm.alignedPointer, bm.offset,
         bm.rowStride, c.alignedPointer, c.offset, c.rowStride, m, n, k, flags,
         scratchPointer}) {
-    args.push_back(
-        arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
+    args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
   }
   func::CallOp::create(b, loc, callee, args);
   matmul.erase();
@@ -179,9 +179,9 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
   if (!callee) {
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     Type i64 = b.getI64Type();
-    callee = func::FuncOp::create(b, module.getLoc(), kSgemmUkernelSymbol,
-                                  b.getFunctionType(SmallVector<Type>(14, i64),
-                                                    {}));
+    callee =
+        func::FuncOp::create(b, module.getLoc(), kSgemmUkernelSymbol,
+                             b.getFunctionType(SmallVector<Type>(14, i64), {}));
     callee.setPrivate();
     created = true;
   }

@@ -208,8 +208,7 @@ SmallVector<int64_t> chooseMatmulTileSizes(linalg::MatmulOp matmul) {
   int64_t countN = ceilDiv(n, tileN);
   // Too few full-size tiles: narrower columns first (each workgroup then
   // packs less of B), rows below.
-  if (countN * ceilDiv(m, kMatmulTileEdge) < wanted &&
-      n >= kMatmulTileEdge) {
+  if (countN * ceilDiv(m, kMatmulTileEdge) < wanted && n >= kMatmulTileEdge) {
     tileN = chooseTileSize(n, ceilDiv(n, kMatmulTileEdge / 2));
     countN = ceilDiv(n, tileN);
   }

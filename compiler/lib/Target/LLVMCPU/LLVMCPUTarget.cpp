@@ -10,9 +10,9 @@
 
 #include "LibraryEmitter.h"
 #include "ObjectLinker.h"
-#include "UkernelLinker.h"
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
 #include "Strata/Codegen/LLVMCPU/Passes.h"
+#include "UkernelLinker.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -176,7 +176,7 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
   }
 
   if (failed(llvmcpu::lowerToLLVMDialect(work, target.nativeVectorBytes,
-                                           target.ukernelVariant))) {
+                                         target.ukernelVariant))) {
     return failure();
   }
   // Placing temporaries decided which exports need local memory.

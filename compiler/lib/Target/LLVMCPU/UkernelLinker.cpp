@@ -29,8 +29,9 @@ std::string linkUkernels(llvm::Module &module, llvm::StringRef variant) {
   if (bitcode.empty()) {
     return "no matmul microkernel for variant '" + variant.str() + "'";
   }
-  llvm::Expected<std::unique_ptr<llvm::Module>> ukernel = llvm::parseBitcodeFile(
-      llvm::MemoryBufferRef(bitcode, name), module.getContext());
+  llvm::Expected<std::unique_ptr<llvm::Module>> ukernel =
+      llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, name),
+                             module.getContext());
   if (!ukernel) {
     return "cannot read the " + name +
            " microkernel bitcode: " + llvm::toString(ukernel.takeError());

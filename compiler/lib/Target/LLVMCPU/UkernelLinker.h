@@ -1,4 +1,5 @@
-//===- UkernelLinker.h - microkernel bitcode into the kernel module -*- C++ -*-===//
+//===- UkernelLinker.h - microkernel bitcode into the kernel module -*- C++
+//-*-===//
 #ifndef STRATA_LIB_TARGET_LLVMCPU_UKERNELLINKER_H_
 #define STRATA_LIB_TARGET_LLVMCPU_UKERNELLINKER_H_
 

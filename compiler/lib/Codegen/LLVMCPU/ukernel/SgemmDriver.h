@@ -1,11 +1,12 @@
-/*===- SgemmDriver.h - the cache-blocked f32 matmul around a microkernel ---===//
+/*===- SgemmDriver.h - the cache-blocked f32 matmul around a microkernel
+ * ---===//
  *
  * Included by each variant (SgemmAvx512.c, SgemmAvx2.c) after it defines
  * MR, NR and `microRows(int64_t kc, const float *pa, const float *pb,
  * float *c, int64_t ldc, int add, const int rows)`, which computes rows
  * [0, rows) of one MR x NR tile of C from a packed A panel (MR rows of kc,
- * STRATA_SGEMM_A_ROW_STRIDE apart) and a packed B panel (kc x NR, k-major), adding to C when `add`
- * is set and overwriting it otherwise.
+ * STRATA_SGEMM_A_ROW_STRIDE apart) and a packed B panel (kc x NR, k-major),
+ * adding to C when `add` is set and overwriting it otherwise.
  *
  * Builds freestanding: no C library, no calls LLVM would turn into one
  * except memcpy/memset, which the kernel library defines.

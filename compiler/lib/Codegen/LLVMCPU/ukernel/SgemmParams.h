@@ -21,7 +21,7 @@
 #define STRATA_SGEMM_KC 256
 /* Rows of A packed at a time: MR times this many panels, which covers a
  * 256-row workgroup tile in one block. */
-#define STRATA_SGEMM_MC_PANELS(mr) ((256 + (mr)-1) / (mr))
+#define STRATA_SGEMM_MC_PANELS(mr) ((256 + (mr) - 1) / (mr))
 #define STRATA_SGEMM_NC 256
 /* Packed A keeps rows (not k-major panels): row i of an MR-row panel at
  * floats i * this from the panel's start, a compile-time constant so the
@@ -35,10 +35,10 @@
 /* Floats of scratch one call needs for an m x n x k problem: packed A
  * (min(MC, m rounded up to MR) rows of STRATA_SGEMM_A_ROW_STRIDE) then
  * packed B (min(KC, k) x min(NC, n rounded up to NR)). */
-#define STRATA_SGEMM_ROUND_UP(x, r) (((x) + (r)-1) / (r) * (r))
+#define STRATA_SGEMM_ROUND_UP(x, r) (((x) + (r) - 1) / (r) * (r))
 #define STRATA_SGEMM_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define STRATA_SGEMM_SCRATCH_A(mr, m, k)                                       \
-  (STRATA_SGEMM_MIN((mr)*STRATA_SGEMM_MC_PANELS(mr),                           \
+  (STRATA_SGEMM_MIN((mr) * STRATA_SGEMM_MC_PANELS(mr),                         \
                     STRATA_SGEMM_ROUND_UP((m), (mr))) *                        \
    STRATA_SGEMM_A_ROW_STRIDE)
 #define STRATA_SGEMM_SCRATCH_B(nr, n, k)                                       \

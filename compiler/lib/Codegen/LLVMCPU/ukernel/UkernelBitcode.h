@@ -1,4 +1,5 @@
-//===- UkernelBitcode.h - the microkernels, embedded as LLVM bitcode -*- C++ -*-===//
+//===- UkernelBitcode.h - the microkernels, embedded as LLVM bitcode -*- C++
+//-*-===//
 //
 // The C microkernels in this folder, compiled by clang-22 at build time
 // (meson.build) and embedded by embed_bitcode.py.
