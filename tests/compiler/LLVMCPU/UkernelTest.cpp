@@ -78,14 +78,15 @@ std::vector<std::string> exportedSymbols(const CompiledExecutable &compiled,
 TEST_SUITE("compiler.llvmcpu.ukernel") {
 
   TEST_CASE("matmuls through the microkernel match a reference at edge sizes "
-            "on both x86 variants") {
+            "on both x86 variants, and without one") {
     llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
     if (!hostFeatures.lookup("avx2") || !hostFeatures.lookup("fma")) {
       MESSAGE("host has no AVX2 + FMA: no microkernel to test");
       return;
     }
-    // "" is the host (AVX-512 here when it has it); -avx512f forces AVX2.
-    for (const char *features : {"", "-avx512f"}) {
+    // "" is the host (AVX-512 here when it has it); -avx512f forces AVX2;
+    // -avx2 has no microkernel: the vectorized path on matmul tiles.
+    for (const char *features : {"", "-avx512f", "-avx2"}) {
       // m x k x n: a prime number of rows (partial last workgroup), one
       // row, a depth of several 256-blocks with a remainder, thin columns.
       for (auto [m, k, n] :
