@@ -13,7 +13,7 @@ packages=(
   clang-22 libclang-rt-22-dev llvm-22-dev libmlir-22-dev mlir-22-tools
   lld-22 liblld-22-dev
   # peers for the benchmarks
-  lua5.4 luajit
+  lua5.4 luajit python3-numpy libopenblas0-pthread
 )
 
 missing=()

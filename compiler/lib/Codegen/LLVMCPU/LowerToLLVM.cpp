@@ -248,7 +248,11 @@ LogicalResult checkNoStructuredOps(ModuleOp module) {
 
 } // namespace
 
-LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes) {
+LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
+                                 StringRef ukernelVariant) {
+  if (failed(lowerMatmulsToUkernel(module, ukernelVariant))) {
+    return failure();
+  }
   for (auto func : module.getOps<func::FuncOp>()) {
     copiesToLinalg(func);
     if (failed(placeTemporaries(func))) {

@@ -80,7 +80,8 @@ struct LLVMCPULowerToLLVMPass
     : impl::LLVMCPULowerToLLVMPassBase<LLVMCPULowerToLLVMPass> {
   using LLVMCPULowerToLLVMPassBase::LLVMCPULowerToLLVMPassBase;
   void runOnOperation() override {
-    if (failed(lowerToLLVMDialect(getOperation(), nativeVectorBytes))) {
+    if (failed(lowerToLLVMDialect(getOperation(), nativeVectorBytes,
+                                  matmulUkernel))) {
       signalPassFailure();
     }
   }

@@ -151,6 +151,77 @@ SmallVector<int64_t> chooseDynamicTileSizes(linalg::LinalgOp root) {
   return sizes;
 }
 
+// f32 matmuls with at least this many multiply-adds get matmul tiles (they
+// become microkernel calls on targets that have one: MatmulUkernel.cpp).
+constexpr int64_t kMinMatmulTileWork = 64 * 64 * 64;
+// Workgroup tiles of a matmul aim at this many rows and columns: packing
+// costs (1/rows + 1/columns) of the multiply-adds, and a 256 x 256 tile's
+// packed operands sit in L2.
+constexpr int64_t kMatmulTileEdge = 256;
+// At least this many workgroups when the tiles allow: a few per worker,
+// so one that starts late (a wake-up) still gets its share.
+constexpr int64_t kMatmulWorkgroups = 8;
+
+// The static f32 linalg.matmul the root's workgroups are cut along: the root
+// itself, or a 2-d all-parallel elementwise root's producer of the same
+// shape (a bias add, an activation), whose loops are the root's.
+linalg::MatmulOp findDistributedMatmul(linalg::LinalgOp root) {
+  auto isLargeF32 = [](linalg::MatmulOp matmul) {
+    if (!matmul || matmul.hasUserDefinedMaps() ||
+        !llvm::all_of(matmul->getOperandTypes(), [](Type type) {
+          return getElementTypeOrSelf(type).isF32();
+        })) {
+      return false;
+    }
+    SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+      return false;
+    }
+    return ranges[0] * ranges[1] * ranges[2] >= kMinMatmulTileWork;
+  };
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(root.getOperation())) {
+    return isLargeF32(matmul) ? matmul : linalg::MatmulOp();
+  }
+  if (root.getNumLoops() != 2 || root.getNumParallelLoops() != 2 ||
+      !llvm::all_of(root.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); })) {
+    return {};
+  }
+  for (OpOperand &operand : root->getOpOperands()) {
+    auto matmul = operand.get().getDefiningOp<linalg::MatmulOp>();
+    if (isLargeF32(matmul) &&
+        operand.get().getType() == root->getResult(0).getType()) {
+      return matmul;
+    }
+  }
+  return {};
+}
+
+// Tiles of about kMatmulTileEdge rows and columns, smaller ones when that
+// leaves fewer than kMatmulWorkgroups workgroups to spread.
+SmallVector<int64_t> chooseMatmulTileSizes(linalg::MatmulOp matmul) {
+  SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
+  int64_t m = ranges[0], n = ranges[1], k = ranges[2];
+  (void)k;
+  int64_t wanted = kMatmulWorkgroups;
+  int64_t tileN = chooseTileSize(n, ceilDiv(n, kMatmulTileEdge));
+  int64_t countN = ceilDiv(n, tileN);
+  // Too few full-size tiles: narrower columns first (each workgroup then
+  // packs less of B), rows below.
+  if (countN * ceilDiv(m, kMatmulTileEdge) < wanted && n >= kMatmulTileEdge) {
+    tileN = chooseTileSize(n, ceilDiv(n, kMatmulTileEdge / 2));
+    countN = ceilDiv(n, tileN);
+  }
+  int64_t tileM = chooseTileSize(
+      m, std::max(ceilDiv(m, kMatmulTileEdge), ceilDiv(wanted, countN)));
+  // Thin row tiles would repack all of B for few rows.
+  tileM = std::max(tileM, std::min<int64_t>(m, 16));
+  if (tileM >= m && tileN >= n) {
+    return {};
+  }
+  return {tileM < m ? tileM : 0, tileN < n ? tileN : 0};
+}
+
 // Tile sizes (0: not tiled) for the root's loops; empty when the root should
 // stay whole.
 SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
@@ -158,6 +229,13 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
   SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
   if (llvm::any_of(ranges, ShapedType::isDynamic)) {
     return chooseDynamicTileSizes(root);
+  }
+  if (linalg::MatmulOp matmul = findDistributedMatmul(root)) {
+    SmallVector<int64_t> sizes = chooseMatmulTileSizes(matmul);
+    if (!sizes.empty()) {
+      sizes.resize(root.getNumLoops(), 0);
+    }
+    return sizes;
   }
   SmallVector<unsigned> parallelDims;
   for (auto [dim, iterator] : llvm::enumerate(iterators)) {

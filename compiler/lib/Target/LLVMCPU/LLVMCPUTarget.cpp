@@ -12,6 +12,7 @@
 #include "ObjectLinker.h"
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
 #include "Strata/Codegen/LLVMCPU/Passes.h"
+#include "UkernelLinker.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -174,7 +175,8 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
     kernels.push_back(kernel);
   }
 
-  if (failed(llvmcpu::lowerToLLVMDialect(work, target.nativeVectorBytes))) {
+  if (failed(llvmcpu::lowerToLLVMDialect(work, target.nativeVectorBytes,
+                                         target.ukernelVariant))) {
     return failure();
   }
   // Placing temporaries decided which exports need local memory.
@@ -201,6 +203,9 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
   }
   std::string error = llvmcpu::emitLibraryABI(*llvmModule, libraryName, kernels,
                                               target.requiredFeatures);
+  if (error.empty()) {
+    error = llvmcpu::linkUkernels(*llvmModule, target.ukernelVariant);
+  }
   if (error.empty()) {
     llvmcpu::addFreestandingMemoryFunctions(*llvmModule);
     llvmcpu::addFreestandingHalfConversions(*llvmModule);

@@ -141,6 +141,11 @@ std::string createTargetMachine(const LLVMCPUTargetOptions &options,
         (subtarget->checkFeatures("+avx2") ? kFeatureX86Avx2 : 0) |
         (subtarget->checkFeatures("+fma") ? kFeatureX86Fma : 0) |
         (subtarget->checkFeatures("+avx512f") ? kFeatureX86Avx512f : 0);
+    if (subtarget->checkFeatures("+avx512f,+fma")) {
+      out.ukernelVariant = "avx512";
+    } else if (subtarget->checkFeatures("+avx2,+fma")) {
+      out.ukernelVariant = "avx2";
+    }
     out.nativeVectorBytes = subtarget->checkFeatures("+avx512f") ? 64
                             : subtarget->checkFeatures("+avx")   ? 32
                                                                  : 16;

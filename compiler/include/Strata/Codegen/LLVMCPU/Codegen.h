@@ -88,7 +88,23 @@ LogicalResult vectorizeExecutable(ModuleOp module, int64_t nativeVectorBytes);
 /// to polynomial approximations, then everything to LLVM with bare-pointer
 /// memref arguments. Fails, at the op, on anything that would need a
 /// library call or has no lowering.
-LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes);
+/// `ukernelVariant` names the matmul microkernel the target links
+/// ("avx512", "avx2"; empty or "none": no microkernel, matmuls are
+/// vectorized like other ops).
+LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
+                                 StringRef ukernelVariant = {});
+
+/// The symbol of the f32 matmul microkernel (ukernel/SgemmDriver.h).
+inline constexpr llvm::StringLiteral kSgemmUkernelSymbol =
+    "strata_ukernel_sgemm_f32";
+
+/// Replaces each f32 linalg.matmul on row-major memrefs with at least 64^3
+/// multiply-adds by a call of kSgemmUkernelSymbol (declared private in the
+/// module; the target links its definition) for microkernel variant
+/// `variant` ("avx512" or "avx2"; empty or "none" does nothing), folding a
+/// zero fill of its output right before it, with a packing scratch
+/// memref.alloc. Runs on bufferized exports, before temporaries are placed.
+LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variant);
 
 } // namespace mlir::strata::llvmcpu
 

@@ -89,13 +89,17 @@ def LLVMCPULowerToLLVMPass
     Places temporaries (stack or workgroup local memory), vectorizes linalg
     ops with upstream linalg vectorization, lowers the rest to loops, math to
     polynomial approximations, and everything to the LLVM dialect with
-    bare-pointer memref arguments. Ops that would need a library call (f64
+    bare-pointer memref arguments. With `matmul-ukernel`, large f32 matmuls
+    first become calls of the matmul microkernel. Ops that would need a library call (f64
     transcendental functions, `arith.remf`) are errors at their location.
   }];
   let options = [
     Option<"nativeVectorBytes", "native-vector-bytes", "int64_t",
            /*default=*/"16",
-           "Bytes of the target's vector registers (16, 32 or 64)">
+           "Bytes of the target's vector registers (16, 32 or 64)">,
+    Option<"matmulUkernel", "matmul-ukernel", "std::string",
+           /*default=*/"\"none\"",
+           "f32 matmul microkernel variant to call (none, avx512, avx2)">
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect",

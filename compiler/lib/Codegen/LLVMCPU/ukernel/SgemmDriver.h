@@ -1,0 +1,161 @@
+/*===- SgemmDriver.h - the cache-blocked f32 matmul around a microkernel
+ * ---===//
+ *
+ * Included by each variant (SgemmAvx512.c, SgemmAvx2.c) after it defines
+ * MR, NR and `microRows(int64_t kc, const float *pa, const float *pb,
+ * float *c, int64_t ldc, int add, const int rows)`, which computes rows
+ * [0, rows) of one MR x NR tile of C from a packed A panel (MR rows of kc,
+ * STRATA_SGEMM_A_ROW_STRIDE apart) and a packed B panel (kc x NR, k-major),
+ * adding to C when `add` is set and overwriting it otherwise.
+ *
+ * Builds freestanding: no C library, no calls LLVM would turn into one
+ * except memcpy/memset, which the kernel library defines.
+ *===----------------------------------------------------------------------===*/
+#include <stdint.h>
+
+#include "SgemmParams.h"
+
+#define MC (MR * STRATA_SGEMM_MC_PANELS(MR))
+#define KC STRATA_SGEMM_KC
+#define NC STRATA_SGEMM_NC
+
+static inline int64_t minI64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* microRows with a constant row count, one unrolled kernel per count. */
+static void micro(int64_t kc, const float *restrict pa,
+                  const float *restrict pb, float *restrict c, int64_t ldc,
+                  int add, int64_t rows) {
+  switch (rows) {
+#define STRATA_SGEMM_ROWS_CASE(r)                                              \
+  case r:                                                                      \
+    if (r <= MR) {                                                             \
+      microRows(kc, pa, pb, c, ldc, add, r);                                   \
+    }                                                                          \
+    return;
+    STRATA_SGEMM_ROWS_CASE(1)
+    STRATA_SGEMM_ROWS_CASE(2)
+    STRATA_SGEMM_ROWS_CASE(3)
+    STRATA_SGEMM_ROWS_CASE(4)
+    STRATA_SGEMM_ROWS_CASE(5)
+    STRATA_SGEMM_ROWS_CASE(6)
+    STRATA_SGEMM_ROWS_CASE(7)
+    STRATA_SGEMM_ROWS_CASE(8)
+    STRATA_SGEMM_ROWS_CASE(9)
+    STRATA_SGEMM_ROWS_CASE(10)
+    STRATA_SGEMM_ROWS_CASE(11)
+    STRATA_SGEMM_ROWS_CASE(12)
+    STRATA_SGEMM_ROWS_CASE(13)
+    STRATA_SGEMM_ROWS_CASE(14)
+    STRATA_SGEMM_ROWS_CASE(15)
+    STRATA_SGEMM_ROWS_CASE(16)
+#undef STRATA_SGEMM_ROWS_CASE
+  default:
+    return;
+  }
+}
+
+/* Copies rows [0, mc) x depth [0, kc) of A (row stride lda) into packed
+ * rows STRATA_SGEMM_A_ROW_STRIDE floats apart (MR-row panels back to back).
+ * Rows past mc in the last panel are left alone: the microkernel for a
+ * partial panel reads only its rows. No transposition, so plain vector
+ * copies. */
+static void packA(const float *restrict a, int64_t lda, int64_t mc, int64_t kc,
+                  float *restrict pa) {
+  for (int64_t i = 0; i < mc; ++i) {
+    const float *row = a + i * lda;
+    float *out = pa + i * STRATA_SGEMM_A_ROW_STRIDE;
+    for (int64_t p = 0; p < kc; ++p) {
+      out[p] = row[p];
+    }
+  }
+}
+
+/* Packs depth [0, kc) x columns [0, nc) of B (row stride ldb) into NR-column
+ * panels, each k-major (NR floats per k), columns past nc as zeros. Row by
+ * row: each row of B is read once, front to back. */
+static void packB(const float *restrict b, int64_t ldb, int64_t kc, int64_t nc,
+                  float *restrict pb) {
+  int64_t fullPanels = nc / NR;
+  int64_t tail = nc - fullPanels * NR;
+  for (int64_t p = 0; p < kc; ++p) {
+    const float *row = b + p * ldb;
+    for (int64_t panel = 0; panel < fullPanels; ++panel) {
+      float *out = pb + panel * NR * kc + p * NR;
+      for (int64_t j = 0; j < NR; ++j) {
+        out[j] = row[panel * NR + j];
+      }
+    }
+    if (tail) {
+      float *out = pb + fullPanels * NR * kc + p * NR;
+      for (int64_t j = 0; j < NR; ++j) {
+        out[j] = j < tail ? row[fullPanels * NR + j] : 0.0f;
+      }
+    }
+  }
+}
+
+/* C[m x n] (+)= A[m x k] * B[k x n], all row-major with unit inner stride.
+ * Pointers come as integers (the compiler passes memref base addresses);
+ * offsets are in elements. `scratch` holds
+ * STRATA_SGEMM_SCRATCH_A rounded up to 16 floats plus STRATA_SGEMM_SCRATCH_B
+ * floats (64-byte alignment is best; any float alignment works). */
+void strata_ukernel_sgemm_f32(int64_t aBase, int64_t aOffset, int64_t lda,
+                              int64_t bBase, int64_t bOffset, int64_t ldb,
+                              int64_t cBase, int64_t cOffset, int64_t ldc,
+                              int64_t m, int64_t n, int64_t k, int64_t flags,
+                              int64_t scratchBase) {
+  const float *a = (const float *)(intptr_t)aBase + aOffset;
+  const float *b = (const float *)(intptr_t)bBase + bOffset;
+  float *c = (float *)(intptr_t)cBase + cOffset;
+  float *pa = (float *)(intptr_t)scratchBase;
+  float *pb = pa + STRATA_SGEMM_ROUND_UP(STRATA_SGEMM_SCRATCH_A(MR, m, k), 16);
+  int accumulate = (flags & STRATA_SGEMM_ACCUMULATE) != 0;
+  if (m <= 0 || n <= 0) {
+    return;
+  }
+  if (k <= 0) {
+    if (!accumulate) {
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          c[i * ldc + j] = 0.0f;
+        }
+      }
+    }
+    return;
+  }
+  for (int64_t jc = 0; jc < n; jc += NC) {
+    int64_t nc = minI64(NC, n - jc);
+    for (int64_t pc = 0; pc < k; pc += KC) {
+      int64_t kc = minI64(KC, k - pc);
+      int add = accumulate || pc > 0;
+      packB(b + pc * ldb + jc, ldb, kc, nc, pb);
+      for (int64_t ic = 0; ic < m; ic += MC) {
+        int64_t mc = minI64(MC, m - ic);
+        packA(a + ic * lda + pc, lda, mc, kc, pa);
+        for (int64_t jr = 0; jr < nc; jr += NR) {
+          int64_t cols = minI64(NR, nc - jr);
+          const float *panelB = pb + jr * kc;
+          for (int64_t ir = 0; ir < mc; ir += MR) {
+            int64_t rows = minI64(MR, mc - ir);
+            const float *panelA = pa + ir * STRATA_SGEMM_A_ROW_STRIDE;
+            float *tile = c + (ic + ir) * ldc + jc + jr;
+            if (cols == NR) {
+              micro(kc, panelA, panelB, tile, ldc, add, rows);
+              continue;
+            }
+            /* Fewer columns than NR: the rows into a buffer, then their
+             * valid columns into C. */
+            float edge[MR * NR] __attribute__((aligned(64)));
+            micro(kc, panelA, panelB, edge, NR, 0, rows);
+            for (int64_t i = 0; i < rows; ++i) {
+              for (int64_t j = 0; j < cols; ++j) {
+                tile[i * ldc + j] =
+                    (add ? tile[i * ldc + j] : 0.0f) + edge[i * NR + j];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}

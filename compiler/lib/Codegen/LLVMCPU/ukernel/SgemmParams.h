@@ -1,0 +1,48 @@
+/*===- SgemmParams.h - blocking of the f32 matmul microkernels -----------===//
+ *
+ * Shared by the C microkernels (sgemm_*.c) and the compiler
+ * (MatmulUkernel.cpp), which sizes each call's packing scratch from them:
+ * both sides must agree on these numbers.
+ *
+ * MR x NR is the register tile (accumulators); KC the depth of one packed
+ * block (a KC x NR panel of B stays in L1); MC x KC of packed A stays in L2;
+ * NC columns of B are packed at a time.
+ *===----------------------------------------------------------------------===*/
+#ifndef STRATA_UKERNEL_SGEMM_PARAMS_H_
+#define STRATA_UKERNEL_SGEMM_PARAMS_H_
+
+/* AVX-512: 14 x 2 zmm accumulators. */
+#define STRATA_SGEMM_AVX512_MR 14
+#define STRATA_SGEMM_AVX512_NR 32
+/* AVX2 + FMA: 6 x 2 ymm accumulators. */
+#define STRATA_SGEMM_AVX2_MR 6
+#define STRATA_SGEMM_AVX2_NR 16
+
+#define STRATA_SGEMM_KC 256
+/* Rows of A packed at a time: MR times this many panels, which covers a
+ * 256-row workgroup tile in one block. */
+#define STRATA_SGEMM_MC_PANELS(mr) ((256 + (mr) - 1) / (mr))
+#define STRATA_SGEMM_NC 256
+/* Packed A keeps rows (not k-major panels): row i of an MR-row panel at
+ * floats i * this from the panel's start, a compile-time constant so the
+ * microkernel addresses every row from one register; the 16 floats of
+ * padding spread the rows over different L1 sets. */
+#define STRATA_SGEMM_A_ROW_STRIDE (STRATA_SGEMM_KC + 16)
+
+/* Bit 0 of the flags argument: add to C instead of overwriting it. */
+#define STRATA_SGEMM_ACCUMULATE 1
+
+/* Floats of scratch one call needs for an m x n x k problem: packed A
+ * (min(MC, m rounded up to MR) rows of STRATA_SGEMM_A_ROW_STRIDE) then
+ * packed B (min(KC, k) x min(NC, n rounded up to NR)). */
+#define STRATA_SGEMM_ROUND_UP(x, r) (((x) + (r) - 1) / (r) * (r))
+#define STRATA_SGEMM_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define STRATA_SGEMM_SCRATCH_A(mr, m, k)                                       \
+  (STRATA_SGEMM_MIN((mr) * STRATA_SGEMM_MC_PANELS(mr),                         \
+                    STRATA_SGEMM_ROUND_UP((m), (mr))) *                        \
+   STRATA_SGEMM_A_ROW_STRIDE)
+#define STRATA_SGEMM_SCRATCH_B(nr, n, k)                                       \
+  (STRATA_SGEMM_MIN(STRATA_SGEMM_NC, STRATA_SGEMM_ROUND_UP((n), (nr))) *       \
+   STRATA_SGEMM_MIN(STRATA_SGEMM_KC, (k)))
+
+#endif /* STRATA_UKERNEL_SGEMM_PARAMS_H_ */

@@ -1,0 +1,158 @@
+// UkernelTest.cpp - f32 matmuls that take the matmul microkernel
+// (MatmulUkernel.cpp, ukernel/*.c) against a double reference, for both x86
+// variants, at sizes that are not multiples of the register tile, of the
+// depth block or of the workgroup tile (partial last workgroups); and the
+// aarch64 target, which has no microkernel, still compiles them.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "TestHarness.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace llvmcpu_test;
+
+namespace {
+
+std::string matmulSource(int m, int k, int n) {
+  auto type = [](int rows, int cols) {
+    return "tensor<" + std::to_string(rows) + "x" + std::to_string(cols) +
+           "xf32>";
+  };
+  std::string a = type(m, k), b = type(k, n), c = type(m, n);
+  return "func.func @matmul(%a: " + a + ", %b: " + b + ") -> " + c +
+         " {\n"
+         "  %zero = arith.constant 0.0 : f32\n"
+         "  %e = tensor.empty() : " +
+         c +
+         "\n"
+         "  %f = linalg.fill ins(%zero : f32) outs(%e : " +
+         c + ") -> " + c +
+         "\n"
+         "  %r = linalg.matmul ins(%a, %b : " +
+         a + ", " + b + ") outs(%f : " + c + ") -> " + c +
+         "\n"
+         "  return %r : " +
+         c + "\n}\n";
+}
+
+// Names of the library's defined global dynamic symbols; counts undefined
+// ones.
+std::vector<std::string> exportedSymbols(const CompiledExecutable &compiled,
+                                         int &undefined) {
+  llvm::MemoryBufferRef buffer(
+      llvm::StringRef(reinterpret_cast<const char *>(compiled.library.data()),
+                      compiled.library.size()),
+      "library");
+  auto object = llvm::object::ObjectFile::createObjectFile(buffer);
+  REQUIRE(static_cast<bool>(object));
+  auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(object->get());
+  REQUIRE(elf);
+  std::vector<std::string> defined;
+  undefined = 0;
+  for (const llvm::object::SymbolRef &symbol :
+       elf->getDynamicSymbolIterators()) {
+    llvm::Expected<uint32_t> flags = symbol.getFlags();
+    llvm::Expected<llvm::StringRef> name = symbol.getName();
+    REQUIRE(static_cast<bool>(flags));
+    REQUIRE(static_cast<bool>(name));
+    if (name->empty()) {
+      continue;
+    }
+    if (*flags & llvm::object::SymbolRef::SF_Undefined) {
+      ++undefined;
+    } else if (*flags & llvm::object::SymbolRef::SF_Global) {
+      defined.push_back(name->str());
+    }
+  }
+  return defined;
+}
+
+} // namespace
+
+TEST_SUITE("compiler.llvmcpu.ukernel") {
+
+  TEST_CASE("matmuls through the microkernel match a reference at edge sizes "
+            "on both x86 variants, and without one") {
+    llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+    if (!hostFeatures.lookup("avx2") || !hostFeatures.lookup("fma")) {
+      MESSAGE("host has no AVX2 + FMA: no microkernel to test");
+      return;
+    }
+    // "" is the host (AVX-512 here when it has it); -avx512f forces AVX2;
+    // -avx2 has no microkernel: the vectorized path on matmul tiles.
+    for (const char *features : {"", "-avx512f", "-avx2"}) {
+      // m x k x n: a prime number of rows (partial last workgroup), one
+      // row, a depth of several 256-blocks with a remainder, thin columns.
+      for (auto [m, k, n] :
+           std::vector<std::tuple<int, int, int>>{{257, 300, 263},
+                                                  {1, 2000, 300},
+                                                  {33, 1000, 65},
+                                                  {70, 600, 90}}) {
+        CAPTURE(features);
+        CAPTURE(m);
+        CAPTURE(k);
+        CAPTURE(n);
+        LLVMCPUTargetOptions options;
+        options.features = features;
+        Loaded loaded;
+        std::string errors;
+        REQUIRE_MESSAGE(
+            compile(matmulSource(m, k, n), loaded.compiled, errors, options),
+            errors);
+        int undefined = 0;
+        CHECK(exportedSymbols(loaded.compiled, undefined) ==
+              std::vector<std::string>{"strata_hal_executable_library_query"});
+        CHECK(undefined == 0);
+        REQUIRE(strata_hal_executable_load_memory(
+                    loaded.compiled.library.data(),
+                    loaded.compiled.library.size(), "ukernel",
+                    strata_allocator_system(), &loaded.executable) == nullptr);
+        std::vector<float> a = ramp(size_t(m) * k, 0.125f, -1.5f);
+        std::vector<float> b = ramp(size_t(k) * n, -0.0625f, 0.75f);
+        std::vector<float> c(size_t(m) * n, NAN);
+        dispatch(loaded, 0, {binding(a), binding(b), binding(c)},
+                 /*threads=*/2);
+        int wrong = 0;
+        for (int i = 0; i < m; ++i) {
+          for (int j = 0; j < n; ++j) {
+            double sum = 0, magnitude = 0;
+            for (int p = 0; p < k; ++p) {
+              double term = double(a[size_t(i) * k + p]) * b[size_t(p) * n + j];
+              sum += term;
+              magnitude += std::fabs(term);
+            }
+            double got = c[size_t(i) * n + j];
+            if (!(std::fabs(got - sum) <= 1e-5 * magnitude + 1e-6) &&
+                wrong++ < 5) {
+              MESSAGE("C[" << i << "][" << j << "] = " << got << ", expected "
+                           << sum);
+            }
+          }
+        }
+        CHECK(wrong == 0);
+      }
+    }
+  }
+
+  TEST_CASE("aarch64 has no microkernel and compiles large matmuls as "
+            "before") {
+    LLVMCPUTargetOptions options;
+    options.triple = "aarch64-linux-gnu";
+    CompiledExecutable compiled;
+    std::string errors;
+    REQUIRE_MESSAGE(
+        compile(matmulSource(256, 256, 256), compiled, errors, options),
+        errors);
+    CHECK(compiled.format == "embedded-elf-aarch64");
+    int undefined = 0;
+    CHECK(exportedSymbols(compiled, undefined) ==
+          std::vector<std::string>{"strata_hal_executable_library_query"});
+    CHECK(undefined == 0);
+  }
+}
