@@ -12,6 +12,9 @@
 // RUN: strata-run --module=%t.vmfb --function=loops --output=@%t.expected.npy
 // RUN: strata-run --module=%t.vmfb --function=im2col --expected_output=@%t.expected.npy
 // RUN: strata-run --module=%t.vmfb --device=local-sync --function=im2col --expected_output=@%t.expected.npy
+// Edge sizes: 1 image, 7 x 33 outputs, 7 channels, 1000 filters.
+// RUN: strata-run --module=%t.vmfb --function=loops_edge --output=@%t.edge.npy
+// RUN: strata-run --module=%t.vmfb --function=im2col_edge --expected_output=@%t.edge.npy
 
 // x[n, h, w, c] = ((3h + 5w + 7c + 11n) mod 13) - 6
 func.func private @input() -> tensor<2x13x12x16xf32> {
@@ -105,4 +108,45 @@ func.func @loops() -> tensor<2x6x4x40xf32> {
     linalg.yield %s : f32
   } -> tensor<2x6x4x40xf32>
   return %r : tensor<2x6x4x40xf32>
+}
+
+func.func @im2col_edge() -> tensor<1x7x33x1000xf32> {
+  %x0 = call @input() : () -> tensor<2x13x12x16xf32>
+  %x1 = tensor.extract_slice %x0[1, 0, 0, 0] [1, 9, 12, 7] [1, 1, 1, 1] : tensor<2x13x12x16xf32> to tensor<1x9x12x7xf32>
+  %x = tensor.concat dim(2) %x1, %x1, %x1 : (tensor<1x9x12x7xf32>, tensor<1x9x12x7xf32>, tensor<1x9x12x7xf32>) -> tensor<1x9x36x7xf32>
+  %xs = tensor.extract_slice %x[0, 0, 0, 0] [1, 9, 35, 7] [1, 1, 1, 1] : tensor<1x9x36x7xf32> to tensor<1x9x35x7xf32>
+  %w0 = call @filter() : () -> tensor<3x3x16x40xf32>
+  %w1 = tensor.extract_slice %w0[0, 0, 3, 0] [3, 3, 7, 40] [1, 1, 1, 1] : tensor<3x3x16x40xf32> to tensor<3x3x7x40xf32>
+  %w2 = tensor.concat dim(3) %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1 : (tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>) -> tensor<3x3x7x1000xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x7x33x1000xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x33x1000xf32>) -> tensor<1x7x33x1000xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%xs, %w2 : tensor<1x9x35x7xf32>, tensor<3x3x7x1000xf32>) outs(%f : tensor<1x7x33x1000xf32>) -> tensor<1x7x33x1000xf32>
+  return %r : tensor<1x7x33x1000xf32>
+}
+
+func.func @loops_edge() -> tensor<1x7x33x1000xf32> {
+  %x0 = call @input() : () -> tensor<2x13x12x16xf32>
+  %x1 = tensor.extract_slice %x0[1, 0, 0, 0] [1, 9, 12, 7] [1, 1, 1, 1] : tensor<2x13x12x16xf32> to tensor<1x9x12x7xf32>
+  %x = tensor.concat dim(2) %x1, %x1, %x1 : (tensor<1x9x12x7xf32>, tensor<1x9x12x7xf32>, tensor<1x9x12x7xf32>) -> tensor<1x9x36x7xf32>
+  %xs = tensor.extract_slice %x[0, 0, 0, 0] [1, 9, 35, 7] [1, 1, 1, 1] : tensor<1x9x36x7xf32> to tensor<1x9x35x7xf32>
+  %w0 = call @filter() : () -> tensor<3x3x16x40xf32>
+  %w1 = tensor.extract_slice %w0[0, 0, 3, 0] [3, 3, 7, 40] [1, 1, 1, 1] : tensor<3x3x16x40xf32> to tensor<3x3x7x40xf32>
+  %w2 = tensor.concat dim(3) %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1, %w1 : (tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>, tensor<3x3x7x40xf32>) -> tensor<3x3x7x1000xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x7x33x1000xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x33x1000xf32>) -> tensor<1x7x33x1000xf32>
+  %r = linalg.generic {indexing_maps = [
+      affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh + kh, ow + kw, c)>,
+      affine_map<(n, oh, ow, f, kh, kw, c) -> (kh, kw, c, f)>,
+      affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh, ow, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%xs, %w2 : tensor<1x9x35x7xf32>, tensor<3x3x7x1000xf32>) outs(%f : tensor<1x7x33x1000xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x7x33x1000xf32>
+  return %r : tensor<1x7x33x1000xf32>
 }

@@ -2,8 +2,8 @@
 // work as im2col + matmul, so that they run on the code generator's matmul
 // path (on x86, its packed microkernel) instead of as loops.
 //
-//   %cols = linalg.generic (im2col): (N*OH*OW) x KH x KW x C, each row the
-//           input window of one output pixel (the channel dimension stays
+//   %cols = linalg.generic (im2col): N x OH x OW x KH x KW x C, the input
+//           window of each output pixel (the channel dimension stays
 //           innermost and contiguous, so the copy is a run of memcpys)
 //   %a    = tensor.collapse_shape %cols : (N*OH*OW) x (KH*KW*C)
 //   %b    = tensor.collapse_shape %filter : (KH*KW*C) x F
@@ -66,20 +66,17 @@ struct ConvToIm2colMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
     MLIRContext *context = rewriter.getContext();
     Type element = outputType.getElementType();
 
-    // im2col over (r, kh, kw, c); r = (n * OH + oh) * OW + ow.
-    AffineExpr r, y, x, ch;
-    bindDims(context, r, y, x, ch);
-    AffineExpr pixel = r % (oh * ow);
+    // im2col over (n, oh, ow, kh, kw, c): affine in every index (a floordiv
+    // of a linearized row would break tiling, which offsets each index).
+    AffineExpr bn, y, x, ky, kx, ch;
+    bindDims(context, bn, y, x, ky, kx, ch);
     AffineMap inputMap = AffineMap::get(
-        4, 0,
-        {r.floorDiv(oh * ow), pixel.floorDiv(ow) * sh + y * dh,
-         (r % ow) * sw + x * dw, ch},
-        context);
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
-    auto colsType = RankedTensorType::get({rows, kh, kw, c}, element);
+        6, 0, {bn, y * sh + ky * dh, x * sw + kx * dw, ch}, context);
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(6, context);
+    auto colsType = RankedTensorType::get({n, oh, ow, kh, kw, c}, element);
     Value colsInit = tensor::EmptyOp::create(rewriter, loc, colsType.getShape(),
                                              element);
-    SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
+    SmallVector<utils::IteratorType> parallel(6, utils::IteratorType::parallel);
     auto im2col = linalg::GenericOp::create(
         rewriter, loc, colsType, ValueRange{input}, ValueRange{colsInit},
         ArrayRef<AffineMap>{inputMap, identity}, parallel,
@@ -88,7 +85,8 @@ struct ConvToIm2colMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
         });
     Value a = tensor::CollapseShapeOp::create(
         rewriter, loc, RankedTensorType::get({rows, depth}, element),
-        im2col.getResult(0), ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+        im2col.getResult(0),
+        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
     Value b = tensor::CollapseShapeOp::create(
         rewriter, loc, RankedTensorType::get({depth, f}, element), filter,
         ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
