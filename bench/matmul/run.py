@@ -16,6 +16,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PEER = os.path.join(os.path.dirname(ROOT), "shared", "bench", "peers", "gemm_openblas.py")
+if not os.path.exists(PEER):  # a clone outside /work
+    PEER = "/work/shared/bench/peers/gemm_openblas.py"
 
 
 def parse(lines, prefix):
