@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <deque>
 
@@ -381,7 +382,16 @@ bool Server::start(std::string* error) {
   return true;
 }
 
-void Server::run() { uv_run(&loop_, UV_RUN_DEFAULT); }
+void Server::run() {
+  uv_run(&loop_, UV_RUN_DEFAULT);
+  // Drained: from here on SIGTERM and SIGINT are ignored (libuv restores
+  // the default action when their handles close).
+  uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
+  uv_run(&loop_, UV_RUN_DEFAULT);
+  std::signal(SIGTERM, SIG_IGN);
+  std::signal(SIGINT, SIG_IGN);
+}
 
 void Server::onConnection(uv_stream_t* listener, int status) {
   Server* server = static_cast<Server*>(listener->data);
@@ -638,9 +648,12 @@ void Server::checkDrained() {
   }
   stopped_ = true;
   uv_close(reinterpret_cast<uv_handle_t*>(&completions_poll_), nullptr);
-  uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
-  uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&drain_timer_), nullptr);
+  // The signal handles stay open (unreferenced, so the loop can end) until
+  // run() returns: closing them here would restore the default action, and
+  // a second SIGTERM during the last writes would kill the process.
+  uv_unref(reinterpret_cast<uv_handle_t*>(&sigterm_));
+  uv_unref(reinterpret_cast<uv_handle_t*>(&sigint_));
 }
 
 }  // namespace strata::service
