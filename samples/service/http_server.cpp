@@ -106,10 +106,12 @@ void onClosed(uv_handle_t* handle) {
   maybeFree(conn);
 }
 
-void onAlloc(uv_handle_t*, size_t suggested, uv_buf_t* buf) {
-  // libuv suggests 64 KiB; a fresh buffer per read keeps this simple.
-  buf->base = new char[suggested];
-  buf->len = suggested;
+void onAlloc(uv_handle_t*, size_t, uv_buf_t* buf) {
+  // One buffer serves every read: reads happen one at a time on the loop
+  // thread, and onRead parses the bytes before it returns.
+  static char buffer[64 * 1024];
+  buf->base = buffer;
+  buf->len = sizeof(buffer);
 }
 
 int onMessageBegin(http_parser* parser) {
@@ -241,26 +243,48 @@ std::string formatResponse(int code, const char* content_type,
 }  // namespace
 
 void flushConnection(Connection* conn) {
+  // Every answer ready at the front goes out in one write: tried at once
+  // (uv_try_write), and whatever the socket does not take is queued.
+  std::string out;
   while (!conn->closing && !conn->slots.empty() && conn->slots.front().ready) {
     Slot& slot = conn->slots.front();
-    WriteRequest* write = new WriteRequest;
-    write->data = std::move(slot.data);
-    write->conn = conn;
+    if (out.empty()) {
+      out = std::move(slot.data);
+    } else {
+      out += slot.data;
+    }
     if (slot.close) {
       conn->close_after_flush = true;
     }
     conn->slots.pop_front();
     ++conn->first_seq;
-    uv_buf_t buf = uv_buf_init(write->data.data(),
-                               static_cast<unsigned>(write->data.size()));
-    int rc = uv_write(&write->req, reinterpret_cast<uv_stream_t*>(&conn->handle),
-                      &buf, 1, onWritten);
-    if (rc < 0) {
-      delete write;
-      closeConnection(conn);
-      return;
+  }
+  if (!out.empty() && !conn->closing) {
+    auto* stream = reinterpret_cast<uv_stream_t*>(&conn->handle);
+    size_t written = 0;
+    if (conn->writes_pending == 0) {
+      uv_buf_t buf = uv_buf_init(out.data(), static_cast<unsigned>(out.size()));
+      int rc = uv_try_write(stream, &buf, 1);
+      if (rc > 0) {
+        written = static_cast<size_t>(rc);
+      } else if (rc != UV_EAGAIN) {
+        closeConnection(conn);
+        return;
+      }
     }
-    ++conn->writes_pending;
+    if (written < out.size()) {
+      WriteRequest* write = new WriteRequest;
+      write->data = out.substr(written);
+      write->conn = conn;
+      uv_buf_t buf = uv_buf_init(write->data.data(),
+                                 static_cast<unsigned>(write->data.size()));
+      if (uv_write(&write->req, stream, &buf, 1, onWritten) < 0) {
+        delete write;
+        closeConnection(conn);
+        return;
+      }
+      ++conn->writes_pending;
+    }
   }
   if (conn->closing) {
     return;
@@ -306,7 +330,6 @@ void onRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
   } else if (nread < 0) {
     closeConnection(conn);  // EOF or an error; pending answers are dropped
   }
-  delete[] buf->base;
 }
 
 }  // namespace
