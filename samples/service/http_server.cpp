@@ -38,7 +38,6 @@ const char* reasonPhrase(int code) {
 }
 
 constexpr const char* kJson = "application/json";
-constexpr const char* kText = "text/plain; charset=utf-8";
 constexpr const char* kPrometheus = "text/plain; version=0.0.4; charset=utf-8";
 constexpr const char* kInvokePrefix = "/v1/models/";
 constexpr const char* kInvokeSeparator = ":invoke/";
