@@ -141,6 +141,17 @@ def spin_expected(n):
     return 3 * n * (n + 1) // 2 % 1000003
 
 
+def calibrate_spin(server, target_seconds=0.7):
+    n = 2000000
+    begin = time.monotonic()
+    status, text = server.invoke("t", "spin", {"inputs": [tensor([], "i64", [n])]})
+    elapsed = time.monotonic() - begin
+    check(status == 200 and json.loads(text)["outputs"] ==
+          [tensor([], "i64", [spin_expected(n)])],
+          "t.spin(%d) in %.3f s" % (n, elapsed))
+    return max(n, min(2000000000, int(n * target_seconds / max(elapsed, 1e-4))))
+
+
 def close_to(actual, expected, tolerance=1e-5):
     return len(actual) == len(expected) and all(
         math.isclose(a, b, abs_tol=tolerance) for a, b in zip(actual, expected))
@@ -363,8 +374,9 @@ def main():
     parser.add_argument("--input", required=True)
     parser.add_argument("--expected", required=True)
     parser.add_argument("--device", default="local-task")
-    # spin(n) takes about 3.3 ns per step in an optimized build: ~0.7 s.
-    parser.add_argument("--spin", type=int, default=200000000)
+    # spin(n) is the slow call; by default n is sized to take ~0.7 s here
+    # (sanitizer builds interpret it several times slower).
+    parser.add_argument("--spin", type=int, default=0)
     args = parser.parse_args()
 
     shape, values = read_npy_f32(args.input)
@@ -375,6 +387,8 @@ def main():
     try:
         test_answers(server, mlp_input, expected)
         test_errors(server, mlp_input)
+        if not args.spin:
+            args.spin = calibrate_spin(server)
     finally:
         check(server.stop() == 0, "exits 0 on SIGTERM")
     test_body_limit(args, mlp_input)
