@@ -1,11 +1,16 @@
 // inprocess_calls.cpp - the in-process ceiling for bench/service: the same
 // function the service serves, called through the embedding API with the
 // same number of calls in flight (strata_runtime_call_invoke_async on one
-// loop, each completion starting the next call), and no HTTP or JSON. Prints
-// one JSON line: calls, seconds, calls/s, p50/p99 latency.
+// loop, each completion starting the next call), and no HTTP. Without
+// --json-body there is no JSON either: the same input view is pushed each
+// time. With --json-body=FILE (a request body, as the service takes it)
+// each call decodes it and encodes its results with the service's own code
+// (samples/service/model_registry.cpp), as the service does. Prints one
+// JSON line: calls, seconds, calls/s, p50/p99 latency.
 //
 //   inprocess_calls MODULE.vmfb FUNCTION INPUT(tensor text or @file.npy)
 //       [--calls=N] [--in-flight=K] [--device=NAME] [--task_workers=N]
+//       [--json-body=FILE]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,6 +21,12 @@
 
 #include "strata/runtime.h"
 #include "tensor_io.h"
+#if STRATA_BENCH_WITH_JSON
+#include <fstream>
+#include <sstream>
+
+#include "model_registry.h"
+#endif
 
 namespace {
 
@@ -35,6 +46,11 @@ struct Bench {
   size_t finished = 0;
   size_t failed = 0;
   std::vector<double> latencies_us;
+#if STRATA_BENCH_WITH_JSON
+  const strata::service::Function* function = nullptr;  // JSON mode
+  std::string body;
+  std::string answer;
+#endif
 };
 
 void start(Slot* slot);
@@ -49,6 +65,13 @@ void onDone(void* user, strata_runtime_call_t*, strata_status_t status) {
     ++bench->failed;
     strata_status_free(status);
   }
+#if STRATA_BENCH_WITH_JSON
+  std::string error;
+  if (bench->function && !status &&
+      !strata::service::encodeOutputs(slot->call, &bench->answer, &error)) {
+    ++bench->failed;
+  }
+#endif
   ++bench->finished;
   if (bench->started < bench->total) {
     start(slot);
@@ -60,8 +83,20 @@ void start(Slot* slot) {
   ++bench->started;
   strata_runtime_call_reset(slot->call);
   slot->start = std::chrono::steady_clock::now();
-  strata_status_t status =
-      strata_runtime_call_push_buffer_view(slot->call, bench->input);
+  strata_status_t status = nullptr;
+#if STRATA_BENCH_WITH_JSON
+  std::string error;
+  if (bench->function) {
+    if (!strata::service::pushInputs(*bench->function, bench->body, slot->call,
+                                     &error)) {
+      status = strata_make_status(STRATA_STATUS_INVALID_ARGUMENT, "%s",
+                                  error.c_str());
+    }
+  } else
+#endif
+  {
+    status = strata_runtime_call_push_buffer_view(slot->call, bench->input);
+  }
   if (!status) {
     status = strata_runtime_call_invoke_async(slot->call, bench->loop, nullptr,
                                               onDone, slot);
@@ -94,6 +129,7 @@ int main(int argc, char** argv) {
   size_t in_flight = 64;
   std::string device = "local-task";
   uint32_t workers = 0;
+  std::string json_body_path;
   for (int i = 4; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char* prefix) {
@@ -109,6 +145,10 @@ int main(int argc, char** argv) {
       device = v;
     } else if (const char* v = value("--task_workers=")) {
       workers = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
+#if STRATA_BENCH_WITH_JSON
+    } else if (const char* v = value("--json-body=")) {
+      json_body_path = v;
+#endif
     } else {
       std::fprintf(stderr, "inprocess_calls: unknown argument %s\n", argv[i]);
       return 2;
@@ -141,6 +181,27 @@ int main(int argc, char** argv) {
   if (!status) {
     status = strata_hal_loop_create(allocator, &bench.loop);
   }
+#if STRATA_BENCH_WITH_JSON
+  // JSON mode: the service's registry makes the session's function table.
+  strata::service::ModelRegistry registry;
+  if (!status && !json_body_path.empty()) {
+    std::ifstream file(json_body_path);
+    std::stringstream text;
+    text << file.rdbuf();
+    bench.body = text.str();
+    status = registry.add(instance, "model", argv[1]);
+    if (!status) {
+      const auto& functions = registry.findModel("model")->functions;
+      auto it = functions.find(argv[2]);
+      if (it == functions.end()) {
+        status = strata_make_status(STRATA_STATUS_NOT_FOUND, "no function %s",
+                                    argv[2]);
+      } else {
+        bench.function = it->second.get();
+      }
+    }
+  }
+#endif
   for (Slot& slot : slots) {
     slot.bench = &bench;
     if (!status) {
@@ -168,11 +229,12 @@ int main(int argc, char** argv) {
   };
   std::printf("{\"calls\": %zu, \"failed\": %zu, \"in_flight\": %zu, "
               "\"seconds\": %.6f, \"calls_per_s\": %.1f, \"p50_us\": %.1f, "
-              "\"p99_us\": %.1f, \"async_entry\": %d}\n",
+              "\"p99_us\": %.1f, \"async_entry\": %d, \"json\": %d}\n",
               bench.finished, bench.failed, slots.size(), seconds,
               bench.finished / seconds, pct(0.5), pct(0.99),
               slots.empty() ? 0
-                            : strata_runtime_call_has_async_entry(slots[0].call));
+                            : strata_runtime_call_has_async_entry(slots[0].call),
+              json_body_path.empty() ? 0 : 1);
   for (Slot& slot : slots) {
     strata_runtime_call_destroy(slot.call);
   }

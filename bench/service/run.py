@@ -8,7 +8,9 @@ connections (a Lua script stops each wrk thread after its share of
 responses). It prints throughput, p50/p99 latency, errors and the server's
 VmRSS before, between the halves and after; then the in-process ceiling,
 the same function called through the embedding API with the same number of
-calls in flight (build/bench/service/inprocess_calls), and the ratio.
+calls in flight (build/bench/service/inprocess_calls), and the ratio; then
+the same calls with the service's JSON decode and encode of each request
+(inprocess_calls --json-body), and that ratio.
 
   bench/service/run.py --build=build [--requests=20000] [--connections=64]
       [--threads=2] [--device=local-task] [--task_workers=0]
@@ -255,19 +257,27 @@ def main():
               "after half 1, %d KiB after half 2: %+.2f%% between the halves; "
               "exit status %s" % (rss_start, rss[0], rss[1], rss[2], growth, code))
 
-        ceiling = json.loads(subprocess.run(
-            [inprocess_tool, vmfb, "predict", "@" + input_npy,
-             "--calls=%d" % args.requests, "--in-flight=%d" % args.connections,
-             "--device=" + args.device, "--task_workers=%d" % args.task_workers],
-            check=True, capture_output=True, text=True).stdout)
-        print("in-process: %d calls in %.3f s = %.0f calls/s, p50 %.3f ms, "
-              "p99 %.3f ms (%d in flight on one loop, async entry %s, failed %d)" %
-              (ceiling["calls"], ceiling["seconds"], ceiling["calls_per_s"],
-               ceiling["p50_us"] / 1e3, ceiling["p99_us"] / 1e3,
-               ceiling["in_flight"], bool(ceiling["async_entry"]),
-               ceiling["failed"]))
-        print("ratio service/in-process: %.3f" %
-              (responses / seconds / ceiling["calls_per_s"]))
+        body_path = os.path.join(work, "request.json")
+        with open(body_path, "w") as f:
+            f.write(body)
+        service_rate = responses / seconds
+        for label, extra in (("in-process", []),
+                             ("in-process + JSON", ["--json-body=" + body_path])):
+            ceiling = json.loads(subprocess.run(
+                [inprocess_tool, vmfb, "predict", "@" + input_npy,
+                 "--calls=%d" % args.requests,
+                 "--in-flight=%d" % args.connections, "--device=" + args.device,
+                 "--task_workers=%d" % args.task_workers] + extra,
+                check=True, capture_output=True, text=True).stdout)
+            print("%s: %d calls in %.3f s = %.0f calls/s, p50 %.3f ms, "
+                  "p99 %.3f ms (%d in flight on one loop, async entry %s, "
+                  "failed %d)" %
+                  (label, ceiling["calls"], ceiling["seconds"],
+                   ceiling["calls_per_s"], ceiling["p50_us"] / 1e3,
+                   ceiling["p99_us"] / 1e3, ceiling["in_flight"],
+                   bool(ceiling["async_entry"]), ceiling["failed"]))
+            print("ratio service/%s: %.3f" %
+                  (label, service_rate / ceiling["calls_per_s"]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
