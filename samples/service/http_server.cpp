@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <strings.h>
 #include <deque>
 
 #include <http_parser.h>
@@ -63,6 +64,8 @@ struct Connection {
   std::string body;
   bool in_message = false;
   bool too_large = false;
+  bool header_is_expect = false;  // the header being read is Expect
+  bool expect_continue = false;   // Expect: 100-continue
   bool closing = false;          // uv_close called
   bool handle_closed = false;    // its close callback ran
   bool close_after_flush = false;
@@ -117,6 +120,7 @@ int onMessageBegin(http_parser* parser) {
   Connection* conn = static_cast<Connection*>(parser->data);
   conn->in_message = true;
   conn->too_large = false;
+  conn->expect_continue = false;
   conn->url.clear();
   conn->body.clear();
   return 0;
@@ -125,6 +129,21 @@ int onMessageBegin(http_parser* parser) {
 int onUrl(http_parser* parser, const char* at, size_t length) {
   Connection* conn = static_cast<Connection*>(parser->data);
   conn->url.append(at, length);
+  return 0;
+}
+
+int onHeaderField(http_parser* parser, const char* at, size_t length) {
+  Connection* conn = static_cast<Connection*>(parser->data);
+  conn->header_is_expect = length == 6 && strncasecmp(at, "expect", 6) == 0;
+  return 0;
+}
+
+int onHeaderValue(http_parser* parser, const char* at, size_t length) {
+  Connection* conn = static_cast<Connection*>(parser->data);
+  if (conn->header_is_expect && length == 12 &&
+      strncasecmp(at, "100-continue", 12) == 0) {
+    conn->expect_continue = true;
+  }
   return 0;
 }
 
@@ -168,6 +187,16 @@ int onHeadersComplete(http_parser* parser) {
   if (parser->content_length != ULLONG_MAX &&
       parser->content_length > maxBody(parser)) {
     conn->too_large = true;
+  }
+  // A client that asked to be told to go on (curl does for large bodies)
+  // is told so at once, unless earlier answers are still queued before it;
+  // a body that is too large is refused when it has arrived.
+  if (conn->expect_continue && !conn->too_large && conn->slots.empty() &&
+      conn->writes_pending == 0) {
+    static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+    uv_buf_t buf = uv_buf_init(const_cast<char*>(kContinue),
+                               sizeof(kContinue) - 1);
+    uv_try_write(reinterpret_cast<uv_stream_t*>(&conn->handle), &buf, 1);
   }
   return 0;
 }
@@ -214,6 +243,8 @@ const http_parser_settings& parserSettings() {
     http_parser_settings_init(&s);
     s.on_message_begin = onMessageBegin;
     s.on_url = onUrl;
+    s.on_header_field = onHeaderField;
+    s.on_header_value = onHeaderValue;
     s.on_headers_complete = onHeadersComplete;
     s.on_body = onBody;
     s.on_message_complete = ParserHooks::onMessageComplete;
@@ -471,7 +502,7 @@ void Server::handleRequest(Connection* conn) {
     return;
   }
   if (path == "/healthz") {
-    if (method != HTTP_GET && method != HTTP_HEAD) {
+    if (method != HTTP_GET) {
       answer(conn, seq, 405, kJson, errorBody("use GET /healthz"));
     } else if (draining_) {
       answer(conn, seq, 503, kJson, "{\"status\": \"draining\"}\n");

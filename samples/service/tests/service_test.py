@@ -5,6 +5,7 @@ Starts the server on an ephemeral port (--listen=127.0.0.1:0; the port is
 read from its first line of output) with the MLP and the test model, and
 checks:
   - /healthz, /metrics, and the MLP's answer against samples/mlp/expected.npy;
+    Expect: 100-continue;
   - integer tensors and scalars in and out;
   - 400 for malformed JSON, an unknown model or function, a wrong shape,
     dtype or input count; 404 for an unknown path; 413 beyond --max-body;
@@ -28,6 +29,7 @@ import os
 import re
 import resource
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -169,6 +171,24 @@ def test_answers(server, mlp_input, expected):
               output[0]["dtype"] == "f32" and
               close_to(output[0]["data"], expected[1]))
     check(ok, "mlp.predict matches expected.npy (%d %s)" % (status, body[:80]))
+
+    # Expect: 100-continue is answered before the body is sent.
+    body = json.dumps({"inputs": [mlp_input]}).encode()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as s:
+        s.sendall(b"POST /v1/models/mlp:invoke/predict HTTP/1.1\r\n"
+                  b"Host: x\r\nExpect: 100-continue\r\n"
+                  b"Content-Length: %d\r\n\r\n" % len(body))
+        interim = s.recv(100)
+        s.sendall(body)
+        final = b""
+        while b"]}]}" not in final:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            final += chunk
+    check(interim == b"HTTP/1.1 100 Continue\r\n\r\n" and
+          final.startswith(b"HTTP/1.1 200 OK"),
+          "Expect: 100-continue (%r, %r)" % (interim, final[:40]))
 
     status, body = server.invoke("t", "add_i32", {"inputs": [
         tensor([2, 3], "i32", [1, 2, 3, 4, 5, -6]),
