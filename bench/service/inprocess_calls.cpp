@@ -33,31 +33,31 @@ namespace {
 struct Bench;
 
 struct Slot {
-  Bench* bench = nullptr;
-  strata_runtime_call_t* call = nullptr;
+  Bench *bench = nullptr;
+  strata_runtime_call_t *call = nullptr;
   std::chrono::steady_clock::time_point start;
 };
 
 struct Bench {
-  strata_hal_loop_t* loop = nullptr;
-  strata_hal_buffer_view_t* input = nullptr;
+  strata_hal_loop_t *loop = nullptr;
+  strata_hal_buffer_view_t *input = nullptr;
   size_t total = 0;
   size_t started = 0;
   size_t finished = 0;
   size_t failed = 0;
   std::vector<double> latencies_us;
 #if STRATA_BENCH_WITH_JSON
-  const strata::service::Function* function = nullptr;  // JSON mode
+  const strata::service::Function *function = nullptr; // JSON mode
   std::string body;
   std::string answer;
 #endif
 };
 
-void start(Slot* slot);
+void start(Slot *slot);
 
-void onDone(void* user, strata_runtime_call_t*, strata_status_t status) {
-  Slot* slot = static_cast<Slot*>(user);
-  Bench* bench = slot->bench;
+void onDone(void *user, strata_runtime_call_t *, strata_status_t status) {
+  Slot *slot = static_cast<Slot *>(user);
+  Bench *bench = slot->bench;
   auto now = std::chrono::steady_clock::now();
   bench->latencies_us.push_back(
       std::chrono::duration<double, std::micro>(now - slot->start).count());
@@ -78,8 +78,8 @@ void onDone(void* user, strata_runtime_call_t*, strata_status_t status) {
   }
 }
 
-void start(Slot* slot) {
-  Bench* bench = slot->bench;
+void start(Slot *slot) {
+  Bench *bench = slot->bench;
   ++bench->started;
   strata_runtime_call_reset(slot->call);
   slot->start = std::chrono::steady_clock::now();
@@ -109,16 +109,16 @@ void start(Slot* slot) {
 }
 
 int die(strata_status_t status) {
-  char* text = strata_status_to_string(status);
+  char *text = strata_status_to_string(status);
   std::fprintf(stderr, "inprocess_calls: %s\n", text);
   std::free(text);
   strata_status_free(status);
   return 1;
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   if (argc < 4) {
     std::fprintf(stderr, "usage: inprocess_calls MODULE FUNCTION INPUT "
                          "[--calls=N] [--in-flight=K] [--device=NAME] "
@@ -132,21 +132,21 @@ int main(int argc, char** argv) {
   std::string json_body_path;
   for (int i = 4; i < argc; ++i) {
     std::string arg = argv[i];
-    auto value = [&](const char* prefix) {
+    auto value = [&](const char *prefix) {
       return arg.compare(0, std::strlen(prefix), prefix) == 0
                  ? arg.c_str() + std::strlen(prefix)
                  : nullptr;
     };
-    if (const char* v = value("--calls=")) {
+    if (const char *v = value("--calls=")) {
       calls = std::strtoull(v, nullptr, 10);
-    } else if (const char* v = value("--in-flight=")) {
+    } else if (const char *v = value("--in-flight=")) {
       in_flight = std::max<size_t>(1, std::strtoull(v, nullptr, 10));
-    } else if (const char* v = value("--device=")) {
+    } else if (const char *v = value("--device=")) {
       device = v;
-    } else if (const char* v = value("--task_workers=")) {
+    } else if (const char *v = value("--task_workers=")) {
       workers = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
 #if STRATA_BENCH_WITH_JSON
-    } else if (const char* v = value("--json-body=")) {
+    } else if (const char *v = value("--json-body=")) {
       json_body_path = v;
 #endif
     } else {
@@ -165,18 +165,20 @@ int main(int argc, char** argv) {
   strata_runtime_instance_options_initialize(&options);
   options.device = device.c_str();
   options.task_worker_count = workers;
-  strata_runtime_instance_t* instance = nullptr;
-  strata_runtime_session_t* session = nullptr;
+  strata_runtime_instance_t *instance = nullptr;
+  strata_runtime_session_t *session = nullptr;
   Bench bench;
   bench.total = calls;
   std::vector<Slot> slots(std::min(in_flight, calls));
   strata_status_t status =
       strata_runtime_instance_create(&options, allocator, &instance);
   if (!status) {
-    status = strata_runtime_session_create_from_file(instance, argv[1], &session);
+    status =
+        strata_runtime_session_create_from_file(instance, argv[1], &session);
   }
   if (!status) {
-    status = strata::tools::bufferViewFromTensor(tensor, allocator, &bench.input);
+    status =
+        strata::tools::bufferViewFromTensor(tensor, allocator, &bench.input);
   }
   if (!status) {
     status = strata_hal_loop_create(allocator, &bench.loop);
@@ -191,7 +193,7 @@ int main(int argc, char** argv) {
     bench.body = text.str();
     status = registry.add(instance, "model", argv[1]);
     if (!status) {
-      const auto& functions = registry.findModel("model")->functions;
+      const auto &functions = registry.findModel("model")->functions;
       auto it = functions.find(argv[2]);
       if (it == functions.end()) {
         status = strata_make_status(STRATA_STATUS_NOT_FOUND, "no function %s",
@@ -202,10 +204,11 @@ int main(int argc, char** argv) {
     }
   }
 #endif
-  for (Slot& slot : slots) {
+  for (Slot &slot : slots) {
     slot.bench = &bench;
     if (!status) {
-      status = strata_runtime_call_create(session, argv[2], allocator, &slot.call);
+      status =
+          strata_runtime_call_create(session, argv[2], allocator, &slot.call);
     }
   }
   if (status) {
@@ -213,7 +216,7 @@ int main(int argc, char** argv) {
   }
   bench.latencies_us.reserve(calls);
   auto begin = std::chrono::steady_clock::now();
-  for (Slot& slot : slots) {
+  for (Slot &slot : slots) {
     start(&slot);
   }
   status = strata_hal_loop_run(bench.loop);
@@ -222,20 +225,20 @@ int main(int argc, char** argv) {
     return die(status);
   }
   double seconds = std::chrono::duration<double>(end - begin).count();
-  std::vector<double>& l = bench.latencies_us;
+  std::vector<double> &l = bench.latencies_us;
   std::sort(l.begin(), l.end());
   auto pct = [&](double p) {
     return l.empty() ? 0.0 : l[std::min(l.size() - 1, size_t(p * l.size()))];
   };
-  std::printf("{\"calls\": %zu, \"failed\": %zu, \"in_flight\": %zu, "
-              "\"seconds\": %.6f, \"calls_per_s\": %.1f, \"p50_us\": %.1f, "
-              "\"p99_us\": %.1f, \"async_entry\": %d, \"json\": %d}\n",
-              bench.finished, bench.failed, slots.size(), seconds,
-              bench.finished / seconds, pct(0.5), pct(0.99),
-              slots.empty() ? 0
-                            : strata_runtime_call_has_async_entry(slots[0].call),
-              json_body_path.empty() ? 0 : 1);
-  for (Slot& slot : slots) {
+  std::printf(
+      "{\"calls\": %zu, \"failed\": %zu, \"in_flight\": %zu, "
+      "\"seconds\": %.6f, \"calls_per_s\": %.1f, \"p50_us\": %.1f, "
+      "\"p99_us\": %.1f, \"async_entry\": %d, \"json\": %d}\n",
+      bench.finished, bench.failed, slots.size(), seconds,
+      bench.finished / seconds, pct(0.5), pct(0.99),
+      slots.empty() ? 0 : strata_runtime_call_has_async_entry(slots[0].call),
+      json_body_path.empty() ? 0 : 1);
+  for (Slot &slot : slots) {
     strata_runtime_call_destroy(slot.call);
   }
   strata_hal_loop_destroy(bench.loop);

@@ -8,8 +8,8 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <strings.h>
 #include <deque>
+#include <strings.h>
 
 #include <http_parser.h>
 
@@ -17,7 +17,7 @@ namespace strata::service {
 
 namespace {
 
-const char* reasonPhrase(int code) {
+const char *reasonPhrase(int code) {
   switch (code) {
   case 200:
     return "OK";
@@ -38,51 +38,51 @@ const char* reasonPhrase(int code) {
   }
 }
 
-constexpr const char* kJson = "application/json";
-constexpr const char* kPrometheus = "text/plain; version=0.0.4; charset=utf-8";
-constexpr const char* kInvokePrefix = "/v1/models/";
-constexpr const char* kInvokeSeparator = ":invoke/";
+constexpr const char *kJson = "application/json";
+constexpr const char *kPrometheus = "text/plain; version=0.0.4; charset=utf-8";
+constexpr const char *kInvokePrefix = "/v1/models/";
+constexpr const char *kInvokeSeparator = ":invoke/";
 
 // How long a drain waits for connections that are in the middle of sending
 // a request before it closes them (calls in flight are always awaited).
 constexpr uint64_t kDrainGraceMs = 10000;
 
-}  // namespace
+} // namespace
 
 // One answer, in request order.
 struct Slot {
   bool ready = false;
-  bool close = false;  // close the connection once this is written
+  bool close = false; // close the connection once this is written
   std::string data;
 };
 
 struct Connection {
   uv_tcp_t handle;
-  Server* server = nullptr;
+  Server *server = nullptr;
   http_parser parser;
   std::string url;
   std::string body;
   bool in_message = false;
   bool too_large = false;
-  bool header_is_expect = false;  // the header being read is Expect
-  bool expect_continue = false;   // Expect: 100-continue
+  bool header_is_expect = false; // the header being read is Expect
+  bool expect_continue = false;  // Expect: 100-continue
   bool closing = false;          // uv_close called
   bool handle_closed = false;    // its close callback ran
   bool close_after_flush = false;
   size_t writes_pending = 0;
   size_t calls_pending = 0;
-  uint64_t first_seq = 0;  // seq of slots.front()
+  uint64_t first_seq = 0; // seq of slots.front()
   uint64_t next_seq = 0;
   std::deque<Slot> slots;
 };
 
 // A call between its submission and its answer.
 struct PendingCall {
-  Server* server = nullptr;
-  Connection* conn = nullptr;
+  Server *server = nullptr;
+  Connection *conn = nullptr;
   uint64_t seq = 0;
-  Function* function = nullptr;
-  strata_runtime_call_t* call = nullptr;
+  Function *function = nullptr;
+  strata_runtime_call_t *call = nullptr;
   uint64_t start_ns = 0;
   int code = 0;
   std::string body;
@@ -93,22 +93,22 @@ namespace {
 struct WriteRequest {
   uv_write_t req;
   std::string data;
-  Connection* conn;
+  Connection *conn;
 };
 
-void maybeFree(Connection* conn) {
+void maybeFree(Connection *conn) {
   if (conn->handle_closed && conn->calls_pending == 0) {
     delete conn;
   }
 }
 
-void onClosed(uv_handle_t* handle) {
-  Connection* conn = static_cast<Connection*>(handle->data);
+void onClosed(uv_handle_t *handle) {
+  Connection *conn = static_cast<Connection *>(handle->data);
   conn->handle_closed = true;
   maybeFree(conn);
 }
 
-void onAlloc(uv_handle_t*, size_t, uv_buf_t* buf) {
+void onAlloc(uv_handle_t *, size_t, uv_buf_t *buf) {
   // One buffer serves every read: reads happen one at a time on the loop
   // thread, and onRead parses the bytes before it returns.
   static char buffer[64 * 1024];
@@ -116,8 +116,8 @@ void onAlloc(uv_handle_t*, size_t, uv_buf_t* buf) {
   buf->len = sizeof(buffer);
 }
 
-int onMessageBegin(http_parser* parser) {
-  Connection* conn = static_cast<Connection*>(parser->data);
+int onMessageBegin(http_parser *parser) {
+  Connection *conn = static_cast<Connection *>(parser->data);
   conn->in_message = true;
   conn->too_large = false;
   conn->expect_continue = false;
@@ -126,20 +126,20 @@ int onMessageBegin(http_parser* parser) {
   return 0;
 }
 
-int onUrl(http_parser* parser, const char* at, size_t length) {
-  Connection* conn = static_cast<Connection*>(parser->data);
+int onUrl(http_parser *parser, const char *at, size_t length) {
+  Connection *conn = static_cast<Connection *>(parser->data);
   conn->url.append(at, length);
   return 0;
 }
 
-int onHeaderField(http_parser* parser, const char* at, size_t length) {
-  Connection* conn = static_cast<Connection*>(parser->data);
+int onHeaderField(http_parser *parser, const char *at, size_t length) {
+  Connection *conn = static_cast<Connection *>(parser->data);
   conn->header_is_expect = length == 6 && strncasecmp(at, "expect", 6) == 0;
   return 0;
 }
 
-int onHeaderValue(http_parser* parser, const char* at, size_t length) {
-  Connection* conn = static_cast<Connection*>(parser->data);
+int onHeaderValue(http_parser *parser, const char *at, size_t length) {
+  Connection *conn = static_cast<Connection *>(parser->data);
   if (conn->header_is_expect && length == 12 &&
       strncasecmp(at, "100-continue", 12) == 0) {
     conn->expect_continue = true;
@@ -147,22 +147,22 @@ int onHeaderValue(http_parser* parser, const char* at, size_t length) {
   return 0;
 }
 
-}  // namespace
+} // namespace
 
-void closeConnection(Connection* conn) {
+void closeConnection(Connection *conn) {
   if (conn->closing) {
     return;
   }
   conn->closing = true;
   conn->server->forgetConnection(conn);
-  uv_close(reinterpret_cast<uv_handle_t*>(&conn->handle), onClosed);
+  uv_close(reinterpret_cast<uv_handle_t *>(&conn->handle), onClosed);
 }
 
 namespace {
 
-void onWritten(uv_write_t* req, int status) {
-  WriteRequest* write = reinterpret_cast<WriteRequest*>(req);
-  Connection* conn = write->conn;
+void onWritten(uv_write_t *req, int status) {
+  WriteRequest *write = reinterpret_cast<WriteRequest *>(req);
+  Connection *conn = write->conn;
   delete write;
   --conn->writes_pending;
   if (conn->closing) {
@@ -178,10 +178,10 @@ void onWritten(uv_write_t* req, int status) {
   }
 }
 
-size_t maxBody(http_parser* parser);
+size_t maxBody(http_parser *parser);
 
-int onHeadersComplete(http_parser* parser) {
-  Connection* conn = static_cast<Connection*>(parser->data);
+int onHeadersComplete(http_parser *parser) {
+  Connection *conn = static_cast<Connection *>(parser->data);
   // Without a Content-Length, http_parser reports ULLONG_MAX; a chunked
   // body is then bounded as it arrives (onBody).
   if (parser->content_length != ULLONG_MAX &&
@@ -194,17 +194,17 @@ int onHeadersComplete(http_parser* parser) {
   if (conn->expect_continue && !conn->too_large && conn->slots.empty() &&
       conn->writes_pending == 0) {
     static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
-    uv_buf_t buf = uv_buf_init(const_cast<char*>(kContinue),
-                               sizeof(kContinue) - 1);
-    uv_try_write(reinterpret_cast<uv_stream_t*>(&conn->handle), &buf, 1);
+    uv_buf_t buf =
+        uv_buf_init(const_cast<char *>(kContinue), sizeof(kContinue) - 1);
+    uv_try_write(reinterpret_cast<uv_stream_t *>(&conn->handle), &buf, 1);
   }
   return 0;
 }
 
-int onBody(http_parser* parser, const char* at, size_t length) {
-  Connection* conn = static_cast<Connection*>(parser->data);
+int onBody(http_parser *parser, const char *at, size_t length) {
+  Connection *conn = static_cast<Connection *>(parser->data);
   if (conn->too_large) {
-    return 0;  // read and dropped, so the client can read the 413
+    return 0; // read and dropped, so the client can read the 413
   }
   if (conn->body.size() + length > maxBody(parser)) {
     conn->too_large = true;
@@ -216,15 +216,15 @@ int onBody(http_parser* parser, const char* at, size_t length) {
   return 0;
 }
 
-}  // namespace
+} // namespace
 
 // Friend of Server for its options and its handleRequest.
 struct ParserHooks {
-  static size_t maxBody(Connection* conn) {
+  static size_t maxBody(Connection *conn) {
     return conn->server->options_.max_body;
   }
-  static int onMessageComplete(http_parser* parser) {
-    Connection* conn = static_cast<Connection*>(parser->data);
+  static int onMessageComplete(http_parser *parser) {
+    Connection *conn = static_cast<Connection *>(parser->data);
     conn->in_message = false;
     conn->server->handleRequest(conn);
     return 0;
@@ -233,11 +233,11 @@ struct ParserHooks {
 
 namespace {
 
-size_t maxBody(http_parser* parser) {
-  return ParserHooks::maxBody(static_cast<Connection*>(parser->data));
+size_t maxBody(http_parser *parser) {
+  return ParserHooks::maxBody(static_cast<Connection *>(parser->data));
 }
 
-const http_parser_settings& parserSettings() {
+const http_parser_settings &parserSettings() {
   static const http_parser_settings settings = [] {
     http_parser_settings s;
     http_parser_settings_init(&s);
@@ -253,8 +253,8 @@ const http_parser_settings& parserSettings() {
   return settings;
 }
 
-std::string formatResponse(int code, const char* content_type,
-                           const std::string& body, bool close) {
+std::string formatResponse(int code, const char *content_type,
+                           const std::string &body, bool close) {
   std::string out;
   out.reserve(body.size() + 160);
   out += "HTTP/1.1 ";
@@ -270,14 +270,14 @@ std::string formatResponse(int code, const char* content_type,
   return out;
 }
 
-}  // namespace
+} // namespace
 
-void flushConnection(Connection* conn) {
+void flushConnection(Connection *conn) {
   // Every answer ready at the front goes out in one write: tried at once
   // (uv_try_write), and whatever the socket does not take is queued.
   std::string out;
   while (!conn->closing && !conn->slots.empty() && conn->slots.front().ready) {
-    Slot& slot = conn->slots.front();
+    Slot &slot = conn->slots.front();
     if (out.empty()) {
       out = std::move(slot.data);
     } else {
@@ -290,7 +290,7 @@ void flushConnection(Connection* conn) {
     ++conn->first_seq;
   }
   if (!out.empty() && !conn->closing) {
-    auto* stream = reinterpret_cast<uv_stream_t*>(&conn->handle);
+    auto *stream = reinterpret_cast<uv_stream_t *>(&conn->handle);
     size_t written = 0;
     if (conn->writes_pending == 0) {
       uv_buf_t buf = uv_buf_init(out.data(), static_cast<unsigned>(out.size()));
@@ -303,7 +303,7 @@ void flushConnection(Connection* conn) {
       }
     }
     if (written < out.size()) {
-      WriteRequest* write = new WriteRequest;
+      WriteRequest *write = new WriteRequest;
       write->data = out.substr(written);
       write->conn = conn;
       uv_buf_t buf = uv_buf_init(write->data.data(),
@@ -320,7 +320,7 @@ void flushConnection(Connection* conn) {
     return;
   }
   if (conn->close_after_flush) {
-    uv_read_stop(reinterpret_cast<uv_stream_t*>(&conn->handle));
+    uv_read_stop(reinterpret_cast<uv_stream_t *>(&conn->handle));
     if (conn->slots.empty() && conn->writes_pending == 0) {
       closeConnection(conn);
     }
@@ -328,7 +328,7 @@ void flushConnection(Connection* conn) {
              !conn->in_message) {
     // Draining: nothing more will be read from an idle connection.
     conn->close_after_flush = true;
-    uv_read_stop(reinterpret_cast<uv_stream_t*>(&conn->handle));
+    uv_read_stop(reinterpret_cast<uv_stream_t *>(&conn->handle));
     if (conn->writes_pending == 0) {
       closeConnection(conn);
     }
@@ -337,8 +337,8 @@ void flushConnection(Connection* conn) {
 
 namespace {
 
-void onRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
-  Connection* conn = static_cast<Connection*>(stream->data);
+void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
+  Connection *conn = static_cast<Connection *>(stream->data);
   if (nread > 0 && !conn->close_after_flush && !conn->closing) {
     size_t parsed = http_parser_execute(&conn->parser, &parserSettings(),
                                         buf->base, static_cast<size_t>(nread));
@@ -358,13 +358,13 @@ void onRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
       flushConnection(conn);
     }
   } else if (nread < 0) {
-    closeConnection(conn);  // EOF or an error; pending answers are dropped
+    closeConnection(conn); // EOF or an error; pending answers are dropped
   }
 }
 
-}  // namespace
+} // namespace
 
-Server::Server(ModelRegistry* registry, strata_hal_loop_t* compute_loop,
+Server::Server(ModelRegistry *registry, strata_hal_loop_t *compute_loop,
                ServerOptions options)
     : registry_(registry), compute_loop_(compute_loop),
       options_(std::move(options)) {
@@ -378,16 +378,16 @@ Server::~Server() {
   uv_loop_close(&loop_);
 }
 
-bool Server::start(std::string* error) {
+bool Server::start(std::string *error) {
   struct sockaddr_storage address;
   int rc;
   bool v6 = options_.host.find(':') != std::string::npos;
   if (v6) {
     rc = uv_ip6_addr(options_.host.c_str(), options_.port,
-                     reinterpret_cast<sockaddr_in6*>(&address));
+                     reinterpret_cast<sockaddr_in6 *>(&address));
   } else {
     rc = uv_ip4_addr(options_.host.c_str(), options_.port,
-                     reinterpret_cast<sockaddr_in*>(&address));
+                     reinterpret_cast<sockaddr_in *>(&address));
   }
   std::string where = options_.host + ":" + std::to_string(options_.port);
   if (rc < 0) {
@@ -396,23 +396,23 @@ bool Server::start(std::string* error) {
   }
   uv_tcp_init(&loop_, &listener_);
   listener_.data = this;
-  rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&address), 0);
+  rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr *>(&address), 0);
   if (rc >= 0) {
-    rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 4096,
+    rc = uv_listen(reinterpret_cast<uv_stream_t *>(&listener_), 4096,
                    onConnection);
   }
   if (rc < 0) {
     *error = "cannot listen on " + where + ": " + uv_strerror(rc);
-    uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t *>(&listener_), nullptr);
     uv_run(&loop_, UV_RUN_DEFAULT);
     return false;
   }
   struct sockaddr_storage bound;
   int length = sizeof(bound);
-  uv_tcp_getsockname(&listener_, reinterpret_cast<sockaddr*>(&bound), &length);
+  uv_tcp_getsockname(&listener_, reinterpret_cast<sockaddr *>(&bound), &length);
   bound_port_ = ntohs(bound.ss_family == AF_INET6
-                          ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                          : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+                          ? reinterpret_cast<sockaddr_in6 *>(&bound)->sin6_port
+                          : reinterpret_cast<sockaddr_in *>(&bound)->sin_port);
 
   // Completions arrive through an eventfd watched by a uv_poll_t rather
   // than a uv_async_t, for the reason README.md gives for the hal loop.
@@ -439,46 +439,47 @@ void Server::run() {
   uv_run(&loop_, UV_RUN_DEFAULT);
   // Drained: from here on SIGTERM and SIGINT are ignored (libuv restores
   // the default action when their handles close).
-  uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
-  uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t *>(&sigterm_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t *>(&sigint_), nullptr);
   uv_run(&loop_, UV_RUN_DEFAULT);
   std::signal(SIGTERM, SIG_IGN);
   std::signal(SIGINT, SIG_IGN);
 }
 
-void Server::onConnection(uv_stream_t* listener, int status) {
-  Server* server = static_cast<Server*>(listener->data);
+void Server::onConnection(uv_stream_t *listener, int status) {
+  Server *server = static_cast<Server *>(listener->data);
   if (status < 0 || server->draining_) {
     return;
   }
-  Connection* conn = new Connection;
+  Connection *conn = new Connection;
   conn->server = server;
   uv_tcp_init(&server->loop_, &conn->handle);
   conn->handle.data = conn;
-  if (uv_accept(listener, reinterpret_cast<uv_stream_t*>(&conn->handle)) < 0) {
+  if (uv_accept(listener, reinterpret_cast<uv_stream_t *>(&conn->handle)) < 0) {
     conn->closing = true;
-    uv_close(reinterpret_cast<uv_handle_t*>(&conn->handle), onClosed);
+    uv_close(reinterpret_cast<uv_handle_t *>(&conn->handle), onClosed);
     return;
   }
   uv_tcp_nodelay(&conn->handle, 1);
   http_parser_init(&conn->parser, HTTP_REQUEST);
   conn->parser.data = conn;
   server->connections_.insert(conn);
-  uv_read_start(reinterpret_cast<uv_stream_t*>(&conn->handle), onAlloc, onRead);
+  uv_read_start(reinterpret_cast<uv_stream_t *>(&conn->handle), onAlloc,
+                onRead);
 }
 
-void Server::forgetConnection(Connection* conn) {
+void Server::forgetConnection(Connection *conn) {
   connections_.erase(conn);
   checkDrained();
 }
 
-void Server::answer(Connection* conn, uint64_t seq, int code,
-                    const char* content_type, const std::string& body) {
+void Server::answer(Connection *conn, uint64_t seq, int code,
+                    const char *content_type, const std::string &body) {
   metrics_.countResponse(code);
   if (conn->closing) {
     return;
   }
-  Slot& slot = conn->slots[seq - conn->first_seq];
+  Slot &slot = conn->slots[seq - conn->first_seq];
   bool close = slot.close || draining_;
   slot.data = formatResponse(code, content_type, body, close);
   slot.close = close;
@@ -486,7 +487,7 @@ void Server::answer(Connection* conn, uint64_t seq, int code,
   flushConnection(conn);
 }
 
-void Server::handleRequest(Connection* conn) {
+void Server::handleRequest(Connection *conn) {
   uint64_t seq = conn->next_seq++;
   Slot slot;
   slot.close = !http_should_keep_alive(&conn->parser);
@@ -495,7 +496,7 @@ void Server::handleRequest(Connection* conn) {
   std::string path = conn->url.substr(0, conn->url.find('?'));
   auto method = static_cast<http_method>(conn->parser.method);
   if (conn->too_large) {
-    conn->slots.back().close = true;  // the body may be cut short
+    conn->slots.back().close = true; // the body may be cut short
     answer(conn, seq, 413, kJson,
            errorBody("the request body exceeds --max-body=" +
                      std::to_string(options_.max_body) + " bytes"));
@@ -539,7 +540,7 @@ void Server::handleRequest(Connection* conn) {
   std::string model_name = path.substr(prefix, separator - prefix);
   std::string function_name =
       path.substr(separator + std::strlen(kInvokeSeparator));
-  const Model* model = registry_->findModel(model_name);
+  const Model *model = registry_->findModel(model_name);
   if (!model) {
     answer(conn, seq, 400, kJson,
            errorBody("unknown model '" + model_name +
@@ -567,8 +568,8 @@ void Server::handleRequest(Connection* conn) {
   invoke(conn, seq, function_it->second.get());
 }
 
-void Server::invoke(Connection* conn, uint64_t seq, Function* function) {
-  strata_runtime_call_t* call = nullptr;
+void Server::invoke(Connection *conn, uint64_t seq, Function *function) {
+  strata_runtime_call_t *call = nullptr;
   strata_status_t status = registry_->takeCall(function, &call);
   if (status) {
     answer(conn, seq, 500, kJson, errorBody(consumeStatusText(status)));
@@ -581,7 +582,7 @@ void Server::invoke(Connection* conn, uint64_t seq, Function* function) {
     return;
   }
   conn->body.clear();
-  PendingCall* pending = new PendingCall;
+  PendingCall *pending = new PendingCall;
   pending->server = this;
   pending->conn = conn;
   pending->seq = seq;
@@ -596,7 +597,8 @@ void Server::invoke(Connection* conn, uint64_t seq, Function* function) {
     --in_flight_;
     --conn->calls_pending;
     delete pending;
-    bool bad_input = strata_status_code(status) == STRATA_STATUS_INVALID_ARGUMENT;
+    bool bad_input =
+        strata_status_code(status) == STRATA_STATUS_INVALID_ARGUMENT;
     ModelRegistry::returnCall(function, call);
     answer(conn, seq, bad_input ? 400 : 500, kJson,
            errorBody(consumeStatusText(status)));
@@ -604,9 +606,9 @@ void Server::invoke(Connection* conn, uint64_t seq, Function* function) {
 }
 
 // Compute thread: encode the answer here, off the HTTP loop.
-void Server::onCallDone(void* user, strata_runtime_call_t* call,
+void Server::onCallDone(void *user, strata_runtime_call_t *call,
                         strata_status_t status) {
-  PendingCall* pending = static_cast<PendingCall*>(user);
+  PendingCall *pending = static_cast<PendingCall *>(user);
   std::string error;
   if (status) {
     pending->code = 500;
@@ -620,7 +622,7 @@ void Server::onCallDone(void* user, strata_runtime_call_t* call,
   pending->server->postCompletion(pending);
 }
 
-void Server::postCompletion(PendingCall* pending) {
+void Server::postCompletion(PendingCall *pending) {
   bool wake;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -634,25 +636,25 @@ void Server::postCompletion(PendingCall* pending) {
   }
 }
 
-void Server::onCompletionsReady(uv_poll_t* poll, int, int) {
-  static_cast<Server*>(poll->data)->drainCompletions();
+void Server::onCompletionsReady(uv_poll_t *poll, int, int) {
+  static_cast<Server *>(poll->data)->drainCompletions();
 }
 
 void Server::drainCompletions() {
   uint64_t value;
   while (read(event_fd_, &value, sizeof(value)) < 0 && errno == EINTR) {
   }
-  std::vector<PendingCall*> batch;
+  std::vector<PendingCall *> batch;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     batch.swap(completed_);
   }
   uint64_t now = uv_hrtime();
-  for (PendingCall* pending : batch) {
+  for (PendingCall *pending : batch) {
     --in_flight_;
     metrics_.observeInvokeLatency(now - pending->start_ns);
     ModelRegistry::returnCall(pending->function, pending->call);
-    Connection* conn = pending->conn;
+    Connection *conn = pending->conn;
     --conn->calls_pending;
     answer(conn, pending->seq, pending->code, kJson, pending->body);
     if (conn->handle_closed) {
@@ -663,8 +665,8 @@ void Server::drainCompletions() {
   checkDrained();
 }
 
-void Server::onSignal(uv_signal_t* signal, int) {
-  static_cast<Server*>(signal->data)->beginDrain();
+void Server::onSignal(uv_signal_t *signal, int) {
+  static_cast<Server *>(signal->data)->beginDrain();
 }
 
 void Server::beginDrain() {
@@ -675,20 +677,20 @@ void Server::beginDrain() {
   std::fprintf(stderr,
                "strata-service: draining (%zu calls in flight), then exiting\n",
                in_flight_);
-  uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t *>(&listener_), nullptr);
   uv_timer_start(&drain_timer_, onDrainTimeout, kDrainGraceMs, 0);
-  std::vector<Connection*> open(connections_.begin(), connections_.end());
-  for (Connection* conn : open) {
-    flushConnection(conn);  // closes the idle ones
+  std::vector<Connection *> open(connections_.begin(), connections_.end());
+  for (Connection *conn : open) {
+    flushConnection(conn); // closes the idle ones
   }
   checkDrained();
 }
 
-void Server::onDrainTimeout(uv_timer_t* timer) {
-  Server* server = static_cast<Server*>(timer->data);
-  std::vector<Connection*> open(server->connections_.begin(),
-                                server->connections_.end());
-  for (Connection* conn : open) {
+void Server::onDrainTimeout(uv_timer_t *timer) {
+  Server *server = static_cast<Server *>(timer->data);
+  std::vector<Connection *> open(server->connections_.begin(),
+                                 server->connections_.end());
+  for (Connection *conn : open) {
     if (conn->calls_pending == 0) {
       closeConnection(conn);
     }
@@ -700,13 +702,13 @@ void Server::checkDrained() {
     return;
   }
   stopped_ = true;
-  uv_close(reinterpret_cast<uv_handle_t*>(&completions_poll_), nullptr);
-  uv_close(reinterpret_cast<uv_handle_t*>(&drain_timer_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t *>(&completions_poll_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t *>(&drain_timer_), nullptr);
   // The signal handles stay open (unreferenced, so the loop can end) until
   // run() returns: closing them here would restore the default action, and
   // a second SIGTERM during the last writes would kill the process.
-  uv_unref(reinterpret_cast<uv_handle_t*>(&sigterm_));
-  uv_unref(reinterpret_cast<uv_handle_t*>(&sigint_));
+  uv_unref(reinterpret_cast<uv_handle_t *>(&sigterm_));
+  uv_unref(reinterpret_cast<uv_handle_t *>(&sigint_));
 }
 
-}  // namespace strata::service
+} // namespace strata::service

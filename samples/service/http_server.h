@@ -37,21 +37,21 @@ struct ServerOptions {
 struct Connection;
 struct PendingCall;
 struct ParserHooks;
-void closeConnection(Connection* conn);
-void flushConnection(Connection* conn);
+void closeConnection(Connection *conn);
+void flushConnection(Connection *conn);
 
 class Server {
 public:
   /// registry and compute_loop are borrowed and must outlive the server;
   /// compute_loop must be run by another thread while run() runs.
-  Server(ModelRegistry* registry, strata_hal_loop_t* compute_loop,
+  Server(ModelRegistry *registry, strata_hal_loop_t *compute_loop,
          ServerOptions options);
-  Server(const Server&) = delete;
-  Server& operator=(const Server&) = delete;
+  Server(const Server &) = delete;
+  Server &operator=(const Server &) = delete;
   ~Server();
 
   /// Binds and listens. False with *error (naming the address) on failure.
-  bool start(std::string* error);
+  bool start(std::string *error);
   /// The port bound (useful with port 0).
   int boundPort() const { return bound_port_; }
   /// Serves until a SIGTERM/SIGINT has been handled and every call in
@@ -61,25 +61,25 @@ public:
 private:
   friend struct Connection;
   friend struct ParserHooks;
-  static void onConnection(uv_stream_t* listener, int status);
-  static void onCompletionsReady(uv_poll_t* poll, int status, int events);
-  static void onSignal(uv_signal_t* signal, int signum);
-  static void onDrainTimeout(uv_timer_t* timer);
-  static void onCallDone(void* user, strata_runtime_call_t* call,
+  static void onConnection(uv_stream_t *listener, int status);
+  static void onCompletionsReady(uv_poll_t *poll, int status, int events);
+  static void onSignal(uv_signal_t *signal, int signum);
+  static void onDrainTimeout(uv_timer_t *timer);
+  static void onCallDone(void *user, strata_runtime_call_t *call,
                          strata_status_t status);
 
-  void handleRequest(Connection* conn);
-  void answer(Connection* conn, uint64_t seq, int code,
-              const char* content_type, const std::string& body);
-  void invoke(Connection* conn, uint64_t seq, Function* function);
-  void postCompletion(PendingCall* pending);
+  void handleRequest(Connection *conn);
+  void answer(Connection *conn, uint64_t seq, int code,
+              const char *content_type, const std::string &body);
+  void invoke(Connection *conn, uint64_t seq, Function *function);
+  void postCompletion(PendingCall *pending);
   void drainCompletions();
   void beginDrain();
   void checkDrained();
-  void forgetConnection(Connection* conn);
+  void forgetConnection(Connection *conn);
 
-  ModelRegistry* registry_;
-  strata_hal_loop_t* compute_loop_;
+  ModelRegistry *registry_;
+  strata_hal_loop_t *compute_loop_;
   ServerOptions options_;
   int bound_port_ = 0;
 
@@ -93,18 +93,18 @@ private:
   bool draining_ = false;
   bool stopped_ = false;
 
-  std::unordered_set<Connection*> connections_;
+  std::unordered_set<Connection *> connections_;
   size_t in_flight_ = 0;
   Metrics metrics_;
 
   // Completed calls from the compute thread, guarded by mutex_.
   std::mutex mutex_;
-  std::vector<PendingCall*> completed_;
+  std::vector<PendingCall *> completed_;
 
-  friend void closeConnection(Connection* conn);
-  friend void flushConnection(Connection* conn);
+  friend void closeConnection(Connection *conn);
+  friend void flushConnection(Connection *conn);
 };
 
-}  // namespace strata::service
+} // namespace strata::service
 
-#endif  // STRATA_SAMPLES_SERVICE_HTTP_SERVER_H_
+#endif // STRATA_SAMPLES_SERVICE_HTTP_SERVER_H_

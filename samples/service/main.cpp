@@ -49,11 +49,11 @@ const char kUsage[] =
     "SIGTERM or SIGINT stops accepting, answers the calls in flight and "
     "exits 0.\n";
 
-bool parseSize(const std::string& text, size_t* out) {
+bool parseSize(const std::string &text, size_t *out) {
   if (text.empty()) {
     return false;
   }
-  char* end = nullptr;
+  char *end = nullptr;
   unsigned long long value = std::strtoull(text.c_str(), &end, 10);
   if (*end != '\0' || text[0] == '-') {
     return false;
@@ -62,18 +62,18 @@ bool parseSize(const std::string& text, size_t* out) {
   return true;
 }
 
-int fail(const std::string& message) {
+int fail(const std::string &message) {
   std::fprintf(stderr, "strata-service: %s\n", message.c_str());
   return 1;
 }
 
-void onKeepAliveDone(void*, strata_status_t status) {
+void onKeepAliveDone(void *, strata_status_t status) {
   strata_status_free(status);
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   ServerOptions options;
   std::string device = "local-task";
   size_t task_workers = 0;
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
 
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    auto value = [&](const char* flag, std::string* out) {
+    auto value = [&](const char *flag, std::string *out) {
       std::string prefix = std::string(flag) + "=";
       if (arg.compare(0, prefix.size(), prefix) == 0) {
         *out = arg.substr(prefix.size());
@@ -106,8 +106,8 @@ int main(int argc, char** argv) {
     } else if (value("--listen", &v)) {
       size_t colon = v.rfind(':');
       size_t port = 0;
-      if (colon == std::string::npos || !parseSize(v.substr(colon + 1), &port) ||
-          port > 65535) {
+      if (colon == std::string::npos ||
+          !parseSize(v.substr(colon + 1), &port) || port > 65535) {
         return fail("--listen takes HOST:PORT, got '" + v + "'");
       }
       std::string host = v.substr(0, colon);
@@ -144,7 +144,8 @@ int main(int argc, char** argv) {
   // every client needs a descriptor.
   std::signal(SIGPIPE, SIG_IGN);
   struct rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 &&
+      limit.rlim_cur < limit.rlim_max) {
     limit.rlim_cur = limit.rlim_max;
     setrlimit(RLIMIT_NOFILE, &limit);
   }
@@ -154,7 +155,7 @@ int main(int argc, char** argv) {
   strata_runtime_instance_options_initialize(&instance_options);
   instance_options.device = device.c_str();
   instance_options.task_worker_count = static_cast<uint32_t>(task_workers);
-  strata_runtime_instance_t* instance = nullptr;
+  strata_runtime_instance_t *instance = nullptr;
   strata_status_t status =
       strata_runtime_instance_create(&instance_options, allocator, &instance);
   if (status) {
@@ -163,16 +164,16 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   {
     ModelRegistry registry;
-    for (const auto& [name, path] : models) {
+    for (const auto &[name, path] : models) {
       status = registry.add(instance, name, path);
       if (status) {
-        exit_code = fail("model '" + name + "': " +
-                         strata::service::consumeStatusText(status));
+        exit_code = fail("model '" + name +
+                         "': " + strata::service::consumeStatusText(status));
         break;
       }
     }
-    strata_hal_loop_t* compute_loop = nullptr;
-    strata_hal_fence_t* keep_alive = nullptr;
+    strata_hal_loop_t *compute_loop = nullptr;
+    strata_hal_fence_t *keep_alive = nullptr;
     if (!exit_code) {
       status = strata_hal_loop_create(allocator, &compute_loop);
       if (!status) {
@@ -197,8 +198,9 @@ int main(int argc, char** argv) {
         std::thread compute([compute_loop] {
           strata_status_t run_status = strata_hal_loop_run(compute_loop);
           if (run_status) {
-            std::fprintf(stderr, "strata-service: compute loop: %s\n",
-                         strata::service::consumeStatusText(run_status).c_str());
+            std::fprintf(
+                stderr, "strata-service: compute loop: %s\n",
+                strata::service::consumeStatusText(run_status).c_str());
           }
         });
         std::printf("strata-service: listening on http://%s:%d (%zu model%s, "

@@ -36,7 +36,7 @@ public:
     out += "# HELP strata_service_requests_total HTTP requests answered, by "
            "status code.\n"
            "# TYPE strata_service_requests_total counter\n";
-    for (const auto& [code, count] : responses_) {
+    for (const auto &[code, count] : responses_) {
       out += "strata_service_requests_total{code=\"" + std::to_string(code) +
              "\"} " + std::to_string(count) + "\n";
     }
@@ -54,8 +54,8 @@ public:
            std::to_string(latency_count_) + "\n";
     char sum[64];
     std::snprintf(sum, sizeof(sum), "%.9g", latency_sum_);
-    out += "strata_service_invoke_duration_seconds_sum " + std::string(sum) +
-           "\n";
+    out +=
+        "strata_service_invoke_duration_seconds_sum " + std::string(sum) + "\n";
     out += "strata_service_invoke_duration_seconds_count " +
            std::to_string(latency_count_) + "\n";
     out += "# HELP strata_service_inflight_calls Invocations submitted and "
@@ -81,6 +81,6 @@ private:
   double latency_sum_ = 0;
 };
 
-}  // namespace strata::service
+} // namespace strata::service
 
-#endif  // STRATA_SAMPLES_SERVICE_METRICS_H_
+#endif // STRATA_SAMPLES_SERVICE_METRICS_H_

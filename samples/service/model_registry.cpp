@@ -20,8 +20,8 @@ namespace {
 using json = nlohmann::json;
 
 // "4x16xf32" -> dims {"4", "16"} and type "f32"; "f32" -> no dims.
-void splitType(const std::string& text, std::vector<std::string>* dims,
-               std::string* type) {
+void splitType(const std::string &text, std::vector<std::string> *dims,
+               std::string *type) {
   size_t start = 0;
   for (;;) {
     size_t x = text.find('x', start);
@@ -35,8 +35,8 @@ void splitType(const std::string& text, std::vector<std::string>* dims,
 }
 
 // Whether shape/element_type fit expected ("4x16xf32", "?x16xf32").
-bool fitsType(const std::string& expected, const std::vector<int64_t>& shape,
-              const std::string& dtype) {
+bool fitsType(const std::string &expected, const std::vector<int64_t> &shape,
+              const std::string &dtype) {
   std::vector<std::string> dims;
   std::string type;
   splitType(expected, &dims, &type);
@@ -51,7 +51,7 @@ bool fitsType(const std::string& expected, const std::vector<int64_t>& shape,
   return true;
 }
 
-const char* scalarName(strata_runtime_value_kind_t kind) {
+const char *scalarName(strata_runtime_value_kind_t kind) {
   switch (kind) {
   case STRATA_RUNTIME_VALUE_I32:
     return "i32";
@@ -68,16 +68,16 @@ const char* scalarName(strata_runtime_value_kind_t kind) {
 
 // Reads one JSON number (or boolean) as the element type and appends its
 // little-endian bytes. False with *error naming the element.
-bool appendElement(const json& value, strata_hal_element_type_t type,
-                   std::vector<uint8_t>* bytes, std::string* error) {
+bool appendElement(const json &value, strata_hal_element_type_t type,
+                   std::vector<uint8_t> *bytes, std::string *error) {
   uint32_t numerical = type >> 24;
   size_t bits = type & 0xFFu;
-  const auto* as_int = value.get_ptr<const json::number_integer_t*>();
-  const auto* as_uint = value.get_ptr<const json::number_unsigned_t*>();
-  const auto* as_float = value.get_ptr<const json::number_float_t*>();
-  const auto* as_bool = value.get_ptr<const json::boolean_t*>();
-  auto append = [&](const void* p, size_t n) {
-    const uint8_t* b = static_cast<const uint8_t*>(p);
+  const auto *as_int = value.get_ptr<const json::number_integer_t *>();
+  const auto *as_uint = value.get_ptr<const json::number_unsigned_t *>();
+  const auto *as_float = value.get_ptr<const json::number_float_t *>();
+  const auto *as_bool = value.get_ptr<const json::boolean_t *>();
+  auto append = [&](const void *p, size_t n) {
+    const uint8_t *b = static_cast<const uint8_t *>(p);
     bytes->insert(bytes->end(), b, b + n);
   };
   if (numerical == STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE) {
@@ -109,7 +109,8 @@ bool appendElement(const json& value, strata_hal_element_type_t type,
       b = *as_bool ? 1 : 0;
     } else if ((as_int && (*as_int == 0 || *as_int == 1)) ||
                (as_uint && *as_uint <= 1)) {
-      b = as_int ? static_cast<uint8_t>(*as_int) : static_cast<uint8_t>(*as_uint);
+      b = as_int ? static_cast<uint8_t>(*as_int)
+                 : static_cast<uint8_t>(*as_uint);
     } else {
       *error = "is not a boolean (true, false, 0 or 1)";
       return false;
@@ -127,9 +128,9 @@ bool appendElement(const json& value, strata_hal_element_type_t type,
   bool is_signed = numerical == STRATA_HAL_NUMERICAL_TYPE_INTEGER_SIGNED;
   // nlohmann keeps non-negative integers as unsigned.
   bool negative = as_int && *as_int < 0;
-  uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(*as_int)
-                                : (as_uint ? *as_uint
-                                           : static_cast<uint64_t>(*as_int));
+  uint64_t magnitude =
+      negative ? 0 - static_cast<uint64_t>(*as_int)
+               : (as_uint ? *as_uint : static_cast<uint64_t>(*as_int));
   uint64_t max_unsigned =
       bits == 64 ? std::numeric_limits<uint64_t>::max() : (1ull << bits) - 1;
   uint64_t max_positive = is_signed ? max_unsigned >> 1 : max_unsigned;
@@ -140,32 +141,31 @@ bool appendElement(const json& value, strata_hal_element_type_t type,
     return false;
   }
   uint64_t raw = negative ? 0 - magnitude : magnitude;
-  append(&raw, bits / 8);  // little-endian: the low bytes come first
+  append(&raw, bits / 8); // little-endian: the low bytes come first
   return true;
 }
 
-template <typename T>
-void appendNumber(std::string* out, T value) {
+template <typename T> void appendNumber(std::string *out, T value) {
   char buffer[64];
-  std::to_chars_result r = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  std::to_chars_result r =
+      std::to_chars(buffer, buffer + sizeof(buffer), value);
   out->append(buffer, r.ptr);
 }
 
-template <typename T>
-void appendFloat(std::string* out, T value) {
+template <typename T> void appendFloat(std::string *out, T value) {
   if (!std::isfinite(value)) {
-    out->append("null");  // JSON has no NaN or infinity
+    out->append("null"); // JSON has no NaN or infinity
     return;
   }
   appendNumber(out, value);
 }
 
 // Appends element i of data (element type type) as a JSON number.
-void appendElementText(std::string* out, const uint8_t* data,
+void appendElementText(std::string *out, const uint8_t *data,
                        strata_hal_element_type_t type, size_t i) {
   uint32_t numerical = type >> 24;
   size_t size = strata_hal_element_byte_size(type);
-  const uint8_t* p = data + i * size;
+  const uint8_t *p = data + i * size;
   if (numerical == STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE) {
     if (size == 4) {
       float f;
@@ -183,7 +183,7 @@ void appendElementText(std::string* out, const uint8_t* data,
     return;
   }
   uint64_t raw = 0;
-  std::memcpy(&raw, p, size);  // little-endian
+  std::memcpy(&raw, p, size); // little-endian
   bool is_signed = numerical == STRATA_HAL_NUMERICAL_TYPE_INTEGER ||
                    numerical == STRATA_HAL_NUMERICAL_TYPE_INTEGER_SIGNED;
   if (numerical == STRATA_HAL_NUMERICAL_TYPE_BOOLEAN) {
@@ -197,25 +197,25 @@ void appendElementText(std::string* out, const uint8_t* data,
   }
 }
 
-}  // namespace
+} // namespace
 
 std::string consumeStatusText(strata_status_t status) {
-  char* text = strata_status_to_string(status);
+  char *text = strata_status_to_string(status);
   std::string out = text ? text : "unknown error";
   std::free(text);
   strata_status_free(status);
   return out;
 }
 
-std::string errorBody(const std::string& message) {
+std::string errorBody(const std::string &message) {
   json body = {{"error", message}};
   return body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 ModelRegistry::~ModelRegistry() {
-  for (auto& [name, model] : models_) {
-    for (auto& [function_name, function] : model->functions) {
-      for (strata_runtime_call_t* call : function->free_calls) {
+  for (auto &[name, model] : models_) {
+    for (auto &[function_name, function] : model->functions) {
+      for (strata_runtime_call_t *call : function->free_calls) {
         strata_runtime_call_destroy(call);
       }
     }
@@ -223,22 +223,22 @@ ModelRegistry::~ModelRegistry() {
   }
 }
 
-strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
-                                   const std::string& name,
-                                   const std::string& path) {
+strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
+                                   const std::string &name,
+                                   const std::string &path) {
   if (models_.count(name)) {
     return strata_make_status(STRATA_STATUS_ALREADY_EXISTS,
                               "model '%s' is given twice", name.c_str());
   }
-  strata_vm_module_t* module = nullptr;
+  strata_vm_module_t *module = nullptr;
   STRATA_RETURN_IF_ERROR(
       strata_runtime_module_load_file(instance, path.c_str(), &module));
   auto model = std::make_unique<Model>();
   model->name = name;
   model->path = path;
   strata_status_t status = strata_runtime_session_create(
-      instance, nullptr, &module, 1, strata_runtime_instance_allocator(instance),
-      &model->session);
+      instance, nullptr, &module, 1,
+      strata_runtime_instance_allocator(instance), &model->session);
   if (status) {
     strata_vm_module_release(module);
     return status;
@@ -253,16 +253,16 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
     std::string export_name = info.name;
     if (export_name.find('$') != std::string::npos ||
         export_name.find("__") == 0) {
-      continue;  // fn$async entry points and internal initializers
+      continue; // fn$async entry points and internal initializers
     }
     auto function = std::make_unique<Function>();
     function->model = name;
     function->name = export_name;
     // One call to learn the argument kinds; it seeds the pool.
-    strata_runtime_call_t* call = nullptr;
-    status = strata_runtime_call_create(model->session, export_name.c_str(),
-                                        strata_runtime_instance_allocator(instance),
-                                        &call);
+    strata_runtime_call_t *call = nullptr;
+    status = strata_runtime_call_create(
+        model->session, export_name.c_str(),
+        strata_runtime_instance_allocator(instance), &call);
     if (status) {
       // A function the call API cannot drive (variadic) is not served.
       strata_status_free(status);
@@ -278,8 +278,8 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
     function->has_async_entry = strata_runtime_call_has_async_entry(call) != 0;
     function->free_calls.push_back(call);
     for (size_t a = 0; a < info.attr_count; ++a) {
-      const char* key = nullptr;
-      const char* value = nullptr;
+      const char *key = nullptr;
+      const char *value = nullptr;
       if (strata_vm_module_export_attr(module, e, a, &key, &value)) {
         continue;
       }
@@ -301,35 +301,35 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
   return nullptr;
 }
 
-const Model* ModelRegistry::findModel(const std::string& name) const {
+const Model *ModelRegistry::findModel(const std::string &name) const {
   auto it = models_.find(name);
   return it == models_.end() ? nullptr : it->second.get();
 }
 
 std::string ModelRegistry::modelNames() const {
   std::string out;
-  for (const auto& [name, model] : models_) {
+  for (const auto &[name, model] : models_) {
     out += (out.empty() ? "" : ", ") + name;
   }
   return out;
 }
 
-std::string ModelRegistry::functionNames(const Model& model) {
+std::string ModelRegistry::functionNames(const Model &model) {
   std::string out;
-  for (const auto& [name, function] : model.functions) {
+  for (const auto &[name, function] : model.functions) {
     out += (out.empty() ? "" : ", ") + name;
   }
   return out;
 }
 
-strata_status_t ModelRegistry::takeCall(Function* function,
-                                        strata_runtime_call_t** out) {
+strata_status_t ModelRegistry::takeCall(Function *function,
+                                        strata_runtime_call_t **out) {
   if (!function->free_calls.empty()) {
     *out = function->free_calls.back();
     function->free_calls.pop_back();
     return nullptr;
   }
-  const Model* model = models_.at(function->model).get();
+  const Model *model = models_.at(function->model).get();
   return strata_runtime_call_create(
       model->session, function->name.c_str(),
       strata_runtime_instance_allocator(
@@ -337,13 +337,14 @@ strata_status_t ModelRegistry::takeCall(Function* function,
       out);
 }
 
-void ModelRegistry::returnCall(Function* function, strata_runtime_call_t* call) {
+void ModelRegistry::returnCall(Function *function,
+                               strata_runtime_call_t *call) {
   strata_runtime_call_reset(call);
   function->free_calls.push_back(call);
 }
 
-bool pushInputs(const Function& function, const std::string& body,
-                strata_runtime_call_t* call, std::string* error) {
+bool pushInputs(const Function &function, const std::string &body,
+                strata_runtime_call_t *call, std::string *error) {
   std::string where = function.model + "." + function.name;
   json request = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (request.is_discarded()) {
@@ -360,7 +361,7 @@ bool pushInputs(const Function& function, const std::string& body,
              "{\"shape\", \"dtype\", \"data\"}";
     return false;
   }
-  const json& inputs = *inputs_it;
+  const json &inputs = *inputs_it;
   size_t count = function.argument_kinds.size();
   if (inputs.size() != count) {
     *error = where + " takes " + std::to_string(count) + " input" +
@@ -368,7 +369,7 @@ bool pushInputs(const Function& function, const std::string& body,
     return false;
   }
   for (size_t i = 0; i < count; ++i) {
-    const json& input = inputs[i];
+    const json &input = inputs[i];
     std::string name = "input " + std::to_string(i);
     if (!input.is_object()) {
       *error = name + " must be an object with shape, dtype and data";
@@ -390,8 +391,8 @@ bool pushInputs(const Function& function, const std::string& body,
       return false;
     }
     std::vector<int64_t> shape;
-    for (const json& dim : *shape_it) {
-      const auto* d = dim.get_ptr<const json::number_unsigned_t*>();
+    for (const json &dim : *shape_it) {
+      const auto *d = dim.get_ptr<const json::number_unsigned_t *>();
       if (!d || *d > (1ull << 40)) {
         *error = name + " has a shape that is not an array of non-negative "
                         "integers";
@@ -404,7 +405,7 @@ bool pushInputs(const Function& function, const std::string& body,
                ", more than " + std::to_string(STRATA_HAL_MAX_RANK);
       return false;
     }
-    const std::string& dtype = *dtype_it->get_ptr<const json::string_t*>();
+    const std::string &dtype = *dtype_it->get_ptr<const json::string_t *>();
     strata_hal_element_type_t type =
         strata_hal_element_type_parse(dtype.data(), dtype.size());
     if (type == STRATA_HAL_ELEMENT_TYPE_NONE) {
@@ -420,7 +421,7 @@ bool pushInputs(const Function& function, const std::string& body,
       return false;
     }
     strata_runtime_value_kind_t kind = function.argument_kinds[i];
-    if (const char* scalar = scalarName(kind)) {
+    if (const char *scalar = scalarName(kind)) {
       if (!shape.empty() || dtype != scalar) {
         *error = name + " of " + where + " must be a " + scalar +
                  " scalar (shape [], dtype \"" + scalar + "\"), got " + actual;
@@ -446,7 +447,7 @@ bool pushInputs(const Function& function, const std::string& body,
     std::vector<uint8_t> bytes;
     bytes.reserve(element_count * strata_hal_element_byte_size(type));
     size_t index = 0;
-    for (const json& value : *data_it) {
+    for (const json &value : *data_it) {
       std::string why;
       if (!appendElement(value, type, &bytes, &why)) {
         *error = name + " element " + std::to_string(index) + " " + why;
@@ -481,7 +482,7 @@ bool pushInputs(const Function& function, const std::string& body,
       break;
     }
     default: {
-      strata_hal_buffer_view_t* view = nullptr;
+      strata_hal_buffer_view_t *view = nullptr;
       status = strata_runtime_buffer_view_from_host(
           type, shape.data(), shape.size(), bytes.data(), bytes.size(),
           strata_allocator_system(), &view);
@@ -500,8 +501,8 @@ bool pushInputs(const Function& function, const std::string& body,
   return true;
 }
 
-bool encodeOutputs(const strata_runtime_call_t* call, std::string* out,
-                   std::string* error) {
+bool encodeOutputs(const strata_runtime_call_t *call, std::string *out,
+                   std::string *error) {
   out->clear();
   out->append("{\"outputs\": [");
   size_t count = strata_runtime_call_result_count(call);
@@ -545,9 +546,9 @@ bool encodeOutputs(const strata_runtime_call_t* call, std::string* out,
       break;
     }
     case STRATA_RUNTIME_VALUE_BUFFER_VIEW: {
-      strata_hal_buffer_view_t* view = nullptr;
+      strata_hal_buffer_view_t *view = nullptr;
       status = strata_runtime_call_result_buffer_view(call, i, &view);
-      const void* data = nullptr;
+      const void *data = nullptr;
       size_t length = 0;
       if (!status) {
         status = strata_runtime_buffer_view_data(view, &data, &length);
@@ -555,7 +556,7 @@ bool encodeOutputs(const strata_runtime_call_t* call, std::string* out,
       if (!status) {
         strata_hal_element_type_t type =
             strata_hal_buffer_view_element_type(view);
-        const char* type_name = strata_hal_element_type_name(type);
+        const char *type_name = strata_hal_element_type_name(type);
         size_t rank = strata_hal_buffer_view_rank(view);
         out->append("{\"shape\": [");
         for (size_t d = 0; d < rank; ++d) {
@@ -569,7 +570,7 @@ bool encodeOutputs(const strata_runtime_call_t* call, std::string* out,
         out->append("\", \"data\": [");
         size_t element_size = strata_hal_element_byte_size(type);
         size_t elements = element_size ? length / element_size : 0;
-        const uint8_t* bytes = static_cast<const uint8_t*>(data);
+        const uint8_t *bytes = static_cast<const uint8_t *>(data);
         for (size_t e = 0; e < elements; ++e) {
           if (e) {
             out->append(", ");
@@ -583,7 +584,8 @@ bool encodeOutputs(const strata_runtime_call_t* call, std::string* out,
     }
     default:
       *error = std::string("result ") + std::to_string(i) + " is a " +
-               strata_runtime_value_kind_name(kind) + ", which has no JSON form";
+               strata_runtime_value_kind_name(kind) +
+               ", which has no JSON form";
       return false;
     }
     if (status) {
@@ -595,4 +597,4 @@ bool encodeOutputs(const strata_runtime_call_t* call, std::string* out,
   return true;
 }
 
-}  // namespace strata::service
+} // namespace strata::service

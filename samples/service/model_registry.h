@@ -29,38 +29,38 @@ struct Function {
   std::vector<strata_runtime_value_kind_t> argument_kinds;
   bool has_async_entry = false;
   /// Calls ready for reuse (reset, no arguments). Owned.
-  std::vector<strata_runtime_call_t*> free_calls;
+  std::vector<strata_runtime_call_t *> free_calls;
 };
 
 struct Model {
   std::string name;
   std::string path;
-  strata_runtime_session_t* session = nullptr;  // owned
+  strata_runtime_session_t *session = nullptr; // owned
   std::map<std::string, std::unique_ptr<Function>> functions;
 };
 
 class ModelRegistry {
 public:
   ModelRegistry() = default;
-  ModelRegistry(const ModelRegistry&) = delete;
-  ModelRegistry& operator=(const ModelRegistry&) = delete;
+  ModelRegistry(const ModelRegistry &) = delete;
+  ModelRegistry &operator=(const ModelRegistry &) = delete;
   ~ModelRegistry();
 
   /// Loads path as the model called name and makes a session for it.
-  strata_status_t add(strata_runtime_instance_t* instance,
-                      const std::string& name, const std::string& path);
+  strata_status_t add(strata_runtime_instance_t *instance,
+                      const std::string &name, const std::string &path);
 
-  const Model* findModel(const std::string& name) const;
+  const Model *findModel(const std::string &name) const;
   /// Comma-separated names, for error messages.
   std::string modelNames() const;
-  static std::string functionNames(const Model& model);
+  static std::string functionNames(const Model &model);
 
   /// A call of function with no arguments: from its pool, or new.
-  strata_status_t takeCall(Function* function, strata_runtime_call_t** out);
+  strata_status_t takeCall(Function *function, strata_runtime_call_t **out);
   /// Returns a call (reset here) to function's pool.
-  static void returnCall(Function* function, strata_runtime_call_t* call);
+  static void returnCall(Function *function, strata_runtime_call_t *call);
 
-  const std::map<std::string, std::unique_ptr<Model>>& models() const {
+  const std::map<std::string, std::unique_ptr<Model>> &models() const {
     return models_;
   }
 
@@ -72,20 +72,20 @@ private:
 /// checking them against function's argument kinds and reflection types.
 /// False with *error (a message for a 400 answer) when the body is not
 /// valid JSON, not of the expected form, or does not fit the function.
-bool pushInputs(const Function& function, const std::string& body,
-                strata_runtime_call_t* call, std::string* error);
+bool pushInputs(const Function &function, const std::string &body,
+                strata_runtime_call_t *call, std::string *error);
 
 /// Encodes the results of a completed call as {"outputs": [...]}. False with
 /// *error when a result cannot be read or has no JSON form.
-bool encodeOutputs(const strata_runtime_call_t* call, std::string* out,
-                   std::string* error);
+bool encodeOutputs(const strata_runtime_call_t *call, std::string *out,
+                   std::string *error);
 
 /// {"error": message}, with message escaped (invalid UTF-8 replaced).
-std::string errorBody(const std::string& message);
+std::string errorBody(const std::string &message);
 
 /// The text of a status (consumed).
 std::string consumeStatusText(strata_status_t status);
 
-}  // namespace strata::service
+} // namespace strata::service
 
-#endif  // STRATA_SAMPLES_SERVICE_MODEL_REGISTRY_H_
+#endif // STRATA_SAMPLES_SERVICE_MODEL_REGISTRY_H_

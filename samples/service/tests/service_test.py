@@ -298,6 +298,10 @@ def test_in_flight_bound(args, mlp_input, spin_n):
         status, text = server.invoke("mlp", "predict", {"inputs": [mlp_input]})
         check(status == 503 and "--max-inflight=1" in text,
               "503 beyond --max-inflight=1 (%d %s)" % (status, text))
+        # The HTTP loop answered all this while the slow call was running
+        # on the compute thread.
+        check(server.metric("strata_service_inflight_calls") == 1,
+              "the HTTP loop answers while the slow call runs")
         thread.join()
         status, text = slow["answer"]
         check(status == 200 and json.loads(text)["outputs"] ==
