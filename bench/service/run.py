@@ -160,6 +160,7 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--device", default="local-task")
     parser.add_argument("--task_workers", type=int, default=0)
+    parser.add_argument("--ceiling-runs", type=int, default=5)
     args = parser.parse_args()
 
     build = os.path.abspath(args.build)
@@ -263,19 +264,25 @@ def main():
         service_rate = responses / seconds
         for label, extra in (("in-process", []),
                              ("in-process + JSON", ["--json-body=" + body_path])):
-            ceiling = json.loads(subprocess.run(
+            # A ceiling: the best of --ceiling-runs runs (a run is short,
+            # and a busy machine only ever makes it slower).
+            runs = [json.loads(subprocess.run(
                 [inprocess_tool, vmfb, "predict", "@" + input_npy,
                  "--calls=%d" % args.requests,
                  "--in-flight=%d" % args.connections, "--device=" + args.device,
                  "--task_workers=%d" % args.task_workers] + extra,
                 check=True, capture_output=True, text=True).stdout)
+                for _ in range(args.ceiling_runs)]
+            ceiling = max(runs, key=lambda r: r["calls_per_s"])
             print("%s: %d calls in %.3f s = %.0f calls/s, p50 %.3f ms, "
-                  "p99 %.3f ms (%d in flight on one loop, async entry %s, "
-                  "failed %d)" %
+                  "p99 %.3f ms (best of %d runs: %s calls/s; %d in flight on "
+                  "one loop, async entry %s, failed %d)" %
                   (label, ceiling["calls"], ceiling["seconds"],
                    ceiling["calls_per_s"], ceiling["p50_us"] / 1e3,
-                   ceiling["p99_us"] / 1e3, ceiling["in_flight"],
-                   bool(ceiling["async_entry"]), ceiling["failed"]))
+                   ceiling["p99_us"] / 1e3, len(runs),
+                   " ".join("%.0f" % r["calls_per_s"] for r in runs),
+                   ceiling["in_flight"], bool(ceiling["async_entry"]),
+                   sum(r["failed"] for r in runs)))
             print("ratio service/%s: %.3f" %
                   (label, service_rate / ceiling["calls_per_s"]))
     finally:
