@@ -5,7 +5,7 @@ Starts the server on an ephemeral port (--listen=127.0.0.1:0; the port is
 read from its first line of output) with the MLP and the test model, and
 checks:
   - /healthz, /metrics, and the MLP's answer against samples/mlp/expected.npy;
-    Expect: 100-continue;
+    Expect: 100-continue; pipelined requests answered in order;
   - integer tensors and scalars in and out;
   - 400 for malformed JSON, an unknown model or function, a wrong shape,
     dtype or input count; 404 for an unknown path; 413 beyond --max-body;
@@ -189,6 +189,28 @@ def test_answers(server, mlp_input, expected):
     check(interim == b"HTTP/1.1 100 Continue\r\n\r\n" and
           final.startswith(b"HTTP/1.1 200 OK"),
           "Expect: 100-continue (%r, %r)" % (interim, final[:40]))
+
+    # Pipelining: a slow call, then a fast one, in one write; the answers
+    # come back in request order.
+    def post(function, payload):
+        data = json.dumps(payload).encode()
+        return (b"POST /v1/models/t:invoke/%s HTTP/1.1\r\nHost: x\r\n"
+                b"Content-Length: %d\r\n\r\n" % (function.encode(), len(data))
+                + data)
+    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as s:
+        s.sendall(post("spin", {"inputs": [tensor([], "i64", [3000000])]}) +
+                  post("divide", {"inputs": [tensor([], "i32", [9]),
+                                             tensor([], "i32", [3])]}))
+        received = b""
+        while received.count(b"HTTP/1.1 200 OK") < 2 or not received.endswith(b"}\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+    first = received.find(b'"i64", "data": [%d]' % spin_expected(3000000))
+    second = received.find(b'"i32", "data": [3]')
+    check(0 <= first < second,
+          "pipelined requests are answered in order (%r)" % received[-120:])
 
     status, body = server.invoke("t", "add_i32", {"inputs": [
         tensor([2, 3], "i32", [1, 2, 3, 4, 5, -6]),
