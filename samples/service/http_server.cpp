@@ -335,8 +335,7 @@ void flushConnection(Connection *conn) {
   }
 }
 
-namespace {
-
+// Friend of Server (its metrics).
 void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
   Connection *conn = static_cast<Connection *>(stream->data);
   if (nread > 0 && !conn->close_after_flush && !conn->closing) {
@@ -355,14 +354,13 @@ void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
       conn->slots.push_back(std::move(slot));
       ++conn->next_seq;
       conn->in_message = false;
+      conn->server->metrics_.countResponse(400);
       flushConnection(conn);
     }
   } else if (nread < 0) {
     closeConnection(conn); // EOF or an error; pending answers are dropped
   }
 }
-
-} // namespace
 
 Server::Server(ModelRegistry *registry, strata_hal_loop_t *compute_loop,
                ServerOptions options)

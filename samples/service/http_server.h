@@ -39,6 +39,7 @@ struct PendingCall;
 struct ParserHooks;
 void closeConnection(Connection *conn);
 void flushConnection(Connection *conn);
+void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
 
 class Server {
 public:
@@ -103,6 +104,7 @@ private:
 
   friend void closeConnection(Connection *conn);
   friend void flushConnection(Connection *conn);
+  friend void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
 };
 
 } // namespace strata::service

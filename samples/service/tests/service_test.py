@@ -274,6 +274,13 @@ def test_errors(server, mlp_input):
     expect(405, "GET on an invocation", "use POST",
            server.request("GET", "/v1/models/mlp:invoke/predict"))
 
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as s:
+        s.sendall(b"\x00\x01 not http\r\n\r\n")
+        reply = s.recv(1000)
+    check(reply.startswith(b"HTTP/1.1 400 Bad Request") and
+          b"malformed HTTP request" in reply and b"Connection: close" in reply,
+          "400 for bytes that are not HTTP (%r)" % reply[-80:])
+
     # A run-time failure is a 500 with the runtime's error; the server
     # keeps serving.
     expect(500, "division by zero", "integer division by zero",
