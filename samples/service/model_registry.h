@@ -1,0 +1,91 @@
+// model_registry.h - the models a service serves: one session per .vmfb,
+// its exported functions with their argument kinds and reflection types,
+// pools of reusable calls, and the JSON <-> tensor conversion of requests
+// ({"inputs": [{"shape": [4, 16], "dtype": "f32", "data": [...]}]}) and
+// responses ({"outputs": [...]} in the same form).
+//
+// Threading: the registry and its functions are built before serving and
+// read-only after, except the call pools, which only the HTTP loop thread
+// touches. A call taken from a pool belongs to one request until it is
+// returned; it may travel to the compute thread and back in between.
+#ifndef STRATA_SAMPLES_SERVICE_MODEL_REGISTRY_H_
+#define STRATA_SAMPLES_SERVICE_MODEL_REGISTRY_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strata/runtime.h"
+
+namespace strata::service {
+
+/// One exported function of a model (not its "fn$async" entry point).
+struct Function {
+  std::string model;
+  std::string name;
+  /// "4x16xf32" from the export's reflection attribute argN, "" when absent.
+  std::vector<std::string> argument_types;
+  std::vector<strata_runtime_value_kind_t> argument_kinds;
+  bool has_async_entry = false;
+  /// Calls ready for reuse (reset, no arguments). Owned.
+  std::vector<strata_runtime_call_t *> free_calls;
+};
+
+struct Model {
+  std::string name;
+  std::string path;
+  strata_runtime_session_t *session = nullptr; // owned
+  std::map<std::string, std::unique_ptr<Function>> functions;
+};
+
+class ModelRegistry {
+public:
+  ModelRegistry() = default;
+  ModelRegistry(const ModelRegistry &) = delete;
+  ModelRegistry &operator=(const ModelRegistry &) = delete;
+  ~ModelRegistry();
+
+  /// Loads path as the model called name and makes a session for it.
+  strata_status_t add(strata_runtime_instance_t *instance,
+                      const std::string &name, const std::string &path);
+
+  const Model *findModel(const std::string &name) const;
+  /// Comma-separated names, for error messages.
+  std::string modelNames() const;
+  static std::string functionNames(const Model &model);
+
+  /// A call of function with no arguments: from its pool, or new.
+  strata_status_t takeCall(Function *function, strata_runtime_call_t **out);
+  /// Returns a call (reset here) to function's pool.
+  static void returnCall(Function *function, strata_runtime_call_t *call);
+
+  const std::map<std::string, std::unique_ptr<Model>> &models() const {
+    return models_;
+  }
+
+private:
+  std::map<std::string, std::unique_ptr<Model>> models_;
+};
+
+/// Decodes body (the request JSON) and pushes its inputs into call,
+/// checking them against function's argument kinds and reflection types.
+/// False with *error (a message for a 400 answer) when the body is not
+/// valid JSON, not of the expected form, or does not fit the function.
+bool pushInputs(const Function &function, const std::string &body,
+                strata_runtime_call_t *call, std::string *error);
+
+/// Encodes the results of a completed call as {"outputs": [...]}. False with
+/// *error when a result cannot be read or has no JSON form.
+bool encodeOutputs(const strata_runtime_call_t *call, std::string *out,
+                   std::string *error);
+
+/// {"error": message}, with message escaped (invalid UTF-8 replaced).
+std::string errorBody(const std::string &message);
+
+/// The text of a status (consumed).
+std::string consumeStatusText(strata_status_t status);
+
+} // namespace strata::service
+
+#endif // STRATA_SAMPLES_SERVICE_MODEL_REGISTRY_H_
