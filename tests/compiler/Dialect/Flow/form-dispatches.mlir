@@ -133,3 +133,29 @@ func.func @reshape_between(%a: tensor<2x3xf32>) -> tensor<6xf32> {
   %m = linalg.mul ins(%r, %r : tensor<6xf32>, tensor<6xf32>) outs(%e6 : tensor<6xf32>) -> tensor<6xf32>
   return %m : tensor<6xf32>
 }
+
+// -----
+
+// A static f32 conv with enough work: im2col (affine in every index) and a
+// matmul, each a dispatch, with host views (reshapes) around them; the
+// zero fill is remade in 2-D inside the matmul's dispatch.
+// CHECK: #[[IM2COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d3, d2 + d4, d5)>
+// CHECK-LABEL: func.func @conv
+// CHECK: %[[COLS:.*]] = call @conv_dispatch_{{[0-9]+}}_generic_1x8x8x3x3x16_f32(%{{.*}}) : (tensor<1x10x10x16xf32>) -> tensor<1x8x8x3x3x16xf32>
+// CHECK: %[[A:.*]] = tensor.collapse_shape %[[COLS]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<1x8x8x3x3x16xf32> into tensor<64x144xf32>
+// CHECK: %[[B:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<3x3x16x32xf32> into tensor<144x32xf32>
+// CHECK: %[[M:.*]] = call @conv_dispatch_{{[0-9]+}}_matmul_64x32x144_f32(%[[A]], %[[B]])
+// CHECK: tensor.expand_shape %[[M]] {{\[\[}}0, 1, 2], [3]] output_shape [1, 8, 8, 32]
+// CHECK: func.func @conv_dispatch_{{[0-9]+}}_generic_1x8x8x3x3x16_f32
+// CHECK: linalg.generic {indexing_maps = [#[[IM2COL]], #{{.*}}]
+// CHECK: func.func @conv_dispatch_{{[0-9]+}}_matmul_64x32x144_f32
+// CHECK: linalg.fill
+// CHECK: linalg.matmul
+func.func @conv(%x: tensor<1x10x10x16xf32>, %w: tensor<3x3x16x32xf32>) -> tensor<1x8x8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x8x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x10x10x16xf32>, tensor<3x3x16x32xf32>) outs(%f : tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32>
+  return %r : tensor<1x8x8x32xf32>
+}
