@@ -7,7 +7,10 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <utility>
+#include <vector>
 
 struct strata_hal_buffer_t {
   strata_vm_ref_object_t header;  // first: buffers are ref objects
@@ -28,9 +31,53 @@ namespace {
 // vector load a kernel does.
 constexpr size_t kBufferAlignment = 64;
 
+// Mappings of destroyed large buffers, kept for uninitialized allocations
+// of the same mapped size (newest first), up to
+// STRATA_HAL_MAPPING_CACHE_BYTES in total.
+struct MappingCache {
+  std::mutex mutex;
+  std::vector<std::pair<void*, size_t>> entries;
+  size_t bytes = 0;
+
+  ~MappingCache() {
+    for (auto& [data, length] : entries) {
+      munmap(data, length);
+    }
+  }
+  // Keeps a mapping; false when the cache is full.
+  bool put(void* data, size_t length) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (bytes + length > STRATA_HAL_MAPPING_CACHE_BYTES) {
+      return false;
+    }
+    entries.emplace_back(data, length);
+    bytes += length;
+    return true;
+  }
+  // A kept mapping of exactly length bytes, or NULL.
+  void* take(size_t length) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (size_t i = entries.size(); i-- > 0;) {
+      if (entries[i].second == length) {
+        void* data = entries[i].first;
+        entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(i));
+        bytes -= length;
+        return data;
+      }
+    }
+    return nullptr;
+  }
+};
+
+MappingCache& mappingCache() {
+  static MappingCache* cache = new MappingCache();  // lives to exit
+  return *cache;
+}
+
 void destroyBuffer(strata_vm_ref_object_t* object) {
   auto* buffer = reinterpret_cast<strata_hal_buffer_t*>(object);
-  if (buffer->mapped_length) {
+  if (buffer->mapped_length &&
+      !mappingCache().put(buffer->data, buffer->mapped_length)) {
     munmap(buffer->data, buffer->mapped_length);
   }
   strata_vm_ref_object_t* owner = buffer->owner;
@@ -69,13 +116,29 @@ strata_status_t allocateRecord(size_t extra, strata_allocator_t allocator,
 // would fault every page in on one thread and write it twice; fresh pages
 // are zero already and fault in where the kernels first write them, on
 // every worker at once, in huge pages where the system allows.
-strata_status_t allocateLarge(uint64_t length, strata_allocator_t allocator,
+// With `reuse`, a cached mapping of the same size (dirty) is taken first.
+strata_status_t allocateLarge(uint64_t length, bool reuse,
+                              strata_allocator_t allocator,
                               strata_hal_buffer_t** out_buffer) {
   constexpr size_t kHugePage = 2 * 1024 * 1024;
   size_t mapped = (static_cast<size_t>(length) + kHugePage - 1) &
                   ~(kHugePage - 1);
-  void* data = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* data = reuse ? mappingCache().take(mapped) : nullptr;
+  if (data) {
+    strata_hal_buffer_t* buffer = nullptr;
+    strata_status_t status = allocateRecord(0, allocator, &buffer);
+    if (status) {
+      munmap(data, mapped);
+      return status;
+    }
+    buffer->data = static_cast<uint8_t*>(data);
+    buffer->length = length;
+    buffer->mapped_length = mapped;
+    *out_buffer = buffer;
+    return nullptr;
+  }
+  data = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
+              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (data == MAP_FAILED) {
     return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
                               "cannot map %zu bytes for a hal.buffer of "
@@ -123,12 +186,16 @@ const strata_vm_ref_type_t* strata_hal_buffer_type(void) {
   return &kBufferType;
 }
 
-strata_status_t strata_hal_buffer_allocate(strata_allocator_t allocator,
-                                           uint64_t length,
-                                           strata_hal_buffer_t** out_buffer) {
+}  // extern "C"
+
+namespace strata::hal {
+namespace {
+
+strata_status_t allocateBuffer(strata_allocator_t allocator, uint64_t length,
+                               bool zeroed, strata_hal_buffer_t** out_buffer) {
   *out_buffer = nullptr;
   if (length >= STRATA_HAL_LARGE_BUFFER_BYTES && length <= SIZE_MAX / 2) {
-    return strata::hal::allocateLarge(length, allocator, out_buffer);
+    return allocateLarge(length, /*reuse=*/!zeroed, allocator, out_buffer);
   }
   // The bytes start at the first 64-byte boundary after the record.
   constexpr size_t kOffset =
@@ -147,9 +214,30 @@ strata_status_t strata_hal_buffer_allocate(strata_allocator_t allocator,
       strata::hal::allocateRecord(extra, allocator, &buffer));
   buffer->data = reinterpret_cast<uint8_t*>(buffer) + kOffset;
   buffer->length = length;
-  std::memset(buffer->data, 0, static_cast<size_t>(length));
+  if (zeroed) {
+    std::memset(buffer->data, 0, static_cast<size_t>(length));
+  }
   *out_buffer = buffer;
   return nullptr;
+}
+
+}  // namespace
+}  // namespace strata::hal
+
+extern "C" {
+
+strata_status_t strata_hal_buffer_allocate(strata_allocator_t allocator,
+                                           uint64_t length,
+                                           strata_hal_buffer_t** out_buffer) {
+  return strata::hal::allocateBuffer(allocator, length, /*zeroed=*/true,
+                                     out_buffer);
+}
+
+strata_status_t strata_hal_buffer_allocate_uninitialized(
+    strata_allocator_t allocator, uint64_t length,
+    strata_hal_buffer_t** out_buffer) {
+  return strata::hal::allocateBuffer(allocator, length, /*zeroed=*/false,
+                                     out_buffer);
 }
 
 strata_status_t strata_hal_buffer_wrap(void* data, uint64_t length,

@@ -121,6 +121,44 @@ TEST_CASE("large buffers are mapped pages: zeroed, aligned, writable, freed") {
   }
 }
 
+TEST_CASE("uninitialized large buffers reuse the mappings of destroyed ones") {
+  const uint64_t length = 3 * STRATA_HAL_LARGE_BUFFER_BYTES + 5;
+  strata_hal_buffer_t* first = nullptr;
+  REQUIRE(consume(strata_hal_buffer_allocate_uninitialized(
+              strata_allocator_system(), length, &first)) == "OK");
+  uint8_t* first_ptr = nullptr;
+  REQUIRE(consume(strata_hal_buffer_map(first, 0, length, &first_ptr)) ==
+          "OK");
+  std::memset(first_ptr, 0x5a, length);  // every byte written, as kernels do
+  strata_hal_buffer_release(first);
+  // The same mapped size gets the cached mapping back, warm.
+  strata_hal_buffer_t* second = nullptr;
+  REQUIRE(consume(strata_hal_buffer_allocate_uninitialized(
+              strata_allocator_system(), length - 2, &second)) == "OK");
+  uint8_t* second_ptr = nullptr;
+  REQUIRE(consume(strata_hal_buffer_map(second, 0, length - 2,
+                                        &second_ptr)) == "OK");
+  CHECK(second_ptr == first_ptr);
+  CHECK(second_ptr[100] == 0x5a);
+  // A zeroed allocation never takes a dirty cached mapping.
+  strata_hal_buffer_t* zeroed = nullptr;
+  REQUIRE(consume(strata_hal_buffer_allocate(strata_allocator_system(),
+                                             length, &zeroed)) == "OK");
+  uint8_t* zeroed_ptr = nullptr;
+  REQUIRE(consume(strata_hal_buffer_map(zeroed, 0, length, &zeroed_ptr)) ==
+          "OK");
+  CHECK(zeroed_ptr[100] == 0);
+  CHECK(zeroed_ptr[length - 1] == 0);
+  strata_hal_buffer_release(second);
+  strata_hal_buffer_release(zeroed);
+  // Small uninitialized buffers are allocator memory, aligned.
+  strata_hal_buffer_t* small = nullptr;
+  REQUIRE(consume(strata_hal_buffer_allocate_uninitialized(
+              strata_allocator_system(), 100, &small)) == "OK");
+  CHECK(strata_hal_buffer_length(small) == 100);
+  strata_hal_buffer_release(small);
+}
+
 TEST_CASE("is a hal.buffer ref object") {
   strata_hal_buffer_t* buffer = allocate(8);
   strata_vm_ref_object_t* ref = strata_hal_buffer_as_ref(buffer);

@@ -23,6 +23,11 @@
 //   allocator.allocate           0rI_r             allocator, length
 //                                                  -> hal.buffer
 //       New zeroed, 64-byte aligned host memory.
+//   allocator.allocate_uninitialized  0rI_r        allocator, length
+//                                                  -> hal.buffer
+//       The same, contents unspecified: for memory every byte of which is
+//       written before it is read (what compiled programs allocate for
+//       dispatch results). Large ones reuse cached mappings.
 //   buffer.length                0r_I              buffer -> length
 //   buffer.subspan               0rII_r            buffer, offset, length
 //                                                  -> hal.buffer
@@ -196,14 +201,16 @@ strata_status_t deviceAllocator(const Call& call) {
   return nullptr;
 }
 
+template <strata_status_t (*Allocate)(strata_allocator_t, uint64_t,
+                                       strata_hal_buffer_t**)>
 strata_status_t allocatorAllocate(const Call& call) {
   strata_hal_allocator_ref_t* allocator = nullptr;
   uint64_t length = 0;
   STRATA_RETURN_IF_ERROR(call.ref(0, "allocator", &allocator));
   STRATA_RETURN_IF_ERROR(call.size(1, "length", &length));
   strata_hal_buffer_t* buffer = nullptr;
-  STRATA_RETURN_IF_ERROR(strata_hal_buffer_allocate(
-      strata_hal_device_allocator(allocator->device), length, &buffer));
+  STRATA_RETURN_IF_ERROR(
+      Allocate(strata_hal_device_allocator(allocator->device), length, &buffer));
   call.setRef(0, strata_hal_buffer_as_ref(buffer));
   return nullptr;
 }
@@ -226,7 +233,10 @@ const strata_vm_native_function_t kFunctions[] = {
     {"devices.count", "0_i", thunk<devicesCount>()},
     {"devices.get", "0i_r", thunk<devicesGet>()},
     {"device.allocator", "0r_r", thunk<deviceAllocator>()},
-    {"allocator.allocate", "0rI_r", thunk<allocatorAllocate>()},
+    {"allocator.allocate", "0rI_r",
+     thunk<allocatorAllocate<strata_hal_buffer_allocate>>()},
+    {"allocator.allocate_uninitialized", "0rI_r",
+     thunk<allocatorAllocate<strata_hal_buffer_allocate_uninitialized>>()},
     {"buffer.length", "0r_I", thunk<bufferLength>()},
     {"buffer.subspan", "0rII_r", thunk<bufferSubspan>()},
     {"buffer.load", "0rIi_i", thunk<bufferLoad>()},

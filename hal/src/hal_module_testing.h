@@ -32,6 +32,7 @@ inline const std::map<std::string, std::string> kHalContract = {
     {"devices.get", "0i_r"},
     {"device.allocator", "0r_r"},
     {"allocator.allocate", "0rI_r"},
+    {"allocator.allocate_uninitialized", "0rI_r"},
     {"buffer.length", "0r_I"},
     {"buffer.subspan", "0rII_r"},
     {"buffer.load", "0rIi_i"},

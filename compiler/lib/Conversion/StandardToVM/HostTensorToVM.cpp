@@ -38,6 +38,7 @@ constexpr ImportSpec kImports[] = {
     {"hal.devices.get", "i", "r", {}},
     {"hal.device.allocator", "r", "r", {}},
     {"hal.allocator.allocate", "rI", "r", {}},
+    {"hal.allocator.allocate_uninitialized", "rI", "r", {}},
     {"hal.buffer_view.buffer", "r", "r", {}},
     {"hal.buffer_view.dim", "ri", "I", {}},
     {"hal.buffer.load", "rIi", "i", {}},
@@ -194,7 +195,9 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
         group.waitFence = rewriter.getRemappedValue(plan.waitForFence);
       }
       if (plan.slabBytes) {
-        group.slab = hal.call("hal.allocator.allocate",
+        // Every byte of a result is written by its dispatch before anything
+        // reads it, so results and slabs need no zeroing.
+        group.slab = hal.call("hal.allocator.allocate_uninitialized",
                               {group.allocator, hal.i64(plan.slabBytes)}, ref);
       }
     }
@@ -275,7 +278,7 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
         result.binding = {group.slab, hal.i64(result.slabOffset),
                           result.bytes};
       } else {
-        result.binding = {hal.call("hal.allocator.allocate",
+        result.binding = {hal.call("hal.allocator.allocate_uninitialized",
                                    {allocator, result.bytes}, ref),
                           zero, toEnd};
       }

@@ -50,7 +50,7 @@ module @mlp attributes {strata.executable_library = {format = "embedded-elf-x86_
 // CHECK: vm.func @f(
 // CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create
 // CHECK: %[[GEXE:.*]] = vm.global.load.ref @__executable
-// CHECK: %[[SLAB:.*]] = vm.call.import @hal.allocator.allocate(%{{.*}}, %[[SLABBYTES:.*]])
+// CHECK: %[[SLAB:.*]] = vm.call.import @hal.allocator.allocate_uninitialized(%{{.*}}, %[[SLABBYTES:.*]])
 // CHECK-NOT: vm.global.load.ref
 // CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]], {{.*}}, %[[SLAB]], %{{.*}}, %{{.*}}) segments [0, 2]
 // CHECK-NOT: vm.call.variadic @hal.buffer_view.create
@@ -144,7 +144,7 @@ module @pass {
 // CHECK: %[[N:.*]] = vm.call.import @hal.buffer_view.dim(%[[A]], %{{.*}}) : (!vm.ref<?>, i32) -> i64
 // CHECK: %[[BYTES4:.*]] = vm.mul.i64 %{{.*}}, %[[N]]
 // CHECK: %[[BYTES:.*]] = vm.mul.i64 %[[BYTES4]], %{{.*}}
-// CHECK: %[[OUT:.*]] = vm.call.import @hal.allocator.allocate(%{{.*}}, %[[BYTES]])
+// CHECK: %[[OUT:.*]] = vm.call.import @hal.allocator.allocate_uninitialized(%{{.*}}, %[[BYTES]])
 // CHECK: vm.call.variadic @hal.command_buffer.dispatch
 // CHECK: vm.call.variadic @hal.buffer_view.create(%[[OUT]], %{{.*}}, %[[BYTES]], %{{.*}}, %{{.*}}, %[[N]], %{{.*}}) segments [2]
 // CHECK: vm.export @rows {reflection = {arg0 = "?x8xf32", result0 = "?x8xf32"}}
