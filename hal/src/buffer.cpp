@@ -124,30 +124,19 @@ strata_status_t allocateLarge(uint64_t length, bool reuse,
   size_t mapped = (static_cast<size_t>(length) + kHugePage - 1) &
                   ~(kHugePage - 1);
   void* data = reuse ? mappingCache().take(mapped) : nullptr;
-  if (data) {
-    strata_hal_buffer_t* buffer = nullptr;
-    strata_status_t status = allocateRecord(0, allocator, &buffer);
-    if (status) {
-      munmap(data, mapped);
-      return status;
+  if (!data) {
+    data = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (data == MAP_FAILED) {
+      return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
+                                "cannot map %zu bytes for a hal.buffer of "
+                                "%" PRIu64 " bytes: %s",
+                                mapped, length, std::strerror(errno));
     }
-    buffer->data = static_cast<uint8_t*>(data);
-    buffer->length = length;
-    buffer->mapped_length = mapped;
-    *out_buffer = buffer;
-    return nullptr;
-  }
-  data = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
-              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (data == MAP_FAILED) {
-    return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
-                              "cannot map %zu bytes for a hal.buffer of "
-                              "%" PRIu64 " bytes: %s",
-                              mapped, length, std::strerror(errno));
-  }
 #ifdef MADV_HUGEPAGE
-  (void)madvise(data, mapped, MADV_HUGEPAGE);  // advice only
+    (void)madvise(data, mapped, MADV_HUGEPAGE);  // advice only
 #endif
+  }
   strata_hal_buffer_t* buffer = nullptr;
   strata_status_t status = allocateRecord(0, allocator, &buffer);
   if (status) {

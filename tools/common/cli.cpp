@@ -284,6 +284,16 @@ std::string statusToLine(strata_status_t status) {
   return sanitizeLine(out);
 }
 
+bool takeFlagValue(const std::string& arg, const char* flag,
+                   std::string* out) {
+  size_t n = std::strlen(flag);
+  if (arg.compare(0, n, flag) != 0 || arg.size() < n + 1 || arg[n] != '=') {
+    return false;
+  }
+  *out = arg.substr(n + 1);
+  return true;
+}
+
 int runWithTrace(const std::string& path, const char* tool,
                  const std::function<int()>& run) {
   if (path.empty()) {

@@ -56,6 +56,10 @@ std::string statusToString(strata_status_t status);
 // passed through sanitizeLine.
 std::string statusToLine(strata_status_t status);
 
+/// For "--flag=value" and flag "--flag": sets *out to value and returns
+/// true; false for any other argument (a bare "--flag" included).
+bool takeFlagValue(const std::string& arg, const char* flag, std::string* out);
+
 /// Runs `run` with a trace recorder installed (strata/base/trace.h) and
 /// writes the trace to `path` as Chrome trace JSON once it returns; just
 /// runs it when path is empty. `run` must release every device it made

@@ -79,15 +79,6 @@ std::string consumeLine(strata_status_t status) {
   return text;
 }
 
-bool takeValue(const std::string& arg, const char* flag, std::string* out) {
-  size_t n = std::strlen(flag);
-  if (arg.compare(0, n, flag) != 0 || arg.size() < n + 1 || arg[n] != '=') {
-    return false;
-  }
-  *out = arg.substr(n + 1);
-  return true;
-}
-
 uint32_t parseCount(const char* flag, const std::string& text, uint32_t min,
                     uint32_t max) {
   char* end = nullptr;
@@ -110,34 +101,34 @@ Options parseArgs(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       std::exit(0);
-    } else if (takeValue(arg, "--module", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--module", &value)) {
       options.modules.push_back(value);
-    } else if (takeValue(arg, "--function", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--function", &value)) {
       if (value.empty()) {
         usageError("--function needs a name");
       }
       options.function = value;
-    } else if (takeValue(arg, "--input", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--input", &value)) {
       options.inputs.push_back(value);
-    } else if (takeValue(arg, "--warmup", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--warmup", &value)) {
       options.warmup = parseCount("--warmup", value, 0, 1000000);
-    } else if (takeValue(arg, "--repetitions", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--repetitions", &value)) {
       options.repetitions = parseCount("--repetitions", value, 1, 10000000);
-    } else if (takeValue(arg, "--device", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--device", &value)) {
       if (value != "local-task" && value != "local-sync") {
         usageError("unknown device '" + strata::tools::sanitizeLine(value) +
                    "'; the devices are local-sync and local-task");
       }
       options.device = value;
-    } else if (takeValue(arg, "--task_workers", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--task_workers", &value)) {
       options.task_workers = parseCount("--task_workers", value, 0, 1024);
-    } else if (takeValue(arg, "--format", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--format", &value)) {
       if (value != "text" && value != "json") {
         usageError("--format is text or json, not '" +
                    strata::tools::sanitizeLine(value) + "'");
       }
       options.json = value == "json";
-    } else if (takeValue(arg, "--trace", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--trace", &value)) {
       options.trace = value;
     } else {
       usageError("unknown argument '" + strata::tools::sanitizeLine(arg) +

@@ -101,15 +101,6 @@ struct Options {
   std::exit(2);
 }
 
-bool takeValue(const std::string& arg, const char* flag, std::string* out) {
-  size_t n = std::strlen(flag);
-  if (arg.compare(0, n, flag) != 0 || arg.size() < n + 1 || arg[n] != '=') {
-    return false;
-  }
-  *out = arg.substr(n + 1);
-  return true;
-}
-
 uint64_t parseCount(const std::string& flag, const std::string& value,
                     uint64_t max) {
   char* end = nullptr;
@@ -139,17 +130,17 @@ Options parseArgs(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       std::exit(0);
-    } else if (takeValue(arg, "--module", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--module", &value)) {
       if (value.empty()) {
         usageError("--module needs a file");
       }
       options.modules.push_back(value);
-    } else if (takeValue(arg, "--function", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--function", &value)) {
       if (value.empty()) {
         usageError("--function needs a name");
       }
       options.function = value;
-    } else if (takeValue(arg, "--device", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--device", &value)) {
       bool known = false;
       for (const char* device : kDevices) {
         known = known || value == device;
@@ -159,12 +150,12 @@ Options parseArgs(int argc, char** argv) {
                    "'; the devices are local-sync and local-task");
       }
       options.device = value;
-    } else if (takeValue(arg, "--task_workers", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--task_workers", &value)) {
       options.task_workers =
           static_cast<uint32_t>(parseCount("--task_workers", value, 1024));
-    } else if (takeValue(arg, "--input", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--input", &value)) {
       options.inputs.push_back(value);
-    } else if (takeValue(arg, "--output", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--output", &value)) {
       if (!value.empty() && value != "-" &&
           (value[0] != '@' || value.size() == 1)) {
         usageError("--output takes '-' (print), '@FILE.npy' (write) or '' "
@@ -172,20 +163,20 @@ Options parseArgs(int argc, char** argv) {
                    strata::tools::sanitizeLine(value) + "'");
       }
       options.outputs.push_back(value);
-    } else if (takeValue(arg, "--expected_output", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--expected_output", &value)) {
       options.expected_outputs.push_back(value);
-    } else if (takeValue(arg, "--expected_f16_threshold", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--expected_f16_threshold", &value)) {
       options.thresholds.f16 =
           parseThreshold("--expected_f16_threshold", value);
-    } else if (takeValue(arg, "--expected_f32_threshold", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--expected_f32_threshold", &value)) {
       options.thresholds.f32 =
           parseThreshold("--expected_f32_threshold", value);
-    } else if (takeValue(arg, "--expected_f64_threshold", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--expected_f64_threshold", &value)) {
       options.thresholds.f64 =
           parseThreshold("--expected_f64_threshold", value);
-    } else if (takeValue(arg, "--trace", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--trace", &value)) {
       options.trace = value;
-    } else if (takeValue(arg, "--print_max_element_count", &value)) {
+    } else if (strata::tools::takeFlagValue(arg, "--print_max_element_count", &value)) {
       options.print_max_element_count = static_cast<size_t>(
           parseCount("--print_max_element_count", value, UINT32_MAX));
     } else if (arg.size() > 1 && arg[0] == '-') {
