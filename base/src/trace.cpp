@@ -2,7 +2,6 @@
 // that recording sites test, and the Chrome trace JSON writer.
 #include "strata/base/trace.h"
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,8 +13,6 @@
 #include <vector>
 
 namespace {
-
-std::atomic<strata_trace_t*> g_installed{nullptr};
 
 struct Event {
   std::string category;
@@ -89,12 +86,10 @@ void strata_trace_destroy(strata_trace_t* trace) {
   strata_allocator_free(allocator, trace);
 }
 
-void strata_trace_install(strata_trace_t* trace) {
-  g_installed.store(trace, std::memory_order_release);
-}
+strata_trace_t* strata_trace_global = nullptr;
 
-strata_trace_t* strata_trace_installed(void) {
-  return g_installed.load(std::memory_order_relaxed);
+void strata_trace_install(strata_trace_t* trace) {
+  __atomic_store_n(&strata_trace_global, trace, __ATOMIC_RELEASE);
 }
 
 int64_t strata_trace_now_ns(void) {

@@ -589,7 +589,8 @@ void finishSubmission(Submission* submission, strata_status_t status) {
       char args[96];
       std::snprintf(args, sizeof(args),
                     "\"command_buffers\": %zu, \"ok\": %s",
-                    submission->command_buffer_count, status ? "false" : "true");
+                    submission->command_buffer_count,
+                    status ? "false" : "true");
       strata_trace_record(trace, "queue",
                           submission->op == SubmissionOp::kExecute
                               ? "queue.execute"

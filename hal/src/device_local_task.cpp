@@ -110,7 +110,9 @@ void advance(Submission* submission) {
       job.workgroup_total = dispatch->workgroup_total;
       job.local_memory_size = dispatch->local_memory_size;
       job.on_complete = onJobComplete;
-      job.trace_name = exportName(dispatch);
+      // Named only for a trace: no lookup per dispatch otherwise.
+      job.trace_name =
+          strata_trace_installed() ? exportName(dispatch) : nullptr;
       job.publish_next = nullptr;
       *link = &job;
       link = &job.publish_next;

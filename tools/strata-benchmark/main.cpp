@@ -20,6 +20,9 @@
 
 namespace {
 
+using strata::tools::parseValueArgument;
+using strata::tools::takeFlagValue;
+
 constexpr const char kUsage[] =
     "usage: strata-benchmark --module=FILE [--module=FILE ...]\n"
     "                        [--function=NAME] [--input=VALUE ...]\n"
@@ -101,34 +104,34 @@ Options parseArgs(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       std::exit(0);
-    } else if (strata::tools::takeFlagValue(arg, "--module", &value)) {
+    } else if (takeFlagValue(arg, "--module", &value)) {
       options.modules.push_back(value);
-    } else if (strata::tools::takeFlagValue(arg, "--function", &value)) {
+    } else if (takeFlagValue(arg, "--function", &value)) {
       if (value.empty()) {
         usageError("--function needs a name");
       }
       options.function = value;
-    } else if (strata::tools::takeFlagValue(arg, "--input", &value)) {
+    } else if (takeFlagValue(arg, "--input", &value)) {
       options.inputs.push_back(value);
-    } else if (strata::tools::takeFlagValue(arg, "--warmup", &value)) {
+    } else if (takeFlagValue(arg, "--warmup", &value)) {
       options.warmup = parseCount("--warmup", value, 0, 1000000);
-    } else if (strata::tools::takeFlagValue(arg, "--repetitions", &value)) {
+    } else if (takeFlagValue(arg, "--repetitions", &value)) {
       options.repetitions = parseCount("--repetitions", value, 1, 10000000);
-    } else if (strata::tools::takeFlagValue(arg, "--device", &value)) {
+    } else if (takeFlagValue(arg, "--device", &value)) {
       if (value != "local-task" && value != "local-sync") {
         usageError("unknown device '" + strata::tools::sanitizeLine(value) +
                    "'; the devices are local-sync and local-task");
       }
       options.device = value;
-    } else if (strata::tools::takeFlagValue(arg, "--task_workers", &value)) {
+    } else if (takeFlagValue(arg, "--task_workers", &value)) {
       options.task_workers = parseCount("--task_workers", value, 0, 1024);
-    } else if (strata::tools::takeFlagValue(arg, "--format", &value)) {
+    } else if (takeFlagValue(arg, "--format", &value)) {
       if (value != "text" && value != "json") {
         usageError("--format is text or json, not '" +
                    strata::tools::sanitizeLine(value) + "'");
       }
       options.json = value == "json";
-    } else if (strata::tools::takeFlagValue(arg, "--trace", &value)) {
+    } else if (takeFlagValue(arg, "--trace", &value)) {
       options.trace = value;
     } else {
       usageError("unknown argument '" + strata::tools::sanitizeLine(arg) +
@@ -163,7 +166,7 @@ struct Run {
 std::string pushInput(Run& run, size_t index, const std::string& text) {
   strata::tools::HostTensor tensor;
   std::string error;
-  if (!strata::tools::parseValueArgument(text, &tensor, &error)) {
+  if (!parseValueArgument(text, &tensor, &error)) {
     return error;
   }
   strata_runtime_value_kind_t kind =

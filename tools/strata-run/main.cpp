@@ -22,6 +22,9 @@
 
 namespace {
 
+using strata::tools::parseValueArgument;
+using strata::tools::takeFlagValue;
+
 using strata::tools::HostTensor;
 
 constexpr const char kUsage[] =
@@ -130,17 +133,17 @@ Options parseArgs(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       std::exit(0);
-    } else if (strata::tools::takeFlagValue(arg, "--module", &value)) {
+    } else if (takeFlagValue(arg, "--module", &value)) {
       if (value.empty()) {
         usageError("--module needs a file");
       }
       options.modules.push_back(value);
-    } else if (strata::tools::takeFlagValue(arg, "--function", &value)) {
+    } else if (takeFlagValue(arg, "--function", &value)) {
       if (value.empty()) {
         usageError("--function needs a name");
       }
       options.function = value;
-    } else if (strata::tools::takeFlagValue(arg, "--device", &value)) {
+    } else if (takeFlagValue(arg, "--device", &value)) {
       bool known = false;
       for (const char* device : kDevices) {
         known = known || value == device;
@@ -150,12 +153,12 @@ Options parseArgs(int argc, char** argv) {
                    "'; the devices are local-sync and local-task");
       }
       options.device = value;
-    } else if (strata::tools::takeFlagValue(arg, "--task_workers", &value)) {
+    } else if (takeFlagValue(arg, "--task_workers", &value)) {
       options.task_workers =
           static_cast<uint32_t>(parseCount("--task_workers", value, 1024));
-    } else if (strata::tools::takeFlagValue(arg, "--input", &value)) {
+    } else if (takeFlagValue(arg, "--input", &value)) {
       options.inputs.push_back(value);
-    } else if (strata::tools::takeFlagValue(arg, "--output", &value)) {
+    } else if (takeFlagValue(arg, "--output", &value)) {
       if (!value.empty() && value != "-" &&
           (value[0] != '@' || value.size() == 1)) {
         usageError("--output takes '-' (print), '@FILE.npy' (write) or '' "
@@ -163,20 +166,20 @@ Options parseArgs(int argc, char** argv) {
                    strata::tools::sanitizeLine(value) + "'");
       }
       options.outputs.push_back(value);
-    } else if (strata::tools::takeFlagValue(arg, "--expected_output", &value)) {
+    } else if (takeFlagValue(arg, "--expected_output", &value)) {
       options.expected_outputs.push_back(value);
-    } else if (strata::tools::takeFlagValue(arg, "--expected_f16_threshold", &value)) {
+    } else if (takeFlagValue(arg, "--expected_f16_threshold", &value)) {
       options.thresholds.f16 =
           parseThreshold("--expected_f16_threshold", value);
-    } else if (strata::tools::takeFlagValue(arg, "--expected_f32_threshold", &value)) {
+    } else if (takeFlagValue(arg, "--expected_f32_threshold", &value)) {
       options.thresholds.f32 =
           parseThreshold("--expected_f32_threshold", value);
-    } else if (strata::tools::takeFlagValue(arg, "--expected_f64_threshold", &value)) {
+    } else if (takeFlagValue(arg, "--expected_f64_threshold", &value)) {
       options.thresholds.f64 =
           parseThreshold("--expected_f64_threshold", value);
-    } else if (strata::tools::takeFlagValue(arg, "--trace", &value)) {
+    } else if (takeFlagValue(arg, "--trace", &value)) {
       options.trace = value;
-    } else if (strata::tools::takeFlagValue(arg, "--print_max_element_count", &value)) {
+    } else if (takeFlagValue(arg, "--print_max_element_count", &value)) {
       options.print_max_element_count = static_cast<size_t>(
           parseCount("--print_max_element_count", value, UINT32_MAX));
     } else if (arg.size() > 1 && arg[0] == '-') {
@@ -282,7 +285,8 @@ std::string listExports(const strata_vm_module_t* module) {
 
 // The reflection attribute `key` of export `name` (the compiler records each
 // tensor argument's type as "arg0" = "4x16xf32"), or "" when there is none.
-std::string exportAttr(const strata_vm_module_t* module, const std::string& name,
+std::string exportAttr(const strata_vm_module_t* module,
+                       const std::string& name,
                        const std::string& key) {
   size_t count = strata_vm_module_export_count(module);
   for (size_t e = 0; e < count; ++e) {
@@ -508,7 +512,7 @@ int run(const Options& options) {
     std::string where = describeFlag("--input", i, options.inputs[i]);
     HostTensor tensor;
     std::string error;
-    if (!strata::tools::parseValueArgument(options.inputs[i], &tensor, &error)) {
+    if (!parseValueArgument(options.inputs[i], &tensor, &error)) {
       return fail(where + ": " + error);
     }
     if (args[i] == 'r') {
@@ -556,7 +560,8 @@ int run(const Options& options) {
   std::vector<HostTensor> expected(options.expected_outputs.size());
   for (size_t i = 0; i < expected.size(); ++i) {
     std::string error;
-    if (!strata::tools::parseValueArgument(options.expected_outputs[i], &expected[i], &error)) {
+    if (!parseValueArgument(options.expected_outputs[i], &expected[i],
+                            &error)) {
       return fail(
           describeFlag("--expected_output", i, options.expected_outputs[i]) +
           ": " + error);

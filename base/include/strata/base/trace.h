@@ -41,8 +41,16 @@ void strata_trace_destroy(strata_trace_t* trace);
 /* Makes trace (borrowed; NULL: none) the recorder every site records into.
  * Uninstall (NULL) before destroying it, once nothing records any more. */
 void strata_trace_install(strata_trace_t* trace);
-/* The installed recorder, or NULL when tracing is off. */
-strata_trace_t* strata_trace_installed(void);
+
+/* The installed recorder (written only by strata_trace_install). */
+extern strata_trace_t* strata_trace_global;
+
+/* The installed recorder, or NULL when tracing is off: one relaxed load,
+ * inline, since recording sites sit on hot paths (every VM call, every
+ * dispatch). */
+static inline strata_trace_t* strata_trace_installed(void) {
+  return __atomic_load_n(&strata_trace_global, __ATOMIC_RELAXED);
+}
 
 /* CLOCK_MONOTONIC nanoseconds: what start_ns/end_ns are measured in. */
 int64_t strata_trace_now_ns(void);

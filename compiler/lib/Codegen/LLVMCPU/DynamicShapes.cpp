@@ -113,10 +113,10 @@ LogicalResult bindFunction(func::FuncOp func) {
     auto tensor = cast<RankedTensorType>(resultType);
     SmallVector<int64_t> shape = encodeShape(tensor, nextSize);
     bindingShapes.push_back(DenseI64ArrayAttr::get(context, shape));
-    Type argType = tensor.hasStaticShape()
-                       ? MemRefType::get(tensor.getShape(),
-                                         tensor.getElementType())
-                       : MemRefType::get({0}, tensor.getElementType());
+    Type argType =
+        tensor.hasStaticShape()
+            ? MemRefType::get(tensor.getShape(), tensor.getElementType())
+            : MemRefType::get({0}, tensor.getElementType());
     BlockArgument arg = entry.addArgument(argType, loc);
     outs.push_back(tensor.hasStaticShape()
                        ? Value(arg)

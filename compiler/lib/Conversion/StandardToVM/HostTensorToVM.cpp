@@ -94,9 +94,8 @@ public:
                                         FlatSymbolRefAttr::get(ctx(), name));
   }
   Value call(StringRef name, ValueRange args, TypeRange results = {}) {
-    auto op = vm::CallImportOp::create(b, loc, results,
-                                       FlatSymbolRefAttr::get(ctx(), name),
-                                       args);
+    auto op = vm::CallImportOp::create(
+        b, loc, results, FlatSymbolRefAttr::get(ctx(), name), args);
     return results.empty() ? Value() : op.getResult(0);
   }
   Value callVariadic(StringRef name, ValueRange args,
@@ -107,6 +106,16 @@ public:
     return results.empty() ? Value() : op.getResult(0);
   }
   Type refTy() { return refType(ctx()); }
+
+  /// Dimension `d` of the buffer view `view` of a `type` tensor: a
+  /// constant when static, else read from the view (hal.buffer_view.dim).
+  Value dim(Value view, RankedTensorType type, int64_t d) {
+    if (!type.isDynamicDim(d)) {
+      return i64(type.getDimSize(d));
+    }
+    return call("hal.buffer_view.dim", {view, i32(static_cast<int32_t>(d))},
+                b.getI64Type());
+  }
 
   /// The dimensions of a `type` tensor: the static ones as constants, the
   /// dynamic ones taken in order from `dynamicDims` (i64 values).
@@ -138,8 +147,8 @@ public:
 
   /// A buffer view over the first `bytes` of `buffer` with `type`'s
   /// element type and `dims`.
-  Value view(Value buffer, Value offset, RankedTensorType type,
-             ValueRange dims, Value bytes) {
+  Value view(Value buffer, Value offset, RankedTensorType type, ValueRange dims,
+             Value bytes) {
     SmallVector<Value> args = {buffer, offset, bytes,
                                i32(*getHalElementType(type.getElementType())),
                                i32(0)};
@@ -256,8 +265,7 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
     for (Type type : op.getResultTypes()) {
       resultDynamicDims += cast<RankedTensorType>(type).getNumDynamicDims();
     }
-    ValueRange dynamicDims =
-        adaptor.getOperands().take_back(resultDynamicDims);
+    ValueRange dynamicDims = adaptor.getOperands().take_back(resultDynamicDims);
     struct Result {
       Binding binding;
       SmallVector<Value> dims;
@@ -275,8 +283,7 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
       result.slabOffset =
           index < plan.slabOffsets.size() ? plan.slabOffsets[index] : -1;
       if (result.slabOffset >= 0) {
-        result.binding = {group.slab, hal.i64(result.slabOffset),
-                          result.bytes};
+        result.binding = {group.slab, hal.i64(result.slabOffset), result.bytes};
       } else {
         result.binding = {hal.call("hal.allocator.allocate_uninitialized",
                                    {allocator, result.bytes}, ref),
@@ -312,9 +319,9 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
       if (result.slabOffset >= 0) {
         Value placeholder =
             vm::ConstRefZeroOp::create(rewriter, op.getLoc(), ref);
-        state.transients[placeholder] = {
-            group.slab, result.slabOffset,
-            tensor.getNumElements() * elementBytes(tensor)};
+        state.transients[placeholder] = {group.slab, result.slabOffset,
+                                         tensor.getNumElements() *
+                                             elementBytes(tensor)};
         views.push_back(placeholder);
         continue;
       }
@@ -335,9 +342,9 @@ struct DispatchCallConversion : OpConversionPattern<func::CallOp> {
         OpBuilder::InsertionGuard guard(rewriter);
         rewriter.setInsertionPoint(plan.signalBefore);
         HalBuilder signalHal(rewriter, plan.signalBefore->getLoc());
-        signalHal.call("hal.device.queue.barrier",
-                       {device, group.fence,
-                        rewriter.getRemappedValue(plan.signalFence)});
+        signalHal.call(
+            "hal.device.queue.barrier",
+            {device, group.fence, rewriter.getRemappedValue(plan.signalFence)});
       }
       if (plan.awaitBefore) {
         // A negative timeout waits for as long as it takes; a failed
@@ -386,20 +393,15 @@ struct ExtractConversion : OpConversionPattern<tensor::ExtractOp> {
       if (d == 0) {
         break;
       }
-      Value size =
-          type.isDynamicDim(d)
-              ? hal.call("hal.buffer_view.dim",
-                         {adaptor.getTensor(), hal.i32(static_cast<int32_t>(d))},
-                         i64)
-              : hal.i64(type.getDimSize(d));
+      Value size = hal.dim(adaptor.getTensor(), type, d);
       stride = vm::MulI64Op::create(rewriter, loc, i64, stride, size);
     }
     unsigned bits = type.getElementTypeBitWidth();
     int64_t bytes = bits < 8 ? 1 : bits / 8;
     Value offset =
         vm::MulI64Op::create(rewriter, loc, i64, linear, hal.i64(bytes));
-    Value buffer = hal.call("hal.buffer_view.buffer", {adaptor.getTensor()},
-                            hal.refTy());
+    Value buffer =
+        hal.call("hal.buffer_view.buffer", {adaptor.getTensor()}, hal.refTy());
     auto load = [&](Value at, int32_t width) {
       return hal.call("hal.buffer.load", {buffer, at, hal.i32(width)}, i32);
     };
@@ -411,7 +413,8 @@ struct ExtractConversion : OpConversionPattern<tensor::ExtractOp> {
       }
     } else {
       Value low = vm::ExtI32I64UOp::create(rewriter, loc, i64, load(offset, 4));
-      Value highAt = vm::AddI64Op::create(rewriter, loc, i64, offset, hal.i64(4));
+      Value highAt =
+          vm::AddI64Op::create(rewriter, loc, i64, offset, hal.i64(4));
       Value high =
           vm::ExtI32I64UOp::create(rewriter, loc, i64, load(highAt, 4));
       high = vm::ShlI64Op::create(rewriter, loc, i64, high, hal.i64(32));
@@ -439,14 +442,7 @@ struct DimConversion : OpConversionPattern<tensor::DimOp> {
       return rewriter.notifyMatchFailure(op, "not a constant dimension");
     }
     HalBuilder hal(rewriter, op.getLoc());
-    Value dim =
-        type.isDynamicDim(*index)
-            ? hal.call("hal.buffer_view.dim",
-                       {adaptor.getSource(),
-                        hal.i32(static_cast<int32_t>(*index))},
-                       rewriter.getI64Type())
-            : hal.i64(type.getDimSize(*index));
-    rewriter.replaceOp(op, dim);
+    rewriter.replaceOp(op, hal.dim(adaptor.getSource(), type, *index));
     return success();
   }
 };
@@ -557,10 +553,10 @@ void planTransients(ArrayRef<Operation *> calls, HostTensorState &state) {
     plan.slabOffsets.assign(call->getNumResults(), -1);
     for (OpResult result : call->getResults()) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
-      bool transient =
-          type && type.hasStaticShape() && !result.use_empty() &&
-          llvm::all_of(result.getUsers(),
-                       [&](Operation *user) { return group.contains(user); });
+      bool transient = type && type.hasStaticShape() && !result.use_empty() &&
+                       llvm::all_of(result.getUsers(), [&](Operation *user) {
+                         return group.contains(user);
+                       });
       if (!transient) {
         continue;
       }
@@ -718,14 +714,12 @@ LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
     state.library = bytes.getValue().str();
     module->removeAttr(kLibraryAttr);
   }
-  for (auto func :
-       llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
     if (Attribute attr = func->getAttr(kDispatchAttr)) {
       auto info = dyn_cast<DictionaryAttr>(attr);
       auto ordinal = info ? info.getAs<IntegerAttr>("ordinal") : IntegerAttr();
-      auto grid =
-          info ? info.getAs<DenseI32ArrayAttr>("workgroup_count")
-               : DenseI32ArrayAttr();
+      auto grid = info ? info.getAs<DenseI32ArrayAttr>("workgroup_count")
+                       : DenseI32ArrayAttr();
       if (!ordinal || !grid || grid.size() != 3 || state.library.empty()) {
         return func.emitError("dispatch '")
                << func.getSymName()
@@ -733,8 +727,7 @@ LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
                   "of the executable) must run before the vm conversion";
       }
       state.dispatches[func.getSymName()] = {
-          static_cast<int32_t>(ordinal.getInt()),
-          {grid[0], grid[1], grid[2]}};
+          static_cast<int32_t>(ordinal.getInt()), {grid[0], grid[1], grid[2]}};
       func.erase();
       continue;
     }
@@ -801,8 +794,7 @@ void mlir::strata::addAsyncExports(ModuleOp module) {
   }
 }
 
-void mlir::strata::planHostDispatches(ModuleOp module,
-                                      HostTensorState &state) {
+void mlir::strata::planHostDispatches(ModuleOp module, HostTensorState &state) {
   for (auto func : module.getOps<func::FuncOp>()) {
     if (!func.isDeclaration()) {
       planGroups(func, state);
@@ -843,9 +835,9 @@ void mlir::strata::materializeHostTensorSupport(vm::ModuleOp vmModule,
                        builder.getStringAttr(state.libraryFormat));
   vm::RodataOp::create(builder, loc, kLibraryRodata,
                        builder.getStringAttr(state.library));
-  vm::GlobalRefOp::create(builder, loc, builder.getStringAttr(kExecutableGlobal),
-                          /*is_mutable=*/builder.getUnitAttr(),
-                          TypeAttr::get(refType(context)));
+  vm::GlobalRefOp::create(
+      builder, loc, builder.getStringAttr(kExecutableGlobal),
+      /*is_mutable=*/builder.getUnitAttr(), TypeAttr::get(refType(context)));
 
   // __init: load the kernel library once per context, so a bad library
   // fails when the context is made, not at the first call.
@@ -862,9 +854,9 @@ void mlir::strata::materializeHostTensorSupport(vm::ModuleOp vmModule,
       hal.call("hal.executable.create",
                {device, hal.rodata(kFormatRodata), hal.rodata(kLibraryRodata)},
                hal.refTy());
-  vm::GlobalStoreRefOp::create(builder, loc, executable,
-                               FlatSymbolRefAttr::get(context,
-                                                      kExecutableGlobal));
+  vm::GlobalStoreRefOp::create(
+      builder, loc, executable,
+      FlatSymbolRefAttr::get(context, kExecutableGlobal));
   vm::ReturnOp::create(builder, loc, ValueRange());
 }
 
@@ -899,20 +891,19 @@ void mlir::strata::finalizeHostTensorSupport(vm::ModuleOp vmModule,
          llvm::reverse(entry.getValue())) {
       // The message names the argument: "argument 0 of @main: expected
       // tensor<2x3xf32>, got tensor<2x4xf32>".
-      std::string name = ("__message_" + entry.getKey() + "_" +
-                          std::to_string(check.argument))
-                             .str();
+      std::string name =
+          ("__message_" + entry.getKey() + "_" + std::to_string(check.argument))
+              .str();
       builder.setInsertionPointToStart(&body);
-      vm::RodataOp::create(builder, func.getLoc(), name,
-                           builder.getStringAttr(
-                               "argument " + std::to_string(check.argument) +
-                               " of @" + entry.getKey().str()));
+      vm::RodataOp::create(
+          builder, func.getLoc(), name,
+          builder.getStringAttr("argument " + std::to_string(check.argument) +
+                                " of @" + entry.getKey().str()));
       builder.setInsertionPointToStart(&entryBlock);
       HalBuilder hal(builder, func.getLoc());
       SmallVector<Value> args = {
           entryBlock.getArgument(check.argument), hal.rodata(name),
-          hal.i32(*getHalElementType(check.type.getElementType())),
-          hal.i32(0)};
+          hal.i32(*getHalElementType(check.type.getElementType())), hal.i32(0)};
       // A dynamic dimension is -1: any size.
       for (int64_t dim : check.type.getShape()) {
         args.push_back(hal.i64(ShapedType::isDynamic(dim) ? -1 : dim));
@@ -929,7 +920,8 @@ void mlir::strata::finalizeHostTensorSupport(vm::ModuleOp vmModule,
     }
     SmallVector<NamedAttribute> entries;
     for (const auto &[key, value] : it->second) {
-      entries.push_back(builder.getNamedAttr(key, builder.getStringAttr(value)));
+      entries.push_back(
+          builder.getNamedAttr(key, builder.getStringAttr(value)));
     }
     exportOp.setReflectionAttr(builder.getDictionaryAttr(entries));
   }

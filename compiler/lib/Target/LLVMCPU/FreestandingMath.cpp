@@ -57,8 +57,12 @@ public:
 
   llvm::Value *bits(llvm::Value *x) { return b.CreateBitCast(x, f.intType); }
   llvm::Value *value(llvm::Value *i) { return b.CreateBitCast(i, f.floatType); }
-  llvm::Value *intConst(uint64_t v) { return llvm::ConstantInt::get(f.intType, v); }
-  llvm::Value *floatConst(double v) { return llvm::ConstantFP::get(f.floatType, v); }
+  llvm::Value *intConst(uint64_t v) {
+    return llvm::ConstantInt::get(f.intType, v);
+  }
+  llvm::Value *floatConst(double v) {
+    return llvm::ConstantFP::get(f.floatType, v);
+  }
   llvm::Value *signBit() {
     return intConst(uint64_t(1) << (f.intType->getBitWidth() - 1));
   }
@@ -71,18 +75,16 @@ public:
         b.CreateAnd(b.CreateLShr(i, f.mantissaBits), f.exponentMask),
         intConst(f.bias));
     llvm::Value *belowOne = b.CreateICmpSLT(exponent, intConst(0));
-    llvm::Value *integral =
-        b.CreateICmpSGE(exponent, intConst(f.mantissaBits));
+    llvm::Value *integral = b.CreateICmpSGE(exponent, intConst(f.mantissaBits));
     // The shift stays in [0, mantissaBits] so it is never poison.
     llvm::Value *shift = b.CreateSelect(
         belowOne, intConst(0),
         b.CreateSelect(integral, intConst(f.mantissaBits), exponent));
-    llvm::Value *fraction = b.CreateLShr(
-        intConst((uint64_t(1) << f.mantissaBits) - 1), shift);
+    llvm::Value *fraction =
+        b.CreateLShr(intConst((uint64_t(1) << f.mantissaBits) - 1), shift);
     llvm::Value *cleared = b.CreateAnd(i, b.CreateNot(fraction));
-    llvm::Value *result = b.CreateSelect(
-        belowOne, b.CreateAnd(i, signBit()),
-        b.CreateSelect(integral, i, cleared));
+    llvm::Value *result = b.CreateSelect(belowOne, b.CreateAnd(i, signBit()),
+                                         b.CreateSelect(integral, i, cleared));
     return value(result);
   }
 
@@ -102,10 +104,10 @@ public:
   // and subtracting 2^mantissaBits rounds the magnitude; the sign is kept
   // (so -0.4 gives -0.0).
   llvm::Value *roundEven(llvm::Value *x) {
-    llvm::Value *magnitude = value(b.CreateAnd(bits(x), b.CreateNot(signBit())));
+    llvm::Value *magnitude =
+        value(b.CreateAnd(bits(x), b.CreateNot(signBit())));
     llvm::Value *two = floatConst(std::ldexp(1.0, f.mantissaBits));
-    llvm::Value *rounded =
-        b.CreateFSub(b.CreateFAdd(magnitude, two), two);
+    llvm::Value *rounded = b.CreateFSub(b.CreateFAdd(magnitude, two), two);
     llvm::Value *signed_ = value(b.CreateOr(bits(rounded), sign(x)));
     return b.CreateSelect(b.CreateFCmpOLT(magnitude, two), signed_, x);
   }
@@ -143,14 +145,16 @@ void addFreestandingRounding(llvm::Module &module) {
     };
     using Member = llvm::Value *(Rounding::*)(llvm::Value *);
     const std::pair<const char *, Member> functions[] = {
-        {"trunc", &Rounding::trunc},         {"floor", &Rounding::floor},
-        {"ceil", &Rounding::ceil},           {"rint", &Rounding::roundEven},
-        {"nearbyint", &Rounding::roundEven}, {"roundeven", &Rounding::roundEven},
+        {"trunc", &Rounding::trunc},
+        {"floor", &Rounding::floor},
+        {"ceil", &Rounding::ceil},
+        {"rint", &Rounding::roundEven},
+        {"nearbyint", &Rounding::roundEven},
+        {"roundeven", &Rounding::roundEven},
         {"round", &Rounding::round},
     };
     for (const auto &[base, member] : functions) {
-      llvm::Function *function =
-          define(module, name(base), format.floatType);
+      llvm::Function *function = define(module, name(base), format.floatType);
       if (!function) {
         continue;
       }

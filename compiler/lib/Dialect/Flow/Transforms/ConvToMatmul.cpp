@@ -44,8 +44,7 @@ struct ConvToIm2colMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
     auto outputType = dyn_cast<RankedTensorType>(init.getType());
     if (!inputType || !filterType || !outputType ||
         !inputType.hasStaticShape() || !filterType.hasStaticShape() ||
-        !outputType.hasStaticShape() ||
-        !outputType.getElementType().isF32() ||
+        !outputType.hasStaticShape() || !outputType.getElementType().isF32() ||
         inputType.getElementType() != outputType.getElementType() ||
         filterType.getElementType() != outputType.getElementType()) {
       return rewriter.notifyMatchFailure(conv, "not a static f32 conv");
@@ -74,8 +73,8 @@ struct ConvToIm2colMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
         6, 0, {bn, y * sh + ky * dh, x * sw + kx * dw, ch}, context);
     AffineMap identity = AffineMap::getMultiDimIdentityMap(6, context);
     auto colsType = RankedTensorType::get({n, oh, ow, kh, kw, c}, element);
-    Value colsInit = tensor::EmptyOp::create(rewriter, loc, colsType.getShape(),
-                                             element);
+    Value colsInit =
+        tensor::EmptyOp::create(rewriter, loc, colsType.getShape(), element);
     SmallVector<utils::IteratorType> parallel(6, utils::IteratorType::parallel);
     auto im2col = linalg::GenericOp::create(
         rewriter, loc, colsType, ValueRange{input}, ValueRange{colsInit},

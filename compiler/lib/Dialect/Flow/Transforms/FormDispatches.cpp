@@ -33,8 +33,7 @@ namespace {
 /// Elementwise named ops (linalg.add, linalg.exp, ...) as linalg.generic, so
 /// that the fusion patterns see them. linalg.fill is left alone: it is
 /// recomputed in the dispatch of its consumer instead.
-struct GeneralizeElementwise
-    : OpInterfaceRewritePattern<linalg::LinalgOp> {
+struct GeneralizeElementwise : OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
@@ -71,8 +70,7 @@ bool isHostReshape(Operation *op) {
   }
   auto source = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
   auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  return source && result && source.hasStaticShape() &&
-         result.hasStaticShape();
+  return source && result && source.hasStaticShape() && result.hasStaticShape();
 }
 
 /// Ops that each dispatch recomputes rather than receives: they are cheap
@@ -103,8 +101,7 @@ bool isFusedIntoConsumer(Operation *op) {
   OpOperand &use = *op->getUses().begin();
   auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
   if (!consumer || consumer->getBlock() != op->getBlock() ||
-      !linalg::isElementwise(consumer) ||
-      consumer.isDpsInit(&use)) {
+      !linalg::isElementwise(consumer) || consumer.isDpsInit(&use)) {
     return false;
   }
   return consumer.getMatchingIndexingMap(&use).isIdentity();
@@ -244,9 +241,10 @@ LogicalResult checkTensorType(Type type, Location loc) {
   Type element = tensor.getElementType();
   bool supported = element.isInteger(1) || element.isInteger(8) ||
                    element.isInteger(16) || element.isInteger(32) ||
-                   element.isInteger(64) || element.isF16() || element.isF32() ||
-                   element.isF64();
-  if (!supported || (isa<IntegerType>(element) && !element.isSignlessInteger())) {
+                   element.isInteger(64) || element.isF16() ||
+                   element.isF32() || element.isF64();
+  if (!supported ||
+      (isa<IntegerType>(element) && !element.isSignlessInteger())) {
     return emitError(loc, "tensor type ")
            << type << " has element type " << element
            << ", which is not supported (supported: i1, i8, i16, i32, i64, "
@@ -381,8 +379,8 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
       if (auto tensor = dyn_cast<RankedTensorType>(input.getType())) {
         for (int64_t d = 0; d < tensor.getRank(); ++d) {
           if (tensor.isDynamicDim(d)) {
-            operands.push_back(resolveDim(dimBuilder, root->getLoc(), input,
-                                          d, inDispatch));
+            operands.push_back(
+                resolveDim(dimBuilder, root->getLoc(), input, d, inDispatch));
           }
         }
       }
@@ -391,8 +389,8 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
       if (auto tensor = dyn_cast<RankedTensorType>(result.getType())) {
         for (int64_t d = 0; d < tensor.getRank(); ++d) {
           if (tensor.isDynamicDim(d)) {
-            operands.push_back(resolveDim(dimBuilder, root->getLoc(), result,
-                                          d, inDispatch));
+            operands.push_back(
+                resolveDim(dimBuilder, root->getLoc(), result, d, inDispatch));
           }
         }
       }
@@ -407,9 +405,8 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
       named = op;
     }
   }
-  std::string name =
-      func.getSymName().str() + "_dispatch_" + std::to_string(dispatchCount) +
-      "_" + describe(named);
+  std::string name = func.getSymName().str() + "_dispatch_" +
+                     std::to_string(dispatchCount) + "_" + describe(named);
   OpBuilder builder(root->getContext());
   builder.setInsertionPointToEnd(executable.getBody());
   SmallVector<Type> inputTypes;
@@ -446,9 +443,9 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
     decl->setAttr(flow::kDispatchAttr, hostBuilder.getUnitAttr());
   }
   OpBuilder callBuilder(root);
-  auto call = func::CallOp::create(callBuilder, root->getLoc(),
-                                   kernel.getSymName(), root->getResultTypes(),
-                                   operands);
+  auto call =
+      func::CallOp::create(callBuilder, root->getLoc(), kernel.getSymName(),
+                           root->getResultTypes(), operands);
   root->replaceAllUsesWith(call.getResults());
   root->erase();
   // Producers computed inside the dispatch had the root as their only user.
@@ -511,7 +508,8 @@ struct FormDispatchesPass
     executable->setAttr(flow::kExecutableAttr, builder.getUnitAttr());
 
     DispatchFormer former(module, executable);
-    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+    for (auto func :
+         llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       if (func.isDeclaration()) {
         continue;
       }
