@@ -13,7 +13,7 @@ packages=(
   clang-22 libclang-rt-22-dev llvm-22-dev libmlir-22-dev mlir-22-tools
   lld-22 liblld-22-dev
   # samples/service (HTTP parsing, JSON) and its load test (wrk)
-  libhttp-parser-dev nlohmann-json3-dev wrk
+  libhttp-parser-dev libsimdjson-dev wrk
   # peers for the benchmarks
   lua5.4 luajit python3-numpy libopenblas0-pthread
 )

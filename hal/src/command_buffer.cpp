@@ -187,6 +187,20 @@ strata_status_t resolveRange(strata_hal_buffer_t* buffer, uint64_t offset,
 strata_status_t resolveBinding(const strata_hal_buffer_binding_t& binding,
                                size_t i, const char* export_name,
                                uint64_t* length, uint8_t** out_ptr) {
+  // The common case maps without naming the binding: formatting the name
+  // for every binding of every dispatch costs more than the checks.
+  if (strata_hal_buffer_t* buffer = binding.buffer) {
+    uint64_t buffer_length = strata_hal_buffer_length(buffer);
+    uint64_t offset = binding.offset;
+    uint64_t range = *length == UINT64_MAX && offset <= buffer_length
+                         ? buffer_length - offset
+                         : *length;
+    if (offset <= buffer_length && range <= buffer_length - offset &&
+        range <= SIZE_MAX) {
+      *length = range;
+      return strata_hal_buffer_map(buffer, offset, range, out_ptr);
+    }
+  }
   char what[160];
   std::snprintf(what, sizeof(what), "binding %zu of dispatch '%s'", i,
                 export_name);

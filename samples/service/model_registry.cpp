@@ -1,54 +1,68 @@
 // model_registry.cpp - models, their functions and call pools, and the JSON
-// form of inputs and outputs (parsed by nlohmann::json without exceptions:
-// json::parse(text, nullptr, false) and typed pointers, never a throwing
-// accessor).
+// form of inputs and outputs. Requests are parsed by simdjson's DOM parser
+// (one per thread, reused) through its error-code API, never a throwing
+// accessor; answers are written with std::to_chars.
 #include "model_registry.h"
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 
-#include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include "tensor_io.h"
 
 namespace strata::service {
 namespace {
 
-using json = nlohmann::json;
-
-// "4x16xf32" -> dims {"4", "16"} and type "f32"; "f32" -> no dims.
-void splitType(const std::string &text, std::vector<std::string> *dims,
-               std::string *type) {
-  size_t start = 0;
-  for (;;) {
-    size_t x = text.find('x', start);
-    if (x == std::string::npos) {
-      *type = text.substr(start);
-      return;
-    }
-    dims->push_back(text.substr(start, x - start));
-    start = x + 1;
-  }
-}
-
-// Whether shape/element_type fit expected ("4x16xf32", "?x16xf32").
-bool fitsType(const std::string &expected, const std::vector<int64_t> &shape,
-              const std::string &dtype) {
-  std::vector<std::string> dims;
-  std::string type;
-  splitType(expected, &dims, &type);
-  if (type != dtype || dims.size() != shape.size()) {
+// Whether shape[0..rank) and type fit expected (from "4x16xf32" or
+// "?x16xf32"; see ArgumentShape).
+bool fitsType(const ArgumentShape &expected, const int64_t *shape, size_t rank,
+              strata_hal_element_type_t type) {
+  if (!expected.parsed || expected.element_type != type ||
+      expected.dims.size() != rank) {
     return false;
   }
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] != "?" && dims[i] != std::to_string(shape[i])) {
+  for (size_t i = 0; i < rank; ++i) {
+    if (expected.dims[i] >= 0 && expected.dims[i] != shape[i]) {
       return false;
     }
   }
   return true;
+}
+
+// "4x16xf32" -> dims {4, 16} and f32; "?x16xf32" -> {-1, 16}; "f32" -> no
+// dims. Anything else (a type the JSON form cannot express) stays
+// unparsed, and no input fits it.
+ArgumentShape parseArgumentShape(const std::string &text) {
+  ArgumentShape out;
+  size_t start = 0;
+  for (;;) {
+    size_t x = text.find('x', start);
+    if (x == std::string::npos) {
+      break;
+    }
+    std::string dim = text.substr(start, x - start);
+    if (dim == "?") {
+      out.dims.push_back(-1);
+    } else {
+      int64_t value = 0;
+      auto [end, ec] =
+          std::from_chars(dim.data(), dim.data() + dim.size(), value);
+      if (ec != std::errc() || end != dim.data() + dim.size() || value < 0) {
+        return ArgumentShape();
+      }
+      out.dims.push_back(value);
+    }
+    start = x + 1;
+  }
+  out.element_type =
+      strata_hal_element_type_parse(text.data() + start, text.size() - start);
+  out.parsed = out.element_type != STRATA_HAL_ELEMENT_TYPE_NONE;
+  return out;
 }
 
 const char *scalarName(strata_runtime_value_kind_t kind) {
@@ -66,71 +80,69 @@ const char *scalarName(strata_runtime_value_kind_t kind) {
   }
 }
 
-// Reads one JSON number (or boolean) as the element type and appends its
-// little-endian bytes. False with *error naming the element.
-bool appendElement(const json &value, strata_hal_element_type_t type,
-                   std::vector<uint8_t> *bytes, std::string *error) {
+// Reads one JSON number (or boolean) as the element type and stores its
+// little-endian bytes at out. False with *error saying what is wrong with it.
+// simdjson keeps an integer as INT64 when it fits, else as UINT64.
+bool decodeElement(simdjson::dom::element value, strata_hal_element_type_t type,
+                   uint8_t *out, std::string *error) {
+  using simdjson::dom::element_type;
   uint32_t numerical = type >> 24;
   size_t bits = type & 0xFFu;
-  const auto *as_int = value.get_ptr<const json::number_integer_t *>();
-  const auto *as_uint = value.get_ptr<const json::number_unsigned_t *>();
-  const auto *as_float = value.get_ptr<const json::number_float_t *>();
-  const auto *as_bool = value.get_ptr<const json::boolean_t *>();
-  auto append = [&](const void *p, size_t n) {
-    const uint8_t *b = static_cast<const uint8_t *>(p);
-    bytes->insert(bytes->end(), b, b + n);
-  };
+  element_type kind = value.type();
   if (numerical == STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE) {
     double d;
-    if (as_float) {
-      d = *as_float;
-    } else if (as_int) {
-      d = static_cast<double>(*as_int);
-    } else if (as_uint) {
-      d = static_cast<double>(*as_uint);
+    if (kind == element_type::DOUBLE) {
+      d = value.get_double().value_unsafe();
+    } else if (kind == element_type::INT64) {
+      d = static_cast<double>(value.get_int64().value_unsafe());
+    } else if (kind == element_type::UINT64) {
+      d = static_cast<double>(value.get_uint64().value_unsafe());
     } else {
       *error = "is not a number";
       return false;
     }
-    if (bits == 64) {
-      append(&d, 8);
-    } else if (bits == 32) {
+    if (bits == 32) {
       float f = static_cast<float>(d);
-      append(&f, 4);
+      std::memcpy(out, &f, 4);
+    } else if (bits == 64) {
+      std::memcpy(out, &d, 8);
     } else {
       uint16_t h = tools::halfFromDouble(d);
-      append(&h, 2);
+      std::memcpy(out, &h, 2);
     }
     return true;
   }
   if (numerical == STRATA_HAL_NUMERICAL_TYPE_BOOLEAN) {
-    uint8_t b;
-    if (as_bool) {
-      b = *as_bool ? 1 : 0;
-    } else if ((as_int && (*as_int == 0 || *as_int == 1)) ||
-               (as_uint && *as_uint <= 1)) {
-      b = as_int ? static_cast<uint8_t>(*as_int)
-                 : static_cast<uint8_t>(*as_uint);
-    } else {
+    int64_t i = -1;
+    if (kind == element_type::BOOL) {
+      i = value.get_bool().value_unsafe() ? 1 : 0;
+    } else if (kind == element_type::INT64) {
+      i = value.get_int64().value_unsafe();
+    }
+    if (i != 0 && i != 1) {
       *error = "is not a boolean (true, false, 0 or 1)";
       return false;
     }
-    append(&b, 1);
+    *out = static_cast<uint8_t>(i);
     return true;
   }
   // Integers: signless iN takes -2^(N-1) .. 2^N-1 (as strata-run does),
   // siN the signed range, uiN the unsigned one.
-  if (!as_int && !as_uint) {
+  bool negative = false;
+  uint64_t magnitude = 0;
+  if (kind == element_type::INT64) {
+    int64_t i = value.get_int64().value_unsafe();
+    negative = i < 0;
+    magnitude = negative ? 0 - static_cast<uint64_t>(i)
+                         : static_cast<uint64_t>(i);
+  } else if (kind == element_type::UINT64) {
+    magnitude = value.get_uint64().value_unsafe();
+  } else {
     *error = "is not an integer";
     return false;
   }
   bool is_unsigned = numerical == STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED;
   bool is_signed = numerical == STRATA_HAL_NUMERICAL_TYPE_INTEGER_SIGNED;
-  // nlohmann keeps non-negative integers as unsigned.
-  bool negative = as_int && *as_int < 0;
-  uint64_t magnitude =
-      negative ? 0 - static_cast<uint64_t>(*as_int)
-               : (as_uint ? *as_uint : static_cast<uint64_t>(*as_int));
   uint64_t max_unsigned =
       bits == 64 ? std::numeric_limits<uint64_t>::max() : (1ull << bits) - 1;
   uint64_t max_positive = is_signed ? max_unsigned >> 1 : max_unsigned;
@@ -141,7 +153,7 @@ bool appendElement(const json &value, strata_hal_element_type_t type,
     return false;
   }
   uint64_t raw = negative ? 0 - magnitude : magnitude;
-  append(&raw, bits / 8); // little-endian: the low bytes come first
+  std::memcpy(out, &raw, bits / 8); // little-endian: the low bytes first
   return true;
 }
 
@@ -208,8 +220,37 @@ std::string consumeStatusText(strata_status_t status) {
 }
 
 std::string errorBody(const std::string &message) {
-  json body = {{"error", message}};
-  return body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  std::string out = "{\"error\": \"";
+  const char *p = message.data();
+  const char *end = p + message.size();
+  while (p < end) {
+    unsigned char c = static_cast<unsigned char>(*p);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20 || c == 0x7F) {
+      char escape[8];
+      std::snprintf(escape, sizeof(escape), "\\u%04x", c);
+      out += escape;
+    } else if (c >= 0x80) {
+      // One UTF-8 sequence, kept when valid, else U+FFFD for its first byte.
+      size_t length = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+      if (length <= static_cast<size_t>(end - p) &&
+          simdjson::validate_utf8(p, length)) {
+        out.append(p, length);
+        p += length;
+        continue;
+      }
+      out += "\xEF\xBF\xBD";
+    } else {
+      out += static_cast<char>(c);
+    }
+    ++p;
+  }
+  out += "\"}\n";
+  return out;
 }
 
 ModelRegistry::~ModelRegistry() {
@@ -272,6 +313,7 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
     size_t argument_count = strata_runtime_call_argument_count(call);
     function->argument_kinds.resize(argument_count);
     function->argument_types.resize(argument_count);
+    function->argument_shapes.resize(argument_count);
     for (size_t i = 0; i < argument_count; ++i) {
       function->argument_kinds[i] = strata_runtime_call_argument_kind(call, i);
     }
@@ -288,6 +330,7 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
         size_t index = std::strtoul(k.c_str() + 3, nullptr, 10);
         if (index < argument_count) {
           function->argument_types[index] = value;
+          function->argument_shapes[index] = parseArgumentShape(value);
         }
       }
     }
@@ -345,114 +388,132 @@ void ModelRegistry::returnCall(Function *function,
 
 bool pushInputs(const Function &function, const std::string &body,
                 strata_runtime_call_t *call, std::string *error) {
-  std::string where = function.model + "." + function.name;
-  json request = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (request.is_discarded()) {
-    *error = "the request body is not valid JSON";
+  using simdjson::dom::element_type;
+  auto where = [&] { return function.model + "." + function.name; };
+  // One parser per thread: it keeps its buffers between requests.
+  thread_local simdjson::dom::parser parser;
+  thread_local std::vector<uint8_t> bytes;
+  simdjson::dom::element request;
+  simdjson::error_code json_error =
+      parser.parse(body.data(), body.size()).get(request);
+  if (json_error) {
+    *error = std::string("the request body is not valid JSON (") +
+             simdjson::error_message(json_error) + ")";
     return false;
   }
-  if (!request.is_object()) {
+  simdjson::dom::array inputs;
+  if (request.type() != element_type::OBJECT) {
     *error = "the request body must be a JSON object with \"inputs\"";
     return false;
   }
-  auto inputs_it = request.find("inputs");
-  if (inputs_it == request.end() || !inputs_it->is_array()) {
+  if (request["inputs"].get_array().get(inputs)) {
     *error = "the request needs \"inputs\": an array of "
              "{\"shape\", \"dtype\", \"data\"}";
     return false;
   }
-  const json &inputs = *inputs_it;
   size_t count = function.argument_kinds.size();
-  if (inputs.size() != count) {
-    *error = where + " takes " + std::to_string(count) + " input" +
-             (count == 1 ? "" : "s") + ", got " + std::to_string(inputs.size());
+  size_t given = inputs.size();
+  if (given != count) {
+    *error = where() + " takes " + std::to_string(count) + " input" +
+             (count == 1 ? "" : "s") + ", got " + std::to_string(given);
     return false;
   }
-  for (size_t i = 0; i < count; ++i) {
-    const json &input = inputs[i];
-    std::string name = "input " + std::to_string(i);
-    if (!input.is_object()) {
-      *error = name + " must be an object with shape, dtype and data";
+  size_t i = 0;
+  for (simdjson::dom::element input : inputs) {
+    auto name = [i] { return "input " + std::to_string(i); };
+    simdjson::dom::object object;
+    if (input.get_object().get(object)) {
+      *error = name() + " must be an object with shape, dtype and data";
       return false;
     }
-    auto shape_it = input.find("shape");
-    auto dtype_it = input.find("dtype");
-    auto data_it = input.find("data");
-    if (shape_it == input.end() || !shape_it->is_array()) {
-      *error = name + " needs \"shape\": an array of dimensions";
+    simdjson::dom::array shape_array;
+    std::string_view dtype;
+    simdjson::dom::array data;
+    if (object["shape"].get_array().get(shape_array)) {
+      *error = name() + " needs \"shape\": an array of dimensions";
       return false;
     }
-    if (dtype_it == input.end() || !dtype_it->is_string()) {
-      *error = name + " needs \"dtype\": a string such as \"f32\"";
+    if (object["dtype"].get_string().get(dtype)) {
+      *error = name() + " needs \"dtype\": a string such as \"f32\"";
       return false;
     }
-    if (data_it == input.end() || !data_it->is_array()) {
-      *error = name + " needs \"data\": a flat array of its elements";
+    if (object["data"].get_array().get(data)) {
+      *error = name() + " needs \"data\": a flat array of its elements";
       return false;
     }
-    std::vector<int64_t> shape;
-    for (const json &dim : *shape_it) {
-      const auto *d = dim.get_ptr<const json::number_unsigned_t *>();
-      if (!d || *d > (1ull << 40)) {
-        *error = name + " has a shape that is not an array of non-negative "
-                        "integers";
+    int64_t shape[STRATA_HAL_MAX_RANK];
+    size_t rank = 0;
+    for (simdjson::dom::element dim : shape_array) {
+      int64_t d = -1;
+      if (dim.type() == element_type::INT64) {
+        d = dim.get_int64().value_unsafe();
+      }
+      if (d < 0 || d > (int64_t{1} << 40)) {
+        *error = name() + " has a shape that is not an array of "
+                          "non-negative integers";
         return false;
       }
-      shape.push_back(static_cast<int64_t>(*d));
+      if (rank == STRATA_HAL_MAX_RANK) {
+        *error = name() + " has rank " + std::to_string(shape_array.size()) +
+                 ", more than " + std::to_string(STRATA_HAL_MAX_RANK);
+        return false;
+      }
+      shape[rank++] = d;
     }
-    if (shape.size() > STRATA_HAL_MAX_RANK) {
-      *error = name + " has rank " + std::to_string(shape.size()) +
-               ", more than " + std::to_string(STRATA_HAL_MAX_RANK);
-      return false;
-    }
-    const std::string &dtype = *dtype_it->get_ptr<const json::string_t *>();
     strata_hal_element_type_t type =
         strata_hal_element_type_parse(dtype.data(), dtype.size());
     if (type == STRATA_HAL_ELEMENT_TYPE_NONE) {
-      *error = name + " has an unknown dtype '" + dtype +
+      *error = name() + " has an unknown dtype '" + std::string(dtype) +
                "' (f16, f32, f64, i1, i8, i16, i32, i64, si8.., ui8..)";
       return false;
     }
-    std::string actual = tools::describeTensorType(shape, type);
+    auto actual = [&] {
+      return tools::describeTensorType(std::vector<int64_t>(shape, shape + rank),
+                                       type);
+    };
+    size_t element_size = strata_hal_element_byte_size(type);
     uint64_t element_count = 0;
-    if (!tools::shapeElementCount(shape, strata_hal_element_byte_size(type),
-                                  &element_count)) {
-      *error = name + " is too large (" + actual + ")";
+    if (!tools::shapeElementCount(std::vector<int64_t>(shape, shape + rank),
+                                  element_size, &element_count)) {
+      *error = name() + " is too large (" + actual() + ")";
       return false;
     }
     strata_runtime_value_kind_t kind = function.argument_kinds[i];
     if (const char *scalar = scalarName(kind)) {
-      if (!shape.empty() || dtype != scalar) {
-        *error = name + " of " + where + " must be a " + scalar +
-                 " scalar (shape [], dtype \"" + scalar + "\"), got " + actual;
+      if (rank != 0 || dtype != scalar) {
+        *error = name() + " of " + where() + " must be a " + scalar +
+                 " scalar (shape [], dtype \"" + scalar + "\"), got " +
+                 actual();
         return false;
       }
     } else if (kind != STRATA_RUNTIME_VALUE_BUFFER_VIEW) {
-      *error = "input " + std::to_string(i) + " of " + where + " is a " +
+      *error = name() + " of " + where() + " is a " +
                strata_runtime_value_kind_name(kind) +
                ", which has no JSON form";
       return false;
     } else if (!function.argument_types[i].empty() &&
-               !fitsType(function.argument_types[i], shape, dtype)) {
-      *error = name + " of " + where + " must be " +
-               function.argument_types[i] + ", got " + actual;
+               !fitsType(function.argument_shapes[i], shape, rank, type)) {
+      *error = name() + " of " + where() + " must be " +
+               function.argument_types[i] + ", got " + actual();
       return false;
     }
-    if (data_it->size() != element_count) {
-      *error = name + " is " + actual + " and needs " +
+    size_t data_size = data.size();
+    if (data_size != element_count) {
+      *error = name() + " is " + actual() + " and needs " +
                std::to_string(element_count) + " elements in \"data\", got " +
-               std::to_string(data_it->size());
+               std::to_string(data_size);
       return false;
     }
-    std::vector<uint8_t> bytes;
-    bytes.reserve(element_count * strata_hal_element_byte_size(type));
+    bytes.resize(element_count * element_size);
+    uint8_t *out = bytes.data();
     size_t index = 0;
-    for (const json &value : *data_it) {
+    for (simdjson::dom::element value : data) {
       std::string why;
-      if (!appendElement(value, type, &bytes, &why)) {
-        *error = name + " element " + std::to_string(index) + " " + why;
+      if (!decodeElement(value, type, out, &why)) {
+        *error = name() + " element " + std::to_string(index) + " " + why;
         return false;
       }
+      out += element_size;
       ++index;
     }
     strata_status_t status = nullptr;
@@ -484,7 +545,7 @@ bool pushInputs(const Function &function, const std::string &body,
     default: {
       strata_hal_buffer_view_t *view = nullptr;
       status = strata_runtime_buffer_view_from_host(
-          type, shape.data(), shape.size(), bytes.data(), bytes.size(),
+          type, shape, rank, bytes.data(), bytes.size(),
           strata_allocator_system(), &view);
       if (!status) {
         status = strata_runtime_call_push_buffer_view(call, view);
@@ -497,6 +558,7 @@ bool pushInputs(const Function &function, const std::string &body,
       *error = consumeStatusText(status);
       return false;
     }
+    ++i;
   }
   return true;
 }

@@ -20,12 +20,22 @@
 
 namespace strata::service {
 
+/// An argument's reflection type, parsed: dims (-1 for "?") and element
+/// type. Not parsed when the type has no JSON form.
+struct ArgumentShape {
+  bool parsed = false;
+  std::vector<int64_t> dims;
+  strata_hal_element_type_t element_type = STRATA_HAL_ELEMENT_TYPE_NONE;
+};
+
 /// One exported function of a model (not its "fn$async" entry point).
 struct Function {
   std::string model;
   std::string name;
   /// "4x16xf32" from the export's reflection attribute argN, "" when absent.
   std::vector<std::string> argument_types;
+  /// argument_types parsed, for checking requests.
+  std::vector<ArgumentShape> argument_shapes;
   std::vector<strata_runtime_value_kind_t> argument_kinds;
   bool has_async_entry = false;
   /// Calls ready for reuse (reset, no arguments). Owned.

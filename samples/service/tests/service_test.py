@@ -227,8 +227,12 @@ def test_answers(server, mlp_input, expected):
 
 
 def test_errors(server, mlp_input):
+    answers_400 = [1]  # the bytes that are not HTTP, below
+
     def expect(code, what, text, status_body):
         status, body = status_body
+        if code == 400:
+            answers_400[0] += 1
         message = ""
         try:
             message = json.loads(body).get("error", "")
@@ -257,6 +261,29 @@ def test_errors(server, mlp_input):
     expect(400, "unknown dtype", "unknown dtype 'f31'",
            server.invoke("mlp", "predict", {"inputs": [
                tensor([4, 16], "f31", mlp_input["data"])]}))
+    # Error texts quote what the client sent; the answer stays valid JSON
+    # (quotes and control characters escaped, UTF-8 kept as it came).
+    expect(400, "unknown dtype with quotes and UTF-8",
+           "unknown dtype 'f\"3\u00e9\n'",
+           server.invoke("mlp", "predict", {"inputs": [
+               tensor([4, 16], "f\"3\u00e9\n", mlp_input["data"])]}))
+    expect(400, "bytes that are not UTF-8", "not valid JSON (",
+           server.invoke("mlp", "predict", b'{"inputs": [{"dtype": "\xff"}]}'))
+    expect(400, "trailing bytes after the JSON value", "not valid JSON",
+           server.invoke("mlp", "predict",
+                         json.dumps({"inputs": [mlp_input]}) + " ]"))
+    expect(400, "negative dimension", "not an array of non-negative integers",
+           server.invoke("mlp", "predict", {"inputs": [
+               tensor([-4, 16], "f32", mlp_input["data"])]}))
+    expect(400, "fractional dimension", "not an array of non-negative integers",
+           server.invoke("mlp", "predict", {"inputs": [
+               tensor([4.0, 16], "f32", mlp_input["data"])]}))
+    expect(400, "rank above the limit", "has rank 17, more than 16",
+           server.invoke("mlp", "predict", {"inputs": [
+               tensor([1] * 17, "f32", [1.0])]}))
+    expect(400, "fraction for an integer", "element 0 is not an integer",
+           server.invoke("t", "divide", {"inputs": [
+               tensor([], "i32", [2.5]), tensor([], "i32", [2])]}))
     expect(400, "data length", "needs 64 elements",
            server.invoke("mlp", "predict", {"inputs": [
                tensor([4, 16], "f32", mlp_input["data"][:60])]}))
@@ -290,7 +317,8 @@ def test_errors(server, mlp_input):
     check(status == 200, "serves after a 500")
 
     text = server.request("GET", "/metrics")[1]
-    check(re.search(r'strata_service_requests_total\{code="400"\} 1[0-9]', text)
+    check(re.search(r'strata_service_requests_total\{code="400"\} %d\b' %
+                    answers_400[0], text)
           and re.search(r'strata_service_requests_total\{code="500"\} 1\b', text)
           and "strata_service_invoke_duration_seconds_bucket{le=\"+Inf\"}" in text
           and "strata_service_inflight_calls 0" in text,
