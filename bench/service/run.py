@@ -2,18 +2,31 @@
 """run.py - load test of samples/service (a benchmark, not a test).
 
 Compiles samples/mlp with --async-exports, starts strata-service on
-loopback, and drives POST /v1/models/mlp:invoke/predict (the MLP input as
-JSON) with wrk: two halves of --requests/2 each at --connections
-connections (a Lua script stops each wrk thread after its share of
-responses). It prints throughput, p50/p99 latency, errors and the server's
-VmRSS before, between the halves and after; then the in-process ceiling,
-the same function called through the embedding API with the same number of
-calls in flight (build/bench/service/inprocess_calls), and the ratio; then
-the same calls with the service's JSON decode and encode of each request
-(inprocess_calls --json-body), and that ratio.
+loopback and, after a warm-up, runs --rounds rounds. Each round, back to
+back (interleaved, so a busy spell on this shared machine hits all of
+them):
+  service    --requests/--rounds POST /v1/models/mlp:invoke/predict (the
+             MLP input as JSON) with wrk at --connections connections (a
+             Lua script stops each wrk thread after its share);
+  /healthz   as many GET /healthz with the same wrk settings: an answer
+             with no inference and no JSON, the most any HTTP/1.1 answer
+             reaches on this machine under this load;
+  in-process the same function through the embedding API with as many
+             calls in flight on one loop (build/bench/service/
+             inprocess_calls): the ceiling;
+  + JSON     the same, with the service's JSON decode and encode of each
+             request (inprocess_calls --json-body).
+It prints each round, the medians, the median of each round's ratios,
+errors and requests lost (answered by the server but not seen by wrk, or
+still in flight at the end), and the server's VmRSS after the warm-up, after
+the first half of the rounds and after the last.
 
-  bench/service/run.py --build=build [--requests=20000] [--connections=64]
-      [--threads=2] [--device=local-task] [--task_workers=0]
+  bench/service/run.py --build=build [--requests=20000] [--rounds=4]
+      [--connections=64] [--threads=2] [--pipeline=1] [--device=local-task]
+      [--task_workers=0]
+
+--pipeline=N sends N requests per write on each connection (HTTP/1.1
+pipelining; the server answers them in order).
 """
 import argparse
 import http.client
@@ -53,13 +66,22 @@ function setup(thread)
 end
 
 function init(args)
-  wrk.method = "POST"
-  wrk.body = %(body)s
-  wrk.headers["Content-Type"] = "application/json"
+  local one
+  if %(post)s then
+    one = wrk.format("POST", nil, {["Content-Type"] = "application/json"},
+                     %(body)s)
+  else
+    one = wrk.format("GET")
+  end
+  batch = string.rep(one, %(pipeline)d)
   responses = 0
   bad = 0
   started_us = now_us()
   stopped_us = 0
+end
+
+function request()
+  return batch
 end
 
 function response(status, headers, body)
@@ -134,11 +156,11 @@ def metrics(port):
     return values
 
 
-def run_wrk(args, port, script_path, seconds):
+def run_wrk(args, port, script_path, seconds, path):
     duration = "%ds" % seconds  # the script stops each thread at its share
     command = ["wrk", "-t%d" % args.threads, "-c%d" % args.connections,
                "-d" + duration, "--timeout", "10s", "-s", script_path,
-               "http://127.0.0.1:%d/v1/models/mlp:invoke/predict" % port]
+               "http://127.0.0.1:%d%s" % (port, path)]
     output = subprocess.run(command, check=True, capture_output=True,
                             text=True).stdout
     match = re.search(r"RESULT (.*)", output)
@@ -152,16 +174,34 @@ def run_wrk(args, port, script_path, seconds):
     return result
 
 
+def median(values):
+    values = sorted(values)
+    n = len(values)
+    return values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+
+
+PREDICT = "/v1/models/mlp:invoke/predict"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default="build")
-    parser.add_argument("--requests", type=int, default=20000)
+    parser.add_argument("--requests", type=int, default=20000,
+                        help="predict requests in all (split over the rounds)")
+    parser.add_argument("--rounds", type=int, default=4,
+                        help="interleaved rounds (even: RSS is compared "
+                             "between the halves)")
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--pipeline", type=int, default=1,
+                        help="requests per write on a connection")
     parser.add_argument("--device", default="local-task")
     parser.add_argument("--task_workers", type=int, default=0)
-    parser.add_argument("--ceiling-runs", type=int, default=5)
     args = parser.parse_args()
+    if args.rounds < 2 or args.rounds % 2:
+        parser.error("--rounds must be even and at least 2")
+    if args.pipeline < 1:
+        parser.error("--pipeline must be at least 1")
 
     build = os.path.abspath(args.build)
     compile_tool = os.path.join(build, "compiler/tools/strata-compile/strata-compile")
@@ -183,108 +223,143 @@ def main():
         shape, data = read_npy_f32(input_npy)
         body = json.dumps({"inputs": [{"shape": shape, "dtype": "f32",
                                        "data": data}]})
-        half = args.requests // 2
-        script_path = os.path.join(work, "predict.lua")
-        with open(script_path, "w") as f:
-            f.write(WRK_SCRIPT % {"per_thread": half // args.threads,
-                                  "body": lua_string(body)})
-        warmup_path = os.path.join(work, "warmup.lua")
-        with open(warmup_path, "w") as f:
-            f.write(WRK_SCRIPT % {"per_thread": 1 << 40,
-                                  "body": lua_string(body)})
+        body_path = os.path.join(work, "request.json")
+        with open(body_path, "w") as f:
+            f.write(body)
+        per_round = args.requests // args.rounds
+
+        def script(name, post, per_thread):
+            path = os.path.join(work, name)
+            with open(path, "w") as f:
+                f.write(WRK_SCRIPT % {"per_thread": per_thread,
+                                      "body": lua_string(body),
+                                      "post": "true" if post else "false",
+                                      "pipeline": args.pipeline})
+            return path
+
+        predict_script = script("predict.lua", True, per_round // args.threads)
+        healthz_script = script("healthz.lua", False, per_round // args.threads)
+        warmup_script = script("warmup.lua", True, 1 << 40)
 
         print("bench/service: mlp.predict (4x16xf32 -> 4x10xf32), body %d bytes, "
-              "%d requests in two halves, %d connections, %d wrk threads, "
-              "device %s, %d cores" % (len(body), args.requests, args.connections,
-                                       args.threads, args.device, os.cpu_count()))
+              "%d requests in %d rounds, %d connections, %d wrk threads, "
+              "pipeline %d, device %s, %d cores" % (
+                  len(body), per_round * args.rounds, args.rounds,
+                  args.connections, args.threads, args.pipeline, args.device,
+                  os.cpu_count()))
+
+        def inprocess(extra):
+            out = subprocess.run(
+                [inprocess_tool, vmfb, "predict", "@" + input_npy,
+                 "--calls=%d" % per_round,
+                 "--in-flight=%d" % args.connections, "--device=" + args.device,
+                 "--task_workers=%d" % args.task_workers] + extra,
+                capture_output=True, text=True)
+            if out.returncode != 0:
+                sys.exit("inprocess_calls failed:\n" + out.stdout + out.stderr)
+            return json.loads(out.stdout)
 
         server = subprocess.Popen(
             [server_tool, "--listen=127.0.0.1:0", "--device=" + args.device,
              "--task_workers=%d" % args.task_workers,
-             "--max-inflight=%d" % (4 * args.connections),
+             "--max-inflight=%d" % (4 * args.connections * args.pipeline),
              "--model", "mlp=" + vmfb],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = server.stdout.readline()
         port = int(re.search(r":(\d+) ", line).group(1))
+        rounds = []
         try:
             rss_start = vm_rss_kib(server.pid)
-            # Warm-up, and the rate that sizes wrk's -d for each half.
-            warmup = run_wrk(args, port, warmup_path, 2)
-            seconds = int(half / max(warmup["req_per_s"], 1) * 1.5) + 2
-            print("  warm-up: %d responses in 2 s, errors %d; -d%ds per half" %
+            # Warm-up, and the rate that sizes wrk's -d for each run.
+            warmup = run_wrk(args, port, warmup_script, 2, PREDICT)
+            seconds = int(per_round / max(warmup["req_per_s"], 1) * 3) + 2
+            print("  warm-up: %d responses in 2 s, errors %d; wrk -d%ds per run" %
                   (warmup["responses"], warmup["errors"], seconds))
             time.sleep(0.2)
             rss = [vm_rss_kib(server.pid)]
-            halves = []
-            for _ in range(2):
-                halves.append(run_wrk(args, port, script_path, seconds))
-                # Let the answers to requests wrk abandoned at its stop land.
-                time.sleep(0.2)
-                rss.append(vm_rss_kib(server.pid))
+            for r in range(args.rounds):
+                result = {
+                    "service": run_wrk(args, port, predict_script, seconds,
+                                       PREDICT),
+                    "healthz": run_wrk(args, port, healthz_script, seconds,
+                                       "/healthz"),
+                    "inprocess": inprocess([]),
+                    "json": inprocess(["--json-body=" + body_path]),
+                }
+                rounds.append(result)
+                s_ = result["service"]
+                print("  round %d: service %6.0f req/s (p50 %.2f ms, p99 %.2f "
+                      "ms, errors %d), /healthz %6.0f req/s (errors %d), "
+                      "in-process %6.0f calls/s, + JSON %6.0f calls/s" % (
+                          r + 1, s_["req_per_s"], s_["p50_us"] / 1e3,
+                          s_["p99_us"] / 1e3, s_["errors"],
+                          result["healthz"]["req_per_s"],
+                          result["healthz"]["errors"],
+                          result["inprocess"]["calls_per_s"],
+                          result["json"]["calls_per_s"]))
+                if r + 1 == args.rounds // 2 or r + 1 == args.rounds:
+                    # Let the answers to requests wrk abandoned land.
+                    time.sleep(0.2)
+                    rss.append(vm_rss_kib(server.pid))
             served = metrics(port)
         finally:
             server.send_signal(signal.SIGTERM)
             code = server.wait(timeout=60)
 
-        responses = sum(h["responses"] for h in halves)
-        seconds = sum(h["duration_us"] for h in halves) / 1e6
-        errors = sum(h["errors"] for h in halves)
+        services = [r["service"] for r in rounds]
+        healthz = [r["healthz"] for r in rounds]
+        responses = sum(h["responses"] for h in services)
+        errors = sum(h["errors"] for h in services + healthz)
+        failed_calls = sum(r["inprocess"]["failed"] + r["json"]["failed"]
+                           for r in rounds)
+        ok_answers = served.get('strata_service_requests_total{code="200"}', 0)
         answered = sum(v for k, v in served.items()
                        if k.startswith("strata_service_requests_total"))
-        ok_answers = served.get('strata_service_requests_total{code="200"}', 0)
-        for i, h in enumerate(halves):
-            print("  half %d: %6d responses in %.3f s = %8.0f req/s, p50 %.2f ms, "
-                  "p99 %.2f ms, errors %d (non-200 %d, connect %d, read %d, "
-                  "write %d, timeout %d)" % (
-                      i + 1, h["responses"], h["duration_us"] / 1e6,
-                      h["req_per_s"], h["p50_us"] / 1e3, h["p99_us"] / 1e3,
-                      h["errors"], h["non200"], h["connect"], h["read"],
-                      h["write"], h["timeout"]))
-        print("service:    %d responses in %.3f s = %.0f req/s, errors %d" %
-              (responses, seconds, responses / seconds, errors))
+        seen = (responses + sum(h["responses"] for h in healthz) +
+                warmup["responses"])
+        in_flight_end = int(served.get("strata_service_inflight_calls", 0))
+        wrk_runs = 1 + 2 * args.rounds
         # wrk stops a thread once it has its share (and the warm-up at its
         # -d), abandoning the requests still open on its connections: the
         # server answers those too, so they count as abandoned, not lost.
-        print("            server answered %d (200: %d), in flight at the end %d; "
+        print("service: %d predict responses, errors %d (wrk: non-200, "
+              "connect, read, write, timeout; /healthz included), in-process "
+              "calls failed %d" % (responses, errors, failed_calls))
+        print("         server answered %d (200: %d), in flight at the end %d; "
               "abandoned by wrk at its stops: %d (at most %d); lost: %d" % (
-                  answered, ok_answers,
-                  served.get("strata_service_inflight_calls", -1),
-                  ok_answers - responses - warmup["responses"],
-                  3 * args.connections,
-                  max(0, responses + warmup["responses"] - ok_answers) +
-                  int(served.get("strata_service_inflight_calls", 0))))
+                  answered, ok_answers, in_flight_end, ok_answers - seen,
+                  wrk_runs * args.connections * args.pipeline,
+                  max(0, seen - ok_answers) + in_flight_end))
         growth = (rss[2] - rss[1]) / rss[1] * 100 if rss[1] else 0
         print("server RSS: %d KiB at start, %d KiB after the warm-up, %d KiB "
-              "after half 1, %d KiB after half 2: %+.2f%% between the halves; "
-              "exit status %s" % (rss_start, rss[0], rss[1], rss[2], growth, code))
+              "after round %d, %d KiB after round %d: %+.2f%% between the "
+              "halves; exit status %s" % (
+                  rss_start, rss[0], rss[1], args.rounds // 2, rss[2],
+                  args.rounds, growth, code))
 
-        body_path = os.path.join(work, "request.json")
-        with open(body_path, "w") as f:
-            f.write(body)
-        service_rate = responses / seconds
-        for label, extra in (("in-process", []),
-                             ("in-process + JSON", ["--json-body=" + body_path])):
-            # A ceiling: the best of --ceiling-runs runs (a run is short,
-            # and a busy machine only ever makes it slower).
-            runs = [json.loads(subprocess.run(
-                [inprocess_tool, vmfb, "predict", "@" + input_npy,
-                 "--calls=%d" % args.requests,
-                 "--in-flight=%d" % args.connections, "--device=" + args.device,
-                 "--task_workers=%d" % args.task_workers] + extra,
-                check=True, capture_output=True, text=True).stdout)
-                for _ in range(args.ceiling_runs)]
-            ceiling = max(runs, key=lambda r: r["calls_per_s"])
-            print("%s: %d calls in %.3f s = %.0f calls/s, p50 %.3f ms, "
-                  "p99 %.3f ms (best of %d runs: %s calls/s; %d in flight on "
-                  "one loop, async entry %s, failed %d)" %
-                  (label, ceiling["calls"], ceiling["seconds"],
-                   ceiling["calls_per_s"], ceiling["p50_us"] / 1e3,
-                   ceiling["p99_us"] / 1e3, len(runs),
-                   " ".join("%.0f" % r["calls_per_s"] for r in runs),
-                   ceiling["in_flight"], bool(ceiling["async_entry"]),
-                   sum(r["failed"] for r in runs)))
-            print("ratio service/%s: %.3f" %
-                  (label, service_rate / ceiling["calls_per_s"]))
+        def rate(result):
+            return result.get("req_per_s") or result["calls_per_s"]
+
+        print("medians of %d rounds: service %.0f req/s (p50 %.2f ms, p99 %.2f "
+              "ms), /healthz %.0f req/s, in-process %.0f calls/s (p50 %.3f "
+              "ms), in-process + JSON %.0f calls/s" % (
+                  args.rounds, median([rate(x) for x in services]),
+                  median([x["p50_us"] for x in services]) / 1e3,
+                  median([x["p99_us"] for x in services]) / 1e3,
+                  median([rate(x) for x in healthz]),
+                  median([rate(r["inprocess"]) for r in rounds]),
+                  median([r["inprocess"]["p50_us"] for r in rounds]) / 1e3,
+                  median([rate(r["json"]) for r in rounds])))
+
+        def ratio(a, b):
+            values = [rate(r[a]) / rate(r[b]) for r in rounds]
+            return "%.3f (rounds: %s)" % (
+                median(values), " ".join("%.2f" % v for v in values))
+
+        print("ratio service/in-process:        " + ratio("service", "inprocess"))
+        print("ratio service/in-process + JSON: " + ratio("service", "json"))
+        print("ratio service//healthz:          " + ratio("service", "healthz"))
+        print("ratio /healthz/in-process:       " + ratio("healthz", "inprocess"))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
