@@ -6,11 +6,14 @@
 // time. With --json-body=FILE (a request body, as the service takes it)
 // each call decodes it and encodes its results with the service's own code
 // (samples/service/model_registry.cpp), as the service does. Prints one
-// JSON line: calls, seconds, calls/s, p50/p99 latency.
+// JSON line: calls, seconds, calls/s, p50/p99 latency, and the CPU time of
+// all the process's threads over the calls (cpu_us).
 //
 //   inprocess_calls MODULE.vmfb FUNCTION INPUT(tensor text or @file.npy)
 //       [--calls=N] [--in-flight=K] [--device=NAME] [--task_workers=N]
 //       [--json-body=FILE]
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -215,12 +218,20 @@ int main(int argc, char **argv) {
     return die(status);
   }
   bench.latencies_us.reserve(calls);
+  struct rusage usage_begin;
+  getrusage(RUSAGE_SELF, &usage_begin);
   auto begin = std::chrono::steady_clock::now();
   for (Slot &slot : slots) {
     start(&slot);
   }
   status = strata_hal_loop_run(bench.loop);
   auto end = std::chrono::steady_clock::now();
+  struct rusage usage_end;
+  getrusage(RUSAGE_SELF, &usage_end);
+  auto cpu_us = [](const struct rusage &u) {
+    return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e6 + u.ru_utime.tv_usec +
+           u.ru_stime.tv_usec;
+  };
   if (status) {
     return die(status);
   }
@@ -233,9 +244,11 @@ int main(int argc, char **argv) {
   std::printf(
       "{\"calls\": %zu, \"failed\": %zu, \"in_flight\": %zu, "
       "\"seconds\": %.6f, \"calls_per_s\": %.1f, \"p50_us\": %.1f, "
-      "\"p99_us\": %.1f, \"async_entry\": %d, \"json\": %d}\n",
+      "\"p99_us\": %.1f, \"cpu_us\": %.0f, \"async_entry\": %d, "
+      "\"json\": %d}\n",
       bench.finished, bench.failed, slots.size(), seconds,
       bench.finished / seconds, pct(0.5), pct(0.99),
+      cpu_us(usage_end) - cpu_us(usage_begin),
       slots.empty() ? 0 : strata_runtime_call_has_async_entry(slots[0].call),
       json_body_path.empty() ? 0 : 1);
   for (Slot &slot : slots) {

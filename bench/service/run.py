@@ -33,6 +33,7 @@ import http.client
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import struct
@@ -156,13 +157,17 @@ def metrics(port):
     return values
 
 
-def run_wrk(args, port, script_path, seconds, path):
+def run_wrk(args, port, server_pid, script_path, seconds, path):
     duration = "%ds" % seconds  # the script stops each thread at its share
     command = ["wrk", "-t%d" % args.threads, "-c%d" % args.connections,
                "-d" + duration, "--timeout", "10s", "-s", script_path,
                "http://127.0.0.1:%d%s" % (port, path)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_before = thread_cpu_ns(server_pid)
     output = subprocess.run(command, check=True, capture_output=True,
                             text=True).stdout
+    server_after = thread_cpu_ns(server_pid)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     match = re.search(r"RESULT (.*)", output)
     if not match:
         sys.exit("wrk printed no RESULT line:\n" + output)
@@ -171,7 +176,26 @@ def run_wrk(args, port, script_path, seconds, path):
     result["errors"] = (result["non200"] + result["connect"] + result["read"] +
                         result["write"] + result["timeout"])
     result["req_per_s"] = result["responses"] / (result["duration_us"] / 1e6)
+    # CPU time per response, in microseconds: wrk's (its threads stop at
+    # their share; the main thread only sleeps) and the server's.
+    result["wrk_cpu_us"] = ((after.ru_utime + after.ru_stime) -
+                            (before.ru_utime + before.ru_stime)) * 1e6 / max(
+                                result["responses"], 1)
+    result["server_cpu_us"] = (server_after - server_before) / 1e3 / max(
+        result["responses"], 1)
     return result
+
+
+def thread_cpu_ns(pid):
+    """Time on a CPU of all of pid's threads (schedstat, in ns)."""
+    total = 0
+    for task in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, task)) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass  # a thread that just ended
+    return total
 
 
 def median(values):
@@ -271,7 +295,7 @@ def main():
         try:
             rss_start = vm_rss_kib(server.pid)
             # Warm-up, and the rate that sizes wrk's -d for each run.
-            warmup = run_wrk(args, port, warmup_script, 2, PREDICT)
+            warmup = run_wrk(args, port, server.pid, warmup_script, 2, PREDICT)
             seconds = int(per_round / max(warmup["req_per_s"], 1) * 3) + 2
             print("  warm-up: %d responses in 2 s, errors %d; wrk -d%ds per run" %
                   (warmup["responses"], warmup["errors"], seconds))
@@ -279,9 +303,9 @@ def main():
             rss = [vm_rss_kib(server.pid)]
             for r in range(args.rounds):
                 result = {
-                    "service": run_wrk(args, port, predict_script, seconds,
+                    "service": run_wrk(args, port, server.pid, predict_script, seconds,
                                        PREDICT),
-                    "healthz": run_wrk(args, port, healthz_script, seconds,
+                    "healthz": run_wrk(args, port, server.pid, healthz_script, seconds,
                                        "/healthz"),
                     "inprocess": inprocess([]),
                     "json": inprocess(["--json-body=" + body_path]),
@@ -350,6 +374,19 @@ def main():
                   median([rate(r["inprocess"]) for r in rounds]),
                   median([r["inprocess"]["p50_us"] for r in rounds]) / 1e3,
                   median([rate(r["json"]) for r in rounds])))
+
+        print("CPU per answer (us, medians): service: server %.1f + wrk %.1f; "
+              "/healthz: server %.1f + wrk %.1f; in-process: %.1f per call, "
+              "+ JSON %.1f (%d cores: %.1f us of CPU per us)" % (
+                  median([x["server_cpu_us"] for x in services]),
+                  median([x["wrk_cpu_us"] for x in services]),
+                  median([x["server_cpu_us"] for x in healthz]),
+                  median([x["wrk_cpu_us"] for x in healthz]),
+                  median([r["inprocess"]["cpu_us"] / r["inprocess"]["calls"]
+                          for r in rounds]),
+                  median([r["json"]["cpu_us"] / r["json"]["calls"]
+                          for r in rounds]),
+                  os.cpu_count(), os.cpu_count()))
 
         def ratio(a, b):
             values = [rate(r[a]) / rate(r[b]) for r in rounds]
