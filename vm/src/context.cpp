@@ -433,17 +433,28 @@ strata_status_t resultsToList(const Signature& sig, strata_vm_value_t* results,
 
 using namespace strata::vm;
 
+// An invocation is one allocation: this header, then its arguments, its
+// results and the storage its stack starts in (kInvocationStackStorage),
+// so that an asynchronous call of a shallow function allocates nothing
+// else in the VM. A deeper function moves its stack arrays to the heap as
+// a blocking call does.
 struct strata_vm_invocation_t {
   strata_vm_context_t* context;
   strata_allocator_t allocator;
   strata_vm_function_t function;
   strata_vm_invocation_state_t state;
   Stack stack;
-  std::vector<strata_vm_value_t> args;  // refs retained
-  std::vector<strata_vm_value_t> results;
-  std::string arg_chars;
+  strata_vm_value_t* args;  // arg_count values after the header; refs retained
+  size_t arg_count;
+  strata_vm_value_t* results;  // result_count values after the arguments
+  size_t result_count;
+  std::string_view arg_chars;  // the signature's, owned by the module
   strata_vm_wait_t native_wait{};
 };
+
+namespace {
+constexpr size_t kInvocationStackStorage = 4096;
+}  // namespace
 
 extern "C" {
 
@@ -656,14 +667,24 @@ strata_status_t strata_vm_invocation_create(
     const strata_vm_list_t* inputs, strata_allocator_t allocator,
     strata_vm_invocation_t** out_invocation) {
   *out_invocation = nullptr;
-  std::vector<strata_vm_value_t> args(inputs ? strata_vm_list_size(inputs)
-                                             : 0);
-  STRATA_RETURN_IF_ERROR(listToArgs(context, function, inputs, args.data()));
+  const Signature& sig = signatureOf(context, function);
+  size_t arg_count = inputs ? strata_vm_list_size(inputs) : 0;
+  size_t result_count = sig.results.size();
+  constexpr size_t kHeader = (sizeof(strata_vm_invocation_t) + 15) & ~size_t(15);
+  size_t values = ((arg_count + result_count) * sizeof(strata_vm_value_t) +
+                   15) & ~size_t(15);
   void* memory = strata_allocator_alloc(
-      allocator, sizeof(strata_vm_invocation_t), alignof(strata_vm_invocation_t));
+      allocator, kHeader + values + kInvocationStackStorage, 16);
   if (!memory) {
     return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
                               "out of memory creating an invocation");
+  }
+  auto* base = static_cast<uint8_t*>(memory);
+  auto* args = reinterpret_cast<strata_vm_value_t*>(base + kHeader);
+  strata_status_t status = listToArgs(context, function, inputs, args);
+  if (status) {
+    strata_allocator_free(allocator, memory);
+    return status;
   }
   auto* invocation = new (memory) strata_vm_invocation_t();
   invocation->context = context;
@@ -671,16 +692,21 @@ strata_status_t strata_vm_invocation_create(
   invocation->allocator = allocator;
   invocation->function = function;
   invocation->state = STRATA_VM_INVOCATION_READY;
-  const Signature& sig = signatureOf(context, function);
   invocation->arg_chars = sig.args;
-  invocation->args = std::move(args);
-  for (size_t i = 0; i < invocation->args.size(); ++i) {
+  invocation->args = args;
+  invocation->arg_count = arg_count;
+  for (size_t i = 0; i < arg_count; ++i) {
     if (sig.args[i] == 'r') {
-      strata_vm_ref_retain(invocation->args[i].ref);
+      strata_vm_ref_retain(args[i].ref);
     }
   }
-  invocation->results.resize(sig.results.size());
-  stackInitialize(&invocation->stack, context, allocator, nullptr, 0);
+  invocation->results = args + arg_count;
+  invocation->result_count = result_count;
+  for (size_t i = 0; i < result_count; ++i) {
+    invocation->results[i].bits = 0;
+  }
+  stackInitialize(&invocation->stack, context, allocator,
+                  base + kHeader + values, kInvocationStackStorage);
   *out_invocation = invocation;
   return nullptr;
 }
@@ -701,8 +727,8 @@ strata_status_t strata_vm_invocation_run(strata_vm_invocation_t* invocation) {
   if (!state->bytecode) {
     // A native export called directly: deferral means "call again".
     status = callNative(context, state, invocation->function.ordinal,
-                        invocation->args.data(), invocation->args.size(),
-                        invocation->results.data(), invocation->results.size(),
+                        invocation->args, invocation->arg_count,
+                        invocation->results, invocation->result_count,
                         invocation->stack.timed_out, &invocation->native_wait);
     invocation->stack.timed_out = false;
     if (strata_status_code(status) == STRATA_STATUS_DEFERRED) {
@@ -713,7 +739,7 @@ strata_status_t strata_vm_invocation_run(strata_vm_invocation_t* invocation) {
     if (invocation->state == STRATA_VM_INVOCATION_READY) {
       status = stackEnter(&invocation->stack, state,
                           invocation->function.ordinal,
-                          invocation->args.data(), invocation->results.data());
+                          invocation->args, invocation->results);
     }
     if (!status) {
       status = stackRun(&invocation->stack, &run_state);
@@ -753,10 +779,10 @@ strata_status_t strata_vm_invocation_take_outputs(
   const Signature& sig =
       signatureOf(invocation->context, invocation->function);
   strata_status_t status =
-      resultsToList(sig, invocation->results.data(), outputs);
+      resultsToList(sig, invocation->results, outputs);
   // Results were moved or released either way.
-  for (strata_vm_value_t& v : invocation->results) {
-    v.bits = 0;
+  for (size_t i = 0; i < invocation->result_count; ++i) {
+    invocation->results[i].bits = 0;
   }
   return status;
 }
@@ -766,7 +792,7 @@ void strata_vm_invocation_destroy(strata_vm_invocation_t* invocation) {
     return;
   }
   stackDeinitialize(&invocation->stack);
-  for (size_t i = 0; i < invocation->args.size(); ++i) {
+  for (size_t i = 0; i < invocation->arg_count; ++i) {
     if (invocation->arg_chars[i] == 'r') {
       strata_vm_ref_release(invocation->args[i].ref);
     }

@@ -17,7 +17,17 @@ struct strata_vm_list_t {
   strata_vm_variant_t* items;  // capacity slots; NULL when capacity is 0
   size_t size;
   size_t capacity;
+  // The slots created with the list, in its own allocation (never freed
+  // alone); items starts there and moves to the heap when the list grows.
+  strata_vm_variant_t* inline_items;
 };
+
+namespace {
+// The list header rounded up so that the inline slots after it are aligned.
+constexpr size_t kListHeaderSize =
+    (sizeof(strata_vm_list_t) + alignof(strata_vm_variant_t) - 1) &
+    ~(alignof(strata_vm_variant_t) - 1);
+}  // namespace
 
 namespace strata::vm {
 namespace {
@@ -111,7 +121,9 @@ strata_status_t reallocate(strata_vm_list_t* list, size_t capacity) {
   if (list->size) {
     std::memcpy(items, list->items, list->size * sizeof(strata_vm_variant_t));
   }
-  strata_allocator_free(list->allocator, list->items);
+  if (list->items != list->inline_items) {
+    strata_allocator_free(list->allocator, list->items);
+  }
   list->items = items;
   list->capacity = capacity;
   return nullptr;
@@ -152,7 +164,9 @@ void destroyList(strata_vm_ref_object_t* object) {
   auto* list = reinterpret_cast<strata_vm_list_t*>(object);
   truncate(list, 0);
   strata_allocator_t allocator = list->allocator;
-  strata_allocator_free(allocator, list->items);
+  if (list->items != list->inline_items) {
+    strata_allocator_free(allocator, list->items);
+  }
   list->~strata_vm_list_t();
   strata_allocator_free(allocator, list);
 }
@@ -172,25 +186,34 @@ strata_status_t strata_vm_list_create(size_t capacity,
                                       strata_allocator_t allocator,
                                       strata_vm_list_t** out_list) {
   *out_list = nullptr;
-  void* memory = strata_allocator_alloc(allocator, sizeof(strata_vm_list_t),
-                                        alignof(strata_vm_list_t));
-  if (!memory) {
+  // One allocation holds the list and its first capacity slots.
+  if (capacity > (SIZE_MAX - kListHeaderSize) / sizeof(strata_vm_variant_t)) {
     return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
-                              "out of memory creating a vm.list");
+                              "vm.list capacity %zu is too large", capacity);
+  }
+  void* memory = strata_allocator_alloc(
+      allocator, kListHeaderSize + capacity * sizeof(strata_vm_variant_t),
+      alignof(strata_vm_list_t) > alignof(strata_vm_variant_t)
+          ? alignof(strata_vm_list_t)
+          : alignof(strata_vm_variant_t));
+  if (!memory) {
+    return capacity ? strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
+                                         "out of memory creating a vm.list "
+                                         "of %zu elements",
+                                         capacity)
+                    : strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
+                                         "out of memory creating a vm.list");
   }
   auto* list = new (memory) strata_vm_list_t();
   strata_vm_ref_object_init(&list->header, &kListType);
   list->allocator = allocator;
-  list->items = nullptr;
+  list->inline_items =
+      capacity ? reinterpret_cast<strata_vm_variant_t*>(
+                     static_cast<uint8_t*>(memory) + kListHeaderSize)
+               : nullptr;
+  list->items = list->inline_items;
   list->size = 0;
-  list->capacity = 0;
-  if (capacity) {
-    strata_status_t status = strata::vm::reallocate(list, capacity);
-    if (status) {
-      strata_vm_list_release(list);
-      return status;
-    }
-  }
+  list->capacity = capacity;
   *out_list = list;
   return nullptr;
 }

@@ -81,7 +81,23 @@ TEST_CASE("a new list is empty with the requested capacity") {
   strata_vm_list_t* list = makeList(5, counter.get());
   CHECK(strata_vm_list_size(list) == 0);
   CHECK(strata_vm_list_capacity(list) == 5);
-  CHECK(counter.live == 2);  // the list and its items
+  CHECK(counter.live == 1);  // the list and its first slots, together
+  strata_vm_list_release(list);
+  CHECK(counter.live == 0);
+
+  // Growing past them moves the items to an allocation of their own; the
+  // first slots stay with the list and are never freed alone.
+  list = makeList(2, counter.get());
+  for (int i = 0; i < 3; ++i) {
+    REQUIRE(strata_vm_list_push(list, strata_vm_variant_i32(i)) == nullptr);
+  }
+  CHECK(counter.live == 2);
+  CHECK(strata_vm_list_capacity(list) >= 3);
+  strata_vm_variant_t value;
+  REQUIRE(strata_vm_list_get(list, 2, &value) == nullptr);
+  CHECK(value.value.i32 == 2);
+  REQUIRE(strata_vm_list_get(list, 0, &value) == nullptr);
+  CHECK(value.value.i32 == 0);
   strata_vm_list_release(list);
   CHECK(counter.live == 0);
 
