@@ -39,7 +39,45 @@ const strata_vm_ref_type_t kDeviceType = {"hal.device", destroyDevice};
 // Submission records
 //===----------------------------------------------------------------------===//
 
+// Releases the command buffers a record still holds from its submission.
+void releaseCommandBuffers(Submission* submission) {
+  for (size_t i = 0; i < submission->command_buffer_count; ++i) {
+    strata_hal_command_buffer_release(submission->command_buffers[i]);
+    submission->command_buffers[i] = nullptr;
+  }
+  submission->command_buffer_count = 0;
+}
+
+// Releases the command buffers of the retired records (see
+// finishSubmission) and makes the records free. Runs on the thread that
+// queues the next work, before it takes a record, or on an idle worker;
+// never under the device mutex.
+void releaseRetired(strata_hal_device_t* device) {
+  Submission* records;
+  {
+    std::lock_guard<std::mutex> lock(device->mutex);
+    records = device->retired_head;
+    device->retired_head = nullptr;
+  }
+  if (!records) {
+    return;
+  }
+  Submission* tail = records;
+  for (Submission* r = records; r; r = r->free_next) {
+    releaseCommandBuffers(r);
+    tail = r;
+  }
+  std::lock_guard<std::mutex> lock(device->mutex);
+  tail->free_next = device->free_head;
+  device->free_head = records;
+}
+
+void onPoolIdle(void* user) {
+  releaseRetired(static_cast<strata_hal_device_t*>(user));
+}
+
 void freeRecord(strata_allocator_t allocator, Submission* submission) {
+  releaseCommandBuffers(submission);
   if (submission->timepoints != submission->inline_timepoints) {
     strata_allocator_free(allocator, submission->timepoints);
   }
@@ -65,6 +103,7 @@ strata_status_t acquireSubmission(strata_hal_device_t* device, SubmissionOp op,
                                   size_t timepoint_count, size_t job_count,
                                   Submission** out_submission) {
   *out_submission = nullptr;
+  releaseRetired(device);
   Submission* submission = nullptr;
   {
     std::lock_guard<std::mutex> lock(device->mutex);
@@ -221,8 +260,11 @@ void releaseSubmission(Submission* submission) {
   if (submission->live_next) {
     submission->live_next->live_prev = submission->live_prev;
   }
-  submission->free_next = device->free_head;
-  device->free_head = submission;
+  Submission** list = submission->command_buffer_count
+                          ? &device->retired_head
+                          : &device->free_head;
+  submission->free_next = *list;
+  *list = submission;
   // Notified under the lock: once it is released, a destroying device may
   // be freed at any moment.
   if (--device->live_count == 0 && device->destroying) {
@@ -506,9 +548,11 @@ void destroyDeviceNow(strata_hal_device_t* device) {
   }
   TaskPool::destroy(device->pool);
   strata_allocator_t allocator = device->allocator;
-  while (Submission* submission = device->free_head) {
-    device->free_head = submission->free_next;
-    freeRecord(allocator, submission);
+  for (Submission** list : {&device->retired_head, &device->free_head}) {
+    while (Submission* submission = *list) {
+      *list = submission->free_next;
+      freeRecord(allocator, submission);
+    }
   }
   strata_allocator_free(allocator, device->sync_scratch);
   device->~strata_hal_device_t();
@@ -600,11 +644,16 @@ void finishSubmission(Submission* submission, strata_status_t status) {
     }
     submission->trace_start_ns = 0;
   }
-  for (size_t i = 0; i < submission->command_buffer_count; ++i) {
-    strata_hal_command_buffer_release(submission->command_buffers[i]);
-    submission->command_buffers[i] = nullptr;
+  // On local-task the command buffers stay with the record, retired, until
+  // the next submission takes a record (on the thread that queues it) or a
+  // worker goes idle (releaseRetired). Destroying them here would put their
+  // teardown (the buffers they hold, their arena) on the worker before the
+  // signal its waiter is blocked on, and hand memory the submitting thread
+  // allocated back to malloc on another thread, which glibc serves through
+  // its arena lock: in-process calls of samples/mlp ran ~25% slower so.
+  if (submission->device->kind != DeviceKind::kLocalTask) {
+    releaseCommandBuffers(submission);
   }
-  submission->command_buffer_count = 0;
   strata_hal_buffer_release(submission->buffer);
   submission->buffer = nullptr;
   strata_hal_fence_t* signal_fence = submission->signal_fence;
@@ -652,15 +701,9 @@ strata_status_t strata_hal_device_create(
                               "local-sync, local-task",
                               name ? name : "(null)");
   }
-  TaskPool* pool = nullptr;
-  if (kind == DeviceKind::kLocalTask) {
-    STRATA_RETURN_IF_ERROR(TaskPool::create(
-        options->worker_count, kDefaultLocalMemory, allocator, &pool));
-  }
   void* memory = strata_allocator_alloc(allocator, sizeof(strata_hal_device_t),
                                         alignof(strata_hal_device_t));
   if (!memory) {
-    TaskPool::destroy(pool);
     return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
                               "out of memory creating device '%s'", name);
   }
@@ -669,14 +712,27 @@ strata_status_t strata_hal_device_create(
   device->allocator = allocator;
   device->kind = kind;
   device->name = kind == DeviceKind::kLocalSync ? "local-sync" : "local-task";
-  device->pool = pool;
-  device->worker_count = pool ? pool->workerCount() : 1;
+  device->pool = nullptr;
+  device->worker_count = 1;
   device->live_head = nullptr;
   device->free_head = nullptr;
+  device->retired_head = nullptr;
   device->live_count = 0;
   device->destroying = false;
   device->sync_scratch = nullptr;
   device->sync_scratch_size = 0;
+  if (kind == DeviceKind::kLocalTask) {
+    // Created last: its idle workers call onPoolIdle on the device.
+    strata_status_t status =
+        TaskPool::create(options->worker_count, kDefaultLocalMemory, allocator,
+                         &device->pool, onPoolIdle, device);
+    if (status) {
+      device->~strata_hal_device_t();
+      strata_allocator_free(allocator, memory);
+      return status;
+    }
+    device->worker_count = device->pool->workerCount();
+  }
   *out_device = device;
   return nullptr;
 }

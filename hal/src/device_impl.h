@@ -121,6 +121,9 @@ struct strata_hal_device_t {
   std::condition_variable idle;  // live_count reached 0 while destroying
   strata::hal::Submission* live_head;
   strata::hal::Submission* free_head;
+  // Finished records that still hold their command buffers (local-task, see
+  // finishSubmission), linked by free_next.
+  strata::hal::Submission* retired_head;
   size_t live_count;
   bool destroying;
 

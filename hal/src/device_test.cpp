@@ -719,6 +719,55 @@ TEST_CASE("one-shot command buffers run once and reusable ones repeatedly") {
   }
 }
 
+// The buffer's reference count, polled until it is expected or 5 s pass.
+int settledRefCount(strata_hal_buffer_t* buffer, int expected) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  int count;
+  while ((count = static_cast<int>(strata_vm_ref_count(
+              strata_hal_buffer_as_ref(buffer)))) != expected &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return count;
+}
+
+TEST_CASE("a finished submission lets go of its command buffers") {
+  // local-task retires them to the next submission or an idle worker
+  // (device.cpp, finishSubmission); either way nothing outlives the work.
+  constexpr uint32_t n = 33;
+  Executable executable;
+  for (const Config& config : kConfigs) {
+    std::string label = config.label;
+    CAPTURE(label);
+    Device device(config);
+    Buffer a(n * 4), out(n * 4);
+    fillFloats(a.data<float>(), n, 1.0f, 1.0f);
+    {
+      CommandBuffer cb(STRATA_HAL_COMMAND_BUFFER_MODE_ONE_SHOT);
+      recordElementwise(cb, executable, kAdd, a, a, out, n);
+      cb.finalize();
+      Fence done;
+      REQUIRE(execute(device, nullptr, done, cb) == "OK");
+      REQUIRE(done.wait() == "OK");
+    }
+    // No further work on the device: the command buffer (the only other
+    // holder of out) is released anyway.
+    CHECK(settledRefCount(out, 1) == 1);
+    CHECK(out.data<float>()[n - 1] == 2 * a.data<float>()[n - 1]);
+    // Many at once, then idle: all released.
+    std::vector<Fence> fences(20);
+    for (size_t i = 0; i < fences.size(); ++i) {
+      CommandBuffer cb(STRATA_HAL_COMMAND_BUFFER_MODE_ONE_SHOT);
+      recordElementwise(cb, executable, kAdd, a, a, out, n);
+      cb.finalize();
+      REQUIRE(execute(device, i ? fences[i - 1].ptr : nullptr, fences[i],
+                      cb) == "OK");
+    }
+    REQUIRE(fences.back().wait() == "OK");
+    CHECK(settledRefCount(out, 1) == 1);
+  }
+}
+
 TEST_CASE("queue alloca, dealloca and barrier follow their fences") {
   for (const Config& config : kConfigs) {
     std::string label = config.label;

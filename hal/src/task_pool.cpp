@@ -104,7 +104,9 @@ struct TaskPool::State {
 strata_status_t TaskPool::create(uint32_t worker_count,
                                  uint32_t local_memory_size,
                                  strata_allocator_t allocator,
-                                 TaskPool** out_pool) {
+                                 TaskPool** out_pool,
+                                 void (*on_idle)(void* user),
+                                 void* idle_user) {
   *out_pool = nullptr;
   if (worker_count == 0) {
     worker_count = std::thread::hardware_concurrency();
@@ -136,6 +138,8 @@ strata_status_t TaskPool::create(uint32_t worker_count,
   }
   auto* pool = new (pool_memory) TaskPool();
   pool->allocator_ = allocator;
+  pool->on_idle_ = on_idle;
+  pool->idle_user_ = idle_user;
   pool->worker_count_ = worker_count;
   pool->state_ = new (state_memory) State();
   pool->workers_ = static_cast<Worker*>(workers_memory);
@@ -488,6 +492,9 @@ void TaskPool::workerMain(uint32_t index) {
       }
     }
     if (!found) {
+      if (on_idle_) {
+        on_idle_(idle_user_);
+      }
       state.sleepers.fetch_add(1, std::memory_order_seq_cst);
       uint32_t epoch = state.epoch.load(std::memory_order_seq_cst);
       if (!hasWork() && !state.shutdown.load(std::memory_order_seq_cst)) {

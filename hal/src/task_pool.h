@@ -71,11 +71,16 @@ class TaskPool {
 public:
   // Starts worker_count threads (0: std::thread::hardware_concurrency()),
   // each with local_memory_size bytes of preallocated scratch. Memory comes
-  // from allocator.
+  // from allocator. on_idle (optional) runs on a worker that found no work
+  // for a while, just before it sleeps, with idle_user: the owner's chance
+  // to do deferred clean-up off every critical path. It may run on several
+  // workers at once, and until destroy returns.
   static strata_status_t create(uint32_t worker_count,
                                 uint32_t local_memory_size,
                                 strata_allocator_t allocator,
-                                TaskPool** out_pool);
+                                TaskPool** out_pool,
+                                void (*on_idle)(void* user) = nullptr,
+                                void* idle_user = nullptr);
   // Stops and joins every worker. Queued tasks and published jobs must be
   // finished first; must not be called on a worker of this pool.
   static void destroy(TaskPool* pool);
@@ -115,6 +120,8 @@ private:
   bool hasWork() const;
 
   strata_allocator_t allocator_ = {};
+  void (*on_idle_)(void* user) = nullptr;
+  void* idle_user_ = nullptr;
   uint32_t worker_count_ = 0;
   Worker* workers_ = nullptr;
   State* state_ = nullptr;
