@@ -68,7 +68,10 @@ strata_status_t strata_hal_device_queue_dealloca(
     strata_hal_fence_t* signal_fence, strata_hal_buffer_t* buffer);
 /* Runs the finalized command buffers in order once wait_fence is reached,
  * then signals signal_fence. Command buffers and fences are retained until
- * the work is done. */
+ * the work is done. On local-task the queue lets go of the command buffers
+ * (and so of the buffers they bind) shortly after signal_fence: at the
+ * device's next queue operation, on the thread that makes it, or when a
+ * worker runs out of work, whichever comes first. */
 strata_status_t strata_hal_device_queue_execute(
     strata_hal_device_t* device, strata_hal_fence_t* wait_fence,
     strata_hal_fence_t* signal_fence,
