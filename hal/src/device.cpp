@@ -39,16 +39,26 @@ const strata_vm_ref_type_t kDeviceType = {"hal.device", destroyDevice};
 // Submission records
 //===----------------------------------------------------------------------===//
 
-// Releases the command buffers a record still holds from its submission.
-void releaseCommandBuffers(Submission* submission) {
+// Releases what a record still holds from its finished submission: its
+// command buffers and, on local-task, its fences.
+void releaseHeld(Submission* submission) {
   for (size_t i = 0; i < submission->command_buffer_count; ++i) {
     strata_hal_command_buffer_release(submission->command_buffers[i]);
     submission->command_buffers[i] = nullptr;
   }
   submission->command_buffer_count = 0;
+  strata_hal_fence_release(submission->signalled_fence);
+  submission->signalled_fence = nullptr;
+  strata_hal_fence_release(submission->wait_fence);
+  submission->wait_fence = nullptr;
 }
 
-// Releases the command buffers of the retired records (see
+bool holdsFinished(const Submission* submission) {
+  return submission->command_buffer_count || submission->signalled_fence ||
+         submission->wait_fence;
+}
+
+// Releases what the retired records hold (see
 // finishSubmission) and makes the records free. Runs on the thread that
 // queues the next work, before it takes a record, or on an idle worker;
 // never under the device mutex.
@@ -64,7 +74,7 @@ void releaseRetired(strata_hal_device_t* device) {
   }
   Submission* tail = records;
   for (Submission* r = records; r; r = r->free_next) {
-    releaseCommandBuffers(r);
+    releaseHeld(r);
     tail = r;
   }
   std::lock_guard<std::mutex> lock(device->mutex);
@@ -77,7 +87,7 @@ void onPoolIdle(void* user) {
 }
 
 void freeRecord(strata_allocator_t allocator, Submission* submission) {
-  releaseCommandBuffers(submission);
+  releaseHeld(submission);
   if (submission->timepoints != submission->inline_timepoints) {
     strata_allocator_free(allocator, submission->timepoints);
   }
@@ -243,14 +253,18 @@ strata_status_t acquireSubmission(strata_hal_device_t* device, SubmissionOp op,
   return nullptr;
 }
 
-// Drops a reference; the last one returns the record to the free list.
+// Drops a reference; the last one returns the record to the free list, or
+// on local-task to the retired list while it holds its command buffers or
+// fences (see finishSubmission).
 void releaseSubmission(Submission* submission) {
   if (submission->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) {
     return;
   }
-  strata_hal_fence_release(submission->wait_fence);
-  submission->wait_fence = nullptr;
   strata_hal_device_t* device = submission->device;
+  if (device->kind != DeviceKind::kLocalTask) {
+    strata_hal_fence_release(submission->wait_fence);
+    submission->wait_fence = nullptr;
+  }
   std::lock_guard<std::mutex> lock(device->mutex);
   if (submission->live_prev) {
     submission->live_prev->live_next = submission->live_next;
@@ -260,9 +274,8 @@ void releaseSubmission(Submission* submission) {
   if (submission->live_next) {
     submission->live_next->live_prev = submission->live_prev;
   }
-  Submission** list = submission->command_buffer_count
-                          ? &device->retired_head
-                          : &device->free_head;
+  Submission** list =
+      holdsFinished(submission) ? &device->retired_head : &device->free_head;
   submission->free_next = *list;
   *list = submission;
   // Notified under the lock: once it is released, a destroying device may
@@ -644,15 +657,16 @@ void finishSubmission(Submission* submission, strata_status_t status) {
     }
     submission->trace_start_ns = 0;
   }
-  // On local-task the command buffers stay with the record, retired, until
-  // the next submission takes a record (on the thread that queues it) or a
-  // worker goes idle (releaseRetired). Destroying them here would put their
-  // teardown (the buffers they hold, their arena) on the worker before the
-  // signal its waiter is blocked on, and hand memory the submitting thread
-  // allocated back to malloc on another thread, which glibc serves through
-  // its arena lock: in-process calls of samples/mlp ran ~25% slower so.
+  // On local-task the command buffers and the fences stay with the record,
+  // retired, until the next submission takes a record (on the thread that
+  // queues it) or a worker goes idle (releaseRetired). Destroying them here
+  // would put their teardown (the buffers they hold, their arena) on the
+  // worker before the signal its waiter is blocked on, and hand memory the
+  // submitting thread allocated back to malloc on another thread, which
+  // glibc serves through its arena lock: in-process calls of samples/mlp
+  // ran ~40% slower so.
   if (submission->device->kind != DeviceKind::kLocalTask) {
-    releaseCommandBuffers(submission);
+    releaseHeld(submission);
   }
   strata_hal_buffer_release(submission->buffer);
   submission->buffer = nullptr;
@@ -668,7 +682,11 @@ void finishSubmission(Submission* submission, strata_status_t status) {
     if (status) {
       strata_hal_fence_fail(signal_fence, status);
     }
-    strata_hal_fence_release(signal_fence);
+    if (submission->device->kind == DeviceKind::kLocalTask) {
+      submission->signalled_fence = signal_fence;
+    } else {
+      strata_hal_fence_release(signal_fence);
+    }
   } else {
     strata_status_free(status);
   }

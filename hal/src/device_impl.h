@@ -55,6 +55,9 @@ struct Submission {
 
   strata_hal_fence_t* wait_fence = nullptr;    // retained until recycled
   strata_hal_fence_t* signal_fence = nullptr;  // retained until finished
+  // local-task: the signal fence once signalled, held with the command
+  // buffers until the record is retired (see finishSubmission).
+  strata_hal_fence_t* signalled_fence = nullptr;
   strata_hal_buffer_t* buffer = nullptr;       // kDealloca, retained
   strata_hal_command_buffer_t** command_buffers = nullptr;  // retained
   size_t command_buffer_count = 0;

@@ -732,8 +732,9 @@ int settledRefCount(strata_hal_buffer_t* buffer, int expected) {
 }
 
 TEST_CASE("a finished submission lets go of its command buffers") {
-  // local-task retires them to the next submission or an idle worker
-  // (device.cpp, finishSubmission); either way nothing outlives the work.
+  // local-task retires them (and the submission's fences) to the next
+  // submission or an idle worker (device.cpp, finishSubmission); either way
+  // nothing outlives the work.
   constexpr uint32_t n = 33;
   Executable executable;
   for (const Config& config : kConfigs) {
@@ -742,17 +743,30 @@ TEST_CASE("a finished submission lets go of its command buffers") {
     Device device(config);
     Buffer a(n * 4), out(n * 4);
     fillFloats(a.data<float>(), n, 1.0f, 1.0f);
+    Fence start, done;
     {
       CommandBuffer cb(STRATA_HAL_COMMAND_BUFFER_MODE_ONE_SHOT);
       recordElementwise(cb, executable, kAdd, a, a, out, n);
       cb.finalize();
-      Fence done;
-      REQUIRE(execute(device, nullptr, done, cb) == "OK");
+      REQUIRE(execute(device, start, done, cb) == "OK");
+      REQUIRE(consume(strata_hal_fence_signal(start)) == "OK");
       REQUIRE(done.wait() == "OK");
     }
     // No further work on the device: the command buffer (the only other
-    // holder of out) is released anyway.
+    // holder of out) and both fences are released anyway.
     CHECK(settledRefCount(out, 1) == 1);
+    auto settledFenceRefs = [](strata_hal_fence_t* fence) {
+      auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (strata_vm_ref_count(strata_hal_fence_as_ref(fence)) != 1 &&
+             std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      return static_cast<int>(
+          strata_vm_ref_count(strata_hal_fence_as_ref(fence)));
+    };
+    CHECK(settledFenceRefs(start) == 1);
+    CHECK(settledFenceRefs(done) == 1);
     CHECK(out.data<float>()[n - 1] == 2 * a.data<float>()[n - 1]);
     // Many at once, then idle: all released.
     std::vector<Fence> fences(20);

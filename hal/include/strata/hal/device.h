@@ -71,7 +71,7 @@ strata_status_t strata_hal_device_queue_dealloca(
  * the work is done. On local-task the queue lets go of the command buffers
  * (and so of the buffers they bind) shortly after signal_fence: at the
  * device's next queue operation, on the thread that makes it, or when a
- * worker runs out of work, whichever comes first. */
+ * worker runs out of work, whichever comes first; so do its fences. */
 strata_status_t strata_hal_device_queue_execute(
     strata_hal_device_t* device, strata_hal_fence_t* wait_fence,
     strata_hal_fence_t* signal_fence,
