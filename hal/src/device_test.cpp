@@ -719,16 +719,15 @@ TEST_CASE("one-shot command buffers run once and reusable ones repeatedly") {
   }
 }
 
-// The buffer's reference count, polled until it is expected or 5 s pass.
-int settledRefCount(strata_hal_buffer_t* buffer, int expected) {
+// ref's reference count, polled until only the caller's is left or 5 s
+// pass.
+int settledRefCount(strata_vm_ref_object_t* ref) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  int count;
-  while ((count = static_cast<int>(strata_vm_ref_count(
-              strata_hal_buffer_as_ref(buffer)))) != expected &&
+  while (strata_vm_ref_count(ref) != 1 &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  return count;
+  return static_cast<int>(strata_vm_ref_count(ref));
 }
 
 TEST_CASE("a finished submission lets go of its command buffers") {
@@ -754,19 +753,9 @@ TEST_CASE("a finished submission lets go of its command buffers") {
     }
     // No further work on the device: the command buffer (the only other
     // holder of out) and both fences are released anyway.
-    CHECK(settledRefCount(out, 1) == 1);
-    auto settledFenceRefs = [](strata_hal_fence_t* fence) {
-      auto deadline =
-          std::chrono::steady_clock::now() + std::chrono::seconds(5);
-      while (strata_vm_ref_count(strata_hal_fence_as_ref(fence)) != 1 &&
-             std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-      return static_cast<int>(
-          strata_vm_ref_count(strata_hal_fence_as_ref(fence)));
-    };
-    CHECK(settledFenceRefs(start) == 1);
-    CHECK(settledFenceRefs(done) == 1);
+    CHECK(settledRefCount(strata_hal_buffer_as_ref(out)) == 1);
+    CHECK(settledRefCount(strata_hal_fence_as_ref(start)) == 1);
+    CHECK(settledRefCount(strata_hal_fence_as_ref(done)) == 1);
     CHECK(out.data<float>()[n - 1] == 2 * a.data<float>()[n - 1]);
     // Many at once, then idle: all released.
     std::vector<Fence> fences(20);
@@ -778,7 +767,7 @@ TEST_CASE("a finished submission lets go of its command buffers") {
                       cb) == "OK");
     }
     REQUIRE(fences.back().wait() == "OK");
-    CHECK(settledRefCount(out, 1) == 1);
+    CHECK(settledRefCount(strata_hal_buffer_as_ref(out)) == 1);
   }
 }
 
