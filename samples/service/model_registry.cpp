@@ -390,9 +390,21 @@ bool pushInputs(const Function &function, const std::string &body,
                 strata_runtime_call_t *call, std::string *error) {
   using simdjson::dom::element_type;
   auto where = [&] { return function.model + "." + function.name; };
-  // One parser per thread: it keeps its buffers between requests.
+  // One parser per thread: it keeps its buffers between requests, up to
+  // kKeptBytes; the buffers of a larger body are let go when it is done.
+  constexpr size_t kKeptBytes = size_t(1) << 20;
   thread_local simdjson::dom::parser parser;
   thread_local std::vector<uint8_t> bytes;
+  struct Trim {
+    ~Trim() {
+      if (parser.capacity() > kKeptBytes) {
+        parser = simdjson::dom::parser();
+      }
+      if (bytes.capacity() > kKeptBytes) {
+        std::vector<uint8_t>().swap(bytes);
+      }
+    }
+  } trim;
   simdjson::dom::element request;
   simdjson::error_code json_error =
       parser.parse(body.data(), body.size()).get(request);
