@@ -124,6 +124,25 @@ double directCall(strata_hal_executable_dispatch_v0_t fn, Buffers& buffers,
   return (nowUs() - t0) / chain;
 }
 
+// Finalizes cb, submits it once, waits, releases it, and returns the time
+// from submission to the signal divided by dispatches (us per dispatch).
+double executeTimed(strata_hal_device_t* device,
+                    strata_hal_command_buffer_t* cb, int dispatches) {
+  check(strata_hal_command_buffer_finalize(cb), "finalize");
+  strata_hal_fence_t* fence = nullptr;
+  check(strata_hal_fence_create_pending(strata_allocator_system(), &fence),
+        "fence");
+  double t0 = nowUs();
+  check(strata_hal_device_queue_execute(device, nullptr, fence, &cb, 1),
+        "execute");
+  check(strata_hal_fence_wait(fence, strata_hal_deadline_after_ns(60e9)),
+        "wait");
+  double t = (nowUs() - t0) / dispatches;
+  strata_hal_fence_release(fence);
+  strata_hal_command_buffer_release(cb);
+  return t;
+}
+
 // One command buffer holding `chain` dependent dispatches (barrier between
 // each), submitted once and waited for.
 double deviceChain(strata_hal_device_t* device,
@@ -146,18 +165,7 @@ double deviceChain(strata_hal_device_t* device,
           "record");
     check(strata_hal_command_buffer_barrier(cb), "barrier");
   }
-  check(strata_hal_command_buffer_finalize(cb), "finalize");
-  strata_hal_fence_t* fence = nullptr;
-  check(strata_hal_fence_create_pending(allocator, &fence), "fence");
-  double t0 = nowUs();
-  check(strata_hal_device_queue_execute(device, nullptr, fence, &cb, 1),
-        "execute");
-  check(strata_hal_fence_wait(fence, strata_hal_deadline_after_ns(60e9)),
-        "wait");
-  double t = (nowUs() - t0) / chain;
-  strata_hal_fence_release(fence);
-  strata_hal_command_buffer_release(cb);
-  return t;
+  return executeTimed(device, cb, chain);
 }
 
 // One command buffer holding `chain` independent dispatches (no barriers:
@@ -182,18 +190,7 @@ double deviceBatch(strata_hal_device_t* device,
                                              constants, 1, bindings, 3),
           "record");
   }
-  check(strata_hal_command_buffer_finalize(cb), "finalize");
-  strata_hal_fence_t* fence = nullptr;
-  check(strata_hal_fence_create_pending(allocator, &fence), "fence");
-  double t0 = nowUs();
-  check(strata_hal_device_queue_execute(device, nullptr, fence, &cb, 1),
-        "execute");
-  check(strata_hal_fence_wait(fence, strata_hal_deadline_after_ns(60e9)),
-        "wait");
-  double t = (nowUs() - t0) / chain;
-  strata_hal_fence_release(fence);
-  strata_hal_command_buffer_release(cb);
-  return t;
+  return executeTimed(device, cb, chain);
 }
 
 // `chain` submissions of a one-dispatch command buffer, each waiting on the

@@ -151,67 +151,74 @@ strata_status_t checkRecording(const strata_hal_command_buffer_t* cb,
   return nullptr;
 }
 
-// Resolves [offset, offset + length) of buffer for a command; length
-// UINT64_MAX means "to the end". what names the operand in messages.
-strata_status_t resolveRange(strata_hal_buffer_t* buffer, uint64_t offset,
-                             uint64_t* length, const char* what,
-                             uint8_t** out_ptr) {
+// Names a command's operand in messages: `literal` ("fill target"), or for
+// a null literal "binding <binding> of dispatch '<export_name>'". Formatted
+// only when something is wrong with the operand.
+struct Operand {
+  const char* literal;
+  size_t binding;
+  const char* export_name;
+};
+
+// Why [offset, offset + length) of buffer cannot be resolved (the checks
+// resolveRange made failed).
+[[gnu::noinline]] strata_status_t rangeError(strata_hal_buffer_t* buffer,
+                                            uint64_t offset, uint64_t length,
+                                            const Operand& operand) {
+  char what[160];
+  if (operand.literal) {
+    std::snprintf(what, sizeof(what), "%s", operand.literal);
+  } else {
+    std::snprintf(what, sizeof(what), "binding %zu of dispatch '%s'",
+                  operand.binding, operand.export_name);
+  }
   if (!buffer) {
     return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
                               "%s is a null hal.buffer", what);
   }
   uint64_t buffer_length = strata_hal_buffer_length(buffer);
-  if (*length == UINT64_MAX) {
-    if (offset > buffer_length) {
-      return strata_make_status(STRATA_STATUS_OUT_OF_RANGE,
-                                "%s: offset %" PRIu64
-                                " is past the end of a hal.buffer of %" PRIu64
-                                " bytes",
-                                what, offset, buffer_length);
-    }
-    *length = buffer_length - offset;
+  if (length == UINT64_MAX && offset > buffer_length) {
+    return strata_make_status(STRATA_STATUS_OUT_OF_RANGE,
+                              "%s: offset %" PRIu64
+                              " is past the end of a hal.buffer of %" PRIu64
+                              " bytes",
+                              what, offset, buffer_length);
   }
-  // Two comparisons, so offset + length never overflows.
-  if (offset > buffer_length || *length > buffer_length - offset) {
+  if (length == UINT64_MAX) {
+    length = buffer_length - offset;
+  }
+  if (offset > buffer_length || length > buffer_length - offset) {
     return strata_make_status(STRATA_STATUS_OUT_OF_RANGE,
                               "%s: range of %" PRIu64
                               " bytes at offset %" PRIu64
                               " is out of bounds of a hal.buffer of %" PRIu64
                               " bytes",
-                              what, *length, offset, buffer_length);
+                              what, length, offset, buffer_length);
   }
-  return strata_hal_buffer_map(buffer, offset, *length, out_ptr);
+  return strata_make_status(STRATA_STATUS_OUT_OF_RANGE,
+                            "%s: %" PRIu64 " bytes exceed size_t", what,
+                            length);
 }
 
-// Resolves binding i of a dispatch of export_name.
-strata_status_t resolveBinding(const strata_hal_buffer_binding_t& binding,
-                               size_t i, const char* export_name,
-                               uint64_t* length, uint8_t** out_ptr) {
-  // The common case maps without naming the binding: formatting the name
-  // for every binding of every dispatch costs more than the checks.
-  if (strata_hal_buffer_t* buffer = binding.buffer) {
+// Resolves [offset, offset + length) of buffer for a command; length
+// UINT64_MAX means "to the end". The range must fit in size_t. operand
+// names it in messages.
+strata_status_t resolveRange(strata_hal_buffer_t* buffer, uint64_t offset,
+                             uint64_t* length, const Operand& operand,
+                             uint8_t** out_ptr) {
+  if (buffer) {
     uint64_t buffer_length = strata_hal_buffer_length(buffer);
-    uint64_t offset = binding.offset;
     uint64_t range = *length == UINT64_MAX && offset <= buffer_length
                          ? buffer_length - offset
                          : *length;
+    // Two comparisons, so offset + length never overflows.
     if (offset <= buffer_length && range <= buffer_length - offset &&
         range <= SIZE_MAX) {
       *length = range;
       return strata_hal_buffer_map(buffer, offset, range, out_ptr);
     }
   }
-  char what[160];
-  std::snprintf(what, sizeof(what), "binding %zu of dispatch '%s'", i,
-                export_name);
-  STRATA_RETURN_IF_ERROR(
-      resolveRange(binding.buffer, binding.offset, length, what, out_ptr));
-  if (*length > SIZE_MAX) {
-    return strata_make_status(STRATA_STATUS_OUT_OF_RANGE,
-                              "%s: %" PRIu64 " bytes exceed size_t", what,
-                              *length);
-  }
-  return nullptr;
+  return rangeError(buffer, offset, *length, operand);
 }
 
 }  // namespace
@@ -387,14 +394,7 @@ strata_status_t strata_hal_command_buffer_dispatch(
         workgroup_count[2], kMaxWorkgroupCount);
   }
 
-  // Check every binding before touching the arena, so a bad one records
-  // nothing. validateDispatch bounded binding_count by the attrs' uint16.
-  for (size_t i = 0; i < binding_count; ++i) {
-    uint64_t length = bindings[i].length;
-    uint8_t* ptr = nullptr;
-    STRATA_RETURN_IF_ERROR(resolveBinding(bindings[i], i, export_name,
-                                          &length, &ptr));
-  }
+  // validateDispatch bounded binding_count by the attrs' uint16.
   size_t pointers_bytes = binding_count * sizeof(void*);
   size_t lengths_bytes = binding_count * sizeof(size_t);
   size_t buffers_bytes = binding_count * sizeof(strata_hal_buffer_t*);
@@ -413,12 +413,15 @@ strata_status_t strata_hal_command_buffer_dispatch(
   tail += buffers_bytes;
   auto* constant_copy = reinterpret_cast<uint32_t*>(tail);
 
+  // Resolved straight into the command. A bad binding returns before
+  // anything is retained or appended, so the command buffer records nothing
+  // (the arena space stays unused).
   for (size_t i = 0; i < binding_count; ++i) {
     uint64_t length = bindings[i].length;
     uint8_t* ptr = nullptr;
-    // Checked above; cannot fail now.
-    strata_status_free(
-        resolveBinding(bindings[i], i, export_name, &length, &ptr));
+    STRATA_RETURN_IF_ERROR(resolveRange(bindings[i].buffer, bindings[i].offset,
+                                        &length, {nullptr, i, export_name},
+                                        &ptr));
     binding_ptrs[i] = ptr;
     binding_lengths[i] = static_cast<size_t>(length);
   }
@@ -477,7 +480,7 @@ strata_status_t strata_hal_command_buffer_fill(
   }
   uint8_t* ptr = nullptr;
   STRATA_RETURN_IF_ERROR(
-      resolveRange(target, offset, &length, "fill target", &ptr));
+      resolveRange(target, offset, &length, {"fill target"}, &ptr));
   if (offset % pattern_size || length % pattern_size) {
     return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
                               "fill of %" PRIu64 " bytes at offset %" PRIu64
@@ -514,9 +517,9 @@ strata_status_t strata_hal_command_buffer_copy(
   uint64_t source_length = length;
   uint64_t target_length = length;
   STRATA_RETURN_IF_ERROR(resolveRange(source, source_offset, &source_length,
-                                      "copy source", &source_ptr));
+                                      {"copy source"}, &source_ptr));
   STRATA_RETURN_IF_ERROR(resolveRange(target, target_offset, &target_length,
-                                      "copy target", &target_ptr));
+                                      {"copy target"}, &target_ptr));
   void* memory = nullptr;
   STRATA_RETURN_IF_ERROR(
       arenaAllocate(command_buffer, sizeof(CopyCommand), &memory));

@@ -27,6 +27,19 @@ namespace {
 
 void advance(Submission* submission);
 
+// Runs the fills and copies of [begin, end) in order; dispatches are the
+// workers'.
+void runFillsAndCopies(const Command* begin, const Command* end) {
+  for (const Command* command = begin; command != end;
+       command = command->next) {
+    if (command->kind == CommandKind::kFill) {
+      executeFill(reinterpret_cast<const FillCommand*>(command));
+    } else if (command->kind == CommandKind::kCopy) {
+      executeCopy(reinterpret_cast<const CopyCommand*>(command));
+    }
+  }
+}
+
 // Called on the worker that completes the batch: fails the submission with
 // the earliest-recorded failed dispatch, or starts the next batch.
 void endBatch(Submission* submission) {
@@ -122,14 +135,7 @@ void advance(Submission* submission) {
     submission->command = !end ? nullptr : split ? end : end->next;
 
     if (!job_count) {
-      for (const Command* command = begin; command != end;
-           command = command->next) {
-        if (command->kind == CommandKind::kFill) {
-          executeFill(reinterpret_cast<const FillCommand*>(command));
-        } else if (command->kind == CommandKind::kCopy) {
-          executeCopy(reinterpret_cast<const CopyCommand*>(command));
-        }
-      }
+      runFillsAndCopies(begin, end);
       continue;
     }
     submission->batch_job_count = job_count;
@@ -147,14 +153,7 @@ void advance(Submission* submission) {
       return;
     }
     // Pass 2: the fills and copies, while the workers run the dispatches.
-    for (const Command* command = begin; command != end;
-         command = command->next) {
-      if (command->kind == CommandKind::kFill) {
-        executeFill(reinterpret_cast<const FillCommand*>(command));
-      } else if (command->kind == CommandKind::kCopy) {
-        executeCopy(reinterpret_cast<const CopyCommand*>(command));
-      }
-    }
+    runFillsAndCopies(begin, end);
     if (submission->batch_pending.fetch_sub(1, std::memory_order_acq_rel) !=
         1) {
       return;

@@ -26,12 +26,9 @@ std::string take(strata_status_t status) {
   strata_status_free(status);
   return text;
 }
+// The whole text ("CODE: message" and annotations); "OK" for OK.
 std::string takeAll(strata_status_t status) {
-  char* text = strata_status_to_string(status);
-  std::string out = text ? text : "";
-  std::free(text);
-  strata_status_free(status);
-  return out;
+  return strata::runtime::Status(status).toString();
 }
 
 // "app": imports hal_sample.add and exports, with no async entry point,
@@ -152,7 +149,7 @@ std::vector<float> resultFloats(strata_runtime_call_t* call, size_t i = 0) {
 // Records the outcome of an asynchronous call.
 struct Outcome {
   int calls = 0;
-  std::string error;  // "" when OK
+  std::string error;  // "OK" when OK
   std::thread::id thread;
   static void callback(void* user, strata_runtime_call_t*,
                        strata_status_t status) {

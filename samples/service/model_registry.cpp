@@ -13,6 +13,7 @@
 
 #include <simdjson.h>
 
+#include "strata/runtime.hpp"
 #include "tensor_io.h"
 
 namespace strata::service {
@@ -212,11 +213,7 @@ void appendElementText(std::string *out, const uint8_t *data,
 } // namespace
 
 std::string consumeStatusText(strata_status_t status) {
-  char *text = strata_status_to_string(status);
-  std::string out = text ? text : "unknown error";
-  std::free(text);
-  strata_status_free(status);
-  return out;
+  return strata::runtime::Status(status).toString();
 }
 
 std::string errorBody(const std::string &message) {

@@ -93,7 +93,7 @@ bool encodeOutputs(const strata_runtime_call_t *call, std::string *out,
 /// {"error": message}, with message escaped (invalid UTF-8 replaced).
 std::string errorBody(const std::string &message);
 
-/// The text of a status (consumed).
+/// The text of a status (consumed): strata::runtime::Status::toString.
 std::string consumeStatusText(strata_status_t status);
 
 } // namespace strata::service

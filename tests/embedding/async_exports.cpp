@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "strata/runtime.h"
+#include "strata/runtime.hpp"
 
 namespace {
 
@@ -26,11 +27,7 @@ const int64_t kShape[2] = {kSide, kSide};
 }
 
 std::string text(strata_status_t status) {
-  char* chars = strata_status_to_string(status);
-  std::string out = chars ? chars : "?";
-  std::free(chars);
-  strata_status_free(status);
-  return out;
+  return strata::runtime::Status(status).toString();
 }
 
 void ok(strata_status_t status, const std::string& what) {
