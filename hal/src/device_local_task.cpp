@@ -40,9 +40,10 @@ void runFillsAndCopies(const Command* begin, const Command* end) {
   }
 }
 
-// Called on the worker that completes the batch: fails the submission with
-// the earliest-recorded failed dispatch, or starts the next batch.
-void endBatch(Submission* submission) {
+// On the worker that completes a batch: when a dispatch of it failed, fails
+// the submission with the earliest-recorded one and returns true; false
+// means the next batch may start.
+bool failBatch(Submission* submission) {
   for (size_t i = 0; i < submission->batch_job_count; ++i) {
     const PoolJob& job = submission->jobs[i].job;
     if (job.failed.load(std::memory_order_relaxed)) {
@@ -50,10 +51,10 @@ void endBatch(Submission* submission) {
           submission,
           makeDispatchFailure(submission->jobs[i].dispatch, job.failure_code,
                               job.failure_workgroup, job.failure_local_memory));
-      return;
+      return true;
     }
   }
-  advance(submission);
+  return false;
 }
 
 // Called on the worker that finished a dispatch's last workgroup. The pool
@@ -62,9 +63,11 @@ void endBatch(Submission* submission) {
 // the batch.
 void onJobComplete(PoolJob* job, uint32_t /*worker_index*/) {
   auto* submission = static_cast<Submission*>(job->user);
-  if (!submission->batch_counted ||
-      submission->batch_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    endBatch(submission);
+  if ((!submission->batch_counted ||
+       submission->batch_pending.fetch_sub(1, std::memory_order_acq_rel) ==
+           1) &&
+      !failBatch(submission)) {
+    advance(submission);
   }
 }
 
@@ -159,12 +162,9 @@ void advance(Submission* submission) {
       return;
     }
     // Every job completed while the fills and copies ran: end the batch
-    // here. On success endBatch would call advance; loop instead.
-    for (size_t i = 0; i < job_count; ++i) {
-      if (submission->jobs[i].job.failed.load(std::memory_order_relaxed)) {
-        endBatch(submission);
-        return;
-      }
+    // here, and go on to the next one in this loop.
+    if (failBatch(submission)) {
+      return;
     }
   }
   finishSubmission(submission, nullptr);
