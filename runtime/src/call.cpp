@@ -30,7 +30,6 @@ struct strata_runtime_call_t {
   // The asynchronous invocation in flight (set by the submitting thread
   // before anything reaches the loop, then read on the loop thread).
   std::atomic<bool> in_flight{false};
-  bool use_async_entry = false;
   strata_hal_loop_t* loop = nullptr;
   strata_hal_fence_t* wait_fence = nullptr;    // retained while in flight
   strata_hal_fence_t* signal_fence = nullptr;  // retained until replaced
@@ -393,7 +392,7 @@ strata_status_t prepareAsync(strata_runtime_call_t* call) {
 
 // Submits the asynchronous invocation; on failure nothing is in flight.
 strata_status_t startAsync(strata_runtime_call_t* call) {
-  if (call->use_async_entry) {
+  if (call->has_async) {
     strata_vm_list_t* inputs = nullptr;
     STRATA_RETURN_IF_ERROR(makeAsyncInputs(call, call->wait_fence, &inputs));
     strata_status_t status = strata_hal_loop_invoke(
@@ -605,7 +604,6 @@ strata_status_t strata_runtime_call_invoke_async(
         call->full_name.c_str());
   }
   STRATA_RETURN_IF_ERROR(prepareAsync(call));
-  call->use_async_entry = call->has_async;
   call->loop = loop;
   call->wait_fence = wait_fence;
   strata_hal_fence_retain(wait_fence);
