@@ -649,7 +649,19 @@ void planGroups(func::FuncOp func, HostTensorState &state) {
         }
         plan.group = group;
         plan.last = false;
+        // A barrier goes before a dispatch that reads what an earlier one
+        // of its group writes, directly or through a reshape (a view of
+        // the same buffer on the host).
         plan.barrier = llvm::any_of(op.getOperands(), [&](Value v) {
+          while (Operation *view = v.getDefiningOp()) {
+            if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(view)) {
+              v = collapse.getSrc();
+            } else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(view)) {
+              v = expand.getSrc();
+            } else {
+              break;
+            }
+          }
           return v.getDefiningOp() &&
                  llvm::is_contained(groupCalls, v.getDefiningOp());
         });

@@ -86,6 +86,31 @@ module @chain attributes {strata.executable_library = {format = "embedded-elf-x8
 
 // -----
 
+// A dispatch that reads an earlier one's result through a reshape (a view
+// of the same buffer on the host) also waits for it at a barrier; without
+// one, local-task ran the two side by side (conv-im2col's im2col and
+// matmul gave wrong sums).
+// CHECK-LABEL: vm.module @reshaped
+// CHECK: vm.func @f(
+// CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]]
+// CHECK-NOT: vm.call.variadic @hal.command_buffer.dispatch
+// CHECK: vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
+// CHECK-NOT: vm.call
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]]
+module @reshaped attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+  func.func @f(%a: tensor<4xf32>) -> tensor<2x2xf32> {
+    %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = tensor.expand_shape %0 [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
+    %2 = call @d1(%1) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+    return %2 : tensor<2x2xf32>
+  }
+  func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 1, 1, 1>}}
+  func.func private @d1(tensor<2x2xf32>) -> tensor<2x2xf32> attributes {strata.dispatch = {ordinal = 1 : i32, workgroup_count = array<i32: 1, 1, 1>}}
+}
+
+// -----
+
 // Groups chain: host work that does not touch tensors (a call with
 // effects) ends a group without a wait; the next group's submission waits
 // for the first's fence, and the host awaits only the last fence, before
