@@ -503,6 +503,13 @@ Value mlir::strata::onnx::convertScalar(OpBuilder &b, Location loc,
       return arith::ExtFOp::create(b, loc, to, value);
     }
     if (fromFloat.getWidth() > toFloat.getWidth()) {
+      if (fromFloat.getWidth() == 64 && toFloat.getWidth() == 16) {
+        // Through f32: kernels have no f64 -> f16 routine (__truncdfhf2).
+        value = arith::TruncFOp::create(b, loc, b.getF32Type(), value);
+        if (toFloat.isF32()) {
+          return value;
+        }
+      }
       return arith::TruncFOp::create(b, loc, to, value);
     }
     // f16 <-> bf16: through f32.

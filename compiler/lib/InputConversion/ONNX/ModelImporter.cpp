@@ -462,7 +462,6 @@ LogicalResult Importer::importGraph(const ::onnx::GraphProto &graph) {
         builder, NameLoc::get(builder.getStringAttr(init.name()), fileLoc),
         *value);
   }
-  none = sonnx::NoneOp::create(builder, fileLoc, builder.getNoneType());
 
   for (const ::onnx::NodeProto &node : graph.node()) {
     std::string nodeName =
@@ -478,6 +477,11 @@ LogicalResult Importer::importGraph(const ::onnx::GraphProto &graph) {
     SmallVector<Value> operands;
     for (const std::string &input : node.input()) {
       if (input.empty()) {
+        if (!none) {
+          OpBuilder::InsertionGuard guard(builder);
+          builder.setInsertionPointToStart(entry);
+          none = sonnx::NoneOp::create(builder, fileLoc, builder.getNoneType());
+        }
         operands.push_back(none);
         continue;
       }

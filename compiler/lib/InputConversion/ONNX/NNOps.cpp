@@ -281,6 +281,93 @@ void liftWindow(Window &w) {
   w.out.insert(w.out.begin(), 1);
 }
 
+/// The convolution of an NHWC input, already padded, with an OIHW weight
+/// (O = filters, I = channels / group): NHWC result of `outH` x `outW`.
+Value convolveNHWC(OpBuilder &b, Location loc, Value nhwc, Value weight,
+                   int64_t group, ArrayRef<int64_t> stridesValues,
+                   ArrayRef<int64_t> dilationsValues, int64_t oh, int64_t ow) {
+  auto xType = cast<RankedTensorType>(nhwc.getType());
+  auto wType = cast<RankedTensorType>(weight.getType());
+  Type element = xType.getElementType();
+  int64_t batch = xType.getDimSize(0), channels = xType.getDimSize(3);
+  int64_t filters = wType.getDimSize(0);
+  int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+  DenseIntElementsAttr strides = i64Vector(b, stridesValues);
+  DenseIntElementsAttr dilations = i64Vector(b, dilationsValues);
+  Value zero = scalar(b, loc, element, 0);
+  int64_t perGroupIn = channels / group, perGroupOut = filters / group;
+  if (group == 1) {
+    // OIHW -> HWIO (folded for constant weights).
+    Value hwcf = transpose(b, loc, weight, {2, 3, 1, 0});
+    Value init = filled(b, loc, {batch, oh, ow, filters}, zero);
+    return linalg::Conv2DNhwcHwcfOp::create(
+               b, loc, TypeRange{init.getType()}, ValueRange{nhwc, hwcf},
+               ValueRange{init}, strides, dilations)
+        ->getResult(0);
+  }
+  if (group == channels) {
+    // Depthwise: M = C * multiplier; (M, 1, kh, kw) -> (kh, kw, C, mult).
+    int64_t mult = perGroupOut;
+    Value w4 = reshape(b, loc, weight, {channels, mult, kh, kw});
+    Value hwcm = transpose(b, loc, w4, {2, 3, 0, 1});
+    if (mult == 1) {
+      Value hwc = reshape(b, loc, hwcm, {kh, kw, channels});
+      Value init = filled(b, loc, {batch, oh, ow, channels}, zero);
+      return linalg::DepthwiseConv2DNhwcHwcOp::create(
+                 b, loc, TypeRange{init.getType()}, ValueRange{nhwc, hwc},
+                 ValueRange{init}, strides, dilations)
+          ->getResult(0);
+    }
+    Value init = filled(b, loc, {batch, oh, ow, channels, mult}, zero);
+    Value out = linalg::DepthwiseConv2DNhwcHwcmOp::create(
+                    b, loc, TypeRange{init.getType()}, ValueRange{nhwc, hwcm},
+                    ValueRange{init}, strides, dilations)
+                    ->getResult(0);
+    return reshape(b, loc, out, {batch, oh, ow, filters});
+  }
+  // Grouped: one convolution per group, concatenated by channel.
+  SmallVector<Value> parts;
+  for (int64_t g = 0; g < group; ++g) {
+    Value xg = slice(b, loc, nhwc, {0, 0, 0, g * perGroupIn},
+                     {batch, xType.getDimSize(1), xType.getDimSize(2),
+                      perGroupIn},
+                     {1, 1, 1, 1});
+    Value wg = slice(b, loc, weight, {g * perGroupOut, 0, 0, 0},
+                     {perGroupOut, perGroupIn, kh, kw}, {1, 1, 1, 1});
+    Value hwcf = transpose(b, loc, wg, {2, 3, 1, 0});
+    Value init = filled(b, loc, {batch, oh, ow, perGroupOut}, zero);
+    parts.push_back(linalg::Conv2DNhwcHwcfOp::create(
+                        b, loc, TypeRange{init.getType()},
+                        ValueRange{xg, hwcf}, ValueRange{init}, strides,
+                        dilations)
+                        ->getResult(0));
+  }
+  return concat(b, loc, parts, 3);
+}
+
+/// Adds the per-filter bias (input 2, when present) to an NHWC result and
+/// transposes it back to NCHW (NCL for a 1-D convolution).
+LogicalResult finishConv(Node &n, Value out, int64_t rank) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  auto type = cast<RankedTensorType>(out.getType());
+  if (n.has(2)) {
+    out = elementwise(b, loc, {out, n.in(2)}, type.getShape(),
+                      type.getElementType(),
+                      [](OpBuilder &nb, Location l, ValueRange a) {
+                        return arith::AddFOp::create(nb, l, a[0], a[1])
+                            .getResult();
+                      });
+  }
+  Value nchw = transpose(b, loc, out, {0, 3, 1, 2});
+  if (rank == 3) {
+    nchw = reshape(b, loc, nchw,
+                   {type.getDimSize(0), type.getDimSize(3),
+                    type.getDimSize(2)});
+  }
+  return n.replace(nchw);
+}
+
 LogicalResult lowerConv(Node &n) {
   int64_t rank = n.rank(0);
   if (rank != 3 && rank != 4) {
@@ -308,83 +395,159 @@ LogicalResult lowerConv(Node &n) {
   }
   OpBuilder &b = n.b;
   Location loc = n.loc;
-  Type element = n.elem(0);
   Value x = liftTo2D(b, loc, n.in(0));
   Value weight = liftTo2D(b, loc, n.in(1));
   liftWindow(*w);
-  auto xType = cast<RankedTensorType>(x.getType());
-  int64_t batch = xType.getDimSize(0);
   // NCHW -> NHWC, padded with zeros.
   Value nhwc = transpose(b, loc, x, {0, 2, 3, 1});
-  nhwc = padSpatial(b, loc, nhwc, *w, scalar(b, loc, element, 0));
-  int64_t oh = w->out[0], ow = w->out[1];
-  int64_t kh = w->kernel[0], kw = w->kernel[1];
-  DenseIntElementsAttr strides = i64Vector(b, w->strides);
-  DenseIntElementsAttr dilations = i64Vector(b, w->dilations);
-  Value zero = scalar(b, loc, element, 0);
-  Value out;
-  int64_t perGroupIn = channels / group, perGroupOut = filters / group;
-  if (group == 1) {
-    // OIHW -> HWIO (folded for constant weights).
-    Value hwcf = transpose(b, loc, weight, {2, 3, 1, 0});
-    Value init = filled(b, loc, {batch, oh, ow, filters}, zero);
-    out = linalg::Conv2DNhwcHwcfOp::create(
-              b, loc, TypeRange{init.getType()}, ValueRange{nhwc, hwcf},
-              ValueRange{init}, strides, dilations)
-              ->getResult(0);
-  } else if (group == channels) {
-    // Depthwise: M = C * multiplier; (M, 1, kh, kw) -> (kh, kw, C, mult).
-    int64_t mult = perGroupOut;
-    Value w4 = reshape(b, loc, weight, {channels, mult, kh, kw});
-    Value hwcm = transpose(b, loc, w4, {2, 3, 0, 1});
-    if (mult == 1) {
-      Value hwc = reshape(b, loc, hwcm, {kh, kw, channels});
-      Value init = filled(b, loc, {batch, oh, ow, channels}, zero);
-      out = linalg::DepthwiseConv2DNhwcHwcOp::create(
-                b, loc, TypeRange{init.getType()}, ValueRange{nhwc, hwc},
-                ValueRange{init}, strides, dilations)
-                ->getResult(0);
-    } else {
-      Value init = filled(b, loc, {batch, oh, ow, channels, mult}, zero);
-      out = linalg::DepthwiseConv2DNhwcHwcmOp::create(
-                b, loc, TypeRange{init.getType()}, ValueRange{nhwc, hwcm},
-                ValueRange{init}, strides, dilations)
-                ->getResult(0);
-      out = reshape(b, loc, out, {batch, oh, ow, filters});
+  nhwc = padSpatial(b, loc, nhwc, *w, scalar(b, loc, n.elem(0), 0));
+  Value out = convolveNHWC(b, loc, nhwc, weight, group, w->strides,
+                           w->dilations, w->out[0], w->out[1]);
+  return finishConv(n, out, rank);
+}
+
+/// ConvTranspose as a convolution: the input spread out by the strides
+/// (zeros between its elements), padded by what the kernel overhangs, and
+/// convolved with the spatially flipped kernel whose in and out channels
+/// are swapped.
+LogicalResult lowerConvTranspose(Node &n) {
+  int64_t rank = n.rank(0);
+  if (rank != 3 && rank != 4) {
+    return n.fail("only 1-D and 2-D transposed convolutions are supported");
+  }
+  if (!isFloat(n.elem(0))) {
+    return n.fail("expects floating-point inputs");
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(0);
+  Value x = liftTo2D(b, loc, n.in(0));
+  Value weight = liftTo2D(b, loc, n.in(1));
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(weight.getType());
+  int64_t group = n.intAttr("group", 1);
+  int64_t batch = xType.getDimSize(0), channels = xType.getDimSize(1);
+  int64_t perGroupOut = wType.getDimSize(1);
+  int64_t filters = perGroupOut * group;
+  if (group <= 0 || channels % group != 0 ||
+      wType.getDimSize(0) != channels) {
+    return n.fail("the weight shape does not match the input channels and "
+                  "group " + llvm::Twine(group));
+  }
+  bool lifted = rank == 3;
+  auto lift = [&](SmallVector<int64_t> v, int64_t fill) {
+    if (lifted) {
+      v.insert(v.begin(), fill);
     }
-  } else {
-    // Grouped: one convolution per group, concatenated by channel.
-    SmallVector<Value> parts;
-    auto padded = cast<RankedTensorType>(nhwc.getType());
-    for (int64_t g = 0; g < group; ++g) {
-      Value xg = slice(b, loc, nhwc, {0, 0, 0, g * perGroupIn},
-                       {batch, padded.getDimSize(1), padded.getDimSize(2),
-                        perGroupIn},
-                       {1, 1, 1, 1});
-      Value wg = slice(b, loc, weight, {g * perGroupOut, 0, 0, 0},
-                       {perGroupOut, perGroupIn, kh, kw}, {1, 1, 1, 1});
-      Value hwcf = transpose(b, loc, wg, {2, 3, 1, 0});
-      Value init = filled(b, loc, {batch, oh, ow, perGroupOut}, zero);
-      parts.push_back(linalg::Conv2DNhwcHwcfOp::create(
-                          b, loc, TypeRange{init.getType()},
-                          ValueRange{xg, hwcf}, ValueRange{init}, strides,
-                          dilations)
-                          ->getResult(0));
+    return v;
+  };
+  int64_t spatial = 2;
+  SmallVector<int64_t> in = {xType.getDimSize(2), xType.getDimSize(3)};
+  SmallVector<int64_t> k = {wType.getDimSize(2), wType.getDimSize(3)};
+  SmallVector<int64_t> strides = lift(
+      n.intsAttr("strides").value_or(SmallVector<int64_t>(rank - 2, 1)), 1);
+  SmallVector<int64_t> dilations = lift(
+      n.intsAttr("dilations").value_or(SmallVector<int64_t>(rank - 2, 1)), 1);
+  SmallVector<int64_t> outputPadding = lift(
+      n.intsAttr("output_padding").value_or(SmallVector<int64_t>(rank - 2, 0)),
+      0);
+  SmallVector<int64_t> pads =
+      n.intsAttr("pads").value_or(SmallVector<int64_t>(2 * (rank - 2), 0));
+  if (lifted && pads.size() == 2) {
+    pads = {0, pads[0], 0, pads[1]};
+  }
+  if (strides.size() != 2 || dilations.size() != 2 ||
+      outputPadding.size() != 2 || pads.size() != 4) {
+    return n.fail("strides, dilations, output_padding or pads do not match "
+                  "the spatial rank");
+  }
+  StringRef autoPad = n.stringAttr("auto_pad").value_or("NOTSET");
+  std::optional<SmallVector<int64_t>> outputShape = n.intsAttr("output_shape");
+  SmallVector<int64_t> out(spatial);
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t full = strides[i] * (in[i] - 1) + outputPadding[i] +
+                   (k[i] - 1) * dilations[i] + 1;
+    if (outputShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t target = in[i] * strides[i];
+      if (outputShape) {
+        SmallVector<int64_t> shape = lift(*outputShape, 1);
+        if (shape.size() != 2) {
+          return n.fail("output_shape does not match the spatial rank");
+        }
+        target = shape[i];
+      }
+      int64_t total = full - target;
+      if (total < 0) {
+        return n.fail("output_shape is larger than the full result");
+      }
+      bool upper = autoPad != "SAME_LOWER";
+      pads[i] = upper ? total / 2 : total - total / 2;
+      pads[i + spatial] = total - pads[i];
+    } else if (autoPad == "VALID") {
+      pads[i] = pads[i + spatial] = 0;
     }
-    out = concat(b, loc, parts, 3);
+    out[i] = full - pads[i] - pads[i + spatial];
+    if (out[i] <= 0) {
+      return n.fail("the pads leave an empty result");
+    }
   }
-  if (n.has(2)) {
-    out = elementwise(b, loc, {out, n.in(2)}, {batch, oh, ow, filters},
-                      element, [](OpBuilder &nb, Location l, ValueRange a) {
-                        return arith::AddFOp::create(nb, l, a[0], a[1])
-                            .getResult();
-                      });
+  // The input spread out by the strides, in NHWC.
+  Value nhwc = transpose(b, loc, x, {0, 2, 3, 1});
+  SmallVector<int64_t> spread = {batch, (in[0] - 1) * strides[0] + 1,
+                                 (in[1] - 1) * strides[1] + 1, channels};
+  // Then padded by (k - 1) * d - pad on each side (cropped where negative).
+  SmallVector<int64_t> before(spatial), after(spatial);
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t overhang = (k[i] - 1) * dilations[i];
+    before[i] = overhang - pads[i];
+    after[i] = overhang - pads[i + spatial] + outputPadding[i];
   }
-  Value nchw = transpose(b, loc, out, {0, 3, 1, 2});
-  if (rank == 3) {
-    nchw = reshape(b, loc, nchw, {batch, filters, ow});
+  SmallVector<int64_t> padded = {batch, spread[1] + std::max<int64_t>(before[0], 0) +
+                                            std::max<int64_t>(after[0], 0),
+                                 spread[2] + std::max<int64_t>(before[1], 0) +
+                                     std::max<int64_t>(after[1], 0),
+                                 channels};
+  Value zeros = filled(b, loc, padded, scalar(b, loc, element, 0));
+  SmallVector<int64_t> offsets = {0, std::max<int64_t>(before[0], 0),
+                                  std::max<int64_t>(before[1], 0), 0};
+  Value placed = tensor::InsertSliceOp::create(
+      b, loc, nhwc, zeros, getAsIndexOpFoldResult(b.getContext(), offsets),
+      getAsIndexOpFoldResult(
+          b.getContext(), SmallVector<int64_t>{batch, in[0], in[1], channels}),
+      getAsIndexOpFoldResult(b.getContext(),
+                             SmallVector<int64_t>{1, strides[0], strides[1], 1}));
+  // Negative padding crops.
+  SmallVector<int64_t> cropOffsets = {0, std::max<int64_t>(-before[0], 0),
+                                      std::max<int64_t>(-before[1], 0), 0};
+  SmallVector<int64_t> cropSizes = {
+      batch,
+      padded[1] - cropOffsets[1] - std::max<int64_t>(-after[0], 0),
+      padded[2] - cropOffsets[2] - std::max<int64_t>(-after[1], 0), channels};
+  placed = slice(b, loc, placed, cropOffsets, cropSizes, {1, 1, 1, 1});
+  // The weight (C, M/g, kh, kw) as a convolution's (M, C/g, kh, kw),
+  // flipped spatially.
+  int64_t perGroupIn = channels / group;
+  SmallVector<Value> groups;
+  for (int64_t g = 0; g < group; ++g) {
+    Value wg = slice(b, loc, weight, {g * perGroupIn, 0, 0, 0},
+                     {perGroupIn, perGroupOut, k[0], k[1]}, {1, 1, 1, 1});
+    groups.push_back(transpose(b, loc, wg, {1, 0, 2, 3}));
   }
-  return n.replace(nchw);
+  Value swapped = concat(b, loc, groups, 0);
+  auto swappedType = cast<RankedTensorType>(swapped.getType());
+  AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1),
+             d2 = b.getAffineDimExpr(2), d3 = b.getAffineDimExpr(3);
+  AffineMap flip = AffineMap::get(
+      4, 0, {d0, d1, d2 * -1 + (k[0] - 1), d3 * -1 + (k[1] - 1)},
+      b.getContext());
+  Value flipped = generic(b, loc, swapped, flip, swappedType,
+                          [](OpBuilder &, Location, ValueRange a) {
+                            return a[0];
+                          });
+  Value result = convolveNHWC(b, loc, placed, flipped, group, {1, 1},
+                              dilations, out[0], out[1]);
+  (void)filters;
+  return finishConv(n, result, rank);
 }
 
 LogicalResult lowerPool(Node &n, bool isMax) {
@@ -622,6 +785,7 @@ void mlir::strata::onnx::addNNLowerings(LoweringTable &table) {
   table["MatMul"] = lowerMatMul;
   table["Gemm"] = lowerGemm;
   table["Conv"] = lowerConv;
+  table["ConvTranspose"] = lowerConvTranspose;
   table["MaxPool"] = [](Node &n) { return lowerPool(n, true); };
   table["AveragePool"] = [](Node &n) { return lowerPool(n, false); };
   table["GlobalAveragePool"] = [](Node &n) {
