@@ -171,6 +171,13 @@ SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape);
 
 bool isFloat(Type type);
 
+/// `fn` computed in f32 for f16/bf16/f64 scalars: the kernels approximate
+/// transcendental functions (exp, log, tanh, ...) in f32 only.
+Value viaF32(OpBuilder &b, Location loc, Value x,
+             function_ref<Value(Value)> fn);
+Value expOf(OpBuilder &b, Location loc, Value x);
+Value logOf(OpBuilder &b, Location loc, Value x);
+
 } // namespace mlir::strata::onnx
 
 #endif // STRATA_INPUTCONVERSION_ONNX_LOWERING_H
