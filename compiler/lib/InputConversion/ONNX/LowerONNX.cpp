@@ -244,6 +244,7 @@ const LoweringTable &loweringTable() {
     addShapeLowerings(t);
     addReductionLowerings(t);
     addNNLowerings(t);
+    addResizeLowerings(t);
     return t;
   }();
   return table;

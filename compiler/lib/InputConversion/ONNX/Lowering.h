@@ -86,6 +86,7 @@ void addElementwiseLowerings(LoweringTable &table);
 void addShapeLowerings(LoweringTable &table);
 void addReductionLowerings(LoweringTable &table);
 void addNNLowerings(LoweringTable &table);
+void addResizeLowerings(LoweringTable &table);
 
 //===----------------------------------------------------------------------===//
 // Builders (Builders.cpp)
