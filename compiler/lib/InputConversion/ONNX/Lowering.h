@@ -87,6 +87,15 @@ void addShapeLowerings(LoweringTable &table);
 void addReductionLowerings(LoweringTable &table);
 void addNNLowerings(LoweringTable &table);
 void addResizeLowerings(LoweringTable &table);
+void addQuantizationLowerings(LoweringTable &table);
+void addMiscLowerings(LoweringTable &table);
+
+/// A(..., M, K) x B(..., K, N) with numpy batch broadcasting (rank >= 2),
+/// accumulated in f32 for f16/bf16 (NNOps.cpp).
+Value matmulValues(OpBuilder &b, Location loc, Value lhs, Value rhs);
+/// The node's convolution (Conv's attributes) of `x` with `weight`, any
+/// element type, in NCHW (NCL), without bias (NNOps.cpp).
+FailureOr<Value> convolveNCHW(Node &n, Value x, Value weight);
 
 //===----------------------------------------------------------------------===//
 // Builders (Builders.cpp)

@@ -368,15 +368,16 @@ LogicalResult finishConv(Node &n, Value out, int64_t rank) {
   return n.replace(nchw);
 }
 
-LogicalResult lowerConv(Node &n) {
-  int64_t rank = n.rank(0);
+/// The convolution of the node's attributes on `x` (N, C, H, W or N, C, L)
+/// and `weight` (M, C/group, kh, kw): NHWC, without bias.
+FailureOr<Value> convolutionNHWC(Node &n, Value x, Value weight) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(weight.getType());
+  int64_t rank = xType.getRank();
   if (rank != 3 && rank != 4) {
     return n.fail("only 1-D and 2-D convolutions are supported");
   }
-  if (!isFloat(n.elem(0))) {
-    return n.fail("expects floating-point inputs");
-  }
-  ArrayRef<int64_t> xs = n.shape(0), ws = n.shape(1);
+  ArrayRef<int64_t> xs = xType.getShape(), ws = wType.getShape();
   int64_t group = n.intAttr("group", 1);
   int64_t channels = xs[1], filters = ws[0];
   if (group <= 0 || channels % group != 0 || filters % group != 0 ||
@@ -395,15 +396,26 @@ LogicalResult lowerConv(Node &n) {
   }
   OpBuilder &b = n.b;
   Location loc = n.loc;
-  Value x = liftTo2D(b, loc, n.in(0));
-  Value weight = liftTo2D(b, loc, n.in(1));
+  x = liftTo2D(b, loc, x);
+  weight = liftTo2D(b, loc, weight);
   liftWindow(*w);
   // NCHW -> NHWC, padded with zeros.
   Value nhwc = transpose(b, loc, x, {0, 2, 3, 1});
-  nhwc = padSpatial(b, loc, nhwc, *w, scalar(b, loc, n.elem(0), 0));
-  Value out = convolveNHWC(b, loc, nhwc, weight, group, w->strides,
-                           w->dilations, w->out[0], w->out[1]);
-  return finishConv(n, out, rank);
+  nhwc = padSpatial(b, loc, nhwc, *w,
+                    scalar(b, loc, xType.getElementType(), 0));
+  return convolveNHWC(b, loc, nhwc, weight, group, w->strides, w->dilations,
+                      w->out[0], w->out[1]);
+}
+
+LogicalResult lowerConv(Node &n) {
+  if (!isFloat(n.elem(0))) {
+    return n.fail("expects floating-point inputs");
+  }
+  FailureOr<Value> out = convolutionNHWC(n, n.in(0), n.in(1));
+  if (failed(out)) {
+    return failure();
+  }
+  return finishConv(n, *out, n.rank(0));
 }
 
 /// ConvTranspose as a convolution: the input spread out by the strides
@@ -780,6 +792,27 @@ LogicalResult lowerInstanceNorm(Node &n) {
 }
 
 } // namespace
+
+Value mlir::strata::onnx::matmulValues(OpBuilder &b, Location loc, Value lhs,
+                                       Value rhs) {
+  return matmul(b, loc, lhs, rhs);
+}
+
+FailureOr<Value> mlir::strata::onnx::convolveNCHW(Node &n, Value x,
+                                                  Value weight) {
+  FailureOr<Value> out = convolutionNHWC(n, x, weight);
+  if (failed(out)) {
+    return failure();
+  }
+  auto type = cast<RankedTensorType>(out->getType());
+  Value nchw = transpose(n.b, n.loc, *out, {0, 3, 1, 2});
+  if (cast<RankedTensorType>(x.getType()).getRank() == 3) {
+    nchw = reshape(n.b, n.loc, nchw,
+                   {type.getDimSize(0), type.getDimSize(3),
+                    type.getDimSize(2)});
+  }
+  return nchw;
+}
 
 void mlir::strata::onnx::addNNLowerings(LoweringTable &table) {
   table["MatMul"] = lowerMatMul;
