@@ -592,7 +592,42 @@ void mlir::strata::onnx::addElementwiseLowerings(LoweringTable &table) {
          });
   table["Pow"] = [](Node &n) -> LogicalResult {
     if (!isFloat(n.elem(0))) {
-      return n.fail("integer bases are not supported");
+      // Integer bases: square and multiply over the exponent's bits (an
+      // exponent of 64 or more overflows every base but 0, 1 and -1).
+      bool fromUnsigned = n.isUnsigned(1);
+      return lowerMap(
+          n, 2, nullptr, n.isUnsigned(0),
+          [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+            Value base = a[0];
+            Type type = base.getType();
+            Value exponent = a[1];
+            if (isFloat(exponent.getType())) {
+              exponent = arith::FPToSIOp::create(b, loc, b.getI64Type(),
+                                                 exponent);
+            } else {
+              exponent = convertScalar(b, loc, exponent, b.getI64Type(),
+                                       fromUnsigned);
+            }
+            Value result = cst(b, loc, base, 1);
+            Value one = scalar(b, loc, b.getI64Type(), 1);
+            for (int bit = 0; bit < 6; ++bit) {
+              Value set = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::ne,
+                  arith::AndIOp::create(
+                      b, loc,
+                      arith::ShRUIOp::create(
+                          b, loc, exponent,
+                          scalar(b, loc, b.getI64Type(), bit)),
+                      one),
+                  scalar(b, loc, b.getI64Type(), 0));
+              result = select(b, loc, set,
+                              arith::MulIOp::create(b, loc, result, base),
+                              result);
+              base = arith::MulIOp::create(b, loc, base, base);
+            }
+            (void)type;
+            return result;
+          });
     }
     return lowerMap(n, 2, nullptr, false,
                     [&](OpBuilder &b, Location loc, ValueRange a) -> Value {

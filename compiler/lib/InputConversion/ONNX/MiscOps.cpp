@@ -122,7 +122,7 @@ LogicalResult lowerCompress(Node &n) {
       n.b, n.loc,
       DenseElementsAttr::get(
           RankedTensorType::get({static_cast<int64_t>(indices.size())},
-                                n.b.getIndexType()),
+                                n.b.getI64Type()),
           ArrayRef<int64_t>(indices)));
   AffineMap indexMap = AffineMap::get(shape.size(), 0,
                                       {n.b.getAffineDimExpr(axis)},
@@ -133,7 +133,9 @@ LogicalResult lowerCompress(Node &n) {
       [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
         SmallVector<Value> at;
         for (int64_t d = 0; d < resultType.getRank(); ++d) {
-          at.push_back(d == axis ? a[0]
+          at.push_back(d == axis ? arith::IndexCastOp::create(
+                                       b, loc, b.getIndexType(), a[0])
+                                       .getResult()
                                  : linalg::IndexOp::create(b, loc, d)
                                        .getResult());
         }

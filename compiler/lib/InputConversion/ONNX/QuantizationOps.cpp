@@ -39,7 +39,11 @@ Value saturate(OpBuilder &b, Location loc, Value v, Type element,
 
 LogicalResult lowerQuantizeLinear(Node &n) {
   int64_t rank = n.rank(0);
-  FailureOr<int64_t> axis = n.axis(n.intAttr("axis", 1), std::max<int64_t>(rank, 1));
+  // The axis matters only for a per-axis (vector) scale.
+  FailureOr<int64_t> axis = int64_t(0);
+  if (n.type(1).getNumElements() > 1) {
+    axis = n.axis(n.intAttr("axis", 1), rank);
+  }
   if (failed(axis)) {
     return failure();
   }
@@ -72,7 +76,11 @@ LogicalResult lowerQuantizeLinear(Node &n) {
 
 LogicalResult lowerDequantizeLinear(Node &n) {
   int64_t rank = n.rank(0);
-  FailureOr<int64_t> axis = n.axis(n.intAttr("axis", 1), std::max<int64_t>(rank, 1));
+  // The axis matters only for a per-axis (vector) scale.
+  FailureOr<int64_t> axis = int64_t(0);
+  if (n.type(1).getNumElements() > 1) {
+    axis = n.axis(n.intAttr("axis", 1), rank);
+  }
   if (failed(axis)) {
     return failure();
   }
@@ -233,13 +241,14 @@ Value combinedScale(Node &n, unsigned aScale, unsigned bScale,
 
 LogicalResult lowerQLinearMatMul(Node &n) {
   // a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp
-  if (n.rank(0) != 2 || n.rank(3) != 2) {
-    return n.fail("only matrix operands are supported");
+  if (n.rank(0) < 2 || n.rank(3) < 2) {
+    return n.fail("operands must have rank 2 or more");
   }
-  Value a = centered(n, 0, 2, 0);
-  Value bm = centered(n, 3, 5, 1);
+  Value a = centered(n, 0, 2, n.rank(0) - 2);
+  Value bm = centered(n, 3, 5, n.rank(3) - 1);
   Value acc = matmulValues(n.b, n.loc, a, bm);
-  Value scale = combinedScale(n, 1, 4, 6, 1, 2);
+  int64_t rank = cast<RankedTensorType>(acc.getType()).getRank();
+  Value scale = combinedScale(n, 1, 4, 6, rank - 1, rank);
   return requantize(n, acc, scale, 7);
 }
 

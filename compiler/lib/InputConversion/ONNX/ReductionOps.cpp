@@ -672,6 +672,108 @@ LogicalResult lowerSoftmaxCrossEntropyLoss(Node &n) {
   return n.replace(*loss);
 }
 
+/// TopK with a constant K: K rounds, each taking the extreme of what the
+/// earlier rounds left (ties: the lower index first).
+LogicalResult lowerTopK(Node &n) {
+  int64_t k = 0;
+  if (n.opset() < 10) {
+    k = n.intAttr("k", 0);
+  } else {
+    FailureOr<SmallVector<int64_t>> value = n.constInts(1, "K");
+    if (failed(value)) {
+      return failure();
+    }
+    k = (*value)[0];
+  }
+  int64_t rank = n.rank(0);
+  FailureOr<int64_t> axis = n.axis(n.intAttr("axis", -1), rank);
+  if (failed(axis)) {
+    return failure();
+  }
+  int64_t dim = n.shape(0)[*axis];
+  if (k < 0 || k > dim) {
+    return n.fail("K = " + llvm::Twine(k) + " is out of range for a "
+                  "dimension of " + llvm::Twine(dim));
+  }
+  if (k > 64) {
+    return n.fail("K = " + llvm::Twine(k) + " is more than 64, the most "
+                  "this lowering unrolls");
+  }
+  bool largest = n.intAttr("largest", 1) != 0;
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(0);
+  bool isUnsigned = n.isUnsigned(0);
+  bool floating = isFloat(element);
+  Value x = n.in(0);
+  ArrayRef<int64_t> shape = n.shape(0);
+  Type i64 = b.getI64Type();
+  int64_t axisValue = *axis;
+  SmallVector<Value> values, indices;
+  for (int64_t round = 0; round < k; ++round) {
+    // x with the indices taken so far replaced by the worst value.
+    SmallVector<Value> inputs = {x};
+    inputs.append(indices.begin(), indices.end());
+    Value masked = elementwise(
+        b, loc, inputs, shape, element,
+        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          Value position = arith::IndexCastOp::create(
+              nb, l, i64, linalg::IndexOp::create(nb, l, axisValue));
+          Value taken;
+          for (Value index : a.drop_front()) {
+            Value same = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                               index, position);
+            taken = taken ? arith::OrIOp::create(nb, l, taken, same).getResult()
+                          : same;
+          }
+          if (!taken) {
+            return a[0];
+          }
+          Value worst;
+          if (isUnsigned) {
+            worst = largest ? scalar(nb, l, element, 0)
+                            : arith::ConstantOp::create(
+                                  nb, l, nb.getIntegerAttr(
+                                             element, APInt::getMaxValue(
+                                                          element
+                                                              .getIntOrFloatBitWidth())))
+                                  .getResult();
+          } else {
+            worst = largest ? lowest(nb, l, element) : highest(nb, l, element);
+          }
+          return arith::SelectOp::create(nb, l, taken, worst, a[0]);
+        });
+    Value extreme = reduceKeep(b, loc, masked, {axisValue}, element,
+                               largest ? Reduction::Max : Reduction::Min,
+                               isUnsigned, nullptr);
+    Value candidates = elementwise(
+        b, loc, {masked, extreme}, shape, i64,
+        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          Value equal = floating
+                            ? arith::CmpFOp::create(
+                                  nb, l, arith::CmpFPredicate::OEQ, a[0], a[1])
+                                  .getResult()
+                            : arith::CmpIOp::create(
+                                  nb, l, arith::CmpIPredicate::eq, a[0], a[1])
+                                  .getResult();
+          Value position = arith::IndexCastOp::create(
+              nb, l, i64, linalg::IndexOp::create(nb, l, axisValue));
+          return arith::SelectOp::create(nb, l, equal, position,
+                                         scalar(nb, l, i64, dim));
+        });
+    Value index = reduceKeep(b, loc, candidates, {axisValue}, i64,
+                             Reduction::Min, false, nullptr);
+    values.push_back(extreme);
+    indices.push_back(index);
+  }
+  if (k == 0) {
+    return n.fail("K = 0 gives empty results");
+  }
+  return n.replace({concat(b, loc, values, axisValue),
+                    concat(b, loc, indices, axisValue)},
+                   {isUnsigned, false});
+}
+
 } // namespace
 
 void mlir::strata::onnx::addReductionLowerings(LoweringTable &table) {
@@ -708,6 +810,7 @@ void mlir::strata::onnx::addReductionLowerings(LoweringTable &table) {
   };
   table["LayerNormalization"] = lowerLayerNorm;
   table["CumSum"] = lowerCumSum;
+  table["TopK"] = lowerTopK;
   table["NegativeLogLikelihoodLoss"] = lowerNLLLoss;
   table["SoftmaxCrossEntropyLoss"] = lowerSoftmaxCrossEntropyLoss;
 }
