@@ -248,6 +248,8 @@ const LoweringTable &loweringTable() {
     addResizeLowerings(t);
     addQuantizationLowerings(t);
     addMiscLowerings(t);
+    addRecurrentLowerings(t);
+    addGridSampleLowerings(t);
     return t;
   }();
   return table;

@@ -89,6 +89,8 @@ void addNNLowerings(LoweringTable &table);
 void addResizeLowerings(LoweringTable &table);
 void addQuantizationLowerings(LoweringTable &table);
 void addMiscLowerings(LoweringTable &table);
+void addRecurrentLowerings(LoweringTable &table);
+void addGridSampleLowerings(LoweringTable &table);
 
 /// A(..., M, K) x B(..., K, N) with numpy batch broadcasting (rank >= 2),
 /// accumulated in f32 for f16/bf16 (NNOps.cpp).

@@ -83,6 +83,35 @@ Value clampIndex(OpBuilder &b, Location loc, Value i, int64_t in) {
                                 arith::MaxSIOp::create(b, loc, i, zero), last);
 }
 
+/// The four Keys cubic weights for taps -1, 0, 1, 2 at fraction t.
+SmallVector<Value> cubicWeights(OpBuilder &b, Location loc, Value t, double a) {
+  auto mul = [&](Value p, Value q) -> Value {
+    return arith::MulFOp::create(b, loc, p, q);
+  };
+  auto add = [&](Value p, double q) -> Value {
+    return arith::AddFOp::create(b, loc, p, f32(b, loc, q));
+  };
+  auto poly = [&](Value d, bool inner) -> Value {
+    if (inner) {
+      return add(mul(add(mul(f32(b, loc, a + 2), d), -(a + 3)), mul(d, d)),
+                 1.0);
+    }
+    return add(mul(add(mul(add(mul(f32(b, loc, a), d), -5 * a), d), 8 * a), d),
+               -4 * a);
+  };
+  Value one = f32(b, loc, 1.0), two = f32(b, loc, 2.0);
+  return {poly(arith::AddFOp::create(b, loc, t, one), false), poly(t, true),
+          poly(arith::SubFOp::create(b, loc, one, t), true),
+          poly(arith::SubFOp::create(b, loc, two, t), false)};
+}
+
+/// An f32 holding an integral value as an index.
+Value floorIndexOf(OpBuilder &b, Location loc, Value integral) {
+  return arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      arith::FPToSIOp::create(b, loc, b.getI64Type(), integral));
+}
+
 Value floorIndex(OpBuilder &b, Location loc, Value v) {
   Value f = math::FloorOp::create(b, loc, v);
   return arith::IndexCastOp::create(
@@ -355,4 +384,201 @@ LogicalResult lowerResize(Node &n) {
 void mlir::strata::onnx::addResizeLowerings(LoweringTable &table) {
   table["Resize"] = lowerResize;
   table["Upsample"] = lowerResize;
+}
+
+namespace {
+
+/// x reflected into [lo, hi] (GridSample's reflection padding).
+Value reflectInto(OpBuilder &b, Location loc, Value x, double lo, double hi) {
+  Value low = f32(b, loc, lo), high = f32(b, loc, hi);
+  double span = hi - lo;
+  if (span <= 0) {
+    return low;
+  }
+  auto reflectFrom = [&](Value dx, Value nearEdge, Value farEdge,
+                         bool towardHigh) -> Value {
+    // n = floor(dx / span), r = dx - n * span; even n: near +- r.
+    Value q = math::FloorOp::create(
+        b, loc, arith::DivFOp::create(b, loc, dx, f32(b, loc, span)));
+    Value r = arith::SubFOp::create(
+        b, loc, dx, arith::MulFOp::create(b, loc, q, f32(b, loc, span)));
+    Value odd = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(
+            b, loc, arith::FPToSIOp::create(b, loc, b.getI64Type(), q),
+            scalar(b, loc, b.getI64Type(), 1)),
+        scalar(b, loc, b.getI64Type(), 0));
+    Value even = towardHigh ? arith::AddFOp::create(b, loc, nearEdge, r)
+                                  .getResult()
+                            : arith::SubFOp::create(b, loc, nearEdge, r)
+                                  .getResult();
+    Value oddValue = towardHigh ? arith::SubFOp::create(b, loc, farEdge, r)
+                                      .getResult()
+                                : arith::AddFOp::create(b, loc, farEdge, r)
+                                      .getResult();
+    return arith::SelectOp::create(b, loc, odd, oddValue, even);
+  };
+  Value below = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                      low);
+  Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                      high);
+  Value fromLow = reflectFrom(arith::SubFOp::create(b, loc, low, x), low, high,
+                              /*towardHigh=*/true);
+  Value fromHigh = reflectFrom(arith::SubFOp::create(b, loc, x, high), high,
+                               low, /*towardHigh=*/false);
+  return arith::SelectOp::create(
+      b, loc, below, fromLow,
+      arith::SelectOp::create(b, loc, above, fromHigh, x));
+}
+
+LogicalResult lowerGridSample(Node &n) {
+  if (n.rank(0) != 4 || n.rank(1) != 4 || n.shape(1)[3] != 2) {
+    return n.fail("expects an NCHW input and an N x H x W x 2 grid");
+  }
+  StringRef mode = n.stringAttr("mode").value_or("bilinear");
+  StringRef padding = n.stringAttr("padding_mode").value_or("zeros");
+  bool align = n.intAttr("align_corners", 0) != 0;
+  if (mode != "bilinear" && mode != "nearest" && mode != "bicubic") {
+    return n.fail("mode '" + mode + "' is not supported");
+  }
+  if (padding != "zeros" && padding != "border" && padding != "reflection") {
+    return n.fail("padding_mode '" + padding + "' is not supported");
+  }
+  ArrayRef<int64_t> xs = n.shape(0), gs = n.shape(1);
+  int64_t N = xs[0], C = xs[1], H = xs[2], W = xs[3];
+  int64_t Ho = gs[1], Wo = gs[2];
+  Type element = n.elem(0);
+  auto type = RankedTensorType::get({N, C, Ho, Wo}, element);
+  Value x = n.in(0), grid = n.in(1);
+  Value result = generic(
+      n.b, n.loc, {}, {}, type,
+      [&](OpBuilder &b, Location loc, ValueRange) -> Value {
+        Value in = linalg::IndexOp::create(b, loc, 0);
+        Value ic = linalg::IndexOp::create(b, loc, 1);
+        Value ih = linalg::IndexOp::create(b, loc, 2);
+        Value iw = linalg::IndexOp::create(b, loc, 3);
+        auto coordinate = [&](int64_t which, int64_t size) -> Value {
+          Value g = tensor::ExtractOp::create(
+              b, loc, grid,
+              ValueRange{in, ih, iw,
+                         arith::ConstantIndexOp::create(b, loc, which)});
+          g = convertScalar(b, loc, g, b.getF32Type());
+          Value one = f32(b, loc, 1.0);
+          Value c;
+          if (align) {
+            c = arith::MulFOp::create(
+                b, loc,
+                arith::MulFOp::create(b, loc, arith::AddFOp::create(b, loc, g, one),
+                                      f32(b, loc, 0.5)),
+                f32(b, loc, size - 1));
+          } else {
+            c = arith::MulFOp::create(
+                b, loc,
+                arith::SubFOp::create(
+                    b, loc,
+                    arith::MulFOp::create(b, loc,
+                                          arith::AddFOp::create(b, loc, g, one),
+                                          f32(b, loc, size)),
+                    one),
+                f32(b, loc, 0.5));
+          }
+          if (padding == "border") {
+            c = arith::MaximumFOp::create(b, loc, c, f32(b, loc, 0));
+            c = arith::MinimumFOp::create(b, loc, c, f32(b, loc, size - 1));
+          } else if (padding == "reflection" && mode != "bicubic") {
+            c = align ? reflectInto(b, loc, c, 0, size - 1)
+                      : reflectInto(b, loc, c, -0.5, size - 0.5);
+            c = arith::MaximumFOp::create(b, loc, c, f32(b, loc, 0));
+            c = arith::MinimumFOp::create(b, loc, c, f32(b, loc, size - 1));
+          }
+          return c;
+        };
+        Value cx = coordinate(0, W), cy = coordinate(1, H);
+        // The value at integer (row, col): padded per padding_mode.
+        auto at = [&](Value row, Value col) -> Value {
+          auto fix = [&](Value i, int64_t size, Value &inside) -> Value {
+            Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+            Value last = arith::ConstantIndexOp::create(b, loc, size - 1);
+            Value ok = arith::AndIOp::create(
+                b, loc,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero),
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, i, last));
+            inside = inside ? arith::AndIOp::create(b, loc, inside, ok).getResult()
+                            : ok;
+            if (padding == "reflection" && mode == "bicubic") {
+              Value f = arith::SIToFPOp::create(
+                  b, loc, b.getF32Type(),
+                  arith::IndexCastOp::create(b, loc, b.getI64Type(), i));
+              f = align ? reflectInto(b, loc, f, 0, size - 1)
+                        : reflectInto(b, loc, f, -0.5, size - 0.5);
+              i = floorIndexOf(b, loc, math::RoundEvenOp::create(b, loc, f));
+            }
+            return clampIndex(b, loc, i, size);
+          };
+          Value inside;
+          Value r = fix(row, H, inside), c = fix(col, W, inside);
+          Value v = tensor::ExtractOp::create(b, loc, x, ValueRange{in, ic, r, c});
+          v = convertScalar(b, loc, v, b.getF32Type());
+          if (padding == "zeros") {
+            v = arith::SelectOp::create(b, loc, inside, v, f32(b, loc, 0));
+          }
+          return v;
+        };
+        Value out;
+        if (mode == "nearest") {
+          Value r = floorIndexOf(b, loc, math::RoundEvenOp::create(b, loc, cy));
+          Value c = floorIndexOf(b, loc, math::RoundEvenOp::create(b, loc, cx));
+          out = at(r, c);
+        } else {
+          Value fx = math::FloorOp::create(b, loc, cx);
+          Value fy = math::FloorOp::create(b, loc, cy);
+          Value tx = arith::SubFOp::create(b, loc, cx, fx);
+          Value ty = arith::SubFOp::create(b, loc, cy, fy);
+          Value x0 = floorIndexOf(b, loc, fx), y0 = floorIndexOf(b, loc, fy);
+          auto offset = [&](Value i, int64_t k) -> Value {
+            return arith::AddIOp::create(b, loc, i,
+                                         arith::ConstantIndexOp::create(b, loc, k));
+          };
+          SmallVector<std::pair<int64_t, Value>> wx, wy;
+          if (mode == "bilinear") {
+            Value one = f32(b, loc, 1.0);
+            wx = {{0, arith::SubFOp::create(b, loc, one, tx)}, {1, tx}};
+            wy = {{0, arith::SubFOp::create(b, loc, one, ty)}, {1, ty}};
+          } else {
+            ResizeSpec cubic;
+            cubic.mode = "cubic";
+            cubic.cubicA = -0.75;
+            auto weights = [&](Value t) {
+              SmallVector<std::pair<int64_t, Value>> w;
+              SmallVector<Value> k = cubicWeights(b, loc, t, cubic.cubicA);
+              for (int i = 0; i < 4; ++i) {
+                w.push_back({i - 1, k[i]});
+              }
+              return w;
+            };
+            wx = weights(tx);
+            wy = weights(ty);
+          }
+          out = f32(b, loc, 0.0);
+          for (auto [dy, wyv] : wy) {
+            for (auto [dx, wxv] : wx) {
+              Value v = at(offset(y0, dy), offset(x0, dx));
+              out = arith::AddFOp::create(
+                  b, loc, out,
+                  arith::MulFOp::create(
+                      b, loc, v, arith::MulFOp::create(b, loc, wyv, wxv)));
+            }
+          }
+        }
+        return convertScalar(b, loc, out, element);
+      });
+  (void)N;
+  (void)C;
+  return n.replace(result);
+}
+
+} // namespace
+
+void mlir::strata::onnx::addGridSampleLowerings(LoweringTable &table) {
+  table["GridSample"] = lowerGridSample;
 }
