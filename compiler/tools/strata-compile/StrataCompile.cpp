@@ -4,6 +4,8 @@
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
 #include "Strata/Dialect/Check/IR/CheckOps.h"
+#include "Strata/Dialect/HAL/IR/HALOps.h"
+#include "Strata/Dialect/Stream/IR/StreamOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 #include "Strata/Pipelines/Pipelines.h"
 #include "Strata/Target/Bytecode/BytecodeTarget.h"
@@ -246,7 +248,8 @@ int main(int argc, char **argv) {
                   index::IndexDialect, math::MathDialect, scf::SCFDialect,
                   linalg::LinalgDialect, tensor::TensorDialect,
                   tosa::TosaDialect, strata::util::UtilDialect,
-                  strata::check::CheckDialect>();
+                  strata::check::CheckDialect, strata::stream::StreamDialect,
+                  strata::hal::HALDialect>();
   strata::registerTargetBackendDialects(registry);
   MLIRContext context(registry);
   // An error names its op's location; the whole op (a dispatch function can

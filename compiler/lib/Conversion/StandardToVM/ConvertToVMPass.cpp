@@ -3,10 +3,15 @@
 // conversion, then converts the module's functions into one vm.module.
 
 #include "CheckToVM.h"
+#include "HALImports.h"
+#include "HALToVM.h"
 #include "HostTensorToVM.h"
+#include "StreamToVM.h"
 
 #include "Strata/Conversion/Passes.h"
 #include "Strata/Conversion/StandardToVM/StandardToVM.h"
+#include "Strata/Dialect/HAL/IR/HALOps.h"
+#include "Strata/Dialect/Stream/IR/StreamOps.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
 
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -81,6 +86,11 @@ LogicalResult checkInput(ModuleOp module, const TypeConverter &typeConverter,
           ok = false;
           return WalkResult::advance();
         }
+        // A submission's commands and an executable's exports are
+        // converted with the op that holds them.
+        if (isa<stream::CmdExecuteOp, hal::ExecutableOp>(op)) {
+          return WalkResult::skip();
+        }
         // vm.trunc.f64.f32 rounds to nearest even only.
         if (auto truncOp = dyn_cast<arith::TruncFOp>(op)) {
           std::optional<arith::RoundingMode> mode = truncOp.getRoundingmode();
@@ -139,6 +149,9 @@ LogicalResult checkOps(ModuleOp module,
       op->emitError() << "'" << op->getName() << "' has no conversion to vm";
       ok = false;
     }
+    if (isa<stream::CmdExecuteOp, hal::ExecutableOp>(op)) {
+      return WalkResult::skip();
+    }
     return WalkResult::advance();
   });
   return success(ok);
@@ -176,7 +189,8 @@ struct ConvertToVMPass
     populateSCFToControlFlowConversionPatterns(scfPatterns);
     RewritePatternSet expansionPatterns(context);
     populateStandardToVMExpansionPatterns(expansionPatterns);
-    // What the hal phase left: dispatch declarations and the kernel library.
+    // What the hal phase left: executables and the stream ops that
+    // dispatch them.
     for (auto nested : module.getOps<ModuleOp>()) {
       if (nested->hasAttr("strata.executable")) {
         nested.emitError("executable '")
@@ -186,9 +200,6 @@ struct ConvertToVMPass
         return signalPassFailure();
       }
     }
-    if (asyncExports) {
-      addAsyncExports(module);
-    }
     HostTensorState hostState;
     if (failed(collectHostTensorState(module, hostState))) {
       return signalPassFailure();
@@ -196,13 +207,18 @@ struct ConvertToVMPass
 
     VMTypeConverter typeConverter;
     RewritePatternSet patterns(context);
-    populateHostTensorToVMPatterns(typeConverter, patterns, hostState);
+    HALExports halExports;
+    populateStreamToVMPatterns(typeConverter, patterns, halExports);
+    populateHostTensorToVMPatterns(typeConverter, patterns);
     populateFuncToVMPatterns(typeConverter, patterns);
     populateArithToVMPatterns(typeConverter, patterns);
     populateIndexToVMPatterns(typeConverter, patterns);
     populateMathToVMPatterns(typeConverter, patterns);
     populateCheckToVMPatterns(typeConverter, patterns);
     DenseSet<OperationName> convertible = getRootOps(patterns);
+    // hal.executable is translated before the conversion.
+    convertible.insert(OperationName(hal::ExecutableOp::getOperationName(),
+                                     context));
 
     // Before anything changes, check that every op has a way to the vm
     // dialect: a conversion, an expansion, or the scf lowering (whose
@@ -243,7 +259,6 @@ struct ConvertToVMPass
     if (failed(checkOps(module, convertible))) {
       return signalPassFailure();
     }
-    planHostDispatches(module, hostState);
 
     // Everything but existing vm.modules moves into one new vm.module; a
     // module that holds only vm.modules is left as it is.
@@ -267,7 +282,13 @@ struct ConvertToVMPass
     for (Operation *op : toMove) {
       op->moveBefore(body, body->end());
     }
-    materializeHostTensorSupport(vmModule, hostState);
+    if (hostState.usesHal) {
+      declareHalImports(vmModule);
+    }
+    convertHALExecutables(vmModule, halExports);
+    if (failed(checkDispatchEntryPoints(vmModule, halExports))) {
+      return signalPassFailure();
+    }
     materializeCheckImports(vmModule);
 
     // No folding: this is a one-to-one translation; --canonicalize folds.

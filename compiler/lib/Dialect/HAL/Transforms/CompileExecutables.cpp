@@ -3,6 +3,7 @@
 #include "Strata/Dialect/HAL/Transforms/Passes.h"
 
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
+#include "Strata/Dialect/HAL/IR/HALOps.h"
 #include "Strata/Target/TargetBackend.h"
 
 #include "mlir/IR/Builders.h"
@@ -53,36 +54,23 @@ struct CompileExecutablesPass
       return signalPassFailure();
     }
 
-    Builder builder(&getContext());
+    // The library replaces the executable module, under its name; each
+    // export keeps its function's name.
+    OpBuilder builder(executable);
+    auto library = hal::ExecutableOp::create(
+        builder, executable.getLoc(), executable.getSymName().value_or(""),
+        compiled->format,
+        StringRef(reinterpret_cast<const char *>(compiled->library.data()),
+                  compiled->library.size()));
+    builder.setInsertionPointToStart(&library.getBody().front());
     for (auto [ordinal, info] : llvm::enumerate(compiled->exports)) {
-      auto decl = module.lookupSymbol<func::FuncOp>(info.name);
-      if (!decl || !decl->hasAttr(flow::kDispatchAttr)) {
-        continue; // an export no host function calls
-      }
-      decl->setAttr(
-          flow::kDispatchAttr,
-          builder.getDictionaryAttr({
-              builder.getNamedAttr("ordinal",
-                                   builder.getI32IntegerAttr(ordinal)),
-              builder.getNamedAttr(
-                  "workgroup_count",
-                  builder.getDenseI32ArrayAttr(
-                      {static_cast<int32_t>(info.workgroupCount[0]),
-                       static_cast<int32_t>(info.workgroupCount[1]),
-                       static_cast<int32_t>(info.workgroupCount[2])})),
-          }));
+      hal::ExecutableExportOp::create(
+          builder, executable.getLoc(), info.name,
+          static_cast<int32_t>(ordinal),
+          ArrayRef<int32_t>{static_cast<int32_t>(info.workgroupCount[0]),
+                            static_cast<int32_t>(info.workgroupCount[1]),
+                            static_cast<int32_t>(info.workgroupCount[2])});
     }
-    module->setAttr(
-        "strata.executable_library",
-        builder.getDictionaryAttr({
-            builder.getNamedAttr("format",
-                                 builder.getStringAttr(compiled->format)),
-            builder.getNamedAttr(
-                "library",
-                builder.getStringAttr(StringRef(
-                    reinterpret_cast<const char *>(compiled->library.data()),
-                    compiled->library.size()))),
-        }));
     executable.erase();
   }
 };

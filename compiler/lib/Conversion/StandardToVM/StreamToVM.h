@@ -1,0 +1,27 @@
+// StreamToVM.h - stream ops in the vm conversion: each becomes calls of the
+// hal module (hal/src/hal_module.cpp has the import contract).
+
+#ifndef STRATA_CONVERSION_STANDARDTOVM_STREAMTOVM_H
+#define STRATA_CONVERSION_STANDARDTOVM_STREAMTOVM_H
+
+#include "HALToVM.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::strata {
+
+/// Reports the first stream.cmd.dispatch under `root` whose entry point is
+/// no export of a converted executable.
+LogicalResult checkDispatchEntryPoints(Operation *root,
+                                       const HALExports &exports);
+
+/// stream ops -> vm calls of the hal module: the context, allocations,
+/// constants in rodata, tensor views, submissions (a stream.cmd.execute and
+/// its commands, dispatching the exports of `exports`) and timepoints.
+void populateStreamToVMPatterns(const TypeConverter &typeConverter,
+                                RewritePatternSet &patterns,
+                                const HALExports &exports);
+
+} // namespace mlir::strata
+
+#endif // STRATA_CONVERSION_STANDARDTOVM_STREAMTOVM_H
