@@ -75,16 +75,17 @@ struct ResourceConstantConversion
     if (!module) {
       return rewriter.notifyMatchFailure(op, "not in a vm.module");
     }
-    // Each constant op is its own rodata; equal ones were CSE'd before.
-    std::string name;
-    SymbolTable symbols(module);
-    for (unsigned i = 0;; ++i) {
-      name = "__constant_" + std::to_string(i);
-      if (!symbols.lookup(name)) {
-        break;
+    // Equal constants (the same weight read in several places, or by a
+    // function and its async twin) are stored once.
+    std::string &name = names[op.getValue()];
+    if (name.empty()) {
+      SymbolTable symbols(module);
+      for (unsigned i = 0;; ++i) {
+        name = "__constant_" + std::to_string(i);
+        if (!symbols.lookup(name)) {
+          break;
+        }
       }
-    }
-    {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&module.getBody().front());
       vm::RodataOp::create(rewriter, op.getLoc(), name, op.getValue());
@@ -94,6 +95,9 @@ struct ResourceConstantConversion
         op, hal.call("hal.buffer.wrap", {hal.rodata(name)}, hal.refTy()));
     return success();
   }
+
+  /// The rodata of each constant value converted so far.
+  mutable llvm::DenseMap<Attribute, std::string> names;
 };
 
 /// stream.resource.size -> hal.buffer.length.

@@ -73,9 +73,31 @@ bool isHostReshape(Operation *op) {
   return source && result && source.hasStaticShape() && result.hasStaticShape();
 }
 
+/// A constant tensor too large to copy into dispatches (a weight): it stays
+/// on the host and dispatches read it like any other input.
+bool isHostConstant(Operation *op) {
+  auto constant = dyn_cast<arith::ConstantOp>(op);
+  auto type = constant ? dyn_cast<RankedTensorType>(constant.getType())
+                       : RankedTensorType();
+  if (!type || !type.hasStaticShape() ||
+      !type.getElementType().isIntOrFloat()) {
+    return false;
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (dense && dense.isSplat()) {
+    return false; // a fill, whatever its size
+  }
+  unsigned bits = type.getElementTypeBitWidth();
+  int64_t bytes = type.getNumElements() * (bits < 8 ? 1 : bits / 8);
+  return bytes > flow::kMaxInlinedConstantBytes;
+}
+
 /// Ops that each dispatch recomputes rather than receives: they are cheap
 /// and have no tensor operands that would have to be passed in.
 bool isCloneable(Operation *op) {
+  if (isHostConstant(op)) {
+    return false;
+  }
   if (isa<tensor::EmptyOp, arith::ConstantOp>(op)) {
     return true;
   }
@@ -291,7 +313,7 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
   func.walk([&](Operation *op) {
     if (hasTensorType(op->getResultTypes()) && !isCloneable(op) &&
         !isHostControlFlow(op) && !isFusedIntoConsumer(op) &&
-        !isHostReshape(op)) {
+        !isHostReshape(op) && !isHostConstant(op)) {
       roots.push_back(op);
     }
   });

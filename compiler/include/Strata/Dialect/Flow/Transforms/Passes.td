@@ -17,7 +17,9 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
     2. Each remaining tensor op (the root: a linalg op, or any other tensor
        op such as `tensor.concat`) becomes one dispatch, together with the
        ops that are cheaper to recompute than to pass (`tensor.empty`,
-       `arith.constant` and `linalg.fill` feeding the root's outputs) and
+       `arith.constant` of scalars, splats or at most 256 bytes
+       (`kMaxInlinedConstantBytes`), and `linalg.fill` feeding the root's
+       outputs) and
        a linalg producer whose only use is the root, an elementwise generic
        reading its whole result in the same layout (matmul + bias + relu
        is one dispatch, named after the matmul).
@@ -27,6 +29,10 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
        what it does: `main_dispatch_0_matmul_64x32x16_f32`. The host calls
        a private declaration of the same name marked `strata.dispatch`.
     4. Dispatches with the same body share one function.
+
+    Larger constant tensors (weights) stay on the host and are passed to
+    the dispatch like any other tensor, so they are stored once (in the
+    module's rodata, bound in place) rather than in every dispatch's code.
 
     Scalars the dispatch reads from the host (index, i1..i64, f32, f64)
     become arguments after its tensors; the host passes them as push
