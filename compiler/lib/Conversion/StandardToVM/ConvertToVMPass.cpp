@@ -217,8 +217,8 @@ struct ConvertToVMPass
     populateCheckToVMPatterns(typeConverter, patterns);
     DenseSet<OperationName> convertible = getRootOps(patterns);
     // hal.executable is translated before the conversion.
-    convertible.insert(OperationName(hal::ExecutableOp::getOperationName(),
-                                     context));
+    convertible.insert(
+        OperationName(hal::ExecutableOp::getOperationName(), context));
 
     // Before anything changes, check that every op has a way to the vm
     // dialect: a conversion, an expansion, or the scf lowering (whose

@@ -110,13 +110,11 @@ void mlir::strata::declareHalImports(vm::ModuleOp vmModule) {
 }
 
 Value HalBuilder::i32(int32_t v) {
-  return vm::ConstI32Op::create(b, loc, b.getI32Type(),
-                                b.getI32IntegerAttr(v));
+  return vm::ConstI32Op::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(v));
 }
 
 Value HalBuilder::i64(int64_t v) {
-  return vm::ConstI64Op::create(b, loc, b.getI64Type(),
-                                b.getI64IntegerAttr(v));
+  return vm::ConstI64Op::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v));
 }
 
 Value HalBuilder::rodata(StringRef name) {
@@ -125,8 +123,8 @@ Value HalBuilder::rodata(StringRef name) {
 }
 
 Value HalBuilder::call(StringRef name, ValueRange args, TypeRange results) {
-  auto op = vm::CallImportOp::create(
-      b, loc, results, FlatSymbolRefAttr::get(ctx(), name), args);
+  auto op = vm::CallImportOp::create(b, loc, results,
+                                     FlatSymbolRefAttr::get(ctx(), name), args);
   return results.empty() ? Value() : op.getResult(0);
 }
 

@@ -45,21 +45,19 @@ void mlir::strata::convertHALExecutables(vm::ModuleOp vmModule,
                          executable.getFormatAttr());
     vm::RodataOp::create(builder, executable.getLoc(), library,
                          executable.getDataAttr());
-    vm::GlobalRefOp::create(builder, executable.getLoc(),
-                            builder.getStringAttr(global),
-                            /*is_mutable=*/builder.getUnitAttr(),
-                            TypeAttr::get(hal.refTy()));
-    Value loaded =
-        hal.call("hal.executable.create",
-                 {device, hal.rodata(format), hal.rodata(library)},
-                 hal.refTy());
+    vm::GlobalRefOp::create(
+        builder, executable.getLoc(), builder.getStringAttr(global),
+        /*is_mutable=*/builder.getUnitAttr(), TypeAttr::get(hal.refTy()));
+    Value loaded = hal.call("hal.executable.create",
+                            {device, hal.rodata(format), hal.rodata(library)},
+                            hal.refTy());
     vm::GlobalStoreRefOp::create(initBuilder, loc, loaded,
                                  FlatSymbolRefAttr::get(context, global));
     for (auto entry : executable.getOps<hal::ExecutableExportOp>()) {
       ArrayRef<int32_t> grid = entry.getWorkgroupCount();
-      auto ref = SymbolRefAttr::get(executable.getSymNameAttr(),
-                                    {FlatSymbolRefAttr::get(
-                                        entry.getSymNameAttr())});
+      auto ref =
+          SymbolRefAttr::get(executable.getSymNameAttr(),
+                             {FlatSymbolRefAttr::get(entry.getSymNameAttr())});
       exports.exports[ref] = {static_cast<int32_t>(entry.getOrdinal()),
                               {grid[0], grid[1], grid[2]},
                               global};

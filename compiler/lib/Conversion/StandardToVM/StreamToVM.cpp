@@ -23,8 +23,7 @@ struct ContextResolveConversion
                   ConversionPatternRewriter &rewriter) const override {
     HalBuilder hal(rewriter, op.getLoc());
     Value device = hal.call("hal.devices.get", {hal.i32(0)}, hal.refTy());
-    Value allocator =
-        hal.call("hal.device.allocator", {device}, hal.refTy());
+    Value allocator = hal.call("hal.device.allocator", {device}, hal.refTy());
     rewriter.replaceOp(op, {device, allocator});
     return success();
   }
@@ -33,8 +32,7 @@ struct ContextResolveConversion
 /// stream.resource.alloc/alloca -> hal.allocator.allocate_uninitialized:
 /// every byte is written by a dispatch before anything reads it, so
 /// results and slabs need no zeroing.
-struct ResourceAllocConversion
-    : OpConversionPattern<stream::ResourceAllocOp> {
+struct ResourceAllocConversion : OpConversionPattern<stream::ResourceAllocOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(stream::ResourceAllocOp op, OpAdaptor adaptor,
@@ -54,11 +52,11 @@ struct ResourceAllocaConversion
   matchAndRewrite(stream::ResourceAllocaOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     HalBuilder hal(rewriter, op.getLoc());
-    rewriter.replaceOp(
-        op, hal.call("hal.allocator.allocate_uninitialized",
-                     {adaptor.getAllocator(),
-                      hal.i64(static_cast<int64_t>(op.getSize()))},
-                     hal.refTy()));
+    rewriter.replaceOp(op,
+                       hal.call("hal.allocator.allocate_uninitialized",
+                                {adaptor.getAllocator(),
+                                 hal.i64(static_cast<int64_t>(op.getSize()))},
+                                hal.refTy()));
     return success();
   }
 };
@@ -107,9 +105,9 @@ struct ResourceSizeConversion : OpConversionPattern<stream::ResourceSizeOp> {
   matchAndRewrite(stream::ResourceSizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     HalBuilder hal(rewriter, op.getLoc());
-    rewriter.replaceOp(op, hal.call("hal.buffer.length",
-                                    {adaptor.getResource()},
-                                    rewriter.getI64Type()));
+    rewriter.replaceOp(op,
+                       hal.call("hal.buffer.length", {adaptor.getResource()},
+                                rewriter.getI64Type()));
     return success();
   }
 };
@@ -138,10 +136,10 @@ struct TensorExportConversion : OpConversionPattern<stream::TensorExportOp> {
       return rewriter.notifyMatchFailure(op, "no hal element type");
     }
     HalBuilder hal(rewriter, op.getLoc());
-    rewriter.replaceOp(
-        op, hal.view(adaptor.getSource(), adaptor.getOffset(), type,
-                     hal.dims(type, adaptor.getDynamicDims()),
-                     adaptor.getLength()));
+    rewriter.replaceOp(op,
+                       hal.view(adaptor.getSource(), adaptor.getOffset(), type,
+                                hal.dims(type, adaptor.getDynamicDims()),
+                                adaptor.getLength()));
     return success();
   }
 };
@@ -150,8 +148,8 @@ struct TensorExportConversion : OpConversionPattern<stream::TensorExportOp> {
 /// fence, and the submission that waits for the awaited timepoint and
 /// signals the fence (the op's timepoint).
 struct CmdExecuteConversion : OpConversionPattern<stream::CmdExecuteOp> {
-  CmdExecuteConversion(const TypeConverter &typeConverter,
-                       MLIRContext *context, const HALExports &exports)
+  CmdExecuteConversion(const TypeConverter &typeConverter, MLIRContext *context,
+                       const HALExports &exports)
       : OpConversionPattern(typeConverter, context), exports(exports) {}
 
   LogicalResult
@@ -199,8 +197,10 @@ struct CmdExecuteConversion : OpConversionPattern<stream::CmdExecuteOp> {
         if (value.getType().isInteger(64)) {
           Value high =
               vm::ShrUI64Op::create(rewriter, at, i64, value, cmd.i64(32));
-          constants.push_back(vm::TruncI64I32Op::create(rewriter, at, i32, value));
-          constants.push_back(vm::TruncI64I32Op::create(rewriter, at, i32, high));
+          constants.push_back(
+              vm::TruncI64I32Op::create(rewriter, at, i32, value));
+          constants.push_back(
+              vm::TruncI64I32Op::create(rewriter, at, i32, high));
         } else {
           constants.push_back(value);
         }
@@ -219,18 +219,18 @@ struct CmdExecuteConversion : OpConversionPattern<stream::CmdExecuteOp> {
                      rewriter.getRemappedValue(offset),
                      rewriter.getRemappedValue(length)});
       }
-      cmd.callVariadic(
-          "hal.command_buffer.dispatch", args,
-          {static_cast<int32_t>(constants.size()),
-           static_cast<int32_t>(dispatch.getResources().size())});
+      cmd.callVariadic("hal.command_buffer.dispatch", args,
+                       {static_cast<int32_t>(constants.size()),
+                        static_cast<int32_t>(dispatch.getResources().size())});
     }
     hal.call("hal.command_buffer.finalize", {commands});
     Value fence = hal.call("hal.fence.create", {device, hal.i32(0)}, ref);
-    Value wait = adaptor.getAwaitTimepoint()
-                     ? adaptor.getAwaitTimepoint()
-                     : vm::ConstRefZeroOp::create(rewriter, loc, ref).getResult();
-    hal.callVariadic("hal.device.queue.execute", {device, wait, fence, commands},
-                     {1});
+    Value wait =
+        adaptor.getAwaitTimepoint()
+            ? adaptor.getAwaitTimepoint()
+            : vm::ConstRefZeroOp::create(rewriter, loc, ref).getResult();
+    hal.callVariadic("hal.device.queue.execute",
+                     {device, wait, fence, commands}, {1});
     rewriter.replaceOp(op, fence);
     return success();
   }
@@ -290,9 +290,9 @@ struct TimepointChainExternalConversion
                   ConversionPatternRewriter &rewriter) const override {
     HalBuilder hal(rewriter, op.getLoc());
     if (adaptor.getTimepoint()) {
-      hal.call("hal.device.queue.barrier",
-               {adaptor.getDevice(), adaptor.getTimepoint(),
-                adaptor.getFence()});
+      hal.call(
+          "hal.device.queue.barrier",
+          {adaptor.getDevice(), adaptor.getTimepoint(), adaptor.getFence()});
     } else {
       hal.call("hal.fence.signal", {adaptor.getFence()});
     }
@@ -303,8 +303,7 @@ struct TimepointChainExternalConversion
 
 /// The commands of a stream.cmd.execute are converted with it; these
 /// patterns only make them count as convertible.
-template <typename OpTy>
-struct RecordedCommand : OpConversionPattern<OpTy> {
+template <typename OpTy> struct RecordedCommand : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpConversionPattern<OpTy>::OpAdaptor,
@@ -315,8 +314,9 @@ struct RecordedCommand : OpConversionPattern<OpTy> {
 
 } // namespace
 
-LogicalResult mlir::strata::checkDispatchEntryPoints(Operation *root,
-                                                     const HALExports &exports) {
+LogicalResult
+mlir::strata::checkDispatchEntryPoints(Operation *root,
+                                       const HALExports &exports) {
   WalkResult result = root->walk([&](stream::CmdDispatchOp dispatch) {
     if (exports.exports.count(dispatch.getEntryPoint())) {
       return WalkResult::advance();

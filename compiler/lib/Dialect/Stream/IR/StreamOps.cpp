@@ -42,11 +42,10 @@ parseBindings(OpAsmParser &parser,
   }
   auto parseRange = [&](OpAsmParser::UnresolvedOperand resource) {
     resources.push_back(resource);
-    return failure(parser.parseLSquare() ||
-                   parser.parseOperand(offsets.emplace_back()) ||
-                   parser.parseComma() ||
-                   parser.parseOperand(lengths.emplace_back()) ||
-                   parser.parseRSquare());
+    return failure(
+        parser.parseLSquare() || parser.parseOperand(offsets.emplace_back()) ||
+        parser.parseComma() || parser.parseOperand(lengths.emplace_back()) ||
+        parser.parseRSquare());
   };
   if (failed(parseRange(first))) {
     return failure();
@@ -89,8 +88,8 @@ LogicalResult TensorExportOp::verify() {
   if (static_cast<int64_t>(getDynamicDims().size()) !=
       type.getNumDynamicDims()) {
     return emitOpError("has ")
-           << getDynamicDims().size() << " dynamic dimension sizes for "
-           << type << ", which has " << type.getNumDynamicDims();
+           << getDynamicDims().size() << " dynamic dimension sizes for " << type
+           << ", which has " << type.getNumDynamicDims();
   }
   return success();
 }

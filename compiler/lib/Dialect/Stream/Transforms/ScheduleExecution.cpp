@@ -167,19 +167,20 @@ void Scheduler::schedule(func::FuncOp func, Value waitFence,
   if (waitFence) {
     Block &entry = func.getBody().front();
     OpBuilder b = OpBuilder::atBlockBegin(&entry);
-    entryTimepoint =
-        stream::TimepointImportOp::create(
-            b, func.getLoc(), stream::TimepointType::get(b.getContext()),
-            waitFence)
-            .getResult();
+    entryTimepoint = stream::TimepointImportOp::create(
+                         b, func.getLoc(),
+                         stream::TimepointType::get(b.getContext()), waitFence)
+                         .getResult();
   }
   SmallVector<Block *> blocks;
-  func.walk<WalkOrder::PreOrder>([&](Block *block) { blocks.push_back(block); });
+  func.walk<WalkOrder::PreOrder>(
+      [&](Block *block) { blocks.push_back(block); });
   for (Block *block : blocks) {
-    scheduleBlock(*block, block->isEntryBlock() &&
-                                  block->getParentOp() == func.getOperation()
-                              ? entryTimepoint
-                              : Value(),
+    scheduleBlock(*block,
+                  block->isEntryBlock() &&
+                          block->getParentOp() == func.getOperation()
+                      ? entryTimepoint
+                      : Value(),
                   signalFence);
   }
 }
@@ -254,8 +255,7 @@ void Scheduler::scheduleBlock(Block &block, Value entryTimepoint,
 }
 
 void Scheduler::emitGroup(MutableArrayRef<func::CallOp> calls,
-                          Value awaitTimepoint,
-                          Pending &pending) {
+                          Value awaitTimepoint, Pending &pending) {
   MLIRContext *context = calls.front().getContext();
   SmallPtrSet<Operation *, 8> inGroup;
   for (func::CallOp call : calls) {
@@ -280,9 +280,8 @@ void Scheduler::emitGroup(MutableArrayRef<func::CallOp> calls,
         continue;
       }
       slots[result] = {slabBytes, byteCount(type)};
-      slabBytes +=
-          (byteCount(type) + kSlabAlignment - 1) / kSlabAlignment *
-          kSlabAlignment;
+      slabBytes += (byteCount(type) + kSlabAlignment - 1) / kSlabAlignment *
+                   kSlabAlignment;
     }
   }
   // A barrier goes before a dispatch that reads what an earlier one of its
@@ -341,8 +340,8 @@ void Scheduler::emitGroup(MutableArrayRef<func::CallOp> calls,
       }
       Value zero = consts.get(0);
       if (ElementsAttr data = getConstantTensor(operand)) {
-        Value constant = stream::ResourceConstantOp::create(
-            b, loc, resourceType, data);
+        Value constant =
+            stream::ResourceConstantOp::create(b, loc, resourceType, data);
         bind(constant, zero, consts.get(byteCount(type)));
         continue;
       }
@@ -500,9 +499,9 @@ struct ScheduleExecutionPass
             !SymbolTable::lookupSymbolIn(&op, func.getSymNameAttr())) {
           continue;
         }
-        entryPoint = SymbolRefAttr::get(
-            executable.getNameAttr(),
-            {FlatSymbolRefAttr::get(func.getSymNameAttr())});
+        entryPoint =
+            SymbolRefAttr::get(executable.getNameAttr(),
+                               {FlatSymbolRefAttr::get(func.getSymNameAttr())});
         break;
       }
       if (!entryPoint) {
