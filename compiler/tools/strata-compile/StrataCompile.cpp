@@ -4,6 +4,7 @@
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
 #include "Strata/Dialect/Check/IR/CheckOps.h"
+#include "Strata/Dialect/Flow/IR/FlowOps.h"
 #include "Strata/Dialect/HAL/IR/HALOps.h"
 #include "Strata/Dialect/Stream/IR/StreamOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
@@ -248,7 +249,8 @@ int main(int argc, char **argv) {
                   index::IndexDialect, math::MathDialect, scf::SCFDialect,
                   linalg::LinalgDialect, tensor::TensorDialect,
                   tosa::TosaDialect, strata::util::UtilDialect,
-                  strata::check::CheckDialect, strata::stream::StreamDialect,
+                  strata::check::CheckDialect, strata::flow::FlowDialect,
+                  strata::stream::StreamDialect,
                   strata::hal::HALDialect>();
   strata::registerTargetBackendDialects(registry);
   MLIRContext context(registry);

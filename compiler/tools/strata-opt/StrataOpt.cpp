@@ -2,6 +2,7 @@
 
 #include "Strata/Conversion/Passes.h"
 #include "Strata/Dialect/Check/IR/CheckOps.h"
+#include "Strata/Dialect/Flow/IR/FlowOps.h"
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
 #include "Strata/Dialect/HAL/IR/HALOps.h"
 #include "Strata/Dialect/HAL/Transforms/Passes.h"
@@ -34,6 +35,7 @@ int main(int argc, char **argv) {
                   mlir::tensor::TensorDialect, mlir::tosa::TosaDialect,
                   mlir::strata::util::UtilDialect,
                   mlir::strata::check::CheckDialect,
+                  mlir::strata::flow::FlowDialect,
                   mlir::strata::stream::StreamDialect,
                   mlir::strata::hal::HALDialect>();
   // Upstream cleanups (--canonicalize, --cse, ...) and Strata's own passes.

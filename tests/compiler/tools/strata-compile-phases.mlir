@@ -13,21 +13,21 @@
 // RUN: strata-compile --target-triple=aarch64-linux-gnu --target-cpu=generic --compile-to=hal %s | FileCheck %s --check-prefix=AARCH64
 
 // FLOW: func.func @double(%{{.*}}: tensor<3xf32>) -> tensor<3xf32>
-// FLOW: call @double_dispatch_0_elementwise_3_f32
-// FLOW: module @phases_linked_llvm_cpu attributes {strata.executable}
+// FLOW: flow.dispatch @phases_linked_llvm_cpu::@double_dispatch_0_elementwise_3_f32
+// FLOW: flow.executable @phases_linked_llvm_cpu {
 
 // STREAM: func.func @double(%[[A:.*]]: tensor<3xf32>) -> tensor<3xf32>
 // STREAM: %[[IN:.*]] = stream.tensor.import %[[A]]
 // STREAM: %[[TP:.*]] = stream.cmd.execute on(%{{.*}}) {
 // STREAM-NEXT: stream.cmd.dispatch @phases_linked_llvm_cpu::@double_dispatch_0_elementwise_3_f32 bindings(%[[IN]]
 // STREAM: stream.timepoint.await %[[TP]]
-// STREAM-NOT: strata.dispatch
-// STREAM: module @phases_linked_llvm_cpu attributes {strata.executable}
+// STREAM-NOT: flow.dispatch
+// STREAM: flow.executable @phases_linked_llvm_cpu {
 
 // HAL: stream.cmd.dispatch @phases_linked_llvm_cpu::@double_dispatch_0_elementwise_3_f32
 // HAL: hal.executable @phases_linked_llvm_cpu format("embedded-elf-x86_64") data("\7FELF
 // HAL-NEXT: hal.executable.export @double_dispatch_0_elementwise_3_f32 ordinal(0) workgroup_count([{{[0-9]+}}, 1, 1])
-// HAL-NOT: strata.executable}
+// HAL-NOT: flow.executable
 
 // INPUT: linalg.add
 // INPUT-NOT: call @

@@ -7,7 +7,7 @@
 // RUN: strata-compile %t.mlir --compile-to=stream --mlir-elide-elementsattrs-if-larger=16 | FileCheck %s --check-prefix=STREAM
 // STREAM: %[[W:.*]] = stream.resource.constant dense_resource<__elided__> : tensor<512x512xf32> -> !stream.resource
 // STREAM: stream.cmd.dispatch @module_linked_llvm_cpu::@predict_dispatch_0_matmul_4x512x512_f32 bindings(%{{.*}}, %[[W]][%{{.*}}, %{{.*}}], %{{.*}})
-// STREAM: module @module_linked_llvm_cpu attributes {strata.executable}
+// STREAM: flow.executable @module_linked_llvm_cpu {
 // STREAM-NOT: dense_resource
 // RUN: strata-dump --no-disassembly %t.vmfb | FileCheck %s --check-prefix=DUMP
 // DUMP: rodata segments

@@ -10,6 +10,7 @@
 
 #include "Strata/Conversion/Passes.h"
 #include "Strata/Conversion/StandardToVM/StandardToVM.h"
+#include "Strata/Dialect/Flow/IR/FlowOps.h"
 #include "Strata/Dialect/HAL/IR/HALOps.h"
 #include "Strata/Dialect/Stream/IR/StreamOps.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
@@ -191,14 +192,12 @@ struct ConvertToVMPass
     populateStandardToVMExpansionPatterns(expansionPatterns);
     // What the hal phase left: executables and the stream ops that
     // dispatch them.
-    for (auto nested : module.getOps<ModuleOp>()) {
-      if (nested->hasAttr("strata.executable")) {
-        nested.emitError("executable '")
-            << nested.getSymName().value_or("")
-            << "' was not compiled; the hal phase must run before the vm "
-               "conversion";
-        return signalPassFailure();
-      }
+    for (auto executable : module.getOps<flow::ExecutableOp>()) {
+      executable.emitError("executable '")
+          << executable.getSymName()
+          << "' was not compiled; the hal phase must run before the vm "
+             "conversion";
+      return signalPassFailure();
     }
     HostTensorState hostState;
     if (failed(collectHostTensorState(module, hostState))) {

@@ -7,7 +7,7 @@
 
 #include "HALImports.h"
 
-#include "Strata/Dialect/Flow/Transforms/Passes.h"
+#include "Strata/Dialect/Flow/IR/FlowOps.h"
 #include "Strata/Dialect/HAL/IR/HALOps.h"
 #include "Strata/Dialect/Stream/IR/StreamOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
@@ -156,14 +156,18 @@ LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
     }
     return WalkResult::advance();
   });
+  WalkResult unscheduled = module.walk([&](flow::DispatchOp dispatch) {
+    dispatch.emitError("dispatch '")
+        << dispatch.getEntryPoint().getLeafReference().getValue()
+        << "' was not scheduled; the stream phase "
+           "(--strata-schedule-execution) and the hal phase must run before "
+           "the vm conversion";
+    return WalkResult::interrupt();
+  });
+  if (unscheduled.wasInterrupted()) {
+    return failure();
+  }
   for (auto func : module.getOps<func::FuncOp>()) {
-    if (func->hasAttr(flow::kDispatchAttr)) {
-      return func.emitError("dispatch '")
-             << func.getSymName()
-             << "' was not scheduled; the stream phase "
-                "(--strata-schedule-execution) and the hal phase must run "
-                "before the vm conversion";
-    }
     if (func.isDeclaration() || !func.isPublic()) {
       continue;
     }

@@ -32,7 +32,7 @@ module {
     hal.executable.export @d0 ordinal(0) workgroup_count([1, 1, 1])
   }
   func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
-    %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>
   }
   func.func @read(%a: tensor<4xi32>) -> i32 {
@@ -43,5 +43,4 @@ module {
   func.func @scalar(%x: i32) -> i32 {
     return %x : i32
   }
-  func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}
 }

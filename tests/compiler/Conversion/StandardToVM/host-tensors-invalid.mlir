@@ -2,7 +2,9 @@
 
 module @m {
   // expected-error @+1 {{executable 'm_linked_llvm_cpu' was not compiled; the hal phase must run before the vm conversion}}
-  module @m_linked_llvm_cpu attributes {strata.executable} {
+  flow.executable @m_linked_llvm_cpu {
+    builtin.module {
+    }
   }
 }
 
@@ -28,8 +30,7 @@ module @m {
 // -----
 
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = call @f_dispatch_0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{dispatch 'f_dispatch_0' was not scheduled; the stream phase (--strata-schedule-execution) and the hal phase must run before the vm conversion}}
+  %0 = flow.dispatch @f_linked_llvm_cpu::@f_dispatch_0(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
-// expected-error @+1 {{dispatch 'f_dispatch_0' was not scheduled; the stream phase (--strata-schedule-execution) and the hal phase must run before the vm conversion}}
-func.func private @f_dispatch_0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}

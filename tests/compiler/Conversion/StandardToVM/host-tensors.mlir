@@ -40,10 +40,9 @@ module @mlp {
     hal.executable.export @main_dispatch_0_matmul_4x8x16_f32 ordinal(0) workgroup_count([4, 1, 1])
   }
   func.func @main(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>) -> tensor<4x8xf32> {
-    %0 = call @main_dispatch_0_matmul_4x8x16_f32(%x, %w) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+    %0 = flow.dispatch @exe::@main_dispatch_0_matmul_4x8x16_f32(%x, %w) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
     return %0 : tensor<4x8xf32>
   }
-  func.func private @main_dispatch_0_matmul_4x8x16_f32(tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32> attributes {strata.dispatch}
 }
 
 // -----
@@ -82,19 +81,17 @@ module @chain {
     hal.executable.export @d1 ordinal(1) workgroup_count([1, 1, 1])
   }
   func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
-    %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
-    %1 = call @d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = flow.dispatch @exe::@d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
     %c = arith.constant 1 : i32
-    %2 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %2 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
     %3 = call @keep(%2) : (tensor<4xf32>) -> tensor<4xf32>
-    %4 = call @d1(%3) : (tensor<4xf32>) -> tensor<4xf32>
+    %4 = flow.dispatch @exe::@d1(%3) : (tensor<4xf32>) -> tensor<4xf32>
     return %4 : tensor<4xf32>
   }
   func.func private @keep(%t: tensor<4xf32>) -> tensor<4xf32> {
     return %t : tensor<4xf32>
   }
-  func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}
-  func.func private @d1(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}
 }
 
 // -----
@@ -117,13 +114,11 @@ module @reshaped {
     hal.executable.export @d1 ordinal(1) workgroup_count([1, 1, 1])
   }
   func.func @f(%a: tensor<4xf32>) -> tensor<2x2xf32> {
-    %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
     %1 = tensor.expand_shape %0 [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
-    %2 = call @d1(%1) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+    %2 = flow.dispatch @exe::@d1(%1) : (tensor<2x2xf32>) -> tensor<2x2xf32>
     return %2 : tensor<2x2xf32>
   }
-  func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}
-  func.func private @d1(tensor<2x2xf32>) -> tensor<2x2xf32> attributes {strata.dispatch}
 }
 
 // -----
@@ -149,14 +144,12 @@ module @timepoints {
     hal.executable.export @d1 ordinal(1) workgroup_count([1, 1, 1])
   }
   func.func @f(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, i32) {
-    %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
     %t = call @clock.tick() : () -> i32
-    %1 = call @d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = flow.dispatch @exe::@d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
     return %0, %1, %t : tensor<4xf32>, tensor<4xf32>, i32
   }
   func.func private @clock.tick() -> i32
-  func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}
-  func.func private @d1(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}
 }
 
 // -----
@@ -201,10 +194,9 @@ module @dynamic {
   func.func @rows(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
     %c0 = arith.constant 0 : index
     %n = tensor.dim %a, %c0 : tensor<?x8xf32>
-    %0 = call @rows_dispatch_0_elementwise_Dx8_f32(%a, %n, %n) : (tensor<?x8xf32>, index, index) -> tensor<?x8xf32>
+    %0 = flow.dispatch @exe::@rows_dispatch_0_elementwise_Dx8_f32(%a, %n, %n) : (tensor<?x8xf32>, index, index) -> tensor<?x8xf32>
     return %0 : tensor<?x8xf32>
   }
-  func.func private @rows_dispatch_0_elementwise_Dx8_f32(tensor<?x8xf32>, index, index) -> tensor<?x8xf32> attributes {strata.dispatch}
 }
 
 // -----
@@ -225,11 +217,9 @@ module @reshape {
     hal.executable.export @d1 ordinal(1) workgroup_count([1, 1, 1])
   }
   func.func @f(%a: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<6xf32>) {
-    %0 = call @d0(%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %0 = flow.dispatch @exe::@d0(%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
     %1 = tensor.collapse_shape %0 [[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
-    %2 = call @d1(%1) : (tensor<6xf32>) -> tensor<6xf32>
+    %2 = flow.dispatch @exe::@d1(%1) : (tensor<6xf32>) -> tensor<6xf32>
     return %0, %2 : tensor<2x3xf32>, tensor<6xf32>
   }
-  func.func private @d0(tensor<2x3xf32>) -> tensor<2x3xf32> attributes {strata.dispatch}
-  func.func private @d1(tensor<6xf32>) -> tensor<6xf32> attributes {strata.dispatch}
 }

@@ -8,10 +8,10 @@
 // CHECK-SAME: %[[X:[^:]*]]: tensor<65xf32>, %[[Y:[^:]*]]: tensor<64xf32>
 // CHECK: %[[W:.*]] = arith.constant dense<[0.000000e+00, 1.000000e+00,{{.*}}]> : tensor<65xf32>
 // CHECK-NOT: arith.constant dense
-// CHECK: call @weights_dispatch_0_elementwise_65_f32(%[[X]], %[[W]])
-// CHECK: call @weights_dispatch_1_elementwise_64_f32(%[[Y]])
-// CHECK: call @weights_dispatch_2_elementwise_1024_f32(%{{.*}})
-// CHECK-LABEL: module @module_linked_llvm_cpu
+// CHECK: flow.dispatch @module_linked_llvm_cpu::@weights_dispatch_0_elementwise_65_f32(%[[X]], %[[W]])
+// CHECK: flow.dispatch @module_linked_llvm_cpu::@weights_dispatch_1_elementwise_64_f32(%[[Y]])
+// CHECK: flow.dispatch @module_linked_llvm_cpu::@weights_dispatch_2_elementwise_1024_f32(%{{.*}})
+// CHECK-LABEL: flow.executable @module_linked_llvm_cpu
 // CHECK: func.func @weights_dispatch_0_elementwise_65_f32(%{{.*}}: tensor<65xf32>, %{{.*}}: tensor<65xf32>)
 // CHECK-NOT: arith.constant dense
 // CHECK: func.func @weights_dispatch_1_elementwise_64_f32(%{{.*}}: tensor<64xf32>)

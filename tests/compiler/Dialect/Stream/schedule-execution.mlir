@@ -33,27 +33,22 @@
 // CHECK: %[[TP2:.*]] = stream.cmd.execute on(%{{.*}}) {
 // CHECK: %[[LAST:.*]] = stream.timepoint.await %[[TP2]] ready(
 // CHECK-NEXT: return %[[LAST]]
-// No dispatch declaration is left.
-// CHECK-NOT: func.func private @d0
-// CHECK: hal.executable @exe
 hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
   hal.executable.export @d0 ordinal(0) workgroup_count([1, 1, 1])
   hal.executable.export @d1 ordinal(1) workgroup_count([1, 1, 1])
 }
 func.func @chain(%a: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
-  %1 = call @d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = flow.dispatch @exe::@d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
   %c = arith.constant 1 : i32
-  %2 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
   %3 = call @keep(%2) : (tensor<4xf32>) -> tensor<4xf32>
-  %4 = call @d1(%3) : (tensor<4xf32>) -> tensor<4xf32>
+  %4 = flow.dispatch @exe::@d1(%3) : (tensor<4xf32>) -> tensor<4xf32>
   return %4 : tensor<4xf32>
 }
 func.func private @keep(%t: tensor<4xf32>) -> tensor<4xf32> {
   return %t : tensor<4xf32>
 }
-func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}
-func.func private @d1(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}
 
 // -----
 
@@ -76,13 +71,11 @@ hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
   hal.executable.export @d2 ordinal(1) workgroup_count([1, 1, 1])
 }
 func.func @slab(%a: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
-  %1 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
-  %2 = call @d2(%0, %1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = flow.dispatch @exe::@d2(%0, %1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %2 : tensor<4xf32>
 }
-func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}
-func.func private @d2(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}
 
 // -----
 
@@ -104,13 +97,11 @@ hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
   hal.executable.export @d1 ordinal(1) workgroup_count([1, 1, 1])
 }
 func.func @reshaped(%a: tensor<4xf32>) -> tensor<2x2xf32> {
-  %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
   %1 = tensor.expand_shape %0 [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
-  %2 = call @d1(%1) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %2 = flow.dispatch @exe::@d1(%1) : (tensor<2x2xf32>) -> tensor<2x2xf32>
   return %2 : tensor<2x2xf32>
 }
-func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}
-func.func private @d1(tensor<2x2xf32>) -> tensor<2x2xf32> attributes {strata.dispatch}
 
 // -----
 
@@ -131,14 +122,12 @@ hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
   hal.executable.export @d1 ordinal(1) workgroup_count([1, 1, 1])
 }
 func.func @timepoints(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, i32) {
-  %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
   %t = call @clock.tick() : () -> i32
-  %1 = call @d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = flow.dispatch @exe::@d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
   return %0, %1, %t : tensor<4xf32>, tensor<4xf32>, i32
 }
 func.func private @clock.tick() -> i32
-func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}
-func.func private @d1(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}
 
 // -----
 
@@ -161,10 +150,9 @@ hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
 func.func @rows(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %a, %c0 : tensor<?x8xf32>
-  %0 = call @rows_d(%a, %n, %n) : (tensor<?x8xf32>, index, index) -> tensor<?x8xf32>
+  %0 = flow.dispatch @exe::@rows_d(%a, %n, %n) : (tensor<?x8xf32>, index, index) -> tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
 }
-func.func private @rows_d(tensor<?x8xf32>, index, index) -> tensor<?x8xf32> attributes {strata.dispatch}
 
 // -----
 
@@ -195,7 +183,7 @@ hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
   hal.executable.export @d0 ordinal(0) workgroup_count([1, 1, 1])
 }
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 func.func @read(%a: tensor<4xi32>) -> i32 {
@@ -206,4 +194,3 @@ func.func @read(%a: tensor<4xi32>) -> i32 {
 func.func @scalar(%x: i32) -> i32 {
   return %x : i32
 }
-func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch}

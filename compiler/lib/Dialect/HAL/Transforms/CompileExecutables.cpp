@@ -2,7 +2,7 @@
 
 #include "Strata/Dialect/HAL/Transforms/Passes.h"
 
-#include "Strata/Dialect/Flow/Transforms/Passes.h"
+#include "Strata/Dialect/Flow/IR/FlowOps.h"
 #include "Strata/Dialect/HAL/IR/HALOps.h"
 #include "Strata/Target/TargetBackend.h"
 
@@ -25,12 +25,8 @@ struct CompileExecutablesPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<ModuleOp> executables;
-    for (auto nested : module.getOps<ModuleOp>()) {
-      if (nested->hasAttr(flow::kExecutableAttr)) {
-        executables.push_back(nested);
-      }
-    }
+    SmallVector<flow::ExecutableOp> executables(
+        module.getOps<flow::ExecutableOp>());
     if (executables.empty()) {
       return;
     }
@@ -38,7 +34,7 @@ struct CompileExecutablesPass
       executables[1].emitError("a module has one executable so far");
       return signalPassFailure();
     }
-    ModuleOp executable = executables.front();
+    flow::ExecutableOp executable = executables.front();
     const TargetBackend *backend = lookupTargetBackend(target);
     if (!backend) {
       executable.emitError("no target '")
@@ -49,7 +45,7 @@ struct CompileExecutablesPass
     options.triple = targetTriple;
     options.cpu = targetCpu;
     FailureOr<TargetExecutable> compiled =
-        backend->compile(executable, options);
+        backend->compile(executable.getInnerModule(), options);
     if (failed(compiled)) {
       return signalPassFailure();
     }
@@ -58,8 +54,7 @@ struct CompileExecutablesPass
     // export keeps its function's name.
     OpBuilder builder(executable);
     auto library = hal::ExecutableOp::create(
-        builder, executable.getLoc(), executable.getSymName().value_or(""),
-        compiled->format,
+        builder, executable.getLoc(), executable.getSymName(), compiled->format,
         StringRef(reinterpret_cast<const char *>(compiled->library.data()),
                   compiled->library.size()));
     builder.setInsertionPointToStart(&library.getBody().front());

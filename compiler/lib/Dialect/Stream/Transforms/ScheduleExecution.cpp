@@ -4,7 +4,7 @@
 
 #include "Strata/Dialect/Stream/Transforms/Passes.h"
 
-#include "Strata/Dialect/Flow/Transforms/Passes.h"
+#include "Strata/Dialect/Flow/IR/FlowOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -131,9 +131,6 @@ ElementsAttr getConstantTensor(Value value) {
 /// Schedules the dispatch calls of functions into stream IR.
 class Scheduler {
 public:
-  explicit Scheduler(const llvm::StringMap<SymbolRefAttr> &entryPoints)
-      : entryPoints(entryPoints) {}
-
   /// `waitFence`/`signalFence`: the fences of an async-external function.
   void schedule(func::FuncOp func, Value waitFence, Value signalFence);
 
@@ -147,16 +144,11 @@ private:
     SmallVector<Value> values;
   };
 
-  bool isDispatch(Operation &op) const {
-    auto call = dyn_cast<func::CallOp>(op);
-    return call && entryPoints.contains(call.getCallee());
-  }
   void scheduleBlock(Block &block, Value entryTimepoint, Value signalFence);
-  void emitGroup(MutableArrayRef<func::CallOp> calls, Value awaitTimepoint,
+  void emitGroup(MutableArrayRef<flow::DispatchOp> calls, Value awaitTimepoint,
                  Pending &pending);
   void awaitBefore(Operation &op, Pending &pending);
 
-  const llvm::StringMap<SymbolRefAttr> &entryPoints;
   std::unique_ptr<DominanceInfo> dominance;
 };
 
@@ -187,7 +179,7 @@ void Scheduler::schedule(func::FuncOp func, Value waitFence,
 
 void Scheduler::scheduleBlock(Block &block, Value entryTimepoint,
                               Value signalFence) {
-  SmallVector<func::CallOp> group; // the open group
+  SmallVector<flow::DispatchOp> group; // the open group
   Pending pending;
   // The caller's wait fence, until something waits for it.
   Value pendingEntry = entryTimepoint;
@@ -203,8 +195,8 @@ void Scheduler::scheduleBlock(Block &block, Value entryTimepoint,
     group.clear();
   };
   for (Operation &op : llvm::make_early_inc_range(block)) {
-    if (isDispatch(op)) {
-      group.push_back(cast<func::CallOp>(op));
+    if (auto dispatch = dyn_cast<flow::DispatchOp>(op)) {
+      group.push_back(dispatch);
       continue;
     }
     // Scalar work may sit between dispatches, and reads of shapes and
@@ -254,11 +246,11 @@ void Scheduler::scheduleBlock(Block &block, Value entryTimepoint,
   close();
 }
 
-void Scheduler::emitGroup(MutableArrayRef<func::CallOp> calls,
+void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
                           Value awaitTimepoint, Pending &pending) {
   MLIRContext *context = calls.front().getContext();
   SmallPtrSet<Operation *, 8> inGroup;
-  for (func::CallOp call : calls) {
+  for (flow::DispatchOp call : calls) {
     inGroup.insert(call);
   }
   // Where each transient result lives in the slab: results with static
@@ -269,7 +261,7 @@ void Scheduler::emitGroup(MutableArrayRef<func::CallOp> calls,
   };
   DenseMap<Value, Slot> slots;
   int64_t slabBytes = 0;
-  for (func::CallOp call : calls) {
+  for (flow::DispatchOp call : calls) {
     for (OpResult result : call->getResults()) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
       bool transient = type && type.hasStaticShape() && !result.use_empty() &&
@@ -287,7 +279,7 @@ void Scheduler::emitGroup(MutableArrayRef<func::CallOp> calls,
   // A barrier goes before a dispatch that reads what an earlier one of its
   // group writes, directly or through a reshape.
   SmallVector<bool> barriers;
-  for (func::CallOp call : calls) {
+  for (flow::DispatchOp call : calls) {
     barriers.push_back(llvm::any_of(call.getOperands(), [&](Value operand) {
       Operation *def = throughReshapes(operand).getDefiningOp();
       return def && inGroup.contains(def);
@@ -318,7 +310,7 @@ void Scheduler::emitGroup(MutableArrayRef<func::CallOp> calls,
   for (auto [call, barrier] : llvm::zip(calls, barriers)) {
     Location loc = call.getLoc();
     b.setInsertionPoint(call);
-    Command command{loc, entryPoints.lookup(call.getCallee()), barrier};
+    Command command{loc, call.getEntryPoint(), barrier};
     auto bind = [&](Value resource, Value offset, Value length) {
       command.resources.push_back(resource);
       command.offsets.push_back(offset);
@@ -404,7 +396,7 @@ void Scheduler::emitGroup(MutableArrayRef<func::CallOp> calls,
                                   command.offsets, command.lengths);
   }
   // Transient results had only the group's dispatches as users.
-  for (func::CallOp call : llvm::reverse(calls)) {
+  for (flow::DispatchOp call : llvm::reverse(calls)) {
     call.erase();
   }
   pending.timepoint = execute.getResult();
@@ -484,40 +476,11 @@ struct ScheduleExecutionPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Each dispatch declaration -> @executable::@function, the function of
-    // that name in one of the module's executables (symbol tables).
-    llvm::StringMap<SymbolRefAttr> entryPoints;
-    SmallVector<func::FuncOp> declarations;
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (!func->hasAttr(flow::kDispatchAttr)) {
-        continue;
-      }
-      SymbolRefAttr entryPoint;
-      for (Operation &op : *module.getBody()) {
-        auto executable = dyn_cast<SymbolOpInterface>(op);
-        if (!executable || !op.hasTrait<OpTrait::SymbolTable>() ||
-            !SymbolTable::lookupSymbolIn(&op, func.getSymNameAttr())) {
-          continue;
-        }
-        entryPoint =
-            SymbolRefAttr::get(executable.getNameAttr(),
-                               {FlatSymbolRefAttr::get(func.getSymNameAttr())});
-        break;
-      }
-      if (!entryPoint) {
-        func.emitError("dispatch '")
-            << func.getSymName() << "' is in no executable of the module";
-        return signalPassFailure();
-      }
-      entryPoints[func.getSymName()] = entryPoint;
-      declarations.push_back(func);
-    }
-
     SmallVector<func::FuncOp> twins;
     if (asyncExports) {
       twins = addAsyncExports(module);
     }
-    Scheduler scheduler(entryPoints);
+    Scheduler scheduler;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isDeclaration()) {
         continue;
@@ -555,16 +518,6 @@ struct ScheduleExecutionPass
         constant.replaceAllUsesWith(view);
       }
       constant.erase();
-    }
-
-    for (func::FuncOp declaration : declarations) {
-      if (!declaration.symbolKnownUseEmpty(module)) {
-        declaration.emitError("dispatch '")
-            << declaration.getSymName()
-            << "' is used other than by calls in blocks";
-        return signalPassFailure();
-      }
-      declaration.erase();
     }
   }
 };

@@ -23,11 +23,11 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
        a linalg producer whose only use is the root, an elementwise generic
        reading its whole result in the same layout (matmul + bias + relu
        is one dispatch, named after the matmul).
-    3. The dispatch is outlined into a public function of one executable
-       module, `builtin.module @<module>_linked_llvm_cpu
-       attributes {strata.executable}`, named after where it comes from and
-       what it does: `main_dispatch_0_matmul_64x32x16_f32`. The host calls
-       a private declaration of the same name marked `strata.dispatch`.
+    3. The dispatch is outlined into a public function of the module of
+       one `flow.executable @<module>_linked_llvm_cpu`, named after where
+       it comes from and what it does:
+       `main_dispatch_0_matmul_64x32x16_f32`. The host calls it with
+       `flow.dispatch @<module>_linked_llvm_cpu::@<function>`.
     4. Dispatches with the same body share one function.
 
     Larger constant tensors (weights) stay on the host and are passed to
@@ -53,13 +53,14 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
     }
     // becomes
     func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
-      %0 = call @main_dispatch_0_elementwise_4_f32(%a, %b)
+      %0 = flow.dispatch @m_linked_llvm_cpu::@main_dispatch_0_elementwise_4_f32(%a, %b)
           : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
       return %0 : tensor<4xf32>
     }
     ```
   }];
   let dependentDialects = [
+    "::mlir::strata::flow::FlowDialect",
     "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect",

@@ -9,13 +9,13 @@ def CompileExecutablesPass
     : Pass<"strata-compile-executables", "::mlir::ModuleOp"> {
   let summary = "compile the executable module into an embedded kernel library";
   let description = [{
-    Compiles the `strata.executable` module that `--strata-form-dispatches`
-    made with the target backend named by `target` (Target/TargetBackend.h;
+    Compiles the module of the `flow.executable` that
+    `--strata-form-dispatches` made with the target backend named by `target` (Target/TargetBackend.h;
     llvm-cpu: compiler/lib/Target/LLVMCPU): code generation of each dispatch
     function, then one kernel library (for llvm-cpu, a shared object
     exporting only the library query function of hal/include/strata/hal/
     executable_library.h). A `hal.executable` of the same name replaces
-    the executable module: the library's bytes and format, and one
+    the `flow.executable`: the library's bytes and format, and one
     `hal.executable.export` per dispatch function with its ordinal in the
     library and its grid of workgroups. `stream.cmd.dispatch` refers to
     the exports by the same `@executable::@function` names.
