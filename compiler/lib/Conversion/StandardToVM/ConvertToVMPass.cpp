@@ -207,7 +207,9 @@ struct ConvertToVMPass
     VMTypeConverter typeConverter;
     RewritePatternSet patterns(context);
     HALExports halExports;
-    populateStreamToVMPatterns(typeConverter, patterns, halExports);
+    ConstantGlobals constantGlobals;
+    populateStreamToVMPatterns(typeConverter, patterns, halExports,
+                               constantGlobals);
     populateHostTensorToVMPatterns(typeConverter, patterns);
     populateFuncToVMPatterns(typeConverter, patterns);
     populateArithToVMPatterns(typeConverter, patterns);
@@ -285,6 +287,7 @@ struct ConvertToVMPass
       declareHalImports(vmModule);
     }
     convertHALExecutables(vmModule, halExports);
+    convertStreamConstants(vmModule, constantGlobals);
     if (failed(checkDispatchEntryPoints(vmModule, halExports))) {
       return signalPassFailure();
     }

@@ -20,19 +20,9 @@ void mlir::strata::convertHALExecutables(vm::ModuleOp vmModule,
   MLIRContext *context = vmModule.getContext();
   Location loc = vmModule.getLoc();
   OpBuilder builder(context);
-  auto init = [&] {
-    builder.setInsertionPointToEnd(&body);
-    auto func = vm::FuncOp::create(builder, loc, "__init",
-                                   builder.getFunctionType({}, {}),
-                                   /*arg_attrs=*/ArrayAttr(),
-                                   /*res_attrs=*/ArrayAttr());
-    func->setAttr("vm.initializer", builder.getUnitAttr());
-    func.addEntryBlock();
-    return func;
-  }();
   // __init: load each kernel library once per context, so a bad library
   // fails when the context is made, not at the first call.
-  OpBuilder initBuilder = OpBuilder::atBlockEnd(&init.getBody().front());
+  OpBuilder initBuilder = getInitializerBuilder(vmModule);
   HalBuilder hal(initBuilder, loc);
   Value device = hal.call("hal.devices.get", {hal.i32(0)}, hal.refTy());
   for (auto [index, executable] : llvm::enumerate(executables)) {
@@ -64,5 +54,4 @@ void mlir::strata::convertHALExecutables(vm::ModuleOp vmModule,
     }
     executable.erase();
   }
-  vm::ReturnOp::create(initBuilder, loc, ValueRange());
 }

@@ -61,41 +61,29 @@ struct ResourceAllocaConversion
   }
 };
 
-/// stream.resource.constant -> its data as 64-byte aligned rodata of the
-/// module, wrapped in place as a read-only hal.buffer (hal.buffer.wrap).
+/// stream.resource.constant -> the global its data was wrapped into once
+/// per context (convertStreamConstants).
 struct ResourceConstantConversion
     : OpConversionPattern<stream::ResourceConstantOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ResourceConstantConversion(const TypeConverter &typeConverter,
+                             MLIRContext *context,
+                             const ConstantGlobals &globals)
+      : OpConversionPattern(typeConverter, context), globals(globals) {}
+
   LogicalResult
   matchAndRewrite(stream::ResourceConstantOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto module = op->getParentOfType<vm::ModuleOp>();
-    if (!module) {
-      return rewriter.notifyMatchFailure(op, "not in a vm.module");
+    auto global = globals.find(op.getValue());
+    if (global == globals.end()) {
+      return rewriter.notifyMatchFailure(op, "constant not materialized");
     }
-    // Equal constants (the same weight read in several places, or by a
-    // function and its async twin) are stored once.
-    std::string &name = names[op.getValue()];
-    if (name.empty()) {
-      SymbolTable symbols(module);
-      for (unsigned i = 0;; ++i) {
-        name = "__constant_" + std::to_string(i);
-        if (!symbols.lookup(name)) {
-          break;
-        }
-      }
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(&module.getBody().front());
-      vm::RodataOp::create(rewriter, op.getLoc(), name, op.getValue());
-    }
-    HalBuilder hal(rewriter, op.getLoc());
-    rewriter.replaceOp(
-        op, hal.call("hal.buffer.wrap", {hal.rodata(name)}, hal.refTy()));
+    rewriter.replaceOpWithNewOp<vm::GlobalLoadRefOp>(
+        op, vm::RefType::get(op.getContext(), Type()),
+        FlatSymbolRefAttr::get(op.getContext(), global->second));
     return success();
   }
 
-  /// The rodata of each constant value converted so far.
-  mutable llvm::DenseMap<Attribute, std::string> names;
+  const ConstantGlobals &globals;
 };
 
 /// stream.resource.size -> hal.buffer.length.
@@ -314,6 +302,38 @@ template <typename OpTy> struct RecordedCommand : OpConversionPattern<OpTy> {
 
 } // namespace
 
+void mlir::strata::convertStreamConstants(vm::ModuleOp vmModule,
+                                          ConstantGlobals &globals) {
+  SmallVector<stream::ResourceConstantOp> constants;
+  vmModule.walk(
+      [&](stream::ResourceConstantOp op) { constants.push_back(op); });
+  if (constants.empty()) {
+    return;
+  }
+  MLIRContext *context = vmModule.getContext();
+  Block &body = vmModule.getBody().front();
+  OpBuilder builder = OpBuilder::atBlockBegin(&body);
+  OpBuilder initBuilder = getInitializerBuilder(vmModule);
+  for (stream::ResourceConstantOp op : constants) {
+    // Equal constants (the same weight read in several places, or by a
+    // function and its async twin) are stored once.
+    std::string &global = globals[op.getValue()];
+    if (!global.empty()) {
+      continue;
+    }
+    std::string name = "__constant_" + std::to_string(globals.size() - 1);
+    global = name + "_buffer";
+    vm::RodataOp::create(builder, op.getLoc(), name, op.getValue());
+    vm::GlobalRefOp::create(builder, op.getLoc(), builder.getStringAttr(global),
+                            /*is_mutable=*/builder.getUnitAttr(),
+                            TypeAttr::get(vm::RefType::get(context, Type())));
+    HalBuilder hal(initBuilder, op.getLoc());
+    Value buffer = hal.call("hal.buffer.wrap", {hal.rodata(name)}, hal.refTy());
+    vm::GlobalStoreRefOp::create(initBuilder, op.getLoc(), buffer,
+                                 FlatSymbolRefAttr::get(context, global));
+  }
+}
+
 LogicalResult
 mlir::strata::checkDispatchEntryPoints(Operation *root,
                                        const HALExports &exports) {
@@ -332,15 +352,15 @@ mlir::strata::checkDispatchEntryPoints(Operation *root,
 
 void mlir::strata::populateStreamToVMPatterns(
     const TypeConverter &typeConverter, RewritePatternSet &patterns,
-    const HALExports &exports) {
+    const HALExports &exports, const ConstantGlobals &constants) {
   MLIRContext *context = patterns.getContext();
   patterns.add<CmdExecuteConversion>(typeConverter, context, exports);
+  patterns.add<ResourceConstantConversion>(typeConverter, context, constants);
   patterns.add<ContextResolveConversion, ResourceAllocConversion,
-               ResourceAllocaConversion, ResourceConstantConversion,
-               ResourceSizeConversion, TensorImportConversion,
-               TensorExportConversion, TimepointImmediateConversion,
-               TimepointAwaitConversion, TimepointImportConversion,
-               TimepointChainExternalConversion,
+               ResourceAllocaConversion, ResourceSizeConversion,
+               TensorImportConversion, TensorExportConversion,
+               TimepointImmediateConversion, TimepointAwaitConversion,
+               TimepointImportConversion, TimepointChainExternalConversion,
                RecordedCommand<stream::CmdDispatchOp>,
                RecordedCommand<stream::CmdBarrierOp>>(typeConverter, context);
 }

@@ -1,19 +1,27 @@
 // Constant tensors the host keeps (weights) are stored once in the
-// module's rodata and bound in place: hal.buffer.wrap makes a read-only
-// hal.buffer of the vm.buffer, without a copy.
+// module's rodata and bound in place: the initializer wraps the vm.buffer
+// into a read-only hal.buffer (hal.buffer.wrap, no copy) once per context,
+// and dispatches bind that global.
 // RUN: strata-opt --strata-schedule-execution --strata-convert-to-vm %s | FileCheck %s
 
 // One rodata for the weight, though two dispatches of two functions read it.
 // CHECK-LABEL: vm.module @weights
 // CHECK: vm.rodata @__constant_0 dense<[0.000000e+00, 1.000000e+00,{{.*}}]> : tensor<80xf32>
+// CHECK-NEXT: vm.global.ref mutable @__constant_0_buffer : !vm.ref<?>
 // CHECK-NOT: vm.rodata @__constant_1
 // CHECK: vm.func @f(
-// CHECK: %[[DATA:.*]] = vm.const.ref.rodata @__constant_0
-// CHECK: %[[W:.*]] = vm.call.import @hal.buffer.wrap(%[[DATA]]) : (!vm.buffer) -> !vm.ref<?>
+// CHECK-NOT: hal.buffer.wrap
+// CHECK: %[[W:.*]] = vm.global.load.ref @__constant_0_buffer
+// CHECK-NOT: hal.buffer.wrap
 // CHECK: vm.call.variadic @hal.command_buffer.dispatch({{.*}}, %[[W]], %{{.*}}, %{{.*}}, {{.*}}) segments [0, 3]
 // CHECK: vm.func @g(
-// CHECK: vm.const.ref.rodata @__constant_0
-// CHECK: vm.call.import @hal.buffer.wrap
+// CHECK-NOT: hal.buffer.wrap
+// CHECK: vm.global.load.ref @__constant_0_buffer
+// CHECK: vm.func @__init() attributes {vm.initializer}
+// CHECK: %[[DATA:.*]] = vm.const.ref.rodata @__constant_0
+// CHECK: %[[WRAPPED:.*]] = vm.call.import @hal.buffer.wrap(%[[DATA]]) : (!vm.buffer) -> !vm.ref<?>
+// CHECK: vm.global.store.ref %[[WRAPPED]], @__constant_0_buffer
+// CHECK-NOT: hal.buffer.wrap
 module @weights {
   hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
     hal.executable.export @add ordinal(0) workgroup_count([1, 1, 1])
