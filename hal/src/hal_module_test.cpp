@@ -668,6 +668,19 @@ TEST_SUITE("hal.module") {
     store.op(Opcode::ConstI32).i32(1).reg(prim(3));
     app.call(store, "buffer.store", {prim(2), ref(2), prim(0), prim(3)}, {});
     store.op(Opcode::Return).list({});
+    // fill(): a command buffer fill of the wrapped rodata.
+    FunctionBuilder& fill = app.function("fill", "0i_", 720);
+    fill.op(Opcode::ConstRefRodata).u32(rodata).reg(ref(0));
+    app.call(fill, "buffer.wrap", {ref(0)}, {ref(1)});
+    app.call(fill, "devices.get", {prim(0)}, {ref(2)});
+    fill.op(Opcode::ConstI32).i32(1).reg(prim(1));
+    app.call(fill, "command_buffer.create", {ref(2), prim(1), prim(0)},
+             {ref(3)});
+    fill.op(Opcode::ConstI64).i64(0).reg(prim(2));
+    fill.op(Opcode::ConstI64).i64(4).reg(prim(3));
+    app.call(fill, "command_buffer.fill_buffer",
+             {ref(3), ref(1), prim(2), prim(3), prim(0), prim(1)}, {});
+    fill.op(Opcode::Return).list({});
     for (const std::string& device : kDevices) {
       CAPTURE(device);
       Fixture fx(device, app);
@@ -678,6 +691,9 @@ TEST_SUITE("hal.module") {
       StatusText denied(fx.call("store", {vI64(0)}, 0));
       CHECK(denied.code() == STRATA_STATUS_PERMISSION_DENIED);
       CHECK_MESSAGE(denied.contains("read-only"), denied.str);
+      StatusText filled(fx.call("fill", {vI32(0)}, 0));
+      CHECK(filled.code() == STRATA_STATUS_PERMISSION_DENIED);
+      CHECK_MESSAGE(filled.contains("fill target is a read-only"), filled.str);
     }
   }
 }

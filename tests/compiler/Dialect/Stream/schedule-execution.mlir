@@ -194,3 +194,24 @@ func.func @read(%a: tensor<4xi32>) -> i32 {
 func.func @scalar(%x: i32) -> i32 {
   return %x : i32
 }
+
+// -----
+
+// A constant tensor a dispatch reads is a constant resource, bound in
+// place; one the host keeps (returned) is a view of a constant resource.
+// CHECK-LABEL: func.func @weights(
+// CHECK: %[[KEPT:.*]] = stream.resource.constant dense<4.000000e+00> : tensor<80xf32> -> !stream.resource
+// CHECK: %[[VIEW:.*]] = stream.tensor.export %[[KEPT]][%{{.*}}, %{{.*}}] : !stream.resource -> tensor<80xf32>
+// CHECK: %[[W:.*]] = stream.resource.constant dense<3.000000e+00> : tensor<80xf32> -> !stream.resource
+// CHECK: stream.cmd.dispatch @exe::@add bindings(%{{.*}}, %[[W]][%{{.*}}, %{{.*}}], %{{.*}})
+// CHECK-NOT: arith.constant dense
+// CHECK: return %{{.*}}, %[[VIEW]]
+hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+  hal.executable.export @add ordinal(0) workgroup_count([1, 1, 1])
+}
+func.func @weights(%x: tensor<80xf32>) -> (tensor<80xf32>, tensor<80xf32>) {
+  %w = arith.constant dense<3.0> : tensor<80xf32>
+  %k = arith.constant dense<4.0> : tensor<80xf32>
+  %0 = flow.dispatch @exe::@add(%x, %w) : (tensor<80xf32>, tensor<80xf32>) -> tensor<80xf32>
+  return %0, %k : tensor<80xf32>, tensor<80xf32>
+}
