@@ -215,3 +215,28 @@ func.func @weights(%x: tensor<80xf32>) -> (tensor<80xf32>, tensor<80xf32>) {
   %0 = flow.dispatch @exe::@add(%x, %w) : (tensor<80xf32>, tensor<80xf32>) -> tensor<80xf32>
   return %0, %k : tensor<80xf32>, tensor<80xf32>
 }
+
+// -----
+
+// The await returns the pending tensors and the views of them made before
+// it (an optimization barrier is the identity); a reshape after it reads
+// the awaited tensor.
+// CHECK-LABEL: func.func @views(
+// CHECK: %[[V:.*]] = stream.tensor.export
+// CHECK: %[[TP:.*]] = stream.cmd.execute
+// CHECK: %[[B:.*]] = util.optimization_barrier %[[V]] : tensor<4xf32>
+// CHECK: %[[READY:.*]]:2 = stream.timepoint.await %[[TP]] ready(%[[V]], %[[B]] : tensor<4xf32>, tensor<4xf32>)
+// CHECK-NEXT: %[[E:.*]] = tensor.extract %[[READY]]#1
+// CHECK-NEXT: %[[R:.*]] = tensor.expand_shape %[[READY]]#0
+// CHECK-NEXT: return %[[E]], %[[R]], %[[READY]]#1
+hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+  hal.executable.export @d0 ordinal(0) workgroup_count([1, 1, 1])
+}
+func.func @views(%a: tensor<4xf32>) -> (f32, tensor<2x2xf32>, tensor<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %b = util.optimization_barrier %0 : tensor<4xf32>
+  %v = tensor.extract %b[%c0] : tensor<4xf32>
+  %r = tensor.expand_shape %0 [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
+  return %v, %r, %b : f32, tensor<2x2xf32>, tensor<4xf32>
+}

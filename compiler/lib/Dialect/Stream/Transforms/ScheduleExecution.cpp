@@ -405,15 +405,23 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
 }
 
 void Scheduler::awaitBefore(Operation &op, Pending &pending) {
-  // The pending tensors and the views of them.
+  // The pending tensors and the views of them (reshapes, and barriers,
+  // which are the identity).
   SetVector<Value> values;
   std::function<void(Value)> add = [&](Value value) {
     if (!values.insert(value)) {
       return;
     }
-    for (Operation *user : value.getUsers()) {
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      // Views made after the await read the awaited value already.
+      if (!dominance->properlyDominates(user, &op)) {
+        continue;
+      }
       if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user)) {
         add(user->getResult(0));
+      } else if (isa<util::OptimizationBarrierOp>(user)) {
+        add(user->getResult(use.getOperandNumber()));
       }
     }
   };
