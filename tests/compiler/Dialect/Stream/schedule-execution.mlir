@@ -240,3 +240,35 @@ func.func @views(%a: tensor<4xf32>) -> (f32, tensor<2x2xf32>, tensor<4xf32>) {
   %r = tensor.expand_shape %0 [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
   return %v, %r, %b : f32, tensor<2x2xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Transient places are sized by lifetime: the third result takes the place
+// of the first, whose last reader (the second dispatch) a barrier separates
+// from the third dispatch; the second result cannot (its reader is the
+// third dispatch), so the slab holds two places, not three.
+// CHECK-LABEL: func.func @lifetimes(
+// CHECK: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, 128 : !stream.resource
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: stream.cmd.execute
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d0 bindings(%{{.*}}, %[[SLAB]][%[[C0]], %[[C16]]])
+// CHECK-NEXT: stream.cmd.barrier
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d1 bindings(%[[SLAB]][%[[C0]], %[[C16]]], %[[SLAB]][%[[C64]], %[[C16]]])
+// CHECK-NEXT: stream.cmd.barrier
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d1 bindings(%[[SLAB]][%[[C64]], %[[C16]]], %[[SLAB]][%[[C0]], %[[C16]]])
+// CHECK-NEXT: stream.cmd.barrier
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d1 bindings(%[[SLAB]][%[[C0]], %[[C16]]], %{{.*}})
+// CHECK-NEXT: }
+hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+  hal.executable.export @d0 ordinal(0) workgroup_count([1, 1, 1])
+  hal.executable.export @d1 ordinal(1) workgroup_count([1, 1, 1])
+}
+func.func @lifetimes(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = flow.dispatch @exe::@d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = flow.dispatch @exe::@d1(%1) : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = flow.dispatch @exe::@d1(%2) : (tensor<4xf32>) -> tensor<4xf32>
+  return %3 : tensor<4xf32>
+}

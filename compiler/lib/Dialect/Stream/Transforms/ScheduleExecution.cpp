@@ -253,15 +253,47 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
   for (flow::DispatchOp call : calls) {
     inGroup.insert(call);
   }
+  // A barrier goes before a dispatch that reads what an earlier one of its
+  // group writes, directly or through a reshape.
+  SmallVector<bool> barriers;
+  for (flow::DispatchOp call : calls) {
+    barriers.push_back(llvm::any_of(call.getOperands(), [&](Value operand) {
+      Operation *def = throughReshapes(operand).getDefiningOp();
+      return def && inGroup.contains(def);
+    }));
+  }
+  // barriersUpTo[i]: the barriers before dispatches 0..i.
+  SmallVector<unsigned> barriersUpTo;
+  for (bool barrier : barriers) {
+    barriersUpTo.push_back((barriersUpTo.empty() ? 0 : barriersUpTo.back()) +
+                           (barrier ? 1 : 0));
+  }
+  auto indexOf = [&](Operation *op) -> unsigned {
+    return llvm::find_if(calls,
+                         [&](flow::DispatchOp call) {
+                           return call.getOperation() == op;
+                         }) -
+           calls.begin();
+  };
+
   // Where each transient result lives in the slab: results with static
-  // shapes that only later dispatches of the group read.
+  // shapes that only later dispatches of the group read. Slots are sized by
+  // lifetime: a result takes the place of one whose last reader is
+  // separated from its own dispatch by a barrier (so the reader is done
+  // before it is overwritten), else a new 64-byte aligned place.
   struct Slot {
     int64_t offset;
     int64_t bytes;
   };
+  struct Place {
+    int64_t offset;
+    int64_t capacity;
+    unsigned lastReader;
+  };
   DenseMap<Value, Slot> slots;
+  SmallVector<Place> places;
   int64_t slabBytes = 0;
-  for (flow::DispatchOp call : calls) {
+  for (auto [index, call] : llvm::enumerate(calls)) {
     for (OpResult result : call->getResults()) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
       bool transient = type && type.hasStaticShape() && !result.use_empty() &&
@@ -271,19 +303,26 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
       if (!transient) {
         continue;
       }
-      slots[result] = {slabBytes, byteCount(type)};
-      slabBytes += (byteCount(type) + kSlabAlignment - 1) / kSlabAlignment *
-                   kSlabAlignment;
+      unsigned lastReader = 0;
+      for (Operation *user : result.getUsers()) {
+        lastReader = std::max(lastReader, indexOf(user));
+      }
+      int64_t bytes = byteCount(type);
+      auto reusable = llvm::find_if(places, [&](const Place &place) {
+        return place.capacity >= bytes && place.lastReader < index &&
+               barriersUpTo[index] > barriersUpTo[place.lastReader];
+      });
+      if (reusable != places.end()) {
+        reusable->lastReader = lastReader;
+        slots[result] = {reusable->offset, bytes};
+        continue;
+      }
+      int64_t capacity =
+          (bytes + kSlabAlignment - 1) / kSlabAlignment * kSlabAlignment;
+      places.push_back({slabBytes, capacity, lastReader});
+      slots[result] = {slabBytes, bytes};
+      slabBytes += capacity;
     }
-  }
-  // A barrier goes before a dispatch that reads what an earlier one of its
-  // group writes, directly or through a reshape.
-  SmallVector<bool> barriers;
-  for (flow::DispatchOp call : calls) {
-    barriers.push_back(llvm::any_of(call.getOperands(), [&](Value operand) {
-      Operation *def = throughReshapes(operand).getDefiningOp();
-      return def && inGroup.contains(def);
-    }));
   }
 
   Location groupLoc = calls.front().getLoc();

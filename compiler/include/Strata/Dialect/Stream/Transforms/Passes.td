@@ -22,7 +22,9 @@ def ScheduleExecutionPass
       (a view of the same memory).
     - Results that only later dispatches of their group read, with static
       shapes, live in the group's transient slab (`stream.resource.alloca`,
-      each at a 64-byte aligned offset) and have no host tensor. Other
+      each at a 64-byte aligned offset) and have no host tensor. The slab
+      is sized by lifetime: a result takes the place of an earlier one
+      whose last reader a barrier separates from the result's dispatch. Other
       results get their own `stream.resource.alloc` and become host
       tensors (`stream.tensor.export`); host tensors a dispatch reads are
       bound through `stream.tensor.import`, constant tensors through
