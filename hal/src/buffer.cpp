@@ -22,6 +22,7 @@ struct strata_hal_buffer_t {
   // same allocation as the record, except large ones: mapped pages.
   strata_vm_ref_object_t* owner;
   size_t mapped_length;  // bytes mapped at data (large buffers), else 0
+  bool read_only;        // wrapped constant data, and subspans of it
 };
 
 namespace strata::hal {
@@ -108,6 +109,7 @@ strata_status_t allocateRecord(size_t extra, strata_allocator_t allocator,
   buffer->length = 0;
   buffer->owner = nullptr;
   buffer->mapped_length = 0;
+  buffer->read_only = false;
   *out_buffer = buffer;
   return nullptr;
 }
@@ -260,6 +262,21 @@ strata_status_t strata_hal_buffer_wrap(void* data, uint64_t length,
   return nullptr;
 }
 
+strata_status_t strata_hal_buffer_wrap_read_only(
+    const void* data, uint64_t length, strata_vm_ref_object_t* owner,
+    strata_allocator_t allocator, strata_hal_buffer_t** out_buffer) {
+  // The memory is only ever read through this buffer: every path that
+  // writes checks read_only first.
+  STRATA_RETURN_IF_ERROR(strata_hal_buffer_wrap(
+      const_cast<void*>(data), length, owner, allocator, out_buffer));
+  (*out_buffer)->read_only = true;
+  return nullptr;
+}
+
+int strata_hal_buffer_is_read_only(const strata_hal_buffer_t* buffer) {
+  return buffer && buffer->read_only ? 1 : 0;
+}
+
 strata_status_t strata_hal_buffer_subspan(strata_hal_buffer_t* buffer,
                                           uint64_t offset, uint64_t length,
                                           strata_allocator_t allocator,
@@ -276,6 +293,7 @@ strata_status_t strata_hal_buffer_subspan(strata_hal_buffer_t* buffer,
   span->data = buffer->data + offset;
   span->length = length;
   span->owner = &buffer->header;
+  span->read_only = buffer->read_only;
   strata_vm_ref_retain(&buffer->header);
   *out_buffer = span;
   return nullptr;

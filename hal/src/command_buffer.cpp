@@ -478,6 +478,11 @@ strata_status_t strata_hal_command_buffer_fill(
                               "fill pattern size %zu is not 1, 2 or 4 bytes",
                               pattern_size);
   }
+  if (strata_hal_buffer_is_read_only(target)) {
+    return strata_make_status(STRATA_STATUS_PERMISSION_DENIED,
+                              "fill target is a read-only hal.buffer "
+                              "(constant data)");
+  }
   uint8_t* ptr = nullptr;
   STRATA_RETURN_IF_ERROR(
       resolveRange(target, offset, &length, {"fill target"}, &ptr));
@@ -511,6 +516,11 @@ strata_status_t strata_hal_command_buffer_copy(
   if (length == UINT64_MAX) {
     return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
                               "copy length must be given explicitly");
+  }
+  if (strata_hal_buffer_is_read_only(target)) {
+    return strata_make_status(STRATA_STATUS_PERMISSION_DENIED,
+                              "copy target is a read-only hal.buffer "
+                              "(constant data)");
   }
   uint8_t* source_ptr = nullptr;
   uint8_t* target_ptr = nullptr;

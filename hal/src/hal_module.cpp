@@ -32,6 +32,12 @@
 //   buffer.subspan               0rII_r            buffer, offset, length
 //                                                  -> hal.buffer
 //       Shares the parent's memory.
+//   buffer.wrap                  0r_r              source -> hal.buffer
+//       A read-only hal.buffer over all of source's bytes (a vm.buffer,
+//       usually rodata: constant data used in place, 64-byte aligned in
+//       the module), without a copy; it keeps source alive. Stores, fills
+//       and copies into it (or a subspan of it) fail with
+//       PERMISSION_DENIED.
 //   buffer.load                  0rIi_i            buffer, offset, width
 //                                                  -> value
 //       Width 1, 2 or 4; little-endian, zero-extended.
@@ -239,6 +245,7 @@ const strata_vm_native_function_t kFunctions[] = {
      thunk<allocatorAllocate<strata_hal_buffer_allocate_uninitialized>>()},
     {"buffer.length", "0r_I", thunk<bufferLength>()},
     {"buffer.subspan", "0rII_r", thunk<bufferSubspan>()},
+    {"buffer.wrap", "0r_r", thunk<bufferWrap>()},
     {"buffer.load", "0rIi_i", thunk<bufferLoad>()},
     {"buffer.store", "0irIi_", thunk<bufferStore>()},
     {"buffer.assert", "0rrI_", thunk<bufferAssert>()},

@@ -121,6 +121,18 @@ strata_status_t bufferSubspan(const Call& call) {
   return nullptr;
 }
 
+strata_status_t bufferWrap(const Call& call) {
+  strata_vm_buffer_t* source = nullptr;
+  STRATA_RETURN_IF_ERROR(call.ref(0, "source", &source));
+  strata_hal_buffer_t* buffer = nullptr;
+  STRATA_RETURN_IF_ERROR(strata_hal_buffer_wrap_read_only(
+      strata_vm_buffer_data(source), strata_vm_buffer_length(source),
+      reinterpret_cast<strata_vm_ref_object_t*>(source),
+      call.contextAllocator(), &buffer));
+  call.setRef(0, strata_hal_buffer_as_ref(buffer));
+  return nullptr;
+}
+
 strata_status_t bufferLoad(const Call& call) {
   strata_hal_buffer_t* buffer = nullptr;
   uint64_t offset = 0;
@@ -146,6 +158,10 @@ strata_status_t bufferStore(const Call& call) {
   STRATA_RETURN_IF_ERROR(call.ref(1, "buffer", &buffer));
   STRATA_RETURN_IF_ERROR(call.size(2, "offset", &offset));
   STRATA_RETURN_IF_ERROR(checkWidth(call, 3, width));
+  if (strata_hal_buffer_is_read_only(buffer)) {
+    return call.fail(STRATA_STATUS_PERMISSION_DENIED,
+                     "argument 1 (buffer) is read-only (constant data)");
+  }
   uint8_t* ptr = nullptr;
   STRATA_RETURN_IF_ERROR(strata_hal_buffer_map(buffer, offset, width, &ptr));
   for (int32_t i = 0; i < width; ++i) {

@@ -202,6 +202,7 @@ strata_status_t allocatorAllocate(const Call& call);
 
 strata_status_t bufferLength(const Call& call);
 strata_status_t bufferSubspan(const Call& call);
+strata_status_t bufferWrap(const Call& call);
 strata_status_t bufferLoad(const Call& call);
 strata_status_t bufferStore(const Call& call);
 strata_status_t bufferAssert(const Call& call);

@@ -642,4 +642,58 @@ TEST_SUITE("hal.module") {
       CHECK(fx.results[2].i32 == 0);
     }
   }
+
+  TEST_CASE("buffer.wrap uses rodata in place, read-only") {
+    App app;
+    std::vector<uint8_t> bytes(128);
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      bytes[i] = static_cast<uint8_t>(i);
+    }
+    uint32_t rodata = app.builder().addRodata(bytes);
+    // wrapped(offset) -> (length, the 4 bytes at offset)
+    FunctionBuilder& wrapped = app.function("wrapped", "0I_Ii", 700);
+    wrapped.op(Opcode::ConstRefRodata).u32(rodata).reg(ref(0));
+    app.call(wrapped, "buffer.wrap", {ref(0)}, {ref(1)});
+    app.call(wrapped, "buffer.length", {ref(1)}, {prim(1)});
+    wrapped.op(Opcode::ConstI32).i32(4).reg(prim(2));
+    app.call(wrapped, "buffer.load", {ref(1), prim(0), prim(2)}, {prim(3)});
+    wrapped.op(Opcode::Return).list({prim(1), prim(3)});
+    // store(offset): a store into a subspan of the wrapped rodata.
+    FunctionBuilder& store = app.function("store", "0I_", 710);
+    store.op(Opcode::ConstRefRodata).u32(rodata).reg(ref(0));
+    app.call(store, "buffer.wrap", {ref(0)}, {ref(1)});
+    store.op(Opcode::ConstI64).i64(64).reg(prim(1));
+    app.call(store, "buffer.subspan", {ref(1), prim(0), prim(1)}, {ref(2)});
+    store.op(Opcode::ConstI32).i32(7).reg(prim(2));
+    store.op(Opcode::ConstI32).i32(1).reg(prim(3));
+    app.call(store, "buffer.store", {prim(2), ref(2), prim(0), prim(3)}, {});
+    store.op(Opcode::Return).list({});
+    // fill(): a command buffer fill of the wrapped rodata.
+    FunctionBuilder& fill = app.function("fill", "0i_", 720);
+    fill.op(Opcode::ConstRefRodata).u32(rodata).reg(ref(0));
+    app.call(fill, "buffer.wrap", {ref(0)}, {ref(1)});
+    app.call(fill, "devices.get", {prim(0)}, {ref(2)});
+    fill.op(Opcode::ConstI32).i32(1).reg(prim(1));
+    app.call(fill, "command_buffer.create", {ref(2), prim(1), prim(0)},
+             {ref(3)});
+    fill.op(Opcode::ConstI64).i64(0).reg(prim(2));
+    fill.op(Opcode::ConstI64).i64(4).reg(prim(3));
+    app.call(fill, "command_buffer.fill_buffer",
+             {ref(3), ref(1), prim(2), prim(3), prim(0), prim(1)}, {});
+    fill.op(Opcode::Return).list({});
+    for (const std::string& device : kDevices) {
+      CAPTURE(device);
+      Fixture fx(device, app);
+      StatusText s(fx.call("wrapped", {vI64(64)}, 2));
+      REQUIRE_MESSAGE(s.ok(), s.str);
+      CHECK(fx.results[0].i64 == 128);
+      CHECK(static_cast<uint32_t>(fx.results[1].i32) == 0x43424140u);
+      StatusText denied(fx.call("store", {vI64(0)}, 0));
+      CHECK(denied.code() == STRATA_STATUS_PERMISSION_DENIED);
+      CHECK_MESSAGE(denied.contains("read-only"), denied.str);
+      StatusText filled(fx.call("fill", {vI32(0)}, 0));
+      CHECK(filled.code() == STRATA_STATUS_PERMISSION_DENIED);
+      CHECK_MESSAGE(filled.contains("fill target is a read-only"), filled.str);
+    }
+  }
 }

@@ -35,6 +35,7 @@ inline const std::map<std::string, std::string> kHalContract = {
     {"allocator.allocate_uninitialized", "0rI_r"},
     {"buffer.length", "0r_I"},
     {"buffer.subspan", "0rII_r"},
+    {"buffer.wrap", "0r_r"},
     {"buffer.load", "0rIi_i"},
     {"buffer.store", "0irIi_"},
     {"buffer.assert", "0rrI_"},

@@ -5,6 +5,7 @@
 #include "Strata/Conversion/Passes.h"
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
 #include "Strata/Dialect/HAL/Transforms/Passes.h"
+#include "Strata/Dialect/Stream/Transforms/Passes.h"
 #include "Strata/Dialect/VM/Transforms/Passes.h"
 #include "Strata/InputConversion/Passes.h"
 
@@ -53,7 +54,11 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     // The sizes of dynamic dimensions read once per value.
     pm.addPass(createCSEPass());
   }
-  // Phase::Stream adds nothing yet.
+  if (wants(Phase::Stream)) {
+    stream::ScheduleExecutionPassOptions streamOptions;
+    streamOptions.asyncExports = options.asyncExports;
+    pm.addPass(stream::createScheduleExecutionPass(streamOptions));
+  }
   if (wants(Phase::Hal)) {
     hal::CompileExecutablesPassOptions halOptions;
     halOptions.target = options.target;
@@ -62,9 +67,7 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     pm.addPass(hal::createCompileExecutablesPass(halOptions));
   }
   if (wants(Phase::VM)) {
-    ConvertToVMPassOptions vmOptions;
-    vmOptions.asyncExports = options.asyncExports;
-    pm.addPass(createConvertToVMPass(vmOptions));
+    pm.addPass(createConvertToVMPass());
     buildVMOptimizationPipeline(pm);
   }
 }

@@ -5,7 +5,10 @@
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
 #include "Strata/Dialect/Check/IR/CheckOps.h"
+#include "Strata/Dialect/Flow/IR/FlowOps.h"
+#include "Strata/Dialect/HAL/IR/HALOps.h"
 #include "Strata/Dialect/ONNX/IR/ONNXOps.h"
+#include "Strata/Dialect/Stream/IR/StreamOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 #include "Strata/Pipelines/Pipelines.h"
 #include "Strata/Target/Bytecode/BytecodeTarget.h"
@@ -336,7 +339,9 @@ int main(int argc, char **argv) {
                   index::IndexDialect, math::MathDialect, scf::SCFDialect,
                   linalg::LinalgDialect, tensor::TensorDialect,
                   tosa::TosaDialect, strata::util::UtilDialect,
-                  strata::check::CheckDialect, strata::onnx::ONNXDialect>();
+                  strata::check::CheckDialect, strata::flow::FlowDialect,
+                  strata::stream::StreamDialect, strata::hal::HALDialect,
+                  strata::onnx::ONNXDialect>();
   strata::registerTargetBackendDialects(registry);
   MLIRContext context(registry);
   // An error names its op's location; the whole op (a dispatch function can

@@ -2,9 +2,13 @@
 
 #include "Strata/Conversion/Passes.h"
 #include "Strata/Dialect/Check/IR/CheckOps.h"
+#include "Strata/Dialect/Flow/IR/FlowOps.h"
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
+#include "Strata/Dialect/HAL/IR/HALOps.h"
 #include "Strata/Dialect/HAL/Transforms/Passes.h"
 #include "Strata/Dialect/ONNX/IR/ONNXOps.h"
+#include "Strata/Dialect/Stream/IR/StreamOps.h"
+#include "Strata/Dialect/Stream/Transforms/Passes.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/Transforms/Passes.h"
@@ -32,6 +36,9 @@ int main(int argc, char **argv) {
                   mlir::tensor::TensorDialect, mlir::tosa::TosaDialect,
                   mlir::strata::util::UtilDialect,
                   mlir::strata::check::CheckDialect,
+                  mlir::strata::flow::FlowDialect,
+                  mlir::strata::stream::StreamDialect,
+                  mlir::strata::hal::HALDialect,
                   mlir::strata::onnx::ONNXDialect>();
   // Upstream cleanups (--canonicalize, --cse, ...) and Strata's own passes.
   mlir::registerTransformsPasses();
@@ -39,6 +46,7 @@ int main(int argc, char **argv) {
   mlir::strata::vm::registerVMPasses();
   mlir::strata::flow::registerFlowPasses();
   mlir::strata::input::registerInputPasses();
+  mlir::strata::stream::registerStreamPasses();
   mlir::strata::hal::registerHALPasses();
   mlir::strata::registerStrataPipelines();
   // Each target's code generation passes and the dialects they create.

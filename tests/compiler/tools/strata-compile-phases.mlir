@@ -2,6 +2,7 @@
 // REQUIRES: llvm-cpu
 // RUN: strata-compile --compile-to=flow %s -o %t.flow.mlir
 // RUN: FileCheck %s --check-prefix=FLOW < %t.flow.mlir
+// RUN: strata-compile --compile-from=flow --compile-to=stream %t.flow.mlir | FileCheck %s --check-prefix=STREAM
 // RUN: strata-compile --compile-from=flow --compile-to=hal %t.flow.mlir | FileCheck %s --check-prefix=HAL
 // RUN: strata-compile --compile-from=flow %t.flow.mlir -o %t.vmfb
 // RUN: strata-run --module=%t.vmfb --function=double --input="3xf32=1 2 3" --expected_output="3xf32=2 4 6"
@@ -12,12 +13,21 @@
 // RUN: strata-compile --target-triple=aarch64-linux-gnu --target-cpu=generic --compile-to=hal %s | FileCheck %s --check-prefix=AARCH64
 
 // FLOW: func.func @double(%{{.*}}: tensor<3xf32>) -> tensor<3xf32>
-// FLOW: call @double_dispatch_0_elementwise_3_f32
-// FLOW: module @phases_linked_llvm_cpu attributes {strata.executable}
+// FLOW: flow.dispatch @phases_linked_llvm_cpu::@double_dispatch_0_elementwise_3_f32
+// FLOW: flow.executable @phases_linked_llvm_cpu {
 
-// HAL: module @phases attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF
-// HAL: strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: {{[0-9]+}}, 1, 1>}
-// HAL-NOT: strata.executable}
+// STREAM: func.func @double(%[[A:.*]]: tensor<3xf32>) -> tensor<3xf32>
+// STREAM: %[[IN:.*]] = stream.tensor.import %[[A]]
+// STREAM: %[[TP:.*]] = stream.cmd.execute on(%{{.*}}) {
+// STREAM-NEXT: stream.cmd.dispatch @phases_linked_llvm_cpu::@double_dispatch_0_elementwise_3_f32 bindings(%[[IN]]
+// STREAM: stream.timepoint.await %[[TP]]
+// STREAM-NOT: flow.dispatch
+// STREAM: flow.executable @phases_linked_llvm_cpu {
+
+// HAL: stream.cmd.dispatch @phases_linked_llvm_cpu::@double_dispatch_0_elementwise_3_f32
+// HAL: hal.executable @phases_linked_llvm_cpu format("embedded-elf-x86_64") data("\7FELF
+// HAL-NEXT: hal.executable.export @double_dispatch_0_elementwise_3_f32 ordinal(0) workgroup_count([{{[0-9]+}}, 1, 1])
+// HAL-NOT: flow.executable
 
 // INPUT: linalg.add
 // INPUT-NOT: call @
@@ -25,7 +35,7 @@
 // BAD: error: --compile-to=bogus is not a phase: import, input, flow, stream, hal, vm
 // ORDER: error: --compile-from=hal comes after --compile-to=flow
 // TARGET: error: --target=gpu is not a target of this build; it has: llvm-cpu
-// AARCH64: format = "embedded-elf-aarch64"
+// AARCH64: format("embedded-elf-aarch64")
 
 module @phases {
   func.func @double(%a: tensor<3xf32>) -> tensor<3xf32> {

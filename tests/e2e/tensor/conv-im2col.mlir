@@ -5,9 +5,9 @@
 // one side and a dilation of 2 on the other, and must agree exactly.
 // RUN: strata-compile %s -o %t.vmfb
 // RUN: strata-compile %s --compile-to=flow | FileCheck %s --check-prefix=FLOW
-// FLOW: call @im2col_dispatch_{{[0-9]+}}_generic_
+// FLOW: flow.dispatch @module_linked_llvm_cpu::@im2col_dispatch_{{[0-9]+}}_generic_
 // FLOW: tensor.collapse_shape
-// FLOW: call @im2col_dispatch_{{[0-9]+}}_matmul_
+// FLOW: flow.dispatch @module_linked_llvm_cpu::@im2col_dispatch_{{[0-9]+}}_matmul_
 // FLOW: tensor.expand_shape
 // RUN: strata-run --module=%t.vmfb --function=loops --output=@%t.expected.npy
 // RUN: strata-run --module=%t.vmfb --function=im2col --expected_output=@%t.expected.npy

@@ -5,7 +5,7 @@
 // RUN: strata-run --module=%t.vmfb --function=sub --expected_output="4xi32=-4 -4 -4 -4"
 // RUN: strata-run --module=%t.vmfb --function=scalar --expected_output=i32=14
 // FLOW: util.optimization_barrier
-// FLOW: call @sub_dispatch_0_elementwise_4_i32
+// FLOW: flow.dispatch @module_linked_llvm_cpu::@sub_dispatch_0_elementwise_4_i32
 func.func @sub() -> tensor<4xi32> {
   %0 = util.unfoldable_constant dense<[1, 2, 3, 4]> : tensor<4xi32>
   %1 = util.unfoldable_constant dense<[5, 6, 7, 8]> : tensor<4xi32>

@@ -67,20 +67,11 @@ def ConvertToVMPass : Pass<"strata-convert-to-vm", "::mlir::ModuleOp"> {
     `func.call_indirect`), and every unsupported type as `unsupported type
     'f16' in conversion to vm`; then it fails and converts nothing.
 
-    With `async-exports`, each public function with tensors in its signature
-    also gets an async-external twin, `@"<name>$async"`: the same arguments
-    followed by two `!vm.ref<?>` hal fences, a wait fence (null: nothing to
-    wait for) and a signal fence, and the same results. It submits its
-    device work waiting for the wait fence, returns without waiting for the
-    device, and signals the signal fence once its results are ready (or
-    fails it with the error); results are views whose contents are valid
-    from then on. Host code in it that reads tensor data still waits first.
+    Tensor programs arrive scheduled (stream and hal dialects, see
+    `--strata-schedule-execution` and `--strata-compile-executables`):
+    each stream op becomes calls of the hal module, each `hal.executable`
+    its library in rodata, created once per context by an initializer.
   }];
-  let options = [
-    Option<"asyncExports", "async-exports", "bool", /*default=*/"false",
-           "also export <name>$async(args..., wait fence, signal fence) for "
-           "each public function with tensors in its signature">,
-  ];
   let dependentDialects = [
     "::mlir::strata::vm::VMDialect",
     "::mlir::arith::ArithDialect",

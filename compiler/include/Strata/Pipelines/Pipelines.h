@@ -20,8 +20,9 @@ namespace mlir::strata {
 ///           cleaned up (canonicalization, CSE);
 ///   flow    tensor work in dispatch functions of one executable module,
 ///           host functions calling them (--strata-form-dispatches);
-///   stream  the same so far (scheduling of the dispatches is to come);
-///   hal     the executable compiled to a kernel library
+///   stream  the dispatch calls scheduled into submissions, timepoints and
+///           allocations of the stream dialect (--strata-schedule-execution);
+///   hal     the executable compiled to a kernel library, a hal.executable
 ///           (--strata-compile-executables);
 ///   vm      one vm.module, optimized (--strata-convert-to-vm and the VM
 ///           passes); the bytecode target writes it.

@@ -3,10 +3,16 @@
 // conversion, then converts the module's functions into one vm.module.
 
 #include "CheckToVM.h"
+#include "HALImports.h"
+#include "HALToVM.h"
 #include "HostTensorToVM.h"
+#include "StreamToVM.h"
 
 #include "Strata/Conversion/Passes.h"
 #include "Strata/Conversion/StandardToVM/StandardToVM.h"
+#include "Strata/Dialect/Flow/IR/FlowOps.h"
+#include "Strata/Dialect/HAL/IR/HALOps.h"
+#include "Strata/Dialect/Stream/IR/StreamOps.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
 
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -81,6 +87,11 @@ LogicalResult checkInput(ModuleOp module, const TypeConverter &typeConverter,
           ok = false;
           return WalkResult::advance();
         }
+        // A submission's commands and an executable's exports are
+        // converted with the op that holds them.
+        if (isa<stream::CmdExecuteOp, hal::ExecutableOp>(op)) {
+          return WalkResult::skip();
+        }
         // vm.trunc.f64.f32 rounds to nearest even only.
         if (auto truncOp = dyn_cast<arith::TruncFOp>(op)) {
           std::optional<arith::RoundingMode> mode = truncOp.getRoundingmode();
@@ -139,6 +150,9 @@ LogicalResult checkOps(ModuleOp module,
       op->emitError() << "'" << op->getName() << "' has no conversion to vm";
       ok = false;
     }
+    if (isa<stream::CmdExecuteOp, hal::ExecutableOp>(op)) {
+      return WalkResult::skip();
+    }
     return WalkResult::advance();
   });
   return success(ok);
@@ -176,18 +190,14 @@ struct ConvertToVMPass
     populateSCFToControlFlowConversionPatterns(scfPatterns);
     RewritePatternSet expansionPatterns(context);
     populateStandardToVMExpansionPatterns(expansionPatterns);
-    // What the hal phase left: dispatch declarations and the kernel library.
-    for (auto nested : module.getOps<ModuleOp>()) {
-      if (nested->hasAttr("strata.executable")) {
-        nested.emitError("executable '")
-            << nested.getSymName().value_or("")
-            << "' was not compiled; the hal phase must run before the vm "
-               "conversion";
-        return signalPassFailure();
-      }
-    }
-    if (asyncExports) {
-      addAsyncExports(module);
+    // What the hal phase left: executables and the stream ops that
+    // dispatch them.
+    for (auto executable : module.getOps<flow::ExecutableOp>()) {
+      executable.emitError("executable '")
+          << executable.getSymName()
+          << "' was not compiled; the hal phase must run before the vm "
+             "conversion";
+      return signalPassFailure();
     }
     HostTensorState hostState;
     if (failed(collectHostTensorState(module, hostState))) {
@@ -196,13 +206,20 @@ struct ConvertToVMPass
 
     VMTypeConverter typeConverter;
     RewritePatternSet patterns(context);
-    populateHostTensorToVMPatterns(typeConverter, patterns, hostState);
+    HALExports halExports;
+    ConstantGlobals constantGlobals;
+    populateStreamToVMPatterns(typeConverter, patterns, halExports,
+                               constantGlobals);
+    populateHostTensorToVMPatterns(typeConverter, patterns);
     populateFuncToVMPatterns(typeConverter, patterns);
     populateArithToVMPatterns(typeConverter, patterns);
     populateIndexToVMPatterns(typeConverter, patterns);
     populateMathToVMPatterns(typeConverter, patterns);
     populateCheckToVMPatterns(typeConverter, patterns);
     DenseSet<OperationName> convertible = getRootOps(patterns);
+    // hal.executable is translated before the conversion.
+    convertible.insert(
+        OperationName(hal::ExecutableOp::getOperationName(), context));
 
     // Before anything changes, check that every op has a way to the vm
     // dialect: a conversion, an expansion, or the scf lowering (whose
@@ -243,7 +260,6 @@ struct ConvertToVMPass
     if (failed(checkOps(module, convertible))) {
       return signalPassFailure();
     }
-    planHostDispatches(module, hostState);
 
     // Everything but existing vm.modules moves into one new vm.module; a
     // module that holds only vm.modules is left as it is.
@@ -267,7 +283,14 @@ struct ConvertToVMPass
     for (Operation *op : toMove) {
       op->moveBefore(body, body->end());
     }
-    materializeHostTensorSupport(vmModule, hostState);
+    if (hostState.usesHal) {
+      declareHalImports(vmModule);
+    }
+    convertHALExecutables(vmModule, halExports);
+    convertStreamConstants(vmModule, constantGlobals);
+    if (failed(checkDispatchEntryPoints(vmModule, halExports))) {
+      return signalPassFailure();
+    }
     materializeCheckImports(vmModule);
 
     // No folding: this is a one-to-one translation; --canonicalize folds.

@@ -1,10 +1,11 @@
 // VMTypeConverter.cpp - the source-to-vm type mapping and the narrow-integer
 // helpers that keep i1/i8/i16 arithmetic exact in i32 registers.
 
-#include "HostTensorToVM.h"
+#include "HALImports.h"
 #include "IntegerRepresentation.h"
 
 #include "Strata/Conversion/StandardToVM/StandardToVM.h"
+#include "Strata/Dialect/Stream/IR/StreamOps.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
 
 using namespace mlir;
@@ -31,6 +32,13 @@ VMTypeConverter::VMTypeConverter() {
       return std::nullopt;
     }
     return vm::RefType::get(type.getContext(), Type());
+  });
+  // Devices, allocators, resources, timepoints and fences are hal refs.
+  addConversion([](Type type) -> std::optional<Type> {
+    if (isa_and_nonnull<stream::StreamDialect>(&type.getDialect())) {
+      return vm::RefType::get(type.getContext(), Type());
+    }
+    return std::nullopt;
   });
   addConversion([](IndexType type) -> std::optional<Type> {
     return IntegerType::get(type.getContext(), 64);

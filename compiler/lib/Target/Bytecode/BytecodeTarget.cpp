@@ -5,7 +5,10 @@
 
 #include "FunctionEncoder.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -42,6 +45,17 @@ FailureOr<std::vector<uint8_t>> rodataBytes(RodataOp op) {
     bytes.assign(str.getValue().begin(), str.getValue().end());
     return bytes;
   }
+  // Blobs (large constants such as an imported model's weights) are
+  // stored as they are: little-endian, as every target of the project.
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(op.getValue())) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob) {
+      return op.emitError("holds a dense resource with no data");
+    }
+    ArrayRef<char> data = blob->getData();
+    bytes.assign(data.begin(), data.end());
+    return bytes;
+  }
   auto elements = dyn_cast<DenseElementsAttr>(op.getValue());
   if (!elements) {
     return op.emitError("holds ") << op.getValue()
@@ -57,6 +71,14 @@ FailureOr<std::vector<uint8_t>> rodataBytes(RodataOp op) {
     }
   };
   Type elementType = elements.getElementType();
+  // Whole bytes per element, not a splat: the raw data is the encoding
+  // (megabytes of weights are copied rather than walked element by element).
+  if (!elements.isSplat() && elementType.isIntOrFloat() &&
+      elementType.getIntOrFloatBitWidth() % 8 == 0) {
+    ArrayRef<char> data = elements.getRawData();
+    bytes.assign(data.begin(), data.end());
+    return bytes;
+  }
   if (isa<IntegerType>(elementType)) {
     for (const APInt &value : elements.getValues<APInt>()) {
       append(value);

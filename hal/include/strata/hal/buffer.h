@@ -116,6 +116,14 @@ strata_status_t strata_hal_buffer_wrap(void* data, uint64_t length,
                                        strata_vm_ref_object_t* owner,
                                        strata_allocator_t allocator,
                                        strata_hal_buffer_t** out_buffer);
+/* Like strata_hal_buffer_wrap, for memory nothing may write (a module's
+ * rodata used in place): stores, fills and copies into it, or into a subspan
+ * of it, fail with PERMISSION_DENIED. */
+strata_status_t strata_hal_buffer_wrap_read_only(
+    const void* data, uint64_t length, strata_vm_ref_object_t* owner,
+    strata_allocator_t allocator, strata_hal_buffer_t** out_buffer);
+/* Whether buffer (or the buffer it is a subspan of) was wrapped read-only. */
+int strata_hal_buffer_is_read_only(const strata_hal_buffer_t* buffer);
 /* A view of [offset, offset + length) of buffer sharing its memory (the
  * parent is retained). Range checked. */
 strata_status_t strata_hal_buffer_subspan(strata_hal_buffer_t* buffer,

@@ -1,7 +1,7 @@
-// --strata-convert-to-vm{async-exports}: an async-external twin per function
-// with tensors in its signature.
-// RUN: strata-opt '--strata-convert-to-vm=async-exports=true' %s | FileCheck %s
-// RUN: strata-opt --strata-convert-to-vm %s | FileCheck %s --check-prefix=SYNC
+// --strata-schedule-execution{async-exports}: an async-external twin per
+// function with tensors in its signature, as the vm conversion lowers it.
+// RUN: strata-opt '--strata-schedule-execution=async-exports=true' --strata-convert-to-vm %s | FileCheck %s
+// RUN: strata-opt --strata-schedule-execution --strata-convert-to-vm %s | FileCheck %s --check-prefix=SYNC
 
 // The twin's first submission waits for the wait fence; its return hands
 // the last fence to the signal fence with a queue barrier, without waiting.
@@ -27,9 +27,12 @@
 // Scalar functions get no twin.
 // CHECK-NOT: @scalar$async
 // SYNC-NOT: $async
-module attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+module {
+  hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+    hal.executable.export @d0 ordinal(0) workgroup_count([1, 1, 1])
+  }
   func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
-    %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>
   }
   func.func @read(%a: tensor<4xi32>) -> i32 {
@@ -40,5 +43,4 @@ module attributes {strata.executable_library = {format = "embedded-elf-x86_64", 
   func.func @scalar(%x: i32) -> i32 {
     return %x : i32
   }
-  func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 1, 1, 1>}}
 }

@@ -1,6 +1,7 @@
 // Host code of tensor programs: tensors are hal.buffer_views, dispatches are
-// calls of the hal module (after the hal phase has compiled the executable).
-// RUN: strata-opt --strata-convert-to-vm --split-input-file %s | FileCheck %s
+// calls of the hal module (once the stream phase has scheduled them and the
+// hal phase has compiled the executable).
+// RUN: strata-opt --strata-schedule-execution --strata-convert-to-vm --split-input-file %s | FileCheck %s
 
 // CHECK-LABEL: vm.module @mlp
 // CHECK-DAG: vm.rodata @__message_main_0 "argument 0 of @main"
@@ -12,15 +13,17 @@
 // Arguments are checked in order, before anything else.
 // CHECK: vm.call.variadic @hal.buffer_view.assert(%[[X]], %{{.*}}) segments [2]
 // CHECK: vm.call.variadic @hal.buffer_view.assert(%[[W]], %{{.*}}) segments [2]
+// The buffers the dispatch binds and the view of its result come first,
+// then the submission.
 // CHECK: %[[DEV:.*]] = vm.call.import @hal.devices.get
-// CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create(%[[DEV]]
-// CHECK: %[[EXE:.*]] = vm.global.load.ref @__executable
 // CHECK: %[[XB:.*]] = vm.call.import @hal.buffer_view.buffer(%[[X]])
 // CHECK: %[[WB:.*]] = vm.call.import @hal.buffer_view.buffer(%[[W]])
 // CHECK: %[[OUT:.*]] = vm.call.import @hal.allocator.allocate
+// CHECK: %[[VIEW:.*]] = vm.call.variadic @hal.buffer_view.create(%[[OUT]], {{.*}}) segments [2]
+// CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create(%[[DEV]]
+// CHECK: %[[EXE:.*]] = vm.global.load.ref @__executable
 // CHECK-NOT: execution_barrier
 // CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[EXE]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[XB]], %{{.*}}, %{{.*}}, %[[WB]], %{{.*}}, %{{.*}}, %[[OUT]], %{{.*}}, %{{.*}}) segments [0, 3]
-// CHECK: %[[VIEW:.*]] = vm.call.variadic @hal.buffer_view.create(%[[OUT]], {{.*}}) segments [2]
 // CHECK: vm.call.import @hal.command_buffer.finalize(%[[CB]])
 // CHECK: %[[FENCE:.*]] = vm.call.import @hal.fence.create(%[[DEV]]
 // CHECK: vm.call.variadic @hal.device.queue.execute(%[[DEV]], %{{.*}}, %[[FENCE]], %[[CB]]) segments [1]
@@ -32,12 +35,14 @@
 // CHECK: vm.func @__init() attributes {vm.initializer}
 // CHECK: vm.call.import @hal.executable.create
 // CHECK: vm.global.store.ref %{{.*}}, @__executable
-module @mlp attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+module @mlp {
+  hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+    hal.executable.export @main_dispatch_0_matmul_4x8x16_f32 ordinal(0) workgroup_count([4, 1, 1])
+  }
   func.func @main(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>) -> tensor<4x8xf32> {
-    %0 = call @main_dispatch_0_matmul_4x8x16_f32(%x, %w) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+    %0 = flow.dispatch @exe::@main_dispatch_0_matmul_4x8x16_f32(%x, %w) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
     return %0 : tensor<4x8xf32>
   }
-  func.func private @main_dispatch_0_matmul_4x8x16_f32(tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 4, 1, 1>}}
 }
 
 // -----
@@ -48,9 +53,12 @@ module @mlp attributes {strata.executable_library = {format = "embedded-elf-x86_
 // gets no view. Any other use of a tensor ends the group.
 // CHECK-LABEL: vm.module @chain
 // CHECK: vm.func @f(
+// CHECK: %[[SLAB:.*]] = vm.call.import @hal.allocator.allocate_uninitialized(%{{.*}}, %[[SLABBYTES:.*]])
+// Two of the three results get a view; the transient one does not.
+// CHECK-COUNT-2: vm.call.variadic @hal.buffer_view.create
+// CHECK-NOT: vm.call.variadic @hal.buffer_view.create
 // CHECK: %[[CB:.*]] = vm.call.import @hal.command_buffer.create
 // CHECK: %[[GEXE:.*]] = vm.global.load.ref @__executable
-// CHECK: %[[SLAB:.*]] = vm.call.import @hal.allocator.allocate_uninitialized(%{{.*}}, %[[SLABBYTES:.*]])
 // CHECK-NOT: vm.global.load.ref
 // CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]], %[[GEXE]], {{.*}}, %[[SLAB]], %{{.*}}, %{{.*}}) segments [0, 2]
 // CHECK-NOT: vm.call.variadic @hal.buffer_view.create
@@ -67,21 +75,23 @@ module @mlp attributes {strata.executable_library = {format = "embedded-elf-x86_
 // CHECK: vm.call.import @hal.command_buffer.create
 // CHECK: vm.call.variadic @hal.fence.await
 // CHECK: vm.return
-module @chain attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+module @chain {
+  hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+    hal.executable.export @d0 ordinal(0) workgroup_count([1, 1, 1])
+    hal.executable.export @d1 ordinal(1) workgroup_count([1, 1, 1])
+  }
   func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
-    %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
-    %1 = call @d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = flow.dispatch @exe::@d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
     %c = arith.constant 1 : i32
-    %2 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %2 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
     %3 = call @keep(%2) : (tensor<4xf32>) -> tensor<4xf32>
-    %4 = call @d1(%3) : (tensor<4xf32>) -> tensor<4xf32>
+    %4 = flow.dispatch @exe::@d1(%3) : (tensor<4xf32>) -> tensor<4xf32>
     return %4 : tensor<4xf32>
   }
   func.func private @keep(%t: tensor<4xf32>) -> tensor<4xf32> {
     return %t : tensor<4xf32>
   }
-  func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 1, 1, 1>}}
-  func.func private @d1(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 1 : i32, workgroup_count = array<i32: 1, 1, 1>}}
 }
 
 // -----
@@ -98,15 +108,17 @@ module @chain attributes {strata.executable_library = {format = "embedded-elf-x8
 // CHECK: vm.call.import @hal.command_buffer.execution_barrier(%[[CB]])
 // CHECK-NOT: vm.call
 // CHECK: vm.call.variadic @hal.command_buffer.dispatch(%[[CB]]
-module @reshaped attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+module @reshaped {
+  hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+    hal.executable.export @d0 ordinal(0) workgroup_count([1, 1, 1])
+    hal.executable.export @d1 ordinal(1) workgroup_count([1, 1, 1])
+  }
   func.func @f(%a: tensor<4xf32>) -> tensor<2x2xf32> {
-    %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
     %1 = tensor.expand_shape %0 [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
-    %2 = call @d1(%1) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+    %2 = flow.dispatch @exe::@d1(%1) : (tensor<2x2xf32>) -> tensor<2x2xf32>
     return %2 : tensor<2x2xf32>
   }
-  func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 1, 1, 1>}}
-  func.func private @d1(tensor<2x2xf32>) -> tensor<2x2xf32> attributes {strata.dispatch = {ordinal = 1 : i32, workgroup_count = array<i32: 1, 1, 1>}}
 }
 
 // -----
@@ -126,16 +138,18 @@ module @reshaped attributes {strata.executable_library = {format = "embedded-elf
 // CHECK-NOT: vm.call.variadic @hal.fence.await(%{{.*}}, %[[F1]])
 // CHECK: vm.call.variadic @hal.fence.await(%{{.*}}, %[[F2]]) segments [1]
 // CHECK-NEXT: vm.return
-module @timepoints attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+module @timepoints {
+  hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+    hal.executable.export @d0 ordinal(0) workgroup_count([1, 1, 1])
+    hal.executable.export @d1 ordinal(1) workgroup_count([1, 1, 1])
+  }
   func.func @f(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, i32) {
-    %0 = call @d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
     %t = call @clock.tick() : () -> i32
-    %1 = call @d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = flow.dispatch @exe::@d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
     return %0, %1, %t : tensor<4xf32>, tensor<4xf32>, i32
   }
   func.func private @clock.tick() -> i32
-  func.func private @d0(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 1, 1, 1>}}
-  func.func private @d1(tensor<4xf32>) -> tensor<4xf32> attributes {strata.dispatch = {ordinal = 1 : i32, workgroup_count = array<i32: 1, 1, 1>}}
 }
 
 // -----
@@ -170,17 +184,19 @@ module @pass {
 // CHECK: %[[BYTES4:.*]] = vm.mul.i64 %{{.*}}, %[[N]]
 // CHECK: %[[BYTES:.*]] = vm.mul.i64 %[[BYTES4]], %{{.*}}
 // CHECK: %[[OUT:.*]] = vm.call.import @hal.allocator.allocate_uninitialized(%{{.*}}, %[[BYTES]])
-// CHECK: vm.call.variadic @hal.command_buffer.dispatch
 // CHECK: vm.call.variadic @hal.buffer_view.create(%[[OUT]], %{{.*}}, %[[BYTES]], %{{.*}}, %{{.*}}, %[[N]], %{{.*}}) segments [2]
+// CHECK: vm.call.variadic @hal.command_buffer.dispatch
 // CHECK: vm.export @rows {reflection = {arg0 = "?x8xf32", result0 = "?x8xf32"}}
-module @dynamic attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+module @dynamic {
+  hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+    hal.executable.export @rows_dispatch_0_elementwise_Dx8_f32 ordinal(0) workgroup_count([64, 1, 1])
+  }
   func.func @rows(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
     %c0 = arith.constant 0 : index
     %n = tensor.dim %a, %c0 : tensor<?x8xf32>
-    %0 = call @rows_dispatch_0_elementwise_Dx8_f32(%a, %n, %n) : (tensor<?x8xf32>, index, index) -> tensor<?x8xf32>
+    %0 = flow.dispatch @exe::@rows_dispatch_0_elementwise_Dx8_f32(%a, %n, %n) : (tensor<?x8xf32>, index, index) -> tensor<?x8xf32>
     return %0 : tensor<?x8xf32>
   }
-  func.func private @rows_dispatch_0_elementwise_Dx8_f32(tensor<?x8xf32>, index, index) -> tensor<?x8xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 64, 1, 1>}}
 }
 
 // -----
@@ -195,13 +211,15 @@ module @dynamic attributes {strata.executable_library = {format = "embedded-elf-
 // CHECK-NOT: hal.fence.await
 // CHECK: vm.call.variadic @hal.command_buffer.dispatch
 // CHECK: vm.call.variadic @hal.fence.await
-module @reshape attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF"}} {
+module @reshape {
+  hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+    hal.executable.export @d0 ordinal(0) workgroup_count([1, 1, 1])
+    hal.executable.export @d1 ordinal(1) workgroup_count([1, 1, 1])
+  }
   func.func @f(%a: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<6xf32>) {
-    %0 = call @d0(%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %0 = flow.dispatch @exe::@d0(%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
     %1 = tensor.collapse_shape %0 [[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
-    %2 = call @d1(%1) : (tensor<6xf32>) -> tensor<6xf32>
+    %2 = flow.dispatch @exe::@d1(%1) : (tensor<6xf32>) -> tensor<6xf32>
     return %0, %2 : tensor<2x3xf32>, tensor<6xf32>
   }
-  func.func private @d0(tensor<2x3xf32>) -> tensor<2x3xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 1, 1, 1>}}
-  func.func private @d1(tensor<6xf32>) -> tensor<6xf32> attributes {strata.dispatch = {ordinal = 1 : i32, workgroup_count = array<i32: 1, 1, 1>}}
 }

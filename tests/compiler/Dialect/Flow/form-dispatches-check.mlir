@@ -5,12 +5,12 @@
 // dispatch of its own (a host tensor).
 // CHECK-LABEL: func.func @checks
 // CHECK-SAME: (%[[A:.*]]: tensor<4xi32>)
-// CHECK-DAG: %[[SUM:.*]] = call @checks_dispatch_0_elementwise_4_i32(%[[A]])
-// CHECK-DAG: %[[EXPECTED:.*]] = call @checks_dispatch_1_constant_4_i32()
+// CHECK-DAG: %[[SUM:.*]] = flow.dispatch @module_linked_llvm_cpu::@checks_dispatch_0_elementwise_4_i32(%[[A]])
+// CHECK-DAG: %[[EXPECTED:.*]] = flow.dispatch @module_linked_llvm_cpu::@checks_dispatch_1_constant_4_i32()
 // CHECK: check.expect_eq(%[[SUM]], %[[EXPECTED]]) : tensor<4xi32>
 // CHECK: %[[X:.*]] = tensor.extract %[[SUM]]
 // CHECK: check.expect_true(%[[X]]) : i32
-// CHECK: module @{{.*}}_linked_llvm_cpu
+// CHECK: flow.executable @{{.*}}_linked_llvm_cpu
 // CHECK-NOT: check.
 func.func @checks(%a: tensor<4xi32>) {
   %e = tensor.empty() : tensor<4xi32>

@@ -6,11 +6,11 @@
 // holds the kernel.
 // CHECK-LABEL: module @mlp
 // CHECK: func.func @main(%[[X:.*]]: tensor<4x16xf32>, %[[W:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<8xf32>)
-// CHECK-NEXT: %[[R:.*]] = call @main_dispatch_0_matmul_4x8x16_f32(%[[X]], %[[W]], %[[B]])
+// CHECK-NEXT: %[[R:.*]] = flow.dispatch @mlp_linked_llvm_cpu::@main_dispatch_0_matmul_4x8x16_f32(%[[X]], %[[W]], %[[B]])
 // CHECK-NEXT: return %[[R]]
-// CHECK: func.func private @main_dispatch_0_matmul_4x8x16_f32(tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> attributes {strata.dispatch}
 // CHECK-NOT: func.func private
-// CHECK: module @mlp_linked_llvm_cpu attributes {strata.executable}
+// CHECK: flow.executable @mlp_linked_llvm_cpu {
+// CHECK-NEXT: builtin.module {
 // CHECK: func.func @main_dispatch_0_matmul_4x8x16_f32(
 // CHECK: linalg.fill
 // CHECK: linalg.matmul
@@ -35,8 +35,8 @@ module @mlp {
 
 // Two dispatches with the same body share one kernel.
 // CHECK-LABEL: module @dedup
-// CHECK: %[[A:.*]] = call @f_dispatch_0_elementwise_8_f32(%{{.*}}, %{{.*}})
-// CHECK: %[[B:.*]] = call @f_dispatch_0_elementwise_8_f32(%[[A]], %{{.*}})
+// CHECK: %[[A:.*]] = flow.dispatch @dedup_linked_llvm_cpu::@f_dispatch_0_elementwise_8_f32(%{{.*}}, %{{.*}})
+// CHECK: %[[B:.*]] = flow.dispatch @dedup_linked_llvm_cpu::@f_dispatch_0_elementwise_8_f32(%[[A]], %{{.*}})
 // CHECK-NOT: f_dispatch_1
 module @dedup {
   func.func @f(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
@@ -55,8 +55,8 @@ module @dedup {
 
 // A reduction and a returned constant tensor each get a dispatch.
 // CHECK-LABEL: module @kinds
-// CHECK-DAG: call @g_dispatch_0_reduce_4x8_i32
-// CHECK-DAG: call @g_dispatch_1_constant_2_i32
+// CHECK-DAG: flow.dispatch @kinds_linked_llvm_cpu::@g_dispatch_0_reduce_4x8_i32
+// CHECK-DAG: flow.dispatch @kinds_linked_llvm_cpu::@g_dispatch_1_constant_2_i32
 module @kinds {
   func.func @g(%a: tensor<4x8xi32>) -> (tensor<4xi32>, tensor<2xi32>) {
     %c0 = arith.constant 0 : i32
@@ -79,7 +79,7 @@ module @kinds {
 // CHECK-LABEL: module @scalars
 // CHECK: func.func @f(%[[A:.*]]: tensor<4xf32>, %[[S:.*]]: f32)
 // CHECK: %[[T:.*]] = arith.mulf %[[S]], %[[S]]
-// CHECK: call @f_dispatch_0_elementwise_4_f32(%[[A]], %[[T]]) : (tensor<4xf32>, f32) -> tensor<4xf32>
+// CHECK: flow.dispatch @scalars_linked_llvm_cpu::@f_dispatch_0_elementwise_4_f32(%[[A]], %[[T]]) : (tensor<4xf32>, f32) -> tensor<4xf32>
 module @scalars {
   func.func @f(%a: tensor<4xf32>, %s: f32) -> tensor<4xf32> {
     %t = arith.mulf %s, %s : f32
@@ -100,7 +100,7 @@ module @scalars {
 // CHECK-SAME: (%[[A:.*]]: tensor<?x8xf32>, %[[S:.*]]: f32)
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: %[[N:.*]] = tensor.dim %[[A]], %[[C0]]
-// CHECK: %[[R:.*]] = call @scale_rows_dispatch_0_elementwise_Dx8_f32(%[[A]], %[[N]], %[[S]], %{{.*}}, %{{.*}}) : (tensor<?x8xf32>, index, f32, index, index) -> tensor<?x8xf32>
+// CHECK: %[[R:.*]] = flow.dispatch @module_linked_llvm_cpu::@scale_rows_dispatch_0_elementwise_Dx8_f32(%[[A]], %[[N]], %[[S]], %{{.*}}, %{{.*}}) : (tensor<?x8xf32>, index, f32, index, index) -> tensor<?x8xf32>
 // CHECK: return %[[R]]
 // CHECK: func.func @scale_rows_dispatch_0_elementwise_Dx8_f32(%[[KA:.*]]: tensor<?x8xf32>, %[[KN:.*]]: index, %[[KS:.*]]: f32, %{{.*}}: index, %{{.*}}: index) -> tensor<?x8xf32>
 // CHECK: tensor.empty(%[[KN]]) : tensor<?x8xf32>
@@ -122,9 +122,9 @@ func.func @scale_rows(%a: tensor<?x8xf32>, %s: f32) -> tensor<?x8xf32> {
 // Static reshapes stay on the host (a view of the same buffer), between
 // the dispatches that produce and read them.
 // CHECK-LABEL: func.func @reshape_between
-// CHECK: %[[D:.*]] = call @reshape_between_dispatch_0_elementwise_2x3_f32
+// CHECK: %[[D:.*]] = flow.dispatch @module_linked_llvm_cpu::@reshape_between_dispatch_0_elementwise_2x3_f32
 // CHECK: %[[R:.*]] = tensor.collapse_shape %[[D]] {{\[\[}}0, 1]] : tensor<2x3xf32> into tensor<6xf32>
-// CHECK: call @reshape_between_dispatch_1_elementwise_6_f32(%[[R]])
+// CHECK: flow.dispatch @module_linked_llvm_cpu::@reshape_between_dispatch_1_elementwise_6_f32(%[[R]])
 func.func @reshape_between(%a: tensor<2x3xf32>) -> tensor<6xf32> {
   %e = tensor.empty() : tensor<2x3xf32>
   %d = linalg.add ins(%a, %a : tensor<2x3xf32>, tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -141,10 +141,10 @@ func.func @reshape_between(%a: tensor<2x3xf32>) -> tensor<6xf32> {
 // zero fill is remade in 2-D inside the matmul's dispatch.
 // CHECK: #[[IM2COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d3, d2 + d4, d5)>
 // CHECK-LABEL: func.func @conv
-// CHECK: %[[COLS:.*]] = call @conv_dispatch_{{[0-9]+}}_generic_1x8x8x3x3x16_f32(%{{.*}}) : (tensor<1x10x10x16xf32>) -> tensor<1x8x8x3x3x16xf32>
+// CHECK: %[[COLS:.*]] = flow.dispatch @module_linked_llvm_cpu::@conv_dispatch_{{[0-9]+}}_generic_1x8x8x3x3x16_f32(%{{.*}}) : (tensor<1x10x10x16xf32>) -> tensor<1x8x8x3x3x16xf32>
 // CHECK: %[[A:.*]] = tensor.collapse_shape %[[COLS]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<1x8x8x3x3x16xf32> into tensor<64x144xf32>
 // CHECK: %[[B:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<3x3x16x32xf32> into tensor<144x32xf32>
-// CHECK: %[[M:.*]] = call @conv_dispatch_{{[0-9]+}}_matmul_64x32x144_f32(%[[A]], %[[B]])
+// CHECK: %[[M:.*]] = flow.dispatch @module_linked_llvm_cpu::@conv_dispatch_{{[0-9]+}}_matmul_64x32x144_f32(%[[A]], %[[B]])
 // CHECK: tensor.expand_shape %[[M]] {{\[\[}}0, 1, 2], [3]] output_shape [1, 8, 8, 32]
 // CHECK: func.func @conv_dispatch_{{[0-9]+}}_generic_1x8x8x3x3x16_f32
 // CHECK: linalg.generic {indexing_maps = [#[[IM2COL]], #{{.*}}]

@@ -3,23 +3,25 @@
 // RUN: strata-opt --strata-compile-executables='target-triple=aarch64-linux-gnu target-cpu=generic' %s | FileCheck %s --check-prefix=ARM
 // RUN: not strata-opt --strata-compile-executables='target=nowhere' %s 2>&1 | FileCheck %s --check-prefix=NONE
 
-// The executable becomes the module's library; each dispatch declaration
-// gets its export ordinal and grid.
-// CHECK: module @m attributes {strata.executable_library = {format = "embedded-elf-x86_64", library = "\7FELF
-// CHECK: func.func private @f_dispatch_0(tensor<8xf32>) -> tensor<8xf32> attributes {strata.dispatch = {ordinal = 0 : i32, workgroup_count = array<i32: 1, 1, 1>}}
-// CHECK: func.func private @f_dispatch_1(tensor<8xf32>) -> tensor<8xf32> attributes {strata.dispatch = {ordinal = 1 : i32, workgroup_count = array<i32: 1, 1, 1>}}
-// CHECK-NOT: strata.executable}
-// ARM: format = "embedded-elf-aarch64"
+// The flow.executable becomes a hal.executable of the same name: the
+// library and one export per dispatch function with its ordinal and grid.
+// CHECK: module @m {
+// CHECK: flow.dispatch @m_linked_llvm_cpu::@f_dispatch_0
+// CHECK: hal.executable @m_linked_llvm_cpu format("embedded-elf-x86_64") data("\7FELF
+// CHECK-NEXT: hal.executable.export @f_dispatch_0 ordinal(0) workgroup_count([1, 1, 1])
+// CHECK-NEXT: hal.executable.export @f_dispatch_1 ordinal(1) workgroup_count([1, 1, 1])
+// CHECK-NEXT: }
+// CHECK-NOT: flow.executable
+// ARM: hal.executable @m_linked_llvm_cpu format("embedded-elf-aarch64")
 // NONE: error: no target 'nowhere' in this build; it has: llvm-cpu
 module @m {
   func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
-    %0 = call @f_dispatch_0(%a) : (tensor<8xf32>) -> tensor<8xf32>
-    %1 = call @f_dispatch_1(%0) : (tensor<8xf32>) -> tensor<8xf32>
+    %0 = flow.dispatch @m_linked_llvm_cpu::@f_dispatch_0(%a) : (tensor<8xf32>) -> tensor<8xf32>
+    %1 = flow.dispatch @m_linked_llvm_cpu::@f_dispatch_1(%0) : (tensor<8xf32>) -> tensor<8xf32>
     return %1 : tensor<8xf32>
   }
-  func.func private @f_dispatch_0(tensor<8xf32>) -> tensor<8xf32> attributes {strata.dispatch}
-  func.func private @f_dispatch_1(tensor<8xf32>) -> tensor<8xf32> attributes {strata.dispatch}
-  module @m_linked_llvm_cpu attributes {strata.executable} {
+  flow.executable @m_linked_llvm_cpu {
+  builtin.module {
     func.func @f_dispatch_0(%a: tensor<8xf32>) -> tensor<8xf32> {
       %e = tensor.empty() : tensor<8xf32>
       %r = linalg.add ins(%a, %a : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
@@ -30,5 +32,6 @@ module @m {
       %r = linalg.mul ins(%a, %a : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
       return %r : tensor<8xf32>
     }
+  }
   }
 }

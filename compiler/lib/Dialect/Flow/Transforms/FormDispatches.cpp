@@ -4,6 +4,7 @@
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
 
 #include "Strata/Dialect/Check/IR/CheckOps.h"
+#include "Strata/Dialect/Flow/IR/FlowOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "ConvToMatmul.h"
@@ -73,9 +74,31 @@ bool isHostReshape(Operation *op) {
   return source && result && source.hasStaticShape() && result.hasStaticShape();
 }
 
+/// A constant tensor too large to copy into dispatches (a weight): it stays
+/// on the host and dispatches read it like any other input.
+bool isHostConstant(Operation *op) {
+  auto constant = dyn_cast<arith::ConstantOp>(op);
+  auto type = constant ? dyn_cast<RankedTensorType>(constant.getType())
+                       : RankedTensorType();
+  if (!type || !type.hasStaticShape() ||
+      !type.getElementType().isIntOrFloat()) {
+    return false;
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (dense && dense.isSplat()) {
+    return false; // a fill, whatever its size
+  }
+  unsigned bits = type.getElementTypeBitWidth();
+  int64_t bytes = type.getNumElements() * (bits < 8 ? 1 : bits / 8);
+  return bytes > flow::kMaxInlinedConstantBytes;
+}
+
 /// Ops that each dispatch recomputes rather than receives: they are cheap
 /// and have no tensor operands that would have to be passed in.
 bool isCloneable(Operation *op) {
+  if (isHostConstant(op)) {
+    return false;
+  }
   if (isa<tensor::EmptyOp, arith::ConstantOp>(op)) {
     return true;
   }
@@ -210,8 +233,9 @@ Value resolveDim(OpBuilder &b, Location loc, Value tensor, int64_t dim,
 
 class DispatchFormer {
 public:
-  DispatchFormer(ModuleOp module, ModuleOp executable)
-      : module(module), executable(executable) {}
+  DispatchFormer(ModuleOp module, flow::ExecutableOp executable)
+      : module(module), executable(executable),
+        functions(executable.getInnerModule()) {}
 
   /// Outlines every root of `func`; fails after reporting at the op.
   LogicalResult formDispatches(func::FuncOp func);
@@ -221,7 +245,9 @@ private:
   func::FuncOp findEquivalent(func::FuncOp kernel);
 
   ModuleOp module;
-  ModuleOp executable;
+  flow::ExecutableOp executable;
+  /// The executable's module of dispatch functions.
+  ModuleOp functions;
   unsigned dispatchCount = 0;
   SmallVector<func::FuncOp> kernels;
 };
@@ -291,7 +317,7 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
   func.walk([&](Operation *op) {
     if (hasTensorType(op->getResultTypes()) && !isCloneable(op) &&
         !isHostControlFlow(op) && !isFusedIntoConsumer(op) &&
-        !isHostReshape(op)) {
+        !isHostReshape(op) && !isHostConstant(op)) {
       roots.push_back(op);
     }
   });
@@ -408,7 +434,7 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
   std::string name = func.getSymName().str() + "_dispatch_" +
                      std::to_string(dispatchCount) + "_" + describe(named);
   OpBuilder builder(root->getContext());
-  builder.setInsertionPointToEnd(executable.getBody());
+  builder.setInsertionPointToEnd(functions.getBody());
   SmallVector<Type> inputTypes;
   for (Value operand : operands) {
     inputTypes.push_back(operand.getType());
@@ -435,17 +461,14 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
   } else {
     kernels.push_back(kernel);
     ++dispatchCount;
-    // The host's declaration of the dispatch.
-    OpBuilder hostBuilder(executable);
-    auto decl = func::FuncOp::create(hostBuilder, root->getLoc(),
-                                     kernel.getSymName(), type);
-    decl.setPrivate();
-    decl->setAttr(flow::kDispatchAttr, hostBuilder.getUnitAttr());
   }
   OpBuilder callBuilder(root);
+  auto entryPoint =
+      SymbolRefAttr::get(executable.getSymNameAttr(),
+                         {FlatSymbolRefAttr::get(kernel.getSymNameAttr())});
   auto call =
-      func::CallOp::create(callBuilder, root->getLoc(), kernel.getSymName(),
-                           root->getResultTypes(), operands);
+      flow::DispatchOp::create(callBuilder, root->getLoc(),
+                               root->getResultTypes(), entryPoint, operands);
   root->replaceAllUsesWith(call.getResults());
   root->erase();
   // Producers computed inside the dispatch had the root as their only user.
@@ -504,8 +527,8 @@ struct FormDispatchesPass
     builder.setInsertionPointToEnd(module.getBody());
     std::string name =
         module.getSymName().value_or("module").str() + "_linked_llvm_cpu";
-    auto executable = ModuleOp::create(builder, module.getLoc(), name);
-    executable->setAttr(flow::kExecutableAttr, builder.getUnitAttr());
+    auto executable =
+        flow::ExecutableOp::create(builder, module.getLoc(), name);
 
     DispatchFormer former(module, executable);
     for (auto func :

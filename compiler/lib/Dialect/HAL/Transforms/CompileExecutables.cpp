@@ -2,9 +2,11 @@
 
 #include "Strata/Dialect/HAL/Transforms/Passes.h"
 
-#include "Strata/Dialect/Flow/Transforms/Passes.h"
+#include "Strata/Dialect/Flow/IR/FlowOps.h"
+#include "Strata/Dialect/HAL/IR/HALOps.h"
 #include "Strata/Target/TargetBackend.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::strata::hal {
@@ -24,12 +26,8 @@ struct CompileExecutablesPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<ModuleOp> executables;
-    for (auto nested : module.getOps<ModuleOp>()) {
-      if (nested->hasAttr(flow::kExecutableAttr)) {
-        executables.push_back(nested);
-      }
-    }
+    SmallVector<flow::ExecutableOp> executables(
+        module.getOps<flow::ExecutableOp>());
     if (executables.empty()) {
       return;
     }
@@ -37,10 +35,10 @@ struct CompileExecutablesPass
       executables[1].emitError("a module has one executable so far");
       return signalPassFailure();
     }
-    ModuleOp executable = executables.front();
+    flow::ExecutableOp executable = executables.front();
     // A program whose tensors all stay on the host (it returns an argument
     // or a constant view) has nothing to compile: no kernel library.
-    if (executable.getOps<func::FuncOp>().empty()) {
+    if (executable.getInnerModule().getOps<mlir::func::FuncOp>().empty()) {
       executable.erase();
       return;
     }
@@ -54,41 +52,27 @@ struct CompileExecutablesPass
     options.triple = targetTriple;
     options.cpu = targetCpu;
     FailureOr<TargetExecutable> compiled =
-        backend->compile(executable, options);
+        backend->compile(executable.getInnerModule(), options);
     if (failed(compiled)) {
       return signalPassFailure();
     }
 
-    Builder builder(&getContext());
+    // The library replaces the executable module, under its name; each
+    // export keeps its function's name.
+    OpBuilder builder(executable);
+    auto library = hal::ExecutableOp::create(
+        builder, executable.getLoc(), executable.getSymName(), compiled->format,
+        StringRef(reinterpret_cast<const char *>(compiled->library.data()),
+                  compiled->library.size()));
+    builder.setInsertionPointToStart(&library.getBody().front());
     for (auto [ordinal, info] : llvm::enumerate(compiled->exports)) {
-      auto decl = module.lookupSymbol<func::FuncOp>(info.name);
-      if (!decl || !decl->hasAttr(flow::kDispatchAttr)) {
-        continue; // an export no host function calls
-      }
-      decl->setAttr(
-          flow::kDispatchAttr,
-          builder.getDictionaryAttr({
-              builder.getNamedAttr("ordinal",
-                                   builder.getI32IntegerAttr(ordinal)),
-              builder.getNamedAttr(
-                  "workgroup_count",
-                  builder.getDenseI32ArrayAttr(
-                      {static_cast<int32_t>(info.workgroupCount[0]),
-                       static_cast<int32_t>(info.workgroupCount[1]),
-                       static_cast<int32_t>(info.workgroupCount[2])})),
-          }));
+      hal::ExecutableExportOp::create(
+          builder, executable.getLoc(), info.name,
+          static_cast<int32_t>(ordinal),
+          ArrayRef<int32_t>{static_cast<int32_t>(info.workgroupCount[0]),
+                            static_cast<int32_t>(info.workgroupCount[1]),
+                            static_cast<int32_t>(info.workgroupCount[2])});
     }
-    module->setAttr(
-        "strata.executable_library",
-        builder.getDictionaryAttr({
-            builder.getNamedAttr("format",
-                                 builder.getStringAttr(compiled->format)),
-            builder.getNamedAttr(
-                "library",
-                builder.getStringAttr(StringRef(
-                    reinterpret_cast<const char *>(compiled->library.data()),
-                    compiled->library.size()))),
-        }));
     executable.erase();
   }
 };

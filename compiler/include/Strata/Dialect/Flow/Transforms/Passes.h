@@ -3,6 +3,8 @@
 #ifndef STRATA_DIALECT_FLOW_TRANSFORMS_PASSES_H
 #define STRATA_DIALECT_FLOW_TRANSFORMS_PASSES_H
 
+#include "Strata/Dialect/Flow/IR/FlowOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -11,10 +13,11 @@
 
 namespace mlir::strata::flow {
 
-/// The attribute of the module that holds the dispatch functions.
-inline constexpr llvm::StringLiteral kExecutableAttr = "strata.executable";
-/// The attribute of a host declaration that stands for a dispatch.
-inline constexpr llvm::StringLiteral kDispatchAttr = "strata.dispatch";
+/// Constant tensors of more bytes than this (other than splats) stay on the
+/// host and are passed to the dispatches that read them (the stream phase
+/// binds them in place from the module's rodata) instead of being copied
+/// into each dispatch's code: a model's weights are stored once.
+inline constexpr int64_t kMaxInlinedConstantBytes = 256;
 
 #define GEN_PASS_DECL
 #include "Strata/Dialect/Flow/Transforms/Passes.h.inc"

@@ -17,16 +17,22 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
     2. Each remaining tensor op (the root: a linalg op, or any other tensor
        op such as `tensor.concat`) becomes one dispatch, together with the
        ops that are cheaper to recompute than to pass (`tensor.empty`,
-       `arith.constant` and `linalg.fill` feeding the root's outputs) and
+       `arith.constant` of scalars, splats or at most 256 bytes
+       (`kMaxInlinedConstantBytes`), and `linalg.fill` feeding the root's
+       outputs) and
        a linalg producer whose only use is the root, an elementwise generic
        reading its whole result in the same layout (matmul + bias + relu
        is one dispatch, named after the matmul).
-    3. The dispatch is outlined into a public function of one executable
-       module, `builtin.module @<module>_linked_llvm_cpu
-       attributes {strata.executable}`, named after where it comes from and
-       what it does: `main_dispatch_0_matmul_64x32x16_f32`. The host calls
-       a private declaration of the same name marked `strata.dispatch`.
+    3. The dispatch is outlined into a public function of the module of
+       one `flow.executable @<module>_linked_llvm_cpu`, named after where
+       it comes from and what it does:
+       `main_dispatch_0_matmul_64x32x16_f32`. The host calls it with
+       `flow.dispatch @<module>_linked_llvm_cpu::@<function>`.
     4. Dispatches with the same body share one function.
+
+    Larger constant tensors (weights) stay on the host and are passed to
+    the dispatch like any other tensor, so they are stored once (in the
+    module's rodata, bound in place) rather than in every dispatch's code.
 
     Scalars the dispatch reads from the host (index, i1..i64, f32, f64)
     become arguments after its tensors; the host passes them as push
@@ -47,13 +53,14 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
     }
     // becomes
     func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
-      %0 = call @main_dispatch_0_elementwise_4_f32(%a, %b)
+      %0 = flow.dispatch @m_linked_llvm_cpu::@main_dispatch_0_elementwise_4_f32(%a, %b)
           : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
       return %0 : tensor<4xf32>
     }
     ```
   }];
   let dependentDialects = [
+    "::mlir::strata::flow::FlowDialect",
     "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect",

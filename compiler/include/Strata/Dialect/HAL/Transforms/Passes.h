@@ -3,6 +3,8 @@
 #ifndef STRATA_DIALECT_HAL_TRANSFORMS_PASSES_H
 #define STRATA_DIALECT_HAL_TRANSFORMS_PASSES_H
 
+#include "Strata/Dialect/HAL/IR/HALOps.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

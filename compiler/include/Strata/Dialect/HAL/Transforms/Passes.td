@@ -9,24 +9,22 @@ def CompileExecutablesPass
     : Pass<"strata-compile-executables", "::mlir::ModuleOp"> {
   let summary = "compile the executable module into an embedded kernel library";
   let description = [{
-    Compiles the `strata.executable` module that `--strata-form-dispatches`
-    made with the target backend named by `target` (Target/TargetBackend.h;
+    Compiles the module of the `flow.executable` that
+    `--strata-form-dispatches` made with the target backend named by `target` (Target/TargetBackend.h;
     llvm-cpu: compiler/lib/Target/LLVMCPU): code generation of each dispatch
     function, then one kernel library (for llvm-cpu, a shared object
     exporting only the library query function of hal/include/strata/hal/
-    executable_library.h). The library and its format become the module's
-    `strata.executable_library` attribute; each host declaration of a
-    dispatch gets its export ordinal and workgroup grid in its
-    `strata.dispatch` attribute; the executable module is erased.
+    executable_library.h). A `hal.executable` of the same name replaces
+    the `flow.executable`: the library's bytes and format, and one
+    `hal.executable.export` per dispatch function with its ordinal in the
+    library and its grid of workgroups. `stream.cmd.dispatch` refers to
+    the exports by the same `@executable::@function` names.
 
     Example result:
 
     ```mlir
-    module @m attributes {strata.executable_library = {
-        format = "embedded-elf-x86_64", library = "\7FELF..."}} {
-      func.func private @main_dispatch_0_elementwise_4_f32(tensor<4xf32>)
-          -> tensor<4xf32> attributes {strata.dispatch = {
-              ordinal = 0 : i32, workgroup_count = array<i32: 1, 1, 1>}}
+    hal.executable @m_linked_llvm_cpu format("embedded-elf-x86_64") data("\7FELF...") {
+      hal.executable.export @main_dispatch_0_elementwise_4_f32 ordinal(0) workgroup_count([1, 1, 1])
     }
     ```
   }];
@@ -38,6 +36,7 @@ def CompileExecutablesPass
     Option<"targetCpu", "target-cpu", "std::string", /*default=*/"\"host\"",
            "LLVM CPU name of the kernels, or 'host' to detect this machine">,
   ];
+  let dependentDialects = ["::mlir::strata::hal::HALDialect"];
 }
 
 #endif // STRATA_DIALECT_HAL_TRANSFORMS_PASSES_TD

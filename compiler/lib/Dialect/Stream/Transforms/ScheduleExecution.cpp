@@ -1,0 +1,572 @@
+// ScheduleExecution.cpp - --strata-schedule-execution: the dispatch calls of
+// the host grouped into stream submissions, with barriers, transient slabs
+// and timepoints (see Passes.td).
+
+#include "Strata/Dialect/Stream/Transforms/Passes.h"
+
+#include "Strata/Dialect/Flow/IR/FlowOps.h"
+#include "Strata/Dialect/Util/IR/UtilOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::strata::stream {
+#define GEN_PASS_DEF_SCHEDULEEXECUTIONPASS
+#include "Strata/Dialect/Stream/Transforms/Passes.h.inc"
+} // namespace mlir::strata::stream
+
+using namespace mlir;
+using namespace mlir::strata;
+
+namespace {
+
+/// Offsets of transient results in a slab are multiples of this.
+constexpr int64_t kSlabAlignment = 64;
+constexpr llvm::StringLiteral kAsyncSuffix = "$async";
+
+bool hasTensor(TypeRange types) {
+  return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
+}
+
+int64_t byteCount(RankedTensorType type) {
+  unsigned bits = type.getElementTypeBitWidth();
+  return type.getNumElements() * (bits < 8 ? 1 : bits / 8);
+}
+
+Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// The index constants of one group, each made once where the group starts.
+class Constants {
+public:
+  Constants(Operation *start) : builder(start), loc(start->getLoc()) {}
+  Value get(int64_t value) {
+    Value &constant = values[value];
+    if (!constant) {
+      constant = indexConstant(builder, loc, value);
+    }
+    return constant;
+  }
+
+private:
+  OpBuilder builder;
+  Location loc;
+  DenseMap<int64_t, Value> values;
+};
+
+/// The bytes of a `type` tensor with dimensions `dims` (index values; null
+/// for static ones).
+Value byteSize(OpBuilder &b, Location loc, Constants &constants,
+               RankedTensorType type, ArrayRef<Value> dims) {
+  if (type.hasStaticShape()) {
+    return constants.get(byteCount(type));
+  }
+  unsigned bits = type.getElementTypeBitWidth();
+  Value size = constants.get(bits < 8 ? 1 : bits / 8);
+  for (auto [dim, value] : llvm::zip(type.getShape(), dims)) {
+    if (ShapedType::isDynamic(dim)) {
+      size = arith::MulIOp::create(b, loc, size, value);
+    } else if (dim != 1) {
+      size = arith::MulIOp::create(b, loc, size, constants.get(dim));
+    }
+  }
+  return size;
+}
+
+/// The value a reshape (a view of the same memory on the host) shows, or
+/// `value` itself.
+Value throughReshapes(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def)) {
+      value = collapse.getSrc();
+    } else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
+      value = expand.getSrc();
+    } else {
+      break;
+    }
+  }
+  return value;
+}
+
+/// Whether the host must have the results of earlier dispatches before
+/// `op` runs: it reads tensors (other than their shapes), holds regions
+/// that touch tensors, or ends the block (waits are not carried across
+/// blocks).
+bool needsDispatchResults(Operation &op) {
+  if (op.hasTrait<OpTrait::IsTerminator>()) {
+    return true;
+  }
+  if (isa<tensor::DimOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+          util::OptimizationBarrierOp>(op)) {
+    return false;
+  }
+  if (hasTensor(op.getOperandTypes())) {
+    return true;
+  }
+  if (op.getNumRegions() == 0) {
+    return false;
+  }
+  WalkResult touches = op.walk([&](Operation *nested) {
+    return hasTensor(nested->getOperandTypes()) ||
+                   hasTensor(nested->getResultTypes())
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return touches.wasInterrupted();
+}
+
+/// The constant data of a host tensor, if it is one.
+ElementsAttr getConstantTensor(Value value) {
+  auto constant = value.getDefiningOp<arith::ConstantOp>();
+  if (!constant || !isa<RankedTensorType>(constant.getType())) {
+    return {};
+  }
+  return dyn_cast<ElementsAttr>(constant.getValue());
+}
+
+/// Schedules the dispatch calls of functions into stream IR.
+class Scheduler {
+public:
+  /// `waitFence`/`signalFence`: the fences of an async-external function.
+  void schedule(func::FuncOp func, Value waitFence, Value signalFence);
+
+private:
+  /// Work submitted and not awaited yet: the last submission's timepoint
+  /// (it follows every earlier one of the chain), its device, and the
+  /// host tensors the chain produces.
+  struct Pending {
+    Value timepoint;
+    Value device;
+    SmallVector<Value> values;
+  };
+
+  void scheduleBlock(Block &block, Value entryTimepoint, Value signalFence);
+  void emitGroup(MutableArrayRef<flow::DispatchOp> calls, Value awaitTimepoint,
+                 Pending &pending);
+  void awaitBefore(Operation &op, Pending &pending);
+
+  std::unique_ptr<DominanceInfo> dominance;
+};
+
+void Scheduler::schedule(func::FuncOp func, Value waitFence,
+                         Value signalFence) {
+  dominance = std::make_unique<DominanceInfo>(func);
+  Value entryTimepoint;
+  if (waitFence) {
+    Block &entry = func.getBody().front();
+    OpBuilder b = OpBuilder::atBlockBegin(&entry);
+    entryTimepoint = stream::TimepointImportOp::create(
+                         b, func.getLoc(),
+                         stream::TimepointType::get(b.getContext()), waitFence)
+                         .getResult();
+  }
+  SmallVector<Block *> blocks;
+  func.walk<WalkOrder::PreOrder>(
+      [&](Block *block) { blocks.push_back(block); });
+  for (Block *block : blocks) {
+    scheduleBlock(*block,
+                  block->isEntryBlock() &&
+                          block->getParentOp() == func.getOperation()
+                      ? entryTimepoint
+                      : Value(),
+                  signalFence);
+  }
+}
+
+void Scheduler::scheduleBlock(Block &block, Value entryTimepoint,
+                              Value signalFence) {
+  SmallVector<flow::DispatchOp> group; // the open group
+  Pending pending;
+  // The caller's wait fence, until something waits for it.
+  Value pendingEntry = entryTimepoint;
+  auto close = [&]() {
+    if (group.empty()) {
+      return;
+    }
+    // The chain goes on: this submission waits for the pending one (or the
+    // caller's fence), whose wait the host leaves to this one's.
+    emitGroup(group, pending.timepoint ? pending.timepoint : pendingEntry,
+              pending);
+    pendingEntry = Value();
+    group.clear();
+  };
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (auto dispatch = dyn_cast<flow::DispatchOp>(op)) {
+      group.push_back(dispatch);
+      continue;
+    }
+    // Scalar work may sit between dispatches, and reads of shapes and
+    // reshapes (views of memory whose contents they do not read); anything
+    // else that touches a tensor or has effects ends the group.
+    if (isa<tensor::DimOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+            op)) {
+      continue;
+    }
+    if (op.hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(&op) ||
+        op.getNumRegions() != 0 || hasTensor(op.getOperandTypes()) ||
+        hasTensor(op.getResultTypes())) {
+      close();
+    }
+    if (signalFence && isa<func::ReturnOp>(op)) {
+      // An async-external return: what is pending goes to the signal
+      // fence; the host does not wait.
+      OpBuilder b(&op);
+      Location loc = op.getLoc();
+      Value device = pending.device;
+      Value timepoint = pending.timepoint ? pending.timepoint : pendingEntry;
+      if (timepoint && !device) {
+        device = stream::ContextResolveOp::create(
+                     b, loc, stream::DeviceType::get(b.getContext()),
+                     stream::AllocatorType::get(b.getContext()))
+                     .getDevice();
+      }
+      stream::TimepointChainExternalOp::create(b, loc, device, timepoint,
+                                               signalFence);
+      pending = Pending();
+      pendingEntry = Value();
+      continue;
+    }
+    if (!needsDispatchResults(op)) {
+      continue;
+    }
+    if (pending.timepoint) {
+      awaitBefore(op, pending);
+      pending = Pending();
+    } else if (pendingEntry) {
+      OpBuilder b(&op);
+      stream::TimepointAwaitOp::create(b, op.getLoc(), TypeRange(),
+                                       pendingEntry, ValueRange());
+      pendingEntry = Value();
+    }
+  }
+  close();
+}
+
+void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
+                          Value awaitTimepoint, Pending &pending) {
+  MLIRContext *context = calls.front().getContext();
+  SmallPtrSet<Operation *, 8> inGroup;
+  for (flow::DispatchOp call : calls) {
+    inGroup.insert(call);
+  }
+  // A barrier goes before a dispatch that reads what an earlier one of its
+  // group writes, directly or through a reshape.
+  SmallVector<bool> barriers;
+  for (flow::DispatchOp call : calls) {
+    barriers.push_back(llvm::any_of(call.getOperands(), [&](Value operand) {
+      Operation *def = throughReshapes(operand).getDefiningOp();
+      return def && inGroup.contains(def);
+    }));
+  }
+  // barriersUpTo[i]: the barriers before dispatches 0..i.
+  SmallVector<unsigned> barriersUpTo;
+  for (bool barrier : barriers) {
+    barriersUpTo.push_back((barriersUpTo.empty() ? 0 : barriersUpTo.back()) +
+                           (barrier ? 1 : 0));
+  }
+  auto indexOf = [&](Operation *op) -> unsigned {
+    return llvm::find_if(calls,
+                         [&](flow::DispatchOp call) {
+                           return call.getOperation() == op;
+                         }) -
+           calls.begin();
+  };
+
+  // Where each transient result lives in the slab: results with static
+  // shapes that only later dispatches of the group read. Slots are sized by
+  // lifetime: a result takes the place of one whose last reader is
+  // separated from its own dispatch by a barrier (so the reader is done
+  // before it is overwritten), else a new 64-byte aligned place.
+  struct Slot {
+    int64_t offset;
+    int64_t bytes;
+  };
+  struct Place {
+    int64_t offset;
+    int64_t capacity;
+    unsigned lastReader;
+  };
+  DenseMap<Value, Slot> slots;
+  SmallVector<Place> places;
+  int64_t slabBytes = 0;
+  for (auto [index, call] : llvm::enumerate(calls)) {
+    for (OpResult result : call->getResults()) {
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      bool transient = type && type.hasStaticShape() && !result.use_empty() &&
+                       llvm::all_of(result.getUsers(), [&](Operation *user) {
+                         return inGroup.contains(user);
+                       });
+      if (!transient) {
+        continue;
+      }
+      unsigned lastReader = 0;
+      for (Operation *user : result.getUsers()) {
+        lastReader = std::max(lastReader, indexOf(user));
+      }
+      int64_t bytes = byteCount(type);
+      auto reusable = llvm::find_if(places, [&](const Place &place) {
+        return place.capacity >= bytes && place.lastReader < index &&
+               barriersUpTo[index] > barriersUpTo[place.lastReader];
+      });
+      if (reusable != places.end()) {
+        reusable->lastReader = lastReader;
+        slots[result] = {reusable->offset, bytes};
+        continue;
+      }
+      int64_t capacity =
+          (bytes + kSlabAlignment - 1) / kSlabAlignment * kSlabAlignment;
+      places.push_back({slabBytes, capacity, lastReader});
+      slots[result] = {slabBytes, bytes};
+      slabBytes += capacity;
+    }
+  }
+
+  Location groupLoc = calls.front().getLoc();
+  Constants consts(calls.front());
+  OpBuilder b(calls.front());
+  auto resolve = stream::ContextResolveOp::create(
+      b, groupLoc, stream::DeviceType::get(context),
+      stream::AllocatorType::get(context));
+  Type resourceType = stream::ResourceType::get(context);
+  Value slab;
+  if (slabBytes) {
+    slab = stream::ResourceAllocaOp::create(b, groupLoc, resourceType,
+                                            resolve.getAllocator(), slabBytes);
+  }
+
+  struct Command {
+    Location loc;
+    SymbolRefAttr entryPoint;
+    bool barrier;
+    SmallVector<Value> constants, resources, offsets, lengths;
+  };
+  SmallVector<Command, 4> commands;
+  SmallVector<Value> exports;
+  for (auto [call, barrier] : llvm::zip(calls, barriers)) {
+    Location loc = call.getLoc();
+    b.setInsertionPoint(call);
+    Command command{loc, call.getEntryPoint(), barrier};
+    auto bind = [&](Value resource, Value offset, Value length) {
+      command.resources.push_back(resource);
+      command.offsets.push_back(offset);
+      command.lengths.push_back(length);
+    };
+    // Bindings: every tensor input, then every result. Other operands are
+    // push constants.
+    for (Value operand : call.getOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.getType());
+      if (!type) {
+        command.constants.push_back(operand);
+        continue;
+      }
+      auto slot = slots.find(operand);
+      if (slot != slots.end()) {
+        bind(slab, consts.get(slot->second.offset),
+             consts.get(slot->second.bytes));
+        continue;
+      }
+      Value zero = consts.get(0);
+      if (ElementsAttr data = getConstantTensor(operand)) {
+        Value constant =
+            stream::ResourceConstantOp::create(b, loc, resourceType, data);
+        bind(constant, zero, consts.get(byteCount(type)));
+        continue;
+      }
+      Value resource =
+          stream::TensorImportOp::create(b, loc, resourceType, operand);
+      Value length = type.hasStaticShape()
+                         ? consts.get(byteCount(type))
+                         : stream::ResourceSizeOp::create(
+                               b, loc, b.getIndexType(), resource)
+                               .getResult();
+      bind(resource, zero, length);
+    }
+    // The sizes of the results' dynamic dimensions are the call's last
+    // operands (flow's contract with the dispatch).
+    unsigned resultDynamicDims = 0;
+    for (Type type : call.getResultTypes()) {
+      resultDynamicDims += cast<RankedTensorType>(type).getNumDynamicDims();
+    }
+    ValueRange dynamicDims =
+        ValueRange(call.getOperands()).take_back(resultDynamicDims);
+    for (OpResult result : call->getResults()) {
+      auto type = cast<RankedTensorType>(result.getType());
+      ValueRange resultDims = dynamicDims.take_front(type.getNumDynamicDims());
+      dynamicDims = dynamicDims.drop_front(type.getNumDynamicDims());
+      auto slot = slots.find(result);
+      if (slot != slots.end()) {
+        bind(slab, consts.get(slot->second.offset),
+             consts.get(slot->second.bytes));
+        continue;
+      }
+      SmallVector<Value> dims;
+      unsigned next = 0;
+      for (int64_t dim : type.getShape()) {
+        dims.push_back(ShapedType::isDynamic(dim) ? resultDims[next++]
+                                                  : Value());
+      }
+      Value bytes = byteSize(b, loc, consts, type, dims);
+      Value resource = stream::ResourceAllocOp::create(
+          b, loc, resourceType, resolve.getAllocator(), bytes);
+      Value zero = consts.get(0);
+      bind(resource, zero, bytes);
+      Value tensor = stream::TensorExportOp::create(b, loc, type, resource,
+                                                    zero, bytes, resultDims);
+      result.replaceAllUsesWith(tensor);
+      exports.push_back(tensor);
+    }
+    commands.push_back(std::move(command));
+  }
+
+  b.setInsertionPoint(calls.back());
+  auto execute = stream::CmdExecuteOp::create(
+      b, calls.back().getLoc(), resolve.getDevice(), awaitTimepoint);
+  OpBuilder body = OpBuilder::atBlockEnd(&execute.getBody().front());
+  for (const Command &command : commands) {
+    if (command.barrier) {
+      stream::CmdBarrierOp::create(body, command.loc);
+    }
+    stream::CmdDispatchOp::create(body, command.loc, command.entryPoint,
+                                  command.constants, command.resources,
+                                  command.offsets, command.lengths);
+  }
+  // Transient results had only the group's dispatches as users.
+  for (flow::DispatchOp call : llvm::reverse(calls)) {
+    call.erase();
+  }
+  pending.timepoint = execute.getResult();
+  pending.device = resolve.getDevice();
+  pending.values.append(exports);
+}
+
+void Scheduler::awaitBefore(Operation &op, Pending &pending) {
+  // The pending tensors and the views of them (reshapes, and barriers,
+  // which are the identity).
+  SetVector<Value> values;
+  std::function<void(Value)> add = [&](Value value) {
+    if (!values.insert(value)) {
+      return;
+    }
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      // Views made after the await read the awaited value already.
+      if (!dominance->properlyDominates(user, &op)) {
+        continue;
+      }
+      if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user)) {
+        add(user->getResult(0));
+      } else if (isa<util::OptimizationBarrierOp>(user)) {
+        add(user->getResult(use.getOperandNumber()));
+      }
+    }
+  };
+  for (Value value : pending.values) {
+    add(value);
+  }
+  // Uses at and after `op` read the awaited values.
+  auto after = [&](Operation *user) {
+    return user == &op || dominance->properlyDominates(&op, user);
+  };
+  SmallVector<Value> tied;
+  for (Value value : values) {
+    if (llvm::any_of(value.getUsers(), after)) {
+      tied.push_back(value);
+    }
+  }
+  OpBuilder b(&op);
+  auto await = stream::TimepointAwaitOp::create(
+      b, op.getLoc(), ValueRange(tied).getTypes(), pending.timepoint, tied);
+  for (auto [value, ready] : llvm::zip(tied, await.getResults())) {
+    value.replaceUsesWithIf(ready, [&](OpOperand &use) {
+      return use.getOwner() != await.getOperation() && after(use.getOwner());
+    });
+  }
+}
+
+/// Adds `<name>$async` (a wait fence and a signal fence after the other
+/// arguments) next to each public function with tensors in its signature.
+SmallVector<func::FuncOp> addAsyncExports(ModuleOp module) {
+  SmallVector<func::FuncOp> exports;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    FunctionType type = func.getFunctionType();
+    if (func.isPublic() && !func.isDeclaration() &&
+        (hasTensor(type.getInputs()) || hasTensor(type.getResults()))) {
+      exports.push_back(func);
+    }
+  }
+  SmallVector<func::FuncOp> twins;
+  for (func::FuncOp func : exports) {
+    OpBuilder builder(func);
+    builder.setInsertionPointAfter(func);
+    auto twin = cast<func::FuncOp>(builder.clone(*func));
+    twin.setSymName((func.getSymName() + kAsyncSuffix).str());
+    Type fence = stream::FenceType::get(module.getContext());
+    unsigned count = twin.getNumArguments();
+    if (failed(twin.insertArguments({count, count}, {fence, fence}, {{}, {}},
+                                    {func.getLoc(), func.getLoc()}))) {
+      func.emitError("cannot add the fence arguments of its async twin");
+      continue;
+    }
+    twins.push_back(twin);
+  }
+  return twins;
+}
+
+struct ScheduleExecutionPass
+    : mlir::strata::stream::impl::ScheduleExecutionPassBase<
+          ScheduleExecutionPass> {
+  using ScheduleExecutionPassBase::ScheduleExecutionPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> twins;
+    if (asyncExports) {
+      twins = addAsyncExports(module);
+    }
+    Scheduler scheduler;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isDeclaration()) {
+        continue;
+      }
+      Value waitFence, signalFence;
+      if (llvm::is_contained(twins, func)) {
+        Block &entry = func.getBody().front();
+        waitFence = entry.getArgument(entry.getNumArguments() - 2);
+        signalFence = entry.getArgument(entry.getNumArguments() - 1);
+      }
+      scheduler.schedule(func, waitFence, signalFence);
+    }
+
+    // Constant tensors the host still holds (returned, read back) are
+    // constant resources too, viewed as tensors.
+    SmallVector<arith::ConstantOp> constants;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      func.walk([&](arith::ConstantOp constant) {
+        if (getConstantTensor(constant)) {
+          constants.push_back(constant);
+        }
+      });
+    }
+    for (arith::ConstantOp constant : constants) {
+      ElementsAttr data = getConstantTensor(constant);
+      if (!constant->use_empty()) {
+        OpBuilder b(constant);
+        Location loc = constant.getLoc();
+        auto type = cast<RankedTensorType>(constant.getType());
+        Value resource = stream::ResourceConstantOp::create(
+            b, loc, stream::ResourceType::get(b.getContext()), data);
+        Value view = stream::TensorExportOp::create(
+            b, loc, type, resource, indexConstant(b, loc, 0),
+            indexConstant(b, loc, byteCount(type)), ValueRange());
+        constant.replaceAllUsesWith(view);
+      }
+      constant.erase();
+    }
+  }
+};
+
+} // namespace
