@@ -12,6 +12,8 @@ packages=(
   # compiler (LLVM/MLIR 22) and fuzzing (clang + libFuzzer runtime)
   clang-22 libclang-rt-22-dev llvm-22-dev libmlir-22-dev mlir-22-tools
   lld-22 liblld-22-dev
+  # the Python package (python/) and its tests
+  pybind11-dev python3-dev python3-pytest
   # samples/service (HTTP parsing, JSON) and its load test (wrk)
   libhttp-parser-dev libsimdjson-dev wrk
   # peers for the benchmarks

@@ -445,6 +445,10 @@ void Function::pushArguments(strata_runtime_call_t* call,
     default: {
       // A ref: arrays become buffer views; strata.Ref, bytes (vm.buffer)
       // and None (a null ref) go into the argument list as they are.
+      if (py::isinstance<py::array>(value)) {
+        pushArray(call, i, py::reinterpret_borrow<py::array>(value));
+        break;
+      }
       strata_vm_list_t* inputs = strata_runtime_call_inputs(call);
       if (py::isinstance<Ref>(value)) {
         check(strata_vm_list_push(
@@ -465,27 +469,28 @@ void Function::pushArguments(strata_runtime_call_t* call,
         check(status);
         break;
       }
-      py::array array;
-      if (py::isinstance<py::array>(value)) {
-        array = py::reinterpret_borrow<py::array>(value);
-      } else {
-        // Lists, numbers, numpy scalars: numpy's conversion.
-        py::object converted = py::module_::import("numpy").attr("asarray")(value);
-        array = py::reinterpret_borrow<py::array>(converted);
-        char kind = array.dtype().kind();
-        if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f') {
-          raiseArgument(i, "a tensor (a numpy array)", value);
-        }
+      // Lists, numbers, numpy scalars: numpy's conversion.
+      py::object converted =
+          py::module_::import("numpy").attr("asarray")(value);
+      py::array array = py::reinterpret_borrow<py::array>(converted);
+      char kind = array.dtype().kind();
+      if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f') {
+        raiseArgument(i, "a tensor (a numpy array)", value);
       }
-      std::string where = "argument " + std::to_string(i) + " of " + full_name_;
-      strata_hal_buffer_view_t* view = viewFromArray(array, where, arg_types_[i]);
-      strata_status_t status = strata_runtime_call_push_buffer_view(call, view);
-      strata_hal_buffer_view_release(view);
-      check(status);
+      pushArray(call, i, array);
       break;
     }
     }
   }
+}
+
+void Function::pushArray(strata_runtime_call_t* call, size_t i,
+                         const py::array& array) {
+  strata_hal_buffer_view_t* view =
+      viewFromArray(array, arg_types_[i], i, full_name_);
+  strata_status_t status = strata_runtime_call_push_buffer_view(call, view);
+  strata_hal_buffer_view_release(view);
+  check(status);
 }
 
 py::object Function::readResults(strata_runtime_call_t* call) {

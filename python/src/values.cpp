@@ -4,6 +4,7 @@
 #include "values.h"
 
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -164,7 +165,15 @@ bool dtypeOf(strata_hal_element_type_t type, py::dtype* out_dtype) {
   if (!name) {
     return false;
   }
-  *out_dtype = py::dtype(name);
+  // numpy parses a dtype name slowly; each is made once (and leaked, as
+  // the module's other Python constants).
+  static std::map<strata_hal_element_type_t, py::dtype*>* cache =
+      new std::map<strata_hal_element_type_t, py::dtype*>();
+  py::dtype*& dtype = (*cache)[type];
+  if (!dtype) {
+    dtype = new py::dtype(name);
+  }
+  *out_dtype = *dtype;
   return true;
 }
 
@@ -209,14 +218,18 @@ bool tensorTypeMatches(const std::string& want, const std::string& got) {
 //===--------------------------------------------------------------------===//
 
 strata_hal_buffer_view_t* viewFromArray(const py::array& input,
-                                        const std::string& where,
-                                        const std::string& want) {
+                                        const std::string& want, size_t index,
+                                        const std::string& function) {
+  // Built only for a message: this is every call's path.
+  auto where = [&] {
+    return "argument " + std::to_string(index) + " of " + function;
+  };
   py::array array = input;
   py::dtype dtype = array.dtype();
   strata_hal_element_type_t type = elementTypeOf(dtype);
   if (type == STRATA_HAL_ELEMENT_TYPE_NONE) {
     raiseError(STRATA_STATUS_INVALID_ARGUMENT,
-               where + ": unsupported dtype " +
+               where() + ": unsupported dtype " +
                    py::str(dtype).cast<std::string>() +
                    " (strata takes bool, int8-64, uint8-64 and float16-64 "
                    "arrays)");
@@ -224,7 +237,7 @@ strata_hal_buffer_view_t* viewFromArray(const py::array& input,
   int ndim = static_cast<int>(array.ndim());
   if (ndim > STRATA_HAL_MAX_RANK) {
     raiseError(STRATA_STATUS_INVALID_ARGUMENT,
-               where + ": " + std::to_string(ndim) +
+               where() + ": " + std::to_string(ndim) +
                    " dimensions; strata takes at most " +
                    std::to_string(STRATA_HAL_MAX_RANK));
   }
@@ -239,7 +252,7 @@ strata_hal_buffer_view_t* viewFromArray(const py::array& input,
         describeTensorType(shape, static_cast<size_t>(ndim), type);
     if (!tensorTypeMatches(want, got)) {
       raiseError(STRATA_STATUS_INVALID_ARGUMENT,
-                 where + " is a " + want + " tensor, not " + got);
+                 where() + " is a " + want + " tensor, not " + got);
     }
   }
 
@@ -274,7 +287,7 @@ strata_hal_buffer_view_t* viewFromArray(const py::array& input,
   }
   strata_hal_buffer_release(buffer);  // the view holds it now
   if (status) {
-    raiseStatus(strata_status_annotate(status, "%s", where.c_str()));
+    raiseStatus(strata_status_annotate(status, "%s", where().c_str()));
   }
   return view;
 }

@@ -43,11 +43,11 @@ bool tensorTypeMatches(const std::string& want, const std::string& got);
 /// only reads it. Any other array is copied once into a C-contiguous one.
 /// An unsupported dtype, or a type ("2x3xf32") that is not `want` (a
 /// reflection type such as "?x3xf32"; "" accepts any), raises
-/// strata.InvalidArgumentError starting with `where` ("argument 0 of
-/// module.fn"). Needs the GIL.
+/// strata.InvalidArgumentError starting with "argument <index> of
+/// <function>". Needs the GIL.
 strata_hal_buffer_view_t* viewFromArray(const py::array& array,
-                                        const std::string& where,
-                                        const std::string& want);
+                                        const std::string& want, size_t index,
+                                        const std::string& function);
 
 /// A new numpy array holding a copy of the view's contents. Needs the GIL
 /// (released around large copies).
