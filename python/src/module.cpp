@@ -23,6 +23,26 @@ PYBIND11_MODULE(_strata, m) {
            "task_workers: local-task threads, 0 for one per core.")
       .def_property_readonly("device", &Instance::device)
       .def_property_readonly("task_workers", &Instance::taskWorkers)
+      .def_property_readonly(
+          "vm_instance",
+          [](const Instance& instance) {
+            // For C++ extensions that register ref types or make native
+            // modules: a strata_vm_instance_t* that keeps the instance
+            // alive while the capsule lives.
+            strata_runtime_instance_t* runtime = instance.get();
+            strata_runtime_instance_retain(runtime);
+            py::capsule capsule(
+                strata_runtime_instance_vm_instance(runtime),
+                "strata_vm_instance_t", [](PyObject* object) {
+                  strata_runtime_instance_release(
+                      static_cast<strata_runtime_instance_t*>(
+                          PyCapsule_GetContext(object)));
+                });
+            PyCapsule_SetContext(capsule.ptr(), runtime);
+            return capsule;
+          },
+          "A capsule of the instance's strata_vm_instance_t* (named "
+          "'strata_vm_instance_t'), for native code.")
       .def("shutdown", &Instance::shutdown,
            "Stops the loop of asynchronous calls: those in flight fail with "
            "strata.CancelledError, later ones are refused.")

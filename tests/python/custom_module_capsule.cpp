@@ -39,6 +39,16 @@ PYBIND11_MODULE(_custom_module_capsule, m) {
     // The capsule owns one reference; a session takes its own.
     return py::capsule(module, kCapsuleName, releaseModule);
   }, "A new 'custom' module (samples/custom_module) as a capsule.");
+  m.def("has_type", [](py::capsule instance, const std::string& name) {
+    auto* vm = static_cast<strata_vm_instance_t*>(
+        PyCapsule_GetPointer(instance.ptr(), "strata_vm_instance_t"));
+    if (!vm) {
+      throw py::error_already_set();
+    }
+    return strata_vm_instance_lookup_type(vm, name.data(), name.size()) !=
+           nullptr;
+  }, "Whether the VM instance in a strata.Instance.vm_instance capsule has "
+     "the ref type name registered.");
   m.def("wrong_name", [] {
     return py::capsule(static_cast<void*>(&not_a_module), "not_a_module");
   }, "A capsule under another name, which sessions must refuse.");

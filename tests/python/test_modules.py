@@ -50,3 +50,13 @@ def test_the_app_needs_its_native_module():
     with pytest.raises(strata.NotFoundError, match="'custom'"):
         strata.Session(module_path("STRATA_TEST_CUSTOM_APP"),
                        device="local-sync")
+
+
+def test_native_code_reaches_the_vm_instance():
+    instance = strata.Instance("local-sync")
+    capsule = instance.vm_instance
+    del instance  # the capsule keeps the instance alive
+    # The runtime registered the HAL's ref types with it.
+    assert _custom_module_capsule.has_type(capsule, "hal.buffer_view")
+    assert _custom_module_capsule.has_type(capsule, "vm.buffer")
+    assert not _custom_module_capsule.has_type(capsule, "no.such_type")
