@@ -172,14 +172,20 @@ Instance::~Instance() {
 
 strata_status_t Instance::submit(
     const std::function<strata_status_t(strata_hal_loop_t*)>& submit_fn) {
+  strata_status_t status = nullptr;
+  bool submitted = false;
   {
+    // The loop thread never takes this mutex, so holding it (and the GIL)
+    // while submitting cannot block a callback.
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!shut_down_ && !loop_) {
-      loop_ = std::make_unique<LoopThread>();
+    if (!shut_down_) {
+      if (!loop_) {
+        loop_ = std::make_unique<LoopThread>();
+      }
+      submitted = loop_->submit(submit_fn, &status);
     }
   }
-  strata_status_t status = nullptr;
-  if (shut_down_ || !loop_->submit(submit_fn, &status)) {
+  if (!submitted) {
     raiseError(STRATA_STATUS_CANCELLED,
                "the instance is shut down: no more asynchronous calls");
   }
