@@ -18,6 +18,8 @@ carry the runtime's message and the VM backtrace.
 
 import asyncio as _asyncio
 import atexit as _atexit
+import os as _os
+import re as _re
 
 from ._errors import (  # noqa: F401
     CancelledError,
@@ -38,7 +40,7 @@ from . import _strata
 from ._strata import Fence, Function, Instance, Ref  # noqa: F401
 
 __all__ = [
-    "Session", "Instance", "Function", "Fence", "Ref", "Error",
+    "compile", "Session", "Instance", "Function", "Fence", "Ref", "Error",
     "CancelledError", "CompileError", "DataLossError",
     "DeadlineExceededError", "FailedPreconditionError", "InternalError",
     "InvalidArgumentError", "NotFoundError", "OutOfRangeError",
@@ -100,3 +102,64 @@ class Session(_strata._Session):
 
     def __repr__(self):
         return "<strata.Session %s on %s>" % (self.name, self.instance.device)
+
+
+_DIAGNOSTIC = _re.compile(r"^(.+?):(\d+):(\d+): (error|warning|note|remark): ")
+
+
+def compile(source, *, target_cpu="host", input_type="auto",
+            async_exports=False, input_shapes=()):
+    """Compiles a program to a .vmfb module and returns its bytes.
+
+    source: a path (str naming an existing file, or os.PathLike), MLIR text
+    (str), or the bytes of an ONNX model (or of MLIR text). input_type:
+    "auto" (an ONNX model when the bytes look like one or the path ends in
+    .onnx, else MLIR), "mlir" or "onnx". target_cpu: the kernels' LLVM CPU,
+    "host" for this machine. async_exports: also export fn$async entry
+    points (see Function.call_async). input_shapes: ONNX graph input dims,
+    "name=1x3x224x224" each.
+
+    The compiler runs in this process (the GIL is released meanwhile);
+    failures raise strata.CompileError with the compiler's
+    "file:line:col: error: ..." diagnostics.
+    """
+    try:
+        from . import _compiler
+    except ImportError as e:
+        raise UnimplementedError(
+            "UNIMPLEMENTED: this build of strata has no compiler (configure "
+            "it with LLVM/MLIR 22 to build strata.compile)",
+            code="UNIMPLEMENTED") from e
+    external_data_dir = ""
+    if isinstance(source, _os.PathLike) or (
+            isinstance(source, str) and "\n" not in source
+            and _os.path.isfile(source)):
+        path = _os.fspath(source)
+        with open(path, "rb") as f:
+            data = f.read()
+        name = path
+        external_data_dir = _os.path.dirname(_os.path.abspath(path))
+    elif isinstance(source, str):
+        data = source.encode()
+        name = "<mlir>"
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        name = "<bytes>"
+    else:
+        raise InvalidArgumentError(
+            "INVALID_ARGUMENT: strata.compile takes a path, MLIR text or "
+            "bytes, not %s" % type(source).__name__, code="INVALID_ARGUMENT")
+    flags = ["--target-cpu=" + target_cpu, "--input-type=" + input_type]
+    if async_exports:
+        flags.append("--async-exports")
+    flags += ["--input-shape=" + shape for shape in input_shapes]
+    ok, output, diagnostics = _compiler.compile(
+        data, name, input_type, target_cpu, bool(async_exports),
+        list(input_shapes), external_data_dir, flags)
+    if not ok:
+        lines = [line for line in diagnostics.splitlines()
+                 if _DIAGNOSTIC.match(line)]
+        raise CompileError(diagnostics.rstrip() or
+                           "the compiler failed without a diagnostic",
+                           diagnostics=lines)
+    return output
