@@ -88,11 +88,11 @@ class Caller {
       strata_hal_buffer_view_t* result = nullptr;
       strata_runtime_call_reset(call_);
       check(strata_runtime_buffer_view_from_host(
-          STRATA_HAL_ELEMENT_TYPE_FLOAT_32, shape.data(), shape.size(),
-          a_data, bytes, allocator_, &x));
+          STRATA_HAL_ELEMENT_TYPE_FLOAT_32, shape.data(), shape.size(), a_data,
+          bytes, allocator_, &x));
       check(strata_runtime_buffer_view_from_host(
-          STRATA_HAL_ELEMENT_TYPE_FLOAT_32, shape.data(), shape.size(),
-          b_data, bytes, allocator_, &y));
+          STRATA_HAL_ELEMENT_TYPE_FLOAT_32, shape.data(), shape.size(), b_data,
+          bytes, allocator_, &y));
       check(strata_runtime_call_push_buffer_view(call_, x));
       check(strata_runtime_call_push_buffer_view(call_, y));
       strata_hal_buffer_view_release(x);

@@ -26,8 +26,8 @@ CompileOptions::InputType parseInputType(const std::string& name) {
   if (name == "onnx") {
     return CompileOptions::InputType::Onnx;
   }
-  throw py::value_error("input_type is 'auto', 'mlir' or 'onnx', not '" +
-                        name + "'");
+  throw py::value_error("input_type is 'auto', 'mlir' or 'onnx', not '" + name +
+                        "'");
 }
 
 }  // namespace
@@ -61,8 +61,8 @@ PYBIND11_MODULE(_compiler, m) {
                               py::str(result.diagnostics));
       },
       py::arg("source"), py::arg("input_name"), py::arg("input_type"),
-      py::arg("target_cpu"), py::arg("async_exports"),
-      py::arg("input_shapes"), py::arg("external_data_dir"), py::arg("flags"),
+      py::arg("target_cpu"), py::arg("async_exports"), py::arg("input_shapes"),
+      py::arg("external_data_dir"), py::arg("flags"),
       "Compiles source (bytes); returns (ok, the module's bytes, the "
       "diagnostics text).");
 }

@@ -10,8 +10,8 @@ namespace {
 // strata._errors._make, looked up once. Leaked on purpose: a static
 // py::object would be released after the interpreter is gone.
 py::handle makeError() {
-  static py::object* make = new py::object(
-      py::module_::import("strata._errors").attr("_make"));
+  static py::object* make =
+      new py::object(py::module_::import("strata._errors").attr("_make"));
   return *make;
 }
 

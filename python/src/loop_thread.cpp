@@ -15,15 +15,17 @@ struct LoopThread::State {
   strata_hal_loop_t* loop = nullptr;
   std::mutex mutex;
   std::condition_variable wake;
-  bool pending = false;           // work was submitted since the last pass
+  bool pending = false;  // work was submitted since the last pass
   std::atomic<bool> stopping{false};
-  bool closed = false;            // the loop is destroyed (or about to be)
+  bool closed = false;  // the loop is destroyed (or about to be)
   std::thread::id thread_id;
 };
 
 namespace {
 
-void ignoreFence(void*, strata_status_t status) { strata_status_free(status); }
+void ignoreFence(void*, strata_status_t status) {
+  strata_status_free(status);
+}
 
 // Makes a blocked strata_hal_loop_run_once return: a wait on a fence that
 // is already reached completes on the next iteration.
@@ -46,7 +48,9 @@ LoopThread::LoopThread() : state_(std::make_shared<State>()) {
   state_->thread_id = thread_.get_id();
 }
 
-LoopThread::~LoopThread() { stop(); }
+LoopThread::~LoopThread() {
+  stop();
+}
 
 void LoopThread::run(std::shared_ptr<State> state) {
   // One thread state for the thread's life: callbacks then take the GIL
@@ -56,9 +60,8 @@ void LoopThread::run(std::shared_ptr<State> state) {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(state->mutex);
-      state->wake.wait(lock, [&] {
-        return state->pending || state->stopping.load();
-      });
+      state->wake.wait(
+          lock, [&] { return state->pending || state->stopping.load(); });
       if (state->stopping.load()) {
         state->closed = true;
         break;

@@ -34,9 +34,9 @@ class LoopThread {
   /// thread. Returns false (without calling it) once stop() has been
   /// called. submit_fn must not block; it must not take the GIL if the
   /// caller does not hold it.
-  bool submit(const std::function<strata_status_t(strata_hal_loop_t*)>&
-                  submit_fn,
-              strata_status_t* out_status);
+  bool submit(
+      const std::function<strata_status_t(strata_hal_loop_t*)>& submit_fn,
+      strata_status_t* out_status);
 
   /// Stops the thread: it finishes the iteration it is in, destroys the
   /// loop (cancelling what is in flight) and exits. Waits for it unless

@@ -31,13 +31,12 @@ PYBIND11_MODULE(_strata, m) {
             // alive while the capsule lives.
             strata_runtime_instance_t* runtime = instance.get();
             strata_runtime_instance_retain(runtime);
-            py::capsule capsule(
-                strata_runtime_instance_vm_instance(runtime),
-                "strata_vm_instance_t", [](PyObject* object) {
-                  strata_runtime_instance_release(
-                      static_cast<strata_runtime_instance_t*>(
-                          PyCapsule_GetContext(object)));
-                });
+            py::capsule capsule(strata_runtime_instance_vm_instance(runtime),
+                                "strata_vm_instance_t", [](PyObject* object) {
+                                  strata_runtime_instance_release(
+                                      static_cast<strata_runtime_instance_t*>(
+                                          PyCapsule_GetContext(object)));
+                                });
             PyCapsule_SetContext(capsule.ptr(), runtime);
             return capsule;
           },
@@ -82,8 +81,7 @@ PYBIND11_MODULE(_strata, m) {
            "results. wait: a strata.Fence to wait for first.")
       .def_property_readonly("name", &Function::name)
       .def_property_readonly("full_name", &Function::fullName)
-      .def_property_readonly("calling_convention",
-                             &Function::callingConvention)
+      .def_property_readonly("calling_convention", &Function::callingConvention)
       .def_property_readonly("arguments", &Function::argumentTypes)
       .def_property_readonly("results", &Function::resultTypes)
       .def_property_readonly("signature", &Function::signature)

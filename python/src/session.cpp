@@ -26,8 +26,8 @@ std::vector<std::weak_ptr<Instance>>* registry =
 
 // concurrent.futures.Future, looked up once (leaked: see errors.cpp).
 py::handle futureClass() {
-  static py::object* future = new py::object(
-      py::module_::import("concurrent.futures").attr("Future"));
+  static py::object* future =
+      new py::object(py::module_::import("concurrent.futures").attr("Future"));
   return *future;
 }
 
@@ -100,8 +100,10 @@ strata_vm_module_t* loadModule(Instance& instance, const py::handle& source) {
     if (!name || std::strcmp(name, kModuleCapsuleName) != 0) {
       raiseError(STRATA_STATUS_INVALID_ARGUMENT,
                  std::string("a module capsule must be named '") +
-                     kModuleCapsuleName + "' and hold a strata_vm_module_t*; "
-                     "this one is named '" + (name ? name : "") + "'");
+                     kModuleCapsuleName +
+                     "' and hold a strata_vm_module_t*; "
+                     "this one is named '" +
+                     (name ? name : "") + "'");
     }
     auto* module = static_cast<strata_vm_module_t*>(
         PyCapsule_GetPointer(source.ptr(), name));
@@ -133,7 +135,8 @@ strata_vm_module_t* loadModule(Instance& instance, const py::handle& source) {
   }
   raiseError(STRATA_STATUS_INVALID_ARGUMENT,
              "a module is a .vmfb path, .vmfb bytes or a capsule of a native "
-             "module, not " + describeValue(source));
+             "module, not " +
+                 describeValue(source));
 }
 
 }  // namespace
@@ -238,13 +241,17 @@ Fence::Fence(strata_hal_fence_t* fence) : fence_(fence) {
   strata_hal_fence_retain(fence);
 }
 
-Fence::~Fence() { strata_hal_fence_release(fence_); }
+Fence::~Fence() {
+  strata_hal_fence_release(fence_);
+}
 
-void Fence::signal() { check(strata_hal_fence_signal(fence_)); }
+void Fence::signal() {
+  check(strata_hal_fence_signal(fence_));
+}
 
 void Fence::fail(const std::string& message) {
-  strata_hal_fence_fail(fence_, strata_make_status(STRATA_STATUS_ABORTED,
-                                                   "%s", message.c_str()));
+  strata_hal_fence_fail(
+      fence_, strata_make_status(STRATA_STATUS_ABORTED, "%s", message.c_str()));
 }
 
 bool Fence::reached() {
@@ -414,9 +421,9 @@ void Function::pushArguments(strata_runtime_call_t* call,
   if (args.size() != args_.size()) {
     raiseError(STRATA_STATUS_INVALID_ARGUMENT,
                full_name_ + " takes " + std::to_string(args_.size()) +
-                   (args_.size() == 1 ? " argument" : " arguments") +
-                   ", got " + std::to_string(args.size()) + "; " +
-                   full_name_ + " takes " + signature());
+                   (args_.size() == 1 ? " argument" : " arguments") + ", got " +
+                   std::to_string(args.size()) + "; " + full_name_ + " takes " +
+                   signature());
   }
   for (size_t i = 0; i < args_.size(); ++i) {
     py::handle value = args[i];
@@ -713,9 +720,8 @@ bool Session::contains(const std::string& name) {
     return true;
   }
   strata_vm_function_t function;
-  std::string full_name = name.find('.') == std::string::npos
-                              ? this->name() + "." + name
-                              : name;
+  std::string full_name =
+      name.find('.') == std::string::npos ? this->name() + "." + name : name;
   strata_status_t status = strata_vm_context_lookup(
       strata_runtime_session_context(session_), full_name.c_str(), &function);
   bool found = status == nullptr;

@@ -129,8 +129,7 @@ class Function : public std::enable_shared_from_this<Function> {
   strata_runtime_call_t* takeCall();
   void returnCall(strata_runtime_call_t* call);
   void pushArguments(strata_runtime_call_t* call, const py::args& args);
-  void pushArray(strata_runtime_call_t* call, size_t i,
-                 const py::array& array);
+  void pushArray(strata_runtime_call_t* call, size_t i, const py::array& array);
   py::object readResults(strata_runtime_call_t* call);
   std::string attribute(const std::string& key) const;
   std::string typeOf(char kind, const std::string& reflected) const;

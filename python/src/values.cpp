@@ -137,8 +137,8 @@ bool dtypeOf(strata_hal_element_type_t type, py::dtype* out_dtype) {
   case STRATA_HAL_NUMERICAL_TYPE_INTEGER:
   case STRATA_HAL_NUMERICAL_TYPE_INTEGER_SIGNED:
     switch (bits) {
-    case 1: name = numerical == STRATA_HAL_NUMERICAL_TYPE_INTEGER ? "bool"
-                                                                  : nullptr;
+    case 1:
+      name = numerical == STRATA_HAL_NUMERICAL_TYPE_INTEGER ? "bool" : nullptr;
       break;
     case 8: name = "int8"; break;
     case 16: name = "int16"; break;
@@ -276,9 +276,8 @@ strata_hal_buffer_view_t* viewFromArray(const py::array& input,
   strata_hal_buffer_t* buffer = nullptr;
   // The runtime reads arguments and never writes them, so read-only arrays
   // are wrapped too.
-  strata_status_t status =
-      strata_hal_buffer_wrap(const_cast<void*>(array.data()), length, owner,
-                             allocator, &buffer);
+  strata_status_t status = strata_hal_buffer_wrap(
+      const_cast<void*>(array.data()), length, owner, allocator, &buffer);
   strata_vm_ref_release(owner);  // the buffer holds it now
   strata_hal_buffer_view_t* view = nullptr;
   if (!status) {
@@ -296,8 +295,7 @@ strata_vm_buffer_t* bufferFromBytes(const py::buffer& bytes) {
   py::buffer_info info = bytes.request();
   size_t length = static_cast<size_t>(info.size * info.itemsize);
   strata_vm_buffer_t* buffer = nullptr;
-  check(strata_vm_buffer_create(length, 0, strata_allocator_system(),
-                                &buffer));
+  check(strata_vm_buffer_create(length, 0, strata_allocator_system(), &buffer));
   if (length) {
     std::memcpy(strata_vm_buffer_data(buffer), info.ptr, length);
   }
@@ -348,9 +346,13 @@ py::array arrayFromView(const strata_hal_buffer_view_t* view) {
   return array;
 }
 
-Ref::Ref(strata_vm_ref_object_t* ref) : ref_(ref) { strata_vm_ref_retain(ref); }
+Ref::Ref(strata_vm_ref_object_t* ref) : ref_(ref) {
+  strata_vm_ref_retain(ref);
+}
 
-Ref::~Ref() { strata_vm_ref_release(ref_); }
+Ref::~Ref() {
+  strata_vm_ref_release(ref_);
+}
 
 std::string Ref::typeName() const {
   return ref_ && ref_->type && ref_->type->name ? ref_->type->name : "null";
@@ -372,15 +374,15 @@ py::object fromVariant(const strata_vm_variant_t& value) {
       return arrayFromView(view);
     }
     if (strata_vm_buffer_t* buffer = strata_vm_buffer_from_ref(ref)) {
-      return py::bytes(reinterpret_cast<const char*>(
-                           strata_vm_buffer_data(buffer)),
-                       strata_vm_buffer_length(buffer));
+      return py::bytes(
+          reinterpret_cast<const char*>(strata_vm_buffer_data(buffer)),
+          strata_vm_buffer_length(buffer));
     }
     return py::cast(new Ref(ref), py::return_value_policy::take_ownership);
   }
   default:
-    raiseError(STRATA_STATUS_INTERNAL, "a result of unknown value type " +
-                                           std::to_string(value.type));
+    raiseError(STRATA_STATUS_INTERNAL,
+               "a result of unknown value type " + std::to_string(value.type));
   }
 }
 

@@ -82,15 +82,13 @@ std::vector<uint8_t> buildKernelFail(const std::vector<uint8_t>& kernels) {
   ModuleBuilder mb("kernel_fail", 1);
   mb.addDependency("hal", 1);
   uint32_t devices_get = mb.addImport("hal.devices.get", "0i_r");
-  uint32_t executable_create =
-      mb.addImport("hal.executable.create", "0rrr_r");
+  uint32_t executable_create = mb.addImport("hal.executable.create", "0rrr_r");
   uint32_t cb_create = mb.addImport("hal.command_buffer.create", "0rii_r");
   uint32_t cb_dispatch =
       mb.addImport("hal.command_buffer.dispatch", "0rriiiiCiDCrIID_");
   uint32_t cb_finalize = mb.addImport("hal.command_buffer.finalize", "0r_");
   uint32_t fence_create = mb.addImport("hal.fence.create", "0ri_r");
-  uint32_t queue_execute =
-      mb.addImport("hal.device.queue.execute", "0rrrCrD_");
+  uint32_t queue_execute = mb.addImport("hal.device.queue.execute", "0rrrCrD_");
   uint32_t fence_await = mb.addImport("hal.fence.await", "0iCrD_i");
   uint32_t format = mb.addRodata(
       std::vector<uint8_t>(kFormat, kFormat + sizeof(kFormat) - 1));
@@ -175,8 +173,7 @@ int main(int argc, char** argv) {
   }
   std::vector<uint8_t> kernels;
   if (!readFile(argv[1] + 10, &kernels) || kernels.empty()) {
-    std::fprintf(stderr, "make_python_modules: cannot read %s\n",
-                 argv[1] + 10);
+    std::fprintf(stderr, "make_python_modules: cannot read %s\n", argv[1] + 10);
     return 1;
   }
   std::string dir = argv[2];

@@ -102,8 +102,8 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   }
   if (from && *from > *to) {
     return emitError(UnknownLoc::get(&context), "--compile-from=")
-           << options.compileFrom << " comes after --compile-to="
-           << options.compileTo;
+           << options.compileFrom
+           << " comes after --compile-to=" << options.compileTo;
   }
   // A scalar program needs no target, so only a target the user names must
   // exist here; the hal phase reports a missing one if kernels need it.
@@ -112,8 +112,8 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
            << options.target << " is not a target of this build; it has: "
            << getTargetBackendNames();
   }
-  bool vmInput = options.mode == CompileOptions::Mode::Vm ||
-                 (from && *from == Phase::VM);
+  bool vmInput =
+      options.mode == CompileOptions::Mode::Vm || (from && *from == Phase::VM);
   if (!vmInput) {
     for (Operation &op : root->getBody()->getOperations()) {
       if (isa<vm::ModuleOp>(op)) {
@@ -129,7 +129,8 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   } else if (failed(findVMModule(*root))) {
     return failure();
   }
-  if (options.applyCommandLineOptions && failed(applyPassManagerCLOptions(pm))) {
+  if (options.applyCommandLineOptions &&
+      failed(applyPassManagerCLOptions(pm))) {
     return failure();
   }
   if (failed(pm.run(*root))) {
@@ -172,9 +173,8 @@ CompileResult compileSource(std::string_view source,
   DialectRegistry registry;
   registry.insert<vm::VMDialect, arith::ArithDialect, cf::ControlFlowDialect,
                   func::FuncDialect, index::IndexDialect, math::MathDialect,
-                  scf::SCFDialect, linalg::LinalgDialect,
-                  tensor::TensorDialect, tosa::TosaDialect,
-                  util::UtilDialect, check::CheckDialect>();
+                  scf::SCFDialect, linalg::LinalgDialect, tensor::TensorDialect,
+                  tosa::TosaDialect, util::UtilDialect, check::CheckDialect>();
   registerTargetBackendDialects(registry);
   MLIRContext context(registry);
   // An error names its op's location; the whole op (a dispatch function can
