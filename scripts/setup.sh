@@ -12,6 +12,11 @@ packages=(
   # compiler (LLVM/MLIR 22) and fuzzing (clang + libFuzzer runtime)
   clang-22 libclang-rt-22-dev llvm-22-dev libmlir-22-dev mlir-22-tools
   lld-22 liblld-22-dev
+  # ONNX import (proto classes + protobuf), ONNX's backend tests and the
+  # Python that reads their data (tests/onnx)
+  libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx
+  # real models exported from PyTorch for the models suite (tests/models)
+  python3-torch python3-torchvision
   # the Python package (python/) and its tests
   pybind11-dev python3-dev python3-pytest
   # samples/service (HTTP parsing, JSON) and its load test (wrk)

@@ -523,8 +523,21 @@ int run(const Options& options) {
       std::string got = strata::tools::describeTensorType(tensor.shape,
                                                           tensor.element_type);
       if (!want.empty() && !tensorTypeMatches(want, got)) {
-        return fail(where + ": argument " + std::to_string(i) + " of " +
-                    full_name + " is a " + want + " tensor, not " + got);
+        // A signless integer argument (i8: ONNX's uint8 becomes one) takes
+        // unsigned data of its width as it is.
+        std::string as_signless = got;
+        size_t at = as_signless.rfind("ui");
+        if (at != std::string::npos &&
+            (at == 0 || as_signless[at - 1] == 'x')) {
+          as_signless.erase(at, 1);
+        }
+        if (as_signless == got || !tensorTypeMatches(want, as_signless)) {
+          return fail(where + ": argument " + std::to_string(i) + " of " +
+                      full_name + " is a " + want + " tensor, not " + got);
+        }
+        tensor.element_type = STRATA_HAL_ELEMENT_TYPE(
+            STRATA_HAL_NUMERICAL_TYPE_INTEGER,
+            strata_hal_element_byte_size(tensor.element_type) * 8);
       }
       strata_hal_buffer_view_t* view = nullptr;
       status = strata::tools::bufferViewFromTensor(tensor, s.allocator, &view);

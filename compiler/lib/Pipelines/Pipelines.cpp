@@ -16,6 +16,7 @@ using namespace mlir;
 
 std::optional<strata::Phase> mlir::strata::parsePhase(StringRef name) {
   return llvm::StringSwitch<std::optional<Phase>>(name)
+      .Case("import", Phase::Import)
       .Case("input", Phase::Input)
       .Case("flow", Phase::Flow)
       .Case("stream", Phase::Stream)
@@ -40,7 +41,9 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     return (!from || *from < phase) && phase <= to;
   };
   if (wants(Phase::Input)) {
+    pm.addPass(input::createLowerONNXPass());
     pm.addPass(input::createConvertInputPass());
+    pm.addPass(input::createPropagateTransposesPass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -104,7 +107,7 @@ void mlir::strata::registerStrataPipelines() {
   PassPipelineRegistration<PhasePipelineOptions>(
       "strata-phase-pipeline",
       "strata-compile's phases from 'from' (exclusive) to 'to' (inclusive): "
-      "input, flow, stream, hal, vm",
+      "import, input, flow, stream, hal, vm",
       [](OpPassManager &pm, const PhasePipelineOptions &opts) {
         std::optional<Phase> from;
         if (!opts.from.empty()) {

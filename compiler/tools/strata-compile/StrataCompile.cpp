@@ -1,13 +1,18 @@
 // StrataCompile.cpp - strata-compile, the compiler driver: standard MLIR
-// dialects (or VM dialect input with --compile-mode=vm) to a .vmfb module.
+// dialects or an ONNX model (or VM dialect input with --compile-mode=vm)
+// to a .vmfb module.
 
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
 #include "Strata/Dialect/Check/IR/CheckOps.h"
+#include "Strata/Dialect/ONNX/IR/ONNXOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 #include "Strata/Pipelines/Pipelines.h"
 #include "Strata/Target/Bytecode/BytecodeTarget.h"
 #include "Strata/Target/TargetBackend.h"
+#ifdef STRATA_HAVE_ONNX
+#include "Strata/InputConversion/ONNX/Importer.h"
+#endif
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -31,6 +36,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -41,6 +47,7 @@ namespace {
 
 enum class CompileMode { Std, Vm };
 enum class OutputFormat { VmBytecode, VmMlir };
+enum class InputType { Auto, Mlir, Onnx };
 
 llvm::cl::OptionCategory category("strata-compile options");
 
@@ -65,6 +72,24 @@ llvm::cl::opt<CompileMode> compileMode(
                    "one vm.module, assembled as it is")),
     llvm::cl::init(CompileMode::Std), llvm::cl::cat(category));
 
+llvm::cl::opt<InputType> inputType(
+    "input-type", llvm::cl::desc("What the input file is"),
+    llvm::cl::values(
+        clEnumValN(InputType::Auto, "auto",
+                   "an ONNX model when the file starts like one (or is "
+                   "named *.onnx), else MLIR text (the default)"),
+        clEnumValN(InputType::Mlir, "mlir", "MLIR text"),
+        clEnumValN(InputType::Onnx, "onnx",
+                   "an ONNX model (ModelProto protobuf)")),
+    llvm::cl::init(InputType::Auto), llvm::cl::cat(category));
+
+llvm::cl::list<std::string> inputShapes(
+    "input-shape",
+    llvm::cl::desc("ONNX: the dimensions of a graph input, NAME=DIMS (for "
+                   "example input=1x3x224x224; repeat for several inputs); "
+                   "fixes symbolic dimensions such as a batch size"),
+    llvm::cl::value_desc("name=dims"), llvm::cl::cat(category));
+
 llvm::cl::opt<OutputFormat> outputFormat(
     "output-format", llvm::cl::desc("What to write"),
     llvm::cl::values(
@@ -76,15 +101,17 @@ llvm::cl::opt<OutputFormat> outputFormat(
 
 llvm::cl::opt<std::string> compileTo(
     "compile-to",
-    llvm::cl::desc("Stop after this phase and write its MLIR: input, flow, "
-                   "stream, hal or vm (the default: everything)"),
+    llvm::cl::desc("Stop after this phase and write its MLIR: import, "
+                   "input, flow, stream, hal or vm (the default: "
+                   "everything)"),
     llvm::cl::value_desc("phase"), llvm::cl::init("vm"),
     llvm::cl::cat(category));
 
 llvm::cl::opt<std::string> compileFrom(
     "compile-from",
     llvm::cl::desc("The input is the MLIR written after this phase "
-                   "(--compile-to): input, flow, stream, hal or vm"),
+                   "(--compile-to): import, input, flow, stream, hal or "
+                   "vm"),
     llvm::cl::value_desc("phase"), llvm::cl::init(""),
     llvm::cl::cat(category));
 
@@ -136,10 +163,71 @@ FailureOr<strata::vm::ModuleOp> findVMModule(ModuleOp root) {
   return found;
 }
 
+/// Whether the input is an ONNX model (--input-type, else its first bytes
+/// or its name).
+bool isONNXInput(llvm::StringRef bytes) {
+  switch (inputType) {
+  case InputType::Mlir:
+    return false;
+  case InputType::Onnx:
+    return true;
+  case InputType::Auto:
+    break;
+  }
+#ifdef STRATA_HAVE_ONNX
+  if (strata::onnx::looksLikeONNXModel(bytes)) {
+    return true;
+  }
+#else
+  if (!bytes.empty() && bytes[0] == 0x08) {
+    return true;
+  }
+#endif
+  return llvm::StringRef(inputFilename).ends_with(".onnx");
+}
+
+/// The input module: MLIR text parsed, or an ONNX model imported.
+OwningOpRef<ModuleOp> readInput(MLIRContext &context,
+                                llvm::SourceMgr &sourceMgr) {
+  llvm::StringRef bytes =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+  if (!isONNXInput(bytes)) {
+    if (!inputShapes.empty()) {
+      emitError(UnknownLoc::get(&context))
+          << "--input-shape applies to ONNX models only";
+      return nullptr;
+    }
+    return parseSourceFile<ModuleOp>(sourceMgr, &context);
+  }
+#ifdef STRATA_HAVE_ONNX
+  strata::onnx::ImportOptions importOptions;
+  llvm::SmallString<256> folder(
+      inputFilename == "-" ? std::string(".") : std::string(inputFilename));
+  llvm::sys::path::remove_filename(folder);
+  importOptions.externalDataDir = folder.empty() ? "." : folder.str().str();
+  importOptions.fileName = inputFilename == "-"
+                               ? std::string("<stdin>")
+                               : llvm::sys::path::filename(inputFilename).str();
+  for (const std::string &shape : inputShapes) {
+    std::string error;
+    if (!strata::onnx::parseInputShape(shape, importOptions, error)) {
+      emitError(UnknownLoc::get(&context)) << error;
+      return nullptr;
+    }
+  }
+  return strata::onnx::importModel(&context, bytes, importOptions);
+#else
+  emitError(UnknownLoc::get(&context))
+      << "this strata-compile was built without the ONNX importer "
+         "(apt-get install libonnx-dev libprotobuf-dev, then reconfigure)";
+  return nullptr;
+#endif
+}
+
 LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                       const strata::vm::BytecodeTargetOptions &options,
                       llvm::raw_ostream &os) {
-  OwningOpRef<ModuleOp> root = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> root = readInput(context, sourceMgr);
   if (!root) {
     return failure();
   }
@@ -159,12 +247,14 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     from = strata::parsePhase(compileFrom);
     if (!from) {
       return emitError(UnknownLoc::get(&context), "--compile-from=")
-             << compileFrom << " is not a phase: input, flow, stream, hal, vm";
+             << compileFrom
+             << " is not a phase: import, input, flow, stream, hal, vm";
     }
   }
   if (!to) {
     return emitError(UnknownLoc::get(&context), "--compile-to=")
-           << compileTo << " is not a phase: input, flow, stream, hal, vm";
+           << compileTo
+           << " is not a phase: import, input, flow, stream, hal, vm";
   }
   if (from && *from > *to) {
     return emitError(UnknownLoc::get(&context), "--compile-from=")
@@ -246,7 +336,7 @@ int main(int argc, char **argv) {
                   index::IndexDialect, math::MathDialect, scf::SCFDialect,
                   linalg::LinalgDialect, tensor::TensorDialect,
                   tosa::TosaDialect, strata::util::UtilDialect,
-                  strata::check::CheckDialect>();
+                  strata::check::CheckDialect, strata::onnx::ONNXDialect>();
   strata::registerTargetBackendDialects(registry);
   MLIRContext context(registry);
   // An error names its op's location; the whole op (a dispatch function can

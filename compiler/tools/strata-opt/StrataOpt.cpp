@@ -4,6 +4,7 @@
 #include "Strata/Dialect/Check/IR/CheckOps.h"
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
 #include "Strata/Dialect/HAL/Transforms/Passes.h"
+#include "Strata/Dialect/ONNX/IR/ONNXOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/Transforms/Passes.h"
@@ -30,7 +31,8 @@ int main(int argc, char **argv) {
                   mlir::scf::SCFDialect, mlir::linalg::LinalgDialect,
                   mlir::tensor::TensorDialect, mlir::tosa::TosaDialect,
                   mlir::strata::util::UtilDialect,
-                  mlir::strata::check::CheckDialect>();
+                  mlir::strata::check::CheckDialect,
+                  mlir::strata::onnx::ONNXDialect>();
   // Upstream cleanups (--canonicalize, --cse, ...) and Strata's own passes.
   mlir::registerTransformsPasses();
   mlir::strata::registerConversionPasses();

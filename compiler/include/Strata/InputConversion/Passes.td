@@ -28,4 +28,51 @@ def ConvertInputPass : Pass<"strata-convert-input", "::mlir::ModuleOp"> {
   ];
 }
 
+def LowerONNXPass : Pass<"strata-lower-onnx", "::mlir::ModuleOp"> {
+  let summary = "lower onnx.node ops to linalg, tensor, arith and math";
+  let description = [{
+    Lowers each `onnx.node` of an imported ONNX graph, in graph order, by
+    the pattern registered for its op type (one per ONNX op type,
+    compiler/lib/InputConversion/ONNX/*Ops.cpp). Every input of a node is
+    lowered before it, so each pattern sees ranked, static tensors and
+    computes its results' types itself; inputs that must be known at
+    compile time (shapes, axes, pads) are read from constants, and work on
+    constants (shape subgraphs, weight preparation) folds. Unsigned ONNX
+    tensors are signless values behind an `unrealized_conversion_cast` to
+    their unsigned type while the pass runs. The function's results take
+    the lowered types. An op type without a pattern, an unsupported
+    attribute value or a data-dependent shape is an error naming the node
+    (its name, op type and opset).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def PropagateTransposesPass
+    : Pass<"strata-propagate-transposes", "::mlir::ModuleOp"> {
+  let summary = "move linalg.transpose below elementwise ops and concats, "
+                "cancelling inverse pairs";
+  let description = [{
+    A convolution of an NCHW model runs in NHWC (the fast layout), between
+    a transpose in and a transpose out (`--strata-lower-onnx`). This pass
+    moves each transpose below the elementwise `linalg.generic` ops
+    (activations, bias and residual adds) and `tensor.concat` ops that
+    consume it, computing them in the untransposed layout, until it meets
+    the next convolution's inverse transpose and both vanish: activations
+    stay NHWC between layers, with one transpose at each end of the graph.
+    Splat constants and broadcast operands move along; an elementwise op
+    with another full-rank operand that is not a transpose by the same
+    permutation stops the motion.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // STRATA_INPUTCONVERSION_PASSES_TD

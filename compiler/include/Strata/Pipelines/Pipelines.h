@@ -13,7 +13,11 @@ namespace mlir::strata {
 
 /// The phases of compilation, in order. Each names the form of the program
 /// after it:
-///   input   the input, cleaned up (canonicalization, CSE);
+///   import  the input as read: MLIR as parsed, an ONNX model as onnx.node
+///           ops (no passes run);
+///   input   the input in linalg, tensor, arith and math: ONNX nodes and
+///           TOSA lowered (--strata-lower-onnx, --strata-convert-input),
+///           cleaned up (canonicalization, CSE);
 ///   flow    tensor work in dispatch functions of one executable module,
 ///           host functions calling them (--strata-form-dispatches);
 ///   stream  the same so far (scheduling of the dispatches is to come);
@@ -21,9 +25,9 @@ namespace mlir::strata {
 ///           (--strata-compile-executables);
 ///   vm      one vm.module, optimized (--strata-convert-to-vm and the VM
 ///           passes); the bytecode target writes it.
-enum class Phase { Input, Flow, Stream, Hal, VM };
+enum class Phase { Import, Input, Flow, Stream, Hal, VM };
 
-/// "input", "flow", ... -> the phase, or nothing for another name.
+/// "import", "input", "flow", ... -> the phase, or nothing for another name.
 std::optional<Phase> parsePhase(llvm::StringRef name);
 
 struct PipelineOptions {

@@ -3,6 +3,7 @@
 
 #include "HostTensorToVM.h"
 
+#include "Strata/Dialect/Util/IR/Reflection.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 #include "strata/hal/buffer.h"
 
@@ -772,6 +773,16 @@ LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
       if (auto tensor = dyn_cast<RankedTensorType>(result)) {
         state.reflection[func.getSymName()].push_back(
             {"result" + std::to_string(index), describe(tensor)});
+      }
+    }
+    // What the front end names (util.reflection), after the types.
+    if (auto names = func->getAttrOfType<DictionaryAttr>(
+            strata::util::kReflectionAttrName)) {
+      for (NamedAttribute entry : names) {
+        if (auto text = dyn_cast<StringAttr>(entry.getValue())) {
+          state.reflection[func.getSymName()].push_back(
+              {entry.getName().str(), text.str()});
+        }
       }
     }
   }

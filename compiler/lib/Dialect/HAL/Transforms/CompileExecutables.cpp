@@ -38,6 +38,12 @@ struct CompileExecutablesPass
       return signalPassFailure();
     }
     ModuleOp executable = executables.front();
+    // A program whose tensors all stay on the host (it returns an argument
+    // or a constant view) has nothing to compile: no kernel library.
+    if (executable.getOps<func::FuncOp>().empty()) {
+      executable.erase();
+      return;
+    }
     const TargetBackend *backend = lookupTargetBackend(target);
     if (!backend) {
       executable.emitError("no target '")

@@ -1,0 +1,594 @@
+// Builders.cpp - tensor builders the ONNX lowering patterns share
+// (Lowering.h): broadcast elementwise generics, reductions, reshapes,
+// transposes, slices, conversions, and compile-time folding of constants.
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::strata;
+using namespace mlir::strata::onnx;
+
+bool mlir::strata::onnx::isFloat(Type type) { return isa<FloatType>(type); }
+
+SmallVector<int64_t> mlir::strata::onnx::stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i) {
+    strides[i] = strides[i + 1] * shape[i + 1];
+  }
+  return strides;
+}
+
+FailureOr<SmallVector<int64_t>>
+mlir::strata::onnx::broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes) {
+  size_t rank = 0;
+  for (ArrayRef<int64_t> shape : shapes) {
+    rank = std::max(rank, shape.size());
+  }
+  SmallVector<int64_t> result(rank, 1);
+  for (ArrayRef<int64_t> shape : shapes) {
+    for (size_t i = 0; i < shape.size(); ++i) {
+      int64_t &dim = result[rank - shape.size() + i];
+      if (shape[i] == dim || shape[i] == 1) {
+        continue;
+      }
+      if (dim != 1) {
+        return failure();
+      }
+      dim = shape[i];
+    }
+  }
+  return result;
+}
+
+Value mlir::strata::onnx::constant(OpBuilder &b, Location loc,
+                                   DenseElementsAttr value) {
+  return arith::ConstantOp::create(b, loc, value);
+}
+
+Value mlir::strata::onnx::scalar(OpBuilder &b, Location loc, Type type,
+                                 double value) {
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  }
+  if (type.isIndex()) {
+    return arith::ConstantIndexOp::create(b, loc,
+                                          static_cast<int64_t>(value));
+  }
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value mlir::strata::onnx::splat(OpBuilder &b, Location loc,
+                                ArrayRef<int64_t> shape, Type type,
+                                double value) {
+  auto tensorType = RankedTensorType::get(shape, type);
+  Attribute element;
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    element = b.getFloatAttr(floatType, value);
+  } else {
+    element = b.getIntegerAttr(type, static_cast<int64_t>(value));
+  }
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(tensorType, element));
+}
+
+Value mlir::strata::onnx::filled(OpBuilder &b, Location loc,
+                                 ArrayRef<int64_t> shape, Value scalarValue) {
+  Value empty =
+      tensor::EmptyOp::create(b, loc, shape, scalarValue.getType());
+  return linalg::FillOp::create(b, loc, scalarValue, empty).getResult(0);
+}
+
+Value mlir::strata::onnx::lowest(OpBuilder &b, Location loc, Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(floatType,
+                       APFloat::getInf(floatType.getFloatSemantics(), true)));
+  }
+  unsigned width = type.getIntOrFloatBitWidth();
+  return arith::ConstantOp::create(
+      b, loc,
+      b.getIntegerAttr(type, width == 1 ? APInt(1, 0)
+                                        : APInt::getSignedMinValue(width)));
+}
+
+Value mlir::strata::onnx::highest(OpBuilder &b, Location loc, Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(floatType,
+                       APFloat::getInf(floatType.getFloatSemantics(), false)));
+  }
+  unsigned width = type.getIntOrFloatBitWidth();
+  return arith::ConstantOp::create(
+      b, loc,
+      b.getIntegerAttr(type, width == 1 ? APInt(1, 1)
+                                        : APInt::getSignedMaxValue(width)));
+}
+
+namespace {
+
+/// Calls `fn` with each multi-index of `shape` in row-major order.
+void forEachIndex(ArrayRef<int64_t> shape,
+                  function_ref<void(ArrayRef<int64_t>)> fn) {
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    count *= dim;
+  }
+  SmallVector<int64_t> index(shape.size(), 0);
+  for (int64_t n = 0; n < count; ++n) {
+    fn(index);
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (++index[d] < shape[d]) {
+        break;
+      }
+      index[d] = 0;
+    }
+  }
+}
+
+DenseElementsAttr constantOf(Value value) {
+  DenseElementsAttr attr;
+  if (value && matchPattern(value, m_Constant(&attr))) {
+    return attr;
+  }
+  return {};
+}
+
+} // namespace
+
+DenseElementsAttr mlir::strata::onnx::gatherConstant(
+    DenseElementsAttr source, RankedTensorType type,
+    function_ref<int64_t(ArrayRef<int64_t>)> indexOf) {
+  if (source.isSplat()) {
+    return DenseElementsAttr::get(type, source.getSplatValue<Attribute>());
+  }
+  int64_t count = type.getNumElements();
+  if (count == 0) {
+    return DenseElementsAttr::get(type, ArrayRef<Attribute>{});
+  }
+  Type element = type.getElementType();
+  if (element.isInteger(1)) {
+    SmallVector<bool> from(source.getValues<bool>());
+    SmallVector<bool> to;
+    to.reserve(count);
+    forEachIndex(type.getShape(), [&](ArrayRef<int64_t> index) {
+      to.push_back(from[indexOf(index)]);
+    });
+    return DenseElementsAttr::get(type, to);
+  }
+  size_t width = element.getIntOrFloatBitWidth() / 8;
+  ArrayRef<char> raw = source.getRawData();
+  std::vector<char> out(count * width);
+  int64_t n = 0;
+  forEachIndex(type.getShape(), [&](ArrayRef<int64_t> index) {
+    std::memcpy(&out[n++ * width], &raw[indexOf(index) * width], width);
+  });
+  return DenseElementsAttr::getFromRawBuffer(type, out);
+}
+
+DenseElementsAttr mlir::strata::onnx::foldGeneric(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
+      op->getNumResults() != 1) {
+    return {};
+  }
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() > kFoldLimit) {
+    return {};
+  }
+  SmallVector<DenseElementsAttr> inputs;
+  for (Value input : op.getDpsInputs()) {
+    DenseElementsAttr attr = constantOf(input);
+    if (!attr) {
+      return {};
+    }
+    inputs.push_back(attr);
+  }
+  Block &body = op.getRegion().front();
+  if (!body.getArguments().back().use_empty()) {
+    return {};
+  }
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<SmallVector<int64_t>> strides;
+  SmallVector<SmallVector<Attribute>> values;
+  for (DenseElementsAttr input : inputs) {
+    strides.push_back(stridesOf(input.getType().getShape()));
+    if (input.isSplat()) {
+      values.push_back({input.getSplatValue<Attribute>()});
+    } else {
+      values.push_back(SmallVector<Attribute>(input.getValues<Attribute>()));
+    }
+  }
+  SmallVector<Attribute> results;
+  results.reserve(type.getNumElements());
+  bool ok = true;
+  DenseMap<Value, Attribute> env;
+  Builder builder(op.getContext());
+  forEachIndex(type.getShape(), [&](ArrayRef<int64_t> index) {
+    if (!ok) {
+      return;
+    }
+    env.clear();
+    for (auto [i, input] : llvm::enumerate(inputs)) {
+      int64_t linear = 0;
+      if (!input.isSplat()) {
+        SmallVector<int64_t, 4> at = maps[i].compose(index);
+        for (auto [d, v] : llvm::enumerate(at)) {
+          linear += v * strides[i][d];
+        }
+      }
+      env[body.getArgument(i)] = values[i][input.isSplat() ? 0 : linear];
+    }
+    for (Operation &inner : body.without_terminator()) {
+      if (auto indexOp = dyn_cast<linalg::IndexOp>(inner)) {
+        env[indexOp] = builder.getIndexAttr(index[indexOp.getDim()]);
+        continue;
+      }
+      SmallVector<Attribute> operands;
+      for (Value operand : inner.getOperands()) {
+        Attribute attr = env.lookup(operand);
+        if (!attr) {
+          // A value from outside the body: only constants fold.
+          matchPattern(operand, m_Constant(&attr));
+        }
+        if (!attr) {
+          ok = false;
+          return;
+        }
+        operands.push_back(attr);
+      }
+      SmallVector<OpFoldResult> folded;
+      if (failed(inner.fold(operands, folded)) ||
+          folded.size() != inner.getNumResults()) {
+        ok = false;
+        return;
+      }
+      for (auto [result, fold] : llvm::zip(inner.getResults(), folded)) {
+        Attribute attr = dyn_cast<Attribute>(fold);
+        if (!attr) {
+          attr = env.lookup(cast<Value>(fold));
+        }
+        if (!attr) {
+          ok = false;
+          return;
+        }
+        env[result] = attr;
+      }
+    }
+    Attribute yielded = env.lookup(body.getTerminator()->getOperand(0));
+    if (!yielded || !isa<IntegerAttr, FloatAttr>(yielded) ||
+        cast<TypedAttr>(yielded).getType() != type.getElementType()) {
+      ok = false;
+      return;
+    }
+    results.push_back(yielded);
+  });
+  if (!ok) {
+    return {};
+  }
+  return DenseElementsAttr::get(type, results);
+}
+
+namespace {
+
+/// Replaces a just-built generic by its folded value when it folds.
+Value foldOrKeep(OpBuilder &b, Location loc, linalg::GenericOp op) {
+  if (DenseElementsAttr folded = foldGeneric(op)) {
+    Operation *init = op.getDpsInits()[0].getDefiningOp();
+    op->erase();
+    if (init && init->use_empty()) {
+      init->erase();
+    }
+    return constant(b, loc, folded);
+  }
+  return op->getResult(0);
+}
+
+} // namespace
+
+Value mlir::strata::onnx::generic(OpBuilder &b, Location loc,
+                                  ValueRange inputs,
+                                  ArrayRef<AffineMap> inputMaps,
+                                  RankedTensorType type, BodyFn body) {
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                       type.getElementType());
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value result = body(nested, nestedLoc, args.drop_back());
+        linalg::YieldOp::create(nested, nestedLoc, result);
+      });
+  return foldOrKeep(b, loc, op);
+}
+
+Value mlir::strata::onnx::elementwise(OpBuilder &b, Location loc,
+                                      ValueRange inputs,
+                                      ArrayRef<int64_t> shape,
+                                      Type resultElement, BodyFn body) {
+  int64_t rank = shape.size();
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs) {
+    auto type = cast<RankedTensorType>(input.getType());
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      int64_t d = rank - type.getRank() + i;
+      exprs.push_back(type.getDimSize(i) == 1 && shape[d] != 1
+                          ? b.getAffineConstantExpr(0)
+                          : b.getAffineDimExpr(d));
+    }
+    maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
+  }
+  return generic(b, loc, inputs, maps,
+                 RankedTensorType::get(shape, resultElement), body);
+}
+
+Value mlir::strata::onnx::broadcastTo(OpBuilder &b, Location loc, Value input,
+                                      ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (type.getShape() == shape) {
+    return input;
+  }
+  return elementwise(b, loc, input, shape, type.getElementType(),
+                     [](OpBuilder &, Location, ValueRange args) {
+                       return args[0];
+                     });
+}
+
+Value mlir::strata::onnx::reshape(OpBuilder &b, Location loc, Value input,
+                                  ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (type.getShape() == shape) {
+    return input;
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (DenseElementsAttr attr = constantOf(input)) {
+    return constant(b, loc, attr.reshape(resultType));
+  }
+  Value flat = input;
+  int64_t count = type.getNumElements();
+  auto flatType = RankedTensorType::get({count}, type.getElementType());
+  if (type.getRank() == 0) {
+    flat = tensor::ExpandShapeOp::create(b, loc, flatType, input,
+                                         ArrayRef<ReassociationIndices>{});
+  } else if (type.getRank() > 1) {
+    ReassociationIndices all;
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      all.push_back(i);
+    }
+    flat = tensor::CollapseShapeOp::create(b, loc, flatType, input,
+                                           ArrayRef<ReassociationIndices>{all});
+  }
+  if (shape.size() == 1) {
+    return flat;
+  }
+  if (shape.empty()) {
+    return tensor::CollapseShapeOp::create(b, loc, resultType, flat,
+                                           ArrayRef<ReassociationIndices>{});
+  }
+  ReassociationIndices all;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    all.push_back(i);
+  }
+  return tensor::ExpandShapeOp::create(b, loc, resultType, flat,
+                                       ArrayRef<ReassociationIndices>{all});
+}
+
+Value mlir::strata::onnx::transpose(OpBuilder &b, Location loc, Value input,
+                                    ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(input.getType());
+  bool identity = true;
+  SmallVector<int64_t> shape;
+  for (auto [i, p] : llvm::enumerate(perm)) {
+    identity &= static_cast<int64_t>(i) == p;
+    shape.push_back(type.getDimSize(p));
+  }
+  if (identity) {
+    return input;
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (DenseElementsAttr attr = constantOf(input)) {
+    SmallVector<int64_t> strides = stridesOf(type.getShape());
+    return constant(b, loc,
+                    gatherConstant(attr, resultType,
+                                   [&](ArrayRef<int64_t> index) {
+                                     int64_t linear = 0;
+                                     for (size_t i = 0; i < perm.size(); ++i) {
+                                       linear += index[i] * strides[perm[i]];
+                                     }
+                                     return linear;
+                                   }));
+  }
+  Value init =
+      tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, input, init, perm)->getResult(0);
+}
+
+Value mlir::strata::onnx::slice(OpBuilder &b, Location loc, Value input,
+                                ArrayRef<int64_t> offsets,
+                                ArrayRef<int64_t> sizes,
+                                ArrayRef<int64_t> strides) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (type.getShape() == sizes &&
+      llvm::all_of(offsets, [](int64_t o) { return o == 0; })) {
+    return input;
+  }
+  auto resultType = RankedTensorType::get(sizes, type.getElementType());
+  if (DenseElementsAttr attr = constantOf(input)) {
+    SmallVector<int64_t> inStrides = stridesOf(type.getShape());
+    return constant(b, loc,
+                    gatherConstant(attr, resultType,
+                                   [&](ArrayRef<int64_t> index) {
+                                     int64_t linear = 0;
+                                     for (size_t i = 0; i < index.size(); ++i) {
+                                       linear += (offsets[i] +
+                                                  index[i] * strides[i]) *
+                                                 inStrides[i];
+                                     }
+                                     return linear;
+                                   }));
+  }
+  return tensor::ExtractSliceOp::create(
+      b, loc, resultType, input, getAsIndexOpFoldResult(b.getContext(), offsets),
+      getAsIndexOpFoldResult(b.getContext(), sizes),
+      getAsIndexOpFoldResult(b.getContext(), strides));
+}
+
+Value mlir::strata::onnx::concat(OpBuilder &b, Location loc, ValueRange inputs,
+                                 int64_t axis) {
+  if (inputs.size() == 1) {
+    return inputs[0];
+  }
+  auto first = cast<RankedTensorType>(inputs[0].getType());
+  SmallVector<int64_t> shape(first.getShape());
+  shape[axis] = 0;
+  SmallVector<DenseElementsAttr> constants;
+  for (Value input : inputs) {
+    shape[axis] += cast<RankedTensorType>(input.getType()).getDimSize(axis);
+    if (DenseElementsAttr attr = constantOf(input)) {
+      constants.push_back(attr);
+    }
+  }
+  auto resultType = RankedTensorType::get(shape, first.getElementType());
+  if (constants.size() == inputs.size() &&
+      resultType.getNumElements() <= kFoldLimit) {
+    // Which input and where in it each element along the axis comes from.
+    SmallVector<std::pair<int64_t, int64_t>> source;
+    for (auto [i, attr] : llvm::enumerate(constants)) {
+      for (int64_t j = 0; j < attr.getType().getDimSize(axis); ++j) {
+        source.push_back({static_cast<int64_t>(i), j});
+      }
+    }
+    SmallVector<Attribute> values;
+    SmallVector<SmallVector<Attribute>> inputsValues;
+    SmallVector<SmallVector<int64_t>> strides;
+    for (DenseElementsAttr attr : constants) {
+      inputsValues.push_back(SmallVector<Attribute>(attr.getValues<Attribute>()));
+      strides.push_back(stridesOf(attr.getType().getShape()));
+    }
+    forEachIndex(shape, [&](ArrayRef<int64_t> index) {
+      auto [which, at] = source[index[axis]];
+      int64_t linear = 0;
+      for (size_t d = 0; d < index.size(); ++d) {
+        linear += (static_cast<int64_t>(d) == axis ? at : index[d]) *
+                  strides[which][d];
+      }
+      values.push_back(inputsValues[which][linear]);
+    });
+    return constant(b, loc, DenseElementsAttr::get(resultType, values));
+  }
+  return tensor::ConcatOp::create(b, loc, axis, inputs);
+}
+
+Value mlir::strata::onnx::convertScalar(OpBuilder &b, Location loc,
+                                        Value value, Type to,
+                                        bool fromUnsigned, bool toUnsigned) {
+  Type from = value.getType();
+  if (from == to) {
+    return value;
+  }
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (fromFloat && toFloat) {
+    if (fromFloat.getWidth() < toFloat.getWidth()) {
+      return arith::ExtFOp::create(b, loc, to, value);
+    }
+    if (fromFloat.getWidth() > toFloat.getWidth()) {
+      if (fromFloat.getWidth() == 64 && toFloat.getWidth() == 16) {
+        // Through f32: kernels have no f64 -> f16 routine (__truncdfhf2).
+        value = arith::TruncFOp::create(b, loc, b.getF32Type(), value);
+        if (toFloat.isF32()) {
+          return value;
+        }
+      }
+      return arith::TruncFOp::create(b, loc, to, value);
+    }
+    // f16 <-> bf16: through f32.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
+  if (fromFloat) {
+    if (to.isInteger(1)) {
+      Value zero = scalar(b, loc, from, 0);
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, value,
+                                   zero);
+    }
+    if (toUnsigned) {
+      return arith::FPToUIOp::create(b, loc, to, value);
+    }
+    return arith::FPToSIOp::create(b, loc, to, value);
+  }
+  if (toFloat) {
+    if (fromUnsigned || from.isInteger(1)) {
+      return arith::UIToFPOp::create(b, loc, to, value);
+    }
+    return arith::SIToFPOp::create(b, loc, to, value);
+  }
+  if (to.isInteger(1)) {
+    Value zero = scalar(b, loc, from, 0);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value,
+                                 zero);
+  }
+  unsigned fromWidth = from.getIntOrFloatBitWidth();
+  unsigned toWidth = to.getIntOrFloatBitWidth();
+  if (fromWidth < toWidth) {
+    if (fromUnsigned || from.isInteger(1)) {
+      return arith::ExtUIOp::create(b, loc, to, value);
+    }
+    return arith::ExtSIOp::create(b, loc, to, value);
+  }
+  return arith::TruncIOp::create(b, loc, to, value);
+}
+
+Value mlir::strata::onnx::convertTensor(OpBuilder &b, Location loc,
+                                        Value input, Type to,
+                                        bool fromUnsigned, bool toUnsigned) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (type.getElementType() == to) {
+    return input;
+  }
+  return elementwise(b, loc, input, type.getShape(), to,
+                     [&](OpBuilder &nb, Location l, ValueRange args) {
+                       return convertScalar(nb, l, args[0], to, fromUnsigned,
+                                            toUnsigned);
+                     });
+}
+
+Value mlir::strata::onnx::reduce(OpBuilder &b, Location loc, Value input,
+                                 ArrayRef<int64_t> axes, Value init,
+                                 BodyFn body) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (llvm::is_contained(axes, d)) {
+      iterators.push_back(utils::IteratorType::reduction);
+    } else {
+      iterators.push_back(utils::IteratorType::parallel);
+      shape.push_back(type.getDimSize(d));
+      outExprs.push_back(b.getAffineDimExpr(d));
+    }
+  }
+  Value out = filled(b, loc, shape, init);
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(type.getRank()),
+      AffineMap::get(type.getRank(), 0, outExprs, b.getContext())};
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{out.getType()}, ValueRange{input}, ValueRange{out},
+      maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(nested, nestedLoc,
+                                body(nested, nestedLoc, args));
+      });
+  return op->getResult(0);
+}

@@ -1,0 +1,344 @@
+// LowerONNX.cpp - --strata-lower-onnx: each onnx.node to linalg, tensor,
+// arith and math by the pattern of its op type (Lowering.h), in graph order.
+
+#include "Lowering.h"
+
+#include "Strata/InputConversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::strata::input {
+#define GEN_PASS_DEF_LOWERONNXPASS
+#include "Strata/InputConversion/Passes.h.inc"
+} // namespace mlir::strata::input
+
+using namespace mlir;
+using namespace mlir::strata;
+using namespace mlir::strata::onnx;
+
+//===----------------------------------------------------------------------===//
+// Node
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The unsigned ONNX type behind which a signless value travels.
+Type unsignedType(RankedTensorType type) {
+  auto element = cast<IntegerType>(type.getElementType());
+  return type.clone(
+      IntegerType::get(type.getContext(), element.getWidth(),
+                       IntegerType::Unsigned));
+}
+
+bool hasUnsignedElements(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return shaped && shaped.getElementType().isUnsignedInteger();
+}
+
+Type signlessType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.getElementType().isUnsignedInteger()) {
+    return type;
+  }
+  return tensor.clone(IntegerType::get(
+      type.getContext(), tensor.getElementType().getIntOrFloatBitWidth()));
+}
+
+} // namespace
+
+Node::Node(NodeOp op, RewriterBase &rewriter)
+    : op(op), b(rewriter), loc(op.getLoc()) {}
+
+bool Node::has(unsigned i) {
+  return i < numInputs() && !isa<NoneType>(op.getInputs()[i].getType());
+}
+
+Value Node::in(unsigned i) {
+  if (!has(i)) {
+    return {};
+  }
+  Value value = op.getInputs()[i];
+  if (auto cast = value.getDefiningOp<UnrealizedConversionCastOp>()) {
+    return cast.getInputs()[0];
+  }
+  return value;
+}
+
+RankedTensorType Node::type(unsigned i) {
+  return cast<RankedTensorType>(in(i).getType());
+}
+
+bool Node::isUnsigned(unsigned i) {
+  return has(i) && hasUnsignedElements(op.getInputs()[i].getType());
+}
+
+bool Node::outputUsed(unsigned i) {
+  return i < numOutputs() && !op.getOutputs()[i].use_empty();
+}
+
+std::optional<int64_t> Node::intAttr(llvm::StringRef name) {
+  if (auto attr = op.getAttrs().getAs<IntegerAttr>(name)) {
+    return attr.getInt();
+  }
+  return std::nullopt;
+}
+
+std::optional<double> Node::floatAttr(llvm::StringRef name) {
+  if (auto attr = op.getAttrs().getAs<FloatAttr>(name)) {
+    return attr.getValueAsDouble();
+  }
+  if (auto attr = op.getAttrs().getAs<IntegerAttr>(name)) {
+    return static_cast<double>(attr.getInt());
+  }
+  return std::nullopt;
+}
+
+std::optional<SmallVector<int64_t>> Node::intsAttr(llvm::StringRef name) {
+  auto array = op.getAttrs().getAs<ArrayAttr>(name);
+  if (!array) {
+    return std::nullopt;
+  }
+  SmallVector<int64_t> values;
+  for (Attribute item : array) {
+    if (auto attr = dyn_cast<IntegerAttr>(item)) {
+      values.push_back(attr.getInt());
+    }
+  }
+  return values;
+}
+
+std::optional<SmallVector<double>> Node::floatsAttr(llvm::StringRef name) {
+  auto array = op.getAttrs().getAs<ArrayAttr>(name);
+  if (!array) {
+    return std::nullopt;
+  }
+  SmallVector<double> values;
+  for (Attribute item : array) {
+    if (auto attr = dyn_cast<FloatAttr>(item)) {
+      values.push_back(attr.getValueAsDouble());
+    }
+  }
+  return values;
+}
+
+std::optional<llvm::StringRef> Node::stringAttr(llvm::StringRef name) {
+  if (auto attr = op.getAttrs().getAs<StringAttr>(name)) {
+    return attr.getValue();
+  }
+  return std::nullopt;
+}
+
+DenseElementsAttr Node::tensorAttr(llvm::StringRef name) {
+  return op.getAttrs().getAs<DenseElementsAttr>(name);
+}
+
+DenseElementsAttr Node::constant(unsigned i) {
+  DenseElementsAttr attr;
+  Value value = in(i);
+  if (value && matchPattern(value, m_Constant(&attr))) {
+    return attr;
+  }
+  return {};
+}
+
+FailureOr<SmallVector<int64_t>> Node::constInts(unsigned i,
+                                                llvm::StringRef what) {
+  DenseElementsAttr attr = constant(i);
+  if (!attr || !isa<IntegerType>(attr.getElementType())) {
+    return fail("input " + llvm::Twine(i) + " (" + what +
+                ") must be an integer tensor known at compile time; "
+                "data-dependent values are not supported");
+  }
+  SmallVector<int64_t> values;
+  bool isUnsignedInput = isUnsigned(i);
+  for (const APInt &value : attr.getValues<APInt>()) {
+    values.push_back(isUnsignedInput ? static_cast<int64_t>(value.getZExtValue())
+                                     : value.getSExtValue());
+  }
+  return values;
+}
+
+FailureOr<SmallVector<double>> Node::constFloats(unsigned i,
+                                                 llvm::StringRef what) {
+  DenseElementsAttr attr = constant(i);
+  if (!attr) {
+    return fail("input " + llvm::Twine(i) + " (" + what +
+                ") must be known at compile time; data-dependent values "
+                "are not supported");
+  }
+  SmallVector<double> values;
+  if (isa<FloatType>(attr.getElementType())) {
+    for (const APFloat &value : attr.getValues<APFloat>()) {
+      values.push_back(value.convertToDouble());
+    }
+  } else {
+    for (const APInt &value : attr.getValues<APInt>()) {
+      values.push_back(static_cast<double>(value.getSExtValue()));
+    }
+  }
+  return values;
+}
+
+LogicalResult Node::fail(const llvm::Twine &message) {
+  op.emitError() << "onnx node " << op.describe() << ": " << message;
+  return failure();
+}
+
+FailureOr<int64_t> Node::axis(int64_t value, int64_t rank) {
+  int64_t normalized = value < 0 ? value + rank : value;
+  if (normalized < 0 || normalized >= std::max<int64_t>(rank, 1)) {
+    return fail("axis " + llvm::Twine(value) + " is out of range for rank " +
+                llvm::Twine(rank));
+  }
+  return normalized;
+}
+
+LogicalResult Node::replace(ValueRange values,
+                            ArrayRef<bool> unsignedResults) {
+  if (values.size() != numOutputs()) {
+    return fail("the lowering made " + llvm::Twine(values.size()) +
+                " results for " + llvm::Twine(numOutputs()) + " outputs");
+  }
+  SmallVector<Value> replacements;
+  for (auto [index, value] : llvm::enumerate(values)) {
+    Value result = op.getOutputs()[index];
+    if (!value) {
+      if (!result.use_empty()) {
+        return fail("output " + llvm::Twine(index) +
+                    " is used but not supported by this lowering");
+      }
+      replacements.push_back(nullptr);
+      continue;
+    }
+    bool isUnsignedResult =
+        index < unsignedResults.size() && unsignedResults[index];
+    if (isUnsignedResult) {
+      auto type = cast<RankedTensorType>(value.getType());
+      value = UnrealizedConversionCastOp::create(b, loc, unsignedType(type),
+                                                 value)
+                  .getResult(0);
+    }
+    replacements.push_back(value);
+  }
+  for (auto [result, replacement] :
+       llvm::zip(op.getOutputs(), replacements)) {
+    if (replacement) {
+      result.replaceAllUsesWith(replacement);
+    }
+  }
+  b.eraseOp(op);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+const LoweringTable &loweringTable() {
+  static const LoweringTable table = [] {
+    LoweringTable t;
+    addElementwiseLowerings(t);
+    addShapeLowerings(t);
+    addReductionLowerings(t);
+    addNNLowerings(t);
+    return t;
+  }();
+  return table;
+}
+
+struct LowerONNXPass
+    : mlir::strata::input::impl::LowerONNXPassBase<LowerONNXPass> {
+  LogicalResult lowerFunction(func::FuncOp func) {
+    IRRewriter rewriter(func.getContext());
+    Block &entry = func.getBody().front();
+    // Unsigned arguments arrive signless; a cast gives them back their
+    // ONNX type for the patterns to see.
+    rewriter.setInsertionPointToStart(&entry);
+    for (BlockArgument arg : entry.getArguments()) {
+      if (auto type = dyn_cast<RankedTensorType>(arg.getType());
+          type && type.getElementType().isUnsignedInteger()) {
+        arg.setType(signlessType(type));
+        auto cast =
+            UnrealizedConversionCastOp::create(rewriter, arg.getLoc(), type,
+                                               arg);
+        arg.replaceAllUsesExcept(cast.getResult(0), cast);
+      }
+    }
+    const LoweringTable &table = loweringTable();
+    for (Operation &op : llvm::make_early_inc_range(entry)) {
+      auto node = dyn_cast<NodeOp>(op);
+      if (!node) {
+        continue;
+      }
+      Node context(node, rewriter);
+      if (!node.getDomain().empty() && node.getDomain() != "ai.onnx") {
+        return context.fail("the domain '" + node.getDomain() +
+                            "' is not supported");
+      }
+      for (auto [index, input] : llvm::enumerate(node.getInputs())) {
+        if (isa<NoneType>(input.getType())) {
+          continue;
+        }
+        auto type = dyn_cast<RankedTensorType>(input.getType());
+        if (!type || !type.hasStaticShape()) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          input.getType().print(os);
+          return context.fail(
+              "input " + llvm::Twine(index) + " has the type " + text +
+              "; dynamic shapes are not supported yet: fix the graph "
+              "inputs' dimensions with --input-shape=NAME=DIMS");
+        }
+      }
+      auto it = table.find(node.getOpType());
+      if (it == table.end()) {
+        return context.fail("the op type is not supported");
+      }
+      rewriter.setInsertionPoint(node);
+      if (failed(it->second(context))) {
+        return failure();
+      }
+    }
+    // Results leave as signless tensors of the types computed.
+    Operation *terminator = entry.getTerminator();
+    for (OpOperand &operand : terminator->getOpOperands()) {
+      if (auto cast =
+              operand.get().getDefiningOp<UnrealizedConversionCastOp>()) {
+        operand.set(cast.getInputs()[0]);
+      }
+      if (isa<NoneType>(operand.get().getType())) {
+        return emitError(terminator->getLoc())
+               << "graph output " << operand.getOperandNumber()
+               << " is an absent value";
+      }
+    }
+    func.setFunctionType(FunctionType::get(
+        func.getContext(), entry.getArgumentTypes(),
+        terminator->getOperandTypes()));
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry))) {
+      if (isa<UnrealizedConversionCastOp, NoneOp>(op) && op.use_empty()) {
+        op.erase();
+      }
+    }
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (auto func : module.getOps<func::FuncOp>()) {
+      bool hasNodes = false;
+      func.walk([&](Operation *op) {
+        hasNodes |= isa<NodeOp, NoneOp>(op);
+      });
+      if (hasNodes && failed(lowerFunction(func))) {
+        return signalPassFailure();
+      }
+    }
+    // Argument and result names are kept for the module's reflection.
+  }
+};
+
+} // namespace

@@ -1,0 +1,176 @@
+// Lowering.h - what the ONNX lowering patterns share: the node being
+// lowered (its inputs as lowered values, attributes, constant operands,
+// errors), the table of patterns by op type, and the tensor builders.
+
+#ifndef STRATA_INPUTCONVERSION_ONNX_LOWERING_H
+#define STRATA_INPUTCONVERSION_ONNX_LOWERING_H
+
+#include "Strata/Dialect/ONNX/IR/ONNXOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <functional>
+#include <optional>
+
+namespace mlir::strata::onnx {
+
+/// One onnx.node while it is lowered. Its inputs are already lowered: each
+/// is a ranked tensor of static shape with a signless element type (an
+/// unsigned ONNX tensor is such a value behind an unrealized cast to its
+/// unsigned type, which `isUnsigned` reads).
+class Node {
+public:
+  Node(NodeOp op, RewriterBase &rewriter);
+
+  NodeOp op;
+  RewriterBase &b;
+  Location loc;
+
+  int64_t opset() { return op.getOpset(); }
+  llvm::StringRef opType() { return op.getOpType(); }
+  unsigned numInputs() { return op.getInputs().size(); }
+  unsigned numOutputs() { return op.getOutputs().size(); }
+  /// Whether input `i` exists and is not an absent optional input.
+  bool has(unsigned i);
+  /// Input `i` as a signless tensor (null when absent).
+  Value in(unsigned i);
+  RankedTensorType type(unsigned i);
+  Type elem(unsigned i) { return type(i).getElementType(); }
+  ArrayRef<int64_t> shape(unsigned i) { return type(i).getShape(); }
+  int64_t rank(unsigned i) { return type(i).getRank(); }
+  bool isUnsigned(unsigned i);
+  /// Whether output `i` is used (an unused optional output is skipped).
+  bool outputUsed(unsigned i);
+
+  std::optional<int64_t> intAttr(llvm::StringRef name);
+  int64_t intAttr(llvm::StringRef name, int64_t otherwise) {
+    return intAttr(name).value_or(otherwise);
+  }
+  std::optional<double> floatAttr(llvm::StringRef name);
+  double floatAttr(llvm::StringRef name, double otherwise) {
+    return floatAttr(name).value_or(otherwise);
+  }
+  std::optional<SmallVector<int64_t>> intsAttr(llvm::StringRef name);
+  std::optional<SmallVector<double>> floatsAttr(llvm::StringRef name);
+  std::optional<llvm::StringRef> stringAttr(llvm::StringRef name);
+  DenseElementsAttr tensorAttr(llvm::StringRef name);
+
+  /// Input `i` when it is a compile-time constant, else null.
+  DenseElementsAttr constant(unsigned i);
+  /// Input `i` as integers, which must be known at compile time; fails
+  /// with an error naming `what` otherwise.
+  FailureOr<SmallVector<int64_t>> constInts(unsigned i, llvm::StringRef what);
+  FailureOr<SmallVector<double>> constFloats(unsigned i, llvm::StringRef what);
+
+  /// Replaces the node's outputs (a null value for an unused output);
+  /// `unsignedResults[i]` marks output i as an unsigned ONNX tensor.
+  LogicalResult replace(ValueRange values,
+                        ArrayRef<bool> unsignedResults = {});
+  /// Emits "<node>: <message>" at the node and returns failure.
+  LogicalResult fail(const llvm::Twine &message);
+
+  /// Normalizes a possibly negative axis for `rank`; fails when outside.
+  FailureOr<int64_t> axis(int64_t value, int64_t rank);
+};
+
+using LowerFn = std::function<LogicalResult(Node &)>;
+using LoweringTable = llvm::StringMap<LowerFn>;
+
+void addElementwiseLowerings(LoweringTable &table);
+void addShapeLowerings(LoweringTable &table);
+void addReductionLowerings(LoweringTable &table);
+void addNNLowerings(LoweringTable &table);
+
+//===----------------------------------------------------------------------===//
+// Builders (Builders.cpp)
+//===----------------------------------------------------------------------===//
+
+using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// The numpy broadcast of `shapes`, or failure when they do not broadcast.
+FailureOr<SmallVector<int64_t>>
+broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes);
+
+/// A linalg.generic computing `body` elementwise over `inputs` broadcast
+/// (numpy rules) to `shape`, with a `resultElement` result. All-constant
+/// inputs of at most kFoldLimit elements fold to a constant.
+Value elementwise(OpBuilder &b, Location loc, ValueRange inputs,
+                  ArrayRef<int64_t> shape, Type resultElement, BodyFn body);
+
+/// A linalg.generic whose body may read `linalg.index`: `inputs` are read
+/// through `inputMaps` (over the result's dims), the result is `type`.
+Value generic(OpBuilder &b, Location loc, ValueRange inputs,
+              ArrayRef<AffineMap> inputMaps, RankedTensorType type,
+              BodyFn body);
+
+/// Folds a linalg.generic whose inputs are all constants by evaluating its
+/// body per element (parallel loops only): the constant, or null.
+DenseElementsAttr foldGeneric(linalg::GenericOp op);
+
+/// Elements folded at most at compile time by foldGeneric.
+constexpr int64_t kFoldLimit = 1 << 20;
+
+/// A constant (arith.constant) of `value`.
+Value constant(OpBuilder &b, Location loc, DenseElementsAttr value);
+/// A scalar constant of `type` (integer, index or float) of `value`.
+Value scalar(OpBuilder &b, Location loc, Type type, double value);
+/// A tensor of `shape` filled with `value` (a constant splat).
+Value splat(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type type,
+            double value);
+/// tensor.empty + linalg.fill.
+Value filled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+             Value scalarValue);
+/// The smallest/largest value of `type` (-inf/+inf for floats).
+Value lowest(OpBuilder &b, Location loc, Type type);
+Value highest(OpBuilder &b, Location loc, Type type);
+
+/// A static reshape (collapse to 1-D, expand to `shape`; constants fold).
+Value reshape(OpBuilder &b, Location loc, Value input,
+              ArrayRef<int64_t> shape);
+/// linalg.transpose by `perm` (constants fold).
+Value transpose(OpBuilder &b, Location loc, Value input,
+                ArrayRef<int64_t> perm);
+/// tensor.extract_slice with static offsets, sizes and strides (constants
+/// fold).
+Value slice(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> offsets,
+            ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides);
+/// Broadcasts `input` (numpy rules) to `shape`.
+Value broadcastTo(OpBuilder &b, Location loc, Value input,
+                  ArrayRef<int64_t> shape);
+/// Converts a scalar between element types; `fromUnsigned`/`toUnsigned`
+/// choose the integer conversions (ONNX Cast semantics, saturating
+/// nothing: float -> int truncates toward zero).
+Value convertScalar(OpBuilder &b, Location loc, Value value, Type to,
+                    bool fromUnsigned = false, bool toUnsigned = false);
+/// Converts a whole tensor's element type.
+Value convertTensor(OpBuilder &b, Location loc, Value input, Type to,
+                    bool fromUnsigned = false, bool toUnsigned = false);
+
+/// A reduction over `axes` of `input` (kept dims dropped) with `init` and
+/// the combining `body(acc... , elem)`: body gets (element, accumulator).
+Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
+             Value init, BodyFn body);
+
+/// Concatenates along `axis` (tensor.concat; constants fold).
+Value concat(OpBuilder &b, Location loc, ValueRange inputs, int64_t axis);
+
+/// A constant made of `source` elements gathered by `indexOf`: for each
+/// multi-index of `type` (row-major), the linear index into `source`.
+DenseElementsAttr gatherConstant(
+    DenseElementsAttr source, RankedTensorType type,
+    function_ref<int64_t(ArrayRef<int64_t>)> indexOf);
+
+/// Row-major strides of `shape`.
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape);
+
+bool isFloat(Type type);
+
+} // namespace mlir::strata::onnx
+
+#endif // STRATA_INPUTCONVERSION_ONNX_LOWERING_H

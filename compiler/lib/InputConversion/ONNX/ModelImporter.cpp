@@ -1,0 +1,615 @@
+// ModelImporter.cpp - ONNX ModelProto bytes to the onnx dialect (Importer.h):
+// types, tensors (inline and external data), attributes and nodes.
+//
+// Built with the proto classes only (libonnx_proto), without exceptions:
+// nothing here needs onnx's checker or shape inference.
+
+#include "Strata/InputConversion/ONNX/Importer.h"
+
+#include "Strata/Dialect/ONNX/IR/ONNXOps.h"
+#include "Strata/Dialect/Util/IR/Reflection.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <limits>
+
+using namespace mlir;
+namespace sonnx = mlir::strata::onnx;
+namespace util = mlir::strata::util;
+
+namespace {
+
+using TensorProto = ::onnx::TensorProto;
+
+bool isDefaultDomain(llvm::StringRef domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
+const char *dataTypeName(int type) {
+  switch (type) {
+  case TensorProto::STRING:
+    return "string";
+  case TensorProto::COMPLEX64:
+    return "complex64";
+  case TensorProto::COMPLEX128:
+    return "complex128";
+  case TensorProto::UNDEFINED:
+    return "undefined";
+  default:
+    return "an unknown data type";
+  }
+}
+
+/// The MLIR element type of an ONNX data type: signless integers for the
+/// signed ones and bool (i1), unsigned integers for the unsigned ones.
+Type elementType(MLIRContext *ctx, int type) {
+  Builder b(ctx);
+  switch (type) {
+  case TensorProto::FLOAT:
+    return b.getF32Type();
+  case TensorProto::DOUBLE:
+    return b.getF64Type();
+  case TensorProto::FLOAT16:
+    return b.getF16Type();
+  case TensorProto::BFLOAT16:
+    return b.getBF16Type();
+  case TensorProto::BOOL:
+    return b.getI1Type();
+  case TensorProto::INT8:
+    return b.getIntegerType(8);
+  case TensorProto::INT16:
+    return b.getIntegerType(16);
+  case TensorProto::INT32:
+    return b.getIntegerType(32);
+  case TensorProto::INT64:
+    return b.getIntegerType(64);
+  case TensorProto::UINT8:
+    return b.getIntegerType(8, /*isSigned=*/false);
+  case TensorProto::UINT16:
+    return b.getIntegerType(16, false);
+  case TensorProto::UINT32:
+    return b.getIntegerType(32, false);
+  case TensorProto::UINT64:
+    return b.getIntegerType(64, false);
+  default:
+    return Type();
+  }
+}
+
+class Importer {
+public:
+  Importer(MLIRContext *ctx, const sonnx::ImportOptions &options)
+      : ctx(ctx), options(options), builder(ctx) {}
+
+  OwningOpRef<ModuleOp> run(llvm::StringRef bytes);
+
+private:
+  InFlightDiagnostic error() { return emitError(fileLoc); }
+  FailureOr<Type> valueType(const ::onnx::ValueInfoProto &info,
+                            bool applyInputShapes);
+  FailureOr<DenseElementsAttr> tensor(const TensorProto &proto,
+                                      llvm::StringRef what);
+  FailureOr<std::string> externalBytes(const TensorProto &proto,
+                                       llvm::StringRef what);
+  FailureOr<NamedAttribute> attribute(const ::onnx::AttributeProto &attr,
+                                      llvm::StringRef node);
+  LogicalResult importGraph(const ::onnx::GraphProto &graph);
+
+  MLIRContext *ctx;
+  const sonnx::ImportOptions &options;
+  OpBuilder builder;
+  Location fileLoc = UnknownLoc::get(ctx);
+  llvm::StringMap<int64_t> opsets;
+  llvm::StringMap<Value> values;
+  llvm::StringMap<Type> declaredTypes;
+  Value none;
+};
+
+FailureOr<Type> Importer::valueType(const ::onnx::ValueInfoProto &info,
+                                    bool applyInputShapes) {
+  const ::onnx::TypeProto &type = info.type();
+  if (!type.has_tensor_type()) {
+    const char *kind = type.has_sequence_type() ? "a sequence"
+                       : type.has_optional_type() ? "an optional"
+                       : type.has_map_type()      ? "a map"
+                                                  : "no tensor";
+    error() << "value '" << info.name() << "' has " << kind
+            << " type; only tensors are supported";
+    return failure();
+  }
+  const ::onnx::TypeProto_Tensor &tensorType = type.tensor_type();
+  Type element = elementType(ctx, tensorType.elem_type());
+  if (!element) {
+    error() << "value '" << info.name() << "' has element type "
+            << dataTypeName(tensorType.elem_type())
+            << ", which is not supported";
+    return failure();
+  }
+  if (applyInputShapes) {
+    auto it = options.inputShapes.find(info.name());
+    if (it != options.inputShapes.end()) {
+      if (tensorType.has_shape() &&
+          static_cast<size_t>(tensorType.shape().dim_size()) !=
+              it->second.size()) {
+        error() << "--input-shape for '" << info.name() << "' has rank "
+                << it->second.size() << ", but the model declares rank "
+                << tensorType.shape().dim_size();
+        return failure();
+      }
+      return Type(RankedTensorType::get(it->second, element));
+    }
+  }
+  if (!tensorType.has_shape()) {
+    return Type(UnrankedTensorType::get(element));
+  }
+  SmallVector<int64_t> dims;
+  for (const ::onnx::TensorShapeProto_Dimension &dim :
+       tensorType.shape().dim()) {
+    dims.push_back(dim.has_dim_value() && dim.dim_value() >= 0
+                       ? dim.dim_value()
+                       : ShapedType::kDynamic);
+  }
+  return Type(RankedTensorType::get(dims, element));
+}
+
+FailureOr<std::string> Importer::externalBytes(const TensorProto &proto,
+                                               llvm::StringRef what) {
+  std::string location;
+  uint64_t offset = 0;
+  std::optional<uint64_t> length;
+  for (const ::onnx::StringStringEntryProto &entry : proto.external_data()) {
+    if (entry.key() == "location") {
+      location = entry.value();
+    } else if (entry.key() == "offset" || entry.key() == "length") {
+      uint64_t number = 0;
+      if (llvm::StringRef(entry.value()).getAsInteger(10, number)) {
+        error() << what << " has external data with " << entry.key() << " '"
+                << entry.value() << "', which is not a number";
+        return failure();
+      }
+      if (entry.key() == "offset") {
+        offset = number;
+      } else {
+        length = number;
+      }
+    }
+  }
+  if (location.empty()) {
+    error() << what << " has external data without a location";
+    return failure();
+  }
+  if (llvm::sys::path::is_absolute(location) ||
+      llvm::StringRef(location).contains("..")) {
+    error() << what << " has external data at '" << location
+            << "', outside the model's folder";
+    return failure();
+  }
+  llvm::SmallString<256> path(options.externalDataDir);
+  llvm::sys::path::append(path, location);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!file) {
+    error() << what << ": cannot read its external data file '" << path
+            << "': " << file.getError().message();
+    return failure();
+  }
+  uint64_t size = (*file)->getBufferSize();
+  uint64_t count = length.value_or(size >= offset ? size - offset : 0);
+  if (offset > size || count > size - offset) {
+    error() << what << ": external data file '" << path << "' has " << size
+            << " bytes, too few for offset " << offset << " and length "
+            << count;
+    return failure();
+  }
+  return std::string((*file)->getBufferStart() + offset, count);
+}
+
+FailureOr<DenseElementsAttr> Importer::tensor(const TensorProto &proto,
+                                              llvm::StringRef what) {
+  Type element = elementType(ctx, proto.data_type());
+  if (!element) {
+    error() << what << " has element type " << dataTypeName(proto.data_type())
+            << ", which is not supported";
+    return failure();
+  }
+  SmallVector<int64_t> dims;
+  int64_t count = 1;
+  for (int64_t dim : proto.dims()) {
+    if (dim < 0 || (dim > 0 && count > std::numeric_limits<int64_t>::max() /
+                                           dim)) {
+      error() << what << " has an invalid dimension " << dim;
+      return failure();
+    }
+    dims.push_back(dim);
+    count *= dim;
+  }
+  auto type = RankedTensorType::get(dims, element);
+  const unsigned bits = element.getIntOrFloatBitWidth();
+  const uint64_t width = bits == 1 ? 1 : bits / 8;
+  if (static_cast<uint64_t>(count) > (uint64_t(1) << 40) / width) {
+    error() << what << " has " << count << " elements, more than supported";
+    return failure();
+  }
+  std::string raw;
+  if (proto.data_location() == TensorProto::EXTERNAL) {
+    FailureOr<std::string> bytes = externalBytes(proto, what);
+    if (failed(bytes)) {
+      return failure();
+    }
+    raw = std::move(*bytes);
+  } else if (proto.has_raw_data()) {
+    raw = proto.raw_data();
+  } else {
+    // The typed fields, each element converted to little-endian bytes of
+    // its width (ONNX keeps 8/16-bit values and float16 bits in int32_data).
+    raw.resize(count * width);
+    auto store = [&](int64_t i, uint64_t bitsValue) {
+      std::memcpy(&raw[i * width], &bitsValue, width);
+    };
+    int64_t have = -1;
+    switch (proto.data_type()) {
+    case TensorProto::FLOAT:
+      have = proto.float_data_size();
+      for (int64_t i = 0; i < std::min(have, count); ++i) {
+        float value = proto.float_data(i);
+        std::memcpy(&raw[i * 4], &value, 4);
+      }
+      break;
+    case TensorProto::DOUBLE:
+      have = proto.double_data_size();
+      for (int64_t i = 0; i < std::min(have, count); ++i) {
+        double value = proto.double_data(i);
+        std::memcpy(&raw[i * 8], &value, 8);
+      }
+      break;
+    case TensorProto::INT64:
+      have = proto.int64_data_size();
+      for (int64_t i = 0; i < std::min(have, count); ++i) {
+        store(i, static_cast<uint64_t>(proto.int64_data(i)));
+      }
+      break;
+    case TensorProto::UINT32:
+    case TensorProto::UINT64:
+      have = proto.uint64_data_size();
+      for (int64_t i = 0; i < std::min(have, count); ++i) {
+        store(i, proto.uint64_data(i));
+      }
+      break;
+    default: // INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16, BFLOAT16
+      have = proto.int32_data_size();
+      for (int64_t i = 0; i < std::min(have, count); ++i) {
+        store(i, static_cast<uint64_t>(
+                     static_cast<int64_t>(proto.int32_data(i))));
+      }
+      break;
+    }
+    if (have != count) {
+      error() << what << " holds " << have << " values for " << count
+              << " elements";
+      return failure();
+    }
+  }
+  if (raw.size() != static_cast<uint64_t>(count) * width) {
+    error() << what << " holds " << raw.size() << " bytes of data for "
+            << count << " elements of " << width << " bytes";
+    return failure();
+  }
+  if (bits == 1) {
+    // MLIR packs i1 bits; ONNX keeps a byte per bool.
+    SmallVector<bool> flags(count);
+    for (int64_t i = 0; i < count; ++i) {
+      flags[i] = raw[i] != 0;
+    }
+    return DenseElementsAttr::get(type, flags);
+  }
+  if (count == 0) {
+    return DenseElementsAttr::get(type, ArrayRef<Attribute>{});
+  }
+  return DenseElementsAttr::getFromRawBuffer(
+      type, ArrayRef<char>(raw.data(), raw.size()));
+}
+
+FailureOr<NamedAttribute>
+Importer::attribute(const ::onnx::AttributeProto &attr,
+                    llvm::StringRef node) {
+  std::string what =
+      ("attribute '" + attr.name() + "' of node " + node.str());
+  Attribute value;
+  switch (attr.type()) {
+  case ::onnx::AttributeProto::FLOAT:
+    value = builder.getF32FloatAttr(attr.f());
+    break;
+  case ::onnx::AttributeProto::INT:
+    value = builder.getI64IntegerAttr(attr.i());
+    break;
+  case ::onnx::AttributeProto::STRING:
+    value = builder.getStringAttr(attr.s());
+    break;
+  case ::onnx::AttributeProto::FLOATS: {
+    SmallVector<Attribute> items;
+    for (float f : attr.floats()) {
+      items.push_back(builder.getF32FloatAttr(f));
+    }
+    value = builder.getArrayAttr(items);
+    break;
+  }
+  case ::onnx::AttributeProto::INTS: {
+    SmallVector<Attribute> items;
+    for (int64_t i : attr.ints()) {
+      items.push_back(builder.getI64IntegerAttr(i));
+    }
+    value = builder.getArrayAttr(items);
+    break;
+  }
+  case ::onnx::AttributeProto::STRINGS: {
+    SmallVector<Attribute> items;
+    for (const std::string &s : attr.strings()) {
+      items.push_back(builder.getStringAttr(s));
+    }
+    value = builder.getArrayAttr(items);
+    break;
+  }
+  case ::onnx::AttributeProto::TENSOR: {
+    FailureOr<DenseElementsAttr> t = tensor(attr.t(), what);
+    if (failed(t)) {
+      return failure();
+    }
+    value = *t;
+    break;
+  }
+  default:
+    // Graphs, sparse tensors and type protos: kept as a marker so that
+    // the lowering of the node names what it does not support.
+    value = builder.getStringAttr(
+        "<unsupported attribute type " + std::to_string(attr.type()) + ">");
+    break;
+  }
+  return builder.getNamedAttr(attr.name(), value);
+}
+
+LogicalResult Importer::importGraph(const ::onnx::GraphProto &graph) {
+  // Initializers are constants; an input that is also an initializer
+  // (IR versions before 4 list them in both) is the constant.
+  llvm::StringSet<> initializers;
+  for (const TensorProto &init : graph.initializer()) {
+    initializers.insert(init.name());
+  }
+  for (const ::onnx::ValueInfoProto &info : graph.value_info()) {
+    if (info.type().has_tensor_type()) {
+      FailureOr<Type> type = valueType(info, /*applyInputShapes=*/false);
+      if (succeeded(type)) {
+        declaredTypes[info.name()] = *type;
+      }
+    }
+  }
+  SmallVector<Type> inputTypes;
+  SmallVector<const ::onnx::ValueInfoProto *> inputs;
+  llvm::StringSet<> seenShapes;
+  for (const ::onnx::ValueInfoProto &info : graph.input()) {
+    if (initializers.contains(info.name())) {
+      continue;
+    }
+    FailureOr<Type> type = valueType(info, /*applyInputShapes=*/true);
+    if (failed(type)) {
+      return failure();
+    }
+    seenShapes.insert(info.name());
+    inputTypes.push_back(*type);
+    inputs.push_back(&info);
+  }
+  for (const auto &entry : options.inputShapes) {
+    if (!seenShapes.contains(entry.getKey())) {
+      std::string names;
+      for (const ::onnx::ValueInfoProto *info : inputs) {
+        names += (names.empty() ? "'" : ", '") + info->name() + "'";
+      }
+      error() << "--input-shape names '" << entry.getKey()
+              << "', which is not an input of the graph (its inputs: "
+              << (names.empty() ? "none" : names) << ")";
+      return failure();
+    }
+  }
+  SmallVector<Type> outputTypes;
+  for (const ::onnx::ValueInfoProto &info : graph.output()) {
+    FailureOr<Type> type = valueType(info, /*applyInputShapes=*/false);
+    if (failed(type)) {
+      return failure();
+    }
+    outputTypes.push_back(*type);
+    declaredTypes[info.name()] = *type;
+  }
+
+  auto func = func::FuncOp::create(builder, fileLoc, "main",
+                                   builder.getFunctionType(inputTypes,
+                                                           outputTypes));
+  // The graph's and its values' names, for the module's reflection.
+  SmallVector<NamedAttribute> names;
+  names.push_back(builder.getNamedAttr("onnx.graph",
+                                       builder.getStringAttr(graph.name())));
+  Block *entry = func.addEntryBlock();
+  for (auto [index, info] : llvm::enumerate(inputs)) {
+    names.push_back(builder.getNamedAttr(
+        "arg" + std::to_string(index) + ".name",
+        builder.getStringAttr(info->name())));
+    values[info->name()] = entry->getArgument(index);
+  }
+  for (auto [index, info] : llvm::enumerate(graph.output())) {
+    names.push_back(builder.getNamedAttr(
+        "result" + std::to_string(index) + ".name",
+        builder.getStringAttr(info.name())));
+  }
+  func->setAttr(util::kReflectionAttrName, builder.getDictionaryAttr(names));
+  builder.setInsertionPointToStart(entry);
+  for (const TensorProto &init : graph.initializer()) {
+    FailureOr<DenseElementsAttr> value =
+        tensor(init, "initializer '" + init.name() + "'");
+    if (failed(value)) {
+      return failure();
+    }
+    values[init.name()] = arith::ConstantOp::create(
+        builder, NameLoc::get(builder.getStringAttr(init.name()), fileLoc),
+        *value);
+  }
+
+  for (const ::onnx::NodeProto &node : graph.node()) {
+    std::string nodeName =
+        node.name().empty() ? "'" + node.op_type() + "' (unnamed)"
+                            : "'" + node.name() + "' (" + node.op_type() + ")";
+    auto opset = opsets.find(isDefaultDomain(node.domain()) ? ""
+                                                            : node.domain());
+    if (opset == opsets.end()) {
+      error() << "node " << nodeName << " is in domain '" << node.domain()
+              << "', which the model does not import";
+      return failure();
+    }
+    SmallVector<Value> operands;
+    for (const std::string &input : node.input()) {
+      if (input.empty()) {
+        if (!none) {
+          OpBuilder::InsertionGuard guard(builder);
+          builder.setInsertionPointToStart(entry);
+          none = sonnx::NoneOp::create(builder, fileLoc, builder.getNoneType());
+        }
+        operands.push_back(none);
+        continue;
+      }
+      auto it = values.find(input);
+      if (it == values.end()) {
+        error() << "node " << nodeName << " reads '" << input
+                << "', which no node, input or initializer before it "
+                   "produces";
+        return failure();
+      }
+      operands.push_back(it->second);
+    }
+    SmallVector<Type> resultTypes;
+    for (const std::string &output : node.output()) {
+      auto it = declaredTypes.find(output);
+      resultTypes.push_back(it == declaredTypes.end() || output.empty()
+                                ? Type(builder.getNoneType())
+                                : it->second);
+    }
+    SmallVector<NamedAttribute> attrs;
+    for (const ::onnx::AttributeProto &attr : node.attribute()) {
+      FailureOr<NamedAttribute> named = attribute(attr, nodeName);
+      if (failed(named)) {
+        return failure();
+      }
+      attrs.push_back(*named);
+    }
+    Location loc =
+        node.name().empty()
+            ? fileLoc
+            : Location(NameLoc::get(builder.getStringAttr(node.name()),
+                                    fileLoc));
+    auto op = sonnx::NodeOp::create(
+        builder, loc, resultTypes, builder.getStringAttr(node.op_type()),
+        builder.getStringAttr(node.domain()),
+        builder.getI64IntegerAttr(opset->second),
+        node.name().empty() ? StringAttr()
+                            : builder.getStringAttr(node.name()),
+        builder.getDictionaryAttr(attrs), operands);
+    for (auto [index, output] : llvm::enumerate(node.output())) {
+      if (!output.empty()) {
+        values[output] = op.getResult(index);
+      }
+    }
+  }
+  SmallVector<Value> results;
+  for (const ::onnx::ValueInfoProto &info : graph.output()) {
+    auto it = values.find(info.name());
+    if (it == values.end()) {
+      error() << "graph output '" << info.name()
+              << "' is produced by no node, input or initializer";
+      return failure();
+    }
+    results.push_back(it->second);
+  }
+  func::ReturnOp::create(builder, fileLoc, results);
+  return success();
+}
+
+OwningOpRef<ModuleOp> Importer::run(llvm::StringRef bytes) {
+  fileLoc = FileLineColLoc::get(ctx, options.fileName, 0, 0);
+  ::onnx::ModelProto model;
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    error() << "not a valid ONNX model: the protobuf does not parse (a "
+               "truncated or corrupt file?)";
+    return nullptr;
+  }
+  if (!model.has_graph()) {
+    error() << "the ONNX model has no graph";
+    return nullptr;
+  }
+  for (const ::onnx::OperatorSetIdProto &opset : model.opset_import()) {
+    opsets[isDefaultDomain(opset.domain()) ? "" : opset.domain()] =
+        opset.version();
+  }
+  if (!opsets.count("")) {
+    // IR version 2 models may leave the default domain out: opset 1.
+    opsets[""] = 1;
+  }
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  builder.setInsertionPointToStart(module->getBody());
+  if (failed(importGraph(model.graph()))) {
+    return nullptr;
+  }
+  return module;
+}
+
+} // namespace
+
+bool mlir::strata::onnx::looksLikeONNXModel(llvm::StringRef bytes) {
+  // A ModelProto starts with field 1 (ir_version, a varint: tag 0x08) in
+  // every exporter's output; MLIR text never starts with that byte.
+  return !bytes.empty() && bytes[0] == 0x08;
+}
+
+bool mlir::strata::onnx::parseInputShape(llvm::StringRef text,
+                                         ImportOptions &options,
+                                         std::string &error) {
+  auto [name, dims] = text.split('=');
+  if (name.empty() || !text.contains('=')) {
+    error = "--input-shape='" + text.str() +
+            "' is not NAME=DIMS (for example input=1x3x224x224)";
+    return false;
+  }
+  SmallVector<int64_t> shape;
+  if (!dims.empty()) {
+    SmallVector<llvm::StringRef> parts;
+    dims.split(parts, 'x');
+    for (llvm::StringRef part : parts) {
+      int64_t dim = 0;
+      if (part.getAsInteger(10, dim) || dim < 0) {
+        error = "--input-shape='" + text.str() + "': '" + part.str() +
+                "' is not a dimension (a number >= 0)";
+        return false;
+      }
+      shape.push_back(dim);
+    }
+  }
+  options.inputShapes[name] = shape;
+  return true;
+}
+
+OwningOpRef<ModuleOp>
+mlir::strata::onnx::importModel(MLIRContext *context, llvm::StringRef bytes,
+                                const ImportOptions &options) {
+  context->getOrLoadDialect<sonnx::ONNXDialect>();
+  context->getOrLoadDialect<arith::ArithDialect>();
+  context->getOrLoadDialect<func::FuncDialect>();
+  return Importer(context, options).run(bytes);
+}

@@ -1,0 +1,799 @@
+// NNOps.cpp - ONNX's neural-network op types: MatMul and Gemm as
+// linalg.matmul/batch_matmul, Conv and the pools on NHWC named linalg ops
+// (weights transposed at compile time, one transpose in and out), and the
+// normalizations.
+
+#include "Lowering.h"
+
+using namespace mlir;
+using namespace mlir::strata;
+using namespace mlir::strata::onnx;
+
+namespace {
+
+/// Accumulation type of a contraction: f16/bf16 accumulate in f32.
+Type contractionAccumulator(OpBuilder &b, Type element) {
+  if (element.isF16() || element.isBF16()) {
+    return b.getF32Type();
+  }
+  return element;
+}
+
+/// A(..., M, K) x B(..., K, N) with numpy batch broadcasting; A and B are
+/// at least rank 2 here.
+Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  Type element = lhsType.getElementType();
+  Type acc = contractionAccumulator(b, element);
+  ArrayRef<int64_t> a = lhsType.getShape(), c = rhsType.getShape();
+  int64_t m = a[a.size() - 2], k = a.back(), n = c.back();
+  SmallVector<int64_t> aBatch(a.begin(), a.end() - 2);
+  SmallVector<int64_t> bBatch(c.begin(), c.end() - 2);
+  FailureOr<SmallVector<int64_t>> batch = broadcastShapes({aBatch, bBatch});
+  int64_t batchCount = 1;
+  for (int64_t d : *batch) {
+    batchCount *= d;
+  }
+  Value zero = scalar(b, loc, acc, 0);
+  Value result;
+  SmallVector<int64_t> resultShape(*batch);
+  resultShape.push_back(m);
+  resultShape.push_back(n);
+  bool rhsShared = llvm::all_of(bBatch, [](int64_t d) { return d == 1; });
+  if (rhsShared) {
+    // One B for every batch: rows of all batches in one matmul.
+    Value lhs2 = reshape(b, loc, broadcastTo(b, loc, lhs,
+                                             [&] {
+                                               SmallVector<int64_t> s(*batch);
+                                               s.push_back(m);
+                                               s.push_back(k);
+                                               return s;
+                                             }()),
+                         {batchCount * m, k});
+    Value rhs2 = reshape(b, loc, rhs, {k, n});
+    Value init = filled(b, loc, {batchCount * m, n}, zero);
+    result = linalg::MatmulOp::create(
+                 b, loc, TypeRange{init.getType()}, ValueRange{lhs2, rhs2},
+                 ValueRange{init})
+                 ->getResult(0);
+  } else {
+    SmallVector<int64_t> lhsShape(*batch), rhsShape(*batch);
+    lhsShape.append({m, k});
+    rhsShape.append({k, n});
+    Value lhs3 = reshape(b, loc, broadcastTo(b, loc, lhs, lhsShape),
+                         {batchCount, m, k});
+    Value rhs3 = reshape(b, loc, broadcastTo(b, loc, rhs, rhsShape),
+                         {batchCount, k, n});
+    Value init = filled(b, loc, {batchCount, m, n}, zero);
+    result = linalg::BatchMatmulOp::create(
+                 b, loc, TypeRange{init.getType()}, ValueRange{lhs3, rhs3},
+                 ValueRange{init})
+                 ->getResult(0);
+  }
+  result = convertTensor(b, loc, result, element);
+  return reshape(b, loc, result, resultShape);
+}
+
+LogicalResult lowerMatMul(Node &n) {
+  if (n.elem(0) != n.elem(1)) {
+    return n.fail("the inputs have different element types");
+  }
+  Value lhs = n.in(0), rhs = n.in(1);
+  int64_t lhsRank = n.rank(0), rhsRank = n.rank(1);
+  if (lhsRank == 0 || rhsRank == 0) {
+    return n.fail("inputs must have rank 1 or more");
+  }
+  if (lhsRank == 1) {
+    lhs = reshape(n.b, n.loc, lhs, {1, n.shape(0)[0]});
+  }
+  if (rhsRank == 1) {
+    rhs = reshape(n.b, n.loc, rhs, {n.shape(1)[0], 1});
+  }
+  auto lt = cast<RankedTensorType>(lhs.getType());
+  auto rt = cast<RankedTensorType>(rhs.getType());
+  if (lt.getShape().back() != rt.getShape()[rt.getRank() - 2]) {
+    return n.fail("the inner dimensions differ");
+  }
+  SmallVector<int64_t> aBatch(lt.getShape().drop_back(2));
+  SmallVector<int64_t> bBatch(rt.getShape().drop_back(2));
+  if (failed(broadcastShapes({aBatch, bBatch}))) {
+    return n.fail("the batch dimensions do not broadcast");
+  }
+  Value result = matmul(n.b, n.loc, lhs, rhs);
+  SmallVector<int64_t> shape(
+      cast<RankedTensorType>(result.getType()).getShape());
+  if (rhsRank == 1) {
+    shape.pop_back();
+  }
+  if (lhsRank == 1) {
+    shape.erase(shape.end() - (rhsRank == 1 ? 1 : 2));
+  }
+  return n.replace(reshape(n.b, n.loc, result, shape));
+}
+
+LogicalResult lowerGemm(Node &n) {
+  Value a = n.in(0), bm = n.in(1);
+  if (n.rank(0) != 2 || n.rank(1) != 2) {
+    return n.fail("A and B must be matrices");
+  }
+  if (n.intAttr("transA", 0)) {
+    a = transpose(n.b, n.loc, a, {1, 0});
+  }
+  if (n.intAttr("transB", 0)) {
+    bm = transpose(n.b, n.loc, bm, {1, 0});
+  }
+  auto at = cast<RankedTensorType>(a.getType());
+  auto bt = cast<RankedTensorType>(bm.getType());
+  if (at.getDimSize(1) != bt.getDimSize(0)) {
+    return n.fail("the inner dimensions differ");
+  }
+  double alpha = n.floatAttr("alpha", 1.0), beta = n.floatAttr("beta", 1.0);
+  Value y = matmul(n.b, n.loc, a, bm);
+  SmallVector<int64_t> shape = {at.getDimSize(0), bt.getDimSize(1)};
+  Type element = n.elem(0);
+  SmallVector<Value> inputs = {y};
+  bool hasC = n.has(2) && beta != 0;
+  if (hasC) {
+    if (failed(broadcastShapes({shape, n.shape(2)}))) {
+      return n.fail("C does not broadcast to the result");
+    }
+    inputs.push_back(n.in(2));
+  }
+  if (alpha != 1.0 || hasC) {
+    y = elementwise(n.b, n.loc, inputs, shape, element,
+                    [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+                      Value v = args[0];
+                      bool f = isFloat(element);
+                      if (alpha != 1.0) {
+                        Value s = scalar(b, loc, element, alpha);
+                        v = f ? arith::MulFOp::create(b, loc, v, s).getResult()
+                              : arith::MulIOp::create(b, loc, v, s).getResult();
+                      }
+                      if (args.size() > 1) {
+                        Value c = args[1];
+                        if (beta != 1.0) {
+                          Value s = scalar(b, loc, element, beta);
+                          c = f ? arith::MulFOp::create(b, loc, c, s).getResult()
+                                : arith::MulIOp::create(b, loc, c, s).getResult();
+                        }
+                        v = f ? arith::AddFOp::create(b, loc, v, c).getResult()
+                              : arith::AddIOp::create(b, loc, v, c).getResult();
+                      }
+                      return v;
+                    });
+  }
+  return n.replace(y);
+}
+
+/// The spatial geometry of a Conv or pool over 2-D (1-D is lifted to it).
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations, padBegin, padEnd, out;
+};
+
+/// Reads kernel_shape, strides, dilations, pads and auto_pad for `spatial`
+/// input dims `in`; `ceil` rounds the output size up (pools' ceil_mode).
+FailureOr<Window> window(Node &n, ArrayRef<int64_t> in,
+                         ArrayRef<int64_t> kernel, bool ceil) {
+  size_t rank = in.size();
+  Window w;
+  w.kernel.assign(kernel.begin(), kernel.end());
+  w.strides = n.intsAttr("strides").value_or(SmallVector<int64_t>(rank, 1));
+  w.dilations =
+      n.intsAttr("dilations").value_or(SmallVector<int64_t>(rank, 1));
+  SmallVector<int64_t> pads =
+      n.intsAttr("pads").value_or(SmallVector<int64_t>(2 * rank, 0));
+  if (w.strides.size() != rank || w.dilations.size() != rank ||
+      pads.size() != 2 * rank || w.kernel.size() != rank) {
+    return n.fail("kernel_shape, strides, dilations or pads do not match "
+                  "the spatial rank " + llvm::Twine(rank));
+  }
+  StringRef autoPad = n.stringAttr("auto_pad").value_or("NOTSET");
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t extent = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    int64_t begin = pads[i], end = pads[i + rank];
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t outSize = (in[i] + w.strides[i] - 1) / w.strides[i];
+      int64_t total =
+          std::max<int64_t>(0, (outSize - 1) * w.strides[i] + extent - in[i]);
+      begin = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      end = total - begin;
+    } else if (autoPad == "VALID") {
+      begin = end = 0;
+    } else if (autoPad != "NOTSET") {
+      return n.fail("auto_pad '" + autoPad + "' is not supported");
+    }
+    int64_t span = in[i] + begin + end - extent;
+    if (span < 0) {
+      return n.fail("the kernel is larger than the padded input");
+    }
+    int64_t outSize = span / w.strides[i] + 1;
+    if (ceil) {
+      int64_t up = (span + w.strides[i] - 1) / w.strides[i] + 1;
+      // The last window must start inside the input or its begin padding.
+      if ((up - 1) * w.strides[i] >= in[i] + begin) {
+        --up;
+      }
+      if (up > outSize) {
+        end += (up - 1) * w.strides[i] + extent - (in[i] + begin + end);
+        outSize = up;
+      }
+    }
+    w.padBegin.push_back(begin);
+    w.padEnd.push_back(end);
+    w.out.push_back(outSize);
+  }
+  return w;
+}
+
+/// Pads an NHWC tensor spatially with `value`.
+Value padSpatial(OpBuilder &b, Location loc, Value x, const Window &w,
+                 Value value) {
+  auto type = cast<RankedTensorType>(x.getType());
+  bool any = false;
+  for (size_t i = 0; i < w.padBegin.size(); ++i) {
+    any |= w.padBegin[i] != 0 || w.padEnd[i] != 0;
+  }
+  if (!any) {
+    return x;
+  }
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<int64_t> offsets(shape.size(), 0);
+  for (size_t i = 0; i < w.padBegin.size(); ++i) {
+    shape[i + 1] += w.padBegin[i] + w.padEnd[i];
+    offsets[i + 1] = w.padBegin[i];
+  }
+  Value padded = filled(b, loc, shape, value);
+  SmallVector<int64_t> ones(shape.size(), 1);
+  return tensor::InsertSliceOp::create(
+      b, loc, x, padded, getAsIndexOpFoldResult(b.getContext(), offsets),
+      getAsIndexOpFoldResult(b.getContext(), type.getShape()),
+      getAsIndexOpFoldResult(b.getContext(), ones));
+}
+
+DenseIntElementsAttr i64Vector(OpBuilder &b, ArrayRef<int64_t> values) {
+  return DenseIntElementsAttr::get(
+      RankedTensorType::get({static_cast<int64_t>(values.size())},
+                            b.getI64Type()),
+      values);
+}
+
+/// Lifts a 1-D (N, C, L) operand to 2-D (N, C, 1, L).
+Value liftTo2D(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getRank() != 3) {
+    return v;
+  }
+  ArrayRef<int64_t> s = type.getShape();
+  return reshape(b, loc, v, {s[0], s[1], 1, s[2]});
+}
+
+/// Lifts 1-D window attributes to 2-D: a unit leading spatial dim.
+void liftWindow(Window &w) {
+  if (w.kernel.size() != 1) {
+    return;
+  }
+  w.kernel.insert(w.kernel.begin(), 1);
+  w.strides.insert(w.strides.begin(), 1);
+  w.dilations.insert(w.dilations.begin(), 1);
+  w.padBegin.insert(w.padBegin.begin(), 0);
+  w.padEnd.insert(w.padEnd.begin(), 0);
+  w.out.insert(w.out.begin(), 1);
+}
+
+/// The convolution of an NHWC input, already padded, with an OIHW weight
+/// (O = filters, I = channels / group): NHWC result of `outH` x `outW`.
+Value convolveNHWC(OpBuilder &b, Location loc, Value nhwc, Value weight,
+                   int64_t group, ArrayRef<int64_t> stridesValues,
+                   ArrayRef<int64_t> dilationsValues, int64_t oh, int64_t ow) {
+  auto xType = cast<RankedTensorType>(nhwc.getType());
+  auto wType = cast<RankedTensorType>(weight.getType());
+  Type element = xType.getElementType();
+  int64_t batch = xType.getDimSize(0), channels = xType.getDimSize(3);
+  int64_t filters = wType.getDimSize(0);
+  int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+  DenseIntElementsAttr strides = i64Vector(b, stridesValues);
+  DenseIntElementsAttr dilations = i64Vector(b, dilationsValues);
+  Value zero = scalar(b, loc, element, 0);
+  int64_t perGroupIn = channels / group, perGroupOut = filters / group;
+  if (group == 1) {
+    // OIHW -> HWIO (folded for constant weights).
+    Value hwcf = transpose(b, loc, weight, {2, 3, 1, 0});
+    Value init = filled(b, loc, {batch, oh, ow, filters}, zero);
+    return linalg::Conv2DNhwcHwcfOp::create(
+               b, loc, TypeRange{init.getType()}, ValueRange{nhwc, hwcf},
+               ValueRange{init}, strides, dilations)
+        ->getResult(0);
+  }
+  if (group == channels) {
+    // Depthwise: M = C * multiplier; (M, 1, kh, kw) -> (kh, kw, C, mult).
+    int64_t mult = perGroupOut;
+    Value w4 = reshape(b, loc, weight, {channels, mult, kh, kw});
+    Value hwcm = transpose(b, loc, w4, {2, 3, 0, 1});
+    if (mult == 1) {
+      Value hwc = reshape(b, loc, hwcm, {kh, kw, channels});
+      Value init = filled(b, loc, {batch, oh, ow, channels}, zero);
+      return linalg::DepthwiseConv2DNhwcHwcOp::create(
+                 b, loc, TypeRange{init.getType()}, ValueRange{nhwc, hwc},
+                 ValueRange{init}, strides, dilations)
+          ->getResult(0);
+    }
+    Value init = filled(b, loc, {batch, oh, ow, channels, mult}, zero);
+    Value out = linalg::DepthwiseConv2DNhwcHwcmOp::create(
+                    b, loc, TypeRange{init.getType()}, ValueRange{nhwc, hwcm},
+                    ValueRange{init}, strides, dilations)
+                    ->getResult(0);
+    return reshape(b, loc, out, {batch, oh, ow, filters});
+  }
+  // Grouped: one convolution per group, concatenated by channel.
+  SmallVector<Value> parts;
+  for (int64_t g = 0; g < group; ++g) {
+    Value xg = slice(b, loc, nhwc, {0, 0, 0, g * perGroupIn},
+                     {batch, xType.getDimSize(1), xType.getDimSize(2),
+                      perGroupIn},
+                     {1, 1, 1, 1});
+    Value wg = slice(b, loc, weight, {g * perGroupOut, 0, 0, 0},
+                     {perGroupOut, perGroupIn, kh, kw}, {1, 1, 1, 1});
+    Value hwcf = transpose(b, loc, wg, {2, 3, 1, 0});
+    Value init = filled(b, loc, {batch, oh, ow, perGroupOut}, zero);
+    parts.push_back(linalg::Conv2DNhwcHwcfOp::create(
+                        b, loc, TypeRange{init.getType()},
+                        ValueRange{xg, hwcf}, ValueRange{init}, strides,
+                        dilations)
+                        ->getResult(0));
+  }
+  return concat(b, loc, parts, 3);
+}
+
+/// Adds the per-filter bias (input 2, when present) to an NHWC result and
+/// transposes it back to NCHW (NCL for a 1-D convolution).
+LogicalResult finishConv(Node &n, Value out, int64_t rank) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  auto type = cast<RankedTensorType>(out.getType());
+  if (n.has(2)) {
+    out = elementwise(b, loc, {out, n.in(2)}, type.getShape(),
+                      type.getElementType(),
+                      [](OpBuilder &nb, Location l, ValueRange a) {
+                        return arith::AddFOp::create(nb, l, a[0], a[1])
+                            .getResult();
+                      });
+  }
+  Value nchw = transpose(b, loc, out, {0, 3, 1, 2});
+  if (rank == 3) {
+    nchw = reshape(b, loc, nchw,
+                   {type.getDimSize(0), type.getDimSize(3),
+                    type.getDimSize(2)});
+  }
+  return n.replace(nchw);
+}
+
+LogicalResult lowerConv(Node &n) {
+  int64_t rank = n.rank(0);
+  if (rank != 3 && rank != 4) {
+    return n.fail("only 1-D and 2-D convolutions are supported");
+  }
+  if (!isFloat(n.elem(0))) {
+    return n.fail("expects floating-point inputs");
+  }
+  ArrayRef<int64_t> xs = n.shape(0), ws = n.shape(1);
+  int64_t group = n.intAttr("group", 1);
+  int64_t channels = xs[1], filters = ws[0];
+  if (group <= 0 || channels % group != 0 || filters % group != 0 ||
+      ws[1] * group != channels) {
+    return n.fail("the weight shape does not match the input channels and "
+                  "group " + llvm::Twine(group));
+  }
+  SmallVector<int64_t> kernel(ws.begin() + 2, ws.end());
+  if (std::optional<SmallVector<int64_t>> k = n.intsAttr("kernel_shape");
+      k && *k != kernel) {
+    return n.fail("kernel_shape does not match the weight");
+  }
+  FailureOr<Window> w = window(n, xs.drop_front(2), kernel, false);
+  if (failed(w)) {
+    return failure();
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Value x = liftTo2D(b, loc, n.in(0));
+  Value weight = liftTo2D(b, loc, n.in(1));
+  liftWindow(*w);
+  // NCHW -> NHWC, padded with zeros.
+  Value nhwc = transpose(b, loc, x, {0, 2, 3, 1});
+  nhwc = padSpatial(b, loc, nhwc, *w, scalar(b, loc, n.elem(0), 0));
+  Value out = convolveNHWC(b, loc, nhwc, weight, group, w->strides,
+                           w->dilations, w->out[0], w->out[1]);
+  return finishConv(n, out, rank);
+}
+
+/// ConvTranspose as a convolution: the input spread out by the strides
+/// (zeros between its elements), padded by what the kernel overhangs, and
+/// convolved with the spatially flipped kernel whose in and out channels
+/// are swapped.
+LogicalResult lowerConvTranspose(Node &n) {
+  int64_t rank = n.rank(0);
+  if (rank != 3 && rank != 4) {
+    return n.fail("only 1-D and 2-D transposed convolutions are supported");
+  }
+  if (!isFloat(n.elem(0))) {
+    return n.fail("expects floating-point inputs");
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(0);
+  Value x = liftTo2D(b, loc, n.in(0));
+  Value weight = liftTo2D(b, loc, n.in(1));
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(weight.getType());
+  int64_t group = n.intAttr("group", 1);
+  int64_t batch = xType.getDimSize(0), channels = xType.getDimSize(1);
+  int64_t perGroupOut = wType.getDimSize(1);
+  int64_t filters = perGroupOut * group;
+  if (group <= 0 || channels % group != 0 ||
+      wType.getDimSize(0) != channels) {
+    return n.fail("the weight shape does not match the input channels and "
+                  "group " + llvm::Twine(group));
+  }
+  bool lifted = rank == 3;
+  auto lift = [&](SmallVector<int64_t> v, int64_t fill) {
+    if (lifted) {
+      v.insert(v.begin(), fill);
+    }
+    return v;
+  };
+  int64_t spatial = 2;
+  SmallVector<int64_t> in = {xType.getDimSize(2), xType.getDimSize(3)};
+  SmallVector<int64_t> k = {wType.getDimSize(2), wType.getDimSize(3)};
+  SmallVector<int64_t> strides = lift(
+      n.intsAttr("strides").value_or(SmallVector<int64_t>(rank - 2, 1)), 1);
+  SmallVector<int64_t> dilations = lift(
+      n.intsAttr("dilations").value_or(SmallVector<int64_t>(rank - 2, 1)), 1);
+  SmallVector<int64_t> outputPadding = lift(
+      n.intsAttr("output_padding").value_or(SmallVector<int64_t>(rank - 2, 0)),
+      0);
+  SmallVector<int64_t> pads =
+      n.intsAttr("pads").value_or(SmallVector<int64_t>(2 * (rank - 2), 0));
+  if (lifted && pads.size() == 2) {
+    pads = {0, pads[0], 0, pads[1]};
+  }
+  if (strides.size() != 2 || dilations.size() != 2 ||
+      outputPadding.size() != 2 || pads.size() != 4) {
+    return n.fail("strides, dilations, output_padding or pads do not match "
+                  "the spatial rank");
+  }
+  StringRef autoPad = n.stringAttr("auto_pad").value_or("NOTSET");
+  std::optional<SmallVector<int64_t>> outputShape = n.intsAttr("output_shape");
+  SmallVector<int64_t> out(spatial);
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t full = strides[i] * (in[i] - 1) + outputPadding[i] +
+                   (k[i] - 1) * dilations[i] + 1;
+    if (outputShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t target = in[i] * strides[i];
+      if (outputShape) {
+        SmallVector<int64_t> shape = lift(*outputShape, 1);
+        if (shape.size() != 2) {
+          return n.fail("output_shape does not match the spatial rank");
+        }
+        target = shape[i];
+      }
+      int64_t total = full - target;
+      if (total < 0) {
+        return n.fail("output_shape is larger than the full result");
+      }
+      bool upper = autoPad != "SAME_LOWER";
+      pads[i] = upper ? total / 2 : total - total / 2;
+      pads[i + spatial] = total - pads[i];
+    } else if (autoPad == "VALID") {
+      pads[i] = pads[i + spatial] = 0;
+    }
+    out[i] = full - pads[i] - pads[i + spatial];
+    if (out[i] <= 0) {
+      return n.fail("the pads leave an empty result");
+    }
+  }
+  // The input spread out by the strides, in NHWC.
+  Value nhwc = transpose(b, loc, x, {0, 2, 3, 1});
+  SmallVector<int64_t> spread = {batch, (in[0] - 1) * strides[0] + 1,
+                                 (in[1] - 1) * strides[1] + 1, channels};
+  // Then padded by (k - 1) * d - pad on each side (cropped where negative).
+  SmallVector<int64_t> before(spatial), after(spatial);
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t overhang = (k[i] - 1) * dilations[i];
+    before[i] = overhang - pads[i];
+    after[i] = overhang - pads[i + spatial] + outputPadding[i];
+  }
+  SmallVector<int64_t> padded = {batch, spread[1] + std::max<int64_t>(before[0], 0) +
+                                            std::max<int64_t>(after[0], 0),
+                                 spread[2] + std::max<int64_t>(before[1], 0) +
+                                     std::max<int64_t>(after[1], 0),
+                                 channels};
+  Value zeros = filled(b, loc, padded, scalar(b, loc, element, 0));
+  SmallVector<int64_t> offsets = {0, std::max<int64_t>(before[0], 0),
+                                  std::max<int64_t>(before[1], 0), 0};
+  Value placed = tensor::InsertSliceOp::create(
+      b, loc, nhwc, zeros, getAsIndexOpFoldResult(b.getContext(), offsets),
+      getAsIndexOpFoldResult(
+          b.getContext(), SmallVector<int64_t>{batch, in[0], in[1], channels}),
+      getAsIndexOpFoldResult(b.getContext(),
+                             SmallVector<int64_t>{1, strides[0], strides[1], 1}));
+  // Negative padding crops.
+  SmallVector<int64_t> cropOffsets = {0, std::max<int64_t>(-before[0], 0),
+                                      std::max<int64_t>(-before[1], 0), 0};
+  SmallVector<int64_t> cropSizes = {
+      batch,
+      padded[1] - cropOffsets[1] - std::max<int64_t>(-after[0], 0),
+      padded[2] - cropOffsets[2] - std::max<int64_t>(-after[1], 0), channels};
+  placed = slice(b, loc, placed, cropOffsets, cropSizes, {1, 1, 1, 1});
+  // The weight (C, M/g, kh, kw) as a convolution's (M, C/g, kh, kw),
+  // flipped spatially.
+  int64_t perGroupIn = channels / group;
+  SmallVector<Value> groups;
+  for (int64_t g = 0; g < group; ++g) {
+    Value wg = slice(b, loc, weight, {g * perGroupIn, 0, 0, 0},
+                     {perGroupIn, perGroupOut, k[0], k[1]}, {1, 1, 1, 1});
+    groups.push_back(transpose(b, loc, wg, {1, 0, 2, 3}));
+  }
+  Value swapped = concat(b, loc, groups, 0);
+  auto swappedType = cast<RankedTensorType>(swapped.getType());
+  AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1),
+             d2 = b.getAffineDimExpr(2), d3 = b.getAffineDimExpr(3);
+  AffineMap flip = AffineMap::get(
+      4, 0, {d0, d1, d2 * -1 + (k[0] - 1), d3 * -1 + (k[1] - 1)},
+      b.getContext());
+  Value flipped = generic(b, loc, swapped, flip, swappedType,
+                          [](OpBuilder &, Location, ValueRange a) {
+                            return a[0];
+                          });
+  Value result = convolveNHWC(b, loc, placed, flipped, group, {1, 1},
+                              dilations, out[0], out[1]);
+  (void)filters;
+  return finishConv(n, result, rank);
+}
+
+LogicalResult lowerPool(Node &n, bool isMax) {
+  int64_t rank = n.rank(0);
+  if (rank != 3 && rank != 4) {
+    return n.fail("only 1-D and 2-D pooling is supported");
+  }
+  if (!isFloat(n.elem(0))) {
+    return n.fail("expects a floating-point input");
+  }
+  if (n.numOutputs() > 1 && n.outputUsed(1)) {
+    return n.fail("the Indices output is not supported");
+  }
+  if (n.intAttr("storage_order", 0) != 0) {
+    return n.fail("storage_order 1 is not supported");
+  }
+  std::optional<SmallVector<int64_t>> kernel = n.intsAttr("kernel_shape");
+  if (!kernel) {
+    return n.fail("has no kernel_shape");
+  }
+  ArrayRef<int64_t> xs = n.shape(0);
+  bool ceil = n.intAttr("ceil_mode", 0) != 0;
+  FailureOr<Window> w = window(n, xs.drop_front(2), *kernel, ceil);
+  if (failed(w)) {
+    return failure();
+  }
+  // The explicit padding (without ceil_mode's extra): what
+  // count_include_pad counts.
+  FailureOr<Window> explicitPads = window(n, xs.drop_front(2), *kernel, false);
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(0);
+  Value x = liftTo2D(b, loc, n.in(0));
+  liftWindow(*w);
+  liftWindow(*explicitPads);
+  auto xType = cast<RankedTensorType>(x.getType());
+  int64_t batch = xType.getDimSize(0), channels = xType.getDimSize(1);
+  int64_t h = xType.getDimSize(2), wd = xType.getDimSize(3);
+  Value nhwc = transpose(b, loc, x, {0, 2, 3, 1});
+  Value padValue = isMax ? lowest(b, loc, element) : scalar(b, loc, element, 0);
+  nhwc = padSpatial(b, loc, nhwc, *w, padValue);
+  int64_t oh = w->out[0], ow = w->out[1];
+  Value windowTensor =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>(w->kernel), element);
+  Value init = filled(b, loc, {batch, oh, ow, channels}, padValue);
+  DenseIntElementsAttr strides = i64Vector(b, w->strides);
+  DenseIntElementsAttr dilations = i64Vector(b, w->dilations);
+  Value out;
+  if (isMax) {
+    out = linalg::PoolingNhwcMaxOp::create(
+              b, loc, TypeRange{init.getType()},
+              ValueRange{nhwc, windowTensor}, ValueRange{init}, strides,
+              dilations)
+              ->getResult(0);
+  } else {
+    out = linalg::PoolingNhwcSumOp::create(
+              b, loc, TypeRange{init.getType()},
+              ValueRange{nhwc, windowTensor}, ValueRange{init}, strides,
+              dilations)
+              ->getResult(0);
+    // Divide by the count of each window's elements: inside the input,
+    // or inside the explicitly padded input with count_include_pad.
+    bool includePad = n.intAttr("count_include_pad", 0) != 0;
+    SmallVector<float> counts;
+    for (int64_t i = 0; i < oh; ++i) {
+      for (int64_t j = 0; j < ow; ++j) {
+        int64_t count = 0;
+        for (int64_t p = 0; p < w->kernel[0]; ++p) {
+          for (int64_t q = 0; q < w->kernel[1]; ++q) {
+            int64_t y = i * w->strides[0] + p * w->dilations[0] -
+                        w->padBegin[0];
+            int64_t z = j * w->strides[1] + q * w->dilations[1] -
+                        w->padBegin[1];
+            int64_t y0 = includePad ? -explicitPads->padBegin[0] : 0;
+            int64_t y1 = includePad ? h + explicitPads->padEnd[0] : h;
+            int64_t z0 = includePad ? -explicitPads->padBegin[1] : 0;
+            int64_t z1 = includePad ? wd + explicitPads->padEnd[1] : wd;
+            count += y >= y0 && y < y1 && z >= z0 && z < z1;
+          }
+        }
+        counts.push_back(static_cast<float>(std::max<int64_t>(count, 1)));
+      }
+    }
+    Value divisor = constant(
+        b, loc,
+        DenseElementsAttr::get(
+            RankedTensorType::get({oh, ow, 1}, b.getF32Type()),
+            ArrayRef<float>(counts)));
+    divisor = convertTensor(b, loc, divisor, element);
+    out = elementwise(b, loc, {out, divisor}, {batch, oh, ow, channels},
+                      element, [](OpBuilder &nb, Location l, ValueRange a) {
+                        return arith::DivFOp::create(nb, l, a[0], a[1])
+                            .getResult();
+                      });
+  }
+  Value nchw = transpose(b, loc, out, {0, 3, 1, 2});
+  if (rank == 3) {
+    nchw = reshape(b, loc, nchw, {batch, channels, ow});
+  }
+  return n.replace(nchw);
+}
+
+/// Sum or max over the spatial dims, kept as size-1 dims.
+Value reduceSpatial(OpBuilder &b, Location loc, Value x, bool isMax) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Type element = type.getElementType();
+  SmallVector<int64_t> axes, shape;
+  int64_t count = 1;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (d >= 2) {
+      axes.push_back(d);
+      count *= type.getDimSize(d);
+      shape.push_back(1);
+    } else {
+      shape.push_back(type.getDimSize(d));
+    }
+  }
+  Type acc = element.isF16() || element.isBF16() ? b.getF32Type() : element;
+  Value init = isMax ? lowest(b, loc, acc) : scalar(b, loc, acc, 0);
+  Value r = reduce(b, loc, x, axes, init,
+                   [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     Value v = convertScalar(nb, l, a[0], acc);
+                     if (isMax) {
+                       return arith::MaximumFOp::create(nb, l, a[1], v);
+                     }
+                     return arith::AddFOp::create(nb, l, a[1], v);
+                   });
+  if (!isMax) {
+    r = elementwise(b, loc, r, cast<RankedTensorType>(r.getType()).getShape(),
+                    acc, [&](OpBuilder &nb, Location l, ValueRange a) {
+                      return arith::DivFOp::create(nb, l, a[0],
+                                                   scalar(nb, l, acc, count))
+                          .getResult();
+                    });
+  }
+  r = convertTensor(b, loc, r, element);
+  return reshape(b, loc, r, shape);
+}
+
+/// Per-channel (axis 1) vectors reshaped to broadcast over NC...: (C, 1, 1).
+Value channelVector(OpBuilder &b, Location loc, Value v, int64_t rank) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape = {type.getNumElements()};
+  for (int64_t d = 2; d < rank; ++d) {
+    shape.push_back(1);
+  }
+  return reshape(b, loc, v, shape);
+}
+
+LogicalResult lowerBatchNorm(Node &n) {
+  if (n.intAttr("training_mode", 0) != 0 ||
+      (n.numOutputs() > 1 && n.outputUsed(1))) {
+    return n.fail("training mode is not supported");
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(0);
+  double epsilon = n.floatAttr("epsilon", 1e-5);
+  int64_t channels = n.shape(0).size() > 1 ? n.shape(0)[1] : 1;
+  SmallVector<int64_t> vec = {channels};
+  // a = scale / sqrt(var + eps), c = bias - mean * a: per channel, folded
+  // when the statistics are constants.
+  auto in = [&](unsigned i) { return reshape(b, loc, n.in(i), vec); };
+  Value a = elementwise(b, loc, {in(1), in(4)}, vec, element,
+                        [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                          Value s = math::SqrtOp::create(
+                              nb, l, arith::AddFOp::create(
+                                         nb, l, v[1],
+                                         scalar(nb, l, element, epsilon)));
+                          return arith::DivFOp::create(nb, l, v[0], s);
+                        });
+  Value c = elementwise(b, loc, {in(2), in(3), a}, vec, element,
+                        [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                          return arith::SubFOp::create(
+                              nb, l, v[0],
+                              arith::MulFOp::create(nb, l, v[1], v[2]));
+                        });
+  int64_t rank = n.rank(0);
+  Value y = elementwise(b, loc,
+                        {n.in(0), channelVector(b, loc, a, rank),
+                         channelVector(b, loc, c, rank)},
+                        n.shape(0), element,
+                        [](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                          return arith::AddFOp::create(
+                              nb, l, arith::MulFOp::create(nb, l, v[0], v[1]),
+                              v[2]);
+                        });
+  SmallVector<Value> results = {y};
+  for (unsigned i = 1; i < n.numOutputs(); ++i) {
+    results.push_back(Value());
+  }
+  return n.replace(results);
+}
+
+LogicalResult lowerInstanceNorm(Node &n) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(0);
+  int64_t rank = n.rank(0);
+  double epsilon = n.floatAttr("epsilon", 1e-5);
+  Value x = n.in(0);
+  Value mean = reduceSpatial(b, loc, x, false);
+  Value centered = elementwise(b, loc, {x, mean}, n.shape(0), element,
+                               [](OpBuilder &nb, Location l, ValueRange a) {
+                                 return arith::SubFOp::create(nb, l, a[0], a[1])
+                                     .getResult();
+                               });
+  Value squares = elementwise(b, loc, centered, n.shape(0), element,
+                              [](OpBuilder &nb, Location l, ValueRange a) {
+                                return arith::MulFOp::create(nb, l, a[0], a[0])
+                                    .getResult();
+                              });
+  Value var = reduceSpatial(b, loc, squares, false);
+  Value y = elementwise(
+      b, loc,
+      {centered, var, channelVector(b, loc, n.in(1), rank),
+       channelVector(b, loc, n.in(2), rank)},
+      n.shape(0), element,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value s = math::SqrtOp::create(
+            nb, l,
+            arith::AddFOp::create(nb, l, a[1],
+                                  scalar(nb, l, element, epsilon)));
+        Value v = arith::DivFOp::create(nb, l, a[0], s);
+        return arith::AddFOp::create(nb, l,
+                                     arith::MulFOp::create(nb, l, v, a[2]),
+                                     a[3]);
+      });
+  return n.replace(y);
+}
+
+} // namespace
+
+void mlir::strata::onnx::addNNLowerings(LoweringTable &table) {
+  table["MatMul"] = lowerMatMul;
+  table["Gemm"] = lowerGemm;
+  table["Conv"] = lowerConv;
+  table["ConvTranspose"] = lowerConvTranspose;
+  table["MaxPool"] = [](Node &n) { return lowerPool(n, true); };
+  table["AveragePool"] = [](Node &n) { return lowerPool(n, false); };
+  table["GlobalAveragePool"] = [](Node &n) {
+    return n.replace(reduceSpatial(n.b, n.loc, n.in(0), false));
+  };
+  table["GlobalMaxPool"] = [](Node &n) {
+    return n.replace(reduceSpatial(n.b, n.loc, n.in(0), true));
+  };
+  table["BatchNormalization"] = lowerBatchNorm;
+  table["InstanceNormalization"] = lowerInstanceNorm;
+}

@@ -1,0 +1,566 @@
+// ReductionOps.cpp - ONNX's reductions (Reduce*, ArgMax/ArgMin), the
+// softmax family, LayerNormalization and CumSum as linalg reductions and
+// broadcasting elementwise generics.
+
+#include "Lowering.h"
+
+using namespace mlir;
+using namespace mlir::strata;
+using namespace mlir::strata::onnx;
+
+namespace {
+
+enum class Reduction { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp,
+                       SumSquare };
+
+/// The accumulation type: f16 and bf16 sum in f32.
+Type accumulatorType(OpBuilder &b, Type element) {
+  if (element.isF16() || element.isBF16()) {
+    return b.getF32Type();
+  }
+  return element;
+}
+
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType())) {
+    return arith::AddFOp::create(b, loc, x, y);
+  }
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+Value mul(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType())) {
+    return arith::MulFOp::create(b, loc, x, y);
+  }
+  return arith::MulIOp::create(b, loc, x, y);
+}
+
+/// The shape of `shape` with `axes` kept as 1 (keepdims) or dropped.
+SmallVector<int64_t> reducedShape(ArrayRef<int64_t> shape,
+                                  ArrayRef<int64_t> axes, bool keep) {
+  SmallVector<int64_t> result;
+  for (auto [d, dim] : llvm::enumerate(shape)) {
+    if (!llvm::is_contained(axes, static_cast<int64_t>(d))) {
+      result.push_back(dim);
+    } else if (keep) {
+      result.push_back(1);
+    }
+  }
+  return result;
+}
+
+/// Sum (or max, min, product) of `input` over `axes`, accumulated in
+/// `accType`, with `pre` applied to each element; keeps dims of size 1.
+Value reduceKeep(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<int64_t> axes, Type accType, Reduction kind,
+                 bool isUnsigned,
+                 function_ref<Value(OpBuilder &, Location, Value)> pre) {
+  auto type = cast<RankedTensorType>(input.getType());
+  double initValue = 0;
+  Value init;
+  switch (kind) {
+  case Reduction::Max:
+    init = isUnsigned ? scalar(b, loc, accType, 0) : lowest(b, loc, accType);
+    break;
+  case Reduction::Min:
+    init = isUnsigned ? arith::ConstantOp::create(
+                            b, loc, b.getIntegerAttr(
+                                        accType, APInt::getMaxValue(
+                                                     accType.getIntOrFloatBitWidth())))
+                            .getResult()
+                      : highest(b, loc, accType);
+    break;
+  case Reduction::Prod:
+    initValue = 1;
+    [[fallthrough]];
+  default:
+    init = scalar(b, loc, accType, initValue);
+  }
+  Value reduced = reduce(
+      b, loc, input, axes, init,
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value x = convertScalar(nb, l, args[0], accType, isUnsigned,
+                                isUnsigned);
+        if (pre) {
+          x = pre(nb, l, x);
+        }
+        Value acc = args[1];
+        switch (kind) {
+        case Reduction::Max:
+          if (isFloat(accType)) {
+            return arith::MaximumFOp::create(nb, l, acc, x);
+          }
+          return isUnsigned ? arith::MaxUIOp::create(nb, l, acc, x).getResult()
+                            : arith::MaxSIOp::create(nb, l, acc, x).getResult();
+        case Reduction::Min:
+          if (isFloat(accType)) {
+            return arith::MinimumFOp::create(nb, l, acc, x);
+          }
+          return isUnsigned ? arith::MinUIOp::create(nb, l, acc, x).getResult()
+                            : arith::MinSIOp::create(nb, l, acc, x).getResult();
+        case Reduction::Prod:
+          return mul(nb, l, acc, x);
+        default:
+          return add(nb, l, acc, x);
+        }
+      });
+  return reshape(b, loc, reduced, reducedShape(type.getShape(), axes, true));
+}
+
+LogicalResult lowerReduce(Node &n, Reduction kind) {
+  int64_t rank = n.rank(0);
+  SmallVector<int64_t> axes;
+  bool axesFromInput = n.opset() >= 18 || (kind == Reduction::Sum &&
+                                           n.opset() >= 13);
+  if (axesFromInput) {
+    if (n.has(1)) {
+      FailureOr<SmallVector<int64_t>> values = n.constInts(1, "axes");
+      if (failed(values)) {
+        return failure();
+      }
+      axes = *values;
+    }
+  } else {
+    axes = n.intsAttr("axes").value_or(SmallVector<int64_t>{});
+  }
+  for (int64_t &a : axes) {
+    FailureOr<int64_t> normalized = n.axis(a, rank);
+    if (failed(normalized)) {
+      return failure();
+    }
+    a = *normalized;
+  }
+  bool keep = n.intAttr("keepdims", 1) != 0;
+  Value x = n.in(0);
+  Type element = n.elem(0);
+  bool isUnsigned = n.isUnsigned(0);
+  if (axes.empty()) {
+    if (n.intAttr("noop_with_empty_axes", 0) != 0) {
+      return n.replace(x, {isUnsigned});
+    }
+    for (int64_t d = 0; d < rank; ++d) {
+      axes.push_back(d);
+    }
+  }
+  Type acc = accumulatorType(n.b, element);
+  int64_t count = 1;
+  for (int64_t a : axes) {
+    count *= n.shape(0)[a];
+  }
+  Value result;
+  Location loc = n.loc;
+  OpBuilder &b = n.b;
+  switch (kind) {
+  case Reduction::Sum:
+  case Reduction::Mean:
+  case Reduction::Max:
+  case Reduction::Min:
+  case Reduction::Prod:
+  case Reduction::LogSum:
+    result = reduceKeep(b, loc, x, axes, acc,
+                        kind == Reduction::Mean || kind == Reduction::LogSum
+                            ? Reduction::Sum
+                            : kind,
+                        isUnsigned, nullptr);
+    break;
+  case Reduction::L1:
+    result = reduceKeep(b, loc, x, axes, acc, Reduction::Sum, isUnsigned,
+                        [](OpBuilder &nb, Location l, Value v) -> Value {
+                          if (isFloat(v.getType())) {
+                            return math::AbsFOp::create(nb, l, v);
+                          }
+                          return math::AbsIOp::create(nb, l, v);
+                        });
+    break;
+  case Reduction::L2:
+  case Reduction::SumSquare:
+    result = reduceKeep(b, loc, x, axes, acc, Reduction::Sum, isUnsigned,
+                        [](OpBuilder &nb, Location l, Value v) {
+                          return mul(nb, l, v, v);
+                        });
+    break;
+  case Reduction::LogSumExp: {
+    Value max = reduceKeep(b, loc, x, axes, acc, Reduction::Max, false,
+                           nullptr);
+    Value shape = nullptr;
+    (void)shape;
+    Value wide = convertTensor(b, loc, x, acc);
+    Value shifted = elementwise(
+        b, loc, {wide, max}, n.shape(0), acc,
+        [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          // An infinite maximum (all -inf) must not give NaN.
+          Value isInf = arith::CmpFOp::create(
+              nb, l, arith::CmpFPredicate::OEQ,
+              math::AbsFOp::create(nb, l, a[1]),
+              scalar(nb, l, a[1].getType(), INFINITY));
+          Value m = arith::SelectOp::create(
+              nb, l, isInf, scalar(nb, l, a[1].getType(), 0), a[1]);
+          return math::ExpOp::create(nb, l,
+                                     arith::SubFOp::create(nb, l, a[0], m));
+        });
+    Value sum = reduceKeep(b, loc, shifted, axes, acc, Reduction::Sum, false,
+                           nullptr);
+    result = elementwise(
+        b, loc, {sum, max}, cast<RankedTensorType>(sum.getType()).getShape(),
+        acc, [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          Value isInf = arith::CmpFOp::create(
+              nb, l, arith::CmpFPredicate::OEQ,
+              math::AbsFOp::create(nb, l, a[1]),
+              scalar(nb, l, a[1].getType(), INFINITY));
+          Value m = arith::SelectOp::create(
+              nb, l, isInf, scalar(nb, l, a[1].getType(), 0), a[1]);
+          return arith::AddFOp::create(nb, l, math::LogOp::create(nb, l, a[0]),
+                                       m);
+        });
+    break;
+  }
+  }
+  auto resultType = cast<RankedTensorType>(result.getType());
+  if (kind == Reduction::Mean || kind == Reduction::L2 ||
+      kind == Reduction::LogSum) {
+    if (!isFloat(acc) && kind == Reduction::Mean) {
+      result = elementwise(b, loc, result, resultType.getShape(), acc,
+                           [&](OpBuilder &nb, Location l, ValueRange a) {
+                             return arith::DivSIOp::create(
+                                        nb, l, a[0],
+                                        scalar(nb, l, acc, count))
+                                 .getResult();
+                           });
+    } else if (isFloat(acc)) {
+      result = elementwise(
+          b, loc, result, resultType.getShape(), acc,
+          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+            switch (kind) {
+            case Reduction::Mean:
+              return arith::DivFOp::create(nb, l, a[0],
+                                           scalar(nb, l, acc, count));
+            case Reduction::L2:
+              return math::SqrtOp::create(nb, l, a[0]);
+            default:
+              return math::LogOp::create(nb, l, a[0]);
+            }
+          });
+    }
+  }
+  result = convertTensor(b, loc, result, element);
+  if (!keep) {
+    result = reshape(b, loc, result, reducedShape(n.shape(0), axes, false));
+  }
+  return n.replace(result, {isUnsigned});
+}
+
+/// ArgMax/ArgMin: the first (or last) index of the extreme value.
+LogicalResult lowerArgExtreme(Node &n, bool isMax) {
+  int64_t rank = n.rank(0);
+  FailureOr<int64_t> axis = n.axis(n.intAttr("axis", 0), rank);
+  if (failed(axis)) {
+    return failure();
+  }
+  bool keep = n.intAttr("keepdims", 1) != 0;
+  bool last = n.intAttr("select_last_index", 0) != 0;
+  bool isUnsigned = n.isUnsigned(0);
+  Type element = n.elem(0);
+  Value x = n.in(0);
+  Value extreme = reduceKeep(n.b, n.loc, x, {*axis}, element,
+                             isMax ? Reduction::Max : Reduction::Min,
+                             isUnsigned, nullptr);
+  // The index: min (first) or max (last) over the positions holding the
+  // extreme value.
+  Type i64 = n.b.getI64Type();
+  int64_t dim = n.shape(0)[*axis];
+  int64_t axisValue = *axis;
+  Value candidates = elementwise(
+      n.b, n.loc, {x, extreme}, n.shape(0), i64,
+      [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+        Value equal;
+        if (isFloat(element)) {
+          equal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                        a[0], a[1]);
+        } else {
+          equal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        a[0], a[1]);
+        }
+        Value index = arith::IndexCastOp::create(
+            b, loc, i64, linalg::IndexOp::create(b, loc, axisValue));
+        return arith::SelectOp::create(b, loc, equal, index,
+                                       scalar(b, loc, i64, last ? -1 : dim));
+      });
+  Value result = reduceKeep(n.b, n.loc, candidates, {*axis}, i64,
+                            last ? Reduction::Max : Reduction::Min, false,
+                            nullptr);
+  if (!keep) {
+    result = reshape(n.b, n.loc, result,
+                     reducedShape(n.shape(0), {*axis}, false));
+  }
+  return n.replace(result);
+}
+
+enum class SoftmaxKind { Softmax, LogSoftmax, Hardmax };
+
+LogicalResult lowerSoftmax(Node &n, SoftmaxKind kind) {
+  int64_t rank = n.rank(0);
+  bool coerced = n.opset() < 13;
+  FailureOr<int64_t> axis =
+      n.axis(n.intAttr("axis", coerced ? 1 : -1), rank);
+  if (failed(axis)) {
+    return failure();
+  }
+  if (!isFloat(n.elem(0))) {
+    return n.fail("expects a floating-point input");
+  }
+  Value x = n.in(0);
+  ArrayRef<int64_t> inputShape = n.shape(0);
+  SmallVector<int64_t> axes;
+  SmallVector<int64_t> shape(inputShape);
+  if (coerced) {
+    // Opsets before 13: the input as a 2-D matrix split at `axis`.
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      (d < *axis ? outer : inner) *= inputShape[d];
+    }
+    shape = {outer, inner};
+    x = reshape(n.b, n.loc, x, shape);
+    axes = {1};
+  } else {
+    axes = {*axis};
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(0);
+  Type acc = accumulatorType(b, element);
+  Value result;
+  if (kind == SoftmaxKind::Hardmax) {
+    // One-hot of the first maximum.
+    Value max = reduceKeep(b, loc, x, axes, element, Reduction::Max, false,
+                           nullptr);
+    int64_t axisValue = axes[0];
+    int64_t dim = shape[axisValue];
+    Value firsts = elementwise(
+        b, loc, {x, max}, shape, b.getI64Type(),
+        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          Value equal = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                              a[0], a[1]);
+          Value index = arith::IndexCastOp::create(
+              nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, axisValue));
+          return arith::SelectOp::create(nb, l, equal, index,
+                                         scalar(nb, l, nb.getI64Type(), dim));
+        });
+    Value first = reduceKeep(b, loc, firsts, axes, b.getI64Type(),
+                             Reduction::Min, false, nullptr);
+    result = elementwise(
+        b, loc, first, shape, element,
+        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          Value index = arith::IndexCastOp::create(
+              nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, axisValue));
+          Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                            index, a[0]);
+          return arith::SelectOp::create(nb, l, hit, scalar(nb, l, element, 1),
+                                         scalar(nb, l, element, 0));
+        });
+  } else {
+    Value wide = convertTensor(b, loc, x, acc);
+    Value max = reduceKeep(b, loc, wide, axes, acc, Reduction::Max, false,
+                           nullptr);
+    Value shifted = elementwise(
+        b, loc, {wide, max}, shape, acc,
+        [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          return arith::SubFOp::create(nb, l, a[0], a[1]);
+        });
+    Value exps = elementwise(b, loc, shifted, shape, acc,
+                             [](OpBuilder &nb, Location l, ValueRange a) {
+                               return math::ExpOp::create(nb, l, a[0])
+                                   .getResult();
+                             });
+    Value sum = reduceKeep(b, loc, exps, axes, acc, Reduction::Sum, false,
+                           nullptr);
+    if (kind == SoftmaxKind::Softmax) {
+      result = elementwise(b, loc, {exps, sum}, shape, acc,
+                           [](OpBuilder &nb, Location l, ValueRange a) {
+                             return arith::DivFOp::create(nb, l, a[0], a[1])
+                                 .getResult();
+                           });
+    } else {
+      result = elementwise(
+          b, loc, {shifted, sum}, shape, acc,
+          [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+            return arith::SubFOp::create(nb, l, a[0],
+                                         math::LogOp::create(nb, l, a[1]));
+          });
+    }
+    result = convertTensor(b, loc, result, element);
+  }
+  return n.replace(reshape(b, loc, result, inputShape));
+}
+
+LogicalResult lowerLayerNorm(Node &n) {
+  int64_t rank = n.rank(0);
+  FailureOr<int64_t> axis = n.axis(n.intAttr("axis", -1), rank);
+  if (failed(axis)) {
+    return failure();
+  }
+  double epsilon = n.floatAttr("epsilon", 1e-5);
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(0);
+  Type acc = b.getF32Type();
+  if (element.isF64()) {
+    acc = element;
+  }
+  SmallVector<int64_t> axes;
+  int64_t count = 1;
+  for (int64_t d = *axis; d < rank; ++d) {
+    axes.push_back(d);
+    count *= n.shape(0)[d];
+  }
+  ArrayRef<int64_t> shape = n.shape(0);
+  Value x = convertTensor(b, loc, n.in(0), acc);
+  auto divideBy = [&](Value v) {
+    return elementwise(b, loc, v,
+                       cast<RankedTensorType>(v.getType()).getShape(), acc,
+                       [&](OpBuilder &nb, Location l, ValueRange a) {
+                         return arith::DivFOp::create(
+                                    nb, l, a[0], scalar(nb, l, acc, count))
+                             .getResult();
+                       });
+  };
+  Value mean = divideBy(
+      reduceKeep(b, loc, x, axes, acc, Reduction::Sum, false, nullptr));
+  Value centered = elementwise(b, loc, {x, mean}, shape, acc,
+                               [](OpBuilder &nb, Location l, ValueRange a) {
+                                 return arith::SubFOp::create(nb, l, a[0], a[1])
+                                     .getResult();
+                               });
+  Value var = divideBy(reduceKeep(b, loc, centered, axes, acc, Reduction::Sum,
+                                  false,
+                                  [](OpBuilder &nb, Location l, Value v) {
+                                    return arith::MulFOp::create(nb, l, v, v)
+                                        .getResult();
+                                  }));
+  Value invStd = elementwise(
+      b, loc, var, cast<RankedTensorType>(var.getType()).getShape(), acc,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value s = math::SqrtOp::create(
+            nb, l, arith::AddFOp::create(nb, l, a[0],
+                                         scalar(nb, l, acc, epsilon)));
+        return arith::DivFOp::create(nb, l, scalar(nb, l, acc, 1.0), s);
+      });
+  SmallVector<Value> inputs = {centered, invStd,
+                               convertTensor(b, loc, n.in(1), acc)};
+  if (n.has(2)) {
+    inputs.push_back(convertTensor(b, loc, n.in(2), acc));
+  }
+  Value y = elementwise(b, loc, inputs, shape, element,
+                        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                          Value v = arith::MulFOp::create(
+                              nb, l, arith::MulFOp::create(nb, l, a[0], a[1]),
+                              a[2]);
+                          if (a.size() > 3) {
+                            v = arith::AddFOp::create(nb, l, v, a[3]);
+                          }
+                          return convertScalar(nb, l, v, element);
+                        });
+  Type statType = acc;
+  if (std::optional<int64_t> stash = n.intAttr("stash_type");
+      stash && *stash == 1) {
+    statType = b.getF32Type();
+  }
+  SmallVector<Value> results = {y};
+  if (n.numOutputs() > 1) {
+    results.push_back(n.outputUsed(1) ? convertTensor(b, loc, mean, statType)
+                                      : Value());
+  }
+  if (n.numOutputs() > 2) {
+    results.push_back(n.outputUsed(2) ? convertTensor(b, loc, invStd, statType)
+                                      : Value());
+  }
+  return n.replace(results);
+}
+
+LogicalResult lowerCumSum(Node &n) {
+  FailureOr<SmallVector<int64_t>> axisValue = n.constInts(1, "axis");
+  if (failed(axisValue)) {
+    return failure();
+  }
+  int64_t rank = n.rank(0);
+  FailureOr<int64_t> axis = n.axis((*axisValue)[0], rank);
+  if (failed(axis)) {
+    return failure();
+  }
+  bool exclusive = n.intAttr("exclusive", 0) != 0;
+  bool reverse = n.intAttr("reverse", 0) != 0;
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(0);
+  // Iteration space: the output dims plus one reduction dim j over the
+  // axis; out[.., i, ..] += in[.., j, ..] where j precedes i.
+  ArrayRef<int64_t> shape = n.shape(0);
+  SmallVector<AffineExpr> inExprs, outExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    outExprs.push_back(b.getAffineDimExpr(d));
+    inExprs.push_back(d == *axis ? b.getAffineDimExpr(rank)
+                                 : b.getAffineDimExpr(d));
+  }
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank + 1, 0, inExprs, b.getContext()),
+      AffineMap::get(rank + 1, 0, outExprs, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value init = filled(b, loc, shape, scalar(b, loc, element, 0));
+  int64_t axisDim = *axis;
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{n.in(0)},
+      ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value i = linalg::IndexOp::create(nb, l, axisDim);
+        Value j = linalg::IndexOp::create(nb, l, rank);
+        arith::CmpIPredicate pred =
+            reverse ? (exclusive ? arith::CmpIPredicate::sgt
+                                 : arith::CmpIPredicate::sge)
+                    : (exclusive ? arith::CmpIPredicate::slt
+                                 : arith::CmpIPredicate::sle);
+        Value take = arith::CmpIOp::create(nb, l, pred, j, i);
+        Value v = arith::SelectOp::create(nb, l, take, args[0],
+                                          scalar(nb, l, element, 0));
+        linalg::YieldOp::create(nb, l, add(nb, l, args[1], v));
+      });
+  return n.replace(op->getResult(0), {n.isUnsigned(0)});
+}
+
+} // namespace
+
+void mlir::strata::onnx::addReductionLowerings(LoweringTable &table) {
+  table["ReduceSum"] = [](Node &n) { return lowerReduce(n, Reduction::Sum); };
+  table["ReduceMean"] = [](Node &n) {
+    return lowerReduce(n, Reduction::Mean);
+  };
+  table["ReduceMax"] = [](Node &n) { return lowerReduce(n, Reduction::Max); };
+  table["ReduceMin"] = [](Node &n) { return lowerReduce(n, Reduction::Min); };
+  table["ReduceProd"] = [](Node &n) {
+    return lowerReduce(n, Reduction::Prod);
+  };
+  table["ReduceL1"] = [](Node &n) { return lowerReduce(n, Reduction::L1); };
+  table["ReduceL2"] = [](Node &n) { return lowerReduce(n, Reduction::L2); };
+  table["ReduceLogSum"] = [](Node &n) {
+    return lowerReduce(n, Reduction::LogSum);
+  };
+  table["ReduceLogSumExp"] = [](Node &n) {
+    return lowerReduce(n, Reduction::LogSumExp);
+  };
+  table["ReduceSumSquare"] = [](Node &n) {
+    return lowerReduce(n, Reduction::SumSquare);
+  };
+  table["ArgMax"] = [](Node &n) { return lowerArgExtreme(n, true); };
+  table["ArgMin"] = [](Node &n) { return lowerArgExtreme(n, false); };
+  table["Softmax"] = [](Node &n) {
+    return lowerSoftmax(n, SoftmaxKind::Softmax);
+  };
+  table["LogSoftmax"] = [](Node &n) {
+    return lowerSoftmax(n, SoftmaxKind::LogSoftmax);
+  };
+  table["Hardmax"] = [](Node &n) {
+    return lowerSoftmax(n, SoftmaxKind::Hardmax);
+  };
+  table["LayerNormalization"] = lowerLayerNorm;
+  table["CumSum"] = lowerCumSum;
+}

@@ -1,0 +1,973 @@
+// ShapeOps.cpp - ONNX's data movement and shape op types (Constant, Shape,
+// Reshape, Transpose, Concat, Split, Slice, Gather, Expand, Tile, Pad,
+// ...): host reshapes, slices and transposes, gathers as linalg.generic,
+// all folded when their inputs are constants (shape subgraphs).
+
+#include "Lowering.h"
+
+using namespace mlir;
+using namespace mlir::strata;
+using namespace mlir::strata::onnx;
+
+namespace {
+
+Value indexValue(OpBuilder &b, Location loc, Value value) {
+  if (value.getType().isIndex()) {
+    return value;
+  }
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
+}
+
+/// A linalg.generic of `type` whose element at each index is `source` at
+/// the index `indexOf` computes from the output index (tensor.extract).
+Value gatherGeneric(OpBuilder &b, Location loc, Value source,
+                    ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                    RankedTensorType type,
+                    function_ref<SmallVector<Value>(OpBuilder &, Location,
+                                                    ValueRange outIndex,
+                                                    ValueRange inputs)>
+                        indexOf) {
+  return generic(
+      b, loc, inputs, inputMaps, type,
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        SmallVector<Value> outIndex;
+        for (int64_t d = 0; d < type.getRank(); ++d) {
+          outIndex.push_back(linalg::IndexOp::create(nb, l, d));
+        }
+        SmallVector<Value> at = indexOf(nb, l, outIndex, args);
+        return tensor::ExtractOp::create(nb, l, source, at);
+      });
+}
+
+LogicalResult lowerReshapeTo(Node &n, ArrayRef<int64_t> shape) {
+  return n.replace(reshape(n.b, n.loc, n.in(0), shape), {n.isUnsigned(0)});
+}
+
+LogicalResult lowerReshape(Node &n) {
+  SmallVector<int64_t> requested;
+  if (n.opset() < 5) {
+    requested = n.intsAttr("shape").value_or(SmallVector<int64_t>{});
+  } else {
+    FailureOr<SmallVector<int64_t>> shape = n.constInts(1, "shape");
+    if (failed(shape)) {
+      return failure();
+    }
+    requested = *shape;
+  }
+  bool allowZero = n.intAttr("allowzero", 0) != 0;
+  ArrayRef<int64_t> in = n.shape(0);
+  int64_t count = n.type(0).getNumElements();
+  int64_t known = 1;
+  int64_t inferred = -1;
+  SmallVector<int64_t> shape;
+  for (auto [i, dim] : llvm::enumerate(requested)) {
+    if (dim == 0 && !allowZero) {
+      if (i >= in.size()) {
+        return n.fail("shape copies dimension " + llvm::Twine(i) +
+                      " of a rank-" + llvm::Twine(in.size()) + " input");
+      }
+      dim = in[i];
+    }
+    if (dim == -1) {
+      if (inferred >= 0) {
+        return n.fail("the shape has more than one -1");
+      }
+      inferred = i;
+      shape.push_back(1);
+      continue;
+    }
+    if (dim < 0) {
+      return n.fail("the shape has a negative dimension " + llvm::Twine(dim));
+    }
+    known *= dim;
+    shape.push_back(dim);
+  }
+  if (inferred >= 0) {
+    if (known == 0 || count % known != 0) {
+      return n.fail("cannot infer the -1 dimension");
+    }
+    shape[inferred] = count / known;
+    known *= shape[inferred];
+  }
+  if (known != count) {
+    return n.fail("the shape holds " + llvm::Twine(known) +
+                  " elements, the input " + llvm::Twine(count));
+  }
+  return lowerReshapeTo(n, shape);
+}
+
+FailureOr<SmallVector<int64_t>> axesInput(Node &n, unsigned input,
+                                          int64_t rank) {
+  SmallVector<int64_t> axes;
+  if (n.opset() >= 13) {
+    if (n.has(input)) {
+      FailureOr<SmallVector<int64_t>> values = n.constInts(input, "axes");
+      if (failed(values)) {
+        return failure();
+      }
+      axes = *values;
+    }
+  } else {
+    axes = n.intsAttr("axes").value_or(SmallVector<int64_t>{});
+  }
+  for (int64_t &a : axes) {
+    FailureOr<int64_t> normalized = n.axis(a, rank);
+    if (failed(normalized)) {
+      return failure();
+    }
+    a = *normalized;
+  }
+  return axes;
+}
+
+LogicalResult lowerSqueeze(Node &n) {
+  FailureOr<SmallVector<int64_t>> axes = axesInput(n, 1, n.rank(0));
+  if (failed(axes)) {
+    return failure();
+  }
+  SmallVector<int64_t> shape;
+  for (auto [d, dim] : llvm::enumerate(n.shape(0))) {
+    bool listed = llvm::is_contained(*axes, static_cast<int64_t>(d));
+    if (listed && dim != 1) {
+      return n.fail("cannot squeeze dimension " + llvm::Twine(d) +
+                    " of size " + llvm::Twine(dim));
+    }
+    if (listed || (axes->empty() && dim == 1)) {
+      continue;
+    }
+    shape.push_back(dim);
+  }
+  return lowerReshapeTo(n, shape);
+}
+
+LogicalResult lowerUnsqueeze(Node &n) {
+  SmallVector<int64_t> axes;
+  if (n.opset() >= 13) {
+    FailureOr<SmallVector<int64_t>> values = n.constInts(1, "axes");
+    if (failed(values)) {
+      return failure();
+    }
+    axes = *values;
+  } else {
+    axes = n.intsAttr("axes").value_or(SmallVector<int64_t>{});
+  }
+  int64_t rank = n.rank(0) + axes.size();
+  for (int64_t &a : axes) {
+    FailureOr<int64_t> normalized = n.axis(a, rank);
+    if (failed(normalized)) {
+      return failure();
+    }
+    a = *normalized;
+  }
+  SmallVector<int64_t> shape;
+  ArrayRef<int64_t> in = n.shape(0);
+  size_t next = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (llvm::is_contained(axes, d)) {
+      shape.push_back(1);
+    } else {
+      shape.push_back(in[next++]);
+    }
+  }
+  return lowerReshapeTo(n, shape);
+}
+
+LogicalResult lowerFlatten(Node &n) {
+  FailureOr<int64_t> axis =
+      n.axis(n.intAttr("axis", 1), n.rank(0) + 1);
+  if (failed(axis)) {
+    return failure();
+  }
+  int64_t outer = 1, inner = 1;
+  for (auto [d, dim] : llvm::enumerate(n.shape(0))) {
+    (static_cast<int64_t>(d) < *axis ? outer : inner) *= dim;
+  }
+  return lowerReshapeTo(n, {outer, inner});
+}
+
+LogicalResult lowerTranspose(Node &n) {
+  SmallVector<int64_t> perm;
+  if (std::optional<SmallVector<int64_t>> attr = n.intsAttr("perm")) {
+    perm = *attr;
+  } else {
+    for (int64_t d = n.rank(0) - 1; d >= 0; --d) {
+      perm.push_back(d);
+    }
+  }
+  if (static_cast<int64_t>(perm.size()) != n.rank(0)) {
+    return n.fail("perm has " + llvm::Twine(perm.size()) +
+                  " entries for rank " + llvm::Twine(n.rank(0)));
+  }
+  return n.replace(transpose(n.b, n.loc, n.in(0), perm), {n.isUnsigned(0)});
+}
+
+LogicalResult lowerConcat(Node &n) {
+  FailureOr<int64_t> axis = n.axis(n.intAttr("axis", 0), n.rank(0));
+  if (failed(axis)) {
+    return failure();
+  }
+  SmallVector<Value> inputs;
+  for (unsigned i = 0; i < n.numInputs(); ++i) {
+    if (!n.has(i)) {
+      continue;
+    }
+    if (n.rank(i) != n.rank(0)) {
+      return n.fail("the inputs have different ranks");
+    }
+    // Empty inputs add nothing.
+    if (n.type(i).getNumElements() == 0 && n.numInputs() > 1) {
+      continue;
+    }
+    inputs.push_back(n.in(i));
+  }
+  if (inputs.empty()) {
+    inputs.push_back(n.in(0));
+  }
+  return n.replace(concat(n.b, n.loc, inputs, *axis), {n.isUnsigned(0)});
+}
+
+LogicalResult lowerSplit(Node &n) {
+  FailureOr<int64_t> axis = n.axis(n.intAttr("axis", 0), n.rank(0));
+  if (failed(axis)) {
+    return failure();
+  }
+  int64_t dim = n.shape(0)[*axis];
+  SmallVector<int64_t> sizes;
+  if (n.opset() >= 13 && n.has(1)) {
+    FailureOr<SmallVector<int64_t>> values = n.constInts(1, "split");
+    if (failed(values)) {
+      return failure();
+    }
+    sizes = *values;
+  } else if (std::optional<SmallVector<int64_t>> attr = n.intsAttr("split");
+             attr && n.opset() < 13) {
+    sizes = *attr;
+  } else {
+    int64_t parts = n.intAttr("num_outputs", n.numOutputs());
+    int64_t size = (dim + parts - 1) / parts;
+    for (int64_t i = 0; i < parts; ++i) {
+      sizes.push_back(std::max<int64_t>(0, std::min(size, dim - i * size)));
+    }
+  }
+  if (sizes.size() != n.numOutputs()) {
+    return n.fail("split has " + llvm::Twine(sizes.size()) + " sizes for " +
+                  llvm::Twine(n.numOutputs()) + " outputs");
+  }
+  SmallVector<Value> results;
+  int64_t offset = 0;
+  SmallVector<int64_t> offsets(n.rank(0), 0), strides(n.rank(0), 1);
+  for (int64_t size : sizes) {
+    SmallVector<int64_t> shape(n.shape(0));
+    shape[*axis] = size;
+    offsets[*axis] = offset;
+    results.push_back(slice(n.b, n.loc, n.in(0), offsets, shape, strides));
+    offset += size;
+  }
+  if (offset != dim) {
+    return n.fail("the split sizes add up to " + llvm::Twine(offset) +
+                  ", the dimension is " + llvm::Twine(dim));
+  }
+  return n.replace(results,
+                   SmallVector<bool>(results.size(), n.isUnsigned(0)));
+}
+
+LogicalResult lowerSlice(Node &n) {
+  int64_t rank = n.rank(0);
+  SmallVector<int64_t> starts, ends, axes, steps;
+  if (n.opset() < 10) {
+    starts = n.intsAttr("starts").value_or(SmallVector<int64_t>{});
+    ends = n.intsAttr("ends").value_or(SmallVector<int64_t>{});
+    axes = n.intsAttr("axes").value_or(SmallVector<int64_t>{});
+  } else {
+    FailureOr<SmallVector<int64_t>> s = n.constInts(1, "starts");
+    if (failed(s)) {
+      return failure();
+    }
+    FailureOr<SmallVector<int64_t>> e = n.constInts(2, "ends");
+    if (failed(e)) {
+      return failure();
+    }
+    starts = *s;
+    ends = *e;
+    if (n.has(3)) {
+      FailureOr<SmallVector<int64_t>> a = n.constInts(3, "axes");
+      if (failed(a)) {
+        return failure();
+      }
+      axes = *a;
+    }
+    if (n.has(4)) {
+      FailureOr<SmallVector<int64_t>> st = n.constInts(4, "steps");
+      if (failed(st)) {
+        return failure();
+      }
+      steps = *st;
+    }
+  }
+  if (axes.empty()) {
+    for (size_t i = 0; i < starts.size(); ++i) {
+      axes.push_back(i);
+    }
+  }
+  if (steps.empty()) {
+    steps.assign(starts.size(), 1);
+  }
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size()) {
+    return n.fail("starts, ends, axes and steps differ in length");
+  }
+  SmallVector<int64_t> offsets(rank, 0), sizes(n.shape(0)),
+      strides(rank, 1);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    FailureOr<int64_t> axis = n.axis(axes[i], rank);
+    if (failed(axis)) {
+      return failure();
+    }
+    int64_t dim = n.shape(0)[*axis];
+    int64_t step = steps[i];
+    if (step == 0) {
+      return n.fail("a step is 0");
+    }
+    int64_t start = starts[i], end = ends[i];
+    if (start < 0) {
+      start += dim;
+    }
+    if (end < 0 && end > std::numeric_limits<int64_t>::min() / 2) {
+      end += dim;
+    }
+    int64_t size;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      size = end > start ? (end - start + step - 1) / step : 0;
+    } else {
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+      size = start > end ? (start - end - step - 1) / -step : 0;
+    }
+    offsets[*axis] = start;
+    sizes[*axis] = size;
+    strides[*axis] = step;
+  }
+  bool negative = llvm::any_of(strides, [](int64_t s) { return s < 0; });
+  if (!negative || n.constant(0)) {
+    if (!negative) {
+      return n.replace(slice(n.b, n.loc, n.in(0), offsets, sizes, strides),
+                       {n.isUnsigned(0)});
+    }
+  }
+  // Negative steps: a generic reading in[offset + i * step] (an affine
+  // map with a negative coefficient; constants fold).
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    exprs.push_back(n.b.getAffineDimExpr(d) * strides[d] + offsets[d]);
+  }
+  auto type = RankedTensorType::get(sizes, n.elem(0));
+  if (type.getNumElements() == 0) {
+    return n.replace(tensor::EmptyOp::create(n.b, n.loc, sizes, n.elem(0))
+                         .getResult(),
+                     {n.isUnsigned(0)});
+  }
+  AffineMap map = AffineMap::get(rank, 0, exprs, n.b.getContext());
+  Value result = generic(n.b, n.loc, n.in(0), map, type,
+                         [](OpBuilder &, Location, ValueRange args) {
+                           return args[0];
+                         });
+  return n.replace(result, {n.isUnsigned(0)});
+}
+
+/// Index `value` (of the indices tensor) normalized for a dimension of
+/// `dim`: negative indices count from the end.
+Value normalizeIndex(OpBuilder &b, Location loc, Value value, int64_t dim) {
+  Value index = indexValue(b, loc, value);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value size = arith::ConstantIndexOp::create(b, loc, dim);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                         index, zero);
+  Value wrapped = arith::AddIOp::create(b, loc, index, size);
+  return arith::SelectOp::create(b, loc, negative, wrapped, index);
+}
+
+LogicalResult lowerGather(Node &n) {
+  int64_t rank = n.rank(0);
+  FailureOr<int64_t> axis = n.axis(n.intAttr("axis", 0), rank);
+  if (failed(axis)) {
+    return failure();
+  }
+  ArrayRef<int64_t> data = n.shape(0), indices = n.shape(1);
+  int64_t dim = data[*axis];
+  SmallVector<int64_t> shape(data.begin(), data.begin() + *axis);
+  shape.append(indices.begin(), indices.end());
+  shape.append(data.begin() + *axis + 1, data.end());
+  auto type = RankedTensorType::get(shape, n.elem(0));
+  int64_t indexRank = indices.size();
+  if (DenseElementsAttr constIndices = n.constant(1)) {
+    SmallVector<int64_t> values;
+    for (const APInt &v : constIndices.getValues<APInt>()) {
+      int64_t index = v.getSExtValue();
+      if (index < 0) {
+        index += dim;
+      }
+      if (index < 0 || index >= dim) {
+        return n.fail("index " + llvm::Twine(v.getSExtValue()) +
+                      " is out of range for a dimension of " +
+                      llvm::Twine(dim));
+      }
+      values.push_back(index);
+    }
+    if (DenseElementsAttr source = n.constant(0)) {
+      SmallVector<int64_t> strides = stridesOf(data);
+      SmallVector<int64_t> indexStrides = stridesOf(indices);
+      return n.replace(
+          constant(n.b, n.loc,
+                   gatherConstant(source, type, [&](ArrayRef<int64_t> out) {
+                     int64_t linear = 0, at = 0;
+                     for (int64_t j = 0; j < indexRank; ++j) {
+                       at += out[*axis + j] * indexStrides[j];
+                     }
+                     for (int64_t d = 0; d < rank; ++d) {
+                       int64_t i = d < *axis    ? out[d]
+                                   : d == *axis ? values[at]
+                                                : out[d + indexRank - 1];
+                       linear += i * strides[d];
+                     }
+                     return linear;
+                   })),
+          {n.isUnsigned(0)});
+    }
+    if (values.size() == 1) {
+      // One index: a slice and a reshape.
+      SmallVector<int64_t> offsets(rank, 0), sizes(data), strides(rank, 1);
+      offsets[*axis] = values[0];
+      sizes[*axis] = 1;
+      Value sliced = slice(n.b, n.loc, n.in(0), offsets, sizes, strides);
+      return n.replace(reshape(n.b, n.loc, sliced, shape), {n.isUnsigned(0)});
+    }
+  }
+  Value source = n.in(0);
+  SmallVector<AffineExpr> indexExprs;
+  for (int64_t j = 0; j < indexRank; ++j) {
+    indexExprs.push_back(n.b.getAffineDimExpr(*axis + j));
+  }
+  AffineMap indexMap =
+      AffineMap::get(shape.size(), 0, indexExprs, n.b.getContext());
+  int64_t axisValue = *axis;
+  Value result = gatherGeneric(
+      n.b, n.loc, source, n.in(1), indexMap, type,
+      [&](OpBuilder &b, Location loc, ValueRange out, ValueRange args) {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d) {
+          if (d < axisValue) {
+            at.push_back(out[d]);
+          } else if (d == axisValue) {
+            at.push_back(normalizeIndex(b, loc, args[0], dim));
+          } else {
+            at.push_back(out[d + indexRank - 1]);
+          }
+        }
+        return at;
+      });
+  return n.replace(result, {n.isUnsigned(0)});
+}
+
+LogicalResult lowerGatherElements(Node &n) {
+  int64_t rank = n.rank(0);
+  FailureOr<int64_t> axis = n.axis(n.intAttr("axis", 0), rank);
+  if (failed(axis)) {
+    return failure();
+  }
+  if (n.rank(1) != rank) {
+    return n.fail("indices and data have different ranks");
+  }
+  int64_t dim = n.shape(0)[*axis];
+  auto type = RankedTensorType::get(n.shape(1), n.elem(0));
+  int64_t axisValue = *axis;
+  Value result = gatherGeneric(
+      n.b, n.loc, n.in(0), n.in(1), n.b.getMultiDimIdentityMap(rank), type,
+      [&](OpBuilder &b, Location loc, ValueRange out, ValueRange args) {
+        SmallVector<Value> at(out);
+        at[axisValue] = normalizeIndex(b, loc, args[0], dim);
+        return at;
+      });
+  return n.replace(result, {n.isUnsigned(0)});
+}
+
+LogicalResult lowerGatherND(Node &n) {
+  int64_t batch = n.intAttr("batch_dims", 0);
+  ArrayRef<int64_t> data = n.shape(0), indices = n.shape(1);
+  int64_t q = indices.size();
+  int64_t k = indices.back();
+  int64_t r = data.size();
+  if (batch != 0 || k > r) {
+    return n.fail("batch_dims other than 0 are not supported");
+  }
+  SmallVector<int64_t> shape(indices.begin(), indices.end() - 1);
+  shape.append(data.begin() + k, data.end());
+  auto type = RankedTensorType::get(shape, n.elem(0));
+  Value indicesValue = n.in(1);
+  Value result = gatherGeneric(
+      n.b, n.loc, n.in(0), {}, {}, type,
+      [&](OpBuilder &b, Location loc, ValueRange out, ValueRange) {
+        SmallVector<Value> at;
+        SmallVector<Value> prefix(out.take_front(q - 1));
+        for (int64_t j = 0; j < k; ++j) {
+          SmallVector<Value> idx(prefix);
+          idx.push_back(arith::ConstantIndexOp::create(b, loc, j));
+          Value v = tensor::ExtractOp::create(b, loc, indicesValue, idx);
+          at.push_back(normalizeIndex(b, loc, v, data[j]));
+        }
+        for (int64_t d = k; d < r; ++d) {
+          at.push_back(out[q - 1 + d - k]);
+        }
+        return at;
+      });
+  return n.replace(result, {n.isUnsigned(0)});
+}
+
+LogicalResult lowerExpand(Node &n) {
+  FailureOr<SmallVector<int64_t>> requested = n.constInts(1, "shape");
+  if (failed(requested)) {
+    return failure();
+  }
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes({n.shape(0), *requested});
+  if (failed(shape)) {
+    return n.fail("the shape does not broadcast with the input");
+  }
+  return n.replace(broadcastTo(n.b, n.loc, n.in(0), *shape),
+                   {n.isUnsigned(0)});
+}
+
+LogicalResult lowerTile(Node &n) {
+  FailureOr<SmallVector<int64_t>> repeats = n.constInts(1, "repeats");
+  if (failed(repeats)) {
+    return failure();
+  }
+  if (static_cast<int64_t>(repeats->size()) != n.rank(0)) {
+    return n.fail("repeats has the wrong length");
+  }
+  SmallVector<int64_t> shape;
+  SmallVector<AffineExpr> exprs;
+  for (auto [d, dim] : llvm::enumerate(n.shape(0))) {
+    shape.push_back(dim * (*repeats)[d]);
+    exprs.push_back(dim == 1 ? n.b.getAffineConstantExpr(0)
+                             : n.b.getAffineDimExpr(d) % dim);
+  }
+  auto type = RankedTensorType::get(shape, n.elem(0));
+  if (type.getNumElements() == 0) {
+    return n.replace(tensor::EmptyOp::create(n.b, n.loc, shape, n.elem(0))
+                         .getResult(),
+                     {n.isUnsigned(0)});
+  }
+  AffineMap map = AffineMap::get(shape.size(), 0, exprs, n.b.getContext());
+  Value result = generic(n.b, n.loc, n.in(0), map, type,
+                         [](OpBuilder &, Location, ValueRange args) {
+                           return args[0];
+                         });
+  return n.replace(result, {n.isUnsigned(0)});
+}
+
+LogicalResult lowerPad(Node &n) {
+  int64_t rank = n.rank(0);
+  SmallVector<int64_t> pads;
+  double value = 0;
+  Value valueTensor;
+  if (n.opset() < 11) {
+    pads = n.intsAttr("pads").value_or(n.intsAttr("paddings").value_or(
+        SmallVector<int64_t>{}));
+    value = n.floatAttr("value", 0.0);
+  } else {
+    FailureOr<SmallVector<int64_t>> p = n.constInts(1, "pads");
+    if (failed(p)) {
+      return failure();
+    }
+    pads = *p;
+    if (n.has(2)) {
+      valueTensor = n.in(2);
+    }
+  }
+  SmallVector<int64_t> axes;
+  if (n.has(3)) {
+    FailureOr<SmallVector<int64_t>> a = n.constInts(3, "axes");
+    if (failed(a)) {
+      return failure();
+    }
+    for (int64_t ax : *a) {
+      FailureOr<int64_t> normalized = n.axis(ax, rank);
+      if (failed(normalized)) {
+        return failure();
+      }
+      axes.push_back(*normalized);
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d) {
+      axes.push_back(d);
+    }
+  }
+  if (pads.size() != 2 * axes.size()) {
+    return n.fail("pads has " + llvm::Twine(pads.size()) + " values for " +
+                  llvm::Twine(axes.size()) + " axes");
+  }
+  SmallVector<int64_t> low(rank, 0), high(rank, 0);
+  for (auto [i, ax] : llvm::enumerate(axes)) {
+    low[ax] = pads[i];
+    high[ax] = pads[i + axes.size()];
+  }
+  // Negative pads crop first.
+  Value input = n.in(0);
+  SmallVector<int64_t> offsets(rank, 0), sizes(n.shape(0)), ones(rank, 1);
+  bool crop = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (low[d] < 0) {
+      offsets[d] = -low[d];
+      sizes[d] += low[d];
+      low[d] = 0;
+      crop = true;
+    }
+    if (high[d] < 0) {
+      sizes[d] += high[d];
+      high[d] = 0;
+      crop = true;
+    }
+  }
+  if (crop) {
+    input = slice(n.b, n.loc, input, offsets, sizes, ones);
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    shape.push_back(sizes[d] + low[d] + high[d]);
+  }
+  auto type = RankedTensorType::get(shape, n.elem(0));
+  StringRef mode = n.stringAttr("mode").value_or("constant");
+  if (mode == "constant") {
+    Value fillValue;
+    if (valueTensor) {
+      fillValue = tensor::ExtractOp::create(
+          n.b, n.loc, reshape(n.b, n.loc, valueTensor, {}), ValueRange{});
+    } else {
+      fillValue = scalar(n.b, n.loc, n.elem(0), value);
+    }
+    Value padded = filled(n.b, n.loc, shape, fillValue);
+    Value result = tensor::InsertSliceOp::create(
+        n.b, n.loc, input, padded, getAsIndexOpFoldResult(n.b.getContext(), low),
+        getAsIndexOpFoldResult(n.b.getContext(), sizes),
+        getAsIndexOpFoldResult(n.b.getContext(), ones));
+    return n.replace(result, {n.isUnsigned(0)});
+  }
+  if (mode != "reflect" && mode != "edge" && mode != "wrap") {
+    return n.fail("mode '" + mode + "' is not supported");
+  }
+  Value result = gatherGeneric(
+      n.b, n.loc, input, {}, {}, type,
+      [&](OpBuilder &b, Location loc, ValueRange out, ValueRange) {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d) {
+          // i = out - low, mapped into [0, size).
+          Value i = arith::SubIOp::create(
+              b, loc, out[d], arith::ConstantIndexOp::create(b, loc, low[d]));
+          Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+          Value last = arith::ConstantIndexOp::create(b, loc, sizes[d] - 1);
+          if (mode == "edge") {
+            i = arith::MaxSIOp::create(b, loc, i, zero);
+            i = arith::MinSIOp::create(b, loc, i, last);
+          } else if (mode == "wrap") {
+            Value size = arith::ConstantIndexOp::create(b, loc, sizes[d]);
+            i = arith::RemSIOp::create(
+                b, loc, arith::AddIOp::create(
+                            b, loc, i,
+                            arith::ConstantIndexOp::create(
+                                b, loc, sizes[d] * (1 + low[d] / std::max<int64_t>(sizes[d], 1)))),
+                size);
+          } else {
+            // Reflect without repeating the edge: period 2 * (size - 1).
+            int64_t period = std::max<int64_t>(2 * (sizes[d] - 1), 1);
+            Value p = arith::ConstantIndexOp::create(b, loc, period);
+            Value shifted = arith::AddIOp::create(
+                b, loc, i,
+                arith::ConstantIndexOp::create(
+                    b, loc, period * (1 + low[d] / period)));
+            Value m = arith::RemSIOp::create(b, loc, shifted, p);
+            Value mirrored = arith::SubIOp::create(b, loc, p, m);
+            Value beyond = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::sgt, m, last);
+            i = arith::SelectOp::create(b, loc, beyond, mirrored, m);
+          }
+          at.push_back(i);
+        }
+        return at;
+      });
+  return n.replace(result, {n.isUnsigned(0)});
+}
+
+LogicalResult lowerConstantOfShape(Node &n) {
+  FailureOr<SmallVector<int64_t>> shape = n.constInts(0, "shape");
+  if (failed(shape)) {
+    return failure();
+  }
+  Attribute element;
+  Type type = n.b.getF32Type();
+  bool isUnsigned = false;
+  if (DenseElementsAttr value = n.tensorAttr("value")) {
+    type = value.getElementType();
+    element = value.getValues<Attribute>()[0];
+    if (type.isUnsignedInteger()) {
+      isUnsigned = true;
+      Type signless = n.b.getIntegerType(type.getIntOrFloatBitWidth());
+      element = n.b.getIntegerAttr(
+          signless, cast<IntegerAttr>(element).getValue());
+      type = signless;
+    }
+  } else {
+    element = n.b.getF32FloatAttr(0);
+  }
+  auto tensorType = RankedTensorType::get(*shape, type);
+  return n.replace(
+      constant(n.b, n.loc, DenseElementsAttr::get(tensorType, element)),
+      {isUnsigned});
+}
+
+/// The node's value attribute (value, value_float(s), value_int(s)).
+LogicalResult lowerConstant(Node &n) {
+  Builder &b = n.b;
+  if (DenseElementsAttr value = n.tensorAttr("value")) {
+    Type type = value.getElementType();
+    if (type.isUnsignedInteger()) {
+      auto signless = value.getType().clone(
+          b.getIntegerType(type.getIntOrFloatBitWidth()));
+      DenseElementsAttr converted =
+          value.isSplat()
+              ? DenseElementsAttr::get(
+                    signless,
+                    b.getIntegerAttr(signless.getElementType(),
+                                     value.getSplatValue<APInt>()))
+              : DenseElementsAttr::getFromRawBuffer(signless,
+                                                    value.getRawData());
+      return n.replace(constant(n.b, n.loc, converted), {true});
+    }
+    return n.replace(constant(n.b, n.loc, value));
+  }
+  if (std::optional<double> v = n.floatAttr("value_float");
+      v && n.op.getAttrs().get("value_float")) {
+    return n.replace(splat(n.b, n.loc, {}, b.getF32Type(), *v));
+  }
+  if (std::optional<int64_t> v = n.intAttr("value_int")) {
+    return n.replace(splat(n.b, n.loc, {}, b.getI64Type(), *v));
+  }
+  if (std::optional<SmallVector<double>> v = n.floatsAttr("value_floats")) {
+    SmallVector<float> values(v->begin(), v->end());
+    return n.replace(constant(
+        n.b, n.loc,
+        DenseElementsAttr::get(
+            RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                  b.getF32Type()),
+            ArrayRef<float>(values))));
+  }
+  if (std::optional<SmallVector<int64_t>> v = n.intsAttr("value_ints")) {
+    return n.replace(constant(
+        n.b, n.loc,
+        DenseElementsAttr::get(
+            RankedTensorType::get({static_cast<int64_t>(v->size())},
+                                  b.getI64Type()),
+            ArrayRef<int64_t>(*v))));
+  }
+  return n.fail("has no supported value attribute (sparse and string "
+                "constants are not supported)");
+}
+
+LogicalResult lowerRange(Node &n) {
+  FailureOr<SmallVector<double>> start = n.constFloats(0, "start");
+  if (failed(start)) {
+    return failure();
+  }
+  FailureOr<SmallVector<double>> limit = n.constFloats(1, "limit");
+  if (failed(limit)) {
+    return failure();
+  }
+  FailureOr<SmallVector<double>> delta = n.constFloats(2, "delta");
+  if (failed(delta)) {
+    return failure();
+  }
+  double s = (*start)[0], l = (*limit)[0], d = (*delta)[0];
+  if (d == 0) {
+    return n.fail("delta is 0");
+  }
+  int64_t count =
+      std::max<int64_t>(0, static_cast<int64_t>(std::ceil((l - s) / d)));
+  Type type = n.elem(0);
+  auto tensorType = RankedTensorType::get({count}, type);
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < count; ++i) {
+    double v = s + i * d;
+    if (isFloat(type)) {
+      values.push_back(n.b.getFloatAttr(type, v));
+    } else {
+      values.push_back(n.b.getIntegerAttr(type, static_cast<int64_t>(v)));
+    }
+  }
+  return n.replace(constant(n.b, n.loc,
+                            DenseElementsAttr::get(tensorType, values)));
+}
+
+LogicalResult lowerTrilu(Node &n) {
+  bool upper = n.intAttr("upper", 1) != 0;
+  int64_t k = 0;
+  if (n.has(1)) {
+    FailureOr<SmallVector<int64_t>> value = n.constInts(1, "k");
+    if (failed(value)) {
+      return failure();
+    }
+    k = (*value)[0];
+  }
+  int64_t rank = n.rank(0);
+  if (rank < 2) {
+    return n.fail("expects a rank of at least 2");
+  }
+  Type element = n.elem(0);
+  Value result = generic(
+      n.b, n.loc, n.in(0), n.b.getMultiDimIdentityMap(rank), n.type(0),
+      [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        Value i = linalg::IndexOp::create(b, loc, rank - 2);
+        Value j = linalg::IndexOp::create(b, loc, rank - 1);
+        Value diff = arith::SubIOp::create(b, loc, j, i);
+        Value kv = arith::ConstantIndexOp::create(b, loc, k);
+        Value keep = arith::CmpIOp::create(
+            b, loc, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
+            diff, kv);
+        return arith::SelectOp::create(b, loc, keep, args[0],
+                                       scalar(b, loc, element, 0));
+      });
+  return n.replace(result, {n.isUnsigned(0)});
+}
+
+LogicalResult lowerEyeLike(Node &n) {
+  int64_t k = n.intAttr("k", 0);
+  Type element = n.elem(0);
+  bool isUnsigned = n.isUnsigned(0);
+  if (std::optional<int64_t> dtype = n.intAttr("dtype")) {
+    static const std::pair<int64_t, Type> none{0, Type()};
+    (void)none;
+    MLIRContext *ctx = n.b.getContext();
+    Builder b(ctx);
+    switch (*dtype) {
+    case 1: element = b.getF32Type(); isUnsigned = false; break;
+    case 6: element = b.getI32Type(); isUnsigned = false; break;
+    case 7: element = b.getI64Type(); isUnsigned = false; break;
+    case 11: element = b.getF64Type(); isUnsigned = false; break;
+    case 10: element = b.getF16Type(); isUnsigned = false; break;
+    case 9: element = b.getI1Type(); isUnsigned = false; break;
+    default:
+      return n.fail("dtype " + llvm::Twine(*dtype) + " is not supported");
+    }
+  }
+  ArrayRef<int64_t> shape = n.shape(0);
+  auto type = RankedTensorType::get(shape, element);
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < shape[0]; ++i) {
+    for (int64_t j = 0; j < shape[1]; ++j) {
+      double v = j - i == k ? 1 : 0;
+      values.push_back(isFloat(element)
+                           ? Attribute(n.b.getFloatAttr(element, v))
+                           : Attribute(n.b.getIntegerAttr(
+                                 element, static_cast<int64_t>(v))));
+    }
+  }
+  return n.replace(constant(n.b, n.loc, DenseElementsAttr::get(type, values)),
+                   {isUnsigned});
+}
+
+LogicalResult lowerDepthSpace(Node &n, bool toSpace) {
+  if (n.rank(0) != 4) {
+    return n.fail("expects a rank-4 input");
+  }
+  int64_t bs = n.intAttr("blocksize", 0);
+  if (bs <= 0) {
+    return n.fail("blocksize must be positive");
+  }
+  ArrayRef<int64_t> s = n.shape(0);
+  int64_t N = s[0], C = s[1], H = s[2], W = s[3];
+  Value x = n.in(0);
+  Value result;
+  if (toSpace) {
+    if (C % (bs * bs) != 0) {
+      return n.fail("channels are not a multiple of blocksize^2");
+    }
+    int64_t c = C / (bs * bs);
+    bool crd = n.stringAttr("mode").value_or("DCR") == "CRD";
+    if (crd) {
+      x = reshape(n.b, n.loc, x, {N, c, bs, bs, H, W});
+      x = transpose(n.b, n.loc, x, {0, 1, 4, 2, 5, 3});
+    } else {
+      x = reshape(n.b, n.loc, x, {N, bs, bs, c, H, W});
+      x = transpose(n.b, n.loc, x, {0, 3, 4, 1, 5, 2});
+    }
+    result = reshape(n.b, n.loc, x, {N, c, H * bs, W * bs});
+  } else {
+    if (H % bs != 0 || W % bs != 0) {
+      return n.fail("height or width is not a multiple of blocksize");
+    }
+    x = reshape(n.b, n.loc, x, {N, C, H / bs, bs, W / bs, bs});
+    x = transpose(n.b, n.loc, x, {0, 3, 5, 1, 2, 4});
+    result = reshape(n.b, n.loc, x, {N, C * bs * bs, H / bs, W / bs});
+  }
+  return n.replace(result, {n.isUnsigned(0)});
+}
+
+} // namespace
+
+void mlir::strata::onnx::addShapeLowerings(LoweringTable &table) {
+  table["Constant"] = lowerConstant;
+  table["Identity"] = [](Node &n) {
+    return n.replace(n.in(0), {n.isUnsigned(0)});
+  };
+  table["Dropout"] = [](Node &n) -> LogicalResult {
+    // Inference: the input unchanged, and a mask of all true.
+    Value mask;
+    if (n.outputUsed(1)) {
+      mask = splat(n.b, n.loc, n.shape(0), n.b.getI1Type(), 1);
+    }
+    if (n.numOutputs() == 1) {
+      return n.replace(n.in(0), {n.isUnsigned(0)});
+    }
+    return n.replace({n.in(0), mask}, {n.isUnsigned(0), false});
+  };
+  table["Shape"] = [](Node &n) -> LogicalResult {
+    int64_t rank = n.rank(0);
+    int64_t start = n.intAttr("start", 0), end = n.intAttr("end", rank);
+    if (start < 0) start += rank;
+    if (end < 0) end += rank;
+    start = std::clamp<int64_t>(start, 0, rank);
+    end = std::clamp<int64_t>(end, start, rank);
+    SmallVector<int64_t> dims(n.shape(0).begin() + start,
+                              n.shape(0).begin() + end);
+    return n.replace(constant(
+        n.b, n.loc,
+        DenseElementsAttr::get(
+            RankedTensorType::get({static_cast<int64_t>(dims.size())},
+                                  n.b.getI64Type()),
+            ArrayRef<int64_t>(dims))));
+  };
+  table["Size"] = [](Node &n) -> LogicalResult {
+    return n.replace(splat(n.b, n.loc, {}, n.b.getI64Type(),
+                           n.type(0).getNumElements()));
+  };
+  table["Reshape"] = lowerReshape;
+  table["Flatten"] = lowerFlatten;
+  table["Squeeze"] = lowerSqueeze;
+  table["Unsqueeze"] = lowerUnsqueeze;
+  table["Transpose"] = lowerTranspose;
+  table["Concat"] = lowerConcat;
+  table["Split"] = lowerSplit;
+  table["Slice"] = lowerSlice;
+  table["Gather"] = lowerGather;
+  table["GatherElements"] = lowerGatherElements;
+  table["GatherND"] = lowerGatherND;
+  table["Expand"] = lowerExpand;
+  table["Tile"] = lowerTile;
+  table["Pad"] = lowerPad;
+  table["ConstantOfShape"] = lowerConstantOfShape;
+  table["Range"] = lowerRange;
+  table["Trilu"] = lowerTrilu;
+  table["EyeLike"] = lowerEyeLike;
+  table["DepthToSpace"] = [](Node &n) { return lowerDepthSpace(n, true); };
+  table["SpaceToDepth"] = [](Node &n) { return lowerDepthSpace(n, false); };
+}

@@ -1,0 +1,217 @@
+// PropagateTransposes.cpp - --strata-propagate-transposes: moves
+// linalg.transpose ops below elementwise linalg.generic and tensor.concat
+// ops and cancels inverse pairs, so that a model written in NCHW runs its
+// convolutions back to back in NHWC with one transpose at each end.
+
+#include "Strata/InputConversion/Passes.h"
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::strata::input {
+#define GEN_PASS_DEF_PROPAGATETRANSPOSESPASS
+#include "Strata/InputConversion/Passes.h.inc"
+} // namespace mlir::strata::input
+
+using namespace mlir;
+
+namespace {
+
+bool isIdentity(ArrayRef<int64_t> perm) {
+  for (auto [i, p] : llvm::enumerate(perm)) {
+    if (static_cast<int64_t>(i) != p) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// transpose(transpose(x, p1), p2) -> transpose(x, p1 . p2), or x.
+struct FoldTransposeChain : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<linalg::TransposeOp>();
+    if (!inner) {
+      return failure();
+    }
+    ArrayRef<int64_t> first = inner.getPermutation();
+    ArrayRef<int64_t> second = op.getPermutation();
+    SmallVector<int64_t> combined;
+    for (int64_t p : second) {
+      combined.push_back(first[p]);
+    }
+    if (isIdentity(combined)) {
+      rewriter.replaceOp(op, inner.getInput());
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(op, inner.getInput(),
+                                                     op.getInit(), combined);
+    return success();
+  }
+};
+
+/// The transposed value of a constant: `attr` read as transpose(., perm)'s
+/// input, given the transposed (result) attribute.
+DenseElementsAttr untransposeConstant(DenseElementsAttr attr,
+                                      ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  if (attr.isSplat()) {
+    SmallVector<int64_t> shape(type.getRank());
+    for (auto [j, p] : llvm::enumerate(perm)) {
+      shape[p] = type.getDimSize(j);
+    }
+    return DenseElementsAttr::get(type.clone(shape),
+                                  attr.getSplatValue<Attribute>());
+  }
+  return {};
+}
+
+/// An elementwise generic (all parallel, identity result map, the result
+/// not read) with an identity-mapped input transpose(y, P): computed on y's
+/// layout, its result transposed by P instead. Every other identity-mapped
+/// input must be a transpose by the same P or a splat constant; broadcast
+/// inputs are read through their map composed with the permutation.
+struct SinkTransposeThroughElementwise : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumDpsInits() != 1 || op->getNumResults() != 1 ||
+        op.getNumReductionLoops() != 0) {
+      return failure();
+    }
+    OpOperand *init = op.getDpsInitOperand(0);
+    if (!op.getMatchingIndexingMap(init).isIdentity() ||
+        op.payloadUsesValueFromOperand(init)) {
+      return failure();
+    }
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    int64_t rank = resultType.getRank();
+    std::optional<SmallVector<int64_t>> perm;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      if (!op.getMatchingIndexingMap(input).isIdentity()) {
+        continue;
+      }
+      if (auto t = input->get().getDefiningOp<linalg::TransposeOp>()) {
+        SmallVector<int64_t> p(t.getPermutation());
+        if (perm && *perm != p) {
+          return failure();
+        }
+        perm = p;
+      }
+    }
+    if (!perm || static_cast<int64_t>(perm->size()) != rank) {
+      return failure();
+    }
+    // e-space (y's layout) -> d-space (the op's): d_j = e_{P[j]}.
+    SmallVector<AffineExpr> toD;
+    for (int64_t p : *perm) {
+      toD.push_back(rewriter.getAffineDimExpr(p));
+    }
+    AffineMap q = AffineMap::get(rank, 0, toD, rewriter.getContext());
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      Value value = input->get();
+      if (map.isIdentity()) {
+        if (auto t = value.getDefiningOp<linalg::TransposeOp>()) {
+          inputs.push_back(t.getInput());
+          maps.push_back(rewriter.getMultiDimIdentityMap(rank));
+          continue;
+        }
+        DenseElementsAttr attr;
+        if (matchPattern(value, m_Constant(&attr))) {
+          DenseElementsAttr moved = untransposeConstant(attr, *perm);
+          if (!moved) {
+            return failure();
+          }
+          inputs.push_back(arith::ConstantOp::create(rewriter, op.getLoc(),
+                                                     moved));
+          maps.push_back(rewriter.getMultiDimIdentityMap(rank));
+          continue;
+        }
+        return failure();
+      }
+      inputs.push_back(value);
+      maps.push_back(map.compose(q));
+    }
+    SmallVector<int64_t> shape(rank);
+    for (auto [j, p] : llvm::enumerate(*perm)) {
+      shape[p] = resultType.getDimSize(j);
+    }
+    maps.push_back(rewriter.getMultiDimIdentityMap(rank));
+    Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(), shape,
+                                          resultType.getElementType());
+    auto moved = linalg::GenericOp::create(
+        rewriter, op.getLoc(), TypeRange{empty.getType()}, inputs,
+        ValueRange{empty}, maps, op.getIteratorTypesArray());
+    rewriter.inlineRegionBefore(op.getRegion(), moved.getRegion(),
+                                moved.getRegion().end());
+    // linalg.index d_j is e_{P[j]} now.
+    moved.getRegion().walk([&](linalg::IndexOp index) {
+      index.setDim((*perm)[index.getDim()]);
+    });
+    Value out = tensor::EmptyOp::create(rewriter, op.getLoc(),
+                                        resultType.getShape(),
+                                        resultType.getElementType());
+    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(
+        op, moved->getResult(0), out, *perm);
+    return success();
+  }
+};
+
+/// concat(transpose(a, P), transpose(b, P), dim) ->
+/// transpose(concat(a, b, P[dim]), P).
+struct SinkTransposeThroughConcat : OpRewritePattern<tensor::ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<SmallVector<int64_t>> perm;
+    SmallVector<Value> inputs;
+    for (Value input : op.getInputs()) {
+      auto t = input.getDefiningOp<linalg::TransposeOp>();
+      if (!t) {
+        return failure();
+      }
+      SmallVector<int64_t> p(t.getPermutation());
+      if (perm && *perm != p) {
+        return failure();
+      }
+      perm = p;
+      inputs.push_back(t.getInput());
+    }
+    if (!perm) {
+      return failure();
+    }
+    int64_t dim = (*perm)[op.getDim()];
+    auto concat = tensor::ConcatOp::create(rewriter, op.getLoc(), dim, inputs);
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value out = tensor::EmptyOp::create(rewriter, op.getLoc(),
+                                        resultType.getShape(),
+                                        resultType.getElementType());
+    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(op, concat.getResult(),
+                                                     out, *perm);
+    return success();
+  }
+};
+
+struct PropagateTransposesPass
+    : mlir::strata::input::impl::PropagateTransposesPassBase<
+          PropagateTransposesPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FoldTransposeChain, SinkTransposeThroughElementwise,
+                 SinkTransposeThroughConcat>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,94 @@
+// RUN: strata-opt --split-input-file --strata-lower-onnx %s | FileCheck %s
+
+// Conv in NCHW runs as an NHWC convolution: the input is transposed in and
+// the result out, the constant OIHW weight is transposed to HWCF at compile
+// time, and padding is a fill plus insert_slice.
+// CHECK-LABEL: func.func @conv
+// CHECK-DAG: %[[W:.*]] = arith.constant dense<{{.*}}> : tensor<3x3x2x4xf32>
+// CHECK: %[[IN:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x2x5x5xf32>) outs(%{{.*}} : tensor<1x5x5x2xf32>) permutation = [0, 2, 3, 1]
+// CHECK: %[[PAD:.*]] = tensor.insert_slice %[[IN]] into %{{.*}}[0, 1, 1, 0] [1, 5, 5, 2] [1, 1, 1, 1] : tensor<1x5x5x2xf32> into tensor<1x7x7x2xf32>
+// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %[[W]] : tensor<1x7x7x2xf32>, tensor<3x3x2x4xf32>) outs(%{{.*}} : tensor<1x3x3x4xf32>)
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x3x3x4xf32>) outs(%{{.*}} : tensor<1x4x3x3xf32>) permutation = [0, 3, 1, 2]
+func.func @conv(%x: tensor<1x2x5x5xf32>) -> tensor<1x4x3x3xf32> {
+  %w = arith.constant dense<0.5> : tensor<4x2x3x3xf32>
+  %b = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %0 = onnx.node "Conv"(%x, %w, %b) {attrs = {kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}, domain = "", opset = 11 : i64} : (tensor<1x2x5x5xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x3x3xf32>
+  return %0 : tensor<1x4x3x3xf32>
+}
+
+// -----
+
+// A depthwise convolution (group = channels) has its own kernel.
+// CHECK-LABEL: func.func @depthwise
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
+// CHECK-SAME: tensor<3x3x8xf32>
+func.func @depthwise(%x: tensor<1x8x6x6xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<1x8x4x4xf32> {
+  %0 = onnx.node "Conv"(%x, %w) {attrs = {group = 8 : i64}, domain = "", opset = 11 : i64} : (tensor<1x8x6x6xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// MatMul with a shared right operand multiplies all batch rows at once.
+// CHECK-LABEL: func.func @matmul_batched_lhs
+// CHECK: tensor.collapse_shape %{{.*}} : tensor<2x3x4xf32> into tensor<24xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<6x4xf32>, tensor<4x5xf32>) outs(%{{.*}} : tensor<6x5xf32>)
+// CHECK: return %{{.*}} : tensor<2x3x5xf32>
+func.func @matmul_batched_lhs(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) -> tensor<2x3x5xf32> {
+  %0 = onnx.node "MatMul"(%a, %b) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// -----
+
+// Both operands batched: batch_matmul.
+// CHECK-LABEL: func.func @matmul_batched
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x3x4xf32>, tensor<2x4x5xf32>)
+func.func @matmul_batched(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  %0 = onnx.node "MatMul"(%a, %b) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// -----
+
+// Gemm with transB on a constant weight: the transpose folds away.
+// CHECK-LABEL: func.func @gemm
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3x4xf32>)
+// CHECK: arith.addf
+func.func @gemm(%a: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %w = arith.constant dense<1.0> : tensor<4x3xf32>
+  %c = arith.constant dense<0.5> : tensor<4xf32>
+  %0 = onnx.node "Gemm"(%a, %w, %c) {attrs = {transB = 1 : i64}, domain = "", opset = 13 : i64} : (tensor<2x3xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// MaxPool pads with -inf and pools NHWC.
+// CHECK-LABEL: func.func @maxpool
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+func.func @maxpool(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32> {
+  %0 = onnx.node "MaxPool"(%x) {attrs = {kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}, domain = "", opset = 12 : i64} : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
+  return %0 : tensor<1x3x4x4xf32>
+}
+
+// -----
+
+// BatchNormalization with constant statistics folds to a scale and shift
+// per channel.
+// CHECK-LABEL: func.func @batchnorm
+// CHECK-DAG: arith.constant dense<{{.*}}> : tensor<2x1x1xf32>
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK-NOT: math.sqrt
+func.func @batchnorm(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
+  %s = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = arith.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %m = arith.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  %v = arith.constant dense<[1.0, 4.0]> : tensor<2xf32>
+  %0 = onnx.node "BatchNormalization"(%x, %s, %b, %m, %v) {attrs = {epsilon = 0.0 : f32}, domain = "", opset = 15 : i64} : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}

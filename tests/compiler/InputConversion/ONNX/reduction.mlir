@@ -1,0 +1,64 @@
+// RUN: strata-opt --split-input-file --strata-lower-onnx %s | FileCheck %s
+
+// ReduceMean over the last axis: a sum reduction, then a division; keepdims
+// is a reshape.
+// CHECK-LABEL: func.func @reduce_mean
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.addf
+// CHECK: arith.divf
+// CHECK: return %{{.*}} : tensor<2x1xf32>
+func.func @reduce_mean(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {
+  %0 = onnx.node "ReduceMean"(%x) {attrs = {axes = [-1]}, domain = "", opset = 13 : i64} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+// f16 sums accumulate in f32.
+// CHECK-LABEL: func.func @reduce_sum_f16
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2xf32>)
+// CHECK: arith.extf
+// CHECK: arith.truncf
+func.func @reduce_sum_f16(%x: tensor<2x8xf16>) -> tensor<2xf16> {
+  %axes = arith.constant dense<1> : tensor<1xi64>
+  %0 = onnx.node "ReduceSum"(%x, %axes) {attrs = {keepdims = 0 : i64}, domain = "", opset = 13 : i64} : (tensor<2x8xf16>, tensor<1xi64>) -> tensor<2xf16>
+  return %0 : tensor<2xf16>
+}
+
+// -----
+
+// Softmax: max, exp of the difference, sum, divide.
+// CHECK-LABEL: func.func @softmax
+// CHECK: arith.maximumf
+// CHECK: arith.subf
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: arith.divf
+func.func @softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %0 = onnx.node "Softmax"(%x) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// ArgMax: the first index holding the maximum, as i64.
+// CHECK-LABEL: func.func @argmax
+// CHECK: arith.maximumf
+// CHECK: arith.cmpf oeq
+// CHECK: arith.minsi
+// CHECK: return %{{.*}} : tensor<2xi64>
+func.func @argmax(%x: tensor<2x5xf32>) -> tensor<2xi64> {
+  %0 = onnx.node "ArgMax"(%x) {attrs = {axis = 1 : i64, keepdims = 0 : i64}, domain = "", opset = 13 : i64} : (tensor<2x5xf32>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+// LayerNormalization over the last axis with scale and bias.
+// CHECK-LABEL: func.func @layernorm
+// CHECK: math.sqrt
+// CHECK: return %{{.*}} : tensor<2x4xf32>
+func.func @layernorm(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  %0 = onnx.node "LayerNormalization"(%x, %s, %b) {attrs = {epsilon = 1.0e-5 : f32}, domain = "", opset = 17 : i64} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}

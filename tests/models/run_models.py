@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""run_models.py - the `models` suite: real models exported from PyTorch
+(make_models.py) compiled by strata-compile and run by strata-run on both
+local devices, each output compared with torch's (rtol 1e-3, atol 1e-4).
+
+Prints one line per model and device with the largest absolute and
+relative errors, then `N passed, N failed, N skipped`.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_1", "transformer"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--strata-compile", required=True)
+    parser.add_argument("--strata-run", required=True)
+    parser.add_argument("--work", required=True,
+                        help="where the models and modules are written")
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--devices", default="local-sync,local-task")
+    parser.add_argument("--rtol", type=float, default=1e-3)
+    parser.add_argument("--atol", type=float, default=1e-4)
+    parser.add_argument("--timeout", type=float, default=900)
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    models = args.models.split(",")
+
+    missing = [m for m in models
+               if not os.path.exists(os.path.join(args.work, m + ".expected.npy"))]
+    if missing:
+        start = time.time()
+        make = subprocess.run(
+            [sys.executable, os.path.join(HERE, "make_models.py"),
+             "--out", args.work, "--models", ",".join(missing)],
+            capture_output=True, text=True, timeout=args.timeout)
+        if make.returncode != 0:
+            print(make.stdout + make.stderr)
+            print("models: exporting %s failed" % ", ".join(missing))
+            print("0 passed, %d failed, 0 skipped" % len(models))
+            return 1
+        print("exported %s with torch in %.1f s" % (", ".join(missing),
+                                                     time.time() - start))
+
+    passed = failed = 0
+    for name in models:
+        onnx_path = os.path.join(args.work, name + ".onnx")
+        vmfb = os.path.join(args.work, name + ".vmfb")
+        start = time.time()
+        compile_run = subprocess.run(
+            [args.strata_compile, onnx_path, "-o", vmfb],
+            capture_output=True, text=True, timeout=args.timeout)
+        if compile_run.returncode != 0:
+            print("FAIL %s: compile: %s" % (name, compile_run.stderr.strip()[-2000:]))
+            failed += len(args.devices.split(","))
+            continue
+        compile_seconds = time.time() - start
+        expected = np.load(os.path.join(args.work, name + ".expected.npy"))
+        for device in args.devices.split(","):
+            out = os.path.join(args.work, "%s.%s.npy" % (name, device))
+            start = time.time()
+            run = subprocess.run(
+                [args.strata_run, "--module=" + vmfb, "--device=" + device,
+                 "--input=@" + os.path.join(args.work, name + ".input.npy"),
+                 "--output=@" + out],
+                capture_output=True, text=True, timeout=args.timeout)
+            run_seconds = time.time() - start
+            if run.returncode != 0:
+                print("FAIL %s on %s: run: %s" % (name, device,
+                                                  run.stderr.strip()[-2000:]))
+                failed += 1
+                continue
+            actual = np.load(out)
+            if actual.shape != expected.shape:
+                print("FAIL %s on %s: shape %s, expected %s" % (
+                    name, device, actual.shape, expected.shape))
+                failed += 1
+                continue
+            diff = np.abs(actual.astype(np.float64) - expected)
+            max_abs = float(diff.max())
+            max_rel = float((diff / np.maximum(np.abs(expected), 1e-30)).max())
+            ok = np.allclose(actual, expected, rtol=args.rtol, atol=args.atol)
+            print("%s %s on %s: max abs error %.3g, max rel error %.3g "
+                  "(compile %.1f s, run %.2f s)" % (
+                      "PASS" if ok else "FAIL", name, device, max_abs, max_rel,
+                      compile_seconds, run_seconds))
+            passed += ok
+            failed += not ok
+    print("%d passed, %d failed, 0 skipped" % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
