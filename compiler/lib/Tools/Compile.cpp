@@ -5,12 +5,16 @@
 #include "Strata/Tools/Compile.h"
 
 #include "Strata/Dialect/Check/IR/CheckOps.h"
+#include "Strata/Dialect/ONNX/IR/ONNXOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
 #include "Strata/Pipelines/Pipelines.h"
 #include "Strata/Target/Bytecode/BytecodeTarget.h"
 #include "Strata/Target/TargetBackend.h"
+#ifdef STRATA_HAVE_ONNX
+#include "Strata/InputConversion/ONNX/Importer.h"
+#endif
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -29,9 +33,12 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+#include <memory>
 #include <mutex>
 
 using namespace mlir;
@@ -63,11 +70,88 @@ FailureOr<vm::ModuleOp> findVMModule(ModuleOp root) {
   return found;
 }
 
-/// The input module: MLIR text parsed.
+/// A stream handing what is written to CompileOptions::diagnosticSink.
+class SinkStream : public llvm::raw_ostream {
+public:
+  explicit SinkStream(const std::function<void(std::string_view)> &sink)
+      : sink(sink) {
+    SetUnbuffered();
+  }
+
+private:
+  void write_impl(const char *ptr, size_t size) override {
+    sink(std::string_view(ptr, size));
+    written += size;
+  }
+  uint64_t current_pos() const override { return written; }
+
+  const std::function<void(std::string_view)> &sink;
+  uint64_t written = 0;
+};
+
+/// Whether the input is an ONNX model (inputType, else its first bytes or
+/// its name).
+bool isONNXInput(llvm::StringRef bytes, const CompileOptions &options) {
+  switch (options.inputType) {
+  case CompileOptions::InputType::Mlir:
+    return false;
+  case CompileOptions::InputType::Onnx:
+    return true;
+  case CompileOptions::InputType::Auto:
+    break;
+  }
+#ifdef STRATA_HAVE_ONNX
+  if (onnx::looksLikeONNXModel(bytes)) {
+    return true;
+  }
+#else
+  if (!bytes.empty() && bytes[0] == 0x08) {
+    return true;
+  }
+#endif
+  return llvm::StringRef(options.inputName).ends_with(".onnx");
+}
+
+/// The input module: MLIR text parsed, or an ONNX model imported.
 OwningOpRef<ModuleOp> readInput(MLIRContext &context,
                                 llvm::SourceMgr &sourceMgr,
                                 const CompileOptions &options) {
-  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+  llvm::StringRef bytes =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+  if (!isONNXInput(bytes, options)) {
+    if (!options.inputShapes.empty()) {
+      emitError(UnknownLoc::get(&context))
+          << "--input-shape applies to ONNX models only";
+      return nullptr;
+    }
+    return parseSourceFile<ModuleOp>(sourceMgr, &context);
+  }
+#ifdef STRATA_HAVE_ONNX
+  onnx::ImportOptions importOptions;
+  const std::string &name = options.inputName;
+  if (!options.externalDataDir.empty()) {
+    importOptions.externalDataDir = options.externalDataDir;
+  } else {
+    llvm::SmallString<256> folder(name == "-" ? std::string(".") : name);
+    llvm::sys::path::remove_filename(folder);
+    importOptions.externalDataDir = folder.empty() ? "." : folder.str().str();
+  }
+  importOptions.fileName = name == "-" ? std::string("<stdin>")
+                                       : llvm::sys::path::filename(name).str();
+  for (const std::string &shape : options.inputShapes) {
+    std::string error;
+    if (!onnx::parseInputShape(shape, importOptions, error)) {
+      emitError(UnknownLoc::get(&context)) << error;
+      return nullptr;
+    }
+  }
+  return onnx::importModel(&context, bytes, importOptions);
+#else
+  emitError(UnknownLoc::get(&context))
+      << "this compiler was built without the ONNX importer "
+         "(apt-get install libonnx-dev libprotobuf-dev, then reconfigure)";
+  return nullptr;
+#endif
 }
 
 LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
@@ -92,13 +176,13 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     if (!from) {
       return emitError(UnknownLoc::get(&context), "--compile-from=")
              << options.compileFrom
-             << " is not a phase: input, flow, stream, hal, vm";
+             << " is not a phase: import, input, flow, stream, hal, vm";
     }
   }
   if (!to) {
     return emitError(UnknownLoc::get(&context), "--compile-to=")
            << options.compileTo
-           << " is not a phase: input, flow, stream, hal, vm";
+           << " is not a phase: import, input, flow, stream, hal, vm";
   }
   if (from && *from > *to) {
     return emitError(UnknownLoc::get(&context), "--compile-from=")
@@ -186,18 +270,24 @@ CompileResult compileSource(std::string_view source,
   context.loadAllAvailableDialects();
 
   CompileResult result;
-  llvm::raw_string_ostream diagnostics(result.diagnostics);
+  std::unique_ptr<llvm::raw_ostream> diagnostics;
+  if (options.diagnosticSink) {
+    diagnostics = std::make_unique<SinkStream>(options.diagnosticSink);
+  } else {
+    diagnostics =
+        std::make_unique<llvm::raw_string_ostream>(result.diagnostics);
+  }
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(
           llvm::StringRef(source.data(), source.size()),
           options.inputName == "-" ? "<stdin>" : options.inputName),
       llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnostics);
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, *diagnostics);
   llvm::raw_string_ostream output(result.output);
   result.ok = succeeded(compile(context, sourceMgr, options, output));
   output.flush();
-  diagnostics.flush();
+  diagnostics->flush();
   if (!result.ok) {
     result.output.clear();
   }

@@ -7,6 +7,7 @@
 #ifndef STRATA_TOOLS_COMPILE_H
 #define STRATA_TOOLS_COMPILE_H
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,8 +34,9 @@ struct CompileOptions {
   std::string externalDataDir;
   Mode mode = Mode::Std;
   OutputFormat outputFormat = OutputFormat::VmBytecode;
-  /// The phase to stop after ("vm" writes the module; any other phase
-  /// writes its MLIR) and the phase the input comes from ("" = the start).
+  /// The phase to stop after ("vm" writes the module; any other phase,
+  /// import, input, flow, stream or hal, writes its MLIR) and the phase the
+  /// input comes from ("" = the start).
   std::string compileTo = "vm";
   std::string compileFrom;
   /// The kernels' target backend; when targetGiven a target this build
@@ -56,6 +58,9 @@ struct CompileOptions {
   /// strata-compile: apply the --mlir-* pass manager and timing flags of
   /// the command line (registered by the caller).
   bool applyCommandLineOptions = false;
+  /// When set, diagnostic text goes here as it is emitted (in pieces)
+  /// instead of into CompileResult::diagnostics.
+  std::function<void(std::string_view)> diagnosticSink;
 };
 
 struct CompileResult {
