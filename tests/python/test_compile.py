@@ -69,8 +69,11 @@ def test_compile_errors_carry_file_line_col(tmp_path):
     with pytest.raises(strata.CompileError) as error:
         strata.compile(bad)
     assert error.value.diagnostics
-    assert error.value.diagnostics[0].startswith("<mlir>:3:3: error: ")
-    assert "<mlir>:3:3: error:" in str(error.value)
+    assert error.value.diagnostics[0] == (
+        "<mlir>:3:10: error: use of value '%x' expects different type than "
+        "prior uses: 'i32' vs 'i64'")
+    # The text also shows the source line.
+    assert "  return %x : i32" in str(error.value)
     # From a file, diagnostics name the file.
     path = tmp_path / "bad.mlir"
     path.write_text("func.func @f( {\n")
