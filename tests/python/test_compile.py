@@ -163,3 +163,14 @@ def test_an_onnx_model_compiles_from_bytes_and_runs():
     session = strata.Session(strata.compile(model), device="local-sync")
     np.testing.assert_allclose(session[name](*inputs), outputs[0],
                                rtol=1e-3, atol=1e-7)
+
+
+@needs_compiler
+def test_onnx_errors_are_compile_errors():
+    with pytest.raises(strata.CompileError) as error:
+        strata.compile(b"\x08\x07 not a model", input_type="onnx")
+    assert error.value.diagnostics[0].startswith(
+        "<bytes>:0:0: error: not a valid ONNX model")
+    with pytest.raises(strata.CompileError,
+                       match="--input-shape applies to ONNX models only"):
+        strata.compile(SCALAR, input_shapes=["x=1x2"])
