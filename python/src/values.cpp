@@ -3,8 +3,8 @@
 // copied out into new arrays, Python numbers, bytes and opaque refs.
 #include "values.h"
 
+#include <atomic>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <vector>
 
@@ -33,6 +33,8 @@ struct PythonOwner {
 // GIL, so kernels never queue behind Python code.
 std::mutex deferred_mutex;
 std::vector<PyObject*>* deferred = new std::vector<PyObject*>();
+// Whether deferred may hold references: every call checks it, few lock.
+std::atomic<bool> has_deferred{false};
 
 int releaseDeferredCallback(void*) {
   releaseDeferredReferences();
@@ -52,6 +54,7 @@ void destroyOwner(strata_vm_ref_object_t* ref) {
     std::lock_guard<std::mutex> lock(deferred_mutex);
     first = deferred->empty();
     deferred->push_back(object);
+    has_deferred.store(true, std::memory_order_release);
   }
   if (first) {
     // Needs neither the GIL nor a thread state. When the queue of pending
@@ -76,12 +79,13 @@ constexpr size_t kCopyWithoutGilBytes = 256 * 1024;
 }  // namespace
 
 void releaseDeferredReferences() {
+  if (!has_deferred.load(std::memory_order_acquire)) {
+    return;
+  }
   std::vector<PyObject*> objects;
   {
     std::lock_guard<std::mutex> lock(deferred_mutex);
-    if (deferred->empty()) {
-      return;
-    }
+    has_deferred.store(false, std::memory_order_relaxed);
     objects.swap(*deferred);
   }
   for (PyObject* object : objects) {
@@ -166,12 +170,22 @@ bool dtypeOf(strata_hal_element_type_t type, py::dtype* out_dtype) {
     return false;
   }
   // numpy parses a dtype name slowly; each is made once (and leaked, as
-  // the module's other Python constants).
-  static std::map<strata_hal_element_type_t, py::dtype*>* cache =
-      new std::map<strata_hal_element_type_t, py::dtype*>();
-  py::dtype*& dtype = (*cache)[type];
+  // the module's other Python constants). Few types: a linear scan.
+  struct CachedDtype {
+    strata_hal_element_type_t type;
+    py::dtype* dtype;
+  };
+  static std::vector<CachedDtype>* cache = new std::vector<CachedDtype>();
+  py::dtype* dtype = nullptr;
+  for (const CachedDtype& entry : *cache) {
+    if (entry.type == type) {
+      dtype = entry.dtype;
+      break;
+    }
+  }
   if (!dtype) {
     dtype = new py::dtype(name);
+    cache->push_back({type, dtype});
   }
   *out_dtype = *dtype;
   return true;
@@ -318,11 +332,23 @@ py::array arrayFromView(const strata_hal_buffer_view_t* view) {
   }
   size_t rank = strata_hal_buffer_view_rank(view);
   const int64_t* dims = strata_hal_buffer_view_shape(view);
-  std::vector<ssize_t> shape(dims, dims + rank);
+  Py_intptr_t shape[STRATA_HAL_MAX_RANK];
+  for (size_t i = 0; i < rank; ++i) {
+    shape[i] = static_cast<Py_intptr_t>(dims[i]);
+  }
   const void* data = nullptr;
   size_t length = 0;
   check(strata_runtime_buffer_view_data(view, &data, &length));
-  py::array array(dtype, shape);
+  // numpy's C API directly: py::array's constructor builds stride vectors
+  // for every result. NewFromDescr steals a dtype reference.
+  auto& api = py::detail::npy_api::get();
+  PyObject* created = api.PyArray_NewFromDescr_(
+      api.PyArray_Type_, dtype.inc_ref().ptr(), static_cast<int>(rank), shape,
+      nullptr, nullptr, 0, nullptr);
+  if (!created) {
+    throw py::error_already_set();
+  }
+  py::array array = py::reinterpret_steal<py::array>(created);
   if (static_cast<size_t>(array.nbytes()) != length) {
     raiseError(STRATA_STATUS_INTERNAL,
                "a result view of " + std::to_string(length) +
