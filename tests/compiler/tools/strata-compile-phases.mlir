@@ -22,7 +22,7 @@
 // INPUT: linalg.add
 // INPUT-NOT: call @
 
-// BAD: error: --compile-to=bogus is not a phase: input, flow, stream, hal, vm
+// BAD: error: --compile-to=bogus is not a phase: import, input, flow, stream, hal, vm
 // ORDER: error: --compile-from=hal comes after --compile-to=flow
 // TARGET: error: --target=gpu is not a target of this build; it has: llvm-cpu
 // AARCH64: format = "embedded-elf-aarch64"
