@@ -147,18 +147,20 @@ def compare(expected, actual):
     return None
 
 
-def inputs_as_constants(model, inputs):
-    """The model with its integer inputs made initializers (the shape
-    operands of Reshape, Slice, ... that ONNX's tests pass as inputs)."""
+def inputs_as_constants(model, inputs, all_but_first=False):
+    """The model with its integer inputs (or, with all_but_first, every
+    input after the first) made initializers: the shape operands of
+    Reshape, Slice, Resize, ... that ONNX's tests pass as inputs."""
     frozen = onnx.ModelProto()
     frozen.CopyFrom(model)
     keep = []
     names = []
     graph_inputs = [i for i in model.graph.input
                     if i.name not in {t.name for t in model.graph.initializer}]
-    for info, value in zip(graph_inputs, inputs):
+    for index, (info, value) in enumerate(zip(graph_inputs, inputs)):
         elem = info.type.tensor_type.elem_type
-        if elem in (onnx.TensorProto.INT64, onnx.TensorProto.INT32):
+        if (all_but_first and index > 0) or elem in (onnx.TensorProto.INT64,
+                                                     onnx.TensorProto.INT32):
             frozen.graph.initializer.append(numpy_helper.from_array(value, info.name))
             names.append(info.name)
         else:
@@ -198,9 +200,13 @@ class Runner:
         frozen_names = []
         if result is None:
             return ("FAIL", "compile timed out", False)
-        if result.returncode != 0 and "known at compile time" in result.stderr:
-            frozen, frozen_names = inputs_as_constants(model, inputs)
-            if frozen_names:
+        all_inputs = inputs
+        for all_but_first in (False, True):
+            if result.returncode == 0 or "known at compile time" not in result.stderr:
+                break
+            frozen, names = inputs_as_constants(model, all_inputs, all_but_first)
+            if names and names != frozen_names:
+                frozen_names = names
                 frozen_path = os.path.join(work, "frozen.onnx")
                 onnx.save(frozen, frozen_path)
                 result = self.compile(frozen_path, vmfb)
@@ -209,7 +215,8 @@ class Runner:
                 kept = {i.name for i in frozen.graph.input}
                 graph_inputs = [i for i in model.graph.input
                                 if i.name not in {t.name for t in model.graph.initializer}]
-                inputs = [v for i, v in zip(graph_inputs, inputs) if i.name in kept]
+                inputs = [v for i, v in zip(graph_inputs, all_inputs)
+                          if i.name in kept]
         if result.returncode != 0:
             return ("FAIL", "compile: " + short(first_error(result.stderr)),
                     bool(frozen_names))

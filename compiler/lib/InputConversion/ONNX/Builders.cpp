@@ -15,6 +15,18 @@ using namespace mlir::strata::onnx;
 
 bool mlir::strata::onnx::isFloat(Type type) { return isa<FloatType>(type); }
 
+Value mlir::strata::onnx::expOf(OpBuilder &b, Location loc, Value x) {
+  return viaF32(b, loc, x, [&](Value v) -> Value {
+    return math::ExpOp::create(b, loc, v);
+  });
+}
+
+Value mlir::strata::onnx::logOf(OpBuilder &b, Location loc, Value x) {
+  return viaF32(b, loc, x, [&](Value v) -> Value {
+    return math::LogOp::create(b, loc, v);
+  });
+}
+
 SmallVector<int64_t> mlir::strata::onnx::stridesOf(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> strides(shape.size(), 1);
   for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i) {

@@ -39,18 +39,6 @@ LogicalResult lowerMap(Node &n, unsigned count, Type resultElement,
   return n.replace(result, {resultUnsigned});
 }
 
-/// `fn` computed in f32 for f16/bf16/f64 elements: the kernels approximate
-/// transcendental functions in f32 only.
-Value viaF32(OpBuilder &b, Location loc, Value x,
-             function_ref<Value(Value)> fn) {
-  Type type = x.getType();
-  if (type.isF32()) {
-    return fn(x);
-  }
-  Value wide = convertScalar(b, loc, x, b.getF32Type());
-  return convertScalar(b, loc, fn(wide), type);
-}
-
 void unaryFloat(LoweringTable &table, llvm::StringRef name,
                 std::function<Value(OpBuilder &, Location, Value, Node &)> fn,
                 bool viaF32Math = true) {
@@ -248,6 +236,16 @@ Value powOf(OpBuilder &b, Location loc, Value x, Value y) {
 }
 
 } // namespace
+
+Value mlir::strata::onnx::viaF32(OpBuilder &b, Location loc, Value x,
+                                 function_ref<Value(Value)> fn) {
+  Type type = x.getType();
+  if (type.isF32()) {
+    return fn(x);
+  }
+  Value wide = convertScalar(b, loc, x, b.getF32Type());
+  return convertScalar(b, loc, fn(wide), type);
+}
 
 void mlir::strata::onnx::addElementwiseLowerings(LoweringTable &table) {
   // Unary math, computed in f32 where the element type is narrower or
@@ -594,7 +592,42 @@ void mlir::strata::onnx::addElementwiseLowerings(LoweringTable &table) {
          });
   table["Pow"] = [](Node &n) -> LogicalResult {
     if (!isFloat(n.elem(0))) {
-      return n.fail("integer bases are not supported");
+      // Integer bases: square and multiply over the exponent's bits (an
+      // exponent of 64 or more overflows every base but 0, 1 and -1).
+      bool fromUnsigned = n.isUnsigned(1);
+      return lowerMap(
+          n, 2, nullptr, n.isUnsigned(0),
+          [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+            Value base = a[0];
+            Type type = base.getType();
+            Value exponent = a[1];
+            if (isFloat(exponent.getType())) {
+              exponent = arith::FPToSIOp::create(b, loc, b.getI64Type(),
+                                                 exponent);
+            } else {
+              exponent = convertScalar(b, loc, exponent, b.getI64Type(),
+                                       fromUnsigned);
+            }
+            Value result = cst(b, loc, base, 1);
+            Value one = scalar(b, loc, b.getI64Type(), 1);
+            for (int bit = 0; bit < 6; ++bit) {
+              Value set = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::ne,
+                  arith::AndIOp::create(
+                      b, loc,
+                      arith::ShRUIOp::create(
+                          b, loc, exponent,
+                          scalar(b, loc, b.getI64Type(), bit)),
+                      one),
+                  scalar(b, loc, b.getI64Type(), 0));
+              result = select(b, loc, set,
+                              arith::MulIOp::create(b, loc, result, base),
+                              result);
+              base = arith::MulIOp::create(b, loc, base, base);
+            }
+            (void)type;
+            return result;
+          });
     }
     return lowerMap(n, 2, nullptr, false,
                     [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
@@ -606,7 +639,23 @@ void mlir::strata::onnx::addElementwiseLowerings(LoweringTable &table) {
                       return powOf(b, loc, a[0], y);
                     });
   };
-  table["PRelu"] = [](Node &n) {
+  table["PRelu"] = [](Node &n) -> LogicalResult {
+    if (n.opset() < 7 && n.rank(1) == 1 && n.rank(0) >= 2 &&
+        n.shape(1)[0] == n.shape(0)[1] && n.shape(1)[0] != 1) {
+      // Before opset 7 a 1-D slope is per channel (axis 1).
+      SmallVector<int64_t> shape(n.rank(0) - 1, 1);
+      shape[0] = n.shape(1)[0];
+      Value slope = reshape(n.b, n.loc, n.in(1), shape);
+      Value result = elementwise(
+          n.b, n.loc, {n.in(0), slope}, n.shape(0), n.elem(0),
+          [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+            Value neg = cmpf(b, loc, arith::CmpFPredicate::OLT, a[0],
+                             cst(b, loc, a[0], 0.0));
+            return select(b, loc, neg,
+                          arith::MulFOp::create(b, loc, a[1], a[0]), a[0]);
+          });
+      return n.replace(result);
+    }
     return lowerMap(n, 2, nullptr, false,
                     [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
                       Value x = a[0];

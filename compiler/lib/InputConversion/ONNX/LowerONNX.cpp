@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::strata::input {
 #define GEN_PASS_DEF_LOWERONNXPASS
@@ -244,6 +245,11 @@ const LoweringTable &loweringTable() {
     addShapeLowerings(t);
     addReductionLowerings(t);
     addNNLowerings(t);
+    addResizeLowerings(t);
+    addQuantizationLowerings(t);
+    addMiscLowerings(t);
+    addRecurrentLowerings(t);
+    addGridSampleLowerings(t);
     return t;
   }();
   return table;
@@ -274,9 +280,14 @@ struct LowerONNXPass
         continue;
       }
       Node context(node, rewriter);
+      // Ops of other domains are registered as "<domain>.<op type>".
+      std::string key = node.getOpType().str();
       if (!node.getDomain().empty() && node.getDomain() != "ai.onnx") {
-        return context.fail("the domain '" + node.getDomain() +
-                            "' is not supported");
+        key = node.getDomain().str() + "." + key;
+        if (!table.count(key)) {
+          return context.fail("the domain '" + node.getDomain() +
+                              "' is not supported");
+        }
       }
       for (auto [index, input] : llvm::enumerate(node.getInputs())) {
         if (isa<NoneType>(input.getType())) {
@@ -293,7 +304,7 @@ struct LowerONNXPass
               "inputs' dimensions with --input-shape=NAME=DIMS");
         }
       }
-      auto it = table.find(node.getOpType());
+      auto it = table.find(key);
       if (it == table.end()) {
         return context.fail("the op type is not supported");
       }
@@ -318,8 +329,11 @@ struct LowerONNXPass
     func.setFunctionType(FunctionType::get(
         func.getContext(), entry.getArgumentTypes(),
         terminator->getOperandTypes()));
+    // What the patterns left unused (casts, absent inputs, the original
+    // weights of folded transposes) goes.
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry))) {
-      if (isa<UnrealizedConversionCastOp, NoneOp>(op) && op.use_empty()) {
+      if (isOpTriviallyDead(&op) ||
+          (isa<UnrealizedConversionCastOp>(op) && op.use_empty())) {
         op.erase();
       }
     }

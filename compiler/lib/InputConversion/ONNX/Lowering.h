@@ -86,6 +86,18 @@ void addElementwiseLowerings(LoweringTable &table);
 void addShapeLowerings(LoweringTable &table);
 void addReductionLowerings(LoweringTable &table);
 void addNNLowerings(LoweringTable &table);
+void addResizeLowerings(LoweringTable &table);
+void addQuantizationLowerings(LoweringTable &table);
+void addMiscLowerings(LoweringTable &table);
+void addRecurrentLowerings(LoweringTable &table);
+void addGridSampleLowerings(LoweringTable &table);
+
+/// A(..., M, K) x B(..., K, N) with numpy batch broadcasting (rank >= 2),
+/// accumulated in f32 for f16/bf16 (NNOps.cpp).
+Value matmulValues(OpBuilder &b, Location loc, Value lhs, Value rhs);
+/// The node's convolution (Conv's attributes) of `x` with `weight`, any
+/// element type, in NCHW (NCL), without bias (NNOps.cpp).
+FailureOr<Value> convolveNCHW(Node &n, Value x, Value weight);
 
 //===----------------------------------------------------------------------===//
 // Builders (Builders.cpp)
@@ -170,6 +182,13 @@ DenseElementsAttr gatherConstant(
 SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape);
 
 bool isFloat(Type type);
+
+/// `fn` computed in f32 for f16/bf16/f64 scalars: the kernels approximate
+/// transcendental functions (exp, log, tanh, ...) in f32 only.
+Value viaF32(OpBuilder &b, Location loc, Value x,
+             function_ref<Value(Value)> fn);
+Value expOf(OpBuilder &b, Location loc, Value x);
+Value logOf(OpBuilder &b, Location loc, Value x);
 
 } // namespace mlir::strata::onnx
 

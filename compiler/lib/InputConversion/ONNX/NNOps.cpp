@@ -258,6 +258,24 @@ DenseIntElementsAttr i64Vector(OpBuilder &b, ArrayRef<int64_t> values) {
       values);
 }
 
+/// Channels-last permutation of an N C spatial... tensor, and back.
+SmallVector<int64_t> toChannelsLast(int64_t rank) {
+  SmallVector<int64_t> perm = {0};
+  for (int64_t d = 2; d < rank; ++d) {
+    perm.push_back(d);
+  }
+  perm.push_back(1);
+  return perm;
+}
+
+SmallVector<int64_t> toChannelsFirst(int64_t rank) {
+  SmallVector<int64_t> perm = {0, rank - 1};
+  for (int64_t d = 1; d < rank - 1; ++d) {
+    perm.push_back(d);
+  }
+  return perm;
+}
+
 /// Lifts a 1-D (N, C, L) operand to 2-D (N, C, 1, L).
 Value liftTo2D(OpBuilder &b, Location loc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());
@@ -359,7 +377,7 @@ LogicalResult finishConv(Node &n, Value out, int64_t rank) {
                             .getResult();
                       });
   }
-  Value nchw = transpose(b, loc, out, {0, 3, 1, 2});
+  Value nchw = transpose(b, loc, out, toChannelsFirst(type.getRank()));
   if (rank == 3) {
     nchw = reshape(b, loc, nchw,
                    {type.getDimSize(0), type.getDimSize(3),
@@ -368,15 +386,16 @@ LogicalResult finishConv(Node &n, Value out, int64_t rank) {
   return n.replace(nchw);
 }
 
-LogicalResult lowerConv(Node &n) {
-  int64_t rank = n.rank(0);
-  if (rank != 3 && rank != 4) {
-    return n.fail("only 1-D and 2-D convolutions are supported");
+/// The convolution of the node's attributes on `x` (N, C, H, W or N, C, L)
+/// and `weight` (M, C/group, kh, kw): NHWC, without bias.
+FailureOr<Value> convolutionNHWC(Node &n, Value x, Value weight) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(weight.getType());
+  int64_t rank = xType.getRank();
+  if (rank < 3 || rank > 5) {
+    return n.fail("only 1-D, 2-D and 3-D convolutions are supported");
   }
-  if (!isFloat(n.elem(0))) {
-    return n.fail("expects floating-point inputs");
-  }
-  ArrayRef<int64_t> xs = n.shape(0), ws = n.shape(1);
+  ArrayRef<int64_t> xs = xType.getShape(), ws = wType.getShape();
   int64_t group = n.intAttr("group", 1);
   int64_t channels = xs[1], filters = ws[0];
   if (group <= 0 || channels % group != 0 || filters % group != 0 ||
@@ -395,15 +414,44 @@ LogicalResult lowerConv(Node &n) {
   }
   OpBuilder &b = n.b;
   Location loc = n.loc;
-  Value x = liftTo2D(b, loc, n.in(0));
-  Value weight = liftTo2D(b, loc, n.in(1));
+  if (rank == 5) {
+    if (group != 1) {
+      return n.fail("grouped 3-D convolutions are not supported");
+    }
+    Value ndhwc = transpose(b, loc, x, {0, 2, 3, 4, 1});
+    ndhwc = padSpatial(b, loc, ndhwc, *w,
+                       scalar(b, loc, xType.getElementType(), 0));
+    // OIDHW -> DHWIO (folded for constant weights).
+    Value dhwcf = transpose(b, loc, weight, {2, 3, 4, 1, 0});
+    Value init = filled(b, loc, {xs[0], w->out[0], w->out[1], w->out[2],
+                                 filters},
+                        scalar(b, loc, xType.getElementType(), 0));
+    return linalg::Conv3DNdhwcDhwcfOp::create(
+               b, loc, TypeRange{init.getType()}, ValueRange{ndhwc, dhwcf},
+               ValueRange{init}, i64Vector(b, w->strides),
+               i64Vector(b, w->dilations))
+        ->getResult(0);
+  }
+  x = liftTo2D(b, loc, x);
+  weight = liftTo2D(b, loc, weight);
   liftWindow(*w);
   // NCHW -> NHWC, padded with zeros.
   Value nhwc = transpose(b, loc, x, {0, 2, 3, 1});
-  nhwc = padSpatial(b, loc, nhwc, *w, scalar(b, loc, n.elem(0), 0));
-  Value out = convolveNHWC(b, loc, nhwc, weight, group, w->strides,
-                           w->dilations, w->out[0], w->out[1]);
-  return finishConv(n, out, rank);
+  nhwc = padSpatial(b, loc, nhwc, *w,
+                    scalar(b, loc, xType.getElementType(), 0));
+  return convolveNHWC(b, loc, nhwc, weight, group, w->strides, w->dilations,
+                      w->out[0], w->out[1]);
+}
+
+LogicalResult lowerConv(Node &n) {
+  if (!isFloat(n.elem(0))) {
+    return n.fail("expects floating-point inputs");
+  }
+  FailureOr<Value> out = convolutionNHWC(n, n.in(0), n.in(1));
+  if (failed(out)) {
+    return failure();
+  }
+  return finishConv(n, *out, n.rank(0));
 }
 
 /// ConvTranspose as a convolution: the input spread out by the strides
@@ -476,12 +524,12 @@ LogicalResult lowerConvTranspose(Node &n) {
         }
         target = shape[i];
       }
+      // ONNX's split of the total padding, with Python's floor division
+      // (a negative total pads the end: a larger output_shape).
       int64_t total = full - target;
-      if (total < 0) {
-        return n.fail("output_shape is larger than the full result");
-      }
-      bool upper = autoPad != "SAME_LOWER";
-      pads[i] = upper ? total / 2 : total - total / 2;
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      bool upper = autoPad == "SAME_UPPER";
+      pads[i] = upper ? half : total - half;
       pads[i + spatial] = total - pads[i];
     } else if (autoPad == "VALID") {
       pads[i] = pads[i + spatial] = 0;
@@ -552,11 +600,8 @@ LogicalResult lowerConvTranspose(Node &n) {
 
 LogicalResult lowerPool(Node &n, bool isMax) {
   int64_t rank = n.rank(0);
-  if (rank != 3 && rank != 4) {
-    return n.fail("only 1-D and 2-D pooling is supported");
-  }
-  if (!isFloat(n.elem(0))) {
-    return n.fail("expects a floating-point input");
+  if (rank < 3 || rank > 5) {
+    return n.fail("only 1-D, 2-D and 3-D pooling is supported");
   }
   if (n.numOutputs() > 1 && n.outputUsed(1)) {
     return n.fail("the Indices output is not supported");
@@ -568,6 +613,11 @@ LogicalResult lowerPool(Node &n, bool isMax) {
   if (!kernel) {
     return n.fail("has no kernel_shape");
   }
+  Type element = n.elem(0);
+  if (!isFloat(element) && !isMax) {
+    return n.fail("average pooling expects a floating-point input");
+  }
+  bool isUnsigned = n.isUnsigned(0);
   ArrayRef<int64_t> xs = n.shape(0);
   bool ceil = n.intAttr("ceil_mode", 0) != 0;
   FailureOr<Window> w = window(n, xs.drop_front(2), *kernel, ceil);
@@ -579,75 +629,108 @@ LogicalResult lowerPool(Node &n, bool isMax) {
   FailureOr<Window> explicitPads = window(n, xs.drop_front(2), *kernel, false);
   OpBuilder &b = n.b;
   Location loc = n.loc;
-  Type element = n.elem(0);
   Value x = liftTo2D(b, loc, n.in(0));
   liftWindow(*w);
   liftWindow(*explicitPads);
   auto xType = cast<RankedTensorType>(x.getType());
+  int64_t liftedRank = xType.getRank();
+  int64_t spatial = liftedRank - 2;
   int64_t batch = xType.getDimSize(0), channels = xType.getDimSize(1);
-  int64_t h = xType.getDimSize(2), wd = xType.getDimSize(3);
-  Value nhwc = transpose(b, loc, x, {0, 2, 3, 1});
-  Value padValue = isMax ? lowest(b, loc, element) : scalar(b, loc, element, 0);
+  SmallVector<int64_t> in(xType.getShape().drop_front(2));
+  Value nhwc = transpose(b, loc, x, toChannelsLast(liftedRank));
+  Value padValue;
+  if (!isMax) {
+    padValue = scalar(b, loc, element, 0);
+  } else if (isUnsigned) {
+    padValue = scalar(b, loc, element, 0);
+  } else {
+    padValue = lowest(b, loc, element);
+  }
   nhwc = padSpatial(b, loc, nhwc, *w, padValue);
-  int64_t oh = w->out[0], ow = w->out[1];
+  SmallVector<int64_t> outShape = {batch};
+  outShape.append(w->out.begin(), w->out.end());
+  outShape.push_back(channels);
   Value windowTensor =
       tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>(w->kernel), element);
-  Value init = filled(b, loc, {batch, oh, ow, channels}, padValue);
+  Value init = filled(b, loc, outShape, padValue);
   DenseIntElementsAttr strides = i64Vector(b, w->strides);
   DenseIntElementsAttr dilations = i64Vector(b, w->dilations);
+  SmallVector<Type> resultTypes = {init.getType()};
+  SmallVector<Value> ins = {nhwc, windowTensor};
+  SmallVector<Value> outs = {init};
   Value out;
-  if (isMax) {
-    out = linalg::PoolingNhwcMaxOp::create(
-              b, loc, TypeRange{init.getType()},
-              ValueRange{nhwc, windowTensor}, ValueRange{init}, strides,
-              dilations)
+  if (isMax && spatial == 2) {
+    out = isUnsigned ? linalg::PoolingNhwcMaxUnsignedOp::create(
+                           b, loc, resultTypes, ins, outs, strides, dilations)
+                           ->getResult(0)
+                     : linalg::PoolingNhwcMaxOp::create(
+                           b, loc, resultTypes, ins, outs, strides, dilations)
+                           ->getResult(0);
+  } else if (isMax) {
+    if (isUnsigned) {
+      return n.fail("3-D pooling of unsigned integers is not supported");
+    }
+    out = linalg::PoolingNdhwcMaxOp::create(b, loc, resultTypes, ins, outs,
+                                            strides, dilations)
+              ->getResult(0);
+  } else if (spatial == 2) {
+    out = linalg::PoolingNhwcSumOp::create(b, loc, resultTypes, ins, outs,
+                                           strides, dilations)
               ->getResult(0);
   } else {
-    out = linalg::PoolingNhwcSumOp::create(
-              b, loc, TypeRange{init.getType()},
-              ValueRange{nhwc, windowTensor}, ValueRange{init}, strides,
-              dilations)
+    out = linalg::PoolingNdhwcSumOp::create(b, loc, resultTypes, ins, outs,
+                                            strides, dilations)
               ->getResult(0);
+  }
+  if (!isMax) {
     // Divide by the count of each window's elements: inside the input,
     // or inside the explicitly padded input with count_include_pad.
     bool includePad = n.intAttr("count_include_pad", 0) != 0;
     SmallVector<float> counts;
-    for (int64_t i = 0; i < oh; ++i) {
-      for (int64_t j = 0; j < ow; ++j) {
-        int64_t count = 0;
-        for (int64_t p = 0; p < w->kernel[0]; ++p) {
-          for (int64_t q = 0; q < w->kernel[1]; ++q) {
-            int64_t y = i * w->strides[0] + p * w->dilations[0] -
-                        w->padBegin[0];
-            int64_t z = j * w->strides[1] + q * w->dilations[1] -
-                        w->padBegin[1];
-            int64_t y0 = includePad ? -explicitPads->padBegin[0] : 0;
-            int64_t y1 = includePad ? h + explicitPads->padEnd[0] : h;
-            int64_t z0 = includePad ? -explicitPads->padBegin[1] : 0;
-            int64_t z1 = includePad ? wd + explicitPads->padEnd[1] : wd;
-            count += y >= y0 && y < y1 && z >= z0 && z < z1;
-          }
-        }
-        counts.push_back(static_cast<float>(std::max<int64_t>(count, 1)));
-      }
+    SmallVector<int64_t> position(spatial, 0);
+    int64_t total = 1;
+    for (int64_t o : w->out) {
+      total *= o;
     }
+    for (int64_t linear = 0; linear < total; ++linear) {
+      int64_t rest = linear;
+      for (int64_t d = spatial - 1; d >= 0; --d) {
+        position[d] = rest % w->out[d];
+        rest /= w->out[d];
+      }
+      int64_t count = 1;
+      for (int64_t d = 0; d < spatial; ++d) {
+        int64_t lo = includePad ? -explicitPads->padBegin[d] : 0;
+        int64_t hi = includePad ? in[d] + explicitPads->padEnd[d] : in[d];
+        int64_t inside = 0;
+        for (int64_t p = 0; p < w->kernel[d]; ++p) {
+          int64_t c = position[d] * w->strides[d] + p * w->dilations[d] -
+                      w->padBegin[d];
+          inside += c >= lo && c < hi;
+        }
+        count *= inside;
+      }
+      counts.push_back(static_cast<float>(std::max<int64_t>(count, 1)));
+    }
+    SmallVector<int64_t> divisorShape(w->out);
+    divisorShape.push_back(1);
     Value divisor = constant(
         b, loc,
         DenseElementsAttr::get(
-            RankedTensorType::get({oh, ow, 1}, b.getF32Type()),
+            RankedTensorType::get(divisorShape, b.getF32Type()),
             ArrayRef<float>(counts)));
     divisor = convertTensor(b, loc, divisor, element);
-    out = elementwise(b, loc, {out, divisor}, {batch, oh, ow, channels},
-                      element, [](OpBuilder &nb, Location l, ValueRange a) {
+    out = elementwise(b, loc, {out, divisor}, outShape, element,
+                      [](OpBuilder &nb, Location l, ValueRange a) {
                         return arith::DivFOp::create(nb, l, a[0], a[1])
                             .getResult();
                       });
   }
-  Value nchw = transpose(b, loc, out, {0, 3, 1, 2});
+  Value nchw = transpose(b, loc, out, toChannelsFirst(liftedRank));
   if (rank == 3) {
-    nchw = reshape(b, loc, nchw, {batch, channels, ow});
+    nchw = reshape(b, loc, nchw, {batch, channels, w->out[1]});
   }
-  return n.replace(nchw);
+  return n.replace(nchw, {isUnsigned});
 }
 
 /// Sum or max over the spatial dims, kept as size-1 dims.
@@ -780,6 +863,27 @@ LogicalResult lowerInstanceNorm(Node &n) {
 }
 
 } // namespace
+
+Value mlir::strata::onnx::matmulValues(OpBuilder &b, Location loc, Value lhs,
+                                       Value rhs) {
+  return matmul(b, loc, lhs, rhs);
+}
+
+FailureOr<Value> mlir::strata::onnx::convolveNCHW(Node &n, Value x,
+                                                  Value weight) {
+  FailureOr<Value> out = convolutionNHWC(n, x, weight);
+  if (failed(out)) {
+    return failure();
+  }
+  auto type = cast<RankedTensorType>(out->getType());
+  Value nchw = transpose(n.b, n.loc, *out, toChannelsFirst(type.getRank()));
+  if (cast<RankedTensorType>(x.getType()).getRank() == 3) {
+    nchw = reshape(n.b, n.loc, nchw,
+                   {type.getDimSize(0), type.getDimSize(3),
+                    type.getDimSize(2)});
+  }
+  return nchw;
+}
 
 void mlir::strata::onnx::addNNLowerings(LoweringTable &table) {
   table["MatMul"] = lowerMatMul;

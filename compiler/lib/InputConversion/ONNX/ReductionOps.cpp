@@ -195,8 +195,7 @@ LogicalResult lowerReduce(Node &n, Reduction kind) {
               scalar(nb, l, a[1].getType(), INFINITY));
           Value m = arith::SelectOp::create(
               nb, l, isInf, scalar(nb, l, a[1].getType(), 0), a[1]);
-          return math::ExpOp::create(nb, l,
-                                     arith::SubFOp::create(nb, l, a[0], m));
+          return expOf(nb, l, arith::SubFOp::create(nb, l, a[0], m));
         });
     Value sum = reduceKeep(b, loc, shifted, axes, acc, Reduction::Sum, false,
                            nullptr);
@@ -209,8 +208,7 @@ LogicalResult lowerReduce(Node &n, Reduction kind) {
               scalar(nb, l, a[1].getType(), INFINITY));
           Value m = arith::SelectOp::create(
               nb, l, isInf, scalar(nb, l, a[1].getType(), 0), a[1]);
-          return arith::AddFOp::create(nb, l, math::LogOp::create(nb, l, a[0]),
-                                       m);
+          return arith::AddFOp::create(nb, l, logOf(nb, l, a[0]), m);
         });
     break;
   }
@@ -237,7 +235,7 @@ LogicalResult lowerReduce(Node &n, Reduction kind) {
             case Reduction::L2:
               return math::SqrtOp::create(nb, l, a[0]);
             default:
-              return math::LogOp::create(nb, l, a[0]);
+              return logOf(nb, l, a[0]);
             }
           });
     }
@@ -368,8 +366,7 @@ LogicalResult lowerSoftmax(Node &n, SoftmaxKind kind) {
         });
     Value exps = elementwise(b, loc, shifted, shape, acc,
                              [](OpBuilder &nb, Location l, ValueRange a) {
-                               return math::ExpOp::create(nb, l, a[0])
-                                   .getResult();
+                               return expOf(nb, l, a[0]);
                              });
     Value sum = reduceKeep(b, loc, exps, axes, acc, Reduction::Sum, false,
                            nullptr);
@@ -383,8 +380,7 @@ LogicalResult lowerSoftmax(Node &n, SoftmaxKind kind) {
       result = elementwise(
           b, loc, {shifted, sum}, shape, acc,
           [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-            return arith::SubFOp::create(nb, l, a[0],
-                                         math::LogOp::create(nb, l, a[1]));
+            return arith::SubFOp::create(nb, l, a[0], logOf(nb, l, a[1]));
           });
     }
     result = convertTensor(b, loc, result, element);
@@ -527,6 +523,257 @@ LogicalResult lowerCumSum(Node &n) {
   return n.replace(op->getResult(0), {n.isUnsigned(0)});
 }
 
+
+/// log(softmax(x)) along `axis`, computed as x - max - log(sum(exp(x - max))).
+Value logSoftmax(OpBuilder &b, Location loc, Value x, int64_t axis) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Type element = type.getElementType();
+  Type acc = accumulatorType(b, element);
+  ArrayRef<int64_t> shape = type.getShape();
+  Value wide = convertTensor(b, loc, x, acc);
+  Value max = reduceKeep(b, loc, wide, {axis}, acc, Reduction::Max, false,
+                         nullptr);
+  Value shifted = elementwise(
+      b, loc, {wide, max}, shape, acc,
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return arith::SubFOp::create(nb, l, a[0], a[1]);
+      });
+  Value exps = elementwise(b, loc, shifted, shape, acc,
+                           [](OpBuilder &nb, Location l, ValueRange a) {
+                             return expOf(nb, l, a[0]);
+                           });
+  Value sum = reduceKeep(b, loc, exps, {axis}, acc, Reduction::Sum, false,
+                         nullptr);
+  Value result = elementwise(
+      b, loc, {shifted, sum}, shape, acc,
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return arith::SubFOp::create(nb, l, a[0], logOf(nb, l, a[1]));
+      });
+  return convertTensor(b, loc, result, element);
+}
+
+/// NegativeLogLikelihoodLoss of log-probabilities `input` (N, C, d...)
+/// against class indices `target` (N, d...), optionally weighted per class.
+FailureOr<Value> nllLoss(Node &n, Value input, Value target, Value weight) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto targetType = cast<RankedTensorType>(target.getType());
+  Type element = inputType.getElementType();
+  int64_t classes = inputType.getDimSize(1);
+  if (targetType.getRank() != inputType.getRank() - 1) {
+    return n.fail("the target's rank must be the input's minus one");
+  }
+  std::optional<int64_t> ignore = n.intAttr("ignore_index");
+  StringRef reduction = n.stringAttr("reduction").value_or("mean");
+  if (reduction != "none" && reduction != "sum" && reduction != "mean") {
+    return n.fail("reduction '" + reduction + "' is not supported");
+  }
+  Type targetElement = targetType.getElementType();
+  int64_t rank = targetType.getRank();
+  auto clampedIndex = [&](OpBuilder &nb, Location l, Value t) -> Value {
+    // An ignored target may be any value: read class 0 instead.
+    Value index = arith::IndexCastOp::create(nb, l, nb.getIndexType(), t);
+    if (ignore) {
+      Value ignored = arith::CmpIOp::create(
+          nb, l, arith::CmpIPredicate::eq, t,
+          scalar(nb, l, targetElement, *ignore));
+      index = arith::SelectOp::create(
+          nb, l, ignored, arith::ConstantIndexOp::create(nb, l, 0), index);
+    }
+    Value zero = arith::ConstantIndexOp::create(nb, l, 0);
+    Value last = arith::ConstantIndexOp::create(nb, l, classes - 1);
+    index = arith::MaxSIOp::create(nb, l, index, zero);
+    return arith::MinSIOp::create(nb, l, index, last);
+  };
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  auto resultType = RankedTensorType::get(targetType.getShape(), element);
+  // The weight of each element: 0 where ignored.
+  Value weights = generic(
+      b, loc, target, identity, resultType,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value w = scalar(nb, l, element, 1.0);
+        if (weight) {
+          w = tensor::ExtractOp::create(nb, l, weight,
+                                        ValueRange{clampedIndex(nb, l, a[0])});
+        }
+        if (ignore) {
+          Value ignored = arith::CmpIOp::create(
+              nb, l, arith::CmpIPredicate::eq, a[0],
+              scalar(nb, l, targetElement, *ignore));
+          w = arith::SelectOp::create(nb, l, ignored,
+                                      scalar(nb, l, element, 0.0), w);
+        }
+        return w;
+      });
+  Value losses = generic(
+      b, loc, {target, weights}, {identity, identity}, resultType,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        SmallVector<Value> at;
+        at.push_back(linalg::IndexOp::create(nb, l, 0));
+        at.push_back(clampedIndex(nb, l, a[0]));
+        for (int64_t d = 1; d < rank; ++d) {
+          at.push_back(linalg::IndexOp::create(nb, l, d));
+        }
+        Value logp = tensor::ExtractOp::create(nb, l, input, at);
+        return arith::NegFOp::create(
+            nb, l, arith::MulFOp::create(nb, l, logp, a[1]));
+      });
+  if (reduction == "none") {
+    return losses;
+  }
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < rank; ++d) {
+    all.push_back(d);
+  }
+  auto sumAll = [&](Value v) {
+    return reduce(b, loc, v, all, scalar(b, loc, element, 0.0),
+                  [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                    return arith::AddFOp::create(nb, l, a[1], a[0]);
+                  });
+  };
+  Value total = sumAll(losses);
+  if (reduction == "sum") {
+    return total;
+  }
+  Value count = sumAll(weights);
+  return elementwise(b, loc, {total, count}, {}, element,
+                     [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       return arith::DivFOp::create(nb, l, a[0], a[1]);
+                     });
+}
+
+LogicalResult lowerNLLLoss(Node &n) {
+  if (!isFloat(n.elem(0))) {
+    return n.fail("expects floating-point log-probabilities");
+  }
+  FailureOr<Value> loss = nllLoss(n, n.in(0), n.in(1), n.in(2));
+  if (failed(loss)) {
+    return failure();
+  }
+  return n.replace(*loss);
+}
+
+LogicalResult lowerSoftmaxCrossEntropyLoss(Node &n) {
+  if (!isFloat(n.elem(0))) {
+    return n.fail("expects floating-point scores");
+  }
+  if (n.rank(0) < 2) {
+    return n.fail("scores must have rank 2 or more");
+  }
+  Value logp = logSoftmax(n.b, n.loc, n.in(0), 1);
+  FailureOr<Value> loss = nllLoss(n, logp, n.in(1), n.in(2));
+  if (failed(loss)) {
+    return failure();
+  }
+  if (n.numOutputs() > 1) {
+    return n.replace({*loss, logp});
+  }
+  return n.replace(*loss);
+}
+
+/// TopK with a constant K: K rounds, each taking the extreme of what the
+/// earlier rounds left (ties: the lower index first).
+LogicalResult lowerTopK(Node &n) {
+  int64_t k = 0;
+  if (n.opset() < 10) {
+    k = n.intAttr("k", 0);
+  } else {
+    FailureOr<SmallVector<int64_t>> value = n.constInts(1, "K");
+    if (failed(value)) {
+      return failure();
+    }
+    k = (*value)[0];
+  }
+  int64_t rank = n.rank(0);
+  FailureOr<int64_t> axis = n.axis(n.intAttr("axis", -1), rank);
+  if (failed(axis)) {
+    return failure();
+  }
+  int64_t dim = n.shape(0)[*axis];
+  if (k < 0 || k > dim) {
+    return n.fail("K = " + llvm::Twine(k) + " is out of range for a "
+                  "dimension of " + llvm::Twine(dim));
+  }
+  if (k > 64) {
+    return n.fail("K = " + llvm::Twine(k) + " is more than 64, the most "
+                  "this lowering unrolls");
+  }
+  bool largest = n.intAttr("largest", 1) != 0;
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(0);
+  bool isUnsigned = n.isUnsigned(0);
+  bool floating = isFloat(element);
+  Value x = n.in(0);
+  ArrayRef<int64_t> shape = n.shape(0);
+  Type i64 = b.getI64Type();
+  int64_t axisValue = *axis;
+  SmallVector<Value> values, indices;
+  for (int64_t round = 0; round < k; ++round) {
+    // x with the indices taken so far replaced by the worst value.
+    SmallVector<Value> inputs = {x};
+    inputs.append(indices.begin(), indices.end());
+    Value masked = elementwise(
+        b, loc, inputs, shape, element,
+        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          Value position = arith::IndexCastOp::create(
+              nb, l, i64, linalg::IndexOp::create(nb, l, axisValue));
+          Value taken;
+          for (Value index : a.drop_front()) {
+            Value same = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                               index, position);
+            taken = taken ? arith::OrIOp::create(nb, l, taken, same).getResult()
+                          : same;
+          }
+          if (!taken) {
+            return a[0];
+          }
+          Value worst;
+          if (isUnsigned) {
+            worst = largest ? scalar(nb, l, element, 0)
+                            : arith::ConstantOp::create(
+                                  nb, l, nb.getIntegerAttr(
+                                             element, APInt::getMaxValue(
+                                                          element
+                                                              .getIntOrFloatBitWidth())))
+                                  .getResult();
+          } else {
+            worst = largest ? lowest(nb, l, element) : highest(nb, l, element);
+          }
+          return arith::SelectOp::create(nb, l, taken, worst, a[0]);
+        });
+    Value extreme = reduceKeep(b, loc, masked, {axisValue}, element,
+                               largest ? Reduction::Max : Reduction::Min,
+                               isUnsigned, nullptr);
+    Value candidates = elementwise(
+        b, loc, {masked, extreme}, shape, i64,
+        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          Value equal = floating
+                            ? arith::CmpFOp::create(
+                                  nb, l, arith::CmpFPredicate::OEQ, a[0], a[1])
+                                  .getResult()
+                            : arith::CmpIOp::create(
+                                  nb, l, arith::CmpIPredicate::eq, a[0], a[1])
+                                  .getResult();
+          Value position = arith::IndexCastOp::create(
+              nb, l, i64, linalg::IndexOp::create(nb, l, axisValue));
+          return arith::SelectOp::create(nb, l, equal, position,
+                                         scalar(nb, l, i64, dim));
+        });
+    Value index = reduceKeep(b, loc, candidates, {axisValue}, i64,
+                             Reduction::Min, false, nullptr);
+    values.push_back(extreme);
+    indices.push_back(index);
+  }
+  if (k == 0) {
+    return n.fail("K = 0 gives empty results");
+  }
+  return n.replace({concat(b, loc, values, axisValue),
+                    concat(b, loc, indices, axisValue)},
+                   {isUnsigned, false});
+}
+
 } // namespace
 
 void mlir::strata::onnx::addReductionLowerings(LoweringTable &table) {
@@ -563,4 +810,7 @@ void mlir::strata::onnx::addReductionLowerings(LoweringTable &table) {
   };
   table["LayerNormalization"] = lowerLayerNorm;
   table["CumSum"] = lowerCumSum;
+  table["TopK"] = lowerTopK;
+  table["NegativeLogLikelihoodLoss"] = lowerNLLLoss;
+  table["SoftmaxCrossEntropyLoss"] = lowerSoftmaxCrossEntropyLoss;
 }

@@ -173,8 +173,10 @@ LogicalResult lowerUnsqueeze(Node &n) {
 }
 
 LogicalResult lowerFlatten(Node &n) {
+  // Flatten's axis ranges over [-rank, rank].
+  int64_t axisValue = n.intAttr("axis", 1);
   FailureOr<int64_t> axis =
-      n.axis(n.intAttr("axis", 1), n.rank(0) + 1);
+      n.axis(axisValue < 0 ? axisValue + n.rank(0) : axisValue, n.rank(0) + 1);
   if (failed(axis)) {
     return failure();
   }
@@ -348,6 +350,11 @@ LogicalResult lowerSlice(Node &n) {
     offsets[*axis] = start;
     sizes[*axis] = size;
     strides[*axis] = step;
+  }
+  if (llvm::is_contained(sizes, 0)) {
+    return n.replace(tensor::EmptyOp::create(n.b, n.loc, sizes, n.elem(0))
+                         .getResult(),
+                     {n.isUnsigned(0)});
   }
   bool negative = llvm::any_of(strides, [](int64_t s) { return s < 0; });
   if (!negative || n.constant(0)) {

@@ -1,0 +1,286 @@
+// QuantizationOps.cpp - ONNX's linear quantization op types
+// (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear) and the integer
+// contractions (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv):
+// integer math accumulated in i32, rescaled in f64 with ONNX's rounding.
+
+#include "Lowering.h"
+
+using namespace mlir;
+using namespace mlir::strata;
+using namespace mlir::strata::onnx;
+
+namespace {
+
+/// A per-axis (1-D) parameter reshaped to broadcast along `axis` of a
+/// rank-`rank` tensor; scalars and 1-element vectors stay scalars.
+Value alongAxis(OpBuilder &b, Location loc, Value v, int64_t axis,
+                int64_t rank) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getRank() == 0 || type.getNumElements() == 1) {
+    return reshape(b, loc, v, {});
+  }
+  SmallVector<int64_t> shape(rank - axis, 1);
+  shape[0] = type.getNumElements();
+  return reshape(b, loc, v, shape);
+}
+
+/// Rounds half to even and saturates `v` (f64) into `element`'s range.
+Value saturate(OpBuilder &b, Location loc, Value v, Type element,
+               bool isUnsigned) {
+  unsigned width = element.getIntOrFloatBitWidth();
+  double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, width - 1);
+  double hi = isUnsigned ? std::ldexp(1.0, width) - 1
+                         : std::ldexp(1.0, width - 1) - 1;
+  Value r = math::RoundEvenOp::create(b, loc, v);
+  r = arith::MaximumFOp::create(b, loc, r, scalar(b, loc, v.getType(), lo));
+  r = arith::MinimumFOp::create(b, loc, r, scalar(b, loc, v.getType(), hi));
+  return convertScalar(b, loc, r, element, false, isUnsigned);
+}
+
+LogicalResult lowerQuantizeLinear(Node &n) {
+  int64_t rank = n.rank(0);
+  // The axis matters only for a per-axis (vector) scale.
+  FailureOr<int64_t> axis = int64_t(0);
+  if (n.type(1).getNumElements() > 1) {
+    axis = n.axis(n.intAttr("axis", 1), rank);
+  }
+  if (failed(axis)) {
+    return failure();
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type f64 = b.getF64Type();
+  Type element = n.has(2) ? n.elem(2) : b.getIntegerType(8);
+  bool isUnsigned = n.has(2) ? n.isUnsigned(2) : true;
+  SmallVector<Value> inputs = {n.in(0),
+                               alongAxis(b, loc, n.in(1), *axis, rank)};
+  if (n.has(2)) {
+    inputs.push_back(alongAxis(b, loc, n.in(2), *axis, rank));
+  }
+  bool xUnsigned = n.isUnsigned(0);
+  Value y = elementwise(
+      b, loc, inputs, n.shape(0), element,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value x = convertScalar(nb, l, a[0], f64, xUnsigned);
+        Value scale = convertScalar(nb, l, a[1], f64);
+        Value q = math::RoundEvenOp::create(
+            nb, l, arith::DivFOp::create(nb, l, x, scale));
+        if (a.size() > 2) {
+          q = arith::AddFOp::create(
+              nb, l, q, convertScalar(nb, l, a[2], f64, isUnsigned));
+        }
+        return saturate(nb, l, q, element, isUnsigned);
+      });
+  return n.replace(y, {isUnsigned});
+}
+
+LogicalResult lowerDequantizeLinear(Node &n) {
+  int64_t rank = n.rank(0);
+  // The axis matters only for a per-axis (vector) scale.
+  FailureOr<int64_t> axis = int64_t(0);
+  if (n.type(1).getNumElements() > 1) {
+    axis = n.axis(n.intAttr("axis", 1), rank);
+  }
+  if (failed(axis)) {
+    return failure();
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type out = n.elem(1);
+  SmallVector<Value> inputs = {n.in(0),
+                               alongAxis(b, loc, n.in(1), *axis, rank)};
+  if (n.has(2)) {
+    inputs.push_back(alongAxis(b, loc, n.in(2), *axis, rank));
+  }
+  bool isUnsigned = n.isUnsigned(0);
+  Value y = elementwise(
+      b, loc, inputs, n.shape(0), out,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Type i32 = nb.getI32Type();
+        Value x = convertScalar(nb, l, a[0], i32, isUnsigned);
+        if (a.size() > 2) {
+          x = arith::SubIOp::create(
+              nb, l, x, convertScalar(nb, l, a[2], i32, isUnsigned));
+        }
+        return arith::MulFOp::create(
+            nb, l, convertScalar(nb, l, x, out), a[1]);
+      });
+  return n.replace(y);
+}
+
+LogicalResult lowerDynamicQuantizeLinear(Node &n) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type f32 = b.getF32Type();
+  Type u8 = b.getIntegerType(8);
+  Value x = n.in(0);
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < n.rank(0); ++d) {
+    all.push_back(d);
+  }
+  // Range including 0; scale = (max - min) / 255; zero point from min.
+  Value min = reduce(b, loc, x, all, scalar(b, loc, f32, 0.0),
+                     [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       return arith::MinimumFOp::create(nb, l, a[1], a[0]);
+                     });
+  Value max = reduce(b, loc, x, all, scalar(b, loc, f32, 0.0),
+                     [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       return arith::MaximumFOp::create(nb, l, a[1], a[0]);
+                     });
+  Value scale = elementwise(b, loc, {min, max}, {}, f32,
+                            [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                              return arith::DivFOp::create(
+                                  nb, l, arith::SubFOp::create(nb, l, a[1], a[0]),
+                                  scalar(nb, l, a[0].getType(), 255.0));
+                            });
+  Value zeroPoint = elementwise(
+      b, loc, {min, scale}, {}, u8,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value zp = arith::NegFOp::create(
+            nb, l, arith::DivFOp::create(nb, l, a[0], a[1]));
+        return saturate(nb, l, convertScalar(nb, l, zp, nb.getF64Type()), u8,
+                        true);
+      });
+  Value y = elementwise(
+      b, loc, {x, scale, zeroPoint}, n.shape(0), u8,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Type f64 = nb.getF64Type();
+        Value q = math::RoundEvenOp::create(
+            nb, l, convertScalar(nb, l,
+                                 arith::DivFOp::create(nb, l, a[0], a[1]),
+                                 f64));
+        q = arith::AddFOp::create(nb, l, q,
+                                  convertScalar(nb, l, a[2], f64, true));
+        return saturate(nb, l, q, u8, true);
+      });
+  return n.replace({y, scale, zeroPoint}, {true, false, true});
+}
+
+/// x - zero point, widened to i32 (the zero point broadcast per `axis`
+/// when it is a vector).
+Value centered(Node &n, unsigned x, unsigned zp, int64_t axis) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type i32 = b.getI32Type();
+  bool xu = n.isUnsigned(x);
+  if (!n.has(zp)) {
+    return convertTensor(b, loc, n.in(x), i32, xu);
+  }
+  bool zu = n.isUnsigned(zp);
+  Value point = alongAxis(b, loc, n.in(zp), axis, n.rank(x));
+  return elementwise(b, loc, {n.in(x), point}, n.shape(x), i32,
+                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       return arith::SubIOp::create(
+                           nb, l, convertScalar(nb, l, a[0], i32, xu),
+                           convertScalar(nb, l, a[1], i32, zu));
+                     });
+}
+
+LogicalResult lowerMatMulInteger(Node &n) {
+  if (n.rank(0) != 2 || n.rank(1) < 2) {
+    return n.fail("only matrix operands are supported");
+  }
+  Value a = centered(n, 0, 2, 0);
+  Value bm = centered(n, 1, 3, n.rank(1) - 1);
+  return n.replace(matmulValues(n.b, n.loc, a, bm));
+}
+
+LogicalResult lowerConvInteger(Node &n) {
+  Value x = centered(n, 0, 2, 0);
+  Value w = centered(n, 1, 3, 0);
+  FailureOr<Value> y = convolveNCHW(n, x, w);
+  if (failed(y)) {
+    return failure();
+  }
+  return n.replace(*y);
+}
+
+/// Requantizes an i32 accumulator: round(acc * scale) + zero point,
+/// saturated to the zero point's type.
+LogicalResult requantize(Node &n, Value acc, Value scale, unsigned zp) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(zp);
+  bool isUnsigned = n.isUnsigned(zp);
+  auto type = cast<RankedTensorType>(acc.getType());
+  Value y = elementwise(
+      b, loc, {acc, scale, reshape(b, loc, n.in(zp), {})}, type.getShape(),
+      element, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Type f64 = nb.getF64Type();
+        Value v = arith::MulFOp::create(
+            nb, l, convertScalar(nb, l, a[0], f64),
+            convertScalar(nb, l, a[1], f64));
+        v = math::RoundEvenOp::create(nb, l, v);
+        v = arith::AddFOp::create(nb, l, v,
+                                  convertScalar(nb, l, a[2], f64, isUnsigned));
+        return saturate(nb, l, v, element, isUnsigned);
+      });
+  return n.replace(y, {isUnsigned});
+}
+
+/// The combined scale a_scale * b_scale / y_scale (b_scale per column or
+/// per output channel along `axis` of a rank-`rank` result).
+Value combinedScale(Node &n, unsigned aScale, unsigned bScale,
+                    unsigned yScale, int64_t axis, int64_t rank) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Value bs = alongAxis(b, loc, n.in(bScale), axis, rank);
+  auto bsType = cast<RankedTensorType>(bs.getType());
+  return elementwise(
+      b, loc, {reshape(b, loc, n.in(aScale), {}), bs,
+               reshape(b, loc, n.in(yScale), {})},
+      bsType.getShape(), b.getF64Type(),
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Type f64 = nb.getF64Type();
+        Value s = arith::MulFOp::create(nb, l, convertScalar(nb, l, a[0], f64),
+                                        convertScalar(nb, l, a[1], f64));
+        return arith::DivFOp::create(nb, l, s,
+                                     convertScalar(nb, l, a[2], f64));
+      });
+}
+
+LogicalResult lowerQLinearMatMul(Node &n) {
+  // a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp
+  if (n.rank(0) < 2 || n.rank(3) < 2) {
+    return n.fail("operands must have rank 2 or more");
+  }
+  Value a = centered(n, 0, 2, n.rank(0) - 2);
+  Value bm = centered(n, 3, 5, n.rank(3) - 1);
+  Value acc = matmulValues(n.b, n.loc, a, bm);
+  int64_t rank = cast<RankedTensorType>(acc.getType()).getRank();
+  Value scale = combinedScale(n, 1, 4, 6, rank - 1, rank);
+  return requantize(n, acc, scale, 7);
+}
+
+LogicalResult lowerQLinearConv(Node &n) {
+  // x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, bias
+  Value x = centered(n, 0, 2, 0);
+  Value w = centered(n, 3, 5, 0);
+  FailureOr<Value> acc = convolveNCHW(n, x, w);
+  if (failed(acc)) {
+    return failure();
+  }
+  auto type = cast<RankedTensorType>(acc->getType());
+  if (n.has(8)) {
+    Value bias = alongAxis(n.b, n.loc, n.in(8), 1, type.getRank());
+    acc = elementwise(n.b, n.loc, {*acc, bias}, type.getShape(),
+                      n.b.getI32Type(),
+                      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        return arith::AddIOp::create(nb, l, a[0], a[1]);
+                      });
+  }
+  Value scale = combinedScale(n, 1, 4, 6, 1, type.getRank());
+  return requantize(n, *acc, scale, 7);
+}
+
+} // namespace
+
+void mlir::strata::onnx::addQuantizationLowerings(LoweringTable &table) {
+  table["QuantizeLinear"] = lowerQuantizeLinear;
+  table["DequantizeLinear"] = lowerDequantizeLinear;
+  table["DynamicQuantizeLinear"] = lowerDynamicQuantizeLinear;
+  table["MatMulInteger"] = lowerMatMulInteger;
+  table["ConvInteger"] = lowerConvInteger;
+  table["QLinearMatMul"] = lowerQLinearMatMul;
+  table["QLinearConv"] = lowerQLinearConv;
+}
