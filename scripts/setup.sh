@@ -17,6 +17,8 @@ packages=(
   libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx
   # real models exported from PyTorch for the models suite (tests/models)
   python3-torch python3-torchvision
+  # the Python package (python/) and its tests
+  pybind11-dev python3-dev python3-pytest
   # samples/service (HTTP parsing, JSON) and its load test (wrk)
   libhttp-parser-dev libsimdjson-dev wrk
   # peers for the benchmarks

@@ -2,46 +2,18 @@
 // dialects or an ONNX model (or VM dialect input with --compile-mode=vm)
 // to a .vmfb module.
 
-#include "Strata/Dialect/VM/IR/VMDialect.h"
-#include "Strata/Dialect/VM/IR/VMOps.h"
-#include "Strata/Dialect/Check/IR/CheckOps.h"
-#include "Strata/Dialect/Flow/IR/FlowOps.h"
-#include "Strata/Dialect/HAL/IR/HALOps.h"
-#include "Strata/Dialect/ONNX/IR/ONNXOps.h"
-#include "Strata/Dialect/Stream/IR/StreamOps.h"
-#include "Strata/Dialect/Util/IR/UtilOps.h"
-#include "Strata/Pipelines/Pipelines.h"
-#include "Strata/Target/Bytecode/BytecodeTarget.h"
-#include "Strata/Target/TargetBackend.h"
-#ifdef STRATA_HAVE_ONNX
-#include "Strata/InputConversion/ONNX/Importer.h"
-#endif
-
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Index/IR/IndexDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "Strata/Tools/Compile.h"
 
 #include "mlir/IR/AsmState.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
-#include "mlir/Support/ToolUtilities.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
@@ -71,8 +43,7 @@ llvm::cl::opt<CompileMode> compileMode(
         clEnumValN(CompileMode::Std, "std",
                    "func, arith, math, scf, cf, index, tensor, linalg, tosa, "
                    "util and check (the default)"),
-        clEnumValN(CompileMode::Vm, "vm",
-                   "one vm.module, assembled as it is")),
+        clEnumValN(CompileMode::Vm, "vm", "one vm.module, assembled as it is")),
     llvm::cl::init(CompileMode::Std), llvm::cl::cat(category));
 
 llvm::cl::opt<InputType> inputType(
@@ -95,11 +66,10 @@ llvm::cl::list<std::string> inputShapes(
 
 llvm::cl::opt<OutputFormat> outputFormat(
     "output-format", llvm::cl::desc("What to write"),
-    llvm::cl::values(
-        clEnumValN(OutputFormat::VmBytecode, "vm-bytecode",
-                   "a .vmfb module file (the default)"),
-        clEnumValN(OutputFormat::VmMlir, "vm-mlir",
-                   "the VM dialect module as MLIR text")),
+    llvm::cl::values(clEnumValN(OutputFormat::VmBytecode, "vm-bytecode",
+                                "a .vmfb module file (the default)"),
+                     clEnumValN(OutputFormat::VmMlir, "vm-mlir",
+                                "the VM dialect module as MLIR text")),
     llvm::cl::init(OutputFormat::VmBytecode), llvm::cl::cat(category));
 
 llvm::cl::opt<std::string> compileTo(
@@ -115,12 +85,12 @@ llvm::cl::opt<std::string> compileFrom(
     llvm::cl::desc("The input is the MLIR written after this phase "
                    "(--compile-to): import, input, flow, stream, hal or "
                    "vm"),
-    llvm::cl::value_desc("phase"), llvm::cl::init(""),
-    llvm::cl::cat(category));
+    llvm::cl::value_desc("phase"), llvm::cl::init(""), llvm::cl::cat(category));
 
-llvm::cl::opt<std::string> target(
-    "target", llvm::cl::desc("Where the kernels run: llvm-cpu (the default)"),
-    llvm::cl::init("llvm-cpu"), llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    target("target",
+           llvm::cl::desc("Where the kernels run: llvm-cpu (the default)"),
+           llvm::cl::init("llvm-cpu"), llvm::cl::cat(category));
 
 llvm::cl::opt<std::string> targetCpu(
     "target-cpu",
@@ -142,174 +112,6 @@ llvm::cl::opt<bool> asyncExports(
                    "signals the fence when the results are ready"),
     llvm::cl::init(false), llvm::cl::cat(category));
 
-/// Checks that the input holds exactly one vm.module and nothing else.
-FailureOr<strata::vm::ModuleOp> findVMModule(ModuleOp root) {
-  strata::vm::ModuleOp found;
-  for (Operation &op : root.getBody()->getOperations()) {
-    auto vmModule = dyn_cast<strata::vm::ModuleOp>(op);
-    if (!vmModule) {
-      op.emitError("--compile-mode=vm takes only vm.module ops, got '")
-          << op.getName() << "'";
-      return failure();
-    }
-    if (found) {
-      op.emitError("--compile-mode=vm takes one vm.module; the first is '")
-          << found.getSymName() << "'";
-      return failure();
-    }
-    found = vmModule;
-  }
-  if (!found) {
-    root.emitError("the input has no vm.module");
-    return failure();
-  }
-  return found;
-}
-
-/// Whether the input is an ONNX model (--input-type, else its first bytes
-/// or its name).
-bool isONNXInput(llvm::StringRef bytes) {
-  switch (inputType) {
-  case InputType::Mlir:
-    return false;
-  case InputType::Onnx:
-    return true;
-  case InputType::Auto:
-    break;
-  }
-#ifdef STRATA_HAVE_ONNX
-  if (strata::onnx::looksLikeONNXModel(bytes)) {
-    return true;
-  }
-#else
-  if (!bytes.empty() && bytes[0] == 0x08) {
-    return true;
-  }
-#endif
-  return llvm::StringRef(inputFilename).ends_with(".onnx");
-}
-
-/// The input module: MLIR text parsed, or an ONNX model imported.
-OwningOpRef<ModuleOp> readInput(MLIRContext &context,
-                                llvm::SourceMgr &sourceMgr) {
-  llvm::StringRef bytes =
-      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
-  if (!isONNXInput(bytes)) {
-    if (!inputShapes.empty()) {
-      emitError(UnknownLoc::get(&context))
-          << "--input-shape applies to ONNX models only";
-      return nullptr;
-    }
-    return parseSourceFile<ModuleOp>(sourceMgr, &context);
-  }
-#ifdef STRATA_HAVE_ONNX
-  strata::onnx::ImportOptions importOptions;
-  llvm::SmallString<256> folder(
-      inputFilename == "-" ? std::string(".") : std::string(inputFilename));
-  llvm::sys::path::remove_filename(folder);
-  importOptions.externalDataDir = folder.empty() ? "." : folder.str().str();
-  importOptions.fileName = inputFilename == "-"
-                               ? std::string("<stdin>")
-                               : llvm::sys::path::filename(inputFilename).str();
-  for (const std::string &shape : inputShapes) {
-    std::string error;
-    if (!strata::onnx::parseInputShape(shape, importOptions, error)) {
-      emitError(UnknownLoc::get(&context)) << error;
-      return nullptr;
-    }
-  }
-  return strata::onnx::importModel(&context, bytes, importOptions);
-#else
-  emitError(UnknownLoc::get(&context))
-      << "this strata-compile was built without the ONNX importer "
-         "(apt-get install libonnx-dev libprotobuf-dev, then reconfigure)";
-  return nullptr;
-#endif
-}
-
-LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
-                      const strata::vm::BytecodeTargetOptions &options,
-                      llvm::raw_ostream &os) {
-  OwningOpRef<ModuleOp> root = readInput(context, sourceMgr);
-  if (!root) {
-    return failure();
-  }
-  // The in-process linker of the llvm-cpu target resets every command-line
-  // option to its default when it runs, so read ours before the passes.
-  const OutputFormat format = outputFormat;
-  // --compile-mode=vm assembles its input unchanged; the pass manager still
-  // runs so that --mlir-print-ir-* and the other pass manager flags apply.
-  PassManager pm(&context);
-  DefaultTimingManager timing;
-  applyDefaultTimingManagerCLOptions(timing);
-  TimingScope timingScope = timing.getRootScope();
-  pm.enableTiming(timingScope);
-  std::optional<strata::Phase> to = strata::parsePhase(compileTo);
-  std::optional<strata::Phase> from;
-  if (!compileFrom.empty()) {
-    from = strata::parsePhase(compileFrom);
-    if (!from) {
-      return emitError(UnknownLoc::get(&context), "--compile-from=")
-             << compileFrom
-             << " is not a phase: import, input, flow, stream, hal, vm";
-    }
-  }
-  if (!to) {
-    return emitError(UnknownLoc::get(&context), "--compile-to=")
-           << compileTo
-           << " is not a phase: import, input, flow, stream, hal, vm";
-  }
-  if (from && *from > *to) {
-    return emitError(UnknownLoc::get(&context), "--compile-from=")
-           << compileFrom << " comes after --compile-to=" << compileTo;
-  }
-  // A scalar program needs no target, so only a target the user names must
-  // exist here; the hal phase reports a missing one if kernels need it.
-  if (target.getNumOccurrences() > 0 && !strata::lookupTargetBackend(target)) {
-    return emitError(UnknownLoc::get(&context), "--target=")
-           << target << " is not a target of this build; it has: "
-           << strata::getTargetBackendNames();
-  }
-  bool vmInput = compileMode == CompileMode::Vm ||
-                 (from && *from == strata::Phase::VM);
-  if (!vmInput) {
-    for (Operation &op : root->getBody()->getOperations()) {
-      if (isa<strata::vm::ModuleOp>(op)) {
-        return op.emitError("vm.module input needs --compile-mode=vm");
-      }
-    }
-    strata::PipelineOptions options;
-    options.target = target;
-    options.targetCpu = targetCpu;
-    options.targetTriple = targetTriple;
-    options.asyncExports = asyncExports;
-    strata::buildPhasePipeline(pm, from, *to, options);
-  } else if (failed(findVMModule(*root))) {
-    return failure();
-  }
-  if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(*root))) {
-    return failure();
-  }
-  if (*to != strata::Phase::VM) {
-    root->print(os);
-    os << "\n";
-    return success();
-  }
-  FailureOr<strata::vm::ModuleOp> vmModule = findVMModule(*root);
-  if (failed(vmModule)) {
-    return failure();
-  }
-  switch (format) {
-  case OutputFormat::VmMlir:
-    root->print(os);
-    os << "\n";
-    return success();
-  case OutputFormat::VmBytecode:
-    return strata::vm::translateModuleToBytecode(*vmModule, options, os);
-  }
-  return failure();
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -319,8 +121,8 @@ int main(int argc, char **argv) {
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
-    os << "strata-compile " << STRATA_VERSION << " (LLVM " << LLVM_VERSION_STRING
-       << ")\n";
+    os << "strata-compile " << STRATA_VERSION << " (LLVM "
+       << LLVM_VERSION_STRING << ")\n";
   });
   // libLLVM registers hundreds of backend flags; --help shows ours and
   // MLIR's (--mlir-print-ir-after-all and friends). The rest still parse.
@@ -332,25 +134,6 @@ int main(int argc, char **argv) {
   }
   llvm::cl::HideUnrelatedOptions({&category, &mlirCategory});
   llvm::cl::ParseCommandLineOptions(argc, argv, "Strata compiler\n");
-
-  DialectRegistry registry;
-  registry.insert<strata::vm::VMDialect, arith::ArithDialect,
-                  cf::ControlFlowDialect, func::FuncDialect,
-                  index::IndexDialect, math::MathDialect, scf::SCFDialect,
-                  linalg::LinalgDialect, tensor::TensorDialect,
-                  tosa::TosaDialect, strata::util::UtilDialect,
-                  strata::check::CheckDialect, strata::flow::FlowDialect,
-                  strata::stream::StreamDialect, strata::hal::HALDialect,
-                  strata::onnx::ONNXDialect>();
-  strata::registerTargetBackendDialects(registry);
-  MLIRContext context(registry);
-  // An error names its op's location; the whole op (a dispatch function can
-  // be long) is printed only on request.
-  if (llvm::cl::getRegisteredOptions()["mlir-print-op-on-diagnostic"]
-          ->getNumOccurrences() == 0) {
-    context.printOpOnDiagnostic(false);
-  }
-  context.loadAllAvailableDialects();
 
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =
@@ -367,23 +150,49 @@ int main(int argc, char **argv) {
   }
 
   if (outputFormat == OutputFormat::VmBytecode && compileTo == "vm" &&
-      outputFilename == "-" &&
-      llvm::sys::Process::StandardOutIsDisplayed()) {
+      outputFilename == "-" && llvm::sys::Process::StandardOutIsDisplayed()) {
     llvm::errs() << "strata-compile: not writing a binary module to a "
                     "terminal; give -o FILE\n";
     return 1;
   }
 
-  strata::vm::BytecodeTargetOptions options;
+  strata::CompileOptions options;
+  options.inputName = inputFilename;
+  options.inputType =
+      inputType == InputType::Mlir   ? strata::CompileOptions::InputType::Mlir
+      : inputType == InputType::Onnx ? strata::CompileOptions::InputType::Onnx
+                                     : strata::CompileOptions::InputType::Auto;
+  options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
+  options.mode = compileMode == CompileMode::Vm
+                     ? strata::CompileOptions::Mode::Vm
+                     : strata::CompileOptions::Mode::Std;
+  options.outputFormat = outputFormat == OutputFormat::VmMlir
+                             ? strata::CompileOptions::OutputFormat::VmMlir
+                             : strata::CompileOptions::OutputFormat::VmBytecode;
+  options.compileTo = compileTo;
+  options.compileFrom = compileFrom;
+  options.target = target;
+  options.targetGiven = target.getNumOccurrences() > 0;
+  options.targetCpu = targetCpu;
+  options.targetTriple = targetTriple;
+  options.asyncExports = asyncExports;
   options.compilerVersion = STRATA_VERSION;
   options.compilerFlags.assign(argv + 1, argv + argc);
-
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  if (failed(compile(context, sourceMgr, options, output->os()))) {
+  // An error names its op's location; the whole op (a dispatch function can
+  // be long) is printed only on request.
+  options.printOpOnDiagnostic =
+      llvm::cl::getRegisteredOptions()["mlir-print-op-on-diagnostic"]
+          ->getNumOccurrences() > 0;
+  options.applyCommandLineOptions = true;
+  options.diagnosticSink = [](std::string_view text) {
+    llvm::errs() << llvm::StringRef(text.data(), text.size());
+  };
+  strata::CompileResult result =
+      strata::compileSource(input->getBuffer(), options);
+  if (!result.ok) {
     return 1;
   }
+  output->os() << result.output;
   output->keep();
   return 0;
 }

@@ -1,0 +1,87 @@
+// values.h - Python values as call arguments and results as Python values:
+// numpy arrays to and from HAL buffer views (zero-copy in, one copy out),
+// Python numbers to and from VM scalars, bytes to and from vm.buffer, and
+// an opaque strata.Ref for other refs.
+#ifndef STRATA_PYTHON_VALUES_H_
+#define STRATA_PYTHON_VALUES_H_
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+
+#include "strata/runtime.h"
+#include "strata/vm/buffer.h"
+
+namespace strata::python {
+
+namespace py = pybind11;
+
+/// The HAL element type strata uses for a numpy dtype: the mapping of
+/// strata-run's .npy reader (bool -> i1, intN -> iN, uintN -> uiN,
+/// floatN -> fN). NONE when strata has no such type (complex, objects,
+/// strings, datetimes...).
+strata_hal_element_type_t elementTypeOf(const py::dtype& dtype);
+
+/// The numpy dtype of a HAL element type; false when numpy has none.
+bool dtypeOf(strata_hal_element_type_t type, py::dtype* out_dtype);
+
+/// "2x3xf32", as strata-run and the compiler's reflection write tensor types
+/// ("f32" for rank 0).
+std::string describeTensorType(const int64_t* shape, size_t rank,
+                               strata_hal_element_type_t type);
+
+/// Whether a tensor type `got` ("2x3xf32") is one of `want`, a reflection
+/// type whose dynamic dims are '?' ("?x3xf32"). strata-run's rule.
+bool tensorTypeMatches(const std::string& want, const std::string& got);
+
+/// A buffer view of array (owned by the caller). A C-contiguous, aligned
+/// array in native byte order is wrapped without copying: the view keeps
+/// the array alive (a reference released with the GIL, or handed to the
+/// interpreter when the last holder is a runtime thread) and the runtime
+/// only reads it. Any other array is copied once into a C-contiguous one.
+/// An unsupported dtype, or a type ("2x3xf32") that is not `want` (a
+/// reflection type such as "?x3xf32"; "" accepts any), raises
+/// strata.InvalidArgumentError starting with "argument <index> of
+/// <function>". Needs the GIL.
+strata_hal_buffer_view_t* viewFromArray(const py::array& array,
+                                        const std::string& want, size_t index,
+                                        const std::string& function);
+
+/// A new numpy array holding a copy of the view's contents. Needs the GIL
+/// (released around large copies).
+py::array arrayFromView(const strata_hal_buffer_view_t* view);
+
+/// A vm.buffer holding a copy of a bytes-like object (owned by the
+/// caller). Needs the GIL.
+strata_vm_buffer_t* bufferFromBytes(const py::buffer& bytes);
+
+/// A result as a Python value: int (i32, i64), float (f32, f64), a numpy
+/// array (buffer view, copied), bytes (vm.buffer, copied), None (null ref)
+/// or strata.Ref (any other ref, retained). Needs the GIL.
+py::object fromVariant(const strata_vm_variant_t& value);
+
+/// A ref the Python API has no conversion for (a vm.list, a hal.fence...),
+/// held so that it can be passed back into calls.
+class Ref {
+ public:
+  /// Retains ref.
+  explicit Ref(strata_vm_ref_object_t* ref);
+  Ref(const Ref&) = delete;
+  Ref& operator=(const Ref&) = delete;
+  ~Ref();
+  strata_vm_ref_object_t* get() const { return ref_; }
+  std::string typeName() const;
+
+ private:
+  strata_vm_ref_object_t* ref_;
+};
+
+/// Drops the Python references that runtime threads let go of without the
+/// GIL (see viewFromArray). Needs the GIL; cheap when there are none.
+void releaseDeferredReferences();
+
+}  // namespace strata::python
+
+#endif  // STRATA_PYTHON_VALUES_H_

@@ -1,0 +1,176 @@
+"""test_compile.py - strata.compile: the compiler as a library in this
+process. With the compiler: MLIR text, paths and ONNX models compiled and
+run, compile errors as strata.CompileError with file:line:col diagnostics,
+--async-exports entry points called asynchronously. Without it: a clear
+strata.UnimplementedError."""
+import concurrent.futures
+import os
+
+import numpy as np
+import pytest
+
+import strata
+
+HAVE_COMPILER = os.environ.get("STRATA_TEST_HAVE_COMPILER") == "1"
+HAVE_LLVM_CPU = os.environ.get("STRATA_TEST_HAVE_LLVM_CPU") == "1"
+ONNX_NODE_TESTS = "/usr/share/libonnx-testdata/data/node"
+
+needs_compiler = pytest.mark.skipif(not HAVE_COMPILER,
+                                    reason="built without the compiler")
+needs_kernels = pytest.mark.skipif(not HAVE_LLVM_CPU,
+                                   reason="built without llvm-cpu")
+
+SCALAR = """\
+func.func @mix(%a: i32, %b: f64) -> (i32, f64) {
+  %c2 = arith.constant 2 : i32
+  %x = arith.muli %a, %c2 : i32
+  %y = arith.addf %b, %b : f64
+  return %x, %y : i32, f64
+}
+"""
+
+TENSOR = """\
+func.func @scale_add(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>,
+                       affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<2x3xf32>, tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %two = arith.constant 2.0 : f32
+    %m = arith.mulf %x, %two : f32
+    %s = arith.addf %m, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+"""
+
+
+@pytest.mark.skipif(HAVE_COMPILER, reason="built with the compiler")
+def test_without_the_compiler_compile_says_so():
+    with pytest.raises(strata.UnimplementedError, match="no compiler"):
+        strata.compile(SCALAR)
+
+
+@needs_compiler
+def test_mlir_text_compiles_and_runs():
+    vmfb = strata.compile(SCALAR)
+    assert isinstance(vmfb, bytes) and len(vmfb) > 64
+    session = strata.Session(vmfb, device="local-sync")
+    assert session["mix"].signature == "(i32, f64) -> (i32, f64)"
+    assert session["mix"](21, 1.25) == (42, 2.5)
+
+
+@needs_compiler
+def test_compile_errors_carry_file_line_col(tmp_path):
+    bad = "func.func @f() -> i32 {\n  %x = arith.constant 1 : i64\n  return %x : i32\n}\n"
+    with pytest.raises(strata.CompileError) as error:
+        strata.compile(bad)
+    assert error.value.diagnostics
+    assert error.value.diagnostics[0] == (
+        "<mlir>:3:10: error: use of value '%x' expects different type than "
+        "prior uses: 'i32' vs 'i64'")
+    # The text also shows the source line.
+    assert "  return %x : i32" in str(error.value)
+    # From a file, diagnostics name the file.
+    path = tmp_path / "bad.mlir"
+    path.write_text("func.func @f( {\n")
+    with pytest.raises(strata.CompileError) as error:
+        strata.compile(path)
+    assert error.value.diagnostics[0].startswith(str(path) + ":1:")
+    assert isinstance(error.value, strata.Error)
+    # The compiler is fine afterwards.
+    assert strata.compile(SCALAR)
+
+
+@needs_compiler
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="input_type"):
+        strata.compile(SCALAR, input_type="tflite")
+    with pytest.raises(strata.InvalidArgumentError, match="takes a path"):
+        strata.compile(42)
+
+
+@needs_compiler
+@needs_kernels
+def test_a_tensor_program_runs_on_numpy_arrays(tmp_path):
+    path = tmp_path / "scale_add.mlir"
+    path.write_text(TENSOR)
+    for source in (TENSOR, path, str(path)):
+        session = strata.Session(strata.compile(source), device="local-task")
+        a = np.arange(6, dtype=np.float32).reshape(2, 3)
+        b = np.full((2, 3), 0.5, np.float32)
+        np.testing.assert_array_equal(session["scale_add"](a, b), 2 * a + b)
+        # The compiler's reflection names the argument on a wrong shape.
+        with pytest.raises(strata.InvalidArgumentError,
+                           match=r"argument 1 of \w+\.scale_add is a "
+                                 r"2x3xf32 tensor, not 3x2xf32"):
+            session["scale_add"](a, b.T.copy())
+
+
+@needs_compiler
+@needs_kernels
+def test_async_exports_overlap_on_local_task():
+    session = strata.Session(strata.compile(TENSOR, async_exports=True),
+                             device="local-task", task_workers=2)
+    fn = session["scale_add"]
+    assert fn.has_async_entry
+    assert "scale_add$async" not in session.functions
+    gate = strata.Fence()
+    inputs = [np.full((2, 3), k, np.float32) for k in range(12)]
+    futures = [fn.call_async(x, x, wait=gate) for x in inputs]
+    done, _ = concurrent.futures.wait(futures, timeout=0.2)
+    assert not done
+    gate.signal()
+    for x, future in zip(inputs, futures):
+        np.testing.assert_array_equal(future.result(timeout=60), 3 * x)
+
+
+def onnx_node_test(name):
+    folder = os.path.join(ONNX_NODE_TESTS, name)
+    if not os.path.isdir(folder):
+        pytest.skip("libonnx-testdata is not installed")
+    onnx = pytest.importorskip("onnx")
+    from onnx import numpy_helper
+
+    def read(path):
+        tensor = onnx.TensorProto()
+        with open(path, "rb") as f:
+            tensor.ParseFromString(f.read())
+        return numpy_helper.to_array(tensor)
+
+    data = os.path.join(folder, "test_data_set_0")
+    inputs = [read(os.path.join(data, f)) for f in sorted(os.listdir(data))
+              if f.startswith("input_")]
+    outputs = [read(os.path.join(data, f)) for f in sorted(os.listdir(data))
+               if f.startswith("output_")]
+    return os.path.join(folder, "model.onnx"), inputs, outputs
+
+
+@needs_compiler
+@needs_kernels
+def test_an_onnx_model_compiles_from_bytes_and_runs():
+    model, inputs, outputs = onnx_node_test("test_add")
+    with open(model, "rb") as f:
+        vmfb = strata.compile(f.read())
+    session = strata.Session(vmfb, device="local-sync")
+    (name,) = session.functions
+    np.testing.assert_allclose(session[name](*inputs), outputs[0],
+                               rtol=1e-3, atol=1e-7)
+    # And from its path.
+    session = strata.Session(strata.compile(model), device="local-sync")
+    np.testing.assert_allclose(session[name](*inputs), outputs[0],
+                               rtol=1e-3, atol=1e-7)
+
+
+@needs_compiler
+def test_onnx_errors_are_compile_errors():
+    with pytest.raises(strata.CompileError) as error:
+        strata.compile(b"\x08\x07 not a model", input_type="onnx")
+    assert error.value.diagnostics[0].startswith(
+        "<bytes>:0:0: error: not a valid ONNX model")
+    with pytest.raises(strata.CompileError,
+                       match="--input-shape applies to ONNX models only"):
+        strata.compile(SCALAR, input_shapes=["x=1x2"])
