@@ -426,17 +426,12 @@ int run(const Options& options) {
   s.modules.push_back(check_module);
 
   for (const std::string& path : options.modules) {
-    std::vector<uint8_t> bytes;
-    std::string error;
-    if (!strata::tools::readFile(path, &bytes, &error)) {
-      return fail(path + ": cannot read: " + error);
-    }
+    // The header is checked before the rest is read (module.h).
     strata_vm_module_t* module = nullptr;
-    status = strata_vm_bytecode_module_load(s.instance, bytes.data(),
-                                            bytes.size(), nullptr, nullptr,
-                                            s.allocator, &module);
+    status = strata_vm_bytecode_module_load_file(s.instance, path.c_str(),
+                                                 s.allocator, &module);
     if (status) {
-      return fail(path + ": " + consumeLine(status));
+      return fail(consumeLine(status));
     }
     s.modules.push_back(module);
   }

@@ -93,6 +93,31 @@ strata_status_t strata_vm_bytecode_module_load(
     strata_vm_release_fn_t release, void* release_user,
     strata_allocator_t allocator, strata_vm_module_t** out_module);
 
+/* Largest module read from a file that is not a regular file (a pipe, a
+ * device): its header's declared size is trusted only up to here. */
+#define STRATA_MAX_STREAMED_MODULE_SIZE ((uint64_t)1 << 30)
+
+/* Reads the module file at path into 64-byte aligned memory from allocator
+ * (free it with strata_allocator_free). The 64-byte header is read and its
+ * magic and declared extent checked before anything else is read or
+ * allocated; then exactly that extent is read. Directories are refused, a
+ * regular file shorter than its header declares is refused before any
+ * allocation, other files are read up to STRATA_MAX_STREAMED_MODULE_SIZE.
+ * Errors name the path: NOT_FOUND, PERMISSION_DENIED, INVALID_ARGUMENT (not
+ * a module, truncated, over a limit), RESOURCE_EXHAUSTED (allocation),
+ * DATA_LOSS (read error). Thread-safe. */
+strata_status_t strata_vm_module_file_read(const char* path,
+                                           strata_allocator_t allocator,
+                                           uint8_t** out_data,
+                                           size_t* out_size);
+
+/* strata_vm_module_file_read, then strata_vm_bytecode_module_load on the
+ * bytes, which the module keeps (no copy) until it dies. Loader errors are
+ * prefixed with "module file '<path>': ". Thread-safe. */
+strata_status_t strata_vm_bytecode_module_load_file(
+    strata_vm_instance_t* instance, const char* path,
+    strata_allocator_t allocator, strata_vm_module_t** out_module);
+
 /*===------------------------------------------------------------------===*
  * Native modules
  *===------------------------------------------------------------------===*/
