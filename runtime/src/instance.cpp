@@ -49,6 +49,11 @@ strata_status_t strata_runtime_instance_create(
                               "out of memory creating a runtime instance");
   }
   instance->allocator = allocator;
+  if (options->required_public_key) {
+    instance->require_signature = true;
+    std::memcpy(instance->public_key, options->required_public_key,
+                sizeof(instance->public_key));
+  }
   strata_status_t status =
       strata_vm_instance_create(allocator, &instance->vm_instance);
   if (!status) {
@@ -114,6 +119,14 @@ strata_status_t strata_runtime_module_load_memory(
                               "module bytes are NULL but the size is %zu",
                               size);
   }
+  if (instance->require_signature) {
+    strata_status_t status = strata_vm_module_verify_signature(
+        static_cast<const uint8_t*>(data), size, instance->public_key,
+        sizeof(instance->public_key));
+    if (status) {
+      return status;
+    }
+  }
   return strata_vm_bytecode_module_load(
       instance->vm_instance, static_cast<const uint8_t*>(data), size, nullptr,
       nullptr, instance->allocator, out_module);
@@ -127,8 +140,10 @@ strata_status_t strata_runtime_module_load_file(
     return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
                               "module path is NULL");
   }
-  return strata_vm_bytecode_module_load_file(instance->vm_instance, path,
-                                              instance->allocator, out_module);
+  return strata_vm_bytecode_module_load_file(
+      instance->vm_instance, path,
+      instance->require_signature ? instance->public_key : nullptr,
+      instance->allocator, out_module);
 }
 
 }  // extern "C"

@@ -67,7 +67,7 @@ def case_dump_text(t):
     check(rc == 0, "dump sample: exit %d, stderr %s" % (rc, err))
     expect_contains(out, [
         "module sample version 3\n",
-        "format 1.0\n",
+        "format 1.1\n",
         "  flatbuffer: offset 64, ",
         "compiler: make_sample_modules 0.1.0\n",
         "  flags: make_sample_modules --sample\n",
@@ -141,7 +141,7 @@ def case_dump_json(t):
     check(doc["module"] == {"name": "sample", "version": 3},
           "json module: %r" % doc["module"])
     check(doc["format"]["version_major"] == 1 and
-          doc["format"]["version_minor"] == 0, "json format version")
+          doc["format"]["version_minor"] == 1, "json format version")
     check(doc["format"]["flatbuffer_offset"] == 64, "json flatbuffer offset")
     check(doc["compiler"] == {"name": "make_sample_modules",
                               "version": "0.1.0",

@@ -32,6 +32,7 @@ constexpr const char kUsage[] =
     "                  [--device=local-sync|local-task] [--task_workers=N]\n"
     "                  [--input=VALUE ...] [--output=TARGET ...]\n"
     "                  [--expected_output=VALUE ...] [--trace=FILE.json]\n"
+    "                  [--require-signature=PUBKEY_FILE]\n"
     "\n"
     "Creates a device, the hal module and the check module (the check.*\n"
     "assertions of test programs), loads the modules into one context after\n"
@@ -78,6 +79,10 @@ constexpr const char kUsage[] =
     "                     (open it in Perfetto): the invocation, each queue\n"
     "                     submission and fence wait, and each dispatch's\n"
     "                     share on every worker that ran it\n"
+    "  --require-signature=PUBKEY_FILE\n"
+    "                     refuse any --module not signed by this Ed25519\n"
+    "                     public key (strata-keygen; docs/security.md),\n"
+    "                     before anything in it is loaded\n"
     "  --help             print this help and exit\n"
     "\n"
     "Exit status: 0 on success, 1 when loading, linking, an input or the\n"
@@ -97,6 +102,7 @@ struct Options {
   strata::tools::CompareThresholds thresholds;
   size_t print_max_element_count = 1024;
   std::string trace;  // --trace: the Chrome trace file to write
+  std::string require_signature;  // --require-signature: public key file
 };
 
 [[noreturn]] void usageError(const std::string& message) {
@@ -179,6 +185,8 @@ Options parseArgs(int argc, char** argv) {
           parseThreshold("--expected_f64_threshold", value);
     } else if (takeFlagValue(arg, "--trace", &value)) {
       options.trace = value;
+    } else if (takeFlagValue(arg, "--require-signature", &value)) {
+      options.require_signature = value;
     } else if (takeFlagValue(arg, "--print_max_element_count", &value)) {
       options.print_max_element_count = static_cast<size_t>(
           parseCount("--print_max_element_count", value, UINT32_MAX));
@@ -425,11 +433,22 @@ int run(const Options& options) {
   }
   s.modules.push_back(check_module);
 
+  // The signature policy: the key is read before any module is.
+  uint8_t public_key[STRATA_VM_MODULE_PUBLIC_KEY_SIZE];
+  if (!options.require_signature.empty()) {
+    status = strata_vm_key_file_read(options.require_signature.c_str(),
+                                     public_key, sizeof(public_key));
+    if (status) {
+      return fail("--require-signature: " + consumeLine(status));
+    }
+  }
   for (const std::string& path : options.modules) {
     // The header is checked before the rest is read (module.h).
     strata_vm_module_t* module = nullptr;
-    status = strata_vm_bytecode_module_load_file(s.instance, path.c_str(),
-                                                 s.allocator, &module);
+    status = strata_vm_bytecode_module_load_file(
+        s.instance, path.c_str(),
+        options.require_signature.empty() ? nullptr : public_key, s.allocator,
+        &module);
     if (status) {
       return fail(consumeLine(status));
     }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "module_signature.h"
 #include "strata/vm/module.h"
 
 namespace {
@@ -193,6 +194,22 @@ strata_status_t strata_vm_module_file_read(const char* path,
 }
 
 namespace {
+// Puts "module file '<path>': " in front of a status's message.
+strata_status_t prefixPath(strata_status_t status, const char* path) {
+  if (!status) {
+    return nullptr;
+  }
+  strata_status_t named =
+      strata_make_status(strata_status_code(status), "module file '%s': %s",
+                         path, strata_status_message(status));
+  for (size_t i = 0; i < strata_status_annotation_count(status); ++i) {
+    named = strata_status_annotate(named, "%s",
+                                   strata_status_annotation(status, i));
+  }
+  strata_status_free(status);
+  return named;
+}
+
 void releaseFileBytes(void* user, const uint8_t* data, size_t /*size*/) {
   auto* allocator = static_cast<strata_allocator_t*>(user);
   strata_allocator_free(*allocator, const_cast<uint8_t*>(data));
@@ -200,9 +217,31 @@ void releaseFileBytes(void* user, const uint8_t* data, size_t /*size*/) {
 }
 }  // namespace
 
+strata_status_t strata_vm_module_verify_signature(const uint8_t* data,
+                                                  size_t size,
+                                                  const uint8_t* public_key,
+                                                  size_t public_key_size) {
+  if (!public_key) {
+    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                              "the public key is NULL");
+  }
+  return strata::vm::verifyModuleImage(data, size, public_key,
+                                       public_key_size);
+}
+
+strata_status_t strata_vm_key_file_read(const char* path, uint8_t* out_key,
+                                        size_t key_size) {
+  if (!path) {
+    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                              "key file path is NULL");
+  }
+  return strata::vm::readKeyFile(path, key_size, out_key);
+}
+
 strata_status_t strata_vm_bytecode_module_load_file(
     strata_vm_instance_t* instance, const char* path,
-    strata_allocator_t allocator, strata_vm_module_t** out_module) {
+    const uint8_t* required_public_key, strata_allocator_t allocator,
+    strata_vm_module_t** out_module) {
   *out_module = nullptr;
   uint8_t* data = nullptr;
   size_t size = 0;
@@ -210,6 +249,14 @@ strata_status_t strata_vm_bytecode_module_load_file(
       strata_vm_module_file_read(path, allocator, &data, &size);
   if (status) {
     return status;
+  }
+  if (required_public_key) {
+    status = strata_vm_module_verify_signature(
+        data, size, required_public_key, STRATA_VM_MODULE_PUBLIC_KEY_SIZE);
+    if (status) {
+      strata_allocator_free(allocator, data);
+      return prefixPath(status, path);
+    }
   }
   auto* holder = static_cast<strata_allocator_t*>(strata_allocator_alloc(
       allocator, sizeof(strata_allocator_t), alignof(strata_allocator_t)));
@@ -222,19 +269,7 @@ strata_status_t strata_vm_bytecode_module_load_file(
   status = strata_vm_bytecode_module_load(instance, data, size,
                                           releaseFileBytes, holder, allocator,
                                           out_module);
-  if (status) {
-    // Put the path in front of the loader's message.
-    strata_status_t named = strata_make_status(
-        strata_status_code(status), "module file '%s': %s", path,
-        strata_status_message(status));
-    for (size_t i = 0; i < strata_status_annotation_count(status); ++i) {
-      named = strata_status_annotate(named, "%s",
-                                     strata_status_annotation(status, i));
-    }
-    strata_status_free(status);
-    return named;
-  }
-  return nullptr;
+  return prefixPath(status, path);
 }
 
 }  // extern "C"

@@ -76,7 +76,8 @@ TEST_CASE("a valid module file loads") {
                                          &instance)) == "");
   strata_vm_module_t* module = nullptr;
   CHECK(take(strata_vm_bytecode_module_load_file(
-            instance, path.c_str(), strata_allocator_system(), &module)) ==
+            instance, path.c_str(), nullptr, strata_allocator_system(),
+            &module)) ==
         "");
   REQUIRE(module);
   CHECK(std::string(strata_vm_module_name(module)) == "sample");

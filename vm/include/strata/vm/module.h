@@ -111,12 +111,36 @@ strata_status_t strata_vm_module_file_read(const char* path,
                                            uint8_t** out_data,
                                            size_t* out_size);
 
-/* strata_vm_module_file_read, then strata_vm_bytecode_module_load on the
- * bytes, which the module keeps (no copy) until it dies. Loader errors are
- * prefixed with "module file '<path>': ". Thread-safe. */
+/* Checks a module image's Ed25519 signature (Module.signature, format 1.1;
+ * docs/security.md) against public_key, STRATA_VM_MODULE_PUBLIC_KEY_SIZE (32)
+ * bytes, before anything else reads the image. PERMISSION_DENIED when the
+ * module is unsigned or its signature does not match the key,
+ * INVALID_ARGUMENT when it is malformed, UNIMPLEMENTED when this build has
+ * no libsodium. Borrows everything; thread-safe. */
+strata_status_t strata_vm_module_verify_signature(const uint8_t* data,
+                                                  size_t size,
+                                                  const uint8_t* public_key,
+                                                  size_t public_key_size);
+
+/* Ed25519 key sizes (libsodium's forms) for module signatures. */
+#define STRATA_VM_MODULE_PUBLIC_KEY_SIZE 32
+#define STRATA_VM_MODULE_SECRET_KEY_SIZE 64
+
+/* Reads a key file into out_key: key_size raw bytes, or 2 * key_size
+ * hexadecimal digits and an optional newline (what strata-keygen writes).
+ * Errors name the path. Thread-safe. */
+strata_status_t strata_vm_key_file_read(const char* path, uint8_t* out_key,
+                                        size_t key_size);
+
+/* strata_vm_module_file_read, then (when required_public_key is not NULL)
+ * strata_vm_module_verify_signature with that 32-byte key, then
+ * strata_vm_bytecode_module_load on the bytes, which the module keeps (no
+ * copy) until it dies. Errors after the read are prefixed with
+ * "module file '<path>': ". Thread-safe. */
 strata_status_t strata_vm_bytecode_module_load_file(
     strata_vm_instance_t* instance, const char* path,
-    strata_allocator_t allocator, strata_vm_module_t** out_module);
+    const uint8_t* required_public_key, strata_allocator_t allocator,
+    strata_vm_module_t** out_module);
 
 /*===------------------------------------------------------------------===*
  * Native modules
