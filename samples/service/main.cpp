@@ -44,6 +44,9 @@ const char kUsage[] =
     "(default 1024)\n"
     "  --max-body=BYTES       largest request body before answering 413\n"
     "                         (default 16777216)\n"
+    "  --require-signature=PUBKEY_FILE\n"
+    "                         refuse any model not signed by this Ed25519\n"
+    "                         public key (docs/security.md)\n"
     "  --help                 this text\n"
     "\n"
     "SIGTERM or SIGINT stops accepting, answers the calls in flight and "
@@ -78,6 +81,7 @@ int main(int argc, char **argv) {
   std::string device = "local-task";
   size_t task_workers = 0;
   std::vector<std::pair<std::string, std::string>> models;
+  std::string require_signature;
 
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -126,6 +130,8 @@ int main(int argc, char **argv) {
       if (!parseSize(v, &options.max_in_flight) || options.max_in_flight == 0) {
         return fail("--max-inflight takes a positive count, got '" + v + "'");
       }
+    } else if (value("--require-signature", &v)) {
+      require_signature = v;
     } else if (value("--max-body", &v)) {
       if (!parseSize(v, &options.max_body)) {
         return fail("--max-body takes a byte count, got '" + v + "'");
@@ -155,6 +161,16 @@ int main(int argc, char **argv) {
   strata_runtime_instance_options_initialize(&instance_options);
   instance_options.device = device.c_str();
   instance_options.task_worker_count = static_cast<uint32_t>(task_workers);
+  uint8_t public_key[STRATA_RUNTIME_PUBLIC_KEY_SIZE];
+  if (!require_signature.empty()) {
+    strata_status_t key_status = strata_vm_key_file_read(
+        require_signature.c_str(), public_key, sizeof(public_key));
+    if (key_status) {
+      return fail("--require-signature: " +
+                  strata::service::consumeStatusText(key_status));
+    }
+    instance_options.required_public_key = public_key;
+  }
   strata_runtime_instance_t *instance = nullptr;
   strata_status_t status =
       strata_runtime_instance_create(&instance_options, allocator, &instance);

@@ -133,6 +133,102 @@ def case_huge_file(a):
                      "4294967296 bytes" % (npy, npy), "strata-run huge .npy")
 
 
+# --- B: checksums and signatures -----------------------------------------
+
+
+def crc32c(data):
+    table = []
+    for i in range(256):
+        crc = i
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+        table.append(crc)
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def case_corrupt_segment(a):
+    """One flipped bit in the kernel library (rodata 1 of the HAL sample,
+    after its name) is a load error naming the segment, before anything is
+    dlopen'ed."""
+    with open(a.hal_sample, "rb") as f:
+        data = bytearray(f.read())
+    seg_offset = int.from_bytes(data[32:40], "little")
+    elf = data.index(b"\x7fELF", seg_offset)
+    check(elf == seg_offset + 64, "the kernel library is not rodata 1 at "
+          "64: found at %d" % (elf - seg_offset))
+    # The library's length is its ELF size: the section headers come last.
+    shoff = int.from_bytes(data[elf + 0x28:elf + 0x30], "little")
+    shentsize = int.from_bytes(data[elf + 0x3A:elf + 0x3C], "little")
+    shnum = int.from_bytes(data[elf + 0x3C:elf + 0x3E], "little")
+    length = shoff + shentsize * shnum
+    good = crc32c(data[elf:elf + length])
+    data[elf + 200] ^= 0x04
+    bad = crc32c(data[elf:elf + length])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "corrupt.vmfb")
+        with open(path, "wb") as f:
+            f.write(data)
+        expect_error(run([a.run, "--module=" + path, "--function=add",
+                          "--input=2xf32=1 2", "--input=2xf32=3 4"]),
+                     "strata-run: DATA_LOSS: module file '%s': rodata 1 "
+                     "[64, +%d) is corrupt: its CRC-32C is 0x%08x, the module "
+                     "records 0x%08x" % (path, length, bad, good),
+                     "strata-run corrupt kernel library")
+
+
+def case_signature_policy(a):
+    """Under --require-signature an unsigned module, a module signed by
+    another key and a signed module modified afterwards are refused before
+    loading; the signed one runs."""
+    with tempfile.TemporaryDirectory() as tmp:
+        key = os.path.join(tmp, "release")
+        other = os.path.join(tmp, "other")
+        for prefix in (key, other):
+            rc, _, err = run([a.keygen, prefix])
+            check(rc == 0, "strata-keygen %s: %r" % (prefix, err))
+        signed = os.path.join(tmp, "signed.vmfb")
+        rc, _, err = run([a.make_hal_sample, "--kernels=" + a.kernels,
+                          "--sign-key=" + key + ".key", signed])
+        check(rc == 0, "make_hal_sample --sign-key: %r" % err)
+        args = ["--function=add", "--input=2xf32=1 2", "--input=2xf32=3 4"]
+        policy = "--require-signature=" + key + ".pub"
+        rc, out, err = run([a.run, "--module=" + signed, policy] + args)
+        check(rc == 0 and out == "2xf32=4 6\n",
+              "signed module under its key: rc %r out %r err %r"
+              % (rc, out, err))
+        expect_error(run([a.run, "--module=" + a.hal_sample, policy] + args),
+                     "strata-run: PERMISSION_DENIED: module file '%s': the "
+                     "module is not signed, and a signature is required"
+                     % a.hal_sample, "unsigned module under a policy")
+        mismatch = ("the module's signature does not match the required "
+                    "public key (modified after signing, or signed with "
+                    "another key)")
+        expect_error(run([a.run, "--module=" + signed,
+                          "--require-signature=" + other + ".pub"] + args),
+                     "strata-run: PERMISSION_DENIED: module file '%s': %s"
+                     % (signed, mismatch), "signed by another key")
+        with open(signed, "rb") as f:
+            data = bytearray(f.read())
+        data[-1] ^= 0x01  # the last segment byte (a message's padding)
+        changed = os.path.join(tmp, "changed.vmfb")
+        with open(changed, "wb") as f:
+            f.write(data)
+        expect_error(run([a.run, "--module=" + changed, policy] + args),
+                     "strata-run: PERMISSION_DENIED: module file '%s': %s"
+                     % (changed, mismatch), "modified after signing")
+        expect_error(run([a.benchmark, "--module=" + a.hal_sample, policy] +
+                         args),
+                     "strata-benchmark: PERMISSION_DENIED: module file '%s': "
+                     "the module is not signed, and a signature is required"
+                     % a.hal_sample, "strata-benchmark unsigned module")
+        rc, out, err = run([a.benchmark, "--module=" + signed, policy,
+                            "--repetitions=1", "--warmup=0"] + args)
+        check(rc == 0, "strata-benchmark signed module: %r" % err)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("case")
@@ -141,6 +237,9 @@ def main():
     parser.add_argument("--benchmark", required=True)
     parser.add_argument("--sample", required=True)
     parser.add_argument("--hal-sample", required=True)
+    parser.add_argument("--keygen", default="")
+    parser.add_argument("--make-hal-sample", default="")
+    parser.add_argument("--kernels", default="")
     args = parser.parse_args()
     globals()["case_" + args.case](args)
     if FAILURES:

@@ -112,6 +112,12 @@ llvm::cl::opt<bool> asyncExports(
                    "signals the fence when the results are ready"),
     llvm::cl::init(false), llvm::cl::cat(category));
 
+llvm::cl::opt<std::string> signKey(
+    "sign-key",
+    llvm::cl::desc("Sign the module with this Ed25519 secret key file "
+                   "(strata-keygen; docs/security.md)"),
+    llvm::cl::init(""), llvm::cl::cat(category));
+
 /// Checks that the input holds exactly one vm.module and nothing else.
 FailureOr<strata::vm::ModuleOp> findVMModule(ModuleOp root) {
   strata::vm::ModuleOp found;
@@ -282,6 +288,7 @@ int main(int argc, char **argv) {
   strata::vm::BytecodeTargetOptions options;
   options.compilerVersion = STRATA_VERSION;
   options.compilerFlags.assign(argv + 1, argv + argc);
+  options.signingKeyFile = signKey;
 
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
