@@ -229,6 +229,60 @@ def case_signature_policy(a):
         check(rc == 0, "strata-benchmark signed module: %r" % err)
 
 
+# --- C: deadlines -----------------------------------------------------------
+
+
+def timed(argv, limit_s):
+    """Runs argv; checks that it ended within limit_s seconds."""
+    import time
+    start = time.monotonic()
+    result = run(argv, timeout=30)
+    elapsed = time.monotonic() - start
+    check(elapsed < limit_s, "%s took %.2f s, over %.1f s"
+          % (" ".join(argv), elapsed, limit_s))
+    return result
+
+
+def expect_first_line(result, line, what, code=1):
+    rc, out, err = result
+    if rc is None:
+        return
+    check(rc == code, "%s: exit status %r, expected %d (stderr %r)"
+          % (what, rc, code, err))
+    first = err.split("\n", 1)[0]
+    check(first == line, "%s: first stderr line %r, expected %r"
+          % (what, first, line))
+
+
+def case_endless_loop(a):
+    """Bytecode that branches backward forever ends at --timeout_ms."""
+    args = ["--module=" + a.endless_loop, "--function=spin", "--input=i64=0",
+            "--timeout_ms=200"]
+    expect_first_line(timed([a.run] + args, 3),
+                      "strata-run: loop.spin failed: DEADLINE_EXCEEDED: the "
+                      "call's deadline passed while its bytecode ran",
+                      "strata-run endless loop")
+    expect_first_line(timed([a.benchmark] + args, 3),
+                      "strata-benchmark: loop.spin failed: DEADLINE_EXCEEDED: "
+                      "the call's deadline passed while its bytecode ran",
+                      "strata-benchmark endless loop")
+
+
+def case_endless_kernel(a):
+    """A kernel that never returns: the call still ends at --timeout_ms
+    (local-task), the device is lost, and the tool exits."""
+    args = ["--module=" + a.endless_kernel, "--function=add",
+            "--input=2xf32=1 2", "--input=2xf32=3 4", "--timeout_ms=300",
+            "--device=local-task"]
+    line = ("hal_sample.add failed: DEADLINE_EXCEEDED: the call's deadline "
+            "passed while it waited for device work; the device is now lost")
+    expect_first_line(timed([a.run] + args, 3), "strata-run: " + line,
+                      "strata-run endless kernel")
+    expect_first_line(timed([a.benchmark] + args, 3),
+                      "strata-benchmark: " + line,
+                      "strata-benchmark endless kernel")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("case")
@@ -240,6 +294,8 @@ def main():
     parser.add_argument("--keygen", default="")
     parser.add_argument("--make-hal-sample", default="")
     parser.add_argument("--kernels", default="")
+    parser.add_argument("--endless-loop", default="")
+    parser.add_argument("--endless-kernel", default="")
     args = parser.parse_args()
     globals()["case_" + args.case](args)
     if FAILURES:

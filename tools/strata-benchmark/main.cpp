@@ -31,6 +31,7 @@ constexpr const char kUsage[] =
     "                        [--task_workers=N] [--format=text|json]\n"
     "                        [--trace=FILE.json]\n"
     "                        [--require-signature=PUBKEY_FILE]\n"
+    "                        [--timeout_ms=N]\n"
     "\n"
     "Calls one function of the last module (after the hal and check modules\n"
     "and the modules before it) --warmup times, then --repetitions times\n"
@@ -50,6 +51,8 @@ constexpr const char kUsage[] =
     "  --format=FORMAT    text (default) or json\n"
     "  --trace=FILE.json  also write a Chrome trace of the run (warm-up\n"
     "                     included): calls, submissions, waits, dispatches\n"
+    "  --timeout_ms=N     each call's deadline: a call still running N ms\n"
+    "                     after it started fails with DEADLINE_EXCEEDED\n"
     "  --require-signature=PUBKEY_FILE\n"
     "                     refuse any --module not signed by this Ed25519\n"
     "                     public key (docs/security.md)\n"
@@ -69,6 +72,7 @@ struct Options {
   bool json = false;
   std::string trace;
   std::string require_signature;  // a public key file
+  uint64_t timeout_ms = 0;        // 0: no deadline
 };
 
 [[noreturn]] void usageError(const std::string& message) {
@@ -140,6 +144,8 @@ Options parseArgs(int argc, char** argv) {
       options.trace = value;
     } else if (takeFlagValue(arg, "--require-signature", &value)) {
       options.require_signature = value;
+    } else if (takeFlagValue(arg, "--timeout_ms", &value)) {
+      options.timeout_ms = parseCount("--timeout_ms", value, 0, 100000000);
     } else {
       usageError("unknown argument '" + strata::tools::sanitizeLine(arg) +
                  "'");
@@ -281,7 +287,16 @@ int benchmark(const Options& options) {
     }
   }
 
+  // Each call gets its own deadline, set just before it starts.
+  auto setDeadline = [&] {
+    if (options.timeout_ms) {
+      strata_runtime_call_set_deadline(
+          run.call, strata_hal_deadline_after_ns(
+                        static_cast<int64_t>(options.timeout_ms) * 1000000));
+    }
+  };
   for (uint32_t i = 0; i < options.warmup; ++i) {
+    setDeadline();
     status = strata_runtime_call_invoke(run.call);
     if (status) {
       return fail(std::string(name) + " failed: " + consumeLine(status));
@@ -290,6 +305,7 @@ int benchmark(const Options& options) {
   std::vector<double> times_ms;
   times_ms.reserve(options.repetitions);
   for (uint32_t i = 0; i < options.repetitions; ++i) {
+    setDeadline();
     auto start = std::chrono::steady_clock::now();
     status = strata_runtime_call_invoke(run.call);
     auto end = std::chrono::steady_clock::now();

@@ -253,6 +253,20 @@ strata_status_t strata_runtime_call_push_buffer_view(
 /// again. Does nothing while an asynchronous invocation is in flight.
 void strata_runtime_call_reset(strata_runtime_call_t* call);
 
+/// Sets the deadline of the call's next invocations (invoke, invoke_async,
+/// submit) until it is set again: absolute CLOCK_MONOTONIC nanoseconds
+/// (strata_hal_deadline_after_ns(timeout_ns) makes one); 0 for none, the
+/// default. Once it passes, the invocation ends with DEADLINE_EXCEEDED
+/// soon after, whatever it is doing: bytecode that loops or recurses
+/// (checked at backward branches and calls), a wait for a fence, or device
+/// work that does not finish - a kernel that never returns included (on
+/// local-task; on local-sync kernels run on the calling thread). When
+/// device work was in flight, the device is then lost
+/// (strata_hal_device_lose): every later call on the instance fails
+/// naming it, since that work may still be running or half done.
+void strata_runtime_call_set_deadline(strata_runtime_call_t* call,
+                                      int64_t deadline_ns);
+
 /// Invokes the function and blocks until it returns (waiting for its device
 /// work on the calling thread). Fewer arguments than the function takes is
 /// INVALID_ARGUMENT naming the count; a failure inside the function is

@@ -224,6 +224,11 @@ void strata_vm_native_call_set_wait(strata_vm_native_call_t* call,
 /* 1 when the invocation resumed because the deadline of this call's earlier
  * deferral passed before its wait was over. */
 int strata_vm_native_call_timed_out(const strata_vm_native_call_t* call);
+/* The deadline of the invocation making the call (absolute CLOCK_MONOTONIC
+ * ns; INT64_MAX: none): a deferring function that finds it passed when it
+ * runs timed out ends the call its own way (the hal module's fence.await
+ * fails with DEADLINE_EXCEEDED and marks the device lost). */
+int64_t strata_vm_native_call_deadline_ns(const strata_vm_native_call_t* call);
 /* Allocator of the context making the call. */
 strata_allocator_t strata_vm_native_call_allocator(
     const strata_vm_native_call_t* call);
