@@ -9,11 +9,17 @@ usage: check_robustness.py CASE --run PATH --dump PATH --benchmark PATH
 """
 
 import argparse
+import http.client
+import json
 import os
+import re
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 FAILURES = []
 
@@ -283,6 +289,240 @@ def case_endless_kernel(a):
                       "strata-benchmark endless kernel")
 
 
+# --- C and D: the service ------------------------------------------------
+
+ADD_BODY = json.dumps({"inputs": [
+    {"shape": [2], "dtype": "f32", "data": [1, 2]},
+    {"shape": [2], "dtype": "f32", "data": [3, 4]}]})
+
+
+class Service:
+    """strata-service on an ephemeral port with the models given."""
+
+    def __init__(self, a, models, *flags):
+        command = [a.service, "--listen=127.0.0.1:0", "--device=local-task",
+                   "--task_workers=1"]
+        for name, path in models:
+            command += ["--model", "%s=%s" % (name, path)]
+        command += list(flags)
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        match = re.search(r"listening on http://[^:]+:(\d+)", line)
+        if not match:
+            self.process.kill()
+            raise RuntimeError("the service did not start: %r %s"
+                               % (line, self.process.stderr.read()))
+        self.port = int(match.group(1))
+
+    def post(self, model, function, body, timeout=20):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port,
+                                                timeout=timeout)
+        try:
+            connection.request("POST", "/v1/models/%s:invoke/%s"
+                               % (model, function), body=body,
+                               headers={"Content-Type": "application/json"})
+            response = connection.getresponse()
+            return response.status, response.read().decode()
+        finally:
+            connection.close()
+
+    def connect(self):
+        return socket.create_connection(("127.0.0.1", self.port), timeout=10)
+
+    def stop(self, sig=signal.SIGTERM, timeout=20):
+        """Sends sig to this process (by its pid); (exit status, stderr)."""
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        try:
+            code = self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            code = None
+        err = self.process.stderr.read()
+        self.process.stdout.close()
+        self.process.stderr.close()
+        return code, err
+
+
+def read_answer(sock):
+    """One HTTP answer from sock: (status, headers text, body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return None, "", data.decode("latin1")
+        data += chunk
+    head, rest = data.split(b"\r\n\r\n", 1)
+    status = int(head.split(b" ")[1])
+    length = int(re.search(rb"Content-Length: (\d+)", head).group(1))
+    while len(rest) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
+    return status, head.decode("latin1"), rest[:length].decode("latin1")
+
+
+def case_service_stuck_model(a):
+    """A kernel that never returns in one model: its call is answered 504
+    at --request-timeout, meanwhile another model answers at once, later
+    calls to the stuck model are 503 (its device is lost), bytecode that
+    loops forever is 504 too."""
+    service = Service(a, [("ok", a.hal_sample), ("stuck", a.endless_kernel),
+                          ("loop", a.endless_loop)],
+                      "--request-timeout=700")
+    try:
+        stuck = {}
+
+        def call_stuck():
+            stuck["answer"] = service.post("stuck", "add", ADD_BODY)
+
+        thread = threading.Thread(target=call_stuck)
+        thread.start()
+        time.sleep(0.2)  # the stuck call is running
+        begin = time.monotonic()
+        status, body = service.post("ok", "add", ADD_BODY)
+        elapsed = time.monotonic() - begin
+        check(status == 200 and json.loads(body)["outputs"][0]["data"] ==
+              [4, 6], "ok.add while stuck.add runs: %r %r" % (status, body))
+        check(elapsed < 0.4, "ok.add took %.3f s beside a stuck model"
+              % elapsed)
+        check(thread.is_alive(), "stuck.add answered before its deadline")
+        thread.join(timeout=10)
+        status, body = stuck.get("answer", (None, ""))
+        check(status == 504, "stuck.add: %r %r" % (status, body))
+        check(json.loads(body).get("error", "").startswith(
+            "DEADLINE_EXCEEDED: hal_sample.add passed its deadline while its "
+            "device work ran; device 'local-task' is now lost"),
+            "stuck.add error: %r" % body)
+        status, body = service.post("stuck", "add", ADD_BODY)
+        check(status == 503 and json.loads(body)["error"].startswith(
+            "UNAVAILABLE: device 'local-task' is lost: a call's deadline "
+            "passed while its device work ran"),
+            "stuck.add after the loss: %r %r" % (status, body))
+        # Bytecode that loops holds its model's compute thread until the
+        # deadline; other models answer meanwhile.
+        spin = {}
+
+        def call_spin():
+            spin["answer"] = service.post("loop", "spin", json.dumps(
+                {"inputs": [{"shape": [], "dtype": "i64", "data": [1]}]}))
+
+        thread = threading.Thread(target=call_spin)
+        thread.start()
+        time.sleep(0.2)
+        begin = time.monotonic()
+        status, body = service.post("ok", "add", ADD_BODY)
+        elapsed = time.monotonic() - begin
+        check(status == 200 and elapsed < 0.4,
+              "ok.add beside a looping model: %r in %.3f s" % (status, elapsed))
+        check(thread.is_alive(), "loop.spin answered before its deadline")
+        thread.join(timeout=10)
+        status, body = spin.get("answer", (None, ""))
+        check(status == 504 and json.loads(body)["error"].startswith(
+            "DEADLINE_EXCEEDED: the call's deadline passed while its bytecode "
+            "ran"), "loop.spin: %r %r" % (status, body))
+    finally:
+        code, err = service.stop()
+    check(code == 0, "exit status %r after SIGTERM (stderr %r)" % (code, err))
+
+
+def case_service_drain(a):
+    """SIGTERM with a call that never ends: the drain gives up at
+    --drain-timeout and the service exits 1 naming what it abandoned."""
+    service = Service(a, [("ok", a.hal_sample), ("stuck", a.endless_kernel)],
+                      "--drain-timeout=300")
+    thread = threading.Thread(
+        target=lambda: service.post("stuck", "add", ADD_BODY, timeout=10))
+    thread.daemon = True
+    thread.start()
+    time.sleep(0.3)
+    begin = time.monotonic()
+    code, err = service.stop()
+    elapsed = time.monotonic() - begin
+    check(code == 1, "exit status %r, expected 1 (stderr %r)" % (code, err))
+    check(elapsed < 3, "the drain took %.2f s" % elapsed)
+    check("strata-service: the drain timed out after --drain-timeout=300 ms; "
+          "abandoned 1 call(s) still running: stuck.add\n" in err,
+          "drain message: %r" % err)
+
+
+def case_service_limits(a):
+    """Header and idle timeouts, the connection cap, an early 413 (also with
+    Expect: 100-continue), answers after a half-close, the pipeline bound
+    and out-of-range values."""
+    service = Service(a, [("ok", a.hal_sample)], "--header-timeout=300",
+                      "--idle-timeout=500", "--max-connections=4",
+                      "--max-body=1000", "--max-pipeline=2")
+    try:
+        # Headers that never end: 408 at the header timeout.
+        sock = service.connect()
+        sock.sendall(b"POST /v1/models/ok:invoke/add HTTP/1.1\r\nHost: x\r\n")
+        begin = time.monotonic()
+        status, head, body = read_answer(sock)
+        check(status == 408 and "header-timeout=300" in body and
+              time.monotonic() - begin < 2, "slow headers: %r %r" %
+              (status, body))
+        sock.close()
+        # An idle connection is closed after the idle timeout.
+        sock = service.connect()
+        begin = time.monotonic()
+        check(sock.recv(100) == b"" and time.monotonic() - begin < 3,
+              "idle connection not closed")
+        sock.close()
+        # A Content-Length over --max-body: 413 before any body is sent,
+        # with or without Expect: 100-continue.
+        for expect in (b"", b"Expect: 100-continue\r\n"):
+            sock = service.connect()
+            sock.sendall(b"POST /v1/models/ok:invoke/add HTTP/1.1\r\n"
+                         b"Host: x\r\nContent-Length: 100000000\r\n" +
+                         expect + b"\r\n")
+            status, head, body = read_answer(sock)
+            check(status == 413 and "--max-body=1000" in body and
+                  "Connection: close" in head,
+                  "early 413 %r: %r %r" % (expect, status, body))
+            sock.close()
+        # A half-closed client still gets its answer.
+        sock = service.connect()
+        request = ("POST /v1/models/ok:invoke/add HTTP/1.1\r\nHost: x\r\n"
+                   "Content-Length: %d\r\n\r\n%s" % (len(ADD_BODY), ADD_BODY))
+        sock.sendall(request.encode())
+        sock.shutdown(socket.SHUT_WR)
+        status, head, body = read_answer(sock)
+        check(status == 200 and '"data": [4, 6]' in body,
+              "answer after a half-close: %r %r" % (status, body))
+        sock.close()
+        # 20 pipelined requests with at most 2 answers queued: all answered,
+        # in order.
+        sock = service.connect()
+        sock.sendall(request.encode() * 20)
+        answers = [read_answer(sock)[0] for _ in range(20)]
+        check(answers == [200] * 20, "pipelined answers: %r" % answers)
+        sock.close()
+        # A value out of range for its dtype: 400.
+        status, body = service.post("ok", "add", json.dumps({"inputs": [
+            {"shape": [2], "dtype": "f32", "data": [1e39, 2]},
+            {"shape": [2], "dtype": "f32", "data": [3, 4]}]}))
+        check(status == 400 and json.loads(body)["error"] ==
+              "input 0 element 0 is out of range for f32",
+              "f32 out of range: %r %r" % (status, body))
+        # The connection cap: 4 open, the fifth is answered 503.
+        held = [service.connect() for _ in range(4)]
+        time.sleep(0.1)
+        sock = service.connect()
+        status, head, body = read_answer(sock)
+        check(status == 503 and "--max-connections=4" in body,
+              "fifth connection: %r %r" % (status, body))
+        sock.close()
+        for h in held:
+            h.close()
+    finally:
+        code, err = service.stop()
+    check(code == 0, "exit status %r (stderr %r)" % (code, err))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("case")
@@ -296,6 +536,7 @@ def main():
     parser.add_argument("--kernels", default="")
     parser.add_argument("--endless-loop", default="")
     parser.add_argument("--endless-kernel", default="")
+    parser.add_argument("--service", default="")
     args = parser.parse_args()
     globals()["case_" + args.case](args)
     if FAILURES:
