@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -80,30 +81,45 @@ strata_status_t findModuleSignature(const uint8_t* data, size_t size,
                               size);
   }
   *extent = fb_end > seg_end ? fb_end : seg_end;
+  // FlatBuffers reads its scalars in place, which is undefined behaviour on
+  // misaligned bytes: an image that is not 8-aligned is verified from an
+  // aligned copy of its FlatBuffer (offsets within it are the same).
   const uint8_t* fb = data + h.flatbuffer_offset;
+  const size_t fb_size = static_cast<size_t>(h.flatbuffer_size);
+  void* copy = nullptr;
+  if (reinterpret_cast<uintptr_t>(fb) % 8 != 0) {
+    copy = std::malloc(fb_size);
+    if (!copy) {
+      return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
+                                "out of memory checking a %zu-byte module's "
+                                "signature",
+                                size);
+    }
+    std::memcpy(copy, fb, fb_size);
+    fb = static_cast<const uint8_t*>(copy);
+  }
   flatbuffers::Verifier::Options options;
   options.max_tables = 1u << 24;
-  options.check_alignment = false;
-  flatbuffers::Verifier verifier(fb, static_cast<size_t>(h.flatbuffer_size),
-                                 options);
+  flatbuffers::Verifier verifier(fb, fb_size, options);
+  strata_status_t status = nullptr;
+  const flatbuffers::Vector<uint8_t>* signature = nullptr;
   if (!schema::VerifyModuleBuffer(verifier)) {
-    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
-                              "FlatBuffer verification failed while looking "
-                              "for the module's signature");
+    status = strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                                "FlatBuffer verification failed while "
+                                "looking for the module's signature");
+  } else if ((signature = schema::GetModule(fb)->signature()) &&
+             signature->size() != STRATA_MODULE_SIGNATURE_SIZE) {
+    status = strata_make_status(
+        STRATA_STATUS_INVALID_ARGUMENT,
+        "the module's signature is %u bytes, not %d", signature->size(),
+        STRATA_MODULE_SIGNATURE_SIZE);
+  } else if (signature) {
+    *found = true;
+    *offset = h.flatbuffer_offset +
+              static_cast<uint64_t>(signature->Data() - fb);
   }
-  const flatbuffers::Vector<uint8_t>* signature =
-      schema::GetModule(fb)->signature();
-  if (!signature) {
-    return nullptr;
-  }
-  if (signature->size() != STRATA_MODULE_SIGNATURE_SIZE) {
-    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
-                              "the module's signature is %u bytes, not %d",
-                              signature->size(), STRATA_MODULE_SIGNATURE_SIZE);
-  }
-  *found = true;
-  *offset = static_cast<uint64_t>(signature->Data() - data);
-  return nullptr;
+  std::free(copy);
+  return status;
 }
 
 strata_status_t signModuleImage(uint8_t* data, size_t size,
