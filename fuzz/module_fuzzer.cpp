@@ -1,6 +1,6 @@
 // module_fuzzer.cpp - libFuzzer target: arbitrary bytes -> load -> verify ->
 // link with the real hal module (a local-sync device) and the check module
-// -> invoke every export under a 20 ms deadline, so fuzzed bytecode calls
+// -> invoke every export under a 2 ms deadline, so fuzzed bytecode calls
 // real hal.* and check.* imports.
 //
 // A fuzzed module may loop forever, which is legal bytecode: each call ends
@@ -179,7 +179,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     strata_vm_function_t fn{2, e.function};
     status = strata_vm_call_until(context, fn, args.data(), args.size(),
                                   results.data(), results.size(),
-                                  strata_hal_deadline_after_ns(20000000));
+                                  strata_hal_deadline_after_ns(2000000));
     if (status) {
       strata_status_free(status);
     } else {
