@@ -523,6 +523,39 @@ def case_service_limits(a):
     check(code == 0, "exit status %r (stderr %r)" % (code, err))
 
 
+def case_compile_signed(a):
+    """strata-compile --sign-key signs what it writes: the module runs under
+    --require-signature with the matching key, and the same program
+    compiled without the key is refused."""
+    with tempfile.TemporaryDirectory() as tmp:
+        key = os.path.join(tmp, "release")
+        rc, _, err = run([a.keygen, key])
+        check(rc == 0, "strata-keygen: %r" % err)
+        signed = os.path.join(tmp, "fib_signed.vmfb")
+        plain = os.path.join(tmp, "fib.vmfb")
+        rc, _, err = run([a.compile, a.fib, "--sign-key=" + key + ".key",
+                          "-o", signed], timeout=120)
+        check(rc == 0, "strata-compile --sign-key: %r" % err)
+        rc, _, err = run([a.compile, a.fib, "-o", plain], timeout=120)
+        check(rc == 0, "strata-compile: %r" % err)
+        policy = "--require-signature=" + key + ".pub"
+        rc, out, err = run([a.run, "--module=" + signed, "--function=fib",
+                            "--input=i64=10", policy])
+        check(rc == 0 and out == "i64=55\n",
+              "signed fib under its key: %r %r %r" % (rc, out, err))
+        expect_error(run([a.run, "--module=" + plain, "--function=fib",
+                          "--input=i64=10", policy]),
+                     "strata-run: PERMISSION_DENIED: module file '%s': the "
+                     "module is not signed, and a signature is required"
+                     % plain, "unsigned compiled module")
+        rc, _, err = run([a.compile, a.fib, "--sign-key=" +
+                          os.path.join(tmp, "missing.key"), "-o",
+                          os.path.join(tmp, "x.vmfb")], timeout=120)
+        check(rc == 1 and "--sign-key: cannot open key file" in err and
+              not os.path.exists(os.path.join(tmp, "x.vmfb")),
+              "a missing key fails the compile: %r %r" % (rc, err))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("case")
@@ -537,6 +570,8 @@ def main():
     parser.add_argument("--endless-loop", default="")
     parser.add_argument("--endless-kernel", default="")
     parser.add_argument("--service", default="")
+    parser.add_argument("--compile", default="")
+    parser.add_argument("--fib", default="")
     args = parser.parse_args()
     globals()["case_" + args.case](args)
     if FAILURES:

@@ -4,11 +4,35 @@
  *
  * Export 0 "add_f32" has the bindings and constant of the sample add_f32
  * (samples/executable_library), so the HAL sample module dispatches it
- * unchanged; it spins forever.
+ * unchanged; it never returns (it naps in a loop).
  */
 #include "strata/hal/executable_library.h"
 
 static volatile unsigned long spins;
+
+/* Sleeps 20 ms through a raw system call (the library has no libc), so a
+ * worker stuck here does not take a core from the rest of a test run. */
+static void nap(void) {
+  struct {
+    long seconds;
+    long nanoseconds;
+  } request = {0, 20000000};
+#if defined(__x86_64__)
+  long result;
+  __asm__ volatile("syscall"
+                   : "=a"(result)
+                   : "a"(35L /* nanosleep */), "D"(&request), "S"(0L)
+                   : "rcx", "r11", "memory");
+  (void)result;
+#elif defined(__aarch64__)
+  register long x8 __asm__("x8") = 101; /* nanosleep */
+  register long x0 __asm__("x0") = (long)&request;
+  register long x1 __asm__("x1") = 0;
+  __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1) : "memory");
+#else
+  (void)request;
+#endif
+}
 
 static int spin_forever(const strata_hal_executable_environment_v0_t* env,
                         const strata_hal_executable_dispatch_state_v0_t* state,
@@ -18,6 +42,7 @@ static int spin_forever(const strata_hal_executable_environment_v0_t* env,
   (void)wg;
   for (;;) {
     spins = spins + 1;
+    nap();
   }
   return 0;
 }
