@@ -346,23 +346,38 @@ class Service:
         return code, err
 
 
+class Answers:
+    """Reads HTTP answers from a socket one at a time; bytes of the next
+    answer read with this one are kept for it."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.data = b""
+
+    def _fill(self):
+        chunk = self.sock.recv(65536)
+        self.data += chunk
+        return bool(chunk)
+
+    def next(self):
+        """(status, headers text, body); status None at end of stream."""
+        while b"\r\n\r\n" not in self.data:
+            if not self._fill():
+                return None, "", self.data.decode("latin1")
+        head, rest = self.data.split(b"\r\n\r\n", 1)
+        status = int(head.split(b" ")[1])
+        length = int(re.search(rb"Content-Length: (\d+)", head).group(1))
+        self.data = rest
+        while len(self.data) < length:
+            if not self._fill():
+                break
+        body, self.data = self.data[:length], self.data[length:]
+        return status, head.decode("latin1"), body.decode("latin1")
+
+
 def read_answer(sock):
-    """One HTTP answer from sock: (status, headers text, body)."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            return None, "", data.decode("latin1")
-        data += chunk
-    head, rest = data.split(b"\r\n\r\n", 1)
-    status = int(head.split(b" ")[1])
-    length = int(re.search(rb"Content-Length: (\d+)", head).group(1))
-    while len(rest) < length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        rest += chunk
-    return status, head.decode("latin1"), rest[:length].decode("latin1")
+    """The first HTTP answer from sock (for connections that get one)."""
+    return Answers(sock).next()
 
 
 def case_service_stuck_model(a):
@@ -498,7 +513,8 @@ def case_service_limits(a):
         # in order.
         sock = service.connect()
         sock.sendall(request.encode() * 20)
-        answers = [read_answer(sock)[0] for _ in range(20)]
+        reader = Answers(sock)
+        answers = [reader.next()[0] for _ in range(20)]
         check(answers == [200] * 20, "pipelined answers: %r" % answers)
         sock.close()
         # A value out of range for its dtype: 400.
