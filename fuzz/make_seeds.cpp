@@ -1,10 +1,14 @@
-// make_seeds.cpp - writes the fuzzer's seed corpus: small valid modules made
-// with the builder that together touch every opcode family.
+// make_seeds.cpp - writes a fuzz target's seed corpus: for module_fuzzer,
+// small valid modules made with the builder that together touch every
+// opcode family and call hal.* and check.* imports; for the others, inputs
+// in each target's own encoding (see the targets).
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "module_builder.h"
+#include "npy.h"
+#include "tensor_io.h"
 
 using namespace strata::vm;
 using namespace strata::vm::testing;
@@ -130,15 +134,127 @@ void imports(ModuleBuilder& mb) {
   mb.addExport("imports", f.index());
 }
 
+// hal.* and check.* through the real modules: a fence on device 0, awaited
+// after it is signalled, and a check of the answer.
+void halCalls(ModuleBuilder& mb) {
+  mb.addType("hal.device");
+  mb.addType("hal.fence");
+  uint32_t get = mb.addImport("hal.devices.get", "0i_r");
+  uint32_t create = mb.addImport("hal.fence.create", "0ri_r");
+  uint32_t signal = mb.addImport("hal.fence.signal", "0r_");
+  uint32_t await = mb.addImport("hal.fence.await", "0iCrD_i");
+  uint32_t expect = mb.addImport("check.expect_true", "0i_");
+  auto& f = mb.addFunction("fence", "0i_i");
+  f.op(Opcode::ConstI32).i32(0).reg(prim(1));
+  f.op(Opcode::CallImport).u32(get).list({prim(1)}).list({ref(0)});
+  f.op(Opcode::CallImport).u32(create).list({ref(0), prim(1)}).list({ref(1)});
+  f.op(Opcode::CallImport).u32(signal).list({ref(1)}).list({});
+  f.op(Opcode::ConstI32).i32(100).reg(prim(2));
+  f.op(Opcode::CallVariadic)
+      .u32(await)
+      .sizes({1})
+      .list({prim(2), ref(1)})
+      .list({prim(3)});
+  f.op(Opcode::CmpEqI32).reg(prim(3)).reg(prim(1)).reg(prim(4));
+  f.op(Opcode::CallImport).u32(expect).list({prim(4)}).list({});
+  f.op(Opcode::Return).list({prim(3)});
+  mb.addExport("fence", f.index());
+}
+
+bool writeBytes(const std::string& dir, const std::string& name,
+                const std::vector<uint8_t>& bytes) {
+  std::string path = dir + "/" + name;
+  FILE* file = std::fopen(path.c_str(), "wb");
+  if (!file) {
+    std::fprintf(stderr, "make_seeds: cannot write %s\n", path.c_str());
+    return false;
+  }
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  return std::fclose(file) == 0 && ok;
+}
+
+std::vector<uint8_t> bytesOf(const std::string& text) {
+  return std::vector<uint8_t>(text.begin(), text.end());
+}
+
+// library_fuzzer: flags, name, imports, exports (library_fuzzer.cpp).
+bool librarySeeds(const std::string& dir) {
+  bool ok = true;
+  // A valid library: two named exports with attributes, no imports.
+  ok &= writeBytes(dir, "two_exports",
+                   {0x00, 4, 'l', 'i', 'b', '0', 0, 2,
+                    0x01, 3, 'a', 'd', 'd', 3, 1,
+                    0x01, 3, 'm', 'u', 'l', 3, 1,
+                    1, 1, 1,
+                    0, 3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1});
+  // An optional import and one export without a name.
+  ok &= writeBytes(dir, "import", {0x00, 1, 'x', 1, 2, '?', 'f', 1, 1,
+                                   0x01, 0, 0, 0, 0, 0});
+  // A NULL export pointer.
+  ok &= writeBytes(dir, "null_export", {0x00, 0, 0, 1, 0x00, 0, 0, 0, 1, 1});
+  return ok;
+}
+
+// tensor_fuzzer: 1 + a .npy file, or 0 + tensor text.
+bool tensorSeeds(const std::string& dir) {
+  bool ok = true;
+  const char* texts[] = {"2x3xf32=1 2 3 4 5 6", "i32=5", "2x2xi1=1 0 1 0",
+                         "3xf16=[0.5 1 -2]", "2x2xui8=7", "f64=-1e-3"};
+  int i = 0;
+  for (const char* text : texts) {
+    ok &= writeBytes(dir, "text" + std::to_string(i++),
+                     bytesOf(std::string(1, '\0') + text));
+    strata::tools::HostTensor tensor;
+    std::string error;
+    std::vector<uint8_t> npy;
+    if (strata::tools::parseTensorText(text, &tensor, &error) &&
+        strata::tools::writeNpy(tensor, &npy, &error)) {
+      npy.insert(npy.begin(), 1);
+      ok &= writeBytes(dir, "npy" + std::to_string(i), npy);
+    }
+  }
+  return ok;
+}
+
+// embedding_fuzzer: a program of ops (embedding_fuzzer.cpp).
+bool embeddingSeeds(const std::string& dir) {
+  bool ok = true;
+  // add(2xf32, 2xf32), invoke, read result 0 as a view.
+  ok &= writeBytes(dir, "add", {5, 0, 1, 2, 8, 5, 0, 1, 2, 8, 6, 7, 0, 4, 8});
+  // Wrong kinds and counts, a bad name, then a reset.
+  ok &= writeBytes(dir, "mistakes", {1, 7, 0, 0, 0, 6, 0, 3, 'n', 'o', 'p',
+                                     8, 5, 3, 2, 2, 3, 24, 6, 7, 1, 0});
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: make_seeds OUTPUT_DIR\n");
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: make_seeds TARGET OUTPUT_DIR\n");
     return 2;
   }
-  std::string dir = argv[1];
+  std::string target = argv[1];
+  std::string dir = argv[2];
+  if (target == "library_fuzzer") {
+    return librarySeeds(dir) ? 0 : 1;
+  }
+  if (target == "tensor_fuzzer") {
+    return tensorSeeds(dir) ? 0 : 1;
+  }
+  if (target == "embedding_fuzzer") {
+    return embeddingSeeds(dir) ? 0 : 1;
+  }
+  if (target != "module_fuzzer") {
+    std::fprintf(stderr, "make_seeds: unknown target '%s'\n", target.c_str());
+    return 2;
+  }
   bool ok = true;
+  {
+    ModuleBuilder mb("hal_calls");
+    halCalls(mb);
+    ok &= write(dir, "hal_calls", mb);
+  }
   {
     ModuleBuilder mb("arith");
     arithmetic(mb);

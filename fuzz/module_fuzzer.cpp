@@ -1,16 +1,26 @@
 // module_fuzzer.cpp - libFuzzer target: arbitrary bytes -> load -> verify ->
-// link -> invoke every export whose call graph provably terminates.
+// link with the real hal module (a local-sync device) and the check module
+// -> invoke every export under a 2 ms deadline, so fuzzed bytecode calls
+// real hal.* and check.* imports.
 //
-// A fuzzed module may loop forever, which is legal bytecode; to keep every
-// input bounded, only functions whose branches all go forward and whose calls
-// go to higher-numbered functions are invoked (their call graph is a DAG).
+// A fuzzed module may loop forever, which is legal bytecode: each call ends
+// at its deadline (DEADLINE_EXCEEDED). Initializers run while the context
+// is linked, without a deadline, so a module is linked only when its
+// initializer provably terminates (its branches all go forward and its
+// calls go to higher-numbered functions: a DAG). Native code is never run
+// from fuzzed bytes: a module whose rodata holds an ELF header anywhere is
+// skipped, so hal.executable.create only ever sees non-libraries.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "check_module.h"
 #include "module_impl.h"
 #include "opcodes.h"
+#include "strata/hal/device.h"
+#include "strata/hal/module.h"
+#include "strata/hal/semaphore.h"
 #include "strata/vm/vm.h"
 
 namespace {
@@ -74,15 +84,45 @@ strata_allocator_t cappedAllocator() {
   return strata_allocator_t{nullptr, cappedAlloc, cappedFree};
 }
 
-strata_vm_instance_t* instance() {
-  static strata_vm_instance_t* instance = [] {
-    strata_vm_instance_t* created = nullptr;
-    if (strata_vm_instance_create(strata_allocator_system(), &created)) {
+// The instance (with the HAL types), the hal module over one local-sync
+// device and the check module, made once.
+struct Host {
+  strata_vm_instance_t* instance = nullptr;
+  strata_vm_module_t* hal = nullptr;
+  strata_vm_module_t* check = nullptr;
+};
+
+const Host& host() {
+  static Host made = [] {
+    Host h;
+    strata_allocator_t allocator = strata_allocator_system();
+    strata_hal_device_t* device = nullptr;
+    strata_hal_device_options_t options = {};
+    options.name = "local-sync";
+    if (strata_vm_instance_create(allocator, &h.instance) ||
+        strata_hal_register_types(h.instance) ||
+        strata_hal_device_create(&options, allocator, &device) ||
+        strata_hal_module_create(h.instance, &device, 1, allocator, &h.hal) ||
+        strata::tools::createCheckModule(allocator, &h.check)) {
       std::abort();
     }
-    return created;
+    strata_hal_device_release(device);  // the hal module holds it
+    return h;
   }();
-  return instance;
+  return made;
+}
+
+strata_vm_instance_t* instance() { return host().instance; }
+
+// Whether any rodata segment holds an ELF header (a kernel library).
+bool holdsNativeCode(const BytecodeModule& module) {
+  static const uint8_t kElf[4] = {0x7F, 'E', 'L', 'F'};
+  for (const auto& span : module.rodata) {
+    for (uint64_t i = 0; i + 4 <= span.length; ++i) {
+      if (std::memcmp(span.data + i, kElf, 4) == 0) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -107,11 +147,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = cost.size(); i-- > 0;) {
     cost[i] = callCost(bytecode, static_cast<uint32_t>(i), cost);
   }
-  if (bytecode.initializer >= 0 && cost[bytecode.initializer] == kNever) {
+  if ((bytecode.initializer >= 0 && cost[bytecode.initializer] == kNever) ||
+      holdsNativeCode(bytecode)) {
     strata_vm_module_release(module);
     return 0;
   }
-  status = strata_vm_context_create(instance(), &module, 1, &options,
+  strata_vm_module_t* modules[] = {host().hal, host().check, module};
+  status = strata_vm_context_create(instance(), modules, 3, &options,
                                     cappedAllocator(), &context);
   if (status) {
     strata_status_free(status);
@@ -119,7 +161,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   for (const strata::vm::Export& e : bytecode.exports) {
-    if (cost[e.function] == kNever) continue;
     const strata::vm::Signature& sig = bytecode.functions[e.function].signature;
     std::vector<strata_vm_value_t> args(sig.args.size());
     std::vector<strata_vm_value_t> results(sig.results.size());
@@ -135,9 +176,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         args[i].i64 = static_cast<int64_t>(i + 1);
       }
     }
-    strata_vm_function_t fn{0, e.function};
-    status = strata_vm_call(context, fn, args.data(), args.size(),
-                            results.data(), results.size());
+    strata_vm_function_t fn{2, e.function};
+    status = strata_vm_call_until(context, fn, args.data(), args.size(),
+                                  results.data(), results.size(),
+                                  strata_hal_deadline_after_ns(2000000));
     if (status) {
       strata_status_free(status);
     } else {

@@ -99,7 +99,14 @@
 #define STRATA_MODULE_FLATBUFFER_IDENTIFIER "STRM"
 
 #define STRATA_FORMAT_VERSION_MAJOR 1
-#define STRATA_FORMAT_VERSION_MINOR 0
+/* 1.1: Module.rodata_checksums (required from 1.1 on) and
+ * Module.signature (optional); a 1.0 runtime ignores both. */
+#define STRATA_FORMAT_VERSION_MINOR 1
+
+/* Size of Module.signature: an Ed25519 signature. */
+#define STRATA_MODULE_SIGNATURE_SIZE 64
+#define STRATA_MODULE_PUBLIC_KEY_SIZE 32
+#define STRATA_MODULE_SECRET_KEY_SIZE 64
 
 /* Alignment of the FlatBuffer and of every segment. */
 #define STRATA_MODULE_SEGMENT_ALIGNMENT 64

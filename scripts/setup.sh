@@ -9,6 +9,8 @@ packages=(
   meson ninja-build pkg-config ccache g++ python3
   # module format, event loop, unit tests
   libflatbuffers-dev flatbuffers-compiler libuv1-dev doctest-dev
+  # signed modules (Ed25519; docs/security.md)
+  libsodium-dev
   # compiler (LLVM/MLIR 22) and fuzzing (clang + libFuzzer runtime)
   clang-22 libclang-rt-22-dev llvm-22-dev libmlir-22-dev mlir-22-tools
   lld-22 liblld-22-dev

@@ -3,10 +3,12 @@
 // runs each resolved submission on the thread that resolved it.
 #include <pthread.h>
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <new>
+
 
 #include "device_impl.h"
 #include "executable_impl.h"
@@ -554,10 +556,20 @@ void destroyDeviceNow(strata_hal_device_t* device) {
     }
     releaseSubmission(submission);
   }
-  // Work already running finishes on its own.
+  // Work already running finishes on its own; on a lost device it may
+  // never (a kernel that does not return): after 100 ms, leak the device
+  // and its threads rather than block forever.
   {
     std::unique_lock<std::mutex> lock(device->mutex);
-    device->idle.wait(lock, [device] { return device->live_count == 0; });
+    if (device->lost.load(std::memory_order_acquire)) {
+      if (!device->idle.wait_for(lock, std::chrono::milliseconds(100), [device] {
+            return device->live_count == 0;
+          })) {
+        return;
+      }
+    } else {
+      device->idle.wait(lock, [device] { return device->live_count == 0; });
+    }
   }
   TaskPool::destroy(device->pool);
   strata_allocator_t allocator = device->allocator;
@@ -737,6 +749,8 @@ strata_status_t strata_hal_device_create(
   device->retired_head = nullptr;
   device->live_count = 0;
   device->destroying = false;
+  device->lost.store(false, std::memory_order_relaxed);
+  device->lost_reason[0] = '\0';
   device->sync_scratch = nullptr;
   device->sync_scratch_size = 0;
   if (kind == DeviceKind::kLocalTask) {
@@ -778,6 +792,9 @@ strata_status_t strata_hal_device_queue_alloca(
         signal_fence, strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
                                          "queue_alloca on a null device"));
   }
+  if (strata_status_t lost = strata_hal_device_lost_status(device)) {
+    return rejectSubmission(signal_fence, lost);
+  }
   strata_hal_buffer_t* buffer = nullptr;
   STRATA_RETURN_IF_ERROR(rejectSubmission(
       signal_fence,
@@ -801,6 +818,9 @@ strata_status_t strata_hal_device_queue_dealloca(
         strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
                            "queue_dealloca needs a device and a buffer"));
   }
+  if (strata_status_t lost = strata_hal_device_lost_status(device)) {
+    return rejectSubmission(signal_fence, lost);
+  }
   return queueSignalOnly(device, SubmissionOp::kDealloca, wait_fence,
                          signal_fence, buffer);
 }
@@ -813,6 +833,9 @@ strata_status_t strata_hal_device_queue_execute(
     return rejectSubmission(
         signal_fence, strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
                                          "queue_execute on a null device"));
+  }
+  if (strata_status_t lost = strata_hal_device_lost_status(device)) {
+    return rejectSubmission(signal_fence, lost);
   }
   if (count && !command_buffers) {
     return rejectSubmission(
@@ -874,8 +897,36 @@ strata_status_t strata_hal_device_queue_barrier(
         signal_fence, strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
                                          "queue_barrier on a null device"));
   }
+  if (strata_status_t lost = strata_hal_device_lost_status(device)) {
+    return rejectSubmission(signal_fence, lost);
+  }
   return queueSignalOnly(device, SubmissionOp::kBarrier, wait_fence,
                          signal_fence, nullptr);
+}
+
+void strata_hal_device_lose(strata_hal_device_t* device, const char* reason) {
+  {
+    std::lock_guard<std::mutex> lock(device->mutex);
+    if (device->lost.load(std::memory_order_relaxed)) {
+      return;
+    }
+    std::snprintf(device->lost_reason, sizeof(device->lost_reason), "%s",
+                  reason ? reason : "lost");
+    device->lost.store(true, std::memory_order_release);
+  }
+  if (device->pool) {
+    device->pool->cancelAll();
+  }
+}
+
+strata_status_t strata_hal_device_lost_status(
+    const strata_hal_device_t* device) {
+  if (__builtin_expect(!device->lost.load(std::memory_order_acquire), 1)) {
+    return nullptr;
+  }
+  return strata_make_status(STRATA_STATUS_UNAVAILABLE,
+                            "device '%s' is lost: %s", device->name,
+                            device->lost_reason);
 }
 
 strata_hal_device_t* strata_hal_device_from_ref(strata_vm_ref_object_t* ref) {

@@ -130,6 +130,11 @@ struct strata_hal_device_t {
   size_t live_count;
   bool destroying;
 
+  // strata_hal_device_lose: set once (release), with lost_reason written
+  // before; read with acquire by every queue operation.
+  std::atomic<bool> lost;
+  char lost_reason[256];
+
   // local-sync runs one submission at a time, on processor 0, with this
   // scratch as local memory.
   std::mutex sync_mutex;

@@ -47,10 +47,17 @@ bool failBatch(Submission* submission) {
   for (size_t i = 0; i < submission->batch_job_count; ++i) {
     const PoolJob& job = submission->jobs[i].job;
     if (job.failed.load(std::memory_order_relaxed)) {
+      // A cancelled job (lost device) fails with the device's reason.
+      strata_status_t lost =
+          job.failure_code == TaskPool::kCancelledCode
+              ? strata_hal_device_lost_status(submission->device)
+              : nullptr;
       finishSubmission(
           submission,
-          makeDispatchFailure(submission->jobs[i].dispatch, job.failure_code,
-                              job.failure_workgroup, job.failure_local_memory));
+          lost ? lost
+               : makeDispatchFailure(submission->jobs[i].dispatch,
+                                     job.failure_code, job.failure_workgroup,
+                                     job.failure_local_memory));
       return true;
     }
   }
@@ -177,6 +184,10 @@ void runTask(PoolTask* task, uint32_t /*worker_index*/) {
       strata_trace_installed() ? strata_trace_now_ns() : 0;
   strata_status_t status = submission->wait_status;
   submission->wait_status = nullptr;
+  if (!status && submission->op == SubmissionOp::kExecute) {
+    // Nothing starts on a lost device.
+    status = strata_hal_device_lost_status(submission->device);
+  }
   if (status || submission->op != SubmissionOp::kExecute) {
     // A failed wait propagates without running anything.
     finishSubmission(submission, status);

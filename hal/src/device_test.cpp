@@ -960,4 +960,38 @@ TEST_CASE("submitting a prerecorded command buffer allocates nothing") {
   }
 }
 
+TEST_CASE("a lost device fails every later queue operation naming why, "
+          "and its pending work") {
+  for (const char* name : {"local-sync", "local-task"}) {
+    CAPTURE(name);
+    strata_hal_device_options_t options = {name, 2};
+    strata_hal_device_t* device = nullptr;
+    REQUIRE(consume(strata_hal_device_create(
+                &options, strata_allocator_system(), &device)) == "OK");
+    CHECK(strata_hal_device_lost_status(device) == nullptr);
+    // A barrier that waits for a fence nobody signals yet.
+    Fence gate;
+    Fence before;
+    REQUIRE(consume(strata_hal_device_queue_barrier(device, gate, before)) ==
+            "OK");
+    strata_hal_device_lose(device, "a test lost it");
+    strata_hal_device_lose(device, "a second reason is ignored");
+    std::string lost = std::string("UNAVAILABLE: device '") + name +
+                       "' is lost: a test lost it";
+    CHECK(consume(strata_hal_device_lost_status(device)) == lost);
+    Fence after;
+    CHECK(consume(strata_hal_device_queue_barrier(device, nullptr, after)) ==
+          lost);
+    CHECK(after.state() == lost);  // its signal fence fails too
+    strata_hal_buffer_t* buffer = nullptr;
+    CHECK(consume(strata_hal_device_queue_alloca(device, nullptr, nullptr, 64,
+                                                 &buffer)) == lost);
+    CHECK(buffer == nullptr);
+    // Work queued before the loss still resolves (a barrier runs nothing).
+    REQUIRE(consume(strata_hal_fence_signal(gate)) == "OK");
+    CHECK(before.wait() == "OK");
+    strata_hal_device_release(device);
+  }
+}
+
 }  // TEST_SUITE

@@ -101,6 +101,24 @@ strata_status_t fenceAwait(const Call& call) {
     return nullptr;
   }
   strata_vm_native_call_t* native_call = call.nativeCall();
+  if (native_call && strata_vm_native_call_timed_out(native_call) &&
+      strata_hal_deadline_after_ns(0) >=
+          strata_vm_native_call_deadline_ns(native_call)) {
+    // The call's own deadline passed with device work in flight. That work
+    // may never finish (a kernel that does not return): the caller gets
+    // DEADLINE_EXCEEDED now and the devices of this context are lost, so
+    // no later call waits behind it or reads what it half wrote.
+    HalState& state = call.state();
+    for (size_t i = 0; i < state.device_count; ++i) {
+      strata_hal_device_lose(state.devices[i],
+                             "a call's deadline passed while it waited for "
+                             "the device's work");
+    }
+    return strata_make_status(
+        STRATA_STATUS_DEADLINE_EXCEEDED,
+        "the call's deadline passed while it waited for device work; the "
+        "device is now lost");
+  }
   if (timeout_ms == 0 ||
       (native_call && strata_vm_native_call_timed_out(native_call))) {
     call.setI32(0, STRATA_STATUS_DEADLINE_EXCEEDED);

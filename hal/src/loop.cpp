@@ -718,6 +718,15 @@ strata_status_t strata_hal_loop_invoke(strata_hal_loop_t* loop,
                                        strata_allocator_t allocator,
                                        strata_hal_loop_invoke_fn_t callback,
                                        void* user) {
+  return strata_hal_loop_invoke_until(loop, context, function, inputs, 0,
+                                      allocator, callback, user);
+}
+
+strata_status_t strata_hal_loop_invoke_until(
+    strata_hal_loop_t* loop, strata_vm_context_t* context,
+    strata_vm_function_t function, const strata_vm_list_t* inputs,
+    int64_t deadline_ns, strata_allocator_t allocator,
+    strata_hal_loop_invoke_fn_t callback, void* user) {
   if (loop->destroying.load(std::memory_order_acquire)) {
     return strata_make_status(STRATA_STATUS_FAILED_PRECONDITION,
                               "the loop is being destroyed");
@@ -725,6 +734,7 @@ strata_status_t strata_hal_loop_invoke(strata_hal_loop_t* loop,
   strata_vm_invocation_t* invocation = nullptr;
   STRATA_RETURN_IF_ERROR(strata_vm_invocation_create(context, function, inputs,
                                                      allocator, &invocation));
+  strata_vm_invocation_set_deadline(invocation, deadline_ns);
   Task* task = nullptr;
   strata_status_t status = newTask(loop, allocator, &task);
   if (status) {

@@ -99,6 +99,7 @@ struct TaskPool::State {
   alignas(kCacheLine) std::atomic<uint32_t> epoch{0};
   std::atomic<uint32_t> sleepers{0};
   std::atomic<bool> shutdown{false};
+  std::atomic<bool> cancelled{false};  // cancelAll was called
 };
 
 strata_status_t TaskPool::create(uint32_t worker_count,
@@ -248,6 +249,20 @@ void TaskPool::submitTask(PoolTask* task) {
   wake(onWorkerThread() && queued == 1 ? 0 : 1);
 }
 
+void TaskPool::cancelAll() {
+  State& state = *state_;
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.cancelled.store(true, std::memory_order_relaxed);
+  for (PoolJob* job = state.job_head; job; job = job->list_next) {
+    bool expected = false;
+    if (job->failed.compare_exchange_strong(expected, true,
+                                            std::memory_order_relaxed)) {
+      job->failure_code = kCancelledCode;
+      job->failure_local_memory = 0;
+    }
+  }
+}
+
 void TaskPool::publishJob(PoolJob* job) {
   job->publish_next = nullptr;
   publishJobs(job);
@@ -263,8 +278,10 @@ void TaskPool::publishJobs(PoolJob* first) {
     uint64_t chunk = total / (uint64_t(worker_count_) * 4);
     chunk = chunk < 1 ? 1 : (chunk > 64 ? 64 : chunk);
     job->chunk = static_cast<uint32_t>(chunk);
-    job->failed.store(false, std::memory_order_relaxed);
-    job->failure_code = 0;
+    // A cancelled pool (lost device) hands out no workgroup of a new job.
+    bool cancelled = state.cancelled.load(std::memory_order_relaxed);
+    job->failed.store(cancelled, std::memory_order_relaxed);
+    job->failure_code = cancelled ? kCancelledCode : 0;
     job->failure_local_memory = 0;
     job->next_index.store(0, std::memory_order_relaxed);
     job->active_workers = 0;

@@ -100,6 +100,12 @@ public:
   // jobs may have completed.
   void publishJobs(PoolJob* first);
 
+  // Cancels every job in flight and every job published from now on:
+  // their workgroups not yet started are skipped and the jobs complete as
+  // failed with failure_code kCancelledCode. For a lost device. Thread-safe.
+  void cancelAll();
+  static constexpr int kCancelledCode = -0x7FFF;
+
   // Whether the calling thread is one of this pool's workers.
   bool onWorkerThread() const;
 

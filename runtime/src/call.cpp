@@ -35,6 +35,8 @@ struct strata_runtime_call_t {
   strata_hal_fence_t* signal_fence = nullptr;  // retained until replaced
   strata_runtime_call_callback_t callback = nullptr;
   void* user = nullptr;
+  // strata_runtime_call_set_deadline; 0: none.
+  int64_t deadline_ns = 0;
 };
 
 namespace strata::runtime {
@@ -251,8 +253,30 @@ strata_status_t takeOutputs(strata_runtime_call_t* call,
   return status;
 }
 
+// The call's deadline passed while its device work ran: that work may
+// never end (a kernel that does not return), so the device is lost and the
+// caller is answered now.
+strata_status_t loseDeviceAtDeadline(strata_runtime_call_t* call,
+                                     strata_status_t status) {
+  if (strata_status_code(status) != STRATA_STATUS_DEADLINE_EXCEEDED ||
+      !call->deadline_ns) {
+    return status;
+  }
+  strata_status_free(status);
+  strata_hal_device_t* device =
+      strata_runtime_instance_device(call->session->instance);
+  strata_hal_device_lose(device,
+                         "a call's deadline passed while its device work ran");
+  return strata_make_status(STRATA_STATUS_DEADLINE_EXCEEDED,
+                            "%s passed its deadline while its device work "
+                            "ran; device '%s' is now lost",
+                            call->full_name.c_str(),
+                            strata_hal_device_name(device));
+}
+
 void onSignalReached(void* user, strata_status_t status) {
   auto* call = static_cast<strata_runtime_call_t*>(user);
+  status = loseDeviceAtDeadline(call, status);
   if (status) {
     status = strata_status_annotate(status, "at %s$async (its signal fence)",
                                     call->full_name.c_str());
@@ -271,8 +295,9 @@ void onAsyncEntryReturned(void* user, strata_status_t status,
   }
   status = takeOutputs(call, outputs);
   if (!status) {
-    status = strata_hal_loop_wait_fence(call->loop, call->signal_fence, 0,
-                                        onSignalReached, call);
+    status = strata_hal_loop_wait_fence(call->loop, call->signal_fence,
+                                        call->deadline_ns, onSignalReached,
+                                        call);
   }
   if (status) {
     failSignal(call, status);
@@ -299,9 +324,9 @@ void onFallbackReturned(void* user, strata_status_t status,
 }
 
 strata_status_t startFallback(strata_runtime_call_t* call) {
-  return strata_hal_loop_invoke(call->loop, call->session->context,
-                                call->function, call->inputs, call->allocator,
-                                onFallbackReturned, call);
+  return strata_hal_loop_invoke_until(
+      call->loop, call->session->context, call->function, call->inputs,
+      call->deadline_ns, call->allocator, onFallbackReturned, call);
 }
 
 // The fallback's wait fence resolved.
@@ -395,15 +420,15 @@ strata_status_t startAsync(strata_runtime_call_t* call) {
   if (call->has_async) {
     strata_vm_list_t* inputs = nullptr;
     STRATA_RETURN_IF_ERROR(makeAsyncInputs(call, call->wait_fence, &inputs));
-    strata_status_t status = strata_hal_loop_invoke(
+    strata_status_t status = strata_hal_loop_invoke_until(
         call->loop, call->session->context, call->async_function, inputs,
-        call->allocator, onAsyncEntryReturned, call);
+        call->deadline_ns, call->allocator, onAsyncEntryReturned, call);
     strata_vm_list_release(inputs);
     return status;
   }
   if (call->wait_fence) {
-    return strata_hal_loop_wait_fence(call->loop, call->wait_fence, 0,
-                                      onWaitReached, call);
+    return strata_hal_loop_wait_fence(call->loop, call->wait_fence,
+                                      call->deadline_ns, onWaitReached, call);
   }
   return startFallback(call);
 }
@@ -585,12 +610,20 @@ strata_status_t strata_runtime_call_invoke(strata_runtime_call_t* call) {
   STRATA_RETURN_IF_ERROR(checkNotInFlight(call, "invoke"));
   STRATA_RETURN_IF_ERROR(checkArgumentCount(call));
   strata_vm_list_clear(call->outputs);
-  strata_status_t status = strata_vm_invoke(
-      call->session->context, call->function, call->inputs, call->outputs);
+  strata_status_t status =
+      strata_vm_invoke_until(call->session->context, call->function,
+                             call->inputs, call->outputs, call->deadline_ns);
   if (status) {
     strata_vm_list_clear(call->outputs);
   }
   return status;
+}
+
+void strata_runtime_call_set_deadline(strata_runtime_call_t* call,
+                                      int64_t deadline_ns) {
+  call->deadline_ns = deadline_ns > 0 && deadline_ns != INT64_MAX
+                          ? deadline_ns
+                          : 0;
 }
 
 strata_status_t strata_runtime_call_invoke_async(
@@ -631,21 +664,23 @@ strata_status_t strata_runtime_call_submit(strata_runtime_call_t* call,
     strata_vm_list_t* inputs = nullptr;
     status = makeAsyncInputs(call, wait_fence, &inputs);
     if (!status) {
-      status = strata_vm_invoke(context, call->async_function, inputs,
-                                call->outputs);
+      status = strata_vm_invoke_until(context, call->async_function, inputs,
+                                      call->outputs, call->deadline_ns);
     }
     strata_vm_list_release(inputs);
   } else {
     if (wait_fence) {
-      status = strata_hal_fence_wait(wait_fence, STRATA_HAL_INFINITE_FUTURE);
+      status = strata_hal_fence_wait(
+          wait_fence,
+          call->deadline_ns ? call->deadline_ns : STRATA_HAL_INFINITE_FUTURE);
       if (status) {
         status = strata_status_annotate(
             status, "waiting for the wait fence of %s", call->full_name.c_str());
       }
     }
     if (!status) {
-      status = strata_vm_invoke(context, call->function, call->inputs,
-                                call->outputs);
+      status = strata_vm_invoke_until(context, call->function, call->inputs,
+                                      call->outputs, call->deadline_ns);
     }
     if (!status) {
       status = strata_hal_fence_signal(call->signal_fence);

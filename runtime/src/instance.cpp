@@ -49,6 +49,11 @@ strata_status_t strata_runtime_instance_create(
                               "out of memory creating a runtime instance");
   }
   instance->allocator = allocator;
+  if (options->required_public_key) {
+    instance->require_signature = true;
+    std::memcpy(instance->public_key, options->required_public_key,
+                sizeof(instance->public_key));
+  }
   strata_status_t status =
       strata_vm_instance_create(allocator, &instance->vm_instance);
   if (!status) {
@@ -114,6 +119,14 @@ strata_status_t strata_runtime_module_load_memory(
                               "module bytes are NULL but the size is %zu",
                               size);
   }
+  if (instance->require_signature) {
+    strata_status_t status = strata_vm_module_verify_signature(
+        static_cast<const uint8_t*>(data), size, instance->public_key,
+        sizeof(instance->public_key));
+    if (status) {
+      return status;
+    }
+  }
   return strata_vm_bytecode_module_load(
       instance->vm_instance, static_cast<const uint8_t*>(data), size, nullptr,
       nullptr, instance->allocator, out_module);
@@ -127,47 +140,10 @@ strata_status_t strata_runtime_module_load_file(
     return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
                               "module path is NULL");
   }
-  FILE* file = std::fopen(path, "rb");
-  if (!file) {
-    int error = errno;
-    return strata_make_status(error == ENOENT ? STRATA_STATUS_NOT_FOUND
-                                              : STRATA_STATUS_UNAVAILABLE,
-                              "cannot open module file '%s': %s", path,
-                              std::strerror(error));
-  }
-  std::vector<uint8_t> bytes;
-  uint8_t chunk[1 << 16];
-  for (;;) {
-    size_t n = std::fread(chunk, 1, sizeof(chunk), file);
-    bytes.insert(bytes.end(), chunk, chunk + n);
-    if (n < sizeof(chunk)) {
-      break;
-    }
-  }
-  bool failed = std::ferror(file) != 0;
-  int error = errno;
-  std::fclose(file);
-  if (failed) {
-    return strata_make_status(STRATA_STATUS_DATA_LOSS,
-                              "cannot read module file '%s': %s", path,
-                              std::strerror(error ? error : EIO));
-  }
-  strata_status_t status = strata_vm_bytecode_module_load(
-      instance->vm_instance, bytes.data(), bytes.size(), nullptr, nullptr,
+  return strata_vm_bytecode_module_load_file(
+      instance->vm_instance, path,
+      instance->require_signature ? instance->public_key : nullptr,
       instance->allocator, out_module);
-  if (status) {
-    // Put the path in front of the loader's message.
-    strata_status_t named = strata_make_status(
-        strata_status_code(status), "module file '%s': %s", path,
-        strata_status_message(status));
-    for (size_t i = 0; i < strata_status_annotation_count(status); ++i) {
-      named = strata_status_annotate(named, "%s",
-                                     strata_status_annotation(status, i));
-    }
-    strata_status_free(status);
-    return named;
-  }
-  return nullptr;
 }
 
 }  // extern "C"

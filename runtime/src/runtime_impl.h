@@ -18,6 +18,10 @@ struct strata_runtime_instance_t {
   // One hal module over the device, shared by every session (its mutable
   // state is per context).
   strata_vm_module_t* hal_module = nullptr;
+  // The signature policy: every module loaded through the instance must be
+  // signed by this key.
+  bool require_signature = false;
+  uint8_t public_key[STRATA_RUNTIME_PUBLIC_KEY_SIZE] = {};
 };
 
 struct strata_runtime_session_t {

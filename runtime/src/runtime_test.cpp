@@ -4,6 +4,7 @@
 // fallback invocation), and the C++ wrapper built without exceptions.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -861,6 +862,126 @@ TEST_CASE("the C++ wrapper works without exceptions") {
   REQUIRE(loop->run().ok());
   CHECK(error == "");
   CHECK(got == std::vector<float>{3, 6, 9});
+}
+
+// "loop": spin(i64) -> i64 branches backward forever.
+std::vector<uint8_t> buildEndlessLoop() {
+  ModuleBuilder mb("loop", 1);
+  auto& f = mb.addFunction("spin", "0I_I");
+  uint32_t body = f.newBlock();
+  f.op(Opcode::Br).block(body).remap({});
+  f.bind(body);
+  f.op(Opcode::AddI64Imm).reg(prim(0)).i64(1).reg(prim(0));
+  f.op(Opcode::Br).block(body).remap({});
+  mb.addExport("spin", f.index());
+  return mb.build();
+}
+
+int64_t msFromNow(int64_t ms) { return strata_hal_deadline_after_ns(ms * 1000000); }
+
+TEST_CASE("a deadline ends endless bytecode, blocking or on a loop, and the "
+          "device stays usable") {
+  Fixture fx("local-task");
+  std::vector<uint8_t> bytes = buildEndlessLoop();
+  strata_vm_module_t* module = nullptr;
+  REQUIRE(take(strata_runtime_module_load_memory(fx.instance, bytes.data(),
+                                                 bytes.size(), &module)) == "");
+  strata_runtime_session_t* session = nullptr;
+  REQUIRE(take(strata_runtime_session_create(fx.instance, nullptr, &module, 1,
+                                             fx.allocator, &session)) == "");
+  strata_vm_module_release(module);
+  strata_runtime_call_t* call = nullptr;
+  REQUIRE(take(strata_runtime_call_create(session, "spin", fx.allocator,
+                                          &call)) == "");
+  REQUIRE(take(strata_runtime_call_push_i64(call, 0)) == "");
+  auto start = std::chrono::steady_clock::now();
+  strata_runtime_call_set_deadline(call, msFromNow(50));
+  strata_status_t status = strata_runtime_call_invoke(call);
+  CHECK(strata_status_code(status) == STRATA_STATUS_DEADLINE_EXCEEDED);
+  CHECK(take(status) == "the call's deadline passed while its bytecode ran");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+
+  strata_hal_loop_t* loop = newLoop();
+  Outcome outcome;
+  strata_runtime_call_set_deadline(call, msFromNow(50));
+  REQUIRE(take(strata_runtime_call_invoke_async(call, loop, nullptr,
+                                                Outcome::callback, &outcome)) ==
+          "");
+  REQUIRE(take(strata_hal_loop_run(loop)) == "");
+  CHECK(outcome.calls == 1);
+  CHECK(outcome.error.rfind("DEADLINE_EXCEEDED: the call's deadline passed "
+                            "while its bytecode ran",
+                            0) == 0);
+  strata_hal_loop_destroy(loop);
+  strata_runtime_call_destroy(call);
+  strata_runtime_session_release(session);
+
+  // No device work was in flight: the device still works.
+  strata_runtime_call_t* add = fx.call("add");
+  pushViews(add, fx.view(1, 1), fx.view(10, 10));
+  strata_runtime_call_set_deadline(add, msFromNow(10000));
+  CHECK(take(strata_runtime_call_invoke(add)) == "");
+  CHECK(resultFloats(add) == std::vector<float>{11, 22, 33, 44, 55, 66});
+  strata_runtime_call_destroy(add);
+}
+
+TEST_CASE("a kernel that never returns: the call ends at its deadline and the "
+          "device is lost for every later call") {
+  strata_allocator_t allocator = strata_allocator_system();
+  strata_runtime_instance_options_t options;
+  strata_runtime_instance_options_initialize(&options);
+  options.device = "local-task";
+  options.task_worker_count = 2;
+  strata_runtime_instance_t* instance = nullptr;
+  REQUIRE(take(strata_runtime_instance_create(&options, allocator,
+                                              &instance)) == "");
+  strata_runtime_session_t* session = nullptr;
+  REQUIRE(take(strata_runtime_session_create_from_file(
+              instance, STRATA_TEST_ENDLESS_KERNEL_PATH, &session)) == "");
+  strata_runtime_call_t* call = nullptr;
+  REQUIRE(take(strata_runtime_call_create(session, "add", allocator,
+                                          &call)) == "");
+  std::vector<float> data = {1, 2};
+  int64_t shape[] = {2};
+  for (int i = 0; i < 2; ++i) {
+    strata_hal_buffer_view_t* view = nullptr;
+    REQUIRE(take(strata_runtime_buffer_view_from_host(
+                STRATA_HAL_ELEMENT_TYPE_FLOAT_32, shape, 1, data.data(),
+                data.size() * sizeof(float), allocator, &view)) == "");
+    REQUIRE(take(strata_runtime_call_push_buffer_view(call, view)) == "");
+    strata_hal_buffer_view_release(view);
+  }
+  // Asynchronously (add$async, then its signal fence on the loop).
+  strata_hal_loop_t* loop = newLoop();
+  Outcome outcome;
+  auto start = std::chrono::steady_clock::now();
+  strata_runtime_call_set_deadline(call, msFromNow(100));
+  REQUIRE(take(strata_runtime_call_invoke_async(call, loop, nullptr,
+                                                Outcome::callback, &outcome)) ==
+          "");
+  REQUIRE(take(strata_hal_loop_run(loop)) == "");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+  CHECK(outcome.calls == 1);
+  CHECK(outcome.error.rfind("DEADLINE_EXCEEDED: hal_sample.add passed its "
+                            "deadline while its device work ran; device "
+                            "'local-task' is now lost",
+                            0) == 0);
+  strata_hal_loop_destroy(loop);
+  // Every later use says so, at once.
+  strata_runtime_call_set_deadline(call, 0);
+  std::string later = takeAll(strata_runtime_call_invoke(call));
+  CHECK(later.find("UNAVAILABLE: device 'local-task' is lost: a call's "
+                   "deadline passed while its device work ran") == 0);
+  strata_status_t lost = strata_hal_device_lost_status(
+      strata_runtime_instance_device(instance));
+  CHECK(strata_status_code(lost) == STRATA_STATUS_UNAVAILABLE);
+  strata_status_free(lost);
+  strata_runtime_call_destroy(call);
+  strata_runtime_session_release(session);
+  // The stuck worker keeps the device: releasing it must not block.
+  start = std::chrono::steady_clock::now();
+  strata_runtime_instance_release(instance);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
 }
 
 }  // TEST_SUITE

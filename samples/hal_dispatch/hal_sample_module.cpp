@@ -268,8 +268,13 @@ void buildAdd(ModuleBuilder& mb, const Imports& hal, uint32_t dispatch,
 
 }  // namespace
 
-std::vector<uint8_t> buildHalSampleModule(const std::vector<uint8_t>& kernels) {
+std::vector<uint8_t> buildHalSampleModule(
+    const std::vector<uint8_t>& kernels,
+    const std::vector<uint8_t>& signing_key) {
   ModuleBuilder mb("hal_sample", 1);
+  if (!signing_key.empty()) {
+    mb.setSigningKey(signing_key);
+  }
   mb.addDependency("hal", 1);
   mb.setCompiler("samples/hal_dispatch", "1", {});
   Imports hal(mb);

@@ -28,7 +28,12 @@ namespace strata::samples {
 ///       and signal %signal; returns the result view at once, without
 ///       waiting. Its contents are ready when %signal is reached; a failed
 ///       %wait or dispatch fails %signal.
-std::vector<uint8_t> buildHalSampleModule(const std::vector<uint8_t>& kernels);
+///
+/// With a signing_key (an Ed25519 secret key, 64 bytes), the module is
+/// signed (docs/security.md); empty bytes come back when signing fails.
+std::vector<uint8_t> buildHalSampleModule(
+    const std::vector<uint8_t>& kernels,
+    const std::vector<uint8_t>& signing_key = {});
 
 }  // namespace strata::samples
 

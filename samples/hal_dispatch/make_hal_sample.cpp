@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "format.h"
 #include "hal_sample_module.h"
+#include "module_signature.h"
 
 namespace {
 
@@ -45,10 +47,13 @@ bool writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
 int main(int argc, char** argv) {
   std::string kernels = STRATA_SAMPLE_KERNELS_PATH;
   std::string output;
+  std::string sign_key;
   for (int i = 1; i < argc; ++i) {
     const char* arg = argv[i];
     if (std::strncmp(arg, "--kernels=", 10) == 0) {
       kernels = arg + 10;
+    } else if (std::strncmp(arg, "--sign-key=", 11) == 0) {
+      sign_key = arg + 11;
     } else if (arg[0] != '-' && output.empty()) {
       output = arg;
     } else {
@@ -59,7 +64,7 @@ int main(int argc, char** argv) {
   if (output.empty()) {
     std::fprintf(stderr,
                  "usage: make_hal_sample [--kernels=PATH/sample_kernels.so] "
-                 "OUTPUT.vmfb\n");
+                 "[--sign-key=SECRET_KEY_FILE] OUTPUT.vmfb\n");
     return 2;
   }
   std::vector<uint8_t> library;
@@ -67,7 +72,25 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "make_hal_sample: cannot read %s\n", kernels.c_str());
     return 1;
   }
-  if (!writeFile(output, strata::samples::buildHalSampleModule(library))) {
+  std::vector<uint8_t> key;
+  if (!sign_key.empty()) {
+    key.resize(STRATA_MODULE_SECRET_KEY_SIZE);
+    strata_status_t status =
+        strata::vm::readKeyFile(sign_key.c_str(), key.size(), key.data());
+    if (status) {
+      std::fprintf(stderr, "make_hal_sample: %s\n",
+                   strata_status_message(status));
+      strata_status_free(status);
+      return 1;
+    }
+  }
+  std::vector<uint8_t> module =
+      strata::samples::buildHalSampleModule(library, key);
+  if (module.empty()) {
+    std::fprintf(stderr, "make_hal_sample: cannot sign the module\n");
+    return 1;
+  }
+  if (!writeFile(output, module)) {
     std::fprintf(stderr, "make_hal_sample: cannot write %s\n", output.c_str());
     return 1;
   }

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <strings.h>
 
 #include <http_parser.h>
@@ -27,12 +28,16 @@ const char *reasonPhrase(int code) {
     return "Not Found";
   case 405:
     return "Method Not Allowed";
+  case 408:
+    return "Request Timeout";
   case 413:
     return "Payload Too Large";
   case 500:
     return "Internal Server Error";
   case 503:
     return "Service Unavailable";
+  case 504:
+    return "Gateway Timeout";
   default:
     return "Unknown";
   }
@@ -46,6 +51,11 @@ constexpr const char *kInvokeSeparator = ":invoke/";
 // How long a drain waits for connections that are in the middle of sending
 // a request before it closes them (calls in flight are always awaited).
 constexpr uint64_t kDrainGraceMs = 10000;
+// After the last answer of a connection that is being closed, input is
+// read and dropped for this long (or until the client closes), so that a
+// client still sending a body it was refused (413) reads the answer
+// instead of a reset.
+constexpr uint64_t kLingerMs = 2000;
 
 } // namespace
 
@@ -58,6 +68,8 @@ struct Slot {
 
 struct Connection {
   uv_tcp_t handle;
+  uv_timer_t timer; // header, idle and linger timeouts
+  uv_shutdown_t shutdown_req;
   Server *server = nullptr;
   http_parser parser;
   std::string url;
@@ -68,7 +80,14 @@ struct Connection {
   bool expect_continue = false;  // Expect: 100-continue
   bool closing = false;          // uv_close called
   bool handle_closed = false;    // its close callback ran
+  bool timer_closed = false;     // the timer's close callback ran
   bool close_after_flush = false;
+  bool headers_complete = false; // of the message being read
+  uint64_t message_start_ms = 0; // uv_now when its first byte arrived
+  bool peer_closed = false;      // EOF read: the client sends no more
+  bool lingering = false;        // answered; reading and dropping input
+  bool paused = false;           // too many answers queued: not parsing
+  std::string unparsed;          // read while paused, parsed on resume
   size_t writes_pending = 0;
   size_t calls_pending = 0;
   uint64_t first_seq = 0; // seq of slots.front()
@@ -88,6 +107,25 @@ struct PendingCall {
   std::string body;
 };
 
+// Friend of Server: the connection-level answers and flow control.
+struct ConnectionHooks {
+  // Answers the request being read with code and closes the connection
+  // after it (malformed, too large, too slow, too many connections).
+  static void answerAndClose(Connection *conn, int code,
+                             const std::string &message);
+  static void rejectTooLarge(Connection *conn);
+  // Parses bytes read from the client.
+  static void parseInput(Connection *conn, const char *data, size_t length);
+  // Parses again once the answers queued have drained below the bound.
+  static void maybeResume(Connection *conn);
+  // Arms the connection's timer for its state.
+  static void updateTimer(Connection *conn);
+  static void onHeaderTimeout(uv_timer_t *timer);
+  static void onIdleTimeout(uv_timer_t *timer);
+};
+
+void finishConnection(Connection *conn);
+
 namespace {
 
 struct WriteRequest {
@@ -97,7 +135,7 @@ struct WriteRequest {
 };
 
 void maybeFree(Connection *conn) {
-  if (conn->handle_closed && conn->calls_pending == 0) {
+  if (conn->handle_closed && conn->timer_closed && conn->calls_pending == 0) {
     delete conn;
   }
 }
@@ -105,6 +143,12 @@ void maybeFree(Connection *conn) {
 void onClosed(uv_handle_t *handle) {
   Connection *conn = static_cast<Connection *>(handle->data);
   conn->handle_closed = true;
+  maybeFree(conn);
+}
+
+void onTimerClosed(uv_handle_t *handle) {
+  Connection *conn = static_cast<Connection *>(handle->data);
+  conn->timer_closed = true;
   maybeFree(conn);
 }
 
@@ -119,6 +163,8 @@ void onAlloc(uv_handle_t *, size_t, uv_buf_t *buf) {
 int onMessageBegin(http_parser *parser) {
   Connection *conn = static_cast<Connection *>(parser->data);
   conn->in_message = true;
+  conn->headers_complete = false;
+  conn->message_start_ms = uv_now(conn->handle.loop);
   conn->too_large = false;
   conn->expect_continue = false;
   conn->url.clear();
@@ -155,7 +201,39 @@ void closeConnection(Connection *conn) {
   }
   conn->closing = true;
   conn->server->forgetConnection(conn);
+  uv_close(reinterpret_cast<uv_handle_t *>(&conn->timer), onTimerClosed);
   uv_close(reinterpret_cast<uv_handle_t *>(&conn->handle), onClosed);
+}
+
+namespace {
+
+void onLingerTimeout(uv_timer_t *timer) {
+  closeConnection(static_cast<Connection *>(timer->data));
+}
+
+void onShutdown(uv_shutdown_t *, int) {}
+
+} // namespace
+
+// Ends a connection whose last answer is written: at once when the client
+// has closed its side; otherwise after a half-close and a short linger that
+// drops whatever the client still sends.
+void finishConnection(Connection *conn) {
+  if (conn->closing || conn->lingering) {
+    return;
+  }
+  if (conn->peer_closed) {
+    closeConnection(conn);
+    return;
+  }
+  conn->lingering = true;
+  auto *stream = reinterpret_cast<uv_stream_t *>(&conn->handle);
+  if (uv_shutdown(&conn->shutdown_req, stream, onShutdown) < 0) {
+    closeConnection(conn);
+    return;
+  }
+  uv_timer_start(&conn->timer, onLingerTimeout, kLingerMs, 0);
+  uv_read_start(stream, onAlloc, onRead);
 }
 
 namespace {
@@ -174,7 +252,12 @@ void onWritten(uv_write_t *req, int status) {
   }
   if (conn->close_after_flush && conn->slots.empty() &&
       conn->writes_pending == 0) {
-    closeConnection(conn);
+    finishConnection(conn);
+    return;
+  }
+  ConnectionHooks::maybeResume(conn);
+  if (!conn->closing) {
+    ConnectionHooks::updateTimer(conn);
   }
 }
 
@@ -182,11 +265,15 @@ size_t maxBody(http_parser *parser);
 
 int onHeadersComplete(http_parser *parser) {
   Connection *conn = static_cast<Connection *>(parser->data);
+  conn->headers_complete = true;
   // Without a Content-Length, http_parser reports ULLONG_MAX; a chunked
   // body is then bounded as it arrives (onBody).
   if (parser->content_length != ULLONG_MAX &&
       parser->content_length > maxBody(parser)) {
+    // Refused now, before the body arrives (and without a 100 Continue).
     conn->too_large = true;
+    ConnectionHooks::rejectTooLarge(conn);
+    return 0;
   }
   // A client that asked to be told to go on (curl does for large bodies)
   // is told so at once, unless earlier answers are still queued before it;
@@ -210,6 +297,7 @@ int onBody(http_parser *parser, const char *at, size_t length) {
     conn->too_large = true;
     conn->body.clear();
     conn->body.shrink_to_fit();
+    ConnectionHooks::rejectTooLarge(conn);
     return 0;
   }
   conn->body.append(at, length);
@@ -227,6 +315,13 @@ struct ParserHooks {
     Connection *conn = static_cast<Connection *>(parser->data);
     conn->in_message = false;
     conn->server->handleRequest(conn);
+    // Too many answers queued: parse nothing more until they drain.
+    if (!conn->closing &&
+        conn->slots.size() + conn->writes_pending >=
+            conn->server->options_.max_pipeline) {
+      conn->paused = true;
+      http_parser_pause(parser, 1);
+    }
     return 0;
   }
 };
@@ -320,9 +415,12 @@ void flushConnection(Connection *conn) {
     return;
   }
   if (conn->close_after_flush) {
-    uv_read_stop(reinterpret_cast<uv_stream_t *>(&conn->handle));
+    if (!conn->lingering) {
+      uv_read_stop(reinterpret_cast<uv_stream_t *>(&conn->handle));
+    }
     if (conn->slots.empty() && conn->writes_pending == 0) {
-      closeConnection(conn);
+      finishConnection(conn);
+      return;
     }
   } else if (conn->server->draining_ && conn->slots.empty() &&
              !conn->in_message) {
@@ -331,41 +429,151 @@ void flushConnection(Connection *conn) {
     uv_read_stop(reinterpret_cast<uv_stream_t *>(&conn->handle));
     if (conn->writes_pending == 0) {
       closeConnection(conn);
+      return;
     }
+  }
+  ConnectionHooks::updateTimer(conn);
+}
+
+void ConnectionHooks::answerAndClose(Connection *conn, int code,
+                                     const std::string &message) {
+  Slot slot;
+  slot.ready = true;
+  slot.close = true;
+  slot.data = formatResponse(code, kJson, errorBody(message), true);
+  conn->slots.push_back(std::move(slot));
+  ++conn->next_seq;
+  conn->in_message = false;
+  conn->server->metrics_.countResponse(code);
+  conn->close_after_flush = true;
+  flushConnection(conn);
+}
+
+void ConnectionHooks::rejectTooLarge(Connection *conn) {
+  answerAndClose(conn, 413,
+                 "the request body exceeds --max-body=" +
+                     std::to_string(conn->server->options_.max_body) +
+                     " bytes");
+  // Nothing after the headers is parsed (the linger drops it).
+  http_parser_pause(&conn->parser, 1);
+}
+
+void ConnectionHooks::parseInput(Connection *conn, const char *data,
+                                 size_t length) {
+  size_t parsed =
+      http_parser_execute(&conn->parser, &parserSettings(), data, length);
+  enum http_errno error = HTTP_PARSER_ERRNO(&conn->parser);
+  if (error == HPE_PAUSED) {
+    if (conn->paused && !conn->closing && !conn->close_after_flush) {
+      // Keep the rest for maybeResume; read nothing more meanwhile.
+      conn->unparsed.append(data + parsed, length - parsed);
+      uv_read_stop(reinterpret_cast<uv_stream_t *>(&conn->handle));
+    }
+    return;
+  }
+  if (error != HPE_OK || parsed != length) {
+    // Not HTTP (or an upgrade): answer once and close.
+    answerAndClose(conn, 400,
+                   std::string("malformed HTTP request: ") +
+                       http_errno_description(error));
   }
 }
 
-// Friend of Server (its metrics).
+void ConnectionHooks::maybeResume(Connection *conn) {
+  if (!conn->paused || conn->closing || conn->close_after_flush ||
+      conn->slots.size() + conn->writes_pending >=
+          conn->server->options_.max_pipeline) {
+    return;
+  }
+  conn->paused = false;
+  http_parser_pause(&conn->parser, 0);
+  std::string rest;
+  rest.swap(conn->unparsed);
+  if (!rest.empty()) {
+    parseInput(conn, rest.data(), rest.size());
+  }
+  if (!conn->paused && !conn->closing && !conn->close_after_flush &&
+      !conn->peer_closed) {
+    uv_read_start(reinterpret_cast<uv_stream_t *>(&conn->handle), onAlloc,
+                  onRead);
+  }
+}
+
+void ConnectionHooks::updateTimer(Connection *conn) {
+  if (conn->closing || conn->lingering) {
+    return;
+  }
+  const ServerOptions &options = conn->server->options_;
+  if (conn->in_message && !conn->headers_complete) {
+    // The headers must be complete this long after the request's first
+    // byte, however slowly they trickle in.
+    uint64_t elapsed = uv_now(conn->handle.loop) - conn->message_start_ms;
+    uint64_t left = options.header_timeout_ms > elapsed
+                        ? options.header_timeout_ms - elapsed
+                        : 0;
+    uv_timer_start(&conn->timer, onHeaderTimeout, left, 0);
+  } else if (conn->in_message ||
+             (conn->slots.empty() && conn->calls_pending == 0 &&
+              conn->writes_pending == 0)) {
+    // A body in progress, or nothing at all: reads restart the clock.
+    uv_timer_start(&conn->timer, onIdleTimeout, options.idle_timeout_ms, 0);
+  } else {
+    uv_timer_stop(&conn->timer); // the client waits for us
+  }
+}
+
+void ConnectionHooks::onHeaderTimeout(uv_timer_t *timer) {
+  Connection *conn = static_cast<Connection *>(timer->data);
+  if (conn->closing || conn->close_after_flush) {
+    return;
+  }
+  answerAndClose(conn, 408,
+                 "the request headers did not arrive within "
+                 "--header-timeout=" +
+                     std::to_string(conn->server->options_.header_timeout_ms) +
+                     " ms");
+}
+
+void ConnectionHooks::onIdleTimeout(uv_timer_t *timer) {
+  closeConnection(static_cast<Connection *>(timer->data));
+}
+
 void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
   Connection *conn = static_cast<Connection *>(stream->data);
-  if (nread > 0 && !conn->close_after_flush && !conn->closing) {
-    size_t parsed = http_parser_execute(&conn->parser, &parserSettings(),
-                                        buf->base, static_cast<size_t>(nread));
-    if (conn->parser.http_errno != HPE_OK ||
-        parsed != static_cast<size_t>(nread)) {
-      // Not HTTP (or an upgrade): answer once and close.
-      std::string message =
-          std::string("malformed HTTP request: ") +
-          http_errno_description(HTTP_PARSER_ERRNO(&conn->parser));
-      Slot slot;
-      slot.ready = true;
-      slot.close = true;
-      slot.data = formatResponse(400, kJson, errorBody(message), true);
-      conn->slots.push_back(std::move(slot));
-      ++conn->next_seq;
-      conn->in_message = false;
-      conn->server->metrics_.countResponse(400);
-      flushConnection(conn);
+  if (conn->closing) {
+    return;
+  }
+  if (conn->lingering) {
+    if (nread < 0) {
+      closeConnection(conn); // the client is done too
     }
+    return; // dropped
+  }
+  if (nread > 0 && !conn->close_after_flush) {
+    ConnectionHooks::parseInput(conn, buf->base, static_cast<size_t>(nread));
   } else if (nread < 0) {
-    closeConnection(conn); // EOF or an error; pending answers are dropped
+    conn->peer_closed = true;
+    uv_read_stop(stream);
+    if (nread == UV_EOF &&
+        (!conn->slots.empty() || conn->calls_pending > 0 ||
+         conn->writes_pending > 0)) {
+      // A half-close: the client sends no more but still reads. Its
+      // answers go out, then the connection closes.
+      conn->close_after_flush = true;
+      conn->in_message = false;
+      flushConnection(conn);
+      return;
+    }
+    closeConnection(conn);
+    return;
+  }
+  if (!conn->closing) {
+    ConnectionHooks::updateTimer(conn);
   }
 }
 
-Server::Server(ModelRegistry *registry, strata_hal_loop_t *compute_loop,
-               ServerOptions options)
-    : registry_(registry), compute_loop_(compute_loop),
-      options_(std::move(options)) {
+Server::Server(ModelRegistry *registry, ServerOptions options)
+    : registry_(registry), options_(std::move(options)) {
   uv_loop_init(&loop_);
 }
 
@@ -430,11 +638,16 @@ bool Server::start(std::string *error) {
   uv_signal_start(&sigint_, onSignal, SIGINT);
   uv_timer_init(&loop_, &drain_timer_);
   drain_timer_.data = this;
+  uv_timer_init(&loop_, &drain_deadline_);
+  drain_deadline_.data = this;
   return true;
 }
 
-void Server::run() {
+std::string Server::run() {
   uv_run(&loop_, UV_RUN_DEFAULT);
+  if (!abandoned_.empty()) {
+    return abandoned_; // the loop was stopped with calls still running
+  }
   // Drained: from here on SIGTERM and SIGINT are ignored (libuv restores
   // the default action when their handles close).
   uv_close(reinterpret_cast<uv_handle_t *>(&sigterm_), nullptr);
@@ -442,6 +655,7 @@ void Server::run() {
   uv_run(&loop_, UV_RUN_DEFAULT);
   std::signal(SIGTERM, SIG_IGN);
   std::signal(SIGINT, SIG_IGN);
+  return "";
 }
 
 void Server::onConnection(uv_stream_t *listener, int status) {
@@ -455,15 +669,27 @@ void Server::onConnection(uv_stream_t *listener, int status) {
   conn->handle.data = conn;
   if (uv_accept(listener, reinterpret_cast<uv_stream_t *>(&conn->handle)) < 0) {
     conn->closing = true;
+    conn->timer_closed = true; // never initialized
     uv_close(reinterpret_cast<uv_handle_t *>(&conn->handle), onClosed);
     return;
   }
   uv_tcp_nodelay(&conn->handle, 1);
+  uv_timer_init(&server->loop_, &conn->timer);
+  conn->timer.data = conn;
   http_parser_init(&conn->parser, HTTP_REQUEST);
   conn->parser.data = conn;
+  bool over = server->connections_.size() >= server->options_.max_connections;
   server->connections_.insert(conn);
   uv_read_start(reinterpret_cast<uv_stream_t *>(&conn->handle), onAlloc,
                 onRead);
+  if (over) {
+    ConnectionHooks::answerAndClose(
+        conn, 503,
+        "too many connections (--max-connections=" +
+            std::to_string(server->options_.max_connections) + ")");
+    return;
+  }
+  ConnectionHooks::updateTimer(conn);
 }
 
 void Server::forgetConnection(Connection *conn) {
@@ -589,11 +815,19 @@ void Server::invoke(Connection *conn, uint64_t seq, Function *function) {
   pending->start_ns = uv_hrtime();
   ++in_flight_;
   ++conn->calls_pending;
-  status = strata_runtime_call_invoke_async(call, compute_loop_, nullptr,
+  pending_.insert(pending);
+  strata_runtime_call_set_deadline(
+      call, options_.request_timeout_ms
+                ? strata_hal_deadline_after_ns(
+                      static_cast<int64_t>(options_.request_timeout_ms) *
+                      1000000)
+                : 0);
+  status = strata_runtime_call_invoke_async(call, function->loop, nullptr,
                                             onCallDone, pending);
   if (status) {
     --in_flight_;
     --conn->calls_pending;
+    pending_.erase(pending);
     delete pending;
     bool bad_input =
         strata_status_code(status) == STRATA_STATUS_INVALID_ARGUMENT;
@@ -609,7 +843,12 @@ void Server::onCallDone(void *user, strata_runtime_call_t *call,
   PendingCall *pending = static_cast<PendingCall *>(user);
   std::string error;
   if (status) {
-    pending->code = 500;
+    // Past --request-timeout: 504; a device lost at an earlier deadline
+    // (its model cannot run until restarted): 503.
+    strata_status_code_t code = strata_status_code(status);
+    pending->code = code == STRATA_STATUS_DEADLINE_EXCEEDED ? 504
+                    : code == STRATA_STATUS_UNAVAILABLE     ? 503
+                                                            : 500;
     pending->body = errorBody(consumeStatusText(status));
   } else if (!encodeOutputs(call, &pending->body, &error)) {
     pending->code = 500;
@@ -650,6 +889,7 @@ void Server::drainCompletions() {
   uint64_t now = uv_hrtime();
   for (PendingCall *pending : batch) {
     --in_flight_;
+    pending_.erase(pending);
     metrics_.observeInvokeLatency(now - pending->start_ns);
     ModelRegistry::returnCall(pending->function, pending->call);
     Connection *conn = pending->conn;
@@ -657,6 +897,11 @@ void Server::drainCompletions() {
     answer(conn, pending->seq, pending->code, kJson, pending->body);
     if (conn->handle_closed) {
       maybeFree(conn);
+    } else if (!conn->closing) {
+      ConnectionHooks::maybeResume(conn);
+      if (!conn->closing) {
+        ConnectionHooks::updateTimer(conn);
+      }
     }
     delete pending;
   }
@@ -677,6 +922,10 @@ void Server::beginDrain() {
                in_flight_);
   uv_close(reinterpret_cast<uv_handle_t *>(&listener_), nullptr);
   uv_timer_start(&drain_timer_, onDrainTimeout, kDrainGraceMs, 0);
+  if (options_.drain_timeout_ms) {
+    uv_timer_start(&drain_deadline_, onDrainDeadline,
+                   options_.drain_timeout_ms, 0);
+  }
   std::vector<Connection *> open(connections_.begin(), connections_.end());
   for (Connection *conn : open) {
     flushConnection(conn); // closes the idle ones
@@ -695,6 +944,29 @@ void Server::onDrainTimeout(uv_timer_t *timer) {
   }
 }
 
+void Server::onDrainDeadline(uv_timer_t *timer) {
+  Server *server = static_cast<Server *>(timer->data);
+  if (server->pending_.empty()) {
+    return; // only connections remain; they close on their own
+  }
+  // Name what is abandoned: each function and how many of its calls.
+  std::map<std::string, size_t> counts;
+  for (PendingCall *pending : server->pending_) {
+    ++counts[pending->function->model + "." + pending->function->name];
+  }
+  std::string names;
+  for (const auto &[name, count] : counts) {
+    names += (names.empty() ? "" : ", ") + name +
+             (count > 1 ? " (x" + std::to_string(count) + ")" : "");
+  }
+  server->abandoned_ = "the drain timed out after --drain-timeout=" +
+                       std::to_string(server->options_.drain_timeout_ms) +
+                       " ms; abandoned " +
+                       std::to_string(server->pending_.size()) +
+                       " call(s) still running: " + names;
+  uv_stop(&server->loop_);
+}
+
 void Server::checkDrained() {
   if (!draining_ || stopped_ || in_flight_ != 0 || !connections_.empty()) {
     return;
@@ -702,6 +974,7 @@ void Server::checkDrained() {
   stopped_ = true;
   uv_close(reinterpret_cast<uv_handle_t *>(&completions_poll_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t *>(&drain_timer_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t *>(&drain_deadline_), nullptr);
   // The signal handles stay open (unreferenced, so the loop can end) until
   // run() returns: closing them here would restore the default action, and
   // a second SIGTERM during the last writes would kill the process.

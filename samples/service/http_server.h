@@ -32,6 +32,19 @@ struct ServerOptions {
   int port = 8080;
   size_t max_in_flight = 1024;
   size_t max_body = 16u << 20;
+  /// A call's deadline after it starts (0: none); past it, 504.
+  size_t request_timeout_ms = 0;
+  /// After SIGTERM, how long calls in flight are awaited (0: for ever).
+  size_t drain_timeout_ms = 0;
+  /// From a request's first byte to the end of its headers, else 408.
+  size_t header_timeout_ms = 10000;
+  /// A connection with nothing in progress is closed after this long.
+  size_t idle_timeout_ms = 60000;
+  /// Open connections; beyond, a new one is answered 503 and closed.
+  size_t max_connections = 10000;
+  /// Answers queued on a connection (not yet written out) before it stops
+  /// reading further requests until they drain.
+  size_t max_pipeline = 64;
 };
 
 struct Connection;
@@ -43,10 +56,10 @@ void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
 
 class Server {
 public:
-  /// registry and compute_loop are borrowed and must outlive the server;
-  /// compute_loop must be run by another thread while run() runs.
-  Server(ModelRegistry *registry, strata_hal_loop_t *compute_loop,
-         ServerOptions options);
+  /// registry is borrowed and must outlive the server; the compute loops
+  /// of its functions (Function::loop) must be run by other threads while
+  /// run() runs.
+  Server(ModelRegistry *registry, ServerOptions options);
   Server(const Server &) = delete;
   Server &operator=(const Server &) = delete;
   ~Server();
@@ -56,8 +69,11 @@ public:
   /// The port bound (useful with port 0).
   int boundPort() const { return bound_port_; }
   /// Serves until a SIGTERM/SIGINT has been handled and every call in
-  /// flight has been answered; every handle is closed when it returns.
-  void run();
+  /// flight has been answered; every handle is closed when it returns, and
+  /// it returns "". When --drain-timeout passes first, it returns at once
+  /// with a line naming the calls abandoned (still running; the caller
+  /// must not tear down what they use).
+  std::string run();
 
 private:
   friend struct Connection;
@@ -66,6 +82,7 @@ private:
   static void onCompletionsReady(uv_poll_t *poll, int status, int events);
   static void onSignal(uv_signal_t *signal, int signum);
   static void onDrainTimeout(uv_timer_t *timer);
+  static void onDrainDeadline(uv_timer_t *timer);
   static void onCallDone(void *user, strata_runtime_call_t *call,
                          strata_status_t status);
 
@@ -80,7 +97,6 @@ private:
   void forgetConnection(Connection *conn);
 
   ModelRegistry *registry_;
-  strata_hal_loop_t *compute_loop_;
   ServerOptions options_;
   int bound_port_ = 0;
 
@@ -90,18 +106,24 @@ private:
   uv_signal_t sigterm_;
   uv_signal_t sigint_;
   uv_timer_t drain_timer_;
+  uv_timer_t drain_deadline_;
+  std::string abandoned_;  // set when the drain deadline passed
   int event_fd_ = -1;
   bool draining_ = false;
   bool stopped_ = false;
 
   std::unordered_set<Connection *> connections_;
   size_t in_flight_ = 0;
+  // Calls submitted and not yet answered (loop thread), to name them when a
+  // drain gives up on them.
+  std::unordered_set<PendingCall *> pending_;
   Metrics metrics_;
 
   // Completed calls from the compute thread, guarded by mutex_.
   std::mutex mutex_;
   std::vector<PendingCall *> completed_;
 
+  friend struct ConnectionHooks;
   friend void closeConnection(Connection *conn);
   friend void flushConnection(Connection *conn);
   friend void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -44,8 +45,27 @@ const char kUsage[] =
     "(default 1024)\n"
     "  --max-body=BYTES       largest request body before answering 413\n"
     "                         (default 16777216)\n"
+    "  --request-timeout=MS   a call still running MS ms after it started is\n"
+    "                         answered 504 (default 0: none); a kernel that\n"
+    "                         never returns then loses its model's device\n"
+    "  --drain-timeout=MS     on SIGTERM, wait at most MS ms for calls in\n"
+    "                         flight, then exit 1 naming the ones abandoned\n"
+    "                         (default 0: wait for all)\n"
+    "  --header-timeout=MS    a request's headers must arrive within MS ms of\n"
+    "                         its first byte, else 408 (default 10000)\n"
+    "  --idle-timeout=MS      an idle connection is closed after MS ms\n"
+    "                         (default 60000)\n"
+    "  --max-connections=N    connections beyond N are answered 503 and\n"
+    "                         closed (default 10000)\n"
+    "  --max-pipeline=N       answers queued per connection before it stops\n"
+    "                         reading requests until they drain (default 64)\n"
+    "  --require-signature=PUBKEY_FILE\n"
+    "                         refuse any model not signed by this Ed25519\n"
+    "                         public key (docs/security.md)\n"
     "  --help                 this text\n"
     "\n"
+    "Each model has its own device and compute thread: a call stuck in one\n"
+    "model never delays another's.\n"
     "SIGTERM or SIGINT stops accepting, answers the calls in flight and "
     "exits 0.\n";
 
@@ -78,6 +98,7 @@ int main(int argc, char **argv) {
   std::string device = "local-task";
   size_t task_workers = 0;
   std::vector<std::pair<std::string, std::string>> models;
+  std::string require_signature;
 
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -126,6 +147,38 @@ int main(int argc, char **argv) {
       if (!parseSize(v, &options.max_in_flight) || options.max_in_flight == 0) {
         return fail("--max-inflight takes a positive count, got '" + v + "'");
       }
+    } else if (value("--require-signature", &v)) {
+      require_signature = v;
+    } else if (value("--request-timeout", &v)) {
+      if (!parseSize(v, &options.request_timeout_ms)) {
+        return fail("--request-timeout takes milliseconds, got '" + v + "'");
+      }
+    } else if (value("--drain-timeout", &v)) {
+      if (!parseSize(v, &options.drain_timeout_ms)) {
+        return fail("--drain-timeout takes milliseconds, got '" + v + "'");
+      }
+    } else if (value("--header-timeout", &v)) {
+      if (!parseSize(v, &options.header_timeout_ms) ||
+          options.header_timeout_ms == 0) {
+        return fail("--header-timeout takes positive milliseconds, got '" +
+                    v + "'");
+      }
+    } else if (value("--idle-timeout", &v)) {
+      if (!parseSize(v, &options.idle_timeout_ms) ||
+          options.idle_timeout_ms == 0) {
+        return fail("--idle-timeout takes positive milliseconds, got '" + v +
+                    "'");
+      }
+    } else if (value("--max-connections", &v)) {
+      if (!parseSize(v, &options.max_connections) ||
+          options.max_connections == 0) {
+        return fail("--max-connections takes a positive count, got '" + v +
+                    "'");
+      }
+    } else if (value("--max-pipeline", &v)) {
+      if (!parseSize(v, &options.max_pipeline) || options.max_pipeline == 0) {
+        return fail("--max-pipeline takes a positive count, got '" + v + "'");
+      }
     } else if (value("--max-body", &v)) {
       if (!parseSize(v, &options.max_body)) {
         return fail("--max-body takes a byte count, got '" + v + "'");
@@ -155,78 +208,116 @@ int main(int argc, char **argv) {
   strata_runtime_instance_options_initialize(&instance_options);
   instance_options.device = device.c_str();
   instance_options.task_worker_count = static_cast<uint32_t>(task_workers);
-  strata_runtime_instance_t *instance = nullptr;
-  strata_status_t status =
-      strata_runtime_instance_create(&instance_options, allocator, &instance);
-  if (status) {
-    return fail(strata::service::consumeStatusText(status));
+  uint8_t public_key[STRATA_RUNTIME_PUBLIC_KEY_SIZE];
+  if (!require_signature.empty()) {
+    strata_status_t key_status = strata_vm_key_file_read(
+        require_signature.c_str(), public_key, sizeof(public_key));
+    if (key_status) {
+      return fail("--require-signature: " +
+                  strata::service::consumeStatusText(key_status));
+    }
+    instance_options.required_public_key = public_key;
   }
-  int exit_code = 0;
-  {
-    ModelRegistry registry;
-    for (const auto &[name, path] : models) {
-      status = registry.add(instance, name, path);
-      if (status) {
-        exit_code = fail("model '" + name +
-                         "': " + strata::service::consumeStatusText(status));
-        break;
-      }
-    }
-    strata_hal_loop_t *compute_loop = nullptr;
+
+  // Each model runs on its own instance (its own device and workers) and
+  // its own compute loop and thread: a call that never ends (an endless
+  // kernel, bytecode that loops) holds only its model, and a device lost
+  // at a deadline is only that model's.
+  struct Compute {
+    strata_hal_loop_t *loop = nullptr;
     strata_hal_fence_t *keep_alive = nullptr;
-    if (!exit_code) {
-      status = strata_hal_loop_create(allocator, &compute_loop);
-      if (!status) {
-        status = strata_hal_fence_create_pending(allocator, &keep_alive);
-      }
-      // The compute loop runs until this fence is signalled: without an
-      // operation in flight strata_hal_loop_run would return at once.
-      if (!status) {
-        status = strata_hal_loop_wait_fence(compute_loop, keep_alive, 0,
-                                            onKeepAliveDone, nullptr);
-      }
-      if (status) {
-        exit_code = fail(strata::service::consumeStatusText(status));
+    std::thread thread;
+  };
+  int exit_code = 0;
+  ModelRegistry registry;
+  std::vector<std::unique_ptr<Compute>> computes;
+  for (const auto &[name, path] : models) {
+    strata_runtime_instance_t *instance = nullptr;
+    strata_status_t status =
+        strata_runtime_instance_create(&instance_options, allocator, &instance);
+    if (!status) {
+      status = registry.add(instance, name, path);
+    }
+    // The model's session holds the instance.
+    strata_runtime_instance_release(instance);
+    auto compute = std::make_unique<Compute>();
+    if (!status) {
+      status = strata_hal_loop_create(allocator, &compute->loop);
+    }
+    if (!status) {
+      status = strata_hal_fence_create_pending(allocator, &compute->keep_alive);
+    }
+    // The compute loop runs until this fence is signalled: without an
+    // operation in flight strata_hal_loop_run would return at once.
+    if (!status) {
+      status = strata_hal_loop_wait_fence(compute->loop, compute->keep_alive, 0,
+                                          onKeepAliveDone, nullptr);
+    }
+    if (status) {
+      exit_code = fail("model '" + name +
+                       "': " + strata::service::consumeStatusText(status));
+      strata_hal_loop_destroy(compute->loop);
+      strata_hal_fence_release(compute->keep_alive);
+      break;
+    }
+    for (auto &[function_name, function] :
+         registry.models().at(name)->functions) {
+      function->loop = compute->loop;
+    }
+    computes.push_back(std::move(compute));
+  }
+  auto stopComputes = [&computes](bool join) {
+    for (auto &compute : computes) {
+      strata_status_t signal_status =
+          strata_hal_fence_signal(compute->keep_alive);
+      if (signal_status) {
+        strata_status_free(signal_status);
       }
     }
-    if (!exit_code) {
-      Server server(&registry, compute_loop, options);
-      std::string error;
-      if (!server.start(&error)) {
-        exit_code = fail(error);
-      } else {
-        std::thread compute([compute_loop] {
-          strata_status_t run_status = strata_hal_loop_run(compute_loop);
+    for (auto &compute : computes) {
+      if (compute->thread.joinable() && join) {
+        compute->thread.join();
+      }
+      strata_hal_loop_destroy(compute->loop);
+      strata_hal_fence_release(compute->keep_alive);
+    }
+    computes.clear();
+  };
+  if (!exit_code) {
+    Server server(&registry, options);
+    std::string error;
+    if (!server.start(&error)) {
+      exit_code = fail(error);
+    } else {
+      for (auto &compute : computes) {
+        strata_hal_loop_t *loop = compute->loop;
+        compute->thread = std::thread([loop] {
+          strata_status_t run_status = strata_hal_loop_run(loop);
           if (run_status) {
             std::fprintf(
                 stderr, "strata-service: compute loop: %s\n",
                 strata::service::consumeStatusText(run_status).c_str());
           }
         });
-        std::printf("strata-service: listening on http://%s:%d (%zu model%s, "
-                    "device %s)\n",
-                    options.host.c_str(), server.boundPort(), models.size(),
-                    models.size() == 1 ? "" : "s", device.c_str());
-        std::fflush(stdout);
-        server.run();
-        // Every call has been answered: let the compute loop finish.
-        strata_status_t signal_status = strata_hal_fence_signal(keep_alive);
-        if (signal_status) {
-          strata_status_free(signal_status);
-        }
-        compute.join();
-        std::fprintf(stderr, "strata-service: stopped\n");
       }
-      if (exit_code) {
-        strata_status_t signal_status = strata_hal_fence_signal(keep_alive);
-        if (signal_status) {
-          strata_status_free(signal_status);
-        }
+      std::printf("strata-service: listening on http://%s:%d (%zu model%s, "
+                  "device %s)\n",
+                  options.host.c_str(), server.boundPort(), models.size(),
+                  models.size() == 1 ? "" : "s", device.c_str());
+      std::fflush(stdout);
+      std::string abandoned = server.run();
+      if (!abandoned.empty()) {
+        // Calls still running cannot be stopped: report them and leave
+        // without tearing down what they use.
+        std::fprintf(stderr, "strata-service: %s\n", abandoned.c_str());
+        std::fflush(stderr);
+        std::_Exit(1);
       }
+      // Every call has been answered: let the compute loops finish.
+      stopComputes(true);
+      std::fprintf(stderr, "strata-service: stopped\n");
     }
-    strata_hal_loop_destroy(compute_loop);
-    strata_hal_fence_release(keep_alive);
   }
-  strata_runtime_instance_release(instance);
+  stopComputes(true);
   return exit_code;
 }

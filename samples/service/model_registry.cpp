@@ -5,6 +5,7 @@
 #include "model_registry.h"
 
 #include <charconv>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -100,6 +101,14 @@ bool decodeElement(simdjson::dom::element value, strata_hal_element_type_t type,
       d = static_cast<double>(value.get_uint64().value_unsafe());
     } else {
       *error = "is not a number";
+      return false;
+    }
+    // A finite value beyond the type's largest would become infinity.
+    double largest = bits == 32   ? static_cast<double>(FLT_MAX)
+                     : bits == 16 ? 65519.0 // rounds to f16's 65504
+                                  : DBL_MAX;
+    if (std::isfinite(d) && std::fabs(d) > largest) {
+      *error = "is out of range for " + tools::elementTypeName(type);
       return false;
     }
     if (bits == 32) {

@@ -38,6 +38,8 @@ struct Function {
   std::vector<ArgumentShape> argument_shapes;
   std::vector<strata_runtime_value_kind_t> argument_kinds;
   bool has_async_entry = false;
+  /// The compute loop of the function's model (borrowed; set by main).
+  strata_hal_loop_t *loop = nullptr;
   /// Calls ready for reuse (reset, no arguments). Owned.
   std::vector<strata_runtime_call_t *> free_calls;
 };

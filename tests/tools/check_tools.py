@@ -67,7 +67,7 @@ def case_dump_text(t):
     check(rc == 0, "dump sample: exit %d, stderr %s" % (rc, err))
     expect_contains(out, [
         "module sample version 3\n",
-        "format 1.0\n",
+        "format 1.1\n",
         "  flatbuffer: offset 64, ",
         "compiler: make_sample_modules 0.1.0\n",
         "  flags: make_sample_modules --sample\n",
@@ -141,7 +141,7 @@ def case_dump_json(t):
     check(doc["module"] == {"name": "sample", "version": 3},
           "json module: %r" % doc["module"])
     check(doc["format"]["version_major"] == 1 and
-          doc["format"]["version_minor"] == 0, "json format version")
+          doc["format"]["version_minor"] == 1, "json format version")
     check(doc["format"]["flatbuffer_offset"] == 64, "json flatbuffer offset")
     check(doc["compiler"] == {"name": "make_sample_modules",
                               "version": "0.1.0",
@@ -217,8 +217,8 @@ def case_dump_errors(t):
     with tempfile.TemporaryDirectory() as tmp:
         missing = os.path.join(tmp, "missing.vmfb")
         rc, out, err = t.dump(missing)
-        expect_one_line_error(rc, out, err, "strata-dump: %s: cannot read: "
-                              % missing, "missing file")
+        expect_one_line_error(rc, out, err, "strata-dump: NOT_FOUND: cannot open "
+                              "module file '%s': " % missing, "missing file")
         check("No such file" in err, "missing file reason: %r" % err)
 
         for size in [0, 10, 63, 64, 100, len(data) // 2, len(data) - 1]:
@@ -226,15 +226,18 @@ def case_dump_errors(t):
             with open(path, "wb") as f:
                 f.write(data[:size])
             rc, out, err = t.dump(path)
-            expect_one_line_error(rc, out, err, "strata-dump: %s: " % path,
+            expect_one_line_error(rc, out, err, "strata-dump: ",
                                   "truncated to %d bytes" % size)
+            check(path in err, "truncated to %d: %r names no path"
+                  % (size, err))
 
         path = os.path.join(tmp, "bad_magic.vmfb")
         with open(path, "wb") as f:
             f.write(b"XX" + data[2:])
         rc, out, err = t.dump(path)
-        expect_one_line_error(rc, out, err, "strata-dump: %s: " % path,
-                              "bad magic")
+        expect_one_line_error(rc, out, err,
+                              "strata-dump: INVALID_ARGUMENT: module file "
+                              "'%s': " % path, "bad magic")
         check("magic" in err, "bad magic message: %r" % err)
 
         rc, out, err = t.dump("--function=nope", sample)
@@ -263,9 +266,12 @@ def case_dump_corrupt(t):
                     check(False, "flip at %d: invalid JSON (%s)" % (at, e))
             else:
                 failures += 1
-                expect_one_line_error(rc, out, err,
-                                      "strata-dump: %s: " % path,
+                # The path leads (loader errors) or is quoted (errors of
+                # the header read before the rest of the file).
+                expect_one_line_error(rc, out, err, "strata-dump: ",
                                       "flip at %d" % at)
+                check(path in err, "flip at %d: %r names no path"
+                      % (at, err))
     check(failures > 0, "no bit flip was ever detected")
 
 
@@ -398,15 +404,17 @@ def case_run_errors(t):
         missing = os.path.join(tmp, "missing.vmfb")
         rc, out, err = t.run("--module=" + missing)
         expect_one_line_error(rc, out, err,
-                              "strata-run: %s: cannot read: " % missing,
-                              "run missing file")
+                              "strata-run: NOT_FOUND: cannot open module "
+                              "file '%s': " % missing, "run missing file")
         with open(sample_path, "rb") as f:
             data = f.read()
         truncated = os.path.join(tmp, "truncated.vmfb")
         with open(truncated, "wb") as f:
             f.write(data[:len(data) // 2])
         rc, out, err = t.run("--module=" + truncated, "--function=add")
-        expect_one_line_error(rc, out, err, "strata-run: %s: " % truncated,
+        expect_one_line_error(rc, out, err,
+                              "strata-run: INVALID_ARGUMENT: module file "
+                              "'%s': " % truncated,
                               "run truncated file")
     # strata-run provides the hal module, so a module naming hal.buffer
     # loads; the argument is still required.

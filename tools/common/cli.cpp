@@ -10,33 +10,148 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "strata/vm/buffer.h"
 #include "strata/vm/list.h"
+#include "strata/vm/module.h"
 
 namespace strata::tools {
 
+namespace {
+
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) {
+      ::close(fd);
+    }
+  }
+};
+
+// Appends up to `want` bytes from fd to *out; false with errno set on a read
+// error. Stops early only at end of file.
+bool appendFromFd(int fd, size_t want, std::vector<uint8_t>* out) {
+  uint8_t chunk[1 << 16];
+  while (want > 0) {
+    size_t n = want < sizeof(chunk) ? want : sizeof(chunk);
+    ssize_t got = ::read(fd, chunk, n);
+    if (got < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return false;
+    }
+    if (got == 0) {
+      break;
+    }
+    out->insert(out->end(), chunk, chunk + got);
+    want -= static_cast<size_t>(got);
+  }
+  return true;
+}
+
+std::string sizeText(uint64_t bytes) {
+  return std::to_string(bytes) + " bytes";
+}
+
+}  // namespace
+
 bool readFile(const std::string& path, std::vector<uint8_t>* out,
-              std::string* error) {
+              std::string* error, const ReadFileOptions& options) {
   out->clear();
-  FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) {
+  Fd file;
+  do {
+    file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (file.fd < 0 && errno == EINTR);
+  if (file.fd < 0) {
     *error = std::strerror(errno);
     return false;
   }
-  uint8_t buffer[1 << 16];
-  for (;;) {
-    size_t n = std::fread(buffer, 1, sizeof(buffer), file);
-    out->insert(out->end(), buffer, buffer + n);
-    if (n < sizeof(buffer)) {
-      break;
-    }
+  struct stat st;
+  if (::fstat(file.fd, &st) != 0) {
+    *error = std::strerror(errno);
+    return false;
   }
-  bool failed = std::ferror(file) != 0;
-  int saved = errno;
-  std::fclose(file);
-  if (failed) {
-    *error = std::strerror(saved ? saved : EIO);
+  if (S_ISDIR(st.st_mode)) {
+    *error = "is a directory";
+    return false;
+  }
+  const bool regular = S_ISREG(st.st_mode);
+  const uint64_t max_size =
+      regular || options.max_stream_size > options.max_size
+          ? options.max_size
+          : options.max_stream_size;
+  if (regular && static_cast<uint64_t>(st.st_size) > max_size) {
+    *error = "the file has " + sizeText(static_cast<uint64_t>(st.st_size)) +
+             ", over the limit of " + sizeText(max_size);
+    return false;
+  }
+  // Allocation failure is an error, never an abort (tools are built with
+  // exceptions; this is the one place a file's size picks an allocation).
+  try {
+    if (options.check_prefix && options.prefix_size > 0) {
+      if (!appendFromFd(file.fd, options.prefix_size, out)) {
+        *error = std::strerror(errno);
+        return false;
+      }
+      std::string reason;
+      if (!options.check_prefix(out->data(), out->size(), &reason)) {
+        *error = reason;
+        return false;
+      }
+    }
+    if (regular) {
+      out->reserve(static_cast<size_t>(st.st_size));
+    }
+    // Read at most one byte past the limit, to tell "over it" from "at it".
+    for (;;) {
+      size_t before = out->size();
+      uint64_t room = max_size + 1 - before;
+      size_t want = room < (1u << 20) ? static_cast<size_t>(room) : (1u << 20);
+      if (!appendFromFd(file.fd, want, out)) {
+        *error = std::strerror(errno);
+        return false;
+      }
+      if (out->size() > max_size) {
+        *error = std::string(regular ? "the file" : "this file, not a regular "
+                                                    "file,") +
+                 " holds more than the limit of " + sizeText(max_size);
+        out->clear();
+        return false;
+      }
+      if (out->size() - before < want) {
+        break;
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    out->clear();
+    out->shrink_to_fit();
+    *error = "out of memory reading " +
+             (regular ? sizeText(static_cast<uint64_t>(st.st_size))
+                      : std::string("it"));
+    return false;
+  }
+  return true;
+}
+
+ModuleFile::~ModuleFile() {
+  if (data) {
+    strata_allocator_free(strata_allocator_system(), data);
+  }
+}
+
+bool readModuleFile(const std::string& path, ModuleFile* out,
+                    std::string* error) {
+  strata_status_t status = strata_vm_module_file_read(
+      path.c_str(), strata_allocator_system(), &out->data, &out->size);
+  if (status) {
+    *error = statusToLine(status);
+    strata_status_free(status);
     return false;
   }
   return true;

@@ -18,10 +18,44 @@
 
 namespace strata::tools {
 
-// Reads a whole file. On failure returns false and sets *error to the reason
-// (strerror text), without the path.
+// Limits of readFile.
+struct ReadFileOptions {
+  // Files (regular or not) holding more are refused, before any allocation
+  // when the file is regular.
+  uint64_t max_size = uint64_t{1} << 32;
+  // The limit for files that are not regular (pipes, devices), whose size
+  // is unknown until they end: an endless one costs this much, no more.
+  uint64_t max_stream_size = uint64_t{1} << 30;
+  // When set, called with the first prefix_size bytes (fewer if the file is
+  // shorter) before the rest is read; returning false (with *reason) stops
+  // the read, so a wrong file (/dev/zero as .npy) is refused at once.
+  size_t prefix_size = 0;
+  std::function<bool(const uint8_t*, size_t, std::string*)> check_prefix;
+};
+
+// Reads a whole file within options' limits: directories are refused, a
+// regular file over max_size is refused before it is read, other files
+// (pipes, devices) are read up to max_stream_size, and running out of memory is an
+// error. On failure returns false and sets *error to the reason (strerror
+// text or a phrase), without the path.
 bool readFile(const std::string& path, std::vector<uint8_t>* out,
-              std::string* error);
+              std::string* error, const ReadFileOptions& options = {});
+
+// A module file's bytes, 64-byte aligned, from strata_vm_module_file_read
+// (the header is checked before the rest is read). Owns the bytes.
+struct ModuleFile {
+  ModuleFile() = default;
+  ModuleFile(const ModuleFile&) = delete;
+  ModuleFile& operator=(const ModuleFile&) = delete;
+  ~ModuleFile();
+  uint8_t* data = nullptr;
+  size_t size = 0;
+};
+
+// Reads a module file; on failure returns false and sets *error to one line
+// that names the path.
+bool readModuleFile(const std::string& path, ModuleFile* out,
+                    std::string* error);
 
 // "i32=5", "f64=2.5", "vm.buffer<16 bytes>", "vm.list<2>[i32=1, i32=2]",
 // "null" for a null ref. Floats print as the shortest exact decimal.

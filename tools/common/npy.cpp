@@ -247,10 +247,17 @@ uint32_t loadLe(const uint8_t* p, size_t bytes) {
 
 }  // namespace
 
-bool parseNpy(const uint8_t* data, size_t size, HostTensor* out,
-              std::string* error) {
+bool checkNpyMagic(const uint8_t* data, size_t size, std::string* error) {
   if (size < kMagicSize || std::memcmp(data, kMagic, kMagicSize) != 0) {
     *error = "not a .npy file (bad magic; expected \\x93NUMPY)";
+    return false;
+  }
+  return true;
+}
+
+bool parseNpy(const uint8_t* data, size_t size, HostTensor* out,
+              std::string* error) {
+  if (!checkNpyMagic(data, size, error)) {
     return false;
   }
   if (size < kMagicSize + 2) {

@@ -25,6 +25,11 @@ namespace strata::tools {
 bool parseNpy(const uint8_t* data, size_t size, HostTensor* out,
               std::string* error);
 
+// Whether data (the first bytes of a file, at least 6 when the file has
+// them) starts with the .npy magic; sets *error as parseNpy does when not.
+// Lets readers refuse a wrong file before reading all of it.
+bool checkNpyMagic(const uint8_t* data, size_t size, std::string* error);
+
 // The descr of an element type ("<f4", "|b1"); empty when .npy has none.
 std::string npyDescr(strata_hal_element_type_t element_type);
 

@@ -744,11 +744,26 @@ bool parseValueArgument(const std::string& text, HostTensor* out,
     std::string path = text.substr(1);
     std::vector<uint8_t> bytes;
     std::string reason;
-    if (!readFile(path, &bytes, &reason)) {
-      *error = "cannot read '" + path + "': " + reason;
+    // The magic is checked on the first bytes, so /dev/zero or a text file
+    // is refused before the rest is read.
+    bool not_npy = false;
+    ReadFileOptions options;
+    options.prefix_size = 8;
+    options.check_prefix = [&](const uint8_t* data, size_t size,
+                               std::string* why) {
+      not_npy = !checkNpyMagic(data, size, why);
+      return !not_npy;
+    };
+    if (!readFile(path, &bytes, &reason, options)) {
+      *error = not_npy ? reason : "cannot read '" + path + "': " + reason;
       return false;
     }
-    return parseNpy(bytes.data(), bytes.size(), out, error);
+    try {
+      return parseNpy(bytes.data(), bytes.size(), out, error);
+    } catch (const std::bad_alloc&) {
+      *error = "out of memory reading '" + path + "'";
+      return false;
+    }
   }
   return parseTensorText(text, out, error);
 }

@@ -30,6 +30,8 @@ constexpr const char kUsage[] =
     "                        [--device=local-sync|local-task]\n"
     "                        [--task_workers=N] [--format=text|json]\n"
     "                        [--trace=FILE.json]\n"
+    "                        [--require-signature=PUBKEY_FILE]\n"
+    "                        [--timeout_ms=N]\n"
     "\n"
     "Calls one function of the last module (after the hal and check modules\n"
     "and the modules before it) --warmup times, then --repetitions times\n"
@@ -49,6 +51,11 @@ constexpr const char kUsage[] =
     "  --format=FORMAT    text (default) or json\n"
     "  --trace=FILE.json  also write a Chrome trace of the run (warm-up\n"
     "                     included): calls, submissions, waits, dispatches\n"
+    "  --timeout_ms=N     each call's deadline: a call still running N ms\n"
+    "                     after it started fails with DEADLINE_EXCEEDED\n"
+    "  --require-signature=PUBKEY_FILE\n"
+    "                     refuse any --module not signed by this Ed25519\n"
+    "                     public key (docs/security.md)\n"
     "  --help             print this help and exit\n"
     "\n"
     "Exit status: 0 on success, 1 when loading or a call fails, 2 on a bad\n"
@@ -64,6 +71,8 @@ struct Options {
   uint32_t task_workers = 0;
   bool json = false;
   std::string trace;
+  std::string require_signature;  // a public key file
+  uint64_t timeout_ms = 0;        // 0: no deadline
 };
 
 [[noreturn]] void usageError(const std::string& message) {
@@ -133,6 +142,10 @@ Options parseArgs(int argc, char** argv) {
       options.json = value == "json";
     } else if (takeFlagValue(arg, "--trace", &value)) {
       options.trace = value;
+    } else if (takeFlagValue(arg, "--require-signature", &value)) {
+      options.require_signature = value;
+    } else if (takeFlagValue(arg, "--timeout_ms", &value)) {
+      options.timeout_ms = parseCount("--timeout_ms", value, 0, 100000000);
     } else {
       usageError("unknown argument '" + strata::tools::sanitizeLine(arg) +
                  "'");
@@ -220,6 +233,15 @@ int benchmark(const Options& options) {
   strata_runtime_instance_options_initialize(&instance_options);
   instance_options.device = options.device.c_str();
   instance_options.task_worker_count = options.task_workers;
+  uint8_t public_key[STRATA_RUNTIME_PUBLIC_KEY_SIZE];
+  if (!options.require_signature.empty()) {
+    strata_status_t status = strata_vm_key_file_read(
+        options.require_signature.c_str(), public_key, sizeof(public_key));
+    if (status) {
+      return fail("--require-signature: " + consumeLine(status));
+    }
+    instance_options.required_public_key = public_key;
+  }
   strata_status_t status = strata_runtime_instance_create(
       &instance_options, run.allocator, &run.instance);
   if (status) {
@@ -265,7 +287,16 @@ int benchmark(const Options& options) {
     }
   }
 
+  // Each call gets its own deadline, set just before it starts.
+  auto setDeadline = [&] {
+    if (options.timeout_ms) {
+      strata_runtime_call_set_deadline(
+          run.call, strata_hal_deadline_after_ns(
+                        static_cast<int64_t>(options.timeout_ms) * 1000000));
+    }
+  };
   for (uint32_t i = 0; i < options.warmup; ++i) {
+    setDeadline();
     status = strata_runtime_call_invoke(run.call);
     if (status) {
       return fail(std::string(name) + " failed: " + consumeLine(status));
@@ -274,6 +305,7 @@ int benchmark(const Options& options) {
   std::vector<double> times_ms;
   times_ms.reserve(options.repetitions);
   for (uint32_t i = 0; i < options.repetitions; ++i) {
+    setDeadline();
     auto start = std::chrono::steady_clock::now();
     status = strata_runtime_call_invoke(run.call);
     auto end = std::chrono::steady_clock::now();

@@ -94,17 +94,17 @@ Options parseArgs(int argc, char** argv) {
 class PlaceholderTypes {
  public:
   void registerFor(strata_vm_instance_t* instance,
-                   const std::vector<uint8_t>& bytes) {
+                   const strata::tools::ModuleFile& bytes) {
     strata_module_header_t header;
-    if (bytes.size() < sizeof(header)) {
+    if (bytes.size < sizeof(header)) {
       return;
     }
-    std::memcpy(&header, bytes.data(), sizeof(header));
-    if (header.flatbuffer_offset > bytes.size() ||
-        header.flatbuffer_size > bytes.size() - header.flatbuffer_offset) {
+    std::memcpy(&header, bytes.data, sizeof(header));
+    if (header.flatbuffer_offset > bytes.size ||
+        header.flatbuffer_size > bytes.size - header.flatbuffer_offset) {
       return;
     }
-    const uint8_t* fb = bytes.data() + header.flatbuffer_offset;
+    const uint8_t* fb = bytes.data + header.flatbuffer_offset;
     size_t fb_size = static_cast<size_t>(header.flatbuffer_size);
     // The FlatBuffer verifier needs aligned data; copy into aligned storage.
     std::vector<uint64_t> aligned((fb_size + 7) / 8);
@@ -538,10 +538,12 @@ int run(const Options& options) {
     return 1;
   };
 
-  std::vector<uint8_t> bytes;
+  // The header is checked before the rest is read (module.h).
+  strata::tools::ModuleFile bytes;
   std::string error;
-  if (!strata::tools::readFile(options.path, &bytes, &error)) {
-    return fail("cannot read: " + error);
+  if (!strata::tools::readModuleFile(options.path, &bytes, &error)) {
+    std::fprintf(stderr, "strata-dump: %s\n", error.c_str());
+    return 1;
   }
 
   strata_allocator_t allocator = strata_allocator_system();
@@ -556,7 +558,7 @@ int run(const Options& options) {
   placeholders.registerFor(instance, bytes);
 
   BytecodeModule* module = nullptr;
-  status = strata::vm::loadBytecodeModule(instance, bytes.data(), bytes.size(),
+  status = strata::vm::loadBytecodeModule(instance, bytes.data, bytes.size,
                                           nullptr, nullptr, allocator,
                                           &module);
   if (status) {
@@ -567,8 +569,8 @@ int run(const Options& options) {
   }
 
   strata_module_header_t header;
-  std::memcpy(&header, bytes.data(), sizeof(header));
-  Dump dump{options, *module, header, bytes.size(), {}};
+  std::memcpy(&header, bytes.data, sizeof(header));
+  Dump dump{options, *module, header, bytes.size, {}};
   int rc = 0;
   if (options.function.empty()) {
     for (uint32_t i = 0; i < module->functions.size(); ++i) {

@@ -32,6 +32,7 @@ constexpr const char kUsage[] =
     "                  [--device=local-sync|local-task] [--task_workers=N]\n"
     "                  [--input=VALUE ...] [--output=TARGET ...]\n"
     "                  [--expected_output=VALUE ...] [--trace=FILE.json]\n"
+    "                  [--require-signature=PUBKEY_FILE] [--timeout_ms=N]\n"
     "\n"
     "Creates a device, the hal module and the check module (the check.*\n"
     "assertions of test programs), loads the modules into one context after\n"
@@ -78,6 +79,13 @@ constexpr const char kUsage[] =
     "                     (open it in Perfetto): the invocation, each queue\n"
     "                     submission and fence wait, and each dispatch's\n"
     "                     share on every worker that ran it\n"
+    "  --timeout_ms=N     the call's deadline: it fails with DEADLINE_EXCEEDED\n"
+    "                     N ms after it starts, however it loops or waits\n"
+    "                     (a kernel that never returns loses the device)\n"
+    "  --require-signature=PUBKEY_FILE\n"
+    "                     refuse any --module not signed by this Ed25519\n"
+    "                     public key (strata-keygen; docs/security.md),\n"
+    "                     before anything in it is loaded\n"
     "  --help             print this help and exit\n"
     "\n"
     "Exit status: 0 on success, 1 when loading, linking, an input or the\n"
@@ -97,6 +105,8 @@ struct Options {
   strata::tools::CompareThresholds thresholds;
   size_t print_max_element_count = 1024;
   std::string trace;  // --trace: the Chrome trace file to write
+  std::string require_signature;  // --require-signature: public key file
+  uint64_t timeout_ms = 0;        // --timeout_ms: 0 is none
 };
 
 [[noreturn]] void usageError(const std::string& message) {
@@ -179,6 +189,10 @@ Options parseArgs(int argc, char** argv) {
           parseThreshold("--expected_f64_threshold", value);
     } else if (takeFlagValue(arg, "--trace", &value)) {
       options.trace = value;
+    } else if (takeFlagValue(arg, "--require-signature", &value)) {
+      options.require_signature = value;
+    } else if (takeFlagValue(arg, "--timeout_ms", &value)) {
+      options.timeout_ms = parseCount("--timeout_ms", value, 1ull << 40);
     } else if (takeFlagValue(arg, "--print_max_element_count", &value)) {
       options.print_max_element_count = static_cast<size_t>(
           parseCount("--print_max_element_count", value, UINT32_MAX));
@@ -425,18 +439,24 @@ int run(const Options& options) {
   }
   s.modules.push_back(check_module);
 
-  for (const std::string& path : options.modules) {
-    std::vector<uint8_t> bytes;
-    std::string error;
-    if (!strata::tools::readFile(path, &bytes, &error)) {
-      return fail(path + ": cannot read: " + error);
-    }
-    strata_vm_module_t* module = nullptr;
-    status = strata_vm_bytecode_module_load(s.instance, bytes.data(),
-                                            bytes.size(), nullptr, nullptr,
-                                            s.allocator, &module);
+  // The signature policy: the key is read before any module is.
+  uint8_t public_key[STRATA_VM_MODULE_PUBLIC_KEY_SIZE];
+  if (!options.require_signature.empty()) {
+    status = strata_vm_key_file_read(options.require_signature.c_str(),
+                                     public_key, sizeof(public_key));
     if (status) {
-      return fail(path + ": " + consumeLine(status));
+      return fail("--require-signature: " + consumeLine(status));
+    }
+  }
+  for (const std::string& path : options.modules) {
+    // The header is checked before the rest is read (module.h).
+    strata_vm_module_t* module = nullptr;
+    status = strata_vm_bytecode_module_load_file(
+        s.instance, path.c_str(),
+        options.require_signature.empty() ? nullptr : public_key, s.allocator,
+        &module);
+    if (status) {
+      return fail(consumeLine(status));
     }
     s.modules.push_back(module);
   }
@@ -596,9 +616,26 @@ int run(const Options& options) {
       return fail(consumeLine(status));
     }
   }
-  status = strata_vm_invoke(s.context, function, s.inputs, s.outputs);
+  int64_t deadline =
+      options.timeout_ms
+          ? strata_hal_deadline_after_ns(
+                static_cast<int64_t>(options.timeout_ms) * 1000000)
+          : INT64_MAX;
+  status =
+      strata_vm_invoke_until(s.context, function, s.inputs, s.outputs, deadline);
   if (!status && signal) {
-    status = strata_hal_fence_wait(signal, STRATA_HAL_INFINITE_FUTURE);
+    status = strata_hal_fence_wait(signal, deadline);
+    if (strata_status_code(status) == STRATA_STATUS_DEADLINE_EXCEEDED) {
+      // The device work may never end: the device is lost (runtime.h).
+      strata_status_free(status);
+      strata_hal_device_lose(s.device, "the call's deadline passed while its "
+                                       "device work ran");
+      status = strata_make_status(
+          STRATA_STATUS_DEADLINE_EXCEEDED,
+          "the call's deadline passed while its device work ran; device "
+          "'%s' is now lost",
+          strata_hal_device_name(s.device));
+    }
   }
   if (signal) {
     strata_hal_fence_release(signal);

@@ -5,7 +5,8 @@
 // Every failure is a status whose message names the field at fault. Codes:
 // INVALID_ARGUMENT for anything malformed, UNIMPLEMENTED for a format major
 // version this runtime cannot read, NOT_FOUND for a ref type the instance does
-// not know and RESOURCE_EXHAUSTED when memory runs out.
+// not know, DATA_LOSS for a segment whose checksum does not match and
+// RESOURCE_EXHAUSTED when memory runs out.
 //
 // Ownership of the bytes: once loadBytecodeModule is called with a release
 // callback, that callback runs exactly once. It runs at once when the bytes
@@ -24,6 +25,7 @@
 #include "flatbuffers/flatbuffers.h"
 #include "format.h"
 #include "module_generated.h"
+#include "strata/base/crc32c.h"
 
 namespace strata::vm {
 
@@ -182,6 +184,7 @@ strata_status_t checkHeader(BytecodeModule* m) {
   m->flatbuffer_size = h.flatbuffer_size;
   m->segments_offset = h.segments_offset;
   m->segments_size = h.segments_size;
+  m->format_version_minor = h.version_minor;
   return nullptr;
 }
 
@@ -304,6 +307,20 @@ strata_status_t loadRodata(BytecodeModule* m) {
       0) {
     return INVALID("the rodata table is misaligned");
   }
+  // Format 1.1 writers record every segment's CRC-32C; kernel libraries
+  // are dlopen'ed from rodata, so a segment is checked before anything
+  // reads it, and a 1.1 module without checksums is refused.
+  const flatbuffers::Vector<uint32_t>* checksums = m->fb->rodata_checksums();
+  if (checksums && checksums->size() != m->fb->rodata()->size()) {
+    return INVALID("rodata_checksums has %u entries for %u rodata segments",
+                   checksums->size(), m->fb->rodata()->size());
+  }
+  if (!checksums && m->format_version_minor >= 1 &&
+      m->fb->rodata()->size() > 0) {
+    return INVALID("module format 1.%u requires rodata_checksums, and the "
+                   "module has %u rodata segments without them",
+                   m->format_version_minor, m->fb->rodata()->size());
+  }
   const uint8_t* area = m->image + m->segments_offset;
   uint32_t i = 0;
   for (const schema::SegmentRef* ref : *m->fb->rodata()) {
@@ -315,6 +332,18 @@ strata_status_t loadRodata(BytecodeModule* m) {
       return INVALID("rodata %u [%" PRIu64 ", +%" PRIu64
                      ") is outside the %" PRIu64 "-byte segment area",
                      i, ref->offset(), ref->length(), m->segments_size);
+    }
+    if (checksums) {
+      uint32_t actual = strata_crc32c(0, area + ref->offset(),
+                                      static_cast<size_t>(ref->length()));
+      if (actual != checksums->Get(i)) {
+        return makeError(STRATA_STATUS_DATA_LOSS,
+                         "rodata %u [%" PRIu64 ", +%" PRIu64
+                         ") is corrupt: its CRC-32C is 0x%08x, the module "
+                         "records 0x%08x",
+                         i, ref->offset(), ref->length(), actual,
+                         checksums->Get(i));
+      }
     }
     m->rodata.push_back(Span{area + ref->offset(), ref->length()});
     ++i;

@@ -323,7 +323,7 @@ TEST_SUITE("vm.loader") {
     poke<uint16_t>(bytes, kVersionMajor, 2);
     poke<uint16_t>(bytes, kVersionMinor, 0);
     expectRejected(bytes, STRATA_STATUS_UNIMPLEMENTED,
-                   "module format 2.0 is newer than this runtime (1.0)");
+                   "module format 2.0 is newer than this runtime (1.1)");
   }
 
   TEST_CASE("rejects an older major version") {
@@ -332,7 +332,7 @@ TEST_SUITE("vm.loader") {
     poke<uint16_t>(bytes, kVersionMinor, 9);
     expectRejected(
         bytes, STRATA_STATUS_UNIMPLEMENTED,
-        "module format 0.9 is older than this runtime supports (1.0)");
+        "module format 0.9 is older than this runtime supports (1.1)");
   }
 
   TEST_CASE("accepts a newer minor version") {

@@ -118,6 +118,7 @@ struct BytecodeModule {
   uint64_t flatbuffer_size = 0;
   uint64_t segments_offset = 0;
   uint64_t segments_size = 0;
+  uint16_t format_version_minor = 0;
 
   ~BytecodeModule();
 

@@ -237,11 +237,26 @@ strata_status_t createState(strata_vm_context_t* context, uint32_t index,
   return nullptr;
 }
 
-// Blocks on a deferral's wait. Returns OK when the call should run again,
-// with *timed_out set when its deadline passed first.
-strata_status_t blockOn(const strata_vm_wait_t& wait, bool* timed_out) {
-  *timed_out = false;
+// The earlier of a wait's deadline and the call's.
+int64_t effectiveDeadline(const strata_vm_wait_t& wait, int64_t call_deadline) {
   int64_t deadline = wait.deadline_ns ? wait.deadline_ns : INT64_MAX;
+  return deadline < call_deadline ? deadline : call_deadline;
+}
+
+// A deferring function that defers again after the call's deadline passed
+// (and it was told so) would be rerun forever: the call fails instead.
+strata_status_t deadlinePassedWhileDeferred() {
+  return strata_make_status(STRATA_STATUS_DEADLINE_EXCEEDED,
+                            "the call's deadline passed while it waited");
+}
+
+// Blocks on a deferral's wait, giving up at the earlier of the wait's and
+// the call's deadlines. Returns OK when the call should run again, with
+// *timed_out set when a deadline passed first.
+strata_status_t blockOn(const strata_vm_wait_t& wait, bool* timed_out,
+                        int64_t call_deadline = INT64_MAX) {
+  *timed_out = false;
+  int64_t deadline = effectiveDeadline(wait, call_deadline);
   strata_status_t status = wait.wait(wait.user, deadline);
   if (strata_status_code(status) == STRATA_STATUS_DEADLINE_EXCEEDED) {
     strata_status_free(status);
@@ -253,6 +268,7 @@ strata_status_t blockOn(const strata_vm_wait_t& wait, bool* timed_out) {
 
 // Runs a stack to completion, blocking on the waits of deferring functions.
 strata_status_t runToCompletion(Stack* stack) {
+  bool resumed_after_deadline = false;
   for (;;) {
     RunState state;
     STRATA_RETURN_IF_ERROR(stackRun(stack, &state));
@@ -273,13 +289,20 @@ strata_status_t runToCompletion(Stack* stack) {
         stackReset(stack);
         return status;
       }
+      if (resumed_after_deadline) {
+        stackReset(stack);
+        return deadlinePassedWhileDeferred();
+      }
       bool timed_out = false;
-      strata_status_t status = blockOn(stack->wait, &timed_out);
+      strata_status_t status =
+          blockOn(stack->wait, &timed_out, stack->deadline_ns);
       if (status) {
         stackReset(stack);
         return status;
       }
       stack->timed_out = timed_out;
+      resumed_after_deadline =
+          timed_out && monotonicNowNs() >= stack->deadline_ns;
     }
     // vm.yield, or the wait is over: resume.
   }
@@ -325,11 +348,14 @@ inline strata_status_t callOnStack(strata_vm_context_t* context, Stack* stack,
     strata_vm_wait_t wait{};
     bool timed_out = false;
     for (;;) {
-      strata_status_t status =
-          callNative(context, state, function.ordinal, args, sig.args.size(),
-                     results, result_count, timed_out, &wait);
+      strata_status_t status = callNative(
+          context, state, function.ordinal, args, sig.args.size(), results,
+          result_count, timed_out, &wait, stack->deadline_ns);
       if (strata_status_code(status) != STRATA_STATUS_DEFERRED) {
         return status;
+      }
+      if (timed_out && monotonicNowNs() >= stack->deadline_ns) {
+        return deadlinePassedWhileDeferred();
       }
       if (!wait.wait) {
         return strata_make_status(
@@ -337,7 +363,7 @@ inline strata_status_t callOnStack(strata_vm_context_t* context, Stack* stack,
             "%s deferred without a wait; a blocking call cannot resume it",
             qualifiedName(context, function).c_str());
       }
-      STRATA_RETURN_IF_ERROR(blockOn(wait, &timed_out));
+      STRATA_RETURN_IF_ERROR(blockOn(wait, &timed_out, stack->deadline_ns));
     }
   }
   STRATA_RETURN_IF_ERROR(
@@ -611,6 +637,17 @@ strata_status_t strata_vm_call(strata_vm_context_t* context,
                                const strata_vm_value_t* args, size_t arg_count,
                                strata_vm_value_t* results,
                                size_t result_count) {
+  return strata_vm_call_until(context, function, args, arg_count, results,
+                              result_count, INT64_MAX);
+}
+
+strata_status_t strata_vm_call_until(strata_vm_context_t* context,
+                                     strata_vm_function_t function,
+                                     const strata_vm_value_t* args,
+                                     size_t arg_count,
+                                     strata_vm_value_t* results,
+                                     size_t result_count,
+                                     int64_t deadline_ns) {
   STRATA_RETURN_IF_ERROR(checkCount(context, function, arg_count, result_count));
   // Tracing: one event per invocation, on the host track.
   strata_trace_t* trace = strata_trace_installed();
@@ -620,6 +657,7 @@ strata_status_t strata_vm_call(strata_vm_context_t* context,
   Stack stack;
   stackInitialize(&stack, context, context->allocator, storage,
                   sizeof(storage));
+  stack.deadline_ns = deadline_ns > 0 ? deadline_ns : INT64_MAX;
   strata_status_t status =
       callOnStack(context, &stack, function, args, results, result_count);
   stackDeinitialize(&stack);
@@ -637,6 +675,15 @@ strata_status_t strata_vm_invoke(strata_vm_context_t* context,
                                  strata_vm_function_t function,
                                  const strata_vm_list_t* inputs,
                                  strata_vm_list_t* outputs) {
+  return strata_vm_invoke_until(context, function, inputs, outputs,
+                                INT64_MAX);
+}
+
+strata_status_t strata_vm_invoke_until(strata_vm_context_t* context,
+                                       strata_vm_function_t function,
+                                       const strata_vm_list_t* inputs,
+                                       strata_vm_list_t* outputs,
+                                       int64_t deadline_ns) {
   // Argument and result slots live on the C stack for the usual arities, so
   // an invoke allocates only what the outputs list needs.
   constexpr size_t kInlineValues = 16;
@@ -657,8 +704,9 @@ strata_status_t strata_vm_invoke(strata_vm_context_t* context,
     results = heap_results.data();
   }
   STRATA_RETURN_IF_ERROR(listToArgs(context, function, inputs, args));
-  STRATA_RETURN_IF_ERROR(strata_vm_call(context, function, args, arg_count,
-                                        results, result_count));
+  STRATA_RETURN_IF_ERROR(strata_vm_call_until(context, function, args,
+                                              arg_count, results, result_count,
+                                              deadline_ns));
   return resultsToList(sig, results, outputs);
 }
 
@@ -726,12 +774,20 @@ strata_status_t strata_vm_invocation_run(strata_vm_invocation_t* invocation) {
   RunState run_state = RunState::kCompleted;
   if (!state->bytecode) {
     // A native export called directly: deferral means "call again".
+    bool resumed_after_deadline =
+        invocation->stack.timed_out &&
+        monotonicNowNs() >= invocation->stack.deadline_ns;
     status = callNative(context, state, invocation->function.ordinal,
                         invocation->args, invocation->arg_count,
                         invocation->results, invocation->result_count,
-                        invocation->stack.timed_out, &invocation->native_wait);
+                        invocation->stack.timed_out, &invocation->native_wait,
+                        invocation->stack.deadline_ns);
     invocation->stack.timed_out = false;
     if (strata_status_code(status) == STRATA_STATUS_DEFERRED) {
+      if (resumed_after_deadline) {
+        invocation->state = STRATA_VM_INVOCATION_FAILED;
+        return deadlinePassedWhileDeferred();
+      }
       invocation->state = STRATA_VM_INVOCATION_SUSPENDED;
       return nullptr;
     }
@@ -741,8 +797,16 @@ strata_status_t strata_vm_invocation_run(strata_vm_invocation_t* invocation) {
                           invocation->function.ordinal,
                           invocation->args, invocation->results);
     }
+    bool resumed_after_deadline =
+        invocation->stack.timed_out &&
+        monotonicNowNs() >= invocation->stack.deadline_ns;
     if (!status) {
       status = stackRun(&invocation->stack, &run_state);
+    }
+    if (!status && run_state == RunState::kSuspended &&
+        resumed_after_deadline && invocation->stack.deferred) {
+      stackReset(&invocation->stack);
+      status = deadlinePassedWhileDeferred();
     }
   }
   if (status) {
@@ -767,7 +831,19 @@ strata_vm_wait_t strata_vm_invocation_wait(
   }
   const ModuleState* state =
       &invocation->context->states[invocation->function.module_index];
-  return state->bytecode ? invocation->stack.wait : invocation->native_wait;
+  strata_vm_wait_t wait =
+      state->bytecode ? invocation->stack.wait : invocation->native_wait;
+  // Hosts give up at the wait's deadline: make it the call's when earlier.
+  wait.deadline_ns = effectiveDeadline(wait, invocation->stack.deadline_ns);
+  if (wait.deadline_ns == INT64_MAX) {
+    wait.deadline_ns = 0;
+  }
+  return wait;
+}
+
+void strata_vm_invocation_set_deadline(strata_vm_invocation_t* invocation,
+                                       int64_t deadline_ns) {
+  invocation->stack.deadline_ns = deadline_ns > 0 ? deadline_ns : INT64_MAX;
 }
 
 strata_status_t strata_vm_invocation_take_outputs(
@@ -831,6 +907,10 @@ void strata_vm_invocation_set_timed_out(strata_vm_invocation_t* invocation) {
 
 int strata_vm_native_call_timed_out(const strata_vm_native_call_t* call) {
   return call->timed_out ? 1 : 0;
+}
+
+int64_t strata_vm_native_call_deadline_ns(const strata_vm_native_call_t* call) {
+  return call->deadline_ns;
 }
 
 void strata_vm_native_call_set_wait(strata_vm_native_call_t* call,

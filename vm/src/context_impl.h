@@ -91,7 +91,22 @@ struct Stack {
   bool deferred;  // suspended by a deferral (else by vm.yield)
   bool timed_out;  // the next deferred call sees a timeout
   bool heap_arrays;  // some array moved to the heap
+
+  // The call's deadline, absolute CLOCK_MONOTONIC ns (INT64_MAX: none).
+  // The interpreter looks at the clock once every kInterruptInterval
+  // backward branches and calls (interrupt_countdown), so an endless loop
+  // or recursion ends with DEADLINE_EXCEEDED; deferred waits give up at it.
+  int64_t deadline_ns;
+  uint32_t interrupt_countdown;
 };
+
+// Backward branches and calls between two looks at the clock: a look costs
+// ~20 ns (vDSO clock_gettime), a loop iteration a few ns, so a deadline is
+// noticed within microseconds and the look costs well under 1%.
+constexpr uint32_t kInterruptInterval = 1024;
+
+// CLOCK_MONOTONIC in nanoseconds, the clock of every deadline.
+int64_t monotonicNowNs();
 
 // Outcome of running a stack.
 enum class RunState { kCompleted, kSuspended };
@@ -127,7 +142,8 @@ strata_status_t callNative(strata_vm_context_t* context, ModuleState* state,
                            uint32_t ordinal, const strata_vm_value_t* args,
                            size_t arg_count, strata_vm_value_t* results,
                            size_t result_count, bool timed_out,
-                           strata_vm_wait_t* out_wait);
+                           strata_vm_wait_t* out_wait,
+                           int64_t deadline_ns);
 
 }  // namespace strata::vm
 
@@ -136,6 +152,7 @@ struct strata_vm_native_call_t {
   strata::vm::Stack* stack;  // null when the host calls a native export
   strata_vm_wait_t wait;
   bool timed_out;
+  int64_t deadline_ns;  // the invocation's (INT64_MAX: none)
 };
 
 struct strata_vm_context_t {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <algorithm>
 #include <cstring>
+#include <ctime>
 #include <limits>
 #include <new>
 #include <string>
@@ -532,6 +533,12 @@ void releaseResults(strata_vm_value_t* results, const std::string& chars) {
 // Stack API
 //===----------------------------------------------------------------------===//
 
+int64_t monotonicNowNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
 void stackInitialize(Stack* stack, strata_vm_context_t* context,
                      strata_allocator_t allocator, void* storage,
                      size_t storage_size) {
@@ -547,6 +554,8 @@ void stackInitialize(Stack* stack, strata_vm_context_t* context,
   stack->deferred = false;
   stack->timed_out = false;
   stack->heap_arrays = false;
+  stack->deadline_ns = INT64_MAX;
+  stack->interrupt_countdown = kInterruptInterval;
   if (!storage || storage_size < 1024) {
     stack->frames = nullptr;
     stack->prims = nullptr;
@@ -636,10 +645,10 @@ strata_status_t callNative(strata_vm_context_t* context, ModuleState* state,
                            uint32_t ordinal, const strata_vm_value_t* args,
                            size_t arg_count, strata_vm_value_t* results,
                            size_t result_count, bool timed_out,
-                           strata_vm_wait_t* out_wait) {
+                           strata_vm_wait_t* out_wait, int64_t deadline_ns) {
   const strata_vm_native_function_t& fn =
       state->module->native->functions[ordinal];
-  strata_vm_native_call_t call{context, nullptr, {}, timed_out};
+  strata_vm_native_call_t call{context, nullptr, {}, timed_out, deadline_ns};
   for (size_t i = 0; i < result_count; ++i) {
     results[i].bits = 0;
   }
@@ -770,6 +779,17 @@ strata_status_t stackRun(Stack* stack, RunState* out_state) {
     if (check_status__) FAIL(check_status__);              \
   } while (0)
 
+  // Backward branches and calls count down to a look at the clock
+  // (interrupt_check), which resumes at ip: placed before an instruction
+  // has any effect, it reruns that instruction; placed after a branch set
+  // ip, it continues at the target.
+#define POLL_INTERRUPT()                                            \
+  do {                                                              \
+    if (__builtin_expect(--stack->interrupt_countdown == 0, 0)) {   \
+      goto interrupt_check;                                         \
+    }                                                               \
+  } while (0)
+
   // Operand readers; o is the byte offset of the operand from the opcode.
 #define U16(o) readU16(ip + (o))
 #define U32(o) readU32(ip + (o))
@@ -807,6 +827,7 @@ next:
     // Loop back edges carry the loop's block arguments. One or two primitive
     // pairs, the common case, are copied straight-line with no loop. The
     // verifier keeps each pair in one bank, so the sources' ref bits decide.
+    POLL_INTERRUPT();
     uint32_t count = U16(5);
     const uint8_t* p = ip + 7;
     ip = code + U32(1);
@@ -852,14 +873,17 @@ next:
         OPAQUE(ip);                                                         \
       } else {                                                              \
         ip = code + target;                                                 \
+        POLL_INTERRUPT();                                                   \
       }                                                                     \
     } else if (taken) {                                                     \
       applyRemap(b1 + 4, R, stack);                                         \
       ip = code + readU32(b1);                                              \
+      POLL_INTERRUPT();                                                     \
     } else {                                                                \
       const uint8_t* b2 = b1 + 4 + remapListSize(b1 + 4);                   \
       applyRemap(b2 + 4, R, stack);                                         \
       ip = code + readU32(b2);                                              \
+      POLL_INTERRUPT();                                                     \
     }                                                                       \
     JUMP();                                                                 \
   } while (0)
@@ -875,6 +899,7 @@ next:
     COND_BRANCH(I64(1) < static_cast<int64_t>(readU64(ip + 3)), 11);
   }
   OP(BrTable) {
+    POLL_INTERRUPT();
     uint32_t index = U32R(1);
     const uint8_t* p = ip + 7;
     const uint8_t* cases = p + remapListSize(p);
@@ -896,6 +921,7 @@ next:
     // The common case inline: a frame that fits the arenas and the depth
     // limit. Everything comes from the caller's frame: the callee sits in the
     // same function table, so no trip through the module state is needed.
+    POLL_INTERRUPT();
     uint32_t depth = stack->frame_count;
     Frame* caller = &stack->frames[depth - 1];
     uint32_t callee_index = U32(1);
@@ -960,6 +986,7 @@ next:
     JUMP();
   }
   OP(CallImport) {
+    POLL_INTERRUPT();
     call_import = &FRAME->state->imports[U32(1)];
     call_sizes = nullptr;
     call_args = ip + 5;
@@ -1788,7 +1815,8 @@ native_call : {
   ModuleState* target = call_import->target;
   const strata_vm_native_function_t& fn =
       target->module->native->functions[call_import->ordinal];
-  strata_vm_native_call_t call{CONTEXT, stack, {}, stack->timed_out};
+  strata_vm_native_call_t call{CONTEXT, stack, {}, stack->timed_out,
+                               stack->deadline_ns};
   stack->timed_out = false;
   FRAME->call_pc = static_cast<uint32_t>(ip - code);
   strata_status_t call_status =
@@ -1811,6 +1839,16 @@ native_call : {
   }
   finishNativeCall(call_args, result_list, results, R, RR);
   ip = result_list + registerListSize(result_list);
+  JUMP();
+}
+
+interrupt_check : {
+  stack->interrupt_countdown = kInterruptInterval;
+  if (stack->deadline_ns != INT64_MAX && monotonicNowNs() >= stack->deadline_ns) {
+    FAIL(strata_make_status(STRATA_STATUS_DEADLINE_EXCEEDED,
+                            "the call's deadline passed while its bytecode "
+                            "ran"));
+  }
   JUMP();
 }
 

@@ -10,6 +10,8 @@
 #include "flatbuffers/flatbuffers.h"
 #include "format.h"
 #include "module_generated.h"
+#include "module_signature.h"
+#include "strata/base/crc32c.h"
 
 namespace strata::vm::testing {
 
@@ -239,6 +241,10 @@ struct ModuleBuilder::Impl {
   bool emit_debug = true;
 
   std::map<uint32_t, std::pair<uint64_t, uint64_t>> rodata_overrides;
+  std::map<uint32_t, uint32_t> checksum_overrides;
+  bool omit_checksums = false;
+  std::vector<uint8_t> signing_key;
+  std::string build_error;
   std::map<uint32_t, std::pair<uint32_t, uint32_t>> range_overrides;
   std::map<uint32_t, std::string> cconv_overrides;
   std::map<uint32_t, DebugLines> debug_overrides;
@@ -251,6 +257,20 @@ ModuleBuilder::ModuleBuilder(std::string name, uint32_t version)
 }
 
 ModuleBuilder::~ModuleBuilder() { delete impl_; }
+
+void ModuleBuilder::setSigningKey(std::vector<uint8_t> secret_key) {
+  impl_->signing_key = std::move(secret_key);
+}
+
+const std::string& ModuleBuilder::buildError() const {
+  return impl_->build_error;
+}
+
+void ModuleBuilder::overrideRodataChecksum(uint32_t index, uint32_t checksum) {
+  impl_->checksum_overrides[index] = checksum;
+}
+
+void ModuleBuilder::omitRodataChecksums() { impl_->omit_checksums = true; }
 
 uint32_t ModuleBuilder::addImport(const std::string& full_name,
                                   const std::string& cconv, bool optional) {
@@ -439,6 +459,22 @@ std::vector<uint8_t> ModuleBuilder::build() {
     rodata_refs.emplace_back(offset, length);
   }
   segments.resize(alignUp(segments.size()), 0);
+  // Format 1.1: each segment's CRC-32C, over the range its ref names (an
+  // overridden ref outside the area gets 0; the loader rejects its range
+  // before it looks at the checksum).
+  std::vector<uint32_t> checksums;
+  for (uint32_t i = 0; i < rodata_refs.size(); ++i) {
+    const schema::SegmentRef& ref = rodata_refs[i];
+    uint32_t crc = 0;
+    if (ref.offset() <= segments.size() &&
+        ref.length() <= segments.size() - ref.offset()) {
+      crc = strata_crc32c(0, segments.data() + ref.offset(),
+                          static_cast<size_t>(ref.length()));
+    }
+    auto over = m.checksum_overrides.find(i);
+    checksums.push_back(over != m.checksum_overrides.end() ? over->second
+                                                           : crc);
+  }
 
   flatbuffers::Offset<schema::DebugDatabase> debug = 0;
   if (m.emit_debug) {
@@ -519,10 +555,20 @@ std::vector<uint8_t> ModuleBuilder::build() {
   auto rodata =
       rodata_refs.empty() ? 0 : fbb.CreateVectorOfStructs(rodata_refs);
   auto bytecode_vector = fbb.CreateVector(bytecode);
+  auto checksum_vector =
+      rodata_refs.empty() || m.omit_checksums ? 0 : fbb.CreateVector(checksums);
+  // A signed module carries 64 zero bytes here until signModuleImage fills
+  // them in below, over the finished file.
+  flatbuffers::Offset<flatbuffers::Vector<uint8_t>> signature_vector = 0;
+  if (!m.signing_key.empty()) {
+    signature_vector = fbb.CreateVector(
+        std::vector<uint8_t>(STRATA_MODULE_SIGNATURE_SIZE, 0));
+  }
   auto root = schema::CreateModule(
       fbb, name, m.version, compiler, requirements, types, dependencies,
       imports, exports, functions, m.initializer, rodata, m.global_prim_bytes,
-      m.global_ref_count, bytecode_vector, debug);
+      m.global_ref_count, bytecode_vector, debug, checksum_vector,
+      signature_vector);
   schema::FinishModuleBuffer(fbb, root);
 
   // File: header, FlatBuffer at 64, zero padding, then the segment area.
@@ -544,6 +590,15 @@ std::vector<uint8_t> ModuleBuilder::build() {
   std::memcpy(out.data() + fb_offset, fbb.GetBufferPointer(), fb_size);
   if (!segments.empty()) {
     std::memcpy(out.data() + segments_offset, segments.data(), segments.size());
+  }
+  if (!m.signing_key.empty()) {
+    strata_status_t status = strata::vm::signModuleImage(
+        out.data(), out.size(), m.signing_key.data(), m.signing_key.size());
+    if (status) {
+      m.build_error = strata_status_message(status);
+      strata_status_free(status);
+      return {};
+    }
   }
   return out;
 }

@@ -123,12 +123,23 @@ class ModuleBuilder {
   void setCompiler(const std::string& name, const std::string& version,
                    std::vector<std::string> flags);
 
-  // Serializes the module: header, FlatBuffer, segments.
+  // Signs what build() writes with this Ed25519 secret key (libsodium's
+  // 64-byte form, STRATA_MODULE_SECRET_KEY_SIZE): Module.signature over the
+  // whole file (module_signature.h).
+  void setSigningKey(std::vector<uint8_t> secret_key);
+
+  // Serializes the module: header, FlatBuffer, segments. Empty when signing
+  // failed (a malformed key, or no libsodium); buildError() says why.
   std::vector<uint8_t> build();
+  const std::string& buildError() const;
 
   // --- Overrides for negative tests; each breaks one thing. ---
   // Replaces the rodata entry's (offset, length) in the segment area.
   void overrideRodataRef(uint32_t index, uint64_t offset, uint64_t length);
+  // Writes this checksum for the rodata entry instead of its CRC-32C.
+  void overrideRodataChecksum(uint32_t index, uint32_t checksum);
+  // Leaves Module.rodata_checksums out (as a format 1.0 writer did).
+  void omitRodataChecksums();
   // Overrides the function's bytecode range in Module.bytecode.
   void overrideFunctionRange(uint32_t function, uint32_t offset,
                              uint32_t length);

@@ -242,6 +242,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     bytecodeOptions.compilerName = options.compilerName;
     bytecodeOptions.compilerVersion = options.compilerVersion;
     bytecodeOptions.compilerFlags = options.compilerFlags;
+    bytecodeOptions.signingKeyFile = options.signingKeyFile;
     return vm::translateModuleToBytecode(*vmModule, bytecodeOptions, os);
   }
   }

@@ -104,6 +104,12 @@ llvm::cl::opt<std::string> targetTriple(
                    "e.g. aarch64-linux-gnu"),
     llvm::cl::init(""), llvm::cl::cat(category));
 
+llvm::cl::opt<std::string> signKey(
+    "sign-key",
+    llvm::cl::desc("Sign the module with this Ed25519 secret key file "
+                   "(strata-keygen; docs/security.md)"),
+    llvm::cl::init(""), llvm::cl::cat(category));
+
 llvm::cl::opt<bool> asyncExports(
     "async-exports",
     llvm::cl::desc("Also export <name>$async for each function with tensors "
@@ -176,6 +182,7 @@ int main(int argc, char **argv) {
   options.targetCpu = targetCpu;
   options.targetTriple = targetTriple;
   options.asyncExports = asyncExports;
+  options.signingKeyFile = signKey;
   options.compilerVersion = STRATA_VERSION;
   options.compilerFlags.assign(argv + 1, argv + argc);
   // An error names its op's location; the whole op (a dispatch function can

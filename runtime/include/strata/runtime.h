@@ -63,7 +63,20 @@ typedef struct strata_runtime_instance_options_t {
   const char* device;
   /// local-task worker threads; 0 means one per core.
   uint32_t task_worker_count;
+  /// The signature policy (docs/security.md). When not NULL, every module
+  /// loaded through this instance (strata_runtime_module_load_memory and
+  /// _file, strata_runtime_session_create_from_file) must carry an Ed25519
+  /// signature by this public key (STRATA_RUNTIME_PUBLIC_KEY_SIZE bytes);
+  /// an unsigned or wrongly signed module is refused with
+  /// PERMISSION_DENIED before it is loaded, so none of its kernel libraries
+  /// is ever mapped. Modules the embedder loads itself through strata_vm_*
+  /// are its own choice. NULL (the default): no policy. Borrowed: copied
+  /// during create.
+  const uint8_t* required_public_key;
 } strata_runtime_instance_options_t;
+
+/// Size of an Ed25519 public key (required_public_key).
+#define STRATA_RUNTIME_PUBLIC_KEY_SIZE 32
 
 /// Fills options with the defaults (local-task, one worker per core).
 void strata_runtime_instance_options_initialize(
@@ -100,12 +113,15 @@ strata_allocator_t strata_runtime_instance_allocator(
  *===------------------------------------------------------------------===*/
 
 /// Loads and verifies a .vmfb image from memory; the bytes are copied, so
-/// data may be freed when this returns. Errors name what is malformed.
+/// data may be freed when this returns. Errors name what is malformed. The
+/// instance's signature policy applies (required_public_key).
 /// *out_module is owned (strata_vm_module_release).
 strata_status_t strata_runtime_module_load_memory(
     strata_runtime_instance_t* instance, const void* data, size_t size,
     strata_vm_module_t** out_module);
-/// Loads and verifies a .vmfb file. Errors name the path. *out_module is
+/// Loads and verifies a .vmfb file, reading its header before the rest
+/// (strata_vm_module_file_read: no endless or oversized read). Errors name
+/// the path. The instance's signature policy applies. *out_module is
 /// owned.
 strata_status_t strata_runtime_module_load_file(
     strata_runtime_instance_t* instance, const char* path,
@@ -236,6 +252,20 @@ strata_status_t strata_runtime_call_push_buffer_view(
 /// Drops the arguments, results and signal fence, so the call can be made
 /// again. Does nothing while an asynchronous invocation is in flight.
 void strata_runtime_call_reset(strata_runtime_call_t* call);
+
+/// Sets the deadline of the call's next invocations (invoke, invoke_async,
+/// submit) until it is set again: absolute CLOCK_MONOTONIC nanoseconds
+/// (strata_hal_deadline_after_ns(timeout_ns) makes one); 0 for none, the
+/// default. Once it passes, the invocation ends with DEADLINE_EXCEEDED
+/// soon after, whatever it is doing: bytecode that loops or recurses
+/// (checked at backward branches and calls), a wait for a fence, or device
+/// work that does not finish - a kernel that never returns included (on
+/// local-task; on local-sync kernels run on the calling thread). When
+/// device work was in flight, the device is then lost
+/// (strata_hal_device_lose): every later call on the instance fails
+/// naming it, since that work may still be running or half done.
+void strata_runtime_call_set_deadline(strata_runtime_call_t* call,
+                                      int64_t deadline_ns);
 
 /// Invokes the function and blocks until it returns (waiting for its device
 /// work on the calling thread). Fewer arguments than the function takes is

@@ -48,6 +48,9 @@ struct CompileOptions {
   /// Also export <name>$async for each function with tensors in its
   /// signature (the async-external entry points of the embedding API).
   bool asyncExports = false;
+  /// When not empty: an Ed25519 secret key file (strata-keygen's
+  /// PREFIX.key) whose key signs the module (docs/security.md).
+  std::string signingKeyFile;
   /// Recorded in the module: the compiler and its command line.
   std::string compilerName = "strata-compile";
   std::string compilerVersion;

@@ -4,6 +4,7 @@
 #include "Strata/Target/Bytecode/BytecodeTarget.h"
 
 #include "FunctionEncoder.h"
+#include "module_signature.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -325,7 +326,21 @@ mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
   }
   out.setCompiler(options.compilerName, options.compilerVersion,
                   options.compilerFlags);
+  if (!options.signingKeyFile.empty()) {
+    std::vector<uint8_t> key(STRATA_MODULE_SECRET_KEY_SIZE);
+    strata_status_t status = ::strata::vm::readKeyFile(
+        options.signingKeyFile.c_str(), key.size(), key.data());
+    if (status) {
+      std::string message = strata_status_message(status);
+      strata_status_free(status);
+      return module.emitError("--sign-key: ") << message;
+    }
+    out.setSigningKey(std::move(key));
+  }
   std::vector<uint8_t> bytes = out.build();
+  if (bytes.empty()) {
+    return module.emitError("cannot sign the module: ") << out.buildError();
+  }
   os.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
   return success();
 }

@@ -81,6 +81,20 @@ strata_status_t strata_hal_device_queue_barrier(strata_hal_device_t* device,
                                                 strata_hal_fence_t* wait_fence,
                                                 strata_hal_fence_t* signal_fence);
 
+/* Marks the device lost, for good: reason (copied) says why. Dispatches
+ * in flight stop being handed out (their workgroups not yet started are
+ * skipped) and fail their submissions, submissions not yet started fail,
+ * and every later queue operation fails at once with UNAVAILABLE
+ * "device 'local-task' is lost: <reason>". A kernel that never returns
+ * keeps its worker: releasing the last reference to a lost device whose
+ * work has not drained within 100 ms leaks the device (its threads keep
+ * running until the process exits) rather than block forever. The first
+ * reason stays; later calls do nothing. Thread-safe. */
+void strata_hal_device_lose(strata_hal_device_t* device, const char* reason);
+/* NULL while the device works; once it is lost, the UNAVAILABLE status
+ * every queue operation fails with (owned by the caller). Thread-safe. */
+strata_status_t strata_hal_device_lost_status(const strata_hal_device_t* device);
+
 strata_hal_device_t* strata_hal_device_from_ref(strata_vm_ref_object_t* ref);
 static inline strata_vm_ref_object_t* strata_hal_device_as_ref(
     strata_hal_device_t* device) {

@@ -112,6 +112,15 @@ strata_status_t strata_hal_loop_invoke(strata_hal_loop_t* loop,
                                        strata_hal_loop_invoke_fn_t callback,
                                        void* user);
 
+/* strata_hal_loop_invoke with a deadline (absolute CLOCK_MONOTONIC ns; 0:
+ * none; strata_vm_invocation_set_deadline): bytecode that runs past it and
+ * waits that outlast it end the invocation with DEADLINE_EXCEEDED. */
+strata_status_t strata_hal_loop_invoke_until(
+    strata_hal_loop_t* loop, strata_vm_context_t* context,
+    strata_vm_function_t function, const strata_vm_list_t* inputs,
+    int64_t deadline_ns, strata_allocator_t allocator,
+    strata_hal_loop_invoke_fn_t callback, void* user);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

@@ -75,6 +75,19 @@ strata_status_t strata_vm_call(strata_vm_context_t* context,
                                const strata_vm_value_t* args, size_t arg_count,
                                strata_vm_value_t* results, size_t result_count);
 
+/* strata_vm_call with a deadline (absolute CLOCK_MONOTONIC nanoseconds; 0
+ * or INT64_MAX: none). The interpreter looks at the clock every 1024
+ * backward branches and calls, and deferred waits give up at it, so the
+ * call returns DEADLINE_EXCEEDED soon after it passes (with the VM
+ * backtrace of where it was) however the bytecode loops. A native function
+ * that ignores the deadline runs to its end. */
+strata_status_t strata_vm_call_until(strata_vm_context_t* context,
+                                     strata_vm_function_t function,
+                                     const strata_vm_value_t* args,
+                                     size_t arg_count,
+                                     strata_vm_value_t* results,
+                                     size_t result_count, int64_t deadline_ns);
+
 /* Calls function with a list of inputs (borrowed, types checked against the
  * calling convention) and appends the results to outputs. Blocks through
  * deferrals using the functions' waits. */
@@ -82,6 +95,13 @@ strata_status_t strata_vm_invoke(strata_vm_context_t* context,
                                  strata_vm_function_t function,
                                  const strata_vm_list_t* inputs,
                                  strata_vm_list_t* outputs);
+
+/* strata_vm_invoke with a deadline, as strata_vm_call_until. */
+strata_status_t strata_vm_invoke_until(strata_vm_context_t* context,
+                                       strata_vm_function_t function,
+                                       const strata_vm_list_t* inputs,
+                                       strata_vm_list_t* outputs,
+                                       int64_t deadline_ns);
 
 /* An invocation that may suspend (deferred imports, vm.yield) and be resumed
  * later, possibly on another thread. Not thread-safe itself. */
@@ -110,6 +130,14 @@ strata_vm_wait_t strata_vm_invocation_wait(
 /* 1 when a SUSPENDED invocation was suspended by a deferring native call,
  * 0 when by vm.yield (or when not suspended). */
 int strata_vm_invocation_is_deferred(const strata_vm_invocation_t* invocation);
+/* Sets the invocation's deadline (absolute CLOCK_MONOTONIC ns; 0 or
+ * INT64_MAX: none), as strata_vm_call_until: running bytecode fails with
+ * DEADLINE_EXCEEDED once it passes, strata_vm_invocation_wait reports the
+ * earlier of the wait's deadline and this one, and a run after the
+ * deadline passed during a wait fails unless the deferred function ended
+ * the call itself. */
+void strata_vm_invocation_set_deadline(strata_vm_invocation_t* invocation,
+                                       int64_t deadline_ns);
 /* Marks a SUSPENDED invocation as timed out: the deferred call that runs on
  * the next strata_vm_invocation_run sees strata_vm_native_call_timed_out. */
 void strata_vm_invocation_set_timed_out(strata_vm_invocation_t* invocation);

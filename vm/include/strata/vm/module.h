@@ -93,6 +93,55 @@ strata_status_t strata_vm_bytecode_module_load(
     strata_vm_release_fn_t release, void* release_user,
     strata_allocator_t allocator, strata_vm_module_t** out_module);
 
+/* Largest module read from a file that is not a regular file (a pipe, a
+ * device): its header's declared size is trusted only up to here. */
+#define STRATA_MAX_STREAMED_MODULE_SIZE ((uint64_t)1 << 30)
+
+/* Reads the module file at path into 64-byte aligned memory from allocator
+ * (free it with strata_allocator_free). The 64-byte header is read and its
+ * magic and declared extent checked before anything else is read or
+ * allocated; then exactly that extent is read. Directories are refused, a
+ * regular file shorter than its header declares is refused before any
+ * allocation, other files are read up to STRATA_MAX_STREAMED_MODULE_SIZE.
+ * Errors name the path: NOT_FOUND, PERMISSION_DENIED, INVALID_ARGUMENT (not
+ * a module, truncated, over a limit), RESOURCE_EXHAUSTED (allocation),
+ * DATA_LOSS (read error). Thread-safe. */
+strata_status_t strata_vm_module_file_read(const char* path,
+                                           strata_allocator_t allocator,
+                                           uint8_t** out_data,
+                                           size_t* out_size);
+
+/* Checks a module image's Ed25519 signature (Module.signature, format 1.1;
+ * docs/security.md) against public_key, STRATA_VM_MODULE_PUBLIC_KEY_SIZE (32)
+ * bytes, before anything else reads the image. PERMISSION_DENIED when the
+ * module is unsigned or its signature does not match the key,
+ * INVALID_ARGUMENT when it is malformed, UNIMPLEMENTED when this build has
+ * no libsodium. Borrows everything; thread-safe. */
+strata_status_t strata_vm_module_verify_signature(const uint8_t* data,
+                                                  size_t size,
+                                                  const uint8_t* public_key,
+                                                  size_t public_key_size);
+
+/* Ed25519 key sizes (libsodium's forms) for module signatures. */
+#define STRATA_VM_MODULE_PUBLIC_KEY_SIZE 32
+#define STRATA_VM_MODULE_SECRET_KEY_SIZE 64
+
+/* Reads a key file into out_key: key_size raw bytes, or 2 * key_size
+ * hexadecimal digits and an optional newline (what strata-keygen writes).
+ * Errors name the path. Thread-safe. */
+strata_status_t strata_vm_key_file_read(const char* path, uint8_t* out_key,
+                                        size_t key_size);
+
+/* strata_vm_module_file_read, then (when required_public_key is not NULL)
+ * strata_vm_module_verify_signature with that 32-byte key, then
+ * strata_vm_bytecode_module_load on the bytes, which the module keeps (no
+ * copy) until it dies. Errors after the read are prefixed with
+ * "module file '<path>': ". Thread-safe. */
+strata_status_t strata_vm_bytecode_module_load_file(
+    strata_vm_instance_t* instance, const char* path,
+    const uint8_t* required_public_key, strata_allocator_t allocator,
+    strata_vm_module_t** out_module);
+
 /*===------------------------------------------------------------------===*
  * Native modules
  *===------------------------------------------------------------------===*/
@@ -175,6 +224,11 @@ void strata_vm_native_call_set_wait(strata_vm_native_call_t* call,
 /* 1 when the invocation resumed because the deadline of this call's earlier
  * deferral passed before its wait was over. */
 int strata_vm_native_call_timed_out(const strata_vm_native_call_t* call);
+/* The deadline of the invocation making the call (absolute CLOCK_MONOTONIC
+ * ns; INT64_MAX: none): a deferring function that finds it passed when it
+ * runs timed out ends the call its own way (the hal module's fence.await
+ * fails with DEADLINE_EXCEEDED and marks the device lost). */
+int64_t strata_vm_native_call_deadline_ns(const strata_vm_native_call_t* call);
 /* Allocator of the context making the call. */
 strata_allocator_t strata_vm_native_call_allocator(
     const strata_vm_native_call_t* call);

@@ -21,6 +21,9 @@ struct BytecodeTargetOptions {
   /// Whether to write the debug database (function names and source
   /// locations). Without it the runtime names functions by ordinal.
   bool emitDebugInfo = true;
+  /// When not empty: an Ed25519 secret key file (strata-keygen's PREFIX.key)
+  /// whose key signs the module (Module.signature; docs/security.md).
+  std::string signingKeyFile;
 };
 
 /// Encodes `module` and writes the file to `os`: registers are allocated
