@@ -174,3 +174,35 @@ def test_onnx_errors_are_compile_errors():
     with pytest.raises(strata.CompileError,
                        match="--input-shape applies to ONNX models only"):
         strata.compile(SCALAR, input_shapes=["x=1x2"])
+
+
+def torch_available():
+    try:
+        import torch  # noqa: F401
+        import torchvision  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+@needs_compiler
+@needs_kernels
+@pytest.mark.skipif(not torch_available(), reason="needs python3-torch")
+@pytest.mark.parametrize("name", ["squeezenet1_1", "transformer"])
+def test_torch_models_match_torch(tmp_path, name):
+    # The models suite's exporter (tests/models/make_models.py): random
+    # weights, opset 17, torch's own outputs as the reference.
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    subprocess.run([sys.executable,
+                    os.path.join(root, "tests", "models", "make_models.py"),
+                    "--models", name, "--out", str(tmp_path)],
+                   check=True, capture_output=True, timeout=300)
+    vmfb = strata.compile(str(tmp_path / (name + ".onnx")))
+    session = strata.Session(vmfb, device="local-task")
+    x = np.load(tmp_path / (name + ".input.npy"))
+    expected = np.load(tmp_path / (name + ".expected.npy"))
+    np.testing.assert_allclose(session["main"](x), expected, rtol=1e-3,
+                               atol=1e-4)
