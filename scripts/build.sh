@@ -14,6 +14,10 @@ build="${BUILD_DIR:-build}"
 # here. ccache hits across clones need paths relative to the clone.
 export PATH="/usr/lib/llvm-22/bin:$PATH"
 export CCACHE_BASEDIR="$root"
+# With -g, ccache hashes the working directory unless told not to, and then
+# a clone in another folder (CI's) never hits: only the debug info's
+# compilation directory would differ, which nothing here reads.
+export CCACHE_NOHASHDIR=1
 
 cd "$root"
 if [[ ! -f "$build/build.ninja" ]]; then
