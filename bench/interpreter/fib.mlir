@@ -1,5 +1,5 @@
 // fib.mlir - the interpreter benchmark's recursive Fibonacci: the algorithm
-// of /work/shared/bench/peers/fib.lua (fib.lua here), in i64. main prints
+// of ../shared/bench/peers/fib.lua (fib.lua here), in i64. main prints
 // 2178309 through strata-run ("i64=2178309").
 func.func @fib(%n: i64) -> i64 {
   %c2 = arith.constant 2 : i64

@@ -1,5 +1,5 @@
 // loop.mlir - the interpreter benchmark's integer loop: the algorithm of
-// /work/shared/bench/peers/loop.lua (loop.lua here), in i64:
+// ../shared/bench/peers/loop.lua (loop.lua here), in i64:
 // s = (s + i * 3) mod 1000003 for i = 1 .. 200000000. main prints 539100
 // through strata-run ("i64=539100").
 func.func @main() -> i64 {

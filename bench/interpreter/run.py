@@ -14,7 +14,7 @@ DIR is a meson build directory with the compiler (a release build for real
 figures). fib.mlir and loop.mlir beside this script are compiled once, with
 strata-compile's default pipeline, into a temporary directory. The Lua peers
 are fib.lua and loop.lua beside this script (copies of
-/work/shared/bench/peers).
+../shared/bench/peers).
 """
 import argparse
 import os

@@ -15,9 +15,11 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The peer program lives in shared/ beside the clone.
 PEER = os.path.join(os.path.dirname(ROOT), "shared", "bench", "peers", "gemm_openblas.py")
-if not os.path.exists(PEER):  # a clone outside /work
-    PEER = "/work/shared/bench/peers/gemm_openblas.py"
+if not os.path.exists(PEER):
+    sys.exit("bench/matmul: the peer %s is missing (shared/ must sit beside "
+             "the clone)" % PEER)
 
 
 def parse(lines, prefix):
