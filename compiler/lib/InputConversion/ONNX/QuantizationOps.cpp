@@ -37,13 +37,18 @@ Value saturate(OpBuilder &b, Location loc, Value v, Type element,
   return convertScalar(b, loc, r, element, false, isUnsigned);
 }
 
+/// The axis of input 1's per-axis scale (0 for a per-tensor scale, where
+/// the axis attribute does not matter).
+FailureOr<int64_t> scaleAxis(Node &n) {
+  if (n.type(1).getNumElements() <= 1) {
+    return int64_t(0);
+  }
+  return n.axis(n.intAttr("axis", 1), n.rank(0));
+}
+
 LogicalResult lowerQuantizeLinear(Node &n) {
   int64_t rank = n.rank(0);
-  // The axis matters only for a per-axis (vector) scale.
-  FailureOr<int64_t> axis = int64_t(0);
-  if (n.type(1).getNumElements() > 1) {
-    axis = n.axis(n.intAttr("axis", 1), rank);
-  }
+  FailureOr<int64_t> axis = scaleAxis(n);
   if (failed(axis)) {
     return failure();
   }
@@ -76,11 +81,7 @@ LogicalResult lowerQuantizeLinear(Node &n) {
 
 LogicalResult lowerDequantizeLinear(Node &n) {
   int64_t rank = n.rank(0);
-  // The axis matters only for a per-axis (vector) scale.
-  FailureOr<int64_t> axis = int64_t(0);
-  if (n.type(1).getNumElements() > 1) {
-    axis = n.axis(n.intAttr("axis", 1), rank);
-  }
+  FailureOr<int64_t> axis = scaleAxis(n);
   if (failed(axis)) {
     return failure();
   }
