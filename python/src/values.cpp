@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "errors.h"
+#include "tensor_type_match.h"
 #include "strata/vm/buffer.h"
 
 namespace strata::python {
@@ -202,30 +203,6 @@ std::string describeTensorType(const int64_t* shape, size_t rank,
   return out;
 }
 
-bool tensorTypeMatches(const std::string& want, const std::string& got) {
-  size_t w = 0;
-  size_t g = 0;
-  while (w < want.size() && g < got.size()) {
-    if (want[w] == '?') {
-      // Any dimension: digits up to the next 'x'.
-      size_t start = g;
-      while (g < got.size() && got[g] >= '0' && got[g] <= '9') {
-        ++g;
-      }
-      if (g == start || g == got.size() || got[g] != 'x') {
-        return false;
-      }
-      ++w;
-      continue;
-    }
-    if (want[w] != got[g]) {
-      return false;
-    }
-    ++w;
-    ++g;
-  }
-  return w == want.size() && g == got.size();
-}
 
 //===--------------------------------------------------------------------===//
 // Arguments
@@ -264,7 +241,7 @@ strata_hal_buffer_view_t* viewFromArray(const py::array& input,
     // message.
     std::string got =
         describeTensorType(shape, static_cast<size_t>(ndim), type);
-    if (!tensorTypeMatches(want, got)) {
+    if (!tools::tensorTypeMatches(want, got)) {
       raiseError(STRATA_STATUS_INVALID_ARGUMENT,
                  where() + " is a " + want + " tensor, not " + got);
     }

@@ -32,10 +32,6 @@ bool dtypeOf(strata_hal_element_type_t type, py::dtype* out_dtype);
 std::string describeTensorType(const int64_t* shape, size_t rank,
                                strata_hal_element_type_t type);
 
-/// Whether a tensor type `got` ("2x3xf32") is one of `want`, a reflection
-/// type whose dynamic dims are '?' ("?x3xf32"). strata-run's rule.
-bool tensorTypeMatches(const std::string& want, const std::string& got);
-
 /// A buffer view of array (owned by the caller). A C-contiguous, aligned
 /// array in native byte order is wrapped without copying: the view keeps
 /// the array alive (a reference released with the GIL, or handed to the

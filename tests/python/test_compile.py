@@ -206,3 +206,4 @@ def test_torch_models_match_torch(tmp_path, name):
     expected = np.load(tmp_path / (name + ".expected.npy"))
     np.testing.assert_allclose(session["main"](x), expected, rtol=1e-3,
                                atol=1e-4)
+

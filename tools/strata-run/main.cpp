@@ -12,6 +12,7 @@
 #include "check_module.h"
 #include "cli.h"
 #include "npy.h"
+#include "tensor_type_match.h"
 #include "strata/base/trace.h"
 #include "strata/hal/buffer.h"
 #include "strata/hal/device.h"
@@ -331,30 +332,6 @@ std::string exportAttr(const strata_vm_module_t* module,
 
 // Whether a tensor type `got` ("2x3xf32") is one of `want`, a signature
 // type in which "?" stands for a dimension of any size ("?x3xf32").
-bool tensorTypeMatches(const std::string& want, const std::string& got) {
-  size_t w = 0;
-  size_t g = 0;
-  while (w < want.size() && g < got.size()) {
-    if (want[w] == '?') {
-      // Any dimension: digits up to the next 'x'.
-      size_t start = g;
-      while (g < got.size() && got[g] >= '0' && got[g] <= '9') {
-        ++g;
-      }
-      if (g == start || g == got.size() || got[g] != 'x') {
-        return false;
-      }
-      ++w;
-      continue;
-    }
-    if (want[w] != got[g]) {
-      return false;
-    }
-    ++w;
-    ++g;
-  }
-  return w == want.size() && g == got.size();
-}
 
 // "--input #2 ('2x3xf32=1 2 3')", long values shortened.
 std::string describeFlag(const char* flag, size_t index,
@@ -542,16 +519,10 @@ int run(const Options& options) {
                                     "arg" + std::to_string(i));
       std::string got = strata::tools::describeTensorType(tensor.shape,
                                                           tensor.element_type);
-      if (!want.empty() && !tensorTypeMatches(want, got)) {
+      if (!want.empty() && !strata::tools::tensorTypeMatches(want, got)) {
         // A signless integer argument (i8: ONNX's uint8 becomes one) takes
         // unsigned data of its width as it is.
-        std::string as_signless = got;
-        size_t at = as_signless.rfind("ui");
-        if (at != std::string::npos &&
-            (at == 0 || as_signless[at - 1] == 'x')) {
-          as_signless.erase(at, 1);
-        }
-        if (as_signless == got || !tensorTypeMatches(want, as_signless)) {
+        if (!strata::tools::unsignedFitsSignless(want, got)) {
           return fail(where + ": argument " + std::to_string(i) + " of " +
                       full_name + " is a " + want + " tensor, not " + got);
         }
