@@ -494,6 +494,8 @@ func::FuncOp DispatchFormer::findEquivalent(func::FuncOp kernel) {
 
 struct FormDispatchesPass
     : mlir::strata::flow::impl::FormDispatchesPassBase<FormDispatchesPass> {
+  using FormDispatchesPassBase::FormDispatchesPassBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
@@ -512,7 +514,9 @@ struct FormDispatchesPass
 
     RewritePatternSet patterns(context);
     patterns.add<GeneralizeElementwise>(context);
-    flow::populateConvToMatmulPatterns(patterns);
+    if (im2colConvolutions) {
+      flow::populateConvToMatmulPatterns(patterns);
+    }
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *operand) {
           Operation *producer = operand->get().getDefiningOp();
