@@ -155,14 +155,17 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   return success();
 }
 
-// The static strides of `memref`, if it has a unit inner stride and every
-// stride is static.
+// The strides of `memref`, if it has a unit inner stride and every stride
+// but the outermost is static (a temporary with a dynamic leading size has
+// a dynamic outermost stride, which a single image never steps over).
 std::optional<SmallVector<int64_t>> staticStrides(Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) ||
-      strides.back() != 1 || llvm::any_of(strides, ShapedType::isDynamic)) {
+      strides.back() != 1 ||
+      llvm::any_of(ArrayRef<int64_t>(strides).drop_front(),
+                   ShapedType::isDynamic)) {
     return std::nullopt;
   }
   return strides;

@@ -281,6 +281,13 @@ SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv) {
   int64_t rowsWanted = std::max(ceilDiv(height * width, kMatmulTileEdge),
                                 ceilDiv(wanted, countN));
   int64_t tileH = chooseTileSize(height, rowsWanted);
+  // Whole tiles keep every size static: a divisor a little below will do
+  // when there is none above (27 rows by 3 rather than 4).
+  for (int64_t size = tileH; height % tileH && size * 2 > tileH; --size) {
+    if (height % size == 0) {
+      tileH = size;
+    }
+  }
   // Thin tiles would repack all of the filter for few pixels.
   tileH = std::max(tileH, std::min(height, ceilDiv(16, width)));
   if (images == 1 && tileH >= height && tileN >= channels) {
