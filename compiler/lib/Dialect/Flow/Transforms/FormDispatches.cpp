@@ -111,11 +111,60 @@ bool isCloneable(Operation *op) {
   return false;
 }
 
+/// A static tensor.pad by a value from outside (a constant) whose only use
+/// is the input of a convolution or pooling: each workgroup pads just the
+/// window its tile reads, so no padded copy of the whole input is made.
+bool isPadOfWindowOp(tensor::PadOp pad) {
+  if (!pad->hasOneUse() || !pad.getResultType().hasStaticShape() ||
+      !pad.getSourceType().hasStaticShape() || !pad.getConstantPaddingValue()) {
+    return false;
+  }
+  OpOperand &use = *pad->getUses().begin();
+  auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  return consumer && consumer->getBlock() == pad->getBlock() &&
+         isa<linalg::ConvolutionOpInterface>(consumer.getOperation()) &&
+         use.getOperandNumber() == 0;
+}
+
+/// Every other tensor.pad becomes a fill of its padded shape and an insert
+/// of its source (a dispatch of its own).
+void decomposeOtherPads(ModuleOp module) {
+  SmallVector<tensor::PadOp> pads;
+  module.walk([&](tensor::PadOp pad) {
+    if (!isPadOfWindowOp(pad)) {
+      pads.push_back(pad);
+    }
+  });
+  IRRewriter rewriter(module.getContext());
+  for (tensor::PadOp pad : pads) {
+    Value value = pad.getConstantPaddingValue();
+    if (!value || !pad.getResultType().hasStaticShape()) {
+      continue; // general pads stay as they are
+    }
+    rewriter.setInsertionPoint(pad);
+    Location loc = pad.getLoc();
+    RankedTensorType type = pad.getResultType();
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                          type.getElementType());
+    Value filled =
+        linalg::FillOp::create(rewriter, loc, value, empty).getResult(0);
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, pad.getSource());
+    SmallVector<OpFoldResult> strides(type.getRank(),
+                                      rewriter.getIndexAttr(1));
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        pad, pad.getSource(), filled, pad.getMixedLowPad(), sizes, strides);
+  }
+}
+
 /// A linalg op computed inside the dispatch of its one consumer, an
 /// elementwise linalg.generic that reads its whole result in the same
 /// layout: a matmul and its bias and activation become one dispatch (the
 /// code generator tiles the consumer and fuses the producer into each tile).
 bool isFusedIntoConsumer(Operation *op) {
+  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    return isPadOfWindowOp(pad);
+  }
   auto producer = dyn_cast<linalg::LinalgOp>(op);
   if (!producer || isa<linalg::FillOp>(op) || op->getNumResults() != 1 ||
       !op->hasOneUse()) {
@@ -427,7 +476,7 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
   // matmul of matmul + bias) rather than its elementwise consumer.
   Operation *named = root;
   for (Operation *op : ops) {
-    if (op != root && isFusedIntoConsumer(op)) {
+    if (op != root && isFusedIntoConsumer(op) && !isa<tensor::PadOp>(op)) {
       named = op;
     }
   }
@@ -512,6 +561,7 @@ struct FormDispatchesPass
       return; // a scalar program: nothing to dispatch
     }
 
+    decomposeOtherPads(module);
     RewritePatternSet patterns(context);
     patterns.add<GeneralizeElementwise>(context);
     if (im2colConvolutions) {
@@ -526,6 +576,8 @@ struct FormDispatchesPass
       module.emitError("elementwise fusion did not converge");
       return signalPassFailure();
     }
+    // A pad whose convolution became im2col + matmul reads into a gather.
+    decomposeOtherPads(module);
 
     OpBuilder builder(context);
     builder.setInsertionPointToEnd(module.getBody());
