@@ -15,7 +15,7 @@
 // FLOW: flow.dispatch @module_linked_llvm_cpu::@im2col_dispatch_{{[0-9]+}}_matmul_
 // FLOW: tensor.expand_shape
 // RUN: strata-compile %s --target-cpu=x86-64-v3 --compile-to=flow | FileCheck %s --check-prefix=DIRECT
-// DIRECT: flow.dispatch @module_linked_llvm_cpu::@im2col_dispatch_{{[0-9]+}}_conv_2d_nhwc_hwcf_2x6x4x40x3x3x16_f32
+// DIRECT: flow.dispatch @module_linked_llvm_cpu::@im2col_dispatch_{{[0-9]+}}_conv_3x3_s2x1_d1x2_16x40_6x4_n2_f32
 // DIRECT-NOT: tensor.collapse_shape
 // RUN: strata-run --module=%t.vmfb --function=loops --output=@%t.expected.npy
 // RUN: strata-run --module=%t.vmfb --function=im2col --expected_output=@%t.expected.npy

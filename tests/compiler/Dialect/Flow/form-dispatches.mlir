@@ -166,9 +166,9 @@ func.func @conv(%x: tensor<1x10x10x16xf32>, %w: tensor<3x3x16x32xf32>) -> tensor
 // convolution's dispatch (each workgroup pads the window its tile reads);
 // a pad with another reader is a fill and an insert of its own.
 // CHECK-LABEL: func.func @padded_conv(
-// CHECK: flow.dispatch @module_linked_llvm_cpu::@padded_conv_dispatch_0_conv_2d_nhwc_hwcf_1x4x4x8x3x3x3_f32(%arg0, %{{.*}})
+// CHECK: flow.dispatch @module_linked_llvm_cpu::@padded_conv_dispatch_0_conv_3x3_3x8_4x4_f32(%arg0, %{{.*}})
 // CHECK-NOT: flow.dispatch
-// CHECK: func.func @padded_conv_dispatch_0_conv_2d_nhwc_hwcf_1x4x4x8x3x3x3_f32
+// CHECK: func.func @padded_conv_dispatch_0_conv_3x3_3x8_4x4_f32
 // CHECK: tensor.pad
 // CHECK: linalg.conv_2d_nhwc_hwcf
 func.func @padded_conv(%x: tensor<1x4x4x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<1x4x4x8xf32> {
