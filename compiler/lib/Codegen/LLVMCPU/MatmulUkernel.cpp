@@ -276,6 +276,55 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv,
   return success();
 }
 
+// A batch_matmul of one batch (a workgroup's tile) as a linalg.matmul on
+// rank-reduced views, which then takes the matmul path; a zero fill of its
+// output right before it moves to the view.
+void unbatchMatmul(linalg::BatchMatmulOp batch) {
+  if (!batch.hasPureBufferSemantics() || batch.hasUserDefinedMaps()) {
+    return;
+  }
+  Value lhs = batch.getDpsInputs()[0];
+  Value rhs = batch.getDpsInputs()[1];
+  Value out = batch.getDpsInits()[0];
+  for (Value value : {lhs, rhs, out}) {
+    auto type = dyn_cast<MemRefType>(value.getType());
+    if (!type || type.getRank() != 3 || type.isDynamicDim(0) ||
+        type.getDimSize(0) != 1) {
+      return;
+    }
+  }
+  OpBuilder b(batch);
+  Location loc = batch.getLoc();
+  auto view = [&](Value memref) -> Value {
+    auto type = cast<MemRefType>(memref.getType());
+    SmallVector<OpFoldResult> offsets(3, b.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1)};
+    for (int64_t d = 1; d < 3; ++d) {
+      if (type.isDynamicDim(d)) {
+        sizes.push_back(memref::DimOp::create(b, loc, memref, d).getResult());
+      } else {
+        sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+      }
+    }
+    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+    auto reduced = memref::SubViewOp::inferRankReducedResultType(
+        {type.isDynamicDim(1) ? ShapedType::kDynamic : type.getDimSize(1),
+         type.isDynamicDim(2) ? ShapedType::kDynamic : type.getDimSize(2)},
+        type, offsets, sizes, strides);
+    return memref::SubViewOp::create(b, loc, cast<MemRefType>(reduced), memref,
+                                     offsets, sizes, strides);
+  };
+  linalg::FillOp fill = findZeroFill(batch, out);
+  Value lhs2 = view(lhs), rhs2 = view(rhs), out2 = view(out);
+  if (fill) {
+    linalg::FillOp::create(b, loc, fill.getInputs()[0], out2);
+    fill.erase();
+  }
+  linalg::MatmulOp::create(b, loc, TypeRange(), ValueRange{lhs2, rhs2},
+                           ValueRange{out2});
+  batch.erase();
+}
+
 } // namespace
 
 LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
@@ -291,6 +340,11 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
   MLIRContext *context = module.getContext();
   context->loadDialect<arith::ArithDialect, func::FuncDialect,
                        memref::MemRefDialect>();
+  SmallVector<linalg::BatchMatmulOp> batches;
+  module.walk([&](linalg::BatchMatmulOp op) { batches.push_back(op); });
+  for (linalg::BatchMatmulOp batch : batches) {
+    unbatchMatmul(batch);
+  }
   SmallVector<linalg::MatmulOp> matmuls;
   module.walk([&](linalg::MatmulOp op) { matmuls.push_back(op); });
   SmallVector<linalg::Conv2DNhwcHwcfOp> convs;

@@ -312,6 +312,34 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
     }
     return sizes;
   }
+  // A large f32 batch_matmul (or its 3-d elementwise epilogue): one batch
+  // per workgroup, which the microkernel then takes as a matmul.
+  auto batch = dyn_cast<linalg::BatchMatmulOp>(root.getOperation());
+  if (!batch && root.getNumLoops() == 3 && root.getNumParallelLoops() == 3 &&
+      root.getMatchingIndexingMap(root.getDpsInitOperand(0)).isIdentity()) {
+    for (OpOperand *input : root.getDpsInputOperands()) {
+      auto producer = input->get().getDefiningOp<linalg::BatchMatmulOp>();
+      if (producer && root.getMatchingIndexingMap(input).isIdentity() &&
+          input->get().getType() == root->getResult(0).getType()) {
+        batch = producer;
+        break;
+      }
+    }
+  }
+  if (batch && !batch.hasUserDefinedMaps() &&
+      llvm::all_of(batch->getOperandTypes(),
+                   [](Type type) {
+                     return getElementTypeOrSelf(type).isF32();
+                   }) &&
+      ranges[0] > 1) {
+    SmallVector<int64_t> batchRanges = batch.getStaticLoopRanges();
+    if (batchRanges[1] * batchRanges[2] * batchRanges[3] >=
+        kMinMatmulTileWork) {
+      SmallVector<int64_t> sizes(root.getNumLoops(), 0);
+      sizes[0] = 1;
+      return sizes;
+    }
+  }
   if (linalg::Conv2DNhwcHwcfOp conv = findDistributedConv(root)) {
     SmallVector<int64_t> sizes = chooseConvTileSizes(conv);
     if (!sizes.empty()) {
