@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "calling_convention.h"
 #include "check_module.h"
 #include "cli.h"
 #include "npy.h"
-#include "tensor_type_match.h"
 #include "strata/base/trace.h"
 #include "strata/hal/buffer.h"
 #include "strata/hal/device.h"
@@ -20,6 +20,7 @@
 #include "strata/hal/semaphore.h"
 #include "strata/vm/vm.h"
 #include "tensor_io.h"
+#include "tensor_type_match.h"
 
 namespace {
 
@@ -481,12 +482,9 @@ int run(const Options& options) {
   // wait fence and a signal fence after its inputs: strata-run passes no
   // wait fence and a new signal fence, and waits for it before reading the
   // results.
-  constexpr const char kAsyncSuffix[] = "$async";
-  bool async_external =
-      full_name.size() > sizeof(kAsyncSuffix) - 1 &&
-      full_name.compare(full_name.size() - (sizeof(kAsyncSuffix) - 1),
-                        std::string::npos, kAsyncSuffix) == 0 &&
-      args.size() >= 2 && args.substr(args.size() - 2) == "rr";
+  bool async_external = strata::cconv::isAsyncName(full_name) &&
+                        args.size() >= 2 &&
+                        args.substr(args.size() - 2) == "rr";
   if (async_external) {
     args.resize(args.size() - 2);
   }
