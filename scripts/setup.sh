@@ -14,6 +14,8 @@ packages=(
   # compiler (LLVM/MLIR 22) and fuzzing (clang + libFuzzer runtime)
   clang-22 libclang-rt-22-dev llvm-22-dev libmlir-22-dev mlir-22-tools
   lld-22 liblld-22-dev
+  # the format check of changed lines (scripts/check-format.sh)
+  clang-format-22
   # ONNX import (proto classes + protobuf), ONNX's backend tests and the
   # Python that reads their data (tests/onnx)
   libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# test.sh - builds and runs every test suite: in the default build (gcc);
+# test.sh - checks the format of changed lines (scripts/check-format.sh),
+# then builds and runs every test suite: in the default build (gcc);
 # again in a clang-22 build with AddressSanitizer, LeakSanitizer,
 # UndefinedBehaviorSanitizer and the libFuzzer targets (suite 'fuzz'); and
 # the unit suite under ThreadSanitizer (gcc). Prints one "N passed, N failed"
@@ -10,6 +11,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 status=0
+# The C/C++ lines changed since scripts/format-base are formatted by their
+# tree's .clang-format.
+./scripts/check-format.sh || status=1
+
 ./scripts/build.sh
 meson test -C build --print-errorlogs || status=1
 

@@ -165,7 +165,14 @@ strata_status_t makeDispatchFailure(const DispatchCommand* command, int code,
 // (local-sync; local-task walks the cursor a batch at a time.)
 const Command* nextCommand(Submission* submission);
 
-// local-task: starts a resolved submission on the pool (never inline).
+// local-sync (device_local_sync.cpp): runs a resolved submission on this
+// thread, now or after the local-sync work it is already running.
+void localSyncStart(Submission* submission);
+// Whether this thread is inside local-sync work (running a submission).
+bool localSyncRunning();
+
+// local-task (device_local_task.cpp): starts a resolved submission on the
+// pool (never inline).
 void localTaskStart(Submission* submission);
 
 }  // namespace strata::hal

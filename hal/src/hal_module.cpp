@@ -5,123 +5,16 @@
 // Exports
 // -------
 //
-// Bytecode imports each as "hal.<name>" with exactly this calling convention
-// (schemas/format.h: i i32, I i64, r ref, C..D a variadic span). "?" marks a
-// ref that may be null; every other ref must be non-null and of the named
-// type, or the call fails with INVALID_ARGUMENT naming the function, the
-// argument and the expected type. Offsets and lengths are bytes, must not be
-// negative, and are range-checked with errors naming the buffer length.
-//
-//   name                         cconv             arguments -> results
-//
-//   devices.count                0_i               -> count
-//       The number of devices in this context.
-//   devices.get                  0i_r              index -> hal.device
-//       OUT_OF_RANGE names the index and the count.
-//   device.allocator             0r_r              device -> hal.allocator
-//       One allocator object per device and context.
-//   allocator.allocate           0rI_r             allocator, length
-//                                                  -> hal.buffer
-//       New zeroed, 64-byte aligned host memory.
-//   allocator.allocate_uninitialized  0rI_r        allocator, length
-//                                                  -> hal.buffer
-//       The same, contents unspecified: for memory every byte of which is
-//       written before it is read (what compiled programs allocate for
-//       dispatch results). Large ones reuse cached mappings.
-//   buffer.length                0r_I              buffer -> length
-//   buffer.subspan               0rII_r            buffer, offset, length
-//                                                  -> hal.buffer
-//       Shares the parent's memory.
-//   buffer.wrap                  0r_r              source -> hal.buffer
-//       A read-only hal.buffer over all of source's bytes (a vm.buffer,
-//       usually rodata: constant data used in place, 64-byte aligned in
-//       the module), without a copy; it keeps source alive. Stores, fills
-//       and copies into it (or a subspan of it) fail with
-//       PERMISSION_DENIED.
-//   buffer.load                  0rIi_i            buffer, offset, width
-//                                                  -> value
-//       Width 1, 2 or 4; little-endian, zero-extended.
-//   buffer.store                 0irIi_            value, buffer, offset,
-//                                                  width
-//       Stores the low `width` (1, 2 or 4) bytes of value.
-//   buffer.assert                0rrI_             ref?, message, minimum
-//       Fails "<message>: ..." (message is a vm.buffer of text) unless ref
-//       is a hal.buffer of at least `minimum` bytes.
-//   buffer_view.create           0rIIiiCID_r       buffer, offset, length,
-//                                                  element type, encoding,
-//                                                  dims... -> hal.buffer_view
-//       A view of the subspan; it must hold the shape. Encoding must be 0.
-//   buffer_view.assert           0rriiCID_         ref?, message, element
-//                                                  type, encoding, dims...
-//       Fails "<message>: expected tensor<2x3xf32>, got tensor<2x4xf32>"
-//       (or "got a hal.buffer", "got null") unless they match exactly; a
-//       dim of -1 matches any size (printed "?").
-//   buffer_view.buffer           0r_r              view -> hal.buffer
-//   buffer_view.element_type     0r_i              view -> element type
-//       IREE's encoding (strata/hal/buffer.h).
-//   buffer_view.rank             0r_i              view -> rank
-//   buffer_view.dim              0ri_I             view, index -> dim
-//       OUT_OF_RANGE at or past the rank.
-//   executable.create            0rrr_r            device, format, library
-//                                                  -> hal.executable
-//       format is a vm.buffer of text. "embedded-elf-<arch>" (the host's
-//       arch: x86_64, aarch64): library holds a shared object's bytes
-//       (usually rodata), loaded from memory through a memfd, no file.
-//       "static": library holds the name of a library registered with
-//       strata_hal_executable_register_static.
-//   command_buffer.create        0rii_r            device, mode, categories
-//                                                  -> hal.command_buffer
-//       Mode 1 one-shot, 2 reusable; categories are ignored.
-//   command_buffer.finalize      0r_               cb
-//   command_buffer.dispatch      0rriiiiCiDCrIID_  cb, executable, ordinal,
-//                                                  x, y, z, constants...,
-//                                                  bindings...
-//       Export `ordinal` over x*y*z workgroups. Constants are u32 (at most
-//       256). Bindings are (buffer, offset, length) with length -1 meaning
-//       "to the end" (at most 64). Counts are checked against the export.
-//   command_buffer.fill_buffer   0rrIIii_          cb, target, offset,
-//                                                  length, pattern, size
-//       Pattern size 1, 2 or 4; offset and length are multiples of it.
-//   command_buffer.copy_buffer   0rrIrII_          cb, source, source offset,
-//                                                  target, target offset,
-//                                                  length
-//   command_buffer.execution_barrier 0r_           cb
-//   device.queue.alloca          0rrrI_r           device, wait?, signal?,
-//                                                  length -> hal.buffer
-//       Zeroed; signal is signalled once wait is reached.
-//   device.queue.dealloca        0rrrr_            device, wait?, signal?,
-//                                                  buffer
-//       The queue drops its use of buffer once wait is reached.
-//   device.queue.execute         0rrrCrD_          device, wait?, signal?,
-//                                                  command buffers...
-//       Runs the finalized command buffers in order once wait is reached,
-//       then signals. A failed wait or dispatch fails signal with an error
-//       naming the dispatch. At most 64 command buffers.
-//   device.queue.barrier         0rrr_             device, wait?, signal?
-//       Signals once wait is reached.
-//   fence.create                 0ri_r             device, flags -> hal.fence
-//       A pending fence: one new semaphore, value 1. Flags are ignored.
-//   fence.join                   0CrD_r            fences?... -> hal.fence
-//       Reached when all are; null entries are skipped.
-//   fence.query                  0r_i              fence -> status
-//       0 reached, 1000 pending, else the failure's status code.
-//   fence.signal                 0r_               fence
-//       Signals every semaphore of the fence to its value.
-//   fence.fail                   0ri_              fence, status code
-//       Fails every semaphore of the fence; the code is 1..15.
-//   fence.await                  0iCrD_i           timeout ms, fences?...
-//                                                  -> status
-//       0 when all are reached (null entries skipped), 4 (DEADLINE_EXCEEDED)
-//       when the timeout passes first; a negative timeout waits forever, 0
-//       only polls. A failed fence fails the call with a copy of its error,
-//       so the VM appends the bytecode backtrace. While pending, the
-//       invocation suspends: a blocking call waits on the fences, an async
-//       host subscribes to them, and the call runs again to answer.
+// The table of every export, its calling convention and its contract is
+// schemas/hal_imports.def, the one the compiler declares its imports from;
+// kFunctions below expands it. Bytecode imports each as "hal.<name>" with
+// exactly that calling convention.
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <new>
 
+#include "hal_imports.h"
 #include "hal_module_impl.h"
 
 namespace strata::hal {
@@ -207,9 +100,11 @@ strata_status_t deviceAllocator(const Call& call) {
   return nullptr;
 }
 
+namespace {
+
 template <strata_status_t (*Allocate)(strata_allocator_t, uint64_t,
-                                       strata_hal_buffer_t**)>
-strata_status_t allocatorAllocate(const Call& call) {
+                                      strata_hal_buffer_t**)>
+strata_status_t allocate(const Call& call) {
   strata_hal_allocator_ref_t* allocator = nullptr;
   uint64_t length = 0;
   STRATA_RETURN_IF_ERROR(call.ref(0, "allocator", &allocator));
@@ -221,6 +116,16 @@ strata_status_t allocatorAllocate(const Call& call) {
   return nullptr;
 }
 
+}  // namespace
+
+strata_status_t allocatorAllocate(const Call& call) {
+  return allocate<strata_hal_buffer_allocate>(call);
+}
+
+strata_status_t allocatorAllocateUninitialized(const Call& call) {
+  return allocate<strata_hal_buffer_allocate_uninitialized>(call);
+}
+
 const strata_vm_ref_type_t* allocatorRefType() { return &kAllocatorRefType; }
 
 //===----------------------------------------------------------------------===//
@@ -229,54 +134,24 @@ const strata_vm_ref_type_t* allocatorRefType() { return &kAllocatorRefType; }
 
 namespace {
 
-// The export table, in the order of the documentation above.
+// The export table: schemas/hal_imports.def, row for row.
 template <ExportFn F>
 constexpr strata_vm_native_fn_t thunk() {
   return &exportThunk<F>;
 }
 
 const strata_vm_native_function_t kFunctions[] = {
-    {"devices.count", "0_i", thunk<devicesCount>()},
-    {"devices.get", "0i_r", thunk<devicesGet>()},
-    {"device.allocator", "0r_r", thunk<deviceAllocator>()},
-    {"allocator.allocate", "0rI_r",
-     thunk<allocatorAllocate<strata_hal_buffer_allocate>>()},
-    {"allocator.allocate_uninitialized", "0rI_r",
-     thunk<allocatorAllocate<strata_hal_buffer_allocate_uninitialized>>()},
-    {"buffer.length", "0r_I", thunk<bufferLength>()},
-    {"buffer.subspan", "0rII_r", thunk<bufferSubspan>()},
-    {"buffer.wrap", "0r_r", thunk<bufferWrap>()},
-    {"buffer.load", "0rIi_i", thunk<bufferLoad>()},
-    {"buffer.store", "0irIi_", thunk<bufferStore>()},
-    {"buffer.assert", "0rrI_", thunk<bufferAssert>()},
-    {"buffer_view.create", "0rIIiiCID_r", thunk<bufferViewCreate>()},
-    {"buffer_view.assert", "0rriiCID_", thunk<bufferViewAssert>()},
-    {"buffer_view.buffer", "0r_r", thunk<bufferViewBuffer>()},
-    {"buffer_view.element_type", "0r_i", thunk<bufferViewElementType>()},
-    {"buffer_view.rank", "0r_i", thunk<bufferViewRank>()},
-    {"buffer_view.dim", "0ri_I", thunk<bufferViewDim>()},
-    {"executable.create", "0rrr_r", thunk<executableCreate>()},
-    {"command_buffer.create", "0rii_r", thunk<commandBufferCreate>()},
-    {"command_buffer.finalize", "0r_", thunk<commandBufferFinalize>()},
-    {"command_buffer.dispatch", "0rriiiiCiDCrIID_",
-     thunk<commandBufferDispatch>()},
-    {"command_buffer.fill_buffer", "0rrIIii_",
-     thunk<commandBufferFillBuffer>()},
-    {"command_buffer.copy_buffer", "0rrIrII_",
-     thunk<commandBufferCopyBuffer>()},
-    {"command_buffer.execution_barrier", "0r_",
-     thunk<commandBufferExecutionBarrier>()},
-    {"device.queue.alloca", "0rrrI_r", thunk<deviceQueueAlloca>()},
-    {"device.queue.dealloca", "0rrrr_", thunk<deviceQueueDealloca>()},
-    {"device.queue.execute", "0rrrCrD_", thunk<deviceQueueExecute>()},
-    {"device.queue.barrier", "0rrr_", thunk<deviceQueueBarrier>()},
-    {"fence.create", "0ri_r", thunk<fenceCreate>()},
-    {"fence.join", "0CrD_r", thunk<fenceJoin>()},
-    {"fence.query", "0r_i", thunk<fenceQuery>()},
-    {"fence.signal", "0r_", thunk<fenceSignal>()},
-    {"fence.fail", "0ri_", thunk<fenceFail>()},
-    {"fence.await", "0iCrD_i", thunk<fenceAwait>()},
+#define STRATA_HAL_IMPORT(fn, name, cconv, typed, since) \
+  {name, cconv, thunk<fn>()},
+#include "hal_imports.def"
 };
+
+static_assert(sizeof(kFunctions) / sizeof(kFunctions[0]) ==
+                  hal_imports::kImportCount,
+              "one export per hal_imports.def row");
+static_assert(STRATA_HAL_MODULE_VERSION == hal_imports::kVersion,
+              "strata/hal/module.h's STRATA_HAL_MODULE_VERSION must be the "
+              "version of schemas/hal_imports.def");
 
 }  // namespace
 

@@ -193,12 +193,13 @@ strata_status_t gatherSpan(const Call& call, size_t first, size_t count,
   return nullptr;
 }
 
-// Export bodies, one file per family. Each documents itself in the table
-// at the top of hal_module.cpp.
+// Export bodies, one file per family; schemas/hal_imports.def names each
+// in its row and states its contract.
 strata_status_t devicesCount(const Call& call);
 strata_status_t devicesGet(const Call& call);
 strata_status_t deviceAllocator(const Call& call);
 strata_status_t allocatorAllocate(const Call& call);
+strata_status_t allocatorAllocateUninitialized(const Call& call);
 
 strata_status_t bufferLength(const Call& call);
 strata_status_t bufferSubspan(const Call& call);

@@ -25,8 +25,8 @@ using namespace strata::vm;
 using namespace strata::vm::testing;
 
 // The contract: every export of the hal module and its calling convention,
-// written out independently of hal_module.cpp so that a change to either
-// fails here.
+// written out independently of schemas/hal_imports.def (which the module and
+// the compiler expand) so that a change to a released row fails here.
 inline const std::map<std::string, std::string> kHalContract = {
     {"devices.count", "0_i"},
     {"devices.get", "0i_r"},

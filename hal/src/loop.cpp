@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "calling_convention.h"
 #include "loop_backend.h"
 #include "strata/hal/loop.h"
 
@@ -361,8 +362,11 @@ void park(strata_hal_loop_t* loop, Task* task) {
 }
 
 size_t resultCount(const char* calling_convention) {
-  const char* underscore = std::strchr(calling_convention, '_');
-  return underscore ? std::strlen(underscore + 1) : 0;
+  strata::cconv::Parsed parsed;
+  strata::cconv::Error error;
+  strata::cconv::parse(calling_convention, /*allow_variadic=*/false, &parsed,
+                       &error);
+  return parsed.results.size();
 }
 
 void stepInvoke(strata_hal_loop_t* loop, Task* task) {

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstring>
 
+#include "calling_convention.h"
 #include "errors.h"
 #include "values.h"
 
@@ -80,16 +81,14 @@ bool toDouble(const py::handle& value, double* out) {
   return true;
 }
 
-// Splits "0ii_r" into argument and result characters.
+// Splits "0ii_r" into argument and result characters (nothing for a
+// convention the call API cannot drive, which it has refused already).
 void splitCconv(const std::string& cconv, std::string* args,
                 std::string* results) {
-  size_t underscore = cconv.find('_');
-  *args = cconv.size() > 1 ? cconv.substr(1, underscore == std::string::npos
-                                                 ? std::string::npos
-                                                 : underscore - 1)
-                           : "";
-  *results =
-      underscore == std::string::npos ? "" : cconv.substr(underscore + 1);
+  strata::cconv::Parsed parsed;
+  strata::cconv::parseFixed(cconv, &parsed);
+  *args = std::string(parsed.args);
+  *results = std::string(parsed.results);
 }
 
 // A module from a .vmfb path, .vmfb bytes or a native module capsule.
@@ -733,7 +732,6 @@ py::dict Session::functions() {
   py::dict out;
   const strata_vm_module_t* module = modules_.back();
   size_t count = strata_vm_module_export_count(module);
-  constexpr const char kAsync[] = "$async";
   for (size_t e = 0; e < count; ++e) {
     strata_vm_export_info_t info;
     strata_status_t status = strata_vm_module_export_info(module, e, &info);
@@ -742,9 +740,7 @@ py::dict Session::functions() {
       continue;
     }
     std::string name = info.name;
-    if (name.size() > sizeof(kAsync) - 1 &&
-        name.compare(name.size() - (sizeof(kAsync) - 1), std::string::npos,
-                     kAsync) == 0) {
+    if (strata::cconv::isAsyncName(name)) {
       continue;
     }
     try {

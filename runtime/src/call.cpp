@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "calling_convention.h"
 #include "runtime_impl.h"
 
 using namespace strata::runtime;
@@ -74,18 +75,12 @@ strata_runtime_value_kind_t kindOfChar(char c) {
 // convention the call API cannot drive (variadic spans, unknown version).
 bool splitCconv(const std::string& cconv, std::string* args,
                 std::string* results) {
-  if (cconv.empty() || cconv[0] != '0') {
+  strata::cconv::Parsed parsed;
+  if (!strata::cconv::parseFixed(cconv, &parsed)) {
     return false;
   }
-  size_t underscore = cconv.find('_');
-  *args = cconv.substr(1, underscore == std::string::npos ? std::string::npos
-                                                          : underscore - 1);
-  *results = underscore == std::string::npos ? "" : cconv.substr(underscore + 1);
-  for (char c : *args + *results) {
-    if (kindOfChar(c) == STRATA_RUNTIME_VALUE_NONE) {
-      return false;
-    }
-  }
+  *args = std::string(parsed.args);
+  *results = std::string(parsed.results);
   return true;
 }
 
@@ -347,11 +342,10 @@ void onWaitReached(void* user, strata_status_t status) {
 // Checks fn$async against the contract: fn's arguments, then two refs (the
 // wait and signal fences); fn's results.
 strata_status_t checkAsyncContract(const strata_runtime_call_t* call) {
-  std::string args;
-  std::string results;
-  if (!splitCconv(call->async_cconv, &args, &results) ||
-      args != call->args + "rr" || results != call->results) {
-    std::string want = "0" + call->args + "rr_" + call->results;
+  strata::cconv::Parsed fn;
+  strata::cconv::parseFixed(call->cconv, &fn);
+  std::string want = strata::cconv::asyncConvention(fn);
+  if (call->async_cconv != want) {
     return strata_make_status(
         STRATA_STATUS_INVALID_ARGUMENT,
         "%s$async has the calling convention %s, but the async entry point "
@@ -507,7 +501,8 @@ strata_status_t strata_runtime_call_create(strata_runtime_session_t* session,
         full_name.c_str(), call->cconv.c_str());
   }
   if (!status) {
-    std::string async_name = full_name + "$async";
+    std::string async_name =
+        full_name + std::string(strata::cconv::kAsyncSuffix);
     strata_status_t lookup = strata_vm_context_lookup(
         session->context, async_name.c_str(), &call->async_function);
     call->has_async = lookup == nullptr;

@@ -8,7 +8,8 @@
 //
 // APP.vmfb is app.mlir compiled by strata-compile (the build does that when
 // it builds the compiler). Without it, the sample makes the same module with
-// the C++ module builder, so that runtime-only builds run it too.
+// the module writer (schemas/writer), so that runtime-only builds run it too.
+// Everything else is the runtime's installed API.
 //
 // It runs app.run in two contexts to show that each has its own counter, and
 // flips a buffer. It exits non-zero if any result is wrong.
@@ -18,13 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
 #include "custom_module.h"
-#include "module_builder.h"
+#include "module_writer.h"
 #include "strata/vm/vm.h"
 
 using namespace strata::vm;
-using namespace strata::vm::testing;
+using namespace strata::vm::writer;
 
 namespace {
 
@@ -37,7 +37,7 @@ int fail(strata_status_t status, const char* what) {
 }
 
 std::vector<uint8_t> buildApp() {
-  ModuleBuilder mb("app");
+  ModuleWriter mb("app");
   mb.addDependency("custom", 1);
   uint32_t add = mb.addImport("custom.add", "0i_i");
   uint32_t reverse = mb.addImport("custom.reverse", "0r_r");
@@ -71,25 +71,21 @@ int main(int argc, char** argv) {
   strata_vm_module_t* custom = nullptr;
   status = custom_module_create(allocator, &custom);
   if (status) return fail(status, "custom module");
-  std::vector<uint8_t> bytes;
+  strata_vm_module_t* app = nullptr;
   if (argc == 2) {
-    std::string error;
-    if (!strata::tools::readFile(argv[1], &bytes, &error)) {
-      std::fprintf(stderr, "custom_module: cannot read %s: %s\n", argv[1],
-                   error.c_str());
-      return 1;
-    }
+    status = strata_vm_bytecode_module_load_file(instance, argv[1], nullptr,
+                                                 allocator, &app);
+    if (status) return fail(status, "load app");
     std::printf("app module: %s (compiled from app.mlir)\n", argv[1]);
   } else {
-    bytes = buildApp();
-    std::printf("app module: made with the module builder\n");
+    // The bytes are copied (no release function), so they may go after.
+    std::vector<uint8_t> bytes = buildApp();
+    status =
+        strata_vm_bytecode_module_load(instance, bytes.data(), bytes.size(),
+                                       nullptr, nullptr, allocator, &app);
+    if (status) return fail(status, "load app");
+    std::printf("app module: made with the module writer\n");
   }
-  // Modules are read in place, from 64-byte aligned memory.
-  AlignedBytes image(bytes);
-  strata_vm_module_t* app = nullptr;
-  status = strata_vm_bytecode_module_load(instance, image.data, image.size,
-                                          nullptr, nullptr, allocator, &app);
-  if (status) return fail(status, "load app");
 
   strata_vm_module_t* modules[] = {custom, app};
   int errors = 0;

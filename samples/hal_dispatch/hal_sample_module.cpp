@@ -1,12 +1,12 @@
 // hal_sample_module.cpp - writes the hal_sample module with the module
-// builder, as strata-compile will write such programs: an initializer loads
-// the kernel library into a ref global, and add() checks its inputs,
-// allocates, records a dispatch, submits it with a fence and awaits it.
+// writer (schemas/writer), as strata-compile writes such programs: an
+// initializer loads the kernel library into a ref global, and add() checks its
+// inputs, allocates, records a dispatch, submits it with a fence and awaits it.
 #include "hal_sample_module.h"
 
 #include <string>
 
-#include "module_builder.h"
+#include "module_writer.h"
 #include "strata/base/status.h"
 #include "strata/hal/buffer.h"
 
@@ -14,10 +14,10 @@ namespace strata::samples {
 namespace {
 
 using vm::Opcode;
-using vm::testing::FunctionBuilder;
-using vm::testing::ModuleBuilder;
-using vm::testing::prim;
-using vm::testing::ref;
+using FunctionBuilder = vm::writer::FunctionWriter;
+using ModuleBuilder = vm::writer::ModuleWriter;
+using vm::writer::prim;
+using vm::writer::ref;
 
 constexpr int32_t kF32 = static_cast<int32_t>(STRATA_HAL_ELEMENT_TYPE_FLOAT_32);
 constexpr uint32_t kMaxRank = 4;
@@ -238,7 +238,7 @@ void buildAdd(ModuleBuilder& mb, const Imports& hal, uint32_t dispatch,
   call(f, hal.view_rank, {ref(0)}, {prim(0)});
   uint32_t unsupported = f.newBlock();
   std::vector<uint32_t> cases;
-  std::vector<std::pair<uint32_t, std::vector<vm::testing::Remap>>> table;
+  std::vector<std::pair<uint32_t, std::vector<vm::writer::Remap>>> table;
   for (uint32_t rank = 0; rank <= kMaxRank; ++rank) {
     cases.push_back(f.newBlock());
     table.push_back({cases.back(), {}});

@@ -2,6 +2,7 @@
 #include "strata/base/trace.h"
 #include "cli.h"
 
+#include "calling_convention.h"
 #include "utf8.h"
 
 #include <cerrno>
@@ -297,21 +298,19 @@ const char* cconvTypeName(char c) {
 }
 
 std::string describeSignature(std::string_view cc) {
-  size_t underscore = cc.find('_');
-  if (cc.empty() || cc[0] != '0' || underscore == std::string_view::npos) {
+  strata::cconv::Parsed parsed;
+  strata::cconv::Error error;
+  if (!strata::cconv::parse(cc, /*allow_variadic=*/true, &parsed, &error)) {
     return "[" + std::string(cc) + "]";
   }
   std::string args;
-  std::string_view a = cc.substr(1, underscore - 1);
+  std::string_view a = parsed.args;
   for (size_t i = 0; i < a.size(); ++i) {
     if (!args.empty()) {
       args += ", ";
     }
     if (a[i] == 'C') {
       size_t close = a.find('D', i);
-      if (close == std::string_view::npos) {
-        return "[" + std::string(cc) + "]";
-      }
       std::string_view span = a.substr(i + 1, close - i - 1);
       if (span.size() == 1) {
         args += cconvTypeName(span[0]);
@@ -329,7 +328,7 @@ std::string describeSignature(std::string_view cc) {
     }
     args += cconvTypeName(a[i]);
   }
-  std::string_view r = cc.substr(underscore + 1);
+  std::string_view r = parsed.results;
   std::string results;
   for (size_t i = 0; i < r.size(); ++i) {
     results += i ? ", " : "";
@@ -342,16 +341,11 @@ std::string describeSignature(std::string_view cc) {
 }
 
 bool signatureArgs(std::string_view cc, std::string* args) {
-  size_t underscore = cc.find('_');
-  if (cc.empty() || cc[0] != '0' || underscore == std::string_view::npos) {
+  strata::cconv::Parsed parsed;
+  if (!strata::cconv::parseFixed(cc, &parsed)) {
     return false;
   }
-  args->assign(cc.substr(1, underscore - 1));
-  for (char c : *args) {
-    if (c != 'i' && c != 'I' && c != 'f' && c != 'F' && c != 'r') {
-      return false;
-    }
-  }
+  args->assign(parsed.args);
   return true;
 }
 

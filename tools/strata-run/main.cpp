@@ -1,6 +1,8 @@
-// strata-run - loads bytecode modules into one context with the hal module,
-// invokes a function with inputs in IREE's grammar (scalars, tensors, .npy
-// files), and prints, saves or checks its results.
+// strata-run - loads bytecode modules into one session of the embedding API
+// (strata/runtime.h: the instance's device and hal module, then the check
+// module and the given modules), invokes a function with inputs in IREE's
+// grammar (scalars, tensors, .npy files), and prints, saves or checks its
+// results.
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -9,17 +11,18 @@
 #include <string>
 #include <vector>
 
+#include "calling_convention.h"
 #include "check_module.h"
 #include "cli.h"
 #include "npy.h"
-#include "tensor_type_match.h"
 #include "strata/base/trace.h"
 #include "strata/hal/buffer.h"
 #include "strata/hal/device.h"
-#include "strata/hal/module.h"
 #include "strata/hal/semaphore.h"
+#include "strata/runtime.h"
 #include "strata/vm/vm.h"
 #include "tensor_io.h"
+#include "tensor_type_match.h"
 
 namespace {
 
@@ -213,10 +216,13 @@ Options parseArgs(int argc, char** argv) {
 // Owns everything the run creates, released in reverse order on exit.
 struct Session {
   strata_allocator_t allocator = strata_allocator_system();
-  strata_vm_instance_t* instance = nullptr;
-  strata_hal_device_t* device = nullptr;
-  std::vector<strata_vm_module_t*> modules;  // the hal module first
-  strata_vm_context_t* context = nullptr;
+  strata_runtime_instance_t* instance = nullptr;
+  strata_runtime_session_t* session = nullptr;
+  // The check module, then the given ones (the session puts the hal module
+  // before them).
+  std::vector<strata_vm_module_t*> modules;
+  strata_hal_device_t* device = nullptr;   // the instance's, borrowed
+  strata_vm_context_t* context = nullptr;  // the session's, borrowed
   strata_vm_list_t* inputs = nullptr;
   strata_vm_list_t* outputs = nullptr;
 
@@ -227,18 +233,11 @@ struct Session {
     if (inputs) {
       strata_vm_list_release(inputs);
     }
-    if (context) {
-      strata_vm_context_release(context);
-    }
+    strata_runtime_session_release(session);
     for (strata_vm_module_t* module : modules) {
       strata_vm_module_release(module);
     }
-    if (device) {
-      strata_hal_device_release(device);
-    }
-    if (instance) {
-      strata_vm_instance_release(instance);
-    }
+    strata_runtime_instance_release(instance);
   }
 };
 
@@ -385,29 +384,32 @@ bool writeWholeFile(const std::string& path, const std::vector<uint8_t>& data,
 
 int run(const Options& options) {
   Session s;
-  strata_status_t status = strata_vm_instance_create(s.allocator, &s.instance);
-  if (status) {
-    return fail(consumeLine(status));
+  // The signature policy: the key is read before any module is.
+  uint8_t public_key[STRATA_RUNTIME_PUBLIC_KEY_SIZE];
+  if (!options.require_signature.empty()) {
+    strata_status_t status = strata_vm_key_file_read(
+        options.require_signature.c_str(), public_key, sizeof(public_key));
+    if (status) {
+      return fail("--require-signature: " + consumeLine(status));
+    }
   }
 
-  // The device and the hal module come first, so modules naming HAL types
-  // load and their hal.* imports link.
-  strata_hal_device_options_t device_options = {};
-  device_options.name = options.device.c_str();
-  device_options.worker_count = options.task_workers;
-  status =
-      strata_hal_device_create(&device_options, s.allocator, &s.device);
+  // The instance: the device and the hal module, so modules naming HAL
+  // types load and their hal.* imports link.
+  strata_runtime_instance_options_t instance_options;
+  strata_runtime_instance_options_initialize(&instance_options);
+  instance_options.device = options.device.c_str();
+  instance_options.task_worker_count = options.task_workers;
+  instance_options.required_public_key =
+      options.require_signature.empty() ? nullptr : public_key;
+  strata_status_t status = strata_runtime_instance_create(
+      &instance_options, s.allocator, &s.instance);
   if (status) {
     return fail("creating device " + options.device + ": " +
                 consumeLine(status));
   }
-  strata_vm_module_t* hal_module = nullptr;
-  status = strata_hal_module_create(s.instance, &s.device, 1, s.allocator,
-                                    &hal_module);
-  if (status) {
-    return fail("creating the hal module: " + consumeLine(status));
-  }
-  s.modules.push_back(hal_module);
+  s.device = strata_runtime_instance_device(s.instance);
+
   // The check module answers the check.* imports of test programs.
   strata_vm_module_t* check_module = nullptr;
   status = strata::tools::createCheckModule(s.allocator, &check_module);
@@ -415,37 +417,26 @@ int run(const Options& options) {
     return fail("creating the check module: " + consumeLine(status));
   }
   s.modules.push_back(check_module);
-
-  // The signature policy: the key is read before any module is.
-  uint8_t public_key[STRATA_VM_MODULE_PUBLIC_KEY_SIZE];
-  if (!options.require_signature.empty()) {
-    status = strata_vm_key_file_read(options.require_signature.c_str(),
-                                     public_key, sizeof(public_key));
-    if (status) {
-      return fail("--require-signature: " + consumeLine(status));
-    }
-  }
   for (const std::string& path : options.modules) {
-    // The header is checked before the rest is read (module.h).
+    // The header is checked before the rest is read (module.h), and the
+    // instance's signature policy applies.
     strata_vm_module_t* module = nullptr;
-    status = strata_vm_bytecode_module_load_file(
-        s.instance, path.c_str(),
-        options.require_signature.empty() ? nullptr : public_key, s.allocator,
-        &module);
+    status = strata_runtime_module_load_file(s.instance, path.c_str(), &module);
     if (status) {
       return fail(consumeLine(status));
     }
     s.modules.push_back(module);
   }
 
-  status = strata_vm_context_create(s.instance, s.modules.data(),
-                                    s.modules.size(), nullptr, s.allocator,
-                                    &s.context);
+  status =
+      strata_runtime_session_create(s.instance, nullptr, s.modules.data(),
+                                    s.modules.size(), s.allocator, &s.session);
   if (status) {
     std::string text = strata::tools::statusToString(status);
     strata_status_free(status);
     return fail("creating the context: " + text);
   }
+  s.context = strata_runtime_session_context(s.session);
 
   // "fn" names an export of the main (last) module; "module.fn" any module.
   const strata_vm_module_t* main_module = s.modules.back();
@@ -481,12 +472,9 @@ int run(const Options& options) {
   // wait fence and a signal fence after its inputs: strata-run passes no
   // wait fence and a new signal fence, and waits for it before reading the
   // results.
-  constexpr const char kAsyncSuffix[] = "$async";
-  bool async_external =
-      full_name.size() > sizeof(kAsyncSuffix) - 1 &&
-      full_name.compare(full_name.size() - (sizeof(kAsyncSuffix) - 1),
-                        std::string::npos, kAsyncSuffix) == 0 &&
-      args.size() >= 2 && args.substr(args.size() - 2) == "rr";
+  bool async_external = strata::cconv::isAsyncName(full_name) &&
+                        args.size() >= 2 &&
+                        args.substr(args.size() - 2) == "rr";
   if (async_external) {
     args.resize(args.size() - 2);
   }

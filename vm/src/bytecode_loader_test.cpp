@@ -481,10 +481,9 @@ TEST_SUITE("vm.loader") {
     ModuleBuilder b("m");
     withMain(b);
     // The main function is 3 bytes: return with an empty list.
-    b.addFunction("f", "0_")
-        .op(Opcode::Return)
-        .list({})
-        .overrideBlockOffsets({1});
+    FunctionBuilder& f = b.addFunction("f", "0_");
+    f.op(Opcode::Return).list({});
+    b.overrideBlockOffsets(f.index(), {1});
     expectRejected(b.build(), STRATA_STATUS_INVALID_ARGUMENT,
                    "function 'f' (#1): block table must start at offset 0, "
                    "not 1");
@@ -496,7 +495,7 @@ TEST_SUITE("vm.loader") {
     f.op(Opcode::Br).block(1).remap({});
     uint32_t b1 = f.newBlock();
     f.bind(b1).op(Opcode::Return).list({});
-    f.overrideBlockOffsets({0, 7, 7});
+    b.overrideBlockOffsets(f.index(), {0, 7, 7});
     expectRejected(b.build(), STRATA_STATUS_INVALID_ARGUMENT,
                    "block offsets are not strictly increasing (block 2 at 7 "
                    "follows 7)");
@@ -504,20 +503,18 @@ TEST_SUITE("vm.loader") {
 
   TEST_CASE("rejects a block that starts past the end of its function") {
     ModuleBuilder b("m");
-    b.addFunction("f", "0_")
-        .op(Opcode::Return)
-        .list({})
-        .overrideBlockOffsets({0, 3});
+    FunctionBuilder& f = b.addFunction("f", "0_");
+    f.op(Opcode::Return).list({});
+    b.overrideBlockOffsets(f.index(), {0, 3});
     expectRejected(b.build(), STRATA_STATUS_INVALID_ARGUMENT,
                    "block 1 starts at offset 3, past the end of the function");
   }
 
   TEST_CASE("rejects an empty block table") {
     ModuleBuilder b("m");
-    b.addFunction("f", "0_")
-        .op(Opcode::Return)
-        .list({})
-        .overrideBlockOffsets({});
+    FunctionBuilder& f = b.addFunction("f", "0_");
+    f.op(Opcode::Return).list({});
+    b.overrideBlockOffsets(f.index(), {});
     expectRejected(b.build(), STRATA_STATUS_INVALID_ARGUMENT,
                    "has an empty block table");
   }

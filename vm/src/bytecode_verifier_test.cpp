@@ -13,6 +13,7 @@
 #include "bytecode_module.h"
 #include "module_builder.h"
 #include "module_generated.h"
+#include "opcodes.h"
 #include "strata/vm/module.h"
 #include "vm_harness.h"
 
@@ -224,7 +225,7 @@ TEST_SUITE("vm.verifier") {
     f.bind(b1).op(Opcode::Return).list({});
     f.bind(b2).op(Opcode::Return).list({});
     // Drop b2 from the block table: its case now lands between blocks.
-    f.overrideBlockOffsets({0, b1_offset});
+    b.overrideBlockOffsets(f.index(), {0, b1_offset});
     expectInvalid(b, "(br_table): branch target " +
                          std::to_string(b1_offset + 3) +
                          " is not the start of a block");
@@ -235,7 +236,7 @@ TEST_SUITE("vm.verifier") {
     FunctionBuilder& f = b.addFunction("main", "0_");
     f.op(Opcode::ConstI32).i32(0).reg(prim(0));
     f.op(Opcode::Return).list({});
-    f.overrideBlockOffsets({0, 2});
+    b.overrideBlockOffsets(f.index(), {0, 2});
     expectInvalid(b, "function 'main': block 1 starts at offset 2, inside the "
                      "instruction at pc 0");
   }
@@ -648,7 +649,7 @@ TEST_SUITE("vm.verifier") {
           blocks.push_back(i);
         }
       }
-      f.overrideBlockOffsets(blocks);
+      b.overrideBlockOffsets(f.index(), blocks);
       Loaded loaded;
       load(b, &loaded);
       if (loaded.status) {

@@ -1,7 +1,8 @@
-// opcodes.h - the opcode enum and per-opcode tables, expanded from
-// schemas/opcodes.def, plus a bounds-checked instruction decoder shared by the
-// verifier, the disassembler and tests. The interpreter does not use the
-// decoder: it reads operands at fixed offsets the verifier has proven valid.
+// opcodes.h - per-opcode tables expanded from schemas/opcodes.def (the enum
+// itself is schemas/opcode_enum.h), plus a bounds-checked instruction
+// decoder shared by the verifier, the disassembler and tests. The interpreter
+// does not use the decoder: it reads operands at fixed offsets the verifier has
+// proven valid.
 #ifndef STRATA_VM_SRC_OPCODES_H_
 #define STRATA_VM_SRC_OPCODES_H_
 
@@ -10,13 +11,9 @@
 #include <cstring>
 
 #include "format.h"
+#include "opcode_enum.h"
 
 namespace strata::vm {
-
-enum class Opcode : uint8_t {
-#define STRATA_OP(name, number, mnemonic, format) name = number,
-#include "opcodes.def"
-};
 
 struct OpcodeInfo {
   const char* name;      // "AddI32"; nullptr for unassigned bytes

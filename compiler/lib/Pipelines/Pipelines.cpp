@@ -17,7 +17,7 @@
 
 using namespace mlir;
 
-std::optional<strata::Phase> mlir::strata::parsePhase(StringRef name) {
+std::optional<mlir::strata::Phase> mlir::strata::parsePhase(StringRef name) {
   return llvm::StringSwitch<std::optional<Phase>>(name)
       .Case("import", Phase::Import)
       .Case("input", Phase::Input)

@@ -2,53 +2,67 @@
 
 #include "HALImports.h"
 
-#include "strata/hal/buffer.h"
+#include "hal_imports.h"
+#include "strata/schemas/element_types.h"
+
+#include <string>
+#include <string_view>
 
 using namespace mlir;
 using namespace mlir::strata;
 
 namespace {
 
-/// A hal import: name, inputs, results and variadic spans, as the hal
-/// module exports it. 'r' is a ref, 'b' a vm.buffer (also a ref to the
-/// module), 'i' i32, 'I' i64.
-struct ImportSpec {
-  const char *name;
-  const char *inputs;
-  const char *results;
-  std::initializer_list<int32_t> spans;
+/// The hal functions the vm conversion calls, in the order their vm.imports
+/// are declared. Each is a row of schemas/hal_imports.def, which gives its
+/// calling convention and types: a name the table lacks fails the build.
+constexpr std::string_view kUsedImports[] = {
+    "devices.get",
+    "device.allocator",
+    "allocator.allocate",
+    "allocator.allocate_uninitialized",
+    "buffer.wrap",
+    "buffer.length",
+    "buffer_view.buffer",
+    "buffer_view.dim",
+    "buffer.load",
+    "buffer_view.create",
+    "buffer_view.assert",
+    "executable.create",
+    "command_buffer.create",
+    "command_buffer.finalize",
+    "command_buffer.execution_barrier",
+    "command_buffer.dispatch",
+    "device.queue.execute",
+    "device.queue.barrier",
+    "fence.create",
+    "fence.signal",
+    "fence.await",
 };
 
-constexpr ImportSpec kImports[] = {
-    {"hal.devices.get", "i", "r", {}},
-    {"hal.device.allocator", "r", "r", {}},
-    {"hal.allocator.allocate", "rI", "r", {}},
-    {"hal.allocator.allocate_uninitialized", "rI", "r", {}},
-    {"hal.buffer.wrap", "b", "r", {}},
-    {"hal.buffer.length", "r", "I", {}},
-    {"hal.buffer_view.buffer", "r", "r", {}},
-    {"hal.buffer_view.dim", "ri", "I", {}},
-    {"hal.buffer.load", "rIi", "i", {}},
-    {"hal.buffer_view.create", "rIIiiI", "r", {5, 1}},
-    {"hal.buffer_view.assert", "rbiiI", "", {4, 1}},
-    {"hal.executable.create", "rbb", "r", {}},
-    {"hal.command_buffer.create", "rii", "r", {}},
-    {"hal.command_buffer.finalize", "r", "", {}},
-    {"hal.command_buffer.execution_barrier", "r", "", {}},
-    {"hal.command_buffer.dispatch", "rriiiiirII", "", {6, 1, 7, 3}},
-    {"hal.device.queue.execute", "rrrr", "", {3, 1}},
-    {"hal.device.queue.barrier", "rrr", "", {}},
-    {"hal.fence.create", "ri", "r", {}},
-    {"hal.fence.signal", "r", "", {}},
-    {"hal.fence.await", "ir", "i", {1, 1}},
-};
+constexpr bool allInTable() {
+  for (std::string_view name : kUsedImports) {
+    if (!::strata::hal_imports::find(name)) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(allInTable(), "the vm conversion calls a hal function that "
+                            "schemas/hal_imports.def does not have");
 
-Type specType(MLIRContext *context, char c) {
+/// The vm type of one char of a typed calling convention (hal_imports.def:
+/// format.h's chars, 'b' for a ref that is a vm.buffer).
+Type typedChar(MLIRContext *context, char c) {
   switch (c) {
   case 'i':
     return IntegerType::get(context, 32);
   case 'I':
     return IntegerType::get(context, 64);
+  case 'f':
+    return Float32Type::get(context);
+  case 'F':
+    return Float64Type::get(context);
   case 'b':
     return vm::BufferType::get(context);
   default:
@@ -63,8 +77,8 @@ int64_t elementBytes(RankedTensorType type) {
 
 } // namespace
 
-// The codes come from the runtime's header, the one definition of IREE's
-// element type encoding in the project.
+// The codes come from schemas/ (strata/schemas/element_types.h), the one
+// definition of IREE's element type encoding in the project.
 std::optional<int32_t> mlir::strata::getHalElementType(Type elementType) {
   if (elementType.isInteger(1)) {
     return static_cast<int32_t>(STRATA_HAL_ELEMENT_TYPE_BOOL_8); // 1 byte
@@ -91,17 +105,34 @@ void mlir::strata::declareHalImports(vm::ModuleOp vmModule) {
   Location loc = vmModule.getLoc();
   OpBuilder builder(context);
   builder.setInsertionPointToStart(&vmModule.getBody().front());
-  for (const ImportSpec &spec : kImports) {
+  for (std::string_view name : kUsedImports) {
+    const ::strata::hal_imports::Import &row =
+        *::strata::hal_imports::find(name);
+    // The table's calling convention parses (hal_imports.h checks it when
+    // this is built); its typed twin names the same chars, spans included.
+    ::strata::cconv::Parsed parsed;
+    ::strata::cconv::Error error;
+    (void)::strata::cconv::parse(row.cconv, /*allow_variadic=*/true, &parsed,
+                                 &error);
+    std::string_view typed = row.typed.substr(1, parsed.args.size());
     SmallVector<Type> inputs, results;
-    for (const char *c = spec.inputs; *c; ++c) {
-      inputs.push_back(specType(context, *c));
+    SmallVector<int32_t> spans;
+    for (char c : typed) {
+      if (c == 'C') {
+        spans.push_back(static_cast<int32_t>(inputs.size()));
+      } else if (c == 'D') {
+        spans.push_back(static_cast<int32_t>(inputs.size()) - spans.back());
+      } else {
+        inputs.push_back(typedChar(context, c));
+      }
     }
-    for (const char *c = spec.results; *c; ++c) {
-      results.push_back(specType(context, *c));
+    for (char c : parsed.results) {
+      results.push_back(typedChar(context, c));
     }
-    SmallVector<int32_t> spans(spec.spans);
+    std::string fullName = std::string(::strata::hal_imports::kModuleName) +
+                           "." + std::string(name);
     vm::ImportOp::create(
-        builder, loc, builder.getStringAttr(spec.name),
+        builder, loc, builder.getStringAttr(fullName),
         TypeAttr::get(builder.getFunctionType(inputs, results)),
         /*is_optional=*/UnitAttr(),
         spans.empty() ? DenseI32ArrayAttr()

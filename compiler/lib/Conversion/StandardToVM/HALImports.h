@@ -1,5 +1,5 @@
 // HALImports.h - the hal module's imports as the vm conversion calls them,
-// and a builder of those calls (hal/src/hal_module.cpp has the contract).
+// and a builder of those calls (schemas/hal_imports.def has the contract).
 
 #ifndef STRATA_CONVERSION_STANDARDTOVM_HALIMPORTS_H
 #define STRATA_CONVERSION_STANDARDTOVM_HALIMPORTS_H
@@ -12,8 +12,8 @@
 
 namespace mlir::strata {
 
-/// The hal element type code (strata/hal/buffer.h) of a tensor element
-/// type, or nothing when the runtime has none.
+/// The hal element type code (strata/schemas/element_types.h) of a tensor
+/// element type, or nothing when the runtime has none.
 std::optional<int32_t> getHalElementType(Type elementType);
 
 /// Declares every hal import the conversion may call at the start of

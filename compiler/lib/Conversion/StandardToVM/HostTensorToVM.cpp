@@ -1,7 +1,7 @@
 // HostTensorToVM.cpp - tensors on the host as hal.buffer_views in the vm
 // conversion: element reads, shapes, reshapes, and the checks and
-// reflection of exported signatures (hal/src/hal_module.cpp has the import
-// contract).
+// reflection of exported signatures (schemas/hal_imports.def has the
+// import contract).
 
 #include "HostTensorToVM.h"
 
@@ -202,7 +202,7 @@ LogicalResult mlir::strata::collectHostTensorState(ModuleOp module,
     }
     // What the front end names (util.reflection), after the types.
     if (auto names = func->getAttrOfType<DictionaryAttr>(
-            strata::util::kReflectionAttrName)) {
+            mlir::strata::util::kReflectionAttrName)) {
       for (NamedAttribute entry : names) {
         if (auto text = dyn_cast<StringAttr>(entry.getValue())) {
           state.reflection[func.getSymName()].push_back(

@@ -1,5 +1,5 @@
 // StreamToVM.h - stream ops in the vm conversion: each becomes calls of the
-// hal module (hal/src/hal_module.cpp has the import contract).
+// hal module (schemas/hal_imports.def has the import contract).
 
 #ifndef STRATA_CONVERSION_STANDARDTOVM_STREAMTOVM_H
 #define STRATA_CONVERSION_STANDARDTOVM_STREAMTOVM_H

@@ -14,7 +14,7 @@
 
 using namespace mlir;
 using namespace mlir::strata::vm;
-namespace builder = ::strata::vm::testing;
+namespace builder = ::strata::vm::writer;
 
 namespace {
 
@@ -149,7 +149,7 @@ LogicalResult
 mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
                                             const BytecodeTargetOptions &options,
                                             llvm::raw_ostream &os) {
-  builder::ModuleBuilder out(module.getSymName().str());
+  builder::ModuleWriter out(module.getSymName().str());
   ModuleOrdinals ordinals;
   SmallVector<FuncOp> functions;
   // Primitive globals: 8-byte ones first, so that nothing needs padding.
@@ -218,7 +218,7 @@ mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
     if (failed(cconv)) {
       return failure();
     }
-    builder::FunctionBuilder &fb =
+    builder::FunctionWriter &fb =
         out.addFunction(func.getSymName().str(), *cconv);
     FailureOr<std::unique_ptr<RegisterAllocation>> registers =
         RegisterAllocation::compute(func);
@@ -260,7 +260,7 @@ mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
     out.setInitializer(static_cast<int32_t>(*userInitializer));
   }
   if (!initialized.empty()) {
-    builder::FunctionBuilder &init =
+    builder::FunctionWriter &init =
         out.addFunction("__strata_initialize_globals", "0_");
     using ::strata::vm::Opcode;
     for (auto [global, value] : initialized) {

@@ -10,16 +10,10 @@
 
 using namespace mlir;
 using namespace mlir::strata::vm;
-namespace builder = ::strata::vm::testing;
+namespace builder = ::strata::vm::writer;
 
 StringRef mlir::strata::vm::getOpcodeFormat(Opcode opcode) {
-  switch (opcode) {
-#define STRATA_OP(name, number, mnemonic, format)                              \
-  case Opcode::name:                                                           \
-    return format;
-#include "opcodes.def"
-  }
-  return "";
+  return ::strata::vm::opcodeFormat(opcode);
 }
 
 FailureOr<std::string> mlir::strata::vm::getRefTypeName(Type type) {
@@ -65,8 +59,8 @@ class FunctionEncoder {
 public:
   FunctionEncoder(FuncOp func, RegisterAllocation &registers,
                   ModuleOrdinals &ordinals,
-                  function_ref<uint32_t(StringRef)> addType,
-                  bool emitLocations, builder::FunctionBuilder &out)
+                  function_ref<uint32_t(StringRef)> addType, bool emitLocations,
+                  builder::FunctionWriter &out)
       : func(func), registers(registers), ordinals(ordinals), addType(addType),
         emitLocations(emitLocations), out(out) {}
 
@@ -86,7 +80,7 @@ private:
   ModuleOrdinals &ordinals;
   function_ref<uint32_t(StringRef)> addType;
   bool emitLocations;
-  builder::FunctionBuilder &out;
+  builder::FunctionWriter &out;
   DenseMap<Block *, uint32_t> blockIds;
   std::optional<std::tuple<std::string, unsigned, unsigned>> lastLocation;
 };
@@ -395,7 +389,7 @@ LogicalResult FunctionEncoder::encodeOp(Operation *op) {
 LogicalResult mlir::strata::vm::encodeFunction(
     FuncOp func, RegisterAllocation &registers, ModuleOrdinals &ordinals,
     function_ref<uint32_t(StringRef)> addType, bool emitLocations,
-    builder::FunctionBuilder &builder) {
+    builder::FunctionWriter &builder) {
   return FunctionEncoder(func, registers, ordinals, addType, emitLocations,
                          builder)
       .encode();

@@ -10,7 +10,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
-#include "module_builder.h"
+#include "module_writer.h"
 
 namespace mlir::strata::vm {
 
@@ -34,11 +34,10 @@ FailureOr<std::string> getRefTypeName(Type type);
 /// Writes `func`'s blocks into `builder` in region order, with the registers
 /// of `registers` (which may hand out scratch registers while encoding).
 /// `addType` registers a type name with the module and returns its ordinal.
-LogicalResult
-encodeFunction(FuncOp func, RegisterAllocation &registers,
-               ModuleOrdinals &ordinals,
-               llvm::function_ref<uint32_t(llvm::StringRef)> addType,
-               bool emitLocations, ::strata::vm::testing::FunctionBuilder &builder);
+LogicalResult encodeFunction(
+    FuncOp func, RegisterAllocation &registers, ModuleOrdinals &ordinals,
+    llvm::function_ref<uint32_t(llvm::StringRef)> addType, bool emitLocations,
+    ::strata::vm::writer::FunctionWriter &builder);
 
 } // namespace mlir::strata::vm
 

@@ -3,11 +3,15 @@
 // Writes, with the LLVM C++ API, what samples/executable_library/
 // sample_kernels.c writes by hand in C: a dispatch function per export, the
 // export table (struct of arrays), the header and the query function. The
-// layouts are those of hal/include/strata/hal/executable_library.h (v0,
-// LP64), whose static assertions pin the offsets used here.
+// offsets, version and query symbol come from the kernel ABI's header,
+// hal/include/strata/hal/executable_library.h (v0, LP64); the assertions
+// below pin every field written or read here, so a layout change in the
+// header fails this file's build.
 //
 //===----------------------------------------------------------------------===//
 #include "LibraryEmitter.h"
+
+#include "strata/hal/executable_library.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -20,20 +24,87 @@
 namespace mlir::strata::llvmcpu {
 namespace {
 
-// Offsets in strata_hal_executable_dispatch_state_v0_t.
-constexpr uint64_t kDispatchConstantCountOffset = 10;  // uint16_t
-constexpr uint64_t kDispatchBindingCountOffset = 22;   // uint16_t
-constexpr uint64_t kDispatchConstantsOffset = 24;      // const uint32_t*
-constexpr uint64_t kDispatchBindingPtrsOffset = 32;    // void* const*
-constexpr uint64_t kDispatchBindingLengthsOffset = 40; // const size_t*
-// Offsets in strata_hal_executable_workgroup_state_v0_t.
-constexpr uint64_t kWorkgroupIdXOffset = 0;     // uint32_t
-constexpr uint64_t kWorkgroupIdYOffset = 4;     // uint32_t
-constexpr uint64_t kLocalMemoryOffset = 16;     // void*
-constexpr uint64_t kLocalMemorySizeOffset = 24; // uint32_t
+using DispatchState = strata_hal_executable_dispatch_state_v0_t;
+using WorkgroupState = strata_hal_executable_workgroup_state_v0_t;
+using DispatchAttrs = strata_hal_executable_dispatch_attrs_v0_t;
+using ImportTable = strata_hal_executable_import_table_v0_t;
+using ExportTable = strata_hal_executable_export_table_v0_t;
+using LibraryHeader = strata_hal_executable_library_header_t;
+using Library = strata_hal_executable_library_v0_t;
+
+// Fields the dispatch functions read. The emitted code loads them at these
+// offsets of the target's (LP64) layout; this compiler is LP64 too.
+static_assert(sizeof(void *) == 8 && sizeof(size_t) == 8,
+              "the kernel ABI tables are emitted for LP64 targets");
+constexpr uint64_t kDispatchConstantCountOffset =
+    offsetof(DispatchState, constant_count); // uint16_t
+constexpr uint64_t kDispatchBindingCountOffset =
+    offsetof(DispatchState, binding_count); // uint16_t
+constexpr uint64_t kDispatchConstantsOffset =
+    offsetof(DispatchState, constants); // const uint32_t*
+constexpr uint64_t kDispatchBindingPtrsOffset =
+    offsetof(DispatchState, binding_ptrs); // void* const*
+constexpr uint64_t kDispatchBindingLengthsOffset =
+    offsetof(DispatchState, binding_lengths); // const size_t*
+constexpr uint64_t kWorkgroupIdXOffset =
+    offsetof(WorkgroupState, workgroup_id_x); // uint32_t
+constexpr uint64_t kWorkgroupIdYOffset =
+    offsetof(WorkgroupState, workgroup_id_y); // uint32_t
+constexpr uint64_t kLocalMemoryOffset =
+    offsetof(WorkgroupState, local_memory); // void*
+constexpr uint64_t kLocalMemorySizeOffset =
+    offsetof(WorkgroupState, local_memory_size); // uint32_t
+static_assert(sizeof(DispatchState::constant_count) == 2 &&
+                  sizeof(DispatchState::binding_count) == 2 &&
+                  sizeof(WorkgroupState::workgroup_id_x) == 4 &&
+                  sizeof(WorkgroupState::workgroup_id_y) == 4 &&
+                  sizeof(WorkgroupState::local_memory_size) == 4,
+              "the dispatch functions load these widths");
+
+// The tables written as LLVM constant structs: each struct type below lists
+// its fields in the header's order with these offsets (LLVM's natural
+// layout of those types on LP64), so the pins say the two agree.
+// {i16, i16, i32, i32, i32, i32, i32}
+static_assert(offsetof(DispatchAttrs, binding_count) == 0 &&
+                  offsetof(DispatchAttrs, constant_count) == 2 &&
+                  offsetof(DispatchAttrs, local_memory_size) == 4 &&
+                  offsetof(DispatchAttrs, workgroup_size_x) == 8 &&
+                  offsetof(DispatchAttrs, workgroup_size_y) == 12 &&
+                  offsetof(DispatchAttrs, workgroup_size_z) == 16 &&
+                  offsetof(DispatchAttrs, reserved0) == 20 &&
+                  sizeof(DispatchAttrs) == 24,
+              "dispatch_attrs_v0 as emitted");
+// {i32, i32, ptr, i64}
+static_assert(offsetof(LibraryHeader, version) == 0 &&
+                  offsetof(LibraryHeader, sanitizer) == 4 &&
+                  offsetof(LibraryHeader, name) == 8 &&
+                  offsetof(LibraryHeader, required_features) == 16 &&
+                  sizeof(LibraryHeader) == 24,
+              "library_header as emitted");
+// {i32, i32, ptr}
+static_assert(offsetof(ImportTable, count) == 0 &&
+                  offsetof(ImportTable, reserved0) == 4 &&
+                  offsetof(ImportTable, symbols) == 8 &&
+                  sizeof(ImportTable) == 16,
+              "import_table_v0 as emitted");
+// {i32, i32, ptr, ptr, ptr, ptr}
+static_assert(offsetof(ExportTable, count) == 0 &&
+                  offsetof(ExportTable, reserved0) == 4 &&
+                  offsetof(ExportTable, ptrs) == 8 &&
+                  offsetof(ExportTable, names) == 16 &&
+                  offsetof(ExportTable, tags) == 24 &&
+                  offsetof(ExportTable, attrs) == 32 &&
+                  sizeof(ExportTable) == 40,
+              "export_table_v0 as emitted");
+// {ptr, imports, exports}
+static_assert(offsetof(Library, header) == 0 &&
+                  offsetof(Library, imports) == 8 &&
+                  offsetof(Library, exports) == 24 && sizeof(Library) == 64,
+              "library_v0 as emitted");
 
 constexpr llvm::StringLiteral kQuerySymbol =
-    "strata_hal_executable_library_query";
+    STRATA_HAL_EXECUTABLE_LIBRARY_QUERY_SYMBOL;
+constexpr uint32_t kLibraryVersion = STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_0;
 
 llvm::Value *loadAt(llvm::IRBuilder<> &builder, llvm::Type *type,
                     llvm::Value *base, uint64_t offset) {
@@ -288,10 +359,12 @@ std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
   llvm::Constant *header = addConstant(
       module,
       llvm::ConstantStruct::get(
-          headerType, {llvm::ConstantInt::get(i32Type, 0), // version 0
-                       llvm::ConstantInt::get(i32Type, 0), // sanitizer NONE
-                       libraryNameString,
-                       llvm::ConstantInt::get(i64Type, requiredFeatures)}),
+          headerType,
+          {llvm::ConstantInt::get(i32Type, kLibraryVersion),
+           llvm::ConstantInt::get(i32Type,
+                                  STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_NONE),
+           libraryNameString,
+           llvm::ConstantInt::get(i64Type, requiredFeatures)}),
       "__strata_library_header");
 
   // strata_hal_executable_library_v0_t
@@ -327,8 +400,9 @@ std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
     global.setVisibility(llvm::GlobalValue::HiddenVisibility);
   }
 
-  // const header* const* query(uint32_t max_version, const environment*):
-  // version 0 is the only one and every runtime's max_version is >= 0.
+  // const header* const* query(uint32_t max_version, const environment*)
+  // (strata_hal_executable_library_query_fn_t): version 0 is the only one
+  // and every runtime's max_version is >= 0.
   auto *queryType = llvm::FunctionType::get(ptrType, {i32Type, ptrType}, false);
   if (module.getFunction(kQuerySymbol)) {
     return "the executable already defines " + kQuerySymbol.str();

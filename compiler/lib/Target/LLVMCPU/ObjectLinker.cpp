@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "ObjectLinker.h"
 
+#include "strata/hal/executable_library.h"
+
 #include <mutex>
 
 #include "Strata/Target/LLVMCPU/LLVMCPUTarget.h"
@@ -32,11 +34,12 @@ LLD_HAS_DRIVER(elf)
 namespace mlir::strata::llvmcpu {
 namespace {
 
-// Feature bits of executable_library.h (STRATA_HAL_CPU_FEATURE_*).
-constexpr uint64_t kFeatureX86Avx2 = 1ull << 0;
-constexpr uint64_t kFeatureX86Fma = 1ull << 1;
-constexpr uint64_t kFeatureX86Avx512f = 1ull << 2;
-constexpr uint64_t kFeatureArmNeon = 1ull << 32;
+// Feature bits of the kernel ABI (executable_library.h), for the header's
+// required_features.
+constexpr uint64_t kFeatureX86Avx2 = STRATA_HAL_CPU_FEATURE_X86_AVX2;
+constexpr uint64_t kFeatureX86Fma = STRATA_HAL_CPU_FEATURE_X86_FMA;
+constexpr uint64_t kFeatureX86Avx512f = STRATA_HAL_CPU_FEATURE_X86_AVX512F;
+constexpr uint64_t kFeatureArmNeon = STRATA_HAL_CPU_FEATURE_ARM_NEON;
 
 void initializeTargets() {
   static std::once_flag once;

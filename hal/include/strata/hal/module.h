@@ -1,6 +1,7 @@
 /* module.h - the "hal" VM module: the imports compiled programs call
  * (hal.device.queue.execute, hal.fence.await, ...). The full list with each
- * calling convention is documented in one place, hal/src/hal_module.cpp.
+ * calling convention and contract is one table, schemas/hal_imports.def,
+ * which the compiler declares its imports from too.
  *
  * C11 and C++.
  */
@@ -18,8 +19,11 @@
 extern "C" {
 #endif
 
-/* Version of the hal module's import surface; modules may depend on it. */
-#define STRATA_HAL_MODULE_VERSION 1u
+/* Version of the hal module's import surface; modules may depend on it.
+ * The highest `since` of schemas/hal_imports.def (checked when the hal
+ * module is built). 2: hal.allocator.allocate_uninitialized and
+ * hal.buffer.wrap. */
+#define STRATA_HAL_MODULE_VERSION 2u
 
 /* Registers every HAL ref type (hal.buffer, hal.buffer_view, hal.device,
  * hal.allocator, hal.executable, hal.command_buffer, hal.semaphore,

@@ -7,6 +7,8 @@
 #include "Strata/Dialect/Flow/IR/FlowOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
+#include "calling_convention.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
@@ -25,7 +27,10 @@ namespace {
 
 /// Offsets of transient results in a slab are multiples of this.
 constexpr int64_t kSlabAlignment = 64;
-constexpr llvm::StringLiteral kAsyncSuffix = "$async";
+/// The async-external entry point's suffix and arguments (the wait and
+/// signal fences after the function's): schemas/calling_convention.h.
+constexpr llvm::StringRef kAsyncSuffix(::strata::cconv::kAsyncSuffix.data(),
+                                       ::strata::cconv::kAsyncSuffix.size());
 
 bool hasTensor(TypeRange types) {
   return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });

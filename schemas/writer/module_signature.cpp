@@ -35,8 +35,8 @@ bool sodiumReady() {
 }
 
 // Feeds the signed message (module_signature.h) to state.
-void hashMessage(crypto_sign_state* state, const uint8_t* data,
-                 uint64_t offset, uint64_t extent) {
+void hashMessage(crypto_sign_state* state, const uint8_t* data, uint64_t offset,
+                 uint64_t extent) {
   static const uint8_t kZeros[STRATA_MODULE_SIGNATURE_SIZE] = {};
   crypto_sign_init(state);
   crypto_sign_update(state, data, offset);
@@ -71,8 +71,7 @@ strata_status_t findModuleSignature(const uint8_t* data, size_t size,
   }
   uint64_t fb_end = 0;
   uint64_t seg_end = 0;
-  if (__builtin_add_overflow(h.flatbuffer_offset, h.flatbuffer_size,
-                             &fb_end) ||
+  if (__builtin_add_overflow(h.flatbuffer_offset, h.flatbuffer_size, &fb_end) ||
       __builtin_add_overflow(h.segments_offset, h.segments_size, &seg_end) ||
       fb_end > size || seg_end > size || h.flatbuffer_size < 8 ||
       h.flatbuffer_size >= FLATBUFFERS_MAX_BUFFER_SIZE) {
@@ -109,14 +108,14 @@ strata_status_t findModuleSignature(const uint8_t* data, size_t size,
                                 "looking for the module's signature");
   } else if ((signature = schema::GetModule(fb)->signature()) &&
              signature->size() != STRATA_MODULE_SIGNATURE_SIZE) {
-    status = strata_make_status(
-        STRATA_STATUS_INVALID_ARGUMENT,
-        "the module's signature is %u bytes, not %d", signature->size(),
-        STRATA_MODULE_SIGNATURE_SIZE);
+    status =
+        strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                           "the module's signature is %u bytes, not %d",
+                           signature->size(), STRATA_MODULE_SIGNATURE_SIZE);
   } else if (signature) {
     *found = true;
-    *offset = h.flatbuffer_offset +
-              static_cast<uint64_t>(signature->Data() - fb);
+    *offset =
+        h.flatbuffer_offset + static_cast<uint64_t>(signature->Data() - fb);
   }
   std::free(copy);
   return status;
@@ -213,10 +212,9 @@ strata_status_t verifyModuleImage(const uint8_t* data, size_t size,
 strata_status_t readKeyFile(const char* path, size_t key_size, uint8_t* out) {
   FILE* file = std::fopen(path, "rb");
   if (!file) {
-    return strata_make_status(errno == ENOENT ? STRATA_STATUS_NOT_FOUND
-                                              : STRATA_STATUS_UNAVAILABLE,
-                              "cannot open key file '%s': %s", path,
-                              std::strerror(errno));
+    return strata_make_status(
+        errno == ENOENT ? STRATA_STATUS_NOT_FOUND : STRATA_STATUS_UNAVAILABLE,
+        "cannot open key file '%s': %s", path, std::strerror(errno));
   }
   // A key file is small: read one byte more than the longest valid form.
   std::vector<uint8_t> bytes(2 * key_size + 3);

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""check_contracts.py - each compiler/runtime contract lives once, in schemas/
+(or, for the kernel ABI, executable_library.h), and both sides use it.
+
+Usage: check_contracts.py SOURCE_ROOT
+
+The C++ side of the check is in the headers themselves (schemas/hal_imports.h
+and the static_asserts of hal/src/hal_module.cpp,
+compiler/lib/Conversion/StandardToVM/HALImports.cpp and
+compiler/lib/Target/LLVMCPU/LibraryEmitter.cpp), so a disagreement that the
+types can see fails the build. This script checks what they cannot:
+
+  - every "hal.<name>" the compiler calls is a row of schemas/hal_imports.def
+    and one of the imports the vm conversion declares (kUsedImports);
+  - the runtime's hal module and the compiler's declarations both expand
+    hal_imports.def, and no other source spells a hal function's calling
+    convention beside its name (a second table);
+  - the element type codes are defined in schemas/ only;
+  - the "$async" suffix is spelled in schemas/calling_convention.h only;
+  - the kernel ABI's query symbol and CPU feature bits are spelled in
+    executable_library.h only (the compiler includes it);
+  - the compiler includes no runtime-private header (vm/src, hal/src,
+    vm/testing) and its meson files name no runtime-private include
+    directory or test library.
+
+Exits non-zero with one line per problem.
+"""
+
+import os
+import re
+import sys
+
+CODE_EXTENSIONS = (".c", ".cpp", ".h", ".hpp", ".def")
+ROW_RE = re.compile(
+    r'STRATA_HAL_IMPORT\(\s*(\w+)\s*,\s*"([^"]+)"\s*,\s*"([^"]*)"\s*,'
+    r'\s*"([^"]*)"\s*,\s*(\d+)\s*\)', re.S)
+
+
+def read(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def strip_comments(text):
+    """Removes // and /* */ comments, keeping string literals."""
+    out = []
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == '"' or c == "'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def sources(root, top, skip_tests=True):
+    for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in sorted(filenames):
+            if not name.endswith(CODE_EXTENSIONS):
+                continue
+            # Tests may pin a contract independently (hal_module_testing.h
+            # writes the hal table out again, so that a change fails there).
+            if skip_tests and (name.endswith("_test.cpp") or
+                               name.endswith("_testing.h")):
+                continue
+            yield os.path.join(dirpath, name)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    root = sys.argv[1]
+    rel = lambda p: os.path.relpath(p, root)
+    problems = []
+
+    rows = {}
+    for m in ROW_RE.finditer(read(os.path.join(root, "schemas",
+                                               "hal_imports.def"))):
+        rows[m.group(2)] = m.group(3)
+    if not rows:
+        sys.exit("schemas/hal_imports.def: no STRATA_HAL_IMPORT rows found")
+
+    # The compiler's declared imports and the hal functions it calls.
+    hal_imports_cpp = os.path.join(root, "compiler", "lib", "Conversion",
+                                   "StandardToVM", "HALImports.cpp")
+    text = read(hal_imports_cpp)
+    m = re.search(r"kUsedImports\[\]\s*=\s*\{(.*?)\};", text, re.S)
+    used = set(re.findall(r'"([^"]+)"', m.group(1))) if m else set()
+    if not used:
+        problems.append(f"{rel(hal_imports_cpp)}: no kUsedImports list")
+    for name in sorted(used - set(rows)):
+        problems.append(f"{rel(hal_imports_cpp)}: declares hal.{name}, which "
+                        "schemas/hal_imports.def does not have")
+    for path in sources(root, "compiler"):
+        code = strip_comments(read(path))
+        for name in sorted(set(re.findall(r'"hal\.([a-z_.]+)"', code))):
+            if name not in rows:
+                problems.append(f"{rel(path)}: calls hal.{name}, which "
+                                "schemas/hal_imports.def does not have")
+            elif name not in used:
+                problems.append(f"{rel(path)}: calls hal.{name}, which "
+                                "HALImports.cpp's kUsedImports does not "
+                                "declare")
+
+    # Both sides expand the table; nobody else writes one.
+    for side in [os.path.join(root, "hal", "src", "hal_module.cpp"),
+                 os.path.join(root, "schemas", "hal_imports.h")]:
+        if '#include "hal_imports.def"' not in read(side) and \
+           '#include "hal_imports.h"' not in read(side):
+            problems.append(f"{rel(side)}: does not expand "
+                            "schemas/hal_imports.def")
+    if '#include "hal_imports.h"' not in text:
+        problems.append(f"{rel(hal_imports_cpp)}: does not include "
+                        "hal_imports.h")
+    spelled = re.compile(r'"(?:hal\.)?(%s)"\s*,\s*"0[iIfFrCD]*_[iIfFr]*"' %
+                         "|".join(re.escape(n) for n in rows))
+    for top in ["compiler", "hal", "vm", "runtime", "tools", "python"]:
+        for path in sources(root, top):
+            for m in spelled.finditer(strip_comments(read(path))):
+                problems.append(f"{rel(path)}: spells the calling convention "
+                                f"of hal.{m.group(1)}; it belongs in "
+                                "schemas/hal_imports.def only")
+
+    # Element types, $async, the kernel ABI's symbol and feature bits.
+    single = [
+        (re.compile(r"#\s*define\s+STRATA_HAL_(ELEMENT|NUMERICAL)_TYPE"),
+         "schemas/include/strata/schemas/element_types.h",
+         "defines element type codes"),
+        (re.compile(r'"\$async"'), "schemas/calling_convention.h",
+         'spells the "$async" suffix'),
+        (re.compile(r'"strata_hal_executable_library_query"'),
+         "hal/include/strata/hal/executable_library.h",
+         "spells the library query symbol"),
+        (re.compile(r"#\s*define\s+STRATA_HAL_CPU_FEATURE_|"
+                    r"kFeature\w+\s*=\s*1ull"),
+         "hal/include/strata/hal/executable_library.h",
+         "defines CPU feature bits"),
+    ]
+    for top in ["schemas", "compiler", "hal", "vm", "runtime", "tools",
+                "python", "base"]:
+        for path in sources(root, top):
+            code = strip_comments(read(path))
+            for pattern, home, what in single:
+                if rel(path) != home and pattern.search(code):
+                    problems.append(f"{rel(path)}: {what}; that is {home}'s "
+                                    "job")
+
+    # The compiler includes no runtime-private header and links no test
+    # library.
+    private_include = re.compile(
+        r'#\s*include\s+"(module_builder\.h|vm_harness\.h|opcodes\.h|'
+        r'bytecode_module\.h|[a-z_]+_impl\.h|strata/vm/[^"]+|'
+        r'strata/hal/(?!executable_library\.h)[^"]+)"')
+    for path in sources(root, "compiler", skip_tests=False):
+        for m in private_include.finditer(read(path)):
+            problems.append(f"{rel(path)}: includes {m.group(1)}, a header "
+                            "of the runtime's (use schemas/)")
+    private_meson = re.compile(r"\b(vm_src_inc|hal_src_inc|vm_testing_lib|"
+                               r"vm_testing_dep|vm_internal_dep|"
+                               r"hal_internal_dep|vm_inc|vm_dep|hal_dep)\b")
+    for dirpath, _, filenames in os.walk(os.path.join(root, "compiler")):
+        if "meson.build" in filenames:
+            path = os.path.join(dirpath, "meson.build")
+            for lineno, line in enumerate(read(path).splitlines(), 1):
+                code = line.split("#", 1)[0]
+                m = private_meson.search(code)
+                if m:
+                    problems.append(f"{rel(path)}:{lineno}: names "
+                                    f"{m.group(1)}; the compiler depends on "
+                                    "schemas/ (and the kernel ABI header) "
+                                    "only")
+
+    for problem in problems:
+        print(problem)
+    if problems:
+        return 1
+    print(f"contracts: {len(rows)} hal functions ({len(used)} declared by the "
+          "compiler), element types, $async, kernel ABI: one place each")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
