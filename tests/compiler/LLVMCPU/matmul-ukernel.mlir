@@ -67,3 +67,50 @@ func.func @integer(%a: tensor<128x128xi32>, %b: tensor<128x128xi32>) -> tensor<1
   %r = linalg.matmul ins(%a, %b : tensor<128x128xi32>, tensor<128x128xi32>) outs(%f : tensor<128x128xi32>) -> tensor<128x128xi32>
   return %r : tensor<128x128xi32>
 }
+
+// -----
+
+// A 3x3 convolution with a bias and relu epilogue: workgroups take whole
+// rows of output pixels (4 rows of 28 pixels, 7 workgroups: enough to
+// spread) and the conv becomes one call of the convolution microkernel per
+// workgroup (flags 0: its zero fill folds in), whose A packing reads the
+// input's windows in place; the epilogue runs after it on the same tile.
+// TILES-LABEL: func.func @conv_bias_relu
+// TILES-SAME: strata.workgroup_count = array<i64: 7, 1, 1>
+// TILES: linalg.conv_2d_nhwc_hwcf {{.*}} memref<1x6x30x64xf32, {{.*}} outs({{.*}} : memref<1x4x28x64xf32
+// UKERNEL-LABEL: llvm.func @conv_bias_relu
+// UKERNEL: llvm.call @strata_ukernel_sconv_f32(
+// UKERNEL-SAME: (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// UKERNEL: llvm.func @strata_ukernel_sconv_f32(
+// NONE-LABEL: llvm.func @conv_bias_relu
+// NONE-NOT: strata_ukernel
+func.func @conv_bias_relu(%x: tensor<1x30x30x64xf32>, %w: tensor<3x3x64x64xf32>, %bias: tensor<64xf32>) -> tensor<1x28x28x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x28x28x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x28x28x64xf32>) -> tensor<1x28x28x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x30x30x64xf32>, tensor<3x3x64x64xf32>) outs(%f : tensor<1x28x28x64xf32>) -> tensor<1x28x28x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %bias : tensor<1x28x28x64xf32>, tensor<64xf32>) outs(%e : tensor<1x28x28x64xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %s = arith.addf %in, %b : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x28x28x64xf32>
+  return %r : tensor<1x28x28x64xf32>
+}
+
+// -----
+
+// A batch_matmul runs one batch per workgroup, as a matmul call on views.
+// TILES-LABEL: func.func @batched
+// TILES-SAME: strata.workgroup_count = array<i64: 4, 1, 1>
+// UKERNEL-LABEL: llvm.func @batched
+// UKERNEL: llvm.call @strata_ukernel_sgemm_f32(
+// NONE-LABEL: llvm.func @batched
+// NONE-NOT: strata_ukernel
+func.func @batched(%a: tensor<4x128x64xf32>, %b: tensor<4x64x128xf32>) -> tensor<4x128x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x128x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<4x128x64xf32>, tensor<4x64x128xf32>) outs(%f : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
+  return %r : tensor<4x128x128xf32>
+}
