@@ -242,8 +242,14 @@ strata_hal_buffer_view_t* viewFromArray(const py::array& input,
     std::string got =
         describeTensorType(shape, static_cast<size_t>(ndim), type);
     if (!tools::tensorTypeMatches(want, got)) {
-      raiseError(STRATA_STATUS_INVALID_ARGUMENT,
-                 where() + " is a " + want + " tensor, not " + got);
+      // A signless integer argument (i8: ONNX's uint8 becomes one) takes
+      // unsigned data of its width as it is, as strata-run does.
+      if (!tools::unsignedFitsSignless(want, got)) {
+        raiseError(STRATA_STATUS_INVALID_ARGUMENT,
+                   where() + " is a " + want + " tensor, not " + got);
+      }
+      type = STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER,
+                                     strata_hal_element_byte_size(type) * 8);
     }
   }
 
