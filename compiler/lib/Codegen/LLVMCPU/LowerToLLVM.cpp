@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -246,6 +247,34 @@ LogicalResult checkNoStructuredOps(ModuleOp module) {
   return success(ok);
 }
 
+// arith.floordivsi, ceildivsi and ceildivui expand (arith-expand) into
+// divisions, which the target guards (KernelGuards.cpp: x / 0 = 0), and sign
+// fix-ups, which would turn that 0 into -1 or 1. Their result by a zero
+// divisor is 0 too, as docs/security.md says: selected here, before the
+// expansion.
+void zeroRoundingDivisionsByZero(ModuleOp module) {
+  SmallVector<Operation *> divisions;
+  module.walk([&](Operation *op) {
+    if (isa<arith::FloorDivSIOp, arith::CeilDivSIOp, arith::CeilDivUIOp>(op) &&
+        !matchPattern(op->getOperand(1), m_NonZero())) {
+      divisions.push_back(op);
+    }
+  });
+  for (Operation *op : divisions) {
+    OpBuilder builder(op->getContext());
+    builder.setInsertionPointAfter(op);
+    Location loc = op->getLoc();
+    Type type = op->getResult(0).getType();
+    Value zero = arith::ConstantOp::create(builder, loc, type,
+                                           builder.getZeroAttr(type));
+    Value isZero = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                         op->getOperand(1), zero);
+    Value result = arith::SelectOp::create(builder, loc, isZero, zero,
+                                           op->getResult(0));
+    op->getResult(0).replaceAllUsesExcept(result, result.getDefiningOp());
+  }
+}
+
 } // namespace
 
 LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
@@ -271,6 +300,7 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
       failed(checkNoStructuredOps(module))) {
     return failure();
   }
+  zeroRoundingDivisionsByZero(module);
   return runPassPipeline(
       module,
       "func.func(lower-vector-multi-reduction,"
