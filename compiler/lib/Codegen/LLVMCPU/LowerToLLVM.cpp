@@ -279,6 +279,7 @@ void zeroRoundingDivisionsByZero(ModuleOp module) {
 
 LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
                                  StringRef ukernelVariant) {
+  guardDataIndices(module);
   if (failed(lowerMatmulsToUkernel(module, ukernelVariant))) {
     return failure();
   }
