@@ -37,8 +37,10 @@
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/thread.h"
 
 #include <functional>
 #include <memory>
@@ -71,6 +73,128 @@ FailureOr<vm::ModuleOp> findVMModule(ModuleOp root) {
     return failure();
   }
   return found;
+}
+
+/// Brackets ({, (, [) may nest this deep in MLIR input (docs/compiler.md):
+/// the parser and every pass walk regions recursively, and a nesting this
+/// deep uses a fraction of kCompileStackBytes.
+constexpr unsigned kMaxNesting = 10000;
+
+/// The stack of the thread that parses and compiles.
+constexpr unsigned kCompileStackBytes = 512u << 20;
+
+/// A tensor of this many bytes or more is refused: byte sizes, offsets and
+/// the sums of a few of them must stay within int64 everywhere.
+constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 62;
+
+/// Checks the bracket nesting of MLIR text before the recursive parser sees
+/// it (strings and comments aside); deeper input is an error at the bracket.
+LogicalResult checkNesting(MLIRContext &context, llvm::StringRef text,
+                           llvm::StringRef name) {
+  unsigned depth = 0;
+  unsigned line = 1;
+  size_t lineStart = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+      lineStart = i + 1;
+    } else if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"' && text[i] != '\n'; ++i) {
+        if (text[i] == '\\') {
+          ++i;
+        }
+      }
+      if (i < text.size() && text[i] == '\n') {
+        --i; // counted as a line break above on the next step
+      }
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') {
+        ++i;
+      }
+    } else if (c == '{' || c == '(' || c == '[') {
+      if (++depth > kMaxNesting) {
+        return emitError(FileLineColLoc::get(&context, name, line,
+                                             i - lineStart + 1))
+               << "the input nests deeper than " << kMaxNesting
+               << " levels of brackets, the limit";
+      }
+    } else if ((c == '}' || c == ')' || c == ']') && depth) {
+      --depth;
+    }
+  }
+  return success();
+}
+
+/// Bytes of a tensor or memref type with all its dynamic dimensions as 1,
+/// or nothing when the product overflows uint64.
+std::optional<uint64_t> staticByteSize(ShapedType type) {
+  Type element = type.getElementType();
+  if (!element.isIntOrIndexOrFloat()) {
+    return uint64_t(0);
+  }
+  uint64_t bytes = element.isIndex()
+                       ? 8
+                       : std::max<uint64_t>(
+                             1, (element.getIntOrFloatBitWidth() + 7) / 8);
+  for (int64_t size : type.getShape()) {
+    if (ShapedType::isDynamic(size)) {
+      continue;
+    }
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(size), &bytes)) {
+      return std::nullopt;
+    }
+  }
+  return bytes;
+}
+
+/// Every ranked tensor or memref the input names (results, block and
+/// function arguments, function results) has fewer than kMaxTensorBytes
+/// bytes: the error names the type and where it appears.
+LogicalResult checkTensorSizes(ModuleOp root) {
+  auto check = [](Operation *op, Type type) -> LogicalResult {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasRank()) {
+      return success();
+    }
+    std::optional<uint64_t> bytes = staticByteSize(shaped);
+    if (bytes && *bytes < kMaxTensorBytes) {
+      return success();
+    }
+    InFlightDiagnostic diag = op->emitError() << type << " is too large: ";
+    if (bytes) {
+      diag << *bytes << " bytes";
+    } else {
+      diag << "its size in bytes overflows a 64-bit integer";
+    }
+    return diag << " (a tensor must be smaller than 2^62 bytes)";
+  };
+  WalkResult result = root.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes()) {
+      if (failed(check(op, type))) {
+        return WalkResult::interrupt();
+      }
+    }
+    for (Region &region : op->getRegions()) {
+      for (Block &block : region) {
+        for (Type type : block.getArgumentTypes()) {
+          if (failed(check(op, type))) {
+            return WalkResult::interrupt();
+          }
+        }
+      }
+    }
+    if (auto function = dyn_cast<FunctionOpInterface>(op)) {
+      for (Type type : llvm::concat<const Type>(function.getArgumentTypes(),
+                                                function.getResultTypes())) {
+        if (failed(check(op, type))) {
+          return WalkResult::interrupt();
+        }
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }
 
 /// A stream handing what is written to CompileOptions::diagnosticSink.
@@ -127,6 +251,11 @@ OwningOpRef<ModuleOp> readInput(MLIRContext &context,
           << "--input-shape applies to ONNX models only";
       return nullptr;
     }
+    if (failed(checkNesting(context, bytes,
+                            options.inputName == "-" ? "<stdin>"
+                                                     : options.inputName))) {
+      return nullptr;
+    }
     return parseSourceFile<ModuleOp>(sourceMgr, &context);
   }
 #ifdef STRATA_HAVE_ONNX
@@ -160,7 +289,7 @@ OwningOpRef<ModuleOp> readInput(MLIRContext &context,
 LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                       const CompileOptions &options, llvm::raw_ostream &os) {
   OwningOpRef<ModuleOp> root = readInput(context, sourceMgr, options);
-  if (!root) {
+  if (!root || failed(checkTensorSizes(*root))) {
     return failure();
   }
   // --compile-mode=vm assembles its input unchanged; the pass manager still
@@ -251,13 +380,10 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
 
 } // namespace
 
-CompileResult compileSource(std::string_view source,
-                            const CompileOptions &options) {
-  // The llvm-cpu target links kernels with lld in-process, which resets
-  // LLVM's command-line options as it runs: one compilation at a time.
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
+namespace {
 
+CompileResult compileOnThisThread(std::string_view source,
+                                  const CompileOptions &options) {
   DialectRegistry registry;
   registry.insert<vm::VMDialect, arith::ArithDialect, cf::ControlFlowDialect,
                   func::FuncDialect, index::IndexDialect, math::MathDialect,
@@ -297,6 +423,26 @@ CompileResult compileSource(std::string_view source,
   if (!result.ok) {
     result.output.clear();
   }
+  return result;
+}
+
+} // namespace
+
+CompileResult compileSource(std::string_view source,
+                            const CompileOptions &options) {
+  // The llvm-cpu target links kernels with lld in-process, which resets
+  // LLVM's command-line options as it runs: one compilation at a time.
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  // The parser and the passes recurse over nested regions: they run on a
+  // thread of their own with a large stack (the caller's, the main thread's
+  // 8 MiB or a Python thread's, overflowed at a few thousand levels), and
+  // checkNesting bounds the depth.
+  CompileResult result;
+  llvm::thread thread(std::optional<unsigned>(kCompileStackBytes), [&] {
+    result = compileOnThisThread(source, options);
+  });
+  thread.join();
   return result;
 }
 
