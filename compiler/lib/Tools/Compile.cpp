@@ -197,6 +197,49 @@ LogicalResult checkTensorSizes(ModuleOp root) {
   return failure(result.wasInterrupted());
 }
 
+/// --compile-from=`from`: the input must be at that phase. An op of an
+/// earlier phase outside the executables (linalg, tosa or onnx before flow;
+/// flow.dispatch before stream; flow.executable before hal) is an error at
+/// the op naming the phase it belongs to.
+LogicalResult checkInputPhase(ModuleOp root, Phase from, llvm::StringRef name) {
+  if (from < Phase::Flow) {
+    return success();
+  }
+  Operation *early = nullptr;
+  llvm::StringRef phase;
+  root.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<flow::ExecutableOp>(op) && from >= Phase::Hal) {
+      early = op;
+      phase = "flow";
+      return WalkResult::interrupt();
+    }
+    if (isa<flow::ExecutableOp, hal::ExecutableOp>(op)) {
+      return WalkResult::skip();
+    }
+    llvm::StringRef dialect =
+        op->getDialect() ? op->getDialect()->getNamespace() : "";
+    if (dialect == "linalg" || dialect == "tosa" || dialect == "onnx") {
+      early = op;
+      phase = "input";
+      return WalkResult::interrupt();
+    }
+    if (isa<flow::DispatchOp>(op) && from >= Phase::Stream) {
+      early = op;
+      phase = "flow";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!early) {
+    return success();
+  }
+  return early->emitError() << "--compile-from=" << name
+                            << ": the input is not at that phase: '"
+                            << early->getName() << "' belongs to phase '"
+                            << phase << "' (use --compile-from=" << phase
+                            << ", or leave --compile-from out)";
+}
+
 /// A stream handing what is written to CompileOptions::diagnosticSink.
 class SinkStream : public llvm::raw_ostream {
 public:
@@ -334,6 +377,20 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     for (Operation &op : root->getBody()->getOperations()) {
       if (isa<vm::ModuleOp>(op)) {
         return op.emitError("vm.module input needs --compile-mode=vm");
+      }
+    }
+    if (from && failed(checkInputPhase(*root, *from, options.compileFrom))) {
+      return failure();
+    }
+    // An input without a public function compiles to a module that exports
+    // nothing: legal (an empty module), but rarely what was meant.
+    if (!from || *from <= Phase::Input) {
+      bool exports = llvm::any_of(root->getOps<func::FuncOp>(),
+                                  [](func::FuncOp f) { return f.isPublic(); });
+      if (!exports) {
+        emitWarning(root->getLoc())
+            << "the input defines no public function: the module exports "
+               "nothing";
       }
     }
     PipelineOptions pipelineOptions;
