@@ -23,3 +23,12 @@ func.func @empty_rows(%a: tensor<0x4xf32>) -> tensor<0x4xf32> {
   %r = linalg.add ins(%a, %a : tensor<0x4xf32>, tensor<0x4xf32>) outs(%e : tensor<0x4xf32>) -> tensor<0x4xf32>
   return %r : tensor<0x4xf32>
 }
+
+// A user function may be called __init (the name of the module's own
+// initializer, which then takes another name):
+// RUN: strata-run --module=%t.vmfb --function=__init --input="2xf32=1 2" --expected_output="2xf32=2 4"
+func.func @__init(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %e = tensor.empty() : tensor<2xf32>
+  %r = linalg.add ins(%a, %a : tensor<2xf32>, tensor<2xf32>) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
