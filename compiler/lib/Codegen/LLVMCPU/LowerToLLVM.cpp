@@ -247,6 +247,45 @@ LogicalResult checkNoStructuredOps(ModuleOp module) {
   return success(ok);
 }
 
+// A binding with no elements but several dimensions (memref<2x0xf32>, the
+// K = 0 operand of a matmul) has no bare-pointer lowering: the function
+// would stay unconverted. It takes a memref<0xT> placeholder instead, viewed
+// with its shape (nothing is ever read through it).
+void placeholderEmptyBindings(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || !func.isPublic()) {
+      continue;
+    }
+    Block &entry = func.getBody().front();
+    SmallVector<Type> inputs(func.getFunctionType().getInputs());
+    bool changed = false;
+    for (auto [index, type] : llvm::enumerate(inputs)) {
+      auto memref = dyn_cast<MemRefType>(type);
+      if (!memref || memref.getRank() < 2 || !memref.hasStaticShape() ||
+          memref.getNumElements() != 0 || !memref.getLayout().isIdentity()) {
+        continue;
+      }
+      BlockArgument argument = entry.getArgument(index);
+      auto placeholder = MemRefType::get({0}, memref.getElementType());
+      argument.setType(placeholder);
+      OpBuilder builder = OpBuilder::atBlockBegin(&entry);
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t size : memref.getShape()) {
+        sizes.push_back(builder.getIndexAttr(size));
+      }
+      Value view = createRowMajorView(builder, func.getLoc(), argument, memref,
+                                      sizes);
+      argument.replaceAllUsesExcept(view, view.getDefiningOp());
+      inputs[index] = placeholder;
+      changed = true;
+    }
+    if (changed) {
+      func.setFunctionType(FunctionType::get(
+          func.getContext(), inputs, func.getFunctionType().getResults()));
+    }
+  }
+}
+
 // arith.floordivsi, ceildivsi and ceildivui expand (arith-expand) into
 // divisions, which the target guards (KernelGuards.cpp: x / 0 = 0), and sign
 // fix-ups, which would turn that 0 into -1 or 1. Their result by a zero
@@ -280,6 +319,7 @@ void zeroRoundingDivisionsByZero(ModuleOp module) {
 LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
                                  StringRef ukernelVariant) {
   guardDataIndices(module);
+  placeholderEmptyBindings(module);
   if (failed(lowerMatmulsToUkernel(module, ukernelVariant))) {
     return failure();
   }
