@@ -733,6 +733,25 @@ def case_compiler_limits(a):
             "FILE:2:8: error: '%s' is too large: its size in bytes "
             "overflows a 64-bit integer (a tensor must be smaller than 2^62 "
             "bytes)" % big, "a tensor of 2^64 bytes")
+        # A splat constant of a terabyte computed in a kernel: a fill, not
+        # a terabyte of data in the kernel library (LLVM ran out of memory);
+        # running it is RESOURCE_EXHAUSTED at the allocation.
+        tera = "tensor<1099511627776xf32>"
+        path = os.path.join(tmp, "splat.mlir")
+        with open(path, "w") as f:
+            f.write("func.func @splat() -> %s {\n  %%c = arith.constant "
+                    "dense<1.0> : %s\n  %%r = util.optimization_barrier %%c "
+                    ": %s\n  return %%r : %s\n}\n" % ((tera,) * 4))
+        splat_module = os.path.join(tmp, "splat.vmfb")
+        rc, _, err = run([a.compile, path, "-o", splat_module], timeout=300)
+        check(rc == 0, "a 4 TiB splat constant: exit %r, %r" % (rc, err[:300]))
+        if rc == 0:
+            expect_first_line(
+                run([a.run, "--module=" + splat_module, "--function=splat",
+                     "--output=@" + os.devnull]),
+                "strata-run: module.splat failed: RESOURCE_EXHAUSTED: cannot "
+                "map 4398046511104 bytes for a hal.buffer of 4398046511104 "
+                "bytes: Cannot allocate memory", "running a 4 TiB splat")
         compile_error(nested_ifs(10001), [],
                       "FILE:10001:29: error: the input nests deeper than "
                       "10000 levels of brackets, the limit",

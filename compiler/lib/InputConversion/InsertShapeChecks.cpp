@@ -159,10 +159,35 @@ void checkIndices(OpBuilder &builder, Operation *op, Value tensor,
   }
 }
 
+/// Bytes of a tensor or memref type with all its dynamic dimensions as 1,
+/// or nothing when the product overflows uint64.
+std::optional<uint64_t> staticByteSize(ShapedType type) {
+  Type element = type.getElementType();
+  if (!element.isIntOrIndexOrFloat()) {
+    return uint64_t(0);
+  }
+  uint64_t bytes = element.isIndex()
+                       ? 8
+                       : std::max<uint64_t>(
+                             1, (element.getIntOrFloatBitWidth() + 7) / 8);
+  for (int64_t size : type.getShape()) {
+    if (ShapedType::isDynamic(size)) {
+      continue;
+    }
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(size), &bytes)) {
+      return std::nullopt;
+    }
+  }
+  return bytes;
+}
+
 struct InsertShapeChecksPass
     : mlir::strata::input::impl::InsertShapeChecksPassBase<
           InsertShapeChecksPass> {
   void runOnOperation() override {
+    if (failed(strata::input::checkTensorByteSizes(getOperation()))) {
+      return signalPassFailure();
+    }
     OpBuilder builder(&getContext());
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
@@ -193,3 +218,49 @@ struct InsertShapeChecksPass
 };
 
 } // namespace
+
+LogicalResult mlir::strata::input::checkTensorByteSizes(Operation *root) {
+  auto check = [](Operation *op, Type type) -> LogicalResult {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasRank()) {
+      return success();
+    }
+    std::optional<uint64_t> bytes = staticByteSize(shaped);
+    if (bytes && *bytes < kMaxTensorBytes) {
+      return success();
+    }
+    InFlightDiagnostic diag = op->emitError() << type << " is too large: ";
+    if (bytes) {
+      diag << *bytes << " bytes";
+    } else {
+      diag << "its size in bytes overflows a 64-bit integer";
+    }
+    return diag << " (a tensor must be smaller than 2^62 bytes)";
+  };
+  WalkResult result = root->walk([&](Operation *op) {
+    for (Type type : op->getResultTypes()) {
+      if (failed(check(op, type))) {
+        return WalkResult::interrupt();
+      }
+    }
+    for (Region &region : op->getRegions()) {
+      for (Block &block : region) {
+        for (Type type : block.getArgumentTypes()) {
+          if (failed(check(op, type))) {
+            return WalkResult::interrupt();
+          }
+        }
+      }
+    }
+    if (auto function = dyn_cast<FunctionOpInterface>(op)) {
+      for (Type type : llvm::concat<const Type>(function.getArgumentTypes(),
+                                                function.getResultTypes())) {
+        if (failed(check(op, type))) {
+          return WalkResult::interrupt();
+        }
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}

@@ -12,6 +12,7 @@
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
+#include "Strata/InputConversion/Passes.h"
 #include "Strata/Pipelines/Pipelines.h"
 #include "Strata/Target/Bytecode/BytecodeTarget.h"
 #include "Strata/Target/TargetBackend.h"
@@ -83,10 +84,6 @@ constexpr unsigned kMaxNesting = 10000;
 /// The stack of the thread that parses and compiles.
 constexpr unsigned kCompileStackBytes = 512u << 20;
 
-/// A tensor of this many bytes or more is refused: byte sizes, offsets and
-/// the sums of a few of them must stay within int64 everywhere.
-constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 62;
-
 /// Checks the bracket nesting of MLIR text before the recursive parser sees
 /// it (strings and comments aside); deeper input is an error at the bracket.
 LogicalResult checkNesting(MLIRContext &context, llvm::StringRef text,
@@ -124,77 +121,6 @@ LogicalResult checkNesting(MLIRContext &context, llvm::StringRef text,
     }
   }
   return success();
-}
-
-/// Bytes of a tensor or memref type with all its dynamic dimensions as 1,
-/// or nothing when the product overflows uint64.
-std::optional<uint64_t> staticByteSize(ShapedType type) {
-  Type element = type.getElementType();
-  if (!element.isIntOrIndexOrFloat()) {
-    return uint64_t(0);
-  }
-  uint64_t bytes = element.isIndex()
-                       ? 8
-                       : std::max<uint64_t>(
-                             1, (element.getIntOrFloatBitWidth() + 7) / 8);
-  for (int64_t size : type.getShape()) {
-    if (ShapedType::isDynamic(size)) {
-      continue;
-    }
-    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(size), &bytes)) {
-      return std::nullopt;
-    }
-  }
-  return bytes;
-}
-
-/// Every ranked tensor or memref the input names (results, block and
-/// function arguments, function results) has fewer than kMaxTensorBytes
-/// bytes: the error names the type and where it appears.
-LogicalResult checkTensorSizes(ModuleOp root) {
-  auto check = [](Operation *op, Type type) -> LogicalResult {
-    auto shaped = dyn_cast<ShapedType>(type);
-    if (!shaped || !shaped.hasRank()) {
-      return success();
-    }
-    std::optional<uint64_t> bytes = staticByteSize(shaped);
-    if (bytes && *bytes < kMaxTensorBytes) {
-      return success();
-    }
-    InFlightDiagnostic diag = op->emitError() << type << " is too large: ";
-    if (bytes) {
-      diag << *bytes << " bytes";
-    } else {
-      diag << "its size in bytes overflows a 64-bit integer";
-    }
-    return diag << " (a tensor must be smaller than 2^62 bytes)";
-  };
-  WalkResult result = root.walk([&](Operation *op) {
-    for (Type type : op->getResultTypes()) {
-      if (failed(check(op, type))) {
-        return WalkResult::interrupt();
-      }
-    }
-    for (Region &region : op->getRegions()) {
-      for (Block &block : region) {
-        for (Type type : block.getArgumentTypes()) {
-          if (failed(check(op, type))) {
-            return WalkResult::interrupt();
-          }
-        }
-      }
-    }
-    if (auto function = dyn_cast<FunctionOpInterface>(op)) {
-      for (Type type : llvm::concat<const Type>(function.getArgumentTypes(),
-                                                function.getResultTypes())) {
-        if (failed(check(op, type))) {
-          return WalkResult::interrupt();
-        }
-      }
-    }
-    return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
 }
 
 /// --compile-from=`from`: the input must be at that phase. An op of an
@@ -332,7 +258,7 @@ OwningOpRef<ModuleOp> readInput(MLIRContext &context,
 LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                       const CompileOptions &options, llvm::raw_ostream &os) {
   OwningOpRef<ModuleOp> root = readInput(context, sourceMgr, options);
-  if (!root || failed(checkTensorSizes(*root))) {
+  if (!root || failed(input::checkTensorByteSizes(*root))) {
     return failure();
   }
   // --compile-mode=vm assembles its input unchanged; the pass manager still
