@@ -645,6 +645,16 @@ def case_kernel_faults(a):
                     "'tensor.extract_slice': the offset, size and stride of "
                     "dimension 0 are out of bounds of the source",
                     "slice at %s on %s" % (offset, device))
+            # A .npy of booleans whose bytes are 0, 1, 2 and 255.
+            header = b"{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }"
+            header += b" " * (64 - 10 - len(header) - 1) + b"\n"
+            npy = os.path.join(tmp, "bools.npy")
+            with open(npy, "wb") as f:
+                f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little")
+                        + header + bytes([0, 1, 2, 255]))
+            expect_output(run(r + ["--function=booleans", "--input=@" + npy]),
+                          "4xi32=0 1 1 1\n4xi1=1 0 0 0\n",
+                          "boolean bytes 2 and 255 on " + device)
             grid = "--input=2x4xf32=1 2 3 4 5 6 7 8"
             expect_output(run(r + ["--function=element", grid,
                                    "--input=i64=1", "--input=i64=3"]),

@@ -101,3 +101,19 @@ func.func @add(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
   %r = linalg.add ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// Boolean elements are bytes; a caller's byte other than 0 or 1 reads as
+// true: [as 0/1 integers, negated].
+func.func @booleans(%m: tensor<4xi1>) -> (tensor<4xi32>, tensor<4xi1>) {
+  %e = tensor.empty() : tensor<4xi32>
+  %e1 = tensor.empty() : tensor<4xi1>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%m : tensor<4xi1>) outs(%e, %e1 : tensor<4xi32>, tensor<4xi1>) {
+    ^bb0(%b: i1, %o: i32, %o1: i1):
+      %x = arith.extui %b : i1 to i32
+      %t = arith.constant true
+      %y = arith.xori %b, %t : i1
+      linalg.yield %x, %y : i32, i1
+  } -> (tensor<4xi32>, tensor<4xi1>)
+  return %r#0, %r#1 : tensor<4xi32>, tensor<4xi1>
+}

@@ -7,7 +7,9 @@
 // documented result (docs/security.md): x / 0 = 0, x % 0 = 0,
 // INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0. The selects are cheap next to
 // the division itself, and constant divisors (most index arithmetic) are
-// left alone.
+// left alone. Booleans (i1, one byte per element in a binding) are read as
+// "byte != 0", so a caller's byte 2 is true, never an i1 LLVM assumes is
+// 0 or 1.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelGuards.h"
@@ -95,6 +97,28 @@ void guard(llvm::BinaryOperator *division) {
 }
 
 } // namespace
+
+unsigned normalizeBoolLoads(llvm::Module &module) {
+  llvm::SmallVector<llvm::LoadInst *> loads;
+  for (llvm::Function &function : module) {
+    for (llvm::Instruction &instruction : llvm::instructions(function)) {
+      auto *load = llvm::dyn_cast<llvm::LoadInst>(&instruction);
+      if (load && load->getType()->isIntegerTy(1)) {
+        loads.push_back(load);
+      }
+    }
+  }
+  for (llvm::LoadInst *load : loads) {
+    llvm::IRBuilder<> builder(load);
+    llvm::LoadInst *byte = builder.CreateAlignedLoad(
+        builder.getInt8Ty(), load->getPointerOperand(), load->getAlign(),
+        load->isVolatile(), load->getName() + ".byte");
+    llvm::Value *truth = builder.CreateICmpNE(byte, builder.getInt8(0));
+    load->replaceAllUsesWith(truth);
+    load->eraseFromParent();
+  }
+  return loads.size();
+}
 
 unsigned guardIntegerDivision(llvm::Module &module) {
   llvm::SmallVector<llvm::BinaryOperator *> divisions;

@@ -16,6 +16,12 @@ namespace mlir::strata::llvmcpu {
 /// the undefined cases. Returns the number of operations guarded.
 unsigned guardIntegerDivision(llvm::Module &module);
 
+/// Replaces every scalar i1 load with a byte load and a compare with 0: a
+/// boolean tensor element is one byte, and bytes other than 0 and 1 (from a
+/// caller's buffer) read as true rather than as an i1 with stray bits.
+/// Returns the number of loads rewritten.
+unsigned normalizeBoolLoads(llvm::Module &module);
+
 } // namespace mlir::strata::llvmcpu
 
 #endif // STRATA_LIB_TARGET_LLVMCPU_KERNELGUARDS_H_

@@ -204,6 +204,7 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
   }
   // Before the ABI and the microkernels: only kernel code divides by data.
   llvmcpu::guardIntegerDivision(*llvmModule);
+  llvmcpu::normalizeBoolLoads(*llvmModule);
   std::string error = llvmcpu::emitLibraryABI(*llvmModule, libraryName, kernels,
                                               target.requiredFeatures);
   if (error.empty()) {
