@@ -26,9 +26,7 @@ using namespace mlir;
 namespace {
 
 // Ops inside a linalg body run in a kernel; the target guards those.
-bool onHost(Operation *op) {
-  return !op->getParentOfType<linalg::LinalgOp>();
-}
+bool onHost(Operation *op) { return !op->getParentOfType<linalg::LinalgOp>(); }
 
 // Asserts `ok` unless it folded to true.
 void assertTrue(OpBuilder &builder, Location loc, Value ok,
@@ -85,8 +83,8 @@ void checkLoopSizes(OpBuilder &builder, linalg::LinalgOp op) {
       assertTrue(builder, loc, equal,
                  "'" + op->getName().getStringRef() + "': dimension " +
                      Twine(referenceDim) + " of operand " +
-                     Twine(reference->getOperandNumber()) +
-                     " and dimension " + Twine(dim) + " of operand " +
+                     Twine(reference->getOperandNumber()) + " and dimension " +
+                     Twine(dim) + " of operand " +
                      Twine(operand.getOperandNumber()) +
                      " must be equal (both are the size of loop " +
                      Twine(loop.getPosition()) + ")");
@@ -128,14 +126,12 @@ void checkSliceBounds(OpBuilder &builder, Operation *op, Value tensor,
           loc, builder.createOrFold<arith::SubIOp>(loc, room, one),
           strideValue);
       Value nonEmptyOk = builder.createOrFold<arith::AndIOp>(
-          loc,
-          compare(builder, loc, arith::CmpIPredicate::ult, offset, extent),
+          loc, compare(builder, loc, arith::CmpIPredicate::ult, offset, extent),
           compare(builder, loc, arith::CmpIPredicate::ule,
-                  builder.createOrFold<arith::SubIOp>(loc, size, one),
-                  reach));
+                  builder.createOrFold<arith::SubIOp>(loc, size, one), reach));
       Value empty = compare(builder, loc, arith::CmpIPredicate::eq, size, zero);
       ok = builder.createOrFold<arith::SelectOp>(loc, empty, offsetFits,
-                                                  nonEmptyOk);
+                                                 nonEmptyOk);
     }
     assertTrue(builder, loc, ok,
                "'" + op->getName().getStringRef() + "': the offset, size " +
@@ -166,10 +162,10 @@ std::optional<uint64_t> staticByteSize(ShapedType type) {
   if (!element.isIntOrIndexOrFloat()) {
     return uint64_t(0);
   }
-  uint64_t bytes = element.isIndex()
-                       ? 8
-                       : std::max<uint64_t>(
-                             1, (element.getIntOrFloatBitWidth() + 7) / 8);
+  uint64_t bytes =
+      element.isIndex()
+          ? 8
+          : std::max<uint64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8);
   for (int64_t size : type.getShape()) {
     if (ShapedType::isDynamic(size)) {
       continue;

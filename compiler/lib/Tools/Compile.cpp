@@ -38,7 +38,6 @@
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/thread.h"
@@ -111,8 +110,8 @@ LogicalResult checkNesting(MLIRContext &context, llvm::StringRef text,
       }
     } else if (c == '{' || c == '(' || c == '[') {
       if (++depth > kMaxNesting) {
-        return emitError(FileLineColLoc::get(&context, name, line,
-                                             i - lineStart + 1))
+        return emitError(
+                   FileLineColLoc::get(&context, name, line, i - lineStart + 1))
                << "the input nests deeper than " << kMaxNesting
                << " levels of brackets, the limit";
       }
@@ -159,11 +158,11 @@ LogicalResult checkInputPhase(ModuleOp root, Phase from, llvm::StringRef name) {
   if (!early) {
     return success();
   }
-  return early->emitError() << "--compile-from=" << name
-                            << ": the input is not at that phase: '"
-                            << early->getName() << "' belongs to phase '"
-                            << phase << "' (use --compile-from=" << phase
-                            << ", or leave --compile-from out)";
+  return early->emitError()
+         << "--compile-from=" << name << ": the input is not at that phase: '"
+         << early->getName() << "' belongs to phase '" << phase
+         << "' (use --compile-from=" << phase
+         << ", or leave --compile-from out)";
 }
 
 /// A stream handing what is written to CompileOptions::diagnosticSink.
@@ -422,9 +421,8 @@ CompileResult compileSource(std::string_view source,
   // 8 MiB or a Python thread's, overflowed at a few thousand levels), and
   // checkNesting bounds the depth.
   CompileResult result;
-  llvm::thread thread(std::optional<unsigned>(kCompileStackBytes), [&] {
-    result = compileOnThisThread(source, options);
-  });
+  llvm::thread thread(std::optional<unsigned>(kCompileStackBytes),
+                      [&] { result = compileOnThisThread(source, options); });
   thread.join();
   return result;
 }

@@ -59,8 +59,8 @@ Value inBounds(OpBuilder &builder, Location loc, Value memref,
 // status = ok ? status : kIndexOutOfRangeCode.
 void recordOutcome(OpBuilder &builder, Location loc, Value status, Value ok) {
   Value previous = memref::LoadOp::create(builder, loc, status);
-  Value code = arith::ConstantIntOp::create(builder, loc, kIndexOutOfRangeCode,
-                                            32);
+  Value code =
+      arith::ConstantIntOp::create(builder, loc, kIndexOutOfRangeCode, 32);
   Value next = arith::SelectOp::create(builder, loc, ok, previous, code);
   memref::StoreOp::create(builder, loc, next, status);
 }
@@ -92,8 +92,8 @@ void guardLoad(OpBuilder &builder, memref::LoadOp load, Value status) {
   builder.setInsertionPointToEnd(guarded.thenBlock());
   scf::YieldOp::create(builder, loc, load.getResult());
   builder.setInsertionPointToEnd(guarded.elseBlock());
-  Value zero = arith::ConstantOp::create(builder, loc, type,
-                                         builder.getZeroAttr(type));
+  Value zero =
+      arith::ConstantOp::create(builder, loc, type, builder.getZeroAttr(type));
   scf::YieldOp::create(builder, loc, zero);
 }
 

@@ -273,8 +273,8 @@ void placeholderEmptyBindings(ModuleOp module) {
       for (int64_t size : memref.getShape()) {
         sizes.push_back(builder.getIndexAttr(size));
       }
-      Value view = createRowMajorView(builder, func.getLoc(), argument, memref,
-                                      sizes);
+      Value view =
+          createRowMajorView(builder, func.getLoc(), argument, memref, sizes);
       argument.replaceAllUsesExcept(view, view.getDefiningOp());
       inputs[index] = placeholder;
       changed = true;
@@ -308,8 +308,8 @@ void zeroRoundingDivisionsByZero(ModuleOp module) {
                                            builder.getZeroAttr(type));
     Value isZero = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
                                          op->getOperand(1), zero);
-    Value result = arith::SelectOp::create(builder, loc, isZero, zero,
-                                           op->getResult(0));
+    Value result =
+        arith::SelectOp::create(builder, loc, isZero, zero, op->getResult(0));
     op->getResult(0).replaceAllUsesExcept(result, result.getDefiningOp());
   }
 }

@@ -436,8 +436,8 @@ void splatsToFills(ModuleOp module) {
     auto type = cast<RankedTensorType>(op.getType());
     Value scalar = arith::ConstantOp::create(
         builder, op.getLoc(),
-        cast<TypedAttr>(cast<SplatElementsAttr>(op.getValue())
-                            .getSplatValue<Attribute>()));
+        cast<TypedAttr>(
+            cast<SplatElementsAttr>(op.getValue()).getSplatValue<Attribute>()));
     Value empty = tensor::EmptyOp::create(builder, op.getLoc(), type.getShape(),
                                           type.getElementType());
     Value fill = linalg::FillOp::create(builder, op.getLoc(), scalar, empty)

@@ -332,10 +332,9 @@ void mlir::strata::normalizeExportBoundaries(Operation *vmModule) {
         OpBuilder builder(ret);
         for (auto [index, width] : llvm::enumerate(widths.asArrayRef())) {
           if (width && index < ret->getNumOperands()) {
-            ret->setOperand(index,
-                            extendToI32(builder, ret.getLoc(),
-                                        ret->getOperand(index), width,
-                                        /*isSigned=*/true));
+            ret->setOperand(index, extendToI32(builder, ret.getLoc(),
+                                               ret->getOperand(index), width,
+                                               /*isSigned=*/true));
           }
         }
       });

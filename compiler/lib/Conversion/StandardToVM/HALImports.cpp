@@ -128,10 +128,10 @@ OpBuilder mlir::strata::getInitializerBuilder(vm::ModuleOp vmModule) {
        ++suffix) {
     name = "__init_" + std::to_string(suffix);
   }
-  auto init = vm::FuncOp::create(builder, loc, name,
-                                 builder.getFunctionType({}, {}),
-                                 /*arg_attrs=*/ArrayAttr(),
-                                 /*res_attrs=*/ArrayAttr());
+  auto init =
+      vm::FuncOp::create(builder, loc, name, builder.getFunctionType({}, {}),
+                         /*arg_attrs=*/ArrayAttr(),
+                         /*res_attrs=*/ArrayAttr());
   init->setAttr("vm.initializer", builder.getUnitAttr());
   builder.setInsertionPointToStart(init.addEntryBlock());
   auto ret = vm::ReturnOp::create(builder, loc, ValueRange());

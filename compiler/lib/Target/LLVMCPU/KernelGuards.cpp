@@ -73,8 +73,8 @@ void guard(llvm::BinaryOperator *division) {
   }
   // x % 1 == 0 is the documented remainder of both bad cases, and x / 1
   // == x is replaced below.
-  division->setOperand(1, builder.CreateSelect(bad, one, divisor,
-                                               "divisor.safe"));
+  division->setOperand(1,
+                       builder.CreateSelect(bad, one, divisor, "divisor.safe"));
   if (!isQuotient) {
     return;
   }

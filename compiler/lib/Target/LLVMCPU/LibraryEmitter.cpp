@@ -210,9 +210,8 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
       builder.CreateCall(kernel->getFunctionType(), kernel, args);
   // A kernel that guards indices computed from data returns its outcome
   // (0, or STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE).
-  builder.CreateRet(kernel->getReturnType()->isIntegerTy(32)
-                        ? status
-                        : builder.getInt32(0));
+  builder.CreateRet(
+      kernel->getReturnType()->isIntegerTy(32) ? status : builder.getInt32(0));
   return function;
 }
 
