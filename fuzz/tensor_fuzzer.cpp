@@ -22,15 +22,31 @@ bool same(const HostTensor& a, const HostTensor& b) {
 }
 
 // Tensor text may ask for up to 1 GiB (one value fills every element); a
-// fuzzer that allocated that per input would crawl. Dims of 7 digits or
-// more before the '=' are skipped here; tensor_io_test covers the limit.
+// fuzzer that allocated that per input would crawl. Shapes whose dimensions
+// (every run of digits before the '=') multiply to more than 2^20 elements
+// are skipped here (many small dimensions add up: 2x222x2x2x22x22x22x22
+// is 0.8 GiB); tensor_io_test covers the limit.
 bool smallEnough(std::string_view text) {
   size_t eq = text.find('=');
   std::string_view shape = text.substr(0, eq);
-  size_t digits = 0;
-  for (char c : shape) {
-    digits = (c >= '0' && c <= '9') ? digits + 1 : 0;
-    if (digits >= 7) return false;
+  constexpr uint64_t kMaxElements = uint64_t{1} << 20;
+  uint64_t elements = 1;
+  uint64_t dim = 0;
+  bool in_digits = false;
+  for (size_t i = 0; i <= shape.size(); ++i) {
+    char c = i < shape.size() ? shape[i] : 'x';
+    if (c >= '0' && c <= '9') {
+      dim = dim * 10 + static_cast<uint64_t>(c - '0');
+      if (dim > kMaxElements) return false;
+      in_digits = true;
+      continue;
+    }
+    if (in_digits) {
+      elements *= dim ? dim : 1;
+      if (elements > kMaxElements) return false;
+    }
+    dim = 0;
+    in_digits = false;
   }
   return true;
 }

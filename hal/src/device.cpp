@@ -497,6 +497,17 @@ strata_status_t makeDispatchFailure(const DispatchCommand* command, int code,
         dispatchExportName(command), command->ordinal,
         dispatchLibraryName(command), local_memory_size);
   }
+  if (code == STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE) {
+    return strata_make_status(
+        STRATA_STATUS_OUT_OF_RANGE,
+        "dispatch '%s' (export %" PRIu32 " of library '%s') failed with code %d "
+        "at workgroup (%" PRIu32 ",%" PRIu32 ",%" PRIu32
+        "): an index computed from tensor data is out of range of the "
+        "dimension it indexes",
+        dispatchExportName(command), command->ordinal,
+        dispatchLibraryName(command), code, workgroup[0], workgroup[1],
+        workgroup[2]);
+  }
   return strata_make_status(
       STRATA_STATUS_INTERNAL,
       "dispatch '%s' (export %" PRIu32 " of library '%s') failed with code %d "

@@ -572,6 +572,221 @@ def case_compile_signed(a):
               "a missing key fails the compile: %r %r" % (rc, err))
 
 
+# --- E: kernels and the compiler -----------------------------------------
+
+
+def expect_output(result, out, what):
+    rc, stdout, err = result
+    if rc is None:
+        return
+    check(rc == 0 and stdout == out, "%s: exit %r, stdout %r, expected %r "
+          "(stderr %r)" % (what, rc, stdout, out, err))
+
+
+def case_kernel_faults(a):
+    """Data that would make kernels fault (issue 18, item 1): documented
+    values for integer division, clear errors naming the dispatch or the op
+    for out-of-range indices and mismatched dimensions, on both devices."""
+    with tempfile.TemporaryDirectory() as tmp:
+        module = os.path.join(tmp, "kernel_faults.vmfb")
+        rc, _, err = run([a.compile, a.kernel_faults, "-o", module],
+                         timeout=300)
+        check(rc == 0, "strata-compile kernel_faults.mlir: %r" % err)
+        if rc != 0:
+            return
+        for device in ("local-sync", "local-task"):
+            r = [a.run, "--module=" + module, "--device=" + device]
+            # x / 0 = 0, x % 0 = 0, INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0.
+            expect_output(run(r + ["--function=divide",
+                                   "--input=4xi32=7 -2147483648 -7 9",
+                                   "--input=4xi32=0 -1 2 0"]),
+                          "4xi32=0 -2147483648 -3 0\n4xi32=0 0 -1 0\n",
+                          "division on " + device)
+            expect_output(run(r + ["--function=divide_i64",
+                                   "--input=4xi64=7 -9223372036854775808 -7 "
+                                   "-7",
+                                   "--input=4xi64=0 -1 2 0"]),
+                          "4xi64=0 0 9223372036854775804 0\n"
+                          "4xi64=0 -9223372036854775808 1 0\n"
+                          "4xi64=0 -9223372036854775808 -4 0\n"
+                          "4xi64=0 -9223372036854775808 -3 0\n",
+                          "i64 division on " + device)
+            table = "--input=8xf32=1 2 3 4 5 6 7 8"
+            expect_output(run(r + ["--function=gather", table,
+                                   "--input=4xi32=7 0 3 7"]),
+                          "4xf32=8 1 4 8\n", "gather in range on " + device)
+            for indices in ("8 0 0 0", "0 0 0 -1", "0 2000000000 0 0"):
+                expect_first_line(
+                    run(r + ["--function=gather", table,
+                             "--input=4xi32=" + indices]),
+                    "strata-run: module.gather failed: OUT_OF_RANGE: "
+                    "dispatch 'gather_dispatch_3_elementwise_4_f32' (export "
+                    "3 of library 'executable') failed with code 2 at "
+                    "workgroup (0,0,0): an index computed from tensor data "
+                    "is out of range of the dimension it indexes",
+                    "gather at %s on %s" % (indices, device))
+            expect_first_line(
+                run(r + ["--function=gather_dynamic", "--input=0xf32=",
+                         "--input=4xi32=0 0 0 0"]),
+                "strata-run: module.gather_dynamic failed: OUT_OF_RANGE: "
+                "dispatch 'gather_dynamic_dispatch_4_elementwise_4_f32' "
+                "(export 4 of library 'executable') failed with code 2 at "
+                "workgroup (0,0,0): an index computed from tensor data is "
+                "out of range of the dimension it indexes",
+                "gather from an empty table on " + device)
+            expect_output(run(r + ["--function=slice", table,
+                                   "--input=i64=4"]),
+                          "4xf32=10 12 14 16\n", "slice in range")
+            for offset in ("5", "-1", "-9223372036854775808"):
+                expect_first_line(
+                    run(r + ["--function=slice", table,
+                             "--input=i64=" + offset]),
+                    "strata-run: module.slice failed: FAILED_PRECONDITION: "
+                    "'tensor.extract_slice': the offset, size and stride of "
+                    "dimension 0 are out of bounds of the source",
+                    "slice at %s on %s" % (offset, device))
+            # A .npy of booleans whose bytes are 0, 1, 2 and 255.
+            header = b"{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }"
+            header += b" " * (64 - 10 - len(header) - 1) + b"\n"
+            npy = os.path.join(tmp, "bools.npy")
+            with open(npy, "wb") as f:
+                f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little")
+                        + header + bytes([0, 1, 2, 255]))
+            expect_output(run(r + ["--function=booleans", "--input=@" + npy]),
+                          "4xi32=0 1 1 1\n4xi1=1 0 0 0\n",
+                          "boolean bytes 2 and 255 on " + device)
+            grid = "--input=2x4xf32=1 2 3 4 5 6 7 8"
+            expect_output(run(r + ["--function=element", grid,
+                                   "--input=i64=1", "--input=i64=3"]),
+                          "f32=8\n", "host extract in range")
+            for i, j, dim in (("2", "0", 0), ("1", "4", 1), ("0", "-1", 1),
+                              ("-4611686018427387904", "0", 0)):
+                expect_first_line(
+                    run(r + ["--function=element", grid, "--input=i64=" + i,
+                             "--input=i64=" + j]),
+                    "strata-run: module.element failed: FAILED_PRECONDITION: "
+                    "'tensor.extract': index %d is out of range of dimension "
+                    "%d" % (dim, dim), "host extract [%s, %s]" % (i, j))
+                expect_first_line(
+                    run(r + ["--function=set_element", grid,
+                             "--input=i64=" + i, "--input=i64=" + j]),
+                    "strata-run: module.set_element failed: "
+                    "FAILED_PRECONDITION: 'tensor.insert': index %d is out "
+                    "of range of dimension %d" % (dim, dim),
+                    "host insert [%s, %s]" % (i, j))
+            expect_first_line(
+                run(r + ["--function=matmul", "--input=2x3xf32=1",
+                         "--input=5x2xf32=1"]),
+                "strata-run: module.matmul failed: FAILED_PRECONDITION: "
+                "'linalg.matmul': dimension 1 of operand 0 and dimension 0 "
+                "of operand 1 must be equal (both are the size of loop 2)",
+                "matmul with mismatched K on " + device)
+            expect_output(run(r + ["--function=matmul", "--input=2x3xf32=1",
+                                   "--input=3x2xf32=1"]),
+                          "2x2xf32=[3 3][3 3]\n", "matmul with equal K")
+            for sizes in (("2xf32=1", "50000xf32=1"),
+                          ("50000xf32=1", "2xf32=1")):
+                expect_first_line(
+                    run(r + ["--function=add", "--input=" + sizes[0],
+                             "--input=" + sizes[1]]),
+                    "strata-run: module.add failed: FAILED_PRECONDITION: "
+                    "'linalg.add': dimension 0 of operand 0 and dimension 0 "
+                    "of operand 1 must be equal (both are the size of loop "
+                    "0)", "add of %s and %s" % sizes)
+
+
+def nested_ifs(depth):
+    lines = ["func.func @deep(%c: i1, %x: i32) -> i32 {"]
+    for i in range(depth):
+        lines.append("  %%v%d = scf.if %%c -> i32 {" % i)
+    lines.append("  scf.yield %x : i32")
+    for i in reversed(range(depth)):
+        lines.append("  } else { scf.yield %x : i32 }")
+        if i > 0:
+            lines.append("  scf.yield %%v%d : i32" % i)
+    lines.append("  return %v0 : i32")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def case_compiler_limits(a):
+    """strata-compile on input past its limits (issue 18, item 6): errors at
+    the location, exit status 1, nothing written, never a signal."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.vmfb")
+
+        def compile_error(source, flags, line, what):
+            path = os.path.join(tmp, "input.mlir")
+            with open(path, "w") as f:
+                f.write(source)
+            rc, _, err = run([a.compile, path, "-o", out] + flags,
+                             timeout=300)
+            if rc is None:
+                return
+            first = err.split("\n", 1)[0]
+            check(rc == 1 and first == line.replace("FILE", path),
+                  "%s: exit %r, first stderr line %r, expected %r"
+                  % (what, rc, first, line.replace("FILE", path)))
+            check(not os.path.exists(out), what + ": wrote its output")
+
+        huge = "tensor<4611686018427387904x4xf32>"
+        compile_error(
+            "func.func @f(%%a: %s) -> %s {\n  return %%a : %s\n}\n"
+            % (huge, huge, huge), [],
+            "FILE:1:1: error: '%s' is too large: its size in bytes "
+            "overflows a 64-bit integer (a tensor must be smaller than 2^62 "
+            "bytes)" % huge, "a tensor of 2^66 bytes")
+        big = "tensor<1152921504606846976x4xf32>"
+        compile_error(
+            "func.func @f() -> %s {\n  %%e = tensor.empty() : %s\n"
+            "  return %%e : %s\n}\n" % (big, big, big), [],
+            "FILE:2:8: error: '%s' is too large: its size in bytes "
+            "overflows a 64-bit integer (a tensor must be smaller than 2^62 "
+            "bytes)" % big, "a tensor of 2^64 bytes")
+        # A splat constant of a terabyte computed in a kernel: a fill, not
+        # a terabyte of data in the kernel library (LLVM ran out of memory);
+        # running it is RESOURCE_EXHAUSTED at the allocation.
+        tera = "tensor<1099511627776xf32>"
+        path = os.path.join(tmp, "splat.mlir")
+        with open(path, "w") as f:
+            f.write("func.func @splat() -> %s {\n  %%c = arith.constant "
+                    "dense<1.0> : %s\n  %%r = util.optimization_barrier %%c "
+                    ": %s\n  return %%r : %s\n}\n" % ((tera,) * 4))
+        splat_module = os.path.join(tmp, "splat.vmfb")
+        rc, _, err = run([a.compile, path, "-o", splat_module], timeout=300)
+        check(rc == 0, "a 4 TiB splat constant: exit %r, %r" % (rc, err[:300]))
+        if rc == 0:
+            expect_first_line(
+                run([a.run, "--module=" + splat_module, "--function=splat",
+                     "--output=@" + os.devnull]),
+                "strata-run: module.splat failed: RESOURCE_EXHAUSTED: cannot "
+                "map 4398046511104 bytes for a hal.buffer of 4398046511104 "
+                "bytes: Cannot allocate memory", "running a 4 TiB splat")
+        compile_error(nested_ifs(10001), [],
+                      "FILE:10001:29: error: the input nests deeper than "
+                      "10000 levels of brackets, the limit",
+                      "10001 nested scf.if")
+        compile_error("func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                      "  %e = tensor.empty() : tensor<4xf32>\n"
+                      "  %r = linalg.add ins(%a, %a : tensor<4xf32>, "
+                      "tensor<4xf32>) outs(%e : tensor<4xf32>) -> "
+                      "tensor<4xf32>\n  return %r : tensor<4xf32>\n}\n",
+                      ["--target-cpu=cortex-a53"],
+                      "FILE:0:0: error: llvm-cpu: 'cortex-a53' is not a CPU "
+                      "of target 'x86_64-pc-linux-gnu'",
+                      "--target-cpu for another architecture")
+        # 5,000 levels (a stack overflow before) compile and run.
+        path = os.path.join(tmp, "deep.mlir")
+        with open(path, "w") as f:
+            f.write(nested_ifs(5000))
+        rc, _, err = run([a.compile, path, "-o", out], timeout=300)
+        check(rc == 0, "5000 nested scf.if: exit %r, %r" % (rc, err[:300]))
+        if rc == 0:
+            expect_output(run([a.run, "--module=" + out, "--function=deep",
+                               "--input=i32=1", "--input=i32=7"]),
+                          "i32=7\n", "5000 nested scf.if run")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("case")
@@ -588,6 +803,7 @@ def main():
     parser.add_argument("--service", default="")
     parser.add_argument("--compile", default="")
     parser.add_argument("--fib", default="")
+    parser.add_argument("--kernel-faults", default="")
     args = parser.parse_args()
     globals()["case_" + args.case](args)
     if FAILURES:

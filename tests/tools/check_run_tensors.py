@@ -274,15 +274,15 @@ def case_input_errors(t):
     sample = t.module("sample")
     expect_error(t, [sample, "--function=add", "--input=2x3xf32=1",
                      "--input=i32=1"],
-                 prefix + "('2x3xf32=1'): %s; argument 1 is i32, not a "
+                 prefix + "('2x3xf32=1'): %s; argument 0 is i32, not a "
                  "2x3xf32 tensor" % add)
     expect_error(t, [sample, "--function=add", "--input=i32=1",
                      "--input=f32=1"],
-                 "strata-run: --input #2 ('f32=1'): %s; argument 2 is i32, "
+                 "strata-run: --input #2 ('f32=1'): %s; argument 1 is i32, "
                  "not f32" % add)
     expect_error(t, [sample, "--function=add", "--input=i8=1",
                      "--input=i32=1"],
-                 prefix + "('i8=1'): %s; argument 1 is i32, not i8" % add)
+                 prefix + "('i8=1'): %s; argument 0 is i32, not i8" % add)
 
 
 # --- outputs -------------------------------------------------------------

@@ -343,7 +343,7 @@ def case_run_errors(t):
                          "--input=f32=1")
     expect_one_line_error(rc, out, err,
                           "strata-run: --input #2 ('f32=1'): " + add[12:] +
-                          "; argument 2 is i32, not f32\n", "input type")
+                          "; argument 1 is i32, not f32\n", "input type")
     rc, out, err = t.run(sample, "--function=add", "--input=i32=4294967296",
                          "--input=i32=1")
     expect_one_line_error(rc, out, err,
@@ -359,7 +359,7 @@ def case_run_errors(t):
                          "--input=2x3xf32=1 2 3 4 5 6", "--input=i32=1")
     expect_one_line_error(rc, out, err,
                           "strata-run: --input #1 ('2x3xf32=1 2 3 4 5 6'): " +
-                          add[12:] + "; argument 1 is i32, not a 2x3xf32 "
+                          add[12:] + "; argument 0 is i32, not a 2x3xf32 "
                           "tensor\n", "tensor input")
     rc, out, err = t.run(sample, "--function=add", "--input=@x.npy",
                          "--input=i32=1")
@@ -370,7 +370,7 @@ def case_run_errors(t):
                          "--input=i32=1")
     expect_one_line_error(rc, out, err,
                           "strata-run: --input #1 ('i8=1'): " + add[12:] +
-                          "; argument 1 is i32, not i8\n", "i8 input")
+                          "; argument 0 is i32, not i8\n", "i8 input")
 
     rc, out, err = t.run(sample, "--function=nope")
     expect_one_line_error(

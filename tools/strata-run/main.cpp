@@ -537,8 +537,10 @@ int run(const Options& options) {
                                                          tensor.element_type);
     if (!strata::tools::scalarFromTensor(tensor, &value) ||
         strata_vm_value_type_cconv_char(value.type) != args[i]) {
+      // 0-based, as every "argument N of F" message (--input #N counts
+      // flags from 1).
       return fail(where + ": " + expects + "; argument " +
-                  std::to_string(i + 1) + " is " +
+                  std::to_string(i) + " is " +
                   strata::tools::cconvTypeName(args[i]) + ", not " +
                   (tensor.shape.empty() ? type : "a " + type + " tensor"));
     }

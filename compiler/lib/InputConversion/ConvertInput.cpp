@@ -96,6 +96,27 @@ struct ConvertInputPass
     if (!hasTosa) {
       return;
     }
+    // Upstream's TOSA lowering needs ranked tensors and says only "failed
+    // to legalize" without them: name the operand here.
+    bool ranked = true;
+    module.walk([&](Operation *op) {
+      if (!isTosa(op)) {
+        return;
+      }
+      for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
+                                                op->getResultTypes())) {
+        if (isa<UnrankedTensorType>(type)) {
+          op->emitError("'") << op->getName() << "' on " << type
+                             << ": unranked tensors are not supported; give "
+                                "the function's arguments ranked types";
+          ranked = false;
+          return;
+        }
+      }
+    });
+    if (!ranked) {
+      return signalPassFailure();
+    }
     OpPassManager pm(ModuleOp::getOperationName());
     buildTosaPipeline(pm);
     if (failed(runPipeline(pm, module))) {

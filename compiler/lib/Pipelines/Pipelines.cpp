@@ -47,6 +47,7 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     pm.addPass(input::createLowerONNXPass());
     pm.addPass(input::createConvertInputPass());
     pm.addPass(input::createPropagateTransposesPass());
+    pm.addPass(input::createInsertShapeChecksPass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }

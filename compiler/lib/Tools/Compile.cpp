@@ -12,6 +12,7 @@
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 #include "Strata/Dialect/VM/IR/VMDialect.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
+#include "Strata/InputConversion/Passes.h"
 #include "Strata/Pipelines/Pipelines.h"
 #include "Strata/Target/Bytecode/BytecodeTarget.h"
 #include "Strata/Target/TargetBackend.h"
@@ -39,6 +40,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/thread.h"
 
 #include <functional>
 #include <memory>
@@ -71,6 +73,96 @@ FailureOr<vm::ModuleOp> findVMModule(ModuleOp root) {
     return failure();
   }
   return found;
+}
+
+/// Brackets ({, (, [) may nest this deep in MLIR input (docs/compiler.md):
+/// the parser and every pass walk regions recursively, and a nesting this
+/// deep uses a fraction of kCompileStackBytes.
+constexpr unsigned kMaxNesting = 10000;
+
+/// The stack of the thread that parses and compiles.
+constexpr unsigned kCompileStackBytes = 512u << 20;
+
+/// Checks the bracket nesting of MLIR text before the recursive parser sees
+/// it (strings and comments aside); deeper input is an error at the bracket.
+LogicalResult checkNesting(MLIRContext &context, llvm::StringRef text,
+                           llvm::StringRef name) {
+  unsigned depth = 0;
+  unsigned line = 1;
+  size_t lineStart = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+      lineStart = i + 1;
+    } else if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"' && text[i] != '\n'; ++i) {
+        if (text[i] == '\\') {
+          ++i;
+        }
+      }
+      if (i < text.size() && text[i] == '\n') {
+        --i; // counted as a line break above on the next step
+      }
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') {
+        ++i;
+      }
+    } else if (c == '{' || c == '(' || c == '[') {
+      if (++depth > kMaxNesting) {
+        return emitError(
+                   FileLineColLoc::get(&context, name, line, i - lineStart + 1))
+               << "the input nests deeper than " << kMaxNesting
+               << " levels of brackets, the limit";
+      }
+    } else if ((c == '}' || c == ')' || c == ']') && depth) {
+      --depth;
+    }
+  }
+  return success();
+}
+
+/// --compile-from=`from`: the input must be at that phase. An op of an
+/// earlier phase outside the executables (linalg, tosa or onnx before flow;
+/// flow.dispatch before stream; flow.executable before hal) is an error at
+/// the op naming the phase it belongs to.
+LogicalResult checkInputPhase(ModuleOp root, Phase from, llvm::StringRef name) {
+  if (from < Phase::Flow) {
+    return success();
+  }
+  Operation *early = nullptr;
+  llvm::StringRef phase;
+  root.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<flow::ExecutableOp>(op) && from >= Phase::Hal) {
+      early = op;
+      phase = "flow";
+      return WalkResult::interrupt();
+    }
+    if (isa<flow::ExecutableOp, hal::ExecutableOp>(op)) {
+      return WalkResult::skip();
+    }
+    llvm::StringRef dialect =
+        op->getDialect() ? op->getDialect()->getNamespace() : "";
+    if (dialect == "linalg" || dialect == "tosa" || dialect == "onnx") {
+      early = op;
+      phase = "input";
+      return WalkResult::interrupt();
+    }
+    if (isa<flow::DispatchOp>(op) && from >= Phase::Stream) {
+      early = op;
+      phase = "flow";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!early) {
+    return success();
+  }
+  return early->emitError()
+         << "--compile-from=" << name << ": the input is not at that phase: '"
+         << early->getName() << "' belongs to phase '" << phase
+         << "' (use --compile-from=" << phase
+         << ", or leave --compile-from out)";
 }
 
 /// A stream handing what is written to CompileOptions::diagnosticSink.
@@ -127,6 +219,11 @@ OwningOpRef<ModuleOp> readInput(MLIRContext &context,
           << "--input-shape applies to ONNX models only";
       return nullptr;
     }
+    if (failed(checkNesting(context, bytes,
+                            options.inputName == "-" ? "<stdin>"
+                                                     : options.inputName))) {
+      return nullptr;
+    }
     return parseSourceFile<ModuleOp>(sourceMgr, &context);
   }
 #ifdef STRATA_HAVE_ONNX
@@ -160,7 +257,7 @@ OwningOpRef<ModuleOp> readInput(MLIRContext &context,
 LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                       const CompileOptions &options, llvm::raw_ostream &os) {
   OwningOpRef<ModuleOp> root = readInput(context, sourceMgr, options);
-  if (!root) {
+  if (!root || failed(input::checkTensorByteSizes(*root))) {
     return failure();
   }
   // --compile-mode=vm assembles its input unchanged; the pass manager still
@@ -207,6 +304,20 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
         return op.emitError("vm.module input needs --compile-mode=vm");
       }
     }
+    if (from && failed(checkInputPhase(*root, *from, options.compileFrom))) {
+      return failure();
+    }
+    // An input without a public function compiles to a module that exports
+    // nothing: legal (an empty module), but rarely what was meant.
+    if (!from || *from <= Phase::Input) {
+      bool exports = llvm::any_of(root->getOps<func::FuncOp>(),
+                                  [](func::FuncOp f) { return f.isPublic(); });
+      if (!exports) {
+        emitWarning(root->getLoc())
+            << "the input defines no public function: the module exports "
+               "nothing";
+      }
+    }
     PipelineOptions pipelineOptions;
     pipelineOptions.target = options.target;
     pipelineOptions.targetCpu = options.targetCpu;
@@ -251,13 +362,10 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
 
 } // namespace
 
-CompileResult compileSource(std::string_view source,
-                            const CompileOptions &options) {
-  // The llvm-cpu target links kernels with lld in-process, which resets
-  // LLVM's command-line options as it runs: one compilation at a time.
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
+namespace {
 
+CompileResult compileOnThisThread(std::string_view source,
+                                  const CompileOptions &options) {
   DialectRegistry registry;
   registry.insert<vm::VMDialect, arith::ArithDialect, cf::ControlFlowDialect,
                   func::FuncDialect, index::IndexDialect, math::MathDialect,
@@ -297,6 +405,25 @@ CompileResult compileSource(std::string_view source,
   if (!result.ok) {
     result.output.clear();
   }
+  return result;
+}
+
+} // namespace
+
+CompileResult compileSource(std::string_view source,
+                            const CompileOptions &options) {
+  // The llvm-cpu target links kernels with lld in-process, which resets
+  // LLVM's command-line options as it runs: one compilation at a time.
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  // The parser and the passes recurse over nested regions: they run on a
+  // thread of their own with a large stack (the caller's, the main thread's
+  // 8 MiB or a Python thread's, overflowed at a few thousand levels), and
+  // checkNesting bounds the depth.
+  CompileResult result;
+  llvm::thread thread(std::optional<unsigned>(kCompileStackBytes),
+                      [&] { result = compileOnThisThread(source, options); });
+  thread.join();
   return result;
 }
 

@@ -9,6 +9,13 @@
 // RUN: strata-run --module=%t.vmfb --function=i8_wrap --input=i32=127 --expected_output=i32=-128 --expected_output=i32=128
 // RUN: strata-run --module=%t.vmfb --function=i8_wrap --input=i32=255 --expected_output=i32=0 --expected_output=i32=0
 // RUN: strata-run --module=%t.vmfb --function=i16_compare --input=i32=32767 --expected_output=i32=1
+// Narrow arguments and results at the export boundary: an i1 argument is its
+// low bit, i8/i16 results are sign-extended into the caller's i32.
+// RUN: strata-run --module=%t.vmfb --function=add_i8 --input=i32=100 --input=i32=100 --expected_output=i32=-56
+// RUN: strata-run --module=%t.vmfb --function=identity_i8 --input=i32=300 --expected_output=i32=44
+// RUN: strata-run --module=%t.vmfb --function=identity_i16 --input=i32=98304 --expected_output=i32=-32768
+// RUN: strata-run --module=%t.vmfb --function=identity_i1 --input=i32=6 --expected_output=i32=0
+// RUN: strata-run --module=%t.vmfb --function=identity_i1 --input=i32=-1 --expected_output=i32=1
 // RUN: strata-run --module=%t.vmfb --function=shifts --input=i64=-16 --expected_output=i64=-4 --expected_output=i64=4611686018427387900 --expected_output=i64=-64
 
 func.func @i64_max_plus_one() -> i64 {
@@ -78,4 +85,21 @@ func.func @shifts(%a: i64) -> (i64, i64, i64) {
   %u = arith.shrui %a, %two : i64
   %l = arith.shli %a, %two : i64
   return %s, %u, %l : i64, i64, i64
+}
+
+func.func @add_i8(%a: i8, %b: i8) -> i8 {
+  %r = arith.addi %a, %b : i8
+  return %r : i8
+}
+
+func.func @identity_i8(%a: i8) -> i8 {
+  return %a : i8
+}
+
+func.func @identity_i16(%a: i16) -> i16 {
+  return %a : i16
+}
+
+func.func @identity_i1(%a: i1) -> i1 {
+  return %a : i1
 }

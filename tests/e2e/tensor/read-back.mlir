@@ -7,7 +7,7 @@
 // RUN: strata-run --module=%t.vmfb --function=flags --input="3xi8=5 -1 0" --expected_output=i32=-1
 // An index past the end is an error, not a read out of bounds.
 // RUN: not strata-run --module=%t.vmfb --function=element --input="2x3xi64=1 2 3 4 5 6" --input=i64=5 --input=i64=5 2>&1 | FileCheck %s
-// CHECK: OUT_OF_RANGE
+// CHECK: FAILED_PRECONDITION: 'tensor.extract': index 0 is out of range of dimension 0
 
 // The sum of the positive elements of a*2, computed by a dispatch and read
 // back element by element.

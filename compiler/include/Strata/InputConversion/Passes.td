@@ -28,6 +28,30 @@ def ConvertInputPass : Pass<"strata-convert-input", "::mlir::ModuleOp"> {
   ];
 }
 
+def InsertShapeChecksPass
+    : Pass<"strata-insert-shape-checks", "::mlir::ModuleOp"> {
+  let summary = "check on the host the run-time sizes and indices that ops "
+                "require to be in range";
+  let description = [{
+    Inserts a `cf.assert` (a `FAILED_PRECONDITION` error at run time, naming
+    the op, the operand and the dimension) before each op outside a linalg
+    body whose correctness depends on run-time values: dynamic dimensions
+    that a linalg op requires to be equal (operand dimensions indexed by the
+    same loop, such as the K of both `linalg.matmul` operands, or the
+    operands of an elementwise op); the offsets, sizes and (static) strides
+    of `tensor.extract_slice` / `tensor.insert_slice` against the source or
+    destination; and each index of a host `tensor.extract` /
+    `tensor.insert` against its dimension (unsigned, so negative indices
+    fail). Checks whose operands are constants fold away. Indices computed
+    inside kernels are checked by the target (llvm-cpu: GuardDataIndices).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def LowerONNXPass : Pass<"strata-lower-onnx", "::mlir::ModuleOp"> {
   let summary = "lower onnx.node ops to linalg, tensor, arith and math";
   let description = [{

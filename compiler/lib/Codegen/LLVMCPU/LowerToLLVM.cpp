@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -246,10 +247,79 @@ LogicalResult checkNoStructuredOps(ModuleOp module) {
   return success(ok);
 }
 
+// A binding with no elements but several dimensions (memref<2x0xf32>, the
+// K = 0 operand of a matmul) has no bare-pointer lowering: the function
+// would stay unconverted. It takes a memref<0xT> placeholder instead, viewed
+// with its shape (nothing is ever read through it).
+void placeholderEmptyBindings(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || !func.isPublic()) {
+      continue;
+    }
+    Block &entry = func.getBody().front();
+    SmallVector<Type> inputs(func.getFunctionType().getInputs());
+    bool changed = false;
+    for (auto [index, type] : llvm::enumerate(inputs)) {
+      auto memref = dyn_cast<MemRefType>(type);
+      if (!memref || memref.getRank() < 2 || !memref.hasStaticShape() ||
+          memref.getNumElements() != 0 || !memref.getLayout().isIdentity()) {
+        continue;
+      }
+      BlockArgument argument = entry.getArgument(index);
+      auto placeholder = MemRefType::get({0}, memref.getElementType());
+      argument.setType(placeholder);
+      OpBuilder builder = OpBuilder::atBlockBegin(&entry);
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t size : memref.getShape()) {
+        sizes.push_back(builder.getIndexAttr(size));
+      }
+      Value view =
+          createRowMajorView(builder, func.getLoc(), argument, memref, sizes);
+      argument.replaceAllUsesExcept(view, view.getDefiningOp());
+      inputs[index] = placeholder;
+      changed = true;
+    }
+    if (changed) {
+      func.setFunctionType(FunctionType::get(
+          func.getContext(), inputs, func.getFunctionType().getResults()));
+    }
+  }
+}
+
+// arith.floordivsi, ceildivsi and ceildivui expand (arith-expand) into
+// divisions, which the target guards (KernelGuards.cpp: x / 0 = 0), and sign
+// fix-ups, which would turn that 0 into -1 or 1. Their result by a zero
+// divisor is 0 too, as docs/security.md says: selected here, before the
+// expansion.
+void zeroRoundingDivisionsByZero(ModuleOp module) {
+  SmallVector<Operation *> divisions;
+  module.walk([&](Operation *op) {
+    if (isa<arith::FloorDivSIOp, arith::CeilDivSIOp, arith::CeilDivUIOp>(op) &&
+        !matchPattern(op->getOperand(1), m_NonZero())) {
+      divisions.push_back(op);
+    }
+  });
+  for (Operation *op : divisions) {
+    OpBuilder builder(op->getContext());
+    builder.setInsertionPointAfter(op);
+    Location loc = op->getLoc();
+    Type type = op->getResult(0).getType();
+    Value zero = arith::ConstantOp::create(builder, loc, type,
+                                           builder.getZeroAttr(type));
+    Value isZero = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                         op->getOperand(1), zero);
+    Value result =
+        arith::SelectOp::create(builder, loc, isZero, zero, op->getResult(0));
+    op->getResult(0).replaceAllUsesExcept(result, result.getDefiningOp());
+  }
+}
+
 } // namespace
 
 LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
                                  StringRef ukernelVariant) {
+  guardDataIndices(module);
+  placeholderEmptyBindings(module);
   if (failed(lowerMatmulsToUkernel(module, ukernelVariant))) {
     return failure();
   }
@@ -271,6 +341,7 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
       failed(checkNoStructuredOps(module))) {
     return failure();
   }
+  zeroRoundingDivisionsByZero(module);
   return runPassPipeline(
       module,
       "func.func(lower-vector-multi-reduction,"

@@ -521,6 +521,42 @@ LogicalResult collapseReturnedGenerics(ModuleOp module) {
   return applyPatternsGreedily(module, std::move(patterns));
 }
 
+// A splat tensor constant larger than this is computed by a linalg.fill
+// rather than stored: a splat of a terabyte would otherwise become a global
+// of that many bytes in the kernel library (LLVM runs out of memory).
+constexpr int64_t kMaxStoredSplatBytes = 4096;
+
+void splatsToFills(ModuleOp module) {
+  SmallVector<arith::ConstantOp> splats;
+  module.walk([&](arith::ConstantOp op) {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!type || !splat || !type.hasStaticShape() ||
+        !type.getElementType().isIntOrFloat()) {
+      return;
+    }
+    int64_t bytes = std::max<int64_t>(
+        1, (type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+    if (type.getNumElements() > kMaxStoredSplatBytes / bytes) {
+      splats.push_back(op);
+    }
+  });
+  for (arith::ConstantOp op : splats) {
+    OpBuilder builder(op);
+    auto type = cast<RankedTensorType>(op.getType());
+    Value scalar = arith::ConstantOp::create(
+        builder, op.getLoc(),
+        cast<TypedAttr>(
+            cast<SplatElementsAttr>(op.getValue()).getSplatValue<Attribute>()));
+    Value empty = tensor::EmptyOp::create(builder, op.getLoc(), type.getShape(),
+                                          type.getElementType());
+    Value fill = linalg::FillOp::create(builder, op.getLoc(), scalar, empty)
+                     .getResult(0);
+    op.replaceAllUsesWith(fill);
+    op.erase();
+  }
+}
+
 } // namespace
 
 LogicalResult
@@ -542,6 +578,7 @@ tileAndDistributeToWorkgroups(ModuleOp module,
     return module.emitError()
            << "llvm-cpu: collapsing returned generics did not converge";
   }
+  splatsToFills(module);
   // Tiling creates ops of these dialects outside of any pass.
   module.getContext()
       ->loadDialect<affine::AffineDialect, arith::ArithDialect, scf::SCFDialect,

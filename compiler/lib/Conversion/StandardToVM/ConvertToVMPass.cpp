@@ -303,6 +303,7 @@ struct ConvertToVMPass
             applyFullConversion(module, target, std::move(patterns), config))) {
       return signalPassFailure();
     }
+    normalizeExportBoundaries(vmModule);
     finalizeHostTensorSupport(vmModule, hostState);
   }
 };

@@ -59,6 +59,33 @@ struct FuncOpConversion : OpConversionPattern<func::FuncOp> {
       return rewriter.notifyMatchFailure(op, "block argument not supported");
     }
     if (op.isPublic()) {
+      // Exported i1 arguments arrive from callers as whole i32 registers,
+      // while an i1 in a register is 0 or 1 by invariant:
+      // normalizeExportedArguments masks them. (i8 and i16 registers have
+      // unspecified high bits anyway, extended before each use that reads
+      // them.)
+      SmallVector<int32_t> widths;
+      bool narrow = false;
+      for (Type input : type.getInputs()) {
+        widths.push_back(getIntegerWidth(input) == 1 ? 1 : 0);
+        narrow |= widths.back() != 0;
+      }
+      if (narrow) {
+        funcOp->setAttr(kNarrowArgumentsAttr,
+                        rewriter.getDenseI32ArrayAttr(widths));
+      }
+      // i8/i16 results leave sign-extended, with their high bits defined.
+      widths.clear();
+      narrow = false;
+      for (Type result : type.getResults()) {
+        unsigned width = getIntegerWidth(result);
+        widths.push_back(width == 8 || width == 16 ? width : 0);
+        narrow |= widths.back() != 0;
+      }
+      if (narrow) {
+        funcOp->setAttr(kNarrowResultsAttr,
+                        rewriter.getDenseI32ArrayAttr(widths));
+      }
       vm::ExportOp::create(rewriter, op.getLoc(),
                            FlatSymbolRefAttr::get(funcOp.getSymNameAttr()),
                            /*export_name=*/StringAttr(),
@@ -294,4 +321,53 @@ void mlir::strata::populateFuncToVMPatterns(const TypeConverter &typeConverter,
   patterns.add<FuncOpConversion, CallOpConversion, ReturnOpConversion,
                BranchOpConversion, CondBranchOpConversion, SwitchOpConversion,
                AssertOpConversion>(typeConverter, patterns.getContext());
+}
+
+void mlir::strata::normalizeExportBoundaries(Operation *vmModule) {
+  vmModule->walk([](vm::FuncOp func) {
+    if (auto widths =
+            func->getAttrOfType<DenseI32ArrayAttr>(kNarrowResultsAttr)) {
+      func->removeAttr(kNarrowResultsAttr);
+      func.walk([&](vm::ReturnOp ret) {
+        OpBuilder builder(ret);
+        for (auto [index, width] : llvm::enumerate(widths.asArrayRef())) {
+          if (width && index < ret->getNumOperands()) {
+            ret->setOperand(index, extendToI32(builder, ret.getLoc(),
+                                               ret->getOperand(index), width,
+                                               /*isSigned=*/true));
+          }
+        }
+      });
+    }
+    auto widths = func->getAttrOfType<DenseI32ArrayAttr>(kNarrowArgumentsAttr);
+    if (!widths) {
+      return;
+    }
+    func->removeAttr(kNarrowArgumentsAttr);
+    if (func.getBody().empty()) {
+      return;
+    }
+    Block &entry = func.getBody().front();
+    OpBuilder builder = OpBuilder::atBlockBegin(&entry);
+    for (auto [index, width] : llvm::enumerate(widths.asArrayRef())) {
+      if (!width || index >= entry.getNumArguments()) {
+        continue;
+      }
+      BlockArgument argument = entry.getArgument(index);
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : argument.getUses()) {
+        uses.push_back(&use);
+      }
+      if (uses.empty()) {
+        continue;
+      }
+      Value canonical =
+          width == 1 ? maskToI1(builder, func.getLoc(), argument)
+                     : extendToI32(builder, func.getLoc(), argument, width,
+                                   /*isSigned=*/true);
+      for (OpOperand *use : uses) {
+        use->set(canonical);
+      }
+    }
+  });
 }

@@ -151,10 +151,18 @@ OpBuilder mlir::strata::getInitializerBuilder(vm::ModuleOp vmModule) {
   }
   Location loc = vmModule.getLoc();
   builder.setInsertionPointToEnd(&body);
-  auto init = vm::FuncOp::create(builder, loc, "__init",
-                                 builder.getFunctionType({}, {}),
-                                 /*arg_attrs=*/ArrayAttr(),
-                                 /*res_attrs=*/ArrayAttr());
+  // The runtime finds the initializer by its vm.initializer attribute, so
+  // its name only has to be free: a user function may be called __init.
+  std::string name = "__init";
+  for (unsigned suffix = 1;
+       SymbolTable::lookupSymbolIn(vmModule, builder.getStringAttr(name));
+       ++suffix) {
+    name = "__init_" + std::to_string(suffix);
+  }
+  auto init =
+      vm::FuncOp::create(builder, loc, name, builder.getFunctionType({}, {}),
+                         /*arg_attrs=*/ArrayAttr(),
+                         /*res_attrs=*/ArrayAttr());
   init->setAttr("vm.initializer", builder.getUnitAttr());
   builder.setInsertionPointToStart(init.addEntryBlock());
   auto ret = vm::ReturnOp::create(builder, loc, ValueRange());

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Strata/Target/LLVMCPU/LLVMCPUTarget.h"
 
+#include "KernelGuards.h"
 #include "LibraryEmitter.h"
 #include "ObjectLinker.h"
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
@@ -207,6 +208,9 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
     return executable.emitError()
            << "llvm-cpu: cannot translate the kernels to LLVM IR";
   }
+  // Before the ABI and the microkernels: only kernel code divides by data.
+  llvmcpu::guardIntegerDivision(*llvmModule);
+  llvmcpu::normalizeBoolLoads(*llvmModule);
   std::string error = llvmcpu::emitLibraryABI(*llvmModule, libraryName, kernels,
                                               target.requiredFeatures);
   if (error.empty()) {

@@ -195,6 +195,7 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
   builder.CreateCondBr(enough, run, fail);
 
   builder.SetInsertPoint(fail);
+  // STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE
   builder.CreateRet(builder.getInt32(1));
 
   builder.SetInsertPoint(run);
@@ -276,8 +277,12 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
     builder.CreateCondBr(ok, call, fail);
     builder.SetInsertPoint(call);
   }
-  builder.CreateCall(kernel->getFunctionType(), kernel, args);
-  builder.CreateRet(builder.getInt32(0));
+  llvm::Value *status =
+      builder.CreateCall(kernel->getFunctionType(), kernel, args);
+  // A kernel that guards indices computed from data returns its outcome
+  // (0, or STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE).
+  builder.CreateRet(
+      kernel->getReturnType()->isIntegerTy(32) ? status : builder.getInt32(0));
   return function;
 }
 

@@ -125,6 +125,16 @@ typedef struct strata_hal_executable_workgroup_state_v0_t {
   uint32_t reserved1;
 } strata_hal_executable_workgroup_state_v0_t;
 
+/* Return codes of a dispatch function with a meaning the runtime names in
+ * its error; any other non-zero value fails the dispatch too. */
+#define STRATA_HAL_EXECUTABLE_DISPATCH_OK 0
+/* The bindings, push constants or local memory are short of what the
+ * export needs (compiled kernels check them first). */
+#define STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE 1
+/* An index the kernel computed from tensor data (a gather or scatter) was
+ * outside the dimension it indexes; nothing was read or written there. */
+#define STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE 2
+
 /* One workgroup of one export: 0 on success, non-zero fails the dispatch. */
 typedef int (*strata_hal_executable_dispatch_v0_t)(
     const strata_hal_executable_environment_v0_t* environment,

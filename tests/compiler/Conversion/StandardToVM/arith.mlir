@@ -18,7 +18,9 @@ func.func @constants() -> (i1, i8, i32, i64, index, f32, f64) {
   %x = arith.constant 42 : index
   %f = arith.constant 1.5 : f32
   %d = arith.constant -2.5 : f64
-  // CHECK: vm.return %[[TRUE]], %[[I8]], %[[I32]], %[[I64]], %[[IDX]], %[[F32]], %[[F64]]
+  // An exported i8 result leaves sign-extended.
+  // CHECK: %[[I8X:.*]] = vm.ext.i8.i32.s %[[I8]]
+  // CHECK: vm.return %[[TRUE]], %[[I8X]], %[[I32]], %[[I64]], %[[IDX]], %[[F32]], %[[F64]]
   return %t, %b, %i, %l, %x, %f, %d : i1, i8, i32, i64, index, f32, f64
 }
 
@@ -27,6 +29,8 @@ func.func @constants() -> (i1, i8, i32, i64, index, f32, f64) {
 // CHECK-LABEL: vm.func @int32
 // CHECK-SAME: (%[[A:.*]]: i32, %[[B:.*]]: i32, %[[C:.*]]: i32)
 func.func @int32(%a: i32, %b: i32, %c: i1) -> (i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) {
+  // An exported i1 argument is made 0 or 1 first.
+  // CHECK: %[[CM:.*]] = vm.and.i32 %[[C]], %{{.*}}
   // CHECK: %[[R0:.*]] = vm.add.i32 %[[A]], %[[B]]
   // CHECK: %[[R1:.*]] = vm.sub.i32 %[[A]], %[[B]]
   // CHECK: %[[R2:.*]] = vm.mul.i32 %[[A]], %[[B]]
@@ -61,7 +65,7 @@ func.func @int32(%a: i32, %b: i32, %c: i1) -> (i32, i32, i32, i32, i32, i32, i32
   %14 = arith.minui %a, %b : i32
   %15 = arith.maxsi %a, %b : i32
   %16 = arith.maxui %a, %b : i32
-  // CHECK: %[[SEL:.*]] = vm.select %[[C]], %[[A]], %[[B]] : i32
+  // CHECK: %[[SEL:.*]] = vm.select %[[CM]], %[[A]], %[[B]] : i32
   %17 = arith.select %c, %a, %b : i32
   // CHECK: vm.return %[[R0]], %[[R1]], %[[R2]], %[[R3]], %[[R4]], %[[R5]], %[[R6]], %[[R7]], %[[R8]], %[[R9]], %[[R10]], %[[R11]], %[[R12]], %[[R13]], %[[R14]], %[[R15]], %[[R16]], %[[SEL]]
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17 : i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
@@ -129,7 +133,8 @@ func.func @cmpi(%a: i32, %b: i32, %x: index, %y: i64) -> (i1, i1, i1, i1, i1, i1
 // CHECK-LABEL: vm.func @select_ref
 // CHECK-SAME: (%[[C:.*]]: i32, %[[A:.*]]: !vm.buffer, %[[B:.*]]: !vm.buffer)
 func.func @select_ref(%c: i1, %a: !vm.buffer, %b: !vm.buffer) -> !vm.buffer {
-  // CHECK: %[[R:.*]] = vm.select.ref %[[C]], %[[A]], %[[B]] : !vm.buffer
+  // CHECK: %[[CM:.*]] = vm.and.i32 %[[C]], %{{.*}}
+  // CHECK: %[[R:.*]] = vm.select.ref %[[CM]], %[[A]], %[[B]] : !vm.buffer
   %0 = arith.select %c, %a, %b : !vm.buffer
   // CHECK: vm.return %[[R]]
   return %0 : !vm.buffer

@@ -1,10 +1,12 @@
 // cf.br/cond_br/switch/assert to vm control flow.
 // RUN: strata-opt %s --strata-convert-to-vm --split-input-file | FileCheck %s
+// Functions with i1/i8/i16 in their signature are private here: exported
+// ones also normalize those at the boundary (types.mlir, @exported_narrow).
 
 // Block arguments are converted like function arguments.
 // CHECK-LABEL: vm.func @branches
 // CHECK-SAME: (%[[C:.*]]: i32, %[[X:.*]]: i64, %[[B:.*]]: i32) -> (i64, i32)
-func.func @branches(%c: i1, %x: index, %b: i8) -> (index, i8) {
+func.func private @branches(%c: i1, %x: index, %b: i8) -> (index, i8) {
   // CHECK: vm.cond_br %[[C]], ^[[T:.*]](%[[X]], %[[B]] : i64, i32), ^[[F:.*]](%[[B]] : i32)
   cf.cond_br %c, ^t(%x, %b : index, i8), ^f(%b : i8)
 // CHECK: ^[[T]](%[[TX:.*]]: i64, %[[TB:.*]]: i32):
@@ -89,7 +91,7 @@ func.func @switch_dense(%flag: i32, %x: i32) -> i32 {
 // An i8 flag and its case values are compared zero-extended.
 // CHECK-LABEL: vm.func @switch_i8
 // CHECK-SAME: (%[[FLAG:.*]]: i32)
-func.func @switch_i8(%flag: i8) -> i32 {
+func.func private @switch_i8(%flag: i8) -> i32 {
   // CHECK: %[[EXT:.*]] = vm.ext.i8.i32.u %[[FLAG]]
   // CHECK: %[[M1:.*]] = vm.const.i32 255
   // CHECK: vm.cmp.eq.i32 %[[EXT]], %[[M1]]
@@ -129,7 +131,7 @@ func.func @switch_i64(%flag: i64) -> i32 {
 // cf.assert fails the invocation with FAILED_PRECONDITION (9) when false.
 // CHECK-LABEL: vm.func @assert
 // CHECK-SAME: (%[[C:.*]]: i32)
-func.func @assert(%c: i1) {
+func.func private @assert(%c: i1) {
   // CHECK: %[[ONE:.*]] = vm.const.i32 1
   // CHECK: %[[FAILED:.*]] = vm.xor.i32 %[[C]], %[[ONE]]
   // CHECK: %[[STATUS:.*]] = vm.const.i32 9

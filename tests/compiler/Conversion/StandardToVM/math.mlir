@@ -1,5 +1,7 @@
 // math ops to vm opcodes, and the expansions of those without one.
 // RUN: strata-opt %s --strata-convert-to-vm --split-input-file | FileCheck %s
+// Functions with i1/i8/i16 in their signature are private here: exported
+// ones also normalize those at the boundary (types.mlir, @exported_narrow).
 
 // CHECK-LABEL: vm.func @unary_f32
 // CHECK-SAME: (%[[X:.*]]: f32)
@@ -59,7 +61,7 @@ func.func @f64(%x: f64, %y: f64, %z: f64) -> (f64, f64, f64, f64) {
 
 // CHECK-LABEL: vm.func @integer
 // CHECK-SAME: (%[[A:.*]]: i32, %[[L:.*]]: i64, %[[B:.*]]: i32)
-func.func @integer(%a: i32, %l: i64, %b: i8) -> (i32, i64, i8, i32, i64, i8) {
+func.func private @integer(%a: i32, %l: i64, %b: i8) -> (i32, i64, i8, i32, i64, i8) {
   // CHECK: %[[ABS:.*]] = vm.abs.i32 %[[A]]
   %0 = math.absi %a : i32
   // CHECK: %[[ABS64:.*]] = vm.abs.i64 %[[L]]
@@ -126,7 +128,7 @@ func.func @log1p(%x: f64) -> f64 {
 
 // CHECK-LABEL: vm.func @local_expansions
 // CHECK-SAME: (%[[X:.*]]: f32)
-func.func @local_expansions(%x: f32) -> (f32, f32, f32, i1, i1, i1) {
+func.func private @local_expansions(%x: f32) -> (f32, f32, f32, i1, i1, i1) {
   // expm1 is x when exp(x) rounds to 1.
   // CHECK: vm.exp.f32 %[[X]]
   // CHECK: %[[EXPM1:.*]] = vm.select %{{.*}}, %[[X]], %{{.*}} : f32

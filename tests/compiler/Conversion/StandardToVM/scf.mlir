@@ -1,5 +1,7 @@
 // scf is lowered to cf inside the pass, then to vm.br/vm.cond_br.
 // RUN: strata-opt %s --strata-convert-to-vm --split-input-file | FileCheck %s
+// Functions with i1/i8/i16 in their signature are private here: exported
+// ones also normalize those at the boundary (types.mlir, @exported_narrow).
 
 // CHECK-LABEL: vm.func @for_sum
 // CHECK-SAME: (%[[N:.*]]: i64) -> i64
@@ -32,7 +34,7 @@ func.func @for_sum(%n: index) -> i64 {
 
 // CHECK-LABEL: vm.func @if_else
 // CHECK-SAME: (%[[C:.*]]: i32, %[[A:.*]]: f32, %[[B:.*]]: f32) -> f32
-func.func @if_else(%c: i1, %a: f32, %b: f32) -> f32 {
+func.func private @if_else(%c: i1, %a: f32, %b: f32) -> f32 {
   // CHECK: vm.cond_br %[[C]], ^[[THEN:.*]], ^[[ELSE:.*]]{{$}}
   // CHECK: ^[[THEN]]:
   // CHECK: %[[SUM:.*]] = vm.add.f32 %[[A]], %[[B]]

@@ -3,10 +3,12 @@
 // bits: ops that read them (div, rem, right shifts, compares, min/max,
 // extensions, int-to-float) extend their operands first.
 // RUN: strata-opt %s --strata-convert-to-vm --split-input-file | FileCheck %s
+// Functions with i1/i8/i16 in their signature are private here: exported
+// ones also normalize those at the boundary (types.mlir, @exported_narrow).
 
 // CHECK-LABEL: vm.func @i1_ops
 // CHECK-SAME: (%[[A:.*]]: i32, %[[B:.*]]: i32) -> (i32, i32, i32, i32, i32, i32, i32)
-func.func @i1_ops(%a: i1, %b: i1) -> (i1, i1, i1, i32, i32, i1, i1) {
+func.func private @i1_ops(%a: i1, %b: i1) -> (i1, i1, i1, i32, i32, i1, i1) {
   // 1 + 1 is 0 in i1: the sum is masked.
   // CHECK: %[[SUM:.*]] = vm.add.i32 %[[A]], %[[B]]
   // CHECK: %[[ONE:.*]] = vm.const.i32 1
@@ -40,7 +42,7 @@ func.func @i1_ops(%a: i1, %b: i1) -> (i1, i1, i1, i32, i32, i1, i1) {
 
 // CHECK-LABEL: vm.func @i8_ops
 // CHECK-SAME: (%[[A:.*]]: i32, %[[B:.*]]: i32)
-func.func @i8_ops(%a: i8, %b: i8) -> (i8, i8, i8, i8, i8, i8, i1, i1, i8, i8, i8) {
+func.func private @i8_ops(%a: i8, %b: i8) -> (i8, i8, i8, i8, i8, i8, i1, i1, i8, i8, i8) {
   // Wrapping ops read only the low bits.
   // CHECK: %[[ADD:.*]] = vm.add.i32 %[[A]], %[[B]]
   // CHECK: %[[MUL:.*]] = vm.mul.i32 %[[A]], %[[B]]
@@ -90,7 +92,7 @@ func.func @i8_ops(%a: i8, %b: i8) -> (i8, i8, i8, i8, i8, i8, i1, i1, i8, i8, i8
 
 // CHECK-LABEL: vm.func @narrow_casts
 // CHECK-SAME: (%[[B:.*]]: i32, %[[S:.*]]: i32, %[[W:.*]]: i32, %[[L:.*]]: i64, %[[P:.*]]: i32)
-func.func @narrow_casts(%b: i8, %s: i16, %w: i32, %l: i64, %p: i1) -> (i64, i32, i16, i8, i8, i1, index, i16, i64) {
+func.func private @narrow_casts(%b: i8, %s: i16, %w: i32, %l: i64, %p: i1) -> (i64, i32, i16, i8, i8, i1, index, i16, i64) {
   // CHECK: %[[B32:.*]] = vm.ext.i8.i32.s %[[B]]
   // CHECK: %[[B64:.*]] = vm.ext.i32.i64.s %[[B32]]
   %0 = arith.extsi %b : i8 to i64
@@ -123,7 +125,7 @@ func.func @narrow_casts(%b: i8, %s: i16, %w: i32, %l: i64, %p: i1) -> (i64, i32,
 
 // CHECK-LABEL: vm.func @narrow_float_casts
 // CHECK-SAME: (%[[S:.*]]: i32, %[[P:.*]]: i32, %[[F:.*]]: f32)
-func.func @narrow_float_casts(%s: i16, %p: i1, %f: f32) -> (f32, f64, i8, i1) {
+func.func private @narrow_float_casts(%s: i16, %p: i1, %f: f32) -> (f32, f64, i8, i1) {
   // CHECK: %[[SU:.*]] = vm.ext.i16.i32.u %[[S]]
   // CHECK: %[[R0:.*]] = vm.cast.ui32.f32 %[[SU]]
   %0 = arith.uitofp %s : i16 to f32
@@ -139,3 +141,20 @@ func.func @narrow_float_casts(%s: i16, %p: i1, %f: f32) -> (f32, f64, i8, i1) {
   // CHECK: vm.return %[[R0]], %[[R1]], %[[R2]], %[[R3]]
   return %0, %1, %2, %3 : f32, f64, i8, i1
 }
+
+// -----
+
+// An exported function's callers may be outside the module and pass or read
+// whole i32 registers: its i1 arguments are masked to 0 or 1 at the entry,
+// and its i8/i16 results are sign-extended at each return.
+// CHECK-LABEL: vm.func @exported_narrow
+// CHECK-SAME: (%[[P:.*]]: i32, %[[B:.*]]: i32, %[[S:.*]]: i32)
+func.func @exported_narrow(%p: i1, %b: i8, %s: i16) -> (i1, i8, i16) {
+  // CHECK: %[[ONE:.*]] = vm.const.i32 1
+  // CHECK: %[[PM:.*]] = vm.and.i32 %[[P]], %[[ONE]]
+  // CHECK: %[[BX:.*]] = vm.ext.i8.i32.s %[[B]]
+  // CHECK: %[[SX:.*]] = vm.ext.i16.i32.s %[[S]]
+  // CHECK: vm.return %[[PM]], %[[BX]], %[[SX]]
+  return %p, %b, %s : i1, i8, i16
+}
+// CHECK: vm.export @exported_narrow

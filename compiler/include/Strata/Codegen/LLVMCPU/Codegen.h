@@ -76,6 +76,19 @@ LogicalResult bufferizeExecutable(ModuleOp module);
 LogicalResult bindWorkgroupIds(ModuleOp module,
                                SmallVectorImpl<std::string> &unsafe);
 
+/// What a kernel returns (through its dispatch function) when an index it
+/// computed from data was out of range:
+/// STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE of executable_library.h.
+inline constexpr int64_t kIndexOutOfRangeCode = 2;
+
+/// Checks every memref.load and memref.store inside a linalg body whose
+/// memref the body captures (a gather or scatter at indices computed from
+/// data) against the memref's dimensions: out of range, a load reads a zero
+/// and a store writes nothing, and the export returns kIndexOutOfRangeCode
+/// (an i32 result, 0 when every index was in range). Runs on bufferized
+/// exports, first in lowerToLLVMDialect.
+void guardDataIndices(ModuleOp module);
+
 /// Vectorizes, with upstream linalg vectorization, the linalg ops of the
 /// bufferized module whose innermost parallel loop splits into vectors of at
 /// most `nativeVectorBytes` (16 for SSE/NEON, 32 for AVX2, 64 for AVX-512);
