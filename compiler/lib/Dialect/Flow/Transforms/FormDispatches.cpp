@@ -195,6 +195,12 @@ Value resolveDim(OpBuilder &b, Location loc, Value tensor, int64_t dim,
     if (auto empty = dyn_cast<tensor::EmptyOp>(def)) {
       return empty.getDynamicSize(dim);
     }
+    // A cast keeps its source's sizes; it has no shape reification, and a
+    // tensor.dim of the cast itself would read the dispatch's own result
+    // before the dispatch.
+    if (auto castOp = dyn_cast<tensor::CastOp>(def)) {
+      return resolveDim(b, loc, castOp.getSource(), dim, inDispatch);
+    }
     auto result = cast<OpResult>(tensor);
     if (auto dps = dyn_cast<DestinationStyleOpInterface>(def)) {
       return resolveDim(b, loc,
