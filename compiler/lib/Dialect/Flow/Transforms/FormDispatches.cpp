@@ -121,6 +121,15 @@ bool isFusedIntoConsumer(Operation *op) {
       !op->hasOneUse()) {
     return false;
   }
+  // The code generator cuts a root with dynamic sizes along its outermost
+  // dimension only: a fused producer with another dynamic dimension would
+  // need a temporary whose size has no bound. As a dispatch of its own,
+  // its result is allocated by the host from the sizes it gets.
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (type && type.getRank() > 1 &&
+      llvm::any_of(type.getShape().drop_front(), ShapedType::isDynamic)) {
+    return false;
+  }
   OpOperand &use = *op->getUses().begin();
   auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
   if (!consumer || consumer->getBlock() != op->getBlock() ||
@@ -341,16 +350,12 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
       leftovers.push_back(op);
     }
   });
-  SmallVector<Operation *> live;
+  // Users first: a fill that reaches the host takes its tensor.empty into
+  // its dispatch, and the empty is then dead.
   for (Operation *op : llvm::reverse(leftovers)) {
     if (op->use_empty()) {
       op->erase();
-    } else {
-      live.push_back(op);
-    }
-  }
-  for (Operation *op : llvm::reverse(live)) {
-    if (failed(outline(func, op))) {
+    } else if (failed(outline(func, op))) {
       return failure();
     }
   }
