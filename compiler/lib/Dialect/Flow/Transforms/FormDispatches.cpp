@@ -49,17 +49,37 @@ struct GeneralizeElementwise : OpInterfaceRewritePattern<linalg::LinalgOp> {
   }
 };
 
+/// tensor.splat as a linalg.fill of a tensor.empty: a destination-style op
+/// that writes its result in place (a splat would bufferize to a temporary
+/// in the kernel, which a dynamic size leaves unbounded).
+struct SplatToFill : OpRewritePattern<tensor::SplatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::SplatOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type) {
+      return failure();
+    }
+    Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(), type,
+                                          op.getDynamicSizes());
+    rewriter.replaceOpWithNewOp<linalg::FillOp>(op, op.getInput(), empty);
+    return success();
+  }
+};
+
 bool hasTensorType(TypeRange types) {
   return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
 }
 
 /// Host control flow that only carries tensor values (scf.if/for/while and
 /// their terminators, cf branches, calls and returns): it stays on the host.
-/// So do check ops, which read their tensors on the host (check module).
+/// So do check ops, which read their tensors on the host (check module),
+/// and loads and stores of globals (a tensor global holds a host tensor).
 bool isHostControlFlow(Operation *op) {
   return isa<func::CallOp, func::ReturnOp, RegionBranchOpInterface,
              RegionBranchTerminatorOpInterface, BranchOpInterface,
-             strata::util::OptimizationBarrierOp>(op) ||
+             strata::util::OptimizationBarrierOp, strata::util::GlobalLoadOp,
+             strata::util::GlobalStoreOp>(op) ||
          isa_and_nonnull<strata::check::CheckDialect>(op->getDialect());
 }
 
@@ -522,7 +542,7 @@ struct FormDispatchesPass
     }
 
     RewritePatternSet patterns(context);
-    patterns.add<GeneralizeElementwise>(context);
+    patterns.add<GeneralizeElementwise, SplatToFill>(context);
     flow::populateConvToMatmulPatterns(patterns);
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *operand) {
