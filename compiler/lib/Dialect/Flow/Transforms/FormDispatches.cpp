@@ -8,6 +8,7 @@
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "ConvToMatmul.h"
+#include "SplitReductions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -553,6 +554,10 @@ struct FormDispatchesPass
       module.emitError("elementwise fusion did not converge");
       return signalPassFailure();
     }
+
+    // After fusion, so a sum's fused producers (a square, a cast) come
+    // along into its partial sums.
+    flow::splitReductions(module);
 
     OpBuilder builder(context);
     builder.setInsertionPointToEnd(module.getBody());
