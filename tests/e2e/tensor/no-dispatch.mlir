@@ -1,7 +1,7 @@
 // Modules that need no kernel at all: a function that returns its
 // arguments (swapped), pure host arithmetic, a large constant (rodata, no
 // dispatch), a reshape view, tensor.extract of an argument; the module has
-// no kernel library. On both devices.
+// no kernel library. On both devices. Also strata-run's untyped inputs.
 // RUN: strata-compile %s -o %t.vmfb
 // RUN: strata-dump %t.vmfb | FileCheck %s --check-prefix=DUMP
 // DUMP-NOT: kernel library
@@ -12,6 +12,12 @@
 // RUN: strata-run --module=%t.vmfb --device=local-task --function=weights --expected_output="80xf32=0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9"
 // RUN: strata-run --module=%t.vmfb --device=local-task --function=view --input="2x3xi8=1 2 3 4 5 6" --expected_output="6xi8=1 2 3 4 5 6"
 // RUN: strata-run --module=%t.vmfb --device=local-sync --function=element --input="4xf32=1 2 3 4" --expected_output=f32=3
+//
+// IREE's untyped inputs: the types come from the signature.
+// RUN: strata-run --module=%t.vmfb --function=host_math --input=6 --input=0.5 --expected_output=i32=42 --expected_output=f64=2.25
+// RUN: strata-run --module=%t.vmfb --function=element --input="1 2 3 4" --expected_output=f32=3
+// RUN: not strata-run --module=%t.vmfb --function=host_math --input=six --input=0.5 2>&1 | FileCheck %s --check-prefix=UNTYPED
+// UNTYPED: --input #1 ('six'): value 'six' is not a valid i32
 
 func.func @swap(%a: tensor<4xf32>, %b: tensor<2xi32>) -> (tensor<2xi32>, tensor<4xf32>) {
   return %b, %a : tensor<2xi32>, tensor<4xf32>
