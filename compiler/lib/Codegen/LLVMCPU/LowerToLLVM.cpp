@@ -21,6 +21,7 @@
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "MathExpansions.h"
 #include "PassPipelines.h"
 
 namespace mlir::strata::llvmcpu {
@@ -192,6 +193,8 @@ LogicalResult expandMath(ModuleOp module) {
       patterns, {"tan", "sinh", "cosh", "asinh", "acosh", "atanh", "tanh",
                  "fma", "exp2", "powf", "fpowi", "rsqrt", "ctlz"});
   populateMathAlgebraicSimplificationPatterns(patterns);
+  // log10, sincos, and the f64 functions upstream does not approximate.
+  populateMathExpansionPatterns(patterns);
   patterns.add<FmaToMulAdd>(context);
   return applyPatternsGreedily(module, std::move(patterns));
 }
@@ -221,8 +224,7 @@ LogicalResult checkNoLibraryCalls(ModuleOp module) {
                       ? getElementTypeOrSelf(op->getResult(0).getType())
                       : Type();
       op->emitError() << "'" << op->getName() << "' on " << type
-                      << " has no library-free lowering on llvm-cpu (only "
-                         "f32 transcendental functions are approximated)";
+                      << " has no library-free lowering on llvm-cpu";
       ok = false;
     }
   });
