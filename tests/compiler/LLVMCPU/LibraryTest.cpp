@@ -323,13 +323,13 @@ module {
           0);
   }
 
-  TEST_CASE("reports bf16 and library-only math at their locations") {
+  TEST_CASE("reports f8 and library-only math at their locations") {
     CompiledExecutable compiled;
     std::string errors;
     CHECK_FALSE(compile(R"mlir(
 module {
-  func.func @brain_half(%a: tensor<4xbf16>) -> tensor<4xbf16> {
-    return %a : tensor<4xbf16>
+  func.func @fp8(%a: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
+    return %a : tensor<4xf8E4M3FN>
   }
 })mlir",
                         compiled, errors));

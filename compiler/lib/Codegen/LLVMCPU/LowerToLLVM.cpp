@@ -268,7 +268,12 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
   }
   // Math on f16 is computed in f32 (extf, the f32 op, truncf), where the
   // approximations apply; f16 arithmetic itself LLVM promotes to f32.
-  if (failed(runPassPipeline(module, "math-extend-to-supported-types")) ||
+  // bf16 likewise: arithmetic in f32, conversions as integer code
+  // (arith-expand, below), so no target needs bf16 instructions.
+  if (failed(runPassPipeline(module, "math-extend-to-supported-types,"
+                                     "func.func(arith-emulate-unsupported-"
+                                     "floats{source-types=bf16 "
+                                     "target-type=f32})")) ||
       failed(expandMath(module)) || failed(checkNoLibraryCalls(module)) ||
       failed(checkNoStructuredOps(module))) {
     return failure();
@@ -280,7 +285,8 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
       "lower-affine,convert-scf-to-cf,canonicalize),"
       "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
       "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-      "func.func(arith-expand),convert-math-to-llvm,convert-arith-to-llvm,"
+      "func.func(arith-expand{include-bf16=true}),convert-math-to-llvm,"
+      "convert-arith-to-llvm,"
       "convert-index-to-llvm,"
       "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
       "convert-cf-to-llvm,convert-ub-to-llvm,reconcile-unrealized-casts,"

@@ -33,6 +33,7 @@ typedef uint32_t strata_hal_element_type_t;
 #define STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED 0x12u
 #define STRATA_HAL_NUMERICAL_TYPE_BOOLEAN 0x13u
 #define STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE 0x21u
+#define STRATA_HAL_NUMERICAL_TYPE_FLOAT_BRAIN 0x22u
 #define STRATA_HAL_ELEMENT_TYPE(numerical, bits) \
   (((uint32_t)(numerical) << 24) | (uint32_t)(bits))
 
@@ -69,6 +70,8 @@ typedef uint32_t strata_hal_element_type_t;
   STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE, 32)
 #define STRATA_HAL_ELEMENT_TYPE_FLOAT_64 \
   STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE, 64)
+#define STRATA_HAL_ELEMENT_TYPE_BFLOAT_16 \
+  STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_FLOAT_BRAIN, 16)
 
 /* Bytes per element (bit width rounded up to bytes); 0 for NONE. */
 static inline size_t strata_hal_element_byte_size(strata_hal_element_type_t t) {

@@ -291,7 +291,8 @@ private:
 /// Whether dispatches can take and produce `type`: ranked tensors (static
 /// or dynamic dimensions) of the element types the kernels and the
 /// runtime's buffer views both have. Reports at `loc` otherwise.
-LogicalResult checkTensorType(Type type, Location loc) {
+LogicalResult checkTensorType(Type type, Location loc,
+                              Operation *op = nullptr) {
   if (!isa<TensorType>(type)) {
     return success();
   }
@@ -304,13 +305,16 @@ LogicalResult checkTensorType(Type type, Location loc) {
   bool supported = element.isInteger(1) || element.isInteger(8) ||
                    element.isInteger(16) || element.isInteger(32) ||
                    element.isInteger(64) || element.isF16() ||
-                   element.isF32() || element.isF64();
+                   element.isBF16() || element.isF32() || element.isF64();
   if (!supported ||
       (isa<IntegerType>(element) && !element.isSignlessInteger())) {
-    return emitError(loc, "tensor type ")
-           << type << " has element type " << element
-           << ", which is not supported (supported: i1, i8, i16, i32, i64, "
-              "f16, f32, f64)";
+    InFlightDiagnostic diag = emitError(loc);
+    if (op) {
+      diag << "'" << op->getName() << "' uses ";
+    }
+    return diag << "tensor type " << type << " with element type " << element
+           << ", an unsupported element type (supported: i1, i8, i16, i32, "
+              "i64, f16, bf16, f32, f64)";
   }
   return success();
 }
@@ -328,7 +332,7 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
   func.walk([&](Operation *op) -> WalkResult {
     for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
                                               op->getResultTypes())) {
-      if (failed(checkTensorType(type, op->getLoc()))) {
+      if (failed(checkTensorType(type, op->getLoc(), op))) {
         ok = false;
         return WalkResult::interrupt();
       }
