@@ -8,6 +8,11 @@
 // RUN: strata-run --module=%t.vmfb --device=local-sync --function=clamp_dynamic --input="1x2xi32=-1 11" --expected_output="1x2xi32=0 10"
 // RUN: strata-run --module=%t.vmfb --device=local-task --function=mixed --input="3xf32=1 4 9" --expected_output="3xi32=2 3 4"
 // RUN: strata-run --module=%t.vmfb --device=local-sync --function=checked
+//
+// f64 -> f16 rounds once (through f32 rounded to odd): 1 + 2^-11 + 4 ulps
+// is above the halfway point, so it rounds up, where rounding through f32
+// first would tie to even (1).
+// RUN: strata-run --module=%t.vmfb --device=local-task --function=narrow --input="4xf64=1.0004882812500009 65519.99 -3.14159265358979 1e-9" --expected_output="4xf16=1.0009765625 65504 -3.140625 0" --expected_f16_threshold=0
 
 func.func @chain(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   %0 = arith.addf %a, %b : tensor<4xf32>
@@ -55,4 +60,9 @@ func.func @checked() {
   check.expect_eq_const(%q, dense<[3, -3, -2]> : tensor<3xi32>) : tensor<3xi32>
   check.expect_eq_const(%r, dense<[1, -1, 1]> : tensor<3xi32>) : tensor<3xi32>
   return
+}
+
+func.func @narrow(%a: tensor<4xf64>) -> tensor<4xf16> {
+  %r = arith.truncf %a : tensor<4xf64> to tensor<4xf16>
+  return %r : tensor<4xf16>
 }

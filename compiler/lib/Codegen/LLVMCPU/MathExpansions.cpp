@@ -479,9 +479,60 @@ struct ThroughF64 : OpRewritePattern<OpTy> {
   }
 };
 
+/// arith.truncf f64 -> f16 (which LLVM turns into a call of
+/// __truncdfhf2) as f64 -> f32 rounded to odd, then f32 -> f16 rounded to
+/// nearest even: a single correct rounding, since f32 keeps more than
+/// twice f16's precision plus two bits.
+struct TruncF64ToF16 : OpRewritePattern<arith::TruncFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::TruncFOp op,
+                                PatternRewriter &rewriter) const override {
+    Type in = getElementTypeOrSelf(op.getIn().getType());
+    Type out = getElementTypeOrSelf(op.getType());
+    if (!in.isF64() || !out.isF16() || op.getRoundingmodeAttr()) {
+      return failure();
+    }
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
+    Type wide = op.getIn().getType();
+    if (auto vector = dyn_cast<VectorType>(wide)) {
+      f32 = VectorType::get(vector.getShape(), f32);
+      i32 = VectorType::get(vector.getShape(), i32);
+    }
+    ImplicitLocOpBuilder b(loc, rewriter);
+    Value x = op.getIn();
+    Value nearest = arith::TruncFOp::create(b, f32, x);
+    Value back = arith::ExtFOp::create(b, wide, nearest);
+    // Toward zero: one ulp back when rounding went away from zero.
+    Value bits = arith::BitcastOp::create(b, i32, nearest);
+    auto splat = [&](int32_t v) -> Value {
+      if (auto vector = dyn_cast<VectorType>(i32)) {
+        return arith::ConstantOp::create(
+            b, DenseElementsAttr::get(vector, b.getI32IntegerAttr(v)));
+      }
+      return arith::ConstantOp::create(b, b.getI32IntegerAttr(v));
+    };
+    Value away = arith::CmpFOp::create(
+        b, arith::CmpFPredicate::OGT, math::AbsFOp::create(b, back),
+        math::AbsFOp::create(b, x));
+    Value towardZero = arith::SelectOp::create(
+        b, away, arith::SubIOp::create(b, bits, splat(1)), bits);
+    // Inexact: set the last bit (round to odd). Exact, infinite or NaN:
+    // as it is.
+    Value inexact =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::ONE, back, x);
+    Value odd = arith::SelectOp::create(
+        b, inexact, arith::OrIOp::create(b, towardZero, splat(1)), bits);
+    Value narrowed = arith::BitcastOp::create(b, f32, odd);
+    rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, op.getType(), narrowed);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateMathExpansionPatterns(RewritePatternSet &patterns) {
+  patterns.add<TruncF64ToF16>(patterns.getContext());
   patterns.add<ThroughF64<math::SinOp>, ThroughF64<math::CosOp>,
                ThroughF64<math::CbrtOp>, ThroughF64<math::Atan2Op>>(
       patterns.getContext());
