@@ -515,8 +515,16 @@ int run(const Options& options) {
     // IREE's untyped value (--input=1): its type comes from the signature,
     // a scalar's from the calling convention, a tensor's from the type the
     // compiler recorded (static shapes only).
+    // A type without values ("2x3xf32", "i32") is not one: it fails below
+    // as a malformed typed value.
+    size_t last_x = text.rfind('x');
+    std::string suffix =
+        last_x == std::string::npos ? text : text.substr(last_x + 1);
+    bool names_type = strata_hal_element_type_parse(
+                          suffix.c_str(), suffix.size()) !=
+                      STRATA_HAL_ELEMENT_TYPE_NONE;
     if (!text.empty() && text[0] != '@' &&
-        text.find('=') == std::string::npos) {
+        text.find('=') == std::string::npos && !names_type) {
       std::string type = args[i] == 'r'
                              ? exportAttr(main_module, options.function,
                                           "arg" + std::to_string(i))
