@@ -23,8 +23,9 @@ packages=(
   pybind11-dev python3-dev python3-pytest
   # samples/service (HTTP parsing, JSON) and its load test (wrk)
   libhttp-parser-dev libsimdjson-dev wrk
-  # peers for the benchmarks
-  lua5.4 luajit python3-numpy libopenblas0-pthread
+  # peers for the benchmarks (ONNX Runtime itself comes from npm:
+  # bench/models/setup_peers.sh)
+  lua5.4 luajit python3-numpy libopenblas0-pthread nodejs
 )
 
 missing=()

@@ -114,17 +114,23 @@ strata_status_t allocateRecord(size_t extra, strata_allocator_t allocator,
   return nullptr;
 }
 
-// Large buffers: zeroed pages from the OS. A memset of tens of megabytes
-// would fault every page in on one thread and write it twice; fresh pages
-// are zero already and fault in where the kernels first write them, on
-// every worker at once, in huge pages where the system allows.
-// With `reuse`, a cached mapping of the same size (dirty) is taken first.
-strata_status_t allocateLarge(uint64_t length, bool reuse,
-                              strata_allocator_t allocator,
-                              strata_hal_buffer_t** out_buffer) {
+// Mapped buffers: pages from the OS. A memset of tens of megabytes would
+// fault every page in on one thread and write it twice; fresh pages are
+// zero already and fault in where the kernels first write them, on every
+// worker at once, in huge pages where the system allows. With `reuse`, a
+// cached mapping of the same mapped size (dirty) is taken first: that is
+// what keeps repeated calls off the page-fault path, for medium buffers too
+// (the C library would return those to the OS on free and fault them in
+// again on the next call).
+strata_status_t allocateMapped(uint64_t length, bool reuse,
+                               strata_allocator_t allocator,
+                               strata_hal_buffer_t** out_buffer) {
   constexpr size_t kHugePage = 2 * 1024 * 1024;
-  size_t mapped = (static_cast<size_t>(length) + kHugePage - 1) &
-                  ~(kHugePage - 1);
+  constexpr size_t kPage = 4096;
+  size_t granule =
+      length >= STRATA_HAL_LARGE_BUFFER_BYTES ? kHugePage : kPage;
+  size_t mapped = (static_cast<size_t>(length) + granule - 1) &
+                  ~(granule - 1);
   void* data = reuse ? mappingCache().take(mapped) : nullptr;
   if (!data) {
     data = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
@@ -136,7 +142,9 @@ strata_status_t allocateLarge(uint64_t length, bool reuse,
                                 mapped, length, std::strerror(errno));
     }
 #ifdef MADV_HUGEPAGE
-    (void)madvise(data, mapped, MADV_HUGEPAGE);  // advice only
+    if (granule == kHugePage) {
+      (void)madvise(data, mapped, MADV_HUGEPAGE);  // advice only
+    }
 #endif
   }
   strata_hal_buffer_t* buffer = nullptr;
@@ -185,8 +193,10 @@ namespace {
 strata_status_t allocateBuffer(strata_allocator_t allocator, uint64_t length,
                                bool zeroed, strata_hal_buffer_t** out_buffer) {
   *out_buffer = nullptr;
-  if (length >= STRATA_HAL_LARGE_BUFFER_BYTES && length <= SIZE_MAX / 2) {
-    return allocateLarge(length, /*reuse=*/!zeroed, allocator, out_buffer);
+  if (length <= SIZE_MAX / 2 &&
+      (length >= STRATA_HAL_LARGE_BUFFER_BYTES ||
+       (!zeroed && length >= STRATA_HAL_REUSED_BUFFER_BYTES))) {
+    return allocateMapped(length, /*reuse=*/!zeroed, allocator, out_buffer);
   }
   // The bytes start at the first 64-byte boundary after the record.
   constexpr size_t kOffset =

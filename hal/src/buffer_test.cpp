@@ -159,6 +159,42 @@ TEST_CASE("uninitialized large buffers reuse the mappings of destroyed ones") {
   strata_hal_buffer_release(small);
 }
 
+TEST_CASE("uninitialized medium buffers reuse mappings too, page-rounded") {
+  // Between STRATA_HAL_REUSED_BUFFER_BYTES and the large size: whole pages,
+  // taken back by the next allocation of the same page count.
+  const uint64_t length = STRATA_HAL_REUSED_BUFFER_BYTES + 4096 * 7 + 12;
+  CountingAllocator counter;
+  strata_hal_buffer_t* first = nullptr;
+  REQUIRE(consume(strata_hal_buffer_allocate_uninitialized(
+              counter.get(), length, &first)) == "OK");
+  CHECK(counter.live == 1);  // the record only: the bytes are mapped
+  uint8_t* first_ptr = nullptr;
+  REQUIRE(consume(strata_hal_buffer_map(first, 0, length, &first_ptr)) ==
+          "OK");
+  CHECK(reinterpret_cast<uintptr_t>(first_ptr) % 4096 == 0);
+  std::memset(first_ptr, 0x3c, length);
+  strata_hal_buffer_release(first);
+  strata_hal_buffer_t* second = nullptr;
+  REQUIRE(consume(strata_hal_buffer_allocate_uninitialized(
+              counter.get(), length + 100, &second)) == "OK");
+  uint8_t* second_ptr = nullptr;
+  REQUIRE(consume(strata_hal_buffer_map(second, 0, length + 100,
+                                        &second_ptr)) == "OK");
+  CHECK(second_ptr == first_ptr);
+  CHECK(second_ptr[length - 1] == 0x3c);
+  strata_hal_buffer_release(second);
+  // Zeroed medium buffers stay allocator memory, zero.
+  strata_hal_buffer_t* zeroed = nullptr;
+  REQUIRE(consume(strata_hal_buffer_allocate(counter.get(), length,
+                                             &zeroed)) == "OK");
+  uint8_t* zeroed_ptr = nullptr;
+  REQUIRE(consume(strata_hal_buffer_map(zeroed, 0, length, &zeroed_ptr)) ==
+          "OK");
+  CHECK(zeroed_ptr[length - 1] == 0);
+  strata_hal_buffer_release(zeroed);
+  CHECK(counter.live == 0);
+}
+
 TEST_CASE("is a hal.buffer ref object") {
   strata_hal_buffer_t* buffer = allocate(8);
   strata_vm_ref_object_t* ref = strata_hal_buffer_as_ref(buffer);

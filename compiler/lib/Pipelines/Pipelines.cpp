@@ -2,6 +2,8 @@
 
 #include "Strata/Pipelines/Pipelines.h"
 
+#include "Strata/Target/TargetBackend.h"
+
 #include "Strata/Conversion/Passes.h"
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
 #include "Strata/Dialect/HAL/Transforms/Passes.h"
@@ -55,7 +57,14 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     pm.addPass(createCSEPass());
   }
   if (wants(Phase::Flow)) {
-    pm.addPass(flow::createFormDispatchesPass());
+    flow::FormDispatchesPassOptions flowOptions;
+    TargetBackendOptions targetOptions;
+    targetOptions.triple = options.targetTriple;
+    targetOptions.cpu = options.targetCpu;
+    const TargetBackend *target = lookupTargetBackend(options.target);
+    flowOptions.im2colConvolutions =
+        !target || !target->hasDirectConvolution(targetOptions);
+    pm.addPass(flow::createFormDispatchesPass(flowOptions));
     pm.addPass(createCanonicalizerPass());
     // The sizes of dynamic dimensions read once per value.
     pm.addPass(createCSEPass());

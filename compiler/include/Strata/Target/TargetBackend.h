@@ -46,6 +46,13 @@ public:
   /// errors at the ops and fails then.
   virtual FailureOr<TargetExecutable>
   compile(ModuleOp executable, const TargetBackendOptions &options) const = 0;
+  /// Whether its kernels run an f32 NHWC convolution directly (reading the
+  /// input's windows as they go), so the flow phase keeps convolutions
+  /// whole instead of making an im2col matrix for a matmul.
+  virtual bool
+  hasDirectConvolution(const TargetBackendOptions &options) const {
+    return false;
+  }
 };
 
 /// The targets this build has (each behind its own Meson option), by name.

@@ -67,10 +67,11 @@ FailureOr<int64_t> upperBound(Value memref, int64_t dim) {
       /*stopCondition=*/nullptr, /*closedUB=*/true);
 }
 
-// The zero fill of exactly `output` right before `matmul`, if any: only ops
-// without memory effects (views, constants, index math) may sit between.
-linalg::FillOp findZeroFill(linalg::MatmulOp matmul, Value output) {
-  for (Operation *op = matmul->getPrevNode(); op; op = op->getPrevNode()) {
+// The zero fill of exactly `output` right before `consumer`, if any: only
+// ops without memory effects (views, constants, index math) may sit
+// between.
+linalg::FillOp findZeroFill(Operation *consumer, Value output) {
+  for (Operation *op = consumer->getPrevNode(); op; op = op->getPrevNode()) {
     if (auto fill = dyn_cast<linalg::FillOp>(op)) {
       if (fill.getOutputs()[0] != output ||
           !matchPattern(fill.getInputs()[0], m_AnyZeroFloat())) {
@@ -154,6 +155,176 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   return success();
 }
 
+// The strides of `memref`, if it has a unit inner stride and every stride
+// but the outermost is static (a temporary with a dynamic leading size has
+// a dynamic outermost stride, which a single image never steps over).
+std::optional<SmallVector<int64_t>> staticStrides(Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1 ||
+      llvm::any_of(ArrayRef<int64_t>(strides).drop_front(),
+                   ShapedType::isDynamic)) {
+    return std::nullopt;
+  }
+  return strides;
+}
+
+// A conv_2d_nhwc_hwcf of one image becomes a call of the convolution
+// microkernel when its output pixels are dense (the tile is whole rows of
+// the image: H stride = OW * W stride) and the filter is a row-major
+// (KH * KW * C) x F matrix; the input may be any view with a unit channel
+// stride.
+LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv,
+                          const Variant &variant, func::FuncOp &callee,
+                          ModuleOp module, bool &rewritten) {
+  rewritten = false;
+  if (!conv.hasPureBufferSemantics()) {
+    return success();
+  }
+  Value input = conv.getInputs()[0];
+  Value filter = conv.getInputs()[1];
+  Value out = conv.getOutputs()[0];
+  auto inputType = dyn_cast<MemRefType>(input.getType());
+  auto filterType = dyn_cast<MemRefType>(filter.getType());
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  if (!inputType || !filterType || !outType ||
+      !inputType.getElementType().isF32() ||
+      !filterType.getElementType().isF32() ||
+      !outType.getElementType().isF32() || !filterType.hasStaticShape() ||
+      outType.isDynamicDim(0) || outType.getDimSize(0) != 1 ||
+      outType.isDynamicDim(2)) {
+    return success();
+  }
+  SmallVector<int64_t> inputStrides;
+  int64_t inputOffset;
+  if (failed(inputType.getStridesAndOffset(inputStrides, inputOffset)) ||
+      inputStrides.back() != 1) {
+    return success();
+  }
+  std::optional<SmallVector<int64_t>> filterStrides = staticStrides(filter);
+  std::optional<SmallVector<int64_t>> outStrides = staticStrides(out);
+  int64_t kh = filterType.getDimSize(0), kw = filterType.getDimSize(1),
+          channels = filterType.getDimSize(2);
+  int64_t outWidth = outType.getDimSize(2);
+  if (!filterStrides || !outStrides ||
+      (*filterStrides)[1] != channels * (*filterStrides)[2] ||
+      (*filterStrides)[0] != kw * (*filterStrides)[1] ||
+      (*outStrides)[1] != outWidth * (*outStrides)[2]) {
+    return success();
+  }
+  FailureOr<int64_t> rowBound = upperBound(out, 1);
+  FailureOr<int64_t> nBound = upperBound(out, 3);
+  int64_t kb = kh * kw * channels;
+  if (failed(rowBound) || failed(nBound) ||
+      *rowBound * outWidth * *nBound * kb < kMinUkernelWork) {
+    return success();
+  }
+  int64_t mb = *rowBound * outWidth, nb = *nBound;
+  int64_t scratchFloats =
+      STRATA_SGEMM_ROUND_UP(STRATA_SGEMM_SCRATCH_A(variant.mr, mb, kb), 16) +
+      STRATA_SGEMM_SCRATCH_B(variant.nr, nb, kb);
+  if (!callee) {
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    callee = func::FuncOp::create(
+        b, module.getLoc(), kSconvUkernelSymbol,
+        b.getFunctionType(SmallVector<Type>(22, b.getI64Type()), {}));
+    callee.setPrivate();
+  }
+
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  linalg::FillOp fill = findZeroFill(conv, out);
+  auto scratchType = MemRefType::get({scratchFloats}, b.getF32Type());
+  Value scratch =
+      memref::AllocOp::create(b, loc, scratchType, b.getI64IntegerAttr(64));
+  auto inputMeta = memref::ExtractStridedMetadataOp::create(b, loc, input);
+  Value inputPointer = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, inputMeta.getBaseBuffer());
+  MatmulOperands bm = decompose(b, loc, filter);
+  auto outMeta = memref::ExtractStridedMetadataOp::create(b, loc, out);
+  Value outPointer = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, outMeta.getBaseBuffer());
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  Value rows = memref::DimOp::create(b, loc, out, 1);
+  Value m = arith::MulIOp::create(b, loc, rows, constant(outWidth));
+  Value n = memref::DimOp::create(b, loc, out, 3);
+  auto strides = conv.getStrides().getValues<int64_t>();
+  auto dilations = conv.getDilations().getValues<int64_t>();
+  SmallVector<Value> args;
+  for (Value value : std::initializer_list<Value>{
+           inputPointer, inputMeta.getOffset(), inputMeta.getStrides()[1],
+        inputMeta.getStrides()[2], bm.alignedPointer, bm.offset,
+        constant((*filterStrides)[2]), outPointer, outMeta.getOffset(),
+        constant((*outStrides)[2]), m, n, constant(kb),
+        constant(fill ? 0 : STRATA_SGEMM_ACCUMULATE),
+        Value(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch)),
+        constant(outWidth), constant(channels), constant(kw),
+        constant(strides[0]), constant(strides[1]), constant(dilations[0]),
+        constant(dilations[1])}) {
+    args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
+  }
+  func::CallOp::create(b, loc, callee, args);
+  conv.erase();
+  if (fill) {
+    fill.erase();
+  }
+  rewritten = true;
+  return success();
+}
+
+// A batch_matmul of one batch (a workgroup's tile) as a linalg.matmul on
+// rank-reduced views, which then takes the matmul path; a zero fill of its
+// output right before it moves to the view.
+void unbatchMatmul(linalg::BatchMatmulOp batch) {
+  if (!batch.hasPureBufferSemantics() || batch.hasUserDefinedMaps()) {
+    return;
+  }
+  Value lhs = batch.getDpsInputs()[0];
+  Value rhs = batch.getDpsInputs()[1];
+  Value out = batch.getDpsInits()[0];
+  for (Value value : {lhs, rhs, out}) {
+    auto type = dyn_cast<MemRefType>(value.getType());
+    if (!type || type.getRank() != 3 || type.isDynamicDim(0) ||
+        type.getDimSize(0) != 1) {
+      return;
+    }
+  }
+  OpBuilder b(batch);
+  Location loc = batch.getLoc();
+  auto view = [&](Value memref) -> Value {
+    auto type = cast<MemRefType>(memref.getType());
+    SmallVector<OpFoldResult> offsets(3, b.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1)};
+    for (int64_t d = 1; d < 3; ++d) {
+      if (type.isDynamicDim(d)) {
+        sizes.push_back(memref::DimOp::create(b, loc, memref, d).getResult());
+      } else {
+        sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+      }
+    }
+    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+    auto reduced = memref::SubViewOp::inferRankReducedResultType(
+        {type.isDynamicDim(1) ? ShapedType::kDynamic : type.getDimSize(1),
+         type.isDynamicDim(2) ? ShapedType::kDynamic : type.getDimSize(2)},
+        type, offsets, sizes, strides);
+    return memref::SubViewOp::create(b, loc, cast<MemRefType>(reduced), memref,
+                                     offsets, sizes, strides);
+  };
+  linalg::FillOp fill = findZeroFill(batch, out);
+  Value lhs2 = view(lhs), rhs2 = view(rhs), out2 = view(out);
+  if (fill) {
+    linalg::FillOp::create(b, loc, fill.getInputs()[0], out2);
+    fill.erase();
+  }
+  linalg::MatmulOp::create(b, loc, TypeRange(), ValueRange{lhs2, rhs2},
+                           ValueRange{out2});
+  batch.erase();
+}
+
 } // namespace
 
 LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
@@ -169,8 +340,23 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
   MLIRContext *context = module.getContext();
   context->loadDialect<arith::ArithDialect, func::FuncDialect,
                        memref::MemRefDialect>();
+  SmallVector<linalg::BatchMatmulOp> batches;
+  module.walk([&](linalg::BatchMatmulOp op) { batches.push_back(op); });
+  for (linalg::BatchMatmulOp batch : batches) {
+    unbatchMatmul(batch);
+  }
   SmallVector<linalg::MatmulOp> matmuls;
   module.walk([&](linalg::MatmulOp op) { matmuls.push_back(op); });
+  SmallVector<linalg::Conv2DNhwcHwcfOp> convs;
+  module.walk([&](linalg::Conv2DNhwcHwcfOp op) { convs.push_back(op); });
+  func::FuncOp convCallee =
+      module.lookupSymbol<func::FuncOp>(kSconvUkernelSymbol);
+  for (linalg::Conv2DNhwcHwcfOp conv : convs) {
+    bool rewritten;
+    if (failed(rewriteConv(conv, *variant, convCallee, module, rewritten))) {
+      return failure();
+    }
+  }
   if (matmuls.empty()) {
     return success();
   }

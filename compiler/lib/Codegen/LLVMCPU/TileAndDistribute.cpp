@@ -222,6 +222,81 @@ SmallVector<int64_t> chooseMatmulTileSizes(linalg::MatmulOp matmul) {
   return {tileM < m ? tileM : 0, tileN < n ? tileN : 0};
 }
 
+// The static f32 linalg.conv_2d_nhwc_hwcf the root's workgroups are cut
+// along: the root itself, or a 4-d all-parallel elementwise root's producer
+// of the same shape (bias, activation, residual add).
+linalg::Conv2DNhwcHwcfOp findDistributedConv(linalg::LinalgOp root) {
+  auto isLargeF32 = [](linalg::Conv2DNhwcHwcfOp conv) {
+    if (!conv || !llvm::all_of(conv->getOperandTypes(), [](Type type) {
+          return getElementTypeOrSelf(type).isF32();
+        })) {
+      return false;
+    }
+    SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+      return false;
+    }
+    int64_t work = 1;
+    for (int64_t range : ranges) {
+      work *= range;
+    }
+    return work >= kMinMatmulTileWork;
+  };
+  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(root.getOperation())) {
+    return isLargeF32(conv) ? conv : linalg::Conv2DNhwcHwcfOp();
+  }
+  if (root.getNumLoops() != 4 || root.getNumParallelLoops() != 4 ||
+      !llvm::all_of(root.getIndexingMapsArray(), [](AffineMap map) {
+        return map.isIdentity() || map.isProjectedPermutation();
+      }) ||
+      !root.getMatchingIndexingMap(root.getDpsInitOperand(0)).isIdentity()) {
+    return {};
+  }
+  for (OpOperand &operand : root->getOpOperands()) {
+    auto conv = operand.get().getDefiningOp<linalg::Conv2DNhwcHwcfOp>();
+    if (isLargeF32(conv) && !root.isDpsInit(&operand) &&
+        root.getMatchingIndexingMap(&operand).isIdentity() &&
+        operand.get().getType() == root->getResult(0).getType()) {
+      return conv;
+    }
+  }
+  return {};
+}
+
+// Convolution tiles for the microkernel, which takes one image and whole
+// rows of output pixels: images one per workgroup, output rows and
+// channels cut like a matmul's rows (pixels) and columns.
+SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv) {
+  SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
+  int64_t images = ranges[0], height = ranges[1], width = ranges[2],
+          channels = ranges[3];
+  int64_t tileN = chooseTileSize(channels, ceilDiv(channels, kMatmulTileEdge));
+  int64_t countN = ceilDiv(channels, tileN);
+  int64_t wanted = ceilDiv(kMatmulWorkgroups, images);
+  if (countN * ceilDiv(height * width, kMatmulTileEdge) < wanted &&
+      channels >= kMatmulTileEdge) {
+    tileN = chooseTileSize(channels, ceilDiv(channels, kMatmulTileEdge / 2));
+    countN = ceilDiv(channels, tileN);
+  }
+  int64_t rowsWanted = std::max(ceilDiv(height * width, kMatmulTileEdge),
+                                ceilDiv(wanted, countN));
+  int64_t tileH = chooseTileSize(height, rowsWanted);
+  // Whole tiles keep every size static: a divisor a little below will do
+  // when there is none above (27 rows by 3 rather than 4).
+  for (int64_t size = tileH; height % tileH && size * 2 > tileH; --size) {
+    if (height % size == 0) {
+      tileH = size;
+    }
+  }
+  // Thin tiles would repack all of the filter for few pixels.
+  tileH = std::max(tileH, std::min(height, ceilDiv(16, width)));
+  if (images == 1 && tileH >= height && tileN >= channels) {
+    return {};
+  }
+  return {images > 1 ? 1 : 0, tileH < height ? tileH : 0, 0,
+          tileN < channels ? tileN : 0};
+}
+
 // Tile sizes (0: not tiled) for the root's loops; empty when the root should
 // stay whole.
 SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
@@ -232,6 +307,41 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
   }
   if (linalg::MatmulOp matmul = findDistributedMatmul(root)) {
     SmallVector<int64_t> sizes = chooseMatmulTileSizes(matmul);
+    if (!sizes.empty()) {
+      sizes.resize(root.getNumLoops(), 0);
+    }
+    return sizes;
+  }
+  // A large f32 batch_matmul (or its 3-d elementwise epilogue): one batch
+  // per workgroup, which the microkernel then takes as a matmul.
+  auto batch = dyn_cast<linalg::BatchMatmulOp>(root.getOperation());
+  if (!batch && root.getNumLoops() == 3 && root.getNumParallelLoops() == 3 &&
+      root.getMatchingIndexingMap(root.getDpsInitOperand(0)).isIdentity()) {
+    for (OpOperand *input : root.getDpsInputOperands()) {
+      auto producer = input->get().getDefiningOp<linalg::BatchMatmulOp>();
+      if (producer && root.getMatchingIndexingMap(input).isIdentity() &&
+          input->get().getType() == root->getResult(0).getType()) {
+        batch = producer;
+        break;
+      }
+    }
+  }
+  if (batch && !batch.hasUserDefinedMaps() &&
+      llvm::all_of(batch->getOperandTypes(),
+                   [](Type type) {
+                     return getElementTypeOrSelf(type).isF32();
+                   }) &&
+      ranges[0] > 1) {
+    SmallVector<int64_t> batchRanges = batch.getStaticLoopRanges();
+    if (batchRanges[1] * batchRanges[2] * batchRanges[3] >=
+        kMinMatmulTileWork) {
+      SmallVector<int64_t> sizes(root.getNumLoops(), 0);
+      sizes[0] = 1;
+      return sizes;
+    }
+  }
+  if (linalg::Conv2DNhwcHwcfOp conv = findDistributedConv(root)) {
+    SmallVector<int64_t> sizes = chooseConvTileSizes(conv);
     if (!sizes.empty()) {
       sizes.resize(root.getNumLoops(), 0);
     }

@@ -226,7 +226,9 @@ FailureOr<Window> window(Node &n, ArrayRef<int64_t> in,
   return w;
 }
 
-/// Pads an NHWC tensor spatially with `value`.
+/// Pads an NHWC tensor spatially with `value` (a tensor.pad: the flow phase
+/// computes it inside the dispatch of the convolution or pooling that reads
+/// it, else as a fill and an insert).
 Value padSpatial(OpBuilder &b, Location loc, Value x, const Window &w,
                  Value value) {
   auto type = cast<RankedTensorType>(x.getType());
@@ -238,17 +240,16 @@ Value padSpatial(OpBuilder &b, Location loc, Value x, const Window &w,
     return x;
   }
   SmallVector<int64_t> shape(type.getShape());
-  SmallVector<int64_t> offsets(shape.size(), 0);
+  SmallVector<int64_t> low(shape.size(), 0), high(shape.size(), 0);
   for (size_t i = 0; i < w.padBegin.size(); ++i) {
     shape[i + 1] += w.padBegin[i] + w.padEnd[i];
-    offsets[i + 1] = w.padBegin[i];
+    low[i + 1] = w.padBegin[i];
+    high[i + 1] = w.padEnd[i];
   }
-  Value padded = filled(b, loc, shape, value);
-  SmallVector<int64_t> ones(shape.size(), 1);
-  return tensor::InsertSliceOp::create(
-      b, loc, x, padded, getAsIndexOpFoldResult(b.getContext(), offsets),
-      getAsIndexOpFoldResult(b.getContext(), type.getShape()),
-      getAsIndexOpFoldResult(b.getContext(), ones));
+  auto paddedType = RankedTensorType::get(shape, type.getElementType());
+  return tensor::PadOp::create(
+      b, loc, paddedType, x, getAsIndexOpFoldResult(b.getContext(), low),
+      getAsIndexOpFoldResult(b.getContext(), high), value);
 }
 
 DenseIntElementsAttr i64Vector(OpBuilder &b, ArrayRef<int64_t> values) {

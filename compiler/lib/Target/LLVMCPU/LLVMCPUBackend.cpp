@@ -21,6 +21,14 @@ public:
     llvmcpu::registerLLVMCPUCodegenPasses();
   }
 
+  bool
+  hasDirectConvolution(const TargetBackendOptions &options) const override {
+    LLVMCPUTargetOptions cpuOptions;
+    cpuOptions.triple = options.triple;
+    cpuOptions.cpu = options.cpu;
+    return hasConvolutionMicrokernel(cpuOptions);
+  }
+
   FailureOr<TargetExecutable>
   compile(ModuleOp executable,
           const TargetBackendOptions &options) const override {

@@ -72,6 +72,12 @@ FailureOr<OwningOpRef<ModuleOp>> distributeAndBufferize(ModuleOp input) {
 
 } // namespace
 
+bool hasConvolutionMicrokernel(const LLVMCPUTargetOptions &options) {
+  llvmcpu::ResolvedTarget target;
+  return llvmcpu::createTargetMachine(options, target).empty() &&
+         !target.ukernelVariant.empty();
+}
+
 FailureOr<CompiledExecutable>
 compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
   MLIRContext *context = executable.getContext();

@@ -20,8 +20,16 @@
 namespace mlir::strata::llvmcpu {
 
 std::string linkUkernels(llvm::Module &module, llvm::StringRef variant) {
-  llvm::Function *declaration = module.getFunction(kSgemmUkernelSymbol);
-  if (!declaration || !declaration->isDeclaration()) {
+  const llvm::StringLiteral symbols[] = {kSgemmUkernelSymbol,
+                                         kSconvUkernelSymbol};
+  llvm::SmallVector<llvm::StringRef, 2> called;
+  for (llvm::StringRef symbol : symbols) {
+    llvm::Function *declaration = module.getFunction(symbol);
+    if (declaration && declaration->isDeclaration()) {
+      called.push_back(symbol);
+    }
+  }
+  if (called.empty()) {
     return {};
   }
   std::string name = ("sgemm_" + variant).str();
@@ -44,12 +52,13 @@ std::string linkUkernels(llvm::Module &module, llvm::StringRef variant) {
                                 llvm::Linker::Flags::LinkOnlyNeeded)) {
     return "cannot link the " + name + " microkernel";
   }
-  llvm::Function *definition = module.getFunction(kSgemmUkernelSymbol);
-  if (!definition || definition->isDeclaration()) {
-    return "the " + name + " microkernel does not define " +
-           kSgemmUkernelSymbol.str();
+  for (llvm::StringRef symbol : called) {
+    llvm::Function *definition = module.getFunction(symbol);
+    if (!definition || definition->isDeclaration()) {
+      return "the " + name + " microkernel does not define " + symbol.str();
+    }
+    definition->setLinkage(llvm::GlobalValue::InternalLinkage);
   }
-  definition->setLinkage(llvm::GlobalValue::InternalLinkage);
   return {};
 }
 

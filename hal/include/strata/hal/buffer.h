@@ -102,10 +102,13 @@ const strata_vm_ref_type_t* strata_hal_buffer_type(void);
 
 /* Like strata_hal_buffer_allocate, for memory whose every byte the caller
  * writes before anything reads it (dispatch results): the contents are
- * unspecified. Large buffers reuse the mappings of destroyed ones of the
- * same mapped size (a process-wide cache of at most
- * STRATA_HAL_MAPPING_CACHE_BYTES), so repeated calls touch warm pages
- * instead of faulting fresh ones in; small ones skip the zeroing. */
+ * unspecified. Buffers of at least STRATA_HAL_REUSED_BUFFER_BYTES are
+ * mapped pages too (whole 4 KiB pages below STRATA_HAL_LARGE_BUFFER_BYTES)
+ * and reuse the mappings of destroyed ones of the same mapped size (a
+ * process-wide cache of at most STRATA_HAL_MAPPING_CACHE_BYTES), so
+ * repeated calls touch warm pages instead of faulting fresh ones in; small
+ * ones skip the zeroing. */
+#define STRATA_HAL_REUSED_BUFFER_BYTES (64u * 1024u)
 #define STRATA_HAL_MAPPING_CACHE_BYTES (256u * 1024u * 1024u)
 strata_status_t strata_hal_buffer_allocate_uninitialized(
     strata_allocator_t allocator, uint64_t length,

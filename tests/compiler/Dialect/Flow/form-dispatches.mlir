@@ -162,6 +162,45 @@ func.func @conv(%x: tensor<1x10x10x16xf32>, %w: tensor<3x3x16x32xf32>) -> tensor
 
 // -----
 
+// A constant pad read only by a convolution is computed inside the
+// convolution's dispatch (each workgroup pads the window its tile reads);
+// a pad with another reader is a fill and an insert of its own.
+// CHECK-LABEL: func.func @padded_conv(
+// CHECK: flow.dispatch @module_linked_llvm_cpu::@padded_conv_dispatch_0_conv_3x3_3x8_4x4_f32(%arg0, %{{.*}})
+// CHECK-NOT: flow.dispatch
+// CHECK: func.func @padded_conv_dispatch_0_conv_3x3_3x8_4x4_f32
+// CHECK: tensor.pad
+// CHECK: linalg.conv_2d_nhwc_hwcf
+func.func @padded_conv(%x: tensor<1x4x4x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<1x4x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x4x3xf32> to tensor<1x6x6x3xf32>
+  %e = tensor.empty() : tensor<1x4x4x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x6x6x3xf32>, tensor<3x3x3x8xf32>) outs(%f : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  return %r : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @pad_twice_read(
+// CHECK: flow.dispatch @module_linked_llvm_cpu::@pad_twice_read_dispatch_0_insert_slice_1x6x6x3_f32(%arg0)
+// CHECK: func.func @pad_twice_read_dispatch_0_insert_slice_1x6x6x3_f32
+// CHECK: linalg.fill
+// CHECK: tensor.insert_slice
+func.func @pad_twice_read(%x: tensor<1x4x4x3xf32>) -> (tensor<1x6x6x3xf32>, tensor<1x6x6x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x4x3xf32> to tensor<1x6x6x3xf32>
+  return %p, %p : tensor<1x6x6x3xf32>, tensor<1x6x6x3xf32>
+}
+
+// -----
+
 // A static-to-dynamic tensor.cast feeding a barrier is a dispatch whose
 // result size comes from the cast's source (a constant here), not from a
 // tensor.dim of its own result, which would read it before it exists.

@@ -2,11 +2,13 @@
 
 // Conv in NCHW runs as an NHWC convolution: the input is transposed in and
 // the result out, the constant OIHW weight is transposed to HWCF at compile
-// time, and padding is a fill plus insert_slice.
+// time, and padding is a tensor.pad (the flow phase computes it inside the
+// convolution's dispatch).
 // CHECK-LABEL: func.func @conv
 // CHECK-NOT: tensor<4x2x3x3xf32>
 // CHECK: %[[IN:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x2x5x5xf32>) outs(%{{.*}} : tensor<1x5x5x2xf32>) permutation = [0, 2, 3, 1]
-// CHECK: %[[PAD:.*]] = tensor.insert_slice %[[IN]] into %{{.*}}[0, 1, 1, 0] [1, 5, 5, 2] [1, 1, 1, 1] : tensor<1x5x5x2xf32> into tensor<1x7x7x2xf32>
+// CHECK: %[[PAD:.*]] = tensor.pad %[[IN]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: tensor<1x5x5x2xf32> to tensor<1x7x7x2xf32>
 // CHECK: %[[W:.*]] = arith.constant dense<5.000000e-01> : tensor<3x3x2x4xf32>
 // CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %[[W]] : tensor<1x7x7x2xf32>, tensor<3x3x2x4xf32>) outs(%{{.*}} : tensor<1x3x3x4xf32>)
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<1x3x3x4xf32>) outs(%{{.*}} : tensor<1x4x3x3xf32>) permutation = [0, 3, 1, 2]

@@ -97,13 +97,20 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
 /// The symbol of the f32 matmul microkernel (ukernel/SgemmDriver.h).
 inline constexpr llvm::StringLiteral kSgemmUkernelSymbol =
     "strata_ukernel_sgemm_f32";
+/// The symbol of the f32 NHWC convolution microkernel (the same driver,
+/// packing the input's windows straight into its panels).
+inline constexpr llvm::StringLiteral kSconvUkernelSymbol =
+    "strata_ukernel_sconv_f32";
 
 /// Replaces each f32 linalg.matmul on row-major memrefs with at least 64^3
 /// multiply-adds by a call of kSgemmUkernelSymbol (declared private in the
 /// module; the target links its definition) for microkernel variant
 /// `variant` ("avx512" or "avx2"; empty or "none" does nothing), folding a
 /// zero fill of its output right before it, with a packing scratch
-/// memref.alloc. Runs on bufferized exports, before temporaries are placed.
+/// memref.alloc. Likewise each f32 linalg.conv_2d_nhwc_hwcf of one image
+/// whose output pixels and filter rows are dense becomes a call of
+/// kSconvUkernelSymbol. Runs on bufferized exports, before temporaries are
+/// placed.
 LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variant);
 
 } // namespace mlir::strata::llvmcpu

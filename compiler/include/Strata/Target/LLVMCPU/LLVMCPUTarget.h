@@ -79,6 +79,10 @@ void registerLLVMCPUTargetDialects(DialectRegistry &registry);
 FailureOr<CompiledExecutable>
 compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options);
 
+/// Whether kernels for `options` get the convolution microkernel (x86-64
+/// with AVX2 and FMA, or AVX-512); false when the options name no machine.
+bool hasConvolutionMicrokernel(const LLVMCPUTargetOptions &options);
+
 } // namespace mlir::strata
 
 #endif // STRATA_TARGET_LLVMCPU_LLVMCPUTARGET_H_

@@ -54,19 +54,99 @@ static void micro(int64_t kc, const float *restrict pa,
   }
 }
 
-/* Copies rows [0, mc) x depth [0, kc) of A (row stride lda) into packed
- * rows STRATA_SGEMM_A_ROW_STRIDE floats apart (MR-row panels back to back).
- * Rows past mc in the last panel are left alone: the microkernel for a
- * partial panel reads only its rows. No transposition, so plain vector
+/* Where the rows of A come from: a row-major matrix, or (implicit im2col)
+ * the windows of an NHWC convolution's input, one output pixel per row. */
+struct ASource {
+  const float *base;
+  int64_t lda; /* matrix: row stride */
+  /* Convolution: row r is output pixel (r / outWidth, r % outWidth) of a
+   * tile whose input starts at base; depth index k is (ky, kx, c) of a
+   * KH x KW x C window, c fastest (the HWCF filter's row order). */
+  int conv;
+  int64_t strideH, strideW; /* input strides of H and W, in floats */
+  int64_t outWidth, channels, kernelW;
+  int64_t convStrideH, convStrideW, dilationH, dilationW;
+};
+
+/* Rows [row0, row0 + mc) x depth [k0, k0 + kc) of a matrix A into packed
+ * rows STRATA_SGEMM_A_ROW_STRIDE floats apart (MR-row panels back to
+ * back). Rows past mc in the last panel are left alone: the microkernel for
+ * a partial panel reads only its rows. No transposition, so plain vector
  * copies. */
-static void packA(const float *restrict a, int64_t lda, int64_t mc, int64_t kc,
-                  float *restrict pa) {
+static void packAMatrix(const struct ASource *src, int64_t row0, int64_t k0,
+                        int64_t mc, int64_t kc, float *restrict pa) {
   for (int64_t i = 0; i < mc; ++i) {
-    const float *row = a + i * lda;
+    const float *row = src->base + (row0 + i) * src->lda + k0;
     float *out = pa + i * STRATA_SGEMM_A_ROW_STRIDE;
     for (int64_t p = 0; p < kc; ++p) {
       out[p] = row[p];
     }
+  }
+}
+
+/* The same for a convolution's windows: the depth block splits into runs
+ * that are contiguous in the input (a whole KW x C row of the window when
+ * dilationW is 1 and pixels are dense, else C channels), worked out once
+ * per block; each row then copies its runs from its own pixel. */
+static void packAConv(const struct ASource *src, int64_t row0, int64_t k0,
+                      int64_t mc, int64_t kc, float *restrict pa) {
+  int64_t runOffset[STRATA_SGEMM_KC];
+  int64_t runLength[STRATA_SGEMM_KC];
+  int64_t runs = 0;
+  int64_t c = src->channels;
+  int dense = src->dilationW == 1 && src->strideW == c;
+  int64_t span = dense ? src->kernelW * c : c; /* floats per run at most */
+  int64_t windowRow = src->kernelW * c;
+  for (int64_t p = 0; p < kc;) {
+    int64_t k = k0 + p;
+    int64_t ky = k / windowRow;
+    int64_t rest = k - ky * windowRow;
+    int64_t kx = rest / c;
+    int64_t ch = rest - kx * c;
+    int64_t offset = ky * src->dilationH * src->strideH;
+    int64_t length;
+    if (dense) {
+      offset += rest;
+      length = span - rest;
+    } else {
+      offset += kx * src->dilationW * src->strideW + ch;
+      length = span - ch;
+    }
+    if (length > kc - p) {
+      length = kc - p;
+    }
+    runOffset[runs] = offset;
+    runLength[runs] = length;
+    ++runs;
+    p += length;
+  }
+  int64_t oy = row0 / src->outWidth;
+  int64_t ox = row0 - oy * src->outWidth;
+  for (int64_t i = 0; i < mc; ++i) {
+    const float *pixel = src->base + oy * src->convStrideH * src->strideH +
+                         ox * src->convStrideW * src->strideW;
+    float *out = pa + i * STRATA_SGEMM_A_ROW_STRIDE;
+    for (int64_t r = 0; r < runs; ++r) {
+      const float *in = pixel + runOffset[r];
+      int64_t length = runLength[r];
+      for (int64_t q = 0; q < length; ++q) {
+        out[q] = in[q];
+      }
+      out += length;
+    }
+    if (++ox == src->outWidth) {
+      ox = 0;
+      ++oy;
+    }
+  }
+}
+
+static void packA(const struct ASource *src, int64_t row0, int64_t k0,
+                  int64_t mc, int64_t kc, float *restrict pa) {
+  if (src->conv) {
+    packAConv(src, row0, k0, mc, kc, pa);
+  } else {
+    packAMatrix(src, row0, k0, mc, kc, pa);
   }
 }
 
@@ -94,20 +174,14 @@ static void packB(const float *restrict b, int64_t ldb, int64_t kc, int64_t nc,
   }
 }
 
-/* C[m x n] (+)= A[m x k] * B[k x n], all row-major with unit inner stride.
- * Pointers come as integers (the compiler passes memref base addresses);
- * offsets are in elements. `scratch` holds
- * STRATA_SGEMM_SCRATCH_A rounded up to 16 floats plus STRATA_SGEMM_SCRATCH_B
- * floats (64-byte alignment is best; any float alignment works). */
-void strata_ukernel_sgemm_f32(int64_t aBase, int64_t aOffset, int64_t lda,
-                              int64_t bBase, int64_t bOffset, int64_t ldb,
-                              int64_t cBase, int64_t cOffset, int64_t ldc,
-                              int64_t m, int64_t n, int64_t k, int64_t flags,
-                              int64_t scratchBase) {
-  const float *a = (const float *)(intptr_t)aBase + aOffset;
-  const float *b = (const float *)(intptr_t)bBase + bOffset;
-  float *c = (float *)(intptr_t)cBase + cOffset;
-  float *pa = (float *)(intptr_t)scratchBase;
+/* C[m x n] (+)= A[m x k] * B[k x n], B and C row-major with unit inner
+ * stride, A from `src`. `scratch` holds STRATA_SGEMM_SCRATCH_A rounded up
+ * to 16 floats plus STRATA_SGEMM_SCRATCH_B floats (64-byte alignment is
+ * best; any float alignment works). */
+static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
+                  float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                  int64_t flags, float *scratch) {
+  float *pa = scratch;
   float *pb = pa + STRATA_SGEMM_ROUND_UP(STRATA_SGEMM_SCRATCH_A(MR, m, k), 16);
   int accumulate = (flags & STRATA_SGEMM_ACCUMULATE) != 0;
   if (m <= 0 || n <= 0) {
@@ -131,7 +205,7 @@ void strata_ukernel_sgemm_f32(int64_t aBase, int64_t aOffset, int64_t lda,
       packB(b + pc * ldb + jc, ldb, kc, nc, pb);
       for (int64_t ic = 0; ic < m; ic += MC) {
         int64_t mc = minI64(MC, m - ic);
-        packA(a + ic * lda + pc, lda, mc, kc, pa);
+        packA(src, ic, pc, mc, kc, pa);
         for (int64_t jr = 0; jr < nc; jr += NR) {
           int64_t cols = minI64(NR, nc - jr);
           const float *panelB = pb + jr * kc;
@@ -158,4 +232,52 @@ void strata_ukernel_sgemm_f32(int64_t aBase, int64_t aOffset, int64_t lda,
       }
     }
   }
+}
+
+/* The matmul entry point. Pointers come as integers (the compiler passes
+ * memref base addresses); offsets are in elements. */
+void strata_ukernel_sgemm_f32(int64_t aBase, int64_t aOffset, int64_t lda,
+                              int64_t bBase, int64_t bOffset, int64_t ldb,
+                              int64_t cBase, int64_t cOffset, int64_t ldc,
+                              int64_t m, int64_t n, int64_t k, int64_t flags,
+                              int64_t scratchBase) {
+  struct ASource src = {0};
+  src.base = (const float *)(intptr_t)aBase + aOffset;
+  src.lda = lda;
+  sgemm(&src, (const float *)(intptr_t)bBase + bOffset, ldb,
+        (float *)(intptr_t)cBase + cOffset, ldc, m, n, k, flags,
+        (float *)(intptr_t)scratchBase);
+}
+
+/* The convolution entry point: an NHWC input tile (one image, rows of
+ * output pixels outWidth wide), an HWCF filter viewed as its
+ * (KH * KW * C) x F matrix (row stride ldb), and the output tile as the
+ * (rows * outWidth) x F matrix it is when its pixels are dense (row stride
+ * ldc). m = output pixels, n = output channels, k = KH * KW * C. The input
+ * is already padded; no im2col matrix is ever made: packing A reads the
+ * windows straight from the input. */
+void strata_ukernel_sconv_f32(int64_t inBase, int64_t inOffset,
+                              int64_t inStrideH, int64_t inStrideW,
+                              int64_t bBase, int64_t bOffset, int64_t ldb,
+                              int64_t cBase, int64_t cOffset, int64_t ldc,
+                              int64_t m, int64_t n, int64_t k, int64_t flags,
+                              int64_t scratchBase, int64_t outWidth,
+                              int64_t channels, int64_t kernelW,
+                              int64_t convStrideH, int64_t convStrideW,
+                              int64_t dilationH, int64_t dilationW) {
+  struct ASource src = {0};
+  src.base = (const float *)(intptr_t)inBase + inOffset;
+  src.conv = 1;
+  src.strideH = inStrideH;
+  src.strideW = inStrideW;
+  src.outWidth = outWidth;
+  src.channels = channels;
+  src.kernelW = kernelW;
+  src.convStrideH = convStrideH;
+  src.convStrideW = convStrideW;
+  src.dilationH = dilationH;
+  src.dilationW = dilationW;
+  sgemm(&src, (const float *)(intptr_t)bBase + bOffset, ldb,
+        (float *)(intptr_t)cBase + cOffset, ldc, m, n, k, flags,
+        (float *)(intptr_t)scratchBase);
 }

@@ -11,6 +11,7 @@
 #include "SplitReductions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
@@ -132,11 +133,60 @@ bool isCloneable(Operation *op) {
   return false;
 }
 
+/// A static tensor.pad by a value from outside (a constant) whose only use
+/// is the input of a convolution or pooling: each workgroup pads just the
+/// window its tile reads, so no padded copy of the whole input is made.
+bool isPadOfWindowOp(tensor::PadOp pad) {
+  if (!pad->hasOneUse() || !pad.getResultType().hasStaticShape() ||
+      !pad.getSourceType().hasStaticShape() || !pad.getConstantPaddingValue()) {
+    return false;
+  }
+  OpOperand &use = *pad->getUses().begin();
+  auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  return consumer && consumer->getBlock() == pad->getBlock() &&
+         isa<linalg::ConvolutionOpInterface>(consumer.getOperation()) &&
+         use.getOperandNumber() == 0;
+}
+
+/// Every other tensor.pad becomes a fill of its padded shape and an insert
+/// of its source (a dispatch of its own).
+void decomposeOtherPads(ModuleOp module) {
+  SmallVector<tensor::PadOp> pads;
+  module.walk([&](tensor::PadOp pad) {
+    if (!isPadOfWindowOp(pad)) {
+      pads.push_back(pad);
+    }
+  });
+  IRRewriter rewriter(module.getContext());
+  for (tensor::PadOp pad : pads) {
+    Value value = pad.getConstantPaddingValue();
+    if (!value || !pad.getResultType().hasStaticShape()) {
+      continue; // general pads stay as they are
+    }
+    rewriter.setInsertionPoint(pad);
+    Location loc = pad.getLoc();
+    RankedTensorType type = pad.getResultType();
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                          type.getElementType());
+    Value filled =
+        linalg::FillOp::create(rewriter, loc, value, empty).getResult(0);
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, pad.getSource());
+    SmallVector<OpFoldResult> strides(type.getRank(),
+                                      rewriter.getIndexAttr(1));
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        pad, pad.getSource(), filled, pad.getMixedLowPad(), sizes, strides);
+  }
+}
+
 /// A linalg op computed inside the dispatch of its one consumer, an
 /// elementwise linalg.generic that reads its whole result in the same
 /// layout: a matmul and its bias and activation become one dispatch (the
 /// code generator tiles the consumer and fuses the producer into each tile).
 bool isFusedIntoConsumer(Operation *op) {
+  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    return isPadOfWindowOp(pad);
+  }
   auto producer = dyn_cast<linalg::LinalgOp>(op);
   if (!producer || isa<linalg::FillOp>(op) || op->getNumResults() != 1 ||
       !op->hasOneUse()) {
@@ -162,7 +212,128 @@ bool isFusedIntoConsumer(Operation *op) {
 
 /// "matmul_64x32x16_f32": what the root computes, over which loop ranges
 /// (or result shape), on which element type.
-std::string describe(Operation *root) {
+/// What an elementwise epilogue does to the op it consumes, as name parts:
+/// "bias" (a broadcast operand), "add" (another whole tensor: a residual),
+/// "relu", "clip", "sigmoid", "tanh", "gelu" (erf).
+std::string describeEpilogue(linalg::GenericOp epilogue) {
+  SmallVector<std::string> parts;
+  auto add = [&](StringRef part) {
+    if (!llvm::is_contained(parts, part)) {
+      parts.push_back(part.str());
+    }
+  };
+  int64_t loops = epilogue.getNumLoops();
+  bool whole = false;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    AffineMap map = epilogue.getMatchingIndexingMap(input);
+    if (map.getNumResults() < loops) {
+      add("bias");
+    } else if (whole) {
+      add("add"); // a second whole operand besides the producer's result
+    } else {
+      whole = true;
+    }
+  }
+  bool max = false, min = false;
+  epilogue.getBody()->walk([&](Operation *op) {
+    if (isa<arith::MaximumFOp, arith::MaxNumFOp>(op)) {
+      max = true;
+    } else if (isa<arith::MinimumFOp, arith::MinNumFOp>(op)) {
+      min = true;
+    } else if (isa<math::TanhOp>(op)) {
+      add("tanh");
+    } else if (isa<math::ErfOp>(op)) {
+      add("gelu");
+    } else if (isa<math::ExpOp>(op)) {
+      add("sigmoid");
+    }
+  });
+  if (max || min) {
+    add(max && min ? "clip" : "relu");
+  }
+  return llvm::join(parts, "_");
+}
+
+/// "conv_3x3_s2_64x128_28x28", "dwconv_3x3_s2_96_56x56", "maxpool_3x3_s2_64":
+/// a 2-D window op by its window, stride and dilation (when not 1),
+/// channels and output size; empty for other ops.
+std::string describeWindowOp(Operation *op) {
+  auto conv = dyn_cast<linalg::ConvolutionOpInterface>(op);
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!conv || !linalgOp) {
+    return {};
+  }
+  auto attrs = [&](StringRef name) -> SmallVector<int64_t> {
+    auto attr = op->getAttrOfType<DenseIntElementsAttr>(name);
+    SmallVector<int64_t> values;
+    if (attr) {
+      for (APInt v : attr.getValues<APInt>()) {
+        values.push_back(v.getSExtValue());
+      }
+    }
+    return values;
+  };
+  auto shape = [](Value v) {
+    return cast<ShapedType>(v.getType()).getShape();
+  };
+  std::string kind;
+  std::string channels;
+  ArrayRef<int64_t> window;
+  if (auto c = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op)) {
+    kind = "conv";
+    ArrayRef<int64_t> filter = shape(c.getInputs()[1]);
+    window = filter.take_front(2);
+    channels = std::to_string(filter[2]) + "x" + std::to_string(filter[3]);
+  } else if (auto c = dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(op)) {
+    kind = "dwconv";
+    ArrayRef<int64_t> filter = shape(c.getInputs()[1]);
+    window = filter.take_front(2);
+    channels = std::to_string(filter[2]);
+  } else if (isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op)) {
+    kind = isa<linalg::PoolingNhwcMaxOp>(op) ? "maxpool" : "sumpool";
+    window = shape(linalgOp.getDpsInputs()[1]);
+    channels = std::to_string(shape(linalgOp.getDpsInits()[0])[3]);
+  } else {
+    return {};
+  }
+  if (window.size() != 2) {
+    return {};
+  }
+  auto pair = [](int64_t a, int64_t b) {
+    return a == b ? std::to_string(a)
+                  : std::to_string(a) + "x" + std::to_string(b);
+  };
+  std::string name = kind + "_" + std::to_string(window[0]) + "x" +
+                     std::to_string(window[1]);
+  SmallVector<int64_t> strides = attrs("strides");
+  if (strides.size() == 2 && (strides[0] != 1 || strides[1] != 1)) {
+    name += "_s" + pair(strides[0], strides[1]);
+  }
+  SmallVector<int64_t> dilations = attrs("dilations");
+  if (dilations.size() == 2 && (dilations[0] != 1 || dilations[1] != 1)) {
+    name += "_d" + pair(dilations[0], dilations[1]);
+  }
+  ArrayRef<int64_t> out = shape(linalgOp.getDpsInits()[0]);
+  name += "_" + channels + "_" + std::to_string(out[1]) + "x" +
+          std::to_string(out[2]);
+  if (out[0] != 1) {
+    name = name + "_n" + std::to_string(out[0]);
+  }
+  return name;
+}
+
+std::string describe(Operation *root, Operation *epilogue = nullptr) {
+  if (std::string window = describeWindowOp(root); !window.empty()) {
+    if (auto generic = dyn_cast_or_null<linalg::GenericOp>(epilogue)) {
+      if (std::string tail = describeEpilogue(generic); !tail.empty()) {
+        window += "_" + tail;
+      }
+    }
+    std::string type;
+    llvm::raw_string_ostream os(type);
+    getElementTypeOrSelf(root->getResult(0).getType()).print(os);
+    return window + "_" + type;
+  }
   std::string kind;
   SmallVector<int64_t> dims;
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(root)) {
@@ -463,12 +634,13 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
   // matmul of matmul + bias) rather than its elementwise consumer.
   Operation *named = root;
   for (Operation *op : ops) {
-    if (op != root && isFusedIntoConsumer(op)) {
+    if (op != root && isFusedIntoConsumer(op) && !isa<tensor::PadOp>(op)) {
       named = op;
     }
   }
   std::string name = func.getSymName().str() + "_dispatch_" +
-                     std::to_string(dispatchCount) + "_" + describe(named);
+                     std::to_string(dispatchCount) + "_" +
+                     describe(named, named != root ? root : nullptr);
   OpBuilder builder(root->getContext());
   builder.setInsertionPointToEnd(functions.getBody());
   SmallVector<Type> inputTypes;
@@ -530,6 +702,8 @@ func::FuncOp DispatchFormer::findEquivalent(func::FuncOp kernel) {
 
 struct FormDispatchesPass
     : mlir::strata::flow::impl::FormDispatchesPassBase<FormDispatchesPass> {
+  using FormDispatchesPassBase::FormDispatchesPassBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
@@ -546,9 +720,12 @@ struct FormDispatchesPass
       return; // a scalar program: nothing to dispatch
     }
 
+    decomposeOtherPads(module);
     RewritePatternSet patterns(context);
     patterns.add<GeneralizeElementwise, SplatToFill>(context);
-    flow::populateConvToMatmulPatterns(patterns);
+    if (im2colConvolutions) {
+      flow::populateConvToMatmulPatterns(patterns);
+    }
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *operand) {
           Operation *producer = operand->get().getDefiningOp();
@@ -558,6 +735,8 @@ struct FormDispatchesPass
       module.emitError("elementwise fusion did not converge");
       return signalPassFailure();
     }
+    // A pad whose convolution became im2col + matmul reads into a gather.
+    decomposeOtherPads(module);
 
     // After fusion, so a sum's fused producers (a square, a cast) come
     // along into its partial sums.

@@ -292,21 +292,43 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
   };
   DenseMap<Value, Slot> slots;
   SmallVector<Place> places;
+  // Reshapes of transient results: views that die with the group.
+  SmallVector<Operation *> transientViews;
   int64_t slabBytes = 0;
   for (auto [index, call] : llvm::enumerate(calls)) {
     for (OpResult result : call->getResults()) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
-      bool transient = type && type.hasStaticShape() && !result.use_empty() &&
-                       llvm::all_of(result.getUsers(), [&](Operation *user) {
-                         return inGroup.contains(user);
-                       });
-      if (!transient) {
+      if (!type || !type.hasStaticShape() || result.use_empty()) {
+        continue;
+      }
+      // Its readers, seen through reshapes (the slot is the same memory);
+      // transient when they are all later dispatches of the group.
+      SmallVector<Operation *> readers, views;
+      bool transient = true;
+      SmallVector<Value> worklist = {result};
+      while (transient && !worklist.empty()) {
+        Value value = worklist.pop_back_val();
+        for (Operation *user : value.getUsers()) {
+          if (inGroup.contains(user)) {
+            readers.push_back(user);
+          } else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+                         user)) {
+            views.push_back(user);
+            worklist.push_back(user->getResult(0));
+          } else {
+            transient = false;
+            break;
+          }
+        }
+      }
+      if (!transient || readers.empty()) {
         continue;
       }
       unsigned lastReader = 0;
-      for (Operation *user : result.getUsers()) {
-        lastReader = std::max(lastReader, indexOf(user));
+      for (Operation *reader : readers) {
+        lastReader = std::max(lastReader, indexOf(reader));
       }
+      llvm::append_range(transientViews, views);
       int64_t bytes = byteCount(type);
       auto reusable = llvm::find_if(places, [&](const Place &place) {
         return place.capacity >= bytes && place.lastReader < index &&
@@ -363,7 +385,7 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
         command.constants.push_back(operand);
         continue;
       }
-      auto slot = slots.find(operand);
+      auto slot = slots.find(throughReshapes(operand));
       if (slot != slots.end()) {
         bind(slab, consts.get(slot->second.offset),
              consts.get(slot->second.bytes));
@@ -434,8 +456,20 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
                                   command.constants, command.resources,
                                   command.offsets, command.lengths);
   }
-  // Transient results had only the group's dispatches as users.
+  // Transient results had only the group's dispatches as users, and views
+  // of them read only by those: the calls and views use each other's
+  // results, so every reference goes before any of them is erased.
+  for (flow::DispatchOp call : calls) {
+    call->dropAllReferences();
+  }
+  for (Operation *view : transientViews) {
+    view->dropAllReferences();
+  }
+  for (Operation *view : transientViews) {
+    view->erase();
+  }
   for (flow::DispatchOp call : llvm::reverse(calls)) {
+    call->dropAllUses();
     call.erase();
   }
   pending.timepoint = execute.getResult();

@@ -59,6 +59,13 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
     }
     ```
   }];
+  let options = [
+    Option<"im2colConvolutions", "im2col-convolutions", "bool",
+           /*default=*/"true",
+           "rewrite static f32 NHWC convolutions as an im2col dispatch and "
+           "a matmul (for targets without a convolution microkernel; "
+           "strata-compile turns it off when the target has one)">,
+  ];
   let dependentDialects = [
     "::mlir::strata::flow::FlowDialect",
     "::mlir::func::FuncDialect",

@@ -1,20 +1,37 @@
-// A 3x3 conv2d (NHWC, HWCF) with enough work runs as im2col + matmul (flow
-// rewrites it; the reshapes are views on the host); the same convolution
-// written as a linalg.generic runs as loops. Both build the same
-// non-uniform input and filter from their indices, with a stride of 2 on
-// one side and a dilation of 2 on the other, and must agree exactly.
+// A 3x3 conv2d (NHWC, HWCF) with enough work runs on the convolution
+// microkernel where the target has one (x86-64 with AVX2 + FMA: the
+// conv stays whole and its input windows are packed straight into the
+// microkernel's panels), else as im2col + matmul (flow rewrites it; the
+// reshapes are views on the host); the same convolution written as a
+// linalg.generic runs as loops. Both build the same non-uniform input and
+// filter from their indices, with a stride of 2 on one side and a dilation
+// of 2 on the other, and must agree exactly, on both devices and both
+// paths.
 // RUN: strata-compile %s -o %t.vmfb
-// RUN: strata-compile %s --compile-to=flow | FileCheck %s --check-prefix=FLOW
+// RUN: strata-compile %s --target-cpu=x86-64 -o %t.generic.vmfb
+// RUN: strata-compile %s --target-cpu=x86-64 --compile-to=flow | FileCheck %s --check-prefix=FLOW
 // FLOW: flow.dispatch @module_linked_llvm_cpu::@im2col_dispatch_{{[0-9]+}}_generic_
 // FLOW: tensor.collapse_shape
 // FLOW: flow.dispatch @module_linked_llvm_cpu::@im2col_dispatch_{{[0-9]+}}_matmul_
 // FLOW: tensor.expand_shape
+// RUN: strata-compile %s --target-cpu=x86-64-v3 --compile-to=flow | FileCheck %s --check-prefix=DIRECT
+// DIRECT: flow.dispatch @module_linked_llvm_cpu::@im2col_dispatch_{{[0-9]+}}_conv_3x3_s2x1_d1x2_16x40_6x4_n2_f32
+// DIRECT-NOT: tensor.collapse_shape
 // RUN: strata-run --module=%t.vmfb --function=loops --output=@%t.expected.npy
 // RUN: strata-run --module=%t.vmfb --function=im2col --expected_output=@%t.expected.npy
 // RUN: strata-run --module=%t.vmfb --device=local-sync --function=im2col --expected_output=@%t.expected.npy
+// RUN: strata-run --module=%t.generic.vmfb --function=im2col --expected_output=@%t.expected.npy
 // Edge sizes: 1 image, 7 x 33 outputs, 7 channels, 1000 filters.
 // RUN: strata-run --module=%t.vmfb --function=loops_edge --output=@%t.edge.npy
 // RUN: strata-run --module=%t.vmfb --function=im2col_edge --expected_output=@%t.edge.npy
+// RUN: strata-run --module=%t.vmfb --device=local-sync --function=im2col_edge --expected_output=@%t.edge.npy
+// RUN: strata-run --module=%t.generic.vmfb --function=im2col_edge --expected_output=@%t.edge.npy
+// Prime sizes, a 7x7 window with stride 2, and an accumulator that is not
+// zero (the microkernel adds to it): 1 x 17 x 23 x 5 in, 67 filters.
+// RUN: strata-run --module=%t.vmfb --function=loops_acc --output=@%t.acc.npy
+// RUN: strata-run --module=%t.vmfb --function=direct_acc --expected_output=@%t.acc.npy
+// RUN: strata-run --module=%t.vmfb --device=local-sync --function=direct_acc --expected_output=@%t.acc.npy
+// RUN: strata-run --module=%t.generic.vmfb --function=direct_acc --expected_output=@%t.acc.npy
 
 // x[n, h, w, c] = ((3h + 5w + 7c + 11n) mod 13) - 6
 func.func private @input() -> tensor<2x13x12x16xf32> {
@@ -149,4 +166,53 @@ func.func @loops_edge() -> tensor<1x7x33x1000xf32> {
     linalg.yield %s : f32
   } -> tensor<1x7x33x1000xf32>
   return %r : tensor<1x7x33x1000xf32>
+}
+
+func.func @direct_acc() -> tensor<1x6x9x67xf32> {
+  %x0 = call @input() : () -> tensor<2x13x12x16xf32>
+  %x1 = tensor.extract_slice %x0[1, 0, 0, 0] [1, 13, 12, 5] [1, 1, 1, 1] : tensor<2x13x12x16xf32> to tensor<1x13x12x5xf32>
+  %x2 = tensor.concat dim(1) %x1, %x1 : (tensor<1x13x12x5xf32>, tensor<1x13x12x5xf32>) -> tensor<1x26x12x5xf32>
+  %x3 = tensor.concat dim(2) %x2, %x2 : (tensor<1x26x12x5xf32>, tensor<1x26x12x5xf32>) -> tensor<1x26x24x5xf32>
+  %x = tensor.extract_slice %x3[0, 2, 1, 0] [1, 17, 23, 5] [1, 1, 1, 1] : tensor<1x26x24x5xf32> to tensor<1x17x23x5xf32>
+  %w0 = call @filter() : () -> tensor<3x3x16x40xf32>
+  %w1 = tensor.extract_slice %w0[0, 0, 2, 0] [3, 3, 5, 40] [1, 1, 1, 1] : tensor<3x3x16x40xf32> to tensor<3x3x5x40xf32>
+  %w2 = tensor.concat dim(0) %w1, %w1, %w1 : (tensor<3x3x5x40xf32>, tensor<3x3x5x40xf32>, tensor<3x3x5x40xf32>) -> tensor<9x3x5x40xf32>
+  %w3 = tensor.concat dim(1) %w2, %w2, %w2 : (tensor<9x3x5x40xf32>, tensor<9x3x5x40xf32>, tensor<9x3x5x40xf32>) -> tensor<9x9x5x40xf32>
+  %w4 = tensor.concat dim(3) %w3, %w3 : (tensor<9x9x5x40xf32>, tensor<9x9x5x40xf32>) -> tensor<9x9x5x80xf32>
+  %w = tensor.extract_slice %w4[1, 2, 0, 5] [7, 7, 5, 67] [1, 1, 1, 1] : tensor<9x9x5x80xf32> to tensor<7x7x5x67xf32>
+  %one = arith.constant 1.5 : f32
+  %e = tensor.empty() : tensor<1x6x9x67xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<1x6x9x67xf32>) -> tensor<1x6x9x67xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x17x23x5xf32>, tensor<7x7x5x67xf32>) outs(%f : tensor<1x6x9x67xf32>) -> tensor<1x6x9x67xf32>
+  return %r : tensor<1x6x9x67xf32>
+}
+
+func.func @loops_acc() -> tensor<1x6x9x67xf32> {
+  %x0 = call @input() : () -> tensor<2x13x12x16xf32>
+  %x1 = tensor.extract_slice %x0[1, 0, 0, 0] [1, 13, 12, 5] [1, 1, 1, 1] : tensor<2x13x12x16xf32> to tensor<1x13x12x5xf32>
+  %x2 = tensor.concat dim(1) %x1, %x1 : (tensor<1x13x12x5xf32>, tensor<1x13x12x5xf32>) -> tensor<1x26x12x5xf32>
+  %x3 = tensor.concat dim(2) %x2, %x2 : (tensor<1x26x12x5xf32>, tensor<1x26x12x5xf32>) -> tensor<1x26x24x5xf32>
+  %x = tensor.extract_slice %x3[0, 2, 1, 0] [1, 17, 23, 5] [1, 1, 1, 1] : tensor<1x26x24x5xf32> to tensor<1x17x23x5xf32>
+  %w0 = call @filter() : () -> tensor<3x3x16x40xf32>
+  %w1 = tensor.extract_slice %w0[0, 0, 2, 0] [3, 3, 5, 40] [1, 1, 1, 1] : tensor<3x3x16x40xf32> to tensor<3x3x5x40xf32>
+  %w2 = tensor.concat dim(0) %w1, %w1, %w1 : (tensor<3x3x5x40xf32>, tensor<3x3x5x40xf32>, tensor<3x3x5x40xf32>) -> tensor<9x3x5x40xf32>
+  %w3 = tensor.concat dim(1) %w2, %w2, %w2 : (tensor<9x3x5x40xf32>, tensor<9x3x5x40xf32>, tensor<9x3x5x40xf32>) -> tensor<9x9x5x40xf32>
+  %w4 = tensor.concat dim(3) %w3, %w3 : (tensor<9x9x5x40xf32>, tensor<9x9x5x40xf32>) -> tensor<9x9x5x80xf32>
+  %w = tensor.extract_slice %w4[1, 2, 0, 5] [7, 7, 5, 67] [1, 1, 1, 1] : tensor<9x9x5x80xf32> to tensor<7x7x5x67xf32>
+  %one = arith.constant 1.5 : f32
+  %e = tensor.empty() : tensor<1x6x9x67xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<1x6x9x67xf32>) -> tensor<1x6x9x67xf32>
+  %r = linalg.generic {indexing_maps = [
+      affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh * 2 + kh, ow * 2 + kw, c)>,
+      affine_map<(n, oh, ow, f, kh, kw, c) -> (kh, kw, c, f)>,
+      affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh, ow, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x17x23x5xf32>, tensor<7x7x5x67xf32>) outs(%f : tensor<1x6x9x67xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x6x9x67xf32>
+  return %r : tensor<1x6x9x67xf32>
 }

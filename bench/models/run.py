@@ -1,0 +1,284 @@
+#!/usr/bin/python3
+"""run.py - bench/models: real models (resnet18, mobilenet_v2,
+squeezenet1_1 and the 4-layer transformer encoder of tests/models) at batch
+1 and 8, with 1 and 2 threads, as one table: Strata (strata-benchmark on
+local-task with that many workers), ONNX Runtime 1.30 (onnxruntime-node, CPU
+provider, every graph optimization, intraOpNumThreads = threads,
+interOpNumThreads = 1) and PyTorch (Debian's 1.13, torch.set_num_threads,
+eval + inference_mode), all on the same exported model and input.
+
+Rounds are interleaved (every runner of every cell once per round, in turn)
+so drift on a shared machine hits all alike; each cell reports the median
+ms per call over all rounds and the ratios Strata / peer. It also reports
+each model's memory plan: the transient bytes a call allocates (the stream
+phase's slab plus any separate allocations) beside the sum of every
+dispatch result.
+
+  bench/models/run.py [--build=DIR] [--models=a,b] [--batches=1,8]
+                      [--threads=1,2] [--rounds=N] [--repetitions=N]
+
+ONNX Runtime comes from npm, outside the project:
+  mkdir -p ~/.cache/strata-peers && cd ~/.cache/strata-peers &&
+  ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node@1.30.0
+(--ort-modules=DIR/node_modules, or STRATA_ORT_MODULES, points elsewhere;
+without it the ONNX Runtime column says "missing").
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
+sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
+import kernel_bench  # noqa: E402
+
+MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_1", "transformer"]
+
+
+def cpu_isa():
+    """The widest x86 vector ISA of this CPU, for the table's header."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f
+                          if line.startswith("flags")), [])
+    except OSError:
+        flags = []
+    if "avx512f" in flags:
+        return "AVX-512"
+    if "avx2" in flags and "fma" in flags:
+        return "AVX2+FMA"
+    return platform.machine()
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
+def stem(work, name, batch):
+    return os.path.join(work, name if batch == 1 else "%s_b%d" % (name, batch))
+
+
+def prepare(args, name, batch):
+    """Exports the model (cached), compiles it, writes the raw input for
+    ONNX Runtime; returns (onnx, vmfb, input.npy, input.bin, dims)."""
+    import numpy as np
+    base = stem(args.work, name, batch)
+    onnx_path = base + ".onnx"
+    if not os.path.exists(onnx_path):
+        subprocess.run([sys.executable,
+                        os.path.join(ROOT, "tests", "models", "make_models.py"),
+                        "--out", args.work, "--models", name,
+                        "--batch", str(batch)], check=True)
+    vmfb = base + ".vmfb"
+    tools = kernel_bench.tools(args.build)
+    subprocess.run([tools["compile"], onnx_path, "--target-cpu=host", "-o",
+                    vmfb], check=True)
+    input_npy = base + ".input.npy"
+    data = np.load(input_npy)
+    input_bin = base + ".input.bin"
+    data.astype("<f4").tofile(input_bin)
+    return onnx_path, vmfb, input_npy, input_bin, "x".join(
+        str(d) for d in data.shape)
+
+
+def memory_plan(args, onnx_path):
+    """(transient bytes a call allocates, sum of every dispatch result's
+    bytes), read from the stream and flow phases' IR."""
+    tools = kernel_bench.tools(args.build)
+
+    def phase(name):
+        return subprocess.run([tools["compile"], onnx_path, "--target-cpu=host",
+                               "--compile-to=" + name, "-o", "-"],
+                              check=True, stdout=subprocess.PIPE,
+                              text=True).stdout
+
+    stream = phase("stream")
+    transient = sum(int(m) for m in re.findall(
+        r"stream\.resource\.alloca %\S+, (\d+)", stream))
+    constants = dict(re.findall(r"(%c\d+) = arith\.constant (\d+) : index",
+                                stream))
+    for size in re.findall(r"stream\.resource\.alloc %\S+, (%\S+) ", stream):
+        transient += int(constants.get(size, 0))
+    flow = phase("flow")
+    results = 0
+    for types in re.findall(r"flow\.dispatch @\S+\(.*\) : \(.*\) -> \(?([^\n]*)",
+                            flow):
+        for dims, element in re.findall(r"tensor<((?:\d+x)*)(\w+)>", types):
+            count = 1
+            for d in dims.split("x")[:-1]:
+                count *= int(d)
+            bits = int(re.sub(r"\D", "", element) or 8)
+            results += count * max(bits // 8, 1)
+    return transient, results
+
+
+class OrtPeer:
+    """One node process serving every ONNX Runtime session (ort_peer.js)."""
+
+    def __init__(self, modules):
+        env = dict(os.environ, NODE_PATH=modules)
+        self.proc = subprocess.Popen(["node", os.path.join(HERE, "ort_peer.js")],
+                                     stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, env=env)
+
+    def ask(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        answer = self.proc.stdout.readline().strip()
+        if not answer or answer.startswith("error"):
+            raise RuntimeError("onnxruntime-node: %s" % (answer or "no answer"))
+        return answer
+
+    def load(self, key, onnx_path, input_bin, dims, threads):
+        self.ask("load %s %s %s %s %d" % (key, onnx_path, input_bin, dims,
+                                          threads))
+
+    def run(self, key, repetitions):
+        return [float(t) for t in self.ask(
+            "run %s %d" % (key, repetitions)).split()[1:]]
+
+    def close(self):
+        try:
+            self.proc.stdin.write("quit\n")
+            self.proc.stdin.flush()
+        except OSError:
+            pass
+        self.proc.wait(timeout=30)
+
+
+def strata_times(args, vmfb, input_npy, threads):
+    tools = kernel_bench.tools(args.build)
+    cmd = [tools["benchmark"], "--module=" + vmfb, "--input=@" + input_npy,
+           "--task_workers=%d" % threads, "--warmup=1",
+           "--repetitions=%d" % args.repetitions, "--format=json"]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    if proc.returncode != 0:
+        sys.exit("%s failed: %s" % (" ".join(cmd), proc.stderr.strip()))
+    return json.loads(proc.stdout)["times_ms"]
+
+
+def torch_times(model, example, threads, repetitions):
+    import torch
+    torch.set_num_threads(threads)
+    times = []
+    with torch.inference_mode():
+        model(example)  # warm-up at this thread count
+        for _ in range(repetitions):
+            start = time.perf_counter()
+            model(example)
+            times.append((time.perf_counter() - start) * 1e3)
+    return times
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--work", default=None,
+                        help="models and modules (default BUILD/bench/models)")
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--batches", default="1,8")
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--repetitions", type=int, default=5)
+    parser.add_argument("--ort-modules", default=os.environ.get(
+        "STRATA_ORT_MODULES", os.path.expanduser(
+            "~/.cache/strata-peers/node_modules")))
+    parser.add_argument("--no-torch", action="store_true")
+    args = parser.parse_args()
+    args.work = args.work or os.path.join(args.build, "bench", "models")
+    os.makedirs(args.work, exist_ok=True)
+    models = args.models.split(",")
+    for name in models:
+        if name not in MODELS:
+            sys.exit("unknown model %s (known: %s)" % (name, ", ".join(MODELS)))
+    batches = [int(b) for b in args.batches.split(",")]
+    threads_list = [int(t) for t in args.threads.split(",")]
+
+    import make_models  # tests/models: the same models, seeded
+    import torch
+    torch.manual_seed(0)
+
+    ort = None
+    if os.path.isdir(os.path.join(args.ort_modules, "onnxruntime-node")):
+        ort = OrtPeer(args.ort_modules)
+    else:
+        print("note: no onnxruntime-node under %s; see --help" %
+              args.ort_modules)
+
+    cells = []  # (name, batch, threads, prepared, torch model, example)
+    plans = {}
+    for name in models:
+        for batch in batches:
+            prepared = prepare(args, name, batch)
+            if batch == batches[0]:
+                plans[name] = memory_plan(args, prepared[0])
+            model = example = None
+            if not args.no_torch:
+                model, example = make_models.build(name, batch)
+            for threads in threads_list:
+                key = "%s_b%d_t%d" % (name, batch, threads)
+                if ort:
+                    ort.load(key, prepared[0], prepared[3], prepared[4],
+                             threads)
+                cells.append((key, name, batch, threads, prepared, model,
+                              example))
+
+    times = {cell[0]: {"strata": [], "ort": [], "torch": []} for cell in cells}
+    for _ in range(args.rounds):
+        for key, name, batch, threads, prepared, model, example in cells:
+            times[key]["strata"] += strata_times(args, prepared[1],
+                                                 prepared[2], threads)
+            if ort:
+                times[key]["ort"] += ort.run(key, args.repetitions)
+            if model is not None:
+                times[key]["torch"] += torch_times(model, example, threads,
+                                                   args.repetitions)
+    if ort:
+        ort.close()
+
+    def med(values):
+        return statistics.median(values) if values else None
+
+    def fmt(value, spec="%8.2f"):
+        return spec % value if value is not None else "%8s" % "-"
+
+    print("bench/models: %s (%s), %s; %d interleaved rounds of %d calls, "
+          "medians in ms; load average %s" %
+          (cpu_name(), cpu_isa(), time.strftime("%Y-%m-%d"), args.rounds,
+           args.repetitions, kernel_bench.load_average()))
+    print("%-14s %5s %3s %9s %9s %9s %9s %9s" %
+          ("model", "batch", "thr", "strata", "onnxrt", "torch",
+           "s/onnxrt", "s/torch"))
+    for key, name, batch, threads, _, _, _ in cells:
+        s = med(times[key]["strata"])
+        o = med(times[key]["ort"])
+        t = med(times[key]["torch"])
+        print("%-14s %5d %3d %9s %9s %9s %9s %9s" % (
+            name, batch, threads, fmt(s), fmt(o), fmt(t),
+            fmt(s / o if o else None, "%8.2fx"),
+            fmt(s / t if t else None, "%8.2fx")))
+    print("memory plan (batch %d): transient bytes per call / sum of dispatch "
+          "results" % batches[0])
+    for name, (transient, results) in plans.items():
+        print("  %-14s %12d / %12d (%.0f%%)" % (
+            name, transient, results, 100.0 * transient / max(results, 1)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
