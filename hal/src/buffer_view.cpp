@@ -54,6 +54,7 @@ constexpr ElementTypeName kElementTypeNames[] = {
     {STRATA_HAL_ELEMENT_TYPE_FLOAT_16, "f16"},
     {STRATA_HAL_ELEMENT_TYPE_FLOAT_32, "f32"},
     {STRATA_HAL_ELEMENT_TYPE_FLOAT_64, "f64"},
+    {STRATA_HAL_ELEMENT_TYPE_BFLOAT_16, "bf16"},
 };
 
 }  // namespace

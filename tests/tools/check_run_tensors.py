@@ -213,7 +213,7 @@ def case_input_errors(t):
         ("2x3xf32=1 2 3", "expected 6 elements, got 3"),
         ("2x3xf32=", "expected 6 elements, got 0"),
         ("2x3xf31=1", "unknown element type 'f31'; expected i1, i8, i16, "
-         "i32, i64, si8..si64, ui8..ui64, f16, f32 or f64"),
+         "i32, i64, si8..si64, ui8..ui64, f16, bf16, f32 or f64"),
         ("2xx3xf32=1", "malformed shape '2xx3': dims are non-negative "
          "integers separated by 'x'"),
         ("4xi8=1 2 3 300", "value '300' (element 3) is out of range for i8"),

@@ -21,7 +21,7 @@ namespace {
 // in the shape (and would only exhaust memory when splatted).
 constexpr uint64_t kMaxTextTensorBytes = uint64_t{1} << 30;
 
-enum class Kind { Unsupported, Bool, Signless, Signed, Unsigned, Float };
+enum class Kind { Unsupported, Bool, Signless, Signed, Unsigned, Float, BFloat };
 
 Kind kindOf(strata_hal_element_type_t type) {
   uint32_t numerical = type >> 24;
@@ -42,6 +42,8 @@ Kind kindOf(strata_hal_element_type_t type) {
     case STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE:
       return bits == 16 || bits == 32 || bits == 64 ? Kind::Float
                                                     : Kind::Unsupported;
+    case STRATA_HAL_NUMERICAL_TYPE_FLOAT_BRAIN:
+      return bits == 16 ? Kind::BFloat : Kind::Unsupported;
     default:
       return Kind::Unsupported;
   }
@@ -208,6 +210,29 @@ ParseResult parseElement(const std::string& token, Kind kind, uint32_t bits,
       storeBits(out, 2, h);
       return ParseResult::Ok;
     }
+    case Kind::BFloat: {
+      // bf16: the high half of the f32, rounded to nearest even.
+      errno = 0;
+      char* end = nullptr;
+      float v = token.empty() ? 0.0f : std::strtof(token.c_str(), &end);
+      if (token.empty() || *end != '\0') {
+        return ParseResult::Malformed;
+      }
+      uint32_t u;
+      std::memcpy(&u, &v, sizeof(u));
+      uint16_t h;
+      if (std::isnan(v)) {
+        h = static_cast<uint16_t>((u >> 16) | 0x40u);
+      } else {
+        h = static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+      }
+      if ((errno == ERANGE && std::isinf(v)) ||
+          (std::isfinite(v) && (h & 0x7FFFu) == 0x7F80u)) {
+        return ParseResult::OutOfRange;
+      }
+      storeBits(out, 2, h);
+      return ParseResult::Ok;
+    }
     case Kind::Unsupported:
       break;
   }
@@ -218,6 +243,12 @@ ParseResult parseElement(const std::string& token, Kind kind, uint32_t bits,
 double floatAt(const HostTensor& t, uint64_t i) {
   size_t size = t.elementSize();
   uint64_t bits = loadBits(t.data.data() + i * size, size);
+  if (kindOf(t.element_type) == Kind::BFloat) {
+    uint32_t u = static_cast<uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, sizeof(f));
+    return f;
+  }
   switch (size) {
     case 2:
       return halfToFloat(static_cast<uint16_t>(bits));
@@ -416,7 +447,7 @@ bool parseTensorText(std::string_view text, HostTensor* out,
   if (type == STRATA_HAL_ELEMENT_TYPE_NONE || kind == Kind::Unsupported) {
     *error = "unknown element type '" + std::string(element_name) +
              "'; expected i1, i8, i16, i32, i64, si8..si64, ui8..ui64, f16, "
-             "f32 or f64";
+             "bf16, f32 or f64";
     return false;
   }
   out->element_type = type;
@@ -505,6 +536,8 @@ std::string formatElement(const HostTensor& t, uint64_t i) {
         return formatF32(static_cast<float>(floatAt(t, i)));
       }
       return formatF64(floatAt(t, i));
+    case Kind::BFloat:
+      return formatF32(static_cast<float>(floatAt(t, i)));
     case Kind::Unsupported:
       break;
   }
@@ -590,7 +623,9 @@ bool compareTensors(const HostTensor& expected, const HostTensor& actual,
                 " bytes, expected " + std::to_string(count * size);
     return false;
   }
-  bool is_float = kindOf(expected.element_type) == Kind::Float;
+  // bf16 compares with the f16 threshold (both are 2 bytes).
+  bool is_float = kindOf(expected.element_type) == Kind::Float ||
+                  kindOf(expected.element_type) == Kind::BFloat;
   double threshold = size == 2   ? thresholds.f16
                      : size == 4 ? thresholds.f32
                                  : thresholds.f64;

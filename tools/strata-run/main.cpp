@@ -55,6 +55,8 @@ constexpr const char kUsage[] =
     "  --task_workers=N   local-task worker threads (default 0: one per "
     "core)\n"
     "  --input=VALUE      one argument, in IREE's grammar; repeatable:\n"
+    "                       5  2.5   an untyped value takes the argument's\n"
+    "                         type from the signature (i32, f32, 4xf32...)\n"
     "                       i32=5  i64=-3  f32=2.5  f64=1e-3   scalars (a\n"
     "                         0-d tensor where the argument is a ref)\n"
     "                       2x3xf32=1 2 3 4 5 6   a tensor (hal.buffer_view);\n"
@@ -497,7 +499,33 @@ int run(const Options& options) {
     std::string where = describeFlag("--input", i, options.inputs[i]);
     HostTensor tensor;
     std::string error;
-    if (!parseValueArgument(options.inputs[i], &tensor, &error)) {
+    std::string text = options.inputs[i];
+    // IREE's untyped value (--input=1): its type comes from the signature,
+    // a scalar's from the calling convention, a tensor's from the type the
+    // compiler recorded (static shapes only).
+    // A type without values ("2x3xf32", "i32") is not one: it fails below
+    // as a malformed typed value.
+    size_t last_x = text.rfind('x');
+    std::string suffix =
+        last_x == std::string::npos ? text : text.substr(last_x + 1);
+    bool names_type = strata_hal_element_type_parse(
+                          suffix.c_str(), suffix.size()) !=
+                      STRATA_HAL_ELEMENT_TYPE_NONE;
+    if (!text.empty() && text[0] != '@' &&
+        text.find('=') == std::string::npos && !names_type) {
+      std::string type = args[i] == 'r'
+                             ? exportAttr(main_module, options.function,
+                                          "arg" + std::to_string(i))
+                             : strata::tools::cconvTypeName(args[i]);
+      if (type.empty() || type == "?" ||
+          type.find('?') != std::string::npos) {
+        return fail(where + ": argument " + std::to_string(i) + " of " +
+                    full_name + " has no static type to read '" + text +
+                    "' as; write it as TYPE=VALUE or SHAPExTYPE=VALUES");
+      }
+      text = type + "=" + text;
+    }
+    if (!parseValueArgument(text, &tensor, &error)) {
       return fail(where + ": " + error);
     }
     if (args[i] == 'r') {

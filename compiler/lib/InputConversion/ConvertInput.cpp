@@ -51,6 +51,59 @@ struct ConvertInputPass
     pm.addPass(createTosaToTensorPass());
   }
 
+  /// An immutable global with an initial value is that constant: its loads
+  /// become it (and fold like any constant). A mutable tensor global's
+  /// initial value is stored by a private initializer function, which the
+  /// vm conversion calls from the module's initializer (tensors are made by
+  /// dispatches or taken from rodata, at run time).
+  static void lowerGlobals(ModuleOp module) {
+    SymbolTable symbols(module);
+    SmallVector<strata::util::GlobalLoadOp> loads;
+    module.walk([&](strata::util::GlobalLoadOp op) { loads.push_back(op); });
+    for (strata::util::GlobalLoadOp load : loads) {
+      auto global =
+          symbols.lookup<strata::util::GlobalOp>(load.getGlobal());
+      if (!global || global.getIsMutable() || !global.getInitialValue()) {
+        continue;
+      }
+      OpBuilder builder(load);
+      Value constant = arith::ConstantOp::create(builder, load.getLoc(),
+                                                 *global.getInitialValue());
+      load.replaceAllUsesWith(constant);
+      load.erase();
+    }
+    func::FuncOp init;
+    for (auto global :
+         llvm::make_early_inc_range(module.getOps<strata::util::GlobalOp>())) {
+      if (!global.getIsMutable() && global.getInitialValue() &&
+          SymbolTable::symbolKnownUseEmpty(global, module)) {
+        global.erase();
+        continue;
+      }
+      if (!global.getIsMutable() || !global.getInitialValue() ||
+          !isa<TensorType>(global.getType())) {
+        continue;
+      }
+      Location loc = global.getLoc();
+      if (!init) {
+        OpBuilder builder(module.getContext());
+        builder.setInsertionPointToEnd(module.getBody());
+        init = func::FuncOp::create(builder, loc,
+                                    strata::util::kGlobalInitializerName,
+                                    builder.getFunctionType({}, {}));
+        init.setPrivate();
+        builder.setInsertionPointToStart(init.addEntryBlock());
+        func::ReturnOp::create(builder, loc);
+      }
+      OpBuilder builder(init.getBody().front().getTerminator());
+      Value constant =
+          arith::ConstantOp::create(builder, loc, *global.getInitialValue());
+      strata::util::GlobalStoreOp::create(builder, loc, constant,
+                                          global.getSymName());
+      global.removeInitialValueAttr();
+    }
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // An unfoldable constant is a constant behind a barrier.
@@ -82,6 +135,7 @@ struct ConvertInputPass
                                               op.getRtolAttr());
       op.erase();
     });
+    lowerGlobals(module);
     auto isTosa = [](Operation *op) {
       return isa_and_nonnull<tosa::TosaDialect>(op->getDialect());
     };

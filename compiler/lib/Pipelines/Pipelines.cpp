@@ -11,6 +11,8 @@
 #include "Strata/Dialect/VM/Transforms/Passes.h"
 #include "Strata/InputConversion/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -46,6 +48,10 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
   if (wants(Phase::Input)) {
     pm.addPass(input::createLowerONNXPass());
     pm.addPass(input::createConvertInputPass());
+    // arith/math ops applied to whole tensors become elementwise
+    // linalg.generic ops, which form dispatches like any other.
+    pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+    pm.addPass(input::createLowerPackUnpackPass());
     pm.addPass(input::createPropagateTransposesPass());
     pm.addPass(input::createInsertShapeChecksPass());
     pm.addPass(createCanonicalizerPass());

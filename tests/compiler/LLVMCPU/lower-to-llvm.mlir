@@ -47,16 +47,16 @@ func.func @local(%a: tensor<256x32xf32>, %b: tensor<32x256xf32>) -> tensor<f32> 
 
 // -----
 
-func.func @exp64(%a: tensor<4xf64>) -> tensor<4xf64> {
-  %e = tensor.empty() : tensor<4xf64>
+func.func @remf(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
   %r = linalg.generic {
       indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
       iterator_types = ["parallel"]}
-      ins(%a : tensor<4xf64>) outs(%e : tensor<4xf64>) {
-  ^bb0(%x: f64, %o: f64):
-    // expected-error @+1 {{'math.exp' on 'f64' has no library-free lowering on llvm-cpu}}
-    %y = math.exp %x : f64
-    linalg.yield %y : f64
-  } -> tensor<4xf64>
-  return %r : tensor<4xf64>
+      ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    // expected-error @+1 {{'arith.remf' on 'f32' has no library-free lowering on llvm-cpu}}
+    %y = arith.remf %x, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
 }

@@ -34,8 +34,8 @@ func.func @dynamic_not_index(%a: tensor<?xf32>, %s: i32, %n: index) -> tensor<?x
 
 // -----
 
-// expected-error @+1 {{argument 0 of type 'tensor<4xbf16>' has an unsupported element type}}
-func.func @brain_half(%a: tensor<4xbf16>) -> tensor<4xi32> {
+// expected-error @+1 {{argument 0 of type 'tensor<4xf8E5M2>' has an unsupported element type}}
+func.func @fp8(%a: tensor<4xf8E5M2>) -> tensor<4xi32> {
   %c = arith.constant dense<0> : tensor<4xi32>
   return %c : tensor<4xi32>
 }

@@ -99,4 +99,31 @@ def PropagateTransposesPass
   ];
 }
 
+def LowerPackUnpackPass
+    : Pass<"strata-lower-pack-unpack", "::mlir::ModuleOp"> {
+  let summary = "rewrite linalg.pack and linalg.unpack as index-computing "
+                "linalg.generic ops";
+  let description = [{
+    Each `linalg.pack` becomes a `linalg.generic` over its destination that
+    reads its source element by element (`tensor.extract` at the packed
+    position: outer index times the tile size plus the inner index, with
+    `outer_dims_perm` applied) and yields the padding value where that
+    position is past the source's end; each `linalg.unpack` the generic
+    over its destination that reads the packed element (division and
+    remainder by the tile size). Static and dynamic inner tiles alike: the
+    result is an ordinary dispatch, tiled and distributed like any
+    elementwise op.
+
+    ```mlir
+    %p = linalg.pack %a padding_value(%pad : f32) inner_dims_pos = [0, 1]
+        inner_tiles = [2, 3] into %e : tensor<5x7xf32> -> tensor<3x3x2x3xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // STRATA_INPUTCONVERSION_PASSES_TD

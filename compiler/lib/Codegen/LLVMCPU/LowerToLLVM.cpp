@@ -22,6 +22,7 @@
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "MathExpansions.h"
 #include "PassPipelines.h"
 
 namespace mlir::strata::llvmcpu {
@@ -193,6 +194,8 @@ LogicalResult expandMath(ModuleOp module) {
       patterns, {"tan", "sinh", "cosh", "asinh", "acosh", "atanh", "tanh",
                  "fma", "exp2", "powf", "fpowi", "rsqrt", "ctlz"});
   populateMathAlgebraicSimplificationPatterns(patterns);
+  // log10, sincos, and the f64 functions upstream does not approximate.
+  populateMathExpansionPatterns(patterns);
   patterns.add<FmaToMulAdd>(context);
   return applyPatternsGreedily(module, std::move(patterns));
 }
@@ -222,8 +225,7 @@ LogicalResult checkNoLibraryCalls(ModuleOp module) {
                       ? getElementTypeOrSelf(op->getResult(0).getType())
                       : Type();
       op->emitError() << "'" << op->getName() << "' on " << type
-                      << " has no library-free lowering on llvm-cpu (only "
-                         "f32 transcendental functions are approximated)";
+                      << " has no library-free lowering on llvm-cpu";
       ok = false;
     }
   });
@@ -336,7 +338,12 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
   }
   // Math on f16 is computed in f32 (extf, the f32 op, truncf), where the
   // approximations apply; f16 arithmetic itself LLVM promotes to f32.
-  if (failed(runPassPipeline(module, "math-extend-to-supported-types")) ||
+  // bf16 likewise: arithmetic in f32, conversions as integer code
+  // (arith-expand, below), so no target needs bf16 instructions.
+  if (failed(runPassPipeline(module, "math-extend-to-supported-types,"
+                                     "func.func(arith-emulate-unsupported-"
+                                     "floats{source-types=bf16 "
+                                     "target-type=f32})")) ||
       failed(expandMath(module)) || failed(checkNoLibraryCalls(module)) ||
       failed(checkNoStructuredOps(module))) {
     return failure();
@@ -349,7 +356,8 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
       "lower-affine,convert-scf-to-cf,canonicalize),"
       "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
       "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-      "func.func(arith-expand),convert-math-to-llvm,convert-arith-to-llvm,"
+      "func.func(arith-expand{include-bf16=true}),convert-math-to-llvm,"
+      "convert-arith-to-llvm,"
       "convert-index-to-llvm,"
       "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
       "convert-cf-to-llvm,convert-ub-to-llvm,reconcile-unrealized-casts,"

@@ -21,8 +21,9 @@ bool isSupportedElementType(Type type) {
     return width == 1 || width == 8 || width == 16 || width == 32 ||
            width == 64;
   }
-  // f16 is stored as itself; math on it is computed in f32.
-  return type.isF16() || type.isF32() || type.isF64();
+  // f16 and bf16 are stored as themselves; math on them is computed in f32
+  // (bf16 arithmetic too).
+  return type.isF16() || type.isBF16() || type.isF32() || type.isF64();
 }
 
 // Returns a description of what is wrong with `type`, or an empty string.
@@ -33,7 +34,7 @@ std::string checkBoundaryType(Type type) {
   }
   if (!isSupportedElementType(tensorType.getElementType())) {
     return "has an unsupported element type (supported: i1, i8, i16, i32, "
-           "i64, f16, f32, f64)";
+           "i64, f16, bf16, f32, f64)";
   }
   return {};
 }
@@ -41,6 +42,7 @@ std::string checkBoundaryType(Type type) {
 // Types inside a body: scalars, vectors and shaped types must use supported
 // element types (index is allowed inside), and be ranked.
 std::string checkBodyType(Type type) {
+  Type original = type;
   if (auto shaped = dyn_cast<ShapedType>(type)) {
     if (isa<UnrankedTensorType, UnrankedMemRefType>(type)) {
       return "unranked shaped types are not supported";
@@ -50,9 +52,16 @@ std::string checkBodyType(Type type) {
   if (type.isIndex() || isSupportedElementType(type)) {
     return {};
   }
+  // Integers of other widths (i2, i4, i24...) compute in registers; only
+  // their storage in tensors is not supported.
+  if (auto integer = dyn_cast<IntegerType>(type);
+      integer && !isa<ShapedType>(original) && integer.getWidth() <= 64) {
+    return {};
+  }
   if (isa<FloatType, IntegerType>(type)) {
-    return "element type is not supported (supported: i1, i8, i16, i32, "
-           "i64, f16, f32, f64)";
+    return "an unsupported element type on llvm-cpu (supported: i1, i8, "
+           "i16, i32, i64, f16, bf16, f32, f64; other integer widths in "
+           "scalar code)";
   }
   return {};
 }
@@ -64,8 +73,9 @@ LogicalResult verifyFunction(func::FuncOp func) {
   // host passes them as push constants.
   bool seenScalar = false;
   for (auto [index, input] : llvm::enumerate(type.getInputs())) {
-    // No f16 push constants: the host has no f16 scalars.
+    // No f16/bf16 push constants: the host has no such scalars.
     if (input.isIndex() || (isSupportedElementType(input) && !input.isF16() &&
+                            !input.isBF16() &&
                             isa<IntegerType, FloatType>(input))) {
       seenScalar = true;
       continue;
@@ -132,7 +142,8 @@ LogicalResult verifyFunction(func::FuncOp func) {
     auto check = [&](Type valueType) {
       std::string problem = checkBodyType(valueType);
       if (!problem.empty()) {
-        op->emitError() << "type " << valueType << ": " << problem;
+        op->emitError() << "'" << op->getName() << "' uses type "
+                        << valueType << ", which has " << problem;
         ok = false;
         return false;
       }

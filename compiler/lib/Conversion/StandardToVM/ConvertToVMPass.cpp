@@ -7,6 +7,7 @@
 #include "HALToVM.h"
 #include "HostTensorToVM.h"
 #include "StreamToVM.h"
+#include "UtilToVM.h"
 
 #include "Strata/Conversion/Passes.h"
 #include "Strata/Conversion/StandardToVM/StandardToVM.h"
@@ -216,6 +217,7 @@ struct ConvertToVMPass
     populateIndexToVMPatterns(typeConverter, patterns);
     populateMathToVMPatterns(typeConverter, patterns);
     populateCheckToVMPatterns(typeConverter, patterns);
+    populateUtilToVMPatterns(typeConverter, patterns);
     DenseSet<OperationName> convertible = getRootOps(patterns);
     // hal.executable is translated before the conversion.
     convertible.insert(
@@ -305,6 +307,7 @@ struct ConvertToVMPass
     }
     normalizeExportBoundaries(vmModule);
     finalizeHostTensorSupport(vmModule, hostState);
+    callGlobalInitializer(vmModule);
   }
 };
 

@@ -92,6 +92,9 @@ std::optional<int32_t> mlir::strata::getHalElementType(Type elementType) {
     }
     return std::nullopt;
   }
+  if (elementType.isBF16()) {
+    return static_cast<int32_t>(STRATA_HAL_ELEMENT_TYPE_BFLOAT_16);
+  }
   if (elementType.isF16() || elementType.isF32() || elementType.isF64()) {
     return static_cast<int32_t>(
         STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE,

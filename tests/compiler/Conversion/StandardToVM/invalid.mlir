@@ -39,8 +39,8 @@ func.func private @tensor.import(tensor<*xi32>) -> i32
 
 // -----
 
-// expected-error @+1 {{unsupported type 'tensor<2xbf16>' in conversion to vm}}
-func.func private @tensor.bf16(tensor<2xbf16>) -> i32
+// expected-error @+1 {{unsupported type 'tensor<2xf8E4M3FN>' in conversion to vm}}
+func.func private @tensor.fp8(tensor<2xf8E4M3FN>) -> i32
 
 // -----
 

@@ -198,3 +198,41 @@ func.func @pad_twice_read(%x: tensor<1x4x4x3xf32>) -> (tensor<1x6x6x3xf32>, tens
   } : tensor<1x4x4x3xf32> to tensor<1x6x6x3xf32>
   return %p, %p : tensor<1x6x6x3xf32>, tensor<1x6x6x3xf32>
 }
+
+// -----
+
+// A static-to-dynamic tensor.cast feeding a barrier is a dispatch whose
+// result size comes from the cast's source (a constant here), not from a
+// tensor.dim of its own result, which would read it before it exists.
+// CHECK-LABEL: func.func @cast_to_dynamic
+// CHECK-SAME: (%[[A:.*]]: tensor<4xf32>)
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[D:.*]] = flow.dispatch @module_linked_llvm_cpu::@cast_to_dynamic_dispatch_{{[0-9]+}}_cast_D_f32(%[[A]], %[[C4]]) : (tensor<4xf32>, index) -> tensor<?xf32>
+// CHECK: util.optimization_barrier %[[D]] : tensor<?xf32>
+func.func @cast_to_dynamic(%a: tensor<4xf32>) -> tensor<?xf32> {
+  %c = tensor.cast %a : tensor<4xf32> to tensor<?xf32>
+  %b = util.optimization_barrier %c : tensor<?xf32>
+  return %b : tensor<?xf32>
+}
+
+// -----
+
+// A fill of dynamic size that reaches the host takes its tensor.empty into
+// its dispatch (no dispatch of its own for the empty).
+// CHECK-LABEL: func.func @dynamic_fill
+// CHECK: %[[F:.*]] = flow.dispatch @module_linked_llvm_cpu::@dynamic_fill_dispatch_{{[0-9]+}}_fill_DxD_f32(
+// CHECK-NOT: flow.dispatch
+// CHECK: return %[[F]]
+// CHECK: func.func @dynamic_fill_dispatch_{{[0-9]+}}_fill_DxD_f32
+// CHECK: tensor.empty
+// CHECK: linalg.fill
+func.func @dynamic_fill(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %d1 = tensor.dim %a, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%d0, %d1) : tensor<?x?xf32>
+  %cst = arith.constant 3.0 : f32
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %f : tensor<?x?xf32>
+}

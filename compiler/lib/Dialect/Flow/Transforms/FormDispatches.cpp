@@ -8,6 +8,7 @@
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "ConvToMatmul.h"
+#include "SplitReductions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -50,17 +51,37 @@ struct GeneralizeElementwise : OpInterfaceRewritePattern<linalg::LinalgOp> {
   }
 };
 
+/// tensor.splat as a linalg.fill of a tensor.empty: a destination-style op
+/// that writes its result in place (a splat would bufferize to a temporary
+/// in the kernel, which a dynamic size leaves unbounded).
+struct SplatToFill : OpRewritePattern<tensor::SplatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::SplatOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type) {
+      return failure();
+    }
+    Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(), type,
+                                          op.getDynamicSizes());
+    rewriter.replaceOpWithNewOp<linalg::FillOp>(op, op.getInput(), empty);
+    return success();
+  }
+};
+
 bool hasTensorType(TypeRange types) {
   return llvm::any_of(types, [](Type t) { return isa<TensorType>(t); });
 }
 
 /// Host control flow that only carries tensor values (scf.if/for/while and
 /// their terminators, cf branches, calls and returns): it stays on the host.
-/// So do check ops, which read their tensors on the host (check module).
+/// So do check ops, which read their tensors on the host (check module),
+/// and loads and stores of globals (a tensor global holds a host tensor).
 bool isHostControlFlow(Operation *op) {
   return isa<func::CallOp, func::ReturnOp, RegionBranchOpInterface,
              RegionBranchTerminatorOpInterface, BranchOpInterface,
-             strata::util::OptimizationBarrierOp>(op) ||
+             strata::util::OptimizationBarrierOp, strata::util::GlobalLoadOp,
+             strata::util::GlobalStoreOp>(op) ||
          isa_and_nonnull<strata::check::CheckDialect>(op->getDialect());
 }
 
@@ -169,6 +190,15 @@ bool isFusedIntoConsumer(Operation *op) {
   auto producer = dyn_cast<linalg::LinalgOp>(op);
   if (!producer || isa<linalg::FillOp>(op) || op->getNumResults() != 1 ||
       !op->hasOneUse()) {
+    return false;
+  }
+  // The code generator cuts a root with dynamic sizes along its outermost
+  // dimension only: a fused producer with another dynamic dimension would
+  // need a temporary whose size has no bound. As a dispatch of its own,
+  // its result is allocated by the host from the sizes it gets.
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (type && type.getRank() > 1 &&
+      llvm::any_of(type.getShape().drop_front(), ShapedType::isDynamic)) {
     return false;
   }
   OpOperand &use = *op->getUses().begin();
@@ -366,6 +396,12 @@ Value resolveDim(OpBuilder &b, Location loc, Value tensor, int64_t dim,
     if (auto empty = dyn_cast<tensor::EmptyOp>(def)) {
       return empty.getDynamicSize(dim);
     }
+    // A cast keeps its source's sizes; it has no shape reification, and a
+    // tensor.dim of the cast itself would read the dispatch's own result
+    // before the dispatch.
+    if (auto castOp = dyn_cast<tensor::CastOp>(def)) {
+      return resolveDim(b, loc, castOp.getSource(), dim, inDispatch);
+    }
     auto result = cast<OpResult>(tensor);
     if (auto dps = dyn_cast<DestinationStyleOpInterface>(def)) {
       return resolveDim(b, loc,
@@ -426,7 +462,8 @@ private:
 /// Whether dispatches can take and produce `type`: ranked tensors (static
 /// or dynamic dimensions) of the element types the kernels and the
 /// runtime's buffer views both have. Reports at `loc` otherwise.
-LogicalResult checkTensorType(Type type, Location loc) {
+LogicalResult checkTensorType(Type type, Location loc,
+                              Operation *op = nullptr) {
   if (!isa<TensorType>(type)) {
     return success();
   }
@@ -439,13 +476,16 @@ LogicalResult checkTensorType(Type type, Location loc) {
   bool supported = element.isInteger(1) || element.isInteger(8) ||
                    element.isInteger(16) || element.isInteger(32) ||
                    element.isInteger(64) || element.isF16() ||
-                   element.isF32() || element.isF64();
+                   element.isBF16() || element.isF32() || element.isF64();
   if (!supported ||
       (isa<IntegerType>(element) && !element.isSignlessInteger())) {
-    return emitError(loc, "tensor type ")
-           << type << " has element type " << element
-           << ", which is not supported (supported: i1, i8, i16, i32, i64, "
-              "f16, f32, f64)";
+    InFlightDiagnostic diag = emitError(loc);
+    if (op) {
+      diag << "'" << op->getName() << "' uses ";
+    }
+    return diag << "tensor type " << type << " with element type " << element
+           << ", an unsupported element type (supported: i1, i8, i16, i32, "
+              "i64, f16, bf16, f32, f64)";
   }
   return success();
 }
@@ -463,7 +503,7 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
   func.walk([&](Operation *op) -> WalkResult {
     for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
                                               op->getResultTypes())) {
-      if (failed(checkTensorType(type, op->getLoc()))) {
+      if (failed(checkTensorType(type, op->getLoc(), op))) {
         ok = false;
         return WalkResult::interrupt();
       }
@@ -506,16 +546,12 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
       leftovers.push_back(op);
     }
   });
-  SmallVector<Operation *> live;
+  // Users first: a fill that reaches the host takes its tensor.empty into
+  // its dispatch, and the empty is then dead.
   for (Operation *op : llvm::reverse(leftovers)) {
     if (op->use_empty()) {
       op->erase();
-    } else {
-      live.push_back(op);
-    }
-  }
-  for (Operation *op : llvm::reverse(live)) {
-    if (failed(outline(func, op))) {
+    } else if (failed(outline(func, op))) {
       return failure();
     }
   }
@@ -686,7 +722,7 @@ struct FormDispatchesPass
 
     decomposeOtherPads(module);
     RewritePatternSet patterns(context);
-    patterns.add<GeneralizeElementwise>(context);
+    patterns.add<GeneralizeElementwise, SplatToFill>(context);
     if (im2colConvolutions) {
       flow::populateConvToMatmulPatterns(patterns);
     }
@@ -701,6 +737,10 @@ struct FormDispatchesPass
     }
     // A pad whose convolution became im2col + matmul reads into a gather.
     decomposeOtherPads(module);
+
+    // After fusion, so a sum's fused producers (a square, a cast) come
+    // along into its partial sums.
+    flow::splitReductions(module);
 
     OpBuilder builder(context);
     builder.setInsertionPointToEnd(module.getBody());

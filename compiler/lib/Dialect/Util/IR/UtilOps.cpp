@@ -53,3 +53,114 @@ LogicalResult OptimizationBarrierOp::canonicalize(OptimizationBarrierOp op,
   rewriter.eraseOp(op);
   return success();
 }
+
+// util.global [visibility] [mutable] @name (= value [: type] | : type)
+ParseResult GlobalOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringRef visibility;
+  if (succeeded(parser.parseOptionalKeyword(
+          &visibility, {"private", "public", "nested"}))) {
+    result.addAttribute(getSymVisibilityAttrName(result.name),
+                        parser.getBuilder().getStringAttr(visibility));
+  }
+  if (succeeded(parser.parseOptionalKeyword("mutable"))) {
+    result.addAttribute(getIsMutableAttrName(result.name),
+                        parser.getBuilder().getUnitAttr());
+  }
+  StringAttr name;
+  if (parser.parseSymbolName(name, getSymNameAttrName(result.name),
+                             result.attributes)) {
+    return failure();
+  }
+  Type type;
+  if (succeeded(parser.parseOptionalEqual())) {
+    Attribute value;
+    if (parser.parseAttribute(value)) {
+      return failure();
+    }
+    auto typed = dyn_cast<TypedAttr>(value);
+    if (!typed) {
+      return parser.emitError(parser.getCurrentLocation(),
+                              "the initial value must be a typed attribute");
+    }
+    result.addAttribute(getInitialValueAttrName(result.name), typed);
+    type = typed.getType();
+    if (succeeded(parser.parseOptionalColon()) && parser.parseType(type)) {
+      return failure();
+    }
+  } else if (parser.parseColonType(type)) {
+    return failure();
+  }
+  result.addAttribute(getTypeAttrName(result.name), TypeAttr::get(type));
+  return parser.parseOptionalAttrDict(result.attributes);
+}
+
+void GlobalOp::print(OpAsmPrinter &p) {
+  if (auto visibility = getSymVisibility()) {
+    p << " " << *visibility;
+  }
+  if (getIsMutable()) {
+    p << " mutable";
+  }
+  p << " ";
+  p.printSymbolName(getSymName());
+  if (auto value = getInitialValue()) {
+    p << " = ";
+    p.printAttribute(*value);
+    if (value->getType() != getType()) {
+      p << " : " << getType();
+    }
+  } else {
+    p << " : " << getType();
+  }
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getSymVisibilityAttrName(), getIsMutableAttrName(),
+                           getSymNameAttrName(), getTypeAttrName(),
+                           getInitialValueAttrName()});
+}
+
+LogicalResult GlobalOp::verify() {
+  if (auto value = getInitialValue()) {
+    if (value->getType() != getType()) {
+      return emitOpError("initial value of type ")
+             << value->getType() << " does not match the global's type "
+             << getType();
+    }
+  }
+  return success();
+}
+
+/// The global `symbol` names, checked against the type of `value`.
+static FailureOr<GlobalOp> lookupGlobal(Operation *op, FlatSymbolRefAttr symbol,
+                                        Type type,
+                                        SymbolTableCollection &symbolTable) {
+  auto global = symbolTable.lookupNearestSymbolFrom<GlobalOp>(op, symbol);
+  if (!global) {
+    return op->emitOpError("'") << symbol
+                                << "' does not name a util.global";
+  }
+  if (global.getType() != type) {
+    return op->emitOpError("type ")
+           << type << " does not match the type " << global.getType()
+           << " of global '" << symbol << "'";
+  }
+  return global;
+}
+
+LogicalResult
+GlobalLoadOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return lookupGlobal(*this, getGlobalAttr(), getType(), symbolTable);
+}
+
+LogicalResult
+GlobalStoreOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<GlobalOp> global =
+      lookupGlobal(*this, getGlobalAttr(), getValue().getType(), symbolTable);
+  if (failed(global)) {
+    return failure();
+  }
+  if (!global->getIsMutable()) {
+    return emitOpError("stores to the immutable global '")
+           << getGlobalAttr() << "'";
+  }
+  return success();
+}

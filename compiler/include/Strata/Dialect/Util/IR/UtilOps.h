@@ -9,10 +9,18 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "Strata/Dialect/Util/IR/UtilDialect.h.inc"
+
+namespace mlir::strata::util {
+/// The private function that stores the initial values of mutable tensor
+/// globals (made by the input phase); the module's initializer calls it.
+inline constexpr char kGlobalInitializerName[] =
+    "__strata_initialize_tensor_globals";
+} // namespace mlir::strata::util
 
 #define GET_OP_CLASSES
 #include "Strata/Dialect/Util/IR/UtilOps.h.inc"

@@ -4,6 +4,7 @@
 #define STRATA_DIALECT_UTIL_IR_UTILOPS_TD
 
 include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -17,7 +18,9 @@ def Util_Dialect : Dialect {
     fold a computation away at compile time. The input phase lowers both
     (`--strata-convert-input`): an unfoldable constant becomes a constant
     behind an optimization barrier, and a barrier stays until the vm
-    conversion, where it is the identity.
+    conversion, where it is the identity. Also IREE's module globals
+    (`util.global`, `util.global.load`, `util.global.store`), which become
+    vm globals.
   }];
 }
 
@@ -58,6 +61,67 @@ def Util_OptimizationBarrierOp : Util_Op<"optimization_barrier", [
   let results = (outs Variadic<AnyType>:$results);
   let assemblyFormat = "attr-dict ($operands^ `:` type($operands))?";
   let hasCanonicalizeMethod = 1;
+}
+
+def Util_GlobalOp : Util_Op<"global", [Symbol]> {
+  let summary = "a module-level variable, as IREE's programs declare it";
+  let description = [{
+    A scalar or tensor value that lives as long as the module's context.
+    Only a `mutable` global may be stored to. Without an initial value a
+    scalar starts at zero and a tensor is unset until stored. The input
+    phase replaces loads of an immutable global that has an initial value
+    by that constant, and stores a mutable tensor global's initial value
+    from an initializer function; the vm conversion makes each global a
+    `vm.global.*` (a tensor: a `!hal.buffer_view` ref).
+
+    Example:
+
+    ```mlir
+    util.global private mutable @counter = 0 : i32
+    util.global private @weights = dense<[1.0, 2.0]> : tensor<2xf32>
+    util.global private mutable @state : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       OptionalAttr<StrAttr>:$sym_visibility,
+                       UnitAttr:$is_mutable,
+                       TypeAttr:$type,
+                       OptionalAttr<TypedAttrInterface>:$initial_value);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Util_GlobalLoadOp : Util_Op<"global.load", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    MemoryEffects<[MemRead]>]> {
+  let summary = "reads a util.global";
+  let description = [{
+    Example:
+
+    ```mlir
+    %v = util.global.load @counter : i32
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$global, UnitAttr:$is_immutable);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    (`immutable` $is_immutable^)? $global attr-dict `:` type($result)
+  }];
+}
+
+def Util_GlobalStoreOp : Util_Op<"global.store", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "writes a mutable util.global";
+  let description = [{
+    Example:
+
+    ```mlir
+    util.global.store %v, @counter : i32
+    ```
+  }];
+  let arguments = (ins AnyType:$value, FlatSymbolRefAttr:$global);
+  let assemblyFormat = "$value `,` $global attr-dict `:` type($value)";
 }
 
 #endif // STRATA_DIALECT_UTIL_IR_UTILOPS_TD

@@ -1,0 +1,327 @@
+// SplitReductions.cpp - float sums as a tree of partial sums, f16 sums in f32
+// (SplitReductions.h).
+//
+// A sum of K values accumulated one after the other loses about K * eps of
+// relative accuracy in the worst case, and an f16 accumulator stops growing
+// once the addends fall below half its ulp (a sum of many small f16 values
+// sticks). Here a long sum x[..., K] is computed as
+//
+//   partial[..., g, v] = sum_c x[..., g, c, v]      (x viewed as G x C x V)
+//   result[...]        = init + sum_{g, v} partial[..., g, v]
+//
+// V = 16 lanes are contiguous (one or two vectors), C steps of each lane
+// add a few hundred values, and the G groups are parallel loops, so the
+// code generator spreads them over workgroups: the sum gets faster as well
+// as more accurate. f16 sums accumulate in f32 throughout.
+
+#include "SplitReductions.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Lanes of partial sums: contiguous, one AVX-512 vector of f32.
+constexpr int64_t kLanes = 16;
+/// Sums shorter than this stay one op (unless f16 widens them).
+constexpr int64_t kMinSplitSize = 4096;
+/// Each lane of a group adds at least this many values...
+constexpr int64_t kMinStepsPerLane = 256;
+/// ...and there are at most this many groups per output element.
+constexpr int64_t kMaxGroups = 256;
+
+/// A float sum: one input, one init, one reduction loop, and a body whose
+/// result is addf(contribution, acc) with acc used only there.
+struct FloatSum {
+  linalg::LinalgOp op;
+  arith::AddFOp combiner;
+  Value contribution; // in the body; computed from the input alone
+};
+
+std::optional<FloatSum> matchFloatSum(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
+      op.getNumDpsInits() != 1 || op->getNumResults() != 1 ||
+      op.getNumReductionLoops() != 1 ||
+      !isa<linalg::GenericOp, linalg::ReduceOp>(op.getOperation())) {
+    return std::nullopt;
+  }
+  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!resultType || !isa<FloatType>(resultType.getElementType()) ||
+      !(resultType.getElementType().isF16() ||
+        resultType.getElementType().isF32())) {
+    return std::nullopt;
+  }
+  Block *body = op.getBlock();
+  if (body->getNumArguments() != 2) {
+    return std::nullopt;
+  }
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  BlockArgument acc = body->getArgument(1);
+  if (!add || !acc.hasOneUse() || add->getBlock() != body) {
+    return std::nullopt;
+  }
+  Value contribution = add.getLhs() == acc   ? add.getRhs()
+                       : add.getRhs() == acc ? add.getLhs()
+                                             : Value();
+  if (!contribution || !add.getResult().hasOneUse()) {
+    return std::nullopt;
+  }
+  return FloatSum{op, add, contribution};
+}
+
+/// Builds the sum's body for a new op whose accumulator has `accType`:
+/// the original ops that compute the contribution, widened to accType,
+/// added to the accumulator.
+void buildSumBody(OpBuilder &b, Location loc, ValueRange args,
+                  FloatSum sum, Type accType) {
+  Block *body = sum.op.getBlock();
+  IRMapping mapping;
+  mapping.map(body->getArgument(0), args[0]);
+  for (Operation &op : body->without_terminator()) {
+    if (&op != sum.combiner.getOperation()) {
+      b.clone(op, mapping);
+    }
+  }
+  Value value = mapping.lookupOrDefault(sum.contribution);
+  if (value.getType() != accType) {
+    value = arith::ExtFOp::create(b, loc, accType, value);
+  }
+  Value result = arith::AddFOp::create(b, loc, value, args[1]);
+  linalg::YieldOp::create(b, loc, result);
+}
+
+/// A tensor of `type` filled with `value`.
+Value filled(OpBuilder &b, Location loc, RankedTensorType type,
+             ArrayRef<OpFoldResult> sizes, double value) {
+  Value empty =
+      tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  Value constant = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type.getElementType(), value));
+  return linalg::FillOp::create(b, loc, constant, empty).getResult(0);
+}
+
+/// `init` (the original op's accumulator) in `accType`: a fill of a
+/// constant is refilled, anything else is extended elementwise.
+Value widenInit(OpBuilder &b, Location loc, Value init, Type accType) {
+  auto type = cast<RankedTensorType>(init.getType());
+  if (type.getElementType() == accType) {
+    return init;
+  }
+  auto wideType = type.clone(accType);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, init);
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    FloatAttr value;
+    if (matchPattern(fill.getInputs()[0], m_Constant(&value))) {
+      return filled(b, loc, wideType, sizes, value.getValueAsDouble());
+    }
+  }
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, accType);
+  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                            utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{wideType}, ValueRange{init}, ValueRange{empty},
+             ArrayRef<AffineMap>{identity, identity}, parallel,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value wide = arith::ExtFOp::create(nb, nloc, accType, args[0]);
+               linalg::YieldOp::create(nb, nloc, wide);
+             })
+      .getResult(0);
+}
+
+/// `value` (f32) rounded to `type`'s element type, elementwise.
+Value narrow(OpBuilder &b, Location loc, Value value, RankedTensorType type,
+             ArrayRef<OpFoldResult> sizes) {
+  Value empty =
+      tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                            utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{value}, ValueRange{empty},
+             ArrayRef<AffineMap>{identity, identity}, parallel,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value n = arith::TruncFOp::create(nb, nloc,
+                                                 type.getElementType(),
+                                                 args[0]);
+               linalg::YieldOp::create(nb, nloc, n);
+             })
+      .getResult(0);
+}
+
+/// Whether the sum runs over the input's last dimension, contiguous and
+/// static, and is long enough to split: the input is read as it is laid
+/// out (identity map) and the result keeps the other dimensions in order.
+bool isSplittable(linalg::LinalgOp op, int64_t &size) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+    return false;
+  }
+  unsigned n = op.getNumLoops();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (iterators[n - 1] != utils::IteratorType::reduction) {
+    return false;
+  }
+  AffineMap inputMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap outputMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  SmallVector<AffineExpr> expected;
+  for (unsigned d = 0; d + 1 < n; ++d) {
+    expected.push_back(getAffineDimExpr(d, op.getContext()));
+  }
+  if (!inputMap.isIdentity() ||
+      outputMap != AffineMap::get(n, 0, expected, op.getContext())) {
+    return false;
+  }
+  size = ranges[n - 1];
+  return size >= kMinSplitSize && size % kLanes == 0;
+}
+
+/// The number of groups for a sum of `size` values: a divisor of
+/// size / kLanes leaving each lane at least kMinStepsPerLane values.
+int64_t chooseGroups(int64_t size) {
+  int64_t perLane = size / kLanes;
+  int64_t groups =
+      std::min(kMaxGroups, std::max<int64_t>(1, perLane / kMinStepsPerLane));
+  while (perLane % groups != 0) {
+    --groups;
+  }
+  return groups;
+}
+
+void rewriteSum(FloatSum sum) {
+  linalg::LinalgOp op = sum.op;
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  MLIRContext *context = op.getContext();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Type accType = resultType.getElementType().isF16()
+                     ? Type(b.getF32Type())
+                     : resultType.getElementType();
+  Value input = op.getDpsInputOperand(0)->get();
+  Value init = op.getDpsInitOperand(0)->get();
+  SmallVector<OpFoldResult> resultSizes = tensor::getMixedSizes(b, loc, init);
+  Value accInit = widenInit(b, loc, init, accType);
+  Value result;
+  linalg::GenericOp finalOp;
+
+  int64_t size = 0;
+  if (isSplittable(op, size)) {
+    unsigned n = op.getNumLoops();
+    int64_t groups = chooseGroups(size);
+    int64_t steps = size / kLanes / groups;
+    auto inputType = cast<RankedTensorType>(input.getType());
+    // x[..., K] viewed as x[..., G, C, V].
+    SmallVector<int64_t> shape(inputType.getShape().drop_back());
+    SmallVector<ReassociationIndices> reassociation;
+    for (unsigned d = 0; d + 1 < n; ++d) {
+      reassociation.push_back({static_cast<int64_t>(d)});
+    }
+    reassociation.push_back({n - 1, n, n + 1});
+    shape.append({groups, steps, kLanes});
+    Value expanded = tensor::ExpandShapeOp::create(
+        b, loc, inputType.clone(shape), input, reassociation);
+    // partial[..., g, v] = sum_c x[..., g, c, v]
+    SmallVector<int64_t> partialShape(inputType.getShape().drop_back());
+    partialShape.append({groups, kLanes});
+    auto partialType = RankedTensorType::get(partialShape, accType);
+    SmallVector<OpFoldResult> partialSizes;
+    for (int64_t d : partialShape) {
+      partialSizes.push_back(b.getIndexAttr(d));
+    }
+    Value zeros = filled(b, loc, partialType, partialSizes, 0.0);
+    SmallVector<AffineExpr> partialExprs;
+    for (unsigned d = 0; d + 1 < n; ++d) {
+      partialExprs.push_back(getAffineDimExpr(d, context));
+    }
+    partialExprs.push_back(getAffineDimExpr(n - 1, context));
+    partialExprs.push_back(getAffineDimExpr(n + 1, context));
+    SmallVector<utils::IteratorType> iterators(n + 2,
+                                               utils::IteratorType::parallel);
+    iterators[n] = utils::IteratorType::reduction;
+    Value partial =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{partialType}, ValueRange{expanded},
+            ValueRange{zeros},
+            ArrayRef<AffineMap>{
+                b.getMultiDimIdentityMap(n + 2),
+                AffineMap::get(n + 2, 0, partialExprs, context)},
+            iterators,
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              buildSumBody(nb, nloc, args, sum, accType);
+            })
+            .getResult(0);
+    // result[...] = init + sum_k partial[..., k] over k = (g, v), a view
+    // of the partials as one row each: itself split in turn when long.
+    SmallVector<ReassociationIndices> collapse;
+    for (unsigned d = 0; d + 1 < n; ++d) {
+      collapse.push_back({static_cast<int64_t>(d)});
+    }
+    collapse.push_back({n - 1, n});
+    Value rows = tensor::CollapseShapeOp::create(b, loc, partial, collapse);
+    SmallVector<AffineExpr> resultExprs(partialExprs.begin(),
+                                        partialExprs.end() - 2);
+    SmallVector<utils::IteratorType> finalIterators(
+        n, utils::IteratorType::parallel);
+    finalIterators[n - 1] = utils::IteratorType::reduction;
+    finalOp = linalg::GenericOp::create(
+        b, loc, TypeRange{resultType.clone(accType)}, ValueRange{rows},
+        ValueRange{accInit},
+        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(n),
+                            AffineMap::get(n, 0, resultExprs, context)},
+        finalIterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          Value s = arith::AddFOp::create(nb, nloc, args[0], args[1]);
+          linalg::YieldOp::create(nb, nloc, s);
+        });
+    result = finalOp->getResult(0);
+  } else {
+    // Only widened: the same loops with an f32 accumulator.
+    result = linalg::GenericOp::create(
+                 b, loc, TypeRange{resultType.clone(accType)},
+                 ValueRange{input}, ValueRange{accInit},
+                 op.getIndexingMapsArray(), op.getIteratorTypesArray(),
+                 [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                   buildSumBody(nb, nloc, args, sum, accType);
+                 })
+                 .getResult(0);
+  }
+  if (accType != resultType.getElementType()) {
+    result = narrow(b, loc, result, resultType, resultSizes);
+  }
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+  // The sum of the partials, when long, is split the same way.
+  int64_t finalSize = 0;
+  if (finalOp && isSplittable(finalOp, finalSize)) {
+    if (std::optional<FloatSum> again = matchFloatSum(finalOp)) {
+      rewriteSum(*again);
+    }
+  }
+}
+
+} // namespace
+
+void mlir::strata::flow::splitReductions(ModuleOp module) {
+  SmallVector<FloatSum> sums;
+  module.walk([&](linalg::LinalgOp op) {
+    std::optional<FloatSum> sum = matchFloatSum(op);
+    if (!sum) {
+      return;
+    }
+    int64_t size = 0;
+    bool widen = cast<ShapedType>(op->getResult(0).getType())
+                     .getElementType()
+                     .isF16();
+    if (widen || isSplittable(op, size)) {
+      sums.push_back(*sum);
+    }
+  });
+  for (FloatSum &sum : sums) {
+    rewriteSum(sum);
+  }
+}
