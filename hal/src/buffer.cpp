@@ -127,10 +127,8 @@ strata_status_t allocateMapped(uint64_t length, bool reuse,
                                strata_hal_buffer_t** out_buffer) {
   constexpr size_t kHugePage = 2 * 1024 * 1024;
   constexpr size_t kPage = 4096;
-  size_t granule =
-      length >= STRATA_HAL_LARGE_BUFFER_BYTES ? kHugePage : kPage;
-  size_t mapped = (static_cast<size_t>(length) + granule - 1) &
-                  ~(granule - 1);
+  size_t granule = length >= STRATA_HAL_LARGE_BUFFER_BYTES ? kHugePage : kPage;
+  size_t mapped = (static_cast<size_t>(length) + granule - 1) & ~(granule - 1);
   void* data = reuse ? mappingCache().take(mapped) : nullptr;
   if (!data) {
     data = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,

@@ -169,8 +169,7 @@ TEST_CASE("uninitialized medium buffers reuse mappings too, page-rounded") {
               counter.get(), length, &first)) == "OK");
   CHECK(counter.live == 1);  // the record only: the bytes are mapped
   uint8_t* first_ptr = nullptr;
-  REQUIRE(consume(strata_hal_buffer_map(first, 0, length, &first_ptr)) ==
-          "OK");
+  REQUIRE(consume(strata_hal_buffer_map(first, 0, length, &first_ptr)) == "OK");
   CHECK(reinterpret_cast<uintptr_t>(first_ptr) % 4096 == 0);
   std::memset(first_ptr, 0x3c, length);
   strata_hal_buffer_release(first);
@@ -185,8 +184,8 @@ TEST_CASE("uninitialized medium buffers reuse mappings too, page-rounded") {
   strata_hal_buffer_release(second);
   // Zeroed medium buffers stay allocator memory, zero.
   strata_hal_buffer_t* zeroed = nullptr;
-  REQUIRE(consume(strata_hal_buffer_allocate(counter.get(), length,
-                                             &zeroed)) == "OK");
+  REQUIRE(consume(strata_hal_buffer_allocate(counter.get(), length, &zeroed)) ==
+          "OK");
   uint8_t* zeroed_ptr = nullptr;
   REQUIRE(consume(strata_hal_buffer_map(zeroed, 0, length, &zeroed_ptr)) ==
           "OK");

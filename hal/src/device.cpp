@@ -500,7 +500,8 @@ strata_status_t makeDispatchFailure(const DispatchCommand* command, int code,
   if (code == STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE) {
     return strata_make_status(
         STRATA_STATUS_OUT_OF_RANGE,
-        "dispatch '%s' (export %" PRIu32 " of library '%s') failed with code %d "
+        "dispatch '%s' (export %" PRIu32
+        " of library '%s') failed with code %d "
         "at workgroup (%" PRIu32 ",%" PRIu32 ",%" PRIu32
         "): an index computed from tensor data is out of range of the "
         "dimension it indexes",

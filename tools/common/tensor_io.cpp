@@ -21,7 +21,15 @@ namespace {
 // in the shape (and would only exhaust memory when splatted).
 constexpr uint64_t kMaxTextTensorBytes = uint64_t{1} << 30;
 
-enum class Kind { Unsupported, Bool, Signless, Signed, Unsigned, Float, BFloat };
+enum class Kind {
+  Unsupported,
+  Bool,
+  Signless,
+  Signed,
+  Unsigned,
+  Float,
+  BFloat
+};
 
 Kind kindOf(strata_hal_element_type_t type) {
   uint32_t numerical = type >> 24;
@@ -536,8 +544,7 @@ std::string formatElement(const HostTensor& t, uint64_t i) {
         return formatF32(static_cast<float>(floatAt(t, i)));
       }
       return formatF64(floatAt(t, i));
-    case Kind::BFloat:
-      return formatF32(static_cast<float>(floatAt(t, i)));
+    case Kind::BFloat: return formatF32(static_cast<float>(floatAt(t, i)));
     case Kind::Unsupported:
       break;
   }

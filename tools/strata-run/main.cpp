@@ -85,7 +85,8 @@ constexpr const char kUsage[] =
     "                     (open it in Perfetto): the invocation, each queue\n"
     "                     submission and fence wait, and each dispatch's\n"
     "                     share on every worker that ran it\n"
-    "  --timeout_ms=N     the call's deadline: it fails with DEADLINE_EXCEEDED\n"
+    "  --timeout_ms=N     the call's deadline: it fails with "
+    "DEADLINE_EXCEEDED\n"
     "                     N ms after it starts, however it loops or waits\n"
     "                     (a kernel that never returns loses the device)\n"
     "  --require-signature=PUBKEY_FILE\n"
@@ -508,17 +509,16 @@ int run(const Options& options) {
     size_t last_x = text.rfind('x');
     std::string suffix =
         last_x == std::string::npos ? text : text.substr(last_x + 1);
-    bool names_type = strata_hal_element_type_parse(
-                          suffix.c_str(), suffix.size()) !=
-                      STRATA_HAL_ELEMENT_TYPE_NONE;
+    bool names_type =
+        strata_hal_element_type_parse(suffix.c_str(), suffix.size()) !=
+        STRATA_HAL_ELEMENT_TYPE_NONE;
     if (!text.empty() && text[0] != '@' &&
         text.find('=') == std::string::npos && !names_type) {
       std::string type = args[i] == 'r'
                              ? exportAttr(main_module, options.function,
                                           "arg" + std::to_string(i))
                              : strata::tools::cconvTypeName(args[i]);
-      if (type.empty() || type == "?" ||
-          type.find('?') != std::string::npos) {
+      if (type.empty() || type == "?" || type.find('?') != std::string::npos) {
         return fail(where + ": argument " + std::to_string(i) + " of " +
                     full_name + " has no static type to read '" + text +
                     "' as; write it as TYPE=VALUE or SHAPExTYPE=VALUES");
@@ -567,9 +567,8 @@ int run(const Options& options) {
         strata_vm_value_type_cconv_char(value.type) != args[i]) {
       // 0-based, as every "argument N of F" message (--input #N counts
       // flags from 1).
-      return fail(where + ": " + expects + "; argument " +
-                  std::to_string(i) + " is " +
-                  strata::tools::cconvTypeName(args[i]) + ", not " +
+      return fail(where + ": " + expects + "; argument " + std::to_string(i) +
+                  " is " + strata::tools::cconvTypeName(args[i]) + ", not " +
                   (tensor.shape.empty() ? type : "a " + type + " tensor"));
     }
     status = strata_vm_list_push(s.inputs, value);

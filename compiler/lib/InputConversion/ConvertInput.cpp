@@ -61,8 +61,7 @@ struct ConvertInputPass
     SmallVector<strata::util::GlobalLoadOp> loads;
     module.walk([&](strata::util::GlobalLoadOp op) { loads.push_back(op); });
     for (strata::util::GlobalLoadOp load : loads) {
-      auto global =
-          symbols.lookup<strata::util::GlobalOp>(load.getGlobal());
+      auto global = symbols.lookup<strata::util::GlobalOp>(load.getGlobal());
       if (!global || global.getIsMutable() || !global.getInitialValue()) {
         continue;
       }

@@ -70,86 +70,83 @@ SmallVector<int64_t> outerPositions(int64_t rank, ArrayRef<int64_t> perm) {
 /// dest[outer..., inner...] = source[outer * tile + inner] (outer
 /// dimensions permuted), or the padding value past the source's end.
 void lowerPack(RewriterBase &rewriter, linalg::PackOp op) {
-    Location loc = op.getLoc();
-    Value source = op.getSource();
-    auto sourceType = cast<RankedTensorType>(source.getType());
-    int64_t rank = sourceType.getRank();
-    SmallVector<Value> tiles = tileValues(rewriter, loc, op.getMixedTiles());
-    ArrayRef<int64_t> innerPos = op.getInnerDimsPos();
-    SmallVector<int64_t> outerPos =
-        outerPositions(rank, op.getOuterDimsPerm());
-    SmallVector<Value> sizes;
-    for (int64_t d = 0; d < rank; ++d) {
-      sizes.push_back(tensor::DimOp::create(rewriter, loc, source, d));
-    }
-    Value padding = op.getPaddingValue();
-    auto generic = buildIndexedGeneric(
-        rewriter, loc, op.getDest(),
-        [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
-          Value one = arith::ConstantIndexOp::create(b, l, 1);
-          SmallVector<Value> sourceIdx;
-          Value inBounds;
-          for (int64_t d = 0; d < rank; ++d) {
-            Value index = idx[outerPos[d]];
-            auto tiled = llvm::find(innerPos, d);
-            if (tiled != innerPos.end()) {
-              int64_t j = std::distance(innerPos.begin(), tiled);
-              Value scaled = arith::MulIOp::create(b, l, index, tiles[j]);
-              index = arith::AddIOp::create(b, l, scaled, idx[rank + j]);
-              if (padding) {
-                // Past the end: the padding value, read from a clamped
-                // (in-bounds) position.
-                Value ok = arith::CmpIOp::create(
-                    b, l, arith::CmpIPredicate::ult, index, sizes[d]);
-                inBounds =
-                    inBounds ? arith::AndIOp::create(b, l, inBounds, ok) : ok;
-                Value last = arith::SubIOp::create(b, l, sizes[d], one);
-                index = arith::MinUIOp::create(b, l, index, last);
-              }
+  Location loc = op.getLoc();
+  Value source = op.getSource();
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  int64_t rank = sourceType.getRank();
+  SmallVector<Value> tiles = tileValues(rewriter, loc, op.getMixedTiles());
+  ArrayRef<int64_t> innerPos = op.getInnerDimsPos();
+  SmallVector<int64_t> outerPos = outerPositions(rank, op.getOuterDimsPerm());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    sizes.push_back(tensor::DimOp::create(rewriter, loc, source, d));
+  }
+  Value padding = op.getPaddingValue();
+  auto generic = buildIndexedGeneric(
+      rewriter, loc, op.getDest(),
+      [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
+        Value one = arith::ConstantIndexOp::create(b, l, 1);
+        SmallVector<Value> sourceIdx;
+        Value inBounds;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value index = idx[outerPos[d]];
+          auto tiled = llvm::find(innerPos, d);
+          if (tiled != innerPos.end()) {
+            int64_t j = std::distance(innerPos.begin(), tiled);
+            Value scaled = arith::MulIOp::create(b, l, index, tiles[j]);
+            index = arith::AddIOp::create(b, l, scaled, idx[rank + j]);
+            if (padding) {
+              // Past the end: the padding value, read from a clamped
+              // (in-bounds) position.
+              Value ok = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                               index, sizes[d]);
+              inBounds =
+                  inBounds ? arith::AndIOp::create(b, l, inBounds, ok) : ok;
+              Value last = arith::SubIOp::create(b, l, sizes[d], one);
+              index = arith::MinUIOp::create(b, l, index, last);
             }
-            sourceIdx.push_back(index);
           }
-          Value value = tensor::ExtractOp::create(b, l, source, sourceIdx);
-          if (inBounds) {
-            value = arith::SelectOp::create(b, l, inBounds, value, padding);
-          }
-          return value;
-        });
-    rewriter.replaceOp(op, generic.getResults());
+          sourceIdx.push_back(index);
+        }
+        Value value = tensor::ExtractOp::create(b, l, source, sourceIdx);
+        if (inBounds) {
+          value = arith::SelectOp::create(b, l, inBounds, value, padding);
+        }
+        return value;
+      });
+  rewriter.replaceOp(op, generic.getResults());
 }
 
 /// dest[i] = source[i / tile (outer dimensions permuted), i % tile].
 void lowerUnpack(RewriterBase &rewriter, linalg::UnPackOp op) {
-    Location loc = op.getLoc();
-    Value source = op.getSource();
-    int64_t rank = cast<RankedTensorType>(op.getDest().getType()).getRank();
-    SmallVector<Value> tiles = tileValues(rewriter, loc, op.getMixedTiles());
-    ArrayRef<int64_t> innerPos = op.getInnerDimsPos();
-    SmallVector<int64_t> outerPos =
-        outerPositions(rank, op.getOuterDimsPerm());
-    auto generic = buildIndexedGeneric(
-        rewriter, loc, op.getDest(),
-        [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
-          SmallVector<Value> sourceIdx(rank + innerPos.size());
-          for (int64_t d = 0; d < rank; ++d) {
-            Value outer = idx[d];
-            auto tiled = llvm::find(innerPos, d);
-            if (tiled != innerPos.end()) {
-              int64_t j = std::distance(innerPos.begin(), tiled);
-              outer = arith::DivUIOp::create(b, l, idx[d], tiles[j]);
-              sourceIdx[rank + j] =
-                  arith::RemUIOp::create(b, l, idx[d], tiles[j]);
-            }
-            sourceIdx[outerPos[d]] = outer;
+  Location loc = op.getLoc();
+  Value source = op.getSource();
+  int64_t rank = cast<RankedTensorType>(op.getDest().getType()).getRank();
+  SmallVector<Value> tiles = tileValues(rewriter, loc, op.getMixedTiles());
+  ArrayRef<int64_t> innerPos = op.getInnerDimsPos();
+  SmallVector<int64_t> outerPos = outerPositions(rank, op.getOuterDimsPerm());
+  auto generic = buildIndexedGeneric(
+      rewriter, loc, op.getDest(),
+      [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
+        SmallVector<Value> sourceIdx(rank + innerPos.size());
+        for (int64_t d = 0; d < rank; ++d) {
+          Value outer = idx[d];
+          auto tiled = llvm::find(innerPos, d);
+          if (tiled != innerPos.end()) {
+            int64_t j = std::distance(innerPos.begin(), tiled);
+            outer = arith::DivUIOp::create(b, l, idx[d], tiles[j]);
+            sourceIdx[rank + j] =
+                arith::RemUIOp::create(b, l, idx[d], tiles[j]);
           }
-          return tensor::ExtractOp::create(b, l, source, sourceIdx);
-        });
-    rewriter.replaceOp(op, generic.getResults());
+          sourceIdx[outerPos[d]] = outer;
+        }
+        return tensor::ExtractOp::create(b, l, source, sourceIdx);
+      });
+  rewriter.replaceOp(op, generic.getResults());
 }
 
 struct LowerPackUnpackPass
-    : mlir::strata::input::impl::LowerPackUnpackPassBase<
-          LowerPackUnpackPass> {
+    : mlir::strata::input::impl::LowerPackUnpackPassBase<LowerPackUnpackPass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
@@ -160,8 +157,7 @@ struct LowerPackUnpackPass
     IRRewriter rewriter(&getContext());
     for (Operation *op : ops) {
       if (!cast<DestinationStyleOpInterface>(op).hasPureTensorSemantics()) {
-        op->emitError("'") << op->getName()
-                           << "' on buffers is not supported";
+        op->emitError("'") << op->getName() << "' on buffers is not supported";
         return signalPassFailure();
       }
       rewriter.setInsertionPoint(op);

@@ -49,8 +49,7 @@ public:
   /// Whether its kernels run an f32 NHWC convolution directly (reading the
   /// input's windows as they go), so the flow phase keeps convolutions
   /// whole instead of making an im2col matrix for a matmul.
-  virtual bool
-  hasDirectConvolution(const TargetBackendOptions &options) const {
+  virtual bool hasDirectConvolution(const TargetBackendOptions &options) const {
     return false;
   }
 };

@@ -15,8 +15,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/TypeUtilities.h"
 
 namespace mlir::strata::llvmcpu {
 namespace {
@@ -154,7 +154,8 @@ Value logF64(F &f, Value x) {
     odd.push_back(1.0 / (2 * n + 1));
   }
   Value logM = f.mul(f.mul(f.c(2.0), t), f.poly(s, odd));
-  Value result = f.add(f.mul(e, f.c(kLn2Hi)), f.add(logM, f.mul(e, f.c(kLn2Lo))));
+  Value result =
+      f.add(f.mul(e, f.c(kLn2Hi)), f.add(logM, f.mul(e, f.c(kLn2Lo))));
   result = f.select(f.eq(x, f.c(INFINITY)), x, result);
   result = f.select(f.eq(x, f.c(0.0)), f.c(-INFINITY), result);
   return f.select(f.orI(f.lt(x, f.c(0.0)), f.isNaN(x)), f.c(NAN), result);
@@ -214,18 +215,17 @@ Value atanF64(F &f, Value x) {
 Value atan2F64(F &f, Value y, Value x) {
   Value base = atanF64(f, f.div(y, x));
   // Left half-plane: +-pi. Both zero: 0 or pi by the sign of x, signed as y.
-  Value xNegative =
-      arith::CmpIOp::create(f.b, arith::CmpIPredicate::slt, f.bitsOf(x),
-                            f.ci(0));
+  Value xNegative = arith::CmpIOp::create(f.b, arith::CmpIPredicate::slt,
+                                          f.bitsOf(x), f.ci(0));
   Value shifted = f.add(base, f.copysign(f.c(kPi), y));
   Value result = f.select(xNegative, shifted, base);
   Value zeros = f.andI(f.eq(x, f.c(0.0)), f.eq(y, f.c(0.0)));
   Value zeroResult = f.copysign(f.select(xNegative, f.c(kPi), f.c(0.0)), y);
   // Both infinite: odd multiples of pi/4.
-  Value infinities = f.andI(f.eq(f.abs(x), f.c(INFINITY)),
-                            f.eq(f.abs(y), f.c(INFINITY)));
-  Value infResult = f.copysign(
-      f.select(xNegative, f.c(3 * kPi / 4), f.c(kPi / 4)), y);
+  Value infinities =
+      f.andI(f.eq(f.abs(x), f.c(INFINITY)), f.eq(f.abs(y), f.c(INFINITY)));
+  Value infResult =
+      f.copysign(f.select(xNegative, f.c(3 * kPi / 4), f.c(kPi / 4)), y);
   result = f.select(zeros, zeroResult, result);
   return f.select(infinities, infResult, result);
 }
@@ -273,8 +273,8 @@ Value erfcF64(F &f, Value x) {
   tail = f.select(f.eq(a, f.c(INFINITY)), f.c(0.0), tail);
   // erfc(a) = 1 - erf(a) near 0, the tail beyond; erfc(-a) = 2 - erfc(a).
   Value positive = f.select(small, f.sub(f.c(1.0), erfA), tail);
-  Value result = f.select(f.lt(x, f.c(0.0)), f.sub(f.c(2.0), positive),
-                          positive);
+  Value result =
+      f.select(f.lt(x, f.c(0.0)), f.sub(f.c(2.0), positive), positive);
   return f.select(f.isNaN(x), x, result);
 }
 
@@ -284,8 +284,8 @@ Value cbrtF64(F &f, Value x) {
   // One Newton step: y - (y^3 - a) / (3 y^2).
   Value y2 = f.mul(y, y);
   y = f.sub(y, f.div(f.sub(f.mul(y2, y), a), f.mul(f.c(3.0), y2)));
-  Value special = f.orI(f.orI(f.eq(a, f.c(0.0)), f.eq(a, f.c(INFINITY))),
-                        f.isNaN(x));
+  Value special =
+      f.orI(f.orI(f.eq(a, f.c(0.0)), f.eq(a, f.c(INFINITY))), f.isNaN(x));
   return f.select(special, x, f.copysign(y, x));
 }
 
@@ -329,13 +329,11 @@ Value log2F64(F &f, Value x) {
   return f.mul(logF64(f, x), f.c(1.4426950408889634074));
 }
 Value asinF64(F &f, Value x) {
-  Value root =
-      f.sqrt(f.mul(f.sub(f.c(1.0), x), f.add(f.c(1.0), x)));
+  Value root = f.sqrt(f.mul(f.sub(f.c(1.0), x), f.add(f.c(1.0), x)));
   return atan2F64(f, x, root);
 }
 Value acosF64(F &f, Value x) {
-  Value root =
-      f.sqrt(f.mul(f.sub(f.c(1.0), x), f.add(f.c(1.0), x)));
+  Value root = f.sqrt(f.mul(f.sub(f.c(1.0), x), f.add(f.c(1.0), x)));
   return atan2F64(f, root, x);
 }
 
@@ -381,8 +379,7 @@ struct SplitSincos : OpRewritePattern<math::SincosOp> {
 /// upstream's expansions through exp and log cancel (sinh(1e-8) = 0), and
 /// without overflow before the result does. On every float type; tanh on
 /// f64 only (f32 has a polynomial).
-template <typename OpTy>
-struct Hyperbolic : OpRewritePattern<OpTy> {
+template <typename OpTy> struct Hyperbolic : OpRewritePattern<OpTy> {
   Hyperbolic(MLIRContext *context)
       : OpRewritePattern<OpTy>(context, /*benefit=*/3) {}
   LogicalResult matchAndRewrite(OpTy op,
@@ -419,8 +416,7 @@ struct Hyperbolic : OpRewritePattern<OpTy> {
       Value near = log1p(
           f.add(a, f.div(a2, f.add(f.c(1.0), f.sqrt(f.add(f.c(1.0), a2))))));
       Value far = f.add(log(a), f.c(0.69314718055994530942));
-      result =
-          f.copysign(f.select(f.lt(a, f.c(268435456.0)), near, far), x);
+      result = f.copysign(f.select(f.lt(a, f.c(268435456.0)), near, far), x);
     } else if constexpr (std::is_same_v<OpTy, math::AtanhOp>) {
       // log1p(2a / (1 - a)) / 2.
       Value v = f.div(f.mul(f.c(2.0), a), f.sub(f.c(1.0), a));
@@ -444,8 +440,7 @@ struct Hyperbolic : OpRewritePattern<OpTy> {
 /// reduce large arguments exactly and handle the special values (upstream's
 /// f32 approximations lose all digits of sin(5000), give NaN for
 /// cbrt(inf) and atan2(0, 0)). The f64 result rounds to f32 once.
-template <typename OpTy>
-struct ThroughF64 : OpRewritePattern<OpTy> {
+template <typename OpTy> struct ThroughF64 : OpRewritePattern<OpTy> {
   ThroughF64(MLIRContext *context)
       : OpRewritePattern<OpTy>(context, /*benefit=*/3) {}
   LogicalResult matchAndRewrite(OpTy op,
@@ -512,9 +507,9 @@ struct TruncF64ToF16 : OpRewritePattern<arith::TruncFOp> {
       }
       return arith::ConstantOp::create(b, b.getI32IntegerAttr(v));
     };
-    Value away = arith::CmpFOp::create(
-        b, arith::CmpFPredicate::OGT, math::AbsFOp::create(b, back),
-        math::AbsFOp::create(b, x));
+    Value away = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT,
+                                       math::AbsFOp::create(b, back),
+                                       math::AbsFOp::create(b, x));
     Value towardZero = arith::SelectOp::create(
         b, away, arith::SubIOp::create(b, bits, splat(1)), bits);
     // Inexact: set the last bit (round to odd). Exact, infinite or NaN:
@@ -540,17 +535,15 @@ void populateMathExpansionPatterns(RewritePatternSet &patterns) {
                Hyperbolic<math::AsinhOp>, Hyperbolic<math::AtanhOp>,
                Hyperbolic<math::AcoshOp>>(patterns.getContext());
   MLIRContext *context = patterns.getContext();
-  patterns.add<Log10ToLog, SplitSincos, Atan2F64,
-               UnaryF64<math::ExpOp, expF64>, UnaryF64<math::LogOp, logF64>,
-               UnaryF64<math::Log2Op, log2F64>,
-               UnaryF64<math::Log1pOp, log1pF64>,
-               UnaryF64<math::ExpM1Op, expm1F64>,
-               UnaryF64<math::SinOp, sinF64>, UnaryF64<math::CosOp, cosF64>,
-               UnaryF64<math::AtanOp, atanF64>,
-               UnaryF64<math::AsinOp, asinF64>,
-               UnaryF64<math::AcosOp, acosF64>,
-               UnaryF64<math::ErfOp, erfF64>, UnaryF64<math::ErfcOp, erfcF64>,
-               UnaryF64<math::CbrtOp, cbrtF64>>(context);
+  patterns
+      .add<Log10ToLog, SplitSincos, Atan2F64, UnaryF64<math::ExpOp, expF64>,
+           UnaryF64<math::LogOp, logF64>, UnaryF64<math::Log2Op, log2F64>,
+           UnaryF64<math::Log1pOp, log1pF64>, UnaryF64<math::ExpM1Op, expm1F64>,
+           UnaryF64<math::SinOp, sinF64>, UnaryF64<math::CosOp, cosF64>,
+           UnaryF64<math::AtanOp, atanF64>, UnaryF64<math::AsinOp, asinF64>,
+           UnaryF64<math::AcosOp, acosF64>, UnaryF64<math::ErfOp, erfF64>,
+           UnaryF64<math::ErfcOp, erfcF64>, UnaryF64<math::CbrtOp, cbrtF64>>(
+          context);
 }
 
 } // namespace mlir::strata::llvmcpu

@@ -1,4 +1,5 @@
-//===- MathExpansions.h - library-free math the upstream patterns lack -----===//
+//===- MathExpansions.h - library-free math the upstream patterns lack
+//-----===//
 //
 // Upstream MLIR approximates the transcendental math ops on f32 only (f16 is
 // computed in f32). These patterns cover the rest, so no kernel calls libm:

@@ -176,9 +176,9 @@ std::optional<SmallVector<int64_t>> staticStrides(Value memref) {
 // the image: H stride = OW * W stride) and the filter is a row-major
 // (KH * KW * C) x F matrix; the input may be any view with a unit channel
 // stride.
-LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv,
-                          const Variant &variant, func::FuncOp &callee,
-                          ModuleOp module, bool &rewritten) {
+LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
+                          func::FuncOp &callee, ModuleOp module,
+                          bool &rewritten) {
   rewritten = false;
   if (!conv.hasPureBufferSemantics()) {
     return success();
@@ -256,15 +256,29 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv,
   auto dilations = conv.getDilations().getValues<int64_t>();
   SmallVector<Value> args;
   for (Value value : std::initializer_list<Value>{
-           inputPointer, inputMeta.getOffset(), inputMeta.getStrides()[1],
-        inputMeta.getStrides()[2], bm.alignedPointer, bm.offset,
-        constant((*filterStrides)[2]), outPointer, outMeta.getOffset(),
-        constant((*outStrides)[2]), m, n, constant(kb),
-        constant(fill ? 0 : STRATA_SGEMM_ACCUMULATE),
-        Value(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch)),
-        constant(outWidth), constant(channels), constant(kw),
-        constant(strides[0]), constant(strides[1]), constant(dilations[0]),
-        constant(dilations[1])}) {
+           inputPointer,
+           inputMeta.getOffset(),
+           inputMeta.getStrides()[1],
+           inputMeta.getStrides()[2],
+           bm.alignedPointer,
+           bm.offset,
+           constant((*filterStrides)[2]),
+           outPointer,
+           outMeta.getOffset(),
+           constant((*outStrides)[2]),
+           m,
+           n,
+           constant(kb),
+           constant(fill ? 0 : STRATA_SGEMM_ACCUMULATE),
+           Value(
+               memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch)),
+           constant(outWidth),
+           constant(channels),
+           constant(kw),
+           constant(strides[0]),
+           constant(strides[1]),
+           constant(dilations[0]),
+           constant(dilations[1])}) {
     args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
   }
   func::CallOp::create(b, loc, callee, args);

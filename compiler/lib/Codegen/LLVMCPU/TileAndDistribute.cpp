@@ -246,9 +246,10 @@ linalg::Conv2DNhwcHwcfOp findDistributedConv(linalg::LinalgOp root) {
     return isLargeF32(conv) ? conv : linalg::Conv2DNhwcHwcfOp();
   }
   if (root.getNumLoops() != 4 || root.getNumParallelLoops() != 4 ||
-      !llvm::all_of(root.getIndexingMapsArray(), [](AffineMap map) {
-        return map.isIdentity() || map.isProjectedPermutation();
-      }) ||
+      !llvm::all_of(root.getIndexingMapsArray(),
+                    [](AffineMap map) {
+                      return map.isIdentity() || map.isProjectedPermutation();
+                    }) ||
       !root.getMatchingIndexingMap(root.getDpsInitOperand(0)).isIdentity()) {
     return {};
   }
@@ -327,10 +328,9 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
     }
   }
   if (batch && !batch.hasUserDefinedMaps() &&
-      llvm::all_of(batch->getOperandTypes(),
-                   [](Type type) {
-                     return getElementTypeOrSelf(type).isF32();
-                   }) &&
+      llvm::all_of(
+          batch->getOperandTypes(),
+          [](Type type) { return getElementTypeOrSelf(type).isF32(); }) &&
       ranges[0] > 1) {
     SmallVector<int64_t> batchRanges = batch.getStaticLoopRanges();
     if (batchRanges[1] * batchRanges[2] * batchRanges[3] >=

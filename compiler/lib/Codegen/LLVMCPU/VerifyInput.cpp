@@ -74,9 +74,9 @@ LogicalResult verifyFunction(func::FuncOp func) {
   bool seenScalar = false;
   for (auto [index, input] : llvm::enumerate(type.getInputs())) {
     // No f16/bf16 push constants: the host has no such scalars.
-    if (input.isIndex() || (isSupportedElementType(input) && !input.isF16() &&
-                            !input.isBF16() &&
-                            isa<IntegerType, FloatType>(input))) {
+    if (input.isIndex() ||
+        (isSupportedElementType(input) && !input.isF16() && !input.isBF16() &&
+         isa<IntegerType, FloatType>(input))) {
       seenScalar = true;
       continue;
     }
@@ -142,8 +142,8 @@ LogicalResult verifyFunction(func::FuncOp func) {
     auto check = [&](Type valueType) {
       std::string problem = checkBodyType(valueType);
       if (!problem.empty()) {
-        op->emitError() << "'" << op->getName() << "' uses type "
-                        << valueType << ", which has " << problem;
+        op->emitError() << "'" << op->getName() << "' uses type " << valueType
+                        << ", which has " << problem;
         ok = false;
         return false;
       }

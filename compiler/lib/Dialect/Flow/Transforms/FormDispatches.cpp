@@ -11,9 +11,9 @@
 #include "SplitReductions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
@@ -172,8 +172,7 @@ void decomposeOtherPads(ModuleOp module) {
         linalg::FillOp::create(rewriter, loc, value, empty).getResult(0);
     SmallVector<OpFoldResult> sizes =
         tensor::getMixedSizes(rewriter, loc, pad.getSource());
-    SmallVector<OpFoldResult> strides(type.getRank(),
-                                      rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
     rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
         pad, pad.getSource(), filled, pad.getMixedLowPad(), sizes, strides);
   }
@@ -273,9 +272,7 @@ std::string describeWindowOp(Operation *op) {
     }
     return values;
   };
-  auto shape = [](Value v) {
-    return cast<ShapedType>(v.getType()).getShape();
-  };
+  auto shape = [](Value v) { return cast<ShapedType>(v.getType()).getShape(); };
   std::string kind;
   std::string channels;
   ArrayRef<int64_t> window;
@@ -303,8 +300,8 @@ std::string describeWindowOp(Operation *op) {
     return a == b ? std::to_string(a)
                   : std::to_string(a) + "x" + std::to_string(b);
   };
-  std::string name = kind + "_" + std::to_string(window[0]) + "x" +
-                     std::to_string(window[1]);
+  std::string name =
+      kind + "_" + std::to_string(window[0]) + "x" + std::to_string(window[1]);
   SmallVector<int64_t> strides = attrs("strides");
   if (strides.size() == 2 && (strides[0] != 1 || strides[1] != 1)) {
     name += "_s" + pair(strides[0], strides[1]);
@@ -483,7 +480,8 @@ LogicalResult checkTensorType(Type type, Location loc,
     if (op) {
       diag << "'" << op->getName() << "' uses ";
     }
-    return diag << "tensor type " << type << " with element type " << element
+    return diag
+           << "tensor type " << type << " with element type " << element
            << ", an unsupported element type (supported: i1, i8, i16, i32, "
               "i64, f16, bf16, f32, f64)";
   }

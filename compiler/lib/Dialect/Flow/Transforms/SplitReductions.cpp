@@ -78,8 +78,8 @@ std::optional<FloatSum> matchFloatSum(linalg::LinalgOp op) {
 /// Builds the sum's body for a new op whose accumulator has `accType`:
 /// the original ops that compute the contribution, widened to accType,
 /// added to the accumulator.
-void buildSumBody(OpBuilder &b, Location loc, ValueRange args,
-                  FloatSum sum, Type accType) {
+void buildSumBody(OpBuilder &b, Location loc, ValueRange args, FloatSum sum,
+                  Type accType) {
   Block *body = sum.op.getBlock();
   IRMapping mapping;
   mapping.map(body->getArgument(0), args[0]);
@@ -99,8 +99,7 @@ void buildSumBody(OpBuilder &b, Location loc, ValueRange args,
 /// A tensor of `type` filled with `value`.
 Value filled(OpBuilder &b, Location loc, RankedTensorType type,
              ArrayRef<OpFoldResult> sizes, double value) {
-  Value empty =
-      tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
   Value constant = arith::ConstantOp::create(
       b, loc, b.getFloatAttr(type.getElementType(), value));
   return linalg::FillOp::create(b, loc, constant, empty).getResult(0);
@@ -138,8 +137,7 @@ Value widenInit(OpBuilder &b, Location loc, Value init, Type accType) {
 /// `value` (f32) rounded to `type`'s element type, elementwise.
 Value narrow(OpBuilder &b, Location loc, Value value, RankedTensorType type,
              ArrayRef<OpFoldResult> sizes) {
-  Value empty =
-      tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
   AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
   SmallVector<utils::IteratorType> parallel(type.getRank(),
                                             utils::IteratorType::parallel);
@@ -147,9 +145,8 @@ Value narrow(OpBuilder &b, Location loc, Value value, RankedTensorType type,
              b, loc, TypeRange{type}, ValueRange{value}, ValueRange{empty},
              ArrayRef<AffineMap>{identity, identity}, parallel,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               Value n = arith::TruncFOp::create(nb, nloc,
-                                                 type.getElementType(),
-                                                 args[0]);
+               Value n = arith::TruncFOp::create(
+                   nb, nloc, type.getElementType(), args[0]);
                linalg::YieldOp::create(nb, nloc, n);
              })
       .getResult(0);
@@ -244,18 +241,17 @@ void rewriteSum(FloatSum sum) {
     SmallVector<utils::IteratorType> iterators(n + 2,
                                                utils::IteratorType::parallel);
     iterators[n] = utils::IteratorType::reduction;
-    Value partial =
-        linalg::GenericOp::create(
-            b, loc, TypeRange{partialType}, ValueRange{expanded},
-            ValueRange{zeros},
-            ArrayRef<AffineMap>{
-                b.getMultiDimIdentityMap(n + 2),
-                AffineMap::get(n + 2, 0, partialExprs, context)},
-            iterators,
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              buildSumBody(nb, nloc, args, sum, accType);
-            })
-            .getResult(0);
+    Value partial = linalg::GenericOp::create(
+                        b, loc, TypeRange{partialType}, ValueRange{expanded},
+                        ValueRange{zeros},
+                        ArrayRef<AffineMap>{
+                            b.getMultiDimIdentityMap(n + 2),
+                            AffineMap::get(n + 2, 0, partialExprs, context)},
+                        iterators,
+                        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                          buildSumBody(nb, nloc, args, sum, accType);
+                        })
+                        .getResult(0);
     // result[...] = init + sum_k partial[..., k] over k = (g, v), a view
     // of the partials as one row each: itself split in turn when long.
     SmallVector<ReassociationIndices> collapse;
@@ -314,9 +310,8 @@ void mlir::strata::flow::splitReductions(ModuleOp module) {
       return;
     }
     int64_t size = 0;
-    bool widen = cast<ShapedType>(op->getResult(0).getType())
-                     .getElementType()
-                     .isF16();
+    bool widen =
+        cast<ShapedType>(op->getResult(0).getType()).getElementType().isF16();
     if (widen || isSplittable(op, size)) {
       sums.push_back(*sum);
     }

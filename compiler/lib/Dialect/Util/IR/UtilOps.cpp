@@ -57,8 +57,8 @@ LogicalResult OptimizationBarrierOp::canonicalize(OptimizationBarrierOp op,
 // util.global [visibility] [mutable] @name (= value [: type] | : type)
 ParseResult GlobalOp::parse(OpAsmParser &parser, OperationState &result) {
   StringRef visibility;
-  if (succeeded(parser.parseOptionalKeyword(
-          &visibility, {"private", "public", "nested"}))) {
+  if (succeeded(parser.parseOptionalKeyword(&visibility,
+                                            {"private", "public", "nested"}))) {
     result.addAttribute(getSymVisibilityAttrName(result.name),
                         parser.getBuilder().getStringAttr(visibility));
   }
@@ -135,8 +135,7 @@ static FailureOr<GlobalOp> lookupGlobal(Operation *op, FlatSymbolRefAttr symbol,
                                         SymbolTableCollection &symbolTable) {
   auto global = symbolTable.lookupNearestSymbolFrom<GlobalOp>(op, symbol);
   if (!global) {
-    return op->emitOpError("'") << symbol
-                                << "' does not name a util.global";
+    return op->emitOpError("'") << symbol << "' does not name a util.global";
   }
   if (global.getType() != type) {
     return op->emitOpError("type ")
