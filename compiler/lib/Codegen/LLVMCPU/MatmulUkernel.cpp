@@ -28,6 +28,8 @@ namespace {
 
 // Smaller matmuls are not worth packing: the vectorized path keeps them.
 constexpr int64_t kMinUkernelWork = 64 * 64 * 64;
+// Rows a matmul of fewer rows (a matrix-vector product) is counted as.
+constexpr int64_t kFewRowsWork = 16;
 
 struct Variant {
   int64_t mr, nr;
@@ -114,8 +116,11 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   FailureOr<int64_t> mBound = upperBound(out, 0);
   FailureOr<int64_t> nBound = upperBound(out, 1);
   FailureOr<int64_t> kBound = upperBound(lhs, 1);
+  // A few rows count as the microkernel's minimum tile: it reads B in place
+  // then (STRATA_SGEMM_IN_PLACE_B_ROWS), where the vectorized path is slow.
   if (failed(mBound) || failed(nBound) || failed(kBound) ||
-      *mBound * *nBound * *kBound < kMinUkernelWork) {
+      std::max<int64_t>(*mBound, kFewRowsWork) * *nBound * *kBound <
+          kMinUkernelWork) {
     return success();
   }
   int64_t mb = *mBound, nb = *nBound, kb = *kBound;

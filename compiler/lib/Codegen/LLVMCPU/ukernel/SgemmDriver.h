@@ -3,10 +3,11 @@
  *
  * Included by each variant (SgemmAvx512.c, SgemmAvx2.c) after it defines
  * MR, NR and `microRows(int64_t kc, const float *pa, const float *pb,
- * float *c, int64_t ldc, int add, const int rows)`, which computes rows
- * [0, rows) of one MR x NR tile of C from a packed A panel (MR rows of kc,
- * STRATA_SGEMM_A_ROW_STRIDE apart) and a packed B panel (kc x NR, k-major),
- * adding to C when `add` is set and overwriting it otherwise.
+ * int64_t ldb, float *c, int64_t ldc, int add, const int rows)`, which
+ * computes rows [0, rows) of one MR x NR tile of C from a packed A panel
+ * (MR rows of kc, STRATA_SGEMM_A_ROW_STRIDE apart) and a B panel of kc rows
+ * of NR floats, ldb apart (NR when packed; B's own row stride when read in
+ * place), adding to C when `add` is set and overwriting it otherwise.
  *
  * Builds freestanding: no C library, no calls LLVM would turn into one
  * except memcpy/memset, which the kernel library defines.
@@ -23,13 +24,13 @@ static inline int64_t minI64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* microRows with a constant row count, one unrolled kernel per count. */
 static void micro(int64_t kc, const float *restrict pa,
-                  const float *restrict pb, float *restrict c, int64_t ldc,
-                  int add, int64_t rows) {
+                  const float *restrict pb, int64_t ldb, float *restrict c,
+                  int64_t ldc, int add, int64_t rows) {
   switch (rows) {
 #define STRATA_SGEMM_ROWS_CASE(r)                                              \
   case r:                                                                      \
     if (r <= MR) {                                                             \
-      microRows(kc, pa, pb, c, ldc, add, r);                                   \
+      microRows(kc, pa, pb, ldb, c, ldc, add, r);                              \
     }                                                                          \
     return;
     STRATA_SGEMM_ROWS_CASE(1)
@@ -197,30 +198,45 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
     }
     return;
   }
+  /* A few rows (a matrix-vector product, one image's last pixels): each B
+   * panel serves one A panel, so packing B would only copy it. The
+   * microkernel reads B's full panels in place (rows ldb apart); only a last
+   * panel of fewer than NR columns is packed (zero-padded). */
+  int inPlaceB = m <= STRATA_SGEMM_IN_PLACE_B_ROWS;
   for (int64_t jc = 0; jc < n; jc += NC) {
     int64_t nc = minI64(NC, n - jc);
+    int64_t fullCols = nc / NR * NR;
     for (int64_t pc = 0; pc < k; pc += KC) {
       int64_t kc = minI64(KC, k - pc);
       int add = accumulate || pc > 0;
-      packB(b + pc * ldb + jc, ldb, kc, nc, pb);
+      if (!inPlaceB) {
+        packB(b + pc * ldb + jc, ldb, kc, nc, pb);
+      } else if (fullCols < nc) {
+        packB(b + pc * ldb + jc + fullCols, ldb, kc, nc - fullCols, pb);
+      }
       for (int64_t ic = 0; ic < m; ic += MC) {
         int64_t mc = minI64(MC, m - ic);
         packA(src, ic, pc, mc, kc, pa);
         for (int64_t jr = 0; jr < nc; jr += NR) {
           int64_t cols = minI64(NR, nc - jr);
           const float *panelB = pb + jr * kc;
+          int64_t panelStride = NR;
+          if (inPlaceB) {
+            panelB = cols == NR ? b + pc * ldb + jc + jr : pb;
+            panelStride = cols == NR ? ldb : NR;
+          }
           for (int64_t ir = 0; ir < mc; ir += MR) {
             int64_t rows = minI64(MR, mc - ir);
             const float *panelA = pa + ir * STRATA_SGEMM_A_ROW_STRIDE;
             float *tile = c + (ic + ir) * ldc + jc + jr;
             if (cols == NR) {
-              micro(kc, panelA, panelB, tile, ldc, add, rows);
+              micro(kc, panelA, panelB, panelStride, tile, ldc, add, rows);
               continue;
             }
             /* Fewer columns than NR: the rows into a buffer, then their
              * valid columns into C. */
             float edge[MR * NR] __attribute__((aligned(64)));
-            micro(kc, panelA, panelB, edge, NR, 0, rows);
+            micro(kc, panelA, panelB, panelStride, edge, NR, 0, rows);
             for (int64_t i = 0; i < rows; ++i) {
               for (int64_t j = 0; j < cols; ++j) {
                 tile[i * ldc + j] =

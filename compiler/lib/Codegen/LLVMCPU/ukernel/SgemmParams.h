@@ -29,6 +29,10 @@
  * padding spread the rows over different L1 sets. */
 #define STRATA_SGEMM_A_ROW_STRIDE (STRATA_SGEMM_KC + 16)
 
+/* At most this many rows of A in a call: B is read in place rather than
+ * packed (SgemmDriver.h). */
+#define STRATA_SGEMM_IN_PLACE_B_ROWS 4
+
 /* Bit 0 of the flags argument: add to C instead of overwriting it. */
 #define STRATA_SGEMM_ACCUMULATE 1
 
