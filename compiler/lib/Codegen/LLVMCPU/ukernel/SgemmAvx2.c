@@ -16,8 +16,8 @@
  * of few rows costs only those rows). */
 static inline __attribute__((always_inline)) void
 microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
-          int64_t ldb,
-          float *restrict c, int64_t ldc, int add, const int rows) {
+          int64_t ldb, float *restrict c, int64_t ldc, int add,
+          const int rows) {
   __m256 acc[MR][2];
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
