@@ -162,39 +162,63 @@ constexpr int64_t kMatmulTileEdge = 256;
 // so one that starts late (a wake-up) still gets its share.
 constexpr int64_t kMatmulWorkgroups = 8;
 
-// The static f32 linalg.matmul the root's workgroups are cut along: the root
-// itself, or a 2-d all-parallel elementwise root's producer of the same
-// shape (a bias add, an activation), whose loops are the root's.
-linalg::MatmulOp findDistributedMatmul(linalg::LinalgOp root) {
-  auto isLargeF32 = [](linalg::MatmulOp matmul) {
-    if (!matmul || matmul.hasUserDefinedMaps() ||
-        !llvm::all_of(matmul->getOperandTypes(), [](Type type) {
-          return getElementTypeOrSelf(type).isF32();
-        })) {
-      return false;
-    }
-    SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
-    if (llvm::any_of(ranges, ShapedType::isDynamic)) {
-      return false;
-    }
-    return ranges[0] * ranges[1] * ranges[2] >= kMinMatmulTileWork;
-  };
-  if (auto matmul = dyn_cast<linalg::MatmulOp>(root.getOperation())) {
-    return isLargeF32(matmul) ? matmul : linalg::MatmulOp();
+// Whether `op` is static, all f32, and has at least kMinMatmulTileWork
+// multiply-adds per instance (its loops after the first `batchLoops`).
+bool isLargeF32(linalg::LinalgOp op, unsigned batchLoops = 0) {
+  if (!op || !llvm::all_of(op->getOperandTypes(), [](Type type) {
+        return getElementTypeOrSelf(type).isF32();
+      })) {
+    return false;
   }
-  if (root.getNumLoops() != 2 || root.getNumParallelLoops() != 2 ||
-      !llvm::all_of(root.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); })) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+    return false;
+  }
+  int64_t work = 1;
+  for (int64_t range : ArrayRef<int64_t>(ranges).drop_front(batchLoops)) {
+    work *= range;
+  }
+  return work >= kMinMatmulTileWork;
+}
+
+// The OpT the root's workgroups are cut along: the root itself, or the
+// producer of an input that an all-parallel elementwise root reads in its
+// own layout (a bias, an activation, a residual add), whose loops are then
+// the root's.
+template <typename OpT>
+OpT findDistributed(linalg::LinalgOp root) {
+  if (auto op = dyn_cast<OpT>(root.getOperation())) {
+    return op;
+  }
+  unsigned rank = root.getNumLoops();
+  if (root.getNumParallelLoops() != rank || root.getNumDpsInits() != 1 ||
+      !root.getMatchingIndexingMap(root.getDpsInitOperand(0)).isIdentity()) {
     return {};
   }
-  for (OpOperand &operand : root->getOpOperands()) {
-    auto matmul = operand.get().getDefiningOp<linalg::MatmulOp>();
-    if (isLargeF32(matmul) &&
-        operand.get().getType() == root->getResult(0).getType()) {
-      return matmul;
+  for (OpOperand *input : root.getDpsInputOperands()) {
+    auto producer = input->get().getDefiningOp<OpT>();
+    if (producer && root.getMatchingIndexingMap(input).isIdentity() &&
+        input->get().getType() == root->getResult(0).getType()) {
+      return producer;
     }
   }
   return {};
+}
+
+// The large static f32 linalg.matmul the root's workgroups are cut along
+// (findDistributed); an epilogue's other inputs must be whole 2-d tensors.
+linalg::MatmulOp findDistributedMatmul(linalg::LinalgOp root) {
+  auto matmul = findDistributed<linalg::MatmulOp>(root);
+  if (!matmul || matmul.hasUserDefinedMaps() || !isLargeF32(matmul)) {
+    return {};
+  }
+  if (matmul.getOperation() != root.getOperation() &&
+      (root.getNumLoops() != 2 ||
+       !llvm::all_of(root.getIndexingMapsArray(),
+                     [](AffineMap map) { return map.isIdentity(); }))) {
+    return {};
+  }
+  return matmul;
 }
 
 // Tiles of about kMatmulTileEdge rows and columns, smaller ones when that
@@ -220,48 +244,6 @@ SmallVector<int64_t> chooseMatmulTileSizes(linalg::MatmulOp matmul) {
     return {};
   }
   return {tileM < m ? tileM : 0, tileN < n ? tileN : 0};
-}
-
-// The static f32 linalg.conv_2d_nhwc_hwcf the root's workgroups are cut
-// along: the root itself, or a 4-d all-parallel elementwise root's producer
-// of the same shape (bias, activation, residual add).
-linalg::Conv2DNhwcHwcfOp findDistributedConv(linalg::LinalgOp root) {
-  auto isLargeF32 = [](linalg::Conv2DNhwcHwcfOp conv) {
-    if (!conv || !llvm::all_of(conv->getOperandTypes(), [](Type type) {
-          return getElementTypeOrSelf(type).isF32();
-        })) {
-      return false;
-    }
-    SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
-    if (llvm::any_of(ranges, ShapedType::isDynamic)) {
-      return false;
-    }
-    int64_t work = 1;
-    for (int64_t range : ranges) {
-      work *= range;
-    }
-    return work >= kMinMatmulTileWork;
-  };
-  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(root.getOperation())) {
-    return isLargeF32(conv) ? conv : linalg::Conv2DNhwcHwcfOp();
-  }
-  if (root.getNumLoops() != 4 || root.getNumParallelLoops() != 4 ||
-      !llvm::all_of(root.getIndexingMapsArray(),
-                    [](AffineMap map) {
-                      return map.isIdentity() || map.isProjectedPermutation();
-                    }) ||
-      !root.getMatchingIndexingMap(root.getDpsInitOperand(0)).isIdentity()) {
-    return {};
-  }
-  for (OpOperand &operand : root->getOpOperands()) {
-    auto conv = operand.get().getDefiningOp<linalg::Conv2DNhwcHwcfOp>();
-    if (isLargeF32(conv) && !root.isDpsInit(&operand) &&
-        root.getMatchingIndexingMap(&operand).isIdentity() &&
-        operand.get().getType() == root->getResult(0).getType()) {
-      return conv;
-    }
-  }
-  return {};
 }
 
 // Convolution tiles for the microkernel, which takes one image and whole
@@ -313,34 +295,17 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
     }
     return sizes;
   }
-  // A large f32 batch_matmul (or its 3-d elementwise epilogue): one batch
-  // per workgroup, which the microkernel then takes as a matmul.
-  auto batch = dyn_cast<linalg::BatchMatmulOp>(root.getOperation());
-  if (!batch && root.getNumLoops() == 3 && root.getNumParallelLoops() == 3 &&
-      root.getMatchingIndexingMap(root.getDpsInitOperand(0)).isIdentity()) {
-    for (OpOperand *input : root.getDpsInputOperands()) {
-      auto producer = input->get().getDefiningOp<linalg::BatchMatmulOp>();
-      if (producer && root.getMatchingIndexingMap(input).isIdentity() &&
-          input->get().getType() == root->getResult(0).getType()) {
-        batch = producer;
-        break;
-      }
-    }
+  // A large f32 batch_matmul (or its elementwise epilogue): one batch per
+  // workgroup, which the microkernel then takes as a matmul.
+  auto batch = findDistributed<linalg::BatchMatmulOp>(root);
+  if (batch && !batch.hasUserDefinedMaps() && ranges[0] > 1 &&
+      isLargeF32(batch, /*batchLoops=*/1)) {
+    SmallVector<int64_t> sizes(root.getNumLoops(), 0);
+    sizes[0] = 1;
+    return sizes;
   }
-  if (batch && !batch.hasUserDefinedMaps() &&
-      llvm::all_of(
-          batch->getOperandTypes(),
-          [](Type type) { return getElementTypeOrSelf(type).isF32(); }) &&
-      ranges[0] > 1) {
-    SmallVector<int64_t> batchRanges = batch.getStaticLoopRanges();
-    if (batchRanges[1] * batchRanges[2] * batchRanges[3] >=
-        kMinMatmulTileWork) {
-      SmallVector<int64_t> sizes(root.getNumLoops(), 0);
-      sizes[0] = 1;
-      return sizes;
-    }
-  }
-  if (linalg::Conv2DNhwcHwcfOp conv = findDistributedConv(root)) {
+  auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(root);
+  if (conv && isLargeF32(conv)) {
     SmallVector<int64_t> sizes = chooseConvTileSizes(conv);
     if (!sizes.empty()) {
       sizes.resize(root.getNumLoops(), 0);

@@ -148,35 +148,18 @@ bool isPadOfWindowOp(tensor::PadOp pad) {
          use.getOperandNumber() == 0;
 }
 
-/// Every other tensor.pad becomes a fill of its padded shape and an insert
-/// of its source (a dispatch of its own).
-void decomposeOtherPads(ModuleOp module) {
-  SmallVector<tensor::PadOp> pads;
-  module.walk([&](tensor::PadOp pad) {
-    if (!isPadOfWindowOp(pad)) {
-      pads.push_back(pad);
+/// Every other constant tensor.pad becomes a fill of its padded shape and an
+/// insert of its source (upstream's decomposition), a dispatch of its own.
+struct DecomposeOtherPads : linalg::DecomposePadOpPattern {
+  using DecomposePadOpPattern::DecomposePadOpPattern;
+  LogicalResult matchAndRewrite(tensor::PadOp pad,
+                                PatternRewriter &rewriter) const override {
+    if (isPadOfWindowOp(pad) || !pad.getConstantPaddingValue()) {
+      return failure();
     }
-  });
-  IRRewriter rewriter(module.getContext());
-  for (tensor::PadOp pad : pads) {
-    Value value = pad.getConstantPaddingValue();
-    if (!value || !pad.getResultType().hasStaticShape()) {
-      continue; // general pads stay as they are
-    }
-    rewriter.setInsertionPoint(pad);
-    Location loc = pad.getLoc();
-    RankedTensorType type = pad.getResultType();
-    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                          type.getElementType());
-    Value filled =
-        linalg::FillOp::create(rewriter, loc, value, empty).getResult(0);
-    SmallVector<OpFoldResult> sizes =
-        tensor::getMixedSizes(rewriter, loc, pad.getSource());
-    SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
-    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-        pad, pad.getSource(), filled, pad.getMixedLowPad(), sizes, strides);
+    return DecomposePadOpPattern::matchAndRewrite(pad, rewriter);
   }
-}
+};
 
 /// A linalg op computed inside the dispatch of its one consumer, an
 /// elementwise linalg.generic that reads its whole result in the same
@@ -718,9 +701,11 @@ struct FormDispatchesPass
       return; // a scalar program: nothing to dispatch
     }
 
-    decomposeOtherPads(module);
     RewritePatternSet patterns(context);
-    patterns.add<GeneralizeElementwise, SplatToFill>(context);
+    // A pad whose convolution becomes im2col + matmul below then reads into
+    // a gather, and is decomposed in the same run.
+    patterns.add<GeneralizeElementwise, SplatToFill, DecomposeOtherPads>(
+        context);
     if (im2colConvolutions) {
       flow::populateConvToMatmulPatterns(patterns);
     }
@@ -733,8 +718,6 @@ struct FormDispatchesPass
       module.emitError("elementwise fusion did not converge");
       return signalPassFailure();
     }
-    // A pad whose convolution became im2col + matmul reads into a gather.
-    decomposeOtherPads(module);
 
     // After fusion, so a sum's fused producers (a square, a cast) come
     // along into its partial sums.
