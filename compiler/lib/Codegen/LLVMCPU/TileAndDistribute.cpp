@@ -185,8 +185,7 @@ bool isLargeF32(linalg::LinalgOp op, unsigned batchLoops = 0) {
 // producer of an input that an all-parallel elementwise root reads in its
 // own layout (a bias, an activation, a residual add), whose loops are then
 // the root's.
-template <typename OpT>
-OpT findDistributed(linalg::LinalgOp root) {
+template <typename OpT> OpT findDistributed(linalg::LinalgOp root) {
   if (auto op = dyn_cast<OpT>(root.getOperation())) {
     return op;
   }
