@@ -65,6 +65,10 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     const TargetBackend *target = lookupTargetBackend(options.target);
     flowOptions.im2colConvolutions =
         !target || !target->hasDirectConvolution(targetOptions);
+    flow::PackWeightsPassOptions packOptions;
+    packOptions.panelColumns =
+        target ? target->weightPanelColumns(targetOptions) : 0;
+    pm.addPass(flow::createPackWeightsPass(packOptions));
     pm.addPass(flow::createFormDispatchesPass(flowOptions));
     pm.addPass(createCanonicalizerPass());
     // The sizes of dynamic dimensions read once per value.

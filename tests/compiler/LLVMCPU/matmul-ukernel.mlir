@@ -114,3 +114,54 @@ func.func @batched(%a: tensor<4x128x64xf32>, %b: tensor<4x64x128xf32>) -> tensor
   %r = linalg.batch_matmul ins(%a, %b : tensor<4x128x64xf32>, tensor<4x64x128xf32>) outs(%f : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
   return %r : tensor<4x128x128xf32>
 }
+
+// -----
+
+// A weight packed at compile time (--strata-pack-weights): the filter is
+// the reshape of a transpose of 32-column panels. The microkernel reads the
+// panels in place (flags 2: STRATA_SGEMM_PACKED_B, overwrite), so nothing
+// transposes at run time: no temporary for the 3x3x64x2x32 transpose
+// (local memory holds only the output tile and the packing scratch for A).
+// UKERNEL-LABEL: llvm.func @packed_conv
+// UKERNEL-SAME: strata.local_memory_size = 121856
+// UKERNEL-DAG: %[[PACKED:.*]] = llvm.mlir.constant(2 : i64) : i64
+// UKERNEL-DAG: %[[NR:.*]] = llvm.mlir.constant(32 : i64) : i64
+// UKERNEL: llvm.call @strata_ukernel_sconv_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NR]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PACKED]],
+// UKERNEL-NOT: llvm.intr.fma
+// UKERNEL: llvm.func @strata_ukernel_sconv_f32(
+// Without a microkernel the transpose runs and the conv is loops.
+// NONE-LABEL: llvm.func @packed_conv
+// NONE-NOT: strata_ukernel
+func.func @packed_conv(%x: tensor<1x30x30x64xf32>, %p: tensor<2x3x3x64x32xf32>) -> tensor<1x28x28x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %t0 = tensor.empty() : tensor<3x3x64x2x32xf32>
+  %t = linalg.transpose ins(%p : tensor<2x3x3x64x32xf32>) outs(%t0 : tensor<3x3x64x2x32xf32>) permutation = [1, 2, 3, 0, 4]
+  %w = tensor.collapse_shape %t [[0], [1], [2], [3, 4]] : tensor<3x3x64x2x32xf32> into tensor<3x3x64x64xf32>
+  %e = tensor.empty() : tensor<1x28x28x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x28x28x64xf32>) -> tensor<1x28x28x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x30x30x64xf32>, tensor<3x3x64x64xf32>) outs(%f : tensor<1x28x28x64xf32>) -> tensor<1x28x28x64xf32>
+  return %c : tensor<1x28x28x64xf32>
+}
+
+// -----
+
+// The same for a matmul's B (1024 x 512 as 16 panels of 1024 x 32),
+// workgroups cutting columns at multiples of 32: B's offset is the first
+// column times the depth.
+// UKERNEL-LABEL: llvm.func @packed_matmul
+// UKERNEL-SAME: strata.local_memory_size = 289408
+// UKERNEL-DAG: %[[PACKED:.*]] = llvm.mlir.constant(2 : i64) : i64
+// UKERNEL: llvm.call @strata_ukernel_sgemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PACKED]], %{{.*}})
+// UKERNEL-NOT: llvm.intr.fma
+// NONE-LABEL: llvm.func @packed_matmul
+// NONE-NOT: strata_ukernel
+func.func @packed_matmul(%a: tensor<512x1024xf32>, %p: tensor<16x1024x32xf32>) -> tensor<512x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %t0 = tensor.empty() : tensor<1024x16x32xf32>
+  %t = linalg.transpose ins(%p : tensor<16x1024x32xf32>) outs(%t0 : tensor<1024x16x32xf32>) permutation = [1, 0, 2]
+  %b = tensor.collapse_shape %t [[0], [1, 2]] : tensor<1024x16x32xf32> into tensor<1024x512xf32>
+  %e = tensor.empty() : tensor<512x512xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<512x1024xf32>, tensor<1024x512xf32>) outs(%f : tensor<512x512xf32>) -> tensor<512x512xf32>
+  return %r : tensor<512x512xf32>
+}

@@ -52,6 +52,12 @@ public:
   virtual bool hasDirectConvolution(const TargetBackendOptions &options) const {
     return false;
   }
+  /// The panel width its matmul kernels read constant weights in, so the
+  /// flow phase stores them packed (--strata-pack-weights); 0: as written.
+  virtual int64_t
+  weightPanelColumns(const TargetBackendOptions &options) const {
+    return 0;
+  }
 };
 
 /// The targets this build has (each behind its own Meson option), by name.

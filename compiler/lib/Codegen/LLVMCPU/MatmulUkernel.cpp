@@ -14,9 +14,12 @@
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
@@ -101,8 +104,152 @@ MatmulOperands decompose(OpBuilder &b, Location loc, Value memref) {
   return {pointer, metadata.getOffset(), metadata.getStrides()[0]};
 }
 
+// A weight packed at compile time (--strata-pack-weights): the right-hand
+// operand of a matmul or conv is (a view of columns of)
+//   collapse_shape(transpose(P)) : ... x N   (the last two dims merged)
+// where P is a contiguous memref [N/NR, <depth dims>, NR], the transpose
+// moves its panel dimension next to the NR columns and nothing else writes
+// the transposed buffer. The microkernel reads P's panels in place
+// (STRATA_SGEMM_PACKED_B); the transpose is then dead.
+struct PackedWeights {
+  Value panels;        // P
+  OpFoldResult column; // the first column of the view (a multiple of NR)
+  Operation *relayout; // the transpose, erased once nothing reads its output
+};
+
+// Whether `value` is provably a multiple of `factor`: a constant, a
+// product with such a factor, a sum of multiples, or the induction
+// variable of an scf.forall whose lower bound and step are multiples (the
+// column offset of a workgroup's tile, before or after its loop became
+// workgroup ids).
+bool isMultipleOf(OpFoldResult value, int64_t factor, int depth = 0) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value)) {
+    return *constant % factor == 0;
+  }
+  auto v = cast<Value>(value);
+  if (depth > 8) {
+    return false;
+  }
+  if (auto mul = v.getDefiningOp<arith::MulIOp>()) {
+    return isMultipleOf(mul.getLhs(), factor, depth + 1) ||
+           isMultipleOf(mul.getRhs(), factor, depth + 1);
+  }
+  if (auto add = v.getDefiningOp<arith::AddIOp>()) {
+    return isMultipleOf(add.getLhs(), factor, depth + 1) &&
+           isMultipleOf(add.getRhs(), factor, depth + 1);
+  }
+  auto arg = dyn_cast<BlockArgument>(v);
+  auto loop = arg ? dyn_cast<scf::ForallOp>(arg.getOwner()->getParentOp())
+                  : scf::ForallOp();
+  if (!loop || arg.getArgNumber() >= loop.getRank()) {
+    return false;
+  }
+  unsigned dim = arg.getArgNumber();
+  return isMultipleOf(loop.getMixedLowerBound()[dim], factor, depth + 1) &&
+         isMultipleOf(loop.getMixedStep()[dim], factor, depth + 1);
+}
+
+std::optional<PackedWeights> findPackedWeights(Value rhs, int64_t nr) {
+  auto rhsType = cast<MemRefType>(rhs.getType());
+  int64_t rank = rhsType.getRank();
+  Value whole = rhs;
+  OpFoldResult column = OpBuilder(rhs.getContext()).getIndexAttr(0);
+  if (auto view = rhs.getDefiningOp<memref::SubViewOp>()) {
+    // Every depth dimension whole, unit strides: only columns are cut.
+    MemRefType sourceType = view.getSourceType();
+    if (sourceType.getRank() != rank || !view.hasUnitStride()) {
+      return std::nullopt;
+    }
+    for (int64_t d = 0; d + 1 < rank; ++d) {
+      std::optional<int64_t> offset =
+          getConstantIntValue(view.getMixedOffsets()[d]);
+      std::optional<int64_t> size =
+          getConstantIntValue(view.getMixedSizes()[d]);
+      if (!offset || *offset != 0 || !size || sourceType.isDynamicDim(d) ||
+          *size != sourceType.getDimSize(d)) {
+        return std::nullopt;
+      }
+    }
+    column = view.getMixedOffsets().back();
+    whole = view.getSource();
+  }
+  auto collapse = whole.getDefiningOp<memref::CollapseShapeOp>();
+  if (!collapse) {
+    return std::nullopt;
+  }
+  SmallVector<ReassociationIndices> groups =
+      collapse.getReassociationIndices();
+  for (int64_t d = 0; d + 1 < rank; ++d) {
+    if (groups[d].size() != 1) {
+      return std::nullopt;
+    }
+  }
+  Value transposed = collapse.getSrc();
+  auto transposedType = cast<MemRefType>(transposed.getType());
+  if (groups.back().size() != 2 || !transposedType.hasStaticShape() ||
+      transposedType.getShape().back() != nr || !isMultipleOf(column, nr) ||
+      !transposed.getDefiningOp<memref::AllocOp>()) {
+    return std::nullopt;
+  }
+  // Its one writer: out[d0.., p, j] = P[p, d0.., j].
+  linalg::LinalgOp writer;
+  for (Operation *user : transposed.getUsers()) {
+    auto op = dyn_cast<linalg::LinalgOp>(user);
+    if (op && llvm::is_contained(op.getDpsInits(), transposed)) {
+      if (writer) {
+        return std::nullopt;
+      }
+      writer = op;
+    }
+  }
+  int64_t loops = rank + 1;
+  if (!writer || writer.getNumDpsInputs() != 1 ||
+      writer.getNumDpsInits() != 1 ||
+      writer.getNumParallelLoops() != static_cast<unsigned>(loops)) {
+    return std::nullopt;
+  }
+  SmallVector<AffineExpr> panelFirst = {
+      getAffineDimExpr(loops - 2, rhs.getContext())};
+  for (int64_t d = 0; d < loops - 2; ++d) {
+    panelFirst.push_back(getAffineDimExpr(d, rhs.getContext()));
+  }
+  panelFirst.push_back(getAffineDimExpr(loops - 1, rhs.getContext()));
+  OpOperand *input = writer.getDpsInputOperand(0);
+  OpOperand *init = writer.getDpsInitOperand(0);
+  Block *body = writer.getBlock();
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  if (writer.getMatchingIndexingMap(input) !=
+          AffineMap::get(loops, 0, panelFirst, rhs.getContext()) ||
+      !writer.getMatchingIndexingMap(init).isIdentity() || !yield ||
+      yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != body->getArgument(0)) {
+    return std::nullopt;
+  }
+  Value panels = input->get();
+  auto panelsType = dyn_cast<MemRefType>(panels.getType());
+  if (!panelsType || !panelsType.getLayout().isIdentity() ||
+      !panelsType.getElementType().isF32()) {
+    return std::nullopt;
+  }
+  return PackedWeights{panels, column, writer};
+}
+
+// The pointer and element offset of the first panel `packed` reads:
+// P's own offset plus column * depth (each panel is depth x NR floats).
+MatmulOperands decomposePacked(OpBuilder &b, Location loc,
+                               const PackedWeights &packed, int64_t depth) {
+  MatmulOperands operands = decompose(b, loc, packed.panels);
+  Value column = getValueOrCreateConstantIndexOp(b, loc, packed.column);
+  Value skipped = arith::MulIOp::create(
+      b, loc, column, arith::ConstantIndexOp::create(b, loc, depth));
+  operands.offset = arith::AddIOp::create(b, loc, operands.offset, skipped);
+  return operands;
+}
+
 LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
-                            func::FuncOp callee, bool &rewritten) {
+                            func::FuncOp callee,
+                            SmallPtrSetImpl<Operation *> &relayouts,
+                            bool &rewritten) {
   rewritten = false;
   if (!matmul.hasPureBufferSemantics() || matmul.hasUserDefinedMaps()) {
     return success();
@@ -116,17 +263,24 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   FailureOr<int64_t> mBound = upperBound(out, 0);
   FailureOr<int64_t> nBound = upperBound(out, 1);
   FailureOr<int64_t> kBound = upperBound(lhs, 1);
+  std::optional<PackedWeights> packed = findPackedWeights(rhs, variant.nr);
+  auto lhsType = cast<MemRefType>(lhs.getType());
+  if (packed && lhsType.isDynamicDim(1)) {
+    packed.reset();
+  }
   // A few rows count as the microkernel's minimum tile: it reads B in place
   // then (STRATA_SGEMM_IN_PLACE_B_ROWS), where the vectorized path is slow.
+  // A packed weight always takes it: the flow phase chose it for this.
   if (failed(mBound) || failed(nBound) || failed(kBound) ||
-      std::max<int64_t>(*mBound, kFewRowsWork) * *nBound * *kBound <
-          kMinUkernelWork) {
+      (!packed && std::max<int64_t>(*mBound, kFewRowsWork) * *nBound *
+                          *kBound <
+                      kMinUkernelWork)) {
     return success();
   }
   int64_t mb = *mBound, nb = *nBound, kb = *kBound;
   int64_t scratchFloats =
       STRATA_SGEMM_ROUND_UP(STRATA_SGEMM_SCRATCH_A(variant.mr, mb, kb), 16) +
-      STRATA_SGEMM_SCRATCH_B(variant.nr, nb, kb);
+      (packed ? 0 : STRATA_SGEMM_SCRATCH_B(variant.nr, nb, kb));
 
   OpBuilder b(matmul);
   Location loc = matmul.getLoc();
@@ -135,13 +289,17 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   Value scratch =
       memref::AllocOp::create(b, loc, scratchType, b.getI64IntegerAttr(64));
   MatmulOperands a = decompose(b, loc, lhs);
-  MatmulOperands bm = decompose(b, loc, rhs);
+  MatmulOperands bm =
+      packed ? decomposePacked(b, loc, *packed, lhsType.getDimSize(1))
+             : decompose(b, loc, rhs);
   MatmulOperands c = decompose(b, loc, out);
   Value m = memref::DimOp::create(b, loc, out, 0);
   Value n = memref::DimOp::create(b, loc, out, 1);
   Value k = memref::DimOp::create(b, loc, lhs, 1);
   Value flags = arith::ConstantIndexOp::create(
-      b, loc, fill ? 0 : STRATA_SGEMM_ACCUMULATE);
+      b, loc,
+      (fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
+          (packed ? STRATA_SGEMM_PACKED_B : 0));
   Value scratchPointer =
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch);
   SmallVector<Value> args;
@@ -152,6 +310,9 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
     args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
   }
   func::CallOp::create(b, loc, callee, args);
+  if (packed) {
+    relayouts.insert(packed->relayout);
+  }
   matmul.erase();
   if (fill) {
     fill.erase();
@@ -183,6 +344,7 @@ std::optional<SmallVector<int64_t>> staticStrides(Value memref) {
 // stride.
 LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
                           func::FuncOp &callee, ModuleOp module,
+                          SmallPtrSetImpl<Operation *> &relayouts,
                           bool &rewritten) {
   rewritten = false;
   if (!conv.hasPureBufferSemantics()) {
@@ -210,26 +372,28 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   }
   std::optional<SmallVector<int64_t>> filterStrides = staticStrides(filter);
   std::optional<SmallVector<int64_t>> outStrides = staticStrides(out);
+  std::optional<PackedWeights> packed = findPackedWeights(filter, variant.nr);
   int64_t kh = filterType.getDimSize(0), kw = filterType.getDimSize(1),
           channels = filterType.getDimSize(2);
   int64_t outWidth = outType.getDimSize(2);
-  if (!filterStrides || !outStrides ||
-      (*filterStrides)[1] != channels * (*filterStrides)[2] ||
-      (*filterStrides)[0] != kw * (*filterStrides)[1] ||
-      (*outStrides)[1] != outWidth * (*outStrides)[2]) {
+  if ((!packed &&
+       (!filterStrides ||
+        (*filterStrides)[1] != channels * (*filterStrides)[2] ||
+        (*filterStrides)[0] != kw * (*filterStrides)[1])) ||
+      !outStrides || (*outStrides)[1] != outWidth * (*outStrides)[2]) {
     return success();
   }
   FailureOr<int64_t> rowBound = upperBound(out, 1);
   FailureOr<int64_t> nBound = upperBound(out, 3);
   int64_t kb = kh * kw * channels;
   if (failed(rowBound) || failed(nBound) ||
-      *rowBound * outWidth * *nBound * kb < kMinUkernelWork) {
+      (!packed && *rowBound * outWidth * *nBound * kb < kMinUkernelWork)) {
     return success();
   }
   int64_t mb = *rowBound * outWidth, nb = *nBound;
   int64_t scratchFloats =
       STRATA_SGEMM_ROUND_UP(STRATA_SGEMM_SCRATCH_A(variant.mr, mb, kb), 16) +
-      STRATA_SGEMM_SCRATCH_B(variant.nr, nb, kb);
+      (packed ? 0 : STRATA_SGEMM_SCRATCH_B(variant.nr, nb, kb));
   if (!callee) {
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     callee = func::FuncOp::create(
@@ -247,7 +411,8 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   auto inputMeta = memref::ExtractStridedMetadataOp::create(b, loc, input);
   Value inputPointer = memref::ExtractAlignedPointerAsIndexOp::create(
       b, loc, inputMeta.getBaseBuffer());
-  MatmulOperands bm = decompose(b, loc, filter);
+  MatmulOperands bm = packed ? decomposePacked(b, loc, *packed, kb)
+                              : decompose(b, loc, filter);
   auto outMeta = memref::ExtractStridedMetadataOp::create(b, loc, out);
   Value outPointer = memref::ExtractAlignedPointerAsIndexOp::create(
       b, loc, outMeta.getBaseBuffer());
@@ -267,14 +432,15 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
            inputMeta.getStrides()[2],
            bm.alignedPointer,
            bm.offset,
-           constant((*filterStrides)[2]),
+           constant(packed ? variant.nr : (*filterStrides)[2]),
            outPointer,
            outMeta.getOffset(),
            constant((*outStrides)[2]),
            m,
            n,
            constant(kb),
-           constant(fill ? 0 : STRATA_SGEMM_ACCUMULATE),
+           constant((fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
+                    (packed ? STRATA_SGEMM_PACKED_B : 0)),
            Value(
                memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch)),
            constant(outWidth),
@@ -287,12 +453,52 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
     args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
   }
   func::CallOp::create(b, loc, callee, args);
+  if (packed) {
+    relayouts.insert(packed->relayout);
+  }
   conv.erase();
   if (fill) {
     fill.erase();
   }
   rewritten = true;
   return success();
+}
+
+// The transposes of packed weights whose output nothing reads any more
+// (every view of it became a microkernel call): the views, the transpose
+// and its buffer go. One still read (by an op left on loops) stays.
+void eraseDeadRelayouts(SmallPtrSetImpl<Operation *> &relayouts) {
+  for (Operation *relayout : relayouts) {
+    auto op = cast<linalg::LinalgOp>(relayout);
+    Value buffer = op.getDpsInits()[0];
+    SmallVector<Operation *> views;
+    std::function<bool(Value)> onlyViews = [&](Value value) {
+      for (Operation *user : value.getUsers()) {
+        if (user == relayout) {
+          continue;
+        }
+        if (!isa<memref::SubViewOp, memref::CollapseShapeOp>(user) ||
+            !onlyViews(user->getResult(0))) {
+          return false;
+        }
+        views.push_back(user);
+      }
+      return true;
+    };
+    if (!onlyViews(buffer)) {
+      continue;
+    }
+    // Users before their sources.
+    for (Operation *view : views) {
+      view->dropAllUses();
+    }
+    for (Operation *view : views) {
+      view->erase();
+    }
+    Operation *alloc = buffer.getDefiningOp();
+    relayout->erase();
+    alloc->erase();
+  }
 }
 
 // A batch_matmul of one batch (a workgroup's tile) as a linalg.matmul on
@@ -346,6 +552,11 @@ void unbatchMatmul(linalg::BatchMatmulOp batch) {
 
 } // namespace
 
+int64_t ukernelPanelColumns(StringRef variantName) {
+  std::optional<Variant> variant = lookupVariant(variantName);
+  return variant ? variant->nr : 0;
+}
+
 LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
   std::optional<Variant> variant = lookupVariant(variantName);
   if (variantName.empty() || variantName == "none") {
@@ -370,13 +581,16 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
   module.walk([&](linalg::Conv2DNhwcHwcfOp op) { convs.push_back(op); });
   func::FuncOp convCallee =
       module.lookupSymbol<func::FuncOp>(kSconvUkernelSymbol);
+  SmallPtrSet<Operation *, 8> relayouts;
   for (linalg::Conv2DNhwcHwcfOp conv : convs) {
     bool rewritten;
-    if (failed(rewriteConv(conv, *variant, convCallee, module, rewritten))) {
+    if (failed(rewriteConv(conv, *variant, convCallee, module, relayouts,
+                           rewritten))) {
       return failure();
     }
   }
   if (matmuls.empty()) {
+    eraseDeadRelayouts(relayouts);
     return success();
   }
   func::FuncOp callee = module.lookupSymbol<func::FuncOp>(kSgemmUkernelSymbol);
@@ -393,7 +607,7 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
   bool any = false;
   for (linalg::MatmulOp matmul : matmuls) {
     bool rewritten;
-    if (failed(rewriteMatmul(matmul, *variant, callee, rewritten))) {
+    if (failed(rewriteMatmul(matmul, *variant, callee, relayouts, rewritten))) {
       return failure();
     }
     any |= rewritten;
@@ -401,6 +615,7 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
   if (created && !any) {
     callee.erase();
   }
+  eraseDeadRelayouts(relayouts);
   return success();
 }
 

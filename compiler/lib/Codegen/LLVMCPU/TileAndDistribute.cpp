@@ -446,15 +446,29 @@ LogicalResult decomposeAggregates(ModuleOp module) {
   return success();
 }
 
+// A weight packed at compile time (--strata-pack-weights): the reshape of a
+// transpose of the packed panels, which the microkernel rewrite reads in
+// place (MatmulUkernel.cpp). It stays as written: neither generalized nor
+// folded into its consumer.
+bool isPackedWeightView(Operation *op) {
+  auto collapse = dyn_cast_if_present<tensor::CollapseShapeOp>(op);
+  return collapse && collapse.getSrc().getDefiningOp<linalg::TransposeOp>();
+}
+
 // Named elementwise ops (linalg.add, linalg.exp...) become linalg.generic so
 // that elementwise fusion sees them; fills and copies stay, as destinations.
 void generalizeElementwiseOps(ModuleOp module) {
   IRRewriter rewriter(module.getContext());
   SmallVector<linalg::LinalgOp> named;
   module.walk([&](linalg::LinalgOp op) {
+    bool packedWeight =
+        isa<linalg::TransposeOp>(op.getOperation()) &&
+        llvm::any_of(op->getUsers(),
+                     [](Operation *user) { return isPackedWeightView(user); });
     if (!isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(
             op.getOperation()) &&
-        op.hasPureTensorSemantics() && linalg::isElementwise(op)) {
+        !packedWeight && op.hasPureTensorSemantics() &&
+        linalg::isElementwise(op)) {
       named.push_back(op);
     }
   });
@@ -462,6 +476,38 @@ void generalizeElementwiseOps(ModuleOp module) {
     rewriter.setInsertionPoint(op);
     (void)linalg::generalizeNamedOp(rewriter, op);
   }
+}
+
+// Upstream's linalg-fuse-elementwise-ops (elementwise producers into their
+// consumers, reshapes moved by expansion, constants folded), except that a
+// packed weight's reshape is not moved into the op that reads it.
+LogicalResult fuseElementwiseOps(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  RewritePatternSet patterns(context);
+  linalg::ControlFusionFn control = [](OpOperand *operand) {
+    Operation *producer = operand->get().getDefiningOp();
+    return producer && producer->hasOneUse() &&
+           !isPackedWeightView(producer) &&
+           !isPackedWeightView(operand->getOwner());
+  };
+  linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+  linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
+  tensor::populateBubbleUpExpandShapePatterns(patterns);
+  affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
+  linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+  context->getLoadedDialect<linalg::LinalgDialect>()
+      ->getCanonicalizationPatterns(patterns);
+  linalg::populateConstantFoldLinalgOperations(patterns, control);
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (failed(applyPatternsGreedily(func, frozen))) {
+      return func.emitError()
+             << "llvm-cpu: elementwise fusion did not converge";
+    }
+  }
+  return success();
 }
 
 // A result collapsed after its root op (tensor.collapse_shape of a
@@ -533,9 +579,9 @@ tileAndDistributeToWorkgroups(ModuleOp module,
   // Calls to private helpers are inlined (and the helpers dropped) so the
   // root is visible; elementwise chains become one linalg.generic, so the
   // root's producers are few and each fuses whole into the workgroup loop.
-  if (failed(runPassPipeline(module, "inline,symbol-dce,"
-                                     "func.func(linalg-fuse-elementwise-ops,"
-                                     "canonicalize,cse)"))) {
+  if (failed(runPassPipeline(module, "inline,symbol-dce")) ||
+      failed(fuseElementwiseOps(module)) ||
+      failed(runPassPipeline(module, "func.func(canonicalize,cse)"))) {
     return failure();
   }
   if (failed(collapseReturnedGenerics(module))) {

@@ -29,6 +29,14 @@ public:
     return hasConvolutionMicrokernel(cpuOptions);
   }
 
+  int64_t
+  weightPanelColumns(const TargetBackendOptions &options) const override {
+    LLVMCPUTargetOptions cpuOptions;
+    cpuOptions.triple = options.triple;
+    cpuOptions.cpu = options.cpu;
+    return microkernelPanelColumns(cpuOptions);
+  }
+
   FailureOr<TargetExecutable>
   compile(ModuleOp executable,
           const TargetBackendOptions &options) const override {

@@ -79,6 +79,14 @@ bool hasConvolutionMicrokernel(const LLVMCPUTargetOptions &options) {
          !target.ukernelVariant.empty();
 }
 
+int64_t microkernelPanelColumns(const LLVMCPUTargetOptions &options) {
+  llvmcpu::ResolvedTarget target;
+  if (!llvmcpu::createTargetMachine(options, target).empty()) {
+    return 0;
+  }
+  return llvmcpu::ukernelPanelColumns(target.ukernelVariant);
+}
+
 FailureOr<CompiledExecutable>
 compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
   MLIRContext *context = executable.getContext();

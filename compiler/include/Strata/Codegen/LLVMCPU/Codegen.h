@@ -126,6 +126,10 @@ inline constexpr llvm::StringLiteral kSconvUkernelSymbol =
 /// placed.
 LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variant);
 
+/// The columns per panel (NR) microkernel `variant` reads B in: weights
+/// packed at compile time (--strata-pack-weights) use it. 0 for no variant.
+int64_t ukernelPanelColumns(StringRef variant);
+
 } // namespace mlir::strata::llvmcpu
 
 #endif // STRATA_CODEGEN_LLVMCPU_CODEGEN_H_

@@ -83,6 +83,10 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options);
 /// with AVX2 and FMA, or AVX-512); false when the options name no machine.
 bool hasConvolutionMicrokernel(const LLVMCPUTargetOptions &options);
 
+/// The panel width (NR) of the matmul microkernel `options` select, which
+/// constant weights are packed in at compile time; 0 without one.
+int64_t microkernelPanelColumns(const LLVMCPUTargetOptions &options);
+
 } // namespace mlir::strata
 
 #endif // STRATA_TARGET_LLVMCPU_LLVMCPUTARGET_H_

@@ -202,14 +202,22 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
    * panel serves one A panel, so packing B would only copy it. The
    * microkernel reads B's full panels in place (rows ldb apart); only a last
    * panel of fewer than NR columns is packed (zero-padded). */
-  int inPlaceB = m <= STRATA_SGEMM_IN_PLACE_B_ROWS;
+  int packedB = (flags & STRATA_SGEMM_PACKED_B) != 0;
+  int inPlaceB = !packedB && m <= STRATA_SGEMM_IN_PLACE_B_ROWS;
   for (int64_t jc = 0; jc < n; jc += NC) {
     int64_t nc = minI64(NC, n - jc);
     int64_t fullCols = nc / NR * NR;
     for (int64_t pc = 0; pc < k; pc += KC) {
       int64_t kc = minI64(KC, k - pc);
       int add = accumulate || pc > 0;
-      if (!inPlaceB) {
+      /* Packed panels of this block: kc x NR each, kc * NR floats apart
+       * when packed here, k * NR when packed at compile time. */
+      const float *blockB = pb;
+      int64_t panelFloats = kc * NR;
+      if (packedB) {
+        blockB = b + jc * k + pc * NR;
+        panelFloats = k * NR;
+      } else if (!inPlaceB) {
         packB(b + pc * ldb + jc, ldb, kc, nc, pb);
       } else if (fullCols < nc) {
         packB(b + pc * ldb + jc + fullCols, ldb, kc, nc - fullCols, pb);
@@ -219,7 +227,7 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
         packA(src, ic, pc, mc, kc, pa);
         for (int64_t jr = 0; jr < nc; jr += NR) {
           int64_t cols = minI64(NR, nc - jr);
-          const float *panelB = pb + jr * kc;
+          const float *panelB = blockB + jr / NR * panelFloats;
           int64_t panelStride = NR;
           if (inPlaceB) {
             panelB = cols == NR ? b + pc * ldb + jc + jr : pb;

@@ -35,6 +35,12 @@
 
 /* Bit 0 of the flags argument: add to C instead of overwriting it. */
 #define STRATA_SGEMM_ACCUMULATE 1
+/* Bit 1: B was packed at compile time into panels of NR columns, each its
+ * whole depth k-major (k x NR floats, panel after panel; the layout
+ * --strata-pack-weights gives a constant weight); the call's b points at
+ * the panel of its first column and n is a multiple of NR. Nothing is
+ * packed per call. */
+#define STRATA_SGEMM_PACKED_B 2
 
 /* Floats of scratch one call needs for an m x n x k problem: packed A
  * (min(MC, m rounded up to MR) rows of STRATA_SGEMM_A_ROW_STRIDE) then

@@ -36,12 +36,15 @@ namespace {
 /// Elementwise named ops (linalg.add, linalg.exp, ...) as linalg.generic, so
 /// that the fusion patterns see them. linalg.fill is left alone: it is
 /// recomputed in the dispatch of its consumer instead.
+bool isPackedWeight(Operation *op);
+
 struct GeneralizeElementwise : OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
     if (isa<linalg::GenericOp, linalg::FillOp>(op) ||
-        !linalg::isElementwise(op) || !op.hasPureTensorSemantics()) {
+        !linalg::isElementwise(op) || !op.hasPureTensorSemantics() ||
+        isPackedWeight(op)) {
       return failure();
     }
     if (failed(linalg::generalizeNamedOp(rewriter, op))) {
@@ -161,6 +164,33 @@ struct DecomposeOtherPads : linalg::DecomposePadOpPattern {
   }
 };
 
+/// A weight packed at compile time (--strata-pack-weights): the reshape
+/// of a transpose of a host constant, read only as the right-hand operand
+/// of a matmul or convolution. Both ops go into that dispatch, which reads
+/// the packed constant; the code generator hands its panels to the
+/// microkernel instead of transposing.
+bool isPackedWeightReshape(Operation *op) {
+  auto collapse = dyn_cast<tensor::CollapseShapeOp>(op);
+  if (!collapse || !collapse->hasOneUse()) {
+    return false;
+  }
+  auto transpose = collapse.getSrc().getDefiningOp<linalg::TransposeOp>();
+  Operation *weight =
+      transpose ? transpose.getInput().getDefiningOp() : nullptr;
+  OpOperand &use = *collapse->getUses().begin();
+  return weight && transpose->hasOneUse() && isHostConstant(weight) &&
+         isa<linalg::MatmulOp, linalg::Conv2DNhwcHwcfOp>(use.getOwner()) &&
+         use.getOperandNumber() == 1;
+}
+
+bool isPackedWeight(Operation *op) {
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(op)) {
+    return transpose->hasOneUse() &&
+           isPackedWeightReshape(*transpose->getUsers().begin());
+  }
+  return isPackedWeightReshape(op);
+}
+
 /// A linalg op computed inside the dispatch of its one consumer, an
 /// elementwise linalg.generic that reads its whole result in the same
 /// layout: a matmul and its bias and activation become one dispatch (the
@@ -168,6 +198,9 @@ struct DecomposeOtherPads : linalg::DecomposePadOpPattern {
 bool isFusedIntoConsumer(Operation *op) {
   if (auto pad = dyn_cast<tensor::PadOp>(op)) {
     return isPadOfWindowOp(pad);
+  }
+  if (isPackedWeight(op)) {
+    return true;
   }
   auto producer = dyn_cast<linalg::LinalgOp>(op);
   if (!producer || isa<linalg::FillOp>(op) || op->getNumResults() != 1 ||
@@ -615,7 +648,8 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
   // matmul of matmul + bias) rather than its elementwise consumer.
   Operation *named = root;
   for (Operation *op : ops) {
-    if (op != root && isFusedIntoConsumer(op) && !isa<tensor::PadOp>(op)) {
+    if (op != root && isFusedIntoConsumer(op) && !isa<tensor::PadOp>(op) &&
+        !isPackedWeight(op)) {
       named = op;
     }
   }
@@ -709,10 +743,12 @@ struct FormDispatchesPass
     if (im2colConvolutions) {
       flow::populateConvToMatmulPatterns(patterns);
     }
+    // (A packed weight's transpose is not folded back into a constant.)
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *operand) {
           Operation *producer = operand->get().getDefiningOp();
-          return producer && producer->hasOneUse();
+          return producer && producer->hasOneUse() &&
+                 !isPackedWeight(operand->getOwner());
         });
     if (failed(applyPatternsGreedily(module, std::move(patterns)))) {
       module.emitError("elementwise fusion did not converge");

@@ -74,4 +74,44 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
   ];
 }
 
+def PackWeightsPass : Pass<"strata-pack-weights", "::mlir::ModuleOp"> {
+  let summary = "store constant matmul and convolution weights in the "
+                "microkernel's panel layout";
+  let description = [{
+    A constant right-hand operand of an f32 `linalg.matmul` (K x N) or
+    `linalg.conv_2d_nhwc_hwcf` filter (KH x KW x C x F, read as the
+    (KH * KW * C) x F matrix) is rewritten, at compile time, into the
+    layout the target's matmul microkernel reads: panels of
+    `panel-columns` (NR) columns, each its whole depth k-major.
+
+    ```mlir
+    %w = arith.constant dense<...> : tensor<3x3x64x128xf32>
+    // becomes
+    %p = arith.constant dense<...> : tensor<4x3x3x64x32xf32>  // NR = 32
+    %t = linalg.transpose ins(%p) outs(%e : tensor<3x3x64x4x32xf32>)
+           permutation = [1, 2, 3, 0, 4]
+    %w = tensor.collapse_shape %t [[0], [1], [2], [3, 4]]
+           : tensor<3x3x64x4x32xf32> into tensor<3x3x64x128xf32>
+    ```
+
+    The program means the same; dispatch formation puts the transpose and
+    the reshape into the consumer's dispatch, whose code generator hands
+    the packed constant to the microkernel (`STRATA_SGEMM_PACKED_B`), so
+    the weight is neither transposed nor packed at run time. Only
+    operands with N a multiple of NR and enough work for the microkernel
+    are packed. `panel-columns=0` (the default; targets without a
+    microkernel) does nothing.
+  }];
+  let options = [
+    Option<"panelColumns", "panel-columns", "int64_t", /*default=*/"0",
+           "columns per panel of the target's matmul microkernel (NR); "
+           "0 leaves weights as they are">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // STRATA_DIALECT_FLOW_TRANSFORMS_PASSES_TD

@@ -1,0 +1,181 @@
+// PackWeights.cpp - --strata-pack-weights: constant matmul and convolution
+// weights stored in the matmul microkernel's panel layout (Passes.td).
+//
+// The right-hand operand of a matmul is read by the microkernel in panels
+// of NR columns, each k-major (ukernel/SgemmDriver.h). A constant weight is
+// rearranged so once, here, and the program reads it back through a
+// transpose and a reshape that the code generator recognizes and drops
+// (MatmulUkernel.cpp, findPackedWeights): nothing is packed per call.
+
+#include "Strata/Dialect/Flow/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+namespace mlir::strata::flow {
+#define GEN_PASS_DEF_PACKWEIGHTSPASS
+#include "Strata/Dialect/Flow/Transforms/Passes.h.inc"
+} // namespace mlir::strata::flow
+
+using namespace mlir;
+using namespace mlir::strata;
+
+namespace {
+
+// The microkernel's threshold (MatmulUkernel.cpp): smaller products stay on
+// vectorized loops, where a packed weight would be transposed per call.
+constexpr int64_t kMinUkernelWork = 64 * 64 * 64;
+// Rows a product of fewer rows is counted as (it reads B in place then).
+constexpr int64_t kFewRowsWork = 16;
+
+// The f32 values of a non-splat constant, in row-major order.
+std::optional<ArrayRef<float>> constantFloats(Value value) {
+  auto constant = value.getDefiningOp<arith::ConstantOp>();
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!constant || !type || !type.hasStaticShape() ||
+      !type.getElementType().isF32() ||
+      type.getNumElements() * 4 <= flow::kMaxInlinedConstantBytes) {
+    return std::nullopt;
+  }
+  ArrayRef<char> raw;
+  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue())) {
+    if (dense.isSplat()) {
+      return std::nullopt;
+    }
+    raw = dense.getRawData();
+  } else if (auto resource =
+                 dyn_cast<DenseResourceElementsAttr>(constant.getValue())) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob) {
+      return std::nullopt;
+    }
+    raw = blob->getData();
+  } else {
+    return std::nullopt;
+  }
+  if (static_cast<int64_t>(raw.size()) != type.getNumElements() * 4) {
+    return std::nullopt;
+  }
+  return ArrayRef<float>(reinterpret_cast<const float *>(raw.data()),
+                         type.getNumElements());
+}
+
+// Replaces operand `use` (a depth... x N constant) by the collapse of a
+// transpose of its packed form: P[j / NR, depth..., j % NR] = W[depth..., j].
+void packOperand(OpBuilder &b, OpOperand &use, ArrayRef<float> values,
+                 int64_t nr) {
+  auto type = cast<RankedTensorType>(use.get().getType());
+  int64_t rank = type.getRank();
+  int64_t columns = type.getShape().back();
+  int64_t depth = type.getNumElements() / columns;
+  int64_t panels = columns / nr;
+  std::vector<float> packed(values.size());
+  for (int64_t p = 0; p < panels; ++p) {
+    for (int64_t k = 0; k < depth; ++k) {
+      for (int64_t j = 0; j < nr; ++j) {
+        packed[(p * depth + k) * nr + j] = values[k * columns + p * nr + j];
+      }
+    }
+  }
+  SmallVector<int64_t> packedShape = {panels};
+  llvm::append_range(packedShape, type.getShape().drop_back());
+  packedShape.push_back(nr);
+  SmallVector<int64_t> transposedShape(type.getShape().drop_back());
+  transposedShape.append({panels, nr});
+  // Result dim i is source dim permutation[i]: the depth dims, then the
+  // panel, then the column within it.
+  SmallVector<int64_t> permutation;
+  for (int64_t d = 1; d < rank; ++d) {
+    permutation.push_back(d);
+  }
+  permutation.append({0, rank});
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d + 1 < rank; ++d) {
+    groups.push_back({d});
+  }
+  groups.push_back({rank - 1, rank});
+
+  Location loc = use.get().getLoc();
+  auto packedType = RankedTensorType::get(packedShape, b.getF32Type());
+  auto data = DenseElementsAttr::getFromRawBuffer(
+      packedType, ArrayRef<char>(reinterpret_cast<const char *>(packed.data()),
+                                 packed.size() * sizeof(float)));
+  Value constant = arith::ConstantOp::create(b, loc, data);
+  Value empty =
+      tensor::EmptyOp::create(b, loc, transposedShape, b.getF32Type());
+  Value transposed =
+      linalg::TransposeOp::create(b, loc, constant, empty, permutation)
+          ->getResult(0);
+  use.set(tensor::CollapseShapeOp::create(b, loc, type, transposed, groups));
+}
+
+// M, N and the depth of a matmul or convolution whose right-hand operand
+// (operand 1) is a static f32 depth... x N weight, else nullopt.
+std::optional<std::array<int64_t, 3>> productSizes(Operation *op) {
+  auto allF32Static = [&] {
+    return llvm::all_of(op->getOperandTypes(), [](Type type) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      return tensor && tensor.hasStaticShape() &&
+             tensor.getElementType().isF32();
+    });
+  };
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
+    if (matmul.hasUserDefinedMaps() || !allF32Static()) {
+      return std::nullopt;
+    }
+    auto out = cast<RankedTensorType>(matmul.getDpsInits()[0].getType());
+    auto lhs = cast<RankedTensorType>(matmul.getDpsInputs()[0].getType());
+    return std::array<int64_t, 3>{out.getDimSize(0), out.getDimSize(1),
+                                  lhs.getDimSize(1)};
+  }
+  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op)) {
+    if (!allF32Static()) {
+      return std::nullopt;
+    }
+    auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+    auto filter = cast<RankedTensorType>(conv.getInputs()[1].getType());
+    return std::array<int64_t, 3>{
+        out.getDimSize(0) * out.getDimSize(1) * out.getDimSize(2),
+        out.getDimSize(3),
+        filter.getDimSize(0) * filter.getDimSize(1) * filter.getDimSize(2)};
+  }
+  return std::nullopt;
+}
+
+struct PackWeightsPass
+    : flow::impl::PackWeightsPassBase<PackWeightsPass> {
+  using PackWeightsPassBase::PackWeightsPassBase;
+
+  void runOnOperation() override {
+    if (panelColumns <= 0) {
+      return;
+    }
+    SmallVector<Operation *> products;
+    getOperation().walk([&](Operation *op) {
+      if (isa<linalg::MatmulOp, linalg::Conv2DNhwcHwcfOp>(op)) {
+        products.push_back(op);
+      }
+    });
+    for (Operation *op : products) {
+      std::optional<std::array<int64_t, 3>> sizes = productSizes(op);
+      if (!sizes) {
+        continue;
+      }
+      auto [m, n, k] = *sizes;
+      if (n % panelColumns != 0 ||
+          std::max(m, kFewRowsWork) * n * k < kMinUkernelWork) {
+        continue;
+      }
+      OpOperand &use = op->getOpOperand(1);
+      std::optional<ArrayRef<float>> values = constantFloats(use.get());
+      if (!values) {
+        continue;
+      }
+      OpBuilder b(op);
+      packOperand(b, use, *values, panelColumns);
+    }
+  }
+};
+
+} // namespace

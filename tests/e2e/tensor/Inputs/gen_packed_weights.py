@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+# gen_packed_weights.py - writes the packed-weights test program: matmuls
+# and convolutions whose weights are constants (which the flow phase stores
+# in the microkernel's panel layout), at edge sizes, each next to the same
+# op with the weight passed as an argument (read unpacked). Every value is
+# a small multiple of 1/8 and every sum is exact in f32, so both must give
+# the expected bits in any summation order.
+#
+#   gen_packed_weights.py OUT_DIR
+#
+# writes OUT_DIR/program.mlir and, per case NAME, NAME.input.npy,
+# NAME.weight.npy and NAME.expected.npy. Plain Python: the test's python3
+# may have no numpy.
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_weights import write_npy  # noqa: E402
+
+
+class Array:
+    """A row-major array of Python floats (no numpy in the test's python)."""
+
+    def __init__(self, shape, data):
+        self.shape = tuple(shape)
+        self.data = data
+
+    def at(self, *index):
+        offset = 0
+        for i, d in zip(index, self.shape):
+            offset = offset * d + i
+        return self.data[offset]
+
+
+def values(shape, seed):
+    n = 1
+    for d in shape:
+        n *= d
+    return Array(shape, [(((i * 7 + i // 13 + 3 * seed) % 15) - 7) / 8.0
+                         for i in range(n)])
+
+
+def nested(array, dim=0, offset=0):
+    if dim == len(array.shape):
+        return repr(array.data[offset])
+    stride = 1
+    for d in array.shape[dim + 1:]:
+        stride *= d
+    return "[" + ", ".join(nested(array, dim + 1, offset + i * stride)
+                           for i in range(array.shape[dim])) + "]"
+
+
+def dense(array):
+    return "dense<%s>" % nested(array)
+
+
+def tensor(shape):
+    return "tensor<%sxf32>" % "x".join(str(d) for d in shape)
+
+
+def matmul_case(name, m, k, n):
+    x = values((m, k), 1)
+    w = values((k, n), 2)
+    y = Array((m, n), [sum(x.data[r * k + i] * w.data[i * n + j]
+                           for i in range(k))
+                       for r in range(m) for j in range(n)])
+    body = """
+func.func @{name}(%x: {xt}) -> {yt} {{
+  %w = arith.constant {w} : {wt}
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : {yt}
+  %acc = linalg.fill ins(%zero : f32) outs(%e : {yt}) -> {yt}
+  %y = linalg.matmul ins(%x, %w : {xt}, {wt}) outs(%acc : {yt}) -> {yt}
+  return %y : {yt}
+}}
+func.func @{name}_arg(%x: {xt}, %w: {wt}) -> {yt} {{
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : {yt}
+  %acc = linalg.fill ins(%zero : f32) outs(%e : {yt}) -> {yt}
+  %y = linalg.matmul ins(%x, %w : {xt}, {wt}) outs(%acc : {yt}) -> {yt}
+  return %y : {yt}
+}}
+""".format(name=name, xt=tensor(x.shape), wt=tensor(w.shape),
+           yt=tensor(y.shape), w=dense(w))
+    return body, x, w, y
+
+
+def conv_case(name, h, w_, c, kh, kw, f, stride, pad, bias_relu):
+    x = values((1, h, w_, c), 3)
+    w = values((kh, kw, c, f), 4)
+    b = values((f,), 5)
+    oh = (h + 2 * pad - kh) // stride + 1
+    ow = (w_ + 2 * pad - kw) // stride + 1
+    out = []
+    for oy in range(oh):
+        for ox in range(ow):
+            # The window's taps inside the image, as (input offset, filter
+            # offset) of their channel 0.
+            taps = []
+            for i in range(kh):
+                for j in range(kw):
+                    iy, ix = oy * stride + i - pad, ox * stride + j - pad
+                    if 0 <= iy < h and 0 <= ix < w_:
+                        taps.append(((iy * w_ + ix) * c, (i * kw + j) * c * f))
+            for o in range(f):
+                v = sum(x.data[xi + ch] * w.data[wi + ch * f + o]
+                        for xi, wi in taps for ch in range(c))
+                if bias_relu:
+                    v = max(v + b.data[o], 0.0)
+                out.append(v)
+    y = Array((1, oh, ow, f), out)
+    pt = tensor((1, h + 2 * pad, w_ + 2 * pad, c))
+    yt = tensor(y.shape)
+    epilogue = ""
+    result = "%y"
+    if bias_relu:
+        epilogue = """
+  %b = arith.constant {b} : {bt}
+  %r = linalg.generic {{indexing_maps = [affine_map<(n, h, w, f) -> (n, h, w, f)>, affine_map<(n, h, w, f) -> (f)>, affine_map<(n, h, w, f) -> (n, h, w, f)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%y, %b : {yt}, {bt}) outs(%e : {yt}) {{
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %s = arith.addf %v, %bias : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  }} -> {yt}""".format(b=dense(b), bt=tensor(b.shape), yt=yt)
+        result = "%r"
+    template = """
+func.func @{name}{suffix}(%x: {xt}{warg}) -> {yt} {{{wconst}
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, {pad}, {pad}, 0] high[0, {pad}, {pad}, 0] {{
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  }} : {xt} to {pt}
+  %e = tensor.empty() : {yt}
+  %acc = linalg.fill ins(%zero : f32) outs(%e : {yt}) -> {yt}
+  %y = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%p, %w : {pt}, {wt}) outs(%acc : {yt}) -> {yt}{epilogue}
+  return {result} : {yt}
+}}
+"""
+    fields = dict(name=name, xt=tensor(x.shape), wt=tensor(w.shape), yt=yt,
+                  pt=pt, pad=pad, stride=stride, epilogue=epilogue,
+                  result=result)
+    body = template.format(
+        suffix="", warg="",
+        wconst="\n  %%w = arith.constant %s : %s" % (dense(w), tensor(w.shape)),
+        **fields)
+    body += template.format(suffix="_arg", warg=", %%w: %s" % tensor(w.shape),
+                            wconst="", **fields)
+    return body, x, w, y
+
+
+CASES = [
+    # name, builder, arguments
+    ("mm_rows131", matmul_case, (131, 67, 96)),
+    ("mm_rows1", matmul_case, (1, 1031, 64)),
+    ("mm_rows5", matmul_case, (5, 257, 160)),
+    ("conv3x3_pad", conv_case, (17, 23, 5, 3, 3, 64, 1, 1, True)),
+    ("conv7x7_s2", conv_case, (29, 31, 3, 7, 7, 32, 2, 3, True)),
+    ("conv1x1", conv_case, (13, 11, 40, 1, 1, 96, 1, 0, False)),
+    ("conv3x3_7x7", conv_case, (7, 7, 96, 3, 3, 128, 1, 1, True)),
+]
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    program = []
+    for name, build, args in CASES:
+        body, x, w, y = build(name, *args)
+        program.append(body)
+        for suffix, array in (("input", x), ("weight", w), ("expected", y)):
+            write_npy(os.path.join(out, "%s.%s.npy" % (name, suffix)),
+                      array.shape, array.data)
+    with open(os.path.join(out, "program.mlir"), "w") as f:
+        f.write("".join(program))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+// Constant weights of matmuls and convolutions are stored in the matmul
+// microkernel's panel layout at compile time (--strata-pack-weights: 32
+// columns per panel for AVX-512, 16 for AVX2, none for a generic x86-64)
+// and the microkernel reads the panels in place. Edge sizes: 1, 5 and 131
+// rows, primes for depth and image sizes, 1x1, 3x3 (padded; on a 7x7
+// image) and 7x7 stride-2 convolutions, bias + relu epilogues. Each case
+// also runs with the weight passed as an argument (unpacked); both must
+// give the exact expected values (Inputs/gen_packed_weights.py: every sum
+// is exact in f32).
+// RUN: rm -rf %t && python3 %S/Inputs/gen_packed_weights.py %t
+// RUN: strata-compile %t/program.mlir -o %t/host.vmfb
+// RUN: strata-compile %t/program.mlir --target-cpu=x86-64-v3 -o %t/avx2.vmfb
+// RUN: strata-compile %t/program.mlir --target-cpu=x86-64 -o %t/generic.vmfb
+// RUN: strata-compile %t/program.mlir --target-cpu=x86-64-v4 --compile-to=flow --mlir-elide-elementsattrs-if-larger=8 | FileCheck %s --check-prefix=AVX512
+// AVX512: %[[P:.*]] = arith.constant dense_resource<__elided__> : tensor<3x67x32xf32>
+// AVX512: flow.dispatch @module_linked_llvm_cpu::@mm_rows131_dispatch_{{[0-9]+}}_matmul_131x96x67_f32(%arg0, %[[P]])
+// AVX512: func.func @mm_rows131_dispatch_{{[0-9]+}}_matmul_131x96x67_f32(%arg0: tensor<131x67xf32>, %arg1: tensor<3x67x32xf32>)
+// AVX512: linalg.transpose ins(%arg1 : tensor<3x67x32xf32>) outs(%{{.*}} : tensor<67x3x32xf32>) permutation = [1, 0, 2]
+// AVX512: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<67x3x32xf32> into tensor<67x96xf32>
+// AVX512: func.func @conv3x3_pad_dispatch_{{[0-9]+}}_conv_3x3_5x64_17x23_bias_relu_f32(%arg0: tensor<1x17x23x5xf32>, %arg1: tensor<2x3x3x5x32xf32>
+// AVX512: linalg.transpose ins(%arg1 : tensor<2x3x3x5x32xf32>) {{.*}} permutation = [1, 2, 3, 0, 4]
+// RUN: strata-compile %t/program.mlir --target-cpu=x86-64-v3 --compile-to=flow --mlir-elide-elementsattrs-if-larger=8 | FileCheck %s --check-prefix=AVX2
+// AVX2: func.func @mm_rows131_dispatch_{{[0-9]+}}_matmul_131x96x67_f32(%arg0: tensor<131x67xf32>, %arg1: tensor<6x67x16xf32>)
+// RUN: strata-compile %t/program.mlir --target-cpu=x86-64 --compile-to=flow --mlir-elide-elementsattrs-if-larger=8 | FileCheck %s --check-prefix=GENERIC
+// GENERIC-NOT: linalg.transpose
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=mm_rows131_arg --input=@%t/mm_rows131.input.npy --input=@%t/mm_rows131.weight.npy --expected_output=@%t/mm_rows131.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=mm_rows1 --input=@%t/mm_rows1.input.npy --expected_output=@%t/mm_rows1.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=mm_rows1 --input=@%t/mm_rows1.input.npy --expected_output=@%t/mm_rows1.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=mm_rows1 --input=@%t/mm_rows1.input.npy --expected_output=@%t/mm_rows1.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=mm_rows1 --input=@%t/mm_rows1.input.npy --expected_output=@%t/mm_rows1.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=mm_rows1_arg --input=@%t/mm_rows1.input.npy --input=@%t/mm_rows1.weight.npy --expected_output=@%t/mm_rows1.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=mm_rows5 --input=@%t/mm_rows5.input.npy --expected_output=@%t/mm_rows5.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=mm_rows5 --input=@%t/mm_rows5.input.npy --expected_output=@%t/mm_rows5.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=mm_rows5 --input=@%t/mm_rows5.input.npy --expected_output=@%t/mm_rows5.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=mm_rows5 --input=@%t/mm_rows5.input.npy --expected_output=@%t/mm_rows5.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=mm_rows5_arg --input=@%t/mm_rows5.input.npy --input=@%t/mm_rows5.weight.npy --expected_output=@%t/mm_rows5.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_pad --input=@%t/conv3x3_pad.input.npy --expected_output=@%t/conv3x3_pad.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_pad --input=@%t/conv3x3_pad.input.npy --expected_output=@%t/conv3x3_pad.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_pad --input=@%t/conv3x3_pad.input.npy --expected_output=@%t/conv3x3_pad.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_pad --input=@%t/conv3x3_pad.input.npy --expected_output=@%t/conv3x3_pad.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=conv3x3_pad_arg --input=@%t/conv3x3_pad.input.npy --input=@%t/conv3x3_pad.weight.npy --expected_output=@%t/conv3x3_pad.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv7x7_s2 --input=@%t/conv7x7_s2.input.npy --expected_output=@%t/conv7x7_s2.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv7x7_s2 --input=@%t/conv7x7_s2.input.npy --expected_output=@%t/conv7x7_s2.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv7x7_s2 --input=@%t/conv7x7_s2.input.npy --expected_output=@%t/conv7x7_s2.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv7x7_s2 --input=@%t/conv7x7_s2.input.npy --expected_output=@%t/conv7x7_s2.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=conv7x7_s2_arg --input=@%t/conv7x7_s2.input.npy --input=@%t/conv7x7_s2.weight.npy --expected_output=@%t/conv7x7_s2.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv1x1 --input=@%t/conv1x1.input.npy --expected_output=@%t/conv1x1.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv1x1 --input=@%t/conv1x1.input.npy --expected_output=@%t/conv1x1.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv1x1 --input=@%t/conv1x1.input.npy --expected_output=@%t/conv1x1.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv1x1 --input=@%t/conv1x1.input.npy --expected_output=@%t/conv1x1.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=conv1x1_arg --input=@%t/conv1x1.input.npy --input=@%t/conv1x1.weight.npy --expected_output=@%t/conv1x1.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_7x7 --input=@%t/conv3x3_7x7.input.npy --expected_output=@%t/conv3x3_7x7.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_7x7 --input=@%t/conv3x3_7x7.input.npy --expected_output=@%t/conv3x3_7x7.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_7x7 --input=@%t/conv3x3_7x7.input.npy --expected_output=@%t/conv3x3_7x7.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_7x7 --input=@%t/conv3x3_7x7.input.npy --expected_output=@%t/conv3x3_7x7.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=conv3x3_7x7_arg --input=@%t/conv3x3_7x7.input.npy --input=@%t/conv3x3_7x7.weight.npy --expected_output=@%t/conv3x3_7x7.expected.npy
