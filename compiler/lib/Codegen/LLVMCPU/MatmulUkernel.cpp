@@ -177,8 +177,7 @@ std::optional<PackedWeights> findPackedWeights(Value rhs, int64_t nr) {
   if (!collapse) {
     return std::nullopt;
   }
-  SmallVector<ReassociationIndices> groups =
-      collapse.getReassociationIndices();
+  SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
   for (int64_t d = 0; d + 1 < rank; ++d) {
     if (groups[d].size() != 1) {
       return std::nullopt;
@@ -272,8 +271,7 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   // then (STRATA_SGEMM_IN_PLACE_B_ROWS), where the vectorized path is slow.
   // A packed weight always takes it: the flow phase chose it for this.
   if (failed(mBound) || failed(nBound) || failed(kBound) ||
-      (!packed && std::max<int64_t>(*mBound, kFewRowsWork) * *nBound *
-                          *kBound <
+      (!packed && std::max<int64_t>(*mBound, kFewRowsWork) * *nBound * *kBound <
                       kMinUkernelWork)) {
     return success();
   }
@@ -296,10 +294,10 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   Value m = memref::DimOp::create(b, loc, out, 0);
   Value n = memref::DimOp::create(b, loc, out, 1);
   Value k = memref::DimOp::create(b, loc, lhs, 1);
-  Value flags = arith::ConstantIndexOp::create(
-      b, loc,
-      (fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
-          (packed ? STRATA_SGEMM_PACKED_B : 0));
+  Value flags =
+      arith::ConstantIndexOp::create(b, loc,
+                                     (fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
+                                         (packed ? STRATA_SGEMM_PACKED_B : 0));
   Value scratchPointer =
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch);
   SmallVector<Value> args;
@@ -376,10 +374,9 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   int64_t kh = filterType.getDimSize(0), kw = filterType.getDimSize(1),
           channels = filterType.getDimSize(2);
   int64_t outWidth = outType.getDimSize(2);
-  if ((!packed &&
-       (!filterStrides ||
-        (*filterStrides)[1] != channels * (*filterStrides)[2] ||
-        (*filterStrides)[0] != kw * (*filterStrides)[1])) ||
+  if ((!packed && (!filterStrides ||
+                   (*filterStrides)[1] != channels * (*filterStrides)[2] ||
+                   (*filterStrides)[0] != kw * (*filterStrides)[1])) ||
       !outStrides || (*outStrides)[1] != outWidth * (*outStrides)[2]) {
     return success();
   }
@@ -411,8 +408,8 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   auto inputMeta = memref::ExtractStridedMetadataOp::create(b, loc, input);
   Value inputPointer = memref::ExtractAlignedPointerAsIndexOp::create(
       b, loc, inputMeta.getBaseBuffer());
-  MatmulOperands bm = packed ? decomposePacked(b, loc, *packed, kb)
-                              : decompose(b, loc, filter);
+  MatmulOperands bm =
+      packed ? decomposePacked(b, loc, *packed, kb) : decompose(b, loc, filter);
   auto outMeta = memref::ExtractStridedMetadataOp::create(b, loc, out);
   Value outPointer = memref::ExtractAlignedPointerAsIndexOp::create(
       b, loc, outMeta.getBaseBuffer());

@@ -461,10 +461,10 @@ void generalizeElementwiseOps(ModuleOp module) {
   IRRewriter rewriter(module.getContext());
   SmallVector<linalg::LinalgOp> named;
   module.walk([&](linalg::LinalgOp op) {
-    bool packedWeight =
-        isa<linalg::TransposeOp>(op.getOperation()) &&
-        llvm::any_of(op->getUsers(),
-                     [](Operation *user) { return isPackedWeightView(user); });
+    bool packedWeight = isa<linalg::TransposeOp>(op.getOperation()) &&
+                        llvm::any_of(op->getUsers(), [](Operation *user) {
+                          return isPackedWeightView(user);
+                        });
     if (!isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(
             op.getOperation()) &&
         !packedWeight && op.hasPureTensorSemantics() &&
@@ -486,8 +486,7 @@ LogicalResult fuseElementwiseOps(ModuleOp module) {
   RewritePatternSet patterns(context);
   linalg::ControlFusionFn control = [](OpOperand *operand) {
     Operation *producer = operand->get().getDefiningOp();
-    return producer && producer->hasOneUse() &&
-           !isPackedWeightView(producer) &&
+    return producer && producer->hasOneUse() && !isPackedWeightView(producer) &&
            !isPackedWeightView(operand->getOwner());
   };
   linalg::populateElementwiseOpsFusionPatterns(patterns, control);

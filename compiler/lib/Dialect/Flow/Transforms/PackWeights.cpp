@@ -143,8 +143,7 @@ std::optional<std::array<int64_t, 3>> productSizes(Operation *op) {
   return std::nullopt;
 }
 
-struct PackWeightsPass
-    : flow::impl::PackWeightsPassBase<PackWeightsPass> {
+struct PackWeightsPass : flow::impl::PackWeightsPassBase<PackWeightsPass> {
   using PackWeightsPassBase::PackWeightsPassBase;
 
   void runOnOperation() override {
