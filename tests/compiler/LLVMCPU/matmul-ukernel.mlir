@@ -15,9 +15,10 @@
 // UKERNEL-DAG: %[[FLAGS:.*]] = llvm.mlir.constant(0 : i64) : i64
 // UKERNEL-DAG: %[[K:.*]] = llvm.mlir.constant(1024 : i64) : i64
 // UKERNEL-DAG: %[[MN:.*]] = llvm.mlir.constant(256 : i64) : i64
-// UKERNEL: llvm.call @strata_ukernel_sgemm_f32(%{{.*}}, %{{.*}}, %[[K]], %{{.*}}, %{{.*}}, %[[K]], %{{.*}}, %{{.*}}, %[[K]], %[[MN]], %[[MN]], %[[K]], %[[FLAGS]], %{{.*}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// The last five arguments are the epilogue's (none here: zeros).
+// UKERNEL: llvm.call @strata_ukernel_sgemm_f32(%{{.*}}, %{{.*}}, %[[K]], %{{.*}}, %{{.*}}, %[[K]], %{{.*}}, %{{.*}}, %[[K]], %[[MN]], %[[MN]], %[[K]], %[[FLAGS]], %{{.*}}, %[[FLAGS]], %[[FLAGS]], %[[FLAGS]], %[[FLAGS]], %[[FLAGS]]) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // UKERNEL-NOT: llvm.intr.fma
-// UKERNEL: llvm.func @strata_ukernel_sgemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// UKERNEL: llvm.func @strata_ukernel_sgemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
 // Without a microkernel variant the matmul is vectorized as before.
 // NONE-LABEL: llvm.func @large
 // NONE-NOT: strata_ukernel
@@ -73,14 +74,23 @@ func.func @integer(%a: tensor<128x128xi32>, %b: tensor<128x128xi32>) -> tensor<1
 // A 3x3 convolution with a bias and relu epilogue: workgroups take whole
 // rows of output pixels (4 rows of 28 pixels, 7 workgroups: enough to
 // spread) and the conv becomes one call of the convolution microkernel per
-// workgroup (flags 0: its zero fill folds in), whose A packing reads the
-// input's windows in place; the epilogue runs after it on the same tile.
+// workgroup, whose A packing reads the input's windows in place. Its zero
+// fill folds in and the bias + relu epilogue too (flags 4 | 32: bias,
+// clamp to [0, +inf], 0x7F800000 = +inf): the microkernel applies it as it
+// stores each finished tile into the output, so neither a temporary for
+// the conv's tile nor a separate elementwise loop is left.
 // TILES-LABEL: func.func @conv_bias_relu
 // TILES-SAME: strata.workgroup_count = array<i64: 7, 1, 1>
 // TILES: linalg.conv_2d_nhwc_hwcf {{.*}} memref<1x6x30x64xf32, {{.*}} outs({{.*}} : memref<1x4x28x64xf32
 // UKERNEL-LABEL: llvm.func @conv_bias_relu
-// UKERNEL: llvm.call @strata_ukernel_sconv_f32(
-// UKERNEL-SAME: (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// UKERNEL-SAME: strata.local_memory_size = 187392
+// UKERNEL-DAG: %[[FLAGS:.*]] = llvm.mlir.constant(36 : i64) : i64
+// UKERNEL-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+// UKERNEL-DAG: %[[INF:.*]] = llvm.mlir.constant(2139095040 : i64) : i64
+// UKERNEL-NOT: llvm.intr.maximum
+// UKERNEL: llvm.call @strata_ukernel_sconv_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[FLAGS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ZERO]], %[[ZERO]], %[[ZERO]], %[[INF]])
+// UKERNEL-SAME: (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// UKERNEL-NOT: llvm.intr.maximum
 // UKERNEL: llvm.func @strata_ukernel_sconv_f32(
 // NONE-LABEL: llvm.func @conv_bias_relu
 // NONE-NOT: strata_ukernel

@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
 
+#include <limits>
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -245,6 +247,233 @@ MatmulOperands decomposePacked(OpBuilder &b, Location loc,
   return operands;
 }
 
+// The elementwise op that reads a product's whole result and writes the
+// real output, when the microkernel can apply it as it stores the last
+// depth block (SgemmEpilogue.h): out' = clamp((out + bias) + residual)
+// with every part optional and the two additions in either order, the
+// body's own order.
+struct FusedEpilogue {
+  linalg::GenericOp generic;
+  Value target;   // the generic's output: the microkernel's C
+  Value bias;     // memref<N>, or null
+  Value residual; // shaped like the output, or null
+  bool residualFirst = false;
+  bool clamp = false;
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+
+  int64_t flags() const {
+    return (bias ? STRATA_SGEMM_BIAS : 0) |
+           (residual ? STRATA_SGEMM_RESIDUAL : 0) |
+           (residualFirst ? STRATA_SGEMM_RESIDUAL_FIRST : 0) |
+           (clamp ? STRATA_SGEMM_CLAMP : 0);
+  }
+};
+
+// `out` is the product's temporary output (a memref.alloc written by
+// `fill`, which the call folds, and `product`); `layoutOk` says whether a
+// memref can be the microkernel's C (or residual) in its place.
+std::optional<FusedEpilogue>
+findEpilogue(Operation *product, Value out, linalg::FillOp fill,
+             function_ref<bool(Value)> layoutOk) {
+  if (!fill || !out.getDefiningOp<memref::AllocOp>()) {
+    return std::nullopt;
+  }
+  linalg::GenericOp generic;
+  for (Operation *user : out.getUsers()) {
+    if (user == product || user == fill.getOperation() ||
+        isa<memref::DeallocOp>(user)) {
+      continue;
+    }
+    auto consumer = dyn_cast<linalg::GenericOp>(user);
+    if (!consumer || generic) {
+      return std::nullopt;
+    }
+    generic = consumer;
+  }
+  auto outType = cast<MemRefType>(out.getType());
+  int64_t rank = outType.getRank();
+  if (!generic || generic->getBlock() != product->getBlock() ||
+      !generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != static_cast<unsigned>(rank) ||
+      generic.getNumParallelLoops() != static_cast<unsigned>(rank)) {
+    return std::nullopt;
+  }
+  // The call moves down to the generic: only views and index math (its
+  // operands) may sit between.
+  for (Operation *op = product->getNextNode(); op != generic.getOperation();
+       op = op->getNextNode()) {
+    if (!isMemoryEffectFree(op)) {
+      return std::nullopt;
+    }
+  }
+  FusedEpilogue epilogue;
+  epilogue.generic = generic;
+  OpOperand *init = generic.getDpsInitOperand(0);
+  epilogue.target = init->get();
+  auto targetType = dyn_cast<MemRefType>(epilogue.target.getType());
+  if (!targetType || targetType.getShape() != outType.getShape() ||
+      !targetType.getElementType().isF32() ||
+      !generic.getMatchingIndexingMap(init).isIdentity() ||
+      !layoutOk(epilogue.target) ||
+      !generic.getMatchingBlockArgument(init).use_empty()) {
+    return std::nullopt;
+  }
+  MLIRContext *context = generic.getContext();
+  AffineMap lastDim =
+      AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, context));
+  BlockArgument productArg, biasArg, residualArg;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    Value value = input->get();
+    auto type = dyn_cast<MemRefType>(value.getType());
+    if (!type || !type.getElementType().isF32()) {
+      return std::nullopt;
+    }
+    BlockArgument arg = generic.getMatchingBlockArgument(input);
+    if (value == out && map.isIdentity() && !productArg) {
+      productArg = arg;
+    } else if (map == lastDim && type.getRank() == 1 && !biasArg) {
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(type.getStridesAndOffset(strides, offset)) ||
+          strides[0] != 1) {
+        return std::nullopt;
+      }
+      biasArg = arg;
+      epilogue.bias = value;
+    } else if (map.isIdentity() && type.getShape() == outType.getShape() &&
+               value != out && layoutOk(value) && !residualArg) {
+      residualArg = arg;
+      epilogue.residual = value;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!productArg) {
+    return std::nullopt;
+  }
+  // The body: one chain from the product's value to the yield.
+  Value current = productArg;
+  bool seenMax = false, seenMin = false;
+  auto constantOf = [](Value value) -> std::optional<float> {
+    FloatAttr attr;
+    if (!matchPattern(value, m_Constant(&attr)) || !attr.getType().isF32()) {
+      return std::nullopt;
+    }
+    return attr.getValue().convertToFloat();
+  };
+  for (Operation &op : generic.getBlock()->without_terminator()) {
+    if (op.getNumOperands() != 2 || op.getNumResults() != 1) {
+      return std::nullopt;
+    }
+    Value lhs = op.getOperand(0), rhs = op.getOperand(1);
+    Value other = lhs == current ? rhs : rhs == current ? lhs : Value();
+    if (!other || seenMax || seenMin) {
+      // Additions come before the clamp (handled below for max/min).
+      if (!other || !isa<arith::MaximumFOp, arith::MinimumFOp>(op)) {
+        return std::nullopt;
+      }
+    }
+    if (isa<arith::AddFOp>(op)) {
+      if (other == biasArg && biasArg) {
+        biasArg = BlockArgument(); // used once
+        epilogue.residualFirst = epilogue.residual && !residualArg;
+      } else if (other == residualArg && residualArg) {
+        residualArg = BlockArgument();
+      } else {
+        return std::nullopt;
+      }
+    } else if (isa<arith::MaximumFOp>(op) && !seenMax) {
+      std::optional<float> bound = constantOf(other);
+      if (!bound) {
+        return std::nullopt;
+      }
+      seenMax = true;
+      epilogue.lo = *bound;
+    } else if (isa<arith::MinimumFOp>(op) && !seenMin) {
+      std::optional<float> bound = constantOf(other);
+      if (!bound) {
+        return std::nullopt;
+      }
+      seenMin = true;
+      epilogue.hi = *bound;
+    } else {
+      return std::nullopt;
+    }
+    current = op.getResult(0);
+  }
+  auto yield = cast<linalg::YieldOp>(generic.getBlock()->getTerminator());
+  // Every input used (bias and residual once each); a min before the max
+  // is the same clamp only when lo <= hi.
+  if (yield.getNumOperands() != 1 || yield.getOperand(0) != current ||
+      biasArg || residualArg) {
+    return std::nullopt;
+  }
+  epilogue.clamp = seenMax || seenMin;
+  if (seenMax && seenMin && !(epilogue.lo <= epilogue.hi)) {
+    return std::nullopt;
+  }
+  return epilogue;
+}
+
+// The epilogue's five call arguments (bias and residual addresses, the
+// residual's row stride, the clamp bounds' bits), zeros without one.
+void appendEpilogueArguments(OpBuilder &b, Location loc,
+                             const std::optional<FusedEpilogue> &epilogue,
+                             int64_t residualRowStrideDim,
+                             SmallVectorImpl<Value> &args) {
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+  auto address = [&](Value memref) -> Value {
+    if (!memref) {
+      return zero;
+    }
+    MatmulOperands operands = decompose(b, loc, memref);
+    Value bytes = arith::MulIOp::create(
+        b, loc, operands.offset, arith::ConstantIndexOp::create(b, loc, 4));
+    Value sum = arith::AddIOp::create(b, loc, operands.alignedPointer, bytes);
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), sum);
+  };
+  auto bits = [&](float value) -> Value {
+    return arith::ConstantIntOp::create(
+        b, loc, llvm::bit_cast<uint32_t>(value), 64);
+  };
+  if (!epilogue) {
+    args.append({zero, zero, zero, zero, zero});
+    return;
+  }
+  Value ldr = zero;
+  if (epilogue->residual) {
+    auto metadata =
+        memref::ExtractStridedMetadataOp::create(b, loc, epilogue->residual);
+    ldr = arith::IndexCastOp::create(
+        b, loc, b.getI64Type(),
+        metadata.getStrides()[residualRowStrideDim]);
+  }
+  args.append({address(epilogue->bias), address(epilogue->residual), ldr,
+               bits(epilogue->lo), bits(epilogue->hi)});
+}
+
+// Erases what an applied epilogue leaves: the generic, and the product's
+// temporary when nothing else reads it.
+void eraseFusedEpilogue(const std::optional<FusedEpilogue> &epilogue,
+                        Value out) {
+  if (!epilogue) {
+    return;
+  }
+  linalg::GenericOp generic = epilogue->generic;
+  generic.erase();
+  Operation *alloc = out.getDefiningOp();
+  if (llvm::all_of(out.getUsers(), [](Operation *user) {
+        return isa<memref::DeallocOp>(user);
+      })) {
+    for (Operation *user : llvm::make_early_inc_range(out.getUsers())) {
+      user->erase();
+    }
+    alloc->erase();
+  }
+}
+
 LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
                             func::FuncOp callee,
                             SmallPtrSetImpl<Operation *> &relayouts,
@@ -290,14 +519,21 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   MatmulOperands bm =
       packed ? decomposePacked(b, loc, *packed, lhsType.getDimSize(1))
              : decompose(b, loc, rhs);
-  MatmulOperands c = decompose(b, loc, out);
-  Value m = memref::DimOp::create(b, loc, out, 0);
-  Value n = memref::DimOp::create(b, loc, out, 1);
+  std::optional<FusedEpilogue> epilogue =
+      findEpilogue(matmul, out, fill, isRowMajorF32);
+  if (epilogue) {
+    b.setInsertionPoint(epilogue->generic);
+  }
+  Value result = epilogue ? epilogue->target : out;
+  MatmulOperands c = decompose(b, loc, result);
+  Value m = memref::DimOp::create(b, loc, result, 0);
+  Value n = memref::DimOp::create(b, loc, result, 1);
   Value k = memref::DimOp::create(b, loc, lhs, 1);
-  Value flags =
-      arith::ConstantIndexOp::create(b, loc,
-                                     (fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
-                                         (packed ? STRATA_SGEMM_PACKED_B : 0));
+  Value flags = arith::ConstantIndexOp::create(
+      b, loc,
+      (fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
+          (packed ? STRATA_SGEMM_PACKED_B : 0) |
+          (epilogue ? epilogue->flags() : 0));
   Value scratchPointer =
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch);
   SmallVector<Value> args;
@@ -307,6 +543,7 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
         scratchPointer}) {
     args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
   }
+  appendEpilogueArguments(b, loc, epilogue, /*residualRowStrideDim=*/0, args);
   func::CallOp::create(b, loc, callee, args);
   if (packed) {
     relayouts.insert(packed->relayout);
@@ -315,6 +552,7 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   if (fill) {
     fill.erase();
   }
+  eraseFusedEpilogue(epilogue, out);
   rewritten = true;
   return success();
 }
@@ -395,7 +633,7 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     callee = func::FuncOp::create(
         b, module.getLoc(), kSconvUkernelSymbol,
-        b.getFunctionType(SmallVector<Type>(22, b.getI64Type()), {}));
+        b.getFunctionType(SmallVector<Type>(27, b.getI64Type()), {}));
     callee.setPrivate();
   }
 
@@ -410,15 +648,28 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
       b, loc, inputMeta.getBaseBuffer());
   MatmulOperands bm =
       packed ? decomposePacked(b, loc, *packed, kb) : decompose(b, loc, filter);
-  auto outMeta = memref::ExtractStridedMetadataOp::create(b, loc, out);
+  // The microkernel's C: the output, or the output of an epilogue it
+  // applies, with dense pixels either way.
+  auto densePixels = [&](Value memref) {
+    std::optional<SmallVector<int64_t>> strides = staticStrides(memref);
+    return strides && (*strides)[1] == outWidth * (*strides)[2];
+  };
+  std::optional<FusedEpilogue> epilogue =
+      findEpilogue(conv, out, fill, densePixels);
+  if (epilogue) {
+    b.setInsertionPoint(epilogue->generic);
+  }
+  Value result = epilogue ? epilogue->target : out;
+  int64_t ldc = (*staticStrides(result))[2];
+  auto outMeta = memref::ExtractStridedMetadataOp::create(b, loc, result);
   Value outPointer = memref::ExtractAlignedPointerAsIndexOp::create(
       b, loc, outMeta.getBaseBuffer());
   auto constant = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
-  Value rows = memref::DimOp::create(b, loc, out, 1);
+  Value rows = memref::DimOp::create(b, loc, result, 1);
   Value m = arith::MulIOp::create(b, loc, rows, constant(outWidth));
-  Value n = memref::DimOp::create(b, loc, out, 3);
+  Value n = memref::DimOp::create(b, loc, result, 3);
   auto strides = conv.getStrides().getValues<int64_t>();
   auto dilations = conv.getDilations().getValues<int64_t>();
   SmallVector<Value> args;
@@ -432,12 +683,13 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
            constant(packed ? variant.nr : (*filterStrides)[2]),
            outPointer,
            outMeta.getOffset(),
-           constant((*outStrides)[2]),
+           constant(ldc),
            m,
            n,
            constant(kb),
            constant((fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
-                    (packed ? STRATA_SGEMM_PACKED_B : 0)),
+                    (packed ? STRATA_SGEMM_PACKED_B : 0) |
+                    (epilogue ? epilogue->flags() : 0)),
            Value(
                memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch)),
            constant(outWidth),
@@ -449,6 +701,8 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
            constant(dilations[1])}) {
     args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
   }
+  // A residual is read like C: pixels (W) one matrix row apart.
+  appendEpilogueArguments(b, loc, epilogue, /*residualRowStrideDim=*/2, args);
   func::CallOp::create(b, loc, callee, args);
   if (packed) {
     relayouts.insert(packed->relayout);
@@ -457,6 +711,7 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   if (fill) {
     fill.erase();
   }
+  eraseFusedEpilogue(epilogue, out);
   rewritten = true;
   return success();
 }
@@ -597,7 +852,7 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
     Type i64 = b.getI64Type();
     callee =
         func::FuncOp::create(b, module.getLoc(), kSgemmUkernelSymbol,
-                             b.getFunctionType(SmallVector<Type>(14, i64), {}));
+                             b.getFunctionType(SmallVector<Type>(19, i64), {}));
     callee.setPrivate();
     created = true;
   }

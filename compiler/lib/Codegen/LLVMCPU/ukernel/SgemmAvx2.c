@@ -6,6 +6,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "SgemmEpilogue.h"
 #include "SgemmParams.h"
 
 #define MR STRATA_SGEMM_AVX2_MR
@@ -17,7 +18,7 @@
 static inline __attribute__((always_inline)) void
 microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
           int64_t ldb, float *restrict c, int64_t ldc, int add,
-          const int rows) {
+          const struct TileEpilogue *ep, const int rows) {
   __m256 acc[MR][2];
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
@@ -45,6 +46,10 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
       if (add) {
         acc[i][0] = _mm256_add_ps(acc[i][0], _mm256_loadu_ps(row));
         acc[i][1] = _mm256_add_ps(acc[i][1], _mm256_loadu_ps(row + 8));
+      }
+      if (ep) {
+        STRATA_SGEMM_APPLY_EPILOGUE(__m256, acc[i][0], ep, i, 0, _mm256_loadu_ps, _mm256_set1_ps);
+        STRATA_SGEMM_APPLY_EPILOGUE(__m256, acc[i][1], ep, i, 8, _mm256_loadu_ps, _mm256_set1_ps);
       }
       _mm256_storeu_ps(row, acc[i][0]);
       _mm256_storeu_ps(row + 8, acc[i][1]);

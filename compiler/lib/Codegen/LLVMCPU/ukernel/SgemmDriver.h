@@ -3,17 +3,20 @@
  *
  * Included by each variant (SgemmAvx512.c, SgemmAvx2.c) after it defines
  * MR, NR and `microRows(int64_t kc, const float *pa, const float *pb,
- * int64_t ldb, float *c, int64_t ldc, int add, const int rows)`, which
+ * int64_t ldb, float *c, int64_t ldc, int add, const struct TileEpilogue
+ * *ep, const int rows)`, which
  * computes rows [0, rows) of one MR x NR tile of C from a packed A panel
  * (MR rows of kc, STRATA_SGEMM_A_ROW_STRIDE apart) and a B panel of kc rows
  * of NR floats, ldb apart (NR when packed; B's own row stride when read in
- * place), adding to C when `add` is set and overwriting it otherwise.
+ * place), adding to C when `add` is set and overwriting it otherwise, then
+ * applying `ep` (SgemmEpilogue.h) when it is not null.
  *
  * Builds freestanding: no C library, no calls LLVM would turn into one
  * except memcpy/memset, which the kernel library defines.
  *===----------------------------------------------------------------------===*/
 #include <stdint.h>
 
+#include "SgemmEpilogue.h"
 #include "SgemmParams.h"
 
 #define MC (MR * STRATA_SGEMM_MC_PANELS(MR))
@@ -25,12 +28,13 @@ static inline int64_t minI64(int64_t a, int64_t b) { return a < b ? a : b; }
 /* microRows with a constant row count, one unrolled kernel per count. */
 static void micro(int64_t kc, const float *restrict pa,
                   const float *restrict pb, int64_t ldb, float *restrict c,
-                  int64_t ldc, int add, int64_t rows) {
+                  int64_t ldc, int add, const struct TileEpilogue *ep,
+                  int64_t rows) {
   switch (rows) {
 #define STRATA_SGEMM_ROWS_CASE(r)                                              \
   case r:                                                                      \
     if (r <= MR) {                                                             \
-      microRows(kc, pa, pb, ldb, c, ldc, add, r);                              \
+      microRows(kc, pa, pb, ldb, c, ldc, add, ep, r);                          \
     }                                                                          \
     return;
     STRATA_SGEMM_ROWS_CASE(1)
@@ -54,6 +58,38 @@ static void micro(int64_t kc, const float *restrict pa,
     return;
   }
 }
+
+/* The epilogue of a whole call (STRATA_SGEMM_BIAS...): bias[j] for column
+ * j, residual[i * ldr + j] for element (i, j). */
+struct Epilogue {
+  const float *bias;
+  const float *residual;
+  int64_t ldr;
+  int residualFirst;
+  int clamp;
+  float lo, hi;
+};
+
+/* The part of `epilogue` for the tile at row i, column j (0: none). */
+static const struct TileEpilogue *tileEpilogue(const struct Epilogue *epilogue,
+                                               int64_t i, int64_t j,
+                                               struct TileEpilogue *tile) {
+  if (!epilogue) {
+    return 0;
+  }
+  tile->bias = epilogue->bias ? epilogue->bias + j : 0;
+  tile->residual =
+      epilogue->residual ? epilogue->residual + i * epilogue->ldr + j : 0;
+  tile->ldr = epilogue->ldr;
+  tile->residualFirst = epilogue->residualFirst;
+  tile->clamp = epilogue->clamp;
+  tile->lo = epilogue->lo;
+  tile->hi = epilogue->hi;
+  return tile;
+}
+
+static inline float loadScalar(const float *p) { return *p; }
+static inline float splatScalar(float x) { return x; }
 
 /* Where the rows of A come from: a row-major matrix, or (implicit im2col)
  * the windows of an NHWC convolution's input, one output pixel per row. */
@@ -181,7 +217,8 @@ static void packB(const float *restrict b, int64_t ldb, int64_t kc, int64_t nc,
  * best; any float alignment works). */
 static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
                   float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                  int64_t flags, float *scratch) {
+                  int64_t flags, float *scratch,
+                  const struct Epilogue *epilogue) {
   float *pa = scratch;
   float *pb = pa + STRATA_SGEMM_ROUND_UP(STRATA_SGEMM_SCRATCH_A(MR, m, k), 16);
   int accumulate = (flags & STRATA_SGEMM_ACCUMULATE) != 0;
@@ -189,11 +226,16 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
     return;
   }
   if (k <= 0) {
-    if (!accumulate) {
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < n; ++j) {
-          c[i * ldc + j] = 0.0f;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        float v = accumulate ? c[i * ldc + j] : 0.0f;
+        struct TileEpilogue tileEp;
+        const struct TileEpilogue *ep = tileEpilogue(epilogue, i, j, &tileEp);
+        if (ep) {
+          STRATA_SGEMM_APPLY_EPILOGUE(float, v, ep, 0, 0, loadScalar,
+                                      splatScalar);
         }
+        c[i * ldc + j] = v;
       }
     }
     return;
@@ -210,6 +252,8 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
     for (int64_t pc = 0; pc < k; pc += KC) {
       int64_t kc = minI64(KC, k - pc);
       int add = accumulate || pc > 0;
+      /* The epilogue goes with the last depth block's stores. */
+      const struct Epilogue *last = pc + kc >= k ? epilogue : 0;
       /* Packed panels of this block: kc x NR each, kc * NR floats apart
        * when packed here, k * NR when packed at compile time. */
       const float *blockB = pb;
@@ -237,18 +281,25 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
             int64_t rows = minI64(MR, mc - ir);
             const float *panelA = pa + ir * STRATA_SGEMM_A_ROW_STRIDE;
             float *tile = c + (ic + ir) * ldc + jc + jr;
+            struct TileEpilogue tileEp;
+            const struct TileEpilogue *ep =
+                tileEpilogue(last, ic + ir, jc + jr, &tileEp);
             if (cols == NR) {
-              micro(kc, panelA, panelB, panelStride, tile, ldc, add, rows);
+              micro(kc, panelA, panelB, panelStride, tile, ldc, add, ep, rows);
               continue;
             }
             /* Fewer columns than NR: the rows into a buffer, then their
              * valid columns into C. */
             float edge[MR * NR] __attribute__((aligned(64)));
-            micro(kc, panelA, panelB, panelStride, edge, NR, 0, rows);
+            micro(kc, panelA, panelB, panelStride, edge, NR, 0, 0, rows);
             for (int64_t i = 0; i < rows; ++i) {
               for (int64_t j = 0; j < cols; ++j) {
-                tile[i * ldc + j] =
-                    (add ? tile[i * ldc + j] : 0.0f) + edge[i * NR + j];
+                float v = (add ? tile[i * ldc + j] : 0.0f) + edge[i * NR + j];
+                if (ep) {
+                  STRATA_SGEMM_APPLY_EPILOGUE(float, v, ep, i, j, loadScalar,
+                                              splatScalar);
+                }
+                tile[i * ldc + j] = v;
               }
             }
           }
@@ -260,17 +311,46 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
 
 /* The matmul entry point. Pointers come as integers (the compiler passes
  * memref base addresses); offsets are in elements. */
+/* The epilogue arguments of both entry points: bias and residual as
+ * addresses (used when their flag is set), the residual's row stride, and
+ * the clamp bounds as f32 bit patterns. */
+static const struct Epilogue *decodeEpilogue(int64_t flags, int64_t bias,
+                                             int64_t residual, int64_t ldr,
+                                             int64_t loBits, int64_t hiBits,
+                                             struct Epilogue *out) {
+  if (!(flags & (STRATA_SGEMM_BIAS | STRATA_SGEMM_RESIDUAL |
+                 STRATA_SGEMM_CLAMP))) {
+    return 0;
+  }
+  out->bias = flags & STRATA_SGEMM_BIAS ? (const float *)(intptr_t)bias : 0;
+  out->residual = flags & STRATA_SGEMM_RESIDUAL
+                      ? (const float *)(intptr_t)residual
+                      : 0;
+  out->ldr = ldr;
+  out->residualFirst = (flags & STRATA_SGEMM_RESIDUAL_FIRST) != 0;
+  out->clamp = (flags & STRATA_SGEMM_CLAMP) != 0;
+  uint32_t lo = (uint32_t)loBits, hi = (uint32_t)hiBits;
+  __builtin_memcpy(&out->lo, &lo, sizeof(float));
+  __builtin_memcpy(&out->hi, &hi, sizeof(float));
+  return out;
+}
+
 void strata_ukernel_sgemm_f32(int64_t aBase, int64_t aOffset, int64_t lda,
                               int64_t bBase, int64_t bOffset, int64_t ldb,
                               int64_t cBase, int64_t cOffset, int64_t ldc,
                               int64_t m, int64_t n, int64_t k, int64_t flags,
-                              int64_t scratchBase) {
+                              int64_t scratchBase, int64_t bias,
+                              int64_t residual, int64_t ldr, int64_t loBits,
+                              int64_t hiBits) {
   struct ASource src = {0};
   src.base = (const float *)(intptr_t)aBase + aOffset;
   src.lda = lda;
+  struct Epilogue epilogue;
   sgemm(&src, (const float *)(intptr_t)bBase + bOffset, ldb,
         (float *)(intptr_t)cBase + cOffset, ldc, m, n, k, flags,
-        (float *)(intptr_t)scratchBase);
+        (float *)(intptr_t)scratchBase,
+        decodeEpilogue(flags, bias, residual, ldr, loBits, hiBits,
+                       &epilogue));
 }
 
 /* The convolution entry point: an NHWC input tile (one image, rows of
@@ -288,7 +368,9 @@ void strata_ukernel_sconv_f32(int64_t inBase, int64_t inOffset,
                               int64_t scratchBase, int64_t outWidth,
                               int64_t channels, int64_t kernelW,
                               int64_t convStrideH, int64_t convStrideW,
-                              int64_t dilationH, int64_t dilationW) {
+                              int64_t dilationH, int64_t dilationW,
+                              int64_t bias, int64_t residual, int64_t ldr,
+                              int64_t loBits, int64_t hiBits) {
   struct ASource src = {0};
   src.base = (const float *)(intptr_t)inBase + inOffset;
   src.conv = 1;
@@ -301,7 +383,10 @@ void strata_ukernel_sconv_f32(int64_t inBase, int64_t inOffset,
   src.convStrideW = convStrideW;
   src.dilationH = dilationH;
   src.dilationW = dilationW;
+  struct Epilogue epilogue;
   sgemm(&src, (const float *)(intptr_t)bBase + bOffset, ldb,
         (float *)(intptr_t)cBase + cOffset, ldc, m, n, k, flags,
-        (float *)(intptr_t)scratchBase);
+        (float *)(intptr_t)scratchBase,
+        decodeEpilogue(flags, bias, residual, ldr, loBits, hiBits,
+                       &epilogue));
 }

@@ -41,6 +41,16 @@
  * the panel of its first column and n is a multiple of NR. Nothing is
  * packed per call. */
 #define STRATA_SGEMM_PACKED_B 2
+/* Bits 2-4: an epilogue fused into the last store of each tile (the
+ * elementwise op that read the product; MatmulUkernel.cpp): add bias[j]
+ * (bias argument), add residual[i][j] (residual argument, row stride ldr),
+ * the residual before the bias rather than after, then clamp to
+ * [lo, hi] (IEEE maximum/minimum: NaN stays NaN; an absent bound is an
+ * infinity). Not with STRATA_SGEMM_ACCUMULATE. */
+#define STRATA_SGEMM_BIAS 4
+#define STRATA_SGEMM_RESIDUAL 8
+#define STRATA_SGEMM_RESIDUAL_FIRST 16
+#define STRATA_SGEMM_CLAMP 32
 
 /* Floats of scratch one call needs for an m x n x k problem: packed A
  * (min(MC, m rounded up to MR) rows of STRATA_SGEMM_A_ROW_STRIDE) then
