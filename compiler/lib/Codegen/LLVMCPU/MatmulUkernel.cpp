@@ -273,9 +273,9 @@ struct FusedEpilogue {
 // `out` is the product's temporary output (a memref.alloc written by
 // `fill`, which the call folds, and `product`); `layoutOk` says whether a
 // memref can be the microkernel's C (or residual) in its place.
-std::optional<FusedEpilogue>
-findEpilogue(Operation *product, Value out, linalg::FillOp fill,
-             function_ref<bool(Value)> layoutOk) {
+std::optional<FusedEpilogue> findEpilogue(Operation *product, Value out,
+                                          linalg::FillOp fill,
+                                          function_ref<bool(Value)> layoutOk) {
   if (!fill || !out.getDefiningOp<memref::AllocOp>()) {
     return std::nullopt;
   }
@@ -435,8 +435,8 @@ void appendEpilogueArguments(OpBuilder &b, Location loc,
     return arith::IndexCastOp::create(b, loc, b.getI64Type(), sum);
   };
   auto bits = [&](float value) -> Value {
-    return arith::ConstantIntOp::create(
-        b, loc, llvm::bit_cast<uint32_t>(value), 64);
+    return arith::ConstantIntOp::create(b, loc, llvm::bit_cast<uint32_t>(value),
+                                        64);
   };
   if (!epilogue) {
     args.append({zero, zero, zero, zero, zero});
@@ -447,8 +447,7 @@ void appendEpilogueArguments(OpBuilder &b, Location loc,
     auto metadata =
         memref::ExtractStridedMetadataOp::create(b, loc, epilogue->residual);
     ldr = arith::IndexCastOp::create(
-        b, loc, b.getI64Type(),
-        metadata.getStrides()[residualRowStrideDim]);
+        b, loc, b.getI64Type(), metadata.getStrides()[residualRowStrideDim]);
   }
   args.append({address(epilogue->bias), address(epilogue->residual), ldr,
                bits(epilogue->lo), bits(epilogue->hi)});
@@ -529,11 +528,11 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   Value m = memref::DimOp::create(b, loc, result, 0);
   Value n = memref::DimOp::create(b, loc, result, 1);
   Value k = memref::DimOp::create(b, loc, lhs, 1);
-  Value flags = arith::ConstantIndexOp::create(
-      b, loc,
-      (fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
-          (packed ? STRATA_SGEMM_PACKED_B : 0) |
-          (epilogue ? epilogue->flags() : 0));
+  Value flags =
+      arith::ConstantIndexOp::create(b, loc,
+                                     (fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
+                                         (packed ? STRATA_SGEMM_PACKED_B : 0) |
+                                         (epilogue ? epilogue->flags() : 0));
   Value scratchPointer =
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch);
   SmallVector<Value> args;

@@ -48,8 +48,10 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
         acc[i][1] = _mm256_add_ps(acc[i][1], _mm256_loadu_ps(row + 8));
       }
       if (ep) {
-        STRATA_SGEMM_APPLY_EPILOGUE(__m256, acc[i][0], ep, i, 0, _mm256_loadu_ps, _mm256_set1_ps);
-        STRATA_SGEMM_APPLY_EPILOGUE(__m256, acc[i][1], ep, i, 8, _mm256_loadu_ps, _mm256_set1_ps);
+        STRATA_SGEMM_APPLY_EPILOGUE(__m256, acc[i][0], ep, i, 0,
+                                    _mm256_loadu_ps, _mm256_set1_ps);
+        STRATA_SGEMM_APPLY_EPILOGUE(__m256, acc[i][1], ep, i, 8,
+                                    _mm256_loadu_ps, _mm256_set1_ps);
       }
       _mm256_storeu_ps(row, acc[i][0]);
       _mm256_storeu_ps(row + 8, acc[i][1]);

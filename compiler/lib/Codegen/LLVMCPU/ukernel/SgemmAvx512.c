@@ -49,8 +49,10 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
         acc[i][1] = _mm512_add_ps(acc[i][1], _mm512_loadu_ps(row + 16));
       }
       if (ep) {
-        STRATA_SGEMM_APPLY_EPILOGUE(__m512, acc[i][0], ep, i, 0, _mm512_loadu_ps, _mm512_set1_ps);
-        STRATA_SGEMM_APPLY_EPILOGUE(__m512, acc[i][1], ep, i, 16, _mm512_loadu_ps, _mm512_set1_ps);
+        STRATA_SGEMM_APPLY_EPILOGUE(__m512, acc[i][0], ep, i, 0,
+                                    _mm512_loadu_ps, _mm512_set1_ps);
+        STRATA_SGEMM_APPLY_EPILOGUE(__m512, acc[i][1], ep, i, 16,
+                                    _mm512_loadu_ps, _mm512_set1_ps);
       }
       _mm512_storeu_ps(row, acc[i][0]);
       _mm512_storeu_ps(row + 16, acc[i][1]);

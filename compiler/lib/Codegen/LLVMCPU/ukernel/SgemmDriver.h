@@ -318,14 +318,13 @@ static const struct Epilogue *decodeEpilogue(int64_t flags, int64_t bias,
                                              int64_t residual, int64_t ldr,
                                              int64_t loBits, int64_t hiBits,
                                              struct Epilogue *out) {
-  if (!(flags & (STRATA_SGEMM_BIAS | STRATA_SGEMM_RESIDUAL |
-                 STRATA_SGEMM_CLAMP))) {
+  if (!(flags &
+        (STRATA_SGEMM_BIAS | STRATA_SGEMM_RESIDUAL | STRATA_SGEMM_CLAMP))) {
     return 0;
   }
   out->bias = flags & STRATA_SGEMM_BIAS ? (const float *)(intptr_t)bias : 0;
-  out->residual = flags & STRATA_SGEMM_RESIDUAL
-                      ? (const float *)(intptr_t)residual
-                      : 0;
+  out->residual =
+      flags & STRATA_SGEMM_RESIDUAL ? (const float *)(intptr_t)residual : 0;
   out->ldr = ldr;
   out->residualFirst = (flags & STRATA_SGEMM_RESIDUAL_FIRST) != 0;
   out->clamp = (flags & STRATA_SGEMM_CLAMP) != 0;
@@ -349,8 +348,7 @@ void strata_ukernel_sgemm_f32(int64_t aBase, int64_t aOffset, int64_t lda,
   sgemm(&src, (const float *)(intptr_t)bBase + bOffset, ldb,
         (float *)(intptr_t)cBase + cOffset, ldc, m, n, k, flags,
         (float *)(intptr_t)scratchBase,
-        decodeEpilogue(flags, bias, residual, ldr, loBits, hiBits,
-                       &epilogue));
+        decodeEpilogue(flags, bias, residual, ldr, loBits, hiBits, &epilogue));
 }
 
 /* The convolution entry point: an NHWC input tile (one image, rows of
@@ -360,17 +358,14 @@ void strata_ukernel_sgemm_f32(int64_t aBase, int64_t aOffset, int64_t lda,
  * ldc). m = output pixels, n = output channels, k = KH * KW * C. The input
  * is already padded; no im2col matrix is ever made: packing A reads the
  * windows straight from the input. */
-void strata_ukernel_sconv_f32(int64_t inBase, int64_t inOffset,
-                              int64_t inStrideH, int64_t inStrideW,
-                              int64_t bBase, int64_t bOffset, int64_t ldb,
-                              int64_t cBase, int64_t cOffset, int64_t ldc,
-                              int64_t m, int64_t n, int64_t k, int64_t flags,
-                              int64_t scratchBase, int64_t outWidth,
-                              int64_t channels, int64_t kernelW,
-                              int64_t convStrideH, int64_t convStrideW,
-                              int64_t dilationH, int64_t dilationW,
-                              int64_t bias, int64_t residual, int64_t ldr,
-                              int64_t loBits, int64_t hiBits) {
+void strata_ukernel_sconv_f32(
+    int64_t inBase, int64_t inOffset, int64_t inStrideH, int64_t inStrideW,
+    int64_t bBase, int64_t bOffset, int64_t ldb, int64_t cBase, int64_t cOffset,
+    int64_t ldc, int64_t m, int64_t n, int64_t k, int64_t flags,
+    int64_t scratchBase, int64_t outWidth, int64_t channels, int64_t kernelW,
+    int64_t convStrideH, int64_t convStrideW, int64_t dilationH,
+    int64_t dilationW, int64_t bias, int64_t residual, int64_t ldr,
+    int64_t loBits, int64_t hiBits) {
   struct ASource src = {0};
   src.base = (const float *)(intptr_t)inBase + inOffset;
   src.conv = 1;
@@ -387,6 +382,5 @@ void strata_ukernel_sconv_f32(int64_t inBase, int64_t inOffset,
   sgemm(&src, (const float *)(intptr_t)bBase + bOffset, ldb,
         (float *)(intptr_t)cBase + cOffset, ldc, m, n, k, flags,
         (float *)(intptr_t)scratchBase,
-        decodeEpilogue(flags, bias, residual, ldr, loBits, hiBits,
-                       &epilogue));
+        decodeEpilogue(flags, bias, residual, ldr, loBits, hiBits, &epilogue));
 }
