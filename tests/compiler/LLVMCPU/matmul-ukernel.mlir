@@ -175,3 +175,33 @@ func.func @packed_matmul(%a: tensor<512x1024xf32>, %p: tensor<16x1024x32xf32>) -
   %r = linalg.matmul ins(%a, %b : tensor<512x1024xf32>, tensor<1024x512xf32>) outs(%f : tensor<512x512xf32>) -> tensor<512x512xf32>
   return %r : tensor<512x512xf32>
 }
+
+// -----
+
+// A depthwise conv with bias + clip: one call of the depthwise microkernel
+// per workgroup, the zero fill and the epilogue folded in (flags 36: bias
+// and clamp; 1086324736 = 6.0f), no loops of its own.
+// UKERNEL-LABEL: llvm.func @depthwise_bias_clip
+// UKERNEL-DAG: %[[FLAGS:.*]] = llvm.mlir.constant(36 : i64) : i64
+// UKERNEL-DAG: %[[SIX:.*]] = llvm.mlir.constant(1086324736 : i64) : i64
+// UKERNEL-NOT: llvm.intr.maximum
+// UKERNEL: llvm.call @strata_ukernel_sdwconv_f32({{.*}}, %[[FLAGS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SIX]])
+// UKERNEL-NOT: llvm.intr.maximum
+// UKERNEL: llvm.func @strata_ukernel_sdwconv_f32(
+// NONE-LABEL: llvm.func @depthwise_bias_clip
+// NONE-NOT: strata_ukernel
+func.func @depthwise_bias_clip(%x: tensor<1x58x58x96xf32>, %w: tensor<3x3x96xf32>, %bias: tensor<96xf32>) -> tensor<1x56x56x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %e = tensor.empty() : tensor<1x56x56x96xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x56x56x96xf32>) -> tensor<1x56x56x96xf32>
+  %c = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x58x58x96xf32>, tensor<3x3x96xf32>) outs(%f : tensor<1x56x56x96xf32>) -> tensor<1x56x56x96xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %bias : tensor<1x56x56x96xf32>, tensor<96xf32>) outs(%e : tensor<1x56x56x96xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %s = arith.addf %in, %b : f32
+    %m = arith.maximumf %s, %zero : f32
+    %n = arith.minimumf %m, %six : f32
+    linalg.yield %n : f32
+  } -> tensor<1x56x56x96xf32>
+  return %r : tensor<1x56x56x96xf32>
+}

@@ -38,14 +38,15 @@ constexpr int64_t kFewRowsWork = 16;
 
 struct Variant {
   int64_t mr, nr;
+  int64_t lanes; // f32 per vector (the depthwise kernel's channel block)
 };
 
 std::optional<Variant> lookupVariant(StringRef name) {
   if (name == "avx512") {
-    return Variant{STRATA_SGEMM_AVX512_MR, STRATA_SGEMM_AVX512_NR};
+    return Variant{STRATA_SGEMM_AVX512_MR, STRATA_SGEMM_AVX512_NR, 16};
   }
   if (name == "avx2") {
-    return Variant{STRATA_SGEMM_AVX2_MR, STRATA_SGEMM_AVX2_NR};
+    return Variant{STRATA_SGEMM_AVX2_MR, STRATA_SGEMM_AVX2_NR, 8};
   }
   return std::nullopt;
 }
@@ -752,6 +753,93 @@ void eraseDeadRelayouts(SmallPtrSetImpl<Operation *> &relayouts) {
   }
 }
 
+// Whether `memref` is f32 with a unit innermost stride.
+bool hasUnitInnerStride(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return type && type.getElementType().isF32() &&
+         succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
+// A depthwise_conv_2d_nhwc_hwc of one image with at least a vector of
+// channels becomes a call of the depthwise microkernel
+// (ukernel/DwconvDriver.h), with its bias + clamp epilogue.
+LogicalResult rewriteDepthwise(linalg::DepthwiseConv2DNhwcHwcOp conv,
+                               const Variant &variant, func::FuncOp &callee,
+                               ModuleOp module) {
+  if (!conv.hasPureBufferSemantics()) {
+    return success();
+  }
+  Value input = conv.getInputs()[0];
+  Value filter = conv.getInputs()[1];
+  Value out = conv.getOutputs()[0];
+  auto filterType = dyn_cast<MemRefType>(filter.getType());
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  if (!hasUnitInnerStride(input) || !hasUnitInnerStride(filter) ||
+      !hasUnitInnerStride(out) || !filterType.hasStaticShape() ||
+      outType.isDynamicDim(0) || outType.getDimSize(0) != 1 ||
+      filterType.getDimSize(2) < variant.lanes) {
+    return success();
+  }
+  linalg::FillOp fill = findZeroFill(conv, out);
+  std::optional<FusedEpilogue> epilogue =
+      findEpilogue(conv, out, fill, hasUnitInnerStride);
+  if (epilogue && epilogue->residual) {
+    epilogue.reset();
+  }
+  if (!callee) {
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    callee = func::FuncOp::create(
+        b, module.getLoc(), kSdwconvUkernelSymbol,
+        b.getFunctionType(SmallVector<Type>(27, b.getI64Type()), {}));
+    callee.setPrivate();
+  }
+  OpBuilder b(conv);
+  if (epilogue) {
+    b.setInsertionPoint(epilogue->generic);
+  }
+  Location loc = conv.getLoc();
+  Value result = epilogue ? epilogue->target : out;
+  auto inMeta = memref::ExtractStridedMetadataOp::create(b, loc, input);
+  auto filterMeta = memref::ExtractStridedMetadataOp::create(b, loc, filter);
+  auto outMeta = memref::ExtractStridedMetadataOp::create(b, loc, result);
+  auto pointer = [&](memref::ExtractStridedMetadataOp meta) -> Value {
+    return memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
+                                                          meta.getBaseBuffer());
+  };
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  auto strides = conv.getStrides().getValues<int64_t>();
+  auto dilations = conv.getDilations().getValues<int64_t>();
+  SmallVector<Value> args;
+  for (Value value : std::initializer_list<Value>{
+           pointer(inMeta), inMeta.getOffset(), inMeta.getStrides()[1],
+           inMeta.getStrides()[2], pointer(filterMeta), filterMeta.getOffset(),
+           filterMeta.getStrides()[0], filterMeta.getStrides()[1],
+           pointer(outMeta), outMeta.getOffset(), outMeta.getStrides()[1],
+           outMeta.getStrides()[2], outMeta.getSizes()[1],
+           outMeta.getSizes()[2], outMeta.getSizes()[3],
+           constant(filterType.getDimSize(0)),
+           constant(filterType.getDimSize(1)), constant(strides[0]),
+           constant(strides[1]), constant(dilations[0]),
+           constant(dilations[1]),
+           constant((fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
+                    (epilogue ? epilogue->flags() : 0))}) {
+    args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
+  }
+  appendEpilogueArguments(b, loc, epilogue, /*residualRowStrideDim=*/2, args);
+  func::CallOp::create(b, loc, callee, args);
+  conv.erase();
+  if (fill) {
+    fill.erase();
+  }
+  eraseFusedEpilogue(epilogue, out);
+  return success();
+}
+
 // A batch_matmul of one batch (a workgroup's tile) as a linalg.matmul on
 // rank-reduced views, which then takes the matmul path; a zero fill of its
 // output right before it moves to the view.
@@ -833,6 +921,16 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
   func::FuncOp convCallee =
       module.lookupSymbol<func::FuncOp>(kSconvUkernelSymbol);
   SmallPtrSet<Operation *, 8> relayouts;
+  SmallVector<linalg::DepthwiseConv2DNhwcHwcOp> depthwise;
+  module.walk(
+      [&](linalg::DepthwiseConv2DNhwcHwcOp op) { depthwise.push_back(op); });
+  func::FuncOp dwCallee =
+      module.lookupSymbol<func::FuncOp>(kSdwconvUkernelSymbol);
+  for (linalg::DepthwiseConv2DNhwcHwcOp conv : depthwise) {
+    if (failed(rewriteDepthwise(conv, *variant, dwCallee, module))) {
+      return failure();
+    }
+  }
   for (linalg::Conv2DNhwcHwcfOp conv : convs) {
     bool rewritten;
     if (failed(rewriteConv(conv, *variant, convCallee, module, relayouts,

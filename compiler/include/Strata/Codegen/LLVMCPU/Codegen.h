@@ -114,6 +114,10 @@ inline constexpr llvm::StringLiteral kSgemmUkernelSymbol =
 /// packing the input's windows straight into its panels).
 inline constexpr llvm::StringLiteral kSconvUkernelSymbol =
     "strata_ukernel_sconv_f32";
+/// The symbol of the f32 NHWC depthwise convolution microkernel
+/// (ukernel/DwconvDriver.h).
+inline constexpr llvm::StringLiteral kSdwconvUkernelSymbol =
+    "strata_ukernel_sdwconv_f32";
 
 /// Replaces each f32 linalg.matmul on row-major memrefs with at least 64^3
 /// multiply-adds by a call of kSgemmUkernelSymbol (declared private in the
@@ -122,7 +126,10 @@ inline constexpr llvm::StringLiteral kSconvUkernelSymbol =
 /// zero fill of its output right before it, with a packing scratch
 /// memref.alloc. Likewise each f32 linalg.conv_2d_nhwc_hwcf of one image
 /// whose output pixels and filter rows are dense becomes a call of
-/// kSconvUkernelSymbol. Runs on bufferized exports, before temporaries are
+/// kSconvUkernelSymbol, and each f32 linalg.depthwise_conv_2d_nhwc_hwc of
+/// one image a call of kSdwconvUkernelSymbol. An elementwise bias /
+/// residual / clamp epilogue that reads the whole result is applied by the
+/// call as it stores. Runs on bufferized exports, before temporaries are
 /// placed.
 LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variant);
 

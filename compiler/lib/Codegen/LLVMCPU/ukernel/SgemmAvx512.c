@@ -61,3 +61,15 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
 }
 
 #include "SgemmDriver.h"
+
+/* The depthwise convolution kernel on the same vectors. */
+#define DW_VL 16
+typedef __m512 dwvec;
+static inline dwvec dwLoad(const float *p) { return _mm512_loadu_ps(p); }
+static inline void dwStore(float *p, dwvec v) { _mm512_storeu_ps(p, v); }
+static inline dwvec dwSplat(float x) { return _mm512_set1_ps(x); }
+static inline dwvec dwFma(dwvec a, dwvec b, dwvec c) {
+  return _mm512_fmadd_ps(a, b, c);
+}
+
+#include "DwconvDriver.h"
