@@ -60,10 +60,9 @@ dwPixels(const struct DwconvShape *s, const struct Epilogue *epilogue,
     const float *inRow = in + ky * s->dilationH * s->inStrideH;
     for (int64_t kx = 0; kx < s->kernelW; ++kx) {
       int64_t t = ky * s->kernelW + kx;
-      dwvec wt = t < DW_MAX_TAPS
-                     ? w[t]
-                     : dwLoad(s->filter + ky * s->filterStrideH +
-                              kx * s->filterStrideW + c);
+      dwvec wt = t < DW_MAX_TAPS ? w[t]
+                                 : dwLoad(s->filter + ky * s->filterStrideH +
+                                          kx * s->filterStrideW + c);
       const float *tap = inRow + kx * s->dilationW * s->inStrideW;
 #pragma clang loop unroll(full)
       for (int p = 0; p < DW_PIXELS; ++p) {
@@ -125,8 +124,8 @@ static void dwScalarChannel(const struct DwconvShape *s,
           const float *in =
               s->in + (oy * s->strideH + ky * s->dilationH) * s->inStrideH +
               (ox * s->strideW + kx * s->dilationW) * s->inStrideW + c;
-          acc += *in * s->filter[ky * s->filterStrideH +
-                                 kx * s->filterStrideW + c];
+          acc += *in *
+                 s->filter[ky * s->filterStrideH + kx * s->filterStrideW + c];
         }
       }
       if (ep) {
