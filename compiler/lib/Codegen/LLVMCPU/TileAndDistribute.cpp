@@ -373,6 +373,23 @@ LogicalResult distributeFunction(func::FuncOp func, bool sequential) {
   }
   IRRewriter rewriter(func.getContext());
   rewriter.setInsertionPoint(root->op);
+  // An init that is an input binding (a matmul accumulating into a
+  // loop-carried tensor) is copied into the result tile by tile, inside the
+  // workgroup loop: taken as it is, the result would be a copy of the whole
+  // input made before the loop, which no workgroup owns (and the export
+  // would fall back to one workgroup).
+  for (OpOperand &init : root->op.getDpsInitsMutable()) {
+    auto arg = dyn_cast<BlockArgument>(init.get());
+    auto type = dyn_cast<RankedTensorType>(init.get().getType());
+    if (!arg || arg.getOwner() != &func.front() || !type) {
+      continue;
+    }
+    Location loc = root->op.getLoc();
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, tensor::getMixedSizes(rewriter, loc, arg),
+        type.getElementType());
+    init.set(linalg::CopyOp::create(rewriter, loc, arg, empty).getResult(0));
+  }
   SmallVector<OpFoldResult> tileSizes;
   for (int64_t size : sizes) {
     tileSizes.push_back(rewriter.getIndexAttr(size));
