@@ -46,6 +46,18 @@ std::vector<int> parseList(const char *text) {
   return values;
 }
 
+// The accumulate form: the matmul adds to a third input, as a matmul
+// accumulating into a loop-carried tensor does (its dispatch reads the
+// accumulator from a binding and writes the result to another).
+std::string accumulateSource(int n) {
+  std::string t =
+      "tensor<" + std::to_string(n) + "x" + std::to_string(n) + "xf32>";
+  return "func.func @matmul(%a: " + t + ", %b: " + t + ", %c: " + t +
+         ") -> " + t + " {\n  %r = linalg.matmul ins(%a, %b : " + t + ", " +
+         t + ") outs(%c : " + t + ") -> " + t + "\n  return %r : " + t +
+         "\n}\n";
+}
+
 std::string matmulSource(int n) {
   std::string t =
       "tensor<" + std::to_string(n) + "x" + std::to_string(n) + "xf32>";
@@ -144,37 +156,51 @@ int main(int argc, char **argv) {
     devices.push_back(device);
   }
   for (int n : sizes) {
-    mlir::strata::CompiledExecutable compiled =
-        compileOrExit(matmulSource(n), features);
+   for (bool accumulate : {false, true}) {
+    mlir::strata::CompiledExecutable compiled = compileOrExit(
+        accumulate ? accumulateSource(n) : matmulSource(n), features);
+    // Bindings: a, b, (accumulator,) result.
+    int bindingCount = accumulate ? 4 : 3;
     strata_hal_executable_t *executable = nullptr;
     check(strata_hal_executable_load_memory(compiled.library.data(),
                                             compiled.library.size(), "matmul",
                                             allocator, &executable),
           "load");
     size_t bytes = size_t(n) * n * sizeof(float);
-    strata_hal_buffer_t *buffers[3];
-    for (strata_hal_buffer_t *&buffer : buffers) {
-      check(strata_hal_buffer_allocate(allocator, bytes, &buffer), "alloc");
+    strata_hal_buffer_t *buffers[4] = {};
+    for (int i = 0; i < bindingCount; ++i) {
+      check(strata_hal_buffer_allocate(allocator, bytes, &buffers[i]),
+            "alloc");
     }
-    float *a = nullptr, *b = nullptr, *c = nullptr;
+    float *a = nullptr, *b = nullptr, *c = nullptr, *acc = nullptr;
     check(strata_hal_buffer_map(buffers[0], 0, bytes, (uint8_t **)&a), "map");
     check(strata_hal_buffer_map(buffers[1], 0, bytes, (uint8_t **)&b), "map");
-    check(strata_hal_buffer_map(buffers[2], 0, bytes, (uint8_t **)&c), "map");
+    check(strata_hal_buffer_map(buffers[bindingCount - 1], 0, bytes,
+                                (uint8_t **)&c),
+          "map");
+    if (accumulate) {
+      check(strata_hal_buffer_map(buffers[2], 0, bytes, (uint8_t **)&acc),
+            "map");
+    }
     for (size_t i = 0; i < size_t(n) * n; ++i) {
       a[i] = float((i * 7) % 13) * 0.125f - 0.75f;
       b[i] = float((i * 5) % 11) * 0.25f - 1.25f;
+      if (acc) {
+        acc[i] = float((i * 3) % 7) - 3.0f;
+      }
     }
     strata_hal_command_buffer_t *commands = nullptr;
     check(strata_hal_command_buffer_create(
               STRATA_HAL_COMMAND_BUFFER_MODE_REUSABLE, allocator, &commands),
           "command buffer");
-    strata_hal_buffer_binding_t bindings[3];
-    for (int i = 0; i < 3; ++i) {
+    strata_hal_buffer_binding_t bindings[4];
+    for (int i = 0; i < bindingCount; ++i) {
       bindings[i] = {buffers[i], 0, UINT64_MAX};
     }
     const uint32_t *grid = compiled.exports[0].workgroupCount;
     check(strata_hal_command_buffer_dispatch(commands, executable, 0, grid,
-                                             nullptr, 0, bindings, 3),
+                                             nullptr, 0, bindings,
+                                             bindingCount),
           "dispatch");
     check(strata_hal_command_buffer_finalize(commands), "finalize");
 
@@ -186,15 +212,17 @@ int main(int argc, char **argv) {
     double worst = 0;
     for (int probe = 0; probe < 16; ++probe) {
       size_t i = (size_t(probe) * 7919) % n, j = (size_t(probe) * 104729) % n;
-      double sum = 0;
+      double sum = acc ? acc[i * n + j] : 0.0;
       for (int k = 0; k < n; ++k) {
         sum += double(a[i * n + k]) * b[size_t(k) * n + j];
       }
       worst = std::max(worst, std::fabs(sum - c[i * n + j]) /
                                   std::max(1.0, std::fabs(sum)));
     }
+    const char *form = accumulate ? "strata-acc" : "strata";
     if (worst > 1e-3) {
-      std::printf("strata N=%d WRONG RESULT (relative error %g)\n", n, worst);
+      std::printf("%s N=%d WRONG RESULT (relative error %g)\n", form, n,
+                  worst);
     }
     double flops = 2.0 * n * n * double(n);
     // Rounds until about secondsPerSize have passed; each round runs
@@ -218,16 +246,17 @@ int main(int argc, char **argv) {
     }
     for (Device &device : devices) {
       double seconds = strata::bench::median(device.samples);
-      std::printf("strata N=%d threads=%d gflops=%.1f ms=%.3f workgroups=%u\n",
-                  n, device.threads, flops / seconds * 1e-9, seconds * 1e3,
-                  grid[0] * grid[1] * grid[2]);
+      std::printf("%s N=%d threads=%d gflops=%.1f ms=%.3f workgroups=%u\n",
+                  form, n, device.threads, flops / seconds * 1e-9,
+                  seconds * 1e3, grid[0] * grid[1] * grid[2]);
       std::fflush(stdout);
     }
     strata_hal_command_buffer_release(commands);
-    for (strata_hal_buffer_t *buffer : buffers) {
-      strata_hal_buffer_release(buffer);
+    for (int i = 0; i < bindingCount; ++i) {
+      strata_hal_buffer_release(buffers[i]);
     }
     strata_hal_executable_release(executable);
+   }
   }
   for (Device &device : devices) {
     strata_hal_device_release(device.device);

@@ -6,7 +6,9 @@
 Runs DIR/bench/matmul/matmul (default DIR: build-compiler, else build) and,
 per size and thread count, ../shared/bench/peers/gemm_openblas.py with
 /usr/bin/python3 (Debian's python3-numpy) in a clean OpenBLAS environment.
-Prints GFLOP/s and the ratio Strata / OpenBLAS; it asserts nothing.
+Prints GFLOP/s and the ratio Strata / OpenBLAS, then the accumulate form
+(the matmul adds to an input, as a loop-carried accumulator does) beside
+the fill form; it asserts nothing.
 """
 import argparse
 import os
@@ -22,13 +24,13 @@ if not os.path.exists(PEER):
              "the clone)" % PEER)
 
 
-def parse(lines, prefix):
+def parse(lines, prefix, others=()):
     figures = {}
     for line in lines.splitlines():
         m = re.match(prefix + r" N=(\d+) threads=(\d+) gflops=([\d.]+)", line)
         if m:
             figures[(int(m.group(1)), int(m.group(2)))] = float(m.group(3))
-        elif line.strip():
+        elif line.strip() and not any(line.startswith(o + " ") for o in others):
             print(line, file=sys.stderr)
     return figures
 
@@ -51,10 +53,13 @@ def main():
     sizes = [int(s) for s in args.sizes.split(",")]
     threads = [int(t) for t in args.threads.split(",")]
 
-    strata = parse(subprocess.run(
+    out = subprocess.run(
         [os.path.join(build, "bench", "matmul", "matmul"),
          "--sizes=" + args.sizes, "--threads=" + args.threads],
-        check=True, capture_output=True, text=True).stdout, "strata")
+        check=True, capture_output=True, text=True).stdout
+    strata = parse(out, "strata", others=("strata-acc",))
+    # The same matmul adding to an input (a loop-carried accumulator).
+    accumulate = parse(out, "strata-acc", others=("strata",))
     peer = {}
     env = dict(os.environ)
     env.pop("OPENBLAS_CORETYPE", None)
@@ -82,6 +87,25 @@ def main():
             row += f" | {s:>10.1f} {p:>12.1f} {s / p:>6.2f}"
         if 1 in threads and 2 in threads:
             row += f" | {strata.get((n, 2), float('nan')) / strata.get((n, 1), float('nan')):>12.2f}"
+        print(row)
+
+    print()
+    print("accumulating into an input (outs(%acc), as in a loop), GFLOP/s and "
+          "the ratio to the fill form")
+    header = f"{'N':>5}"
+    for t in threads:
+        header += f" | {'acc ' + str(t) + 't':>8} {'acc/fill':>8}"
+    if 1 in threads and 2 in threads:
+        header += f" | {'acc 2t/1t':>9}"
+    print(header)
+    print("-" * len(header))
+    for n in sizes:
+        row = f"{n:>5}"
+        for t in threads:
+            a = accumulate.get((n, t), float("nan"))
+            row += f" | {a:>8.1f} {a / strata.get((n, t), float('nan')):>8.2f}"
+        if 1 in threads and 2 in threads:
+            row += f" | {accumulate.get((n, 2), float('nan')) / accumulate.get((n, 1), float('nan')):>9.2f}"
         print(row)
 
 
