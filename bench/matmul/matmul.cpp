@@ -52,10 +52,9 @@ std::vector<int> parseList(const char *text) {
 std::string accumulateSource(int n) {
   std::string t =
       "tensor<" + std::to_string(n) + "x" + std::to_string(n) + "xf32>";
-  return "func.func @matmul(%a: " + t + ", %b: " + t + ", %c: " + t +
-         ") -> " + t + " {\n  %r = linalg.matmul ins(%a, %b : " + t + ", " +
-         t + ") outs(%c : " + t + ") -> " + t + "\n  return %r : " + t +
-         "\n}\n";
+  return "func.func @matmul(%a: " + t + ", %b: " + t + ", %c: " + t + ") -> " +
+         t + " {\n  %r = linalg.matmul ins(%a, %b : " + t + ", " + t +
+         ") outs(%c : " + t + ") -> " + t + "\n  return %r : " + t + "\n}\n";
 }
 
 std::string matmulSource(int n) {
@@ -156,107 +155,107 @@ int main(int argc, char **argv) {
     devices.push_back(device);
   }
   for (int n : sizes) {
-   for (bool accumulate : {false, true}) {
-    mlir::strata::CompiledExecutable compiled = compileOrExit(
-        accumulate ? accumulateSource(n) : matmulSource(n), features);
-    // Bindings: a, b, (accumulator,) result.
-    int bindingCount = accumulate ? 4 : 3;
-    strata_hal_executable_t *executable = nullptr;
-    check(strata_hal_executable_load_memory(compiled.library.data(),
-                                            compiled.library.size(), "matmul",
-                                            allocator, &executable),
-          "load");
-    size_t bytes = size_t(n) * n * sizeof(float);
-    strata_hal_buffer_t *buffers[4] = {};
-    for (int i = 0; i < bindingCount; ++i) {
-      check(strata_hal_buffer_allocate(allocator, bytes, &buffers[i]),
-            "alloc");
-    }
-    float *a = nullptr, *b = nullptr, *c = nullptr, *acc = nullptr;
-    check(strata_hal_buffer_map(buffers[0], 0, bytes, (uint8_t **)&a), "map");
-    check(strata_hal_buffer_map(buffers[1], 0, bytes, (uint8_t **)&b), "map");
-    check(strata_hal_buffer_map(buffers[bindingCount - 1], 0, bytes,
-                                (uint8_t **)&c),
-          "map");
-    if (accumulate) {
-      check(strata_hal_buffer_map(buffers[2], 0, bytes, (uint8_t **)&acc),
+    for (bool accumulate : {false, true}) {
+      mlir::strata::CompiledExecutable compiled = compileOrExit(
+          accumulate ? accumulateSource(n) : matmulSource(n), features);
+      // Bindings: a, b, (accumulator,) result.
+      int bindingCount = accumulate ? 4 : 3;
+      strata_hal_executable_t* executable = nullptr;
+      check(strata_hal_executable_load_memory(compiled.library.data(),
+                                              compiled.library.size(), "matmul",
+                                              allocator, &executable),
+            "load");
+      size_t bytes = size_t(n) * n * sizeof(float);
+      strata_hal_buffer_t* buffers[4] = {};
+      for (int i = 0; i < bindingCount; ++i) {
+        check(strata_hal_buffer_allocate(allocator, bytes, &buffers[i]),
+              "alloc");
+      }
+      float *a = nullptr, *b = nullptr, *c = nullptr, *acc = nullptr;
+      check(strata_hal_buffer_map(buffers[0], 0, bytes, (uint8_t**)&a), "map");
+      check(strata_hal_buffer_map(buffers[1], 0, bytes, (uint8_t**)&b), "map");
+      check(strata_hal_buffer_map(buffers[bindingCount - 1], 0, bytes,
+                                  (uint8_t**)&c),
             "map");
-    }
-    for (size_t i = 0; i < size_t(n) * n; ++i) {
-      a[i] = float((i * 7) % 13) * 0.125f - 0.75f;
-      b[i] = float((i * 5) % 11) * 0.25f - 1.25f;
-      if (acc) {
-        acc[i] = float((i * 3) % 7) - 3.0f;
+      if (accumulate) {
+        check(strata_hal_buffer_map(buffers[2], 0, bytes, (uint8_t**)&acc),
+              "map");
       }
-    }
-    strata_hal_command_buffer_t *commands = nullptr;
-    check(strata_hal_command_buffer_create(
-              STRATA_HAL_COMMAND_BUFFER_MODE_REUSABLE, allocator, &commands),
-          "command buffer");
-    strata_hal_buffer_binding_t bindings[4];
-    for (int i = 0; i < bindingCount; ++i) {
-      bindings[i] = {buffers[i], 0, UINT64_MAX};
-    }
-    const uint32_t *grid = compiled.exports[0].workgroupCount;
-    check(strata_hal_command_buffer_dispatch(commands, executable, 0, grid,
-                                             nullptr, 0, bindings,
-                                             bindingCount),
-          "dispatch");
-    check(strata_hal_command_buffer_finalize(commands), "finalize");
-
-    // Warm up each device, then spot-check a few entries in double.
-    for (Device &device : devices) {
-      runOnce(device.device, commands);
-      device.samples.clear();
-    }
-    double worst = 0;
-    for (int probe = 0; probe < 16; ++probe) {
-      size_t i = (size_t(probe) * 7919) % n, j = (size_t(probe) * 104729) % n;
-      double sum = acc ? acc[i * n + j] : 0.0;
-      for (int k = 0; k < n; ++k) {
-        sum += double(a[i * n + k]) * b[size_t(k) * n + j];
-      }
-      worst = std::max(worst, std::fabs(sum - c[i * n + j]) /
-                                  std::max(1.0, std::fabs(sum)));
-    }
-    const char *form = accumulate ? "strata-acc" : "strata";
-    if (worst > 1e-3) {
-      std::printf("%s N=%d WRONG RESULT (relative error %g)\n", form, n,
-                  worst);
-    }
-    double flops = 2.0 * n * n * double(n);
-    // Rounds until about secondsPerSize have passed; each round runs
-    // kBatch back-to-back repetitions on each device in turn. Back to back,
-    // as a model's consecutive dispatches (and the OpenBLAS peer's loop)
-    // run: after the other device's turn this device's workers have gone
-    // to sleep, and only the first repetition of its batch pays their
-    // wake-up.
-    constexpr int kBatch = 5;
-    double spent = 0;
-    int rounds = 0;
-    while ((spent < secondsPerSize || rounds < 3) && rounds < 2000) {
-      for (Device &device : devices) {
-        for (int i = 0; i < kBatch; ++i) {
-          double seconds = runOnce(device.device, commands);
-          device.samples.push_back(seconds);
-          spent += seconds;
+      for (size_t i = 0; i < size_t(n) * n; ++i) {
+        a[i] = float((i * 7) % 13) * 0.125f - 0.75f;
+        b[i] = float((i * 5) % 11) * 0.25f - 1.25f;
+        if (acc) {
+          acc[i] = float((i * 3) % 7) - 3.0f;
         }
       }
-      ++rounds;
+      strata_hal_command_buffer_t* commands = nullptr;
+      check(strata_hal_command_buffer_create(
+                STRATA_HAL_COMMAND_BUFFER_MODE_REUSABLE, allocator, &commands),
+            "command buffer");
+      strata_hal_buffer_binding_t bindings[4];
+      for (int i = 0; i < bindingCount; ++i) {
+        bindings[i] = {buffers[i], 0, UINT64_MAX};
+      }
+      const uint32_t* grid = compiled.exports[0].workgroupCount;
+      check(strata_hal_command_buffer_dispatch(commands, executable, 0, grid,
+                                               nullptr, 0, bindings,
+                                               bindingCount),
+            "dispatch");
+      check(strata_hal_command_buffer_finalize(commands), "finalize");
+
+      // Warm up each device, then spot-check a few entries in double.
+      for (Device& device : devices) {
+        runOnce(device.device, commands);
+        device.samples.clear();
+      }
+      double worst = 0;
+      for (int probe = 0; probe < 16; ++probe) {
+        size_t i = (size_t(probe) * 7919) % n, j = (size_t(probe) * 104729) % n;
+        double sum = acc ? acc[i * n + j] : 0.0;
+        for (int k = 0; k < n; ++k) {
+          sum += double(a[i * n + k]) * b[size_t(k) * n + j];
+        }
+        worst = std::max(worst, std::fabs(sum - c[i * n + j]) /
+                                    std::max(1.0, std::fabs(sum)));
+      }
+      const char* form = accumulate ? "strata-acc" : "strata";
+      if (worst > 1e-3) {
+        std::printf("%s N=%d WRONG RESULT (relative error %g)\n", form, n,
+                    worst);
+      }
+      double flops = 2.0 * n * n * double(n);
+      // Rounds until about secondsPerSize have passed; each round runs
+      // kBatch back-to-back repetitions on each device in turn. Back to back,
+      // as a model's consecutive dispatches (and the OpenBLAS peer's loop)
+      // run: after the other device's turn this device's workers have gone
+      // to sleep, and only the first repetition of its batch pays their
+      // wake-up.
+      constexpr int kBatch = 5;
+      double spent = 0;
+      int rounds = 0;
+      while ((spent < secondsPerSize || rounds < 3) && rounds < 2000) {
+        for (Device& device : devices) {
+          for (int i = 0; i < kBatch; ++i) {
+            double seconds = runOnce(device.device, commands);
+            device.samples.push_back(seconds);
+            spent += seconds;
+          }
+        }
+        ++rounds;
+      }
+      for (Device& device : devices) {
+        double seconds = strata::bench::median(device.samples);
+        std::printf("%s N=%d threads=%d gflops=%.1f ms=%.3f workgroups=%u\n",
+                    form, n, device.threads, flops / seconds * 1e-9,
+                    seconds * 1e3, grid[0] * grid[1] * grid[2]);
+        std::fflush(stdout);
+      }
+      strata_hal_command_buffer_release(commands);
+      for (int i = 0; i < bindingCount; ++i) {
+        strata_hal_buffer_release(buffers[i]);
+      }
+      strata_hal_executable_release(executable);
     }
-    for (Device &device : devices) {
-      double seconds = strata::bench::median(device.samples);
-      std::printf("%s N=%d threads=%d gflops=%.1f ms=%.3f workgroups=%u\n",
-                  form, n, device.threads, flops / seconds * 1e-9,
-                  seconds * 1e3, grid[0] * grid[1] * grid[2]);
-      std::fflush(stdout);
-    }
-    strata_hal_command_buffer_release(commands);
-    for (int i = 0; i < bindingCount; ++i) {
-      strata_hal_buffer_release(buffers[i]);
-    }
-    strata_hal_executable_release(executable);
-   }
   }
   for (Device &device : devices) {
     strata_hal_device_release(device.device);
