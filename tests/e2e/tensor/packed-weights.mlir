@@ -3,7 +3,8 @@
 // columns per panel for AVX-512, 16 for AVX2, none for a generic x86-64)
 // and the microkernel reads the panels in place. Edge sizes: 1, 5 and 131
 // rows, primes for depth and image sizes, 1x1, 3x3 (padded; on a 7x7
-// image) and 7x7 stride-2 convolutions, bias + relu epilogues. Each case
+// image) and 7x7 stride-2 convolutions, bias + relu epilogues, 97 and 100
+// columns (a last panel padded with zero columns). Each case
 // also runs with the weight passed as an argument (unpacked); both must
 // give the exact expected values (Inputs/gen_packed_weights.py: every sum
 // is exact in f32).
@@ -23,6 +24,8 @@
 // AVX2: func.func @mm_rows131_dispatch_{{[0-9]+}}_matmul_131x96x67_f32(%arg0: tensor<131x67xf32>, %arg1: tensor<6x67x16xf32>)
 // RUN: strata-compile %t/program.mlir --target-cpu=x86-64 --compile-to=flow --mlir-elide-elementsattrs-if-larger=8 | FileCheck %s --check-prefix=GENERIC
 // GENERIC-NOT: linalg.transpose
+// AVX512: func.func @mm_n97_dispatch_{{[0-9]+}}_matmul_37x97x131_f32(%arg0: tensor<37x131xf32>, %arg1: tensor<4x131x32xf32>)
+// AVX512: tensor.extract_slice %{{.*}}[0, 0] [131, 97] [1, 1] : tensor<131x128xf32> to tensor<131x97xf32>
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
@@ -58,3 +61,13 @@
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_7x7 --input=@%t/conv3x3_7x7.input.npy --expected_output=@%t/conv3x3_7x7.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_7x7 --input=@%t/conv3x3_7x7.input.npy --expected_output=@%t/conv3x3_7x7.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --function=conv3x3_7x7_arg --input=@%t/conv3x3_7x7.input.npy --input=@%t/conv3x3_7x7.weight.npy --expected_output=@%t/conv3x3_7x7.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=mm_n97 --input=@%t/mm_n97.input.npy --expected_output=@%t/mm_n97.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=mm_n97 --input=@%t/mm_n97.input.npy --expected_output=@%t/mm_n97.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=mm_n97 --input=@%t/mm_n97.input.npy --expected_output=@%t/mm_n97.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=mm_n97 --input=@%t/mm_n97.input.npy --expected_output=@%t/mm_n97.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=mm_n97_arg --input=@%t/mm_n97.input.npy --input=@%t/mm_n97.weight.npy --expected_output=@%t/mm_n97.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv1x1_f100 --input=@%t/conv1x1_f100.input.npy --expected_output=@%t/conv1x1_f100.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv1x1_f100 --input=@%t/conv1x1_f100.input.npy --expected_output=@%t/conv1x1_f100.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv1x1_f100 --input=@%t/conv1x1_f100.input.npy --expected_output=@%t/conv1x1_f100.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv1x1_f100 --input=@%t/conv1x1_f100.input.npy --expected_output=@%t/conv1x1_f100.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=conv1x1_f100_arg --input=@%t/conv1x1_f100.input.npy --input=@%t/conv1x1_f100.weight.npy --expected_output=@%t/conv1x1_f100.expected.npy

@@ -157,7 +157,9 @@ std::optional<PackedWeights> findPackedWeights(Value rhs, int64_t nr) {
   int64_t rank = rhsType.getRank();
   Value whole = rhs;
   OpFoldResult column = OpBuilder(rhs.getContext()).getIndexAttr(0);
-  if (auto view = rhs.getDefiningOp<memref::SubViewOp>()) {
+  // Views of columns of views (a tile of the first N columns of a padded
+  // last panel): every column offset must start a panel.
+  while (auto view = whole.getDefiningOp<memref::SubViewOp>()) {
     // Every depth dimension whole, unit strides: only columns are cut.
     MemRefType sourceType = view.getSourceType();
     if (sourceType.getRank() != rank || !view.hasUnitStride()) {
@@ -173,7 +175,19 @@ std::optional<PackedWeights> findPackedWeights(Value rhs, int64_t nr) {
         return std::nullopt;
       }
     }
-    column = view.getMixedOffsets().back();
+    OpFoldResult offset = view.getMixedOffsets().back();
+    if (!isMultipleOf(offset, nr)) {
+      return std::nullopt;
+    }
+    std::optional<int64_t> constant = getConstantIntValue(column);
+    if (!constant || *constant != 0) {
+      // Two non-zero column offsets: not worth adding up.
+      if (!isConstantIntValue(offset, 0)) {
+        return std::nullopt;
+      }
+    } else {
+      column = offset;
+    }
     whole = view.getSource();
   }
   auto collapse = whole.getDefiningOp<memref::CollapseShapeOp>();

@@ -222,6 +222,15 @@ linalg::MatmulOp findDistributedMatmul(linalg::LinalgOp root) {
 
 // Tiles of about kMatmulTileEdge rows and columns, smaller ones when that
 // leaves fewer than kMatmulWorkgroups workgroups to spread.
+// Column tiles of the microkernels in whole panels (32 columns: the AVX-512
+// panel, two AVX2 ones): a partial panel costs a full one, and a weight
+// packed at compile time is read in place only from a panel's start.
+int64_t wholePanels(int64_t tile, int64_t range) {
+  constexpr int64_t kPanelColumns = 32;
+  return tile < range ? std::min<int64_t>(range, llvm::alignTo(tile, kPanelColumns))
+                      : tile;
+}
+
 SmallVector<int64_t> chooseMatmulTileSizes(linalg::MatmulOp matmul) {
   SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
   int64_t m = ranges[0], n = ranges[1], k = ranges[2];
@@ -233,8 +242,9 @@ SmallVector<int64_t> chooseMatmulTileSizes(linalg::MatmulOp matmul) {
   // packs less of B), rows below.
   if (countN * ceilDiv(m, kMatmulTileEdge) < wanted && n >= kMatmulTileEdge) {
     tileN = chooseTileSize(n, ceilDiv(n, kMatmulTileEdge / 2));
-    countN = ceilDiv(n, tileN);
   }
+  tileN = wholePanels(tileN, n);
+  countN = ceilDiv(n, tileN);
   int64_t tileM = chooseTileSize(
       m, std::max(ceilDiv(m, kMatmulTileEdge), ceilDiv(wanted, countN)));
   // Thin row tiles would repack all of B for few rows.
@@ -258,8 +268,9 @@ SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv) {
   if (countN * ceilDiv(height * width, kMatmulTileEdge) < wanted &&
       channels >= kMatmulTileEdge) {
     tileN = chooseTileSize(channels, ceilDiv(channels, kMatmulTileEdge / 2));
-    countN = ceilDiv(channels, tileN);
   }
+  tileN = wholePanels(tileN, channels);
+  countN = ceilDiv(channels, tileN);
   int64_t rowsWanted = std::max(ceilDiv(height * width, kMatmulTileEdge),
                                 ceilDiv(wanted, countN));
   int64_t tileH = chooseTileSize(height, rowsWanted);

@@ -157,6 +157,9 @@ CASES = [
     ("conv7x7_s2", conv_case, (29, 31, 3, 7, 7, 32, 2, 3, True)),
     ("conv1x1", conv_case, (13, 11, 40, 1, 1, 96, 1, 0, False)),
     ("conv3x3_7x7", conv_case, (7, 7, 96, 3, 3, 128, 1, 1, True)),
+    # N not a multiple of the panel width: a last panel padded with zeros.
+    ("mm_n97", matmul_case, (37, 131, 97)),
+    ("conv1x1_f100", conv_case, (13, 13, 64, 1, 1, 100, 1, 0, True)),
 ]
 
 

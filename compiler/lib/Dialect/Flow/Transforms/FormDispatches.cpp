@@ -177,16 +177,27 @@ bool isPackedWeightReshape(Operation *op) {
   auto transpose = collapse.getSrc().getDefiningOp<linalg::TransposeOp>();
   Operation *weight =
       transpose ? transpose.getInput().getDefiningOp() : nullptr;
-  OpOperand &use = *collapse->getUses().begin();
+  OpOperand *use = &*collapse->getUses().begin();
+  // Columns past N pad the last panel: a slice takes the first N.
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(use->getOwner())) {
+    if (!slice->hasOneUse()) {
+      return false;
+    }
+    use = &*slice->getUses().begin();
+  }
   return weight && transpose->hasOneUse() && isHostConstant(weight) &&
-         isa<linalg::MatmulOp, linalg::Conv2DNhwcHwcfOp>(use.getOwner()) &&
-         use.getOperandNumber() == 1;
+         isa<linalg::MatmulOp, linalg::Conv2DNhwcHwcfOp>(use->getOwner()) &&
+         use->getOperandNumber() == 1;
 }
 
 bool isPackedWeight(Operation *op) {
   if (auto transpose = dyn_cast<linalg::TransposeOp>(op)) {
     return transpose->hasOneUse() &&
            isPackedWeightReshape(*transpose->getUsers().begin());
+  }
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    Operation *source = slice.getSource().getDefiningOp();
+    return source && isPackedWeightReshape(source);
   }
   return isPackedWeightReshape(op);
 }

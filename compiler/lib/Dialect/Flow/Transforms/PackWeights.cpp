@@ -62,18 +62,20 @@ std::optional<ArrayRef<float>> constantFloats(Value value) {
 }
 
 // Replaces operand `use` (a depth... x N constant) by the collapse of a
-// transpose of its packed form: P[j / NR, depth..., j % NR] = W[depth..., j].
+// transpose of its packed form: P[j / NR, depth..., j % NR] = W[depth..., j],
+// zeros past N in the last panel, and then (when N is not a multiple of
+// NR) the slice of its first N columns.
 void packOperand(OpBuilder &b, OpOperand &use, ArrayRef<float> values,
                  int64_t nr) {
   auto type = cast<RankedTensorType>(use.get().getType());
   int64_t rank = type.getRank();
   int64_t columns = type.getShape().back();
   int64_t depth = type.getNumElements() / columns;
-  int64_t panels = columns / nr;
-  std::vector<float> packed(values.size());
+  int64_t panels = (columns + nr - 1) / nr;
+  std::vector<float> packed(panels * depth * nr, 0.0f);
   for (int64_t p = 0; p < panels; ++p) {
     for (int64_t k = 0; k < depth; ++k) {
-      for (int64_t j = 0; j < nr; ++j) {
+      for (int64_t j = 0; j < nr && p * nr + j < columns; ++j) {
         packed[(p * depth + k) * nr + j] = values[k * columns + p * nr + j];
       }
     }
@@ -107,7 +109,21 @@ void packOperand(OpBuilder &b, OpOperand &use, ArrayRef<float> values,
   Value transposed =
       linalg::TransposeOp::create(b, loc, constant, empty, permutation)
           ->getResult(0);
-  use.set(tensor::CollapseShapeOp::create(b, loc, type, transposed, groups));
+  SmallVector<int64_t> paddedShape(type.getShape());
+  paddedShape.back() = panels * nr;
+  Value weight = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get(paddedShape, b.getF32Type()), transposed,
+      groups);
+  if (paddedShape.back() != columns) {
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes, strides(rank, b.getIndexAttr(1));
+    for (int64_t size : type.getShape()) {
+      sizes.push_back(b.getIndexAttr(size));
+    }
+    weight = tensor::ExtractSliceOp::create(b, loc, type, weight, offsets,
+                                            sizes, strides);
+  }
+  use.set(weight);
 }
 
 // M, N and the depth of a matmul or convolution whose right-hand operand
@@ -162,8 +178,7 @@ struct PackWeightsPass : flow::impl::PackWeightsPassBase<PackWeightsPass> {
         continue;
       }
       auto [m, n, k] = *sizes;
-      if (n % panelColumns != 0 ||
-          std::max(m, kFewRowsWork) * n * k < kMinUkernelWork) {
+      if (std::max(m, kFewRowsWork) * n * k < kMinUkernelWork) {
         continue;
       }
       OpOperand &use = op->getOpOperand(1);

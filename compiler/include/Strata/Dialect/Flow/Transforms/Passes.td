@@ -97,9 +97,10 @@ def PackWeightsPass : Pass<"strata-pack-weights", "::mlir::ModuleOp"> {
     The program means the same; dispatch formation puts the transpose and
     the reshape into the consumer's dispatch, whose code generator hands
     the packed constant to the microkernel (`STRATA_SGEMM_PACKED_B`), so
-    the weight is neither transposed nor packed at run time. Only
-    operands with N a multiple of NR and enough work for the microkernel
-    are packed. `panel-columns=0` (the default; targets without a
+    the weight is neither transposed nor packed at run time. When N is
+    not a multiple of NR the last panel is padded with zero columns and a
+    `tensor.extract_slice` takes the first N columns. Only operands with
+    enough work for the microkernel (64^3 multiply-adds) are packed. `panel-columns=0` (the default; targets without a
     microkernel) does nothing.
   }];
   let options = [
