@@ -227,8 +227,9 @@ linalg::MatmulOp findDistributedMatmul(linalg::LinalgOp root) {
 // packed at compile time is read in place only from a panel's start.
 int64_t wholePanels(int64_t tile, int64_t range) {
   constexpr int64_t kPanelColumns = 32;
-  return tile < range ? std::min<int64_t>(range, llvm::alignTo(tile, kPanelColumns))
-                      : tile;
+  return tile < range
+             ? std::min<int64_t>(range, llvm::alignTo(tile, kPanelColumns))
+             : tile;
 }
 
 SmallVector<int64_t> chooseMatmulTileSizes(linalg::MatmulOp matmul) {
