@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
       char* text = strata_status_to_string(status);
       std::printf("context %d: app.flip(list) fails: %s\n", c, text);
       // The error names the bad argument and where app.flip made the call.
-      if (!std::strstr(text, "must be a vm.buffer") ||
+      if (!std::strstr(text, "argument 0 (input) must be a vm.buffer") ||
           !std::strstr(text, "app.flip") || !std::strstr(text, "app.mlir:")) {
         ++errors;
       }
