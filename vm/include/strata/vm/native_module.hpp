@@ -5,8 +5,9 @@
 // Header-only C++17; works without exceptions and without RTTI. The value
 // types a signature is made of are in native_values.hpp, the mapping from a
 // signature to its calling convention and the marshalling of a call in
-// native_signature.hpp; this header has the module builder and includes
-// both.
+// native_signature.hpp, the call in progress and its errors in
+// native_call.hpp; this header has the module builder and includes all
+// three.
 //
 // Overview
 // --------
@@ -130,6 +131,7 @@
 #include "strata/vm/buffer.h"
 #include "strata/vm/list.h"
 #include "strata/vm/module.h"
+#include "strata/vm/native_call.hpp"
 #include "strata/vm/native_signature.hpp"
 #include "strata/vm/native_values.hpp"
 #include "strata/vm/ref.h"
