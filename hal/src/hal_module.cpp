@@ -183,13 +183,31 @@ STRATA_HAL_ARGUMENTS(fenceFail, "fence, status code")
 STRATA_HAL_ARGUMENTS(fenceAwait, "timeout, fences")
 #undef STRATA_HAL_ARGUMENTS
 
+// The number of comma-separated names in names.
+constexpr size_t nameCount(const char* names) {
+  if (!*names) {
+    return 0;
+  }
+  size_t count = 1;
+  for (; *names; ++names) {
+    count += *names == ',' ? 1 : 0;
+  }
+  return count;
+}
+
 // Each member function's signature gives its row's calling convention, so
-// the table and the bodies cannot drift apart.
+// the table and the bodies cannot drift apart, and each of its arguments
+// has a name.
 #define STRATA_HAL_IMPORT(fn, name, cconv, typed, since)               \
   static_assert(vm::methodCallingConvention<&HalState::fn>() == cconv, \
                 "HalState::" #fn                                       \
                 " does not have the calling convention of "            \
-                "its schemas/hal_imports.def row");
+                "its schemas/hal_imports.def row");                    \
+  static_assert(nameCount(kArgumentNames<&HalState::fn>) ==            \
+                    vm::methodArgumentCount<&HalState::fn>(),          \
+                "kArgumentNames<&HalState::" #fn                       \
+                "> must name each argument "                           \
+                "once");
 #include "hal_imports.def"
 
 static_assert(STRATA_HAL_MODULE_VERSION == hal_imports::kVersion,

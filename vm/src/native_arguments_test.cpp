@@ -53,6 +53,11 @@ struct Shapes {
 static_assert(methodCallingConvention<&Shapes::end>() == "0rII_I");
 static_assert(methodCallingConvention<&Shapes::weigh>() == "0iCiDCrIDi_I");
 static_assert(methodCallingConvention<&Shapes::check>() == "0i_");
+// What function() may name: NativeCall and out-params take no argument, a
+// span is one.
+static_assert(strata::vm::methodArgumentCount<&Shapes::end>() == 3);
+static_assert(strata::vm::methodArgumentCount<&Shapes::weigh>() == 4);
+static_assert(strata::vm::methodArgumentCount<&Shapes::check>() == 1);
 
 NativeModuleBuilder<Shapes> shapesBuilder() {
   NativeModuleBuilder<Shapes> builder("shapes");

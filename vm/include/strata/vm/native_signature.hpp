@@ -578,6 +578,9 @@ struct FunctionTraits<R(Args...)> {
     return std::string_view(kCConv<R, Args...>.data(),
                             Layout<R, Args...>::kLength);
   }
+  static constexpr size_t argumentCount() {
+    return Layout<R, Args...>::kArgIndex[Layout<R, Args...>::kParams];
+  }
 };
 
 template <typename M>
@@ -732,6 +735,14 @@ template <auto Method>
 constexpr std::string_view methodCallingConvention() {
   return callingConvention<
       typename detail::MethodTraits<decltype(Method)>::Fn>();
+}
+
+/// How many parameters of member function Method take arguments: the names
+/// NativeModuleBuilder::function may be given (a span counts as one).
+template <auto Method>
+constexpr size_t methodArgumentCount() {
+  return detail::FunctionTraits<
+      typename detail::MethodTraits<decltype(Method)>::Fn>::argumentCount();
 }
 
 }  // namespace strata::vm
