@@ -15,6 +15,9 @@ types can see fails the build. This script checks what they cannot:
   - the runtime's hal module and the compiler's declarations both expand
     hal_imports.def, and no other source spells a hal function's calling
     convention beside its name (a second table);
+  - the compiler's import declarations carry each row's `since` as the
+    import's minimum_version, so a compiled module declares the hal version
+    it needs (the bytecode writer turns it into a module dependency);
   - the element type codes are defined in schemas/ only;
   - the "$async" suffix is spelled in schemas/calling_convention.h only;
   - the kernel ABI's query symbol and CPU feature bits are spelled in
@@ -126,6 +129,10 @@ def main():
     if '#include "hal_imports.h"' not in text:
         problems.append(f"{rel(hal_imports_cpp)}: does not include "
                         "hal_imports.h")
+    if not re.search(r"vm::ImportOp::create\((?:[^;]*?)row\.since\b", text,
+                     re.S):
+        problems.append(f"{rel(hal_imports_cpp)}: does not give each "
+                        "vm.import its row's `since` as minimum_version")
     spelled = re.compile(r'"(?:hal\.)?(%s)"\s*,\s*"0[iIfFrCD]*_[iIfFr]*"' %
                          "|".join(re.escape(n) for n in rows))
     for top in ["compiler", "hal", "vm", "runtime", "tools", "python"]:

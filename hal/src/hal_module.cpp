@@ -1,14 +1,16 @@
-// hal_module.cpp - the "hal" VM module: the table of its exports (the
-// contract the compiler targets), module and per-context state, the HAL ref
-// types, and the device and allocator exports.
+// hal_module.cpp - the "hal" VM module: its exports registered with the
+// native-module builder, module and per-context state, the HAL ref types,
+// and the device and allocator exports.
 //
 // Exports
 // -------
 //
 // The table of every export, its calling convention and its contract is
 // schemas/hal_imports.def, the one the compiler declares its imports from;
-// kFunctions below expands it. Bytecode imports each as "hal.<name>" with
-// exactly that calling convention.
+// strata_hal_module_create registers each row's HalState member function
+// under the row's name, and a static_assert per row checks that the member
+// function's signature gives the row's calling convention. Bytecode imports
+// each as "hal.<name>" with exactly that calling convention.
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -59,147 +61,58 @@ strata_status_t createAllocatorRef(strata_hal_device_t* device,
 
 }  // namespace
 
-strata_status_t devicesCount(const Call& call) {
-  call.setI32(0, static_cast<int32_t>(call.state().device_count));
-  return nullptr;
-}
+int32_t HalState::devicesCount() { return static_cast<int32_t>(device_count); }
 
-strata_status_t devicesGet(const Call& call) {
-  int32_t index = call.i32(0);
-  const HalState& state = call.state();
-  if (index < 0 || static_cast<size_t>(index) >= state.device_count) {
+strata_status_t HalState::devicesGet(const NativeCall& call, int32_t index,
+                                     Ref<strata_hal_device_t>* out) {
+  if (index < 0 || static_cast<size_t>(index) >= device_count) {
     return call.fail(STRATA_STATUS_OUT_OF_RANGE,
                      "device index %d is out of range: the context has %zu "
                      "device%s",
-                     index, state.device_count,
-                     state.device_count == 1 ? "" : "s");
+                     index, device_count, device_count == 1 ? "" : "s");
   }
-  strata_hal_device_t* device = state.devices[index];
-  strata_hal_device_retain(device);
-  call.setRef(0, strata_hal_device_as_ref(device));
+  *out = vm::retainRef(devices[index]);
   return nullptr;
 }
 
-strata_status_t deviceAllocator(const Call& call) {
-  strata_hal_device_t* device = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "device", &device));
-  const HalState& state = call.state();
-  for (size_t i = 0; i < state.device_count; ++i) {
-    if (state.devices[i] == device) {
-      strata_vm_ref_object_t* ref = &state.allocators[i]->header;
-      strata_vm_ref_retain(ref);
-      call.setRef(0, ref);
+strata_status_t HalState::deviceAllocator(
+    strata_hal_device_t* device, Ref<strata_hal_allocator_ref_t>* out) {
+  for (size_t i = 0; i < device_count; ++i) {
+    if (devices[i] == device) {
+      *out = vm::retainRef(allocators[i]);
       return nullptr;
     }
   }
   // A device the host passed in directly rather than one of ours.
-  strata_hal_allocator_ref_t* ref = nullptr;
-  STRATA_RETURN_IF_ERROR(
-      createAllocatorRef(device, call.contextAllocator(), &ref));
-  call.setRef(0, &ref->header);
-  return nullptr;
+  return createAllocatorRef(device, allocator, out->out());
 }
 
 namespace {
 
 template <strata_status_t (*Allocate)(strata_allocator_t, uint64_t,
                                       strata_hal_buffer_t**)>
-strata_status_t allocate(const Call& call) {
-  strata_hal_allocator_ref_t* allocator = nullptr;
-  uint64_t length = 0;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "allocator", &allocator));
-  STRATA_RETURN_IF_ERROR(call.size(1, "length", &length));
-  strata_hal_buffer_t* buffer = nullptr;
-  STRATA_RETURN_IF_ERROR(
-      Allocate(strata_hal_device_allocator(allocator->device), length, &buffer));
-  call.setRef(0, strata_hal_buffer_as_ref(buffer));
-  return nullptr;
+strata_status_t allocate(strata_hal_allocator_ref_t* allocator, Size length,
+                         Ref<strata_hal_buffer_t>* out) {
+  return Allocate(strata_hal_device_allocator(allocator->device), length,
+                  out->out());
 }
 
 }  // namespace
 
-strata_status_t allocatorAllocate(const Call& call) {
-  return allocate<strata_hal_buffer_allocate>(call);
+strata_status_t HalState::allocatorAllocate(
+    strata_hal_allocator_ref_t* allocator, Size length,
+    Ref<strata_hal_buffer_t>* out) {
+  return allocate<strata_hal_buffer_allocate>(allocator, length, out);
 }
 
-strata_status_t allocatorAllocateUninitialized(const Call& call) {
-  return allocate<strata_hal_buffer_allocate_uninitialized>(call);
+strata_status_t HalState::allocatorAllocateUninitialized(
+    strata_hal_allocator_ref_t* allocator, Size length,
+    Ref<strata_hal_buffer_t>* out) {
+  return allocate<strata_hal_buffer_allocate_uninitialized>(allocator, length,
+                                                            out);
 }
 
 const strata_vm_ref_type_t* allocatorRefType() { return &kAllocatorRefType; }
-
-//===----------------------------------------------------------------------===//
-// Call
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-// The export table: schemas/hal_imports.def, row for row.
-template <ExportFn F>
-constexpr strata_vm_native_fn_t thunk() {
-  return &exportThunk<F>;
-}
-
-const strata_vm_native_function_t kFunctions[] = {
-#define STRATA_HAL_IMPORT(fn, name, cconv, typed, since) \
-  {name, cconv, thunk<fn>()},
-#include "hal_imports.def"
-};
-
-static_assert(sizeof(kFunctions) / sizeof(kFunctions[0]) ==
-                  hal_imports::kImportCount,
-              "one export per hal_imports.def row");
-static_assert(STRATA_HAL_MODULE_VERSION == hal_imports::kVersion,
-              "strata/hal/module.h's STRATA_HAL_MODULE_VERSION must be the "
-              "version of schemas/hal_imports.def");
-
-}  // namespace
-
-const char* Call::name() const {
-  for (const strata_vm_native_function_t& f : kFunctions) {
-    if (f.fn == fn_) {
-      return f.name;
-    }
-  }
-  return "?";
-}
-
-strata_status_t Call::fail(strata_status_code_t code, const char* format,
-                           ...) const {
-  char detail[512];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(detail, sizeof(detail), format, args);
-  va_end(args);
-  return strata_make_status(code, "native function 'hal.%s': %s", name(),
-                            detail);
-}
-
-strata_status_t Call::typedRef(size_t slot, const char* what,
-                               const strata_vm_ref_type_t* type, bool nullable,
-                               strata_vm_ref_object_t** out) const {
-  strata_vm_ref_object_t* ref = args_[slot].ref;
-  *out = nullptr;
-  if (ref ? ref->type == type : nullable) {
-    *out = ref;
-    return nullptr;
-  }
-  return fail(STRATA_STATUS_INVALID_ARGUMENT,
-              "argument %zu (%s) must be a %s%s, got %s%s", slot, what,
-              type->name, nullable ? " or null" : "", refArticle(ref),
-              refTypeName(ref));
-}
-
-strata_status_t Call::size(size_t slot, const char* what, uint64_t* out) const {
-  int64_t value = args_[slot].i64;
-  if (value < 0) {
-    return fail(STRATA_STATUS_INVALID_ARGUMENT,
-                "argument %zu (%s) is %lld; it must not be negative", slot,
-                what, static_cast<long long>(value));
-  }
-  *out = static_cast<uint64_t>(value);
-  return nullptr;
-}
 
 const char* refTypeName(const strata_vm_ref_object_t* ref) {
   if (!ref) {
@@ -210,15 +123,109 @@ const char* refTypeName(const strata_vm_ref_object_t* ref) {
 }
 
 //===----------------------------------------------------------------------===//
+// Exports
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// The names of each export's arguments, in calling-convention order, for the
+// builder's errors ("argument 1 (offset) is -4; ..."): the argument lists of
+// hal_imports.def's row comments.
+template <auto Method>
+constexpr const char* kArgumentNames = "";
+#define STRATA_HAL_ARGUMENTS(fn, names) \
+  template <>                           \
+  constexpr const char* kArgumentNames<&HalState::fn> = names;
+STRATA_HAL_ARGUMENTS(devicesGet, "index")
+STRATA_HAL_ARGUMENTS(deviceAllocator, "device")
+STRATA_HAL_ARGUMENTS(allocatorAllocate, "allocator, length")
+STRATA_HAL_ARGUMENTS(allocatorAllocateUninitialized, "allocator, length")
+STRATA_HAL_ARGUMENTS(bufferLength, "buffer")
+STRATA_HAL_ARGUMENTS(bufferSubspan, "buffer, offset, length")
+STRATA_HAL_ARGUMENTS(bufferWrap, "source")
+STRATA_HAL_ARGUMENTS(bufferLoad, "buffer, offset, byte width")
+STRATA_HAL_ARGUMENTS(bufferStore, "value, buffer, offset, byte width")
+STRATA_HAL_ARGUMENTS(bufferAssert, "buffer, message, minimum length")
+STRATA_HAL_ARGUMENTS(bufferViewCreate,
+                     "buffer, offset, length, element type, encoding, dims")
+STRATA_HAL_ARGUMENTS(bufferViewAssert,
+                     "view, message, element type, encoding, dims")
+STRATA_HAL_ARGUMENTS(bufferViewBuffer, "view")
+STRATA_HAL_ARGUMENTS(bufferViewElementType, "view")
+STRATA_HAL_ARGUMENTS(bufferViewRank, "view")
+STRATA_HAL_ARGUMENTS(bufferViewDim, "view, index")
+STRATA_HAL_ARGUMENTS(executableCreate, "device, format, library")
+STRATA_HAL_ARGUMENTS(commandBufferCreate, "device, mode, categories")
+STRATA_HAL_ARGUMENTS(commandBufferFinalize, "command buffer")
+STRATA_HAL_ARGUMENTS(commandBufferDispatch,
+                     "command buffer, executable, export ordinal, workgroup "
+                     "count x, workgroup count y, workgroup count z, "
+                     "constants, bindings")
+STRATA_HAL_ARGUMENTS(commandBufferFillBuffer,
+                     "command buffer, target, offset, length, pattern, "
+                     "pattern size")
+STRATA_HAL_ARGUMENTS(commandBufferCopyBuffer,
+                     "command buffer, source, source offset, target, target "
+                     "offset, length")
+STRATA_HAL_ARGUMENTS(commandBufferExecutionBarrier, "command buffer")
+STRATA_HAL_ARGUMENTS(deviceQueueAlloca,
+                     "device, wait fence, signal fence, length")
+STRATA_HAL_ARGUMENTS(deviceQueueDealloca,
+                     "device, wait fence, signal fence, buffer")
+STRATA_HAL_ARGUMENTS(deviceQueueExecute,
+                     "device, wait fence, signal fence, command buffers")
+STRATA_HAL_ARGUMENTS(deviceQueueBarrier, "device, wait fence, signal fence")
+STRATA_HAL_ARGUMENTS(fenceCreate, "device, flags")
+STRATA_HAL_ARGUMENTS(fenceJoin, "fences")
+STRATA_HAL_ARGUMENTS(fenceQuery, "fence")
+STRATA_HAL_ARGUMENTS(fenceSignal, "fence")
+STRATA_HAL_ARGUMENTS(fenceFail, "fence, status code")
+STRATA_HAL_ARGUMENTS(fenceAwait, "timeout, fences")
+#undef STRATA_HAL_ARGUMENTS
+
+// The number of comma-separated names in names.
+constexpr size_t nameCount(const char* names) {
+  if (!*names) {
+    return 0;
+  }
+  size_t count = 1;
+  for (; *names; ++names) {
+    count += *names == ',' ? 1 : 0;
+  }
+  return count;
+}
+
+// Each member function's signature gives its row's calling convention, so
+// the table and the bodies cannot drift apart, and each of its arguments
+// has a name.
+#define STRATA_HAL_IMPORT(fn, name, cconv, typed, since)               \
+  static_assert(vm::methodCallingConvention<&HalState::fn>() == cconv, \
+                "HalState::" #fn                                       \
+                " does not have the calling convention of "            \
+                "its schemas/hal_imports.def row");                    \
+  static_assert(nameCount(kArgumentNames<&HalState::fn>) ==            \
+                    vm::methodArgumentCount<&HalState::fn>(),          \
+                "kArgumentNames<&HalState::" #fn                       \
+                "> must name each argument "                           \
+                "once");
+#include "hal_imports.def"
+
+static_assert(STRATA_HAL_MODULE_VERSION == hal_imports::kVersion,
+              "strata/hal/module.h's STRATA_HAL_MODULE_VERSION must be the "
+              "version of schemas/hal_imports.def");
+
+}  // namespace
+
+//===----------------------------------------------------------------------===//
 // Module and per-context state
 //===----------------------------------------------------------------------===//
 
 namespace {
 
-strata_status_t createState(void* self, strata_allocator_t allocator,
-                            void** out_state) {
+strata_status_t createState(void* user, strata_allocator_t allocator,
+                            HalState** out_state) {
   *out_state = nullptr;
-  const auto* module = static_cast<const HalModule*>(self);
+  const auto* module = static_cast<const HalModule*>(user);
   size_t count = module->device_count;
   size_t size = sizeof(HalState) + 2 * count * sizeof(void*);
   void* memory = strata_allocator_alloc(allocator, size, alignof(HalState));
@@ -252,8 +259,7 @@ strata_status_t createState(void* self, strata_allocator_t allocator,
   return nullptr;
 }
 
-void destroyState(void*, void* opaque) {
-  auto* state = static_cast<HalState*>(opaque);
+void destroyState(void*, HalState* state) {
   for (size_t i = 0; i < state->device_count; ++i) {
     strata_vm_ref_release(&state->allocators[i]->header);
     strata_hal_device_release(state->devices[i]);
@@ -261,25 +267,13 @@ void destroyState(void*, void* opaque) {
   strata_allocator_free(state->allocator, state);
 }
 
-void destroyModule(void* self) {
-  auto* module = static_cast<HalModule*>(self);
+void destroyModule(void* user) {
+  auto* module = static_cast<HalModule*>(user);
   for (size_t i = 0; i < module->device_count; ++i) {
     strata_hal_device_release(module->devices[i]);
   }
   strata_allocator_free(module->allocator, module);
 }
-
-const strata_vm_native_module_descriptor_t kDescriptor = {
-    "hal",                                       // name
-    STRATA_HAL_MODULE_VERSION,                   // version
-    nullptr,                                     // dependencies
-    0,                                           // dependency_count
-    kFunctions,                                  // functions
-    sizeof(kFunctions) / sizeof(kFunctions[0]),  // function_count
-    createState,                                 // create_state
-    destroyState,                                // destroy_state
-    destroyModule,                               // destroy
-};
 
 }  // namespace
 }  // namespace strata::hal
@@ -329,12 +323,14 @@ strata_status_t strata_hal_module_create(strata_vm_instance_t* instance,
     strata_hal_device_retain(devices[i]);
     module->devices[i] = devices[i];
   }
-  strata_status_t status = strata_vm_native_module_create(
-      &kDescriptor, module, allocator, out_module);
-  if (status) {
-    destroyModule(module);
-  }
-  return status;
+  // From here the builder owns module: its definition releases it.
+  strata::vm::NativeModuleBuilder<HalState> builder("hal",
+                                                    STRATA_HAL_MODULE_VERSION);
+  builder.stateFactory(&createState, &destroyState, module, &destroyModule);
+#define STRATA_HAL_IMPORT(fn, name, cconv, typed, since) \
+  builder.function<&HalState::fn>(name, kArgumentNames<&HalState::fn>);
+#include "hal_imports.def"
+  return builder.build(allocator, out_module);
 }
 
 }  // extern "C"

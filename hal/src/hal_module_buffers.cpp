@@ -9,8 +9,8 @@
 namespace strata::hal {
 namespace {
 
-// Checks a load/store width.
-strata_status_t checkWidth(const Call& call, size_t slot, int32_t width) {
+// Checks a load/store width (argument `slot`).
+strata_status_t checkWidth(const NativeCall& call, size_t slot, int32_t width) {
   if (width == 1 || width == 2 || width == 4) {
     return nullptr;
   }
@@ -19,19 +19,16 @@ strata_status_t checkWidth(const Call& call, size_t slot, int32_t width) {
                    slot, width);
 }
 
-// The text of a message argument: a vm.buffer, or "" when null or not one.
+// The text of a message argument (a vm.buffer), at most 4096 bytes of it.
 struct Text {
   const char* data = "";
   int length = 0;
 };
-Text messageText(const Call& call, size_t slot) {
+Text messageText(strata_vm_buffer_t* buffer) {
   Text text;
-  strata_vm_buffer_t* buffer = strata_vm_buffer_from_ref(call.rawRef(slot));
-  if (buffer) {
-    text.data = reinterpret_cast<const char*>(strata_vm_buffer_data(buffer));
-    size_t length = strata_vm_buffer_length(buffer);
-    text.length = static_cast<int>(length > 4096 ? 4096 : length);
-  }
+  text.data = reinterpret_cast<const char*>(strata_vm_buffer_data(buffer));
+  size_t length = strata_vm_buffer_length(buffer);
+  text.length = static_cast<int>(length > 4096 ? 4096 : length);
   return text;
 }
 
@@ -72,73 +69,56 @@ void formatTensorType(char* out, size_t capacity, const int64_t* dims,
   }
 }
 
-// Reads a dims span (count at `slot`, then the dims) into dims[].
-strata_status_t readDims(const Call& call, size_t slot, int64_t* dims,
-                         size_t* out_rank) {
-  size_t rank = call.spanCount(slot);
+// Copies a dims span into dims[].
+strata_status_t readDims(const NativeCall& call, const Variadic<int64_t>& span,
+                         int64_t* dims, size_t* out_rank) {
+  size_t rank = span.size();
   if (rank > STRATA_HAL_MAX_RANK) {
     return call.fail(STRATA_STATUS_OUT_OF_RANGE,
                      "rank %zu exceeds the maximum of %d", rank,
                      STRATA_HAL_MAX_RANK);
   }
   for (size_t i = 0; i < rank; ++i) {
-    dims[i] = call.i64(slot + 1 + i);
+    dims[i] = span[i];
   }
   *out_rank = rank;
   return nullptr;
 }
 
-strata_status_t checkEncoding(const Call& call, size_t slot) {
-  if (call.i32(slot) == 0) {
+strata_status_t checkEncoding(const NativeCall& call, size_t slot,
+                              int32_t encoding) {
+  if (encoding == 0) {
     return nullptr;
   }
   return call.fail(STRATA_STATUS_UNIMPLEMENTED,
                    "argument %zu (encoding) is %d; only 0 (dense row-major) "
                    "is supported",
-                   slot, call.i32(slot));
+                   slot, encoding);
 }
 
 }  // namespace
 
-strata_status_t bufferLength(const Call& call) {
-  strata_hal_buffer_t* buffer = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "buffer", &buffer));
-  call.setI64(0, static_cast<int64_t>(strata_hal_buffer_length(buffer)));
-  return nullptr;
+int64_t HalState::bufferLength(strata_hal_buffer_t* buffer) {
+  return static_cast<int64_t>(strata_hal_buffer_length(buffer));
 }
 
-strata_status_t bufferSubspan(const Call& call) {
-  strata_hal_buffer_t* buffer = nullptr;
-  uint64_t offset = 0;
-  uint64_t length = 0;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "buffer", &buffer));
-  STRATA_RETURN_IF_ERROR(call.size(1, "offset", &offset));
-  STRATA_RETURN_IF_ERROR(call.size(2, "length", &length));
-  strata_hal_buffer_t* span = nullptr;
-  STRATA_RETURN_IF_ERROR(strata_hal_buffer_subspan(
-      buffer, offset, length, call.contextAllocator(), &span));
-  call.setRef(0, strata_hal_buffer_as_ref(span));
-  return nullptr;
+strata_status_t HalState::bufferSubspan(strata_hal_buffer_t* buffer,
+                                        Size offset, Size length,
+                                        Ref<strata_hal_buffer_t>* out) {
+  return strata_hal_buffer_subspan(buffer, offset, length, allocator,
+                                   out->out());
 }
 
-strata_status_t bufferWrap(const Call& call) {
-  strata_vm_buffer_t* source = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "source", &source));
-  strata_hal_buffer_t* buffer = nullptr;
-  STRATA_RETURN_IF_ERROR(strata_hal_buffer_wrap_read_only(
+strata_status_t HalState::bufferWrap(strata_vm_buffer_t* source,
+                                     Ref<strata_hal_buffer_t>* out) {
+  return strata_hal_buffer_wrap_read_only(
       strata_vm_buffer_data(source), strata_vm_buffer_length(source),
-      reinterpret_cast<strata_vm_ref_object_t*>(source),
-      call.contextAllocator(), &buffer));
-  call.setRef(0, strata_hal_buffer_as_ref(buffer));
-  return nullptr;
+      reinterpret_cast<strata_vm_ref_object_t*>(source), allocator, out->out());
 }
 
-strata_status_t bufferLoad(const Call& call) {
-  strata_hal_buffer_t* buffer = nullptr;
-  uint64_t offset = 0;
-  int32_t width = call.i32(2);
-  STRATA_RETURN_IF_ERROR(call.ref(0, "buffer", &buffer));
-  STRATA_RETURN_IF_ERROR(call.size(1, "offset", &offset));
+strata_status_t HalState::bufferLoad(const NativeCall& call,
+                                     strata_hal_buffer_t* buffer, Size offset,
+                                     int32_t width, int32_t* out) {
   STRATA_RETURN_IF_ERROR(checkWidth(call, 2, width));
   uint8_t* ptr = nullptr;
   STRATA_RETURN_IF_ERROR(strata_hal_buffer_map(buffer, offset, width, &ptr));
@@ -146,17 +126,13 @@ strata_status_t bufferLoad(const Call& call) {
   for (int32_t i = 0; i < width; ++i) {
     value |= static_cast<uint32_t>(ptr[i]) << (8 * i);
   }
-  call.setI32(0, static_cast<int32_t>(value));
+  *out = static_cast<int32_t>(value);
   return nullptr;
 }
 
-strata_status_t bufferStore(const Call& call) {
-  uint32_t value = static_cast<uint32_t>(call.i32(0));
-  strata_hal_buffer_t* buffer = nullptr;
-  uint64_t offset = 0;
-  int32_t width = call.i32(3);
-  STRATA_RETURN_IF_ERROR(call.ref(1, "buffer", &buffer));
-  STRATA_RETURN_IF_ERROR(call.size(2, "offset", &offset));
+strata_status_t HalState::bufferStore(const NativeCall& call, int32_t value,
+                                      strata_hal_buffer_t* buffer, Size offset,
+                                      int32_t width) {
   STRATA_RETURN_IF_ERROR(checkWidth(call, 3, width));
   if (strata_hal_buffer_is_read_only(buffer)) {
     return call.fail(STRATA_STATUS_PERMISSION_DENIED,
@@ -165,23 +141,20 @@ strata_status_t bufferStore(const Call& call) {
   uint8_t* ptr = nullptr;
   STRATA_RETURN_IF_ERROR(strata_hal_buffer_map(buffer, offset, width, &ptr));
   for (int32_t i = 0; i < width; ++i) {
-    ptr[i] = static_cast<uint8_t>(value >> (8 * i));
+    ptr[i] = static_cast<uint8_t>(static_cast<uint32_t>(value) >> (8 * i));
   }
   return nullptr;
 }
 
-strata_status_t bufferAssert(const Call& call) {
-  strata_vm_buffer_t* message = nullptr;
-  uint64_t minimum = 0;
-  STRATA_RETURN_IF_ERROR(call.ref(1, "message", &message));
-  STRATA_RETURN_IF_ERROR(call.size(2, "minimum length", &minimum));
-  Text text = messageText(call, 1);
-  strata_vm_ref_object_t* ref = call.rawRef(0);
-  strata_hal_buffer_t* buffer = strata_hal_buffer_from_ref(ref);
+strata_status_t HalState::bufferAssert(Nullable<strata_vm_ref_object_t> ref,
+                                       strata_vm_buffer_t* message,
+                                       Size minimum) {
+  Text text = messageText(message);
+  strata_hal_buffer_t* buffer = strata_hal_buffer_from_ref(ref.get());
   if (!buffer) {
     return strata_make_status(
         STRATA_STATUS_INVALID_ARGUMENT, "%.*s: expected a hal.buffer, got %s%s",
-        text.length, text.data, refArticle(ref), refTypeName(ref));
+        text.length, text.data, refArticle(ref.get()), refTypeName(ref.get()));
   }
   uint64_t length = strata_hal_buffer_length(buffer);
   if (length < minimum) {
@@ -194,18 +167,14 @@ strata_status_t bufferAssert(const Call& call) {
   return nullptr;
 }
 
-strata_status_t bufferViewCreate(const Call& call) {
-  strata_hal_buffer_t* buffer = nullptr;
-  uint64_t offset = 0;
-  uint64_t length = 0;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "buffer", &buffer));
-  STRATA_RETURN_IF_ERROR(call.size(1, "offset", &offset));
-  STRATA_RETURN_IF_ERROR(call.size(2, "length", &length));
-  auto element_type = static_cast<strata_hal_element_type_t>(call.i32(3));
-  STRATA_RETURN_IF_ERROR(checkEncoding(call, 4));
+strata_status_t HalState::bufferViewCreate(
+    const NativeCall& call, strata_hal_buffer_t* buffer, Size offset,
+    Size length, int32_t element_type, int32_t encoding,
+    Variadic<int64_t> dims_span, Ref<strata_hal_buffer_view_t>* out) {
+  STRATA_RETURN_IF_ERROR(checkEncoding(call, 4, encoding));
   int64_t dims[STRATA_HAL_MAX_RANK];
   size_t rank = 0;
-  STRATA_RETURN_IF_ERROR(readDims(call, 5, dims, &rank));
+  STRATA_RETURN_IF_ERROR(readDims(call, dims_span, dims, &rank));
   for (size_t i = 0; i < rank; ++i) {
     if (dims[i] < 0) {
       return call.fail(STRATA_STATUS_INVALID_ARGUMENT,
@@ -214,29 +183,30 @@ strata_status_t bufferViewCreate(const Call& call) {
     }
   }
   // A view of the whole buffer needs no subspan object.
-  vm::Ref<strata_hal_buffer_t> source = vm::retainRef(buffer);
+  Ref<strata_hal_buffer_t> source = vm::retainRef(buffer);
   if (offset != 0 || length != strata_hal_buffer_length(buffer)) {
-    STRATA_RETURN_IF_ERROR(strata_hal_buffer_subspan(
-        buffer, offset, length, call.contextAllocator(), source.out()));
+    STRATA_RETURN_IF_ERROR(strata_hal_buffer_subspan(buffer, offset, length,
+                                                     allocator, source.out()));
   }
-  strata_hal_buffer_view_t* view = nullptr;
-  STRATA_RETURN_IF_ERROR(strata_hal_buffer_view_create(
-      source.get(), dims, rank, element_type, call.contextAllocator(), &view));
-  call.setRef(0, strata_hal_buffer_view_as_ref(view));
-  return nullptr;
+  return strata_hal_buffer_view_create(
+      source.get(), dims, rank,
+      static_cast<strata_hal_element_type_t>(element_type), allocator,
+      out->out());
 }
 
-strata_status_t bufferViewAssert(const Call& call) {
-  strata_vm_buffer_t* message = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(1, "message", &message));
-  auto element_type = static_cast<strata_hal_element_type_t>(call.i32(2));
-  STRATA_RETURN_IF_ERROR(checkEncoding(call, 3));
+strata_status_t HalState::bufferViewAssert(const NativeCall& call,
+                                           Nullable<strata_vm_ref_object_t> ref,
+                                           strata_vm_buffer_t* message,
+                                           int32_t element_type_code,
+                                           int32_t encoding,
+                                           Variadic<int64_t> dims_span) {
+  auto element_type = static_cast<strata_hal_element_type_t>(element_type_code);
+  STRATA_RETURN_IF_ERROR(checkEncoding(call, 3, encoding));
   int64_t dims[STRATA_HAL_MAX_RANK];
   size_t rank = 0;
-  STRATA_RETURN_IF_ERROR(readDims(call, 4, dims, &rank));
+  STRATA_RETURN_IF_ERROR(readDims(call, dims_span, dims, &rank));
 
-  strata_vm_ref_object_t* ref = call.rawRef(0);
-  strata_hal_buffer_view_t* view = strata_hal_buffer_view_from_ref(ref);
+  strata_hal_buffer_view_t* view = strata_hal_buffer_view_from_ref(ref.get());
   if (view && strata_hal_buffer_view_element_type(view) == element_type &&
       strata_hal_buffer_view_rank(view) == rank) {
     const int64_t* shape = strata_hal_buffer_view_shape(view);
@@ -256,50 +226,38 @@ strata_status_t bufferViewAssert(const Call& call) {
                      strata_hal_buffer_view_rank(view),
                      strata_hal_buffer_view_element_type(view));
   } else {
-    std::snprintf(actual, sizeof(actual), "%s%s", refArticle(ref),
-                  refTypeName(ref));
+    std::snprintf(actual, sizeof(actual), "%s%s", refArticle(ref.get()),
+                  refTypeName(ref.get()));
   }
-  Text text = messageText(call, 1);
+  Text text = messageText(message);
   return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
                             "%.*s: expected %s, got %s", text.length, text.data,
                             expected, actual);
 }
 
-strata_status_t bufferViewBuffer(const Call& call) {
-  strata_hal_buffer_view_t* view = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "view", &view));
-  strata_hal_buffer_t* buffer = strata_hal_buffer_view_buffer(view);
-  strata_hal_buffer_retain(buffer);
-  call.setRef(0, strata_hal_buffer_as_ref(buffer));
-  return nullptr;
+Ref<strata_hal_buffer_t> HalState::bufferViewBuffer(
+    strata_hal_buffer_view_t* view) {
+  return vm::retainRef(strata_hal_buffer_view_buffer(view));
 }
 
-strata_status_t bufferViewElementType(const Call& call) {
-  strata_hal_buffer_view_t* view = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "view", &view));
-  call.setI32(0,
-              static_cast<int32_t>(strata_hal_buffer_view_element_type(view)));
-  return nullptr;
+int32_t HalState::bufferViewElementType(strata_hal_buffer_view_t* view) {
+  return static_cast<int32_t>(strata_hal_buffer_view_element_type(view));
 }
 
-strata_status_t bufferViewRank(const Call& call) {
-  strata_hal_buffer_view_t* view = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "view", &view));
-  call.setI32(0, static_cast<int32_t>(strata_hal_buffer_view_rank(view)));
-  return nullptr;
+int32_t HalState::bufferViewRank(strata_hal_buffer_view_t* view) {
+  return static_cast<int32_t>(strata_hal_buffer_view_rank(view));
 }
 
-strata_status_t bufferViewDim(const Call& call) {
-  strata_hal_buffer_view_t* view = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "view", &view));
-  int32_t index = call.i32(1);
+strata_status_t HalState::bufferViewDim(const NativeCall& call,
+                                        strata_hal_buffer_view_t* view,
+                                        int32_t index, int64_t* out) {
   size_t rank = strata_hal_buffer_view_rank(view);
   if (index < 0 || static_cast<size_t>(index) >= rank) {
     return call.fail(STRATA_STATUS_OUT_OF_RANGE,
                      "dim index %d is out of range for a view of rank %zu",
                      index, rank);
   }
-  call.setI64(0, strata_hal_buffer_view_dim(view, static_cast<size_t>(index)));
+  *out = strata_hal_buffer_view_dim(view, static_cast<size_t>(index));
   return nullptr;
 }
 

@@ -23,22 +23,9 @@ bool textEquals(const uint8_t* data, size_t length, const char* text) {
   return length == std::strlen(text) && std::memcmp(data, text, length) == 0;
 }
 
-// An i32 workgroup count or mode that must not be negative.
-strata_status_t count32(const Call& call, size_t slot, const char* what,
-                        uint32_t* out) {
-  int32_t value = call.i32(slot);
-  if (value < 0) {
-    return call.fail(STRATA_STATUS_INVALID_ARGUMENT,
-                     "argument %zu (%s) is %d; it must not be negative", slot,
-                     what, value);
-  }
-  *out = static_cast<uint32_t>(value);
-  return nullptr;
-}
-
 // Loads the library registered under the name in `name` (a vm.buffer).
-strata_status_t loadStatic(const Call& call, const uint8_t* name, size_t length,
-                           strata_allocator_t allocator,
+strata_status_t loadStatic(const NativeCall& call, const uint8_t* name,
+                           size_t length, strata_allocator_t allocator,
                            strata_hal_executable_t** out) {
   char copy[256];
   if (length >= sizeof(copy) || std::memchr(name, 0, length)) {
@@ -52,40 +39,26 @@ strata_status_t loadStatic(const Call& call, const uint8_t* name, size_t length,
   return strata_hal_executable_load_static(copy, allocator, out);
 }
 
-// The wait and signal fences of a queue operation (slots 1 and 2).
-struct QueueFences {
-  strata_hal_fence_t* wait = nullptr;
-  strata_hal_fence_t* signal = nullptr;
-};
-strata_status_t queueArgs(const Call& call, strata_hal_device_t** device,
-                          QueueFences* fences) {
-  STRATA_RETURN_IF_ERROR(call.ref(0, "device", device));
-  STRATA_RETURN_IF_ERROR(call.nullableRef(1, "wait fence", &fences->wait));
-  return call.nullableRef(2, "signal fence", &fences->signal);
-}
-
 }  // namespace
 
-strata_status_t executableCreate(const Call& call) {
-  strata_hal_device_t* device = nullptr;
-  strata_vm_buffer_t* format = nullptr;
-  strata_vm_buffer_t* library = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "device", &device));
-  STRATA_RETURN_IF_ERROR(call.ref(1, "format", &format));
-  STRATA_RETURN_IF_ERROR(call.ref(2, "library", &library));
+strata_status_t HalState::executableCreate(const NativeCall& call,
+                                           strata_hal_device_t* device,
+                                           strata_vm_buffer_t* format,
+                                           strata_vm_buffer_t* library,
+                                           Ref<strata_hal_executable_t>* out) {
   const uint8_t* format_text = strata_vm_buffer_data(format);
   size_t format_length = strata_vm_buffer_length(format);
   const uint8_t* bytes = strata_vm_buffer_data(library);
   size_t size = strata_vm_buffer_length(library);
-  strata_allocator_t allocator = strata_hal_device_allocator(device);
+  strata_allocator_t device_allocator = strata_hal_device_allocator(device);
 
-  strata_hal_executable_t* executable = nullptr;
+  Ref<strata_hal_executable_t> executable;
   if (textEquals(format_text, format_length, kHostElfFormat)) {
     STRATA_RETURN_IF_ERROR(strata_hal_executable_load_memory(
-        bytes, size, kHostElfFormat, allocator, &executable));
+        bytes, size, kHostElfFormat, device_allocator, executable.out()));
   } else if (textEquals(format_text, format_length, kStaticFormat)) {
     STRATA_RETURN_IF_ERROR(
-        loadStatic(call, bytes, size, allocator, &executable));
+        loadStatic(call, bytes, size, device_allocator, executable.out()));
   } else {
     size_t prefix = std::strlen(kElfPrefix);
     bool elf = format_length > prefix &&
@@ -99,15 +72,14 @@ strata_status_t executableCreate(const Call& call) {
         elf ? "is for another architecture" : "is unknown", kHostElfFormat);
   }
   // Kernels see how many workers the device runs them on.
-  setWorkerCount(executable, strata_hal_device_worker_count(device));
-  call.setRef(0, strata_hal_executable_as_ref(executable));
+  setWorkerCount(executable.get(), strata_hal_device_worker_count(device));
+  *out = std::move(executable);
   return nullptr;
 }
 
-strata_status_t commandBufferCreate(const Call& call) {
-  strata_hal_device_t* device = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "device", &device));
-  int32_t mode = call.i32(1);
+strata_status_t HalState::commandBufferCreate(
+    const NativeCall& call, strata_hal_device_t* device, int32_t mode,
+    int32_t /*categories*/, Ref<strata_hal_command_buffer_t>* out) {
   if (mode != STRATA_HAL_COMMAND_BUFFER_MODE_ONE_SHOT &&
       mode != STRATA_HAL_COMMAND_BUFFER_MODE_REUSABLE) {
     return call.fail(STRATA_STATUS_INVALID_ARGUMENT,
@@ -115,38 +87,23 @@ strata_status_t commandBufferCreate(const Call& call) {
                      "(reusable)",
                      mode);
   }
-  strata_hal_command_buffer_t* command_buffer = nullptr;
-  STRATA_RETURN_IF_ERROR(strata_hal_command_buffer_create(
+  return strata_hal_command_buffer_create(
       static_cast<strata_hal_command_buffer_mode_t>(mode),
-      strata_hal_device_allocator(device), &command_buffer));
-  call.setRef(0, strata_hal_command_buffer_as_ref(command_buffer));
-  return nullptr;
+      strata_hal_device_allocator(device), out->out());
 }
 
-strata_status_t commandBufferFinalize(const Call& call) {
-  strata_hal_command_buffer_t* command_buffer = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "command buffer", &command_buffer));
+strata_status_t HalState::commandBufferFinalize(
+    strata_hal_command_buffer_t* command_buffer) {
   return strata_hal_command_buffer_finalize(command_buffer);
 }
 
-// Arguments: 0 cb, 1 executable, 2 ordinal, 3-5 workgroup counts, 6 the
-// constant count n, 7.. the constants, 7+n the binding count, then
-// (buffer, offset, length) per binding.
-strata_status_t commandBufferDispatch(const Call& call) {
-  strata_hal_command_buffer_t* command_buffer = nullptr;
-  strata_hal_executable_t* executable = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "command buffer", &command_buffer));
-  STRATA_RETURN_IF_ERROR(call.ref(1, "executable", &executable));
-  uint32_t ordinal = 0;
-  uint32_t workgroups[3] = {0, 0, 0};
-  STRATA_RETURN_IF_ERROR(count32(call, 2, "export ordinal", &ordinal));
-  STRATA_RETURN_IF_ERROR(count32(call, 3, "workgroup count x", &workgroups[0]));
-  STRATA_RETURN_IF_ERROR(count32(call, 4, "workgroup count y", &workgroups[1]));
-  STRATA_RETURN_IF_ERROR(count32(call, 5, "workgroup count z", &workgroups[2]));
-
-  size_t constant_count = call.spanCount(6);
-  size_t binding_slot = 7 + constant_count;
-  size_t binding_count = call.spanCount(binding_slot);
+strata_status_t HalState::commandBufferDispatch(
+    const NativeCall& call, strata_hal_command_buffer_t* command_buffer,
+    strata_hal_executable_t* executable, Count ordinal, Count x, Count y,
+    Count z, Variadic<int32_t> constant_span,
+    Variadic<strata_hal_buffer_t*, int64_t, int64_t> binding_span) {
+  size_t constant_count = constant_span.size();
+  size_t binding_count = binding_span.size();
   if (constant_count > kMaxDispatchConstants ||
       binding_count > kMaxDispatchBindings) {
     return call.fail(STRATA_STATUS_OUT_OF_RANGE,
@@ -155,17 +112,15 @@ strata_status_t commandBufferDispatch(const Call& call) {
                      constant_count, binding_count, kMaxDispatchConstants,
                      kMaxDispatchBindings);
   }
+  uint32_t workgroups[3] = {x, y, z};
   uint32_t constants[kMaxDispatchConstants];
   for (size_t i = 0; i < constant_count; ++i) {
-    constants[i] = static_cast<uint32_t>(call.i32(7 + i));
+    constants[i] = static_cast<uint32_t>(constant_span[i]);
   }
   strata_hal_buffer_binding_t bindings[kMaxDispatchBindings];
   for (size_t i = 0; i < binding_count; ++i) {
-    size_t slot = binding_slot + 1 + 3 * i;
-    STRATA_RETURN_IF_ERROR(
-        call.ref(slot, "binding buffer", &bindings[i].buffer));
-    int64_t offset = call.i64(slot + 1);
-    int64_t length = call.i64(slot + 2);
+    int64_t offset = binding_span.get<1>(i);
+    int64_t length = binding_span.get<2>(i);
     if (offset < 0 || length < -1) {
       return call.fail(STRATA_STATUS_INVALID_ARGUMENT,
                        "binding %zu has offset %lld and length %lld; the "
@@ -174,6 +129,7 @@ strata_status_t commandBufferDispatch(const Call& call) {
                        i, static_cast<long long>(offset),
                        static_cast<long long>(length));
     }
+    bindings[i].buffer = binding_span.get<0>(i);
     bindings[i].offset = static_cast<uint64_t>(offset);
     bindings[i].length = static_cast<uint64_t>(length);  // -1: UINT64_MAX
   }
@@ -182,90 +138,65 @@ strata_status_t commandBufferDispatch(const Call& call) {
       constant_count, bindings, binding_count);
 }
 
-strata_status_t commandBufferFillBuffer(const Call& call) {
-  strata_hal_command_buffer_t* command_buffer = nullptr;
-  strata_hal_buffer_t* target = nullptr;
-  uint64_t offset = 0;
-  uint64_t length = 0;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "command buffer", &command_buffer));
-  STRATA_RETURN_IF_ERROR(call.ref(1, "target", &target));
-  STRATA_RETURN_IF_ERROR(call.size(2, "offset", &offset));
-  STRATA_RETURN_IF_ERROR(call.size(3, "length", &length));
-  int32_t pattern_size = call.i32(5);
+strata_status_t HalState::commandBufferFillBuffer(
+    const NativeCall& call, strata_hal_command_buffer_t* command_buffer,
+    strata_hal_buffer_t* target, Size offset, Size length, int32_t pattern,
+    int32_t pattern_size) {
   if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4) {
     return call.fail(STRATA_STATUS_INVALID_ARGUMENT,
                      "argument 5 (pattern size) is %d; it must be 1, 2 or 4",
                      pattern_size);
   }
   return strata_hal_command_buffer_fill(command_buffer, target, offset, length,
-                                        static_cast<uint32_t>(call.i32(4)),
+                                        static_cast<uint32_t>(pattern),
                                         static_cast<size_t>(pattern_size));
 }
 
-strata_status_t commandBufferCopyBuffer(const Call& call) {
-  strata_hal_command_buffer_t* command_buffer = nullptr;
-  strata_hal_buffer_t* source = nullptr;
-  strata_hal_buffer_t* target = nullptr;
-  uint64_t source_offset = 0;
-  uint64_t target_offset = 0;
-  uint64_t length = 0;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "command buffer", &command_buffer));
-  STRATA_RETURN_IF_ERROR(call.ref(1, "source", &source));
-  STRATA_RETURN_IF_ERROR(call.size(2, "source offset", &source_offset));
-  STRATA_RETURN_IF_ERROR(call.ref(3, "target", &target));
-  STRATA_RETURN_IF_ERROR(call.size(4, "target offset", &target_offset));
-  STRATA_RETURN_IF_ERROR(call.size(5, "length", &length));
+strata_status_t HalState::commandBufferCopyBuffer(
+    strata_hal_command_buffer_t* command_buffer, strata_hal_buffer_t* source,
+    Size source_offset, strata_hal_buffer_t* target, Size target_offset,
+    Size length) {
   return strata_hal_command_buffer_copy(command_buffer, source, source_offset,
                                         target, target_offset, length);
 }
 
-strata_status_t commandBufferExecutionBarrier(const Call& call) {
-  strata_hal_command_buffer_t* command_buffer = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "command buffer", &command_buffer));
+strata_status_t HalState::commandBufferExecutionBarrier(
+    strata_hal_command_buffer_t* command_buffer) {
   return strata_hal_command_buffer_barrier(command_buffer);
 }
 
-strata_status_t deviceQueueAlloca(const Call& call) {
-  strata_hal_device_t* device = nullptr;
-  QueueFences fences;
-  uint64_t length = 0;
-  STRATA_RETURN_IF_ERROR(queueArgs(call, &device, &fences));
-  STRATA_RETURN_IF_ERROR(call.size(3, "length", &length));
-  strata_hal_buffer_t* buffer = nullptr;
-  STRATA_RETURN_IF_ERROR(strata_hal_device_queue_alloca(
-      device, fences.wait, fences.signal, length, &buffer));
-  call.setRef(0, strata_hal_buffer_as_ref(buffer));
-  return nullptr;
+strata_status_t HalState::deviceQueueAlloca(strata_hal_device_t* device,
+                                            Nullable<strata_hal_fence_t> wait,
+                                            Nullable<strata_hal_fence_t> signal,
+                                            Size length,
+                                            Ref<strata_hal_buffer_t>* out) {
+  return strata_hal_device_queue_alloca(device, wait.get(), signal.get(),
+                                        length, out->out());
 }
 
-strata_status_t deviceQueueDealloca(const Call& call) {
-  strata_hal_device_t* device = nullptr;
-  QueueFences fences;
-  strata_hal_buffer_t* buffer = nullptr;
-  STRATA_RETURN_IF_ERROR(queueArgs(call, &device, &fences));
-  STRATA_RETURN_IF_ERROR(call.ref(3, "buffer", &buffer));
-  return strata_hal_device_queue_dealloca(device, fences.wait, fences.signal,
+strata_status_t HalState::deviceQueueDealloca(
+    strata_hal_device_t* device, Nullable<strata_hal_fence_t> wait,
+    Nullable<strata_hal_fence_t> signal, strata_hal_buffer_t* buffer) {
+  return strata_hal_device_queue_dealloca(device, wait.get(), signal.get(),
                                           buffer);
 }
 
-strata_status_t deviceQueueExecute(const Call& call) {
-  strata_hal_device_t* device = nullptr;
-  QueueFences fences;
-  STRATA_RETURN_IF_ERROR(queueArgs(call, &device, &fences));
+strata_status_t HalState::deviceQueueExecute(
+    const NativeCall& call, strata_hal_device_t* device,
+    Nullable<strata_hal_fence_t> wait, Nullable<strata_hal_fence_t> signal,
+    Variadic<strata_hal_command_buffer_t*> span) {
   strata_hal_command_buffer_t* command_buffers[kMaxSpanRefs];
   size_t count = 0;
-  STRATA_RETURN_IF_ERROR(gatherSpan(call, 4, call.spanCount(3),
-                                    "command buffers", /*skip_null=*/false,
-                                    command_buffers, &count));
-  return strata_hal_device_queue_execute(device, fences.wait, fences.signal,
+  STRATA_RETURN_IF_ERROR(
+      gatherSpan(call, span, "command buffers", command_buffers, &count));
+  return strata_hal_device_queue_execute(device, wait.get(), signal.get(),
                                          command_buffers, count);
 }
 
-strata_status_t deviceQueueBarrier(const Call& call) {
-  strata_hal_device_t* device = nullptr;
-  QueueFences fences;
-  STRATA_RETURN_IF_ERROR(queueArgs(call, &device, &fences));
-  return strata_hal_device_queue_barrier(device, fences.wait, fences.signal);
+strata_status_t HalState::deviceQueueBarrier(
+    strata_hal_device_t* device, Nullable<strata_hal_fence_t> wait,
+    Nullable<strata_hal_fence_t> signal) {
+  return strata_hal_device_queue_barrier(device, wait.get(), signal.get());
 }
 
 }  // namespace strata::hal

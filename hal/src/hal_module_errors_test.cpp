@@ -14,6 +14,43 @@
 using namespace strata::hal::testing;
 
 TEST_SUITE("hal.module.errors") {
+TEST_CASE("a module needing a newer hal is refused, naming both versions") {
+  // Refused: the context's hal is older than the module needs.
+  {
+    App app(STRATA_HAL_MODULE_VERSION + 1);
+    FunctionBuilder& f = app.function("count", "0_i", 10);
+    app.call(f, "devices.count", {}, {prim(0)});
+    f.op(Opcode::Return).list({prim(0)});
+    Device device("local-sync");
+    Harness h;
+    strata_vm_module_t* hal = nullptr;
+    StatusText created(strata_hal_module_create(
+        h.instance, &device.ptr, 1, strata_allocator_system(), &hal));
+    REQUIRE_MESSAGE(created.ok(), created.str);
+    h.add(hal);
+    StatusText loaded(h.load(app.builder()));
+    REQUIRE_MESSAGE(loaded.ok(), loaded.str);
+    StatusText linked(h.link());
+    CHECK(linked.code() == STRATA_STATUS_FAILED_PRECONDITION);
+    std::string expected = "module 'app' needs 'hal' >= " +
+                           std::to_string(STRATA_HAL_MODULE_VERSION + 1) +
+                           ", the context has 'hal' version " +
+                           std::to_string(STRATA_HAL_MODULE_VERSION);
+    CHECK_MESSAGE(linked.contains(expected), linked.str);
+  }
+  // Accepted: as old as the runtime's hal, or older.
+  for (uint32_t version : {1u, uint32_t{STRATA_HAL_MODULE_VERSION}}) {
+    App app(version);
+    FunctionBuilder& f = app.function("count", "0_i", 10);
+    app.call(f, "devices.count", {}, {prim(0)});
+    f.op(Opcode::Return).list({prim(0)});
+    Fixture fx("local-sync", app);
+    StatusText s(fx.call("count", {}, 1));
+    REQUIRE_MESSAGE(s.ok(), s.str);
+    CHECK(fx.results[0].i32 == 1);
+  }
+}
+
   TEST_CASE("buffer_view.assert names the message and both tensor types") {
     App app;
     FunctionBuilder& f = app.function("check", "0r_", 130);

@@ -18,52 +18,38 @@ int64_t deadlineAfterMs(int32_t timeout_ms) {
 
 }  // namespace
 
-strata_status_t fenceCreate(const Call& call) {
-  strata_hal_device_t* device = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "device", &device));
-  strata_hal_fence_t* fence = nullptr;
-  STRATA_RETURN_IF_ERROR(strata_hal_fence_create_pending(
-      strata_hal_device_allocator(device), &fence));
-  call.setRef(0, strata_hal_fence_as_ref(fence));
-  return nullptr;
+strata_status_t HalState::fenceCreate(strata_hal_device_t* device,
+                                      int32_t /*flags*/,
+                                      Ref<strata_hal_fence_t>* out) {
+  return strata_hal_fence_create_pending(strata_hal_device_allocator(device),
+                                         out->out());
 }
 
-strata_status_t fenceJoin(const Call& call) {
+strata_status_t HalState::fenceJoin(const NativeCall& call, Fences span,
+                                    Ref<strata_hal_fence_t>* out) {
   strata_hal_fence_t* fences[kMaxSpanRefs];
   size_t count = 0;
-  STRATA_RETURN_IF_ERROR(gatherSpan(call, 1, call.spanCount(0), "fences",
-                                    /*skip_null=*/true, fences, &count));
-  strata_hal_fence_t* joined = nullptr;
-  STRATA_RETURN_IF_ERROR(
-      strata_hal_fence_join(fences, count, call.contextAllocator(), &joined));
-  call.setRef(0, strata_hal_fence_as_ref(joined));
-  return nullptr;
+  STRATA_RETURN_IF_ERROR(gatherSpan(call, span, "fences", fences, &count));
+  return strata_hal_fence_join(fences, count, allocator, out->out());
 }
 
-strata_status_t fenceQuery(const Call& call) {
-  strata_hal_fence_t* fence = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "fence", &fence));
+int32_t HalState::fenceQuery(strata_hal_fence_t* fence) {
   int reached = 0;
   strata_status_t failure = strata_hal_fence_query(fence, &reached);
   if (failure) {
-    call.setI32(0, static_cast<int32_t>(strata_status_code(failure)));
+    auto code = static_cast<int32_t>(strata_status_code(failure));
     strata_status_free(failure);
-  } else {
-    call.setI32(0, reached ? 0 : kFencePending);
+    return code;
   }
-  return nullptr;
+  return reached ? 0 : kFencePending;
 }
 
-strata_status_t fenceSignal(const Call& call) {
-  strata_hal_fence_t* fence = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "fence", &fence));
+strata_status_t HalState::fenceSignal(strata_hal_fence_t* fence) {
   return strata_hal_fence_signal(fence);
 }
 
-strata_status_t fenceFail(const Call& call) {
-  strata_hal_fence_t* fence = nullptr;
-  STRATA_RETURN_IF_ERROR(call.ref(0, "fence", &fence));
-  int32_t code = call.i32(1);
+strata_status_t HalState::fenceFail(const NativeCall& call,
+                                    strata_hal_fence_t* fence, int32_t code) {
   if (code <= STRATA_STATUS_OK || code > STRATA_STATUS_DATA_LOSS) {
     return call.fail(STRATA_STATUS_INVALID_ARGUMENT,
                      "argument 1 (status code) is %d; it must be a failure "
@@ -82,12 +68,11 @@ strata_status_t fenceFail(const Call& call) {
 // suspended) and runs again when it resolves or the deadline passes. With
 // several pending fences the timeout restarts each time one resolves; the
 // compiler joins fences with fence.join when it needs one deadline.
-strata_status_t fenceAwait(const Call& call) {
-  int32_t timeout_ms = call.i32(0);
+strata_status_t HalState::fenceAwait(const NativeCall& call, int32_t timeout_ms,
+                                     Fences span, int32_t* out) {
   strata_hal_fence_t* fences[kMaxSpanRefs];
   size_t count = 0;
-  STRATA_RETURN_IF_ERROR(gatherSpan(call, 2, call.spanCount(1), "fences",
-                                    /*skip_null=*/true, fences, &count));
+  STRATA_RETURN_IF_ERROR(gatherSpan(call, span, "fences", fences, &count));
   strata_hal_fence_t* pending = nullptr;
   for (size_t i = 0; i < count; ++i) {
     int reached = 0;
@@ -97,10 +82,10 @@ strata_status_t fenceAwait(const Call& call) {
     }
   }
   if (!pending) {
-    call.setI32(0, 0);
+    *out = 0;
     return nullptr;
   }
-  strata_vm_native_call_t* native_call = call.nativeCall();
+  strata_vm_native_call_t* native_call = call.raw();
   if (native_call && strata_vm_native_call_timed_out(native_call) &&
       strata_hal_deadline_after_ns(0) >=
           strata_vm_native_call_deadline_ns(native_call)) {
@@ -108,9 +93,8 @@ strata_status_t fenceAwait(const Call& call) {
     // may never finish (a kernel that does not return): the caller gets
     // DEADLINE_EXCEEDED now and the devices of this context are lost, so
     // no later call waits behind it or reads what it half wrote.
-    HalState& state = call.state();
-    for (size_t i = 0; i < state.device_count; ++i) {
-      strata_hal_device_lose(state.devices[i],
+    for (size_t i = 0; i < device_count; ++i) {
+      strata_hal_device_lose(devices[i],
                              "a call's deadline passed while it waited for "
                              "the device's work");
     }
@@ -121,7 +105,7 @@ strata_status_t fenceAwait(const Call& call) {
   }
   if (timeout_ms == 0 ||
       (native_call && strata_vm_native_call_timed_out(native_call))) {
-    call.setI32(0, STRATA_STATUS_DEADLINE_EXCEEDED);
+    *out = STRATA_STATUS_DEADLINE_EXCEEDED;
     return nullptr;
   }
   strata_vm_native_call_set_wait(

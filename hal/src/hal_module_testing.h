@@ -109,10 +109,13 @@ inline float asFloat(int32_t bits) {
 }
 
 // A bytecode module "app" that imports hal.* by name, with the contract's
-// calling conventions, as the compiler will.
+// calling conventions, as the compiler will, and depends on hal >=
+// hal_version as compiled modules do.
 class App {
  public:
-  App() : mb_("app") { mb_.addDependency("hal", STRATA_HAL_MODULE_VERSION); }
+  explicit App(uint32_t hal_version = STRATA_HAL_MODULE_VERSION) : mb_("app") {
+    mb_.addDependency("hal", hal_version);
+  }
 
   ModuleBuilder& builder() { return mb_; }
 

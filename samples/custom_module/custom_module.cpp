@@ -44,7 +44,10 @@ strata_status_t custom_module_create(strata_allocator_t allocator,
                                      strata_vm_module_t** out_module) {
   strata::vm::NativeModuleBuilder<CustomState> builder("custom",
                                                        /*version=*/1);
-  builder.function<&CustomState::add>("add")
-      .function<&CustomState::reverse>("reverse");
+  // Argument names make the builder's errors name the argument:
+  // "native function 'custom.reverse': argument 0 (input) must be a
+  // vm.buffer, got a vm.list".
+  builder.function<&CustomState::add>("add", "amount")
+      .function<&CustomState::reverse>("reverse", "input");
   return builder.build(allocator, out_module);
 }

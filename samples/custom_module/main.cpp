@@ -8,8 +8,8 @@
 //
 // APP.vmfb is app.mlir compiled by strata-compile (the build does that when
 // it builds the compiler). Without it, the sample makes the same module with
-// the module writer (schemas/writer), so that runtime-only builds run it too.
-// Everything else is the runtime's installed API.
+// the installed module writer (strata-module-writer), so that runtime-only
+// builds run it too. Everything else is the runtime's installed API.
 //
 // It runs app.run in two contexts to show that each has its own counter, and
 // flips a buffer. It exits non-zero if any result is wrong.
@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
       char* text = strata_status_to_string(status);
       std::printf("context %d: app.flip(list) fails: %s\n", c, text);
       // The error names the bad argument and where app.flip made the call.
-      if (!std::strstr(text, "must be a vm.buffer") ||
+      if (!std::strstr(text, "argument 0 (input) must be a vm.buffer") ||
           !std::strstr(text, "app.flip") || !std::strstr(text, "app.mlir:")) {
         ++errors;
       }

@@ -15,7 +15,7 @@
 #include <simdjson.h>
 
 #include "strata/runtime.hpp"
-#include "tensor_io.h"
+#include "tensor_types.h"
 
 namespace strata::service {
 namespace {
@@ -108,7 +108,7 @@ bool decodeElement(simdjson::dom::element value, strata_hal_element_type_t type,
                      : bits == 16 ? 65519.0 // rounds to f16's 65504
                                   : DBL_MAX;
     if (std::isfinite(d) && std::fabs(d) > largest) {
-      *error = "is out of range for " + tools::elementTypeName(type);
+      *error = "is out of range for " + elementTypeName(type);
       return false;
     }
     if (bits == 32) {
@@ -117,7 +117,7 @@ bool decodeElement(simdjson::dom::element value, strata_hal_element_type_t type,
     } else if (bits == 64) {
       std::memcpy(out, &d, 8);
     } else {
-      uint16_t h = tools::halfFromDouble(d);
+      uint16_t h = halfFromDouble(d);
       std::memcpy(out, &h, 2);
     }
     return true;
@@ -159,7 +159,7 @@ bool decodeElement(simdjson::dom::element value, strata_hal_element_type_t type,
   uint64_t max_negative = is_unsigned ? 0 : (max_unsigned >> 1) + 1;
   if ((negative && magnitude > max_negative) ||
       (!negative && magnitude > max_positive)) {
-    *error = "is out of range for " + tools::elementTypeName(type);
+    *error = "is out of range for " + elementTypeName(type);
     return false;
   }
   uint64_t raw = negative ? 0 - magnitude : magnitude;
@@ -200,7 +200,7 @@ void appendElementText(std::string *out, const uint8_t *data,
     } else {
       uint16_t h;
       std::memcpy(&h, p, 2);
-      appendFloat(out, tools::halfToFloat(h));
+      appendFloat(out, halfToFloat(h));
     }
     return;
   }
@@ -486,13 +486,13 @@ bool pushInputs(const Function &function, const std::string &body,
       return false;
     }
     auto actual = [&] {
-      return tools::describeTensorType(std::vector<int64_t>(shape, shape + rank),
-                                       type);
+      return describeTensorType(std::vector<int64_t>(shape, shape + rank),
+                                type);
     };
     size_t element_size = strata_hal_element_byte_size(type);
     uint64_t element_count = 0;
-    if (!tools::shapeElementCount(std::vector<int64_t>(shape, shape + rank),
-                                  element_size, &element_count)) {
+    if (!shapeElementCount(std::vector<int64_t>(shape, shape + rank),
+                           element_size, &element_count)) {
       *error = name() + " is too large (" + actual() + ")";
       return false;
     }

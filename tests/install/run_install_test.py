@@ -2,7 +2,10 @@
 """run_install_test.py - installs the current build into a temporary
 directory (meson install --destdir), then builds tests/install/embed.c and
 embed.cpp out of tree with `pkg-config --cflags --libs strata-runtime` only,
-runs both on a module and checks what they print.
+runs both on a module and checks what they print. Then it builds samples
+the same way, from their sources alone: custom_module (with
+strata-module-writer, the installed module writer) and hal_dispatch's
+run_hal_sample, and runs them.
 
   run_install_test.py --build=DIR --module=hal_sample.vmfb --cc=JSON
       --cxx=JSON [--flags=JSON] SOURCE_DIR
@@ -117,6 +120,35 @@ def main():
                         "unknown: not found",
                     ], what)
                 print(what + ": ok")
+
+        # The samples build on the installed tree alone.
+        writer_pcs = [os.path.join(r, f) for r, _, files in os.walk(destdir)
+                      for f in files if f == "strata-module-writer.pc"]
+        if len(writer_pcs) != 1:
+            sys.exit("FAILED: expected one installed strata-module-writer.pc, "
+                     "found %r" % writer_pcs)
+        writer_pkg = shlex.split(run(["pkg-config", "--cflags", "--libs",
+                                      "strata-module-writer"], env=env,
+                                     what="pkg-config strata-module-writer"))
+        samples = os.path.join(args.source, "samples")
+        cxx_std = ["-std=c++17", "-Wall", "-Werror", "-fno-exceptions",
+                   "-fno-rtti", "-Wno-missing-field-initializers"]
+        sample_programs = [
+            # Without an app.vmfb argument it writes its app module with
+            # the module writer.
+            ("custom_module", [os.path.join(samples, "custom_module", f)
+                               for f in ("main.cpp", "custom_module.cpp")],
+             writer_pkg, []),
+            ("run_hal_sample", [os.path.join(samples, "hal_dispatch",
+                                             "run_hal_sample.cpp")],
+             pkg, [args.module]),
+        ]
+        for name, sources, flags_pkg, argv in sample_programs:
+            exe = os.path.join(tmp, name)
+            run(cxx + cxx_std + flags + sources + ["-o", exe] + flags_pkg,
+                what="building samples' " + name)
+            run([exe] + argv, env=run_env, what="samples' " + name)
+            print("samples' %s: ok" % name)
 
 
 if __name__ == "__main__":

@@ -120,7 +120,8 @@ void mlir::strata::materializeCheckImports(vm::ModuleOp vmModule) {
                          builder.getStringAttr(spec.name),
                          TypeAttr::get(builder.getFunctionType(inputs, {})),
                          /*is_optional=*/UnitAttr(),
-                         /*variadic_spans=*/DenseI32ArrayAttr());
+                         /*variadic_spans=*/DenseI32ArrayAttr(),
+                         /*minimum_version=*/IntegerAttr());
   }
 }
 

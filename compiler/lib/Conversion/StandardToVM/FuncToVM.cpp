@@ -45,7 +45,8 @@ struct FuncOpConversion : OpConversionPattern<func::FuncOp> {
     if (op.isDeclaration()) {
       rewriter.replaceOpWithNewOp<vm::ImportOp>(
           op, rewriter.getStringAttr(op.getSymName()), TypeAttr::get(vmType),
-          /*is_optional=*/UnitAttr(), /*variadic_spans=*/DenseI32ArrayAttr());
+          /*is_optional=*/UnitAttr(), /*variadic_spans=*/DenseI32ArrayAttr(),
+          /*minimum_version=*/IntegerAttr());
       return success();
     }
 

@@ -134,12 +134,15 @@ void mlir::strata::declareHalImports(vm::ModuleOp vmModule) {
     }
     std::string fullName = std::string(::strata::hal_imports::kModuleName) +
                            "." + std::string(name);
+    // The hal version that added the function: the module will need at
+    // least that hal (a dependency the bytecode writer records).
     vm::ImportOp::create(
         builder, loc, builder.getStringAttr(fullName),
         TypeAttr::get(builder.getFunctionType(inputs, results)),
         /*is_optional=*/UnitAttr(),
         spans.empty() ? DenseI32ArrayAttr()
-                      : builder.getDenseI32ArrayAttr(spans));
+                      : builder.getDenseI32ArrayAttr(spans),
+        builder.getI32IntegerAttr(static_cast<int32_t>(row.since)));
   }
 }
 

@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -155,8 +156,22 @@ mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
   // Primitive globals: 8-byte ones first, so that nothing needs padding.
   SmallVector<Operation *> globals8, globals4;
 
+  // Per imported module: the highest minimum_version of its imports, and
+  // whether every import of it is optional. Written as the module's
+  // dependencies, which the runtime checks before it resolves imports.
+  struct Needed {
+    uint32_t version = 0;
+    bool optional = true;
+  };
+  llvm::MapVector<StringRef, Needed> needed;
+
   for (Operation &op : module.getBody().front().getOperations()) {
     if (auto import = dyn_cast<ImportOp>(op)) {
+      if (std::optional<uint32_t> version = import.getMinimumVersion()) {
+        Needed &dep = needed[import.getSymName().split('.').first];
+        dep.version = std::max(dep.version, *version);
+        dep.optional = dep.optional && import.getIsOptional();
+      }
       FailureOr<std::string> cconv = getCallingConvention(
           import, import.getFunctionType(),
           import.getVariadicSpans().value_or(ArrayRef<int32_t>()));
@@ -190,6 +205,10 @@ mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
       return op.emitError("'") << op.getName()
                                << "' cannot appear in a vm.module";
     }
+  }
+
+  for (const auto &[name, dep] : needed) {
+    out.addDependency(name.str(), dep.version, dep.optional);
   }
 
   uint32_t primBytes = 0;

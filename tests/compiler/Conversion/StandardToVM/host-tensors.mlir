@@ -8,7 +8,9 @@
 // CHECK-DAG: vm.rodata @__executable_format "embedded-elf-x86_64"
 // CHECK-DAG: vm.rodata @__executable_library "\7FELF"
 // CHECK-DAG: vm.global.ref mutable @__executable : !vm.ref<?>
-// CHECK-DAG: vm.import @hal.command_buffer.dispatch {variadic_spans = array<i32: 6, 1, 7, 3>}
+// Each hal import carries the hal version that added it (hal_imports.def).
+// CHECK-DAG: vm.import @hal.command_buffer.dispatch {minimum_version = 1 : i32, variadic_spans = array<i32: 6, 1, 7, 3>}
+// CHECK-DAG: vm.import @hal.allocator.allocate_uninitialized {minimum_version = 2 : i32}
 // CHECK: vm.func @main(%[[X:.*]]: !vm.ref<?>, %[[W:.*]]: !vm.ref<?>) -> !vm.ref<?>
 // Arguments are checked in order, before anything else.
 // CHECK: vm.call.variadic @hal.buffer_view.assert(%[[X]], %{{.*}}) segments [2]

@@ -5,8 +5,9 @@
 // Header-only C++17; works without exceptions and without RTTI. The value
 // types a signature is made of are in native_values.hpp, the mapping from a
 // signature to its calling convention and the marshalling of a call in
-// native_signature.hpp; this header has the module builder and includes
-// both.
+// native_signature.hpp, the call in progress and its errors in
+// native_call.hpp; this header has the module builder and includes all
+// three.
 //
 // Overview
 // --------
@@ -39,6 +40,7 @@
 //   int64_t, uint64_t, size_t (and other 8-byte integers) I
 //   float                                                 f
 //   double                                                F
+//   NonNegative<int32_t>, NonNegative<int64_t>            i, I  checked >= 0
 //   T*, const T*  for a ref type T                        r  borrowed for the
 //                 (strata_vm_buffer_t, strata_vm_list_t,     call; never null
 //                 strata_vm_ref_object_t = any type, or a
@@ -47,17 +49,27 @@
 //                                                            never null
 //   Nullable<T>                                           r  borrowed; may be
 //                                                            null
-//   Variadic<Ts...>                                       C..D  one span of
+//   Variadic<Ts...>                                       C..D  a span of
 //                                                            repetitions of Ts
 //   strata_vm_native_call_t*                              (none) the call
+//   const NativeCall&                                     (none) the call,
+//                                                            its name, fail()
 //
-// A ref argument that is null (unless Nullable) or of the wrong type fails the
-// call with INVALID_ARGUMENT before the member function runs; the message
-// names the function, the argument index and the expected type:
-//   native function 'counter.fill': argument 0 must be a vm.buffer, got a
-//   vm.list
+// A function may take several Variadic<> parameters: each span's count is
+// checked against the arguments that are left.
+//
+// A ref argument that is null (unless Nullable) or of the wrong type, and a
+// NonNegative argument that is negative, fail the call with INVALID_ARGUMENT
+// before the member function runs; the message names the function, the
+// argument index, the argument's name when function() was given names, and
+// what was expected:
+//   native function 'counter.fill': argument 0 (target) must be a vm.buffer,
+//   got a vm.list
+//   native function 'hal.buffer.subspan': argument 2 (length) is -1; it must
+//   not be negative
 // Argument indices count calling-convention slots from 0; a variadic span's
-// element count occupies one slot (see strata_vm_native_fn_t).
+// element count occupies one slot (see strata_vm_native_fn_t). Errors of the
+// function's own (NativeCall::fail) read the same way.
 //
 // Results
 // -------
@@ -119,6 +131,7 @@
 #include "strata/vm/buffer.h"
 #include "strata/vm/list.h"
 #include "strata/vm/module.h"
+#include "strata/vm/native_call.hpp"
 #include "strata/vm/native_signature.hpp"
 #include "strata/vm/native_values.hpp"
 #include "strata/vm/ref.h"
@@ -155,6 +168,9 @@ class NativeModuleDefinition {
   }
   /// Frees a definition that was never handed to a module.
   void destroy() { destroyThunk(this); }
+  /// Per function of the descriptor: its argument names (comma-separated) or
+  /// NULL. Borrowed: valid while the definition lives.
+  const char* const* argumentNames() const { return argument_names_; }
 
   NativeModuleDefinition(const NativeModuleDefinition&) = delete;
   NativeModuleDefinition& operator=(const NativeModuleDefinition&) = delete;
@@ -183,6 +199,9 @@ class NativeModuleDefinition {
   }
   static void destroyThunk(void* self) {
     auto* definition = static_cast<NativeModuleDefinition*>(self);
+    if (definition->release_user_) {
+      definition->release_user_(definition->user_);
+    }
     strata_allocator_t allocator = definition->allocator_;
     definition->~NativeModuleDefinition();
     strata_allocator_free(allocator, definition);
@@ -193,6 +212,8 @@ class NativeModuleDefinition {
   CreateStateFn create_state_ = nullptr;
   DestroyStateFn destroy_state_ = nullptr;
   void* user_ = nullptr;
+  void (*release_user_)(void* user) = nullptr;
+  const char* const* argument_names_ = nullptr;
 };
 
 namespace detail {
@@ -211,7 +232,8 @@ struct Trampoline {
                               size_t result_count) {
     auto* definition = static_cast<NativeModuleDefinition<State>*>(self);
     Frame frame{definition ? definition->descriptor() : nullptr,
-                &Trampoline::call, call, args, 0};
+                definition ? definition->argumentNames() : nullptr,
+                &Trampoline::call, call, args};
     if (!module_state) {
       return fail(frame, STRATA_STATUS_FAILED_PRECONDITION,
                   "called without a module state");
@@ -288,11 +310,19 @@ class NativeModuleBuilder {
   /// Method is a template argument so that each function gets its own
   /// trampoline (the C ABI passes no per-function data); registering one
   /// method under two names works, but errors then name the first.
+  ///
+  /// argument_names, when given, names the parameters that take arguments,
+  /// in order and comma-separated ("buffer, offset, byte width"); the
+  /// builder's errors then say "argument 1 (offset) is -4; ..." and, for a
+  /// span, "argument 3 (element 0 of fences) must be ...". Parameters that
+  /// take no argument (out-params, the call) are not named.
   template <auto Method>
-  NativeModuleBuilder& function(std::string_view name) {
-    functions_.push_back(
-        {std::string(name), methodCallingConvention<Method>().data(),
-         &detail::Trampoline<State, Method>::call});
+  NativeModuleBuilder& function(std::string_view name,
+                                std::string_view argument_names = {}) {
+    functions_.push_back({std::string(name),
+                          methodCallingConvention<Method>().data(),
+                          &detail::Trampoline<State, Method>::call,
+                          std::string(argument_names)});
     return *this;
   }
 
@@ -305,14 +335,19 @@ class NativeModuleBuilder {
   }
 
   /// Replaces the default State construction. create gets the context's
-  /// allocator; destroy frees what create made. user (borrowed) is passed to
-  /// both and must outlive every module built.
+  /// allocator; destroy frees what create made. user is passed to both.
+  /// Without release_user, user is borrowed and must outlive every module
+  /// built. With it, the definition owns user: release_user(user) runs when
+  /// the definition dies (with its module, or when build fails), so such a
+  /// builder builds one module.
   NativeModuleBuilder& stateFactory(CreateStateFn create,
                                     DestroyStateFn destroy,
-                                    void* user = nullptr) {
+                                    void* user = nullptr,
+                                    void (*release_user)(void*) = nullptr) {
     create_state_ = create;
     destroy_state_ = destroy;
     factory_user_ = user;
+    release_user_ = release_user;
     return *this;
   }
 
@@ -322,31 +357,37 @@ class NativeModuleBuilder {
   /// Creates the module's tables without creating a module; the caller owns
   /// the definition (free it with destroy(), or pass its descriptor and it
   /// to strata_vm_native_module_create, which then owns it). Useful to call
-  /// trampolines directly in tests.
+  /// trampolines directly in tests. On failure a release_user given to
+  /// stateFactory has run.
   [[nodiscard]] strata_status_t createDefinition(
       strata_allocator_t allocator, Definition** out_definition) const {
     *out_definition = nullptr;
     if (!create_state_ || !destroy_state_) {
+      releaseUser();
       return strata_make_status(
           STRATA_STATUS_INVALID_ARGUMENT,
           "native module '%s': State is not default-constructible; call "
           "stateFactory() with a create and a destroy function",
           name_.c_str());
     }
-    // One block: definition, function table, dependency table, strings.
+    // One block: definition, function table, argument names, dependency
+    // table, strings.
     using detail::alignUp;
     size_t functions_offset =
         alignUp(sizeof(Definition), alignof(strata_vm_native_function_t));
-    size_t dependencies_offset =
+    size_t names_offset =
         alignUp(functions_offset +
                     functions_.size() * sizeof(strata_vm_native_function_t),
+                alignof(const char*));
+    size_t dependencies_offset =
+        alignUp(names_offset + functions_.size() * sizeof(const char*),
                 alignof(strata_vm_module_dependency_t));
     size_t strings_offset =
         dependencies_offset +
         dependencies_.size() * sizeof(strata_vm_module_dependency_t);
     size_t total = strings_offset + name_.size() + 1;
     for (const auto& f : functions_) {
-      total += f.name.size() + 1;
+      total += f.name.size() + 1 + f.argument_names.size() + 1;
     }
     for (const auto& d : dependencies_) {
       total += d.name.size() + 1;
@@ -356,6 +397,7 @@ class NativeModuleBuilder {
     alignment = std::max(alignment, alignof(strata_vm_module_dependency_t));
     void* memory = strata_allocator_alloc(allocator, total, alignment);
     if (!memory) {
+      releaseUser();
       return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
                                 "out of memory creating native module '%s'",
                                 name_.c_str());
@@ -364,6 +406,7 @@ class NativeModuleBuilder {
     auto* definition = new (memory) Definition();
     auto* functions = reinterpret_cast<strata_vm_native_function_t*>(
         base + functions_offset);
+    auto* argument_names = reinterpret_cast<const char**>(base + names_offset);
     auto* dependencies = reinterpret_cast<strata_vm_module_dependency_t*>(
         base + dependencies_offset);
     char* strings = base + strings_offset;
@@ -378,6 +421,9 @@ class NativeModuleBuilder {
       functions[i].name = copyString(functions_[i].name);
       functions[i].calling_convention = functions_[i].calling_convention;
       functions[i].fn = functions_[i].fn;
+      argument_names[i] = functions_[i].argument_names.empty()
+                              ? nullptr
+                              : copyString(functions_[i].argument_names);
     }
     for (size_t i = 0; i < dependencies_.size(); ++i) {
       dependencies[i].name = copyString(dependencies_[i].name);
@@ -398,6 +444,8 @@ class NativeModuleBuilder {
     definition->create_state_ = create_state_;
     definition->destroy_state_ = destroy_state_;
     definition->user_ = factory_user_;
+    definition->release_user_ = release_user_;
+    definition->argument_names_ = argument_names;
     *out_definition = definition;
     return nullptr;
   }
@@ -423,6 +471,7 @@ class NativeModuleBuilder {
     std::string name;
     const char* calling_convention;  // static storage
     strata_vm_native_fn_t fn;
+    std::string argument_names;  // "" for none
   };
   struct PendingDependency {
     std::string name;
@@ -437,6 +486,13 @@ class NativeModuleBuilder {
   CreateStateFn create_state_ = nullptr;
   DestroyStateFn destroy_state_ = nullptr;
   void* factory_user_ = nullptr;
+  void (*release_user_)(void*) = nullptr;
+
+  void releaseUser() const {
+    if (release_user_) {
+      release_user_(factory_user_);
+    }
+  }
 };
 
 }  // namespace strata::vm

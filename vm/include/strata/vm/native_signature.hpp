@@ -1,7 +1,8 @@
 // native_signature.hpp - how a native function's C++ signature maps to its
 // calling convention and how a call's arguments and results are marshalled
 // (native_module.hpp documents the mapping; this is its implementation),
-// plus callingConvention<Fn>() and methodCallingConvention<&C::f>().
+// plus callingConvention<Fn>() and methodCallingConvention<&C::f>(). The
+// call in progress and the errors that name it are native_call.hpp's.
 //
 // Header-only C++17; works without exceptions and without RTTI.
 #ifndef STRATA_VM_NATIVE_SIGNATURE_HPP_
@@ -28,6 +29,7 @@
 #include "strata/vm/buffer.h"
 #include "strata/vm/list.h"
 #include "strata/vm/module.h"
+#include "strata/vm/native_call.hpp"
 #include "strata/vm/native_values.hpp"
 #include "strata/vm/ref.h"
 #include "strata/vm/value.h"
@@ -43,76 +45,17 @@ namespace detail {
 template <typename T>
 inline constexpr bool kAlwaysFalse = false;
 
-// The function being called, for error messages and argument access.
-struct Frame {
-  const strata_vm_native_module_descriptor_t* descriptor;
-  strata_vm_native_fn_t fn;
-  strata_vm_native_call_t* call;
-  const strata_vm_value_t* args;
-  size_t span_values;  // values inside the variadic span (count * width)
-};
-
-// Makes "native function 'module.fn': <detail>".
-inline strata_status_t fail(const Frame& frame, strata_status_code_t code,
-                            const char* format, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-inline strata_status_t fail(const Frame& frame, strata_status_code_t code,
-                            const char* format, ...) {
-  char detail[256];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(detail, sizeof(detail), format, args);
-  va_end(args);
-  const char* module =
-      frame.descriptor && frame.descriptor->name ? frame.descriptor->name : "?";
-  const char* function = "?";
-  if (frame.descriptor) {
-    for (size_t i = 0; i < frame.descriptor->function_count; ++i) {
-      if (frame.descriptor->functions[i].fn == frame.fn) {
-        function = frame.descriptor->functions[i].name;
-        break;
-      }
-    }
-  }
-  return strata_make_status(code, "native function '%s.%s': %s", module,
-                            function, detail);
-}
-
-// Checks a ref argument against T's registered type. element < 0 means the
-// argument is not inside a variadic span.
-template <typename T>
-strata_status_t checkRef(const Frame& frame, size_t slot, long element,
-                         bool nullable) {
-  const strata_vm_ref_object_t* ref = frame.args[slot].ref;
-  const strata_vm_ref_type_t* type = RefTraits<T>::type();
-  if (ref ? (!type || ref->type == type) : nullable) {
-    return nullptr;
-  }
-  char where[64] = "";
-  if (element >= 0) {
-    std::snprintf(where, sizeof(where), " (element %ld of the variadic span)",
-                  element);
-  }
-  const char* expected = type ? type->name : "non-null ref";
-  const char* got = !ref                           ? "null"
-                    : ref->type && ref->type->name ? ref->type->name
-                                                   : "ref of an unnamed type";
-  return fail(frame, STRATA_STATUS_INVALID_ARGUMENT,
-              "argument %zu%s must be a %s%s, got %s%s", slot, where, expected,
-              nullable ? " or null" : "", ref ? "a " : "", got);
-}
-
 // Scalars: how a C++ arithmetic type travels in a strata_vm_value_t.
 template <typename T, typename = void>
 struct Scalar {
   static constexpr bool kSupported = false;
 };
-template <>
-struct Scalar<bool> {
+struct PlainScalar {
   static constexpr bool kSupported = true;
+  static constexpr bool kNonNegative = false;
+};
+template <>
+struct Scalar<bool> : PlainScalar {
   static constexpr char kChar = 'i';
   static bool read(const strata_vm_value_t& v) { return v.i32 != 0; }
   static void write(bool x, strata_vm_value_t* v) {
@@ -122,8 +65,8 @@ struct Scalar<bool> {
 };
 template <typename T>
 struct Scalar<T, std::enable_if_t<std::is_integral_v<T> &&
-                                  !std::is_same_v<T, bool> && sizeof(T) == 4>> {
-  static constexpr bool kSupported = true;
+                                  !std::is_same_v<T, bool> && sizeof(T) == 4>>
+    : PlainScalar {
   static constexpr char kChar = 'i';
   static T read(const strata_vm_value_t& v) { return static_cast<T>(v.i32); }
   static void write(T x, strata_vm_value_t* v) {
@@ -133,8 +76,8 @@ struct Scalar<T, std::enable_if_t<std::is_integral_v<T> &&
 };
 template <typename T>
 struct Scalar<T, std::enable_if_t<std::is_integral_v<T> &&
-                                  !std::is_same_v<T, bool> && sizeof(T) == 8>> {
-  static constexpr bool kSupported = true;
+                                  !std::is_same_v<T, bool> && sizeof(T) == 8>>
+    : PlainScalar {
   static constexpr char kChar = 'I';
   static T read(const strata_vm_value_t& v) { return static_cast<T>(v.i64); }
   static void write(T x, strata_vm_value_t* v) {
@@ -142,8 +85,7 @@ struct Scalar<T, std::enable_if_t<std::is_integral_v<T> &&
   }
 };
 template <>
-struct Scalar<float> {
-  static constexpr bool kSupported = true;
+struct Scalar<float> : PlainScalar {
   static constexpr char kChar = 'f';
   static float read(const strata_vm_value_t& v) { return v.f32; }
   static void write(float x, strata_vm_value_t* v) {
@@ -152,12 +94,46 @@ struct Scalar<float> {
   }
 };
 template <>
-struct Scalar<double> {
-  static constexpr bool kSupported = true;
+struct Scalar<double> : PlainScalar {
   static constexpr char kChar = 'F';
   static double read(const strata_vm_value_t& v) { return v.f64; }
   static void write(double x, strata_vm_value_t* v) { v->f64 = x; }
 };
+template <typename T>
+struct Scalar<NonNegative<T>> {
+  static constexpr bool kSupported = true;
+  static constexpr bool kNonNegative = true;
+  static constexpr char kChar = Scalar<T>::kChar;
+  using Unsigned = typename NonNegative<T>::Unsigned;
+  static long long signedValue(const strata_vm_value_t& v) {
+    return Scalar<T>::read(v);
+  }
+  static NonNegative<T> read(const strata_vm_value_t& v) {
+    return NonNegative<T>(static_cast<Unsigned>(Scalar<T>::read(v)));
+  }
+  static void write(NonNegative<T> x, strata_vm_value_t* v) {
+    Scalar<T>::write(static_cast<T>(x.get()), v);
+  }
+};
+
+// Checks a scalar argument: only NonNegative<T> has something to check.
+template <typename T>
+strata_status_t checkScalar(const Frame& frame, size_t slot, size_t arg,
+                            long element) {
+  if constexpr (Scalar<T>::kNonNegative) {
+    long long value = Scalar<T>::signedValue(frame.args[slot]);
+    if (value < 0) {
+      return fail(frame, STRATA_STATUS_INVALID_ARGUMENT,
+                  "argument %zu%s is %lld; it must not be negative", slot,
+                  ArgumentLabel(frame, arg, element).text, value);
+    }
+  }
+  (void)frame;
+  (void)slot;
+  (void)arg;
+  (void)element;
+  return nullptr;
+}
 
 template <typename T>
 struct IsRefHandle : std::false_type {};
@@ -166,19 +142,9 @@ struct IsRefHandle<Ref<T>> : std::true_type {
   using Object = T;
 };
 template <typename T>
-struct IsNullable : std::false_type {};
-template <typename T>
-struct IsNullable<Nullable<T>> : std::true_type {
-  using Object = T;
-};
-template <typename T>
 struct IsVariadic : std::false_type {};
 template <typename... Ts>
 struct IsVariadic<Variadic<Ts...>> : std::true_type {};
-template <typename T>
-struct IsTuple : std::false_type {};
-template <typename... Ts>
-struct IsTuple<std::tuple<Ts...>> : std::true_type {};
 template <typename T>
 struct IsResult : std::false_type {};
 template <typename T>
@@ -186,50 +152,76 @@ struct IsResult<Result<T>> : std::true_type {
   using Value = T;
 };
 
-// Elements of a variadic span: scalars, T* for ref types, Nullable<T>.
-template <typename T, typename>
-struct Element {
-  static_assert(kAlwaysFalse<T>,
-                "Variadic<> elements must be scalars (int32_t, int64_t, float, "
-                "double, ...), T* for a ref type, or Nullable<T>");
+// What a ref parameter or span element is: T* (borrowed, non-null), Ref<T>
+// (retained, non-null) or Nullable<T> (borrowed, may be null).
+template <typename D, typename = void>
+struct RefArg {
+  static constexpr bool kSupported = false;
 };
 template <typename T>
-struct Element<T, std::enable_if_t<Scalar<T>::kSupported>> {
-  static constexpr char kChar = Scalar<T>::kChar;
-  static strata_status_t check(const Frame&, size_t, long) { return nullptr; }
-  static T read(const strata_vm_value_t& v) { return Scalar<T>::read(v); }
-};
-template <typename T>
-struct Element<T*> {
-  static_assert(kIsRefType<std::remove_const_t<T>>,
-                "Variadic<T*> needs a ref type T");
-  static constexpr char kChar = 'r';
-  static strata_status_t check(const Frame& frame, size_t slot, long element) {
-    return checkRef<std::remove_const_t<T>>(frame, slot, element, false);
-  }
+struct RefArg<T*, std::enable_if_t<kIsRefType<std::remove_const_t<T>>>> {
+  static constexpr bool kSupported = true;
+  static constexpr bool kNullable = false;
+  using Object = std::remove_const_t<T>;
   static T* read(const strata_vm_value_t& v) {
     return reinterpret_cast<T*>(v.ref);
   }
 };
 template <typename T>
-struct Element<Nullable<T>> {
-  static constexpr char kChar = 'r';
-  static strata_status_t check(const Frame& frame, size_t slot, long element) {
-    return checkRef<T>(frame, slot, element, true);
+struct RefArg<Ref<T>> {
+  static constexpr bool kSupported = true;
+  static constexpr bool kNullable = false;
+  using Object = T;
+  static Ref<T> read(const strata_vm_value_t& v) {
+    return Ref<T>::retain(reinterpret_cast<T*>(v.ref));
   }
+};
+template <typename T>
+struct RefArg<Nullable<T>> {
+  static constexpr bool kSupported = true;
+  static constexpr bool kNullable = true;
+  using Object = T;
   static Nullable<T> read(const strata_vm_value_t& v) {
     return Nullable<T>(reinterpret_cast<T*>(v.ref));
   }
 };
 
+// Elements of a variadic span: scalars, T* for ref types, Nullable<T>.
+template <typename T, typename>
+struct Element {
+  static_assert(kAlwaysFalse<T>,
+                "Variadic<> elements must be scalars (int32_t, int64_t, float, "
+                "double, NonNegative<T>, ...), T* for a ref type, or "
+                "Nullable<T>");
+};
+template <typename T>
+struct Element<T, std::enable_if_t<Scalar<T>::kSupported>> {
+  static constexpr char kChar = Scalar<T>::kChar;
+  static strata_status_t check(const Frame& frame, size_t slot, size_t arg,
+                               long element) {
+    return checkScalar<T>(frame, slot, arg, element);
+  }
+  static T read(const strata_vm_value_t& v) { return Scalar<T>::read(v); }
+};
+template <typename T>
+struct Element<
+    T, std::enable_if_t<RefArg<T>::kSupported && !IsRefHandle<T>::value>> {
+  static constexpr char kChar = 'r';
+  static strata_status_t check(const Frame& frame, size_t slot, size_t arg,
+                               long element) {
+    return checkRef<typename RefArg<T>::Object>(frame, slot, arg, element,
+                                                RefArg<T>::kNullable);
+  }
+  static T read(const strata_vm_value_t& v) { return RefArg<T>::read(v); }
+};
+
 // How a parameter type maps onto arguments and results.
 enum class Kind {
   kUnsupported,
-  kCall,
+  kCall,      // strata_vm_native_call_t*
+  kCallInfo,  // const NativeCall&
   kScalar,
-  kRefPointer,
-  kRefHandle,
-  kNullable,
+  kRef,  // T*, Ref<T>, Nullable<T>
   kVariadic,
   kOutScalar,
   kOutRef,
@@ -237,12 +229,12 @@ enum class Kind {
 
 template <typename D>
 constexpr Kind classify() {
-  if constexpr (Scalar<D>::kSupported) {
+  if constexpr (std::is_same_v<D, NativeCall>) {
+    return Kind::kCallInfo;
+  } else if constexpr (Scalar<D>::kSupported) {
     return Kind::kScalar;
-  } else if constexpr (IsRefHandle<D>::value) {
-    return Kind::kRefHandle;
-  } else if constexpr (IsNullable<D>::value) {
-    return Kind::kNullable;
+  } else if constexpr (RefArg<D>::kSupported) {
+    return Kind::kRef;
   } else if constexpr (IsVariadic<D>::value) {
     return Kind::kVariadic;
   } else if constexpr (std::is_pointer_v<D>) {
@@ -250,8 +242,6 @@ constexpr Kind classify() {
     if constexpr (std::is_same_v<std::remove_cv_t<U>,
                                  strata_vm_native_call_t>) {
       return Kind::kCall;
-    } else if constexpr (kIsRefType<std::remove_const_t<U>>) {
-      return Kind::kRefPointer;
     } else if constexpr (!std::is_const_v<U> && Scalar<U>::kSupported) {
       return Kind::kOutScalar;
     } else if constexpr (!std::is_const_v<U> && IsRefHandle<U>::value) {
@@ -267,73 +257,80 @@ constexpr Kind classify() {
 template <typename A>
 using Decayed = std::remove_cv_t<std::remove_reference_t<A>>;
 
-// Common defaults: a parameter that takes one argument slot and no result.
-struct InParam {
-  static constexpr size_t kArgChars = 1;
-  static constexpr size_t kFixedArgSlots = 1;
-  static constexpr size_t kResultChars = 0;
-  static constexpr bool kIsVariadic = false;
-  static constexpr size_t kSpanWidth = 0;
-  template <typename S>
-  static constexpr void appendResults(S&, size_t&) {}
-  template <typename Storage>
-  static void emit(Storage&, strata_vm_value_t*) {}
-};
-// A parameter that becomes one result and takes no argument.
-struct OutParam {
-  static constexpr size_t kArgChars = 0;
-  static constexpr size_t kFixedArgSlots = 0;
-  static constexpr size_t kResultChars = 1;
-  static constexpr bool kIsVariadic = false;
-  static constexpr size_t kSpanWidth = 0;
-  template <typename S>
-  static constexpr void appendArgs(S&, size_t&) {}
-  static strata_status_t check(const Frame&, size_t) { return nullptr; }
-};
-
-template <typename A, Kind K = classify<Decayed<A>>()>
-struct Param {
-  static_assert(kAlwaysFalse<A>,
-                "unsupported native function parameter type: use int32_t, "
-                "int64_t, float, double, bool, T* / Ref<T> / Nullable<T> for "
-                "refs, Variadic<...>, strata_vm_native_call_t*, or out-params "
-                "int32_t*, int64_t*, float*, double*, Ref<T>*");
-};
-
-template <typename A>
-struct Param<A, Kind::kCall> {
-  static constexpr size_t kArgChars = 0;
-  static constexpr size_t kFixedArgSlots = 0;
-  static constexpr size_t kResultChars = 0;
-  static constexpr bool kIsVariadic = false;
-  static constexpr size_t kSpanWidth = 0;
-  using Storage = strata_vm_native_call_t*;
-  template <typename S>
-  static constexpr void appendArgs(S&, size_t&) {}
-  template <typename S>
-  static constexpr void appendResults(S&, size_t&) {}
-  static strata_status_t check(const Frame&, size_t) { return nullptr; }
-  static Storage make(const Frame& frame, size_t) { return frame.call; }
-  static Storage pass(Storage& s) { return s; }
-  static void emit(Storage&, strata_vm_value_t*) {}
-};
-
 // Rejects non-const lvalue references, which look like out-params but are not.
 template <typename A>
 inline constexpr bool kIsMutableReference =
     std::is_lvalue_reference_v<A> &&
     !std::is_const_v<std::remove_reference_t<A>>;
 
+// Common defaults: a parameter that takes no argument and gives no result.
+struct NoParam {
+  static constexpr size_t kArgChars = 0;
+  static constexpr size_t kFixedArgSlots = 0;
+  static constexpr size_t kResultChars = 0;
+  static constexpr bool kIsVariadic = false;
+  static constexpr size_t kSpanWidth = 0;
+  template <typename S>
+  static constexpr void appendArgs(S&, size_t&) {}
+  template <typename S>
+  static constexpr void appendResults(S&, size_t&) {}
+  static strata_status_t check(const Frame&, size_t, size_t) { return nullptr; }
+  template <typename Storage>
+  static void emit(Storage&, strata_vm_value_t*) {}
+};
+// A parameter that takes one argument slot of char C.
+template <char C>
+struct InParam : NoParam {
+  static constexpr size_t kArgChars = 1;
+  static constexpr size_t kFixedArgSlots = 1;
+  template <typename S>
+  static constexpr void appendArgs(S& s, size_t& p) {
+    s[p++] = C;
+  }
+};
+// A parameter that becomes one result of char C and takes no argument.
+template <char C>
+struct OutParam : NoParam {
+  static constexpr size_t kResultChars = 1;
+  template <typename S>
+  static constexpr void appendResults(S& s, size_t& p) {
+    s[p++] = C;
+  }
+};
+
+template <typename A, Kind K = classify<Decayed<A>>()>
+struct Param {
+  static_assert(kAlwaysFalse<A>,
+                "unsupported native function parameter type: use int32_t, "
+                "int64_t, float, double, bool, NonNegative<T>, T* / Ref<T> / "
+                "Nullable<T> for refs, Variadic<...>, strata_vm_native_call_t* "
+                "or const NativeCall&, or out-params int32_t*, int64_t*, "
+                "float*, double*, Ref<T>*");
+};
+
 template <typename A>
-struct Param<A, Kind::kScalar> : InParam {
+struct Param<A, Kind::kCall> : NoParam {
+  using Storage = strata_vm_native_call_t*;
+  static Storage make(const Frame& frame, size_t) { return frame.call; }
+  static Storage pass(Storage& s) { return s; }
+};
+
+template <typename A>
+struct Param<A, Kind::kCallInfo> : NoParam {
+  static_assert(!kIsMutableReference<A>, "take const NativeCall&");
+  using Storage = NativeCall;
+  static Storage make(const Frame& frame, size_t) { return NativeCall(frame); }
+  static const NativeCall& pass(Storage& s) { return s; }
+};
+
+template <typename A>
+struct Param<A, Kind::kScalar> : InParam<Scalar<Decayed<A>>::kChar> {
   static_assert(!kIsMutableReference<A>,
                 "take scalars by value; use a pointer for an out-param");
   using Storage = Decayed<A>;
-  template <typename S>
-  static constexpr void appendArgs(S& s, size_t& p) {
-    s[p++] = Scalar<Storage>::kChar;
+  static strata_status_t check(const Frame& frame, size_t slot, size_t arg) {
+    return checkScalar<Storage>(frame, slot, arg, -1);
   }
-  static strata_status_t check(const Frame&, size_t) { return nullptr; }
   static Storage make(const Frame& frame, size_t slot) {
     return Scalar<Storage>::read(frame.args[slot]);
   }
@@ -341,66 +338,26 @@ struct Param<A, Kind::kScalar> : InParam {
 };
 
 template <typename A>
-struct Param<A, Kind::kRefPointer> : InParam {
-  using Storage = Decayed<A>;  // T* or const T*
-  using Object = std::remove_const_t<std::remove_pointer_t<Storage>>;
-  template <typename S>
-  static constexpr void appendArgs(S& s, size_t& p) {
-    s[p++] = 'r';
-  }
-  static strata_status_t check(const Frame& frame, size_t slot) {
-    return checkRef<Object>(frame, slot, -1, false);
-  }
-  static Storage make(const Frame& frame, size_t slot) {
-    return reinterpret_cast<Object*>(frame.args[slot].ref);
-  }
-  static Storage pass(Storage& s) { return s; }
-};
-
-template <typename A>
-struct Param<A, Kind::kRefHandle> : InParam {
+struct Param<A, Kind::kRef> : InParam<'r'> {
   static_assert(!kIsMutableReference<A>,
-                "take Ref<T> by value or const&; use Ref<T>* for an "
-                "out-param");
+                "take refs by value or const&; use Ref<T>* for an out-param");
   using Storage = Decayed<A>;
-  using Object = typename IsRefHandle<Storage>::Object;
-  template <typename S>
-  static constexpr void appendArgs(S& s, size_t& p) {
-    s[p++] = 'r';
-  }
-  static strata_status_t check(const Frame& frame, size_t slot) {
-    return checkRef<Object>(frame, slot, -1, false);
+  static strata_status_t check(const Frame& frame, size_t slot, size_t arg) {
+    return checkRef<typename RefArg<Storage>::Object>(
+        frame, slot, arg, -1, RefArg<Storage>::kNullable);
   }
   static Storage make(const Frame& frame, size_t slot) {
-    return Storage::retain(reinterpret_cast<Object*>(frame.args[slot].ref));
+    return RefArg<Storage>::read(frame.args[slot]);
   }
   static A&& pass(Storage& s) { return static_cast<A&&>(s); }
 };
 
 template <typename A>
-struct Param<A, Kind::kNullable> : InParam {
-  using Storage = Decayed<A>;
-  using Object = typename IsNullable<Storage>::Object;
-  template <typename S>
-  static constexpr void appendArgs(S& s, size_t& p) {
-    s[p++] = 'r';
-  }
-  static strata_status_t check(const Frame& frame, size_t slot) {
-    return checkRef<Object>(frame, slot, -1, true);
-  }
-  static Storage make(const Frame& frame, size_t slot) {
-    return Storage(reinterpret_cast<Object*>(frame.args[slot].ref));
-  }
-  static Storage pass(Storage& s) { return s; }
-};
-
-template <typename A>
-struct Param<A, Kind::kVariadic> {
+struct Param<A, Kind::kVariadic> : NoParam {
   using Storage = Decayed<A>;
   static constexpr size_t kWidth = Storage::kWidth;
   static constexpr size_t kArgChars = 2 + kWidth;
   static constexpr size_t kFixedArgSlots = 1;  // the count
-  static constexpr size_t kResultChars = 0;
   static constexpr bool kIsVariadic = true;
   static constexpr size_t kSpanWidth = kWidth;
 
@@ -410,13 +367,13 @@ struct Param<A, Kind::kVariadic> {
     appendElements(s, p, std::make_index_sequence<kWidth>());
     s[p++] = 'D';
   }
-  template <typename S>
-  static constexpr void appendResults(S&, size_t&) {}
-  static strata_status_t check(const Frame& frame, size_t slot) {
-    size_t count = frame.span_values / kWidth;
+  // The count at slot was checked against the argument count.
+  static strata_status_t check(const Frame& frame, size_t slot, size_t arg) {
+    size_t count = static_cast<size_t>(frame.args[slot].i32);
     for (size_t i = 0; i < count; ++i) {
-      strata_status_t status = checkRepetition(
-          frame, slot + 1 + i * kWidth, i, std::make_index_sequence<kWidth>());
+      strata_status_t status =
+          checkRepetition(frame, slot + 1 + i * kWidth, arg, i,
+                          std::make_index_sequence<kWidth>());
       if (status) {
         return status;
       }
@@ -424,10 +381,10 @@ struct Param<A, Kind::kVariadic> {
     return nullptr;
   }
   static Storage make(const Frame& frame, size_t slot) {
-    return Storage(frame.args + slot + 1, frame.span_values / kWidth);
+    return Storage(frame.args + slot + 1,
+                   static_cast<size_t>(frame.args[slot].i32));
   }
   static const Storage& pass(Storage& s) { return s; }
-  static void emit(Storage&, strata_vm_value_t*) {}
 
  private:
   template <typename S, size_t... J>
@@ -437,24 +394,22 @@ struct Param<A, Kind::kVariadic> {
   }
   template <size_t... J>
   static strata_status_t checkRepetition(const Frame& frame, size_t first,
-                                         size_t index,
+                                         size_t arg, size_t index,
                                          std::index_sequence<J...>) {
     strata_status_t status = nullptr;
     (void)((status = Element<typename Storage::template ElementType<J>>::check(
-                frame, first + J, static_cast<long>(index * kWidth + J))) ||
+                frame, first + J, arg,
+                static_cast<long>(index * kWidth + J))) ||
            ...);
     return status;
   }
 };
 
 template <typename A>
-struct Param<A, Kind::kOutScalar> : OutParam {
+struct Param<A, Kind::kOutScalar>
+    : OutParam<Scalar<std::remove_pointer_t<Decayed<A>>>::kChar> {
   using Value = std::remove_pointer_t<Decayed<A>>;
   using Storage = Value;
-  template <typename S>
-  static constexpr void appendResults(S& s, size_t& p) {
-    s[p++] = Scalar<Value>::kChar;
-  }
   static Storage make(const Frame&, size_t) { return Value{}; }
   static Value* pass(Storage& s) { return &s; }
   static void emit(Storage& s, strata_vm_value_t* result) {
@@ -463,12 +418,8 @@ struct Param<A, Kind::kOutScalar> : OutParam {
 };
 
 template <typename A>
-struct Param<A, Kind::kOutRef> : OutParam {
+struct Param<A, Kind::kOutRef> : OutParam<'r'> {
   using Storage = std::remove_pointer_t<Decayed<A>>;  // Ref<T>
-  template <typename S>
-  static constexpr void appendResults(S& s, size_t& p) {
-    s[p++] = 'r';
-  }
   static Storage make(const Frame&, size_t) { return Storage(); }
   static Storage* pass(Storage& s) { return &s; }
   static void emit(Storage& s, strata_vm_value_t* result) {
@@ -551,7 +502,7 @@ struct Return<Result<V>> : Value<V> {
   static constexpr bool kFallible = true;
 };
 
-// Prefix sums over per-parameter slot counts.
+// Prefix sums over per-parameter counts.
 template <size_t N>
 constexpr size_t sumBefore(const std::array<size_t, N>& values, size_t end) {
   size_t sum = 0;
@@ -561,22 +512,14 @@ constexpr size_t sumBefore(const std::array<size_t, N>& values, size_t end) {
   return sum;
 }
 template <size_t N>
-constexpr bool anyBefore(const std::array<bool, N>& values, size_t end) {
-  for (size_t i = 0; i < end; ++i) {
-    if (values[i]) {
-      return true;
-    }
-  }
-  return false;
-}
-template <size_t N>
-constexpr size_t firstTrue(const std::array<bool, N>& values) {
+constexpr std::array<size_t, N> countBefore(const std::array<bool, N>& values) {
+  std::array<size_t, N> out{};
+  size_t count = 0;
   for (size_t i = 0; i < N; ++i) {
-    if (values[i]) {
-      return i;
-    }
+    out[i] = count;
+    count += values[i] ? 1 : 0;
   }
-  return N;
+  return out;
 }
 
 // Everything known at compile time about a signature R(Args...).
@@ -589,16 +532,15 @@ struct Layout {
       Param<Args>::kResultChars..., 0};
   static constexpr std::array<bool, kParams + 1> kIsSpan = {
       Param<Args>::kIsVariadic..., false};
+  static constexpr std::array<size_t, kParams + 1> kSpanWidths = {
+      Param<Args>::kSpanWidth..., 0};
+  // Argument index (for names) of each parameter: those that take
+  // arguments, counted.
+  static constexpr std::array<size_t, kParams + 1> kArgIndex = countBefore(
+      std::array<bool, kParams + 1>{(Param<Args>::kArgChars != 0)..., false});
 
   static constexpr size_t kSpanCount =
       (size_t{0} + ... + (Param<Args>::kIsVariadic ? 1 : 0));
-  static_assert(kSpanCount <= 1,
-                "a native function takes at most one Variadic<> parameter "
-                "(calling conventions allow one span)");
-  static constexpr size_t kSpanWidth =
-      (size_t{0} + ... + Param<Args>::kSpanWidth);
-  static constexpr size_t kSpanSlot =
-      sumBefore(kFixedSlots, firstTrue(kIsSpan));
   static constexpr size_t kFixedArgs = sumBefore(kFixedSlots, kParams);
   static constexpr size_t kOutResults = sumBefore(kResultSlots, kParams);
   static_assert(Return<R>::kCount == 0 || kOutResults == 0,
@@ -636,6 +578,9 @@ struct FunctionTraits<R(Args...)> {
     return std::string_view(kCConv<R, Args...>.data(),
                             Layout<R, Args...>::kLength);
   }
+  static constexpr size_t argumentCount() {
+    return Layout<R, Args...>::kArgIndex[Layout<R, Args...>::kParams];
+  }
 };
 
 template <typename M>
@@ -671,59 +616,85 @@ struct Invoker;
 template <typename R, typename... Args>
 struct Invoker<R(Args...)> {
   using L = Layout<R, Args...>;
+  using Slots = std::array<size_t, L::kParams + 1>;
 
-  static size_t slotOf(size_t param, size_t span_values) {
-    return sumBefore(L::kFixedSlots, param) +
-           (anyBefore(L::kIsSpan, param) ? span_values : 0);
-  }
-
-  // Checks counts and ref types, then unpacks, calls and packs results.
-  template <typename State, auto Method>
-  static strata_status_t run(Frame& frame, State* state, size_t arg_count,
-                             strata_vm_value_t* results, size_t result_count) {
-    if constexpr (L::kSpanCount != 0) {
-      if (arg_count < L::kFixedArgs) {
+  // Finds each parameter's first argument slot. Spans make them known only
+  // at run time: each span's count is checked against the arguments left.
+  static strata_status_t locate(const Frame& frame, size_t arg_count,
+                                Slots* slots) {
+    if constexpr (L::kSpanCount == 0) {
+      if (arg_count != L::kFixedArgs) {
         return fail(frame, STRATA_STATUS_INVALID_ARGUMENT,
-                    "expects at least %zu arguments (%s), got %zu",
-                    L::kFixedArgs, kCConv<R, Args...>.data(), arg_count);
+                    "expects %zu arguments (%s), got %zu", L::kFixedArgs,
+                    kCConv<R, Args...>.data(), arg_count);
       }
-      int32_t count = frame.args[L::kSpanSlot].i32;
-      size_t extra = arg_count - L::kFixedArgs;
-      if (count < 0 || extra != static_cast<size_t>(count) * L::kSpanWidth) {
+    } else if (arg_count < L::kFixedArgs) {
+      return fail(frame, STRATA_STATUS_INVALID_ARGUMENT,
+                  "expects at least %zu arguments (%s), got %zu", L::kFixedArgs,
+                  kCConv<R, Args...>.data(), arg_count);
+    }
+    size_t slot = 0;
+    size_t spans_left = L::kSpanCount;
+    for (size_t p = 0; p < L::kParams; ++p) {
+      (*slots)[p] = slot;
+      if (!L::kIsSpan[p]) {
+        slot += L::kFixedSlots[p];
+        continue;
+      }
+      // Values this span may use: all but the fixed slots after its count.
+      size_t fixed_after = L::kFixedArgs - sumBefore(L::kFixedSlots, p + 1);
+      size_t available = arg_count - slot - 1 - fixed_after;
+      int32_t count = frame.args[slot].i32;
+      size_t values =
+          count < 0 ? 0 : static_cast<size_t>(count) * L::kSpanWidths[p];
+      --spans_left;
+      if (count < 0 ||
+          (spans_left == 0 ? values != available : values > available)) {
         return fail(frame, STRATA_STATUS_INVALID_ARGUMENT,
                     "variadic span count %d (argument %zu) does not match "
                     "the %zu argument values after the fixed ones (%s)",
-                    count, L::kSpanSlot, extra, kCConv<R, Args...>.data());
+                    count, slot, available, kCConv<R, Args...>.data());
       }
-      frame.span_values = extra;
-    } else if (arg_count != L::kFixedArgs) {
-      return fail(frame, STRATA_STATUS_INVALID_ARGUMENT,
-                  "expects %zu arguments (%s), got %zu", L::kFixedArgs,
-                  kCConv<R, Args...>.data(), arg_count);
+      slot += 1 + values;
+    }
+    return nullptr;
+  }
+
+  // Checks counts and argument values, then unpacks, calls and packs
+  // results.
+  template <typename State, auto Method>
+  static strata_status_t run(const Frame& frame, State* state, size_t arg_count,
+                             strata_vm_value_t* results, size_t result_count) {
+    Slots slots{};
+    strata_status_t status = locate(frame, arg_count, &slots);
+    if (status) {
+      return status;
     }
     if (result_count != L::kResults) {
       return fail(frame, STRATA_STATUS_INVALID_ARGUMENT,
                   "returns %zu results (%s), caller expects %zu", L::kResults,
                   kCConv<R, Args...>.data(), result_count);
     }
-    return unpackAndCall<State, Method>(frame, state, results,
+    return unpackAndCall<State, Method>(frame, state, slots, results,
                                         std::index_sequence_for<Args...>());
   }
 
  private:
   template <typename State, auto Method, size_t... P>
   static strata_status_t unpackAndCall(const Frame& frame, State* state,
+                                       const Slots& slots,
                                        strata_vm_value_t* results,
                                        std::index_sequence<P...>) {
     strata_status_t status = nullptr;
-    (void)((status = Param<Args>::check(frame, slotOf(P, frame.span_values))) ||
+    (void)((status = Param<Args>::check(frame, slots[P], L::kArgIndex[P])) ||
            ...);
     if (status) {
       return status;
     }
     std::tuple<typename Param<Args>::Storage...> storage{
-        Param<Args>::make(frame, slotOf(P, frame.span_values))...};
+        Param<Args>::make(frame, slots[P])...};
     (void)storage;
+    (void)slots;
     if constexpr (std::is_void_v<R>) {
       (state->*Method)(Param<Args>::pass(std::get<P>(storage))...);
     } else if constexpr (std::is_same_v<R, strata_status_t>) {
@@ -764,6 +735,14 @@ template <auto Method>
 constexpr std::string_view methodCallingConvention() {
   return callingConvention<
       typename detail::MethodTraits<decltype(Method)>::Fn>();
+}
+
+/// How many parameters of member function Method take arguments: the names
+/// NativeModuleBuilder::function may be given (a span counts as one).
+template <auto Method>
+constexpr size_t methodArgumentCount() {
+  return detail::FunctionTraits<
+      typename detail::MethodTraits<decltype(Method)>::Fn>::argumentCount();
 }
 
 }  // namespace strata::vm

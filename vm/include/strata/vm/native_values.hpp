@@ -221,6 +221,31 @@ class Nullable {
 };
 
 //===----------------------------------------------------------------------===//
+// Checked scalars
+//===----------------------------------------------------------------------===//
+
+/// An int32_t or int64_t argument that must not be negative (an offset, a
+/// length, a count), read as its unsigned twin. It travels as T does ('i' or
+/// 'I'); a negative value fails the call with INVALID_ARGUMENT before the
+/// function runs, naming the argument:
+///   native function 'hal.buffer.subspan': argument 2 (length) is -1; it
+///   must not be negative
+template <typename T>
+class NonNegative {
+  static_assert(std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>,
+                "NonNegative<T> needs int32_t or int64_t");
+
+ public:
+  using Unsigned = std::make_unsigned_t<T>;
+  explicit NonNegative(Unsigned value = 0) noexcept : value_(value) {}
+  Unsigned get() const noexcept { return value_; }
+  operator Unsigned() const noexcept { return value_; }  // NOLINT: implicit
+
+ private:
+  Unsigned value_;
+};
+
+//===----------------------------------------------------------------------===//
 // Result<T>
 //===----------------------------------------------------------------------===//
 

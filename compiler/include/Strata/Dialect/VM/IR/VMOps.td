@@ -88,10 +88,18 @@ def VM_ImportOp : VM_Op<"import", [Symbol, HasParent<"ModuleOp">]> {
     times (a `C`...`D` group of the calling convention, schemas/format.h).
     Spans are in order and do not overlap.
 
+    `minimum_version` is the version of the imported module that added the
+    function (for `hal.*`, the row's `since` in schemas/hal_imports.def).
+    The bytecode writer records, per imported module, the highest one as a
+    dependency of the module (name, minimum version), and the runtime
+    refuses to link the module into a context whose module of that name is
+    older.
+
     Example:
 
     ```mlir
     vm.import @hal.buffer.length : (!vm.ref<?>) -> i64
+    vm.import @hal.buffer.wrap {minimum_version = 2 : i32} : (!vm.buffer) -> !vm.ref<?>
     vm.import optional @check.expect_true : (i32) -> ()
     // (i32, any number of i64) -> i64
     vm.import @custom.sum {variadic_spans = array<i32: 1, 1>} : (i32, i64) -> i64
@@ -100,7 +108,9 @@ def VM_ImportOp : VM_Op<"import", [Symbol, HasParent<"ModuleOp">]> {
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
                        UnitAttr:$is_optional,
-                       OptionalAttr<DenseI32ArrayAttr>:$variadic_spans);
+                       OptionalAttr<DenseI32ArrayAttr>:$variadic_spans,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:
+                           $minimum_version);
   let assemblyFormat = [{
     (`optional` $is_optional^)? $sym_name attr-dict `:` $function_type
   }];
