@@ -1,6 +1,7 @@
 // RUN: strata-opt %s --split-input-file --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids | FileCheck %s --check-prefix=TILES
 // RUN: strata-opt %s --split-input-file --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids '--strata-llvmcpu-lower-to-llvm=native-vector-bytes=64 matmul-ukernel=avx512' | FileCheck %s --check-prefix=UKERNEL
 // RUN: strata-opt %s --split-input-file --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids '--strata-llvmcpu-lower-to-llvm=native-vector-bytes=64' | FileCheck %s --check-prefix=NONE
+// RUN: strata-opt %s --split-input-file --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids '--strata-llvmcpu-lower-to-llvm=native-vector-bytes=64 matmul-ukernel=avx512' -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
 
 // A 1024^3 f32 matmul: 256 x 256 workgroup tiles (4 x 4). Each workgroup's
 // zero fill folds into one microkernel call (flags 0: overwrite) on its
@@ -204,4 +205,21 @@ func.func @depthwise_bias_clip(%x: tensor<1x58x58x96xf32>, %w: tensor<3x3x96xf32
     linalg.yield %n : f32
   } -> tensor<1x56x56x96xf32>
   return %r : tensor<1x56x56x96xf32>
+}
+
+// -----
+
+// A packed weight read by an op the microkernel does not take (here an
+// elementwise add) is still right, but each workgroup unpacks all of it:
+// a warning says so. Only this case warns.
+// WARN-NOT: warning
+// WARN: warning: llvm-cpu: a weight packed for the matmul microkernel is read by an op that does not run on it; each workgroup unpacks it
+// WARN-NOT: warning
+func.func @packed_misused(%x: tensor<1024x512xf32>, %p: tensor<16x1024x32xf32>) -> tensor<1024x512xf32> {
+  %t0 = tensor.empty() : tensor<1024x16x32xf32>
+  %t = linalg.transpose ins(%p : tensor<16x1024x32xf32>) outs(%t0 : tensor<1024x16x32xf32>) permutation = [1, 0, 2]
+  %w = tensor.collapse_shape %t [[0], [1, 2]] : tensor<1024x16x32xf32> into tensor<1024x512xf32>
+  %e = tensor.empty() : tensor<1024x512xf32>
+  %r = linalg.add ins(%x, %w : tensor<1024x512xf32>, tensor<1024x512xf32>) outs(%e : tensor<1024x512xf32>) -> tensor<1024x512xf32>
+  return %r : tensor<1024x512xf32>
 }

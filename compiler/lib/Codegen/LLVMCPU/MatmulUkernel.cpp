@@ -609,7 +609,10 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   if (!inputType || !filterType || !outType ||
       !inputType.getElementType().isF32() ||
       !filterType.getElementType().isF32() ||
-      !outType.getElementType().isF32() || !filterType.hasStaticShape() ||
+      !outType.getElementType().isF32() ||
+      // The window and channels static; the filters (columns) may be a
+      // workgroup's partial last tile.
+      llvm::any_of(filterType.getShape().drop_back(), ShapedType::isDynamic) ||
       outType.isDynamicDim(0) || outType.getDimSize(0) != 1 ||
       outType.isDynamicDim(2)) {
     return success();
@@ -621,15 +624,29 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
     return success();
   }
   std::optional<SmallVector<int64_t>> filterStrides = staticStrides(filter);
-  std::optional<SmallVector<int64_t>> outStrides = staticStrides(out);
   std::optional<PackedWeights> packed = findPackedWeights(filter, variant.nr);
   int64_t kh = filterType.getDimSize(0), kw = filterType.getDimSize(1),
           channels = filterType.getDimSize(2);
   int64_t outWidth = outType.getDimSize(2);
+  // The microkernel's C (the output, or the output of an epilogue it
+  // applies) must have dense pixels: a temporary (identity layout, its
+  // filters possibly a partial tile's), or static strides that say so.
+  auto densePixels = [&](Value memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    if (type.getLayout().isIdentity()) {
+      return !type.isDynamicDim(2);
+    }
+    std::optional<SmallVector<int64_t>> strides = staticStrides(memref);
+    return strides && (*strides)[1] == outWidth * (*strides)[2];
+  };
+  linalg::FillOp fill = findZeroFill(conv, out);
+  std::optional<FusedEpilogue> epilogue =
+      findEpilogue(conv, out, fill, densePixels);
+  Value result = epilogue ? epilogue->target : out;
   if ((!packed && (!filterStrides ||
                    (*filterStrides)[1] != channels * (*filterStrides)[2] ||
                    (*filterStrides)[0] != kw * (*filterStrides)[1])) ||
-      !outStrides || (*outStrides)[1] != outWidth * (*outStrides)[2]) {
+      !densePixels(result)) {
     return success();
   }
   FailureOr<int64_t> rowBound = upperBound(out, 1);
@@ -653,7 +670,6 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
 
   OpBuilder b(conv);
   Location loc = conv.getLoc();
-  linalg::FillOp fill = findZeroFill(conv, out);
   auto scratchType = MemRefType::get({scratchFloats}, b.getF32Type());
   Value scratch =
       memref::AllocOp::create(b, loc, scratchType, b.getI64IntegerAttr(64));
@@ -662,19 +678,9 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
       b, loc, inputMeta.getBaseBuffer());
   MatmulOperands bm =
       packed ? decomposePacked(b, loc, *packed, kb) : decompose(b, loc, filter);
-  // The microkernel's C: the output, or the output of an epilogue it
-  // applies, with dense pixels either way.
-  auto densePixels = [&](Value memref) {
-    std::optional<SmallVector<int64_t>> strides = staticStrides(memref);
-    return strides && (*strides)[1] == outWidth * (*strides)[2];
-  };
-  std::optional<FusedEpilogue> epilogue =
-      findEpilogue(conv, out, fill, densePixels);
   if (epilogue) {
     b.setInsertionPoint(epilogue->generic);
   }
-  Value result = epilogue ? epilogue->target : out;
-  int64_t ldc = (*staticStrides(result))[2];
   auto outMeta = memref::ExtractStridedMetadataOp::create(b, loc, result);
   Value outPointer = memref::ExtractAlignedPointerAsIndexOp::create(
       b, loc, outMeta.getBaseBuffer());
@@ -697,7 +703,7 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
            constant(packed ? variant.nr : (*filterStrides)[2]),
            outPointer,
            outMeta.getOffset(),
-           constant(ldc),
+           outMeta.getStrides()[2],
            m,
            n,
            constant(kb),
@@ -752,6 +758,11 @@ void eraseDeadRelayouts(SmallPtrSetImpl<Operation *> &relayouts) {
       return true;
     };
     if (!onlyViews(buffer)) {
+      // Correct, but every workgroup transposes the whole weight: the flow
+      // phase packed it for an op the microkernel did not take.
+      relayout->emitWarning()
+          << "llvm-cpu: a weight packed for the matmul microkernel is read "
+             "by an op that does not run on it; each workgroup unpacks it";
       continue;
     }
     // Users before their sources.
@@ -945,7 +956,19 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
   module.walk([&](linalg::Conv2DNhwcHwcfOp op) { convs.push_back(op); });
   func::FuncOp convCallee =
       module.lookupSymbol<func::FuncOp>(kSconvUkernelSymbol);
+  // Every packed weight's transpose (--strata-pack-weights): erased when
+  // the microkernel reads all its views, else warned about.
   SmallPtrSet<Operation *, 8> relayouts;
+  module.walk([&](linalg::TransposeOp transpose) {
+    Value buffer = transpose.getInit();
+    if (transpose.hasPureBufferSemantics() &&
+        buffer.getDefiningOp<memref::AllocOp>() &&
+        llvm::any_of(buffer.getUsers(), [](Operation *user) {
+          return isa<memref::CollapseShapeOp>(user);
+        })) {
+      relayouts.insert(transpose);
+    }
+  });
   SmallVector<linalg::DepthwiseConv2DNhwcHwcOp> depthwise;
   module.walk(
       [&](linalg::DepthwiseConv2DNhwcHwcOp op) { depthwise.push_back(op); });
