@@ -151,8 +151,8 @@ func.func @{name}{suffix}(%x: {xt}{warg}) -> {yt} {{{wconst}
 CASES = [
     # name, builder, arguments
     ("mm_rows131", matmul_case, (131, 67, 96)),
-    ("mm_rows1", matmul_case, (1, 1031, 64)),
-    ("mm_rows5", matmul_case, (5, 257, 160)),
+    ("mm_rows1", matmul_case, (1, 1031, 320)),
+    ("mm_rows5", matmul_case, (5, 257, 224)),
     ("conv3x3_pad", conv_case, (17, 23, 5, 3, 3, 64, 1, 1, True)),
     ("conv7x7_s2", conv_case, (29, 31, 3, 7, 7, 32, 2, 3, True)),
     ("conv1x1", conv_case, (13, 11, 40, 1, 1, 96, 1, 0, False)),

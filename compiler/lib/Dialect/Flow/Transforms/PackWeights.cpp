@@ -23,11 +23,11 @@ using namespace mlir::strata;
 
 namespace {
 
-// The microkernel's threshold (MatmulUkernel.cpp): smaller products stay on
-// vectorized loops, where a packed weight would be transposed per call.
+// The code generator's threshold for cutting a matmul or conv into
+// microkernel tiles (TileAndDistribute.cpp, isLargeF32): smaller products
+// are cut like elementwise ops and stay on vectorized loops, where a packed
+// weight would be unpacked by every workgroup.
 constexpr int64_t kMinUkernelWork = 64 * 64 * 64;
-// Rows a product of fewer rows is counted as (it reads B in place then).
-constexpr int64_t kFewRowsWork = 16;
 
 // The f32 values of a non-splat constant, in row-major order.
 std::optional<ArrayRef<float>> constantFloats(Value value) {
@@ -178,7 +178,7 @@ struct PackWeightsPass : flow::impl::PackWeightsPassBase<PackWeightsPass> {
         continue;
       }
       auto [m, n, k] = *sizes;
-      if (std::max(m, kFewRowsWork) * n * k < kMinUkernelWork) {
+      if (m * n * k < kMinUkernelWork) {
         continue;
       }
       OpOperand &use = op->getOpOperand(1);

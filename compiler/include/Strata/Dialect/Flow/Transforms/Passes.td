@@ -99,8 +99,9 @@ def PackWeightsPass : Pass<"strata-pack-weights", "::mlir::ModuleOp"> {
     the packed constant to the microkernel (`STRATA_SGEMM_PACKED_B`), so
     the weight is neither transposed nor packed at run time. When N is
     not a multiple of NR the last panel is padded with zero columns and a
-    `tensor.extract_slice` takes the first N columns. Only operands with
-    enough work for the microkernel (64^3 multiply-adds) are packed. `panel-columns=0` (the default; targets without a
+    `tensor.extract_slice` takes the first N columns. Only operands of
+    products the code generator cuts into microkernel tiles (at least 64^3
+    multiply-adds) are packed. `panel-columns=0` (the default; targets without a
     microkernel) does nothing.
   }];
   let options = [
