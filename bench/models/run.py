@@ -162,8 +162,11 @@ class OrtPeer:
 
 def strata_times(args, vmfb, input_npy, threads):
     tools = kernel_bench.tools(args.build)
+    # A new process per round, so three warm-up calls: the peers' sessions
+    # live across rounds, and a large batch's first calls fault their
+    # transient slabs in (two are live while the caller holds results).
     cmd = [tools["benchmark"], "--module=" + vmfb, "--input=@" + input_npy,
-           "--task_workers=%d" % threads, "--warmup=1",
+           "--task_workers=%d" % threads, "--warmup=3",
            "--repetitions=%d" % args.repetitions, "--format=json"]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
