@@ -227,6 +227,70 @@ bool embeddingSeeds(const std::string& dir) {
   return ok;
 }
 
+// service_fuzzer: a piece size, then what a client sends
+// (service_fuzzer.cpp).
+std::string post(const std::string& path, const std::string& body,
+                 const std::string& headers = "") {
+  return "POST " + path + " HTTP/1.1\r\nHost: x\r\n" + headers +
+         "Content-Type: application/json\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+bool serviceSeeds(const std::string& dir) {
+  const std::string two =
+      "{\"inputs\": [{\"shape\": [2], \"dtype\": \"f32\", "
+      "\"data\": [1, 2.5]}, {\"shape\": [2], \"dtype\": \"f32\", "
+      "\"data\": [-3, 4e2]}]}";
+  struct Seed {
+    const char* name;
+    char piece;
+    std::string bytes;
+  };
+  const Seed seeds[] = {
+      {"add", 0, post("/v1/models/m:invoke/add", two)},
+      {"add_pieces", 5, post("/v1/models/m:invoke/add?trace=1", two)},
+      {"typed", 0,
+       post("/v1/models/x:invoke/typed",
+            "{\"inputs\": [{\"shape\": [2, 1], \"dtype\": \"f32\", "
+            "\"data\": [1, 2]}, {\"shape\": [1], \"dtype\": \"f32\", "
+            "\"data\": [0.5]}]}")},
+      {"ints", 0,
+       post("/v1/models/x:invoke/ints",
+            "{\"inputs\": [{\"shape\": [3], \"dtype\": \"i8\", "
+            "\"data\": [-128, 0, 255]}, {\"shape\": [2, 2], \"dtype\": "
+            "\"ui16\", \"data\": [0, 1, 65535, 7]}]}")},
+      {"bools", 0,
+       post("/v1/models/x:invoke/bools",
+            "{\"inputs\": [{\"shape\": [2], \"dtype\": \"i1\", "
+            "\"data\": [true, 0]}, {\"shape\": [], \"dtype\": \"f64\", "
+            "\"data\": [1e300]}]}")},
+      {"scalars", 0,
+       post("/v1/models/x:invoke/scalars",
+            "{\"inputs\": [{\"shape\": [], \"dtype\": \"i32\", "
+            "\"data\": [7]}, {\"shape\": [], \"dtype\": \"f64\", "
+            "\"data\": [-0.25]}]}")},
+      {"pipeline", 7,
+       "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+       "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n" +
+           post("/v1/models/m:invoke/add", two) +
+           "GET /nowhere HTTP/1.0\r\n\r\n"},
+      {"chunked", 0,
+       "POST /v1/models/m:invoke/add HTTP/1.1\r\nHost: x\r\n"
+       "Expect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n"
+       "10\r\n{\"inputs\": [{\"sh\r\n" +
+           std::string("0\r\n\r\n")},
+      {"too_large", 0,
+       "POST /v1/models/m:invoke/add HTTP/1.1\r\nContent-Length: "
+       "99999999\r\n\r\n{}"},
+  };
+  bool ok = true;
+  for (const Seed& seed : seeds) {
+    ok &= writeBytes(dir, seed.name,
+                     bytesOf(std::string(1, seed.piece) + seed.bytes));
+  }
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -244,6 +308,9 @@ int main(int argc, char** argv) {
   }
   if (target == "embedding_fuzzer") {
     return embeddingSeeds(dir) ? 0 : 1;
+  }
+  if (target == "service_fuzzer") {
+    return serviceSeeds(dir) ? 0 : 1;
   }
   if (target != "module_fuzzer") {
     std::fprintf(stderr, "make_seeds: unknown target '%s'\n", target.c_str());
