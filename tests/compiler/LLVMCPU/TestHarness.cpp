@@ -131,7 +131,11 @@ void dispatch(const Loaded &loaded, uint32_t ordinal,
     // Each worker has its own local memory, as the devices give.
     std::vector<uint64_t> localMemory((localMemorySize + 7) / 8);
     for (size_t i = next++; i < workgroups.size(); i = next++) {
-      strata_hal_executable_workgroup_state_v0_t workgroup = workgroups[i];
+      // The kernels are version 1: the state carries a detail pointer.
+      strata_hal_executable_dispatch_detail_v1_t detail = {};
+      strata_hal_executable_workgroup_state_v1_t stateV1 = {workgroups[i],
+                                                            &detail};
+      strata_hal_executable_workgroup_state_v0_t &workgroup = stateV1.v0;
       workgroup.local_memory = localMemory.data();
       workgroup.local_memory_size = localMemorySize;
       if (function(environment, &state, &workgroup) != 0) {
