@@ -181,6 +181,55 @@ FailureOr<SmallVector<double>> Node::constFloats(unsigned i,
   return values;
 }
 
+FailureOr<int64_t> Node::constInt(unsigned i, llvm::StringRef what) {
+  FailureOr<SmallVector<int64_t>> values = constInts(i, what);
+  if (failed(values)) {
+    return failure();
+  }
+  if (values->size() != 1) {
+    return fail("input " + llvm::Twine(i) + " (" + what +
+                ") must hold one value; it holds " +
+                llvm::Twine(values->size()));
+  }
+  return values->front();
+}
+
+FailureOr<double> Node::constFloat(unsigned i, llvm::StringRef what) {
+  FailureOr<SmallVector<double>> values = constFloats(i, what);
+  if (failed(values)) {
+    return failure();
+  }
+  if (values->size() != 1) {
+    return fail("input " + llvm::Twine(i) + " (" + what +
+                ") must hold one value; it holds " +
+                llvm::Twine(values->size()));
+  }
+  return values->front();
+}
+
+LogicalResult Node::checkShape(ArrayRef<int64_t> shape, Type element,
+                               const llvm::Twine &what) {
+  uint64_t bytes =
+      element.isIntOrFloat()
+          ? std::max<uint64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8)
+          : 8;
+  std::string dims;
+  bool bad = false;
+  for (int64_t dim : shape) {
+    dims += (dims.empty() ? "" : "x") + std::to_string(dim);
+    if (ShapedType::isDynamic(dim)) {
+      continue;
+    }
+    bad |= dim < 0 ||
+           __builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes);
+  }
+  if (bad || bytes >= input::kMaxTensorBytes) {
+    return fail(what + " would have the shape [" + dims +
+                "], which is not a tensor shape of fewer than 2^62 bytes");
+  }
+  return success();
+}
+
 LogicalResult Node::fail(const llvm::Twine &message) {
   op.emitError() << "onnx node " << op.describe() << ": " << message;
   return failure();
@@ -203,6 +252,14 @@ LogicalResult Node::replace(ValueRange values,
   }
   SmallVector<Value> replacements;
   for (auto [index, value] : llvm::enumerate(values)) {
+    // A last line of defence: no pattern may leave a shape that is not
+    // one (each checks what it computes; this names any it missed).
+    if (auto type = value ? dyn_cast<RankedTensorType>(value.getType())
+                          : RankedTensorType();
+        type && failed(checkShape(type.getShape(), type.getElementType(),
+                                  "output " + llvm::Twine(index)))) {
+      return failure();
+    }
     Value result = op.getOutputs()[index];
     if (!value) {
       if (!result.use_empty()) {
