@@ -163,7 +163,10 @@ int dispatchWorkgroup(const Loaded &loaded, uint32_t ordinal,
   const strata_hal_executable_dispatch_attrs_v0_t *attrs =
       strata_hal_executable_export_attrs(loaded.executable, ordinal);
   std::vector<uint64_t> localMemory((attrs->local_memory_size + 7) / 8);
-  strata_hal_executable_workgroup_state_v0_t workgroup = {};
+  // The kernels are version 1: a failing one writes the detail.
+  strata_hal_executable_dispatch_detail_v1_t detail = {};
+  strata_hal_executable_workgroup_state_v1_t stateV1 = {{}, &detail};
+  strata_hal_executable_workgroup_state_v0_t &workgroup = stateV1.v0;
   workgroup.workgroup_id_x = x;
   workgroup.local_memory = localMemory.data();
   workgroup.local_memory_size = attrs->local_memory_size;
