@@ -156,7 +156,8 @@ void dispatch(const Loaded &loaded, uint32_t ordinal,
 
 int dispatchWorkgroup(const Loaded &loaded, uint32_t ordinal,
                       const std::vector<std::pair<void *, size_t>> &bindings,
-                      const std::vector<uint32_t> &constants, uint32_t x) {
+                      const std::vector<uint32_t> &constants, uint32_t x,
+                      strata_hal_executable_dispatch_detail_v1_t *outDetail) {
   DispatchState dispatchState(loaded.compiled.exports[ordinal], bindings,
                               constants);
   const strata_hal_executable_dispatch_state_v0_t &state = dispatchState.state;
@@ -170,9 +171,12 @@ int dispatchWorkgroup(const Loaded &loaded, uint32_t ordinal,
   workgroup.workgroup_id_x = x;
   workgroup.local_memory = localMemory.data();
   workgroup.local_memory_size = attrs->local_memory_size;
-  return strata::hal::exportFunction(loaded.executable, ordinal)(
-      strata_hal_executable_environment(loaded.executable), &state,
-      &workgroup);
+  int code = strata::hal::exportFunction(loaded.executable, ordinal)(
+      strata_hal_executable_environment(loaded.executable), &state, &workgroup);
+  if (outDetail) {
+    *outDetail = detail;
+  }
+  return code;
 }
 
 std::vector<float> ramp(size_t count, float scale, float offset) {
