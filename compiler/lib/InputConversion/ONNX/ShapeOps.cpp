@@ -79,7 +79,9 @@ LogicalResult lowerReshape(Node &n) {
     if (dim < 0) {
       return n.fail("the shape has a negative dimension " + llvm::Twine(dim));
     }
-    known *= dim;
+    if (__builtin_mul_overflow(known, dim, &known)) {
+      return n.fail("the shape's element count overflows a 64-bit integer");
+    }
     shape.push_back(dim);
   }
   if (inferred >= 0) {

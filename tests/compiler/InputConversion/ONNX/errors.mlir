@@ -142,3 +142,23 @@ func.func @onehot_depth_nan(%i: tensor<2xi64>, %v: tensor<2xf32>) -> tensor<2x3x
   %0 = onnx.node "OneHot"(%i, %d, %v) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<2xi64>, tensor<f32>, tensor<2xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// A requested shape whose element count overflows int64 (found by
+// onnx_fuzzer: a signed overflow).
+func.func @reshape_overflow(%a: tensor<6xf32>) -> tensor<6xf32> {
+  %s = arith.constant dense<[6, 7815152728371363842]> : tensor<2xi64>
+  // expected-error @+1 {{onnx node (Reshape, opset 14): the shape's element count overflows a 64-bit integer}}
+  %0 = onnx.node "Reshape"(%a, %s) {attrs = {}, domain = "", opset = 14 : i64} : (tensor<6xf32>, tensor<2xi64>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
+// A stride of 0 divided by zero; window parameters are bounded.
+func.func @pool_stride_zero(%a: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  // expected-error @+1 {{onnx node (MaxPool, opset 12): the kernel size, stride, dilation or pads of spatial axis 0 are out of range (sizes, strides and dilations 1 to 2^30, pads 0 to 2^30)}}
+  %0 = onnx.node "MaxPool"(%a) {attrs = {kernel_shape = [2, 2], strides = [0, 2]}, domain = "", opset = 12 : i64} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}
