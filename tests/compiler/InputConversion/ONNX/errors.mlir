@@ -162,3 +162,21 @@ func.func @pool_stride_zero(%a: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
   %0 = onnx.node "MaxPool"(%a) {attrs = {kernel_shape = [2, 2], strides = [0, 2]}, domain = "", opset = 12 : i64} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
   return %0 : tensor<1x1x2x2xf32>
 }
+
+// -----
+
+// A node without the inputs its op type requires (found by onnx_fuzzer: a
+// Squeeze with none read a null value).
+func.func @missing_input() -> tensor<3xf32> {
+  // expected-error @+1 {{onnx node (Squeeze, opset 13): input 0 is missing; the op type takes at least 1}}
+  %0 = onnx.node "Squeeze"() {attrs = {}, domain = "", opset = 13 : i64} : () -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @missing_second_input(%a: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{onnx node (Add, opset 14): input 1 is missing; the op type takes at least 2}}
+  %0 = onnx.node "Add"(%a) {attrs = {}, domain = "", opset = 14 : i64} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
