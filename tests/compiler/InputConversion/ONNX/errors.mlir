@@ -180,3 +180,13 @@ func.func @missing_second_input(%a: tensor<3xf32>) -> tensor<3xf32> {
   %0 = onnx.node "Add"(%a) {attrs = {}, domain = "", opset = 14 : i64} : (tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+// An LSTM whose X is not of rank 3 (found by onnx_fuzzer: it read a third
+// dimension of a rank-1 tensor).
+func.func @lstm_rank(%x: tensor<4xf32>, %w: tensor<1x8x3xf32>, %r: tensor<1x8x2xf32>) -> tensor<1x1x1x2xf32> {
+  // expected-error @+1 {{onnx node (LSTM, opset 14): X, W and R must have rank 3, B rank 2, initial_h and initial_c rank 3}}
+  %0 = onnx.node "LSTM"(%x, %w, %r) {attrs = {}, domain = "", opset = 14 : i64} : (tensor<4xf32>, tensor<1x8x3xf32>, tensor<1x8x2xf32>) -> tensor<1x1x1x2xf32>
+  return %0 : tensor<1x1x1x2xf32>
+}
