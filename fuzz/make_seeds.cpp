@@ -2,6 +2,7 @@
 // small valid modules made with the builder that together touch every
 // opcode family and call hal.* and check.* imports; for the others, inputs
 // in each target's own encoding (see the targets).
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -227,6 +228,246 @@ bool embeddingSeeds(const std::string& dir) {
   return ok;
 }
 
+// service_fuzzer: a piece size, then what a client sends
+// (service_fuzzer.cpp).
+std::string post(const std::string& path, const std::string& body,
+                 const std::string& headers = "") {
+  return "POST " + path + " HTTP/1.1\r\nHost: x\r\n" + headers +
+         "Content-Type: application/json\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+bool serviceSeeds(const std::string& dir) {
+  const std::string two =
+      "{\"inputs\": [{\"shape\": [2], \"dtype\": \"f32\", "
+      "\"data\": [1, 2.5]}, {\"shape\": [2], \"dtype\": \"f32\", "
+      "\"data\": [-3, 4e2]}]}";
+  struct Seed {
+    const char* name;
+    char piece;
+    std::string bytes;
+  };
+  const Seed seeds[] = {
+      {"add", 0, post("/v1/models/m:invoke/add", two)},
+      {"add_pieces", 5, post("/v1/models/m:invoke/add?trace=1", two)},
+      {"typed", 0,
+       post("/v1/models/x:invoke/typed",
+            "{\"inputs\": [{\"shape\": [2, 1], \"dtype\": \"f32\", "
+            "\"data\": [1, 2]}, {\"shape\": [1], \"dtype\": \"f32\", "
+            "\"data\": [0.5]}]}")},
+      {"ints", 0,
+       post("/v1/models/x:invoke/ints",
+            "{\"inputs\": [{\"shape\": [3], \"dtype\": \"i8\", "
+            "\"data\": [-128, 0, 255]}, {\"shape\": [2, 2], \"dtype\": "
+            "\"ui16\", \"data\": [0, 1, 65535, 7]}]}")},
+      {"bools", 0,
+       post("/v1/models/x:invoke/bools",
+            "{\"inputs\": [{\"shape\": [2], \"dtype\": \"i1\", "
+            "\"data\": [true, 0]}, {\"shape\": [], \"dtype\": \"f64\", "
+            "\"data\": [1e300]}]}")},
+      {"scalars", 0,
+       post("/v1/models/x:invoke/scalars",
+            "{\"inputs\": [{\"shape\": [], \"dtype\": \"i32\", "
+            "\"data\": [7]}, {\"shape\": [], \"dtype\": \"f64\", "
+            "\"data\": [-0.25]}]}")},
+      {"pipeline", 7,
+       "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+       "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n" +
+           post("/v1/models/m:invoke/add", two) +
+           "GET /nowhere HTTP/1.0\r\n\r\n"},
+      {"chunked", 0,
+       "POST /v1/models/m:invoke/add HTTP/1.1\r\nHost: x\r\n"
+       "Expect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n"
+       "10\r\n{\"inputs\": [{\"sh\r\n" +
+           std::string("0\r\n\r\n")},
+      {"too_large", 0,
+       "POST /v1/models/m:invoke/add HTTP/1.1\r\nContent-Length: "
+       "99999999\r\n\r\n{}"},
+  };
+  bool ok = true;
+  for (const Seed& seed : seeds) {
+    ok &= writeBytes(dir, seed.name,
+                     bytesOf(std::string(1, seed.piece) + seed.bytes));
+  }
+  return ok;
+}
+
+// onnx_fuzzer: .onnx models. A few written here field by field (protobuf
+// wire format), so the target has seeds without libonnx-testdata, then
+// small models of ONNX's backend node tests when they are installed.
+struct Proto {
+  std::string bytes;
+  Proto& varint(uint32_t field, uint64_t value) {
+    key(field, 0);
+    put(value);
+    return *this;
+  }
+  Proto& text(uint32_t field, const std::string& value) {
+    key(field, 2);
+    put(value.size());
+    bytes += value;
+    return *this;
+  }
+  Proto& message(uint32_t field, const Proto& value) {
+    return text(field, value.bytes);
+  }
+  void key(uint32_t field, uint32_t wire) { put(uint64_t{field} << 3 | wire); }
+  void put(uint64_t value) {
+    do {
+      uint8_t byte = value & 0x7F;
+      value >>= 7;
+      bytes += static_cast<char>(value ? byte | 0x80 : byte);
+    } while (value);
+  }
+};
+
+// ValueInfoProto of a tensor (float unless elem_type says) of dims.
+Proto valueInfo(const std::string& name, const std::vector<int64_t>& dims,
+                int elem_type = 1) {
+  Proto shape;
+  for (int64_t d : dims) {
+    // -1: a symbolic dimension (dim_param "n").
+    shape.message(1, d < 0 ? Proto().text(2, "n") : Proto().varint(1, d));
+  }
+  Proto tensor;
+  tensor.varint(1, elem_type).message(2, shape);
+  return Proto().text(1, name).message(2, Proto().message(1, tensor));
+}
+
+Proto node(const std::string& op, const std::vector<std::string>& inputs,
+           const std::vector<std::string>& outputs) {
+  Proto n;
+  for (const std::string& in : inputs) n.text(1, in);
+  for (const std::string& out : outputs) n.text(2, out);
+  return n.text(3, op + "_0").text(4, op);
+}
+
+std::vector<uint8_t> model(const Proto& graph, int opset) {
+  Proto m;
+  m.varint(1, 8).text(2, "make_seeds");
+  m.message(7, graph);
+  m.message(8, Proto().text(1, "").varint(2, opset));
+  return bytesOf(m.bytes);
+}
+
+bool onnxSeeds(const std::string& dir) {
+  bool ok = true;
+  // y = relu(x + w) with w an initializer (raw data), then a reshape by a
+  // constant shape.
+  Proto w;
+  w.varint(1, 2).varint(1, 3).varint(2, 1).text(8, "w");
+  std::string raw(6 * 4, '\0');
+  for (int i = 0; i < 6; ++i) raw[i * 4 + 3] = 0x3F;  // 0.5 as f32
+  w.text(9, raw);
+  Proto shape;
+  shape.varint(1, 1).varint(2, 7).text(8, "shape");
+  shape.text(9, std::string("\x06\0\0\0\0\0\0\0", 8));
+  Proto graph;
+  graph.message(1, node("Add", {"x", "w"}, {"s"}))
+      .message(1, node("Relu", {"s"}, {"r"}))
+      .message(1, node("Reshape", {"r", "shape"}, {"y"}))
+      .text(2, "seed")
+      .message(5, w)
+      .message(5, shape)
+      .message(11, valueInfo("x", {2, 3}))
+      .message(12, valueInfo("y", {6}));
+  ok &= writeBytes(dir, "add_relu_reshape.onnx", model(graph, 13));
+  // A matmul with a symbolic dimension.
+  Proto g2;
+  g2.message(1, node("MatMul", {"a", "b"}, {"c"}))
+      .text(2, "mm")
+      .message(11, valueInfo("a", {-1, 8}))
+      .message(11, valueInfo("b", {8, 5}))
+      .message(12, valueInfo("c", {-1, 5}));
+  ok &= writeBytes(dir, "matmul.onnx", model(g2, 17));
+#ifdef STRATA_ONNX_TESTDATA
+  const char* tests[] = {"test_add",
+                         "test_conv_with_strides_padding",
+                         "test_gather_0",
+                         "test_reshape_extended_dims",
+                         "test_slice",
+                         "test_matmul_2d",
+                         "test_resize_upsample_scales_nearest",
+                         "test_lstm_defaults",
+                         "test_softmax_axis_0",
+                         "test_reduce_sum_keepdims_example",
+                         "test_transpose_default",
+                         "test_concat_1d_axis_0",
+                         "test_expand_dim_changed",
+                         "test_qlinearconv",
+                         "test_if",
+                         "test_range_float_type_positive_delta",
+                         "test_constantofshape_int_zeros",
+                         "test_shape",
+                         "test_where_example",
+                         "test_batchnorm_example",
+                         "test_maxpool_2d_default",
+                         "test_gemm_default_no_bias",
+                         "test_split_equal_parts_1d",
+                         "test_gathernd_example_int32",
+                         "test_scatter_elements_with_axis",
+                         "test_argmax_default_axis_example",
+                         "test_mod_int64_fmod",
+                         "test_einsum_batch_matmul",
+                         "test_averagepool_2d_pads",
+                         "test_squeeze",
+                         "test_unsqueeze_axis_0",
+                         "test_tile",
+                         "test_clip",
+                         "test_gru_defaults",
+                         "test_loop11",
+                         "test_onehot_with_axis",
+                         "test_cumsum_1d"};
+  auto readFile = [](const std::string& path, std::string* out) {
+    FILE* file = std::fopen(path.c_str(), "rb");
+    if (!file) return false;
+    char buffer[4096];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0) {
+      out->append(buffer, n);
+    }
+    std::fclose(file);
+    return true;
+  };
+  for (const char* test : tests) {
+    std::string folder = std::string(STRATA_ONNX_TESTDATA) + "/node/" + test;
+    std::string bytes;
+    if (!readFile(folder + "/model.onnx", &bytes)) {
+      continue;  // not installed: the written seeds only
+    }
+    ok &= writeBytes(dir, std::string(test) + ".onnx", bytesOf(bytes));
+    // The importer needs shapes, axes and the like as constants: variants
+    // with the test's inputs after the first (then all of them) as
+    // initializers, appended as a second graph field, which protobuf
+    // merges into the first.
+    std::vector<std::string> inputs;
+    for (int i = 0;; ++i) {
+      std::string tensor;
+      if (!readFile(
+              folder + "/test_data_set_0/input_" + std::to_string(i) + ".pb",
+              &tensor)) {
+        break;
+      }
+      inputs.push_back(tensor);
+    }
+    for (size_t first : {size_t{1}, size_t{0}}) {
+      if (inputs.size() <= first) continue;
+      Proto initializers;
+      for (size_t i = first; i < inputs.size(); ++i) {
+        initializers.text(5, inputs[i]);
+      }
+      std::string variant = bytes + Proto().message(7, initializers).bytes;
+      if (variant.size() > 4096) continue;  // run_fuzzer.sh's -max_len
+      ok &= writeBytes(
+          dir,
+          std::string(test) + (first ? "_consts" : "_all_consts") + ".onnx",
+          bytesOf(variant));
+    }
+  }
+#endif
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -244,6 +485,12 @@ int main(int argc, char** argv) {
   }
   if (target == "embedding_fuzzer") {
     return embeddingSeeds(dir) ? 0 : 1;
+  }
+  if (target == "service_fuzzer") {
+    return serviceSeeds(dir) ? 0 : 1;
+  }
+  if (target == "onnx_fuzzer") {
+    return onnxSeeds(dir) ? 0 : 1;
   }
   if (target != "module_fuzzer") {
     std::fprintf(stderr, "make_seeds: unknown target '%s'\n", target.c_str());

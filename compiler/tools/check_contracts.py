@@ -20,8 +20,9 @@ types can see fails the build. This script checks what they cannot:
     it needs (the bytecode writer turns it into a module dependency);
   - the element type codes are defined in schemas/ only;
   - the "$async" suffix is spelled in schemas/calling_convention.h only;
-  - the kernel ABI's query symbol and CPU feature bits are spelled in
-    executable_library.h only (the compiler includes it);
+  - the kernel ABI's query symbol, CPU feature bits, versions, dispatch
+    return codes and detail kinds are spelled in executable_library.h only
+    (the compiler includes it);
   - the compiler includes no runtime-private header (vm/src, hal/src,
     vm/testing) and its meson files name no runtime-private include
     directory or test library.
@@ -156,6 +157,11 @@ def main():
                     r"kFeature\w+\s*=\s*1ull"),
          "hal/include/strata/hal/executable_library.h",
          "defines CPU feature bits"),
+        (re.compile(r"#\s*define\s+STRATA_HAL_EXECUTABLE_(LIBRARY_VERSION|"
+                    r"DISPATCH)_"),
+         "hal/include/strata/hal/executable_library.h",
+         "defines the kernel ABI's versions, dispatch codes or detail "
+         "kinds"),
     ]
     for top in ["schemas", "compiler", "hal", "vm", "runtime", "tools",
                 "python", "base"]:

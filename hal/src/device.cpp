@@ -486,9 +486,10 @@ const Command* nextCommand(Submission* submission) {
   return command;
 }
 
-strata_status_t makeDispatchFailure(const DispatchCommand* command, int code,
-                                    const uint32_t workgroup[3],
-                                    uint32_t local_memory_size) {
+strata_status_t makeDispatchFailure(
+    const DispatchCommand* command, int code, const uint32_t workgroup[3],
+    uint32_t local_memory_size,
+    const strata_hal_executable_dispatch_detail_v1_t* detail) {
   if (local_memory_size) {
     return strata_make_status(
         STRATA_STATUS_RESOURCE_EXHAUSTED,
@@ -496,6 +497,19 @@ strata_status_t makeDispatchFailure(const DispatchCommand* command, int code,
         " bytes of local memory, more than a worker can provide",
         dispatchExportName(command), command->ordinal,
         dispatchLibraryName(command), local_memory_size);
+  }
+  if (code == STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE && detail &&
+      detail->kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_INDEX) {
+    return strata_make_status(
+        STRATA_STATUS_OUT_OF_RANGE,
+        "dispatch '%s' (export %" PRIu32
+        " of library '%s') failed with code %d "
+        "at workgroup (%" PRIu32 ",%" PRIu32 ",%" PRIu32 "): index %" PRId64
+        " computed from tensor data is out of range "
+        "[0, %" PRId64 ") of the dimension it indexes",
+        dispatchExportName(command), command->ordinal,
+        dispatchLibraryName(command), code, workgroup[0], workgroup[1],
+        workgroup[2], detail->index, detail->bound);
   }
   if (code == STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE) {
     return strata_make_status(

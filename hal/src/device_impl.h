@@ -157,9 +157,12 @@ inline const char* exportName(const DispatchCommand* command) {
                                            command->ordinal);
 }
 
-strata_status_t makeDispatchFailure(const DispatchCommand* command, int code,
-                                    const uint32_t workgroup[3],
-                                    uint32_t local_memory_size);
+// The status of a failed dispatch: code is the kernel's, detail (may be
+// NULL) what it wrote about the failure.
+strata_status_t makeDispatchFailure(
+    const DispatchCommand* command, int code, const uint32_t workgroup[3],
+    uint32_t local_memory_size,
+    const strata_hal_executable_dispatch_detail_v1_t* detail = nullptr);
 
 // The next command of a submission, advancing its cursor; NULL at the end.
 // (local-sync; local-task walks the cursor a batch at a time.)

@@ -34,7 +34,11 @@ strata_status_t runSyncDispatch(strata_hal_device_t* device,
   strata_hal_executable_environment_v0_t environment =
       command->executable->environment;
   environment.worker_count = 1;
-  strata_hal_executable_workgroup_state_v0_t workgroup = {};
+  // Version 1 state for every library (version 0 reads only .v0).
+  strata_hal_executable_dispatch_detail_v1_t detail = {};
+  strata_hal_executable_workgroup_state_v1_t state_v1 = {};
+  state_v1.detail = &detail;
+  strata_hal_executable_workgroup_state_v0_t& workgroup = state_v1.v0;
   workgroup.processor_id = 0;
   if (command->local_memory_size) {
     if (command->local_memory_size > device->sync_scratch_size) {
@@ -89,7 +93,7 @@ strata_status_t runSyncDispatch(strata_hal_device_t* device,
         int code = command->function(&environment, &state, &workgroup);
         if (code) {
           const uint32_t id[3] = {x, y, z};
-          return makeDispatchFailure(command, code, id, 0);
+          return makeDispatchFailure(command, code, id, 0, &detail);
         }
       }
     }

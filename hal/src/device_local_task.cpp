@@ -57,7 +57,8 @@ bool failBatch(Submission* submission) {
           lost ? lost
                : makeDispatchFailure(submission->jobs[i].dispatch,
                                      job.failure_code, job.failure_workgroup,
-                                     job.failure_local_memory));
+                                     job.failure_local_memory,
+                                     &job.failure_detail));
       return true;
     }
   }

@@ -134,14 +134,24 @@ int threadKernel(const strata_hal_executable_environment_v0_t*,
   return 0;
 }
 
+// Export 4: an index out of range at workgroup (1,0,0), as a version 0
+// kernel says it: the code alone.
+int outOfRangeKernel(
+    const strata_hal_executable_environment_v0_t*,
+    const strata_hal_executable_dispatch_state_v0_t*,
+    const strata_hal_executable_workgroup_state_v0_t* workgroup) {
+  return workgroup->workgroup_id_x == 1
+             ? STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE
+             : 0;
+}
+
 const strata_hal_executable_dispatch_v0_t kTestPtrs[] = {
-    recordKernel, failAtKernel, bigLocalKernel, threadKernel};
-const char* const kTestNames[] = {"record", "fail_at", "big_local",
-                                  "thread"};
+    recordKernel, failAtKernel, bigLocalKernel, threadKernel, outOfRangeKernel};
+const char* const kTestNames[] = {"record", "fail_at", "big_local", "thread",
+                                  "out_of_range"};
 const strata_hal_executable_dispatch_attrs_v0_t kTestAttrs[] = {
-    {1, 0, 256, 0, 0, 0, 0},
-    {0, 1, 0, 0, 0, 0, 0},
-    {1, 0, 1u << 20, 0, 0, 0, 0},
+    {1, 0, 256, 0, 0, 0, 0},      {0, 1, 0, 0, 0, 0, 0},
+    {1, 0, 1u << 20, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0},
     {0, 0, 0, 0, 0, 0, 0},
 };
 const strata_hal_executable_library_header_t kTestHeader = {
@@ -150,11 +160,52 @@ const strata_hal_executable_library_header_t kTestHeader = {
 const strata_hal_executable_library_v0_t kTestLibrary = {
     &kTestHeader,
     {0, 0, nullptr},
-    {4, 0, kTestPtrs, kTestNames, nullptr, kTestAttrs},
+    {5, 0, kTestPtrs, kTestNames, nullptr, kTestAttrs},
 };
 const strata_hal_executable_library_header_t* const* testQuery(
     uint32_t, const strata_hal_executable_environment_v0_t*) {
   return &kTestLibrary.header;
+}
+
+// A version 1 library: its one export fails at workgroup (1,0,0) with an
+// index out of range, and says which index and bound in the dispatch
+// detail when push constant 0 is 1 (else it leaves the detail alone).
+int detailKernel(const strata_hal_executable_environment_v0_t*,
+                 const strata_hal_executable_dispatch_state_v0_t* state,
+                 const strata_hal_executable_workgroup_state_v0_t* workgroup) {
+  const auto* v1 =
+      reinterpret_cast<const strata_hal_executable_workgroup_state_v1_t*>(
+          workgroup);
+  if (!v1->detail || v1->detail->kind != 0) {
+    return 5;  // a version 1 runtime passes a fresh detail
+  }
+  if (workgroup->workgroup_id_x != 1) {
+    return 0;
+  }
+  if (state->constants[0] == 1) {
+    v1->detail->kind = STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_INDEX;
+    v1->detail->index = 17;
+    v1->detail->bound = 10;
+  }
+  return STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE;
+}
+const strata_hal_executable_dispatch_v0_t kDetailPtrs[] = {detailKernel};
+const char* const kDetailNames[] = {"gather"};
+const strata_hal_executable_dispatch_attrs_v0_t kDetailAttrs[] = {
+    {0, 1, 0, 0, 0, 0, 0}};
+const strata_hal_executable_library_header_t kDetailHeader = {
+    STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_1,
+    STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_BUILD, "device_test_detail", 0};
+const strata_hal_executable_library_v0_t kDetailLibrary = {
+    &kDetailHeader,
+    {0, 0, nullptr},
+    {1, 0, kDetailPtrs, kDetailNames, nullptr, kDetailAttrs},
+};
+const strata_hal_executable_library_header_t* const* detailQuery(
+    uint32_t max_version, const strata_hal_executable_environment_v0_t*) {
+  return max_version >= STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_1
+             ? &kDetailLibrary.header
+             : nullptr;
 }
 
 //===----------------------------------------------------------------------===//
@@ -167,9 +218,11 @@ struct Executable {
     REQUIRE(consume(strata_hal_executable_load_file(
                 kSamplePath, strata_allocator_system(), &ptr)) == "OK");
   }
-  explicit Executable(const char* static_name) {
+  explicit Executable(
+      const char* static_name,
+      strata_hal_executable_library_query_fn_t query = testQuery) {
     strata_status_t status =
-        strata_hal_executable_register_static(static_name, testQuery);
+        strata_hal_executable_register_static(static_name, query);
     if (strata_status_code(status) == STRATA_STATUS_ALREADY_EXISTS) {
       strata_status_free(status);
       status = nullptr;
@@ -553,6 +606,49 @@ TEST_CASE("a failure names the failing workgroup of a large grid") {
     CHECK(done.wait() ==
           "INTERNAL: dispatch 'fail_at' (export 1 of library "
           "'device_test_kernels') failed with code 7 at workgroup (2,1,1)");
+  }
+}
+
+TEST_CASE("an index out of range names the index and its bound") {
+  Executable detail("device_test_detail", detailQuery);
+  Executable old("device_test_kernels");
+  for (const Config& config : kConfigs) {
+    std::string label = config.label;
+    CAPTURE(label);
+    Device device(config);
+    const uint32_t count[3] = {3, 1, 1};
+    auto run = [&](strata_hal_executable_t* executable, uint32_t ordinal,
+                   const uint32_t* constant) {
+      CommandBuffer cb;
+      REQUIRE(consume(strata_hal_command_buffer_dispatch(
+                  cb, executable, ordinal, count, constant, constant ? 1 : 0,
+                  nullptr, 0)) == "OK");
+      cb.finalize();
+      Fence done;
+      REQUIRE(execute(device, nullptr, done, cb) == "OK");
+      return done.wait();
+    };
+    // A version 1 kernel that fills in the detail.
+    const uint32_t with_detail = 1;
+    CHECK(run(detail, 0, &with_detail) ==
+          "OUT_OF_RANGE: dispatch 'gather' (export 0 of library "
+          "'device_test_detail') failed with code 2 at workgroup (1,0,0): "
+          "index 17 computed from tensor data is out of range [0, 10) of "
+          "the dimension it indexes");
+    // One that does not, and a version 0 kernel (which has no detail):
+    // the message without the index.
+    const std::string without =
+        "failed with code 2 at workgroup (1,0,0): an index computed from "
+        "tensor data is out of range of the dimension it indexes";
+    const uint32_t no_detail = 0;
+    CHECK(run(detail, 0, &no_detail) ==
+          "OUT_OF_RANGE: dispatch 'gather' (export 0 of library "
+          "'device_test_detail') " +
+              without);
+    CHECK(run(old, 4, nullptr) ==
+          "OUT_OF_RANGE: dispatch 'out_of_range' (export 4 of library "
+          "'device_test_kernels') " +
+              without);
   }
 }
 

@@ -697,7 +697,7 @@ TEST_CASE("rejects a library without the query symbol") {
 TEST_CASE("rejects a library with no version the runtime supports") {
   std::string text = loadBad("query_null");
   CHECK(text.rfind("FAILED_PRECONDITION: ", 0) == 0);
-  CHECK(text.find("query returned NULL for versions <= 0") !=
+  CHECK(text.find("query returned NULL for versions <= 1") !=
         std::string::npos);
 }
 
@@ -711,7 +711,7 @@ TEST_CASE("rejects a library of a newer ABI version, naming both versions") {
   std::string text = loadBad("wrong_version");
   CHECK(text == "FAILED_PRECONDITION: library '" + badPath("wrong_version") +
                     "' has ABI version 7 but the runtime supports versions "
-                    "<= 0");
+                    "<= 1");
   // The static registry goes through the same validation.
   REQUIRE(consume(strata_hal_executable_register_static(
               "test.future", futureQuery)) == "OK");
@@ -719,7 +719,7 @@ TEST_CASE("rejects a library of a newer ABI version, naming both versions") {
   CHECK(consume(strata_hal_executable_load_static(
             "test.future", strata_allocator_system(), executable.out())) ==
         "FAILED_PRECONDITION: library 'test.future' has ABI version 7 but "
-        "the runtime supports versions <= 0");
+        "the runtime supports versions <= 1");
   CHECK(consume(strata_hal_executable_unregister_static("test.future")) ==
         "OK");
 }
@@ -791,8 +791,9 @@ TEST_CASE("rejections from memory name the memory name and close the fd") {
   Executable executable;
   std::string text =
       consume(loadMemory(badPath("wrong_version"), "wrong.so", executable));
-  CHECK(text == "FAILED_PRECONDITION: library 'wrong.so' has ABI version 7 "
-                "but the runtime supports versions <= 0");
+  CHECK(text ==
+        "FAILED_PRECONDITION: library 'wrong.so' has ABI version 7 "
+        "but the runtime supports versions <= 1");
   text = consume(loadMemory(badPath("missing_query"), "noquery", executable));
   CHECK(text == "NOT_FOUND: library 'noquery' does not export "
                 "strata_hal_executable_library_query");

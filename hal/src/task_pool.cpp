@@ -283,6 +283,7 @@ void TaskPool::publishJobs(PoolJob* first) {
     job->failed.store(cancelled, std::memory_order_relaxed);
     job->failure_code = cancelled ? kCancelledCode : 0;
     job->failure_local_memory = 0;
+    job->failure_detail = {};
     job->next_index.store(0, std::memory_order_relaxed);
     job->active_workers = 0;
     if (useful < worker_count_) {
@@ -360,7 +361,13 @@ PoolJob* TaskPool::runJob(Worker& worker, PoolJob* job) {
   const uint64_t count_x = state->workgroup_count_x;
   const uint64_t count_y = state->workgroup_count_y;
 
-  strata_hal_executable_workgroup_state_v0_t workgroup = {};
+  // Version 1 state for every library (version 0 reads only .v0). The
+  // detail is reset once: after a failure this worker runs no more
+  // workgroups of the job.
+  strata_hal_executable_dispatch_detail_v1_t detail = {};
+  strata_hal_executable_workgroup_state_v1_t state_v1 = {};
+  state_v1.detail = &detail;
+  strata_hal_executable_workgroup_state_v0_t& workgroup = state_v1.v0;
   workgroup.processor_id = worker.index;
   bool runnable = true;
   if (job->local_memory_size) {
@@ -416,6 +423,7 @@ PoolJob* TaskPool::runJob(Worker& worker, PoolJob* job) {
           job->failure_workgroup[1] = static_cast<uint32_t>(y);
           job->failure_workgroup[2] = static_cast<uint32_t>(z);
           job->failure_worker = worker.index;
+          job->failure_detail = detail;
         }
       }
       if (++x == count_x) {

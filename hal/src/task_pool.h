@@ -57,6 +57,8 @@ struct PoolJob {
   uint32_t failure_local_memory = 0;
   uint32_t failure_workgroup[3] = {0, 0, 0};
   uint32_t failure_worker = 0;
+  // What the failing kernel said about its failure (version 1 libraries).
+  strata_hal_executable_dispatch_detail_v1_t failure_detail = {};
 
   // --- Owned by the pool.
   std::atomic<uint64_t> next_index{0};

@@ -1,4 +1,4 @@
-// http_server.cpp - connections, request parsing (http_parser), routing,
+// http_server.cpp - connections, requests (parsed by request_parser.h),
 // ordered answers and the drain on SIGTERM; see http_server.h.
 #include "http_server.h"
 
@@ -10,9 +10,10 @@
 #include <cstring>
 #include <deque>
 #include <map>
-#include <strings.h>
 
 #include <http_parser.h>
+
+#include "request_parser.h"
 
 namespace strata::service {
 
@@ -44,9 +45,7 @@ const char *reasonPhrase(int code) {
 }
 
 constexpr const char *kJson = "application/json";
-constexpr const char *kPrometheus = "text/plain; version=0.0.4; charset=utf-8";
-constexpr const char *kInvokePrefix = "/v1/models/";
-constexpr const char *kInvokeSeparator = ":invoke/";
+constexpr const char* kPrometheus = "text/plain; version=0.0.4; charset=utf-8";
 
 // How long a drain waits for connections that are in the middle of sending
 // a request before it closes them (calls in flight are always awaited).
@@ -66,23 +65,23 @@ struct Slot {
   std::string data;
 };
 
-struct Connection {
+struct Connection : RequestEvents {
+  Connection(Server* owner, size_t max_body)
+      : server(owner), request(max_body, this) {}
+  void onRequestBegin() override;
+  void onHeadersComplete(bool expect_continue) override;
+  void onTooLarge() override;
+  void onRequest() override;
+
   uv_tcp_t handle;
   uv_timer_t timer; // header, idle and linger timeouts
   uv_shutdown_t shutdown_req;
   Server *server = nullptr;
-  http_parser parser;
-  std::string url;
-  std::string body;
-  bool in_message = false;
-  bool too_large = false;
-  bool header_is_expect = false; // the header being read is Expect
-  bool expect_continue = false;  // Expect: 100-continue
+  RequestParser request;
   bool closing = false;          // uv_close called
   bool handle_closed = false;    // its close callback ran
   bool timer_closed = false;     // the timer's close callback ran
   bool close_after_flush = false;
-  bool headers_complete = false; // of the message being read
   uint64_t message_start_ms = 0; // uv_now when its first byte arrived
   bool peer_closed = false;      // EOF read: the client sends no more
   bool lingering = false;        // answered; reading and dropping input
@@ -114,6 +113,8 @@ struct ConnectionHooks {
   static void answerAndClose(Connection *conn, int code,
                              const std::string &message);
   static void rejectTooLarge(Connection *conn);
+  // A whole request has been parsed.
+  static void onRequest(Connection* conn);
   // Parses bytes read from the client.
   static void parseInput(Connection *conn, const char *data, size_t length);
   // Parses again once the answers queued have drained below the bound.
@@ -158,39 +159,6 @@ void onAlloc(uv_handle_t *, size_t, uv_buf_t *buf) {
   static char buffer[64 * 1024];
   buf->base = buffer;
   buf->len = sizeof(buffer);
-}
-
-int onMessageBegin(http_parser *parser) {
-  Connection *conn = static_cast<Connection *>(parser->data);
-  conn->in_message = true;
-  conn->headers_complete = false;
-  conn->message_start_ms = uv_now(conn->handle.loop);
-  conn->too_large = false;
-  conn->expect_continue = false;
-  conn->url.clear();
-  conn->body.clear();
-  return 0;
-}
-
-int onUrl(http_parser *parser, const char *at, size_t length) {
-  Connection *conn = static_cast<Connection *>(parser->data);
-  conn->url.append(at, length);
-  return 0;
-}
-
-int onHeaderField(http_parser *parser, const char *at, size_t length) {
-  Connection *conn = static_cast<Connection *>(parser->data);
-  conn->header_is_expect = length == 6 && strncasecmp(at, "expect", 6) == 0;
-  return 0;
-}
-
-int onHeaderValue(http_parser *parser, const char *at, size_t length) {
-  Connection *conn = static_cast<Connection *>(parser->data);
-  if (conn->header_is_expect && length == 12 &&
-      strncasecmp(at, "100-continue", 12) == 0) {
-    conn->expect_continue = true;
-  }
-  return 0;
 }
 
 } // namespace
@@ -261,92 +229,27 @@ void onWritten(uv_write_t *req, int status) {
   }
 }
 
-size_t maxBody(http_parser *parser);
+}  // namespace
 
-int onHeadersComplete(http_parser *parser) {
-  Connection *conn = static_cast<Connection *>(parser->data);
-  conn->headers_complete = true;
-  // Without a Content-Length, http_parser reports ULLONG_MAX; a chunked
-  // body is then bounded as it arrives (onBody).
-  if (parser->content_length != ULLONG_MAX &&
-      parser->content_length > maxBody(parser)) {
-    // Refused now, before the body arrives (and without a 100 Continue).
-    conn->too_large = true;
-    ConnectionHooks::rejectTooLarge(conn);
-    return 0;
-  }
+void Connection::onRequestBegin() { message_start_ms = uv_now(handle.loop); }
+
+void Connection::onHeadersComplete(bool expect_continue) {
   // A client that asked to be told to go on (curl does for large bodies)
   // is told so at once, unless earlier answers are still queued before it;
   // a body that is too large is refused when it has arrived.
-  if (conn->expect_continue && !conn->too_large && conn->slots.empty() &&
-      conn->writes_pending == 0) {
+  if (expect_continue && slots.empty() && writes_pending == 0) {
     static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
     uv_buf_t buf =
         uv_buf_init(const_cast<char *>(kContinue), sizeof(kContinue) - 1);
-    uv_try_write(reinterpret_cast<uv_stream_t *>(&conn->handle), &buf, 1);
+    uv_try_write(reinterpret_cast<uv_stream_t*>(&handle), &buf, 1);
   }
-  return 0;
 }
 
-int onBody(http_parser *parser, const char *at, size_t length) {
-  Connection *conn = static_cast<Connection *>(parser->data);
-  if (conn->too_large) {
-    return 0; // read and dropped, so the client can read the 413
-  }
-  if (conn->body.size() + length > maxBody(parser)) {
-    conn->too_large = true;
-    conn->body.clear();
-    conn->body.shrink_to_fit();
-    ConnectionHooks::rejectTooLarge(conn);
-    return 0;
-  }
-  conn->body.append(at, length);
-  return 0;
-}
+void Connection::onTooLarge() { ConnectionHooks::rejectTooLarge(this); }
 
-} // namespace
-
-// Friend of Server for its options and its handleRequest.
-struct ParserHooks {
-  static size_t maxBody(Connection *conn) {
-    return conn->server->options_.max_body;
-  }
-  static int onMessageComplete(http_parser *parser) {
-    Connection *conn = static_cast<Connection *>(parser->data);
-    conn->in_message = false;
-    conn->server->handleRequest(conn);
-    // Too many answers queued: parse nothing more until they drain.
-    if (!conn->closing &&
-        conn->slots.size() + conn->writes_pending >=
-            conn->server->options_.max_pipeline) {
-      conn->paused = true;
-      http_parser_pause(parser, 1);
-    }
-    return 0;
-  }
-};
+void Connection::onRequest() { ConnectionHooks::onRequest(this); }
 
 namespace {
-
-size_t maxBody(http_parser *parser) {
-  return ParserHooks::maxBody(static_cast<Connection *>(parser->data));
-}
-
-const http_parser_settings &parserSettings() {
-  static const http_parser_settings settings = [] {
-    http_parser_settings s;
-    http_parser_settings_init(&s);
-    s.on_message_begin = onMessageBegin;
-    s.on_url = onUrl;
-    s.on_header_field = onHeaderField;
-    s.on_header_value = onHeaderValue;
-    s.on_headers_complete = onHeadersComplete;
-    s.on_body = onBody;
-    s.on_message_complete = ParserHooks::onMessageComplete;
-    return s;
-  }();
-  return settings;
-}
 
 std::string formatResponse(int code, const char *content_type,
                            const std::string &body, bool close) {
@@ -423,7 +326,7 @@ void flushConnection(Connection *conn) {
       return;
     }
   } else if (conn->server->draining_ && conn->slots.empty() &&
-             !conn->in_message) {
+             !conn->request.inMessage()) {
     // Draining: nothing more will be read from an idle connection.
     conn->close_after_flush = true;
     uv_read_stop(reinterpret_cast<uv_stream_t *>(&conn->handle));
@@ -443,7 +346,7 @@ void ConnectionHooks::answerAndClose(Connection *conn, int code,
   slot.data = formatResponse(code, kJson, errorBody(message), true);
   conn->slots.push_back(std::move(slot));
   ++conn->next_seq;
-  conn->in_message = false;
+  conn->request.abandonMessage();
   conn->server->metrics_.countResponse(code);
   conn->close_after_flush = true;
   flushConnection(conn);
@@ -455,15 +358,26 @@ void ConnectionHooks::rejectTooLarge(Connection *conn) {
                      std::to_string(conn->server->options_.max_body) +
                      " bytes");
   // Nothing after the headers is parsed (the linger drops it).
-  http_parser_pause(&conn->parser, 1);
+  conn->request.pause(true);
+}
+
+void ConnectionHooks::onRequest(Connection* conn) {
+  conn->server->handleRequest(conn);
+  // Too many answers queued: parse nothing more until they drain.
+  if (!conn->closing && conn->slots.size() + conn->writes_pending >=
+                            conn->server->options_.max_pipeline) {
+    conn->paused = true;
+    conn->request.pause(true);
+  }
 }
 
 void ConnectionHooks::parseInput(Connection *conn, const char *data,
                                  size_t length) {
-  size_t parsed =
-      http_parser_execute(&conn->parser, &parserSettings(), data, length);
-  enum http_errno error = HTTP_PARSER_ERRNO(&conn->parser);
-  if (error == HPE_PAUSED) {
+  size_t parsed = 0;
+  std::string error;
+  RequestParser::Result result =
+      conn->request.feed(data, length, &parsed, &error);
+  if (result == RequestParser::Result::kPaused) {
     if (conn->paused && !conn->closing && !conn->close_after_flush) {
       // Keep the rest for maybeResume; read nothing more meanwhile.
       conn->unparsed.append(data + parsed, length - parsed);
@@ -471,11 +385,9 @@ void ConnectionHooks::parseInput(Connection *conn, const char *data,
     }
     return;
   }
-  if (error != HPE_OK || parsed != length) {
+  if (result == RequestParser::Result::kMalformed) {
     // Not HTTP (or an upgrade): answer once and close.
-    answerAndClose(conn, 400,
-                   std::string("malformed HTTP request: ") +
-                       http_errno_description(error));
+    answerAndClose(conn, 400, "malformed HTTP request: " + error);
   }
 }
 
@@ -486,7 +398,7 @@ void ConnectionHooks::maybeResume(Connection *conn) {
     return;
   }
   conn->paused = false;
-  http_parser_pause(&conn->parser, 0);
+  conn->request.pause(false);
   std::string rest;
   rest.swap(conn->unparsed);
   if (!rest.empty()) {
@@ -504,7 +416,7 @@ void ConnectionHooks::updateTimer(Connection *conn) {
     return;
   }
   const ServerOptions &options = conn->server->options_;
-  if (conn->in_message && !conn->headers_complete) {
+  if (conn->request.inMessage() && !conn->request.headersComplete()) {
     // The headers must be complete this long after the request's first
     // byte, however slowly they trickle in.
     uint64_t elapsed = uv_now(conn->handle.loop) - conn->message_start_ms;
@@ -512,7 +424,7 @@ void ConnectionHooks::updateTimer(Connection *conn) {
                         ? options.header_timeout_ms - elapsed
                         : 0;
     uv_timer_start(&conn->timer, onHeaderTimeout, left, 0);
-  } else if (conn->in_message ||
+  } else if (conn->request.inMessage() ||
              (conn->slots.empty() && conn->calls_pending == 0 &&
               conn->writes_pending == 0)) {
     // A body in progress, or nothing at all: reads restart the clock.
@@ -560,7 +472,7 @@ void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
       // A half-close: the client sends no more but still reads. Its
       // answers go out, then the connection closes.
       conn->close_after_flush = true;
-      conn->in_message = false;
+      conn->request.abandonMessage();
       flushConnection(conn);
       return;
     }
@@ -663,8 +575,7 @@ void Server::onConnection(uv_stream_t *listener, int status) {
   if (status < 0 || server->draining_) {
     return;
   }
-  Connection *conn = new Connection;
-  conn->server = server;
+  Connection* conn = new Connection(server, server->options_.max_body);
   uv_tcp_init(&server->loop_, &conn->handle);
   conn->handle.data = conn;
   if (uv_accept(listener, reinterpret_cast<uv_stream_t *>(&conn->handle)) < 0) {
@@ -676,8 +587,6 @@ void Server::onConnection(uv_stream_t *listener, int status) {
   uv_tcp_nodelay(&conn->handle, 1);
   uv_timer_init(&server->loop_, &conn->timer);
   conn->timer.data = conn;
-  http_parser_init(&conn->parser, HTTP_REQUEST);
-  conn->parser.data = conn;
   bool over = server->connections_.size() >= server->options_.max_connections;
   server->connections_.insert(conn);
   uv_read_start(reinterpret_cast<uv_stream_t *>(&conn->handle), onAlloc,
@@ -714,19 +623,20 @@ void Server::answer(Connection *conn, uint64_t seq, int code,
 void Server::handleRequest(Connection *conn) {
   uint64_t seq = conn->next_seq++;
   Slot slot;
-  slot.close = !http_should_keep_alive(&conn->parser);
+  slot.close = !conn->request.keepAlive();
   conn->slots.push_back(std::move(slot));
 
-  std::string path = conn->url.substr(0, conn->url.find('?'));
-  auto method = static_cast<http_method>(conn->parser.method);
-  if (conn->too_large) {
+  Route route = routeRequest(conn->request.url());
+  const std::string& path = route.path;
+  http_method method = conn->request.method();
+  if (conn->request.tooLarge()) {
     conn->slots.back().close = true; // the body may be cut short
     answer(conn, seq, 413, kJson,
            errorBody("the request body exceeds --max-body=" +
                      std::to_string(options_.max_body) + " bytes"));
     return;
   }
-  if (path == "/healthz") {
+  if (route.kind == Route::kHealth) {
     if (method != HTTP_GET) {
       answer(conn, seq, 405, kJson, errorBody("use GET /healthz"));
     } else if (draining_) {
@@ -736,7 +646,7 @@ void Server::handleRequest(Connection *conn) {
     }
     return;
   }
-  if (path == "/metrics") {
+  if (route.kind == Route::kMetrics) {
     if (method != HTTP_GET) {
       answer(conn, seq, 405, kJson, errorBody("use GET /metrics"));
       return;
@@ -746,10 +656,7 @@ void Server::handleRequest(Connection *conn) {
     answer(conn, seq, 200, kPrometheus, text);
     return;
   }
-  size_t prefix = std::strlen(kInvokePrefix);
-  size_t separator = path.find(kInvokeSeparator);
-  if (path.compare(0, prefix, kInvokePrefix) != 0 ||
-      separator == std::string::npos || separator < prefix) {
+  if (route.kind != Route::kInvoke) {
     answer(conn, seq, 404, kJson,
            errorBody("no such endpoint: " + path +
                      " (POST /v1/models/<name>:invoke/<function>, GET "
@@ -761,9 +668,8 @@ void Server::handleRequest(Connection *conn) {
            errorBody("use POST /v1/models/<name>:invoke/<function>"));
     return;
   }
-  std::string model_name = path.substr(prefix, separator - prefix);
-  std::string function_name =
-      path.substr(separator + std::strlen(kInvokeSeparator));
+  const std::string& model_name = route.model;
+  const std::string& function_name = route.function;
   const Model *model = registry_->findModel(model_name);
   if (!model) {
     answer(conn, seq, 400, kJson,
@@ -800,12 +706,12 @@ void Server::invoke(Connection *conn, uint64_t seq, Function *function) {
     return;
   }
   std::string error;
-  if (!pushInputs(*function, conn->body, call, &error)) {
+  if (!pushInputs(*function, conn->request.body(), call, &error)) {
     ModelRegistry::returnCall(function, call);
     answer(conn, seq, 400, kJson, errorBody(error));
     return;
   }
-  conn->body.clear();
+  conn->request.body().clear();
   PendingCall *pending = new PendingCall;
   pending->server = this;
   pending->conn = conn;

@@ -1,5 +1,5 @@
 // http_server.h - the service's HTTP/1.1 front end on a libuv loop: accepts
-// connections, parses requests with http_parser, answers /healthz and
+// connections, parses requests (request_parser.h), answers /healthz and
 // /metrics itself and hands invocations to the runtime
 // (strata_runtime_call_invoke_async on the compute loop, which another
 // thread runs), then writes each answer in request order when its call
@@ -49,13 +49,12 @@ struct ServerOptions {
 
 struct Connection;
 struct PendingCall;
-struct ParserHooks;
 void closeConnection(Connection *conn);
 void flushConnection(Connection *conn);
 void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
 
 class Server {
-public:
+ public:
   /// registry is borrowed and must outlive the server; the compute loops
   /// of its functions (Function::loop) must be run by other threads while
   /// run() runs.
@@ -75,9 +74,8 @@ public:
   /// must not tear down what they use).
   std::string run();
 
-private:
+ private:
   friend struct Connection;
-  friend struct ParserHooks;
   static void onConnection(uv_stream_t *listener, int status);
   static void onCompletionsReady(uv_poll_t *poll, int status, int events);
   static void onSignal(uv_signal_t *signal, int signum);

@@ -36,37 +36,6 @@ bool fitsType(const ArgumentShape &expected, const int64_t *shape, size_t rank,
   return true;
 }
 
-// "4x16xf32" -> dims {4, 16} and f32; "?x16xf32" -> {-1, 16}; "f32" -> no
-// dims. Anything else (a type the JSON form cannot express) stays
-// unparsed, and no input fits it.
-ArgumentShape parseArgumentShape(const std::string &text) {
-  ArgumentShape out;
-  size_t start = 0;
-  for (;;) {
-    size_t x = text.find('x', start);
-    if (x == std::string::npos) {
-      break;
-    }
-    std::string dim = text.substr(start, x - start);
-    if (dim == "?") {
-      out.dims.push_back(-1);
-    } else {
-      int64_t value = 0;
-      auto [end, ec] =
-          std::from_chars(dim.data(), dim.data() + dim.size(), value);
-      if (ec != std::errc() || end != dim.data() + dim.size() || value < 0) {
-        return ArgumentShape();
-      }
-      out.dims.push_back(value);
-    }
-    start = x + 1;
-  }
-  out.element_type =
-      strata_hal_element_type_parse(text.data() + start, text.size() - start);
-  out.parsed = out.element_type != STRATA_HAL_ELEMENT_TYPE_NONE;
-  return out;
-}
-
 const char *scalarName(strata_runtime_value_kind_t kind) {
   switch (kind) {
   case STRATA_RUNTIME_VALUE_I32:
@@ -220,6 +189,34 @@ void appendElementText(std::string *out, const uint8_t *data,
 }
 
 } // namespace
+
+ArgumentShape parseArgumentShape(const std::string& text) {
+  ArgumentShape out;
+  size_t start = 0;
+  for (;;) {
+    size_t x = text.find('x', start);
+    if (x == std::string::npos) {
+      break;
+    }
+    std::string dim = text.substr(start, x - start);
+    if (dim == "?") {
+      out.dims.push_back(-1);
+    } else {
+      int64_t value = 0;
+      auto [end, ec] =
+          std::from_chars(dim.data(), dim.data() + dim.size(), value);
+      if (ec != std::errc() || end != dim.data() + dim.size() || value < 0) {
+        return ArgumentShape();
+      }
+      out.dims.push_back(value);
+    }
+    start = x + 1;
+  }
+  out.element_type =
+      strata_hal_element_type_parse(text.data() + start, text.size() - start);
+  out.parsed = out.element_type != STRATA_HAL_ELEMENT_TYPE_NONE;
+  return out;
+}
 
 std::string consumeStatusText(strata_status_t status) {
   return strata::runtime::Status(status).toString();

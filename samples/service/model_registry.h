@@ -80,6 +80,11 @@ private:
   std::map<std::string, std::unique_ptr<Model>> models_;
 };
 
+/// Parses a reflection type: "4x16xf32" -> dims {4, 16} and f32;
+/// "?x16xf32" -> {-1, 16}; "f32" -> no dims. Anything else (a type the JSON
+/// form cannot express) stays unparsed, and no input fits it.
+ArgumentShape parseArgumentShape(const std::string& text);
+
 /// Decodes body (the request JSON) and pushes its inputs into call,
 /// checking them against function's argument kinds and reflection types.
 /// False with *error (a message for a 400 answer) when the body is not

@@ -3,7 +3,8 @@
 with onnx.helper: external-data weights, a symbolic batch fixed with
 --input-shape, names in the module's reflection, and the clear errors of
 bad input (a truncated or corrupt file, a missing external-data file, an
-unsupported op, a dynamic shape, a bad --input-shape). Prints one line per
+initializer without its values, an unsupported op, a dynamic shape, a bad
+--input-shape). Prints one line per
 case and `N passed, N failed`."""
 
 import argparse
@@ -127,6 +128,24 @@ class Cases:
             self.expect_error("a %s file" % name, bad,
                               "not a valid ONNX model: the protobuf does "
                               "not parse")
+        # An initializer whose dims ask for 2^37 floats but that holds no
+        # value: refused before any buffer of that size is made (it
+        # aborted on bad_alloc).
+        huge = TensorProto()
+        huge.name = "w"
+        huge.data_type = TensorProto.FLOAT
+        huge.dims.extend([1 << 37])
+        graph = helper.make_graph(
+            [helper.make_node("Add", ["x0", "x0"], ["y0"])], "g",
+            [helper.make_tensor_value_info("x0", TensorProto.FLOAT, [2])],
+            [helper.make_tensor_value_info("y0", TensorProto.FLOAT, [2])],
+            [huge])
+        empty = os.path.join(w, "empty_initializer.onnx")
+        onnx.save(helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", 17)]), empty)
+        self.expect_error("an initializer without its values", empty,
+                          "initializer 'w' holds 0 values for 137438953472 "
+                          "elements")
         # An op type without a lowering names the node.
         x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
         y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])

@@ -615,24 +615,25 @@ def case_kernel_faults(a):
             expect_output(run(r + ["--function=gather", table,
                                    "--input=4xi32=7 0 3 7"]),
                           "4xf32=8 1 4 8\n", "gather in range on " + device)
-            for indices in ("8 0 0 0", "0 0 0 -1", "0 2000000000 0 0"):
+            for indices, index in (("8 0 0 0", "8"), ("0 0 0 -1", "-1"),
+                                   ("0 2000000000 0 0", "2000000000")):
                 expect_first_line(
                     run(r + ["--function=gather", table,
                              "--input=4xi32=" + indices]),
                     "strata-run: module.gather failed: OUT_OF_RANGE: "
                     "dispatch 'gather_dispatch_3_elementwise_4_f32' (export "
                     "3 of library 'executable') failed with code 2 at "
-                    "workgroup (0,0,0): an index computed from tensor data "
-                    "is out of range of the dimension it indexes",
-                    "gather at %s on %s" % (indices, device))
+                    "workgroup (0,0,0): index %s computed from tensor data "
+                    "is out of range [0, 8) of the dimension it indexes"
+                    % index, "gather at %s on %s" % (indices, device))
             expect_first_line(
                 run(r + ["--function=gather_dynamic", "--input=0xf32=",
                          "--input=4xi32=0 0 0 0"]),
                 "strata-run: module.gather_dynamic failed: OUT_OF_RANGE: "
                 "dispatch 'gather_dynamic_dispatch_4_elementwise_4_f32' "
                 "(export 4 of library 'executable') failed with code 2 at "
-                "workgroup (0,0,0): an index computed from tensor data is "
-                "out of range of the dimension it indexes",
+                "workgroup (0,0,0): index 0 computed from tensor data is "
+                "out of range [0, 0) of the dimension it indexes",
                 "gather from an empty table on " + device)
             expect_output(run(r + ["--function=slice", table,
                                    "--input=i64=4"]),
@@ -645,6 +646,44 @@ def case_kernel_faults(a):
                     "'tensor.extract_slice': the offset, size and stride of "
                     "dimension 0 are out of bounds of the source",
                     "slice at %s on %s" % (offset, device))
+            # Slices with a run-time stride: positive, zero, negative.
+            for offset, stride, out in (("1", "3", "4 10 16"),
+                                        ("7", "0", "16 16 16"),
+                                        ("6", "-2", "14 10 6")):
+                expect_output(run(r + ["--function=strided_slice", table,
+                                       "--input=i64=" + offset,
+                                       "--input=i64=" + stride]),
+                              "3xf32=%s\n" % out,
+                              "strided slice %s:%s on %s" % (offset, stride,
+                                                             device))
+            expect_output(run(r + ["--function=strided_insert", table,
+                                   "--input=2xf32=0 -1", "--input=i64=7",
+                                   "--input=i64=-5"]),
+                          "8xf32=1 2 -1 4 5 6 7 0\n",
+                          "strided insert on " + device)
+            for offset, stride in (("2", "3"), ("0", "4"), ("1", "-1"),
+                                   ("8", "0"), ("-1", "1"),
+                                   ("0", "4611686018427387904"),
+                                   ("7", "-9223372036854775808")):
+                expect_first_line(
+                    run(r + ["--function=strided_slice", table,
+                             "--input=i64=" + offset,
+                             "--input=i64=" + stride]),
+                    "strata-run: module.strided_slice failed: "
+                    "FAILED_PRECONDITION: 'tensor.extract_slice': the "
+                    "offset, size and stride of dimension 0 are out of "
+                    "bounds of the source",
+                    "strided slice %s:%s on %s" % (offset, stride, device))
+            for offset, stride in (("1", "7"), ("0", "-1"), ("8", "0")):
+                expect_first_line(
+                    run(r + ["--function=strided_insert", table,
+                             "--input=2xf32=0 -1", "--input=i64=" + offset,
+                             "--input=i64=" + stride]),
+                    "strata-run: module.strided_insert failed: "
+                    "FAILED_PRECONDITION: 'tensor.insert_slice': the "
+                    "offset, size and stride of dimension 0 are out of "
+                    "bounds of the destination",
+                    "strided insert %s:%s on %s" % (offset, stride, device))
             # A .npy of booleans whose bytes are 0, 1, 2 and 255.
             header = b"{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }"
             header += b" " * (64 - 10 - len(header) - 1) + b"\n"

@@ -1,7 +1,7 @@
 // kernel_faults.mlir - programs whose inputs can make kernels fault when
 // nothing guards them (issue 18): integer division by zero and INT_MIN / -1
 // in a kernel, a gather at an index read from data, a slice at an offset
-// read from data, host tensor.extract / tensor.insert at a run-time index,
+// (and a stride) read from data, host tensor.extract / tensor.insert at a run-time index,
 // dynamic dimensions that linalg requires to be equal. Replayed by
 // check_robustness.py (case kernel_faults).
 
@@ -65,6 +65,25 @@ func.func @slice(%t: tensor<8xf32>, %offset: tensor<i64>) -> tensor<4xf32> {
   %e = tensor.empty() : tensor<4xf32>
   %r = linalg.add ins(%s, %s : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
+}
+
+// 2 * t[offset + i * stride] for i < 3: a slice with a run-time stride
+// (zero or negative too).
+func.func @strided_slice(%t: tensor<8xf32>, %offset: i64, %stride: i64) -> tensor<3xf32> {
+  %k = arith.index_cast %offset : i64 to index
+  %s = arith.index_cast %stride : i64 to index
+  %slice = tensor.extract_slice %t[%k] [3] [%s] : tensor<8xf32> to tensor<3xf32>
+  %e = tensor.empty() : tensor<3xf32>
+  %r = linalg.add ins(%slice, %slice : tensor<3xf32>, tensor<3xf32>) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+// t with t[offset + i * stride] = v[i] for i < 2.
+func.func @strided_insert(%t: tensor<8xf32>, %v: tensor<2xf32>, %offset: i64, %stride: i64) -> tensor<8xf32> {
+  %k = arith.index_cast %offset : i64 to index
+  %s = arith.index_cast %stride : i64 to index
+  %r = tensor.insert_slice %v into %t[%k] [2] [%s] : tensor<2xf32> into tensor<8xf32>
+  return %r : tensor<8xf32>
 }
 
 func.func @element(%t: tensor<2x4xf32>, %i: i64, %j: i64) -> f32 {

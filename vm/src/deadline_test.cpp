@@ -27,8 +27,18 @@ int64_t msFromNow(int64_t ms) { return nowNs() + ms * 1000000; }
 
 // "loop": spin(i64) -> i64 loops forever; count(i64) -> i64 counts down to
 // 0 and returns it; fan(i64) -> i64 calls itself twice with n - 1 until
-// n < 1 (2^n calls, no backward branch).
+// n < 1 (2^n calls, no backward branch); yielder(i64) -> i64 yields to
+// itself forever (no branch, no call: found by module_fuzzer).
 void buildLoops(ModuleBuilder& mb) {
+  {
+    auto& f = mb.addFunction("yielder", "0I_I");
+    uint32_t body = f.newBlock();
+    f.op(Opcode::Br).block(body).remap({});
+    f.bind(body);
+    f.op(Opcode::AddI64Imm).reg(prim(0)).i64(1).reg(prim(0));
+    f.op(Opcode::Yield).block(body).remap({});
+    mb.addExport("yielder", f.index());
+  }
   {
     auto& f = mb.addFunction("spin", "0I_I");
     uint32_t body = f.newBlock();
@@ -81,7 +91,7 @@ TEST_CASE("endless loops and call trees end at the call's deadline") {
   buildLoops(mb);
   REQUIRE(take(h.load(mb)) == "OK");
   REQUIRE(take(h.link()) == "OK");
-  for (const char* name : {"loop.spin", "loop.fan"}) {
+  for (const char* name : {"loop.spin", "loop.fan", "loop.yielder"}) {
     CAPTURE(name);
     strata_vm_function_t fn;
     REQUIRE(take(h.lookup(name, &fn)) == "OK");
@@ -134,6 +144,26 @@ TEST_CASE("an invocation with a deadline fails when it passes") {
   CHECK(take(status).find("the call's deadline passed while its bytecode "
                           "ran") != std::string::npos);
   CHECK(strata_vm_invocation_state(invocation) == STRATA_VM_INVOCATION_FAILED);
+  strata_vm_invocation_destroy(invocation);
+  // One that yields forever: each run returns at the yield, and the first
+  // run after the deadline fails.
+  REQUIRE(take(h.lookup("loop.yielder", &fn)) == "OK");
+  REQUIRE(take(strata_vm_invocation_create(
+              h.context, fn, inputs, strata_allocator_system(), &invocation)) ==
+          "OK");
+  strata_vm_invocation_set_deadline(invocation, msFromNow(20));
+  int64_t start = nowNs();
+  status = nullptr;
+  while (!status && nowNs() - start < 2000000000) {
+    status = strata_vm_invocation_run(invocation);
+    if (!status) {
+      REQUIRE(strata_vm_invocation_state(invocation) ==
+              STRATA_VM_INVOCATION_SUSPENDED);
+    }
+  }
+  CHECK(strata_status_code(status) == STRATA_STATUS_DEADLINE_EXCEEDED);
+  CHECK(take(status).find("the call's deadline passed while its bytecode "
+                          "ran") != std::string::npos);
   strata_vm_invocation_destroy(invocation);
   strata_vm_list_release(inputs);
 }

@@ -1080,6 +1080,15 @@ next:
     NEXT(7 + U16(5));
   }
   OP(Yield) {
+    // The host resumes a yield at once, so a loop through a yield (no
+    // backward branch, no call) must meet the deadline here; a yield costs
+    // a return to the host, so one look at the clock is nothing beside it.
+    if (stack->deadline_ns != INT64_MAX &&
+        monotonicNowNs() >= stack->deadline_ns) {
+      FAIL(strata_make_status(STRATA_STATUS_DEADLINE_EXCEEDED,
+                              "the call's deadline passed while its bytecode "
+                              "ran"));
+    }
     applyRemap(ip + 5, R, stack);
     FRAME->pc = U32(1);
     *out_state = RunState::kSuspended;

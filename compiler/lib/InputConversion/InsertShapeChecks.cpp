@@ -94,7 +94,8 @@ void checkLoopSizes(OpBuilder &builder, linalg::LinalgOp op) {
 
 // A slice of `tensor` (a source or a destination) stays within it in every
 // dimension: offset <= size of the dimension and, for a non-empty slice,
-// offset + (size - 1) * stride < that size, computed without overflow.
+// every element offset + i * stride (i < size) within [0, that size),
+// computed without overflow. The stride may be dynamic, zero or negative.
 void checkSliceBounds(OpBuilder &builder, Operation *op, Value tensor,
                       ArrayRef<OpFoldResult> offsets,
                       ArrayRef<OpFoldResult> sizes,
@@ -103,9 +104,6 @@ void checkSliceBounds(OpBuilder &builder, Operation *op, Value tensor,
   builder.setInsertionPoint(op);
   for (unsigned dim = 0; dim < offsets.size(); ++dim) {
     std::optional<int64_t> stride = getConstantIntValue(strides[dim]);
-    if (!stride || *stride < 1) {
-      continue; // a dynamic stride: not checked (docs/compiler.md)
-    }
     Value offset = getValueOrCreateConstantIndexOp(builder, loc, offsets[dim]);
     Value size = getValueOrCreateConstantIndexOp(builder, loc, sizes[dim]);
     Value extent = dimOf(builder, loc, tensor, dim);
@@ -115,20 +113,55 @@ void checkSliceBounds(OpBuilder &builder, Operation *op, Value tensor,
         compare(builder, loc, arith::CmpIPredicate::ule, offset, extent);
     Value room = builder.createOrFold<arith::SubIOp>(loc, extent, offset);
     Value ok;
-    if (*stride == 1) {
+    if (stride && *stride == 1) {
       ok = builder.createOrFold<arith::AndIOp>(
           loc, offsetFits,
           compare(builder, loc, arith::CmpIPredicate::ule, size, room));
     } else {
-      // (size - 1) * stride < room, i.e. size - 1 <= (room - 1) / stride.
-      Value strideValue = arith::ConstantIndexOp::create(builder, loc, *stride);
-      Value reach = builder.createOrFold<arith::DivUIOp>(
-          loc, builder.createOrFold<arith::SubIOp>(loc, room, one),
-          strideValue);
+      // Non-empty: offset < extent, and the last element is in range:
+      //   stride > 0: (size - 1) * stride <= room - 1,
+      //               i.e. size - 1 <= (room - 1) / stride;
+      //   stride < 0: (size - 1) * -stride <= offset,
+      //               i.e. size - 1 <= offset / -stride;
+      //   stride = 0: every element is the first (any size >= 0).
+      // (unsigned division by |stride|, or by 1 for 0, never overflows;
+      // -INT64_MIN is 2^63 unsigned).
+      Value reach;
+      Value anySize;
+      if (stride && *stride > 1) {
+        Value strideValue =
+            arith::ConstantIndexOp::create(builder, loc, *stride);
+        reach = builder.createOrFold<arith::DivUIOp>(
+            loc, builder.createOrFold<arith::SubIOp>(loc, room, one),
+            strideValue);
+      } else {
+        Value s = getValueOrCreateConstantIndexOp(builder, loc, strides[dim]);
+        Value negative =
+            compare(builder, loc, arith::CmpIPredicate::slt, s, zero);
+        Value isZero = compare(builder, loc, arith::CmpIPredicate::eq, s, zero);
+        Value magnitude = builder.createOrFold<arith::SelectOp>(
+            loc, negative, builder.createOrFold<arith::SubIOp>(loc, zero, s),
+            s);
+        Value divisor =
+            builder.createOrFold<arith::SelectOp>(loc, isZero, one, magnitude);
+        Value limit = builder.createOrFold<arith::SelectOp>(
+            loc, negative, offset,
+            builder.createOrFold<arith::SubIOp>(loc, room, one));
+        reach = builder.createOrFold<arith::DivUIOp>(loc, limit, divisor);
+        // A zero stride takes any size that is not negative.
+        anySize = builder.createOrFold<arith::AndIOp>(
+            loc, isZero,
+            compare(builder, loc, arith::CmpIPredicate::sge, size, zero));
+      }
+      Value lastFits =
+          compare(builder, loc, arith::CmpIPredicate::ule,
+                  builder.createOrFold<arith::SubIOp>(loc, size, one), reach);
+      if (anySize) {
+        lastFits = builder.createOrFold<arith::OrIOp>(loc, anySize, lastFits);
+      }
       Value nonEmptyOk = builder.createOrFold<arith::AndIOp>(
           loc, compare(builder, loc, arith::CmpIPredicate::ult, offset, extent),
-          compare(builder, loc, arith::CmpIPredicate::ule,
-                  builder.createOrFold<arith::SubIOp>(loc, size, one), reach));
+          lastFits);
       Value empty = compare(builder, loc, arith::CmpIPredicate::eq, size, zero);
       ok = builder.createOrFold<arith::SelectOp>(loc, empty, offsetFits,
                                                  nonEmptyOk);

@@ -172,7 +172,9 @@ module @adder {
     state.binding_count = 3;
     state.binding_ptrs = ptrs;
     state.binding_lengths = lengths;
-    strata_hal_executable_workgroup_state_v0_t workgroup = {};
+    strata_hal_executable_dispatch_detail_v1_t detail = {};
+    strata_hal_executable_workgroup_state_v1_t stateV1 = {{}, &detail};
+    strata_hal_executable_workgroup_state_v0_t &workgroup = stateV1.v0;
     strata_hal_executable_dispatch_v0_t function =
         strata::hal::exportFunction(loaded.executable, 0);
     const strata_hal_executable_environment_v0_t *environment =

@@ -323,6 +323,58 @@ module {
           0);
   }
 
+  TEST_CASE("a gather out of range returns code 2 and writes the detail") {
+    CompiledExecutable compiled;
+    std::string errors;
+    CHECK(compile(R"mlir(
+module {
+  func.func @gather(%t: tensor<8xf32>, %i: tensor<4xi32>) -> tensor<4xf32> {
+    %e = tensor.empty() : tensor<4xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d) -> (d)>, affine_map<(d) -> (d)>], iterator_types = ["parallel"]}
+        ins(%i : tensor<4xi32>) outs(%e : tensor<4xf32>) {
+      ^bb0(%x: i32, %o: f32):
+        %k = arith.index_cast %x : i32 to index
+        %v = tensor.extract %t[%k] : tensor<8xf32>
+        linalg.yield %v : f32
+    } -> tensor<4xf32>
+    return %r : tensor<4xf32>
+  }
+})mlir",
+                  compiled, errors));
+    CHECK_MESSAGE(errors.empty(), errors);
+    REQUIRE(compiled.exports.size() == 1);
+    REQUIRE(compiled.exports[0].workgroupCount[0] == 1);
+    Loaded loaded;
+    loaded.compiled = compiled;
+    REQUIRE(strata_hal_executable_load_memory(
+                compiled.library.data(), compiled.library.size(), "gather",
+                strata_allocator_system(), &loaded.executable) == nullptr);
+    std::vector<float> table = ramp(8, 1.0f, 0.0f), out(4, -1.0f);
+    std::vector<int32_t> indices = {7, 0, 3, 1};
+    std::pair<void *, size_t> index = {indices.data(), 16};
+    strata_hal_executable_dispatch_detail_v1_t detail = {};
+    CHECK(dispatchWorkgroup(loaded, 0, {binding(table), index, binding(out)},
+                            {}, 0, &detail) == 0);
+    CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_NONE);
+    CHECK(out[0] == table[7]);
+    // Index 9 of 8, then one in range: the code, the index and the bound,
+    // and a zero read in its place.
+    indices = {1, 9, 2, 3};
+    CHECK(dispatchWorkgroup(loaded, 0, {binding(table), index, binding(out)},
+                            {}, 0, &detail) ==
+          STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE);
+    CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_INDEX);
+    CHECK(detail.index == 9);
+    CHECK(detail.bound == 8);
+    CHECK(out[1] == 0.0f);
+    indices = {-5, 0, 0, 0};
+    CHECK(dispatchWorkgroup(loaded, 0, {binding(table), index, binding(out)},
+                            {}, 0, &detail) ==
+          STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE);
+    CHECK(detail.index == -5);
+    CHECK(detail.bound == 8);
+  }
+
   TEST_CASE("reports f8 and library-only math at their locations") {
     CompiledExecutable compiled;
     std::string errors;

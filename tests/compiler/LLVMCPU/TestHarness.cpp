@@ -131,7 +131,11 @@ void dispatch(const Loaded &loaded, uint32_t ordinal,
     // Each worker has its own local memory, as the devices give.
     std::vector<uint64_t> localMemory((localMemorySize + 7) / 8);
     for (size_t i = next++; i < workgroups.size(); i = next++) {
-      strata_hal_executable_workgroup_state_v0_t workgroup = workgroups[i];
+      // The kernels are version 1: the state carries a detail pointer.
+      strata_hal_executable_dispatch_detail_v1_t detail = {};
+      strata_hal_executable_workgroup_state_v1_t stateV1 = {workgroups[i],
+                                                            &detail};
+      strata_hal_executable_workgroup_state_v0_t &workgroup = stateV1.v0;
       workgroup.local_memory = localMemory.data();
       workgroup.local_memory_size = localMemorySize;
       if (function(environment, &state, &workgroup) != 0) {
@@ -152,20 +156,27 @@ void dispatch(const Loaded &loaded, uint32_t ordinal,
 
 int dispatchWorkgroup(const Loaded &loaded, uint32_t ordinal,
                       const std::vector<std::pair<void *, size_t>> &bindings,
-                      const std::vector<uint32_t> &constants, uint32_t x) {
+                      const std::vector<uint32_t> &constants, uint32_t x,
+                      strata_hal_executable_dispatch_detail_v1_t *outDetail) {
   DispatchState dispatchState(loaded.compiled.exports[ordinal], bindings,
                               constants);
   const strata_hal_executable_dispatch_state_v0_t &state = dispatchState.state;
   const strata_hal_executable_dispatch_attrs_v0_t *attrs =
       strata_hal_executable_export_attrs(loaded.executable, ordinal);
   std::vector<uint64_t> localMemory((attrs->local_memory_size + 7) / 8);
-  strata_hal_executable_workgroup_state_v0_t workgroup = {};
+  // The kernels are version 1: a failing one writes the detail.
+  strata_hal_executable_dispatch_detail_v1_t detail = {};
+  strata_hal_executable_workgroup_state_v1_t stateV1 = {{}, &detail};
+  strata_hal_executable_workgroup_state_v0_t &workgroup = stateV1.v0;
   workgroup.workgroup_id_x = x;
   workgroup.local_memory = localMemory.data();
   workgroup.local_memory_size = attrs->local_memory_size;
-  return strata::hal::exportFunction(loaded.executable, ordinal)(
-      strata_hal_executable_environment(loaded.executable), &state,
-      &workgroup);
+  int code = strata::hal::exportFunction(loaded.executable, ordinal)(
+      strata_hal_executable_environment(loaded.executable), &state, &workgroup);
+  if (outDetail) {
+    *outDetail = detail;
+  }
+  return code;
 }
 
 std::vector<float> ramp(size_t count, float scale, float offset) {

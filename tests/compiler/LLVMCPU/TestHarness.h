@@ -50,10 +50,13 @@ void dispatch(const Loaded &loaded, uint32_t ordinal,
 
 /// Runs workgroup (x, 0, 0) of export `ordinal` with push `constants` and
 /// returns what the dispatch function returns (0, or non-zero when it
-/// refuses the dispatch state).
-int dispatchWorkgroup(const Loaded &loaded, uint32_t ordinal,
-                      const std::vector<std::pair<void *, size_t>> &bindings,
-                      const std::vector<uint32_t> &constants, uint32_t x);
+/// refuses the dispatch state or fails); `detail`, when given, receives
+/// the dispatch detail the kernel wrote (kind NONE when it wrote none).
+int dispatchWorkgroup(
+    const Loaded &loaded, uint32_t ordinal,
+    const std::vector<std::pair<void *, size_t>> &bindings,
+    const std::vector<uint32_t> &constants, uint32_t x,
+    strata_hal_executable_dispatch_detail_v1_t *detail = nullptr);
 
 template <typename T>
 std::pair<void *, size_t> binding(std::vector<T> &values) {

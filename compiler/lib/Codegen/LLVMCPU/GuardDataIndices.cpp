@@ -7,9 +7,11 @@
 // used: out of range, the access reads a zero (or writes nothing) instead of
 // touching memory outside the buffer, and the kernel returns
 // kIndexOutOfRangeCode, which fails the dispatch with an error naming it
-// (docs/security.md). The kernel keeps the outcome in a one-word alloca that
-// LLVM promotes to a register in each loop, so the guard is a compare, a
-// select and an or per access.
+// (docs/security.md), with the index and the size of its dimension
+// (returned beside the code; LibraryEmitter.cpp writes them to the ABI's
+// dispatch detail). The kernel keeps the outcome in allocas that LLVM
+// promotes to registers in each loop, so the guard is a compare, an and and
+// three selects per checked dimension of an access.
 //
 //===----------------------------------------------------------------------===//
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
@@ -42,37 +44,62 @@ bool hasNonEmptyStaticShape(MemRefType type) {
          llvm::all_of(type.getShape(), [](int64_t size) { return size > 0; });
 }
 
-// All indices of an access to `memref` within its dimensions (unsigned:
-// negative indices are out of range too).
-Value inBounds(OpBuilder &builder, Location loc, Value memref,
-               ValueRange indices) {
+// The kernel's outcome: the code, and the last index found out of range
+// with the size of its dimension (one-element allocas).
+struct Outcome {
+  Value status; // memref<i32>
+  Value index;  // memref<i64>
+  Value bound;  // memref<i64>
+};
+
+// slot = keep ? slot : value.
+void selectInto(OpBuilder &builder, Location loc, Value slot, Value keep,
+                Value value) {
+  Value previous = memref::LoadOp::create(builder, loc, slot);
+  Value next = arith::SelectOp::create(builder, loc, keep, previous, value);
+  memref::StoreOp::create(builder, loc, next, slot);
+}
+
+Value toI64(OpBuilder &builder, Location loc, Value index) {
+  return arith::IndexCastOp::create(builder, loc, builder.getI64Type(), index);
+}
+
+// Checks every index of an access to `memref` against its dimension
+// (unsigned: negative indices are out of range too), records an index out
+// of range in `outcome`, and returns whether all are in range (null when
+// nothing needed checking).
+Value checkIndices(OpBuilder &builder, Location loc, Value memref,
+                   ValueRange indices, const Outcome &outcome) {
   Value ok;
   for (auto [dim, index] : llvm::enumerate(indices)) {
     Value size = builder.createOrFold<memref::DimOp>(loc, memref, dim);
     Value inRange = builder.createOrFold<arith::CmpIOp>(
         loc, arith::CmpIPredicate::ult, index, size);
+    if (matchPattern(inRange, m_One())) {
+      continue;
+    }
+    selectInto(builder, loc, outcome.index, inRange,
+               toI64(builder, loc, index));
+    selectInto(builder, loc, outcome.bound, inRange, toI64(builder, loc, size));
     ok = ok ? builder.createOrFold<arith::AndIOp>(loc, ok, inRange) : inRange;
+  }
+  if (ok) {
+    Value code =
+        arith::ConstantIntOp::create(builder, loc, kIndexOutOfRangeCode, 32);
+    selectInto(builder, loc, outcome.status, ok, code);
   }
   return ok;
 }
 
-// status = ok ? status : kIndexOutOfRangeCode.
-void recordOutcome(OpBuilder &builder, Location loc, Value status, Value ok) {
-  Value previous = memref::LoadOp::create(builder, loc, status);
-  Value code =
-      arith::ConstantIntOp::create(builder, loc, kIndexOutOfRangeCode, 32);
-  Value next = arith::SelectOp::create(builder, loc, ok, previous, code);
-  memref::StoreOp::create(builder, loc, next, status);
-}
-
-void guardLoad(OpBuilder &builder, memref::LoadOp load, Value status) {
+void guardLoad(OpBuilder &builder, memref::LoadOp load,
+               const Outcome &outcome) {
   Location loc = load.getLoc();
   builder.setInsertionPoint(load);
-  Value ok = inBounds(builder, loc, load.getMemRef(), load.getIndices());
-  if (!ok || matchPattern(ok, m_One())) {
+  Value ok =
+      checkIndices(builder, loc, load.getMemRef(), load.getIndices(), outcome);
+  if (!ok) {
     return;
   }
-  recordOutcome(builder, loc, status, ok);
   if (hasNonEmptyStaticShape(load.getMemRefType())) {
     // Read element 0 instead: no branch, so loops stay vectorizable.
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
@@ -97,14 +124,15 @@ void guardLoad(OpBuilder &builder, memref::LoadOp load, Value status) {
   scf::YieldOp::create(builder, loc, zero);
 }
 
-void guardStore(OpBuilder &builder, memref::StoreOp store, Value status) {
+void guardStore(OpBuilder &builder, memref::StoreOp store,
+                const Outcome &outcome) {
   Location loc = store.getLoc();
   builder.setInsertionPoint(store);
-  Value ok = inBounds(builder, loc, store.getMemRef(), store.getIndices());
-  if (!ok || matchPattern(ok, m_One())) {
+  Value ok = checkIndices(builder, loc, store.getMemRef(), store.getIndices(),
+                          outcome);
+  if (!ok) {
     return;
   }
-  recordOutcome(builder, loc, status, ok);
   auto guarded = scf::IfOp::create(builder, loc, TypeRange{}, ok,
                                    /*withElseRegion=*/false);
   store->moveBefore(guarded.thenBlock(), guarded.thenBlock()->begin());
@@ -136,27 +164,37 @@ void guardDataIndices(ModuleOp module) {
     OpBuilder builder(func.getContext());
     Location loc = func.getLoc();
     builder.setInsertionPointToStart(&func.getBody().front());
-    auto statusType = MemRefType::get({}, builder.getI32Type());
-    Value status = memref::AllocaOp::create(builder, loc, statusType);
-    memref::StoreOp::create(builder, loc,
-                            arith::ConstantIntOp::create(builder, loc, 0, 32),
-                            status);
+    auto slot = [&](Type type) {
+      Value alloca =
+          memref::AllocaOp::create(builder, loc, MemRefType::get({}, type));
+      memref::StoreOp::create(
+          builder, loc, arith::ConstantIntOp::create(builder, loc, type, 0),
+          alloca);
+      return alloca;
+    };
+    Outcome outcome{slot(builder.getI32Type()), slot(builder.getI64Type()),
+                    slot(builder.getI64Type())};
     for (Operation *op : accesses) {
       if (auto load = dyn_cast<memref::LoadOp>(op)) {
-        guardLoad(builder, load, status);
+        guardLoad(builder, load, outcome);
       } else {
-        guardStore(builder, cast<memref::StoreOp>(op), status);
+        guardStore(builder, cast<memref::StoreOp>(op), outcome);
       }
     }
-    // The kernel returns the outcome (LibraryEmitter.cpp returns it from the
-    // dispatch function).
+    // The kernel returns the outcome: (code, index, bound); LibraryEmitter.cpp
+    // returns the code from the dispatch function and writes the rest to
+    // the dispatch detail when the code is not 0.
     func.walk([&](func::ReturnOp ret) {
       builder.setInsertionPoint(ret);
-      Value code = memref::LoadOp::create(builder, ret.getLoc(), status);
-      ret.getOperandsMutable().assign(code);
+      SmallVector<Value> results;
+      for (Value slot : {outcome.status, outcome.index, outcome.bound}) {
+        results.push_back(memref::LoadOp::create(builder, ret.getLoc(), slot));
+      }
+      ret.getOperandsMutable().assign(results);
     });
     func.setFunctionType(builder.getFunctionType(
-        func.getFunctionType().getInputs(), {builder.getI32Type()}));
+        func.getFunctionType().getInputs(),
+        {builder.getI32Type(), builder.getI64Type(), builder.getI64Type()}));
   }
 }
 

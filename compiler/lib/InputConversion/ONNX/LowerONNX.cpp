@@ -181,6 +181,55 @@ FailureOr<SmallVector<double>> Node::constFloats(unsigned i,
   return values;
 }
 
+FailureOr<int64_t> Node::constInt(unsigned i, llvm::StringRef what) {
+  FailureOr<SmallVector<int64_t>> values = constInts(i, what);
+  if (failed(values)) {
+    return failure();
+  }
+  if (values->size() != 1) {
+    return fail("input " + llvm::Twine(i) + " (" + what +
+                ") must hold one value; it holds " +
+                llvm::Twine(values->size()));
+  }
+  return values->front();
+}
+
+FailureOr<double> Node::constFloat(unsigned i, llvm::StringRef what) {
+  FailureOr<SmallVector<double>> values = constFloats(i, what);
+  if (failed(values)) {
+    return failure();
+  }
+  if (values->size() != 1) {
+    return fail("input " + llvm::Twine(i) + " (" + what +
+                ") must hold one value; it holds " +
+                llvm::Twine(values->size()));
+  }
+  return values->front();
+}
+
+LogicalResult Node::checkShape(ArrayRef<int64_t> shape, Type element,
+                               const llvm::Twine &what) {
+  uint64_t bytes =
+      element.isIntOrFloat()
+          ? std::max<uint64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8)
+          : 8;
+  std::string dims;
+  bool bad = false;
+  for (int64_t dim : shape) {
+    dims += (dims.empty() ? "" : "x") + std::to_string(dim);
+    if (ShapedType::isDynamic(dim)) {
+      continue;
+    }
+    bad |= dim < 0 ||
+           __builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes);
+  }
+  if (bad || bytes >= input::kMaxTensorBytes) {
+    return fail(what + " would have the shape [" + dims +
+                "], which is not a tensor shape of fewer than 2^62 bytes");
+  }
+  return success();
+}
+
 LogicalResult Node::fail(const llvm::Twine &message) {
   op.emitError() << "onnx node " << op.describe() << ": " << message;
   return failure();
@@ -203,6 +252,14 @@ LogicalResult Node::replace(ValueRange values,
   }
   SmallVector<Value> replacements;
   for (auto [index, value] : llvm::enumerate(values)) {
+    // A last line of defence: no pattern may leave a shape that is not
+    // one (each checks what it computes; this names any it missed).
+    if (auto type = value ? dyn_cast<RankedTensorType>(value.getType())
+                          : RankedTensorType();
+        type && failed(checkShape(type.getShape(), type.getElementType(),
+                                  "output " + llvm::Twine(index)))) {
+      return failure();
+    }
     Value result = op.getOutputs()[index];
     if (!value) {
       if (!result.use_empty()) {
@@ -253,6 +310,82 @@ const LoweringTable &loweringTable() {
     return t;
   }();
   return table;
+}
+
+/// The inputs an op type of the default domain requires: the least
+/// min_input of its ONNX schemas over all opsets (onnx 1.12's
+/// `onnx.defs.get_all_schemas_with_history()`), where it is not 1. Patterns
+/// read their required inputs unchecked, so a node without them is refused
+/// first.
+unsigned requiredInputs(llvm::StringRef opType) {
+  static const llvm::StringMap<unsigned> table = {
+      {"Add", 2},
+      {"And", 2},
+      {"BatchNormalization", 5},
+      {"BitShift", 2},
+      {"CastLike", 2},
+      {"Compress", 2},
+      {"Constant", 0},
+      {"Conv", 2},
+      {"ConvInteger", 2},
+      {"ConvTranspose", 2},
+      {"CumSum", 2},
+      {"DequantizeLinear", 2},
+      {"Div", 2},
+      {"Equal", 2},
+      {"Expand", 2},
+      {"GRU", 3},
+      {"Gather", 2},
+      {"GatherElements", 2},
+      {"GatherND", 2},
+      {"Gemm", 2},
+      {"Greater", 2},
+      {"GreaterOrEqual", 2},
+      {"GridSample", 2},
+      {"InstanceNormalization", 3},
+      {"LSTM", 3},
+      {"LayerNormalization", 2},
+      {"Less", 2},
+      {"LessOrEqual", 2},
+      {"Loop", 2},
+      {"MatMul", 2},
+      {"MatMulInteger", 2},
+      {"MaxRoiPool", 2},
+      {"MaxUnpool", 2},
+      {"MelWeightMatrix", 5},
+      {"Mod", 2},
+      {"Mul", 2},
+      {"NegativeLogLikelihoodLoss", 2},
+      {"NonMaxSuppression", 2},
+      {"OneHot", 3},
+      {"Optional", 0},
+      {"Or", 2},
+      {"PRelu", 2},
+      {"Pow", 2},
+      {"QLinearConv", 8},
+      {"QLinearMatMul", 8},
+      {"QuantizeLinear", 2},
+      {"RNN", 3},
+      {"RandomNormal", 0},
+      {"RandomUniform", 0},
+      {"Range", 3},
+      {"ReverseSequence", 2},
+      {"RoiAlign", 3},
+      {"STFT", 2},
+      {"Scatter", 3},
+      {"ScatterElements", 3},
+      {"ScatterND", 3},
+      {"SequenceAt", 2},
+      {"SequenceEmpty", 0},
+      {"SequenceInsert", 2},
+      {"SoftmaxCrossEntropyLoss", 2},
+      {"Sub", 2},
+      {"Tile", 2},
+      {"Where", 3},
+      {"Xor", 2},
+  };
+  auto it = table.find(opType);
+  return it == table.end() ? 1 : it->second;
 }
 
 struct LowerONNXPass
@@ -307,6 +440,16 @@ struct LowerONNXPass
       auto it = table.find(key);
       if (it == table.end()) {
         return context.fail("the op type is not supported");
+      }
+      if (key == node.getOpType()) {
+        unsigned required = requiredInputs(key);
+        for (unsigned i = 0; i < required; ++i) {
+          if (!context.has(i)) {
+            return context.fail("input " + llvm::Twine(i) +
+                                " is missing; the op type takes at least " +
+                                llvm::Twine(required));
+          }
+        }
       }
       rewriter.setInsertionPoint(node);
       if (failed(it->second(context))) {

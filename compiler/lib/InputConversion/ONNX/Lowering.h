@@ -67,6 +67,15 @@ public:
   /// with an error naming `what` otherwise.
   FailureOr<SmallVector<int64_t>> constInts(unsigned i, llvm::StringRef what);
   FailureOr<SmallVector<double>> constFloats(unsigned i, llvm::StringRef what);
+  /// Input `i` as one integer (or number): a constant holding exactly one
+  /// value, else an error naming `what`.
+  FailureOr<int64_t> constInt(unsigned i, llvm::StringRef what);
+  FailureOr<double> constFloat(unsigned i, llvm::StringRef what);
+  /// Succeeds when `shape` (computed from attributes or constants) is a
+  /// tensor shape: no negative dimension, fewer than 2^62 bytes of
+  /// `element`; else an error naming `what`.
+  LogicalResult checkShape(ArrayRef<int64_t> shape, Type element,
+                           const llvm::Twine &what);
 
   /// Replaces the node's outputs (a null value for an unused output);
   /// `unsignedResults[i]` marks output i as an unsigned ONNX tensor.

@@ -29,11 +29,18 @@ Value mulOf(OpBuilder &b, Location loc, Value x, Value y) {
 
 LogicalResult lowerOneHot(Node &n) {
   // indices, depth (scalar), values ([off, on]); attr axis (-1).
-  FailureOr<SmallVector<double>> depthValue = n.constFloats(1, "depth");
+  FailureOr<double> depthValue = n.constFloat(1, "depth");
   if (failed(depthValue)) {
     return failure();
   }
-  int64_t depth = static_cast<int64_t>((*depthValue)[0]);
+  // Compared as a double first: a cast of a value out of range (or of a
+  // NaN) to an integer is undefined.
+  if (!(*depthValue >= 1 && *depthValue <= double(int64_t(1) << 40))) {
+    std::string text;
+    llvm::raw_string_ostream(text) << "depth " << *depthValue;
+    return n.fail(text + " is not a number of classes from 1 to 2^40");
+  }
+  int64_t depth = static_cast<int64_t>(*depthValue);
   int64_t rank = n.rank(0) + 1;
   FailureOr<int64_t> axis = n.axis(n.intAttr("axis", -1), rank);
   if (failed(axis)) {
@@ -42,6 +49,9 @@ LogicalResult lowerOneHot(Node &n) {
   SmallVector<int64_t> shape(n.shape(0));
   shape.insert(shape.begin() + *axis, depth);
   Type element = n.elem(2);
+  if (failed(n.checkShape(shape, element, "the result"))) {
+    return failure();
+  }
   Value values = n.in(2);
   Value off = slice(n.b, n.loc, values, {0}, {1}, {1});
   Value on = slice(n.b, n.loc, values, {1}, {1}, {1});
@@ -568,11 +578,16 @@ LogicalResult lowerScatterND(Node &n) {
 
 /// Hann, Hamming and Blackman windows of a constant size.
 LogicalResult lowerWindow(Node &n, ArrayRef<double> coefficients) {
-  FailureOr<SmallVector<int64_t>> size = n.constInts(0, "size");
+  FailureOr<int64_t> size = n.constInt(0, "size");
   if (failed(size)) {
     return failure();
   }
-  int64_t count = (*size)[0];
+  int64_t count = *size;
+  // Its values are computed here, one by one.
+  if (count < 1 || count > kFoldLimit) {
+    return n.fail("size " + llvm::Twine(count) +
+                  " is not a window size from 1 to " + llvm::Twine(kFoldLimit));
+  }
   bool periodic = n.intAttr("periodic", 1) != 0;
   Type element = n.b.getF32Type();
   switch (n.intAttr("output_datatype", 1)) {

@@ -254,51 +254,66 @@ FailureOr<DenseElementsAttr> Importer::tensor(const TensorProto &proto,
   } else {
     // The typed fields, each element converted to little-endian bytes of
     // its width (ONNX keeps 8/16-bit values and float16 bits in int32_data).
-    raw.resize(count * width);
-    auto store = [&](int64_t i, uint64_t bitsValue) {
-      std::memcpy(&raw[i * width], &bitsValue, width);
-    };
-    int64_t have = -1;
+    // Their count is checked first: the dims alone must not make a buffer
+    // (a few bytes of model could ask for a terabyte).
+    int64_t have;
     switch (proto.data_type()) {
     case TensorProto::FLOAT:
       have = proto.float_data_size();
-      for (int64_t i = 0; i < std::min(have, count); ++i) {
-        float value = proto.float_data(i);
-        std::memcpy(&raw[i * 4], &value, 4);
-      }
       break;
     case TensorProto::DOUBLE:
       have = proto.double_data_size();
-      for (int64_t i = 0; i < std::min(have, count); ++i) {
-        double value = proto.double_data(i);
-        std::memcpy(&raw[i * 8], &value, 8);
-      }
       break;
     case TensorProto::INT64:
       have = proto.int64_data_size();
-      for (int64_t i = 0; i < std::min(have, count); ++i) {
-        store(i, static_cast<uint64_t>(proto.int64_data(i)));
-      }
       break;
     case TensorProto::UINT32:
     case TensorProto::UINT64:
       have = proto.uint64_data_size();
-      for (int64_t i = 0; i < std::min(have, count); ++i) {
-        store(i, proto.uint64_data(i));
-      }
       break;
     default: // INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16, BFLOAT16
       have = proto.int32_data_size();
-      for (int64_t i = 0; i < std::min(have, count); ++i) {
-        store(i, static_cast<uint64_t>(
-                     static_cast<int64_t>(proto.int32_data(i))));
-      }
       break;
     }
     if (have != count) {
       error() << what << " holds " << have << " values for " << count
               << " elements";
       return failure();
+    }
+    raw.resize(count * width);
+    auto store = [&](int64_t i, uint64_t bitsValue) {
+      std::memcpy(&raw[i * width], &bitsValue, width);
+    };
+    switch (proto.data_type()) {
+    case TensorProto::FLOAT:
+      for (int64_t i = 0; i < count; ++i) {
+        float value = proto.float_data(i);
+        std::memcpy(&raw[i * 4], &value, 4);
+      }
+      break;
+    case TensorProto::DOUBLE:
+      for (int64_t i = 0; i < count; ++i) {
+        double value = proto.double_data(i);
+        std::memcpy(&raw[i * 8], &value, 8);
+      }
+      break;
+    case TensorProto::INT64:
+      for (int64_t i = 0; i < count; ++i) {
+        store(i, static_cast<uint64_t>(proto.int64_data(i)));
+      }
+      break;
+    case TensorProto::UINT32:
+    case TensorProto::UINT64:
+      for (int64_t i = 0; i < count; ++i) {
+        store(i, proto.uint64_data(i));
+      }
+      break;
+    default:
+      for (int64_t i = 0; i < count; ++i) {
+        store(i, static_cast<uint64_t>(
+                     static_cast<int64_t>(proto.int32_data(i))));
+      }
+      break;
     }
   }
   if (raw.size() != static_cast<uint64_t>(count) * width) {

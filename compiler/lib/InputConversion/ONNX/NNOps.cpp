@@ -171,6 +171,11 @@ struct Window {
   SmallVector<int64_t> kernel, strides, dilations, padBegin, padEnd, out;
 };
 
+/// A window parameter from an attribute: from `least` to 2^30.
+bool inWindowRange(int64_t value, int64_t least) {
+  return value >= least && value <= (int64_t(1) << 30);
+}
+
 /// Reads kernel_shape, strides, dilations, pads and auto_pad for `spatial`
 /// input dims `in`; `ceil` rounds the output size up (pools' ceil_mode).
 FailureOr<Window> window(Node &n, ArrayRef<int64_t> in,
@@ -187,6 +192,19 @@ FailureOr<Window> window(Node &n, ArrayRef<int64_t> in,
       pads.size() != 2 * rank || w.kernel.size() != rank) {
     return n.fail("kernel_shape, strides, dilations or pads do not match "
                   "the spatial rank " + llvm::Twine(rank));
+  }
+  // Bounded so that the arithmetic below cannot overflow (a stride of 0
+  // divided by zero).
+  for (size_t i = 0; i < rank; ++i) {
+    if (!inWindowRange(w.kernel[i], 1) || !inWindowRange(w.strides[i], 1) ||
+        !inWindowRange(w.dilations[i], 1) || !inWindowRange(pads[i], 0) ||
+        !inWindowRange(pads[i + rank], 0)) {
+      return n.fail("the kernel size, stride, dilation or pads of spatial "
+                    "axis " +
+                    llvm::Twine(i) +
+                    " are out of range (sizes, "
+                    "strides and dilations 1 to 2^30, pads 0 to 2^30)");
+    }
   }
   StringRef autoPad = n.stringAttr("auto_pad").value_or("NOTSET");
   for (size_t i = 0; i < rank; ++i) {
@@ -514,6 +532,21 @@ LogicalResult lowerConvTranspose(Node &n) {
   std::optional<SmallVector<int64_t>> outputShape = n.intsAttr("output_shape");
   SmallVector<int64_t> out(spatial);
   for (int64_t i = 0; i < spatial; ++i) {
+    // Bounded so that the arithmetic below cannot overflow (strides[i] *
+    // in[i], the largest term, is checked on its own).
+    int64_t scaled = 0;
+    if (!inWindowRange(k[i], 1) || !inWindowRange(strides[i], 1) ||
+        !inWindowRange(dilations[i], 1) ||
+        !inWindowRange(outputPadding[i], 0) || !inWindowRange(pads[i], 0) ||
+        !inWindowRange(pads[i + 2], 0) || in[i] < 1 ||
+        __builtin_mul_overflow(strides[i], in[i], &scaled) ||
+        scaled > (int64_t(1) << 62)) {
+      return n.fail("the kernel size, stride, dilation, output_padding or "
+                    "pads of spatial axis " +
+                    llvm::Twine(i) +
+                    " are out of range (sizes, strides and dilations 1 to "
+                    "2^30, paddings 0 to 2^30)");
+    }
     int64_t full = strides[i] * (in[i] - 1) + outputPadding[i] +
                    (k[i] - 1) * dilations[i] + 1;
     if (outputShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {

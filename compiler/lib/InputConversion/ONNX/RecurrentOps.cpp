@@ -66,6 +66,25 @@ LogicalResult lowerRecurrent(Node &n, Cell cell) {
   bool batchFirst = n.intAttr("layout", 0) != 0;
   StringRef direction = n.stringAttr("direction").value_or("forward");
   int64_t gates = cell == Cell::LSTM ? 4 : cell == Cell::GRU ? 3 : 1;
+  // The ranks and the sizes the slices below rely on (found by
+  // onnx_fuzzer: an X of rank 1 read a third dimension).
+  auto rankIs = [&](unsigned i, int64_t rank) {
+    return !n.has(i) || n.rank(i) == rank;
+  };
+  if (n.rank(0) != 3 || n.rank(1) != 3 || n.rank(2) != 3 || !rankIs(3, 2) ||
+      !rankIs(5, 3) || !rankIs(6, 3)) {
+    return n.fail("X, W and R must have rank 3, B rank 2, initial_h and "
+                  "initial_c rank 3");
+  }
+  int64_t expectedDirs = direction == "bidirectional" ? 2 : 1;
+  if (n.shape(1)[0] != expectedDirs || n.shape(2)[0] != expectedDirs ||
+      n.shape(1)[1] == 0 || n.shape(1)[1] % gates != 0 ||
+      n.shape(2)[1] != n.shape(1)[1] ||
+      n.shape(2)[2] != n.shape(1)[1] / gates ||
+      n.shape(1)[2] != n.shape(0)[2]) {
+    return n.fail("the shapes of X, W and R do not match the direction, "
+                  "the gates and one another");
+  }
   Value x = n.in(0);
   if (batchFirst) {
     x = transpose(b, loc, x, {1, 0, 2});

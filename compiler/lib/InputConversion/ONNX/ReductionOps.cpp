@@ -473,12 +473,12 @@ LogicalResult lowerLayerNorm(Node &n) {
 }
 
 LogicalResult lowerCumSum(Node &n) {
-  FailureOr<SmallVector<int64_t>> axisValue = n.constInts(1, "axis");
+  FailureOr<int64_t> axisValue = n.constInt(1, "axis");
   if (failed(axisValue)) {
     return failure();
   }
   int64_t rank = n.rank(0);
-  FailureOr<int64_t> axis = n.axis((*axisValue)[0], rank);
+  FailureOr<int64_t> axis = n.axis(*axisValue, rank);
   if (failed(axis)) {
     return failure();
   }
@@ -679,11 +679,11 @@ LogicalResult lowerTopK(Node &n) {
   if (n.opset() < 10) {
     k = n.intAttr("k", 0);
   } else {
-    FailureOr<SmallVector<int64_t>> value = n.constInts(1, "K");
+    FailureOr<int64_t> value = n.constInt(1, "K");
     if (failed(value)) {
       return failure();
     }
-    k = (*value)[0];
+    k = *value;
   }
   int64_t rank = n.rank(0);
   FailureOr<int64_t> axis = n.axis(n.intAttr("axis", -1), rank);

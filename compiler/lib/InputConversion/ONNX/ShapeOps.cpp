@@ -79,7 +79,9 @@ LogicalResult lowerReshape(Node &n) {
     if (dim < 0) {
       return n.fail("the shape has a negative dimension " + llvm::Twine(dim));
     }
-    known *= dim;
+    if (__builtin_mul_overflow(known, dim, &known)) {
+      return n.fail("the shape's element count overflows a 64-bit integer");
+    }
     shape.push_back(dim);
   }
   if (inferred >= 0) {
@@ -541,6 +543,9 @@ LogicalResult lowerExpand(Node &n) {
   if (failed(shape)) {
     return n.fail("the shape does not broadcast with the input");
   }
+  if (failed(n.checkShape(*shape, n.elem(0), "the result"))) {
+    return failure();
+  }
   return n.replace(broadcastTo(n.b, n.loc, n.in(0), *shape),
                    {n.isUnsigned(0)});
 }
@@ -556,7 +561,13 @@ LogicalResult lowerTile(Node &n) {
   SmallVector<int64_t> shape;
   SmallVector<AffineExpr> exprs;
   for (auto [d, dim] : llvm::enumerate(n.shape(0))) {
-    shape.push_back(dim * (*repeats)[d]);
+    int64_t tiled = 0;
+    if ((*repeats)[d] < 0 ||
+        __builtin_mul_overflow(dim, (*repeats)[d], &tiled)) {
+      return n.fail("repeats " + llvm::Twine((*repeats)[d]) + " of axis " +
+                    llvm::Twine(d) + " is negative or too large");
+    }
+    shape.push_back(tiled);
     exprs.push_back(dim == 1 ? n.b.getAffineConstantExpr(0)
                              : n.b.getAffineDimExpr(d) % dim);
   }
@@ -625,6 +636,15 @@ LogicalResult lowerPad(Node &n) {
   SmallVector<int64_t> offsets(rank, 0), sizes(n.shape(0)), ones(rank, 1);
   bool crop = false;
   for (int64_t d = 0; d < rank; ++d) {
+    // Pads beyond +-2^40 make no tensor: refused before any arithmetic
+    // on them can overflow.
+    constexpr int64_t kMaxPad = int64_t(1) << 40;
+    if (low[d] < -kMaxPad || low[d] > kMaxPad || high[d] < -kMaxPad ||
+        high[d] > kMaxPad) {
+      return n.fail("the pads of axis " + llvm::Twine(d) + " (" +
+                    llvm::Twine(low[d]) + ", " + llvm::Twine(high[d]) +
+                    ") are out of range");
+    }
     if (low[d] < 0) {
       offsets[d] = -low[d];
       sizes[d] += low[d];
@@ -636,6 +656,11 @@ LogicalResult lowerPad(Node &n) {
       high[d] = 0;
       crop = true;
     }
+    if (sizes[d] < 0) {
+      return n.fail("the negative pads of axis " + llvm::Twine(d) +
+                    " remove more than its " + llvm::Twine(n.shape(0)[d]) +
+                    " elements");
+    }
   }
   if (crop) {
     input = slice(n.b, n.loc, input, offsets, sizes, ones);
@@ -643,6 +668,9 @@ LogicalResult lowerPad(Node &n) {
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d) {
     shape.push_back(sizes[d] + low[d] + high[d]);
+  }
+  if (failed(n.checkShape(shape, n.elem(0), "the result"))) {
+    return failure();
   }
   auto type = RankedTensorType::get(shape, n.elem(0));
   StringRef mode = n.stringAttr("mode").value_or("constant");
@@ -715,6 +743,10 @@ LogicalResult lowerConstantOfShape(Node &n) {
   Type type = n.b.getF32Type();
   bool isUnsigned = false;
   if (DenseElementsAttr value = n.tensorAttr("value")) {
+    if (value.getNumElements() != 1) {
+      return n.fail("attribute value must hold one value; it holds " +
+                    llvm::Twine(value.getNumElements()));
+    }
     type = value.getElementType();
     element = value.getValues<Attribute>()[0];
     if (type.isUnsignedInteger()) {
@@ -726,6 +758,9 @@ LogicalResult lowerConstantOfShape(Node &n) {
     }
   } else {
     element = n.b.getF32FloatAttr(0);
+  }
+  if (failed(n.checkShape(*shape, type, "the result"))) {
+    return failure();
   }
   auto tensorType = RankedTensorType::get(*shape, type);
   return n.replace(
@@ -782,24 +817,33 @@ LogicalResult lowerConstant(Node &n) {
 }
 
 LogicalResult lowerRange(Node &n) {
-  FailureOr<SmallVector<double>> start = n.constFloats(0, "start");
+  FailureOr<double> start = n.constFloat(0, "start");
   if (failed(start)) {
     return failure();
   }
-  FailureOr<SmallVector<double>> limit = n.constFloats(1, "limit");
+  FailureOr<double> limit = n.constFloat(1, "limit");
   if (failed(limit)) {
     return failure();
   }
-  FailureOr<SmallVector<double>> delta = n.constFloats(2, "delta");
+  FailureOr<double> delta = n.constFloat(2, "delta");
   if (failed(delta)) {
     return failure();
   }
-  double s = (*start)[0], l = (*limit)[0], d = (*delta)[0];
+  double s = *start, l = *limit, d = *delta;
   if (d == 0) {
     return n.fail("delta is 0");
   }
-  int64_t count =
-      std::max<int64_t>(0, static_cast<int64_t>(std::ceil((l - s) / d)));
+  // The values are computed here, one by one: at most kFoldLimit of them
+  // (compared as a double: the cast of an infinity or a NaN is undefined).
+  double steps = std::ceil((l - s) / d);
+  if (!(steps <= double(kFoldLimit))) {
+    std::string text;
+    llvm::raw_string_ostream(text)
+        << "start " << s << ", limit " << l << " and delta " << d;
+    return n.fail(text + " make more than " + llvm::Twine(kFoldLimit) +
+                  " values (or none that is a number)");
+  }
+  int64_t count = std::max<int64_t>(0, static_cast<int64_t>(steps));
   Type type = n.elem(0);
   auto tensorType = RankedTensorType::get({count}, type);
   SmallVector<Attribute> values;
@@ -819,11 +863,11 @@ LogicalResult lowerTrilu(Node &n) {
   bool upper = n.intAttr("upper", 1) != 0;
   int64_t k = 0;
   if (n.has(1)) {
-    FailureOr<SmallVector<int64_t>> value = n.constInts(1, "k");
+    FailureOr<int64_t> value = n.constInt(1, "k");
     if (failed(value)) {
       return failure();
     }
-    k = (*value)[0];
+    k = *value;
   }
   int64_t rank = n.rank(0);
   if (rank < 2) {

@@ -30,9 +30,16 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "strata/hal/executable_library.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Target/TargetMachine.h"
+
+// The code guarded kernels return (Codegen.h) is the kernel ABI's.
+static_assert(mlir::strata::llvmcpu::kIndexOutOfRangeCode ==
+                  STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE,
+              "kIndexOutOfRangeCode must be the ABI's index-out-of-range "
+              "code");
 
 namespace mlir::strata {
 

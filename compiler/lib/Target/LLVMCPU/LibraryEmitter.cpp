@@ -19,6 +19,7 @@
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 
 namespace mlir::strata::llvmcpu {
@@ -26,6 +27,8 @@ namespace {
 
 using DispatchState = strata_hal_executable_dispatch_state_v0_t;
 using WorkgroupState = strata_hal_executable_workgroup_state_v0_t;
+using WorkgroupStateV1 = strata_hal_executable_workgroup_state_v1_t;
+using DispatchDetail = strata_hal_executable_dispatch_detail_v1_t;
 using DispatchAttrs = strata_hal_executable_dispatch_attrs_v0_t;
 using ImportTable = strata_hal_executable_import_table_v0_t;
 using ExportTable = strata_hal_executable_export_table_v0_t;
@@ -54,6 +57,17 @@ constexpr uint64_t kLocalMemoryOffset =
     offsetof(WorkgroupState, local_memory); // void*
 constexpr uint64_t kLocalMemorySizeOffset =
     offsetof(WorkgroupState, local_memory_size); // uint32_t
+// Version 1: the detail pointer after the version 0 state, and its fields.
+constexpr uint64_t kWorkgroupDetailOffset =
+    offsetof(WorkgroupStateV1, detail); // dispatch_detail_v1_t*
+constexpr uint64_t kDetailKindOffset = offsetof(DispatchDetail, kind);
+constexpr uint64_t kDetailIndexOffset = offsetof(DispatchDetail, index);
+constexpr uint64_t kDetailBoundOffset = offsetof(DispatchDetail, bound);
+static_assert(offsetof(WorkgroupStateV1, v0) == 0 &&
+                  sizeof(DispatchDetail::kind) == 4 &&
+                  sizeof(DispatchDetail::index) == 8 &&
+                  sizeof(DispatchDetail::bound) == 8,
+              "the dispatch functions store these widths");
 static_assert(sizeof(DispatchState::constant_count) == 2 &&
                   sizeof(DispatchState::binding_count) == 2 &&
                   sizeof(WorkgroupState::workgroup_id_x) == 4 &&
@@ -104,7 +118,8 @@ static_assert(offsetof(Library, header) == 0 &&
 
 constexpr llvm::StringLiteral kQuerySymbol =
     STRATA_HAL_EXECUTABLE_LIBRARY_QUERY_SYMBOL;
-constexpr uint32_t kLibraryVersion = STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_0;
+// Version 1: guarded kernels write the dispatch detail.
+constexpr uint32_t kLibraryVersion = STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_1;
 
 llvm::Value *loadAt(llvm::IRBuilder<> &builder, llvm::Type *type,
                     llvm::Value *base, uint64_t offset) {
@@ -279,10 +294,41 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
   }
   llvm::Value *status =
       builder.CreateCall(kernel->getFunctionType(), kernel, args);
-  // A kernel that guards indices computed from data returns its outcome
-  // (0, or STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE).
-  builder.CreateRet(
-      kernel->getReturnType()->isIntegerTy(32) ? status : builder.getInt32(0));
+  // A kernel that guards indices computed from data returns its outcome:
+  // {code, index, bound} (GuardDataIndices.cpp), the code 0 or
+  // STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE.
+  auto *outcome = llvm::dyn_cast<llvm::StructType>(kernel->getReturnType());
+  if (!outcome || outcome->getNumElements() != 3) {
+    builder.CreateRet(kernel->getReturnType()->isIntegerTy(32)
+                          ? status
+                          : builder.getInt32(0));
+    return function;
+  }
+  llvm::Value *code = builder.CreateExtractValue(status, 0);
+  auto *failed = llvm::BasicBlock::Create(context, "out_of_range", function);
+  auto *done = llvm::BasicBlock::Create(context, "done", function);
+  builder.CreateCondBr(builder.CreateICmpNE(code, builder.getInt32(0)), failed,
+                       done,
+                       llvm::MDBuilder(context).createUnlikelyBranchWeights());
+  // The detail pointer of the version 1 state (never NULL from a version 1
+  // runtime; checked all the same, as the failure path costs nothing).
+  builder.SetInsertPoint(failed);
+  llvm::Value *detail =
+      loadAt(builder, ptrType, workgroupState, kWorkgroupDetailOffset);
+  auto *write = llvm::BasicBlock::Create(context, "write_detail", function);
+  builder.CreateCondBr(builder.CreateIsNotNull(detail), write, done);
+  builder.SetInsertPoint(write);
+  auto storeAt = [&](llvm::Value *value, uint64_t offset) {
+    builder.CreateStore(value, builder.CreateConstInBoundsGEP1_64(
+                                   builder.getInt8Ty(), detail, offset));
+  };
+  storeAt(builder.getInt32(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_INDEX),
+          kDetailKindOffset);
+  storeAt(builder.CreateExtractValue(status, 1), kDetailIndexOffset);
+  storeAt(builder.CreateExtractValue(status, 2), kDetailBoundOffset);
+  builder.CreateBr(done);
+  builder.SetInsertPoint(done);
+  builder.CreateRet(code);
   return function;
 }
 
@@ -406,8 +452,9 @@ std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
   }
 
   // const header* const* query(uint32_t max_version, const environment*)
-  // (strata_hal_executable_library_query_fn_t): version 0 is the only one
-  // and every runtime's max_version is >= 0.
+  // (strata_hal_executable_library_query_fn_t): the library is version 1
+  // only (its kernels write the detail of the version 1 workgroup state),
+  // so a runtime that asks for at most version 0 gets NULL.
   auto *queryType = llvm::FunctionType::get(ptrType, {i32Type, ptrType}, false);
   if (module.getFunction(kQuerySymbol)) {
     return "the executable already defines " + kQuerySymbol.str();
@@ -417,7 +464,11 @@ std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
   query->setVisibility(llvm::GlobalValue::DefaultVisibility);
   query->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", query));
-  builder.CreateRet(library);
+  llvm::Value *supported = builder.CreateICmpUGE(
+      query->getArg(0), builder.getInt32(kLibraryVersion));
+  builder.CreateRet(builder.CreateSelect(
+      supported, library,
+      llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(ptrType))));
   return {};
 }
 

@@ -23,6 +23,15 @@
  * possibly concurrently for different workgroups of one dispatch. Kernels
  * return 0 on success and non-zero to fail the dispatch; they must not
  * retain any pointer past the call.
+ *
+ * Version 1 adds, and changes nothing of version 0: the workgroup state a
+ * dispatch function receives is the first member of a
+ * strata_hal_executable_workgroup_state_v1_t, whose detail pointer lets a
+ * failing kernel say why (the index out of range and its bound). A runtime
+ * of version >= 1 passes that larger state to every library; a version 0
+ * library reads only its first member, so it still loads and runs. A
+ * version 1 library's query returns NULL when max_version is 0: an older
+ * runtime passes no detail pointer.
  */
 #ifndef STRATA_HAL_EXECUTABLE_LIBRARY_H_
 #define STRATA_HAL_EXECUTABLE_LIBRARY_H_
@@ -36,8 +45,9 @@ extern "C" {
 
 /* Versions. */
 #define STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_0 0u
+#define STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_1 1u /* dispatch detail */
 #define STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_LATEST \
-  STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_0
+  STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_1
 
 /* The one exported symbol of a library. */
 #define STRATA_HAL_EXECUTABLE_LIBRARY_QUERY_SYMBOL \
@@ -132,7 +142,8 @@ typedef struct strata_hal_executable_workgroup_state_v0_t {
  * export needs (compiled kernels check them first). */
 #define STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE 1
 /* An index the kernel computed from tensor data (a gather or scatter) was
- * outside the dimension it indexes; nothing was read or written there. */
+ * outside the dimension it indexes; nothing was read or written there.
+ * Version 1 kernels say which index and bound in the detail. */
 #define STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE 2
 
 /* One workgroup of one export: 0 on success, non-zero fails the dispatch. */
@@ -186,8 +197,39 @@ typedef struct strata_hal_executable_library_v0_t {
   strata_hal_executable_export_table_v0_t exports;
 } strata_hal_executable_library_v0_t;
 
+/*===------------------------------------------------------------------===*
+ * Version 1: the dispatch detail
+ *===------------------------------------------------------------------===*/
+
+/* What detail->kind says a failing kernel wrote. */
+#define STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_NONE 0u
+/* index and bound are set: index was outside [0, bound). */
+#define STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_INDEX 1u
+
+/* Why a dispatch function failed, written by the kernel before it returns
+ * non-zero (and only then). The runtime sets kind to NONE before it runs
+ * workgroups and reads the detail only of a call that failed. */
+typedef struct strata_hal_executable_dispatch_detail_v1_t {
+  uint32_t kind; /* STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_* */
+  uint32_t reserved0;
+  int64_t index; /* DETAIL_INDEX: the index out of range */
+  int64_t bound; /* DETAIL_INDEX: the size of the dimension it indexes */
+} strata_hal_executable_dispatch_detail_v1_t;
+
+/* The workgroup state of version 1. Dispatch functions keep the version 0
+ * type and receive a pointer to v0 (the first member); a version 1 kernel
+ * converts that pointer to this struct to reach detail. */
+typedef struct strata_hal_executable_workgroup_state_v1_t {
+  strata_hal_executable_workgroup_state_v0_t v0; /* first: see above */
+  /* Where a failing kernel describes its failure; never NULL from a
+   * runtime of version >= 1. */
+  strata_hal_executable_dispatch_detail_v1_t* detail;
+} strata_hal_executable_workgroup_state_v1_t;
+
 /* The query function. Returns a pointer to the library struct (whose first
- * member is the header pointer) for a version <= max_version, or NULL. */
+ * member is the header pointer) for a version <= max_version, or NULL. The
+ * library struct is strata_hal_executable_library_v0_t in versions 0 and 1
+ * (header->version tells which). */
 typedef const strata_hal_executable_library_header_t* const* (
     *strata_hal_executable_library_query_fn_t)(
     uint32_t max_version,
@@ -233,6 +275,19 @@ STRATA_HAL_ABI_ASSERT(sizeof(strata_hal_executable_library_v0_t) == 64,
                       "library_v0 layout");
 STRATA_HAL_ABI_ASSERT(offsetof(strata_hal_executable_library_v0_t, header) == 0,
                       "the header pointer comes first");
+STRATA_HAL_ABI_ASSERT(sizeof(strata_hal_executable_dispatch_detail_v1_t) == 24,
+                      "dispatch_detail_v1 layout");
+STRATA_HAL_ABI_ASSERT(
+    offsetof(strata_hal_executable_dispatch_detail_v1_t, kind) == 0 &&
+        offsetof(strata_hal_executable_dispatch_detail_v1_t, index) == 8 &&
+        offsetof(strata_hal_executable_dispatch_detail_v1_t, bound) == 16,
+    "dispatch_detail_v1 layout");
+STRATA_HAL_ABI_ASSERT(sizeof(strata_hal_executable_workgroup_state_v1_t) == 40,
+                      "workgroup_state_v1 layout");
+STRATA_HAL_ABI_ASSERT(
+    offsetof(strata_hal_executable_workgroup_state_v1_t, v0) == 0 &&
+        offsetof(strata_hal_executable_workgroup_state_v1_t, detail) == 32,
+    "workgroup_state_v1: version 0's state first, then the detail pointer");
 #endif
 
 #ifdef __cplusplus

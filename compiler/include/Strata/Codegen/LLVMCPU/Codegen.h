@@ -85,8 +85,9 @@ inline constexpr int64_t kIndexOutOfRangeCode = 2;
 /// memref the body captures (a gather or scatter at indices computed from
 /// data) against the memref's dimensions: out of range, a load reads a zero
 /// and a store writes nothing, and the export returns kIndexOutOfRangeCode
-/// (an i32 result, 0 when every index was in range). Runs on bufferized
-/// exports, first in lowerToLLVMDialect.
+/// with the index and the size of the dimension it indexes (results i32,
+/// i64, i64; the code is 0 when every index was in range). Runs on
+/// bufferized exports, first in lowerToLLVMDialect.
 void guardDataIndices(ModuleOp module);
 
 /// Vectorizes, with upstream linalg vectorization, the linalg ops of the

@@ -1,0 +1,123 @@
+// request_parser.h - the service's HTTP/1.1 request framing on http_parser
+// (a bound on the body, Expect: 100-continue, pausing) and the routing of a
+// request's path. Nothing here touches a socket or the loop, so the
+// service's fuzz target (fuzz/service_fuzzer.cpp) runs the same code on
+// bytes that the server runs on what it reads.
+//
+// Threading: a parser belongs to one connection and is used by one thread.
+#ifndef STRATA_SAMPLES_SERVICE_REQUEST_PARSER_H_
+#define STRATA_SAMPLES_SERVICE_REQUEST_PARSER_H_
+
+#include <cstddef>
+#include <string>
+
+#include <http_parser.h>
+
+namespace strata::service {
+
+/// What a RequestParser reports while it parses, from inside feed().
+class RequestEvents {
+ public:
+  virtual ~RequestEvents() = default;
+  /// The first byte of a request has been parsed.
+  virtual void onRequestBegin() {}
+  /// The headers are complete and the body is not known to be too large;
+  /// expect_continue: the client sent "Expect: 100-continue".
+  virtual void onHeadersComplete(bool expect_continue) {
+    (void)expect_continue;
+  }
+  /// The body is larger than the bound: its Content-Length says so, or a
+  /// chunked body has grown past it (then what arrived is dropped). The
+  /// rest of the body is not kept; onRequest still follows if it ends.
+  virtual void onTooLarge() = 0;
+  /// A whole request: the parser's url(), body(), method() and keepAlive()
+  /// describe it until the next request begins.
+  virtual void onRequest() = 0;
+};
+
+class RequestParser {
+ public:
+  enum class Result {
+    kOk,        // every byte was parsed
+    kPaused,    // pause(true) was called; the rest is unparsed
+    kMalformed  // not HTTP (or an upgrade); *error says why
+  };
+
+  /// events is borrowed and must outlive the parser.
+  RequestParser(size_t max_body, RequestEvents* events);
+  RequestParser(const RequestParser&) = delete;
+  RequestParser& operator=(const RequestParser&) = delete;
+
+  /// Parses data[0, length); *parsed is how many bytes were consumed.
+  Result feed(const char* data, size_t length, size_t* parsed,
+              std::string* error);
+  /// Stops (true) or resumes (false) parsing; callable from the events.
+  void pause(bool paused);
+
+  /// A request is being read (begun, not complete).
+  bool inMessage() const { return in_message_; }
+  /// Forgets the request being read (the connection answered and closes).
+  void abandonMessage() { in_message_ = false; }
+  /// The request being read has its headers.
+  bool headersComplete() const { return headers_complete_; }
+  /// The request's body went over the bound (see onTooLarge).
+  bool tooLarge() const { return too_large_; }
+  const std::string& url() const { return url_; }
+  /// The body; the caller may take or clear it once the request is whole.
+  std::string& body() { return body_; }
+  /// The request's method (http_method).
+  http_method method() const;
+  /// Whether the connection stays open after this request.
+  bool keepAlive() const;
+  size_t maxBody() const { return max_body_; }
+
+ private:
+  static int onMessageBegin(http_parser* parser);
+  static int onUrl(http_parser* parser, const char* at, size_t length);
+  static int onHeaderField(http_parser* parser, const char* at, size_t length);
+  static int onHeaderValue(http_parser* parser, const char* at, size_t length);
+  static int onHeadersDone(http_parser* parser);
+  static int onBody(http_parser* parser, const char* at, size_t length);
+  static int onMessageComplete(http_parser* parser);
+  static const http_parser_settings& settings();
+  // A header's field and value are complete: notes Expect: 100-continue.
+  void finishHeader();
+
+  http_parser parser_;
+  RequestEvents* events_;
+  size_t max_body_;
+  std::string url_;
+  std::string body_;
+  // The header field being read, lower-cased, while it may still be
+  // "expect" (http_parser may hand it over in pieces); "" once it cannot.
+  std::string field_;
+  bool field_is_expect_ = false;
+  std::string value_;  // the Expect header's value, in pieces
+  bool in_message_ = false;
+  bool headers_complete_ = false;
+  bool too_large_ = false;
+  bool expect_continue_ = false;
+  bool in_value_ = false;
+};
+
+/// Where a request's path goes.
+struct Route {
+  enum Kind {
+    kHealth,   // /healthz
+    kMetrics,  // /metrics
+    kInvoke,   // /v1/models/<model>:invoke/<function>
+    kNotFound  // anything else
+  };
+  Kind kind = kNotFound;
+  /// The URL without its query.
+  std::string path;
+  std::string model;     // kInvoke only
+  std::string function;  // kInvoke only
+};
+
+/// Routes a request's URL (its query, after '?', is ignored).
+Route routeRequest(const std::string& url);
+
+}  // namespace strata::service
+
+#endif  // STRATA_SAMPLES_SERVICE_REQUEST_PARSER_H_
