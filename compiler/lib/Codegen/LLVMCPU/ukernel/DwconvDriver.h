@@ -55,7 +55,6 @@ dwPixels(const struct DwconvShape *s, const struct Epilogue *epilogue,
   const float *in = s->in + oy * s->strideH * s->inStrideH +
                     ox * s->strideW * s->inStrideW + c;
   int64_t pixelStep = s->strideW * s->inStrideW;
-  int64_t taps = s->kernelH * s->kernelW;
   for (int64_t ky = 0; ky < s->kernelH; ++ky) {
     const float *inRow = in + ky * s->dilationH * s->inStrideH;
     for (int64_t kx = 0; kx < s->kernelW; ++kx) {
@@ -72,7 +71,6 @@ dwPixels(const struct DwconvShape *s, const struct Epilogue *epilogue,
       }
     }
   }
-  (void)taps;
   struct TileEpilogue tileEp;
   const struct TileEpilogue *ep = tileEpilogue(epilogue, 0, c, &tileEp);
 #pragma clang loop unroll(full)
