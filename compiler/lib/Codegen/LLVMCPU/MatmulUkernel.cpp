@@ -113,11 +113,10 @@ MatmulOperands decompose(OpBuilder &b, Location loc, Value memref) {
 // where P is a contiguous memref [N/NR, <depth dims>, NR], the transpose
 // moves its panel dimension next to the NR columns and nothing else writes
 // the transposed buffer. The microkernel reads P's panels in place
-// (STRATA_SGEMM_PACKED_B); the transpose is then dead.
+// (STRATA_SGEMM_PACKED_B); the transpose is then dead (eraseDeadRelayouts).
 struct PackedWeights {
   Value panels;        // P
   OpFoldResult column; // the first column of the view (a multiple of NR)
-  Operation *relayout; // the transpose, erased once nothing reads its output
 };
 
 // Whether `value` is provably a multiple of `factor`: a constant, a
@@ -247,7 +246,7 @@ std::optional<PackedWeights> findPackedWeights(Value rhs, int64_t nr) {
       !panelsType.getElementType().isF32()) {
     return std::nullopt;
   }
-  return PackedWeights{panels, column, writer};
+  return PackedWeights{panels, column};
 }
 
 // The pointer and element offset of the first panel `packed` reads:
@@ -489,9 +488,7 @@ void eraseFusedEpilogue(const std::optional<FusedEpilogue> &epilogue,
 }
 
 LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
-                            func::FuncOp callee,
-                            SmallPtrSetImpl<Operation *> &relayouts,
-                            bool &rewritten) {
+                            func::FuncOp callee, bool &rewritten) {
   rewritten = false;
   if (!matmul.hasPureBufferSemantics() || matmul.hasUserDefinedMaps()) {
     return success();
@@ -559,9 +556,6 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   }
   appendEpilogueArguments(b, loc, epilogue, /*residualRowStrideDim=*/0, args);
   func::CallOp::create(b, loc, callee, args);
-  if (packed) {
-    relayouts.insert(packed->relayout);
-  }
   matmul.erase();
   if (fill) {
     fill.erase();
@@ -594,7 +588,6 @@ std::optional<SmallVector<int64_t>> staticStrides(Value memref) {
 // stride.
 LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
                           func::FuncOp &callee, ModuleOp module,
-                          SmallPtrSetImpl<Operation *> &relayouts,
                           bool &rewritten) {
   rewritten = false;
   if (!conv.hasPureBufferSemantics()) {
@@ -724,9 +717,6 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   // A residual is read like C: pixels (W) one matrix row apart.
   appendEpilogueArguments(b, loc, epilogue, /*residualRowStrideDim=*/2, args);
   func::CallOp::create(b, loc, callee, args);
-  if (packed) {
-    relayouts.insert(packed->relayout);
-  }
   conv.erase();
   if (fill) {
     fill.erase();
@@ -981,8 +971,7 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
   }
   for (linalg::Conv2DNhwcHwcfOp conv : convs) {
     bool rewritten;
-    if (failed(rewriteConv(conv, *variant, convCallee, module, relayouts,
-                           rewritten))) {
+    if (failed(rewriteConv(conv, *variant, convCallee, module, rewritten))) {
       return failure();
     }
   }
@@ -1004,7 +993,7 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
   bool any = false;
   for (linalg::MatmulOp matmul : matmuls) {
     bool rewritten;
-    if (failed(rewriteMatmul(matmul, *variant, callee, relayouts, rewritten))) {
+    if (failed(rewriteMatmul(matmul, *variant, callee, rewritten))) {
       return failure();
     }
     any |= rewritten;
