@@ -209,6 +209,38 @@ func.func @depthwise_bias_clip(%x: tensor<1x58x58x96xf32>, %w: tensor<3x3x96xf32
 
 // -----
 
+// A zero-padded depthwise input: each workgroup's padded window (a guarded
+// alloc, zero fill and copy of the input rows after bufferization) is not
+// built; the microkernel reads the input in place, given the window's rows
+// and columns inside the input and the padding before it (top = the
+// workgroup's, left = 1).
+// TILES-LABEL: func.func @depthwise_padded
+// TILES: scf.if
+// TILES: memref.copy
+// TILES: linalg.depthwise_conv_2d_nhwc_hwc
+// UKERNEL-LABEL: llvm.func @depthwise_padded
+// UKERNEL-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// UKERNEL-DAG: %[[COLS:.*]] = llvm.mlir.constant(56 : i64) : i64
+// UKERNEL-NOT: llvm.cond_br
+// UKERNEL-NOT: llvm.alloca
+// UKERNEL: %[[IN:.*]] = llvm.ptrtoint %arg0
+// UKERNEL: llvm.call @strata_ukernel_sdwconv_f32(%[[IN]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[COLS]], %{{.*}}, %[[ONE]],
+// UKERNEL-NOT: llvm.cond_br
+// UKERNEL: llvm.return
+func.func @depthwise_padded(%x: tensor<1x56x56x144xf32>, %w: tensor<3x3x144xf32>) -> tensor<1x56x56x144xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x56x56x144xf32> to tensor<1x58x58x144xf32>
+  %e = tensor.empty() : tensor<1x56x56x144xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x56x56x144xf32>) -> tensor<1x56x56x144xf32>
+  %c = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x58x58x144xf32>, tensor<3x3x144xf32>) outs(%f : tensor<1x56x56x144xf32>) -> tensor<1x56x56x144xf32>
+  return %c : tensor<1x56x56x144xf32>
+}
+
+// -----
+
 // A packed weight read by an op the microkernel does not take (here an
 // elementwise add) is still right, but each workgroup unpacks all of it:
 // a warning says so. Only this case warns.

@@ -778,9 +778,141 @@ bool hasUnitInnerStride(Value memref) {
          strides.back() == 1;
 }
 
+// Whether `op` sets every element of `buffer` to zero: a linalg.fill or a
+// linalg.map without inputs yielding a zero constant.
+bool isZeroFillOf(Operation *op, Value buffer) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+    return fill.getOutputs()[0] == buffer &&
+           matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+  }
+  auto map = dyn_cast<linalg::MapOp>(op);
+  if (!map || map.getInit() != buffer || !map.getInputs().empty()) {
+    return false;
+  }
+  auto yield = cast<linalg::YieldOp>(map.getMapper().front().getTerminator());
+  return yield.getNumOperands() == 1 &&
+         matchPattern(yield.getOperand(0), m_AnyZeroFloat());
+}
+
+// A workgroup's zero-padded input window, as bufferization leaves a fused
+// tensor.pad: a zero-filled alloc into whose view at (0, top, left, 0) a
+// view of the input is copied, possibly under the pad's guard
+//   scf.if %empty { alloc; zero fill } else { view; alloc; zero fill; copy }
+// where %empty says the view has no rows or no columns. The depthwise
+// microkernel reads the view in place and skips the taps outside it.
+struct PaddedInput {
+  Value source; // what is copied (in the else region when guarded)
+  OpFoldResult top, left;
+  Operation *root; // the scf.if, or the alloc: erased once unused
+};
+
+// `alloc`'s uses are one zero fill, a view at (0, top, left, 0) that a
+// copy fills, and `consumer`: that copy's source and the offsets.
+std::optional<PaddedInput> matchPaddedAlloc(memref::AllocOp alloc,
+                                            Operation *consumer) {
+  bool filled = false;
+  memref::SubViewOp window;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == consumer) {
+      continue;
+    }
+    if (isZeroFillOf(user, alloc) && !filled &&
+        user->isBeforeInBlock(consumer)) {
+      filled = true;
+      continue;
+    }
+    auto view = dyn_cast<memref::SubViewOp>(user);
+    if (!view || window || !view->hasOneUse()) {
+      return std::nullopt;
+    }
+    window = view;
+  }
+  if (!filled || !window) {
+    return std::nullopt;
+  }
+  auto copy = dyn_cast<memref::CopyOp>(*window->getUsers().begin());
+  auto type = cast<MemRefType>(alloc.getType());
+  if (!copy || copy.getTarget() != window.getResult() || type.getRank() != 4 ||
+      !type.hasStaticShape() || !window.hasUnitStride()) {
+    return std::nullopt;
+  }
+  // The copy fills a whole-channel window of the one image.
+  SmallVector<OpFoldResult> offsets = window.getMixedOffsets();
+  SmallVector<OpFoldResult> sizes = window.getMixedSizes();
+  if (!isConstantIntValue(offsets[0], 0) ||
+      !isConstantIntValue(offsets[3], 0) ||
+      !isConstantIntValue(sizes[3], type.getDimSize(3)) ||
+      window.getType().getRank() != 4) {
+    return std::nullopt;
+  }
+  if (!hasUnitInnerStride(copy.getSource()) ||
+      copy->getBlock() != consumer->getBlock() ||
+      !copy->isBeforeInBlock(consumer)) {
+    return std::nullopt;
+  }
+  return PaddedInput{copy.getSource(), offsets[1], offsets[2], alloc};
+}
+
+// Whether `cond` implies that one of `view`'s sizes is zero:
+// `arith.cmpi eq, size, 0` or an `arith.ori` of such.
+bool saysEmpty(Value cond, memref::SubViewOp view) {
+  if (auto ori = cond.getDefiningOp<arith::OrIOp>()) {
+    return saysEmpty(ori.getLhs(), view) && saysEmpty(ori.getRhs(), view);
+  }
+  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq ||
+      !matchPattern(cmp.getRhs(), m_Zero())) {
+    return false;
+  }
+  return llvm::is_contained(view.getSizes(), cmp.getLhs());
+}
+
+// The padded window `input` reads, when it is one (see PaddedInput).
+std::optional<PaddedInput> matchPaddedInput(Value input, Operation *consumer) {
+  if (auto alloc = input.getDefiningOp<memref::AllocOp>()) {
+    return matchPaddedAlloc(alloc, consumer);
+  }
+  auto guard = input.getDefiningOp<scf::IfOp>();
+  if (!guard || guard.getNumResults() != 1 || guard.getElseRegion().empty()) {
+    return std::nullopt;
+  }
+  auto thenYield = cast<scf::YieldOp>(guard.thenBlock()->getTerminator());
+  auto elseYield = cast<scf::YieldOp>(guard.elseBlock()->getTerminator());
+  auto empty = thenYield.getOperand(0).getDefiningOp<memref::AllocOp>();
+  auto padded = elseYield.getOperand(0).getDefiningOp<memref::AllocOp>();
+  if (!empty || !padded || !llvm::hasNItems(empty->getUsers(), 2) ||
+      !llvm::all_of(empty->getUsers(), [&](Operation *user) {
+        return user == thenYield || isZeroFillOf(user, empty);
+      })) {
+    return std::nullopt;
+  }
+  std::optional<PaddedInput> window = matchPaddedAlloc(padded, elseYield);
+  auto view = window ? window->source.getDefiningOp<memref::SubViewOp>()
+                     : memref::SubViewOp();
+  if (!view || !saysEmpty(guard.getCondition(), view)) {
+    return std::nullopt;
+  }
+  // The call goes after the scf.if: the view is cloned there, so its
+  // operands and the offsets must come from outside the guard.
+  auto outside = [&](Value value) {
+    return !guard->isAncestor(value.getParentBlock()->getParentOp());
+  };
+  if (!llvm::all_of(view->getOperands(), outside) ||
+      !llvm::all_of(std::initializer_list<OpFoldResult>{window->top,
+                                                        window->left},
+                    [&](OpFoldResult offset) {
+                      auto value = dyn_cast<Value>(offset);
+                      return !value || outside(value);
+                    })) {
+    return std::nullopt;
+  }
+  window->root = guard;
+  return window;
+}
 // A depthwise_conv_2d_nhwc_hwc of one image with at least a vector of
 // channels becomes a call of the depthwise microkernel
-// (ukernel/DwconvDriver.h), with its bias + clamp epilogue.
+// (ukernel/DwconvDriver.h), with its bias + clamp epilogue. A zero-padded
+// window (PaddedInput) is not built: the kernel reads the input in place.
 LogicalResult rewriteDepthwise(linalg::DepthwiseConv2DNhwcHwcOp conv,
                                const Variant &variant, func::FuncOp &callee,
                                ModuleOp module) {
@@ -798,6 +930,7 @@ LogicalResult rewriteDepthwise(linalg::DepthwiseConv2DNhwcHwcOp conv,
       filterType.getDimSize(2) < variant.lanes) {
     return success();
   }
+  std::optional<PaddedInput> padded = matchPaddedInput(input, conv);
   linalg::FillOp fill = findZeroFill(conv, out);
   std::optional<FusedEpilogue> epilogue =
       findEpilogue(conv, out, fill, hasUnitInnerStride);
@@ -808,7 +941,7 @@ LogicalResult rewriteDepthwise(linalg::DepthwiseConv2DNhwcHwcOp conv,
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     callee = func::FuncOp::create(
         b, module.getLoc(), kSdwconvUkernelSymbol,
-        b.getFunctionType(SmallVector<Type>(27, b.getI64Type()), {}));
+        b.getFunctionType(SmallVector<Type>(31, b.getI64Type()), {}));
     callee.setPrivate();
   }
   OpBuilder b(conv);
@@ -817,15 +950,25 @@ LogicalResult rewriteDepthwise(linalg::DepthwiseConv2DNhwcHwcOp conv,
   }
   Location loc = conv.getLoc();
   Value result = epilogue ? epilogue->target : out;
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  Value top = constant(0), left = constant(0);
+  if (padded) {
+    input = padded->source;
+    if (isa<scf::IfOp>(padded->root)) {
+      // The view as the guard's else branch made it, here.
+      input = b.clone(*input.getDefiningOp())->getResult(0);
+    }
+    top = getValueOrCreateConstantIndexOp(b, loc, padded->top);
+    left = getValueOrCreateConstantIndexOp(b, loc, padded->left);
+  }
   auto inMeta = memref::ExtractStridedMetadataOp::create(b, loc, input);
   auto filterMeta = memref::ExtractStridedMetadataOp::create(b, loc, filter);
   auto outMeta = memref::ExtractStridedMetadataOp::create(b, loc, result);
   auto pointer = [&](memref::ExtractStridedMetadataOp meta) -> Value {
     return memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
                                                           meta.getBaseBuffer());
-  };
-  auto constant = [&](int64_t value) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, value);
   };
   auto strides = conv.getStrides().getValues<int64_t>();
   auto dilations = conv.getDilations().getValues<int64_t>();
@@ -835,6 +978,10 @@ LogicalResult rewriteDepthwise(linalg::DepthwiseConv2DNhwcHwcOp conv,
            inMeta.getOffset(),
            inMeta.getStrides()[1],
            inMeta.getStrides()[2],
+           inMeta.getSizes()[1],
+           inMeta.getSizes()[2],
+           top,
+           left,
            pointer(filterMeta),
            filterMeta.getOffset(),
            filterMeta.getStrides()[0],
@@ -863,6 +1010,21 @@ LogicalResult rewriteDepthwise(linalg::DepthwiseConv2DNhwcHwcOp conv,
     fill.erase();
   }
   eraseFusedEpilogue(epilogue, out);
+  if (padded) {
+    // Nothing else reads the window (matchPaddedInput): it goes, with its
+    // fill, view and copy.
+    if (auto alloc = dyn_cast<memref::AllocOp>(padded->root)) {
+      for (Operation *user : llvm::to_vector(alloc->getUsers())) {
+        for (Operation *copy : llvm::to_vector(user->getUsers())) {
+          copy->erase();
+        }
+        user->erase();
+      }
+    }
+    if (padded->root->use_empty()) {
+      padded->root->erase();
+    }
+  }
   return success();
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # gen_depthwise.py - writes the depthwise-convolution test program: NHWC
 # depthwise convolutions at edge sizes (channels that are not a whole
-# number of vectors, strides, dilation, a 5x5 window, a non-zero
-# accumulator) with bias + clamp epilogues, and their expected outputs.
+# number of vectors, strides, dilation, 5x5 and 7x7 windows, a non-zero
+# accumulator, padding on some sides only or none) with bias + clamp
+# epilogues, and their expected outputs.
 # Values are small multiples of 1/8, so every sum is exact in f32.
 #
 #   gen_depthwise.py OUT_DIR
@@ -19,13 +20,15 @@ from gen_weights import write_npy  # noqa: E402
 
 
 def case(name, h, w_, c, k, stride, dilation, pad, clamp, accumulate):
+    # pad: one amount for every side, or (top, left, bottom, right).
+    top, left, bottom, right = pad if isinstance(pad, tuple) else (pad,) * 4
     x = values((1, h, w_, c), 6)
     w = values((k, k, c), 7)
     b = values((c,), 8)
     acc0 = values((1, 1, 1, 1), 9)  # replaced below when accumulating
     span = dilation * (k - 1) + 1
-    oh = (h + 2 * pad - span) // stride + 1
-    ow = (w_ + 2 * pad - span) // stride + 1
+    oh = (h + top + bottom - span) // stride + 1
+    ow = (w_ + left + right - span) // stride + 1
     if accumulate:
         acc0 = values((1, oh, ow, c), 9)
     out = []
@@ -35,8 +38,8 @@ def case(name, h, w_, c, k, stride, dilation, pad, clamp, accumulate):
                 v = acc0.data[((oy * ow) + ox) * c + ch] if accumulate else 0.0
                 for i in range(k):
                     for j in range(k):
-                        iy = oy * stride + i * dilation - pad
-                        ix = ox * stride + j * dilation - pad
+                        iy = oy * stride + i * dilation - top
+                        ix = ox * stride + j * dilation - left
                         if 0 <= iy < h and 0 <= ix < w_:
                             v += (x.data[(iy * w_ + ix) * c + ch] *
                                   w.data[(i * k + j) * c + ch])
@@ -47,12 +50,12 @@ def case(name, h, w_, c, k, stride, dilation, pad, clamp, accumulate):
                 out.append(v)
     y = Array((1, oh, ow, c), out)
     yt, xt, wt = tensor(y.shape), tensor(x.shape), tensor(w.shape)
-    pt = tensor((1, h + 2 * pad, w_ + 2 * pad, c))
+    pt = tensor((1, h + top + bottom, w_ + left + right, c))
     lines = ["func.func @%s(%%x: %s, %%w: %s%s) -> %s {" % (
         name, xt, wt, (", %%acc: %s" % yt) if accumulate else "", yt)]
     lines.append("  %zero = arith.constant 0.0 : f32")
     lines.append("  %%p = tensor.pad %%x low[0, %d, %d, 0] high[0, %d, %d, 0] {"
-                 % (pad, pad, pad, pad))
+                 % (top, left, bottom, right))
     lines.append("  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):")
     lines.append("    tensor.yield %zero : f32")
     lines.append("  } : %s to %s" % (xt, pt))
@@ -103,6 +106,14 @@ CASES = [
     ("dw3x3_s2_c96", 15, 17, 96, 3, 2, 1, 1, (0.0, None), False),
     ("dw5x5_d2_c40", 13, 12, 40, 5, 1, 2, 4, None, True),
     ("dw3x3_c8", 7, 9, 8, 3, 1, 1, 1, (-1.0, 1.0), False),
+    # Padding on one side of each dimension (stride 2, "same"), none at
+    # all, a 7x7 window (more taps than the kernel keeps in registers)
+    # wider than the image, and one output row.
+    ("dw3x3_s2_same_c32", 14, 9, 32, 3, 2, 1, (0, 0, 1, 1), (0.0, 6.0),
+     False),
+    ("dw3x3_valid_c48", 9, 23, 48, 3, 1, 1, 0, None, False),
+    ("dw7x7_c16", 5, 6, 16, 7, 1, 1, 3, (0.0, None), True),
+    ("dw3x3_row_c17", 1, 31, 17, 3, 1, 1, 1, None, False),
 ]
 
 

@@ -7,10 +7,17 @@
  *
  * A depthwise convolution multiplies each channel by its own KH x KW
  * window: no reduction across channels, so no packing either. Vectors run
- * along channels (NHWC keeps them contiguous); for each block of DW_VL
- * channels the KH * KW filter vectors stay in registers while DW_PIXELS
- * output pixels of a row accumulate together, each tap one load and one
- * FMA per pixel. Channels past the last whole vector take a scalar loop.
+ * along channels (NHWC keeps them contiguous): DW_PIXELS output pixels of
+ * a row accumulate together, each tap one filter vector load and one load
+ * and one FMA per pixel, one channel block after the other, then the next
+ * pixels. Channels past the last whole vector take a scalar loop.
+ *
+ * Zero padding is the kernel's: it reads the unpadded input in place and
+ * skips the taps that fall outside it (the padded window would be a copy
+ * of every input row per output row, which costs more than the
+ * convolution). Pixels whose whole window is inside run with the window
+ * unrolled (3x3 is specialized); the border's pixels take a path that
+ * bounds each tap.
  *
  * Builds freestanding, like the matmul driver.
  *===----------------------------------------------------------------------===*/
@@ -21,12 +28,14 @@
 
 /* Output pixels computed together: their accumulators stay in registers. */
 #define DW_PIXELS 6
-/* Most filter taps kept in registers (a 5x5 window; larger ones reload). */
-#define DW_MAX_TAPS 25
 
 struct DwconvShape {
+  /* The unpadded input's element (0, 0, channel 0); rows x cols of it
+   * exist. Window positions are padded coordinates: padded (y, x) is
+   * input (y - padTop, x - padLeft), zero outside the input. */
   const float *in;
   int64_t inStrideH, inStrideW; /* in floats; channels are contiguous */
+  int64_t inRows, inCols, padTop, padLeft;
   const float *filter;
   int64_t filterStrideH, filterStrideW;
   float *out;
@@ -39,38 +48,34 @@ struct DwconvShape {
 static inline float dwLoadScalar(const float *p) { return *p; }
 static inline float dwSplatScalar(float x) { return x; }
 
-/* Pixels [ox, ox + count) of output row oy, channels [c, c + DW_VL), with
- * the taps' filter vectors in w. */
+/* The taps [*lo, *hi) of `taps` taps `step` apart, the first at `start`
+ * (a padded coordinate minus the padding: negative before the input),
+ * that fall inside [0, extent). */
+static inline void dwTapRange(int64_t start, int64_t taps, int64_t step,
+                              int64_t extent, int64_t *lo, int64_t *hi) {
+  int64_t l = start < 0 ? (-start + step - 1) / step : 0;
+  int64_t h = 0;
+  if (start < extent) {
+    h = (extent - 1 - start) / step + 1;
+    h = h < taps ? h : taps;
+  }
+  *lo = l < h ? l : h;
+  *hi = h;
+}
+
+/* Loads the accumulators of `count` pixels at out, 0 unless accumulating. */
+#define DW_INIT_ACC(acc, s, out, count)                                        \
+  _Pragma("clang loop unroll(full)") for (int p = 0; p < DW_PIXELS; ++p) {     \
+    if (p < (count)) {                                                         \
+      (acc)[p] = (s)->accumulate ? dwLoad((out) + p * (s)->outStrideW)         \
+                                 : dwSplat(0.0f);                              \
+    }                                                                          \
+  }
+
+/* Applies the epilogue of channels [c, c + DW_VL) and stores. */
 static inline __attribute__((always_inline)) void
-dwPixels(const struct DwconvShape *s, const struct Epilogue *epilogue,
-         const dwvec *w, int64_t oy, int64_t ox, int64_t c, const int count) {
-  dwvec acc[DW_PIXELS];
-  float *out = s->out + oy * s->outStrideH + ox * s->outStrideW + c;
-#pragma clang loop unroll(full)
-  for (int p = 0; p < DW_PIXELS; ++p) {
-    if (p < count) {
-      acc[p] = s->accumulate ? dwLoad(out + p * s->outStrideW) : dwSplat(0.0f);
-    }
-  }
-  const float *in = s->in + oy * s->strideH * s->inStrideH +
-                    ox * s->strideW * s->inStrideW + c;
-  int64_t pixelStep = s->strideW * s->inStrideW;
-  for (int64_t ky = 0; ky < s->kernelH; ++ky) {
-    const float *inRow = in + ky * s->dilationH * s->inStrideH;
-    for (int64_t kx = 0; kx < s->kernelW; ++kx) {
-      int64_t t = ky * s->kernelW + kx;
-      dwvec wt = t < DW_MAX_TAPS ? w[t]
-                                 : dwLoad(s->filter + ky * s->filterStrideH +
-                                          kx * s->filterStrideW + c);
-      const float *tap = inRow + kx * s->dilationW * s->inStrideW;
-#pragma clang loop unroll(full)
-      for (int p = 0; p < DW_PIXELS; ++p) {
-        if (p < count) {
-          acc[p] = dwFma(dwLoad(tap + p * pixelStep), wt, acc[p]);
-        }
-      }
-    }
-  }
+dwStorePixels(const struct DwconvShape *s, const struct Epilogue *epilogue,
+              dwvec *acc, float *out, int64_t c, const int count) {
   struct TileEpilogue tileEp;
   const struct TileEpilogue *ep = tileEpilogue(epilogue, 0, c, &tileEp);
 #pragma clang loop unroll(full)
@@ -84,26 +89,143 @@ dwPixels(const struct DwconvShape *s, const struct Epilogue *epilogue,
   }
 }
 
-/* dwPixels with a constant pixel count, one unrolled body per count. */
-static void dwPixelsN(const struct DwconvShape *s,
-                      const struct Epilogue *epilogue, const dwvec *w,
-                      int64_t oy, int64_t ox, int64_t c, int64_t count) {
-  switch (count) {
-#define STRATA_DW_CASE(n)                                                      \
-  case n:                                                                      \
-    if (n <= DW_PIXELS) {                                                      \
-      dwPixels(s, epilogue, w, oy, ox, c, n);                                  \
-    }                                                                          \
-    return;
-    STRATA_DW_CASE(1)
-    STRATA_DW_CASE(2)
-    STRATA_DW_CASE(3)
-    STRATA_DW_CASE(4)
-    STRATA_DW_CASE(5)
-    STRATA_DW_CASE(6)
-#undef STRATA_DW_CASE
-  default:
-    return;
+/* Pixels [ox, ox + count) of output row oy, channels [c, c + DW_VL), whose
+ * every tap is inside the input. Callers pass constant kernelH/kernelW
+ * where they can: the window unrolls. */
+static inline __attribute__((always_inline)) void
+dwPixelsInside(const struct DwconvShape *s, const struct Epilogue *epilogue,
+               int64_t oy, int64_t ox, int64_t c, const int count,
+               const int64_t kernelH, const int64_t kernelW) {
+  dwvec acc[DW_PIXELS];
+  float *out = s->out + oy * s->outStrideH + ox * s->outStrideW + c;
+  DW_INIT_ACC(acc, s, out, count);
+  const float *in = s->in + (oy * s->strideH - s->padTop) * s->inStrideH +
+                    (ox * s->strideW - s->padLeft) * s->inStrideW + c;
+  int64_t pixelStep = s->strideW * s->inStrideW;
+  for (int64_t ky = 0; ky < kernelH; ++ky) {
+    const float *inRow = in + ky * s->dilationH * s->inStrideH;
+    for (int64_t kx = 0; kx < kernelW; ++kx) {
+      dwvec wt = dwLoad(s->filter + ky * s->filterStrideH +
+                        kx * s->filterStrideW + c);
+      const float *tap = inRow + kx * s->dilationW * s->inStrideW;
+#pragma clang loop unroll(full)
+      for (int p = 0; p < DW_PIXELS; ++p) {
+        if (p < count) {
+          acc[p] = dwFma(dwLoad(tap + p * pixelStep), wt, acc[p]);
+        }
+      }
+    }
+  }
+  dwStorePixels(s, epilogue, acc, out, c, count);
+}
+
+/* Pixels [ox, ox + count) of output row oy, channels [c, c + DW_VL), with
+ * only the taps [kyLo, kyHi) x [kxLo, kxHi) inside the input (the same for
+ * every pixel of the group); filter vectors come from memory. */
+static inline __attribute__((always_inline)) void
+dwPixelsBorder(const struct DwconvShape *s, const struct Epilogue *epilogue,
+               int64_t oy, int64_t ox, int64_t c, const int count,
+               int64_t kyLo, int64_t kyHi, int64_t kxLo, int64_t kxHi) {
+  dwvec acc[DW_PIXELS];
+  float *out = s->out + oy * s->outStrideH + ox * s->outStrideW + c;
+  DW_INIT_ACC(acc, s, out, count);
+  int64_t y0 = oy * s->strideH - s->padTop;
+  int64_t x0 = ox * s->strideW - s->padLeft;
+  int64_t pixelStep = s->strideW * s->inStrideW;
+  for (int64_t ky = kyLo; ky < kyHi; ++ky) {
+    int64_t y = y0 + ky * s->dilationH;
+    for (int64_t kx = kxLo; kx < kxHi; ++kx) {
+      int64_t x = x0 + kx * s->dilationW;
+      dwvec wt = dwLoad(s->filter + ky * s->filterStrideH +
+                        kx * s->filterStrideW + c);
+      const float *tap = s->in + y * s->inStrideH + x * s->inStrideW + c;
+#pragma clang loop unroll(full)
+      for (int p = 0; p < DW_PIXELS; ++p) {
+        if (p < count) {
+          acc[p] = dwFma(dwLoad(tap + p * pixelStep), wt, acc[p]);
+        }
+      }
+    }
+  }
+  dwStorePixels(s, epilogue, acc, out, c, count);
+}
+
+/* The calls above with a constant pixel count, one body per count. */
+#define DW_SWITCH_COUNT(count, call)                                           \
+  switch (count) {                                                             \
+  case 1: {                                                                    \
+    const int n = 1;                                                           \
+    call;                                                                      \
+  } break;                                                                     \
+  case 2: {                                                                    \
+    const int n = 2;                                                           \
+    call;                                                                      \
+  } break;                                                                     \
+  case 3: {                                                                    \
+    const int n = 3;                                                           \
+    call;                                                                      \
+  } break;                                                                     \
+  case 4: {                                                                    \
+    const int n = 4;                                                           \
+    call;                                                                      \
+  } break;                                                                     \
+  case 5: {                                                                    \
+    const int n = 5;                                                           \
+    call;                                                                      \
+  } break;                                                                     \
+  default: {                                                                   \
+    const int n = 6;                                                           \
+    call;                                                                      \
+  } break;                                                                     \
+  }
+
+/* Every output pixel of the vector channels: row by row, a group of
+ * pixels at a time, every channel block of the group before the next
+ * group (the group's input stays in L1; the filter is small enough to stay
+ * there too). Output columns [oxLo, oxHi) have every tap column inside the
+ * input. */
+static inline __attribute__((always_inline)) void
+dwVectorChannels(const struct DwconvShape *s, const struct Epilogue *epilogue,
+                 int64_t vectorChannels, int64_t oxLo, int64_t oxHi,
+                 const int64_t kernelH, const int64_t kernelW) {
+  for (int64_t oy = 0; oy < s->rows; ++oy) {
+    int64_t kyLo, kyHi;
+    dwTapRange(oy * s->strideH - s->padTop, kernelH, s->dilationH, s->inRows,
+               &kyLo, &kyHi);
+    int inside = kyLo == 0 && kyHi == kernelH;
+    /* The left and right border: a pixel at a time, taps bounded. */
+    for (int64_t ox = 0; ox < s->outWidth; ++ox) {
+      if (ox == oxLo) {
+        ox = oxHi;
+        if (ox >= s->outWidth) {
+          break;
+        }
+      }
+      int64_t kxLo, kxHi;
+      dwTapRange(ox * s->strideW - s->padLeft, kernelW, s->dilationW,
+                 s->inCols, &kxLo, &kxHi);
+      for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
+        dwPixelsBorder(s, epilogue, oy, ox, c, 1, kyLo, kyHi, kxLo, kxHi);
+      }
+    }
+    for (int64_t ox = oxLo; ox < oxHi; ox += DW_PIXELS) {
+      int64_t count = oxHi - ox < DW_PIXELS ? oxHi - ox : DW_PIXELS;
+      if (inside && count == DW_PIXELS) {
+        for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
+          dwPixelsInside(s, epilogue, oy, ox, c, DW_PIXELS, kernelH, kernelW);
+        }
+      } else if (inside) {
+        for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
+          DW_SWITCH_COUNT(count, dwPixelsInside(s, epilogue, oy, ox, c, n,
+                                                kernelH, kernelW));
+        }
+      } else {
+        for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
+          DW_SWITCH_COUNT(count, dwPixelsBorder(s, epilogue, oy, ox, c, n,
+                                                kyLo, kyHi, 0, kernelW));
+        }
+      }
+    }
   }
 }
 
@@ -114,15 +236,22 @@ static void dwScalarChannel(const struct DwconvShape *s,
   struct TileEpilogue tileEp;
   const struct TileEpilogue *ep = tileEpilogue(epilogue, 0, c, &tileEp);
   for (int64_t oy = 0; oy < s->rows; ++oy) {
+    int64_t y0 = oy * s->strideH - s->padTop;
     for (int64_t ox = 0; ox < s->outWidth; ++ox) {
+      int64_t x0 = ox * s->strideW - s->padLeft;
       float *out = s->out + oy * s->outStrideH + ox * s->outStrideW + c;
       float acc = s->accumulate ? *out : 0.0f;
       for (int64_t ky = 0; ky < s->kernelH; ++ky) {
+        int64_t y = y0 + ky * s->dilationH;
+        if (y < 0 || y >= s->inRows) {
+          continue;
+        }
         for (int64_t kx = 0; kx < s->kernelW; ++kx) {
-          const float *in =
-              s->in + (oy * s->strideH + ky * s->dilationH) * s->inStrideH +
-              (ox * s->strideW + kx * s->dilationW) * s->inStrideW + c;
-          acc += *in *
+          int64_t x = x0 + kx * s->dilationW;
+          if (x < 0 || x >= s->inCols) {
+            continue;
+          }
+          acc += s->in[y * s->inStrideH + x * s->inStrideW + c] *
                  s->filter[ky * s->filterStrideH + kx * s->filterStrideW + c];
         }
       }
@@ -135,13 +264,17 @@ static void dwScalarChannel(const struct DwconvShape *s,
   }
 }
 
-/* The entry point: output rows [0, rows) of one image, the input already
- * padded and starting at the first row's window. Pointers come as integers
- * (memref base addresses), offsets and strides in floats. flags:
+/* The entry point: output rows [0, rows) of one image. The input is given
+ * unpadded: its element (0, 0) (pointer + offset), strides, extent
+ * (inRows x inCols, possibly empty) and the zero padding before it
+ * (padTop, padLeft; what lies past its end is padding too), so that output
+ * row 0's window starts at padded row 0. Pointers come as integers (memref
+ * base addresses), offsets and strides in floats. flags:
  * STRATA_SGEMM_ACCUMULATE and the bias/clamp epilogue bits; the epilogue
  * arguments are the matmul's (the residual ones unused: no residual). */
 void strata_ukernel_sdwconv_f32(
     int64_t inBase, int64_t inOffset, int64_t inStrideH, int64_t inStrideW,
+    int64_t inRows, int64_t inCols, int64_t padTop, int64_t padLeft,
     int64_t filterBase, int64_t filterOffset, int64_t filterStrideH,
     int64_t filterStrideW, int64_t outBase, int64_t outOffset,
     int64_t outStrideH, int64_t outStrideW, int64_t rows, int64_t outWidth,
@@ -155,6 +288,10 @@ void strata_ukernel_sdwconv_f32(
   s.in = (const float *)(intptr_t)inBase + inOffset;
   s.inStrideH = inStrideH;
   s.inStrideW = inStrideW;
+  s.inRows = inRows;
+  s.inCols = inCols;
+  s.padTop = padTop;
+  s.padLeft = padLeft;
   s.filter = (const float *)(intptr_t)filterBase + filterOffset;
   s.filterStrideH = filterStrideH;
   s.filterStrideW = filterStrideW;
@@ -175,23 +312,20 @@ void strata_ukernel_sdwconv_f32(
   const struct Epilogue *epilogue =
       decodeEpilogue(flags & ~(int64_t)STRATA_SGEMM_RESIDUAL, bias, 0, 0,
                      loBits, hiBits, &epilogueStorage);
-  int64_t taps = kernelH * kernelW;
+  /* Output columns whose every tap column is inside the input: from the
+   * first whose window starts at or after column 0 to the last whose
+   * window ends before inCols. */
+  int64_t oxLo = (padLeft + strideW - 1) / strideW;
+  int64_t lastStart = inCols - 1 - (kernelW - 1) * dilationW + padLeft;
+  int64_t oxHi = lastStart < 0 ? 0 : lastStart / strideW + 1;
+  oxHi = oxHi < outWidth ? oxHi : outWidth;
+  oxLo = oxLo < oxHi ? oxLo : oxHi;
   int64_t vectorChannels = channels / DW_VL * DW_VL;
-  for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
-    dwvec w[DW_MAX_TAPS];
-    for (int64_t t = 0; t < taps && t < DW_MAX_TAPS; ++t) {
-      w[t] = dwLoad(s.filter + (t / kernelW) * filterStrideH +
-                    (t % kernelW) * filterStrideW + c);
-    }
-    for (int64_t oy = 0; oy < rows; ++oy) {
-      int64_t ox = 0;
-      for (; ox + DW_PIXELS <= outWidth; ox += DW_PIXELS) {
-        dwPixels(&s, epilogue, w, oy, ox, c, DW_PIXELS);
-      }
-      if (ox < outWidth) {
-        dwPixelsN(&s, epilogue, w, oy, ox, c, outWidth - ox);
-      }
-    }
+  if (kernelH == 3 && kernelW == 3) {
+    dwVectorChannels(&s, epilogue, vectorChannels, oxLo, oxHi, 3, 3);
+  } else {
+    dwVectorChannels(&s, epilogue, vectorChannels, oxLo, oxHi, kernelH,
+                     kernelW);
   }
   for (int64_t c = vectorChannels; c < channels; ++c) {
     dwScalarChannel(&s, epilogue, c);
