@@ -898,12 +898,12 @@ std::optional<PaddedInput> matchPaddedInput(Value input, Operation *consumer) {
     return !guard->isAncestor(value.getParentBlock()->getParentOp());
   };
   if (!llvm::all_of(view->getOperands(), outside) ||
-      !llvm::all_of(std::initializer_list<OpFoldResult>{window->top,
-                                                        window->left},
-                    [&](OpFoldResult offset) {
-                      auto value = dyn_cast<Value>(offset);
-                      return !value || outside(value);
-                    })) {
+      !llvm::all_of(
+          std::initializer_list<OpFoldResult>{window->top, window->left},
+          [&](OpFoldResult offset) {
+            auto value = dyn_cast<Value>(offset);
+            return !value || outside(value);
+          })) {
     return std::nullopt;
   }
   window->root = guard;

@@ -105,8 +105,8 @@ dwPixelsInside(const struct DwconvShape *s, const struct Epilogue *epilogue,
   for (int64_t ky = 0; ky < kernelH; ++ky) {
     const float *inRow = in + ky * s->dilationH * s->inStrideH;
     for (int64_t kx = 0; kx < kernelW; ++kx) {
-      dwvec wt = dwLoad(s->filter + ky * s->filterStrideH +
-                        kx * s->filterStrideW + c);
+      dwvec wt =
+          dwLoad(s->filter + ky * s->filterStrideH + kx * s->filterStrideW + c);
       const float *tap = inRow + kx * s->dilationW * s->inStrideW;
 #pragma clang loop unroll(full)
       for (int p = 0; p < DW_PIXELS; ++p) {
@@ -124,8 +124,8 @@ dwPixelsInside(const struct DwconvShape *s, const struct Epilogue *epilogue,
  * every pixel of the group); filter vectors come from memory. */
 static inline __attribute__((always_inline)) void
 dwPixelsBorder(const struct DwconvShape *s, const struct Epilogue *epilogue,
-               int64_t oy, int64_t ox, int64_t c, const int count,
-               int64_t kyLo, int64_t kyHi, int64_t kxLo, int64_t kxHi) {
+               int64_t oy, int64_t ox, int64_t c, const int count, int64_t kyLo,
+               int64_t kyHi, int64_t kxLo, int64_t kxHi) {
   dwvec acc[DW_PIXELS];
   float *out = s->out + oy * s->outStrideH + ox * s->outStrideW + c;
   DW_INIT_ACC(acc, s, out, count);
@@ -136,8 +136,8 @@ dwPixelsBorder(const struct DwconvShape *s, const struct Epilogue *epilogue,
     int64_t y = y0 + ky * s->dilationH;
     for (int64_t kx = kxLo; kx < kxHi; ++kx) {
       int64_t x = x0 + kx * s->dilationW;
-      dwvec wt = dwLoad(s->filter + ky * s->filterStrideH +
-                        kx * s->filterStrideW + c);
+      dwvec wt =
+          dwLoad(s->filter + ky * s->filterStrideH + kx * s->filterStrideW + c);
       const float *tap = s->in + y * s->inStrideH + x * s->inStrideW + c;
 #pragma clang loop unroll(full)
       for (int p = 0; p < DW_PIXELS; ++p) {
@@ -202,8 +202,8 @@ dwVectorChannels(const struct DwconvShape *s, const struct Epilogue *epilogue,
         }
       }
       int64_t kxLo, kxHi;
-      dwTapRange(ox * s->strideW - s->padLeft, kernelW, s->dilationW,
-                 s->inCols, &kxLo, &kxHi);
+      dwTapRange(ox * s->strideW - s->padLeft, kernelW, s->dilationW, s->inCols,
+                 &kxLo, &kxHi);
       for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
         dwPixelsBorder(s, epilogue, oy, ox, c, 1, kyLo, kyHi, kxLo, kxHi);
       }
@@ -221,8 +221,8 @@ dwVectorChannels(const struct DwconvShape *s, const struct Epilogue *epilogue,
         }
       } else {
         for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
-          DW_SWITCH_COUNT(count, dwPixelsBorder(s, epilogue, oy, ox, c, n,
-                                                kyLo, kyHi, 0, kernelW));
+          DW_SWITCH_COUNT(count, dwPixelsBorder(s, epilogue, oy, ox, c, n, kyLo,
+                                                kyHi, 0, kernelW));
         }
       }
     }
