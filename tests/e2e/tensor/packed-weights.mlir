@@ -74,3 +74,15 @@
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv1x1_f100 --input=@%t/conv1x1_f100.input.npy --expected_output=@%t/conv1x1_f100.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv1x1_f100 --input=@%t/conv1x1_f100.input.npy --expected_output=@%t/conv1x1_f100.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --function=conv1x1_f100_arg --input=@%t/conv1x1_f100.input.npy --input=@%t/conv1x1_f100.weight.npy --expected_output=@%t/conv1x1_f100.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv1x1_f24 --input=@%t/conv1x1_f24.input.npy --expected_output=@%t/conv1x1_f24.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv1x1_f24 --input=@%t/conv1x1_f24.input.npy --expected_output=@%t/conv1x1_f24.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv1x1_f24 --input=@%t/conv1x1_f24.input.npy --expected_output=@%t/conv1x1_f24.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv1x1_f24 --input=@%t/conv1x1_f24.input.npy --expected_output=@%t/conv1x1_f24.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv1x1_f20 --input=@%t/conv1x1_f20.input.npy --expected_output=@%t/conv1x1_f20.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv1x1_f20 --input=@%t/conv1x1_f20.input.npy --expected_output=@%t/conv1x1_f20.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv1x1_f20 --input=@%t/conv1x1_f20.input.npy --expected_output=@%t/conv1x1_f20.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv1x1_f20 --input=@%t/conv1x1_f20.input.npy --expected_output=@%t/conv1x1_f20.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy

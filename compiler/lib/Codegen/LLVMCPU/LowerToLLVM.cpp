@@ -12,6 +12,7 @@
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -318,6 +319,18 @@ void zeroRoundingDivisionsByZero(ModuleOp module) {
 
 } // namespace
 
+// What arith-expand{include-bf16} does, but for maximumf/minimumf (and
+// maxnumf/minnumf): those stay for convert-arith-to-llvm, whose LLVM
+// intrinsics give IEEE maximum and minimum, signed zeros included (+0 over
+// -0); arith-expand's compare-and-select ignores the sign of zeros.
+static LogicalResult expandArith(ModuleOp module) {
+  RewritePatternSet patterns(module.getContext());
+  arith::populateCeilFloorDivExpandOpsPatterns(patterns);
+  arith::populateExpandBFloat16Patterns(patterns);
+  arith::populateExpandScalingExtTruncPatterns(patterns);
+  return applyPatternsGreedily(module, std::move(patterns));
+}
+
 LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
                                  StringRef ukernelVariant) {
   guardDataIndices(module);
@@ -349,14 +362,19 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
     return failure();
   }
   zeroRoundingDivisionsByZero(module);
+  if (failed(runPassPipeline(
+          module,
+          "func.func(lower-vector-multi-reduction,"
+          "convert-vector-to-scf{full-unroll=true},"
+          "lower-affine,convert-scf-to-cf,canonicalize),"
+          "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
+          "expand-strided-metadata,lower-affine,finalize-memref-to-llvm")) ||
+      failed(expandArith(module))) {
+    return failure();
+  }
   return runPassPipeline(
       module,
-      "func.func(lower-vector-multi-reduction,"
-      "convert-vector-to-scf{full-unroll=true},"
-      "lower-affine,convert-scf-to-cf,canonicalize),"
-      "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
-      "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-      "func.func(arith-expand{include-bf16=true}),convert-math-to-llvm,"
+      "convert-math-to-llvm,"
       "convert-arith-to-llvm,"
       "convert-index-to-llvm,"
       "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"

@@ -25,6 +25,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include "ukernel/SgemmParams.h"
 
@@ -75,18 +76,16 @@ FailureOr<int64_t> upperBound(Value memref, int64_t dim) {
       /*stopCondition=*/nullptr, /*closedUB=*/true);
 }
 
-// The zero fill of exactly `output` right before `consumer`, if any: only
-// ops without memory effects (views, constants, index math) may sit
-// between.
-linalg::FillOp findZeroFill(Operation *consumer, Value output) {
+// The fill of exactly `output` right before `consumer` whose value
+// `matches`, if any: only ops without memory effects (views, constants,
+// index math) may sit between.
+linalg::FillOp findFill(Operation *consumer, Value output,
+                        function_ref<bool(Value)> matches) {
   for (Operation *op = consumer->getPrevNode(); op; op = op->getPrevNode()) {
     if (auto fill = dyn_cast<linalg::FillOp>(op)) {
-      if (fill.getOutputs()[0] != output ||
-          !matchPattern(fill.getInputs()[0], m_AnyZeroFloat())) {
+      if (fill.getOutputs()[0] != output || !matches(fill.getInputs()[0])) {
         return {};
       }
-      // -0.0 + x differs from x only in the sign of a zero result; the
-      // kernel's overwrite gives x, which is what 0.0 + x gives.
       return fill;
     }
     if (!isMemoryEffectFree(op)) {
@@ -94,6 +93,15 @@ linalg::FillOp findZeroFill(Operation *consumer, Value output) {
     }
   }
   return {};
+}
+
+// The zero fill of `output` right before `consumer`. -0.0 + x differs from
+// x only in the sign of a zero result; the kernel's overwrite gives x,
+// which is what 0.0 + x gives.
+linalg::FillOp findZeroFill(Operation *consumer, Value output) {
+  return findFill(consumer, output, [](Value value) {
+    return matchPattern(value, m_AnyZeroFloat());
+  });
 }
 
 struct MatmulOperands {
@@ -778,47 +786,53 @@ bool hasUnitInnerStride(Value memref) {
          strides.back() == 1;
 }
 
-// Whether `op` sets every element of `buffer` to zero: a linalg.fill or a
-// linalg.map without inputs yielding a zero constant.
-bool isZeroFillOf(Operation *op, Value buffer) {
+// The scalar `op` sets every element of `buffer` to, when it does: a
+// linalg.fill, or a linalg.map without inputs yielding a value from outside
+// its body. Null otherwise.
+Value fillValueOf(Operation *op, Value buffer) {
   if (auto fill = dyn_cast<linalg::FillOp>(op)) {
-    return fill.getOutputs()[0] == buffer &&
-           matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+    return fill.getOutputs()[0] == buffer ? fill.getInputs()[0] : Value();
   }
   auto map = dyn_cast<linalg::MapOp>(op);
   if (!map || map.getInit() != buffer || !map.getInputs().empty()) {
-    return false;
+    return {};
   }
   auto yield = cast<linalg::YieldOp>(map.getMapper().front().getTerminator());
-  return yield.getNumOperands() == 1 &&
-         matchPattern(yield.getOperand(0), m_AnyZeroFloat());
+  if (yield.getNumOperands() != 1 ||
+      yield.getOperand(0).getParentRegion() == &map.getMapper()) {
+    return {};
+  }
+  return yield.getOperand(0);
 }
 
-// A workgroup's zero-padded input window, as bufferization leaves a fused
-// tensor.pad: a zero-filled alloc into whose view at (0, top, left, 0) a
-// view of the input is copied, possibly under the pad's guard
-//   scf.if %empty { alloc; zero fill } else { view; alloc; zero fill; copy }
+// A workgroup's padded input window, as bufferization leaves a fused
+// tensor.pad: an alloc filled with the pad value into whose view at
+// (0, top, left, 0) a view of the input is copied, possibly under the
+// pad's guard
+//   scf.if %empty { alloc; fill } else { view; alloc; fill; copy }
 // where %empty says the view has no rows or no columns. The depthwise
 // microkernel reads the view in place and skips the taps outside it.
 struct PaddedInput {
   Value source; // what is copied (in the else region when guarded)
   OpFoldResult top, left;
+  Value padValue;
   Operation *root; // the scf.if, or the alloc: erased once unused
 };
 
-// `alloc`'s uses are one zero fill, a view at (0, top, left, 0) that a
-// copy fills, and `consumer`: that copy's source and the offsets.
+// `alloc`'s uses are one fill, a view at (0, top, left, 0) that a copy
+// fills, and `consumer`: that copy's source, the offsets and the fill's
+// value.
 std::optional<PaddedInput> matchPaddedAlloc(memref::AllocOp alloc,
                                             Operation *consumer) {
-  bool filled = false;
+  Value padValue;
   memref::SubViewOp window;
   for (Operation *user : alloc->getUsers()) {
     if (user == consumer) {
       continue;
     }
-    if (isZeroFillOf(user, alloc) && !filled &&
-        user->isBeforeInBlock(consumer)) {
-      filled = true;
+    if (Value value = fillValueOf(user, alloc);
+        value && !padValue && user->isBeforeInBlock(consumer)) {
+      padValue = value;
       continue;
     }
     auto view = dyn_cast<memref::SubViewOp>(user);
@@ -827,7 +841,7 @@ std::optional<PaddedInput> matchPaddedAlloc(memref::AllocOp alloc,
     }
     window = view;
   }
-  if (!filled || !window) {
+  if (!padValue || !window) {
     return std::nullopt;
   }
   auto copy = dyn_cast<memref::CopyOp>(*window->getUsers().begin());
@@ -850,7 +864,7 @@ std::optional<PaddedInput> matchPaddedAlloc(memref::AllocOp alloc,
       !copy->isBeforeInBlock(consumer)) {
     return std::nullopt;
   }
-  return PaddedInput{copy.getSource(), offsets[1], offsets[2], alloc};
+  return PaddedInput{copy.getSource(), offsets[1], offsets[2], padValue, alloc};
 }
 
 // Whether `cond` implies that one of `view`'s sizes is zero:
@@ -880,16 +894,16 @@ std::optional<PaddedInput> matchPaddedInput(Value input, Operation *consumer) {
   auto elseYield = cast<scf::YieldOp>(guard.elseBlock()->getTerminator());
   auto empty = thenYield.getOperand(0).getDefiningOp<memref::AllocOp>();
   auto padded = elseYield.getOperand(0).getDefiningOp<memref::AllocOp>();
-  if (!empty || !padded || !llvm::hasNItems(empty->getUsers(), 2) ||
-      !llvm::all_of(empty->getUsers(), [&](Operation *user) {
-        return user == thenYield || isZeroFillOf(user, empty);
-      })) {
-    return std::nullopt;
-  }
-  std::optional<PaddedInput> window = matchPaddedAlloc(padded, elseYield);
+  std::optional<PaddedInput> window =
+      padded ? matchPaddedAlloc(padded, elseYield) : std::nullopt;
   auto view = window ? window->source.getDefiningOp<memref::SubViewOp>()
                      : memref::SubViewOp();
-  if (!view || !saysEmpty(guard.getCondition(), view)) {
+  if (!empty || !view || !saysEmpty(guard.getCondition(), view) ||
+      !llvm::hasNItems(empty->getUsers(), 2) ||
+      !llvm::all_of(empty->getUsers(), [&](Operation *user) {
+        return user == thenYield ||
+               fillValueOf(user, empty) == window->padValue;
+      })) {
     return std::nullopt;
   }
   // The call goes after the scf.if: the view is cloned there, so its
@@ -909,31 +923,47 @@ std::optional<PaddedInput> matchPaddedInput(Value input, Operation *consumer) {
   window->root = guard;
   return window;
 }
-// A depthwise_conv_2d_nhwc_hwc of one image with at least a vector of
-// channels becomes a call of the depthwise microkernel
-// (ukernel/DwconvDriver.h), with its bias + clamp epilogue. A zero-padded
-// window (PaddedInput) is not built: the kernel reads the input in place.
-LogicalResult rewriteDepthwise(linalg::DepthwiseConv2DNhwcHwcOp conv,
-                               const Variant &variant, func::FuncOp &callee,
-                               ModuleOp module) {
-  if (!conv.hasPureBufferSemantics()) {
+// What the depthwise microkernel computes for a window op.
+enum class WindowKind { Depthwise, MaxPool, SumPool };
+
+// A depthwise_conv_2d_nhwc_hwc, pooling_nhwc_max or pooling_nhwc_sum of
+// one image with at least a vector of channels becomes a call of the
+// depthwise microkernel (ukernel/DwconvDriver.h), with its bias + clamp
+// epilogue. A padded window (PaddedInput) is not built: the kernel reads
+// the input in place and skips the padding, which needs the pad value to
+// be the op's identity (0; -inf for the maximum).
+template <typename OpTy>
+LogicalResult rewriteWindowOp(OpTy op, WindowKind kind, const Variant &variant,
+                              func::FuncOp &callee, ModuleOp module) {
+  if (!op.hasPureBufferSemantics()) {
     return success();
   }
-  Value input = conv.getInputs()[0];
-  Value filter = conv.getInputs()[1];
-  Value out = conv.getOutputs()[0];
+  Value input = op.getInputs()[0];
+  // The filter (KH x KW x C), or a pooling's window shape (KH x KW).
+  Value filter = op.getInputs()[1];
+  Value out = op.getOutputs()[0];
   auto filterType = dyn_cast<MemRefType>(filter.getType());
   auto outType = dyn_cast<MemRefType>(out.getType());
-  if (!hasUnitInnerStride(input) || !hasUnitInnerStride(filter) ||
-      !hasUnitInnerStride(out) || !filterType.hasStaticShape() ||
+  bool pool = kind != WindowKind::Depthwise;
+  if (!hasUnitInnerStride(input) || !hasUnitInnerStride(out) || !filterType ||
+      !filterType.hasStaticShape() || (!pool && !hasUnitInnerStride(filter)) ||
       outType.isDynamicDim(0) || outType.getDimSize(0) != 1 ||
-      filterType.getDimSize(2) < variant.lanes) {
+      outType.isDynamicDim(3) || outType.getDimSize(3) < variant.lanes) {
     return success();
   }
-  std::optional<PaddedInput> padded = matchPaddedInput(input, conv);
-  linalg::FillOp fill = findZeroFill(conv, out);
+  auto isIdentity = [&](Value value) {
+    return kind == WindowKind::MaxPool ? matchPattern(value, m_NegInfFloat())
+                                       : matchPattern(value, m_AnyZeroFloat());
+  };
+  std::optional<PaddedInput> padded = matchPaddedInput(input, op);
+  if (padded && !isIdentity(padded->padValue)) {
+    padded.reset();
+  }
+  // The output's fill, folded when it is the op's identity (otherwise
+  // the kernel starts from what the output holds).
+  linalg::FillOp fill = findFill(op, out, isIdentity);
   std::optional<FusedEpilogue> epilogue =
-      findEpilogue(conv, out, fill, hasUnitInnerStride);
+      findEpilogue(op, out, fill, hasUnitInnerStride);
   if (epilogue && epilogue->residual) {
     epilogue.reset();
   }
@@ -944,11 +974,11 @@ LogicalResult rewriteDepthwise(linalg::DepthwiseConv2DNhwcHwcOp conv,
         b.getFunctionType(SmallVector<Type>(31, b.getI64Type()), {}));
     callee.setPrivate();
   }
-  OpBuilder b(conv);
+  OpBuilder b(op);
   if (epilogue) {
     b.setInsertionPoint(epilogue->generic);
   }
-  Location loc = conv.getLoc();
+  Location loc = op.getLoc();
   Value result = epilogue ? epilogue->target : out;
   auto constant = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
@@ -964,14 +994,26 @@ LogicalResult rewriteDepthwise(linalg::DepthwiseConv2DNhwcHwcOp conv,
     left = getValueOrCreateConstantIndexOp(b, loc, padded->left);
   }
   auto inMeta = memref::ExtractStridedMetadataOp::create(b, loc, input);
-  auto filterMeta = memref::ExtractStridedMetadataOp::create(b, loc, filter);
   auto outMeta = memref::ExtractStridedMetadataOp::create(b, loc, result);
   auto pointer = [&](memref::ExtractStridedMetadataOp meta) -> Value {
     return memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
                                                           meta.getBaseBuffer());
   };
-  auto strides = conv.getStrides().getValues<int64_t>();
-  auto dilations = conv.getDilations().getValues<int64_t>();
+  // A pooling has no filter: its arguments are zeros.
+  Value filterPointer = constant(0), filterOffset = filterPointer;
+  Value filterStrideH = filterPointer, filterStrideW = filterPointer;
+  if (!pool) {
+    auto filterMeta = memref::ExtractStridedMetadataOp::create(b, loc, filter);
+    filterPointer = pointer(filterMeta);
+    filterOffset = filterMeta.getOffset();
+    filterStrideH = filterMeta.getStrides()[0];
+    filterStrideW = filterMeta.getStrides()[1];
+  }
+  int64_t opFlags = kind == WindowKind::MaxPool   ? STRATA_DW_POOL_MAX
+                    : kind == WindowKind::SumPool ? STRATA_DW_POOL_SUM
+                                                  : 0;
+  auto strides = op.getStrides().template getValues<int64_t>();
+  auto dilations = op.getDilations().template getValues<int64_t>();
   SmallVector<Value> args;
   for (Value value : std::initializer_list<Value>{
            pointer(inMeta),
@@ -982,10 +1024,10 @@ LogicalResult rewriteDepthwise(linalg::DepthwiseConv2DNhwcHwcOp conv,
            inMeta.getSizes()[2],
            top,
            left,
-           pointer(filterMeta),
-           filterMeta.getOffset(),
-           filterMeta.getStrides()[0],
-           filterMeta.getStrides()[1],
+           filterPointer,
+           filterOffset,
+           filterStrideH,
+           filterStrideW,
            pointer(outMeta),
            outMeta.getOffset(),
            outMeta.getStrides()[1],
@@ -999,13 +1041,16 @@ LogicalResult rewriteDepthwise(linalg::DepthwiseConv2DNhwcHwcOp conv,
            constant(strides[1]),
            constant(dilations[0]),
            constant(dilations[1]),
-           constant((fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
+           constant((fill ? 0 : STRATA_SGEMM_ACCUMULATE) | opFlags |
                     (epilogue ? epilogue->flags() : 0))}) {
     args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
   }
   appendEpilogueArguments(b, loc, epilogue, /*residualRowStrideDim=*/2, args);
   func::CallOp::create(b, loc, callee, args);
-  conv.erase();
+  op.erase();
+  if (pool && filter.use_empty() && filter.getDefiningOp<memref::AllocOp>()) {
+    filter.getDefiningOp()->erase();
+  }
   if (fill) {
     fill.erase();
   }
@@ -1121,13 +1166,31 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
       relayouts.insert(transpose);
     }
   });
-  SmallVector<linalg::DepthwiseConv2DNhwcHwcOp> depthwise;
-  module.walk(
-      [&](linalg::DepthwiseConv2DNhwcHwcOp op) { depthwise.push_back(op); });
+  SmallVector<Operation *> windowOps;
+  module.walk([&](Operation *op) {
+    if (isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp,
+            linalg::PoolingNhwcSumOp>(op)) {
+      windowOps.push_back(op);
+    }
+  });
   func::FuncOp dwCallee =
       module.lookupSymbol<func::FuncOp>(kSdwconvUkernelSymbol);
-  for (linalg::DepthwiseConv2DNhwcHwcOp conv : depthwise) {
-    if (failed(rewriteDepthwise(conv, *variant, dwCallee, module))) {
+  for (Operation *op : windowOps) {
+    LogicalResult rewritten =
+        TypeSwitch<Operation *, LogicalResult>(op)
+            .Case([&](linalg::DepthwiseConv2DNhwcHwcOp conv) {
+              return rewriteWindowOp(conv, WindowKind::Depthwise, *variant,
+                                     dwCallee, module);
+            })
+            .Case([&](linalg::PoolingNhwcMaxOp pool) {
+              return rewriteWindowOp(pool, WindowKind::MaxPool, *variant,
+                                     dwCallee, module);
+            })
+            .Case([&](linalg::PoolingNhwcSumOp pool) {
+              return rewriteWindowOp(pool, WindowKind::SumPool, *variant,
+                                     dwCallee, module);
+            });
+    if (failed(rewritten)) {
       return failure();
     }
   }

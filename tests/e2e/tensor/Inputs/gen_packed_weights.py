@@ -160,6 +160,11 @@ CASES = [
     # N not a multiple of the panel width: a last panel padded with zeros.
     ("mm_n97", matmul_case, (37, 131, 97)),
     ("conv1x1_f100", conv_case, (13, 13, 64, 1, 1, 100, 1, 0, True)),
+    # Fewer columns than a panel (a masked vector and a half), a vector and
+    # a part (AVX2's second panel: 4 columns), and one and a half panels.
+    ("conv1x1_f24", conv_case, (33, 35, 48, 1, 1, 24, 1, 0, True)),
+    ("conv1x1_f20", conv_case, (31, 29, 64, 1, 1, 20, 1, 0, True)),
+    ("conv3x3_f48", conv_case, (17, 19, 16, 3, 3, 48, 1, 1, True)),
 ]
 
 

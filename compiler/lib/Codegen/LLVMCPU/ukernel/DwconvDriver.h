@@ -3,7 +3,7 @@
  *
  * Included by each variant (SgemmAvx512.c, SgemmAvx2.c) after it defines
  * DW_VL (floats per vector), the vector type `dwvec` and dwLoad, dwStore,
- * dwSplat and dwFma for it.
+ * dwSplat, dwFma and dwMax (IEEE maximum: NaN propagates, +0 > -0) for it.
  *
  * A depthwise convolution multiplies each channel by its own KH x KW
  * window: no reduction across channels, so no packing either. Vectors run
@@ -29,6 +29,24 @@
 /* Output pixels computed together: their accumulators stay in registers. */
 #define DW_PIXELS 6
 
+/* What a tap does (a constant in each unrolled body): a depthwise
+ * convolution's multiply-add, or a pooling's maximum or sum (no filter). */
+#define DW_OP_MAC 0
+#define DW_OP_MAX 1
+#define DW_OP_SUM 2
+
+/* acc with the tap's input `in` (and filter vector `wt` for DW_OP_MAC). */
+#define DW_TAP(op, acc, in, wt)                                                \
+  do {                                                                         \
+    if ((op) == DW_OP_MAC) {                                                   \
+      acc = dwFma(in, wt, acc);                                                \
+    } else if ((op) == DW_OP_MAX) {                                            \
+      acc = dwMax(acc, in);                                                    \
+    } else {                                                                   \
+      acc = acc + (in);                                                        \
+    }                                                                          \
+  } while (0)
+
 struct DwconvShape {
   /* The unpadded input's element (0, 0, channel 0); rows x cols of it
    * exist. Window positions are padded coordinates: padded (y, x) is
@@ -48,6 +66,12 @@ struct DwconvShape {
 static inline float dwLoadScalar(const float *p) { return *p; }
 static inline float dwSplatScalar(float x) { return x; }
 
+/* The value an output starts from when not accumulating: the identity of
+ * the op (-inf for the maximum: every window has a tap). */
+static inline float dwIdentity(const int op) {
+  return op == DW_OP_MAX ? -__builtin_inff() : 0.0f;
+}
+
 /* The taps [*lo, *hi) of `taps` taps `step` apart, the first at `start`
  * (a padded coordinate minus the padding: negative before the input),
  * that fall inside [0, extent). */
@@ -63,12 +87,13 @@ static inline void dwTapRange(int64_t start, int64_t taps, int64_t step,
   *hi = h;
 }
 
-/* Loads the accumulators of `count` pixels at out, 0 unless accumulating. */
-#define DW_INIT_ACC(acc, s, out, count)                                        \
+/* Loads the accumulators of `count` pixels at out, or the op's identity
+ * unless accumulating. */
+#define DW_INIT_ACC(acc, s, out, count, op)                                    \
   _Pragma("clang loop unroll(full)") for (int p = 0; p < DW_PIXELS; ++p) {     \
     if (p < (count)) {                                                         \
       (acc)[p] = (s)->accumulate ? dwLoad((out) + p * (s)->outStrideW)         \
-                                 : dwSplat(0.0f);                              \
+                                 : dwSplat(dwIdentity(op));                    \
     }                                                                          \
   }
 
@@ -95,23 +120,24 @@ dwStorePixels(const struct DwconvShape *s, const struct Epilogue *epilogue,
 static inline __attribute__((always_inline)) void
 dwPixelsInside(const struct DwconvShape *s, const struct Epilogue *epilogue,
                int64_t oy, int64_t ox, int64_t c, const int count,
-               const int64_t kernelH, const int64_t kernelW) {
+               const int64_t kernelH, const int64_t kernelW, const int op) {
   dwvec acc[DW_PIXELS];
   float *out = s->out + oy * s->outStrideH + ox * s->outStrideW + c;
-  DW_INIT_ACC(acc, s, out, count);
+  DW_INIT_ACC(acc, s, out, count, op);
   const float *in = s->in + (oy * s->strideH - s->padTop) * s->inStrideH +
                     (ox * s->strideW - s->padLeft) * s->inStrideW + c;
   int64_t pixelStep = s->strideW * s->inStrideW;
   for (int64_t ky = 0; ky < kernelH; ++ky) {
     const float *inRow = in + ky * s->dilationH * s->inStrideH;
     for (int64_t kx = 0; kx < kernelW; ++kx) {
-      dwvec wt =
-          dwLoad(s->filter + ky * s->filterStrideH + kx * s->filterStrideW + c);
+      dwvec wt = op == DW_OP_MAC ? dwLoad(s->filter + ky * s->filterStrideH +
+                                          kx * s->filterStrideW + c)
+                                 : dwSplat(0.0f);
       const float *tap = inRow + kx * s->dilationW * s->inStrideW;
 #pragma clang loop unroll(full)
       for (int p = 0; p < DW_PIXELS; ++p) {
         if (p < count) {
-          acc[p] = dwFma(dwLoad(tap + p * pixelStep), wt, acc[p]);
+          DW_TAP(op, acc[p], dwLoad(tap + p * pixelStep), wt);
         }
       }
     }
@@ -125,10 +151,10 @@ dwPixelsInside(const struct DwconvShape *s, const struct Epilogue *epilogue,
 static inline __attribute__((always_inline)) void
 dwPixelsBorder(const struct DwconvShape *s, const struct Epilogue *epilogue,
                int64_t oy, int64_t ox, int64_t c, const int count, int64_t kyLo,
-               int64_t kyHi, int64_t kxLo, int64_t kxHi) {
+               int64_t kyHi, int64_t kxLo, int64_t kxHi, const int op) {
   dwvec acc[DW_PIXELS];
   float *out = s->out + oy * s->outStrideH + ox * s->outStrideW + c;
-  DW_INIT_ACC(acc, s, out, count);
+  DW_INIT_ACC(acc, s, out, count, op);
   int64_t y0 = oy * s->strideH - s->padTop;
   int64_t x0 = ox * s->strideW - s->padLeft;
   int64_t pixelStep = s->strideW * s->inStrideW;
@@ -136,13 +162,14 @@ dwPixelsBorder(const struct DwconvShape *s, const struct Epilogue *epilogue,
     int64_t y = y0 + ky * s->dilationH;
     for (int64_t kx = kxLo; kx < kxHi; ++kx) {
       int64_t x = x0 + kx * s->dilationW;
-      dwvec wt =
-          dwLoad(s->filter + ky * s->filterStrideH + kx * s->filterStrideW + c);
+      dwvec wt = op == DW_OP_MAC ? dwLoad(s->filter + ky * s->filterStrideH +
+                                          kx * s->filterStrideW + c)
+                                 : dwSplat(0.0f);
       const float *tap = s->in + y * s->inStrideH + x * s->inStrideW + c;
 #pragma clang loop unroll(full)
       for (int p = 0; p < DW_PIXELS; ++p) {
         if (p < count) {
-          acc[p] = dwFma(dwLoad(tap + p * pixelStep), wt, acc[p]);
+          DW_TAP(op, acc[p], dwLoad(tap + p * pixelStep), wt);
         }
       }
     }
@@ -187,7 +214,7 @@ dwPixelsBorder(const struct DwconvShape *s, const struct Epilogue *epilogue,
 static inline __attribute__((always_inline)) void
 dwVectorChannels(const struct DwconvShape *s, const struct Epilogue *epilogue,
                  int64_t vectorChannels, int64_t oxLo, int64_t oxHi,
-                 const int64_t kernelH, const int64_t kernelW) {
+                 const int64_t kernelH, const int64_t kernelW, const int op) {
   for (int64_t oy = 0; oy < s->rows; ++oy) {
     int64_t kyLo, kyHi;
     dwTapRange(oy * s->strideH - s->padTop, kernelH, s->dilationH, s->inRows,
@@ -205,24 +232,25 @@ dwVectorChannels(const struct DwconvShape *s, const struct Epilogue *epilogue,
       dwTapRange(ox * s->strideW - s->padLeft, kernelW, s->dilationW, s->inCols,
                  &kxLo, &kxHi);
       for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
-        dwPixelsBorder(s, epilogue, oy, ox, c, 1, kyLo, kyHi, kxLo, kxHi);
+        dwPixelsBorder(s, epilogue, oy, ox, c, 1, kyLo, kyHi, kxLo, kxHi, op);
       }
     }
     for (int64_t ox = oxLo; ox < oxHi; ox += DW_PIXELS) {
       int64_t count = oxHi - ox < DW_PIXELS ? oxHi - ox : DW_PIXELS;
       if (inside && count == DW_PIXELS) {
         for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
-          dwPixelsInside(s, epilogue, oy, ox, c, DW_PIXELS, kernelH, kernelW);
+          dwPixelsInside(s, epilogue, oy, ox, c, DW_PIXELS, kernelH, kernelW,
+                         op);
         }
       } else if (inside) {
         for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
           DW_SWITCH_COUNT(count, dwPixelsInside(s, epilogue, oy, ox, c, n,
-                                                kernelH, kernelW));
+                                                kernelH, kernelW, op));
         }
       } else {
         for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
           DW_SWITCH_COUNT(count, dwPixelsBorder(s, epilogue, oy, ox, c, n, kyLo,
-                                                kyHi, 0, kernelW));
+                                                kyHi, 0, kernelW, op));
         }
       }
     }
@@ -232,7 +260,8 @@ dwVectorChannels(const struct DwconvShape *s, const struct Epilogue *epilogue,
 /* One channel c of every output pixel, scalar: the channels past the last
  * whole vector. */
 static void dwScalarChannel(const struct DwconvShape *s,
-                            const struct Epilogue *epilogue, int64_t c) {
+                            const struct Epilogue *epilogue, int64_t c,
+                            const int op) {
   struct TileEpilogue tileEp;
   const struct TileEpilogue *ep = tileEpilogue(epilogue, 0, c, &tileEp);
   for (int64_t oy = 0; oy < s->rows; ++oy) {
@@ -240,7 +269,7 @@ static void dwScalarChannel(const struct DwconvShape *s,
     for (int64_t ox = 0; ox < s->outWidth; ++ox) {
       int64_t x0 = ox * s->strideW - s->padLeft;
       float *out = s->out + oy * s->outStrideH + ox * s->outStrideW + c;
-      float acc = s->accumulate ? *out : 0.0f;
+      float acc = s->accumulate ? *out : dwIdentity(op);
       for (int64_t ky = 0; ky < s->kernelH; ++ky) {
         int64_t y = y0 + ky * s->dilationH;
         if (y < 0 || y >= s->inRows) {
@@ -251,8 +280,15 @@ static void dwScalarChannel(const struct DwconvShape *s,
           if (x < 0 || x >= s->inCols) {
             continue;
           }
-          acc += s->in[y * s->inStrideH + x * s->inStrideW + c] *
-                 s->filter[ky * s->filterStrideH + kx * s->filterStrideW + c];
+          float in = s->in[y * s->inStrideH + x * s->inStrideW + c];
+          if (op == DW_OP_MAC) {
+            acc += in *
+                   s->filter[ky * s->filterStrideH + kx * s->filterStrideW + c];
+          } else if (op == DW_OP_MAX) {
+            acc = __builtin_elementwise_maximum(acc, in);
+          } else {
+            acc += in;
+          }
         }
       }
       if (ep) {
@@ -270,8 +306,11 @@ static void dwScalarChannel(const struct DwconvShape *s,
  * (padTop, padLeft; what lies past its end is padding too), so that output
  * row 0's window starts at padded row 0. Pointers come as integers (memref
  * base addresses), offsets and strides in floats. flags:
- * STRATA_SGEMM_ACCUMULATE and the bias/clamp epilogue bits; the epilogue
- * arguments are the matmul's (the residual ones unused: no residual). */
+ * STRATA_SGEMM_ACCUMULATE, the bias/clamp epilogue bits, and
+ * STRATA_DW_POOL_MAX or STRATA_DW_POOL_SUM for a pooling (the filter
+ * arguments are then unused; padding never wins a maximum and adds nothing
+ * to a sum); the epilogue arguments are the matmul's (the residual ones
+ * unused: no residual). */
 void strata_ukernel_sdwconv_f32(
     int64_t inBase, int64_t inOffset, int64_t inStrideH, int64_t inStrideW,
     int64_t inRows, int64_t inCols, int64_t padTop, int64_t padLeft,
@@ -321,13 +360,25 @@ void strata_ukernel_sdwconv_f32(
   oxHi = oxHi < outWidth ? oxHi : outWidth;
   oxLo = oxLo < oxHi ? oxLo : oxHi;
   int64_t vectorChannels = channels / DW_VL * DW_VL;
-  if (kernelH == 3 && kernelW == 3) {
-    dwVectorChannels(&s, epilogue, vectorChannels, oxLo, oxHi, 3, 3);
+  /* One body per op, with the 3x3 window unrolled. */
+#define DW_BODY(op)                                                            \
+  do {                                                                         \
+    if (kernelH == 3 && kernelW == 3) {                                        \
+      dwVectorChannels(&s, epilogue, vectorChannels, oxLo, oxHi, 3, 3, op);    \
+    } else {                                                                   \
+      dwVectorChannels(&s, epilogue, vectorChannels, oxLo, oxHi, kernelH,      \
+                       kernelW, op);                                           \
+    }                                                                          \
+    for (int64_t c = vectorChannels; c < channels; ++c) {                      \
+      dwScalarChannel(&s, epilogue, c, op);                                    \
+    }                                                                          \
+  } while (0)
+  if (flags & STRATA_DW_POOL_MAX) {
+    DW_BODY(DW_OP_MAX);
+  } else if (flags & STRATA_DW_POOL_SUM) {
+    DW_BODY(DW_OP_SUM);
   } else {
-    dwVectorChannels(&s, epilogue, vectorChannels, oxLo, oxHi, kernelH,
-                     kernelW);
+    DW_BODY(DW_OP_MAC);
   }
-  for (int64_t c = vectorChannels; c < channels; ++c) {
-    dwScalarChannel(&s, epilogue, c);
-  }
+#undef DW_BODY
 }

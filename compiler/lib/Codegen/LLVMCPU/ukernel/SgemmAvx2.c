@@ -12,13 +12,16 @@
 #define MR STRATA_SGEMM_AVX2_MR
 #define NR STRATA_SGEMM_AVX2_NR
 
-/* Rows [0, rows) of one MR x NR tile of C (rows is a constant after
- * inlining: each count gets its own fully unrolled kernel, so an edge panel
- * of few rows costs only those rows). */
+/* Rows [0, rows) and columns [0, cols) of one MR x NR tile of C. rows,
+ * vecs (vectors of columns computed: 1 when cols <= 8) and masked (cols <
+ * NR: C, bias and residual are read and written through lane masks) are
+ * constants after inlining: each combination gets its own fully unrolled
+ * kernel, so an edge tile costs only its rows and vectors. */
 static inline __attribute__((always_inline)) void
 microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
           int64_t ldb, float *restrict c, int64_t ldc, int add,
-          const struct TileEpilogue *ep, const int rows) {
+          const struct TileEpilogue *ep, const int rows, int64_t cols,
+          const int vecs, const int masked) {
   __m256 acc[MR][2];
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
@@ -27,36 +30,59 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
   }
   for (int64_t p = 0; p < kc; ++p) {
     __m256 b0 = _mm256_loadu_ps(pb);
-    __m256 b1 = _mm256_loadu_ps(pb + 8);
+    __m256 b1 = vecs > 1 ? _mm256_loadu_ps(pb + 8) : b0;
 #pragma clang loop unroll(full)
     for (int i = 0; i < MR; ++i) {
       if (i < rows) {
         __m256 ai = _mm256_broadcast_ss(pa + i * STRATA_SGEMM_A_ROW_STRIDE);
         acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
-        acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
+        if (vecs > 1) {
+          acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
+        }
       }
     }
     pa += 1;
     pb += ldb;
   }
+  __m256i m0 = _mm256_set1_epi32(-1), m1 = m0;
+  if (masked) {
+    __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cols), lane);
+    m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cols - 8), lane);
+  }
+#define LOAD0(p) (masked ? _mm256_maskload_ps(p, m0) : _mm256_loadu_ps(p))
+#define LOAD1(p) (masked ? _mm256_maskload_ps(p, m1) : _mm256_loadu_ps(p))
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
     if (i < rows) {
       float *row = c + i * ldc;
       if (add) {
-        acc[i][0] = _mm256_add_ps(acc[i][0], _mm256_loadu_ps(row));
-        acc[i][1] = _mm256_add_ps(acc[i][1], _mm256_loadu_ps(row + 8));
+        acc[i][0] = _mm256_add_ps(acc[i][0], LOAD0(row));
+        if (vecs > 1) {
+          acc[i][1] = _mm256_add_ps(acc[i][1], LOAD1(row + 8));
+        }
       }
       if (ep) {
-        STRATA_SGEMM_APPLY_EPILOGUE(__m256, acc[i][0], ep, i, 0,
-                                    _mm256_loadu_ps, _mm256_set1_ps);
-        STRATA_SGEMM_APPLY_EPILOGUE(__m256, acc[i][1], ep, i, 8,
-                                    _mm256_loadu_ps, _mm256_set1_ps);
+        STRATA_SGEMM_APPLY_EPILOGUE(__m256, acc[i][0], ep, i, 0, LOAD0,
+                                    _mm256_set1_ps);
+        if (vecs > 1) {
+          STRATA_SGEMM_APPLY_EPILOGUE(__m256, acc[i][1], ep, i, 8, LOAD1,
+                                      _mm256_set1_ps);
+        }
       }
-      _mm256_storeu_ps(row, acc[i][0]);
-      _mm256_storeu_ps(row + 8, acc[i][1]);
+      if (masked) {
+        _mm256_maskstore_ps(row, m0, acc[i][0]);
+        if (vecs > 1) {
+          _mm256_maskstore_ps(row + 8, m1, acc[i][1]);
+        }
+      } else {
+        _mm256_storeu_ps(row, acc[i][0]);
+        _mm256_storeu_ps(row + 8, acc[i][1]);
+      }
     }
   }
+#undef LOAD0
+#undef LOAD1
 }
 
 #include "SgemmDriver.h"
@@ -71,4 +97,7 @@ static inline dwvec dwFma(dwvec a, dwvec b, dwvec c) {
   return _mm256_fmadd_ps(a, b, c);
 }
 
+static inline dwvec dwMax(dwvec a, dwvec b) {
+  return __builtin_elementwise_maximum(a, b);
+}
 #include "DwconvDriver.h"

@@ -13,13 +13,16 @@
 #define MR STRATA_SGEMM_AVX512_MR
 #define NR STRATA_SGEMM_AVX512_NR
 
-/* Rows [0, rows) of one MR x NR tile of C (rows is a constant after
- * inlining: each count gets its own fully unrolled kernel, so an edge panel
- * of few rows costs only those rows). */
+/* Rows [0, rows) and columns [0, cols) of one MR x NR tile of C. rows,
+ * vecs (vectors of columns computed: 1 when cols <= 16) and masked (cols <
+ * NR: C, bias and residual are read and written through lane masks) are
+ * constants after inlining: each combination gets its own fully unrolled
+ * kernel, so an edge tile costs only its rows and vectors. */
 static inline __attribute__((always_inline)) void
 microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
           int64_t ldb, float *restrict c, int64_t ldc, int add,
-          const struct TileEpilogue *ep, const int rows) {
+          const struct TileEpilogue *ep, const int rows, int64_t cols,
+          const int vecs, const int masked) {
   __m512 acc[MR][2];
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
@@ -28,36 +31,59 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
   }
   for (int64_t p = 0; p < kc; ++p) {
     __m512 b0 = _mm512_loadu_ps(pb);
-    __m512 b1 = _mm512_loadu_ps(pb + 16);
+    __m512 b1 = vecs > 1 ? _mm512_loadu_ps(pb + 16) : b0;
 #pragma clang loop unroll(full)
     for (int i = 0; i < MR; ++i) {
       if (i < rows) {
         __m512 ai = _mm512_set1_ps(pa[i * STRATA_SGEMM_A_ROW_STRIDE]);
         acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
-        acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+        if (vecs > 1) {
+          acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+        }
       }
     }
     pa += 1;
     pb += ldb;
   }
+  __mmask16 m0 = 0xFFFF, m1 = 0xFFFF;
+  if (masked) {
+    m0 = cols >= 16 ? 0xFFFF : (__mmask16)((1u << cols) - 1);
+    m1 = cols >= 32 ? 0xFFFF
+                    : (cols > 16 ? (__mmask16)((1u << (cols - 16)) - 1) : 0);
+  }
+#define LOAD0(p) (masked ? _mm512_maskz_loadu_ps(m0, p) : _mm512_loadu_ps(p))
+#define LOAD1(p) (masked ? _mm512_maskz_loadu_ps(m1, p) : _mm512_loadu_ps(p))
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
     if (i < rows) {
       float *row = c + i * ldc;
       if (add) {
-        acc[i][0] = _mm512_add_ps(acc[i][0], _mm512_loadu_ps(row));
-        acc[i][1] = _mm512_add_ps(acc[i][1], _mm512_loadu_ps(row + 16));
+        acc[i][0] = _mm512_add_ps(acc[i][0], LOAD0(row));
+        if (vecs > 1) {
+          acc[i][1] = _mm512_add_ps(acc[i][1], LOAD1(row + 16));
+        }
       }
       if (ep) {
-        STRATA_SGEMM_APPLY_EPILOGUE(__m512, acc[i][0], ep, i, 0,
-                                    _mm512_loadu_ps, _mm512_set1_ps);
-        STRATA_SGEMM_APPLY_EPILOGUE(__m512, acc[i][1], ep, i, 16,
-                                    _mm512_loadu_ps, _mm512_set1_ps);
+        STRATA_SGEMM_APPLY_EPILOGUE(__m512, acc[i][0], ep, i, 0, LOAD0,
+                                    _mm512_set1_ps);
+        if (vecs > 1) {
+          STRATA_SGEMM_APPLY_EPILOGUE(__m512, acc[i][1], ep, i, 16, LOAD1,
+                                      _mm512_set1_ps);
+        }
       }
-      _mm512_storeu_ps(row, acc[i][0]);
-      _mm512_storeu_ps(row + 16, acc[i][1]);
+      if (masked) {
+        _mm512_mask_storeu_ps(row, m0, acc[i][0]);
+        if (vecs > 1) {
+          _mm512_mask_storeu_ps(row + 16, m1, acc[i][1]);
+        }
+      } else {
+        _mm512_storeu_ps(row, acc[i][0]);
+        _mm512_storeu_ps(row + 16, acc[i][1]);
+      }
     }
   }
+#undef LOAD0
+#undef LOAD1
 }
 
 #include "SgemmDriver.h"
@@ -72,4 +98,13 @@ static inline dwvec dwFma(dwvec a, dwvec b, dwvec c) {
   return _mm512_fmadd_ps(a, b, c);
 }
 
+/* IEEE maximum (NaN propagates, +0 over -0) in three instructions:
+ * VRANGEPS's "max" with the sign of the value selected (right for zeros,
+ * but it drops a quiet NaN), then a NaN operand put back by an add where
+ * either is one. */
+static inline dwvec dwMax(dwvec a, dwvec b) {
+  __m512 larger = _mm512_range_ps(a, b, 5);
+  __mmask16 nan = _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q);
+  return _mm512_mask_add_ps(larger, nan, a, b);
+}
 #include "DwconvDriver.h"

@@ -4,12 +4,15 @@
  * Included by each variant (SgemmAvx512.c, SgemmAvx2.c) after it defines
  * MR, NR and `microRows(int64_t kc, const float *pa, const float *pb,
  * int64_t ldb, float *c, int64_t ldc, int add, const struct TileEpilogue
- * *ep, const int rows)`, which
- * computes rows [0, rows) of one MR x NR tile of C from a packed A panel
- * (MR rows of kc, STRATA_SGEMM_A_ROW_STRIDE apart) and a B panel of kc rows
- * of NR floats, ldb apart (NR when packed; B's own row stride when read in
- * place), adding to C when `add` is set and overwriting it otherwise, then
- * applying `ep` (SgemmEpilogue.h) when it is not null.
+ * *ep, const int rows, int64_t cols, const int vecs, const int masked)`,
+ * which computes rows [0, rows) and columns [0, cols) of one MR x NR tile
+ * of C from a packed A panel (MR rows of kc, STRATA_SGEMM_A_ROW_STRIDE
+ * apart) and a B panel of kc rows of NR floats, ldb apart (NR when packed;
+ * B's own row stride when read in place; columns past cols are zeros),
+ * adding to C when `add` is set and overwriting it otherwise, then applying
+ * `ep` (SgemmEpilogue.h) when it is not null. Only the first `vecs`
+ * vectors of columns are computed; `masked` tiles touch C only in columns
+ * [0, cols).
  *
  * Builds freestanding: no C library, no calls LLVM would turn into one
  * except memcpy/memset, which the kernel library defines.
@@ -25,38 +28,49 @@
 
 static inline int64_t minI64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* microRows with a constant row count, one unrolled kernel per count. */
+/* microRows with constant rows, vector count and masking, one unrolled
+ * kernel per combination: whole tiles, tiles of at most NR / 2 columns
+ * (one vector), and other partial tiles. */
 static void micro(int64_t kc, const float *restrict pa,
                   const float *restrict pb, int64_t ldb, float *restrict c,
                   int64_t ldc, int add, const struct TileEpilogue *ep,
-                  int64_t rows) {
-  switch (rows) {
-#define STRATA_SGEMM_ROWS_CASE(r)                                              \
+                  int64_t rows, int64_t cols) {
+#define STRATA_SGEMM_ROWS_SWITCH(vecs, masked)                                 \
+  switch (rows) {                                                              \
+    STRATA_SGEMM_ROWS_CASE(1, vecs, masked)                                    \
+    STRATA_SGEMM_ROWS_CASE(2, vecs, masked)                                    \
+    STRATA_SGEMM_ROWS_CASE(3, vecs, masked)                                    \
+    STRATA_SGEMM_ROWS_CASE(4, vecs, masked)                                    \
+    STRATA_SGEMM_ROWS_CASE(5, vecs, masked)                                    \
+    STRATA_SGEMM_ROWS_CASE(6, vecs, masked)                                    \
+    STRATA_SGEMM_ROWS_CASE(7, vecs, masked)                                    \
+    STRATA_SGEMM_ROWS_CASE(8, vecs, masked)                                    \
+    STRATA_SGEMM_ROWS_CASE(9, vecs, masked)                                    \
+    STRATA_SGEMM_ROWS_CASE(10, vecs, masked)                                   \
+    STRATA_SGEMM_ROWS_CASE(11, vecs, masked)                                   \
+    STRATA_SGEMM_ROWS_CASE(12, vecs, masked)                                   \
+    STRATA_SGEMM_ROWS_CASE(13, vecs, masked)                                   \
+    STRATA_SGEMM_ROWS_CASE(14, vecs, masked)                                   \
+    STRATA_SGEMM_ROWS_CASE(15, vecs, masked)                                   \
+    STRATA_SGEMM_ROWS_CASE(16, vecs, masked)                                   \
+  default:                                                                     \
+    return;                                                                    \
+  }
+#define STRATA_SGEMM_ROWS_CASE(r, vecs, masked)                                \
   case r:                                                                      \
     if (r <= MR) {                                                             \
-      microRows(kc, pa, pb, ldb, c, ldc, add, ep, r);                          \
+      microRows(kc, pa, pb, ldb, c, ldc, add, ep, r, cols, vecs, masked);      \
     }                                                                          \
     return;
-    STRATA_SGEMM_ROWS_CASE(1)
-    STRATA_SGEMM_ROWS_CASE(2)
-    STRATA_SGEMM_ROWS_CASE(3)
-    STRATA_SGEMM_ROWS_CASE(4)
-    STRATA_SGEMM_ROWS_CASE(5)
-    STRATA_SGEMM_ROWS_CASE(6)
-    STRATA_SGEMM_ROWS_CASE(7)
-    STRATA_SGEMM_ROWS_CASE(8)
-    STRATA_SGEMM_ROWS_CASE(9)
-    STRATA_SGEMM_ROWS_CASE(10)
-    STRATA_SGEMM_ROWS_CASE(11)
-    STRATA_SGEMM_ROWS_CASE(12)
-    STRATA_SGEMM_ROWS_CASE(13)
-    STRATA_SGEMM_ROWS_CASE(14)
-    STRATA_SGEMM_ROWS_CASE(15)
-    STRATA_SGEMM_ROWS_CASE(16)
-#undef STRATA_SGEMM_ROWS_CASE
-  default:
-    return;
+  if (cols == NR) {
+    STRATA_SGEMM_ROWS_SWITCH(2, 0)
+  } else if (cols <= NR / 2) {
+    STRATA_SGEMM_ROWS_SWITCH(1, 1)
+  } else {
+    STRATA_SGEMM_ROWS_SWITCH(2, 1)
   }
+#undef STRATA_SGEMM_ROWS_CASE
+#undef STRATA_SGEMM_ROWS_SWITCH
 }
 
 /* The epilogue of a whole call (STRATA_SGEMM_BIAS...): bias[j] for column
@@ -284,24 +298,8 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
             struct TileEpilogue tileEp;
             const struct TileEpilogue *ep =
                 tileEpilogue(last, ic + ir, jc + jr, &tileEp);
-            if (cols == NR) {
-              micro(kc, panelA, panelB, panelStride, tile, ldc, add, ep, rows);
-              continue;
-            }
-            /* Fewer columns than NR: the rows into a buffer, then their
-             * valid columns into C. */
-            float edge[MR * NR] __attribute__((aligned(64)));
-            micro(kc, panelA, panelB, panelStride, edge, NR, 0, 0, rows);
-            for (int64_t i = 0; i < rows; ++i) {
-              for (int64_t j = 0; j < cols; ++j) {
-                float v = (add ? tile[i * ldc + j] : 0.0f) + edge[i * NR + j];
-                if (ep) {
-                  STRATA_SGEMM_APPLY_EPILOGUE(float, v, ep, i, j, loadScalar,
-                                              splatScalar);
-                }
-                tile[i * ldc + j] = v;
-              }
-            }
+            micro(kc, panelA, panelB, panelStride, tile, ldc, add, ep, rows,
+                  cols);
           }
         }
       }

@@ -51,6 +51,10 @@
 #define STRATA_SGEMM_RESIDUAL 8
 #define STRATA_SGEMM_RESIDUAL_FIRST 16
 #define STRATA_SGEMM_CLAMP 32
+/* Bits 6-7, the depthwise kernel's only (DwconvDriver.h): the window's
+ * maximum or sum (a max or sum pooling) instead of the convolution. */
+#define STRATA_DW_POOL_MAX 64
+#define STRATA_DW_POOL_SUM 128
 
 /* Floats of scratch one call needs for an m x n x k problem: packed A
  * (min(MC, m rounded up to MR) rows of STRATA_SGEMM_A_ROW_STRIDE) then
