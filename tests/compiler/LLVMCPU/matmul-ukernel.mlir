@@ -241,6 +241,32 @@ func.func @depthwise_padded(%x: tensor<1x56x56x144xf32>, %w: tensor<3x3x144xf32>
 
 // -----
 
+// A matrix-vector product with a bias (a classifier): its workgroups are
+// cut along the product's columns (8 of them, not one for the whole
+// product), and the bias is the microkernel's epilogue (flags 4).
+// TILES-LABEL: func.func @matvec_bias
+// TILES-SAME: strata.workgroup_count = array<i64: 8, 1, 1>
+// UKERNEL-LABEL: llvm.func @matvec_bias
+// UKERNEL-DAG: %[[FLAGS:.*]] = llvm.mlir.constant(4 : i64) : i64
+// UKERNEL-NOT: llvm.cond_br
+// UKERNEL: llvm.call @strata_ukernel_sgemm_f32(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %[[FLAGS]],
+// UKERNEL-NOT: llvm.cond_br
+// UKERNEL: llvm.return
+func.func @matvec_bias(%x: tensor<1x1280xf32>, %w: tensor<1280x1000xf32>, %bias: tensor<1000xf32>) -> tensor<1x1000xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x1000xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1000xf32>) -> tensor<1x1000xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<1x1280xf32>, tensor<1280x1000xf32>) outs(%f : tensor<1x1000xf32>) -> tensor<1x1000xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m, %bias : tensor<1x1000xf32>, tensor<1000xf32>) outs(%e : tensor<1x1000xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1000xf32>
+  return %r : tensor<1x1000xf32>
+}
+
+// -----
+
 // A packed weight read by an op the microkernel does not take (here an
 // elementwise add) is still right, but each workgroup unpacks all of it:
 // a warning says so. Only this case warns.

@@ -205,7 +205,8 @@ template <typename OpT> OpT findDistributed(linalg::LinalgOp root) {
 }
 
 // The large static f32 linalg.matmul the root's workgroups are cut along
-// (findDistributed); an epilogue's other inputs must be whole 2-d tensors.
+// (findDistributed); an epilogue's other inputs are 2-d tensors or
+// broadcasts of rows (a bias), read without permutation.
 linalg::MatmulOp findDistributedMatmul(linalg::LinalgOp root) {
   auto matmul = findDistributed<linalg::MatmulOp>(root);
   if (!matmul || matmul.hasUserDefinedMaps() || !isLargeF32(matmul)) {
@@ -213,8 +214,11 @@ linalg::MatmulOp findDistributedMatmul(linalg::LinalgOp root) {
   }
   if (matmul.getOperation() != root.getOperation() &&
       (root.getNumLoops() != 2 ||
-       !llvm::all_of(root.getIndexingMapsArray(),
-                     [](AffineMap map) { return map.isIdentity(); }))) {
+       !llvm::all_of(root.getIndexingMapsArray(), [](AffineMap map) {
+         return map.isIdentity() || (map.isProjectedPermutation() &&
+                                     map.getNumResults() == 1 &&
+                                     map.getDimPosition(0) == 1);
+       }))) {
     return {};
   }
   return matmul;
