@@ -215,9 +215,9 @@ linalg::MatmulOp findDistributedMatmul(linalg::LinalgOp root) {
   if (matmul.getOperation() != root.getOperation() &&
       (root.getNumLoops() != 2 ||
        !llvm::all_of(root.getIndexingMapsArray(), [](AffineMap map) {
-         return map.isIdentity() || (map.isProjectedPermutation() &&
-                                     map.getNumResults() == 1 &&
-                                     map.getDimPosition(0) == 1);
+         return map.isIdentity() ||
+                (map.isProjectedPermutation() && map.getNumResults() == 1 &&
+                 map.getDimPosition(0) == 1);
        }))) {
     return {};
   }
