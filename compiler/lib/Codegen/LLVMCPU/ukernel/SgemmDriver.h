@@ -280,18 +280,31 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
       } else if (fullCols < nc) {
         packB(b + pc * ldb + jc + fullCols, ldb, kc, nc - fullCols, pb);
       }
+      /* Column panels outside row panels keeps one B panel in L1 while
+       * every row panel of A passes it. A shallow block's B panels fit in
+       * L1 all together: then each row panel takes every column panel in
+       * turn, so C is written a whole row panel at a time, front to back
+       * (a few output channels over many pixels would otherwise write C
+       * in NR-column strips, a cache line or two per row each pass). */
+      int rowsOuter = kc * nc <= STRATA_SGEMM_L1_B_FLOATS;
       for (int64_t ic = 0; ic < m; ic += MC) {
         int64_t mc = minI64(MC, m - ic);
         packA(src, ic, pc, mc, kc, pa);
-        for (int64_t jr = 0; jr < nc; jr += NR) {
-          int64_t cols = minI64(NR, nc - jr);
-          const float *panelB = blockB + jr / NR * panelFloats;
-          int64_t panelStride = NR;
-          if (inPlaceB) {
-            panelB = cols == NR ? b + pc * ldb + jc + jr : pb;
-            panelStride = cols == NR ? ldb : NR;
-          }
-          for (int64_t ir = 0; ir < mc; ir += MR) {
+        int64_t outer = rowsOuter ? mc : nc;
+        int64_t outerStep = rowsOuter ? MR : NR;
+        int64_t inner = rowsOuter ? nc : mc;
+        int64_t innerStep = rowsOuter ? NR : MR;
+        for (int64_t o = 0; o < outer; o += outerStep) {
+          for (int64_t i = 0; i < inner; i += innerStep) {
+            int64_t jr = rowsOuter ? i : o;
+            int64_t ir = rowsOuter ? o : i;
+            int64_t cols = minI64(NR, nc - jr);
+            const float *panelB = blockB + jr / NR * panelFloats;
+            int64_t panelStride = NR;
+            if (inPlaceB) {
+              panelB = cols == NR ? b + pc * ldb + jc + jr : pb;
+              panelStride = cols == NR ? ldb : NR;
+            }
             int64_t rows = minI64(MR, mc - ir);
             const float *panelA = pa + ir * STRATA_SGEMM_A_ROW_STRIDE;
             float *tile = c + (ic + ir) * ldc + jc + jr;

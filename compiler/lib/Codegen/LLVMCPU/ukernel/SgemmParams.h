@@ -23,6 +23,10 @@
  * 256-row workgroup tile in one block. */
 #define STRATA_SGEMM_MC_PANELS(mr) ((256 + (mr) - 1) / (mr))
 #define STRATA_SGEMM_NC 256
+/* Floats of B panels a depth block may have for all of them to stay in L1
+ * (16 KiB, half of the smallest L1 the kernels run on): the driver then
+ * walks C a row panel at a time (SgemmDriver.h). */
+#define STRATA_SGEMM_L1_B_FLOATS 4096
 /* Packed A keeps rows (not k-major panels): row i of an MR-row panel at
  * floats i * this from the panel's start, a compile-time constant so the
  * microkernel addresses every row from one register; the 16 floats of
