@@ -73,18 +73,18 @@ func.func @integer(%a: tensor<128x128xi32>, %b: tensor<128x128xi32>) -> tensor<1
 // -----
 
 // A 3x3 convolution with a bias and relu epilogue: workgroups take whole
-// rows of output pixels (4 rows of 28 pixels, 7 workgroups: enough to
-// spread) and the conv becomes one call of the convolution microkernel per
+// rows of output pixels (2 rows of 28 pixels, 14 workgroups: enough to
+// spread evenly) and the conv becomes one call of the convolution microkernel per
 // workgroup, whose A packing reads the input's windows in place. Its zero
 // fill folds in and the bias + relu epilogue too (flags 4 | 32: bias,
 // clamp to [0, +inf], 0x7F800000 = +inf): the microkernel applies it as it
 // stores each finished tile into the output, so neither a temporary for
 // the conv's tile nor a separate elementwise loop is left.
 // TILES-LABEL: func.func @conv_bias_relu
-// TILES-SAME: strata.workgroup_count = array<i64: 7, 1, 1>
-// TILES: linalg.conv_2d_nhwc_hwcf {{.*}} memref<1x6x30x64xf32, {{.*}} outs({{.*}} : memref<1x4x28x64xf32
+// TILES-SAME: strata.workgroup_count = array<i64: 14, 1, 1>
+// TILES: linalg.conv_2d_nhwc_hwcf {{.*}} memref<1x4x30x64xf32, {{.*}} outs({{.*}} : memref<1x2x28x64xf32
 // UKERNEL-LABEL: llvm.func @conv_bias_relu
-// UKERNEL-SAME: strata.local_memory_size = 187392
+// UKERNEL-SAME: strata.local_memory_size = 126464
 // UKERNEL-DAG: %[[FLAGS:.*]] = llvm.mlir.constant(36 : i64) : i64
 // UKERNEL-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 // UKERNEL-DAG: %[[INF:.*]] = llvm.mlir.constant(2139095040 : i64) : i64
@@ -131,12 +131,17 @@ func.func @batched(%a: tensor<4x128x64xf32>, %b: tensor<4x64x128xf32>) -> tensor
 // A weight packed at compile time (--strata-pack-weights): the filter is
 // the reshape of a transpose of 32-column panels. The microkernel reads the
 // panels in place (flags 2: STRATA_SGEMM_PACKED_B, overwrite), so nothing
-// transposes at run time: no temporary for the 3x3x64x2x32 transpose
-// (local memory holds only the output tile and the packing scratch for A).
+// transposes at run time: no temporary for the 3x3x64x2x32 transpose (36864
+// floats). The one temporary is the packing scratch for A (15232 floats,
+// on the stack: 14 workgroups of 2 rows need no local memory).
 // UKERNEL-LABEL: llvm.func @packed_conv
-// UKERNEL-SAME: strata.local_memory_size = 121856
+// UKERNEL-NOT: strata.local_memory_size
+// UKERNEL-DAG: %[[SCRATCH:.*]] = llvm.mlir.constant(15232 : index) : i64
 // UKERNEL-DAG: %[[PACKED:.*]] = llvm.mlir.constant(2 : i64) : i64
 // UKERNEL-DAG: %[[NR:.*]] = llvm.mlir.constant(32 : i64) : i64
+// UKERNEL-NOT: llvm.alloca
+// UKERNEL: llvm.alloca %[[SCRATCH]] x f32
+// UKERNEL-NOT: llvm.alloca
 // UKERNEL: llvm.call @strata_ukernel_sconv_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NR]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PACKED]],
 // UKERNEL-NOT: llvm.intr.fma
 // UKERNEL: llvm.func @strata_ukernel_sconv_f32(

@@ -260,6 +260,23 @@ SmallVector<int64_t> chooseMatmulTileSizes(linalg::MatmulOp matmul) {
   return {tileM < m ? tileM : 0, tileN < n ? tileN : 0};
 }
 
+// A weight packed at compile time (--strata-pack-weights): the reshape of a
+// transpose of the packed panels, which the microkernel rewrite reads in
+// place (MatmulUkernel.cpp). It stays as written: neither generalized nor
+// folded into its consumer.
+bool isPackedWeightView(Operation *op) {
+  auto collapse = dyn_cast_if_present<tensor::CollapseShapeOp>(op);
+  return collapse && collapse.getSrc().getDefiningOp<linalg::TransposeOp>();
+}
+
+// At least this many workgroups for a convolution when the tiles allow:
+// twice a matmul's, as a workgroup's fixed cost is small (its filter is
+// packed at compile time; packing the input's windows costs per pixel)
+// and more of them even out the last round when their count does not
+// divide among the workers (7 workgroups on 2 workers leave one idle an
+// eighth of the time; 14 do not).
+constexpr int64_t kConvWorkgroups = 16;
+
 // Convolution tiles for the microkernel, which takes one image and whole
 // rows of output pixels: images one per workgroup, output rows and
 // channels cut like a matmul's rows (pixels) and columns.
@@ -269,7 +286,7 @@ SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv) {
           channels = ranges[3];
   int64_t tileN = chooseTileSize(channels, ceilDiv(channels, kMatmulTileEdge));
   int64_t countN = ceilDiv(channels, tileN);
-  int64_t wanted = ceilDiv(kMatmulWorkgroups, images);
+  int64_t wanted = ceilDiv(kConvWorkgroups, images);
   if (countN * ceilDiv(height * width, kMatmulTileEdge) < wanted &&
       channels >= kMatmulTileEdge) {
     tileN = chooseTileSize(channels, ceilDiv(channels, kMatmulTileEdge / 2));
@@ -286,8 +303,14 @@ SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv) {
       tileH = size;
     }
   }
-  // Thin tiles would repack all of the filter for few pixels.
-  tileH = std::max(tileH, std::min(height, ceilDiv(16, width)));
+  // Thin tiles would repack all of the filter for few pixels; a filter
+  // packed at compile time is read in place, so its tiles may be thinner.
+  Value filter = conv.getInputs()[1];
+  if (auto slice = filter.getDefiningOp<tensor::ExtractSliceOp>()) {
+    filter = slice.getSource();
+  }
+  int64_t minPixels = isPackedWeightView(filter.getDefiningOp()) ? 8 : 16;
+  tileH = std::max(tileH, std::min(height, ceilDiv(minPixels, width)));
   if (images == 1 && tileH >= height && tileN >= channels) {
     return {};
   }
@@ -479,14 +502,6 @@ LogicalResult decomposeAggregates(ModuleOp module) {
   return success();
 }
 
-// A weight packed at compile time (--strata-pack-weights): the reshape of a
-// transpose of the packed panels, which the microkernel rewrite reads in
-// place (MatmulUkernel.cpp). It stays as written: neither generalized nor
-// folded into its consumer.
-bool isPackedWeightView(Operation *op) {
-  auto collapse = dyn_cast_if_present<tensor::CollapseShapeOp>(op);
-  return collapse && collapse.getSrc().getDefiningOp<linalg::TransposeOp>();
-}
 
 // Named elementwise ops (linalg.add, linalg.exp...) become linalg.generic so
 // that elementwise fusion sees them; fills and copies stay, as destinations.
