@@ -502,7 +502,6 @@ LogicalResult decomposeAggregates(ModuleOp module) {
   return success();
 }
 
-
 // Named elementwise ops (linalg.add, linalg.exp...) become linalg.generic so
 // that elementwise fusion sees them; fills and copies stay, as destinations.
 void generalizeElementwiseOps(ModuleOp module) {
