@@ -2,9 +2,14 @@
 // line-protocol server on stdin/stdout, so one node process serves every
 // round and the driver can interleave it with the other runners.
 //
-//   load ID MODEL.onnx INPUT.bin DIMS THREADS   -> "ok ID"
+//   load ID MODEL.onnx INPUT.bin DIMS THREADS [PROFILE_PREFIX]  -> "ok ID"
 //   run ID REPS                                 -> "times ms ms ..."
+//   endprofile ID                               -> "ok ID"
 //   quit
+//
+// With PROFILE_PREFIX the session records ONNX Runtime's profile (every
+// node's kernel time per run); endprofile writes it to
+// PROFILE_PREFIX_<date>.json (layers.py reads it).
 //
 // INPUT.bin holds the raw little-endian f32 input; DIMS is like 1x3x224x224.
 // Sessions use the CPU provider, every graph optimization,
@@ -28,13 +33,18 @@ let chain = Promise.resolve();
 async function handle(line) {
   const words = line.trim().split(/\s+/);
   if (words[0] === 'load') {
-    const [, id, model, input, dims, threads] = words;
-    const session = await ort.InferenceSession.create(model, {
+    const [, id, model, input, dims, threads, profilePrefix] = words;
+    const options = {
       executionProviders: ['cpu'],
       graphOptimizationLevel: 'all',
       intraOpNumThreads: Number(threads),
       interOpNumThreads: 1,
-    });
+    };
+    if (profilePrefix) {
+      options.enableProfiling = true;
+      options.profileFilePrefix = profilePrefix;
+    }
+    const session = await ort.InferenceSession.create(model, options);
     const bytes = fs.readFileSync(input);
     const data = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
     const shape = dims.split('x').map(Number);
@@ -52,6 +62,10 @@ async function handle(line) {
       times.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
     return 'times ' + times.join(' ');
+  }
+  if (words[0] === 'endprofile') {
+    sessions.get(words[1]).session.endProfiling();
+    return 'ok ' + words[1];
   }
   if (words[0] === 'quit') process.exit(0);
   return 'error unknown command ' + words[0];

@@ -143,9 +143,11 @@ class OrtPeer:
             raise RuntimeError("onnxruntime-node: %s" % (answer or "no answer"))
         return answer
 
-    def load(self, key, onnx_path, input_bin, dims, threads):
-        self.ask("load %s %s %s %s %d" % (key, onnx_path, input_bin, dims,
-                                          threads))
+    def load(self, key, onnx_path, input_bin, dims, threads,
+             profile_prefix=None):
+        self.ask("load %s %s %s %s %d%s" % (
+            key, onnx_path, input_bin, dims, threads,
+            " " + profile_prefix if profile_prefix else ""))
 
     def run(self, key, repetitions):
         return [float(t) for t in self.ask(
