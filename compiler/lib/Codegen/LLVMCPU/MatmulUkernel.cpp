@@ -825,14 +825,15 @@ struct PaddedInput {
 std::optional<PaddedInput> matchPaddedAlloc(memref::AllocOp alloc,
                                             Operation *consumer) {
   Value padValue;
+  Operation *fill = nullptr;
   memref::SubViewOp window;
   for (Operation *user : alloc->getUsers()) {
     if (user == consumer) {
       continue;
     }
-    if (Value value = fillValueOf(user, alloc);
-        value && !padValue && user->isBeforeInBlock(consumer)) {
+    if (Value value = fillValueOf(user, alloc); value && !fill) {
       padValue = value;
+      fill = user;
       continue;
     }
     auto view = dyn_cast<memref::SubViewOp>(user);
@@ -841,7 +842,7 @@ std::optional<PaddedInput> matchPaddedAlloc(memref::AllocOp alloc,
     }
     window = view;
   }
-  if (!padValue || !window) {
+  if (!fill || !window) {
     return std::nullopt;
   }
   auto copy = dyn_cast<memref::CopyOp>(*window->getUsers().begin());
@@ -859,9 +860,11 @@ std::optional<PaddedInput> matchPaddedAlloc(memref::AllocOp alloc,
       window.getType().getRank() != 4) {
     return std::nullopt;
   }
+  // Fill, then copy, then the consumer, in one block.
   if (!hasUnitInnerStride(copy.getSource()) ||
       copy->getBlock() != consumer->getBlock() ||
-      !copy->isBeforeInBlock(consumer)) {
+      fill->getBlock() != consumer->getBlock() ||
+      !fill->isBeforeInBlock(copy) || !copy->isBeforeInBlock(consumer)) {
     return std::nullopt;
   }
   return PaddedInput{copy.getSource(), offsets[1], offsets[2], padValue, alloc};
