@@ -1,4 +1,5 @@
 // RUN: strata-opt --strata-form-dispatches --canonicalize --split-input-file %s | FileCheck %s
+// RUN: strata-opt --strata-form-dispatches=im2col-convolutions=false --canonicalize --split-input-file %s | FileCheck %s --check-prefix=NOIM2COL
 
 // A matmul with its zero fill, then bias + relu: the elementwise ops fuse
 // into one generic, and the matmul is computed inside that generic's
@@ -235,4 +236,26 @@ func.func @dynamic_fill(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %cst = arith.constant 3.0 : f32
   %f = linalg.fill ins(%cst : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %f : tensor<?x?xf32>
+}
+
+// -----
+
+// Two convolutions fused into one dispatch through the add that reads both
+// (a residual block's second conv and its downsample): the dispatch is
+// named after the one doing more work, the 3x3.
+// NOIM2COL-LABEL: func.func @two_convs
+// NOIM2COL: flow.dispatch @module_linked_llvm_cpu::@two_convs_dispatch_0_conv_3x3_64x64_28x28_add_f32(
+// NOIM2COL-NOT: flow.dispatch
+func.func @two_convs(%x: tensor<1x30x30x64xf32>, %w: tensor<3x3x64x64xf32>, %y: tensor<1x28x28x32xf32>, %v: tensor<1x1x32x64xf32>) -> tensor<1x28x28x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x28x28x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x28x28x64xf32>) -> tensor<1x28x28x64xf32>
+  %c3 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x30x30x64xf32>, tensor<3x3x64x64xf32>) outs(%f : tensor<1x28x28x64xf32>) -> tensor<1x28x28x64xf32>
+  %c1 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%y, %v : tensor<1x28x28x32xf32>, tensor<1x1x32x64xf32>) outs(%f : tensor<1x28x28x64xf32>) -> tensor<1x28x28x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c3, %c1 : tensor<1x28x28x64xf32>, tensor<1x28x28x64xf32>) outs(%e : tensor<1x28x28x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x28x28x64xf32>
+  return %r : tensor<1x28x28x64xf32>
 }

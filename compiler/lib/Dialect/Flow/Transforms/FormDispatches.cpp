@@ -656,12 +656,27 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
   }
 
   // Named after the op that does the most work: a fused producer (the
-  // matmul of matmul + bias) rather than its elementwise consumer.
+  // matmul of matmul + bias) rather than its elementwise consumer, and of
+  // two fused convolutions (a residual block's downsample and its second
+  // conv) the larger.
+  auto work = [](Operation *op) -> int64_t {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp) {
+      return 0;
+    }
+    int64_t product = 1;
+    for (int64_t range : linalgOp.getStaticLoopRanges()) {
+      product *= ShapedType::isDynamic(range) ? 1 : range;
+    }
+    return product;
+  };
   Operation *named = root;
+  int64_t namedWork = -1;
   for (Operation *op : ops) {
     if (op != root && isFusedIntoConsumer(op) && !isa<tensor::PadOp>(op) &&
-        !isPackedWeight(op)) {
+        !isPackedWeight(op) && work(op) > namedWork) {
       named = op;
+      namedWork = work(op);
     }
   }
   std::string name = func.getSymName().str() + "_dispatch_" +
