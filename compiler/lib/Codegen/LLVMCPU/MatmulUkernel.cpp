@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
 
+#include <cmath>
 #include <limits>
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -407,15 +408,17 @@ std::optional<FusedEpilogue> findEpilogue(Operation *product, Value out,
         return std::nullopt;
       }
     } else if (isa<arith::MaximumFOp>(op) && !seenMax) {
+      // A NaN bound stays on loops: the kernel's clamp assumes none
+      // (SgemmEpilogue.h).
       std::optional<float> bound = constantOf(other);
-      if (!bound) {
+      if (!bound || std::isnan(*bound)) {
         return std::nullopt;
       }
       seenMax = true;
       epilogue.lo = *bound;
     } else if (isa<arith::MinimumFOp>(op) && !seenMin) {
       std::optional<float> bound = constantOf(other);
-      if (!bound) {
+      if (!bound || std::isnan(*bound)) {
         return std::nullopt;
       }
       seenMin = true;

@@ -3,7 +3,8 @@
  *
  * Included by each variant (SgemmAvx512.c, SgemmAvx2.c) after it defines
  * DW_VL (floats per vector), the vector type `dwvec` and dwLoad, dwStore,
- * dwSplat, dwFma and dwMax (IEEE maximum: NaN propagates, +0 > -0) for it.
+ * dwSplat, dwFma, dwMax (IEEE maximum: NaN propagates, +0 > -0) and
+ * dwMaxFirst/dwMinFirst (the ISA's max and min) for it.
  *
  * A depthwise convolution multiplies each channel by its own KH x KW
  * window: no reduction across channels, so no packing either. Vectors run
@@ -107,7 +108,8 @@ dwStorePixels(const struct DwconvShape *s, const struct Epilogue *epilogue,
   for (int p = 0; p < DW_PIXELS; ++p) {
     if (p < count) {
       if (ep) {
-        STRATA_SGEMM_APPLY_EPILOGUE(dwvec, acc[p], ep, 0, 0, dwLoad, dwSplat);
+        STRATA_SGEMM_APPLY_EPILOGUE(dwvec, acc[p], ep, 0, 0, dwLoad, dwSplat,
+                                    dwMaxFirst, dwMinFirst);
       }
       dwStore(out + p * s->outStrideW, acc[p]);
     }
@@ -293,7 +295,8 @@ static void dwScalarChannel(const struct DwconvShape *s,
       }
       if (ep) {
         STRATA_SGEMM_APPLY_EPILOGUE(float, acc, ep, 0, 0, dwLoadScalar,
-                                    dwSplatScalar);
+                                    dwSplatScalar, strataMaxFirst,
+                                    strataMinFirst);
       }
       *out = acc;
     }

@@ -65,10 +65,12 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
       }
       if (ep) {
         STRATA_SGEMM_APPLY_EPILOGUE(__m512, acc[i][0], ep, i, 0, LOAD0,
-                                    _mm512_set1_ps);
+                                    _mm512_set1_ps, _mm512_max_ps,
+                                    _mm512_min_ps);
         if (vecs > 1) {
           STRATA_SGEMM_APPLY_EPILOGUE(__m512, acc[i][1], ep, i, 16, LOAD1,
-                                      _mm512_set1_ps);
+                                      _mm512_set1_ps, _mm512_max_ps,
+                                      _mm512_min_ps);
         }
       }
       if (masked) {
@@ -94,6 +96,8 @@ typedef __m512 dwvec;
 static inline dwvec dwLoad(const float *p) { return _mm512_loadu_ps(p); }
 static inline void dwStore(float *p, dwvec v) { _mm512_storeu_ps(p, v); }
 static inline dwvec dwSplat(float x) { return _mm512_set1_ps(x); }
+static inline dwvec dwMaxFirst(dwvec a, dwvec b) { return _mm512_max_ps(a, b); }
+static inline dwvec dwMinFirst(dwvec a, dwvec b) { return _mm512_min_ps(a, b); }
 static inline dwvec dwFma(dwvec a, dwvec b, dwvec c) {
   return _mm512_fmadd_ps(a, b, c);
 }

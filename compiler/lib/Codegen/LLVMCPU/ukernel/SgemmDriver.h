@@ -99,6 +99,7 @@ static const struct TileEpilogue *tileEpilogue(const struct Epilogue *epilogue,
   tile->clamp = epilogue->clamp;
   tile->lo = epilogue->lo;
   tile->hi = epilogue->hi;
+  strataClampFixes(tile);
   return tile;
 }
 
@@ -247,7 +248,8 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
         const struct TileEpilogue *ep = tileEpilogue(epilogue, i, j, &tileEp);
         if (ep) {
           STRATA_SGEMM_APPLY_EPILOGUE(float, v, ep, 0, 0, loadScalar,
-                                      splatScalar);
+                                      splatScalar, strataMaxFirst,
+                                      strataMinFirst);
         }
         c[i * ldc + j] = v;
       }

@@ -12,6 +12,11 @@
 
 #include <stdint.h>
 
+/* Scalar forms of the ISA's max and min (the same choice on NaN and on
+ * zeros of both signs). */
+static inline float strataMaxFirst(float a, float b) { return a > b ? a : b; }
+static inline float strataMinFirst(float a, float b) { return a < b ? a : b; }
+
 struct TileEpilogue {
   const float *bias;     /* at the tile's first column, or 0 */
   const float *residual; /* at the tile's first element, or 0 */
@@ -19,10 +24,29 @@ struct TileEpilogue {
   int residualFirst;
   int clamp;
   float lo, hi;
+  /* For the clamp (strataClampFixes): added after the lower bound's max,
+   * and whether the upper bound needs the general minimum. */
+  float loZeroFix;
+  int hiNegativeZero;
 };
 
-/* T: a float or a vector of floats; load(p): T from p. */
-#define STRATA_SGEMM_APPLY_EPILOGUE(T, v, ep, row, col, load, splat)           \
+/* The clamp's bounds are constants, never NaN (MatmulUkernel.cpp), so IEEE
+ * maximum(v, lo) is the ISA's max with lo first (a > b ? a : b returns v
+ * when v is NaN) plus loZeroFix: +0.0 when lo is +0 (maximum(-0, +0) is
+ * +0, the max gives -0) and -0.0 otherwise (adding -0.0 changes nothing).
+ * Likewise minimum(v, hi) is the ISA's min with hi first, except when hi is
+ * -0 (minimum(+0, -0) is -0): then the general minimum. Three instructions
+ * where the general maximum and minimum take twelve. */
+static inline void strataClampFixes(struct TileEpilogue *ep) {
+  ep->loZeroFix =
+      ep->lo == 0.0f && !__builtin_signbit(ep->lo) ? 0.0f : -0.0f;
+  ep->hiNegativeZero = ep->hi == 0.0f && __builtin_signbit(ep->hi);
+}
+
+/* T: a float or a vector of floats; load(p): T from p; maxFirst(a, b) and
+ * minFirst(a, b): a > b ? a : b and a < b ? a : b (x86 MAXPS, MINPS). */
+#define STRATA_SGEMM_APPLY_EPILOGUE(T, v, ep, row, col, load, splat, maxFirst, \
+                                    minFirst)                                  \
   do {                                                                         \
     if ((ep)->residual && (ep)->residualFirst) {                               \
       v = v + load((ep)->residual + (row) * (ep)->ldr + (col));                \
@@ -34,8 +58,10 @@ struct TileEpilogue {
       v = v + load((ep)->residual + (row) * (ep)->ldr + (col));                \
     }                                                                          \
     if ((ep)->clamp) {                                                         \
-      v = __builtin_elementwise_maximum(v, splat((ep)->lo));                   \
-      v = __builtin_elementwise_minimum(v, splat((ep)->hi));                   \
+      v = maxFirst(splat((ep)->lo), v) + splat((ep)->loZeroFix);               \
+      v = (ep)->hiNegativeZero                                                 \
+              ? __builtin_elementwise_minimum(v, splat((ep)->hi))              \
+              : minFirst(splat((ep)->hi), v);                                  \
     }                                                                          \
   } while (0)
 
