@@ -38,8 +38,7 @@ struct TileEpilogue {
  * -0 (minimum(+0, -0) is -0): then the general minimum. Three instructions
  * where the general maximum and minimum take twelve. */
 static inline void strataClampFixes(struct TileEpilogue *ep) {
-  ep->loZeroFix =
-      ep->lo == 0.0f && !__builtin_signbit(ep->lo) ? 0.0f : -0.0f;
+  ep->loZeroFix = ep->lo == 0.0f && !__builtin_signbit(ep->lo) ? 0.0f : -0.0f;
   ep->hiNegativeZero = ep->hi == 0.0f && __builtin_signbit(ep->hi);
 }
 
