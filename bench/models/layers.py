@@ -182,22 +182,25 @@ def main():
     theirs = medians(ort_runs, lambda e: e["name"][:-len("_kernel_time")])
 
     # Each dispatch takes the first node not yet taken, at most 12 places
-    # past the first free one, that computes the same thing (the two may
-    # order independent branches differently). Nodes left over follow.
+    # past the last one taken, that computes the same thing (the two may
+    # order independent branches differently; nodes the other side fuses
+    # away stay behind). Nodes left over follow.
     rows = []  # (strata name, strata ms, ort name, ort ms)
     signatures = [ort_signature(event) for _, event, _ in theirs]
     used = [sig is None for sig in signatures]  # nothing to match
-    j = 0
+    j = last = 0
     for name, _, ms in ours:
         while j < len(theirs) and used[j]:
             j += 1
         sig = strata_signature(name)
-        found = next((k for k in range(j, min(j + 12, len(theirs)))
+        end = min(max(j, last) + 12, len(theirs))
+        found = next((k for k in range(j, end)
                       if not used[k] and matches(sig, signatures[k])), None)
         if found is None:
             rows.append((name, ms, None, None))
             continue
         used[found] = True
+        last = found
         rows.append((name, ms, theirs[found][0], theirs[found][2]))
     taken = {row[2] for row in rows if row[2] is not None}
     for name, _, ms in theirs:
