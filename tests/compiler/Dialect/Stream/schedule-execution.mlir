@@ -293,3 +293,37 @@ func.func @lifetimes(%a: tensor<4xf32>) -> tensor<4xf32> {
   %3 = flow.dispatch @exe::@d1(%2) : (tensor<4xf32>) -> tensor<4xf32>
   return %3 : tensor<4xf32>
 }
+
+// -----
+
+// Places are chosen greedily by size: the 4 KiB result of @grow (t2)
+// takes offset 0 first; t0 shares it (t0's reader is done before @grow
+// writes), t1 and t3 go to 4096, each beside the results it lives with.
+// 5 KiB in all; placing in order of definition needed 6 KiB (t2 found no
+// free place large enough and went after t0 and t1).
+// CHECK-LABEL: func.func @by_size(
+// CHECK: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, 5120 : !stream.resource
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C4096:.*]] = arith.constant 4096 : index
+// CHECK-DAG: %[[C1024:.*]] = arith.constant 1024 : index
+// CHECK: stream.cmd.execute
+// CHECK-NEXT: stream.cmd.dispatch @exe::@small bindings({{.*}}, %[[SLAB]][%[[C0]], %[[C1024]]])
+// CHECK-NEXT: stream.cmd.barrier
+// CHECK-NEXT: stream.cmd.dispatch @exe::@small bindings(%[[SLAB]][%[[C0]], %[[C1024]]], %[[SLAB]][%[[C4096]], %[[C1024]]])
+// CHECK-NEXT: stream.cmd.barrier
+// CHECK-NEXT: stream.cmd.dispatch @exe::@grow bindings(%[[SLAB]][%[[C4096]], %[[C1024]]], %[[SLAB]][%[[C0]], %[[C4096]]])
+// CHECK-NEXT: stream.cmd.barrier
+// CHECK-NEXT: stream.cmd.dispatch @exe::@shrink bindings(%[[SLAB]][%[[C0]], %[[C4096]]], %[[SLAB]][%[[C4096]], %[[C1024]]])
+hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+  hal.executable.export @small ordinal(0) workgroup_count([1, 1, 1])
+  hal.executable.export @grow ordinal(1) workgroup_count([1, 1, 1])
+  hal.executable.export @shrink ordinal(2) workgroup_count([1, 1, 1])
+}
+func.func @by_size(%a: tensor<256xf32>) -> tensor<256xf32> {
+  %t0 = flow.dispatch @exe::@small(%a) : (tensor<256xf32>) -> tensor<256xf32>
+  %t1 = flow.dispatch @exe::@small(%t0) : (tensor<256xf32>) -> tensor<256xf32>
+  %t2 = flow.dispatch @exe::@grow(%t1) : (tensor<256xf32>) -> tensor<1024xf32>
+  %t3 = flow.dispatch @exe::@shrink(%t2) : (tensor<1024xf32>) -> tensor<256xf32>
+  %r = flow.dispatch @exe::@small(%t3) : (tensor<256xf32>) -> tensor<256xf32>
+  return %r : tensor<256xf32>
+}

@@ -4,6 +4,8 @@
 
 #include "Strata/Dialect/Stream/Transforms/Passes.h"
 
+#include <numeric>
+
 #include "Strata/Dialect/Flow/IR/FlowOps.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
@@ -282,24 +284,25 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
   };
 
   // Where each transient result lives in the slab: results with static
-  // shapes that only later dispatches of the group read. Slots are sized by
-  // lifetime: a result takes the place of one whose last reader is
-  // separated from its own dispatch by a barrier (so the reader is done
-  // before it is overwritten), else a new 64-byte aligned place.
+  // shapes that only later dispatches of the group read. Two of them may
+  // share bytes when one's last reader is done before the other's dispatch
+  // writes: a barrier separates them. Places are chosen greedily by size
+  // (largest first, each at the lowest 64-byte aligned offset clear of
+  // every placed result it may not share with), which packs a chain of
+  // layers close to its largest pair of neighbours.
   struct Slot {
     int64_t offset;
     int64_t bytes;
   };
-  struct Place {
-    int64_t offset;
-    int64_t capacity;
-    unsigned lastReader;
+  struct Transient {
+    Value result;
+    unsigned def, lastReader;
+    int64_t bytes, capacity;
   };
   DenseMap<Value, Slot> slots;
-  SmallVector<Place> places;
+  SmallVector<Transient> transients;
   // Reshapes of transient results: views that die with the group.
   SmallVector<Operation *> transientViews;
-  int64_t slabBytes = 0;
   for (auto [index, call] : llvm::enumerate(calls)) {
     for (OpResult result : call->getResults()) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
@@ -335,21 +338,42 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
       }
       llvm::append_range(transientViews, views);
       int64_t bytes = byteCount(type);
-      auto reusable = llvm::find_if(places, [&](const Place &place) {
-        return place.capacity >= bytes && place.lastReader < index &&
-               barriersUpTo[index] > barriersUpTo[place.lastReader];
-      });
-      if (reusable != places.end()) {
-        reusable->lastReader = lastReader;
-        slots[result] = {reusable->offset, bytes};
-        continue;
-      }
-      int64_t capacity =
-          (bytes + kSlabAlignment - 1) / kSlabAlignment * kSlabAlignment;
-      places.push_back({slabBytes, capacity, lastReader});
-      slots[result] = {slabBytes, bytes};
-      slabBytes += capacity;
+      transients.push_back(
+          {result, static_cast<unsigned>(index), lastReader, bytes,
+           (bytes + kSlabAlignment - 1) / kSlabAlignment * kSlabAlignment});
     }
+  }
+  auto doneBefore = [&](const Transient &first, const Transient &second) {
+    return first.lastReader < second.def &&
+           barriersUpTo[second.def] > barriersUpTo[first.lastReader];
+  };
+  SmallVector<unsigned> bySize(transients.size());
+  std::iota(bySize.begin(), bySize.end(), 0u);
+  llvm::stable_sort(bySize, [&](unsigned a, unsigned b) {
+    return transients[a].capacity > transients[b].capacity;
+  });
+  SmallVector<std::pair<unsigned, int64_t>> placed; // transient, offset
+  int64_t slabBytes = 0;
+  for (unsigned i : bySize) {
+    const Transient &t = transients[i];
+    SmallVector<std::pair<int64_t, int64_t>> taken; // [begin, end)
+    for (auto [j, offset] : placed) {
+      const Transient &other = transients[j];
+      if (!doneBefore(t, other) && !doneBefore(other, t)) {
+        taken.push_back({offset, offset + other.capacity});
+      }
+    }
+    llvm::sort(taken);
+    int64_t offset = 0;
+    for (auto [begin, end] : taken) {
+      if (offset + t.capacity <= begin) {
+        break;
+      }
+      offset = std::max(offset, end);
+    }
+    placed.push_back({i, offset});
+    slots[t.result] = {offset, t.bytes};
+    slabBytes = std::max(slabBytes, offset + t.capacity);
   }
 
   Location groupLoc = calls.front().getLoc();
