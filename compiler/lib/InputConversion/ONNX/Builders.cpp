@@ -145,6 +145,25 @@ void forEachIndex(ArrayRef<int64_t> shape,
   }
 }
 
+/// Whether `shape` has at most kFoldLimit elements, its product computed
+/// without overflow (a shape made from a model's numbers, such as Tile's
+/// repeats, may have a product beyond 2^63).
+bool fitsFoldLimit(ArrayRef<int64_t> shape) {
+  if (llvm::any_of(shape, [](int64_t dim) { return dim < 0; })) {
+    return false;
+  }
+  if (llvm::is_contained(shape, 0)) {
+    return true;
+  }
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (__builtin_mul_overflow(count, dim, &count) || count > kFoldLimit) {
+      return false;
+    }
+  }
+  return true;
+}
+
 DenseElementsAttr constantOf(Value value) {
   DenseElementsAttr attr;
   if (value && matchPattern(value, m_Constant(&attr))) {
@@ -191,13 +210,15 @@ DenseElementsAttr mlir::strata::onnx::foldGeneric(linalg::GenericOp op) {
     return {};
   }
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || !type.hasStaticShape() || type.getNumElements() > kFoldLimit) {
+  if (!type || !type.hasStaticShape() ||
+      !fitsFoldLimit(type.getShape())) {
     return {};
   }
   SmallVector<DenseElementsAttr> inputs;
   for (Value input : op.getDpsInputs()) {
     DenseElementsAttr attr = constantOf(input);
-    if (!attr) {
+    if (!attr || (!attr.isSplat() &&
+                  !fitsFoldLimit(attr.getType().getShape()))) {
       return {};
     }
     inputs.push_back(attr);
@@ -230,8 +251,19 @@ DenseElementsAttr mlir::strata::onnx::foldGeneric(linalg::GenericOp op) {
     for (auto [i, input] : llvm::enumerate(inputs)) {
       int64_t linear = 0;
       if (!input.isSplat()) {
+        // A generic whose maps read outside an input (which the verifier
+        // refuses) is not folded.
+        ArrayRef<int64_t> inputShape = input.getType().getShape();
         SmallVector<int64_t, 4> at = maps[i].compose(index);
+        if (at.size() != inputShape.size()) {
+          ok = false;
+          return;
+        }
         for (auto [d, v] : llvm::enumerate(at)) {
+          if (v < 0 || v >= inputShape[d]) {
+            ok = false;
+            return;
+          }
           linear += v * strides[i][d];
         }
       }
@@ -363,7 +395,10 @@ Value mlir::strata::onnx::reshape(OpBuilder &b, Location loc, Value input,
     return input;
   }
   auto resultType = RankedTensorType::get(shape, type.getElementType());
-  if (DenseElementsAttr attr = constantOf(input)) {
+  // A pattern that asks for another element count gets ops the verifier
+  // refuses, never a constant reshaped past its buffer.
+  DenseElementsAttr attr = constantOf(input);
+  if (attr && resultType.getNumElements() == type.getNumElements()) {
     return constant(b, loc, attr.reshape(resultType));
   }
   Value flat = input;

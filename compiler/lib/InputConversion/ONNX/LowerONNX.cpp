@@ -237,11 +237,27 @@ LogicalResult Node::fail(const llvm::Twine &message) {
 
 FailureOr<int64_t> Node::axis(int64_t value, int64_t rank) {
   int64_t normalized = value < 0 ? value + rank : value;
-  if (normalized < 0 || normalized >= std::max<int64_t>(rank, 1)) {
+  // A scalar has no axis: the patterns index the shape with the result.
+  if (normalized < 0 || normalized >= rank) {
     return fail("axis " + llvm::Twine(value) + " is out of range for rank " +
                 llvm::Twine(rank));
   }
   return normalized;
+}
+
+LogicalResult Node::normalizeAxes(SmallVectorImpl<int64_t> &axes,
+                                  int64_t rank) {
+  for (auto [i, value] : llvm::enumerate(axes)) {
+    FailureOr<int64_t> normalized = axis(value, rank);
+    if (failed(normalized)) {
+      return failure();
+    }
+    value = *normalized;
+    if (llvm::is_contained(ArrayRef<int64_t>(axes).take_front(i), value)) {
+      return fail("axes lists axis " + llvm::Twine(value) + " twice");
+    }
+  }
+  return success();
 }
 
 LogicalResult Node::replace(ValueRange values,
@@ -450,6 +466,9 @@ struct LowerONNXPass
                                 llvm::Twine(required));
           }
         }
+      }
+      if (key == node.getOpType() && failed(checkInputSpecs(context))) {
+        return failure();
       }
       rewriter.setInsertionPoint(node);
       if (failed(it->second(context))) {

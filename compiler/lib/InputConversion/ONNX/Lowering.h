@@ -86,7 +86,16 @@ public:
 
   /// Normalizes a possibly negative axis for `rank`; fails when outside.
   FailureOr<int64_t> axis(int64_t value, int64_t rank);
+  /// Normalizes each of `axes` for `rank` in place; fails when one is
+  /// outside or listed twice (each pattern counts or inserts each once).
+  LogicalResult normalizeAxes(SmallVectorImpl<int64_t> &axes, int64_t rank);
 };
+
+/// Checks what the node's op type assumes of its inputs' ranks and element
+/// types (InputSpecs.cpp) before its pattern reads them: fails with an
+/// error naming the input, else succeeds (also for op types without a
+/// spec).
+LogicalResult checkInputSpecs(Node &n);
 
 using LowerFn = std::function<LogicalResult(Node &)>;
 using LoweringTable = llvm::StringMap<LowerFn>;

@@ -5,6 +5,8 @@
 
 #include "Lowering.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -51,6 +53,11 @@ LogicalResult lowerOneHot(Node &n) {
   Type element = n.elem(2);
   if (failed(n.checkShape(shape, element, "the result"))) {
     return failure();
+  }
+  if (n.type(2).getNumElements() != 2) {
+    return n.fail("input 2 (values) has " +
+                  llvm::Twine(n.type(2).getNumElements()) +
+                  " values; it takes two: [off, on]");
   }
   Value values = n.in(2);
   Value off = slice(n.b, n.loc, values, {0}, {1}, {1});
@@ -194,10 +201,24 @@ LogicalResult lowerEinsum(Node &n) {
       }
     }
   }
+  // Every letter of the output is one of the inputs', once.
+  for (auto [i, c] : llvm::enumerate(output)) {
+    if (!llvm::isAlpha(c) || output.find(c) != i ||
+        llvm::none_of(terms, [&](StringRef t) { return t.contains(c); })) {
+      return n.fail("the equation's output '" + output +
+                    "' has a letter that no input term names once");
+    }
+  }
   // Loop order: output letters, then the reduced ones.
   std::string loops = output;
   std::map<char, int64_t> sizes;
   for (auto [i, term] : llvm::enumerate(terms)) {
+    if (!n.has(i)) {
+      return n.fail("input " + llvm::Twine(i) + " is missing");
+    }
+    if (!llvm::all_of(term, llvm::isAlpha)) {
+      return n.fail("term '" + term + "' is not made of letters");
+    }
     if (static_cast<int64_t>(term.size()) != n.rank(i)) {
       return n.fail("term '" + term + "' does not match the rank of input " +
                     llvm::Twine(i));
@@ -264,6 +285,10 @@ LogicalResult lowerLRN(Node &n) {
   int64_t channels = n.shape(0)[1];
   Value x = n.in(0);
   int64_t before = (size - 1) / 2;
+  // Taps further than channels - 1 from a channel read nothing: the loop
+  // below builds no more than 2 * channels of them, whatever the size.
+  int64_t firstTap = std::max(-before, 1 - channels);
+  int64_t endTap = std::min(size - before, channels);
   Value squares = generic(
       b, loc, {}, {}, n.type(0),
       [&](OpBuilder &nb, Location l, ValueRange) -> Value {
@@ -272,7 +297,7 @@ LogicalResult lowerLRN(Node &n) {
           at.push_back(linalg::IndexOp::create(nb, l, d));
         }
         Value sum = scalar(nb, l, element, 0.0);
-        for (int64_t k = -before; k < size - before; ++k) {
+        for (int64_t k = firstTap; k < endTap; ++k) {
           Value c = arith::AddIOp::create(
               nb, l, at[1], arith::ConstantIndexOp::create(nb, l, k));
           Value inside = arith::AndIOp::create(
@@ -323,12 +348,8 @@ LogicalResult lowerMVN(Node &n) {
   Type element = n.elem(0);
   int64_t count = 1;
   SmallVector<int64_t> keptShape;
-  for (int64_t &a : axes) {
-    FailureOr<int64_t> v = n.axis(a, rank);
-    if (failed(v)) {
-      return failure();
-    }
-    a = *v;
+  if (failed(n.normalizeAxes(axes, rank))) {
+    return failure();
   }
   for (int64_t d = 0; d < rank; ++d) {
     if (llvm::is_contained(axes, d)) {
@@ -379,6 +400,17 @@ LogicalResult lowerReverseSequence(Node &n) {
   Value x = n.in(0);
   Value lengths = n.in(1);
   int64_t rank = n.rank(0);
+  // ONNX's axes are 0 and 1, one each; the lengths one per batch entry.
+  if (batchAxis < 0 || batchAxis > 1 || timeAxis < 0 || timeAxis > 1 ||
+      batchAxis == timeAxis) {
+    return n.fail("batch_axis " + llvm::Twine(batchAxis) + " and time_axis " +
+                  llvm::Twine(timeAxis) + " are not 0 and 1 in some order");
+  }
+  if (n.shape(1)[0] != n.shape(0)[batchAxis]) {
+    return n.fail("input 1 (sequence_lens) has " +
+                  llvm::Twine(n.shape(1)[0]) + " values for a batch of " +
+                  llvm::Twine(n.shape(0)[batchAxis]));
+  }
   Value result = generic(
       n.b, n.loc, {}, {}, n.type(0),
       [&](OpBuilder &b, Location loc, ValueRange) -> Value {
@@ -422,6 +454,9 @@ LogicalResult lowerScatterElements(Node &n) {
   ArrayRef<int64_t> updatesShape = n.shape(1);
   if (n.rank(1) != rank || n.rank(2) != rank) {
     return n.fail("indices and updates must have the data's rank");
+  }
+  if (n.shape(2) != n.shape(1)) {
+    return n.fail("indices and updates have different shapes");
   }
   OpBuilder &b = n.b;
   Location loc = n.loc;
@@ -510,6 +545,22 @@ LogicalResult lowerScatterElements(Node &n) {
 LogicalResult lowerScatterND(Node &n) {
   ArrayRef<int64_t> data = n.shape(0), indices = n.shape(1);
   int64_t r = data.size(), q = indices.size(), k = indices.back();
+  if (k < 1 || k > r) {
+    return n.fail("the indices' last dimension is " + llvm::Twine(k) +
+                  "; it takes 1 to the data's rank " + llvm::Twine(r));
+  }
+  SmallVector<int64_t> updates(indices.drop_back());
+  updates.append(data.begin() + k, data.end());
+  if (n.shape(2) != ArrayRef<int64_t>(updates)) {
+    std::string dims;
+    for (int64_t dim : updates) {
+      dims += (dims.empty() ? "" : "x") + std::to_string(dim);
+    }
+    return n.fail("input 2 (updates) must have the shape [" + dims +
+                  "]: the indices' but the last, then the data's from "
+                  "dimension " +
+                  llvm::Twine(k));
+  }
   StringRef reduction = n.stringAttr("reduction").value_or("none");
   if (reduction != "none" && reduction != "add" && reduction != "mul") {
     return n.fail("reduction '" + reduction + "' is not supported");

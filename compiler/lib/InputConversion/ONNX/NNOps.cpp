@@ -389,6 +389,12 @@ LogicalResult finishConv(Node &n, Value out, int64_t rank) {
   Location loc = n.loc;
   auto type = cast<RankedTensorType>(out.getType());
   if (n.has(2)) {
+    if (n.rank(2) != 1 || n.shape(2)[0] != type.getDimSize(3)) {
+      return n.fail("input 2 (B) has " +
+                    llvm::Twine(n.type(2).getNumElements()) +
+                    " values; it takes one per output channel (" +
+                    llvm::Twine(type.getDimSize(3)) + ")");
+    }
     out = elementwise(b, loc, {out, n.in(2)}, type.getShape(),
                       type.getElementType(),
                       [](OpBuilder &nb, Location l, ValueRange a) {

@@ -95,3 +95,17 @@ func.func @batchnorm(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
   %0 = onnx.node "BatchNormalization"(%x, %s, %b, %m, %v) {attrs = {epsilon = 0.0 : f32}, domain = "", opset = 15 : i64} : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
   return %0 : tensor<1x2x3x3xf32>
 }
+
+// -----
+
+// LRN reads the channels within the window once each, whatever the size
+// (a size of 2^40 built a tap per unit of it until memory ran out).
+// CHECK-LABEL: func.func @lrn_huge_size
+// CHECK: linalg.generic
+// CHECK-COUNT-3: tensor.extract %{{.*}} : tensor<1x2x1x1xf32>
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.yield
+func.func @lrn_huge_size(%x: tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32> {
+  %0 = onnx.node "LRN"(%x) {attrs = {size = 1099511627776 : i64}, domain = "", opset = 13 : i64} : (tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  return %0 : tensor<1x2x1x1xf32>
+}

@@ -48,6 +48,26 @@ func.func @slice(%x: tensor<2x5xf32>) -> tensor<2x2xf32> {
 
 // -----
 
+// Steps near +-2^63 take one element (the count of steps overflowed).
+// CHECK-LABEL: func.func @slice_huge_steps
+// CHECK: tensor.extract_slice %{{.*}}[0, 1] [2, 1] [1, 9223372036854775807] : tensor<2x5xf32> to tensor<2x1xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<2x1xf32>)
+func.func @slice_huge_steps(%x: tensor<2x5xf32>) -> (tensor<2x1xf32>, tensor<2x1xf32>) {
+  %starts = arith.constant dense<1> : tensor<1xi64>
+  %ends = arith.constant dense<100> : tensor<1xi64>
+  %axes = arith.constant dense<1> : tensor<1xi64>
+  %steps = arith.constant dense<9223372036854775807> : tensor<1xi64>
+  %0 = onnx.node "Slice"(%x, %starts, %ends, %axes, %steps) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x1xf32>
+  %rstarts = arith.constant dense<4> : tensor<1xi64>
+  %rends = arith.constant dense<-100> : tensor<1xi64>
+  %rsteps = arith.constant dense<-9223372036854775808> : tensor<1xi64>
+  %1 = onnx.node "Slice"(%x, %rstarts, %rends, %axes, %rsteps) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x1xf32>
+  return %0, %1 : tensor<2x1xf32>, tensor<2x1xf32>
+}
+
+// -----
+
 // Gather with data-dependent indices reads the data with tensor.extract,
 // negative indices wrapped.
 // CHECK-LABEL: func.func @gather
