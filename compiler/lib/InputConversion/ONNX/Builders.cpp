@@ -506,8 +506,7 @@ Value mlir::strata::onnx::concat(OpBuilder &b, Location loc, ValueRange inputs,
     }
   }
   auto resultType = RankedTensorType::get(shape, first.getElementType());
-  if (constants.size() == inputs.size() &&
-      resultType.getNumElements() <= kFoldLimit) {
+  if (constants.size() == inputs.size() && fitsFoldLimit(shape)) {
     // Which input and where in it each element along the axis comes from.
     SmallVector<std::pair<int64_t, int64_t>> source;
     for (auto [i, attr] : llvm::enumerate(constants)) {

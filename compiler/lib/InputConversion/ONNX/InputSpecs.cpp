@@ -164,9 +164,10 @@ const llvm::StringMap<OpSpec> &specs() {
     t["Resize"] = {{in(0).rank(1)}};
     t["Upsample"] = {{in(0).rank(1)}};
     // Variadic elementwise op types.
-    for (const char *name : {"Sum", "Mean", "Max", "Min"}) {
+    for (const char *name : {"Sum", "Max", "Min"}) {
       t[name] = {{in(0).of(E::Numeric)}, /*allSameElement=*/true};
     }
+    t["Mean"] = {{in(0).of(E::Float)}, /*allSameElement=*/true};
     t["Clip"] = {{in(0).of(E::Numeric), in(1).rank(0, 1).sameElementAs(0),
                   in(2).rank(0, 1).sameElementAs(0)}};
     t["PRelu"] = {{in(0).of(E::Numeric), in(1).sameElementAs(0)}};

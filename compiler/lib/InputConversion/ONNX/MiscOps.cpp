@@ -678,6 +678,29 @@ LogicalResult lowerOptimizer(Node &n, StringRef kind) {
     return n.fail("expects R, T and " + llvm::Twine(groups) +
                   " groups of tensors");
   }
+  // R and T are scalars; each group's tensors have its X's shape and
+  // floating-point type (the updates below broadcast them elementwise).
+  for (unsigned i = 0; i < n.numInputs(); ++i) {
+    if (!n.has(i)) {
+      return n.fail("input " + llvm::Twine(i) + " is missing");
+    }
+  }
+  if (n.rank(0) != 0 || n.rank(1) != 0 || !isFloat(n.elem(0)) ||
+      !n.elem(1).isInteger()) {
+    return n.fail("R must be a floating-point scalar and T an integer "
+                  "scalar");
+  }
+  for (unsigned i = 0; i < count; ++i) {
+    for (unsigned g = 0; g < groups; ++g) {
+      unsigned j = 2 + g * count + i;
+      if (n.shape(j) != n.shape(2 + i) || n.elem(j) != n.elem(2 + i) ||
+          !isFloat(n.elem(j))) {
+        return n.fail("input " + llvm::Twine(j) + " does not have the "
+                      "floating-point type and shape of input " +
+                      llvm::Twine(2 + i));
+      }
+    }
+  }
   OpBuilder &b = n.b;
   Location loc = n.loc;
   double norm = n.floatAttr("norm_coefficient", 0.0);

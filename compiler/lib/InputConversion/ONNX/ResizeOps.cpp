@@ -223,6 +223,9 @@ LogicalResult lowerResizeWith(Node &n, ResizeSpec &s) {
   if (type.getNumElements() == 0) {
     return n.fail("the result is empty");
   }
+  if (n.type(0).getNumElements() == 0) {
+    return n.fail("the input is empty: there is nothing to resize");
+  }
   Value input = n.in(0);
   Value result = generic(
       n.b, n.loc, {}, {}, type,

@@ -220,6 +220,17 @@ LogicalResult lowerConcat(Node &n) {
     if (n.rank(i) != n.rank(0)) {
       return n.fail("the inputs have different ranks");
     }
+    // Only the axis may differ: the fold of constant inputs reads each
+    // by the result's index.
+    for (int64_t d = 0; d < n.rank(0); ++d) {
+      if (d != *axis && n.shape(i)[d] != n.shape(0)[d]) {
+        return n.fail("input " + llvm::Twine(i) + " has size " +
+                      llvm::Twine(n.shape(i)[d]) + " in dimension " +
+                      llvm::Twine(d) + ", input 0 " +
+                      llvm::Twine(n.shape(0)[d]) +
+                      "; only the axis may differ");
+      }
+    }
     // Empty inputs add nothing.
     if (n.type(i).getNumElements() == 0 && n.numInputs() > 1) {
       continue;
@@ -250,6 +261,12 @@ LogicalResult lowerSplit(Node &n) {
     sizes = *attr;
   } else {
     int64_t parts = n.intAttr("num_outputs", n.numOutputs());
+    // A count of 0 divided by zero below; one beyond the outputs built
+    // sizes until memory ran out.
+    if (parts < 1 || parts != n.numOutputs()) {
+      return n.fail("num_outputs " + llvm::Twine(parts) + " is not the " +
+                    llvm::Twine(n.numOutputs()) + " outputs");
+    }
     int64_t size = (dim + parts - 1) / parts;
     for (int64_t i = 0; i < parts; ++i) {
       sizes.push_back(std::max<int64_t>(0, std::min(size, dim - i * size)));
@@ -258,6 +275,18 @@ LogicalResult lowerSplit(Node &n) {
   if (sizes.size() != n.numOutputs()) {
     return n.fail("split has " + llvm::Twine(sizes.size()) + " sizes for " +
                   llvm::Twine(n.numOutputs()) + " outputs");
+  }
+  // Checked before any slice is made of them (a negative size made a
+  // type with a negative dimension).
+  int64_t total = 0;
+  for (int64_t size : sizes) {
+    if (size < 0 || __builtin_add_overflow(total, size, &total)) {
+      return n.fail("the split sizes are negative or overflow");
+    }
+  }
+  if (total != dim) {
+    return n.fail("the split sizes add up to " + llvm::Twine(total) +
+                  ", the dimension is " + llvm::Twine(dim));
   }
   SmallVector<Value> results;
   int64_t offset = 0;
@@ -268,10 +297,6 @@ LogicalResult lowerSplit(Node &n) {
     offsets[*axis] = offset;
     results.push_back(slice(n.b, n.loc, n.in(0), offsets, shape, strides));
     offset += size;
-  }
-  if (offset != dim) {
-    return n.fail("the split sizes add up to " + llvm::Twine(offset) +
-                  ", the dimension is " + llvm::Twine(dim));
   }
   return n.replace(results,
                    SmallVector<bool>(results.size(), n.isUnsigned(0)));

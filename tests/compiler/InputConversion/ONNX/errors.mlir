@@ -469,3 +469,73 @@ func.func @lrn_rank(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = onnx.node "LRN"(%a) {attrs = {size = 3 : i64}, domain = "", opset = 13 : i64} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Constant inputs of different shapes were folded by the result's index,
+// reading past the smaller one.
+func.func @concat_shapes() -> tensor<2x3xf32> {
+  %a = arith.constant dense<1.0> : tensor<1x3xf32>
+  %b = arith.constant dense<[[1.0, 2.0]]> : tensor<1x2xf32>
+  // expected-error @+1 {{onnx node (Concat, opset 13): input 1 has size 2 in dimension 1, input 0 3; only the axis may differ}}
+  %0 = onnx.node "Concat"(%a, %b) {attrs = {axis = 0 : i64}, domain = "", opset = 13 : i64} : (tensor<1x3xf32>, tensor<1x2xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// num_outputs 0 divided by zero.
+func.func @split_zero_parts(%a: tensor<4xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{onnx node (Split, opset 18): num_outputs 0 is not the 1 outputs}}
+  %0 = onnx.node "Split"(%a) {attrs = {num_outputs = 0 : i64}, domain = "", opset = 18 : i64} : (tensor<4xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// A negative size made a slice type with a negative dimension.
+func.func @split_negative_size(%a: tensor<3xf32>) -> (tensor<5xf32>, tensor<2xf32>) {
+  %s = arith.constant dense<[5, -2]> : tensor<2xi64>
+  // expected-error @+1 {{onnx node (Split, opset 13): the split sizes are negative or overflow}}
+  %0:2 = onnx.node "Split"(%a, %s) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<3xf32>, tensor<2xi64>) -> (tensor<5xf32>, tensor<2xf32>)
+  return %0#0, %0#1 : tensor<5xf32>, tensor<2xf32>
+}
+
+// -----
+
+// full - output_shape overflowed for an output_shape near -2^63.
+func.func @conv_transpose_output_shape(%x: tensor<1x1x2x2xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x1x3x3xf32> {
+  // expected-error @+1 {{onnx node (ConvTranspose, opset 11): output_shape -9223372036854775807 of spatial axis 0 is not a size from 1 to 2^62}}
+  %0 = onnx.node "ConvTranspose"(%x, %w) {attrs = {output_shape = [-9223372036854775807, 3]}, domain = "", opset = 11 : i64} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x3x3xf32>
+  return %0 : tensor<1x1x3x3xf32>
+}
+
+// -----
+
+// The divisors of an average pool are a constant of the output's spatial
+// shape: one of 2^26 elements was computed element by element.
+func.func @average_pool_huge(%x: tensor<1x1x8192x8192xf32>) -> tensor<1x1x8192x8192xf32> {
+  // expected-error @+1 {{onnx node (AveragePool, opset 11): the output's spatial shape has more than 2^24 elements, the most the divisors of an average pool are computed for}}
+  %0 = onnx.node "AveragePool"(%x) {attrs = {kernel_shape = [1, 1]}, domain = "", opset = 11 : i64} : (tensor<1x1x8192x8192xf32>) -> tensor<1x1x8192x8192xf32>
+  return %0 : tensor<1x1x8192x8192xf32>
+}
+
+// -----
+
+func.func @resize_empty_input(%x: tensor<1x0xf32>) -> tensor<1x2xf32> {
+  %sizes = arith.constant dense<[1, 2]> : tensor<2xi64>
+  %none = onnx.none : none
+  // expected-error @+1 {{onnx node (Resize, opset 13): the input is empty: there is nothing to resize}}
+  %0 = onnx.node "Resize"(%x, %none, %none, %sizes) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<1x0xf32>, none, none, tensor<2xi64>) -> tensor<1x2xf32>
+  return %0 : tensor<1x2xf32>
+}
+
+// -----
+
+// The training optimizers' groups broadcast elementwise to X's shape: a G
+// of another rank indexed past the result's shape.
+func.func @adagrad_shapes(%r: tensor<f32>, %t: tensor<i64>, %x: tensor<2xf32>, %g: tensor<2x2xf32>, %h: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  // expected-error @+1 {{onnx node (ai.onnx.preview.training.Adagrad, opset 1): input 3 does not have the floating-point type and shape of input 2}}
+  %0:2 = onnx.node "Adagrad"(%r, %t, %x, %g, %h) {attrs = {}, domain = "ai.onnx.preview.training", opset = 1 : i64} : (tensor<f32>, tensor<i64>, tensor<2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  return %0#0, %0#1 : tensor<2xf32>, tensor<2xf32>
+}

@@ -109,3 +109,15 @@ func.func @lrn_huge_size(%x: tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32> {
   %0 = onnx.node "LRN"(%x) {attrs = {size = 1099511627776 : i64}, domain = "", opset = 13 : i64} : (tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32>
   return %0 : tensor<1x2x1x1xf32>
 }
+
+// -----
+
+// The divisors of an average pool count each window's taps inside the
+// input, with dilation and padding (counted without a loop over the
+// kernel, which may have 2^30 taps).
+// CHECK-LABEL: func.func @average_pool_divisors
+// CHECK: arith.constant dense<{{\[\[\[}}2.000000e+00], [2.000000e+00], [3.000000e+00], [2.000000e+00], [2.000000e+00]]]> : tensor<1x5x1xf32>
+func.func @average_pool_divisors(%x: tensor<1x1x1x5xf32>) -> tensor<1x1x1x5xf32> {
+  %0 = onnx.node "AveragePool"(%x) {attrs = {kernel_shape = [1, 3], dilations = [1, 2], pads = [0, 2, 0, 2]}, domain = "", opset = 19 : i64} : (tensor<1x1x1x5xf32>) -> tensor<1x1x1x5xf32>
+  return %0 : tensor<1x1x1x5xf32>
+}
