@@ -134,17 +134,44 @@ DenseElementsAttr Node::tensorAttr(llvm::StringRef name) {
   return op.getAttrs().getAs<DenseElementsAttr>(name);
 }
 
-DenseElementsAttr Node::constant(unsigned i) {
+namespace {
+
+/// Input `value` as a constant of any size, or null.
+DenseElementsAttr anyConstant(Value value) {
   DenseElementsAttr attr;
-  Value value = in(i);
   if (value && matchPattern(value, m_Constant(&attr))) {
     return attr;
   }
   return {};
 }
 
+} // namespace
+
+DenseElementsAttr Node::constant(unsigned i) {
+  // A splat of 2^40 elements (ConstantOfShape's) costs nothing to hold but
+  // hangs a loop over its values.
+  DenseElementsAttr attr = anyConstant(in(i));
+  if (attr && attr.getNumElements() <= kFoldLimit) {
+    return attr;
+  }
+  return {};
+}
+
+LogicalResult Node::checkReadable(unsigned i, llvm::StringRef what) {
+  DenseElementsAttr attr = anyConstant(in(i));
+  if (attr && attr.getNumElements() > kFoldLimit) {
+    return fail("input " + llvm::Twine(i) + " (" + what + ") holds " +
+                  llvm::Twine(attr.getNumElements()) + " values; at most " +
+                  llvm::Twine(kFoldLimit) + " are read at compile time");
+  }
+  return success();
+}
+
 FailureOr<SmallVector<int64_t>> Node::constInts(unsigned i,
                                                 llvm::StringRef what) {
+  if (failed(checkReadable(i, what))) {
+    return failure();
+  }
   DenseElementsAttr attr = constant(i);
   if (!attr || !isa<IntegerType>(attr.getElementType())) {
     return fail("input " + llvm::Twine(i) + " (" + what +
@@ -162,6 +189,9 @@ FailureOr<SmallVector<int64_t>> Node::constInts(unsigned i,
 
 FailureOr<SmallVector<double>> Node::constFloats(unsigned i,
                                                  llvm::StringRef what) {
+  if (failed(checkReadable(i, what))) {
+    return failure();
+  }
   DenseElementsAttr attr = constant(i);
   if (!attr) {
     return fail("input " + llvm::Twine(i) + " (" + what +

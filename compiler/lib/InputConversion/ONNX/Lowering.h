@@ -61,8 +61,12 @@ public:
   std::optional<llvm::StringRef> stringAttr(llvm::StringRef name);
   DenseElementsAttr tensorAttr(llvm::StringRef name);
 
-  /// Input `i` when it is a compile-time constant, else null.
+  /// Input `i` when it is a compile-time constant of at most kFoldLimit
+  /// elements (what patterns read value by value), else null.
   DenseElementsAttr constant(unsigned i);
+  /// Fails with an error naming `what` when input `i` is a constant of
+  /// more than kFoldLimit elements, which `constant` does not return.
+  LogicalResult checkReadable(unsigned i, llvm::StringRef what);
   /// Input `i` as integers, which must be known at compile time; fails
   /// with an error naming `what` otherwise.
   FailureOr<SmallVector<int64_t>> constInts(unsigned i, llvm::StringRef what);

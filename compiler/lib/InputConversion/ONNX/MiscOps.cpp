@@ -100,6 +100,9 @@ LogicalResult lowerOneHot(Node &n) {
 }
 
 LogicalResult lowerCompress(Node &n) {
+  if (failed(n.checkReadable(1, "condition"))) {
+    return failure();
+  }
   DenseElementsAttr condition = n.constant(1);
   if (!condition) {
     return n.fail("input 1 (condition) must be known at compile time; "

@@ -644,12 +644,11 @@ LogicalResult lowerConvTranspose(Node &n) {
   return finishConv(n, result, rank);
 }
 
-/// Whether `shape` has at most 2^24 elements (without overflow).
+/// Whether `shape` has at most kFoldLimit elements (without overflow).
 bool fitsDivisorLimit(ArrayRef<int64_t> shape) {
   int64_t count = 1;
   for (int64_t dim : shape) {
-    if (__builtin_mul_overflow(count, dim, &count) ||
-        count > (int64_t(1) << 24)) {
+    if (__builtin_mul_overflow(count, dim, &count) || count > kFoldLimit) {
       return false;
     }
   }
@@ -748,7 +747,7 @@ LogicalResult lowerPool(Node &n, bool isMax) {
     SmallVector<int64_t> position(spatial, 0);
     // The divisors are a constant of the spatial output's shape.
     if (!fitsDivisorLimit(w->out)) {
-      return n.fail("the output's spatial shape has more than 2^24 "
+      return n.fail("the output's spatial shape has more than 2^20 "
                     "elements, the most the divisors of an average pool "
                     "are computed for");
     }

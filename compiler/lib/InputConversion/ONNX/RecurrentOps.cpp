@@ -111,13 +111,16 @@ LogicalResult lowerRecurrent(Node &n, Cell cell) {
                   "the directions, the batch and the hidden size");
   }
   // Each step is unrolled into the program.
-  constexpr int64_t kMaxSteps = int64_t(1) << 14;
+  constexpr int64_t kMaxSteps = int64_t(1) << 12;
   if (seq * dirs > kMaxSteps) {
     return n.fail("a sequence of " + llvm::Twine(seq) + " steps in " +
                   llvm::Twine(dirs) + " directions is more than the " +
                   llvm::Twine(kMaxSteps) + " steps unrolled at most");
   }
   if (n.has(4)) {
+    if (failed(n.checkReadable(4, "sequence_lens"))) {
+      return failure();
+    }
     DenseElementsAttr lengths = n.constant(4);
     if (!lengths) {
       return n.fail("input 4 (sequence_lens) must be known at compile time");

@@ -956,6 +956,24 @@ LogicalResult lowerEyeLike(Node &n) {
   }
   ArrayRef<int64_t> shape = n.shape(0);
   auto type = RankedTensorType::get(shape, element);
+  if (type.getNumElements() > kFoldLimit) {
+    // Too large to compute here, element by element: a generic comparing
+    // the column with the row + k.
+    Value result = generic(
+        n.b, n.loc, {}, {}, type,
+        [&](OpBuilder &b, Location loc, ValueRange) -> Value {
+          Value i = linalg::IndexOp::create(b, loc, 0);
+          Value j = linalg::IndexOp::create(b, loc, 1);
+          Value diagonal = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq,
+              arith::SubIOp::create(b, loc, j, i),
+              arith::ConstantIndexOp::create(b, loc, k));
+          return arith::SelectOp::create(b, loc, diagonal,
+                                         scalar(b, loc, element, 1),
+                                         scalar(b, loc, element, 0));
+        });
+    return n.replace(result, {isUnsigned});
+  }
   SmallVector<Attribute> values;
   for (int64_t i = 0; i < shape[0]; ++i) {
     for (int64_t j = 0; j < shape[1]; ++j) {

@@ -440,7 +440,7 @@ func.func @rnn_bias_shape(%x: tensor<1x1x3xf32>, %w: tensor<1x2x3xf32>, %r: tens
 // Each step of a recurrence is unrolled: a declared sequence of 10^9 steps
 // would build ops until the process ran out of memory.
 func.func @rnn_long_sequence(%x: tensor<1000000000x1x3xf32>, %w: tensor<1x2x3xf32>, %r: tensor<1x2x2xf32>) -> tensor<1000000000x1x1x2xf32> {
-  // expected-error @+1 {{onnx node (RNN, opset 14): a sequence of 1000000000 steps in 1 directions is more than the 16384 steps unrolled at most}}
+  // expected-error @+1 {{onnx node (RNN, opset 14): a sequence of 1000000000 steps in 1 directions is more than the 4096 steps unrolled at most}}
   %0 = onnx.node "RNN"(%x, %w, %r) {attrs = {}, domain = "", opset = 14 : i64} : (tensor<1000000000x1x3xf32>, tensor<1x2x3xf32>, tensor<1x2x2xf32>) -> tensor<1000000000x1x1x2xf32>
   return %0 : tensor<1000000000x1x1x2xf32>
 }
@@ -515,7 +515,7 @@ func.func @conv_transpose_output_shape(%x: tensor<1x1x2x2xf32>, %w: tensor<1x1x2
 // The divisors of an average pool are a constant of the output's spatial
 // shape: one of 2^26 elements was computed element by element.
 func.func @average_pool_huge(%x: tensor<1x1x8192x8192xf32>) -> tensor<1x1x8192x8192xf32> {
-  // expected-error @+1 {{onnx node (AveragePool, opset 11): the output's spatial shape has more than 2^24 elements, the most the divisors of an average pool are computed for}}
+  // expected-error @+1 {{onnx node (AveragePool, opset 11): the output's spatial shape has more than 2^20 elements, the most the divisors of an average pool are computed for}}
   %0 = onnx.node "AveragePool"(%x) {attrs = {kernel_shape = [1, 1]}, domain = "", opset = 11 : i64} : (tensor<1x1x8192x8192xf32>) -> tensor<1x1x8192x8192xf32>
   return %0 : tensor<1x1x8192x8192xf32>
 }
@@ -538,4 +538,24 @@ func.func @adagrad_shapes(%r: tensor<f32>, %t: tensor<i64>, %x: tensor<2xf32>, %
   // expected-error @+1 {{onnx node (ai.onnx.preview.training.Adagrad, opset 1): input 3 does not have the floating-point type and shape of input 2}}
   %0:2 = onnx.node "Adagrad"(%r, %t, %x, %g, %h) {attrs = {}, domain = "ai.onnx.preview.training", opset = 1 : i64} : (tensor<f32>, tensor<i64>, tensor<2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
   return %0#0, %0#1 : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// A splat constant of 2^40 values costs nothing to hold, but its values
+// were read one by one.
+func.func @reshape_huge_shape_input(%a: tensor<6xf32>) -> tensor<6xf32> {
+  %s = arith.constant dense<1> : tensor<1099511627776xi64>
+  // expected-error @+1 {{onnx node (Reshape, opset 14): input 1 (shape) holds 1099511627776 values; at most 1048576 are read at compile time}}
+  %0 = onnx.node "Reshape"(%a, %s) {attrs = {}, domain = "", opset = 14 : i64} : (tensor<6xf32>, tensor<1099511627776xi64>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
+func.func @compress_huge_condition(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %c = arith.constant dense<true> : tensor<1099511627776xi1>
+  // expected-error @+1 {{onnx node (Compress, opset 11): input 1 (condition) holds 1099511627776 values; at most 1048576 are read at compile time}}
+  %0 = onnx.node "Compress"(%a, %c) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<4xf32>, tensor<1099511627776xi1>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }

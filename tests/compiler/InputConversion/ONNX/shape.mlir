@@ -92,3 +92,17 @@ func.func @split_concat(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %c = onnx.node "Concat"(%a#1, %a#0) {attrs = {axis = 1 : i64}, domain = "", opset = 13 : i64} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x4xf32>
   return %c : tensor<2x4xf32>
 }
+
+// -----
+
+// An EyeLike too large to compute at compile time (its 2^40 values were
+// computed one by one) is a generic comparing column and row.
+// CHECK-LABEL: func.func @eye_like_large
+// CHECK: linalg.generic
+// CHECK: arith.cmpi eq
+// CHECK: arith.select
+// CHECK-SAME: f32
+func.func @eye_like_large(%x: tensor<1048576x1048576xf32>) -> tensor<1048576x1048576xf32> {
+  %0 = onnx.node "EyeLike"(%x) {attrs = {k = 1 : i64}, domain = "", opset = 9 : i64} : (tensor<1048576x1048576xf32>) -> tensor<1048576x1048576xf32>
+  return %0 : tensor<1048576x1048576xf32>
+}
