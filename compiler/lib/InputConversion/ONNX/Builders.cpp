@@ -210,15 +210,14 @@ DenseElementsAttr mlir::strata::onnx::foldGeneric(linalg::GenericOp op) {
     return {};
   }
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || !type.hasStaticShape() ||
-      !fitsFoldLimit(type.getShape())) {
+  if (!type || !type.hasStaticShape() || !fitsFoldLimit(type.getShape())) {
     return {};
   }
   SmallVector<DenseElementsAttr> inputs;
   for (Value input : op.getDpsInputs()) {
     DenseElementsAttr attr = constantOf(input);
-    if (!attr || (!attr.isSplat() &&
-                  !fitsFoldLimit(attr.getType().getShape()))) {
+    if (!attr ||
+        (!attr.isSplat() && !fitsFoldLimit(attr.getType().getShape()))) {
       return {};
     }
     inputs.push_back(attr);

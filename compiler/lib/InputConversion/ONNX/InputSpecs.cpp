@@ -33,8 +33,8 @@ struct InputRule {
   int64_t minRank = 0;
   int64_t maxRank = kAnyRank;
   Elements elements = Elements::Any;
-  int sameElement = -1; // an input whose element type this one must have
-  int sameRank = -1;    // an input whose rank this one must have
+  int sameElement = -1;  // an input whose element type this one must have
+  int sameRank = -1;     // an input whose rank this one must have
   bool channels = false; // 1-D, one value per channel (input 0's dim 1)
 
   constexpr InputRule rank(int64_t least, int64_t most = kAnyRank) const {
@@ -43,9 +43,7 @@ struct InputRule {
     r.maxRank = most;
     return r;
   }
-  constexpr InputRule rankIs(int64_t value) const {
-    return rank(value, value);
-  }
+  constexpr InputRule rankIs(int64_t value) const { return rank(value, value); }
   constexpr InputRule of(Elements kind) const {
     InputRule r = *this;
     r.elements = kind;
@@ -88,19 +86,15 @@ const llvm::StringMap<OpSpec> &specs() {
     t["ConvTranspose"] = {{in(0).rank(3, 4).of(E::Float),
                            in(1).sameRankAs(0).sameElementAs(0),
                            in(2).rankIs(1).sameElementAs(0)}};
-    t["ConvInteger"] = {{in(0).rank(3, 5).of(E::Integer),
-                         in(1).sameRankAs(0).of(E::Integer),
-                         in(2).rank(0, 1).sameElementAs(0),
-                         in(3).rank(0, 1).sameElementAs(1)}};
-    t["QLinearConv"] = {{in(0).rank(3, 5).of(E::Integer),
-                         in(1).rank(0, 1).of(E::Float),
-                         in(2).rank(0, 1).sameElementAs(0),
-                         in(3).sameRankAs(0).of(E::Integer),
-                         in(4).rank(0, 1).sameElementAs(1),
-                         in(5).rank(0, 1).sameElementAs(3),
-                         in(6).rank(0, 1).sameElementAs(1),
-                         in(7).rank(0, 1).of(E::Integer),
-                         in(8).rankIs(1).of(E::Integer)}};
+    t["ConvInteger"] = {
+        {in(0).rank(3, 5).of(E::Integer), in(1).sameRankAs(0).of(E::Integer),
+         in(2).rank(0, 1).sameElementAs(0), in(3).rank(0, 1).sameElementAs(1)}};
+    t["QLinearConv"] = {
+        {in(0).rank(3, 5).of(E::Integer), in(1).rank(0, 1).of(E::Float),
+         in(2).rank(0, 1).sameElementAs(0), in(3).sameRankAs(0).of(E::Integer),
+         in(4).rank(0, 1).sameElementAs(1), in(5).rank(0, 1).sameElementAs(3),
+         in(6).rank(0, 1).sameElementAs(1), in(7).rank(0, 1).of(E::Integer),
+         in(8).rankIs(1).of(E::Integer)}};
     t["MaxPool"] = {{in(0).rank(3, 5).of(E::Numeric)}};
     t["AveragePool"] = {{in(0).rank(3, 5).of(E::Float)}};
     t["GlobalAveragePool"] = {{in(0).rank(3).of(E::Float)}};
@@ -120,34 +114,29 @@ const llvm::StringMap<OpSpec> &specs() {
     t["LRN"] = {{in(0).rank(3).of(E::Float)}};
     t["MeanVarianceNormalization"] = {{in(0).of(E::Float)}};
     // Contractions.
-    t["MatMul"] = {{in(0).rank(1).of(E::Numeric),
-                    in(1).rank(1).sameElementAs(0)}};
+    t["MatMul"] = {
+        {in(0).rank(1).of(E::Numeric), in(1).rank(1).sameElementAs(0)}};
     t["Gemm"] = {{in(0).rankIs(2).of(E::Numeric),
                   in(1).rankIs(2).sameElementAs(0),
                   in(2).rank(0, 2).sameElementAs(0)}};
     t["MatMulInteger"] = {{in(0).of(E::Integer), in(1).of(E::Integer),
                            in(2).rank(0, 1).sameElementAs(0),
                            in(3).rank(0, 1).sameElementAs(1)}};
-    t["QLinearMatMul"] = {{in(0).of(E::Integer),
-                           in(1).rank(0, 1).of(E::Float),
-                           in(2).rank(0, 1).sameElementAs(0),
-                           in(3).of(E::Integer),
-                           in(4).rank(0, 1).sameElementAs(1),
-                           in(5).rank(0, 1).sameElementAs(3),
-                           in(6).rank(0, 1).sameElementAs(1),
-                           in(7).rank(0, 1).of(E::Integer)}};
+    t["QLinearMatMul"] = {
+        {in(0).of(E::Integer), in(1).rank(0, 1).of(E::Float),
+         in(2).rank(0, 1).sameElementAs(0), in(3).of(E::Integer),
+         in(4).rank(0, 1).sameElementAs(1), in(5).rank(0, 1).sameElementAs(3),
+         in(6).rank(0, 1).sameElementAs(1), in(7).rank(0, 1).of(E::Integer)}};
     t["Einsum"] = {{in(0).of(E::Numeric)}, /*allSameElement=*/true};
     // Gathers and scatters: indices are int32 or int64.
     t["Gather"] = {{in(0).rank(1), in(1).of(E::Index)}};
-    t["GatherElements"] = {
-        {in(0).rank(1), in(1).sameRankAs(0).of(E::Index)}};
+    t["GatherElements"] = {{in(0).rank(1), in(1).sameRankAs(0).of(E::Index)}};
     t["GatherND"] = {{in(0).rank(1), in(1).rank(1).of(E::Index)}};
-    t["ScatterElements"] = {{in(0).rank(1),
-                             in(1).sameRankAs(0).of(E::Index),
+    t["ScatterElements"] = {{in(0).rank(1), in(1).sameRankAs(0).of(E::Index),
                              in(2).sameRankAs(0).sameElementAs(0)}};
     t["Scatter"] = t["ScatterElements"];
-    t["ScatterND"] = {{in(0).rank(1), in(1).rank(1).of(E::Index),
-                       in(2).sameElementAs(0)}};
+    t["ScatterND"] = {
+        {in(0).rank(1), in(1).rank(1).of(E::Index), in(2).sameElementAs(0)}};
     // Data movement.
     t["Concat"] = {{in(0).rank(1)}, /*allSameElement=*/true};
     t["Split"] = {{in(0).rank(1), in(1).rankIs(1).of(E::Index)}};
@@ -177,10 +166,10 @@ const llvm::StringMap<OpSpec> &specs() {
                                        in(2).rankIs(1).sameElementAs(0)}};
     t["SoftmaxCrossEntropyLoss"] = t["NegativeLogLikelihoodLoss"];
     // Quantization.
-    t["QuantizeLinear"] = {{in(0).of(E::Numeric), in(1).of(E::Float),
-                            in(2).of(E::Integer)}};
-    t["DequantizeLinear"] = {{in(0).of(E::Integer), in(1).of(E::Float),
-                              in(2).sameElementAs(0)}};
+    t["QuantizeLinear"] = {
+        {in(0).of(E::Numeric), in(1).of(E::Float), in(2).of(E::Integer)}};
+    t["DequantizeLinear"] = {
+        {in(0).of(E::Integer), in(1).of(E::Float), in(2).sameElementAs(0)}};
     t["DynamicQuantizeLinear"] = {{in(0).of(E::Float)}};
     // Recurrent: X, W, R, B, initial states in one float type.
     for (const char *name : {"RNN", "GRU", "LSTM"}) {

@@ -161,8 +161,8 @@ LogicalResult Node::checkReadable(unsigned i, llvm::StringRef what) {
   DenseElementsAttr attr = anyConstant(in(i));
   if (attr && attr.getNumElements() > kFoldLimit) {
     return fail("input " + llvm::Twine(i) + " (" + what + ") holds " +
-                  llvm::Twine(attr.getNumElements()) + " values; at most " +
-                  llvm::Twine(kFoldLimit) + " are read at compile time");
+                llvm::Twine(attr.getNumElements()) + " values; at most " +
+                llvm::Twine(kFoldLimit) + " are read at compile time");
   }
   return success();
 }

@@ -410,8 +410,8 @@ LogicalResult lowerReverseSequence(Node &n) {
                   llvm::Twine(timeAxis) + " are not 0 and 1 in some order");
   }
   if (n.shape(1)[0] != n.shape(0)[batchAxis]) {
-    return n.fail("input 1 (sequence_lens) has " +
-                  llvm::Twine(n.shape(1)[0]) + " values for a batch of " +
+    return n.fail("input 1 (sequence_lens) has " + llvm::Twine(n.shape(1)[0]) +
+                  " values for a batch of " +
                   llvm::Twine(n.shape(0)[batchAxis]));
   }
   Value result = generic(
@@ -698,7 +698,8 @@ LogicalResult lowerOptimizer(Node &n, StringRef kind) {
       unsigned j = 2 + g * count + i;
       if (n.shape(j) != n.shape(2 + i) || n.elem(j) != n.elem(2 + i) ||
           !isFloat(n.elem(j))) {
-        return n.fail("input " + llvm::Twine(j) + " does not have the "
+        return n.fail("input " + llvm::Twine(j) +
+                      " does not have the "
                       "floating-point type and shape of input " +
                       llvm::Twine(2 + i));
       }

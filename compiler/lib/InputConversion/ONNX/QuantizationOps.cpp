@@ -190,8 +190,8 @@ LogicalResult checkParameter(Node &n, unsigned i, int64_t dim) {
     return success();
   }
   return n.fail("input " + llvm::Twine(i) + " has " +
-                llvm::Twine(n.type(i).getNumElements()) +
-                " values in rank " + llvm::Twine(n.rank(i)) +
+                llvm::Twine(n.type(i).getNumElements()) + " values in rank " +
+                llvm::Twine(n.rank(i)) +
                 (dim != 0 ? "; it takes one value, or one per index of a "
                             "dimension of " +
                                 llvm::Twine(dim)
@@ -295,8 +295,7 @@ LogicalResult lowerQLinearMatMul(Node &n) {
     return n.fail("operands must have rank 2 or more");
   }
   int64_t rows = n.shape(0)[n.rank(0) - 2], columns = n.shape(3).back();
-  if (failed(checkParameter(n, 1, 0)) ||
-      failed(checkParameter(n, 2, rows)) ||
+  if (failed(checkParameter(n, 1, 0)) || failed(checkParameter(n, 2, rows)) ||
       failed(checkParameter(n, 4, columns)) ||
       failed(checkParameter(n, 5, columns)) ||
       failed(checkParameter(n, 6, 0)) || failed(checkParameter(n, 7, 0))) {

@@ -102,9 +102,9 @@ LogicalResult lowerRecurrent(Node &n, Cell cell) {
   auto shapeIs = [&](unsigned i, ArrayRef<int64_t> shape) {
     return !n.has(i) || n.shape(i) == shape;
   };
-  SmallVector<int64_t> stateShape = batchFirst
-                                        ? SmallVector<int64_t>{batch, dirs, hidden}
-                                        : SmallVector<int64_t>{dirs, batch, hidden};
+  SmallVector<int64_t> stateShape =
+      batchFirst ? SmallVector<int64_t>{batch, dirs, hidden}
+                 : SmallVector<int64_t>{dirs, batch, hidden};
   if (!shapeIs(3, {dirs, 2 * gates * hidden}) || !shapeIs(5, stateShape) ||
       !shapeIs(6, stateShape) || !shapeIs(7, {dirs, 3 * hidden})) {
     return n.fail("the shapes of B, initial_h, initial_c or P do not match "

@@ -394,9 +394,9 @@ LogicalResult lowerLayerNorm(Node &n) {
   double epsilon = n.floatAttr("epsilon", 1e-5);
   for (unsigned i : {1u, 2u}) {
     FailureOr<SmallVector<int64_t>> shape =
-        n.has(i) ? broadcastShapes({n.shape(0), n.shape(i)})
-                 : FailureOr<SmallVector<int64_t>>(SmallVector<int64_t>(
-                       n.shape(0)));
+        n.has(i)
+            ? broadcastShapes({n.shape(0), n.shape(i)})
+            : FailureOr<SmallVector<int64_t>>(SmallVector<int64_t>(n.shape(0)));
     if (failed(shape) || ArrayRef<int64_t>(*shape) != n.shape(0)) {
       return n.fail("input " + llvm::Twine(i) +
                     " does not broadcast to the shape of input 0");

@@ -377,10 +377,10 @@ LogicalResult lowerSlice(Node &n) {
       start = std::clamp<int64_t>(start, 0, dim - 1);
       end = std::clamp<int64_t>(end, -1, dim - 1);
       uint64_t magnitude = -static_cast<uint64_t>(step);
-      size = start > end ? static_cast<int64_t>(
-                               1 + static_cast<uint64_t>(start - end - 1) /
-                                       magnitude)
-                         : 0;
+      size = start > end
+                 ? static_cast<int64_t>(
+                       1 + static_cast<uint64_t>(start - end - 1) / magnitude)
+                 : 0;
     }
     offsets[*axis] = start;
     sizes[*axis] = size;
@@ -959,19 +959,19 @@ LogicalResult lowerEyeLike(Node &n) {
   if (type.getNumElements() > kFoldLimit) {
     // Too large to compute here, element by element: a generic comparing
     // the column with the row + k.
-    Value result = generic(
-        n.b, n.loc, {}, {}, type,
-        [&](OpBuilder &b, Location loc, ValueRange) -> Value {
-          Value i = linalg::IndexOp::create(b, loc, 0);
-          Value j = linalg::IndexOp::create(b, loc, 1);
-          Value diagonal = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::eq,
-              arith::SubIOp::create(b, loc, j, i),
-              arith::ConstantIndexOp::create(b, loc, k));
-          return arith::SelectOp::create(b, loc, diagonal,
-                                         scalar(b, loc, element, 1),
-                                         scalar(b, loc, element, 0));
-        });
+    Value result =
+        generic(n.b, n.loc, {}, {}, type,
+                [&](OpBuilder &b, Location loc, ValueRange) -> Value {
+                  Value i = linalg::IndexOp::create(b, loc, 0);
+                  Value j = linalg::IndexOp::create(b, loc, 1);
+                  Value diagonal = arith::CmpIOp::create(
+                      b, loc, arith::CmpIPredicate::eq,
+                      arith::SubIOp::create(b, loc, j, i),
+                      arith::ConstantIndexOp::create(b, loc, k));
+                  return arith::SelectOp::create(b, loc, diagonal,
+                                                 scalar(b, loc, element, 1),
+                                                 scalar(b, loc, element, 0));
+                });
     return n.replace(result, {isUnsigned});
   }
   SmallVector<Attribute> values;
