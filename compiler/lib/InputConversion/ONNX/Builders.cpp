@@ -8,6 +8,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::strata;
@@ -62,17 +63,33 @@ Value mlir::strata::onnx::constant(OpBuilder &b, Location loc,
   return arith::ConstantOp::create(b, loc, value);
 }
 
+/// `value` for an integer constant: truncated toward zero and saturated
+/// to int64_t, NaN as 0 (the cast of a double outside int64_t's range is
+/// undefined; an attribute such as Pad's value may hold 1e30 for an
+/// integer tensor).
+static int64_t integerValue(double value) {
+  if (std::isnan(value)) {
+    return 0;
+  }
+  if (value >= 0x1p63) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  if (value <= -0x1p63) {
+    return std::numeric_limits<int64_t>::min();
+  }
+  return static_cast<int64_t>(value);
+}
+
 Value mlir::strata::onnx::scalar(OpBuilder &b, Location loc, Type type,
                                  double value) {
   if (auto floatType = dyn_cast<FloatType>(type)) {
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
   }
   if (type.isIndex()) {
-    return arith::ConstantIndexOp::create(b, loc,
-                                          static_cast<int64_t>(value));
+    return arith::ConstantIndexOp::create(b, loc, integerValue(value));
   }
   return arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+      b, loc, b.getIntegerAttr(type, integerValue(value)));
 }
 
 Value mlir::strata::onnx::splat(OpBuilder &b, Location loc,
@@ -83,7 +100,7 @@ Value mlir::strata::onnx::splat(OpBuilder &b, Location loc,
   if (auto floatType = dyn_cast<FloatType>(type)) {
     element = b.getFloatAttr(floatType, value);
   } else {
-    element = b.getIntegerAttr(type, static_cast<int64_t>(value));
+    element = b.getIntegerAttr(type, integerValue(value));
   }
   return arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(tensorType, element));

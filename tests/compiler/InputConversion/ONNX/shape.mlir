@@ -106,3 +106,15 @@ func.func @eye_like_large(%x: tensor<1048576x1048576xf32>) -> tensor<1048576x104
   %0 = onnx.node "EyeLike"(%x) {attrs = {k = 1 : i64}, domain = "", opset = 9 : i64} : (tensor<1048576x1048576xf32>) -> tensor<1048576x1048576xf32>
   return %0 : tensor<1048576x1048576xf32>
 }
+
+// -----
+
+// A float attribute beyond int64's range for an integer tensor saturates
+// (its cast to int64 was undefined).
+// CHECK-LABEL: func.func @pad_value_saturates
+// CHECK: arith.constant 9223372036854775807 : i64
+// CHECK: linalg.fill
+func.func @pad_value_saturates(%x: tensor<2xi64>) -> tensor<4xi64> {
+  %0 = onnx.node "Pad"(%x) {attrs = {pads = [1, 1], value = 1.0e30 : f32}, domain = "", opset = 2 : i64} : (tensor<2xi64>) -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
