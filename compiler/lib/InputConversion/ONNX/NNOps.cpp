@@ -389,11 +389,13 @@ LogicalResult finishConv(Node &n, Value out, int64_t rank) {
   Location loc = n.loc;
   auto type = cast<RankedTensorType>(out.getType());
   if (n.has(2)) {
-    if (n.rank(2) != 1 || n.shape(2)[0] != type.getDimSize(3)) {
+    // Channels last: NHWC, or NDHWC for a 3-D convolution.
+    int64_t filters = type.getDimSize(type.getRank() - 1);
+    if (n.rank(2) != 1 || n.shape(2)[0] != filters) {
       return n.fail("input 2 (B) has " +
                     llvm::Twine(n.type(2).getNumElements()) +
                     " values; it takes one per output channel (" +
-                    llvm::Twine(type.getDimSize(3)) + ")");
+                    llvm::Twine(filters) + ")");
     }
     out = elementwise(b, loc, {out, n.in(2)}, type.getShape(),
                       type.getElementType(),

@@ -121,3 +121,16 @@ func.func @average_pool_divisors(%x: tensor<1x1x1x5xf32>) -> tensor<1x1x1x5xf32>
   %0 = onnx.node "AveragePool"(%x) {attrs = {kernel_shape = [1, 3], dilations = [1, 2], pads = [0, 2, 0, 2]}, domain = "", opset = 19 : i64} : (tensor<1x1x1x5xf32>) -> tensor<1x1x1x5xf32>
   return %0 : tensor<1x1x1x5xf32>
 }
+
+// -----
+
+// A 3-D convolution's bias has one value per filter, the last dimension of
+// its NDHWC result (not the fourth: the bias check once read the depth).
+// CHECK-LABEL: func.func @conv3d_bias
+// CHECK: linalg.conv_3d_ndhwc_dhwcf
+// CHECK: arith.addf
+// CHECK: return %{{.*}} : tensor<1x2x3x3x3xf32>
+func.func @conv3d_bias(%x: tensor<1x1x4x4x4xf32>, %w: tensor<2x1x2x2x2xf32>, %b: tensor<2xf32>) -> tensor<1x2x3x3x3xf32> {
+  %0 = onnx.node "Conv"(%x, %w, %b) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<1x1x4x4x4xf32>, tensor<2x1x2x2x2xf32>, tensor<2xf32>) -> tensor<1x2x3x3x3xf32>
+  return %0 : tensor<1x2x3x3x3xf32>
+}
