@@ -110,8 +110,13 @@ LogicalResult lowerRecurrent(Node &n, Cell cell) {
     return n.fail("the shapes of B, initial_h, initial_c or P do not match "
                   "the directions, the batch and the hidden size");
   }
-  // Each step is unrolled into the program.
+  // Each step is unrolled into the program (and the steps' outputs are
+  // concatenated: an empty sequence concatenated nothing).
   constexpr int64_t kMaxSteps = int64_t(1) << 12;
+  if (seq < 1) {
+    return n.fail("X has a sequence of " + llvm::Twine(seq) +
+                  " steps; at least 1 is supported");
+  }
   if (seq * dirs > kMaxSteps) {
     return n.fail("a sequence of " + llvm::Twine(seq) + " steps in " +
                   llvm::Twine(dirs) + " directions is more than the " +

@@ -559,3 +559,13 @@ func.func @compress_huge_condition(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = onnx.node "Compress"(%a, %c) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<4xf32>, tensor<1099511627776xi1>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A sequence of 0 steps concatenated no step outputs (found by
+// onnx_fuzzer: a GRU whose X was 0x3x2).
+func.func @gru_empty_sequence(%x: tensor<0x3x2xf32>, %w: tensor<1x15x2xf32>, %r: tensor<1x15x5xf32>) -> tensor<1x3x5xf32> {
+  // expected-error @+1 {{onnx node (GRU, opset 14): X has a sequence of 0 steps; at least 1 is supported}}
+  %0:2 = onnx.node "GRU"(%x, %w, %r) {attrs = {hidden_size = 5 : i64}, domain = "", opset = 14 : i64} : (tensor<0x3x2xf32>, tensor<1x15x2xf32>, tensor<1x15x5xf32>) -> (none, tensor<1x3x5xf32>)
+  return %0#1 : tensor<1x3x5xf32>
+}
