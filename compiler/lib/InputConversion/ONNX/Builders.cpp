@@ -88,8 +88,8 @@ Value mlir::strata::onnx::scalar(OpBuilder &b, Location loc, Type type,
   if (type.isIndex()) {
     return arith::ConstantIndexOp::create(b, loc, integerValue(value));
   }
-  return arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(type, integerValue(value)));
+  return arith::ConstantOp::create(b, loc,
+                                   b.getIntegerAttr(type, integerValue(value)));
 }
 
 Value mlir::strata::onnx::splat(OpBuilder &b, Location loc,
