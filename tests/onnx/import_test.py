@@ -4,7 +4,7 @@ with onnx.helper: external-data weights, a symbolic batch fixed with
 --input-shape, names in the module's reflection, and the clear errors of
 bad input (a truncated or corrupt file, a missing external-data file, an
 initializer without its values, an unsupported op, a dynamic shape, a bad
---input-shape). Prints one line per
+--input-shape, an attribute named twice or not at all). Prints one line per
 case and `N passed, N failed`."""
 
 import argparse
@@ -170,6 +170,26 @@ class Cases:
         self.expect_error("a data-dependent shape names the input", reshape,
                           "onnx node 'r' (Reshape, opset 17): input 1 (shape) "
                           "must be an integer tensor known at compile time")
+        # A node's attributes are a dictionary: names are unique and not
+        # empty (MLIR asserts both; a release build kept either value).
+        for case, names, text in [
+                ("twice", ["alpha", "alpha"],
+                 "node 'lr' (LeakyRelu) has attribute 'alpha' twice"),
+                ("without a name", [""],
+                 "node 'lr' (LeakyRelu) has an attribute without a name")]:
+            node = helper.make_node("LeakyRelu", ["x"], ["y"], name="lr")
+            for name in names:
+                attr = node.attribute.add()
+                attr.name = name
+                attr.type = onnx.AttributeProto.FLOAT
+                attr.f = 0.5
+            graph = helper.make_graph([node], "g", [x], [y])
+            path = os.path.join(w, "attrs.onnx")
+            with open(path, "wb") as f:
+                f.write(helper.make_model(
+                    graph, opset_imports=[helper.make_opsetid("", 17)])
+                    .SerializeToString())
+            self.expect_error("an attribute " + case, path, text)
         # --input-type=mlir on an ONNX file is parsed as MLIR and fails
         # cleanly; --input-type=onnx on MLIR text does too.
         self.expect_error("--input-type=onnx on MLIR text", os.path.join(

@@ -8,6 +8,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::strata;
@@ -62,17 +63,33 @@ Value mlir::strata::onnx::constant(OpBuilder &b, Location loc,
   return arith::ConstantOp::create(b, loc, value);
 }
 
+/// `value` for an integer constant: truncated toward zero and saturated
+/// to int64_t, NaN as 0 (the cast of a double outside int64_t's range is
+/// undefined; an attribute such as Pad's value may hold 1e30 for an
+/// integer tensor).
+static int64_t integerValue(double value) {
+  if (std::isnan(value)) {
+    return 0;
+  }
+  if (value >= 0x1p63) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  if (value <= -0x1p63) {
+    return std::numeric_limits<int64_t>::min();
+  }
+  return static_cast<int64_t>(value);
+}
+
 Value mlir::strata::onnx::scalar(OpBuilder &b, Location loc, Type type,
                                  double value) {
   if (auto floatType = dyn_cast<FloatType>(type)) {
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
   }
   if (type.isIndex()) {
-    return arith::ConstantIndexOp::create(b, loc,
-                                          static_cast<int64_t>(value));
+    return arith::ConstantIndexOp::create(b, loc, integerValue(value));
   }
-  return arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+  return arith::ConstantOp::create(b, loc,
+                                   b.getIntegerAttr(type, integerValue(value)));
 }
 
 Value mlir::strata::onnx::splat(OpBuilder &b, Location loc,
@@ -83,7 +100,7 @@ Value mlir::strata::onnx::splat(OpBuilder &b, Location loc,
   if (auto floatType = dyn_cast<FloatType>(type)) {
     element = b.getFloatAttr(floatType, value);
   } else {
-    element = b.getIntegerAttr(type, static_cast<int64_t>(value));
+    element = b.getIntegerAttr(type, integerValue(value));
   }
   return arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(tensorType, element));
@@ -145,6 +162,25 @@ void forEachIndex(ArrayRef<int64_t> shape,
   }
 }
 
+/// Whether `shape` has at most kFoldLimit elements, its product computed
+/// without overflow (a shape made from a model's numbers, such as Tile's
+/// repeats, may have a product beyond 2^63).
+bool fitsFoldLimit(ArrayRef<int64_t> shape) {
+  if (llvm::any_of(shape, [](int64_t dim) { return dim < 0; })) {
+    return false;
+  }
+  if (llvm::is_contained(shape, 0)) {
+    return true;
+  }
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (__builtin_mul_overflow(count, dim, &count) || count > kFoldLimit) {
+      return false;
+    }
+  }
+  return true;
+}
+
 DenseElementsAttr constantOf(Value value) {
   DenseElementsAttr attr;
   if (value && matchPattern(value, m_Constant(&attr))) {
@@ -191,13 +227,14 @@ DenseElementsAttr mlir::strata::onnx::foldGeneric(linalg::GenericOp op) {
     return {};
   }
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || !type.hasStaticShape() || type.getNumElements() > kFoldLimit) {
+  if (!type || !type.hasStaticShape() || !fitsFoldLimit(type.getShape())) {
     return {};
   }
   SmallVector<DenseElementsAttr> inputs;
   for (Value input : op.getDpsInputs()) {
     DenseElementsAttr attr = constantOf(input);
-    if (!attr) {
+    if (!attr ||
+        (!attr.isSplat() && !fitsFoldLimit(attr.getType().getShape()))) {
       return {};
     }
     inputs.push_back(attr);
@@ -230,8 +267,19 @@ DenseElementsAttr mlir::strata::onnx::foldGeneric(linalg::GenericOp op) {
     for (auto [i, input] : llvm::enumerate(inputs)) {
       int64_t linear = 0;
       if (!input.isSplat()) {
+        // A generic whose maps read outside an input (which the verifier
+        // refuses) is not folded.
+        ArrayRef<int64_t> inputShape = input.getType().getShape();
         SmallVector<int64_t, 4> at = maps[i].compose(index);
+        if (at.size() != inputShape.size()) {
+          ok = false;
+          return;
+        }
         for (auto [d, v] : llvm::enumerate(at)) {
+          if (v < 0 || v >= inputShape[d]) {
+            ok = false;
+            return;
+          }
           linear += v * strides[i][d];
         }
       }
@@ -363,7 +411,10 @@ Value mlir::strata::onnx::reshape(OpBuilder &b, Location loc, Value input,
     return input;
   }
   auto resultType = RankedTensorType::get(shape, type.getElementType());
-  if (DenseElementsAttr attr = constantOf(input)) {
+  // A pattern that asks for another element count gets ops the verifier
+  // refuses, never a constant reshaped past its buffer.
+  DenseElementsAttr attr = constantOf(input);
+  if (attr && resultType.getNumElements() == type.getNumElements()) {
     return constant(b, loc, attr.reshape(resultType));
   }
   Value flat = input;
@@ -471,8 +522,7 @@ Value mlir::strata::onnx::concat(OpBuilder &b, Location loc, ValueRange inputs,
     }
   }
   auto resultType = RankedTensorType::get(shape, first.getElementType());
-  if (constants.size() == inputs.size() &&
-      resultType.getNumElements() <= kFoldLimit) {
+  if (constants.size() == inputs.size() && fitsFoldLimit(shape)) {
     // Which input and where in it each element along the axis comes from.
     SmallVector<std::pair<int64_t, int64_t>> source;
     for (auto [i, attr] : llvm::enumerate(constants)) {

@@ -134,17 +134,44 @@ DenseElementsAttr Node::tensorAttr(llvm::StringRef name) {
   return op.getAttrs().getAs<DenseElementsAttr>(name);
 }
 
-DenseElementsAttr Node::constant(unsigned i) {
+namespace {
+
+/// Input `value` as a constant of any size, or null.
+DenseElementsAttr anyConstant(Value value) {
   DenseElementsAttr attr;
-  Value value = in(i);
   if (value && matchPattern(value, m_Constant(&attr))) {
     return attr;
   }
   return {};
 }
 
+} // namespace
+
+DenseElementsAttr Node::constant(unsigned i) {
+  // A splat of 2^40 elements (ConstantOfShape's) costs nothing to hold but
+  // hangs a loop over its values.
+  DenseElementsAttr attr = anyConstant(in(i));
+  if (attr && attr.getNumElements() <= kFoldLimit) {
+    return attr;
+  }
+  return {};
+}
+
+LogicalResult Node::checkReadable(unsigned i, llvm::StringRef what) {
+  DenseElementsAttr attr = anyConstant(in(i));
+  if (attr && attr.getNumElements() > kFoldLimit) {
+    return fail("input " + llvm::Twine(i) + " (" + what + ") holds " +
+                llvm::Twine(attr.getNumElements()) + " values; at most " +
+                llvm::Twine(kFoldLimit) + " are read at compile time");
+  }
+  return success();
+}
+
 FailureOr<SmallVector<int64_t>> Node::constInts(unsigned i,
                                                 llvm::StringRef what) {
+  if (failed(checkReadable(i, what))) {
+    return failure();
+  }
   DenseElementsAttr attr = constant(i);
   if (!attr || !isa<IntegerType>(attr.getElementType())) {
     return fail("input " + llvm::Twine(i) + " (" + what +
@@ -162,6 +189,9 @@ FailureOr<SmallVector<int64_t>> Node::constInts(unsigned i,
 
 FailureOr<SmallVector<double>> Node::constFloats(unsigned i,
                                                  llvm::StringRef what) {
+  if (failed(checkReadable(i, what))) {
+    return failure();
+  }
   DenseElementsAttr attr = constant(i);
   if (!attr) {
     return fail("input " + llvm::Twine(i) + " (" + what +
@@ -237,11 +267,27 @@ LogicalResult Node::fail(const llvm::Twine &message) {
 
 FailureOr<int64_t> Node::axis(int64_t value, int64_t rank) {
   int64_t normalized = value < 0 ? value + rank : value;
-  if (normalized < 0 || normalized >= std::max<int64_t>(rank, 1)) {
+  // A scalar has no axis: the patterns index the shape with the result.
+  if (normalized < 0 || normalized >= rank) {
     return fail("axis " + llvm::Twine(value) + " is out of range for rank " +
                 llvm::Twine(rank));
   }
   return normalized;
+}
+
+LogicalResult Node::normalizeAxes(SmallVectorImpl<int64_t> &axes,
+                                  int64_t rank) {
+  for (auto [i, value] : llvm::enumerate(axes)) {
+    FailureOr<int64_t> normalized = axis(value, rank);
+    if (failed(normalized)) {
+      return failure();
+    }
+    value = *normalized;
+    if (llvm::is_contained(ArrayRef<int64_t>(axes).take_front(i), value)) {
+      return fail("axes lists axis " + llvm::Twine(value) + " twice");
+    }
+  }
+  return success();
 }
 
 LogicalResult Node::replace(ValueRange values,
@@ -450,6 +496,9 @@ struct LowerONNXPass
                                 llvm::Twine(required));
           }
         }
+      }
+      if (key == node.getOpType() && failed(checkInputSpecs(context))) {
+        return failure();
       }
       rewriter.setInsertionPoint(node);
       if (failed(it->second(context))) {

@@ -61,8 +61,12 @@ public:
   std::optional<llvm::StringRef> stringAttr(llvm::StringRef name);
   DenseElementsAttr tensorAttr(llvm::StringRef name);
 
-  /// Input `i` when it is a compile-time constant, else null.
+  /// Input `i` when it is a compile-time constant of at most kFoldLimit
+  /// elements (what patterns read value by value), else null.
   DenseElementsAttr constant(unsigned i);
+  /// Fails with an error naming `what` when input `i` is a constant of
+  /// more than kFoldLimit elements, which `constant` does not return.
+  LogicalResult checkReadable(unsigned i, llvm::StringRef what);
   /// Input `i` as integers, which must be known at compile time; fails
   /// with an error naming `what` otherwise.
   FailureOr<SmallVector<int64_t>> constInts(unsigned i, llvm::StringRef what);
@@ -86,7 +90,16 @@ public:
 
   /// Normalizes a possibly negative axis for `rank`; fails when outside.
   FailureOr<int64_t> axis(int64_t value, int64_t rank);
+  /// Normalizes each of `axes` for `rank` in place; fails when one is
+  /// outside or listed twice (each pattern counts or inserts each once).
+  LogicalResult normalizeAxes(SmallVectorImpl<int64_t> &axes, int64_t rank);
 };
+
+/// Checks what the node's op type assumes of its inputs' ranks and element
+/// types (InputSpecs.cpp) before its pattern reads them: fails with an
+/// error naming the input, else succeeds (also for op types without a
+/// spec).
+LogicalResult checkInputSpecs(Node &n);
 
 using LowerFn = std::function<LogicalResult(Node &)>;
 using LoweringTable = llvm::StringMap<LowerFn>;

@@ -5,6 +5,8 @@
 
 #include "Lowering.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -52,6 +54,11 @@ LogicalResult lowerOneHot(Node &n) {
   if (failed(n.checkShape(shape, element, "the result"))) {
     return failure();
   }
+  if (n.type(2).getNumElements() != 2) {
+    return n.fail("input 2 (values) has " +
+                  llvm::Twine(n.type(2).getNumElements()) +
+                  " values; it takes two: [off, on]");
+  }
   Value values = n.in(2);
   Value off = slice(n.b, n.loc, values, {0}, {1}, {1});
   Value on = slice(n.b, n.loc, values, {1}, {1}, {1});
@@ -93,6 +100,9 @@ LogicalResult lowerOneHot(Node &n) {
 }
 
 LogicalResult lowerCompress(Node &n) {
+  if (failed(n.checkReadable(1, "condition"))) {
+    return failure();
+  }
   DenseElementsAttr condition = n.constant(1);
   if (!condition) {
     return n.fail("input 1 (condition) must be known at compile time; "
@@ -194,10 +204,24 @@ LogicalResult lowerEinsum(Node &n) {
       }
     }
   }
+  // Every letter of the output is one of the inputs', once.
+  for (auto [i, c] : llvm::enumerate(output)) {
+    if (!llvm::isAlpha(c) || output.find(c) != i ||
+        llvm::none_of(terms, [&](StringRef t) { return t.contains(c); })) {
+      return n.fail("the equation's output '" + output +
+                    "' has a letter that no input term names once");
+    }
+  }
   // Loop order: output letters, then the reduced ones.
   std::string loops = output;
   std::map<char, int64_t> sizes;
   for (auto [i, term] : llvm::enumerate(terms)) {
+    if (!n.has(i)) {
+      return n.fail("input " + llvm::Twine(i) + " is missing");
+    }
+    if (!llvm::all_of(term, llvm::isAlpha)) {
+      return n.fail("term '" + term + "' is not made of letters");
+    }
     if (static_cast<int64_t>(term.size()) != n.rank(i)) {
       return n.fail("term '" + term + "' does not match the rank of input " +
                     llvm::Twine(i));
@@ -264,6 +288,10 @@ LogicalResult lowerLRN(Node &n) {
   int64_t channels = n.shape(0)[1];
   Value x = n.in(0);
   int64_t before = (size - 1) / 2;
+  // Taps further than channels - 1 from a channel read nothing: the loop
+  // below builds no more than 2 * channels of them, whatever the size.
+  int64_t firstTap = std::max(-before, 1 - channels);
+  int64_t endTap = std::min(size - before, channels);
   Value squares = generic(
       b, loc, {}, {}, n.type(0),
       [&](OpBuilder &nb, Location l, ValueRange) -> Value {
@@ -272,7 +300,7 @@ LogicalResult lowerLRN(Node &n) {
           at.push_back(linalg::IndexOp::create(nb, l, d));
         }
         Value sum = scalar(nb, l, element, 0.0);
-        for (int64_t k = -before; k < size - before; ++k) {
+        for (int64_t k = firstTap; k < endTap; ++k) {
           Value c = arith::AddIOp::create(
               nb, l, at[1], arith::ConstantIndexOp::create(nb, l, k));
           Value inside = arith::AndIOp::create(
@@ -323,12 +351,8 @@ LogicalResult lowerMVN(Node &n) {
   Type element = n.elem(0);
   int64_t count = 1;
   SmallVector<int64_t> keptShape;
-  for (int64_t &a : axes) {
-    FailureOr<int64_t> v = n.axis(a, rank);
-    if (failed(v)) {
-      return failure();
-    }
-    a = *v;
+  if (failed(n.normalizeAxes(axes, rank))) {
+    return failure();
   }
   for (int64_t d = 0; d < rank; ++d) {
     if (llvm::is_contained(axes, d)) {
@@ -379,6 +403,17 @@ LogicalResult lowerReverseSequence(Node &n) {
   Value x = n.in(0);
   Value lengths = n.in(1);
   int64_t rank = n.rank(0);
+  // ONNX's axes are 0 and 1, one each; the lengths one per batch entry.
+  if (batchAxis < 0 || batchAxis > 1 || timeAxis < 0 || timeAxis > 1 ||
+      batchAxis == timeAxis) {
+    return n.fail("batch_axis " + llvm::Twine(batchAxis) + " and time_axis " +
+                  llvm::Twine(timeAxis) + " are not 0 and 1 in some order");
+  }
+  if (n.shape(1)[0] != n.shape(0)[batchAxis]) {
+    return n.fail("input 1 (sequence_lens) has " + llvm::Twine(n.shape(1)[0]) +
+                  " values for a batch of " +
+                  llvm::Twine(n.shape(0)[batchAxis]));
+  }
   Value result = generic(
       n.b, n.loc, {}, {}, n.type(0),
       [&](OpBuilder &b, Location loc, ValueRange) -> Value {
@@ -422,6 +457,9 @@ LogicalResult lowerScatterElements(Node &n) {
   ArrayRef<int64_t> updatesShape = n.shape(1);
   if (n.rank(1) != rank || n.rank(2) != rank) {
     return n.fail("indices and updates must have the data's rank");
+  }
+  if (n.shape(2) != n.shape(1)) {
+    return n.fail("indices and updates have different shapes");
   }
   OpBuilder &b = n.b;
   Location loc = n.loc;
@@ -510,6 +548,22 @@ LogicalResult lowerScatterElements(Node &n) {
 LogicalResult lowerScatterND(Node &n) {
   ArrayRef<int64_t> data = n.shape(0), indices = n.shape(1);
   int64_t r = data.size(), q = indices.size(), k = indices.back();
+  if (k < 1 || k > r) {
+    return n.fail("the indices' last dimension is " + llvm::Twine(k) +
+                  "; it takes 1 to the data's rank " + llvm::Twine(r));
+  }
+  SmallVector<int64_t> updates(indices.drop_back());
+  updates.append(data.begin() + k, data.end());
+  if (n.shape(2) != ArrayRef<int64_t>(updates)) {
+    std::string dims;
+    for (int64_t dim : updates) {
+      dims += (dims.empty() ? "" : "x") + std::to_string(dim);
+    }
+    return n.fail("input 2 (updates) must have the shape [" + dims +
+                  "]: the indices' but the last, then the data's from "
+                  "dimension " +
+                  llvm::Twine(k));
+  }
   StringRef reduction = n.stringAttr("reduction").value_or("none");
   if (reduction != "none" && reduction != "add" && reduction != "mul") {
     return n.fail("reduction '" + reduction + "' is not supported");
@@ -626,6 +680,30 @@ LogicalResult lowerOptimizer(Node &n, StringRef kind) {
   if (count == 0 || (n.numInputs() - 2) % groups != 0) {
     return n.fail("expects R, T and " + llvm::Twine(groups) +
                   " groups of tensors");
+  }
+  // R and T are scalars; each group's tensors have its X's shape and
+  // floating-point type (the updates below broadcast them elementwise).
+  for (unsigned i = 0; i < n.numInputs(); ++i) {
+    if (!n.has(i)) {
+      return n.fail("input " + llvm::Twine(i) + " is missing");
+    }
+  }
+  if (n.rank(0) != 0 || n.rank(1) != 0 || !isFloat(n.elem(0)) ||
+      !n.elem(1).isInteger()) {
+    return n.fail("R must be a floating-point scalar and T an integer "
+                  "scalar");
+  }
+  for (unsigned i = 0; i < count; ++i) {
+    for (unsigned g = 0; g < groups; ++g) {
+      unsigned j = 2 + g * count + i;
+      if (n.shape(j) != n.shape(2 + i) || n.elem(j) != n.elem(2 + i) ||
+          !isFloat(n.elem(j))) {
+        return n.fail("input " + llvm::Twine(j) +
+                      " does not have the "
+                      "floating-point type and shape of input " +
+                      llvm::Twine(2 + i));
+      }
+    }
   }
   OpBuilder &b = n.b;
   Location loc = n.loc;

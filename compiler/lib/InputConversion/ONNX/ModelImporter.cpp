@@ -517,7 +517,19 @@ LogicalResult Importer::importGraph(const ::onnx::GraphProto &graph) {
                                 : it->second);
     }
     SmallVector<NamedAttribute> attrs;
+    llvm::StringSet<> attrNames;
     for (const ::onnx::AttributeProto &attr : node.attribute()) {
+      // A dictionary's names are unique and not empty (MLIR asserts it,
+      // and a release build would keep either value).
+      if (attr.name().empty()) {
+        error() << "node " << nodeName << " has an attribute without a name";
+        return failure();
+      }
+      if (!attrNames.insert(attr.name()).second) {
+        error() << "node " << nodeName << " has attribute '" << attr.name()
+                << "' twice";
+        return failure();
+      }
       FailureOr<NamedAttribute> named = attribute(attr, nodeName);
       if (failed(named)) {
         return failure();

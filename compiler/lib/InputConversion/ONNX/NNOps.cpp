@@ -389,6 +389,14 @@ LogicalResult finishConv(Node &n, Value out, int64_t rank) {
   Location loc = n.loc;
   auto type = cast<RankedTensorType>(out.getType());
   if (n.has(2)) {
+    // Channels last: NHWC, or NDHWC for a 3-D convolution.
+    int64_t filters = type.getDimSize(type.getRank() - 1);
+    if (n.rank(2) != 1 || n.shape(2)[0] != filters) {
+      return n.fail("input 2 (B) has " +
+                    llvm::Twine(n.type(2).getNumElements()) +
+                    " values; it takes one per output channel (" +
+                    llvm::Twine(filters) + ")");
+    }
     out = elementwise(b, loc, {out, n.in(2)}, type.getShape(),
                       type.getElementType(),
                       [](OpBuilder &nb, Location l, ValueRange a) {
@@ -557,6 +565,12 @@ LogicalResult lowerConvTranspose(Node &n) {
           return n.fail("output_shape does not match the spatial rank");
         }
         target = shape[i];
+        // full - target below must not overflow.
+        if (target < 1 || target > (int64_t(1) << 62)) {
+          return n.fail("output_shape " + llvm::Twine(target) +
+                        " of spatial axis " + llvm::Twine(i) +
+                        " is not a size from 1 to 2^62");
+        }
       }
       // ONNX's split of the total padding, with Python's floor division
       // (a negative total pads the end: a larger output_shape).
@@ -630,6 +644,17 @@ LogicalResult lowerConvTranspose(Node &n) {
                               dilations, out[0], out[1]);
   (void)filters;
   return finishConv(n, result, rank);
+}
+
+/// Whether `shape` has at most kFoldLimit elements (without overflow).
+bool fitsDivisorLimit(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (__builtin_mul_overflow(count, dim, &count) || count > kFoldLimit) {
+      return false;
+    }
+  }
+  return true;
 }
 
 LogicalResult lowerPool(Node &n, bool isMax) {
@@ -722,6 +747,12 @@ LogicalResult lowerPool(Node &n, bool isMax) {
     bool includePad = n.intAttr("count_include_pad", 0) != 0;
     SmallVector<float> counts;
     SmallVector<int64_t> position(spatial, 0);
+    // The divisors are a constant of the spatial output's shape.
+    if (!fitsDivisorLimit(w->out)) {
+      return n.fail("the output's spatial shape has more than 2^20 "
+                    "elements, the most the divisors of an average pool "
+                    "are computed for");
+    }
     int64_t total = 1;
     for (int64_t o : w->out) {
       total *= o;
@@ -736,13 +767,14 @@ LogicalResult lowerPool(Node &n, bool isMax) {
       for (int64_t d = 0; d < spatial; ++d) {
         int64_t lo = includePad ? -explicitPads->padBegin[d] : 0;
         int64_t hi = includePad ? in[d] + explicitPads->padEnd[d] : in[d];
-        int64_t inside = 0;
-        for (int64_t p = 0; p < w->kernel[d]; ++p) {
-          int64_t c = position[d] * w->strides[d] + p * w->dilations[d] -
-                      w->padBegin[d];
-          inside += c >= lo && c < hi;
-        }
-        count *= inside;
+        // The taps p in [0, kernel) with lo <= first + p * dilation < hi,
+        // counted without a loop over the kernel (up to 2^30 taps).
+        int64_t first = position[d] * w->strides[d] - w->padBegin[d];
+        int64_t begin = std::max<int64_t>(
+            0, llvm::divideCeilSigned(lo - first, w->dilations[d]));
+        int64_t end = std::min<int64_t>(
+            w->kernel[d], llvm::divideCeilSigned(hi - first, w->dilations[d]));
+        count *= std::max<int64_t>(0, end - begin);
       }
       counts.push_back(static_cast<float>(std::max<int64_t>(count, 1)));
     }

@@ -41,9 +41,31 @@ Value saturate(OpBuilder &b, Location loc, Value v, Type element,
 /// the axis attribute does not matter).
 FailureOr<int64_t> scaleAxis(Node &n) {
   if (n.type(1).getNumElements() <= 1) {
+    if (n.has(2) && n.type(2).getNumElements() != 1) {
+      return n.fail("input 2 (the zero point) has " +
+                    llvm::Twine(n.type(2).getNumElements()) +
+                    " values for a per-tensor scale");
+    }
     return int64_t(0);
   }
-  return n.axis(n.intAttr("axis", 1), n.rank(0));
+  FailureOr<int64_t> axis = n.axis(n.intAttr("axis", 1), n.rank(0));
+  if (failed(axis)) {
+    return failure();
+  }
+  // A per-axis scale (and zero point) holds one value per index of the
+  // axis: alongAxis reshapes it to broadcast there.
+  int64_t dim = n.shape(0)[*axis];
+  for (unsigned i : {1u, 2u}) {
+    if (n.has(i) && (n.rank(i) != 1 || n.shape(i)[0] != dim)) {
+      return n.fail("input " + llvm::Twine(i) + " has " +
+                    llvm::Twine(n.type(i).getNumElements()) +
+                    " values in rank " + llvm::Twine(n.rank(i)) +
+                    "; a per-axis parameter is 1-D with one value per "
+                    "index of axis " +
+                    llvm::Twine(*axis) + " (" + llvm::Twine(dim) + ")");
+    }
+  }
+  return axis;
 }
 
 LogicalResult lowerQuantizeLinear(Node &n) {
@@ -157,6 +179,25 @@ LogicalResult lowerDynamicQuantizeLinear(Node &n) {
   return n.replace({y, scale, zeroPoint}, {true, false, true});
 }
 
+/// Succeeds when input `i` (a scale, zero point or bias), if present, is
+/// one value or, when `dim` is not 0, 1-D with one value per index of a
+/// dimension of `dim` (what alongAxis and reshape to a scalar assume).
+LogicalResult checkParameter(Node &n, unsigned i, int64_t dim) {
+  if (!n.has(i) || n.type(i).getNumElements() == 1) {
+    return success();
+  }
+  if (dim != 0 && n.rank(i) == 1 && n.shape(i)[0] == dim) {
+    return success();
+  }
+  return n.fail("input " + llvm::Twine(i) + " has " +
+                llvm::Twine(n.type(i).getNumElements()) + " values in rank " +
+                llvm::Twine(n.rank(i)) +
+                (dim != 0 ? "; it takes one value, or one per index of a "
+                            "dimension of " +
+                                llvm::Twine(dim)
+                          : llvm::Twine("; it takes one value")));
+}
+
 /// x - zero point, widened to i32 (the zero point broadcast per `axis`
 /// when it is a vector).
 Value centered(Node &n, unsigned x, unsigned zp, int64_t axis) {
@@ -181,12 +222,20 @@ LogicalResult lowerMatMulInteger(Node &n) {
   if (n.rank(0) != 2 || n.rank(1) < 2) {
     return n.fail("only matrix operands are supported");
   }
+  if (failed(checkParameter(n, 2, n.shape(0)[0])) ||
+      failed(checkParameter(n, 3, n.shape(1).back()))) {
+    return failure();
+  }
   Value a = centered(n, 0, 2, 0);
   Value bm = centered(n, 1, 3, n.rank(1) - 1);
   return n.replace(matmulValues(n.b, n.loc, a, bm));
 }
 
 LogicalResult lowerConvInteger(Node &n) {
+  if (failed(checkParameter(n, 2, 0)) ||
+      failed(checkParameter(n, 3, n.shape(1)[0]))) {
+    return failure();
+  }
   Value x = centered(n, 0, 2, 0);
   Value w = centered(n, 1, 3, 0);
   FailureOr<Value> y = convolveNCHW(n, x, w);
@@ -245,6 +294,13 @@ LogicalResult lowerQLinearMatMul(Node &n) {
   if (n.rank(0) < 2 || n.rank(3) < 2) {
     return n.fail("operands must have rank 2 or more");
   }
+  int64_t rows = n.shape(0)[n.rank(0) - 2], columns = n.shape(3).back();
+  if (failed(checkParameter(n, 1, 0)) || failed(checkParameter(n, 2, rows)) ||
+      failed(checkParameter(n, 4, columns)) ||
+      failed(checkParameter(n, 5, columns)) ||
+      failed(checkParameter(n, 6, 0)) || failed(checkParameter(n, 7, 0))) {
+    return failure();
+  }
   Value a = centered(n, 0, 2, n.rank(0) - 2);
   Value bm = centered(n, 3, 5, n.rank(3) - 1);
   Value acc = matmulValues(n.b, n.loc, a, bm);
@@ -255,6 +311,14 @@ LogicalResult lowerQLinearMatMul(Node &n) {
 
 LogicalResult lowerQLinearConv(Node &n) {
   // x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, bias
+  int64_t filters = n.shape(3)[0];
+  if (failed(checkParameter(n, 1, 0)) || failed(checkParameter(n, 2, 0)) ||
+      failed(checkParameter(n, 4, filters)) ||
+      failed(checkParameter(n, 5, filters)) ||
+      failed(checkParameter(n, 6, 0)) || failed(checkParameter(n, 7, 0)) ||
+      failed(checkParameter(n, 8, filters))) {
+    return failure();
+  }
   Value x = centered(n, 0, 2, 0);
   Value w = centered(n, 3, 5, 0);
   FailureOr<Value> acc = convolveNCHW(n, x, w);

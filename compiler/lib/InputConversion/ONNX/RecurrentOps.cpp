@@ -97,7 +97,35 @@ LogicalResult lowerRecurrent(Node &n, Cell cell) {
   if (n.intAttr("hidden_size", hidden) != hidden) {
     return n.fail("hidden_size does not match the weights");
   }
+  // B, initial_h, initial_c and P are sliced per direction and gate and
+  // added to the gates: their shapes follow from W's.
+  auto shapeIs = [&](unsigned i, ArrayRef<int64_t> shape) {
+    return !n.has(i) || n.shape(i) == shape;
+  };
+  SmallVector<int64_t> stateShape =
+      batchFirst ? SmallVector<int64_t>{batch, dirs, hidden}
+                 : SmallVector<int64_t>{dirs, batch, hidden};
+  if (!shapeIs(3, {dirs, 2 * gates * hidden}) || !shapeIs(5, stateShape) ||
+      !shapeIs(6, stateShape) || !shapeIs(7, {dirs, 3 * hidden})) {
+    return n.fail("the shapes of B, initial_h, initial_c or P do not match "
+                  "the directions, the batch and the hidden size");
+  }
+  // Each step is unrolled into the program (and the steps' outputs are
+  // concatenated: an empty sequence concatenated nothing).
+  constexpr int64_t kMaxSteps = int64_t(1) << 12;
+  if (seq < 1) {
+    return n.fail("X has a sequence of " + llvm::Twine(seq) +
+                  " steps; at least 1 is supported");
+  }
+  if (seq * dirs > kMaxSteps) {
+    return n.fail("a sequence of " + llvm::Twine(seq) + " steps in " +
+                  llvm::Twine(dirs) + " directions is more than the " +
+                  llvm::Twine(kMaxSteps) + " steps unrolled at most");
+  }
   if (n.has(4)) {
+    if (failed(n.checkReadable(4, "sequence_lens"))) {
+      return failure();
+    }
     DenseElementsAttr lengths = n.constant(4);
     if (!lengths) {
       return n.fail("input 4 (sequence_lens) must be known at compile time");

@@ -123,12 +123,9 @@ LogicalResult lowerReduce(Node &n, Reduction kind) {
   } else {
     axes = n.intsAttr("axes").value_or(SmallVector<int64_t>{});
   }
-  for (int64_t &a : axes) {
-    FailureOr<int64_t> normalized = n.axis(a, rank);
-    if (failed(normalized)) {
-      return failure();
-    }
-    a = *normalized;
+  // A repeated axis would count its dimension twice in the mean.
+  if (failed(n.normalizeAxes(axes, rank))) {
+    return failure();
   }
   bool keep = n.intAttr("keepdims", 1) != 0;
   Value x = n.in(0);
@@ -395,6 +392,16 @@ LogicalResult lowerLayerNorm(Node &n) {
     return failure();
   }
   double epsilon = n.floatAttr("epsilon", 1e-5);
+  for (unsigned i : {1u, 2u}) {
+    FailureOr<SmallVector<int64_t>> shape =
+        n.has(i)
+            ? broadcastShapes({n.shape(0), n.shape(i)})
+            : FailureOr<SmallVector<int64_t>>(SmallVector<int64_t>(n.shape(0)));
+    if (failed(shape) || ArrayRef<int64_t>(*shape) != n.shape(0)) {
+      return n.fail("input " + llvm::Twine(i) +
+                    " does not broadcast to the shape of input 0");
+    }
+  }
   OpBuilder &b = n.b;
   Location loc = n.loc;
   Type element = n.elem(0);
@@ -563,6 +570,19 @@ FailureOr<Value> nllLoss(Node &n, Value input, Value target, Value weight) {
   int64_t classes = inputType.getDimSize(1);
   if (targetType.getRank() != inputType.getRank() - 1) {
     return n.fail("the target's rank must be the input's minus one");
+  }
+  // The target is (N, d...) of the input's (N, C, d...); the weight one
+  // per class.
+  SmallVector<int64_t> expected(inputType.getShape());
+  expected.erase(expected.begin() + 1);
+  if (targetType.getShape() != ArrayRef<int64_t>(expected)) {
+    return n.fail("the target's shape is not the input's without its class "
+                  "dimension");
+  }
+  if (weight &&
+      cast<RankedTensorType>(weight.getType()).getNumElements() != classes) {
+    return n.fail("the weight does not hold one value per class (" +
+                  llvm::Twine(classes) + ")");
   }
   std::optional<int64_t> ignore = n.intAttr("ignore_index");
   StringRef reduction = n.stringAttr("reduction").value_or("mean");

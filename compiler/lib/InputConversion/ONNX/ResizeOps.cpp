@@ -216,9 +216,15 @@ LogicalResult lowerResizeWith(Node &n, ResizeSpec &s) {
     return n.fail("mode '" + s.mode + "' is not supported");
   }
   Type element = n.elem(0);
+  if (failed(n.checkShape(s.out, element, "the result"))) {
+    return failure();
+  }
   auto type = RankedTensorType::get(s.out, element);
   if (type.getNumElements() == 0) {
     return n.fail("the result is empty");
+  }
+  if (n.type(0).getNumElements() == 0) {
+    return n.fail("the input is empty: there is nothing to resize");
   }
   Value input = n.in(0);
   Value result = generic(
@@ -368,9 +374,19 @@ LogicalResult lowerResize(Node &n) {
     }
     s.scales = *scales;
     for (int64_t d = 0; d < rank; ++d) {
-      // ONNX truncates in * scale (the scale is a float32).
+      // ONNX truncates in * scale (the scale is a float32). Compared as a
+      // double first: the cast of a NaN, an infinity or a size beyond
+      // 2^62 is undefined.
       float scale = static_cast<float>(s.scales[d]);
-      s.out.push_back(static_cast<int64_t>(double(in[d]) * double(scale)));
+      double size = double(in[d]) * double(scale);
+      if (!(scale > 0) || !(size < double(int64_t(1) << 62))) {
+        std::string text;
+        llvm::raw_string_ostream(text) << s.scales[d];
+        return n.fail("scale " + text + " of axis " + llvm::Twine(d) +
+                      " is not a positive number that makes a size "
+                      "below 2^62");
+      }
+      s.out.push_back(static_cast<int64_t>(size));
       s.scales[d] = scale;
     }
   } else {
@@ -432,7 +448,8 @@ Value reflectInto(OpBuilder &b, Location loc, Value x, double lo, double hi) {
 }
 
 LogicalResult lowerGridSample(Node &n) {
-  if (n.rank(0) != 4 || n.rank(1) != 4 || n.shape(1)[3] != 2) {
+  if (n.rank(0) != 4 || n.rank(1) != 4 || n.shape(1)[3] != 2 ||
+      n.shape(1)[0] != n.shape(0)[0]) {
     return n.fail("expects an NCHW input and an N x H x W x 2 grid");
   }
   StringRef mode = n.stringAttr("mode").value_or("bilinear");

@@ -112,12 +112,8 @@ FailureOr<SmallVector<int64_t>> axesInput(Node &n, unsigned input,
   } else {
     axes = n.intsAttr("axes").value_or(SmallVector<int64_t>{});
   }
-  for (int64_t &a : axes) {
-    FailureOr<int64_t> normalized = n.axis(a, rank);
-    if (failed(normalized)) {
-      return failure();
-    }
-    a = *normalized;
+  if (failed(n.normalizeAxes(axes, rank))) {
+    return failure();
   }
   return axes;
 }
@@ -153,13 +149,11 @@ LogicalResult lowerUnsqueeze(Node &n) {
   } else {
     axes = n.intsAttr("axes").value_or(SmallVector<int64_t>{});
   }
+  // Each axis adds one dimension: a repeated axis would read past the
+  // input's shape.
   int64_t rank = n.rank(0) + axes.size();
-  for (int64_t &a : axes) {
-    FailureOr<int64_t> normalized = n.axis(a, rank);
-    if (failed(normalized)) {
-      return failure();
-    }
-    a = *normalized;
+  if (failed(n.normalizeAxes(axes, rank))) {
+    return failure();
   }
   SmallVector<int64_t> shape;
   ArrayRef<int64_t> in = n.shape(0);
@@ -202,6 +196,14 @@ LogicalResult lowerTranspose(Node &n) {
     return n.fail("perm has " + llvm::Twine(perm.size()) +
                   " entries for rank " + llvm::Twine(n.rank(0)));
   }
+  SmallVector<bool> seen(perm.size(), false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= n.rank(0) || seen[p]) {
+      return n.fail("perm is not a permutation of the " +
+                    llvm::Twine(n.rank(0)) + " axes");
+    }
+    seen[p] = true;
+  }
   return n.replace(transpose(n.b, n.loc, n.in(0), perm), {n.isUnsigned(0)});
 }
 
@@ -217,6 +219,17 @@ LogicalResult lowerConcat(Node &n) {
     }
     if (n.rank(i) != n.rank(0)) {
       return n.fail("the inputs have different ranks");
+    }
+    // Only the axis may differ: the fold of constant inputs reads each
+    // by the result's index.
+    for (int64_t d = 0; d < n.rank(0); ++d) {
+      if (d != *axis && n.shape(i)[d] != n.shape(0)[d]) {
+        return n.fail("input " + llvm::Twine(i) + " has size " +
+                      llvm::Twine(n.shape(i)[d]) + " in dimension " +
+                      llvm::Twine(d) + ", input 0 " +
+                      llvm::Twine(n.shape(0)[d]) +
+                      "; only the axis may differ");
+      }
     }
     // Empty inputs add nothing.
     if (n.type(i).getNumElements() == 0 && n.numInputs() > 1) {
@@ -248,6 +261,12 @@ LogicalResult lowerSplit(Node &n) {
     sizes = *attr;
   } else {
     int64_t parts = n.intAttr("num_outputs", n.numOutputs());
+    // A count of 0 divided by zero below; one beyond the outputs built
+    // sizes until memory ran out.
+    if (parts < 1 || parts != n.numOutputs()) {
+      return n.fail("num_outputs " + llvm::Twine(parts) + " is not the " +
+                    llvm::Twine(n.numOutputs()) + " outputs");
+    }
     int64_t size = (dim + parts - 1) / parts;
     for (int64_t i = 0; i < parts; ++i) {
       sizes.push_back(std::max<int64_t>(0, std::min(size, dim - i * size)));
@@ -256,6 +275,18 @@ LogicalResult lowerSplit(Node &n) {
   if (sizes.size() != n.numOutputs()) {
     return n.fail("split has " + llvm::Twine(sizes.size()) + " sizes for " +
                   llvm::Twine(n.numOutputs()) + " outputs");
+  }
+  // Checked before any slice is made of them (a negative size made a
+  // type with a negative dimension).
+  int64_t total = 0;
+  for (int64_t size : sizes) {
+    if (size < 0 || __builtin_add_overflow(total, size, &total)) {
+      return n.fail("the split sizes are negative or overflow");
+    }
+  }
+  if (total != dim) {
+    return n.fail("the split sizes add up to " + llvm::Twine(total) +
+                  ", the dimension is " + llvm::Twine(dim));
   }
   SmallVector<Value> results;
   int64_t offset = 0;
@@ -266,10 +297,6 @@ LogicalResult lowerSplit(Node &n) {
     offsets[*axis] = offset;
     results.push_back(slice(n.b, n.loc, n.in(0), offsets, shape, strides));
     offset += size;
-  }
-  if (offset != dim) {
-    return n.fail("the split sizes add up to " + llvm::Twine(offset) +
-                  ", the dimension is " + llvm::Twine(dim));
   }
   return n.replace(results,
                    SmallVector<bool>(results.size(), n.isUnsigned(0)));
@@ -339,15 +366,21 @@ LogicalResult lowerSlice(Node &n) {
     if (end < 0 && end > std::numeric_limits<int64_t>::min() / 2) {
       end += dim;
     }
+    // The count of steps, rounded up, without overflow for any step
+    // (end - start + step - 1 overflowed for a step near 2^63).
     int64_t size;
     if (step > 0) {
       start = std::clamp<int64_t>(start, 0, dim);
       end = std::clamp<int64_t>(end, 0, dim);
-      size = end > start ? (end - start + step - 1) / step : 0;
+      size = end > start ? 1 + (end - start - 1) / step : 0;
     } else {
       start = std::clamp<int64_t>(start, 0, dim - 1);
       end = std::clamp<int64_t>(end, -1, dim - 1);
-      size = start > end ? (start - end - step - 1) / -step : 0;
+      uint64_t magnitude = -static_cast<uint64_t>(step);
+      size = start > end
+                 ? static_cast<int64_t>(
+                       1 + static_cast<uint64_t>(start - end - 1) / magnitude)
+                 : 0;
     }
     offsets[*axis] = start;
     sizes[*axis] = size;
@@ -408,6 +441,9 @@ LogicalResult lowerGather(Node &n) {
   SmallVector<int64_t> shape(data.begin(), data.begin() + *axis);
   shape.append(indices.begin(), indices.end());
   shape.append(data.begin() + *axis + 1, data.end());
+  if (failed(n.checkShape(shape, n.elem(0), "the result"))) {
+    return failure();
+  }
   auto type = RankedTensorType::get(shape, n.elem(0));
   int64_t indexRank = indices.size();
   if (DenseElementsAttr constIndices = n.constant(1)) {
@@ -424,7 +460,8 @@ LogicalResult lowerGather(Node &n) {
       }
       values.push_back(index);
     }
-    if (DenseElementsAttr source = n.constant(0)) {
+    DenseElementsAttr source = n.constant(0);
+    if (source && type.getNumElements() <= kFoldLimit) {
       SmallVector<int64_t> strides = stridesOf(data);
       SmallVector<int64_t> indexStrides = stridesOf(indices);
       return n.replace(
@@ -507,8 +544,12 @@ LogicalResult lowerGatherND(Node &n) {
   int64_t q = indices.size();
   int64_t k = indices.back();
   int64_t r = data.size();
-  if (batch != 0 || k > r) {
+  if (batch != 0) {
     return n.fail("batch_dims other than 0 are not supported");
+  }
+  if (k > r) {
+    return n.fail("the indices' last dimension is " + llvm::Twine(k) +
+                  ", more than the data's rank " + llvm::Twine(r));
   }
   SmallVector<int64_t> shape(indices.begin(), indices.end() - 1);
   shape.append(data.begin() + k, data.end());
@@ -570,6 +611,9 @@ LogicalResult lowerTile(Node &n) {
     shape.push_back(tiled);
     exprs.push_back(dim == 1 ? n.b.getAffineConstantExpr(0)
                              : n.b.getAffineDimExpr(d) % dim);
+  }
+  if (failed(n.checkShape(shape, n.elem(0), "the result"))) {
+    return failure();
   }
   auto type = RankedTensorType::get(shape, n.elem(0));
   if (type.getNumElements() == 0) {
@@ -912,6 +956,24 @@ LogicalResult lowerEyeLike(Node &n) {
   }
   ArrayRef<int64_t> shape = n.shape(0);
   auto type = RankedTensorType::get(shape, element);
+  if (type.getNumElements() > kFoldLimit) {
+    // Too large to compute here, element by element: a generic comparing
+    // the column with the row + k.
+    Value result =
+        generic(n.b, n.loc, {}, {}, type,
+                [&](OpBuilder &b, Location loc, ValueRange) -> Value {
+                  Value i = linalg::IndexOp::create(b, loc, 0);
+                  Value j = linalg::IndexOp::create(b, loc, 1);
+                  Value diagonal = arith::CmpIOp::create(
+                      b, loc, arith::CmpIPredicate::eq,
+                      arith::SubIOp::create(b, loc, j, i),
+                      arith::ConstantIndexOp::create(b, loc, k));
+                  return arith::SelectOp::create(b, loc, diagonal,
+                                                 scalar(b, loc, element, 1),
+                                                 scalar(b, loc, element, 0));
+                });
+    return n.replace(result, {isUnsigned});
+  }
   SmallVector<Attribute> values;
   for (int64_t i = 0; i < shape[0]; ++i) {
     for (int64_t j = 0; j < shape[1]; ++j) {
@@ -939,10 +1001,11 @@ LogicalResult lowerDepthSpace(Node &n, bool toSpace) {
   Value x = n.in(0);
   Value result;
   if (toSpace) {
-    if (C % (bs * bs) != 0) {
+    int64_t square = 0;
+    if (__builtin_mul_overflow(bs, bs, &square) || C % square != 0) {
       return n.fail("channels are not a multiple of blocksize^2");
     }
-    int64_t c = C / (bs * bs);
+    int64_t c = C / square;
     bool crd = n.stringAttr("mode").value_or("DCR") == "CRD";
     if (crd) {
       x = reshape(n.b, n.loc, x, {N, c, bs, bs, H, W});

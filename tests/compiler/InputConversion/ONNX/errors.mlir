@@ -190,3 +190,382 @@ func.func @lstm_rank(%x: tensor<4xf32>, %w: tensor<1x8x3xf32>, %r: tensor<1x8x2x
   %0 = onnx.node "LSTM"(%x, %w, %r) {attrs = {}, domain = "", opset = 14 : i64} : (tensor<4xf32>, tensor<1x8x3xf32>, tensor<1x8x2xf32>) -> tensor<1x1x1x2xf32>
   return %0 : tensor<1x1x1x2xf32>
 }
+
+// -----
+
+// Each op type's assumptions about its inputs' ranks and element types are
+// checked before its pattern runs (InputSpecs.cpp). A QLinearConv whose
+// weight is 1-D (found by onnx_fuzzer: it read the weight's second
+// dimension).
+func.func @qlinearconv_weight_rank(%x: tensor<1x1x7x7xi8>, %s: tensor<f32>, %z: tensor<i8>, %w: tensor<1xi8>, %ws: tensor<1xf32>, %wz: tensor<1xi8>) -> tensor<1x1x7x7xi8> {
+  // expected-error @+1 {{onnx node (QLinearConv, opset 10): input 3 has rank 1; the op type takes the rank of input 0 (4)}}
+  %0 = onnx.node "QLinearConv"(%x, %s, %z, %w, %ws, %wz, %s, %z) {attrs = {}, domain = "", opset = 10 : i64} : (tensor<1x1x7x7xi8>, tensor<f32>, tensor<i8>, tensor<1xi8>, tensor<1xf32>, tensor<1xi8>, tensor<f32>, tensor<i8>) -> tensor<1x1x7x7xi8>
+  return %0 : tensor<1x1x7x7xi8>
+}
+
+// -----
+
+func.func @conv_rank(%x: tensor<1x4xf32>, %w: tensor<1x4xf32>) -> tensor<1x1xf32> {
+  // expected-error @+1 {{onnx node 'c' (Conv, opset 11): input 0 has rank 2; the op type takes rank 3 to 5}}
+  %0 = onnx.node "Conv"(%x, %w) {attrs = {}, domain = "", node_name = "c", opset = 11 : i64} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x1xf32>
+  return %0 : tensor<1x1xf32>
+}
+
+// -----
+
+func.func @conv_weight_type(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x2x2xf16>) -> tensor<1x1x3x3xf32> {
+  // expected-error @+1 {{onnx node (Conv, opset 11): input 1 has element type f16; the op type takes the element type of input 0 (f32)}}
+  %0 = onnx.node "Conv"(%x, %w) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<1x1x4x4xf32>, tensor<1x1x2x2xf16>) -> tensor<1x1x3x3xf32>
+  return %0 : tensor<1x1x3x3xf32>
+}
+
+// -----
+
+func.func @conv_bias_size(%x: tensor<1x1x4x4xf32>, %w: tensor<2x1x2x2xf32>, %b: tensor<3xf32>) -> tensor<1x2x3x3xf32> {
+  // expected-error @+1 {{onnx node (Conv, opset 11): input 2 (B) has 3 values; it takes one per output channel (2)}}
+  %0 = onnx.node "Conv"(%x, %w, %b) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<1x1x4x4xf32>, tensor<2x1x2x2xf32>, tensor<3xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+func.func @gather_scalar_data(%a: tensor<f32>, %i: tensor<1xi64>) -> tensor<1xf32> {
+  // expected-error @+1 {{onnx node (Gather, opset 13): input 0 has rank 0; the op type takes rank 1 or more}}
+  %0 = onnx.node "Gather"(%a, %i) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<f32>, tensor<1xi64>) -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// -----
+
+func.func @gather_float_indices(%a: tensor<4xf32>, %i: tensor<1xf32>) -> tensor<1xf32> {
+  // expected-error @+1 {{onnx node (Gather, opset 13): input 1 has element type f32; the op type takes an int32 or int64 tensor}}
+  %0 = onnx.node "Gather"(%a, %i) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<4xf32>, tensor<1xf32>) -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// -----
+
+func.func @batchnorm_channels(%x: tensor<1x3x2xf32>, %s: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<1x3x2xf32> {
+  // expected-error @+1 {{onnx node (BatchNormalization, opset 15): input 1 has the type tensor<2xf32>; the op type takes one value per channel of input 0 (3)}}
+  %0 = onnx.node "BatchNormalization"(%x, %s, %b, %b, %b) {attrs = {}, domain = "", opset = 15 : i64} : (tensor<1x3x2xf32>, tensor<2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x3x2xf32>
+  return %0 : tensor<1x3x2xf32>
+}
+
+// -----
+
+func.func @concat_types(%a: tensor<2xf32>, %b: tensor<2xi64>) -> tensor<4xf32> {
+  // expected-error @+1 {{onnx node (Concat, opset 13): input 1 has element type i64; the op type takes the element type of input 0 (f32)}}
+  %0 = onnx.node "Concat"(%a, %b) {attrs = {axis = 0 : i64}, domain = "", opset = 13 : i64} : (tensor<2xf32>, tensor<2xi64>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @where_condition(%c: tensor<2xf32>, %a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{onnx node (Where, opset 16): input 0 has element type f32; the op type takes a bool tensor}}
+  %0 = onnx.node "Where"(%c, %a, %a) {attrs = {}, domain = "", opset = 16 : i64} : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Tile's repeats make a shape whose element count overflows int64 (found
+// by onnx_fuzzer: the fold of the constant input sized a buffer by it).
+func.func @tile_overflow() -> tensor<2x2xf32> {
+  %a = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %r = arith.constant dense<[1099511627776, 1099511627776]> : tensor<2xi64>
+  // expected-error @+1 {{onnx node (Tile, opset 13): the result would have the shape [2199023255552x2199023255552], which is not a tensor shape of fewer than 2^62 bytes}}
+  %0 = onnx.node "Tile"(%a, %r) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x2xf32>, tensor<2xi64>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+// Resize's scales make a shape of more than 2^62 bytes (found by
+// onnx_fuzzer, as Tile above).
+func.func @resize_huge() -> tensor<1x1x4x4xf32> {
+  %x = arith.constant dense<1.0> : tensor<1x1x2x2xf32>
+  %s = arith.constant dense<[1.0, 1.0, 1073741824.0, 1073741824.0]> : tensor<4xf32>
+  %none = onnx.none : none
+  // expected-error @+1 {{onnx node (Resize, opset 13): the result would have the shape [1x1x2147483648x2147483648], which is not a tensor shape of fewer than 2^62 bytes}}
+  %0 = onnx.node "Resize"(%x, %none, %s) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<1x1x2x2xf32>, none, tensor<4xf32>) -> tensor<1x1x4x4xf32>
+  return %0 : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+func.func @resize_scale_nan() -> tensor<1x1x4x4xf32> {
+  %x = arith.constant dense<1.0> : tensor<1x1x2x2xf32>
+  %s = arith.constant dense<[1.0, 1.0, 0x7FC00000, 2.0]> : tensor<4xf32>
+  %none = onnx.none : none
+  // expected-error @+1 {{onnx node (Resize, opset 13): scale nan of axis 2 is not a positive number that makes a size below 2^62}}
+  %0 = onnx.node "Resize"(%x, %none, %s) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<1x1x2x2xf32>, none, tensor<4xf32>) -> tensor<1x1x4x4xf32>
+  return %0 : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+func.func @unsqueeze_repeated_axis(%a: tensor<2xf32>) -> tensor<1x1x2xf32> {
+  %axes = arith.constant dense<[0, 0]> : tensor<2xi64>
+  // expected-error @+1 {{onnx node (Unsqueeze, opset 13): axes lists axis 0 twice}}
+  %0 = onnx.node "Unsqueeze"(%a, %axes) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2xf32>, tensor<2xi64>) -> tensor<1x1x2xf32>
+  return %0 : tensor<1x1x2xf32>
+}
+
+// -----
+
+func.func @transpose_not_a_permutation(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{onnx node (Transpose, opset 13): perm is not a permutation of the 2 axes}}
+  %0 = onnx.node "Transpose"(%a) {attrs = {perm = [0, 0]}, domain = "", opset = 13 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @gathernd_index_length(%a: tensor<2xf32>, %i: tensor<1x2xi64>) -> tensor<1xf32> {
+  // expected-error @+1 {{onnx node (GatherND, opset 13): the indices' last dimension is 2, more than the data's rank 1}}
+  %0 = onnx.node "GatherND"(%a, %i) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2xf32>, tensor<1x2xi64>) -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// -----
+
+func.func @dequantize_axis_scale(%x: tensor<2x3xi8>, %s: tensor<4xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{onnx node (DequantizeLinear, opset 13): input 1 has 4 values in rank 1; a per-axis parameter is 1-D with one value per index of axis 1 (3)}}
+  %0 = onnx.node "DequantizeLinear"(%x, %s) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x3xi8>, tensor<4xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @qlinearmatmul_zero_point(%a: tensor<2x3xi8>, %s: tensor<f32>, %z: tensor<i8>, %b: tensor<3x4xi8>, %bz: tensor<5xi8>) -> tensor<2x4xi8> {
+  // expected-error @+1 {{onnx node (QLinearMatMul, opset 10): input 5 has 5 values in rank 1; it takes one value, or one per index of a dimension of 4}}
+  %0 = onnx.node "QLinearMatMul"(%a, %s, %z, %b, %s, %bz, %s, %z) {attrs = {}, domain = "", opset = 10 : i64} : (tensor<2x3xi8>, tensor<f32>, tensor<i8>, tensor<3x4xi8>, tensor<f32>, tensor<5xi8>, tensor<f32>, tensor<i8>) -> tensor<2x4xi8>
+  return %0 : tensor<2x4xi8>
+}
+
+// -----
+
+// A scalar has no axis 0 (an axis was accepted for rank 0, then the
+// pattern read dimension 0 of the scalar's shape).
+func.func @argmax_scalar(%a: tensor<f32>) -> tensor<i64> {
+  // expected-error @+1 {{onnx node (ArgMax, opset 13): axis 0 is out of range for rank 0}}
+  %0 = onnx.node "ArgMax"(%a) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<f32>) -> tensor<i64>
+  return %0 : tensor<i64>
+}
+
+// -----
+
+func.func @reduce_repeated_axis(%a: tensor<2x3xf32>) -> tensor<1x3xf32> {
+  // expected-error @+1 {{onnx node (ReduceMean, opset 13): axes lists axis 0 twice}}
+  %0 = onnx.node "ReduceMean"(%a) {attrs = {axes = [0, -2]}, domain = "", opset = 13 : i64} : (tensor<2x3xf32>) -> tensor<1x3xf32>
+  return %0 : tensor<1x3xf32>
+}
+
+// -----
+
+func.func @reverse_sequence_axes(%a: tensor<2x3xf32>, %l: tensor<3xi64>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{onnx node (ReverseSequence, opset 10): batch_axis 7 and time_axis 0 are not 0 and 1 in some order}}
+  %0 = onnx.node "ReverseSequence"(%a, %l) {attrs = {batch_axis = 7 : i64}, domain = "", opset = 10 : i64} : (tensor<2x3xf32>, tensor<3xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @reverse_sequence_lengths(%a: tensor<2x3xf32>, %l: tensor<2xi64>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{onnx node (ReverseSequence, opset 10): input 1 (sequence_lens) has 2 values for a batch of 3}}
+  %0 = onnx.node "ReverseSequence"(%a, %l) {attrs = {}, domain = "", opset = 10 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @scatternd_index_length(%a: tensor<4xf32>, %i: tensor<1x2xi64>, %u: tensor<1xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{onnx node (ScatterND, opset 13): the indices' last dimension is 2; it takes 1 to the data's rank 1}}
+  %0 = onnx.node "ScatterND"(%a, %i, %u) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<4xf32>, tensor<1x2xi64>, tensor<1xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @scatternd_updates(%a: tensor<4x2xf32>, %i: tensor<3x1xi64>, %u: tensor<3xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{onnx node (ScatterND, opset 13): input 2 (updates) must have the shape [3x2]: the indices' but the last, then the data's from dimension 1}}
+  %0 = onnx.node "ScatterND"(%a, %i, %u) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<4x2xf32>, tensor<3x1xi64>, tensor<3xf32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @onehot_values(%i: tensor<2xi64>, %v: tensor<3xf32>) -> tensor<2x4xf32> {
+  %d = arith.constant dense<4> : tensor<i64>
+  // expected-error @+1 {{onnx node (OneHot, opset 11): input 2 (values) has 3 values; it takes two: [off, on]}}
+  %0 = onnx.node "OneHot"(%i, %d, %v) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<2xi64>, tensor<i64>, tensor<3xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @einsum_output_letter(%a: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{onnx node (Einsum, opset 12): the equation's output 'iz' has a letter that no input term names once}}
+  %0 = onnx.node "Einsum"(%a) {attrs = {equation = "ij->iz"}, domain = "", opset = 12 : i64} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @layernorm_scale(%x: tensor<2x3xf32>, %s: tensor<4xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{onnx node (LayerNormalization, opset 17): input 1 does not broadcast to the shape of input 0}}
+  %0 = onnx.node "LayerNormalization"(%x, %s) {attrs = {}, domain = "", opset = 17 : i64} : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @nll_target_shape(%x: tensor<2x3xf32>, %t: tensor<5xi64>) -> tensor<f32> {
+  // expected-error @+1 {{onnx node (NegativeLogLikelihoodLoss, opset 13): the target's shape is not the input's without its class dimension}}
+  %0 = onnx.node "NegativeLogLikelihoodLoss"(%x, %t) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x3xf32>, tensor<5xi64>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @rnn_bias_shape(%x: tensor<1x1x3xf32>, %w: tensor<1x2x3xf32>, %r: tensor<1x2x2xf32>, %b: tensor<1x3xf32>) -> tensor<1x1x1x2xf32> {
+  // expected-error @+1 {{onnx node (RNN, opset 14): the shapes of B, initial_h, initial_c or P do not match the directions, the batch and the hidden size}}
+  %0 = onnx.node "RNN"(%x, %w, %r, %b) {attrs = {}, domain = "", opset = 14 : i64} : (tensor<1x1x3xf32>, tensor<1x2x3xf32>, tensor<1x2x2xf32>, tensor<1x3xf32>) -> tensor<1x1x1x2xf32>
+  return %0 : tensor<1x1x1x2xf32>
+}
+
+// -----
+
+// Each step of a recurrence is unrolled: a declared sequence of 10^9 steps
+// would build ops until the process ran out of memory.
+func.func @rnn_long_sequence(%x: tensor<1000000000x1x3xf32>, %w: tensor<1x2x3xf32>, %r: tensor<1x2x2xf32>) -> tensor<1000000000x1x1x2xf32> {
+  // expected-error @+1 {{onnx node (RNN, opset 14): a sequence of 1000000000 steps in 1 directions is more than the 4096 steps unrolled at most}}
+  %0 = onnx.node "RNN"(%x, %w, %r) {attrs = {}, domain = "", opset = 14 : i64} : (tensor<1000000000x1x3xf32>, tensor<1x2x3xf32>, tensor<1x2x2xf32>) -> tensor<1000000000x1x1x2xf32>
+  return %0 : tensor<1000000000x1x1x2xf32>
+}
+
+// -----
+
+// blocksize^2 overflowed int64.
+func.func @depth_to_space_blocksize(%a: tensor<1x4x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  // expected-error @+1 {{onnx node (DepthToSpace, opset 13): channels are not a multiple of blocksize^2}}
+  %0 = onnx.node "DepthToSpace"(%a) {attrs = {blocksize = 4294967296 : i64}, domain = "", opset = 13 : i64} : (tensor<1x4x2x2xf32>) -> tensor<1x1x4x4xf32>
+  return %0 : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+func.func @gridsample_batch(%x: tensor<1x1x4x4xf32>, %g: tensor<2x3x3x2xf32>) -> tensor<1x1x3x3xf32> {
+  // expected-error @+1 {{onnx node (GridSample, opset 16): expects an NCHW input and an N x H x W x 2 grid}}
+  %0 = onnx.node "GridSample"(%x, %g) {attrs = {}, domain = "", opset = 16 : i64} : (tensor<1x1x4x4xf32>, tensor<2x3x3x2xf32>) -> tensor<1x1x3x3xf32>
+  return %0 : tensor<1x1x3x3xf32>
+}
+
+// -----
+
+func.func @lrn_rank(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{onnx node (LRN, opset 13): input 0 has rank 1; the op type takes rank 3 or more}}
+  %0 = onnx.node "LRN"(%a) {attrs = {size = 3 : i64}, domain = "", opset = 13 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Constant inputs of different shapes were folded by the result's index,
+// reading past the smaller one.
+func.func @concat_shapes() -> tensor<2x3xf32> {
+  %a = arith.constant dense<1.0> : tensor<1x3xf32>
+  %b = arith.constant dense<[[1.0, 2.0]]> : tensor<1x2xf32>
+  // expected-error @+1 {{onnx node (Concat, opset 13): input 1 has size 2 in dimension 1, input 0 3; only the axis may differ}}
+  %0 = onnx.node "Concat"(%a, %b) {attrs = {axis = 0 : i64}, domain = "", opset = 13 : i64} : (tensor<1x3xf32>, tensor<1x2xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// num_outputs 0 divided by zero.
+func.func @split_zero_parts(%a: tensor<4xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{onnx node (Split, opset 18): num_outputs 0 is not the 1 outputs}}
+  %0 = onnx.node "Split"(%a) {attrs = {num_outputs = 0 : i64}, domain = "", opset = 18 : i64} : (tensor<4xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// A negative size made a slice type with a negative dimension.
+func.func @split_negative_size(%a: tensor<3xf32>) -> (tensor<5xf32>, tensor<2xf32>) {
+  %s = arith.constant dense<[5, -2]> : tensor<2xi64>
+  // expected-error @+1 {{onnx node (Split, opset 13): the split sizes are negative or overflow}}
+  %0:2 = onnx.node "Split"(%a, %s) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<3xf32>, tensor<2xi64>) -> (tensor<5xf32>, tensor<2xf32>)
+  return %0#0, %0#1 : tensor<5xf32>, tensor<2xf32>
+}
+
+// -----
+
+// full - output_shape overflowed for an output_shape near -2^63.
+func.func @conv_transpose_output_shape(%x: tensor<1x1x2x2xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x1x3x3xf32> {
+  // expected-error @+1 {{onnx node (ConvTranspose, opset 11): output_shape -9223372036854775807 of spatial axis 0 is not a size from 1 to 2^62}}
+  %0 = onnx.node "ConvTranspose"(%x, %w) {attrs = {output_shape = [-9223372036854775807, 3]}, domain = "", opset = 11 : i64} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x3x3xf32>
+  return %0 : tensor<1x1x3x3xf32>
+}
+
+// -----
+
+// The divisors of an average pool are a constant of the output's spatial
+// shape: one of 2^26 elements was computed element by element.
+func.func @average_pool_huge(%x: tensor<1x1x8192x8192xf32>) -> tensor<1x1x8192x8192xf32> {
+  // expected-error @+1 {{onnx node (AveragePool, opset 11): the output's spatial shape has more than 2^20 elements, the most the divisors of an average pool are computed for}}
+  %0 = onnx.node "AveragePool"(%x) {attrs = {kernel_shape = [1, 1]}, domain = "", opset = 11 : i64} : (tensor<1x1x8192x8192xf32>) -> tensor<1x1x8192x8192xf32>
+  return %0 : tensor<1x1x8192x8192xf32>
+}
+
+// -----
+
+func.func @resize_empty_input(%x: tensor<1x0xf32>) -> tensor<1x2xf32> {
+  %sizes = arith.constant dense<[1, 2]> : tensor<2xi64>
+  %none = onnx.none : none
+  // expected-error @+1 {{onnx node (Resize, opset 13): the input is empty: there is nothing to resize}}
+  %0 = onnx.node "Resize"(%x, %none, %none, %sizes) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<1x0xf32>, none, none, tensor<2xi64>) -> tensor<1x2xf32>
+  return %0 : tensor<1x2xf32>
+}
+
+// -----
+
+// The training optimizers' groups broadcast elementwise to X's shape: a G
+// of another rank indexed past the result's shape.
+func.func @adagrad_shapes(%r: tensor<f32>, %t: tensor<i64>, %x: tensor<2xf32>, %g: tensor<2x2xf32>, %h: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  // expected-error @+1 {{onnx node (ai.onnx.preview.training.Adagrad, opset 1): input 3 does not have the floating-point type and shape of input 2}}
+  %0:2 = onnx.node "Adagrad"(%r, %t, %x, %g, %h) {attrs = {}, domain = "ai.onnx.preview.training", opset = 1 : i64} : (tensor<f32>, tensor<i64>, tensor<2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  return %0#0, %0#1 : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// A splat constant of 2^40 values costs nothing to hold, but its values
+// were read one by one.
+func.func @reshape_huge_shape_input(%a: tensor<6xf32>) -> tensor<6xf32> {
+  %s = arith.constant dense<1> : tensor<1099511627776xi64>
+  // expected-error @+1 {{onnx node (Reshape, opset 14): input 1 (shape) holds 1099511627776 values; at most 1048576 are read at compile time}}
+  %0 = onnx.node "Reshape"(%a, %s) {attrs = {}, domain = "", opset = 14 : i64} : (tensor<6xf32>, tensor<1099511627776xi64>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
+func.func @compress_huge_condition(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %c = arith.constant dense<true> : tensor<1099511627776xi1>
+  // expected-error @+1 {{onnx node (Compress, opset 11): input 1 (condition) holds 1099511627776 values; at most 1048576 are read at compile time}}
+  %0 = onnx.node "Compress"(%a, %c) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<4xf32>, tensor<1099511627776xi1>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A sequence of 0 steps concatenated no step outputs (found by
+// onnx_fuzzer: a GRU whose X was 0x3x2).
+func.func @gru_empty_sequence(%x: tensor<0x3x2xf32>, %w: tensor<1x15x2xf32>, %r: tensor<1x15x5xf32>) -> tensor<1x3x5xf32> {
+  // expected-error @+1 {{onnx node (GRU, opset 14): X has a sequence of 0 steps; at least 1 is supported}}
+  %0:2 = onnx.node "GRU"(%x, %w, %r) {attrs = {hidden_size = 5 : i64}, domain = "", opset = 14 : i64} : (tensor<0x3x2xf32>, tensor<1x15x2xf32>, tensor<1x15x5xf32>) -> (none, tensor<1x3x5xf32>)
+  return %0#1 : tensor<1x3x5xf32>
+}

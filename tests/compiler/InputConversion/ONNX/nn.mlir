@@ -95,3 +95,42 @@ func.func @batchnorm(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
   %0 = onnx.node "BatchNormalization"(%x, %s, %b, %m, %v) {attrs = {epsilon = 0.0 : f32}, domain = "", opset = 15 : i64} : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
   return %0 : tensor<1x2x3x3xf32>
 }
+
+// -----
+
+// LRN reads the channels within the window once each, whatever the size
+// (a size of 2^40 built a tap per unit of it until memory ran out).
+// CHECK-LABEL: func.func @lrn_huge_size
+// CHECK: linalg.generic
+// CHECK-COUNT-3: tensor.extract %{{.*}} : tensor<1x2x1x1xf32>
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.yield
+func.func @lrn_huge_size(%x: tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32> {
+  %0 = onnx.node "LRN"(%x) {attrs = {size = 1099511627776 : i64}, domain = "", opset = 13 : i64} : (tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  return %0 : tensor<1x2x1x1xf32>
+}
+
+// -----
+
+// The divisors of an average pool count each window's taps inside the
+// input, with dilation and padding (counted without a loop over the
+// kernel, which may have 2^30 taps).
+// CHECK-LABEL: func.func @average_pool_divisors
+// CHECK: arith.constant dense<{{\[\[\[}}2.000000e+00], [2.000000e+00], [3.000000e+00], [2.000000e+00], [2.000000e+00]]]> : tensor<1x5x1xf32>
+func.func @average_pool_divisors(%x: tensor<1x1x1x5xf32>) -> tensor<1x1x1x5xf32> {
+  %0 = onnx.node "AveragePool"(%x) {attrs = {kernel_shape = [1, 3], dilations = [1, 2], pads = [0, 2, 0, 2]}, domain = "", opset = 19 : i64} : (tensor<1x1x1x5xf32>) -> tensor<1x1x1x5xf32>
+  return %0 : tensor<1x1x1x5xf32>
+}
+
+// -----
+
+// A 3-D convolution's bias has one value per filter, the last dimension of
+// its NDHWC result (not the fourth: the bias check once read the depth).
+// CHECK-LABEL: func.func @conv3d_bias
+// CHECK: linalg.conv_3d_ndhwc_dhwcf
+// CHECK: arith.addf
+// CHECK: return %{{.*}} : tensor<1x2x3x3x3xf32>
+func.func @conv3d_bias(%x: tensor<1x1x4x4x4xf32>, %w: tensor<2x1x2x2x2xf32>, %b: tensor<2xf32>) -> tensor<1x2x3x3x3xf32> {
+  %0 = onnx.node "Conv"(%x, %w, %b) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<1x1x4x4x4xf32>, tensor<2x1x2x2x2xf32>, tensor<2xf32>) -> tensor<1x2x3x3x3xf32>
+  return %0 : tensor<1x2x3x3x3xf32>
+}

@@ -48,6 +48,26 @@ func.func @slice(%x: tensor<2x5xf32>) -> tensor<2x2xf32> {
 
 // -----
 
+// Steps near +-2^63 take one element (the count of steps overflowed).
+// CHECK-LABEL: func.func @slice_huge_steps
+// CHECK: tensor.extract_slice %{{.*}}[0, 1] [2, 1] [1, 9223372036854775807] : tensor<2x5xf32> to tensor<2x1xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<2x1xf32>)
+func.func @slice_huge_steps(%x: tensor<2x5xf32>) -> (tensor<2x1xf32>, tensor<2x1xf32>) {
+  %starts = arith.constant dense<1> : tensor<1xi64>
+  %ends = arith.constant dense<100> : tensor<1xi64>
+  %axes = arith.constant dense<1> : tensor<1xi64>
+  %steps = arith.constant dense<9223372036854775807> : tensor<1xi64>
+  %0 = onnx.node "Slice"(%x, %starts, %ends, %axes, %steps) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x1xf32>
+  %rstarts = arith.constant dense<4> : tensor<1xi64>
+  %rends = arith.constant dense<-100> : tensor<1xi64>
+  %rsteps = arith.constant dense<-9223372036854775808> : tensor<1xi64>
+  %1 = onnx.node "Slice"(%x, %rstarts, %rends, %axes, %rsteps) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x1xf32>
+  return %0, %1 : tensor<2x1xf32>, tensor<2x1xf32>
+}
+
+// -----
+
 // Gather with data-dependent indices reads the data with tensor.extract,
 // negative indices wrapped.
 // CHECK-LABEL: func.func @gather
@@ -71,4 +91,30 @@ func.func @split_concat(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %a:2 = onnx.node "Split"(%x) {attrs = {axis = 1 : i64}, domain = "", opset = 13 : i64} : (tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>)
   %c = onnx.node "Concat"(%a#1, %a#0) {attrs = {axis = 1 : i64}, domain = "", opset = 13 : i64} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x4xf32>
   return %c : tensor<2x4xf32>
+}
+
+// -----
+
+// An EyeLike too large to compute at compile time (its 2^40 values were
+// computed one by one) is a generic comparing column and row.
+// CHECK-LABEL: func.func @eye_like_large
+// CHECK: linalg.generic
+// CHECK: arith.cmpi eq
+// CHECK: arith.select
+// CHECK-SAME: f32
+func.func @eye_like_large(%x: tensor<1048576x1048576xf32>) -> tensor<1048576x1048576xf32> {
+  %0 = onnx.node "EyeLike"(%x) {attrs = {k = 1 : i64}, domain = "", opset = 9 : i64} : (tensor<1048576x1048576xf32>) -> tensor<1048576x1048576xf32>
+  return %0 : tensor<1048576x1048576xf32>
+}
+
+// -----
+
+// A float attribute beyond int64's range for an integer tensor saturates
+// (its cast to int64 was undefined).
+// CHECK-LABEL: func.func @pad_value_saturates
+// CHECK: arith.constant 9223372036854775807 : i64
+// CHECK: linalg.fill
+func.func @pad_value_saturates(%x: tensor<2xi64>) -> tensor<4xi64> {
+  %0 = onnx.node "Pad"(%x) {attrs = {pads = [1, 1], value = 1.0e30 : f32}, domain = "", opset = 2 : i64} : (tensor<2xi64>) -> tensor<4xi64>
+  return %0 : tensor<4xi64>
 }
