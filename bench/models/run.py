@@ -162,6 +162,11 @@ class OrtPeer:
         self.proc.wait(timeout=30)
 
 
+def settle():
+    """Half a second for threads another runner left spinning."""
+    time.sleep(0.5)
+
+
 def strata_times(args, vmfb, input_npy, threads):
     tools = kernel_bench.tools(args.build)
     # A new process per round, so three warm-up calls: the peers' sessions
@@ -246,10 +251,18 @@ def main():
     times = {cell[0]: {"strata": [], "ort": [], "torch": []} for cell in cells}
     for _ in range(args.rounds):
         for key, name, batch, threads, prepared, model, example in cells:
+            # Each runner starts on idle cores: the one before may leave
+            # threads spinning for a while after its calls (PyTorch's
+            # OpenMP pool waits actively for 200 ms by default, ONNX
+            # Runtime's pool spins too), which would take the cores of the
+            # next one's workers.
+            settle()
             times[key]["strata"] += strata_times(args, prepared[1],
                                                  prepared[2], threads)
+            settle()
             if ort:
                 times[key]["ort"] += ort.run(key, args.repetitions)
+                settle()
             if model is not None:
                 times[key]["torch"] += torch_times(model, example, threads,
                                                    args.repetitions)
