@@ -82,6 +82,8 @@ struct Epilogue {
   int residualFirst;
   int clamp;
   float lo, hi;
+  float loZeroFix; /* as in struct TileEpilogue */
+  int hiNegativeZero;
 };
 
 /* The part of `epilogue` for the tile at row i, column j (0: none). */
@@ -99,7 +101,8 @@ static const struct TileEpilogue *tileEpilogue(const struct Epilogue *epilogue,
   tile->clamp = epilogue->clamp;
   tile->lo = epilogue->lo;
   tile->hi = epilogue->hi;
-  strataClampFixes(tile);
+  tile->loZeroFix = epilogue->loZeroFix;
+  tile->hiNegativeZero = epilogue->hiNegativeZero;
   return tile;
 }
 
@@ -344,6 +347,8 @@ static const struct Epilogue *decodeEpilogue(int64_t flags, int64_t bias,
   uint32_t lo = (uint32_t)loBits, hi = (uint32_t)hiBits;
   __builtin_memcpy(&out->lo, &lo, sizeof(float));
   __builtin_memcpy(&out->hi, &hi, sizeof(float));
+  out->loZeroFix = strataLoZeroFix(out->lo);
+  out->hiNegativeZero = strataIsNegativeZero(out->hi);
   return out;
 }
 

@@ -24,8 +24,9 @@ struct TileEpilogue {
   int residualFirst;
   int clamp;
   float lo, hi;
-  /* For the clamp (strataClampFixes): added after the lower bound's max,
-   * and whether the upper bound needs the general minimum. */
+  /* For the clamp (strataLoZeroFix, strataIsNegativeZero): added after the
+   * lower bound's max, and whether the upper bound needs the general
+   * minimum. Worked out once per call (decodeEpilogue). */
   float loZeroFix;
   int hiNegativeZero;
 };
@@ -37,9 +38,11 @@ struct TileEpilogue {
  * Likewise minimum(v, hi) is the ISA's min with hi first, except when hi is
  * -0 (minimum(+0, -0) is -0): then the general minimum. Three instructions
  * where the general maximum and minimum take twelve. */
-static inline void strataClampFixes(struct TileEpilogue *ep) {
-  ep->loZeroFix = ep->lo == 0.0f && !__builtin_signbit(ep->lo) ? 0.0f : -0.0f;
-  ep->hiNegativeZero = ep->hi == 0.0f && __builtin_signbit(ep->hi);
+static inline int strataIsNegativeZero(float x) {
+  return x == 0.0f && __builtin_signbit(x);
+}
+static inline float strataLoZeroFix(float lo) {
+  return lo == 0.0f && !__builtin_signbit(lo) ? 0.0f : -0.0f;
 }
 
 /* T: a float or a vector of floats; load(p): T from p; maxFirst(a, b) and
