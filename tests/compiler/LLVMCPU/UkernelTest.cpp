@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -88,12 +89,19 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
     // -avx2 has no microkernel: the vectorized path on matmul tiles.
     for (const char *features : {"", "-avx512f", "-avx2"}) {
       // m x k x n: a prime number of rows (partial last workgroup), one
-      // row, a depth of several 256-blocks with a remainder, thin columns.
-      for (auto [m, k, n] :
-           std::vector<std::tuple<int, int, int>>{{257, 300, 263},
-                                                  {1, 2000, 300},
-                                                  {33, 1000, 65},
-                                                  {70, 600, 90}}) {
+      // row, a depth of several 256-blocks with a remainder, thin columns;
+      // then depths of at most STRATA_SGEMM_DIRECT_A_MAX_K (64), where A is
+      // read in place instead of packed: depth 1, primes, exactly 64, 16
+      // columns (one AVX-512 vector).
+      for (auto [m, k, n] : std::vector<std::tuple<int, int, int>>{
+               {257, 300, 263},
+               {1, 2000, 300},
+               {33, 1000, 65},
+               {70, 600, 90},
+               {1031, 13, 47},
+               {4099, 1, 70},
+               {600, 37, 16},
+               {257, 64, 263}}) {
         CAPTURE(features);
         CAPTURE(m);
         CAPTURE(k);
@@ -132,6 +140,121 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
                 wrong++ < 5) {
               MESSAGE("C[" << i << "][" << j << "] = " << got << ", expected "
                            << sum);
+            }
+          }
+        }
+        CHECK(wrong == 0);
+      }
+    }
+  }
+
+  TEST_CASE("results of 32 MiB or more are stored streamed, every element "
+            "exact") {
+    // kStreamedResultBytes (MatmulUkernel.cpp): these results are written
+    // with non-temporal stores where a vector is aligned and plain stores
+    // elsewhere (rows of 4099 floats, pixels of 136 channels start at
+    // every alignment), by both kernels on both variants.
+    llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+    if (!hostFeatures.lookup("avx2") || !hostFeatures.lookup("fma")) {
+      MESSAGE("host has no AVX2 + FMA: no microkernel to test");
+      return;
+    }
+    for (std::string features : {"", "-avx512f"}) {
+      CAPTURE(features);
+      LLVMCPUTargetOptions options;
+      options.features = features;
+      {
+        const int m = 2053, k = 8, n = 4099;
+        Loaded loaded;
+        std::string errors;
+        REQUIRE_MESSAGE(
+            compile(matmulSource(m, k, n), loaded.compiled, errors, options),
+            errors);
+        REQUIRE(strata_hal_executable_load_memory(
+                    loaded.compiled.library.data(),
+                    loaded.compiled.library.size(), "streamed",
+                    strata_allocator_system(), &loaded.executable) == nullptr);
+        std::vector<float> a = ramp(size_t(m) * k, 0.125f, -1.5f);
+        std::vector<float> b = ramp(size_t(k) * n, -0.0625f, 0.75f);
+        std::vector<float> c(size_t(m) * n, NAN);
+        dispatch(loaded, 0, {binding(a), binding(b), binding(c)},
+                 /*threads=*/2);
+        int wrong = 0;
+        for (int i = 0; i < m; ++i) {
+          for (int j = 0; j < n; ++j) {
+            double sum = 0;
+            for (int p = 0; p < k; ++p) {
+              sum += double(a[size_t(i) * k + p]) * b[size_t(p) * n + j];
+            }
+            double got = c[size_t(i) * n + j];
+            if (!(std::fabs(got - sum) <= 1e-5 * std::fabs(sum) + 1e-5) &&
+                wrong++ < 5) {
+              MESSAGE("C[" << i << "][" << j << "] = " << got << ", expected "
+                           << sum);
+            }
+          }
+        }
+        CHECK(wrong == 0);
+      }
+      {
+        // A 3x3 depthwise convolution, 256 x 256 x 136 out (35.7 MB).
+        const int h = 256, w = 256, c = 136;
+        const std::string in = "tensor<1x258x258x136xf32>";
+        const std::string filter = "tensor<3x3x136xf32>";
+        const std::string out = "tensor<1x256x256x136xf32>";
+        Loaded loaded;
+        std::string errors;
+        REQUIRE_MESSAGE(
+            compile("func.func @dw(%in: " + in + ", %f: " + filter + ") -> " +
+                        out +
+                        " {\n"
+                        "  %zero = arith.constant 0.0 : f32\n"
+                        "  %e = tensor.empty() : " +
+                        out + "\n  %z = linalg.fill ins(%zero : f32) outs(%e : " +
+                        out + ") -> " + out +
+                        "\n  %r = linalg.depthwise_conv_2d_nhwc_hwc "
+                        "{dilations = dense<1> : tensor<2xi64>, strides = "
+                        "dense<1> : tensor<2xi64>} ins(%in, %f : " +
+                        in + ", " + filter + ") outs(%z : " + out + ") -> " +
+                        out + "\n  return %r : " + out + "\n}\n",
+                    loaded.compiled, errors, options),
+            errors);
+        REQUIRE(strata_hal_executable_load_memory(
+                    loaded.compiled.library.data(),
+                    loaded.compiled.library.size(), "streamed",
+                    strata_allocator_system(), &loaded.executable) == nullptr);
+        std::vector<float> input = ramp(size_t(h + 2) * (w + 2) * c, 0.125f, -2.0f);
+        std::vector<float> weights = ramp(size_t(9) * c, -0.25f, 1.0f);
+        // The output 64-byte aligned, as the runtime allocates it: half
+        // the pixels (136 floats apart) start on a vector boundary.
+        std::vector<float> storage(size_t(h) * w * c + 16, NAN);
+        float *result = storage.data();
+        while (reinterpret_cast<uintptr_t>(result) % 64) {
+          ++result;
+        }
+        dispatch(loaded, 0,
+                 {binding(input),
+                  binding(weights),
+                  {result, size_t(h) * w * c * sizeof(float)}},
+                 /*threads=*/2);
+        int wrong = 0;
+        for (int y = 0; y < h; ++y) {
+          for (int x = 0; x < w; ++x) {
+            for (int ch = 0; ch < c; ++ch) {
+              double sum = 0;
+              for (int ky = 0; ky < 3; ++ky) {
+                for (int kx = 0; kx < 3; ++kx) {
+                  sum += double(input[(size_t(y + ky) * (w + 2) + x + kx) * c +
+                                      ch]) *
+                         weights[(ky * 3 + kx) * c + ch];
+                }
+              }
+              double got = result[(size_t(y) * w + x) * c + ch];
+              if (!(std::fabs(got - sum) <= 1e-5 * std::fabs(sum) + 1e-5) &&
+                  wrong++ < 5) {
+                MESSAGE("out[" << y << "][" << x << "][" << ch << "] = " << got
+                               << ", expected " << sum);
+              }
             }
           }
         }

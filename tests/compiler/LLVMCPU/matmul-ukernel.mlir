@@ -34,6 +34,23 @@ func.func @large(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor
 
 // -----
 
+// A result of 32 MiB (kStreamedResultBytes) is stored streamed: flags 256
+// (STRATA_SGEMM_STREAM) on every workgroup's 256 x 256 tile. The 4 MiB one
+// above is not (flags 0).
+// UKERNEL-LABEL: llvm.func @streamed
+// UKERNEL-DAG: %[[C256:.*]] = llvm.mlir.constant(256 : i64) : i64
+// UKERNEL-DAG: %[[K:.*]] = llvm.mlir.constant(64 : i64) : i64
+// UKERNEL: llvm.call @strata_ukernel_sgemm_f32(%{{.*}}, %{{.*}}, %[[K]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[C256]], %[[C256]], %[[K]], %[[C256]], %{{.*}}) :
+func.func @streamed(%a: tensor<2048x64xf32>, %b: tensor<64x4096xf32>) -> tensor<2048x4096xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2048x4096xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x4096xf32>) -> tensor<2048x4096xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<2048x64xf32>, tensor<64x4096xf32>) outs(%f : tensor<2048x4096xf32>) -> tensor<2048x4096xf32>
+  return %r : tensor<2048x4096xf32>
+}
+
+// -----
+
 // A fill with another value stays: the call adds to it (flags 1).
 // UKERNEL-LABEL: llvm.func @accumulate
 // UKERNEL: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64

@@ -26,6 +26,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include "ukernel/SgemmParams.h"
@@ -37,6 +38,14 @@ namespace {
 constexpr int64_t kMinUkernelWork = 64 * 64 * 64;
 // Rows a matmul of fewer rows (a matrix-vector product) is counted as.
 constexpr int64_t kFewRowsWork = 16;
+// A result of at least this many bytes in all is written with non-temporal
+// stores (STRATA_SGEMM_STREAM): the op that reads it next would find little
+// of it in the cache anyway (the size of the last-level cache of the CPUs
+// measured, AMD Zen 3/4: 32 MiB), and streaming saves reading each line in
+// before it is overwritten. Smaller results stay cached for their reader:
+// at 12 MiB the readers of 12-15 MB results (mobilenet_v2, batch 8) lost
+// as much as the writers gained.
+constexpr int64_t kStreamedResultBytes = 32 << 20;
 
 struct Variant {
   int64_t mr, nr;
@@ -51,6 +60,21 @@ std::optional<Variant> lookupVariant(StringRef name) {
     return Variant{STRATA_SGEMM_AVX2_MR, STRATA_SGEMM_AVX2_NR, 8};
   }
   return std::nullopt;
+}
+
+// STRATA_SGEMM_STREAM when the whole buffer `memref` is a view of (through
+// subviews, casts and reshapes) has a static shape of at least
+// kStreamedResultBytes; a tile of a large result streams like the rest.
+int64_t streamFlag(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>()) {
+    memref = view.getViewSource();
+  }
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isF32()) {
+    return 0;
+  }
+  int64_t bytes = type.getNumElements() * 4;
+  return bytes >= kStreamedResultBytes ? STRATA_SGEMM_STREAM : 0;
 }
 
 // A row-major f32 memref (unit inner stride) of rank 2.
@@ -555,7 +579,8 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
       arith::ConstantIndexOp::create(b, loc,
                                      (fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
                                          (packed ? STRATA_SGEMM_PACKED_B : 0) |
-                                         (epilogue ? epilogue->flags() : 0));
+                                         (epilogue ? epilogue->flags() : 0) |
+                                         streamFlag(result));
   Value scratchPointer =
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch);
   SmallVector<Value> args;
@@ -713,7 +738,7 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
            constant(kb),
            constant((fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
                     (packed ? STRATA_SGEMM_PACKED_B : 0) |
-                    (epilogue ? epilogue->flags() : 0)),
+                    (epilogue ? epilogue->flags() : 0) | streamFlag(result)),
            Value(
                memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch)),
            constant(outWidth),
@@ -1048,7 +1073,7 @@ LogicalResult rewriteWindowOp(OpTy op, WindowKind kind, const Variant &variant,
            constant(dilations[0]),
            constant(dilations[1]),
            constant((fill ? 0 : STRATA_SGEMM_ACCUMULATE) | opFlags |
-                    (epilogue ? epilogue->flags() : 0))}) {
+                    (epilogue ? epilogue->flags() : 0) | streamFlag(result))}) {
     args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
   }
   appendEpilogueArguments(b, loc, epilogue, /*residualRowStrideDim=*/2, args);

@@ -3,7 +3,7 @@
  *
  * Included by each variant (SgemmAvx512.c, SgemmAvx2.c) after it defines
  * DW_VL (floats per vector), the vector type `dwvec` and dwLoad, dwStore,
- * dwSplat, dwFma, dwMax (IEEE maximum: NaN propagates, +0 > -0) and
+ * dwStream (a non-temporal store to an aligned address), dwSplat, dwFma, dwMax (IEEE maximum: NaN propagates, +0 > -0) and
  * dwMaxFirst/dwMinFirst (the ISA's max and min) for it.
  *
  * A depthwise convolution multiplies each channel by its own KH x KW
@@ -62,6 +62,7 @@ struct DwconvShape {
   int64_t rows, outWidth, channels, kernelH, kernelW;
   int64_t strideH, strideW, dilationH, dilationW;
   int accumulate;
+  int stream; /* STRATA_SGEMM_STREAM */
 };
 
 static inline float dwLoadScalar(const float *p) { return *p; }
@@ -111,7 +112,12 @@ dwStorePixels(const struct DwconvShape *s, const struct Epilogue *epilogue,
         STRATA_SGEMM_APPLY_EPILOGUE(dwvec, acc[p], ep, 0, 0, dwLoad, dwSplat,
                                     dwMaxFirst, dwMinFirst);
       }
-      dwStore(out + p * s->outStrideW, acc[p]);
+      float *to = out + p * s->outStrideW;
+      if (s->stream && ((uintptr_t)to & (DW_VL * sizeof(float) - 1)) == 0) {
+        dwStream(to, acc[p]);
+      } else {
+        dwStore(to, acc[p]);
+      }
     }
   }
 }
@@ -350,6 +356,7 @@ void strata_ukernel_sdwconv_f32(
   s.dilationH = dilationH;
   s.dilationW = dilationW;
   s.accumulate = (flags & STRATA_SGEMM_ACCUMULATE) != 0;
+  s.stream = (flags & STRATA_SGEMM_STREAM) != 0;
   struct Epilogue epilogueStorage;
   const struct Epilogue *epilogue =
       decodeEpilogue(flags & ~(int64_t)STRATA_SGEMM_RESIDUAL, bias, 0, 0,
@@ -384,4 +391,7 @@ void strata_ukernel_sdwconv_f32(
     DW_BODY(DW_OP_MAC);
   }
 #undef DW_BODY
+  if (s.stream) {
+    __builtin_ia32_sfence(); /* as in sgemm */
+  }
 }

@@ -18,10 +18,11 @@
  * constants after inlining: each combination gets its own fully unrolled
  * kernel, so an edge tile costs only its rows and vectors. */
 static inline __attribute__((always_inline)) void
-microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
+microRows(int64_t kc, const float *restrict pa, int64_t lda,
+          const float *restrict pb,
           int64_t ldb, float *restrict c, int64_t ldc, int add,
-          const struct TileEpilogue *ep, const int rows, int64_t cols,
-          const int vecs, const int masked) {
+          const struct TileEpilogue *ep, int stream, const int rows,
+          int64_t cols, const int vecs, const int masked) {
   __m256 acc[MR][2];
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
@@ -34,7 +35,7 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
 #pragma clang loop unroll(full)
     for (int i = 0; i < MR; ++i) {
       if (i < rows) {
-        __m256 ai = _mm256_broadcast_ss(pa + i * STRATA_SGEMM_A_ROW_STRIDE);
+        __m256 ai = _mm256_broadcast_ss(pa + i * lda);
         acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
         if (vecs > 1) {
           acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
@@ -77,6 +78,10 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
         if (vecs > 1) {
           _mm256_maskstore_ps(row + 8, m1, acc[i][1]);
         }
+      } else if (stream && ((uintptr_t)row & 31) == 0) {
+        /* Aligned rows of a streamed C bypass the cache. */
+        _mm256_stream_ps(row, acc[i][0]);
+        _mm256_stream_ps(row + 8, acc[i][1]);
       } else {
         _mm256_storeu_ps(row, acc[i][0]);
         _mm256_storeu_ps(row + 8, acc[i][1]);
@@ -94,6 +99,7 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
 typedef __m256 dwvec;
 static inline dwvec dwLoad(const float *p) { return _mm256_loadu_ps(p); }
 static inline void dwStore(float *p, dwvec v) { _mm256_storeu_ps(p, v); }
+static inline void dwStream(float *p, dwvec v) { _mm256_stream_ps(p, v); }
 static inline dwvec dwSplat(float x) { return _mm256_set1_ps(x); }
 static inline dwvec dwMaxFirst(dwvec a, dwvec b) { return _mm256_max_ps(a, b); }
 static inline dwvec dwMinFirst(dwvec a, dwvec b) { return _mm256_min_ps(a, b); }

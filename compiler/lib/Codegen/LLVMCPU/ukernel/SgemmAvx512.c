@@ -19,10 +19,11 @@
  * constants after inlining: each combination gets its own fully unrolled
  * kernel, so an edge tile costs only its rows and vectors. */
 static inline __attribute__((always_inline)) void
-microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
+microRows(int64_t kc, const float *restrict pa, int64_t lda,
+          const float *restrict pb,
           int64_t ldb, float *restrict c, int64_t ldc, int add,
-          const struct TileEpilogue *ep, const int rows, int64_t cols,
-          const int vecs, const int masked) {
+          const struct TileEpilogue *ep, int stream, const int rows,
+          int64_t cols, const int vecs, const int masked) {
   __m512 acc[MR][2];
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
@@ -35,7 +36,7 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
 #pragma clang loop unroll(full)
     for (int i = 0; i < MR; ++i) {
       if (i < rows) {
-        __m512 ai = _mm512_set1_ps(pa[i * STRATA_SGEMM_A_ROW_STRIDE]);
+        __m512 ai = _mm512_set1_ps(pa[i * lda]);
         acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
         if (vecs > 1) {
           acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
@@ -73,14 +74,19 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
                                       _mm512_min_ps);
         }
       }
-      if (masked) {
+      /* Whole aligned vectors of a streamed C bypass the cache. */
+      int streamRow = stream && ((uintptr_t)row & 63) == 0;
+      if (streamRow && (!masked || m0 == 0xFFFF)) {
+        _mm512_stream_ps(row, acc[i][0]);
+      } else {
         _mm512_mask_storeu_ps(row, m0, acc[i][0]);
-        if (vecs > 1) {
+      }
+      if (vecs > 1) {
+        if (streamRow && (!masked || m1 == 0xFFFF)) {
+          _mm512_stream_ps(row + 16, acc[i][1]);
+        } else {
           _mm512_mask_storeu_ps(row + 16, m1, acc[i][1]);
         }
-      } else {
-        _mm512_storeu_ps(row, acc[i][0]);
-        _mm512_storeu_ps(row + 16, acc[i][1]);
       }
     }
   }
@@ -95,6 +101,7 @@ microRows(int64_t kc, const float *restrict pa, const float *restrict pb,
 typedef __m512 dwvec;
 static inline dwvec dwLoad(const float *p) { return _mm512_loadu_ps(p); }
 static inline void dwStore(float *p, dwvec v) { _mm512_storeu_ps(p, v); }
+static inline void dwStream(float *p, dwvec v) { _mm512_stream_ps(p, v); }
 static inline dwvec dwSplat(float x) { return _mm512_set1_ps(x); }
 static inline dwvec dwMaxFirst(dwvec a, dwvec b) { return _mm512_max_ps(a, b); }
 static inline dwvec dwMinFirst(dwvec a, dwvec b) { return _mm512_min_ps(a, b); }

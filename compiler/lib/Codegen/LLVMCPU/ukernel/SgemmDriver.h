@@ -4,13 +4,16 @@
  * Included by each variant (SgemmAvx512.c, SgemmAvx2.c) after it defines
  * MR, NR and `microRows(int64_t kc, const float *pa, const float *pb,
  * int64_t ldb, float *c, int64_t ldc, int add, const struct TileEpilogue
- * *ep, const int rows, int64_t cols, const int vecs, const int masked)`,
+ * *ep, int stream, const int rows, int64_t cols, const int vecs, const int
+ * masked)`,
  * which computes rows [0, rows) and columns [0, cols) of one MR x NR tile
  * of C from a packed A panel (MR rows of kc, STRATA_SGEMM_A_ROW_STRIDE
  * apart) and a B panel of kc rows of NR floats, ldb apart (NR when packed;
  * B's own row stride when read in place; columns past cols are zeros),
  * adding to C when `add` is set and overwriting it otherwise, then applying
- * `ep` (SgemmEpilogue.h) when it is not null. Only the first `vecs`
+ * `ep` (SgemmEpilogue.h) when it is not null, and storing the rows that
+ * are vector-aligned with non-temporal stores when `stream` is set (no
+ * fence: the driver's). Only the first `vecs`
  * vectors of columns are computed; `masked` tiles touch C only in columns
  * [0, cols).
  *
@@ -31,10 +34,10 @@ static inline int64_t minI64(int64_t a, int64_t b) { return a < b ? a : b; }
 /* microRows with constant rows, vector count and masking, one unrolled
  * kernel per combination: whole tiles, tiles of at most NR / 2 columns
  * (one vector), and other partial tiles. */
-static void micro(int64_t kc, const float *restrict pa,
+static void micro(int64_t kc, const float *restrict pa, int64_t lda,
                   const float *restrict pb, int64_t ldb, float *restrict c,
                   int64_t ldc, int add, const struct TileEpilogue *ep,
-                  int64_t rows, int64_t cols) {
+                  int stream, int64_t rows, int64_t cols) {
 #define STRATA_SGEMM_ROWS_SWITCH(vecs, masked)                                 \
   switch (rows) {                                                              \
     STRATA_SGEMM_ROWS_CASE(1, vecs, masked)                                    \
@@ -59,7 +62,8 @@ static void micro(int64_t kc, const float *restrict pa,
 #define STRATA_SGEMM_ROWS_CASE(r, vecs, masked)                                \
   case r:                                                                      \
     if (r <= MR) {                                                             \
-      microRows(kc, pa, pb, ldb, c, ldc, add, ep, r, cols, vecs, masked);      \
+      microRows(kc, pa, lda, pb, ldb, c, ldc, add, ep, stream, r, cols, vecs,  \
+                masked);                                                       \
     }                                                                          \
     return;
   if (cols == NR) {
@@ -205,6 +209,18 @@ static void packA(const struct ASource *src, int64_t row0, int64_t k0,
   }
 }
 
+/* The distance in floats between consecutive rows of A when it is the same
+ * for every row and at most STRATA_SGEMM_DIRECT_A_MAX_K, else 0. */
+static int64_t rowStrideOf(const struct ASource *src, int64_t k) {
+  if (!src->conv) {
+    return src->lda <= STRATA_SGEMM_DIRECT_A_MAX_K ? src->lda : 0;
+  }
+  int64_t step = src->convStrideW * src->strideW;
+  int dense = k == src->channels &&
+              src->convStrideH * src->strideH == src->outWidth * step;
+  return dense && step <= STRATA_SGEMM_DIRECT_A_MAX_K ? step : 0;
+}
+
 /* Packs depth [0, kc) x columns [0, nc) of B (row stride ldb) into NR-column
  * panels, each k-major (NR floats per k), columns past nc as zeros. Row by
  * row: each row of B is read once, front to back. */
@@ -240,6 +256,7 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
   float *pa = scratch;
   float *pb = pa + STRATA_SGEMM_ROUND_UP(STRATA_SGEMM_SCRATCH_A(MR, m, k), 16);
   int accumulate = (flags & STRATA_SGEMM_ACCUMULATE) != 0;
+  int stream = (flags & STRATA_SGEMM_STREAM) != 0;
   if (m <= 0 || n <= 0) {
     return;
   }
@@ -263,6 +280,10 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
    * panel serves one A panel, so packing B would only copy it. The
    * microkernel reads B's full panels in place (rows ldb apart); only a last
    * panel of fewer than NR columns is packed (zero-padded). */
+  /* A shallow A whose rows are evenly spaced (a matrix, or a 1x1
+   * convolution's dense pixels) is read in place, directA floats from one
+   * row to the next: packing would copy each element to read it once. */
+  int64_t directA = rowStrideOf(src, k);
   int packedB = (flags & STRATA_SGEMM_PACKED_B) != 0;
   int inPlaceB = !packedB && m <= STRATA_SGEMM_IN_PLACE_B_ROWS;
   for (int64_t jc = 0; jc < n; jc += NC) {
@@ -271,8 +292,10 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
     for (int64_t pc = 0; pc < k; pc += KC) {
       int64_t kc = minI64(KC, k - pc);
       int add = accumulate || pc > 0;
-      /* The epilogue goes with the last depth block's stores. */
+      /* The epilogue goes with the last depth block's stores, and so does
+       * streaming: earlier blocks' C is read back. */
       const struct Epilogue *last = pc + kc >= k ? epilogue : 0;
+      int streamBlock = stream && pc + kc >= k;
       /* Packed panels of this block: kc x NR each, kc * NR floats apart
        * when packed here, k * NR when packed at compile time. */
       const float *blockB = pb;
@@ -294,7 +317,9 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
       int rowsOuter = kc * nc <= STRATA_SGEMM_L1_B_FLOATS;
       for (int64_t ic = 0; ic < m; ic += MC) {
         int64_t mc = minI64(MC, m - ic);
-        packA(src, ic, pc, mc, kc, pa);
+        if (!directA) {
+          packA(src, ic, pc, mc, kc, pa);
+        }
         int64_t outer = rowsOuter ? mc : nc;
         int64_t outerStep = rowsOuter ? MR : NR;
         int64_t inner = rowsOuter ? nc : mc;
@@ -311,17 +336,25 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
               panelStride = cols == NR ? ldb : NR;
             }
             int64_t rows = minI64(MR, mc - ir);
-            const float *panelA = pa + ir * STRATA_SGEMM_A_ROW_STRIDE;
+            const float *panelA =
+                directA ? src->base + (ic + ir) * directA
+                        : pa + ir * STRATA_SGEMM_A_ROW_STRIDE;
             float *tile = c + (ic + ir) * ldc + jc + jr;
             struct TileEpilogue tileEp;
             const struct TileEpilogue *ep =
                 tileEpilogue(last, ic + ir, jc + jr, &tileEp);
-            micro(kc, panelA, panelB, panelStride, tile, ldc, add, ep, rows,
-                  cols);
+            micro(kc, panelA, directA ? directA : STRATA_SGEMM_A_ROW_STRIDE,
+                  panelB, panelStride, tile, ldc, add, ep,
+                  streamBlock, rows, cols);
           }
         }
       }
     }
+  }
+  if (stream) {
+    /* Non-temporal stores are weakly ordered: they must be visible before
+     * whatever tells another thread that this workgroup is done. */
+    __builtin_ia32_sfence();
   }
 }
 

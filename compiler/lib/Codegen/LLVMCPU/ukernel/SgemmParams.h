@@ -33,6 +33,13 @@
  * padding spread the rows over different L1 sets. */
 #define STRATA_SGEMM_A_ROW_STRIDE (STRATA_SGEMM_KC + 16)
 
+/* A whose rows are at most this many floats apart, evenly (a matrix, or the
+ * dense pixels of a 1x1 convolution), is read in place by the microkernel
+ * rather than packed (SgemmDriver.h): a shallow A would be copied to be
+ * read once. Deeper rows are packed: measured slower in place (mobilenet_v2
+ * batch 8, 96 and 144 input channels), the packed copy streams better. */
+#define STRATA_SGEMM_DIRECT_A_MAX_K 64
+
 /* At most this many rows of A in a call: B is read in place rather than
  * packed (SgemmDriver.h). */
 #define STRATA_SGEMM_IN_PLACE_B_ROWS 4
@@ -59,6 +66,12 @@
  * maximum or sum (a max or sum pooling) instead of the convolution. */
 #define STRATA_DW_POOL_MAX 64
 #define STRATA_DW_POOL_SUM 128
+/* Bit 8, both kernels: the final values of C go out with non-temporal
+ * stores where a whole vector is aligned (then a store fence). The compiler
+ * sets it when the whole result is too large to stay in the cache for its
+ * reader (MatmulUkernel.cpp, kStreamedResultBytes): streaming it skips
+ * reading every line of C in before it is overwritten. */
+#define STRATA_SGEMM_STREAM 256
 
 /* Floats of scratch one call needs for an m x n x k problem: packed A
  * (min(MC, m rounded up to MR) rows of STRATA_SGEMM_A_ROW_STRIDE) then
