@@ -106,6 +106,50 @@ func.func @reshaped(%a: tensor<4xf32>) -> tensor<2x2xf32> {
 
 // -----
 
+// The slab serves every group of a block: a result that only dispatches of
+// a later group read (%2) lives in it across the host's read of another
+// result (%1, allocated and exported), and the later group binds it in
+// place: never exported, never imported. Results of different groups share
+// bytes: %3 is written after %0's last reader finished (the second group
+// waits for the first), so both sit at offset 0 and the slab holds two
+// results, not three.
+// CHECK-LABEL: func.func @acrossGroups(
+// CHECK: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, 128 : !stream.resource
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: %[[OUT1:.*]] = stream.resource.alloc
+// CHECK: stream.cmd.execute
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d0 bindings(%{{.*}}, %[[SLAB]][%[[C0]], %[[C16]]])
+// CHECK-NEXT: stream.cmd.barrier
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d2 bindings(%[[SLAB]][%[[C0]], %[[C16]]], %{{.*}}, %[[OUT1]][%[[C0]], %[[C16]]])
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d0 bindings(%{{.*}}, %[[SLAB]][%[[C64]], %[[C16]]])
+// CHECK-NEXT: }
+// CHECK: stream.timepoint.await
+// CHECK: tensor.extract
+// CHECK-NOT: stream.resource.alloca
+// CHECK: stream.cmd.execute
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d0 bindings(%{{.*}}, %[[SLAB]][%c0{{[_0-9]*}}, %c16{{[_0-9]*}}])
+// CHECK-NEXT: stream.cmd.barrier
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d2 bindings(%[[SLAB]][%c64{{[_0-9]*}}, %c16{{[_0-9]*}}], %[[SLAB]][%c0{{[_0-9]*}}, %c16{{[_0-9]*}}], %{{.*}})
+// CHECK-NEXT: }
+hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+  hal.executable.export @d0 ordinal(0) workgroup_count([1, 1, 1])
+  hal.executable.export @d2 ordinal(1) workgroup_count([1, 1, 1])
+}
+func.func @acrossGroups(%a: tensor<4xf32>) -> (tensor<4xf32>, f32) {
+  %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = flow.dispatch @exe::@d2(%0, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %2 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %c0 = arith.constant 0 : index
+  %x = tensor.extract %1[%c0] : tensor<4xf32>
+  %3 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %4 = flow.dispatch @exe::@d2(%2, %3) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %4, %x : tensor<4xf32>, f32
+}
+
+// -----
+
 // A view the host reads too (here: returns) keeps its result out of the
 // slab: the result is allocated and exported, and the reshape stays.
 // CHECK-LABEL: func.func @reshapedAndReturned(

@@ -126,6 +126,172 @@ bool needsDispatchResults(Operation &op) {
   return touches.wasInterrupted();
 }
 
+/// Whether `op`, met between the dispatches of a block, ends their group:
+/// anything that touches a tensor or has effects does, except reads of
+/// shapes and reshapes (views of memory whose contents they do not read).
+/// Scalar work may sit between dispatches.
+bool endsGroup(Operation &op) {
+  if (isa<tensor::DimOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op)) {
+    return false;
+  }
+  return op.hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(&op) ||
+         op.getNumRegions() != 0 || hasTensor(op.getOperandTypes()) ||
+         hasTensor(op.getResultTypes());
+}
+
+/// The dispatches of `block` in submission groups: runs of dispatches that
+/// no group-ending op separates.
+SmallVector<SmallVector<flow::DispatchOp>> partition(Block &block) {
+  SmallVector<SmallVector<flow::DispatchOp>> groups(1);
+  for (Operation &op : block) {
+    if (auto dispatch = dyn_cast<flow::DispatchOp>(op)) {
+      groups.back().push_back(dispatch);
+    } else if (endsGroup(op) && !groups.back().empty()) {
+      groups.emplace_back();
+    }
+  }
+  if (groups.back().empty()) {
+    groups.pop_back();
+  }
+  return groups;
+}
+
+/// Whether `call` reads what an earlier dispatch of its group writes,
+/// directly or through a reshape: a barrier goes before it.
+bool readsGroupResult(flow::DispatchOp call,
+                      const SmallPtrSetImpl<Operation *> &group) {
+  return llvm::any_of(call.getOperands(), [&](Value operand) {
+    Operation *def = throughReshapes(operand).getDefiningOp();
+    return def && group.contains(def);
+  });
+}
+
+/// Where the transient results of a block live: one slab for all of its
+/// groups, allocated where the first group starts.
+struct SlabPlan {
+  struct Slot {
+    int64_t offset;
+    int64_t bytes;
+  };
+  DenseMap<Value, Slot> slots;
+  int64_t bytes = 0;
+  /// The reshapes of transient results: views that die with the block.
+  SmallVector<Operation *> views;
+  Value slab; // made by the first group
+};
+
+/// The slab plan of a block's groups. A result with a static shape is
+/// transient when only later dispatches of the block read it (directly or
+/// through reshapes), in its own group or a later one: groups chain, each
+/// submission waiting for the one before, so the data flow through the
+/// block's groups is all on the device. Two transient results may share
+/// bytes when one's last reader is done before the other's dispatch
+/// writes: a barrier, or the start of a later group, separates them.
+/// Places are chosen greedily by size (largest first, each at the lowest
+/// 64-byte aligned offset clear of every placed result it may not share
+/// with), which packs a chain of layers close to its largest pair of
+/// neighbours.
+SlabPlan planSlab(ArrayRef<SmallVector<flow::DispatchOp>> groups) {
+  SlabPlan plan;
+  // Every dispatch of the block in order, and orderedUpTo[i]: the points
+  // up to dispatch i before which everything earlier has finished.
+  DenseMap<Operation *, unsigned> indexOf;
+  SmallVector<flow::DispatchOp> calls;
+  SmallVector<unsigned> orderedUpTo;
+  unsigned points = 0;
+  for (auto [g, group] : llvm::enumerate(groups)) {
+    SmallPtrSet<Operation *, 8> inGroup;
+    for (flow::DispatchOp call : group) {
+      inGroup.insert(call);
+    }
+    for (auto [i, call] : llvm::enumerate(group)) {
+      if ((g > 0 && i == 0) || readsGroupResult(call, inGroup)) {
+        ++points;
+      }
+      indexOf[call] = calls.size();
+      calls.push_back(call);
+      orderedUpTo.push_back(points);
+    }
+  }
+
+  struct Transient {
+    Value result;
+    unsigned def, lastReader;
+    int64_t bytes, capacity;
+  };
+  SmallVector<Transient> transients;
+  for (auto [index, call] : llvm::enumerate(calls)) {
+    for (OpResult result : call->getResults()) {
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      if (!type || !type.hasStaticShape() || result.use_empty()) {
+        continue;
+      }
+      // Its readers, seen through reshapes (the slot is the same memory).
+      SmallVector<unsigned> readers;
+      SmallVector<Operation *> views;
+      bool transient = true;
+      SmallVector<Value> worklist = {result};
+      while (transient && !worklist.empty()) {
+        Value value = worklist.pop_back_val();
+        for (Operation *user : value.getUsers()) {
+          auto reader = indexOf.find(user);
+          if (reader != indexOf.end()) {
+            readers.push_back(reader->second);
+          } else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+                         user)) {
+            views.push_back(user);
+            worklist.push_back(user->getResult(0));
+          } else {
+            transient = false;
+            break;
+          }
+        }
+      }
+      if (!transient || readers.empty()) {
+        continue;
+      }
+      llvm::append_range(plan.views, views);
+      int64_t bytes = byteCount(type);
+      transients.push_back(
+          {result, static_cast<unsigned>(index),
+           *llvm::max_element(readers), bytes,
+           (bytes + kSlabAlignment - 1) / kSlabAlignment * kSlabAlignment});
+    }
+  }
+  auto doneBefore = [&](const Transient &first, const Transient &second) {
+    return first.lastReader < second.def &&
+           orderedUpTo[second.def] > orderedUpTo[first.lastReader];
+  };
+  SmallVector<unsigned> bySize(transients.size());
+  std::iota(bySize.begin(), bySize.end(), 0u);
+  llvm::stable_sort(bySize, [&](unsigned a, unsigned b) {
+    return transients[a].capacity > transients[b].capacity;
+  });
+  SmallVector<std::pair<unsigned, int64_t>> placed; // transient, offset
+  for (unsigned i : bySize) {
+    const Transient &t = transients[i];
+    SmallVector<std::pair<int64_t, int64_t>> taken; // [begin, end)
+    for (auto [j, offset] : placed) {
+      const Transient &other = transients[j];
+      if (!doneBefore(t, other) && !doneBefore(other, t)) {
+        taken.push_back({offset, offset + other.capacity});
+      }
+    }
+    llvm::sort(taken);
+    int64_t offset = 0;
+    for (auto [begin, end] : taken) {
+      if (offset + t.capacity <= begin) {
+        break;
+      }
+      offset = std::max(offset, end);
+    }
+    placed.push_back({i, offset});
+    plan.slots[t.result] = {offset, t.bytes};
+    plan.bytes = std::max(plan.bytes, offset + t.capacity);
+  }
+  return plan;
+}
+
 /// The constant data of a host tensor, if it is one.
 ElementsAttr getConstantTensor(Value value) {
   auto constant = value.getDefiningOp<arith::ConstantOp>();
@@ -152,8 +318,11 @@ private:
   };
 
   void scheduleBlock(Block &block, Value entryTimepoint, Value signalFence);
+  /// Emits one group's submission; its calls go to `done`, erased when the
+  /// block is (a later group may still read their transient results).
   void emitGroup(MutableArrayRef<flow::DispatchOp> calls, Value awaitTimepoint,
-                 Pending &pending);
+                 Pending &pending, SlabPlan &plan,
+                 SmallVectorImpl<flow::DispatchOp> &done);
   void awaitBefore(Operation &op, Pending &pending);
 
   std::unique_ptr<DominanceInfo> dominance;
@@ -186,6 +355,8 @@ void Scheduler::schedule(func::FuncOp func, Value waitFence,
 
 void Scheduler::scheduleBlock(Block &block, Value entryTimepoint,
                               Value signalFence) {
+  SlabPlan plan = planSlab(partition(block));
+  SmallVector<flow::DispatchOp> done;
   SmallVector<flow::DispatchOp> group; // the open group
   Pending pending;
   // The caller's wait fence, until something waits for it.
@@ -197,7 +368,7 @@ void Scheduler::scheduleBlock(Block &block, Value entryTimepoint,
     // The chain goes on: this submission waits for the pending one (or the
     // caller's fence), whose wait the host leaves to this one's.
     emitGroup(group, pending.timepoint ? pending.timepoint : pendingEntry,
-              pending);
+              pending, plan, done);
     pendingEntry = Value();
     group.clear();
   };
@@ -206,16 +377,11 @@ void Scheduler::scheduleBlock(Block &block, Value entryTimepoint,
       group.push_back(dispatch);
       continue;
     }
-    // Scalar work may sit between dispatches, and reads of shapes and
-    // reshapes (views of memory whose contents they do not read); anything
-    // else that touches a tensor or has effects ends the group.
     if (isa<tensor::DimOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
             op)) {
       continue;
     }
-    if (op.hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(&op) ||
-        op.getNumRegions() != 0 || hasTensor(op.getOperandTypes()) ||
-        hasTensor(op.getResultTypes())) {
+    if (endsGroup(op)) {
       close();
     }
     if (signalFence && isa<func::ReturnOp>(op)) {
@@ -251,10 +417,28 @@ void Scheduler::scheduleBlock(Block &block, Value entryTimepoint,
     }
   }
   close();
+  // Transient results had only the block's dispatches as users, and views
+  // of them read only by those: the calls and views use each other's
+  // results, so every reference goes before any of them is erased.
+  for (flow::DispatchOp call : done) {
+    call->dropAllReferences();
+  }
+  for (Operation *view : plan.views) {
+    view->dropAllReferences();
+  }
+  for (Operation *view : plan.views) {
+    view->erase();
+  }
+  for (flow::DispatchOp call : llvm::reverse(done)) {
+    call->dropAllUses();
+    call.erase();
+  }
 }
 
 void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
-                          Value awaitTimepoint, Pending &pending) {
+                          Value awaitTimepoint, Pending &pending,
+                          SlabPlan &plan,
+                          SmallVectorImpl<flow::DispatchOp> &done) {
   MLIRContext *context = calls.front().getContext();
   SmallPtrSet<Operation *, 8> inGroup;
   for (flow::DispatchOp call : calls) {
@@ -264,117 +448,9 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
   // group writes, directly or through a reshape.
   SmallVector<bool> barriers;
   for (flow::DispatchOp call : calls) {
-    barriers.push_back(llvm::any_of(call.getOperands(), [&](Value operand) {
-      Operation *def = throughReshapes(operand).getDefiningOp();
-      return def && inGroup.contains(def);
-    }));
+    barriers.push_back(readsGroupResult(call, inGroup));
   }
-  // barriersUpTo[i]: the barriers before dispatches 0..i.
-  SmallVector<unsigned> barriersUpTo;
-  for (bool barrier : barriers) {
-    barriersUpTo.push_back((barriersUpTo.empty() ? 0 : barriersUpTo.back()) +
-                           (barrier ? 1 : 0));
-  }
-  auto indexOf = [&](Operation *op) -> unsigned {
-    return llvm::find_if(calls,
-                         [&](flow::DispatchOp call) {
-                           return call.getOperation() == op;
-                         }) -
-           calls.begin();
-  };
-
-  // Where each transient result lives in the slab: results with static
-  // shapes that only later dispatches of the group read. Two of them may
-  // share bytes when one's last reader is done before the other's dispatch
-  // writes: a barrier separates them. Places are chosen greedily by size
-  // (largest first, each at the lowest 64-byte aligned offset clear of
-  // every placed result it may not share with), which packs a chain of
-  // layers close to its largest pair of neighbours.
-  struct Slot {
-    int64_t offset;
-    int64_t bytes;
-  };
-  struct Transient {
-    Value result;
-    unsigned def, lastReader;
-    int64_t bytes, capacity;
-  };
-  DenseMap<Value, Slot> slots;
-  SmallVector<Transient> transients;
-  // Reshapes of transient results: views that die with the group.
-  SmallVector<Operation *> transientViews;
-  for (auto [index, call] : llvm::enumerate(calls)) {
-    for (OpResult result : call->getResults()) {
-      auto type = dyn_cast<RankedTensorType>(result.getType());
-      if (!type || !type.hasStaticShape() || result.use_empty()) {
-        continue;
-      }
-      // Its readers, seen through reshapes (the slot is the same memory);
-      // transient when they are all later dispatches of the group.
-      SmallVector<Operation *> readers, views;
-      bool transient = true;
-      SmallVector<Value> worklist = {result};
-      while (transient && !worklist.empty()) {
-        Value value = worklist.pop_back_val();
-        for (Operation *user : value.getUsers()) {
-          if (inGroup.contains(user)) {
-            readers.push_back(user);
-          } else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
-                         user)) {
-            views.push_back(user);
-            worklist.push_back(user->getResult(0));
-          } else {
-            transient = false;
-            break;
-          }
-        }
-      }
-      if (!transient || readers.empty()) {
-        continue;
-      }
-      unsigned lastReader = 0;
-      for (Operation *reader : readers) {
-        lastReader = std::max(lastReader, indexOf(reader));
-      }
-      llvm::append_range(transientViews, views);
-      int64_t bytes = byteCount(type);
-      transients.push_back(
-          {result, static_cast<unsigned>(index), lastReader, bytes,
-           (bytes + kSlabAlignment - 1) / kSlabAlignment * kSlabAlignment});
-    }
-  }
-  auto doneBefore = [&](const Transient &first, const Transient &second) {
-    return first.lastReader < second.def &&
-           barriersUpTo[second.def] > barriersUpTo[first.lastReader];
-  };
-  SmallVector<unsigned> bySize(transients.size());
-  std::iota(bySize.begin(), bySize.end(), 0u);
-  llvm::stable_sort(bySize, [&](unsigned a, unsigned b) {
-    return transients[a].capacity > transients[b].capacity;
-  });
-  SmallVector<std::pair<unsigned, int64_t>> placed; // transient, offset
-  int64_t slabBytes = 0;
-  for (unsigned i : bySize) {
-    const Transient &t = transients[i];
-    SmallVector<std::pair<int64_t, int64_t>> taken; // [begin, end)
-    for (auto [j, offset] : placed) {
-      const Transient &other = transients[j];
-      if (!doneBefore(t, other) && !doneBefore(other, t)) {
-        taken.push_back({offset, offset + other.capacity});
-      }
-    }
-    llvm::sort(taken);
-    int64_t offset = 0;
-    for (auto [begin, end] : taken) {
-      if (offset + t.capacity <= begin) {
-        break;
-      }
-      offset = std::max(offset, end);
-    }
-    placed.push_back({i, offset});
-    slots[t.result] = {offset, t.bytes};
-    slabBytes = std::max(slabBytes, offset + t.capacity);
-  }
+  DenseMap<Value, SlabPlan::Slot> &slots = plan.slots;
 
   Location groupLoc = calls.front().getLoc();
   Constants consts(calls.front());
@@ -383,11 +459,11 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
       b, groupLoc, stream::DeviceType::get(context),
       stream::AllocatorType::get(context));
   Type resourceType = stream::ResourceType::get(context);
-  Value slab;
-  if (slabBytes) {
-    slab = stream::ResourceAllocaOp::create(b, groupLoc, resourceType,
-                                            resolve.getAllocator(), slabBytes);
+  if (plan.bytes && !plan.slab) {
+    plan.slab = stream::ResourceAllocaOp::create(
+        b, groupLoc, resourceType, resolve.getAllocator(), plan.bytes);
   }
+  Value slab = plan.slab;
 
   struct Command {
     Location loc;
@@ -485,22 +561,7 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
                                   command.constants, command.resources,
                                   command.offsets, command.lengths);
   }
-  // Transient results had only the group's dispatches as users, and views
-  // of them read only by those: the calls and views use each other's
-  // results, so every reference goes before any of them is erased.
-  for (flow::DispatchOp call : calls) {
-    call->dropAllReferences();
-  }
-  for (Operation *view : transientViews) {
-    view->dropAllReferences();
-  }
-  for (Operation *view : transientViews) {
-    view->erase();
-  }
-  for (flow::DispatchOp call : llvm::reverse(calls)) {
-    call->dropAllUses();
-    call.erase();
-  }
+  done.append(calls.begin(), calls.end());
   pending.timepoint = execute.getResult();
   pending.device = resolve.getDevice();
   pending.values.append(exports);

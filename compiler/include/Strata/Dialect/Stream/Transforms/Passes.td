@@ -20,11 +20,13 @@ def ScheduleExecutionPass
     - A `stream.cmd.barrier` goes before a dispatch that reads what an
       earlier dispatch of its group writes, directly or through a reshape
       (a view of the same memory).
-    - Results that only later dispatches of their group read, with static
-      shapes, live in the group's transient slab (`stream.resource.alloca`,
-      each at a 64-byte aligned offset) and have no host tensor. The slab
-      is sized by lifetime: a result takes the place of an earlier one
-      whose last reader a barrier separates from the result's dispatch. Other
+    - Results that only later dispatches of their block read (in their own
+      group or a later one), with static shapes, live in the block's
+      transient slab (`stream.resource.alloca` where the block's first
+      group starts, each at a 64-byte aligned offset) and have no host
+      tensor. The slab is sized by lifetime: a result takes the place of an
+      earlier one whose last reader a barrier, or the start of a later
+      group, separates from the result's dispatch. Other
       results get their own `stream.resource.alloc` and become host
       tensors (`stream.tensor.export`); host tensors a dispatch reads are
       bound through `stream.tensor.import`, constant tensors through
