@@ -93,15 +93,15 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
       // then depths of at most STRATA_SGEMM_DIRECT_A_MAX_K (64), where A is
       // read in place instead of packed: depth 1, primes, exactly 64, 16
       // columns (one AVX-512 vector).
-      for (auto [m, k, n] : std::vector<std::tuple<int, int, int>>{
-               {257, 300, 263},
-               {1, 2000, 300},
-               {33, 1000, 65},
-               {70, 600, 90},
-               {1031, 13, 47},
-               {4099, 1, 70},
-               {600, 37, 16},
-               {257, 64, 263}}) {
+      for (auto [m, k, n] :
+           std::vector<std::tuple<int, int, int>>{{257, 300, 263},
+                                                  {1, 2000, 300},
+                                                  {33, 1000, 65},
+                                                  {70, 600, 90},
+                                                  {1031, 13, 47},
+                                                  {4099, 1, 70},
+                                                  {600, 37, 16},
+                                                  {257, 64, 263}}) {
         CAPTURE(features);
         CAPTURE(m);
         CAPTURE(k);
@@ -205,25 +205,26 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
         Loaded loaded;
         std::string errors;
         REQUIRE_MESSAGE(
-            compile("func.func @dw(%in: " + in + ", %f: " + filter + ") -> " +
-                        out +
-                        " {\n"
-                        "  %zero = arith.constant 0.0 : f32\n"
-                        "  %e = tensor.empty() : " +
-                        out + "\n  %z = linalg.fill ins(%zero : f32) outs(%e : " +
-                        out + ") -> " + out +
-                        "\n  %r = linalg.depthwise_conv_2d_nhwc_hwc "
-                        "{dilations = dense<1> : tensor<2xi64>, strides = "
-                        "dense<1> : tensor<2xi64>} ins(%in, %f : " +
-                        in + ", " + filter + ") outs(%z : " + out + ") -> " +
-                        out + "\n  return %r : " + out + "\n}\n",
-                    loaded.compiled, errors, options),
+            compile(
+                "func.func @dw(%in: " + in + ", %f: " + filter + ") -> " + out +
+                    " {\n"
+                    "  %zero = arith.constant 0.0 : f32\n"
+                    "  %e = tensor.empty() : " +
+                    out + "\n  %z = linalg.fill ins(%zero : f32) outs(%e : " +
+                    out + ") -> " + out +
+                    "\n  %r = linalg.depthwise_conv_2d_nhwc_hwc "
+                    "{dilations = dense<1> : tensor<2xi64>, strides = "
+                    "dense<1> : tensor<2xi64>} ins(%in, %f : " +
+                    in + ", " + filter + ") outs(%z : " + out + ") -> " + out +
+                    "\n  return %r : " + out + "\n}\n",
+                loaded.compiled, errors, options),
             errors);
         REQUIRE(strata_hal_executable_load_memory(
                     loaded.compiled.library.data(),
                     loaded.compiled.library.size(), "streamed",
                     strata_allocator_system(), &loaded.executable) == nullptr);
-        std::vector<float> input = ramp(size_t(h + 2) * (w + 2) * c, 0.125f, -2.0f);
+        std::vector<float> input =
+            ramp(size_t(h + 2) * (w + 2) * c, 0.125f, -2.0f);
         std::vector<float> weights = ramp(size_t(9) * c, -0.25f, 1.0f);
         // The output 64-byte aligned, as the runtime allocates it: half
         // the pixels (136 floats apart) start on a vector boundary.
@@ -244,9 +245,10 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
               double sum = 0;
               for (int ky = 0; ky < 3; ++ky) {
                 for (int kx = 0; kx < 3; ++kx) {
-                  sum += double(input[(size_t(y + ky) * (w + 2) + x + kx) * c +
-                                      ch]) *
-                         weights[(ky * 3 + kx) * c + ch];
+                  sum +=
+                      double(
+                          input[(size_t(y + ky) * (w + 2) + x + kx) * c + ch]) *
+                      weights[(ky * 3 + kx) * c + ch];
                 }
               }
               double got = result[(size_t(y) * w + x) * c + ch];

@@ -575,12 +575,11 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   Value m = memref::DimOp::create(b, loc, result, 0);
   Value n = memref::DimOp::create(b, loc, result, 1);
   Value k = memref::DimOp::create(b, loc, lhs, 1);
-  Value flags =
-      arith::ConstantIndexOp::create(b, loc,
-                                     (fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
-                                         (packed ? STRATA_SGEMM_PACKED_B : 0) |
-                                         (epilogue ? epilogue->flags() : 0) |
-                                         streamFlag(result));
+  Value flags = arith::ConstantIndexOp::create(
+      b, loc,
+      (fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
+          (packed ? STRATA_SGEMM_PACKED_B : 0) |
+          (epilogue ? epilogue->flags() : 0) | streamFlag(result));
   Value scratchPointer =
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch);
   SmallVector<Value> args;

@@ -20,9 +20,8 @@
  * kernel, so an edge tile costs only its rows and vectors. */
 static inline __attribute__((always_inline)) void
 microRows(int64_t kc, const float *restrict pa, int64_t lda,
-          const float *restrict pb,
-          int64_t ldb, float *restrict c, int64_t ldc, int add,
-          const struct TileEpilogue *ep, int stream, const int rows,
+          const float *restrict pb, int64_t ldb, float *restrict c, int64_t ldc,
+          int add, const struct TileEpilogue *ep, int stream, const int rows,
           int64_t cols, const int vecs, const int masked) {
   __m512 acc[MR][2];
 #pragma clang loop unroll(full)

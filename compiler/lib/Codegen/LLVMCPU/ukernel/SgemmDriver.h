@@ -336,16 +336,15 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
               panelStride = cols == NR ? ldb : NR;
             }
             int64_t rows = minI64(MR, mc - ir);
-            const float *panelA =
-                directA ? src->base + (ic + ir) * directA
-                        : pa + ir * STRATA_SGEMM_A_ROW_STRIDE;
+            const float *panelA = directA ? src->base + (ic + ir) * directA
+                                          : pa + ir * STRATA_SGEMM_A_ROW_STRIDE;
             float *tile = c + (ic + ir) * ldc + jc + jr;
             struct TileEpilogue tileEp;
             const struct TileEpilogue *ep =
                 tileEpilogue(last, ic + ir, jc + jr, &tileEp);
             micro(kc, panelA, directA ? directA : STRATA_SGEMM_A_ROW_STRIDE,
-                  panelB, panelStride, tile, ldc, add, ep,
-                  streamBlock, rows, cols);
+                  panelB, panelStride, tile, ldc, add, ep, streamBlock, rows,
+                  cols);
           }
         }
       }

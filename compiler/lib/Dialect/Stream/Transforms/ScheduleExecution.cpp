@@ -253,8 +253,8 @@ SlabPlan planSlab(ArrayRef<SmallVector<flow::DispatchOp>> groups) {
       llvm::append_range(plan.views, views);
       int64_t bytes = byteCount(type);
       transients.push_back(
-          {result, static_cast<unsigned>(index),
-           *llvm::max_element(readers), bytes,
+          {result, static_cast<unsigned>(index), *llvm::max_element(readers),
+           bytes,
            (bytes + kSlabAlignment - 1) / kSlabAlignment * kSlabAlignment});
     }
   }
