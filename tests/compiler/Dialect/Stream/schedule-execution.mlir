@@ -150,6 +150,48 @@ func.func @acrossGroups(%a: tensor<4xf32>) -> (tensor<4xf32>, f32) {
 
 // -----
 
+// A loop's body keeps its transients in the function's slab: the body's
+// room (64 bytes) is placed like one result whose life is the loop, clear
+// of %0 (read after the loop) but sharing bytes with %p (whose last
+// reader ran before it): three parts in a 128-byte slab allocated once,
+// outside the loop. The body binds its result at the room's offset.
+// CHECK-LABEL: func.func @loopBody(
+// CHECK: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, 128 : !stream.resource
+// CHECK: stream.cmd.execute
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d0 bindings(%{{.*}}, %[[SLAB]][%c64{{[_0-9]*}}, %c16{{[_0-9]*}}])
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d0 bindings(%{{.*}}, %[[SLAB]][%c0{{[_0-9]*}}, %c16{{[_0-9]*}}])
+// CHECK-NEXT: stream.cmd.barrier
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d2 bindings(%[[SLAB]][%c0{{[_0-9]*}}, %c16{{[_0-9]*}}], %{{.*}}, %{{.*}})
+// CHECK: scf.for
+// CHECK-NOT: stream.resource.alloca
+// CHECK: stream.cmd.execute
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d0 bindings(%{{.*}}, %[[SLAB]][%c0{{[_0-9]*}}, %c16{{[_0-9]*}}])
+// CHECK-NEXT: stream.cmd.barrier
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d2 bindings(%[[SLAB]][%c0{{[_0-9]*}}, %c16{{[_0-9]*}}], %{{.*}}, %{{.*}})
+// CHECK: scf.yield
+// CHECK: stream.cmd.execute
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d2 bindings(%[[SLAB]][%c64{{[_0-9]*}}, %c16{{[_0-9]*}}], %{{.*}}, %{{.*}})
+hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+  hal.executable.export @d0 ordinal(0) workgroup_count([1, 1, 1])
+  hal.executable.export @d2 ordinal(1) workgroup_count([1, 1, 1])
+}
+func.func @loopBody(%a: tensor<4xf32>, %n: index) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %p = flow.dispatch @exe::@d0(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %q = flow.dispatch @exe::@d2(%p, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %a) -> (tensor<4xf32>) {
+    %1 = flow.dispatch @exe::@d0(%acc) : (tensor<4xf32>) -> tensor<4xf32>
+    %2 = flow.dispatch @exe::@d2(%1, %acc) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %2 : tensor<4xf32>
+  }
+  %3 = flow.dispatch @exe::@d2(%0, %r) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %3, %q : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
 // A view the host reads too (here: returns) keeps its result out of the
 // slab: the result is allocated and exported, and the reshape stays.
 // CHECK-LABEL: func.func @reshapedAndReturned(

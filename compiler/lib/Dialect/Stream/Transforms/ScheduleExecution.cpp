@@ -139,23 +139,6 @@ bool endsGroup(Operation &op) {
          hasTensor(op.getResultTypes());
 }
 
-/// The dispatches of `block` in submission groups: runs of dispatches that
-/// no group-ending op separates.
-SmallVector<SmallVector<flow::DispatchOp>> partition(Block &block) {
-  SmallVector<SmallVector<flow::DispatchOp>> groups(1);
-  for (Operation &op : block) {
-    if (auto dispatch = dyn_cast<flow::DispatchOp>(op)) {
-      groups.back().push_back(dispatch);
-    } else if (endsGroup(op) && !groups.back().empty()) {
-      groups.emplace_back();
-    }
-  }
-  if (groups.back().empty()) {
-    groups.pop_back();
-  }
-  return groups;
-}
-
 /// Whether `call` reads what an earlier dispatch of its group writes,
 /// directly or through a reshape: a barrier goes before it.
 bool readsGroupResult(flow::DispatchOp call,
@@ -167,60 +150,96 @@ bool readsGroupResult(flow::DispatchOp call,
 }
 
 /// Where the transient results of a block live: one slab for all of its
-/// groups, allocated where the first group starts.
+/// groups, and room in it for the slabs of the blocks nested in its ops.
 struct SlabPlan {
   struct Slot {
     int64_t offset;
     int64_t bytes;
   };
   DenseMap<Value, Slot> slots;
+  /// Where each op holding blocks with transients keeps them: the offset
+  /// of their slabs (all at the same place: one runs at a time).
+  DenseMap<Operation *, int64_t> nested;
   int64_t bytes = 0;
   /// The reshapes of transient results: views that die with the block.
   SmallVector<Operation *> views;
-  Value slab; // made by the first group
+  /// The slab and where this block's part of it begins: made by the
+  /// block's first group or nested op that needs it, or, for a nested
+  /// block, the enclosing block's slab at the op's offset.
+  Value slab;
+  int64_t base = 0;
 };
 
-/// The slab plan of a block's groups. A result with a static shape is
-/// transient when only later dispatches of the block read it (directly or
-/// through reshapes), in its own group or a later one: groups chain, each
-/// submission waiting for the one before, so the data flow through the
-/// block's groups is all on the device. Two transient results may share
+/// The slab plan of `block`, given the plans of the blocks nested in its
+/// ops. A result with a static shape is transient when only later
+/// dispatches of the block read it (directly or through reshapes), in its
+/// own group or a later one: groups chain, each submission waiting for the
+/// one before, so the data flow through the block's groups is all on the
+/// device. An op holding blocks with transients (a loop, a branch) runs
+/// between a wait for everything before it and its blocks' own waits at
+/// their ends: its blocks' slabs take one place in this block's slab, clear
+/// only of the results live across the op. Two transient results may share
 /// bytes when one's last reader is done before the other's dispatch
-/// writes: a barrier, or the start of a later group, separates them.
-/// Places are chosen greedily by size (largest first, each at the lowest
-/// 64-byte aligned offset clear of every placed result it may not share
-/// with), which packs a chain of layers close to its largest pair of
+/// writes: a barrier, the start of a later group or a nested op separates
+/// them. Places are chosen greedily by size (largest first, each at the
+/// lowest 64-byte aligned offset clear of every placed result it may not
+/// share with), which packs a chain of layers close to its largest pair of
 /// neighbours.
-SlabPlan planSlab(ArrayRef<SmallVector<flow::DispatchOp>> groups) {
+SlabPlan planSlab(Block &block, const DenseMap<Block *, SlabPlan> &plans) {
   SlabPlan plan;
-  // Every dispatch of the block in order, and orderedUpTo[i]: the points
-  // up to dispatch i before which everything earlier has finished.
+  struct Transient {
+    Value result;  // null for a nested op's room
+    Operation *op; // the nested op
+    unsigned def, lastReader;
+    int64_t bytes, capacity;
+  };
+  auto capacity = [](int64_t bytes) {
+    return (bytes + kSlabAlignment - 1) / kSlabAlignment * kSlabAlignment;
+  };
+  SmallVector<Transient> transients;
+  // The block's dispatches and nested ops in order, and orderedUpTo[i]: the
+  // points up to entry i before which everything earlier has finished.
   DenseMap<Operation *, unsigned> indexOf;
   SmallVector<flow::DispatchOp> calls;
   SmallVector<unsigned> orderedUpTo;
   unsigned points = 0;
-  for (auto [g, group] : llvm::enumerate(groups)) {
-    SmallPtrSet<Operation *, 8> inGroup;
-    for (flow::DispatchOp call : group) {
-      inGroup.insert(call);
-    }
-    for (auto [i, call] : llvm::enumerate(group)) {
-      if ((g > 0 && i == 0) || readsGroupResult(call, inGroup)) {
+  SmallPtrSet<Operation *, 8> group; // the open group
+  for (Operation &op : block) {
+    if (auto call = dyn_cast<flow::DispatchOp>(op)) {
+      if ((group.empty() && !orderedUpTo.empty()) ||
+          readsGroupResult(call, group)) {
         ++points;
       }
-      indexOf[call] = calls.size();
+      group.insert(call);
+      indexOf[call] = orderedUpTo.size();
       calls.push_back(call);
       orderedUpTo.push_back(points);
+      continue;
+    }
+    if (!endsGroup(op)) {
+      continue;
+    }
+    group.clear();
+    int64_t room = 0;
+    for (Region &region : op.getRegions()) {
+      for (Block &inner : region) {
+        auto it = plans.find(&inner);
+        if (it != plans.end()) {
+          room = std::max(room, it->second.bytes);
+        }
+      }
+    }
+    if (room) {
+      unsigned index = orderedUpTo.size();
+      orderedUpTo.push_back(++points);
+      ++points;
+      transients.push_back(
+          {Value(), &op, index, index, room, capacity(room)});
     }
   }
 
-  struct Transient {
-    Value result;
-    unsigned def, lastReader;
-    int64_t bytes, capacity;
-  };
-  SmallVector<Transient> transients;
-  for (auto [index, call] : llvm::enumerate(calls)) {
+  for (flow::DispatchOp call : calls) {
+    unsigned index = indexOf[call];
     for (OpResult result : call->getResults()) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
       if (!type || !type.hasStaticShape() || result.use_empty()) {
@@ -252,10 +271,9 @@ SlabPlan planSlab(ArrayRef<SmallVector<flow::DispatchOp>> groups) {
       }
       llvm::append_range(plan.views, views);
       int64_t bytes = byteCount(type);
-      transients.push_back(
-          {result, static_cast<unsigned>(index), *llvm::max_element(readers),
-           bytes,
-           (bytes + kSlabAlignment - 1) / kSlabAlignment * kSlabAlignment});
+      transients.push_back({result, nullptr, index,
+                            *llvm::max_element(readers), bytes,
+                            capacity(bytes)});
     }
   }
   auto doneBefore = [&](const Transient &first, const Transient &second) {
@@ -286,7 +304,11 @@ SlabPlan planSlab(ArrayRef<SmallVector<flow::DispatchOp>> groups) {
       offset = std::max(offset, end);
     }
     placed.push_back({i, offset});
-    plan.slots[t.result] = {offset, t.bytes};
+    if (t.result) {
+      plan.slots[t.result] = {offset, t.bytes};
+    } else {
+      plan.nested[t.op] = offset;
+    }
     plan.bytes = std::max(plan.bytes, offset + t.capacity);
   }
   return plan;
@@ -326,6 +348,9 @@ private:
   void awaitBefore(Operation &op, Pending &pending);
 
   std::unique_ptr<DominanceInfo> dominance;
+  /// Every block's slab plan, made (innermost first) before any block is
+  /// scheduled.
+  DenseMap<Block *, SlabPlan> plans;
 };
 
 void Scheduler::schedule(func::FuncOp func, Value waitFence,
@@ -343,6 +368,11 @@ void Scheduler::schedule(func::FuncOp func, Value waitFence,
   SmallVector<Block *> blocks;
   func.walk<WalkOrder::PreOrder>(
       [&](Block *block) { blocks.push_back(block); });
+  plans.clear();
+  for (Block *block : llvm::reverse(blocks)) {
+    SlabPlan plan = planSlab(*block, plans);
+    plans[block] = std::move(plan);
+  }
   for (Block *block : blocks) {
     scheduleBlock(*block,
                   block->isEntryBlock() &&
@@ -355,7 +385,7 @@ void Scheduler::schedule(func::FuncOp func, Value waitFence,
 
 void Scheduler::scheduleBlock(Block &block, Value entryTimepoint,
                               Value signalFence) {
-  SlabPlan plan = planSlab(partition(block));
+  SlabPlan &plan = plans[&block];
   SmallVector<flow::DispatchOp> done;
   SmallVector<flow::DispatchOp> group; // the open group
   Pending pending;
@@ -384,6 +414,27 @@ void Scheduler::scheduleBlock(Block &block, Value entryTimepoint,
     if (endsGroup(op)) {
       close();
     }
+    auto room = plan.nested.find(&op);
+    if (room != plan.nested.end()) {
+      // The op's blocks keep their transients in this block's slab.
+      if (!plan.slab) {
+        OpBuilder b(&op);
+        auto resolve = stream::ContextResolveOp::create(
+            b, op.getLoc(), stream::DeviceType::get(op.getContext()),
+            stream::AllocatorType::get(op.getContext()));
+        plan.slab = stream::ResourceAllocaOp::create(
+            b, op.getLoc(), stream::ResourceType::get(op.getContext()),
+            resolve.getAllocator(), plan.bytes);
+      }
+      for (Region &region : op.getRegions()) {
+        for (Block &inner : region) {
+          SlabPlan &innerPlan = plans[&inner];
+          innerPlan.slab = plan.slab;
+          innerPlan.base = plan.base + room->second;
+        }
+      }
+    }
+
     if (signalFence && isa<func::ReturnOp>(op)) {
       // An async-external return: what is pending goes to the signal
       // fence; the host does not wait.
@@ -492,7 +543,7 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
       }
       auto slot = slots.find(throughReshapes(operand));
       if (slot != slots.end()) {
-        bind(slab, consts.get(slot->second.offset),
+        bind(slab, consts.get(plan.base + slot->second.offset),
              consts.get(slot->second.bytes));
         continue;
       }
@@ -526,7 +577,7 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
       dynamicDims = dynamicDims.drop_front(type.getNumDynamicDims());
       auto slot = slots.find(result);
       if (slot != slots.end()) {
-        bind(slab, consts.get(slot->second.offset),
+        bind(slab, consts.get(plan.base + slot->second.offset),
              consts.get(slot->second.bytes));
         continue;
       }

@@ -24,9 +24,11 @@ def ScheduleExecutionPass
       group or a later one), with static shapes, live in the block's
       transient slab (`stream.resource.alloca` where the block's first
       group starts, each at a 64-byte aligned offset) and have no host
-      tensor. The slab is sized by lifetime: a result takes the place of an
-      earlier one whose last reader a barrier, or the start of a later
-      group, separates from the result's dispatch. Other
+      tensor. A block nested in an op (a loop body, a branch) keeps its
+      transients in one place of the enclosing block's slab, held while
+      the op runs. The slab is sized by lifetime: a result takes the place
+      of an earlier one whose last reader a barrier, the start of a later
+      group or a nested op separates from the result's dispatch. Other
       results get their own `stream.resource.alloc` and become host
       tensors (`stream.tensor.export`); host tensors a dispatch reads are
       bound through `stream.tensor.import`, constant tensors through
