@@ -233,8 +233,7 @@ SlabPlan planSlab(Block &block, const DenseMap<Block *, SlabPlan> &plans) {
       unsigned index = orderedUpTo.size();
       orderedUpTo.push_back(++points);
       ++points;
-      transients.push_back(
-          {Value(), &op, index, index, room, capacity(room)});
+      transients.push_back({Value(), &op, index, index, room, capacity(room)});
     }
   }
 
@@ -271,9 +270,8 @@ SlabPlan planSlab(Block &block, const DenseMap<Block *, SlabPlan> &plans) {
       }
       llvm::append_range(plan.views, views);
       int64_t bytes = byteCount(type);
-      transients.push_back({result, nullptr, index,
-                            *llvm::max_element(readers), bytes,
-                            capacity(bytes)});
+      transients.push_back({result, nullptr, index, *llvm::max_element(readers),
+                            bytes, capacity(bytes)});
     }
   }
   auto doneBefore = [&](const Transient &first, const Transient &second) {
