@@ -74,6 +74,50 @@ std::vector<std::string> exportedSymbols(const CompiledExecutable &compiled,
   return defined;
 }
 
+// Compiles an m x k x n matmul for `features`, checks the library's
+// symbols, runs it on two threads and compares C with a double reference.
+void checkMatmul(int m, int k, int n, const char *features) {
+  CAPTURE(m);
+  CAPTURE(k);
+  CAPTURE(n);
+  LLVMCPUTargetOptions options;
+  options.features = features;
+  Loaded loaded;
+  std::string errors;
+  REQUIRE_MESSAGE(
+      compile(matmulSource(m, k, n), loaded.compiled, errors, options),
+      errors);
+  int undefined = 0;
+  CHECK(exportedSymbols(loaded.compiled, undefined) ==
+        std::vector<std::string>{"strata_hal_executable_library_query"});
+  CHECK(undefined == 0);
+  REQUIRE(strata_hal_executable_load_memory(
+              loaded.compiled.library.data(), loaded.compiled.library.size(),
+              "ukernel", strata_allocator_system(),
+              &loaded.executable) == nullptr);
+  std::vector<float> a = ramp(size_t(m) * k, 0.125f, -1.5f);
+  std::vector<float> b = ramp(size_t(k) * n, -0.0625f, 0.75f);
+  std::vector<float> c(size_t(m) * n, NAN);
+  dispatch(loaded, 0, {binding(a), binding(b), binding(c)}, /*threads=*/2);
+  int wrong = 0;
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      double sum = 0, magnitude = 0;
+      for (int p = 0; p < k; ++p) {
+        double term = double(a[size_t(i) * k + p]) * b[size_t(p) * n + j];
+        sum += term;
+        magnitude += std::fabs(term);
+      }
+      double got = c[size_t(i) * n + j];
+      if (!(std::fabs(got - sum) <= 1e-5 * magnitude + 1e-6) && wrong++ < 5) {
+        MESSAGE("C[" << i << "][" << j << "] = " << got << ", expected "
+                     << sum);
+      }
+    }
+  }
+  CHECK(wrong == 0);
+}
+
 } // namespace
 
 TEST_SUITE("compiler.llvmcpu.ukernel") {
@@ -103,47 +147,7 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
                                                   {600, 37, 16},
                                                   {257, 64, 263}}) {
         CAPTURE(features);
-        CAPTURE(m);
-        CAPTURE(k);
-        CAPTURE(n);
-        LLVMCPUTargetOptions options;
-        options.features = features;
-        Loaded loaded;
-        std::string errors;
-        REQUIRE_MESSAGE(
-            compile(matmulSource(m, k, n), loaded.compiled, errors, options),
-            errors);
-        int undefined = 0;
-        CHECK(exportedSymbols(loaded.compiled, undefined) ==
-              std::vector<std::string>{"strata_hal_executable_library_query"});
-        CHECK(undefined == 0);
-        REQUIRE(strata_hal_executable_load_memory(
-                    loaded.compiled.library.data(),
-                    loaded.compiled.library.size(), "ukernel",
-                    strata_allocator_system(), &loaded.executable) == nullptr);
-        std::vector<float> a = ramp(size_t(m) * k, 0.125f, -1.5f);
-        std::vector<float> b = ramp(size_t(k) * n, -0.0625f, 0.75f);
-        std::vector<float> c(size_t(m) * n, NAN);
-        dispatch(loaded, 0, {binding(a), binding(b), binding(c)},
-                 /*threads=*/2);
-        int wrong = 0;
-        for (int i = 0; i < m; ++i) {
-          for (int j = 0; j < n; ++j) {
-            double sum = 0, magnitude = 0;
-            for (int p = 0; p < k; ++p) {
-              double term = double(a[size_t(i) * k + p]) * b[size_t(p) * n + j];
-              sum += term;
-              magnitude += std::fabs(term);
-            }
-            double got = c[size_t(i) * n + j];
-            if (!(std::fabs(got - sum) <= 1e-5 * magnitude + 1e-6) &&
-                wrong++ < 5) {
-              MESSAGE("C[" << i << "][" << j << "] = " << got << ", expected "
-                           << sum);
-            }
-          }
-        }
-        CHECK(wrong == 0);
+        checkMatmul(m, k, n, features);
       }
     }
   }
@@ -163,39 +167,7 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
       CAPTURE(features);
       LLVMCPUTargetOptions options;
       options.features = features;
-      {
-        const int m = 2053, k = 8, n = 4099;
-        Loaded loaded;
-        std::string errors;
-        REQUIRE_MESSAGE(
-            compile(matmulSource(m, k, n), loaded.compiled, errors, options),
-            errors);
-        REQUIRE(strata_hal_executable_load_memory(
-                    loaded.compiled.library.data(),
-                    loaded.compiled.library.size(), "streamed",
-                    strata_allocator_system(), &loaded.executable) == nullptr);
-        std::vector<float> a = ramp(size_t(m) * k, 0.125f, -1.5f);
-        std::vector<float> b = ramp(size_t(k) * n, -0.0625f, 0.75f);
-        std::vector<float> c(size_t(m) * n, NAN);
-        dispatch(loaded, 0, {binding(a), binding(b), binding(c)},
-                 /*threads=*/2);
-        int wrong = 0;
-        for (int i = 0; i < m; ++i) {
-          for (int j = 0; j < n; ++j) {
-            double sum = 0;
-            for (int p = 0; p < k; ++p) {
-              sum += double(a[size_t(i) * k + p]) * b[size_t(p) * n + j];
-            }
-            double got = c[size_t(i) * n + j];
-            if (!(std::fabs(got - sum) <= 1e-5 * std::fabs(sum) + 1e-5) &&
-                wrong++ < 5) {
-              MESSAGE("C[" << i << "][" << j << "] = " << got << ", expected "
-                           << sum);
-            }
-          }
-        }
-        CHECK(wrong == 0);
-      }
+      checkMatmul(2053, 8, 4099, features.c_str());
       {
         // A 3x3 depthwise convolution, 256 x 256 x 136 out (35.7 MB).
         const int h = 256, w = 256, c = 136;
