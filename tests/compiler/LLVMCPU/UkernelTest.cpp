@@ -85,8 +85,7 @@ void checkMatmul(int m, int k, int n, const char *features) {
   Loaded loaded;
   std::string errors;
   REQUIRE_MESSAGE(
-      compile(matmulSource(m, k, n), loaded.compiled, errors, options),
-      errors);
+      compile(matmulSource(m, k, n), loaded.compiled, errors, options), errors);
   int undefined = 0;
   CHECK(exportedSymbols(loaded.compiled, undefined) ==
         std::vector<std::string>{"strata_hal_executable_library_query"});
