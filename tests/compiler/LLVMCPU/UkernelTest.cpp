@@ -117,6 +117,82 @@ void checkMatmul(int m, int k, int n, const char *features) {
   CHECK(wrong == 0);
 }
 
+// A valid (unpadded) NHWC x HWCF convolution of one image through the
+// convolution microkernel for `features`, against a double reference.
+void checkConv(int outH, int outW, int c, int f, int kernel, int stride,
+               int dilation, const char *features) {
+  CAPTURE(outH);
+  CAPTURE(outW);
+  CAPTURE(c);
+  CAPTURE(f);
+  CAPTURE(kernel);
+  CAPTURE(stride);
+  CAPTURE(dilation);
+  int span = (kernel - 1) * dilation + 1;
+  int inH = (outH - 1) * stride + span, inW = (outW - 1) * stride + span;
+  auto type = [](std::initializer_list<int> dims) {
+    std::string text = "tensor<";
+    for (int dim : dims) {
+      text += std::to_string(dim) + "x";
+    }
+    return text + "f32>";
+  };
+  std::string in = type({1, inH, inW, c});
+  std::string filter = type({kernel, kernel, c, f});
+  std::string out = type({1, outH, outW, f});
+  std::string attrs = "{dilations = dense<" + std::to_string(dilation) +
+                      "> : tensor<2xi64>, strides = dense<" +
+                      std::to_string(stride) + "> : tensor<2xi64>}";
+  std::string source =
+      "func.func @conv(%in: " + in + ", %f: " + filter + ") -> " + out +
+      " {\n  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " +
+      out + "\n  %z = linalg.fill ins(%zero : f32) outs(%e : " + out +
+      ") -> " + out + "\n  %r = linalg.conv_2d_nhwc_hwcf " + attrs +
+      " ins(%in, %f : " + in + ", " + filter + ") outs(%z : " + out +
+      ") -> " + out + "\n  return %r : " + out + "\n}\n";
+  LLVMCPUTargetOptions options;
+  options.features = features;
+  Loaded loaded;
+  std::string errors;
+  REQUIRE_MESSAGE(compile(source, loaded.compiled, errors, options), errors);
+  REQUIRE(strata_hal_executable_load_memory(
+              loaded.compiled.library.data(), loaded.compiled.library.size(),
+              "conv", strata_allocator_system(),
+              &loaded.executable) == nullptr);
+  std::vector<float> input = ramp(size_t(inH) * inW * c, 0.125f, -1.5f);
+  std::vector<float> weights = ramp(size_t(kernel) * kernel * c * f,
+                                    -0.0625f, 0.75f);
+  std::vector<float> result(size_t(outH) * outW * f, NAN);
+  dispatch(loaded, 0, {binding(input), binding(weights), binding(result)},
+           /*threads=*/2);
+  int wrong = 0;
+  for (int y = 0; y < outH; ++y) {
+    for (int x = 0; x < outW; ++x) {
+      for (int o = 0; o < f; ++o) {
+        double sum = 0, magnitude = 0;
+        for (int ky = 0; ky < kernel; ++ky) {
+          for (int kx = 0; kx < kernel; ++kx) {
+            for (int ch = 0; ch < c; ++ch) {
+              int iy = y * stride + ky * dilation, ix = x * stride + kx * dilation;
+              double term = double(input[(size_t(iy) * inW + ix) * c + ch]) *
+                            weights[((size_t(ky) * kernel + kx) * c + ch) * f + o];
+              sum += term;
+              magnitude += std::fabs(term);
+            }
+          }
+        }
+        double got = result[(size_t(y) * outW + x) * f + o];
+        if (!(std::fabs(got - sum) <= 1e-5 * magnitude + 1e-6) &&
+            wrong++ < 5) {
+          MESSAGE("out[" << y << "][" << x << "][" << o << "] = " << got
+                         << ", expected " << sum);
+        }
+      }
+    }
+  }
+  CHECK(wrong == 0);
+}
+
 } // namespace
 
 TEST_SUITE("compiler.llvmcpu.ukernel") {
@@ -148,6 +224,29 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
         CAPTURE(features);
         checkMatmul(m, k, n, features);
       }
+    }
+  }
+
+  TEST_CASE("convolutions read in place by the microkernel match a "
+            "reference at edge sizes on both x86 variants") {
+    // Output rows of at least 4 register tiles, or a whole number of them,
+    // are read in place (convPixelStep, SgemmDriver.h): row panels end
+    // where output rows do (59 = 4 x 14 + 3; 40 rows: several per
+    // workgroup), runs of a window split across
+    // depth blocks (576 = 256 + 256 + 64), a 7x7 stride-2 stem with 3
+    // channels, dilated taps (runs of one pixel's channels).
+    llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+    if (!hostFeatures.lookup("avx2") || !hostFeatures.lookup("fma")) {
+      MESSAGE("host has no AVX2 + FMA: no microkernel to test");
+      return;
+    }
+    for (const char *features : {"", "-avx512f"}) {
+      CAPTURE(features);
+      checkConv(40, 59, 5, 33, 3, 1, 1, features);
+      checkConv(6, 28, 64, 32, 3, 2, 1, features);
+      checkConv(4, 56, 3, 64, 7, 2, 1, features);
+      checkConv(5, 42, 16, 48, 3, 1, 2, features);
+      checkConv(3, 12, 8, 24, 3, 1, 1, features);
     }
   }
 

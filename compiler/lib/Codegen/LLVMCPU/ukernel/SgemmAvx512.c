@@ -9,6 +9,7 @@
 
 #include "SgemmEpilogue.h"
 #include "SgemmParams.h"
+#include "SgemmRuns.h"
 
 #define MR STRATA_SGEMM_AVX512_MR
 #define NR STRATA_SGEMM_AVX512_NR
@@ -19,7 +20,7 @@
  * constants after inlining: each combination gets its own fully unrolled
  * kernel, so an edge tile costs only its rows and vectors. */
 static inline __attribute__((always_inline)) void
-microRows(int64_t kc, const float *restrict pa, int64_t lda,
+microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
           const float *restrict pb, int64_t ldb, float *restrict c, int64_t ldc,
           int add, const struct TileEpilogue *ep, int stream, const int rows,
           int64_t cols, const int vecs, const int masked) {
@@ -29,21 +30,24 @@ microRows(int64_t kc, const float *restrict pa, int64_t lda,
     acc[i][0] = _mm512_setzero_ps();
     acc[i][1] = _mm512_setzero_ps();
   }
-  for (int64_t p = 0; p < kc; ++p) {
-    __m512 b0 = _mm512_loadu_ps(pb);
-    __m512 b1 = vecs > 1 ? _mm512_loadu_ps(pb + 16) : b0;
-#pragma clang loop unroll(full)
-    for (int i = 0; i < MR; ++i) {
-      if (i < rows) {
-        __m512 ai = _mm512_set1_ps(pa[i * lda]);
-        acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
-        if (vecs > 1) {
-          acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+  for (int64_t r = 0; r < runs->count; ++r) {
+    const float *a = pa + runs->offset[r];
+    for (int64_t p = 0; p < runs->length[r]; ++p) {
+      __m512 b0 = _mm512_loadu_ps(pb);
+      __m512 b1 = vecs > 1 ? _mm512_loadu_ps(pb + 16) : b0;
+  #pragma clang loop unroll(full)
+      for (int i = 0; i < MR; ++i) {
+        if (i < rows) {
+          __m512 ai = _mm512_set1_ps(a[i * lda]);
+          acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
+          if (vecs > 1) {
+            acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+          }
         }
       }
+      a += 1;
+      pb += ldb;
     }
-    pa += 1;
-    pb += ldb;
   }
   __mmask16 m0 = 0xFFFF, m1 = 0xFFFF;
   if (masked) {

@@ -2,13 +2,14 @@
  * ---===//
  *
  * Included by each variant (SgemmAvx512.c, SgemmAvx2.c) after it defines
- * MR, NR and `microRows(int64_t kc, const float *pa, const float *pb,
- * int64_t ldb, float *c, int64_t ldc, int add, const struct TileEpilogue
- * *ep, int stream, const int rows, int64_t cols, const int vecs, const int
- * masked)`,
- * which computes rows [0, rows) and columns [0, cols) of one MR x NR tile
- * of C from a packed A panel (MR rows of kc, STRATA_SGEMM_A_ROW_STRIDE
- * apart) and a B panel of kc rows of NR floats, ldb apart (NR when packed;
+ * MR, NR and `microRows(const struct ARuns *runs, const float *pa, int64_t
+ * lda, const float *pb, int64_t ldb, float *c, int64_t ldc, int add, const
+ * struct TileEpilogue *ep, int stream, const int rows, int64_t cols, const
+ * int vecs, const int masked)`, which computes rows [0, rows) and columns
+ * [0, cols) of one MR x NR tile of C from an A panel (rows lda floats
+ * apart from pa, the depth in `runs` along each: SgemmRuns.h; packed rows
+ * are STRATA_SGEMM_A_ROW_STRIDE apart, one run) and a B panel of as many
+ * rows of NR floats as the runs cover, ldb apart (NR when packed;
  * B's own row stride when read in place; columns past cols are zeros),
  * adding to C when `add` is set and overwriting it otherwise, then applying
  * `ep` (SgemmEpilogue.h) when it is not null, and storing the rows that
@@ -34,8 +35,8 @@ static inline int64_t minI64(int64_t a, int64_t b) { return a < b ? a : b; }
 /* microRows with constant rows, vector count and masking, one unrolled
  * kernel per combination: whole tiles, tiles of at most NR / 2 columns
  * (one vector), and other partial tiles. */
-static void micro(int64_t kc, const float *restrict pa, int64_t lda,
-                  const float *restrict pb, int64_t ldb, float *restrict c,
+static void micro(const struct ARuns *runs, const float *restrict pa,
+                  int64_t lda, const float *restrict pb, int64_t ldb, float *restrict c,
                   int64_t ldc, int add, const struct TileEpilogue *ep,
                   int stream, int64_t rows, int64_t cols) {
 #define STRATA_SGEMM_ROWS_SWITCH(vecs, masked)                                 \
@@ -62,8 +63,8 @@ static void micro(int64_t kc, const float *restrict pa, int64_t lda,
 #define STRATA_SGEMM_ROWS_CASE(r, vecs, masked)                                \
   case r:                                                                      \
     if (r <= MR) {                                                             \
-      microRows(kc, pa, lda, pb, ldb, c, ldc, add, ep, stream, r, cols, vecs,  \
-                masked);                                                       \
+      microRows(runs, pa, lda, pb, ldb, c, ldc, add, ep, stream, r, cols,     \
+                vecs, masked);                                                 \
     }                                                                          \
     return;
   if (cols == NR) {
@@ -143,14 +144,12 @@ static void packAMatrix(const struct ASource *src, int64_t row0, int64_t k0,
   }
 }
 
-/* The same for a convolution's windows: the depth block splits into runs
- * that are contiguous in the input (a whole KW x C row of the window when
- * dilationW is 1 and pixels are dense, else C channels), worked out once
- * per block; each row then copies its runs from its own pixel. */
-static void packAConv(const struct ASource *src, int64_t row0, int64_t k0,
-                      int64_t mc, int64_t kc, float *restrict pa) {
-  int64_t runOffset[STRATA_SGEMM_KC];
-  int64_t runLength[STRATA_SGEMM_KC];
+/* The runs of a convolution's depth block [k0, k0 + kc): the parts that
+ * are contiguous in the input (a whole KW x C row of the window when
+ * dilationW is 1 and pixels are dense, else C channels), as offsets from
+ * an output pixel's window start and lengths; returns how many. */
+static int64_t convRuns(const struct ASource *src, int64_t k0, int64_t kc,
+                        int64_t *runOffset, int64_t *runLength) {
   int64_t runs = 0;
   int64_t c = src->channels;
   int dense = src->dilationW == 1 && src->strideW == c;
@@ -179,6 +178,16 @@ static void packAConv(const struct ASource *src, int64_t row0, int64_t k0,
     ++runs;
     p += length;
   }
+  return runs;
+}
+
+/* The same for a convolution's windows: each row copies the block's runs
+ * (convRuns) from its own pixel. */
+static void packAConv(const struct ASource *src, int64_t row0, int64_t k0,
+                      int64_t mc, int64_t kc, float *restrict pa) {
+  int64_t runOffset[STRATA_SGEMM_KC];
+  int64_t runLength[STRATA_SGEMM_KC];
+  int64_t runs = convRuns(src, k0, kc, runOffset, runLength);
   int64_t oy = row0 / src->outWidth;
   int64_t ox = row0 - oy * src->outWidth;
   for (int64_t i = 0; i < mc; ++i) {
@@ -219,6 +228,21 @@ static int64_t rowStrideOf(const struct ASource *src, int64_t k) {
   int dense = k == src->channels &&
               src->convStrideH * src->strideH == src->outWidth * step;
   return dense && step <= STRATA_SGEMM_DIRECT_A_MAX_K ? step : 0;
+}
+
+/* The distance in floats between neighbouring output pixels of a row in
+ * the input when a convolution's A is better read in place than packed,
+ * else 0. In place, a row panel of A is pixels of one output row (evenly
+ * spaced), so panels end where rows do: rows at least 4 panels wide or a
+ * whole number of panels lose little to that. Pixels more than 256 floats
+ * apart would put a panel's rows in few L1 sets. */
+static int64_t convPixelStep(const struct ASource *src) {
+  int64_t step = src->convStrideW * src->strideW;
+  if (!src->conv || step > 256 ||
+      (src->outWidth % MR != 0 && src->outWidth < 4 * MR)) {
+    return 0;
+  }
+  return step;
 }
 
 /* Packs depth [0, kc) x columns [0, nc) of B (row stride ldb) into NR-column
@@ -284,6 +308,14 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
    * convolution's dense pixels) is read in place, directA floats from one
    * row to the next: packing would copy each element to read it once. */
   int64_t directA = rowStrideOf(src, k);
+  /* A convolution read in place (convPixelStep): no im2col copy at all;
+   * the microkernel reads each pixel's window in runs. */
+  int64_t pixelStep = directA ? 0 : convPixelStep(src);
+  int64_t runOffset[STRATA_SGEMM_KC];
+  int64_t runLength[STRATA_SGEMM_KC];
+  /* Row panels of the current block: first row, rows. */
+  int64_t panelStart[MC];
+  int64_t panelRows[MC];
   int packedB = (flags & STRATA_SGEMM_PACKED_B) != 0;
   int inPlaceB = !packedB && m <= STRATA_SGEMM_IN_PLACE_B_ROWS;
   for (int64_t jc = 0; jc < n; jc += NC) {
@@ -315,19 +347,40 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
        * (a few output channels over many pixels would otherwise write C
        * in NR-column strips, a cache line or two per row each pass). */
       int rowsOuter = kc * nc <= STRATA_SGEMM_L1_B_FLOATS;
+      int64_t lengthOfBlock = kc, offsetOfBlock = 0;
+      struct ARuns runs = {1, &offsetOfBlock, &lengthOfBlock};
+      if (pixelStep) {
+        runs.count = convRuns(src, pc, kc, runOffset, runLength);
+        runs.offset = runOffset;
+        runs.length = runLength;
+      }
       for (int64_t ic = 0; ic < m; ic += MC) {
         int64_t mc = minI64(MC, m - ic);
-        if (!directA) {
+        int64_t panels = 0;
+        for (int64_t ir = 0; ir < mc;) {
+          int64_t rows = minI64(MR, mc - ir);
+          if (pixelStep) {
+            int64_t ox = (ic + ir) % src->outWidth;
+            rows = minI64(rows, src->outWidth - ox);
+          }
+          panelStart[panels] = ir;
+          panelRows[panels] = rows;
+          ++panels;
+          ir += rows;
+        }
+        if (!directA && !pixelStep) {
           packA(src, ic, pc, mc, kc, pa);
         }
-        int64_t outer = rowsOuter ? mc : nc;
-        int64_t outerStep = rowsOuter ? MR : NR;
-        int64_t inner = rowsOuter ? nc : mc;
-        int64_t innerStep = rowsOuter ? NR : MR;
+        int64_t outer = rowsOuter ? panels : nc;
+        int64_t outerStep = rowsOuter ? 1 : NR;
+        int64_t inner = rowsOuter ? nc : panels;
+        int64_t innerStep = rowsOuter ? NR : 1;
         for (int64_t o = 0; o < outer; o += outerStep) {
           for (int64_t i = 0; i < inner; i += innerStep) {
             int64_t jr = rowsOuter ? i : o;
-            int64_t ir = rowsOuter ? o : i;
+            int64_t panel = rowsOuter ? o : i;
+            int64_t ir = panelStart[panel];
+            int64_t rows = panelRows[panel];
             int64_t cols = minI64(NR, nc - jr);
             const float *panelB = blockB + jr / NR * panelFloats;
             int64_t panelStride = NR;
@@ -335,16 +388,24 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
               panelB = cols == NR ? b + pc * ldb + jc + jr : pb;
               panelStride = cols == NR ? ldb : NR;
             }
-            int64_t rows = minI64(MR, mc - ir);
-            const float *panelA = directA ? src->base + (ic + ir) * directA
-                                          : pa + ir * STRATA_SGEMM_A_ROW_STRIDE;
+            const float *panelA = pa + ir * STRATA_SGEMM_A_ROW_STRIDE;
+            int64_t lda = STRATA_SGEMM_A_ROW_STRIDE;
+            if (directA) {
+              panelA = src->base + (ic + ir) * directA;
+              lda = directA;
+            } else if (pixelStep) {
+              int64_t oy = (ic + ir) / src->outWidth;
+              int64_t ox = (ic + ir) - oy * src->outWidth;
+              panelA = src->base + oy * src->convStrideH * src->strideH +
+                       ox * pixelStep;
+              lda = pixelStep;
+            }
             float *tile = c + (ic + ir) * ldc + jc + jr;
             struct TileEpilogue tileEp;
             const struct TileEpilogue *ep =
                 tileEpilogue(last, ic + ir, jc + jr, &tileEp);
-            micro(kc, panelA, directA ? directA : STRATA_SGEMM_A_ROW_STRIDE,
-                  panelB, panelStride, tile, ldc, add, ep, streamBlock, rows,
-                  cols);
+            micro(&runs, panelA, lda, panelB, panelStride, tile, ldc, add,
+                  ep, streamBlock, rows, cols);
           }
         }
       }
