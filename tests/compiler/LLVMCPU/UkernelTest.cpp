@@ -145,23 +145,23 @@ void checkConv(int outH, int outW, int c, int f, int kernel, int stride,
                       std::to_string(stride) + "> : tensor<2xi64>}";
   std::string source =
       "func.func @conv(%in: " + in + ", %f: " + filter + ") -> " + out +
-      " {\n  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " +
-      out + "\n  %z = linalg.fill ins(%zero : f32) outs(%e : " + out +
-      ") -> " + out + "\n  %r = linalg.conv_2d_nhwc_hwcf " + attrs +
-      " ins(%in, %f : " + in + ", " + filter + ") outs(%z : " + out +
-      ") -> " + out + "\n  return %r : " + out + "\n}\n";
+      " {\n  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " + out +
+      "\n  %z = linalg.fill ins(%zero : f32) outs(%e : " + out + ") -> " + out +
+      "\n  %r = linalg.conv_2d_nhwc_hwcf " + attrs + " ins(%in, %f : " + in +
+      ", " + filter + ") outs(%z : " + out + ") -> " + out +
+      "\n  return %r : " + out + "\n}\n";
   LLVMCPUTargetOptions options;
   options.features = features;
   Loaded loaded;
   std::string errors;
   REQUIRE_MESSAGE(compile(source, loaded.compiled, errors, options), errors);
-  REQUIRE(strata_hal_executable_load_memory(
-              loaded.compiled.library.data(), loaded.compiled.library.size(),
-              "conv", strata_allocator_system(),
-              &loaded.executable) == nullptr);
+  REQUIRE(strata_hal_executable_load_memory(loaded.compiled.library.data(),
+                                            loaded.compiled.library.size(),
+                                            "conv", strata_allocator_system(),
+                                            &loaded.executable) == nullptr);
   std::vector<float> input = ramp(size_t(inH) * inW * c, 0.125f, -1.5f);
-  std::vector<float> weights = ramp(size_t(kernel) * kernel * c * f,
-                                    -0.0625f, 0.75f);
+  std::vector<float> weights =
+      ramp(size_t(kernel) * kernel * c * f, -0.0625f, 0.75f);
   std::vector<float> result(size_t(outH) * outW * f, NAN);
   dispatch(loaded, 0, {binding(input), binding(weights), binding(result)},
            /*threads=*/2);
@@ -173,17 +173,18 @@ void checkConv(int outH, int outW, int c, int f, int kernel, int stride,
         for (int ky = 0; ky < kernel; ++ky) {
           for (int kx = 0; kx < kernel; ++kx) {
             for (int ch = 0; ch < c; ++ch) {
-              int iy = y * stride + ky * dilation, ix = x * stride + kx * dilation;
-              double term = double(input[(size_t(iy) * inW + ix) * c + ch]) *
-                            weights[((size_t(ky) * kernel + kx) * c + ch) * f + o];
+              int iy = y * stride + ky * dilation,
+                  ix = x * stride + kx * dilation;
+              double term =
+                  double(input[(size_t(iy) * inW + ix) * c + ch]) *
+                  weights[((size_t(ky) * kernel + kx) * c + ch) * f + o];
               sum += term;
               magnitude += std::fabs(term);
             }
           }
         }
         double got = result[(size_t(y) * outW + x) * f + o];
-        if (!(std::fabs(got - sum) <= 1e-5 * magnitude + 1e-6) &&
-            wrong++ < 5) {
+        if (!(std::fabs(got - sum) <= 1e-5 * magnitude + 1e-6) && wrong++ < 5) {
           MESSAGE("out[" << y << "][" << x << "][" << o << "] = " << got
                          << ", expected " << sum);
         }

@@ -34,7 +34,7 @@ microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
     for (int64_t p = 0; p < runs->length[r]; ++p) {
       __m256 b0 = _mm256_loadu_ps(pb);
       __m256 b1 = vecs > 1 ? _mm256_loadu_ps(pb + 8) : b0;
-  #pragma clang loop unroll(full)
+#pragma clang loop unroll(full)
       for (int i = 0; i < MR; ++i) {
         if (i < rows) {
           __m256 ai = _mm256_broadcast_ss(a + i * lda);

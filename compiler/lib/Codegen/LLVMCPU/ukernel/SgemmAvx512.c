@@ -35,7 +35,7 @@ microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
     for (int64_t p = 0; p < runs->length[r]; ++p) {
       __m512 b0 = _mm512_loadu_ps(pb);
       __m512 b1 = vecs > 1 ? _mm512_loadu_ps(pb + 16) : b0;
-  #pragma clang loop unroll(full)
+#pragma clang loop unroll(full)
       for (int i = 0; i < MR; ++i) {
         if (i < rows) {
           __m512 ai = _mm512_set1_ps(a[i * lda]);

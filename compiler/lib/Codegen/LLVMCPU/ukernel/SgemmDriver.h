@@ -36,9 +36,10 @@ static inline int64_t minI64(int64_t a, int64_t b) { return a < b ? a : b; }
  * kernel per combination: whole tiles, tiles of at most NR / 2 columns
  * (one vector), and other partial tiles. */
 static void micro(const struct ARuns *runs, const float *restrict pa,
-                  int64_t lda, const float *restrict pb, int64_t ldb, float *restrict c,
-                  int64_t ldc, int add, const struct TileEpilogue *ep,
-                  int stream, int64_t rows, int64_t cols) {
+                  int64_t lda, const float *restrict pb, int64_t ldb,
+                  float *restrict c, int64_t ldc, int add,
+                  const struct TileEpilogue *ep, int stream, int64_t rows,
+                  int64_t cols) {
 #define STRATA_SGEMM_ROWS_SWITCH(vecs, masked)                                 \
   switch (rows) {                                                              \
     STRATA_SGEMM_ROWS_CASE(1, vecs, masked)                                    \
@@ -63,7 +64,7 @@ static void micro(const struct ARuns *runs, const float *restrict pa,
 #define STRATA_SGEMM_ROWS_CASE(r, vecs, masked)                                \
   case r:                                                                      \
     if (r <= MR) {                                                             \
-      microRows(runs, pa, lda, pb, ldb, c, ldc, add, ep, stream, r, cols,     \
+      microRows(runs, pa, lda, pb, ldb, c, ldc, add, ep, stream, r, cols,      \
                 vecs, masked);                                                 \
     }                                                                          \
     return;
@@ -404,8 +405,8 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
             struct TileEpilogue tileEp;
             const struct TileEpilogue *ep =
                 tileEpilogue(last, ic + ir, jc + jr, &tileEp);
-            micro(&runs, panelA, lda, panelB, panelStride, tile, ldc, add,
-                  ep, streamBlock, rows, cols);
+            micro(&runs, panelA, lda, panelB, panelStride, tile, ldc, add, ep,
+                  streamBlock, rows, cols);
           }
         }
       }
