@@ -234,13 +234,16 @@ static int64_t rowStrideOf(const struct ASource *src, int64_t k) {
 /* The distance in floats between neighbouring output pixels of a row in
  * the input when a convolution's A is better read in place than packed,
  * else 0. In place, a row panel of A is pixels of one output row (evenly
- * spaced), so panels end where rows do: rows at least 4 panels wide or a
- * whole number of panels lose little to that. Pixels more than 256 floats
- * apart would put a panel's rows in few L1 sets. */
+ * spaced), so panels end where rows do: worth it when that fills at least
+ * 90% of the rows of a row's panels (55 of 56, 13 of 14; not 7 of 14).
+ * Pixels at most STRATA_SGEMM_DIRECT_A_MAX_K floats apart, as for a matrix:
+ * the microkernel reads its rows side by side, which streams well from
+ * memory only when they lie close together. */
 static int64_t convPixelStep(const struct ASource *src) {
   int64_t step = src->convStrideW * src->strideW;
-  if (!src->conv || step > 256 ||
-      (src->outWidth % MR != 0 && src->outWidth < 4 * MR)) {
+  int64_t panelRows = (src->outWidth + MR - 1) / MR * MR;
+  if (!src->conv || step > STRATA_SGEMM_DIRECT_A_MAX_K ||
+      src->outWidth * 10 < panelRows * 9) {
     return 0;
   }
   return step;

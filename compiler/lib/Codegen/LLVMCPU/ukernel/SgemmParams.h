@@ -33,11 +33,14 @@
  * padding spread the rows over different L1 sets. */
 #define STRATA_SGEMM_A_ROW_STRIDE (STRATA_SGEMM_KC + 16)
 
-/* A whose rows are at most this many floats apart, evenly (a matrix, or the
- * dense pixels of a 1x1 convolution), is read in place by the microkernel
- * rather than packed (SgemmDriver.h): a shallow A would be copied to be
- * read once. Deeper rows are packed: measured slower in place (mobilenet_v2
- * batch 8, 96 and 144 input channels), the packed copy streams better. */
+/* A whose rows are at most this many floats apart, evenly (a matrix, the
+ * dense pixels of a 1x1 convolution, or one output row's pixels of any
+ * convolution), is read in place by the microkernel rather than packed
+ * (SgemmDriver.h): packing would copy each element to read it once. Rows
+ * further apart are packed: in place, the kernel's reads of a panel's
+ * rows side by side stream badly from memory (mobilenet_v2 batch 8: 1x1
+ * convolutions of 96 and 144 channels 1.1-1.4x slower in place; batch 1,
+ * from cache, they were a little faster). */
 #define STRATA_SGEMM_DIRECT_A_MAX_K 64
 
 /* At most this many rows of A in a call: B is read in place rather than
