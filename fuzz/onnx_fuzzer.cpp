@@ -64,8 +64,8 @@ SharedContext& sharedContext() {
   registry.insert<arith::ArithDialect, func::FuncDialect, math::MathDialect,
                   scf::SCFDialect, linalg::LinalgDialect, tensor::TensorDialect,
                   util::UtilDialect, check::CheckDialect, onnx::ONNXDialect>();
-  shared.context = std::make_unique<MLIRContext>(
-      registry, MLIRContext::Threading::DISABLED);
+  shared.context =
+      std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
   shared.context->printOpOnDiagnostic(false);
   shared.inputs = 0;
   shared.baseline_bytes = __sanitizer_get_current_allocated_bytes();

@@ -650,8 +650,8 @@ void mlir::strata::onnx::addElementwiseLowerings(LoweringTable &table) {
         return x;
       }
       if (!isFloat(x.getType())) {
-        Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          x, cst(b, loc, x, 0));
+        Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x,
+                                          cst(b, loc, x, 0));
         return select(b, loc, neg, arith::MulIOp::create(b, loc, a[1], x), x);
       }
       Value neg =
