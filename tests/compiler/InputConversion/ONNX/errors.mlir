@@ -100,6 +100,19 @@ func.func @range_nan() -> tensor<3xf32> {
 
 // -----
 
+// Range's bounds have one type: an integer range with a float limit of
+// 1e30 cast values beyond int64.
+func.func @range_types() -> tensor<3xi64> {
+  %s = arith.constant dense<0> : tensor<i64>
+  %l = arith.constant dense<1.0e30> : tensor<f32>
+  %d = arith.constant dense<1.0e25> : tensor<f32>
+  // expected-error @+1 {{onnx node (Range, opset 11): input 1 has element type f32; the op type takes the element type of input 0 (i64)}}
+  %0 = onnx.node "Range"(%s, %l, %d) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<i64>, tensor<f32>, tensor<f32>) -> tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
+
+// -----
+
 func.func @constant_of_negative_shape() -> tensor<3xf32> {
   %shape = arith.constant dense<[-3]> : tensor<1xi64>
   // expected-error @+1 {{onnx node (ConstantOfShape, opset 9): the result would have the shape [-3], which is not a tensor shape of fewer than 2^62 bytes}}
