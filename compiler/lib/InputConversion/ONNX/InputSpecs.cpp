@@ -152,8 +152,8 @@ const llvm::StringMap<OpSpec> &specs() {
         {in(0).rankIs(4).of(E::Float), in(1).rankIs(4).sameElementAs(0)}};
     // Range's values are computed in doubles and cast to input 0's type:
     // the bounds of an integer range must be integers.
-    t["Range"] = {{in(0).of(E::Numeric), in(1).sameElementAs(0),
-                   in(2).sameElementAs(0)}};
+    t["Range"] = {
+        {in(0).of(E::Numeric), in(1).sameElementAs(0), in(2).sameElementAs(0)}};
     t["Resize"] = {{in(0).rank(1)}};
     t["Upsample"] = {{in(0).rank(1)}};
     // Elementwise arithmetic: ONNX's numeric types; the patterns build
