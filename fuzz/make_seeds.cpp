@@ -391,16 +391,16 @@ bool onnxSeeds(const std::string& dir) {
   Proto g3;
   g3.message(1, node("Range", {"start", "limit", "delta"}, {"y"}))
       .text(2, "range_inf")
-      .message(5, scalar("start", 0x7F800000))   // +inf
-      .message(5, scalar("limit", 0x40A00000))   // 5.0
-      .message(5, scalar("delta", 0x0A000000))   // 6.2e-33
+      .message(5, scalar("start", 0x7F800000))  // +inf
+      .message(5, scalar("limit", 0x40A00000))  // 5.0
+      .message(5, scalar("delta", 0x0A000000))  // 6.2e-33
       .message(12, valueInfo("y", {0}));
   ok &= writeBytes(dir, "regression_range_inf.onnx", model(g3, 13));
   // Gather indices without elements whose other dimensions' product
   // overflows int64: their strides overflowed in the constant folder.
   Proto indices;
-  for (int64_t d : {int64_t{3}, int64_t{0}, int64_t{144115188075855871},
-                    int64_t{147455}}) {
+  for (int64_t d :
+       {int64_t{3}, int64_t{0}, int64_t{144115188075855871}, int64_t{147455}}) {
     indices.varint(1, static_cast<uint64_t>(d));
   }
   indices.varint(2, 7).text(8, "indices").text(9, "");
