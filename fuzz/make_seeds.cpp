@@ -380,6 +380,37 @@ bool onnxSeeds(const std::string& dir) {
       .message(11, valueInfo("b", {8, 5}))
       .message(12, valueInfo("c", {-1, 5}));
   ok &= writeBytes(dir, "matmul.onnx", model(g2, 17));
+  // What onnx_fuzzer found, replayed from every seed corpus (UBSan
+  // reported both). A Range from +inf down to 5: -inf steps were cast to
+  // int64.
+  auto scalar = [](const std::string& name, uint32_t bits) {
+    std::string raw(4, '\0');
+    for (int i = 0; i < 4; ++i) raw[i] = static_cast<char>(bits >> (8 * i));
+    return Proto().varint(2, 1).text(8, name).text(9, raw);
+  };
+  Proto g3;
+  g3.message(1, node("Range", {"start", "limit", "delta"}, {"y"}))
+      .text(2, "range_inf")
+      .message(5, scalar("start", 0x7F800000))  // +inf
+      .message(5, scalar("limit", 0x40A00000))  // 5.0
+      .message(5, scalar("delta", 0x0A000000))  // 6.2e-33
+      .message(12, valueInfo("y", {0}));
+  ok &= writeBytes(dir, "regression_range_inf.onnx", model(g3, 13));
+  // Gather indices without elements whose other dimensions' product
+  // overflows int64: their strides overflowed in the constant folder.
+  Proto indices;
+  for (int64_t d :
+       {int64_t{3}, int64_t{0}, int64_t{144115188075855871}, int64_t{147455}}) {
+    indices.varint(1, static_cast<uint64_t>(d));
+  }
+  indices.varint(2, 7).text(8, "indices").text(9, "");
+  Proto g4;
+  g4.message(1, node("Gather", {"x", "indices"}, {"y"}))
+      .text(2, "gather_empty")
+      .message(5, indices)
+      .message(11, valueInfo("x", {5, 4, 3}))
+      .message(12, valueInfo("y", {3, 0, 144115188075855871, 147455, 4, 3}));
+  ok &= writeBytes(dir, "regression_gather_empty.onnx", model(g4, 13));
 #ifdef STRATA_ONNX_TESTDATA
   const char* tests[] = {"test_add",
                          "test_conv_with_strides_padding",

@@ -14,6 +14,10 @@
 # --onnx configures a new build directory with the compiler (for
 # onnx_fuzzer; it needs LLVM/MLIR 22 and libonnx-dev) and builds only the
 # fuzz targets and their seeds, not the whole compiler under ASan.
+#
+# The --onnx build runs `nice ninja -j$FUZZ_JOBS` (default 2), so that
+# building the compiler under ASan does not take every core of a shared
+# machine; set FUZZ_JOBS to use more.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,7 +31,7 @@ for arg in "$@"; do
     --minutes=*) minutes="${arg#--minutes=}" ;;
     --runs=*) runs="${arg#--runs=}" ;;
     --onnx) onnx=1 ;;
-    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown flag $arg" >&2; exit 2 ;;
     *) targets+=("$arg") ;;
   esac
@@ -43,13 +47,15 @@ fi
 
 cd "$root"
 export PATH="/usr/lib/llvm-22/bin:$PATH"
+# As in build.sh: ccache hits across clones.
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 if ((onnx)); then
   if [[ ! -f "$build/build.ninja" ]]; then
     CC=clang-22 CXX=clang++-22 meson setup "$build" -Dcompiler=enabled \
       -Dfuzzing=true -Dpython=disabled
   fi
   # The targets, their seeds and the module the runtime targets load.
-  ninja -C "$build" fuzz/make_seeds samples/hal_dispatch/hal_sample.vmfb \
+  nice ninja -j"${FUZZ_JOBS:-2}" -C "$build" fuzz/make_seeds samples/hal_dispatch/hal_sample.vmfb \
     $(cd "$build" && ninja -t targets all | sed -n 's|^\(fuzz/[a-z_]*_fuzzer\):.*|\1|p' | sort -u)
 else
   CC=clang-22 CXX=clang++-22 BUILD_DIR="$build" ./scripts/build.sh \

@@ -29,9 +29,15 @@ Value mlir::strata::onnx::logOf(OpBuilder &b, Location loc, Value x) {
 }
 
 SmallVector<int64_t> mlir::strata::onnx::stridesOf(ArrayRef<int64_t> shape) {
+  // A shape without elements may have other dimensions whose product
+  // overflows int64 (found by onnx_fuzzer: Gather indices of 15
+  // dimensions, two of them 0). No index reads such a tensor, so its
+  // strides saturate instead of overflowing.
   SmallVector<int64_t> strides(shape.size(), 1);
   for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i) {
-    strides[i] = strides[i + 1] * shape[i + 1];
+    if (__builtin_mul_overflow(strides[i + 1], shape[i + 1], &strides[i])) {
+      strides[i] = std::numeric_limits<int64_t>::max();
+    }
   }
   return strides;
 }

@@ -640,38 +640,35 @@ void mlir::strata::onnx::addElementwiseLowerings(LoweringTable &table) {
                     });
   };
   table["PRelu"] = [](Node &n) -> LogicalResult {
+    // x < 0 ? slope * x : x, on floats or integers (unsigned ones are
+    // never below 0).
+    bool isUnsigned = n.isUnsigned(0);
+    auto prelu = [isUnsigned](OpBuilder &b, Location loc,
+                              ValueRange a) -> Value {
+      Value x = a[0];
+      if (isUnsigned) {
+        return x;
+      }
+      if (!isFloat(x.getType())) {
+        Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x,
+                                          cst(b, loc, x, 0));
+        return select(b, loc, neg, arith::MulIOp::create(b, loc, a[1], x), x);
+      }
+      Value neg =
+          cmpf(b, loc, arith::CmpFPredicate::OLT, x, cst(b, loc, x, 0.0));
+      return select(b, loc, neg, arith::MulFOp::create(b, loc, a[1], x), x);
+    };
     if (n.opset() < 7 && n.rank(1) == 1 && n.rank(0) >= 2 &&
         n.shape(1)[0] == n.shape(0)[1] && n.shape(1)[0] != 1) {
       // Before opset 7 a 1-D slope is per channel (axis 1).
       SmallVector<int64_t> shape(n.rank(0) - 1, 1);
       shape[0] = n.shape(1)[0];
       Value slope = reshape(n.b, n.loc, n.in(1), shape);
-      Value result = elementwise(
-          n.b, n.loc, {n.in(0), slope}, n.shape(0), n.elem(0),
-          [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
-            Value neg = cmpf(b, loc, arith::CmpFPredicate::OLT, a[0],
-                             cst(b, loc, a[0], 0.0));
-            return select(b, loc, neg,
-                          arith::MulFOp::create(b, loc, a[1], a[0]), a[0]);
-          });
-      return n.replace(result);
+      Value result = elementwise(n.b, n.loc, {n.in(0), slope}, n.shape(0),
+                                 n.elem(0), prelu);
+      return n.replace(result, {isUnsigned});
     }
-    return lowerMap(n, 2, nullptr, false,
-                    [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
-                      Value x = a[0];
-                      if (!isFloat(x.getType())) {
-                        Value neg = arith::CmpIOp::create(
-                            b, loc, arith::CmpIPredicate::slt, x,
-                            cst(b, loc, x, 0));
-                        return select(b, loc, neg,
-                                      arith::MulIOp::create(b, loc, a[1], x),
-                                      x);
-                      }
-                      Value neg = cmpf(b, loc, arith::CmpFPredicate::OLT, x,
-                                       cst(b, loc, x, 0.0));
-                      return select(b, loc, neg,
-                                    arith::MulFOp::create(b, loc, a[1], x), x);
-                    });
+    return lowerMap(n, 2, nullptr, isUnsigned, prelu);
   };
   variadic(table, "Max", maxOf);
   variadic(table, "Min", minOf);

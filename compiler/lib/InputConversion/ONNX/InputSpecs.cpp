@@ -150,8 +150,46 @@ const llvm::StringMap<OpSpec> &specs() {
                     in(2).rankIs(1)}};
     t["GridSample"] = {
         {in(0).rankIs(4).of(E::Float), in(1).rankIs(4).sameElementAs(0)}};
+    // Range's values are computed in doubles and cast to input 0's type:
+    // the bounds of an integer range must be integers.
+    t["Range"] = {
+        {in(0).of(E::Numeric), in(1).sameElementAs(0), in(2).sameElementAs(0)}};
     t["Resize"] = {{in(0).rank(1)}};
     t["Upsample"] = {{in(0).rank(1)}};
+    // Elementwise arithmetic: ONNX's numeric types; the patterns build
+    // integer or float arithmetic from input 0's type, which bool is not.
+    for (const char *name : {"Add", "Sub", "Mul", "Div", "Mod"}) {
+      t[name] = {{in(0).of(E::Numeric), in(1).sameElementAs(0)}};
+    }
+    t["Pow"] = {{in(0).of(E::Numeric), in(1).of(E::Numeric)}};
+    for (const char *name : {"Abs", "Neg", "Sign"}) {
+      t[name] = {{in(0).of(E::Numeric)}};
+    }
+    t["IsNaN"] = {{in(0).of(E::Float)}};
+    t["IsInf"] = {{in(0).of(E::Float)}};
+    // Logic on bools, bit shifts on integers, comparisons of one type
+    // (orderings of numbers only).
+    for (const char *name : {"And", "Or", "Xor"}) {
+      t[name] = {{in(0).of(E::Bool), in(1).of(E::Bool)}};
+    }
+    t["Not"] = {{in(0).of(E::Bool)}};
+    t["BitShift"] = {{in(0).of(E::Integer), in(1).sameElementAs(0)}};
+    t["Equal"] = {{in(0), in(1).sameElementAs(0)}};
+    for (const char *name :
+         {"Less", "LessOrEqual", "Greater", "GreaterOrEqual"}) {
+      t[name] = {{in(0).of(E::Numeric), in(1).sameElementAs(0)}};
+    }
+    // Reductions: signed integer and float orders and sums, which bool
+    // is not; the logarithms and the square root are computed in floats
+    // only.
+    for (const char *name :
+         {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+          "ReduceL1", "ReduceSumSquare", "ArgMax", "ArgMin"}) {
+      t[name] = {{in(0).of(E::Numeric)}};
+    }
+    for (const char *name : {"ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}) {
+      t[name] = {{in(0).of(E::Float)}};
+    }
     // Variadic elementwise op types.
     for (const char *name : {"Sum", "Max", "Min"}) {
       t[name] = {{in(0).of(E::Numeric)}, /*allSameElement=*/true};

@@ -200,7 +200,8 @@ DenseElementsAttr gatherConstant(
     DenseElementsAttr source, RankedTensorType type,
     function_ref<int64_t(ArrayRef<int64_t>)> indexOf);
 
-/// Row-major strides of `shape`.
+/// Row-major strides of `shape` (those of a shape without elements
+/// saturate at INT64_MAX where its dimensions' product overflows).
 SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape);
 
 bool isFloat(Type type);

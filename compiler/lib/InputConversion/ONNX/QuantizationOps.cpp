@@ -218,9 +218,29 @@ Value centered(Node &n, unsigned x, unsigned zp, int64_t axis) {
                      });
 }
 
+/// A product of matrices (or batches of them): input `lhs`'s columns
+/// against input `rhs`'s rows, the batch dimensions broadcast, as the
+/// matmul builder assumes.
+LogicalResult checkMatMulShapes(Node &n, unsigned lhs, unsigned rhs) {
+  ArrayRef<int64_t> lhsShape = n.shape(lhs), rhsShape = n.shape(rhs);
+  int64_t columns = lhsShape.back(), rows = rhsShape[rhsShape.size() - 2];
+  if (columns != rows) {
+    return n.fail("the inner dimensions differ: input " + llvm::Twine(lhs) +
+                  " has " + llvm::Twine(columns) + " columns, input " +
+                  llvm::Twine(rhs) + " has " + llvm::Twine(rows) + " rows");
+  }
+  if (failed(broadcastShapes({lhsShape.drop_back(2), rhsShape.drop_back(2)}))) {
+    return n.fail("the batch dimensions do not broadcast");
+  }
+  return success();
+}
+
 LogicalResult lowerMatMulInteger(Node &n) {
   if (n.rank(0) != 2 || n.rank(1) < 2) {
     return n.fail("only matrix operands are supported");
+  }
+  if (failed(checkMatMulShapes(n, 0, 1))) {
+    return failure();
   }
   if (failed(checkParameter(n, 2, n.shape(0)[0])) ||
       failed(checkParameter(n, 3, n.shape(1).back()))) {
@@ -293,6 +313,9 @@ LogicalResult lowerQLinearMatMul(Node &n) {
   // a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp
   if (n.rank(0) < 2 || n.rank(3) < 2) {
     return n.fail("operands must have rank 2 or more");
+  }
+  if (failed(checkMatMulShapes(n, 0, 3))) {
+    return failure();
   }
   int64_t rows = n.shape(0)[n.rank(0) - 2], columns = n.shape(3).back();
   if (failed(checkParameter(n, 1, 0)) || failed(checkParameter(n, 2, rows)) ||

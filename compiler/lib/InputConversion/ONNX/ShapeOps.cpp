@@ -878,7 +878,8 @@ LogicalResult lowerRange(Node &n) {
     return n.fail("delta is 0");
   }
   // The values are computed here, one by one: at most kFoldLimit of them
-  // (compared as a double: the cast of an infinity or a NaN is undefined).
+  // (compared as a double: the cast of an infinity or a NaN is undefined;
+  // an infinite start or limit on the far side makes -inf steps, none).
   double steps = std::ceil((l - s) / d);
   if (!(steps <= double(kFoldLimit))) {
     std::string text;
@@ -887,7 +888,7 @@ LogicalResult lowerRange(Node &n) {
     return n.fail(text + " make more than " + llvm::Twine(kFoldLimit) +
                   " values (or none that is a number)");
   }
-  int64_t count = std::max<int64_t>(0, static_cast<int64_t>(steps));
+  int64_t count = steps > 0 ? static_cast<int64_t>(steps) : 0;
   Type type = n.elem(0);
   auto tensorType = RankedTensorType::get({count}, type);
   SmallVector<Attribute> values;

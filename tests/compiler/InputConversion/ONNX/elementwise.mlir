@@ -77,3 +77,30 @@ func.func @clip_attrs(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = onnx.node "Clip"(%a) {attrs = {min = -1.0 : f32, max = 1.0 : f32}, domain = "", opset = 6 : i64} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// PRelu before opset 7 with one slope per channel, on integers: integer
+// ops (it built arith.cmpf on i32, which failed to verify).
+// CHECK-LABEL: func.func @prelu_channels_integers
+// CHECK: linalg.generic
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[X:.*]], %{{.*}} : i32
+// CHECK: %[[SCALED:.*]] = arith.muli %{{.*}}, %[[X]] : i32
+// CHECK: arith.select %[[NEG]], %[[SCALED]], %[[X]] : i32
+func.func @prelu_channels_integers(%x: tensor<1x2x3xi32>, %s: tensor<2xi32>) -> tensor<1x2x3xi32> {
+  %0 = onnx.node "PRelu"(%x, %s) {attrs = {}, domain = "", opset = 6 : i64} : (tensor<1x2x3xi32>, tensor<2xi32>) -> tensor<1x2x3xi32>
+  return %0 : tensor<1x2x3xi32>
+}
+
+// -----
+
+// PRelu of unsigned integers is the input (nothing is below 0; they were
+// compared as signed), and its result stays unsigned for the next node.
+// CHECK-LABEL: func.func @prelu_unsigned
+// CHECK-NOT: arith.cmpi
+// CHECK: arith.divui
+func.func @prelu_unsigned(%x: tensor<2x3xui8>, %s: tensor<3xui8>) -> tensor<2x3xui8> {
+  %0 = onnx.node "PRelu"(%x, %s) {attrs = {}, domain = "", opset = 16 : i64} : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+  %1 = onnx.node "Div"(%0, %x) {attrs = {}, domain = "", opset = 14 : i64} : (tensor<2x3xui8>, tensor<2x3xui8>) -> tensor<2x3xui8>
+  return %1 : tensor<2x3xui8>
+}

@@ -100,6 +100,19 @@ func.func @range_nan() -> tensor<3xf32> {
 
 // -----
 
+// Range's bounds have one type: an integer range with a float limit of
+// 1e30 cast values beyond int64.
+func.func @range_types() -> tensor<3xi64> {
+  %s = arith.constant dense<0> : tensor<i64>
+  %l = arith.constant dense<1.0e30> : tensor<f32>
+  %d = arith.constant dense<1.0e25> : tensor<f32>
+  // expected-error @+1 {{onnx node (Range, opset 11): input 1 has element type f32; the op type takes the element type of input 0 (i64)}}
+  %0 = onnx.node "Range"(%s, %l, %d) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<i64>, tensor<f32>, tensor<f32>) -> tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
+
+// -----
+
 func.func @constant_of_negative_shape() -> tensor<3xf32> {
   %shape = arith.constant dense<[-3]> : tensor<1xi64>
   // expected-error @+1 {{onnx node (ConstantOfShape, opset 9): the result would have the shape [-3], which is not a tensor shape of fewer than 2^62 bytes}}
@@ -568,4 +581,148 @@ func.func @gru_empty_sequence(%x: tensor<0x3x2xf32>, %w: tensor<1x15x2xf32>, %r:
   // expected-error @+1 {{onnx node (GRU, opset 14): X has a sequence of 0 steps; at least 1 is supported}}
   %0:2 = onnx.node "GRU"(%x, %w, %r) {attrs = {hidden_size = 5 : i64}, domain = "", opset = 14 : i64} : (tensor<0x3x2xf32>, tensor<1x15x2xf32>, tensor<1x15x5xf32>) -> (none, tensor<1x3x5xf32>)
   return %0#1 : tensor<1x3x5xf32>
+}
+
+// -----
+
+// Element types the patterns build their arithmetic on (InputSpecs.cpp).
+// Each of these ended in MLIR's verifier (an 'arith.andi' of floats, an
+// 'arith.cmpf' of integers) rather than an error naming the node, and
+// IsInf of integers crashed.
+func.func @and_floats(%a: tensor<2xf32>) -> tensor<2xi1> {
+  // expected-error @+1 {{onnx node 'a' (And, opset 7): input 0 has element type f32; the op type takes a bool tensor}}
+  %0 = onnx.node "And"(%a, %a) {attrs = {}, domain = "", node_name = "a", opset = 7 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
+
+// -----
+
+func.func @or_second_input(%a: tensor<2xi1>, %b: tensor<2xi32>) -> tensor<2xi1> {
+  // expected-error @+1 {{onnx node (Or, opset 7): input 1 has element type i32; the op type takes a bool tensor}}
+  %0 = onnx.node "Or"(%a, %b) {attrs = {}, domain = "", opset = 7 : i64} : (tensor<2xi1>, tensor<2xi32>) -> tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
+
+// -----
+
+func.func @xor_halves(%a: tensor<2xf16>) -> tensor<2xi1> {
+  // expected-error @+1 {{onnx node (Xor, opset 7): input 0 has element type f16; the op type takes a bool tensor}}
+  %0 = onnx.node "Xor"(%a, %a) {attrs = {}, domain = "", opset = 7 : i64} : (tensor<2xf16>, tensor<2xf16>) -> tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
+
+// -----
+
+func.func @not_integers(%a: tensor<2xi32>) -> tensor<2xi32> {
+  // expected-error @+1 {{onnx node (Not, opset 1): input 0 has element type i32; the op type takes a bool tensor}}
+  %0 = onnx.node "Not"(%a) {attrs = {}, domain = "", opset = 1 : i64} : (tensor<2xi32>) -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+func.func @bitshift_floats(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{onnx node (BitShift, opset 11): input 0 has element type f32; the op type takes an integer tensor}}
+  %0 = onnx.node "BitShift"(%a, %a) {attrs = {direction = "LEFT"}, domain = "", opset = 11 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @bitshift_amounts(%a: tensor<2xi32>, %b: tensor<2xi64>) -> tensor<2xi32> {
+  // expected-error @+1 {{onnx node (BitShift, opset 11): input 1 has element type i64; the op type takes the element type of input 0 (i32)}}
+  %0 = onnx.node "BitShift"(%a, %b) {attrs = {direction = "LEFT"}, domain = "", opset = 11 : i64} : (tensor<2xi32>, tensor<2xi64>) -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+func.func @isinf_integers(%a: tensor<2xi32>) -> tensor<2xi1> {
+  // expected-error @+1 {{onnx node (IsInf, opset 10): input 0 has element type i32; the op type takes a floating-point tensor}}
+  %0 = onnx.node "IsInf"(%a) {attrs = {}, domain = "", opset = 10 : i64} : (tensor<2xi32>) -> tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
+
+// -----
+
+func.func @isnan_bools(%a: tensor<2xi1>) -> tensor<2xi1> {
+  // expected-error @+1 {{onnx node (IsNaN, opset 13): input 0 has element type i1; the op type takes a floating-point tensor}}
+  %0 = onnx.node "IsNaN"(%a) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2xi1>) -> tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
+
+// -----
+
+func.func @less_bools(%a: tensor<2xi1>) -> tensor<2xi1> {
+  // expected-error @+1 {{onnx node (Less, opset 13): input 0 has element type i1; the op type takes a numeric (not bool) tensor}}
+  %0 = onnx.node "Less"(%a, %a) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
+
+// -----
+
+func.func @equal_types(%a: tensor<2xf32>, %b: tensor<2xi64>) -> tensor<2xi1> {
+  // expected-error @+1 {{onnx node (Equal, opset 13): input 1 has element type i64; the op type takes the element type of input 0 (f32)}}
+  %0 = onnx.node "Equal"(%a, %b) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2xf32>, tensor<2xi64>) -> tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
+
+// -----
+
+func.func @add_bools(%a: tensor<2xi1>) -> tensor<2xi1> {
+  // expected-error @+1 {{onnx node (Add, opset 14): input 0 has element type i1; the op type takes a numeric (not bool) tensor}}
+  %0 = onnx.node "Add"(%a, %a) {attrs = {}, domain = "", opset = 14 : i64} : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
+
+// -----
+
+func.func @reduce_log_sum_exp_integers(%a: tensor<2x3xi32>) -> tensor<1x1xi32> {
+  // expected-error @+1 {{onnx node (ReduceLogSumExp, opset 13): input 0 has element type i32; the op type takes a floating-point tensor}}
+  %0 = onnx.node "ReduceLogSumExp"(%a) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x3xi32>) -> tensor<1x1xi32>
+  return %0 : tensor<1x1xi32>
+}
+
+// -----
+
+// ReduceL2 and ReduceLogSum of integers skipped the square root and the
+// logarithm (a sum was returned); they are refused rather than wrong.
+func.func @reduce_l2_integers(%a: tensor<2x3xi64>) -> tensor<1x1xi64> {
+  // expected-error @+1 {{onnx node (ReduceL2, opset 13): input 0 has element type i64; the op type takes a floating-point tensor}}
+  %0 = onnx.node "ReduceL2"(%a) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x3xi64>) -> tensor<1x1xi64>
+  return %0 : tensor<1x1xi64>
+}
+
+// -----
+
+func.func @argmax_bools(%a: tensor<2x3xi1>) -> tensor<1x3xi64> {
+  // expected-error @+1 {{onnx node (ArgMax, opset 13): input 0 has element type i1; the op type takes a numeric (not bool) tensor}}
+  %0 = onnx.node "ArgMax"(%a) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x3xi1>) -> tensor<1x3xi64>
+  return %0 : tensor<1x3xi64>
+}
+
+// -----
+
+// The integer matrix products did not check their inner dimensions (a
+// 'tensor.expand_shape' failed to verify).
+func.func @matmulinteger_inner(%a: tensor<2x3xi8>, %b: tensor<2x3xi8>) -> tensor<2x3xi32> {
+  // expected-error @+1 {{onnx node (MatMulInteger, opset 10): the inner dimensions differ: input 0 has 3 columns, input 1 has 2 rows}}
+  %0 = onnx.node "MatMulInteger"(%a, %b) {attrs = {}, domain = "", opset = 10 : i64} : (tensor<2x3xi8>, tensor<2x3xi8>) -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
+
+// -----
+
+func.func @qlinearmatmul_inner(%a: tensor<2x3xi8>, %s: tensor<f32>, %z: tensor<i8>, %b: tensor<4x5xi8>) -> tensor<2x5xi8> {
+  // expected-error @+1 {{onnx node (QLinearMatMul, opset 10): the inner dimensions differ: input 0 has 3 columns, input 3 has 4 rows}}
+  %0 = onnx.node "QLinearMatMul"(%a, %s, %z, %b, %s, %z, %s, %z) {attrs = {}, domain = "", opset = 10 : i64} : (tensor<2x3xi8>, tensor<f32>, tensor<i8>, tensor<4x5xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x5xi8>
+  return %0 : tensor<2x5xi8>
+}
+
+// -----
+
+func.func @qlinearmatmul_batch(%a: tensor<2x2x3xi8>, %s: tensor<f32>, %z: tensor<i8>, %b: tensor<3x3x4xi8>) -> tensor<2x2x4xi8> {
+  // expected-error @+1 {{onnx node (QLinearMatMul, opset 10): the batch dimensions do not broadcast}}
+  %0 = onnx.node "QLinearMatMul"(%a, %s, %z, %b, %s, %z, %s, %z) {attrs = {}, domain = "", opset = 10 : i64} : (tensor<2x2x3xi8>, tensor<f32>, tensor<i8>, tensor<3x3x4xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x2x4xi8>
+  return %0 : tensor<2x2x4xi8>
 }

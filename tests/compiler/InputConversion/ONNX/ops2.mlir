@@ -39,6 +39,20 @@ func.func @range() -> tensor<4xi64> {
 
 // -----
 
+// A start of +inf below the limit makes -inf steps: no values (found by
+// onnx_fuzzer: the steps were cast to int64, which UBSan reports).
+// CHECK-LABEL: func.func @range_infinite_start
+// CHECK: arith.constant dense<> : tensor<0xf32>
+func.func @range_infinite_start() -> tensor<0xf32> {
+  %s = arith.constant dense<0x7F800000> : tensor<f32>
+  %l = arith.constant dense<5.0> : tensor<f32>
+  %d = arith.constant dense<2.77e-32> : tensor<f32>
+  %0 = onnx.node "Range"(%s, %l, %d) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<0xf32>
+  return %0 : tensor<0xf32>
+}
+
+// -----
+
 // CumSum (reverse): a reduction over the axis taking the later elements.
 // CHECK-LABEL: func.func @cumsum
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
