@@ -165,6 +165,11 @@ CASES = [
     ("conv1x1_f24", conv_case, (33, 35, 48, 1, 1, 24, 1, 0, True)),
     ("conv1x1_f20", conv_case, (31, 29, 64, 1, 1, 20, 1, 0, True)),
     ("conv3x3_f48", conv_case, (17, 19, 16, 3, 3, 48, 1, 1, True)),
+    # Output rows the microkernel reads in place (SgemmDriver.h,
+    # convPixelStep): 28 wide (two AVX-512 tiles; 28 of AVX2's 30), and 55
+    # wide with stride 2 (55 of 56), both padded.
+    ("conv3x3_w28", conv_case, (11, 28, 16, 3, 3, 40, 1, 1, True)),
+    ("conv3x3_s2_w55", conv_case, (9, 110, 8, 3, 3, 32, 2, 1, True)),
 ]
 
 
