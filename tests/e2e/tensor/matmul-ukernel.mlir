@@ -28,6 +28,10 @@
 // RUN: strata-run --module=%t.vmfb --function=acc_loop_generic --output=@%t.acc.npy
 // RUN: strata-run --module=%t.vmfb --device=local-sync --function=acc_loop --expected_output=@%t.acc.npy
 // RUN: strata-run --module=%t.vmfb --device=local-task --function=acc_loop --expected_output=@%t.acc.npy
+// A 32 MiB result (2053 x 4099) is stored with non-temporal stores, in place
+// from an A of depth 8, every workgroup fenced before it reports done.
+// RUN: strata-run --module=%t.vmfb --device=local-sync --function=mm_2053x8x4099 --input="2053x8xf32=1.5" --input="8x4099xf32=0.25" --expected_output="2053x4099xf32=3"
+// RUN: strata-run --module=%t.vmfb --device=local-task --function=mm_2053x8x4099 --input="2053x8xf32=1.5" --input="8x4099xf32=0.25" --expected_output="2053x4099xf32=3"
 
 func.func @mm_1x2000x300(%a: tensor<1x2000xf32>, %b: tensor<2000x300xf32>) -> tensor<1x300xf32> {
   %zero = arith.constant 0.0 : f32
@@ -191,4 +195,12 @@ func.func @acc_loop_generic() -> tensor<131x97xf32> {
     scf.yield %m : tensor<131x97xf32>
   }
   return %r : tensor<131x97xf32>
+}
+
+func.func @mm_2053x8x4099(%a: tensor<2053x8xf32>, %b: tensor<8x4099xf32>) -> tensor<2053x4099xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2053x4099xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2053x4099xf32>) -> tensor<2053x4099xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<2053x8xf32>, tensor<8x4099xf32>) outs(%f : tensor<2053x4099xf32>) -> tensor<2053x4099xf32>
+  return %r : tensor<2053x4099xf32>
 }
