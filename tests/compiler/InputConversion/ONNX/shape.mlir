@@ -118,3 +118,17 @@ func.func @pad_value_saturates(%x: tensor<2xi64>) -> tensor<4xi64> {
   %0 = onnx.node "Pad"(%x) {attrs = {pads = [1, 1], value = 1.0e30 : f32}, domain = "", opset = 2 : i64} : (tensor<2xi64>) -> tensor<4xi64>
   return %0 : tensor<4xi64>
 }
+
+// -----
+
+// Gather indices without elements whose other dimensions' product
+// overflows int64 (found by onnx_fuzzer: the folder's strides overflowed):
+// the result has no elements either.
+// CHECK-LABEL: func.func @gather_empty_indices
+// CHECK: %[[E:.*]] = arith.constant dense<> : tensor<3x0x144115188075855871x147455x4x3xf32>
+// CHECK: return %[[E]]
+func.func @gather_empty_indices(%x: tensor<5x4x3xf32>) -> tensor<3x0x144115188075855871x147455x4x3xf32> {
+  %i = arith.constant dense<> : tensor<3x0x144115188075855871x147455xi64>
+  %0 = onnx.node "Gather"(%x, %i) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<5x4x3xf32>, tensor<3x0x144115188075855871x147455xi64>) -> tensor<3x0x144115188075855871x147455x4x3xf32>
+  return %0 : tensor<3x0x144115188075855871x147455x4x3xf32>
+}
