@@ -249,6 +249,12 @@ DenseElementsAttr mlir::strata::onnx::foldGeneric(linalg::GenericOp op) {
   if (!body.getArguments().back().use_empty()) {
     return {};
   }
+  int64_t bodyOps = std::max<int64_t>(
+      1, std::distance(body.without_terminator().begin(),
+                       body.without_terminator().end()));
+  if (type.getNumElements() * bodyOps > kFoldWorkLimit) {
+    return {};
+  }
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<SmallVector<int64_t>> strides;
   SmallVector<SmallVector<Attribute>> values;

@@ -149,6 +149,12 @@ DenseElementsAttr foldGeneric(linalg::GenericOp op);
 
 /// Elements folded at most at compile time by foldGeneric.
 constexpr int64_t kFoldLimit = 1 << 20;
+/// Body ops (at least one per element) foldGeneric evaluates at most: it
+/// folds each op of the body through attributes, about a microsecond a
+/// time, so a long body over many elements (a nearest Resize's index
+/// arithmetic over 400k elements took 7 s) is left to a kernel. Up to four
+/// ops over the largest foldable constant.
+constexpr int64_t kFoldWorkLimit = 4 * kFoldLimit;
 
 /// A constant (arith.constant) of `value`.
 Value constant(OpBuilder &b, Location loc, DenseElementsAttr value);

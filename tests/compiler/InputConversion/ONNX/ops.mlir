@@ -13,6 +13,34 @@ func.func @quantize(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tens
 
 // -----
 
+// A nearest Resize of a constant folds at compile time while its body's ops
+// over all elements stay within kFoldWorkLimit (4 x 2^20): 4x4 here folds
+// to a constant; 512 x 1024 (the index arithmetic of 524288 elements) is
+// left to a kernel instead of taking seconds to fold.
+// CHECK-LABEL: func.func @resize_nearest_folds
+// CHECK-NOT: linalg.generic
+// CHECK: %[[C:.*]] = arith.constant dense<{{.*}}> : tensor<1x1x4x4xf32>
+// CHECK: return %[[C]]
+func.func @resize_nearest_folds() -> tensor<1x1x4x4xf32> {
+  %x = arith.constant dense<[[[[1.0, 2.0], [3.0, 4.0]]]]> : tensor<1x1x2x2xf32>
+  %roi = arith.constant dense<> : tensor<0xf32>
+  %scales = arith.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
+  %0 = onnx.node "Resize"(%x, %roi, %scales) {attrs = {mode = "nearest"}, domain = "", opset = 13 : i64} : (tensor<1x1x2x2xf32>, tensor<0xf32>, tensor<4xf32>) -> tensor<1x1x4x4xf32>
+  return %0 : tensor<1x1x4x4xf32>
+}
+// CHECK-LABEL: func.func @resize_nearest_too_much_to_fold
+// CHECK: linalg.generic
+// CHECK: return %{{.*}} : tensor<1x1x512x1024xf32>
+func.func @resize_nearest_too_much_to_fold() -> tensor<1x1x512x1024xf32> {
+  %x = arith.constant dense<[[[[1.0, 2.0], [3.0, 4.0]]]]> : tensor<1x1x2x2xf32>
+  %roi = arith.constant dense<> : tensor<0xf32>
+  %scales = arith.constant dense<[1.0, 1.0, 256.0, 512.0]> : tensor<4xf32>
+  %0 = onnx.node "Resize"(%x, %roi, %scales) {attrs = {mode = "nearest"}, domain = "", opset = 13 : i64} : (tensor<1x1x2x2xf32>, tensor<0xf32>, tensor<4xf32>) -> tensor<1x1x512x1024xf32>
+  return %0 : tensor<1x1x512x1024xf32>
+}
+
+// -----
+
 // Linear Resize reads the four neighbours of each source coordinate.
 // CHECK-LABEL: func.func @resize
 // CHECK-COUNT-4: tensor.extract %{{.*}} : tensor<1x1x2x2xf32>
