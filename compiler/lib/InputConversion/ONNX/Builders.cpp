@@ -249,9 +249,9 @@ DenseElementsAttr mlir::strata::onnx::foldGeneric(linalg::GenericOp op) {
   if (!body.getArguments().back().use_empty()) {
     return {};
   }
-  int64_t bodyOps = std::max<int64_t>(
-      1, std::distance(body.without_terminator().begin(),
-                       body.without_terminator().end()));
+  int64_t bodyOps =
+      std::max<int64_t>(1, std::distance(body.without_terminator().begin(),
+                                         body.without_terminator().end()));
   if (type.getNumElements() * bodyOps > kFoldWorkLimit) {
     return {};
   }
