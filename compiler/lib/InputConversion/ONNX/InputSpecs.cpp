@@ -257,13 +257,6 @@ const char *describe(Elements kind) {
   return "";
 }
 
-std::string typeText(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  type.print(os);
-  return text;
-}
-
 std::string rankText(int64_t least, int64_t most) {
   if (least == most) {
     return "rank " + std::to_string(least);
@@ -337,4 +330,11 @@ LogicalResult mlir::strata::onnx::checkInputSpecs(Node &n) {
     }
   }
   return success();
+}
+
+std::string mlir::strata::onnx::typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
 }

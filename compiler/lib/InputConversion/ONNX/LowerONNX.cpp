@@ -474,11 +474,9 @@ struct LowerONNXPass
         }
         auto type = dyn_cast<RankedTensorType>(input.getType());
         if (!type || !type.hasStaticShape()) {
-          std::string text;
-          llvm::raw_string_ostream os(text);
-          input.getType().print(os);
           return context.fail(
-              "input " + llvm::Twine(index) + " has the type " + text +
+              "input " + llvm::Twine(index) + " has the type " +
+              typeText(input.getType()) +
               "; dynamic shapes are not supported yet: fix the graph "
               "inputs' dimensions with --input-shape=NAME=DIMS");
         }

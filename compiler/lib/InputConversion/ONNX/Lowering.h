@@ -101,6 +101,9 @@ public:
 /// spec).
 LogicalResult checkInputSpecs(Node &n);
 
+/// `type` as MLIR prints it, for error messages.
+std::string typeText(Type type);
+
 using LowerFn = std::function<LogicalResult(Node &)>;
 using LoweringTable = llvm::StringMap<LowerFn>;
 

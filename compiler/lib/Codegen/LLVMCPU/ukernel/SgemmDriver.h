@@ -68,12 +68,7 @@ static void micro(const struct ARuns *runs, const float *restrict pa,
                 vecs, masked);                                                 \
     }                                                                          \
     return;
-  if (cols == NR && rows == MR && lda == STRATA_SGEMM_A_ROW_STRIDE) {
-    /* The hot case, packed whole tiles: the constant row stride folds into
-     * the broadcasts' displacements (no address arithmetic per row). */
-    microRows(runs, pa, STRATA_SGEMM_A_ROW_STRIDE, pb, ldb, c, ldc, add, ep,
-              stream, MR, cols, 2, 0);
-  } else if (cols == NR) {
+  if (cols == NR) {
     STRATA_SGEMM_ROWS_SWITCH(2, 0)
   } else if (cols <= NR / 2) {
     STRATA_SGEMM_ROWS_SWITCH(1, 1)
