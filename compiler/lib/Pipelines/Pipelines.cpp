@@ -65,9 +65,12 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     const TargetBackend *target = lookupTargetBackend(options.target);
     flowOptions.im2colConvolutions =
         !target || !target->hasDirectConvolution(targetOptions);
+    int64_t minWork = target ? target->minMatmulTileWork(targetOptions) : 0;
+    flowOptions.im2colMinWork = minWork;
     flow::PackWeightsPassOptions packOptions;
     packOptions.panelColumns =
         target ? target->weightPanelColumns(targetOptions) : 0;
+    packOptions.minWork = minWork;
     pm.addPass(flow::createPackWeightsPass(packOptions));
     pm.addPass(flow::createFormDispatchesPass(flowOptions));
     pm.addPass(createCanonicalizerPass());

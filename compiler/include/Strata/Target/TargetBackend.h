@@ -58,6 +58,14 @@ public:
   weightPanelColumns(const TargetBackendOptions &options) const {
     return 0;
   }
+  /// The fewest multiply-adds of an f32 matmul or convolution its kernels
+  /// run as a matmul (tiled for its microkernel, if it has one): the flow
+  /// phase packs weights and makes im2col matmuls only from products this
+  /// large; 0: any size.
+  virtual int64_t
+  minMatmulTileWork(const TargetBackendOptions &options) const {
+    return 0;
+  }
 };
 
 /// The targets this build has (each behind its own Meson option), by name.

@@ -34,8 +34,6 @@
 namespace mlir::strata::llvmcpu {
 namespace {
 
-// Smaller matmuls are not worth packing: the vectorized path keeps them.
-constexpr int64_t kMinUkernelWork = 64 * 64 * 64;
 // Rows a matmul of fewer rows (a matrix-vector product) is counted as.
 constexpr int64_t kFewRowsWork = 16;
 // A result of at least this many bytes in all is written with non-temporal
@@ -547,7 +545,7 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   // A packed weight always takes it: the flow phase chose it for this.
   if (failed(mBound) || failed(nBound) || failed(kBound) ||
       (!packed && std::max<int64_t>(*mBound, kFewRowsWork) * *nBound * *kBound <
-                      kMinUkernelWork)) {
+                      kMinMatmulTileWork)) {
     return success();
   }
   int64_t mb = *mBound, nb = *nBound, kb = *kBound;
@@ -681,7 +679,7 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   FailureOr<int64_t> nBound = upperBound(out, 3);
   int64_t kb = kh * kw * channels;
   if (failed(rowBound) || failed(nBound) ||
-      (!packed && *rowBound * outWidth * *nBound * kb < kMinUkernelWork)) {
+      (!packed && *rowBound * outWidth * *nBound * kb < kMinMatmulTileWork)) {
     return success();
   }
   int64_t mb = *rowBound * outWidth, nb = *nBound;

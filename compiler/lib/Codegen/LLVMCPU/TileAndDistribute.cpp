@@ -151,9 +151,6 @@ SmallVector<int64_t> chooseDynamicTileSizes(linalg::LinalgOp root) {
   return sizes;
 }
 
-// f32 matmuls with at least this many multiply-adds get matmul tiles (they
-// become microkernel calls on targets that have one: MatmulUkernel.cpp).
-constexpr int64_t kMinMatmulTileWork = 64 * 64 * 64;
 // Workgroup tiles of a matmul aim at this many rows and columns: packing
 // costs (1/rows + 1/columns) of the multiply-adds, and a 256 x 256 tile's
 // packed operands sit in L2.
@@ -163,7 +160,9 @@ constexpr int64_t kMatmulTileEdge = 256;
 constexpr int64_t kMatmulWorkgroups = 8;
 
 // Whether `op` is static, all f32, and has at least kMinMatmulTileWork
-// multiply-adds per instance (its loops after the first `batchLoops`).
+// multiply-adds per instance (its loops after the first `batchLoops`): then
+// it gets matmul tiles, which become microkernel calls on targets that have
+// one (MatmulUkernel.cpp).
 bool isLargeF32(linalg::LinalgOp op, unsigned batchLoops = 0) {
   if (!op || !llvm::all_of(op->getOperandTypes(), [](Type type) {
         return getElementTypeOrSelf(type).isF32();

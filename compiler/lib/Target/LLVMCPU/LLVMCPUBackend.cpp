@@ -1,6 +1,7 @@
 // LLVMCPUBackend.cpp - the llvm-cpu target behind the TargetBackend
 // interface (compileExecutable in LLVMCPUTarget.h does the work).
 
+#include "Strata/Codegen/LLVMCPU/Codegen.h"
 #include "Strata/Codegen/LLVMCPU/Passes.h"
 #include "Strata/Target/LLVMCPU/LLVMCPUTarget.h"
 #include "Strata/Target/TargetBackend.h"
@@ -35,6 +36,11 @@ public:
     cpuOptions.triple = options.triple;
     cpuOptions.cpu = options.cpu;
     return microkernelPanelColumns(cpuOptions);
+  }
+
+  int64_t
+  minMatmulTileWork(const TargetBackendOptions &options) const override {
+    return llvmcpu::kMinMatmulTileWork;
   }
 
   FailureOr<TargetExecutable>

@@ -1,4 +1,4 @@
-// RUN: strata-opt --strata-form-dispatches --canonicalize --split-input-file %s | FileCheck %s
+// RUN: strata-opt --strata-form-dispatches=im2col-min-work=262144 --canonicalize --split-input-file %s | FileCheck %s
 // RUN: strata-opt --strata-form-dispatches=im2col-convolutions=false --canonicalize --split-input-file %s | FileCheck %s --check-prefix=NOIM2COL
 
 // A matmul with its zero fill, then bias + relu: the elementwise ops fuse

@@ -108,6 +108,14 @@ LogicalResult vectorizeExecutable(ModuleOp module, int64_t nativeVectorBytes);
 LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
                                  StringRef ukernelVariant = {});
 
+/// The fewest multiply-adds of an f32 matmul or convolution (of one
+/// workgroup's tile, for the microkernel call) that the code generator cuts
+/// into matmul tiles and hands to the microkernel; smaller ones are cut like
+/// elementwise ops and stay on vectorized loops. The flow phase reads it
+/// through TargetBackend::minMatmulTileWork (which weights it packs, which
+/// convolutions become im2col matmuls).
+inline constexpr int64_t kMinMatmulTileWork = 64 * 64 * 64;
+
 /// The symbol of the f32 matmul microkernel (ukernel/SgemmDriver.h).
 inline constexpr llvm::StringLiteral kSgemmUkernelSymbol =
     "strata_ukernel_sgemm_f32";
@@ -120,8 +128,8 @@ inline constexpr llvm::StringLiteral kSconvUkernelSymbol =
 inline constexpr llvm::StringLiteral kSdwconvUkernelSymbol =
     "strata_ukernel_sdwconv_f32";
 
-/// Replaces each f32 linalg.matmul on row-major memrefs with at least 64^3
-/// multiply-adds by a call of kSgemmUkernelSymbol (declared private in the
+/// Replaces each f32 linalg.matmul on row-major memrefs with at least
+/// kMinMatmulTileWork multiply-adds by a call of kSgemmUkernelSymbol (declared private in the
 /// module; the target links its definition) for microkernel variant
 /// `variant` ("avx512" or "avx2"; empty or "none" does nothing), folding a
 /// zero fill of its output right before it, with a packing scratch

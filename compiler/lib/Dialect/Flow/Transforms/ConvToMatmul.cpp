@@ -25,11 +25,9 @@ using namespace mlir;
 
 namespace {
 
-// Below this many multiply-adds the loops are as good.
-constexpr int64_t kMinConvWork = 64 * 64 * 64;
-
 struct ConvToIm2colMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
-  using OpRewritePattern::OpRewritePattern;
+  ConvToIm2colMatmul(MLIRContext *context, int64_t minWork)
+      : OpRewritePattern(context), minWork(minWork) {}
 
   LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp conv,
                                 PatternRewriter &rewriter) const override {
@@ -54,7 +52,7 @@ struct ConvToIm2colMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
     int64_t kh = filterType.getDimSize(0), kw = filterType.getDimSize(1),
             c = filterType.getDimSize(2);
     int64_t rows = n * oh * ow, depth = kh * kw * c;
-    if (rows * depth * f < kMinConvWork) {
+    if (rows * depth * f < minWork) {
       return rewriter.notifyMatchFailure(conv, "too little work");
     }
     auto strides = conv.getStrides().getValues<int64_t>();
@@ -111,11 +109,14 @@ struct ConvToIm2colMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
         ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
     return success();
   }
+
+private:
+  int64_t minWork;
 };
 
 } // namespace
 
 void mlir::strata::flow::populateConvToMatmulPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<ConvToIm2colMatmul>(patterns.getContext());
+    RewritePatternSet &patterns, int64_t minWork) {
+  patterns.add<ConvToIm2colMatmul>(patterns.getContext(), minWork);
 }

@@ -767,7 +767,7 @@ struct FormDispatchesPass
     patterns.add<GeneralizeElementwise, SplatToFill, DecomposeOtherPads>(
         context);
     if (im2colConvolutions) {
-      flow::populateConvToMatmulPatterns(patterns);
+      flow::populateConvToMatmulPatterns(patterns, im2colMinWork);
     }
     // (A packed weight's transpose is not folded back into a constant.)
     linalg::populateElementwiseOpsFusionPatterns(

@@ -23,12 +23,6 @@ using namespace mlir::strata;
 
 namespace {
 
-// The code generator's threshold for cutting a matmul or conv into
-// microkernel tiles (TileAndDistribute.cpp, isLargeF32): smaller products
-// are cut like elementwise ops and stay on vectorized loops, where a packed
-// weight would be unpacked by every workgroup.
-constexpr int64_t kMinUkernelWork = 64 * 64 * 64;
-
 // The f32 values of a non-splat constant, in row-major order.
 std::optional<ArrayRef<float>> constantFloats(Value value) {
   auto constant = value.getDefiningOp<arith::ConstantOp>();
@@ -178,7 +172,9 @@ struct PackWeightsPass : flow::impl::PackWeightsPassBase<PackWeightsPass> {
         continue;
       }
       auto [m, n, k] = *sizes;
-      if (m * n * k < kMinUkernelWork) {
+      // Smaller products stay on the target's vectorized loops, where a
+      // packed weight would be unpacked by every workgroup.
+      if (m * n * k < minWork) {
         continue;
       }
       OpOperand &use = op->getOpOperand(1);

@@ -65,6 +65,11 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
            "rewrite static f32 NHWC convolutions as an im2col dispatch and "
            "a matmul (for targets without a convolution microkernel; "
            "strata-compile turns it off when the target has one)">,
+    Option<"im2colMinWork", "im2col-min-work", "int64_t",
+           /*default=*/"0",
+           "the fewest multiply-adds of a convolution made an im2col "
+           "matmul: the target's smallest matmul tile work "
+           "(TargetBackend::minMatmulTileWork; 0: any size)">,
   ];
   let dependentDialects = [
     "::mlir::strata::flow::FlowDialect",
@@ -100,14 +105,17 @@ def PackWeightsPass : Pass<"strata-pack-weights", "::mlir::ModuleOp"> {
     the weight is neither transposed nor packed at run time. When N is
     not a multiple of NR the last panel is padded with zero columns and a
     `tensor.extract_slice` takes the first N columns. Only operands of
-    products the code generator cuts into microkernel tiles (at least 64^3
-    multiply-adds) are packed. `panel-columns=0` (the default; targets without a
+    products the code generator cuts into microkernel tiles (at least
+    `min-work` multiply-adds, TargetBackend::minMatmulTileWork) are packed. `panel-columns=0` (the default; targets without a
     microkernel) does nothing.
   }];
   let options = [
     Option<"panelColumns", "panel-columns", "int64_t", /*default=*/"0",
            "columns per panel of the target's matmul microkernel (NR); "
            "0 leaves weights as they are">,
+    Option<"minWork", "min-work", "int64_t", /*default=*/"0",
+           "the fewest multiply-adds of a product whose weight is packed: "
+           "the target's smallest microkernel tile work (0: any size)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
