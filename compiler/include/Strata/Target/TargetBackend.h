@@ -62,8 +62,7 @@ public:
   /// run as a matmul (tiled for its microkernel, if it has one): the flow
   /// phase packs weights and makes im2col matmuls only from products this
   /// large; 0: any size.
-  virtual int64_t
-  minMatmulTileWork(const TargetBackendOptions &options) const {
+  virtual int64_t minMatmulTileWork(const TargetBackendOptions &options) const {
     return 0;
   }
 };

@@ -129,10 +129,10 @@ inline constexpr llvm::StringLiteral kSdwconvUkernelSymbol =
     "strata_ukernel_sdwconv_f32";
 
 /// Replaces each f32 linalg.matmul on row-major memrefs with at least
-/// kMinMatmulTileWork multiply-adds by a call of kSgemmUkernelSymbol (declared private in the
-/// module; the target links its definition) for microkernel variant
-/// `variant` ("avx512" or "avx2"; empty or "none" does nothing), folding a
-/// zero fill of its output right before it, with a packing scratch
+/// kMinMatmulTileWork multiply-adds by a call of kSgemmUkernelSymbol (declared
+/// private in the module; the target links its definition) for microkernel
+/// variant `variant` ("avx512" or "avx2"; empty or "none" does nothing),
+/// folding a zero fill of its output right before it, with a packing scratch
 /// memref.alloc. Likewise each f32 linalg.conv_2d_nhwc_hwcf of one image
 /// whose output pixels and filter rows are dense becomes a call of
 /// kSconvUkernelSymbol, and each f32 linalg.depthwise_conv_2d_nhwc_hwc of

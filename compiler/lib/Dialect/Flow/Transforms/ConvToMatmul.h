@@ -9,8 +9,7 @@ namespace mlir::strata::flow {
 /// linalg.conv_2d_nhwc_hwcf on static f32 tensors with at least `minWork`
 /// multiply-adds (below it the target's loops are as good) becomes an
 /// im2col linalg.generic, a linalg.matmul and reshapes around them.
-void populateConvToMatmulPatterns(RewritePatternSet &patterns,
-                                  int64_t minWork);
+void populateConvToMatmulPatterns(RewritePatternSet &patterns, int64_t minWork);
 
 } // namespace mlir::strata::flow
 
