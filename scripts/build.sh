@@ -3,6 +3,8 @@
 #
 #   ./scripts/build.sh                      build/ (compiler: auto)
 #   BUILD_DIR=build-asan ./scripts/build.sh -Db_sanitize=address,undefined
+#   BUILD_JOBS=1 ./scripts/build.sh         one compile at a time (default:
+#                                           one per core, not ninja's cores+2)
 #
 # Extra arguments are meson options: given to `meson setup` for a new build
 # directory, or to `meson configure` for an existing one.
@@ -25,4 +27,4 @@ if [[ ! -f "$build/build.ninja" ]]; then
 elif (($# > 0)); then
   meson configure "$build" "$@"
 fi
-ninja -C "$build"
+ninja -j"${BUILD_JOBS:-$(nproc)}" -C "$build"
