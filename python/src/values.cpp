@@ -10,6 +10,7 @@
 
 #include "errors.h"
 #include "tensor_type_match.h"
+#include "strata/tensor_types.hpp"
 #include "strata/vm/buffer.h"
 
 namespace strata::python {
@@ -192,17 +193,6 @@ bool dtypeOf(strata_hal_element_type_t type, py::dtype* out_dtype) {
   return true;
 }
 
-std::string describeTensorType(const int64_t* shape, size_t rank,
-                               strata_hal_element_type_t type) {
-  std::string out;
-  for (size_t i = 0; i < rank; ++i) {
-    out += std::to_string(shape[i]) + "x";
-  }
-  const char* name = strata_hal_element_type_name(type);
-  out += name ? name : "?";
-  return out;
-}
-
 
 //===--------------------------------------------------------------------===//
 // Arguments
@@ -240,7 +230,7 @@ strata_hal_buffer_view_t* viewFromArray(const py::array& input,
     // The export's signature, when the compiler recorded it; strata-run's
     // message.
     std::string got =
-        describeTensorType(shape, static_cast<size_t>(ndim), type);
+        runtime::describeTensorType(shape, static_cast<size_t>(ndim), type);
     if (!tools::tensorTypeMatches(want, got)) {
       // A signless integer argument (i8: ONNX's uint8 becomes one) takes
       // unsigned data of its width as it is, as strata-run does.

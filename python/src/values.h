@@ -27,11 +27,6 @@ strata_hal_element_type_t elementTypeOf(const py::dtype& dtype);
 /// The numpy dtype of a HAL element type; false when numpy has none.
 bool dtypeOf(strata_hal_element_type_t type, py::dtype* out_dtype);
 
-/// "2x3xf32", as strata-run and the compiler's reflection write tensor types
-/// ("f32" for rank 0).
-std::string describeTensorType(const int64_t* shape, size_t rank,
-                               strata_hal_element_type_t type);
-
 /// A buffer view of array (owned by the caller). A C-contiguous, aligned
 /// array in native byte order is wrapped without copying: the view keeps
 /// the array alive (a reference released with the GIL, or handed to the

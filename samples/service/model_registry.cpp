@@ -15,9 +15,15 @@
 #include <simdjson.h>
 
 #include "strata/runtime.hpp"
-#include "tensor_types.h"
+#include "strata/tensor_types.hpp"
 
 namespace strata::service {
+
+using runtime::describeTensorType;
+using runtime::elementTypeName;
+using runtime::halfFromDouble;
+using runtime::halfToFloat;
+using runtime::shapeElementCount;
 namespace {
 
 // Whether shape[0..rank) and type fit expected (from "4x16xf32" or
@@ -483,8 +489,7 @@ bool pushInputs(const Function &function, const std::string &body,
       return false;
     }
     auto actual = [&] {
-      return describeTensorType(std::vector<int64_t>(shape, shape + rank),
-                                type);
+      return describeTensorType(shape, rank, type);
     };
     size_t element_size = strata_hal_element_byte_size(type);
     uint64_t element_count = 0;

@@ -1,7 +1,7 @@
 // tensor_io.h - host tensors for the tools: IREE's text grammar
 // ("2x3xf32=1 2 3 4 5 6"), IREE-style printing ("2x3xf32=[1 2 3][4 5 6]"),
-// half-precision conversion, comparison against expected values, and the
-// bridge to hal.buffer_view.
+// comparison against expected values, and the bridge to hal.buffer_view
+// (element type names and half conversion come from strata/tensor_types.hpp).
 //
 // Everything here is for tools: it uses the STL freely, reports errors as
 // strings, and is thread-compatible.
@@ -16,6 +16,7 @@
 #include "strata/base/allocator.h"
 #include "strata/base/status.h"
 #include "strata/hal/buffer.h"
+#include "strata/tensor_types.hpp"
 #include "strata/vm/value.h"
 
 namespace strata::tools {
@@ -35,27 +36,13 @@ struct HostTensor {
   }
 };
 
-// Element product of shape, or false when a dim is negative or the product
-// (times element_size) overflows 2^62 bytes.
-bool shapeElementCount(const std::vector<int64_t>& shape, size_t element_size,
-                       uint64_t* out);
-
-// "2x3xf32", "f32" for a 0-d tensor, "0x4xi8".
-std::string describeTensorType(const std::vector<int64_t>& shape,
-                               strata_hal_element_type_t element_type);
-
-// Element type name ("f32", "ui8", "i1"); "?" for an unknown type.
-std::string elementTypeName(strata_hal_element_type_t element_type);
-
-//===--------------------------------------------------------------------===//
-// IEEE half precision
-//===--------------------------------------------------------------------===//
-
-// Rounds value to the nearest half, ties to even. Values whose magnitude
-// rounds past 65504 become infinity; NaN stays a (quiet) NaN.
-uint16_t halfFromDouble(double value);
-// Exact widening of a half.
-float halfToFloat(uint16_t bits);
+// Element type names, "2x3xf32" descriptions, checked element counts and
+// IEEE half conversion: the installed header's (strata/tensor_types.hpp).
+using runtime::describeTensorType;
+using runtime::elementTypeName;
+using runtime::halfFromDouble;
+using runtime::halfToFloat;
+using runtime::shapeElementCount;
 
 //===--------------------------------------------------------------------===//
 // Text
