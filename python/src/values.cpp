@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "errors.h"
-#include "tensor_type_match.h"
 #include "strata/tensor_types.hpp"
 #include "strata/vm/buffer.h"
+#include "tensor_type_match.h"
 
 namespace strata::python {
 
@@ -192,7 +192,6 @@ bool dtypeOf(strata_hal_element_type_t type, py::dtype* out_dtype) {
   *out_dtype = *dtype;
   return true;
 }
-
 
 //===--------------------------------------------------------------------===//
 // Arguments

@@ -488,9 +488,7 @@ bool pushInputs(const Function &function, const std::string &body,
                "' (f16, f32, f64, i1, i8, i16, i32, i64, si8.., ui8..)";
       return false;
     }
-    auto actual = [&] {
-      return describeTensorType(shape, rank, type);
-    };
+    auto actual = [&] { return describeTensorType(shape, rank, type); };
     size_t element_size = strata_hal_element_byte_size(type);
     uint64_t element_count = 0;
     if (!shapeElementCount(std::vector<int64_t>(shape, shape + rank),
