@@ -29,9 +29,14 @@ microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
     acc[i][0] = _mm256_setzero_ps();
     acc[i][1] = _mm256_setzero_ps();
   }
+  const float *next = runs->next;
+  int64_t nextRow = 0, nextCol = 0;
   for (int64_t r = 0; r < runs->count; ++r) {
     const float *a = pa + runs->offset[r];
     for (int64_t p = 0; p < runs->length[r]; ++p) {
+      if (next) {
+        sgemmPrefetchNext(next, lda, MR, &nextRow, &nextCol);
+      }
       __m256 b0 = _mm256_loadu_ps(pb);
       __m256 b1 = vecs > 1 ? _mm256_loadu_ps(pb + 8) : b0;
 #pragma clang loop unroll(full)

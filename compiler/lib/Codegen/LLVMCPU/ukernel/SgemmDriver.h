@@ -220,15 +220,20 @@ static void packA(const struct ASource *src, int64_t row0, int64_t k0,
 }
 
 /* The distance in floats between consecutive rows of A when it is the same
- * for every row and at most STRATA_SGEMM_DIRECT_A_MAX_K, else 0. */
-static int64_t rowStrideOf(const struct ASource *src, int64_t k) {
-  if (!src->conv) {
-    return src->lda <= STRATA_SGEMM_DIRECT_A_MAX_K ? src->lda : 0;
+ * for every row and A is better read in place than packed, else 0: rows at
+ * most STRATA_SGEMM_DIRECT_A_MAX_K floats apart, or any A when the call has
+ * at most NR columns (each element is read once then: packing would only
+ * copy it). */
+static int64_t rowStrideOf(const struct ASource *src, int64_t n, int64_t k) {
+  int64_t stride = src->lda;
+  if (src->conv) {
+    stride = src->convStrideW * src->strideW;
+    if (k != src->channels ||
+        src->convStrideH * src->strideH != src->outWidth * stride) {
+      return 0;
+    }
   }
-  int64_t step = src->convStrideW * src->strideW;
-  int dense = k == src->channels &&
-              src->convStrideH * src->strideH == src->outWidth * step;
-  return dense && step <= STRATA_SGEMM_DIRECT_A_MAX_K ? step : 0;
+  return stride <= STRATA_SGEMM_DIRECT_A_MAX_K || n <= NR ? stride : 0;
 }
 
 /* The distance in floats between neighbouring output pixels of a row in
@@ -311,7 +316,7 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
   /* A shallow A whose rows are evenly spaced (a matrix, or a 1x1
    * convolution's dense pixels) is read in place, directA floats from one
    * row to the next: packing would copy each element to read it once. */
-  int64_t directA = rowStrideOf(src, k);
+  int64_t directA = rowStrideOf(src, n, k);
   /* A convolution read in place (convPixelStep): no im2col copy at all;
    * the microkernel reads each pixel's window in runs. */
   int64_t pixelStep = directA ? 0 : convPixelStep(src);
@@ -352,7 +357,7 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
        * in NR-column strips, a cache line or two per row each pass). */
       int rowsOuter = kc * nc <= STRATA_SGEMM_L1_B_FLOATS;
       int64_t lengthOfBlock = kc, offsetOfBlock = 0;
-      struct ARuns runs = {1, &offsetOfBlock, &lengthOfBlock};
+      struct ARuns runs = {1, &offsetOfBlock, &lengthOfBlock, 0};
       if (pixelStep) {
         runs.count = convRuns(src, pc, kc, runOffset, runLength);
         runs.offset = runOffset;
@@ -394,9 +399,14 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
             }
             const float *panelA = pa + ir * STRATA_SGEMM_A_ROW_STRIDE;
             int64_t lda = STRATA_SGEMM_A_ROW_STRIDE;
+            runs.next = 0;
             if (directA) {
-              panelA = src->base + (ic + ir) * directA;
+              panelA = src->base + (ic + ir) * directA + pc;
               lda = directA;
+              /* The row panel after this one, once per row panel. */
+              if (!rowsOuter || i == 0) {
+                runs.next = panelA + rows * lda;
+              }
             } else if (pixelStep) {
               int64_t oy = (ic + ir) / src->outWidth;
               int64_t ox = (ic + ir) - oy * src->outWidth;

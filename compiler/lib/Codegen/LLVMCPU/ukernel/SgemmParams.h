@@ -37,10 +37,14 @@
  * dense pixels of a 1x1 convolution, or one output row's pixels of any
  * convolution), is read in place by the microkernel rather than packed
  * (SgemmDriver.h): packing would copy each element to read it once. Rows
- * further apart are packed: in place, the kernel's reads of a panel's
- * rows side by side stream badly from memory (mobilenet_v2 batch 8: 1x1
- * convolutions of 96 and 144 channels 1.1-1.4x slower in place; batch 1,
- * from cache, they were a little faster). */
+ * further apart are read in place only by calls of at most NR columns,
+ * which read each element once (SgemmDriver.h rowStrideOf); the
+ * microkernel prefetches the next row panel as it goes (SgemmRuns.h),
+ * since the hardware does not follow a panel's rows read side by side
+ * (batch 8, 1x1 convolutions of 96 and 128 channels to 16-24 outputs:
+ * without it 1.15-1.5x slower in place than packed, with it 0.65-0.75x
+ * of packed). Calls with more columns read each packed row panel once per
+ * column panel, which pays for the packing. */
 #define STRATA_SGEMM_DIRECT_A_MAX_K 64
 
 /* At most this many rows of A in a call: B is read in place rather than

@@ -16,6 +16,25 @@ struct ARuns {
   int64_t count;
   const int64_t *offset;
   const int64_t *length;
+  /* A matrix read in place: the first row of the next row panel at this
+   * depth, or 0. The microkernel prefetches its lines while it computes
+   * this tile (SgemmPrefetch below): read in place, a panel's rows are
+   * read side by side, which the hardware prefetchers do not follow. */
+  const float *next;
 };
+
+/* One line of the next row panel per depth step, row after row (rows lda
+ * floats apart), then the next 16 floats of each row: the kc steps of a
+ * tile cover MR rows of 16 * kc / MR floats, more than the kc each needs.
+ * *row and *col start at 0. */
+static inline __attribute__((always_inline)) void
+sgemmPrefetchNext(const float *next, int64_t lda, int mr, int64_t *row,
+                  int64_t *col) {
+  __builtin_prefetch(next + *row * lda + *col, 0, 3);
+  if (++*row == mr) {
+    *row = 0;
+    *col += 16;
+  }
+}
 
 #endif /* STRATA_UKERNEL_SGEMM_RUNS_H_ */
