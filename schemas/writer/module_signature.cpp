@@ -44,6 +44,25 @@ void hashMessage(crypto_sign_state* state, const uint8_t* data, uint64_t offset,
   crypto_sign_update(state, data + offset + STRATA_MODULE_SIGNATURE_SIZE,
                      extent - offset - STRATA_MODULE_SIGNATURE_SIZE);
 }
+
+// What signing and verifying share: the key's size (`kind` names it in the
+// message), libsodium, and the signature field's place in the image.
+strata_status_t locateSignature(const uint8_t* data, size_t size,
+                                size_t key_size, size_t expected_key_size,
+                                const char* kind, bool* found,
+                                uint64_t* offset, uint64_t* extent) {
+  if (key_size != expected_key_size) {
+    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                              "an Ed25519 %s key is %u bytes, not %zu", kind,
+                              static_cast<unsigned>(expected_key_size),
+                              key_size);
+  }
+  if (!sodiumReady()) {
+    return strata_make_status(STRATA_STATUS_INTERNAL,
+                              "libsodium failed to initialize");
+  }
+  return findModuleSignature(data, size, found, offset, extent);
+}
 #endif
 
 }  // namespace
@@ -125,21 +144,12 @@ strata_status_t signModuleImage(uint8_t* data, size_t size,
                                 const uint8_t* secret_key,
                                 size_t secret_key_size) {
 #if defined(STRATA_HAVE_SODIUM)
-  if (secret_key_size != crypto_sign_SECRETKEYBYTES) {
-    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
-                              "an Ed25519 secret key is %u bytes, not %zu",
-                              static_cast<unsigned>(crypto_sign_SECRETKEYBYTES),
-                              secret_key_size);
-  }
-  if (!sodiumReady()) {
-    return strata_make_status(STRATA_STATUS_INTERNAL,
-                              "libsodium failed to initialize");
-  }
   bool found = false;
   uint64_t offset = 0;
   uint64_t extent = 0;
-  strata_status_t status =
-      findModuleSignature(data, size, &found, &offset, &extent);
+  strata_status_t status = locateSignature(
+      data, size, secret_key_size, crypto_sign_SECRETKEYBYTES, "secret",
+      &found, &offset, &extent);
   if (status) {
     return status;
   }
@@ -166,21 +176,12 @@ strata_status_t verifyModuleImage(const uint8_t* data, size_t size,
                                   const uint8_t* public_key,
                                   size_t public_key_size) {
 #if defined(STRATA_HAVE_SODIUM)
-  if (public_key_size != crypto_sign_PUBLICKEYBYTES) {
-    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
-                              "an Ed25519 public key is %u bytes, not %zu",
-                              static_cast<unsigned>(crypto_sign_PUBLICKEYBYTES),
-                              public_key_size);
-  }
-  if (!sodiumReady()) {
-    return strata_make_status(STRATA_STATUS_INTERNAL,
-                              "libsodium failed to initialize");
-  }
   bool found = false;
   uint64_t offset = 0;
   uint64_t extent = 0;
-  strata_status_t status =
-      findModuleSignature(data, size, &found, &offset, &extent);
+  strata_status_t status = locateSignature(
+      data, size, public_key_size, crypto_sign_PUBLICKEYBYTES, "public",
+      &found, &offset, &extent);
   if (status) {
     return status;
   }
