@@ -49,8 +49,8 @@ void hashMessage(crypto_sign_state* state, const uint8_t* data, uint64_t offset,
 // message), libsodium, and the signature field's place in the image.
 strata_status_t locateSignature(const uint8_t* data, size_t size,
                                 size_t key_size, size_t expected_key_size,
-                                const char* kind, bool* found,
-                                uint64_t* offset, uint64_t* extent) {
+                                const char* kind, bool* found, uint64_t* offset,
+                                uint64_t* extent) {
   if (key_size != expected_key_size) {
     return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
                               "an Ed25519 %s key is %u bytes, not %zu", kind,
@@ -147,9 +147,9 @@ strata_status_t signModuleImage(uint8_t* data, size_t size,
   bool found = false;
   uint64_t offset = 0;
   uint64_t extent = 0;
-  strata_status_t status = locateSignature(
-      data, size, secret_key_size, crypto_sign_SECRETKEYBYTES, "secret",
-      &found, &offset, &extent);
+  strata_status_t status =
+      locateSignature(data, size, secret_key_size, crypto_sign_SECRETKEYBYTES,
+                      "secret", &found, &offset, &extent);
   if (status) {
     return status;
   }
@@ -179,9 +179,9 @@ strata_status_t verifyModuleImage(const uint8_t* data, size_t size,
   bool found = false;
   uint64_t offset = 0;
   uint64_t extent = 0;
-  strata_status_t status = locateSignature(
-      data, size, public_key_size, crypto_sign_PUBLICKEYBYTES, "public",
-      &found, &offset, &extent);
+  strata_status_t status =
+      locateSignature(data, size, public_key_size, crypto_sign_PUBLICKEYBYTES,
+                      "public", &found, &offset, &extent);
   if (status) {
     return status;
   }
