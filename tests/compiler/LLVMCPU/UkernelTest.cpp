@@ -212,10 +212,11 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
       // row, a depth of several 256-blocks with a remainder, thin columns;
       // then depths of at most STRATA_SGEMM_DIRECT_A_MAX_K (64), where A is
       // read in place instead of packed: depth 1, primes, exactly 64, 16
-      // columns (one AVX-512 vector); then deeper A read in place because
-      // the call has at most NR columns (rowStrideOf): two depth blocks
-      // (300 = 256 + 44, each block's columns of A), 24 columns (in place
-      // on AVX-512, packed on AVX2), 32.
+      // columns (one AVX-512 vector); deeper A is read in place too when
+      // its rows spread over the cache's sets (spreadRows, SgemmDriver.h:
+      // 300, 128 and 700 floats apart; two depth blocks, 300 = 256 + 44,
+      // take each block's columns of A) and packed when they do not (512
+      // and 2048 floats, 2 and 8 KiB apart).
       for (auto [m, k, n] :
            std::vector<std::tuple<int, int, int>>{{257, 300, 263},
                                                   {1, 2000, 300},
@@ -227,7 +228,9 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
                                                   {257, 64, 263},
                                                   {600, 300, 16},
                                                   {333, 128, 24},
-                                                  {1000, 700, 32}}) {
+                                                  {1000, 700, 32},
+                                                  {100, 512, 40},
+                                                  {50, 2048, 33}}) {
         CAPTURE(features);
         checkMatmul(m, k, n, features);
       }
@@ -254,9 +257,9 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
       checkConv(4, 56, 3, 64, 7, 2, 1, features);
       checkConv(5, 42, 16, 48, 3, 1, 2, features);
       checkConv(3, 12, 8, 24, 3, 1, 1, features);
-      // 1x1 convolutions over dense pixels of more than 64 channels into
-      // at most NR outputs: A read in place (rowStrideOf), 128 and 300
-      // channels (two depth blocks).
+      // 1x1 convolutions over dense pixels of more than 64 channels: A
+      // read in place (rowStrideOf), 128 and 300 channels (two depth
+      // blocks).
       checkConv(6, 27, 128, 16, 1, 1, 1, features);
       checkConv(4, 13, 300, 24, 1, 1, 1, features);
     }

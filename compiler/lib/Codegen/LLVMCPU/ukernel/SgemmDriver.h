@@ -219,12 +219,25 @@ static void packA(const struct ASource *src, int64_t row0, int64_t k0,
   }
 }
 
+/* Whether the rows of a row panel read in place, `stride` floats apart,
+ * spread over the L1 cache's sets: rows 4 KiB apart all fall in one set,
+ * 2 KiB apart in two, and a panel's MR rows then evict each other (square
+ * matmuls of 1024 and 2048 floats a row lost a quarter in place). Allowed
+ * when the stride's bytes within the 4 KiB set period have no power of two
+ * above 1 KiB as a factor (at most MR / 4 rows share a set). */
+static int spreadRows(int64_t stride) {
+  int64_t bytes = (stride * (int64_t)sizeof(float)) & 4095;
+  return bytes != 0 && (bytes & -bytes) <= 1024;
+}
+
 /* The distance in floats between consecutive rows of A when it is the same
  * for every row and A is better read in place than packed, else 0: rows at
- * most STRATA_SGEMM_DIRECT_A_MAX_K floats apart, or any A when the call has
- * at most NR columns (each element is read once then: packing would only
- * copy it). */
-static int64_t rowStrideOf(const struct ASource *src, int64_t n, int64_t k) {
+ * most STRATA_SGEMM_DIRECT_A_MAX_K floats apart, or rows that spread over
+ * the cache's sets (spreadRows), which the microkernel reads with the next
+ * row panel prefetched. Packing copies each element once to read it from
+ * the copy once per column panel; in place, the first column panel's
+ * reads bring the rows into the cache for the others. */
+static int64_t rowStrideOf(const struct ASource *src, int64_t k) {
   int64_t stride = src->lda;
   if (src->conv) {
     stride = src->convStrideW * src->strideW;
@@ -233,7 +246,8 @@ static int64_t rowStrideOf(const struct ASource *src, int64_t n, int64_t k) {
       return 0;
     }
   }
-  return stride <= STRATA_SGEMM_DIRECT_A_MAX_K || n <= NR ? stride : 0;
+  return stride <= STRATA_SGEMM_DIRECT_A_MAX_K || spreadRows(stride) ? stride
+                                                                    : 0;
 }
 
 /* The distance in floats between neighbouring output pixels of a row in
@@ -316,7 +330,7 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
   /* A shallow A whose rows are evenly spaced (a matrix, or a 1x1
    * convolution's dense pixels) is read in place, directA floats from one
    * row to the next: packing would copy each element to read it once. */
-  int64_t directA = rowStrideOf(src, n, k);
+  int64_t directA = rowStrideOf(src, k);
   /* A convolution read in place (convPixelStep): no im2col copy at all;
    * the microkernel reads each pixel's window in runs. */
   int64_t pixelStep = directA ? 0 : convPixelStep(src);
