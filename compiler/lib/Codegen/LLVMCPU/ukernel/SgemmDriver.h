@@ -247,7 +247,7 @@ static int64_t rowStrideOf(const struct ASource *src, int64_t k) {
     }
   }
   return stride <= STRATA_SGEMM_DIRECT_A_MAX_K || spreadRows(stride) ? stride
-                                                                    : 0;
+                                                                     : 0;
 }
 
 /* The distance in floats between neighbouring output pixels of a row in
