@@ -214,9 +214,9 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
       // read in place instead of packed: depth 1, primes, exactly 64, 16
       // columns (one AVX-512 vector); deeper A is read in place too when
       // its rows spread over the cache's sets (spreadRows, SgemmDriver.h:
-      // 300, 128 and 700 floats apart; two depth blocks, 300 = 256 + 44,
-      // take each block's columns of A) and packed when they do not (512
-      // and 2048 floats, 2 and 8 KiB apart).
+      // 300, 128, 700 and 512 floats apart; two depth blocks, 300 = 256 +
+      // 44, take each block's columns of A) and packed when they do not
+      // (2048 floats, 8 KiB apart: one set).
       for (auto [m, k, n] :
            std::vector<std::tuple<int, int, int>>{{257, 300, 263},
                                                   {1, 2000, 300},

@@ -38,13 +38,14 @@
  * convolution), is read in place by the microkernel rather than packed
  * (SgemmDriver.h): packing would copy each element to read it once. Rows
  * further apart are read in place when they spread over the L1 cache's
- * sets (SgemmDriver.h spreadRows; rows 2 or 4 KiB apart are packed), and
+ * sets (SgemmDriver.h spreadRows; rows a multiple of 4 KiB apart are
+ * packed), and
  * the microkernel prefetches the next row panel as it goes (SgemmRuns.h),
  * since the hardware does not follow a panel's rows read side by side.
  * Batch-8 1x1 convolutions, AVX-512: without the prefetch, in place was
  * 1.15-1.5x slower than packed (96 and 128 channels to 16-24 outputs);
  * with it 0.65-0.75x of packed there, 0.85-0.95x for 256-960 channels to
- * 64-320 outputs. */
+ * 64-1000 outputs. */
 #define STRATA_SGEMM_DIRECT_A_MAX_K 64
 
 /* At most this many rows of A in a call: B is read in place rather than
