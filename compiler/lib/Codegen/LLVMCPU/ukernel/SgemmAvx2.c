@@ -29,39 +29,14 @@ microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
     acc[i][0] = _mm256_setzero_ps();
     acc[i][1] = _mm256_setzero_ps();
   }
-  /* The depth steps, with the next row panel's lines prefetched when A is
-   * read in place (runs->next) and without: two loops, so that the one
-   * without carries no prefetch state (addressing the rows of A takes most
-   * general registers). */
-#define STRATA_SGEMM_STEPS(prefetch)                                           \
-  for (int64_t r = 0; r < runs->count; ++r) {                                  \
-    const float *a = pa + runs->offset[r];                                     \
-    for (int64_t p = 0; p < runs->length[r]; ++p) {                            \
-      if (prefetch) {                                                          \
-        sgemmPrefetchNext(runs->next, lda, MR, &nextRow, &nextCol);            \
-      }                                                                        \
-      __m256 b0 = _mm256_loadu_ps(pb);                                         \
-      __m256 b1 = vecs > 1 ? _mm256_loadu_ps(pb + 8) : b0;                     \
-      _Pragma("clang loop unroll(full)") for (int i = 0; i < MR; ++i) {        \
-        if (i < rows) {                                                        \
-          __m256 ai = _mm256_broadcast_ss(a + i * lda);                        \
-          acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);                      \
-          if (vecs > 1) {                                                      \
-            acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);                    \
-          }                                                                    \
-        }                                                                      \
-      }                                                                        \
-      a += 1;                                                                  \
-      pb += ldb;                                                               \
-    }                                                                          \
-  }
   int64_t nextRow = 0, nextCol = 0;
   if (runs->next) {
-    STRATA_SGEMM_STEPS(1)
+    STRATA_SGEMM_STEPS(1, __m256, _mm256_loadu_ps, _mm256_broadcast_ss,
+                       _mm256_fmadd_ps, 8)
   } else {
-    STRATA_SGEMM_STEPS(0)
+    STRATA_SGEMM_STEPS(0, __m256, _mm256_loadu_ps, _mm256_broadcast_ss,
+                       _mm256_fmadd_ps, 8)
   }
-#undef STRATA_SGEMM_STEPS
   __m256i m0 = _mm256_set1_epi32(-1), m1 = m0;
   if (masked) {
     __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);

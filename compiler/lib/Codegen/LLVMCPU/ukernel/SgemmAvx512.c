@@ -14,6 +14,10 @@
 #define MR STRATA_SGEMM_AVX512_MR
 #define NR STRATA_SGEMM_AVX512_NR
 
+/* One element of A in every lane; clang folds it into the multiply-add as
+ * an embedded broadcast. */
+static inline __m512 broadcastA(const float *p) { return _mm512_set1_ps(*p); }
+
 /* Rows [0, rows) and columns [0, cols) of one MR x NR tile of C. rows,
  * vecs (vectors of columns computed: 1 when cols <= 16) and masked (cols <
  * NR: C, bias and residual are read and written through lane masks) are
@@ -30,39 +34,14 @@ microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
     acc[i][0] = _mm512_setzero_ps();
     acc[i][1] = _mm512_setzero_ps();
   }
-  /* The depth steps, with the next row panel's lines prefetched when A is
-   * read in place (runs->next) and without: two loops, so that the one
-   * without carries no prefetch state (addressing the rows of A takes most
-   * general registers). */
-#define STRATA_SGEMM_STEPS(prefetch)                                           \
-  for (int64_t r = 0; r < runs->count; ++r) {                                  \
-    const float *a = pa + runs->offset[r];                                     \
-    for (int64_t p = 0; p < runs->length[r]; ++p) {                            \
-      if (prefetch) {                                                          \
-        sgemmPrefetchNext(runs->next, lda, MR, &nextRow, &nextCol);            \
-      }                                                                        \
-      __m512 b0 = _mm512_loadu_ps(pb);                                         \
-      __m512 b1 = vecs > 1 ? _mm512_loadu_ps(pb + 16) : b0;                    \
-      _Pragma("clang loop unroll(full)") for (int i = 0; i < MR; ++i) {        \
-        if (i < rows) {                                                        \
-          __m512 ai = _mm512_set1_ps(a[i * lda]);                              \
-          acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);                      \
-          if (vecs > 1) {                                                      \
-            acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);                    \
-          }                                                                    \
-        }                                                                      \
-      }                                                                        \
-      a += 1;                                                                  \
-      pb += ldb;                                                               \
-    }                                                                          \
-  }
   int64_t nextRow = 0, nextCol = 0;
   if (runs->next) {
-    STRATA_SGEMM_STEPS(1)
+    STRATA_SGEMM_STEPS(1, __m512, _mm512_loadu_ps, broadcastA, _mm512_fmadd_ps,
+                       16)
   } else {
-    STRATA_SGEMM_STEPS(0)
+    STRATA_SGEMM_STEPS(0, __m512, _mm512_loadu_ps, broadcastA, _mm512_fmadd_ps,
+                       16)
   }
-#undef STRATA_SGEMM_STEPS
   __mmask16 m0 = 0xFFFF, m1 = 0xFFFF;
   if (masked) {
     m0 = cols >= 16 ? 0xFFFF : (__mmask16)((1u << cols) - 1);

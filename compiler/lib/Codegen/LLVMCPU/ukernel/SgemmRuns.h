@@ -37,4 +37,36 @@ sgemmPrefetchNext(const float *next, int64_t lda, int mr, int64_t *row,
   }
 }
 
+/* The depth steps of a microkernel tile (each variant's microRows), in
+ * scope there: runs, pa, lda, pb, ldb, acc, rows, vecs, nextRow, nextCol
+ * and MR. Each step loads B's `vecs` vectors of type VecT (`half` floats
+ * apart, with `load`), broadcasts each row's element of A (`broadcast`,
+ * from its address) and multiply-adds (`fma`). With `prefetch` (a
+ * constant), the next row panel's lines are prefetched a line per step:
+ * the variants expand it twice, so that the loop without the prefetch
+ * carries none of its state (addressing the rows of A takes most general
+ * registers). */
+#define STRATA_SGEMM_STEPS(prefetch, VecT, load, broadcast, fma, half)         \
+  for (int64_t r = 0; r < runs->count; ++r) {                                  \
+    const float *a = pa + runs->offset[r];                                     \
+    for (int64_t p = 0; p < runs->length[r]; ++p) {                            \
+      if (prefetch) {                                                          \
+        sgemmPrefetchNext(runs->next, lda, MR, &nextRow, &nextCol);            \
+      }                                                                        \
+      VecT b0 = load(pb);                                                      \
+      VecT b1 = vecs > 1 ? load(pb + (half)) : b0;                             \
+      _Pragma("clang loop unroll(full)") for (int i = 0; i < MR; ++i) {        \
+        if (i < rows) {                                                        \
+          VecT ai = broadcast(a + i * lda);                                    \
+          acc[i][0] = fma(ai, b0, acc[i][0]);                                  \
+          if (vecs > 1) {                                                      \
+            acc[i][1] = fma(ai, b1, acc[i][1]);                                \
+          }                                                                    \
+        }                                                                      \
+      }                                                                        \
+      a += 1;                                                                  \
+      pb += ldb;                                                               \
+    }                                                                          \
+  }
+
 #endif /* STRATA_UKERNEL_SGEMM_RUNS_H_ */
