@@ -18,7 +18,7 @@ struct ARuns {
   const int64_t *length;
   /* A matrix read in place: the first row of the next row panel at this
    * depth, or 0. The microkernel prefetches its lines while it computes
-   * this tile (SgemmPrefetch below): read in place, a panel's rows are
+   * this tile (sgemmPrefetchNext below): read in place, a panel's rows are
    * read side by side, which the hardware prefetchers do not follow. */
   const float *next;
 };
