@@ -194,15 +194,24 @@ void checkConv(int outH, int outW, int c, int f, int kernel, int stride,
   CHECK(wrong == 0);
 }
 
+// Whether this machine can run the x86 microkernels (AVX2 + FMA); says so
+// when it cannot.
+bool hostRunsMicrokernels() {
+  llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+  if (!hostFeatures.lookup("avx2") || !hostFeatures.lookup("fma")) {
+    MESSAGE("host has no AVX2 + FMA: no microkernel to test");
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 TEST_SUITE("compiler.llvmcpu.ukernel") {
 
   TEST_CASE("matmuls through the microkernel match a reference at edge sizes "
             "on both x86 variants, and without one") {
-    llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
-    if (!hostFeatures.lookup("avx2") || !hostFeatures.lookup("fma")) {
-      MESSAGE("host has no AVX2 + FMA: no microkernel to test");
+    if (!hostRunsMicrokernels()) {
       return;
     }
     // "" is the host (AVX-512 here when it has it); -avx512f forces AVX2;
@@ -210,10 +219,10 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
     for (const char *features : {"", "-avx512f", "-avx2"}) {
       // m x k x n: a prime number of rows (partial last workgroup), one
       // row, a depth of several 256-blocks with a remainder, thin columns;
-      // then depths of at most STRATA_SGEMM_DIRECT_A_MAX_K (64), where A is
-      // read in place instead of packed: depth 1, primes, exactly 64, 16
-      // columns (one AVX-512 vector); deeper A is read in place too when
-      // its rows spread over the cache's sets (spreadRows, SgemmDriver.h:
+      // then shallow depths, where A is read in place instead of packed:
+      // depth 1, primes, exactly 64, 16 columns (one AVX-512 vector);
+      // deeper A is read in place too when its rows spread over the
+      // cache's sets (spreadRows, SgemmDriver.h:
       // 300, 128, 700 and 512 floats apart; two depth blocks, 300 = 256 +
       // 44, take each block's columns of A) and packed when they do not
       // (2048 floats, 8 KiB apart: one set).
@@ -245,9 +254,7 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
     // workgroup), runs of a window split across
     // depth blocks (288 = 256 + 32), a 7x7 stride-2 stem with 3
     // channels, dilated taps (runs of one pixel's channels).
-    llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
-    if (!hostFeatures.lookup("avx2") || !hostFeatures.lookup("fma")) {
-      MESSAGE("host has no AVX2 + FMA: no microkernel to test");
+    if (!hostRunsMicrokernels()) {
       return;
     }
     for (const char *features : {"", "-avx512f"}) {
@@ -271,9 +278,7 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
     // with non-temporal stores where a vector is aligned and plain stores
     // elsewhere (rows of 4099 floats, pixels of 136 channels start at
     // every alignment), by both kernels on both variants.
-    llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
-    if (!hostFeatures.lookup("avx2") || !hostFeatures.lookup("fma")) {
-      MESSAGE("host has no AVX2 + FMA: no microkernel to test");
+    if (!hostRunsMicrokernels()) {
       return;
     }
     for (std::string features : {"", "-avx512f"}) {

@@ -229,12 +229,11 @@ static int spreadRows(int64_t stride) {
 }
 
 /* The distance in floats between consecutive rows of A when it is the same
- * for every row and A is better read in place than packed, else 0: rows at
- * most STRATA_SGEMM_DIRECT_A_MAX_K floats apart, or rows that spread over
- * the cache's sets (spreadRows), which the microkernel reads with the next
- * row panel prefetched. Packing copies each element once to read it from
- * the copy once per column panel; in place, the first column panel's
- * reads bring the rows into the cache for the others. */
+ * for every row and A is better read in place than packed, else 0: rows
+ * that spread over the cache's sets (spreadRows), which the microkernel
+ * reads with the next row panel prefetched. Packing copies each element
+ * once to read it from the copy once per column panel; in place, the first
+ * column panel's reads bring the rows into the cache for the others. */
 static int64_t rowStrideOf(const struct ASource *src, int64_t k) {
   int64_t stride = src->lda;
   if (src->conv) {
@@ -244,8 +243,7 @@ static int64_t rowStrideOf(const struct ASource *src, int64_t k) {
       return 0;
     }
   }
-  return stride <= STRATA_SGEMM_DIRECT_A_MAX_K || spreadRows(stride) ? stride
-                                                                     : 0;
+  return spreadRows(stride) ? stride : 0;
 }
 
 /* The distance in floats between neighbouring output pixels of a row in
@@ -253,13 +251,14 @@ static int64_t rowStrideOf(const struct ASource *src, int64_t k) {
  * else 0. In place, a row panel of A is pixels of one output row (evenly
  * spaced), so panels end where rows do: worth it when that fills at least
  * 90% of the rows of a row's panels (55 of 56, 13 of 14; not 7 of 14).
- * Pixels at most STRATA_SGEMM_DIRECT_A_MAX_K floats apart, as for a matrix:
- * the microkernel reads its rows side by side, which streams well from
- * memory only when they lie close together. */
+ * Pixels at most STRATA_SGEMM_CONV_IN_PLACE_MAX_STEP floats apart: the
+ * microkernel reads its rows side by side, without a prefetch on this
+ * path, which streams well from memory only when they lie close
+ * together. */
 static int64_t convPixelStep(const struct ASource *src) {
   int64_t step = src->convStrideW * src->strideW;
   int64_t panelRows = (src->outWidth + MR - 1) / MR * MR;
-  if (!src->conv || step > STRATA_SGEMM_DIRECT_A_MAX_K ||
+  if (!src->conv || step > STRATA_SGEMM_CONV_IN_PLACE_MAX_STEP ||
       src->outWidth * 10 < panelRows * 9) {
     return 0;
   }
@@ -321,13 +320,9 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
     }
     return;
   }
-  /* A few rows (a matrix-vector product, one image's last pixels): each B
-   * panel serves one A panel, so packing B would only copy it. The
-   * microkernel reads B's full panels in place (rows ldb apart); only a last
-   * panel of fewer than NR columns is packed (zero-padded). */
-  /* A shallow A whose rows are evenly spaced (a matrix, or a 1x1
-   * convolution's dense pixels) is read in place, directA floats from one
-   * row to the next: packing would copy each element to read it once. */
+  /* An A whose rows are evenly spaced (a matrix, or a 1x1 convolution's
+   * dense pixels) and spread over the cache's sets is read in place,
+   * directA floats from one row to the next (rowStrideOf). */
   int64_t directA = rowStrideOf(src, k);
   /* A convolution read in place (convPixelStep): no im2col copy at all;
    * the microkernel reads each pixel's window in runs. */
@@ -338,6 +333,10 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
   int64_t panelStart[MC];
   int64_t panelRows[MC];
   int packedB = (flags & STRATA_SGEMM_PACKED_B) != 0;
+  /* A few rows (a matrix-vector product, one image's last pixels): each B
+   * panel serves one A panel, so packing B would only copy it. The
+   * microkernel reads B's full panels in place (rows ldb apart); only a last
+   * panel of fewer than NR columns is packed (zero-padded). */
   int inPlaceB = !packedB && m <= STRATA_SGEMM_IN_PLACE_B_ROWS;
   for (int64_t jc = 0; jc < n; jc += NC) {
     int64_t nc = minI64(NC, n - jc);

@@ -33,20 +33,22 @@
  * padding spread the rows over different L1 sets. */
 #define STRATA_SGEMM_A_ROW_STRIDE (STRATA_SGEMM_KC + 16)
 
-/* A whose rows are at most this many floats apart, evenly (a matrix, the
- * dense pixels of a 1x1 convolution, or one output row's pixels of any
- * convolution), is read in place by the microkernel rather than packed
- * (SgemmDriver.h): packing would copy each element to read it once. Rows
- * further apart are read in place when they spread over the L1 cache's
- * sets (SgemmDriver.h spreadRows; rows a multiple of 4 KiB apart are
- * packed), and
- * the microkernel prefetches the next row panel as it goes (SgemmRuns.h),
- * since the hardware does not follow a panel's rows read side by side.
- * Batch-8 1x1 convolutions, AVX-512: without the prefetch, in place was
- * 1.15-1.5x slower than packed (96 and 128 channels to 16-24 outputs);
- * with it 0.65-0.75x of packed there, 0.85-0.95x for 256-960 channels to
- * 64-1000 outputs. */
-#define STRATA_SGEMM_DIRECT_A_MAX_K 64
+/* A matrix, or a 1x1 convolution's dense pixels, is read in place by the
+ * microkernel rather than packed when its rows spread over the L1 cache's
+ * sets (SgemmDriver.h rowStrideOf, spreadRows: rows a multiple of 4 KiB
+ * apart are packed), with the next row panel prefetched as it goes
+ * (SgemmRuns.h), since the hardware does not follow a panel's rows read
+ * side by side. Batch-8 1x1 convolutions, AVX-512: without the prefetch,
+ * in place was 1.15-1.5x slower than packed (96 and 128 channels to 16-24
+ * outputs); with it 0.65-0.75x of packed there, 0.85-0.95x for 256-960
+ * channels to 64-1000 outputs.
+ *
+ * A convolution's windows are read in place (no im2col copy) when the
+ * pixels of an output row are at most this many floats apart
+ * (SgemmDriver.h convPixelStep). That path reads a window's runs and has
+ * no prefetch: wider pixels (96 and 144 channels, mobilenet_v2 batch 8)
+ * were 1.1-1.4x slower in place. */
+#define STRATA_SGEMM_CONV_IN_PLACE_MAX_STEP 64
 
 /* At most this many rows of A in a call: B is read in place rather than
  * packed (SgemmDriver.h). */
