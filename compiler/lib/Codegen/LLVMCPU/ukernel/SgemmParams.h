@@ -40,7 +40,7 @@
  * (SgemmRuns.h), since the hardware does not follow a panel's rows read
  * side by side. Batch-8 1x1 convolutions, AVX-512: without the prefetch,
  * in place was 1.15-1.5x slower than packed (96 and 128 channels to 16-24
- * outputs); with it 0.65-0.75x of packed there, 0.85-0.95x for 256-960
+ * outputs); with it 0.65-0.75x of packed there, 0.85-0.98x for 256-960
  * channels to 64-1000 outputs.
  *
  * A convolution's windows are read in place (no im2col copy) when the
