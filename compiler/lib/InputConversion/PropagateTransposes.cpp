@@ -140,9 +140,12 @@ struct SinkTransposeThroughElementwise : OpRewritePattern<linalg::GenericOp> {
       inputs.push_back(value);
       maps.push_back(map.compose(q));
     }
-    SmallVector<int64_t> shape(rank);
+    // The sizes (dynamic ones too) are the original destination's.
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, op.getLoc(), op.getDpsInits()[0]);
+    SmallVector<OpFoldResult> shape(rank);
     for (auto [j, p] : llvm::enumerate(*perm)) {
-      shape[p] = resultType.getDimSize(j);
+      shape[p] = sizes[j];
     }
     maps.push_back(rewriter.getMultiDimIdentityMap(rank));
     Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(), shape,
@@ -156,8 +159,7 @@ struct SinkTransposeThroughElementwise : OpRewritePattern<linalg::GenericOp> {
     moved.getRegion().walk([&](linalg::IndexOp index) {
       index.setDim((*perm)[index.getDim()]);
     });
-    Value out = tensor::EmptyOp::create(rewriter, op.getLoc(),
-                                        resultType.getShape(),
+    Value out = tensor::EmptyOp::create(rewriter, op.getLoc(), sizes,
                                         resultType.getElementType());
     rewriter.replaceOpWithNewOp<linalg::TransposeOp>(
         op, moved->getResult(0), out, *perm);
@@ -192,8 +194,13 @@ struct SinkTransposeThroughConcat : OpRewritePattern<tensor::ConcatOp> {
     int64_t dim = (*perm)[op.getDim()];
     auto concat = tensor::ConcatOp::create(rewriter, op.getLoc(), dim, inputs);
     auto resultType = cast<RankedTensorType>(op.getType());
-    Value out = tensor::EmptyOp::create(rewriter, op.getLoc(),
-                                        resultType.getShape(),
+    SmallVector<OpFoldResult> concatSizes =
+        tensor::getMixedSizes(rewriter, op.getLoc(), concat.getResult());
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t p : *perm) {
+      sizes.push_back(concatSizes[p]);
+    }
+    Value out = tensor::EmptyOp::create(rewriter, op.getLoc(), sizes,
                                         resultType.getElementType());
     rewriter.replaceOpWithNewOp<linalg::TransposeOp>(op, concat.getResult(),
                                                      out, *perm);

@@ -58,10 +58,15 @@ def LowerONNXPass : Pass<"strata-lower-onnx", "::mlir::ModuleOp"> {
     Lowers each `onnx.node` of an imported ONNX graph, in graph order, by
     the pattern registered for its op type (one per ONNX op type,
     compiler/lib/InputConversion/ONNX/*Ops.cpp). Every input of a node is
-    lowered before it, so each pattern sees ranked, static tensors and
-    computes its results' types itself; inputs that must be known at
-    compile time (shapes, axes, pads) are read from constants, and work on
-    constants (shape subgraphs, weight preparation) folds. Unsigned ONNX
+    lowered before it, so each pattern sees ranked tensors and computes its
+    results' types itself. Dimensions may be dynamic (`?`) for the op types
+    whose pattern says so; a node of another op type with such an input is
+    refused. Shape arithmetic on dynamic dimensions (Shape, Gather, Concat,
+    integer math on small vectors) stays on the host as scalars in
+    `tensor.from_elements`, and the operands that decide a result's shape
+    (Reshape's shape, Slice's starts, Range's limit) are read from those
+    scalars, checked at run time with `cf.assert`; work on constants (shape
+    subgraphs, weight preparation) folds. Unsigned ONNX
     tensors are signless values behind an `unrealized_conversion_cast` to
     their unsigned type while the pass runs. The function's results take
     the lowered types. An op type without a pattern, an unsupported
@@ -70,6 +75,7 @@ def LowerONNXPass : Pass<"strata-lower-onnx", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::tensor::TensorDialect",

@@ -115,8 +115,8 @@ std::optional<Root> findRoot(func::FuncOp func) {
   return root;
 }
 
-// Tile sizes for a root with dynamic loop ranges: its first parallel loop
-// is cut into tiles of a static size, about kTargetWorkgroupBytes of work
+// Tile sizes for a root with dynamic loop ranges: its first dynamic parallel
+// loop (else its first parallel loop) is cut into tiles of a static size, about kTargetWorkgroupBytes of work
 // each when that loop is the dynamic one (counting the static ranges
 // only). The tiles bound the size of every temporary, which must be static
 // to be placed (LowerToLLVM), and the workgroups take them in turn
@@ -129,6 +129,16 @@ SmallVector<int64_t> chooseDynamicTileSizes(linalg::LinalgOp root) {
     return {};
   }
   unsigned dim = std::distance(iterators.begin(), first);
+  // The first dynamic parallel loop, when there is one: a static loop
+  // before it (a unit batch, a head count) would leave it whole, and with
+  // it every temporary unbounded.
+  for (auto [d, iterator] : llvm::enumerate(iterators)) {
+    if (iterator == utils::IteratorType::parallel &&
+        ShapedType::isDynamic(ranges[d])) {
+      dim = d;
+      break;
+    }
+  }
   int64_t staticBytes = 1;
   for (Type resultType : root->getResultTypes()) {
     Type elementType = getElementTypeOrSelf(resultType);

@@ -105,8 +105,10 @@ struct DimConversion : OpConversionPattern<tensor::DimOp> {
   }
 };
 
-/// tensor.collapse_shape / expand_shape of a static tensor on the host: a
-/// new view of the same buffer (row-major, so the bytes do not move).
+/// tensor.collapse_shape / expand_shape on the host: a new view of the
+/// same buffer (row-major, so the bytes do not move). A dynamic result
+/// dimension is an expand's output size, or the product of the collapsed
+/// source dimensions read from the source view.
 template <typename ReshapeOp>
 struct ReshapeConversion : OpConversionPattern<ReshapeOp> {
   using OpConversionPattern<ReshapeOp>::OpConversionPattern;
@@ -116,15 +118,40 @@ struct ReshapeConversion : OpConversionPattern<ReshapeOp> {
   matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto result = dyn_cast<RankedTensorType>(op.getResult().getType());
-    if (!result || !result.hasStaticShape()) {
-      return rewriter.notifyMatchFailure(op, "not a static reshape");
+    auto source = dyn_cast<RankedTensorType>(op.getSrc().getType());
+    if (!result || !source) {
+      return rewriter.notifyMatchFailure(op, "not a ranked reshape");
     }
-    HalBuilder hal(rewriter, op.getLoc());
+    Location loc = op.getLoc();
+    HalBuilder hal(rewriter, loc);
     Value buffer =
         hal.call("hal.buffer_view.buffer", {adaptor.getSrc()}, hal.refTy());
-    Value view = hal.view(buffer, hal.i64(0), result, hal.dims(result, {}),
-                          hal.byteSize(result));
-    rewriter.replaceOp(op, view);
+    if (result.hasStaticShape()) {
+      Value view = hal.view(buffer, hal.i64(0), result, hal.dims(result, {}),
+                            hal.byteSize(result));
+      rewriter.replaceOp(op, view);
+      return success();
+    }
+    Type i64 = rewriter.getI64Type();
+    SmallVector<Value> dims;
+    if constexpr (std::is_same_v<ReshapeOp, tensor::ExpandShapeOp>) {
+      dims = hal.dims(result, adaptor.getOutputShape());
+    } else {
+      for (const ReassociationIndices &group : op.getReassociationIndices()) {
+        Value size = hal.i64(1);
+        for (int64_t d : group) {
+          size = vm::MulI64Op::create(rewriter, loc, i64, size,
+                                      hal.dim(adaptor.getSrc(), source, d));
+        }
+        dims.push_back(size);
+      }
+    }
+    unsigned bits = result.getElementTypeBitWidth();
+    Value bytes = hal.i64(bits < 8 ? 1 : bits / 8);
+    for (Value dim : dims) {
+      bytes = vm::MulI64Op::create(rewriter, loc, i64, bytes, dim);
+    }
+    rewriter.replaceOp(op, hal.view(buffer, hal.i64(0), result, dims, bytes));
     return success();
   }
 };

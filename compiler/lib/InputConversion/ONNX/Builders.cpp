@@ -48,6 +48,10 @@ mlir::strata::onnx::broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes) {
   for (ArrayRef<int64_t> shape : shapes) {
     rank = std::max(rank, shape.size());
   }
+  // A dynamic dimension broadcasts as a dimension that is not 1: it meets
+  // a 1 (which broadcasts to it) or its own size, which the run-time loop
+  // checks compare (a `?` that is 1 at run time against a larger size is
+  // refused there, never read out of bounds).
   SmallVector<int64_t> result(rank, 1);
   for (ArrayRef<int64_t> shape : shapes) {
     for (size_t i = 0; i < shape.size(); ++i) {
@@ -55,10 +59,19 @@ mlir::strata::onnx::broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes) {
       if (shape[i] == dim || shape[i] == 1) {
         continue;
       }
-      if (dim != 1) {
+      if (ShapedType::isDynamic(shape[i])) {
+        continue;
+      }
+      if (dim != 1 && !ShapedType::isDynamic(dim)) {
         return failure();
       }
       dim = shape[i];
+    }
+    for (size_t i = 0; i < shape.size(); ++i) {
+      int64_t &dim = result[rank - shape.size() + i];
+      if (ShapedType::isDynamic(shape[i]) && dim == 1) {
+        dim = ShapedType::kDynamic;
+      }
     }
   }
   return result;
@@ -364,16 +377,89 @@ Value foldOrKeep(OpBuilder &b, Location loc, linalg::GenericOp op) {
 
 } // namespace
 
+namespace {
+
+/// Elementwise math on host vectors (shape arithmetic: a dimension divided
+/// by the head count, Cast, Equal/Where on a shape), computed element by
+/// element on host scalars with the same body; null when an input is not a
+/// host vector or none is computed (constants fold as generics).
+Value hostElementwise(OpBuilder &b, Location loc, ValueRange inputs,
+                      ArrayRef<int64_t> shape, Type resultElement,
+                      BodyFn body) {
+  if (shape.size() > 1 || llvm::is_contained(shape, ShapedType::kDynamic) ||
+      !llvm::any_of(inputs, isComputedHostVector)) {
+    return {};
+  }
+  int64_t count = shape.empty() ? 1 : shape[0];
+  SmallVector<SmallVector<OpFoldResult>> elements;
+  for (Value input : inputs) {
+    std::optional<SmallVector<OpFoldResult>> values = hostElements(input);
+    if (!values) {
+      return {};
+    }
+    elements.push_back(std::move(*values));
+  }
+  SmallVector<OpFoldResult> results;
+  for (int64_t e = 0; e < count; ++e) {
+    SmallVector<Value> args;
+    for (auto [input, values] : llvm::zip(inputs, elements)) {
+      // A one-element input broadcasts.
+      OpFoldResult element = values.size() == 1 ? values[0] : values[e];
+      args.push_back(hostScalar(
+          b, loc, cast<RankedTensorType>(input.getType()).getElementType(),
+          element));
+    }
+    Value result = body(b, loc, args);
+    if (Attribute folded = foldHostScalar(result)) {
+      results.push_back(folded);
+    } else {
+      results.push_back(result);
+    }
+  }
+  return hostVector(b, loc, RankedTensorType::get(shape, resultElement),
+                    results);
+}
+
+} // namespace
+
 Value mlir::strata::onnx::generic(OpBuilder &b, Location loc,
                                   ValueRange inputs,
                                   ArrayRef<AffineMap> inputMaps,
-                                  RankedTensorType type, BodyFn body) {
+                                  RankedTensorType type, BodyFn body,
+                                  ArrayRef<OpFoldResult> sizes) {
   SmallVector<AffineMap> maps(inputMaps);
   maps.push_back(b.getMultiDimIdentityMap(type.getRank()));
   SmallVector<utils::IteratorType> iterators(type.getRank(),
                                              utils::IteratorType::parallel);
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                       type.getElementType());
+  Value init;
+  if (!sizes.empty()) {
+    init = emptyTensor(b, loc, sizes, type.getElementType());
+  } else if (type.hasStaticShape()) {
+    init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                   type.getElementType());
+  } else {
+    // Each dynamic dimension is an input's that the same loop indexes.
+    SmallVector<OpFoldResult> derived;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        derived.push_back(b.getIndexAttr(type.getDimSize(d)));
+        continue;
+      }
+      OpFoldResult size;
+      for (auto [input, map] : llvm::zip(inputs, inputMaps)) {
+        for (auto [j, expr] : llvm::enumerate(map.getResults())) {
+          auto loop = dyn_cast<AffineDimExpr>(expr);
+          if (!size && loop && loop.getPosition() == d) {
+            size = dimOf(b, loc, input, j);
+          }
+        }
+      }
+      assert(size && "a dynamic result dimension no input indexes needs "
+                     "its sizes given");
+      derived.push_back(size);
+    }
+    init = emptyTensor(b, loc, derived, type.getElementType());
+  }
   auto op = linalg::GenericOp::create(
       b, loc, TypeRange{type}, inputs, ValueRange{init}, maps, iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
@@ -387,6 +473,9 @@ Value mlir::strata::onnx::elementwise(OpBuilder &b, Location loc,
                                       ValueRange inputs,
                                       ArrayRef<int64_t> shape,
                                       Type resultElement, BodyFn body) {
+  if (Value host = hostElementwise(b, loc, inputs, shape, resultElement, body)) {
+    return host;
+  }
   int64_t rank = shape.size();
   SmallVector<AffineMap> maps;
   for (Value input : inputs) {
@@ -416,6 +505,32 @@ Value mlir::strata::onnx::broadcastTo(OpBuilder &b, Location loc, Value input,
                      });
 }
 
+Value mlir::strata::onnx::broadcastToSizes(OpBuilder &b, Location loc,
+                                           Value input,
+                                           ArrayRef<OpFoldResult> sizes) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape = staticShapeOf(sizes);
+  if (type.getShape() == ArrayRef<int64_t>(shape)) {
+    // Nothing broadcasts; equal dynamic sizes are the consumer's to check.
+    return input;
+  }
+  if (!llvm::is_contained(shape, ShapedType::kDynamic)) {
+    return broadcastTo(b, loc, input, shape);
+  }
+  int64_t rank = shape.size();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    int64_t d = rank - type.getRank() + i;
+    exprs.push_back(type.getDimSize(i) == 1 && shape[d] != 1
+                        ? b.getAffineConstantExpr(0)
+                        : b.getAffineDimExpr(d));
+  }
+  return generic(
+      b, loc, input, AffineMap::get(rank, 0, exprs, b.getContext()),
+      RankedTensorType::get(shape, type.getElementType()),
+      [](OpBuilder &, Location, ValueRange args) { return args[0]; }, sizes);
+}
+
 Value mlir::strata::onnx::reshape(OpBuilder &b, Location loc, Value input,
                                   ArrayRef<int64_t> shape) {
   auto type = cast<RankedTensorType>(input.getType());
@@ -423,6 +538,11 @@ Value mlir::strata::onnx::reshape(OpBuilder &b, Location loc, Value input,
     return input;
   }
   auto resultType = RankedTensorType::get(shape, type.getElementType());
+  // A host vector keeps its elements (Unsqueeze of a Gather of a Shape).
+  if (shape.size() <= 1 && isComputedHostVector(input) &&
+      resultType.getNumElements() == type.getNumElements()) {
+    return hostVector(b, loc, resultType, *hostElements(input));
+  }
   // A pattern that asks for another element count gets ops the verifier
   // refuses, never a constant reshaped past its buffer.
   DenseElementsAttr attr = constantOf(input);
@@ -483,8 +603,11 @@ Value mlir::strata::onnx::transpose(OpBuilder &b, Location loc, Value input,
                                      return linear;
                                    }));
   }
-  Value init =
-      tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t p : perm) {
+    sizes.push_back(dimOf(b, loc, input, p));
+  }
+  Value init = emptyTensor(b, loc, sizes, type.getElementType());
   return linalg::TransposeOp::create(b, loc, input, init, perm)->getResult(0);
 }
 
@@ -524,6 +647,31 @@ Value mlir::strata::onnx::concat(OpBuilder &b, Location loc, ValueRange inputs,
     return inputs[0];
   }
   auto first = cast<RankedTensorType>(inputs[0].getType());
+  if (llvm::any_of(inputs, [](Value input) {
+        return !cast<RankedTensorType>(input.getType()).hasStaticShape();
+      })) {
+    return tensor::ConcatOp::create(b, loc, axis, inputs);
+  }
+  // Host vectors concatenate element by element (a shape assembled from
+  // dimensions).
+  if (first.getRank() == 1 && llvm::any_of(inputs, isComputedHostVector)) {
+    SmallVector<OpFoldResult> elements;
+    bool host = true;
+    for (Value input : inputs) {
+      std::optional<SmallVector<OpFoldResult>> values = hostElements(input);
+      host &= values.has_value();
+      if (values) {
+        elements.append(*values);
+      }
+    }
+    if (host && static_cast<int64_t>(elements.size()) <= kHostElements) {
+      return hostVector(
+          b, loc,
+          RankedTensorType::get({static_cast<int64_t>(elements.size())},
+                                first.getElementType()),
+          elements);
+    }
+  }
   SmallVector<int64_t> shape(first.getShape());
   shape[axis] = 0;
   SmallVector<DenseElementsAttr> constants;
@@ -641,7 +789,7 @@ Value mlir::strata::onnx::reduce(OpBuilder &b, Location loc, Value input,
                                  ArrayRef<int64_t> axes, Value init,
                                  BodyFn body) {
   auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> shape;
   SmallVector<AffineExpr> outExprs;
   SmallVector<utils::IteratorType> iterators;
   for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -649,11 +797,11 @@ Value mlir::strata::onnx::reduce(OpBuilder &b, Location loc, Value input,
       iterators.push_back(utils::IteratorType::reduction);
     } else {
       iterators.push_back(utils::IteratorType::parallel);
-      shape.push_back(type.getDimSize(d));
+      shape.push_back(dimOf(b, loc, input, d));
       outExprs.push_back(b.getAffineDimExpr(d));
     }
   }
-  Value out = filled(b, loc, shape, init);
+  Value out = filledTo(b, loc, shape, init);
   SmallVector<AffineMap> maps = {
       b.getMultiDimIdentityMap(type.getRank()),
       AffineMap::get(type.getRank(), 0, outExprs, b.getContext())};

@@ -248,6 +248,13 @@ Value mlir::strata::onnx::viaF32(OpBuilder &b, Location loc, Value x,
 }
 
 void mlir::strata::onnx::addElementwiseLowerings(LoweringTable &table) {
+  // Every pattern of this file but PRelu's broadcasts through
+  // `elementwise`, which takes dynamic dimensions: they are marked so at
+  // the end.
+  llvm::StringSet<> before;
+  for (const auto &entry : table) {
+    before.insert(entry.getKey());
+  }
   // Unary math, computed in f32 where the element type is narrower or
   // wider (the kernels approximate transcendental functions in f32).
   unaryFloat(table, "Exp", mathOp<math::ExpOp>());
@@ -792,4 +799,9 @@ void mlir::strata::onnx::addElementwiseLowerings(LoweringTable &table) {
         });
     return n.replace(result, {isUnsigned});
   };
+  for (const auto &entry : table) {
+    if (!before.contains(entry.getKey()) && entry.getKey() != "PRelu") {
+      table.dynamic.insert(entry.getKey());
+    }
+  }
 }

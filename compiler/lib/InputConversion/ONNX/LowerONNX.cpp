@@ -468,22 +468,28 @@ struct LowerONNXPass
                               "' is not supported");
         }
       }
+      auto it = table.find(key);
+      if (it == table.end()) {
+        return context.fail("the op type is not supported");
+      }
+      bool takesDynamic = table.dynamic.contains(key);
       for (auto [index, input] : llvm::enumerate(node.getInputs())) {
         if (isa<NoneType>(input.getType())) {
           continue;
         }
         auto type = dyn_cast<RankedTensorType>(input.getType());
-        if (!type || !type.hasStaticShape()) {
+        if (!type) {
+          return context.fail("input " + llvm::Twine(index) +
+                              " has the type " + typeText(input.getType()) +
+                              ", which has no rank");
+        }
+        if (!type.hasStaticShape() && !takesDynamic) {
           return context.fail(
               "input " + llvm::Twine(index) + " has the type " +
-              typeText(input.getType()) +
-              "; dynamic shapes are not supported yet: fix the graph "
-              "inputs' dimensions with --input-shape=NAME=DIMS");
+              typeText(input.getType()) + "; the " + node.getOpType() +
+              " lowering takes static shapes only: fix the graph inputs' "
+              "dimensions with --input-shape=NAME=DIMS");
         }
-      }
-      auto it = table.find(key);
-      if (it == table.end()) {
-        return context.fail("the op type is not supported");
       }
       if (key == node.getOpType()) {
         unsigned required = requiredInputs(key);

@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <functional>
 #include <optional>
@@ -93,6 +94,27 @@ public:
   /// Normalizes each of `axes` for `rank` in place; fails when one is
   /// outside or listed twice (each pattern counts or inserts each once).
   LogicalResult normalizeAxes(SmallVectorImpl<int64_t> &axes, int64_t rank);
+
+  /// Dimension `d` of input `i` (an index attribute when static, else a
+  /// tensor.dim on the host), and all of them.
+  OpFoldResult dim(unsigned i, int64_t d);
+  SmallVector<OpFoldResult> dims(unsigned i);
+  /// Whether every present input has a static shape.
+  bool allStatic();
+  /// Input `i`'s integers as index sizes: attributes where they are known
+  /// at compile time, index values computed on the host otherwise (from a
+  /// host vector, or read element by element from a small integer tensor
+  /// with tensor.extract, which waits for the kernel that made it). Fails
+  /// naming `what` when the input is not an integer tensor of rank <= 1
+  /// with a static length of at most kHostElements.
+  FailureOr<SmallVector<OpFoldResult>> hostInts(unsigned i,
+                                                llvm::StringRef what);
+  /// Input `i` as one host integer (hostInts of a single element).
+  FailureOr<OpFoldResult> hostInt(unsigned i, llvm::StringRef what);
+  /// Asserts `ok` (an i1) at run time: a call where it is false fails with
+  /// "onnx node <node>: <message>". Nothing is emitted when `ok` folded to
+  /// true.
+  void check(Value ok, const llvm::Twine &message);
 };
 
 /// Checks what the node's op type assumes of its inputs' ranks and element
@@ -105,7 +127,19 @@ LogicalResult checkInputSpecs(Node &n);
 std::string typeText(Type type);
 
 using LowerFn = std::function<LogicalResult(Node &)>;
-using LoweringTable = llvm::StringMap<LowerFn>;
+
+/// The patterns by op type. `dynamic` names the op types whose pattern
+/// takes inputs with dynamic dimensions; a node of any other op type with
+/// such an input is refused with an error naming the input and its type.
+struct LoweringTable : llvm::StringMap<LowerFn> {
+  llvm::StringSet<> dynamic;
+  /// Marks each of `opTypes` as taking dynamic dimensions.
+  void allowDynamic(std::initializer_list<llvm::StringRef> opTypes) {
+    for (llvm::StringRef opType : opTypes) {
+      dynamic.insert(opType);
+    }
+  }
+};
 
 void addElementwiseLowerings(LoweringTable &table);
 void addShapeLowerings(LoweringTable &table);
@@ -136,15 +170,19 @@ broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes);
 
 /// A linalg.generic computing `body` elementwise over `inputs` broadcast
 /// (numpy rules) to `shape`, with a `resultElement` result. All-constant
-/// inputs of at most kFoldLimit elements fold to a constant.
+/// inputs of at most kFoldLimit elements fold to a constant; host vectors
+/// (shape arithmetic) are computed element by element on the host. A
+/// dynamic dimension of `shape` takes its size from the inputs.
 Value elementwise(OpBuilder &b, Location loc, ValueRange inputs,
                   ArrayRef<int64_t> shape, Type resultElement, BodyFn body);
 
 /// A linalg.generic whose body may read `linalg.index`: `inputs` are read
 /// through `inputMaps` (over the result's dims), the result is `type`.
+/// Its dynamic dimensions are `sizes` when given, else those of an input
+/// the same loop indexes (which must exist).
 Value generic(OpBuilder &b, Location loc, ValueRange inputs,
               ArrayRef<AffineMap> inputMaps, RankedTensorType type,
-              BodyFn body);
+              BodyFn body, ArrayRef<OpFoldResult> sizes = {});
 
 /// Folds a linalg.generic whose inputs are all constants by evaluating its
 /// body per element (parallel loops only): the constant, or null.
@@ -183,6 +221,11 @@ Value transpose(OpBuilder &b, Location loc, Value input,
 /// fold).
 Value slice(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> offsets,
             ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides);
+/// Broadcasts `input` (numpy rules) to `sizes`, which may be dynamic: a
+/// static 1 of the input broadcasts, any other dimension is read as it is
+/// (the loop checks compare its size with the result's at run time).
+Value broadcastToSizes(OpBuilder &b, Location loc, Value input,
+                       ArrayRef<OpFoldResult> sizes);
 /// Broadcasts `input` (numpy rules) to `shape`.
 Value broadcastTo(OpBuilder &b, Location loc, Value input,
                   ArrayRef<int64_t> shape);
@@ -221,6 +264,69 @@ Value viaF32(OpBuilder &b, Location loc, Value x,
              function_ref<Value(Value)> fn);
 Value expOf(OpBuilder &b, Location loc, Value x);
 Value logOf(OpBuilder &b, Location loc, Value x);
+
+//===----------------------------------------------------------------------===//
+// Sizes and host vectors (HostShapes.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Dimension `d` of the tensor `value`: an index attribute when static,
+/// else a tensor.dim.
+OpFoldResult dimOf(OpBuilder &b, Location loc, Value value, int64_t d);
+SmallVector<OpFoldResult> dimsOf(OpBuilder &b, Location loc, Value value);
+/// The static shape of `sizes`: each attribute's value, kDynamic for each
+/// value.
+SmallVector<int64_t> staticShapeOf(ArrayRef<OpFoldResult> sizes);
+/// `size` as an index value (a constant for an attribute).
+Value indexValueOf(OpBuilder &b, Location loc, OpFoldResult size);
+/// Index arithmetic on sizes that folds constants: the result is an
+/// attribute when both operands are.
+OpFoldResult addSizes(OpBuilder &b, Location loc, OpFoldResult lhs,
+                      OpFoldResult rhs);
+OpFoldResult subSizes(OpBuilder &b, Location loc, OpFoldResult lhs,
+                      OpFoldResult rhs);
+OpFoldResult mulSizes(OpBuilder &b, Location loc, OpFoldResult lhs,
+                      OpFoldResult rhs);
+/// The product of `sizes` (1 for none).
+OpFoldResult productOf(OpBuilder &b, Location loc,
+                       ArrayRef<OpFoldResult> sizes);
+/// tensor.empty of `sizes` (its dynamic dimensions are the values).
+Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                  Type element);
+
+/// Most elements a host vector holds (a shape's rank, Slice's starts).
+constexpr int64_t kHostElements = 64;
+
+/// The elements of `value` when it is a host vector: a rank-0 or rank-1
+/// tensor of at most kHostElements integers or floats, each known on the
+/// host without a kernel (a constant, or a tensor.from_elements of
+/// scalars). Each element is an attribute (a constant) or a scalar value of
+/// the element type.
+std::optional<SmallVector<OpFoldResult>> hostElements(Value value);
+/// `value` (a scalar) as a constant attribute when it computes from
+/// constants alone (folding the ops that make it), else null: shape
+/// arithmetic on a mix of known and dynamic dimensions keeps the known
+/// ones static.
+Attribute foldHostScalar(Value value);
+/// Whether `value` is a host vector with at least one element that is not
+/// a constant (what shape arithmetic computes from dynamic dimensions).
+bool isComputedHostVector(Value value);
+/// A host vector of `type` holding `elements` (attributes or scalars of the
+/// element type): a constant when every element is one, else a
+/// tensor.from_elements.
+Value hostVector(OpBuilder &b, Location loc, RankedTensorType type,
+                 ArrayRef<OpFoldResult> elements);
+/// Element `element` as a scalar value of `type` (a constant for an
+/// attribute).
+Value hostScalar(OpBuilder &b, Location loc, Type type, OpFoldResult element);
+
+/// A reshape of `input` to `sizes`, which may be dynamic: a view of the
+/// same row-major buffer (collapse to 1-D, expand to `sizes`; the static
+/// form is `reshape`).
+Value reshapeTo(OpBuilder &b, Location loc, Value input,
+                ArrayRef<OpFoldResult> sizes);
+/// tensor.empty + linalg.fill of `sizes`, which may be dynamic.
+Value filledTo(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+               Value scalarValue);
 
 } // namespace mlir::strata::onnx
 

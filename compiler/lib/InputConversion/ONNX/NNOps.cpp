@@ -20,59 +20,70 @@ Type contractionAccumulator(OpBuilder &b, Type element) {
 }
 
 /// A(..., M, K) x B(..., K, N) with numpy batch broadcasting; A and B are
-/// at least rank 2 here.
+/// at least rank 2 here. Any dimension may be dynamic: the batch sizes are
+/// the operands' (a static 1 broadcasts), and the contraction's own loops
+/// compare the rest at run time.
 Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   Type element = lhsType.getElementType();
   Type acc = contractionAccumulator(b, element);
-  ArrayRef<int64_t> a = lhsType.getShape(), c = rhsType.getShape();
-  int64_t m = a[a.size() - 2], k = a.back(), n = c.back();
-  SmallVector<int64_t> aBatch(a.begin(), a.end() - 2);
-  SmallVector<int64_t> bBatch(c.begin(), c.end() - 2);
-  FailureOr<SmallVector<int64_t>> batch = broadcastShapes({aBatch, bBatch});
-  int64_t batchCount = 1;
-  for (int64_t d : *batch) {
-    batchCount *= d;
+  SmallVector<OpFoldResult> a = dimsOf(b, loc, lhs), c = dimsOf(b, loc, rhs);
+  OpFoldResult m = a[a.size() - 2], k = a.back(), n = c.back();
+  ArrayRef<int64_t> aBatch = lhsType.getShape().drop_back(2);
+  ArrayRef<int64_t> bBatch = rhsType.getShape().drop_back(2);
+  int64_t batchRank = std::max(aBatch.size(), bBatch.size());
+  SmallVector<OpFoldResult> batch;
+  for (int64_t d = 0; d < batchRank; ++d) {
+    int64_t i = d - (batchRank - static_cast<int64_t>(aBatch.size()));
+    int64_t j = d - (batchRank - static_cast<int64_t>(bBatch.size()));
+    bool aOne = i < 0 || aBatch[i] == 1;
+    bool bOne = j < 0 || bBatch[j] == 1;
+    if (!aOne) {
+      batch.push_back(a[i]);
+    } else if (!bOne) {
+      batch.push_back(c[j]);
+    } else {
+      batch.push_back(b.getIndexAttr(1));
+    }
   }
+  OpFoldResult batchCount = productOf(b, loc, batch);
+  auto withTail = [&](OpFoldResult x, OpFoldResult y) {
+    SmallVector<OpFoldResult> sizes(batch);
+    sizes.push_back(x);
+    sizes.push_back(y);
+    return sizes;
+  };
   Value zero = scalar(b, loc, acc, 0);
   Value result;
-  SmallVector<int64_t> resultShape(*batch);
-  resultShape.push_back(m);
-  resultShape.push_back(n);
   bool rhsShared = llvm::all_of(bBatch, [](int64_t d) { return d == 1; });
   if (rhsShared) {
     // One B for every batch: rows of all batches in one matmul.
-    Value lhs2 = reshape(b, loc, broadcastTo(b, loc, lhs,
-                                             [&] {
-                                               SmallVector<int64_t> s(*batch);
-                                               s.push_back(m);
-                                               s.push_back(k);
-                                               return s;
-                                             }()),
-                         {batchCount * m, k});
-    Value rhs2 = reshape(b, loc, rhs, {k, n});
-    Value init = filled(b, loc, {batchCount * m, n}, zero);
+    Value lhs2 =
+        reshapeTo(b, loc, broadcastToSizes(b, loc, lhs, withTail(m, k)),
+                  {mulSizes(b, loc, batchCount, m), k});
+    Value rhs2 = reshapeTo(b, loc, rhs, {c[c.size() - 2], n});
+    Value init = filledTo(b, loc, {mulSizes(b, loc, batchCount, m), n}, zero);
     result = linalg::MatmulOp::create(
                  b, loc, TypeRange{init.getType()}, ValueRange{lhs2, rhs2},
                  ValueRange{init})
                  ->getResult(0);
   } else {
-    SmallVector<int64_t> lhsShape(*batch), rhsShape(*batch);
-    lhsShape.append({m, k});
-    rhsShape.append({k, n});
-    Value lhs3 = reshape(b, loc, broadcastTo(b, loc, lhs, lhsShape),
-                         {batchCount, m, k});
-    Value rhs3 = reshape(b, loc, broadcastTo(b, loc, rhs, rhsShape),
-                         {batchCount, k, n});
-    Value init = filled(b, loc, {batchCount, m, n}, zero);
+    Value lhs3 =
+        reshapeTo(b, loc, broadcastToSizes(b, loc, lhs, withTail(m, k)),
+                  {batchCount, m, k});
+    Value rhs3 =
+        reshapeTo(b, loc,
+                  broadcastToSizes(b, loc, rhs, withTail(c[c.size() - 2], n)),
+                  {batchCount, c[c.size() - 2], n});
+    Value init = filledTo(b, loc, {batchCount, m, n}, zero);
     result = linalg::BatchMatmulOp::create(
                  b, loc, TypeRange{init.getType()}, ValueRange{lhs3, rhs3},
                  ValueRange{init})
                  ->getResult(0);
   }
   result = convertTensor(b, loc, result, element);
-  return reshape(b, loc, result, resultShape);
+  return reshapeTo(b, loc, result, withTail(m, n));
 }
 
 LogicalResult lowerMatMul(Node &n) {
@@ -85,14 +96,15 @@ LogicalResult lowerMatMul(Node &n) {
     return n.fail("inputs must have rank 1 or more");
   }
   if (lhsRank == 1) {
-    lhs = reshape(n.b, n.loc, lhs, {1, n.shape(0)[0]});
+    lhs = reshapeTo(n.b, n.loc, lhs, {n.b.getIndexAttr(1), n.dim(0, 0)});
   }
   if (rhsRank == 1) {
-    rhs = reshape(n.b, n.loc, rhs, {n.shape(1)[0], 1});
+    rhs = reshapeTo(n.b, n.loc, rhs, {n.dim(1, 0), n.b.getIndexAttr(1)});
   }
   auto lt = cast<RankedTensorType>(lhs.getType());
   auto rt = cast<RankedTensorType>(rhs.getType());
-  if (lt.getShape().back() != rt.getShape()[rt.getRank() - 2]) {
+  int64_t lk = lt.getShape().back(), rk = rt.getShape()[rt.getRank() - 2];
+  if (!ShapedType::isDynamic(lk) && !ShapedType::isDynamic(rk) && lk != rk) {
     return n.fail("the inner dimensions differ");
   }
   SmallVector<int64_t> aBatch(lt.getShape().drop_back(2));
@@ -101,15 +113,14 @@ LogicalResult lowerMatMul(Node &n) {
     return n.fail("the batch dimensions do not broadcast");
   }
   Value result = matmul(n.b, n.loc, lhs, rhs);
-  SmallVector<int64_t> shape(
-      cast<RankedTensorType>(result.getType()).getShape());
+  SmallVector<OpFoldResult> shape = dimsOf(n.b, n.loc, result);
   if (rhsRank == 1) {
     shape.pop_back();
   }
   if (lhsRank == 1) {
     shape.erase(shape.end() - (rhsRank == 1 ? 1 : 2));
   }
-  return n.replace(reshape(n.b, n.loc, result, shape));
+  return n.replace(reshapeTo(n.b, n.loc, result, shape));
 }
 
 LogicalResult lowerGemm(Node &n) {
@@ -125,7 +136,8 @@ LogicalResult lowerGemm(Node &n) {
   }
   auto at = cast<RankedTensorType>(a.getType());
   auto bt = cast<RankedTensorType>(bm.getType());
-  if (at.getDimSize(1) != bt.getDimSize(0)) {
+  if (!at.isDynamicDim(1) && !bt.isDynamicDim(0) &&
+      at.getDimSize(1) != bt.getDimSize(0)) {
     return n.fail("the inner dimensions differ");
   }
   double alpha = n.floatAttr("alpha", 1.0), beta = n.floatAttr("beta", 1.0);
@@ -954,6 +966,7 @@ FailureOr<Value> mlir::strata::onnx::convolveNCHW(Node &n, Value x,
 void mlir::strata::onnx::addNNLowerings(LoweringTable &table) {
   table["MatMul"] = lowerMatMul;
   table["Gemm"] = lowerGemm;
+  table.allowDynamic({"MatMul", "Gemm"});
   table["Conv"] = lowerConv;
   table["ConvTranspose"] = lowerConvTranspose;
   table["MaxPool"] = [](Node &n) { return lowerPool(n, true); };

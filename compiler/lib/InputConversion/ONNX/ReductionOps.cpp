@@ -49,6 +49,38 @@ SmallVector<int64_t> reducedShape(ArrayRef<int64_t> shape,
   return result;
 }
 
+/// The sizes of `input` with `axes` kept as 1 (keepdims) or dropped.
+SmallVector<OpFoldResult> reducedSizes(OpBuilder &b, Location loc, Value input,
+                                       ArrayRef<int64_t> axes, bool keep) {
+  SmallVector<OpFoldResult> result;
+  for (auto [d, dim] : llvm::enumerate(dimsOf(b, loc, input))) {
+    if (!llvm::is_contained(axes, static_cast<int64_t>(d))) {
+      result.push_back(dim);
+    } else if (keep) {
+      result.push_back(b.getIndexAttr(1));
+    }
+  }
+  return result;
+}
+
+/// The element count of `input` over `axes` as a scalar of `type`: a
+/// constant when those dimensions are static, else computed on the host
+/// (the kernel takes it as a push constant).
+Value countOf(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
+              Type type) {
+  SmallVector<OpFoldResult> dims;
+  for (int64_t a : axes) {
+    dims.push_back(dimOf(b, loc, input, a));
+  }
+  OpFoldResult count = productOf(b, loc, dims);
+  if (std::optional<int64_t> known = getConstantIntValue(count)) {
+    return scalar(b, loc, type, static_cast<double>(*known));
+  }
+  Value wide = arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                          cast<Value>(count));
+  return convertScalar(b, loc, wide, type);
+}
+
 /// Sum (or max, min, product) of `input` over `axes`, accumulated in
 /// `accType`, with `pre` applied to each element; keeps dims of size 1.
 Value reduceKeep(OpBuilder &b, Location loc, Value input,
@@ -104,7 +136,8 @@ Value reduceKeep(OpBuilder &b, Location loc, Value input,
           return add(nb, l, acc, x);
         }
       });
-  return reshape(b, loc, reduced, reducedShape(type.getShape(), axes, true));
+  (void)type;
+  return reshapeTo(b, loc, reduced, reducedSizes(b, loc, input, axes, true));
 }
 
 LogicalResult lowerReduce(Node &n, Reduction kind) {
@@ -140,10 +173,6 @@ LogicalResult lowerReduce(Node &n, Reduction kind) {
     }
   }
   Type acc = accumulatorType(n.b, element);
-  int64_t count = 1;
-  for (int64_t a : axes) {
-    count *= n.shape(0)[a];
-  }
   Value result;
   Location loc = n.loc;
   OpBuilder &b = n.b;
@@ -213,12 +242,11 @@ LogicalResult lowerReduce(Node &n, Reduction kind) {
   auto resultType = cast<RankedTensorType>(result.getType());
   if (kind == Reduction::Mean || kind == Reduction::L2 ||
       kind == Reduction::LogSum) {
+    Value count = countOf(b, loc, x, axes, acc);
     if (!isFloat(acc) && kind == Reduction::Mean) {
       result = elementwise(b, loc, result, resultType.getShape(), acc,
                            [&](OpBuilder &nb, Location l, ValueRange a) {
-                             return arith::DivSIOp::create(
-                                        nb, l, a[0],
-                                        scalar(nb, l, acc, count))
+                             return arith::DivSIOp::create(nb, l, a[0], count)
                                  .getResult();
                            });
     } else if (isFloat(acc)) {
@@ -227,8 +255,7 @@ LogicalResult lowerReduce(Node &n, Reduction kind) {
           [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
             switch (kind) {
             case Reduction::Mean:
-              return arith::DivFOp::create(nb, l, a[0],
-                                           scalar(nb, l, acc, count));
+              return arith::DivFOp::create(nb, l, a[0], count);
             case Reduction::L2:
               return math::SqrtOp::create(nb, l, a[0]);
             default:
@@ -239,7 +266,7 @@ LogicalResult lowerReduce(Node &n, Reduction kind) {
   }
   result = convertTensor(b, loc, result, element);
   if (!keep) {
-    result = reshape(b, loc, result, reducedShape(n.shape(0), axes, false));
+    result = reshapeTo(b, loc, result, reducedSizes(b, loc, x, axes, false));
   }
   return n.replace(result, {isUnsigned});
 }
@@ -309,12 +336,14 @@ LogicalResult lowerSoftmax(Node &n, SoftmaxKind kind) {
   SmallVector<int64_t> shape(inputShape);
   if (coerced) {
     // Opsets before 13: the input as a 2-D matrix split at `axis`.
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < rank; ++d) {
-      (d < *axis ? outer : inner) *= inputShape[d];
-    }
-    shape = {outer, inner};
-    x = reshape(n.b, n.loc, x, shape);
+    SmallVector<OpFoldResult> dims = n.dims(0);
+    OpFoldResult outer =
+        productOf(n.b, n.loc, ArrayRef<OpFoldResult>(dims).take_front(*axis));
+    OpFoldResult inner =
+        productOf(n.b, n.loc, ArrayRef<OpFoldResult>(dims).drop_front(*axis));
+    x = reshapeTo(n.b, n.loc, x, {outer, inner});
+    shape = SmallVector<int64_t>(
+        cast<RankedTensorType>(x.getType()).getShape());
     axes = {1};
   } else {
     axes = {*axis};
@@ -382,7 +411,7 @@ LogicalResult lowerSoftmax(Node &n, SoftmaxKind kind) {
     }
     result = convertTensor(b, loc, result, element);
   }
-  return n.replace(reshape(b, loc, result, inputShape));
+  return n.replace(reshapeTo(b, loc, result, n.dims(0)));
 }
 
 LogicalResult lowerLayerNorm(Node &n) {
@@ -410,19 +439,17 @@ LogicalResult lowerLayerNorm(Node &n) {
     acc = element;
   }
   SmallVector<int64_t> axes;
-  int64_t count = 1;
   for (int64_t d = *axis; d < rank; ++d) {
     axes.push_back(d);
-    count *= n.shape(0)[d];
   }
   ArrayRef<int64_t> shape = n.shape(0);
   Value x = convertTensor(b, loc, n.in(0), acc);
+  Value count = countOf(b, loc, x, axes, acc);
   auto divideBy = [&](Value v) {
     return elementwise(b, loc, v,
                        cast<RankedTensorType>(v.getType()).getShape(), acc,
                        [&](OpBuilder &nb, Location l, ValueRange a) {
-                         return arith::DivFOp::create(
-                                    nb, l, a[0], scalar(nb, l, acc, count))
+                         return arith::DivFOp::create(nb, l, a[0], count)
                              .getResult();
                        });
   };
@@ -829,6 +856,10 @@ void mlir::strata::onnx::addReductionLowerings(LoweringTable &table) {
     return lowerSoftmax(n, SoftmaxKind::Hardmax);
   };
   table["LayerNormalization"] = lowerLayerNorm;
+  table.allowDynamic({"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
+                      "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
+                      "ReduceLogSumExp", "ReduceSumSquare", "Softmax",
+                      "LogSoftmax", "LayerNormalization"});
   table["CumSum"] = lowerCumSum;
   table["TopK"] = lowerTopK;
   table["NegativeLogLikelihoodLoss"] = lowerNLLLoss;

@@ -43,18 +43,121 @@ LogicalResult lowerReshapeTo(Node &n, ArrayRef<int64_t> shape) {
   return n.replace(reshape(n.b, n.loc, n.in(0), shape), {n.isUnsigned(0)});
 }
 
+/// Reshape to a shape with run-time elements or of an input with dynamic
+/// dimensions: each result dimension computed on the host with ONNX's rules
+/// (0 copies the input's unless allowzero, one -1 is inferred), and the
+/// element counts compared at run time.
+LogicalResult lowerDynamicReshape(Node &n, ArrayRef<OpFoldResult> requested,
+                                  bool allowZero) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  SmallVector<OpFoldResult> in = n.dims(0);
+  OpFoldResult count = productOf(b, loc, in);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<OpFoldResult> shape;
+  std::optional<size_t> inferred;
+  for (auto [i, element] : llvm::enumerate(requested)) {
+    if (std::optional<int64_t> dim = getConstantIntValue(element)) {
+      if (*dim == -1) {
+        if (inferred) {
+          return n.fail("the shape has more than one -1");
+        }
+        inferred = i;
+        shape.push_back(b.getIndexAttr(1));
+        continue;
+      }
+      if (*dim == 0 && !allowZero) {
+        if (i >= in.size()) {
+          return n.fail("shape copies dimension " + llvm::Twine(i) +
+                        " of a rank-" + llvm::Twine(in.size()) + " input");
+        }
+        shape.push_back(in[i]);
+        continue;
+      }
+      if (*dim < 0) {
+        return n.fail("the shape has a negative dimension " +
+                      llvm::Twine(*dim));
+      }
+      shape.push_back(element);
+      continue;
+    }
+    Value dim = cast<Value>(element);
+    if (!allowZero && i < in.size()) {
+      Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           dim, zero);
+      dim = arith::SelectOp::create(b, loc, isZero,
+                                    indexValueOf(b, loc, in[i]), dim);
+    }
+    n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, dim,
+                                  zero),
+            "element " + llvm::Twine(i) +
+                " of the shape is negative at run time (a run-time -1 is "
+                "not inferred; only a constant -1 is)");
+    shape.push_back(dim);
+  }
+  OpFoldResult known = productOf(b, loc, shape);
+  if (inferred) {
+    Value knownValue = indexValueOf(b, loc, known);
+    Value countValue = indexValueOf(b, loc, count);
+    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         knownValue, zero);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value divisor = arith::SelectOp::create(b, loc, isZero, one, knownValue);
+    Value rest = arith::RemUIOp::create(b, loc, countValue, divisor);
+    n.check(arith::AndIOp::create(
+                b, loc,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                      knownValue, zero),
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rest,
+                                      zero)),
+            "cannot infer the -1 dimension: the input's element count is "
+            "not a multiple of the other dimensions' product");
+    OpFoldResult quotient =
+        arith::DivUIOp::create(b, loc, countValue, divisor).getResult();
+    if (Attribute folded = foldHostScalar(cast<Value>(quotient))) {
+      quotient = folded;
+    }
+    shape[*inferred] = quotient;
+  } else {
+    n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                  indexValueOf(b, loc, known),
+                                  indexValueOf(b, loc, count)),
+            "the shape's element count differs from the input's at run "
+            "time");
+  }
+  if (failed(n.checkShape(staticShapeOf(shape), n.elem(0), "the result"))) {
+    return failure();
+  }
+  return n.replace(reshapeTo(b, loc, n.in(0), shape), {n.isUnsigned(0)});
+}
+
 LogicalResult lowerReshape(Node &n) {
   SmallVector<int64_t> requested;
+  bool allowZero = n.intAttr("allowzero", 0) != 0;
   if (n.opset() < 5) {
     requested = n.intsAttr("shape").value_or(SmallVector<int64_t>{});
   } else {
-    FailureOr<SmallVector<int64_t>> shape = n.constInts(1, "shape");
+    FailureOr<SmallVector<OpFoldResult>> shape = n.hostInts(1, "shape");
     if (failed(shape)) {
       return failure();
     }
-    requested = *shape;
+    bool known = llvm::all_of(*shape, [](OpFoldResult element) {
+      return isa<Attribute>(element);
+    });
+    if (!known || !n.type(0).hasStaticShape()) {
+      return lowerDynamicReshape(n, *shape, allowZero);
+    }
+    for (OpFoldResult element : *shape) {
+      requested.push_back(*getConstantIntValue(element));
+    }
   }
-  bool allowZero = n.intAttr("allowzero", 0) != 0;
+  if (!n.type(0).hasStaticShape()) {
+    SmallVector<OpFoldResult> shape;
+    for (int64_t dim : requested) {
+      shape.push_back(n.b.getIndexAttr(dim));
+    }
+    return lowerDynamicReshape(n, shape, allowZero);
+  }
   ArrayRef<int64_t> in = n.shape(0);
   int64_t count = n.type(0).getNumElements();
   int64_t known = 1;
@@ -123,19 +226,31 @@ LogicalResult lowerSqueeze(Node &n) {
   if (failed(axes)) {
     return failure();
   }
-  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> shape;
   for (auto [d, dim] : llvm::enumerate(n.shape(0))) {
     bool listed = llvm::is_contained(*axes, static_cast<int64_t>(d));
+    if (listed && ShapedType::isDynamic(dim)) {
+      // A listed dynamic dimension must be 1 when the call runs.
+      Value size = indexValueOf(n.b, n.loc, n.dim(0, d));
+      Value one = arith::ConstantIndexOp::create(n.b, n.loc, 1);
+      n.check(arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::eq,
+                                    size, one),
+              "cannot squeeze dimension " + llvm::Twine(d) +
+                  ", which is not 1 at run time");
+      continue;
+    }
     if (listed && dim != 1) {
       return n.fail("cannot squeeze dimension " + llvm::Twine(d) +
                     " of size " + llvm::Twine(dim));
     }
+    // Without axes, a dynamic dimension stays (its size is not known to be
+    // 1 here).
     if (listed || (axes->empty() && dim == 1)) {
       continue;
     }
-    shape.push_back(dim);
+    shape.push_back(n.dim(0, d));
   }
-  return lowerReshapeTo(n, shape);
+  return n.replace(reshapeTo(n.b, n.loc, n.in(0), shape), {n.isUnsigned(0)});
 }
 
 LogicalResult lowerUnsqueeze(Node &n) {
@@ -155,17 +270,16 @@ LogicalResult lowerUnsqueeze(Node &n) {
   if (failed(n.normalizeAxes(axes, rank))) {
     return failure();
   }
-  SmallVector<int64_t> shape;
-  ArrayRef<int64_t> in = n.shape(0);
-  size_t next = 0;
+  SmallVector<OpFoldResult> shape;
+  int64_t next = 0;
   for (int64_t d = 0; d < rank; ++d) {
     if (llvm::is_contained(axes, d)) {
-      shape.push_back(1);
+      shape.push_back(n.b.getIndexAttr(1));
     } else {
-      shape.push_back(in[next++]);
+      shape.push_back(n.dim(0, next++));
     }
   }
-  return lowerReshapeTo(n, shape);
+  return n.replace(reshapeTo(n.b, n.loc, n.in(0), shape), {n.isUnsigned(0)});
 }
 
 LogicalResult lowerFlatten(Node &n) {
@@ -176,11 +290,13 @@ LogicalResult lowerFlatten(Node &n) {
   if (failed(axis)) {
     return failure();
   }
-  int64_t outer = 1, inner = 1;
-  for (auto [d, dim] : llvm::enumerate(n.shape(0))) {
-    (static_cast<int64_t>(d) < *axis ? outer : inner) *= dim;
-  }
-  return lowerReshapeTo(n, {outer, inner});
+  SmallVector<OpFoldResult> dims = n.dims(0);
+  OpFoldResult outer =
+      productOf(n.b, n.loc, ArrayRef<OpFoldResult>(dims).take_front(*axis));
+  OpFoldResult inner =
+      productOf(n.b, n.loc, ArrayRef<OpFoldResult>(dims).drop_front(*axis));
+  return n.replace(reshapeTo(n.b, n.loc, n.in(0), {outer, inner}),
+                   {n.isUnsigned(0)});
 }
 
 LogicalResult lowerTranspose(Node &n) {
@@ -221,9 +337,23 @@ LogicalResult lowerConcat(Node &n) {
       return n.fail("the inputs have different ranks");
     }
     // Only the axis may differ: the fold of constant inputs reads each
-    // by the result's index.
+    // by the result's index. A dynamic size is compared at run time.
     for (int64_t d = 0; d < n.rank(0); ++d) {
-      if (d != *axis && n.shape(i)[d] != n.shape(0)[d]) {
+      if (d == *axis) {
+        continue;
+      }
+      if (ShapedType::isDynamic(n.shape(i)[d]) ||
+          ShapedType::isDynamic(n.shape(0)[d])) {
+        n.check(arith::CmpIOp::create(
+                    n.b, n.loc, arith::CmpIPredicate::eq,
+                    indexValueOf(n.b, n.loc, n.dim(i, d)),
+                    indexValueOf(n.b, n.loc, n.dim(0, d))),
+                "input " + llvm::Twine(i) + " differs from input 0 in "
+                "dimension " + llvm::Twine(d) + " at run time; only the axis "
+                "may differ");
+        continue;
+      }
+      if (n.shape(i)[d] != n.shape(0)[d]) {
         return n.fail("input " + llvm::Twine(i) + " has size " +
                       llvm::Twine(n.shape(i)[d]) + " in dimension " +
                       llvm::Twine(d) + ", input 0 " +
@@ -232,7 +362,8 @@ LogicalResult lowerConcat(Node &n) {
       }
     }
     // Empty inputs add nothing.
-    if (n.type(i).getNumElements() == 0 && n.numInputs() > 1) {
+    if (n.type(i).hasStaticShape() && n.type(i).getNumElements() == 0 &&
+        n.numInputs() > 1) {
       continue;
     }
     inputs.push_back(n.in(i));
@@ -302,9 +433,166 @@ LogicalResult lowerSplit(Node &n) {
                    SmallVector<bool>(results.size(), n.isUnsigned(0)));
 }
 
+/// A slice along axes with run-time starts or ends, or of dynamic
+/// dimensions: each offset and size computed on the host with ONNX's
+/// clamping (steps must be constants).
+LogicalResult lowerDynamicSlice(Node &n, ArrayRef<OpFoldResult> starts,
+                                ArrayRef<OpFoldResult> ends,
+                                ArrayRef<int64_t> axes,
+                                ArrayRef<int64_t> steps) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  int64_t rank = n.rank(0);
+  // A host vector (a shape) sliced by constants keeps its elements.
+  if (std::optional<SmallVector<OpFoldResult>> elements =
+          hostElements(n.in(0));
+      elements && rank == 1 && axes.size() == 1) {
+    std::optional<int64_t> start = getConstantIntValue(starts[0]);
+    std::optional<int64_t> end = getConstantIntValue(ends[0]);
+    int64_t dim = elements->size();
+    if (start && end) {
+      int64_t step = steps[0];
+      int64_t s0 = *start < 0 ? *start + dim : *start;
+      int64_t e0 = *end < 0 && *end > std::numeric_limits<int64_t>::min() / 2
+                       ? *end + dim
+                       : *end;
+      SmallVector<OpFoldResult> picked;
+      if (step > 0) {
+        s0 = std::clamp<int64_t>(s0, 0, dim);
+        e0 = std::clamp<int64_t>(e0, 0, dim);
+        for (int64_t i = s0; i < e0; i += step) {
+          picked.push_back((*elements)[i]);
+        }
+      } else {
+        s0 = std::clamp<int64_t>(s0, 0, dim - 1);
+        e0 = std::clamp<int64_t>(e0, -1, dim - 1);
+        for (int64_t i = s0; i > e0; i += step) {
+          picked.push_back((*elements)[i]);
+        }
+      }
+      return n.replace(
+          hostVector(b, loc,
+                     RankedTensorType::get(
+                         {static_cast<int64_t>(picked.size())}, n.elem(0)),
+                     picked),
+          {n.isUnsigned(0)});
+    }
+  }
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = n.dims(0);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  auto clamp = [&](Value v, Value lo, Value hi) -> Value {
+    Value low = arith::MaxSIOp::create(b, loc, v, lo);
+    return arith::MinSIOp::create(b, loc, low, hi);
+  };
+  auto wrap = [&](Value v, Value dim) -> Value {
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, zero);
+    Value wrapped = arith::AddIOp::create(b, loc, v, dim);
+    return arith::SelectOp::create(b, loc, negative, wrapped, v);
+  };
+  auto folded = [&](Value v) -> OpFoldResult {
+    if (Attribute attr = foldHostScalar(v)) {
+      return attr;
+    }
+    return v;
+  };
+  for (size_t i = 0; i < starts.size(); ++i) {
+    FailureOr<int64_t> axis = n.axis(axes[i], rank);
+    if (failed(axis)) {
+      return failure();
+    }
+    int64_t step = steps[i];
+    if (step == 0) {
+      return n.fail("a step is 0");
+    }
+    if (step < 0) {
+      return n.fail("a negative step needs constant starts and ends and a "
+                    "static dimension " + llvm::Twine(*axis));
+    }
+    Value dim = indexValueOf(b, loc, n.dim(0, *axis));
+    // Ends such as INT64_MAX saturate at the dimension; only negative
+    // values are wrapped, so nothing overflows.
+    Value start = clamp(wrap(indexValueOf(b, loc, starts[i]), dim), zero, dim);
+    Value end = clamp(wrap(indexValueOf(b, loc, ends[i]), dim), zero, dim);
+    Value length = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, end, start), zero);
+    Value stepValue = arith::ConstantIndexOp::create(b, loc, step);
+    Value size = arith::CeilDivUIOp::create(b, loc, length, stepValue);
+    offsets[*axis] = folded(start);
+    sizes[*axis] = folded(size);
+    strides[*axis] = b.getIndexAttr(step);
+  }
+  SmallVector<int64_t> shape = staticShapeOf(sizes);
+  if (failed(n.checkShape(shape, n.elem(0), "the result"))) {
+    return failure();
+  }
+  auto resultType = RankedTensorType::get(shape, n.elem(0));
+  Value result = tensor::ExtractSliceOp::create(b, loc, resultType, n.in(0),
+                                                offsets, sizes, strides);
+  return n.replace(result, {n.isUnsigned(0)});
+}
+
 LogicalResult lowerSlice(Node &n) {
   int64_t rank = n.rank(0);
   SmallVector<int64_t> starts, ends, axes, steps;
+  if (n.opset() >= 10 &&
+      (!n.type(0).hasStaticShape() || !n.constant(1) || !n.constant(2))) {
+    FailureOr<SmallVector<OpFoldResult>> s = n.hostInts(1, "starts");
+    if (failed(s)) {
+      return failure();
+    }
+    FailureOr<SmallVector<OpFoldResult>> e = n.hostInts(2, "ends");
+    if (failed(e)) {
+      return failure();
+    }
+    if (n.has(3)) {
+      FailureOr<SmallVector<int64_t>> a = n.constInts(3, "axes");
+      if (failed(a)) {
+        return failure();
+      }
+      axes = *a;
+    } else {
+      for (size_t i = 0; i < s->size(); ++i) {
+        axes.push_back(i);
+      }
+    }
+    if (n.has(4)) {
+      FailureOr<SmallVector<int64_t>> st = n.constInts(4, "steps");
+      if (failed(st)) {
+        return failure();
+      }
+      steps = *st;
+    } else {
+      steps.assign(s->size(), 1);
+    }
+    if (e->size() != s->size() || axes.size() != s->size() ||
+        steps.size() != s->size()) {
+      return n.fail("starts, ends, axes and steps differ in length");
+    }
+    return lowerDynamicSlice(n, *s, *e, axes, steps);
+  }
+  if (n.opset() < 10 && !n.type(0).hasStaticShape()) {
+    SmallVector<OpFoldResult> s, e;
+    for (int64_t v : n.intsAttr("starts").value_or(SmallVector<int64_t>{})) {
+      s.push_back(n.b.getIndexAttr(v));
+    }
+    for (int64_t v : n.intsAttr("ends").value_or(SmallVector<int64_t>{})) {
+      e.push_back(n.b.getIndexAttr(v));
+    }
+    axes = n.intsAttr("axes").value_or(SmallVector<int64_t>{});
+    if (axes.empty()) {
+      for (size_t i = 0; i < s.size(); ++i) {
+        axes.push_back(i);
+      }
+    }
+    steps.assign(s.size(), 1);
+    if (e.size() != s.size() || axes.size() != s.size()) {
+      return n.fail("starts, ends and axes differ in length");
+    }
+    return lowerDynamicSlice(n, s, e, axes, steps);
+  }
   if (n.opset() < 10) {
     starts = n.intsAttr("starts").value_or(SmallVector<int64_t>{});
     ends = n.intsAttr("ends").value_or(SmallVector<int64_t>{});
@@ -430,11 +718,96 @@ Value normalizeIndex(OpBuilder &b, Location loc, Value value, int64_t dim) {
   return arith::SelectOp::create(b, loc, negative, wrapped, index);
 }
 
+/// Gather of dynamic data or indices: a generic sized by both, its indices
+/// normalized against the axis's size, a push constant when dynamic.
+LogicalResult lowerDynamicGather(Node &n, int64_t axis) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  int64_t rank = n.rank(0);
+  ArrayRef<int64_t> data = n.shape(0), indices = n.shape(1);
+  int64_t indexRank = indices.size();
+  SmallVector<int64_t> shape(data.begin(), data.begin() + axis);
+  shape.append(indices.begin(), indices.end());
+  shape.append(data.begin() + axis + 1, data.end());
+  if (failed(n.checkShape(shape, n.elem(0), "the result"))) {
+    return failure();
+  }
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < axis; ++d) {
+    sizes.push_back(n.dim(0, d));
+  }
+  for (int64_t d = 0; d < indexRank; ++d) {
+    sizes.push_back(n.dim(1, d));
+  }
+  for (int64_t d = axis + 1; d < rank; ++d) {
+    sizes.push_back(n.dim(0, d));
+  }
+  Value dim = indexValueOf(b, loc, n.dim(0, axis));
+  SmallVector<AffineExpr> indexExprs;
+  for (int64_t j = 0; j < indexRank; ++j) {
+    indexExprs.push_back(b.getAffineDimExpr(axis + j));
+  }
+  AffineMap indexMap = AffineMap::get(shape.size(), 0, indexExprs,
+                                      b.getContext());
+  Value source = n.in(0);
+  auto type = RankedTensorType::get(shape, n.elem(0));
+  Value result = generic(
+      b, loc, n.in(1), indexMap, type,
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d) {
+          if (d < axis) {
+            at.push_back(linalg::IndexOp::create(nb, l, d));
+          } else if (d == axis) {
+            Value index = indexValue(nb, l, args[0]);
+            Value zero = arith::ConstantIndexOp::create(nb, l, 0);
+            Value negative = arith::CmpIOp::create(
+                nb, l, arith::CmpIPredicate::slt, index, zero);
+            Value wrapped = arith::AddIOp::create(nb, l, index, dim);
+            at.push_back(
+                arith::SelectOp::create(nb, l, negative, wrapped, index));
+          } else {
+            at.push_back(linalg::IndexOp::create(nb, l, d + indexRank - 1));
+          }
+        }
+        return tensor::ExtractOp::create(nb, l, source, at);
+      },
+      sizes);
+  return n.replace(result, {n.isUnsigned(0)});
+}
+
 LogicalResult lowerGather(Node &n) {
   int64_t rank = n.rank(0);
   FailureOr<int64_t> axis = n.axis(n.intAttr("axis", 0), rank);
   if (failed(axis)) {
     return failure();
+  }
+  // A host vector (a shape) gathered by constant indices keeps its
+  // elements: Gather(Shape(x), 0) is x's first dimension.
+  if (std::optional<SmallVector<OpFoldResult>> elements =
+          hostElements(n.in(0));
+      elements && rank == 1 && n.constant(1) && isComputedHostVector(n.in(0))) {
+    SmallVector<OpFoldResult> picked;
+    int64_t dim = elements->size();
+    for (const APInt &v : n.constant(1).getValues<APInt>()) {
+      int64_t index = v.getSExtValue();
+      if (index < 0) {
+        index += dim;
+      }
+      if (index < 0 || index >= dim) {
+        return n.fail("index " + llvm::Twine(v.getSExtValue()) +
+                      " is out of range for a dimension of " +
+                      llvm::Twine(dim));
+      }
+      picked.push_back((*elements)[index]);
+    }
+    return n.replace(
+        hostVector(n.b, n.loc, RankedTensorType::get(n.shape(1), n.elem(0)),
+                   picked),
+        {n.isUnsigned(0)});
+  }
+  if (!n.allStatic()) {
+    return lowerDynamicGather(n, *axis);
   }
   ArrayRef<int64_t> data = n.shape(0), indices = n.shape(1);
   int64_t dim = data[*axis];
@@ -574,11 +947,76 @@ LogicalResult lowerGatherND(Node &n) {
   return n.replace(result, {n.isUnsigned(0)});
 }
 
-LogicalResult lowerExpand(Node &n) {
-  FailureOr<SmallVector<int64_t>> requested = n.constInts(1, "shape");
-  if (failed(requested)) {
+/// Expand with a run-time shape or a dynamic input: each result dimension
+/// is the input's, or the shape's where the input has a static 1; a
+/// dimension where both are run-time values takes the input's, with the
+/// shape's checked to be 1 or the same.
+LogicalResult lowerDynamicExpand(Node &n, ArrayRef<OpFoldResult> requested) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  int64_t rank = std::max<int64_t>(n.rank(0), requested.size());
+  SmallVector<OpFoldResult> sizes;
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t i = d - (rank - n.rank(0));
+    int64_t r = d - (rank - static_cast<int64_t>(requested.size()));
+    OpFoldResult want = r >= 0 ? requested[r] : b.getIndexAttr(1);
+    if (i < 0) {
+      sizes.push_back(want);
+      continue;
+    }
+    int64_t in = n.shape(0)[i];
+    std::optional<int64_t> wanted = getConstantIntValue(want);
+    if (in == 1) {
+      sizes.push_back(want);
+      continue;
+    }
+    if (wanted && *wanted == 1) {
+      sizes.push_back(n.dim(0, i));
+      continue;
+    }
+    if (!ShapedType::isDynamic(in) && wanted) {
+      if (*wanted != in) {
+        return n.fail("the shape's dimension " + llvm::Twine(r) + " (" +
+                      llvm::Twine(*wanted) + ") does not broadcast with the "
+                      "input's " + llvm::Twine(in));
+      }
+      sizes.push_back(b.getIndexAttr(in));
+      continue;
+    }
+    // The input's size (static or not) against the shape's: equal, or the
+    // shape's is 1.
+    Value have = indexValueOf(b, loc, n.dim(0, i));
+    Value other = indexValueOf(b, loc, want);
+    n.check(arith::OrIOp::create(
+                b, loc,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, have,
+                                      other),
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, other,
+                                      one)),
+            "the shape's dimension " + llvm::Twine(r) +
+                " does not broadcast with the input's at run time (a "
+                "dynamic input dimension of 1 is not broadcast)");
+    sizes.push_back(wanted ? want : n.dim(0, i));
+  }
+  if (failed(n.checkShape(staticShapeOf(sizes), n.elem(0), "the result"))) {
     return failure();
   }
+  return n.replace(broadcastToSizes(b, loc, n.in(0), sizes),
+                   {n.isUnsigned(0)});
+}
+
+LogicalResult lowerExpand(Node &n) {
+  FailureOr<SmallVector<OpFoldResult>> sizes = n.hostInts(1, "shape");
+  if (failed(sizes)) {
+    return failure();
+  }
+  SmallVector<int64_t> knownShape = staticShapeOf(*sizes);
+  if (llvm::is_contained(knownShape, ShapedType::kDynamic) ||
+      !n.type(0).hasStaticShape()) {
+    return lowerDynamicExpand(n, *sizes);
+  }
+  FailureOr<SmallVector<int64_t>> requested = knownShape;
   FailureOr<SmallVector<int64_t>> shape =
       broadcastShapes({n.shape(0), *requested});
   if (failed(shape)) {
@@ -779,9 +1217,14 @@ LogicalResult lowerPad(Node &n) {
 }
 
 LogicalResult lowerConstantOfShape(Node &n) {
-  FailureOr<SmallVector<int64_t>> shape = n.constInts(0, "shape");
-  if (failed(shape)) {
+  FailureOr<SmallVector<OpFoldResult>> sizes = n.hostInts(0, "shape");
+  if (failed(sizes)) {
     return failure();
+  }
+  SmallVector<int64_t> known = staticShapeOf(*sizes);
+  std::optional<SmallVector<int64_t>> shape;
+  if (!llvm::is_contained(known, ShapedType::kDynamic)) {
+    shape = known;
   }
   Attribute element;
   Type type = n.b.getF32Type();
@@ -802,6 +1245,24 @@ LogicalResult lowerConstantOfShape(Node &n) {
     }
   } else {
     element = n.b.getF32FloatAttr(0);
+  }
+  if (!shape) {
+    // Run-time sizes: a fill, each size checked not negative.
+    Value zero = arith::ConstantIndexOp::create(n.b, n.loc, 0);
+    for (auto [d, size] : llvm::enumerate(*sizes)) {
+      if (auto value = dyn_cast<Value>(size)) {
+        n.check(arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::sge,
+                                      value, zero),
+                "dimension " + llvm::Twine(d) +
+                    " of the shape is negative at run time");
+      }
+    }
+    if (failed(n.checkShape(known, type, "the result"))) {
+      return failure();
+    }
+    Value fillValue =
+        arith::ConstantOp::create(n.b, n.loc, cast<TypedAttr>(element));
+    return n.replace(filledTo(n.b, n.loc, *sizes, fillValue), {isUnsigned});
   }
   if (failed(n.checkShape(*shape, type, "the result"))) {
     return failure();
@@ -860,7 +1321,83 @@ LogicalResult lowerConstant(Node &n) {
                 "constants are not supported)");
 }
 
+/// Input `i` (a scalar) as a host value of its element type.
+Value hostScalarInput(Node &n, unsigned i) {
+  if (std::optional<SmallVector<OpFoldResult>> elements = hostElements(n.in(i));
+      elements && elements->size() == 1) {
+    return hostScalar(n.b, n.loc, n.elem(i), elements->front());
+  }
+  SmallVector<Value> at(n.rank(i),
+                        arith::ConstantIndexOp::create(n.b, n.loc, 0));
+  return tensor::ExtractOp::create(n.b, n.loc, n.in(i), at);
+}
+
+/// Range with run-time start, limit or delta: its length computed on the
+/// host (ceil((limit - start) / delta), at least 0), its values by a kernel.
+LogicalResult lowerDynamicRange(Node &n) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  for (unsigned i = 0; i < 3; ++i) {
+    if (n.type(i).getNumElements() != 1) {
+      return n.fail("input " + llvm::Twine(i) + " must hold one value");
+    }
+  }
+  Type type = n.elem(0);
+  Value start = hostScalarInput(n, 0);
+  Value limit = hostScalarInput(n, 1);
+  Value delta = hostScalarInput(n, 2);
+  Value count;
+  if (isFloat(type)) {
+    Value zero = scalar(b, loc, type, 0);
+    n.check(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, delta,
+                                  zero),
+            "delta is 0 at run time");
+    Value span = arith::SubFOp::create(b, loc, limit, start);
+    Value steps = math::CeilOp::create(
+        b, loc, arith::DivFOp::create(b, loc, span, delta));
+    Value wide = convertScalar(b, loc, steps, b.getF64Type());
+    Value limitSteps = scalar(b, loc, b.getF64Type(), double(kFoldLimit) * 64);
+    n.check(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, wide,
+                                  limitSteps),
+            "start, limit and delta make too many values (or none that is a "
+            "number) at run time");
+    count = arith::FPToSIOp::create(b, loc, b.getI64Type(), wide);
+  } else {
+    Value zero = scalar(b, loc, type, 0);
+    n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, delta,
+                                  zero),
+            "delta is 0 at run time");
+    Value span = arith::SubIOp::create(b, loc, limit, start);
+    count = arith::CeilDivSIOp::create(b, loc, span, delta);
+    count = convertScalar(b, loc, count, b.getI64Type());
+  }
+  Value zero64 = scalar(b, loc, b.getI64Type(), 0);
+  count = arith::MaxSIOp::create(b, loc, count, zero64);
+  Value size = arith::IndexCastOp::create(b, loc, b.getIndexType(), count);
+  auto resultType = RankedTensorType::get({ShapedType::kDynamic}, type);
+  Value result = generic(
+      b, loc, {}, {}, resultType,
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        Value index = linalg::IndexOp::create(nb, l, 0);
+        Value i64 = arith::IndexCastOp::create(nb, l, nb.getI64Type(), index);
+        Value step = convertScalar(nb, l, i64, type);
+        Value offset = isFloat(type)
+                           ? arith::MulFOp::create(nb, l, step, delta)
+                                 .getResult()
+                           : arith::MulIOp::create(nb, l, step, delta)
+                                 .getResult();
+        return isFloat(type)
+                   ? arith::AddFOp::create(nb, l, start, offset).getResult()
+                   : arith::AddIOp::create(nb, l, start, offset).getResult();
+      },
+      {OpFoldResult(size)});
+  return n.replace(result);
+}
+
 LogicalResult lowerRange(Node &n) {
+  if (!n.constant(0) || !n.constant(1) || !n.constant(2)) {
+    return lowerDynamicRange(n);
+  }
   FailureOr<double> start = n.constFloat(0, "start");
   if (failed(start)) {
     return failure();
@@ -1052,18 +1589,21 @@ void mlir::strata::onnx::addShapeLowerings(LoweringTable &table) {
     if (end < 0) end += rank;
     start = std::clamp<int64_t>(start, 0, rank);
     end = std::clamp<int64_t>(end, start, rank);
-    SmallVector<int64_t> dims(n.shape(0).begin() + start,
-                              n.shape(0).begin() + end);
-    return n.replace(constant(
+    // A host vector: the dynamic dimensions read from the tensor.
+    SmallVector<OpFoldResult> dims;
+    for (int64_t d = start; d < end; ++d) {
+      dims.push_back(n.dim(0, d));
+    }
+    return n.replace(hostVector(
         n.b, n.loc,
-        DenseElementsAttr::get(
-            RankedTensorType::get({static_cast<int64_t>(dims.size())},
-                                  n.b.getI64Type()),
-            ArrayRef<int64_t>(dims))));
+        RankedTensorType::get({static_cast<int64_t>(dims.size())},
+                              n.b.getI64Type()),
+        dims));
   };
   table["Size"] = [](Node &n) -> LogicalResult {
-    return n.replace(splat(n.b, n.loc, {}, n.b.getI64Type(),
-                           n.type(0).getNumElements()));
+    return n.replace(hostVector(n.b, n.loc,
+                                RankedTensorType::get({}, n.b.getI64Type()),
+                                {productOf(n.b, n.loc, n.dims(0))}));
   };
   table["Reshape"] = lowerReshape;
   table["Flatten"] = lowerFlatten;
@@ -1083,6 +1623,10 @@ void mlir::strata::onnx::addShapeLowerings(LoweringTable &table) {
   table["Range"] = lowerRange;
   table["Trilu"] = lowerTrilu;
   table["EyeLike"] = lowerEyeLike;
+  table.allowDynamic({"Constant", "Identity", "Shape", "Size", "Reshape",
+                      "Flatten", "Squeeze", "Unsqueeze", "Transpose",
+                      "Concat", "Slice", "Gather", "Expand",
+                      "ConstantOfShape", "Range"});
   table["DepthToSpace"] = [](Node &n) { return lowerDepthSpace(n, true); };
   table["SpaceToDepth"] = [](Node &n) { return lowerDepthSpace(n, false); };
 }

@@ -88,15 +88,15 @@ bool isHostControlFlow(Operation *op) {
          isa_and_nonnull<strata::check::CheckDialect>(op->getDialect());
 }
 
-/// A reshape of a static, row-major tensor: on the host it is a new view of
-/// the same buffer, so it is no dispatch.
+/// A reshape of a row-major tensor: on the host it is a new view of the
+/// same buffer (its dynamic sizes computed there), so it is no dispatch.
 bool isHostReshape(Operation *op) {
   if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op)) {
     return false;
   }
   auto source = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
   auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  return source && result && source.hasStaticShape() && result.hasStaticShape();
+  return source && result;
 }
 
 /// A constant tensor too large to copy into dispatches (a weight): it stays

@@ -1,0 +1,424 @@
+// HostShapes.cpp - sizes and host vectors for the ONNX lowering
+// (Lowering.h): dimensions as index values, the small integer tensors that
+// shape arithmetic computes on the host (Shape -> Gather -> Concat ->
+// Reshape), and the node's run-time checks.
+//
+// A host vector is a rank-0 or rank-1 tensor of at most kHostElements
+// elements built by tensor.from_elements (or a constant). Shape arithmetic
+// keeps it in that form, element by element, so the consumers (Reshape's
+// shape, Slice's starts, Range's limit) read scalars, the bytecode computes
+// them as index arithmetic, and canonicalization removes the tensors: no
+// kernel ever sees a shape.
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::strata;
+using namespace mlir::strata::onnx;
+
+OpFoldResult mlir::strata::onnx::dimOf(OpBuilder &b, Location loc,
+                                       Value value, int64_t d) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!type.isDynamicDim(d)) {
+    return b.getIndexAttr(type.getDimSize(d));
+  }
+  return tensor::DimOp::create(b, loc, value, d).getResult();
+}
+
+SmallVector<OpFoldResult> mlir::strata::onnx::dimsOf(OpBuilder &b,
+                                                     Location loc,
+                                                     Value value) {
+  SmallVector<OpFoldResult> dims;
+  int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+  for (int64_t d = 0; d < rank; ++d) {
+    dims.push_back(dimOf(b, loc, value, d));
+  }
+  return dims;
+}
+
+SmallVector<int64_t>
+mlir::strata::onnx::staticShapeOf(ArrayRef<OpFoldResult> sizes) {
+  SmallVector<int64_t> shape;
+  for (OpFoldResult size : sizes) {
+    shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
+  }
+  return shape;
+}
+
+Value mlir::strata::onnx::indexValueOf(OpBuilder &b, Location loc,
+                                       OpFoldResult size) {
+  if (auto value = dyn_cast<Value>(size)) {
+    if (value.getType().isIndex()) {
+      return value;
+    }
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
+  }
+  return arith::ConstantIndexOp::create(b, loc, *getConstantIntValue(size));
+}
+
+namespace {
+
+/// `lhs op rhs` on index sizes: folded when both are constants (with
+/// `fold`, which may refuse an overflow), else built as `OpTy`.
+template <typename OpTy>
+OpFoldResult sizeArith(OpBuilder &b, Location loc, OpFoldResult lhs,
+                       OpFoldResult rhs,
+                       function_ref<std::optional<int64_t>(int64_t, int64_t)>
+                           fold) {
+  std::optional<int64_t> l = getConstantIntValue(lhs);
+  std::optional<int64_t> r = getConstantIntValue(rhs);
+  if (l && r) {
+    if (std::optional<int64_t> folded = fold(*l, *r)) {
+      return b.getIndexAttr(*folded);
+    }
+  }
+  return OpTy::create(b, loc, indexValueOf(b, loc, lhs),
+                      indexValueOf(b, loc, rhs))
+      .getResult();
+}
+
+} // namespace
+
+OpFoldResult mlir::strata::onnx::addSizes(OpBuilder &b, Location loc,
+                                          OpFoldResult lhs, OpFoldResult rhs) {
+  if (getConstantIntValue(rhs) == 0) {
+    return lhs;
+  }
+  return sizeArith<arith::AddIOp>(
+      b, loc, lhs, rhs, [](int64_t x, int64_t y) -> std::optional<int64_t> {
+        int64_t z;
+        if (__builtin_add_overflow(x, y, &z)) {
+          return std::nullopt;
+        }
+        return z;
+      });
+}
+
+OpFoldResult mlir::strata::onnx::subSizes(OpBuilder &b, Location loc,
+                                          OpFoldResult lhs, OpFoldResult rhs) {
+  if (getConstantIntValue(rhs) == 0) {
+    return lhs;
+  }
+  return sizeArith<arith::SubIOp>(
+      b, loc, lhs, rhs, [](int64_t x, int64_t y) -> std::optional<int64_t> {
+        int64_t z;
+        if (__builtin_sub_overflow(x, y, &z)) {
+          return std::nullopt;
+        }
+        return z;
+      });
+}
+
+OpFoldResult mlir::strata::onnx::mulSizes(OpBuilder &b, Location loc,
+                                          OpFoldResult lhs, OpFoldResult rhs) {
+  if (getConstantIntValue(lhs) == 1) {
+    return rhs;
+  }
+  if (getConstantIntValue(rhs) == 1) {
+    return lhs;
+  }
+  return sizeArith<arith::MulIOp>(
+      b, loc, lhs, rhs, [](int64_t x, int64_t y) -> std::optional<int64_t> {
+        int64_t z;
+        if (__builtin_mul_overflow(x, y, &z)) {
+          return std::nullopt;
+        }
+        return z;
+      });
+}
+
+OpFoldResult mlir::strata::onnx::productOf(OpBuilder &b, Location loc,
+                                           ArrayRef<OpFoldResult> sizes) {
+  OpFoldResult product = b.getIndexAttr(1);
+  for (OpFoldResult size : sizes) {
+    product = mulSizes(b, loc, product, size);
+  }
+  return product;
+}
+
+Value mlir::strata::onnx::emptyTensor(OpBuilder &b, Location loc,
+                                      ArrayRef<OpFoldResult> sizes,
+                                      Type element) {
+  return tensor::EmptyOp::create(b, loc, sizes, element);
+}
+
+Value mlir::strata::onnx::filledTo(OpBuilder &b, Location loc,
+                                   ArrayRef<OpFoldResult> sizes,
+                                   Value scalarValue) {
+  Value empty = emptyTensor(b, loc, sizes, scalarValue.getType());
+  return linalg::FillOp::create(b, loc, scalarValue, empty).getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// Host vectors
+//===----------------------------------------------------------------------===//
+
+Attribute mlir::strata::onnx::foldHostScalar(Value value) {
+  // Shape arithmetic is a few ops deep; a bound keeps a long chain of
+  // data-dependent scalars from costing more than it saves.
+  std::function<Attribute(Value, int)> fold = [&](Value v,
+                                                  int depth) -> Attribute {
+    Attribute attr;
+    if (matchPattern(v, m_Constant(&attr))) {
+      return attr;
+    }
+    Operation *op = v.getDefiningOp();
+    if (!op || depth > 16 || op->getNumRegions() != 0 ||
+        !isa<arith::ArithDialect>(op->getDialect())) {
+      return {};
+    }
+    SmallVector<Attribute> operands;
+    for (Value operand : op->getOperands()) {
+      Attribute folded = fold(operand, depth + 1);
+      if (!folded) {
+        return {};
+      }
+      operands.push_back(folded);
+    }
+    SmallVector<OpFoldResult> results;
+    if (failed(op->fold(operands, results)) ||
+        results.size() != op->getNumResults()) {
+      return {};
+    }
+    OpFoldResult result = results[cast<OpResult>(v).getResultNumber()];
+    if (auto folded = dyn_cast<Attribute>(result)) {
+      return folded;
+    }
+    return fold(cast<Value>(result), depth + 1);
+  };
+  return fold(value, 0);
+}
+
+std::optional<SmallVector<OpFoldResult>>
+mlir::strata::onnx::hostElements(Value value) {
+  auto type = value ? dyn_cast<RankedTensorType>(value.getType())
+                    : RankedTensorType();
+  if (!type || type.getRank() > 1 || !type.hasStaticShape() ||
+      type.getNumElements() > kHostElements ||
+      !type.getElementType().isIntOrFloat()) {
+    return std::nullopt;
+  }
+  DenseElementsAttr attr;
+  if (matchPattern(value, m_Constant(&attr))) {
+    SmallVector<OpFoldResult> elements;
+    for (Attribute element : attr.getValues<Attribute>()) {
+      elements.push_back(element);
+    }
+    return elements;
+  }
+  if (auto fromElements = value.getDefiningOp<tensor::FromElementsOp>()) {
+    SmallVector<OpFoldResult> elements;
+    for (Value element : fromElements.getElements()) {
+      if (Attribute constant = foldHostScalar(element)) {
+        elements.push_back(constant);
+      } else {
+        elements.push_back(element);
+      }
+    }
+    return elements;
+  }
+  return std::nullopt;
+}
+
+bool mlir::strata::onnx::isComputedHostVector(Value value) {
+  std::optional<SmallVector<OpFoldResult>> elements = hostElements(value);
+  return elements && llvm::any_of(*elements, [](OpFoldResult element) {
+           return isa<Value>(element);
+         });
+}
+
+Value mlir::strata::onnx::hostScalar(OpBuilder &b, Location loc, Type type,
+                                     OpFoldResult element) {
+  if (auto value = dyn_cast<Value>(element)) {
+    return value;
+  }
+  auto attr = cast<TypedAttr>(cast<Attribute>(element));
+  if (attr.getType() != type) {
+    if (auto integer = dyn_cast<IntegerAttr>(attr)) {
+      return scalar(b, loc, type, static_cast<double>(integer.getInt()));
+    }
+    return scalar(b, loc, type,
+                  cast<FloatAttr>(attr).getValueAsDouble());
+  }
+  return arith::ConstantOp::create(b, loc, attr);
+}
+
+Value mlir::strata::onnx::hostVector(OpBuilder &b, Location loc,
+                                     RankedTensorType type,
+                                     ArrayRef<OpFoldResult> elements) {
+  Type element = type.getElementType();
+  if (llvm::all_of(elements,
+                   [](OpFoldResult e) { return isa<Attribute>(e); })) {
+    SmallVector<Attribute> attrs;
+    for (OpFoldResult e : elements) {
+      auto attr = cast<TypedAttr>(cast<Attribute>(e));
+      if (attr.getType() != element) {
+        // An index attribute (a size) stored in an i64 shape.
+        if (auto integer = dyn_cast<IntegerAttr>(attr)) {
+          attr = b.getIntegerAttr(element, integer.getInt());
+        }
+      }
+      attrs.push_back(attr);
+    }
+    return constant(b, loc, DenseElementsAttr::get(type, attrs));
+  }
+  SmallVector<Value> scalars;
+  for (OpFoldResult e : elements) {
+    Value value = hostScalar(b, loc, element, e);
+    if (value.getType().isIndex() && !element.isIndex()) {
+      value = arith::IndexCastOp::create(b, loc, element, value);
+    }
+    scalars.push_back(value);
+  }
+  return tensor::FromElementsOp::create(b, loc, type, scalars);
+}
+
+//===----------------------------------------------------------------------===//
+// Reshapes to dynamic sizes
+//===----------------------------------------------------------------------===//
+
+Value mlir::strata::onnx::reshapeTo(OpBuilder &b, Location loc, Value input,
+                                    ArrayRef<OpFoldResult> sizes) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape = staticShapeOf(sizes);
+  if (type.hasStaticShape() && !llvm::is_contained(shape, ShapedType::kDynamic)) {
+    return reshape(b, loc, input, shape);
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (type == resultType && type.getNumDynamicDims() <= 1) {
+    // One dynamic dimension, in the same place, with the same static ones:
+    // the element count decides it, and the node checked that.
+    return input;
+  }
+  // Host vectors keep their elements (Unsqueeze of a Gather of a Shape).
+  if (std::optional<SmallVector<OpFoldResult>> elements = hostElements(input);
+      elements && resultType.hasStaticShape() && resultType.getRank() <= 1) {
+    return hostVector(b, loc, resultType, *elements);
+  }
+  Value flat = input;
+  if (type.getRank() != 1) {
+    int64_t count = type.hasStaticShape() ? type.getNumElements()
+                                          : ShapedType::kDynamic;
+    auto flatType = RankedTensorType::get({count}, type.getElementType());
+    if (type.getRank() == 0) {
+      flat = tensor::ExpandShapeOp::create(b, loc, flatType, input,
+                                           ArrayRef<ReassociationIndices>{});
+    } else {
+      ReassociationIndices all;
+      for (int64_t i = 0; i < type.getRank(); ++i) {
+        all.push_back(i);
+      }
+      flat = tensor::CollapseShapeOp::create(
+          b, loc, flatType, input, ArrayRef<ReassociationIndices>{all});
+    }
+  }
+  if (shape.size() == 1) {
+    return flat;
+  }
+  if (shape.empty()) {
+    return tensor::CollapseShapeOp::create(b, loc, resultType, flat,
+                                           ArrayRef<ReassociationIndices>{});
+  }
+  ReassociationIndices all;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    all.push_back(i);
+  }
+  return tensor::ExpandShapeOp::create(b, loc, resultType, flat,
+                                       ArrayRef<ReassociationIndices>{all},
+                                       sizes);
+}
+
+//===----------------------------------------------------------------------===//
+// Node
+//===----------------------------------------------------------------------===//
+
+OpFoldResult Node::dim(unsigned i, int64_t d) { return dimOf(b, loc, in(i), d); }
+
+SmallVector<OpFoldResult> Node::dims(unsigned i) { return dimsOf(b, loc, in(i)); }
+
+bool Node::allStatic() {
+  for (unsigned i = 0; i < numInputs(); ++i) {
+    if (has(i) && !type(i).hasStaticShape()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+FailureOr<SmallVector<OpFoldResult>> Node::hostInts(unsigned i,
+                                                    llvm::StringRef what) {
+  RankedTensorType inputType = type(i);
+  if (!isa<IntegerType>(inputType.getElementType()) ||
+      inputType.getRank() > 1 || !inputType.hasStaticShape() ||
+      inputType.getNumElements() > kHostElements) {
+    return fail("input " + llvm::Twine(i) + " (" + what +
+                ") must be an integer tensor of rank 0 or 1 with at most " +
+                llvm::Twine(kHostElements) + " elements; it is " +
+                typeText(inputType));
+  }
+  bool isUnsignedInput = isUnsigned(i);
+  SmallVector<OpFoldResult> sizes;
+  std::optional<SmallVector<OpFoldResult>> elements = hostElements(in(i));
+  if (!elements) {
+    // Data from a kernel (or a graph input): read back on the host.
+    elements.emplace();
+    for (int64_t e = 0; e < inputType.getNumElements(); ++e) {
+      SmallVector<Value> at;
+      if (inputType.getRank() == 1) {
+        at.push_back(arith::ConstantIndexOp::create(b, loc, e));
+      }
+      elements->push_back(
+          tensor::ExtractOp::create(b, loc, in(i), at).getResult());
+    }
+  }
+  for (OpFoldResult element : *elements) {
+    if (auto attr = dyn_cast<Attribute>(element)) {
+      APInt value = cast<IntegerAttr>(attr).getValue();
+      sizes.push_back(b.getIndexAttr(isUnsignedInput
+                                         ? static_cast<int64_t>(
+                                               value.getZExtValue())
+                                         : value.getSExtValue()));
+      continue;
+    }
+    Value value = cast<Value>(element);
+    if (value.getType().isIndex()) {
+      sizes.push_back(value);
+    } else if (isUnsignedInput) {
+      sizes.push_back(
+          arith::IndexCastUIOp::create(b, loc, b.getIndexType(), value)
+              .getResult());
+    } else {
+      sizes.push_back(
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), value)
+              .getResult());
+    }
+  }
+  return sizes;
+}
+
+FailureOr<OpFoldResult> Node::hostInt(unsigned i, llvm::StringRef what) {
+  FailureOr<SmallVector<OpFoldResult>> values = hostInts(i, what);
+  if (failed(values)) {
+    return failure();
+  }
+  if (values->size() != 1) {
+    return fail("input " + llvm::Twine(i) + " (" + what +
+                ") must hold one value; it holds " +
+                llvm::Twine(values->size()));
+  }
+  return values->front();
+}
+
+void Node::check(Value ok, const llvm::Twine &message) {
+  if (matchPattern(ok, m_One())) {
+    return;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "onnx node " << op.describe() << ": " << message;
+  cf::AssertOp::create(b, loc, ok, b.getStringAttr(text));
+}
