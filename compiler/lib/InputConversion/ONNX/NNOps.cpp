@@ -256,6 +256,26 @@ FailureOr<Window> window(Node &n, ArrayRef<int64_t> in,
   return w;
 }
 
+/// Fails unless only input 0's first dimension (the batch) is dynamic: the
+/// windows' geometry is computed at compile time.
+LogicalResult checkOnlyBatchDynamic(Node &n) {
+  for (unsigned i = 0; i < n.numInputs(); ++i) {
+    if (!n.has(i)) {
+      continue;
+    }
+    ArrayRef<int64_t> shape = n.shape(i);
+    for (auto [d, dim] : llvm::enumerate(shape)) {
+      if (ShapedType::isDynamic(dim) && (i != 0 || d != 0)) {
+        return n.fail("input " + llvm::Twine(i) + " has the type " +
+                      typeText(n.type(i)) +
+                      "; only the batch (dimension 0 of input 0) may be "
+                      "dynamic here");
+      }
+    }
+  }
+  return success();
+}
+
 /// Pads an NHWC tensor spatially with `value` (a tensor.pad: the flow phase
 /// computes it inside the dispatch of the convolution or pooling that reads
 /// it, else as a fill and an insert).
@@ -313,8 +333,9 @@ Value liftTo2D(OpBuilder &b, Location loc, Value v) {
   if (type.getRank() != 3) {
     return v;
   }
-  ArrayRef<int64_t> s = type.getShape();
-  return reshape(b, loc, v, {s[0], s[1], 1, s[2]});
+  return reshapeTo(b, loc, v,
+                   {dimOf(b, loc, v, 0), dimOf(b, loc, v, 1), b.getIndexAttr(1),
+                    dimOf(b, loc, v, 2)});
 }
 
 /// Lifts 1-D window attributes to 2-D: a unit leading spatial dim.
@@ -338,8 +359,17 @@ Value convolveNHWC(OpBuilder &b, Location loc, Value nhwc, Value weight,
   auto xType = cast<RankedTensorType>(nhwc.getType());
   auto wType = cast<RankedTensorType>(weight.getType());
   Type element = xType.getElementType();
-  int64_t batch = xType.getDimSize(0), channels = xType.getDimSize(3);
+  // The batch may be dynamic (a size on the host); the rest is static.
+  OpFoldResult batch = dimOf(b, loc, nhwc, 0);
+  int64_t channels = xType.getDimSize(3);
   int64_t filters = wType.getDimSize(0);
+  auto sizes = [&](ArrayRef<int64_t> rest) {
+    SmallVector<OpFoldResult> result = {batch};
+    for (int64_t size : rest) {
+      result.push_back(b.getIndexAttr(size));
+    }
+    return result;
+  };
   int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3);
   DenseIntElementsAttr strides = i64Vector(b, stridesValues);
   DenseIntElementsAttr dilations = i64Vector(b, dilationsValues);
@@ -348,7 +378,7 @@ Value convolveNHWC(OpBuilder &b, Location loc, Value nhwc, Value weight,
   if (group == 1) {
     // OIHW -> HWIO (folded for constant weights).
     Value hwcf = transpose(b, loc, weight, {2, 3, 1, 0});
-    Value init = filled(b, loc, {batch, oh, ow, filters}, zero);
+    Value init = filledTo(b, loc, sizes({oh, ow, filters}), zero);
     return linalg::Conv2DNhwcHwcfOp::create(
                b, loc, TypeRange{init.getType()}, ValueRange{nhwc, hwcf},
                ValueRange{init}, strides, dilations)
@@ -361,30 +391,33 @@ Value convolveNHWC(OpBuilder &b, Location loc, Value nhwc, Value weight,
     Value hwcm = transpose(b, loc, w4, {2, 3, 0, 1});
     if (mult == 1) {
       Value hwc = reshape(b, loc, hwcm, {kh, kw, channels});
-      Value init = filled(b, loc, {batch, oh, ow, channels}, zero);
+      Value init = filledTo(b, loc, sizes({oh, ow, channels}), zero);
       return linalg::DepthwiseConv2DNhwcHwcOp::create(
                  b, loc, TypeRange{init.getType()}, ValueRange{nhwc, hwc},
                  ValueRange{init}, strides, dilations)
           ->getResult(0);
     }
-    Value init = filled(b, loc, {batch, oh, ow, channels, mult}, zero);
+    Value init = filledTo(b, loc, sizes({oh, ow, channels, mult}), zero);
     Value out = linalg::DepthwiseConv2DNhwcHwcmOp::create(
                     b, loc, TypeRange{init.getType()}, ValueRange{nhwc, hwcm},
                     ValueRange{init}, strides, dilations)
                     ->getResult(0);
-    return reshape(b, loc, out, {batch, oh, ow, filters});
+    return reshapeTo(b, loc, out, sizes({oh, ow, filters}));
   }
   // Grouped: one convolution per group, concatenated by channel.
   SmallVector<Value> parts;
   for (int64_t g = 0; g < group; ++g) {
-    Value xg = slice(b, loc, nhwc, {0, 0, 0, g * perGroupIn},
-                     {batch, xType.getDimSize(1), xType.getDimSize(2),
-                      perGroupIn},
-                     {1, 1, 1, 1});
+    Value xg = tensor::ExtractSliceOp::create(
+        b, loc, nhwc,
+        {b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(0),
+         b.getIndexAttr(g * perGroupIn)},
+        sizes({xType.getDimSize(1), xType.getDimSize(2), perGroupIn}),
+        {b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(1),
+         b.getIndexAttr(1)});
     Value wg = slice(b, loc, weight, {g * perGroupOut, 0, 0, 0},
                      {perGroupOut, perGroupIn, kh, kw}, {1, 1, 1, 1});
     Value hwcf = transpose(b, loc, wg, {2, 3, 1, 0});
-    Value init = filled(b, loc, {batch, oh, ow, perGroupOut}, zero);
+    Value init = filledTo(b, loc, sizes({oh, ow, perGroupOut}), zero);
     parts.push_back(linalg::Conv2DNhwcHwcfOp::create(
                         b, loc, TypeRange{init.getType()},
                         ValueRange{xg, hwcf}, ValueRange{init}, strides,
@@ -418,9 +451,9 @@ LogicalResult finishConv(Node &n, Value out, int64_t rank) {
   }
   Value nchw = transpose(b, loc, out, toChannelsFirst(type.getRank()));
   if (rank == 3) {
-    nchw = reshape(b, loc, nchw,
-                   {type.getDimSize(0), type.getDimSize(3),
-                    type.getDimSize(2)});
+    nchw = reshapeTo(b, loc, nchw,
+                     {dimOf(b, loc, out, 0), b.getIndexAttr(type.getDimSize(3)),
+                      b.getIndexAttr(type.getDimSize(2))});
   }
   return n.replace(nchw);
 }
@@ -462,9 +495,11 @@ FailureOr<Value> convolutionNHWC(Node &n, Value x, Value weight) {
                        scalar(b, loc, xType.getElementType(), 0));
     // OIDHW -> DHWIO (folded for constant weights).
     Value dhwcf = transpose(b, loc, weight, {2, 3, 4, 1, 0});
-    Value init = filled(b, loc, {xs[0], w->out[0], w->out[1], w->out[2],
-                                 filters},
-                        scalar(b, loc, xType.getElementType(), 0));
+    Value init = filledTo(b, loc,
+                          {dimOf(b, loc, x, 0), b.getIndexAttr(w->out[0]),
+                           b.getIndexAttr(w->out[1]), b.getIndexAttr(w->out[2]),
+                           b.getIndexAttr(filters)},
+                          scalar(b, loc, xType.getElementType(), 0));
     return linalg::Conv3DNdhwcDhwcfOp::create(
                b, loc, TypeRange{init.getType()}, ValueRange{ndhwc, dhwcf},
                ValueRange{init}, i64Vector(b, w->strides),
@@ -485,6 +520,9 @@ FailureOr<Value> convolutionNHWC(Node &n, Value x, Value weight) {
 LogicalResult lowerConv(Node &n) {
   if (!isFloat(n.elem(0))) {
     return n.fail("expects floating-point inputs");
+  }
+  if (failed(checkOnlyBatchDynamic(n))) {
+    return failure();
   }
   FailureOr<Value> out = convolutionNHWC(n, n.in(0), n.in(1));
   if (failed(out)) {
@@ -689,6 +727,9 @@ LogicalResult lowerPool(Node &n, bool isMax) {
     return n.fail("average pooling expects a floating-point input");
   }
   bool isUnsigned = n.isUnsigned(0);
+  if (failed(checkOnlyBatchDynamic(n))) {
+    return failure();
+  }
   ArrayRef<int64_t> xs = n.shape(0);
   bool ceil = n.intAttr("ceil_mode", 0) != 0;
   FailureOr<Window> w = window(n, xs.drop_front(2), *kernel, ceil);
@@ -706,7 +747,8 @@ LogicalResult lowerPool(Node &n, bool isMax) {
   auto xType = cast<RankedTensorType>(x.getType());
   int64_t liftedRank = xType.getRank();
   int64_t spatial = liftedRank - 2;
-  int64_t batch = xType.getDimSize(0), channels = xType.getDimSize(1);
+  OpFoldResult batch = dimOf(b, loc, x, 0);
+  int64_t channels = xType.getDimSize(1);
   SmallVector<int64_t> in(xType.getShape().drop_front(2));
   Value nhwc = transpose(b, loc, x, toChannelsLast(liftedRank));
   Value padValue;
@@ -718,12 +760,15 @@ LogicalResult lowerPool(Node &n, bool isMax) {
     padValue = lowest(b, loc, element);
   }
   nhwc = padSpatial(b, loc, nhwc, *w, padValue);
-  SmallVector<int64_t> outShape = {batch};
-  outShape.append(w->out.begin(), w->out.end());
-  outShape.push_back(channels);
+  SmallVector<OpFoldResult> outSizes = {batch};
+  for (int64_t o : w->out) {
+    outSizes.push_back(b.getIndexAttr(o));
+  }
+  outSizes.push_back(b.getIndexAttr(channels));
+  SmallVector<int64_t> outShape = staticShapeOf(outSizes);
   Value windowTensor =
       tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>(w->kernel), element);
-  Value init = filled(b, loc, outShape, padValue);
+  Value init = filledTo(b, loc, outSizes, padValue);
   DenseIntElementsAttr strides = i64Vector(b, w->strides);
   DenseIntElementsAttr dilations = i64Vector(b, w->dilations);
   SmallVector<Type> resultTypes = {init.getType()};
@@ -806,7 +851,9 @@ LogicalResult lowerPool(Node &n, bool isMax) {
   }
   Value nchw = transpose(b, loc, out, toChannelsFirst(liftedRank));
   if (rank == 3) {
-    nchw = reshape(b, loc, nchw, {batch, channels, w->out[1]});
+    nchw = reshapeTo(b, loc, nchw,
+                     {batch, b.getIndexAttr(channels),
+                      b.getIndexAttr(w->out[1])});
   }
   return n.replace(nchw, {isUnsigned});
 }
@@ -815,15 +862,16 @@ LogicalResult lowerPool(Node &n, bool isMax) {
 Value reduceSpatial(OpBuilder &b, Location loc, Value x, bool isMax) {
   auto type = cast<RankedTensorType>(x.getType());
   Type element = type.getElementType();
-  SmallVector<int64_t> axes, shape;
+  SmallVector<int64_t> axes;
+  SmallVector<OpFoldResult> shape;
   int64_t count = 1;
   for (int64_t d = 0; d < type.getRank(); ++d) {
     if (d >= 2) {
       axes.push_back(d);
       count *= type.getDimSize(d);
-      shape.push_back(1);
+      shape.push_back(b.getIndexAttr(1));
     } else {
-      shape.push_back(type.getDimSize(d));
+      shape.push_back(dimOf(b, loc, x, d));
     }
   }
   Type acc = element.isF16() || element.isBF16() ? b.getF32Type() : element;
@@ -845,7 +893,7 @@ Value reduceSpatial(OpBuilder &b, Location loc, Value x, bool isMax) {
                     });
   }
   r = convertTensor(b, loc, r, element);
-  return reshape(b, loc, r, shape);
+  return reshapeTo(b, loc, r, shape);
 }
 
 /// Per-channel (axis 1) vectors reshaped to broadcast over NC...: (C, 1, 1).
@@ -862,6 +910,9 @@ LogicalResult lowerBatchNorm(Node &n) {
   if (n.intAttr("training_mode", 0) != 0 ||
       (n.numOutputs() > 1 && n.outputUsed(1))) {
     return n.fail("training mode is not supported");
+  }
+  if (failed(checkOnlyBatchDynamic(n))) {
+    return failure();
   }
   OpBuilder &b = n.b;
   Location loc = n.loc;
@@ -956,9 +1007,10 @@ FailureOr<Value> mlir::strata::onnx::convolveNCHW(Node &n, Value x,
   auto type = cast<RankedTensorType>(out->getType());
   Value nchw = transpose(n.b, n.loc, *out, toChannelsFirst(type.getRank()));
   if (cast<RankedTensorType>(x.getType()).getRank() == 3) {
-    nchw = reshape(n.b, n.loc, nchw,
-                   {type.getDimSize(0), type.getDimSize(3),
-                    type.getDimSize(2)});
+    nchw = reshapeTo(n.b, n.loc, nchw,
+                     {dimOf(n.b, n.loc, *out, 0),
+                      n.b.getIndexAttr(type.getDimSize(3)),
+                      n.b.getIndexAttr(type.getDimSize(2))});
   }
   return nchw;
 }
@@ -971,12 +1023,22 @@ void mlir::strata::onnx::addNNLowerings(LoweringTable &table) {
   table["ConvTranspose"] = lowerConvTranspose;
   table["MaxPool"] = [](Node &n) { return lowerPool(n, true); };
   table["AveragePool"] = [](Node &n) { return lowerPool(n, false); };
-  table["GlobalAveragePool"] = [](Node &n) {
+  table["GlobalAveragePool"] = [](Node &n) -> LogicalResult {
+    if (failed(checkOnlyBatchDynamic(n))) {
+      return failure();
+    }
     return n.replace(reduceSpatial(n.b, n.loc, n.in(0), false));
   };
-  table["GlobalMaxPool"] = [](Node &n) {
+  table["GlobalMaxPool"] = [](Node &n) -> LogicalResult {
+    if (failed(checkOnlyBatchDynamic(n))) {
+      return failure();
+    }
     return n.replace(reduceSpatial(n.b, n.loc, n.in(0), true));
   };
   table["BatchNormalization"] = lowerBatchNorm;
   table["InstanceNormalization"] = lowerInstanceNorm;
+  // Convolutions, pools and the normalizations over channels take a
+  // dynamic batch (their window geometry is static).
+  table.allowDynamic({"Conv", "MaxPool", "AveragePool", "GlobalAveragePool",
+                      "GlobalMaxPool", "BatchNormalization"});
 }
