@@ -213,12 +213,42 @@ template <typename OpT> OpT findDistributed(linalg::LinalgOp root) {
   return {};
 }
 
-// The large static f32 linalg.matmul the root's workgroups are cut along
+// Rows of a workgroup's tile of a matmul whose row count is dynamic (a
+// batch or a sequence folded into M): the last tile is partial, its size
+// bounded by this, so each workgroup calls the microkernel with static
+// scratch. 64 rows keep packing's share small (1/64 of the multiply-adds)
+// and leave several tiles at the row counts of a prompt.
+constexpr int64_t kDynamicMatmulRows = 64;
+
+// Whether `op` is all f32 with a dynamic first loop (the rows), static other
+// loops, and at least kMinMatmulTileWork multiply-adds per tile of
+// kDynamicMatmulRows rows.
+bool isDynamicRowsF32(linalg::LinalgOp op) {
+  if (!op || !llvm::all_of(op->getOperandTypes(), [](Type type) {
+        return getElementTypeOrSelf(type).isF32();
+      })) {
+    return false;
+  }
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (!ShapedType::isDynamic(ranges[0]) ||
+      llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(),
+                   ShapedType::isDynamic)) {
+    return false;
+  }
+  int64_t work = kDynamicMatmulRows;
+  for (int64_t range : ArrayRef<int64_t>(ranges).drop_front()) {
+    work *= range;
+  }
+  return work >= kMinMatmulTileWork;
+}
+
+// The large f32 linalg.matmul the root's workgroups are cut along
 // (findDistributed); an epilogue's other inputs are 2-d tensors or
 // broadcasts of rows (a bias), read without permutation.
 linalg::MatmulOp findDistributedMatmul(linalg::LinalgOp root) {
   auto matmul = findDistributed<linalg::MatmulOp>(root);
-  if (!matmul || matmul.hasUserDefinedMaps() || !isLargeF32(matmul)) {
+  if (!matmul || matmul.hasUserDefinedMaps() ||
+      !(isLargeF32(matmul) || isDynamicRowsF32(matmul))) {
     return {};
   }
   if (matmul.getOperation() != root.getOperation() &&
@@ -333,6 +363,37 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
   if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+    if (linalg::MatmulOp matmul = findDistributedMatmul(root)) {
+      // Dynamic rows: tiles of kDynamicMatmulRows, and the columns a few
+      // rows would take statically (narrower, for more workgroups; the
+      // weight is read in place, so narrow tiles cost no packing).
+      int64_t n = matmul.getStaticLoopRanges()[1];
+      int64_t tileN = chooseTileSize(
+          n, ceilDiv(n, n >= kMatmulTileEdge ? kMatmulTileEdge / 2
+                                              : kMatmulTileEdge));
+      tileN = wholePanels(tileN, n);
+      SmallVector<int64_t> sizes = {kDynamicMatmulRows, tileN < n ? tileN : 0};
+      sizes.resize(root.getNumLoops(), 0);
+      return sizes;
+    }
+    // A batch_matmul with dynamic rows or columns (attention over a
+    // sequence) and a static depth: one batch per workgroup, its rows and
+    // columns cut into bounded tiles the microkernel takes as a matmul.
+    auto batch = findDistributed<linalg::BatchMatmulOp>(root);
+    if (batch && !batch.hasUserDefinedMaps() &&
+        llvm::all_of(batch->getOperandTypes(), [](Type type) {
+          return getElementTypeOrSelf(type).isF32();
+        })) {
+      SmallVector<int64_t> r = batch.getStaticLoopRanges();
+      if (!ShapedType::isDynamic(r[0]) && !ShapedType::isDynamic(r[3]) &&
+          (ShapedType::isDynamic(r[1]) || ShapedType::isDynamic(r[2]))) {
+        SmallVector<int64_t> sizes(root.getNumLoops(), 0);
+        sizes[0] = 1;
+        sizes[1] = ShapedType::isDynamic(r[1]) ? kDynamicMatmulRows : 0;
+        sizes[2] = ShapedType::isDynamic(r[2]) ? kMatmulTileEdge / 2 : 0;
+        return sizes;
+      }
+    }
     return chooseDynamicTileSizes(root);
   }
   if (linalg::MatmulOp matmul = findDistributedMatmul(root)) {
