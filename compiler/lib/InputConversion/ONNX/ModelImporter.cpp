@@ -10,10 +10,13 @@
 #include "Strata/Dialect/Util/IR/Reflection.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -465,8 +468,59 @@ LogicalResult Importer::importGraph(const ::onnx::GraphProto &graph) {
         "result" + std::to_string(index) + ".name",
         builder.getStringAttr(info.name())));
   }
-  func->setAttr(util::kReflectionAttrName, builder.getDictionaryAttr(names));
+  // Symbolic dimensions: their names in the reflection ("N,3,224,224"),
+  // and two arguments that share a name checked equal at the call.
   builder.setInsertionPointToStart(entry);
+  llvm::MapVector<llvm::StringRef, SmallVector<std::pair<unsigned, int64_t>>>
+      symbols;
+  for (auto [index, info] : llvm::enumerate(inputs)) {
+    auto type = dyn_cast<RankedTensorType>(inputTypes[index]);
+    const ::onnx::TypeProto_Tensor &tensorType = info->type().tensor_type();
+    if (!type || !tensorType.has_shape() ||
+        tensorType.shape().dim_size() != type.getRank()) {
+      continue;
+    }
+    std::string dims;
+    bool named = false;
+    for (auto [d, dim] : llvm::enumerate(tensorType.shape().dim())) {
+      dims += d == 0 ? "" : ",";
+      if (!type.isDynamicDim(d)) {
+        dims += std::to_string(type.getDimSize(d));
+      } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
+        dims += dim.dim_param();
+        named = true;
+        symbols[dim.dim_param()].push_back({static_cast<unsigned>(index),
+                                            static_cast<int64_t>(d)});
+      } else {
+        dims += "?";
+      }
+    }
+    if (named) {
+      names.push_back(builder.getNamedAttr(
+          "arg" + std::to_string(index) + ".dims",
+          builder.getStringAttr(dims)));
+    }
+  }
+  for (auto &[symbol, uses] : symbols) {
+    auto [firstArg, firstDim] = uses.front();
+    Value first = tensor::DimOp::create(builder, fileLoc,
+                                        entry->getArgument(firstArg), firstDim);
+    for (auto [arg, dim] : ArrayRef(uses).drop_front()) {
+      Value other =
+          tensor::DimOp::create(builder, fileLoc, entry->getArgument(arg), dim);
+      Value equal = arith::CmpIOp::create(
+          builder, fileLoc, arith::CmpIPredicate::eq, first, other);
+      std::string message;
+      llvm::raw_string_ostream(message)
+          << "argument " << arg << " ('" << inputs[arg]->name()
+          << "') dimension " << dim << " differs from argument " << firstArg
+          << " ('" << inputs[firstArg]->name() << "') dimension " << firstDim
+          << "; the model names both '" << symbol << "'";
+      cf::AssertOp::create(builder, fileLoc, equal,
+                           builder.getStringAttr(message));
+    }
+  }
+  func->setAttr(util::kReflectionAttrName, builder.getDictionaryAttr(names));
   for (const TensorProto &init : graph.initializer()) {
     FailureOr<DenseElementsAttr> value =
         tensor(init, "initializer '" + init.name() + "'");
@@ -638,5 +692,7 @@ mlir::strata::onnx::importModel(MLIRContext *context, llvm::StringRef bytes,
   context->getOrLoadDialect<sonnx::ONNXDialect>();
   context->getOrLoadDialect<arith::ArithDialect>();
   context->getOrLoadDialect<func::FuncDialect>();
+  context->getOrLoadDialect<cf::ControlFlowDialect>();
+  context->getOrLoadDialect<tensor::TensorDialect>();
   return Importer(context, options).run(bytes);
 }
