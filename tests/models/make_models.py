@@ -69,18 +69,55 @@ def export(name, out, batch):
                                    tuple(expected.shape)))
 
 
+# The dimension each model exports as dynamic (--dynamic): the transformer's
+# sequence, the CNNs' batch.
+DYNAMIC_AXIS = {"transformer": (1, "S")}
+
+
+def export_dynamic(name, out, sizes):
+    """NAME_dyn.onnx with one symbolic dimension, and torch's outputs at each
+    of `sizes` (NAME_dyn.SIZE.input.npy, NAME_dyn.SIZE.expected.npy)."""
+    model, example = build(name, 1)
+    axis, symbol = DYNAMIC_AXIS.get(name, (0, "N"))
+    path = os.path.join(out, "%s_dyn.onnx" % name)
+    with torch.enable_grad():
+        torch.onnx.export(model, (example,), path, opset_version=17,
+                          input_names=["input"], output_names=["output"],
+                          dynamic_axes={"input": {axis: symbol},
+                                        "output": {axis: symbol}},
+                          do_constant_folding=True)
+    for size in sizes:
+        shape = list(example.shape)
+        shape[axis] = size
+        x = torch.randn(*shape, generator=torch.Generator().manual_seed(size))
+        with torch.inference_mode():
+            expected = model(x).numpy()
+        stem = os.path.join(out, "%s_dyn.%d" % (name, size))
+        np.save(stem + ".input.npy", x.numpy())
+        np.save(stem + ".expected.npy", expected)
+    print("wrote %s (%s dynamic; sizes %s)" % (path, symbol, sizes))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True)
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--dynamic", default="",
+                        help="export with a dynamic batch (sequence for the "
+                        "transformer) and reference outputs at these sizes, "
+                        "comma-separated")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.manual_seed(0)
     for name in args.models.split(","):
         if name not in MODELS:
             sys.exit("unknown model %s (known: %s)" % (name, ", ".join(MODELS)))
-        export(name, args.out, args.batch)
+        if args.dynamic:
+            export_dynamic(name, args.out,
+                           [int(s) for s in args.dynamic.split(",")])
+        else:
+            export(name, args.out, args.batch)
     return 0
 
 
