@@ -409,12 +409,7 @@ Value hostElementwise(OpBuilder &b, Location loc, ValueRange inputs,
           b, loc, cast<RankedTensorType>(input.getType()).getElementType(),
           element));
     }
-    Value result = body(b, loc, args);
-    if (Attribute folded = foldHostScalar(result)) {
-      results.push_back(folded);
-    } else {
-      results.push_back(result);
-    }
+    results.push_back(simplifyHostScalar(body(b, loc, args)));
   }
   return hostVector(b, loc, RankedTensorType::get(shape, resultElement),
                     results);

@@ -193,6 +193,49 @@ Attribute mlir::strata::onnx::foldHostScalar(Value value) {
   return fold(value, 0);
 }
 
+OpFoldResult mlir::strata::onnx::simplifyHostScalar(Value value) {
+  for (int depth = 0; depth < 16; ++depth) {
+    if (Attribute folded = foldHostScalar(value)) {
+      return folded;
+    }
+    Operation *op = value.getDefiningOp();
+    if (!op || op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+        !isa<arith::ArithDialect>(op->getDialect())) {
+      return value;
+    }
+    // Folds with the operands that are constants (x * 1 is x).
+    SmallVector<Attribute> operands;
+    for (Value operand : op->getOperands()) {
+      operands.push_back(foldHostScalar(operand));
+    }
+    SmallVector<OpFoldResult> results;
+    if (failed(op->fold(operands, results)) || results.size() != 1) {
+      return value;
+    }
+    if (auto attr = dyn_cast<Attribute>(results[0])) {
+      return attr;
+    }
+    value = cast<Value>(results[0]);
+  }
+  return value;
+}
+
+std::optional<int64_t> mlir::strata::onnx::dimIndexOf(Value size,
+                                                      Value tensor) {
+  while (Operation *op = size.getDefiningOp()) {
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op)) {
+      size = op->getOperand(0);
+      continue;
+    }
+    auto dim = dyn_cast<tensor::DimOp>(op);
+    if (!dim || dim.getSource() != tensor) {
+      return std::nullopt;
+    }
+    return dim.getConstantIndex();
+  }
+  return std::nullopt;
+}
+
 std::optional<SmallVector<OpFoldResult>>
 mlir::strata::onnx::hostElements(Value value) {
   auto type = value ? dyn_cast<RankedTensorType>(value.getType())
@@ -213,11 +256,7 @@ mlir::strata::onnx::hostElements(Value value) {
   if (auto fromElements = value.getDefiningOp<tensor::FromElementsOp>()) {
     SmallVector<OpFoldResult> elements;
     for (Value element : fromElements.getElements()) {
-      if (Attribute constant = foldHostScalar(element)) {
-        elements.push_back(constant);
-      } else {
-        elements.push_back(element);
-      }
+      elements.push_back(simplifyHostScalar(element));
     }
     return elements;
   }
@@ -300,6 +339,8 @@ Value mlir::strata::onnx::reshapeTo(OpBuilder &b, Location loc, Value input,
     return hostVector(b, loc, resultType, *elements);
   }
   Value flat = input;
+  // A dynamic result needs a dynamic flat size (expand_shape's rule).
+  bool dynamicResult = !resultType.hasStaticShape();
   if (type.getRank() != 1) {
     int64_t count = type.hasStaticShape() ? type.getNumElements()
                                           : ShapedType::kDynamic;
@@ -315,6 +356,12 @@ Value mlir::strata::onnx::reshapeTo(OpBuilder &b, Location loc, Value input,
       flat = tensor::CollapseShapeOp::create(
           b, loc, flatType, input, ArrayRef<ReassociationIndices>{all});
     }
+  }
+  if (dynamicResult && type.hasStaticShape()) {
+    flat = tensor::CastOp::create(
+        b, loc, RankedTensorType::get({ShapedType::kDynamic},
+                                      type.getElementType()),
+        flat);
   }
   if (shape.size() == 1) {
     return flat;

@@ -307,6 +307,12 @@ std::optional<SmallVector<OpFoldResult>> hostElements(Value value);
 /// arithmetic on a mix of known and dynamic dimensions keeps the known
 /// ones static.
 Attribute foldHostScalar(Value value);
+/// `value` (a scalar) simplified by folding: a constant attribute when it
+/// computes from constants, else the value its ops fold to (x * 1 is x).
+OpFoldResult simplifyHostScalar(Value value);
+/// The dimension of `tensor` that `size` reads (through index casts), if it
+/// is a tensor.dim of it.
+std::optional<int64_t> dimIndexOf(Value size, Value tensor);
 /// Whether `value` is a host vector with at least one element that is not
 /// a constant (what shape arithmetic computes from dynamic dimensions).
 bool isComputedHostVector(Value value);

@@ -56,6 +56,7 @@ LogicalResult lowerDynamicReshape(Node &n, ArrayRef<OpFoldResult> requested,
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   SmallVector<OpFoldResult> shape;
   std::optional<size_t> inferred;
+  SmallVector<size_t> runtime;
   for (auto [i, element] : llvm::enumerate(requested)) {
     if (std::optional<int64_t> dim = getConstantIntValue(element)) {
       if (*dim == -1) {
@@ -82,21 +83,109 @@ LogicalResult lowerDynamicReshape(Node &n, ArrayRef<OpFoldResult> requested,
       continue;
     }
     Value dim = cast<Value>(element);
+    if (dimIndexOf(dim, n.in(0)) == static_cast<int64_t>(i)) {
+      // The input's own dimension i (Gather of its Shape): kept as it is.
+      shape.push_back(in[i]);
+      continue;
+    }
     if (!allowZero && i < in.size()) {
       Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            dim, zero);
       dim = arith::SelectOp::create(b, loc, isZero,
                                     indexValueOf(b, loc, in[i]), dim);
     }
-    n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, dim,
-                                  zero),
-            "element " + llvm::Twine(i) +
-                " of the shape is negative at run time (a run-time -1 is "
-                "not inferred; only a constant -1 is)");
+    runtime.push_back(i);
     shape.push_back(dim);
+  }
+  // Run-time elements: each at least -1; without a constant -1, one of them
+  // may be -1 and is inferred from the others.
+  Value minusOne = arith::ConstantIndexOp::create(b, loc, -1);
+  for (size_t i : runtime) {
+    Value dim = cast<Value>(shape[i]);
+    n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, dim,
+                                  inferred ? zero : minusOne),
+            "element " + llvm::Twine(i) + " of the shape is " +
+                (inferred ? "negative" : "below -1") +
+                " at run time" +
+                (inferred ? " (the shape has a constant -1 already)" : ""));
+  }
+  if (!inferred && !runtime.empty()) {
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value minusOnes = zero;
+    SmallVector<Value> isMinusOne(shape.size());
+    SmallVector<OpFoldResult> factors;
+    for (auto [i, size] : llvm::enumerate(shape)) {
+      auto value = dyn_cast<Value>(size);
+      if (!value || !llvm::is_contained(runtime, i)) {
+        factors.push_back(size);
+        continue;
+      }
+      isMinusOne[i] = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq, value, minusOne);
+      minusOnes = arith::AddIOp::create(
+          b, loc, minusOnes,
+          arith::SelectOp::create(b, loc, isMinusOne[i], one, zero));
+      factors.push_back(
+          arith::SelectOp::create(b, loc, isMinusOne[i], one, value)
+              .getResult());
+    }
+    n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                  minusOnes, one),
+            "the shape has more than one -1 at run time");
+    Value product = indexValueOf(b, loc, productOf(b, loc, factors));
+    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         product, zero);
+    Value divisor = arith::SelectOp::create(b, loc, isZero, one, product);
+    Value quotient = arith::DivUIOp::create(
+        b, loc, indexValueOf(b, loc, count), divisor);
+    for (size_t i : runtime) {
+      shape[i] = arith::SelectOp::create(b, loc, isMinusOne[i], quotient,
+                                         cast<Value>(shape[i]))
+                     .getResult();
+    }
   }
   OpFoldResult known = productOf(b, loc, shape);
   if (inferred) {
+    // The input's dimensions that reappear in the shape cancel, so the
+    // inferred one is static whenever the rest is ([S, 4, 64] -> [S, -1]).
+    SmallVector<bool> used(in.size(), false);
+    SmallVector<OpFoldResult> uncancelled;
+    for (auto [i, size] : llvm::enumerate(shape)) {
+      if (i == *inferred) {
+        continue;
+      }
+      std::optional<int64_t> match;
+      if (auto value = dyn_cast<Value>(size)) {
+        match = dimIndexOf(value, n.in(0));
+      } else {
+        std::optional<int64_t> c = getConstantIntValue(size);
+        for (auto [j, dim] : llvm::enumerate(n.shape(0))) {
+          if (!used[j] && c && dim == *c) {
+            match = j;
+            break;
+          }
+        }
+      }
+      if (match && *match < static_cast<int64_t>(in.size()) && !used[*match]) {
+        used[*match] = true;
+        continue;
+      }
+      uncancelled.push_back(size);
+    }
+    SmallVector<OpFoldResult> others;
+    for (auto [j, dim] : llvm::enumerate(in)) {
+      if (!used[j]) {
+        others.push_back(dim);
+      }
+    }
+    if (uncancelled.empty()) {
+      shape[*inferred] = productOf(b, loc, others);
+      if (failed(n.checkShape(staticShapeOf(shape), n.elem(0),
+                              "the result"))) {
+        return failure();
+      }
+      return n.replace(reshapeTo(b, loc, n.in(0), shape), {n.isUnsigned(0)});
+    }
     Value knownValue = indexValueOf(b, loc, known);
     Value countValue = indexValueOf(b, loc, count);
     Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
