@@ -147,29 +147,6 @@ def compare(expected, actual):
     return None
 
 
-def inputs_as_constants(model, inputs, all_but_first=False):
-    """The model with its integer inputs (or, with all_but_first, every
-    input after the first) made initializers: the shape operands of
-    Reshape, Slice, Resize, ... that ONNX's tests pass as inputs."""
-    frozen = onnx.ModelProto()
-    frozen.CopyFrom(model)
-    keep = []
-    names = []
-    graph_inputs = [i for i in model.graph.input
-                    if i.name not in {t.name for t in model.graph.initializer}]
-    for index, (info, value) in enumerate(zip(graph_inputs, inputs)):
-        elem = info.type.tensor_type.elem_type
-        if (all_but_first and index > 0) or elem in (onnx.TensorProto.INT64,
-                                                     onnx.TensorProto.INT32):
-            frozen.graph.initializer.append(numpy_helper.from_array(value, info.name))
-            names.append(info.name)
-        else:
-            keep.append(info)
-    del frozen.graph.input[:]
-    frozen.graph.input.extend(keep)
-    return frozen, names
-
-
 class Runner:
     def __init__(self, args):
         self.args = args
@@ -197,29 +174,11 @@ class Runner:
         outputs = [load_tensor(p) for p in data_files(data, "output")]
         vmfb = os.path.join(work, "model.vmfb")
         result = self.compile(model_path, vmfb)
-        frozen_names = []
         if result is None:
             return ("FAIL", "compile timed out", False)
-        all_inputs = inputs
-        for all_but_first in (False, True):
-            if result.returncode == 0 or "known at compile time" not in result.stderr:
-                break
-            frozen, names = inputs_as_constants(model, all_inputs, all_but_first)
-            if names and names != frozen_names:
-                frozen_names = names
-                frozen_path = os.path.join(work, "frozen.onnx")
-                onnx.save(frozen, frozen_path)
-                result = self.compile(frozen_path, vmfb)
-                if result is None:
-                    return ("FAIL", "compile timed out", True)
-                kept = {i.name for i in frozen.graph.input}
-                graph_inputs = [i for i in model.graph.input
-                                if i.name not in {t.name for t in model.graph.initializer}]
-                inputs = [v for i, v in zip(graph_inputs, all_inputs)
-                          if i.name in kept]
         if result.returncode != 0:
             return ("FAIL", "compile: " + short(first_error(result.stderr)),
-                    bool(frozen_names))
+                    False)
         cmd = [self.args.strata_run, "--module=" + vmfb, "--function=main",
                "--device=" + self.args.device]
         for i, value in enumerate(inputs):
@@ -233,20 +192,19 @@ class Runner:
             cmd.append("--output=@" + path)
         run = self.run(cmd, self.args.timeout)
         if run is None:
-            return ("FAIL", "run timed out", bool(frozen_names))
+            return ("FAIL", "run timed out", False)
         if run.returncode != 0:
             return ("FAIL", "run: " + short(first_error(run.stderr)),
-                    bool(frozen_names))
+                    False)
         for i, (expected, path) in enumerate(zip(outputs, out_paths)):
             try:
                 actual = np.load(path)
             except Exception as e:  # a missing or unreadable output
-                return ("FAIL", "output %d: %s" % (i, e), bool(frozen_names))
+                return ("FAIL", "output %d: %s" % (i, e), False)
             problem = compare(expected, actual)
             if problem:
-                return ("FAIL", "output %d: %s" % (i, problem), bool(frozen_names))
-        note = ("inputs as constants: " + ", ".join(frozen_names)) if frozen_names else ""
-        return ("PASS", note, bool(frozen_names))
+                return ("FAIL", "output %d: %s" % (i, problem), False)
+        return ("PASS", "", False)
 
 
 def main():
@@ -320,16 +278,14 @@ def main():
     passed = failed = skipped = 0
     unexpected = []
     xpassed = []
-    helped = 0
     per_suite = {}
-    for name, (status, note, frozen) in results.items():
+    for name, (status, note, _) in results.items():
         suite = name.split("/")[0]
         counts = per_suite.setdefault(suite, [0, 0, 0, 0])
         counts[3] += 1
         if status == "PASS":
             passed += 1
             counts[0] += 1
-            helped += frozen
             if name in xfail:
                 xpassed.append(name)
         elif status == "SKIP":
@@ -345,10 +301,9 @@ def main():
         print("onnx %s: %d passed, %d failed, %d skipped of %d (%.1f%% pass)"
               % (suite, p, f, s, total, 100.0 * p / max(total, 1)))
     total = len(results)
-    print("pass share: %.1f%% of %d (skipped count as not passed); %d passed "
-          "only with integer inputs as constants, %.1f%% without that help"
-          % (100.0 * passed / max(total, 1), total, helped,
-             100.0 * (passed - helped) / max(total, 1)))
+    print("pass share: %.1f%% of %d (skipped count as not passed; every "
+          "test as ONNX ships it, graph inputs as inputs)"
+          % (100.0 * passed / max(total, 1), total))
     for name, note in unexpected:
         print("unexpected failure: %s: %s" % (name, note))
     for name in xpassed:
