@@ -29,18 +29,34 @@ static void igPackB(const int8_t *b, int64_t ldb, int64_t n, int64_t k,
   int64_t panels = (n + IG_NR - 1) / IG_NR;
   for (int64_t p = 0; p < panels; ++p) {
     IG_B_T *panel = pb + p * groups * IG_NR * IG_KG;
+    int64_t cols = igMin(IG_NR, n - p * IG_NR);
+    int32_t sums[IG_NR];
     for (int64_t j = 0; j < IG_NR; ++j) {
-      int64_t col = p * IG_NR + j;
-      int32_t sum = 0;
-      for (int64_t g = 0; g < groups; ++g) {
-        for (int64_t t = 0; t < IG_KG; ++t) {
-          int64_t depth = g * IG_KG + t;
-          int8_t v = col < n && depth < k ? b[depth * ldb + col] : 0;
-          panel[(g * IG_NR + j) * IG_KG + t] = (IG_B_T)v;
-          sum += v;
+      sums[j] = 0;
+    }
+    /* Rows of B in order (contiguous reads), each spread over the depth
+     * group's lanes. */
+    for (int64_t g = 0; g < groups; ++g) {
+      IG_B_T *out = panel + g * IG_NR * IG_KG;
+      for (int64_t t = 0; t < IG_KG; ++t) {
+        int64_t depth = g * IG_KG + t;
+        if (depth < k && cols == IG_NR) {
+          const int8_t *row = b + depth * ldb + p * IG_NR;
+          for (int64_t j = 0; j < IG_NR; ++j) {
+            out[j * IG_KG + t] = (IG_B_T)row[j];
+            sums[j] += row[j];
+          }
+          continue;
+        }
+        for (int64_t j = 0; j < IG_NR; ++j) {
+          int8_t v = j < cols && depth < k ? b[depth * ldb + p * IG_NR + j] : 0;
+          out[j * IG_KG + t] = (IG_B_T)v;
+          sums[j] += v;
         }
       }
-      correction[p * IG_NR + j] = IG_A_SHIFT * sum;
+    }
+    for (int64_t j = 0; j < IG_NR; ++j) {
+      correction[p * IG_NR + j] = IG_A_SHIFT * sums[j];
     }
   }
 }
