@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """run.py - bench/models: real models (resnet18, mobilenet_v2,
-squeezenet1_1 and the 4-layer transformer encoder of tests/models) at batch
+squeezenet1_1 and the 4-layer transformer encoder of tests/models, and the
+int8 resnet18_int8 and mobilenet_v2_int8, QDQ from PyTorch) at batch
 1 and 8, with 1 and 2 threads, as one table: Strata (strata-benchmark on
 local-task with that many workers), ONNX Runtime 1.30 (onnxruntime-node, CPU
 provider, every graph optimization, intraOpNumThreads = threads,
@@ -40,6 +41,10 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
 import kernel_bench  # noqa: E402
 
 MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_1", "transformer"]
+# The statically quantized (QDQ) models of tests/models/
+# make_quantized_models.py; PyTorch has no column for them (Debian's torch
+# has no FBGEMM engine).
+INT8_MODELS = ["resnet18_int8", "mobilenet_v2_int8"]
 
 
 def cpu_isa():
@@ -51,7 +56,11 @@ def cpu_isa():
     except OSError:
         flags = []
     if "avx512f" in flags:
-        return "AVX-512"
+        extras = [name for flag, name in (("avx512_vnni", "VNNI"),
+                                          ("avx_vnni", "AVX-VNNI"),
+                                          ("amx_int8", "AMX-INT8"))
+                  if flag in flags]
+        return "AVX-512" + (" with " + ", ".join(extras) if extras else "")
     if "avx2" in flags and "fma" in flags:
         return "AVX2+FMA"
     return platform.machine()
@@ -78,7 +87,14 @@ def prepare(args, name, batch):
     import numpy as np
     base = stem(args.work, name, batch)
     onnx_path = base + ".onnx"
-    if not os.path.exists(onnx_path):
+    if not os.path.exists(onnx_path) and name in INT8_MODELS:
+        subprocess.run([sys.executable,
+                        os.path.join(ROOT, "tests", "models",
+                                     "make_quantized_models.py"),
+                        "--out", args.work, "--models",
+                        name[:-len("_int8")], "--batch", str(batch),
+                        "--ort-modules", args.ort_modules], check=True)
+    elif not os.path.exists(onnx_path):
         subprocess.run([sys.executable,
                         os.path.join(ROOT, "tests", "models", "make_models.py"),
                         "--out", args.work, "--models", name,
@@ -214,8 +230,9 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     models = args.models.split(",")
     for name in models:
-        if name not in MODELS:
-            sys.exit("unknown model %s (known: %s)" % (name, ", ".join(MODELS)))
+        if name not in MODELS + INT8_MODELS:
+            sys.exit("unknown model %s (known: %s)" % (
+                name, ", ".join(MODELS + INT8_MODELS)))
     batches = [int(b) for b in args.batches.split(",")]
     threads_list = [int(t) for t in args.threads.split(",")]
 
@@ -238,7 +255,7 @@ def main():
             if batch == batches[0]:
                 plans[name] = memory_plan(args, prepared[0])
             model = example = None
-            if not args.no_torch:
+            if not args.no_torch and name not in INT8_MODELS:
                 model, example = make_models.build(name, batch)
             for threads in threads_list:
                 key = "%s_b%d_t%d" % (name, batch, threads)

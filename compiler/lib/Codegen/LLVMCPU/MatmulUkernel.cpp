@@ -29,6 +29,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include "ukernel/IgemmParams.h"
 #include "ukernel/SgemmParams.h"
 
 namespace mlir::strata::llvmcpu {
@@ -51,7 +52,7 @@ struct Variant {
 };
 
 std::optional<Variant> lookupVariant(StringRef name) {
-  if (name == "avx512") {
+  if (name == "avx512" || name == "avx512vnni") {
     return Variant{STRATA_SGEMM_AVX512_MR, STRATA_SGEMM_AVX512_NR, 16};
   }
   if (name == "avx2") {
@@ -594,6 +595,79 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
     fill.erase();
   }
   eraseFusedEpilogue(epilogue, out);
+  rewritten = true;
+  return success();
+}
+
+// A row-major memref of rank 2 with elements of `bits`-bit integers.
+bool isRowMajorInt(Value value, unsigned bits) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  if (!type || type.getRank() != 2 ||
+      !type.getElementType().isSignlessInteger(bits)) {
+    return false;
+  }
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
+// An i8 x i8 -> i32 linalg.matmul (signed, the named op's casts) as a call
+// of the int8 microkernel: the same threshold as the f32 one, a zero fill
+// folded, the packing scratch from the sizes' upper bounds. Its epilogue
+// (the requantization) stays a loop nest over the i32 tile.
+LogicalResult rewriteIntMatmul(linalg::MatmulOp matmul, func::FuncOp callee,
+                               bool &rewritten) {
+  rewritten = false;
+  if (!matmul.hasPureBufferSemantics() || matmul.hasUserDefinedMaps()) {
+    return success();
+  }
+  Value lhs = matmul.getDpsInputs()[0];
+  Value rhs = matmul.getDpsInputs()[1];
+  Value out = matmul.getDpsInits()[0];
+  if (!isRowMajorInt(lhs, 8) || !isRowMajorInt(rhs, 8) ||
+      !isRowMajorInt(out, 32)) {
+    return success();
+  }
+  FailureOr<int64_t> mBound = upperBound(out, 0);
+  FailureOr<int64_t> nBound = upperBound(out, 1);
+  FailureOr<int64_t> kBound = upperBound(lhs, 1);
+  if (failed(mBound) || failed(nBound) || failed(kBound) ||
+      std::max<int64_t>(*mBound, kFewRowsWork) * *nBound * *kBound <
+          kMinMatmulTileWork) {
+    return success();
+  }
+  OpBuilder b(matmul);
+  Location loc = matmul.getLoc();
+  linalg::FillOp fill = findFill(matmul, out, [](Value value) {
+    return matchPattern(value, m_Zero());
+  });
+  int64_t scratchBytes = STRATA_IGEMM_SCRATCH_BYTES(*nBound, *kBound);
+  Value scratch = memref::AllocOp::create(
+      b, loc, MemRefType::get({scratchBytes}, b.getI8Type()),
+      b.getI64IntegerAttr(64));
+  MatmulOperands a = decompose(b, loc, lhs);
+  MatmulOperands bm = decompose(b, loc, rhs);
+  MatmulOperands c = decompose(b, loc, out);
+  Value m = memref::DimOp::create(b, loc, out, 0);
+  Value n = memref::DimOp::create(b, loc, out, 1);
+  Value k = memref::DimOp::create(b, loc, lhs, 1);
+  Value flags = arith::ConstantIndexOp::create(
+      b, loc, fill ? 0 : STRATA_IGEMM_ACCUMULATE);
+  Value scratchPointer =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch);
+  SmallVector<Value> args;
+  for (Value value :
+       {a.alignedPointer, a.offset, a.rowStride, bm.alignedPointer, bm.offset,
+        bm.rowStride, c.alignedPointer, c.offset, c.rowStride, m, n, k, flags,
+        scratchPointer}) {
+    args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
+  }
+  func::CallOp::create(b, loc, callee, args);
+  matmul.erase();
+  if (fill) {
+    fill.erase();
+  }
   rewritten = true;
   return success();
 }
@@ -1227,6 +1301,36 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
     if (failed(rewriteConv(conv, *variant, convCallee, module, rewritten))) {
       return failure();
     }
+  }
+  if (!matmuls.empty()) {
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    Type i64 = b.getI64Type();
+    func::FuncOp intCallee =
+        module.lookupSymbol<func::FuncOp>(kIgemmUkernelSymbol);
+    bool intCreated = false;
+    if (!intCallee) {
+      intCallee = func::FuncOp::create(
+          b, module.getLoc(), kIgemmUkernelSymbol,
+          b.getFunctionType(SmallVector<Type>(14, i64), {}));
+      intCallee.setPrivate();
+      intCreated = true;
+    }
+    bool anyInt = false;
+    SmallVector<linalg::MatmulOp> floatMatmuls;
+    for (linalg::MatmulOp matmul : matmuls) {
+      bool rewritten;
+      if (failed(rewriteIntMatmul(matmul, intCallee, rewritten))) {
+        return failure();
+      }
+      anyInt |= rewritten;
+      if (!rewritten) {
+        floatMatmuls.push_back(matmul);
+      }
+    }
+    if (intCreated && !anyInt) {
+      intCallee.erase();
+    }
+    matmuls = std::move(floatMatmuls);
   }
   if (matmuls.empty()) {
     eraseDeadRelayouts(relayouts);

@@ -173,10 +173,23 @@ constexpr int64_t kMatmulWorkgroups = 8;
 // multiply-adds per instance (its loops after the first `batchLoops`): then
 // it gets matmul tiles, which become microkernel calls on targets that have
 // one (MatmulUkernel.cpp).
+// An 8-bit integer linalg.matmul accumulating in i32 (the quantized
+// layers' contraction) counts as well: it takes the int8 microkernel.
 bool isLargeF32(linalg::LinalgOp op, unsigned batchLoops = 0) {
-  if (!op || !llvm::all_of(op->getOperandTypes(), [](Type type) {
-        return getElementTypeOrSelf(type).isF32();
-      })) {
+  if (!op) {
+    return false;
+  }
+  bool allF32 = llvm::all_of(op->getOperandTypes(), [](Type type) {
+    return getElementTypeOrSelf(type).isF32();
+  });
+  bool int8Matmul =
+      isa<linalg::MatmulOp>(op) && op.getNumDpsInputs() == 2 &&
+      llvm::all_of(op.getDpsInputs(),
+                   [](Value v) {
+                     return getElementTypeOrSelf(v.getType()).isInteger(8);
+                   }) &&
+      getElementTypeOrSelf(op.getDpsInits()[0].getType()).isInteger(32);
+  if (!allF32 && !int8Matmul) {
     return false;
   }
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -205,8 +218,11 @@ template <typename OpT> OpT findDistributed(linalg::LinalgOp root) {
   }
   for (OpOperand *input : root.getDpsInputOperands()) {
     auto producer = input->get().getDefiningOp<OpT>();
+    // Same shape; the element types may differ (an int8 requantization
+    // of an i32 product).
     if (producer && root.getMatchingIndexingMap(input).isIdentity() &&
-        input->get().getType() == root->getResult(0).getType()) {
+        cast<ShapedType>(input->get().getType()).getShape() ==
+            cast<ShapedType>(root->getResult(0).getType()).getShape()) {
       return producer;
     }
   }

@@ -436,6 +436,58 @@ unsigned requiredInputs(llvm::StringRef opType) {
 
 struct LowerONNXPass
     : mlir::strata::input::impl::LowerONNXPassBase<LowerONNXPass> {
+  /// Checks the node's inputs and lowers it by the pattern of its op type.
+  LogicalResult lowerNode(NodeOp node, RewriterBase &rewriter) {
+    const LoweringTable &table = loweringTable();
+    Node context(node, rewriter);
+    // Ops of other domains are registered as "<domain>.<op type>".
+    std::string key = node.getOpType().str();
+    if (!node.getDomain().empty() && node.getDomain() != "ai.onnx") {
+      key = node.getDomain().str() + "." + key;
+      if (!table.count(key)) {
+        return context.fail("the domain '" + node.getDomain() +
+                            "' is not supported");
+      }
+    }
+    auto it = table.find(key);
+    if (it == table.end()) {
+      return context.fail("the op type is not supported");
+    }
+    bool takesDynamic = table.dynamic.contains(key);
+    for (auto [index, input] : llvm::enumerate(node.getInputs())) {
+      if (isa<NoneType>(input.getType())) {
+        continue;
+      }
+      auto type = dyn_cast<RankedTensorType>(input.getType());
+      if (!type) {
+        return context.fail("input " + llvm::Twine(index) + " has the type " +
+                            typeText(input.getType()) + ", which has no rank");
+      }
+      if (!type.hasStaticShape() && !takesDynamic) {
+        return context.fail(
+            "input " + llvm::Twine(index) + " has the type " +
+            typeText(input.getType()) + "; the " + node.getOpType() +
+            " lowering takes static shapes only: fix the graph inputs' "
+            "dimensions with --input-shape=NAME=DIMS");
+      }
+    }
+    if (key == node.getOpType()) {
+      unsigned required = requiredInputs(key);
+      for (unsigned i = 0; i < required; ++i) {
+        if (!context.has(i)) {
+          return context.fail("input " + llvm::Twine(i) +
+                              " is missing; the op type takes at least " +
+                              llvm::Twine(required));
+        }
+      }
+    }
+    if (key == node.getOpType() && failed(checkInputSpecs(context))) {
+      return failure();
+    }
+    rewriter.setInsertionPoint(node);
+    return it->second(context);
+  }
+
   LogicalResult lowerFunction(func::FuncOp func) {
     IRRewriter rewriter(func.getContext());
     Block &entry = func.getBody().front();
@@ -452,60 +504,48 @@ struct LowerONNXPass
         arg.replaceAllUsesExcept(cast.getResult(0), cast);
       }
     }
-    const LoweringTable &table = loweringTable();
-    for (Operation &op : llvm::make_early_inc_range(entry)) {
-      auto node = dyn_cast<NodeOp>(op);
-      if (!node) {
+    // So do unsigned initializers (constants of the importer): signless
+    // constants of the same bits behind such a cast.
+    for (auto constant :
+         llvm::make_early_inc_range(entry.getOps<arith::ConstantOp>())) {
+      auto type = dyn_cast<RankedTensorType>(constant.getType());
+      auto value = dyn_cast<DenseIntElementsAttr>(constant.getValue());
+      if (!type || !value || !type.getElementType().isUnsignedInteger()) {
         continue;
       }
-      Node context(node, rewriter);
-      // Ops of other domains are registered as "<domain>.<op type>".
-      std::string key = node.getOpType().str();
-      if (!node.getDomain().empty() && node.getDomain() != "ai.onnx") {
-        key = node.getDomain().str() + "." + key;
-        if (!table.count(key)) {
-          return context.fail("the domain '" + node.getDomain() +
-                              "' is not supported");
+      rewriter.setInsertionPoint(constant);
+      auto signless = arith::ConstantOp::create(
+          rewriter, constant.getLoc(),
+          value.bitcast(cast<RankedTensorType>(signlessType(type))
+                            .getElementType()));
+      auto cast = UnrealizedConversionCastOp::create(
+          rewriter, constant.getLoc(), type, signless.getResult());
+      rewriter.replaceOp(constant, cast.getResult(0));
+    }
+    QuantizedGroups groups;
+    groups.find(entry);
+    for (Operation &op : llvm::make_early_inc_range(entry)) {
+      auto node = dyn_cast<NodeOp>(op);
+      if (!node || groups.isDeferred(node)) {
+        continue;
+      }
+      if (const QuantizedGroup *group = groups.endingAt(node)) {
+        FailureOr<bool> done = groups.lower(*group, rewriter);
+        if (failed(done)) {
+          return failure();
         }
-      }
-      auto it = table.find(key);
-      if (it == table.end()) {
-        return context.fail("the op type is not supported");
-      }
-      bool takesDynamic = table.dynamic.contains(key);
-      for (auto [index, input] : llvm::enumerate(node.getInputs())) {
-        if (isa<NoneType>(input.getType())) {
+        if (*done) {
           continue;
         }
-        auto type = dyn_cast<RankedTensorType>(input.getType());
-        if (!type) {
-          return context.fail("input " + llvm::Twine(index) +
-                              " has the type " + typeText(input.getType()) +
-                              ", which has no rank");
-        }
-        if (!type.hasStaticShape() && !takesDynamic) {
-          return context.fail(
-              "input " + llvm::Twine(index) + " has the type " +
-              typeText(input.getType()) + "; the " + node.getOpType() +
-              " lowering takes static shapes only: fix the graph inputs' "
-              "dimensions with --input-shape=NAME=DIMS");
-        }
-      }
-      if (key == node.getOpType()) {
-        unsigned required = requiredInputs(key);
-        for (unsigned i = 0; i < required; ++i) {
-          if (!context.has(i)) {
-            return context.fail("input " + llvm::Twine(i) +
-                                " is missing; the op type takes at least " +
-                                llvm::Twine(required));
+        // Not one the integer path takes: its nodes one by one, in order.
+        for (NodeOp member : {group->input, group->weight, group->bias,
+                              group->contraction, group->activation}) {
+          if (member && failed(lowerNode(member, rewriter))) {
+            return failure();
           }
         }
       }
-      if (key == node.getOpType() && failed(checkInputSpecs(context))) {
-        return failure();
-      }
-      rewriter.setInsertionPoint(node);
-      if (failed(it->second(context))) {
+      if (failed(lowerNode(node, rewriter))) {
         return failure();
       }
     }

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -157,6 +159,45 @@ Value matmulValues(OpBuilder &b, Location loc, Value lhs, Value rhs);
 /// The node's convolution (Conv's attributes) of `x` with `weight`, any
 /// element type, in NCHW (NCL), without bias (NNOps.cpp).
 FailureOr<Value> convolveNCHW(Node &n, Value x, Value weight);
+
+/// The 2-D window of a Conv node (its strides, dilations, pads and
+/// auto_pad) over input spatial dims `in` with kernel `kernel`.
+struct ConvWindow {
+  SmallVector<int64_t> strides, dilations, padBegin, padEnd, out;
+};
+/// Fails with an error naming the node when the attributes are invalid
+/// (NNOps.cpp).
+FailureOr<ConvWindow> convWindow2D(Node &n, ArrayRef<int64_t> in,
+                                   ArrayRef<int64_t> kernel);
+
+/// One quantized layer in ONNX's QDQ form (QDQFusion.cpp): the
+/// DequantizeLinear nodes of its activation, constant weight and optional
+/// bias, the Conv / Gemm / MatMul, an optional Relu or Clip and the
+/// QuantizeLinear of its output, each the only user of the one before.
+struct QuantizedGroup {
+  NodeOp input, weight, bias, contraction, activation, quantize;
+};
+
+/// The quantized groups of a function, found on its onnx.node ops before
+/// any is lowered. The lowering skips a group's nodes (they are deferred)
+/// and lowers the group at its QuantizeLinear, as an integer contraction
+/// when it is one the integer path takes, else node by node.
+class QuantizedGroups {
+public:
+  void find(Block &block);
+  bool isDeferred(Operation *op) const;
+  /// The group whose QuantizeLinear is `op`, or null.
+  const QuantizedGroup *endingAt(Operation *op) const;
+  /// Lowers the group as an i8 x i8 -> i32 matmul (a convolution through
+  /// im2col) with a requantizing epilogue at its QuantizeLinear: true when
+  /// done, false when the integer path does not take it (nothing was
+  /// changed), failure after an error.
+  FailureOr<bool> lower(const QuantizedGroup &group, RewriterBase &rewriter);
+
+private:
+  llvm::DenseMap<Operation *, QuantizedGroup> groups;
+  llvm::DenseSet<Operation *> deferred;
+};
 
 //===----------------------------------------------------------------------===//
 // Builders (Builders.cpp)

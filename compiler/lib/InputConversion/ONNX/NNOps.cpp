@@ -1015,6 +1015,15 @@ FailureOr<Value> mlir::strata::onnx::convolveNCHW(Node &n, Value x,
   return nchw;
 }
 
+FailureOr<ConvWindow> mlir::strata::onnx::convWindow2D(
+    Node &n, ArrayRef<int64_t> in, ArrayRef<int64_t> kernel) {
+  FailureOr<Window> w = window(n, in, kernel, false);
+  if (failed(w)) {
+    return failure();
+  }
+  return ConvWindow{w->strides, w->dilations, w->padBegin, w->padEnd, w->out};
+}
+
 void mlir::strata::onnx::addNNLowerings(LoweringTable &table) {
   table["MatMul"] = lowerMatMul;
   table["Gemm"] = lowerGemm;

@@ -144,7 +144,10 @@ std::string createTargetMachine(const LLVMCPUTargetOptions &options,
         (subtarget->checkFeatures("+avx2") ? kFeatureX86Avx2 : 0) |
         (subtarget->checkFeatures("+fma") ? kFeatureX86Fma : 0) |
         (subtarget->checkFeatures("+avx512f") ? kFeatureX86Avx512f : 0);
-    if (subtarget->checkFeatures("+avx512f,+fma")) {
+    // The same f32 kernels; the int8 one uses vpdpbusd.
+    if (subtarget->checkFeatures("+avx512f,+avx512bw,+avx512vnni,+fma")) {
+      out.ukernelVariant = "avx512vnni";
+    } else if (subtarget->checkFeatures("+avx512f,+fma")) {
       out.ukernelVariant = "avx512";
     } else if (subtarget->checkFeatures("+avx2,+fma")) {
       out.ukernelVariant = "avx2";

@@ -26,7 +26,8 @@ struct ResolvedTarget {
   std::string format; // "embedded-elf-x86_64" / "embedded-elf-aarch64"
   uint64_t requiredFeatures = 0;  // STRATA_HAL_CPU_FEATURE_* bits
   int64_t nativeVectorBytes = 16; // widest vector register
-  // The matmul microkernel variant its features allow ("avx512", "avx2"),
+  // The matmul microkernel variant its features allow ("avx512vnni",
+  // "avx512", "avx2"),
   // or empty (no microkernel: non-x86 targets, x86 without AVX2 + FMA).
   std::string ukernelVariant;
 };

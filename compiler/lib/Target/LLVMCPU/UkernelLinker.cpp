@@ -21,7 +21,8 @@ namespace mlir::strata::llvmcpu {
 
 std::string linkUkernels(llvm::Module &module, llvm::StringRef variant) {
   const llvm::StringLiteral symbols[] = {
-      kSgemmUkernelSymbol, kSconvUkernelSymbol, kSdwconvUkernelSymbol};
+      kSgemmUkernelSymbol, kSconvUkernelSymbol, kSdwconvUkernelSymbol,
+      kIgemmUkernelSymbol};
   llvm::SmallVector<llvm::StringRef, 2> called;
   for (llvm::StringRef symbol : symbols) {
     llvm::Function *declaration = module.getFunction(symbol);

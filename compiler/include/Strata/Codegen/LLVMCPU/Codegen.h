@@ -123,6 +123,10 @@ inline constexpr llvm::StringLiteral kSgemmUkernelSymbol =
 /// packing the input's windows straight into its panels).
 inline constexpr llvm::StringLiteral kSconvUkernelSymbol =
     "strata_ukernel_sconv_f32";
+/// The symbol of the int8 matmul microkernel (i8 x i8 -> i32;
+/// ukernel/IgemmDriver.h), in every variant's bitcode.
+inline constexpr llvm::StringLiteral kIgemmUkernelSymbol =
+    "strata_ukernel_igemm_s8";
 /// The symbol of the f32 NHWC depthwise convolution microkernel
 /// (ukernel/DwconvDriver.h).
 inline constexpr llvm::StringLiteral kSdwconvUkernelSymbol =
@@ -136,7 +140,10 @@ inline constexpr llvm::StringLiteral kSdwconvUkernelSymbol =
 /// memref.alloc. Likewise each f32 linalg.conv_2d_nhwc_hwcf of one image
 /// whose output pixels and filter rows are dense becomes a call of
 /// kSconvUkernelSymbol, and each f32 linalg.depthwise_conv_2d_nhwc_hwc of
-/// one image a call of kSdwconvUkernelSymbol. An elementwise bias /
+/// one image a call of kSdwconvUkernelSymbol. A linalg.matmul of i8
+/// operands into i32 with as much work becomes a call of
+/// kIgemmUkernelSymbol (vpdpbusd for "avx512vnni", vpmaddwd otherwise).
+/// An elementwise bias /
 /// residual / clamp epilogue that reads the whole result is applied by the
 /// call as it stores. Runs on bufferized exports, before temporaries are
 /// placed.

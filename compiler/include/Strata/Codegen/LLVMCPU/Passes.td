@@ -99,7 +99,7 @@ def LLVMCPULowerToLLVMPass
            "Bytes of the target's vector registers (16, 32 or 64)">,
     Option<"matmulUkernel", "matmul-ukernel", "std::string",
            /*default=*/"\"none\"",
-           "f32 matmul microkernel variant to call (none, avx512, avx2)">
+           "matmul microkernel variant to call (none, avx512, avx512vnni, avx2)">
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect",

@@ -103,3 +103,6 @@ static inline dwvec dwMax(dwvec a, dwvec b) {
   return __builtin_elementwise_maximum(a, b);
 }
 #include "DwconvDriver.h"
+
+/* The int8 matmul on vpmaddwd. */
+#include "IgemmMadd.h"

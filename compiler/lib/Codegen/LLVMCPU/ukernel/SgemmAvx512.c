@@ -115,3 +115,11 @@ static inline dwvec dwMax(dwvec a, dwvec b) {
   return _mm512_mask_add_ps(larger, nan, a, b);
 }
 #include "DwconvDriver.h"
+
+/* The int8 matmul: vpdpbusd where the target has AVX-512 VNNI (the
+ * sgemm_avx512vnni variant), else vpmaddwd on 256-bit vectors. */
+#ifdef __AVX512VNNI__
+#include "IgemmVnni.h"
+#else
+#include "IgemmMadd.h"
+#endif

@@ -1,0 +1,89 @@
+// RUN: strata-opt --split-input-file --strata-lower-onnx %s | FileCheck %s
+
+// A QDQ Conv (u8 activation, per-channel s8 weight, i32 bias, Relu) is one
+// i8 x i8 -> i32 matmul over the im2col of the input padded with its zero
+// point (the top bit flipped: u8 - 128), then the requantization; no float
+// convolution is left.
+// CHECK-LABEL: func.func @qdq_conv
+// CHECK-NOT: linalg.conv_2d_nhwc_hwcf
+// CHECK: arith.constant -106 : i8
+// CHECK: tensor.pad
+// CHECK: linalg.generic
+// CHECK: arith.xori %{{.*}}, %{{.*}} : i8
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x18xi8>, tensor<18x3xi8>) outs(%{{.*}} : tensor<16x3xi32>)
+// CHECK: linalg.generic
+// CHECK: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK: arith.sitofp
+// CHECK: math.roundeven
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+// CHECK: arith.fptosi
+// CHECK: arith.trunci
+// CHECK-NOT: linalg.conv_2d_nhwc_hwcf
+// CHECK: return %{{.*}} : tensor<1x3x4x4xi8>
+func.func @qdq_conv(%x: tensor<1x2x4x4xui8>) -> tensor<1x3x4x4xui8> {
+  %xs = arith.constant dense<0.05> : tensor<f32>
+  %xz = arith.constant dense<150> : tensor<ui8>
+  %w = arith.constant dense<[[[[1, -2, 3], [4, 5, -6], [7, 8, 9]], [[-1, 2, -3], [4, -5, 6], [-7, 8, -9]]], [[[10, 20, 30], [40, 50, 60], [70, 80, 90]], [[-10, -20, -30], [-40, -50, -60], [-70, -80, -90]]], [[[127, -128, 0], [1, 1, 1], [2, 2, 2]], [[3, 3, 3], [-4, -4, -4], [5, 5, 5]]]]> : tensor<3x2x3x3xi8>
+  %ws = arith.constant dense<[0.01, 0.02, 0.005]> : tensor<3xf32>
+  %wz = arith.constant dense<0> : tensor<3xi8>
+  %b = arith.constant dense<[100, -200, 300]> : tensor<3xi32>
+  %bs = arith.constant dense<[0.0005, 0.001, 0.00025]> : tensor<3xf32>
+  %bz = arith.constant dense<0> : tensor<3xi32>
+  %ys = arith.constant dense<0.1> : tensor<f32>
+  %yz = arith.constant dense<3> : tensor<ui8>
+  %0 = onnx.node "DequantizeLinear"(%x, %xs, %xz) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+  %1 = onnx.node "DequantizeLinear"(%w, %ws, %wz) {attrs = {axis = 0 : i64}, domain = "", opset = 13 : i64} : (tensor<3x2x3x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<3x2x3x3xf32>
+  %2 = onnx.node "DequantizeLinear"(%b, %bs, %bz) {attrs = {axis = 0 : i64}, domain = "", opset = 13 : i64} : (tensor<3xi32>, tensor<3xf32>, tensor<3xi32>) -> tensor<3xf32>
+  %3 = onnx.node "Conv"(%0, %1, %2) {attrs = {pads = [1, 1, 1, 1]}, domain = "", opset = 13 : i64} : (tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+  %4 = onnx.node "Relu"(%3) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  %5 = onnx.node "QuantizeLinear"(%4, %ys, %yz) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<1x3x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xui8>
+  return %5 : tensor<1x3x4x4xui8>
+}
+
+// -----
+
+// A QDQ Gemm with transB and an s8 activation: no bit flip, the weight
+// transposed at compile time.
+// CHECK-LABEL: func.func @qdq_gemm
+// CHECK-NOT: arith.xori
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x5xi8>, tensor<5x4xi8>) outs(%{{.*}} : tensor<2x4xi32>)
+// CHECK: math.roundeven
+// CHECK: return %{{.*}} : tensor<2x4xi8>
+func.func @qdq_gemm(%x: tensor<2x5xi8>) -> tensor<2x4xi8> {
+  %xs = arith.constant dense<0.05> : tensor<f32>
+  %xz = arith.constant dense<-3> : tensor<i8>
+  %w = arith.constant dense<[[1, 2, 3, 4, 5], [-1, -2, -3, -4, -5], [127, -128, 0, 1, -1], [9, 8, 7, 6, 5]]> : tensor<4x5xi8>
+  %ws = arith.constant dense<0.01> : tensor<f32>
+  %wz = arith.constant dense<0> : tensor<i8>
+  %b = arith.constant dense<[0.5, -0.5, 0.25, 0.0]> : tensor<4xf32>
+  %ys = arith.constant dense<0.02> : tensor<f32>
+  %yz = arith.constant dense<1> : tensor<i8>
+  %0 = onnx.node "DequantizeLinear"(%x, %xs, %xz) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x5xi8>, tensor<f32>, tensor<i8>) -> tensor<2x5xf32>
+  %1 = onnx.node "DequantizeLinear"(%w, %ws, %wz) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<4x5xi8>, tensor<f32>, tensor<i8>) -> tensor<4x5xf32>
+  %2 = onnx.node "Gemm"(%0, %1, %b) {attrs = {transB = 1 : i64}, domain = "", opset = 13 : i64} : (tensor<2x5xf32>, tensor<4x5xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %3 = onnx.node "QuantizeLinear"(%2, %ys, %yz) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x4xf32>, tensor<f32>, tensor<i8>) -> tensor<2x4xi8>
+  return %3 : tensor<2x4xi8>
+}
+
+// -----
+
+// A weight that is not a constant keeps the float path: each node lowered
+// on its own, in order.
+// CHECK-LABEL: func.func @qdq_dynamic_weight
+// CHECK-NOT: linalg.matmul ins(%{{.*}} : tensor<2x5xi8>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x5xf32>, tensor<5x4xf32>)
+// CHECK: math.roundeven
+func.func @qdq_dynamic_weight(%x: tensor<2x5xi8>, %w: tensor<4x5xi8>) -> tensor<2x4xi8> {
+  %xs = arith.constant dense<0.05> : tensor<f32>
+  %xz = arith.constant dense<0> : tensor<i8>
+  %ws = arith.constant dense<0.01> : tensor<f32>
+  %wz = arith.constant dense<0> : tensor<i8>
+  %ys = arith.constant dense<0.02> : tensor<f32>
+  %yz = arith.constant dense<0> : tensor<i8>
+  %0 = onnx.node "DequantizeLinear"(%x, %xs, %xz) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x5xi8>, tensor<f32>, tensor<i8>) -> tensor<2x5xf32>
+  %1 = onnx.node "DequantizeLinear"(%w, %ws, %wz) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<4x5xi8>, tensor<f32>, tensor<i8>) -> tensor<4x5xf32>
+  %2 = onnx.node "Gemm"(%0, %1) {attrs = {transB = 1 : i64}, domain = "", opset = 13 : i64} : (tensor<2x5xf32>, tensor<4x5xf32>) -> tensor<2x4xf32>
+  %3 = onnx.node "QuantizeLinear"(%2, %ys, %yz) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x4xf32>, tensor<f32>, tensor<i8>) -> tensor<2x4xi8>
+  return %3 : tensor<2x4xi8>
+}
