@@ -639,9 +639,8 @@ LogicalResult rewriteIntMatmul(linalg::MatmulOp matmul, func::FuncOp callee,
   }
   OpBuilder b(matmul);
   Location loc = matmul.getLoc();
-  linalg::FillOp fill = findFill(matmul, out, [](Value value) {
-    return matchPattern(value, m_Zero());
-  });
+  linalg::FillOp fill = findFill(
+      matmul, out, [](Value value) { return matchPattern(value, m_Zero()); });
   int64_t scratchBytes = STRATA_IGEMM_SCRATCH_BYTES(*nBound, *kBound);
   Value scratch = memref::AllocOp::create(
       b, loc, MemRefType::get({scratchBytes}, b.getI8Type()),

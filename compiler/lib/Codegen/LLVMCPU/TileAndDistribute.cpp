@@ -116,11 +116,12 @@ std::optional<Root> findRoot(func::FuncOp func) {
 }
 
 // Tile sizes for a root with dynamic loop ranges: its first dynamic parallel
-// loop (else its first parallel loop) is cut into tiles of a static size, about kTargetWorkgroupBytes of work
-// each when that loop is the dynamic one (counting the static ranges
-// only). The tiles bound the size of every temporary, which must be static
-// to be placed (LowerToLLVM), and the workgroups take them in turn
-// (BindWorkgroupIds), since how many there are is known only at run time.
+// loop (else its first parallel loop) is cut into tiles of a static size, about
+// kTargetWorkgroupBytes of work each when that loop is the dynamic one
+// (counting the static ranges only). The tiles bound the size of every
+// temporary, which must be static to be placed (LowerToLLVM), and the
+// workgroups take them in turn (BindWorkgroupIds), since how many there are is
+// known only at run time.
 SmallVector<int64_t> chooseDynamicTileSizes(linalg::LinalgOp root) {
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
@@ -384,9 +385,9 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
       // rows would take statically (narrower, for more workgroups; the
       // weight is read in place, so narrow tiles cost no packing).
       int64_t n = matmul.getStaticLoopRanges()[1];
-      int64_t tileN = chooseTileSize(
-          n, ceilDiv(n, n >= kMatmulTileEdge ? kMatmulTileEdge / 2
-                                              : kMatmulTileEdge));
+      int64_t tileN = chooseTileSize(n, ceilDiv(n, n >= kMatmulTileEdge
+                                                       ? kMatmulTileEdge / 2
+                                                       : kMatmulTileEdge));
       tileN = wholePanels(tileN, n);
       SmallVector<int64_t> sizes = {kDynamicMatmulRows, tileN < n ? tileN : 0};
       sizes.resize(root.getNumLoops(), 0);

@@ -417,8 +417,7 @@ Value hostElementwise(OpBuilder &b, Location loc, ValueRange inputs,
 
 } // namespace
 
-Value mlir::strata::onnx::generic(OpBuilder &b, Location loc,
-                                  ValueRange inputs,
+Value mlir::strata::onnx::generic(OpBuilder &b, Location loc, ValueRange inputs,
                                   ArrayRef<AffineMap> inputMaps,
                                   RankedTensorType type, BodyFn body,
                                   ArrayRef<OpFoldResult> sizes) {
@@ -430,8 +429,8 @@ Value mlir::strata::onnx::generic(OpBuilder &b, Location loc,
   if (!sizes.empty()) {
     init = emptyTensor(b, loc, sizes, type.getElementType());
   } else if (type.hasStaticShape()) {
-    init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                   type.getElementType());
+    init =
+        tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   } else {
     // Each dynamic dimension is an input's that the same loop indexes.
     SmallVector<OpFoldResult> derived;
@@ -468,7 +467,8 @@ Value mlir::strata::onnx::elementwise(OpBuilder &b, Location loc,
                                       ValueRange inputs,
                                       ArrayRef<int64_t> shape,
                                       Type resultElement, BodyFn body) {
-  if (Value host = hostElementwise(b, loc, inputs, shape, resultElement, body)) {
+  if (Value host =
+          hostElementwise(b, loc, inputs, shape, resultElement, body)) {
     return host;
   }
   int64_t rank = shape.size();

@@ -20,8 +20,8 @@ using namespace mlir;
 using namespace mlir::strata;
 using namespace mlir::strata::onnx;
 
-OpFoldResult mlir::strata::onnx::dimOf(OpBuilder &b, Location loc,
-                                       Value value, int64_t d) {
+OpFoldResult mlir::strata::onnx::dimOf(OpBuilder &b, Location loc, Value value,
+                                       int64_t d) {
   auto type = cast<RankedTensorType>(value.getType());
   if (!type.isDynamicDim(d)) {
     return b.getIndexAttr(type.getDimSize(d));
@@ -29,8 +29,7 @@ OpFoldResult mlir::strata::onnx::dimOf(OpBuilder &b, Location loc,
   return tensor::DimOp::create(b, loc, value, d).getResult();
 }
 
-SmallVector<OpFoldResult> mlir::strata::onnx::dimsOf(OpBuilder &b,
-                                                     Location loc,
+SmallVector<OpFoldResult> mlir::strata::onnx::dimsOf(OpBuilder &b, Location loc,
                                                      Value value) {
   SmallVector<OpFoldResult> dims;
   int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
@@ -65,10 +64,9 @@ namespace {
 /// `lhs op rhs` on index sizes: folded when both are constants (with
 /// `fold`, which may refuse an overflow), else built as `OpTy`.
 template <typename OpTy>
-OpFoldResult sizeArith(OpBuilder &b, Location loc, OpFoldResult lhs,
-                       OpFoldResult rhs,
-                       function_ref<std::optional<int64_t>(int64_t, int64_t)>
-                           fold) {
+OpFoldResult
+sizeArith(OpBuilder &b, Location loc, OpFoldResult lhs, OpFoldResult rhs,
+          function_ref<std::optional<int64_t>(int64_t, int64_t)> fold) {
   std::optional<int64_t> l = getConstantIntValue(lhs);
   std::optional<int64_t> r = getConstantIntValue(rhs);
   if (l && r) {
@@ -238,8 +236,8 @@ std::optional<int64_t> mlir::strata::onnx::dimIndexOf(Value size,
 
 std::optional<SmallVector<OpFoldResult>>
 mlir::strata::onnx::hostElements(Value value) {
-  auto type = value ? dyn_cast<RankedTensorType>(value.getType())
-                    : RankedTensorType();
+  auto type =
+      value ? dyn_cast<RankedTensorType>(value.getType()) : RankedTensorType();
   if (!type || type.getRank() > 1 || !type.hasStaticShape() ||
       type.getNumElements() > kHostElements ||
       !type.getElementType().isIntOrFloat()) {
@@ -280,8 +278,7 @@ Value mlir::strata::onnx::hostScalar(OpBuilder &b, Location loc, Type type,
     if (auto integer = dyn_cast<IntegerAttr>(attr)) {
       return scalar(b, loc, type, static_cast<double>(integer.getInt()));
     }
-    return scalar(b, loc, type,
-                  cast<FloatAttr>(attr).getValueAsDouble());
+    return scalar(b, loc, type, cast<FloatAttr>(attr).getValueAsDouble());
   }
   return arith::ConstantOp::create(b, loc, attr);
 }
@@ -324,7 +321,8 @@ Value mlir::strata::onnx::reshapeTo(OpBuilder &b, Location loc, Value input,
                                     ArrayRef<OpFoldResult> sizes) {
   auto type = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> shape = staticShapeOf(sizes);
-  if (type.hasStaticShape() && !llvm::is_contained(shape, ShapedType::kDynamic)) {
+  if (type.hasStaticShape() &&
+      !llvm::is_contained(shape, ShapedType::kDynamic)) {
     return reshape(b, loc, input, shape);
   }
   auto resultType = RankedTensorType::get(shape, type.getElementType());
@@ -342,8 +340,8 @@ Value mlir::strata::onnx::reshapeTo(OpBuilder &b, Location loc, Value input,
   // A dynamic result needs a dynamic flat size (expand_shape's rule).
   bool dynamicResult = !resultType.hasStaticShape();
   if (type.getRank() != 1) {
-    int64_t count = type.hasStaticShape() ? type.getNumElements()
-                                          : ShapedType::kDynamic;
+    int64_t count =
+        type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic;
     auto flatType = RankedTensorType::get({count}, type.getElementType());
     if (type.getRank() == 0) {
       flat = tensor::ExpandShapeOp::create(b, loc, flatType, input,
@@ -359,8 +357,8 @@ Value mlir::strata::onnx::reshapeTo(OpBuilder &b, Location loc, Value input,
   }
   if (dynamicResult && type.hasStaticShape()) {
     flat = tensor::CastOp::create(
-        b, loc, RankedTensorType::get({ShapedType::kDynamic},
-                                      type.getElementType()),
+        b, loc,
+        RankedTensorType::get({ShapedType::kDynamic}, type.getElementType()),
         flat);
   }
   if (shape.size() == 1) {
@@ -374,18 +372,21 @@ Value mlir::strata::onnx::reshapeTo(OpBuilder &b, Location loc, Value input,
   for (size_t i = 0; i < shape.size(); ++i) {
     all.push_back(i);
   }
-  return tensor::ExpandShapeOp::create(b, loc, resultType, flat,
-                                       ArrayRef<ReassociationIndices>{all},
-                                       sizes);
+  return tensor::ExpandShapeOp::create(
+      b, loc, resultType, flat, ArrayRef<ReassociationIndices>{all}, sizes);
 }
 
 //===----------------------------------------------------------------------===//
 // Node
 //===----------------------------------------------------------------------===//
 
-OpFoldResult Node::dim(unsigned i, int64_t d) { return dimOf(b, loc, in(i), d); }
+OpFoldResult Node::dim(unsigned i, int64_t d) {
+  return dimOf(b, loc, in(i), d);
+}
 
-SmallVector<OpFoldResult> Node::dims(unsigned i) { return dimsOf(b, loc, in(i)); }
+SmallVector<OpFoldResult> Node::dims(unsigned i) {
+  return dimsOf(b, loc, in(i));
+}
 
 bool Node::allStatic() {
   for (unsigned i = 0; i < numInputs(); ++i) {
@@ -425,10 +426,9 @@ FailureOr<SmallVector<OpFoldResult>> Node::hostInts(unsigned i,
   for (OpFoldResult element : *elements) {
     if (auto attr = dyn_cast<Attribute>(element)) {
       APInt value = cast<IntegerAttr>(attr).getValue();
-      sizes.push_back(b.getIndexAttr(isUnsignedInput
-                                         ? static_cast<int64_t>(
-                                               value.getZExtValue())
-                                         : value.getSExtValue()));
+      sizes.push_back(b.getIndexAttr(
+          isUnsignedInput ? static_cast<int64_t>(value.getZExtValue())
+                          : value.getSExtValue()));
       continue;
     }
     Value value = cast<Value>(element);

@@ -516,8 +516,8 @@ struct LowerONNXPass
       rewriter.setInsertionPoint(constant);
       auto signless = arith::ConstantOp::create(
           rewriter, constant.getLoc(),
-          value.bitcast(cast<RankedTensorType>(signlessType(type))
-                            .getElementType()));
+          value.bitcast(
+              cast<RankedTensorType>(signlessType(type)).getElementType()));
       auto cast = UnrealizedConversionCastOp::create(
           rewriter, constant.getLoc(), type, signless.getResult());
       rewriter.replaceOp(constant, cast.getResult(0));

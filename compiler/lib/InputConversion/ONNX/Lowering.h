@@ -222,8 +222,8 @@ Value elementwise(OpBuilder &b, Location loc, ValueRange inputs,
 /// Its dynamic dimensions are `sizes` when given, else those of an input
 /// the same loop indexes (which must exist).
 Value generic(OpBuilder &b, Location loc, ValueRange inputs,
-              ArrayRef<AffineMap> inputMaps, RankedTensorType type,
-              BodyFn body, ArrayRef<OpFoldResult> sizes = {});
+              ArrayRef<AffineMap> inputMaps, RankedTensorType type, BodyFn body,
+              ArrayRef<OpFoldResult> sizes = {});
 
 /// Folds a linalg.generic whose inputs are all constants by evaluating its
 /// body per element (parallel loops only): the constant, or null.

@@ -489,16 +489,16 @@ LogicalResult Importer::importGraph(const ::onnx::GraphProto &graph) {
       } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
         dims += dim.dim_param();
         named = true;
-        symbols[dim.dim_param()].push_back({static_cast<unsigned>(index),
-                                            static_cast<int64_t>(d)});
+        symbols[dim.dim_param()].push_back(
+            {static_cast<unsigned>(index), static_cast<int64_t>(d)});
       } else {
         dims += "?";
       }
     }
     if (named) {
-      names.push_back(builder.getNamedAttr(
-          "arg" + std::to_string(index) + ".dims",
-          builder.getStringAttr(dims)));
+      names.push_back(
+          builder.getNamedAttr("arg" + std::to_string(index) + ".dims",
+                               builder.getStringAttr(dims)));
     }
   }
   for (auto &[symbol, uses] : symbols) {

@@ -72,10 +72,9 @@ Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
     Value lhs3 =
         reshapeTo(b, loc, broadcastToSizes(b, loc, lhs, withTail(m, k)),
                   {batchCount, m, k});
-    Value rhs3 =
-        reshapeTo(b, loc,
-                  broadcastToSizes(b, loc, rhs, withTail(c[c.size() - 2], n)),
-                  {batchCount, c[c.size() - 2], n});
+    Value rhs3 = reshapeTo(
+        b, loc, broadcastToSizes(b, loc, rhs, withTail(c[c.size() - 2], n)),
+        {batchCount, c[c.size() - 2], n});
     Value init = filledTo(b, loc, {batchCount, m, n}, zero);
     result = linalg::BatchMatmulOp::create(
                  b, loc, TypeRange{init.getType()}, ValueRange{lhs3, rhs3},
@@ -851,9 +850,9 @@ LogicalResult lowerPool(Node &n, bool isMax) {
   }
   Value nchw = transpose(b, loc, out, toChannelsFirst(liftedRank));
   if (rank == 3) {
-    nchw = reshapeTo(b, loc, nchw,
-                     {batch, b.getIndexAttr(channels),
-                      b.getIndexAttr(w->out[1])});
+    nchw =
+        reshapeTo(b, loc, nchw,
+                  {batch, b.getIndexAttr(channels), b.getIndexAttr(w->out[1])});
   }
   return n.replace(nchw, {isUnsigned});
 }
@@ -1015,8 +1014,9 @@ FailureOr<Value> mlir::strata::onnx::convolveNCHW(Node &n, Value x,
   return nchw;
 }
 
-FailureOr<ConvWindow> mlir::strata::onnx::convWindow2D(
-    Node &n, ArrayRef<int64_t> in, ArrayRef<int64_t> kernel) {
+FailureOr<ConvWindow>
+mlir::strata::onnx::convWindow2D(Node &n, ArrayRef<int64_t> in,
+                                 ArrayRef<int64_t> kernel) {
   FailureOr<Window> w = window(n, in, kernel, false);
   if (failed(w)) {
     return failure();

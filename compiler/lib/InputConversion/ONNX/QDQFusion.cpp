@@ -544,8 +544,8 @@ FailureOr<bool> QuantizedGroups::lower(const QuantizedGroup &g,
                                        RewriterBase &rewriter) {
   // The integer path computes its shapes at compile time: a group with a
   // dynamic dimension goes node by node.
-  for (NodeOp node : {g.input, g.weight, g.bias, g.contraction, g.activation,
-                      g.quantize}) {
+  for (NodeOp node :
+       {g.input, g.weight, g.bias, g.contraction, g.activation, g.quantize}) {
     if (!node) {
       continue;
     }

@@ -76,8 +76,8 @@ Value countOf(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
   if (std::optional<int64_t> known = getConstantIntValue(count)) {
     return scalar(b, loc, type, static_cast<double>(*known));
   }
-  Value wide = arith::IndexCastOp::create(b, loc, b.getI64Type(),
-                                          cast<Value>(count));
+  Value wide =
+      arith::IndexCastOp::create(b, loc, b.getI64Type(), cast<Value>(count));
   return convertScalar(b, loc, wide, type);
 }
 
@@ -244,11 +244,11 @@ LogicalResult lowerReduce(Node &n, Reduction kind) {
       kind == Reduction::LogSum) {
     Value count = countOf(b, loc, x, axes, acc);
     if (!isFloat(acc) && kind == Reduction::Mean) {
-      result = elementwise(b, loc, result, resultType.getShape(), acc,
-                           [&](OpBuilder &nb, Location l, ValueRange a) {
-                             return arith::DivSIOp::create(nb, l, a[0], count)
-                                 .getResult();
-                           });
+      result = elementwise(
+          b, loc, result, resultType.getShape(), acc,
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            return arith::DivSIOp::create(nb, l, a[0], count).getResult();
+          });
     } else if (isFloat(acc)) {
       result = elementwise(
           b, loc, result, resultType.getShape(), acc,
@@ -342,8 +342,8 @@ LogicalResult lowerSoftmax(Node &n, SoftmaxKind kind) {
     OpFoldResult inner =
         productOf(n.b, n.loc, ArrayRef<OpFoldResult>(dims).drop_front(*axis));
     x = reshapeTo(n.b, n.loc, x, {outer, inner});
-    shape = SmallVector<int64_t>(
-        cast<RankedTensorType>(x.getType()).getShape());
+    shape =
+        SmallVector<int64_t>(cast<RankedTensorType>(x.getType()).getShape());
     axes = {1};
   } else {
     axes = {*axis};
@@ -446,12 +446,11 @@ LogicalResult lowerLayerNorm(Node &n) {
   Value x = convertTensor(b, loc, n.in(0), acc);
   Value count = countOf(b, loc, x, axes, acc);
   auto divideBy = [&](Value v) {
-    return elementwise(b, loc, v,
-                       cast<RankedTensorType>(v.getType()).getShape(), acc,
-                       [&](OpBuilder &nb, Location l, ValueRange a) {
-                         return arith::DivFOp::create(nb, l, a[0], count)
-                             .getResult();
-                       });
+    return elementwise(
+        b, loc, v, cast<RankedTensorType>(v.getType()).getShape(), acc,
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          return arith::DivFOp::create(nb, l, a[0], count).getResult();
+        });
   };
   Value mean = divideBy(
       reduceKeep(b, loc, x, axes, acc, Reduction::Sum, false, nullptr));

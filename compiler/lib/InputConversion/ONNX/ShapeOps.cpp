@@ -89,10 +89,10 @@ LogicalResult lowerDynamicReshape(Node &n, ArrayRef<OpFoldResult> requested,
       continue;
     }
     if (!allowZero && i < in.size()) {
-      Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           dim, zero);
-      dim = arith::SelectOp::create(b, loc, isZero,
-                                    indexValueOf(b, loc, in[i]), dim);
+      Value isZero =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, dim, zero);
+      dim = arith::SelectOp::create(b, loc, isZero, indexValueOf(b, loc, in[i]),
+                                    dim);
     }
     runtime.push_back(i);
     shape.push_back(dim);
@@ -105,8 +105,7 @@ LogicalResult lowerDynamicReshape(Node &n, ArrayRef<OpFoldResult> requested,
     n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, dim,
                                   inferred ? zero : minusOne),
             "element " + llvm::Twine(i) + " of the shape is " +
-                (inferred ? "negative" : "below -1") +
-                " at run time" +
+                (inferred ? "negative" : "below -1") + " at run time" +
                 (inferred ? " (the shape has a constant -1 already)" : ""));
   }
   if (!inferred && !runtime.empty()) {
@@ -120,8 +119,8 @@ LogicalResult lowerDynamicReshape(Node &n, ArrayRef<OpFoldResult> requested,
         factors.push_back(size);
         continue;
       }
-      isMinusOne[i] = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::eq, value, minusOne);
+      isMinusOne[i] = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            value, minusOne);
       minusOnes = arith::AddIOp::create(
           b, loc, minusOnes,
           arith::SelectOp::create(b, loc, isMinusOne[i], one, zero));
@@ -129,15 +128,15 @@ LogicalResult lowerDynamicReshape(Node &n, ArrayRef<OpFoldResult> requested,
           arith::SelectOp::create(b, loc, isMinusOne[i], one, value)
               .getResult());
     }
-    n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                  minusOnes, one),
+    n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, minusOnes,
+                                  one),
             "the shape has more than one -1 at run time");
     Value product = indexValueOf(b, loc, productOf(b, loc, factors));
-    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         product, zero);
+    Value isZero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, product, zero);
     Value divisor = arith::SelectOp::create(b, loc, isZero, one, product);
-    Value quotient = arith::DivUIOp::create(
-        b, loc, indexValueOf(b, loc, count), divisor);
+    Value quotient =
+        arith::DivUIOp::create(b, loc, indexValueOf(b, loc, count), divisor);
     for (size_t i : runtime) {
       shape[i] = arith::SelectOp::create(b, loc, isMinusOne[i], quotient,
                                          cast<Value>(shape[i]))
@@ -180,8 +179,7 @@ LogicalResult lowerDynamicReshape(Node &n, ArrayRef<OpFoldResult> requested,
     }
     if (uncancelled.empty()) {
       shape[*inferred] = productOf(b, loc, others);
-      if (failed(n.checkShape(staticShapeOf(shape), n.elem(0),
-                              "the result"))) {
+      if (failed(n.checkShape(staticShapeOf(shape), n.elem(0), "the result"))) {
         return failure();
       }
       return n.replace(reshapeTo(b, loc, n.in(0), shape), {n.isUnsigned(0)});
@@ -230,9 +228,8 @@ LogicalResult lowerReshape(Node &n) {
     if (failed(shape)) {
       return failure();
     }
-    bool known = llvm::all_of(*shape, [](OpFoldResult element) {
-      return isa<Attribute>(element);
-    });
+    bool known = llvm::all_of(
+        *shape, [](OpFoldResult element) { return isa<Attribute>(element); });
     if (!known || !n.type(0).hasStaticShape()) {
       return lowerDynamicReshape(n, *shape, allowZero);
     }
@@ -322,8 +319,8 @@ LogicalResult lowerSqueeze(Node &n) {
       // A listed dynamic dimension must be 1 when the call runs.
       Value size = indexValueOf(n.b, n.loc, n.dim(0, d));
       Value one = arith::ConstantIndexOp::create(n.b, n.loc, 1);
-      n.check(arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::eq,
-                                    size, one),
+      n.check(arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::eq, size,
+                                    one),
               "cannot squeeze dimension " + llvm::Twine(d) +
                   ", which is not 1 at run time");
       continue;
@@ -433,13 +430,15 @@ LogicalResult lowerConcat(Node &n) {
       }
       if (ShapedType::isDynamic(n.shape(i)[d]) ||
           ShapedType::isDynamic(n.shape(0)[d])) {
-        n.check(arith::CmpIOp::create(
-                    n.b, n.loc, arith::CmpIPredicate::eq,
-                    indexValueOf(n.b, n.loc, n.dim(i, d)),
-                    indexValueOf(n.b, n.loc, n.dim(0, d))),
-                "input " + llvm::Twine(i) + " differs from input 0 in "
-                "dimension " + llvm::Twine(d) + " at run time; only the axis "
-                "may differ");
+        n.check(arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::eq,
+                                      indexValueOf(n.b, n.loc, n.dim(i, d)),
+                                      indexValueOf(n.b, n.loc, n.dim(0, d))),
+                "input " + llvm::Twine(i) +
+                    " differs from input 0 in "
+                    "dimension " +
+                    llvm::Twine(d) +
+                    " at run time; only the axis "
+                    "may differ");
         continue;
       }
       if (n.shape(i)[d] != n.shape(0)[d]) {
@@ -533,8 +532,7 @@ LogicalResult lowerDynamicSlice(Node &n, ArrayRef<OpFoldResult> starts,
   Location loc = n.loc;
   int64_t rank = n.rank(0);
   // A host vector (a shape) sliced by constants keeps its elements.
-  if (std::optional<SmallVector<OpFoldResult>> elements =
-          hostElements(n.in(0));
+  if (std::optional<SmallVector<OpFoldResult>> elements = hostElements(n.in(0));
       elements && rank == 1 && axes.size() == 1) {
     std::optional<int64_t> start = getConstantIntValue(starts[0]);
     std::optional<int64_t> end = getConstantIntValue(ends[0]);
@@ -598,7 +596,8 @@ LogicalResult lowerDynamicSlice(Node &n, ArrayRef<OpFoldResult> starts,
     }
     if (step < 0) {
       return n.fail("a negative step needs constant starts and ends and a "
-                    "static dimension " + llvm::Twine(*axis));
+                    "static dimension " +
+                    llvm::Twine(*axis));
     }
     Value dim = indexValueOf(b, loc, n.dim(0, *axis));
     // Ends such as INT64_MAX saturate at the dimension; only negative
@@ -836,8 +835,8 @@ LogicalResult lowerDynamicGather(Node &n, int64_t axis) {
   for (int64_t j = 0; j < indexRank; ++j) {
     indexExprs.push_back(b.getAffineDimExpr(axis + j));
   }
-  AffineMap indexMap = AffineMap::get(shape.size(), 0, indexExprs,
-                                      b.getContext());
+  AffineMap indexMap =
+      AffineMap::get(shape.size(), 0, indexExprs, b.getContext());
   Value source = n.in(0);
   auto type = RankedTensorType::get(shape, n.elem(0));
   Value result = generic(
@@ -873,8 +872,7 @@ LogicalResult lowerGather(Node &n) {
   }
   // A host vector (a shape) gathered by constant indices keeps its
   // elements: Gather(Shape(x), 0) is x's first dimension.
-  if (std::optional<SmallVector<OpFoldResult>> elements =
-          hostElements(n.in(0));
+  if (std::optional<SmallVector<OpFoldResult>> elements = hostElements(n.in(0));
       elements && rank == 1 && n.constant(1) && isComputedHostVector(n.in(0))) {
     SmallVector<OpFoldResult> picked;
     int64_t dim = elements->size();
@@ -890,10 +888,10 @@ LogicalResult lowerGather(Node &n) {
       }
       picked.push_back((*elements)[index]);
     }
-    return n.replace(
-        hostVector(n.b, n.loc, RankedTensorType::get(n.shape(1), n.elem(0)),
-                   picked),
-        {n.isUnsigned(0)});
+    return n.replace(hostVector(n.b, n.loc,
+                                RankedTensorType::get(n.shape(1), n.elem(0)),
+                                picked),
+                     {n.isUnsigned(0)});
   }
   if (!n.allStatic()) {
     return lowerDynamicGather(n, *axis);
@@ -1067,8 +1065,10 @@ LogicalResult lowerDynamicExpand(Node &n, ArrayRef<OpFoldResult> requested) {
     if (!ShapedType::isDynamic(in) && wanted) {
       if (*wanted != in) {
         return n.fail("the shape's dimension " + llvm::Twine(r) + " (" +
-                      llvm::Twine(*wanted) + ") does not broadcast with the "
-                      "input's " + llvm::Twine(in));
+                      llvm::Twine(*wanted) +
+                      ") does not broadcast with the "
+                      "input's " +
+                      llvm::Twine(in));
       }
       sizes.push_back(b.getIndexAttr(in));
       continue;
@@ -1091,8 +1091,7 @@ LogicalResult lowerDynamicExpand(Node &n, ArrayRef<OpFoldResult> requested) {
   if (failed(n.checkShape(staticShapeOf(sizes), n.elem(0), "the result"))) {
     return failure();
   }
-  return n.replace(broadcastToSizes(b, loc, n.in(0), sizes),
-                   {n.isUnsigned(0)});
+  return n.replace(broadcastToSizes(b, loc, n.in(0), sizes), {n.isUnsigned(0)});
 }
 
 LogicalResult lowerExpand(Node &n) {
@@ -1438,9 +1437,9 @@ LogicalResult lowerDynamicRange(Node &n) {
   Value count;
   if (isFloat(type)) {
     Value zero = scalar(b, loc, type, 0);
-    n.check(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, delta,
-                                  zero),
-            "delta is 0 at run time");
+    n.check(
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, delta, zero),
+        "delta is 0 at run time");
     Value span = arith::SubFOp::create(b, loc, limit, start);
     Value steps = math::CeilOp::create(
         b, loc, arith::DivFOp::create(b, loc, span, delta));
@@ -1453,9 +1452,9 @@ LogicalResult lowerDynamicRange(Node &n) {
     count = arith::FPToSIOp::create(b, loc, b.getI64Type(), wide);
   } else {
     Value zero = scalar(b, loc, type, 0);
-    n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, delta,
-                                  zero),
-            "delta is 0 at run time");
+    n.check(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, delta, zero),
+        "delta is 0 at run time");
     Value span = arith::SubIOp::create(b, loc, limit, start);
     count = arith::CeilDivSIOp::create(b, loc, span, delta);
     count = convertScalar(b, loc, count, b.getI64Type());
@@ -1470,11 +1469,10 @@ LogicalResult lowerDynamicRange(Node &n) {
         Value index = linalg::IndexOp::create(nb, l, 0);
         Value i64 = arith::IndexCastOp::create(nb, l, nb.getI64Type(), index);
         Value step = convertScalar(nb, l, i64, type);
-        Value offset = isFloat(type)
-                           ? arith::MulFOp::create(nb, l, step, delta)
-                                 .getResult()
-                           : arith::MulIOp::create(nb, l, step, delta)
-                                 .getResult();
+        Value offset =
+            isFloat(type)
+                ? arith::MulFOp::create(nb, l, step, delta).getResult()
+                : arith::MulIOp::create(nb, l, step, delta).getResult();
         return isFloat(type)
                    ? arith::AddFOp::create(nb, l, start, offset).getResult()
                    : arith::AddIOp::create(nb, l, start, offset).getResult();
@@ -1683,11 +1681,11 @@ void mlir::strata::onnx::addShapeLowerings(LoweringTable &table) {
     for (int64_t d = start; d < end; ++d) {
       dims.push_back(n.dim(0, d));
     }
-    return n.replace(hostVector(
-        n.b, n.loc,
-        RankedTensorType::get({static_cast<int64_t>(dims.size())},
-                              n.b.getI64Type()),
-        dims));
+    return n.replace(
+        hostVector(n.b, n.loc,
+                   RankedTensorType::get({static_cast<int64_t>(dims.size())},
+                                         n.b.getI64Type()),
+                   dims));
   };
   table["Size"] = [](Node &n) -> LogicalResult {
     return n.replace(hostVector(n.b, n.loc,
@@ -1713,9 +1711,8 @@ void mlir::strata::onnx::addShapeLowerings(LoweringTable &table) {
   table["Trilu"] = lowerTrilu;
   table["EyeLike"] = lowerEyeLike;
   table.allowDynamic({"Constant", "Identity", "Shape", "Size", "Reshape",
-                      "Flatten", "Squeeze", "Unsqueeze", "Transpose",
-                      "Concat", "Slice", "Gather", "Expand",
-                      "ConstantOfShape", "Range"});
+                      "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat",
+                      "Slice", "Gather", "Expand", "ConstantOfShape", "Range"});
   table["DepthToSpace"] = [](Node &n) { return lowerDepthSpace(n, true); };
   table["SpaceToDepth"] = [](Node &n) { return lowerDepthSpace(n, false); };
 }
