@@ -452,6 +452,26 @@ struct LowerONNXPass
         arg.replaceAllUsesExcept(cast.getResult(0), cast);
       }
     }
+    // So do unsigned initializers: a signless constant of the same bits
+    // behind the cast.
+    for (Operation &op : llvm::make_early_inc_range(entry)) {
+      auto constant = dyn_cast<arith::ConstantOp>(op);
+      auto type = constant ? dyn_cast<RankedTensorType>(constant.getType())
+                           : RankedTensorType();
+      auto value = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                            : DenseElementsAttr();
+      if (!type || !value || !type.getElementType().isUnsignedInteger()) {
+        continue;
+      }
+      rewriter.setInsertionPoint(constant);
+      auto signless = arith::ConstantOp::create(
+          rewriter, constant.getLoc(),
+          value.bitcast(
+              cast<RankedTensorType>(signlessType(type)).getElementType()));
+      auto cast = UnrealizedConversionCastOp::create(
+          rewriter, constant.getLoc(), type, signless.getResult());
+      rewriter.replaceOp(constant, cast.getResult(0));
+    }
     const LoweringTable &table = loweringTable();
     for (Operation &op : llvm::make_early_inc_range(entry)) {
       auto node = dyn_cast<NodeOp>(op);

@@ -458,16 +458,31 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
   names.push_back(builder.getNamedAttr("onnx.graph",
                                        builder.getStringAttr(graph.name())));
   Block *entry = func.addEntryBlock();
+  // Unsigned tensors cross the boundary as signless ones of their width
+  // (the signature says i8 for a uint8 tensor); "argN.element_type" says
+  // what they are, so that tools give the values back unsigned.
+  auto addElementType = [&](const std::string &key, Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (shaped && shaped.getElementType().isUnsignedInteger()) {
+      names.push_back(builder.getNamedAttr(
+          key + ".element_type",
+          builder.getStringAttr(
+              "ui" + std::to_string(
+                         shaped.getElementType().getIntOrFloatBitWidth()))));
+    }
+  };
   for (auto [index, info] : llvm::enumerate(inputs)) {
-    names.push_back(builder.getNamedAttr(
-        "arg" + std::to_string(index) + ".name",
-        builder.getStringAttr(info->name())));
+    std::string key = "arg" + std::to_string(index);
+    names.push_back(builder.getNamedAttr(key + ".name",
+                                         builder.getStringAttr(info->name())));
+    addElementType(key, inputTypes[index]);
     values[info->name()] = entry->getArgument(index);
   }
   for (auto [index, info] : llvm::enumerate(graph.output())) {
-    names.push_back(builder.getNamedAttr(
-        "result" + std::to_string(index) + ".name",
-        builder.getStringAttr(info.name())));
+    std::string key = "result" + std::to_string(index);
+    names.push_back(builder.getNamedAttr(key + ".name",
+                                         builder.getStringAttr(info.name())));
+    addElementType(key, outputTypes[index]);
   }
   func->setAttr(util::kReflectionAttrName, builder.getDictionaryAttr(names));
   builder.setInsertionPointToStart(entry);
