@@ -314,6 +314,8 @@ Function::Function(std::shared_ptr<Instance> instance,
   }
   for (size_t i = 0; i < results_.size(); ++i) {
     result_types_.push_back(attribute("result" + std::to_string(i)));
+    result_element_types_.push_back(
+        attribute("result" + std::to_string(i) + ".element_type"));
   }
   idle_calls_.push_back(call);
 }
@@ -511,7 +513,9 @@ py::object Function::readResults(strata_runtime_call_t* call) {
   auto get = [&](size_t i) {
     strata_vm_variant_t value;
     check(strata_vm_list_get(outputs, i, &value));
-    return fromVariant(value);
+    return fromVariant(value, i < result_element_types_.size()
+                                  ? result_element_types_[i]
+                                  : std::string());
   };
   if (count == 0) {
     return py::none();

@@ -145,6 +145,8 @@ class Function : public std::enable_shared_from_this<Function> {
   std::string results_;  // result characters
   std::vector<std::string> arg_types_;     // reflection "argN" ("" if none)
   std::vector<std::string> result_types_;  // reflection "resultN"
+  // reflection "resultN.element_type" ("" if none)
+  std::vector<std::string> result_element_types_;
   std::vector<std::pair<std::string, std::string>> attributes_;
   bool has_async_ = false;
   std::vector<strata_runtime_call_t*> idle_calls_;  // guarded by the GIL

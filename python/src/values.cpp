@@ -225,6 +225,20 @@ strata_hal_buffer_view_t* viewFromArray(const py::array& input,
   for (int i = 0; i < ndim; ++i) {
     shape[i] = static_cast<int64_t>(array.shape(i));
   }
+  if (type == STRATA_HAL_ELEMENT_TYPE_FLOAT_32 && tools::isBFloatType(want)) {
+    // numpy has no bf16: a float32 array is rounded into a bf16 copy.
+    py::array_t<float, py::array::c_style | py::array::forcecast> floats(array);
+    py::array_t<uint16_t> bits(std::vector<py::ssize_t>(
+        floats.shape(), floats.shape() + floats.ndim()));
+    const float* in = floats.data();
+    uint16_t* out = bits.mutable_data();
+    for (py::ssize_t i = 0; i < floats.size(); ++i) {
+      out[i] = runtime::bfloatFromFloat(in[i]);
+    }
+    array = bits;
+    dtype = array.dtype();
+    type = STRATA_HAL_ELEMENT_TYPE_BFLOAT_16;
+  }
   if (!want.empty()) {
     // The export's signature, when the compiler recorded it; strata-run's
     // message.
@@ -292,10 +306,15 @@ strata_vm_buffer_t* bufferFromBytes(const py::buffer& bytes) {
 // Results
 //===--------------------------------------------------------------------===//
 
-py::array arrayFromView(const strata_hal_buffer_view_t* view) {
-  strata_hal_element_type_t type = strata_hal_buffer_view_element_type(view);
+py::array arrayFromView(const strata_hal_buffer_view_t* view,
+                        const std::string& recorded) {
+  strata_hal_element_type_t type = tools::recordedElementType(
+      strata_hal_buffer_view_element_type(view), recorded);
+  bool bfloat = type == STRATA_HAL_ELEMENT_TYPE_BFLOAT_16;
   py::dtype dtype;
-  if (!dtypeOf(type, &dtype)) {
+  if (bfloat) {
+    dtype = py::dtype::of<float>();
+  } else if (!dtypeOf(type, &dtype)) {
     const char* name = strata_hal_element_type_name(type);
     raiseError(STRATA_STATUS_UNIMPLEMENTED,
                std::string("a result of element type ") +
@@ -321,6 +340,23 @@ py::array arrayFromView(const strata_hal_buffer_view_t* view) {
     throw py::error_already_set();
   }
   py::array array = py::reinterpret_steal<py::array>(created);
+  if (bfloat) {
+    // Widened exactly, element by element.
+    if (static_cast<size_t>(array.nbytes()) != length * 2) {
+      raiseError(STRATA_STATUS_INTERNAL,
+                 "a bf16 result view of " + std::to_string(length) +
+                     " bytes does not fill its " +
+                     std::to_string(array.nbytes()) + "-byte array");
+    }
+    auto* out = static_cast<float*>(array.mutable_data());
+    const auto* in = static_cast<const uint8_t*>(data);
+    for (size_t i = 0; i < length / 2; ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, in + 2 * i, 2);
+      out[i] = runtime::bfloatToFloat(bits);
+    }
+    return array;
+  }
   if (static_cast<size_t>(array.nbytes()) != length) {
     raiseError(STRATA_STATUS_INTERNAL,
                "a result view of " + std::to_string(length) +
@@ -356,7 +392,8 @@ std::string Ref::typeName() const {
   return ref_ && ref_->type && ref_->type->name ? ref_->type->name : "null";
 }
 
-py::object fromVariant(const strata_vm_variant_t& value) {
+py::object fromVariant(const strata_vm_variant_t& value,
+                       const std::string& recorded) {
   switch (value.type) {
   case STRATA_VM_VALUE_I32: return py::int_(value.value.i32);
   case STRATA_VM_VALUE_I64: return py::int_(value.value.i64);
@@ -369,7 +406,7 @@ py::object fromVariant(const strata_vm_variant_t& value) {
       return py::none();
     }
     if (strata_hal_buffer_view_t* view = strata_hal_buffer_view_from_ref(ref)) {
-      return arrayFromView(view);
+      return arrayFromView(view, recorded);
     }
     if (strata_vm_buffer_t* buffer = strata_vm_buffer_from_ref(ref)) {
       return py::bytes(

@@ -32,6 +32,7 @@ bool dtypeOf(strata_hal_element_type_t type, py::dtype* out_dtype);
 /// the array alive (a reference released with the GIL, or handed to the
 /// interpreter when the last holder is a runtime thread) and the runtime
 /// only reads it. Any other array is copied once into a C-contiguous one.
+/// A float32 array for a bf16 `want` is rounded into a bf16 copy.
 /// An unsupported dtype, or a type ("2x3xf32") that is not `want` (a
 /// reflection type such as "?x3xf32"; "" accepts any), raises
 /// strata.InvalidArgumentError starting with "argument <index> of
@@ -40,9 +41,13 @@ strata_hal_buffer_view_t* viewFromArray(const py::array& array,
                                         const std::string& want, size_t index,
                                         const std::string& function);
 
-/// A new numpy array holding a copy of the view's contents. Needs the GIL
-/// (released around large copies).
-py::array arrayFromView(const strata_hal_buffer_view_t* view);
+/// A new numpy array holding a copy of the view's contents. `recorded` is
+/// the export's "resultN.element_type" reflection ("" if none): a signless
+/// integer view it names unsigned ("ui8") gives an unsigned array. A bf16
+/// view gives a float32 array (numpy has no bf16). Needs the GIL (released
+/// around large copies).
+py::array arrayFromView(const strata_hal_buffer_view_t* view,
+                        const std::string& recorded = "");
 
 /// A vm.buffer holding a copy of a bytes-like object (owned by the
 /// caller). Needs the GIL.
@@ -51,7 +56,9 @@ strata_vm_buffer_t* bufferFromBytes(const py::buffer& bytes);
 /// A result as a Python value: int (i32, i64), float (f32, f64), a numpy
 /// array (buffer view, copied), bytes (vm.buffer, copied), None (null ref)
 /// or strata.Ref (any other ref, retained). Needs the GIL.
-py::object fromVariant(const strata_vm_variant_t& value);
+/// `recorded` as for arrayFromView.
+py::object fromVariant(const strata_vm_variant_t& value,
+                       const std::string& recorded = "");
 
 /// A ref the Python API has no conversion for (a vm.list, a hal.fence...),
 /// held so that it can be passed back into calls.

@@ -165,6 +165,66 @@ def test_an_onnx_model_compiles_from_bytes_and_runs():
                                rtol=1e-3, atol=1e-7)
 
 
+def onnx_model(node, inputs, outputs, initializers=()):
+    onnx = pytest.importorskip("onnx")
+    from onnx import helper
+    graph = helper.make_graph([node], "g", [
+        helper.make_tensor_value_info(n, t, s) for n, t, s in inputs], [
+        helper.make_tensor_value_info(n, t, s) for n, t, s in outputs],
+        list(initializers))
+    return helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17)]).SerializeToString()
+
+
+@needs_compiler
+@needs_kernels
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64])
+def test_unsigned_onnx_tensors_come_back_unsigned(dtype):
+    onnx = pytest.importorskip("onnx")
+    from onnx import helper, numpy_helper
+    elem = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)]
+    top = np.iinfo(dtype).max
+    x = np.array([0, 1, top // 2 + 1, top], dtype)
+    one = numpy_helper.from_array(np.array([1], dtype), "one")
+    vmfb = strata.compile(onnx_model(
+        helper.make_node("Add", ["x", "one"], ["y"]), [("x", elem, [4])],
+        [("y", elem, [4])], [one]))
+    session = strata.Session(vmfb, device="local-sync")
+    assert session["main"].attributes["result0.element_type"] == \
+        "ui%d" % (np.dtype(dtype).itemsize * 8)
+    y = session["main"](x)
+    # Values above the signed range stay positive; Add wraps modulo 2^N.
+    assert y.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(y, x + dtype(1))
+
+
+@needs_compiler
+@needs_kernels
+def test_f16_and_bf16_onnx_tensors_cross_the_boundary():
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    h = np.array([0.5, -1.25, 3.0, 1e-3], np.float16)
+    session = strata.Session(strata.compile(onnx_model(
+        helper.make_node("Mul", ["x", "x"], ["y"]),
+        [("x", TensorProto.FLOAT16, [4])], [("y", TensorProto.FLOAT16, [4])])),
+        device="local-sync")
+    y = session["main"](h)
+    assert y.dtype == np.float16
+    np.testing.assert_allclose(y, h * h, rtol=1e-3)
+    # bf16: numpy has none, so float32 arrays go in (rounded to nearest
+    # even) and come out (widened exactly).
+    session = strata.Session(strata.compile(onnx_model(
+        helper.make_node("Add", ["x", "x"], ["y"]),
+        [("x", TensorProto.BFLOAT16, [4])],
+        [("y", TensorProto.BFLOAT16, [4])])), device="local-sync")
+    f = np.array([1.0, 1.00390625, 1.01171875, -3.1415927], np.float32)
+    y = session["main"](f)
+    assert y.dtype == np.float32
+    # 1.00390625 is halfway between bf16 1.0 and 1.0078125: ties to even.
+    np.testing.assert_array_equal(y, np.array([2.0, 2.0, 2.03125, -6.28125],
+                                              np.float32))
+
+
 @needs_compiler
 def test_onnx_errors_are_compile_errors():
     with pytest.raises(strata.CompileError) as error:

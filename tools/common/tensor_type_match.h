@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "strata/hal/buffer.h"
+
 namespace strata::tools {
 
 /// Whether `got` (dims and element type, "2x3xf32") matches `want`, where a
@@ -49,6 +51,35 @@ inline bool unsignedFitsSignless(const std::string& want,
   std::string signless = got;
   signless.erase(at, 1);
   return tensorTypeMatches(want, signless);
+}
+
+/// The element type a tensor of element type `type` has for the export's
+/// reader, given the reflection entry `recorded` ("resultN.element_type",
+/// "" when the export has none): the unsigned type it names ("ui8") for a
+/// signless integer of its width, whose bytes are the unsigned values
+/// (ONNX's uint8 tensors compile to i8 ones); else `type`.
+inline strata_hal_element_type_t recordedElementType(
+    strata_hal_element_type_t type, const std::string& recorded) {
+  if (recorded.empty()) {
+    return type;
+  }
+  strata_hal_element_type_t named =
+      strata_hal_element_type_parse(recorded.c_str(), recorded.size());
+  if ((named >> 24) == STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED &&
+      (type >> 24) == STRATA_HAL_NUMERICAL_TYPE_INTEGER &&
+      (named & 0xFFu) == (type & 0xFFu)) {
+    return named;
+  }
+  return type;
+}
+
+/// Whether `want` (a recorded argument type, "2x3xbf16") has bf16
+/// elements: such arguments also take f32 data, rounded (numpy has no
+/// bf16), and tools give bf16 results back as f32 where their format has
+/// no bf16 (.npy, numpy).
+inline bool isBFloatType(const std::string& want) {
+  return want.size() >= 4 && want.compare(want.size() - 4, 4, "bf16") == 0 &&
+         (want.size() == 4 || want[want.size() - 5] == 'x');
 }
 
 }  // namespace strata::tools

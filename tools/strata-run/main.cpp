@@ -369,6 +369,30 @@ bool resultTensor(const strata_vm_variant_t& value, HostTensor* out,
   return true;
 }
 
+// Rewrites tensor's f32 elements as bf16 (rounded) or its bf16 elements
+// as f32 (exact): a bf16 argument takes .npy data of f32 (numpy has no
+// bf16), and a bf16 result is written to .npy as f32.
+void convertBFloat(HostTensor* tensor, bool to_bfloat) {
+  uint64_t count = tensor->elementCount();
+  std::vector<uint8_t> data(count * (to_bfloat ? 2 : 4));
+  for (uint64_t i = 0; i < count; ++i) {
+    if (to_bfloat) {
+      float value;
+      std::memcpy(&value, tensor->data.data() + i * 4, 4);
+      uint16_t bits = strata::runtime::bfloatFromFloat(value);
+      std::memcpy(data.data() + i * 2, &bits, 2);
+    } else {
+      uint16_t bits;
+      std::memcpy(&bits, tensor->data.data() + i * 2, 2);
+      float value = strata::runtime::bfloatToFloat(bits);
+      std::memcpy(data.data() + i * 4, &value, 4);
+    }
+  }
+  tensor->data = std::move(data);
+  tensor->element_type = to_bfloat ? STRATA_HAL_ELEMENT_TYPE_BFLOAT_16
+                                   : STRATA_HAL_ELEMENT_TYPE_FLOAT_32;
+}
+
 bool writeWholeFile(const std::string& path, const std::vector<uint8_t>& data,
                     std::string* error) {
   FILE* file = std::fopen(path.c_str(), "wb");
@@ -533,6 +557,10 @@ int run(const Options& options) {
       // shape or element type fails here, naming the argument.
       std::string want = exportAttr(main_module, options.function,
                                     "arg" + std::to_string(i));
+      if (strata::tools::isBFloatType(want) &&
+          tensor.element_type == STRATA_HAL_ELEMENT_TYPE_FLOAT_32) {
+        convertBFloat(&tensor, /*to_bfloat=*/true);
+      }
       std::string got = strata::tools::describeTensorType(tensor.shape,
                                                           tensor.element_type);
       if (!want.empty() && !strata::tools::tensorTypeMatches(want, got)) {
@@ -663,6 +691,13 @@ int run(const Options& options) {
     HostTensor tensor;
     std::string what;
     bool is_tensor = resultTensor(value, &tensor, &what);
+    if (is_tensor) {
+      // An unsigned result the compiler recorded comes back unsigned.
+      tensor.element_type = strata::tools::recordedElementType(
+          tensor.element_type,
+          exportAttr(main_module, options.function,
+                     "result" + std::to_string(i) + ".element_type"));
+    }
     if (target == "-") {
       std::string line =
           value.type != STRATA_VM_VALUE_REF || !is_tensor
@@ -678,6 +713,9 @@ int run(const Options& options) {
     if (!is_tensor) {
       return fail("result " + std::to_string(i) + " is " + what +
                   ", which cannot be written to " + path);
+    }
+    if (tensor.element_type == STRATA_HAL_ELEMENT_TYPE_BFLOAT_16) {
+      convertBFloat(&tensor, /*to_bfloat=*/false);
     }
     if (!strata::tools::writeNpy(tensor, &file, &error) ||
         !writeWholeFile(path, file, &error)) {
@@ -697,7 +735,14 @@ int run(const Options& options) {
     HostTensor tensor;
     std::string what;
     std::string mismatch;
-    if (!resultTensor(value, &tensor, &what)) {
+    bool is_tensor = resultTensor(value, &tensor, &what);
+    if (is_tensor) {
+      tensor.element_type = strata::tools::recordedElementType(
+          tensor.element_type,
+          exportAttr(main_module, options.function,
+                     "result" + std::to_string(i) + ".element_type"));
+    }
+    if (!is_tensor) {
       mismatch = "is " + what + ", which cannot be compared";
     } else if (strata::tools::compareTensors(expected[i], tensor,
                                              options.thresholds, &mismatch)) {

@@ -1,8 +1,8 @@
 // tensor_types.hpp - header-only C++17 helpers for the tensor types of
 // strata/runtime.h: element type names, "2x3xf32" descriptions (the form
-// every tool and message uses), checked element counts and IEEE half
-// conversion. strata-run, the Python module and the service sample share
-// them; they need only the installed headers.
+// every tool and message uses), checked element counts, IEEE half and
+// bf16 conversion. strata-run, the Python module and the service sample
+// share them; they need only the installed headers.
 #ifndef STRATA_TENSOR_TYPES_HPP_
 #define STRATA_TENSOR_TYPES_HPP_
 
@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,25 @@ inline float halfToFloat(uint16_t bits) {
                        static_cast<int>(exponent) - 25);
   }
   return negative ? -value : value;
+}
+
+/// Rounds an f32 to the nearest bf16 (its high half), ties to even; NaN
+/// stays a (quiet) NaN.
+inline uint16_t bfloatFromFloat(float value) {
+  uint32_t u;
+  std::memcpy(&u, &value, sizeof(u));
+  if (std::isnan(value)) {
+    return static_cast<uint16_t>((u >> 16) | 0x40u);
+  }
+  return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+/// Exact widening of a bf16.
+inline float bfloatToFloat(uint16_t bits) {
+  uint32_t u = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &u, sizeof(value));
+  return value;
 }
 
 }  // namespace strata::runtime

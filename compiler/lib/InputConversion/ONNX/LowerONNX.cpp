@@ -509,7 +509,7 @@ struct LowerONNXPass
     for (auto constant :
          llvm::make_early_inc_range(entry.getOps<arith::ConstantOp>())) {
       auto type = dyn_cast<RankedTensorType>(constant.getType());
-      auto value = dyn_cast<DenseIntElementsAttr>(constant.getValue());
+      auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
       if (!type || !value || !type.getElementType().isUnsignedInteger()) {
         continue;
       }

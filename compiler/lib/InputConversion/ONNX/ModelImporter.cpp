@@ -6,6 +6,8 @@
 
 #include "Strata/InputConversion/ONNX/Importer.h"
 
+#include "FlattenGraph.h"
+
 #include "Strata/Dialect/ONNX/IR/ONNXOps.h"
 #include "Strata/Dialect/Util/IR/Reflection.h"
 
@@ -105,9 +107,11 @@ private:
                                       llvm::StringRef what);
   FailureOr<std::string> externalBytes(const TensorProto &proto,
                                        llvm::StringRef what);
-  FailureOr<NamedAttribute> attribute(const ::onnx::AttributeProto &attr,
+  FailureOr<NamedAttribute> attribute(llvm::StringRef name,
+                                      const ::onnx::AttributeProto &attr,
                                       llvm::StringRef node);
-  LogicalResult importGraph(const ::onnx::GraphProto &graph);
+  LogicalResult importGraph(const ::onnx::ModelProto &model,
+                            const ::onnx::GraphProto &graph);
 
   MLIRContext *ctx;
   const sonnx::ImportOptions &options;
@@ -340,10 +344,9 @@ FailureOr<DenseElementsAttr> Importer::tensor(const TensorProto &proto,
 }
 
 FailureOr<NamedAttribute>
-Importer::attribute(const ::onnx::AttributeProto &attr,
+Importer::attribute(llvm::StringRef name, const ::onnx::AttributeProto &attr,
                     llvm::StringRef node) {
-  std::string what =
-      ("attribute '" + attr.name() + "' of node " + node.str());
+  std::string what = ("attribute '" + name + "' of node " + node).str();
   Attribute value;
   switch (attr.type()) {
   case ::onnx::AttributeProto::FLOAT:
@@ -394,10 +397,11 @@ Importer::attribute(const ::onnx::AttributeProto &attr,
         "<unsupported attribute type " + std::to_string(attr.type()) + ">");
     break;
   }
-  return builder.getNamedAttr(attr.name(), value);
+  return builder.getNamedAttr(name, value);
 }
 
-LogicalResult Importer::importGraph(const ::onnx::GraphProto &graph) {
+LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
+                                    const ::onnx::GraphProto &graph) {
   // Initializers are constants; an input that is also an initializer
   // (IR versions before 4 list them in both) is the constant.
   llvm::StringSet<> initializers;
@@ -457,16 +461,31 @@ LogicalResult Importer::importGraph(const ::onnx::GraphProto &graph) {
   names.push_back(builder.getNamedAttr("onnx.graph",
                                        builder.getStringAttr(graph.name())));
   Block *entry = func.addEntryBlock();
+  // Unsigned tensors cross the boundary as signless ones of their width
+  // (the signature says i8 for a uint8 tensor); "argN.element_type" says
+  // what they are, so that tools give the values back unsigned.
+  auto addElementType = [&](const std::string &key, Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (shaped && shaped.getElementType().isUnsignedInteger()) {
+      names.push_back(builder.getNamedAttr(
+          key + ".element_type",
+          builder.getStringAttr(
+              "ui" + std::to_string(
+                         shaped.getElementType().getIntOrFloatBitWidth()))));
+    }
+  };
   for (auto [index, info] : llvm::enumerate(inputs)) {
-    names.push_back(builder.getNamedAttr(
-        "arg" + std::to_string(index) + ".name",
-        builder.getStringAttr(info->name())));
+    std::string key = "arg" + std::to_string(index);
+    names.push_back(builder.getNamedAttr(key + ".name",
+                                         builder.getStringAttr(info->name())));
+    addElementType(key, inputTypes[index]);
     values[info->name()] = entry->getArgument(index);
   }
   for (auto [index, info] : llvm::enumerate(graph.output())) {
-    names.push_back(builder.getNamedAttr(
-        "result" + std::to_string(index) + ".name",
-        builder.getStringAttr(info.name())));
+    std::string key = "result" + std::to_string(index);
+    names.push_back(builder.getNamedAttr(key + ".name",
+                                         builder.getStringAttr(info.name())));
+    addElementType(key, outputTypes[index]);
   }
   // Symbolic dimensions: their names in the reflection ("N,3,224,224"),
   // and two arguments that share a name checked equal at the call.
@@ -532,19 +551,28 @@ LogicalResult Importer::importGraph(const ::onnx::GraphProto &graph) {
         *value);
   }
 
-  for (const ::onnx::NodeProto &node : graph.node()) {
-    std::string nodeName =
-        node.name().empty() ? "'" + node.op_type() + "' (unnamed)"
-                            : "'" + node.name() + "' (" + node.op_type() + ")";
-    auto opset = opsets.find(isDefaultDomain(node.domain()) ? ""
-                                                            : node.domain());
-    if (opset == opsets.end()) {
-      error() << "node " << nodeName << " is in domain '" << node.domain()
-              << "', which the model does not import";
-      return failure();
-    }
+  // Functions inlined, nodes in an order where each reads what is made
+  // before it.
+  llvm::StringSet<> available;
+  for (const auto &entry : values) {
+    available.insert(entry.getKey());
+  }
+  for (const ::onnx::ValueInfoProto &info : graph.input()) {
+    available.insert(info.name());
+  }
+  sonnx::NodeFlattener flattener(model, opsets, fileLoc);
+  if (failed(flattener.init())) {
+    return failure();
+  }
+  FailureOr<std::vector<sonnx::FlatNode>> nodes =
+      flattener.flatten(graph, available);
+  if (failed(nodes)) {
+    return failure();
+  }
+  for (const sonnx::FlatNode &node : *nodes) {
+    std::string nodeName = node.describe();
     SmallVector<Value> operands;
-    for (const std::string &input : node.input()) {
+    for (const std::string &input : node.inputs) {
       if (input.empty()) {
         if (!none) {
           OpBuilder::InsertionGuard guard(builder);
@@ -556,15 +584,15 @@ LogicalResult Importer::importGraph(const ::onnx::GraphProto &graph) {
       }
       auto it = values.find(input);
       if (it == values.end()) {
+        // The flattener checked every read; kept as a guard.
         error() << "node " << nodeName << " reads '" << input
-                << "', which no node, input or initializer before it "
-                   "produces";
+                << "', which no node, input or initializer produces";
         return failure();
       }
       operands.push_back(it->second);
     }
     SmallVector<Type> resultTypes;
-    for (const std::string &output : node.output()) {
+    for (const std::string &output : node.outputs) {
       auto it = declaredTypes.find(output);
       resultTypes.push_back(it == declaredTypes.end() || output.empty()
                                 ? Type(builder.getNoneType())
@@ -572,37 +600,35 @@ LogicalResult Importer::importGraph(const ::onnx::GraphProto &graph) {
     }
     SmallVector<NamedAttribute> attrs;
     llvm::StringSet<> attrNames;
-    for (const ::onnx::AttributeProto &attr : node.attribute()) {
+    for (const auto &[name, attr] : node.attributes) {
       // A dictionary's names are unique and not empty (MLIR asserts it,
       // and a release build would keep either value).
-      if (attr.name().empty()) {
+      if (name.empty()) {
         error() << "node " << nodeName << " has an attribute without a name";
         return failure();
       }
-      if (!attrNames.insert(attr.name()).second) {
-        error() << "node " << nodeName << " has attribute '" << attr.name()
+      if (!attrNames.insert(name).second) {
+        error() << "node " << nodeName << " has attribute '" << name
                 << "' twice";
         return failure();
       }
-      FailureOr<NamedAttribute> named = attribute(attr, nodeName);
+      FailureOr<NamedAttribute> named = attribute(name, *attr, nodeName);
       if (failed(named)) {
         return failure();
       }
       attrs.push_back(*named);
     }
     Location loc =
-        node.name().empty()
+        node.name.empty()
             ? fileLoc
-            : Location(NameLoc::get(builder.getStringAttr(node.name()),
-                                    fileLoc));
+            : Location(NameLoc::get(builder.getStringAttr(node.name), fileLoc));
     auto op = sonnx::NodeOp::create(
-        builder, loc, resultTypes, builder.getStringAttr(node.op_type()),
-        builder.getStringAttr(node.domain()),
-        builder.getI64IntegerAttr(opset->second),
-        node.name().empty() ? StringAttr()
-                            : builder.getStringAttr(node.name()),
+        builder, loc, resultTypes, builder.getStringAttr(node.opType),
+        builder.getStringAttr(node.domain),
+        builder.getI64IntegerAttr(node.opset),
+        node.name.empty() ? StringAttr() : builder.getStringAttr(node.name),
         builder.getDictionaryAttr(attrs), operands);
-    for (auto [index, output] : llvm::enumerate(node.output())) {
+    for (auto [index, output] : llvm::enumerate(node.outputs)) {
       if (!output.empty()) {
         values[output] = op.getResult(index);
       }
@@ -645,7 +671,7 @@ OwningOpRef<ModuleOp> Importer::run(llvm::StringRef bytes) {
   }
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   builder.setInsertionPointToStart(module->getBody());
-  if (failed(importGraph(model.graph()))) {
+  if (failed(importGraph(model, model.graph()))) {
     return nullptr;
   }
   return module;

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""quant_test.py - integer contractions on models made with onnx.helper:
+ConvInteger, MatMulInteger, QLinearConv and QLinearMatMul with int8 and
+uint8 on either side (zero points as constants and as graph inputs), and a
+dynamically quantized convolution (DynamicQuantizeLinear -> ConvInteger on
+its uint8 output and run-time zero point), each compiled, run with
+strata-run and compared exactly with a numpy reference. Prints one line
+per case and `N passed, N failed`."""
+
+import itertools
+import sys
+import tempfile
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+from model_cases import Cases, arguments, model
+
+ONNX_TYPE = {np.int8: TensorProto.INT8, np.uint8: TensorProto.UINT8,
+             np.int32: TensorProto.INT32, np.float32: TensorProto.FLOAT}
+
+
+def vi(name, array):
+    return helper.make_tensor_value_info(name, ONNX_TYPE[array.dtype.type],
+                                         list(array.shape))
+
+
+def conv2d(x, w, pads=(0, 0, 0, 0), strides=(1, 1)):
+    """NCHW x OIHW in int64, group 1."""
+    x = np.pad(x.astype(np.int64), ((0, 0), (0, 0), (pads[0], pads[2]),
+                                    (pads[1], pads[3])))
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    oh = (h - kh) // strides[0] + 1
+    ow = (wd - kw) // strides[1] + 1
+    y = np.zeros((n, o, oh, ow), np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            patch = x[:, :, i * strides[0]:i * strides[0] + kh,
+                      j * strides[1]:j * strides[1] + kw]
+            y[:, :, i, j] = np.einsum("nchw,ochw->no", patch,
+                                      w.astype(np.int64))
+    return y
+
+
+def random_of(rng, dtype, shape):
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max + 1, shape).astype(dtype)
+
+
+def requantize(acc, scale, zp):
+    info = np.iinfo(zp.dtype)
+    y = np.round(acc.astype(np.float64) * scale) + int(zp)
+    return np.clip(y, info.min, info.max).astype(zp.dtype)
+
+
+def run(cases):
+    rng = np.random.default_rng(11)
+    kinds = [np.int8, np.uint8]
+    for xt, wt in itertools.product(kinds, kinds):
+        tag = "%s x %s" % (np.dtype(xt).name, np.dtype(wt).name)
+        # MatMulInteger: A 3x5, B 5x4, zero points as inputs.
+        a = random_of(rng, xt, (3, 5))
+        b = random_of(rng, wt, (5, 4))
+        azp = np.array(xt(3))
+        bzp = np.array(wt(5))
+        ref = ((a.astype(np.int64) - int(azp)) @
+               (b.astype(np.int64) - int(bzp))).astype(np.int32)
+        cases.run_model("MatMulInteger " + tag, model(
+            [helper.make_node("MatMulInteger", ["a", "b", "azp", "bzp"],
+                              ["y"])],
+            [vi("a", a), vi("b", b), vi("azp", azp), vi("bzp", bzp)],
+            [vi("y", ref)]), [a, b, azp, bzp], [ref])
+        # ConvInteger: x 1x2x5x5, w 3x2x3x3 a constant, pads 1.
+        x = random_of(rng, xt, (1, 2, 5, 5))
+        w = random_of(rng, wt, (3, 2, 3, 3))
+        xzp = np.array(xt(7))
+        wzp = np.array(wt(2))
+        ref = conv2d(x.astype(np.int64) - int(xzp),
+                     w.astype(np.int64) - int(wzp),
+                     pads=(1, 1, 1, 1)).astype(np.int32)
+        cases.run_model("ConvInteger " + tag, model(
+            [helper.make_node("ConvInteger", ["x", "w", "xzp", "wzp"], ["y"],
+                              pads=[1, 1, 1, 1])],
+            [vi("x", x), vi("xzp", xzp)], [vi("y", ref)],
+            [numpy_helper.from_array(w, "w"),
+             numpy_helper.from_array(wzp, "wzp")]), [x, xzp], [ref])
+        # QLinearMatMul / QLinearConv with y of the other type.
+        yt = wt
+        sa, sb, sy = np.float32(0.02), np.float32(0.03), np.float32(0.05)
+        yzp = np.array(yt(4))
+        acc = ((a.astype(np.int64) - int(azp)) @
+               (b.astype(np.int64) - int(bzp)))
+        ref = requantize(acc, np.float64(sa) * np.float64(sb) /
+                         np.float64(sy), yzp)
+        inits = [numpy_helper.from_array(np.array(v, np.float32), n)
+                 for v, n in [(sa, "sa"), (sb, "sb"), (sy, "sy")]]
+        inits += [numpy_helper.from_array(azp, "azp"),
+                  numpy_helper.from_array(bzp, "bzp"),
+                  numpy_helper.from_array(yzp, "yzp")]
+        cases.run_model("QLinearMatMul " + tag, model(
+            [helper.make_node("QLinearMatMul",
+                              ["a", "sa", "azp", "b", "sb", "bzp", "sy",
+                               "yzp"], ["y"])],
+            [vi("a", a), vi("b", b)], [vi("y", ref)], inits), [a, b], [ref],
+            rtol=0, atol=0)
+        bias = rng.integers(-500, 500, (3,)).astype(np.int32)
+        acc = conv2d(x.astype(np.int64) - int(xzp),
+                     w.astype(np.int64) - int(wzp), strides=(2, 2)) + \
+            bias.reshape(1, 3, 1, 1)
+        ref = requantize(acc, np.float64(sa) * np.float64(sb) /
+                         np.float64(sy), yzp)
+        inits = [numpy_helper.from_array(np.array(v, np.float32), n)
+                 for v, n in [(sa, "sa"), (sb, "sb"), (sy, "sy")]]
+        inits += [numpy_helper.from_array(xzp, "xzp"),
+                  numpy_helper.from_array(wzp, "wzp"),
+                  numpy_helper.from_array(yzp, "yzp"),
+                  numpy_helper.from_array(w, "w"),
+                  numpy_helper.from_array(bias, "bias")]
+        cases.run_model("QLinearConv " + tag, model(
+            [helper.make_node("QLinearConv",
+                              ["x", "sa", "xzp", "w", "sb", "wzp", "sy",
+                               "yzp", "bias"], ["y"], strides=[2, 2])],
+            [vi("x", x)], [vi("y", ref)], inits), [x], [ref], rtol=0, atol=0)
+
+    # uint8 data and weights without an x zero point, the weight's zero
+    # points per output channel (a uint8 vector initializer).
+    x = random_of(rng, np.uint8, (1, 2, 4, 4))
+    w = random_of(rng, np.uint8, (3, 2, 2, 2))
+    wzp = np.array([0, 128, 255], np.uint8)
+    ref = conv2d(x, w.astype(np.int64) - wzp.reshape(3, 1, 1, 1).astype(
+        np.int64)).astype(np.int32)
+    cases.run_model("ConvInteger uint8 with per-channel weight zero points",
+                    model([helper.make_node("ConvInteger",
+                                            ["x", "w", "", "wzp"], ["y"])],
+                          [vi("x", x)], [vi("y", ref)],
+                          [numpy_helper.from_array(w, "w"),
+                           numpy_helper.from_array(wzp, "wzp")]),
+                    [x], [ref])
+
+    # A dynamically quantized convolution, as onnxruntime's quantizer
+    # writes it: DynamicQuantizeLinear's uint8 output and zero point (run
+    # time values) into ConvInteger with an int8 or uint8 weight.
+    for wt in kinds:
+        x = rng.standard_normal((1, 3, 6, 6)).astype(np.float32)
+        w = random_of(rng, wt, (4, 3, 3, 3))
+        wzp = np.array(wt(1))
+        w_scale = np.float32(0.01)
+        lo, hi = min(0.0, float(x.min())), max(0.0, float(x.max()))
+        scale = np.float32((hi - lo) / 255.0)
+        zp = np.uint8(np.clip(np.round(np.float32(-lo) / scale), 0, 255))
+        q = np.clip(np.round(x / scale) + zp, 0, 255).astype(np.uint8)
+        acc = conv2d(q.astype(np.int64) - int(zp),
+                     w.astype(np.int64) - int(wzp), pads=(1, 1, 1, 1))
+        ref = (acc.astype(np.float32) * (scale * w_scale)).astype(np.float32)
+        nodes = [
+            helper.make_node("DynamicQuantizeLinear", ["x"],
+                             ["q", "q_scale", "q_zp"], name="dql"),
+            helper.make_node("ConvInteger", ["q", "w", "q_zp", "wzp"],
+                             ["acc"], name="conv", pads=[1, 1, 1, 1]),
+            helper.make_node("Cast", ["acc"], ["accf"], to=TensorProto.FLOAT),
+            helper.make_node("Mul", ["q_scale", "w_scale"], ["s"]),
+            helper.make_node("Mul", ["accf", "s"], ["y"]),
+        ]
+        cases.run_model(
+            "DynamicQuantizeLinear -> ConvInteger (%s weight)" %
+            np.dtype(wt).name, model(
+                nodes, [vi("x", x)], [vi("y", ref)],
+                [numpy_helper.from_array(w, "w"),
+                 numpy_helper.from_array(wzp, "wzp"),
+                 numpy_helper.from_array(np.array(w_scale), "w_scale")]),
+            [x], [ref], rtol=1e-5, atol=1e-5)
+    return cases.summary()
+
+
+def main():
+    args = arguments(__doc__)
+    with tempfile.TemporaryDirectory() as work:
+        return run(Cases(args, work))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
