@@ -98,10 +98,32 @@ class Cases:
                    'onnx.node "Gemm"' in imported.stdout and
                    'node_name = "dense"' in imported.stdout,
                    imported.stderr.strip())
-        # The same model without the flag: the batch is dynamic.
-        self.expect_error("a dynamic batch names --input-shape", path,
-                          "fix the graph inputs' dimensions with "
-                          "--input-shape=NAME=DIMS")
+        # The same model without the flag: the batch stays dynamic, one
+        # module for every batch, its name in the reflection.
+        dynamic = os.path.join(w, "tiny_dynamic.vmfb")
+        result = self.compile(path, "-o", dynamic)
+        self.check("a dynamic batch compiles without --input-shape",
+                   result.returncode == 0, result.stderr.strip())
+        if result.returncode == 0:
+            for rows in (1, 3):
+                x = np.arange(rows * 4, dtype=np.float32).reshape(rows, 4)
+                np.save(os.path.join(w, "xd.npy"), x)
+                run = subprocess.run(
+                    [self.args.strata_run, "--module=" + dynamic,
+                     "--input=@" + os.path.join(w, "xd.npy"),
+                     "--output=@" + os.path.join(w, "yd.npy")],
+                    capture_output=True, text=True, timeout=60)
+                expected = x @ (np.arange(12, dtype=np.float32)
+                                .reshape(3, 4) / 10.0).T + \
+                    np.array([1, 2, 3], np.float32)
+                ok = run.returncode == 0 and np.allclose(
+                    np.load(os.path.join(w, "yd.npy")), expected, rtol=1e-6)
+                self.check("the dynamic-batch module runs %d rows" % rows, ok,
+                           run.stderr.strip())
+            dump = subprocess.run([self.args.strata_dump, dynamic],
+                                  capture_output=True, text=True, timeout=60)
+            self.check("reflection names the symbolic batch",
+                       "arg0.dims = N,4" in dump.stdout, dump.stdout[-800:])
         self.expect_error("--input-shape of an unknown input", path,
                           "--input-shape names 'nope', which is not an input "
                           "of the graph (its inputs: 'features')",
@@ -167,9 +189,20 @@ class Cases:
         reshape = os.path.join(w, "reshape.onnx")
         onnx.save(helper.make_model(
             graph, opset_imports=[helper.make_opsetid("", 17)]), reshape)
-        self.expect_error("a data-dependent shape names the input", reshape,
+        result = self.compile(reshape, "-o", os.path.join(w, "reshape.vmfb"))
+        self.check("a shape given as data at run time compiles",
+                   result.returncode == 0, result.stderr.strip())
+        # A shape of floats names the input.
+        sf = helper.make_tensor_value_info("s", TensorProto.FLOAT, [2])
+        graph = helper.make_graph(
+            [helper.make_node("Reshape", ["x", "s"], ["z"], name="r")],
+            "g", [x, sf], [z])
+        onnx.save(helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", 17)]), reshape)
+        self.expect_error("a shape that is not integers names the input",
+                          reshape,
                           "onnx node 'r' (Reshape, opset 17): input 1 (shape) "
-                          "must be an integer tensor known at compile time")
+                          "must be an integer tensor of rank 0 or 1")
         # A node's attributes are a dictionary: names are unique and not
         # empty (MLIR asserts both; a release build kept either value).
         for case, names, text in [
