@@ -544,33 +544,8 @@ Value mlir::strata::onnx::reshape(OpBuilder &b, Location loc, Value input,
   if (attr && resultType.getNumElements() == type.getNumElements()) {
     return constant(b, loc, attr.reshape(resultType));
   }
-  Value flat = input;
-  int64_t count = type.getNumElements();
-  auto flatType = RankedTensorType::get({count}, type.getElementType());
-  if (type.getRank() == 0) {
-    flat = tensor::ExpandShapeOp::create(b, loc, flatType, input,
-                                         ArrayRef<ReassociationIndices>{});
-  } else if (type.getRank() > 1) {
-    ReassociationIndices all;
-    for (int64_t i = 0; i < type.getRank(); ++i) {
-      all.push_back(i);
-    }
-    flat = tensor::CollapseShapeOp::create(b, loc, flatType, input,
-                                           ArrayRef<ReassociationIndices>{all});
-  }
-  if (shape.size() == 1) {
-    return flat;
-  }
-  if (shape.empty()) {
-    return tensor::CollapseShapeOp::create(b, loc, resultType, flat,
-                                           ArrayRef<ReassociationIndices>{});
-  }
-  ReassociationIndices all;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    all.push_back(i);
-  }
-  return tensor::ExpandShapeOp::create(b, loc, resultType, flat,
-                                       ArrayRef<ReassociationIndices>{all});
+  return viewAs(b, loc, input, resultType,
+                getAsIndexOpFoldResult(b.getContext(), shape));
 }
 
 Value mlir::strata::onnx::transpose(OpBuilder &b, Location loc, Value input,

@@ -317,25 +317,11 @@ Value mlir::strata::onnx::hostVector(OpBuilder &b, Location loc,
 // Reshapes to dynamic sizes
 //===----------------------------------------------------------------------===//
 
-Value mlir::strata::onnx::reshapeTo(OpBuilder &b, Location loc, Value input,
-                                    ArrayRef<OpFoldResult> sizes) {
+Value mlir::strata::onnx::viewAs(OpBuilder &b, Location loc, Value input,
+                                 RankedTensorType resultType,
+                                 ArrayRef<OpFoldResult> sizes) {
   auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> shape = staticShapeOf(sizes);
-  if (type.hasStaticShape() &&
-      !llvm::is_contained(shape, ShapedType::kDynamic)) {
-    return reshape(b, loc, input, shape);
-  }
-  auto resultType = RankedTensorType::get(shape, type.getElementType());
-  if (type == resultType && type.getNumDynamicDims() <= 1) {
-    // One dynamic dimension, in the same place, with the same static ones:
-    // the element count decides it, and the node checked that.
-    return input;
-  }
-  // Host vectors keep their elements (Unsqueeze of a Gather of a Shape).
-  if (std::optional<SmallVector<OpFoldResult>> elements = hostElements(input);
-      elements && resultType.hasStaticShape() && resultType.getRank() <= 1) {
-    return hostVector(b, loc, resultType, *elements);
-  }
+  SmallVector<int64_t> shape(resultType.getShape());
   Value flat = input;
   // A dynamic result needs a dynamic flat size (expand_shape's rule).
   bool dynamicResult = !resultType.hasStaticShape();
@@ -374,6 +360,28 @@ Value mlir::strata::onnx::reshapeTo(OpBuilder &b, Location loc, Value input,
   }
   return tensor::ExpandShapeOp::create(
       b, loc, resultType, flat, ArrayRef<ReassociationIndices>{all}, sizes);
+}
+
+Value mlir::strata::onnx::reshapeTo(OpBuilder &b, Location loc, Value input,
+                                    ArrayRef<OpFoldResult> sizes) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape = staticShapeOf(sizes);
+  if (type.hasStaticShape() &&
+      !llvm::is_contained(shape, ShapedType::kDynamic)) {
+    return reshape(b, loc, input, shape);
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (type == resultType && type.getNumDynamicDims() <= 1) {
+    // One dynamic dimension, in the same place, with the same static ones:
+    // the element count decides it, and the node checked that.
+    return input;
+  }
+  // Host vectors keep their elements (Unsqueeze of a Gather of a Shape).
+  if (std::optional<SmallVector<OpFoldResult>> elements = hostElements(input);
+      elements && resultType.hasStaticShape() && resultType.getRank() <= 1) {
+    return hostVector(b, loc, resultType, *elements);
+  }
+  return viewAs(b, loc, input, resultType, sizes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -445,19 +453,6 @@ FailureOr<SmallVector<OpFoldResult>> Node::hostInts(unsigned i,
     }
   }
   return sizes;
-}
-
-FailureOr<OpFoldResult> Node::hostInt(unsigned i, llvm::StringRef what) {
-  FailureOr<SmallVector<OpFoldResult>> values = hostInts(i, what);
-  if (failed(values)) {
-    return failure();
-  }
-  if (values->size() != 1) {
-    return fail("input " + llvm::Twine(i) + " (" + what +
-                ") must hold one value; it holds " +
-                llvm::Twine(values->size()));
-  }
-  return values->front();
 }
 
 void Node::check(Value ok, const llvm::Twine &message) {

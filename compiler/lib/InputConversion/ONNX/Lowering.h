@@ -111,8 +111,6 @@ public:
   /// with a static length of at most kHostElements.
   FailureOr<SmallVector<OpFoldResult>> hostInts(unsigned i,
                                                 llvm::StringRef what);
-  /// Input `i` as one host integer (hostInts of a single element).
-  FailureOr<OpFoldResult> hostInt(unsigned i, llvm::StringRef what);
   /// Asserts `ok` (an i1) at run time: a call where it is false fails with
   /// "onnx node <node>: <message>". Nothing is emitted when `ok` folded to
   /// true.
@@ -366,6 +364,11 @@ Value hostVector(OpBuilder &b, Location loc, RankedTensorType type,
 /// attribute).
 Value hostScalar(OpBuilder &b, Location loc, Type type, OpFoldResult element);
 
+/// `input` (row-major) viewed as `resultType`, whose dynamic dimensions are
+/// `sizes`' values: a collapse to 1-D and an expand, which the host lowers
+/// to a new buffer view. The element counts must agree (the callers check).
+Value viewAs(OpBuilder &b, Location loc, Value input,
+             RankedTensorType resultType, ArrayRef<OpFoldResult> sizes);
 /// A reshape of `input` to `sizes`, which may be dynamic: a view of the
 /// same row-major buffer (collapse to 1-D, expand to `sizes`; the static
 /// form is `reshape`).

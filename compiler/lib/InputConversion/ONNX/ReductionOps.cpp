@@ -87,7 +87,6 @@ Value reduceKeep(OpBuilder &b, Location loc, Value input,
                  ArrayRef<int64_t> axes, Type accType, Reduction kind,
                  bool isUnsigned,
                  function_ref<Value(OpBuilder &, Location, Value)> pre) {
-  auto type = cast<RankedTensorType>(input.getType());
   double initValue = 0;
   Value init;
   switch (kind) {
@@ -136,7 +135,6 @@ Value reduceKeep(OpBuilder &b, Location loc, Value input,
           return add(nb, l, acc, x);
         }
       });
-  (void)type;
   return reshapeTo(b, loc, reduced, reducedSizes(b, loc, input, axes, true));
 }
 

@@ -806,6 +806,24 @@ Value normalizeIndex(OpBuilder &b, Location loc, Value value, int64_t dim) {
   return arith::SelectOp::create(b, loc, negative, wrapped, index);
 }
 
+/// Gather's constant indices (input 1) normalized for an axis of `dim`
+/// (negative ones count from the end); fails naming one out of range.
+FailureOr<SmallVector<int64_t>> constantIndices(Node &n, int64_t dim) {
+  SmallVector<int64_t> values;
+  for (const APInt &v : n.constant(1).getValues<APInt>()) {
+    int64_t index = v.getSExtValue();
+    if (index < 0) {
+      index += dim;
+    }
+    if (index < 0 || index >= dim) {
+      return n.fail("index " + llvm::Twine(v.getSExtValue()) +
+                    " is out of range for a dimension of " + llvm::Twine(dim));
+    }
+    values.push_back(index);
+  }
+  return values;
+}
+
 /// Gather of dynamic data or indices: a generic sized by both, its indices
 /// normalized against the axis's size, a push constant when dynamic.
 LogicalResult lowerDynamicGather(Node &n, int64_t axis) {
@@ -872,21 +890,16 @@ LogicalResult lowerGather(Node &n) {
   }
   // A host vector (a shape) gathered by constant indices keeps its
   // elements: Gather(Shape(x), 0) is x's first dimension.
-  if (std::optional<SmallVector<OpFoldResult>> elements = hostElements(n.in(0));
-      elements && rank == 1 && n.constant(1) && isComputedHostVector(n.in(0))) {
+  if (rank == 1 && n.constant(1) && isComputedHostVector(n.in(0))) {
+    SmallVector<OpFoldResult> elements = *hostElements(n.in(0));
+    FailureOr<SmallVector<int64_t>> indices =
+        constantIndices(n, elements.size());
+    if (failed(indices)) {
+      return failure();
+    }
     SmallVector<OpFoldResult> picked;
-    int64_t dim = elements->size();
-    for (const APInt &v : n.constant(1).getValues<APInt>()) {
-      int64_t index = v.getSExtValue();
-      if (index < 0) {
-        index += dim;
-      }
-      if (index < 0 || index >= dim) {
-        return n.fail("index " + llvm::Twine(v.getSExtValue()) +
-                      " is out of range for a dimension of " +
-                      llvm::Twine(dim));
-      }
-      picked.push_back((*elements)[index]);
+    for (int64_t index : *indices) {
+      picked.push_back(elements[index]);
     }
     return n.replace(hostVector(n.b, n.loc,
                                 RankedTensorType::get(n.shape(1), n.elem(0)),
@@ -906,20 +919,12 @@ LogicalResult lowerGather(Node &n) {
   }
   auto type = RankedTensorType::get(shape, n.elem(0));
   int64_t indexRank = indices.size();
-  if (DenseElementsAttr constIndices = n.constant(1)) {
-    SmallVector<int64_t> values;
-    for (const APInt &v : constIndices.getValues<APInt>()) {
-      int64_t index = v.getSExtValue();
-      if (index < 0) {
-        index += dim;
-      }
-      if (index < 0 || index >= dim) {
-        return n.fail("index " + llvm::Twine(v.getSExtValue()) +
-                      " is out of range for a dimension of " +
-                      llvm::Twine(dim));
-      }
-      values.push_back(index);
+  if (n.constant(1)) {
+    FailureOr<SmallVector<int64_t>> normalized = constantIndices(n, dim);
+    if (failed(normalized)) {
+      return failure();
     }
+    SmallVector<int64_t> values = *normalized;
     DenseElementsAttr source = n.constant(0);
     if (source && type.getNumElements() <= kFoldLimit) {
       SmallVector<int64_t> strides = stridesOf(data);
