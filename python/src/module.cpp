@@ -69,16 +69,47 @@ PYBIND11_MODULE(_strata, m) {
         return "<strata.Ref " + ref.typeName() + ">";
       });
 
+  py::class_<Tensor>(
+      m, "Tensor",
+      "A tensor that stays in the runtime: a call made with tensors=True "
+      "returns its results as Tensors, and a Tensor passed as an argument "
+      "goes into the call without a copy. strata.Tensor(array) wraps a "
+      "numpy array (no copy; the runtime only reads it).")
+      .def(py::init<const py::array&>(), py::arg("array"))
+      .def_property_readonly("shape", &Tensor::shape)
+      .def_property_readonly("element_type", &Tensor::elementType,
+                             "\"f32\", \"ui8\", \"bf16\"...")
+      .def_property_readonly("nbytes", &Tensor::byteLength)
+      .def("numpy", &Tensor::numpy,
+           "A new numpy array holding a copy of the contents.")
+      .def(
+          "__array__",
+          [](const Tensor& tensor, const py::object& dtype) {
+            py::array array = tensor.numpy();
+            if (dtype.is_none()) {
+              return array;
+            }
+            return py::array(array.attr("astype")(dtype));
+          },
+          py::arg("dtype") = py::none())
+      .def("__repr__", [](const Tensor& tensor) {
+        return "<strata.Tensor " + tensor.typeText() + ">";
+      });
+
   py::class_<Function, std::shared_ptr<Function>>(
       m, "Function",
       "One function of a session: call it with numpy arrays and Python "
       "numbers.")
-      .def("__call__", &Function::call,
+      .def("__call__", &Function::call, py::arg("tensors") = false,
            "Calls the function and returns its result (a tuple for several, "
-           "None for none). The GIL is released while it runs.")
+           "None for none). The GIL is released while it runs. "
+           "tensors=True returns tensor results as strata.Tensor (kept in "
+           "the runtime, no copy) instead of numpy arrays.")
       .def("call_async", &Function::callAsync, py::arg("wait") = py::none(),
+           py::arg("tensors") = false,
            "Starts the call; returns a concurrent.futures.Future of its "
-           "results. wait: a strata.Fence to wait for first.")
+           "results. wait: a strata.Fence to wait for first. tensors as for "
+           "calls.")
       .def_property_readonly("name", &Function::name)
       .def_property_readonly("full_name", &Function::fullName)
       .def_property_readonly("calling_convention", &Function::callingConvention)

@@ -9,6 +9,7 @@
 
 #include "calling_convention.h"
 #include "errors.h"
+#include "tensor_type_match.h"
 #include "values.h"
 
 namespace strata::python {
@@ -282,6 +283,7 @@ struct Function::AsyncCall {
   std::shared_ptr<Function> function;
   strata_runtime_call_t* call;
   py::object future;
+  bool tensors = false;
 };
 
 Function::Function(std::shared_ptr<Instance> instance,
@@ -457,10 +459,15 @@ void Function::pushArguments(strata_runtime_call_t* call,
       check(strata_runtime_call_push_f64(call, real));
       break;
     default: {
-      // A ref: arrays become buffer views; strata.Ref, bytes (vm.buffer)
-      // and None (a null ref) go into the argument list as they are.
+      // A ref: arrays become buffer views; strata.Tensor, strata.Ref,
+      // bytes (vm.buffer) and None (a null ref) go into the argument list as
+      // they are.
       if (py::isinstance<py::array>(value)) {
         pushArray(call, i, py::reinterpret_borrow<py::array>(value));
+        break;
+      }
+      if (py::isinstance<Tensor>(value)) {
+        pushTensor(call, i, value.cast<Tensor&>());
         break;
       }
       strata_vm_list_t* inputs = strata_runtime_call_inputs(call);
@@ -507,15 +514,32 @@ void Function::pushArray(strata_runtime_call_t* call, size_t i,
   check(status);
 }
 
-py::object Function::readResults(strata_runtime_call_t* call) {
+void Function::pushTensor(strata_runtime_call_t* call, size_t i,
+                          const Tensor& tensor) {
+  const std::string& want = arg_types_[i];
+  if (!want.empty()) {
+    std::string got = tensor.typeText();
+    if (!tools::tensorTypeMatches(want, got) &&
+        !tools::unsignedFitsSignless(want, got)) {
+      raiseError(STRATA_STATUS_INVALID_ARGUMENT,
+                 "argument " + std::to_string(i) + " of " + full_name_ +
+                     " is a " + want + " tensor, not " + got);
+    }
+  }
+  check(strata_runtime_call_push_buffer_view(call, tensor.get()));
+}
+
+py::object Function::readResults(strata_runtime_call_t* call, bool tensors) {
   strata_vm_list_t* outputs = strata_runtime_call_outputs(call);
   size_t count = strata_vm_list_size(outputs);
   auto get = [&](size_t i) {
     strata_vm_variant_t value;
     check(strata_vm_list_get(outputs, i, &value));
-    return fromVariant(value, i < result_element_types_.size()
-                                  ? result_element_types_[i]
-                                  : std::string());
+    return fromVariant(value,
+                       i < result_element_types_.size()
+                           ? result_element_types_[i]
+                           : std::string(),
+                       tensors);
   };
   if (count == 0) {
     return py::none();
@@ -530,7 +554,7 @@ py::object Function::readResults(strata_runtime_call_t* call) {
   return out;
 }
 
-py::object Function::call(const py::args& args) {
+py::object Function::call(const py::args& args, bool tensors) {
   releaseDeferredReferences();
   strata_runtime_call_t* call = takeCall();
   struct Return {
@@ -545,16 +569,18 @@ py::object Function::call(const py::args& args) {
     status = strata_runtime_call_invoke(call);
   }
   check(status);
-  return readResults(call);
+  return readResults(call, tensors);
 }
 
-py::object Function::callAsync(const py::args& args, const py::object& wait) {
+py::object Function::callAsync(const py::args& args, const py::object& wait,
+                               bool tensors) {
   releaseDeferredReferences();
   Fence* wait_fence = wait.is_none() ? nullptr : wait.cast<Fence*>();
   strata_runtime_call_t* call = takeCall();
   auto op = std::make_unique<AsyncCall>();
   op->function = shared_from_this();
   op->call = call;
+  op->tensors = tensors;
   strata_status_t status = nullptr;
   try {
     pushArguments(call, args);
@@ -594,7 +620,7 @@ void Function::onAsyncDone(void* user, strata_runtime_call_t* call,
       error = exceptionFromStatus(status);
     } else {
       try {
-        result = op->function->readResults(call);
+        result = op->function->readResults(call, op->tensors);
       } catch (py::error_already_set& e) {
         error = e.value();
       }

@@ -23,6 +23,8 @@ namespace strata::python {
 
 namespace py = pybind11;
 
+class Tensor;
+
 /// strata.Instance: a VM instance and its device ("local-task" or
 /// "local-sync"), shared by the sessions made from it. The loop thread on
 /// which asynchronous calls complete starts with the first such call.
@@ -105,11 +107,14 @@ class Function : public std::enable_shared_from_this<Function> {
   ~Function();
 
   /// Calls the function and blocks (without the GIL) until it returns.
-  py::object call(const py::args& args);
+  /// tensors: tensor results come back as strata.Tensor (no copy) instead
+  /// of numpy arrays.
+  py::object call(const py::args& args, bool tensors);
   /// Starts the call and returns a concurrent.futures.Future of its
   /// results, resolved on the instance's loop thread. wait: a Fence the
-  /// call's work waits for, or None.
-  py::object callAsync(const py::args& args, const py::object& wait);
+  /// call's work waits for, or None. tensors as for call.
+  py::object callAsync(const py::args& args, const py::object& wait,
+                       bool tensors);
 
   const std::string& name() const { return name_; }
   const std::string& fullName() const { return full_name_; }
@@ -130,7 +135,8 @@ class Function : public std::enable_shared_from_this<Function> {
   void returnCall(strata_runtime_call_t* call);
   void pushArguments(strata_runtime_call_t* call, const py::args& args);
   void pushArray(strata_runtime_call_t* call, size_t i, const py::array& array);
-  py::object readResults(strata_runtime_call_t* call);
+  void pushTensor(strata_runtime_call_t* call, size_t i, const Tensor& tensor);
+  py::object readResults(strata_runtime_call_t* call, bool tensors);
   std::string attribute(const std::string& key) const;
   std::string typeOf(char kind, const std::string& reflected) const;
   [[noreturn]] void raiseArgument(size_t i, const std::string& want,

@@ -392,8 +392,54 @@ std::string Ref::typeName() const {
   return ref_ && ref_->type && ref_->type->name ? ref_->type->name : "null";
 }
 
+Tensor::Tensor(strata_hal_buffer_view_t* view, std::string recorded)
+    : view_(view), recorded_(std::move(recorded)) {
+  strata_vm_ref_retain(strata_hal_buffer_view_as_ref(view));
+}
+
+Tensor::Tensor(const py::array& array)
+    : view_(viewFromArray(array, "", 0, "strata.Tensor")) {}
+
+Tensor::~Tensor() {
+  strata_hal_buffer_view_release(view_);
+}
+
+py::tuple Tensor::shape() const {
+  size_t rank = strata_hal_buffer_view_rank(view_);
+  const int64_t* dims = strata_hal_buffer_view_shape(view_);
+  py::tuple out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    out[i] = py::int_(dims[i]);
+  }
+  return out;
+}
+
+std::string Tensor::elementType() const {
+  strata_hal_element_type_t type = tools::recordedElementType(
+      strata_hal_buffer_view_element_type(view_), recorded_);
+  return runtime::elementTypeName(type);
+}
+
+std::string Tensor::typeText() const {
+  strata_hal_element_type_t type = tools::recordedElementType(
+      strata_hal_buffer_view_element_type(view_), recorded_);
+  return runtime::describeTensorType(strata_hal_buffer_view_shape(view_),
+                                     strata_hal_buffer_view_rank(view_), type);
+}
+
+size_t Tensor::byteLength() const {
+  const void* data = nullptr;
+  size_t length = 0;
+  check(strata_runtime_buffer_view_data(view_, &data, &length));
+  return length;
+}
+
+py::array Tensor::numpy() const {
+  return arrayFromView(view_, recorded_);
+}
+
 py::object fromVariant(const strata_vm_variant_t& value,
-                       const std::string& recorded) {
+                       const std::string& recorded, bool tensors) {
   switch (value.type) {
   case STRATA_VM_VALUE_I32: return py::int_(value.value.i32);
   case STRATA_VM_VALUE_I64: return py::int_(value.value.i64);
@@ -406,6 +452,10 @@ py::object fromVariant(const strata_vm_variant_t& value,
       return py::none();
     }
     if (strata_hal_buffer_view_t* view = strata_hal_buffer_view_from_ref(ref)) {
+      if (tensors) {
+        return py::cast(new Tensor(view, recorded),
+                        py::return_value_policy::take_ownership);
+      }
       return arrayFromView(view, recorded);
     }
     if (strata_vm_buffer_t* buffer = strata_vm_buffer_from_ref(ref)) {

@@ -54,11 +54,44 @@ py::array arrayFromView(const strata_hal_buffer_view_t* view,
 strata_vm_buffer_t* bufferFromBytes(const py::buffer& bytes);
 
 /// A result as a Python value: int (i32, i64), float (f32, f64), a numpy
-/// array (buffer view, copied), bytes (vm.buffer, copied), None (null ref)
-/// or strata.Ref (any other ref, retained). Needs the GIL.
+/// array (buffer view, copied; a strata.Tensor holding the view instead
+/// when `tensors`), bytes (vm.buffer, copied), None (null ref) or
+/// strata.Ref (any other ref, retained). Needs the GIL.
 /// `recorded` as for arrayFromView.
 py::object fromVariant(const strata_vm_variant_t& value,
-                       const std::string& recorded = "");
+                       const std::string& recorded = "", bool tensors = false);
+
+/// strata.Tensor: a tensor that stays in the runtime. A call made with
+/// tensors=True returns its results as Tensors, and a Tensor passed as an
+/// argument goes into the call as it is, so one call's results feed the
+/// next without a copy (a decoder's key/value cache stays in the runtime
+/// between tokens). numpy() copies the contents out. Built from a numpy
+/// array, a Tensor wraps it without copying (as arguments do) and keeps it
+/// alive; the runtime only reads it.
+class Tensor {
+ public:
+  /// Retains view. `recorded` as for arrayFromView.
+  Tensor(strata_hal_buffer_view_t* view, std::string recorded);
+  /// Wraps array (viewFromArray with no expected type).
+  explicit Tensor(const py::array& array);
+  Tensor(const Tensor&) = delete;
+  Tensor& operator=(const Tensor&) = delete;
+  ~Tensor();
+  strata_hal_buffer_view_t* get() const { return view_; }
+  /// The view's dimensions.
+  py::tuple shape() const;
+  /// The element type as the signature spells it ("f32", "ui8", "bf16").
+  std::string elementType() const;
+  /// "1x4x9x64xf32", as arguments are matched against signatures.
+  std::string typeText() const;
+  size_t byteLength() const;
+  /// A new numpy array holding a copy of the contents (arrayFromView).
+  py::array numpy() const;
+
+ private:
+  strata_hal_buffer_view_t* view_;
+  std::string recorded_;
+};
 
 /// A ref the Python API has no conversion for (a vm.list, a hal.fence...),
 /// held so that it can be passed back into calls.

@@ -8,10 +8,15 @@
     y = await session["predict"].acall(x)           # asyncio
 
 Arguments are numpy arrays (anything numpy.asarray takes; C-contiguous,
-aligned arrays are used in place, others copied once), Python numbers for
-i32/i64/f32/f64 parameters, bytes for vm.buffer parameters and strata.Ref
-for other refs. Results come back as new numpy arrays, numbers, bytes or
-strata.Ref; a function with several results returns a tuple. The GIL is
+aligned arrays are used in place, others copied once), strata.Tensor,
+Python numbers for i32/i64/f32/f64 parameters, bytes for vm.buffer
+parameters and strata.Ref for other refs. Results come back as new numpy
+arrays, numbers, bytes or strata.Ref; a function with several results
+returns a tuple. With tensors=True, tensor results come back as
+strata.Tensor instead: they stay in the runtime and feed later calls
+without a copy (tensor.numpy() copies one out):
+
+    logits, *cache = session["decode"](ids, *cache, tensors=True) The GIL is
 released while a function runs. Failures raise strata.Error subclasses that
 carry the runtime's message and the VM backtrace.
 """
@@ -37,10 +42,11 @@ from ._errors import (  # noqa: F401
     UnimplementedError,
 )
 from . import _strata
-from ._strata import Fence, Function, Instance, Ref  # noqa: F401
+from ._strata import Fence, Function, Instance, Ref, Tensor  # noqa: F401
 
 __all__ = [
-    "compile", "Session", "Instance", "Function", "Fence", "Ref", "Error",
+    "compile", "Session", "Instance", "Function", "Fence", "Ref", "Tensor",
+    "Error",
     "CancelledError", "CompileError", "DataLossError",
     "DeadlineExceededError", "FailedPreconditionError", "InternalError",
     "InvalidArgumentError", "NotFoundError", "OutOfRangeError",
@@ -52,9 +58,10 @@ __all__ = [
 _atexit.register(_strata._shutdown)
 
 
-async def _acall(self, *args, wait=None):
+async def _acall(self, *args, wait=None, tensors=False):
     """Awaits the call (asyncio): call_async wrapped for the running loop."""
-    return await _asyncio.wrap_future(self.call_async(*args, wait=wait))
+    return await _asyncio.wrap_future(
+        self.call_async(*args, wait=wait, tensors=tensors))
 
 
 Function.acall = _acall
@@ -88,17 +95,19 @@ class Session(_strata._Session):
         """The function "fn" of the main module, or "module.fn"."""
         return self.function(name)
 
-    def call(self, name, *args):
+    def call(self, name, *args, tensors=False):
         """session.call("fn", x) is session["fn"](x)."""
-        return self.function(name)(*args)
+        return self.function(name)(*args, tensors=tensors)
 
-    def call_async(self, name, *args, wait=None):
+    def call_async(self, name, *args, wait=None, tensors=False):
         """A concurrent.futures.Future of session["fn"](*args)."""
-        return self.function(name).call_async(*args, wait=wait)
+        return self.function(name).call_async(*args, wait=wait,
+                                              tensors=tensors)
 
-    async def acall(self, name, *args, wait=None):
+    async def acall(self, name, *args, wait=None, tensors=False):
         """Awaits session["fn"](*args) (asyncio)."""
-        return await self.function(name).acall(*args, wait=wait)
+        return await self.function(name).acall(*args, wait=wait,
+                                               tensors=tensors)
 
     def __repr__(self):
         return "<strata.Session %s on %s>" % (self.name, self.instance.device)

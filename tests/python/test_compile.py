@@ -267,3 +267,22 @@ def test_torch_models_match_torch(tmp_path, name):
     np.testing.assert_allclose(session["main"](x), expected, rtol=1e-3,
                                atol=1e-4)
 
+
+
+@needs_compiler
+@needs_kernels
+def test_result_tensors_survive_later_calls():
+    # A kept result must not share memory that a later call of the same
+    # function reuses: each call's results are its own.
+    session = strata.Session(strata.compile(TENSOR), device="local-task")
+    fn = session["scale_add"]
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.full((2, 3), 0.5, np.float32)
+    first = fn(a, b, tensors=True)
+    second = fn(first, b, tensors=True)
+    third = fn(second, first, tensors=True)
+    np.testing.assert_array_equal(first.numpy(), 2 * a + b)
+    np.testing.assert_array_equal(second.numpy(), 2 * (2 * a + b) + b)
+    np.testing.assert_array_equal(third.numpy(),
+                                  2 * second.numpy() + first.numpy())
+    assert fn.call_async(a, b, tensors=True).result(timeout=60).shape == (2, 3)

@@ -182,3 +182,51 @@ def test_sessions_share_an_instance():
     assert a["counter"]() == 1 and a["counter"]() == 2
     c = strata.Session(module_path("STRATA_TEST_SAMPLE"), instance=instance)
     assert c["counter"]() == 1
+
+
+def test_tensors_stay_in_the_runtime(views):
+    a = sample_array(np.float32, (2, 3))
+    tensor = views["echo"](a, tensors=True)
+    assert isinstance(tensor, strata.Tensor)
+    assert tensor.shape == (2, 3)
+    assert tensor.element_type == "f32"
+    assert tensor.nbytes == a.nbytes
+    assert repr(tensor) == "<strata.Tensor 2x3xf32>"
+    np.testing.assert_array_equal(tensor.numpy(), a)
+    np.testing.assert_array_equal(np.asarray(tensor), a)
+    assert np.asarray(tensor, dtype=np.float64).dtype == np.float64
+    # A Tensor goes back in as it is; its results as Tensors or arrays.
+    again = views["echo"](tensor, tensors=True)
+    assert isinstance(again, strata.Tensor)
+    np.testing.assert_array_equal(views["echo"](again), a)
+    first, second = views["swap"](tensor, np.int8([1, 2]), tensors=True)
+    assert isinstance(first, strata.Tensor) and first.element_type == "i8"
+    np.testing.assert_array_equal(second.numpy(), a)
+
+
+def test_a_tensor_wraps_an_array(views):
+    a = sample_array(np.int64, (4,))
+    tensor = strata.Tensor(a)
+    assert tensor.shape == (4,) and tensor.element_type == "i64"
+    np.testing.assert_array_equal(views["echo"](tensor), a)
+    empty = strata.Tensor(np.zeros((1, 4, 0, 8), np.float32))
+    assert empty.shape == (1, 4, 0, 8) and empty.nbytes == 0
+    assert empty.numpy().shape == (1, 4, 0, 8)
+    with pytest.raises(strata.InvalidArgumentError, match="unsupported dtype"):
+        strata.Tensor(np.array(["text"]))
+
+
+def test_a_tensor_of_the_wrong_type_is_refused(hal_sample):
+    a = np.ones((3, 4), np.float32)
+    wrong = strata.Tensor(np.ones((4, 3), np.float32))
+    with pytest.raises(strata.InvalidArgumentError,
+                       match=r"argument 1 of \w+\.add is a 3x4xf32 tensor, "
+                             r"not 4x3xf32"):
+        hal_sample["add"](a, wrong)
+    total = hal_sample["add"](strata.Tensor(a), a, tensors=True)
+    np.testing.assert_array_equal(total.numpy(), a + a)
+    # The result tensor feeds the next call and keeps its contents when the
+    # next call writes its own result.
+    twice = hal_sample["add"](total, total, tensors=True)
+    np.testing.assert_array_equal(total.numpy(), a + a)
+    np.testing.assert_array_equal(twice.numpy(), 4 * a)

@@ -11,6 +11,7 @@
 #include "Strata/Dialect/VM/Transforms/Passes.h"
 #include "Strata/InputConversion/Passes.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -73,6 +74,10 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     packOptions.minWork = minWork;
     pm.addPass(flow::createPackWeightsPass(packOptions));
     pm.addPass(flow::createFormDispatchesPass(flowOptions));
+    // Host size arithmetic that dispatch formation reified as affine.apply
+    // (a concat's summed dimension) becomes arith, which the VM speaks.
+    // Only the host functions: kernels keep their affine forms for codegen.
+    pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
     pm.addPass(createCanonicalizerPass());
     // The sizes of dynamic dimensions read once per value.
     pm.addPass(createCSEPass());

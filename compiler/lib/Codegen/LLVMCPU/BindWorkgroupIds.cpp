@@ -15,9 +15,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "PassPipelines.h"
 
@@ -236,6 +238,15 @@ bool bindFunction(func::FuncOp func) {
 LogicalResult bufferizeExecutable(ModuleOp module) {
   if (failed(bindDynamicShapes(module))) {
     return failure();
+  }
+  // A tensor.concat becomes insert_slices into one tensor.empty, which
+  // eliminate-empty-tensors then places in the result's binding: the
+  // operands are copied straight into the result, with no buffer of the
+  // kernel's own (which a dynamic concat could not have: no upper bound).
+  RewritePatternSet concats(module.getContext());
+  tensor::populateDecomposeTensorConcatPatterns(concats);
+  if (failed(applyPatternsGreedily(module, std::move(concats)))) {
+    return module.emitError() << "llvm-cpu: decomposing tensor.concat failed";
   }
   return runPassPipeline(
       module, "func.func(eliminate-empty-tensors),"
