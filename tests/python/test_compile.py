@@ -286,3 +286,8 @@ def test_result_tensors_survive_later_calls():
     np.testing.assert_array_equal(third.numpy(),
                                   2 * second.numpy() + first.numpy())
     assert fn.call_async(a, b, tensors=True).result(timeout=60).shape == (2, 3)
+    # The signature names a Tensor of the wrong shape before the call.
+    with pytest.raises(strata.InvalidArgumentError,
+                       match=r"argument 1 of \w+\.scale_add is a 2x3xf32 "
+                             r"tensor, not 3x2xf32"):
+        fn(first, strata.Tensor(b.T.copy()))
