@@ -206,6 +206,19 @@ RuntimeAxes runtimeAxes(Node &n, Value input,
   return result;
 }
 
+/// A shape-only operand of `sizes` (each at most `input`'s): the leading
+/// slice of `input` itself, which the kernel views in place. A tensor.empty
+/// would do for a static window (pooling's) but a dynamic one would be a
+/// kernel allocation of no known bound.
+Value windowOf(OpBuilder &b, Location loc, Value input,
+               ArrayRef<OpFoldResult> sizes) {
+  int64_t rank = sizes.size();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes,
+                                        strides);
+}
+
 /// The reduction of `input` over run-time `axes` in keepdims form, as one
 /// linalg.generic: a parallel loop o_d over each result dimension and a
 /// reduction loop k_d over each window dimension (one of them is 1), the
@@ -233,7 +246,7 @@ Value reduceWindowed(OpBuilder &b, Location loc, Value input,
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   iterators.append(rank, utils::IteratorType::reduction);
-  Value window = emptyTensor(b, loc, axes.window, b.getI8Type());
+  Value window = windowOf(b, loc, input, axes.window);
   Value out = filledTo(b, loc, axes.kept, init);
   SmallVector<Value> inputs = {input, window};
   inputs.append(perResult.begin(), perResult.end());
@@ -917,7 +930,7 @@ LogicalResult lowerCumSumRuntime(Node &n, OpFoldResult axisValue) {
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   iterators.append(rank, utils::IteratorType::reduction);
-  Value window = emptyTensor(b, loc, axes.window, b.getI8Type());
+  Value window = windowOf(b, loc, x, axes.window);
   Value init = filledTo(b, loc, axes.kept, scalar(b, loc, element, 0));
   arith::CmpIPredicate pred =
       reverse ? (exclusive ? arith::CmpIPredicate::sgt
