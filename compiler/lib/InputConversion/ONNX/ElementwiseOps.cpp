@@ -368,20 +368,19 @@ void mlir::strata::onnx::addElementwiseLowerings(LoweringTable &table) {
                                 arith::MulFOp::create(b, loc, alpha, em1), x);
                return arith::MulFOp::create(b, loc, gamma, y);
              });
-  unaryFloat(table, "Mish",
-             [](OpBuilder &b, Location loc, Value x, Node &) -> Value {
-               // x * tanh(softplus(x)), softplus computed stably.
-               Value zero = cst(b, loc, x, 0.0);
-               Value e = math::ExpOp::create(
-                   b, loc,
-                   arith::NegFOp::create(b, loc,
-                                         math::AbsFOp::create(b, loc, x)));
-               Value softplus = arith::AddFOp::create(
-                   b, loc, arith::MaximumFOp::create(b, loc, x, zero),
-                   math::Log1pOp::create(b, loc, e));
-               return arith::MulFOp::create(
-                   b, loc, x, math::TanhOp::create(b, loc, softplus));
-             });
+  unaryFloat(
+      table, "Mish", [](OpBuilder &b, Location loc, Value x, Node &) -> Value {
+        // x * tanh(softplus(x)), softplus computed stably.
+        Value zero = cst(b, loc, x, 0.0);
+        Value e = math::ExpOp::create(
+            b, loc,
+            arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
+        Value softplus = arith::AddFOp::create(
+            b, loc, arith::MaximumFOp::create(b, loc, x, zero),
+            math::Log1pOp::create(b, loc, e));
+        return arith::MulFOp::create(b, loc, x,
+                                     math::TanhOp::create(b, loc, softplus));
+      });
   unaryFloat(table, "Softplus",
              [](OpBuilder &b, Location loc, Value x, Node &) -> Value {
                // log(1 + e^x) = max(x, 0) + log(1 + e^-|x|), stable.

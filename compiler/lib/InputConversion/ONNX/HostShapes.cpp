@@ -482,8 +482,8 @@ FailureOr<SmallVector<OpFoldResult>> Node::hostFloats(unsigned i,
   }
   SmallVector<OpFoldResult> numbers;
   for (OpFoldResult e : *elements) {
-    if (auto integer = dyn_cast_if_present<IntegerAttr>(
-            dyn_cast<Attribute>(e))) {
+    if (auto integer =
+            dyn_cast_if_present<IntegerAttr>(dyn_cast<Attribute>(e))) {
       APInt value = integer.getValue();
       numbers.push_back(b.getF64FloatAttr(
           isUnsignedInput ? static_cast<double>(value.getZExtValue())

@@ -154,8 +154,7 @@ struct RuntimeAxes {
 
 /// Reads the axes `values` for `input` on the host and checks them at run
 /// time: each in [-rank, rank), none twice.
-RuntimeAxes runtimeAxes(Node &n, Value input,
-                        ArrayRef<OpFoldResult> values) {
+RuntimeAxes runtimeAxes(Node &n, Value input, ArrayRef<OpFoldResult> values) {
   OpBuilder &b = n.b;
   Location loc = n.loc;
   int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
@@ -166,19 +165,18 @@ RuntimeAxes runtimeAxes(Node &n, Value input,
     Value a = indexValueOf(b, loc, value);
     Value negative =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, zero);
-    a = arith::SelectOp::create(
-        b, loc, negative, arith::AddIOp::create(b, loc, a, rankValue), a);
+    a = arith::SelectOp::create(b, loc, negative,
+                                arith::AddIOp::create(b, loc, a, rankValue), a);
     Value inside = arith::AndIOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, a, zero),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a,
-                              rankValue));
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, rankValue));
     n.check(inside, "an axis is outside [-" + llvm::Twine(rank) + ", " +
                         llvm::Twine(rank) + ") at run time");
     for (Value earlier : axes) {
-      n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, a,
-                                    earlier),
-              "axes lists an axis twice at run time");
+      n.check(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, a, earlier),
+          "axes lists an axis twice at run time");
     }
     axes.push_back(a);
   }
@@ -215,8 +213,7 @@ Value windowOf(OpBuilder &b, Location loc, Value input,
   int64_t rank = sizes.size();
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
   SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  return tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes,
-                                        strides);
+  return tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes, strides);
 }
 
 /// The reduction of `input` over run-time `axes` in keepdims form, as one
@@ -232,8 +229,7 @@ Value reduceWindowed(OpBuilder &b, Location loc, Value input,
   MLIRContext *context = b.getContext();
   SmallVector<AffineExpr> inputExprs, resultExprs, windowExprs;
   for (int64_t d = 0; d < rank; ++d) {
-    inputExprs.push_back(b.getAffineDimExpr(d) +
-                         b.getAffineDimExpr(rank + d));
+    inputExprs.push_back(b.getAffineDimExpr(d) + b.getAffineDimExpr(rank + d));
     resultExprs.push_back(b.getAffineDimExpr(d));
     windowExprs.push_back(b.getAffineDimExpr(rank + d));
   }
@@ -270,9 +266,9 @@ Value initialValue(OpBuilder &b, Location loc, Type accType, Reduction kind,
     return isUnsigned
                ? arith::ConstantOp::create(
                      b, loc,
-                     b.getIntegerAttr(accType,
-                                      APInt::getMaxValue(
-                                          accType.getIntOrFloatBitWidth())))
+                     b.getIntegerAttr(
+                         accType,
+                         APInt::getMaxValue(accType.getIntOrFloatBitWidth())))
                      .getResult()
                : highest(b, loc, accType);
   case Reduction::Prod:
@@ -373,19 +369,17 @@ LogicalResult lowerReduceRuntime(Node &n, Reduction kind,
               arith::SubFOp::create(nb, l, v, finiteShift(nb, l, a[1]));
           return arith::AddFOp::create(nb, l, a[2], expOf(nb, l, shifted));
         });
-    result = elementwise(
-        b, loc, {sum, max}, shape(sum), acc,
-        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-          return arith::AddFOp::create(nb, l, logOf(nb, l, a[0]),
-                                       finiteShift(nb, l, a[1]));
-        });
+    result =
+        elementwise(b, loc, {sum, max}, shape(sum), acc,
+                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                      return arith::AddFOp::create(nb, l, logOf(nb, l, a[0]),
+                                                   finiteShift(nb, l, a[1]));
+                    });
   } else if (kind == Reduction::Mean || kind == Reduction::L2 ||
              kind == Reduction::LogSum) {
-    Value count =
-        indexValueOf(b, loc, productOf(b, loc, axes.window));
+    Value count = indexValueOf(b, loc, productOf(b, loc, axes.window));
     count = convertScalar(
-        b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), count),
-        acc);
+        b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), count), acc);
     if (!isFloat(acc) && kind == Reduction::Mean) {
       result = elementwise(
           b, loc, result, shape(result), acc,
@@ -393,18 +387,18 @@ LogicalResult lowerReduceRuntime(Node &n, Reduction kind,
             return arith::DivSIOp::create(nb, l, a[0], count).getResult();
           });
     } else if (isFloat(acc)) {
-      result = elementwise(
-          b, loc, result, shape(result), acc,
-          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-            switch (kind) {
-            case Reduction::Mean:
-              return arith::DivFOp::create(nb, l, a[0], count);
-            case Reduction::L2:
-              return math::SqrtOp::create(nb, l, a[0]);
-            default:
-              return logOf(nb, l, a[0]);
-            }
-          });
+      result =
+          elementwise(b, loc, result, shape(result), acc,
+                      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        switch (kind) {
+                        case Reduction::Mean:
+                          return arith::DivFOp::create(nb, l, a[0], count);
+                        case Reduction::L2:
+                          return math::SqrtOp::create(nb, l, a[0]);
+                        default:
+                          return logOf(nb, l, a[0]);
+                        }
+                      });
     }
   }
   result = convertTensor(b, loc, result, element, false, false);
@@ -452,14 +446,13 @@ LogicalResult lowerReduce(Node &n, Reduction kind) {
                                            n.opset() >= 13);
   if (axesFromInput) {
     // An empty axes tensor (of a static length) is no axes.
-    if (n.has(1) && !(n.type(1).hasStaticShape() &&
-                      n.type(1).getNumElements() == 0)) {
+    if (n.has(1) &&
+        !(n.type(1).hasStaticShape() && n.type(1).getNumElements() == 0)) {
       FailureOr<SmallVector<OpFoldResult>> values = n.hostInts(1, "axes");
       if (failed(values)) {
         return failure();
       }
-      if (llvm::any_of(*values,
-                       [](OpFoldResult v) { return isa<Value>(v); })) {
+      if (llvm::any_of(*values, [](OpFoldResult v) { return isa<Value>(v); })) {
         return lowerReduceRuntime(n, kind, *values);
       }
       for (OpFoldResult v : *values) {
@@ -868,17 +861,16 @@ LogicalResult lowerGroupNorm(Node &n) {
   };
   Value mean = divideBy(
       reduceKeep(b, loc, x, axes, acc, Reduction::Sum, false, nullptr));
-  Value centered = elementwise(b, loc, {x, mean}, grouped, acc,
-                               [](OpBuilder &nb, Location l, ValueRange a) {
-                                 return arith::SubFOp::create(nb, l, a[0], a[1])
-                                     .getResult();
-                               });
-  Value var = divideBy(reduceKeep(b, loc, centered, axes, acc, Reduction::Sum,
-                                  false,
-                                  [](OpBuilder &nb, Location l, Value v) {
-                                    return arith::MulFOp::create(nb, l, v, v)
-                                        .getResult();
-                                  }));
+  Value centered =
+      elementwise(b, loc, {x, mean}, grouped, acc,
+                  [](OpBuilder &nb, Location l, ValueRange a) {
+                    return arith::SubFOp::create(nb, l, a[0], a[1]).getResult();
+                  });
+  Value var = divideBy(
+      reduceKeep(b, loc, centered, axes, acc, Reduction::Sum, false,
+                 [](OpBuilder &nb, Location l, Value v) {
+                   return arith::MulFOp::create(nb, l, v, v).getResult();
+                 }));
   double epsilon = n.floatAttr("epsilon", 1e-5);
   // Scale and bias broadcast over (1, G, 1, 1) or (1, G, C / G, 1).
   SmallVector<int64_t> paramShape = {1, g, perChannel ? per : 1, 1};
@@ -892,8 +884,8 @@ LogicalResult lowerGroupNorm(Node &n) {
             nb, l,
             arith::AddFOp::create(nb, l, a[1], scalar(nb, l, acc, epsilon)));
         Value v = arith::DivFOp::create(nb, l, a[0], std);
-        v = arith::AddFOp::create(
-            nb, l, arith::MulFOp::create(nb, l, v, a[2]), a[3]);
+        v = arith::AddFOp::create(nb, l, arith::MulFOp::create(nb, l, v, a[2]),
+                                  a[3]);
         return convertScalar(nb, l, v, element);
       });
   return n.replace(reshape(b, loc, y, shape));
@@ -933,10 +925,9 @@ LogicalResult lowerCumSumRuntime(Node &n, OpFoldResult axisValue) {
   Value window = windowOf(b, loc, x, axes.window);
   Value init = filledTo(b, loc, axes.kept, scalar(b, loc, element, 0));
   arith::CmpIPredicate pred =
-      reverse ? (exclusive ? arith::CmpIPredicate::sgt
-                           : arith::CmpIPredicate::sge)
-              : (exclusive ? arith::CmpIPredicate::slt
-                           : arith::CmpIPredicate::sle);
+      reverse
+          ? (exclusive ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::sge)
+          : (exclusive ? arith::CmpIPredicate::slt : arith::CmpIPredicate::sle);
   auto op = linalg::GenericOp::create(
       b, loc, TypeRange{init.getType()}, ValueRange{window}, ValueRange{init},
       maps, iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
@@ -946,8 +937,7 @@ LogicalResult lowerCumSumRuntime(Node &n, OpFoldResult axisValue) {
         for (int64_t d = 0; d < rank; ++d) {
           Value o = linalg::IndexOp::create(nb, l, d);
           Value k = linalg::IndexOp::create(nb, l, rank + d);
-          at.push_back(
-              arith::SelectOp::create(nb, l, axes.reduced[d], k, o));
+          at.push_back(arith::SelectOp::create(nb, l, axes.reduced[d], k, o));
           i = arith::AddIOp::create(
               nb, l, i,
               arith::SelectOp::create(nb, l, axes.reduced[d], o, zero));
@@ -956,8 +946,7 @@ LogicalResult lowerCumSumRuntime(Node &n, OpFoldResult axisValue) {
         }
         Value v = tensor::ExtractOp::create(nb, l, x, at);
         Value take = arith::CmpIOp::create(nb, l, pred, j, i);
-        v = arith::SelectOp::create(nb, l, take, v,
-                                    scalar(nb, l, element, 0));
+        v = arith::SelectOp::create(nb, l, take, v, scalar(nb, l, element, 0));
         linalg::YieldOp::create(nb, l, add(nb, l, args[1], v));
       });
   return n.replace(op->getResult(0), {n.isUnsigned(0)});
@@ -1197,14 +1186,14 @@ LogicalResult lowerTopKByRank(Node &n, int64_t axis, OpFoldResult k) {
   int64_t dim = n.shape(0)[axis];
   Value kValue = indexValueOf(b, loc, k);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  n.check(arith::AndIOp::create(
-              b, loc,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, kValue,
-                                    zero),
-              arith::CmpIOp::create(
-                  b, loc, arith::CmpIPredicate::sle, kValue,
-                  arith::ConstantIndexOp::create(b, loc, dim))),
-          "K is outside [0, " + llvm::Twine(dim) + "] at run time");
+  n.check(
+      arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, kValue,
+                                zero),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, kValue,
+                                arith::ConstantIndexOp::create(b, loc, dim))),
+      "K is outside [0, " + llvm::Twine(dim) + "] at run time");
   bool largest = n.intAttr("largest", 1) != 0;
   bool isUnsigned = n.isUnsigned(0);
   Type element = n.elem(0);
@@ -1239,9 +1228,9 @@ LogicalResult lowerTopKByRank(Node &n, int64_t axis, OpFoldResult k) {
     Value ordered = arith::CmpFOp::create(
         nb, l, largest ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
         c, a);
-    Value notNaN = arith::XOrIOp::create(
-        nb, l, isNaN(largest ? a : c),
-        arith::ConstantIntOp::create(nb, l, 1, 1));
+    Value notNaN =
+        arith::XOrIOp::create(nb, l, isNaN(largest ? a : c),
+                              arith::ConstantIntOp::create(nb, l, 1, 1));
     return arith::OrIOp::create(
         nb, l, ordered,
         arith::AndIOp::create(nb, l, isNaN(largest ? c : a), notNaN));
@@ -1271,9 +1260,8 @@ LogicalResult lowerTopKByRank(Node &n, int64_t axis, OpFoldResult k) {
             arith::AndIOp::create(nb, l, same(nb, l, args[1], args[0]),
                                   earlier));
         Value one = arith::ExtUIOp::create(nb, l, i64, precedes);
-        linalg::YieldOp::create(nb, l,
-                                arith::AddIOp::create(nb, l, args[2], one)
-                                    .getResult());
+        linalg::YieldOp::create(
+            nb, l, arith::AddIOp::create(nb, l, args[2], one).getResult());
       });
   SmallVector<OpFoldResult> sizes = n.dims(0);
   sizes[axis] = k;
@@ -1292,9 +1280,8 @@ LogicalResult lowerTopKByRank(Node &n, int64_t axis, OpFoldResult k) {
                                           args[1], position);
         linalg::YieldOp::create(
             nb, l,
-            ValueRange{
-                arith::SelectOp::create(nb, l, hit, args[0], args[2]),
-                arith::SelectOp::create(nb, l, hit, source, args[3])});
+            ValueRange{arith::SelectOp::create(nb, l, hit, args[0], args[2]),
+                       arith::SelectOp::create(nb, l, hit, source, args[3])});
       });
   return n.replace({picked->getResult(0), picked->getResult(1)},
                    {isUnsigned, false});

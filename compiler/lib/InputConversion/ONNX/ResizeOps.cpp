@@ -87,6 +87,14 @@ AxisMap knownAxisMap(int64_t in, int64_t out, double scale, double start,
     }
   } else if (mode == "pytorch_half_pixel" && out == 1) {
     m.fixed = knownCoefficient(0.0);
+  } else if (mode == "half_pixel_symmetric") {
+    // Opset 19: half_pixel shifted to keep the centre where the rounded
+    // size differs from in * scale.
+    double adjustment = double(out) / (double(in) * scale);
+    double shift = 0.5 * double(in) * (1.0 - adjustment);
+    m.half = true;
+    m.factor = knownCoefficient(1.0 / scale);
+    m.offset = knownCoefficient(shift - 0.5);
   } else {
     // half_pixel (and pytorch_half_pixel for out > 1).
     m.half = true;
@@ -135,9 +143,9 @@ AxisMap runtimeAxisMap(OpBuilder &b, Location loc, int64_t in, Value out,
         b, loc, single,
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ULE, length,
                               number(1.0)));
-    m.factor = narrow(
-        select(degenerate, number(0.0),
-               div(number(double(in - 1)), sub(length, number(1.0)))));
+    m.factor =
+        narrow(select(degenerate, number(0.0),
+                      div(number(double(in - 1)), sub(length, number(1.0)))));
   } else if (mode == "tf_half_pixel_for_nn") {
     m.half = true;
     m.factor = narrow(inverse);
@@ -152,6 +160,15 @@ AxisMap runtimeAxisMap(OpBuilder &b, Location loc, int64_t in, Value out,
     m.factor =
         narrow(select(single, number(0.0),
                       div(mul(sub(end, start), span), sub(outF, number(1.0)))));
+  } else if (mode == "half_pixel_symmetric") {
+    Value outF = convertScalar(
+        b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), out),
+        b.getF64Type());
+    Value adjustment = div(outF, mul(number(double(in)), scale));
+    Value shift = mul(number(0.5 * double(in)), sub(number(1.0), adjustment));
+    m.half = true;
+    m.factor = narrow(inverse);
+    m.offset = narrow(sub(shift, number(0.5)));
   } else {
     m.half = true;
     if (mode == "pytorch_half_pixel") {
@@ -523,8 +540,8 @@ void runtimeGeometry(Node &n, ResizeSpec &s, ArrayRef<int64_t> listed,
       out[d] = indexValueOf(b, loc, (*sizes)[listed[d]]);
       atLeastOne(out[d], "element " + llvm::Twine(listed[d]) +
                              " of sizes is below 1 at run time");
-      scale[d] = arith::DivFOp::create(b, loc, toF64(out[d]),
-                                       number(double(in[d])));
+      scale[d] =
+          arith::DivFOp::create(b, loc, toF64(out[d]), number(double(in[d])));
       if (!common) {
         common = scale[d];
       } else if (policy == "not_larger") {
@@ -565,16 +582,15 @@ void runtimeGeometry(Node &n, ResizeSpec &s, ArrayRef<int64_t> listed,
                   b, loc,
                   arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
                                         value, number(0.0)),
-                  arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                        size,
+                  arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, size,
                                         number(double(int64_t(1) << 62)))),
               "element " + llvm::Twine(listed[d]) +
                   " of scales is not a positive number that makes a size "
                   "below 2^62 at run time");
       scale[d] = value;
       out[d] = toIndex(size);
-      atLeastOne(out[d],
-                 "the result's axis " + llvm::Twine(d) + " is empty at run time");
+      atLeastOne(out[d], "the result's axis " + llvm::Twine(d) +
+                             " is empty at run time");
     }
   }
   for (int64_t d = 0; d < rank; ++d) {
@@ -589,8 +605,8 @@ void runtimeGeometry(Node &n, ResizeSpec &s, ArrayRef<int64_t> listed,
       end = hostNumber(roi[count + listed[d]]);
     }
     s.out.push_back(simplifyHostScalar(out[d]));
-    s.axes.push_back(runtimeAxisMap(b, loc, in[d], out[d], scale[d], start,
-                                    end, s.coordinates));
+    s.axes.push_back(runtimeAxisMap(b, loc, in[d], out[d], scale[d], start, end,
+                                    s.coordinates));
   }
 }
 
@@ -607,6 +623,13 @@ LogicalResult lowerResize(Node &n) {
         n.stringAttr("coordinate_transformation_mode").value_or("half_pixel");
     s.nearestMode = n.stringAttr("nearest_mode").value_or("round_prefer_floor");
   }
+  if (!llvm::is_contained({"half_pixel", "half_pixel_symmetric",
+                           "pytorch_half_pixel", "align_corners", "asymmetric",
+                           "tf_half_pixel_for_nn", "tf_crop_and_resize"},
+                          s.coordinates)) {
+    return n.fail("coordinate_transformation_mode '" + s.coordinates +
+                  "' is not supported");
+  }
   s.cubicA = n.floatAttr("cubic_coeff_a", -0.75);
   s.excludeOutside = n.intAttr("exclude_outside", 0) != 0;
   s.extrapolation = n.floatAttr("extrapolation_value", 0.0);
@@ -621,8 +644,7 @@ LogicalResult lowerResize(Node &n) {
       n.stringAttr("keep_aspect_ratio_policy").value_or("stretch");
   if (policy != "stretch" && policy != "not_larger" &&
       policy != "not_smaller") {
-    return n.fail("keep_aspect_ratio_policy '" + policy +
-                  "' is not supported");
+    return n.fail("keep_aspect_ratio_policy '" + policy + "' is not supported");
   }
   // Opset 18's axes: scales, sizes and roi hold values for these axes
   // only; the others keep their length.
@@ -766,6 +788,12 @@ LogicalResult lowerGridSample(Node &n) {
     return n.fail("expects an NCHW input and an N x H x W x 2 grid");
   }
   StringRef mode = n.stringAttr("mode").value_or("bilinear");
+  // Opset 20 names the 2-D modes by their N-D names.
+  if (mode == "linear") {
+    mode = "bilinear";
+  } else if (mode == "cubic") {
+    mode = "bicubic";
+  }
   StringRef padding = n.stringAttr("padding_mode").value_or("zeros");
   bool align = n.intAttr("align_corners", 0) != 0;
   if (mode != "bilinear" && mode != "nearest" && mode != "bicubic") {
