@@ -1184,16 +1184,19 @@ LogicalResult lowerTopKByRank(Node &n, int64_t axis, OpFoldResult k) {
   Location loc = n.loc;
   int64_t rank = n.rank(0);
   int64_t dim = n.shape(0)[axis];
-  Value kValue = indexValueOf(b, loc, k);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  n.check(
-      arith::AndIOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, kValue,
-                                zero),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, kValue,
-                                arith::ConstantIndexOp::create(b, loc, dim))),
-      "K is outside [0, " + llvm::Twine(dim) + "] at run time");
+  // A constant K was checked at compile time.
+  if (!getConstantIntValue(k)) {
+    Value kValue = indexValueOf(b, loc, k);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    n.check(
+        arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, kValue,
+                                  zero),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, kValue,
+                                  arith::ConstantIndexOp::create(b, loc, dim))),
+        "K is outside [0, " + llvm::Twine(dim) + "] at run time");
+  }
   bool largest = n.intAttr("largest", 1) != 0;
   bool isUnsigned = n.isUnsigned(0);
   Type element = n.elem(0);
