@@ -368,6 +368,19 @@ void mlir::strata::onnx::addElementwiseLowerings(LoweringTable &table) {
                                 arith::MulFOp::create(b, loc, alpha, em1), x);
                return arith::MulFOp::create(b, loc, gamma, y);
              });
+  unaryFloat(
+      table, "Mish", [](OpBuilder &b, Location loc, Value x, Node &) -> Value {
+        // x * tanh(softplus(x)), softplus computed stably.
+        Value zero = cst(b, loc, x, 0.0);
+        Value e = math::ExpOp::create(
+            b, loc,
+            arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
+        Value softplus = arith::AddFOp::create(
+            b, loc, arith::MaximumFOp::create(b, loc, x, zero),
+            math::Log1pOp::create(b, loc, e));
+        return arith::MulFOp::create(b, loc, x,
+                                     math::TanhOp::create(b, loc, softplus));
+      });
   unaryFloat(table, "Softplus",
              [](OpBuilder &b, Location loc, Value x, Node &) -> Value {
                // log(1 + e^x) = max(x, 0) + log(1 + e^-|x|), stable.
@@ -711,6 +724,23 @@ void mlir::strata::onnx::addElementwiseLowerings(LoweringTable &table) {
   binary(table, "Xor",
          [](OpBuilder &b, Location loc, Value x, Value y, bool,
             Node &) -> Value { return arith::XOrIOp::create(b, loc, x, y); });
+  // Opset 18's bitwise ops on integers (signed or unsigned alike).
+  binary(table, "BitwiseAnd",
+         [](OpBuilder &b, Location loc, Value x, Value y, bool,
+            Node &) -> Value { return arith::AndIOp::create(b, loc, x, y); });
+  binary(table, "BitwiseOr",
+         [](OpBuilder &b, Location loc, Value x, Value y, bool,
+            Node &) -> Value { return arith::OrIOp::create(b, loc, x, y); });
+  binary(table, "BitwiseXor",
+         [](OpBuilder &b, Location loc, Value x, Value y, bool,
+            Node &) -> Value { return arith::XOrIOp::create(b, loc, x, y); });
+  table["BitwiseNot"] = [](Node &n) {
+    return lowerMap(n, 1, nullptr, n.isUnsigned(0),
+                    [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+                      return arith::XOrIOp::create(b, loc, a[0],
+                                                   cst(b, loc, a[0], -1));
+                    });
+  };
   binary(table, "BitShift",
          [](OpBuilder &b, Location loc, Value x, Value y, bool,
             Node &n) -> Value {

@@ -455,6 +455,50 @@ FailureOr<SmallVector<OpFoldResult>> Node::hostInts(unsigned i,
   return sizes;
 }
 
+FailureOr<SmallVector<OpFoldResult>> Node::hostFloats(unsigned i,
+                                                      llvm::StringRef what) {
+  RankedTensorType inputType = type(i);
+  if (!inputType.getElementType().isIntOrFloat() || inputType.getRank() > 1 ||
+      !inputType.hasStaticShape() ||
+      inputType.getNumElements() > kHostElements) {
+    return fail("input " + llvm::Twine(i) + " (" + what +
+                ") must be a tensor of rank 0 or 1 with at most " +
+                llvm::Twine(kHostElements) + " elements; it is " +
+                typeText(inputType));
+  }
+  Type element = inputType.getElementType();
+  bool isUnsignedInput = isUnsigned(i);
+  std::optional<SmallVector<OpFoldResult>> elements = hostElements(in(i));
+  if (!elements) {
+    elements.emplace();
+    for (int64_t e = 0; e < inputType.getNumElements(); ++e) {
+      SmallVector<Value> at;
+      if (inputType.getRank() == 1) {
+        at.push_back(arith::ConstantIndexOp::create(b, loc, e));
+      }
+      elements->push_back(
+          tensor::ExtractOp::create(b, loc, in(i), at).getResult());
+    }
+  }
+  SmallVector<OpFoldResult> numbers;
+  for (OpFoldResult e : *elements) {
+    if (auto integer =
+            dyn_cast_if_present<IntegerAttr>(dyn_cast<Attribute>(e))) {
+      APInt value = integer.getValue();
+      numbers.push_back(b.getF64FloatAttr(
+          isUnsignedInput ? static_cast<double>(value.getZExtValue())
+                          : static_cast<double>(value.getSExtValue())));
+    } else if (auto number =
+                   dyn_cast_if_present<FloatAttr>(dyn_cast<Attribute>(e))) {
+      numbers.push_back(b.getF64FloatAttr(number.getValueAsDouble()));
+    } else {
+      numbers.push_back(convertScalar(b, loc, cast<Value>(e), b.getF64Type(),
+                                      isUnsignedInput && !isFloat(element)));
+    }
+  }
+  return numbers;
+}
+
 void Node::check(Value ok, const llvm::Twine &message) {
   if (matchPattern(ok, m_One())) {
     return;

@@ -111,6 +111,9 @@ const llvm::StringMap<OpSpec> &specs() {
     t["LayerNormalization"] = {{in(0).rank(1).of(E::Float),
                                 in(1).sameElementAs(0),
                                 in(2).sameElementAs(0)}};
+    t["GroupNormalization"] = {{in(0).rank(3).of(E::Float),
+                                in(1).rankIs(1).sameElementAs(0),
+                                in(2).rankIs(1).sameElementAs(0)}};
     t["LRN"] = {{in(0).rank(3).of(E::Float)}};
     t["MeanVarianceNormalization"] = {{in(0).of(E::Float)}};
     // Contractions.
@@ -174,6 +177,10 @@ const llvm::StringMap<OpSpec> &specs() {
     }
     t["Not"] = {{in(0).of(E::Bool)}};
     t["BitShift"] = {{in(0).of(E::Integer), in(1).sameElementAs(0)}};
+    for (const char *name : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"}) {
+      t[name] = {{in(0).of(E::Integer), in(1).sameElementAs(0)}};
+    }
+    t["BitwiseNot"] = {{in(0).of(E::Integer)}};
     t["Equal"] = {{in(0), in(1).sameElementAs(0)}};
     for (const char *name :
          {"Less", "LessOrEqual", "Greater", "GreaterOrEqual"}) {

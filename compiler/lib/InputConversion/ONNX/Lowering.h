@@ -111,6 +111,13 @@ public:
   /// with a static length of at most kHostElements.
   FailureOr<SmallVector<OpFoldResult>> hostInts(unsigned i,
                                                 llvm::StringRef what);
+  /// Input `i`'s numbers (integers or floats) as f64: attributes where
+  /// they are known at compile time, f64 values computed on the host
+  /// otherwise (read as `hostInts` reads). Fails naming `what` when the
+  /// input is not a tensor of rank <= 1 with a static length of at most
+  /// kHostElements.
+  FailureOr<SmallVector<OpFoldResult>> hostFloats(unsigned i,
+                                                  llvm::StringRef what);
   /// Asserts `ok` (an i1) at run time: a call where it is false fails with
   /// "onnx node <node>: <message>". Nothing is emitted when `ok` folded to
   /// true.

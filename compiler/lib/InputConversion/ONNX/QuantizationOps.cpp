@@ -40,6 +40,10 @@ Value saturate(OpBuilder &b, Location loc, Value v, Type element,
 /// The axis of input 1's per-axis scale (0 for a per-tensor scale, where
 /// the axis attribute does not matter).
 FailureOr<int64_t> scaleAxis(Node &n) {
+  // Opset 21's blocked quantization: scales of the input's rank.
+  if (n.intAttr("block_size", 0) != 0) {
+    return n.fail("block_size (blocked quantization) is not supported");
+  }
   if (n.type(1).getNumElements() <= 1) {
     if (n.has(2) && n.type(2).getNumElements() != 1) {
       return n.fail("input 2 (the zero point) has " +
@@ -77,6 +81,13 @@ LogicalResult lowerQuantizeLinear(Node &n) {
   OpBuilder &b = n.b;
   Location loc = n.loc;
   Type f64 = b.getF64Type();
+  // Opset 21's output_dtype names the result's type when no zero point
+  // does; only its default (uint8 = 2) is lowered.
+  if (std::optional<int64_t> dtype = n.intAttr("output_dtype");
+      dtype && *dtype != 0 && !n.has(2) && *dtype != 2) {
+    return n.fail("output_dtype " + llvm::Twine(*dtype) +
+                  " without a zero point is not supported (uint8 is)");
+  }
   Type element = n.has(2) ? n.elem(2) : b.getIntegerType(8);
   bool isUnsigned = n.has(2) ? n.isUnsigned(2) : true;
   SmallVector<Value> inputs = {n.in(0),

@@ -138,18 +138,326 @@ Value reduceKeep(OpBuilder &b, Location loc, Value input,
   return reshapeTo(b, loc, reduced, reducedSizes(b, loc, input, axes, true));
 }
 
+//===----------------------------------------------------------------------===//
+// Reductions over axes known at run time
+//===----------------------------------------------------------------------===//
+
+/// The dimensions a reduction reduces when its axes arrive as data: per
+/// input dimension, whether it is reduced (an i1 on the host), the sizes of
+/// the result in keepdims form (1 where reduced) and those of the window
+/// each result element reduces (the dimension where reduced, else 1).
+struct RuntimeAxes {
+  SmallVector<Value> reduced;
+  SmallVector<OpFoldResult> kept, window;
+  int64_t count = 0;
+};
+
+/// Reads the axes `values` for `input` on the host and checks them at run
+/// time: each in [-rank, rank), none twice.
+RuntimeAxes runtimeAxes(Node &n, Value input, ArrayRef<OpFoldResult> values) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value rankValue = arith::ConstantIndexOp::create(b, loc, rank);
+  SmallVector<Value> axes;
+  for (OpFoldResult value : values) {
+    Value a = indexValueOf(b, loc, value);
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, zero);
+    a = arith::SelectOp::create(b, loc, negative,
+                                arith::AddIOp::create(b, loc, a, rankValue), a);
+    Value inside = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, a, zero),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, rankValue));
+    n.check(inside, "an axis is outside [-" + llvm::Twine(rank) + ", " +
+                        llvm::Twine(rank) + ") at run time");
+    for (Value earlier : axes) {
+      n.check(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, a, earlier),
+          "axes lists an axis twice at run time");
+    }
+    axes.push_back(a);
+  }
+  RuntimeAxes result;
+  result.count = values.size();
+  OpFoldResult one = b.getIndexAttr(1);
+  for (int64_t d = 0; d < rank; ++d) {
+    Value reduced = arith::ConstantIntOp::create(b, loc, 0, 1);
+    for (Value a : axes) {
+      reduced = arith::OrIOp::create(
+          b, loc, reduced,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a,
+                                arith::ConstantIndexOp::create(b, loc, d)));
+    }
+    OpFoldResult size = dimOf(b, loc, input, d);
+    auto pick = [&](OpFoldResult ifReduced, OpFoldResult otherwise) {
+      return simplifyHostScalar(arith::SelectOp::create(
+          b, loc, reduced, indexValueOf(b, loc, ifReduced),
+          indexValueOf(b, loc, otherwise)));
+    };
+    result.reduced.push_back(reduced);
+    result.kept.push_back(pick(one, size));
+    result.window.push_back(pick(size, one));
+  }
+  return result;
+}
+
+/// A shape-only operand of `sizes` (each at most `input`'s): the leading
+/// slice of `input` itself, which the kernel views in place. A tensor.empty
+/// would do for a static window (pooling's) but a dynamic one would be a
+/// kernel allocation of no known bound.
+Value windowOf(OpBuilder &b, Location loc, Value input,
+               ArrayRef<OpFoldResult> sizes) {
+  int64_t rank = sizes.size();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes, strides);
+}
+
+/// The reduction of `input` over run-time `axes` in keepdims form, as one
+/// linalg.generic: a parallel loop o_d over each result dimension and a
+/// reduction loop k_d over each window dimension (one of them is 1), the
+/// input read at o_d + k_d; a shape-only window operand gives the reduction
+/// loops their extents, as pooling ops do. `perResult` tensors (keepdims
+/// form) are read at o; `body` gets (element, perResult..., accumulator).
+Value reduceWindowed(OpBuilder &b, Location loc, Value input,
+                     ValueRange perResult, const RuntimeAxes &axes, Value init,
+                     BodyFn body) {
+  int64_t rank = axes.kept.size();
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineExpr> inputExprs, resultExprs, windowExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    inputExprs.push_back(b.getAffineDimExpr(d) + b.getAffineDimExpr(rank + d));
+    resultExprs.push_back(b.getAffineDimExpr(d));
+    windowExprs.push_back(b.getAffineDimExpr(rank + d));
+  }
+  AffineMap resultMap = AffineMap::get(2 * rank, 0, resultExprs, context);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(2 * rank, 0, inputExprs, context),
+      AffineMap::get(2 * rank, 0, windowExprs, context)};
+  maps.append(perResult.size(), resultMap);
+  maps.push_back(resultMap);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.append(rank, utils::IteratorType::reduction);
+  Value window = windowOf(b, loc, input, axes.window);
+  Value out = filledTo(b, loc, axes.kept, init);
+  SmallVector<Value> inputs = {input, window};
+  inputs.append(perResult.begin(), perResult.end());
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{out.getType()}, inputs, ValueRange{out}, maps,
+      iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+        SmallVector<Value> operands = {args[0]};
+        operands.append(args.begin() + 2, args.end());
+        linalg::YieldOp::create(nb, l, body(nb, l, operands));
+      });
+  return op->getResult(0);
+}
+
+/// The initial accumulator of a `kind` reduction in `accType`.
+Value initialValue(OpBuilder &b, Location loc, Type accType, Reduction kind,
+                   bool isUnsigned) {
+  switch (kind) {
+  case Reduction::Max:
+    return isUnsigned ? scalar(b, loc, accType, 0) : lowest(b, loc, accType);
+  case Reduction::Min:
+    return isUnsigned
+               ? arith::ConstantOp::create(
+                     b, loc,
+                     b.getIntegerAttr(
+                         accType,
+                         APInt::getMaxValue(accType.getIntOrFloatBitWidth())))
+                     .getResult()
+               : highest(b, loc, accType);
+  case Reduction::Prod:
+    return scalar(b, loc, accType, 1);
+  default:
+    return scalar(b, loc, accType, 0);
+  }
+}
+
+/// acc combined with x by a `kind` reduction (sums for the others).
+Value combine(OpBuilder &b, Location l, Reduction kind, bool isUnsigned,
+              Value acc, Value x) {
+  Type accType = acc.getType();
+  switch (kind) {
+  case Reduction::Max:
+    if (isFloat(accType)) {
+      return arith::MaximumFOp::create(b, l, acc, x);
+    }
+    return isUnsigned ? arith::MaxUIOp::create(b, l, acc, x).getResult()
+                      : arith::MaxSIOp::create(b, l, acc, x).getResult();
+  case Reduction::Min:
+    if (isFloat(accType)) {
+      return arith::MinimumFOp::create(b, l, acc, x);
+    }
+    return isUnsigned ? arith::MinUIOp::create(b, l, acc, x).getResult()
+                      : arith::MinSIOp::create(b, l, acc, x).getResult();
+  case Reduction::Prod:
+    return mul(b, l, acc, x);
+  default:
+    return add(b, l, acc, x);
+  }
+}
+
+/// Reduce* with axes read at run time (`values`); the result's dimensions
+/// are dynamic where the axes decide them.
+LogicalResult lowerReduceRuntime(Node &n, Reduction kind,
+                                 ArrayRef<OpFoldResult> values) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  int64_t rank = n.rank(0);
+  bool keep = n.intAttr("keepdims", 1) != 0;
+  if (static_cast<int64_t>(values.size()) > rank) {
+    return n.fail("axes holds " + llvm::Twine(values.size()) +
+                  " values for an input of rank " + llvm::Twine(rank));
+  }
+  Value x = n.in(0);
+  Type element = n.elem(0);
+  bool isUnsigned = n.isUnsigned(0);
+  Type acc = accumulatorType(b, element);
+  RuntimeAxes axes = runtimeAxes(n, x, values);
+  // Each element converted to the accumulator type and prepared.
+  auto prepare = [&](OpBuilder &nb, Location l, Value v) -> Value {
+    v = convertScalar(nb, l, v, acc, isUnsigned, isUnsigned);
+    switch (kind) {
+    case Reduction::L1:
+      if (isFloat(acc)) {
+        return math::AbsFOp::create(nb, l, v);
+      }
+      return math::AbsIOp::create(nb, l, v);
+    case Reduction::L2:
+    case Reduction::SumSquare:
+      return mul(nb, l, v, v);
+    default:
+      return v;
+    }
+  };
+  Reduction combining = Reduction::Sum;
+  if (kind == Reduction::Max || kind == Reduction::Min ||
+      kind == Reduction::Prod) {
+    combining = kind;
+  } else if (kind == Reduction::LogSumExp) {
+    combining = Reduction::Max;
+  }
+  Value result = reduceWindowed(
+      b, loc, x, {}, axes, initialValue(b, loc, acc, combining, isUnsigned),
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        return combine(nb, l, combining, isUnsigned, a[1],
+                       prepare(nb, l, a[0]));
+      });
+  auto shape = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  // An infinite maximum (all -inf) must not give NaN: it shifts by 0.
+  auto finiteShift = [](OpBuilder &nb, Location l, Value m) -> Value {
+    Value isInf = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                        math::AbsFOp::create(nb, l, m),
+                                        scalar(nb, l, m.getType(), INFINITY));
+    return arith::SelectOp::create(nb, l, isInf, scalar(nb, l, m.getType(), 0),
+                                   m);
+  };
+  if (kind == Reduction::LogSumExp) {
+    Value max = result;
+    Value sum = reduceWindowed(
+        b, loc, x, max, axes, scalar(b, loc, acc, 0),
+        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          Value v = convertScalar(nb, l, a[0], acc);
+          Value shifted =
+              arith::SubFOp::create(nb, l, v, finiteShift(nb, l, a[1]));
+          return arith::AddFOp::create(nb, l, a[2], expOf(nb, l, shifted));
+        });
+    result =
+        elementwise(b, loc, {sum, max}, shape(sum), acc,
+                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                      return arith::AddFOp::create(nb, l, logOf(nb, l, a[0]),
+                                                   finiteShift(nb, l, a[1]));
+                    });
+  } else if (kind == Reduction::Mean || kind == Reduction::L2 ||
+             kind == Reduction::LogSum) {
+    Value count = indexValueOf(b, loc, productOf(b, loc, axes.window));
+    count = convertScalar(
+        b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), count), acc);
+    if (!isFloat(acc) && kind == Reduction::Mean) {
+      result = elementwise(
+          b, loc, result, shape(result), acc,
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            return arith::DivSIOp::create(nb, l, a[0], count).getResult();
+          });
+    } else if (isFloat(acc)) {
+      result =
+          elementwise(b, loc, result, shape(result), acc,
+                      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                        switch (kind) {
+                        case Reduction::Mean:
+                          return arith::DivFOp::create(nb, l, a[0], count);
+                        case Reduction::L2:
+                          return math::SqrtOp::create(nb, l, a[0]);
+                        default:
+                          return logOf(nb, l, a[0]);
+                        }
+                      });
+    }
+  }
+  result = convertTensor(b, loc, result, element, false, false);
+  if (!keep) {
+    // Result dimension j is the j-th input dimension not reduced: each
+    // input dimension d lands at the count of those before it.
+    SmallVector<OpFoldResult> sizes;
+    SmallVector<Value> positions;
+    Value position = arith::ConstantIndexOp::create(b, loc, 0);
+    for (int64_t d = 0; d < rank; ++d) {
+      positions.push_back(position);
+      Value kept = arith::XOrIOp::create(
+          b, loc, axes.reduced[d], arith::ConstantIntOp::create(b, loc, 1, 1));
+      position = arith::AddIOp::create(
+          b, loc, position,
+          arith::SelectOp::create(b, loc, kept,
+                                  arith::ConstantIndexOp::create(b, loc, 1),
+                                  arith::ConstantIndexOp::create(b, loc, 0)));
+    }
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    for (int64_t j = 0; j < rank - axes.count; ++j) {
+      Value size = zero;
+      for (int64_t d = 0; d < rank; ++d) {
+        Value here = arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                  positions[d],
+                                  arith::ConstantIndexOp::create(b, loc, j)),
+            arith::XOrIOp::create(b, loc, axes.reduced[d],
+                                  arith::ConstantIntOp::create(b, loc, 1, 1)));
+        size = arith::SelectOp::create(b, loc, here,
+                                       indexValueOf(b, loc, n.dim(0, d)), size);
+      }
+      sizes.push_back(simplifyHostScalar(size));
+    }
+    result = reshapeTo(b, loc, result, sizes);
+  }
+  return n.replace(result, {isUnsigned});
+}
+
 LogicalResult lowerReduce(Node &n, Reduction kind) {
   int64_t rank = n.rank(0);
   SmallVector<int64_t> axes;
   bool axesFromInput = n.opset() >= 18 || (kind == Reduction::Sum &&
                                            n.opset() >= 13);
   if (axesFromInput) {
-    if (n.has(1)) {
-      FailureOr<SmallVector<int64_t>> values = n.constInts(1, "axes");
+    // An empty axes tensor (of a static length) is no axes.
+    if (n.has(1) &&
+        !(n.type(1).hasStaticShape() && n.type(1).getNumElements() == 0)) {
+      FailureOr<SmallVector<OpFoldResult>> values = n.hostInts(1, "axes");
       if (failed(values)) {
         return failure();
       }
-      axes = *values;
+      if (llvm::any_of(*values, [](OpFoldResult v) { return isa<Value>(v); })) {
+        return lowerReduceRuntime(n, kind, *values);
+      }
+      for (OpFoldResult v : *values) {
+        axes.push_back(*getConstantIntValue(v));
+      }
     }
   } else {
     axes = n.intsAttr("axes").value_or(SmallVector<int64_t>{});
@@ -503,10 +811,159 @@ LogicalResult lowerLayerNorm(Node &n) {
   return n.replace(results);
 }
 
+/// GroupNormalization (opsets 18 and 21): the input (N, C, d...) viewed as
+/// (N, G, C / G, P) with P the product of d..., each (n, g) normalized over
+/// its last two dimensions, then scaled and shifted: per group at opset 18
+/// (scale and bias of G values), per channel from opset 21 (C values).
+/// Statistics are computed in f32 (f64 for f64 inputs).
+LogicalResult lowerGroupNorm(Node &n) {
+  if (!n.has(1) || !n.has(2)) {
+    return n.fail("expects the scale and the bias (inputs 1 and 2)");
+  }
+  ArrayRef<int64_t> shape = n.shape(0);
+  std::optional<int64_t> groups = n.intAttr("num_groups");
+  int64_t channels = shape[1];
+  if (!groups || *groups < 1 || channels % *groups != 0) {
+    return n.fail("num_groups must be a positive divisor of the channel "
+                  "count (" +
+                  llvm::Twine(channels) + ")");
+  }
+  bool perChannel = n.opset() >= 21;
+  int64_t expected = perChannel ? channels : *groups;
+  for (unsigned i : {1u, 2u}) {
+    if (n.shape(i)[0] != expected) {
+      return n.fail("input " + llvm::Twine(i) + " must hold " +
+                    llvm::Twine(expected) +
+                    (perChannel ? " values (one per channel)"
+                                : " values (one per group)"));
+    }
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(0);
+  Type acc = element.isF64() ? element : b.getF32Type();
+  int64_t g = *groups;
+  int64_t per = channels / g;
+  int64_t pixels = 1;
+  for (int64_t d : shape.drop_front(2)) {
+    pixels *= d;
+  }
+  SmallVector<int64_t> grouped = {shape[0], g, per, pixels};
+  Value x = reshape(b, loc, convertTensor(b, loc, n.in(0), acc), grouped);
+  SmallVector<int64_t> axes = {2, 3};
+  Value count = countOf(b, loc, x, axes, acc);
+  auto divideBy = [&](Value v) {
+    return elementwise(
+        b, loc, v, cast<RankedTensorType>(v.getType()).getShape(), acc,
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          return arith::DivFOp::create(nb, l, a[0], count).getResult();
+        });
+  };
+  Value mean = divideBy(
+      reduceKeep(b, loc, x, axes, acc, Reduction::Sum, false, nullptr));
+  Value centered =
+      elementwise(b, loc, {x, mean}, grouped, acc,
+                  [](OpBuilder &nb, Location l, ValueRange a) {
+                    return arith::SubFOp::create(nb, l, a[0], a[1]).getResult();
+                  });
+  Value var = divideBy(
+      reduceKeep(b, loc, centered, axes, acc, Reduction::Sum, false,
+                 [](OpBuilder &nb, Location l, Value v) {
+                   return arith::MulFOp::create(nb, l, v, v).getResult();
+                 }));
+  double epsilon = n.floatAttr("epsilon", 1e-5);
+  // Scale and bias broadcast over (1, G, 1, 1) or (1, G, C / G, 1).
+  SmallVector<int64_t> paramShape = {1, g, perChannel ? per : 1, 1};
+  Value scale =
+      reshape(b, loc, convertTensor(b, loc, n.in(1), acc), paramShape);
+  Value bias = reshape(b, loc, convertTensor(b, loc, n.in(2), acc), paramShape);
+  Value y = elementwise(
+      b, loc, {centered, var, scale, bias}, grouped, element,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value std = math::SqrtOp::create(
+            nb, l,
+            arith::AddFOp::create(nb, l, a[1], scalar(nb, l, acc, epsilon)));
+        Value v = arith::DivFOp::create(nb, l, a[0], std);
+        v = arith::AddFOp::create(nb, l, arith::MulFOp::create(nb, l, v, a[2]),
+                                  a[3]);
+        return convertScalar(nb, l, v, element);
+      });
+  return n.replace(reshape(b, loc, y, shape));
+}
+
+/// CumSum along an axis read at run time: one linalg.generic with a
+/// parallel loop per dimension and a reduction loop k_d over a window that
+/// spans the axis (1 elsewhere). The body reads the input at the window's
+/// position along the axis, at the result's elsewhere (always in bounds),
+/// and adds it where the window's position precedes the result's.
+LogicalResult lowerCumSumRuntime(Node &n, OpFoldResult axisValue) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  int64_t rank = n.rank(0);
+  if (rank == 0) {
+    return n.fail("expects an input of rank 1 or more");
+  }
+  Value x = n.in(0);
+  Type element = n.elem(0);
+  bool exclusive = n.intAttr("exclusive", 0) != 0;
+  bool reverse = n.intAttr("reverse", 0) != 0;
+  RuntimeAxes axes = runtimeAxes(n, x, {axisValue});
+  // The window reads along the axis; the result keeps every dimension.
+  axes.kept = n.dims(0);
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineExpr> resultExprs, windowExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    resultExprs.push_back(b.getAffineDimExpr(d));
+    windowExprs.push_back(b.getAffineDimExpr(rank + d));
+  }
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(2 * rank, 0, windowExprs, context),
+      AffineMap::get(2 * rank, 0, resultExprs, context)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.append(rank, utils::IteratorType::reduction);
+  Value window = windowOf(b, loc, x, axes.window);
+  Value init = filledTo(b, loc, axes.kept, scalar(b, loc, element, 0));
+  arith::CmpIPredicate pred =
+      reverse
+          ? (exclusive ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::sge)
+          : (exclusive ? arith::CmpIPredicate::slt : arith::CmpIPredicate::sle);
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{window}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value zero = arith::ConstantIndexOp::create(nb, l, 0);
+        SmallVector<Value> at;
+        Value i = zero, j = zero;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value o = linalg::IndexOp::create(nb, l, d);
+          Value k = linalg::IndexOp::create(nb, l, rank + d);
+          at.push_back(arith::SelectOp::create(nb, l, axes.reduced[d], k, o));
+          i = arith::AddIOp::create(
+              nb, l, i,
+              arith::SelectOp::create(nb, l, axes.reduced[d], o, zero));
+          // k is 0 off the axis.
+          j = arith::AddIOp::create(nb, l, j, k);
+        }
+        Value v = tensor::ExtractOp::create(nb, l, x, at);
+        Value take = arith::CmpIOp::create(nb, l, pred, j, i);
+        v = arith::SelectOp::create(nb, l, take, v, scalar(nb, l, element, 0));
+        linalg::YieldOp::create(nb, l, add(nb, l, args[1], v));
+      });
+  return n.replace(op->getResult(0), {n.isUnsigned(0)});
+}
+
 LogicalResult lowerCumSum(Node &n) {
-  FailureOr<int64_t> axisValue = n.constInt(1, "axis");
-  if (failed(axisValue)) {
+  FailureOr<SmallVector<OpFoldResult>> axisValues = n.hostInts(1, "axis");
+  if (failed(axisValues)) {
     return failure();
+  }
+  if (axisValues->size() != 1) {
+    return n.fail("input 1 (axis) must hold one value; it holds " +
+                  llvm::Twine(axisValues->size()));
+  }
+  std::optional<int64_t> axisValue = getConstantIntValue((*axisValues)[0]);
+  if (!axisValue) {
+    return lowerCumSumRuntime(n, (*axisValues)[0]);
   }
   int64_t rank = n.rank(0);
   FailureOr<int64_t> axis = n.axis(*axisValue, rank);
@@ -716,23 +1173,148 @@ LogicalResult lowerSoftmaxCrossEntropyLoss(Node &n) {
   return n.replace(*loss);
 }
 
+/// TopK by ranks, for a K known at run time only (or one too large to
+/// unroll): each element's rank along the axis (how many elements precede
+/// it: larger values first, or smaller ones, equal values by index, NaN
+/// the largest so that the ranks are a permutation), then result j along
+/// the axis is the element of rank j. Two generics, quadratic in the axis
+/// length rather than in K times it.
+LogicalResult lowerTopKByRank(Node &n, int64_t axis, OpFoldResult k) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  int64_t rank = n.rank(0);
+  int64_t dim = n.shape(0)[axis];
+  // A constant K was checked at compile time.
+  if (!getConstantIntValue(k)) {
+    Value kValue = indexValueOf(b, loc, k);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    n.check(
+        arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, kValue,
+                                  zero),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, kValue,
+                                  arith::ConstantIndexOp::create(b, loc, dim))),
+        "K is outside [0, " + llvm::Twine(dim) + "] at run time");
+  }
+  bool largest = n.intAttr("largest", 1) != 0;
+  bool isUnsigned = n.isUnsigned(0);
+  Type element = n.elem(0);
+  Type i64 = b.getI64Type();
+  Value x = n.in(0);
+  MLIRContext *context = b.getContext();
+  // Loops: the input's (or result's) dimensions, then one along the axis.
+  SmallVector<AffineExpr> here, along;
+  for (int64_t d = 0; d < rank; ++d) {
+    here.push_back(b.getAffineDimExpr(d));
+    along.push_back(d == axis ? b.getAffineDimExpr(rank)
+                              : b.getAffineDimExpr(d));
+  }
+  AffineMap hereMap = AffineMap::get(rank + 1, 0, here, context);
+  AffineMap alongMap = AffineMap::get(rank + 1, 0, along, context);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  // Whether `c` comes before `a` in the order.
+  auto before = [&](OpBuilder &nb, Location l, Value c, Value a) -> Value {
+    if (!isFloat(element)) {
+      arith::CmpIPredicate pred =
+          largest ? (isUnsigned ? arith::CmpIPredicate::ugt
+                                : arith::CmpIPredicate::sgt)
+                  : (isUnsigned ? arith::CmpIPredicate::ult
+                                : arith::CmpIPredicate::slt);
+      return arith::CmpIOp::create(nb, l, pred, c, a);
+    }
+    auto isNaN = [&](Value v) -> Value {
+      return arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, v, v);
+    };
+    Value ordered = arith::CmpFOp::create(
+        nb, l, largest ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
+        c, a);
+    Value notNaN =
+        arith::XOrIOp::create(nb, l, isNaN(largest ? a : c),
+                              arith::ConstantIntOp::create(nb, l, 1, 1));
+    return arith::OrIOp::create(
+        nb, l, ordered,
+        arith::AndIOp::create(nb, l, isNaN(largest ? c : a), notNaN));
+  };
+  auto same = [&](OpBuilder &nb, Location l, Value c, Value a) -> Value {
+    if (!isFloat(element)) {
+      return arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, c, a);
+    }
+    Value bothNaN = arith::AndIOp::create(
+        nb, l, arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, c, c),
+        arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, a, a));
+    return arith::OrIOp::create(
+        nb, l, arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, c, a),
+        bothNaN);
+  };
+  Value ranksInit = filledTo(b, loc, n.dims(0), scalar(b, loc, i64, 0));
+  auto ranks = linalg::GenericOp::create(
+      b, loc, TypeRange{ranksInit.getType()}, ValueRange{x, x},
+      ValueRange{ranksInit}, ArrayRef<AffineMap>{hereMap, alongMap, hereMap},
+      iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value i = linalg::IndexOp::create(nb, l, axis);
+        Value j = linalg::IndexOp::create(nb, l, rank);
+        Value earlier =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, j, i);
+        Value precedes = arith::OrIOp::create(
+            nb, l, before(nb, l, args[1], args[0]),
+            arith::AndIOp::create(nb, l, same(nb, l, args[1], args[0]),
+                                  earlier));
+        Value one = arith::ExtUIOp::create(nb, l, i64, precedes);
+        linalg::YieldOp::create(
+            nb, l, arith::AddIOp::create(nb, l, args[2], one).getResult());
+      });
+  SmallVector<OpFoldResult> sizes = n.dims(0);
+  sizes[axis] = k;
+  Value valuesInit = filledTo(b, loc, sizes, scalar(b, loc, element, 0));
+  Value indicesInit = filledTo(b, loc, sizes, scalar(b, loc, i64, 0));
+  auto picked = linalg::GenericOp::create(
+      b, loc, TypeRange{valuesInit.getType(), indicesInit.getType()},
+      ValueRange{x, ranks->getResult(0)}, ValueRange{valuesInit, indicesInit},
+      ArrayRef<AffineMap>{alongMap, alongMap, hereMap, hereMap}, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value position = arith::IndexCastOp::create(
+            nb, l, i64, linalg::IndexOp::create(nb, l, axis));
+        Value source = arith::IndexCastOp::create(
+            nb, l, i64, linalg::IndexOp::create(nb, l, rank));
+        Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                          args[1], position);
+        linalg::YieldOp::create(
+            nb, l,
+            ValueRange{arith::SelectOp::create(nb, l, hit, args[0], args[2]),
+                       arith::SelectOp::create(nb, l, hit, source, args[3])});
+      });
+  return n.replace({picked->getResult(0), picked->getResult(1)},
+                   {isUnsigned, false});
+}
+
 /// TopK with a constant K: K rounds, each taking the extreme of what the
 /// earlier rounds left (ties: the lower index first).
 LogicalResult lowerTopK(Node &n) {
-  int64_t k = 0;
-  if (n.opset() < 10) {
-    k = n.intAttr("k", 0);
-  } else {
-    FailureOr<int64_t> value = n.constInt(1, "K");
-    if (failed(value)) {
-      return failure();
-    }
-    k = *value;
-  }
   int64_t rank = n.rank(0);
   FailureOr<int64_t> axis = n.axis(n.intAttr("axis", -1), rank);
   if (failed(axis)) {
     return failure();
+  }
+  int64_t k = 0;
+  if (n.opset() < 10) {
+    k = n.intAttr("k", 0);
+  } else {
+    FailureOr<SmallVector<OpFoldResult>> values = n.hostInts(1, "K");
+    if (failed(values)) {
+      return failure();
+    }
+    if (values->size() != 1) {
+      return n.fail("input 1 (K) must hold one value; it holds " +
+                    llvm::Twine(values->size()));
+    }
+    std::optional<int64_t> known = getConstantIntValue((*values)[0]);
+    if (!known) {
+      return lowerTopKByRank(n, *axis, (*values)[0]);
+    }
+    k = *known;
   }
   int64_t dim = n.shape(0)[*axis];
   if (k < 0 || k > dim) {
@@ -740,8 +1322,7 @@ LogicalResult lowerTopK(Node &n) {
                   "dimension of " + llvm::Twine(dim));
   }
   if (k > 64) {
-    return n.fail("K = " + llvm::Twine(k) + " is more than 64, the most "
-                  "this lowering unrolls");
+    return lowerTopKByRank(n, *axis, n.b.getIndexAttr(k));
   }
   bool largest = n.intAttr("largest", 1) != 0;
   OpBuilder &b = n.b;
@@ -853,6 +1434,7 @@ void mlir::strata::onnx::addReductionLowerings(LoweringTable &table) {
     return lowerSoftmax(n, SoftmaxKind::Hardmax);
   };
   table["LayerNormalization"] = lowerLayerNorm;
+  table["GroupNormalization"] = lowerGroupNorm;
   table.allowDynamic({"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
                       "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
                       "ReduceLogSumExp", "ReduceSumSquare", "Softmax",

@@ -10,6 +10,38 @@ using namespace mlir::strata::onnx;
 
 namespace {
 
+Value f32(OpBuilder &b, Location loc, double v) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+}
+
+/// A number of one axis's coordinate transformation: known at compile time
+/// (a constant where the kernel uses it), or an f32 the host computes from
+/// run-time scales, sizes or roi (the kernel reads it as a push constant).
+struct Coefficient {
+  double known = 0;
+  Value value;
+
+  Value get(OpBuilder &b, Location loc) const {
+    return value ? value : f32(b, loc, known);
+  }
+};
+
+Coefficient knownCoefficient(double value) {
+  Coefficient c;
+  c.known = value;
+  return c;
+}
+
+/// How one axis maps an output index x to a source coordinate (f32):
+/// `fixed` for every x, else (x + 0.5 if `half`) * factor (+ offset).
+struct AxisMap {
+  bool half = false;
+  Coefficient factor;
+  std::optional<Coefficient> offset, fixed;
+  /// Known to map x to x over an input and output of the same length.
+  bool identity = false;
+};
+
 struct ResizeSpec {
   StringRef mode;        // nearest, linear, cubic
   StringRef coordinates; // half_pixel, asymmetric, ...
@@ -17,9 +49,8 @@ struct ResizeSpec {
   double cubicA = -0.75;
   bool excludeOutside = false;
   double extrapolation = 0.0;
-  SmallVector<double> scales;         // per dim
-  SmallVector<int64_t> out;           // per dim
-  SmallVector<double> roiStart, roiEnd;
+  SmallVector<OpFoldResult> out; // per dim (index sizes)
+  SmallVector<AxisMap> axes;     // per dim
 };
 
 /// One interpolation tap along an axis: the source index and its weight.
@@ -28,52 +59,145 @@ struct Tap {
   Value weight; // f32
 };
 
-Value f32(OpBuilder &b, Location loc, double v) {
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-}
-
-/// The source coordinate (f32) of output index `x` along one axis.
-Value sourceCoordinate(OpBuilder &b, Location loc, Value x, int64_t in,
-                       int64_t out, double scale, const ResizeSpec &s,
-                       double roiStart, double roiEnd) {
-  Value xf = arith::UIToFPOp::create(
-      b, loc, b.getF32Type(),
-      arith::IndexCastUIOp::create(b, loc, b.getI32Type(), x));
-  auto add = [&](Value a, Value c) -> Value {
-    return arith::AddFOp::create(b, loc, a, c);
-  };
-  auto mul = [&](Value a, Value c) -> Value {
-    return arith::MulFOp::create(b, loc, a, c);
-  };
-  StringRef mode = s.coordinates;
+/// The map of an axis of length `in` to `out` at `scale` whose numbers are
+/// known at compile time (roi `start`..`end` for tf_crop_and_resize).
+AxisMap knownAxisMap(int64_t in, int64_t out, double scale, double start,
+                     double end, StringRef mode) {
+  AxisMap m;
+  m.identity = in == out && scale == 1.0 && mode != "tf_crop_and_resize";
   if (mode == "asymmetric") {
-    return mul(xf, f32(b, loc, 1.0 / scale));
-  }
-  if (mode == "align_corners") {
+    m.factor = knownCoefficient(1.0 / scale);
+  } else if (mode == "align_corners") {
     // ONNX divides by in * scale - 1, the unrounded output length.
     double length = double(in) * scale;
     if (out == 1 || length <= 1.0) {
-      return f32(b, loc, 0.0);
+      m.fixed = knownCoefficient(0.0);
+    } else {
+      m.factor = knownCoefficient(double(in - 1) / (length - 1.0));
     }
-    return mul(xf, f32(b, loc, double(in - 1) / (length - 1.0)));
-  }
-  if (mode == "tf_half_pixel_for_nn") {
-    return mul(add(xf, f32(b, loc, 0.5)), f32(b, loc, 1.0 / scale));
-  }
-  if (mode == "tf_crop_and_resize") {
+  } else if (mode == "tf_half_pixel_for_nn") {
+    m.half = true;
+    m.factor = knownCoefficient(1.0 / scale);
+  } else if (mode == "tf_crop_and_resize") {
     if (out == 1) {
-      return f32(b, loc, 0.5 * (roiStart + roiEnd) * (in - 1));
+      m.fixed = knownCoefficient(0.5 * (start + end) * (in - 1));
+    } else {
+      m.offset = knownCoefficient(start * (in - 1));
+      m.factor = knownCoefficient((end - start) * (in - 1) / double(out - 1));
     }
-    return add(f32(b, loc, roiStart * (in - 1)),
-               mul(xf, f32(b, loc, (roiEnd - roiStart) * (in - 1) /
-                                       double(out - 1))));
+  } else if (mode == "pytorch_half_pixel" && out == 1) {
+    m.fixed = knownCoefficient(0.0);
+  } else if (mode == "half_pixel_symmetric") {
+    // Opset 19: half_pixel shifted to keep the centre where the rounded
+    // size differs from in * scale.
+    double adjustment = double(out) / (double(in) * scale);
+    double shift = 0.5 * double(in) * (1.0 - adjustment);
+    m.half = true;
+    m.factor = knownCoefficient(1.0 / scale);
+    m.offset = knownCoefficient(shift - 0.5);
+  } else {
+    // half_pixel (and pytorch_half_pixel for out > 1).
+    m.half = true;
+    m.factor = knownCoefficient(1.0 / scale);
+    m.offset = knownCoefficient(-0.5);
   }
-  if (mode == "pytorch_half_pixel" && out == 1) {
-    return f32(b, loc, 0.0);
+  return m;
+}
+
+/// The map of an axis of length `in` to `out` (an index value) at `scale`
+/// (f64) computed on the host, in f64 as the known form is, each number
+/// rounded to f32 last. Where the known form picks a formula by `out`,
+/// selects pick the numbers (0 * x + c is c).
+AxisMap runtimeAxisMap(OpBuilder &b, Location loc, int64_t in, Value out,
+                       Value scale, Value start, Value end, StringRef mode) {
+  auto number = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+  };
+  auto narrow = [&](Value v) {
+    Coefficient c;
+    c.value = arith::TruncFOp::create(b, loc, b.getF32Type(), v);
+    return c;
+  };
+  auto mul = [&](Value x, Value y) -> Value {
+    return arith::MulFOp::create(b, loc, x, y);
+  };
+  auto sub = [&](Value x, Value y) -> Value {
+    return arith::SubFOp::create(b, loc, x, y);
+  };
+  auto div = [&](Value x, Value y) -> Value {
+    return arith::DivFOp::create(b, loc, x, y);
+  };
+  auto select = [&](Value c, Value x, Value y) -> Value {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  };
+  Value single =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, out,
+                            arith::ConstantIndexOp::create(b, loc, 1));
+  Value inverse = div(number(1.0), scale);
+  AxisMap m;
+  if (mode == "asymmetric") {
+    m.factor = narrow(inverse);
+  } else if (mode == "align_corners") {
+    Value length = mul(number(double(in)), scale);
+    Value degenerate = arith::OrIOp::create(
+        b, loc, single,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ULE, length,
+                              number(1.0)));
+    m.factor =
+        narrow(select(degenerate, number(0.0),
+                      div(number(double(in - 1)), sub(length, number(1.0)))));
+  } else if (mode == "tf_half_pixel_for_nn") {
+    m.half = true;
+    m.factor = narrow(inverse);
+  } else if (mode == "tf_crop_and_resize") {
+    Value span = number(double(in - 1));
+    Value outF = convertScalar(
+        b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), out),
+        b.getF64Type());
+    Value center =
+        mul(mul(number(0.5), arith::AddFOp::create(b, loc, start, end)), span);
+    m.offset = narrow(select(single, center, mul(start, span)));
+    m.factor =
+        narrow(select(single, number(0.0),
+                      div(mul(sub(end, start), span), sub(outF, number(1.0)))));
+  } else if (mode == "half_pixel_symmetric") {
+    Value outF = convertScalar(
+        b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), out),
+        b.getF64Type());
+    Value adjustment = div(outF, mul(number(double(in)), scale));
+    Value shift = mul(number(0.5 * double(in)), sub(number(1.0), adjustment));
+    m.half = true;
+    m.factor = narrow(inverse);
+    m.offset = narrow(sub(shift, number(0.5)));
+  } else {
+    m.half = true;
+    if (mode == "pytorch_half_pixel") {
+      m.factor = narrow(select(single, number(0.0), inverse));
+      m.offset = narrow(select(single, number(0.0), number(-0.5)));
+    } else {
+      m.factor = narrow(inverse);
+      m.offset = knownCoefficient(-0.5);
+    }
   }
-  // half_pixel (and pytorch_half_pixel for out > 1).
-  return add(mul(add(xf, f32(b, loc, 0.5)), f32(b, loc, 1.0 / scale)),
-             f32(b, loc, -0.5));
+  return m;
+}
+
+/// The source coordinate (f32) of output index `x` along one axis.
+Value sourceCoordinate(OpBuilder &b, Location loc, Value x, const AxisMap &m) {
+  if (m.fixed) {
+    return m.fixed->get(b, loc);
+  }
+  Value xf = arith::UIToFPOp::create(
+      b, loc, b.getF32Type(),
+      arith::IndexCastUIOp::create(b, loc, b.getI32Type(), x));
+  if (m.half) {
+    xf = arith::AddFOp::create(b, loc, xf, f32(b, loc, 0.5));
+  }
+  Value c = arith::MulFOp::create(b, loc, xf, m.factor.get(b, loc));
+  if (m.offset) {
+    c = arith::AddFOp::create(b, loc, c, m.offset->get(b, loc));
+  }
+  return c;
 }
 
 Value clampIndex(OpBuilder &b, Location loc, Value i, int64_t in) {
@@ -121,9 +245,8 @@ Value floorIndex(OpBuilder &b, Location loc, Value v) {
 
 /// The taps of one axis for output index `x`.
 SmallVector<Tap> taps(OpBuilder &b, Location loc, Value x, int64_t in,
-                      int64_t out, double scale, const ResizeSpec &s,
-                      double roiStart, double roiEnd) {
-  Value c = sourceCoordinate(b, loc, x, in, out, scale, s, roiStart, roiEnd);
+                      const AxisMap &map, const ResizeSpec &s) {
+  Value c = sourceCoordinate(b, loc, x, map);
   if (s.mode == "nearest") {
     Value r;
     StringRef m = s.nearestMode;
@@ -216,11 +339,12 @@ LogicalResult lowerResizeWith(Node &n, ResizeSpec &s) {
     return n.fail("mode '" + s.mode + "' is not supported");
   }
   Type element = n.elem(0);
-  if (failed(n.checkShape(s.out, element, "the result"))) {
+  SmallVector<int64_t> outShape = staticShapeOf(s.out);
+  if (failed(n.checkShape(outShape, element, "the result"))) {
     return failure();
   }
-  auto type = RankedTensorType::get(s.out, element);
-  if (type.getNumElements() == 0) {
+  auto type = RankedTensorType::get(outShape, element);
+  if (type.hasStaticShape() && type.getNumElements() == 0) {
     return n.fail("the result is empty");
   }
   if (n.type(0).getNumElements() == 0) {
@@ -234,19 +358,14 @@ LogicalResult lowerResizeWith(Node &n, ResizeSpec &s) {
         Value outside;
         for (int64_t d = 0; d < rank; ++d) {
           Value x = linalg::IndexOp::create(b, loc, d);
-          bool identity = in[d] == s.out[d] && s.scales[d] == 1.0 &&
-                          s.coordinates != "tf_crop_and_resize";
-          if (identity) {
+          const AxisMap &map = s.axes[d];
+          if (map.identity) {
             axes.push_back({{x, f32(b, loc, 1.0)}});
             continue;
           }
-          double start = d < (int64_t)s.roiStart.size() ? s.roiStart[d] : 0;
-          double end = d < (int64_t)s.roiEnd.size() ? s.roiEnd[d] : 1;
-          axes.push_back(
-              taps(b, loc, x, in[d], s.out[d], s.scales[d], s, start, end));
+          axes.push_back(taps(b, loc, x, in[d], map, s));
           if (s.coordinates == "tf_crop_and_resize") {
-            Value c = sourceCoordinate(b, loc, x, in[d], s.out[d],
-                                       s.scales[d], s, start, end);
+            Value c = sourceCoordinate(b, loc, x, map);
             Value off = arith::OrIOp::create(
                 b, loc,
                 arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, c,
@@ -294,14 +413,206 @@ LogicalResult lowerResizeWith(Node &n, ResizeSpec &s) {
           sum = math::RoundEvenOp::create(b, loc, sum);
         }
         return convertScalar(b, loc, sum, element, false, n.isUnsigned(0));
-      });
+      },
+      type.hasStaticShape() ? ArrayRef<OpFoldResult>{}
+                            : ArrayRef<OpFoldResult>(s.out));
   return n.replace(result, {n.isUnsigned(0)});
+}
+
+/// Whether every element of `values` is known at compile time.
+bool allKnown(ArrayRef<OpFoldResult> values) {
+  return llvm::all_of(values, [](OpFoldResult v) { return isa<Attribute>(v); });
+}
+
+double knownNumber(OpFoldResult value) {
+  return cast<FloatAttr>(cast<Attribute>(value)).getValueAsDouble();
+}
+
+/// The resize's output sizes and axis maps from scales, sizes and roi
+/// known at compile time. `listed` gives each input dimension's position
+/// in scales/sizes/roi (-1: the dimension is left as it is).
+LogicalResult knownGeometry(Node &n, ResizeSpec &s, ArrayRef<int64_t> listed,
+                            std::optional<SmallVector<OpFoldResult>> &scales,
+                            std::optional<SmallVector<OpFoldResult>> &sizes,
+                            ArrayRef<OpFoldResult> roi, StringRef policy) {
+  ArrayRef<int64_t> in = n.shape(0);
+  int64_t rank = in.size();
+  int64_t count = scales ? scales->size() : sizes->size();
+  SmallVector<double> scale(rank, 1.0);
+  SmallVector<int64_t> out(in);
+  if (sizes) {
+    double common = policy == "not_larger" ? INFINITY : 0.0;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (listed[d] < 0) {
+        continue;
+      }
+      out[d] = *getConstantIntValue((*sizes)[listed[d]]);
+      scale[d] = double(out[d]) / double(in[d]);
+      common = policy == "not_larger" ? std::min(common, scale[d])
+                                      : std::max(common, scale[d]);
+    }
+    if (policy != "stretch") {
+      // One scale keeps the aspect ratio; sizes round half up.
+      for (int64_t d = 0; d < rank; ++d) {
+        if (listed[d] >= 0) {
+          scale[d] = common;
+          out[d] = static_cast<int64_t>(std::floor(common * in[d] + 0.5));
+        }
+      }
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d) {
+      if (listed[d] < 0) {
+        continue;
+      }
+      // ONNX truncates in * scale (the scale is a float32). Compared as a
+      // double first: the cast of a NaN, an infinity or a size beyond
+      // 2^62 is undefined.
+      float value = static_cast<float>(knownNumber((*scales)[listed[d]]));
+      double size = double(in[d]) * double(value);
+      if (!(value > 0) || !(size < double(int64_t(1) << 62))) {
+        std::string text;
+        llvm::raw_string_ostream(text) << value;
+        return n.fail("scale " + text + " of axis " + llvm::Twine(d) +
+                      " is not a positive number that makes a size "
+                      "below 2^62");
+      }
+      out[d] = static_cast<int64_t>(size);
+      scale[d] = value;
+    }
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    double start = 0, end = 1;
+    if (listed[d] >= 0 && !roi.empty()) {
+      start = knownNumber(roi[listed[d]]);
+      end = knownNumber(roi[count + listed[d]]);
+    }
+    s.out.push_back(n.b.getIndexAttr(out[d]));
+    s.axes.push_back(
+        knownAxisMap(in[d], out[d], scale[d], start, end, s.coordinates));
+  }
+  return success();
+}
+
+/// The same from scales, sizes or roi read at run time: the sizes are
+/// computed on the host and checked there (positive sizes, positive
+/// scales that make a size below 2^62).
+void runtimeGeometry(Node &n, ResizeSpec &s, ArrayRef<int64_t> listed,
+                     std::optional<SmallVector<OpFoldResult>> &scales,
+                     std::optional<SmallVector<OpFoldResult>> &sizes,
+                     ArrayRef<OpFoldResult> roi, StringRef policy) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  ArrayRef<int64_t> in = n.shape(0);
+  int64_t rank = in.size();
+  int64_t count = scales ? scales->size() : sizes->size();
+  Type f64 = b.getF64Type();
+  Type i64 = b.getI64Type();
+  auto number = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+  };
+  auto hostNumber = [&](OpFoldResult v) -> Value {
+    if (auto attr = dyn_cast<Attribute>(v)) {
+      return number(cast<FloatAttr>(attr).getValueAsDouble());
+    }
+    return cast<Value>(v);
+  };
+  auto toF64 = [&](Value index) {
+    return convertScalar(b, loc, arith::IndexCastOp::create(b, loc, i64, index),
+                         f64);
+  };
+  auto toIndex = [&](Value number) -> Value {
+    return arith::IndexCastOp::create(
+        b, loc, b.getIndexType(), arith::FPToSIOp::create(b, loc, i64, number));
+  };
+  auto atLeastOne = [&](Value size, const llvm::Twine &message) {
+    n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size,
+                                  arith::ConstantIndexOp::create(b, loc, 1)),
+            message);
+  };
+  SmallVector<Value> scale(rank), out(rank);
+  if (sizes) {
+    Value common;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (listed[d] < 0) {
+        continue;
+      }
+      out[d] = indexValueOf(b, loc, (*sizes)[listed[d]]);
+      atLeastOne(out[d], "element " + llvm::Twine(listed[d]) +
+                             " of sizes is below 1 at run time");
+      scale[d] =
+          arith::DivFOp::create(b, loc, toF64(out[d]), number(double(in[d])));
+      if (!common) {
+        common = scale[d];
+      } else if (policy == "not_larger") {
+        common = arith::MinimumFOp::create(b, loc, common, scale[d]);
+      } else {
+        common = arith::MaximumFOp::create(b, loc, common, scale[d]);
+      }
+    }
+    if (policy != "stretch") {
+      for (int64_t d = 0; d < rank; ++d) {
+        if (listed[d] < 0) {
+          continue;
+        }
+        scale[d] = common;
+        out[d] = toIndex(math::FloorOp::create(
+            b, loc,
+            arith::AddFOp::create(
+                b, loc,
+                arith::MulFOp::create(b, loc, common, number(double(in[d]))),
+                number(0.5))));
+        atLeastOne(out[d], "the result's axis " + llvm::Twine(d) +
+                               " is empty at run time");
+      }
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d) {
+      if (listed[d] < 0) {
+        continue;
+      }
+      // A float32 scale, as the known form rounds it.
+      Value value = arith::ExtFOp::create(
+          b, loc, f64,
+          arith::TruncFOp::create(b, loc, b.getF32Type(),
+                                  hostNumber((*scales)[listed[d]]))
+              .getResult());
+      Value size = arith::MulFOp::create(b, loc, number(double(in[d])), value);
+      n.check(arith::AndIOp::create(
+                  b, loc,
+                  arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                        value, number(0.0)),
+                  arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, size,
+                                        number(double(int64_t(1) << 62)))),
+              "element " + llvm::Twine(listed[d]) +
+                  " of scales is not a positive number that makes a size "
+                  "below 2^62 at run time");
+      scale[d] = value;
+      out[d] = toIndex(size);
+      atLeastOne(out[d], "the result's axis " + llvm::Twine(d) +
+                             " is empty at run time");
+    }
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (listed[d] < 0) {
+      s.out.push_back(b.getIndexAttr(in[d]));
+      s.axes.push_back(knownAxisMap(in[d], in[d], 1.0, 0, 1, s.coordinates));
+      continue;
+    }
+    Value start = number(0), end = number(1);
+    if (!roi.empty()) {
+      start = hostNumber(roi[listed[d]]);
+      end = hostNumber(roi[count + listed[d]]);
+    }
+    s.out.push_back(simplifyHostScalar(out[d]));
+    s.axes.push_back(runtimeAxisMap(b, loc, in[d], out[d], scale[d], start, end,
+                                    s.coordinates));
+  }
 }
 
 LogicalResult lowerResize(Node &n) {
   ResizeSpec s;
   int64_t rank = n.rank(0);
-  ArrayRef<int64_t> in = n.shape(0);
   s.mode = n.stringAttr("mode").value_or("nearest");
   bool isUpsample = n.opType() == "Upsample";
   if (isUpsample || n.opset() < 11) {
@@ -312,34 +623,74 @@ LogicalResult lowerResize(Node &n) {
         n.stringAttr("coordinate_transformation_mode").value_or("half_pixel");
     s.nearestMode = n.stringAttr("nearest_mode").value_or("round_prefer_floor");
   }
+  if (!llvm::is_contained({"half_pixel", "half_pixel_symmetric",
+                           "pytorch_half_pixel", "align_corners", "asymmetric",
+                           "tf_half_pixel_for_nn", "tf_crop_and_resize"},
+                          s.coordinates)) {
+    return n.fail("coordinate_transformation_mode '" + s.coordinates +
+                  "' is not supported");
+  }
   s.cubicA = n.floatAttr("cubic_coeff_a", -0.75);
   s.excludeOutside = n.intAttr("exclude_outside", 0) != 0;
   s.extrapolation = n.floatAttr("extrapolation_value", 0.0);
   if (s.mode == "bilinear") {
     s.mode = "linear";
   }
+  if (n.intAttr("antialias", 0) != 0) {
+    return n.fail("antialias = 1 (an antialiasing filter when downsampling) "
+                  "is not supported");
+  }
+  StringRef policy =
+      n.stringAttr("keep_aspect_ratio_policy").value_or("stretch");
+  if (policy != "stretch" && policy != "not_larger" &&
+      policy != "not_smaller") {
+    return n.fail("keep_aspect_ratio_policy '" + policy + "' is not supported");
+  }
+  // Opset 18's axes: scales, sizes and roi hold values for these axes
+  // only; the others keep their length.
+  SmallVector<int64_t> axes;
+  if (std::optional<SmallVector<int64_t>> attr = n.intsAttr("axes")) {
+    axes = *attr;
+    if (failed(n.normalizeAxes(axes, rank))) {
+      return failure();
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d) {
+      axes.push_back(d);
+    }
+  }
+  SmallVector<int64_t> listed(rank, -1);
+  for (auto [i, d] : llvm::enumerate(axes)) {
+    listed[d] = i;
+  }
+  int64_t count = axes.size();
   // Scales and sizes: Upsample-7 has a scales attribute; Upsample-9 and
   // Resize-10 take scales as input 1; later Resize takes roi, scales and
   // sizes as inputs 1..3.
-  std::optional<SmallVector<double>> scales;
-  std::optional<SmallVector<int64_t>> sizes;
+  std::optional<SmallVector<OpFoldResult>> scales, sizes;
+  SmallVector<OpFoldResult> roi;
   if (isUpsample && n.opset() < 9) {
-    scales = n.floatsAttr("scales");
+    if (std::optional<SmallVector<double>> attr = n.floatsAttr("scales")) {
+      scales.emplace();
+      for (double v : *attr) {
+        scales->push_back(n.b.getF64FloatAttr(v));
+      }
+    }
   } else if (isUpsample || n.opset() < 11) {
-    FailureOr<SmallVector<double>> v = n.constFloats(1, "scales");
+    FailureOr<SmallVector<OpFoldResult>> v = n.hostFloats(1, "scales");
     if (failed(v)) {
       return failure();
     }
     scales = *v;
   } else {
     if (n.has(3) && n.type(3).getNumElements() > 0) {
-      FailureOr<SmallVector<int64_t>> v = n.constInts(3, "sizes");
+      FailureOr<SmallVector<OpFoldResult>> v = n.hostInts(3, "sizes");
       if (failed(v)) {
         return failure();
       }
       sizes = *v;
     } else if (n.has(2) && n.type(2).getNumElements() > 0) {
-      FailureOr<SmallVector<double>> v = n.constFloats(2, "scales");
+      FailureOr<SmallVector<OpFoldResult>> v = n.hostFloats(2, "scales");
       if (failed(v)) {
         return failure();
       }
@@ -349,48 +700,32 @@ LogicalResult lowerResize(Node &n) {
       if (!n.has(1)) {
         return n.fail("tf_crop_and_resize needs roi");
       }
-      FailureOr<SmallVector<double>> roi = n.constFloats(1, "roi");
-      if (failed(roi)) {
+      FailureOr<SmallVector<OpFoldResult>> v = n.hostFloats(1, "roi");
+      if (failed(v)) {
         return failure();
       }
-      if (static_cast<int64_t>(roi->size()) != 2 * rank) {
-        return n.fail("roi must hold 2 * rank values");
+      if (static_cast<int64_t>(v->size()) != 2 * count) {
+        return n.fail(count == rank
+                          ? "roi must hold 2 * rank values"
+                          : "roi must hold 2 values per axis of axes");
       }
-      s.roiStart.assign(roi->begin(), roi->begin() + rank);
-      s.roiEnd.assign(roi->begin() + rank, roi->end());
+      roi = *v;
     }
   }
-  if (sizes) {
-    if (static_cast<int64_t>(sizes->size()) != rank) {
-      return n.fail("sizes must hold one value per dimension");
-    }
-    s.out = *sizes;
-    for (int64_t d = 0; d < rank; ++d) {
-      s.scales.push_back(double(s.out[d]) / double(in[d]));
-    }
-  } else if (scales) {
-    if (static_cast<int64_t>(scales->size()) != rank) {
-      return n.fail("scales must hold one value per dimension");
-    }
-    s.scales = *scales;
-    for (int64_t d = 0; d < rank; ++d) {
-      // ONNX truncates in * scale (the scale is a float32). Compared as a
-      // double first: the cast of a NaN, an infinity or a size beyond
-      // 2^62 is undefined.
-      float scale = static_cast<float>(s.scales[d]);
-      double size = double(in[d]) * double(scale);
-      if (!(scale > 0) || !(size < double(int64_t(1) << 62))) {
-        std::string text;
-        llvm::raw_string_ostream(text) << s.scales[d];
-        return n.fail("scale " + text + " of axis " + llvm::Twine(d) +
-                      " is not a positive number that makes a size "
-                      "below 2^62");
-      }
-      s.out.push_back(static_cast<int64_t>(size));
-      s.scales[d] = scale;
+  std::optional<SmallVector<OpFoldResult>> &given = sizes ? sizes : scales;
+  if (!given) {
+    return n.fail("needs scales or sizes");
+  }
+  if (static_cast<int64_t>(given->size()) != count) {
+    return n.fail(Twine(sizes ? "sizes" : "scales") + " must hold one value " +
+                  (count == rank ? "per dimension" : "per axis of axes"));
+  }
+  if (allKnown(*given) && allKnown(roi)) {
+    if (failed(knownGeometry(n, s, listed, scales, sizes, roi, policy))) {
+      return failure();
     }
   } else {
-    return n.fail("needs scales or sizes");
+    runtimeGeometry(n, s, listed, scales, sizes, roi, policy);
   }
   return lowerResizeWith(n, s);
 }
@@ -453,6 +788,12 @@ LogicalResult lowerGridSample(Node &n) {
     return n.fail("expects an NCHW input and an N x H x W x 2 grid");
   }
   StringRef mode = n.stringAttr("mode").value_or("bilinear");
+  // Opset 20 names the 2-D modes by their N-D names.
+  if (mode == "linear") {
+    mode = "bilinear";
+  } else if (mode == "cubic") {
+    mode = "bicubic";
+  }
   StringRef padding = n.stringAttr("padding_mode").value_or("zeros");
   bool align = n.intAttr("align_corners", 0) != 0;
   if (mode != "bilinear" && mode != "nearest" && mode != "bicubic") {

@@ -62,3 +62,17 @@ func.func @layernorm(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) 
   %0 = onnx.node "LayerNormalization"(%x, %s, %b) {attrs = {epsilon = 1.0e-5 : f32}, domain = "", opset = 17 : i64} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+// TopK with a constant K above the 64 rounds the unrolled form takes: the
+// rank form, with static results.
+// CHECK-LABEL: func.func @topk_large_k
+// CHECK-NOT: cf.assert
+// CHECK: linalg.generic {{.*}}outs(%{{.*}} : tensor<2x100xi64>)
+// CHECK: linalg.generic {{.*}}outs(%{{.*}}, %{{.*}} : tensor<2x70xf32>, tensor<2x70xi64>)
+func.func @topk_large_k(%x: tensor<2x100xf32>) -> (tensor<2x70xf32>, tensor<2x70xi64>) {
+  %k = arith.constant dense<70> : tensor<1xi64>
+  %0:2 = onnx.node "TopK"(%x, %k) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<2x100xf32>, tensor<1xi64>) -> (tensor<2x70xf32>, tensor<2x70xi64>)
+  return %0#0, %0#1 : tensor<2x70xf32>, tensor<2x70xi64>
+}
