@@ -400,9 +400,7 @@ Tensor::Tensor(strata_hal_buffer_view_t* view, std::string recorded)
 Tensor::Tensor(const py::array& array)
     : view_(viewFromArray(array, "", 0, "strata.Tensor")) {}
 
-Tensor::~Tensor() {
-  strata_hal_buffer_view_release(view_);
-}
+Tensor::~Tensor() { strata_hal_buffer_view_release(view_); }
 
 py::tuple Tensor::shape() const {
   size_t rank = strata_hal_buffer_view_rank(view_);
@@ -434,9 +432,7 @@ size_t Tensor::byteLength() const {
   return length;
 }
 
-py::array Tensor::numpy() const {
-  return arrayFromView(view_, recorded_);
-}
+py::array Tensor::numpy() const { return arrayFromView(view_, recorded_); }
 
 py::object fromVariant(const strata_vm_variant_t& value,
                        const std::string& recorded, bool tensors) {

@@ -92,8 +92,8 @@ int parseOptions(int argc, char** argv, Options* options) {
     }
     const char* eq = std::strchr(arg, '=');
     if (std::strncmp(arg, "--", 2) || !eq) {
-      std::fprintf(stderr, "strata-generate: unexpected argument '%s'\n%s",
-                   arg, kUsage);
+      std::fprintf(stderr, "strata-generate: unexpected argument '%s'\n%s", arg,
+                   kUsage);
       return 2;
     }
     std::string name(arg + 2, eq);
@@ -275,8 +275,8 @@ int main(int argc, char** argv) {
     if (step + 1 == options.tokens) {
       break;
     }
-    rt::Result<rt::Tensor> next = rt::Tensor::fromHost<int64_t>({1, 1},
-                                                                {*token});
+    rt::Result<rt::Tensor> next =
+        rt::Tensor::fromHost<int64_t>({1, 1}, {*token});
     if (!next.ok()) {
       return fail("token", next.status());
     }
@@ -302,11 +302,12 @@ int main(int argc, char** argv) {
       std::chrono::duration<double, std::milli>(first - start).count();
   double decode_ms =
       std::chrono::duration<double, std::milli>(end - first).count();
-  std::printf("\nstrata-generate: prompt of %zu tokens in %.1f ms, then %.2f "
-              "ms per token\n",
-              options.prompt.size(), prompt_ms,
-              decode_ms / static_cast<double>(
-                              tokens.size() > 1 ? tokens.size() - 1 : 1));
+  std::printf(
+      "\nstrata-generate: prompt of %zu tokens in %.1f ms, then %.2f "
+      "ms per token\n",
+      options.prompt.size(), prompt_ms,
+      decode_ms /
+          static_cast<double>(tokens.size() > 1 ? tokens.size() - 1 : 1));
   if (options.has_expect) {
     for (size_t i = 0; i < tokens.size(); ++i) {
       if (i >= options.expect.size() || tokens[i] != options.expect[i]) {
