@@ -157,8 +157,7 @@ OpFoldResult mlir::strata::onnx::selectSize(OpBuilder &b, Location loc,
                                             OpFoldResult whenTrue,
                                             OpFoldResult whenFalse) {
   if (Attribute folded = foldHostScalar(condition)) {
-    return cast<IntegerAttr>(folded).getValue().isZero() ? whenFalse
-                                                         : whenTrue;
+    return cast<IntegerAttr>(folded).getValue().isZero() ? whenFalse : whenTrue;
   }
   std::optional<int64_t> t = getConstantIntValue(whenTrue);
   if (t && t == getConstantIntValue(whenFalse)) {
@@ -190,12 +189,11 @@ OpFoldResult mlir::strata::onnx::maxSizes(OpBuilder &b, Location loc,
 }
 
 Value mlir::strata::onnx::isListedAxis(OpBuilder &b, Location loc,
-                                       ArrayRef<OpFoldResult> axes,
-                                       int64_t d) {
+                                       ArrayRef<OpFoldResult> axes, int64_t d) {
   Value listed = arith::ConstantIntOp::create(b, loc, 0, 1);
   for (OpFoldResult axis : axes) {
-    Value is = compareSizes(b, loc, arith::CmpIPredicate::eq, axis,
-                            b.getIndexAttr(d));
+    Value is =
+        compareSizes(b, loc, arith::CmpIPredicate::eq, axis, b.getIndexAttr(d));
     if (matchPattern(is, m_Zero())) {
       continue;
     }
@@ -216,10 +214,10 @@ OpFoldResult mlir::strata::onnx::valueForAxis(OpBuilder &b, Location loc,
                                               OpFoldResult otherwise) {
   OpFoldResult value = otherwise;
   for (auto [axis, entry] : llvm::zip(axes, values)) {
-    value = selectSize(b, loc,
-                       compareSizes(b, loc, arith::CmpIPredicate::eq, axis,
-                                    b.getIndexAttr(d)),
-                       entry, value);
+    value = selectSize(
+        b, loc,
+        compareSizes(b, loc, arith::CmpIPredicate::eq, axis, b.getIndexAttr(d)),
+        entry, value);
   }
   return value;
 }
@@ -541,8 +539,8 @@ FailureOr<SmallVector<OpFoldResult>> Node::hostInts(unsigned i,
   return sizes;
 }
 
-FailureOr<SmallVector<OpFoldResult>>
-Node::hostAxes(unsigned i, int64_t rank, llvm::StringRef what) {
+FailureOr<SmallVector<OpFoldResult>> Node::hostAxes(unsigned i, int64_t rank,
+                                                    llvm::StringRef what) {
   SmallVector<OpFoldResult> axes;
   if (constant(i)) {
     FailureOr<SmallVector<int64_t>> values = constInts(i, what);
@@ -565,14 +563,12 @@ Node::hostAxes(unsigned i, int64_t rank, llvm::StringRef what) {
     Value negative =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, axis, zero);
     Value normalized = arith::SelectOp::create(
-        b, loc, negative, arith::AddIOp::create(b, loc, axis, rankValue),
-        axis);
+        b, loc, negative, arith::AddIOp::create(b, loc, axis, rankValue), axis);
     // Unsigned: a negative axis below -rank is outside too.
     check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, normalized,
                                 rankValue),
-          "element " + llvm::Twine(j) + " of " + what +
-              " is outside [-" + llvm::Twine(rank) + ", " +
-              llvm::Twine(rank) + ") at run time");
+          "element " + llvm::Twine(j) + " of " + what + " is outside [-" +
+              llvm::Twine(rank) + ", " + llvm::Twine(rank) + ") at run time");
     axes.push_back(simplifyHostScalar(normalized));
   }
   Value distinct = arith::ConstantIntOp::create(b, loc, 1, 1);

@@ -54,16 +54,16 @@ Value oneHotOf(Node &n, int64_t axis, Value depth, RankedTensorType type,
       n.b, n.loc, {n.in(0), off, on}, {indexMap, scalarMap, scalarMap}, type,
       [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
         Type i64 = b.getI64Type();
-        Value index = indexFloat ? arith::FPToSIOp::create(b, loc, i64, a[0])
-                                       .getResult()
-                                 : convertScalar(b, loc, a[0], i64);
+        Value index =
+            indexFloat ? arith::FPToSIOp::create(b, loc, i64, a[0]).getResult()
+                       : convertScalar(b, loc, a[0], i64);
         // Negative indices count from the end.
         Value negative = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::slt, index, scalar(b, loc, i64, 0));
         Value depthValue = depth;
         if (!depthValue) {
-          depthValue = scalar(b, loc, i64,
-                              static_cast<double>(type.getDimSize(axis)));
+          depthValue =
+              scalar(b, loc, i64, static_cast<double>(type.getDimSize(axis)));
         }
         index = arith::SelectOp::create(
             b, loc, negative, arith::AddIOp::create(b, loc, index, depthValue),
@@ -124,8 +124,8 @@ LogicalResult lowerDynamicOneHot(Node &n) {
   }
   SmallVector<OpFoldResult> sizes = n.dims(0);
   sizes.insert(sizes.begin() + *axis,
-               simplifyHostScalar(
-                   arith::IndexCastOp::create(b, loc, b.getIndexType(), depth)));
+               simplifyHostScalar(arith::IndexCastOp::create(
+                   b, loc, b.getIndexType(), depth)));
   Type element = n.elem(2);
   auto type = RankedTensorType::get(staticShapeOf(sizes), element);
   return n.replace(oneHotOf(n, *axis, depth, type, sizes), {n.isUnsigned(2)});
@@ -164,8 +164,8 @@ LogicalResult lowerOneHot(Node &n) {
                   llvm::Twine(n.type(2).getNumElements()) +
                   " values; it takes two: [off, on]");
   }
-  Value result = oneHotOf(n, *axis, Value(),
-                          RankedTensorType::get(shape, element), {});
+  Value result =
+      oneHotOf(n, *axis, Value(), RankedTensorType::get(shape, element), {});
   return n.replace(result, {n.isUnsigned(2)});
 }
 
@@ -714,13 +714,14 @@ LogicalResult lowerDynamicWindow(Node &n, ArrayRef<double> coefficients,
   }
   Type i64 = b.getI64Type();
   Value count = convertScalar(b, loc, n.hostScalarIn(0), i64, n.isUnsigned(0));
-  n.check(arith::AndIOp::create(
-              b, loc,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, count,
-                                    scalar(b, loc, i64, 1)),
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, count,
-                                    scalar(b, loc, i64, double(int64_t(1) << 40)))),
-          "size is not a window size from 1 to 2^40 at run time");
+  n.check(
+      arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, count,
+                                scalar(b, loc, i64, 1)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, count,
+                                scalar(b, loc, i64, double(int64_t(1) << 40)))),
+      "size is not a window size from 1 to 2^40 at run time");
   Type f64 = b.getF64Type();
   Value denominator = arith::SIToFPOp::create(
       b, loc, f64,

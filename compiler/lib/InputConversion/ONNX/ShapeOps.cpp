@@ -323,8 +323,8 @@ LogicalResult lowerRuntimeSqueeze(Node &n) {
   }
   int64_t count = axes->size();
   if (count > rank) {
-    return n.fail("axes lists " + llvm::Twine(count) +
-                  " axes of a rank-" + llvm::Twine(rank) + " input");
+    return n.fail("axes lists " + llvm::Twine(count) + " axes of a rank-" +
+                  llvm::Twine(rank) + " input");
   }
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value trueValue = arith::ConstantIntOp::create(b, loc, 1, 1);
@@ -335,9 +335,9 @@ LogicalResult lowerRuntimeSqueeze(Node &n) {
   for (int64_t d = 0; d < rank; ++d) {
     listed.push_back(isListedAxis(b, loc, *axes, d));
     kept.push_back(keptSoFar);
-    keptSoFar = addSizes(b, loc, keptSoFar,
-                         selectSize(b, loc, listed[d], b.getIndexAttr(0),
-                                    b.getIndexAttr(1)));
+    keptSoFar = addSizes(
+        b, loc, keptSoFar,
+        selectSize(b, loc, listed[d], b.getIndexAttr(0), b.getIndexAttr(1)));
     if (n.shape(0)[d] == 1) {
       continue;
     }
@@ -422,12 +422,12 @@ LogicalResult lowerRuntimeUnsqueeze(Node &n) {
     // Input dimension d - (the axes below d), when d is not listed.
     OpFoldResult below = b.getIndexAttr(0);
     for (OpFoldResult axis : *axes) {
-      below = addSizes(
-          b, loc, below,
-          selectSize(b, loc,
-                     compareSizes(b, loc, arith::CmpIPredicate::slt, axis,
-                                  b.getIndexAttr(d)),
-                     b.getIndexAttr(1), b.getIndexAttr(0)));
+      below =
+          addSizes(b, loc, below,
+                   selectSize(b, loc,
+                              compareSizes(b, loc, arith::CmpIPredicate::slt,
+                                           axis, b.getIndexAttr(d)),
+                              b.getIndexAttr(1), b.getIndexAttr(0)));
     }
     OpFoldResult source = subSizes(b, loc, b.getIndexAttr(d), below);
     OpFoldResult size = b.getIndexAttr(1);
@@ -610,10 +610,10 @@ LogicalResult lowerDynamicSplit(Node &n, int64_t axis) {
         b, loc, indexValueOf(b, loc, dim),
         arith::ConstantIndexOp::create(b, loc, parts)));
     for (int64_t i = 0; i < parts; ++i) {
-      OpFoldResult rest = subSizes(
-          b, loc, dim, mulSizes(b, loc, part, b.getIndexAttr(i)));
-      sizes.push_back(maxSizes(b, loc, b.getIndexAttr(0),
-                               minSizes(b, loc, part, rest)));
+      OpFoldResult rest =
+          subSizes(b, loc, dim, mulSizes(b, loc, part, b.getIndexAttr(i)));
+      sizes.push_back(
+          maxSizes(b, loc, b.getIndexAttr(0), minSizes(b, loc, part, rest)));
     }
   }
   if (sizes.size() != n.numOutputs()) {
@@ -631,25 +631,32 @@ LogicalResult lowerDynamicSplit(Node &n, int64_t axis) {
       total = addSizes(b, loc, total, size);
     }
     n.check(compareSizes(b, loc, arith::CmpIPredicate::eq, total, dim),
-            "the split sizes do not add up to dimension " +
-                llvm::Twine(axis) + " at run time");
+            "the split sizes do not add up to dimension " + llvm::Twine(axis) +
+                " at run time");
   }
   SmallVector<Value> results;
   OpFoldResult offset = b.getIndexAttr(0);
   int64_t rank = n.rank(0);
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
   SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  // A static 0 in the input's shape: every part is empty (the checks above
+  // hold its sizes to 0 along the axis), and a slice of it at offset 0
+  // would be out of bounds.
+  bool empty = llvm::is_contained(n.shape(0), 0);
   for (OpFoldResult size : sizes) {
     SmallVector<OpFoldResult> shape = n.dims(0);
-    shape[axis] = size;
+    shape[axis] = n.shape(0)[axis] == 0 ? b.getIndexAttr(0) : size;
+    if (empty) {
+      results.push_back(emptyTensor(b, loc, shape, n.elem(0)));
+      continue;
+    }
     offsets[axis] = offset;
     auto type = RankedTensorType::get(staticShapeOf(shape), n.elem(0));
     results.push_back(tensor::ExtractSliceOp::create(b, loc, type, n.in(0),
                                                      offsets, shape, strides));
     offset = addSizes(b, loc, offset, size);
   }
-  return n.replace(results,
-                   SmallVector<bool>(results.size(), n.isUnsigned(0)));
+  return n.replace(results, SmallVector<bool>(results.size(), n.isUnsigned(0)));
 }
 
 LogicalResult lowerSplit(Node &n) {
@@ -781,9 +788,9 @@ LogicalResult lowerDynamicSlice(Node &n, ArrayRef<OpFoldResult> starts,
     return minSizes(b, loc, maxSizes(b, loc, v, lo), hi);
   };
   auto wrap = [&](OpFoldResult v, OpFoldResult dim) {
-    return selectSize(
-        b, loc, compareSizes(b, loc, arith::CmpIPredicate::slt, v, zero),
-        addSizes(b, loc, v, dim), v);
+    return selectSize(b, loc,
+                      compareSizes(b, loc, arith::CmpIPredicate::slt, v, zero),
+                      addSizes(b, loc, v, dim), v);
   };
   bool gather = false;
   for (int64_t d = 0; d < rank; ++d) {
@@ -804,11 +811,11 @@ LogicalResult lowerDynamicSlice(Node &n, ArrayRef<OpFoldResult> starts,
                        clamp(start, zero, dim));
     end = selectSize(b, loc, negative, clamp(end, b.getIndexAttr(-1), last),
                      clamp(end, zero, dim));
-    OpFoldResult length = maxSizes(
-        b, loc,
-        selectSize(b, loc, negative, subSizes(b, loc, start, end),
-                   subSizes(b, loc, end, start)),
-        zero);
+    OpFoldResult length =
+        maxSizes(b, loc,
+                 selectSize(b, loc, negative, subSizes(b, loc, start, end),
+                            subSizes(b, loc, end, start)),
+                 zero);
     // -step as unsigned: INT64_MIN's magnitude is 2^63.
     OpFoldResult magnitude =
         selectSize(b, loc, negative, subSizes(b, loc, zero, step), step);
@@ -823,8 +830,9 @@ LogicalResult lowerDynamicSlice(Node &n, ArrayRef<OpFoldResult> starts,
         size = zero;
       }
     } else {
-      size = simplifyHostScalar(arith::CeilDivUIOp::create(
-          b, loc, indexValueOf(b, loc, length), indexValueOf(b, loc, magnitude)));
+      size = simplifyHostScalar(
+          arith::CeilDivUIOp::create(b, loc, indexValueOf(b, loc, length),
+                                     indexValueOf(b, loc, magnitude)));
     }
     std::optional<int64_t> knownStep = getConstantIntValue(step);
     gather |= !knownStep || *knownStep < 0;
@@ -838,8 +846,8 @@ LogicalResult lowerDynamicSlice(Node &n, ArrayRef<OpFoldResult> starts,
   }
   auto resultType = RankedTensorType::get(shape, n.elem(0));
   if (!gather) {
-    Value result = tensor::ExtractSliceOp::create(
-        b, loc, resultType, n.in(0), offsets, sizes, strides);
+    Value result = tensor::ExtractSliceOp::create(b, loc, resultType, n.in(0),
+                                                  offsets, sizes, strides);
     return n.replace(result, {n.isUnsigned(0)});
   }
   SmallVector<Value> offsetValues, strideValues;
@@ -879,8 +887,7 @@ LogicalResult lowerSlice(Node &n) {
     }
     SmallVector<OpFoldResult> a, st;
     if (n.has(3)) {
-      FailureOr<SmallVector<OpFoldResult>> values =
-          n.hostAxes(3, rank, "axes");
+      FailureOr<SmallVector<OpFoldResult>> values = n.hostAxes(3, rank, "axes");
       if (failed(values)) {
         return failure();
       }
@@ -908,7 +915,8 @@ LogicalResult lowerSlice(Node &n) {
   if (n.opset() < 10 && !n.type(0).hasStaticShape()) {
     SmallVector<int64_t> s =
         n.intsAttr("starts").value_or(SmallVector<int64_t>{});
-    SmallVector<int64_t> e = n.intsAttr("ends").value_or(SmallVector<int64_t>{});
+    SmallVector<int64_t> e =
+        n.intsAttr("ends").value_or(SmallVector<int64_t>{});
     axes = n.intsAttr("axes").value_or(SmallVector<int64_t>{});
     if (axes.empty()) {
       for (size_t i = 0; i < s.size(); ++i) {
@@ -921,10 +929,9 @@ LogicalResult lowerSlice(Node &n) {
     if (failed(n.normalizeAxes(axes, rank))) {
       return failure();
     }
-    return lowerDynamicSlice(n, indexSizes(n.b, s), indexSizes(n.b, e),
-                             indexSizes(n.b, axes),
-                             SmallVector<OpFoldResult>(s.size(),
-                                                       n.b.getIndexAttr(1)));
+    return lowerDynamicSlice(
+        n, indexSizes(n.b, s), indexSizes(n.b, e), indexSizes(n.b, axes),
+        SmallVector<OpFoldResult>(s.size(), n.b.getIndexAttr(1)));
   }
   if (n.opset() < 10) {
     starts = n.intsAttr("starts").value_or(SmallVector<int64_t>{});
@@ -1398,8 +1405,7 @@ LogicalResult lowerDynamicTile(Node &n) {
         compareSizes(b, loc, arith::CmpIPredicate::sle, repeat, bound));
     if (matchPattern(ok, m_Zero())) {
       return n.fail("repeats " + llvm::Twine(*getConstantIntValue(repeat)) +
-                    " of axis " + llvm::Twine(d) +
-                    " is negative or too large");
+                    " of axis " + llvm::Twine(d) + " is negative or too large");
     }
     n.check(ok, "repeats of axis " + llvm::Twine(d) +
                     " is negative or too large at run time");
@@ -1481,10 +1487,9 @@ LogicalResult lowerDynamicPad(Node &n) {
   double value = 0;
   Value valueTensor;
   if (n.opset() < 11) {
-    pads = indexSizes(b, n.intsAttr("pads").value_or(n.intsAttr("paddings")
-                                                       .value_or(
-                                                           SmallVector<
-                                                               int64_t>{})));
+    pads = indexSizes(
+        b, n.intsAttr("pads").value_or(
+               n.intsAttr("paddings").value_or(SmallVector<int64_t>{})));
     value = n.floatAttr("value", 0.0);
   } else {
     FailureOr<SmallVector<OpFoldResult>> p = n.hostInts(1, "pads");
@@ -1512,8 +1517,8 @@ LogicalResult lowerDynamicPad(Node &n) {
     return n.fail("pads has " + llvm::Twine(pads.size()) + " values for " +
                   llvm::Twine(axes.size()) + " axes");
   }
-  ArrayRef<OpFoldResult> begins = ArrayRef<OpFoldResult>(pads).take_front(
-      axes.size());
+  ArrayRef<OpFoldResult> begins =
+      ArrayRef<OpFoldResult>(pads).take_front(axes.size());
   ArrayRef<OpFoldResult> ends =
       ArrayRef<OpFoldResult>(pads).drop_front(axes.size());
   OpFoldResult zero = b.getIndexAttr(0);
@@ -1529,25 +1534,22 @@ LogicalResult lowerDynamicPad(Node &n) {
     for (OpFoldResult pad : {begin, end}) {
       inRange = arith::AndIOp::create(
           b, loc, inRange,
-          arith::AndIOp::create(
-              b, loc,
-              compareSizes(b, loc, arith::CmpIPredicate::sge, pad,
-                           b.getIndexAttr(-kMaxPad)),
-              compareSizes(b, loc, arith::CmpIPredicate::sle, pad,
-                           b.getIndexAttr(kMaxPad))));
+          arith::AndIOp::create(b, loc,
+                                compareSizes(b, loc, arith::CmpIPredicate::sge,
+                                             pad, b.getIndexAttr(-kMaxPad)),
+                                compareSizes(b, loc, arith::CmpIPredicate::sle,
+                                             pad, b.getIndexAttr(kMaxPad))));
     }
     n.check(inRange, "the pads of axis " + llvm::Twine(d) +
                          " are out of range at run time");
     OpFoldResult dim = n.dim(0, d);
-    OpFoldResult size =
-        addSizes(b, loc, dim,
-                 addSizes(b, loc, minSizes(b, loc, begin, zero),
-                          minSizes(b, loc, end, zero)));
+    OpFoldResult size = addSizes(b, loc, dim,
+                                 addSizes(b, loc, minSizes(b, loc, begin, zero),
+                                          minSizes(b, loc, end, zero)));
     n.check(compareSizes(b, loc, arith::CmpIPredicate::sge, size, zero),
             "the negative pads of axis " + llvm::Twine(d) +
                 " remove more than its elements at run time");
-    OpFoldResult offset =
-        maxSizes(b, loc, subSizes(b, loc, zero, begin), zero);
+    OpFoldResult offset = maxSizes(b, loc, subSizes(b, loc, zero, begin), zero);
     crop |= getConstantIntValue(offset) != 0 ||
             !isEqualConstantIntOrValue(size, dim);
     OpFoldResult lowPad = maxSizes(b, loc, begin, zero);
@@ -1569,20 +1571,8 @@ LogicalResult lowerDynamicPad(Node &n) {
   }
   auto type = RankedTensorType::get(staticShapeOf(shape), n.elem(0));
   StringRef mode = n.stringAttr("mode").value_or("constant");
-  if (mode == "constant") {
-    Value fillValue;
-    if (valueTensor) {
-      fillValue = tensor::ExtractOp::create(
-          b, loc, reshape(b, loc, valueTensor, {}), ValueRange{});
-    } else {
-      fillValue = scalar(b, loc, n.elem(0), value);
-    }
-    Value padded = filledTo(b, loc, shape, fillValue);
-    Value result =
-        tensor::InsertSliceOp::create(b, loc, input, padded, low, sizes, ones);
-    return n.replace(result, {n.isUnsigned(0)});
-  }
-  if (mode != "reflect" && mode != "edge" && mode != "wrap") {
+  if (mode != "constant" && mode != "reflect" && mode != "edge" &&
+      mode != "wrap") {
     return n.fail("mode '" + mode + "' is not supported");
   }
   // The host values each element's index needs: the low pad, the cropped
@@ -1597,36 +1587,58 @@ LogicalResult lowerDynamicPad(Node &n) {
                  mulSizes(b, loc, b.getIndexAttr(2),
                           subSizes(b, loc, sizes[d], b.getIndexAttr(1))),
                  b.getIndexAttr(1))));
-    // An axis padded from no elements has nothing to repeat.
+    // An axis padded from no elements has nothing to repeat (nor, in
+    // constant mode, an element the kernel may read while it picks the
+    // value: its index is clamped into the input).
     n.check(arith::OrIOp::create(
                 b, loc,
-                compareSizes(b, loc, arith::CmpIPredicate::sgt, sizes[d],
-                             zero),
-                compareSizes(b, loc, arith::CmpIPredicate::eq, shape[d],
-                             zero)),
+                compareSizes(b, loc, arith::CmpIPredicate::sgt, sizes[d], zero),
+                compareSizes(b, loc, arith::CmpIPredicate::eq, shape[d], zero)),
             "axis " + llvm::Twine(d) + " has no elements to pad from in " +
-                mode + " mode at run time");
+                mode + " mode at run time (with run-time pads)");
   }
   // A remainder in [0, m).
   auto modulo = [](OpBuilder &nb, Location l, Value x, Value m) -> Value {
     Value r = arith::RemSIOp::create(nb, l, x, m);
-    Value negative = arith::CmpIOp::create(
-        nb, l, arith::CmpIPredicate::slt, r,
-        arith::ConstantIndexOp::create(nb, l, 0));
+    Value negative =
+        arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, r,
+                              arith::ConstantIndexOp::create(nb, l, 0));
     return arith::SelectOp::create(nb, l, negative,
                                    arith::AddIOp::create(nb, l, r, m), r);
   };
+  // Constant mode is one generic too (a fill and an insert of dynamic
+  // sizes made a kernel allocate): the value where the index is outside
+  // the input.
+  Value fillValue;
+  if (mode == "constant") {
+    if (valueTensor) {
+      fillValue = tensor::ExtractOp::create(
+          b, loc, reshape(b, loc, valueTensor, {}), ValueRange{});
+    } else {
+      fillValue = scalar(b, loc, n.elem(0), value);
+    }
+  }
   Value result = generic(
       b, loc, {}, {}, type,
       [&](OpBuilder &nb, Location l, ValueRange) -> Value {
         SmallVector<Value> at;
+        Value inside;
         for (int64_t d = 0; d < rank; ++d) {
           // i = out - low, mapped into [0, size).
           Value i = arith::SubIOp::create(
               nb, l, linalg::IndexOp::create(nb, l, d), lowValues[d]);
           Value last = arith::SubIOp::create(
               nb, l, sizeValues[d], arith::ConstantIndexOp::create(nb, l, 1));
-          if (mode == "edge") {
+          if (mode == "constant") {
+            Value in = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult,
+                                             i, sizeValues[d]);
+            inside = inside
+                         ? arith::AndIOp::create(nb, l, inside, in).getResult()
+                         : in;
+            i = arith::MaxSIOp::create(
+                nb, l, i, arith::ConstantIndexOp::create(nb, l, 0));
+            i = arith::MinSIOp::create(nb, l, i, last);
+          } else if (mode == "edge") {
             i = arith::MaxSIOp::create(
                 nb, l, i, arith::ConstantIndexOp::create(nb, l, 0));
             i = arith::MinSIOp::create(nb, l, i, last);
@@ -1642,7 +1654,11 @@ LogicalResult lowerDynamicPad(Node &n) {
           }
           at.push_back(i);
         }
-        return tensor::ExtractOp::create(nb, l, input, at);
+        Value element = tensor::ExtractOp::create(nb, l, input, at);
+        if (!inside) {
+          return element;
+        }
+        return arith::SelectOp::create(nb, l, inside, element, fillValue);
       },
       shape);
   return n.replace(result, {n.isUnsigned(0)});
