@@ -138,6 +138,90 @@ OpFoldResult mlir::strata::onnx::productOf(OpBuilder &b, Location loc,
   return product;
 }
 
+Value mlir::strata::onnx::compareSizes(OpBuilder &b, Location loc,
+                                       arith::CmpIPredicate pred,
+                                       OpFoldResult lhs, OpFoldResult rhs) {
+  std::optional<int64_t> l = getConstantIntValue(lhs);
+  std::optional<int64_t> r = getConstantIntValue(rhs);
+  if (l && r) {
+    bool holds = arith::applyCmpPredicate(pred, APInt(64, *l, true),
+                                          APInt(64, *r, true));
+    return arith::ConstantIntOp::create(b, loc, holds, 1);
+  }
+  return arith::CmpIOp::create(b, loc, pred, indexValueOf(b, loc, lhs),
+                               indexValueOf(b, loc, rhs));
+}
+
+OpFoldResult mlir::strata::onnx::selectSize(OpBuilder &b, Location loc,
+                                            Value condition,
+                                            OpFoldResult whenTrue,
+                                            OpFoldResult whenFalse) {
+  if (Attribute folded = foldHostScalar(condition)) {
+    return cast<IntegerAttr>(folded).getValue().isZero() ? whenFalse : whenTrue;
+  }
+  std::optional<int64_t> t = getConstantIntValue(whenTrue);
+  if (t && t == getConstantIntValue(whenFalse)) {
+    return whenTrue;
+  }
+  if (whenTrue == whenFalse) {
+    return whenTrue;
+  }
+  return arith::SelectOp::create(b, loc, condition,
+                                 indexValueOf(b, loc, whenTrue),
+                                 indexValueOf(b, loc, whenFalse))
+      .getResult();
+}
+
+OpFoldResult mlir::strata::onnx::minSizes(OpBuilder &b, Location loc,
+                                          OpFoldResult lhs, OpFoldResult rhs) {
+  return sizeArith<arith::MinSIOp>(
+      b, loc, lhs, rhs, [](int64_t x, int64_t y) -> std::optional<int64_t> {
+        return std::min(x, y);
+      });
+}
+
+OpFoldResult mlir::strata::onnx::maxSizes(OpBuilder &b, Location loc,
+                                          OpFoldResult lhs, OpFoldResult rhs) {
+  return sizeArith<arith::MaxSIOp>(
+      b, loc, lhs, rhs, [](int64_t x, int64_t y) -> std::optional<int64_t> {
+        return std::max(x, y);
+      });
+}
+
+Value mlir::strata::onnx::isListedAxis(OpBuilder &b, Location loc,
+                                       ArrayRef<OpFoldResult> axes, int64_t d) {
+  Value listed = arith::ConstantIntOp::create(b, loc, 0, 1);
+  for (OpFoldResult axis : axes) {
+    Value is =
+        compareSizes(b, loc, arith::CmpIPredicate::eq, axis, b.getIndexAttr(d));
+    if (matchPattern(is, m_Zero())) {
+      continue;
+    }
+    if (matchPattern(is, m_One())) {
+      return is;
+    }
+    listed = matchPattern(listed, m_Zero())
+                 ? is
+                 : arith::OrIOp::create(b, loc, listed, is).getResult();
+  }
+  return listed;
+}
+
+OpFoldResult mlir::strata::onnx::valueForAxis(OpBuilder &b, Location loc,
+                                              ArrayRef<OpFoldResult> axes,
+                                              ArrayRef<OpFoldResult> values,
+                                              int64_t d,
+                                              OpFoldResult otherwise) {
+  OpFoldResult value = otherwise;
+  for (auto [axis, entry] : llvm::zip(axes, values)) {
+    value = selectSize(
+        b, loc,
+        compareSizes(b, loc, arith::CmpIPredicate::eq, axis, b.getIndexAttr(d)),
+        entry, value);
+  }
+  return value;
+}
+
 Value mlir::strata::onnx::emptyTensor(OpBuilder &b, Location loc,
                                       ArrayRef<OpFoldResult> sizes,
                                       Type element) {
@@ -497,6 +581,59 @@ FailureOr<SmallVector<OpFoldResult>> Node::hostFloats(unsigned i,
     }
   }
   return numbers;
+}
+
+FailureOr<SmallVector<OpFoldResult>> Node::hostAxes(unsigned i, int64_t rank,
+                                                    llvm::StringRef what) {
+  SmallVector<OpFoldResult> axes;
+  if (constant(i)) {
+    FailureOr<SmallVector<int64_t>> values = constInts(i, what);
+    if (failed(values) || failed(normalizeAxes(*values, rank))) {
+      return failure();
+    }
+    for (int64_t axis : *values) {
+      axes.push_back(b.getIndexAttr(axis));
+    }
+    return axes;
+  }
+  FailureOr<SmallVector<OpFoldResult>> values = hostInts(i, what);
+  if (failed(values)) {
+    return failure();
+  }
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value rankValue = arith::ConstantIndexOp::create(b, loc, rank);
+  for (auto [j, element] : llvm::enumerate(*values)) {
+    Value axis = indexValueOf(b, loc, element);
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, axis, zero);
+    Value normalized = arith::SelectOp::create(
+        b, loc, negative, arith::AddIOp::create(b, loc, axis, rankValue), axis);
+    // Unsigned: a negative axis below -rank is outside too.
+    check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, normalized,
+                                rankValue),
+          "element " + llvm::Twine(j) + " of " + what + " is outside [-" +
+              llvm::Twine(rank) + ", " + llvm::Twine(rank) + ") at run time");
+    axes.push_back(simplifyHostScalar(normalized));
+  }
+  Value distinct = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (size_t j = 0; j < axes.size(); ++j) {
+    for (size_t k = j + 1; k < axes.size(); ++k) {
+      distinct = arith::AndIOp::create(
+          b, loc, distinct,
+          compareSizes(b, loc, arith::CmpIPredicate::ne, axes[j], axes[k]));
+    }
+  }
+  check(distinct, what + " lists an axis twice at run time");
+  return axes;
+}
+
+Value Node::hostScalarIn(unsigned i) {
+  if (std::optional<SmallVector<OpFoldResult>> elements = hostElements(in(i));
+      elements && elements->size() == 1) {
+    return onnx::hostScalar(b, loc, elem(i), elements->front());
+  }
+  SmallVector<Value> at(rank(i), arith::ConstantIndexOp::create(b, loc, 0));
+  return tensor::ExtractOp::create(b, loc, in(i), at);
 }
 
 void Node::check(Value ok, const llvm::Twine &message) {

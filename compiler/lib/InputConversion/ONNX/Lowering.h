@@ -118,6 +118,15 @@ public:
   /// kHostElements.
   FailureOr<SmallVector<OpFoldResult>> hostFloats(unsigned i,
                                                   llvm::StringRef what);
+  /// Input `i`'s axes for `rank` as index sizes, each normalized (a
+  /// negative axis counts from the end): attributes when the input is a
+  /// constant (checked here, failing when one is outside or listed twice),
+  /// else values read on the host and checked at run time for the same.
+  FailureOr<SmallVector<OpFoldResult>> hostAxes(unsigned i, int64_t rank,
+                                                llvm::StringRef what);
+  /// Input `i` (holding one value) as a scalar of its element type on the
+  /// host: its element when it is a host vector, else a tensor.extract.
+  Value hostScalarIn(unsigned i);
   /// Asserts `ok` (an i1) at run time: a call where it is false fails with
   /// "onnx node <node>: <message>". Nothing is emitted when `ok` folded to
   /// true.
@@ -335,6 +344,29 @@ OpFoldResult mulSizes(OpBuilder &b, Location loc, OpFoldResult lhs,
 /// The product of `sizes` (1 for none).
 OpFoldResult productOf(OpBuilder &b, Location loc,
                        ArrayRef<OpFoldResult> sizes);
+/// `condition` (an i1 on the host) ? `whenTrue` : `whenFalse` on sizes:
+/// the chosen one when `condition` folds to a constant or both are the same
+/// constant, else an arith.select.
+OpFoldResult selectSize(OpBuilder &b, Location loc, Value condition,
+                        OpFoldResult whenTrue, OpFoldResult whenFalse);
+OpFoldResult minSizes(OpBuilder &b, Location loc, OpFoldResult lhs,
+                      OpFoldResult rhs);
+OpFoldResult maxSizes(OpBuilder &b, Location loc, OpFoldResult lhs,
+                      OpFoldResult rhs);
+/// `lhs pred rhs` on sizes, as an i1 on the host (a constant when both are
+/// constants).
+Value compareSizes(OpBuilder &b, Location loc, arith::CmpIPredicate pred,
+                   OpFoldResult lhs, OpFoldResult rhs);
+/// Whether one of `axes` (normalized, as from Node::hostAxes) is `d`.
+Value isListedAxis(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> axes,
+                   int64_t d);
+/// `values[j]` for the `j` whose `axes[j]` is `d` (the axes are distinct),
+/// else `otherwise`: what Slice and Pad take for dimension `d` from inputs
+/// listed by axis.
+OpFoldResult valueForAxis(OpBuilder &b, Location loc,
+                          ArrayRef<OpFoldResult> axes,
+                          ArrayRef<OpFoldResult> values, int64_t d,
+                          OpFoldResult otherwise);
 /// tensor.empty of `sizes` (its dynamic dimensions are the values).
 Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                   Type element);

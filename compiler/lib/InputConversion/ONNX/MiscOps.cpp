@@ -29,8 +29,113 @@ Value mulOf(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MulIOp::create(b, loc, x, y);
 }
 
+/// The one-hot generic of `type` (its dynamic dimensions `sizes`): at each
+/// index, values[1] where the index along `axis` is the input's class
+/// (negative classes count back from `depth`, an i64), else values[0].
+Value oneHotOf(Node &n, int64_t axis, Value depth, RankedTensorType type,
+               ArrayRef<OpFoldResult> sizes) {
+  int64_t rank = type.getRank();
+  Value values = n.in(2);
+  Value off = slice(n.b, n.loc, values, {0}, {1}, {1});
+  Value on = slice(n.b, n.loc, values, {1}, {1}, {1});
+  off = reshape(n.b, n.loc, off, {});
+  on = reshape(n.b, n.loc, on, {});
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != axis) {
+      exprs.push_back(n.b.getAffineDimExpr(d));
+    }
+  }
+  AffineMap indexMap = AffineMap::get(rank, 0, exprs, n.b.getContext());
+  AffineMap scalarMap = AffineMap::get(rank, 0, {}, n.b.getContext());
+  Type indexElement = n.elem(0);
+  bool indexFloat = isFloat(indexElement);
+  return generic(
+      n.b, n.loc, {n.in(0), off, on}, {indexMap, scalarMap, scalarMap}, type,
+      [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+        Type i64 = b.getI64Type();
+        Value index =
+            indexFloat ? arith::FPToSIOp::create(b, loc, i64, a[0]).getResult()
+                       : convertScalar(b, loc, a[0], i64);
+        // Negative indices count from the end.
+        Value negative = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::slt, index, scalar(b, loc, i64, 0));
+        Value depthValue = depth;
+        if (!depthValue) {
+          depthValue =
+              scalar(b, loc, i64, static_cast<double>(type.getDimSize(axis)));
+        }
+        index = arith::SelectOp::create(
+            b, loc, negative, arith::AddIOp::create(b, loc, index, depthValue),
+            index);
+        Value position = arith::IndexCastOp::create(
+            b, loc, i64, linalg::IndexOp::create(b, loc, axis));
+        Value hit = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          index, position);
+        return arith::SelectOp::create(b, loc, hit, a[2], a[1]);
+      },
+      sizes);
+}
+
+/// OneHot with a run-time depth or of a dynamic input: the depth read on
+/// the host, checked at run time to be from 1 to 2^40, and the class
+/// dimension sized by it.
+LogicalResult lowerDynamicOneHot(Node &n) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  if (!n.type(1).hasStaticShape() || n.type(1).getNumElements() != 1) {
+    return n.fail("input 1 (depth) must hold one value");
+  }
+  if (!n.type(2).hasStaticShape() || n.type(2).getNumElements() != 2) {
+    return n.fail("input 2 (values) has " +
+                  llvm::Twine(n.type(2).getNumElements()) +
+                  " values; it takes two: [off, on]");
+  }
+  int64_t rank = n.rank(0) + 1;
+  FailureOr<int64_t> axis = n.axis(n.intAttr("axis", -1), rank);
+  if (failed(axis)) {
+    return failure();
+  }
+  Value raw = n.hostScalarIn(1);
+  Type i64 = b.getI64Type();
+  double limit = double(int64_t(1) << 40);
+  Value depth;
+  if (isFloat(raw.getType())) {
+    // Compared as a double first: a cast of a value out of range (or of a
+    // NaN) to an integer is undefined.
+    Value wide = convertScalar(b, loc, raw, b.getF64Type());
+    n.check(arith::AndIOp::create(
+                b, loc,
+                arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, wide,
+                                      scalar(b, loc, b.getF64Type(), 1)),
+                arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, wide,
+                                      scalar(b, loc, b.getF64Type(), limit))),
+            "depth is not a number of classes from 1 to 2^40 at run time");
+    depth = arith::FPToSIOp::create(b, loc, i64, wide);
+  } else {
+    depth = convertScalar(b, loc, raw, i64, n.isUnsigned(1));
+    n.check(arith::AndIOp::create(
+                b, loc,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, depth,
+                                      scalar(b, loc, i64, 1)),
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, depth,
+                                      scalar(b, loc, i64, limit))),
+            "depth is not a number of classes from 1 to 2^40 at run time");
+  }
+  SmallVector<OpFoldResult> sizes = n.dims(0);
+  sizes.insert(sizes.begin() + *axis,
+               simplifyHostScalar(arith::IndexCastOp::create(
+                   b, loc, b.getIndexType(), depth)));
+  Type element = n.elem(2);
+  auto type = RankedTensorType::get(staticShapeOf(sizes), element);
+  return n.replace(oneHotOf(n, *axis, depth, type, sizes), {n.isUnsigned(2)});
+}
+
 LogicalResult lowerOneHot(Node &n) {
   // indices, depth (scalar), values ([off, on]); attr axis (-1).
+  if (!n.constant(1) || !n.type(0).hasStaticShape()) {
+    return lowerDynamicOneHot(n);
+  }
   FailureOr<double> depthValue = n.constFloat(1, "depth");
   if (failed(depthValue)) {
     return failure();
@@ -59,43 +164,8 @@ LogicalResult lowerOneHot(Node &n) {
                   llvm::Twine(n.type(2).getNumElements()) +
                   " values; it takes two: [off, on]");
   }
-  Value values = n.in(2);
-  Value off = slice(n.b, n.loc, values, {0}, {1}, {1});
-  Value on = slice(n.b, n.loc, values, {1}, {1}, {1});
-  off = reshape(n.b, n.loc, off, {});
-  on = reshape(n.b, n.loc, on, {});
-  SmallVector<AffineExpr> exprs;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (d != *axis) {
-      exprs.push_back(n.b.getAffineDimExpr(d));
-    }
-  }
-  AffineMap indexMap = AffineMap::get(rank, 0, exprs, n.b.getContext());
-  AffineMap scalarMap = AffineMap::get(rank, 0, {}, n.b.getContext());
-  Type indexElement = n.elem(0);
-  bool indexFloat = isFloat(indexElement);
-  int64_t axisValue = *axis;
-  auto type = RankedTensorType::get(shape, element);
-  Value result = generic(
-      n.b, n.loc, {n.in(0), off, on}, {indexMap, scalarMap, scalarMap}, type,
-      [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
-        Type i64 = b.getI64Type();
-        Value index = indexFloat ? arith::FPToSIOp::create(b, loc, i64, a[0])
-                                       .getResult()
-                                 : convertScalar(b, loc, a[0], i64);
-        // Negative indices count from the end.
-        Value negative = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::slt, index, scalar(b, loc, i64, 0));
-        index = arith::SelectOp::create(
-            b, loc, negative,
-            arith::AddIOp::create(b, loc, index, scalar(b, loc, i64, depth)),
-            index);
-        Value position = arith::IndexCastOp::create(
-            b, loc, i64, linalg::IndexOp::create(b, loc, axisValue));
-        Value hit = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          index, position);
-        return arith::SelectOp::create(b, loc, hit, a[2], a[1]);
-      });
+  Value result =
+      oneHotOf(n, *axis, Value(), RankedTensorType::get(shape, element), {});
   return n.replace(result, {n.isUnsigned(2)});
 }
 
@@ -630,18 +700,68 @@ LogicalResult lowerScatterND(Node &n) {
   return n.replace(op->getResult(0), {n.isUnsigned(0)});
 }
 
-/// Hann, Hamming and Blackman windows of a constant size.
+/// A window of a run-time size (`coefficients` as lowerWindow's): the size
+/// read on the host and checked at run time to be from 1 to 2^40, the
+/// values computed in f64 by a kernel.
+LogicalResult lowerDynamicWindow(Node &n, ArrayRef<double> coefficients,
+                                 bool periodic, Type element) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  if (!n.type(0).hasStaticShape() || n.type(0).getNumElements() != 1 ||
+      !isa<IntegerType>(n.elem(0))) {
+    return n.fail("input 0 (size) must be one integer; it is " +
+                  typeText(n.type(0)));
+  }
+  Type i64 = b.getI64Type();
+  Value count = convertScalar(b, loc, n.hostScalarIn(0), i64, n.isUnsigned(0));
+  n.check(
+      arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, count,
+                                scalar(b, loc, i64, 1)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, count,
+                                scalar(b, loc, i64, double(int64_t(1) << 40)))),
+      "size is not a window size from 1 to 2^40 at run time");
+  Type f64 = b.getF64Type();
+  Value denominator = arith::SIToFPOp::create(
+      b, loc, f64,
+      periodic ? count
+               : arith::SubIOp::create(b, loc, count, scalar(b, loc, i64, 1))
+                     .getResult());
+  OpFoldResult size = simplifyHostScalar(
+      arith::IndexCastOp::create(b, loc, b.getIndexType(), count));
+  auto type = RankedTensorType::get(staticShapeOf({size}), element);
+  Value result = generic(
+      b, loc, {}, {}, type,
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        Value i = arith::IndexCastOp::create(nb, l, i64,
+                                             linalg::IndexOp::create(nb, l, 0));
+        // 2 pi i / denominator, times k for each term.
+        Value angle = arith::DivFOp::create(
+            nb, l,
+            arith::MulFOp::create(nb, l, scalar(nb, l, f64, 2.0 * M_PI),
+                                  arith::SIToFPOp::create(nb, l, f64, i)),
+            denominator);
+        Value v = scalar(nb, l, f64, coefficients[0]);
+        for (size_t k = 1; k < coefficients.size(); ++k) {
+          Value term = arith::MulFOp::create(
+              nb, l, scalar(nb, l, f64, coefficients[k]),
+              math::CosOp::create(
+                  nb, l,
+                  arith::MulFOp::create(nb, l, scalar(nb, l, f64, k), angle)));
+          v = (k % 2) ? arith::SubFOp::create(nb, l, v, term).getResult()
+                      : arith::AddFOp::create(nb, l, v, term).getResult();
+        }
+        return convertScalar(nb, l, v, element);
+      },
+      {size});
+  return n.replace(result);
+}
+
+/// Hann, Hamming and Blackman windows: each value the sum over k of
+/// (-1)^k coefficients[k] cos(2 pi k i / N), N the size (less one unless
+/// periodic).
 LogicalResult lowerWindow(Node &n, ArrayRef<double> coefficients) {
-  FailureOr<int64_t> size = n.constInt(0, "size");
-  if (failed(size)) {
-    return failure();
-  }
-  int64_t count = *size;
-  // Its values are computed here, one by one.
-  if (count < 1 || count > kFoldLimit) {
-    return n.fail("size " + llvm::Twine(count) +
-                  " is not a window size from 1 to " + llvm::Twine(kFoldLimit));
-  }
   bool periodic = n.intAttr("periodic", 1) != 0;
   Type element = n.b.getF32Type();
   switch (n.intAttr("output_datatype", 1)) {
@@ -655,6 +775,19 @@ LogicalResult lowerWindow(Node &n, ArrayRef<double> coefficients) {
     break;
   default:
     return n.fail("output_datatype is not supported");
+  }
+  if (!n.constant(0)) {
+    return lowerDynamicWindow(n, coefficients, periodic, element);
+  }
+  FailureOr<int64_t> size = n.constInt(0, "size");
+  if (failed(size)) {
+    return failure();
+  }
+  int64_t count = *size;
+  // Its values are computed here, one by one.
+  if (count < 1 || count > kFoldLimit) {
+    return n.fail("size " + llvm::Twine(count) +
+                  " is not a window size from 1 to " + llvm::Twine(kFoldLimit));
   }
   double denominator = periodic ? count : count - 1;
   SmallVector<Attribute> values;
@@ -866,6 +999,7 @@ LogicalResult lowerOptimizer(Node &n, StringRef kind) {
 
 void mlir::strata::onnx::addMiscLowerings(LoweringTable &table) {
   table["OneHot"] = lowerOneHot;
+  table.allowDynamic({"OneHot"});
   table["Compress"] = lowerCompress;
   table["Einsum"] = lowerEinsum;
   table["LRN"] = lowerLRN;

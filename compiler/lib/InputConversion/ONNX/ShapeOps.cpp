@@ -5,6 +5,8 @@
 
 #include "Lowering.h"
 
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 using namespace mlir::strata;
 using namespace mlir::strata::onnx;
@@ -307,7 +309,66 @@ FailureOr<SmallVector<int64_t>> axesInput(Node &n, unsigned input,
   return axes;
 }
 
+/// Squeeze with run-time axes: the result's rank is the input's less the
+/// number of axes; each listed dimension is checked to be 1 at run time,
+/// and each result dimension is the next one not listed, chosen on the
+/// host.
+LogicalResult lowerRuntimeSqueeze(Node &n) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  int64_t rank = n.rank(0);
+  FailureOr<SmallVector<OpFoldResult>> axes = n.hostAxes(1, rank, "axes");
+  if (failed(axes)) {
+    return failure();
+  }
+  int64_t count = axes->size();
+  if (count > rank) {
+    return n.fail("axes lists " + llvm::Twine(count) + " axes of a rank-" +
+                  llvm::Twine(rank) + " input");
+  }
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value trueValue = arith::ConstantIntOp::create(b, loc, 1, 1);
+  // kept[d]: how many dimensions before d stay.
+  SmallVector<Value> listed;
+  SmallVector<OpFoldResult> kept;
+  OpFoldResult keptSoFar = b.getIndexAttr(0);
+  for (int64_t d = 0; d < rank; ++d) {
+    listed.push_back(isListedAxis(b, loc, *axes, d));
+    kept.push_back(keptSoFar);
+    keptSoFar = addSizes(
+        b, loc, keptSoFar,
+        selectSize(b, loc, listed[d], b.getIndexAttr(0), b.getIndexAttr(1)));
+    if (n.shape(0)[d] == 1) {
+      continue;
+    }
+    Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        indexValueOf(b, loc, n.dim(0, d)), one);
+    Value notListed = arith::XOrIOp::create(b, loc, listed[d], trueValue);
+    n.check(arith::OrIOp::create(b, loc, notListed, isOne),
+            "cannot squeeze dimension " + llvm::Twine(d) +
+                ", which is not 1, at run time");
+  }
+  SmallVector<OpFoldResult> shape;
+  for (int64_t o = 0; o < rank - count; ++o) {
+    // Result dimension o is input dimension d in [o, o + count]: the one
+    // not listed with o kept before it.
+    OpFoldResult size = b.getIndexAttr(1);
+    for (int64_t d = std::min(o + count, rank - 1); d >= o; --d) {
+      Value here = arith::AndIOp::create(
+          b, loc, arith::XOrIOp::create(b, loc, listed[d], trueValue),
+          compareSizes(b, loc, arith::CmpIPredicate::eq, kept[d],
+                       b.getIndexAttr(o)));
+      size = selectSize(b, loc, here, n.dim(0, d), size);
+    }
+    shape.push_back(size);
+  }
+  return n.replace(reshapeTo(b, loc, n.in(0), shape), {n.isUnsigned(0)});
+}
+
 LogicalResult lowerSqueeze(Node &n) {
+  if (n.opset() >= 13 && n.has(1) && !n.constant(1)) {
+    return lowerRuntimeSqueeze(n);
+  }
   FailureOr<SmallVector<int64_t>> axes = axesInput(n, 1, n.rank(0));
   if (failed(axes)) {
     return failure();
@@ -339,7 +400,54 @@ LogicalResult lowerSqueeze(Node &n) {
   return n.replace(reshapeTo(n.b, n.loc, n.in(0), shape), {n.isUnsigned(0)});
 }
 
+/// Unsqueeze with run-time axes: the result's rank is the input's plus the
+/// number of axes; each result dimension is 1 where an axis lists it, else
+/// the next input dimension, chosen on the host.
+LogicalResult lowerRuntimeUnsqueeze(Node &n) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  RankedTensorType axesType = n.type(1);
+  if (!axesType.hasStaticShape()) {
+    return n.fail("input 1 (axes) must have a static length; it is " +
+                  typeText(axesType));
+  }
+  int64_t count = axesType.getNumElements();
+  int64_t rank = n.rank(0) + count;
+  FailureOr<SmallVector<OpFoldResult>> axes = n.hostAxes(1, rank, "axes");
+  if (failed(axes)) {
+    return failure();
+  }
+  SmallVector<OpFoldResult> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    // Input dimension d - (the axes below d), when d is not listed.
+    OpFoldResult below = b.getIndexAttr(0);
+    for (OpFoldResult axis : *axes) {
+      below =
+          addSizes(b, loc, below,
+                   selectSize(b, loc,
+                              compareSizes(b, loc, arith::CmpIPredicate::slt,
+                                           axis, b.getIndexAttr(d)),
+                              b.getIndexAttr(1), b.getIndexAttr(0)));
+    }
+    OpFoldResult source = subSizes(b, loc, b.getIndexAttr(d), below);
+    OpFoldResult size = b.getIndexAttr(1);
+    for (int64_t k = std::max<int64_t>(0, d - count);
+         k <= std::min<int64_t>(d, n.rank(0) - 1); ++k) {
+      size = selectSize(b, loc,
+                        compareSizes(b, loc, arith::CmpIPredicate::eq, source,
+                                     b.getIndexAttr(k)),
+                        n.dim(0, k), size);
+    }
+    shape.push_back(selectSize(b, loc, isListedAxis(b, loc, *axes, d),
+                               b.getIndexAttr(1), size));
+  }
+  return n.replace(reshapeTo(b, loc, n.in(0), shape), {n.isUnsigned(0)});
+}
+
 LogicalResult lowerUnsqueeze(Node &n) {
+  if (n.opset() >= 13 && !n.constant(1)) {
+    return lowerRuntimeUnsqueeze(n);
+  }
   SmallVector<int64_t> axes;
   if (n.opset() >= 13) {
     FailureOr<SmallVector<int64_t>> values = n.constInts(1, "axes");
@@ -462,10 +570,103 @@ LogicalResult lowerConcat(Node &n) {
   return n.replace(concat(n.b, n.loc, inputs, *axis), {n.isUnsigned(0)});
 }
 
+/// `values` (constants) as index sizes.
+SmallVector<OpFoldResult> indexSizes(OpBuilder &b, ArrayRef<int64_t> values) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t v : values) {
+    sizes.push_back(b.getIndexAttr(v));
+  }
+  return sizes;
+}
+
+/// Split with run-time sizes or of a dynamic dimension: each part's offset
+/// and size computed on the host, the sizes checked at run time to be
+/// non-negative and to add up to the dimension.
+LogicalResult lowerDynamicSplit(Node &n, int64_t axis) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  OpFoldResult dim = n.dim(0, axis);
+  SmallVector<OpFoldResult> sizes;
+  bool given = false;
+  if (n.opset() >= 13 && n.has(1)) {
+    FailureOr<SmallVector<OpFoldResult>> values = n.hostInts(1, "split");
+    if (failed(values)) {
+      return failure();
+    }
+    sizes = *values;
+    given = true;
+  } else if (std::optional<SmallVector<int64_t>> attr = n.intsAttr("split");
+             attr && n.opset() < 13) {
+    sizes = indexSizes(b, *attr);
+    given = true;
+  } else {
+    int64_t parts = n.intAttr("num_outputs", n.numOutputs());
+    if (parts < 1 || parts != n.numOutputs()) {
+      return n.fail("num_outputs " + llvm::Twine(parts) + " is not the " +
+                    llvm::Twine(n.numOutputs()) + " outputs");
+    }
+    // ceil(dim / parts) each, the last ones what is left (none below 0).
+    OpFoldResult part = simplifyHostScalar(arith::CeilDivUIOp::create(
+        b, loc, indexValueOf(b, loc, dim),
+        arith::ConstantIndexOp::create(b, loc, parts)));
+    for (int64_t i = 0; i < parts; ++i) {
+      OpFoldResult rest =
+          subSizes(b, loc, dim, mulSizes(b, loc, part, b.getIndexAttr(i)));
+      sizes.push_back(
+          maxSizes(b, loc, b.getIndexAttr(0), minSizes(b, loc, part, rest)));
+    }
+  }
+  if (sizes.size() != n.numOutputs()) {
+    return n.fail("split has " + llvm::Twine(sizes.size()) + " sizes for " +
+                  llvm::Twine(n.numOutputs()) + " outputs");
+  }
+  if (given) {
+    // Checked before any slice is made of them: a negative size or a sum
+    // other than the dimension would read outside the input.
+    OpFoldResult total = b.getIndexAttr(0);
+    for (auto [i, size] : llvm::enumerate(sizes)) {
+      n.check(compareSizes(b, loc, arith::CmpIPredicate::sge, size,
+                           b.getIndexAttr(0)),
+              "split size " + llvm::Twine(i) + " is negative at run time");
+      total = addSizes(b, loc, total, size);
+    }
+    n.check(compareSizes(b, loc, arith::CmpIPredicate::eq, total, dim),
+            "the split sizes do not add up to dimension " + llvm::Twine(axis) +
+                " at run time");
+  }
+  SmallVector<Value> results;
+  OpFoldResult offset = b.getIndexAttr(0);
+  int64_t rank = n.rank(0);
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  // A static 0 in the input's shape: every part is empty (the checks above
+  // hold its sizes to 0 along the axis), and a slice of it at offset 0
+  // would be out of bounds.
+  bool empty = llvm::is_contained(n.shape(0), 0);
+  for (OpFoldResult size : sizes) {
+    SmallVector<OpFoldResult> shape = n.dims(0);
+    shape[axis] = n.shape(0)[axis] == 0 ? b.getIndexAttr(0) : size;
+    if (empty) {
+      results.push_back(emptyTensor(b, loc, shape, n.elem(0)));
+      continue;
+    }
+    offsets[axis] = offset;
+    auto type = RankedTensorType::get(staticShapeOf(shape), n.elem(0));
+    results.push_back(tensor::ExtractSliceOp::create(b, loc, type, n.in(0),
+                                                     offsets, shape, strides));
+    offset = addSizes(b, loc, offset, size);
+  }
+  return n.replace(results, SmallVector<bool>(results.size(), n.isUnsigned(0)));
+}
+
 LogicalResult lowerSplit(Node &n) {
   FailureOr<int64_t> axis = n.axis(n.intAttr("axis", 0), n.rank(0));
   if (failed(axis)) {
     return failure();
+  }
+  if (!n.type(0).hasStaticShape() ||
+      (n.opset() >= 13 && n.has(1) && !n.constant(1))) {
+    return lowerDynamicSplit(n, *axis);
   }
   int64_t dim = n.shape(0)[*axis];
   SmallVector<int64_t> sizes;
@@ -521,13 +722,17 @@ LogicalResult lowerSplit(Node &n) {
                    SmallVector<bool>(results.size(), n.isUnsigned(0)));
 }
 
-/// A slice along axes with run-time starts or ends, or of dynamic
-/// dimensions: each offset and size computed on the host with ONNX's
-/// clamping (steps must be constants).
+/// A slice with run-time starts, ends, axes or steps, or of dynamic
+/// dimensions: each dimension's start, end and step is the entry whose
+/// (normalized) axis is that dimension, else the full range, chosen on the
+/// host; each offset and size is computed there with ONNX's clamping. The
+/// axes are normalized and distinct (Node::hostAxes). Positive constant
+/// steps make a tensor.extract_slice; others (run-time or negative) a
+/// gather reading in[start + i * step].
 LogicalResult lowerDynamicSlice(Node &n, ArrayRef<OpFoldResult> starts,
                                 ArrayRef<OpFoldResult> ends,
-                                ArrayRef<int64_t> axes,
-                                ArrayRef<int64_t> steps) {
+                                ArrayRef<OpFoldResult> axes,
+                                ArrayRef<OpFoldResult> steps) {
   OpBuilder &b = n.b;
   Location loc = n.loc;
   int64_t rank = n.rank(0);
@@ -536,9 +741,10 @@ LogicalResult lowerDynamicSlice(Node &n, ArrayRef<OpFoldResult> starts,
       elements && rank == 1 && axes.size() == 1) {
     std::optional<int64_t> start = getConstantIntValue(starts[0]);
     std::optional<int64_t> end = getConstantIntValue(ends[0]);
+    std::optional<int64_t> stepValue = getConstantIntValue(steps[0]);
     int64_t dim = elements->size();
-    if (start && end) {
-      int64_t step = steps[0];
+    if (start && end && stepValue && *stepValue != 0) {
+      int64_t step = *stepValue;
       int64_t s0 = *start < 0 ? *start + dim : *start;
       int64_t e0 = *end < 0 && *end > std::numeric_limits<int64_t>::min() / 2
                        ? *end + dim
@@ -565,60 +771,103 @@ LogicalResult lowerDynamicSlice(Node &n, ArrayRef<OpFoldResult> starts,
           {n.isUnsigned(0)});
     }
   }
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = n.dims(0);
-  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  auto clamp = [&](Value v, Value lo, Value hi) -> Value {
-    Value low = arith::MaxSIOp::create(b, loc, v, lo);
-    return arith::MinSIOp::create(b, loc, low, hi);
-  };
-  auto wrap = [&](Value v, Value dim) -> Value {
-    Value negative =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, zero);
-    Value wrapped = arith::AddIOp::create(b, loc, v, dim);
-    return arith::SelectOp::create(b, loc, negative, wrapped, v);
-  };
-  auto folded = [&](Value v) -> OpFoldResult {
-    if (Attribute attr = foldHostScalar(v)) {
-      return attr;
-    }
-    return v;
-  };
-  for (size_t i = 0; i < starts.size(); ++i) {
-    FailureOr<int64_t> axis = n.axis(axes[i], rank);
-    if (failed(axis)) {
-      return failure();
-    }
-    int64_t step = steps[i];
-    if (step == 0) {
+  for (auto [j, step] : llvm::enumerate(steps)) {
+    std::optional<int64_t> known = getConstantIntValue(step);
+    if (known && *known == 0) {
       return n.fail("a step is 0");
     }
-    if (step < 0) {
-      return n.fail("a negative step needs constant starts and ends and a "
-                    "static dimension " +
-                    llvm::Twine(*axis));
+    if (!known) {
+      n.check(compareSizes(b, loc, arith::CmpIPredicate::ne, step,
+                           b.getIndexAttr(0)),
+              "step " + llvm::Twine(j) + " is 0 at run time");
     }
-    Value dim = indexValueOf(b, loc, n.dim(0, *axis));
+  }
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  OpFoldResult zero = b.getIndexAttr(0);
+  auto clamp = [&](OpFoldResult v, OpFoldResult lo, OpFoldResult hi) {
+    return minSizes(b, loc, maxSizes(b, loc, v, lo), hi);
+  };
+  auto wrap = [&](OpFoldResult v, OpFoldResult dim) {
+    return selectSize(b, loc,
+                      compareSizes(b, loc, arith::CmpIPredicate::slt, v, zero),
+                      addSizes(b, loc, v, dim), v);
+  };
+  bool gather = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    OpFoldResult dim = n.dim(0, d);
+    OpFoldResult start = valueForAxis(b, loc, axes, starts, d, zero);
     // Ends such as INT64_MAX saturate at the dimension; only negative
     // values are wrapped, so nothing overflows.
-    Value start = clamp(wrap(indexValueOf(b, loc, starts[i]), dim), zero, dim);
-    Value end = clamp(wrap(indexValueOf(b, loc, ends[i]), dim), zero, dim);
-    Value length = arith::MaxSIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, end, start), zero);
-    Value stepValue = arith::ConstantIndexOp::create(b, loc, step);
-    Value size = arith::CeilDivUIOp::create(b, loc, length, stepValue);
-    offsets[*axis] = folded(start);
-    sizes[*axis] = folded(size);
-    strides[*axis] = b.getIndexAttr(step);
+    OpFoldResult end = valueForAxis(b, loc, axes, ends, d, dim);
+    OpFoldResult step = valueForAxis(b, loc, axes, steps, d, b.getIndexAttr(1));
+    start = wrap(start, dim);
+    end = wrap(end, dim);
+    Value negative =
+        compareSizes(b, loc, arith::CmpIPredicate::slt, step, zero);
+    // A positive step clamps into [0, dim], a negative one into [0, dim -
+    // 1] (start) and [-1, dim - 1] (end).
+    OpFoldResult last = subSizes(b, loc, dim, b.getIndexAttr(1));
+    start = selectSize(b, loc, negative, clamp(start, zero, last),
+                       clamp(start, zero, dim));
+    end = selectSize(b, loc, negative, clamp(end, b.getIndexAttr(-1), last),
+                     clamp(end, zero, dim));
+    OpFoldResult length =
+        maxSizes(b, loc,
+                 selectSize(b, loc, negative, subSizes(b, loc, start, end),
+                            subSizes(b, loc, end, start)),
+                 zero);
+    // -step as unsigned: INT64_MIN's magnitude is 2^63.
+    OpFoldResult magnitude =
+        selectSize(b, loc, negative, subSizes(b, loc, zero, step), step);
+    OpFoldResult size;
+    std::optional<int64_t> l = getConstantIntValue(length);
+    std::optional<int64_t> m = getConstantIntValue(magnitude);
+    if (l && m) {
+      size = b.getIndexAttr(static_cast<int64_t>(
+          (static_cast<uint64_t>(*l) + static_cast<uint64_t>(*m) - 1) /
+          static_cast<uint64_t>(*m)));
+      if (*l == 0) {
+        size = zero;
+      }
+    } else {
+      size = simplifyHostScalar(
+          arith::CeilDivUIOp::create(b, loc, indexValueOf(b, loc, length),
+                                     indexValueOf(b, loc, magnitude)));
+    }
+    std::optional<int64_t> knownStep = getConstantIntValue(step);
+    gather |= !knownStep || *knownStep < 0;
+    offsets.push_back(start);
+    sizes.push_back(size);
+    strides.push_back(step);
   }
   SmallVector<int64_t> shape = staticShapeOf(sizes);
   if (failed(n.checkShape(shape, n.elem(0), "the result"))) {
     return failure();
   }
   auto resultType = RankedTensorType::get(shape, n.elem(0));
-  Value result = tensor::ExtractSliceOp::create(b, loc, resultType, n.in(0),
-                                                offsets, sizes, strides);
+  if (!gather) {
+    Value result = tensor::ExtractSliceOp::create(b, loc, resultType, n.in(0),
+                                                  offsets, sizes, strides);
+    return n.replace(result, {n.isUnsigned(0)});
+  }
+  SmallVector<Value> offsetValues, strideValues;
+  for (int64_t d = 0; d < rank; ++d) {
+    offsetValues.push_back(indexValueOf(b, loc, offsets[d]));
+    strideValues.push_back(indexValueOf(b, loc, strides[d]));
+  }
+  Value result = generic(
+      b, loc, {}, {}, resultType,
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = linalg::IndexOp::create(nb, l, d);
+          at.push_back(arith::AddIOp::create(
+              nb, l, offsetValues[d],
+              arith::MulIOp::create(nb, l, i, strideValues[d])));
+        }
+        return tensor::ExtractOp::create(nb, l, n.in(0), at);
+      },
+      sizes);
   return n.replace(result, {n.isUnsigned(0)});
 }
 
@@ -626,7 +875,8 @@ LogicalResult lowerSlice(Node &n) {
   int64_t rank = n.rank(0);
   SmallVector<int64_t> starts, ends, axes, steps;
   if (n.opset() >= 10 &&
-      (!n.type(0).hasStaticShape() || !n.constant(1) || !n.constant(2))) {
+      (!n.type(0).hasStaticShape() || !n.constant(1) || !n.constant(2) ||
+       (n.has(3) && !n.constant(3)) || (n.has(4) && !n.constant(4)))) {
     FailureOr<SmallVector<OpFoldResult>> s = n.hostInts(1, "starts");
     if (failed(s)) {
       return failure();
@@ -635,51 +885,53 @@ LogicalResult lowerSlice(Node &n) {
     if (failed(e)) {
       return failure();
     }
+    SmallVector<OpFoldResult> a, st;
     if (n.has(3)) {
-      FailureOr<SmallVector<int64_t>> a = n.constInts(3, "axes");
-      if (failed(a)) {
+      FailureOr<SmallVector<OpFoldResult>> values = n.hostAxes(3, rank, "axes");
+      if (failed(values)) {
         return failure();
       }
-      axes = *a;
+      a = *values;
     } else {
       for (size_t i = 0; i < s->size(); ++i) {
-        axes.push_back(i);
+        a.push_back(n.b.getIndexAttr(i));
       }
     }
     if (n.has(4)) {
-      FailureOr<SmallVector<int64_t>> st = n.constInts(4, "steps");
-      if (failed(st)) {
+      FailureOr<SmallVector<OpFoldResult>> values = n.hostInts(4, "steps");
+      if (failed(values)) {
         return failure();
       }
-      steps = *st;
+      st = *values;
     } else {
-      steps.assign(s->size(), 1);
+      st.assign(s->size(), n.b.getIndexAttr(1));
     }
-    if (e->size() != s->size() || axes.size() != s->size() ||
-        steps.size() != s->size()) {
+    if (e->size() != s->size() || a.size() != s->size() ||
+        st.size() != s->size()) {
       return n.fail("starts, ends, axes and steps differ in length");
     }
-    return lowerDynamicSlice(n, *s, *e, axes, steps);
+    return lowerDynamicSlice(n, *s, *e, a, st);
   }
   if (n.opset() < 10 && !n.type(0).hasStaticShape()) {
-    SmallVector<OpFoldResult> s, e;
-    for (int64_t v : n.intsAttr("starts").value_or(SmallVector<int64_t>{})) {
-      s.push_back(n.b.getIndexAttr(v));
-    }
-    for (int64_t v : n.intsAttr("ends").value_or(SmallVector<int64_t>{})) {
-      e.push_back(n.b.getIndexAttr(v));
-    }
+    SmallVector<int64_t> s =
+        n.intsAttr("starts").value_or(SmallVector<int64_t>{});
+    SmallVector<int64_t> e =
+        n.intsAttr("ends").value_or(SmallVector<int64_t>{});
     axes = n.intsAttr("axes").value_or(SmallVector<int64_t>{});
     if (axes.empty()) {
       for (size_t i = 0; i < s.size(); ++i) {
         axes.push_back(i);
       }
     }
-    steps.assign(s.size(), 1);
     if (e.size() != s.size() || axes.size() != s.size()) {
       return n.fail("starts, ends and axes differ in length");
     }
-    return lowerDynamicSlice(n, s, e, axes, steps);
+    if (failed(n.normalizeAxes(axes, rank))) {
+      return failure();
+    }
+    return lowerDynamicSlice(
+        n, indexSizes(n.b, s), indexSizes(n.b, e), indexSizes(n.b, axes),
+        SmallVector<OpFoldResult>(s.size(), n.b.getIndexAttr(1)));
   }
   if (n.opset() < 10) {
     starts = n.intsAttr("starts").value_or(SmallVector<int64_t>{});
@@ -1122,7 +1374,70 @@ LogicalResult lowerExpand(Node &n) {
                    {n.isUnsigned(0)});
 }
 
+/// Tile with run-time repeats or of a dynamic input: each result dimension
+/// is the input's times its repeat (checked at run time to be non-negative
+/// and not to overflow), each element read at the result's index modulo
+/// the input's dimensions.
+LogicalResult lowerDynamicTile(Node &n) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  FailureOr<SmallVector<OpFoldResult>> repeats = n.hostInts(1, "repeats");
+  if (failed(repeats)) {
+    return failure();
+  }
+  int64_t rank = n.rank(0);
+  if (static_cast<int64_t>(repeats->size()) != rank) {
+    return n.fail("repeats has the wrong length");
+  }
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<Value> dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    OpFoldResult dim = n.dim(0, d);
+    OpFoldResult repeat = (*repeats)[d];
+    // At most 2^62 elements along the axis: repeat <= 2^62 / max(dim, 1).
+    OpFoldResult bound = simplifyHostScalar(arith::DivUIOp::create(
+        b, loc, arith::ConstantIndexOp::create(b, loc, int64_t(1) << 62),
+        indexValueOf(b, loc, maxSizes(b, loc, dim, b.getIndexAttr(1)))));
+    Value ok = arith::AndIOp::create(
+        b, loc,
+        compareSizes(b, loc, arith::CmpIPredicate::sge, repeat,
+                     b.getIndexAttr(0)),
+        compareSizes(b, loc, arith::CmpIPredicate::sle, repeat, bound));
+    if (matchPattern(ok, m_Zero())) {
+      return n.fail("repeats " + llvm::Twine(*getConstantIntValue(repeat)) +
+                    " of axis " + llvm::Twine(d) + " is negative or too large");
+    }
+    n.check(ok, "repeats of axis " + llvm::Twine(d) +
+                    " is negative or too large at run time");
+    sizes.push_back(mulSizes(b, loc, dim, repeat));
+    dims.push_back(indexValueOf(b, loc, dim));
+  }
+  SmallVector<int64_t> shape = staticShapeOf(sizes);
+  if (failed(n.checkShape(shape, n.elem(0), "the result"))) {
+    return failure();
+  }
+  auto type = RankedTensorType::get(shape, n.elem(0));
+  Value input = n.in(0);
+  Value result = generic(
+      b, loc, {}, {}, type,
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d) {
+          // The loop runs only when the result has elements, so the input
+          // has some along each axis.
+          at.push_back(arith::RemUIOp::create(
+              nb, l, linalg::IndexOp::create(nb, l, d), dims[d]));
+        }
+        return tensor::ExtractOp::create(nb, l, input, at);
+      },
+      sizes);
+  return n.replace(result, {n.isUnsigned(0)});
+}
+
 LogicalResult lowerTile(Node &n) {
+  if (!n.type(0).hasStaticShape() || !n.constant(1)) {
+    return lowerDynamicTile(n);
+  }
   FailureOr<SmallVector<int64_t>> repeats = n.constInts(1, "repeats");
   if (failed(repeats)) {
     return failure();
@@ -1160,7 +1475,200 @@ LogicalResult lowerTile(Node &n) {
   return n.replace(result, {n.isUnsigned(0)});
 }
 
+/// Pad with run-time pads or axes, or of a dynamic input: each axis' pads
+/// chosen on the host (the entry whose axis it is, else none), checked at
+/// run time as the constant form checks them at compile time; negative
+/// pads crop first.
+LogicalResult lowerDynamicPad(Node &n) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  int64_t rank = n.rank(0);
+  SmallVector<OpFoldResult> pads;
+  double value = 0;
+  Value valueTensor;
+  if (n.opset() < 11) {
+    pads = indexSizes(
+        b, n.intsAttr("pads").value_or(
+               n.intsAttr("paddings").value_or(SmallVector<int64_t>{})));
+    value = n.floatAttr("value", 0.0);
+  } else {
+    FailureOr<SmallVector<OpFoldResult>> p = n.hostInts(1, "pads");
+    if (failed(p)) {
+      return failure();
+    }
+    pads = *p;
+    if (n.has(2)) {
+      valueTensor = n.in(2);
+    }
+  }
+  SmallVector<OpFoldResult> axes;
+  if (n.has(3)) {
+    FailureOr<SmallVector<OpFoldResult>> a = n.hostAxes(3, rank, "axes");
+    if (failed(a)) {
+      return failure();
+    }
+    axes = *a;
+  } else {
+    for (int64_t d = 0; d < rank; ++d) {
+      axes.push_back(b.getIndexAttr(d));
+    }
+  }
+  if (pads.size() != 2 * axes.size()) {
+    return n.fail("pads has " + llvm::Twine(pads.size()) + " values for " +
+                  llvm::Twine(axes.size()) + " axes");
+  }
+  ArrayRef<OpFoldResult> begins =
+      ArrayRef<OpFoldResult>(pads).take_front(axes.size());
+  ArrayRef<OpFoldResult> ends =
+      ArrayRef<OpFoldResult>(pads).drop_front(axes.size());
+  OpFoldResult zero = b.getIndexAttr(0);
+  constexpr int64_t kMaxPad = int64_t(1) << 40;
+  SmallVector<OpFoldResult> offsets, sizes, low, shape;
+  bool crop = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    OpFoldResult begin = valueForAxis(b, loc, axes, begins, d, zero);
+    OpFoldResult end = valueForAxis(b, loc, axes, ends, d, zero);
+    // Pads beyond +-2^40 make no tensor: refused before any arithmetic on
+    // them can overflow.
+    Value inRange = arith::ConstantIntOp::create(b, loc, 1, 1);
+    for (OpFoldResult pad : {begin, end}) {
+      inRange = arith::AndIOp::create(
+          b, loc, inRange,
+          arith::AndIOp::create(b, loc,
+                                compareSizes(b, loc, arith::CmpIPredicate::sge,
+                                             pad, b.getIndexAttr(-kMaxPad)),
+                                compareSizes(b, loc, arith::CmpIPredicate::sle,
+                                             pad, b.getIndexAttr(kMaxPad))));
+    }
+    n.check(inRange, "the pads of axis " + llvm::Twine(d) +
+                         " are out of range at run time");
+    OpFoldResult dim = n.dim(0, d);
+    OpFoldResult size = addSizes(b, loc, dim,
+                                 addSizes(b, loc, minSizes(b, loc, begin, zero),
+                                          minSizes(b, loc, end, zero)));
+    n.check(compareSizes(b, loc, arith::CmpIPredicate::sge, size, zero),
+            "the negative pads of axis " + llvm::Twine(d) +
+                " remove more than its elements at run time");
+    OpFoldResult offset = maxSizes(b, loc, subSizes(b, loc, zero, begin), zero);
+    crop |= getConstantIntValue(offset) != 0 ||
+            !isEqualConstantIntOrValue(size, dim);
+    OpFoldResult lowPad = maxSizes(b, loc, begin, zero);
+    OpFoldResult highPad = maxSizes(b, loc, end, zero);
+    offsets.push_back(offset);
+    sizes.push_back(size);
+    low.push_back(lowPad);
+    shape.push_back(addSizes(b, loc, addSizes(b, loc, size, lowPad), highPad));
+  }
+  if (failed(n.checkShape(staticShapeOf(shape), n.elem(0), "the result"))) {
+    return failure();
+  }
+  Value input = n.in(0);
+  SmallVector<OpFoldResult> ones(rank, b.getIndexAttr(1));
+  if (crop) {
+    input = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get(staticShapeOf(sizes), n.elem(0)), input,
+        offsets, sizes, ones);
+  }
+  auto type = RankedTensorType::get(staticShapeOf(shape), n.elem(0));
+  StringRef mode = n.stringAttr("mode").value_or("constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" &&
+      mode != "wrap") {
+    return n.fail("mode '" + mode + "' is not supported");
+  }
+  // The host values each element's index needs: the low pad, the cropped
+  // size and, for reflect, the period 2 * (size - 1) (at least 1).
+  SmallVector<Value> lowValues, sizeValues, periods;
+  for (int64_t d = 0; d < rank; ++d) {
+    lowValues.push_back(indexValueOf(b, loc, low[d]));
+    sizeValues.push_back(indexValueOf(b, loc, sizes[d]));
+    periods.push_back(indexValueOf(
+        b, loc,
+        maxSizes(b, loc,
+                 mulSizes(b, loc, b.getIndexAttr(2),
+                          subSizes(b, loc, sizes[d], b.getIndexAttr(1))),
+                 b.getIndexAttr(1))));
+    // An axis padded from no elements has nothing to repeat (nor, in
+    // constant mode, an element the kernel may read while it picks the
+    // value: its index is clamped into the input).
+    n.check(arith::OrIOp::create(
+                b, loc,
+                compareSizes(b, loc, arith::CmpIPredicate::sgt, sizes[d], zero),
+                compareSizes(b, loc, arith::CmpIPredicate::eq, shape[d], zero)),
+            "axis " + llvm::Twine(d) + " has no elements to pad from in " +
+                mode + " mode at run time (with run-time pads)");
+  }
+  // A remainder in [0, m).
+  auto modulo = [](OpBuilder &nb, Location l, Value x, Value m) -> Value {
+    Value r = arith::RemSIOp::create(nb, l, x, m);
+    Value negative =
+        arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, r,
+                              arith::ConstantIndexOp::create(nb, l, 0));
+    return arith::SelectOp::create(nb, l, negative,
+                                   arith::AddIOp::create(nb, l, r, m), r);
+  };
+  // Constant mode is one generic too (a fill and an insert of dynamic
+  // sizes made a kernel allocate): the value where the index is outside
+  // the input.
+  Value fillValue;
+  if (mode == "constant") {
+    if (valueTensor) {
+      fillValue = tensor::ExtractOp::create(
+          b, loc, reshape(b, loc, valueTensor, {}), ValueRange{});
+    } else {
+      fillValue = scalar(b, loc, n.elem(0), value);
+    }
+  }
+  Value result = generic(
+      b, loc, {}, {}, type,
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        SmallVector<Value> at;
+        Value inside;
+        for (int64_t d = 0; d < rank; ++d) {
+          // i = out - low, mapped into [0, size).
+          Value i = arith::SubIOp::create(
+              nb, l, linalg::IndexOp::create(nb, l, d), lowValues[d]);
+          Value last = arith::SubIOp::create(
+              nb, l, sizeValues[d], arith::ConstantIndexOp::create(nb, l, 1));
+          if (mode == "constant") {
+            Value in = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult,
+                                             i, sizeValues[d]);
+            inside = inside
+                         ? arith::AndIOp::create(nb, l, inside, in).getResult()
+                         : in;
+            i = arith::MaxSIOp::create(
+                nb, l, i, arith::ConstantIndexOp::create(nb, l, 0));
+            i = arith::MinSIOp::create(nb, l, i, last);
+          } else if (mode == "edge") {
+            i = arith::MaxSIOp::create(
+                nb, l, i, arith::ConstantIndexOp::create(nb, l, 0));
+            i = arith::MinSIOp::create(nb, l, i, last);
+          } else if (mode == "wrap") {
+            i = modulo(nb, l, i, sizeValues[d]);
+          } else {
+            // Reflect without repeating the edge.
+            Value m = modulo(nb, l, i, periods[d]);
+            Value mirrored = arith::SubIOp::create(nb, l, periods[d], m);
+            Value beyond = arith::CmpIOp::create(
+                nb, l, arith::CmpIPredicate::sgt, m, last);
+            i = arith::SelectOp::create(nb, l, beyond, mirrored, m);
+          }
+          at.push_back(i);
+        }
+        Value element = tensor::ExtractOp::create(nb, l, input, at);
+        if (!inside) {
+          return element;
+        }
+        return arith::SelectOp::create(nb, l, inside, element, fillValue);
+      },
+      shape);
+  return n.replace(result, {n.isUnsigned(0)});
+}
+
 LogicalResult lowerPad(Node &n) {
+  if (!n.type(0).hasStaticShape() || (n.opset() >= 11 && !n.constant(1)) ||
+      (n.has(3) && !n.constant(3))) {
+    return lowerDynamicPad(n);
+  }
   int64_t rank = n.rank(0);
   SmallVector<int64_t> pads;
   double value = 0;
@@ -1414,17 +1922,6 @@ LogicalResult lowerConstant(Node &n) {
                 "constants are not supported)");
 }
 
-/// Input `i` (a scalar) as a host value of its element type.
-Value hostScalarInput(Node &n, unsigned i) {
-  if (std::optional<SmallVector<OpFoldResult>> elements = hostElements(n.in(i));
-      elements && elements->size() == 1) {
-    return hostScalar(n.b, n.loc, n.elem(i), elements->front());
-  }
-  SmallVector<Value> at(n.rank(i),
-                        arith::ConstantIndexOp::create(n.b, n.loc, 0));
-  return tensor::ExtractOp::create(n.b, n.loc, n.in(i), at);
-}
-
 /// Range with run-time start, limit or delta: its length computed on the
 /// host (ceil((limit - start) / delta), at least 0), its values by a kernel.
 LogicalResult lowerDynamicRange(Node &n) {
@@ -1436,9 +1933,9 @@ LogicalResult lowerDynamicRange(Node &n) {
     }
   }
   Type type = n.elem(0);
-  Value start = hostScalarInput(n, 0);
-  Value limit = hostScalarInput(n, 1);
-  Value delta = hostScalarInput(n, 2);
+  Value start = n.hostScalarIn(0);
+  Value limit = n.hostScalarIn(1);
+  Value delta = n.hostScalarIn(2);
   Value count;
   if (isFloat(type)) {
     Value zero = scalar(b, loc, type, 0);
@@ -1535,13 +2032,18 @@ LogicalResult lowerRange(Node &n) {
 
 LogicalResult lowerTrilu(Node &n) {
   bool upper = n.intAttr("upper", 1) != 0;
-  int64_t k = 0;
+  // k (a run-time value is read on the host and compared in the kernel).
+  OpFoldResult k = n.b.getIndexAttr(0);
   if (n.has(1)) {
-    FailureOr<int64_t> value = n.constInt(1, "k");
+    FailureOr<SmallVector<OpFoldResult>> value = n.hostInts(1, "k");
     if (failed(value)) {
       return failure();
     }
-    k = *value;
+    if (value->size() != 1) {
+      return n.fail("input 1 (k) holds " + llvm::Twine(value->size()) +
+                    " values; it takes one");
+    }
+    k = value->front();
   }
   int64_t rank = n.rank(0);
   if (rank < 2) {
@@ -1554,7 +2056,7 @@ LogicalResult lowerTrilu(Node &n) {
         Value i = linalg::IndexOp::create(b, loc, rank - 2);
         Value j = linalg::IndexOp::create(b, loc, rank - 1);
         Value diff = arith::SubIOp::create(b, loc, j, i);
-        Value kv = arith::ConstantIndexOp::create(b, loc, k);
+        Value kv = indexValueOf(b, loc, k);
         Value keep = arith::CmpIOp::create(
             b, loc, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
             diff, kv);
@@ -1717,7 +2219,8 @@ void mlir::strata::onnx::addShapeLowerings(LoweringTable &table) {
   table["EyeLike"] = lowerEyeLike;
   table.allowDynamic({"Constant", "Identity", "Shape", "Size", "Reshape",
                       "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat",
-                      "Slice", "Gather", "Expand", "ConstantOfShape", "Range"});
+                      "Split", "Slice", "Gather", "Expand", "Tile", "Pad",
+                      "ConstantOfShape", "Range", "Trilu"});
   table["DepthToSpace"] = [](Node &n) { return lowerDepthSpace(n, true); };
   table["SpaceToDepth"] = [](Node &n) { return lowerDepthSpace(n, false); };
 }

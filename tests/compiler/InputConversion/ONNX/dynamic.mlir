@@ -83,6 +83,20 @@ func.func @runtime_reduce_axes(%x: tensor<2x3x4xf32>, %axes: tensor<2xi64>) -> t
 
 // -----
 
+// Unsqueeze with run-time axes: the rank is static, each dimension is 1 or
+// the next input dimension, chosen on the host; the axes are checked.
+// CHECK-LABEL: func.func @runtime_unsqueeze
+// CHECK: tensor.extract %{{.*}} : tensor<1xi64>
+// CHECK: cf.assert %{{.*}}, "onnx node 'u' (Unsqueeze, opset 13): element 0 of axes is outside [-3, 3) at run time"
+// CHECK: arith.select
+// CHECK: tensor.expand_shape {{.*}} : tensor<?xf32> into tensor<?x?x?xf32>
+func.func @runtime_unsqueeze(%x: tensor<3x4xf32>, %axes: tensor<1xi64>) -> tensor<?x?x?xf32> {
+  %r = onnx.node "Unsqueeze"(%x, %axes) {attrs = {}, domain = "", node_name = "u", opset = 13 : i64} : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<?x?x?xf32>
+  return %r : tensor<?x?x?xf32>
+}
+
+// -----
+
 // Constant axes (an opset-18 input) keep today's static lowering.
 // CHECK-LABEL: func.func @constant_reduce_axes
 // CHECK-NOT: cf.assert
@@ -92,6 +106,18 @@ func.func @constant_reduce_axes(%x: tensor<2x3x4xf32>) -> tensor<2x1x4xf32> {
   %axes = arith.constant dense<[-2]> : tensor<1xi64>
   %0 = onnx.node "ReduceSum"(%x, %axes) {attrs = {}, domain = "", opset = 18 : i64} : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
   return %0 : tensor<2x1x4xf32>
+}
+
+// -----
+
+// Squeeze with run-time axes: a listed dimension must be 1 at run time.
+// CHECK-LABEL: func.func @runtime_squeeze
+// CHECK: cf.assert %{{.*}}, "onnx node 's' (Squeeze, opset 13): cannot squeeze dimension 1, which is not 1, at run time"
+// CHECK: tensor.collapse_shape {{.*}} : tensor<1x3xf32> into tensor<3xf32>
+// CHECK: tensor.cast %{{.*}} : tensor<3xf32> to tensor<?xf32>
+func.func @runtime_squeeze(%x: tensor<1x3xf32>, %axes: tensor<1xi64>) -> tensor<?xf32> {
+  %r = onnx.node "Squeeze"(%x, %axes) {attrs = {}, domain = "", node_name = "s", opset = 13 : i64} : (tensor<1x3xf32>, tensor<1xi64>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
 }
 
 // -----
@@ -145,6 +171,21 @@ func.func @runtime_resize_scales(%x: tensor<1x1x2x2xf32>, %s: tensor<4xf32>) -> 
 
 // -----
 
+// Slice with run-time axes and steps: a gather reading in[start + i * step]
+// on host-computed starts and steps, a step of 0 refused at run time.
+// CHECK-LABEL: func.func @runtime_slice_steps
+// CHECK: cf.assert %{{.*}}, "onnx node 'sl' (Slice, opset 13): step 0 is 0 at run time"
+// CHECK: arith.ceildivui
+// CHECK: linalg.generic
+// CHECK: arith.muli
+// CHECK: tensor.extract %{{.*}} : tensor<4x5xf32>
+func.func @runtime_slice_steps(%x: tensor<4x5xf32>, %s: tensor<1xi64>, %e: tensor<1xi64>, %a: tensor<1xi64>, %st: tensor<1xi64>) -> tensor<?x?xf32> {
+  %r = onnx.node "Slice"(%x, %s, %e, %a, %st) {attrs = {}, domain = "", node_name = "sl", opset = 13 : i64} : (tensor<4x5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
 // Resize-18 with run-time sizes for axes (2, 3) only: the other dims keep
 // their static lengths.
 // CHECK-LABEL: func.func @runtime_resize_sizes_axes
@@ -154,4 +195,76 @@ func.func @runtime_resize_sizes_axes(%x: tensor<1x3x2x2xf32>, %sizes: tensor<2xi
   %none = onnx.none : none
   %0 = onnx.node "Resize"(%x, %none, %none, %sizes) {attrs = {axes = [2, 3], mode = "nearest"}, domain = "", node_name = "z", opset = 18 : i64} : (tensor<1x3x2x2xf32>, none, none, tensor<2xi64>) -> tensor<1x3x?x?xf32>
   return %0 : tensor<1x3x?x?xf32>
+}
+
+// -----
+
+// Split with run-time sizes: each part a slice of a host-computed size, the
+// sizes checked to add up to the dimension.
+// CHECK-LABEL: func.func @runtime_split
+// CHECK: cf.assert %{{.*}}, "onnx node 'sp' (Split, opset 13): split size 0 is negative at run time"
+// CHECK: cf.assert %{{.*}}, "onnx node 'sp' (Split, opset 13): the split sizes do not add up to dimension 0 at run time"
+// CHECK: tensor.extract_slice %{{.*}}[0] [%{{.*}}] [1] : tensor<6xf32> to tensor<?xf32>
+// CHECK: tensor.extract_slice %{{.*}}[%{{.*}}] [%{{.*}}] [1] : tensor<6xf32> to tensor<?xf32>
+func.func @runtime_split(%x: tensor<6xf32>, %sizes: tensor<2xi64>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %a, %b = onnx.node "Split"(%x, %sizes) {attrs = {}, domain = "", node_name = "sp", opset = 13 : i64} : (tensor<6xf32>, tensor<2xi64>) -> (tensor<?xf32>, tensor<?xf32>)
+  return %a, %b : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// Tile with run-time repeats: host-computed sizes, each element read at the
+// index modulo the input's dimension.
+// CHECK-LABEL: func.func @runtime_tile
+// CHECK: cf.assert %{{.*}}, "onnx node 't' (Tile, opset 13): repeats of axis 0 is negative or too large at run time"
+// CHECK: linalg.generic
+// CHECK: arith.remui
+func.func @runtime_tile(%x: tensor<2x3xf32>, %r: tensor<2xi64>) -> tensor<?x?xf32> {
+  %t = onnx.node "Tile"(%x, %r) {attrs = {}, domain = "", node_name = "t", opset = 13 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %t : tensor<?x?xf32>
+}
+
+// -----
+
+// Pad with run-time pads: the input cropped by the negative pads, then one
+// generic of host-computed sizes reading it
+// where the index is inside it, else the value.
+// CHECK-LABEL: func.func @runtime_pad
+// CHECK: cf.assert %{{.*}}, "onnx node 'p' (Pad, opset 13): the pads of axis 0 are out of range at run time"
+// CHECK: tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?xf32>
+// CHECK: linalg.generic
+// CHECK: arith.cmpi ult
+// CHECK: tensor.extract %{{.*}} : tensor<?x?xf32>
+// CHECK: arith.select
+func.func @runtime_pad(%x: tensor<2x3xf32>, %pads: tensor<4xi64>) -> tensor<?x?xf32> {
+  %p = onnx.node "Pad"(%x, %pads) {attrs = {mode = "constant"}, domain = "", node_name = "p", opset = 13 : i64} : (tensor<2x3xf32>, tensor<4xi64>) -> tensor<?x?xf32>
+  return %p : tensor<?x?xf32>
+}
+
+// -----
+
+// Trilu with a run-time k: read on the host, compared in the kernel.
+// CHECK-LABEL: func.func @runtime_trilu
+// CHECK: %[[K:.*]] = tensor.extract %{{.*}}[] : tensor<i64>
+// CHECK: %[[KI:.*]] = arith.index_cast %[[K]]
+// CHECK: linalg.generic
+// CHECK: arith.cmpi sge, %{{.*}}, %[[KI]]
+func.func @runtime_trilu(%x: tensor<3x4xf32>, %k: tensor<i64>) -> tensor<3x4xf32> {
+  %t = onnx.node "Trilu"(%x, %k) {attrs = {}, domain = "", opset = 14 : i64} : (tensor<3x4xf32>, tensor<i64>) -> tensor<3x4xf32>
+  return %t : tensor<3x4xf32>
+}
+
+// -----
+
+// OneHot with a run-time depth and a window of a run-time size: a dynamic
+// dimension sized on the host.
+// CHECK-LABEL: func.func @runtime_onehot_window
+// CHECK: cf.assert %{{.*}}, "onnx node 'o' (OneHot, opset 11): depth is not a number of classes from 1 to 2^40 at run time"
+// CHECK: tensor.empty(%{{.*}}) : tensor<3x?xf32>
+// CHECK: cf.assert %{{.*}}, "onnx node 'w' (HannWindow, opset 17): size is not a window size from 1 to 2^40 at run time"
+// CHECK: math.cos
+func.func @runtime_onehot_window(%i: tensor<3xi64>, %d: tensor<f32>, %v: tensor<2xf32>, %n: tensor<i32>) -> (tensor<3x?xf32>, tensor<?xf32>) {
+  %o = onnx.node "OneHot"(%i, %d, %v) {attrs = {axis = -1 : i64}, domain = "", node_name = "o", opset = 11 : i64} : (tensor<3xi64>, tensor<f32>, tensor<2xf32>) -> tensor<3x?xf32>
+  %w = onnx.node "HannWindow"(%n) {attrs = {}, domain = "", node_name = "w", opset = 17 : i64} : (tensor<i32>) -> tensor<?xf32>
+  return %o, %w : tensor<3x?xf32>, tensor<?xf32>
 }
