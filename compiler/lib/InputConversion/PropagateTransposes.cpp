@@ -5,6 +5,8 @@
 
 #include "Strata/InputConversion/Passes.h"
 
+#include <numeric>
+
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -208,13 +210,91 @@ struct SinkTransposeThroughConcat : OpRewritePattern<tensor::ConcatOp> {
   }
 };
 
+/// collapse_shape(transpose(x, P)) -> transpose(collapse_shape(x), P') when
+/// every merged group of the result reads consecutive dimensions of x in
+/// order (a batch and a head count merged in front of a matmul operand): the
+/// collapse becomes a view of x, and the transpose feeds its consumer
+/// directly, which dispatch formation can then fuse it into (a batch_matmul
+/// reading a key cache transposed).
+struct HoistCollapseAboveTranspose
+    : OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = op.getSrc().getDefiningOp<linalg::TransposeOp>();
+    // Other readers of its sizes only (the importer's shape checks, which
+    // canonicalization moves to the transpose's destination).
+    if (!transpose ||
+        !llvm::all_of(transpose->getUsers(), [&](Operation *user) {
+          return user == op.getOperation() || isa<tensor::DimOp>(user);
+        })) {
+      return failure();
+    }
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    SmallVector<ReassociationIndices> groups = op.getReassociationIndices();
+    // The source dimensions of each result group, in the source's order.
+    SmallVector<std::pair<int64_t, int64_t>> sourceGroups; // first, size
+    for (const ReassociationIndices &group : groups) {
+      for (auto [i, d] : llvm::enumerate(group)) {
+        if (perm[d] != perm[group.front()] + static_cast<int64_t>(i)) {
+          return failure();
+        }
+      }
+      sourceGroups.push_back(
+          {perm[group.front()], static_cast<int64_t>(group.size())});
+    }
+    // Groups ordered by their first source dimension give the collapse of
+    // the source; the new permutation maps result group -> source group.
+    SmallVector<int64_t> order(groups.size());
+    std::iota(order.begin(), order.end(), 0);
+    llvm::sort(order, [&](int64_t a, int64_t b) {
+      return sourceGroups[a].first < sourceGroups[b].first;
+    });
+    SmallVector<ReassociationIndices> sourceReassociation;
+    SmallVector<int64_t> rank(groups.size());
+    for (auto [position, g] : llvm::enumerate(order)) {
+      ReassociationIndices group;
+      for (int64_t i = 0; i < sourceGroups[g].second; ++i) {
+        group.push_back(sourceGroups[g].first + i);
+      }
+      sourceReassociation.push_back(group);
+      rank[g] = position;
+    }
+    Location loc = op.getLoc();
+    Value collapsed = tensor::CollapseShapeOp::create(
+        rewriter, loc, transpose.getInput(), sourceReassociation);
+    SmallVector<int64_t> newPerm;
+    for (int64_t g = 0, e = groups.size(); g < e; ++g) {
+      newPerm.push_back(rank[g]);
+    }
+    SmallVector<OpFoldResult> collapsedSizes =
+        tensor::getMixedSizes(rewriter, loc, collapsed);
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t p : newPerm) {
+      sizes.push_back(collapsedSizes[p]);
+    }
+    Value out = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                        op.getResultType().getElementType());
+    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(op, collapsed, out,
+                                                     newPerm);
+    return success();
+  }
+};
+
 struct PropagateTransposesPass
     : mlir::strata::input::impl::PropagateTransposesPassBase<
           PropagateTransposesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldTransposeChain, SinkTransposeThroughElementwise,
-                 SinkTransposeThroughConcat>(&getContext());
+                 SinkTransposeThroughConcat, HoistCollapseAboveTranspose>(
+        &getContext());
+    // The importer reshapes through a flat vector (collapse, then expand);
+    // composed, the pair is the one collapse that the hoist above matches.
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
+                                                         &getContext());
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
       return signalPassFailure();
     }

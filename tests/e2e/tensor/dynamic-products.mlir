@@ -2,7 +2,9 @@
 // dynamic reads its constant weight packed at compile time (as static ones
 // do), and a batch_matmul whose depth is dynamic is cut into 256-deep tiles
 // that accumulate into the workgroup's result (TileAndDistribute.cpp,
-// tileDynamicDepths). Exact expected values (Inputs/gen_dynamic_products.py).
+// tileDynamicDepths); a batch_matmul reading a key cache transposed takes
+// the transpose into its own dispatch, each workgroup transposing its
+// columns only. Exact expected values (Inputs/gen_dynamic_products.py).
 // RUN: rm -rf %t && python3 %S/Inputs/gen_dynamic_products.py %t
 // RUN: strata-compile %t/program.mlir -o %t/host.vmfb 2>&1 | FileCheck %s --allow-empty --check-prefix=QUIET
 // QUIET-NOT: warning
@@ -12,6 +14,10 @@
 // RUN: strata-compile %t/program.mlir --target-cpu=x86-64-v4 --compile-to=flow --mlir-elide-elementsattrs-if-larger=8 | FileCheck %s --check-prefix=FLOW
 // FLOW: func.func @rows_dispatch_{{[0-9]+}}_matmul_Dx160x96_f32(%arg0: tensor<?x96xf32>, %arg1: tensor<5x96x32xf32>
 // FLOW: linalg.transpose ins(%arg1 : tensor<5x96x32xf32>)
+// FLOW-NOT: func.func @keys_dispatch_{{[0-9]+}}_transpose
+// FLOW: func.func @keys_dispatch_{{[0-9]+}}_batch_matmul_3xDxDx64_f32(%arg0: tensor<3x?x64xf32>, %arg1: tensor<3x?x64xf32>
+// FLOW: linalg.transpose ins(%arg1 : tensor<3x?x64xf32>)
+// FLOW: linalg.batch_matmul
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=rows --input=@%t/rows0.x.npy --expected_output=@%t/rows0.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=rows --input=@%t/rows1.x.npy --expected_output=@%t/rows1.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=rows --input=@%t/rows5.x.npy --expected_output=@%t/rows5.expected.npy
@@ -44,3 +50,15 @@
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=depth --input=@%t/depth1x257.s.npy --input=@%t/depth1x257.v.npy --expected_output=@%t/depth1x257.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=depth --input=@%t/depth70x600.s.npy --input=@%t/depth70x600.v.npy --expected_output=@%t/depth70x600.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=depth --input=@%t/depth2x256.s.npy --input=@%t/depth2x256.v.npy --expected_output=@%t/depth2x256.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=keys --input=@%t/keys1x1.q.npy --input=@%t/keys1x1.k.npy --expected_output=@%t/keys1x1.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=keys --input=@%t/keys1x129.q.npy --input=@%t/keys1x129.k.npy --expected_output=@%t/keys1x129.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=keys --input=@%t/keys70x300.q.npy --input=@%t/keys70x300.k.npy --expected_output=@%t/keys70x300.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=keys --input=@%t/keys1x1.q.npy --input=@%t/keys1x1.k.npy --expected_output=@%t/keys1x1.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=keys --input=@%t/keys1x129.q.npy --input=@%t/keys1x129.k.npy --expected_output=@%t/keys1x129.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=keys --input=@%t/keys70x300.q.npy --input=@%t/keys70x300.k.npy --expected_output=@%t/keys70x300.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=keys --input=@%t/keys1x1.q.npy --input=@%t/keys1x1.k.npy --expected_output=@%t/keys1x1.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=keys --input=@%t/keys1x129.q.npy --input=@%t/keys1x129.k.npy --expected_output=@%t/keys1x129.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=keys --input=@%t/keys70x300.q.npy --input=@%t/keys70x300.k.npy --expected_output=@%t/keys70x300.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=keys --input=@%t/keys1x1.q.npy --input=@%t/keys1x1.k.npy --expected_output=@%t/keys1x1.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=keys --input=@%t/keys1x129.q.npy --input=@%t/keys1x129.k.npy --expected_output=@%t/keys1x129.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=keys --input=@%t/keys70x300.q.npy --input=@%t/keys70x300.k.npy --expected_output=@%t/keys70x300.expected.npy

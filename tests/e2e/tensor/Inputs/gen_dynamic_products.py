@@ -3,7 +3,9 @@
 # matmuls whose rows are dynamic against a constant weight (packed at
 # compile time, read in place by the microkernel), and a batch_matmul whose
 # rows and depth are dynamic (attention's scores x values over a sequence),
-# which the code generator cuts into bounded depth tiles that accumulate.
+# which the code generator cuts into bounded depth tiles that accumulate,
+# and a batch_matmul reading its right-hand operand transposed (queries x
+# a key cache), whose transpose each workgroup does for its own columns.
 # Every value is a small multiple of 1/8 and every sum is exact in f32, so
 # any summation order gives the expected bits.
 #
@@ -41,6 +43,18 @@ func.func @depth(%s: tensor<{h}x?x?xf32>, %v: tensor<{h}x?x{dv}xf32>) -> tensor<
   %y = linalg.batch_matmul ins(%s, %v : tensor<{h}x?x?xf32>, tensor<{h}x?x{dv}xf32>) outs(%acc : tensor<{h}x?x{dv}xf32>) -> tensor<{h}x?x{dv}xf32>
   return %y : tensor<{h}x?x{dv}xf32>
 }}
+func.func @keys(%q: tensor<{h}x?x{dv}xf32>, %k: tensor<{h}x?x{dv}xf32>) -> tensor<{h}x?x?xf32> {{
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %q, %c1 : tensor<{h}x?x{dv}xf32>
+  %n = tensor.dim %k, %c1 : tensor<{h}x?x{dv}xf32>
+  %et = tensor.empty(%n) : tensor<{h}x{dv}x?xf32>
+  %kt = linalg.transpose ins(%k : tensor<{h}x?x{dv}xf32>) outs(%et : tensor<{h}x{dv}x?xf32>) permutation = [0, 2, 1]
+  %e = tensor.empty(%m, %n) : tensor<{h}x?x?xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<{h}x?x?xf32>) -> tensor<{h}x?x?xf32>
+  %y = linalg.batch_matmul ins(%q, %kt : tensor<{h}x?x{dv}xf32>, tensor<{h}x{dv}x?xf32>) outs(%acc : tensor<{h}x?x?xf32>) -> tensor<{h}x?x?xf32>
+  return %y : tensor<{h}x?x?xf32>
+}}
 """
 
 
@@ -77,6 +91,17 @@ def main():
         write_npy(os.path.join(out, name + ".v.npy"), v.shape, v.data)
         write_npy(os.path.join(out, name + ".expected.npy"), (HEADS, m, DV),
                   product(s, v, HEADS, m, k, DV))
+    # Keys: one, a 128-column tile and one more, with one row and with 70.
+    for m, t in ((1, 1), (1, 129), (70, 300)):
+        q = values((HEADS, m, DV), 5)
+        k = values((HEADS, t, DV), 6)
+        kt = Array((HEADS, DV, t), [k.at(h, j, d) for h in range(HEADS)
+                                    for d in range(DV) for j in range(t)])
+        name = "keys%dx%d" % (m, t)
+        write_npy(os.path.join(out, name + ".q.npy"), q.shape, q.data)
+        write_npy(os.path.join(out, name + ".k.npy"), k.shape, k.data)
+        write_npy(os.path.join(out, name + ".expected.npy"), (HEADS, m, t),
+                  product(q, kt, HEADS, m, DV, t))
 
 
 if __name__ == "__main__":

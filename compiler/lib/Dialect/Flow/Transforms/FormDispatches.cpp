@@ -37,6 +37,7 @@ namespace {
 /// that the fusion patterns see them. linalg.fill is left alone: it is
 /// recomputed in the dispatch of its consumer instead.
 bool isPackedWeight(Operation *op);
+bool isTransposedMatmulOperand(Operation *op);
 
 struct GeneralizeElementwise : OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
@@ -44,7 +45,7 @@ struct GeneralizeElementwise : OpInterfaceRewritePattern<linalg::LinalgOp> {
                                 PatternRewriter &rewriter) const override {
     if (isa<linalg::GenericOp, linalg::FillOp>(op) ||
         !linalg::isElementwise(op) || !op.hasPureTensorSemantics() ||
-        isPackedWeight(op)) {
+        isPackedWeight(op) || isTransposedMatmulOperand(op)) {
       return failure();
     }
     if (failed(linalg::generalizeNamedOp(rewriter, op))) {
@@ -202,10 +203,39 @@ bool isPackedWeight(Operation *op) {
   return isPackedWeightReshape(op);
 }
 
+/// A transpose whose one use is the right-hand operand of a matmul or
+/// batch_matmul with a static depth (a key cache read as K^T): each workgroup
+/// transposes its own tile of columns into a bounded temporary that the
+/// microkernel packs, instead of a dispatch writing the whole transposed
+/// tensor to memory for the matmul to read back.
+bool isTransposedMatmulOperand(Operation *op) {
+  if (!isa<linalg::TransposeOp>(op)) {
+    return false;
+  }
+  OpOperand &use = *op->getUses().begin();
+  auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  if (!consumer || consumer->getBlock() != op->getBlock() ||
+      use.getOperandNumber() != 1 ||
+      !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(consumer.getOperation())) {
+    return false;
+  }
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(consumer.getOperation());
+      matmul && matmul.hasUserDefinedMaps()) {
+    return false;
+  }
+  if (auto batch = dyn_cast<linalg::BatchMatmulOp>(consumer.getOperation());
+      batch && batch.hasUserDefinedMaps()) {
+    return false;
+  }
+  SmallVector<int64_t> ranges = consumer.getStaticLoopRanges();
+  return !ShapedType::isDynamic(ranges.back());
+}
+
 /// A linalg op computed inside the dispatch of its one consumer, an
 /// elementwise linalg.generic that reads its whole result in the same
 /// layout: a matmul and its bias and activation become one dispatch (the
-/// code generator tiles the consumer and fuses the producer into each tile).
+/// code generator tiles the consumer and fuses the producer into each tile);
+/// or a transposed matmul operand (isTransposedMatmulOperand).
 bool isFusedIntoConsumer(Operation *op) {
   if (auto pad = dyn_cast<tensor::PadOp>(op)) {
     return isPadOfWindowOp(pad);
@@ -217,6 +247,9 @@ bool isFusedIntoConsumer(Operation *op) {
   if (!producer || isa<linalg::FillOp>(op) || op->getNumResults() != 1 ||
       !op->hasOneUse()) {
     return false;
+  }
+  if (isTransposedMatmulOperand(op)) {
+    return true;
   }
   // The code generator cuts a root with dynamic sizes along its outermost
   // dimension only: a fused producer with another dynamic dimension would
@@ -674,7 +707,8 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
   int64_t namedWork = -1;
   for (Operation *op : ops) {
     if (op != root && isFusedIntoConsumer(op) && !isa<tensor::PadOp>(op) &&
-        !isPackedWeight(op) && work(op) > namedWork) {
+        !isPackedWeight(op) && !isTransposedMatmulOperand(op) &&
+        work(op) > namedWork) {
       named = op;
       namedWork = work(op);
     }

@@ -1,0 +1,34 @@
+// RUN: strata-opt %s --split-input-file --strata-propagate-transposes | FileCheck %s
+
+// A collapse that merges dimensions the transpose leaves in order moves
+// above it (a view of the input), so the transpose feeds the batch_matmul
+// directly (a key cache read as K^T); a size read of the transposed value
+// does not stop it.
+// CHECK-LABEL: func.func @keys
+// CHECK: %[[C:.*]] = tensor.collapse_shape %arg1 {{\[\[}}0, 1], [2], [3]] : tensor<1x4x?x64xf32> into tensor<4x?x64xf32>
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[C]] : tensor<4x?x64xf32>) outs(%{{.*}} : tensor<4x64x?xf32>) permutation = [0, 2, 1]
+// CHECK: linalg.batch_matmul ins(%arg0, %[[T]] : tensor<4x?x64xf32>, tensor<4x64x?xf32>)
+func.func @keys(%q: tensor<4x?x64xf32>, %k: tensor<1x4x?x64xf32>, %acc: tensor<4x?x?xf32>) -> (tensor<4x?x?xf32>, index) {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %n = tensor.dim %k, %c2 : tensor<1x4x?x64xf32>
+  %e = tensor.empty(%n) : tensor<1x4x64x?xf32>
+  %t = linalg.transpose ins(%k : tensor<1x4x?x64xf32>) outs(%e : tensor<1x4x64x?xf32>) permutation = [0, 1, 3, 2]
+  %d = tensor.dim %t, %c3 : tensor<1x4x64x?xf32>
+  %kt = tensor.collapse_shape %t [[0, 1], [2], [3]] : tensor<1x4x64x?xf32> into tensor<4x64x?xf32>
+  %r = linalg.batch_matmul ins(%q, %kt : tensor<4x?x64xf32>, tensor<4x64x?xf32>) outs(%acc : tensor<4x?x?xf32>) -> tensor<4x?x?xf32>
+  return %r, %d : tensor<4x?x?xf32>, index
+}
+
+// -----
+
+// A collapse that merges dimensions the transpose swaps stays below it.
+// CHECK-LABEL: func.func @swapped
+// CHECK: linalg.transpose
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<3x2xf32> into tensor<6xf32>
+func.func @swapped(%x: tensor<2x3xf32>) -> tensor<6xf32> {
+  %e = tensor.empty() : tensor<3x2xf32>
+  %t = linalg.transpose ins(%x : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
+  %c = tensor.collapse_shape %t [[0, 1]] : tensor<3x2xf32> into tensor<6xf32>
+  return %c : tensor<6xf32>
+}
