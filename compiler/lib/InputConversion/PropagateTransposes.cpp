@@ -216,8 +216,7 @@ struct SinkTransposeThroughConcat : OpRewritePattern<tensor::ConcatOp> {
 /// collapse becomes a view of x, and the transpose feeds its consumer
 /// directly, which dispatch formation can then fuse it into (a batch_matmul
 /// reading a key cache transposed).
-struct HoistCollapseAboveTranspose
-    : OpRewritePattern<tensor::CollapseShapeOp> {
+struct HoistCollapseAboveTranspose : OpRewritePattern<tensor::CollapseShapeOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(tensor::CollapseShapeOp op,
