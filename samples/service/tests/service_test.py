@@ -7,7 +7,9 @@ checks:
   - /healthz, /metrics, and the MLP's answer against samples/mlp/expected.npy;
     Expect: 100-continue; pipelined requests answered in order;
   - integer tensors and scalars in and out;
-  - 400 for malformed JSON, an unknown model or function, a wrong shape,
+  - dynamic shapes: any size where the signature has '?';
+  - 400 for malformed JSON, an unknown model or function, a wrong shape
+    (also two inputs that disagree on a dimension the model names alike),
     dtype or input count; 404 for an unknown path; 413 beyond --max-body;
   - 500 for a run-time failure (integer division by zero), after which the
     server still answers;
@@ -296,6 +298,27 @@ def test_errors(server, mlp_input):
                tensor([], "i32", [2**32]), tensor([], "i32", [2])]}))
     expect(400, "input count", "takes 1 input, got 2",
            server.invoke("mlp", "predict", {"inputs": [mlp_input, mlp_input]}))
+    # Dynamic shapes: t.add_rows takes ?x3xf32 twice, both first
+    # dimensions named N. Any N fits; a static dimension that differs or
+    # two Ns that disagree are a 400 naming the input.
+    for rows in (0, 1, 5):
+        x = [float(i) for i in range(3 * rows)]
+        status, body = server.invoke("t", "add_rows", {"inputs": [
+            tensor([rows, 3], "f32", x), tensor([rows, 3], "f32", x)]})
+        check(status == 200 and json.loads(body)["outputs"] ==
+              [tensor([rows, 3], "f32", [2 * v for v in x])],
+              "t.add_rows with N = %d (%d %s)" % (rows, status, body[:80]))
+    expect(400, "wrong static dimension of a dynamic argument",
+           "input 1 of t.add_rows must be ?x3xf32, got 2x4xf32",
+           server.invoke("t", "add_rows", {"inputs": [
+               tensor([2, 3], "f32", [0] * 6),
+               tensor([2, 4], "f32", [0] * 8)]}))
+    expect(400, "two inputs that disagree on a named dimension",
+           "input 1 of t.add_rows has dimension 0 of size 5 but input 0 has "
+           "dimension 0 of size 2; the model names both 'N'",
+           server.invoke("t", "add_rows", {"inputs": [
+               tensor([2, 3], "f32", [0] * 6),
+               tensor([5, 3], "f32", [0] * 15)]}))
     expect(404, "unknown path", "no such endpoint",
            server.request("GET", "/v2/everything"))
     expect(405, "GET on an invocation", "use POST",
