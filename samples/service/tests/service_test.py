@@ -7,7 +7,9 @@ checks:
   - /healthz, /metrics, and the MLP's answer against samples/mlp/expected.npy;
     Expect: 100-continue; pipelined requests answered in order;
   - integer tensors and scalars in and out;
-  - dynamic shapes: any size where the signature has '?';
+  - dynamic shapes: any size where the signature has '?'; with --compile
+    and --onnx-python, also on a model compiled from ONNX (two inputs
+    sharing N);
   - 400 for malformed JSON, an unknown model or function, a wrong shape
     (also two inputs that disagree on a dimension the model names alike),
     dtype or input count; 404 for an unknown path; 413 beyond --max-body;
@@ -21,6 +23,7 @@ checks:
 
   service_test.py --server=PATH --mlp=VMFB --test-model=VMFB \
       --input=input.npy --expected=expected.npy [--device=local-task]
+      [--compile=STRATA_COMPILE --onnx-python=PYTHON3 --work=DIR]
 """
 import argparse
 import asyncio
@@ -470,6 +473,56 @@ def test_concurrent(args, mlp_input, expected, count=1000):
         check(server.stop() == 0, "exits 0 on SIGTERM (concurrent)")
 
 
+ONNX_ADD_N = """
+import sys
+import onnx
+from onnx import TensorProto, helper
+inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["N", 3])
+          for n in ("a", "b")]
+graph = helper.make_graph(
+    [helper.make_node("Add", ["a", "b"], ["c"])], "g", inputs,
+    [helper.make_tensor_value_info("c", TensorProto.FLOAT, ["N", 3])])
+onnx.save(helper.make_model(graph, opset_imports=[
+    helper.make_opsetid("", 17)]), sys.argv[1])
+"""
+
+
+def test_onnx_model(args):
+    """A model compiled from ONNX (two inputs sharing a symbolic N, Add):
+    its reflection has argN, argN.dims and argN.name; any N fits, a wrong
+    static dimension or Ns that disagree are 400s naming the input."""
+    base = os.path.join(args.work, "service_add_n_" + args.device)
+    # The model is written by --onnx-python (a python3 with onnx): this
+    # script itself uses the standard library only.
+    subprocess.run([args.onnx_python, "-c", ONNX_ADD_N, base + ".onnx"],
+                   check=True)
+    subprocess.run([args.compile, base + ".onnx", "-o", base + ".vmfb"],
+                   check=True)
+    server = Server(args, "--model=onnx=" + base + ".vmfb")
+    try:
+        for rows in (0, 2):
+            x = [float(i) for i in range(3 * rows)]
+            status, body = server.invoke("onnx", "main", {"inputs": [
+                tensor([rows, 3], "f32", x), tensor([rows, 3], "f32", x)]})
+            check(status == 200 and json.loads(body)["outputs"] ==
+                  [tensor([rows, 3], "f32", [2 * v for v in x])],
+                  "a model compiled from ONNX with N = %d (%d %s)" %
+                  (rows, status, body[:80]))
+        status, body = server.invoke("onnx", "main", {"inputs": [
+            tensor([2, 3], "f32", [0] * 6), tensor([2, 4], "f32", [0] * 8)]})
+        check(status == 400 and "input 1 of onnx.main must be ?x3xf32, got "
+              "2x4xf32" in body, "ONNX model, wrong static dimension: %d %s" %
+              (status, body))
+        status, body = server.invoke("onnx", "main", {"inputs": [
+            tensor([2, 3], "f32", [0] * 6), tensor([1, 3], "f32", [0] * 3)]})
+        check(status == 400 and "input 1 of onnx.main has dimension 0 of "
+              "size 1 but input 0 has dimension 0 of size 2; the model names "
+              "both 'N'" in body, "ONNX model, Ns that disagree: %d %s" %
+              (status, body))
+    finally:
+        check(server.stop() == 0, "exits 0 on SIGTERM (ONNX model)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", required=True)
@@ -478,6 +531,11 @@ def main():
     parser.add_argument("--input", required=True)
     parser.add_argument("--expected", required=True)
     parser.add_argument("--device", default="local-task")
+    # With a strata-compile that imports ONNX: also serve a model compiled
+    # from ONNX (made here with python3-onnx, in --work).
+    parser.add_argument("--compile", default="")
+    parser.add_argument("--onnx-python", default="")
+    parser.add_argument("--work", default="")
     # spin(n) is the slow call; by default n is sized to take ~0.7 s here
     # (sanitizer builds interpret it several times slower).
     parser.add_argument("--spin", type=int, default=0)
@@ -495,6 +553,8 @@ def main():
             args.spin = calibrate_spin(server)
     finally:
         check(server.stop() == 0, "exits 0 on SIGTERM")
+    if args.compile and args.onnx_python:
+        test_onnx_model(args)
     test_body_limit(args, mlp_input)
     test_in_flight_bound(args, mlp_input, args.spin)
     test_drain(args, mlp_input, args.spin)
