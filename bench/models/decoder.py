@@ -9,8 +9,9 @@ ratios (Strata / PyTorch; below 1.0 Strata is faster).
 
 Makes the model with samples/generate/make_decoder.py (weights generated
 here, never committed) and compiles decoder.onnx and prefill.onnx as they
-are. ONNX Runtime is not in this table yet (its peer, ort_peer.js, takes one
-input; the decoder takes 1 + 2 x layers).
+are. bench/models/dynamic.py has the same rows beside ONNX Runtime (its
+peer's `loadn` takes the decoder's 1 + 2 x layers inputs) and the static
+modules, with 1 and 2 threads.
 """
 
 import argparse

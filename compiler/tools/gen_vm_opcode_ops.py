@@ -126,6 +126,9 @@ def register_types(row):
         prim = [tys[0] if tys else "I32"] * n
         traits = ["AttrSizedOperandSegments", "Terminator", "Pure",
                   "BranchOpInterface"]
+    elif head == "cond_fail" and tys:
+        # Compares two registers of the type; the status code is i32.
+        prim = [tys[0]] * (n - 1) + ["I32"]
     elif head == "global":
         prim = [tys[0] if tys else "I32"] * n
     elif head in ARITH:

@@ -224,6 +224,25 @@ ArgumentShape parseArgumentShape(const std::string& text) {
   return out;
 }
 
+std::vector<std::string> parseDimNames(const std::string& text) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  for (;;) {
+    size_t comma = text.find(',', start);
+    std::string name = text.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    // Static sizes and unnamed dims ("?") take part in no equality.
+    bool symbolic = !name.empty() && name != "?" &&
+                    name.find_first_not_of("0123456789") != std::string::npos;
+    names.push_back(symbolic ? name : std::string());
+    if (comma == std::string::npos) {
+      break;
+    }
+    start = comma + 1;
+  }
+  return names;
+}
+
 std::string consumeStatusText(strata_status_t status) {
   return strata::runtime::Status(status).toString();
 }
@@ -334,13 +353,29 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
       if (strata_vm_module_export_attr(module, e, a, &key, &value)) {
         continue;
       }
+      // "argN" is the type ("?x3x224x224xf32"), "argN.dims" the names
+      // of its dimensions ("N,3,224,224"); other keys are not read here.
       std::string k = key;
-      if (k.size() > 3 && k.compare(0, 3, "arg") == 0) {
-        size_t index = std::strtoul(k.c_str() + 3, nullptr, 10);
-        if (index < argument_count) {
-          function->argument_types[index] = value;
-          function->argument_shapes[index] = parseArgumentShape(value);
-        }
+      size_t digits = k.compare(0, 3, "arg") == 0
+                          ? k.find_first_not_of("0123456789", 3)
+                          : 3;
+      std::string suffix =
+          digits == std::string::npos ? std::string() : k.substr(digits);
+      if (digits == 3 || (suffix != "" && suffix != ".dims")) {
+        continue;
+      }
+      size_t index = std::strtoul(k.c_str() + 3, nullptr, 10);
+      if (index >= argument_count) {
+        continue;
+      }
+      if (suffix.empty()) {
+        function->argument_types[index] = value;
+        std::vector<std::string> names =
+            std::move(function->argument_shapes[index].dim_names);
+        function->argument_shapes[index] = parseArgumentShape(value);
+        function->argument_shapes[index].dim_names = std::move(names);
+      } else {
+        function->argument_shapes[index].dim_names = parseDimNames(value);
       }
     }
     model->functions[export_name] = std::move(function);
@@ -439,6 +474,13 @@ bool pushInputs(const Function &function, const std::string &body,
              (count == 1 ? "" : "s") + ", got " + std::to_string(given);
     return false;
   }
+  // The first size seen of each named dimension: (input, dim, size).
+  struct Seen {
+    size_t input;
+    size_t dim;
+    int64_t size;
+  };
+  std::map<std::string, Seen, std::less<>> symbols;
   size_t i = 0;
   for (simdjson::dom::element input : inputs) {
     auto name = [i] { return "input " + std::to_string(i); };
@@ -514,6 +556,25 @@ bool pushInputs(const Function &function, const std::string &body,
       *error = name() + " of " + where() + " must be " +
                function.argument_types[i] + ", got " + actual();
       return false;
+    } else {
+      const std::vector<std::string>& names =
+          function.argument_shapes[i].dim_names;
+      for (size_t d = 0; d < names.size() && d < rank; ++d) {
+        if (names[d].empty()) {
+          continue;
+        }
+        auto [it, inserted] =
+            symbols.try_emplace(names[d], Seen{i, d, shape[d]});
+        if (!inserted && it->second.size != shape[d]) {
+          *error = name() + " of " + where() + " has dimension " +
+                   std::to_string(d) + " of size " + std::to_string(shape[d]) +
+                   " but input " + std::to_string(it->second.input) +
+                   " has dimension " + std::to_string(it->second.dim) +
+                   " of size " + std::to_string(it->second.size) +
+                   "; the model names both '" + names[d] + "'";
+          return false;
+        }
+      }
     }
     size_t data_size = data.size();
     if (data_size != element_count) {

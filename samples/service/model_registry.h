@@ -26,6 +26,10 @@ struct ArgumentShape {
   bool parsed = false;
   std::vector<int64_t> dims;
   strata_hal_element_type_t element_type = STRATA_HAL_ELEMENT_TYPE_NONE;
+  /// The symbolic name of each dimension from the reflection's argN.dims
+  /// ("N,3,224,224": {"N", "", "", ""}); empty when absent. Two arguments'
+  /// dimensions of one name must be equal in a call.
+  std::vector<std::string> dim_names;
 };
 
 /// One exported function of a model (not its "fn$async" entry point).
@@ -85,8 +89,13 @@ private:
 /// form cannot express) stays unparsed, and no input fits it.
 ArgumentShape parseArgumentShape(const std::string& text);
 
+/// Parses a reflection's argN.dims ("N,3,224,224") into one name per
+/// dimension, "" for a static or unnamed ("?") one.
+std::vector<std::string> parseDimNames(const std::string& text);
+
 /// Decodes body (the request JSON) and pushes its inputs into call,
-/// checking them against function's argument kinds and reflection types.
+/// checking them against function's argument kinds and reflection types,
+/// and the dimensions two arguments share by name against each other.
 /// False with *error (a message for a 400 answer) when the body is not
 /// valid JSON, not of the expected form, or does not fit the function.
 bool pushInputs(const Function &function, const std::string &body,

@@ -226,6 +226,43 @@ def test_f16_and_bf16_onnx_tensors_cross_the_boundary():
 
 
 @needs_compiler
+@needs_kernels
+@pytest.mark.parametrize("device", ["local-sync", "local-task"])
+def test_a_symbolic_dimension_takes_any_size_and_is_checked(device):
+    # a and b share N: any N runs, the same N; a call whose two Ns differ
+    # fails naming both arguments, the dimension and both sizes.
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    session = strata.Session(strata.compile(onnx_model(
+        helper.make_node("Add", ["a", "b"], ["c"]),
+        [("a", TensorProto.FLOAT, ["N", 3]), ("b", TensorProto.FLOAT, ["N", 3])],
+        [("c", TensorProto.FLOAT, ["N", 3])])), device=device)
+    fn = session["main"]
+    assert fn.arguments == ["tensor<?x3xf32>", "tensor<?x3xf32>"]
+    assert fn.attributes["arg0.dims"] == "N,3"
+    for n in (0, 1, 5):
+        a = np.arange(3 * n, dtype=np.float32).reshape(n, 3)
+        b = np.full((n, 3), 0.5, np.float32)
+        np.testing.assert_array_equal(fn(a, b), a + b)
+        kept = fn(strata.Tensor(a), strata.Tensor(b), tensors=True)
+        assert kept.shape == (n, 3)
+        np.testing.assert_array_equal(kept.numpy(), a + b)
+    with pytest.raises(strata.InvalidArgumentError,
+                       match=r"argument 1 of \w+\.main is a \?x3xf32 "
+                             r"tensor, not 2x4xf32"):
+        fn(np.zeros((2, 3), np.float32), np.zeros((2, 4), np.float32))
+    with pytest.raises(strata.FailedPreconditionError,
+                       match=r"argument 1 \('b'\) dimension 0 is 5 but "
+                             r"argument 0 \('a'\) dimension 0 is 2; the "
+                             r"model names both 'N'"):
+        fn(np.zeros((2, 3), np.float32), np.zeros((5, 3), np.float32))
+    # The function still runs after the failure.
+    np.testing.assert_array_equal(
+        fn(np.ones((2, 3), np.float32), np.ones((2, 3), np.float32)),
+        np.full((2, 3), 2.0, np.float32))
+
+
+@needs_compiler
 def test_onnx_errors_are_compile_errors():
     with pytest.raises(strata.CompileError) as error:
         strata.compile(b"\x08\x07 not a model", input_type="onnx")

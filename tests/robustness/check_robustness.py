@@ -718,20 +718,21 @@ def case_kernel_faults(a):
                          "--input=5x2xf32=1"]),
                 "strata-run: module.matmul failed: FAILED_PRECONDITION: "
                 "'linalg.matmul': dimension 1 of operand 0 and dimension 0 "
-                "of operand 1 must be equal (both are the size of loop 2)",
+                "of operand 1 must be equal (both are the size of loop 2; "
+                "they are 3 and 5)",
                 "matmul with mismatched K on " + device)
             expect_output(run(r + ["--function=matmul", "--input=2x3xf32=1",
                                    "--input=3x2xf32=1"]),
                           "2x2xf32=[3 3][3 3]\n", "matmul with equal K")
-            for sizes in (("2xf32=1", "50000xf32=1"),
-                          ("50000xf32=1", "2xf32=1")):
+            for sizes, values in ((("2xf32=1", "50000xf32=1"), "2 and 50000"),
+                                  (("50000xf32=1", "2xf32=1"), "50000 and 2")):
                 expect_first_line(
                     run(r + ["--function=add", "--input=" + sizes[0],
                              "--input=" + sizes[1]]),
                     "strata-run: module.add failed: FAILED_PRECONDITION: "
                     "'linalg.add': dimension 0 of operand 0 and dimension 0 "
                     "of operand 1 must be equal (both are the size of loop "
-                    "0)", "add of %s and %s" % sizes)
+                    "0; they are %s)" % values, "add of %s and %s" % sizes)
 
 
 def nested_ifs(depth):

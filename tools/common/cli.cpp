@@ -438,4 +438,33 @@ int runWithTrace(const std::string& path, const char* tool,
   return code;
 }
 
+std::string exportAttr(const strata_vm_module_t* module,
+                       const std::string& name, const std::string& key) {
+  size_t count = strata_vm_module_export_count(module);
+  for (size_t e = 0; e < count; ++e) {
+    strata_vm_export_info_t info;
+    strata_status_t status = strata_vm_module_export_info(module, e, &info);
+    if (status) {
+      strata_status_free(status);
+      continue;
+    }
+    if (name != info.name) {
+      continue;
+    }
+    for (size_t i = 0; i < info.attr_count; ++i) {
+      const char* k = nullptr;
+      const char* v = nullptr;
+      status = strata_vm_module_export_attr(module, e, i, &k, &v);
+      if (status) {
+        strata_status_free(status);
+        continue;
+      }
+      if (key == k) {
+        return v ? v : "";
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace strata::tools

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "strata/base/status.h"
+#include "strata/vm/module.h"
 #include "strata/vm/value.h"
 
 namespace strata::tools {
@@ -103,6 +104,12 @@ bool takeFlagValue(const std::string& arg, const char* flag, std::string* out);
 /// returns what `run` returned.
 int runWithTrace(const std::string& path, const char* tool,
                  const std::function<int()>& run);
+
+/// The reflection attribute `key` of export `name` of `module` (the
+/// compiler records each tensor argument's type as "arg0" = "?x16xf32"),
+/// or "" when there is none. `module` is borrowed.
+std::string exportAttr(const strata_vm_module_t* module,
+                       const std::string& name, const std::string& key);
 
 }  // namespace strata::tools
 

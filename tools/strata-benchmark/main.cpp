@@ -17,6 +17,7 @@
 #include "strata/base/trace.h"
 #include "strata/runtime.h"
 #include "tensor_io.h"
+#include "tensor_type_match.h"
 
 namespace {
 
@@ -175,7 +176,9 @@ struct Run {
   }
 };
 
-// Pushes --input #index as the call's next argument.
+// Pushes --input #index as the call's next argument. A tensor must fit the
+// export's recorded type, where the compiler recorded one ("arg0" =
+// "?x3x224x224xf32": a '?' takes any size), as in strata-run.
 std::string pushInput(Run& run, size_t index, const std::string& text) {
   strata::tools::HostTensor tensor;
   std::string error;
@@ -186,6 +189,27 @@ std::string pushInput(Run& run, size_t index, const std::string& text) {
       strata_runtime_call_argument_kind(run.call, index);
   strata_status_t status = nullptr;
   if (kind == STRATA_RUNTIME_VALUE_BUFFER_VIEW) {
+    const strata_vm_module_t* main = run.modules.back();
+    std::string full_name = strata_runtime_call_function_name(run.call);
+    std::string prefix = std::string(strata_vm_module_name(main)) + ".";
+    std::string export_name = full_name.compare(0, prefix.size(), prefix) == 0
+                                  ? full_name.substr(prefix.size())
+                                  : full_name;
+    std::string want = strata::tools::exportAttr(main, export_name,
+                                                 "arg" + std::to_string(index));
+    std::string got =
+        strata::tools::describeTensorType(tensor.shape, tensor.element_type);
+    if (!want.empty() && !strata::tools::tensorTypeMatches(want, got)) {
+      // A signless integer argument (ONNX's uint8 becomes i8) takes
+      // unsigned data of its width as it is.
+      if (!strata::tools::unsignedFitsSignless(want, got)) {
+        return "argument " + std::to_string(index) + " of " + full_name +
+               " is a " + want + " tensor, not " + got;
+      }
+      tensor.element_type = STRATA_HAL_ELEMENT_TYPE(
+          STRATA_HAL_NUMERICAL_TYPE_INTEGER,
+          strata_hal_element_byte_size(tensor.element_type) * 8);
+    }
     strata_hal_buffer_view_t* view = nullptr;
     status = strata::tools::bufferViewFromTensor(tensor, run.allocator, &view);
     if (!status) {

@@ -300,41 +300,6 @@ std::string listExports(const strata_vm_module_t* module) {
   return out.empty() ? "(none)" : out;
 }
 
-// The reflection attribute `key` of export `name` (the compiler records each
-// tensor argument's type as "arg0" = "4x16xf32"), or "" when there is none.
-std::string exportAttr(const strata_vm_module_t* module,
-                       const std::string& name,
-                       const std::string& key) {
-  size_t count = strata_vm_module_export_count(module);
-  for (size_t e = 0; e < count; ++e) {
-    strata_vm_export_info_t info;
-    strata_status_t status = strata_vm_module_export_info(module, e, &info);
-    if (status) {
-      strata_status_free(status);
-      continue;
-    }
-    if (name != info.name) {
-      continue;
-    }
-    for (size_t i = 0; i < info.attr_count; ++i) {
-      const char* k = nullptr;
-      const char* v = nullptr;
-      status = strata_vm_module_export_attr(module, e, i, &k, &v);
-      if (status) {
-        strata_status_free(status);
-        continue;
-      }
-      if (key == k) {
-        return v ? v : "";
-      }
-    }
-  }
-  return "";
-}
-
-// Whether a tensor type `got` ("2x3xf32") is one of `want`, a signature
-// type in which "?" stands for a dimension of any size ("?x3xf32").
-
 // "--input #2 ('2x3xf32=1 2 3')", long values shortened.
 std::string describeFlag(const char* flag, size_t index,
                          const std::string& text) {
@@ -538,10 +503,10 @@ int run(const Options& options) {
         STRATA_HAL_ELEMENT_TYPE_NONE;
     if (!text.empty() && text[0] != '@' &&
         text.find('=') == std::string::npos && !names_type) {
-      std::string type = args[i] == 'r'
-                             ? exportAttr(main_module, options.function,
-                                          "arg" + std::to_string(i))
-                             : strata::tools::cconvTypeName(args[i]);
+      std::string type = args[i] == 'r' ? strata::tools::exportAttr(
+                                              main_module, options.function,
+                                              "arg" + std::to_string(i))
+                                        : strata::tools::cconvTypeName(args[i]);
       if (type.empty() || type == "?" || type.find('?') != std::string::npos) {
         return fail(where + ": argument " + std::to_string(i) + " of " +
                     full_name + " has no static type to read '" + text +
@@ -555,8 +520,8 @@ int run(const Options& options) {
     if (args[i] == 'r') {
       // The export's signature, when the compiler recorded it: a wrong
       // shape or element type fails here, naming the argument.
-      std::string want = exportAttr(main_module, options.function,
-                                    "arg" + std::to_string(i));
+      std::string want = strata::tools::exportAttr(
+          main_module, options.function, "arg" + std::to_string(i));
       if (strata::tools::isBFloatType(want) &&
           tensor.element_type == STRATA_HAL_ELEMENT_TYPE_FLOAT_32) {
         convertBFloat(&tensor, /*to_bfloat=*/true);
@@ -695,8 +660,9 @@ int run(const Options& options) {
       // An unsigned result the compiler recorded comes back unsigned.
       tensor.element_type = strata::tools::recordedElementType(
           tensor.element_type,
-          exportAttr(main_module, options.function,
-                     "result" + std::to_string(i) + ".element_type"));
+          strata::tools::exportAttr(
+              main_module, options.function,
+              "result" + std::to_string(i) + ".element_type"));
     }
     if (target == "-") {
       std::string line =
@@ -739,8 +705,9 @@ int run(const Options& options) {
     if (is_tensor) {
       tensor.element_type = strata::tools::recordedElementType(
           tensor.element_type,
-          exportAttr(main_module, options.function,
-                     "result" + std::to_string(i) + ".element_type"));
+          strata::tools::exportAttr(
+              main_module, options.function,
+              "result" + std::to_string(i) + ".element_type"));
     }
     if (!is_tensor) {
       mismatch = "is " + what + ", which cannot be compared";

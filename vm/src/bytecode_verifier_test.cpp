@@ -510,6 +510,35 @@ TEST_SUITE("vm.verifier") {
                         "not %r0");
   }
 
+  TEST_CASE("cond_fail.ne.i64 has its registers and message checked") {
+    ModuleBuilder good("m");
+    FunctionBuilder& g = good.addFunction("main", "0II_");
+    g.op(Opcode::ConstI32).i32(9).reg(prim(2));
+    g.op(Opcode::CondFailNeI64)
+        .reg(prim(0))
+        .reg(prim(1))
+        .reg(prim(2))
+        .str("{0} != {1}");
+    g.op(Opcode::Return).list({});
+    expectValid(good);
+    ModuleBuilder bank("m");
+    FunctionBuilder& b = bank.addFunction("main", "0_");
+    b.op(Opcode::CondFailNeI64).reg(prim(0)).reg(ref(0)).reg(prim(1)).str("x");
+    b.op(Opcode::Return).list({});
+    expectInvalid(bank,
+                  "(cond_fail.ne.i64): operand 1 must be a primitive "
+                  "register, not %r0");
+    ModuleBuilder cut("m");
+    FunctionBuilder& c = cut.addFunction("main", "0_");
+    // A message of 200 bytes of which only 2 are there.
+    c.op(Opcode::CondFailNeI64)
+        .reg(prim(0))
+        .reg(prim(0))
+        .reg(prim(0))
+        .bytes({200, 0, 'a', 'b'});
+    expectInvalid(cut, "(cond_fail.ne.i64): instruction is truncated");
+  }
+
   TEST_CASE("a function may not fall off its end after a fused compare") {
     // cond_br.lt.i64.s is a terminator; cmp.lt.i64.s, its unfused half, is
     // not.

@@ -275,6 +275,16 @@ TEST_SUITE("vm.disassembler") {
     CHECK(line(out[2]) == "rem.i64.s.imm %i3, 1000003, %i4");
   }
 
+  TEST_CASE("cond_fail.ne.i64 prints both compared registers and the message") {
+    Code code;
+    code.op(0x0D).u16(1).u16(2).u16(3).str("dim is {1}, not {0}");
+    std::vector<DisassembledInstruction> out = disassemble(code, {0});
+    REQUIRE(out.size() == 1);
+    CHECK(line(out[0]) ==
+          "cond_fail.ne.i64 %i1, %i2, %i3, \"dim is {1}, not {0}\"");
+    CHECK(out[0].length == code.size());
+  }
+
   TEST_CASE("a branch into the middle of a block is marked, not guessed") {
     Code code;
     code.op(0x00).u32(3).u16(0);

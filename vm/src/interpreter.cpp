@@ -333,6 +333,35 @@ T roundEven(T x) {
   return r;
 }
 
+// The status code of a fail instruction: codes outside the status range
+// become UNKNOWN.
+strata_status_code_t failCode(int32_t code_value) {
+  return (code_value > 0 && code_value <= STRATA_STATUS_DATA_LOSS)
+             ? static_cast<strata_status_code_t>(code_value)
+             : STRATA_STATUS_UNKNOWN;
+}
+
+// The failure of cond_fail.ne.i64: the message `text` with each "{0}"
+// replaced by `a` and each "{1}" by `b`. Only a failing check gets here.
+[[gnu::cold]] [[gnu::noinline]] strata_status_t failNotEqual(
+    int32_t code_value, const uint8_t* text, uint32_t length, int64_t a,
+    int64_t b) {
+  std::string message;
+  message.reserve(length + 40);
+  const char* chars = reinterpret_cast<const char*>(text);
+  for (uint32_t i = 0; i < length; ++i) {
+    if (chars[i] == '{' && i + 2 < length && chars[i + 2] == '}' &&
+        (chars[i + 1] == '0' || chars[i + 1] == '1')) {
+      message += std::to_string(chars[i + 1] == '0' ? a : b);
+      i += 2;
+    } else {
+      message += chars[i];
+    }
+  }
+  return strata_make_status(failCode(code_value), "%.*s",
+                            static_cast<int>(message.size()), message.data());
+}
+
 //===----------------------------------------------------------------------===//
 // Ref operand checks
 //===----------------------------------------------------------------------===//
@@ -1057,27 +1086,24 @@ next:
     JUMP();
   }
   OP(Fail) {
-    int32_t code_value = I32(1);
     uint32_t length = U16(3);
-    strata_status_code_t status_code =
-        (code_value > 0 && code_value <= STRATA_STATUS_DATA_LOSS)
-            ? static_cast<strata_status_code_t>(code_value)
-            : STRATA_STATUS_UNKNOWN;
-    FAIL(strata_make_status(status_code, "%.*s", static_cast<int>(length),
+    FAIL(strata_make_status(failCode(I32(1)), "%.*s", static_cast<int>(length),
                             reinterpret_cast<const char*>(ip + 5)));
   }
   OP(CondFail) {
     if (I32(1) != 0) {
-      int32_t code_value = I32(3);
       uint32_t length = U16(5);
-      strata_status_code_t status_code =
-          (code_value > 0 && code_value <= STRATA_STATUS_DATA_LOSS)
-              ? static_cast<strata_status_code_t>(code_value)
-              : STRATA_STATUS_UNKNOWN;
-      FAIL(strata_make_status(status_code, "%.*s", static_cast<int>(length),
+      FAIL(strata_make_status(failCode(I32(3)), "%.*s",
+                              static_cast<int>(length),
                               reinterpret_cast<const char*>(ip + 7)));
     }
     NEXT(7 + U16(5));
+  }
+  OP(CondFailNeI64) {
+    if (__builtin_expect(I64(1) != I64(3), 0)) {
+      FAIL(failNotEqual(I32(5), ip + 9, U16(7), I64(1), I64(3)));
+    }
+    NEXT(9 + U16(7));
   }
   OP(Yield) {
     // The host resumes a yield at once, so a loop through a yield (no

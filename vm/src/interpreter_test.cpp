@@ -468,6 +468,68 @@ TEST_SUITE("vm.interpreter") {
     CHECK(s.str.find("f.inner") < s.str.find("f.outer"));
   }
 
+  TEST_CASE("cond_fail.ne.i64 names both values in its message") {
+    ModuleBuilder mb("n");
+    auto& f = mb.addFunction("check", "0II_");
+    f.op(Opcode::ConstI32).i32(STRATA_STATUS_FAILED_PRECONDITION).reg(prim(2));
+    f.location("n.mlir", 3, 5);
+    f.op(Opcode::CondFailNeI64)
+        .reg(prim(0))
+        .reg(prim(1))
+        .reg(prim(2))
+        .str(
+            "argument 1 dimension 0 is {1} but argument 0 dimension 0 is "
+            "{0}; {0}/{1} {2} {x} {1");
+    f.op(Opcode::Return).list({});
+    mb.addExport("check", f.index());
+    Harness h;
+    REQUIRE(StatusText(h.load(mb)).ok());
+    REQUIRE(StatusText(h.link()).ok());
+    std::vector<strata_vm_value_t> r;
+    // Equal values pass, including the extremes.
+    CHECK(StatusText(h.call("n.check", {vI64(7), vI64(7)}, &r, 0)).ok());
+    CHECK(
+        StatusText(h.call("n.check", {vI64(INT64_MIN), vI64(INT64_MIN)}, &r, 0))
+            .ok());
+    StatusText s(h.call("n.check", {vI64(3), vI64(-12)}, &r, 0));
+    CHECK(s.code() == STRATA_STATUS_FAILED_PRECONDITION);
+    // Only {0} and {1} are placeholders; other braces stay as written.
+    CHECK(
+        s.contains("argument 1 dimension 0 is -12 but argument 0 dimension "
+                   "0 is 3; 3/-12 {2} {x} {1"));
+    CHECK(s.contains("at n.check (n.mlir:3:5)"));
+    // All 64 bits are compared: values equal in their low 32 bits differ.
+    StatusText wide(
+        h.call("n.check", {vI64(int64_t(1) << 32), vI64(0)}, &r, 0));
+    CHECK(wide.code() == STRATA_STATUS_FAILED_PRECONDITION);
+    CHECK(wide.contains("is 0 but argument 0 dimension 0 is 4294967296"));
+    StatusText extremes(
+        h.call("n.check", {vI64(INT64_MIN), vI64(INT64_MAX)}, &r, 0));
+    CHECK(
+        extremes.contains("is 9223372036854775807 but argument 0 dimension "
+                          "0 is -9223372036854775808"));
+  }
+
+  TEST_CASE("cond_fail.ne.i64 maps a status code out of range to UNKNOWN") {
+    ModuleBuilder mb("u");
+    auto& f = mb.addFunction("check", "0II_");
+    f.op(Opcode::ConstI32).i32(1000).reg(prim(2));
+    f.op(Opcode::CondFailNeI64)
+        .reg(prim(0))
+        .reg(prim(1))
+        .reg(prim(2))
+        .str("{0} != {1}");
+    f.op(Opcode::Return).list({});
+    mb.addExport("check", f.index());
+    Harness h;
+    REQUIRE(StatusText(h.load(mb)).ok());
+    REQUIRE(StatusText(h.link()).ok());
+    std::vector<strata_vm_value_t> r;
+    StatusText s(h.call("u.check", {vI64(1), vI64(2)}, &r, 0));
+    CHECK(s.code() == STRATA_STATUS_UNKNOWN);
+    CHECK(s.contains("1 != 2"));
+  }
+
   TEST_CASE("buffers allocate, store, load, fill, copy, compare and clone") {
     ModuleBuilder mb("buf");
     auto& f = mb.addFunction("f", "0_rIiIi");

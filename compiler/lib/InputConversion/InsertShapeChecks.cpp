@@ -6,10 +6,13 @@
 // pointer as given. When such values come from the caller (a tensor's
 // dynamic size, an index read back from data), they are checked here, on
 // the host, with a cf.assert that becomes a FAILED_PRECONDITION naming the
-// op, operand and dimension. The checks compare index values (a few
+// op, operand and dimension (util.assert_eq for two sizes that must be
+// equal: the message also gives both). The checks compare index values (a few
 // instructions per call, not per element), and checks of constants fold.
 
 #include "Strata/InputConversion/Passes.h"
+
+#include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -76,18 +79,22 @@ void checkLoopSizes(OpBuilder &builder, linalg::LinalgOp op) {
           !type.isDynamicDim(dim)) {
         continue;
       }
+      if (reference->get() == operand.get() && referenceDim == dim) {
+        continue; // one size
+      }
       builder.setInsertionPoint(op);
-      Value equal = compare(builder, loc, arith::CmpIPredicate::eq,
-                            dimOf(builder, loc, reference->get(), referenceDim),
-                            dimOf(builder, loc, operand.get(), dim));
-      assertTrue(builder, loc, equal,
-                 "'" + op->getName().getStringRef() + "': dimension " +
-                     Twine(referenceDim) + " of operand " +
-                     Twine(reference->getOperandNumber()) + " and dimension " +
-                     Twine(dim) + " of operand " +
-                     Twine(operand.getOperandNumber()) +
-                     " must be equal (both are the size of loop " +
-                     Twine(loop.getPosition()) + ")");
+      Value first = dimOf(builder, loc, reference->get(), referenceDim);
+      Value second = dimOf(builder, loc, operand.get(), dim);
+      // The two sizes go into the message ({0}, {1}) when they differ.
+      strata::util::AssertEqOp::create(
+          builder, loc, first, second,
+          builder.getStringAttr(
+              "'" + op->getName().getStringRef() + "': dimension " +
+              Twine(referenceDim) + " of operand " +
+              Twine(reference->getOperandNumber()) + " and dimension " +
+              Twine(dim) + " of operand " + Twine(operand.getOperandNumber()) +
+              " must be equal (both are the size of loop " +
+              Twine(loop.getPosition()) + "; they are {0} and {1})"));
     }
   }
 }

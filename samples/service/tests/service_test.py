@@ -7,7 +7,11 @@ checks:
   - /healthz, /metrics, and the MLP's answer against samples/mlp/expected.npy;
     Expect: 100-continue; pipelined requests answered in order;
   - integer tensors and scalars in and out;
-  - 400 for malformed JSON, an unknown model or function, a wrong shape,
+  - dynamic shapes: any size where the signature has '?'; with --compile
+    and --onnx-python, also on a model compiled from ONNX (two inputs
+    sharing N);
+  - 400 for malformed JSON, an unknown model or function, a wrong shape
+    (also two inputs that disagree on a dimension the model names alike),
     dtype or input count; 404 for an unknown path; 413 beyond --max-body;
   - 500 for a run-time failure (integer division by zero), after which the
     server still answers;
@@ -19,6 +23,7 @@ checks:
 
   service_test.py --server=PATH --mlp=VMFB --test-model=VMFB \
       --input=input.npy --expected=expected.npy [--device=local-task]
+      [--compile=STRATA_COMPILE --onnx-python=PYTHON3 --work=DIR]
 """
 import argparse
 import asyncio
@@ -296,6 +301,27 @@ def test_errors(server, mlp_input):
                tensor([], "i32", [2**32]), tensor([], "i32", [2])]}))
     expect(400, "input count", "takes 1 input, got 2",
            server.invoke("mlp", "predict", {"inputs": [mlp_input, mlp_input]}))
+    # Dynamic shapes: t.add_rows takes ?x3xf32 twice, both first
+    # dimensions named N. Any N fits; a static dimension that differs or
+    # two Ns that disagree are a 400 naming the input.
+    for rows in (0, 1, 5):
+        x = [float(i) for i in range(3 * rows)]
+        status, body = server.invoke("t", "add_rows", {"inputs": [
+            tensor([rows, 3], "f32", x), tensor([rows, 3], "f32", x)]})
+        check(status == 200 and json.loads(body)["outputs"] ==
+              [tensor([rows, 3], "f32", [2 * v for v in x])],
+              "t.add_rows with N = %d (%d %s)" % (rows, status, body[:80]))
+    expect(400, "wrong static dimension of a dynamic argument",
+           "input 1 of t.add_rows must be ?x3xf32, got 2x4xf32",
+           server.invoke("t", "add_rows", {"inputs": [
+               tensor([2, 3], "f32", [0] * 6),
+               tensor([2, 4], "f32", [0] * 8)]}))
+    expect(400, "two inputs that disagree on a named dimension",
+           "input 1 of t.add_rows has dimension 0 of size 5 but input 0 has "
+           "dimension 0 of size 2; the model names both 'N'",
+           server.invoke("t", "add_rows", {"inputs": [
+               tensor([2, 3], "f32", [0] * 6),
+               tensor([5, 3], "f32", [0] * 15)]}))
     expect(404, "unknown path", "no such endpoint",
            server.request("GET", "/v2/everything"))
     expect(405, "GET on an invocation", "use POST",
@@ -447,6 +473,56 @@ def test_concurrent(args, mlp_input, expected, count=1000):
         check(server.stop() == 0, "exits 0 on SIGTERM (concurrent)")
 
 
+ONNX_ADD_N = """
+import sys
+import onnx
+from onnx import TensorProto, helper
+inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["N", 3])
+          for n in ("a", "b")]
+graph = helper.make_graph(
+    [helper.make_node("Add", ["a", "b"], ["c"])], "g", inputs,
+    [helper.make_tensor_value_info("c", TensorProto.FLOAT, ["N", 3])])
+onnx.save(helper.make_model(graph, opset_imports=[
+    helper.make_opsetid("", 17)]), sys.argv[1])
+"""
+
+
+def test_onnx_model(args):
+    """A model compiled from ONNX (two inputs sharing a symbolic N, Add):
+    its reflection has argN, argN.dims and argN.name; any N fits, a wrong
+    static dimension or Ns that disagree are 400s naming the input."""
+    base = os.path.join(args.work, "service_add_n_" + args.device)
+    # The model is written by --onnx-python (a python3 with onnx): this
+    # script itself uses the standard library only.
+    subprocess.run([args.onnx_python, "-c", ONNX_ADD_N, base + ".onnx"],
+                   check=True)
+    subprocess.run([args.compile, base + ".onnx", "-o", base + ".vmfb"],
+                   check=True)
+    server = Server(args, "--model=onnx=" + base + ".vmfb")
+    try:
+        for rows in (0, 2):
+            x = [float(i) for i in range(3 * rows)]
+            status, body = server.invoke("onnx", "main", {"inputs": [
+                tensor([rows, 3], "f32", x), tensor([rows, 3], "f32", x)]})
+            check(status == 200 and json.loads(body)["outputs"] ==
+                  [tensor([rows, 3], "f32", [2 * v for v in x])],
+                  "a model compiled from ONNX with N = %d (%d %s)" %
+                  (rows, status, body[:80]))
+        status, body = server.invoke("onnx", "main", {"inputs": [
+            tensor([2, 3], "f32", [0] * 6), tensor([2, 4], "f32", [0] * 8)]})
+        check(status == 400 and "input 1 of onnx.main must be ?x3xf32, got "
+              "2x4xf32" in body, "ONNX model, wrong static dimension: %d %s" %
+              (status, body))
+        status, body = server.invoke("onnx", "main", {"inputs": [
+            tensor([2, 3], "f32", [0] * 6), tensor([1, 3], "f32", [0] * 3)]})
+        check(status == 400 and "input 1 of onnx.main has dimension 0 of "
+              "size 1 but input 0 has dimension 0 of size 2; the model names "
+              "both 'N'" in body, "ONNX model, Ns that disagree: %d %s" %
+              (status, body))
+    finally:
+        check(server.stop() == 0, "exits 0 on SIGTERM (ONNX model)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", required=True)
@@ -455,6 +531,11 @@ def main():
     parser.add_argument("--input", required=True)
     parser.add_argument("--expected", required=True)
     parser.add_argument("--device", default="local-task")
+    # With a strata-compile that imports ONNX: also serve a model compiled
+    # from ONNX (made here with python3-onnx, in --work).
+    parser.add_argument("--compile", default="")
+    parser.add_argument("--onnx-python", default="")
+    parser.add_argument("--work", default="")
     # spin(n) is the slow call; by default n is sized to take ~0.7 s here
     # (sanitizer builds interpret it several times slower).
     parser.add_argument("--spin", type=int, default=0)
@@ -472,6 +553,8 @@ def main():
             args.spin = calibrate_spin(server)
     finally:
         check(server.stop() == 0, "exits 0 on SIGTERM")
+    if args.compile and args.onnx_python:
+        test_onnx_model(args)
     test_body_limit(args, mlp_input)
     test_in_flight_bound(args, mlp_input, args.spin)
     test_drain(args, mlp_input, args.spin)

@@ -1,7 +1,9 @@
 // test_model.mlir - the functions tests/service_test.py calls through the
 // service besides the MLP: a run-time failure (integer division by zero ->
 // 500), a slow loop (holds a call in flight for the 503 and SIGTERM-drain
-// tests) and integer tensors (a dtype other than f32).
+// tests), integer tensors (a dtype other than f32) and dynamic shapes: two
+// arguments whose first dimension the reflection names N, as the ONNX
+// importer names a shared symbolic dimension.
 module @svc_test {
   func.func @divide(%a: i32, %b: i32) -> i32 {
     %q = arith.divsi %a, %b : i32
@@ -28,5 +30,14 @@ module @svc_test {
     %e = tensor.empty() : tensor<2x3xi32>
     %r = linalg.add ins(%x, %y : tensor<2x3xi32>, tensor<2x3xi32>) outs(%e : tensor<2x3xi32>) -> tensor<2x3xi32>
     return %r : tensor<2x3xi32>
+  }
+
+  func.func @add_rows(%x: tensor<?x3xf32>, %y: tensor<?x3xf32>) -> tensor<?x3xf32>
+      attributes {util.reflection = {"arg0.dims" = "N,3", "arg1.dims" = "N,3"}} {
+    %c0 = arith.constant 0 : index
+    %n = tensor.dim %x, %c0 : tensor<?x3xf32>
+    %e = tensor.empty(%n) : tensor<?x3xf32>
+    %r = linalg.add ins(%x, %y : tensor<?x3xf32>, tensor<?x3xf32>) outs(%e : tensor<?x3xf32>) -> tensor<?x3xf32>
+    return %r : tensor<?x3xf32>
   }
 }

@@ -38,7 +38,8 @@ def InsertShapeChecksPass
     body whose correctness depends on run-time values: dynamic dimensions
     that a linalg op requires to be equal (operand dimensions indexed by the
     same loop, such as the K of both `linalg.matmul` operands, or the
-    operands of an elementwise op); the offsets, sizes and (static) strides
+    operands of an elementwise op; a `util.assert_eq`, whose message also
+    gives both sizes); the offsets, sizes and (static) strides
     of `tensor.extract_slice` / `tensor.insert_slice` against the source or
     destination; and each index of a host `tensor.extract` /
     `tensor.insert` against its dimension (unsigned, so negative indices
@@ -49,6 +50,7 @@ def InsertShapeChecksPass
     "::mlir::arith::ArithDialect",
     "::mlir::cf::ControlFlowDialect",
     "::mlir::tensor::TensorDialect",
+    "::mlir::strata::util::UtilDialect",
   ];
 }
 

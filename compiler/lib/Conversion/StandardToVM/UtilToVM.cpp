@@ -1,9 +1,10 @@
-// UtilToVM.cpp - util.global and its loads and stores as vm globals
-// (UtilToVM.h).
+// UtilToVM.cpp - util.global and its loads and stores as vm globals, and
+// util.assert_eq as vm.cond_fail.ne.i64 (UtilToVM.h).
 
 #include "UtilToVM.h"
 
 #include "HALImports.h"
+#include "IntegerRepresentation.h"
 
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
@@ -173,12 +174,33 @@ struct GlobalStoreConversion : OpConversionPattern<util::GlobalStoreOp> {
   }
 };
 
+/// util.assert_eq -> vm.cond_fail.ne.i64: the interpreter puts both values
+/// into the message ({0}, {1}). Index operands are i64 in the vm.
+struct AssertEqConversion : OpConversionPattern<util::AssertEqOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(util::AssertEqOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!adaptor.getLhs().getType().isInteger(64) ||
+        !adaptor.getRhs().getType().isInteger(64)) {
+      return rewriter.notifyMatchFailure(op, "operands are not i64");
+    }
+    // STRATA_STATUS_FAILED_PRECONDITION, as a failed cf.assert's.
+    constexpr int32_t kFailedPrecondition = 9;
+    Value status = vm_conversion::createI32Constant(rewriter, op.getLoc(),
+                                                    kFailedPrecondition);
+    rewriter.replaceOpWithNewOp<vm::CondFailNeI64Op>(
+        op, adaptor.getLhs(), adaptor.getRhs(), status, op.getMessageAttr());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::strata::populateUtilToVMPatterns(const TypeConverter &typeConverter,
                                             RewritePatternSet &patterns) {
-  patterns.add<GlobalConversion, GlobalLoadConversion, GlobalStoreConversion>(
-      typeConverter, patterns.getContext());
+  patterns.add<GlobalConversion, GlobalLoadConversion, GlobalStoreConversion,
+               AssertEqConversion>(typeConverter, patterns.getContext());
 }
 
 void mlir::strata::callGlobalInitializer(vm::ModuleOp vmModule) {

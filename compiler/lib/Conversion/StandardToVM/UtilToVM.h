@@ -11,7 +11,8 @@ namespace mlir::strata {
 
 /// util.global -> vm.global.{i32,i64,f32,f64} (with its initial value) or,
 /// for a tensor, vm.global.ref of a hal.buffer_view; util.global.load/store
-/// -> vm.global.load/store of the same kind.
+/// -> vm.global.load/store of the same kind; util.assert_eq ->
+/// vm.cond_fail.ne.i64 (FAILED_PRECONDITION, both values in the message).
 void populateUtilToVMPatterns(const TypeConverter &typeConverter,
                               RewritePatternSet &patterns);
 

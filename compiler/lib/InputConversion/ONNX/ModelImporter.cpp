@@ -10,6 +10,7 @@
 
 #include "Strata/Dialect/ONNX/IR/ONNXOps.h"
 #include "Strata/Dialect/Util/IR/Reflection.h"
+#include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -527,16 +528,15 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
     for (auto [arg, dim] : ArrayRef(uses).drop_front()) {
       Value other =
           tensor::DimOp::create(builder, fileLoc, entry->getArgument(arg), dim);
-      Value equal = arith::CmpIOp::create(
-          builder, fileLoc, arith::CmpIPredicate::eq, first, other);
+      // The call's two sizes go into the message ({0} and {1}).
       std::string message;
       llvm::raw_string_ostream(message)
           << "argument " << arg << " ('" << inputs[arg]->name()
-          << "') dimension " << dim << " differs from argument " << firstArg
+          << "') dimension " << dim << " is {1} but argument " << firstArg
           << " ('" << inputs[firstArg]->name() << "') dimension " << firstDim
-          << "; the model names both '" << symbol << "'";
-      cf::AssertOp::create(builder, fileLoc, equal,
-                           builder.getStringAttr(message));
+          << " is {0}; the model names both '" << symbol << "'";
+      util::AssertEqOp::create(builder, fileLoc, first, other,
+                               builder.getStringAttr(message));
     }
   }
   func->setAttr(util::kReflectionAttrName, builder.getDictionaryAttr(names));
@@ -720,5 +720,6 @@ mlir::strata::onnx::importModel(MLIRContext *context, llvm::StringRef bytes,
   context->getOrLoadDialect<func::FuncDialect>();
   context->getOrLoadDialect<cf::ControlFlowDialect>();
   context->getOrLoadDialect<tensor::TensorDialect>();
+  context->getOrLoadDialect<util::UtilDialect>();
   return Importer(context, options).run(bytes);
 }

@@ -259,3 +259,23 @@ func.func @two_convs(%x: tensor<1x30x30x64xf32>, %w: tensor<3x3x64x64xf32>, %y: 
   } -> tensor<1x28x28x64xf32>
   return %r : tensor<1x28x28x64xf32>
 }
+
+// -----
+
+// A convolution of a dynamic batch is named as a static one is, the batch
+// as "_nD" (it was "_n-9223372036854775808", kDynamic printed).
+// CHECK-LABEL: func.func @conv_dynamic_batch
+// CHECK: flow.dispatch @{{.*}}::@conv_dynamic_batch_dispatch_0_conv_3x3_4x8_8x8_nD_f32(
+// NOIM2COL-LABEL: func.func @conv_dynamic_batch
+// NOIM2COL: flow.dispatch @{{.*}}::@conv_dynamic_batch_dispatch_0_conv_3x3_4x8_8x8_nD_f32(
+func.func @conv_dynamic_batch(%x: tensor<?x10x10x4xf32>) -> tensor<?x8x8x8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x10x10x4xf32>
+  %w = arith.constant dense<0.5> : tensor<3x3x4x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%n) : tensor<?x8x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8x8x8xf32>) -> tensor<?x8x8x8xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<?x10x10x4xf32>, tensor<3x3x4x8xf32>) outs(%init : tensor<?x8x8x8xf32>) -> tensor<?x8x8x8xf32>
+  return %r : tensor<?x8x8x8xf32>
+}

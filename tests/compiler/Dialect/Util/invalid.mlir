@@ -36,3 +36,19 @@ func.func @missing() -> i32 {
 
 // expected-error @+1 {{'util.global' op initial value of type 'i32' does not match the global's type 'i64'}}
 util.global private @bad = 1 : i32 : i64
+
+// -----
+
+func.func @assert_eq_types(%a: index, %b: i64) {
+  // expected-error @+1 {{'util.assert_eq' op failed to verify that all of {lhs, rhs} have same type}}
+  "util.assert_eq"(%a, %b) {message = "x"} : (index, i64) -> ()
+  return
+}
+
+// -----
+
+func.func @assert_eq_i32(%a: i32) {
+  // expected-error @+1 {{'util.assert_eq' op operand #0 must be index or 64-bit signless integer, but got 'i32'}}
+  util.assert_eq %a, %a, "x" : i32
+  return
+}

@@ -36,3 +36,25 @@ func.func @used_barrier(%a: i32) -> i32 {
   %b = util.optimization_barrier %a : i32
   return %b : i32
 }
+
+// util.assert_eq round-trips; a check of a value against itself or of two
+// equal constants folds away, a check that can fail stays (also one of two
+// different constants: it fails at run time, naming both).
+// CHECK-LABEL: func.func @assert_eq
+// CHECK: util.assert_eq %arg0, %arg1, "sizes {0} and {1}" : index
+// CANON-LABEL: func.func @assert_eq
+// CANON-DAG: %[[C2:.*]] = arith.constant 2 : i64
+// CANON-DAG: %[[C3:.*]] = arith.constant 3 : i64
+// CANON: util.assert_eq %arg0, %arg1, "sizes {0} and {1}" : index
+// CANON-NEXT: util.assert_eq %[[C2]], %[[C3]], "differ" : i64
+// CANON-NEXT: return
+func.func @assert_eq(%a: index, %b: index) {
+  util.assert_eq %a, %b, "sizes {0} and {1}" : index
+  util.assert_eq %a, %a, "always equal" : index
+  %c2 = arith.constant 2 : i64
+  %c2b = arith.constant 2 : i64
+  %c3 = arith.constant 3 : i64
+  util.assert_eq %c2, %c2b, "equal constants" : i64
+  util.assert_eq %c2, %c3, "differ" : i64
+  return
+}

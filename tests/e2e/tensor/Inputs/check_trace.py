@@ -1,6 +1,8 @@
 """Checks a Chrome trace written by strata-run --trace.
 
 Usage: check_trace.py [--inline] TRACE.json FUNCTION DISPATCH:WORKGROUPS...
+(WORKGROUPS "*": whatever the recorded grid holds, for a dispatch whose
+grid depends on a size known at run time).
 Fails (exit 1, with the reason) unless the file parses as JSON and holds
 one invocation of FUNCTION on the host track, at least one queue.execute on
 the queue track and one fence.wait on the host track (none with --inline:
@@ -58,10 +60,12 @@ def main():
         if any(e["tid"] < 16 for e in shares):
             fail(f"dispatch {name} recorded off the worker tracks")
         ran = sum(e["args"]["workgroups"] for e in shares)
+        grid = shares[0]["args"]["grid"]
+        if total == "*":
+            total = grid[0] * grid[1] * grid[2]
         if ran != int(total):
             fail(f"dispatch {name}: workers ran {ran} workgroups, "
                  f"grid has {total}")
-        grid = shares[0]["args"]["grid"]
         if grid[0] * grid[1] * grid[2] != int(total):
             fail(f"dispatch {name}: grid {grid} is not {total} workgroups")
     print(f"check_trace: {len(complete)} events OK")

@@ -313,9 +313,16 @@ std::string describeEpilogue(linalg::GenericOp epilogue) {
   return llvm::join(parts, "_");
 }
 
+/// A size in a dispatch's name: its value, or "D" when dynamic (known only
+/// at run time), as static and dynamic dispatches are named alike.
+std::string sizeName(int64_t size) {
+  return ShapedType::isDynamic(size) ? std::string("D") : std::to_string(size);
+}
+
 /// "conv_3x3_s2_64x128_28x28", "dwconv_3x3_s2_96_56x56", "maxpool_3x3_s2_64":
 /// a 2-D window op by its window, stride and dilation (when not 1),
-/// channels and output size; empty for other ops.
+/// channels and output size, then "_nB" for a batch B other than 1 ("_nD"
+/// for a dynamic one); empty for other ops.
 std::string describeWindowOp(Operation *op) {
   auto conv = dyn_cast<linalg::ConvolutionOpInterface>(op);
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
@@ -340,16 +347,16 @@ std::string describeWindowOp(Operation *op) {
     kind = "conv";
     ArrayRef<int64_t> filter = shape(c.getInputs()[1]);
     window = filter.take_front(2);
-    channels = std::to_string(filter[2]) + "x" + std::to_string(filter[3]);
+    channels = sizeName(filter[2]) + "x" + sizeName(filter[3]);
   } else if (auto c = dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(op)) {
     kind = "dwconv";
     ArrayRef<int64_t> filter = shape(c.getInputs()[1]);
     window = filter.take_front(2);
-    channels = std::to_string(filter[2]);
+    channels = sizeName(filter[2]);
   } else if (isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op)) {
     kind = isa<linalg::PoolingNhwcMaxOp>(op) ? "maxpool" : "sumpool";
     window = shape(linalgOp.getDpsInputs()[1]);
-    channels = std::to_string(shape(linalgOp.getDpsInits()[0])[3]);
+    channels = sizeName(shape(linalgOp.getDpsInits()[0])[3]);
   } else {
     return {};
   }
@@ -361,7 +368,7 @@ std::string describeWindowOp(Operation *op) {
                   : std::to_string(a) + "x" + std::to_string(b);
   };
   std::string name =
-      kind + "_" + std::to_string(window[0]) + "x" + std::to_string(window[1]);
+      kind + "_" + sizeName(window[0]) + "x" + sizeName(window[1]);
   SmallVector<int64_t> strides = attrs("strides");
   if (strides.size() == 2 && (strides[0] != 1 || strides[1] != 1)) {
     name += "_s" + pair(strides[0], strides[1]);
@@ -371,10 +378,9 @@ std::string describeWindowOp(Operation *op) {
     name += "_d" + pair(dilations[0], dilations[1]);
   }
   ArrayRef<int64_t> out = shape(linalgOp.getDpsInits()[0]);
-  name += "_" + channels + "_" + std::to_string(out[1]) + "x" +
-          std::to_string(out[2]);
+  name += "_" + channels + "_" + sizeName(out[1]) + "x" + sizeName(out[2]);
   if (out[0] != 1) {
-    name = name + "_n" + std::to_string(out[0]);
+    name = name + "_n" + sizeName(out[0]);
   }
   return name;
 }
@@ -412,13 +418,7 @@ std::string describe(Operation *root, Operation *epilogue = nullptr) {
   std::string name = kind;
   if (!dims.empty()) {
     name += "_";
-    name += llvm::join(llvm::map_range(dims,
-                                       [](int64_t d) {
-                                         return ShapedType::isDynamic(d)
-                                                    ? std::string("D")
-                                                    : std::to_string(d);
-                                       }),
-                       "x");
+    name += llvm::join(llvm::map_range(dims, sizeName), "x");
   }
   std::string type;
   llvm::raw_string_ostream os(type);

@@ -3,6 +3,7 @@
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -48,6 +49,20 @@ LogicalResult UnfoldableConstantOp::verify() {
 LogicalResult OptimizationBarrierOp::canonicalize(OptimizationBarrierOp op,
                                                   PatternRewriter &rewriter) {
   if (!op->use_empty()) {
+    return failure();
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
+LogicalResult AssertEqOp::canonicalize(AssertEqOp op,
+                                       PatternRewriter &rewriter) {
+  APInt lhs;
+  APInt rhs;
+  bool same = op.getLhs() == op.getRhs() ||
+              (matchPattern(op.getLhs(), m_ConstantInt(&lhs)) &&
+               matchPattern(op.getRhs(), m_ConstantInt(&rhs)) && lhs == rhs);
+  if (!same) {
     return failure();
   }
   rewriter.eraseOp(op);

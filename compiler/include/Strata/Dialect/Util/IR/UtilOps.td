@@ -20,7 +20,8 @@ def Util_Dialect : Dialect {
     behind an optimization barrier, and a barrier stays until the vm
     conversion, where it is the identity. Also IREE's module globals
     (`util.global`, `util.global.load`, `util.global.store`), which become
-    vm globals.
+    vm globals. And `util.assert_eq`, a run-time check of two sizes whose
+    message carries both values (the entry checks of a model's arguments).
   }];
 }
 
@@ -122,6 +123,28 @@ def Util_GlobalStoreOp : Util_Op<"global.store", [
   }];
   let arguments = (ins AnyType:$value, FlatSymbolRefAttr:$global);
   let assemblyFormat = "$value `,` $global attr-dict `:` type($value)";
+}
+
+def Util_AssertEqOp : Util_Op<"assert_eq", [
+    AllTypesMatch<["lhs", "rhs"]>, MemoryEffects<[MemWrite]>]> {
+  let summary = "fails the call when two integers differ, naming both values";
+  let description = [{
+    Like `cf.assert` on `lhs == rhs`, but the message may name the two
+    values: each `{0}` in it becomes `lhs` and each `{1}` becomes `rhs`, in
+    signed decimal, when the check fails at run time (a FAILED_PRECONDITION,
+    as `cf.assert`'s). The vm conversion makes it one `vm.cond_fail.ne.i64`.
+    A check of a value against itself or of two equal constants folds away.
+
+    Example:
+
+    ```mlir
+    util.assert_eq %n0, %n1, "argument 1 dimension 0 is {1}, argument 0 dimension 0 is {0}" : index
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[Index, I64]>:$lhs,
+                       AnyTypeOf<[Index, I64]>:$rhs, StrAttr:$message);
+  let assemblyFormat = "$lhs `,` $rhs `,` $message attr-dict `:` type($lhs)";
+  let hasCanonicalizeMethod = 1;
 }
 
 #endif // STRATA_DIALECT_UTIL_IR_UTILOPS_TD
