@@ -24,6 +24,7 @@ def ConvertInputPass : Pass<"strata-convert-input", "::mlir::ModuleOp"> {
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::strata::util::UtilDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }
@@ -78,6 +79,8 @@ def LowerONNXPass : Pass<"strata-lower-onnx", "::mlir::ModuleOp"> {
     "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::strata::util::UtilDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }

@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -112,6 +113,15 @@ private:
                                       llvm::StringRef node);
   LogicalResult importGraph(const ::onnx::ModelProto &model,
                             const ::onnx::GraphProto &graph);
+  /// The nodes of `graph` (flattened) at the builder's insertion point;
+  /// `values` holds what they may read.
+  LogicalResult importNodes(const ::onnx::GraphProto &graph,
+                            const llvm::StringSet<> &available);
+  /// A subgraph (`what` names it in errors) as the one block of `region`:
+  /// its inputs as arguments, its initializers and nodes, an onnx.yield of
+  /// its outputs.
+  LogicalResult importSubgraph(const ::onnx::GraphProto &graph, Region &region,
+                               const std::string &what);
 
   MLIRContext *ctx;
   const sonnx::ImportOptions &options;
@@ -121,6 +131,8 @@ private:
   llvm::StringMap<Value> values;
   llvm::StringMap<Type> declaredTypes;
   Value none;
+  Block *entryBlock = nullptr;
+  sonnx::NodeFlattener *flattener = nullptr;
 };
 
 FailureOr<Type> Importer::valueType(const ::onnx::ValueInfoProto &info,
@@ -461,6 +473,7 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
   names.push_back(builder.getNamedAttr("onnx.graph",
                                        builder.getStringAttr(graph.name())));
   Block *entry = func.addEntryBlock();
+  entryBlock = entry;
   // Unsigned tensors cross the boundary as signless ones of their width
   // (the signature says i8 for a uint8 tensor); "argN.element_type" says
   // what they are, so that tools give the values back unsigned.
@@ -564,8 +577,28 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
   if (failed(flattener.init())) {
     return failure();
   }
+  this->flattener = &flattener;
+  if (failed(importNodes(graph, available))) {
+    return failure();
+  }
+  SmallVector<Value> results;
+  for (const ::onnx::ValueInfoProto &info : graph.output()) {
+    auto it = values.find(info.name());
+    if (it == values.end()) {
+      error() << "graph output '" << info.name()
+              << "' is produced by no node, input or initializer";
+      return failure();
+    }
+    results.push_back(it->second);
+  }
+  func::ReturnOp::create(builder, fileLoc, results);
+  return success();
+}
+
+LogicalResult Importer::importNodes(const ::onnx::GraphProto &graph,
+                                   const llvm::StringSet<> &available) {
   FailureOr<std::vector<sonnx::FlatNode>> nodes =
-      flattener.flatten(graph, available);
+      flattener->flatten(graph, available);
   if (failed(nodes)) {
     return failure();
   }
@@ -576,7 +609,7 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
       if (input.empty()) {
         if (!none) {
           OpBuilder::InsertionGuard guard(builder);
-          builder.setInsertionPointToStart(entry);
+          builder.setInsertionPointToStart(entryBlock);
           none = sonnx::NoneOp::create(builder, fileLoc, builder.getNoneType());
         }
         operands.push_back(none);
@@ -622,29 +655,113 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
         node.name.empty()
             ? fileLoc
             : Location(NameLoc::get(builder.getStringAttr(node.name), fileLoc));
+    SmallVector<Attribute> subgraphNames;
+    for (const auto &subgraph : node.subgraphs) {
+      subgraphNames.push_back(builder.getStringAttr(subgraph.first));
+    }
     auto op = sonnx::NodeOp::create(
         builder, loc, resultTypes, builder.getStringAttr(node.opType),
         builder.getStringAttr(node.domain),
         builder.getI64IntegerAttr(node.opset),
         node.name.empty() ? StringAttr() : builder.getStringAttr(node.name),
-        builder.getDictionaryAttr(attrs), operands);
+        builder.getDictionaryAttr(attrs),
+        subgraphNames.empty() ? ArrayAttr()
+                              : builder.getArrayAttr(subgraphNames),
+        operands, node.subgraphs.size());
+    for (auto [index, subgraph] : llvm::enumerate(node.subgraphs)) {
+      if (failed(importSubgraph(*subgraph.second, op.getSubgraphs()[index],
+                                nodeName + "'s " + subgraph.first))) {
+        return failure();
+      }
+    }
     for (auto [index, output] : llvm::enumerate(node.outputs)) {
       if (!output.empty()) {
         values[output] = op.getResult(index);
       }
     }
   }
+  return success();
+}
+
+LogicalResult Importer::importSubgraph(const ::onnx::GraphProto &graph,
+                                       Region &region,
+                                       const std::string &what) {
+  // The subgraph's names shadow the enclosing scopes' while it is read.
+  llvm::StringMap<Value> outer = values;
+  llvm::scope_exit restore([&] { values = std::move(outer); });
+  for (const ::onnx::ValueInfoProto &info : graph.value_info()) {
+    if (info.type().has_tensor_type()) {
+      FailureOr<Type> type = valueType(info, /*applyInputShapes=*/false);
+      if (succeeded(type)) {
+        declaredTypes[info.name()] = *type;
+      }
+    }
+  }
+  for (const ::onnx::ValueInfoProto &info : graph.output()) {
+    if (info.type().has_tensor_type()) {
+      FailureOr<Type> type = valueType(info, /*applyInputShapes=*/false);
+      if (succeeded(type)) {
+        declaredTypes[info.name()] = *type;
+      }
+    }
+  }
+  // Inputs without a declared tensor type (a Loop body's carried values
+  // often have none) are `none`: the lowering gives each the type of what
+  // the node passes in.
+  SmallVector<Type> argTypes;
+  SmallVector<Location> argLocs;
+  for (const ::onnx::ValueInfoProto &info : graph.input()) {
+    Type type = builder.getNoneType();
+    if (info.type().has_tensor_type()) {
+      FailureOr<Type> declared = valueType(info, /*applyInputShapes=*/false);
+      if (failed(declared)) {
+        return failure();
+      }
+      type = *declared;
+    } else if (info.has_type() &&
+               info.type().value_case() != ::onnx::TypeProto::VALUE_NOT_SET) {
+      if (failed(valueType(info, /*applyInputShapes=*/false))) {
+        return failure();
+      }
+    }
+    argTypes.push_back(type);
+    argLocs.push_back(fileLoc);
+  }
+  OpBuilder::InsertionGuard guard(builder);
+  Block *block = builder.createBlock(&region, {}, argTypes, argLocs);
+  llvm::StringSet<> available;
+  for (const auto &entry : values) {
+    available.insert(entry.getKey());
+  }
+  for (auto [index, info] : llvm::enumerate(graph.input())) {
+    values[info.name()] = block->getArgument(index);
+    available.insert(info.name());
+  }
+  for (const TensorProto &init : graph.initializer()) {
+    FailureOr<DenseElementsAttr> value =
+        tensor(init, "initializer '" + init.name() + "' of " + what);
+    if (failed(value)) {
+      return failure();
+    }
+    values[init.name()] = arith::ConstantOp::create(
+        builder, NameLoc::get(builder.getStringAttr(init.name()), fileLoc),
+        *value);
+    available.insert(init.name());
+  }
+  if (failed(importNodes(graph, available))) {
+    return failure();
+  }
   SmallVector<Value> results;
   for (const ::onnx::ValueInfoProto &info : graph.output()) {
     auto it = values.find(info.name());
     if (it == values.end()) {
-      error() << "graph output '" << info.name()
+      error() << what << ": output '" << info.name()
               << "' is produced by no node, input or initializer";
       return failure();
     }
     results.push_back(it->second);
   }
-  func::ReturnOp::create(builder, fileLoc, results);
+  sonnx::YieldOp::create(builder, fileLoc, results);
   return success();
 }
 
