@@ -6,9 +6,11 @@ compile time, Loop with a run-time trip count and a loop-carried tensor
 that grows every iteration, Loop with a data-dependent condition, an If
 nested in a Loop reading values of both enclosing scopes, Scan in both
 directions along other axes, Scan-8's batch, a subgraph reading a value
-made by a node listed after it; each compiled, run with strata-run on both
-devices and compared with numpy, and the errors of bad subgraphs. Prints
-one line per case and `N passed, N failed`."""
+made by a node listed after it, a Scan in an If in a Loop; each compiled,
+run with strata-run on both devices and compared with numpy, and the
+errors of bad subgraphs; and a scripted PyTorch model (a for loop and an
+if, exported by torch.onnx) compared with PyTorch. Prints one line per
+case and `N passed, N failed`."""
 
 import subprocess
 import sys
@@ -350,11 +352,104 @@ def scan_cases(cases, rng):
                     [np.stack(ys), np.stack(zs)], devices=DEVICES)
 
 
+def deep_case(cases, rng):
+    # Three levels: a Loop whose body holds an If whose then_branch holds a
+    # Scan; the Scan's body reads the Loop body's iteration number, the
+    # If's enclosing Loop-carried value and a graph input.
+    scan_body = helper.make_graph(
+        [helper.make_node("Add", ["acc", "row"], ["t"]),
+         helper.make_node("Cast", ["i"], ["fi"], to=F32),
+         helper.make_node("Mul", ["fi", "g"], ["gi"]),
+         helper.make_node("Add", ["t", "gi"], ["acc_out"])],
+        "scan_body", [vi("acc", [3]), vi("row", [3])], [vi("acc_out", [3])])
+    then_g = helper.make_graph(
+        [helper.make_node("Scan", ["v_in", "m2"], ["s"], body=scan_body,
+                          num_scan_inputs=1)],
+        "then", [], [vi("s", [3])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["v_in"], ["e"])],
+                               "else", [], [vi("e", [3])])
+    body = helper.make_graph(
+        [const("one_i", np.array(1, np.int64)),
+         helper.make_node("Less", ["i", "one_i"], ["first"]),
+         helper.make_node("Not", ["first"], ["later"]),
+         helper.make_node("If", ["later"], ["v_out"], then_branch=then_g,
+                          else_branch=else_g),
+         helper.make_node("Identity", ["c_in"], ["c_out"])],
+        "body", [vi("i", [], I64), vi("c_in", [], BOOL), vi("v_in", [3])],
+        [vi("c_out", [], BOOL), vi("v_out", [3])])
+    deep = model(
+        [helper.make_node("Loop", ["m", "", "v0"], ["v"], body=body)],
+        [vi("m", [], I64), vi("v0", [3]), vi("m2", [2, 3]), vi("g", [3])],
+        [vi("v", [3])])
+    v0 = rng.standard_normal(3).astype(np.float32)
+    m2 = rng.standard_normal((2, 3)).astype(np.float32)
+    g = rng.standard_normal(3).astype(np.float32)
+
+    def deep_ref(m):
+        v = v0.copy()
+        for i in range(m):
+            if i >= 1:
+                for row in m2:
+                    v = v + row + np.float32(i) * g
+            else:
+                v = -v
+        return [v.astype(np.float32)]
+
+    cases.run_model("a Scan in an If in a Loop, reading all three scopes",
+                    deep, [[np.array(m, np.int64), v0, m2, g]
+                           for m in (0, 1, 3)],
+                    [deep_ref(m) for m in (0, 1, 3)], rtol=1e-5, atol=1e-5,
+                    devices=DEVICES)
+
+
+def scripted_case(cases):
+    # A scripted PyTorch model (torch.jit.script, then torch.onnx.export):
+    # a for loop over a run-time count and an if on a computed value, as
+    # PyTorch writes them (Loop, If), compared with PyTorch.
+    try:
+        import torch
+    except ImportError:
+        print("SKIP a scripted PyTorch model: no torch")
+        return
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(4, 4)
+
+        def forward(self, x, n):
+            h = x
+            for _ in range(int(n)):
+                h = torch.tanh(self.lin(h)) + h
+            if bool(h.sum() > 0):
+                y = h * 2
+            else:
+                y = -h
+            return y
+
+    torch.manual_seed(3)
+    scripted = torch.jit.script(Model())
+    xs = [torch.randn(2, 4), -torch.ones(2, 4) * 3, torch.ones(2, 4)]
+    ns = [torch.tensor(3), torch.tensor(0), torch.tensor(5)]
+    path = cases.save(b"", stem="scripted")
+    torch.onnx.export(scripted, (xs[0], ns[0]), path, opset_version=13,
+                      input_names=["x", "n"], output_names=["y"])
+    with open(path, "rb") as f:
+        data = f.read()
+    with torch.no_grad():
+        expected = [[scripted(x, n).numpy()] for x, n in zip(xs, ns)]
+    cases.run_model("a scripted PyTorch model (for loop, if)", data,
+                    [[x.numpy(), n.numpy()] for x, n in zip(xs, ns)],
+                    expected, rtol=1e-4, atol=1e-5, devices=DEVICES)
+
+
 def run(cases):
     rng = np.random.default_rng(11)
     if_cases(cases, rng)
     loop_cases(cases, rng)
     scan_cases(cases, rng)
+    deep_case(cases, rng)
+    scripted_case(cases)
     return cases.summary()
 
 

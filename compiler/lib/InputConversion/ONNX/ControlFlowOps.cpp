@@ -97,8 +97,7 @@ FailureOr<Body> lowerCopy(Node &n, llvm::StringRef name,
   n.b.setInsertionPoint(n.op);
   Body body;
   body.holder = cast<NodeOp>(n.b.clone(*n.op));
-  body.block =
-      &body.holder.getSubgraphs()[region->getRegionNumber()].front();
+  body.block = &body.holder.getSubgraphs()[region->getRegionNumber()].front();
   for (auto [arg, type, isUnsigned] :
        llvm::zip(body.block->getArguments(), types, unsignedArgs)) {
     arg.setType(isUnsigned ? unsignedTensorType(type) : Type(type));
@@ -135,9 +134,8 @@ SmallVector<Value> inlineBody(Node &n, Body &body, Block *dest,
   SmallVector<Value> results;
   for (Value value : body.results) {
     auto arg = dyn_cast<BlockArgument>(value);
-    results.push_back(arg && arg.getOwner() == body.block
-                          ? args[arg.getArgNumber()]
-                          : value);
+    results.push_back(
+        arg && arg.getOwner() == body.block ? args[arg.getArgNumber()] : value);
   }
   Operation *yield = body.block->getTerminator();
   n.b.inlineBlockBefore(body.block, dest, point, args);
@@ -275,13 +273,12 @@ FailureOr<Body> lowerLoopBody(Node &n, llvm::StringRef name,
       Value next = body->results[firstCarried + j];
       auto nextType = cast<RankedTensorType>(next.getType());
       RankedTensorType joined = joinTypes(type, nextType);
-      if (!joined || body->unsignedResults[firstCarried + j] !=
-                         carriedUnsigned[j]) {
+      if (!joined ||
+          body->unsignedResults[firstCarried + j] != carriedUnsigned[j]) {
         n.b.eraseOp(body->holder);
         return n.fail("loop-carried value " + llvm::Twine(j) + " enters as " +
                       typeText(type) + " and leaves an iteration as " +
-                      typeText(nextType) +
-                      "; only its dimensions may change");
+                      typeText(nextType) + "; only its dimensions may change");
       }
       if (joined != type) {
         type = joined;
@@ -335,9 +332,8 @@ LogicalResult lowerIf(Node &n) {
   }
   if (thenBody->results.size() != n.numOutputs() ||
       elseBody->results.size() != n.numOutputs()) {
-    return n.fail("the branches make " +
-                  llvm::Twine(thenBody->results.size()) + " and " +
-                  llvm::Twine(elseBody->results.size()) +
+    return n.fail("the branches make " + llvm::Twine(thenBody->results.size()) +
+                  " and " + llvm::Twine(elseBody->results.size()) +
                   " outputs; the node has " + llvm::Twine(n.numOutputs()));
   }
   // The branches may make outputs of different shapes (of one rank): the
@@ -349,9 +345,8 @@ LogicalResult lowerIf(Node &n) {
     RankedTensorType joined = joinTypes(thenType, elseType);
     if (!joined ||
         thenBody->unsignedResults[i] != elseBody->unsignedResults[i]) {
-      return n.fail("output " + llvm::Twine(i) + " is " +
-                    typeText(thenType) + " in then_branch and " +
-                    typeText(elseType) +
+      return n.fail("output " + llvm::Twine(i) + " is " + typeText(thenType) +
+                    " in then_branch and " + typeText(elseType) +
                     " in else_branch; only dimensions may differ");
     }
     types.push_back(joined);
@@ -362,8 +357,7 @@ LogicalResult lowerIf(Node &n) {
        {std::make_pair(&*thenBody, &ifOp.getThenRegion()),
         std::make_pair(&*elseBody, &ifOp.getElseRegion())}) {
     Block *block = &region->front();
-    SmallVector<Value> results =
-        inlineBody(n, *body, block, block->end(), {});
+    SmallVector<Value> results = inlineBody(n, *body, block, block->end(), {});
     n.b.setInsertionPointToEnd(block);
     SmallVector<Value> yields;
     for (auto [value, type] : llvm::zip(results, types)) {
@@ -388,19 +382,18 @@ LogicalResult lowerLoop(Node &n) {
   }
   unsigned numCarried = n.numInputs() - 2;
   if (n.numOutputs() < numCarried) {
-    return n.fail("it has " + llvm::Twine(n.numOutputs()) +
-                  " outputs for " + llvm::Twine(numCarried) +
-                  " loop-carried values");
+    return n.fail("it has " + llvm::Twine(n.numOutputs()) + " outputs for " +
+                  llvm::Twine(numCarried) + " loop-carried values");
   }
   unsigned numScans = n.numOutputs() - numCarried;
   for (unsigned i : {0u, 1u}) {
     if (n.has(i) && (n.type(i).getNumElements() != 1 ||
                      (i == 0 && !isa<IntegerType>(n.elem(i))) ||
                      (i == 1 && !n.elem(i).isInteger(1)))) {
-      return n.fail("input " + llvm::Twine(i) + (i == 0 ? " (M)" : " (cond)") +
-                    " has the type " + typeText(n.type(i)) +
-                    (i == 0 ? "; it must hold one integer"
-                            : "; it must hold one bool"));
+      return n.fail(
+          "input " + llvm::Twine(i) + (i == 0 ? " (M)" : " (cond)") +
+          " has the type " + typeText(n.type(i)) +
+          (i == 0 ? "; it must hold one integer" : "; it must hold one bool"));
     }
   }
   Type i64 = n.b.getI64Type();
@@ -413,10 +406,9 @@ LogicalResult lowerLoop(Node &n) {
     carried.push_back(n.type(2 + j));
     carriedUnsigned.push_back(n.isUnsigned(2 + j));
   }
-  FailureOr<Body> body =
-      lowerLoopBody(n, "body", {i64Tensor, i1Tensor}, {false, false}, carried,
-                    carriedUnsigned, /*carriedFirst=*/false, 1,
-                    1 + numCarried + numScans);
+  FailureOr<Body> body = lowerLoopBody(
+      n, "body", {i64Tensor, i1Tensor}, {false, false}, carried,
+      carriedUnsigned, /*carriedFirst=*/false, 1, 1 + numCarried + numScans);
   if (failed(body)) {
     return failure();
   }
@@ -431,8 +423,8 @@ LogicalResult lowerLoop(Node &n) {
   SmallVector<RankedTensorType> items;
   SmallVector<bool> flags(carriedUnsigned);
   for (unsigned k = 0; k < numScans; ++k) {
-    items.push_back(cast<RankedTensorType>(
-        body->results[1 + numCarried + k].getType()));
+    items.push_back(
+        cast<RankedTensorType>(body->results[1 + numCarried + k].getType()));
     flags.push_back(body->unsignedResults[1 + numCarried + k]);
   }
 
@@ -457,9 +449,8 @@ LogicalResult lowerLoop(Node &n) {
   }
   // The condition stays what it was when the body passes it through (or
   // makes true) or the node has none: a counted loop.
-  bool counted =
-      tripCount && (!n.has(1) || isConstantTrue(condOut) ||
-                    condOut == body->block->getArgument(1));
+  bool counted = tripCount && (!n.has(1) || isConstantTrue(condOut) ||
+                               condOut == body->block->getArgument(1));
   // What the body's outputs become each iteration: the carried values'
   // next values, and each scan output with one more slice.
   auto nextValues = [&](ArrayRef<Value> results, ValueRange iterArgs,
@@ -479,8 +470,8 @@ LogicalResult lowerLoop(Node &n) {
   if (counted) {
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value upper = arith::MaxSIOp::create(b, loc, tripCount,
-                                         scalar(b, loc, i64, 0));
+    Value upper =
+        arith::MaxSIOp::create(b, loc, tripCount, scalar(b, loc, i64, 0));
     upper = arith::IndexCastOp::create(b, loc, b.getIndexType(), upper);
     if (n.has(1)) {
       upper = arith::SelectOp::create(b, loc, cond0, upper, zero);
@@ -501,8 +492,8 @@ LogicalResult lowerLoop(Node &n) {
     SmallVector<Value> results =
         inlineBody(n, *body, loopBlock, loopBlock->end(), args);
     b.setInsertionPointToEnd(loopBlock);
-    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, iv,
-                                          zero);
+    Value isFirst =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, iv, zero);
     scf::YieldOp::create(
         b, loc, nextValues(results, forOp.getRegionIterArgs(), isFirst));
     b.setInsertionPointAfter(forOp);
@@ -511,7 +502,8 @@ LogicalResult lowerLoop(Node &n) {
     // (i, cond, carried..., scan outputs...) while (i < M) && cond.
     SmallVector<Value> whileInits = {scalar(b, loc, i64, 0), cond0};
     whileInits.append(inits);
-    SmallVector<Type> types = llvm::to_vector(ValueRange(whileInits).getTypes());
+    SmallVector<Type> types =
+        llvm::to_vector(ValueRange(whileInits).getTypes());
     SmallVector<Location> locs(types.size(), loc);
     auto whileOp = scf::WhileOp::create(b, loc, types, whileInits);
     Block *before = b.createBlock(&whileOp.getBefore(), {}, types, locs);
@@ -538,9 +530,8 @@ LogicalResult lowerLoop(Node &n) {
                             arith::ConstantIndexOp::create(b, loc, 0));
       nextCond = tensor::ExtractOp::create(b, loc, results[0], at);
     }
-    Value isFirst =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, i,
-                              scalar(b, loc, i64, 0));
+    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, i,
+                                          scalar(b, loc, i64, 0));
     SmallVector<Value> yields = {
         arith::AddIOp::create(b, loc, i, scalar(b, loc, i64, 1)), nextCond};
     yields.append(
@@ -553,14 +544,14 @@ LogicalResult lowerLoop(Node &n) {
   // A constant M without a condition: the scan outputs' length is known.
   DenseElementsAttr count = n.has(0) && !n.has(1) ? n.constant(0) : nullptr;
   if (count) {
-    int64_t length =
-        std::max<int64_t>(0, (*count.getValues<APInt>().begin()).getSExtValue());
+    int64_t length = std::max<int64_t>(
+        0, (*count.getValues<APInt>().begin()).getSExtValue());
     for (unsigned k = 0; k < numScans; ++k) {
       SmallVector<int64_t> shape(items[k].getShape());
       shape.insert(shape.begin(), length);
-      outputs[numCarried + k] = castTo(
-          b, loc, outputs[numCarried + k],
-          RankedTensorType::get(shape, items[k].getElementType()));
+      outputs[numCarried + k] =
+          castTo(b, loc, outputs[numCarried + k],
+                 RankedTensorType::get(shape, items[k].getElementType()));
     }
   }
   return n.replace(outputs, flags);
@@ -596,9 +587,9 @@ FailureOr<SmallVector<Value>> buildScan(Node &n, const ScanPlan &plan,
     std::optional<int64_t> a = getConstantIntValue(length);
     std::optional<int64_t> c = getConstantIntValue(other);
     if (a && c && *a != *c) {
-      return n.fail("scan input " + llvm::Twine(j) + " has " +
-                    llvm::Twine(*c) + " slices along its axis; scan input 0 " +
-                    "has " + llvm::Twine(*a));
+      return n.fail("scan input " + llvm::Twine(j) + " has " + llvm::Twine(*c) +
+                    " slices along its axis; scan input 0 " + "has " +
+                    llvm::Twine(*a));
     }
     if (!a || !c) {
       n.check(compareSizes(b, loc, arith::CmpIPredicate::eq, length, other),
@@ -617,10 +608,9 @@ FailureOr<SmallVector<Value>> buildScan(Node &n, const ScanPlan &plan,
   for (Value state : plan.states) {
     carried.push_back(cast<RankedTensorType>(state.getType()));
   }
-  FailureOr<Body> body =
-      lowerLoopBody(n, "body", sliceTypes, plan.inputsUnsigned, carried,
-                    plan.statesUnsigned, /*carriedFirst=*/true, 0,
-                    numStates + numScans);
+  FailureOr<Body> body = lowerLoopBody(
+      n, "body", sliceTypes, plan.inputsUnsigned, carried, plan.statesUnsigned,
+      /*carriedFirst=*/true, 0, numStates + numScans);
   if (failed(body)) {
     return failure();
   }
@@ -628,8 +618,7 @@ FailureOr<SmallVector<Value>> buildScan(Node &n, const ScanPlan &plan,
   SmallVector<int64_t> outputAxes;
   flags.assign(plan.statesUnsigned.begin(), plan.statesUnsigned.end());
   for (unsigned k = 0; k < numScans; ++k) {
-    auto item =
-        cast<RankedTensorType>(body->results[numStates + k].getType());
+    auto item = cast<RankedTensorType>(body->results[numStates + k].getType());
     int64_t axis = plan.outputAxes[k];
     int64_t rank = item.getRank() + 1;
     if (axis < -rank || axis >= rank) {
@@ -677,10 +666,9 @@ FailureOr<SmallVector<Value>> buildScan(Node &n, const ScanPlan &plan,
     yields.push_back(castTo(b, loc, results[j], carried[j]));
   }
   for (unsigned k = 0; k < numScans; ++k) {
-    yields.push_back(appendItem(b, loc,
-                                forOp.getRegionIterArgs()[numStates + k],
-                                results[numStates + k], outputAxes[k],
-                                plan.outputReverse[k], isFirst));
+    yields.push_back(appendItem(
+        b, loc, forOp.getRegionIterArgs()[numStates + k],
+        results[numStates + k], outputAxes[k], plan.outputReverse[k], isFirst));
   }
   scf::YieldOp::create(b, loc, yields);
   b.setInsertionPointAfter(forOp);

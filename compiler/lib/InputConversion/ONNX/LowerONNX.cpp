@@ -520,8 +520,8 @@ void prepareBlock(Block &block, RewriterBase &rewriter) {
         rewriter, constant.getLoc(),
         value.bitcast(
             cast<RankedTensorType>(signlessType(type)).getElementType()));
-    auto cast = UnrealizedConversionCastOp::create(
-        rewriter, constant.getLoc(), type, signless.getResult());
+    auto cast = UnrealizedConversionCastOp::create(rewriter, constant.getLoc(),
+                                                   type, signless.getResult());
     rewriter.replaceOp(constant, cast.getResult(0));
   }
 }
@@ -595,9 +595,8 @@ struct LowerONNXPass
     // weights of folded transposes) goes, in nested blocks (loop bodies,
     // branches) before the blocks around them.
     SmallVector<Block *> blocks;
-    func.walk<WalkOrder::PostOrder>([&](Block *block) {
-      blocks.push_back(block);
-    });
+    func.walk<WalkOrder::PostOrder>(
+        [&](Block *block) { blocks.push_back(block); });
     for (Block *block : blocks) {
       for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block))) {
         if (isOpTriviallyDead(&op) ||

@@ -596,7 +596,7 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
 }
 
 LogicalResult Importer::importNodes(const ::onnx::GraphProto &graph,
-                                   const llvm::StringSet<> &available) {
+                                    const llvm::StringSet<> &available) {
   FailureOr<std::vector<sonnx::FlatNode>> nodes =
       flattener->flatten(graph, available);
   if (failed(nodes)) {
