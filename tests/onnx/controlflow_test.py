@@ -141,6 +141,19 @@ def if_cases(cases, rng):
                     [[t, a], [f, a]], [[a + np.exp(a)], [a - np.exp(a)]],
                     devices=DEVICES)
 
+    # A branch cannot read a value of the other branch: names are scoped.
+    cases.expect_error("a branch reading the other branch's value", model(
+        [helper.make_node("If", ["cond"], ["y"], name="if",
+                          then_branch=helper.make_graph(
+                              [helper.make_node("Relu", ["a"], ["inner"])],
+                              "then", [], [vi("inner", None)]),
+                          else_branch=helper.make_graph(
+                              [helper.make_node("Neg", ["inner"], ["e"])],
+                              "else", [], [vi("e", None)]))],
+        [vi("cond", [], BOOL), vi("a", [2, 3])], [vi("y", None)]),
+        "node 'if' (If) reads 'inner', which no node, input or initializer "
+        "produces")
+
     cases.expect_error("If branches of different ranks", model(
         [const("shape", np.array([6], np.int64)),
          helper.make_node("If", ["cond"], ["y"], name="if",

@@ -297,10 +297,10 @@ FailureOr<Body> lowerLoopBody(Node &n, llvm::StringRef name,
 //===----------------------------------------------------------------------===//
 
 LogicalResult lowerIf(Node &n) {
-  if (n.type(0).getNumElements() != 1) {
-    return n.fail("the condition has " +
-                  llvm::Twine(n.type(0).getNumElements()) +
-                  " elements; it must have one");
+  if (!n.elem(0).isInteger(1) || !n.type(0).hasStaticShape() ||
+      n.type(0).getNumElements() != 1) {
+    return n.fail("the condition has the type " + typeText(n.type(0)) +
+                  "; it must hold one bool");
   }
   // A condition known at compile time (a constant, or computed from
   // constants, which the patterns before folded) takes its branch only.
@@ -630,6 +630,23 @@ FailureOr<SmallVector<Value>> buildScan(Node &n, const ScanPlan &plan,
     outputAxes.push_back(axis < 0 ? axis + rank : axis);
     flags.push_back(body->unsignedResults[numStates + k]);
   }
+  std::optional<int64_t> knownLength = getConstantIntValue(length);
+  if (knownLength == 0) {
+    // No slice to take (a slice of an empty axis would not verify): the
+    // states as they are and empty scan outputs.
+    n.b.eraseOp(body->holder);
+    SmallVector<Value> outputs;
+    outputs.append(plan.states.begin(), plan.states.end());
+    for (auto [item, axis] : llvm::zip(items, outputAxes)) {
+      SmallVector<int64_t> shape;
+      for (int64_t dim : item.getShape()) {
+        shape.push_back(ShapedType::isDynamic(dim) ? 0 : dim);
+      }
+      shape.insert(shape.begin() + axis, 0);
+      outputs.push_back(splat(b, loc, shape, item.getElementType(), 0.0));
+    }
+    return outputs;
+  }
   SmallVector<Value> inits;
   for (auto [state, type] : llvm::zip(plan.states, carried)) {
     inits.push_back(loopInit(b, loc, state, type));
@@ -674,10 +691,10 @@ FailureOr<SmallVector<Value>> buildScan(Node &n, const ScanPlan &plan,
   b.setInsertionPointAfter(forOp);
   SmallVector<Value> outputs(forOp.getResults().begin(),
                              forOp.getResults().end());
-  if (std::optional<int64_t> known = getConstantIntValue(length)) {
+  if (knownLength) {
     for (unsigned k = 0; k < numScans; ++k) {
       SmallVector<int64_t> shape(items[k].getShape());
-      shape.insert(shape.begin() + outputAxes[k], *known);
+      shape.insert(shape.begin() + outputAxes[k], *knownLength);
       outputs[numStates + k] =
           castTo(b, loc, outputs[numStates + k],
                  RankedTensorType::get(shape, items[k].getElementType()));

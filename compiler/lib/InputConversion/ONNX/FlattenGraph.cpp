@@ -325,8 +325,9 @@ LogicalResult NodeFlattener::inlineCall(const Function &function,
   return success();
 }
 
-LogicalResult NodeFlattener::sort(std::vector<FlatNode> &nodes,
-                                  const llvm::StringSet<> &available) {
+LogicalResult
+NodeFlattener::sort(std::vector<FlatNode> &nodes,
+                    llvm::function_ref<bool(llvm::StringRef)> available) {
   llvm::StringMap<unsigned> producer;
   for (auto [index, node] : llvm::enumerate(nodes)) {
     for (const std::string &output : node.outputs) {
@@ -374,7 +375,7 @@ LogicalResult NodeFlattener::sort(std::vector<FlatNode> &nodes,
       }
       auto it = producer.find(input);
       if (it == producer.end()) {
-        if (!available.contains(input)) {
+        if (!available(input)) {
           emitError(loc) << "node " << node.describe() << " reads '" << input
                          << "', which no node, input or initializer "
                             "produces";
@@ -408,6 +409,9 @@ void NodeFlattener::addNames(const ::onnx::GraphProto &graph) {
   for (const ::onnx::ValueInfoProto &info : graph.input()) {
     usedNames.insert(info.name());
   }
+  for (const ::onnx::TensorProto &init : graph.initializer()) {
+    usedNames.insert(init.name());
+  }
   for (const ::onnx::NodeProto &node : graph.node()) {
     for (const std::string &output : node.output()) {
       usedNames.insert(output);
@@ -425,12 +429,10 @@ void NodeFlattener::addNames(const ::onnx::GraphProto &graph) {
 
 FailureOr<std::vector<FlatNode>>
 NodeFlattener::flatten(const ::onnx::GraphProto &graph,
-                       const llvm::StringSet<> &available) {
-  for (const auto &entry : available) {
-    usedNames.insert(entry.getKey());
-  }
-  // Subgraphs' names too, so that a name made up for an inlined value
-  // never shadows one of theirs.
+                       llvm::function_ref<bool(llvm::StringRef)> available) {
+  // The graph's names and its subgraphs', so that a name made up for an
+  // inlined value never shadows one of theirs (an enclosing scope's names
+  // were added when it was flattened).
   addNames(graph);
   Scope top;
   std::vector<FlatNode> nodes;

@@ -7,6 +7,7 @@
 
 #include "mlir/IR/Location.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -63,14 +64,15 @@ public:
 
   /// The nodes of `graph`, functions inlined, each after the producers of
   /// what it reads (its subgraphs' reads of enclosing scopes included).
-  /// `available` names the values defined before any node (the graph's
-  /// inputs and initializers, and for a subgraph the values of the
+  /// `available` says which names are defined before any node (the
+  /// graph's inputs and initializers, and for a subgraph the values of the
   /// enclosing scopes). Fails, naming the node, on a value read that
   /// nothing defines, a value made twice, a cycle, a domain the model does
   /// not import, or a bad function call. A subgraph's nodes are flattened
   /// by another call when the importer reaches them.
-  FailureOr<std::vector<FlatNode>> flatten(const ::onnx::GraphProto &graph,
-                                           const llvm::StringSet<> &available);
+  FailureOr<std::vector<FlatNode>>
+  flatten(const ::onnx::GraphProto &graph,
+          llvm::function_ref<bool(llvm::StringRef)> available);
 
 private:
   struct Function;
@@ -81,7 +83,7 @@ private:
   LogicalResult inlineCall(const Function &function, FlatNode &call,
                            const Scope &scope, std::vector<FlatNode> &out);
   LogicalResult sort(std::vector<FlatNode> &nodes,
-                     const llvm::StringSet<> &available);
+                     llvm::function_ref<bool(llvm::StringRef)> available);
   std::string freshName(llvm::StringRef hint);
   void addNames(const ::onnx::GraphProto &graph);
 

@@ -115,8 +115,10 @@ private:
                             const ::onnx::GraphProto &graph);
   /// The nodes of `graph` (flattened) at the builder's insertion point;
   /// `values` holds what they may read.
-  LogicalResult importNodes(const ::onnx::GraphProto &graph,
-                            const llvm::StringSet<> &available);
+  LogicalResult importNodes(const ::onnx::GraphProto &graph);
+  /// Makes `name` stand for `value` in the current scope (undone when the
+  /// subgraph being read ends).
+  void define(const std::string &name, Value value);
   /// A subgraph (`what` names it in errors) as the one block of `region`:
   /// its inputs as arguments, its initializers and nodes, an onnx.yield of
   /// its outputs.
@@ -133,7 +135,18 @@ private:
   Value none;
   Block *entryBlock = nullptr;
   sonnx::NodeFlattener *flattener = nullptr;
+  /// While a subgraph is read: the names it defined and what each stood
+  /// for before (null: nothing), restored in reverse when it ends.
+  std::vector<std::pair<std::string, Value>> *shadowed = nullptr;
 };
+
+void Importer::define(const std::string &name, Value value) {
+  if (shadowed) {
+    auto it = values.find(name);
+    shadowed->push_back({name, it == values.end() ? Value() : it->second});
+  }
+  values[name] = value;
+}
 
 FailureOr<Type> Importer::valueType(const ::onnx::ValueInfoProto &info,
                                     bool applyInputShapes) {
@@ -566,19 +579,12 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
 
   // Functions inlined, nodes in an order where each reads what is made
   // before it.
-  llvm::StringSet<> available;
-  for (const auto &entry : values) {
-    available.insert(entry.getKey());
-  }
-  for (const ::onnx::ValueInfoProto &info : graph.input()) {
-    available.insert(info.name());
-  }
   sonnx::NodeFlattener flattener(model, opsets, fileLoc);
   if (failed(flattener.init())) {
     return failure();
   }
   this->flattener = &flattener;
-  if (failed(importNodes(graph, available))) {
+  if (failed(importNodes(graph))) {
     return failure();
   }
   SmallVector<Value> results;
@@ -595,10 +601,11 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
   return success();
 }
 
-LogicalResult Importer::importNodes(const ::onnx::GraphProto &graph,
-                                    const llvm::StringSet<> &available) {
-  FailureOr<std::vector<sonnx::FlatNode>> nodes =
-      flattener->flatten(graph, available);
+LogicalResult Importer::importNodes(const ::onnx::GraphProto &graph) {
+  // What the nodes may read before any of them runs: the values of this
+  // scope and the enclosing ones.
+  FailureOr<std::vector<sonnx::FlatNode>> nodes = flattener->flatten(
+      graph, [&](llvm::StringRef name) { return values.count(name) != 0; });
   if (failed(nodes)) {
     return failure();
   }
@@ -676,7 +683,7 @@ LogicalResult Importer::importNodes(const ::onnx::GraphProto &graph,
     }
     for (auto [index, output] : llvm::enumerate(node.outputs)) {
       if (!output.empty()) {
-        values[output] = op.getResult(index);
+        define(output, op.getResult(index));
       }
     }
   }
@@ -687,8 +694,19 @@ LogicalResult Importer::importSubgraph(const ::onnx::GraphProto &graph,
                                        Region &region,
                                        const std::string &what) {
   // The subgraph's names shadow the enclosing scopes' while it is read.
-  llvm::StringMap<Value> outer = values;
-  llvm::scope_exit restore([&] { values = std::move(outer); });
+  std::vector<std::pair<std::string, Value>> log;
+  std::vector<std::pair<std::string, Value>> *outerLog = shadowed;
+  shadowed = &log;
+  llvm::scope_exit restore([&] {
+    for (auto &[name, previous] : llvm::reverse(log)) {
+      if (previous) {
+        values[name] = previous;
+      } else {
+        values.erase(name);
+      }
+    }
+    shadowed = outerLog;
+  });
   for (const ::onnx::ValueInfoProto &info : graph.value_info()) {
     if (info.type().has_tensor_type()) {
       FailureOr<Type> type = valueType(info, /*applyInputShapes=*/false);
@@ -729,13 +747,8 @@ LogicalResult Importer::importSubgraph(const ::onnx::GraphProto &graph,
   }
   OpBuilder::InsertionGuard guard(builder);
   Block *block = builder.createBlock(&region, {}, argTypes, argLocs);
-  llvm::StringSet<> available;
-  for (const auto &entry : values) {
-    available.insert(entry.getKey());
-  }
   for (auto [index, info] : llvm::enumerate(graph.input())) {
-    values[info.name()] = block->getArgument(index);
-    available.insert(info.name());
+    define(info.name(), block->getArgument(index));
   }
   for (const TensorProto &init : graph.initializer()) {
     FailureOr<DenseElementsAttr> value =
@@ -743,12 +756,13 @@ LogicalResult Importer::importSubgraph(const ::onnx::GraphProto &graph,
     if (failed(value)) {
       return failure();
     }
-    values[init.name()] = arith::ConstantOp::create(
-        builder, NameLoc::get(builder.getStringAttr(init.name()), fileLoc),
-        *value);
-    available.insert(init.name());
+    define(init.name(),
+           arith::ConstantOp::create(
+               builder,
+               NameLoc::get(builder.getStringAttr(init.name()), fileLoc),
+               *value));
   }
-  if (failed(importNodes(graph, available))) {
+  if (failed(importNodes(graph))) {
     return failure();
   }
   SmallVector<Value> results;
