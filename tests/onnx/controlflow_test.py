@@ -274,6 +274,22 @@ def loop_cases(cases, rng):
             trace.append(v)
         return [v, np.array(trace, np.float32).reshape(-1, 2, 2)]
 
+    # The import holds each subgraph as a region of its node: the If's
+    # branches inside the Loop's body, which reads the graph input w.
+    out = subprocess.run([cases.args.strata_compile, cases.save(nested),
+                          "--compile-to=import", "-o", "-"],
+                         capture_output=True, text=True, timeout=300)
+    text = out.stdout
+    loop_at = text.find('onnx.node "Loop"')
+    if_at = text.find('onnx.node "If"')
+    cases.check("the import nests the If's branches in the Loop's body",
+                out.returncode == 0 and 0 <= loop_at < if_at and
+                'subgraph_names = ["body"]' in text and
+                'subgraph_names = ["else_branch", "then_branch"]' in text and
+                text.count("onnx.yield") == 3 and
+                'onnx.node "Add"(%arg6, %arg3)' in text,
+                out.stderr[-800:] or text[-1500:])
+
     runs = [(4, True), (3, True), (4, False)]
     cases.run_model("Loop with an If nested in its body", nested,
                     [[np.array(m, np.int64), np.array(go), v0, w]
