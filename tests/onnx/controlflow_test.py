@@ -381,6 +381,44 @@ def scan_cases(cases, rng):
                     [np.stack(ys), np.stack(zs)], devices=DEVICES)
 
 
+def conv_case(cases, rng):
+    # Convolutions run in NHWC between transposes, which the input phase
+    # cancels between neighbouring layers: here the neighbours are on both
+    # sides of a branch (1x1 convolutions, so numpy's reference is a
+    # contraction over channels).
+    x = rng.standard_normal((1, 2, 3, 3)).astype(np.float32)
+    w1 = rng.standard_normal((4, 2, 1, 1)).astype(np.float32)
+    w2 = rng.standard_normal((3, 4, 1, 1)).astype(np.float32)
+    b2 = rng.standard_normal(3).astype(np.float32)
+
+    def conv(v, w, b=None):
+        y = np.einsum("oc,nchw->nohw", w[:, :, 0, 0], v)
+        return y if b is None else y + b[None, :, None, None]
+
+    then_g = helper.make_graph(
+        [helper.make_node("Conv", ["y1", "W2", "B2"], ["c2"]),
+         helper.make_node("Relu", ["c2"], ["t"])],
+        "then", [], [vi("t", None)])
+    else_g = helper.make_graph(
+        [helper.make_node("Conv", ["y1", "W2"], ["e0"]),
+         helper.make_node("Neg", ["e0"], ["e"])],
+        "else", [], [vi("e", None)])
+    m = model(
+        [helper.make_node("Conv", ["x", "W1"], ["c1"]),
+         helper.make_node("Relu", ["c1"], ["y1"]),
+         helper.make_node("If", ["cond"], ["y"], then_branch=then_g,
+                          else_branch=else_g)],
+        [vi("cond", [], BOOL), vi("x", [1, 2, 3, 3])], [vi("y", None)],
+        [numpy_helper.from_array(w1, "W1"), numpy_helper.from_array(w2, "W2"),
+         numpy_helper.from_array(b2, "B2")])
+    y1 = np.maximum(conv(x, w1), 0)
+    cases.run_model("convolutions on both sides of a branch", m,
+                    [[np.array(True), x], [np.array(False), x]],
+                    [[np.maximum(conv(y1, w2, b2), 0).astype(np.float32)],
+                     [-conv(y1, w2).astype(np.float32)]],
+                    rtol=1e-4, atol=1e-5, devices=DEVICES)
+
+
 def deep_case(cases, rng):
     # Three levels: a Loop whose body holds an If whose then_branch holds a
     # Scan; the Scan's body reads the Loop body's iteration number, the
@@ -477,6 +515,7 @@ def run(cases):
     if_cases(cases, rng)
     loop_cases(cases, rng)
     scan_cases(cases, rng)
+    conv_case(cases, rng)
     deep_case(cases, rng)
     scripted_case(cases)
     return cases.summary()
