@@ -296,6 +296,16 @@ def loop_cases(cases, rng):
                      for m, go in runs],
                     [nested_ref(m, go) for m, go in runs], devices=DEVICES)
 
+    # Loops nested 4 deep run m^4 times; 17 deep is refused (a body is
+    # lowered again with the loops in it when its shapes change).
+    x = np.array([0.5, -2], np.float32)
+    cases.run_model("Loops nested 4 deep", nested_loops(4),
+                    [[np.array(m, np.int64), x] for m in (0, 2, 3)],
+                    [[x + m ** 4] for m in (0, 2, 3)], devices=DEVICES)
+    cases.expect_error("Loops nested 17 deep", nested_loops(17),
+                       "onnx node 'loop17' (Loop, opset 17): loops nest more "
+                       "than 16 deep")
+
     cases.expect_error("a loop-carried value that changes rank", model(
         [helper.make_node("Loop", ["m", "", "x"], ["y"], name="l",
                           body=helper.make_graph(
@@ -309,6 +319,30 @@ def loop_cases(cases, rng):
         "onnx node 'l' (Loop, opset 17): loop-carried value 0 enters as "
         "tensor<2xf32> and leaves an iteration as tensor<1x2xf32>; only its "
         "dimensions may change")
+
+
+def nested_loops(depth):
+    """`depth` Loops, each the body of the one around it, adding 1 to the
+    carried value in the innermost."""
+    body = helper.make_graph(
+        [const("one_f", np.array(1, np.float32)),
+         helper.make_node("Add", ["v%d" % depth, "one_f"], ["o%d" % depth])],
+        "body%d" % depth,
+        [vi("i%d" % depth, [], I64), vi("c%d" % depth, [], BOOL),
+         vi("v%d" % depth, None)],
+        [vi("c%d" % depth, [], BOOL), vi("o%d" % depth, None)])
+    for level in range(depth - 1, 0, -1):
+        body = helper.make_graph(
+            [helper.make_node("Loop", ["m", "", "v%d" % level],
+                              ["o%d" % level], body=body,
+                              name="loop%d" % (level + 1))],
+            "body%d" % level,
+            [vi("i%d" % level, [], I64), vi("c%d" % level, [], BOOL),
+             vi("v%d" % level, None)],
+            [vi("c%d" % level, [], BOOL), vi("o%d" % level, None)])
+    return model([helper.make_node("Loop", ["m", "", "x"], ["y"], body=body,
+                                   name="loop1")],
+                 [vi("m", [], I64), vi("x", [2])], [vi("y", None)])
 
 
 def scan_ref(states, inputs, in_axes, in_dirs, out_axes, out_dirs, body):

@@ -231,6 +231,12 @@ bool isConstantTrue(Value value) {
                       [](const APInt &v) { return !v.isZero(); });
 }
 
+/// How deep loops (Loop, Scan) may nest. A body whose carried values
+/// change shape is lowered more than once, with the loops inside it, so
+/// the work can grow with the nesting's depth as a power: a hostile model
+/// must not make that unbounded. Real models nest a few levels.
+constexpr int kMaxLoopDepth = 16;
+
 /// Lowers the subgraph `name` with the loop-carried values' types
 /// `carried` (updated to types every iteration keeps: a dimension that
 /// changes becomes dynamic) and the `fixed` inputs (the iteration number
@@ -243,6 +249,15 @@ FailureOr<Body> lowerLoopBody(Node &n, llvm::StringRef name,
                               SmallVectorImpl<RankedTensorType> &carried,
                               ArrayRef<bool> carriedUnsigned, bool carriedFirst,
                               unsigned firstCarried, unsigned numOutputs) {
+  int depth = 0;
+  for (Operation *op = n.op; op; op = op->getParentOp()) {
+    auto node = dyn_cast<NodeOp>(op);
+    depth += node && node.getOpType() != "If";
+  }
+  if (depth > kMaxLoopDepth) {
+    return n.fail("loops nest more than " + llvm::Twine(kMaxLoopDepth) +
+                  " deep");
+  }
   // Each round makes at least one more dimension dynamic, so this ends.
   while (true) {
     SmallVector<RankedTensorType> types;
