@@ -35,6 +35,9 @@ struct Body {
   /// unsigned ONNX tensors.
   SmallVector<Value> results;
   SmallVector<bool> unsignedResults;
+  /// The scalars read from the inputs given as host scalars (see
+  /// lowerCopy), folded when the body is inlined.
+  SmallVector<tensor::ExtractOp> hostReads;
 };
 
 bool hasUnsignedElements(Type type) {
@@ -81,10 +84,13 @@ Value loopInit(OpBuilder &b, Location loc, Value value, Type type) {
 /// Lowers a copy of the node's subgraph `name` whose inputs are of
 /// `types` (`unsignedArgs` marks unsigned ONNX tensors). The node's own
 /// region stays as it is, so the subgraph can be lowered again with other
-/// types.
+/// types. The first `hostArgs` inputs (a Loop's iteration number and
+/// condition) are one-element tensors the loop makes from scalars: the
+/// body sees them as host vectors, so arithmetic on the iteration number
+/// stays on the host rather than becoming kernels.
 FailureOr<Body> lowerCopy(Node &n, llvm::StringRef name,
                           ArrayRef<RankedTensorType> types,
-                          ArrayRef<bool> unsignedArgs) {
+                          ArrayRef<bool> unsignedArgs, unsigned hostArgs = 0) {
   Region *region = n.op.subgraph(name);
   if (!region) {
     return n.fail("the graph attribute '" + name + "' is missing");
@@ -101,6 +107,15 @@ FailureOr<Body> lowerCopy(Node &n, llvm::StringRef name,
   for (auto [arg, type, isUnsigned] :
        llvm::zip(body.block->getArguments(), types, unsignedArgs)) {
     arg.setType(isUnsigned ? unsignedTensorType(type) : Type(type));
+  }
+  n.b.setInsertionPointToStart(body.block);
+  for (unsigned a = 0; a < hostArgs; ++a) {
+    BlockArgument arg = body.block->getArgument(a);
+    auto read = tensor::ExtractOp::create(n.b, n.loc, arg, ValueRange{});
+    Value vector = tensor::FromElementsOp::create(n.b, n.loc, arg.getType(),
+                                                  ValueRange{read});
+    arg.replaceAllUsesExcept(vector, read);
+    body.hostReads.push_back(read);
   }
   if (failed(lowerNodes(*body.block, n.b))) {
     return failure();
@@ -126,6 +141,14 @@ FailureOr<Body> lowerCopy(Node &n, llvm::StringRef name,
   return body;
 }
 
+/// Whether `value` is the body's host input `a` as it came in.
+bool isHostArg(Body &body, Value value, unsigned a) {
+  auto vector = value.getDefiningOp<tensor::FromElementsOp>();
+  return a < body.hostReads.size() && vector &&
+         vector.getElements().size() == 1 &&
+         vector.getElements()[0] == body.hostReads[a].getResult();
+}
+
 /// Moves the body's ops before `point` in `dest`, its inputs replaced by
 /// `args`, and erases the copy of the node: the subgraph's outputs, valid
 /// there.
@@ -141,6 +164,14 @@ SmallVector<Value> inlineBody(Node &n, Body &body, Block *dest,
   n.b.inlineBlockBefore(body.block, dest, point, args);
   n.b.eraseOp(yield);
   n.b.eraseOp(body.holder);
+  // A scalar read from a tensor the loop made of that scalar is the
+  // scalar.
+  for (tensor::ExtractOp read : body.hostReads) {
+    auto made = read.getTensor().getDefiningOp<tensor::FromElementsOp>();
+    if (made && made.getElements().size() == 1) {
+      n.b.replaceOp(read, made.getElements()[0]);
+    }
+  }
   return results;
 }
 
@@ -248,7 +279,8 @@ FailureOr<Body> lowerLoopBody(Node &n, llvm::StringRef name,
                               ArrayRef<bool> fixedUnsigned,
                               SmallVectorImpl<RankedTensorType> &carried,
                               ArrayRef<bool> carriedUnsigned, bool carriedFirst,
-                              unsigned firstCarried, unsigned numOutputs) {
+                              unsigned firstCarried, unsigned numOutputs,
+                              unsigned hostArgs = 0) {
   int depth = 0;
   for (Operation *op = n.op; op; op = op->getParentOp()) {
     auto node = dyn_cast<NodeOp>(op);
@@ -272,7 +304,7 @@ FailureOr<Body> lowerLoopBody(Node &n, llvm::StringRef name,
       types.append(fixed.begin(), fixed.end());
       flags.append(fixedUnsigned.begin(), fixedUnsigned.end());
     }
-    FailureOr<Body> body = lowerCopy(n, name, types, flags);
+    FailureOr<Body> body = lowerCopy(n, name, types, flags, hostArgs);
     if (failed(body)) {
       return failure();
     }
@@ -423,7 +455,8 @@ LogicalResult lowerLoop(Node &n) {
   }
   FailureOr<Body> body = lowerLoopBody(
       n, "body", {i64Tensor, i1Tensor}, {false, false}, carried,
-      carriedUnsigned, /*carriedFirst=*/false, 1, 1 + numCarried + numScans);
+      carriedUnsigned, /*carriedFirst=*/false, 1, 1 + numCarried + numScans,
+      /*hostArgs=*/2);
   if (failed(body)) {
     return failure();
   }
@@ -465,7 +498,7 @@ LogicalResult lowerLoop(Node &n) {
   // The condition stays what it was when the body passes it through (or
   // makes true) or the node has none: a counted loop.
   bool counted = tripCount && (!n.has(1) || isConstantTrue(condOut) ||
-                               condOut == body->block->getArgument(1));
+                               isHostArg(*body, condOut, 1));
   // What the body's outputs become each iteration: the carried values'
   // next values, and each scan output with one more slice.
   auto nextValues = [&](ArrayRef<Value> results, ValueRange iterArgs,
