@@ -57,35 +57,52 @@ class Cases:
                               capture_output=True, text=True, timeout=300)
 
     def run_model(self, name, m, inputs, expected, rtol=1e-5, atol=1e-6,
-                  flags=()):
+                  flags=(), devices=(None,)):
         """Compiles `m`, runs it on `inputs` (numpy arrays) and compares
-        each output with `expected` (numpy arrays: dtype, shape, values)."""
+        each output with `expected` (numpy arrays: dtype, shape, values),
+        once per device of `devices` (None: strata-run's default). `inputs`
+        and `expected` may be lists of such lists: one run each."""
         path = self.save(m)
         vmfb = path[:-5] + ".vmfb"
         result = self.compile(path, "-o", vmfb, *flags)
         if result.returncode != 0:
             return self.check(name, False, "compile: " +
                               result.stderr.strip()[-1500:])
+        runs = ([(inputs, expected)] if not inputs or
+                not isinstance(inputs[0], list) else list(zip(inputs,
+                                                              expected)))
+        for device in devices:
+            for number, (ins, want) in enumerate(runs):
+                label = "%s.%s.%d" % (path[:-5], device or "default", number)
+                error = self._run_once(vmfb, label, device, ins, want, rtol,
+                                       atol)
+                if error:
+                    return self.check(name, False, "%s, run %d: %s" % (
+                        device or "default device", number, error))
+        return self.check(name, True)
+
+    def _run_once(self, vmfb, path, device, inputs, expected, rtol, atol):
         cmd = [self.args.strata_run, "--module=" + vmfb]
+        if device:
+            cmd.append("--device=" + device)
         for i, x in enumerate(inputs):
-            p = "%s.in%d.npy" % (path[:-5], i)
+            p = "%s.in%d.npy" % (path, i)
             np.save(p, x)
             cmd.append("--input=@" + p)
         outs = []
         for i in range(len(expected)):
-            p = "%s.out%d.npy" % (path[:-5], i)
+            p = "%s.out%d.npy" % (path, i)
             outs.append(p)
             cmd.append("--output=@" + p)
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         if run.returncode != 0:
-            return self.check(name, False, "run: " + run.stderr.strip()[-1500:])
+            return "run: " + run.stderr.strip()[-1500:]
         for i, (p, want) in enumerate(zip(outs, expected)):
             got = np.load(p)
             want = np.asarray(want)
             if got.dtype != want.dtype or got.shape != want.shape:
-                return self.check(name, False, "output %d is %s %s, expected "
-                                  "%s %s" % (i, got.dtype, got.shape,
-                                             want.dtype, want.shape))
+                return "output %d is %s %s, expected %s %s" % (
+                    i, got.dtype, got.shape, want.dtype, want.shape)
             if want.dtype.kind in "fc":
                 ok = np.allclose(got.astype(np.float64),
                                  want.astype(np.float64), rtol=rtol,
@@ -93,9 +110,9 @@ class Cases:
             else:
                 ok = np.array_equal(got, want)
             if not ok:
-                return self.check(name, False, "output %d differs:\n got %s\n"
-                                  " want %s" % (i, got, want))
-        return self.check(name, True)
+                return "output %d differs:\n got %s\n want %s" % (i, got,
+                                                                   want)
+        return None
 
     def expect_error(self, name, m, text, *flags, compile_to=None):
         """Compiling `m` fails with exactly `text` as an error's message,

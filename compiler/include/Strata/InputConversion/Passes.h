@@ -3,6 +3,8 @@
 #ifndef STRATA_INPUTCONVERSION_PASSES_H
 #define STRATA_INPUTCONVERSION_PASSES_H
 
+#include "Strata/Dialect/Util/IR/UtilOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

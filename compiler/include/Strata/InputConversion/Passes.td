@@ -24,6 +24,7 @@ def ConvertInputPass : Pass<"strata-convert-input", "::mlir::ModuleOp"> {
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::strata::util::UtilDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }
@@ -70,8 +71,12 @@ def LowerONNXPass : Pass<"strata-lower-onnx", "::mlir::ModuleOp"> {
     scalars, checked at run time with `cf.assert`; work on constants (shape
     subgraphs, weight preparation) folds. Unsigned ONNX
     tensors are signless values behind an `unrealized_conversion_cast` to
-    their unsigned type while the pass runs. The function's results take
-    the lowered types. An op type without a pattern, an unsupported
+    their unsigned type while the pass runs. If, Loop and Scan become
+    `scf.if`, `scf.for` and `scf.while` on the host: the nodes of each
+    subgraph are lowered with the types of what the node passes in (a
+    loop-carried value whose dimensions change between iterations is
+    carried with those dimensions dynamic), and a constant If condition
+    keeps only its branch. The function's results take the lowered types. An op type without a pattern, an unsupported
     attribute value or a data-dependent shape is an error naming the node
     (its name, op type and opset).
   }];
@@ -80,6 +85,8 @@ def LowerONNXPass : Pass<"strata-lower-onnx", "::mlir::ModuleOp"> {
     "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::strata::util::UtilDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }

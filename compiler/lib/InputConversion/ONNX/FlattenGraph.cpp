@@ -40,6 +40,48 @@ constexpr int kAttributeProtoField = 11;
 /// which calls another twice, ... doubles them at each level.
 constexpr size_t kMaxNodes = size_t(1) << 20;
 
+/// Adds to `out` (once each) the names `graph` reads that neither it nor
+/// its subgraphs define: what it reads of the enclosing scopes.
+void freeNames(const ::onnx::GraphProto &graph,
+               SmallVectorImpl<std::string> &out, llvm::StringSet<> &seen) {
+  llvm::StringSet<> local;
+  for (const ::onnx::ValueInfoProto &info : graph.input()) {
+    local.insert(info.name());
+  }
+  for (const ::onnx::TensorProto &init : graph.initializer()) {
+    local.insert(init.name());
+  }
+  for (const ::onnx::NodeProto &node : graph.node()) {
+    for (const std::string &output : node.output()) {
+      local.insert(output);
+    }
+  }
+  auto read = [&](const std::string &name) {
+    if (!name.empty() && !local.contains(name) && seen.insert(name).second) {
+      out.push_back(name);
+    }
+  };
+  for (const ::onnx::NodeProto &node : graph.node()) {
+    for (const std::string &input : node.input()) {
+      read(input);
+    }
+    for (const ::onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.type() != ::onnx::AttributeProto::GRAPH) {
+        continue;
+      }
+      SmallVector<std::string> inner;
+      llvm::StringSet<> innerSeen;
+      freeNames(attr.g(), inner, innerSeen);
+      for (const std::string &name : inner) {
+        read(name);
+      }
+    }
+  }
+  for (const ::onnx::ValueInfoProto &info : graph.output()) {
+    read(info.name());
+  }
+}
+
 } // namespace
 
 std::string FlatNode::describe() const {
@@ -163,6 +205,21 @@ LogicalResult NodeFlattener::expand(const ::onnx::NodeProto &node,
     }
   }
   for (const ::onnx::AttributeProto &attr : node.attribute()) {
+    if (attr.type() == ::onnx::AttributeProto::GRAPH &&
+        !attr.has_ref_attr_name()) {
+      if (scope.function) {
+        emitError(loc) << "function '" << scope.function->proto->name()
+                       << "': node " << flat.describe() << " has the graph "
+                       << "attribute '" << attr.name()
+                       << "'; subgraphs in model-local functions are not "
+                          "supported";
+        return failure();
+      }
+      flat.subgraphs.push_back({attr.name(), &attr.g()});
+      llvm::StringSet<> seen;
+      freeNames(attr.g(), flat.captures, seen);
+      continue;
+    }
     if (!attr.has_ref_attr_name()) {
       flat.attributes.push_back({attr.name(), &attr});
       continue;
@@ -268,8 +325,9 @@ LogicalResult NodeFlattener::inlineCall(const Function &function,
   return success();
 }
 
-LogicalResult NodeFlattener::sort(std::vector<FlatNode> &nodes,
-                                  const llvm::StringSet<> &available) {
+LogicalResult
+NodeFlattener::sort(std::vector<FlatNode> &nodes,
+                    llvm::function_ref<bool(llvm::StringRef)> available) {
   llvm::StringMap<unsigned> producer;
   for (auto [index, node] : llvm::enumerate(nodes)) {
     for (const std::string &output : node.outputs) {
@@ -302,19 +360,22 @@ LogicalResult NodeFlattener::sort(std::vector<FlatNode> &nodes,
     while (!stack.empty()) {
       auto &[current, next] = stack.back();
       const FlatNode &node = nodes[current];
-      if (next == node.inputs.size()) {
+      if (next == node.inputs.size() + node.captures.size()) {
         state[current] = State::Done;
         order.push_back(current);
         stack.pop_back();
         continue;
       }
-      const std::string &input = node.inputs[next++];
+      unsigned at = next++;
+      const std::string &input = at < node.inputs.size()
+                                     ? node.inputs[at]
+                                     : node.captures[at - node.inputs.size()];
       if (input.empty()) {
         continue;
       }
       auto it = producer.find(input);
       if (it == producer.end()) {
-        if (!available.contains(input)) {
+        if (!available(input)) {
           emitError(loc) << "node " << node.describe() << " reads '" << input
                          << "', which no node, input or initializer "
                             "produces";
@@ -344,20 +405,35 @@ LogicalResult NodeFlattener::sort(std::vector<FlatNode> &nodes,
   return success();
 }
 
-FailureOr<std::vector<FlatNode>>
-NodeFlattener::flatten(const ::onnx::GraphProto &graph,
-                       const llvm::StringSet<> &available) {
-  for (const auto &entry : available) {
-    usedNames.insert(entry.getKey());
+void NodeFlattener::addNames(const ::onnx::GraphProto &graph) {
+  for (const ::onnx::ValueInfoProto &info : graph.input()) {
+    usedNames.insert(info.name());
+  }
+  for (const ::onnx::TensorProto &init : graph.initializer()) {
+    usedNames.insert(init.name());
   }
   for (const ::onnx::NodeProto &node : graph.node()) {
     for (const std::string &output : node.output()) {
       usedNames.insert(output);
     }
+    for (const ::onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.type() == ::onnx::AttributeProto::GRAPH) {
+        addNames(attr.g());
+      }
+    }
   }
   for (const ::onnx::ValueInfoProto &info : graph.output()) {
     usedNames.insert(info.name());
   }
+}
+
+FailureOr<std::vector<FlatNode>>
+NodeFlattener::flatten(const ::onnx::GraphProto &graph,
+                       llvm::function_ref<bool(llvm::StringRef)> available) {
+  // The graph's names and its subgraphs', so that a name made up for an
+  // inlined value never shadows one of theirs (an enclosing scope's names
+  // were added when it was flattened).
+  addNames(graph);
   Scope top;
   std::vector<FlatNode> nodes;
   for (auto [index, node] : llvm::enumerate(graph.node())) {

@@ -7,6 +7,7 @@
 
 #include "mlir/IR/Location.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -34,9 +35,15 @@ struct FlatNode {
   /// Value names; "" is an absent optional input or an unused output.
   SmallVector<std::string> inputs;
   SmallVector<std::string> outputs;
-  /// Attributes under the names the node sees them by.
+  /// Attributes under the names the node sees them by (graphs aside).
   SmallVector<std::pair<std::string, const ::onnx::AttributeProto *>>
       attributes;
+  /// Graph attributes (If's branches, Loop's and Scan's body) by name, in
+  /// the node's order; flattened when the importer reaches them.
+  SmallVector<std::pair<std::string, const ::onnx::GraphProto *>> subgraphs;
+  /// The values of enclosing scopes that the subgraphs read by name: the
+  /// node depends on them as on its inputs.
+  SmallVector<std::string> captures;
   /// "'name' (OpType)", or "'OpType' (unnamed)": how errors name it.
   std::string describe() const;
 };
@@ -56,12 +63,16 @@ public:
   LogicalResult init();
 
   /// The nodes of `graph`, functions inlined, each after the producers of
-  /// what it reads. `available` names the values defined before any node
-  /// (the graph's inputs and initializers). Fails, naming the node, on a
-  /// value read that nothing defines, a value made twice, a cycle, a
-  /// domain the model does not import, or a bad function call.
-  FailureOr<std::vector<FlatNode>> flatten(const ::onnx::GraphProto &graph,
-                                           const llvm::StringSet<> &available);
+  /// what it reads (its subgraphs' reads of enclosing scopes included).
+  /// `available` says which names are defined before any node (the
+  /// graph's inputs and initializers, and for a subgraph the values of the
+  /// enclosing scopes). Fails, naming the node, on a value read that
+  /// nothing defines, a value made twice, a cycle, a domain the model does
+  /// not import, or a bad function call. A subgraph's nodes are flattened
+  /// by another call when the importer reaches them.
+  FailureOr<std::vector<FlatNode>>
+  flatten(const ::onnx::GraphProto &graph,
+          llvm::function_ref<bool(llvm::StringRef)> available);
 
 private:
   struct Function;
@@ -72,8 +83,9 @@ private:
   LogicalResult inlineCall(const Function &function, FlatNode &call,
                            const Scope &scope, std::vector<FlatNode> &out);
   LogicalResult sort(std::vector<FlatNode> &nodes,
-                     const llvm::StringSet<> &available);
+                     llvm::function_ref<bool(llvm::StringRef)> available);
   std::string freshName(llvm::StringRef hint);
+  void addNames(const ::onnx::GraphProto &graph);
 
   const ::onnx::ModelProto &model;
   const llvm::StringMap<int64_t> &opsets;

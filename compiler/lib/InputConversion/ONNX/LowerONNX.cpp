@@ -353,6 +353,7 @@ const LoweringTable &loweringTable() {
     addMiscLowerings(t);
     addRecurrentLowerings(t);
     addGridSampleLowerings(t);
+    addControlFlowLowerings(t);
     return t;
   }();
   return table;
@@ -393,7 +394,9 @@ unsigned requiredInputs(llvm::StringRef opType) {
       {"LayerNormalization", 2},
       {"Less", 2},
       {"LessOrEqual", 2},
-      {"Loop", 2},
+      // Loop's M and cond and Scan-8's sequence_lens may be empty (their
+      // patterns check the inputs' places).
+      {"Loop", 0},
       {"MatMul", 2},
       {"MatMulInteger", 2},
       {"MaxRoiPool", 2},
@@ -418,6 +421,7 @@ unsigned requiredInputs(llvm::StringRef opType) {
       {"ReverseSequence", 2},
       {"RoiAlign", 3},
       {"STFT", 2},
+      {"Scan", 0},
       {"Scatter", 3},
       {"ScatterElements", 3},
       {"ScatterND", 3},
@@ -434,120 +438,142 @@ unsigned requiredInputs(llvm::StringRef opType) {
   return it == table.end() ? 1 : it->second;
 }
 
-struct LowerONNXPass
-    : mlir::strata::input::impl::LowerONNXPassBase<LowerONNXPass> {
-  /// Checks the node's inputs and lowers it by the pattern of its op type.
-  LogicalResult lowerNode(NodeOp node, RewriterBase &rewriter) {
-    const LoweringTable &table = loweringTable();
-    Node context(node, rewriter);
-    // Ops of other domains are registered as "<domain>.<op type>".
-    std::string key = node.getOpType().str();
-    if (!node.getDomain().empty() && node.getDomain() != "ai.onnx") {
-      key = node.getDomain().str() + "." + key;
-      if (!table.count(key)) {
-        return context.fail("the domain '" + node.getDomain() +
-                            "' is not supported");
+/// Checks the node's inputs and lowers it by the pattern of its op type.
+LogicalResult lowerNode(NodeOp node, RewriterBase &rewriter) {
+  const LoweringTable &table = loweringTable();
+  Node context(node, rewriter);
+  // Ops of other domains are registered as "<domain>.<op type>".
+  std::string key = node.getOpType().str();
+  if (!node.getDomain().empty() && node.getDomain() != "ai.onnx") {
+    key = node.getDomain().str() + "." + key;
+    if (!table.count(key)) {
+      return context.fail("the domain '" + node.getDomain() +
+                          "' is not supported");
+    }
+  }
+  auto it = table.find(key);
+  if (it == table.end()) {
+    return context.fail("the op type is not supported");
+  }
+  if (!node.getSubgraphs().empty() && !table.subgraphs.contains(key)) {
+    return context.fail("the op type takes no graph attribute");
+  }
+  bool takesDynamic = table.dynamic.contains(key);
+  for (auto [index, input] : llvm::enumerate(node.getInputs())) {
+    if (isa<NoneType>(input.getType())) {
+      continue;
+    }
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    if (!type) {
+      return context.fail("input " + llvm::Twine(index) + " has the type " +
+                          typeText(input.getType()) + ", which has no rank");
+    }
+    if (!type.hasStaticShape() && !takesDynamic) {
+      return context.fail(
+          "input " + llvm::Twine(index) + " has the type " +
+          typeText(input.getType()) + "; the " + node.getOpType() +
+          " lowering takes static shapes only: fix the graph inputs' "
+          "dimensions with --input-shape=NAME=DIMS");
+    }
+  }
+  if (key == node.getOpType()) {
+    unsigned required = requiredInputs(key);
+    for (unsigned i = 0; i < required; ++i) {
+      if (!context.has(i)) {
+        return context.fail("input " + llvm::Twine(i) +
+                            " is missing; the op type takes at least " +
+                            llvm::Twine(required));
       }
     }
-    auto it = table.find(key);
-    if (it == table.end()) {
-      return context.fail("the op type is not supported");
+  }
+  if (key == node.getOpType() && failed(checkInputSpecs(context))) {
+    return failure();
+  }
+  rewriter.setInsertionPoint(node);
+  return it->second(context);
+}
+
+/// Unsigned block arguments arrive signless; a cast gives them back their
+/// ONNX type for the patterns to see. So do unsigned initializers
+/// (constants of the importer): signless constants of the same bits behind
+/// such a cast.
+void prepareBlock(Block &block, RewriterBase &rewriter) {
+  rewriter.setInsertionPointToStart(&block);
+  for (BlockArgument arg : block.getArguments()) {
+    if (auto type = dyn_cast<RankedTensorType>(arg.getType());
+        type && type.getElementType().isUnsignedInteger()) {
+      arg.setType(signlessType(type));
+      auto cast =
+          UnrealizedConversionCastOp::create(rewriter, arg.getLoc(), type, arg);
+      arg.replaceAllUsesExcept(cast.getResult(0), cast);
     }
-    bool takesDynamic = table.dynamic.contains(key);
-    for (auto [index, input] : llvm::enumerate(node.getInputs())) {
-      if (isa<NoneType>(input.getType())) {
+  }
+  for (auto constant :
+       llvm::make_early_inc_range(block.getOps<arith::ConstantOp>())) {
+    auto type = dyn_cast<RankedTensorType>(constant.getType());
+    auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (!type || !value || !type.getElementType().isUnsignedInteger()) {
+      continue;
+    }
+    rewriter.setInsertionPoint(constant);
+    auto signless = arith::ConstantOp::create(
+        rewriter, constant.getLoc(),
+        value.bitcast(
+            cast<RankedTensorType>(signlessType(type)).getElementType()));
+    auto cast = UnrealizedConversionCastOp::create(rewriter, constant.getLoc(),
+                                                   type, signless.getResult());
+    rewriter.replaceOp(constant, cast.getResult(0));
+  }
+}
+
+} // namespace
+
+LogicalResult mlir::strata::onnx::lowerNodes(Block &block,
+                                             RewriterBase &rewriter) {
+  prepareBlock(block, rewriter);
+  QuantizedGroups groups;
+  groups.find(block);
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    auto node = dyn_cast<NodeOp>(op);
+    if (!node || groups.isDeferred(node)) {
+      continue;
+    }
+    if (const QuantizedGroup *group = groups.endingAt(node)) {
+      FailureOr<bool> done = groups.lower(*group, rewriter);
+      if (failed(done)) {
+        return failure();
+      }
+      if (*done) {
         continue;
       }
-      auto type = dyn_cast<RankedTensorType>(input.getType());
-      if (!type) {
-        return context.fail("input " + llvm::Twine(index) + " has the type " +
-                            typeText(input.getType()) + ", which has no rank");
-      }
-      if (!type.hasStaticShape() && !takesDynamic) {
-        return context.fail(
-            "input " + llvm::Twine(index) + " has the type " +
-            typeText(input.getType()) + "; the " + node.getOpType() +
-            " lowering takes static shapes only: fix the graph inputs' "
-            "dimensions with --input-shape=NAME=DIMS");
-      }
-    }
-    if (key == node.getOpType()) {
-      unsigned required = requiredInputs(key);
-      for (unsigned i = 0; i < required; ++i) {
-        if (!context.has(i)) {
-          return context.fail("input " + llvm::Twine(i) +
-                              " is missing; the op type takes at least " +
-                              llvm::Twine(required));
+      // Not one the integer path takes: its nodes one by one, in order.
+      for (NodeOp member : {group->input, group->weight, group->bias,
+                            group->contraction, group->activation}) {
+        if (member && failed(lowerNode(member, rewriter))) {
+          return failure();
         }
       }
     }
-    if (key == node.getOpType() && failed(checkInputSpecs(context))) {
+    if (failed(lowerNode(node, rewriter))) {
       return failure();
     }
-    rewriter.setInsertionPoint(node);
-    return it->second(context);
   }
+  return success();
+}
 
+Type mlir::strata::onnx::unsignedTensorType(RankedTensorType type) {
+  return unsignedType(type);
+}
+
+namespace {
+
+struct LowerONNXPass
+    : mlir::strata::input::impl::LowerONNXPassBase<LowerONNXPass> {
   LogicalResult lowerFunction(func::FuncOp func) {
     IRRewriter rewriter(func.getContext());
     Block &entry = func.getBody().front();
-    // Unsigned arguments arrive signless; a cast gives them back their
-    // ONNX type for the patterns to see.
-    rewriter.setInsertionPointToStart(&entry);
-    for (BlockArgument arg : entry.getArguments()) {
-      if (auto type = dyn_cast<RankedTensorType>(arg.getType());
-          type && type.getElementType().isUnsignedInteger()) {
-        arg.setType(signlessType(type));
-        auto cast =
-            UnrealizedConversionCastOp::create(rewriter, arg.getLoc(), type,
-                                               arg);
-        arg.replaceAllUsesExcept(cast.getResult(0), cast);
-      }
-    }
-    // So do unsigned initializers (constants of the importer): signless
-    // constants of the same bits behind such a cast.
-    for (auto constant :
-         llvm::make_early_inc_range(entry.getOps<arith::ConstantOp>())) {
-      auto type = dyn_cast<RankedTensorType>(constant.getType());
-      auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
-      if (!type || !value || !type.getElementType().isUnsignedInteger()) {
-        continue;
-      }
-      rewriter.setInsertionPoint(constant);
-      auto signless = arith::ConstantOp::create(
-          rewriter, constant.getLoc(),
-          value.bitcast(
-              cast<RankedTensorType>(signlessType(type)).getElementType()));
-      auto cast = UnrealizedConversionCastOp::create(
-          rewriter, constant.getLoc(), type, signless.getResult());
-      rewriter.replaceOp(constant, cast.getResult(0));
-    }
-    QuantizedGroups groups;
-    groups.find(entry);
-    for (Operation &op : llvm::make_early_inc_range(entry)) {
-      auto node = dyn_cast<NodeOp>(op);
-      if (!node || groups.isDeferred(node)) {
-        continue;
-      }
-      if (const QuantizedGroup *group = groups.endingAt(node)) {
-        FailureOr<bool> done = groups.lower(*group, rewriter);
-        if (failed(done)) {
-          return failure();
-        }
-        if (*done) {
-          continue;
-        }
-        // Not one the integer path takes: its nodes one by one, in order.
-        for (NodeOp member : {group->input, group->weight, group->bias,
-                              group->contraction, group->activation}) {
-          if (member && failed(lowerNode(member, rewriter))) {
-            return failure();
-          }
-        }
-      }
-      if (failed(lowerNode(node, rewriter))) {
-        return failure();
-      }
+    if (failed(lowerNodes(entry, rewriter))) {
+      return failure();
     }
     // Results leave as signless tensors of the types computed.
     Operation *terminator = entry.getTerminator();
@@ -566,11 +592,17 @@ struct LowerONNXPass
         func.getContext(), entry.getArgumentTypes(),
         terminator->getOperandTypes()));
     // What the patterns left unused (casts, absent inputs, the original
-    // weights of folded transposes) goes.
-    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry))) {
-      if (isOpTriviallyDead(&op) ||
-          (isa<UnrealizedConversionCastOp>(op) && op.use_empty())) {
-        op.erase();
+    // weights of folded transposes) goes, in nested blocks (loop bodies,
+    // branches) before the blocks around them.
+    SmallVector<Block *> blocks;
+    func.walk<WalkOrder::PostOrder>(
+        [&](Block *block) { blocks.push_back(block); });
+    for (Block *block : blocks) {
+      for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block))) {
+        if (isOpTriviallyDead(&op) ||
+            (isa<UnrealizedConversionCastOp>(op) && op.use_empty())) {
+          op.erase();
+        }
       }
     }
     return success();

@@ -149,6 +149,9 @@ using LowerFn = std::function<LogicalResult(Node &)>;
 /// such an input is refused with an error naming the input and its type.
 struct LoweringTable : llvm::StringMap<LowerFn> {
   llvm::StringSet<> dynamic;
+  /// The op types whose nodes hold subgraphs (If, Loop, Scan); a node of
+  /// any other op type with a graph attribute is refused.
+  llvm::StringSet<> subgraphs;
   /// Marks each of `opTypes` as taking dynamic dimensions.
   void allowDynamic(std::initializer_list<llvm::StringRef> opTypes) {
     for (llvm::StringRef opType : opTypes) {
@@ -166,6 +169,17 @@ void addQuantizationLowerings(LoweringTable &table);
 void addMiscLowerings(LoweringTable &table);
 void addRecurrentLowerings(LoweringTable &table);
 void addGridSampleLowerings(LoweringTable &table);
+void addControlFlowLowerings(LoweringTable &table);
+
+/// Lowers the onnx.node ops of `block` in order, each by its op type's
+/// pattern (a subgraph's nodes are lowered by the pattern of the node that
+/// holds them, ControlFlowOps.cpp). Unsigned block arguments and constants
+/// are first made signless values behind a cast to their unsigned type, as
+/// the patterns expect. Fails after an error naming the node.
+LogicalResult lowerNodes(Block &block, RewriterBase &rewriter);
+/// `type` with its signless integer elements unsigned (the ONNX type an
+/// unsigned tensor travels behind).
+Type unsignedTensorType(RankedTensorType type);
 
 /// A(..., M, K) x B(..., K, N) with numpy batch broadcasting (rank >= 2),
 /// accumulated in f32 for f16/bf16 (NNOps.cpp).

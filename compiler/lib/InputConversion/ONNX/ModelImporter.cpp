@@ -20,6 +20,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -113,6 +114,17 @@ private:
                                       llvm::StringRef node);
   LogicalResult importGraph(const ::onnx::ModelProto &model,
                             const ::onnx::GraphProto &graph);
+  /// The nodes of `graph` (flattened) at the builder's insertion point;
+  /// `values` holds what they may read.
+  LogicalResult importNodes(const ::onnx::GraphProto &graph);
+  /// Makes `name` stand for `value` in the current scope (undone when the
+  /// subgraph being read ends).
+  void define(const std::string &name, Value value);
+  /// A subgraph (`what` names it in errors) as the one block of `region`:
+  /// its inputs as arguments, its initializers and nodes, an onnx.yield of
+  /// its outputs.
+  LogicalResult importSubgraph(const ::onnx::GraphProto &graph, Region &region,
+                               const std::string &what);
 
   MLIRContext *ctx;
   const sonnx::ImportOptions &options;
@@ -122,7 +134,20 @@ private:
   llvm::StringMap<Value> values;
   llvm::StringMap<Type> declaredTypes;
   Value none;
+  Block *entryBlock = nullptr;
+  sonnx::NodeFlattener *flattener = nullptr;
+  /// While a subgraph is read: the names it defined and what each stood
+  /// for before (null: nothing), restored in reverse when it ends.
+  std::vector<std::pair<std::string, Value>> *shadowed = nullptr;
 };
+
+void Importer::define(const std::string &name, Value value) {
+  if (shadowed) {
+    auto it = values.find(name);
+    shadowed->push_back({name, it == values.end() ? Value() : it->second});
+  }
+  values[name] = value;
+}
 
 FailureOr<Type> Importer::valueType(const ::onnx::ValueInfoProto &info,
                                     bool applyInputShapes) {
@@ -462,6 +487,7 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
   names.push_back(builder.getNamedAttr("onnx.graph",
                                        builder.getStringAttr(graph.name())));
   Block *entry = func.addEntryBlock();
+  entryBlock = entry;
   // Unsigned tensors cross the boundary as signless ones of their width
   // (the signature says i8 for a uint8 tensor); "argN.element_type" says
   // what they are, so that tools give the values back unsigned.
@@ -553,19 +579,33 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
 
   // Functions inlined, nodes in an order where each reads what is made
   // before it.
-  llvm::StringSet<> available;
-  for (const auto &entry : values) {
-    available.insert(entry.getKey());
-  }
-  for (const ::onnx::ValueInfoProto &info : graph.input()) {
-    available.insert(info.name());
-  }
   sonnx::NodeFlattener flattener(model, opsets, fileLoc);
   if (failed(flattener.init())) {
     return failure();
   }
-  FailureOr<std::vector<sonnx::FlatNode>> nodes =
-      flattener.flatten(graph, available);
+  this->flattener = &flattener;
+  if (failed(importNodes(graph))) {
+    return failure();
+  }
+  SmallVector<Value> results;
+  for (const ::onnx::ValueInfoProto &info : graph.output()) {
+    auto it = values.find(info.name());
+    if (it == values.end()) {
+      error() << "graph output '" << info.name()
+              << "' is produced by no node, input or initializer";
+      return failure();
+    }
+    results.push_back(it->second);
+  }
+  func::ReturnOp::create(builder, fileLoc, results);
+  return success();
+}
+
+LogicalResult Importer::importNodes(const ::onnx::GraphProto &graph) {
+  // What the nodes may read before any of them runs: the values of this
+  // scope and the enclosing ones.
+  FailureOr<std::vector<sonnx::FlatNode>> nodes = flattener->flatten(
+      graph, [&](llvm::StringRef name) { return values.count(name) != 0; });
   if (failed(nodes)) {
     return failure();
   }
@@ -576,7 +616,7 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
       if (input.empty()) {
         if (!none) {
           OpBuilder::InsertionGuard guard(builder);
-          builder.setInsertionPointToStart(entry);
+          builder.setInsertionPointToStart(entryBlock);
           none = sonnx::NoneOp::create(builder, fileLoc, builder.getNoneType());
         }
         operands.push_back(none);
@@ -622,29 +662,120 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
         node.name.empty()
             ? fileLoc
             : Location(NameLoc::get(builder.getStringAttr(node.name), fileLoc));
+    SmallVector<Attribute> subgraphNames;
+    for (const auto &subgraph : node.subgraphs) {
+      subgraphNames.push_back(builder.getStringAttr(subgraph.first));
+    }
     auto op = sonnx::NodeOp::create(
         builder, loc, resultTypes, builder.getStringAttr(node.opType),
         builder.getStringAttr(node.domain),
         builder.getI64IntegerAttr(node.opset),
         node.name.empty() ? StringAttr() : builder.getStringAttr(node.name),
-        builder.getDictionaryAttr(attrs), operands);
-    for (auto [index, output] : llvm::enumerate(node.outputs)) {
-      if (!output.empty()) {
-        values[output] = op.getResult(index);
+        builder.getDictionaryAttr(attrs),
+        subgraphNames.empty() ? ArrayAttr()
+                              : builder.getArrayAttr(subgraphNames),
+        operands, node.subgraphs.size());
+    for (auto [index, subgraph] : llvm::enumerate(node.subgraphs)) {
+      if (failed(importSubgraph(*subgraph.second, op.getSubgraphs()[index],
+                                nodeName + "'s " + subgraph.first))) {
+        return failure();
       }
     }
+    for (auto [index, output] : llvm::enumerate(node.outputs)) {
+      if (!output.empty()) {
+        define(output, op.getResult(index));
+      }
+    }
+  }
+  return success();
+}
+
+LogicalResult Importer::importSubgraph(const ::onnx::GraphProto &graph,
+                                       Region &region,
+                                       const std::string &what) {
+  // The subgraph's names shadow the enclosing scopes' while it is read.
+  std::vector<std::pair<std::string, Value>> log;
+  std::vector<std::pair<std::string, Value>> *outerLog = shadowed;
+  shadowed = &log;
+  llvm::scope_exit restore([&] {
+    for (auto &[name, previous] : llvm::reverse(log)) {
+      if (previous) {
+        values[name] = previous;
+      } else {
+        values.erase(name);
+      }
+    }
+    shadowed = outerLog;
+  });
+  for (const ::onnx::ValueInfoProto &info : graph.value_info()) {
+    if (info.type().has_tensor_type()) {
+      FailureOr<Type> type = valueType(info, /*applyInputShapes=*/false);
+      if (succeeded(type)) {
+        declaredTypes[info.name()] = *type;
+      }
+    }
+  }
+  for (const ::onnx::ValueInfoProto &info : graph.output()) {
+    if (info.type().has_tensor_type()) {
+      FailureOr<Type> type = valueType(info, /*applyInputShapes=*/false);
+      if (succeeded(type)) {
+        declaredTypes[info.name()] = *type;
+      }
+    }
+  }
+  // Inputs without a declared tensor type (a Loop body's carried values
+  // often have none) are `none`: the lowering gives each the type of what
+  // the node passes in.
+  SmallVector<Type> argTypes;
+  SmallVector<Location> argLocs;
+  for (const ::onnx::ValueInfoProto &info : graph.input()) {
+    Type type = builder.getNoneType();
+    if (info.type().has_tensor_type()) {
+      FailureOr<Type> declared = valueType(info, /*applyInputShapes=*/false);
+      if (failed(declared)) {
+        return failure();
+      }
+      type = *declared;
+    } else if (info.has_type() &&
+               info.type().value_case() != ::onnx::TypeProto::VALUE_NOT_SET) {
+      if (failed(valueType(info, /*applyInputShapes=*/false))) {
+        return failure();
+      }
+    }
+    argTypes.push_back(type);
+    argLocs.push_back(fileLoc);
+  }
+  OpBuilder::InsertionGuard guard(builder);
+  Block *block = builder.createBlock(&region, {}, argTypes, argLocs);
+  for (auto [index, info] : llvm::enumerate(graph.input())) {
+    define(info.name(), block->getArgument(index));
+  }
+  for (const TensorProto &init : graph.initializer()) {
+    FailureOr<DenseElementsAttr> value =
+        tensor(init, "initializer '" + init.name() + "' of " + what);
+    if (failed(value)) {
+      return failure();
+    }
+    define(init.name(),
+           arith::ConstantOp::create(
+               builder,
+               NameLoc::get(builder.getStringAttr(init.name()), fileLoc),
+               *value));
+  }
+  if (failed(importNodes(graph))) {
+    return failure();
   }
   SmallVector<Value> results;
   for (const ::onnx::ValueInfoProto &info : graph.output()) {
     auto it = values.find(info.name());
     if (it == values.end()) {
-      error() << "graph output '" << info.name()
+      error() << what << ": output '" << info.name()
               << "' is produced by no node, input or initializer";
       return failure();
     }
     results.push_back(it->second);
   }
-  func::ReturnOp::create(builder, fileLoc, results);
+  sonnx::YieldOp::create(builder, fileLoc, results);
   return success();
 }
 

@@ -726,3 +726,44 @@ func.func @qlinearmatmul_batch(%a: tensor<2x2x3xi8>, %s: tensor<f32>, %z: tensor
   %0 = onnx.node "QLinearMatMul"(%a, %s, %z, %b, %s, %z, %s, %z) {attrs = {}, domain = "", opset = 10 : i64} : (tensor<2x2x3xi8>, tensor<f32>, tensor<i8>, tensor<3x3x4xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x2x4xi8>
   return %0 : tensor<2x2x4xi8>
 }
+
+// -----
+
+// Branches whose outputs differ in rank cannot be one value.
+func.func @if_ranks_differ(%c: tensor<i1>, %x: tensor<2x3xf32>) -> none {
+  // expected-error @+1 {{onnx node (If, opset 13): output 0 is tensor<2x3xf32> in then_branch and tensor<6xf32> in else_branch; only dimensions may differ}}
+  %0 = onnx.node "If"(%c) {attrs = {}, domain = "", opset = 13 : i64, subgraph_names = ["then_branch", "else_branch"]} : (tensor<i1>) -> none {
+    onnx.yield %x : tensor<2x3xf32>
+  }, {
+    %shape = arith.constant dense<6> : tensor<1xi64>
+    %r = onnx.node "Reshape"(%x, %shape) {attrs = {}, domain = "", opset = 14 : i64} : (tensor<2x3xf32>, tensor<1xi64>) -> none
+    onnx.yield %r : none
+  }
+  return %0 : none
+}
+
+// -----
+
+// A Loop-carried value that changes rank between iterations.
+func.func @loop_rank_changes(%m: tensor<i64>, %x: tensor<2xf32>) -> none {
+  %none = onnx.none : none
+  // expected-error @+1 {{onnx node 'l' (Loop, opset 13): loop-carried value 0 enters as tensor<2xf32> and leaves an iteration as tensor<1x2xf32>; only its dimensions may change}}
+  %0 = onnx.node "Loop"(%m, %none, %x) {attrs = {}, domain = "", node_name = "l", opset = 13 : i64, subgraph_names = ["body"]} : (tensor<i64>, none, tensor<2xf32>) -> none {
+  ^bb0(%i: none, %c: none, %v: none):
+    %axes = arith.constant dense<0> : tensor<1xi64>
+    %u = onnx.node "Unsqueeze"(%v, %axes) {attrs = {}, domain = "", opset = 13 : i64} : (none, tensor<1xi64>) -> none
+    onnx.yield %c, %u : none, none
+  }
+  return %0 : none
+}
+
+// -----
+
+// Only If, Loop and Scan hold subgraphs.
+func.func @subgraph_elsewhere(%x: tensor<2xf32>) -> none {
+  // expected-error @+1 {{onnx node (Relu, opset 14): the op type takes no graph attribute}}
+  %0 = onnx.node "Relu"(%x) {attrs = {}, domain = "", opset = 14 : i64, subgraph_names = ["g"]} : (tensor<2xf32>) -> none {
+    onnx.yield
+  }
+  return %0 : none
+}

@@ -24,7 +24,32 @@ LogicalResult NodeOp::verify() {
   if (getOpset() < 1) {
     return emitOpError("opset must be at least 1, got ") << getOpset();
   }
+  size_t names = getSubgraphNames() ? getSubgraphNames()->size() : 0;
+  if (names != getSubgraphs().size()) {
+    return emitOpError("has ")
+           << getSubgraphs().size() << " subgraph regions but " << names
+           << " subgraph names";
+  }
+  for (Region &region : getSubgraphs()) {
+    if (region.empty() || region.front().empty() ||
+        !isa<YieldOp>(region.front().back())) {
+      return emitOpError("has a subgraph region that does not end in "
+                         "onnx.yield");
+    }
+  }
   return success();
+}
+
+Region *NodeOp::subgraph(StringRef name) {
+  if (!getSubgraphNames()) {
+    return nullptr;
+  }
+  for (auto [index, attr] : llvm::enumerate(*getSubgraphNames())) {
+    if (cast<StringAttr>(attr).getValue() == name) {
+      return &getSubgraphs()[index];
+    }
+  }
+  return nullptr;
 }
 
 std::string NodeOp::describe() {

@@ -39,27 +39,65 @@ def ONNX_NodeOp : ONNX_Op<"node", [Pure]> {
     declares for them, or `none` where it declares nothing. The lowering
     computes every result type from the operands itself.
 
+    A node with graph attributes (If's `then_branch` and `else_branch`,
+    Loop's and Scan's `body`) holds each graph as a region, in the order of
+    `subgraph_names`, which names the attribute of each. A region is one
+    block: its arguments are the graph's inputs (the declared type, or
+    `none` where the graph declares none), its nodes the graph's nodes, and
+    its `onnx.yield` the graph's outputs. A graph reads the values of the
+    enclosing scopes directly, as ONNX reads them by name.
+
     Example:
 
     ```mlir
     %y = onnx.node "Relu"(%x) {attrs = {}, domain = "", node_name = "relu1",
                                opset = 17 : i64}
         : (tensor<1x8xf32>) -> tensor<1x8xf32>
+    %r = onnx.node "If"(%c) {attrs = {}, domain = "", opset = 13 : i64,
+                             subgraph_names = ["then_branch", "else_branch"]}
+        : (tensor<i1>) -> tensor<2xf32> {
+      onnx.yield %a : tensor<2xf32>
+    }, {
+      onnx.yield %b : tensor<2xf32>
+    }
     ```
   }];
   let arguments = (ins StrAttr:$op_type, StrAttr:$domain, I64Attr:$opset,
                        OptionalAttr<StrAttr>:$node_name,
-                       DictionaryAttr:$attrs, Variadic<AnyType>:$inputs);
+                       DictionaryAttr:$attrs,
+                       OptionalAttr<StrArrayAttr>:$subgraph_names,
+                       Variadic<AnyType>:$inputs);
   let results = (outs Variadic<AnyType>:$outputs);
+  let regions = (region VariadicRegion<SizedRegion<1>>:$subgraphs);
   let assemblyFormat = [{
     $op_type `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)
+    ($subgraphs^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// "'relu1' (Relu, opset 17)", or "(Relu, opset 17)" without a name:
     /// how diagnostics name the node.
     std::string describe();
+    /// The region of the graph attribute `name`, or null.
+    ::mlir::Region *subgraph(::llvm::StringRef name);
   }];
+}
+
+def ONNX_YieldOp : ONNX_Op<"yield", [Pure, Terminator,
+                                     HasParent<"NodeOp">]> {
+  let summary = "the outputs of a subgraph";
+  let description = [{
+    Ends a subgraph region of an `onnx.node`: its operands are the graph's
+    outputs, in order.
+
+    Example:
+
+    ```mlir
+    onnx.yield %cond, %sum : tensor<i1>, tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }
 
 def ONNX_NoneOp : ONNX_Op<"none", [Pure]> {
