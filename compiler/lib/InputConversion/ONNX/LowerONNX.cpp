@@ -353,6 +353,7 @@ const LoweringTable &loweringTable() {
     addMiscLowerings(t);
     addRecurrentLowerings(t);
     addGridSampleLowerings(t);
+    addDataDependentLowerings(t);
     return t;
   }();
   return table;

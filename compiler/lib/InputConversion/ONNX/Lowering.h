@@ -166,6 +166,12 @@ void addQuantizationLowerings(LoweringTable &table);
 void addMiscLowerings(LoweringTable &table);
 void addRecurrentLowerings(LoweringTable &table);
 void addGridSampleLowerings(LoweringTable &table);
+/// NonZero, Unique and NonMaxSuppression (DataDependentOps.cpp).
+void addDataDependentLowerings(LoweringTable &table);
+
+/// Compress whose condition is known only at run time: the count of kept
+/// slices is computed by kernels and read back (DataDependentOps.cpp).
+LogicalResult lowerCompressAtRunTime(Node &n);
 
 /// A(..., M, K) x B(..., K, N) with numpy batch broadcasting (rank >= 2),
 /// accumulated in f32 for f16/bf16 (NNOps.cpp).
