@@ -190,6 +190,21 @@ def run(cases, args, work):
     cases.run_model("Concat takes Compress's one row", joined, [data, some],
                     [np.concatenate([data[1:2], data])])
 
+    # Symbolic dimensions: one module for every size, the scan's steps in
+    # a host loop; a data-dependent result feeds the next one.
+    dynamic = model(
+        [helper.make_node("Compress", ["x", "c"], ["k"], name="cp", axis=0),
+         helper.make_node("NonZero", ["k"], ["y"], name="nz")],
+        [vi("x", ["N", 3]), vi("c", ["M"], BOOL)], [vi("y", None, I64)])
+    for rows, kept in ((7, 5), (0, 0), (40, 33), (3, 6)):
+        x = rng.standard_normal((rows, 3)).astype(np.float32)
+        x[rng.random(x.shape) < 0.4] = 0
+        c = rng.random(kept) < 0.6
+        want = np.compress(c[:rows], x, axis=0)
+        cases.run_model("Compress then NonZero, N=%d, M=%d" % (rows, kept),
+                        dynamic, [x, c],
+                        [np.array(np.nonzero(want), dtype=np.int64)])
+
     # Unique: every output, sorted or in order of first occurrence, with
     # and without an axis.
     values = rng.integers(0, 6, 20).astype(np.float32)

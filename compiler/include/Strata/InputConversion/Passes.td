@@ -70,15 +70,18 @@ def LowerONNXPass : Pass<"strata-lower-onnx", "::mlir::ModuleOp"> {
     tensors are signless values behind an `unrealized_conversion_cast` to
     their unsigned type while the pass runs. The function's results take
     the lowered types. An op type without a pattern, an unsupported
-    attribute value or a data-dependent shape is an error naming the node
-    (its name, op type and opset).
+    attribute value is an error naming the node (its name, op type and
+    opset). A result whose shape depends on the data (NonZero, Unique,
+    NonMaxSuppression, Compress with a run-time condition) is sized by a
+    count that kernels compute and the host reads back (`tensor.extract`);
+    a count over a dynamic length scans in an `scf.while` on the host.
   }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::cf::ControlFlowDialect",
-    "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect",
-    "::mlir::tensor::TensorDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
   ];
 }
 

@@ -9,6 +9,7 @@
 
 #include "Lowering.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/bit.h"
 
 using namespace mlir;
@@ -33,48 +34,99 @@ Value toIndex(OpBuilder &b, Location loc, Value value) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
 }
 
-/// Inclusive prefix sums of `x`, a 1-D i64 tensor of static length n, by
-/// Hillis-Steele: ceil(log2 n) kernels, step s adding to each element the
-/// one s before it. Each step reads the previous one only through
-/// tensor.extract, so elementwise fusion leaves the steps apart (a fused
-/// chain would recompute every earlier step per element).
-Value inclusiveScan(OpBuilder &b, Location loc, Value x) {
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t n = type.getDimSize(0);
-  for (int64_t step = 1; step < n; step *= 2) {
-    Value previous = x;
-    x = generic(
-        b, loc, {}, {}, type,
-        [&](OpBuilder &nb, Location l, ValueRange) -> Value {
-          Value i = linalg::IndexOp::create(nb, l, 0);
-          Value s = indexConst(nb, l, step);
-          Value v = tensor::ExtractOp::create(nb, l, previous, i);
-          Value has =
-              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::uge, i, s);
-          Value at = arith::SelectOp::create(nb, l, has,
-                                             arith::SubIOp::create(nb, l, i, s),
-                                             indexConst(nb, l, 0));
-          Value before = tensor::ExtractOp::create(nb, l, previous, at);
-          before =
-              arith::SelectOp::create(nb, l, has, before, i64Const(nb, l, 0));
-          return arith::AddIOp::create(nb, l, v, before);
-        });
-  }
-  return x;
+/// One Hillis-Steele step over `previous` (1-D i64 of `size` elements):
+/// each element plus the one `step` before it. It reads `previous` only
+/// through tensor.extract, so elementwise fusion leaves the steps apart (a
+/// fused chain would recompute every earlier step per element).
+Value scanStep(OpBuilder &b, Location loc, Value previous, OpFoldResult size,
+               Value step) {
+  auto type = RankedTensorType::get(staticShapeOf({size}), b.getI64Type());
+  return generic(
+      b, loc, {}, {}, type,
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        Value i = linalg::IndexOp::create(nb, l, 0);
+        Value v = tensor::ExtractOp::create(nb, l, previous, i);
+        Value has =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::uge, i, step);
+        Value at = arith::SelectOp::create(
+            nb, l, has, arith::SubIOp::create(nb, l, i, step),
+            indexConst(nb, l, 0));
+        Value before = tensor::ExtractOp::create(nb, l, previous, at);
+        before =
+            arith::SelectOp::create(nb, l, has, before, i64Const(nb, l, 0));
+        return arith::AddIOp::create(nb, l, v, before);
+      },
+      {size});
 }
 
-/// The last element of `inclusive` (a 1-D i64 prefix count of static length
-/// n) read back on the host as an index: the count of a selection. The
-/// host waits here for the kernels that made it.
-OpFoldResult readCount(OpBuilder &b, Location loc, Value inclusive) {
-  int64_t n = cast<RankedTensorType>(inclusive.getType()).getDimSize(0);
-  if (n == 0) {
-    return b.getIndexAttr(0);
+/// Inclusive prefix sums of `x`, a 1-D i64 tensor of n elements, by
+/// Hillis-Steele: ceil(log2 n) kernels, step s adding to each element the
+/// one s before it (n log n work, each step parallel). A static n unrolls
+/// the steps; a dynamic one runs them in an scf.while on the host, one
+/// dispatch per step.
+Value inclusiveScan(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  if (!type.isDynamicDim(0)) {
+    int64_t n = type.getDimSize(0);
+    for (int64_t step = 1; step < n; step *= 2) {
+      x = scanStep(b, loc, x, b.getIndexAttr(n), indexConst(b, loc, step));
+    }
+    return x;
   }
-  Value last =
-      tensor::ExtractOp::create(b, loc, inclusive, indexConst(b, loc, n - 1));
-  return simplifyHostScalar(toIndex(b, loc, last));
+  Value size = tensor::DimOp::create(b, loc, x, 0);
+  Type indexType = b.getIndexType();
+  auto loop = scf::WhileOp::create(
+      b, loc, TypeRange{type, indexType}, ValueRange{x, indexConst(b, loc, 1)},
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value more = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult,
+                                           args[1], size);
+        scf::ConditionOp::create(nb, l, more, args);
+      },
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value next = scanStep(nb, l, args[0], size, args[1]);
+        Value step =
+            arith::MulIOp::create(nb, l, args[1], indexConst(nb, l, 2));
+        scf::YieldOp::create(nb, l, ValueRange{next, step});
+      });
+  return loop->getResult(0);
 }
+
+/// The last element of `inclusive` (a 1-D i64 prefix count) read back on
+/// the host as an index: the count of a selection (0 when it is empty).
+/// The host waits here for the kernels that made it.
+OpFoldResult readCount(OpBuilder &b, Location loc, Value inclusive) {
+  auto type = cast<RankedTensorType>(inclusive.getType());
+  if (!type.isDynamicDim(0)) {
+    int64_t n = type.getDimSize(0);
+    if (n == 0) {
+      return b.getIndexAttr(0);
+    }
+    Value last =
+        tensor::ExtractOp::create(b, loc, inclusive, indexConst(b, loc, n - 1));
+    return simplifyHostScalar(toIndex(b, loc, last));
+  }
+  Value size = tensor::DimOp::create(b, loc, inclusive, 0);
+  Value some = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, size,
+                                     indexConst(b, loc, 0));
+  // The result type comes from the yields.
+  auto read = scf::IfOp::create(
+      b, loc, some,
+      [&](OpBuilder &nb, Location l) {
+        Value last = tensor::ExtractOp::create(
+            nb, l, inclusive,
+            arith::SubIOp::create(nb, l, size, indexConst(nb, l, 1))
+                .getResult());
+        scf::YieldOp::create(nb, l, last);
+      },
+      [&](OpBuilder &nb, Location l) {
+        scf::YieldOp::create(nb, l, i64Const(nb, l, 0));
+      });
+  return toIndex(b, loc, read->getResult(0));
+}
+
+/// Most elements a selection over a dynamic length counts: the binary
+/// search unrolls a step per bit.
+constexpr int64_t kMaxDynamicSelection = int64_t(1) << 40;
 
 /// For each k in [0, count): the position of the (k+1)-th selected element,
 /// given `inclusive`, the inclusive prefix count of the selection (1-D i64
@@ -83,14 +135,20 @@ OpFoldResult readCount(OpBuilder &b, Location loc, Value inclusive) {
 /// steps per result element. A 1-D i64 tensor of `count` elements.
 Value selectedPositions(OpBuilder &b, Location loc, Value inclusive,
                         OpFoldResult count) {
-  int64_t n = cast<RankedTensorType>(inclusive.getType()).getDimSize(0);
+  auto inclusiveType = cast<RankedTensorType>(inclusive.getType());
+  // A dynamic length is below kMaxDynamicSelection (its callers check).
+  int64_t n = inclusiveType.isDynamicDim(0) ? kMaxDynamicSelection - 1
+                                            : inclusiveType.getDimSize(0);
+  Value hostSize = inclusiveType.isDynamicDim(0)
+                       ? tensor::DimOp::create(b, loc, inclusive, 0).getResult()
+                       : Value();
   auto type = RankedTensorType::get(staticShapeOf({count}), b.getI64Type());
   return generic(
       b, loc, {}, {}, type,
       [&](OpBuilder &nb, Location l, ValueRange) -> Value {
         Value k = toI64(nb, l, linalg::IndexOp::create(nb, l, 0));
         Value position = indexConst(nb, l, 0);
-        Value size = indexConst(nb, l, n);
+        Value size = hostSize ? hostSize : indexConst(nb, l, n);
         for (int64_t step = int64_t(llvm::bit_floor(uint64_t(n))); step >= 1;
              step /= 2) {
           Value candidate =
@@ -145,40 +203,54 @@ Value countsOf(OpBuilder &b, Location loc, Value mask) {
 LogicalResult lowerNonZero(Node &n) {
   OpBuilder &b = n.b;
   Location loc = n.loc;
-  RankedTensorType type = n.type(0);
-  SmallVector<int64_t> shape(type.getShape());
-  if (shape.empty()) {
-    shape.push_back(1);
+  SmallVector<OpFoldResult> sizes = n.dims(0);
+  if (sizes.empty()) {
+    sizes.push_back(b.getIndexAttr(1));
   }
-  int64_t rank = shape.size();
-  int64_t elements = type.getNumElements();
-  Value flat = reshape(b, loc, n.in(0), {elements});
+  int64_t rank = sizes.size();
+  OpFoldResult elements = productOf(b, loc, sizes);
+  Value flat;
+  if (std::optional<int64_t> known = getConstantIntValue(elements)) {
+    flat = reshape(b, loc, n.in(0), {*known});
+  } else {
+    n.check(compareSizes(b, loc, arith::CmpIPredicate::ult, elements,
+                         b.getIndexAttr(kMaxDynamicSelection)),
+            "the input has 2^40 elements or more at run time");
+    flat = reshapeTo(b, loc, n.in(0), {elements});
+  }
   Value inclusive = inclusiveScan(b, loc, countsOf(b, loc, flat));
   OpFoldResult count = readCount(b, loc, inclusive);
   Value positions = selectedPositions(b, loc, inclusive, count);
-  SmallVector<int64_t> strides = stridesOf(shape);
+  // Row-major strides and sizes as i64 scalars (host values where dynamic).
+  SmallVector<Value> strides(rank), extents(rank);
+  OpFoldResult stride = b.getIndexAttr(1);
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    strides[d] = toI64(b, loc, indexValueOf(b, loc, stride));
+    extents[d] = toI64(b, loc, indexValueOf(b, loc, sizes[d]));
+    stride = mulSizes(b, loc, stride, sizes[d]);
+  }
   auto resultType = RankedTensorType::get(
       staticShapeOf({b.getIndexAttr(rank), count}), b.getI64Type());
   AffineMap positionMap =
       AffineMap::get(2, 0, {b.getAffineDimExpr(1)}, b.getContext());
-  Value result = generic(
-      b, loc, positions, positionMap, resultType,
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        // Row d: (position / stride[d]) % shape[d], chosen by the row.
-        Value row = linalg::IndexOp::create(nb, l, 0);
-        Value v = i64Const(nb, l, 0);
-        for (int64_t d = 0; d < rank; ++d) {
-          Value coordinate = arith::RemSIOp::create(
-              nb, l,
-              arith::DivSIOp::create(nb, l, a[0], i64Const(nb, l, strides[d])),
-              i64Const(nb, l, shape[d]));
-          Value here = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
-                                             row, indexConst(nb, l, d));
-          v = arith::SelectOp::create(nb, l, here, coordinate, v);
-        }
-        return v;
-      },
-      {b.getIndexAttr(rank), count});
+  Value result =
+      generic(b, loc, positions, positionMap, resultType,
+              [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                // Row d: (position / stride[d]) % size[d], chosen by the row.
+                Value row = linalg::IndexOp::create(nb, l, 0);
+                Value v = i64Const(nb, l, 0);
+                for (int64_t d = 0; d < rank; ++d) {
+                  Value coordinate = arith::RemSIOp::create(
+                      nb, l, arith::DivSIOp::create(nb, l, a[0], strides[d]),
+                      extents[d]);
+                  Value here =
+                      arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                            row, indexConst(nb, l, d));
+                  v = arith::SelectOp::create(nb, l, here, coordinate, v);
+                }
+                return v;
+              },
+              {b.getIndexAttr(rank), count});
   return n.replace(result);
 }
 
@@ -191,10 +263,6 @@ LogicalResult lowerNonZero(Node &n) {
 LogicalResult mlir::strata::onnx::lowerCompressAtRunTime(Node &n) {
   OpBuilder &b = n.b;
   Location loc = n.loc;
-  if (!n.type(1).hasStaticShape()) {
-    return n.fail("input 1 (condition) has the type " + typeText(n.type(1)) +
-                  "; a run-time condition takes a static length");
-  }
   Value x = n.in(0);
   int64_t axis = 0;
   std::optional<int64_t> axisAttr = n.intAttr("axis");
@@ -204,22 +272,43 @@ LogicalResult mlir::strata::onnx::lowerCompressAtRunTime(Node &n) {
       return failure();
     }
     axis = *a;
-  } else {
+  } else if (n.type(0).hasStaticShape()) {
     x = reshape(b, loc, x, {n.type(0).getNumElements()});
+  } else {
+    x = reshapeTo(b, loc, x, {productOf(b, loc, n.dims(0))});
   }
   auto type = cast<RankedTensorType>(x.getType());
-  int64_t length = std::min(type.getDimSize(axis), n.shape(1)[0]);
+  SmallVector<OpFoldResult> sizes = dimsOf(b, loc, x);
   Value condition = n.in(1);
-  if (length < n.shape(1)[0]) {
-    condition = slice(b, loc, condition, {0}, {length}, {1});
+  Value selected;
+  if (n.type(1).hasStaticShape() && !type.isDynamicDim(axis)) {
+    int64_t length = std::min(type.getDimSize(axis), n.shape(1)[0]);
+    if (length < n.shape(1)[0]) {
+      condition = slice(b, loc, condition, {0}, {length}, {1});
+    }
+    selected = countsOf(b, loc, condition);
+  } else {
+    // The condition's values past the axis' length select nothing.
+    OpFoldResult length = n.dim(1, 0);
+    n.check(compareSizes(b, loc, arith::CmpIPredicate::ult, length,
+                         b.getIndexAttr(kMaxDynamicSelection)),
+            "the condition has 2^40 values or more at run time");
+    Value axisSize = indexValueOf(b, loc, sizes[axis]);
+    selected = generic(b, loc, condition, b.getMultiDimIdentityMap(1),
+                       RankedTensorType::get(n.shape(1), b.getI64Type()),
+                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         Value inside = arith::CmpIOp::create(
+                             nb, l, arith::CmpIPredicate::ult,
+                             linalg::IndexOp::create(nb, l, 0), axisSize);
+                         return arith::ExtUIOp::create(
+                             nb, l, nb.getI64Type(),
+                             arith::AndIOp::create(nb, l, inside, a[0]));
+                       });
   }
-  Value inclusive = inclusiveScan(b, loc, countsOf(b, loc, condition));
+  Value inclusive = inclusiveScan(b, loc, selected);
   OpFoldResult count = readCount(b, loc, inclusive);
   Value positions = selectedPositions(b, loc, inclusive, count);
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    sizes.push_back(d == axis ? count : b.getIndexAttr(type.getDimSize(d)));
-  }
+  sizes[axis] = count;
   auto resultType =
       RankedTensorType::get(staticShapeOf(sizes), type.getElementType());
   AffineMap positionMap = AffineMap::get(
@@ -1002,4 +1091,5 @@ void mlir::strata::onnx::addDataDependentLowerings(LoweringTable &table) {
   table["NonZero"] = lowerNonZero;
   table["Unique"] = lowerUnique;
   table["NonMaxSuppression"] = lowerNonMaxSuppression;
+  table.allowDynamic({"NonZero"});
 }

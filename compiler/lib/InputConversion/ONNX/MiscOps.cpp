@@ -174,7 +174,7 @@ LogicalResult lowerCompress(Node &n) {
     return failure();
   }
   DenseElementsAttr condition = n.constant(1);
-  if (!condition) {
+  if (!condition || !n.allStatic()) {
     return lowerCompressAtRunTime(n);
   }
   SmallVector<int64_t> kept;
@@ -1002,7 +1002,7 @@ LogicalResult lowerOptimizer(Node &n, StringRef kind) {
 
 void mlir::strata::onnx::addMiscLowerings(LoweringTable &table) {
   table["OneHot"] = lowerOneHot;
-  table.allowDynamic({"OneHot"});
+  table.allowDynamic({"OneHot", "Compress"});
   table["Compress"] = lowerCompress;
   table["Einsum"] = lowerEinsum;
   table["LRN"] = lowerLRN;

@@ -127,3 +127,32 @@ func.func @nms(%b: tensor<1x6x4xf32>, %s: tensor<1x1x6xf32>, %m: tensor<1xi64>, 
   %0 = onnx.node "NonMaxSuppression"(%b, %s, %m, %i, %t) {attrs = {}, domain = "", node_name = "nms", opset = 11 : i64} : (tensor<1x6x4xf32>, tensor<1x1x6xf32>, tensor<1xi64>, tensor<1xf32>, tensor<1xf32>) -> tensor<?x3xi64>
   return %0 : tensor<?x3xi64>
 }
+
+// -----
+
+// NonZero of a dynamic input: the element count is checked below 2^40 (the
+// binary search's 40 steps), the scan's steps run in an scf.while on the
+// host (one kernel each), and the count of an empty input is 0 without a
+// read-back.
+// CHECK-LABEL: func.func @nonzero_dynamic
+// CHECK: cf.assert %{{.*}}, "onnx node 'nz' (NonZero, opset 13): the input has 2^40 elements or more at run time"
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} : tensor<?x3xf32> into tensor<?xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[FLAT]]
+// CHECK: %[[MASK:.*]] = linalg.generic {{.*}} ins(%[[FLAT]] : tensor<?xf32>)
+// CHECK: %[[SCAN:.*]]:2 = scf.while (%[[ACC:.*]] = %[[MASK]], %[[STEP:.*]] = %c1)
+// CHECK: arith.cmpi ult, %[[STEP]], %[[N]] : index
+// CHECK: scf.condition
+// CHECK: linalg.generic
+// CHECK: arith.muli %{{.*}}, %c2 : index
+// CHECK: scf.yield
+// CHECK: %[[SOME:.*]] = arith.cmpi ne, %{{.*}}, %c0 : index
+// CHECK: %[[LAST:.*]] = scf.if %[[SOME]] -> (i64) {
+// CHECK: tensor.extract %[[SCAN]]#0
+// CHECK: } else {
+// CHECK: %[[COUNT:.*]] = arith.index_cast %[[LAST]] : i64 to index
+// CHECK: tensor.empty(%[[COUNT]]) : tensor<?xi64>
+// CHECK: tensor.empty(%[[COUNT]]) : tensor<2x?xi64>
+func.func @nonzero_dynamic(%x: tensor<?x3xf32>) -> tensor<2x?xi64> {
+  %0 = onnx.node "NonZero"(%x) {attrs = {}, domain = "", node_name = "nz", opset = 13 : i64} : (tensor<?x3xf32>) -> tensor<2x?xi64>
+  return %0 : tensor<2x?xi64>
+}
