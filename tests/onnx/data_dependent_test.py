@@ -79,8 +79,9 @@ def nms_ref(boxes, scores, most, iou, score_threshold, center=False):
     for b in range(scores.shape[0]):
         for c in range(scores.shape[1]):
             s = scores[b, c]
-            # Higher scores first, ties by index.
-            order = sorted(range(len(s)), key=lambda i: (-s[i], i))
+            # Higher scores first, ties by index, NaN last.
+            order = sorted(range(len(s)), key=lambda i: (
+                bool(np.isnan(s[i])), 0 if np.isnan(s[i]) else -s[i], i))
             chosen = []
             for i in order:
                 if len(chosen) >= most:
@@ -270,6 +271,13 @@ def run(cases, args, work):
         [centers, scores, np.array([40], np.int64),
          np.array([0.25], np.float32)],
         [nms_ref(centers, scores, 40, 0.25, None, center=True)])
+    nan_scores = scores.copy()
+    nan_scores[0, 0, ::3] = np.nan
+    cases.run_model(
+        "NonMaxSuppression skips NaN scores", nms_model(1, 2, 40),
+        [boxes, nan_scores, np.array([40], np.int64),
+         np.array([0.3], np.float32), np.array([0.1], np.float32)],
+        [nms_ref(boxes, nan_scores, 40, 0.3, 0.1)])
     cases.run_model(
         "NonMaxSuppression with no box above the threshold is 0x3",
         nms_model(1, 2, 40),

@@ -803,15 +803,22 @@ LogicalResult lowerNonMaxSuppression(Node &n) {
                 arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult,
                                       linalg::IndexOp::create(nb, l, 3),
                                       linalg::IndexOp::create(nb, l, 2));
+            // A strict total order, so the ranks are a permutation: NaN
+            // scores rank below every number and equal each other.
+            ScalarOrder scoreOrder{nb.getF32Type(), false};
+            Value otherNumber = arith::CmpFOp::create(
+                nb, l, arith::CmpFPredicate::ORD, other, other);
+            Value mineNaN = arith::CmpFOp::create(
+                nb, l, arith::CmpFPredicate::UNO, mine, mine);
             Value above = arith::OrIOp::create(
                 nb, l,
                 arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, other,
                                       mine),
+                arith::AndIOp::create(nb, l, otherNumber, mineNaN));
+            above = arith::OrIOp::create(
+                nb, l, above,
                 arith::AndIOp::create(
-                    nb, l,
-                    arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
-                                          other, mine),
-                    earlier));
+                    nb, l, scoreOrder.same(nb, l, other, mine), earlier));
             linalg::YieldOp::create(
                 nb, l,
                 ValueRange{
