@@ -681,17 +681,18 @@ LogicalResult lowerUnique(Node &n) {
 //===----------------------------------------------------------------------===//
 
 /// Most boxes NonMaxSuppression takes: the greedy kernel keeps the boxes
-/// it selected as bit masks, one i64 result per 64 boxes.
+/// it selected as bit masks, two i64 results per 64 boxes.
 constexpr int64_t kMaxSuppressionBoxes = 64 * 64;
 
 /// NonMaxSuppression, per batch and class: the boxes ranked by score
-/// (higher first, ties by index), the overlaps of each with those ranked
-/// above it as bit masks, then a greedy kernel that walks the ranks in
-/// order, selecting a box when its score passes the threshold, fewer than
-/// max_output_boxes_per_class are selected and no selected box overlaps
-/// it by more than iou_threshold (intersection over union, as ONNX Runtime
-/// computes it). The selections are counted by a scan, the count read back,
-/// and the [count, 3] result (batch, class, box) filled in order.
+/// (higher first, ties by index), the overlaps between the boxes of each
+/// batch as bit masks (computed once for every class), then a greedy
+/// kernel that walks the ranks in order, selecting a box when its score passes
+/// the threshold, fewer than max_output_boxes_per_class are selected and no
+/// selected box overlaps it by more than iou_threshold (intersection over
+/// union, as ONNX Runtime computes it). The selections are counted by a scan,
+/// the count read back, and the [count, 3] result (batch, class, box) filled in
+/// order.
 LogicalResult lowerNonMaxSuppression(Node &n) {
   OpBuilder &b = n.b;
   Location loc = n.loc;
@@ -849,40 +850,37 @@ LogicalResult lowerNonMaxSuppression(Node &n) {
                                .getResult()});
           })
           ->getResult(0);
-  // overlaps[b, c, p, w]: bit e set when the box of rank q = 64 w + e < p
-  // overlaps the box of rank p by more than the threshold.
+  // overlaps[b, i, w]: bit e set when box j = 64 w + e (another box of
+  // batch b) overlaps box i by more than the threshold. Symmetric, and the
+  // same for every class.
   int64_t words = (boxes + 63) / 64;
   Value bitsOfWord = splat(b, loc, {64}, b.getI8Type(), 0);
   Value overlapInit =
-      filled(b, loc, {batches, classes, boxes, words}, scalar(b, loc, i64, 0));
+      filled(b, loc, {batches, boxes, words}, scalar(b, loc, i64, 0));
   Value overlaps =
       linalg::GenericOp::create(
           b, loc, TypeRange{overlapInit.getType()}, ValueRange{bitsOfWord},
           ValueRange{overlapInit},
-          {map3(5, {dim(4)}), map3(5, {dim(0), dim(1), dim(2), dim(3)})},
+          {map3(4, {dim(3)}), map3(4, {dim(0), dim(1), dim(2)})},
           {utils::IteratorType::parallel, utils::IteratorType::parallel,
-           utils::IteratorType::parallel, utils::IteratorType::parallel,
-           utils::IteratorType::reduction},
+           utils::IteratorType::parallel, utils::IteratorType::reduction},
           [&](OpBuilder &nb, Location l, ValueRange args) {
             Value batch = linalg::IndexOp::create(nb, l, 0);
-            Value cls = linalg::IndexOp::create(nb, l, 1);
-            Value p = linalg::IndexOp::create(nb, l, 2);
-            Value e = linalg::IndexOp::create(nb, l, 4);
-            Value q = arith::AddIOp::create(
+            Value mine = linalg::IndexOp::create(nb, l, 1);
+            Value e = linalg::IndexOp::create(nb, l, 3);
+            Value j = arith::AddIOp::create(
                 nb, l,
-                arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 3),
+                arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 2),
                                       indexConst(nb, l, 64)),
                 e);
-            Value ranked =
-                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, q, p);
-            Value qAt =
-                arith::SelectOp::create(nb, l, ranked, q, indexConst(nb, l, 0));
-            auto boxOf = [&](Value rank) {
-              return toIndex(nb, l,
-                             tensor::ExtractOp::create(
-                                 nb, l, order, ValueRange{batch, cls, rank}));
-            };
-            Value mine = boxOf(p), other = boxOf(qAt);
+            Value another = arith::AndIOp::create(
+                nb, l,
+                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, j,
+                                      indexConst(nb, l, boxes)),
+                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ne, j,
+                                      mine));
+            Value other = arith::SelectOp::create(nb, l, another, j,
+                                                  indexConst(nb, l, 0));
             auto corner = [&](Value box, int64_t k) -> Value {
               return tensor::ExtractOp::create(
                   nb, l, corners, ValueRange{batch, box, indexConst(nb, l, k)});
@@ -924,7 +922,7 @@ LogicalResult lowerNonMaxSuppression(Node &n) {
             Value over = arith::CmpFOp::create(
                 nb, l, arith::CmpFPredicate::OGT,
                 arith::DivFOp::create(nb, l, inter, unionArea), threshold);
-            Value hit = ranked;
+            Value hit = another;
             for (Value ok : {positive(inter), positive(areaMine),
                              positive(areaOther), positive(unionArea), over}) {
               hit = arith::AndIOp::create(nb, l, hit, ok);
@@ -942,12 +940,13 @@ LogicalResult lowerNonMaxSuppression(Node &n) {
           ->getResult(0);
   // The greedy walk: per (b, c), the ranks in order (a reduction loop, which
   // runs in order: its combiner reads the selections so far). Its results
-  // are the selections as `words` bit masks, then their count.
+  // are the selected boxes as `words` masks by box (which the overlaps
+  // test), the same by rank (which order the output), then their count.
   Value zeros = filled(b, loc, {batches, classes}, scalar(b, loc, i64, 0));
-  SmallVector<Value> inits(words + 1, zeros);
-  SmallVector<Type> initTypes(words + 1, zeros.getType());
+  SmallVector<Value> inits(2 * words + 1, zeros);
+  SmallVector<Type> initTypes(2 * words + 1, zeros.getType());
   SmallVector<AffineMap> greedyMaps = {map3(3, {dim(0), dim(1), dim(2)})};
-  greedyMaps.append(words + 1, map3(3, {dim(0), dim(1)}));
+  greedyMaps.append(2 * words + 1, map3(3, {dim(0), dim(1)}));
   auto greedy = linalg::GenericOp::create(
       b, loc, initTypes, ValueRange{order}, inits, greedyMaps,
       {utils::IteratorType::parallel, utils::IteratorType::parallel,
@@ -957,7 +956,8 @@ LogicalResult lowerNonMaxSuppression(Node &n) {
         Value cls = linalg::IndexOp::create(nb, l, 1);
         Value p = linalg::IndexOp::create(nb, l, 2);
         Value box = toIndex(nb, l, args[0]);
-        ValueRange selected = args.slice(1, words);
+        ValueRange byBox = args.slice(1, words);
+        ValueRange byRank = args.slice(1 + words, words);
         Value count = args.back();
         Value take = arith::ConstantIntOp::create(nb, l, 1, 1);
         if (n.has(4)) {
@@ -981,30 +981,35 @@ LogicalResult lowerNonMaxSuppression(Node &n) {
         Value conflicts = i64Const(nb, l, 0);
         for (int64_t w = 0; w < words; ++w) {
           Value overlap = tensor::ExtractOp::create(
-              nb, l, overlaps, ValueRange{batch, cls, p, indexConst(nb, l, w)});
+              nb, l, overlaps, ValueRange{batch, box, indexConst(nb, l, w)});
           conflicts = arith::OrIOp::create(
               nb, l, conflicts,
-              arith::AndIOp::create(nb, l, overlap, selected[w]));
+              arith::AndIOp::create(nb, l, overlap, byBox[w]));
         }
         take = arith::AndIOp::create(
             nb, l, take,
             arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, conflicts,
                                   i64Const(nb, l, 0)));
-        Value p64 = toI64(nb, l, p);
-        Value word = arith::DivUIOp::create(nb, l, p64, i64Const(nb, l, 64));
-        Value bit = arith::ShLIOp::create(
-            nb, l, i64Const(nb, l, 1),
-            arith::RemUIOp::create(nb, l, p64, i64Const(nb, l, 64)));
+        // Sets bit `at` of the masks `masks` when taken.
         SmallVector<Value> next;
-        for (int64_t w = 0; w < words; ++w) {
-          Value here = arith::AndIOp::create(
-              nb, l, take,
-              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, word,
-                                    i64Const(nb, l, w)));
-          next.push_back(arith::SelectOp::create(
-              nb, l, here, arith::OrIOp::create(nb, l, selected[w], bit),
-              selected[w]));
-        }
+        auto mark = [&](ValueRange masks, Value at) {
+          Value at64 = toI64(nb, l, at);
+          Value word = arith::DivUIOp::create(nb, l, at64, i64Const(nb, l, 64));
+          Value bit = arith::ShLIOp::create(
+              nb, l, i64Const(nb, l, 1),
+              arith::RemUIOp::create(nb, l, at64, i64Const(nb, l, 64)));
+          for (int64_t w = 0; w < words; ++w) {
+            Value here = arith::AndIOp::create(
+                nb, l, take,
+                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, word,
+                                      i64Const(nb, l, w)));
+            next.push_back(arith::SelectOp::create(
+                nb, l, here, arith::OrIOp::create(nb, l, masks[w], bit),
+                masks[w]));
+          }
+        };
+        mark(byBox, box);
+        mark(byRank, p);
         next.push_back(arith::AddIOp::create(
             nb, l, count,
             arith::ExtUIOp::create(nb, l, nb.getI64Type(), take)));
@@ -1012,9 +1017,9 @@ LogicalResult lowerNonMaxSuppression(Node &n) {
       });
   SmallVector<Value> selected;
   for (int64_t w = 0; w < words; ++w) {
-    selected.push_back(greedy->getResult(w));
+    selected.push_back(greedy->getResult(words + w));
   }
-  Value perClass = greedy->getResult(words);
+  Value perClass = greedy->getResult(2 * words);
   // Where each (b, c)'s rows start: an exclusive scan of the counts; their
   // total is read back.
   int64_t groups = batches * classes;

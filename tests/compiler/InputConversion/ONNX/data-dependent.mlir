@@ -103,19 +103,20 @@ func.func @unique_axis(%x: tensor<4x2xf32>) -> tensor<?x2xf32> {
 // -----
 
 // NonMaxSuppression: the boxes ranked by score, the box of each rank, the
-// overlaps as 64-bit masks (a reduction over the 64 bits of a word), then
-// the greedy walk: a reduction over the ranks whose results are the
-// selected mask and the count per (batch, class). The counts' total is read
-// back and sizes the [count, 3] result.
+// overlaps between the boxes of each batch as 64-bit masks (a reduction over
+// the 64 bits of a word, the same for every class), then the greedy walk: a
+// reduction over the ranks whose results are the selected boxes as masks by
+// box and by rank, and the count per (batch, class). The counts' total is
+// read back and sizes the [count, 3] result.
 // CHECK-LABEL: func.func @nms
 // CHECK: %[[RANKS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg1, %arg1 : tensor<1x1x6xf32>, tensor<1x1x6xf32>)
 // CHECK: %[[ORDER:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[RANKS]] : tensor<1x1x6xi64>)
-// CHECK: %[[OVERLAPS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<64xi8>) outs(%{{.*}} : tensor<1x1x6x1xi64>)
+// CHECK: %[[OVERLAPS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<64xi8>) outs(%{{.*}} : tensor<1x6x1xi64>)
 // CHECK: arith.divf
 // CHECK: arith.cmpf ogt
-// CHECK: %[[GREEDY:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[ORDER]] : tensor<1x1x6xi64>) outs(%{{.*}}, %{{.*}} : tensor<1x1xi64>, tensor<1x1xi64>)
+// CHECK: %[[GREEDY:.*]]:3 = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[ORDER]] : tensor<1x1x6xi64>) outs(%{{.*}}, %{{.*}}, %{{.*}} : tensor<1x1xi64>, tensor<1x1xi64>, tensor<1x1xi64>)
 // CHECK: tensor.extract %[[OVERLAPS]]
-// CHECK: %[[COUNTS:.*]] = tensor.collapse_shape %[[GREEDY]]#1
+// CHECK: %[[COUNTS:.*]] = tensor.collapse_shape %[[GREEDY]]#2
 // CHECK-NEXT: %[[TOTAL:.*]] = tensor.extract %[[COUNTS]][%c0] : tensor<1xi64>
 // CHECK-NEXT: %[[COUNT:.*]] = arith.index_cast %[[TOTAL]] : i64 to index
 // CHECK: math.ctpop
