@@ -354,6 +354,7 @@ const LoweringTable &loweringTable() {
     addRecurrentLowerings(t);
     addGridSampleLowerings(t);
     addDataDependentLowerings(t);
+    addNonMaxSuppressionLowering(t);
     return t;
   }();
   return table;
