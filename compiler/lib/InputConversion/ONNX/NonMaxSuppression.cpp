@@ -89,6 +89,11 @@ LogicalResult lowerNonMaxSuppression(Node &n) {
   }
   Type i64 = b.getI64Type();
   Type f32 = b.getF32Type();
+  // The largest temporaries: a rank and a box per (batch, class, box), and
+  // their flattened count (the input shapes alone do not bound them).
+  if (failed(n.checkShape({batches, classes, boxes}, i64, "the ranks"))) {
+    return failure();
+  }
   auto resultOf = [&](ArrayRef<OpFoldResult> sizes) {
     return RankedTensorType::get(staticShapeOf(sizes), i64);
   };

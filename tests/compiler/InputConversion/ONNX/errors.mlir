@@ -766,3 +766,11 @@ func.func @unique_many_slices(%x: tensor<5000x2xf32>) -> tensor<?x2xf32> {
   %0 = onnx.node "Unique"(%x) {attrs = {axis = 0 : i64}, domain = "", node_name = "uq", opset = 11 : i64} : (tensor<5000x2xf32>) -> tensor<?x2xf32>
   return %0 : tensor<?x2xf32>
 }
+
+// -----
+
+func.func @nms_too_many_ranks(%b: tensor<1x4x4xf32>, %s: tensor<1x4611686018427387904x4xf32>) -> tensor<?x3xi64> {
+  // expected-error @+1 {{onnx node 'nms' (NonMaxSuppression, opset 11): the ranks would have the shape [1x4611686018427387904x4], which is not a tensor shape of fewer than 2^62 bytes}}
+  %0 = onnx.node "NonMaxSuppression"(%b, %s) {attrs = {}, domain = "", node_name = "nms", opset = 11 : i64} : (tensor<1x4x4xf32>, tensor<1x4611686018427387904x4xf32>) -> tensor<?x3xi64>
+  return %0 : tensor<?x3xi64>
+}
