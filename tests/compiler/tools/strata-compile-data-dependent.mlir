@@ -21,14 +21,21 @@
 // STREAM-NEXT: %[[READY:.*]] = stream.timepoint.await %[[COUNTED]] ready(%[[SCAN]] : tensor<6xi64>)
 // STREAM-NEXT: %[[LAST:.*]] = tensor.extract %[[READY]][%{{.*}}] : tensor<6xi64>
 // STREAM-NEXT: %[[COUNT:.*]] = arith.index_cast %[[LAST]] : i64 to index
+// The fill is two dispatches, both run only when the count is not 0: the
+// position of each selected element, then its coordinates.
 // STREAM: %[[NONEMPTY:.*]] = arith.cmpi ne, %[[COUNT]], %{{.*}} : index
+// STREAM: %[[PBYTES:.*]] = arith.muli %{{.*}}, %[[COUNT]] : index
+// STREAM: %[[POSITIONS:.*]] = stream.resource.alloc %{{.*}}, %[[PBYTES]]
+// STREAM: %[[NONEMPTY2:.*]] = arith.cmpi ne, %[[COUNT]], %{{.*}} : index
 // STREAM: %[[BYTES:.*]] = arith.muli %{{.*}}, %[[COUNT]] : index
 // STREAM: %[[RESULT:.*]] = stream.resource.alloc %{{.*}}, %[[BYTES]]
 // STREAM: stream.cmd.execute
-// STREAM-NEXT: stream.cmd.dispatch @{{.*}}_2xD_i64(%[[COUNT]], %[[COUNT]] : index, index) bindings({{.*}}%[[RESULT]][{{.*}}]) if(%[[NONEMPTY]])
+// STREAM-NEXT: stream.cmd.dispatch @{{.*}}_D_i64(%[[COUNT]], %[[COUNT]] : index, index) bindings({{.*}}%[[POSITIONS]][{{.*}}]) if(%[[NONEMPTY]])
+// STREAM-NEXT: stream.cmd.barrier
+// STREAM-NEXT: stream.cmd.dispatch @{{.*}}_2xD_i64({{.*}}) bindings({{.*}}%[[RESULT]][{{.*}}]) if(%[[NONEMPTY2]])
 // STREAM-NEXT: }
 
-// The fill's grid is 0 workgroups when the count is 0: the device skips it.
+// The fills' grid is 0 workgroups when the count is 0: the device skips them.
 // VM: %[[GRID:.*]] = vm.select %{{.*}}, %{{.*}}, %{{.*}} : i32
 // VM-NEXT: vm.call.variadic @hal.command_buffer.dispatch(%{{.*}}, %{{.*}}, %{{.*}}, %[[GRID]],
 

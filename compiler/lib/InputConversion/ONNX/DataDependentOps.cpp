@@ -238,26 +238,27 @@ LogicalResult lowerNonZero(Node &n) {
   }
   auto resultType = RankedTensorType::get(
       staticShapeOf({b.getIndexAttr(rank), count}), b.getI64Type());
-  AffineMap positionMap =
-      AffineMap::get(2, 0, {b.getAffineDimExpr(1)}, b.getContext());
-  Value result =
-      generic(b, loc, positions, positionMap, resultType,
-              [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                // Row d: (position / stride[d]) % size[d], chosen by the row.
-                Value row = linalg::IndexOp::create(nb, l, 0);
-                Value v = i64Const(nb, l, 0);
-                for (int64_t d = 0; d < rank; ++d) {
-                  Value coordinate = arith::RemSIOp::create(
-                      nb, l, arith::DivSIOp::create(nb, l, a[0], strides[d]),
-                      extents[d]);
-                  Value here =
-                      arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
-                                            row, indexConst(nb, l, d));
-                  v = arith::SelectOp::create(nb, l, here, coordinate, v);
-                }
-                return v;
-              },
-              {b.getIndexAttr(rank), count});
+  // The positions are read, not mapped, so they stay a kernel of their own:
+  // fused, each row would search again.
+  Value result = generic(
+      b, loc, {}, {}, resultType,
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        Value position = tensor::ExtractOp::create(
+            nb, l, positions, ValueRange{linalg::IndexOp::create(nb, l, 1)});
+        // Row d: (position / stride[d]) % size[d], chosen by the row.
+        Value row = linalg::IndexOp::create(nb, l, 0);
+        Value v = i64Const(nb, l, 0);
+        for (int64_t d = 0; d < rank; ++d) {
+          Value coordinate = arith::RemSIOp::create(
+              nb, l, arith::DivSIOp::create(nb, l, position, strides[d]),
+              extents[d]);
+          Value here = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                             row, indexConst(nb, l, d));
+          v = arith::SelectOp::create(nb, l, here, coordinate, v);
+        }
+        return v;
+      },
+      {b.getIndexAttr(rank), count});
   return n.replace(result);
 }
 
@@ -318,16 +319,18 @@ LogicalResult mlir::strata::onnx::lowerCompressAtRunTime(Node &n) {
   sizes[axis] = count;
   auto resultType =
       RankedTensorType::get(staticShapeOf(sizes), type.getElementType());
-  AffineMap positionMap = AffineMap::get(
-      type.getRank(), 0, {b.getAffineDimExpr(axis)}, b.getContext());
+  // The positions are read, not mapped, so they stay a kernel of their own:
+  // fused, each element of a slice would search again.
   Value result = generic(
-      b, loc, positions, positionMap, resultType,
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+      b, loc, {}, {}, resultType,
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
         SmallVector<Value> at;
         for (int64_t d = 0; d < type.getRank(); ++d) {
-          at.push_back(d == axis
-                           ? toIndex(nb, l, a[0])
-                           : linalg::IndexOp::create(nb, l, d).getResult());
+          Value i = linalg::IndexOp::create(nb, l, d);
+          at.push_back(d == axis ? toIndex(nb, l,
+                                           tensor::ExtractOp::create(
+                                               nb, l, positions, ValueRange{i}))
+                                 : i);
         }
         return tensor::ExtractOp::create(nb, l, x, at);
       },

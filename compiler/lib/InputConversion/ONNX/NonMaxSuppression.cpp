@@ -434,12 +434,14 @@ LogicalResult lowerNonMaxSuppression(Node &n) {
       });
   Value positions =
       selectedPositions(b, loc, reshape(b, loc, upTo, {groups * boxes}), total);
+  // The positions are read, not mapped, so they stay a kernel of their own:
+  // fused, each column would search again.
   Value result = generic(
-      b, loc, positions, map3(2, {dim(0)}),
-      resultOf({total, b.getIndexAttr(3)}),
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+      b, loc, {}, {}, resultOf({total, b.getIndexAttr(3)}),
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
         Value column = linalg::IndexOp::create(nb, l, 1);
-        Value flat = a[0];
+        Value flat = tensor::ExtractOp::create(
+            nb, l, positions, ValueRange{linalg::IndexOp::create(nb, l, 0)});
         Value batch = arith::DivUIOp::create(nb, l, flat,
                                              i64Const(nb, l, classes * boxes));
         Value cls = arith::RemUIOp::create(

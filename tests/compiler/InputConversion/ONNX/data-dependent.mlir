@@ -22,7 +22,8 @@
 // CHECK: %[[POS:.*]] = linalg.generic {{.*}} outs(%[[PEMPTY]] : tensor<?xi64>)
 // CHECK-COUNT-3: tensor.extract %[[S3]]
 // CHECK: %[[REMPTY:.*]] = tensor.empty(%[[COUNT]]) : tensor<2x?xi64>
-// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[POS]] : tensor<?xi64>) outs(%[[REMPTY]] : tensor<2x?xi64>)
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} outs(%[[REMPTY]] : tensor<2x?xi64>)
+// CHECK: tensor.extract %[[POS]]
 // CHECK: return %[[R]]
 func.func @nonzero(%x: tensor<2x3xf32>) -> tensor<2x?xi64> {
   %0 = onnx.node "NonZero"(%x) {attrs = {}, domain = "", node_name = "nz", opset = 13 : i64} : (tensor<2x3xf32>) -> tensor<2x?xi64>
@@ -43,7 +44,8 @@ func.func @nonzero(%x: tensor<2x3xf32>) -> tensor<2x?xi64> {
 // CHECK: %[[COUNT:.*]] = arith.index_cast %[[LAST]] : i64 to index
 // CHECK: %[[POS:.*]] = linalg.generic
 // CHECK: %[[EMPTY:.*]] = tensor.empty(%[[COUNT]]) : tensor<?x2xf32>
-// CHECK: linalg.generic {{.*}} ins(%[[POS]] : tensor<?xi64>) outs(%[[EMPTY]] : tensor<?x2xf32>)
+// CHECK: linalg.generic {{.*}} outs(%[[EMPTY]] : tensor<?x2xf32>)
+// CHECK: tensor.extract %[[POS]]
 // CHECK: tensor.extract %[[X]]
 func.func @compress_at_run_time(%x: tensor<3x2xf32>, %c: tensor<5xi1>) -> tensor<?x2xf32> {
   %0 = onnx.node "Compress"(%x, %c) {attrs = {axis = 0 : i64}, domain = "", node_name = "cp", opset = 11 : i64} : (tensor<3x2xf32>, tensor<5xi1>) -> tensor<?x2xf32>
