@@ -76,9 +76,13 @@ def LowerONNXPass : Pass<"strata-lower-onnx", "::mlir::ModuleOp"> {
     subgraph are lowered with the types of what the node passes in (a
     loop-carried value whose dimensions change between iterations is
     carried with those dimensions dynamic), and a constant If condition
-    keeps only its branch. The function's results take the lowered types. An op type without a pattern, an unsupported
-    attribute value or a data-dependent shape is an error naming the node
-    (its name, op type and opset).
+    keeps only its branch. The function's results take the lowered types.
+    An op type without a pattern or an unsupported attribute value is an
+    error naming the node (its name, op type and opset). A result whose
+    shape depends on the data (NonZero, Unique, NonMaxSuppression, Compress
+    with a run-time condition) is sized by a count that kernels compute and
+    the host reads back (`tensor.extract`); a count over a dynamic length
+    scans in an `scf.while` on the host.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -193,10 +193,18 @@ struct CmdExecuteConversion : OpConversionPattern<stream::CmdExecuteOp> {
           constants.push_back(value);
         }
       }
+      // A dispatch whose results are all empty at run time gets no
+      // workgroups: the device skips it.
+      Value gridX = cmd.i32(entry.workgroups[0]);
+      if (Value enabled = dispatch.getEnabled()) {
+        gridX = vm::SelectOp::create(rewriter, command.getLoc(), i32,
+                                     rewriter.getRemappedValue(enabled), gridX,
+                                     cmd.i32(0));
+      }
       SmallVector<Value> args = {commands,
                                  executables.lookup(entry.global),
                                  cmd.i32(entry.ordinal),
-                                 cmd.i32(entry.workgroups[0]),
+                                 gridX,
                                  cmd.i32(entry.workgroups[1]),
                                  cmd.i32(entry.workgroups[2])};
       args.append(constants);

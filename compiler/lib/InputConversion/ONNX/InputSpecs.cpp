@@ -144,6 +144,11 @@ const llvm::StringMap<OpSpec> &specs() {
     t["Concat"] = {{in(0).rank(1)}, /*allSameElement=*/true};
     t["Split"] = {{in(0).rank(1), in(1).rankIs(1).of(E::Index)}};
     t["Compress"] = {{in(0).rank(1), in(1).rankIs(1).of(E::Bool)}};
+    // Results whose shape depends on the data (DataDependentOps.cpp).
+    t["NonMaxSuppression"] = {
+        {in(0).rankIs(3).of(E::Float), in(1).rankIs(3).sameElementAs(0),
+         in(2).rank(0, 1).of(E::Integer), in(3).rank(0, 1).of(E::Float),
+         in(4).rank(0, 1).of(E::Float)}};
     t["EyeLike"] = {{in(0).rankIs(2)}};
     t["ReverseSequence"] = {{in(0).rank(2), in(1).rankIs(1).of(E::Index)}};
     t["Where"] = {{in(0).of(E::Bool), in(1), in(2).sameElementAs(1)}};

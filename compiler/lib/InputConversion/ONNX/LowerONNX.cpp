@@ -354,6 +354,8 @@ const LoweringTable &loweringTable() {
     addRecurrentLowerings(t);
     addGridSampleLowerings(t);
     addControlFlowLowerings(t);
+    addDataDependentLowerings(t);
+    addNonMaxSuppressionLowering(t);
     return t;
   }();
   return table;

@@ -181,6 +181,15 @@ LogicalResult lowerNodes(Block &block, RewriterBase &rewriter);
 /// unsigned tensor travels behind).
 Type unsignedTensorType(RankedTensorType type);
 
+/// NonZero and Unique (DataDependentOps.cpp).
+void addDataDependentLowerings(LoweringTable &table);
+/// NonMaxSuppression (NonMaxSuppression.cpp).
+void addNonMaxSuppressionLowering(LoweringTable &table);
+
+/// Compress whose condition is known only at run time: the count of kept
+/// slices is computed by kernels and read back (DataDependentOps.cpp).
+LogicalResult lowerCompressAtRunTime(Node &n);
+
 /// A(..., M, K) x B(..., K, N) with numpy batch broadcasting (rank >= 2),
 /// accumulated in f32 for f16/bf16 (NNOps.cpp).
 Value matmulValues(OpBuilder &b, Location loc, Value lhs, Value rhs);
@@ -430,6 +439,24 @@ Value reshapeTo(OpBuilder &b, Location loc, Value input,
 /// tensor.empty + linalg.fill of `sizes`, which may be dynamic.
 Value filledTo(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                Value scalarValue);
+
+//===----------------------------------------------------------------------===//
+// Selections whose count decides a shape (DataDependentOps.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Inclusive prefix sums of `x`, a 1-D i64 tensor (a 0/1 selection), by a
+/// Hillis-Steele scan: ceil(log2 n) kernels, unrolled for a static n, in an
+/// scf.while on the host for a dynamic one.
+Value inclusiveScan(OpBuilder &b, Location loc, Value x);
+/// The last element of `inclusive` (a 1-D i64 prefix count) read back on
+/// the host as an index (0 when it is empty): the count of a selection.
+/// The host waits there for the kernels that made it.
+OpFoldResult readCount(OpBuilder &b, Location loc, Value inclusive);
+/// For each k in [0, count): the position of the (k+1)-th selected element
+/// (1-D i64), by a binary search over the prefix count `inclusive`. A
+/// dynamic length must be below 2^40 (the callers check).
+Value selectedPositions(OpBuilder &b, Location loc, Value inclusive,
+                        OpFoldResult count);
 
 } // namespace mlir::strata::onnx
 

@@ -174,9 +174,8 @@ LogicalResult lowerCompress(Node &n) {
     return failure();
   }
   DenseElementsAttr condition = n.constant(1);
-  if (!condition) {
-    return n.fail("input 1 (condition) must be known at compile time; "
-                  "data-dependent shapes are not supported");
+  if (!condition || !n.allStatic()) {
+    return lowerCompressAtRunTime(n);
   }
   SmallVector<int64_t> kept;
   int64_t i = 0;
@@ -204,7 +203,11 @@ LogicalResult lowerCompress(Node &n) {
   SmallVector<int64_t> shape(type.getShape());
   shape[axis] = kept.size();
   if (kept.empty()) {
-    return n.fail("the condition keeps nothing (an empty result)");
+    // Nothing kept: an empty result, which no kernel writes.
+    return n.replace(
+        tensor::EmptyOp::create(n.b, n.loc, shape, type.getElementType())
+            .getResult(),
+        {n.isUnsigned(0)});
   }
   // A gather of the kept indices along the axis.
   SmallVector<int64_t> indices(kept);
@@ -999,7 +1002,7 @@ LogicalResult lowerOptimizer(Node &n, StringRef kind) {
 
 void mlir::strata::onnx::addMiscLowerings(LoweringTable &table) {
   table["OneHot"] = lowerOneHot;
-  table.allowDynamic({"OneHot"});
+  table.allowDynamic({"OneHot", "Compress"});
   table["Compress"] = lowerCompress;
   table["Einsum"] = lowerEinsum;
   table["LRN"] = lowerLRN;

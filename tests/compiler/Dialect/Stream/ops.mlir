@@ -57,3 +57,17 @@ func.func @immediate(%signal: !stream.fence) {
   stream.timepoint.chain_external signal(%signal)
   return
 }
+
+// A dispatch that runs only when its i1 is true (a result with elements).
+// CHECK-LABEL: func.func @conditional
+// CHECK-SAME: (%[[N:.*]]: index, %[[NONEMPTY:.*]]: i1)
+// CHECK: stream.cmd.dispatch @exe::@rows(%[[N]] : index) bindings(%{{.*}}[%{{.*}}, %[[N]]]) if(%[[NONEMPTY]])
+func.func @conditional(%n: index, %nonempty: i1) {
+  %c0 = arith.constant 0 : index
+  %device, %allocator = stream.context.resolve : !stream.device, !stream.allocator
+  %out = stream.resource.alloc %allocator, %n : !stream.resource
+  %tp = stream.cmd.execute on(%device) {
+    stream.cmd.dispatch @exe::@rows(%n : index) bindings(%out[%c0, %n]) if(%nonempty)
+  }
+  return
+}

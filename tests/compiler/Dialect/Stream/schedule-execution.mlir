@@ -240,17 +240,19 @@ func.func private @clock.tick() -> i32
 
 // Dynamic dimensions: the input's length is read from its resource, the
 // result is allocated by the size the dispatch is given (its last
-// operand), and the sizes are push constants.
+// operand), and the sizes are push constants. The dispatch runs only when
+// its result has elements.
 // CHECK-LABEL: func.func @rows(
 // CHECK-SAME: %[[A:.*]]: tensor<?x8xf32>)
 // CHECK: %[[N:.*]] = tensor.dim %[[A]]
 // CHECK: %[[IN:.*]] = stream.tensor.import %[[A]]
 // CHECK: %[[LEN:.*]] = stream.resource.size %[[IN]]
+// CHECK: %[[NONEMPTY:.*]] = arith.cmpi ne, %[[N]], %{{.*}} : index
 // CHECK: %[[BYTES4:.*]] = arith.muli %{{.*}}, %[[N]] : index
 // CHECK: %[[BYTES:.*]] = arith.muli %[[BYTES4]], %{{.*}} : index
 // CHECK: %[[OUT:.*]] = stream.resource.alloc %{{.*}}, %[[BYTES]]
 // CHECK: %[[VIEW:.*]] = stream.tensor.export %[[OUT]][%{{.*}}, %[[BYTES]]] : !stream.resource -> tensor<?x8xf32>{%[[N]]}
-// CHECK: stream.cmd.dispatch @exe::@rows_d(%[[N]], %[[N]] : index, index) bindings(%[[IN]][%{{.*}}, %[[LEN]]], %[[OUT]][%{{.*}}, %[[BYTES]]])
+// CHECK: stream.cmd.dispatch @exe::@rows_d(%[[N]], %[[N]] : index, index) bindings(%[[IN]][%{{.*}}, %[[LEN]]], %[[OUT]][%{{.*}}, %[[BYTES]]]) if(%[[NONEMPTY]])
 hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
   hal.executable.export @rows_d ordinal(0) workgroup_count([64, 1, 1])
 }
@@ -259,6 +261,31 @@ func.func @rows(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %n = tensor.dim %a, %c0 : tensor<?x8xf32>
   %0 = flow.dispatch @exe::@rows_d(%a, %n, %n) : (tensor<?x8xf32>, index, index) -> tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+// Results empty whatever the sizes: a dispatch whose results are all
+// statically empty is not recorded; one with a dynamic result besides runs
+// when that result has elements (both dimensions non-zero).
+// CHECK-LABEL: func.func @empties(
+// CHECK-SAME: %[[A:.*]]: tensor<?x?xf32>, %[[M:.*]]: index, %[[N:.*]]: index)
+// CHECK: %[[MNZ:.*]] = arith.cmpi ne, %[[M]], %{{.*}} : index
+// CHECK: %[[NNZ:.*]] = arith.cmpi ne, %[[N]], %{{.*}} : index
+// CHECK: %[[BOTH:.*]] = arith.andi %[[MNZ]], %[[NNZ]] : i1
+// CHECK: stream.cmd.execute
+// CHECK-NOT: @exe::@empty_d
+// CHECK: stream.cmd.dispatch @exe::@mixed_d(%[[M]], %[[M]], %[[N]] : index, index, index) bindings({{.*}}) if(%[[BOTH]])
+// CHECK-NEXT: }
+hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+  hal.executable.export @empty_d ordinal(0) workgroup_count([1, 1, 1])
+  hal.executable.export @mixed_d ordinal(1) workgroup_count([64, 1, 1])
+}
+func.func @empties(%a: tensor<?x?xf32>, %m: index, %n: index) -> (tensor<0x4xf32>, tensor<?x0xf32>, tensor<?x?xf32>) {
+  %0 = flow.dispatch @exe::@empty_d(%a, %m) : (tensor<?x?xf32>, index) -> tensor<0x4xf32>
+  %1 = flow.dispatch @exe::@empty_d(%a, %m) : (tensor<?x?xf32>, index) -> tensor<?x0xf32>
+  %2:2 = flow.dispatch @exe::@mixed_d(%a, %m, %m, %n) : (tensor<?x?xf32>, index, index, index) -> (tensor<?x0xf32>, tensor<?x?xf32>)
+  return %0, %1, %2#1 : tensor<0x4xf32>, tensor<?x0xf32>, tensor<?x?xf32>
 }
 
 // -----

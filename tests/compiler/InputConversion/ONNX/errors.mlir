@@ -744,6 +744,14 @@ func.func @if_ranks_differ(%c: tensor<i1>, %x: tensor<2x3xf32>) -> none {
 
 // -----
 
+func.func @nms_int_boxes(%b: tensor<1x4x4xi32>, %s: tensor<1x1x4xf32>) -> tensor<?x3xi64> {
+  // expected-error @+1 {{onnx node 'nms' (NonMaxSuppression, opset 11): input 0 has element type i32; the op type takes a floating-point tensor}}
+  %0 = onnx.node "NonMaxSuppression"(%b, %s) {attrs = {}, domain = "", node_name = "nms", opset = 11 : i64} : (tensor<1x4x4xi32>, tensor<1x1x4xf32>) -> tensor<?x3xi64>
+  return %0 : tensor<?x3xi64>
+}
+
+// -----
+
 // A Loop-carried value that changes rank between iterations.
 func.func @loop_rank_changes(%m: tensor<i64>, %x: tensor<2xf32>) -> none {
   %none = onnx.none : none
@@ -759,6 +767,14 @@ func.func @loop_rank_changes(%m: tensor<i64>, %x: tensor<2xf32>) -> none {
 
 // -----
 
+func.func @nms_three_coordinates(%b: tensor<1x4x3xf32>, %s: tensor<1x1x4xf32>) -> tensor<?x3xi64> {
+  // expected-error @+1 {{onnx node 'nms' (NonMaxSuppression, opset 11): input 0 (boxes) has 3 coordinates per box; it takes 4}}
+  %0 = onnx.node "NonMaxSuppression"(%b, %s) {attrs = {}, domain = "", node_name = "nms", opset = 11 : i64} : (tensor<1x4x3xf32>, tensor<1x1x4xf32>) -> tensor<?x3xi64>
+  return %0 : tensor<?x3xi64>
+}
+
+// -----
+
 // Only If, Loop and Scan hold subgraphs.
 func.func @subgraph_elsewhere(%x: tensor<2xf32>) -> none {
   // expected-error @+1 {{onnx node (Relu, opset 14): the op type takes no graph attribute}}
@@ -766,4 +782,36 @@ func.func @subgraph_elsewhere(%x: tensor<2xf32>) -> none {
     onnx.yield
   }
   return %0 : none
+}
+
+// -----
+
+func.func @nms_scores_of_other_boxes(%b: tensor<1x4x4xf32>, %s: tensor<1x2x5xf32>) -> tensor<?x3xi64> {
+  // expected-error @+1 {{onnx node 'nms' (NonMaxSuppression, opset 11): input 1 (scores) has the shape tensor<1x2x5xf32>; it takes [1, classes, 4] for the boxes' tensor<1x4x4xf32>}}
+  %0 = onnx.node "NonMaxSuppression"(%b, %s) {attrs = {}, domain = "", node_name = "nms", opset = 11 : i64} : (tensor<1x4x4xf32>, tensor<1x2x5xf32>) -> tensor<?x3xi64>
+  return %0 : tensor<?x3xi64>
+}
+
+// -----
+
+func.func @nms_too_many_boxes(%b: tensor<1x4097x4xf32>, %s: tensor<1x1x4097xf32>) -> tensor<?x3xi64> {
+  // expected-error @+1 {{onnx node 'nms' (NonMaxSuppression, opset 11): it takes at most 4096 boxes; the input has 4097}}
+  %0 = onnx.node "NonMaxSuppression"(%b, %s) {attrs = {}, domain = "", node_name = "nms", opset = 11 : i64} : (tensor<1x4097x4xf32>, tensor<1x1x4097xf32>) -> tensor<?x3xi64>
+  return %0 : tensor<?x3xi64>
+}
+
+// -----
+
+func.func @unique_many_slices(%x: tensor<5000x2xf32>) -> tensor<?x2xf32> {
+  // expected-error @+1 {{onnx node 'uq' (Unique, opset 11): Unique along an axis compares 5000 slices pairwise; at most 4096 are supported}}
+  %0 = onnx.node "Unique"(%x) {attrs = {axis = 0 : i64}, domain = "", node_name = "uq", opset = 11 : i64} : (tensor<5000x2xf32>) -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}
+
+// -----
+
+func.func @nms_too_many_ranks(%b: tensor<1x4x4xf32>, %s: tensor<1x4611686018427387904x4xf32>) -> tensor<?x3xi64> {
+  // expected-error @+1 {{onnx node 'nms' (NonMaxSuppression, opset 11): the ranks would have the shape [1x4611686018427387904x4], which is not a tensor shape of fewer than 2^62 bytes}}
+  %0 = onnx.node "NonMaxSuppression"(%b, %s) {attrs = {}, domain = "", node_name = "nms", opset = 11 : i64} : (tensor<1x4x4xf32>, tensor<1x4611686018427387904x4xf32>) -> tensor<?x3xi64>
+  return %0 : tensor<?x3xi64>
 }

@@ -519,6 +519,11 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
     SymbolRefAttr entryPoint;
     bool barrier;
     SmallVector<Value> constants, resources, offsets, lengths;
+    /// Null when the dispatch always runs; else whether one of its results
+    /// has elements (an i1 on the host).
+    Value enabled;
+    /// Every result is statically empty: there is nothing to dispatch.
+    bool skipped = false;
   };
   SmallVector<Command, 4> commands;
   SmallVector<Value> exports;
@@ -569,10 +574,30 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
     }
     ValueRange dynamicDims =
         ValueRange(call.getOperands()).take_back(resultDynamicDims);
+    // A dispatch writes only its results: when all are empty, it is not
+    // launched (statically empty: not recorded; dynamic: recorded with no
+    // workgroups when the sizes say so at run time).
+    bool alwaysRuns = false;
+    SmallVector<Value> nonEmpty;
     for (OpResult result : call->getResults()) {
       auto type = cast<RankedTensorType>(result.getType());
       ValueRange resultDims = dynamicDims.take_front(type.getNumDynamicDims());
       dynamicDims = dynamicDims.drop_front(type.getNumDynamicDims());
+      if (llvm::is_contained(type.getShape(), 0)) {
+        // Empty whatever the dynamic sizes.
+      } else if (type.hasStaticShape()) {
+        alwaysRuns = true;
+      } else {
+        Value some;
+        for (Value size : resultDims) {
+          Value positive = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ne, size, consts.get(0));
+          some = some
+                     ? arith::AndIOp::create(b, loc, some, positive).getResult()
+                     : positive;
+        }
+        nonEmpty.push_back(some);
+      }
       auto slot = slots.find(result);
       if (slot != slots.end()) {
         bind(slab, consts.get(plan.base + slot->second.offset),
@@ -595,6 +620,16 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
       result.replaceAllUsesWith(tensor);
       exports.push_back(tensor);
     }
+    if (!alwaysRuns) {
+      command.skipped = nonEmpty.empty();
+      for (Value some : nonEmpty) {
+        command.enabled =
+            command.enabled
+                ? arith::OrIOp::create(b, loc, command.enabled, some)
+                      .getResult()
+                : some;
+      }
+    }
     commands.push_back(std::move(command));
   }
 
@@ -603,12 +638,15 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
       b, calls.back().getLoc(), resolve.getDevice(), awaitTimepoint);
   OpBuilder body = OpBuilder::atBlockEnd(&execute.getBody().front());
   for (const Command &command : commands) {
+    if (command.skipped) {
+      continue;
+    }
     if (command.barrier) {
       stream::CmdBarrierOp::create(body, command.loc);
     }
-    stream::CmdDispatchOp::create(body, command.loc, command.entryPoint,
-                                  command.constants, command.resources,
-                                  command.offsets, command.lengths);
+    stream::CmdDispatchOp::create(
+        body, command.loc, command.entryPoint, command.constants,
+        command.resources, command.offsets, command.lengths, command.enabled);
   }
   done.append(calls.begin(), calls.end());
   pending.timepoint = execute.getResult();

@@ -228,23 +228,25 @@ def Stream_CmdDispatchOp : Stream_Op<"cmd.dispatch", [
     `constants` (push constants, in the order of the export's scalar
     arguments) and one binding per tensor argument then result of the
     export: a range `[offset, offset + length)` of a resource, in bytes.
-    The grid of workgroups is the export's.
+    The grid of workgroups is the export's. With `if(%nonempty)` (an i1
+    computed on the host from the results' dynamic sizes), the dispatch is
+    recorded with no workgroups when it is false: every result is empty,
+    so there is nothing to write, and the device never launches it.
 
     Example:
 
     ```mlir
     stream.cmd.dispatch @exe::@rows(%n : index)
-        bindings(%in[%c0, %len], %out[%c0, %len])
+        bindings(%in[%c0, %len], %out[%c0, %len]) if(%nonempty)
     ```
   }];
-  let arguments = (ins SymbolRefAttr:$entry_point,
-                       Variadic<AnyType>:$constants,
-                       Variadic<Stream_Resource>:$resources,
-                       Variadic<Index>:$offsets,
-                       Variadic<Index>:$lengths);
+  let arguments = (ins SymbolRefAttr:$entry_point, Variadic<AnyType>:$constants,
+      Variadic<Stream_Resource>:$resources, Variadic<Index>:$offsets,
+      Variadic<Index>:$lengths, Optional<I1>:$enabled);
   let assemblyFormat = [{
     $entry_point (`(` $constants^ `:` type($constants) `)`)?
     `bindings` `(` custom<Bindings>($resources, $offsets, $lengths) `)`
+    (`if` `(` $enabled^ `)`)?
     attr-dict
   }];
   let hasVerifier = 1;

@@ -20,6 +20,10 @@ def ScheduleExecutionPass
     - A `stream.cmd.barrier` goes before a dispatch that reads what an
       earlier dispatch of its group writes, directly or through a reshape
       (a view of the same memory).
+    - A dispatch whose results are all empty is not launched: it is left
+      out when they are empty at compile time, and carries
+      `if(%nonempty)` (computed from the results' dynamic sizes) when they
+      may be empty at run time.
     - Results that only later dispatches of their block read (in their own
       group or a later one), with static shapes, live in the block's
       transient slab (`stream.resource.alloca` where the block's first
