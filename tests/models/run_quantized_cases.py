@@ -112,6 +112,9 @@ def main():
     parser.add_argument("--cases", default=",".join(CASES))
     parser.add_argument("--devices", default="local-sync,local-task")
     parser.add_argument("--ort-modules", default=None)
+    parser.add_argument("--target-cpu", default=None,
+                        help="strata-compile's --target-cpu (default: host); "
+                        "znver3 takes the AVX2 kernels, x86-64 none")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     modules = make_quantized_models.find_ort_modules(args.ort_modules)
@@ -130,7 +133,8 @@ def main():
                                             stem + ".expected.npy")
         expected = np.load(stem + ".expected.npy").astype(np.float64)
         compiled = subprocess.run(
-            [args.strata_compile, stem + ".onnx", "-o", stem + ".vmfb"],
+            [args.strata_compile, stem + ".onnx", "-o", stem + ".vmfb"] +
+            (["--target-cpu=" + args.target_cpu] if args.target_cpu else []),
             capture_output=True, text=True, timeout=300)
         if compiled.returncode != 0:
             print("FAIL %s: compile: %s" % (name, compiled.stderr[-2000:]))
