@@ -936,11 +936,12 @@ LogicalResult rewriteIntMatmul(linalg::MatmulOp matmul, const Variant &variant,
       b, loc, MemRefType::get({scratchBytes}, b.getI8Type()),
       b.getI64IntegerAttr(64));
   MatmulOperands a = decompose(b, loc, lhs);
-  MatmulOperands bm = decompose(b, loc, rhs);
+  // (The weight's view is not decomposed when packed: its transpose must
+  // be left without readers, eraseDeadRelayouts.)
+  MatmulOperands bm = decompose(b, loc, packed ? packed->panels : rhs);
   if (packed) {
     // Each panel is ceil(k / KG) * NR * KG bytes: the column's panel starts
     // column * ceil(k / KG) * KG bytes in.
-    bm = decompose(b, loc, packed->panels);
     int64_t groupBytes =
         llvm::divideCeil(*kBound, variant.intKg) * variant.intKg;
     Value column = getValueOrCreateConstantIndexOp(b, loc, packed->column);

@@ -7,7 +7,9 @@
 // RUN: strata-opt %s '--strata-pack-weights=panel-columns=32' | FileCheck %s --check-prefix=NONE
 
 // CHECK-LABEL: func.func @int8_weight(
-// CHECK: %[[P:.*]] = arith.constant dense<{{\[\[\[\[}}0, 1, 2, 3], [8, 9, 10, 11]{{.*}}> : tensor<2x2x32x4xi8>
+// The panels, in hex: column 0's depth 0-3, column 1's, ... then depth group
+// 1: column 0's depth 4-6 and a zero, column 1's...
+// CHECK: %[[P:.*]] = arith.constant dense<"0x0001020308090A0B{{[0-9A-F]+}}040506000C0D0E00{{[0-9A-F]+}}"> : tensor<2x2x32x4xi8>
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<2x4x2x32xi8>
 // CHECK: %[[T:.*]] = linalg.transpose ins(%[[P]] : tensor<2x2x32x4xi8>) outs(%[[E]] : tensor<2x4x2x32xi8>) permutation = [1, 3, 0, 2]
 // CHECK: %[[C:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2, 3]] : tensor<2x4x2x32xi8> into tensor<8x64xi8>
