@@ -60,3 +60,17 @@ func.func @remf(%a: tensor<4xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Dynamic outer loops, a static inner one (a sequence of rows of 64): the
+// rows are tiled by one and each row's 64 elements move and add as 8-lane
+// vectors (a dynamic loop is never vectorized itself).
+// CHECK-LABEL: llvm.func @dynamic_rows
+// CHECK: llvm.fadd {{.*}} : vector<8xf32>
+// CHECK: llvm.return
+func.func @dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<?x64xf32>, %na: index, %nb: index, %n: index) -> tensor<?x64xf32> {
+  %e = tensor.empty(%n) : tensor<?x64xf32>
+  %r = linalg.add ins(%a, %b : tensor<?x64xf32>, tensor<?x64xf32>) outs(%e : tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %r : tensor<?x64xf32>
+}

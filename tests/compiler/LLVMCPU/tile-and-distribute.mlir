@@ -125,3 +125,26 @@ func.func @producer_returned(%x: tensor<256x32xf32>, %w: tensor<32x64xf32>, %bia
   } -> tensor<256x64xf32>
   return %m, %r : tensor<256x64xf32>, tensor<256x64xf32>
 }
+
+// -----
+
+// A batch_matmul with a dynamic depth (scores x values over a sequence):
+// one batch and at most 64 rows per workgroup, and inside it the depth cut
+// into 256-deep tiles that accumulate into the workgroup's result, each a
+// bounded product the microkernel takes; the fill stays before the loop.
+// CHECK-LABEL: func.func @dynamic_depth
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (4, %{{.*}}) step (1, 64)
+// CHECK:   %[[F:.*]] = linalg.fill {{.*}} -> tensor<1x?x64xf32>
+// CHECK:   %[[R:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256 iter_args(%[[ACC:.*]] = %[[F]])
+// CHECK:     linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<1x?x?xf32>, tensor<1x?x64xf32>) outs(%{{.*}} : tensor<1x?x64xf32>)
+// CHECK:   tensor.parallel_insert_slice %[[R]]
+func.func @dynamic_depth(%s: tensor<4x?x?xf32>, %v: tensor<4x?x64xf32>) -> tensor<4x?x64xf32> {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %s, %c1 : tensor<4x?x?xf32>
+  %e = tensor.empty(%m) : tensor<4x?x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x?x64xf32>) -> tensor<4x?x64xf32>
+  %r = linalg.batch_matmul ins(%s, %v : tensor<4x?x?xf32>, tensor<4x?x64xf32>)
+                           outs(%f : tensor<4x?x64xf32>) -> tensor<4x?x64xf32>
+  return %r : tensor<4x?x64xf32>
+}

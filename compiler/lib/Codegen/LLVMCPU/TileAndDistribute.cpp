@@ -393,17 +393,20 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
       sizes.resize(root.getNumLoops(), 0);
       return sizes;
     }
-    // A batch_matmul with dynamic rows or columns (attention over a
-    // sequence) and a static depth: one batch per workgroup, its rows and
-    // columns cut into bounded tiles the microkernel takes as a matmul.
+    // A batch_matmul with dynamic rows, columns or depth (attention over a
+    // sequence): one batch per workgroup, its rows and columns cut into
+    // bounded tiles the microkernel takes as a matmul.
     auto batch = findDistributed<linalg::BatchMatmulOp>(root);
     if (batch && !batch.hasUserDefinedMaps() &&
         llvm::all_of(batch->getOperandTypes(), [](Type type) {
           return getElementTypeOrSelf(type).isF32();
         })) {
       SmallVector<int64_t> r = batch.getStaticLoopRanges();
-      if (!ShapedType::isDynamic(r[0]) && !ShapedType::isDynamic(r[3]) &&
-          (ShapedType::isDynamic(r[1]) || ShapedType::isDynamic(r[2]))) {
+      // A dynamic depth (scores x values over a sequence) is cut again
+      // inside each workgroup (tileDynamicDepths).
+      if (!ShapedType::isDynamic(r[0]) &&
+          (ShapedType::isDynamic(r[1]) || ShapedType::isDynamic(r[2]) ||
+           ShapedType::isDynamic(r[3]))) {
         SmallVector<int64_t> sizes(root.getNumLoops(), 0);
         sizes[0] = 1;
         sizes[1] = ShapedType::isDynamic(r[1]) ? kDynamicMatmulRows : 0;
@@ -560,6 +563,58 @@ LogicalResult distributeFunction(func::FuncOp func, bool sequential) {
           original, replacement->second,
           [](OpOperand &use) { return isa<func::ReturnOp>(use.getOwner()); });
     }
+  }
+  return success();
+}
+
+// Depth of the sequential tiles a contraction with a dynamic depth is cut
+// into inside its workgroup: each tile is a microkernel call with bounded
+// scratch (its packed operands), accumulating into the workgroup's output.
+constexpr int64_t kDynamicDepthTile = 256;
+
+// Cuts the dynamic depth of every f32 matmul and batch_matmul in `func` (a
+// workgroup's tile, or the whole op) into an scf.for over depth tiles of
+// kDynamicDepthTile: the result tile is initialized once (its fill stays
+// before the loop) and each iteration adds one tile's product, so the
+// microkernel takes each with bounded scratch instead of the slow generic
+// path taking the whole unbounded depth.
+LogicalResult tileDynamicDepths(func::FuncOp func) {
+  SmallVector<linalg::LinalgOp> products;
+  func.walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) ||
+        !op.hasPureTensorSemantics() ||
+        !llvm::all_of(op->getOperandTypes(), [](Type type) {
+          return getElementTypeOrSelf(type).isF32();
+        })) {
+      return;
+    }
+    if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
+        matmul && matmul.hasUserDefinedMaps()) {
+      return;
+    }
+    if (auto batch = dyn_cast<linalg::BatchMatmulOp>(op.getOperation());
+        batch && batch.hasUserDefinedMaps()) {
+      return;
+    }
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (ShapedType::isDynamic(ranges.back())) {
+      products.push_back(op);
+    }
+  });
+  IRRewriter rewriter(func.getContext());
+  for (linalg::LinalgOp op : products) {
+    rewriter.setInsertionPoint(op);
+    SmallVector<OpFoldResult> sizes(op.getNumLoops(), rewriter.getIndexAttr(0));
+    sizes.back() = rewriter.getIndexAttr(kDynamicDepthTile);
+    scf::SCFTilingOptions options;
+    options.setTileSizes(sizes);
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled)) {
+      return op->emitError() << "cannot tile this op's depth (llvm-cpu)";
+    }
+    rewriter.replaceOp(op, tiled->replacements);
   }
   return success();
 }
@@ -731,7 +786,8 @@ tileAndDistributeToWorkgroups(ModuleOp module,
       continue;
     }
     if (failed(distributeFunction(
-            func, singleWorkgroup.contains(func.getSymName())))) {
+            func, singleWorkgroup.contains(func.getSymName()))) ||
+        failed(tileDynamicDepths(func))) {
       return failure();
     }
   }

@@ -1,6 +1,7 @@
 //===- Vectorize.cpp - upstream linalg vectorization of parallel ops ------===//
 //
-// Within a workgroup, each linalg op on static shapes is tiled to one native
+// Within a workgroup, each linalg op whose innermost loops are static (its
+// outer ones may be dynamic: tiled by one) is tiled to one native
 // vector along its innermost parallel loop (and up to 16 iterations of its
 // innermost reduction loop: matmuls become vector.contracts lowered to outer
 // products, row reductions vector.multi_reductions) and vectorized with
@@ -58,9 +59,6 @@ SmallVector<int64_t> chooseVectorTile(linalg::LinalgOp op,
         std::max<int64_t>(widestBits, elementType.getIntOrFloatBitWidth());
   }
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
-    return {};
-  }
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   std::optional<unsigned> parallelDim, reductionDim;
   for (unsigned dim = 0; dim < iterators.size(); ++dim) {
@@ -70,7 +68,10 @@ SmallVector<int64_t> chooseVectorTile(linalg::LinalgOp op,
       reductionDim = dim;
     }
   }
-  if (!parallelDim) {
+  // Dynamic loops outside the vector are tiled by one (a row of a
+  // sequence, a head's cache); the vector's own loops must be static.
+  if (!parallelDim || ShapedType::isDynamic(ranges[*parallelDim]) ||
+      (reductionDim && ShapedType::isDynamic(ranges[*reductionDim]))) {
     return {};
   }
   int64_t nativeLanes =

@@ -338,11 +338,17 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
    * microkernel reads B's full panels in place (rows ldb apart); only a last
    * panel of fewer than NR columns is packed (zero-padded). */
   int inPlaceB = !packedB && m <= STRATA_SGEMM_IN_PLACE_B_ROWS;
+  /* One row panel of A read in place against panels packed at compile time
+   * (a matrix-vector product: a decoder's token): depth blocks would only
+   * cut each panel's one contiguous stream into KC-row pieces that the
+   * hardware prefetchers pick up again one by one. Each panel is read whole,
+   * and the panels of a tile follow each other in memory. */
+  int64_t depthBlock = packedB && directA && m <= MR ? k : KC;
   for (int64_t jc = 0; jc < n; jc += NC) {
     int64_t nc = minI64(NC, n - jc);
     int64_t fullCols = nc / NR * NR;
-    for (int64_t pc = 0; pc < k; pc += KC) {
-      int64_t kc = minI64(KC, k - pc);
+    for (int64_t pc = 0; pc < k; pc += depthBlock) {
+      int64_t kc = minI64(depthBlock, k - pc);
       int add = accumulate || pc > 0;
       /* The epilogue goes with the last depth block's stores, and so does
        * streaming: earlier blocks' C is read back. */

@@ -46,6 +46,12 @@ sgemmPrefetchNext(const float *next, int64_t lda, int mr, int64_t *row,
  * the variants expand it twice, so that the loop without the prefetch
  * carries none of its state (addressing the rows of A takes most general
  * registers). */
+/* Rows of B ahead of the one a depth step reads that it prefetches: B
+ * streams from memory when it is a weight read once per call (a few rows of
+ * A: a decoder's token), and one sequential stream alone leaves the memory
+ * bus mostly idle. */
+#define STRATA_SGEMM_B_PREFETCH_ROWS 48
+
 #define STRATA_SGEMM_STEPS(prefetch, VecT, load, broadcast, fma, half)         \
   for (int64_t r = 0; r < runs->count; ++r) {                                  \
     const float *a = pa + runs->offset[r];                                     \
@@ -53,6 +59,7 @@ sgemmPrefetchNext(const float *next, int64_t lda, int mr, int64_t *row,
       if (prefetch) {                                                          \
         sgemmPrefetchNext(runs->next, lda, MR, &nextRow, &nextCol);            \
       }                                                                        \
+      __builtin_prefetch(pb + STRATA_SGEMM_B_PREFETCH_ROWS * ldb, 0, 0);       \
       VecT b0 = load(pb);                                                      \
       VecT b1 = vecs > 1 ? load(pb + (half)) : b0;                             \
       _Pragma("clang loop unroll(full)") for (int i = 0; i < MR; ++i) {        \

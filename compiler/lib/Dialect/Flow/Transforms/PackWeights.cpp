@@ -190,34 +190,53 @@ bool isStaticIntMatmul(Operation *op) {
          elementIs(matmul.getDpsInits()[0], 32);
 }
 
+// Rows a product with a dynamic row count (a batch or a sequence folded
+// into M) is taken to have when its work is weighed against min-work: the
+// code generator cuts such rows into tiles of this many
+// (TileAndDistribute.cpp, kDynamicMatmulRows), each a microkernel call
+// that reads the packed weight in place.
+constexpr int64_t kDynamicRows = 64;
+
 // M, N and the depth of a matmul or convolution whose right-hand operand
-// (operand 1) is a static f32 depth... x N weight, else nullopt.
+// (operand 1) is a static f32 depth... x N weight, else nullopt. The rows of
+// a matmul may be dynamic (M is then kDynamicRows), and so may the batch of
+// a convolution (one image then); everything else is static.
 std::optional<std::array<int64_t, 3>> productSizes(Operation *op) {
-  auto allF32Static = [&] {
-    return llvm::all_of(op->getOperandTypes(), [](Type type) {
-      auto tensor = dyn_cast<RankedTensorType>(type);
-      return tensor && tensor.hasStaticShape() &&
-             tensor.getElementType().isF32();
+  auto allF32 = [&](bool dynamicRows) {
+    return llvm::all_of(llvm::enumerate(op->getOperandTypes()), [&](auto it) {
+      auto tensor = dyn_cast<RankedTensorType>(it.value());
+      if (!tensor || !tensor.getElementType().isF32()) {
+        return false;
+      }
+      // Operand 1 (the weight) is static; the others may have dynamic rows.
+      for (auto [d, size] : llvm::enumerate(tensor.getShape())) {
+        if (ShapedType::isDynamic(size) &&
+            (!dynamicRows || it.index() == 1 || d != 0)) {
+          return false;
+        }
+      }
+      return true;
     });
   };
   if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
-    if (matmul.hasUserDefinedMaps() || !allF32Static()) {
+    if (matmul.hasUserDefinedMaps() || !allF32(/*dynamicRows=*/true)) {
       return std::nullopt;
     }
     auto out = cast<RankedTensorType>(matmul.getDpsInits()[0].getType());
     auto lhs = cast<RankedTensorType>(matmul.getDpsInputs()[0].getType());
-    return std::array<int64_t, 3>{out.getDimSize(0), out.getDimSize(1),
-                                  lhs.getDimSize(1)};
+    int64_t rows = out.isDynamicDim(0) ? kDynamicRows : out.getDimSize(0);
+    return std::array<int64_t, 3>{rows, out.getDimSize(1), lhs.getDimSize(1)};
   }
   if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op)) {
-    if (!allF32Static()) {
+    if (!allF32(/*dynamicRows=*/true)) {
       return std::nullopt;
     }
+    // A dynamic batch: each image is a tile of its own (H x W rows).
     auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
     auto filter = cast<RankedTensorType>(conv.getInputs()[1].getType());
+    int64_t images = out.isDynamicDim(0) ? 1 : out.getDimSize(0);
     return std::array<int64_t, 3>{
-        out.getDimSize(0) * out.getDimSize(1) * out.getDimSize(2),
-        out.getDimSize(3),
+        images * out.getDimSize(1) * out.getDimSize(2), out.getDimSize(3),
         filter.getDimSize(0) * filter.getDimSize(1) * filter.getDimSize(2)};
   }
   return std::nullopt;

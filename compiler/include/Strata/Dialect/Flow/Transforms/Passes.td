@@ -106,8 +106,11 @@ def PackWeightsPass : Pass<"strata-pack-weights", "::mlir::ModuleOp"> {
     not a multiple of NR the last panel is padded with zero columns and a
     `tensor.extract_slice` takes the first N columns. Only operands of
     products the code generator cuts into microkernel tiles (at least
-    `min-work` multiply-adds, TargetBackend::minMatmulTileWork) are packed. `panel-columns=0` (the default; targets without a
-    microkernel) does nothing.
+    `min-work` multiply-adds, TargetBackend::minMatmulTileWork) are
+    packed. A matmul's rows may be dynamic (a batch or a sequence: its
+    work is weighed per tile of 64 rows), and so may a convolution's batch
+    (weighed per image); the weight itself is static. `panel-columns=0`
+    (the default; targets without a microkernel) does nothing.
 
     The constant i8 weight (K x N) of an i8 x i8 -> i32 `linalg.matmul`
     (a quantized layer's contraction) is packed likewise for the int8
