@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """run_quantized_cases.py - edge cases of the int8 path on small QDQ models
 made here with onnx.helper (f32 input -> QuantizeLinear -> DequantizeLinear
--> Conv / Gemm with a constant int8 weight -> (Relu) -> QuantizeLinear ->
+-> Conv (dense or depthwise) / Gemm with a constant int8 weight -> (Relu) -> QuantizeLinear ->
 DequantizeLinear -> f32 output), compiled by strata-compile and run on both
 local devices against ONNX Runtime's output on the same file.
 
@@ -9,7 +9,9 @@ The cases: uint8 zero points 0, 128 and 255; int8 activations; outputs
 saturating at both ends; odd channel counts and depths that are not a
 multiple of 4; sizes below the microkernel's threshold (the vectorized
 loops) and above it (conv_zp0_relu, conv_zp128, gemm_odd_k: calls of the
-int8 microkernel with partial row and column tiles). Each
+int8 microkernel with partial row and column tiles, their weights packed
+at compile time); depthwise convolutions (dwconv_*: u8 and s8, stride 2,
+a 5 x 5 window). Each
 output must be within one output quantization step of ONNX Runtime's
 everywhere. Skipped (exit 77) without onnxruntime-node.
 """
@@ -27,7 +29,7 @@ import make_quantized_models  # noqa: E402
 
 
 def make_model(path, kind, x_shape, w_shape, x_zp, x_unsigned, y_scale, y_zp,
-               relu, seed, pads=(0, 0, 0, 0), strides=(1, 1)):
+               relu, seed, pads=(0, 0, 0, 0), strides=(1, 1), group=1):
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     rng = np.random.default_rng(seed)
@@ -57,7 +59,8 @@ def make_model(path, kind, x_shape, w_shape, x_zp, x_unsigned, y_scale, y_zp,
     ]
     if kind == "conv":
         nodes.append(helper.make_node("Conv", ["xf", "wf", "bf"], ["y"],
-                                      pads=list(pads), strides=list(strides)))
+                                      pads=list(pads), strides=list(strides),
+                                      group=group))
     else:
         nodes.append(helper.make_node("Gemm", ["xf", "wf", "bf"], ["y"],
                                       transB=1))
@@ -97,6 +100,14 @@ CASES = {
                      False, {}),
     "conv_s8": ("conv", (1, 9, 16, 16), (40, 9, 3, 3), -5, False, 0.03, 2, True,
                 {"pads": (1, 0, 1, 0)}),
+    # Depthwise (group = channels): an i8 depthwise convolution into i32.
+    "dwconv_zp128_relu": ("conv", (1, 24, 17, 17), (24, 1, 3, 3), 128, True,
+                          0.05, 0, True, {"pads": (1, 1, 1, 1), "group": 24}),
+    "dwconv_s2_odd": ("conv", (2, 19, 15, 15), (19, 1, 3, 3), 37, True, 0.02,
+                      100, False, {"pads": (1, 1, 1, 1), "strides": (2, 2),
+                                   "group": 19}),
+    "dwconv_s8": ("conv", (1, 40, 9, 9), (40, 1, 5, 5), -5, False, 0.03, 2,
+                  False, {"pads": (2, 2, 2, 2), "group": 40}),
     "gemm_odd_k": ("gemm", (256, 259), (131, 259), 128, True, 0.02, 128, False, {}),
     "gemm_small": ("gemm", (3, 5), (7, 5), 255, True, 0.01, 0, True, {}),
     "gemm_saturating_s8": ("gemm", (20, 203), (50, 203), 0, False, 0.002, 0,
@@ -112,6 +123,9 @@ def main():
     parser.add_argument("--cases", default=",".join(CASES))
     parser.add_argument("--devices", default="local-sync,local-task")
     parser.add_argument("--ort-modules", default=None)
+    parser.add_argument("--target-cpu", default=None,
+                        help="strata-compile's --target-cpu (default: host); "
+                        "znver3 takes the AVX2 kernels, x86-64 none")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     modules = make_quantized_models.find_ort_modules(args.ort_modules)
@@ -130,7 +144,8 @@ def main():
                                             stem + ".expected.npy")
         expected = np.load(stem + ".expected.npy").astype(np.float64)
         compiled = subprocess.run(
-            [args.strata_compile, stem + ".onnx", "-o", stem + ".vmfb"],
+            [args.strata_compile, stem + ".onnx", "-o", stem + ".vmfb"] +
+            (["--target-cpu=" + args.target_cpu] if args.target_cpu else []),
             capture_output=True, text=True, timeout=300)
         if compiled.returncode != 0:
             print("FAIL %s: compile: %s" % (name, compiled.stderr[-2000:]))

@@ -58,6 +58,9 @@ def main():
     parser.add_argument("--batch", type=int, default=2)
     parser.add_argument("--devices", default="local-sync,local-task")
     parser.add_argument("--ort-modules", default=None)
+    parser.add_argument("--target-cpu", default=None,
+                        help="strata-compile's --target-cpu (default: host); "
+                        "znver3 takes the AVX2 kernels, x86-64 none")
     parser.add_argument("--timeout", type=float, default=600)
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -86,7 +89,8 @@ def main():
         vmfb = stem + ".vmfb"
         start = time.time()
         compiled = subprocess.run(
-            [args.strata_compile, stem + ".onnx", "-o", vmfb],
+            [args.strata_compile, stem + ".onnx", "-o", vmfb] +
+            (["--target-cpu=" + args.target_cpu] if args.target_cpu else []),
             capture_output=True, text=True, timeout=args.timeout)
         if compiled.returncode != 0:
             print("FAIL %s: compile: %s" % (name, compiled.stderr.strip()[-2000:]))

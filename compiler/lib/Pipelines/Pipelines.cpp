@@ -72,6 +72,11 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     packOptions.panelColumns =
         target ? target->weightPanelColumns(targetOptions) : 0;
     packOptions.minWork = minWork;
+    std::pair<int64_t, int64_t> int8Panel =
+        target ? target->int8WeightPanel(targetOptions)
+               : std::pair<int64_t, int64_t>{0, 0};
+    packOptions.int8PanelColumns = int8Panel.first;
+    packOptions.int8DepthGroup = int8Panel.second;
     pm.addPass(flow::createPackWeightsPass(packOptions));
     pm.addPass(flow::createFormDispatchesPass(flowOptions));
     // Host size arithmetic that dispatch formation reified as affine.apply

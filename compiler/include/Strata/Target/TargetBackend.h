@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir::strata {
@@ -57,6 +58,12 @@ public:
   virtual int64_t
   weightPanelColumns(const TargetBackendOptions &options) const {
     return 0;
+  }
+  /// The panel its int8 matmul kernels read constant int8 weights in:
+  /// {columns per panel, depth steps per group}; {0, 0}: as written.
+  virtual std::pair<int64_t, int64_t>
+  int8WeightPanel(const TargetBackendOptions &options) const {
+    return {0, 0};
   }
   /// The fewest multiply-adds of an f32 matmul or convolution its kernels
   /// run as a matmul (tiled for its microkernel, if it has one): the flow

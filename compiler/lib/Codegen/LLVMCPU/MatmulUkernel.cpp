@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -49,14 +50,22 @@ constexpr int64_t kStreamedResultBytes = 32 << 20;
 struct Variant {
   int64_t mr, nr;
   int64_t lanes; // f32 per vector (the depthwise kernel's channel block)
+  // The int8 kernel's panel: columns and depth steps per 32-bit lane.
+  int64_t intNr, intKg;
 };
 
 std::optional<Variant> lookupVariant(StringRef name) {
-  if (name == "avx512" || name == "avx512vnni") {
-    return Variant{STRATA_SGEMM_AVX512_MR, STRATA_SGEMM_AVX512_NR, 16};
+  if (name == "avx512vnni") {
+    return Variant{STRATA_SGEMM_AVX512_MR, STRATA_SGEMM_AVX512_NR, 16,
+                   STRATA_IGEMM_VNNI_NR, STRATA_IGEMM_VNNI_KG};
+  }
+  if (name == "avx512") {
+    return Variant{STRATA_SGEMM_AVX512_MR, STRATA_SGEMM_AVX512_NR, 16,
+                   STRATA_IGEMM_MADD_NR, STRATA_IGEMM_MADD_KG};
   }
   if (name == "avx2") {
-    return Variant{STRATA_SGEMM_AVX2_MR, STRATA_SGEMM_AVX2_NR, 8};
+    return Variant{STRATA_SGEMM_AVX2_MR, STRATA_SGEMM_AVX2_NR, 8,
+                   STRATA_IGEMM_MADD_NR, STRATA_IGEMM_MADD_KG};
   }
   return std::nullopt;
 }
@@ -612,12 +621,287 @@ bool isRowMajorInt(Value value, unsigned bits) {
          strides.back() == 1;
 }
 
+// An int8 weight packed at compile time (--strata-pack-weights): the
+// right-hand operand of an int8 matmul is (a view of rows [0, K) and
+// columns of)
+//   collapse_shape(transpose(P)) : Kp x Np   ([[0, 1], [2, 3]])
+// where P is a contiguous i8 memref [Np / NR, Kp / KG, NR, KG], the
+// transpose writes T[g, t, p, j] = P[p, g, j, t] and nothing else writes T.
+// The microkernel reads P's panels (STRATA_IGEMM_PACKED_B).
+std::optional<PackedWeights> findPackedIntWeights(Value rhs, int64_t nr,
+                                                  int64_t kg) {
+  Value whole = rhs;
+  OpFoldResult column = OpBuilder(rhs.getContext()).getIndexAttr(0);
+  while (auto view = whole.getDefiningOp<memref::SubViewOp>()) {
+    // The depth from its start (K of the padded Kp), unit strides; a
+    // column offset must start a panel.
+    if (view.getSourceType().getRank() != 2 || !view.hasUnitStride() ||
+        !isConstantIntValue(view.getMixedOffsets()[0], 0)) {
+      return std::nullopt;
+    }
+    OpFoldResult offset = view.getMixedOffsets()[1];
+    if (!isMultipleOf(offset, nr)) {
+      return std::nullopt;
+    }
+    if (!isConstantIntValue(column, 0)) {
+      if (!isConstantIntValue(offset, 0)) {
+        return std::nullopt;
+      }
+    } else {
+      column = offset;
+    }
+    whole = view.getSource();
+  }
+  auto collapse = whole.getDefiningOp<memref::CollapseShapeOp>();
+  if (!collapse) {
+    return std::nullopt;
+  }
+  SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+  Value transposed = collapse.getSrc();
+  auto transposedType = cast<MemRefType>(transposed.getType());
+  if (groups.size() != 2 || groups[0] != ReassociationIndices{0, 1} ||
+      groups[1] != ReassociationIndices{2, 3} ||
+      !transposedType.hasStaticShape() || transposedType.getDimSize(1) != kg ||
+      transposedType.getDimSize(3) != nr ||
+      !transposed.getDefiningOp<memref::AllocOp>()) {
+    return std::nullopt;
+  }
+  linalg::LinalgOp writer;
+  for (Operation *user : transposed.getUsers()) {
+    auto op = dyn_cast<linalg::LinalgOp>(user);
+    if (op && llvm::is_contained(op.getDpsInits(), transposed)) {
+      if (writer) {
+        return std::nullopt;
+      }
+      writer = op;
+    }
+  }
+  if (!writer || writer.getNumDpsInputs() != 1 ||
+      writer.getNumDpsInits() != 1 || writer.getNumParallelLoops() != 4) {
+    return std::nullopt;
+  }
+  MLIRContext *context = rhs.getContext();
+  AffineExpr g, t, p, j;
+  bindDims(context, g, t, p, j);
+  OpOperand *input = writer.getDpsInputOperand(0);
+  OpOperand *init = writer.getDpsInitOperand(0);
+  Block *body = writer.getBlock();
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  if (writer.getMatchingIndexingMap(input) !=
+          AffineMap::get(4, 0, {p, g, j, t}, context) ||
+      !writer.getMatchingIndexingMap(init).isIdentity() || !yield ||
+      yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != body->getArgument(0)) {
+    return std::nullopt;
+  }
+  Value panels = input->get();
+  auto panelsType = dyn_cast<MemRefType>(panels.getType());
+  if (!panelsType || !panelsType.getLayout().isIdentity() ||
+      !panelsType.getElementType().isSignlessInteger(8)) {
+    return std::nullopt;
+  }
+  return PackedWeights{panels, column};
+}
+
+// The requantization of an int8 matmul's i32 result (QDQFusion.cpp), when
+// the microkernel can apply it as it stores (STRATA_IGEMM_REQUANTIZE): an
+// elementwise generic reading the whole product, a per-column i32 adjust
+// and f32 multiplier, writing i8 with the body
+//   trunci(fptosi(min(max(roundeven(sitofp(acc + adjust) * mult) + zero,
+//   lo), hi)))
+// (the zero's addition may be absent).
+struct IntEpilogue {
+  linalg::GenericOp generic;
+  Value target, adjust, multiplier;
+  float zero = 0.0f, lo = 0.0f, hi = 0.0f;
+};
+
+std::optional<IntEpilogue> findRequantization(Operation *product, Value out,
+                                              linalg::FillOp fill) {
+  if (!fill || !out.getDefiningOp<memref::AllocOp>()) {
+    return std::nullopt;
+  }
+  linalg::GenericOp generic;
+  for (Operation *user : out.getUsers()) {
+    if (user == product || user == fill.getOperation() ||
+        isa<memref::DeallocOp>(user)) {
+      continue;
+    }
+    auto consumer = dyn_cast<linalg::GenericOp>(user);
+    if (!consumer || generic) {
+      return std::nullopt;
+    }
+    generic = consumer;
+  }
+  if (!generic || generic->getBlock() != product->getBlock() ||
+      !generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 ||
+      generic.getNumDpsInputs() != 3 || generic.getNumLoops() != 2 ||
+      generic.getNumParallelLoops() != 2) {
+    return std::nullopt;
+  }
+  for (Operation *op = product->getNextNode(); op != generic.getOperation();
+       op = op->getNextNode()) {
+    if (!isMemoryEffectFree(op)) {
+      return std::nullopt;
+    }
+  }
+  IntEpilogue epilogue;
+  epilogue.generic = generic;
+  OpOperand *init = generic.getDpsInitOperand(0);
+  epilogue.target = init->get();
+  auto targetType = cast<MemRefType>(epilogue.target.getType());
+  if (!isRowMajorInt(epilogue.target, 8) ||
+      targetType.getShape() != cast<MemRefType>(out.getType()).getShape() ||
+      !generic.getMatchingIndexingMap(init).isIdentity() ||
+      !generic.getMatchingBlockArgument(init).use_empty()) {
+    return std::nullopt;
+  }
+  MLIRContext *context = generic.getContext();
+  AffineMap lastDim = AffineMap::get(2, 0, getAffineDimExpr(1, context));
+  BlockArgument accArg, adjustArg, multArg;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    Value value = input->get();
+    auto type = cast<MemRefType>(value.getType());
+    BlockArgument arg = generic.getMatchingBlockArgument(input);
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    bool unitVector = type.getRank() == 1 && map == lastDim &&
+                      succeeded(type.getStridesAndOffset(strides, offset)) &&
+                      strides[0] == 1;
+    if (value == out && map.isIdentity() && !accArg) {
+      accArg = arg;
+    } else if (unitVector && type.getElementType().isSignlessInteger(32) &&
+               !adjustArg) {
+      adjustArg = arg;
+      epilogue.adjust = value;
+    } else if (unitVector && type.getElementType().isF32() && !multArg) {
+      multArg = arg;
+      epilogue.multiplier = value;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!accArg || !adjustArg || !multArg) {
+    return std::nullopt;
+  }
+  auto constantOf = [](Value value) -> std::optional<float> {
+    FloatAttr attr;
+    if (!matchPattern(value, m_Constant(&attr)) || !attr.getType().isF32() ||
+        !std::isfinite(attr.getValue().convertToFloat())) {
+      return std::nullopt;
+    }
+    return attr.getValue().convertToFloat();
+  };
+  // Walks the chain from the yield back to the accumulator.
+  auto yield = cast<linalg::YieldOp>(generic.getBlock()->getTerminator());
+  Value current = yield.getOperand(0);
+  // The other operand of a binary op on `current`'s chain, in either order.
+  auto otherOf = [](Operation *op, Value chain) -> Value {
+    return op->getOperand(0) == chain ? op->getOperand(1) : op->getOperand(0);
+  };
+  int64_t ops = 7; // the body's ops on the chain
+  if (auto trunc = current.getDefiningOp<arith::TruncIOp>()) {
+    current = trunc.getIn();
+    ++ops;
+  }
+  auto toInt = current.getDefiningOp<arith::FPToSIOp>();
+  if (!toInt) {
+    return std::nullopt;
+  }
+  current = toInt.getIn();
+  auto min = current.getDefiningOp<arith::MinimumFOp>();
+  if (!min) {
+    return std::nullopt;
+  }
+  auto max = min.getLhs().getDefiningOp<arith::MaximumFOp>();
+  std::optional<float> hi = constantOf(min.getRhs());
+  if (!max) {
+    max = min.getRhs().getDefiningOp<arith::MaximumFOp>();
+    hi = constantOf(min.getLhs());
+  }
+  if (!max || !hi) {
+    return std::nullopt;
+  }
+  std::optional<float> lo = constantOf(max.getRhs());
+  current = max.getLhs();
+  if (!lo) {
+    lo = constantOf(max.getLhs());
+    current = max.getRhs();
+  }
+  if (!lo || !(*lo <= *hi)) {
+    return std::nullopt;
+  }
+  epilogue.lo = *lo;
+  epilogue.hi = *hi;
+  if (auto add = current.getDefiningOp<arith::AddFOp>()) {
+    Value rounded = add.getLhs().getDefiningOp<math::RoundEvenOp>()
+                        ? add.getLhs()
+                        : add.getRhs();
+    std::optional<float> zero = constantOf(otherOf(add, rounded));
+    if (!zero) {
+      return std::nullopt;
+    }
+    epilogue.zero = *zero;
+    current = rounded;
+    ++ops;
+  }
+  auto round = current.getDefiningOp<math::RoundEvenOp>();
+  auto mul = round ? round.getOperand().getDefiningOp<arith::MulFOp>()
+                   : arith::MulFOp();
+  if (!mul) {
+    return std::nullopt;
+  }
+  Value scaled = mul.getLhs() == multArg ? mul.getRhs() : mul.getLhs();
+  auto toFloat = scaled.getDefiningOp<arith::SIToFPOp>();
+  if (otherOf(mul, scaled) != multArg || !toFloat) {
+    return std::nullopt;
+  }
+  auto sum = toFloat.getIn().getDefiningOp<arith::AddIOp>();
+  if (!sum || !((sum.getLhs() == accArg && sum.getRhs() == adjustArg) ||
+                (sum.getLhs() == adjustArg && sum.getRhs() == accArg))) {
+    return std::nullopt;
+  }
+  // Nothing else is computed: the body is the chain (its constants are
+  // defined outside), each link read once.
+  for (Operation *op :
+       {sum.getOperation(), toFloat.getOperation(), mul.getOperation(),
+        round.getOperation(), max.getOperation(), min.getOperation(),
+        toInt.getOperation()}) {
+    if (!op->hasOneUse()) {
+      return std::nullopt;
+    }
+  }
+  int64_t computed = 0;
+  for (Operation &op : generic.getBlock()->without_terminator()) {
+    computed += !isa<arith::ConstantOp>(op);
+  }
+  if (computed != ops) {
+    return std::nullopt;
+  }
+  return epilogue;
+}
+
+// An address (i64) of the first element of a memref of `elementBytes`.
+Value elementAddress(OpBuilder &b, Location loc, Value memref,
+                     int64_t elementBytes) {
+  MatmulOperands operands = decompose(b, loc, memref);
+  Value bytes = arith::MulIOp::create(
+      b, loc, operands.offset,
+      arith::ConstantIndexOp::create(b, loc, elementBytes));
+  Value sum = arith::AddIOp::create(b, loc, operands.alignedPointer, bytes);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), sum);
+}
+
 // An i8 x i8 -> i32 linalg.matmul (signed, the named op's casts) as a call
-// of the int8 microkernel: the same threshold as the f32 one, a zero fill
-// folded, the packing scratch from the sizes' upper bounds. Its epilogue
-// (the requantization) stays a loop nest over the i32 tile.
-LogicalResult rewriteIntMatmul(linalg::MatmulOp matmul, func::FuncOp callee,
-                               bool &rewritten) {
+// of the int8 microkernel: the same threshold as the f32 one (a weight
+// packed at compile time always takes it), a zero fill folded, the packing
+// scratch from the sizes' upper bounds, and the requantization that reads
+// the product applied as the kernel stores when it matches
+// (findRequantization); otherwise that stays a loop nest over the i32
+// tile.
+LogicalResult rewriteIntMatmul(linalg::MatmulOp matmul, const Variant &variant,
+                               func::FuncOp callee, bool &rewritten) {
   rewritten = false;
   if (!matmul.hasPureBufferSemantics() || matmul.hasUserDefinedMaps()) {
     return success();
@@ -629,30 +913,56 @@ LogicalResult rewriteIntMatmul(linalg::MatmulOp matmul, func::FuncOp callee,
       !isRowMajorInt(out, 32)) {
     return success();
   }
+  std::optional<PackedWeights> packed =
+      findPackedIntWeights(rhs, variant.intNr, variant.intKg);
+  if (packed && cast<MemRefType>(lhs.getType()).isDynamicDim(1)) {
+    packed.reset();
+  }
   FailureOr<int64_t> mBound = upperBound(out, 0);
   FailureOr<int64_t> nBound = upperBound(out, 1);
   FailureOr<int64_t> kBound = upperBound(lhs, 1);
   if (failed(mBound) || failed(nBound) || failed(kBound) ||
-      std::max<int64_t>(*mBound, kFewRowsWork) * *nBound * *kBound <
-          kMinMatmulTileWork) {
+      (!packed && std::max<int64_t>(*mBound, kFewRowsWork) * *nBound * *kBound <
+                      kMinMatmulTileWork)) {
     return success();
   }
   OpBuilder b(matmul);
   Location loc = matmul.getLoc();
   linalg::FillOp fill = findFill(
       matmul, out, [](Value value) { return matchPattern(value, m_Zero()); });
-  int64_t scratchBytes = STRATA_IGEMM_SCRATCH_BYTES(*nBound, *kBound);
+  int64_t scratchBytes =
+      STRATA_IGEMM_SCRATCH_BYTES(*nBound, *kBound, packed.has_value());
   Value scratch = memref::AllocOp::create(
       b, loc, MemRefType::get({scratchBytes}, b.getI8Type()),
       b.getI64IntegerAttr(64));
   MatmulOperands a = decompose(b, loc, lhs);
-  MatmulOperands bm = decompose(b, loc, rhs);
-  MatmulOperands c = decompose(b, loc, out);
-  Value m = memref::DimOp::create(b, loc, out, 0);
-  Value n = memref::DimOp::create(b, loc, out, 1);
+  // (The weight's view is not decomposed when packed: its transpose must
+  // be left without readers, eraseDeadRelayouts.)
+  MatmulOperands bm = decompose(b, loc, packed ? packed->panels : rhs);
+  if (packed) {
+    // Each panel is ceil(k / KG) * NR * KG bytes: the column's panel starts
+    // column * ceil(k / KG) * KG bytes in.
+    int64_t groupBytes =
+        llvm::divideCeil(*kBound, variant.intKg) * variant.intKg;
+    Value column = getValueOrCreateConstantIndexOp(b, loc, packed->column);
+    Value skipped = arith::MulIOp::create(
+        b, loc, column, arith::ConstantIndexOp::create(b, loc, groupBytes));
+    bm.offset = arith::AddIOp::create(b, loc, bm.offset, skipped);
+  }
+  std::optional<IntEpilogue> epilogue = findRequantization(matmul, out, fill);
+  if (epilogue) {
+    b.setInsertionPoint(epilogue->generic);
+  }
+  Value result = epilogue ? epilogue->target : out;
+  MatmulOperands c = decompose(b, loc, result);
+  Value m = memref::DimOp::create(b, loc, result, 0);
+  Value n = memref::DimOp::create(b, loc, result, 1);
   Value k = memref::DimOp::create(b, loc, lhs, 1);
   Value flags = arith::ConstantIndexOp::create(
-      b, loc, fill ? 0 : STRATA_IGEMM_ACCUMULATE);
+      b, loc,
+      (fill ? 0 : STRATA_IGEMM_ACCUMULATE) |
+          (packed ? STRATA_IGEMM_PACKED_B : 0) |
+          (epilogue ? STRATA_IGEMM_REQUANTIZE : 0));
   Value scratchPointer =
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch);
   SmallVector<Value> args;
@@ -662,10 +972,34 @@ LogicalResult rewriteIntMatmul(linalg::MatmulOp matmul, func::FuncOp callee,
         scratchPointer}) {
     args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
   }
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+  auto bits = [&](float value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, llvm::bit_cast<uint32_t>(value),
+                                        64);
+  };
+  if (epilogue) {
+    args.append({elementAddress(b, loc, epilogue->adjust, 4),
+                 elementAddress(b, loc, epilogue->multiplier, 4),
+                 bits(epilogue->zero), bits(epilogue->lo), bits(epilogue->hi)});
+  } else {
+    args.append({zero, zero, zero, zero, zero});
+  }
   func::CallOp::create(b, loc, callee, args);
   matmul.erase();
   if (fill) {
     fill.erase();
+  }
+  if (epilogue) {
+    epilogue->generic.erase();
+    if (llvm::all_of(out.getUsers(), [](Operation *user) {
+          return isa<memref::DeallocOp>(user);
+        })) {
+      Operation *alloc = out.getDefiningOp();
+      for (Operation *user : llvm::make_early_inc_range(out.getUsers())) {
+        user->erase();
+      }
+      alloc->erase();
+    }
   }
   rewritten = true;
   return success();
@@ -1230,6 +1564,14 @@ int64_t ukernelPanelColumns(StringRef variantName) {
   return variant ? variant->nr : 0;
 }
 
+std::pair<int64_t, int64_t> ukernelInt8Panel(StringRef variantName) {
+  std::optional<Variant> variant = lookupVariant(variantName);
+  if (!variant) {
+    return {0, 0};
+  }
+  return {variant->intNr, variant->intKg};
+}
+
 LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
   std::optional<Variant> variant = lookupVariant(variantName);
   if (variantName.empty() || variantName == "none") {
@@ -1310,7 +1652,7 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
     if (!intCallee) {
       intCallee = func::FuncOp::create(
           b, module.getLoc(), kIgemmUkernelSymbol,
-          b.getFunctionType(SmallVector<Type>(14, i64), {}));
+          b.getFunctionType(SmallVector<Type>(19, i64), {}));
       intCallee.setPrivate();
       intCreated = true;
     }
@@ -1318,7 +1660,7 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {
     SmallVector<linalg::MatmulOp> floatMatmuls;
     for (linalg::MatmulOp matmul : matmuls) {
       bool rewritten;
-      if (failed(rewriteIntMatmul(matmul, intCallee, rewritten))) {
+      if (failed(rewriteIntMatmul(matmul, *variant, intCallee, rewritten))) {
         return failure();
       }
       anyInt |= rewritten;

@@ -1,8 +1,10 @@
 // QDQFusion.cpp - ONNX's QDQ form of a quantized layer as one integer
 // contraction: DequantizeLinear(x_q) and DequantizeLinear(constant int8
 // weight) -> Conv / Gemm / MatMul (-> Relu / Clip) -> QuantizeLinear
-// becomes an i8 x i8 -> i32 linalg.matmul (a convolution through im2col)
-// and a requantizing epilogue, so activations stay 8-bit between layers.
+// becomes an i8 x i8 -> i32 linalg.matmul (a convolution through im2col;
+// a depthwise one, group = channels, as an i8 depthwise convolution into
+// i32, its taps the depth) and a requantizing epilogue, so activations
+// stay 8-bit between layers.
 //
 // With A' = x - 128 for u8 x (x for s8, offset 0) and W' = w - zero point
 // (computed at compile time; it must fit in i8), the layer's accumulator
@@ -201,6 +203,9 @@ namespace {
 /// matrix of int values (before the zero point), the channel of each.
 struct Contraction {
   bool isConv = false;
+  /// A depthwise Conv (group = channels, one filter each): `depth` is the
+  /// window's taps and `columns` the channels.
+  bool isDepthwise = false;
   ConvWindow window;
   int64_t batch = 0, height = 0, width = 0, channels = 0, kh = 1, kw = 1;
   int64_t rows = 0, depth = 0, columns = 0;
@@ -215,8 +220,11 @@ FailureOr<Contraction> contractionOf(Node &c, RankedTensorType xType,
   Contraction k;
   ArrayRef<int64_t> xs = xType.getShape(), ws = wType.getShape();
   if (c.opType() == "Conv") {
-    if (xs.size() != 4 || ws.size() != 4 || c.intAttr("group", 1) != 1 ||
-        ws[1] != xs[1]) {
+    int64_t group = c.intAttr("group", 1);
+    bool depthwise = xs.size() == 4 && ws.size() == 4 && group > 1 &&
+                     group == xs[1] && ws[0] == group && ws[1] == 1;
+    if (xs.size() != 4 || ws.size() != 4 ||
+        (!depthwise && (group != 1 || ws[1] != xs[1]))) {
       return failure();
     }
     SmallVector<int64_t> kernel(ws.begin() + 2, ws.end());
@@ -236,9 +244,22 @@ FailureOr<Contraction> contractionOf(Node &c, RankedTensorType xType,
     k.kh = ws[2];
     k.kw = ws[3];
     k.rows = xs[0] * w->out[0] * w->out[1];
+    k.channelAxis = 0;
+    if (depthwise) {
+      // B[ky * kw + kx][c] = w[c][0][ky][kx]: the HWC filter.
+      k.isDepthwise = true;
+      k.depth = k.kh * k.kw;
+      k.columns = k.channels;
+      k.weightIndex.resize(k.depth * k.columns);
+      for (int64_t tap = 0; tap < k.depth; ++tap) {
+        for (int64_t ch = 0; ch < k.channels; ++ch) {
+          k.weightIndex[tap * k.columns + ch] = ch * k.depth + tap;
+        }
+      }
+      return k;
+    }
     k.depth = k.kh * k.kw * k.channels;
     k.columns = ws[0];
-    k.channelAxis = 0;
     // B[(ky * kw + kx) * C + ch][f] = w[f][ch][ky][kx]
     k.weightIndex.resize(k.depth * k.columns);
     for (int64_t ky = 0; ky < k.kh; ++ky) {
@@ -448,7 +469,45 @@ FailureOr<Value> lowerInteger(const QuantizedGroup &g, RewriterBase &rewriter,
   Type i8 = b.getIntegerType(8), i32 = b.getI32Type(), f32 = b.getF32Type();
   Value a;
   MLIRContext *context = b.getContext();
-  if (k->isConv) {
+  Value acc;
+  if (k->isDepthwise) {
+    // A' = x - 128 flipped before the padding, so the padding is A' of the
+    // zero point; then a depthwise convolution of i8 into i32.
+    const ConvWindow &win = k->window;
+    Value nhwc = transpose(b, loc, dqX.in(0), {0, 2, 3, 1});
+    if (xUnsigned) {
+      nhwc = shifted(b, loc, nhwc, xUnsigned, b.getMultiDimIdentityMap(4),
+                     cast<RankedTensorType>(nhwc.getType()));
+    }
+    bool padded = false;
+    for (int i = 0; i < 2; ++i) {
+      padded |= win.padBegin[i] != 0 || win.padEnd[i] != 0;
+    }
+    if (padded) {
+      SmallVector<int64_t> shape = {
+          k->batch, k->height + win.padBegin[0] + win.padEnd[0],
+          k->width + win.padBegin[1] + win.padEnd[1], k->channels};
+      nhwc = tensor::PadOp::create(
+          b, loc, RankedTensorType::get(shape, i8), nhwc,
+          getAsIndexOpFoldResult(context,
+                                 {0, win.padBegin[0], win.padBegin[1], 0}),
+          getAsIndexOpFoldResult(context, {0, win.padEnd[0], win.padEnd[1], 0}),
+          i8Scalar(b, loc, xUnsigned ? zx - 128 : zx));
+    }
+    auto filterType = RankedTensorType::get({k->kh, k->kw, k->channels}, i8);
+    Value filter = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(filterType, ArrayRef<int8_t>(bValues)));
+    Value init = filled(b, loc, {k->batch, win.out[0], win.out[1], k->channels},
+                        scalar(b, loc, i32, 0));
+    auto i64Pair = [&](ArrayRef<int64_t> values) {
+      return DenseIntElementsAttr::get(
+          RankedTensorType::get({2}, b.getI64Type()), values);
+    };
+    acc = linalg::DepthwiseConv2DNhwcHwcOp::create(
+              b, loc, TypeRange{init.getType()}, ValueRange{nhwc, filter},
+              ValueRange{init}, i64Pair(win.strides), i64Pair(win.dilations))
+              ->getResult(0);
+  } else if (k->isConv) {
     const ConvWindow &win = k->window;
     Value nhwc = transpose(b, loc, dqX.in(0), {0, 2, 3, 1});
     bool padded = false;
@@ -497,13 +556,15 @@ FailureOr<Value> lowerInteger(const QuantizedGroup &g, RewriterBase &rewriter,
                 RankedTensorType::get({k->rows, k->depth}, i8));
   }
 
-  auto bType = RankedTensorType::get({k->depth, k->columns}, i8);
-  Value bMatrix = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(bType, ArrayRef<int8_t>(bValues)));
-  Value acc = filled(b, loc, {k->rows, k->columns}, scalar(b, loc, i32, 0));
-  acc = linalg::MatmulOp::create(b, loc, TypeRange{acc.getType()},
-                                 ValueRange{a, bMatrix}, ValueRange{acc})
-            ->getResult(0);
+  if (!k->isDepthwise) {
+    auto bType = RankedTensorType::get({k->depth, k->columns}, i8);
+    Value bMatrix = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(bType, ArrayRef<int8_t>(bValues)));
+    acc = filled(b, loc, {k->rows, k->columns}, scalar(b, loc, i32, 0));
+    acc = linalg::MatmulOp::create(b, loc, TypeRange{acc.getType()},
+                                   ValueRange{a, bMatrix}, ValueRange{acc})
+              ->getResult(0);
+  }
   auto vectorOf = [&](Type element) {
     return RankedTensorType::get({k->columns}, element);
   };
@@ -514,8 +575,10 @@ FailureOr<Value> lowerInteger(const QuantizedGroup &g, RewriterBase &rewriter,
       DenseElementsAttr::get(vectorOf(f32), ArrayRef<float>(multiplier)));
   // round_even((acc + adjust) * multiplier) + y_zp, clamped: in f32, exact
   // for the 8-bit range.
+  SmallVector<int64_t> accShape(
+      cast<RankedTensorType>(acc.getType()).getShape());
   Value y = elementwise(
-      b, loc, {acc, adjustConst, multConst}, {k->rows, k->columns}, i8,
+      b, loc, {acc, adjustConst, multConst}, accShape, i8,
       [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
         Value sum = arith::AddIOp::create(nb, l, v[0], v[1]);
         Value t = arith::MulFOp::create(
@@ -527,7 +590,9 @@ FailureOr<Value> lowerInteger(const QuantizedGroup &g, RewriterBase &rewriter,
         Value i = arith::FPToSIOp::create(nb, l, i32, t);
         return arith::TruncIOp::create(nb, l, i8, i);
       });
-  if (k->isConv) {
+  if (k->isDepthwise) {
+    y = transpose(b, loc, y, {0, 3, 1, 2});
+  } else if (k->isConv) {
     int64_t oh = k->window.out[0], ow = k->window.out[1];
     y = tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get({k->batch, oh, ow, k->columns}, i8), y,

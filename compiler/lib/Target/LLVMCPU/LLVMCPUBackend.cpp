@@ -38,6 +38,14 @@ public:
     return microkernelPanelColumns(cpuOptions);
   }
 
+  std::pair<int64_t, int64_t>
+  int8WeightPanel(const TargetBackendOptions &options) const override {
+    LLVMCPUTargetOptions cpuOptions;
+    cpuOptions.triple = options.triple;
+    cpuOptions.cpu = options.cpu;
+    return microkernelInt8Panel(cpuOptions);
+  }
+
   int64_t
   minMatmulTileWork(const TargetBackendOptions &options) const override {
     return llvmcpu::kMinMatmulTileWork;

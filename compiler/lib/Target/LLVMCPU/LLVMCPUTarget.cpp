@@ -94,6 +94,15 @@ int64_t microkernelPanelColumns(const LLVMCPUTargetOptions &options) {
   return llvmcpu::ukernelPanelColumns(target.ukernelVariant);
 }
 
+std::pair<int64_t, int64_t>
+microkernelInt8Panel(const LLVMCPUTargetOptions &options) {
+  llvmcpu::ResolvedTarget target;
+  if (!llvmcpu::createTargetMachine(options, target).empty()) {
+    return {0, 0};
+  }
+  return llvmcpu::ukernelInt8Panel(target.ukernelVariant);
+}
+
 FailureOr<CompiledExecutable>
 compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
   MLIRContext *context = executable.getContext();

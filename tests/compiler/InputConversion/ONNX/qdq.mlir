@@ -87,3 +87,42 @@ func.func @qdq_dynamic_weight(%x: tensor<2x5xi8>, %w: tensor<4x5xi8>) -> tensor<
   %3 = onnx.node "QuantizeLinear"(%2, %ys, %yz) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x4xf32>, tensor<f32>, tensor<i8>) -> tensor<2x4xi8>
   return %3 : tensor<2x4xi8>
 }
+
+// -----
+
+// A QDQ depthwise Conv (group = channels, one filter each): an i8
+// depthwise convolution into i32 over the input with its top bit flipped
+// (u8 - 128), padded with its zero point flipped (150 - 128 = 22), the
+// filter in HWC order, then the same requantization; no float convolution.
+// CHECK-LABEL: func.func @qdq_depthwise
+// CHECK-NOT: linalg.depthwise_conv_2d_nhwc_hwc {{.*}}f32
+// CHECK: arith.xori %{{.*}}, %{{.*}} : i8
+// CHECK: arith.constant 22 : i8
+// CHECK: tensor.pad
+// CHECK: arith.constant dense<{{\[\[\[}}1, 10, 127], [-2, 20, -128], [3, 30, 0]]
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<1x6x6x3xi8>, tensor<3x3x3xi8>) outs(%{{.*}} : tensor<1x2x2x3xi32>)
+// The bias in accumulator steps plus (128 - 150) x each filter's sum:
+// 100 - 22 x 29 = -538 for channel 0.
+// CHECK: arith.constant dense<[-538, -10100, 124]> : tensor<3xi32>
+// CHECK: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK: math.roundeven
+// CHECK: arith.trunci
+// CHECK: return %{{.*}} : tensor<1x3x2x2xi8>
+func.func @qdq_depthwise(%x: tensor<1x3x4x4xui8>) -> tensor<1x3x2x2xui8> {
+  %xs = arith.constant dense<0.05> : tensor<f32>
+  %xz = arith.constant dense<150> : tensor<ui8>
+  %w = arith.constant dense<[[[[1, -2, 3], [4, 5, -6], [7, 8, 9]]], [[[10, 20, 30], [40, 50, 60], [70, 80, 90]]], [[[127, -128, 0], [1, 1, 1], [2, 2, 2]]]]> : tensor<3x1x3x3xi8>
+  %ws = arith.constant dense<[0.01, 0.02, 0.005]> : tensor<3xf32>
+  %wz = arith.constant dense<0> : tensor<3xi8>
+  %b = arith.constant dense<[100, -200, 300]> : tensor<3xi32>
+  %bs = arith.constant dense<[0.0005, 0.001, 0.00025]> : tensor<3xf32>
+  %bz = arith.constant dense<0> : tensor<3xi32>
+  %ys = arith.constant dense<0.1> : tensor<f32>
+  %yz = arith.constant dense<3> : tensor<ui8>
+  %0 = onnx.node "DequantizeLinear"(%x, %xs, %xz) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xf32>
+  %1 = onnx.node "DequantizeLinear"(%w, %ws, %wz) {attrs = {axis = 0 : i64}, domain = "", opset = 13 : i64} : (tensor<3x1x3x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<3x1x3x3xf32>
+  %2 = onnx.node "DequantizeLinear"(%b, %bs, %bz) {attrs = {axis = 0 : i64}, domain = "", opset = 13 : i64} : (tensor<3xi32>, tensor<3xf32>, tensor<3xi32>) -> tensor<3xf32>
+  %3 = onnx.node "Conv"(%0, %1, %2) {attrs = {group = 3 : i64, pads = [1, 1, 1, 1], strides = [2, 2]}, domain = "", opset = 13 : i64} : (tensor<1x3x4x4xf32>, tensor<3x1x3x3xf32>, tensor<3xf32>) -> tensor<1x3x2x2xf32>
+  %4 = onnx.node "QuantizeLinear"(%3, %ys, %yz) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<1x3x2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x2x2xui8>
+  return %4 : tensor<1x3x2x2xui8>
+}

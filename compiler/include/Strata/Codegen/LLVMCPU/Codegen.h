@@ -153,6 +153,11 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variant);
 /// packed at compile time (--strata-pack-weights) use it. 0 for no variant.
 int64_t ukernelPanelColumns(StringRef variant);
 
+/// The panel (columns NR, depth group KG) int8 microkernel `variant` reads
+/// a constant B in (STRATA_IGEMM_PACKED_B): {32, 4} for vpdpbusd, {16, 2}
+/// for vpmaddwd; {0, 0} for no variant.
+std::pair<int64_t, int64_t> ukernelInt8Panel(StringRef variant);
+
 } // namespace mlir::strata::llvmcpu
 
 #endif // STRATA_CODEGEN_LLVMCPU_CODEGEN_H_

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mlir/IR/BuiltinOps.h"
@@ -86,6 +87,12 @@ bool hasConvolutionMicrokernel(const LLVMCPUTargetOptions &options);
 /// The panel width (NR) of the matmul microkernel `options` select, which
 /// constant weights are packed in at compile time; 0 without one.
 int64_t microkernelPanelColumns(const LLVMCPUTargetOptions &options);
+
+/// The panel (columns, depth group) of the int8 matmul microkernel
+/// `options` select, which constant int8 weights are packed in at compile
+/// time; {0, 0} without one.
+std::pair<int64_t, int64_t>
+microkernelInt8Panel(const LLVMCPUTargetOptions &options);
 
 } // namespace mlir::strata
 

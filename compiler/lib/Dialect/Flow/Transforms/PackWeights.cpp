@@ -23,13 +23,15 @@ using namespace mlir::strata;
 
 namespace {
 
-// The f32 values of a non-splat constant, in row-major order.
-std::optional<ArrayRef<float>> constantFloats(Value value) {
+// The raw bytes of a non-splat constant of `elementBytes`-byte elements
+// (f32 or i8), in row-major order.
+std::optional<ArrayRef<char>> constantBytes(Value value, Type elementType,
+                                            int64_t elementBytes) {
   auto constant = value.getDefiningOp<arith::ConstantOp>();
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!constant || !type || !type.hasStaticShape() ||
-      !type.getElementType().isF32() ||
-      type.getNumElements() * 4 <= flow::kMaxInlinedConstantBytes) {
+      type.getElementType() != elementType ||
+      type.getNumElements() * elementBytes <= flow::kMaxInlinedConstantBytes) {
     return std::nullopt;
   }
   ArrayRef<char> raw;
@@ -48,11 +50,22 @@ std::optional<ArrayRef<float>> constantFloats(Value value) {
   } else {
     return std::nullopt;
   }
-  if (static_cast<int64_t>(raw.size()) != type.getNumElements() * 4) {
+  if (static_cast<int64_t>(raw.size()) !=
+      type.getNumElements() * elementBytes) {
     return std::nullopt;
   }
-  return ArrayRef<float>(reinterpret_cast<const float *>(raw.data()),
-                         type.getNumElements());
+  return raw;
+}
+
+// The f32 values of a non-splat constant, in row-major order.
+std::optional<ArrayRef<float>> constantFloats(Value value) {
+  std::optional<ArrayRef<char>> raw =
+      constantBytes(value, Float32Type::get(value.getContext()), 4);
+  if (!raw) {
+    return std::nullopt;
+  }
+  return ArrayRef<float>(reinterpret_cast<const float *>(raw->data()),
+                         raw->size() / 4);
 }
 
 // Replaces operand `use` (a depth... x N constant) by the collapse of a
@@ -120,6 +133,63 @@ void packOperand(OpBuilder &b, OpOperand &use, ArrayRef<float> values,
   use.set(weight);
 }
 
+// Replaces operand `use` (a K x N i8 constant) by the view of its int8
+// panels: P[j / NR, d / KG, j % NR, d % KG] = W[d, j] (zeros past K and
+// N), transposed to [K / KG, KG, N / NR, NR], collapsed to the padded
+// matrix, and (when padded) sliced to K x N.
+void packIntOperand(OpBuilder &b, OpOperand &use, ArrayRef<char> values,
+                    int64_t nr, int64_t kg) {
+  auto type = cast<RankedTensorType>(use.get().getType());
+  int64_t depth = type.getDimSize(0), columns = type.getDimSize(1);
+  int64_t panels = (columns + nr - 1) / nr;
+  int64_t groups = (depth + kg - 1) / kg;
+  std::vector<char> packed(panels * groups * nr * kg, 0);
+  for (int64_t d = 0; d < depth; ++d) {
+    for (int64_t j = 0; j < columns; ++j) {
+      packed[(((j / nr) * groups + d / kg) * nr + j % nr) * kg + d % kg] =
+          values[d * columns + j];
+    }
+  }
+  Type i8 = b.getIntegerType(8);
+  Location loc = use.get().getLoc();
+  auto packedType = RankedTensorType::get({panels, groups, nr, kg}, i8);
+  Value constant = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::getFromRawBuffer(packedType, packed));
+  Value empty = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{groups, kg, panels, nr}, i8);
+  Value transposed = linalg::TransposeOp::create(b, loc, constant, empty,
+                                                 ArrayRef<int64_t>{1, 3, 0, 2})
+                         ->getResult(0);
+  Value weight = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({groups * kg, panels * nr}, i8), transposed,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+  if (groups * kg != depth || panels * nr != columns) {
+    weight = tensor::ExtractSliceOp::create(
+        b, loc, type, weight,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(depth), b.getIndexAttr(columns)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  }
+  use.set(weight);
+}
+
+// Whether `op` is a static linalg.matmul of i8 x i8 into i32 (a quantized
+// layer's contraction, QDQFusion.cpp).
+bool isStaticIntMatmul(Operation *op) {
+  auto matmul = dyn_cast<linalg::MatmulOp>(op);
+  if (!matmul || matmul.hasUserDefinedMaps()) {
+    return false;
+  }
+  auto elementIs = [](Value value, unsigned bits) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    return type && type.hasStaticShape() &&
+           type.getElementType().isSignlessInteger(bits);
+  };
+  return elementIs(matmul.getDpsInputs()[0], 8) &&
+         elementIs(matmul.getDpsInputs()[1], 8) &&
+         elementIs(matmul.getDpsInits()[0], 32);
+}
+
 // Rows a product with a dynamic row count (a batch or a sequence folded
 // into M) is taken to have when its work is weighed against min-work: the
 // code generator cuts such rows into tiles of this many
@@ -176,9 +246,6 @@ struct PackWeightsPass : flow::impl::PackWeightsPassBase<PackWeightsPass> {
   using PackWeightsPassBase::PackWeightsPassBase;
 
   void runOnOperation() override {
-    if (panelColumns <= 0) {
-      return;
-    }
     SmallVector<Operation *> products;
     getOperation().walk([&](Operation *op) {
       if (isa<linalg::MatmulOp, linalg::Conv2DNhwcHwcfOp>(op)) {
@@ -186,6 +253,13 @@ struct PackWeightsPass : flow::impl::PackWeightsPassBase<PackWeightsPass> {
       }
     });
     for (Operation *op : products) {
+      if (isStaticIntMatmul(op)) {
+        packIntMatmul(cast<linalg::MatmulOp>(op));
+        continue;
+      }
+      if (panelColumns <= 0) {
+        continue;
+      }
       std::optional<std::array<int64_t, 3>> sizes = productSizes(op);
       if (!sizes) {
         continue;
@@ -204,6 +278,29 @@ struct PackWeightsPass : flow::impl::PackWeightsPassBase<PackWeightsPass> {
       OpBuilder b(op);
       packOperand(b, use, *values, panelColumns);
     }
+  }
+
+  // The weight of an int8 matmul in the int8 microkernel's panels, when
+  // the target has one. A product of few rows counts as 16 of them, as in
+  // the code generator (MatmulUkernel.cpp), which then takes it.
+  void packIntMatmul(linalg::MatmulOp matmul) {
+    if (int8PanelColumns <= 0 || int8DepthGroup <= 0) {
+      return;
+    }
+    auto out = cast<RankedTensorType>(matmul.getDpsInits()[0].getType());
+    auto lhs = cast<RankedTensorType>(matmul.getDpsInputs()[0].getType());
+    int64_t m = out.getDimSize(0), n = out.getDimSize(1), k = lhs.getDimSize(1);
+    if (std::max<int64_t>(m, 16) * n * k < minWork) {
+      return;
+    }
+    OpOperand &use = matmul->getOpOperand(1);
+    std::optional<ArrayRef<char>> values =
+        constantBytes(use.get(), IntegerType::get(matmul.getContext(), 8), 1);
+    if (!values) {
+      return;
+    }
+    OpBuilder b(matmul);
+    packIntOperand(b, use, *values, int8PanelColumns, int8DepthGroup);
   }
 };
 

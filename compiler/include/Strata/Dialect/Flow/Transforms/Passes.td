@@ -111,6 +111,27 @@ def PackWeightsPass : Pass<"strata-pack-weights", "::mlir::ModuleOp"> {
     work is weighed per tile of 64 rows), and so may a convolution's batch
     (weighed per image); the weight itself is static. `panel-columns=0`
     (the default; targets without a microkernel) does nothing.
+
+    The constant i8 weight (K x N) of an i8 x i8 -> i32 `linalg.matmul`
+    (a quantized layer's contraction) is packed likewise for the int8
+    microkernel (`int8-panel-columns` NR, `int8-depth-group` KG; 0: not
+    packed): panel p holds columns [p * NR, p * NR + NR), depth group g
+    of column j at byte ((p * G + g) * NR + j) * KG + t, zeros past K and
+    N.
+
+    ```mlir
+    %w = arith.constant dense<...> : tensor<4608x512xi8>
+    // becomes (NR = 32, KG = 4)
+    %p = arith.constant dense<...> : tensor<16x1152x32x4xi8>
+    %t = linalg.transpose ins(%p) outs(%e : tensor<1152x4x16x32xi8>)
+           permutation = [1, 3, 0, 2]
+    %w = tensor.collapse_shape %t [[0, 1], [2, 3]]
+           : tensor<1152x4x16x32xi8> into tensor<4608x512xi8>
+    ```
+
+    The microkernel reads the panels in place (`STRATA_IGEMM_PACKED_B`);
+    the column sums its `vpdpbusd` correction needs are computed from
+    them once per call.
   }];
   let options = [
     Option<"panelColumns", "panel-columns", "int64_t", /*default=*/"0",
@@ -119,6 +140,13 @@ def PackWeightsPass : Pass<"strata-pack-weights", "::mlir::ModuleOp"> {
     Option<"minWork", "min-work", "int64_t", /*default=*/"0",
            "the fewest multiply-adds of a product whose weight is packed: "
            "the target's smallest microkernel tile work (0: any size)">,
+    Option<"int8PanelColumns", "int8-panel-columns", "int64_t",
+           /*default=*/"0",
+           "columns per panel of the target's int8 matmul microkernel; 0 "
+           "leaves int8 weights as they are">,
+    Option<"int8DepthGroup", "int8-depth-group", "int64_t", /*default=*/"0",
+           "depth steps per 32-bit lane of the int8 microkernel (4: "
+           "vpdpbusd, 2: vpmaddwd)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
