@@ -148,3 +148,39 @@ func.func @dynamic_depth(%s: tensor<4x?x?xf32>, %v: tensor<4x?x64xf32>) -> tenso
                            outs(%f : tensor<4x?x64xf32>) -> tensor<4x?x64xf32>
   return %r : tensor<4x?x64xf32>
 }
+
+// -----
+
+// A matmul with dynamic rows (a sequence) and a wide weight: 128-row tiles,
+// so a prompt of up to 128 tokens passes each weight panel once; the
+// columns give the workgroups (16 tiles of 128).
+// CHECK-LABEL: func.func @dynamic_rows_wide
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, 2048) step (128, 128)
+// CHECK:   linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x256xf32>, tensor<256x128xf32>)
+func.func @dynamic_rows_wide(%a: tensor<?x256xf32>, %b: tensor<256x2048xf32>) -> tensor<?x2048xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x256xf32>
+  %e = tensor.empty(%m) : tensor<?x2048xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x2048xf32>) -> tensor<?x2048xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<?x256xf32>, tensor<256x2048xf32>)
+                     outs(%f : tensor<?x2048xf32>) -> tensor<?x2048xf32>
+  return %r : tensor<?x2048xf32>
+}
+
+// -----
+
+// The same with a narrow weight (two column tiles): 64-row tiles, so the
+// rows spread the work too.
+// CHECK-LABEL: func.func @dynamic_rows_narrow
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, 256) step (64, 128)
+func.func @dynamic_rows_narrow(%a: tensor<?x1024xf32>, %b: tensor<1024x256xf32>) -> tensor<?x256xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x1024xf32>
+  %e = tensor.empty(%m) : tensor<?x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x256xf32>) -> tensor<?x256xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<?x1024xf32>, tensor<1024x256xf32>)
+                     outs(%f : tensor<?x256xf32>) -> tensor<?x256xf32>
+  return %r : tensor<?x256xf32>
+}
