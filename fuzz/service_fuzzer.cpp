@@ -1,5 +1,5 @@
 // service_fuzzer.cpp - libFuzzer target for the service's request path
-// (samples/service) without sockets: the bytes after the first are what a
+// (tools/strata-serve) without sockets: the bytes after the first are what a
 // client sends on one connection, fed to the server's RequestParser in
 // pieces of the first byte's size (0: all at once); each whole request is
 // routed (routeRequest) and, when it invokes a function, its JSON body goes

@@ -8,8 +8,8 @@
 // read-only after, except the call pools, which only the HTTP loop thread
 // touches. A call taken from a pool belongs to one request until it is
 // returned; it may travel to the compute thread and back in between.
-#ifndef STRATA_SAMPLES_SERVICE_MODEL_REGISTRY_H_
-#define STRATA_SAMPLES_SERVICE_MODEL_REGISTRY_H_
+#ifndef STRATA_TOOLS_STRATA_SERVE_MODEL_REGISTRY_H_
+#define STRATA_TOOLS_STRATA_SERVE_MODEL_REGISTRY_H_
 
 #include <map>
 #include <memory>
@@ -41,6 +41,17 @@ struct Function {
   /// argument_types parsed, for checking requests.
   std::vector<ArgumentShape> argument_shapes;
   std::vector<strata_runtime_value_kind_t> argument_kinds;
+  /// The reflection's argN.name ("" when absent).
+  std::vector<std::string> argument_names;
+  /// The reflection's argN.element_type ("ui8" for a tensor compiled to
+  /// signless i8 from an unsigned one); NONE when absent.
+  std::vector<strata_hal_element_type_t> argument_recorded;
+  /// The same for results: kinds (from the signature), resultN parsed,
+  /// resultN.name and resultN.element_type.
+  std::vector<strata_runtime_value_kind_t> result_kinds;
+  std::vector<ArgumentShape> result_shapes;
+  std::vector<std::string> result_names;
+  std::vector<strata_hal_element_type_t> result_recorded;
   bool has_async_entry = false;
   /// The compute loop of the function's model (borrowed; set by main).
   strata_hal_loop_t *loop = nullptr;
@@ -50,6 +61,8 @@ struct Function {
 
 struct Model {
   std::string name;
+  /// The version served ("" for a model given by --model, which has none).
+  std::string version;
   std::string path;
   strata_runtime_session_t *session = nullptr; // owned
   std::map<std::string, std::unique_ptr<Function>> functions;
@@ -114,4 +127,4 @@ std::string consumeStatusText(strata_status_t status);
 
 } // namespace strata::service
 
-#endif // STRATA_SAMPLES_SERVICE_MODEL_REGISTRY_H_
+#endif // STRATA_TOOLS_STRATA_SERVE_MODEL_REGISTRY_H_

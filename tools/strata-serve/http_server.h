@@ -10,8 +10,8 @@
 // the call completion callback, which runs on the compute loop's thread and
 // only encodes the results and posts them back through a mutex-guarded
 // queue and an eventfd.
-#ifndef STRATA_SAMPLES_SERVICE_HTTP_SERVER_H_
-#define STRATA_SAMPLES_SERVICE_HTTP_SERVER_H_
+#ifndef STRATA_TOOLS_STRATA_SERVE_HTTP_SERVER_H_
+#define STRATA_TOOLS_STRATA_SERVE_HTTP_SERVER_H_
 
 #include <cstdint>
 #include <memory>
@@ -24,6 +24,7 @@
 
 #include "metrics.h"
 #include "model_registry.h"
+#include "request_parser.h"
 
 namespace strata::service {
 
@@ -85,9 +86,21 @@ class Server {
                          strata_status_t status);
 
   void handleRequest(Connection *conn);
+  /// extra_headers: "\r\nName: value" lines added to the answer's.
   void answer(Connection *conn, uint64_t seq, int code,
-              const char *content_type, const std::string &body);
-  void invoke(Connection *conn, uint64_t seq, Function *function);
+              const char *content_type, const std::string &body,
+              const std::string &extra_headers = "");
+  /// The /v2 routes (the Open Inference Protocol).
+  void handleOip(Connection *conn, uint64_t seq, const Route &route);
+  /// The model and function a /v2/models route names ("m", or "m.f" for
+  /// function f of a model with several); null with *code and *error.
+  Function *resolveOip(const Route &route, const Model **model, int *code,
+                       std::string *error);
+  /// oip: an Open Inference Protocol request (model_name is the name the
+  /// client used); otherwise the old /v1 form.
+  void invoke(Connection *conn, uint64_t seq, Function *function,
+              bool oip = false, const std::string &model_name = "",
+              const Model *model = nullptr);
   void postCompletion(PendingCall *pending);
   void drainCompletions();
   void beginDrain();
@@ -129,4 +142,4 @@ class Server {
 
 } // namespace strata::service
 
-#endif // STRATA_SAMPLES_SERVICE_HTTP_SERVER_H_
+#endif // STRATA_TOOLS_STRATA_SERVE_HTTP_SERVER_H_

@@ -1,4 +1,4 @@
-// main.cpp - strata-service: an HTTP/1.1 inference server. Loads each
+// main.cpp - strata-serve: an HTTP/1.1 inference server. Loads each
 // --model into a session, runs the runtime's loop (strata_hal_loop_t) on a
 // compute thread and serves HTTP on a libuv loop on the main thread; see
 // README.md.
@@ -24,7 +24,7 @@ using strata::service::Server;
 using strata::service::ServerOptions;
 
 const char kUsage[] =
-    "usage: strata-service --model NAME=PATH.vmfb [--model ...] [flags]\n"
+    "usage: strata-serve --model NAME=PATH.vmfb [--model ...] [flags]\n"
     "\n"
     "Serves the models over HTTP/1.1:\n"
     "  POST /v1/models/<name>:invoke/<function>\n"
@@ -83,7 +83,7 @@ bool parseSize(const std::string &text, size_t *out) {
 }
 
 int fail(const std::string &message) {
-  std::fprintf(stderr, "strata-service: %s\n", message.c_str());
+  std::fprintf(stderr, "strata-serve: %s\n", message.c_str());
   return 1;
 }
 
@@ -295,12 +295,12 @@ int main(int argc, char **argv) {
           strata_status_t run_status = strata_hal_loop_run(loop);
           if (run_status) {
             std::fprintf(
-                stderr, "strata-service: compute loop: %s\n",
+                stderr, "strata-serve: compute loop: %s\n",
                 strata::service::consumeStatusText(run_status).c_str());
           }
         });
       }
-      std::printf("strata-service: listening on http://%s:%d (%zu model%s, "
+      std::printf("strata-serve: listening on http://%s:%d (%zu model%s, "
                   "device %s)\n",
                   options.host.c_str(), server.boundPort(), models.size(),
                   models.size() == 1 ? "" : "s", device.c_str());
@@ -309,13 +309,13 @@ int main(int argc, char **argv) {
       if (!abandoned.empty()) {
         // Calls still running cannot be stopped: report them and leave
         // without tearing down what they use.
-        std::fprintf(stderr, "strata-service: %s\n", abandoned.c_str());
+        std::fprintf(stderr, "strata-serve: %s\n", abandoned.c_str());
         std::fflush(stderr);
         std::_Exit(1);
       }
       // Every call has been answered: let the compute loops finish.
       stopComputes(true);
-      std::fprintf(stderr, "strata-service: stopped\n");
+      std::fprintf(stderr, "strata-serve: stopped\n");
     }
   }
   stopComputes(true);

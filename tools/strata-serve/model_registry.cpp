@@ -16,6 +16,7 @@
 
 #include "strata/runtime.hpp"
 #include "strata/tensor_types.hpp"
+#include "tensor_json.h"
 
 namespace strata::service {
 
@@ -56,6 +57,8 @@ const char *scalarName(strata_runtime_value_kind_t kind) {
     return nullptr;
   }
 }
+
+} // namespace
 
 // Reads one JSON number (or boolean) as the element type and stores its
 // little-endian bytes at out. False with *error saying what is wrong with it.
@@ -142,21 +145,6 @@ bool decodeElement(simdjson::dom::element value, strata_hal_element_type_t type,
   return true;
 }
 
-template <typename T> void appendNumber(std::string *out, T value) {
-  char buffer[64];
-  std::to_chars_result r =
-      std::to_chars(buffer, buffer + sizeof(buffer), value);
-  out->append(buffer, r.ptr);
-}
-
-template <typename T> void appendFloat(std::string *out, T value) {
-  if (!std::isfinite(value)) {
-    out->append("null"); // JSON has no NaN or infinity
-    return;
-  }
-  appendNumber(out, value);
-}
-
 // Appends element i of data (element type type) as a JSON number.
 void appendElementText(std::string *out, const uint8_t *data,
                        strata_hal_element_type_t type, size_t i) {
@@ -194,7 +182,6 @@ void appendElementText(std::string *out, const uint8_t *data,
   }
 }
 
-} // namespace
 
 ArgumentShape parseArgumentShape(const std::string& text) {
   ArgumentShape out;
@@ -247,37 +234,43 @@ std::string consumeStatusText(strata_status_t status) {
   return strata::runtime::Status(status).toString();
 }
 
-std::string errorBody(const std::string &message) {
-  std::string out = "{\"error\": \"";
-  const char *p = message.data();
-  const char *end = p + message.size();
+void appendJsonString(std::string *out, const std::string &text) {
+  *out += '"';
+  const char *p = text.data();
+  const char *end = p + text.size();
   while (p < end) {
     unsigned char c = static_cast<unsigned char>(*p);
     if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
+      *out += '\\';
+      *out += static_cast<char>(c);
     } else if (c == '\n') {
-      out += "\\n";
+      *out += "\\n";
     } else if (c < 0x20 || c == 0x7F) {
       char escape[8];
       std::snprintf(escape, sizeof(escape), "\\u%04x", c);
-      out += escape;
+      *out += escape;
     } else if (c >= 0x80) {
       // One UTF-8 sequence, kept when valid, else U+FFFD for its first byte.
       size_t length = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
       if (length <= static_cast<size_t>(end - p) &&
           simdjson::validate_utf8(p, length)) {
-        out.append(p, length);
+        out->append(p, length);
         p += length;
         continue;
       }
-      out += "\xEF\xBF\xBD";
+      *out += "\xEF\xBF\xBD";
     } else {
-      out += static_cast<char>(c);
+      *out += static_cast<char>(c);
     }
     ++p;
   }
-  out += "\"}\n";
+  *out += '"';
+}
+
+std::string errorBody(const std::string &message) {
+  std::string out = "{\"error\": ";
+  appendJsonString(&out, message);
+  out += "}\n";
   return out;
 }
 
@@ -342,9 +335,32 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
     function->argument_kinds.resize(argument_count);
     function->argument_types.resize(argument_count);
     function->argument_shapes.resize(argument_count);
+    function->argument_names.resize(argument_count);
+    function->argument_recorded.resize(argument_count,
+                                       STRATA_HAL_ELEMENT_TYPE_NONE);
     for (size_t i = 0; i < argument_count; ++i) {
       function->argument_kinds[i] = strata_runtime_call_argument_kind(call, i);
     }
+    // Result kinds come from the calling convention ("0rr_r": after '_').
+    size_t result_count = strata_runtime_call_result_count(call);
+    std::string convention = info.calling_convention;
+    size_t underscore = convention.find('_');
+    for (size_t i = 0; i < result_count; ++i) {
+      char c = underscore != std::string::npos &&
+                       underscore + 1 + i < convention.size()
+                   ? convention[underscore + 1 + i]
+                   : 'r';
+      function->result_kinds.push_back(
+          c == 'i'   ? STRATA_RUNTIME_VALUE_I32
+          : c == 'I' ? STRATA_RUNTIME_VALUE_I64
+          : c == 'f' ? STRATA_RUNTIME_VALUE_F32
+          : c == 'F' ? STRATA_RUNTIME_VALUE_F64
+                     : STRATA_RUNTIME_VALUE_BUFFER_VIEW);
+    }
+    function->result_shapes.resize(result_count);
+    function->result_names.resize(result_count);
+    function->result_recorded.resize(result_count,
+                                     STRATA_HAL_ELEMENT_TYPE_NONE);
     function->has_async_entry = strata_runtime_call_has_async_entry(call) != 0;
     function->free_calls.push_back(call);
     for (size_t a = 0; a < info.attr_count; ++a) {
@@ -354,28 +370,43 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
         continue;
       }
       // "argN" is the type ("?x3x224x224xf32"), "argN.dims" the names
-      // of its dimensions ("N,3,224,224"); other keys are not read here.
+      // of its dimensions ("N,3,224,224"), "argN.name" its name and
+      // "argN.element_type" the type it was compiled from; "resultN..."
+      // the same for results. Other keys are not read here.
       std::string k = key;
-      size_t digits = k.compare(0, 3, "arg") == 0
-                          ? k.find_first_not_of("0123456789", 3)
-                          : 3;
+      bool is_result = k.compare(0, 6, "result") == 0;
+      size_t prefix = is_result ? 6 : k.compare(0, 3, "arg") == 0 ? 3 : 0;
+      if (prefix == 0) {
+        continue;
+      }
+      size_t digits = k.find_first_not_of("0123456789", prefix);
       std::string suffix =
           digits == std::string::npos ? std::string() : k.substr(digits);
-      if (digits == 3 || (suffix != "" && suffix != ".dims")) {
+      if (digits == prefix) {
         continue;
       }
-      size_t index = std::strtoul(k.c_str() + 3, nullptr, 10);
-      if (index >= argument_count) {
+      size_t index = std::strtoul(k.c_str() + prefix, nullptr, 10);
+      if (index >= (is_result ? result_count : argument_count)) {
         continue;
       }
+      ArgumentShape& shape = is_result ? function->result_shapes[index]
+                                       : function->argument_shapes[index];
       if (suffix.empty()) {
-        function->argument_types[index] = value;
-        std::vector<std::string> names =
-            std::move(function->argument_shapes[index].dim_names);
-        function->argument_shapes[index] = parseArgumentShape(value);
-        function->argument_shapes[index].dim_names = std::move(names);
-      } else {
-        function->argument_shapes[index].dim_names = parseDimNames(value);
+        if (!is_result) {
+          function->argument_types[index] = value;
+        }
+        std::vector<std::string> names = std::move(shape.dim_names);
+        shape = parseArgumentShape(value);
+        shape.dim_names = std::move(names);
+      } else if (suffix == ".dims") {
+        shape.dim_names = parseDimNames(value);
+      } else if (suffix == ".name") {
+        (is_result ? function->result_names
+                   : function->argument_names)[index] = value;
+      } else if (suffix == ".element_type") {
+        (is_result ? function->result_recorded
+                   : function->argument_recorded)[index] =
+            strata_hal_element_type_parse(value, std::strlen(value));
       }
     }
     model->functions[export_name] = std::move(function);

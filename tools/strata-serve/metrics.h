@@ -1,8 +1,8 @@
 // metrics.h - the service's Prometheus metrics: requests answered by status
 // code, the latency histogram of invocations, and the calls in flight.
 // Touched only by the HTTP loop thread, so nothing here is synchronized.
-#ifndef STRATA_SAMPLES_SERVICE_METRICS_H_
-#define STRATA_SAMPLES_SERVICE_METRICS_H_
+#ifndef STRATA_TOOLS_STRATA_SERVE_METRICS_H_
+#define STRATA_TOOLS_STRATA_SERVE_METRICS_H_
 
 #include <array>
 #include <cstdint>
@@ -83,4 +83,4 @@ private:
 
 } // namespace strata::service
 
-#endif // STRATA_SAMPLES_SERVICE_METRICS_H_
+#endif // STRATA_TOOLS_STRATA_SERVE_METRICS_H_

@@ -13,6 +13,8 @@
 
 #include <http_parser.h>
 
+#include "oip.h"
+#include "tensor_json.h"
 #include "request_parser.h"
 
 namespace strata::service {
@@ -45,6 +47,8 @@ const char *reasonPhrase(int code) {
 }
 
 constexpr const char *kJson = "application/json";
+// An answer of the binary tensor data extension: JSON, then raw bytes.
+constexpr const char *kOctets = "application/octet-stream";
 constexpr const char* kPrometheus = "text/plain; version=0.0.4; charset=utf-8";
 
 // How long a drain waits for connections that are in the middle of sending
@@ -104,6 +108,13 @@ struct PendingCall {
   uint64_t start_ns = 0;
   int code = 0;
   std::string body;
+  // An Open Inference Protocol request (else the old /v1 one): the name the
+  // client used, the model, and what the answer must hold.
+  bool oip = false;
+  std::string model_name;
+  const Model *model = nullptr;
+  OipRequest oip_request;
+  size_t json_length = 0; // of body, when binary outputs follow the JSON
 };
 
 // Friend of Server: the connection-level answers and flow control.
@@ -252,7 +263,8 @@ void Connection::onRequest() { ConnectionHooks::onRequest(this); }
 namespace {
 
 std::string formatResponse(int code, const char *content_type,
-                           const std::string &body, bool close) {
+                           const std::string &body, bool close,
+                           const std::string &extra_headers = "") {
   std::string out;
   out.reserve(body.size() + 160);
   out += "HTTP/1.1 ";
@@ -263,6 +275,7 @@ std::string formatResponse(int code, const char *content_type,
   out += content_type;
   out += "\r\nContent-Length: ";
   out += std::to_string(body.size());
+  out += extra_headers;
   out += close ? "\r\nConnection: close\r\n\r\n" : "\r\n\r\n";
   out += body;
   return out;
@@ -607,14 +620,15 @@ void Server::forgetConnection(Connection *conn) {
 }
 
 void Server::answer(Connection *conn, uint64_t seq, int code,
-                    const char *content_type, const std::string &body) {
+                    const char *content_type, const std::string &body,
+                    const std::string &extra_headers) {
   metrics_.countResponse(code);
   if (conn->closing) {
     return;
   }
   Slot &slot = conn->slots[seq - conn->first_seq];
   bool close = slot.close || draining_;
-  slot.data = formatResponse(code, content_type, body, close);
+  slot.data = formatResponse(code, content_type, body, close, extra_headers);
   slot.close = close;
   slot.ready = true;
   flushConnection(conn);
@@ -656,11 +670,18 @@ void Server::handleRequest(Connection *conn) {
     answer(conn, seq, 200, kPrometheus, text);
     return;
   }
+  if (route.kind != Route::kInvoke && route.kind != Route::kNotFound) {
+    handleOip(conn, seq, route);
+    return;
+  }
   if (route.kind != Route::kInvoke) {
     answer(conn, seq, 404, kJson,
            errorBody("no such endpoint: " + path +
-                     " (POST /v1/models/<name>:invoke/<function>, GET "
-                     "/healthz, GET /metrics)"));
+                     " (GET /v2, /v2/health/live, /v2/health/ready, "
+                     "/v2/models/<name>[/versions/<v>][/ready], POST "
+                     "/v2/models/<name>[/versions/<v>]/infer, GET /metrics; "
+                     "the old POST /v1/models/<name>:invoke/<function>, GET "
+                     "/healthz)"));
     return;
   }
   if (method != HTTP_POST) {
@@ -698,7 +719,118 @@ void Server::handleRequest(Connection *conn) {
   invoke(conn, seq, function_it->second.get());
 }
 
-void Server::invoke(Connection *conn, uint64_t seq, Function *function) {
+Function *Server::resolveOip(const Route &route, const Model **model,
+                             int *code, std::string *error) {
+  // The specification's errors are 400s ("typically 400"), an unknown
+  // model or version too.
+  *code = 400;
+  std::string function_name;
+  const Model *found = registry_->findModel(route.model);
+  if (!found) {
+    // "m.f": function f of model m.
+    size_t dot = route.model.rfind('.');
+    if (dot != std::string::npos && dot > 0) {
+      found = registry_->findModel(route.model.substr(0, dot));
+      function_name = route.model.substr(dot + 1);
+    }
+    if (!found || !found->functions.count(function_name)) {
+      *error = "unknown model '" + route.model +
+               "'; models: " + registry_->modelNames();
+      return nullptr;
+    }
+  }
+  if (!route.version.empty() && route.version != found->version) {
+    *error = found->version.empty()
+                 ? "model '" + found->name +
+                       "' has no versions (it was given by --model); ask "
+                       "for /v2/models/" + route.model
+                 : "model '" + found->name + "' has no version '" +
+                       route.version + "'; its version: " + found->version;
+    return nullptr;
+  }
+  if (function_name.empty()) {
+    auto main = found->functions.find("main");
+    if (main != found->functions.end()) {
+      function_name = "main";
+    } else if (found->functions.size() == 1) {
+      function_name = found->functions.begin()->first;
+    } else {
+      *error = "model '" + found->name +
+               "' has several functions and none is 'main'; name one as "
+               "'" + found->name + ".<function>': " +
+               ModelRegistry::functionNames(*found);
+      return nullptr;
+    }
+  }
+  *model = found;
+  return found->functions.at(function_name).get();
+}
+
+void Server::handleOip(Connection *conn, uint64_t seq, const Route &route) {
+  http_method method = conn->request.method();
+  bool post = route.kind == Route::kInfer;
+  if (method != (post ? HTTP_POST : HTTP_GET)) {
+    answer(conn, seq, 405, kJson,
+           errorBody(std::string("use ") + (post ? "POST " : "GET ") +
+                     route.path));
+    return;
+  }
+  switch (route.kind) {
+  case Route::kLive:
+    answer(conn, seq, 200, kJson, "{\"live\": true}\n");
+    return;
+  case Route::kReady:
+    // Ready once every model given is loaded (they are, before serving
+    // starts) and until a drain begins: then 503, so that a Kubernetes
+    // readiness probe takes the replica out of its service.
+    if (draining_) {
+      answer(conn, seq, 503, kJson, "{\"ready\": false}\n");
+    } else {
+      answer(conn, seq, 200, kJson, "{\"ready\": true}\n");
+    }
+    return;
+  case Route::kServerMetadata:
+    answer(conn, seq, 200, kJson, oipServerMetadata());
+    return;
+  default:
+    break;
+  }
+  const Model *model = nullptr;
+  int code = 0;
+  std::string error;
+  Function *function = resolveOip(route, &model, &code, &error);
+  if (!function) {
+    answer(conn, seq, code, kJson, errorBody(error));
+    return;
+  }
+  if (route.kind == Route::kModelReady) {
+    std::string body = "{\"name\": ";
+    appendJsonString(&body, route.model);
+    body += draining_ ? ", \"ready\": false}\n" : ", \"ready\": true}\n";
+    answer(conn, seq, draining_ ? 503 : 200, kJson, body);
+    return;
+  }
+  if (route.kind == Route::kModelMetadata) {
+    answer(conn, seq, 200, kJson,
+           oipModelMetadata(route.model, *model, *function));
+    return;
+  }
+  if (draining_) {
+    answer(conn, seq, 503, kJson, errorBody("the server is shutting down"));
+    return;
+  }
+  if (in_flight_ >= options_.max_in_flight) {
+    answer(conn, seq, 503, kJson,
+           errorBody("too many calls in flight (--max-inflight=" +
+                     std::to_string(options_.max_in_flight) + ")"));
+    return;
+  }
+  invoke(conn, seq, function, true, route.model, model);
+}
+
+void Server::invoke(Connection *conn, uint64_t seq, Function *function,
+                    bool oip, const std::string &model_name,
+                    const Model *model) {
   strata_runtime_call_t *call = nullptr;
   strata_status_t status = registry_->takeCall(function, &call);
   if (status) {
@@ -706,7 +838,27 @@ void Server::invoke(Connection *conn, uint64_t seq, Function *function) {
     return;
   }
   std::string error;
-  if (!pushInputs(*function, conn->request.body(), call, &error)) {
+  OipRequest oip_request;
+  bool decoded;
+  if (oip) {
+    size_t json_length = conn->request.inferenceHeaderLength();
+    if (json_length == RequestParser::kBadLength) {
+      ModelRegistry::returnCall(function, call);
+      answer(conn, seq, 400, kJson,
+             errorBody("Inference-Header-Content-Length must be a byte "
+                       "count, got '" +
+                       conn->request.headerLengthText() + "'"));
+      return;
+    }
+    if (json_length == RequestParser::kNoLength) {
+      json_length = conn->request.body().size();
+    }
+    decoded = oipDecodeInfer(*function, conn->request.body(), json_length,
+                             call, &oip_request, &error);
+  } else {
+    decoded = pushInputs(*function, conn->request.body(), call, &error);
+  }
+  if (!decoded) {
     ModelRegistry::returnCall(function, call);
     answer(conn, seq, 400, kJson, errorBody(error));
     return;
@@ -718,6 +870,10 @@ void Server::invoke(Connection *conn, uint64_t seq, Function *function) {
   pending->seq = seq;
   pending->function = function;
   pending->call = call;
+  pending->oip = oip;
+  pending->model_name = model_name;
+  pending->model = model;
+  pending->oip_request = std::move(oip_request);
   pending->start_ns = uv_hrtime();
   ++in_flight_;
   ++conn->calls_pending;
@@ -756,7 +912,12 @@ void Server::onCallDone(void *user, strata_runtime_call_t *call,
                     : code == STRATA_STATUS_UNAVAILABLE     ? 503
                                                             : 500;
     pending->body = errorBody(consumeStatusText(status));
-  } else if (!encodeOutputs(call, &pending->body, &error)) {
+  } else if (pending->oip
+                 ? !oipEncodeInfer(pending->model_name, *pending->model,
+                                   *pending->function, pending->oip_request,
+                                   call, &pending->body,
+                                   &pending->json_length, &error)
+                 : !encodeOutputs(call, &pending->body, &error)) {
     pending->code = 500;
     pending->body = errorBody(error);
   } else {
@@ -800,7 +961,13 @@ void Server::drainCompletions() {
     ModelRegistry::returnCall(pending->function, pending->call);
     Connection *conn = pending->conn;
     --conn->calls_pending;
-    answer(conn, pending->seq, pending->code, kJson, pending->body);
+    if (pending->code == 200 && pending->json_length) {
+      answer(conn, pending->seq, 200, kOctets, pending->body,
+             "\r\nInference-Header-Content-Length: " +
+                 std::to_string(pending->json_length));
+    } else {
+      answer(conn, pending->seq, pending->code, kJson, pending->body);
+    }
     if (conn->handle_closed) {
       maybeFree(conn);
     } else if (!conn->closing) {
@@ -824,7 +991,7 @@ void Server::beginDrain() {
   }
   draining_ = true;
   std::fprintf(stderr,
-               "strata-service: draining (%zu calls in flight), then exiting\n",
+               "strata-serve: draining (%zu calls in flight), then exiting\n",
                in_flight_);
   uv_close(reinterpret_cast<uv_handle_t *>(&listener_), nullptr);
   uv_timer_start(&drain_timer_, onDrainTimeout, kDrainGraceMs, 0);

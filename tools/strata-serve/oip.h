@@ -1,0 +1,75 @@
+// oip.h - the Open Inference Protocol (KServe v2) over REST, as
+// kserve/open-inference-protocol's inference_rest.md defines it: model
+// metadata, and infer requests and answers with JSON tensors (flat or
+// nested) and the binary tensor data extension (binary_data_size,
+// Inference-Header-Content-Length) both ways. The HTTP side (routes,
+// status codes) is http_server.cpp's.
+//
+// Threading: pure functions of their arguments; a Function is read only.
+#ifndef STRATA_TOOLS_STRATA_SERVE_OIP_H_
+#define STRATA_TOOLS_STRATA_SERVE_OIP_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "model_registry.h"
+#include "strata/runtime.h"
+
+namespace strata::service {
+
+/// What an infer request asks of its answer, kept from its decoding (HTTP
+/// loop) to the encoding of its results (compute thread).
+struct OipRequest {
+  bool has_id = false;
+  std::string id;
+  struct Output {
+    size_t result = 0;    // index of the function's result
+    bool binary = false;  // sent as binary data (binary_data_size)
+  };
+  /// The outputs to answer with, in order: every result (in order) when the
+  /// request names none, else those it names, in its order.
+  std::vector<Output> outputs;
+};
+
+/// The protocol's datatype for an element type ("FP32", "UINT8", "BOOL");
+/// "" when it has none (bf16 is "BF16", outside the specification's table).
+std::string oipDatatype(strata_hal_element_type_t type);
+
+/// The protocol name of input i / output i of function: its reflection name
+/// (argN.name, resultN.name) or "input<i>" / "output<i>".
+std::string oipInputName(const Function& function, size_t i);
+std::string oipOutputName(const Function& function, size_t i);
+
+/// GET /v2: {"name", "version", "extensions"}.
+std::string oipServerMetadata();
+
+/// GET /v2/models/<model>: {"name", "versions", "platform", "inputs",
+/// "outputs"}; each tensor {"name", "datatype", "shape"} with -1 for a
+/// dynamic dimension. model_name is the name the client used.
+std::string oipModelMetadata(const std::string& model_name, const Model& model,
+                             const Function& function);
+
+/// Decodes an infer request for function into call (its arguments pushed
+/// in order) and *request. body[0, json_length) is the JSON; the rest is
+/// binary tensor data for the inputs that give binary_data_size, in the
+/// order they come. False with *error (for a 400 answer) naming what is
+/// wrong: the JSON, an input (by name), its datatype, shape or data.
+bool oipDecodeInfer(const Function& function, const std::string& body,
+                    size_t json_length, strata_runtime_call_t* call,
+                    OipRequest* request, std::string* error);
+
+/// Encodes the answer to request from the completed call into *out:
+/// {"model_name", "model_version" (when the model has one), "id" (when the
+/// request had one), "outputs"}. When an output is binary its bytes follow
+/// the JSON, *json_length is the JSON's length (for the
+/// Inference-Header-Content-Length header); otherwise *json_length is 0.
+/// False with *error when a result cannot be read or has no protocol form.
+bool oipEncodeInfer(const std::string& model_name, const Model& model,
+                    const Function& function, const OipRequest& request,
+                    const strata_runtime_call_t* call, std::string* out,
+                    size_t* json_length, std::string* error);
+
+}  // namespace strata::service
+
+#endif  // STRATA_TOOLS_STRATA_SERVE_OIP_H_
