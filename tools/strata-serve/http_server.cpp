@@ -8,12 +8,14 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <algorithm>
 #include <deque>
 #include <map>
 
 #include <http_parser.h>
 
 #include "oip.h"
+#include "repository.h"
 #include "tensor_json.h"
 #include "request_parser.h"
 
@@ -115,7 +117,61 @@ struct PendingCall {
   const Model *model = nullptr;
   OipRequest oip_request;
   size_t json_length = 0; // of body, when binary outputs follow the JSON
+  // Dynamic batching: the decoded inputs and their rows (dimension 0)
+  // while queued; the members of the batch this call ran (on the leader,
+  // the one that owns call; empty when not batched).
+  std::vector<OipTensor> inputs;
+  int64_t rows = 0;
+  std::vector<PendingCall *> members;
+  uint64_t launch_ns = 0;  // the call's submission
+  uint64_t done_ns = 0;    // its completion (compute thread)
+  bool ran = false;        // its call ran (succeeded or failed at run time)
 };
+
+// The requests of one batching function waiting for their batch.
+struct BatchQueue {
+  Server *server = nullptr;
+  Function *function = nullptr;
+  std::deque<PendingCall *> waiting;
+  uv_timer_t timer;
+  bool armed = false;
+};
+
+namespace {
+
+// Requests batch together when their inputs agree on everything but the
+// size of dimension 0: the kinds, element types and the other dimensions.
+bool sameSignature(const PendingCall *a, const PendingCall *b) {
+  if (a->inputs.size() != b->inputs.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a->inputs.size(); ++i) {
+    const OipTensor &x = a->inputs[i];
+    const OipTensor &y = b->inputs[i];
+    if (x.kind != y.kind || x.type != y.type ||
+        x.shape.size() != y.shape.size() ||
+        !std::equal(x.shape.begin() + 1, x.shape.end(), y.shape.begin() + 1)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The rows a request brings to a batch: the common size of dimension 0 of
+// its inputs; -1 when they have none or disagree (it is then not batched).
+int64_t batchRows(const std::vector<OipTensor> &inputs) {
+  int64_t rows = -1;
+  for (const OipTensor &input : inputs) {
+    if (input.kind != STRATA_RUNTIME_VALUE_BUFFER_VIEW ||
+        input.shape.empty() || (rows >= 0 && input.shape[0] != rows)) {
+      return -1;
+    }
+    rows = input.shape[0];
+  }
+  return rows;
+}
+
+} // namespace
 
 // Friend of Server: the connection-level answers and flow control.
 struct ConnectionHooks {
@@ -667,6 +723,11 @@ void Server::handleRequest(Connection *conn) {
     }
     // Counted before rendering, so the answer includes itself.
     std::string text = metrics_.render(in_flight_, options_.max_in_flight);
+    std::map<std::pair<std::string, std::string>, size_t> pending;
+    for (const auto &[name, model] : registry_->models()) {
+      pending[{name, model->version}] = model->in_flight;
+    }
+    text += metrics_.renderModels(pending);
     answer(conn, seq, 200, kPrometheus, text);
     return;
   }
@@ -734,6 +795,12 @@ Function *Server::resolveOip(const Route &route, const Model **model,
       function_name = route.model.substr(dot + 1);
     }
     if (!found || !found->functions.count(function_name)) {
+      auto status = statuses_.find(route.model);
+      if (status != statuses_.end()) {
+        *error = "model '" + route.model +
+                 "' is not ready: " + status->second.reason;
+        return nullptr;
+      }
       *error = "unknown model '" + route.model +
                "'; models: " + registry_->modelNames();
       return nullptr;
@@ -768,7 +835,10 @@ Function *Server::resolveOip(const Route &route, const Model **model,
 
 void Server::handleOip(Connection *conn, uint64_t seq, const Route &route) {
   http_method method = conn->request.method();
-  bool post = route.kind == Route::kInfer;
+  bool post = route.kind == Route::kInfer ||
+              route.kind == Route::kRepositoryIndex ||
+              route.kind == Route::kRepositoryLoad ||
+              route.kind == Route::kRepositoryUnload;
   if (method != (post ? HTTP_POST : HTTP_GET)) {
     answer(conn, seq, 405, kJson,
            errorBody(std::string("use ") + (post ? "POST " : "GET ") +
@@ -779,27 +849,48 @@ void Server::handleOip(Connection *conn, uint64_t seq, const Route &route) {
   case Route::kLive:
     answer(conn, seq, 200, kJson, "{\"live\": true}\n");
     return;
-  case Route::kReady:
-    // Ready once every model given is loaded (they are, before serving
-    // starts) and until a drain begins: then 503, so that a Kubernetes
+  case Route::kReady: {
+    // Ready when every model is (a model unloaded on request does not
+    // count) and until a drain begins: then 503, so that a Kubernetes
     // readiness probe takes the replica out of its service.
-    if (draining_) {
+    bool failed = false;
+    for (const auto &[name, status] : statuses_) {
+      failed = failed || (!status.ready && !status.unloaded);
+    }
+    if (draining_ || failed) {
       answer(conn, seq, 503, kJson, "{\"ready\": false}\n");
     } else {
       answer(conn, seq, 200, kJson, "{\"ready\": true}\n");
     }
     return;
+  }
   case Route::kServerMetadata:
     answer(conn, seq, 200, kJson, oipServerMetadata());
     return;
   default:
     break;
   }
+  if (route.kind == Route::kRepositoryIndex ||
+      route.kind == Route::kRepositoryLoad ||
+      route.kind == Route::kRepositoryUnload) {
+    handleRepository(conn, seq, route);
+    return;
+  }
   const Model *model = nullptr;
   int code = 0;
   std::string error;
   Function *function = resolveOip(route, &model, &code, &error);
   if (!function) {
+    auto status = statuses_.find(route.model);
+    if (route.kind == Route::kModelReady && status != statuses_.end() &&
+        !status->second.ready) {
+      // Known, not ready: the model ready object, with 503 for probes.
+      std::string body = "{\"name\": ";
+      appendJsonString(&body, route.model);
+      body += ", \"ready\": false}\n";
+      answer(conn, seq, 503, kJson, body);
+      return;
+    }
     answer(conn, seq, code, kJson, errorBody(error));
     return;
   }
@@ -828,6 +919,149 @@ void Server::handleOip(Connection *conn, uint64_t seq, const Route &route) {
   invoke(conn, seq, function, true, route.model, model);
 }
 
+bool Server::loadRepository(const std::string &dir, std::string *error) {
+  repository_ = dir;
+  std::vector<RepositoryModel> found;
+  if (!scanRepository(dir, &found, error)) {
+    return false;
+  }
+  for (const RepositoryModel &entry : found) {
+    std::string why = loadFromRepository(entry.name);
+    if (!why.empty()) {
+      std::fprintf(stderr, "strata-serve: model '%s' is not served: %s\n",
+                   entry.name.c_str(), why.c_str());
+    }
+  }
+  return true;
+}
+
+std::string Server::loadFromRepository(const std::string &name) {
+  RepositoryModel entry = findInRepository(repository_, name);
+  if (!entry.exists && !statuses_.count(name)) {
+    return entry.error;  // a name the repository never had
+  }
+  ModelStatus &status = statuses_[name];
+  status.version = entry.version;
+  status.unloaded = false;
+  if (entry.error.empty() && registry_->findModel(name)) {
+    // A reload: the running version stops taking requests first.
+    status.ready = false;
+    registry_->retire(name);
+  }
+  std::string why = entry.error;
+  if (why.empty()) {
+    strata_status_t load_status =
+        registry_->load(name, entry.path, entry.version, entry.config);
+    if (load_status) {
+      why = entry.path + ": " + consumeStatusText(load_status);
+    }
+  }
+  status.ready = why.empty();
+  status.reason = why;
+  return why;
+}
+
+void Server::handleRepository(Connection *conn, uint64_t seq,
+                              const Route &route) {
+  if (route.kind == Route::kRepositoryIndex) {
+    // Every model of the repository on disk, and the ones given by
+    // --model: [{"name", "version", "state", "reason"}].
+    std::vector<RepositoryModel> found;
+    std::string error;
+    if (!repository_.empty() && !scanRepository(repository_, &found, &error)) {
+      answer(conn, seq, 500, kJson, errorBody(error));
+      return;
+    }
+    std::map<std::string, std::pair<std::string, std::string>> rows;
+    for (const RepositoryModel &entry : found) {
+      rows[entry.name] = {entry.version, "UNAVAILABLE"};
+    }
+    std::string body = "[";
+    for (const auto &[name, model] : registry_->models()) {
+      rows[name] = {model->version, "READY"};
+    }
+    bool first = true;
+    for (const auto &[name, row] : rows) {
+      body += first ? "" : ", ";
+      first = false;
+      body += "{\"name\": ";
+      appendJsonString(&body, name);
+      auto status = statuses_.find(name);
+      std::string version = row.first;
+      std::string reason;
+      if (row.second != "READY") {
+        reason = status != statuses_.end() ? status->second.reason
+                                           : "not loaded";
+        if (status != statuses_.end() && !status->second.version.empty()) {
+          version = status->second.version;
+        }
+      }
+      if (!version.empty()) {
+        body += ", \"version\": ";
+        appendJsonString(&body, version);
+      }
+      body += ", \"state\": \"" + row.second + "\"";
+      if (!reason.empty()) {
+        body += ", \"reason\": ";
+        appendJsonString(&body, reason);
+      }
+      body += "}";
+    }
+    body += "]\n";
+    answer(conn, seq, 200, kJson, body);
+    return;
+  }
+  if (repository_.empty()) {
+    answer(conn, seq, 400, kJson,
+           errorBody("the server has no model repository "
+                     "(--model-repository) to load from or unload to"));
+    return;
+  }
+  if (draining_) {
+    answer(conn, seq, 503, kJson, errorBody("the server is shutting down"));
+    return;
+  }
+  if (route.kind == Route::kRepositoryLoad) {
+    // Loaded on the HTTP loop: the loop waits for the module to be read
+    // and verified (milliseconds for a small model).
+    std::string why = loadFromRepository(route.model);
+    if (!why.empty()) {
+      answer(conn, seq, 400, kJson,
+             errorBody("failed to load '" + route.model + "': " + why));
+      return;
+    }
+    answer(conn, seq, 200, kJson, "{}\n");
+    return;
+  }
+  // Unload: new requests are refused at once; the model's queued and
+  // running calls are answered, then it is freed.
+  const Model *model = registry_->findModel(route.model);
+  if (!model) {
+    answer(conn, seq, 400, kJson,
+           errorBody("model '" + route.model + "' is not loaded"));
+    return;
+  }
+  for (const auto &[function_name, function] : model->functions) {
+    auto queue = queues_.find(function.get());
+    if (queue != queues_.end()) {
+      flushQueue(queue->second.get());
+      uv_close(reinterpret_cast<uv_handle_t *>(&queue->second->timer),
+               [](uv_handle_t *handle) {
+                 delete static_cast<BatchQueue *>(handle->data);
+               });
+      queue->second.release();
+      queues_.erase(queue);
+    }
+  }
+  ModelStatus &status = statuses_[route.model];
+  status.version = model->version;
+  status.ready = false;
+  status.unloaded = true;
+  status.reason = "unloaded";
+  registry_->retire(route.model);
+  answer(conn, seq, 200, kJson, "{}\n");
+}
+
 void Server::invoke(Connection *conn, uint64_t seq, Function *function,
                     bool oip, const std::string &model_name,
                     const Model *model) {
@@ -853,13 +1087,54 @@ void Server::invoke(Connection *conn, uint64_t seq, Function *function,
     if (json_length == RequestParser::kNoLength) {
       json_length = conn->request.body().size();
     }
+    std::vector<OipTensor> inputs;
     decoded = oipDecodeInfer(*function, conn->request.body(), json_length,
-                             call, &oip_request, &error);
+                             &oip_request, &inputs, &error);
+    const ModelConfig &config = model->config;
+    int64_t rows = decoded ? batchRows(inputs) : -1;
+    if (decoded && config.dynamic_batching && rows >= 0) {
+      if (static_cast<uint64_t>(rows) > config.max_batch_size) {
+        ModelRegistry::returnCall(function, call);
+        metrics_.countModelFailure(model->name, model->version);
+        answer(conn, seq, 400, kJson,
+               errorBody("the request's batch of " + std::to_string(rows) +
+                         " rows exceeds max_batch_size " +
+                         std::to_string(config.max_batch_size) +
+                         " of model '" + model->name + "'"));
+        return;
+      }
+      ModelRegistry::returnCall(function, call);
+      conn->request.body().clear();
+      PendingCall *pending = new PendingCall;
+      pending->server = this;
+      pending->conn = conn;
+      pending->seq = seq;
+      pending->function = function;
+      pending->oip = true;
+      pending->model_name = model_name;
+      pending->model = model;
+      pending->oip_request = std::move(oip_request);
+      pending->inputs = std::move(inputs);
+      pending->rows = rows;
+      pending->start_ns = uv_hrtime();
+      ++in_flight_;
+      ++conn->calls_pending;
+      ++function->owner->in_flight;
+      pending_.insert(pending);
+      enqueue(pending);
+      return;
+    }
+    if (decoded) {
+      decoded = oipPushInputs(*function, inputs, call, &error);
+    }
   } else {
     decoded = pushInputs(*function, conn->request.body(), call, &error);
   }
   if (!decoded) {
     ModelRegistry::returnCall(function, call);
+    if (oip) {
+      metrics_.countModelFailure(model->name, model->version);
+    }
     answer(conn, seq, 400, kJson, errorBody(error));
     return;
   }
@@ -875,20 +1150,25 @@ void Server::invoke(Connection *conn, uint64_t seq, Function *function,
   pending->model = model;
   pending->oip_request = std::move(oip_request);
   pending->start_ns = uv_hrtime();
+  pending->launch_ns = pending->start_ns;
   ++in_flight_;
   ++conn->calls_pending;
+  ++function->owner->in_flight;
   pending_.insert(pending);
+  uint64_t timeout_ms = function->owner->config.request_timeout_ms
+                            ? function->owner->config.request_timeout_ms
+                            : options_.request_timeout_ms;
   strata_runtime_call_set_deadline(
-      call, options_.request_timeout_ms
-                ? strata_hal_deadline_after_ns(
-                      static_cast<int64_t>(options_.request_timeout_ms) *
-                      1000000)
-                : 0);
+      call, timeout_ms ? strata_hal_deadline_after_ns(
+                             static_cast<int64_t>(timeout_ms) * 1000000)
+                       : 0);
+  metrics_.countExecution(function->owner->name, function->owner->version);
   status = strata_runtime_call_invoke_async(call, function->loop, nullptr,
                                             onCallDone, pending);
   if (status) {
     --in_flight_;
     --conn->calls_pending;
+    --function->owner->in_flight;
     pending_.erase(pending);
     delete pending;
     bool bad_input =
@@ -899,10 +1179,245 @@ void Server::invoke(Connection *conn, uint64_t seq, Function *function,
   }
 }
 
-// Compute thread: encode the answer here, off the HTTP loop.
+void Server::enqueue(PendingCall *pending) {
+  std::unique_ptr<BatchQueue> &slot = queues_[pending->function];
+  if (!slot) {
+    slot = std::make_unique<BatchQueue>();
+    slot->server = this;
+    slot->function = pending->function;
+    uv_timer_init(&loop_, &slot->timer);
+    slot->timer.data = slot.get();
+  }
+  BatchQueue *queue = slot.get();
+  queue->waiting.push_back(pending);
+  const ModelConfig &config = pending->function->owner->config;
+  // The rows waiting that would batch with this request.
+  uint64_t rows = 0;
+  for (PendingCall *waiting : queue->waiting) {
+    if (sameSignature(waiting, pending)) {
+      rows += static_cast<uint64_t>(waiting->rows);
+    }
+  }
+  size_t largest_preferred = 0;
+  for (size_t size : config.preferred_batch_sizes) {
+    largest_preferred = std::max(largest_preferred, size);
+  }
+  if (rows >= config.max_batch_size ||
+      (largest_preferred && rows >= largest_preferred) ||
+      config.max_queue_delay_us == 0 || draining_) {
+    flushQueue(queue);
+    return;
+  }
+  if (!queue->armed) {
+    queue->armed = true;
+    // libuv's timers count milliseconds: the delay is rounded up.
+    uv_timer_start(&queue->timer, onQueueDelay,
+                   (config.max_queue_delay_us + 999) / 1000, 0);
+  }
+}
+
+void Server::onQueueDelay(uv_timer_t *timer) {
+  BatchQueue *queue = static_cast<BatchQueue *>(timer->data);
+  queue->server->flushQueue(queue);
+}
+
+void Server::flushQueue(BatchQueue *queue) {
+  if (queue->armed) {
+    uv_timer_stop(&queue->timer);
+    queue->armed = false;
+  }
+  const ModelConfig &config = queue->function->owner->config;
+  // Batches in arrival order: the first waiting request and every later
+  // one of its signature that still fits under max_batch_size.
+  while (!queue->waiting.empty()) {
+    std::vector<PendingCall *> batch;
+    uint64_t rows = 0;
+    PendingCall *first = queue->waiting.front();
+    for (auto it = queue->waiting.begin(); it != queue->waiting.end();) {
+      PendingCall *candidate = *it;
+      if (sameSignature(candidate, first) &&
+          rows + static_cast<uint64_t>(candidate->rows) <=
+              config.max_batch_size) {
+        rows += static_cast<uint64_t>(candidate->rows);
+        batch.push_back(candidate);
+        it = queue->waiting.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    launch(std::move(batch));
+  }
+}
+
+void Server::launch(std::vector<PendingCall *> members) {
+  PendingCall *leader = members.front();
+  Function *function = leader->function;
+  uint64_t now = uv_hrtime();
+  for (PendingCall *member : members) {
+    member->launch_ns = now;
+  }
+  // The inputs, concatenated along dimension 0 (row-major: the bytes of
+  // each request's rows follow the previous request's).
+  std::vector<OipTensor> inputs;
+  if (members.size() == 1) {
+    inputs = std::move(leader->inputs);
+  } else {
+    inputs.resize(leader->inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      OipTensor &input = inputs[i];
+      input.kind = leader->inputs[i].kind;
+      input.type = leader->inputs[i].type;
+      input.shape = leader->inputs[i].shape;
+      input.shape[0] = 0;
+      size_t bytes = 0;
+      for (PendingCall *member : members) {
+        bytes += member->inputs[i].bytes.size();
+      }
+      input.bytes.reserve(bytes);
+      for (PendingCall *member : members) {
+        input.shape[0] += member->inputs[i].shape[0];
+        input.bytes.insert(input.bytes.end(), member->inputs[i].bytes.begin(),
+                           member->inputs[i].bytes.end());
+        std::vector<uint8_t>().swap(member->inputs[i].bytes);
+      }
+    }
+  }
+  for (PendingCall *member : members) {
+    member->inputs.clear();
+  }
+  std::string error;
+  strata_runtime_call_t *call = nullptr;
+  strata_status_t status = registry_->takeCall(function, &call);
+  if (status) {
+    error = consumeStatusText(status);
+  } else if (!oipPushInputs(*function, inputs, call, &error)) {
+    ModelRegistry::returnCall(function, call);
+    call = nullptr;
+  }
+  if (call) {
+    leader->call = call;
+    leader->members = members;
+    uint64_t timeout_ms = function->owner->config.request_timeout_ms
+                              ? function->owner->config.request_timeout_ms
+                              : options_.request_timeout_ms;
+    strata_runtime_call_set_deadline(
+        call, timeout_ms ? strata_hal_deadline_after_ns(
+                               static_cast<int64_t>(timeout_ms) * 1000000)
+                         : 0);
+    metrics_.countExecution(function->owner->name, function->owner->version);
+    status = strata_runtime_call_invoke_async(call, function->loop, nullptr,
+                                              onCallDone, leader);
+    if (!status) {
+      return;
+    }
+    error = consumeStatusText(status);
+    leader->call = nullptr;
+    leader->members.clear();
+    ModelRegistry::returnCall(function, call);
+  }
+  // Not submitted: every member fails with the error.
+  for (PendingCall *member : members) {
+    member->code = 500;
+    member->body = errorBody(error);
+    postCompletion(member);
+  }
+}
+
+void Server::callAnswered(Function *function) {
+  Model *model = function->owner;
+  if (--model->in_flight == 0) {
+    registry_->releaseRetired();
+  }
+}
+
+namespace {
+
+// Rows [begin, begin + rows) of result, whose dimension 0 is the batch's.
+OipTensor sliceRows(const OipTensor &result, int64_t begin, int64_t rows) {
+  OipTensor out;
+  out.kind = result.kind;
+  out.type = result.type;
+  out.shape = result.shape;
+  out.shape[0] = rows;
+  size_t row_bytes = result.shape[0]
+                         ? result.bytes.size() /
+                               static_cast<size_t>(result.shape[0])
+                         : 0;
+  auto start = result.bytes.begin() +
+               static_cast<std::ptrdiff_t>(row_bytes * begin);
+  out.bytes.assign(start, start + static_cast<std::ptrdiff_t>(
+                                      row_bytes * static_cast<size_t>(rows)));
+  return out;
+}
+
+} // namespace
+
+// Compute thread: a batch's results are split per request, and each
+// answer is encoded here, off the HTTP loop.
 void Server::onCallDone(void *user, strata_runtime_call_t *call,
                         strata_status_t status) {
   PendingCall *pending = static_cast<PendingCall *>(user);
+  uint64_t now = uv_hrtime();
+  if (!pending->members.empty()) {
+    std::vector<PendingCall *> members = pending->members;
+    int code = 200;
+    std::string error;
+    std::vector<OipTensor> results;
+    if (status) {
+      strata_status_code_t status_code = strata_status_code(status);
+      code = status_code == STRATA_STATUS_DEADLINE_EXCEEDED ? 504
+             : status_code == STRATA_STATUS_UNAVAILABLE     ? 503
+                                                            : 500;
+      // One call ran every member's rows: which one's data caused the
+      // failure cannot be told, so each gets the error.
+      error = consumeStatusText(status);
+      if (members.size() > 1) {
+        error = "a batch of " + std::to_string(members.size()) +
+                " requests failed: " + error;
+      }
+    } else if (!oipReadResults(*pending->function, call, &results, &error)) {
+      code = 500;
+    }
+    int64_t total = 0;
+    for (PendingCall *member : members) {
+      total += member->rows;
+    }
+    for (size_t r = 0; code == 200 && r < results.size(); ++r) {
+      if (results[r].shape.empty() || results[r].shape[0] != total) {
+        code = 500;
+        error = "output '" + oipOutputName(*pending->function, r) +
+                "' of a batch of " + std::to_string(total) +
+                " rows does not have " + std::to_string(total) +
+                " rows along dimension 0; it cannot be split per request";
+      }
+    }
+    int64_t begin = 0;
+    for (PendingCall *member : members) {
+      member->done_ns = now;
+      member->ran = true;
+      if (code != 200) {
+        member->code = code;
+        member->body = errorBody(error);
+      } else {
+        std::vector<OipTensor> mine;
+        mine.reserve(results.size());
+        for (const OipTensor &result : results) {
+          mine.push_back(sliceRows(result, begin, member->rows));
+        }
+        member->code = 200;
+        oipEncodeInfer(member->model_name, *member->model, *member->function,
+                       member->oip_request, mine, &member->body,
+                       &member->json_length);
+      }
+      begin += member->rows;
+    }
+    for (PendingCall *member : members) {
+      pending->server->postCompletion(member);
+    }
+    return;
+  }
+  pending->done_ns = now;
+  pending->ran = true;
   std::string error;
   if (status) {
     // Past --request-timeout: 504; a device lost at an earlier deadline
@@ -912,12 +1427,18 @@ void Server::onCallDone(void *user, strata_runtime_call_t *call,
                     : code == STRATA_STATUS_UNAVAILABLE     ? 503
                                                             : 500;
     pending->body = errorBody(consumeStatusText(status));
-  } else if (pending->oip
-                 ? !oipEncodeInfer(pending->model_name, *pending->model,
-                                   *pending->function, pending->oip_request,
-                                   call, &pending->body,
-                                   &pending->json_length, &error)
-                 : !encodeOutputs(call, &pending->body, &error)) {
+  } else if (pending->oip) {
+    std::vector<OipTensor> results;
+    if (oipReadResults(*pending->function, call, &results, &error)) {
+      oipEncodeInfer(pending->model_name, *pending->model, *pending->function,
+                     pending->oip_request, results, &pending->body,
+                     &pending->json_length);
+      pending->code = 200;
+    } else {
+      pending->code = 500;
+      pending->body = errorBody(error);
+    }
+  } else if (!encodeOutputs(call, &pending->body, &error)) {
     pending->code = 500;
     pending->body = errorBody(error);
   } else {
@@ -958,7 +1479,18 @@ void Server::drainCompletions() {
     --in_flight_;
     pending_.erase(pending);
     metrics_.observeInvokeLatency(now - pending->start_ns);
-    ModelRegistry::returnCall(pending->function, pending->call);
+    if (pending->oip) {
+      const Model *model = pending->function->owner;
+      metrics_.observeModel(model->name, model->version, pending->code == 200,
+                            now - pending->start_ns,
+                            pending->launch_ns - pending->start_ns,
+                            pending->done_ns - pending->launch_ns,
+                            pending->ran);
+    }
+    if (pending->call) {
+      ModelRegistry::returnCall(pending->function, pending->call);
+    }
+    callAnswered(pending->function);
     Connection *conn = pending->conn;
     --conn->calls_pending;
     if (pending->code == 200 && pending->json_length) {
@@ -998,6 +1530,10 @@ void Server::beginDrain() {
   if (options_.drain_timeout_ms) {
     uv_timer_start(&drain_deadline_, onDrainDeadline,
                    options_.drain_timeout_ms, 0);
+  }
+  // Requests waiting for a batch go now.
+  for (auto &[function, queue] : queues_) {
+    flushQueue(queue.get());
   }
   std::vector<Connection *> open(connections_.begin(), connections_.end());
   for (Connection *conn : open) {
@@ -1048,6 +1584,14 @@ void Server::checkDrained() {
   uv_close(reinterpret_cast<uv_handle_t *>(&completions_poll_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t *>(&drain_timer_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t *>(&drain_deadline_), nullptr);
+  for (auto &[function, queue] : queues_) {
+    uv_close(reinterpret_cast<uv_handle_t *>(&queue->timer),
+             [](uv_handle_t *handle) {
+               delete static_cast<BatchQueue *>(handle->data);
+             });
+    queue.release();
+  }
+  queues_.clear();
   // The signal handles stay open (unreferenced, so the loop can end) until
   // run() returns: closing them here would restore the default action, and
   // a second SIGTERM during the last writes would kill the process.

@@ -14,6 +14,7 @@
 #define STRATA_TOOLS_STRATA_SERVE_HTTP_SERVER_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -50,20 +51,24 @@ struct ServerOptions {
 
 struct Connection;
 struct PendingCall;
+struct BatchQueue;
 void closeConnection(Connection *conn);
 void flushConnection(Connection *conn);
 void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
 
 class Server {
  public:
-  /// registry is borrowed and must outlive the server; the compute loops
-  /// of its functions (Function::loop) must be run by other threads while
-  /// run() runs.
+  /// registry is borrowed and must outlive the server; the models it
+  /// holds run their compute loops on their own threads (load()).
   Server(ModelRegistry *registry, ServerOptions options);
   Server(const Server &) = delete;
   Server &operator=(const Server &) = delete;
   ~Server();
 
+  /// Loads every model of the repository dir (before start()): one that
+  /// fails is reported (stderr, /v2/repository/index) and the others
+  /// serve. False with *error only when dir cannot be read.
+  bool loadRepository(const std::string &dir, std::string *error);
   /// Binds and listens. False with *error (naming the address) on failure.
   bool start(std::string *error);
   /// The port bound (useful with port 0).
@@ -92,6 +97,18 @@ class Server {
               const std::string &extra_headers = "");
   /// The /v2 routes (the Open Inference Protocol).
   void handleOip(Connection *conn, uint64_t seq, const Route &route);
+  /// The /v2/repository routes.
+  void handleRepository(Connection *conn, uint64_t seq, const Route &route);
+  /// Loads (or reloads) model name from the repository; "" or why not.
+  std::string loadFromRepository(const std::string &name);
+  /// Dynamic batching: queues a decoded request of a batching model, and
+  /// sends the queue's batches when they are full or their delay passed.
+  void enqueue(PendingCall *pending);
+  void flushQueue(BatchQueue *queue);
+  void launch(std::vector<PendingCall *> members);
+  static void onQueueDelay(uv_timer_t *timer);
+  /// Counts a call of a model answered: frees a retired model's last one.
+  void callAnswered(Function *function);
   /// The model and function a /v2/models route names ("m", or "m.f" for
   /// function f of a model with several); null with *code and *error.
   Function *resolveOip(const Route &route, const Model **model, int *code,
@@ -122,6 +139,20 @@ class Server {
   int event_fd_ = -1;
   bool draining_ = false;
   bool stopped_ = false;
+
+  // The repository (its directory, "" for none) and the state of each
+  // model known by name: READY, or UNAVAILABLE with the reason (a failed
+  // load, or an unload asked for).
+  struct ModelStatus {
+    std::string version;
+    bool ready = false;
+    bool unloaded = false;  // by request, not by a failure
+    std::string reason;
+  };
+  std::string repository_;
+  std::map<std::string, ModelStatus> statuses_;
+  // The batching queue of each function that has one.
+  std::map<Function *, std::unique_ptr<BatchQueue>> queues_;
 
   std::unordered_set<Connection *> connections_;
   size_t in_flight_ = 0;

@@ -274,14 +274,103 @@ std::string errorBody(const std::string &message) {
   return out;
 }
 
-ModelRegistry::~ModelRegistry() {
-  for (auto &[name, model] : models_) {
-    for (auto &[function_name, function] : model->functions) {
-      for (strata_runtime_call_t *call : function->free_calls) {
-        strata_runtime_call_destroy(call);
-      }
+namespace {
+
+void onKeepAliveDone(void *, strata_status_t status) {
+  strata_status_free(status);
+}
+
+} // namespace
+
+Model::~Model() {
+  if (keep_alive) {
+    strata_status_t status = strata_hal_fence_signal(keep_alive);
+    if (status) {
+      strata_status_free(status);
     }
-    strata_runtime_session_release(model->session);
+  }
+  if (thread.joinable()) {
+    thread.join();
+  }
+  strata_hal_loop_destroy(loop);
+  strata_hal_fence_release(keep_alive);
+  for (auto &[function_name, function] : functions) {
+    for (strata_runtime_call_t *call : function->free_calls) {
+      strata_runtime_call_destroy(call);
+    }
+  }
+  strata_runtime_session_release(session);
+}
+
+ModelRegistry::~ModelRegistry() = default;
+
+strata_status_t ModelRegistry::load(const std::string &name,
+                                    const std::string &path,
+                                    const std::string &version,
+                                    const ModelConfig &config) {
+  if (config.instance_count != 1) {
+    return strata_make_status(
+        STRATA_STATUS_UNIMPLEMENTED,
+        "model '%s': instance_count %zu: only 1 is implemented",
+        name.c_str(), config.instance_count);
+  }
+  strata_allocator_t allocator = strata_allocator_system();
+  strata_runtime_instance_t *instance = nullptr;
+  STRATA_RETURN_IF_ERROR(
+      strata_runtime_instance_create(&instance_options_, allocator, &instance));
+  strata_status_t status = add(instance, name, path);
+  // The model's session holds the instance.
+  strata_runtime_instance_release(instance);
+  STRATA_RETURN_IF_ERROR(status);
+  Model *model = models_.at(name).get();
+  model->version = version;
+  model->config = config;
+  // The compute loop runs until keep_alive is signalled (~Model): without
+  // an operation in flight strata_hal_loop_run would return at once.
+  status = strata_hal_loop_create(allocator, &model->loop);
+  if (!status) {
+    status = strata_hal_fence_create_pending(allocator, &model->keep_alive);
+  }
+  if (!status) {
+    status = strata_hal_loop_wait_fence(model->loop, model->keep_alive, 0,
+                                        onKeepAliveDone, nullptr);
+  }
+  if (status) {
+    models_.erase(name);
+    return status;
+  }
+  for (auto &[function_name, function] : model->functions) {
+    function->loop = model->loop;
+  }
+  strata_hal_loop_t *loop = model->loop;
+  std::string label = name;
+  model->thread = std::thread([loop, label] {
+    strata_status_t run_status = strata_hal_loop_run(loop);
+    if (run_status) {
+      std::fprintf(stderr, "strata-serve: model '%s': compute loop: %s\n",
+                   label.c_str(), consumeStatusText(run_status).c_str());
+    }
+  });
+  return nullptr;
+}
+
+void ModelRegistry::retire(const std::string &name) {
+  auto it = models_.find(name);
+  if (it == models_.end()) {
+    return;
+  }
+  retired_.push_back(std::move(it->second));
+  models_.erase(it);
+  releaseRetired();
+}
+
+void ModelRegistry::releaseRetired() {
+  for (size_t i = 0; i < retired_.size();) {
+    if (retired_[i]->in_flight == 0) {
+      retired_.erase(retired_.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
   }
 }
 
@@ -319,6 +408,7 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
     }
     auto function = std::make_unique<Function>();
     function->model = name;
+    function->owner = model.get();
     function->name = export_name;
     // One call to learn the argument kinds; it seeds the pool.
     strata_runtime_call_t *call = nullptr;
@@ -447,7 +537,7 @@ strata_status_t ModelRegistry::takeCall(Function *function,
     function->free_calls.pop_back();
     return nullptr;
   }
-  const Model *model = models_.at(function->model).get();
+  const Model *model = function->owner;
   return strata_runtime_call_create(
       model->session, function->name.c_str(),
       strata_runtime_instance_allocator(
@@ -766,6 +856,110 @@ bool encodeOutputs(const strata_runtime_call_t *call, std::string *out,
     }
   }
   out->append("]}\n");
+  return true;
+}
+
+namespace {
+
+bool readCount(simdjson::dom::element value, const std::string &key,
+               uint64_t *out, std::string *error) {
+  if (value.type() == simdjson::dom::element_type::INT64 &&
+      value.get_int64().value_unsafe() >= 0) {
+    *out = static_cast<uint64_t>(value.get_int64().value_unsafe());
+    return true;
+  }
+  *error = "\"" + key + "\" must be a non-negative integer";
+  return false;
+}
+
+} // namespace
+
+bool parseModelConfig(const std::string &text, ModelConfig *config,
+                      std::string *error) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  simdjson::error_code json_error =
+      parser.parse(text.data(), text.size()).get(root);
+  if (json_error) {
+    *error = std::string("not valid JSON (") +
+             simdjson::error_message(json_error) + ")";
+    return false;
+  }
+  simdjson::dom::object object;
+  if (root.get_object().get(object)) {
+    *error = "not a JSON object";
+    return false;
+  }
+  ModelConfig out;
+  uint64_t value = 0;
+  for (auto [key_view, element] : object) {
+    std::string key(key_view);
+    if (key == "max_batch_size") {
+      if (!readCount(element, key, &value, error)) {
+        return false;
+      }
+      out.max_batch_size = value;
+    } else if (key == "instance_count") {
+      if (!readCount(element, key, &value, error)) {
+        return false;
+      }
+      out.instance_count = value;
+    } else if (key == "request_timeout_ms") {
+      if (!readCount(element, key, &value, error)) {
+        return false;
+      }
+      out.request_timeout_ms = value;
+    } else if (key == "dynamic_batching") {
+      simdjson::dom::object batching;
+      if (element.get_object().get(batching)) {
+        *error = "\"dynamic_batching\" must be an object";
+        return false;
+      }
+      out.dynamic_batching = true;
+      for (auto [inner_view, inner] : batching) {
+        std::string inner_key(inner_view);
+        if (inner_key == "max_queue_delay_microseconds") {
+          if (!readCount(inner, inner_key, &out.max_queue_delay_us, error)) {
+            return false;
+          }
+        } else if (inner_key == "preferred_batch_size") {
+          simdjson::dom::array sizes;
+          if (inner.get_array().get(sizes)) {
+            *error = "\"preferred_batch_size\" must be an array of sizes";
+            return false;
+          }
+          for (simdjson::dom::element size : sizes) {
+            if (!readCount(size, "preferred_batch_size", &value, error)) {
+              return false;
+            }
+            out.preferred_batch_sizes.push_back(value);
+          }
+        } else {
+          *error = "unknown key \"dynamic_batching." + inner_key +
+                   "\" (max_queue_delay_microseconds, preferred_batch_size)";
+          return false;
+        }
+      }
+    } else {
+      *error = "unknown key \"" + key +
+               "\" (max_batch_size, dynamic_batching, instance_count, "
+               "request_timeout_ms)";
+      return false;
+    }
+  }
+  if (out.dynamic_batching && out.max_batch_size == 0) {
+    *error = "\"dynamic_batching\" needs a \"max_batch_size\" above 0";
+    return false;
+  }
+  for (size_t size : out.preferred_batch_sizes) {
+    if (size == 0 || size > out.max_batch_size) {
+      *error = "preferred_batch_size " + std::to_string(size) +
+               " is not within 1.." + std::to_string(out.max_batch_size) +
+               " (max_batch_size)";
+      return false;
+    }
+  }
+  *config = out;
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "strata/runtime.h"
@@ -57,15 +58,58 @@ struct Function {
   strata_hal_loop_t *loop = nullptr;
   /// Calls ready for reuse (reset, no arguments). Owned.
   std::vector<strata_runtime_call_t *> free_calls;
+  /// The model the function belongs to (borrowed).
+  struct Model *owner = nullptr;
 };
 
+/// A model's serving configuration: its repository config.json, or the
+/// defaults for a model given by --model.
+struct ModelConfig {
+  /// The largest batch (rows along dimension 0) a call takes; 0: requests
+  /// are never batched.
+  size_t max_batch_size = 0;
+  /// Requests arriving within max_queue_delay_us of the first one waiting
+  /// are concatenated into one call (when dynamic_batching).
+  bool dynamic_batching = false;
+  uint64_t max_queue_delay_us = 0;
+  /// A batch of one of these sizes is sent at once, without waiting.
+  std::vector<size_t> preferred_batch_sizes;
+  /// Compute threads and devices for the model (only 1 is implemented).
+  size_t instance_count = 1;
+  /// A call's deadline (0: the server's --request-timeout).
+  uint64_t request_timeout_ms = 0;
+};
+
+/// Reads a model's config.json ({"max_batch_size": 8, "dynamic_batching":
+/// {"max_queue_delay_microseconds": 500, "preferred_batch_size": [4, 8]},
+/// "instance_count": 1, "request_timeout_ms": 1000}). False with *error
+/// naming the key at fault; unknown keys are errors too.
+bool parseModelConfig(const std::string &text, ModelConfig *config,
+                      std::string *error);
+
 struct Model {
+  Model() = default;
+  Model(const Model &) = delete;
+  Model &operator=(const Model &) = delete;
+  /// Stops the compute thread (its loop must be idle: no call in flight),
+  /// then frees the calls and the session.
+  ~Model();
+
   std::string name;
   /// The version served ("" for a model given by --model, which has none).
   std::string version;
   std::string path;
+  ModelConfig config;
   strata_runtime_session_t *session = nullptr; // owned
   std::map<std::string, std::unique_ptr<Function>> functions;
+  /// The model's compute loop and the thread that runs it (owned; null for
+  /// a model made by add() alone).
+  strata_hal_loop_t *loop = nullptr;
+  strata_hal_fence_t *keep_alive = nullptr;
+  std::thread thread;
+  /// Calls of the model submitted or queued and not yet answered (HTTP
+  /// loop thread only).
+  size_t in_flight = 0;
 };
 
 class ModelRegistry {
@@ -75,9 +119,27 @@ public:
   ModelRegistry &operator=(const ModelRegistry &) = delete;
   ~ModelRegistry();
 
-  /// Loads path as the model called name and makes a session for it.
+  /// Loads path as the model called name and makes a session for it (no
+  /// compute thread: see load()).
   strata_status_t add(strata_runtime_instance_t *instance,
                       const std::string &name, const std::string &path);
+
+  /// The options load() creates each model's instance with (copied; the
+  /// device name and public key are borrowed and must outlive the
+  /// registry).
+  void setInstanceOptions(const strata_runtime_instance_options_t &options) {
+    instance_options_ = options;
+  }
+  /// Loads path as model name (version, config): its own instance (device
+  /// and workers), session, compute loop and thread, started here.
+  strata_status_t load(const std::string &name, const std::string &path,
+                       const std::string &version, const ModelConfig &config);
+  /// Takes model name out of service: it is no longer found; it is freed
+  /// (its compute thread stopped) by releaseRetired once its calls are
+  /// answered.
+  void retire(const std::string &name);
+  /// Frees the retired models whose calls are all answered.
+  void releaseRetired();
 
   const Model *findModel(const std::string &name) const;
   /// Comma-separated names, for error messages.
@@ -95,6 +157,8 @@ public:
 
 private:
   std::map<std::string, std::unique_ptr<Model>> models_;
+  std::vector<std::unique_ptr<Model>> retired_;
+  strata_runtime_instance_options_t instance_options_{};
 };
 
 /// Parses a reflection type: "4x16xf32" -> dims {4, 16} and f32;

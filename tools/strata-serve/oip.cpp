@@ -196,17 +196,13 @@ struct DataReader {
   }
 };
 
-// An input decoded, before it is pushed in argument order.
+// An input being decoded.
 struct Decoded {
   bool given = false;
-  std::vector<int64_t> shape;
-  std::vector<uint8_t> bytes;
   // Binary data: its size, filled from the body's tail once every input
   // is known.
   bool binary = false;
   uint64_t binary_size = 0;
-  // The buffer view's element type (the function's own).
-  strata_hal_element_type_t buffer_type = STRATA_HAL_ELEMENT_TYPE_NONE;
 };
 
 bool readBool(simdjson::dom::object parameters, const char* key, bool* out,
@@ -285,8 +281,8 @@ std::string oipModelMetadata(const std::string& model_name, const Model& model,
 }
 
 bool oipDecodeInfer(const Function& function, const std::string& body,
-                    size_t json_length, strata_runtime_call_t* call,
-                    OipRequest* request, std::string* error) {
+                    size_t json_length, OipRequest* request,
+                    std::vector<OipTensor>* inputs_out, std::string* error) {
   const std::string where = function.model + "." + function.name;
   // One parser per thread, its buffers kept between requests up to 1 MiB.
   constexpr size_t kKeptBytes = size_t(1) << 20;
@@ -353,6 +349,8 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
     return false;
   }
   std::vector<Decoded> decoded(count);
+  std::vector<OipTensor>& tensors = *inputs_out;
+  tensors.assign(count, OipTensor());
   // Inputs with binary data, in the order they come in the request.
   std::vector<size_t> binary_order;
   // The first size seen of each named dimension: (input, dim, size).
@@ -390,12 +388,14 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
                listNames(names);
       return false;
     }
-    Decoded& out = decoded[arg];
-    if (out.given) {
+    Decoded& state = decoded[arg];
+    OipTensor& out = tensors[arg];
+    out.kind = function.argument_kinds[arg];
+    if (state.given) {
       *error = label + " is given twice";
       return false;
     }
-    out.given = true;
+    state.given = true;
     std::string_view datatype_view;
     if (input["datatype"].get_string().get(datatype_view)) {
       *error = label + " needs \"datatype\": a string such as \"FP32\"";
@@ -518,7 +518,7 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
       *error = label + " is too large (" + actual() + ")";
       return false;
     }
-    out.buffer_type = buffer_type;
+    out.type = buffer_type;
     uint64_t binary_size = 0;
     bool binary = false;
     simdjson::dom::element input_parameters;
@@ -554,8 +554,8 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
                  std::to_string(binary_size);
         return false;
       }
-      out.binary = true;
-      out.binary_size = binary_size;
+      state.binary = true;
+      state.binary_size = binary_size;
       binary_order.push_back(arg);
       continue;
     }
@@ -597,11 +597,12 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
   }
   size_t offset = json_length;
   for (size_t arg : binary_order) {
-    Decoded& input = decoded[arg];
+    OipTensor& input = tensors[arg];
+    uint64_t size = decoded[arg].binary_size;
     const uint8_t* start =
         reinterpret_cast<const uint8_t*>(body.data()) + offset;
-    input.bytes.assign(start, start + input.binary_size);
-    offset += input.binary_size;
+    input.bytes.assign(start, start + size);
+    offset += size;
     if (function.argument_kinds[arg] == STRATA_RUNTIME_VALUE_BUFFER_VIEW &&
         (tensorType(function.argument_kinds[arg],
                     function.argument_shapes[arg],
@@ -672,11 +673,17 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
     }
   }
 
-  // Push the arguments in order.
-  for (size_t arg = 0; arg < count; ++arg) {
-    Decoded& input = decoded[arg];
+  return true;
+}
+
+bool oipPushInputs(const Function& function,
+                   const std::vector<OipTensor>& inputs,
+                   strata_runtime_call_t* call, std::string* error) {
+  (void)function;
+  for (size_t arg = 0; arg < inputs.size(); ++arg) {
+    const OipTensor& input = inputs[arg];
     strata_status_t status = nullptr;
-    switch (function.argument_kinds[arg]) {
+    switch (input.kind) {
       case STRATA_RUNTIME_VALUE_I32: {
         int32_t v;
         std::memcpy(&v, input.bytes.data(), 4);
@@ -704,7 +711,7 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
       default: {
         strata_hal_buffer_view_t* view = nullptr;
         status = strata_runtime_buffer_view_from_host(
-            input.buffer_type, input.shape.data(), input.shape.size(),
+            input.type, input.shape.data(), input.shape.size(),
             input.bytes.data(), input.bytes.size(), strata_allocator_system(),
             &view);
         if (!status) {
@@ -722,10 +729,99 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
   return true;
 }
 
-bool oipEncodeInfer(const std::string& model_name, const Model& model,
+bool oipReadResults(const Function& function, const strata_runtime_call_t* call,
+                    std::vector<OipTensor>* results, std::string* error) {
+  size_t count = strata_runtime_call_result_count(call);
+  results->assign(count, OipTensor());
+  for (size_t i = 0; i < count; ++i) {
+    OipTensor& result = (*results)[i];
+    strata_runtime_value_kind_t kind = strata_runtime_call_result_kind(call, i);
+    result.kind = kind;
+    result.type = scalarType(kind);
+    strata_status_t status = nullptr;
+    auto scalar = [&result](const void* value, size_t size) {
+      const uint8_t* p = static_cast<const uint8_t*>(value);
+      result.bytes.assign(p, p + size);
+    };
+    switch (kind) {
+      case STRATA_RUNTIME_VALUE_I32: {
+        int32_t v = 0;
+        status = strata_runtime_call_result_i32(call, i, &v);
+        scalar(&v, 4);
+        break;
+      }
+      case STRATA_RUNTIME_VALUE_I64: {
+        int64_t v = 0;
+        status = strata_runtime_call_result_i64(call, i, &v);
+        scalar(&v, 8);
+        break;
+      }
+      case STRATA_RUNTIME_VALUE_F32: {
+        float v = 0;
+        status = strata_runtime_call_result_f32(call, i, &v);
+        scalar(&v, 4);
+        break;
+      }
+      case STRATA_RUNTIME_VALUE_F64: {
+        double v = 0;
+        status = strata_runtime_call_result_f64(call, i, &v);
+        scalar(&v, 8);
+        break;
+      }
+      case STRATA_RUNTIME_VALUE_BUFFER_VIEW: {
+        strata_hal_buffer_view_t* view = nullptr;
+        status = strata_runtime_call_result_buffer_view(call, i, &view);
+        const void* data = nullptr;
+        size_t length = 0;
+        if (!status) {
+          status = strata_runtime_buffer_view_data(view, &data, &length);
+        }
+        if (!status) {
+          const uint8_t* bytes = static_cast<const uint8_t*>(data);
+          result.bytes.assign(bytes, bytes + length);
+          strata_hal_element_type_t own =
+              strata_hal_buffer_view_element_type(view);
+          strata_hal_element_type_t recorded =
+              i < function.result_recorded.size()
+                  ? function.result_recorded[i]
+                  : STRATA_HAL_ELEMENT_TYPE_NONE;
+          result.type = recorded != STRATA_HAL_ELEMENT_TYPE_NONE &&
+                                strata_hal_element_byte_size(recorded) ==
+                                    strata_hal_element_byte_size(own)
+                            ? semanticType(recorded)
+                            : semanticType(own);
+          for (size_t d = 0; d < strata_hal_buffer_view_rank(view); ++d) {
+            result.shape.push_back(strata_hal_buffer_view_dim(view, d));
+          }
+        }
+        strata_hal_buffer_view_release(view);
+        break;
+      }
+      default:
+        *error = "output '" + oipOutputName(function, i) + "' is a " +
+                 strata_runtime_value_kind_name(kind) +
+                 ", which has no tensor form";
+        return false;
+    }
+    if (status) {
+      *error = consumeStatusText(status);
+      return false;
+    }
+    std::string datatype = oipDatatype(result.type);
+    if (datatype.empty() || datatype == "BF16") {
+      *error = "output '" + oipOutputName(function, i) + "' is " +
+               runtime::elementTypeName(result.type) +
+               ", which the protocol's datatypes cannot carry";
+      return false;
+    }
+  }
+  return true;
+}
+
+void oipEncodeInfer(const std::string& model_name, const Model& model,
                     const Function& function, const OipRequest& request,
-                    const strata_runtime_call_t* call, std::string* out,
-                    size_t* json_length, std::string* error) {
+                    const std::vector<OipTensor>& results, std::string* out,
+                    size_t* json_length) {
   out->clear();
   *json_length = 0;
   std::string binary;
@@ -740,129 +836,48 @@ bool oipEncodeInfer(const std::string& model_name, const Model& model,
     appendJsonString(out, request.id);
   }
   out->append(", \"outputs\": [");
-  bool first = true;
-  for (const OipRequest::Output& requested : request.outputs) {
-    size_t i = requested.result;
-    out->append(first ? "" : ", ");
-    first = false;
-    strata_runtime_value_kind_t kind = strata_runtime_call_result_kind(call, i);
-    strata_hal_element_type_t type = scalarType(kind);
-    std::vector<int64_t> shape;
-    uint8_t scalar[8];
-    const uint8_t* bytes = scalar;
-    size_t length = 0;
-    strata_hal_buffer_view_t* view = nullptr;
-    strata_status_t status = nullptr;
-    switch (kind) {
-      case STRATA_RUNTIME_VALUE_I32: {
-        int32_t v = 0;
-        status = strata_runtime_call_result_i32(call, i, &v);
-        std::memcpy(scalar, &v, length = 4);
-        break;
-      }
-      case STRATA_RUNTIME_VALUE_I64: {
-        int64_t v = 0;
-        status = strata_runtime_call_result_i64(call, i, &v);
-        std::memcpy(scalar, &v, length = 8);
-        break;
-      }
-      case STRATA_RUNTIME_VALUE_F32: {
-        float v = 0;
-        status = strata_runtime_call_result_f32(call, i, &v);
-        std::memcpy(scalar, &v, length = 4);
-        break;
-      }
-      case STRATA_RUNTIME_VALUE_F64: {
-        double v = 0;
-        status = strata_runtime_call_result_f64(call, i, &v);
-        std::memcpy(scalar, &v, length = 8);
-        break;
-      }
-      case STRATA_RUNTIME_VALUE_BUFFER_VIEW: {
-        status = strata_runtime_call_result_buffer_view(call, i, &view);
-        const void* data = nullptr;
-        if (!status) {
-          status = strata_runtime_buffer_view_data(view, &data, &length);
-        }
-        if (!status) {
-          bytes = static_cast<const uint8_t*>(data);
-          strata_hal_element_type_t own =
-              strata_hal_buffer_view_element_type(view);
-          strata_hal_element_type_t recorded =
-              i < function.result_recorded.size()
-                  ? function.result_recorded[i]
-                  : STRATA_HAL_ELEMENT_TYPE_NONE;
-          type = recorded != STRATA_HAL_ELEMENT_TYPE_NONE &&
-                         strata_hal_element_byte_size(recorded) ==
-                             strata_hal_element_byte_size(own)
-                     ? semanticType(recorded)
-                     : semanticType(own);
-          for (size_t d = 0; d < strata_hal_buffer_view_rank(view); ++d) {
-            shape.push_back(strata_hal_buffer_view_dim(view, d));
-          }
-        }
-        break;
-      }
-      default:
-        *error = "output '" + oipOutputName(function, i) + "' is a " +
-                 strata_runtime_value_kind_name(kind) +
-                 ", which has no tensor form";
-        return false;
-    }
-    std::string datatype = oipDatatype(type);
-    if (!status && (datatype.empty() || datatype == "BF16")) {
-      *error = "output '" + oipOutputName(function, i) + "' is " +
-               runtime::elementTypeName(type) +
-               ", which the protocol's datatypes cannot carry";
-      strata_hal_buffer_view_release(view);
-      return false;
-    }
-    if (status) {
-      *error = consumeStatusText(status);
-      strata_hal_buffer_view_release(view);
-      return false;
-    }
+  bool any_binary = false;
+  for (size_t o = 0; o < request.outputs.size(); ++o) {
+    const OipRequest::Output& requested = request.outputs[o];
+    const OipTensor& result = results[requested.result];
+    out->append(o ? ", " : "");
     out->append("{\"name\": ");
-    appendJsonString(out, oipOutputName(function, i));
+    appendJsonString(out, oipOutputName(function, requested.result));
     out->append(", \"datatype\": \"");
-    out->append(datatype);
+    out->append(oipDatatype(result.type));
     out->append("\", \"shape\": [");
-    for (size_t d = 0; d < shape.size(); ++d) {
+    for (size_t d = 0; d < result.shape.size(); ++d) {
       out->append(d ? ", " : "");
-      appendNumber(out, shape[d]);
+      appendNumber(out, result.shape[d]);
     }
     out->append("], ");
     if (requested.binary) {
+      any_binary = true;
       out->append("\"parameters\": {\"binary_data_size\": ");
-      appendNumber(out, length);
+      appendNumber(out, result.bytes.size());
       out->append("}}");
-      binary.append(reinterpret_cast<const char*>(bytes), length);
+      binary.append(reinterpret_cast<const char*>(result.bytes.data()),
+                    result.bytes.size());
     } else {
       out->append("\"data\": [");
-      size_t element_size = strata_hal_element_byte_size(type);
-      size_t elements = element_size ? length / element_size : 0;
+      size_t element_size = strata_hal_element_byte_size(result.type);
+      size_t elements = element_size ? result.bytes.size() / element_size : 0;
       for (size_t e = 0; e < elements; ++e) {
         out->append(e ? ", " : "");
-        if (type == STRATA_HAL_ELEMENT_TYPE_BOOL_8) {
-          out->append(bytes[e] & 1 ? "true" : "false");
+        if (result.type == STRATA_HAL_ELEMENT_TYPE_BOOL_8) {
+          out->append(result.bytes[e] & 1 ? "true" : "false");
         } else {
-          appendElementText(out, bytes, type, e);
+          appendElementText(out, result.bytes.data(), result.type, e);
         }
       }
       out->append("]}");
     }
-    strata_hal_buffer_view_release(view);
   }
   out->append("]}\n");
-  bool any_binary = false;
-  for (const OipRequest::Output& requested : request.outputs) {
-    any_binary = any_binary || requested.binary;
-  }
   if (any_binary) {
     *json_length = out->size();
     out->append(binary);
   }
-  return true;
 }
 
 }  // namespace strata::service

@@ -50,25 +50,48 @@ std::string oipServerMetadata();
 std::string oipModelMetadata(const std::string& model_name, const Model& model,
                              const Function& function);
 
-/// Decodes an infer request for function into call (its arguments pushed
-/// in order) and *request. body[0, json_length) is the JSON; the rest is
-/// binary tensor data for the inputs that give binary_data_size, in the
-/// order they come. False with *error (for a 400 answer) naming what is
-/// wrong: the JSON, an input (by name), its datatype, shape or data.
-bool oipDecodeInfer(const Function& function, const std::string& body,
-                    size_t json_length, strata_runtime_call_t* call,
-                    OipRequest* request, std::string* error);
+/// A tensor on its way in (decoded from a request) or out (read from a
+/// call's results): scalars of the calling convention are rank-0 tensors.
+struct OipTensor {
+  strata_runtime_value_kind_t kind = STRATA_RUNTIME_VALUE_NONE;
+  /// Inputs: the buffer view's element type (the function's own, signless
+  /// where it was compiled so). Outputs: the protocol's (ui8 where the
+  /// reflection records an unsigned type).
+  strata_hal_element_type_t type = STRATA_HAL_ELEMENT_TYPE_NONE;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+};
 
-/// Encodes the answer to request from the completed call into *out:
-/// {"model_name", "model_version" (when the model has one), "id" (when the
-/// request had one), "outputs"}. When an output is binary its bytes follow
-/// the JSON, *json_length is the JSON's length (for the
+/// Decodes an infer request for function into *request and *inputs (one
+/// per argument, in argument order). body[0, json_length) is the JSON; the
+/// rest is binary tensor data for the inputs that give binary_data_size,
+/// in the order they come. False with *error (for a 400 answer) naming
+/// what is wrong: the JSON, an input (by name), its datatype, shape or
+/// data, a requested output.
+bool oipDecodeInfer(const Function& function, const std::string& body,
+                    size_t json_length, OipRequest* request,
+                    std::vector<OipTensor>* inputs, std::string* error);
+
+/// Pushes inputs (from oipDecodeInfer, or concatenated from several) into
+/// call, in order. False with *error.
+bool oipPushInputs(const Function& function,
+                   const std::vector<OipTensor>& inputs,
+                   strata_runtime_call_t* call, std::string* error);
+
+/// Reads every result of a completed call into *results. False with
+/// *error when one cannot be read or has no protocol datatype.
+bool oipReadResults(const Function& function, const strata_runtime_call_t* call,
+                    std::vector<OipTensor>* results, std::string* error);
+
+/// Encodes the answer to request from results into *out: {"model_name",
+/// "model_version" (when the model has one), "id" (when the request had
+/// one), "outputs"}. When an output is binary its bytes follow the JSON and
+/// *json_length is the JSON's length (for the
 /// Inference-Header-Content-Length header); otherwise *json_length is 0.
-/// False with *error when a result cannot be read or has no protocol form.
-bool oipEncodeInfer(const std::string& model_name, const Model& model,
+void oipEncodeInfer(const std::string& model_name, const Model& model,
                     const Function& function, const OipRequest& request,
-                    const strata_runtime_call_t* call, std::string* out,
-                    size_t* json_length, std::string* error);
+                    const std::vector<OipTensor>& results, std::string* out,
+                    size_t* json_length);
 
 }  // namespace strata::service
 

@@ -13,6 +13,7 @@ namespace {
 
 constexpr const char* kInvokePrefix = "/v1/models/";
 constexpr const char* kModelsPrefix = "/v2/models/";
+constexpr const char* kRepositoryPrefix = "/v2/repository/models/";
 constexpr const char* kInvokeSeparator = ":invoke/";
 constexpr const char kExpect[] = "expect";
 constexpr const char kContinue[] = "100-continue";
@@ -230,6 +231,28 @@ Route routeRequest(const std::string& url) {
   }
   if (path == "/v2/health/ready") {
     route.kind = Route::kReady;
+    return route;
+  }
+  if (path == "/v2/repository/index") {
+    route.kind = Route::kRepositoryIndex;
+    return route;
+  }
+  if (path.compare(0, std::strlen(kRepositoryPrefix), kRepositoryPrefix) ==
+      0) {
+    std::string rest = path.substr(std::strlen(kRepositoryPrefix));
+    size_t slash = rest.find('/');
+    if (slash == std::string::npos || slash == 0) {
+      return route;
+    }
+    std::string action = rest.substr(slash + 1);
+    if (action == "load") {
+      route.kind = Route::kRepositoryLoad;
+    } else if (action == "unload") {
+      route.kind = Route::kRepositoryUnload;
+    } else {
+      return route;
+    }
+    route.model = rest.substr(0, slash);
     return route;
   }
   if (path.compare(0, std::strlen(kModelsPrefix), kModelsPrefix) == 0) {

@@ -123,6 +123,9 @@ struct Route {
     kModelMetadata,   // /v2/models/<model>[/versions/<version>]
     kModelReady,      // ... /ready
     kInfer,           // ... /infer
+    kRepositoryIndex,   // /v2/repository/index
+    kRepositoryLoad,    // /v2/repository/models/<model>/load
+    kRepositoryUnload,  // /v2/repository/models/<model>/unload
     kNotFound         // anything else
   };
   Kind kind = kNotFound;
