@@ -3,9 +3,11 @@
 against kserve/open-inference-protocol's inference_rest.md (standard
 library only).
 
-Starts the server on an ephemeral port with tests/serve/oip_model.mlir
-(an echo per datatype, and a `main` with named inputs and two outputs),
-the MLP and the service test model, and checks:
+Starts the server on an ephemeral port with the modules
+make_serve_modules writes (oip: a `main` with named inputs and two
+outputs, an echo per datatype, a static shape; multi: several functions,
+one failing at run time) and the HAL sample (an addition, without
+reflection), and checks:
   - health (live, ready), server metadata, model metadata (datatype, shape
     with -1 for a dynamic dimension, names from the reflection), model
     ready;
@@ -22,8 +24,8 @@ the MLP and the service test model, and checks:
   - 64 concurrent clients, each request's answer checked value by value
     against its own inputs and id.
 
-  oip_test.py --server=PATH --oip-model=VMFB --mlp=VMFB --test-model=VMFB
-      [--device=local-task]
+  oip_test.py --server=PATH --oip-model=VMFB --multi-model=VMFB
+      --hal-sample=VMFB [--device=local-task]
 """
 import argparse
 import http.client
@@ -50,8 +52,8 @@ class Server:
         command = [args.server, "--listen=127.0.0.1:0",
                    "--device=" + args.device,
                    "--model=oip=" + args.oip_model,
-                   "--model=mlp=" + args.mlp,
-                   "--model=t=" + args.test_model]
+                   "--model=multi=" + args.multi_model,
+                   "--model=add=" + args.hal_sample]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
@@ -166,15 +168,20 @@ def run(args):
             "inputs": [{"name": "a", "datatype": "FP32", "shape": [-1, 3]},
                        {"name": "b", "datatype": "FP32", "shape": [-1, 3]}],
             "outputs": [
-                {"name": "sum", "datatype": "FP32", "shape": [-1, 3]},
-                {"name": "difference", "datatype": "FP32", "shape": [-1, 3]}]},
+                {"name": "a_out", "datatype": "FP32", "shape": [-1, 3]},
+                {"name": "b_out", "datatype": "FP32", "shape": [-1, 3]}]},
               "model metadata of oip (main): names, -1 for N %s" % body)
-        status, body = server.get("/v2/models/mlp")
+        status, body = server.get("/v2/models/oip.fixed")
         check(status == 200 and body["inputs"] == [
             {"name": "input0", "datatype": "FP32", "shape": [4, 16]}] and
               body["outputs"] == [
-            {"name": "output0", "datatype": "FP32", "shape": [4, 10]}],
-              "model metadata of mlp (its one function) %s" % body)
+            {"name": "output0", "datatype": "FP32", "shape": [4, 16]}],
+              "model metadata of oip.fixed: static dims, default names %s"
+              % body)
+        status, body = server.get("/v2/models/add")
+        check(status == 200 and body["inputs"][0] == {
+            "name": "input0", "datatype": "", "shape": []},
+              "model metadata of a function without reflection %s" % body)
         status, body = server.get("/v2/models/oip.echo_u16")
         check(status == 200 and body["inputs"] == [
             {"name": "x", "datatype": "UINT16", "shape": [-1, 2]}],
@@ -189,38 +196,47 @@ def run(args):
         status, body = server.get("/v2/models/nope")
         check(status == 400 and "unknown model 'nope'" in body["error"],
               "metadata of an unknown model: 400")
-        status, body = server.get("/v2/models/mlp/versions/1")
+        status, body = server.get("/v2/models/add/versions/1")
         check(status == 400 and "has no versions" in body["error"],
               "a version of a model without versions: 400")
-        status, body = server.get("/v2/models/t")
+        status, body = server.get("/v2/models/multi")
         check(status == 400 and "several functions" in body["error"] and
-              "add_i32" in body["error"],
+              "count, divide, echo_any" in body["error"],
               "a model with several functions and no main: 400 naming them")
 
         # Infer: flat, nested, id, requested outputs, input order.
         a = [1, 2, 3, 4, 5, 6]
-        b = [10, 20, 30, 40, 50, 60]
+        b = [10, 20, 30, 40, 50, 60.5]
         status, answer, _ = server.infer("oip", main_request(a, b, id="r-1"))
         check(status == 200 and answer == {
             "model_name": "oip", "id": "r-1", "outputs": [
-                {"name": "sum", "datatype": "FP32", "shape": [2, 3],
-                 "data": [11, 22, 33, 44, 55, 66]},
-                {"name": "difference", "datatype": "FP32", "shape": [2, 3],
-                 "data": [-9, -18, -27, -36, -45, -54]}]},
+                {"name": "a_out", "datatype": "FP32", "shape": [2, 3],
+                 "data": a},
+                {"name": "b_out", "datatype": "FP32", "shape": [2, 3],
+                 "data": b}]},
               "infer: both outputs, the id echoed %s" % answer)
+        status, answer, _ = server.infer("add", {"inputs": [
+            {"name": "input0", "shape": [2, 3], "datatype": "FP32",
+             "data": a},
+            {"name": "input1", "shape": [2, 3], "datatype": "FP32",
+             "data": b}]})
+        check(status == 200 and answer["outputs"][0]["data"] ==
+              [x + y for x, y in zip(a, b)],
+              "infer: the HAL sample adds (a kernel runs) %s" % answer)
         request = main_request(a, b)
         request["inputs"][0]["data"] = [[1, 2, 3], [4, 5, 6]]
         request["inputs"].reverse()
-        request["outputs"] = [{"name": "difference"}]
+        request["outputs"] = [{"name": "a_out"}]
         status, answer, _ = server.infer("oip", request)
         check(status == 200 and "id" not in answer and
-              [o["name"] for o in answer["outputs"]] == ["difference"] and
-              answer["outputs"][0]["data"] == [-9, -18, -27, -36, -45, -54],
+              [o["name"] for o in answer["outputs"]] == ["a_out"] and
+              answer["outputs"][0]["data"] == a,
               "infer: nested data, inputs in another order, one output asked")
-        request["outputs"] = [{"name": "difference"}, {"name": "sum"}]
+        request["outputs"] = [{"name": "b_out"}, {"name": "a_out"}]
         status, answer, _ = server.infer("oip", request)
         check(status == 200 and
-              [o["name"] for o in answer["outputs"]] == ["difference", "sum"],
+              [o["name"] for o in answer["outputs"]] == ["b_out", "a_out"] and
+              answer["outputs"][0]["data"] == b,
               "infer: outputs in the order asked")
         status, answer, _ = server.infer("oip", main_request([], []))
         check(status == 200 and answer["outputs"][0]["shape"] == [0, 3] and
@@ -280,18 +296,15 @@ def run(args):
         del request["inputs"][0]["data"]
         request["inputs"][0]["parameters"] = {"binary_data_size": len(blob)}
         status, answer, binary = server.infer("oip", request, [blob])
-        check(status == 200 and
-              struct.unpack("<6f", binary.get("sum", b"")) ==
-              (11, 22, 33, 44, 55, 66) and
-              struct.unpack("<6f", binary.get("difference", b"")) ==
-              (-9, -18, -27, -36, -45, -54),
+        check(status == 200 and binary.get("a_out") == blob and
+              struct.unpack("<6f", binary.get("b_out", b"")) == tuple(b),
               "binary input beside a JSON one; binary_data_output for all")
-        request["outputs"] = [{"name": "sum"},
-                              {"name": "difference",
+        request["outputs"] = [{"name": "a_out"},
+                              {"name": "b_out",
                                "parameters": {"binary_data": False}}]
         status, answer, binary = server.infer("oip", request, [blob])
-        check(status == 200 and list(binary) == ["sum"] and
-              answer["outputs"][1]["data"] == [-9, -18, -27, -36, -45, -54],
+        check(status == 200 and list(binary) == ["a_out"] and
+              answer["outputs"][1]["data"] == b,
               "binary_data: false overrides binary_data_output for one output")
         status, headers, data = server.raw(
             "POST", "/v2/models/oip/infer", json.dumps(request).encode() +
@@ -362,7 +375,7 @@ def run(args):
                      r"input 'b' of oip.main has dimension 0 of size 1 but "
                      r"input 'a' has dimension 0 of size 2; the model names "
                      r"both 'N'")
-        expect_error(server, "mlp", {"inputs": [
+        expect_error(server, "oip.fixed", {"inputs": [
             {"name": "input0", "shape": [4, 8], "datatype": "FP32",
              "data": [0] * 32}]}, "a wrong static dimension",
             r"must have shape \[4, 16\]")
@@ -387,10 +400,10 @@ def run(args):
         request = main_request(a, b, outputs=[{"name": "product"}])
         expect_error(server, "oip", request, "an unknown requested output",
                      r"oip.main has no output \"product\"; its outputs: "
-                     r"'sum', 'difference'")
+                     r"'a_out', 'b_out'")
         expect_error(server, "nope", main_request(a, b), "infer of an "
-                     "unknown model", r"unknown model 'nope'; models: mlp, "
-                     r"oip, t")
+                     "unknown model", r"unknown model 'nope'; models: add, "
+                     r"multi, oip")
         status, headers, data = server.raw("GET", "/v2/models/oip/infer")
         check(status == 405 and b"use POST" in data, "GET .../infer: 405")
         status, headers, data = server.raw("POST", "/v2/models/oip")
@@ -399,13 +412,13 @@ def run(args):
         check(status == 404 and json.loads(data)["error"].startswith(
             "no such endpoint: /v2/modelz"), "an unknown path: 404")
         # A run-time failure: 500 with the runtime's error; then answers.
-        expect_error(server, "t.divide", {"inputs": [
+        expect_error(server, "multi.divide", {"inputs": [
             {"name": "input0", "shape": [], "datatype": "INT32", "data": [7]},
             {"name": "input1", "shape": [], "datatype": "INT32",
              "data": [0]}]},
             "integer division by zero: 500", r"division by zero",
             status_wanted=500)
-        status, answer, _ = server.infer("t.divide", {"inputs": [
+        status, answer, _ = server.infer("multi.divide", {"inputs": [
             {"name": "input0", "shape": [], "datatype": "INT32", "data": [7]},
             {"name": "input1", "shape": [], "datatype": "INT32",
              "data": [-2]}]})
@@ -423,14 +436,19 @@ def run(args):
                 a = [k * 1000 + r * 10 + i for i in range(3 * rows)]
                 b = [i * 0.5 for i in range(3 * rows)]
                 ident = "c%d-r%d" % (k, r)
+                request = {"id": ident, "inputs": [
+                    {"name": "input0", "shape": [rows, 3],
+                     "datatype": "FP32", "data": a},
+                    {"name": "input1", "shape": [rows, 3],
+                     "datatype": "FP32", "data": b}]}
                 try:
                     status, answer, _ = server.infer(
-                        "oip", main_request(a, b, id=ident))
+                        "oip" if r % 2 else "add",
+                        main_request(a, b, id=ident) if r % 2 else request)
+                    want = ([a, b] if r % 2 else
+                            [[x + y for x, y in zip(a, b)]])
                     ok = (status == 200 and answer["id"] == ident and
-                          answer["outputs"][0]["data"] ==
-                          [x + y for x, y in zip(a, b)] and
-                          answer["outputs"][1]["data"] ==
-                          [x - y for x, y in zip(a, b)])
+                          [o["data"] for o in answer["outputs"]] == want)
                 except Exception as error:  # noqa: BLE001
                     ok = False
                     answer = repr(error)
@@ -460,8 +478,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
     parser.add_argument("--oip-model", required=True)
-    parser.add_argument("--mlp", required=True)
-    parser.add_argument("--test-model", required=True)
+    parser.add_argument("--multi-model", required=True)
+    parser.add_argument("--hal-sample", required=True)
     parser.add_argument("--device", default="local-task")
     args = parser.parse_args()
     run(args)

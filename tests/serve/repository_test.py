@@ -2,11 +2,14 @@
 """repository_test.py - strata-serve's model repository and dynamic
 batching (standard library only).
 
-Builds a repository in --work:
-  batch/{1,2}/model.vmfb  oip_model.mlir, batching (config.json: up to 8
-                          rows, 20 ms, preferred 8); version 2 is served
-  plain/1/model.vmfb      oip_model.mlir, no config: never batched
-  extra/1/model.vmfb      extra_model.mlir, batching (scale, rowsum)
+Builds a repository in --work from the modules make_serve_modules writes
+and the HAL sample:
+  batch/{1,2}/model.vmfb  oip.vmfb (main passes a and b through),
+                          batching (config.json: up to 8 rows, 20 ms,
+                          preferred 8); version 2 is served
+  add/1/model.vmfb        the HAL sample (a kernel adds), batching
+  plain/1/model.vmfb      oip.vmfb, no config: never batched
+  extra/1/model.vmfb      multi.vmfb, batching (echo_any, count)
   broken/1/model.vmfb     not a module
   badconfig/1/model.vmfb  with a config.json naming an unknown key
 and checks:
@@ -22,8 +25,8 @@ and checks:
     error; a request over max_batch_size is refused;
   - unload and load without a restart.
 
-  repository_test.py --server=PATH --oip-model=VMFB --extra-model=VMFB
-      --work=DIR
+  repository_test.py --server=PATH --oip-model=VMFB --multi-model=VMFB
+      --hal-sample=VMFB --work=DIR
 """
 import argparse
 import http.client
@@ -85,15 +88,16 @@ class Server:
         return None
 
 
-def write_repository(root, oip_model, extra_model):
+def write_repository(root, oip_model, multi_model, hal_sample):
     shutil.rmtree(root, ignore_errors=True)
     batching = {"max_batch_size": 8,
                 "dynamic_batching": {"max_queue_delay_microseconds": 20000,
                                      "preferred_batch_size": [8]}}
     for name, source, versions, config in [
             ("batch", oip_model, [1, 2], batching),
+            ("add", hal_sample, [1], batching),
             ("plain", oip_model, [1], None),
-            ("extra", extra_model, [1], batching),
+            ("extra", multi_model, [1], batching),
             ("badconfig", oip_model, [1], {"max_batch": 4})]:
         for version in versions:
             os.makedirs(os.path.join(root, name, str(version)))
@@ -139,13 +143,14 @@ def concurrent(count, work):
 
 def run(args):
     root = os.path.join(args.work, "serve-repository")
-    write_repository(root, args.oip_model, args.extra_model)
+    write_repository(root, args.oip_model, args.multi_model,
+                     args.hal_sample)
     server = Server(args.server, root)
     try:
         status, index = server.request("POST", "/v2/repository/index")
         states = {m["name"]: m for m in index} if status == 200 else {}
         check(status == 200 and sorted(states) ==
-              ["badconfig", "batch", "broken", "extra", "plain"] and
+              ["add", "badconfig", "batch", "broken", "extra", "plain"] and
               states["batch"] == {"name": "batch", "version": "2",
                                   "state": "READY"} and
               states["broken"]["state"] == "UNAVAILABLE" and
@@ -173,10 +178,11 @@ def run(args):
             "POST", "/v2/models/plain/versions/1/infer",
             main_request([1, 2, 3], [3, 2, 1], "p"))
         check(status == 200 and body["model_version"] == "1" and
-              body["outputs"][0]["data"] == [4, 4, 4],
+              body["outputs"][1]["data"] == [3, 2, 1],
               "a model without config.json answers")
 
-        # Dynamic batching: 64 clients x 4 requests, 1-3 rows each.
+        # Dynamic batching: 64 clients x 4 requests, 1-3 rows each, to a
+        # model that passes its inputs through and to one that adds them.
         def batch_client(k):
             for r in range(4):
                 rows = 1 + (k + r) % 3
@@ -189,16 +195,34 @@ def run(args):
                 if not (status == 200 and body["id"] == ident and
                         body["model_version"] == "2" and
                         body["outputs"][0]["shape"] == [rows, 3] and
-                        body["outputs"][0]["data"] ==
-                        [x + y for x, y in zip(a, b)] and
-                        body["outputs"][1]["data"] ==
-                        [x - y for x, y in zip(a, b)]):
+                        body["outputs"][0]["data"] == a and
+                        body["outputs"][1]["data"] == b):
                     return "%s: %d %s" % (ident, status, str(body)[:200])
+                status, body = server.request(
+                    "POST", "/v2/models/add/infer",
+                    {"id": ident, "inputs": [
+                        {"name": "input0", "shape": [rows, 3],
+                         "datatype": "FP32", "data": a},
+                        {"name": "input1", "shape": [rows, 3],
+                         "datatype": "FP32", "data": b}]})
+                if not (status == 200 and body["id"] == ident and
+                        body["outputs"][0]["shape"] == [rows, 3] and
+                        body["outputs"][0]["data"] ==
+                        [x + y for x, y in zip(a, b)]):
+                    return "add %s: %d %s" % (ident, status, str(body)[:200])
             return None
 
         errors = concurrent(64, batch_client)
-        check(not errors, "64 concurrent clients x 4 batched requests: every "
-              "answer its own, value by value %s" % errors[:3])
+        check(not errors, "64 concurrent clients x 4 x 2 batched requests: "
+              "every answer its own, value by value %s" % errors[:3])
+        add_inferences = server.metric("strata_serve_inference_count_total",
+                                       "add", "1")
+        add_executions = server.metric("strata_serve_execution_count_total",
+                                       "add", "1")
+        check(add_inferences == 256 and add_executions is not None and
+              add_executions < add_inferences,
+              "metrics: the kernel ran 256 requests in %s calls" %
+              add_executions)
         inferences = server.metric("strata_serve_inference_count_total",
                                    "batch", "2")
         executions = server.metric("strata_serve_execution_count_total",
@@ -216,13 +240,13 @@ def run(args):
             width = 2 + k % 3
             x = [k + i * 0.5 for i in range(width)]
             status, body = server.request(
-                "POST", "/v2/models/extra.scale/infer",
+                "POST", "/v2/models/extra.echo_any/infer",
                 {"id": str(k), "inputs": [{"name": "input0",
                                            "shape": [1, width],
                                            "datatype": "FP32", "data": x}]})
             if not (status == 200 and body["id"] == str(k) and
                     body["outputs"][0]["shape"] == [1, width] and
-                    body["outputs"][0]["data"] == [2 * v for v in x]):
+                    body["outputs"][0]["data"] == x):
                 return "%d: %d %s" % (k, status, str(body)[:200])
             return None
 
@@ -233,7 +257,7 @@ def run(args):
         # A batch whose outputs have no batch dimension cannot be split.
         def rowsum_client(k):
             status, body = server.request(
-                "POST", "/v2/models/extra.rowsum/infer",
+                "POST", "/v2/models/extra.count/infer",
                 {"inputs": [{"name": "input0", "shape": [1, 3],
                              "datatype": "FP32", "data": [k, k, k]}]})
             if not (status == 500 and "cannot be split per request" in
@@ -275,7 +299,7 @@ def run(args):
             "POST", "/v2/models/batch/infer",
             main_request([1, 2, 3], [1, 1, 1], "l"))
         check(status == 200 and status_ready == 200 and status_infer == 200
-              and answer["outputs"][0]["data"] == [2, 3, 4],
+              and answer["outputs"][0]["data"] == [1, 2, 3],
               "load batch again: ready and answering")
         status, body = server.request("POST",
                                       "/v2/repository/models/nope/load")
@@ -307,7 +331,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
     parser.add_argument("--oip-model", required=True)
-    parser.add_argument("--extra-model", required=True)
+    parser.add_argument("--multi-model", required=True)
+    parser.add_argument("--hal-sample", required=True)
     parser.add_argument("--work", required=True)
     args = parser.parse_args()
     run(args)
