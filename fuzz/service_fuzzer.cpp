@@ -80,8 +80,8 @@ std::unique_ptr<Function> extraFunction(
   // "a" and "b", the second recorded as ui16.
   for (size_t i = 0; i < kinds.size(); ++i) {
     function->argument_names.push_back(i ? "b" : "a");
-    function->argument_recorded.push_back(
-        i ? STRATA_HAL_ELEMENT_TYPE_UINT_16 : STRATA_HAL_ELEMENT_TYPE_NONE);
+    function->argument_recorded.push_back(i ? STRATA_HAL_ELEMENT_TYPE_UINT_16
+                                            : STRATA_HAL_ELEMENT_TYPE_NONE);
   }
   function->result_kinds = {STRATA_RUNTIME_VALUE_BUFFER_VIEW};
   function->result_shapes = {strata::service::parseArgumentShape("?xf32")};
@@ -237,14 +237,13 @@ void infer(Function* function, const Request& request, bool metadata) {
 
 void handle(const Request& request) {
   Route route = strata::service::routeRequest(request.url);
-  if (!request.too_large && (route.kind == Route::kInfer ||
-                             route.kind == Route::kModelMetadata)) {
+  if (!request.too_large &&
+      (route.kind == Route::kInfer || route.kind == Route::kModelMetadata)) {
     // "m" (the sample's add) or "x.<name>" (the functions of model "x").
     Models& m = models();
     Function* function = nullptr;
     if (route.model == "m") {
-      function =
-          m.registry.findModel("m")->functions.at("add").get();
+      function = m.registry.findModel("m")->functions.at("add").get();
     } else if (route.model.compare(0, 2, "x.") == 0) {
       auto it = m.extra.find(route.model.substr(2));
       if (it != m.extra.end()) function = it->second.get();

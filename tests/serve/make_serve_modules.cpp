@@ -11,8 +11,8 @@
 //               signless tensors whose element_type records the unsigned
 //               type, f16, f32, f64); fixed (4x16xf32) -> 4x16xf32.
 //   multi.vmfb  module "multi", without main: divide(i32, i32) -> i32
-//               (fails on a zero divisor), count(?x3xf32) -> (the same, i32 7: an
-//               output without a batch dimension), echo_any(?x?xf32).
+//               (fails on a zero divisor), count(?x3xf32) -> (the same, i32 7:
+//               an output without a batch dimension), echo_any(?x?xf32).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -28,8 +28,7 @@ using Attrs = std::vector<std::pair<std::string, std::string>>;
 bool writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
   FILE* file = std::fopen(path.c_str(), "wb");
   if (!file || bytes.empty()) {
-    std::fprintf(stderr, "make_serve_modules: cannot write %s\n",
-                 path.c_str());
+    std::fprintf(stderr, "make_serve_modules: cannot write %s\n", path.c_str());
     if (file) std::fclose(file);
     return false;
   }
@@ -59,12 +58,10 @@ std::vector<uint8_t> buildOip() {
     const char* recorded;
   };
   const Echo echoes[] = {
-      {"bool", "i1", nullptr},  {"i8", "i8", nullptr},
-      {"i16", "i16", nullptr},  {"i32", "i32", nullptr},
-      {"i64", "i64", nullptr},  {"u8", "i8", "ui8"},
-      {"u16", "i16", "ui16"},   {"u32", "i32", "ui32"},
-      {"u64", "i64", "ui64"},   {"f16", "f16", nullptr},
-      {"f32", "f32", nullptr},  {"f64", "f64", nullptr},
+      {"bool", "i1", nullptr}, {"i8", "i8", nullptr},   {"i16", "i16", nullptr},
+      {"i32", "i32", nullptr}, {"i64", "i64", nullptr}, {"u8", "i8", "ui8"},
+      {"u16", "i16", "ui16"},  {"u32", "i32", "ui32"},  {"u64", "i64", "ui64"},
+      {"f16", "f16", nullptr}, {"f32", "f32", nullptr}, {"f64", "f64", nullptr},
   };
   for (const Echo& echo : echoes) {
     std::string name = std::string("echo_") + echo.name;

@@ -5,10 +5,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <algorithm>
 #include <deque>
 #include <map>
 
@@ -16,41 +16,31 @@
 
 #include "oip.h"
 #include "repository.h"
-#include "tensor_json.h"
 #include "request_parser.h"
+#include "tensor_json.h"
 
 namespace strata::service {
 
 namespace {
 
-const char *reasonPhrase(int code) {
+const char* reasonPhrase(int code) {
   switch (code) {
-  case 200:
-    return "OK";
-  case 400:
-    return "Bad Request";
-  case 404:
-    return "Not Found";
-  case 405:
-    return "Method Not Allowed";
-  case 408:
-    return "Request Timeout";
-  case 413:
-    return "Payload Too Large";
-  case 500:
-    return "Internal Server Error";
-  case 503:
-    return "Service Unavailable";
-  case 504:
-    return "Gateway Timeout";
-  default:
-    return "Unknown";
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 413: return "Payload Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return "Unknown";
   }
 }
 
-constexpr const char *kJson = "application/json";
+constexpr const char* kJson = "application/json";
 // An answer of the binary tensor data extension: JSON, then raw bytes.
-constexpr const char *kOctets = "application/octet-stream";
+constexpr const char* kOctets = "application/octet-stream";
 constexpr const char* kPrometheus = "text/plain; version=0.0.4; charset=utf-8";
 
 // How long a drain waits for connections that are in the middle of sending
@@ -62,12 +52,12 @@ constexpr uint64_t kDrainGraceMs = 10000;
 // instead of a reset.
 constexpr uint64_t kLingerMs = 2000;
 
-} // namespace
+}  // namespace
 
 // One answer, in request order.
 struct Slot {
   bool ready = false;
-  bool close = false; // close the connection once this is written
+  bool close = false;  // close the connection once this is written
   std::string data;
 };
 
@@ -80,33 +70,33 @@ struct Connection : RequestEvents {
   void onRequest() override;
 
   uv_tcp_t handle;
-  uv_timer_t timer; // header, idle and linger timeouts
+  uv_timer_t timer;  // header, idle and linger timeouts
   uv_shutdown_t shutdown_req;
-  Server *server = nullptr;
+  Server* server = nullptr;
   RequestParser request;
-  bool closing = false;          // uv_close called
-  bool handle_closed = false;    // its close callback ran
-  bool timer_closed = false;     // the timer's close callback ran
+  bool closing = false;        // uv_close called
+  bool handle_closed = false;  // its close callback ran
+  bool timer_closed = false;   // the timer's close callback ran
   bool close_after_flush = false;
-  uint64_t message_start_ms = 0; // uv_now when its first byte arrived
-  bool peer_closed = false;      // EOF read: the client sends no more
-  bool lingering = false;        // answered; reading and dropping input
-  bool paused = false;           // too many answers queued: not parsing
-  std::string unparsed;          // read while paused, parsed on resume
+  uint64_t message_start_ms = 0;  // uv_now when its first byte arrived
+  bool peer_closed = false;       // EOF read: the client sends no more
+  bool lingering = false;         // answered; reading and dropping input
+  bool paused = false;            // too many answers queued: not parsing
+  std::string unparsed;           // read while paused, parsed on resume
   size_t writes_pending = 0;
   size_t calls_pending = 0;
-  uint64_t first_seq = 0; // seq of slots.front()
+  uint64_t first_seq = 0;  // seq of slots.front()
   uint64_t next_seq = 0;
   std::deque<Slot> slots;
 };
 
 // A call between its submission and its answer.
 struct PendingCall {
-  Server *server = nullptr;
-  Connection *conn = nullptr;
+  Server* server = nullptr;
+  Connection* conn = nullptr;
   uint64_t seq = 0;
-  Function *function = nullptr;
-  strata_runtime_call_t *call = nullptr;
+  Function* function = nullptr;
+  strata_runtime_call_t* call = nullptr;
   uint64_t start_ns = 0;
   int code = 0;
   std::string body;
@@ -114,15 +104,15 @@ struct PendingCall {
   // client used, the model, and what the answer must hold.
   bool oip = false;
   std::string model_name;
-  const Model *model = nullptr;
+  const Model* model = nullptr;
   OipRequest oip_request;
-  size_t json_length = 0; // of body, when binary outputs follow the JSON
+  size_t json_length = 0;  // of body, when binary outputs follow the JSON
   // Dynamic batching: the decoded inputs and their rows (dimension 0)
   // while queued; the members of the batch this call ran (on the leader,
   // the one that owns call; empty when not batched).
   std::vector<OipTensor> inputs;
   int64_t rows = 0;
-  std::vector<PendingCall *> members;
+  std::vector<PendingCall*> members;
   uint64_t launch_ns = 0;  // the call's submission
   uint64_t done_ns = 0;    // its completion (compute thread)
   bool ran = false;        // its call ran (succeeded or failed at run time)
@@ -130,9 +120,9 @@ struct PendingCall {
 
 // The requests of one batching function waiting for their batch.
 struct BatchQueue {
-  Server *server = nullptr;
-  Function *function = nullptr;
-  std::deque<PendingCall *> waiting;
+  Server* server = nullptr;
+  Function* function = nullptr;
+  std::deque<PendingCall*> waiting;
   uv_timer_t timer;
   bool armed = false;
 };
@@ -141,13 +131,13 @@ namespace {
 
 // Requests batch together when their inputs agree on everything but the
 // size of dimension 0: the kinds, element types and the other dimensions.
-bool sameSignature(const PendingCall *a, const PendingCall *b) {
+bool sameSignature(const PendingCall* a, const PendingCall* b) {
   if (a->inputs.size() != b->inputs.size()) {
     return false;
   }
   for (size_t i = 0; i < a->inputs.size(); ++i) {
-    const OipTensor &x = a->inputs[i];
-    const OipTensor &y = b->inputs[i];
+    const OipTensor& x = a->inputs[i];
+    const OipTensor& y = b->inputs[i];
     if (x.kind != y.kind || x.type != y.type ||
         x.shape.size() != y.shape.size() ||
         !std::equal(x.shape.begin() + 1, x.shape.end(), y.shape.begin() + 1)) {
@@ -159,11 +149,11 @@ bool sameSignature(const PendingCall *a, const PendingCall *b) {
 
 // The rows a request brings to a batch: the common size of dimension 0 of
 // its inputs; -1 when they have none or disagree (it is then not batched).
-int64_t batchRows(const std::vector<OipTensor> &inputs) {
+int64_t batchRows(const std::vector<OipTensor>& inputs) {
   int64_t rows = -1;
-  for (const OipTensor &input : inputs) {
-    if (input.kind != STRATA_RUNTIME_VALUE_BUFFER_VIEW ||
-        input.shape.empty() || (rows >= 0 && input.shape[0] != rows)) {
+  for (const OipTensor& input : inputs) {
+    if (input.kind != STRATA_RUNTIME_VALUE_BUFFER_VIEW || input.shape.empty() ||
+        (rows >= 0 && input.shape[0] != rows)) {
       return -1;
     }
     rows = input.shape[0];
@@ -171,56 +161,56 @@ int64_t batchRows(const std::vector<OipTensor> &inputs) {
   return rows;
 }
 
-} // namespace
+}  // namespace
 
 // Friend of Server: the connection-level answers and flow control.
 struct ConnectionHooks {
   // Answers the request being read with code and closes the connection
   // after it (malformed, too large, too slow, too many connections).
-  static void answerAndClose(Connection *conn, int code,
-                             const std::string &message);
-  static void rejectTooLarge(Connection *conn);
+  static void answerAndClose(Connection* conn, int code,
+                             const std::string& message);
+  static void rejectTooLarge(Connection* conn);
   // A whole request has been parsed.
   static void onRequest(Connection* conn);
   // Parses bytes read from the client.
-  static void parseInput(Connection *conn, const char *data, size_t length);
+  static void parseInput(Connection* conn, const char* data, size_t length);
   // Parses again once the answers queued have drained below the bound.
-  static void maybeResume(Connection *conn);
+  static void maybeResume(Connection* conn);
   // Arms the connection's timer for its state.
-  static void updateTimer(Connection *conn);
-  static void onHeaderTimeout(uv_timer_t *timer);
-  static void onIdleTimeout(uv_timer_t *timer);
+  static void updateTimer(Connection* conn);
+  static void onHeaderTimeout(uv_timer_t* timer);
+  static void onIdleTimeout(uv_timer_t* timer);
 };
 
-void finishConnection(Connection *conn);
+void finishConnection(Connection* conn);
 
 namespace {
 
 struct WriteRequest {
   uv_write_t req;
   std::string data;
-  Connection *conn;
+  Connection* conn;
 };
 
-void maybeFree(Connection *conn) {
+void maybeFree(Connection* conn) {
   if (conn->handle_closed && conn->timer_closed && conn->calls_pending == 0) {
     delete conn;
   }
 }
 
-void onClosed(uv_handle_t *handle) {
-  Connection *conn = static_cast<Connection *>(handle->data);
+void onClosed(uv_handle_t* handle) {
+  Connection* conn = static_cast<Connection*>(handle->data);
   conn->handle_closed = true;
   maybeFree(conn);
 }
 
-void onTimerClosed(uv_handle_t *handle) {
-  Connection *conn = static_cast<Connection *>(handle->data);
+void onTimerClosed(uv_handle_t* handle) {
+  Connection* conn = static_cast<Connection*>(handle->data);
   conn->timer_closed = true;
   maybeFree(conn);
 }
 
-void onAlloc(uv_handle_t *, size_t, uv_buf_t *buf) {
+void onAlloc(uv_handle_t*, size_t, uv_buf_t* buf) {
   // One buffer serves every read: reads happen one at a time on the loop
   // thread, and onRead parses the bytes before it returns.
   static char buffer[64 * 1024];
@@ -228,32 +218,32 @@ void onAlloc(uv_handle_t *, size_t, uv_buf_t *buf) {
   buf->len = sizeof(buffer);
 }
 
-} // namespace
+}  // namespace
 
-void closeConnection(Connection *conn) {
+void closeConnection(Connection* conn) {
   if (conn->closing) {
     return;
   }
   conn->closing = true;
   conn->server->forgetConnection(conn);
-  uv_close(reinterpret_cast<uv_handle_t *>(&conn->timer), onTimerClosed);
-  uv_close(reinterpret_cast<uv_handle_t *>(&conn->handle), onClosed);
+  uv_close(reinterpret_cast<uv_handle_t*>(&conn->timer), onTimerClosed);
+  uv_close(reinterpret_cast<uv_handle_t*>(&conn->handle), onClosed);
 }
 
 namespace {
 
-void onLingerTimeout(uv_timer_t *timer) {
-  closeConnection(static_cast<Connection *>(timer->data));
+void onLingerTimeout(uv_timer_t* timer) {
+  closeConnection(static_cast<Connection*>(timer->data));
 }
 
-void onShutdown(uv_shutdown_t *, int) {}
+void onShutdown(uv_shutdown_t*, int) {}
 
-} // namespace
+}  // namespace
 
 // Ends a connection whose last answer is written: at once when the client
 // has closed its side; otherwise after a half-close and a short linger that
 // drops whatever the client still sends.
-void finishConnection(Connection *conn) {
+void finishConnection(Connection* conn) {
   if (conn->closing || conn->lingering) {
     return;
   }
@@ -262,7 +252,7 @@ void finishConnection(Connection *conn) {
     return;
   }
   conn->lingering = true;
-  auto *stream = reinterpret_cast<uv_stream_t *>(&conn->handle);
+  auto* stream = reinterpret_cast<uv_stream_t*>(&conn->handle);
   if (uv_shutdown(&conn->shutdown_req, stream, onShutdown) < 0) {
     closeConnection(conn);
     return;
@@ -273,9 +263,9 @@ void finishConnection(Connection *conn) {
 
 namespace {
 
-void onWritten(uv_write_t *req, int status) {
-  WriteRequest *write = reinterpret_cast<WriteRequest *>(req);
-  Connection *conn = write->conn;
+void onWritten(uv_write_t* req, int status) {
+  WriteRequest* write = reinterpret_cast<WriteRequest*>(req);
+  Connection* conn = write->conn;
   delete write;
   --conn->writes_pending;
   if (conn->closing) {
@@ -307,7 +297,7 @@ void Connection::onHeadersComplete(bool expect_continue) {
   if (expect_continue && slots.empty() && writes_pending == 0) {
     static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
     uv_buf_t buf =
-        uv_buf_init(const_cast<char *>(kContinue), sizeof(kContinue) - 1);
+        uv_buf_init(const_cast<char*>(kContinue), sizeof(kContinue) - 1);
     uv_try_write(reinterpret_cast<uv_stream_t*>(&handle), &buf, 1);
   }
 }
@@ -318,9 +308,9 @@ void Connection::onRequest() { ConnectionHooks::onRequest(this); }
 
 namespace {
 
-std::string formatResponse(int code, const char *content_type,
-                           const std::string &body, bool close,
-                           const std::string &extra_headers = "") {
+std::string formatResponse(int code, const char* content_type,
+                           const std::string& body, bool close,
+                           const std::string& extra_headers = "") {
   std::string out;
   out.reserve(body.size() + 160);
   out += "HTTP/1.1 ";
@@ -337,14 +327,14 @@ std::string formatResponse(int code, const char *content_type,
   return out;
 }
 
-} // namespace
+}  // namespace
 
-void flushConnection(Connection *conn) {
+void flushConnection(Connection* conn) {
   // Every answer ready at the front goes out in one write: tried at once
   // (uv_try_write), and whatever the socket does not take is queued.
   std::string out;
   while (!conn->closing && !conn->slots.empty() && conn->slots.front().ready) {
-    Slot &slot = conn->slots.front();
+    Slot& slot = conn->slots.front();
     if (out.empty()) {
       out = std::move(slot.data);
     } else {
@@ -357,7 +347,7 @@ void flushConnection(Connection *conn) {
     ++conn->first_seq;
   }
   if (!out.empty() && !conn->closing) {
-    auto *stream = reinterpret_cast<uv_stream_t *>(&conn->handle);
+    auto* stream = reinterpret_cast<uv_stream_t*>(&conn->handle);
     size_t written = 0;
     if (conn->writes_pending == 0) {
       uv_buf_t buf = uv_buf_init(out.data(), static_cast<unsigned>(out.size()));
@@ -370,7 +360,7 @@ void flushConnection(Connection *conn) {
       }
     }
     if (written < out.size()) {
-      WriteRequest *write = new WriteRequest;
+      WriteRequest* write = new WriteRequest;
       write->data = out.substr(written);
       write->conn = conn;
       uv_buf_t buf = uv_buf_init(write->data.data(),
@@ -388,7 +378,7 @@ void flushConnection(Connection *conn) {
   }
   if (conn->close_after_flush) {
     if (!conn->lingering) {
-      uv_read_stop(reinterpret_cast<uv_stream_t *>(&conn->handle));
+      uv_read_stop(reinterpret_cast<uv_stream_t*>(&conn->handle));
     }
     if (conn->slots.empty() && conn->writes_pending == 0) {
       finishConnection(conn);
@@ -398,7 +388,7 @@ void flushConnection(Connection *conn) {
              !conn->request.inMessage()) {
     // Draining: nothing more will be read from an idle connection.
     conn->close_after_flush = true;
-    uv_read_stop(reinterpret_cast<uv_stream_t *>(&conn->handle));
+    uv_read_stop(reinterpret_cast<uv_stream_t*>(&conn->handle));
     if (conn->writes_pending == 0) {
       closeConnection(conn);
       return;
@@ -407,8 +397,8 @@ void flushConnection(Connection *conn) {
   ConnectionHooks::updateTimer(conn);
 }
 
-void ConnectionHooks::answerAndClose(Connection *conn, int code,
-                                     const std::string &message) {
+void ConnectionHooks::answerAndClose(Connection* conn, int code,
+                                     const std::string& message) {
   Slot slot;
   slot.ready = true;
   slot.close = true;
@@ -421,7 +411,7 @@ void ConnectionHooks::answerAndClose(Connection *conn, int code,
   flushConnection(conn);
 }
 
-void ConnectionHooks::rejectTooLarge(Connection *conn) {
+void ConnectionHooks::rejectTooLarge(Connection* conn) {
   answerAndClose(conn, 413,
                  "the request body exceeds --max-body=" +
                      std::to_string(conn->server->options_.max_body) +
@@ -440,7 +430,7 @@ void ConnectionHooks::onRequest(Connection* conn) {
   }
 }
 
-void ConnectionHooks::parseInput(Connection *conn, const char *data,
+void ConnectionHooks::parseInput(Connection* conn, const char* data,
                                  size_t length) {
   size_t parsed = 0;
   std::string error;
@@ -450,7 +440,7 @@ void ConnectionHooks::parseInput(Connection *conn, const char *data,
     if (conn->paused && !conn->closing && !conn->close_after_flush) {
       // Keep the rest for maybeResume; read nothing more meanwhile.
       conn->unparsed.append(data + parsed, length - parsed);
-      uv_read_stop(reinterpret_cast<uv_stream_t *>(&conn->handle));
+      uv_read_stop(reinterpret_cast<uv_stream_t*>(&conn->handle));
     }
     return;
   }
@@ -460,7 +450,7 @@ void ConnectionHooks::parseInput(Connection *conn, const char *data,
   }
 }
 
-void ConnectionHooks::maybeResume(Connection *conn) {
+void ConnectionHooks::maybeResume(Connection* conn) {
   if (!conn->paused || conn->closing || conn->close_after_flush ||
       conn->slots.size() + conn->writes_pending >=
           conn->server->options_.max_pipeline) {
@@ -475,16 +465,16 @@ void ConnectionHooks::maybeResume(Connection *conn) {
   }
   if (!conn->paused && !conn->closing && !conn->close_after_flush &&
       !conn->peer_closed) {
-    uv_read_start(reinterpret_cast<uv_stream_t *>(&conn->handle), onAlloc,
+    uv_read_start(reinterpret_cast<uv_stream_t*>(&conn->handle), onAlloc,
                   onRead);
   }
 }
 
-void ConnectionHooks::updateTimer(Connection *conn) {
+void ConnectionHooks::updateTimer(Connection* conn) {
   if (conn->closing || conn->lingering) {
     return;
   }
-  const ServerOptions &options = conn->server->options_;
+  const ServerOptions& options = conn->server->options_;
   if (conn->request.inMessage() && !conn->request.headersComplete()) {
     // The headers must be complete this long after the request's first
     // byte, however slowly they trickle in.
@@ -499,12 +489,12 @@ void ConnectionHooks::updateTimer(Connection *conn) {
     // A body in progress, or nothing at all: reads restart the clock.
     uv_timer_start(&conn->timer, onIdleTimeout, options.idle_timeout_ms, 0);
   } else {
-    uv_timer_stop(&conn->timer); // the client waits for us
+    uv_timer_stop(&conn->timer);  // the client waits for us
   }
 }
 
-void ConnectionHooks::onHeaderTimeout(uv_timer_t *timer) {
-  Connection *conn = static_cast<Connection *>(timer->data);
+void ConnectionHooks::onHeaderTimeout(uv_timer_t* timer) {
+  Connection* conn = static_cast<Connection*>(timer->data);
   if (conn->closing || conn->close_after_flush) {
     return;
   }
@@ -515,29 +505,28 @@ void ConnectionHooks::onHeaderTimeout(uv_timer_t *timer) {
                      " ms");
 }
 
-void ConnectionHooks::onIdleTimeout(uv_timer_t *timer) {
-  closeConnection(static_cast<Connection *>(timer->data));
+void ConnectionHooks::onIdleTimeout(uv_timer_t* timer) {
+  closeConnection(static_cast<Connection*>(timer->data));
 }
 
-void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
-  Connection *conn = static_cast<Connection *>(stream->data);
+void onRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
+  Connection* conn = static_cast<Connection*>(stream->data);
   if (conn->closing) {
     return;
   }
   if (conn->lingering) {
     if (nread < 0) {
-      closeConnection(conn); // the client is done too
+      closeConnection(conn);  // the client is done too
     }
-    return; // dropped
+    return;  // dropped
   }
   if (nread > 0 && !conn->close_after_flush) {
     ConnectionHooks::parseInput(conn, buf->base, static_cast<size_t>(nread));
   } else if (nread < 0) {
     conn->peer_closed = true;
     uv_read_stop(stream);
-    if (nread == UV_EOF &&
-        (!conn->slots.empty() || conn->calls_pending > 0 ||
-         conn->writes_pending > 0)) {
+    if (nread == UV_EOF && (!conn->slots.empty() || conn->calls_pending > 0 ||
+                            conn->writes_pending > 0)) {
       // A half-close: the client sends no more but still reads. Its
       // answers go out, then the connection closes.
       conn->close_after_flush = true;
@@ -553,7 +542,7 @@ void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
   }
 }
 
-Server::Server(ModelRegistry *registry, ServerOptions options)
+Server::Server(ModelRegistry* registry, ServerOptions options)
     : registry_(registry), options_(std::move(options)) {
   uv_loop_init(&loop_);
 }
@@ -565,16 +554,16 @@ Server::~Server() {
   uv_loop_close(&loop_);
 }
 
-bool Server::start(std::string *error) {
+bool Server::start(std::string* error) {
   struct sockaddr_storage address;
   int rc;
   bool v6 = options_.host.find(':') != std::string::npos;
   if (v6) {
     rc = uv_ip6_addr(options_.host.c_str(), options_.port,
-                     reinterpret_cast<sockaddr_in6 *>(&address));
+                     reinterpret_cast<sockaddr_in6*>(&address));
   } else {
     rc = uv_ip4_addr(options_.host.c_str(), options_.port,
-                     reinterpret_cast<sockaddr_in *>(&address));
+                     reinterpret_cast<sockaddr_in*>(&address));
   }
   std::string where = options_.host + ":" + std::to_string(options_.port);
   if (rc < 0) {
@@ -583,23 +572,23 @@ bool Server::start(std::string *error) {
   }
   uv_tcp_init(&loop_, &listener_);
   listener_.data = this;
-  rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr *>(&address), 0);
+  rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&address), 0);
   if (rc >= 0) {
-    rc = uv_listen(reinterpret_cast<uv_stream_t *>(&listener_), 4096,
+    rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 4096,
                    onConnection);
   }
   if (rc < 0) {
     *error = "cannot listen on " + where + ": " + uv_strerror(rc);
-    uv_close(reinterpret_cast<uv_handle_t *>(&listener_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
     uv_run(&loop_, UV_RUN_DEFAULT);
     return false;
   }
   struct sockaddr_storage bound;
   int length = sizeof(bound);
-  uv_tcp_getsockname(&listener_, reinterpret_cast<sockaddr *>(&bound), &length);
+  uv_tcp_getsockname(&listener_, reinterpret_cast<sockaddr*>(&bound), &length);
   bound_port_ = ntohs(bound.ss_family == AF_INET6
-                          ? reinterpret_cast<sockaddr_in6 *>(&bound)->sin6_port
-                          : reinterpret_cast<sockaddr_in *>(&bound)->sin_port);
+                          ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                          : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
 
   // Completions arrive through an eventfd watched by a uv_poll_t rather
   // than a uv_async_t, for the reason README.md gives for the hal loop.
@@ -627,30 +616,30 @@ bool Server::start(std::string *error) {
 std::string Server::run() {
   uv_run(&loop_, UV_RUN_DEFAULT);
   if (!abandoned_.empty()) {
-    return abandoned_; // the loop was stopped with calls still running
+    return abandoned_;  // the loop was stopped with calls still running
   }
   // Drained: from here on SIGTERM and SIGINT are ignored (libuv restores
   // the default action when their handles close).
-  uv_close(reinterpret_cast<uv_handle_t *>(&sigterm_), nullptr);
-  uv_close(reinterpret_cast<uv_handle_t *>(&sigint_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
   uv_run(&loop_, UV_RUN_DEFAULT);
   std::signal(SIGTERM, SIG_IGN);
   std::signal(SIGINT, SIG_IGN);
   return "";
 }
 
-void Server::onConnection(uv_stream_t *listener, int status) {
-  Server *server = static_cast<Server *>(listener->data);
+void Server::onConnection(uv_stream_t* listener, int status) {
+  Server* server = static_cast<Server*>(listener->data);
   if (status < 0 || server->draining_) {
     return;
   }
   Connection* conn = new Connection(server, server->options_.max_body);
   uv_tcp_init(&server->loop_, &conn->handle);
   conn->handle.data = conn;
-  if (uv_accept(listener, reinterpret_cast<uv_stream_t *>(&conn->handle)) < 0) {
+  if (uv_accept(listener, reinterpret_cast<uv_stream_t*>(&conn->handle)) < 0) {
     conn->closing = true;
-    conn->timer_closed = true; // never initialized
-    uv_close(reinterpret_cast<uv_handle_t *>(&conn->handle), onClosed);
+    conn->timer_closed = true;  // never initialized
+    uv_close(reinterpret_cast<uv_handle_t*>(&conn->handle), onClosed);
     return;
   }
   uv_tcp_nodelay(&conn->handle, 1);
@@ -658,8 +647,7 @@ void Server::onConnection(uv_stream_t *listener, int status) {
   conn->timer.data = conn;
   bool over = server->connections_.size() >= server->options_.max_connections;
   server->connections_.insert(conn);
-  uv_read_start(reinterpret_cast<uv_stream_t *>(&conn->handle), onAlloc,
-                onRead);
+  uv_read_start(reinterpret_cast<uv_stream_t*>(&conn->handle), onAlloc, onRead);
   if (over) {
     ConnectionHooks::answerAndClose(
         conn, 503,
@@ -670,19 +658,19 @@ void Server::onConnection(uv_stream_t *listener, int status) {
   ConnectionHooks::updateTimer(conn);
 }
 
-void Server::forgetConnection(Connection *conn) {
+void Server::forgetConnection(Connection* conn) {
   connections_.erase(conn);
   checkDrained();
 }
 
-void Server::answer(Connection *conn, uint64_t seq, int code,
-                    const char *content_type, const std::string &body,
-                    const std::string &extra_headers) {
+void Server::answer(Connection* conn, uint64_t seq, int code,
+                    const char* content_type, const std::string& body,
+                    const std::string& extra_headers) {
   metrics_.countResponse(code);
   if (conn->closing) {
     return;
   }
-  Slot &slot = conn->slots[seq - conn->first_seq];
+  Slot& slot = conn->slots[seq - conn->first_seq];
   bool close = slot.close || draining_;
   slot.data = formatResponse(code, content_type, body, close, extra_headers);
   slot.close = close;
@@ -690,7 +678,7 @@ void Server::answer(Connection *conn, uint64_t seq, int code,
   flushConnection(conn);
 }
 
-void Server::handleRequest(Connection *conn) {
+void Server::handleRequest(Connection* conn) {
   uint64_t seq = conn->next_seq++;
   Slot slot;
   slot.close = !conn->request.keepAlive();
@@ -700,7 +688,7 @@ void Server::handleRequest(Connection *conn) {
   const std::string& path = route.path;
   http_method method = conn->request.method();
   if (conn->request.tooLarge()) {
-    conn->slots.back().close = true; // the body may be cut short
+    conn->slots.back().close = true;  // the body may be cut short
     answer(conn, seq, 413, kJson,
            errorBody("the request body exceeds --max-body=" +
                      std::to_string(options_.max_body) + " bytes"));
@@ -724,7 +712,7 @@ void Server::handleRequest(Connection *conn) {
     // Counted before rendering, so the answer includes itself.
     std::string text = metrics_.render(in_flight_, options_.max_in_flight);
     std::map<std::pair<std::string, std::string>, size_t> pending;
-    for (const auto &[name, model] : registry_->models()) {
+    for (const auto& [name, model] : registry_->models()) {
       pending[{name, model->version}] = model->in_flight;
     }
     text += metrics_.renderModels(pending);
@@ -752,7 +740,7 @@ void Server::handleRequest(Connection *conn) {
   }
   const std::string& model_name = route.model;
   const std::string& function_name = route.function;
-  const Model *model = registry_->findModel(model_name);
+  const Model* model = registry_->findModel(model_name);
   if (!model) {
     answer(conn, seq, 400, kJson,
            errorBody("unknown model '" + model_name +
@@ -780,13 +768,13 @@ void Server::handleRequest(Connection *conn) {
   invoke(conn, seq, function_it->second.get());
 }
 
-Function *Server::resolveOip(const Route &route, const Model **model,
-                             int *code, std::string *error) {
+Function* Server::resolveOip(const Route& route, const Model** model, int* code,
+                             std::string* error) {
   // The specification's errors are 400s ("typically 400"), an unknown
   // model or version too.
   *code = 400;
   std::string function_name;
-  const Model *found = registry_->findModel(route.model);
+  const Model* found = registry_->findModel(route.model);
   if (!found) {
     // "m.f": function f of model m.
     size_t dot = route.model.rfind('.');
@@ -810,7 +798,8 @@ Function *Server::resolveOip(const Route &route, const Model **model,
     *error = found->version.empty()
                  ? "model '" + found->name +
                        "' has no versions (it was given by --model); ask "
-                       "for /v2/models/" + route.model
+                       "for /v2/models/" +
+                       route.model
                  : "model '" + found->name + "' has no version '" +
                        route.version + "'; its version: " + found->version;
     return nullptr;
@@ -824,8 +813,9 @@ Function *Server::resolveOip(const Route &route, const Model **model,
     } else {
       *error = "model '" + found->name +
                "' has several functions and none is 'main'; name one as "
-               "'" + found->name + ".<function>': " +
-               ModelRegistry::functionNames(*found);
+               "'" +
+               found->name +
+               ".<function>': " + ModelRegistry::functionNames(*found);
       return nullptr;
     }
   }
@@ -833,7 +823,7 @@ Function *Server::resolveOip(const Route &route, const Model **model,
   return found->functions.at(function_name).get();
 }
 
-void Server::handleOip(Connection *conn, uint64_t seq, const Route &route) {
+void Server::handleOip(Connection* conn, uint64_t seq, const Route& route) {
   http_method method = conn->request.method();
   bool post = route.kind == Route::kInfer ||
               route.kind == Route::kRepositoryIndex ||
@@ -846,29 +836,28 @@ void Server::handleOip(Connection *conn, uint64_t seq, const Route &route) {
     return;
   }
   switch (route.kind) {
-  case Route::kLive:
-    answer(conn, seq, 200, kJson, "{\"live\": true}\n");
-    return;
-  case Route::kReady: {
-    // Ready when every model is (a model unloaded on request does not
-    // count) and until a drain begins: then 503, so that a Kubernetes
-    // readiness probe takes the replica out of its service.
-    bool failed = false;
-    for (const auto &[name, status] : statuses_) {
-      failed = failed || (!status.ready && !status.unloaded);
+    case Route::kLive:
+      answer(conn, seq, 200, kJson, "{\"live\": true}\n");
+      return;
+    case Route::kReady: {
+      // Ready when every model is (a model unloaded on request does not
+      // count) and until a drain begins: then 503, so that a Kubernetes
+      // readiness probe takes the replica out of its service.
+      bool failed = false;
+      for (const auto& [name, status] : statuses_) {
+        failed = failed || (!status.ready && !status.unloaded);
+      }
+      if (draining_ || failed) {
+        answer(conn, seq, 503, kJson, "{\"ready\": false}\n");
+      } else {
+        answer(conn, seq, 200, kJson, "{\"ready\": true}\n");
+      }
+      return;
     }
-    if (draining_ || failed) {
-      answer(conn, seq, 503, kJson, "{\"ready\": false}\n");
-    } else {
-      answer(conn, seq, 200, kJson, "{\"ready\": true}\n");
-    }
-    return;
-  }
-  case Route::kServerMetadata:
-    answer(conn, seq, 200, kJson, oipServerMetadata());
-    return;
-  default:
-    break;
+    case Route::kServerMetadata:
+      answer(conn, seq, 200, kJson, oipServerMetadata());
+      return;
+    default: break;
   }
   if (route.kind == Route::kRepositoryIndex ||
       route.kind == Route::kRepositoryLoad ||
@@ -876,10 +865,10 @@ void Server::handleOip(Connection *conn, uint64_t seq, const Route &route) {
     handleRepository(conn, seq, route);
     return;
   }
-  const Model *model = nullptr;
+  const Model* model = nullptr;
   int code = 0;
   std::string error;
-  Function *function = resolveOip(route, &model, &code, &error);
+  Function* function = resolveOip(route, &model, &code, &error);
   if (!function) {
     auto status = statuses_.find(route.model);
     if (route.kind == Route::kModelReady && status != statuses_.end() &&
@@ -919,13 +908,13 @@ void Server::handleOip(Connection *conn, uint64_t seq, const Route &route) {
   invoke(conn, seq, function, true, route.model, model);
 }
 
-bool Server::loadRepository(const std::string &dir, std::string *error) {
+bool Server::loadRepository(const std::string& dir, std::string* error) {
   repository_ = dir;
   std::vector<RepositoryModel> found;
   if (!scanRepository(dir, &found, error)) {
     return false;
   }
-  for (const RepositoryModel &entry : found) {
+  for (const RepositoryModel& entry : found) {
     std::string why = loadFromRepository(entry.name);
     if (!why.empty()) {
       std::fprintf(stderr, "strata-serve: model '%s' is not served: %s\n",
@@ -935,12 +924,12 @@ bool Server::loadRepository(const std::string &dir, std::string *error) {
   return true;
 }
 
-std::string Server::loadFromRepository(const std::string &name) {
+std::string Server::loadFromRepository(const std::string& name) {
   RepositoryModel entry = findInRepository(repository_, name);
   if (!entry.exists && !statuses_.count(name)) {
     return entry.error;  // a name the repository never had
   }
-  ModelStatus &status = statuses_[name];
+  ModelStatus& status = statuses_[name];
   status.version = entry.version;
   status.unloaded = false;
   if (entry.error.empty() && registry_->findModel(name)) {
@@ -961,8 +950,8 @@ std::string Server::loadFromRepository(const std::string &name) {
   return why;
 }
 
-void Server::handleRepository(Connection *conn, uint64_t seq,
-                              const Route &route) {
+void Server::handleRepository(Connection* conn, uint64_t seq,
+                              const Route& route) {
   if (route.kind == Route::kRepositoryIndex) {
     // Every model of the repository on disk, and the ones given by
     // --model: [{"name", "version", "state", "reason"}].
@@ -973,15 +962,15 @@ void Server::handleRepository(Connection *conn, uint64_t seq,
       return;
     }
     std::map<std::string, std::pair<std::string, std::string>> rows;
-    for (const RepositoryModel &entry : found) {
+    for (const RepositoryModel& entry : found) {
       rows[entry.name] = {entry.version, "UNAVAILABLE"};
     }
     std::string body = "[";
-    for (const auto &[name, model] : registry_->models()) {
+    for (const auto& [name, model] : registry_->models()) {
       rows[name] = {model->version, "READY"};
     }
     bool first = true;
-    for (const auto &[name, row] : rows) {
+    for (const auto& [name, row] : rows) {
       body += first ? "" : ", ";
       first = false;
       body += "{\"name\": ";
@@ -990,8 +979,8 @@ void Server::handleRepository(Connection *conn, uint64_t seq,
       std::string version = row.first;
       std::string reason;
       if (row.second != "READY") {
-        reason = status != statuses_.end() ? status->second.reason
-                                           : "not loaded";
+        reason =
+            status != statuses_.end() ? status->second.reason : "not loaded";
         if (status != statuses_.end() && !status->second.version.empty()) {
           version = status->second.version;
         }
@@ -1035,25 +1024,25 @@ void Server::handleRepository(Connection *conn, uint64_t seq,
   }
   // Unload: new requests are refused at once; the model's queued and
   // running calls are answered, then it is freed.
-  const Model *model = registry_->findModel(route.model);
+  const Model* model = registry_->findModel(route.model);
   if (!model) {
     answer(conn, seq, 400, kJson,
            errorBody("model '" + route.model + "' is not loaded"));
     return;
   }
-  for (const auto &[function_name, function] : model->functions) {
+  for (const auto& [function_name, function] : model->functions) {
     auto queue = queues_.find(function.get());
     if (queue != queues_.end()) {
       flushQueue(queue->second.get());
-      uv_close(reinterpret_cast<uv_handle_t *>(&queue->second->timer),
-               [](uv_handle_t *handle) {
-                 delete static_cast<BatchQueue *>(handle->data);
+      uv_close(reinterpret_cast<uv_handle_t*>(&queue->second->timer),
+               [](uv_handle_t* handle) {
+                 delete static_cast<BatchQueue*>(handle->data);
                });
       queue->second.release();
       queues_.erase(queue);
     }
   }
-  ModelStatus &status = statuses_[route.model];
+  ModelStatus& status = statuses_[route.model];
   status.version = model->version;
   status.ready = false;
   status.unloaded = true;
@@ -1062,10 +1051,10 @@ void Server::handleRepository(Connection *conn, uint64_t seq,
   answer(conn, seq, 200, kJson, "{}\n");
 }
 
-void Server::invoke(Connection *conn, uint64_t seq, Function *function,
-                    bool oip, const std::string &model_name,
-                    const Model *model) {
-  strata_runtime_call_t *call = nullptr;
+void Server::invoke(Connection* conn, uint64_t seq, Function* function,
+                    bool oip, const std::string& model_name,
+                    const Model* model) {
+  strata_runtime_call_t* call = nullptr;
   strata_status_t status = registry_->takeCall(function, &call);
   if (status) {
     answer(conn, seq, 500, kJson, errorBody(consumeStatusText(status)));
@@ -1090,7 +1079,7 @@ void Server::invoke(Connection *conn, uint64_t seq, Function *function,
     std::vector<OipTensor> inputs;
     decoded = oipDecodeInfer(*function, conn->request.body(), json_length,
                              &oip_request, &inputs, &error);
-    const ModelConfig &config = model->config;
+    const ModelConfig& config = model->config;
     int64_t rows = decoded ? batchRows(inputs) : -1;
     if (decoded && config.dynamic_batching && rows >= 0) {
       if (static_cast<uint64_t>(rows) > config.max_batch_size) {
@@ -1099,13 +1088,13 @@ void Server::invoke(Connection *conn, uint64_t seq, Function *function,
         answer(conn, seq, 400, kJson,
                errorBody("the request's batch of " + std::to_string(rows) +
                          " rows exceeds max_batch_size " +
-                         std::to_string(config.max_batch_size) +
-                         " of model '" + model->name + "'"));
+                         std::to_string(config.max_batch_size) + " of model '" +
+                         model->name + "'"));
         return;
       }
       ModelRegistry::returnCall(function, call);
       conn->request.body().clear();
-      PendingCall *pending = new PendingCall;
+      PendingCall* pending = new PendingCall;
       pending->server = this;
       pending->conn = conn;
       pending->seq = seq;
@@ -1139,7 +1128,7 @@ void Server::invoke(Connection *conn, uint64_t seq, Function *function,
     return;
   }
   conn->request.body().clear();
-  PendingCall *pending = new PendingCall;
+  PendingCall* pending = new PendingCall;
   pending->server = this;
   pending->conn = conn;
   pending->seq = seq;
@@ -1179,8 +1168,8 @@ void Server::invoke(Connection *conn, uint64_t seq, Function *function,
   }
 }
 
-void Server::enqueue(PendingCall *pending) {
-  std::unique_ptr<BatchQueue> &slot = queues_[pending->function];
+void Server::enqueue(PendingCall* pending) {
+  std::unique_ptr<BatchQueue>& slot = queues_[pending->function];
   if (!slot) {
     slot = std::make_unique<BatchQueue>();
     slot->server = this;
@@ -1188,12 +1177,12 @@ void Server::enqueue(PendingCall *pending) {
     uv_timer_init(&loop_, &slot->timer);
     slot->timer.data = slot.get();
   }
-  BatchQueue *queue = slot.get();
+  BatchQueue* queue = slot.get();
   queue->waiting.push_back(pending);
-  const ModelConfig &config = pending->function->owner->config;
+  const ModelConfig& config = pending->function->owner->config;
   // The rows waiting that would batch with this request.
   uint64_t rows = 0;
-  for (PendingCall *waiting : queue->waiting) {
+  for (PendingCall* waiting : queue->waiting) {
     if (sameSignature(waiting, pending)) {
       rows += static_cast<uint64_t>(waiting->rows);
     }
@@ -1216,25 +1205,25 @@ void Server::enqueue(PendingCall *pending) {
   }
 }
 
-void Server::onQueueDelay(uv_timer_t *timer) {
-  BatchQueue *queue = static_cast<BatchQueue *>(timer->data);
+void Server::onQueueDelay(uv_timer_t* timer) {
+  BatchQueue* queue = static_cast<BatchQueue*>(timer->data);
   queue->server->flushQueue(queue);
 }
 
-void Server::flushQueue(BatchQueue *queue) {
+void Server::flushQueue(BatchQueue* queue) {
   if (queue->armed) {
     uv_timer_stop(&queue->timer);
     queue->armed = false;
   }
-  const ModelConfig &config = queue->function->owner->config;
+  const ModelConfig& config = queue->function->owner->config;
   // Batches in arrival order: the first waiting request and every later
   // one of its signature that still fits under max_batch_size.
   while (!queue->waiting.empty()) {
-    std::vector<PendingCall *> batch;
+    std::vector<PendingCall*> batch;
     uint64_t rows = 0;
-    PendingCall *first = queue->waiting.front();
+    PendingCall* first = queue->waiting.front();
     for (auto it = queue->waiting.begin(); it != queue->waiting.end();) {
-      PendingCall *candidate = *it;
+      PendingCall* candidate = *it;
       if (sameSignature(candidate, first) &&
           rows + static_cast<uint64_t>(candidate->rows) <=
               config.max_batch_size) {
@@ -1249,11 +1238,11 @@ void Server::flushQueue(BatchQueue *queue) {
   }
 }
 
-void Server::launch(std::vector<PendingCall *> members) {
-  PendingCall *leader = members.front();
-  Function *function = leader->function;
+void Server::launch(std::vector<PendingCall*> members) {
+  PendingCall* leader = members.front();
+  Function* function = leader->function;
   uint64_t now = uv_hrtime();
-  for (PendingCall *member : members) {
+  for (PendingCall* member : members) {
     member->launch_ns = now;
   }
   // The inputs, concatenated along dimension 0 (row-major: the bytes of
@@ -1264,17 +1253,17 @@ void Server::launch(std::vector<PendingCall *> members) {
   } else {
     inputs.resize(leader->inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
-      OipTensor &input = inputs[i];
+      OipTensor& input = inputs[i];
       input.kind = leader->inputs[i].kind;
       input.type = leader->inputs[i].type;
       input.shape = leader->inputs[i].shape;
       input.shape[0] = 0;
       size_t bytes = 0;
-      for (PendingCall *member : members) {
+      for (PendingCall* member : members) {
         bytes += member->inputs[i].bytes.size();
       }
       input.bytes.reserve(bytes);
-      for (PendingCall *member : members) {
+      for (PendingCall* member : members) {
         input.shape[0] += member->inputs[i].shape[0];
         input.bytes.insert(input.bytes.end(), member->inputs[i].bytes.begin(),
                            member->inputs[i].bytes.end());
@@ -1282,11 +1271,11 @@ void Server::launch(std::vector<PendingCall *> members) {
       }
     }
   }
-  for (PendingCall *member : members) {
+  for (PendingCall* member : members) {
     member->inputs.clear();
   }
   std::string error;
-  strata_runtime_call_t *call = nullptr;
+  strata_runtime_call_t* call = nullptr;
   strata_status_t status = registry_->takeCall(function, &call);
   if (status) {
     error = consumeStatusText(status);
@@ -1316,15 +1305,15 @@ void Server::launch(std::vector<PendingCall *> members) {
     ModelRegistry::returnCall(function, call);
   }
   // Not submitted: every member fails with the error.
-  for (PendingCall *member : members) {
+  for (PendingCall* member : members) {
     member->code = 500;
     member->body = errorBody(error);
     postCompletion(member);
   }
 }
 
-void Server::callAnswered(Function *function) {
-  Model *model = function->owner;
+void Server::callAnswered(Function* function) {
+  Model* model = function->owner;
   if (--model->in_flight == 0) {
     registry_->releaseRetired();
   }
@@ -1333,33 +1322,32 @@ void Server::callAnswered(Function *function) {
 namespace {
 
 // Rows [begin, begin + rows) of result, whose dimension 0 is the batch's.
-OipTensor sliceRows(const OipTensor &result, int64_t begin, int64_t rows) {
+OipTensor sliceRows(const OipTensor& result, int64_t begin, int64_t rows) {
   OipTensor out;
   out.kind = result.kind;
   out.type = result.type;
   out.shape = result.shape;
   out.shape[0] = rows;
-  size_t row_bytes = result.shape[0]
-                         ? result.bytes.size() /
-                               static_cast<size_t>(result.shape[0])
-                         : 0;
-  auto start = result.bytes.begin() +
-               static_cast<std::ptrdiff_t>(row_bytes * begin);
+  size_t row_bytes = result.shape[0] ? result.bytes.size() /
+                                           static_cast<size_t>(result.shape[0])
+                                     : 0;
+  auto start =
+      result.bytes.begin() + static_cast<std::ptrdiff_t>(row_bytes * begin);
   out.bytes.assign(start, start + static_cast<std::ptrdiff_t>(
                                       row_bytes * static_cast<size_t>(rows)));
   return out;
 }
 
-} // namespace
+}  // namespace
 
 // Compute thread: a batch's results are split per request, and each
 // answer is encoded here, off the HTTP loop.
-void Server::onCallDone(void *user, strata_runtime_call_t *call,
+void Server::onCallDone(void* user, strata_runtime_call_t* call,
                         strata_status_t status) {
-  PendingCall *pending = static_cast<PendingCall *>(user);
+  PendingCall* pending = static_cast<PendingCall*>(user);
   uint64_t now = uv_hrtime();
   if (!pending->members.empty()) {
-    std::vector<PendingCall *> members = pending->members;
+    std::vector<PendingCall*> members = pending->members;
     int code = 200;
     std::string error;
     std::vector<OipTensor> results;
@@ -1379,7 +1367,7 @@ void Server::onCallDone(void *user, strata_runtime_call_t *call,
       code = 500;
     }
     int64_t total = 0;
-    for (PendingCall *member : members) {
+    for (PendingCall* member : members) {
       total += member->rows;
     }
     for (size_t r = 0; code == 200 && r < results.size(); ++r) {
@@ -1392,7 +1380,7 @@ void Server::onCallDone(void *user, strata_runtime_call_t *call,
       }
     }
     int64_t begin = 0;
-    for (PendingCall *member : members) {
+    for (PendingCall* member : members) {
       member->done_ns = now;
       member->ran = true;
       if (code != 200) {
@@ -1401,7 +1389,7 @@ void Server::onCallDone(void *user, strata_runtime_call_t *call,
       } else {
         std::vector<OipTensor> mine;
         mine.reserve(results.size());
-        for (const OipTensor &result : results) {
+        for (const OipTensor& result : results) {
           mine.push_back(sliceRows(result, begin, member->rows));
         }
         member->code = 200;
@@ -1411,7 +1399,7 @@ void Server::onCallDone(void *user, strata_runtime_call_t *call,
       }
       begin += member->rows;
     }
-    for (PendingCall *member : members) {
+    for (PendingCall* member : members) {
       pending->server->postCompletion(member);
     }
     return;
@@ -1447,7 +1435,7 @@ void Server::onCallDone(void *user, strata_runtime_call_t *call,
   pending->server->postCompletion(pending);
 }
 
-void Server::postCompletion(PendingCall *pending) {
+void Server::postCompletion(PendingCall* pending) {
   bool wake;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -1461,37 +1449,36 @@ void Server::postCompletion(PendingCall *pending) {
   }
 }
 
-void Server::onCompletionsReady(uv_poll_t *poll, int, int) {
-  static_cast<Server *>(poll->data)->drainCompletions();
+void Server::onCompletionsReady(uv_poll_t* poll, int, int) {
+  static_cast<Server*>(poll->data)->drainCompletions();
 }
 
 void Server::drainCompletions() {
   uint64_t value;
   while (read(event_fd_, &value, sizeof(value)) < 0 && errno == EINTR) {
   }
-  std::vector<PendingCall *> batch;
+  std::vector<PendingCall*> batch;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     batch.swap(completed_);
   }
   uint64_t now = uv_hrtime();
-  for (PendingCall *pending : batch) {
+  for (PendingCall* pending : batch) {
     --in_flight_;
     pending_.erase(pending);
     metrics_.observeInvokeLatency(now - pending->start_ns);
     if (pending->oip) {
-      const Model *model = pending->function->owner;
-      metrics_.observeModel(model->name, model->version, pending->code == 200,
-                            now - pending->start_ns,
-                            pending->launch_ns - pending->start_ns,
-                            pending->done_ns - pending->launch_ns,
-                            pending->ran);
+      const Model* model = pending->function->owner;
+      metrics_.observeModel(
+          model->name, model->version, pending->code == 200,
+          now - pending->start_ns, pending->launch_ns - pending->start_ns,
+          pending->done_ns - pending->launch_ns, pending->ran);
     }
     if (pending->call) {
       ModelRegistry::returnCall(pending->function, pending->call);
     }
     callAnswered(pending->function);
-    Connection *conn = pending->conn;
+    Connection* conn = pending->conn;
     --conn->calls_pending;
     if (pending->code == 200 && pending->json_length) {
       answer(conn, pending->seq, 200, kOctets, pending->body,
@@ -1513,8 +1500,8 @@ void Server::drainCompletions() {
   checkDrained();
 }
 
-void Server::onSignal(uv_signal_t *signal, int) {
-  static_cast<Server *>(signal->data)->beginDrain();
+void Server::onSignal(uv_signal_t* signal, int) {
+  static_cast<Server*>(signal->data)->beginDrain();
 }
 
 void Server::beginDrain() {
@@ -1525,46 +1512,46 @@ void Server::beginDrain() {
   std::fprintf(stderr,
                "strata-serve: draining (%zu calls in flight), then exiting\n",
                in_flight_);
-  uv_close(reinterpret_cast<uv_handle_t *>(&listener_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
   uv_timer_start(&drain_timer_, onDrainTimeout, kDrainGraceMs, 0);
   if (options_.drain_timeout_ms) {
-    uv_timer_start(&drain_deadline_, onDrainDeadline,
-                   options_.drain_timeout_ms, 0);
+    uv_timer_start(&drain_deadline_, onDrainDeadline, options_.drain_timeout_ms,
+                   0);
   }
   // Requests waiting for a batch go now.
-  for (auto &[function, queue] : queues_) {
+  for (auto& [function, queue] : queues_) {
     flushQueue(queue.get());
   }
-  std::vector<Connection *> open(connections_.begin(), connections_.end());
-  for (Connection *conn : open) {
-    flushConnection(conn); // closes the idle ones
+  std::vector<Connection*> open(connections_.begin(), connections_.end());
+  for (Connection* conn : open) {
+    flushConnection(conn);  // closes the idle ones
   }
   checkDrained();
 }
 
-void Server::onDrainTimeout(uv_timer_t *timer) {
-  Server *server = static_cast<Server *>(timer->data);
-  std::vector<Connection *> open(server->connections_.begin(),
-                                 server->connections_.end());
-  for (Connection *conn : open) {
+void Server::onDrainTimeout(uv_timer_t* timer) {
+  Server* server = static_cast<Server*>(timer->data);
+  std::vector<Connection*> open(server->connections_.begin(),
+                                server->connections_.end());
+  for (Connection* conn : open) {
     if (conn->calls_pending == 0) {
       closeConnection(conn);
     }
   }
 }
 
-void Server::onDrainDeadline(uv_timer_t *timer) {
-  Server *server = static_cast<Server *>(timer->data);
+void Server::onDrainDeadline(uv_timer_t* timer) {
+  Server* server = static_cast<Server*>(timer->data);
   if (server->pending_.empty()) {
-    return; // only connections remain; they close on their own
+    return;  // only connections remain; they close on their own
   }
   // Name what is abandoned: each function and how many of its calls.
   std::map<std::string, size_t> counts;
-  for (PendingCall *pending : server->pending_) {
+  for (PendingCall* pending : server->pending_) {
     ++counts[pending->function->model + "." + pending->function->name];
   }
   std::string names;
-  for (const auto &[name, count] : counts) {
+  for (const auto& [name, count] : counts) {
     names += (names.empty() ? "" : ", ") + name +
              (count > 1 ? " (x" + std::to_string(count) + ")" : "");
   }
@@ -1581,13 +1568,13 @@ void Server::checkDrained() {
     return;
   }
   stopped_ = true;
-  uv_close(reinterpret_cast<uv_handle_t *>(&completions_poll_), nullptr);
-  uv_close(reinterpret_cast<uv_handle_t *>(&drain_timer_), nullptr);
-  uv_close(reinterpret_cast<uv_handle_t *>(&drain_deadline_), nullptr);
-  for (auto &[function, queue] : queues_) {
-    uv_close(reinterpret_cast<uv_handle_t *>(&queue->timer),
-             [](uv_handle_t *handle) {
-               delete static_cast<BatchQueue *>(handle->data);
+  uv_close(reinterpret_cast<uv_handle_t*>(&completions_poll_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&drain_timer_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&drain_deadline_), nullptr);
+  for (auto& [function, queue] : queues_) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&queue->timer),
+             [](uv_handle_t* handle) {
+               delete static_cast<BatchQueue*>(handle->data);
              });
     queue.release();
   }
@@ -1595,8 +1582,8 @@ void Server::checkDrained() {
   // The signal handles stay open (unreferenced, so the loop can end) until
   // run() returns: closing them here would restore the default action, and
   // a second SIGTERM during the last writes would kill the process.
-  uv_unref(reinterpret_cast<uv_handle_t *>(&sigterm_));
-  uv_unref(reinterpret_cast<uv_handle_t *>(&sigint_));
+  uv_unref(reinterpret_cast<uv_handle_t*>(&sigterm_));
+  uv_unref(reinterpret_cast<uv_handle_t*>(&sigint_));
 }
 
-} // namespace strata::service
+}  // namespace strata::service

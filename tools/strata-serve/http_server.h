@@ -52,25 +52,25 @@ struct ServerOptions {
 struct Connection;
 struct PendingCall;
 struct BatchQueue;
-void closeConnection(Connection *conn);
-void flushConnection(Connection *conn);
-void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
+void closeConnection(Connection* conn);
+void flushConnection(Connection* conn);
+void onRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
 
 class Server {
  public:
   /// registry is borrowed and must outlive the server; the models it
   /// holds run their compute loops on their own threads (load()).
-  Server(ModelRegistry *registry, ServerOptions options);
-  Server(const Server &) = delete;
-  Server &operator=(const Server &) = delete;
+  Server(ModelRegistry* registry, ServerOptions options);
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
   ~Server();
 
   /// Loads every model of the repository dir (before start()): one that
   /// fails is reported (stderr, /v2/repository/index) and the others
   /// serve. False with *error only when dir cannot be read.
-  bool loadRepository(const std::string &dir, std::string *error);
+  bool loadRepository(const std::string& dir, std::string* error);
   /// Binds and listens. False with *error (naming the address) on failure.
-  bool start(std::string *error);
+  bool start(std::string* error);
   /// The port bound (useful with port 0).
   int boundPort() const { return bound_port_; }
   /// Serves until a SIGTERM/SIGINT has been handled and every call in
@@ -82,49 +82,49 @@ class Server {
 
  private:
   friend struct Connection;
-  static void onConnection(uv_stream_t *listener, int status);
-  static void onCompletionsReady(uv_poll_t *poll, int status, int events);
-  static void onSignal(uv_signal_t *signal, int signum);
-  static void onDrainTimeout(uv_timer_t *timer);
-  static void onDrainDeadline(uv_timer_t *timer);
-  static void onCallDone(void *user, strata_runtime_call_t *call,
+  static void onConnection(uv_stream_t* listener, int status);
+  static void onCompletionsReady(uv_poll_t* poll, int status, int events);
+  static void onSignal(uv_signal_t* signal, int signum);
+  static void onDrainTimeout(uv_timer_t* timer);
+  static void onDrainDeadline(uv_timer_t* timer);
+  static void onCallDone(void* user, strata_runtime_call_t* call,
                          strata_status_t status);
 
-  void handleRequest(Connection *conn);
+  void handleRequest(Connection* conn);
   /// extra_headers: "\r\nName: value" lines added to the answer's.
-  void answer(Connection *conn, uint64_t seq, int code,
-              const char *content_type, const std::string &body,
-              const std::string &extra_headers = "");
+  void answer(Connection* conn, uint64_t seq, int code,
+              const char* content_type, const std::string& body,
+              const std::string& extra_headers = "");
   /// The /v2 routes (the Open Inference Protocol).
-  void handleOip(Connection *conn, uint64_t seq, const Route &route);
+  void handleOip(Connection* conn, uint64_t seq, const Route& route);
   /// The /v2/repository routes.
-  void handleRepository(Connection *conn, uint64_t seq, const Route &route);
+  void handleRepository(Connection* conn, uint64_t seq, const Route& route);
   /// Loads (or reloads) model name from the repository; "" or why not.
-  std::string loadFromRepository(const std::string &name);
+  std::string loadFromRepository(const std::string& name);
   /// Dynamic batching: queues a decoded request of a batching model, and
   /// sends the queue's batches when they are full or their delay passed.
-  void enqueue(PendingCall *pending);
-  void flushQueue(BatchQueue *queue);
-  void launch(std::vector<PendingCall *> members);
-  static void onQueueDelay(uv_timer_t *timer);
+  void enqueue(PendingCall* pending);
+  void flushQueue(BatchQueue* queue);
+  void launch(std::vector<PendingCall*> members);
+  static void onQueueDelay(uv_timer_t* timer);
   /// Counts a call of a model answered: frees a retired model's last one.
-  void callAnswered(Function *function);
+  void callAnswered(Function* function);
   /// The model and function a /v2/models route names ("m", or "m.f" for
   /// function f of a model with several); null with *code and *error.
-  Function *resolveOip(const Route &route, const Model **model, int *code,
-                       std::string *error);
+  Function* resolveOip(const Route& route, const Model** model, int* code,
+                       std::string* error);
   /// oip: an Open Inference Protocol request (model_name is the name the
   /// client used); otherwise the old /v1 form.
-  void invoke(Connection *conn, uint64_t seq, Function *function,
-              bool oip = false, const std::string &model_name = "",
-              const Model *model = nullptr);
-  void postCompletion(PendingCall *pending);
+  void invoke(Connection* conn, uint64_t seq, Function* function,
+              bool oip = false, const std::string& model_name = "",
+              const Model* model = nullptr);
+  void postCompletion(PendingCall* pending);
   void drainCompletions();
   void beginDrain();
   void checkDrained();
-  void forgetConnection(Connection *conn);
+  void forgetConnection(Connection* conn);
 
-  ModelRegistry *registry_;
+  ModelRegistry* registry_;
   ServerOptions options_;
   int bound_port_ = 0;
 
@@ -152,25 +152,25 @@ class Server {
   std::string repository_;
   std::map<std::string, ModelStatus> statuses_;
   // The batching queue of each function that has one.
-  std::map<Function *, std::unique_ptr<BatchQueue>> queues_;
+  std::map<Function*, std::unique_ptr<BatchQueue>> queues_;
 
-  std::unordered_set<Connection *> connections_;
+  std::unordered_set<Connection*> connections_;
   size_t in_flight_ = 0;
   // Calls submitted and not yet answered (loop thread), to name them when a
   // drain gives up on them.
-  std::unordered_set<PendingCall *> pending_;
+  std::unordered_set<PendingCall*> pending_;
   Metrics metrics_;
 
   // Completed calls from the compute thread, guarded by mutex_.
   std::mutex mutex_;
-  std::vector<PendingCall *> completed_;
+  std::vector<PendingCall*> completed_;
 
   friend struct ConnectionHooks;
-  friend void closeConnection(Connection *conn);
-  friend void flushConnection(Connection *conn);
-  friend void onRead(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
+  friend void closeConnection(Connection* conn);
+  friend void flushConnection(Connection* conn);
+  friend void onRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
 };
 
-} // namespace strata::service
+}  // namespace strata::service
 
-#endif // STRATA_TOOLS_STRATA_SERVE_HTTP_SERVER_H_
+#endif  // STRATA_TOOLS_STRATA_SERVE_HTTP_SERVER_H_

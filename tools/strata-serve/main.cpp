@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "http_server.h"
@@ -75,11 +75,11 @@ const char kUsage[] =
     "SIGTERM or SIGINT stops accepting, answers the calls in flight and "
     "exits 0.\n";
 
-bool parseSize(const std::string &text, size_t *out) {
+bool parseSize(const std::string& text, size_t* out) {
   if (text.empty()) {
     return false;
   }
-  char *end = nullptr;
+  char* end = nullptr;
   unsigned long long value = std::strtoull(text.c_str(), &end, 10);
   if (*end != '\0' || text[0] == '-') {
     return false;
@@ -88,14 +88,14 @@ bool parseSize(const std::string &text, size_t *out) {
   return true;
 }
 
-int fail(const std::string &message) {
+int fail(const std::string& message) {
   std::fprintf(stderr, "strata-serve: %s\n", message.c_str());
   return 1;
 }
 
-} // namespace
+}  // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   ServerOptions options;
   std::string device = "local-task";
   size_t task_workers = 0;
@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
 
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    auto value = [&](const char *flag, std::string *out) {
+    auto value = [&](const char* flag, std::string* out) {
       std::string prefix = std::string(flag) + "=";
       if (arg.compare(0, prefix.size(), prefix) == 0) {
         *out = arg.substr(prefix.size());
@@ -165,8 +165,8 @@ int main(int argc, char **argv) {
     } else if (value("--header-timeout", &v)) {
       if (!parseSize(v, &options.header_timeout_ms) ||
           options.header_timeout_ms == 0) {
-        return fail("--header-timeout takes positive milliseconds, got '" +
-                    v + "'");
+        return fail("--header-timeout takes positive milliseconds, got '" + v +
+                    "'");
       }
     } else if (value("--idle-timeout", &v)) {
       if (!parseSize(v, &options.idle_timeout_ms) ||
@@ -195,8 +195,9 @@ int main(int argc, char **argv) {
   }
   if (models.empty() && repository.empty()) {
     std::fputs(kUsage, stderr);
-    return fail("give --model-repository=DIR or at least one --model "
-                "NAME=PATH");
+    return fail(
+        "give --model-repository=DIR or at least one --model "
+        "NAME=PATH");
   }
 
   // A write to a client that went away must be an error, not a signal; and
@@ -230,7 +231,7 @@ int main(int argc, char **argv) {
   // model, and a device lost at a deadline is only that model's.
   ModelRegistry registry;
   registry.setInstanceOptions(instance_options);
-  for (const auto &[name, path] : models) {
+  for (const auto& [name, path] : models) {
     strata_status_t status =
         registry.load(name, path, "", strata::service::ModelConfig());
     if (status) {
@@ -252,11 +253,11 @@ int main(int argc, char **argv) {
   if (!server.start(&error)) {
     return fail(error);
   }
-  std::printf("strata-serve: listening on http://%s:%d (%zu model%s, "
-              "device %s)\n",
-              options.host.c_str(), server.boundPort(),
-              registry.models().size(),
-              registry.models().size() == 1 ? "" : "s", device.c_str());
+  std::printf(
+      "strata-serve: listening on http://%s:%d (%zu model%s, "
+      "device %s)\n",
+      options.host.c_str(), server.boundPort(), registry.models().size(),
+      registry.models().size() == 1 ? "" : "s", device.c_str());
   std::fflush(stdout);
   std::string abandoned = server.run();
   if (!abandoned.empty()) {

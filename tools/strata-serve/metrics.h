@@ -16,7 +16,7 @@
 namespace strata::service {
 
 class Metrics {
-public:
+ public:
   /// Counts one answered request.
   void countResponse(int status_code) { ++responses_[status_code]; }
 
@@ -36,17 +36,19 @@ public:
   /// The text exposition format (version 0.0.4).
   std::string render(size_t in_flight, size_t max_in_flight) const {
     std::string out;
-    out += "# HELP strata_service_requests_total HTTP requests answered, by "
-           "status code.\n"
-           "# TYPE strata_service_requests_total counter\n";
-    for (const auto &[code, count] : responses_) {
+    out +=
+        "# HELP strata_service_requests_total HTTP requests answered, by "
+        "status code.\n"
+        "# TYPE strata_service_requests_total counter\n";
+    for (const auto& [code, count] : responses_) {
       out += "strata_service_requests_total{code=\"" + std::to_string(code) +
              "\"} " + std::to_string(count) + "\n";
     }
-    out += "# HELP strata_service_invoke_duration_seconds Latency of "
-           "invocation requests, from the request's last byte to its "
-           "answer.\n"
-           "# TYPE strata_service_invoke_duration_seconds histogram\n";
+    out +=
+        "# HELP strata_service_invoke_duration_seconds Latency of "
+        "invocation requests, from the request's last byte to its "
+        "answer.\n"
+        "# TYPE strata_service_invoke_duration_seconds histogram\n";
     for (size_t i = 0; i < kBounds.size(); ++i) {
       char bound[32];
       std::snprintf(bound, sizeof(bound), "%g", kBounds[i]);
@@ -61,26 +63,28 @@ public:
         "strata_service_invoke_duration_seconds_sum " + std::string(sum) + "\n";
     out += "strata_service_invoke_duration_seconds_count " +
            std::to_string(latency_count_) + "\n";
-    out += "# HELP strata_service_inflight_calls Invocations submitted and "
-           "not yet answered.\n"
-           "# TYPE strata_service_inflight_calls gauge\n"
-           "strata_service_inflight_calls " +
-           std::to_string(in_flight) + "\n";
-    out += "# HELP strata_service_inflight_limit The --max-inflight bound "
-           "(beyond it: 503).\n"
-           "# TYPE strata_service_inflight_limit gauge\n"
-           "strata_service_inflight_limit " +
-           std::to_string(max_in_flight) + "\n";
+    out +=
+        "# HELP strata_service_inflight_calls Invocations submitted and "
+        "not yet answered.\n"
+        "# TYPE strata_service_inflight_calls gauge\n"
+        "strata_service_inflight_calls " +
+        std::to_string(in_flight) + "\n";
+    out +=
+        "# HELP strata_service_inflight_limit The --max-inflight bound "
+        "(beyond it: 503).\n"
+        "# TYPE strata_service_inflight_limit gauge\n"
+        "strata_service_inflight_limit " +
+        std::to_string(max_in_flight) + "\n";
     return out;
   }
 
   /// A request of a model answered: ok (200) or not, and its durations:
   /// request (accepted to answered), queue (accepted to its call's
   /// submission; 0 when it never ran), compute (submission to completion).
-  void observeModel(const std::string &model, const std::string &version,
+  void observeModel(const std::string& model, const std::string& version,
                     bool ok, uint64_t request_ns, uint64_t queue_ns,
                     uint64_t compute_ns, bool ran) {
-    ModelMetrics &m = models_[{model, version}];
+    ModelMetrics& m = models_[{model, version}];
     ++(ok ? m.success : m.failure);
     if (ran) {
       ++m.inferences;
@@ -90,28 +94,27 @@ public:
     }
   }
   /// A request refused before it ran (400).
-  void countModelFailure(const std::string &model, const std::string &version) {
+  void countModelFailure(const std::string& model, const std::string& version) {
     ++models_[{model, version}].failure;
   }
   /// One call of a model executed (a batch of several requests is one).
-  void countExecution(const std::string &model, const std::string &version) {
+  void countExecution(const std::string& model, const std::string& version) {
     ++models_[{model, version}].executions;
   }
 
   /// Per model and version, in the text exposition format; pending: the
   /// requests of each model accepted and not yet answered.
-  std::string renderModels(
-      const std::map<std::pair<std::string, std::string>, size_t> &pending)
-      const {
+  std::string renderModels(const std::map<std::pair<std::string, std::string>,
+                                          size_t>& pending) const {
     std::string out;
-    auto labels = [](const std::pair<std::string, std::string> &key) {
+    auto labels = [](const std::pair<std::string, std::string>& key) {
       return "model=\"" + key.first + "\",version=\"" + key.second + "\"";
     };
-    auto counter = [&](const char *name, const char *help,
-                       uint64_t ModelMetrics::*field) {
+    auto counter = [&](const char* name, const char* help,
+                       uint64_t ModelMetrics::* field) {
       out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name +
              " counter\n";
-      for (const auto &[key, m] : models_) {
+      for (const auto& [key, m] : models_) {
         out += std::string(name) + "{" + labels(key) + "} " +
                std::to_string(m.*field) + "\n";
       }
@@ -129,11 +132,11 @@ public:
     counter("strata_serve_execution_count_total",
             "Calls of the model run (a batch of requests is one).",
             &ModelMetrics::executions);
-    auto histogram = [&](const char *name, const char *help,
-                         Histogram ModelMetrics::*field) {
+    auto histogram = [&](const char* name, const char* help,
+                         Histogram ModelMetrics::* field) {
       out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name +
              " histogram\n";
-      for (const auto &[key, m] : models_) {
+      for (const auto& [key, m] : models_) {
         (m.*field).render(&out, name, labels(key));
       }
     };
@@ -147,17 +150,18 @@ public:
     histogram("strata_serve_compute_duration_seconds",
               "From a call's submission to its completion.",
               &ModelMetrics::compute);
-    out += "# HELP strata_serve_pending_requests Requests accepted and not "
-           "yet answered, per model.\n# TYPE strata_serve_pending_requests "
-           "gauge\n";
-    for (const auto &[key, count] : pending) {
+    out +=
+        "# HELP strata_serve_pending_requests Requests accepted and not "
+        "yet answered, per model.\n# TYPE strata_serve_pending_requests "
+        "gauge\n";
+    for (const auto& [key, count] : pending) {
       out += "strata_serve_pending_requests{" + labels(key) + "} " +
              std::to_string(count) + "\n";
     }
     return out;
   }
 
-private:
+ private:
   struct Histogram {
     std::array<uint64_t, 14> buckets{};
     uint64_t count = 0;
@@ -172,8 +176,8 @@ private:
       ++count;
       sum += seconds;
     }
-    void render(std::string *out, const char *name,
-                const std::string &labels) const {
+    void render(std::string* out, const char* name,
+                const std::string& labels) const {
       for (size_t i = 0; i < kBounds.size(); ++i) {
         char bound[32];
         std::snprintf(bound, sizeof(bound), "%g", kBounds[i]);
@@ -208,6 +212,6 @@ private:
   double latency_sum_ = 0;
 };
 
-} // namespace strata::service
+}  // namespace strata::service
 
-#endif // STRATA_TOOLS_STRATA_SERVE_METRICS_H_
+#endif  // STRATA_TOOLS_STRATA_SERVE_METRICS_H_

@@ -4,8 +4,8 @@
 // accessor; answers are written with std::to_chars.
 #include "model_registry.h"
 
-#include <charconv>
 #include <cfloat>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -29,7 +29,7 @@ namespace {
 
 // Whether shape[0..rank) and type fit expected (from "4x16xf32" or
 // "?x16xf32"; see ArgumentShape).
-bool fitsType(const ArgumentShape &expected, const int64_t *shape, size_t rank,
+bool fitsType(const ArgumentShape& expected, const int64_t* shape, size_t rank,
               strata_hal_element_type_t type) {
   if (!expected.parsed || expected.element_type != type ||
       expected.dims.size() != rank) {
@@ -43,28 +43,23 @@ bool fitsType(const ArgumentShape &expected, const int64_t *shape, size_t rank,
   return true;
 }
 
-const char *scalarName(strata_runtime_value_kind_t kind) {
+const char* scalarName(strata_runtime_value_kind_t kind) {
   switch (kind) {
-  case STRATA_RUNTIME_VALUE_I32:
-    return "i32";
-  case STRATA_RUNTIME_VALUE_I64:
-    return "i64";
-  case STRATA_RUNTIME_VALUE_F32:
-    return "f32";
-  case STRATA_RUNTIME_VALUE_F64:
-    return "f64";
-  default:
-    return nullptr;
+    case STRATA_RUNTIME_VALUE_I32: return "i32";
+    case STRATA_RUNTIME_VALUE_I64: return "i64";
+    case STRATA_RUNTIME_VALUE_F32: return "f32";
+    case STRATA_RUNTIME_VALUE_F64: return "f64";
+    default: return nullptr;
   }
 }
 
-} // namespace
+}  // namespace
 
 // Reads one JSON number (or boolean) as the element type and stores its
 // little-endian bytes at out. False with *error saying what is wrong with it.
 // simdjson keeps an integer as INT64 when it fits, else as UINT64.
 bool decodeElement(simdjson::dom::element value, strata_hal_element_type_t type,
-                   uint8_t *out, std::string *error) {
+                   uint8_t* out, std::string* error) {
   using simdjson::dom::element_type;
   uint32_t numerical = type >> 24;
   size_t bits = type & 0xFFu;
@@ -83,7 +78,7 @@ bool decodeElement(simdjson::dom::element value, strata_hal_element_type_t type,
     }
     // A finite value beyond the type's largest would become infinity.
     double largest = bits == 32   ? static_cast<double>(FLT_MAX)
-                     : bits == 16 ? 65519.0 // rounds to f16's 65504
+                     : bits == 16 ? 65519.0  // rounds to f16's 65504
                                   : DBL_MAX;
     if (std::isfinite(d) && std::fabs(d) > largest) {
       *error = "is out of range for " + elementTypeName(type);
@@ -121,8 +116,8 @@ bool decodeElement(simdjson::dom::element value, strata_hal_element_type_t type,
   if (kind == element_type::INT64) {
     int64_t i = value.get_int64().value_unsafe();
     negative = i < 0;
-    magnitude = negative ? 0 - static_cast<uint64_t>(i)
-                         : static_cast<uint64_t>(i);
+    magnitude =
+        negative ? 0 - static_cast<uint64_t>(i) : static_cast<uint64_t>(i);
   } else if (kind == element_type::UINT64) {
     magnitude = value.get_uint64().value_unsafe();
   } else {
@@ -141,16 +136,16 @@ bool decodeElement(simdjson::dom::element value, strata_hal_element_type_t type,
     return false;
   }
   uint64_t raw = negative ? 0 - magnitude : magnitude;
-  std::memcpy(out, &raw, bits / 8); // little-endian: the low bytes first
+  std::memcpy(out, &raw, bits / 8);  // little-endian: the low bytes first
   return true;
 }
 
 // Appends element i of data (element type type) as a JSON number.
-void appendElementText(std::string *out, const uint8_t *data,
+void appendElementText(std::string* out, const uint8_t* data,
                        strata_hal_element_type_t type, size_t i) {
   uint32_t numerical = type >> 24;
   size_t size = strata_hal_element_byte_size(type);
-  const uint8_t *p = data + i * size;
+  const uint8_t* p = data + i * size;
   if (numerical == STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE) {
     if (size == 4) {
       float f;
@@ -168,7 +163,7 @@ void appendElementText(std::string *out, const uint8_t *data,
     return;
   }
   uint64_t raw = 0;
-  std::memcpy(&raw, p, size); // little-endian
+  std::memcpy(&raw, p, size);  // little-endian
   bool is_signed = numerical == STRATA_HAL_NUMERICAL_TYPE_INTEGER ||
                    numerical == STRATA_HAL_NUMERICAL_TYPE_INTEGER_SIGNED;
   if (numerical == STRATA_HAL_NUMERICAL_TYPE_BOOLEAN) {
@@ -181,7 +176,6 @@ void appendElementText(std::string *out, const uint8_t *data,
     appendNumber(out, raw);
   }
 }
-
 
 ArgumentShape parseArgumentShape(const std::string& text) {
   ArgumentShape out;
@@ -234,10 +228,10 @@ std::string consumeStatusText(strata_status_t status) {
   return strata::runtime::Status(status).toString();
 }
 
-void appendJsonString(std::string *out, const std::string &text) {
+void appendJsonString(std::string* out, const std::string& text) {
   *out += '"';
-  const char *p = text.data();
-  const char *end = p + text.size();
+  const char* p = text.data();
+  const char* end = p + text.size();
   while (p < end) {
     unsigned char c = static_cast<unsigned char>(*p);
     if (c == '"' || c == '\\') {
@@ -267,7 +261,7 @@ void appendJsonString(std::string *out, const std::string &text) {
   *out += '"';
 }
 
-std::string errorBody(const std::string &message) {
+std::string errorBody(const std::string& message) {
   std::string out = "{\"error\": ";
   appendJsonString(&out, message);
   out += "}\n";
@@ -276,11 +270,11 @@ std::string errorBody(const std::string &message) {
 
 namespace {
 
-void onKeepAliveDone(void *, strata_status_t status) {
+void onKeepAliveDone(void*, strata_status_t status) {
   strata_status_free(status);
 }
 
-} // namespace
+}  // namespace
 
 Model::~Model() {
   if (keep_alive) {
@@ -294,8 +288,8 @@ Model::~Model() {
   }
   strata_hal_loop_destroy(loop);
   strata_hal_fence_release(keep_alive);
-  for (auto &[function_name, function] : functions) {
-    for (strata_runtime_call_t *call : function->free_calls) {
+  for (auto& [function_name, function] : functions) {
+    for (strata_runtime_call_t* call : function->free_calls) {
       strata_runtime_call_destroy(call);
     }
   }
@@ -304,25 +298,25 @@ Model::~Model() {
 
 ModelRegistry::~ModelRegistry() = default;
 
-strata_status_t ModelRegistry::load(const std::string &name,
-                                    const std::string &path,
-                                    const std::string &version,
-                                    const ModelConfig &config) {
+strata_status_t ModelRegistry::load(const std::string& name,
+                                    const std::string& path,
+                                    const std::string& version,
+                                    const ModelConfig& config) {
   if (config.instance_count != 1) {
     return strata_make_status(
         STRATA_STATUS_UNIMPLEMENTED,
-        "model '%s': instance_count %zu: only 1 is implemented",
-        name.c_str(), config.instance_count);
+        "model '%s': instance_count %zu: only 1 is implemented", name.c_str(),
+        config.instance_count);
   }
   strata_allocator_t allocator = strata_allocator_system();
-  strata_runtime_instance_t *instance = nullptr;
+  strata_runtime_instance_t* instance = nullptr;
   STRATA_RETURN_IF_ERROR(
       strata_runtime_instance_create(&instance_options_, allocator, &instance));
   strata_status_t status = add(instance, name, path);
   // The model's session holds the instance.
   strata_runtime_instance_release(instance);
   STRATA_RETURN_IF_ERROR(status);
-  Model *model = models_.at(name).get();
+  Model* model = models_.at(name).get();
   model->version = version;
   model->config = config;
   // The compute loop runs until keep_alive is signalled (~Model): without
@@ -339,10 +333,10 @@ strata_status_t ModelRegistry::load(const std::string &name,
     models_.erase(name);
     return status;
   }
-  for (auto &[function_name, function] : model->functions) {
+  for (auto& [function_name, function] : model->functions) {
     function->loop = model->loop;
   }
-  strata_hal_loop_t *loop = model->loop;
+  strata_hal_loop_t* loop = model->loop;
   std::string label = name;
   model->thread = std::thread([loop, label] {
     strata_status_t run_status = strata_hal_loop_run(loop);
@@ -354,7 +348,7 @@ strata_status_t ModelRegistry::load(const std::string &name,
   return nullptr;
 }
 
-void ModelRegistry::retire(const std::string &name) {
+void ModelRegistry::retire(const std::string& name) {
   auto it = models_.find(name);
   if (it == models_.end()) {
     return;
@@ -374,14 +368,14 @@ void ModelRegistry::releaseRetired() {
   }
 }
 
-strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
-                                   const std::string &name,
-                                   const std::string &path) {
+strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
+                                   const std::string& name,
+                                   const std::string& path) {
   if (models_.count(name)) {
     return strata_make_status(STRATA_STATUS_ALREADY_EXISTS,
                               "model '%s' is given twice", name.c_str());
   }
-  strata_vm_module_t *module = nullptr;
+  strata_vm_module_t* module = nullptr;
   STRATA_RETURN_IF_ERROR(
       strata_runtime_module_load_file(instance, path.c_str(), &module));
   auto model = std::make_unique<Model>();
@@ -404,14 +398,14 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
     std::string export_name = info.name;
     if (export_name.find('$') != std::string::npos ||
         export_name.find("__") == 0) {
-      continue; // fn$async entry points and internal initializers
+      continue;  // fn$async entry points and internal initializers
     }
     auto function = std::make_unique<Function>();
     function->model = name;
     function->owner = model.get();
     function->name = export_name;
     // One call to learn the argument kinds; it seeds the pool.
-    strata_runtime_call_t *call = nullptr;
+    strata_runtime_call_t* call = nullptr;
     status = strata_runtime_call_create(
         model->session, export_name.c_str(),
         strata_runtime_instance_allocator(instance), &call);
@@ -440,12 +434,12 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
                        underscore + 1 + i < convention.size()
                    ? convention[underscore + 1 + i]
                    : 'r';
-      function->result_kinds.push_back(
-          c == 'i'   ? STRATA_RUNTIME_VALUE_I32
-          : c == 'I' ? STRATA_RUNTIME_VALUE_I64
-          : c == 'f' ? STRATA_RUNTIME_VALUE_F32
-          : c == 'F' ? STRATA_RUNTIME_VALUE_F64
-                     : STRATA_RUNTIME_VALUE_BUFFER_VIEW);
+      function->result_kinds.push_back(c == 'i'   ? STRATA_RUNTIME_VALUE_I32
+                                       : c == 'I' ? STRATA_RUNTIME_VALUE_I64
+                                       : c == 'f' ? STRATA_RUNTIME_VALUE_F32
+                                       : c == 'F'
+                                           ? STRATA_RUNTIME_VALUE_F64
+                                           : STRATA_RUNTIME_VALUE_BUFFER_VIEW);
     }
     function->result_shapes.resize(result_count);
     function->result_names.resize(result_count);
@@ -454,8 +448,8 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
     function->has_async_entry = strata_runtime_call_has_async_entry(call) != 0;
     function->free_calls.push_back(call);
     for (size_t a = 0; a < info.attr_count; ++a) {
-      const char *key = nullptr;
-      const char *value = nullptr;
+      const char* key = nullptr;
+      const char* value = nullptr;
       if (strata_vm_module_export_attr(module, e, a, &key, &value)) {
         continue;
       }
@@ -491,8 +485,8 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
       } else if (suffix == ".dims") {
         shape.dim_names = parseDimNames(value);
       } else if (suffix == ".name") {
-        (is_result ? function->result_names
-                   : function->argument_names)[index] = value;
+        (is_result ? function->result_names : function->argument_names)[index] =
+            value;
       } else if (suffix == ".element_type") {
         (is_result ? function->result_recorded
                    : function->argument_recorded)[index] =
@@ -509,35 +503,35 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
   return nullptr;
 }
 
-const Model *ModelRegistry::findModel(const std::string &name) const {
+const Model* ModelRegistry::findModel(const std::string& name) const {
   auto it = models_.find(name);
   return it == models_.end() ? nullptr : it->second.get();
 }
 
 std::string ModelRegistry::modelNames() const {
   std::string out;
-  for (const auto &[name, model] : models_) {
+  for (const auto& [name, model] : models_) {
     out += (out.empty() ? "" : ", ") + name;
   }
   return out;
 }
 
-std::string ModelRegistry::functionNames(const Model &model) {
+std::string ModelRegistry::functionNames(const Model& model) {
   std::string out;
-  for (const auto &[name, function] : model.functions) {
+  for (const auto& [name, function] : model.functions) {
     out += (out.empty() ? "" : ", ") + name;
   }
   return out;
 }
 
-strata_status_t ModelRegistry::takeCall(Function *function,
-                                        strata_runtime_call_t **out) {
+strata_status_t ModelRegistry::takeCall(Function* function,
+                                        strata_runtime_call_t** out) {
   if (!function->free_calls.empty()) {
     *out = function->free_calls.back();
     function->free_calls.pop_back();
     return nullptr;
   }
-  const Model *model = function->owner;
+  const Model* model = function->owner;
   return strata_runtime_call_create(
       model->session, function->name.c_str(),
       strata_runtime_instance_allocator(
@@ -545,14 +539,14 @@ strata_status_t ModelRegistry::takeCall(Function *function,
       out);
 }
 
-void ModelRegistry::returnCall(Function *function,
-                               strata_runtime_call_t *call) {
+void ModelRegistry::returnCall(Function* function,
+                               strata_runtime_call_t* call) {
   strata_runtime_call_reset(call);
   function->free_calls.push_back(call);
 }
 
-bool pushInputs(const Function &function, const std::string &body,
-                strata_runtime_call_t *call, std::string *error) {
+bool pushInputs(const Function& function, const std::string& body,
+                strata_runtime_call_t* call, std::string* error) {
   using simdjson::dom::element_type;
   auto where = [&] { return function.model + "." + function.name; };
   // One parser per thread: it keeps its buffers between requests, up to
@@ -584,8 +578,9 @@ bool pushInputs(const Function &function, const std::string &body,
     return false;
   }
   if (request["inputs"].get_array().get(inputs)) {
-    *error = "the request needs \"inputs\": an array of "
-             "{\"shape\", \"dtype\", \"data\"}";
+    *error =
+        "the request needs \"inputs\": an array of "
+        "{\"shape\", \"dtype\", \"data\"}";
     return false;
   }
   size_t count = function.argument_kinds.size();
@@ -633,8 +628,9 @@ bool pushInputs(const Function &function, const std::string &body,
         d = dim.get_int64().value_unsafe();
       }
       if (d < 0 || d > (int64_t{1} << 40)) {
-        *error = name() + " has a shape that is not an array of "
-                          "non-negative integers";
+        *error = name() +
+                 " has a shape that is not an array of "
+                 "non-negative integers";
         return false;
       }
       if (rank == STRATA_HAL_MAX_RANK) {
@@ -660,7 +656,7 @@ bool pushInputs(const Function &function, const std::string &body,
       return false;
     }
     strata_runtime_value_kind_t kind = function.argument_kinds[i];
-    if (const char *scalar = scalarName(kind)) {
+    if (const char* scalar = scalarName(kind)) {
       if (rank != 0 || dtype != scalar) {
         *error = name() + " of " + where() + " must be a " + scalar +
                  " scalar (shape [], dtype \"" + scalar + "\"), got " +
@@ -705,7 +701,7 @@ bool pushInputs(const Function &function, const std::string &body,
       return false;
     }
     bytes.resize(element_count * element_size);
-    uint8_t *out = bytes.data();
+    uint8_t* out = bytes.data();
     size_t index = 0;
     for (simdjson::dom::element value : data) {
       std::string why;
@@ -718,41 +714,41 @@ bool pushInputs(const Function &function, const std::string &body,
     }
     strata_status_t status = nullptr;
     switch (kind) {
-    case STRATA_RUNTIME_VALUE_I32: {
-      int32_t v;
-      std::memcpy(&v, bytes.data(), 4);
-      status = strata_runtime_call_push_i32(call, v);
-      break;
-    }
-    case STRATA_RUNTIME_VALUE_I64: {
-      int64_t v;
-      std::memcpy(&v, bytes.data(), 8);
-      status = strata_runtime_call_push_i64(call, v);
-      break;
-    }
-    case STRATA_RUNTIME_VALUE_F32: {
-      float v;
-      std::memcpy(&v, bytes.data(), 4);
-      status = strata_runtime_call_push_f32(call, v);
-      break;
-    }
-    case STRATA_RUNTIME_VALUE_F64: {
-      double v;
-      std::memcpy(&v, bytes.data(), 8);
-      status = strata_runtime_call_push_f64(call, v);
-      break;
-    }
-    default: {
-      strata_hal_buffer_view_t *view = nullptr;
-      status = strata_runtime_buffer_view_from_host(
-          type, shape, rank, bytes.data(), bytes.size(),
-          strata_allocator_system(), &view);
-      if (!status) {
-        status = strata_runtime_call_push_buffer_view(call, view);
+      case STRATA_RUNTIME_VALUE_I32: {
+        int32_t v;
+        std::memcpy(&v, bytes.data(), 4);
+        status = strata_runtime_call_push_i32(call, v);
+        break;
       }
-      strata_hal_buffer_view_release(view);
-      break;
-    }
+      case STRATA_RUNTIME_VALUE_I64: {
+        int64_t v;
+        std::memcpy(&v, bytes.data(), 8);
+        status = strata_runtime_call_push_i64(call, v);
+        break;
+      }
+      case STRATA_RUNTIME_VALUE_F32: {
+        float v;
+        std::memcpy(&v, bytes.data(), 4);
+        status = strata_runtime_call_push_f32(call, v);
+        break;
+      }
+      case STRATA_RUNTIME_VALUE_F64: {
+        double v;
+        std::memcpy(&v, bytes.data(), 8);
+        status = strata_runtime_call_push_f64(call, v);
+        break;
+      }
+      default: {
+        strata_hal_buffer_view_t* view = nullptr;
+        status = strata_runtime_buffer_view_from_host(
+            type, shape, rank, bytes.data(), bytes.size(),
+            strata_allocator_system(), &view);
+        if (!status) {
+          status = strata_runtime_call_push_buffer_view(call, view);
+        }
+        strata_hal_buffer_view_release(view);
+        break;
+      }
     }
     if (status) {
       *error = consumeStatusText(status);
@@ -763,8 +759,8 @@ bool pushInputs(const Function &function, const std::string &body,
   return true;
 }
 
-bool encodeOutputs(const strata_runtime_call_t *call, std::string *out,
-                   std::string *error) {
+bool encodeOutputs(const strata_runtime_call_t* call, std::string* out,
+                   std::string* error) {
   out->clear();
   out->append("{\"outputs\": [");
   size_t count = strata_runtime_call_result_count(call);
@@ -775,80 +771,80 @@ bool encodeOutputs(const strata_runtime_call_t *call, std::string *out,
     strata_runtime_value_kind_t kind = strata_runtime_call_result_kind(call, i);
     strata_status_t status = nullptr;
     switch (kind) {
-    case STRATA_RUNTIME_VALUE_I32: {
-      int32_t v = 0;
-      status = strata_runtime_call_result_i32(call, i, &v);
-      out->append("{\"shape\": [], \"dtype\": \"i32\", \"data\": [");
-      appendNumber(out, v);
-      out->append("]}");
-      break;
-    }
-    case STRATA_RUNTIME_VALUE_I64: {
-      int64_t v = 0;
-      status = strata_runtime_call_result_i64(call, i, &v);
-      out->append("{\"shape\": [], \"dtype\": \"i64\", \"data\": [");
-      appendNumber(out, v);
-      out->append("]}");
-      break;
-    }
-    case STRATA_RUNTIME_VALUE_F32: {
-      float v = 0;
-      status = strata_runtime_call_result_f32(call, i, &v);
-      out->append("{\"shape\": [], \"dtype\": \"f32\", \"data\": [");
-      appendFloat(out, v);
-      out->append("]}");
-      break;
-    }
-    case STRATA_RUNTIME_VALUE_F64: {
-      double v = 0;
-      status = strata_runtime_call_result_f64(call, i, &v);
-      out->append("{\"shape\": [], \"dtype\": \"f64\", \"data\": [");
-      appendFloat(out, v);
-      out->append("]}");
-      break;
-    }
-    case STRATA_RUNTIME_VALUE_BUFFER_VIEW: {
-      strata_hal_buffer_view_t *view = nullptr;
-      status = strata_runtime_call_result_buffer_view(call, i, &view);
-      const void *data = nullptr;
-      size_t length = 0;
-      if (!status) {
-        status = strata_runtime_buffer_view_data(view, &data, &length);
-      }
-      if (!status) {
-        strata_hal_element_type_t type =
-            strata_hal_buffer_view_element_type(view);
-        const char *type_name = strata_hal_element_type_name(type);
-        size_t rank = strata_hal_buffer_view_rank(view);
-        out->append("{\"shape\": [");
-        for (size_t d = 0; d < rank; ++d) {
-          if (d) {
-            out->append(", ");
-          }
-          appendNumber(out, strata_hal_buffer_view_dim(view, d));
-        }
-        out->append("], \"dtype\": \"");
-        out->append(type_name ? type_name : "?");
-        out->append("\", \"data\": [");
-        size_t element_size = strata_hal_element_byte_size(type);
-        size_t elements = element_size ? length / element_size : 0;
-        const uint8_t *bytes = static_cast<const uint8_t *>(data);
-        for (size_t e = 0; e < elements; ++e) {
-          if (e) {
-            out->append(", ");
-          }
-          appendElementText(out, bytes, type, e);
-        }
+      case STRATA_RUNTIME_VALUE_I32: {
+        int32_t v = 0;
+        status = strata_runtime_call_result_i32(call, i, &v);
+        out->append("{\"shape\": [], \"dtype\": \"i32\", \"data\": [");
+        appendNumber(out, v);
         out->append("]}");
+        break;
       }
-      strata_hal_buffer_view_release(view);
-      break;
-    }
-    default:
-      *error = std::string("result ") + std::to_string(i) + " is a " +
-               strata_runtime_value_kind_name(kind) +
-               ", which has no JSON form";
-      return false;
+      case STRATA_RUNTIME_VALUE_I64: {
+        int64_t v = 0;
+        status = strata_runtime_call_result_i64(call, i, &v);
+        out->append("{\"shape\": [], \"dtype\": \"i64\", \"data\": [");
+        appendNumber(out, v);
+        out->append("]}");
+        break;
+      }
+      case STRATA_RUNTIME_VALUE_F32: {
+        float v = 0;
+        status = strata_runtime_call_result_f32(call, i, &v);
+        out->append("{\"shape\": [], \"dtype\": \"f32\", \"data\": [");
+        appendFloat(out, v);
+        out->append("]}");
+        break;
+      }
+      case STRATA_RUNTIME_VALUE_F64: {
+        double v = 0;
+        status = strata_runtime_call_result_f64(call, i, &v);
+        out->append("{\"shape\": [], \"dtype\": \"f64\", \"data\": [");
+        appendFloat(out, v);
+        out->append("]}");
+        break;
+      }
+      case STRATA_RUNTIME_VALUE_BUFFER_VIEW: {
+        strata_hal_buffer_view_t* view = nullptr;
+        status = strata_runtime_call_result_buffer_view(call, i, &view);
+        const void* data = nullptr;
+        size_t length = 0;
+        if (!status) {
+          status = strata_runtime_buffer_view_data(view, &data, &length);
+        }
+        if (!status) {
+          strata_hal_element_type_t type =
+              strata_hal_buffer_view_element_type(view);
+          const char* type_name = strata_hal_element_type_name(type);
+          size_t rank = strata_hal_buffer_view_rank(view);
+          out->append("{\"shape\": [");
+          for (size_t d = 0; d < rank; ++d) {
+            if (d) {
+              out->append(", ");
+            }
+            appendNumber(out, strata_hal_buffer_view_dim(view, d));
+          }
+          out->append("], \"dtype\": \"");
+          out->append(type_name ? type_name : "?");
+          out->append("\", \"data\": [");
+          size_t element_size = strata_hal_element_byte_size(type);
+          size_t elements = element_size ? length / element_size : 0;
+          const uint8_t* bytes = static_cast<const uint8_t*>(data);
+          for (size_t e = 0; e < elements; ++e) {
+            if (e) {
+              out->append(", ");
+            }
+            appendElementText(out, bytes, type, e);
+          }
+          out->append("]}");
+        }
+        strata_hal_buffer_view_release(view);
+        break;
+      }
+      default:
+        *error = std::string("result ") + std::to_string(i) + " is a " +
+                 strata_runtime_value_kind_name(kind) +
+                 ", which has no JSON form";
+        return false;
     }
     if (status) {
       *error = consumeStatusText(status);
@@ -861,8 +857,8 @@ bool encodeOutputs(const strata_runtime_call_t *call, std::string *out,
 
 namespace {
 
-bool readCount(simdjson::dom::element value, const std::string &key,
-               uint64_t *out, std::string *error) {
+bool readCount(simdjson::dom::element value, const std::string& key,
+               uint64_t* out, std::string* error) {
   if (value.type() == simdjson::dom::element_type::INT64 &&
       value.get_int64().value_unsafe() >= 0) {
     *out = static_cast<uint64_t>(value.get_int64().value_unsafe());
@@ -872,10 +868,10 @@ bool readCount(simdjson::dom::element value, const std::string &key,
   return false;
 }
 
-} // namespace
+}  // namespace
 
-bool parseModelConfig(const std::string &text, ModelConfig *config,
-                      std::string *error) {
+bool parseModelConfig(const std::string& text, ModelConfig* config,
+                      std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   simdjson::error_code json_error =
@@ -963,4 +959,4 @@ bool parseModelConfig(const std::string &text, ModelConfig *config,
   return true;
 }
 
-} // namespace strata::service
+}  // namespace strata::service

@@ -55,11 +55,11 @@ struct Function {
   std::vector<strata_hal_element_type_t> result_recorded;
   bool has_async_entry = false;
   /// The compute loop of the function's model (borrowed; set by main).
-  strata_hal_loop_t *loop = nullptr;
+  strata_hal_loop_t* loop = nullptr;
   /// Calls ready for reuse (reset, no arguments). Owned.
-  std::vector<strata_runtime_call_t *> free_calls;
+  std::vector<strata_runtime_call_t*> free_calls;
   /// The model the function belongs to (borrowed).
-  struct Model *owner = nullptr;
+  struct Model* owner = nullptr;
 };
 
 /// A model's serving configuration: its repository config.json, or the
@@ -84,13 +84,13 @@ struct ModelConfig {
 /// {"max_queue_delay_microseconds": 500, "preferred_batch_size": [4, 8]},
 /// "instance_count": 1, "request_timeout_ms": 1000}). False with *error
 /// naming the key at fault; unknown keys are errors too.
-bool parseModelConfig(const std::string &text, ModelConfig *config,
-                      std::string *error);
+bool parseModelConfig(const std::string& text, ModelConfig* config,
+                      std::string* error);
 
 struct Model {
   Model() = default;
-  Model(const Model &) = delete;
-  Model &operator=(const Model &) = delete;
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
   /// Stops the compute thread (its loop must be idle: no call in flight),
   /// then frees the calls and the session.
   ~Model();
@@ -100,12 +100,12 @@ struct Model {
   std::string version;
   std::string path;
   ModelConfig config;
-  strata_runtime_session_t *session = nullptr; // owned
+  strata_runtime_session_t* session = nullptr;  // owned
   std::map<std::string, std::unique_ptr<Function>> functions;
   /// The model's compute loop and the thread that runs it (owned; null for
   /// a model made by add() alone).
-  strata_hal_loop_t *loop = nullptr;
-  strata_hal_fence_t *keep_alive = nullptr;
+  strata_hal_loop_t* loop = nullptr;
+  strata_hal_fence_t* keep_alive = nullptr;
   std::thread thread;
   /// Calls of the model submitted or queued and not yet answered (HTTP
   /// loop thread only).
@@ -113,49 +113,49 @@ struct Model {
 };
 
 class ModelRegistry {
-public:
+ public:
   ModelRegistry() = default;
-  ModelRegistry(const ModelRegistry &) = delete;
-  ModelRegistry &operator=(const ModelRegistry &) = delete;
+  ModelRegistry(const ModelRegistry&) = delete;
+  ModelRegistry& operator=(const ModelRegistry&) = delete;
   ~ModelRegistry();
 
   /// Loads path as the model called name and makes a session for it (no
   /// compute thread: see load()).
-  strata_status_t add(strata_runtime_instance_t *instance,
-                      const std::string &name, const std::string &path);
+  strata_status_t add(strata_runtime_instance_t* instance,
+                      const std::string& name, const std::string& path);
 
   /// The options load() creates each model's instance with (copied; the
   /// device name and public key are borrowed and must outlive the
   /// registry).
-  void setInstanceOptions(const strata_runtime_instance_options_t &options) {
+  void setInstanceOptions(const strata_runtime_instance_options_t& options) {
     instance_options_ = options;
   }
   /// Loads path as model name (version, config): its own instance (device
   /// and workers), session, compute loop and thread, started here.
-  strata_status_t load(const std::string &name, const std::string &path,
-                       const std::string &version, const ModelConfig &config);
+  strata_status_t load(const std::string& name, const std::string& path,
+                       const std::string& version, const ModelConfig& config);
   /// Takes model name out of service: it is no longer found; it is freed
   /// (its compute thread stopped) by releaseRetired once its calls are
   /// answered.
-  void retire(const std::string &name);
+  void retire(const std::string& name);
   /// Frees the retired models whose calls are all answered.
   void releaseRetired();
 
-  const Model *findModel(const std::string &name) const;
+  const Model* findModel(const std::string& name) const;
   /// Comma-separated names, for error messages.
   std::string modelNames() const;
-  static std::string functionNames(const Model &model);
+  static std::string functionNames(const Model& model);
 
   /// A call of function with no arguments: from its pool, or new.
-  strata_status_t takeCall(Function *function, strata_runtime_call_t **out);
+  strata_status_t takeCall(Function* function, strata_runtime_call_t** out);
   /// Returns a call (reset here) to function's pool.
-  static void returnCall(Function *function, strata_runtime_call_t *call);
+  static void returnCall(Function* function, strata_runtime_call_t* call);
 
-  const std::map<std::string, std::unique_ptr<Model>> &models() const {
+  const std::map<std::string, std::unique_ptr<Model>>& models() const {
     return models_;
   }
 
-private:
+ private:
   std::map<std::string, std::unique_ptr<Model>> models_;
   std::vector<std::unique_ptr<Model>> retired_;
   strata_runtime_instance_options_t instance_options_{};
@@ -175,20 +175,20 @@ std::vector<std::string> parseDimNames(const std::string& text);
 /// and the dimensions two arguments share by name against each other.
 /// False with *error (a message for a 400 answer) when the body is not
 /// valid JSON, not of the expected form, or does not fit the function.
-bool pushInputs(const Function &function, const std::string &body,
-                strata_runtime_call_t *call, std::string *error);
+bool pushInputs(const Function& function, const std::string& body,
+                strata_runtime_call_t* call, std::string* error);
 
 /// Encodes the results of a completed call as {"outputs": [...]}. False with
 /// *error when a result cannot be read or has no JSON form.
-bool encodeOutputs(const strata_runtime_call_t *call, std::string *out,
-                   std::string *error);
+bool encodeOutputs(const strata_runtime_call_t* call, std::string* out,
+                   std::string* error);
 
 /// {"error": message}, with message escaped (invalid UTF-8 replaced).
-std::string errorBody(const std::string &message);
+std::string errorBody(const std::string& message);
 
 /// The text of a status (consumed): strata::runtime::Status::toString.
 std::string consumeStatusText(strata_status_t status);
 
-} // namespace strata::service
+}  // namespace strata::service
 
-#endif // STRATA_TOOLS_STRATA_SERVE_MODEL_REGISTRY_H_
+#endif  // STRATA_TOOLS_STRATA_SERVE_MODEL_REGISTRY_H_

@@ -57,16 +57,11 @@ strata_hal_element_type_t semanticType(strata_hal_element_type_t type) {
 
 strata_hal_element_type_t scalarType(strata_runtime_value_kind_t kind) {
   switch (kind) {
-    case STRATA_RUNTIME_VALUE_I32:
-      return STRATA_HAL_ELEMENT_TYPE_SINT_32;
-    case STRATA_RUNTIME_VALUE_I64:
-      return STRATA_HAL_ELEMENT_TYPE_SINT_64;
-    case STRATA_RUNTIME_VALUE_F32:
-      return STRATA_HAL_ELEMENT_TYPE_FLOAT_32;
-    case STRATA_RUNTIME_VALUE_F64:
-      return STRATA_HAL_ELEMENT_TYPE_FLOAT_64;
-    default:
-      return STRATA_HAL_ELEMENT_TYPE_NONE;
+    case STRATA_RUNTIME_VALUE_I32: return STRATA_HAL_ELEMENT_TYPE_SINT_32;
+    case STRATA_RUNTIME_VALUE_I64: return STRATA_HAL_ELEMENT_TYPE_SINT_64;
+    case STRATA_RUNTIME_VALUE_F32: return STRATA_HAL_ELEMENT_TYPE_FLOAT_32;
+    case STRATA_RUNTIME_VALUE_F64: return STRATA_HAL_ELEMENT_TYPE_FLOAT_64;
+    default: return STRATA_HAL_ELEMENT_TYPE_NONE;
   }
 }
 
@@ -154,8 +149,8 @@ struct DataReader {
       if (depth + 1 < rank) {
         simdjson::dom::array inner;
         if (value.get_array().get(inner)) {
-          *error = "\"data\" holds a value at depth " +
-                   std::to_string(depth) + " where the shape needs an array";
+          *error = "\"data\" holds a value at depth " + std::to_string(depth) +
+                   " where the shape needs an array";
           return false;
         }
         if (!nested(inner, depth + 1)) {
@@ -173,8 +168,8 @@ struct DataReader {
   }
 
   bool read(simdjson::dom::array data, uint64_t count) {
-    bool is_nested = data.size() > 0 &&
-                     (*data.begin()).type() == element_type::ARRAY;
+    bool is_nested =
+        data.size() > 0 && (*data.begin()).type() == element_type::ARRAY;
     if (is_nested) {
       return nested(data, 0);
     }
@@ -344,8 +339,9 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
   }
   simdjson::dom::array inputs;
   if (object["inputs"].get_array().get(inputs)) {
-    *error = "the request needs \"inputs\": an array of {\"name\", "
-             "\"shape\", \"datatype\", \"data\"}";
+    *error =
+        "the request needs \"inputs\": an array of {\"name\", "
+        "\"shape\", \"datatype\", \"data\"}";
     return false;
   }
   std::vector<Decoded> decoded(count);
@@ -365,8 +361,9 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
     std::string label = "input " + std::to_string(position++);
     simdjson::dom::object input;
     if (input_element.get_object().get(input)) {
-      *error = label + " must be an object with name, shape, datatype and "
-                       "data";
+      *error = label +
+               " must be an object with name, shape, datatype and "
+               "data";
       return false;
     }
     std::string_view name_view;
@@ -384,8 +381,8 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
     if (arg == count) {
       std::string quoted;
       appendJsonString(&quoted, name);
-      *error = where + " has no input " + quoted + "; its inputs: " +
-               listNames(names);
+      *error = where + " has no input " + quoted +
+               "; its inputs: " + listNames(names);
       return false;
     }
     Decoded& state = decoded[arg];
@@ -448,8 +445,9 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
         d = dim.get_int64().value_unsafe();
       }
       if (d < 0 || d > (int64_t{1} << 40)) {
-        *error = label + " has a shape that is not an array of non-negative "
-                         "integers";
+        *error = label +
+                 " has a shape that is not an array of non-negative "
+                 "integers";
         return false;
       }
       if (out.shape.size() == STRATA_HAL_MAX_RANK) {
@@ -473,8 +471,9 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
     };
     if (scalarType(kind)) {
       if (!out.shape.empty()) {
-        *error = label + " of " + where + " is a scalar: its shape must be "
-                                          "[], got " +
+        *error = label + " of " + where +
+                 " is a scalar: its shape must be "
+                 "[], got " +
                  actual();
         return false;
       }
@@ -532,8 +531,9 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
       if (!parameters["binary_data_size"].get(size)) {
         if (size.type() != element_type::INT64 ||
             size.get_int64().value_unsafe() < 0) {
-          *error = label + "'s binary_data_size must be a non-negative "
-                           "integer";
+          *error = label +
+                   "'s binary_data_size must be a non-negative "
+                   "integer";
           return false;
         }
         binary = true;
@@ -561,14 +561,19 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
     }
     simdjson::dom::array data;
     if (!has_data || data_element.get_array().get(data)) {
-      *error = label + " needs \"data\": an array of its elements (flat or "
-                       "nested), or a binary_data_size parameter";
+      *error = label +
+               " needs \"data\": an array of its elements (flat or "
+               "nested), or a binary_data_size parameter";
       return false;
     }
     out.bytes.resize(element_count * element_size);
     std::string why;
-    DataReader reader{out.shape.data(), out.shape.size(), type,
-                      element_size,     out.bytes.data(), 0,
+    DataReader reader{out.shape.data(),
+                      out.shape.size(),
+                      type,
+                      element_size,
+                      out.bytes.data(),
+                      0,
                       &why};
     if (!reader.read(data, element_count)) {
       *error = label + " (" + actual() + ") " + why;
@@ -604,8 +609,7 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
     input.bytes.assign(start, start + size);
     offset += size;
     if (function.argument_kinds[arg] == STRATA_RUNTIME_VALUE_BUFFER_VIEW &&
-        (tensorType(function.argument_kinds[arg],
-                    function.argument_shapes[arg],
+        (tensorType(function.argument_kinds[arg], function.argument_shapes[arg],
                     function.argument_recorded[arg]) ==
          STRATA_HAL_ELEMENT_TYPE_BOOL_8)) {
       for (uint8_t& byte : input.bytes) {
@@ -648,8 +652,8 @@ bool oipDecodeInfer(const Function& function, const std::string& body,
       if (r == result_count) {
         std::string quoted;
         appendJsonString(&quoted, name);
-        *error = where + " has no output " + quoted + "; its outputs: " +
-                 listNames(result_names);
+        *error = where + " has no output " + quoted +
+                 "; its outputs: " + listNames(result_names);
         return false;
       }
       OipRequest::Output requested{r, binary_output};

@@ -237,8 +237,7 @@ Route routeRequest(const std::string& url) {
     route.kind = Route::kRepositoryIndex;
     return route;
   }
-  if (path.compare(0, std::strlen(kRepositoryPrefix), kRepositoryPrefix) ==
-      0) {
+  if (path.compare(0, std::strlen(kRepositoryPrefix), kRepositoryPrefix) == 0) {
     std::string rest = path.substr(std::strlen(kRepositoryPrefix));
     size_t slash = rest.find('/');
     if (slash == std::string::npos || slash == 0) {

@@ -114,19 +114,19 @@ class RequestParser {
 /// Where a request's path goes.
 struct Route {
   enum Kind {
-    kHealth,          // /healthz (the old route; /v2/health/ready answers)
-    kMetrics,         // /metrics
-    kInvoke,          // /v1/models/<model>:invoke/<function> (the old route)
-    kLive,            // /v2/health/live
-    kReady,           // /v2/health/ready
-    kServerMetadata,  // /v2
-    kModelMetadata,   // /v2/models/<model>[/versions/<version>]
-    kModelReady,      // ... /ready
-    kInfer,           // ... /infer
+    kHealth,            // /healthz (the old route; /v2/health/ready answers)
+    kMetrics,           // /metrics
+    kInvoke,            // /v1/models/<model>:invoke/<function> (the old route)
+    kLive,              // /v2/health/live
+    kReady,             // /v2/health/ready
+    kServerMetadata,    // /v2
+    kModelMetadata,     // /v2/models/<model>[/versions/<version>]
+    kModelReady,        // ... /ready
+    kInfer,             // ... /infer
     kRepositoryIndex,   // /v2/repository/index
     kRepositoryLoad,    // /v2/repository/models/<model>/load
     kRepositoryUnload,  // /v2/repository/models/<model>/unload
-    kNotFound         // anything else
+    kNotFound           // anything else
   };
   Kind kind = kNotFound;
   /// The URL without its query.
