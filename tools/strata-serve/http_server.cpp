@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <map>
 
 #include <http_parser.h>
@@ -113,6 +114,11 @@ struct PendingCall {
   std::vector<OipTensor> inputs;
   int64_t rows = 0;
   std::vector<PendingCall*> members;
+  // A gRPC request: answered through done (on the HTTP loop) with the
+  // results kept here, instead of an HTTP answer on conn (null).
+  Server::InferDone done;
+  std::string error;                 // the failure's message
+  std::vector<OipTensor> results;    // the answer's outputs (gRPC)
   uint64_t launch_ns = 0;  // the call's submission
   uint64_t done_ns = 0;    // its completion (compute thread)
   bool ran = false;        // its call ran (succeeded or failed at run time)
@@ -615,6 +621,7 @@ bool Server::start(std::string* error) {
 
 std::string Server::run() {
   uv_run(&loop_, UV_RUN_DEFAULT);
+  closeTasks();
   if (!abandoned_.empty()) {
     return abandoned_;  // the loop was stopped with calls still running
   }
@@ -843,11 +850,7 @@ void Server::handleOip(Connection* conn, uint64_t seq, const Route& route) {
       // Ready when every model is (a model unloaded on request does not
       // count) and until a drain begins: then 503, so that a Kubernetes
       // readiness probe takes the replica out of its service.
-      bool failed = false;
-      for (const auto& [name, status] : statuses_) {
-        failed = failed || (!status.ready && !status.unloaded);
-      }
-      if (draining_ || failed) {
+      if (!ready()) {
         answer(conn, seq, 503, kJson, "{\"ready\": false}\n");
       } else {
         answer(conn, seq, 200, kJson, "{\"ready\": true}\n");
@@ -1054,19 +1057,9 @@ void Server::handleRepository(Connection* conn, uint64_t seq,
 void Server::invoke(Connection* conn, uint64_t seq, Function* function,
                     bool oip, const std::string& model_name,
                     const Model* model) {
-  strata_runtime_call_t* call = nullptr;
-  strata_status_t status = registry_->takeCall(function, &call);
-  if (status) {
-    answer(conn, seq, 500, kJson, errorBody(consumeStatusText(status)));
-    return;
-  }
-  std::string error;
-  OipRequest oip_request;
-  bool decoded;
   if (oip) {
     size_t json_length = conn->request.inferenceHeaderLength();
     if (json_length == RequestParser::kBadLength) {
-      ModelRegistry::returnCall(function, call);
       answer(conn, seq, 400, kJson,
              errorBody("Inference-Header-Content-Length must be a byte "
                        "count, got '" +
@@ -1076,54 +1069,20 @@ void Server::invoke(Connection* conn, uint64_t seq, Function* function,
     if (json_length == RequestParser::kNoLength) {
       json_length = conn->request.body().size();
     }
-    std::vector<OipTensor> inputs;
-    decoded = oipDecodeInfer(*function, conn->request.body(), json_length,
-                             &oip_request, &inputs, &error);
-    const ModelConfig& config = model->config;
-    int64_t rows = decoded ? batchRows(inputs) : -1;
-    if (decoded && config.dynamic_batching && rows >= 0) {
-      if (static_cast<uint64_t>(rows) > config.max_batch_size) {
-        ModelRegistry::returnCall(function, call);
-        metrics_.countModelFailure(model->name, model->version);
-        answer(conn, seq, 400, kJson,
-               errorBody("the request's batch of " + std::to_string(rows) +
-                         " rows exceeds max_batch_size " +
-                         std::to_string(config.max_batch_size) + " of model '" +
-                         model->name + "'"));
-        return;
-      }
-      ModelRegistry::returnCall(function, call);
-      conn->request.body().clear();
-      PendingCall* pending = new PendingCall;
-      pending->server = this;
-      pending->conn = conn;
-      pending->seq = seq;
-      pending->function = function;
-      pending->oip = true;
-      pending->model_name = model_name;
-      pending->model = model;
-      pending->oip_request = std::move(oip_request);
-      pending->inputs = std::move(inputs);
-      pending->rows = rows;
-      pending->start_ns = uv_hrtime();
-      ++in_flight_;
-      ++conn->calls_pending;
-      ++function->owner->in_flight;
-      pending_.insert(pending);
-      enqueue(pending);
-      return;
-    }
-    if (decoded) {
-      decoded = oipPushInputs(*function, inputs, call, &error);
-    }
-  } else {
-    decoded = pushInputs(*function, conn->request.body(), call, &error);
+    submitOip(conn, seq, nullptr, function, model_name, model,
+              conn->request.body(), json_length);
+    conn->request.body().clear();
+    return;
   }
-  if (!decoded) {
+  strata_runtime_call_t* call = nullptr;
+  strata_status_t status = registry_->takeCall(function, &call);
+  if (status) {
+    answer(conn, seq, 500, kJson, errorBody(consumeStatusText(status)));
+    return;
+  }
+  std::string error;
+  if (!pushInputs(*function, conn->request.body(), call, &error)) {
     ModelRegistry::returnCall(function, call);
-    if (oip) {
-      metrics_.countModelFailure(model->name, model->version);
-    }
     answer(conn, seq, 400, kJson, errorBody(error));
     return;
   }
@@ -1133,17 +1092,96 @@ void Server::invoke(Connection* conn, uint64_t seq, Function* function,
   pending->conn = conn;
   pending->seq = seq;
   pending->function = function;
-  pending->call = call;
-  pending->oip = oip;
+  submit(pending, call);
+}
+
+void Server::submitOip(Connection* conn, uint64_t seq, InferDone done,
+                       Function* function, const std::string& model_name,
+                       const Model* model, const std::string& body,
+                       size_t json_length) {
+  auto fail = [&](int code, const std::string& message) {
+    if (model) {
+      metrics_.countModelFailure(model->name, model->version);
+    }
+    if (done) {
+      InferAnswer failure;
+      failure.code = code;
+      failure.error = message;
+      done(std::move(failure));
+    } else {
+      answer(conn, seq, code, kJson, errorBody(message));
+    }
+  };
+  OipRequest oip_request;
+  std::vector<OipTensor> inputs;
+  std::string error;
+  if (!oipDecodeInfer(*function, body, json_length, &oip_request, &inputs,
+                      &error)) {
+    fail(400, error);
+    return;
+  }
+  PendingCall* pending = new PendingCall;
+  pending->server = this;
+  pending->conn = conn;
+  pending->seq = seq;
+  pending->function = function;
+  pending->oip = true;
   pending->model_name = model_name;
   pending->model = model;
   pending->oip_request = std::move(oip_request);
+  pending->done = std::move(done);
+  const ModelConfig& config = model->config;
+  int64_t rows = batchRows(inputs);
+  if (config.dynamic_batching && rows >= 0) {
+    if (static_cast<uint64_t>(rows) > config.max_batch_size) {
+      done = std::move(pending->done);
+      delete pending;
+      fail(400, "the request's batch of " + std::to_string(rows) +
+                    " rows exceeds max_batch_size " +
+                    std::to_string(config.max_batch_size) + " of model '" +
+                    model->name + "'");
+      return;
+    }
+    pending->inputs = std::move(inputs);
+    pending->rows = rows;
+    pending->start_ns = uv_hrtime();
+    track(pending);
+    enqueue(pending);
+    return;
+  }
+  strata_runtime_call_t* call = nullptr;
+  strata_status_t status = registry_->takeCall(function, &call);
+  if (!status && !oipPushInputs(*function, inputs, call, &error)) {
+    ModelRegistry::returnCall(function, call);
+    done = std::move(pending->done);
+    delete pending;
+    fail(400, error);
+    return;
+  }
+  if (status) {
+    done = std::move(pending->done);
+    delete pending;
+    fail(500, consumeStatusText(status));
+    return;
+  }
+  submit(pending, call);
+}
+
+void Server::track(PendingCall* pending) {
+  ++in_flight_;
+  if (pending->conn) {
+    ++pending->conn->calls_pending;
+  }
+  ++pending->function->owner->in_flight;
+  pending_.insert(pending);
+}
+
+void Server::submit(PendingCall* pending, strata_runtime_call_t* call) {
+  Function* function = pending->function;
+  pending->call = call;
   pending->start_ns = uv_hrtime();
   pending->launch_ns = pending->start_ns;
-  ++in_flight_;
-  ++conn->calls_pending;
-  ++function->owner->in_flight;
-  pending_.insert(pending);
+  track(pending);
   uint64_t timeout_ms = function->owner->config.request_timeout_ms
                             ? function->owner->config.request_timeout_ms
                             : options_.request_timeout_ms;
@@ -1152,19 +1190,16 @@ void Server::invoke(Connection* conn, uint64_t seq, Function* function,
                              static_cast<int64_t>(timeout_ms) * 1000000)
                        : 0);
   metrics_.countExecution(function->owner->name, function->owner->version);
-  status = strata_runtime_call_invoke_async(call, function->loop, nullptr,
-                                            onCallDone, pending);
+  strata_status_t status = strata_runtime_call_invoke_async(
+      call, function->loop, nullptr, onCallDone, pending);
   if (status) {
-    --in_flight_;
-    --conn->calls_pending;
-    --function->owner->in_flight;
-    pending_.erase(pending);
-    delete pending;
+    // Not submitted: answered through the completion queue like any call.
     bool bad_input =
         strata_status_code(status) == STRATA_STATUS_INVALID_ARGUMENT;
-    ModelRegistry::returnCall(function, call);
-    answer(conn, seq, bad_input ? 400 : 500, kJson,
-           errorBody(consumeStatusText(status)));
+    pending->code = bad_input ? 400 : 500;
+    pending->error = consumeStatusText(status);
+    pending->body = errorBody(pending->error);
+    postCompletion(pending);
   }
 }
 
@@ -1307,9 +1342,91 @@ void Server::launch(std::vector<PendingCall*> members) {
   // Not submitted: every member fails with the error.
   for (PendingCall* member : members) {
     member->code = 500;
+    member->error = error;
     member->body = errorBody(error);
     postCompletion(member);
   }
+}
+
+bool Server::post(std::function<void()> task) {
+  bool wake;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (tasks_closed_) {
+      return false;
+    }
+    wake = completed_.empty() && tasks_.empty();
+    tasks_.push_back(std::move(task));
+  }
+  if (wake) {
+    uint64_t one = 1;
+    while (write(event_fd_, &one, sizeof(one)) < 0 && errno == EINTR) {
+    }
+  }
+  return true;
+}
+
+void Server::closeTasks() {
+  std::vector<std::function<void()>> tasks;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    tasks_closed_ = true;
+    tasks.swap(tasks_);
+  }
+  // Posted before the loop stopped: they run now and see it stopped.
+  for (std::function<void()>& task : tasks) {
+    task();
+  }
+}
+
+bool Server::ready() const {
+  if (draining_) {
+    return false;
+  }
+  for (const auto& [name, status] : statuses_) {
+    if (!status.ready && !status.unloaded) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Function* Server::findModel(const std::string& name,
+                            const std::string& version, const Model** model,
+                            std::string* error) {
+  Route route;
+  route.model = name;
+  route.version = version;
+  int code = 0;
+  return resolveOip(route, model, &code, error);
+}
+
+void Server::inferAsync(const std::string& model_name,
+                        const std::string& version, const std::string& body,
+                        size_t json_length, InferDone done) {
+  const Model* model = nullptr;
+  std::string error;
+  Function* function = findModel(model_name, version, &model, &error);
+  int code = 400;
+  if (function && draining_) {
+    code = 503;
+    error = "the server is shutting down";
+    function = nullptr;
+  } else if (function && in_flight_ >= options_.max_in_flight) {
+    code = 503;
+    error = "too many calls in flight (--max-inflight=" +
+            std::to_string(options_.max_in_flight) + ")";
+    function = nullptr;
+  }
+  if (!function) {
+    InferAnswer failure;
+    failure.code = code;
+    failure.error = error;
+    done(std::move(failure));
+    return;
+  }
+  submitOip(nullptr, 0, std::move(done), function, model_name, model, body,
+            json_length);
 }
 
 void Server::callAnswered(Function* function) {
@@ -1385,6 +1502,7 @@ void Server::onCallDone(void* user, strata_runtime_call_t* call,
       member->ran = true;
       if (code != 200) {
         member->code = code;
+        member->error = error;
         member->body = errorBody(error);
       } else {
         std::vector<OipTensor> mine;
@@ -1393,14 +1511,21 @@ void Server::onCallDone(void* user, strata_runtime_call_t* call,
           mine.push_back(sliceRows(result, begin, member->rows));
         }
         member->code = 200;
-        oipEncodeInfer(member->model_name, *member->model, *member->function,
-                       member->oip_request, mine, &member->body,
-                       &member->json_length);
+        if (member->done) {
+          member->results = std::move(mine);
+        } else {
+          oipEncodeInfer(member->model_name, *member->model,
+                         *member->function, member->oip_request, mine,
+                         &member->body, &member->json_length);
+        }
       }
       begin += member->rows;
     }
+    // Once posted, a member may be answered and freed by the HTTP loop at
+    // once, the leader too: nothing of theirs is read after.
+    Server* server = pending->server;
     for (PendingCall* member : members) {
-      pending->server->postCompletion(member);
+      server->postCompletion(member);
     }
     return;
   }
@@ -1414,17 +1539,22 @@ void Server::onCallDone(void* user, strata_runtime_call_t* call,
     pending->code = code == STRATA_STATUS_DEADLINE_EXCEEDED ? 504
                     : code == STRATA_STATUS_UNAVAILABLE     ? 503
                                                             : 500;
-    pending->body = errorBody(consumeStatusText(status));
+    pending->error = consumeStatusText(status);
+    pending->body = errorBody(pending->error);
   } else if (pending->oip) {
     std::vector<OipTensor> results;
-    if (oipReadResults(*pending->function, call, &results, &error)) {
+    if (!oipReadResults(*pending->function, call, &results, &error)) {
+      pending->code = 500;
+      pending->error = error;
+      pending->body = errorBody(error);
+    } else if (pending->done) {
+      pending->code = 200;
+      pending->results = std::move(results);
+    } else {
       oipEncodeInfer(pending->model_name, *pending->model, *pending->function,
                      pending->oip_request, results, &pending->body,
                      &pending->json_length);
       pending->code = 200;
-    } else {
-      pending->code = 500;
-      pending->body = errorBody(error);
     }
   } else if (!encodeOutputs(call, &pending->body, &error)) {
     pending->code = 500;
@@ -1458,9 +1588,14 @@ void Server::drainCompletions() {
   while (read(event_fd_, &value, sizeof(value)) < 0 && errno == EINTR) {
   }
   std::vector<PendingCall*> batch;
+  std::vector<std::function<void()>> tasks;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     batch.swap(completed_);
+    tasks.swap(tasks_);
+  }
+  for (std::function<void()>& task : tasks) {
+    task();
   }
   uint64_t now = uv_hrtime();
   for (PendingCall* pending : batch) {
@@ -1476,6 +1611,25 @@ void Server::drainCompletions() {
     }
     if (pending->call) {
       ModelRegistry::returnCall(pending->function, pending->call);
+    }
+    if (pending->done) {
+      // A gRPC request: its outputs, named and in the order asked.
+      InferAnswer result;
+      result.code = pending->code;
+      result.error = pending->error;
+      result.model_version = pending->function->owner->version;
+      if (pending->code == 200) {
+        for (const OipRequest::Output& output :
+             pending->oip_request.outputs) {
+          result.names.push_back(
+              oipOutputName(*pending->function, output.result));
+          result.tensors.push_back(pending->results[output.result]);
+        }
+      }
+      callAnswered(pending->function);
+      pending->done(std::move(result));
+      delete pending;
+      continue;
     }
     callAnswered(pending->function);
     Connection* conn = pending->conn;

@@ -14,6 +14,7 @@
 #define STRATA_TOOLS_STRATA_SERVE_HTTP_SERVER_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,7 @@
 
 #include "metrics.h"
 #include "model_registry.h"
+#include "oip.h"
 #include "request_parser.h"
 
 namespace strata::service {
@@ -64,6 +66,34 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
   ~Server();
+
+  /// The answer to an infer request made through inferAsync: code is the
+  /// HTTP status the REST protocol would answer (200, 400, 500, 503, 504)
+  /// and error its message; on success the outputs asked for, in order.
+  struct InferAnswer {
+    int code = 0;
+    std::string error;
+    std::string model_version;
+    std::vector<std::string> names;
+    std::vector<OipTensor> tensors;
+  };
+  using InferDone = std::function<void(InferAnswer)>;
+
+  /// Runs task on the HTTP loop's thread; callable from any thread. False
+  /// (task not run, nor kept) once the server has stopped.
+  bool post(std::function<void()> task);
+
+  // For the gRPC service, on the loop thread only (through post()):
+  /// Whether the server is ready (every model, no drain).
+  bool ready() const;
+  /// The function serving model name (version: "" for the served one);
+  /// null with *error.
+  Function* findModel(const std::string& name, const std::string& version,
+                      const Model** model, std::string* error);
+  /// Submits an infer request in the REST form (body[0, json_length) the
+  /// JSON, then binary data); done runs on the loop thread when answered.
+  void inferAsync(const std::string& model_name, const std::string& version,
+                  const std::string& body, size_t json_length, InferDone done);
 
   /// Loads every model of the repository dir (before start()): one that
   /// fails is reported (stderr, /v2/repository/index) and the others
@@ -107,6 +137,18 @@ class Server {
   void flushQueue(BatchQueue* queue);
   void launch(std::vector<PendingCall*> members);
   static void onQueueDelay(uv_timer_t* timer);
+  /// An OIP infer request: decoded, then queued for a batch or submitted;
+  /// answered on conn (seq) or, when done is set, through done.
+  void submitOip(Connection* conn, uint64_t seq, InferDone done,
+                 Function* function, const std::string& model_name,
+                 const Model* model, const std::string& body,
+                 size_t json_length);
+  /// Counts a call in flight (server, connection, model).
+  void track(PendingCall* pending);
+  /// Submits pending's call (its inputs pushed).
+  void submit(PendingCall* pending, strata_runtime_call_t* call);
+  /// Runs the tasks posted before the loop stopped and refuses later ones.
+  void closeTasks();
   /// Counts a call of a model answered: frees a retired model's last one.
   void callAnswered(Function* function);
   /// The model and function a /v2/models route names ("m", or "m.f" for
@@ -164,6 +206,9 @@ class Server {
   // Completed calls from the compute thread, guarded by mutex_.
   std::mutex mutex_;
   std::vector<PendingCall*> completed_;
+  // Tasks posted from other threads (post()), guarded by mutex_.
+  std::vector<std::function<void()>> tasks_;
+  bool tasks_closed_ = false;
 
   friend struct ConnectionHooks;
   friend void closeConnection(Connection* conn);
