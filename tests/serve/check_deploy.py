@@ -91,6 +91,9 @@ def run(args):
           "the repository is /mnt/models, where KServe puts the model")
     listen = [a for a in arguments if a.startswith("--listen=")]
     port = int(listen[0].rsplit(":", 1)[1]) if listen else None
+    grpc_listen = [a for a in arguments if a.startswith("--grpc-listen=")]
+    grpc_port = (int(grpc_listen[0].rsplit(":", 1)[1]) if grpc_listen
+                 else None)
     ports = [p["containerPort"] for p in container["ports"]]
     probes = [container["livenessProbe"]["httpGet"],
               container["readinessProbe"]["httpGet"]]
@@ -113,7 +116,11 @@ def run(args):
           "the final stage installs no LLVM, MLIR or compiler")
     exposed = [int(p.split("/")[0]) for e in final.get("EXPOSE", [])
                for p in e.split()]
-    check(exposed == [port], "EXPOSE %s is --listen's port" % exposed)
+    check(exposed == [port, grpc_port], "EXPOSE %s is --listen's port and "
+          "--grpc-listen's" % exposed)
+    check(grpc_port is not None and grpc_port != port,
+          "the ServingRuntime serves gRPC on a port of its own (%s)" %
+          grpc_port)
     entrypoint = json.loads(final["ENTRYPOINT"][-1])
     check(os.path.basename(entrypoint[0]) == "strata-serve" and
           sorted(entrypoint[1:]) == sorted(arguments),
@@ -133,13 +140,16 @@ def run(args):
                                          "model.vmfb"))
     local = [a.replace("/mnt/models", repository) if
              a.startswith("--model-repository=") else
-             "--listen=127.0.0.1:0" if a.startswith("--listen=") else a
-             for a in arguments]
+             "--listen=127.0.0.1:0" if a.startswith("--listen=") else
+             "--grpc-listen=127.0.0.1:0" if a.startswith("--grpc-listen=")
+             else a for a in arguments]
     process = subprocess.Popen([args.server] + local, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     try:
         line = process.stdout.readline()
         match = re.search(r"listening on http://[^:]+:(\d+)", line)
+        check(grpc_port is None or "gRPC on 127.0.0.1:" in line,
+              "the gRPC service starts too")
         check(match is not None, "strata-serve starts with the "
               "ServingRuntime's arguments: %r" % line)
         if match:

@@ -90,6 +90,10 @@ class Server {
   /// null with *error.
   Function* findModel(const std::string& name, const std::string& version,
                       const Model** model, std::string* error);
+  /// Whether name is a model of the repository (loaded or not).
+  bool knownModel(const std::string& name) const {
+    return statuses_.count(name) != 0;
+  }
   /// Submits an infer request in the REST form (body[0, json_length) the
   /// JSON, then binary data); done runs on the loop thread when answered.
   void inferAsync(const std::string& model_name, const std::string& version,

@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#ifdef STRATA_SERVE_GRPC
+#include "grpc_service.h"
+#endif
 #include "http_server.h"
 #include "model_registry.h"
 #include "strata/runtime.h"
@@ -43,6 +46,10 @@ const char kUsage[] =
     "  --model NAME=PATH      a module to serve as NAME (repeatable; also\n"
     "                         --model=NAME=PATH). Compile it with\n"
     "                         strata-compile --async-exports.\n"
+    "  --grpc-listen=HOST:PORT\n"
+    "                         also serve the protocol over gRPC\n"
+    "                         (inference.GRPCInferenceService) there; port 0\n"
+    "                         picks a free one (default: no gRPC)\n"
     "  --listen=HOST:PORT     address to listen on (default 127.0.0.1:8080;\n"
     "                         port 0 picks a free one, printed on start)\n"
     "  --device=NAME          local-task (default) or local-sync\n"
@@ -101,6 +108,7 @@ int main(int argc, char** argv) {
   size_t task_workers = 0;
   std::vector<std::pair<std::string, std::string>> models;
   std::string repository;
+  std::string grpc_listen;
   std::string require_signature;
 
   for (int i = 1; i < argc; ++i) {
@@ -129,6 +137,14 @@ int main(int argc, char** argv) {
       models.emplace_back(v.substr(0, eq), v.substr(eq + 1));
     } else if (value("--model-repository", &v)) {
       repository = v;
+    } else if (value("--grpc-listen", &v)) {
+      size_t colon = v.rfind(':');
+      size_t port = 0;
+      if (colon == std::string::npos || colon == 0 ||
+          !parseSize(v.substr(colon + 1), &port) || port > 65535) {
+        return fail("--grpc-listen takes HOST:PORT, got '" + v + "'");
+      }
+      grpc_listen = v;
     } else if (value("--listen", &v)) {
       size_t colon = v.rfind(':');
       size_t port = 0;
@@ -253,13 +269,40 @@ int main(int argc, char** argv) {
   if (!server.start(&error)) {
     return fail(error);
   }
+  std::string grpc_line;
+#ifdef STRATA_SERVE_GRPC
+  std::unique_ptr<strata::service::GrpcService> grpc;
+  if (!grpc_listen.empty()) {
+    int grpc_port = 0;
+    grpc = strata::service::GrpcService::start(&server, grpc_listen,
+                                               options.max_body, &grpc_port,
+                                               &error);
+    if (!grpc) {
+      return fail(error);
+    }
+    grpc_line = ", gRPC on " +
+                grpc_listen.substr(0, grpc_listen.rfind(':') + 1) +
+                std::to_string(grpc_port);
+  }
+#else
+  if (!grpc_listen.empty()) {
+    return fail("--grpc-listen: this strata-serve was built without gRPC "
+                "(it needs libgrpc++-dev and protobuf-compiler-grpc)");
+  }
+#endif
   std::printf(
-      "strata-serve: listening on http://%s:%d (%zu model%s, "
+      "strata-serve: listening on http://%s:%d%s (%zu model%s, "
       "device %s)\n",
-      options.host.c_str(), server.boundPort(), registry.models().size(),
-      registry.models().size() == 1 ? "" : "s", device.c_str());
+      options.host.c_str(), server.boundPort(), grpc_line.c_str(),
+      registry.models().size(), registry.models().size() == 1 ? "" : "s",
+      device.c_str());
   std::fflush(stdout);
   std::string abandoned = server.run();
+#ifdef STRATA_SERVE_GRPC
+  if (grpc && abandoned.empty()) {
+    grpc->shutdown();
+  }
+#endif
   if (!abandoned.empty()) {
     // Calls still running cannot be stopped: report them and leave
     // without tearing down what they use.

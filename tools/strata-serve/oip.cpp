@@ -238,6 +238,22 @@ std::string oipOutputName(const Function& function, size_t i) {
              : "output" + std::to_string(i);
 }
 
+void oipTensorMetadata(const Function& function, bool output, size_t i,
+                       std::string* datatype, std::vector<int64_t>* shape) {
+  strata_runtime_value_kind_t kind =
+      output ? function.result_kinds[i] : function.argument_kinds[i];
+  const ArgumentShape& reflected =
+      output ? function.result_shapes[i] : function.argument_shapes[i];
+  *datatype = oipDatatype(
+      tensorType(kind, reflected,
+                 output ? function.result_recorded[i]
+                        : function.argument_recorded[i]));
+  shape->clear();
+  if (kind == STRATA_RUNTIME_VALUE_BUFFER_VIEW) {
+    *shape = reflected.dims;
+  }
+}
+
 std::string oipServerMetadata() {
   return "{\"name\": \"strata-serve\", \"version\": \"" STRATA_SERVE_VERSION
          "\", \"extensions\": [\"binary_tensor_data\", "

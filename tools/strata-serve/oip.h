@@ -41,6 +41,12 @@ std::string oipDatatype(strata_hal_element_type_t type);
 std::string oipInputName(const Function& function, size_t i);
 std::string oipOutputName(const Function& function, size_t i);
 
+/// The metadata of input i of function (output: false) or of output i:
+/// its datatype ("" when the reflection does not give it) and its shape
+/// (-1 for a dynamic dimension).
+void oipTensorMetadata(const Function& function, bool output, size_t i,
+                       std::string* datatype, std::vector<int64_t>* shape);
+
 /// GET /v2: {"name", "version", "extensions"}.
 std::string oipServerMetadata();
 
