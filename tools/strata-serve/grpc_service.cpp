@@ -26,7 +26,7 @@ using inference::ModelInferRequest;
 
 // A REST status as the gRPC one the protocol's errors map to.
 grpc::Status statusOf(int code, const std::string& error) {
-  grpc::StatusCode grpc_code = code == 400   ? grpc::StatusCode::INVALID_ARGUMENT
+  grpc::StatusCode grpc_code = code == 400 ? grpc::StatusCode::INVALID_ARGUMENT
                                : code == 503 ? grpc::StatusCode::UNAVAILABLE
                                : code == 504
                                    ? grpc::StatusCode::DEADLINE_EXCEEDED
@@ -199,9 +199,8 @@ class Service final : public inference::GRPCInferenceService::Service {
     return onLoop([&] {
       const Model* model = nullptr;
       std::string error;
-      Function* function = server_->findModel(request->name(),
-                                              request->version(), &model,
-                                              &error);
+      Function* function = server_->findModel(
+          request->name(), request->version(), &model, &error);
       if (!function && !server_->knownModel(request->name())) {
         return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, error);
       }
@@ -226,9 +225,8 @@ class Service final : public inference::GRPCInferenceService::Service {
     return onLoop([&] {
       const Model* model = nullptr;
       std::string error;
-      Function* function = server_->findModel(request->name(),
-                                              request->version(), &model,
-                                              &error);
+      Function* function = server_->findModel(
+          request->name(), request->version(), &model, &error);
       if (!function) {
         return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, error);
       }
@@ -272,13 +270,13 @@ class Service final : public inference::GRPCInferenceService::Service {
     Server* server = server_;
     std::string name = request->model_name();
     std::string version = request->model_version();
-    bool posted = server_->post([server, promise, name, version,
-                                 body = std::move(body), json_length] {
-      server->inferAsync(name, version, body, json_length,
-                         [promise](Server::InferAnswer answer) {
-                           promise->set_value(std::move(answer));
-                         });
-    });
+    bool posted = server_->post(
+        [server, promise, name, version, body = std::move(body), json_length] {
+          server->inferAsync(name, version, body, json_length,
+                             [promise](Server::InferAnswer answer) {
+                               promise->set_value(std::move(answer));
+                             });
+        });
     if (!posted) {
       return stopped();
     }
@@ -327,8 +325,7 @@ struct GrpcService::Impl {
   std::unique_ptr<grpc::Server> server;
 };
 
-GrpcService::GrpcService(std::unique_ptr<Impl> impl)
-    : impl_(std::move(impl)) {}
+GrpcService::GrpcService(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 GrpcService::~GrpcService() { shutdown(); }
 
@@ -343,10 +340,10 @@ std::unique_ptr<GrpcService> GrpcService::start(Server* server,
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(),
                            bound_port);
   builder.RegisterService(&impl->service);
-  int limit = max_message_bytes > static_cast<size_t>(
-                                      std::numeric_limits<int>::max())
-                  ? std::numeric_limits<int>::max()
-                  : static_cast<int>(max_message_bytes);
+  int limit =
+      max_message_bytes > static_cast<size_t>(std::numeric_limits<int>::max())
+          ? std::numeric_limits<int>::max()
+          : static_cast<int>(max_message_bytes);
   builder.SetMaxReceiveMessageSize(limit);
   impl->server = builder.BuildAndStart();
   if (!impl->server || *bound_port == 0) {

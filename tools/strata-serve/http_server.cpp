@@ -117,11 +117,11 @@ struct PendingCall {
   // A gRPC request: answered through done (on the HTTP loop) with the
   // results kept here, instead of an HTTP answer on conn (null).
   Server::InferDone done;
-  std::string error;                 // the failure's message
-  std::vector<OipTensor> results;    // the answer's outputs (gRPC)
-  uint64_t launch_ns = 0;  // the call's submission
-  uint64_t done_ns = 0;    // its completion (compute thread)
-  bool ran = false;        // its call ran (succeeded or failed at run time)
+  std::string error;               // the failure's message
+  std::vector<OipTensor> results;  // the answer's outputs (gRPC)
+  uint64_t launch_ns = 0;          // the call's submission
+  uint64_t done_ns = 0;            // its completion (compute thread)
+  bool ran = false;  // its call ran (succeeded or failed at run time)
 };
 
 // The requests of one batching function waiting for their batch.
@@ -1391,9 +1391,8 @@ bool Server::ready() const {
   return true;
 }
 
-Function* Server::findModel(const std::string& name,
-                            const std::string& version, const Model** model,
-                            std::string* error) {
+Function* Server::findModel(const std::string& name, const std::string& version,
+                            const Model** model, std::string* error) {
   Route route;
   route.model = name;
   route.version = version;
@@ -1514,9 +1513,9 @@ void Server::onCallDone(void* user, strata_runtime_call_t* call,
         if (member->done) {
           member->results = std::move(mine);
         } else {
-          oipEncodeInfer(member->model_name, *member->model,
-                         *member->function, member->oip_request, mine,
-                         &member->body, &member->json_length);
+          oipEncodeInfer(member->model_name, *member->model, *member->function,
+                         member->oip_request, mine, &member->body,
+                         &member->json_length);
         }
       }
       begin += member->rows;
@@ -1619,8 +1618,7 @@ void Server::drainCompletions() {
       result.error = pending->error;
       result.model_version = pending->function->owner->version;
       if (pending->code == 200) {
-        for (const OipRequest::Output& output :
-             pending->oip_request.outputs) {
+        for (const OipRequest::Output& output : pending->oip_request.outputs) {
           result.names.push_back(
               oipOutputName(*pending->function, output.result));
           result.tensors.push_back(pending->results[output.result]);

@@ -274,9 +274,8 @@ int main(int argc, char** argv) {
   std::unique_ptr<strata::service::GrpcService> grpc;
   if (!grpc_listen.empty()) {
     int grpc_port = 0;
-    grpc = strata::service::GrpcService::start(&server, grpc_listen,
-                                               options.max_body, &grpc_port,
-                                               &error);
+    grpc = strata::service::GrpcService::start(
+        &server, grpc_listen, options.max_body, &grpc_port, &error);
     if (!grpc) {
       return fail(error);
     }
@@ -286,8 +285,9 @@ int main(int argc, char** argv) {
   }
 #else
   if (!grpc_listen.empty()) {
-    return fail("--grpc-listen: this strata-serve was built without gRPC "
-                "(it needs libgrpc++-dev and protobuf-compiler-grpc)");
+    return fail(
+        "--grpc-listen: this strata-serve was built without gRPC "
+        "(it needs libgrpc++-dev and protobuf-compiler-grpc)");
   }
 #endif
   std::printf(

@@ -244,10 +244,9 @@ void oipTensorMetadata(const Function& function, bool output, size_t i,
       output ? function.result_kinds[i] : function.argument_kinds[i];
   const ArgumentShape& reflected =
       output ? function.result_shapes[i] : function.argument_shapes[i];
-  *datatype = oipDatatype(
-      tensorType(kind, reflected,
-                 output ? function.result_recorded[i]
-                        : function.argument_recorded[i]));
+  *datatype = oipDatatype(tensorType(
+      kind, reflected,
+      output ? function.result_recorded[i] : function.argument_recorded[i]));
   shape->clear();
   if (kind == STRATA_RUNTIME_VALUE_BUFFER_VIEW) {
     *shape = reflected.dims;
