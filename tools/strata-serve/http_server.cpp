@@ -131,6 +131,11 @@ struct BatchQueue {
   std::deque<PendingCall*> waiting;
   uv_timer_t timer;
   bool armed = false;
+  // Batches of this queue running: the next one forms while one runs (the
+  // model has one instance) and goes when it is done.
+  size_t executing = 0;
+  // Draining or unloading: what waits goes without waiting for a batch.
+  bool flush_all = false;
 };
 
 namespace {
@@ -1036,6 +1041,7 @@ void Server::handleRepository(Connection* conn, uint64_t seq,
   for (const auto& [function_name, function] : model->functions) {
     auto queue = queues_.find(function.get());
     if (queue != queues_.end()) {
+      queue->second->flush_all = true;
       flushQueue(queue->second.get());
       uv_close(reinterpret_cast<uv_handle_t*>(&queue->second->timer),
                [](uv_handle_t* handle) {
@@ -1251,9 +1257,13 @@ void Server::flushQueue(BatchQueue* queue) {
     queue->armed = false;
   }
   const ModelConfig& config = queue->function->owner->config;
+  // One batch runs at a time per model instance: the requests that arrive
+  // meanwhile gather into the next one, which goes when it ends (see
+  // drainCompletions). A drain or an unload sends everything at once.
   // Batches in arrival order: the first waiting request and every later
   // one of its signature that still fits under max_batch_size.
-  while (!queue->waiting.empty()) {
+  while (!queue->waiting.empty() &&
+         (queue->executing < config.instance_count || queue->flush_all)) {
     std::vector<PendingCall*> batch;
     uint64_t rows = 0;
     PendingCall* first = queue->waiting.front();
@@ -1269,11 +1279,13 @@ void Server::flushQueue(BatchQueue* queue) {
         ++it;
       }
     }
-    launch(std::move(batch));
+    if (launch(std::move(batch))) {
+      ++queue->executing;
+    }
   }
 }
 
-void Server::launch(std::vector<PendingCall*> members) {
+bool Server::launch(std::vector<PendingCall*> members) {
   PendingCall* leader = members.front();
   Function* function = leader->function;
   uint64_t now = uv_hrtime();
@@ -1332,7 +1344,7 @@ void Server::launch(std::vector<PendingCall*> members) {
     status = strata_runtime_call_invoke_async(call, function->loop, nullptr,
                                               onCallDone, leader);
     if (!status) {
-      return;
+      return true;
     }
     error = consumeStatusText(status);
     leader->call = nullptr;
@@ -1346,6 +1358,7 @@ void Server::launch(std::vector<PendingCall*> members) {
     member->body = errorBody(error);
     postCompletion(member);
   }
+  return false;
 }
 
 bool Server::post(std::function<void()> task) {
@@ -1597,6 +1610,7 @@ void Server::drainCompletions() {
     task();
   }
   uint64_t now = uv_hrtime();
+  std::vector<BatchQueue*> finished_queues;
   for (PendingCall* pending : batch) {
     --in_flight_;
     pending_.erase(pending);
@@ -1610,6 +1624,14 @@ void Server::drainCompletions() {
     }
     if (pending->call) {
       ModelRegistry::returnCall(pending->function, pending->call);
+    }
+    if (!pending->members.empty()) {
+      // A batch ended (its leader is answered first): the next one goes.
+      auto queue = queues_.find(pending->function);
+      if (queue != queues_.end() && queue->second->executing > 0) {
+        --queue->second->executing;
+        finished_queues.push_back(queue->second.get());
+      }
     }
     if (pending->done) {
       // A gRPC request: its outputs, named and in the order asked.
@@ -1649,6 +1671,9 @@ void Server::drainCompletions() {
     }
     delete pending;
   }
+  for (BatchQueue* queue : finished_queues) {
+    flushQueue(queue);
+  }
   checkDrained();
 }
 
@@ -1672,6 +1697,7 @@ void Server::beginDrain() {
   }
   // Requests waiting for a batch go now.
   for (auto& [function, queue] : queues_) {
+    queue->flush_all = true;
     flushQueue(queue.get());
   }
   std::vector<Connection*> open(connections_.begin(), connections_.end());

@@ -139,7 +139,9 @@ class Server {
   /// sends the queue's batches when they are full or their delay passed.
   void enqueue(PendingCall* pending);
   void flushQueue(BatchQueue* queue);
-  void launch(std::vector<PendingCall*> members);
+  /// Submits one batch; false when it could not be (each member is then
+  /// answered with the error).
+  bool launch(std::vector<PendingCall*> members);
   static void onQueueDelay(uv_timer_t* timer);
   /// An OIP infer request: decoded, then queued for a batch or submitted;
   /// answered on conn (seq) or, when done is set, through done.
