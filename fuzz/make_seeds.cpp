@@ -280,6 +280,31 @@ bool serviceSeeds(const std::string& dir) {
        "Expect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n"
        "10\r\n{\"inputs\": [{\"sh\r\n" +
            std::string("0\r\n\r\n")},
+      {"oip_infer", 0,
+       post("/v2/models/m/infer",
+            "{\"id\": \"7\", \"inputs\": [{\"name\": \"input0\", "
+            "\"shape\": [2], \"datatype\": \"FP32\", \"data\": [1, 2.5]}, "
+            "{\"name\": \"input1\", \"shape\": [1, 2], \"datatype\": "
+            "\"FP32\", \"data\": [[-3, 4e2]]}], \"outputs\": [{\"name\": "
+            "\"output0\", \"parameters\": {\"binary_data\": true}}]}")},
+      {"oip_typed", 3,
+       post("/v2/models/x.typed/versions/1/infer",
+            "{\"inputs\": [{\"name\": \"b\", \"shape\": [1], "
+            "\"datatype\": \"FP32\", \"data\": [0.5]}, {\"name\": \"a\", "
+            "\"shape\": [2, 1], \"datatype\": \"FP32\", \"data\": [[1], "
+            "[2]]}], \"parameters\": {\"binary_data_output\": true}}")},
+      {"oip_binary", 0,
+       post("/v2/models/m/infer",
+            "{\"inputs\": [{\"name\": \"input0\", \"shape\": [2], "
+            "\"datatype\": \"FP32\", \"parameters\": {\"binary_data_size\": "
+            "8}}, {\"name\": \"input1\", \"shape\": [2], \"datatype\": "
+            "\"FP32\", \"data\": [1, 2]}]}" +
+                std::string("\0\0\x80\x3f\0\0\0\x40", 8),
+            "Inference-Header-Content-Length: 175\r\n")},
+      {"oip_get", 0,
+       "GET /v2/models/x.ints HTTP/1.1\r\nHost: x\r\n\r\n"
+       "GET /v2/health/ready HTTP/1.1\r\n\r\n"
+       "GET /v2 HTTP/1.1\r\n\r\n"},
       {"too_large", 0,
        "POST /v1/models/m:invoke/add HTTP/1.1\r\nContent-Length: "
        "99999999\r\n\r\n{}"},

@@ -1,5 +1,5 @@
-// service_fuzzer.cpp - libFuzzer target for the service's request path
-// (samples/service) without sockets: the bytes after the first are what a
+// service_fuzzer.cpp - libFuzzer target for strata-serve's request path
+// (tools/strata-serve) without sockets: the bytes after the first are what a
 // client sends on one connection, fed to the server's RequestParser in
 // pieces of the first byte's size (0: all at once); each whole request is
 // routed (routeRequest) and, when it invokes a function, its JSON body goes
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "model_registry.h"
+#include "oip.h"
 #include "request_parser.h"
 #include "strata/runtime.h"
 
@@ -38,6 +39,7 @@ struct Request {
   std::string body;
   http_method method;
   bool too_large;
+  size_t header_length;  // Inference-Header-Content-Length, as parsed
 };
 
 // Collects whole requests, pausing as the server does past a bound of
@@ -53,8 +55,8 @@ struct Collector : RequestEvents {
     parser->pause(true);
   }
   void onRequest() override {
-    requests.push_back(
-        {parser->url(), parser->body(), parser->method(), parser->tooLarge()});
+    requests.push_back({parser->url(), parser->body(), parser->method(),
+                        parser->tooLarge(), parser->inferenceHeaderLength()});
     if (requests.size() >= kMaxPipeline) parser->pause(true);
   }
 };
@@ -74,6 +76,17 @@ std::unique_ptr<Function> extraFunction(
   function->name = "add";
   function->argument_kinds = kinds;
   function->argument_types = types;
+  // Names and recorded types as the registry reads them from reflection:
+  // "a" and "b", the second recorded as ui16.
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    function->argument_names.push_back(i ? "b" : "a");
+    function->argument_recorded.push_back(i ? STRATA_HAL_ELEMENT_TYPE_UINT_16
+                                            : STRATA_HAL_ELEMENT_TYPE_NONE);
+  }
+  function->result_kinds = {STRATA_RUNTIME_VALUE_BUFFER_VIEW};
+  function->result_shapes = {strata::service::parseArgumentShape("?xf32")};
+  function->result_names = {"sum"};
+  function->result_recorded = {STRATA_HAL_ELEMENT_TYPE_NONE};
   for (const std::string& type : types) {
     function->argument_shapes.push_back(
         strata::service::parseArgumentShape(type));
@@ -151,8 +164,96 @@ void invoke(Function* function, const std::string& body) {
   ModelRegistry::returnCall(sample, call);
 }
 
+// What the server does with an Open Inference Protocol request: the
+// metadata, or the request decoded (JSON and binary data), its inputs
+// pushed into a call of the sample that runs, and the answer encoded with
+// the outputs asked for.
+void infer(Function* function, const Request& request, bool metadata) {
+  Models& m = models();
+  const strata::service::Model* model = m.registry.findModel("m");
+  if (metadata) {
+    (void)strata::service::oipModelMetadata("m", *model, *function);
+    return;
+  }
+  size_t json_length = request.header_length;
+  if (json_length == RequestParser::kBadLength) return;  // refused: 400
+  if (json_length == RequestParser::kNoLength) {
+    json_length = request.body.size();
+  }
+  strata::service::OipRequest oip;
+  std::vector<strata::service::OipTensor> inputs;
+  std::string error;
+  if (!strata::service::oipDecodeInfer(*function, request.body, json_length,
+                                       &oip, &inputs, &error)) {
+    expectMessage(error);
+    (void)strata::service::errorBody(error);
+    return;
+  }
+  if (inputs.size() != function->argument_kinds.size()) __builtin_trap();
+  for (const strata::service::OipTensor& input : inputs) {
+    if (input.kind == STRATA_RUNTIME_VALUE_BUFFER_VIEW) {
+      size_t count = 1;
+      for (int64_t d : input.shape) count *= static_cast<size_t>(d);
+      if (count * strata_hal_element_byte_size(input.type) !=
+          input.bytes.size()) {
+        __builtin_trap();  // a decoded tensor holds exactly its bytes
+      }
+    }
+  }
+  Function* sample = model->functions.at("add").get();
+  strata_runtime_call_t* call = nullptr;
+  strata_status_t status = m.registry.takeCall(sample, &call);
+  if (status) {
+    expectMessage(strata::service::consumeStatusText(status));
+    return;
+  }
+  if (!strata::service::oipPushInputs(*function, inputs, call, &error)) {
+    expectMessage(error);
+    ModelRegistry::returnCall(sample, call);
+    return;
+  }
+  strata_runtime_call_set_deadline(call,
+                                   strata_hal_deadline_after_ns(50000000));
+  status = strata_runtime_call_invoke(call);
+  if (status) {
+    expectMessage(strata::service::consumeStatusText(status));
+  } else {
+    std::vector<strata::service::OipTensor> results;
+    if (!strata::service::oipReadResults(*function, call, &results, &error)) {
+      expectMessage(error);
+    } else {
+      for (const auto& output : oip.outputs) {
+        if (output.result >= results.size()) __builtin_trap();
+      }
+      std::string out;
+      size_t header = 0;
+      strata::service::oipEncodeInfer("m", *model, *function, oip, results,
+                                      &out, &header);
+      if (header > out.size()) __builtin_trap();
+    }
+  }
+  ModelRegistry::returnCall(sample, call);
+}
+
 void handle(const Request& request) {
   Route route = strata::service::routeRequest(request.url);
+  if (!request.too_large &&
+      (route.kind == Route::kInfer || route.kind == Route::kModelMetadata)) {
+    // "m" (the sample's add) or "x.<name>" (the functions of model "x").
+    Models& m = models();
+    Function* function = nullptr;
+    if (route.model == "m") {
+      function = m.registry.findModel("m")->functions.at("add").get();
+    } else if (route.model.compare(0, 2, "x.") == 0) {
+      auto it = m.extra.find(route.model.substr(2));
+      if (it != m.extra.end()) function = it->second.get();
+    }
+    if (function) {
+      infer(function, request, route.kind == Route::kModelMetadata);
+    }
+    return;
+  }
+  (void)strata::service::oipServerMetadata();
   if (request.too_large || route.kind != Route::kInvoke ||
       request.method != HTTP_POST) {
     // The 404 answer names the path.

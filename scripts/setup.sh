@@ -23,8 +23,12 @@ packages=(
   python3-torch python3-torchvision
   # the Python package (python/) and its tests
   pybind11-dev python3-dev python3-pytest
-  # samples/service (HTTP parsing, JSON) and its load test (wrk)
-  libhttp-parser-dev libsimdjson-dev wrk
+  # tools/strata-serve (HTTP parsing, JSON) and its load test (wrk); the
+  # deployment files' test (deploy/) reads YAML
+  libhttp-parser-dev libsimdjson-dev wrk python3-yaml
+  # strata-serve's gRPC service and its Python test client
+  libgrpc++-dev protobuf-compiler protobuf-compiler-grpc python3-grpcio
+  python3-grpc-tools
   # peers for the benchmarks (ONNX Runtime itself comes from npm:
   # bench/models/setup_peers.sh)
   lua5.4 luajit python3-numpy libopenblas0-pthread nodejs

@@ -5,7 +5,7 @@
 // --json-body there is no JSON either: the same input view is pushed each
 // time. With --json-body=FILE (a request body, as the service takes it)
 // each call decodes it and encodes its results with the service's own code
-// (samples/service/model_registry.cpp), as the service does. Prints one
+// (tools/strata-serve/model_registry.cpp), as the service does. Prints one
 // JSON line: calls, seconds, calls/s, p50/p99 latency, and the CPU time of
 // all the process's threads over the calls (cpu_us).
 //

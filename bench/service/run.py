@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""run.py - load test of samples/service (a benchmark, not a test).
+"""run.py - load test of tools/strata-serve (a benchmark, not a test).
 
-Compiles samples/mlp with --async-exports, starts strata-service on
+Compiles samples/mlp with --async-exports, starts strata-serve on
 loopback and, after a warm-up, runs --rounds rounds. Each round, back to
 back (interleaved, so a busy spell on this shared machine hits all of
 them):
@@ -229,7 +229,7 @@ def main():
 
     build = os.path.abspath(args.build)
     compile_tool = os.path.join(build, "compiler/tools/strata-compile/strata-compile")
-    server_tool = os.path.join(build, "samples/service/strata-service")
+    server_tool = os.path.join(build, "tools/strata-serve/strata-serve")
     inprocess_tool = os.path.join(build, "bench/service/inprocess_calls")
     for tool in (compile_tool, server_tool, inprocess_tool):
         if not os.access(tool, os.X_OK):

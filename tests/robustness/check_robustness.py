@@ -297,7 +297,7 @@ ADD_BODY = json.dumps({"inputs": [
 
 
 class Service:
-    """strata-service on an ephemeral port with the models given."""
+    """strata-serve on an ephemeral port with the models given."""
 
     def __init__(self, a, models, *flags):
         command = [a.service, "--listen=127.0.0.1:0", "--device=local-task",
@@ -459,7 +459,7 @@ def case_service_drain(a):
     elapsed = time.monotonic() - begin
     check(code == 1, "exit status %r, expected 1 (stderr %r)" % (code, err))
     check(elapsed < 3, "the drain took %.2f s" % elapsed)
-    check("strata-service: the drain timed out after --drain-timeout=300 ms; "
+    check("strata-serve: the drain timed out after --drain-timeout=300 ms; "
           "abandoned 1 call(s) still running: stuck.add\n" in err,
           "drain message: %r" % err)
 

@@ -19,7 +19,7 @@ constexpr const char kUsage[] =
     "Writes a new Ed25519 key pair: PREFIX.key, the secret key (mode 0600;\n"
     "strata-compile --sign-key=PREFIX.key), and PREFIX.pub, the public key\n"
     "(--require-signature=PREFIX.pub of strata-run, strata-benchmark and\n"
-    "strata-service). Existing files are not overwritten.\n";
+    "strata-serve). Existing files are not overwritten.\n";
 
 std::string toHex(const unsigned char* bytes, size_t size) {
   static const char kDigits[] = "0123456789abcdef";

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""service_test.py - drives strata-service over HTTP (standard library only).
+"""service_test.py - drives strata-serve over HTTP (standard library only).
 
 Starts the server on an ephemeral port (--listen=127.0.0.1:0; the port is
 read from its first line of output) with the MLP and the test model, and

@@ -5,8 +5,8 @@
 // bytes that the server runs on what it reads.
 //
 // Threading: a parser belongs to one connection and is used by one thread.
-#ifndef STRATA_SAMPLES_SERVICE_REQUEST_PARSER_H_
-#define STRATA_SAMPLES_SERVICE_REQUEST_PARSER_H_
+#ifndef STRATA_TOOLS_STRATA_SERVE_REQUEST_PARSER_H_
+#define STRATA_TOOLS_STRATA_SERVE_REQUEST_PARSER_H_
 
 #include <cstddef>
 #include <string>
@@ -70,6 +70,13 @@ class RequestParser {
   /// Whether the connection stays open after this request.
   bool keepAlive() const;
   size_t maxBody() const { return max_body_; }
+  /// The request's Inference-Header-Content-Length (the binary tensor data
+  /// extension): kNoLength when absent, kBadLength when not a number (its
+  /// text is headerLengthText()).
+  static constexpr size_t kNoLength = static_cast<size_t>(-1);
+  static constexpr size_t kBadLength = static_cast<size_t>(-2);
+  size_t inferenceHeaderLength() const { return inference_header_length_; }
+  const std::string& headerLengthText() const { return header_length_text_; }
 
  private:
   static int onMessageBegin(http_parser* parser);
@@ -88,11 +95,15 @@ class RequestParser {
   size_t max_body_;
   std::string url_;
   std::string body_;
-  // The header field being read, lower-cased, while it may still be
-  // "expect" (http_parser may hand it over in pieces); "" once it cannot.
+  // The header field being read (http_parser may hand it over in pieces),
+  // kept up to one byte more than the longest name looked for.
   std::string field_;
   bool field_is_expect_ = false;
-  std::string value_;  // the Expect header's value, in pieces
+  bool field_is_header_length_ = false;
+  // The value of Expect or Inference-Header-Content-Length, in pieces.
+  std::string value_;
+  std::string header_length_text_;
+  size_t inference_header_length_ = kNoLength;
   bool in_message_ = false;
   bool headers_complete_ = false;
   bool too_large_ = false;
@@ -103,16 +114,26 @@ class RequestParser {
 /// Where a request's path goes.
 struct Route {
   enum Kind {
-    kHealth,   // /healthz
-    kMetrics,  // /metrics
-    kInvoke,   // /v1/models/<model>:invoke/<function>
-    kNotFound  // anything else
+    kHealth,            // /healthz (the old route; /v2/health/ready answers)
+    kMetrics,           // /metrics
+    kInvoke,            // /v1/models/<model>:invoke/<function> (the old route)
+    kLive,              // /v2/health/live
+    kReady,             // /v2/health/ready
+    kServerMetadata,    // /v2
+    kModelMetadata,     // /v2/models/<model>[/versions/<version>]
+    kModelReady,        // ... /ready
+    kInfer,             // ... /infer
+    kRepositoryIndex,   // /v2/repository/index
+    kRepositoryLoad,    // /v2/repository/models/<model>/load
+    kRepositoryUnload,  // /v2/repository/models/<model>/unload
+    kNotFound           // anything else
   };
   Kind kind = kNotFound;
   /// The URL without its query.
   std::string path;
-  std::string model;     // kInvoke only
+  std::string model;     // kInvoke and the /v2/models routes
   std::string function;  // kInvoke only
+  std::string version;   // the /v2/models routes; "" when not given
 };
 
 /// Routes a request's URL (its query, after '?', is ignored).
@@ -120,4 +141,4 @@ Route routeRequest(const std::string& url);
 
 }  // namespace strata::service
 
-#endif  // STRATA_SAMPLES_SERVICE_REQUEST_PARSER_H_
+#endif  // STRATA_TOOLS_STRATA_SERVE_REQUEST_PARSER_H_

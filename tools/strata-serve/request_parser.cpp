@@ -5,15 +5,22 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <vector>
 
 namespace strata::service {
 
 namespace {
 
 constexpr const char* kInvokePrefix = "/v1/models/";
+constexpr const char* kModelsPrefix = "/v2/models/";
+constexpr const char* kRepositoryPrefix = "/v2/repository/models/";
 constexpr const char* kInvokeSeparator = ":invoke/";
 constexpr const char kExpect[] = "expect";
 constexpr const char kContinue[] = "100-continue";
+// The binary tensor data extension: the JSON part's length in the body.
+constexpr const char kInferenceHeader[] = "inference-header-content-length";
+// Enough digits for any size_t, and one more to tell it is too long.
+constexpr size_t kMaxLengthDigits = 20;
 
 RequestParser* self(http_parser* parser) {
   return static_cast<RequestParser*>(parser->data);
@@ -86,6 +93,9 @@ int RequestParser::onMessageBegin(http_parser* parser) {
   p->expect_continue_ = false;
   p->in_value_ = false;
   p->field_is_expect_ = false;
+  p->field_is_header_length_ = false;
+  p->header_length_text_.clear();
+  p->inference_header_length_ = kNoLength;
   p->field_.clear();
   p->value_.clear();
   p->url_.clear();
@@ -107,7 +117,7 @@ int RequestParser::onHeaderField(http_parser* parser, const char* at,
     p->finishHeader();
     p->field_.clear();
   }
-  appendBounded(&p->field_, at, length, sizeof(kExpect) - 1);
+  appendBounded(&p->field_, at, length, sizeof(kInferenceHeader) - 1);
   return 0;
 }
 
@@ -119,10 +129,16 @@ int RequestParser::onHeaderValue(http_parser* parser, const char* at,
     p->field_is_expect_ =
         p->field_.size() == sizeof(kExpect) - 1 &&
         strncasecmp(p->field_.data(), kExpect, sizeof(kExpect) - 1) == 0;
+    p->field_is_header_length_ =
+        p->field_.size() == sizeof(kInferenceHeader) - 1 &&
+        strncasecmp(p->field_.data(), kInferenceHeader,
+                    sizeof(kInferenceHeader) - 1) == 0;
     p->value_.clear();
   }
   if (p->field_is_expect_) {
     appendBounded(&p->value_, at, length, sizeof(kContinue) - 1);
+  } else if (p->field_is_header_length_) {
+    appendBounded(&p->value_, at, length, kMaxLengthDigits);
   }
   return 0;
 }
@@ -133,7 +149,22 @@ void RequestParser::finishHeader() {
       strncasecmp(value_.data(), kContinue, sizeof(kContinue) - 1) == 0) {
     expect_continue_ = true;
   }
+  if (field_is_header_length_) {
+    // Kept as text: a bad value is refused with the request, by name.
+    header_length_text_ = value_;
+    inference_header_length_ = kBadLength;
+    size_t value = 0;
+    bool digits = !value_.empty() && value_.size() < kMaxLengthDigits;
+    for (char c : value_) {
+      digits = digits && c >= '0' && c <= '9';
+      value = value * 10 + static_cast<size_t>(c - '0');
+    }
+    if (digits) {
+      inference_header_length_ = value;
+    }
+  }
   field_is_expect_ = false;
+  field_is_header_length_ = false;
 }
 
 int RequestParser::onHeadersDone(http_parser* parser) {
@@ -188,6 +219,77 @@ Route routeRequest(const std::string& url) {
   }
   if (path == "/metrics") {
     route.kind = Route::kMetrics;
+    return route;
+  }
+  if (path == "/v2" || path == "/v2/") {
+    route.kind = Route::kServerMetadata;
+    return route;
+  }
+  if (path == "/v2/health/live") {
+    route.kind = Route::kLive;
+    return route;
+  }
+  if (path == "/v2/health/ready") {
+    route.kind = Route::kReady;
+    return route;
+  }
+  if (path == "/v2/repository/index") {
+    route.kind = Route::kRepositoryIndex;
+    return route;
+  }
+  if (path.compare(0, std::strlen(kRepositoryPrefix), kRepositoryPrefix) == 0) {
+    std::string rest = path.substr(std::strlen(kRepositoryPrefix));
+    size_t slash = rest.find('/');
+    if (slash == std::string::npos || slash == 0) {
+      return route;
+    }
+    std::string action = rest.substr(slash + 1);
+    if (action == "load") {
+      route.kind = Route::kRepositoryLoad;
+    } else if (action == "unload") {
+      route.kind = Route::kRepositoryUnload;
+    } else {
+      return route;
+    }
+    route.model = rest.substr(0, slash);
+    return route;
+  }
+  if (path.compare(0, std::strlen(kModelsPrefix), kModelsPrefix) == 0) {
+    // <model>[/versions/<version>][/ready|/infer]; names are single path
+    // segments, never empty.
+    std::vector<std::string> parts;
+    size_t start = std::strlen(kModelsPrefix);
+    for (;;) {
+      size_t slash = path.find('/', start);
+      parts.push_back(path.substr(start, slash == std::string::npos
+                                             ? std::string::npos
+                                             : slash - start));
+      if (slash == std::string::npos) {
+        break;
+      }
+      start = slash + 1;
+    }
+    Route::Kind kind = Route::kModelMetadata;
+    if (parts.size() == 2 || parts.size() == 4) {
+      if (parts.back() == "ready") {
+        kind = Route::kModelReady;
+      } else if (parts.back() == "infer") {
+        kind = Route::kInfer;
+      } else {
+        return route;
+      }
+      parts.pop_back();
+    }
+    if (parts.size() == 3 && parts[1] == "versions" && !parts[2].empty()) {
+      route.version = parts[2];
+    } else if (parts.size() != 1) {
+      return route;
+    }
+    if (parts[0].empty()) {
+      return route;
+    }
+    route.kind = kind;
+    route.model = parts[0];
     return route;
   }
   size_t prefix = std::strlen(kInvokePrefix);

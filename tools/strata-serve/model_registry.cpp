@@ -4,8 +4,8 @@
 // accessor; answers are written with std::to_chars.
 #include "model_registry.h"
 
-#include <charconv>
 #include <cfloat>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +16,7 @@
 
 #include "strata/runtime.hpp"
 #include "strata/tensor_types.hpp"
+#include "tensor_json.h"
 
 namespace strata::service {
 
@@ -28,7 +29,7 @@ namespace {
 
 // Whether shape[0..rank) and type fit expected (from "4x16xf32" or
 // "?x16xf32"; see ArgumentShape).
-bool fitsType(const ArgumentShape &expected, const int64_t *shape, size_t rank,
+bool fitsType(const ArgumentShape& expected, const int64_t* shape, size_t rank,
               strata_hal_element_type_t type) {
   if (!expected.parsed || expected.element_type != type ||
       expected.dims.size() != rank) {
@@ -42,26 +43,23 @@ bool fitsType(const ArgumentShape &expected, const int64_t *shape, size_t rank,
   return true;
 }
 
-const char *scalarName(strata_runtime_value_kind_t kind) {
+const char* scalarName(strata_runtime_value_kind_t kind) {
   switch (kind) {
-  case STRATA_RUNTIME_VALUE_I32:
-    return "i32";
-  case STRATA_RUNTIME_VALUE_I64:
-    return "i64";
-  case STRATA_RUNTIME_VALUE_F32:
-    return "f32";
-  case STRATA_RUNTIME_VALUE_F64:
-    return "f64";
-  default:
-    return nullptr;
+    case STRATA_RUNTIME_VALUE_I32: return "i32";
+    case STRATA_RUNTIME_VALUE_I64: return "i64";
+    case STRATA_RUNTIME_VALUE_F32: return "f32";
+    case STRATA_RUNTIME_VALUE_F64: return "f64";
+    default: return nullptr;
   }
 }
+
+}  // namespace
 
 // Reads one JSON number (or boolean) as the element type and stores its
 // little-endian bytes at out. False with *error saying what is wrong with it.
 // simdjson keeps an integer as INT64 when it fits, else as UINT64.
 bool decodeElement(simdjson::dom::element value, strata_hal_element_type_t type,
-                   uint8_t *out, std::string *error) {
+                   uint8_t* out, std::string* error) {
   using simdjson::dom::element_type;
   uint32_t numerical = type >> 24;
   size_t bits = type & 0xFFu;
@@ -80,7 +78,7 @@ bool decodeElement(simdjson::dom::element value, strata_hal_element_type_t type,
     }
     // A finite value beyond the type's largest would become infinity.
     double largest = bits == 32   ? static_cast<double>(FLT_MAX)
-                     : bits == 16 ? 65519.0 // rounds to f16's 65504
+                     : bits == 16 ? 65519.0  // rounds to f16's 65504
                                   : DBL_MAX;
     if (std::isfinite(d) && std::fabs(d) > largest) {
       *error = "is out of range for " + elementTypeName(type);
@@ -118,8 +116,8 @@ bool decodeElement(simdjson::dom::element value, strata_hal_element_type_t type,
   if (kind == element_type::INT64) {
     int64_t i = value.get_int64().value_unsafe();
     negative = i < 0;
-    magnitude = negative ? 0 - static_cast<uint64_t>(i)
-                         : static_cast<uint64_t>(i);
+    magnitude =
+        negative ? 0 - static_cast<uint64_t>(i) : static_cast<uint64_t>(i);
   } else if (kind == element_type::UINT64) {
     magnitude = value.get_uint64().value_unsafe();
   } else {
@@ -138,31 +136,16 @@ bool decodeElement(simdjson::dom::element value, strata_hal_element_type_t type,
     return false;
   }
   uint64_t raw = negative ? 0 - magnitude : magnitude;
-  std::memcpy(out, &raw, bits / 8); // little-endian: the low bytes first
+  std::memcpy(out, &raw, bits / 8);  // little-endian: the low bytes first
   return true;
 }
 
-template <typename T> void appendNumber(std::string *out, T value) {
-  char buffer[64];
-  std::to_chars_result r =
-      std::to_chars(buffer, buffer + sizeof(buffer), value);
-  out->append(buffer, r.ptr);
-}
-
-template <typename T> void appendFloat(std::string *out, T value) {
-  if (!std::isfinite(value)) {
-    out->append("null"); // JSON has no NaN or infinity
-    return;
-  }
-  appendNumber(out, value);
-}
-
 // Appends element i of data (element type type) as a JSON number.
-void appendElementText(std::string *out, const uint8_t *data,
+void appendElementText(std::string* out, const uint8_t* data,
                        strata_hal_element_type_t type, size_t i) {
   uint32_t numerical = type >> 24;
   size_t size = strata_hal_element_byte_size(type);
-  const uint8_t *p = data + i * size;
+  const uint8_t* p = data + i * size;
   if (numerical == STRATA_HAL_NUMERICAL_TYPE_FLOAT_IEEE) {
     if (size == 4) {
       float f;
@@ -180,7 +163,7 @@ void appendElementText(std::string *out, const uint8_t *data,
     return;
   }
   uint64_t raw = 0;
-  std::memcpy(&raw, p, size); // little-endian
+  std::memcpy(&raw, p, size);  // little-endian
   bool is_signed = numerical == STRATA_HAL_NUMERICAL_TYPE_INTEGER ||
                    numerical == STRATA_HAL_NUMERICAL_TYPE_INTEGER_SIGNED;
   if (numerical == STRATA_HAL_NUMERICAL_TYPE_BOOLEAN) {
@@ -193,8 +176,6 @@ void appendElementText(std::string *out, const uint8_t *data,
     appendNumber(out, raw);
   }
 }
-
-} // namespace
 
 ArgumentShape parseArgumentShape(const std::string& text) {
   ArgumentShape out;
@@ -247,59 +228,154 @@ std::string consumeStatusText(strata_status_t status) {
   return strata::runtime::Status(status).toString();
 }
 
-std::string errorBody(const std::string &message) {
-  std::string out = "{\"error\": \"";
-  const char *p = message.data();
-  const char *end = p + message.size();
+void appendJsonString(std::string* out, const std::string& text) {
+  *out += '"';
+  const char* p = text.data();
+  const char* end = p + text.size();
   while (p < end) {
     unsigned char c = static_cast<unsigned char>(*p);
     if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
+      *out += '\\';
+      *out += static_cast<char>(c);
     } else if (c == '\n') {
-      out += "\\n";
+      *out += "\\n";
     } else if (c < 0x20 || c == 0x7F) {
       char escape[8];
       std::snprintf(escape, sizeof(escape), "\\u%04x", c);
-      out += escape;
+      *out += escape;
     } else if (c >= 0x80) {
       // One UTF-8 sequence, kept when valid, else U+FFFD for its first byte.
       size_t length = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
       if (length <= static_cast<size_t>(end - p) &&
           simdjson::validate_utf8(p, length)) {
-        out.append(p, length);
+        out->append(p, length);
         p += length;
         continue;
       }
-      out += "\xEF\xBF\xBD";
+      *out += "\xEF\xBF\xBD";
     } else {
-      out += static_cast<char>(c);
+      *out += static_cast<char>(c);
     }
     ++p;
   }
-  out += "\"}\n";
+  *out += '"';
+}
+
+std::string errorBody(const std::string& message) {
+  std::string out = "{\"error\": ";
+  appendJsonString(&out, message);
+  out += "}\n";
   return out;
 }
 
-ModelRegistry::~ModelRegistry() {
-  for (auto &[name, model] : models_) {
-    for (auto &[function_name, function] : model->functions) {
-      for (strata_runtime_call_t *call : function->free_calls) {
-        strata_runtime_call_destroy(call);
-      }
+namespace {
+
+void onKeepAliveDone(void*, strata_status_t status) {
+  strata_status_free(status);
+}
+
+}  // namespace
+
+Model::~Model() {
+  if (keep_alive) {
+    strata_status_t status = strata_hal_fence_signal(keep_alive);
+    if (status) {
+      strata_status_free(status);
     }
-    strata_runtime_session_release(model->session);
+  }
+  if (thread.joinable()) {
+    thread.join();
+  }
+  strata_hal_loop_destroy(loop);
+  strata_hal_fence_release(keep_alive);
+  for (auto& [function_name, function] : functions) {
+    for (strata_runtime_call_t* call : function->free_calls) {
+      strata_runtime_call_destroy(call);
+    }
+  }
+  strata_runtime_session_release(session);
+}
+
+ModelRegistry::~ModelRegistry() = default;
+
+strata_status_t ModelRegistry::load(const std::string& name,
+                                    const std::string& path,
+                                    const std::string& version,
+                                    const ModelConfig& config) {
+  if (config.instance_count != 1) {
+    return strata_make_status(
+        STRATA_STATUS_UNIMPLEMENTED,
+        "model '%s': instance_count %zu: only 1 is implemented", name.c_str(),
+        config.instance_count);
+  }
+  strata_allocator_t allocator = strata_allocator_system();
+  strata_runtime_instance_t* instance = nullptr;
+  STRATA_RETURN_IF_ERROR(
+      strata_runtime_instance_create(&instance_options_, allocator, &instance));
+  strata_status_t status = add(instance, name, path);
+  // The model's session holds the instance.
+  strata_runtime_instance_release(instance);
+  STRATA_RETURN_IF_ERROR(status);
+  Model* model = models_.at(name).get();
+  model->version = version;
+  model->config = config;
+  // The compute loop runs until keep_alive is signalled (~Model): without
+  // an operation in flight strata_hal_loop_run would return at once.
+  status = strata_hal_loop_create(allocator, &model->loop);
+  if (!status) {
+    status = strata_hal_fence_create_pending(allocator, &model->keep_alive);
+  }
+  if (!status) {
+    status = strata_hal_loop_wait_fence(model->loop, model->keep_alive, 0,
+                                        onKeepAliveDone, nullptr);
+  }
+  if (status) {
+    models_.erase(name);
+    return status;
+  }
+  for (auto& [function_name, function] : model->functions) {
+    function->loop = model->loop;
+  }
+  strata_hal_loop_t* loop = model->loop;
+  std::string label = name;
+  model->thread = std::thread([loop, label] {
+    strata_status_t run_status = strata_hal_loop_run(loop);
+    if (run_status) {
+      std::fprintf(stderr, "strata-serve: model '%s': compute loop: %s\n",
+                   label.c_str(), consumeStatusText(run_status).c_str());
+    }
+  });
+  return nullptr;
+}
+
+void ModelRegistry::retire(const std::string& name) {
+  auto it = models_.find(name);
+  if (it == models_.end()) {
+    return;
+  }
+  retired_.push_back(std::move(it->second));
+  models_.erase(it);
+  releaseRetired();
+}
+
+void ModelRegistry::releaseRetired() {
+  for (size_t i = 0; i < retired_.size();) {
+    if (retired_[i]->in_flight == 0) {
+      retired_.erase(retired_.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
   }
 }
 
-strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
-                                   const std::string &name,
-                                   const std::string &path) {
+strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
+                                   const std::string& name,
+                                   const std::string& path) {
   if (models_.count(name)) {
     return strata_make_status(STRATA_STATUS_ALREADY_EXISTS,
                               "model '%s' is given twice", name.c_str());
   }
-  strata_vm_module_t *module = nullptr;
+  strata_vm_module_t* module = nullptr;
   STRATA_RETURN_IF_ERROR(
       strata_runtime_module_load_file(instance, path.c_str(), &module));
   auto model = std::make_unique<Model>();
@@ -322,13 +398,14 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
     std::string export_name = info.name;
     if (export_name.find('$') != std::string::npos ||
         export_name.find("__") == 0) {
-      continue; // fn$async entry points and internal initializers
+      continue;  // fn$async entry points and internal initializers
     }
     auto function = std::make_unique<Function>();
     function->model = name;
+    function->owner = model.get();
     function->name = export_name;
     // One call to learn the argument kinds; it seeds the pool.
-    strata_runtime_call_t *call = nullptr;
+    strata_runtime_call_t* call = nullptr;
     status = strata_runtime_call_create(
         model->session, export_name.c_str(),
         strata_runtime_instance_allocator(instance), &call);
@@ -342,40 +419,78 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
     function->argument_kinds.resize(argument_count);
     function->argument_types.resize(argument_count);
     function->argument_shapes.resize(argument_count);
+    function->argument_names.resize(argument_count);
+    function->argument_recorded.resize(argument_count,
+                                       STRATA_HAL_ELEMENT_TYPE_NONE);
     for (size_t i = 0; i < argument_count; ++i) {
       function->argument_kinds[i] = strata_runtime_call_argument_kind(call, i);
     }
+    // Result kinds come from the calling convention ("0rr_r": after '_').
+    size_t result_count = strata_runtime_call_result_count(call);
+    std::string convention = info.calling_convention;
+    size_t underscore = convention.find('_');
+    for (size_t i = 0; i < result_count; ++i) {
+      char c = underscore != std::string::npos &&
+                       underscore + 1 + i < convention.size()
+                   ? convention[underscore + 1 + i]
+                   : 'r';
+      function->result_kinds.push_back(c == 'i'   ? STRATA_RUNTIME_VALUE_I32
+                                       : c == 'I' ? STRATA_RUNTIME_VALUE_I64
+                                       : c == 'f' ? STRATA_RUNTIME_VALUE_F32
+                                       : c == 'F'
+                                           ? STRATA_RUNTIME_VALUE_F64
+                                           : STRATA_RUNTIME_VALUE_BUFFER_VIEW);
+    }
+    function->result_shapes.resize(result_count);
+    function->result_names.resize(result_count);
+    function->result_recorded.resize(result_count,
+                                     STRATA_HAL_ELEMENT_TYPE_NONE);
     function->has_async_entry = strata_runtime_call_has_async_entry(call) != 0;
     function->free_calls.push_back(call);
     for (size_t a = 0; a < info.attr_count; ++a) {
-      const char *key = nullptr;
-      const char *value = nullptr;
+      const char* key = nullptr;
+      const char* value = nullptr;
       if (strata_vm_module_export_attr(module, e, a, &key, &value)) {
         continue;
       }
       // "argN" is the type ("?x3x224x224xf32"), "argN.dims" the names
-      // of its dimensions ("N,3,224,224"); other keys are not read here.
+      // of its dimensions ("N,3,224,224"), "argN.name" its name and
+      // "argN.element_type" the type it was compiled from; "resultN..."
+      // the same for results. Other keys are not read here.
       std::string k = key;
-      size_t digits = k.compare(0, 3, "arg") == 0
-                          ? k.find_first_not_of("0123456789", 3)
-                          : 3;
+      bool is_result = k.compare(0, 6, "result") == 0;
+      size_t prefix = is_result ? 6 : k.compare(0, 3, "arg") == 0 ? 3 : 0;
+      if (prefix == 0) {
+        continue;
+      }
+      size_t digits = k.find_first_not_of("0123456789", prefix);
       std::string suffix =
           digits == std::string::npos ? std::string() : k.substr(digits);
-      if (digits == 3 || (suffix != "" && suffix != ".dims")) {
+      if (digits == prefix) {
         continue;
       }
-      size_t index = std::strtoul(k.c_str() + 3, nullptr, 10);
-      if (index >= argument_count) {
+      size_t index = std::strtoul(k.c_str() + prefix, nullptr, 10);
+      if (index >= (is_result ? result_count : argument_count)) {
         continue;
       }
+      ArgumentShape& shape = is_result ? function->result_shapes[index]
+                                       : function->argument_shapes[index];
       if (suffix.empty()) {
-        function->argument_types[index] = value;
-        std::vector<std::string> names =
-            std::move(function->argument_shapes[index].dim_names);
-        function->argument_shapes[index] = parseArgumentShape(value);
-        function->argument_shapes[index].dim_names = std::move(names);
-      } else {
-        function->argument_shapes[index].dim_names = parseDimNames(value);
+        if (!is_result) {
+          function->argument_types[index] = value;
+        }
+        std::vector<std::string> names = std::move(shape.dim_names);
+        shape = parseArgumentShape(value);
+        shape.dim_names = std::move(names);
+      } else if (suffix == ".dims") {
+        shape.dim_names = parseDimNames(value);
+      } else if (suffix == ".name") {
+        (is_result ? function->result_names : function->argument_names)[index] =
+            value;
+      } else if (suffix == ".element_type") {
+        (is_result ? function->result_recorded
+                   : function->argument_recorded)[index] =
+            strata_hal_element_type_parse(value, std::strlen(value));
       }
     }
     model->functions[export_name] = std::move(function);
@@ -388,35 +503,35 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t *instance,
   return nullptr;
 }
 
-const Model *ModelRegistry::findModel(const std::string &name) const {
+const Model* ModelRegistry::findModel(const std::string& name) const {
   auto it = models_.find(name);
   return it == models_.end() ? nullptr : it->second.get();
 }
 
 std::string ModelRegistry::modelNames() const {
   std::string out;
-  for (const auto &[name, model] : models_) {
+  for (const auto& [name, model] : models_) {
     out += (out.empty() ? "" : ", ") + name;
   }
   return out;
 }
 
-std::string ModelRegistry::functionNames(const Model &model) {
+std::string ModelRegistry::functionNames(const Model& model) {
   std::string out;
-  for (const auto &[name, function] : model.functions) {
+  for (const auto& [name, function] : model.functions) {
     out += (out.empty() ? "" : ", ") + name;
   }
   return out;
 }
 
-strata_status_t ModelRegistry::takeCall(Function *function,
-                                        strata_runtime_call_t **out) {
+strata_status_t ModelRegistry::takeCall(Function* function,
+                                        strata_runtime_call_t** out) {
   if (!function->free_calls.empty()) {
     *out = function->free_calls.back();
     function->free_calls.pop_back();
     return nullptr;
   }
-  const Model *model = models_.at(function->model).get();
+  const Model* model = function->owner;
   return strata_runtime_call_create(
       model->session, function->name.c_str(),
       strata_runtime_instance_allocator(
@@ -424,14 +539,14 @@ strata_status_t ModelRegistry::takeCall(Function *function,
       out);
 }
 
-void ModelRegistry::returnCall(Function *function,
-                               strata_runtime_call_t *call) {
+void ModelRegistry::returnCall(Function* function,
+                               strata_runtime_call_t* call) {
   strata_runtime_call_reset(call);
   function->free_calls.push_back(call);
 }
 
-bool pushInputs(const Function &function, const std::string &body,
-                strata_runtime_call_t *call, std::string *error) {
+bool pushInputs(const Function& function, const std::string& body,
+                strata_runtime_call_t* call, std::string* error) {
   using simdjson::dom::element_type;
   auto where = [&] { return function.model + "." + function.name; };
   // One parser per thread: it keeps its buffers between requests, up to
@@ -463,8 +578,9 @@ bool pushInputs(const Function &function, const std::string &body,
     return false;
   }
   if (request["inputs"].get_array().get(inputs)) {
-    *error = "the request needs \"inputs\": an array of "
-             "{\"shape\", \"dtype\", \"data\"}";
+    *error =
+        "the request needs \"inputs\": an array of "
+        "{\"shape\", \"dtype\", \"data\"}";
     return false;
   }
   size_t count = function.argument_kinds.size();
@@ -512,8 +628,9 @@ bool pushInputs(const Function &function, const std::string &body,
         d = dim.get_int64().value_unsafe();
       }
       if (d < 0 || d > (int64_t{1} << 40)) {
-        *error = name() + " has a shape that is not an array of "
-                          "non-negative integers";
+        *error = name() +
+                 " has a shape that is not an array of "
+                 "non-negative integers";
         return false;
       }
       if (rank == STRATA_HAL_MAX_RANK) {
@@ -539,7 +656,7 @@ bool pushInputs(const Function &function, const std::string &body,
       return false;
     }
     strata_runtime_value_kind_t kind = function.argument_kinds[i];
-    if (const char *scalar = scalarName(kind)) {
+    if (const char* scalar = scalarName(kind)) {
       if (rank != 0 || dtype != scalar) {
         *error = name() + " of " + where() + " must be a " + scalar +
                  " scalar (shape [], dtype \"" + scalar + "\"), got " +
@@ -584,7 +701,7 @@ bool pushInputs(const Function &function, const std::string &body,
       return false;
     }
     bytes.resize(element_count * element_size);
-    uint8_t *out = bytes.data();
+    uint8_t* out = bytes.data();
     size_t index = 0;
     for (simdjson::dom::element value : data) {
       std::string why;
@@ -597,41 +714,41 @@ bool pushInputs(const Function &function, const std::string &body,
     }
     strata_status_t status = nullptr;
     switch (kind) {
-    case STRATA_RUNTIME_VALUE_I32: {
-      int32_t v;
-      std::memcpy(&v, bytes.data(), 4);
-      status = strata_runtime_call_push_i32(call, v);
-      break;
-    }
-    case STRATA_RUNTIME_VALUE_I64: {
-      int64_t v;
-      std::memcpy(&v, bytes.data(), 8);
-      status = strata_runtime_call_push_i64(call, v);
-      break;
-    }
-    case STRATA_RUNTIME_VALUE_F32: {
-      float v;
-      std::memcpy(&v, bytes.data(), 4);
-      status = strata_runtime_call_push_f32(call, v);
-      break;
-    }
-    case STRATA_RUNTIME_VALUE_F64: {
-      double v;
-      std::memcpy(&v, bytes.data(), 8);
-      status = strata_runtime_call_push_f64(call, v);
-      break;
-    }
-    default: {
-      strata_hal_buffer_view_t *view = nullptr;
-      status = strata_runtime_buffer_view_from_host(
-          type, shape, rank, bytes.data(), bytes.size(),
-          strata_allocator_system(), &view);
-      if (!status) {
-        status = strata_runtime_call_push_buffer_view(call, view);
+      case STRATA_RUNTIME_VALUE_I32: {
+        int32_t v;
+        std::memcpy(&v, bytes.data(), 4);
+        status = strata_runtime_call_push_i32(call, v);
+        break;
       }
-      strata_hal_buffer_view_release(view);
-      break;
-    }
+      case STRATA_RUNTIME_VALUE_I64: {
+        int64_t v;
+        std::memcpy(&v, bytes.data(), 8);
+        status = strata_runtime_call_push_i64(call, v);
+        break;
+      }
+      case STRATA_RUNTIME_VALUE_F32: {
+        float v;
+        std::memcpy(&v, bytes.data(), 4);
+        status = strata_runtime_call_push_f32(call, v);
+        break;
+      }
+      case STRATA_RUNTIME_VALUE_F64: {
+        double v;
+        std::memcpy(&v, bytes.data(), 8);
+        status = strata_runtime_call_push_f64(call, v);
+        break;
+      }
+      default: {
+        strata_hal_buffer_view_t* view = nullptr;
+        status = strata_runtime_buffer_view_from_host(
+            type, shape, rank, bytes.data(), bytes.size(),
+            strata_allocator_system(), &view);
+        if (!status) {
+          status = strata_runtime_call_push_buffer_view(call, view);
+        }
+        strata_hal_buffer_view_release(view);
+        break;
+      }
     }
     if (status) {
       *error = consumeStatusText(status);
@@ -642,8 +759,8 @@ bool pushInputs(const Function &function, const std::string &body,
   return true;
 }
 
-bool encodeOutputs(const strata_runtime_call_t *call, std::string *out,
-                   std::string *error) {
+bool encodeOutputs(const strata_runtime_call_t* call, std::string* out,
+                   std::string* error) {
   out->clear();
   out->append("{\"outputs\": [");
   size_t count = strata_runtime_call_result_count(call);
@@ -654,80 +771,80 @@ bool encodeOutputs(const strata_runtime_call_t *call, std::string *out,
     strata_runtime_value_kind_t kind = strata_runtime_call_result_kind(call, i);
     strata_status_t status = nullptr;
     switch (kind) {
-    case STRATA_RUNTIME_VALUE_I32: {
-      int32_t v = 0;
-      status = strata_runtime_call_result_i32(call, i, &v);
-      out->append("{\"shape\": [], \"dtype\": \"i32\", \"data\": [");
-      appendNumber(out, v);
-      out->append("]}");
-      break;
-    }
-    case STRATA_RUNTIME_VALUE_I64: {
-      int64_t v = 0;
-      status = strata_runtime_call_result_i64(call, i, &v);
-      out->append("{\"shape\": [], \"dtype\": \"i64\", \"data\": [");
-      appendNumber(out, v);
-      out->append("]}");
-      break;
-    }
-    case STRATA_RUNTIME_VALUE_F32: {
-      float v = 0;
-      status = strata_runtime_call_result_f32(call, i, &v);
-      out->append("{\"shape\": [], \"dtype\": \"f32\", \"data\": [");
-      appendFloat(out, v);
-      out->append("]}");
-      break;
-    }
-    case STRATA_RUNTIME_VALUE_F64: {
-      double v = 0;
-      status = strata_runtime_call_result_f64(call, i, &v);
-      out->append("{\"shape\": [], \"dtype\": \"f64\", \"data\": [");
-      appendFloat(out, v);
-      out->append("]}");
-      break;
-    }
-    case STRATA_RUNTIME_VALUE_BUFFER_VIEW: {
-      strata_hal_buffer_view_t *view = nullptr;
-      status = strata_runtime_call_result_buffer_view(call, i, &view);
-      const void *data = nullptr;
-      size_t length = 0;
-      if (!status) {
-        status = strata_runtime_buffer_view_data(view, &data, &length);
-      }
-      if (!status) {
-        strata_hal_element_type_t type =
-            strata_hal_buffer_view_element_type(view);
-        const char *type_name = strata_hal_element_type_name(type);
-        size_t rank = strata_hal_buffer_view_rank(view);
-        out->append("{\"shape\": [");
-        for (size_t d = 0; d < rank; ++d) {
-          if (d) {
-            out->append(", ");
-          }
-          appendNumber(out, strata_hal_buffer_view_dim(view, d));
-        }
-        out->append("], \"dtype\": \"");
-        out->append(type_name ? type_name : "?");
-        out->append("\", \"data\": [");
-        size_t element_size = strata_hal_element_byte_size(type);
-        size_t elements = element_size ? length / element_size : 0;
-        const uint8_t *bytes = static_cast<const uint8_t *>(data);
-        for (size_t e = 0; e < elements; ++e) {
-          if (e) {
-            out->append(", ");
-          }
-          appendElementText(out, bytes, type, e);
-        }
+      case STRATA_RUNTIME_VALUE_I32: {
+        int32_t v = 0;
+        status = strata_runtime_call_result_i32(call, i, &v);
+        out->append("{\"shape\": [], \"dtype\": \"i32\", \"data\": [");
+        appendNumber(out, v);
         out->append("]}");
+        break;
       }
-      strata_hal_buffer_view_release(view);
-      break;
-    }
-    default:
-      *error = std::string("result ") + std::to_string(i) + " is a " +
-               strata_runtime_value_kind_name(kind) +
-               ", which has no JSON form";
-      return false;
+      case STRATA_RUNTIME_VALUE_I64: {
+        int64_t v = 0;
+        status = strata_runtime_call_result_i64(call, i, &v);
+        out->append("{\"shape\": [], \"dtype\": \"i64\", \"data\": [");
+        appendNumber(out, v);
+        out->append("]}");
+        break;
+      }
+      case STRATA_RUNTIME_VALUE_F32: {
+        float v = 0;
+        status = strata_runtime_call_result_f32(call, i, &v);
+        out->append("{\"shape\": [], \"dtype\": \"f32\", \"data\": [");
+        appendFloat(out, v);
+        out->append("]}");
+        break;
+      }
+      case STRATA_RUNTIME_VALUE_F64: {
+        double v = 0;
+        status = strata_runtime_call_result_f64(call, i, &v);
+        out->append("{\"shape\": [], \"dtype\": \"f64\", \"data\": [");
+        appendFloat(out, v);
+        out->append("]}");
+        break;
+      }
+      case STRATA_RUNTIME_VALUE_BUFFER_VIEW: {
+        strata_hal_buffer_view_t* view = nullptr;
+        status = strata_runtime_call_result_buffer_view(call, i, &view);
+        const void* data = nullptr;
+        size_t length = 0;
+        if (!status) {
+          status = strata_runtime_buffer_view_data(view, &data, &length);
+        }
+        if (!status) {
+          strata_hal_element_type_t type =
+              strata_hal_buffer_view_element_type(view);
+          const char* type_name = strata_hal_element_type_name(type);
+          size_t rank = strata_hal_buffer_view_rank(view);
+          out->append("{\"shape\": [");
+          for (size_t d = 0; d < rank; ++d) {
+            if (d) {
+              out->append(", ");
+            }
+            appendNumber(out, strata_hal_buffer_view_dim(view, d));
+          }
+          out->append("], \"dtype\": \"");
+          out->append(type_name ? type_name : "?");
+          out->append("\", \"data\": [");
+          size_t element_size = strata_hal_element_byte_size(type);
+          size_t elements = element_size ? length / element_size : 0;
+          const uint8_t* bytes = static_cast<const uint8_t*>(data);
+          for (size_t e = 0; e < elements; ++e) {
+            if (e) {
+              out->append(", ");
+            }
+            appendElementText(out, bytes, type, e);
+          }
+          out->append("]}");
+        }
+        strata_hal_buffer_view_release(view);
+        break;
+      }
+      default:
+        *error = std::string("result ") + std::to_string(i) + " is a " +
+                 strata_runtime_value_kind_name(kind) +
+                 ", which has no JSON form";
+        return false;
     }
     if (status) {
       *error = consumeStatusText(status);
@@ -738,4 +855,108 @@ bool encodeOutputs(const strata_runtime_call_t *call, std::string *out,
   return true;
 }
 
-} // namespace strata::service
+namespace {
+
+bool readCount(simdjson::dom::element value, const std::string& key,
+               uint64_t* out, std::string* error) {
+  if (value.type() == simdjson::dom::element_type::INT64 &&
+      value.get_int64().value_unsafe() >= 0) {
+    *out = static_cast<uint64_t>(value.get_int64().value_unsafe());
+    return true;
+  }
+  *error = "\"" + key + "\" must be a non-negative integer";
+  return false;
+}
+
+}  // namespace
+
+bool parseModelConfig(const std::string& text, ModelConfig* config,
+                      std::string* error) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  simdjson::error_code json_error =
+      parser.parse(text.data(), text.size()).get(root);
+  if (json_error) {
+    *error = std::string("not valid JSON (") +
+             simdjson::error_message(json_error) + ")";
+    return false;
+  }
+  simdjson::dom::object object;
+  if (root.get_object().get(object)) {
+    *error = "not a JSON object";
+    return false;
+  }
+  ModelConfig out;
+  uint64_t value = 0;
+  for (auto [key_view, element] : object) {
+    std::string key(key_view);
+    if (key == "max_batch_size") {
+      if (!readCount(element, key, &value, error)) {
+        return false;
+      }
+      out.max_batch_size = value;
+    } else if (key == "instance_count") {
+      if (!readCount(element, key, &value, error)) {
+        return false;
+      }
+      out.instance_count = value;
+    } else if (key == "request_timeout_ms") {
+      if (!readCount(element, key, &value, error)) {
+        return false;
+      }
+      out.request_timeout_ms = value;
+    } else if (key == "dynamic_batching") {
+      simdjson::dom::object batching;
+      if (element.get_object().get(batching)) {
+        *error = "\"dynamic_batching\" must be an object";
+        return false;
+      }
+      out.dynamic_batching = true;
+      for (auto [inner_view, inner] : batching) {
+        std::string inner_key(inner_view);
+        if (inner_key == "max_queue_delay_microseconds") {
+          if (!readCount(inner, inner_key, &out.max_queue_delay_us, error)) {
+            return false;
+          }
+        } else if (inner_key == "preferred_batch_size") {
+          simdjson::dom::array sizes;
+          if (inner.get_array().get(sizes)) {
+            *error = "\"preferred_batch_size\" must be an array of sizes";
+            return false;
+          }
+          for (simdjson::dom::element size : sizes) {
+            if (!readCount(size, "preferred_batch_size", &value, error)) {
+              return false;
+            }
+            out.preferred_batch_sizes.push_back(value);
+          }
+        } else {
+          *error = "unknown key \"dynamic_batching." + inner_key +
+                   "\" (max_queue_delay_microseconds, preferred_batch_size)";
+          return false;
+        }
+      }
+    } else {
+      *error = "unknown key \"" + key +
+               "\" (max_batch_size, dynamic_batching, instance_count, "
+               "request_timeout_ms)";
+      return false;
+    }
+  }
+  if (out.dynamic_batching && out.max_batch_size == 0) {
+    *error = "\"dynamic_batching\" needs a \"max_batch_size\" above 0";
+    return false;
+  }
+  for (size_t size : out.preferred_batch_sizes) {
+    if (size == 0 || size > out.max_batch_size) {
+      *error = "preferred_batch_size " + std::to_string(size) +
+               " is not within 1.." + std::to_string(out.max_batch_size) +
+               " (max_batch_size)";
+      return false;
+    }
+  }
+  *config = out;
+  return true;
+}
+
+}  // namespace strata::service

@@ -1,18 +1,20 @@
-// main.cpp - strata-service: an HTTP/1.1 inference server. Loads each
-// --model into a session, runs the runtime's loop (strata_hal_loop_t) on a
-// compute thread and serves HTTP on a libuv loop on the main thread; see
-// README.md.
+// main.cpp - strata-serve: an inference server speaking the Open Inference
+// Protocol over HTTP/1.1. Loads each model (--model, --model-repository)
+// with its own device and compute thread and serves HTTP on a libuv loop on
+// the main thread; see docs/serving.md.
 #include <sys/resource.h>
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 #include <memory>
-#include <thread>
+#include <string>
 #include <vector>
 
+#ifdef STRATA_SERVE_GRPC
+#include "grpc_service.h"
+#endif
 #include "http_server.h"
 #include "model_registry.h"
 #include "strata/runtime.h"
@@ -24,19 +26,30 @@ using strata::service::Server;
 using strata::service::ServerOptions;
 
 const char kUsage[] =
-    "usage: strata-service --model NAME=PATH.vmfb [--model ...] [flags]\n"
+    "usage: strata-serve [--model-repository=DIR] [--model NAME=PATH.vmfb "
+    "...] [flags]\n"
     "\n"
-    "Serves the models over HTTP/1.1:\n"
-    "  POST /v1/models/<name>:invoke/<function>\n"
-    "       body {\"inputs\": [{\"shape\": [4, 16], \"dtype\": \"f32\", "
-    "\"data\": [...]}, ...]}\n"
-    "       answer {\"outputs\": [...]} in the same form\n"
-    "  GET  /healthz   GET /metrics (Prometheus text)\n"
+    "Serves the models over HTTP/1.1 with the Open Inference Protocol\n"
+    "(KServe v2; docs/serving.md):\n"
+    "  GET  /v2/health/live  /v2/health/ready  /v2\n"
+    "  GET  /v2/models/<name>[/versions/<v>][/ready]\n"
+    "  POST /v2/models/<name>[/versions/<v>]/infer\n"
+    "  POST /v2/repository/index  /v2/repository/models/<name>/load|unload\n"
+    "  GET  /metrics (Prometheus text)\n"
+    "and the older routes POST /v1/models/<name>:invoke/<function> and\n"
+    "GET /healthz.\n"
     "\n"
     "flags:\n"
+    "  --model-repository=DIR serve DIR/<model>/<version>/model.vmfb, the\n"
+    "                         newest version of each, with its optional\n"
+    "                         DIR/<model>/config.json\n"
     "  --model NAME=PATH      a module to serve as NAME (repeatable; also\n"
     "                         --model=NAME=PATH). Compile it with\n"
     "                         strata-compile --async-exports.\n"
+    "  --grpc-listen=HOST:PORT\n"
+    "                         also serve the protocol over gRPC\n"
+    "                         (inference.GRPCInferenceService) there; port 0\n"
+    "                         picks a free one (default: no gRPC)\n"
     "  --listen=HOST:PORT     address to listen on (default 127.0.0.1:8080;\n"
     "                         port 0 picks a free one, printed on start)\n"
     "  --device=NAME          local-task (default) or local-sync\n"
@@ -69,11 +82,11 @@ const char kUsage[] =
     "SIGTERM or SIGINT stops accepting, answers the calls in flight and "
     "exits 0.\n";
 
-bool parseSize(const std::string &text, size_t *out) {
+bool parseSize(const std::string& text, size_t* out) {
   if (text.empty()) {
     return false;
   }
-  char *end = nullptr;
+  char* end = nullptr;
   unsigned long long value = std::strtoull(text.c_str(), &end, 10);
   if (*end != '\0' || text[0] == '-') {
     return false;
@@ -82,27 +95,25 @@ bool parseSize(const std::string &text, size_t *out) {
   return true;
 }
 
-int fail(const std::string &message) {
-  std::fprintf(stderr, "strata-service: %s\n", message.c_str());
+int fail(const std::string& message) {
+  std::fprintf(stderr, "strata-serve: %s\n", message.c_str());
   return 1;
 }
 
-void onKeepAliveDone(void *, strata_status_t status) {
-  strata_status_free(status);
-}
+}  // namespace
 
-} // namespace
-
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   ServerOptions options;
   std::string device = "local-task";
   size_t task_workers = 0;
   std::vector<std::pair<std::string, std::string>> models;
+  std::string repository;
+  std::string grpc_listen;
   std::string require_signature;
 
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    auto value = [&](const char *flag, std::string *out) {
+    auto value = [&](const char* flag, std::string* out) {
       std::string prefix = std::string(flag) + "=";
       if (arg.compare(0, prefix.size(), prefix) == 0) {
         *out = arg.substr(prefix.size());
@@ -124,6 +135,16 @@ int main(int argc, char **argv) {
         return fail("--model takes NAME=PATH, got '" + v + "'");
       }
       models.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    } else if (value("--model-repository", &v)) {
+      repository = v;
+    } else if (value("--grpc-listen", &v)) {
+      size_t colon = v.rfind(':');
+      size_t port = 0;
+      if (colon == std::string::npos || colon == 0 ||
+          !parseSize(v.substr(colon + 1), &port) || port > 65535) {
+        return fail("--grpc-listen takes HOST:PORT, got '" + v + "'");
+      }
+      grpc_listen = v;
     } else if (value("--listen", &v)) {
       size_t colon = v.rfind(':');
       size_t port = 0;
@@ -160,8 +181,8 @@ int main(int argc, char **argv) {
     } else if (value("--header-timeout", &v)) {
       if (!parseSize(v, &options.header_timeout_ms) ||
           options.header_timeout_ms == 0) {
-        return fail("--header-timeout takes positive milliseconds, got '" +
-                    v + "'");
+        return fail("--header-timeout takes positive milliseconds, got '" + v +
+                    "'");
       }
     } else if (value("--idle-timeout", &v)) {
       if (!parseSize(v, &options.idle_timeout_ms) ||
@@ -188,9 +209,11 @@ int main(int argc, char **argv) {
       return fail("unknown argument '" + arg + "'");
     }
   }
-  if (models.empty()) {
+  if (models.empty() && repository.empty()) {
     std::fputs(kUsage, stderr);
-    return fail("give at least one --model NAME=PATH");
+    return fail(
+        "give --model-repository=DIR or at least one --model "
+        "NAME=PATH");
   }
 
   // A write to a client that went away must be an error, not a signal; and
@@ -203,7 +226,6 @@ int main(int argc, char **argv) {
     setrlimit(RLIMIT_NOFILE, &limit);
   }
 
-  strata_allocator_t allocator = strata_allocator_system();
   strata_runtime_instance_options_t instance_options;
   strata_runtime_instance_options_initialize(&instance_options);
   instance_options.device = device.c_str();
@@ -220,104 +242,75 @@ int main(int argc, char **argv) {
   }
 
   // Each model runs on its own instance (its own device and workers) and
-  // its own compute loop and thread: a call that never ends (an endless
-  // kernel, bytecode that loops) holds only its model, and a device lost
-  // at a deadline is only that model's.
-  struct Compute {
-    strata_hal_loop_t *loop = nullptr;
-    strata_hal_fence_t *keep_alive = nullptr;
-    std::thread thread;
-  };
-  int exit_code = 0;
+  // its own compute loop and thread (ModelRegistry::load): a call that
+  // never ends (an endless kernel, bytecode that loops) holds only its
+  // model, and a device lost at a deadline is only that model's.
   ModelRegistry registry;
-  std::vector<std::unique_ptr<Compute>> computes;
-  for (const auto &[name, path] : models) {
-    strata_runtime_instance_t *instance = nullptr;
+  registry.setInstanceOptions(instance_options);
+  for (const auto& [name, path] : models) {
     strata_status_t status =
-        strata_runtime_instance_create(&instance_options, allocator, &instance);
-    if (!status) {
-      status = registry.add(instance, name, path);
-    }
-    // The model's session holds the instance.
-    strata_runtime_instance_release(instance);
-    auto compute = std::make_unique<Compute>();
-    if (!status) {
-      status = strata_hal_loop_create(allocator, &compute->loop);
-    }
-    if (!status) {
-      status = strata_hal_fence_create_pending(allocator, &compute->keep_alive);
-    }
-    // The compute loop runs until this fence is signalled: without an
-    // operation in flight strata_hal_loop_run would return at once.
-    if (!status) {
-      status = strata_hal_loop_wait_fence(compute->loop, compute->keep_alive, 0,
-                                          onKeepAliveDone, nullptr);
-    }
+        registry.load(name, path, "", strata::service::ModelConfig());
     if (status) {
-      exit_code = fail("model '" + name +
-                       "': " + strata::service::consumeStatusText(status));
-      strata_hal_loop_destroy(compute->loop);
-      strata_hal_fence_release(compute->keep_alive);
-      break;
+      return fail("model '" + name +
+                  "': " + strata::service::consumeStatusText(status));
     }
-    for (auto &[function_name, function] :
-         registry.models().at(name)->functions) {
-      function->loop = compute->loop;
-    }
-    computes.push_back(std::move(compute));
   }
-  auto stopComputes = [&computes](bool join) {
-    for (auto &compute : computes) {
-      strata_status_t signal_status =
-          strata_hal_fence_signal(compute->keep_alive);
-      if (signal_status) {
-        strata_status_free(signal_status);
-      }
-    }
-    for (auto &compute : computes) {
-      if (compute->thread.joinable() && join) {
-        compute->thread.join();
-      }
-      strata_hal_loop_destroy(compute->loop);
-      strata_hal_fence_release(compute->keep_alive);
-    }
-    computes.clear();
-  };
-  if (!exit_code) {
-    Server server(&registry, options);
+  Server server(&registry, options);
+  // The repository's models: one that fails to load is reported (at start,
+  // and by /v2/repository/index and its ready endpoints) while the others
+  // serve.
+  if (!repository.empty()) {
     std::string error;
-    if (!server.start(&error)) {
-      exit_code = fail(error);
-    } else {
-      for (auto &compute : computes) {
-        strata_hal_loop_t *loop = compute->loop;
-        compute->thread = std::thread([loop] {
-          strata_status_t run_status = strata_hal_loop_run(loop);
-          if (run_status) {
-            std::fprintf(
-                stderr, "strata-service: compute loop: %s\n",
-                strata::service::consumeStatusText(run_status).c_str());
-          }
-        });
-      }
-      std::printf("strata-service: listening on http://%s:%d (%zu model%s, "
-                  "device %s)\n",
-                  options.host.c_str(), server.boundPort(), models.size(),
-                  models.size() == 1 ? "" : "s", device.c_str());
-      std::fflush(stdout);
-      std::string abandoned = server.run();
-      if (!abandoned.empty()) {
-        // Calls still running cannot be stopped: report them and leave
-        // without tearing down what they use.
-        std::fprintf(stderr, "strata-service: %s\n", abandoned.c_str());
-        std::fflush(stderr);
-        std::_Exit(1);
-      }
-      // Every call has been answered: let the compute loops finish.
-      stopComputes(true);
-      std::fprintf(stderr, "strata-service: stopped\n");
+    if (!server.loadRepository(repository, &error)) {
+      return fail(error);
     }
   }
-  stopComputes(true);
-  return exit_code;
+  std::string error;
+  if (!server.start(&error)) {
+    return fail(error);
+  }
+  std::string grpc_line;
+#ifdef STRATA_SERVE_GRPC
+  std::unique_ptr<strata::service::GrpcService> grpc;
+  if (!grpc_listen.empty()) {
+    int grpc_port = 0;
+    grpc = strata::service::GrpcService::start(
+        &server, grpc_listen, options.max_body, &grpc_port, &error);
+    if (!grpc) {
+      return fail(error);
+    }
+    grpc_line = ", gRPC on " +
+                grpc_listen.substr(0, grpc_listen.rfind(':') + 1) +
+                std::to_string(grpc_port);
+  }
+#else
+  if (!grpc_listen.empty()) {
+    return fail(
+        "--grpc-listen: this strata-serve was built without gRPC "
+        "(it needs libgrpc++-dev and protobuf-compiler-grpc)");
+  }
+#endif
+  std::printf(
+      "strata-serve: listening on http://%s:%d%s (%zu model%s, "
+      "device %s)\n",
+      options.host.c_str(), server.boundPort(), grpc_line.c_str(),
+      registry.models().size(), registry.models().size() == 1 ? "" : "s",
+      device.c_str());
+  std::fflush(stdout);
+  std::string abandoned = server.run();
+#ifdef STRATA_SERVE_GRPC
+  if (grpc && abandoned.empty()) {
+    grpc->shutdown();
+  }
+#endif
+  if (!abandoned.empty()) {
+    // Calls still running cannot be stopped: report them and leave
+    // without tearing down what they use.
+    std::fprintf(stderr, "strata-serve: %s\n", abandoned.c_str());
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  // Every call has been answered: the registry stops the compute loops.
+  std::fprintf(stderr, "strata-serve: stopped\n");
+  return 0;
 }

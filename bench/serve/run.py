@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""run.py - load test of strata-serve's Open Inference Protocol on a model
+with a dynamic batch (a benchmark, not a test).
+
+Serves MODEL (a .vmfb whose input 0 has a dynamic dimension 0, e.g.
+resnet18 compiled from ONNX with a symbolic batch) twice from one
+repository: as `plain` (no batching) and as `batched` (config.json:
+max_batch_size 16, max_queue_delay_microseconds --delay-us). Then, in
+--rounds interleaved rounds, wrk sends POST /v2/models/<m>/infer (one
+row, the binary tensor data extension: JSON header plus 4 bytes per
+element) at --connections connections for --seconds seconds to each, and
+GET /v2/health/live as the bare-HTTP peer; before each run the server is
+let go idle (no request pending), so that the requests wrk leaves in
+flight when it stops are not counted in the next run. The CPU time per
+answer includes them. Prints per round and as
+medians: requests/s, p50/p99 latency, errors, the server's CPU time per
+answer, the mean batch (inference_count / execution_count from
+/metrics), and the ratios batched/plain and each/live.
+
+  bench/serve/run.py --server=build/tools/strata-serve/strata-serve \
+      --model=resnet18_dyn.vmfb [--connections=16] [--rounds=3]
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+WRK_SCRIPT = """
+local f = io.open("%s", "rb")
+wrk.method = "POST"
+wrk.body = f:read("*a")
+f:close()
+wrk.headers["Content-Type"] = "application/octet-stream"
+wrk.headers["Inference-Header-Content-Length"] = "%d"
+"""
+
+
+def cpu_seconds(pid):
+    """utime + stime of every thread of pid, in seconds."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def metric(port, name, model):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", "/metrics")
+    text = connection.getresponse().read().decode()
+    connection.close()
+    found = re.search(r'%s\{model="%s",version="1"\} (\d+)' % (name, model),
+                      text)
+    return int(found.group(1)) if found else 0
+
+
+def wait_idle(port, names, limit=120):
+    """Waits until no request of the models is pending (wrk leaves its
+    last requests in flight when it stops; they must not run into the
+    next measurement)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if all(metric(port, "strata_serve_pending_requests", name) == 0
+               for name in names):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def run_wrk(args, url, script):
+    command = ["wrk", "-t2", "-c%d" % args.connections,
+               "-d%ds" % args.seconds, "--latency", "--timeout", "30s", url]
+    if script:
+        command[1:1] = ["-s", script]
+    out = subprocess.run(command, capture_output=True, text=True,
+                         timeout=args.seconds + 60).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    total = int(re.search(r"(\d+) requests in", out).group(1))
+
+    def latency(percentile):
+        found = re.search(r"%s%%\s+([\d.]+)(us|ms|s)" % percentile, out)
+        value, unit = float(found.group(1)), found.group(2)
+        return value * {"us": 1e-3, "ms": 1.0, "s": 1e3}[unit]
+
+    errors = 0
+    for pattern in [r"Non-2xx or 3xx responses: (\d+)",
+                    r"Socket errors: connect (\d+), read (\d+), write (\d+), "
+                    r"timeout (\d+)"]:
+        found = re.search(pattern, out)
+        if found:
+            errors += sum(int(g) for g in found.groups())
+    return {"rate": rate, "total": total, "p50": latency(50),
+            "p99": latency(99), "errors": errors}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--server", required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=15)
+    parser.add_argument("--delay-us", type=int, default=2000)
+    args = parser.parse_args()
+
+    work = tempfile.mkdtemp(prefix="bench-serve-")
+    for name in ["plain", "batched"]:
+        os.makedirs(os.path.join(work, "repo", name, "1"))
+        shutil.copy(args.model, os.path.join(work, "repo", name, "1",
+                                             "model.vmfb"))
+    with open(os.path.join(work, "repo", "batched", "config.json"), "w") as f:
+        json.dump({"max_batch_size": 16, "dynamic_batching": {
+            "max_queue_delay_microseconds": args.delay_us}}, f)
+    process = subprocess.Popen(
+        [args.server, "--listen=127.0.0.1:0",
+         "--model-repository=" + os.path.join(work, "repo")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = process.stdout.readline()
+    port = int(re.search(r"http://[^:]+:(\d+)", line).group(1))
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", port)
+        connection.request("GET", "/v2/models/plain")
+        metadata = json.loads(connection.getresponse().read())
+        connection.close()
+        tensor = metadata["inputs"][0]
+        shape = [1] + tensor["shape"][1:]
+        count = 1
+        for d in shape:
+            count *= d
+        header = json.dumps({"inputs": [{
+            "name": tensor["name"], "shape": shape, "datatype": "FP32",
+            "parameters": {"binary_data_size": 4 * count}}]}).encode()
+        body_path = os.path.join(work, "body.bin")
+        with open(body_path, "wb") as f:
+            f.write(header + struct.pack("<%df" % count,
+                                         *[(i % 255) / 255.0
+                                           for i in range(count)]))
+        scripts = {}
+        for name in ["plain", "batched"]:
+            scripts[name] = os.path.join(work, name + ".lua")
+            with open(scripts[name], "w") as f:
+                f.write(WRK_SCRIPT % (body_path, len(header)))
+        base = "http://127.0.0.1:%d" % port
+        urls = {"plain": base + "/v2/models/plain/infer",
+                "batched": base + "/v2/models/batched/infer",
+                "live": base + "/v2/health/live"}
+        cpu = subprocess.run(["lscpu"], capture_output=True,
+                             text=True).stdout
+        model_name = re.search(r"Model name:\s+(.*)", cpu).group(1)
+        isa = [f for f in ["avx512f", "avx512_vnni", "avx512_bf16",
+                           "amx_int8", "amx_bf16", "avx2"]
+               if re.search(r"\b%s\b" % f, cpu)]
+        print("bench/serve: %s, input %s FP32 (%d bytes, binary), %d "
+              "connections, %d s per run, %d rounds, batching: "
+              "max_batch_size 16, delay %d us" %
+              (os.path.basename(args.model), shape, 4 * count,
+               args.connections, args.seconds, args.rounds, args.delay_us))
+        print("CPU: %s, %d cores, %s; load before: %s" %
+              (model_name, os.cpu_count(), " ".join(isa),
+               open("/proc/loadavg").read().split()[:3]))
+        # Warm-up: both models, a few seconds.
+        for name in ["plain", "batched"]:
+            warm = dict(vars(args))
+            warm["seconds"] = 2
+            run_wrk(argparse.Namespace(**warm), urls[name], scripts[name])
+            wait_idle(port, ["plain", "batched"])
+        results = {name: [] for name in urls}
+        for round_index in range(args.rounds):
+            parts = []
+            for name in ["plain", "batched", "live"]:
+                wait_idle(port, ["plain", "batched"])
+                before_cpu = cpu_seconds(process.pid)
+                before = {k: metric(port, "strata_serve_%s_total" % k, name)
+                          for k in ["inference_count", "execution_count"]}
+                result = run_wrk(args, urls[name], scripts.get(name))
+                # The requests wrk left in flight are answered (and their
+                # CPU counted) before the next run starts.
+                wait_idle(port, ["plain", "batched"])
+                used = cpu_seconds(process.pid) - before_cpu
+                after = {k: metric(port, "strata_serve_%s_total" % k, name)
+                         for k in ["inference_count", "execution_count"]}
+                executions = after["execution_count"] - before[
+                    "execution_count"]
+                result["cpu_ms"] = 1e3 * used / max(result["total"], 1)
+                result["batch"] = ((after["inference_count"] -
+                                    before["inference_count"]) / executions
+                                   if executions else 0)
+                results[name].append(result)
+                parts.append("%s %.1f req/s (p50 %.1f ms, p99 %.1f ms, "
+                             "errors %d, server CPU %.2f ms/answer%s)" %
+                             (name, result["rate"], result["p50"],
+                              result["p99"], result["errors"],
+                              result["cpu_ms"],
+                              ", mean batch %.2f" % result["batch"]
+                              if name != "live" else ""))
+            print("round %d: %s" % (round_index + 1, "; ".join(parts)))
+        median = {name: {k: statistics.median(r[k] for r in rs)
+                         for k in rs[0]} for name, rs in results.items()}
+        for name in ["plain", "batched", "live"]:
+            m = median[name]
+            print("median %-8s %8.1f req/s  p50 %7.2f ms  p99 %7.2f ms  "
+                  "server CPU %.3f ms/answer%s" %
+                  (name, m["rate"], m["p50"], m["p99"], m["cpu_ms"],
+                   "  mean batch %.2f" % m["batch"] if name != "live"
+                   else ""))
+        ratios = [b["rate"] / p["rate"] if p["rate"] else float("nan")
+                  for b, p in zip(results["batched"], results["plain"])]
+        print("ratio batched/plain throughput: %.2f (rounds: %s)" %
+              (statistics.median(ratios),
+               " ".join("%.2f" % r for r in ratios)))
+        for name in ["plain", "batched"]:
+            ratios = [r["rate"] / l["rate"] if l["rate"] else float("nan")
+                      for r, l in zip(results[name], results["live"])]
+            print("ratio %s//v2/health/live: %.4f (rounds: %s)" %
+                  (name, statistics.median(ratios),
+                   " ".join("%.4f" % r for r in ratios)))
+        errors = sum(r["errors"] for rs in results.values() for r in rs)
+        print("errors: %d" % errors)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

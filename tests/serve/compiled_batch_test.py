@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""compiled_batch_test.py - dynamic batching on a model compiled from ONNX
+with a symbolic batch, as a user would serve it.
+
+Writes an ONNX model (y = x @ W + b, x of shape [N, 4], W 4x3 and b fixed;
+z = relu(x) summed over its row, [N, 1]) with --onnx-python's onnx,
+compiles it with strata-compile (which keeps N symbolic), lays out a
+repository with a batching config.json, starts strata-serve on it and
+sends 48 concurrent clients x 4 requests of 1-3 rows over REST. Every
+answer is checked value by value against a reference computed here, the
+metadata shows -1 for N, and /metrics shows the requests ran in fewer
+calls than requests.
+
+  compiled_batch_test.py --server=PATH --compile=STRATA_COMPILE
+      --onnx-python=PYTHON3 --work=DIR
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import threading
+
+FAILURES = []
+
+W = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.5], [-2.0, 1.0, 0.75], [0.125, 3.0, -1.25]]
+B = [0.1, -0.2, 0.3]
+
+MAKE_MODEL = r"""
+import sys
+import onnx
+from onnx import TensorProto, helper
+W, B = %r, %r
+weights = helper.make_tensor("W", TensorProto.FLOAT, [4, 3],
+                             [v for row in W for v in row])
+bias = helper.make_tensor("B", TensorProto.FLOAT, [3], B)
+axes = helper.make_tensor("axes", TensorProto.INT64, [1], [1])
+graph = helper.make_graph(
+    [helper.make_node("MatMul", ["x", "W"], ["xw"]),
+     helper.make_node("Add", ["xw", "B"], ["y"]),
+     helper.make_node("Relu", ["x"], ["r"]),
+     helper.make_node("ReduceSum", ["r", "axes"], ["z"], keepdims=1)],
+    "batch", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                            ["N", 4])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 3]),
+     helper.make_tensor_value_info("z", TensorProto.FLOAT, ["N", 1])],
+    initializer=[weights, bias, axes])
+onnx.save(helper.make_model(graph, opset_imports=[
+    helper.make_opsetid("", 17)]), sys.argv[1])
+""" % (W, B)
+
+
+def check(condition, what):
+    print(("ok   " if condition else "FAIL ") + what)
+    if not condition:
+        FAILURES.append(what)
+    return condition
+
+
+def f32(value):
+    return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
+def reference(rows):
+    y, z = [], []
+    for row in rows:
+        for j in range(3):
+            acc = f32(0.0)
+            for k in range(4):
+                acc = f32(acc + f32(row[k] * W[k][j]))
+            y.append(f32(acc + f32(B[j])))
+        z.append(f32(sum(max(v, 0.0) for v in row)))
+    return y, z
+
+
+def close(got, want):
+    return len(got) == len(want) and all(
+        abs(g - w) <= 1e-4 * max(1.0, abs(w)) for g, w in zip(got, want))
+
+
+def request(port, method, path, body=None):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection.request(method, path,
+                           body=None if body is None else json.dumps(body))
+        response = connection.getresponse()
+        data = response.read().decode()
+        try:
+            return response.status, json.loads(data)
+        except ValueError:
+            return response.status, data
+    finally:
+        connection.close()
+
+
+def run(args):
+    root = os.path.join(args.work, "compiled-batch")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(os.path.join(root, "repo", "linear", "1"))
+    onnx_path = os.path.join(root, "linear.onnx")
+    subprocess.run([args.onnx_python, "-c", MAKE_MODEL, onnx_path],
+                   check=True, timeout=120)
+    subprocess.run([args.compile, "--async-exports", onnx_path, "-o",
+                    os.path.join(root, "repo", "linear", "1", "model.vmfb")],
+                   check=True, timeout=600)
+    with open(os.path.join(root, "repo", "linear", "config.json"), "w") as f:
+        json.dump({"max_batch_size": 16, "dynamic_batching":
+                   {"max_queue_delay_microseconds": 5000}}, f)
+    process = subprocess.Popen(
+        [args.server, "--listen=127.0.0.1:0",
+         "--model-repository=" + os.path.join(root, "repo")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        match = re.search(r"listening on http://[^:]+:(\d+)", line)
+        if not check(match is not None, "the server starts: %r" % line):
+            return
+        port = int(match.group(1))
+        status, metadata = request(port, "GET", "/v2/models/linear")
+        check(status == 200 and metadata["inputs"] == [
+            {"name": "x", "datatype": "FP32", "shape": [-1, 4]}] and
+              metadata["outputs"] == [
+            {"name": "y", "datatype": "FP32", "shape": [-1, 3]},
+            {"name": "z", "datatype": "FP32", "shape": [-1, 1]}],
+              "metadata from the compiled model: names, -1 for N %s" %
+              metadata)
+        errors = []
+        lock = threading.Lock()
+
+        def client(k):
+            for r in range(4):
+                count = 1 + (k + r) % 3
+                rows = [[(k * 7 + r * 3 + i * 5 + j) % 11 - 5.5 + 0.25 * j
+                         for j in range(4)] for i in range(count)]
+                ident = "k%d-r%d" % (k, r)
+                status, body = request(port, "POST", "/v2/models/linear/infer", {
+                    "id": ident, "inputs": [
+                        {"name": "x", "shape": [count, 4],
+                         "datatype": "FP32", "data": rows}]})
+                y, z = reference(rows)
+                ok = (status == 200 and body["id"] == ident and
+                      body["outputs"][0]["shape"] == [count, 3] and
+                      close(body["outputs"][0]["data"], y) and
+                      body["outputs"][1]["shape"] == [count, 1] and
+                      close(body["outputs"][1]["data"], z))
+                if not ok:
+                    with lock:
+                        errors.append((ident, status, str(body)[:200]))
+
+        threads = [threading.Thread(target=client, args=(k,))
+                   for k in range(48)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        check(not errors, "48 concurrent clients x 4 requests of 1-3 rows: "
+              "every answer its own, value by value %s" % errors[:3])
+        status, text = request(port, "GET", "/metrics")
+        counts = {}
+        for name in ["inference_count", "execution_count"]:
+            found = re.search(r'strata_serve_%s_total\{model="linear",'
+                              r'version="1"\} (\d+)' % name, text)
+            counts[name] = int(found.group(1)) if found else None
+        check(counts["inference_count"] == 192 and
+              counts["execution_count"] is not None and
+              counts["execution_count"] < 192,
+              "192 requests ran in %s calls of the compiled model" %
+              counts["execution_count"])
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            code = process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            code = None
+        check(code == 0, "SIGTERM: exit status 0 (got %s)" % code)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for flag in ["--server", "--compile", "--onnx-python", "--work"]:
+        parser.add_argument(flag, required=True)
+    args = parser.parse_args()
+    run(args)
+    if FAILURES:
+        print("%d check(s) failed" % len(FAILURES))
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
