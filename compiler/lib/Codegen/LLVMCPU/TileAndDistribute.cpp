@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -804,7 +805,14 @@ tileAndDistributeToWorkgroups(ModuleOp module,
       return failure();
     }
   }
-  // The untiled producers are dead now.
+  // The untiled producers are dead now, once the sizes the workgroup loops
+  // read from them (the batch of a padded input, tensor.dim of the pad)
+  // come from their operands instead.
+  RewritePatternSet dims(module.getContext());
+  memref::populateResolveRankedShapedTypeResultDimsPatterns(dims);
+  if (failed(applyPatternsGreedily(module, std::move(dims)))) {
+    return module.emitError() << "llvm-cpu: resolving sizes did not converge";
+  }
   return runPassPipeline(module, "func.func(canonicalize,cse)");
 }
 

@@ -186,6 +186,33 @@ func.func @padded_conv(%x: tensor<1x4x4x3xf32>, %w: tensor<3x3x3x8xf32>) -> tens
 
 // -----
 
+// With a dynamic batch that the pad leaves alone, the pad goes into the
+// convolution's dispatch as well, even when the batch of the padded tensor
+// is read (a size query resolves to the pad's source).
+// CHECK-LABEL: func.func @padded_conv_dynamic_batch(
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: flow.dispatch @module_linked_llvm_cpu::@padded_conv_dynamic_batch_dispatch_0_conv_3x3_3x8_4x4_nD_f32(%arg0, %{{.*}}, %[[N]]
+// CHECK-NOT: flow.dispatch
+// CHECK: return
+// CHECK: func.func @padded_conv_dynamic_batch_dispatch_0_conv_3x3_3x8_4x4_nD_f32
+// CHECK: tensor.pad
+// CHECK: linalg.conv_2d_nhwc_hwcf
+func.func @padded_conv_dynamic_batch(%x: tensor<?x4x4x3xf32>, %w: tensor<3x3x3x8xf32>) -> (tensor<?x4x4x8xf32>, index) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<?x4x4x3xf32> to tensor<?x6x6x3xf32>
+  %n = tensor.dim %p, %c0 : tensor<?x6x6x3xf32>
+  %e = tensor.empty(%n) : tensor<?x4x4x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x4x4x8xf32>) -> tensor<?x4x4x8xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<?x6x6x3xf32>, tensor<3x3x3x8xf32>) outs(%f : tensor<?x4x4x8xf32>) -> tensor<?x4x4x8xf32>
+  return %r, %n : tensor<?x4x4x8xf32>, index
+}
+
+// -----
+
 // CHECK-LABEL: func.func @pad_twice_read(
 // CHECK: flow.dispatch @module_linked_llvm_cpu::@pad_twice_read_dispatch_0_insert_slice_1x6x6x3_f32(%arg0)
 // CHECK: func.func @pad_twice_read_dispatch_0_insert_slice_1x6x6x3_f32

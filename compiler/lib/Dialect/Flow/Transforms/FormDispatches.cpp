@@ -137,12 +137,30 @@ bool isCloneable(Operation *op) {
   return false;
 }
 
-/// A static tensor.pad by a value from outside (a constant) whose only use
-/// is the input of a convolution or pooling: each workgroup pads just the
-/// window its tile reads, so no padded copy of the whole input is made.
+/// Whether `pad` pads static dimensions by static amounts, except perhaps a
+/// dynamic outermost dimension (a batch) that it does not pad.
+bool hasStaticWindowShape(tensor::PadOp pad) {
+  ArrayRef<int64_t> source = pad.getSourceType().getShape();
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  for (auto [dim, size] : llvm::enumerate(source)) {
+    if (ShapedType::isDynamic(low[dim]) || ShapedType::isDynamic(high[dim])) {
+      return false;
+    }
+    if (ShapedType::isDynamic(size) &&
+        (dim != 0 || low[dim] != 0 || high[dim] != 0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// A tensor.pad by a value from outside (a constant) whose only use is the
+/// input of a convolution or pooling, static but perhaps for its batch
+/// (hasStaticWindowShape): each workgroup pads just the window its tile
+/// reads, so no padded copy of the whole input is made.
 bool isPadOfWindowOp(tensor::PadOp pad) {
-  if (!pad->hasOneUse() || !pad.getResultType().hasStaticShape() ||
-      !pad.getSourceType().hasStaticShape() || !pad.getConstantPaddingValue()) {
+  if (!pad->hasOneUse() || !hasStaticWindowShape(pad) ||
+      !pad.getConstantPaddingValue()) {
     return false;
   }
   OpOperand &use = *pad->getUses().begin();
@@ -151,6 +169,33 @@ bool isPadOfWindowOp(tensor::PadOp pad) {
          isa<linalg::ConvolutionOpInterface>(consumer.getOperation()) &&
          use.getOperandNumber() == 0;
 }
+
+/// The size of a padded dimension read from the pad's source: a window
+/// op's pad (isPadOfWindowOp) then has no other user than its consumer.
+struct DimOfPadFromSource : OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::DimOp dim,
+                                PatternRewriter &rewriter) const override {
+    auto pad = dim.getSource().getDefiningOp<tensor::PadOp>();
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!pad || !index || *index < 0 ||
+        *index >= pad.getResultType().getRank() ||
+        ShapedType::isDynamic(pad.getStaticLow()[*index]) ||
+        ShapedType::isDynamic(pad.getStaticHigh()[*index])) {
+      return failure();
+    }
+    int64_t added = pad.getStaticLow()[*index] + pad.getStaticHigh()[*index];
+    Value size =
+        tensor::DimOp::create(rewriter, dim.getLoc(), pad.getSource(), *index);
+    if (added != 0) {
+      size = arith::AddIOp::create(
+          rewriter, dim.getLoc(), size,
+          arith::ConstantIndexOp::create(rewriter, dim.getLoc(), added));
+    }
+    rewriter.replaceOp(dim, size);
+    return success();
+  }
+};
 
 /// Every other constant tensor.pad becomes a fill of its padded shape and an
 /// insert of its source (upstream's decomposition), a dispatch of its own.
@@ -795,6 +840,16 @@ struct FormDispatchesPass
       return; // a scalar program: nothing to dispatch
     }
 
+    // Sizes of padded tensors from their sources first, so a window op's
+    // pad is not kept from its dispatch by a size query.
+    {
+      RewritePatternSet dimPatterns(context);
+      dimPatterns.add<DimOfPadFromSource>(context);
+      if (failed(applyPatternsGreedily(module, std::move(dimPatterns)))) {
+        module.emitError("resolving the sizes of pads did not converge");
+        return signalPassFailure();
+      }
+    }
     RewritePatternSet patterns(context);
     // A pad whose convolution becomes im2col + matmul below then reads into
     // a gather, and is decomposed in the same run.
