@@ -163,8 +163,8 @@ SmallVector<Value> resultDynamicDims(flow::DispatchOp call, unsigned index) {
     }
   }
   ValueRange dims = ValueRange(call.getOperands()).take_back(total);
-  unsigned count =
-      cast<RankedTensorType>(call.getResult(index).getType()).getNumDynamicDims();
+  unsigned count = cast<RankedTensorType>(call.getResult(index).getType())
+                       .getNumDynamicDims();
   return llvm::to_vector(dims.drop_front(before).take_front(count));
 }
 
@@ -190,8 +190,8 @@ void resolveResultDims(Block &block) {
     }
     Value size;
     if (type.isDynamicDim(*index)) {
-      size = resultDynamicDims(call, result.getResultNumber())
-          [type.getDynamicDimIndex(*index)];
+      size = resultDynamicDims(
+          call, result.getResultNumber())[type.getDynamicDimIndex(*index)];
     } else {
       OpBuilder b(dim);
       size = indexConstant(b, dim.getLoc(), type.getDimSize(*index));
@@ -212,9 +212,9 @@ bool computableBefore(Value value, Block &block, Operation *point,
       moves.contains(def)) {
     return true;
   }
-  bool scalar = isa<tensor::DimOp>(def) ||
-                (!hasTensor(def->getOperandTypes()) &&
-                 !hasTensor(def->getResultTypes()));
+  bool scalar =
+      isa<tensor::DimOp>(def) ||
+      (!hasTensor(def->getOperandTypes()) && !hasTensor(def->getResultTypes()));
   if (!scalar || def->getNumRegions() != 0 || !isPure(def)) {
     return false;
   }
@@ -532,8 +532,8 @@ void makeSlab(OpBuilder &b, Location loc, Value allocator, SlabPlan &plan) {
     return c;
   };
   if (!plan.symbolic) {
-    plan.slab = stream::ResourceAllocaOp::create(b, loc, resourceType,
-                                                 allocator, constant(plan.bytes));
+    plan.slab = stream::ResourceAllocaOp::create(
+        b, loc, resourceType, allocator, constant(plan.bytes));
     return;
   }
   // A quantity the host may know only at run time: `value` (if any) plus
@@ -578,8 +578,8 @@ void makeSlab(OpBuilder &b, Location loc, Value allocator, SlabPlan &plan) {
     Value result;
     for (const Quantity &q : variable) {
       Value v = materialize(q);
-      result = result ? arith::MaxUIOp::create(b, loc, result, v).getResult()
-                      : v;
+      result =
+          result ? arith::MaxUIOp::create(b, loc, result, v).getResult() : v;
     }
     if (known) {
       result = arith::MaxUIOp::create(b, loc, result, constant(known));
@@ -607,12 +607,11 @@ void makeSlab(OpBuilder &b, Location loc, Value allocator, SlabPlan &plan) {
       if (!bytes) {
         bytes = t.factor == 1 ? Value() : constant(t.factor);
         for (Value dim : t.dims) {
-          bytes = bytes
-                      ? arith::MulIOp::create(b, loc, bytes, dim).getResult()
-                      : dim;
+          bytes = bytes ? arith::MulIOp::create(b, loc, bytes, dim).getResult()
+                        : dim;
         }
-        Value padded = arith::AddIOp::create(b, loc, bytes,
-                                             constant(kSlabAlignment - 1));
+        Value padded =
+            arith::AddIOp::create(b, loc, bytes, constant(kSlabAlignment - 1));
         aligned =
             arith::AndIOp::create(b, loc, padded, constant(-kSlabAlignment));
       }
@@ -717,9 +716,9 @@ void Scheduler::schedule(func::FuncOp func, Value waitFence,
     // A block of the function's body has a slab of its own, whose size the
     // host may compute; a nested block's part of its enclosing slab has a
     // static size.
-    SlabPlan plan =
-        planSlab(*block, plans,
-                 dynamicTransients && block->getParentOp() == func.getOperation());
+    SlabPlan plan = planSlab(*block, plans,
+                             dynamicTransients &&
+                                 block->getParentOp() == func.getOperation());
     plans[block] = std::move(plan);
   }
   for (Block *block : blocks) {
@@ -763,11 +762,11 @@ void Scheduler::scheduleBlock(Block &block, Value entryTimepoint,
     if (endsGroup(op)) {
       close();
     }
-    bool hasRoom =
-        plan.symbolic
-            ? llvm::any_of(plan.extents,
-                           [&](const SlabPlan::Extent &t) { return t.op == &op; })
-            : plan.nested.contains(&op);
+    bool hasRoom = plan.symbolic ? llvm::any_of(plan.extents,
+                                                [&](const SlabPlan::Extent &t) {
+                                                  return t.op == &op;
+                                                })
+                                 : plan.nested.contains(&op);
     if (hasRoom) {
       // The op's blocks keep their transients in this block's slab.
       if (!plan.slab) {
@@ -873,8 +872,7 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
   // host computes, else constants.
   DenseMap<int64_t, Value> basedOffsets;
   auto bindSlot = [&](const SlabPlan::Slot &slot, auto bind) {
-    Value length =
-        slot.lengthValue ? slot.lengthValue : consts.get(slot.bytes);
+    Value length = slot.lengthValue ? slot.lengthValue : consts.get(slot.bytes);
     Value offset = slot.offsetValue;
     if (!offset && !plan.baseValue) {
       offset = consts.get(plan.base + slot.offset);

@@ -78,11 +78,12 @@ def ScheduleExecutionPass
     return %ready : tensor<4xf32>
     ```
   }];
-  let options = [
-    Option<"asyncExports", "async-exports", "bool", /*default=*/"false",
-           "also export <name>$async(args..., wait fence, signal fence) for "
-           "each public function with tensors in its signature">,
-    Option<"dynamicTransients", "dynamic-transients", "bool",
+  let options =
+      [Option<"asyncExports", "async-exports", "bool", /*default=*/"false",
+              "also export <name>$async(args..., wait fence, signal fence) for "
+              "each public function with tensors in its signature">,
+       Option<
+           "dynamicTransients", "dynamic-transients", "bool",
            /*default=*/"true",
            "plan results with dynamic sizes in the slab (the symbolic plan); "
            "false gives each its own allocation, as results with static "
