@@ -180,3 +180,48 @@ func.func @loop(%a: tensor<?x8xf32>, %steps: index) -> tensor<?x8xf32> {
   %3 = flow.dispatch @exe::@d(%2, %n, %n) : (tensor<?x8xf32>, index, index) -> tensor<?x8xf32>
   return %3 : tensor<?x8xf32>
 }
+
+// -----
+
+// A result read through reshapes, whose sizes the host reads with tensor.dim
+// of the views: those are the sizes the dispatch was given (8 n elements),
+// so the result is transient. The size of the next transient is inferred
+// by a division after a check (a reshape's -1): the ops that compute it are
+// cloned before the slab, dividing by max(divisor, 1), and the originals
+// stay after the check for the dispatch.
+// CHECK-LABEL: func.func @views(
+// CHECK: %[[N:.*]] = tensor.dim
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[N]], %{{.*}} : index
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK: %[[SAFE:.*]] = arith.maxui %[[N]], %[[ONE]] : index
+// CHECK: %[[M:.*]] = arith.divui %[[TOTAL]], %[[SAFE]] : index
+// CHECK: stream.context.resolve
+// CHECK: arith.muli %{{.*}}, %[[M]] : index
+// CHECK: %[[SLAB:.*]] = stream.resource.alloca
+// CHECK: stream.cmd.dispatch @exe::@d
+// CHECK-NOT: tensor.dim
+// CHECK: cf.assert
+// CHECK: %[[MORIG:.*]] = arith.divui %{{.*}}, %[[N]] : index
+// CHECK: stream.cmd.dispatch @exe::@r(%{{.*}}, %[[MORIG]] : index, index) bindings(%[[SLAB]][%{{.*}}], %[[SLAB]][%{{.*}}])
+// CHECK: return
+hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+  hal.executable.export @d ordinal(0) workgroup_count([64, 1, 1])
+  hal.executable.export @r ordinal(1) workgroup_count([64, 1, 1])
+}
+func.func @views(%a: tensor<?x8xf32>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %a, %c0 : tensor<?x8xf32>
+  %0 = flow.dispatch @exe::@d(%a, %n, %n) : (tensor<?x8xf32>, index, index) -> tensor<?x8xf32>
+  %flat = tensor.collapse_shape %0 [[0, 1]] : tensor<?x8xf32> into tensor<?xf32>
+  %total = tensor.dim %flat, %c0 : tensor<?xf32>
+  %c4 = arith.constant 4 : index
+  %ok = arith.cmpi ne, %total, %c0 : index
+  cf.assert %ok, "the reshape needs elements"
+  %rows = arith.divui %total, %c4 : index
+  %m = arith.divui %total, %n : index
+  %v = tensor.expand_shape %flat [[0, 1]] output_shape [%rows, 4] : tensor<?xf32> into tensor<?x4xf32>
+  %1 = flow.dispatch @exe::@r(%v, %rows, %m) : (tensor<?x4xf32>, index, index) -> tensor<?x4xf32>
+  %2 = flow.dispatch @exe::@r(%1, %m, %m) : (tensor<?x4xf32>, index, index) -> tensor<?x4xf32>
+  return %2 : tensor<?x4xf32>
+}

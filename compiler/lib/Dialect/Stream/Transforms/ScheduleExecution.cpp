@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SetVector.h"
@@ -168,10 +169,45 @@ SmallVector<Value> resultDynamicDims(flow::DispatchOp call, unsigned index) {
   return llvm::to_vector(dims.drop_front(before).take_front(count));
 }
 
-/// Rewrites `tensor.dim` of a dispatch result to the size the dispatch was
-/// given (a dynamic dimension) or a constant: the host knows every result's
-/// shape before the dispatch runs, and a result read only for its shape may
-/// still be transient.
+/// Dimension `index` of `tensor` as the host knows it without reading the
+/// tensor: a constant, the size a dispatch was given for its result, or
+/// what a reshape of such a tensor makes of them (its output shape, or the
+/// product of the dimensions it collapses); null otherwise. New ops go at
+/// `b`'s insertion point.
+Value knownDim(OpBuilder &b, Location loc, Value tensor, int64_t index) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (!type.isDynamicDim(index)) {
+    return indexConstant(b, loc, type.getDimSize(index));
+  }
+  if (auto result = dyn_cast<OpResult>(tensor)) {
+    if (auto call = dyn_cast<flow::DispatchOp>(result.getOwner())) {
+      return resultDynamicDims(
+          call, result.getResultNumber())[type.getDynamicDimIndex(index)];
+    }
+  }
+  if (auto expand = tensor.getDefiningOp<tensor::ExpandShapeOp>()) {
+    return dyn_cast<Value>(expand.getMixedOutputShape()[index]);
+  }
+  if (auto collapse = tensor.getDefiningOp<tensor::CollapseShapeOp>()) {
+    Value product;
+    for (int64_t source : collapse.getReassociationIndices()[index]) {
+      Value dim = knownDim(b, loc, collapse.getSrc(), source);
+      if (!dim) {
+        return Value();
+      }
+      product = product
+                    ? arith::MulIOp::create(b, loc, product, dim).getResult()
+                    : dim;
+    }
+    return product;
+  }
+  return Value();
+}
+
+/// Rewrites `tensor.dim` of a dispatch result, or of a reshape of one, to
+/// the size the host gave the dispatch (knownDim): the host knows every
+/// result's shape before the dispatch runs, and a result read only for its
+/// shape may still be transient.
 void resolveResultDims(Block &block) {
   SmallVector<tensor::DimOp> dims;
   for (Operation &op : block) {
@@ -180,51 +216,91 @@ void resolveResultDims(Block &block) {
     }
   }
   for (tensor::DimOp dim : dims) {
-    auto result = dyn_cast<OpResult>(dim.getSource());
-    auto call = result ? dyn_cast<flow::DispatchOp>(result.getOwner())
-                       : flow::DispatchOp();
+    Value source = throughReshapes(dim.getSource());
+    auto result = dyn_cast<OpResult>(source);
     std::optional<int64_t> index = dim.getConstantIndex();
     auto type = dyn_cast<RankedTensorType>(dim.getSource().getType());
-    if (!call || !index || !type || *index < 0 || *index >= type.getRank()) {
+    if (!result || !isa<flow::DispatchOp>(result.getOwner()) || !index ||
+        !type || *index < 0 || *index >= type.getRank()) {
       continue;
     }
-    Value size;
-    if (type.isDynamicDim(*index)) {
-      size = resultDynamicDims(
-          call, result.getResultNumber())[type.getDynamicDimIndex(*index)];
-    } else {
-      OpBuilder b(dim);
-      size = indexConstant(b, dim.getLoc(), type.getDimSize(*index));
+    OpBuilder b(dim);
+    if (Value size = knownDim(b, dim.getLoc(), dim.getSource(), *index)) {
+      dim.replaceAllUsesWith(size);
+      dim.erase();
     }
-    dim.replaceAllUsesWith(size);
-    dim.erase();
   }
 }
 
+/// An integer division or remainder: free of effects, but it fails on a
+/// zero divisor (its second operand), so it may not run where the program
+/// does not run it.
+bool isDivision(Operation *op) {
+  return isa<arith::DivUIOp, arith::DivSIOp, arith::RemUIOp, arith::RemSIOp,
+             arith::CeilDivUIOp, arith::CeilDivSIOp, arith::FloorDivSIOp>(op);
+}
+
 /// Whether `value` can be computed before `point` (an op of `block`): it
-/// is defined there already, or by pure scalar ops (and `tensor.dim` of
-/// tensors that are) that can move there. Those ops are appended to
-/// `moves`, operands first.
+/// is defined there already, or by scalar ops without effects (and
+/// `tensor.dim` of tensors that are) that can be computed there. Those ops
+/// are appended to `ops`, operands first.
 bool computableBefore(Value value, Block &block, Operation *point,
-                      SetVector<Operation *> &moves) {
+                      SetVector<Operation *> &ops) {
   Operation *def = value.getDefiningOp();
   if (!def || def->getBlock() != &block || def->isBeforeInBlock(point) ||
-      moves.contains(def)) {
+      ops.contains(def)) {
     return true;
   }
   bool scalar =
       isa<tensor::DimOp>(def) ||
       (!hasTensor(def->getOperandTypes()) && !hasTensor(def->getResultTypes()));
-  if (!scalar || def->getNumRegions() != 0 || !isPure(def)) {
+  if (!scalar || def->getNumRegions() != 0 ||
+      !(isPure(def) || isDivision(def))) {
     return false;
   }
   for (Value operand : def->getOperands()) {
-    if (!computableBefore(operand, block, point, moves)) {
+    if (!computableBefore(operand, block, point, ops)) {
       return false;
     }
   }
-  moves.insert(def);
+  ops.insert(def);
   return true;
+}
+
+/// Makes `dims` (computableBefore with `ops`) available before `point`: the
+/// ops move there when they are pure. A division (a size inferred from an
+/// element count, as a reshape's -1) may sit after the check that makes
+/// its divisor non-zero; then the ops are cloned there instead, each
+/// division of a clone by max(divisor, 1) (a wrong size only where that
+/// check fails before any dispatch reads the slab), and the clones' values
+/// replace `dims`. `mapping` holds the clones made for the block so far.
+void computeBefore(SmallVectorImpl<Value> &dims, Operation *point,
+                   const SetVector<Operation *> &ops, IRMapping &mapping) {
+  if (llvm::none_of(ops, isDivision)) {
+    for (Operation *op : ops) {
+      op->moveBefore(point);
+    }
+    return;
+  }
+  OpBuilder b(point);
+  for (Operation *op : ops) {
+    if (mapping.contains(op)) {
+      continue; // cloned for an earlier transient
+    }
+    Operation *clone = b.clone(*op, mapping);
+    if (isDivision(clone)) {
+      Value divisor = clone->getOperand(1);
+      Value one = arith::ConstantOp::create(
+          b, clone->getLoc(), b.getIntegerAttr(divisor.getType(), 1));
+      Value positive = arith::MaxUIOp::create(b, clone->getLoc(), divisor, one);
+      clone->setOperand(1, positive);
+      clone->moveAfter(positive.getDefiningOp());
+      b.setInsertionPointAfter(clone);
+    }
+  }
+  for (Value &dim : dims) {
+    dim = mapping.lookupOrDefault(dim);
+  }
 }
 
 /// Where the transient results of a block live: one slab for all of its
@@ -325,8 +401,10 @@ SlabPlan planSlab(Block &block, const DenseMap<Block *, SlabPlan> &plans,
   SmallVector<flow::DispatchOp> calls;
   SmallVector<unsigned> orderedUpTo;
   unsigned points = 0;
-  // Where the slab is made: the first dispatch or nested op with room.
+  // Where the slab is made: the first dispatch or nested op with room; and
+  // the ops cloned there to compute sizes.
   Operation *point = nullptr;
+  IRMapping cloned;
   SmallPtrSet<Operation *, 8> group; // the open group
   for (Operation &op : block) {
     if (auto call = dyn_cast<flow::DispatchOp>(op)) {
@@ -404,15 +482,13 @@ SlabPlan planSlab(Block &block, const DenseMap<Block *, SlabPlan> &plans,
       SmallVector<Value> dims =
           resultDynamicDims(call, result.getResultNumber());
       if (!dims.empty()) {
-        SetVector<Operation *> moves;
+        SetVector<Operation *> ops;
         if (!llvm::all_of(dims, [&](Value dim) {
-              return computableBefore(dim, block, point, moves);
+              return computableBefore(dim, block, point, ops);
             })) {
           continue;
         }
-        for (Operation *move : moves) {
-          move->moveBefore(point);
-        }
+        computeBefore(dims, point, ops, cloned);
       }
       // The layout's estimate, saturated far below overflow.
       constexpr int64_t kLimit = int64_t(1) << 48;

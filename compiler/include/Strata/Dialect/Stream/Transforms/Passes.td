@@ -34,8 +34,9 @@ def ScheduleExecutionPass
       earlier one whose last reader a barrier, the start of a later group
       or a nested op separates from the result's dispatch. In a block of
       the function's body, results with dynamic sizes are transient too
-      when their sizes can be computed where the slab is made (pure scalar
-      host ops that compute them move there): the plan is then symbolic,
+      when their sizes can be computed where the slab is made (scalar host
+      ops that compute them move there, or are cloned there when they
+      divide): the plan is then symbolic,
       host index arithmetic that places each result just past the ends of
       the results it sits on in a layout made with estimated sizes, and
       computes the slab's size, once per call. Other
