@@ -27,6 +27,12 @@ intraOpNumThreads = threads, interOpNumThreads = 1; its `loadn` command
 takes the decoder's 25 inputs as .npy files); PyTorch with
 torch.set_num_threads and inference_mode.
 
+With --unplanned, each dynamic module is also compiled with its results of
+dynamic size kept out of the transient slab (each its own allocation, as
+before the symbolic memory plan: flow phase -> strata-opt
+--strata-schedule-execution=dynamic-transients=false -> the rest), and runs
+as one more runner of the same rounds.
+
 ONNX Runtime comes from npm, outside the project (bench/models/
 setup_peers.sh; --ort-modules=DIR/node_modules or STRATA_ORT_MODULES);
 without it its column says "-".
@@ -50,7 +56,7 @@ sys.path.insert(0, HERE)
 import kernel_bench  # noqa: E402
 from run import OrtPeer, cpu_isa, cpu_name, settle  # noqa: E402
 
-RUNNERS = ("strata", "static", "ort", "torch")
+RUNNERS = ("strata", "static", "unplanned", "ort", "torch")
 
 
 class Row:
@@ -59,10 +65,11 @@ class Row:
     PyTorch model."""
 
     def __init__(self, label, onnx_path, dynamic_vmfb, static_vmfb, inputs,
-                 torch_model):
+                 torch_model, unplanned_vmfb=None):
         self.label = label
         self.onnx = onnx_path
         self.dynamic_vmfb = dynamic_vmfb
+        self.unplanned_vmfb = unplanned_vmfb
         self.static_vmfb = static_vmfb
         self.inputs = inputs
         self.torch_model = torch_model
@@ -81,6 +88,34 @@ def compile_module(args, onnx_path, output, shapes=()):
     cmd += ["--input-shape=" + s for s in shapes]
     start = time.time()
     subprocess.run(cmd, check=True)
+    print("compiled %s (%.0f s)" % (os.path.basename(output),
+                                    time.time() - start), flush=True)
+    return output
+
+
+def compile_unplanned(args, onnx_path, output):
+    """ONNX_PATH compiled with the stream phase's dynamic-transients=false
+    (every result of dynamic size its own allocation), or None without
+    --unplanned."""
+    if not args.unplanned:
+        return None
+    tools = kernel_bench.tools(args.build)
+    if os.path.exists(output) and os.path.getmtime(output) > max(
+            os.path.getmtime(onnx_path), os.path.getmtime(tools["compile"])):
+        return output
+    opt = os.path.join(args.build, "compiler", "tools", "strata-opt",
+                       "strata-opt")
+    flow, stream = output + ".flow.mlir", output + ".stream.mlir"
+    start = time.time()
+    subprocess.run([tools["compile"], onnx_path, "--target-cpu=host",
+                    "--compile-to=flow", "-o", flow], check=True)
+    subprocess.run([opt, flow, "-o", stream,
+                    "--strata-schedule-execution=dynamic-transients=false"],
+                   check=True)
+    subprocess.run([tools["compile"], stream, "--compile-from=stream",
+                    "--target-cpu=host", "-o", output], check=True)
+    os.remove(flow)
+    os.remove(stream)
     print("compiled %s (%.0f s)" % (os.path.basename(output),
                                     time.time() - start), flush=True)
     return output
@@ -107,6 +142,10 @@ def decoder_rows(args):
                                   os.path.join(work, "decoder.vmfb"))
     prefill_vmfb = compile_module(args, prefill,
                                   os.path.join(work, "prefill.vmfb"))
+    decoder_unplanned = compile_unplanned(
+        args, decoder, os.path.join(work, "decoder_unplanned.vmfb"))
+    prefill_unplanned = compile_unplanned(
+        args, prefill, os.path.join(work, "prefill_unplanned.vmfb"))
     rng = np.random.default_rng(0)
     rows = []
     for cache in args.caches:
@@ -124,7 +163,8 @@ def decoder_rows(args):
                 ["input_ids=1x1"] + ["%s=1x%dx%dx%d" % (n, heads, cache, dh)
                                      for n in past_names])
         rows.append(Row("%s decode, cache %d" % (args.config, cache),
-                        decoder, decoder_vmfb, static, [ids] + past, model))
+                        decoder, decoder_vmfb, static, [ids] + past, model,
+                        decoder_unplanned))
     prompt = rng.integers(0, config["vocab"], (1, args.prompt)).astype(
         np.int64)
     static = None
@@ -133,7 +173,8 @@ def decoder_rows(args):
             args, prefill, os.path.join(work, "prefill_s%d.vmfb" % args.prompt),
             ["input_ids=1x%d" % args.prompt])
     rows.append(Row("%s prefill, %d tokens" % (args.config, args.prompt),
-                    prefill, prefill_vmfb, static, [prompt], model))
+                    prefill, prefill_vmfb, static, [prompt], model,
+                    prefill_unplanned))
     return rows
 
 
@@ -148,6 +189,8 @@ def model_rows(args, name, sizes, what):
         make_models.export_dynamic(name, work, sizes)
     dynamic_vmfb = compile_module(args, onnx_path,
                                   os.path.join(work, "%s_dyn.vmfb" % name))
+    unplanned = compile_unplanned(
+        args, onnx_path, os.path.join(work, "%s_dyn_unplanned.vmfb" % name))
     model, _ = make_models.build(name, 1)
     rows = []
     for size in sizes:
@@ -159,7 +202,7 @@ def model_rows(args, name, sizes, what):
                 os.path.join(work, "%s_static_%d.vmfb" % (name, size)),
                 ["input=" + dims(x)])
         rows.append(Row("%s, %s %d" % (name, what, size), onnx_path,
-                        dynamic_vmfb, static, [x], model))
+                        dynamic_vmfb, static, [x], model, unplanned))
     return rows
 
 
@@ -196,6 +239,10 @@ def run_threads(args, rows, threads, ort):
         if row.static_vmfb:
             fs = function(row.static_vmfb)
             runners["static"] = (lambda f=fs, t=tensors: f(*t, tensors=True))
+        if row.unplanned_vmfb:
+            fu = function(row.unplanned_vmfb)
+            runners["unplanned"] = (lambda f=fu, t=tensors:
+                                    f(*t, tensors=True))
         if ort:
             key = "r%d_t%d" % (index, threads)
             ort.ask("loadn %s %s %d %s" % (key, row.onnx, threads,
@@ -248,6 +295,9 @@ def main():
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--no-static", action="store_true")
     parser.add_argument("--no-torch", action="store_true")
+    parser.add_argument("--unplanned", action="store_true",
+                        help="also run each dynamic module compiled with "
+                        "dynamic-transients=false (see above)")
     parser.add_argument("--ort-modules", default=os.environ.get(
         "STRATA_ORT_MODULES", os.path.expanduser(
             "~/.cache/strata-peers/node_modules")))
@@ -297,16 +347,17 @@ def main():
           "%d calls, medians in ms; load average %s" %
           (cpu_name(), cpu_isa(), time.strftime("%Y-%m-%d"), args.rounds,
            args.reps, kernel_bench.load_average()))
-    print("%-34s %3s %9s %9s %9s %9s %9s %9s %9s" %
-          ("row", "thr", "strata", "static", "onnxrt", "torch", "s/static",
-           "s/onnxrt", "s/torch"))
+    print("%-34s %3s %9s %9s %9s %9s %9s %9s %9s %9s %9s" %
+          ("row", "thr", "strata", "static", "unplanned", "onnxrt", "torch",
+           "s/static", "u/static", "s/onnxrt", "s/torch"))
     for threads in threads_list:
         for row in rows:
             cell = results[threads][row.label]
-            s, st, o, t = (med(cell[r]) for r in RUNNERS)
-            print("%-34s %3d %9s %9s %9s %9s %9s %9s %9s" % (
-                row.label, threads, fmt(s), fmt(st), fmt(o), fmt(t),
+            s, st, u, o, t = (med(cell[r]) for r in RUNNERS)
+            print("%-34s %3d %9s %9s %9s %9s %9s %9s %9s %9s %9s" % (
+                row.label, threads, fmt(s), fmt(st), fmt(u), fmt(o), fmt(t),
                 fmt(s / st if st else None, "%8.2fx"),
+                fmt(u / st if u and st else None, "%8.2fx"),
                 fmt(s / o if o else None, "%8.2fx"),
                 fmt(s / t if t else None, "%8.2fx")))
     return 0

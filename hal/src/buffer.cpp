@@ -33,8 +33,11 @@ namespace {
 constexpr size_t kBufferAlignment = 64;
 
 // Mappings of destroyed large buffers, kept for uninitialized allocations
-// of the same mapped size (newest first), up to
-// STRATA_HAL_MAPPING_CACHE_BYTES in total.
+// that fit in them (oldest first), up to STRATA_HAL_MAPPING_CACHE_BYTES in
+// total. A buffer whose size the host computes per call (a transient slab
+// with dynamic sizes) takes the mapping of an earlier call while it is
+// large enough, and a new, larger one when it is not, which then pushes the
+// oldest kept mappings out.
 struct MappingCache {
   std::mutex mutex;
   std::vector<std::pair<void*, size_t>> entries;
@@ -45,28 +48,50 @@ struct MappingCache {
       munmap(data, length);
     }
   }
-  // Keeps a mapping; false when the cache is full.
+  // Keeps a mapping, unmapping the oldest kept ones to make room; false
+  // when it alone is larger than the cache.
   bool put(void* data, size_t length) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (bytes + length > STRATA_HAL_MAPPING_CACHE_BYTES) {
+    if (length > STRATA_HAL_MAPPING_CACHE_BYTES) {
       return false;
     }
-    entries.emplace_back(data, length);
-    bytes += length;
+    std::vector<std::pair<void*, size_t>> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      size_t drop = 0;
+      while (bytes + length > STRATA_HAL_MAPPING_CACHE_BYTES) {
+        bytes -= entries[drop].second;
+        evicted.push_back(entries[drop++]);
+      }
+      entries.erase(entries.begin(),
+                    entries.begin() + static_cast<std::ptrdiff_t>(drop));
+      entries.emplace_back(data, length);
+      bytes += length;
+    }
+    for (auto& [old, old_length] : evicted) {
+      munmap(old, old_length);
+    }
     return true;
   }
-  // A kept mapping of exactly length bytes, or NULL.
-  void* take(size_t length) {
+  // The smallest kept mapping of at least length bytes (the newest of
+  // equals), or NULL; its size goes to *mapped.
+  void* take(size_t length, size_t* mapped) {
     std::lock_guard<std::mutex> lock(mutex);
+    size_t best = entries.size();
     for (size_t i = entries.size(); i-- > 0;) {
-      if (entries[i].second == length) {
-        void* data = entries[i].first;
-        entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(i));
-        bytes -= length;
-        return data;
+      if (entries[i].second >= length &&
+          (best == entries.size() ||
+           entries[i].second < entries[best].second)) {
+        best = i;
       }
     }
-    return nullptr;
+    if (best == entries.size()) {
+      return nullptr;
+    }
+    void* data = entries[best].first;
+    *mapped = entries[best].second;
+    entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(best));
+    bytes -= *mapped;
+    return data;
   }
 };
 
@@ -117,8 +142,8 @@ strata_status_t allocateRecord(size_t extra, strata_allocator_t allocator,
 // Mapped buffers: pages from the OS. A memset of tens of megabytes would
 // fault every page in on one thread and write it twice; fresh pages are
 // zero already and fault in where the kernels first write them, on every
-// worker at once, in huge pages where the system allows. With `reuse`, a
-// cached mapping of the same mapped size (dirty) is taken first: that is
+// worker at once, in huge pages where the system allows. With `reuse`, the
+// smallest cached mapping that is large enough (dirty) is taken first: that is
 // what keeps repeated calls off the page-fault path, for medium buffers too
 // (the C library would return those to the OS on free and fault them in
 // again on the next call).
@@ -129,7 +154,7 @@ strata_status_t allocateMapped(uint64_t length, bool reuse,
   constexpr size_t kPage = 4096;
   size_t granule = length >= STRATA_HAL_LARGE_BUFFER_BYTES ? kHugePage : kPage;
   size_t mapped = (static_cast<size_t>(length) + granule - 1) & ~(granule - 1);
-  void* data = reuse ? mappingCache().take(mapped) : nullptr;
+  void* data = reuse ? mappingCache().take(mapped, &mapped) : nullptr;
   if (!data) {
     data = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

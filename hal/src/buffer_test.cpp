@@ -159,6 +159,66 @@ TEST_CASE("uninitialized large buffers reuse the mappings of destroyed ones") {
   strata_hal_buffer_release(small);
 }
 
+TEST_CASE("a kept mapping serves uninitialized buffers while large enough") {
+  // A buffer whose size changes from call to call (a slab sized by dynamic
+  // shapes): a smaller one takes the mapping back, a larger one maps anew.
+  // Sizes above any other test's, so that their kept mappings never fit
+  // better.
+  const uint64_t large = 12 * STRATA_HAL_LARGE_BUFFER_BYTES;
+  strata_hal_buffer_t* first = nullptr;
+  REQUIRE(consume(strata_hal_buffer_allocate_uninitialized(
+              strata_allocator_system(), large, &first)) == "OK");
+  uint8_t* first_ptr = nullptr;
+  REQUIRE(consume(strata_hal_buffer_map(first, 0, large, &first_ptr)) == "OK");
+  std::memset(first_ptr, 0x7e, large);
+  strata_hal_buffer_release(first);
+  // Smaller (and not a multiple of a page).
+  const uint64_t smaller = 9 * STRATA_HAL_LARGE_BUFFER_BYTES + 17;
+  strata_hal_buffer_t* second = nullptr;
+  REQUIRE(consume(strata_hal_buffer_allocate_uninitialized(
+              strata_allocator_system(), smaller, &second)) == "OK");
+  CHECK(strata_hal_buffer_length(second) == smaller);
+  uint8_t* second_ptr = nullptr;
+  REQUIRE(consume(strata_hal_buffer_map(second, 0, smaller, &second_ptr)) ==
+          "OK");
+  CHECK(second_ptr == first_ptr);
+  CHECK(second_ptr[smaller - 1] == 0x7e);
+  // The whole range past the length stays out of reach.
+  uint8_t* past = nullptr;
+  CHECK(consume(strata_hal_buffer_map(second, 0, smaller + 1, &past)) != "OK");
+  // While it is in use, a request of the same size gets other memory.
+  strata_hal_buffer_t* third = nullptr;
+  REQUIRE(consume(strata_hal_buffer_allocate_uninitialized(
+              strata_allocator_system(), smaller, &third)) == "OK");
+  uint8_t* third_ptr = nullptr;
+  REQUIRE(consume(strata_hal_buffer_map(third, 0, smaller, &third_ptr)) ==
+          "OK");
+  CHECK(third_ptr != second_ptr);
+  std::memset(third_ptr, 0x11, smaller);
+  strata_hal_buffer_release(third);
+  strata_hal_buffer_release(second);
+  // Both are kept; the smallest that fits is taken: the third's.
+  strata_hal_buffer_t* fourth = nullptr;
+  REQUIRE(consume(strata_hal_buffer_allocate_uninitialized(
+              strata_allocator_system(), smaller - 4096, &fourth)) == "OK");
+  uint8_t* fourth_ptr = nullptr;
+  REQUIRE(consume(strata_hal_buffer_map(fourth, 0, smaller - 4096,
+                                        &fourth_ptr)) == "OK");
+  CHECK(fourth_ptr == third_ptr);
+  // Larger than every kept mapping: new pages, which grow the cache.
+  strata_hal_buffer_t* fifth = nullptr;
+  REQUIRE(consume(strata_hal_buffer_allocate_uninitialized(
+              strata_allocator_system(), large + 1, &fifth)) == "OK");
+  uint8_t* fifth_ptr = nullptr;
+  REQUIRE(consume(strata_hal_buffer_map(fifth, 0, large + 1, &fifth_ptr)) ==
+          "OK");
+  CHECK(fifth_ptr != first_ptr);
+  CHECK(fifth_ptr != fourth_ptr);
+  fifth_ptr[large] = 1;  // writable to its last byte
+  strata_hal_buffer_release(fourth);
+  strata_hal_buffer_release(fifth);
+}
+
 TEST_CASE("uninitialized medium buffers reuse mappings too, page-rounded") {
   // Between STRATA_HAL_REUSED_BUFFER_BYTES and the large size: whole pages,
   // taken back by the next allocation of the same page count.

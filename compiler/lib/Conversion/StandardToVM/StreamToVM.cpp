@@ -52,11 +52,9 @@ struct ResourceAllocaConversion
   matchAndRewrite(stream::ResourceAllocaOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     HalBuilder hal(rewriter, op.getLoc());
-    rewriter.replaceOp(op,
-                       hal.call("hal.allocator.allocate_uninitialized",
-                                {adaptor.getAllocator(),
-                                 hal.i64(static_cast<int64_t>(op.getSize()))},
-                                hal.refTy()));
+    rewriter.replaceOp(op, hal.call("hal.allocator.allocate_uninitialized",
+                                    {adaptor.getAllocator(), adaptor.getSize()},
+                                    hal.refTy()));
     return success();
   }
 };

@@ -59,10 +59,11 @@ const strata_vm_ref_type_t* strata_hal_buffer_type(void);
  * writes before anything reads it (dispatch results): the contents are
  * unspecified. Buffers of at least STRATA_HAL_REUSED_BUFFER_BYTES are
  * mapped pages too (whole 4 KiB pages below STRATA_HAL_LARGE_BUFFER_BYTES)
- * and reuse the mappings of destroyed ones of the same mapped size (a
- * process-wide cache of at most STRATA_HAL_MAPPING_CACHE_BYTES), so
- * repeated calls touch warm pages instead of faulting fresh ones in; small
- * ones skip the zeroing. */
+ * and reuse the mappings of destroyed ones: the smallest kept mapping that
+ * is large enough (a process-wide cache of at most
+ * STRATA_HAL_MAPPING_CACHE_BYTES, oldest mappings unmapped first), so
+ * repeated calls touch warm pages instead of faulting fresh ones in, even
+ * when their sizes change from call to call; small ones skip the zeroing. */
 #define STRATA_HAL_REUSED_BUFFER_BYTES (64u * 1024u)
 #define STRATA_HAL_MAPPING_CACHE_BYTES (256u * 1024u * 1024u)
 strata_status_t strata_hal_buffer_allocate_uninitialized(

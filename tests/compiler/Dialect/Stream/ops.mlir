@@ -4,7 +4,7 @@
 // CHECK-LABEL: func.func @submission
 // CHECK-SAME: (%[[T:.*]]: tensor<?x4xf32>, %[[N:.*]]: index, %[[WAIT:.*]]: !stream.fence, %[[SIGNAL:.*]]: !stream.fence)
 // CHECK: %[[DEV:.*]], %[[ALLOC:.*]] = stream.context.resolve : !stream.device, !stream.allocator
-// CHECK: %[[SLAB:.*]] = stream.resource.alloca %[[ALLOC]], 128 : !stream.resource
+// CHECK: %[[SLAB:.*]] = stream.resource.alloca %[[ALLOC]], %[[C128:.*]] : !stream.resource
 // CHECK: %[[IN:.*]] = stream.tensor.import %[[T]] : tensor<?x4xf32> -> !stream.resource
 // CHECK: %[[LEN:.*]] = stream.resource.size %[[IN]] : !stream.resource
 // CHECK: %[[W:.*]] = stream.resource.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32> -> !stream.resource
@@ -22,8 +22,9 @@
 func.func @submission(%t: tensor<?x4xf32>, %n: index, %wait: !stream.fence, %signal: !stream.fence) -> tensor<?x4xf32> {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
   %device, %allocator = stream.context.resolve : !stream.device, !stream.allocator
-  %slab = stream.resource.alloca %allocator, 128 : !stream.resource
+  %slab = stream.resource.alloca %allocator, %c128 : !stream.resource
   %in = stream.tensor.import %t : tensor<?x4xf32> -> !stream.resource
   %len = stream.resource.size %in : !stream.resource
   %w = stream.resource.constant dense<[1.0, 2.0]> : tensor<2xf32> -> !stream.resource

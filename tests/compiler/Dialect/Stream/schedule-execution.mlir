@@ -11,7 +11,8 @@
 // CHECK-LABEL: func.func @chain(
 // CHECK-SAME: %[[A:.*]]: tensor<4xf32>)
 // CHECK: %[[DEV:.*]], %[[ALLOC:.*]] = stream.context.resolve : !stream.device, !stream.allocator
-// CHECK: %[[SLAB:.*]] = stream.resource.alloca %[[ALLOC]], 64 : !stream.resource
+// CHECK: %[[SLAB_SIZE:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %[[ALLOC]], %[[SLAB_SIZE]] : !stream.resource
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[IN:.*]] = stream.tensor.import %[[A]] : tensor<4xf32> -> !stream.resource
@@ -56,7 +57,8 @@ func.func private @keep(%t: tensor<4xf32>) -> tensor<4xf32> {
 // dispatch that reads both comes after a barrier. Dispatches that read
 // nothing of each other's run side by side.
 // CHECK-LABEL: func.func @slab(
-// CHECK: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, 128 : !stream.resource
+// CHECK: %[[SLAB_SIZE:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SLAB_SIZE]] : !stream.resource
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
@@ -86,7 +88,8 @@ func.func @slab(%a: tensor<4xf32>) -> tensor<4xf32> {
 // only a view, so both dispatches bind the same slab bytes and the
 // reshape goes away.
 // CHECK-LABEL: func.func @reshaped(
-// CHECK: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, 64
+// CHECK: %[[SLAB_SIZE:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SLAB_SIZE]]
 // CHECK-NOT: tensor.expand_shape
 // CHECK: stream.cmd.execute
 // CHECK-NEXT: stream.cmd.dispatch @exe::@d0 bindings(%{{.*}}, %[[SLAB]][%[[C0:.*]], %[[C16:.*]]])
@@ -114,7 +117,8 @@ func.func @reshaped(%a: tensor<4xf32>) -> tensor<2x2xf32> {
 // waits for the first), so both sit at offset 0 and the slab holds two
 // results, not three.
 // CHECK-LABEL: func.func @acrossGroups(
-// CHECK: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, 128 : !stream.resource
+// CHECK: %[[SLAB_SIZE:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SLAB_SIZE]] : !stream.resource
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
@@ -156,7 +160,8 @@ func.func @acrossGroups(%a: tensor<4xf32>) -> (tensor<4xf32>, f32) {
 // reader ran before it): three parts in a 128-byte slab allocated once,
 // outside the loop. The body binds its result at the room's offset.
 // CHECK-LABEL: func.func @loopBody(
-// CHECK: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, 128 : !stream.resource
+// CHECK: %[[SLAB_SIZE:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SLAB_SIZE]] : !stream.resource
 // CHECK: stream.cmd.execute
 // CHECK-NEXT: stream.cmd.dispatch @exe::@d0 bindings(%{{.*}}, %[[SLAB]][%c64{{[_0-9]*}}, %c16{{[_0-9]*}}])
 // CHECK-NEXT: stream.cmd.dispatch @exe::@d0 bindings(%{{.*}}, %[[SLAB]][%c0{{[_0-9]*}}, %c16{{[_0-9]*}}])
@@ -382,7 +387,8 @@ func.func @views(%a: tensor<4xf32>) -> (f32, tensor<2x2xf32>, tensor<4xf32>) {
 // from the third dispatch; the second result cannot (its reader is the
 // third dispatch), so the slab holds two places, not three.
 // CHECK-LABEL: func.func @lifetimes(
-// CHECK: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, 128 : !stream.resource
+// CHECK: %[[SLAB_SIZE:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SLAB_SIZE]] : !stream.resource
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
@@ -415,7 +421,8 @@ func.func @lifetimes(%a: tensor<4xf32>) -> tensor<4xf32> {
 // 5 KiB in all; placing in order of definition needed 6 KiB (t2 found no
 // free place large enough and went after t0 and t1).
 // CHECK-LABEL: func.func @by_size(
-// CHECK: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, 5120 : !stream.resource
+// CHECK: %[[SLAB_SIZE:.*]] = arith.constant 5120 : index
+// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SLAB_SIZE]] : !stream.resource
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C4096:.*]] = arith.constant 4096 : index
 // CHECK-DAG: %[[C1024:.*]] = arith.constant 1024 : index

@@ -87,20 +87,23 @@ def Stream_ResourceAllocOp : Stream_Op<"resource.alloc", [
 
 def Stream_ResourceAllocaOp : Stream_Op<"resource.alloca", [
     MemoryEffects<[MemAlloc]>]> {
-  let summary = "the transient slab of one submission";
+  let summary = "the transient slab of a block of host code";
   let description = [{
-    One allocation for the intermediates of one submission: results that
-    only later dispatches of the same `stream.cmd.execute` read, each at
-    its own 64-byte aligned offset. No host value views it.
+    One allocation for the intermediates of a block's submissions: results
+    that only later dispatches of the block read, each at its own 64-byte
+    aligned offset. No host value views it. `size` is computed on the host
+    from the memory plan: a constant when every transient has a static
+    shape, else index arithmetic over the dynamic sizes, evaluated per
+    call.
 
     Example:
 
     ```mlir
-    %slab = stream.resource.alloca %allocator, 128 : !stream.resource
+    %c128 = arith.constant 128 : index
+    %slab = stream.resource.alloca %allocator, %c128 : !stream.resource
     ```
   }];
-  let arguments = (ins Stream_Allocator:$allocator,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$size);
+  let arguments = (ins Stream_Allocator:$allocator, Index:$size);
   let results = (outs Stream_Resource:$result);
   let assemblyFormat = "$allocator `,` $size attr-dict `:` type($result)";
 }

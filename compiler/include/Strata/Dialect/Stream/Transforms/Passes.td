@@ -25,14 +25,21 @@ def ScheduleExecutionPass
       `if(%nonempty)` (computed from the results' dynamic sizes) when they
       may be empty at run time.
     - Results that only later dispatches of their block read (in their own
-      group or a later one), with static shapes, live in the block's
-      transient slab (`stream.resource.alloca` where the block's first
-      group starts, each at a 64-byte aligned offset) and have no host
-      tensor. A block nested in an op (a loop body, a branch) keeps its
-      transients in one place of the enclosing block's slab, held while
-      the op runs. The slab is sized by lifetime: a result takes the place
-      of an earlier one whose last reader a barrier, the start of a later
-      group or a nested op separates from the result's dispatch. Other
+      group or a later one) live in the block's transient slab
+      (`stream.resource.alloca` where the block's first group starts, each
+      at a 64-byte aligned offset) and have no host tensor. A block nested
+      in an op (a loop body, a branch) keeps its transients (static shapes
+      only) in one place of the enclosing block's slab, held while the op
+      runs. The slab is sized by lifetime: a result takes the place of an
+      earlier one whose last reader a barrier, the start of a later group
+      or a nested op separates from the result's dispatch. In a block of
+      the function's body, results with dynamic sizes are transient too
+      when their sizes can be computed where the slab is made (scalar host
+      ops that compute them move there, or are cloned there when they
+      divide): the plan is then symbolic,
+      host index arithmetic that places each result just past the ends of
+      the results it sits on in a layout made with estimated sizes, and
+      computes the slab's size, once per call. Other
       results get their own `stream.resource.alloc` and become host
       tensors (`stream.tensor.export`); host tensors a dispatch reads are
       bound through `stream.tensor.import`, constant tensors through
@@ -59,7 +66,7 @@ def ScheduleExecutionPass
     return %1 : tensor<4xf32>
     // becomes
     %device, %allocator = stream.context.resolve : !stream.device, !stream.allocator
-    %slab = stream.resource.alloca %allocator, 64 : !stream.resource
+    %slab = stream.resource.alloca %allocator, %c64 : !stream.resource
     %in = stream.tensor.import %a : tensor<4xf32> -> !stream.resource
     %out = stream.resource.alloc %allocator, %c16 : !stream.resource
     %1 = stream.tensor.export %out[%c0, %c16] : !stream.resource -> tensor<4xf32>
@@ -72,10 +79,16 @@ def ScheduleExecutionPass
     return %ready : tensor<4xf32>
     ```
   }];
-  let options = [
-    Option<"asyncExports", "async-exports", "bool", /*default=*/"false",
-           "also export <name>$async(args..., wait fence, signal fence) for "
-           "each public function with tensors in its signature">,
+  let options =
+      [Option<"asyncExports", "async-exports", "bool", /*default=*/"false",
+              "also export <name>$async(args..., wait fence, signal fence) for "
+              "each public function with tensors in its signature">,
+       Option<
+           "dynamicTransients", "dynamic-transients", "bool",
+           /*default=*/"true",
+           "plan results with dynamic sizes in the slab (the symbolic plan); "
+           "false gives each its own allocation, as results with static "
+           "sizes never are (for comparisons)">,
   ];
   let dependentDialects = [
     "::mlir::strata::stream::StreamDialect",
