@@ -57,8 +57,9 @@ func.func @identity(%a: tensor<4096xi8>) -> tensor<4096xi8> {
 
 // Dynamic rows: the bindings are bare pointers viewed with the sizes from
 // the trailing index arguments (the argument's rows, then the result's);
-// the result is an out-parameter. Row tiles of a static size are taken in
-// turn by the 64 workgroups: workgroup x runs tiles x, x + 64, ...
+// the result is an out-parameter. Row tiles of a static size are shared
+// by the 64 workgroups: workgroup x runs tiles [x * T / 64, (x + 1) * T /
+// 64) of the T tiles, so a few tiles spread over the whole grid.
 // CHECK-LABEL: func.func @dynamic_rows
 // CHECK-SAME: (%[[A:.*]]: memref<0xf32>, %[[N:.*]]: index, %[[M:.*]]: index, %[[X:.*]]: index, %{{.*}}: index, %[[R:.*]]: memref<0xf32>)
 // CHECK-SAME: strata.binding_shapes = [array<i64: -2, 1024>, array<i64: -3, 1024>]
@@ -66,7 +67,12 @@ func.func @identity(%a: tensor<4096xi8>) -> tensor<4096xi8> {
 // CHECK-DAG: %[[IN:.*]] = memref.reinterpret_cast %[[A]] to offset: [0], sizes: [%[[N]], 1024], strides: [1024, 1]
 // CHECK-DAG: %[[OUT:.*]] = memref.reinterpret_cast %[[R]] to offset: [0], sizes: [%[[M]], 1024], strides: [1024, 1]
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
-// CHECK: scf.for %[[TILE:.*]] = %[[X]] to %{{.*}} step %[[C64]]
+// CHECK: %[[XT:.*]] = arith.muli %[[X]], %[[T:.*]] : index
+// CHECK: %[[BEGIN:.*]] = arith.divui %[[XT]], %[[C64]] : index
+// CHECK: %[[NEXT:.*]] = arith.addi %[[X]], %c1 : index
+// CHECK: %[[NT:.*]] = arith.muli %[[NEXT]], %[[T]] : index
+// CHECK: %[[END:.*]] = arith.divui %[[NT]], %[[C64]] : index
+// CHECK: scf.for %[[TILE:.*]] = %[[BEGIN]] to %[[END]] step %c1
 // CHECK: memref.subview %[[IN]]
 // CHECK: memref.subview %[[OUT]]
 // CHECK: linalg.generic

@@ -112,8 +112,9 @@ void inlineForall(scf::ForallOp forall, ArrayRef<Value> ids) {
 }
 
 // Replaces a forall whose trip counts are known only at run time by a loop
-// over its iterations, linearized: workgroup x runs iterations x, x + G,
-// x + 2G... of the kDynamicWorkgroups = G workgroups the grid has.
+// over its iterations, linearized: of the kDynamicWorkgroups = G
+// workgroups the grid has, workgroup x runs its contiguous share of the T
+// iterations.
 void cycleForall(scf::ForallOp forall, Value id) {
   IRRewriter rewriter(forall.getContext());
   rewriter.setInsertionPoint(forall);
@@ -142,9 +143,19 @@ void cycleForall(scf::ForallOp forall, Value id) {
     trips.push_back(count);
     total = arith::MulIOp::create(rewriter, loc, total, count);
   }
+  // Workgroup x takes the iterations [x * T / G, (x + 1) * T / G): a
+  // contiguous share, and the shares spread over the whole grid however
+  // few the iterations are, so the workers, which take the grid in
+  // contiguous ranges, each get some (with iterations x, x + G, ... the
+  // 8 images of a batch all went to the workgroups of the first worker).
   Value grid =
       arith::ConstantIndexOp::create(rewriter, loc, kDynamicWorkgroups);
-  auto loop = scf::ForOp::create(rewriter, loc, id, total, grid);
+  Value begin = arith::DivUIOp::create(
+      rewriter, loc, arith::MulIOp::create(rewriter, loc, id, total), grid);
+  Value next = arith::AddIOp::create(rewriter, loc, id, one);
+  Value end = arith::DivUIOp::create(
+      rewriter, loc, arith::MulIOp::create(rewriter, loc, next, total), grid);
+  auto loop = scf::ForOp::create(rewriter, loc, begin, end, one);
   rewriter.setInsertionPointToStart(loop.getBody());
   // Row-major: the last dimension varies fastest.
   SmallVector<Value> ivs(forall.getRank());
