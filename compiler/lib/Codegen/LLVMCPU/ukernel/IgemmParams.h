@@ -18,6 +18,10 @@
 #define STRATA_IGEMM_VNNI_MR 12
 #define STRATA_IGEMM_VNNI_NR 32
 #define STRATA_IGEMM_VNNI_KG 4
+/* AMX-INT8: a block of 32 rows (two tiles of 16) by the VNNI panel of 32
+ * columns, whose depth is padded to whole tiles (64 bytes of depth). */
+#define STRATA_IGEMM_AMX_MR 32
+#define STRATA_IGEMM_AMX_KMULTIPLE 64
 #define STRATA_IGEMM_MADD_MR 6
 #define STRATA_IGEMM_MADD_NR 16
 #define STRATA_IGEMM_MADD_KG 2
