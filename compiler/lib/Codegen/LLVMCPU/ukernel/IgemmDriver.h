@@ -129,6 +129,7 @@ void strata_ukernel_igemm_s8(int64_t aBase, int64_t aOffset, int64_t lda,
   struct IgStore st;
   st.adjust = 0;
   st.aTail = 0;
+  st.aPad = 0;
   st.multiplier = 0;
   st.requant = (flags & STRATA_IGEMM_REQUANTIZE) != 0;
   st.add = !st.requant && (flags & STRATA_IGEMM_ACCUMULATE) != 0;

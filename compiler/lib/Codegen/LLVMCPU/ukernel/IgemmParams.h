@@ -42,15 +42,16 @@
 #define STRATA_IGEMM_REQUANTIZE 4
 
 #define STRATA_IGEMM_ROUND_UP(x, r) (((x) + (r) - 1) / (r) * (r))
-/* Bytes of scratch for an m x k by k x n call: B packed in panels of NR
- * columns (i8, each depth group of NR columns together; none when B was
- * packed at compile time), the column corrections (i32), and one packed
- * row panel of A (i16, the vpmaddwd variant only); every part 64-byte
- * aligned. Wide enough for both variants. */
+/* Bytes of scratch for an m x k by k x n call (k: the panels' padded
+ * depth): B packed in panels of NR columns (i8, each depth group of NR
+ * columns together; none when B was packed at compile time), the column
+ * corrections (i32), and one packed row panel of A (i16, the vpmaddwd
+ * variant) or 16 rows of A at the depth padded to 64 (AMX); every part
+ * 64-byte aligned. Wide enough for every variant. */
 #define STRATA_IGEMM_SCRATCH_BYTES(n, k, packedB)                              \
   (((packedB) ? 0                                                              \
               : STRATA_IGEMM_ROUND_UP(n, 32) * STRATA_IGEMM_ROUND_UP(k, 4)) +  \
-   STRATA_IGEMM_ROUND_UP(n, 32) * 4 +                                          \
-   STRATA_IGEMM_MADD_MR * STRATA_IGEMM_ROUND_UP(k, 4) * 2 + 3 * 64)
+   STRATA_IGEMM_ROUND_UP(n, 32) * 4 + 16 * STRATA_IGEMM_ROUND_UP(k, 64) +      \
+   3 * 64)
 
 #endif /* STRATA_UKERNEL_IGEMM_PARAMS_H_ */

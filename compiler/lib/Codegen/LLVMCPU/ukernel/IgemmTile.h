@@ -20,8 +20,9 @@ struct IgStore {
   const int32_t *adjust;
   const float *multiplier;
   float zero, lo, hi;
-  /* AMX: the block's A depth past its last 64 bytes, 64 bytes a row. */
-  const int8_t *aTail;
+  /* AMX: the block's A depth past its last 64 bytes, 64 bytes a row; its
+   * rows short of a tile, 16 rows of the depth padded to 64. */
+  const int8_t *aTail, *aPad;
 };
 
 #endif /* STRATA_UKERNEL_IGEMM_TILE_H_ */
