@@ -17,6 +17,11 @@ dispatch result.
 
   bench/models/run.py [--build=DIR] [--models=a,b] [--batches=1,8]
                       [--threads=1,2] [--rounds=N] [--repetitions=N]
+                      [--alt-target-cpu=CPU]
+
+--alt-target-cpu adds a column: Strata compiled for CPU instead of the
+host, in the same rounds, and the ratio host / alt (e.g. the AMX int8
+kernel of a Sapphire Rapids host against the VNNI one of icelake-server).
 
 ONNX Runtime comes from npm, outside the project:
   mkdir -p ~/.cache/strata-peers && cd ~/.cache/strata-peers &&
@@ -103,6 +108,10 @@ def prepare(args, name, batch):
     tools = kernel_bench.tools(args.build)
     subprocess.run([tools["compile"], onnx_path, "--target-cpu=host", "-o",
                     vmfb], check=True)
+    if args.alt_target_cpu:
+        subprocess.run([tools["compile"], onnx_path,
+                        "--target-cpu=" + args.alt_target_cpu, "-o",
+                        base + ".alt.vmfb"], check=True)
     input_npy = base + ".input.npy"
     data = np.load(input_npy)
     input_bin = base + ".input.bin"
@@ -225,6 +234,9 @@ def main():
         "STRATA_ORT_MODULES", os.path.expanduser(
             "~/.cache/strata-peers/node_modules")))
     parser.add_argument("--no-torch", action="store_true")
+    parser.add_argument("--alt-target-cpu", default=None,
+                        help="also time Strata compiled for this CPU "
+                        "(column 'alt', ratio strata/alt)")
     parser.add_argument("--statistic", choices=["median", "min"],
                         default="median",
                         help="per cell over all rounds: the median (the "
@@ -270,7 +282,8 @@ def main():
                 cells.append((key, name, batch, threads, prepared, model,
                               example))
 
-    times = {cell[0]: {"strata": [], "ort": [], "torch": []} for cell in cells}
+    times = {cell[0]: {"strata": [], "alt": [], "ort": [], "torch": []}
+             for cell in cells}
     for _ in range(args.rounds):
         for key, name, batch, threads, prepared, model, example in cells:
             # Each runner starts on idle cores: the one before may leave
@@ -282,6 +295,11 @@ def main():
             times[key]["strata"] += strata_times(args, prepared[1],
                                                  prepared[2], threads)
             settle()
+            if args.alt_target_cpu:
+                times[key]["alt"] += strata_times(
+                    args, prepared[1][:-len(".vmfb")] + ".alt.vmfb",
+                    prepared[2], threads)
+                settle()
             if ort:
                 times[key]["ort"] += ort.run(key, args.repetitions)
                 settle()
@@ -304,15 +322,20 @@ def main():
           "%ss in ms; load average %s" %
           (cpu_name(), cpu_isa(), time.strftime("%Y-%m-%d"), args.rounds,
            args.repetitions, args.statistic, kernel_bench.load_average()))
-    print("%-14s %5s %3s %9s %9s %9s %9s %9s" %
-          ("model", "batch", "thr", "strata", "onnxrt", "torch",
-           "s/onnxrt", "s/torch"))
+    if args.alt_target_cpu:
+        print("alt: Strata compiled with --target-cpu=%s" %
+              args.alt_target_cpu)
+    print("%-17s %5s %3s %9s %9s %9s %9s %9s %9s %9s" %
+          ("model", "batch", "thr", "strata", "alt", "onnxrt", "torch",
+           "s/alt", "s/onnxrt", "s/torch"))
     for key, name, batch, threads, _, _, _ in cells:
         s = med(times[key]["strata"])
+        a = med(times[key]["alt"])
         o = med(times[key]["ort"])
         t = med(times[key]["torch"])
-        print("%-14s %5d %3d %9s %9s %9s %9s %9s" % (
-            name, batch, threads, fmt(s), fmt(o), fmt(t),
+        print("%-17s %5d %3d %9s %9s %9s %9s %9s %9s %9s" % (
+            name, batch, threads, fmt(s), fmt(a), fmt(o), fmt(t),
+            fmt(s / a if a else None, "%8.2fx"),
             fmt(s / o if o else None, "%8.2fx"),
             fmt(s / t if t else None, "%8.2fx")))
     print("memory plan (batch %d): transient bytes per call / sum of dispatch "

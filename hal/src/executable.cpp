@@ -3,6 +3,13 @@
 // check devices use.
 #include <dlfcn.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -71,6 +78,7 @@ std::string featureNames(uint64_t features) {
     case STRATA_HAL_CPU_FEATURE_X86_AVX512F:
       text += "avx512f";
       break;
+    case STRATA_HAL_CPU_FEATURE_X86_AMX_INT8: text += "amx-int8"; break;
     case STRATA_HAL_CPU_FEATURE_ARM_NEON:
       text += "neon";
       break;
@@ -205,7 +213,47 @@ size_t alignUp(size_t value, size_t alignment) {
 // Writes "export<N>" for export ordinals without a name.
 constexpr size_t kFallbackNameSize = sizeof("export4294967295");
 
+std::atomic<uint64_t> g_host_feature_mask{~uint64_t{0}};
+
+#if defined(__x86_64__)
+// Whether this process may run AMX-INT8: CPUID reports AMX-TILE and
+// AMX-INT8, the OS enabled the tile state in XCR0, and (Linux) it granted
+// this process the tile data. The permission is per process, so asking
+// once, before any kernel runs, covers every thread.
+bool detectAmxInt8() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & (1u << 27))) {
+    return false;  // no OSXSAVE: XCR0 cannot be read
+  }
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) {
+    return false;
+  }
+  constexpr unsigned kAmxTile = 1u << 24, kAmxInt8 = 1u << 25;
+  if ((edx & (kAmxTile | kAmxInt8)) != (kAmxTile | kAmxInt8)) {
+    return false;
+  }
+  uint32_t xcr0_lo = 0, xcr0_hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  constexpr uint32_t kTileState = (1u << 17) | (1u << 18);  // XTILECFG/DATA
+  if ((xcr0_lo & kTileState) != kTileState) {
+    return false;
+  }
+#if defined(__linux__)
+  constexpr long kArchReqXcompPerm = 0x1023;
+  constexpr long kXfeatureXtiledata = 18;
+  if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) != 0) {
+    return false;  // kernel older than 5.16, or the permission refused
+  }
+#endif
+  return true;
+}
+#endif
+
 }  // namespace
+
+uint64_t setHostCpuFeatureMask(uint64_t mask) {
+  return g_host_feature_mask.exchange(mask);
+}
 
 uint64_t hostCpuFeatures() {
   static const uint64_t features = [] {
@@ -221,12 +269,17 @@ uint64_t hostCpuFeatures() {
     if (__builtin_cpu_supports("avx512f")) {
       bits |= STRATA_HAL_CPU_FEATURE_X86_AVX512F;
     }
+#if defined(__x86_64__)
+    if (detectAmxInt8()) {
+      bits |= STRATA_HAL_CPU_FEATURE_X86_AMX_INT8;
+    }
+#endif
 #elif defined(__aarch64__)
     bits |= STRATA_HAL_CPU_FEATURE_ARM_NEON;  // mandatory on AArch64
 #endif
     return bits;
   }();
-  return features;
+  return features & g_host_feature_mask.load(std::memory_order_relaxed);
 }
 
 uint32_t runtimeSanitizer() {

@@ -33,8 +33,15 @@ struct strata_hal_executable_t {
 
 namespace strata::hal {
 
-// Host CPU features as STRATA_HAL_CPU_FEATURE_* bits, detected once.
+// Host CPU features as STRATA_HAL_CPU_FEATURE_* bits, detected once (the
+// first call also asks Linux for the AMX tile state, which the AMX bit
+// needs), less any bits setHostCpuFeatureMask cleared.
 uint64_t hostCpuFeatures();
+
+// Tests only: hostCpuFeatures() reports only the bits of mask from now on
+// (~0: all it detected); returns the previous mask. Libraries loaded
+// afterwards are checked, and see the host, through the mask.
+uint64_t setHostCpuFeatureMask(uint64_t mask);
 
 // The sanitizer this runtime was built with
 // (STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_*).

@@ -6,6 +6,9 @@
 #include <fcntl.h>
 #include <link.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include <doctest/doctest.h>
 
@@ -764,6 +767,35 @@ TEST_CASE("rejects a library needing CPU features the host lacks") {
   CHECK(text.find("needs CPU features this host lacks: neon (needs: neon; "
                   "host has: ") != std::string::npos);
 #endif
+}
+
+TEST_CASE("an AMX-INT8 library loads only where the host grants AMX") {
+  // As the host is: loads exactly when detection found AMX usable.
+  std::string text = loadBad("amx_int8");
+  bool host_amx =
+      (hostCpuFeatures() & STRATA_HAL_CPU_FEATURE_X86_AMX_INT8) != 0;
+  CHECK((text == "OK") == host_amx);
+#if defined(__x86_64__)
+  // Detection agrees with CPUID (the OS may still refuse the tile state).
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx);
+  if (host_amx) {
+    CHECK((edx & (3u << 24)) == (3u << 24));
+  }
+#endif
+  // A host without it (the bit masked off): refused, naming the library
+  // and the feature; no other check fails first.
+  uint64_t previous =
+      setHostCpuFeatureMask(~uint64_t{STRATA_HAL_CPU_FEATURE_X86_AMX_INT8});
+  text = loadBad("amx_int8");
+  setHostCpuFeatureMask(previous);
+  CHECK(text.rfind("FAILED_PRECONDITION: library '" + badPath("amx_int8") +
+                       "' needs CPU features this host lacks: amx-int8 "
+                       "(needs: amx-int8; host has: ",
+                   0) == 0);
+  // The mask restored, the host is as detected again.
+  CHECK(((hostCpuFeatures() & STRATA_HAL_CPU_FEATURE_X86_AMX_INT8) != 0) ==
+        host_amx);
 }
 
 TEST_CASE("rejects malformed export tables") {

@@ -11,9 +11,13 @@ multiple of 4; sizes below the microkernel's threshold (the vectorized
 loops) and above it (conv_zp0_relu, conv_zp128, gemm_odd_k: calls of the
 int8 microkernel with partial row and column tiles, their weights packed
 at compile time); depthwise convolutions (dwconv_*: u8 and s8, stride 2,
-a 5 x 5 window). Each
-output must be within one output quantization step of ONNX Runtime's
-everywhere. Skipped (exit 77) without onnxruntime-node.
+a 5 x 5 window); for the AMX kernel (32-row blocks of 16-row tiles, 64
+of depth a step), a depth that is a whole number of steps with rows short
+of a tile (gemm_amx_rows) besides the depths that are not (117, 259, 45).
+Each output must be within one output quantization step of ONNX Runtime's
+everywhere. Skipped (exit 77) without onnxruntime-node, and with
+--require-cpu-flags when /proc/cpuinfo lacks one of them (a kernel
+compiled for AMX cannot run there).
 """
 
 import argparse
@@ -112,7 +116,23 @@ CASES = {
     "gemm_small": ("gemm", (3, 5), (7, 5), 255, True, 0.01, 0, True, {}),
     "gemm_saturating_s8": ("gemm", (20, 203), (50, 203), 0, False, 0.002, 0,
                            False, {}),
+    "gemm_amx_rows": ("gemm", (49, 192), (45, 192), 255, True, 0.01, 255,
+                      False, {}),
 }
+
+
+def missing_cpu_flags(flags):
+    """The flags of `flags` (comma-separated) /proc/cpuinfo does not list."""
+    wanted = [f for f in flags.split(",") if f]
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    have = set(line.split(":", 1)[1].split())
+                    return [f for f in wanted if f not in have]
+    except OSError:
+        pass
+    return wanted
 
 
 def main():
@@ -126,7 +146,16 @@ def main():
     parser.add_argument("--target-cpu", default=None,
                         help="strata-compile's --target-cpu (default: host); "
                         "znver3 takes the AVX2 kernels, x86-64 none")
+    parser.add_argument("--require-cpu-flags", default="",
+                        help="skip unless /proc/cpuinfo lists these "
+                        "(comma-separated), e.g. amx_tile,amx_int8 for "
+                        "--target-cpu=sapphirerapids")
     args = parser.parse_args()
+    missing = missing_cpu_flags(args.require_cpu_flags)
+    if missing:
+        print("SKIP: this host lacks %s, which --target-cpu=%s needs" % (
+            " ".join(missing), args.target_cpu))
+        return 77
     os.makedirs(args.work, exist_ok=True)
     modules = make_quantized_models.find_ort_modules(args.ort_modules)
     if not modules:

@@ -72,11 +72,12 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     packOptions.panelColumns =
         target ? target->weightPanelColumns(targetOptions) : 0;
     packOptions.minWork = minWork;
-    std::pair<int64_t, int64_t> int8Panel =
+    std::array<int64_t, 3> int8Panel =
         target ? target->int8WeightPanel(targetOptions)
-               : std::pair<int64_t, int64_t>{0, 0};
-    packOptions.int8PanelColumns = int8Panel.first;
-    packOptions.int8DepthGroup = int8Panel.second;
+               : std::array<int64_t, 3>{0, 0, 0};
+    packOptions.int8PanelColumns = int8Panel[0];
+    packOptions.int8DepthGroup = int8Panel[1];
+    packOptions.int8DepthMultiple = int8Panel[2];
     pm.addPass(flow::createPackWeightsPass(packOptions));
     pm.addPass(flow::createFormDispatchesPass(flowOptions));
     // Host size arithmetic that dispatch formation reified as affine.apply

@@ -9,6 +9,8 @@
  *   SANITIZER_THREAD   claims ThreadSanitizer
  *   SANITIZER_UNKNOWN  claims sanitizer 9
  *   FOREIGN_FEATURES   requires a CPU feature of another architecture
+ *   AMX_INT8           requires AMX-INT8 (otherwise valid: loads where the
+ *                      host has it)
  *   ZERO_EXPORTS       exports.count is 0
  *   NULL_EXPORT_TABLE  exports.ptrs is NULL
  *   NULL_EXPORT_FN     the second export's function pointer is NULL
@@ -69,6 +71,9 @@ static int check_import(
 #else
 #define BAD_FEATURES STRATA_HAL_CPU_FEATURE_X86_AVX2
 #endif
+#elif defined(BAD_LIBRARY_AMX_INT8)
+#define BAD_NAME "bad_amx_int8"
+#define BAD_FEATURES STRATA_HAL_CPU_FEATURE_X86_AMX_INT8
 #elif defined(BAD_LIBRARY_ZERO_EXPORTS)
 #define BAD_NAME "bad_zero_exports"
 #define BAD_EXPORT_COUNT 0u

@@ -8,6 +8,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -60,10 +61,11 @@ public:
     return 0;
   }
   /// The panel its int8 matmul kernels read constant int8 weights in:
-  /// {columns per panel, depth steps per group}; {0, 0}: as written.
-  virtual std::pair<int64_t, int64_t>
+  /// {columns per panel, depth steps per group, multiple the packed depth
+  /// is padded to}; {0, 0, 0}: as written.
+  virtual std::array<int64_t, 3>
   int8WeightPanel(const TargetBackendOptions &options) const {
-    return {0, 0};
+    return {0, 0, 0};
   }
   /// The fewest multiply-adds of an f32 matmul or convolution its kernels
   /// run as a matmul (tiled for its microkernel, if it has one): the flow

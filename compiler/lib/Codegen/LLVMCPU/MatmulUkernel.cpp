@@ -50,22 +50,36 @@ constexpr int64_t kStreamedResultBytes = 32 << 20;
 struct Variant {
   int64_t mr, nr;
   int64_t lanes; // f32 per vector (the depthwise kernel's channel block)
-  // The int8 kernel's panel: columns and depth steps per 32-bit lane.
-  int64_t intNr, intKg;
+  // The int8 kernel's panel: columns, depth steps per 32-bit lane, and the
+  // multiple its packed depth is padded to.
+  int64_t intNr, intKg, intKMultiple;
 };
 
 std::optional<Variant> lookupVariant(StringRef name) {
+  if (name == "avx512amx") {
+    // The f32 kernels of avx512vnni; the int8 one on AMX tiles, whose
+    // panels are vpdpbusd's with the depth padded to whole tiles.
+    return Variant{STRATA_SGEMM_AVX512_MR,
+                   STRATA_SGEMM_AVX512_NR,
+                   16,
+                   STRATA_IGEMM_VNNI_NR,
+                   STRATA_IGEMM_VNNI_KG,
+                   STRATA_IGEMM_AMX_KMULTIPLE};
+  }
   if (name == "avx512vnni") {
-    return Variant{STRATA_SGEMM_AVX512_MR, STRATA_SGEMM_AVX512_NR, 16,
-                   STRATA_IGEMM_VNNI_NR, STRATA_IGEMM_VNNI_KG};
+    return Variant{
+        STRATA_SGEMM_AVX512_MR, STRATA_SGEMM_AVX512_NR, 16,
+        STRATA_IGEMM_VNNI_NR,   STRATA_IGEMM_VNNI_KG,   STRATA_IGEMM_VNNI_KG};
   }
   if (name == "avx512") {
-    return Variant{STRATA_SGEMM_AVX512_MR, STRATA_SGEMM_AVX512_NR, 16,
-                   STRATA_IGEMM_MADD_NR, STRATA_IGEMM_MADD_KG};
+    return Variant{
+        STRATA_SGEMM_AVX512_MR, STRATA_SGEMM_AVX512_NR, 16,
+        STRATA_IGEMM_MADD_NR,   STRATA_IGEMM_MADD_KG,   STRATA_IGEMM_MADD_KG};
   }
   if (name == "avx2") {
-    return Variant{STRATA_SGEMM_AVX2_MR, STRATA_SGEMM_AVX2_NR, 8,
-                   STRATA_IGEMM_MADD_NR, STRATA_IGEMM_MADD_KG};
+    return Variant{
+        STRATA_SGEMM_AVX2_MR, STRATA_SGEMM_AVX2_NR, 8,
+        STRATA_IGEMM_MADD_NR, STRATA_IGEMM_MADD_KG, STRATA_IGEMM_MADD_KG};
   }
   return std::nullopt;
 }
@@ -915,7 +929,14 @@ LogicalResult rewriteIntMatmul(linalg::MatmulOp matmul, const Variant &variant,
   }
   std::optional<PackedWeights> packed =
       findPackedIntWeights(rhs, variant.intNr, variant.intKg);
-  if (packed && cast<MemRefType>(lhs.getType()).isDynamicDim(1)) {
+  auto lhsType = cast<MemRefType>(lhs.getType());
+  // The panels' depth must be the variant's padding of K (a weight packed
+  // for another variant is read as a plain matrix).
+  if (packed && (lhsType.isDynamicDim(1) ||
+                 cast<MemRefType>(packed->panels.getType()).getDimSize(1) *
+                         variant.intKg !=
+                     static_cast<int64_t>(llvm::alignTo(
+                         lhsType.getDimSize(1), variant.intKMultiple)))) {
     packed.reset();
   }
   FailureOr<int64_t> mBound = upperBound(out, 0);
@@ -930,8 +951,9 @@ LogicalResult rewriteIntMatmul(linalg::MatmulOp matmul, const Variant &variant,
   Location loc = matmul.getLoc();
   linalg::FillOp fill = findFill(
       matmul, out, [](Value value) { return matchPattern(value, m_Zero()); });
-  int64_t scratchBytes =
-      STRATA_IGEMM_SCRATCH_BYTES(*nBound, *kBound, packed.has_value());
+  int64_t scratchBytes = STRATA_IGEMM_SCRATCH_BYTES(
+      *nBound, llvm::alignTo(*kBound, variant.intKMultiple),
+      packed.has_value());
   Value scratch = memref::AllocOp::create(
       b, loc, MemRefType::get({scratchBytes}, b.getI8Type()),
       b.getI64IntegerAttr(64));
@@ -940,10 +962,9 @@ LogicalResult rewriteIntMatmul(linalg::MatmulOp matmul, const Variant &variant,
   // be left without readers, eraseDeadRelayouts.)
   MatmulOperands bm = decompose(b, loc, packed ? packed->panels : rhs);
   if (packed) {
-    // Each panel is ceil(k / KG) * NR * KG bytes: the column's panel starts
-    // column * ceil(k / KG) * KG bytes in.
-    int64_t groupBytes =
-        llvm::divideCeil(*kBound, variant.intKg) * variant.intKg;
+    // Each panel is Kp * NR bytes (Kp: k rounded up to the depth
+    // multiple): the column's panel starts column * Kp bytes in.
+    int64_t groupBytes = llvm::alignTo(*kBound, variant.intKMultiple);
     Value column = getValueOrCreateConstantIndexOp(b, loc, packed->column);
     Value skipped = arith::MulIOp::create(
         b, loc, column, arith::ConstantIndexOp::create(b, loc, groupBytes));
@@ -1564,12 +1585,12 @@ int64_t ukernelPanelColumns(StringRef variantName) {
   return variant ? variant->nr : 0;
 }
 
-std::pair<int64_t, int64_t> ukernelInt8Panel(StringRef variantName) {
+std::array<int64_t, 3> ukernelInt8Panel(StringRef variantName) {
   std::optional<Variant> variant = lookupVariant(variantName);
   if (!variant) {
-    return {0, 0};
+    return {0, 0, 0};
   }
-  return {variant->intNr, variant->intKg};
+  return {variant->intNr, variant->intKg, variant->intKMultiple};
 }
 
 LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variantName) {

@@ -38,7 +38,7 @@ public:
     return microkernelPanelColumns(cpuOptions);
   }
 
-  std::pair<int64_t, int64_t>
+  std::array<int64_t, 3>
   int8WeightPanel(const TargetBackendOptions &options) const override {
     LLVMCPUTargetOptions cpuOptions;
     cpuOptions.triple = options.triple;

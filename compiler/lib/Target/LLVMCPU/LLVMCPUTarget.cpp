@@ -94,11 +94,11 @@ int64_t microkernelPanelColumns(const LLVMCPUTargetOptions &options) {
   return llvmcpu::ukernelPanelColumns(target.ukernelVariant);
 }
 
-std::pair<int64_t, int64_t>
+std::array<int64_t, 3>
 microkernelInt8Panel(const LLVMCPUTargetOptions &options) {
   llvmcpu::ResolvedTarget target;
   if (!llvmcpu::createTargetMachine(options, target).empty()) {
-    return {0, 0};
+    return {0, 0, 0};
   }
   return llvmcpu::ukernelInt8Panel(target.ukernelVariant);
 }
@@ -235,8 +235,14 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
   // Before the ABI and the microkernels: only kernel code divides by data.
   llvmcpu::guardIntegerDivision(*llvmModule);
   llvmcpu::normalizeBoolLoads(*llvmModule);
+  // A library calling the int8 matmul kernel needs what that kernel uses
+  // (AMX), the others only what the target machine does.
+  uint64_t requiredFeatures = target.requiredFeatures;
+  if (llvmModule->getFunction(llvmcpu::kIgemmUkernelSymbol)) {
+    requiredFeatures |= target.int8UkernelFeatures;
+  }
   std::string error = llvmcpu::emitLibraryABI(*llvmModule, libraryName, kernels,
-                                              target.requiredFeatures);
+                                              requiredFeatures);
   if (error.empty()) {
     error = llvmcpu::linkUkernels(*llvmModule, target.ukernelVariant);
   }

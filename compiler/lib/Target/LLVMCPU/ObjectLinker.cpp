@@ -39,6 +39,7 @@ namespace {
 constexpr uint64_t kFeatureX86Avx2 = STRATA_HAL_CPU_FEATURE_X86_AVX2;
 constexpr uint64_t kFeatureX86Fma = STRATA_HAL_CPU_FEATURE_X86_FMA;
 constexpr uint64_t kFeatureX86Avx512f = STRATA_HAL_CPU_FEATURE_X86_AVX512F;
+constexpr uint64_t kFeatureX86AmxInt8 = STRATA_HAL_CPU_FEATURE_X86_AMX_INT8;
 constexpr uint64_t kFeatureArmNeon = STRATA_HAL_CPU_FEATURE_ARM_NEON;
 
 void initializeTargets() {
@@ -144,8 +145,14 @@ std::string createTargetMachine(const LLVMCPUTargetOptions &options,
         (subtarget->checkFeatures("+avx2") ? kFeatureX86Avx2 : 0) |
         (subtarget->checkFeatures("+fma") ? kFeatureX86Fma : 0) |
         (subtarget->checkFeatures("+avx512f") ? kFeatureX86Avx512f : 0);
-    // The same f32 kernels; the int8 one uses vpdpbusd.
-    if (subtarget->checkFeatures("+avx512f,+avx512bw,+avx512vnni,+fma")) {
+    // The same f32 kernels; the int8 one uses AMX tiles (its libraries
+    // then need a host whose OS granted the tile state), or vpdpbusd.
+    if (subtarget->checkFeatures(
+            "+avx512f,+avx512bw,+avx512vnni,+fma,+amx-tile,+amx-int8")) {
+      out.ukernelVariant = "avx512amx";
+      out.int8UkernelFeatures = kFeatureX86AmxInt8;
+    } else if (subtarget->checkFeatures(
+                   "+avx512f,+avx512bw,+avx512vnni,+fma")) {
       out.ukernelVariant = "avx512vnni";
     } else if (subtarget->checkFeatures("+avx512f,+fma")) {
       out.ukernelVariant = "avx512";

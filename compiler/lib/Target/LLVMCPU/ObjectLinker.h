@@ -26,10 +26,13 @@ struct ResolvedTarget {
   std::string format; // "embedded-elf-x86_64" / "embedded-elf-aarch64"
   uint64_t requiredFeatures = 0;  // STRATA_HAL_CPU_FEATURE_* bits
   int64_t nativeVectorBytes = 16; // widest vector register
-  // The matmul microkernel variant its features allow ("avx512vnni",
-  // "avx512", "avx2"),
+  // The matmul microkernel variant its features allow ("avx512amx",
+  // "avx512vnni", "avx512", "avx2"),
   // or empty (no microkernel: non-x86 targets, x86 without AVX2 + FMA).
   std::string ukernelVariant;
+  // What a library that calls the variant's int8 matmul kernel requires
+  // besides requiredFeatures (the AMX bit for "avx512amx").
+  uint64_t int8UkernelFeatures = 0;
 };
 
 /// Resolves triple, CPU and features ("host" uses the detected host CPU and

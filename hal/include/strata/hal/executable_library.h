@@ -91,6 +91,11 @@ typedef enum strata_hal_executable_library_sanitizer_e {
 #define STRATA_HAL_CPU_FEATURE_X86_AVX2 (1ull << 0)
 #define STRATA_HAL_CPU_FEATURE_X86_FMA (1ull << 1)
 #define STRATA_HAL_CPU_FEATURE_X86_AVX512F (1ull << 2)
+/* AMX-TILE and AMX-INT8 (tdpbssd), usable: the runtime sets it only when
+ * CPUID reports both, XCR0 enables the tile state and the OS granted this
+ * process the tile data (Linux: arch_prctl(ARCH_REQ_XCOMP_PERM,
+ * XFEATURE_XTILEDATA), which the runtime requests once while detecting). */
+#define STRATA_HAL_CPU_FEATURE_X86_AMX_INT8 (1ull << 3)
 #define STRATA_HAL_CPU_FEATURE_ARM_NEON (1ull << 32)
 
 /*===------------------------------------------------------------------===*

@@ -5,6 +5,7 @@
 // transpose, a reshape and a slice of the first 7 x 40.
 // RUN: strata-opt %s '--strata-pack-weights=int8-panel-columns=32 int8-depth-group=4' | FileCheck %s
 // RUN: strata-opt %s '--strata-pack-weights=panel-columns=32' | FileCheck %s --check-prefix=NONE
+// RUN: strata-opt %s '--strata-pack-weights=int8-panel-columns=32 int8-depth-group=4 int8-depth-multiple=64' | FileCheck %s --check-prefix=AMX
 
 // CHECK-LABEL: func.func @int8_weight(
 // The panels, in hex: column 0's depth 0-3, column 1's, ... then depth group
@@ -15,6 +16,14 @@
 // CHECK: %[[C:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2, 3]] : tensor<2x4x2x32xi8> into tensor<8x64xi8>
 // CHECK: %[[W:.*]] = tensor.extract_slice %[[C]][0, 0] [7, 40] [1, 1] : tensor<8x64xi8> to tensor<7x40xi8>
 // CHECK: linalg.matmul ins(%{{.*}}, %[[W]] : tensor<49x7xi8>, tensor<7x40xi8>)
+// For AMX tiles the depth is padded to a multiple of 64 (16 groups of 4,
+// all zero past K = 7), so every B tile of 64 of depth is whole.
+// AMX-LABEL: func.func @int8_weight(
+// AMX: %[[P:.*]] = arith.constant dense<"0x0001020308090A0B{{[0-9A-F]+}}040506000C0D0E00{{[0-9A-F]+}}"> : tensor<2x16x32x4xi8>
+// AMX: %[[T:.*]] = linalg.transpose ins(%[[P]] : tensor<2x16x32x4xi8>) outs(%{{.*}} : tensor<16x4x2x32xi8>) permutation = [1, 3, 0, 2]
+// AMX: %[[C:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2, 3]] : tensor<16x4x2x32xi8> into tensor<64x64xi8>
+// AMX: %[[W:.*]] = tensor.extract_slice %[[C]][0, 0] [7, 40] [1, 1] : tensor<64x64xi8> to tensor<7x40xi8>
+// AMX: linalg.matmul ins(%{{.*}}, %[[W]] : tensor<49x7xi8>, tensor<7x40xi8>)
 // NONE-LABEL: func.func @int8_weight(
 // NONE-NOT: linalg.transpose
 // NONE: linalg.matmul

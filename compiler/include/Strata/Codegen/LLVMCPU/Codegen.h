@@ -8,6 +8,7 @@
 #ifndef STRATA_CODEGEN_LLVMCPU_CODEGEN_H_
 #define STRATA_CODEGEN_LLVMCPU_CODEGEN_H_
 
+#include <array>
 #include <string>
 
 #include "mlir/IR/Builders.h"
@@ -153,10 +154,11 @@ LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variant);
 /// packed at compile time (--strata-pack-weights) use it. 0 for no variant.
 int64_t ukernelPanelColumns(StringRef variant);
 
-/// The panel (columns NR, depth group KG) int8 microkernel `variant` reads
-/// a constant B in (STRATA_IGEMM_PACKED_B): {32, 4} for vpdpbusd, {16, 2}
-/// for vpmaddwd; {0, 0} for no variant.
-std::pair<int64_t, int64_t> ukernelInt8Panel(StringRef variant);
+/// The panel (columns NR, depth group KG, multiple the packed depth is
+/// padded to) int8 microkernel `variant` reads a constant B in
+/// (STRATA_IGEMM_PACKED_B): {32, 4, 4} for vpdpbusd, {32, 4, 64} for AMX
+/// tiles, {16, 2, 2} for vpmaddwd; {0, 0, 0} for no variant.
+std::array<int64_t, 3> ukernelInt8Panel(StringRef variant);
 
 } // namespace mlir::strata::llvmcpu
 

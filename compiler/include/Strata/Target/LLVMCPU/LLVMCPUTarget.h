@@ -8,6 +8,7 @@
 #ifndef STRATA_TARGET_LLVMCPU_LLVMCPUTARGET_H_
 #define STRATA_TARGET_LLVMCPU_LLVMCPUTARGET_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -88,10 +89,10 @@ bool hasConvolutionMicrokernel(const LLVMCPUTargetOptions &options);
 /// constant weights are packed in at compile time; 0 without one.
 int64_t microkernelPanelColumns(const LLVMCPUTargetOptions &options);
 
-/// The panel (columns, depth group) of the int8 matmul microkernel
-/// `options` select, which constant int8 weights are packed in at compile
-/// time; {0, 0} without one.
-std::pair<int64_t, int64_t>
+/// The panel (columns, depth group, multiple the depth is padded to) of
+/// the int8 matmul microkernel `options` select, which constant int8
+/// weights are packed in at compile time; {0, 0, 0} without one.
+std::array<int64_t, 3>
 microkernelInt8Panel(const LLVMCPUTargetOptions &options);
 
 } // namespace mlir::strata

@@ -19,11 +19,34 @@
  * packed once per call (with its column sums); depth past k is zero in
  * B, so what A holds there does not matter. Builds freestanding: no C
  * library.
+ *
+ * A variant may also define IG_KMULTIPLE (the panels' depth is k rounded
+ * up to a multiple of it; default IG_KG), IG_NEEDS_CORRECTION(m) (whether
+ * a call of m rows reads the corrections; default 1), and the hooks
+ * IG_CALL_BEGIN() (before the first tile), IG_ROWS_BEGIN(a, lda, rows, k)
+ * (before each row block's tiles, with the block's A) and IG_CALL_END()
+ * (after the last tile).
  *===----------------------------------------------------------------------===*/
 #include <stdint.h>
 
 #include "IgemmParams.h"
 #include "IgemmTile.h"
+
+#ifndef IG_KMULTIPLE
+#define IG_KMULTIPLE IG_KG
+#endif
+#ifndef IG_NEEDS_CORRECTION
+#define IG_NEEDS_CORRECTION(m) 1
+#endif
+#ifndef IG_CALL_BEGIN
+#define IG_CALL_BEGIN()
+#endif
+#ifndef IG_ROWS_BEGIN
+#define IG_ROWS_BEGIN(a, lda, rows, k)
+#endif
+#ifndef IG_CALL_END
+#define IG_CALL_END()
+#endif
 
 static inline int64_t igMin(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -105,6 +128,8 @@ void strata_ukernel_igemm_s8(int64_t aBase, int64_t aOffset, int64_t lda,
   }
   struct IgStore st;
   st.adjust = 0;
+  st.aTail = 0;
+  st.aPad = 0;
   st.multiplier = 0;
   st.requant = (flags & STRATA_IGEMM_REQUANTIZE) != 0;
   st.add = !st.requant && (flags & STRATA_IGEMM_ACCUMULATE) != 0;
@@ -119,7 +144,7 @@ void strata_ukernel_igemm_s8(int64_t aBase, int64_t aOffset, int64_t lda,
   st.zero = zero.value;
   st.lo = lo.value;
   st.hi = hi.value;
-  int64_t groups = (k + IG_KG - 1) / IG_KG;
+  int64_t groups = STRATA_IGEMM_ROUND_UP(k, IG_KMULTIPLE) / IG_KG;
   int64_t panels = (n + IG_NR - 1) / IG_NR;
   int64_t panelBytes = groups * IG_NR * IG_KG;
   uintptr_t s = igAlign64((uintptr_t)scratch);
@@ -131,7 +156,7 @@ void strata_ukernel_igemm_s8(int64_t aBase, int64_t aOffset, int64_t lda,
   int32_t *correction = (int32_t *)s;
   s = igAlign64(s + (uintptr_t)(panels * IG_NR) * sizeof(int32_t));
   if (flags & STRATA_IGEMM_PACKED_B) {
-    for (int64_t p = 0; p < panels; ++p) {
+    for (int64_t p = 0; IG_NEEDS_CORRECTION(m) && p < panels; ++p) {
       igPanelCorrection(pb + p * panelBytes, groups, correction + p * IG_NR);
     }
   } else {
@@ -141,6 +166,7 @@ void strata_ukernel_igemm_s8(int64_t aBase, int64_t aOffset, int64_t lda,
 #if IG_PACK_A
   int16_t *pa = (int16_t *)s;
 #endif
+  IG_CALL_BEGIN();
   for (int64_t i = 0; i < m; i += IG_MR) {
     int64_t rows = igMin(IG_MR, m - i);
 #if IG_PACK_A
@@ -149,6 +175,7 @@ void strata_ukernel_igemm_s8(int64_t aBase, int64_t aOffset, int64_t lda,
 #else
     const void *tileA = a + i * lda;
 #endif
+    IG_ROWS_BEGIN(a + i * lda, lda, rows, k);
     for (int64_t p = 0; p < panels; ++p) {
       int64_t column = p * IG_NR;
       st.c = c + (i * ldc + column) * elemBytes;
@@ -161,4 +188,5 @@ void strata_ukernel_igemm_s8(int64_t aBase, int64_t aOffset, int64_t lda,
                 igMin(IG_NR, n - column));
     }
   }
+  IG_CALL_END();
 }

@@ -18,6 +18,10 @@
 #define STRATA_IGEMM_VNNI_MR 12
 #define STRATA_IGEMM_VNNI_NR 32
 #define STRATA_IGEMM_VNNI_KG 4
+/* AMX-INT8: a block of 32 rows (two tiles of 16) by the VNNI panel of 32
+ * columns, whose depth is padded to whole tiles (64 bytes of depth). */
+#define STRATA_IGEMM_AMX_MR 32
+#define STRATA_IGEMM_AMX_KMULTIPLE 64
 #define STRATA_IGEMM_MADD_MR 6
 #define STRATA_IGEMM_MADD_NR 16
 #define STRATA_IGEMM_MADD_KG 2
@@ -38,15 +42,16 @@
 #define STRATA_IGEMM_REQUANTIZE 4
 
 #define STRATA_IGEMM_ROUND_UP(x, r) (((x) + (r) - 1) / (r) * (r))
-/* Bytes of scratch for an m x k by k x n call: B packed in panels of NR
- * columns (i8, each depth group of NR columns together; none when B was
- * packed at compile time), the column corrections (i32), and one packed
- * row panel of A (i16, the vpmaddwd variant only); every part 64-byte
- * aligned. Wide enough for both variants. */
+/* Bytes of scratch for an m x k by k x n call (k: the panels' padded
+ * depth): B packed in panels of NR columns (i8, each depth group of NR
+ * columns together; none when B was packed at compile time), the column
+ * corrections (i32), and one packed row panel of A (i16, the vpmaddwd
+ * variant) or 16 rows of A at the depth padded to 64 (AMX); every part
+ * 64-byte aligned. Wide enough for every variant. */
 #define STRATA_IGEMM_SCRATCH_BYTES(n, k, packedB)                              \
   (((packedB) ? 0                                                              \
               : STRATA_IGEMM_ROUND_UP(n, 32) * STRATA_IGEMM_ROUND_UP(k, 4)) +  \
-   STRATA_IGEMM_ROUND_UP(n, 32) * 4 +                                          \
-   STRATA_IGEMM_MADD_MR * STRATA_IGEMM_ROUND_UP(k, 4) * 2 + 3 * 64)
+   STRATA_IGEMM_ROUND_UP(n, 32) * 4 + 16 * STRATA_IGEMM_ROUND_UP(k, 64) +      \
+   3 * 64)
 
 #endif /* STRATA_UKERNEL_IGEMM_PARAMS_H_ */

@@ -116,9 +116,12 @@ static inline dwvec dwMax(dwvec a, dwvec b) {
 }
 #include "DwconvDriver.h"
 
-/* The int8 matmul: vpdpbusd where the target has AVX-512 VNNI (the
+/* The int8 matmul: AMX tiles where the target has AMX-INT8 (the
+ * sgemm_avx512amx variant), vpdpbusd where it has AVX-512 VNNI (the
  * sgemm_avx512vnni variant), else vpmaddwd on 256-bit vectors. */
-#ifdef __AVX512VNNI__
+#if defined(__AMX_INT8__) && defined(__AMX_TILE__) && defined(__AVX512VNNI__)
+#include "IgemmAmx.h"
+#elif defined(__AVX512VNNI__)
 #include "IgemmVnni.h"
 #else
 #include "IgemmMadd.h"

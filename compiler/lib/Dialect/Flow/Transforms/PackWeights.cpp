@@ -135,14 +135,15 @@ void packOperand(OpBuilder &b, OpOperand &use, ArrayRef<float> values,
 
 // Replaces operand `use` (a K x N i8 constant) by the view of its int8
 // panels: P[j / NR, d / KG, j % NR, d % KG] = W[d, j] (zeros past K and
-// N), transposed to [K / KG, KG, N / NR, NR], collapsed to the padded
+// N; the depth padded to a multiple of `depthMultiple`, itself one of
+// KG), transposed to [Kp / KG, KG, N / NR, NR], collapsed to the padded
 // matrix, and (when padded) sliced to K x N.
 void packIntOperand(OpBuilder &b, OpOperand &use, ArrayRef<char> values,
-                    int64_t nr, int64_t kg) {
+                    int64_t nr, int64_t kg, int64_t depthMultiple) {
   auto type = cast<RankedTensorType>(use.get().getType());
   int64_t depth = type.getDimSize(0), columns = type.getDimSize(1);
   int64_t panels = (columns + nr - 1) / nr;
-  int64_t groups = (depth + kg - 1) / kg;
+  int64_t groups = llvm::alignTo(depth, std::max(depthMultiple, kg)) / kg;
   std::vector<char> packed(panels * groups * nr * kg, 0);
   for (int64_t d = 0; d < depth; ++d) {
     for (int64_t j = 0; j < columns; ++j) {
@@ -284,7 +285,8 @@ struct PackWeightsPass : flow::impl::PackWeightsPassBase<PackWeightsPass> {
   // the target has one. A product of few rows counts as 16 of them, as in
   // the code generator (MatmulUkernel.cpp), which then takes it.
   void packIntMatmul(linalg::MatmulOp matmul) {
-    if (int8PanelColumns <= 0 || int8DepthGroup <= 0) {
+    if (int8PanelColumns <= 0 || int8DepthGroup <= 0 ||
+        (int8DepthMultiple > 0 && int8DepthMultiple % int8DepthGroup != 0)) {
       return;
     }
     auto out = cast<RankedTensorType>(matmul.getDpsInits()[0].getType());
@@ -300,7 +302,8 @@ struct PackWeightsPass : flow::impl::PackWeightsPassBase<PackWeightsPass> {
       return;
     }
     OpBuilder b(matmul);
-    packIntOperand(b, use, *values, int8PanelColumns, int8DepthGroup);
+    packIntOperand(b, use, *values, int8PanelColumns, int8DepthGroup,
+                   int8DepthMultiple);
   }
 };
 

@@ -117,7 +117,9 @@ def PackWeightsPass : Pass<"strata-pack-weights", "::mlir::ModuleOp"> {
     microkernel (`int8-panel-columns` NR, `int8-depth-group` KG; 0: not
     packed): panel p holds columns [p * NR, p * NR + NR), depth group g
     of column j at byte ((p * G + g) * NR + j) * KG + t, zeros past K and
-    N.
+    N. G is the groups of K rounded up to a multiple of
+    `int8-depth-multiple` (AMX tiles read 64 of depth at a time: the
+    padding is zeros in the constant, not a copy at run time).
 
     ```mlir
     %w = arith.constant dense<...> : tensor<4608x512xi8>
@@ -147,6 +149,10 @@ def PackWeightsPass : Pass<"strata-pack-weights", "::mlir::ModuleOp"> {
     Option<"int8DepthGroup", "int8-depth-group", "int64_t", /*default=*/"0",
            "depth steps per 32-bit lane of the int8 microkernel (4: "
            "vpdpbusd, 2: vpmaddwd)">,
+    Option<"int8DepthMultiple", "int8-depth-multiple", "int64_t",
+           /*default=*/"0",
+           "the packed int8 depth is padded with zeros to a multiple of "
+           "this (64: AMX tiles); 0: of the depth group">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
