@@ -47,6 +47,13 @@ import time
 
 import numpy as np
 
+# PyTorch runs in this process between Strata's calls. Its OpenMP threads
+# spin after each parallel region by default, holding a core while the next
+# runner (often Strata's dynamic module, first in each row) runs: on 2 cores
+# that runner lost its second worker (2026-12-03: the dynamic transformer
+# at 128 took 8.85 ms in the table, 5.96 alone). They sleep instead.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "samples", "generate"))
