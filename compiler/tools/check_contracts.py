@@ -5,13 +5,15 @@
 Usage: check_contracts.py SOURCE_ROOT
 
 The C++ side of the check is in the headers themselves (schemas/hal_imports.h
-and the static_asserts of hal/src/hal_module.cpp,
-compiler/lib/Conversion/StandardToVM/HALImports.cpp and
+and the static_asserts of the runtime's hal module and
 compiler/lib/Target/LLVMCPU/LibraryEmitter.cpp), so a disagreement that the
-types can see fails the build. This script checks what they cannot:
+types can see fails the build; the compiler's hal ops are generated from the
+table (compiler/tools/gen_hal_import_ops.py). This script checks what they
+cannot:
 
-  - every "hal.<name>" the compiler calls is a row of schemas/hal_imports.def
-    and one of the imports the vm conversion declares (kUsedImports);
+  - no source outside schemas/ and the hal dialect's vm conversion
+    (compiler/lib/Dialect/HAL/Conversion/HALToVM) spells an import's name
+    ("hal.<row>"): the rest of the compiler builds typed hal ops;
   - the runtime's hal module and the compiler's declarations both expand
     hal_imports.def, and no other source spells a hal function's calling
     convention beside its name (a second table);
@@ -37,7 +39,9 @@ import sys
 CODE_EXTENSIONS = (".c", ".cpp", ".h", ".hpp", ".def")
 ROW_RE = re.compile(
     r'STRATA_HAL_IMPORT\(\s*(\w+)\s*,\s*"([^"]+)"\s*,\s*"([^"]*)"\s*,'
-    r'\s*"([^"]*)"\s*,\s*(\d+)\s*\)', re.S)
+    r'\s*((?:"[^"]*"\s*)+),\s*(\d+)\s*\)', re.S)
+HAL_TO_VM = os.path.join("compiler", "lib", "Dialect", "HAL", "Conversion",
+                         "HALToVM")
 
 
 def read(path):
@@ -98,27 +102,19 @@ def main():
     if not rows:
         sys.exit("schemas/hal_imports.def: no STRATA_HAL_IMPORT rows found")
 
-    # The compiler's declared imports and the hal functions it calls.
-    hal_imports_cpp = os.path.join(root, "compiler", "lib", "Conversion",
-                                   "StandardToVM", "HALImports.cpp")
-    text = read(hal_imports_cpp)
-    m = re.search(r"kUsedImports\[\]\s*=\s*\{(.*?)\};", text, re.S)
-    used = set(re.findall(r'"([^"]+)"', m.group(1))) if m else set()
-    if not used:
-        problems.append(f"{rel(hal_imports_cpp)}: no kUsedImports list")
-    for name in sorted(used - set(rows)):
-        problems.append(f"{rel(hal_imports_cpp)}: declares hal.{name}, which "
-                        "schemas/hal_imports.def does not have")
-    for path in sources(root, "compiler"):
-        code = strip_comments(read(path))
-        for name in sorted(set(re.findall(r'"hal\.([a-z_.]+)"', code))):
-            if name not in rows:
-                problems.append(f"{rel(path)}: calls hal.{name}, which "
-                                "schemas/hal_imports.def does not have")
-            elif name not in used:
-                problems.append(f"{rel(path)}: calls hal.{name}, which "
-                                "HALImports.cpp's kUsedImports does not "
-                                "declare")
+    # Import names: only the table and the one conversion that calls them.
+    hal_to_vm_cpp = os.path.join(root, HAL_TO_VM, "HALToVM.cpp")
+    text = read(hal_to_vm_cpp)
+    named = re.compile(r'"hal\.(%s)"' % "|".join(re.escape(n) for n in rows))
+    for top in ["compiler", "hal", "vm", "runtime", "tools", "python"]:
+        for path in sources(root, top):
+            if rel(path).startswith(HAL_TO_VM):
+                continue
+            for m in named.finditer(strip_comments(read(path))):
+                problems.append(f"{rel(path)}: spells the import name "
+                                f"hal.{m.group(1)}; build the typed hal op "
+                                "(the vm conversion of the hal dialect alone "
+                                "names imports)")
 
     # Both sides expand the table; nobody else writes one.
     for side in [os.path.join(root, "hal", "src", "hal_module.cpp"),
@@ -128,11 +124,11 @@ def main():
             problems.append(f"{rel(side)}: does not expand "
                             "schemas/hal_imports.def")
     if '#include "hal_imports.h"' not in text:
-        problems.append(f"{rel(hal_imports_cpp)}: does not include "
+        problems.append(f"{rel(hal_to_vm_cpp)}: does not include "
                         "hal_imports.h")
     if not re.search(r"vm::ImportOp::create\((?:[^;]*?)row\.since\b", text,
                      re.S):
-        problems.append(f"{rel(hal_imports_cpp)}: does not give each "
+        problems.append(f"{rel(hal_to_vm_cpp)}: does not give each "
                         "vm.import its row's `since` as minimum_version")
     spelled = re.compile(r'"(?:hal\.)?(%s)"\s*,\s*"0[iIfFrCD]*_[iIfFr]*"' %
                          "|".join(re.escape(n) for n in rows))
@@ -201,8 +197,9 @@ def main():
         print(problem)
     if problems:
         return 1
-    print(f"contracts: {len(rows)} hal functions ({len(used)} declared by the "
-          "compiler), element types, $async, kernel ABI: one place each")
+    print(f"contracts: {len(rows)} hal functions (named only by the table "
+          "and the hal dialect's vm conversion), element types, $async, "
+          "kernel ABI: one place each")
     return 0
 
 

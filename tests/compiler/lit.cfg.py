@@ -26,6 +26,8 @@ config.environment["PATH"] = os.pathsep.join(
 
 # The file gen_vm_opcode_ops.py writes with every generated vm op in it.
 config.substitutions.append(("%vm_opcode_examples", config.vm_opcode_examples))
+# The file gen_hal_import_ops.py writes with every generated hal op in it.
+config.substitutions.append(("%hal_import_examples", config.hal_import_examples))
 # schemas/opcodes.def, for the test that every opcode round-trips.
 config.substitutions.append(("%opcodes_def", config.opcodes_def))
 config.substitutions.append(("%python", sys.executable))

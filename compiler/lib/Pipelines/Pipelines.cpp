@@ -99,6 +99,7 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     halOptions.targetTriple = options.targetTriple;
     halOptions.targetCpu = options.targetCpu;
     pm.addPass(hal::createCompileExecutablesPass(halOptions));
+    pm.addPass(hal::createConvertStreamToHALPass());
   }
   if (wants(Phase::VM)) {
     pm.addPass(createConvertToVMPass());

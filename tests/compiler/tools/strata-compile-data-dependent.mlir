@@ -25,10 +25,10 @@
 // position of each selected element, then its coordinates.
 // STREAM: %[[NONEMPTY:.*]] = arith.cmpi ne, %[[COUNT]], %{{.*}} : index
 // STREAM: %[[PBYTES:.*]] = arith.muli %{{.*}}, %[[COUNT]] : index
-// STREAM: %[[POSITIONS:.*]] = stream.resource.alloc %{{.*}}, %[[PBYTES]]
+// STREAM: %[[POSITIONS:.*]] = stream.resource.alloc %[[PBYTES]]
 // STREAM: %[[NONEMPTY2:.*]] = arith.cmpi ne, %[[COUNT]], %{{.*}} : index
 // STREAM: %[[BYTES:.*]] = arith.muli %{{.*}}, %[[COUNT]] : index
-// STREAM: %[[RESULT:.*]] = stream.resource.alloc %{{.*}}, %[[BYTES]]
+// STREAM: %[[RESULT:.*]] = stream.resource.alloc %[[BYTES]]
 // STREAM: stream.cmd.execute
 // STREAM-NEXT: stream.cmd.dispatch @{{.*}}_D_i64(%[[COUNT]], %[[COUNT]] : index, index) bindings({{.*}}%[[POSITIONS]][{{.*}}]) if(%[[NONEMPTY]])
 // STREAM-NEXT: stream.cmd.barrier

@@ -18,7 +18,7 @@
 
 // STREAM: func.func @double(%[[A:.*]]: tensor<3xf32>) -> tensor<3xf32>
 // STREAM: %[[IN:.*]] = stream.tensor.import %[[A]]
-// STREAM: %[[TP:.*]] = stream.cmd.execute on(%{{.*}}) {
+// STREAM: %[[TP:.*]] = stream.cmd.execute {
 // STREAM-NEXT: stream.cmd.dispatch @phases_linked_llvm_cpu::@double_dispatch_0_elementwise_3_f32 bindings(%[[IN]]
 // STREAM: stream.timepoint.await %[[TP]]
 // STREAM-NOT: flow.dispatch

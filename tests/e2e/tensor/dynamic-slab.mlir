@@ -18,7 +18,7 @@
 // CHECK: arith.muli %{{.*}}, %[[N]] : index
 // CHECK: arith.maxui
 // CHECK: %[[SIZE:.*]] = arith.addi
-// CHECK-NEXT: stream.resource.alloca %{{.*}}, %[[SIZE]] : !stream.resource
+// CHECK-NEXT: stream.resource.alloca %[[SIZE]] : !stream.resource
 // CHECK-COUNT-1: stream.resource.alloc %
 // CHECK-NOT: stream.resource.alloc %
 // CHECK: return

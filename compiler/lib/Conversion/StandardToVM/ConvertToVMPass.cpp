@@ -3,10 +3,8 @@
 // conversion, then converts the module's functions into one vm.module.
 
 #include "CheckToVM.h"
-#include "HALImports.h"
 #include "HALToVM.h"
 #include "HostTensorToVM.h"
-#include "StreamToVM.h"
 #include "UtilToVM.h"
 
 #include "Strata/Conversion/Passes.h"
@@ -88,9 +86,8 @@ LogicalResult checkInput(ModuleOp module, const TypeConverter &typeConverter,
           ok = false;
           return WalkResult::advance();
         }
-        // A submission's commands and an executable's exports are
-        // converted with the op that holds them.
-        if (isa<stream::CmdExecuteOp, hal::ExecutableOp>(op)) {
+        // An executable's exports are converted with it.
+        if (isa<hal::ExecutableOp>(op)) {
           return WalkResult::skip();
         }
         // vm.trunc.f64.f32 rounds to nearest even only.
@@ -151,7 +148,7 @@ LogicalResult checkOps(ModuleOp module,
       op->emitError() << "'" << op->getName() << "' has no conversion to vm";
       ok = false;
     }
-    if (isa<stream::CmdExecuteOp, hal::ExecutableOp>(op)) {
+    if (isa<hal::ExecutableOp>(op)) {
       return WalkResult::skip();
     }
     return WalkResult::advance();
@@ -191,13 +188,26 @@ struct ConvertToVMPass
     populateSCFToControlFlowConversionPatterns(scfPatterns);
     RewritePatternSet expansionPatterns(context);
     populateStandardToVMExpansionPatterns(expansionPatterns);
-    // What the hal phase left: executables and the stream ops that
-    // dispatch them.
+    // What the hal phase left: executables and the hal ops that dispatch
+    // them.
     for (auto executable : module.getOps<flow::ExecutableOp>()) {
       executable.emitError("executable '")
           << executable.getSymName()
           << "' was not compiled; the hal phase must run before the vm "
              "conversion";
+      return signalPassFailure();
+    }
+    WalkResult unlowered = module.walk([](Operation *op) {
+      if (!isa_and_nonnull<stream::StreamDialect>(op->getDialect())) {
+        return WalkResult::advance();
+      }
+      op->emitError("'")
+          << op->getName()
+          << "' was not lowered; the hal phase (--strata-convert-stream-to-hal) "
+             "must run before the vm conversion";
+      return WalkResult::interrupt();
+    });
+    if (unlowered.wasInterrupted()) {
       return signalPassFailure();
     }
     HostTensorState hostState;
@@ -207,10 +217,8 @@ struct ConvertToVMPass
 
     VMTypeConverter typeConverter;
     RewritePatternSet patterns(context);
-    HALExports halExports;
-    ConstantGlobals constantGlobals;
-    populateStreamToVMPatterns(typeConverter, patterns, halExports,
-                               constantGlobals);
+    HALToVMState halState;
+    populateHALToVMPatterns(typeConverter, patterns, halState);
     populateHostTensorToVMPatterns(typeConverter, patterns);
     populateFuncToVMPatterns(typeConverter, patterns);
     populateArithToVMPatterns(typeConverter, patterns);
@@ -285,14 +293,7 @@ struct ConvertToVMPass
     for (Operation *op : toMove) {
       op->moveBefore(body, body->end());
     }
-    if (hostState.usesHal) {
-      declareHalImports(vmModule);
-    }
-    convertHALExecutables(vmModule, halExports);
-    convertStreamConstants(vmModule, constantGlobals);
-    if (failed(checkDispatchEntryPoints(vmModule, halExports))) {
-      return signalPassFailure();
-    }
+    prepareHALToVM(vmModule, halState);
     materializeCheckImports(vmModule);
 
     // No folding: this is a one-to-one translation; --canonicalize folds.
@@ -307,6 +308,7 @@ struct ConvertToVMPass
     }
     normalizeExportBoundaries(vmModule);
     finalizeHostTensorSupport(vmModule, hostState);
+    declareHALImports(vmModule);
     callGlobalInitializer(vmModule);
   }
 };

@@ -5,7 +5,7 @@
 
 #include "HostTensorToVM.h"
 
-#include "HALImports.h"
+#include "HALToVM.h"
 
 #include "Strata/Dialect/Flow/IR/FlowOps.h"
 #include "Strata/Dialect/HAL/IR/HALOps.h"
@@ -59,9 +59,9 @@ struct ExtractConversion : OpConversionPattern<tensor::ExtractOp> {
     Value offset =
         vm::MulI64Op::create(rewriter, loc, i64, linear, hal.i64(bytes));
     Value buffer =
-        hal.call("hal.buffer_view.buffer", {adaptor.getTensor()}, hal.refTy());
+        hal.call<hal::BufferViewBufferOp>({adaptor.getTensor()}, hal.refTy());
     auto load = [&](Value at, int32_t width) {
-      return hal.call("hal.buffer.load", {buffer, at, hal.i32(width)}, i32);
+      return hal.call<hal::BufferLoadOp>({buffer, at, hal.i32(width)}, i32);
     };
     Value result;
     if (bytes <= 4) {
@@ -125,7 +125,7 @@ struct ReshapeConversion : OpConversionPattern<ReshapeOp> {
     Location loc = op.getLoc();
     HalBuilder hal(rewriter, loc);
     Value buffer =
-        hal.call("hal.buffer_view.buffer", {adaptor.getSrc()}, hal.refTy());
+        hal.call<hal::BufferViewBufferOp>({adaptor.getSrc()}, hal.refTy());
     if (result.hasStaticShape()) {
       Value view = hal.view(buffer, hal.i64(0), result, hal.dims(result, {}),
                             hal.byteSize(result));
@@ -282,13 +282,14 @@ void mlir::strata::finalizeHostTensorSupport(vm::ModuleOp vmModule,
       HalBuilder hal(builder, func.getLoc());
       SmallVector<Value> args = {
           entryBlock.getArgument(check.argument), hal.rodata(name),
-          hal.i32(*getHalElementType(check.type.getElementType())), hal.i32(0)};
+          hal.i32(*hal::getElementTypeCode(check.type.getElementType())),
+          hal.i32(0)};
       // A dynamic dimension is -1: any size.
       for (int64_t dim : check.type.getShape()) {
         args.push_back(hal.i64(ShapedType::isDynamic(dim) ? -1 : dim));
       }
-      hal.callVariadic("hal.buffer_view.assert", args,
-                       {static_cast<int32_t>(check.type.getRank())});
+      hal.call<hal::BufferViewAssertOp>(
+          args, {}, {static_cast<int32_t>(check.type.getRank())});
     }
   }
   // The exports' reflection metadata: the tensor types of the signature.

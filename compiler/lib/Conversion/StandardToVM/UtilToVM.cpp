@@ -3,7 +3,7 @@
 
 #include "UtilToVM.h"
 
-#include "HALImports.h"
+#include "HALToVM.h"
 #include "IntegerRepresentation.h"
 
 #include "Strata/Dialect/Util/IR/UtilOps.h"

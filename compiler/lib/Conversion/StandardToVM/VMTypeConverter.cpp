@@ -1,11 +1,10 @@
 // VMTypeConverter.cpp - the source-to-vm type mapping and the narrow-integer
 // helpers that keep i1/i8/i16 arithmetic exact in i32 registers.
 
-#include "HALImports.h"
+#include "HALToVM.h"
 #include "IntegerRepresentation.h"
 
 #include "Strata/Conversion/StandardToVM/StandardToVM.h"
-#include "Strata/Dialect/Stream/IR/StreamOps.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
 
 using namespace mlir;
@@ -28,18 +27,13 @@ VMTypeConverter::VMTypeConverter() {
   });
   // A tensor on the host is a hal.buffer_view, which carries its shape.
   addConversion([](RankedTensorType type) -> std::optional<Type> {
-    if (!getHalElementType(type.getElementType())) {
+    if (!hal::getElementTypeCode(type.getElementType())) {
       return std::nullopt;
     }
     return vm::RefType::get(type.getContext(), Type());
   });
-  // Devices, allocators, resources, timepoints and fences are hal refs.
-  addConversion([](Type type) -> std::optional<Type> {
-    if (isa_and_nonnull<stream::StreamDialect>(&type.getDialect())) {
-      return vm::RefType::get(type.getContext(), Type());
-    }
-    return std::nullopt;
-  });
+  // The hal objects (devices, buffers, fences, ...) are refs.
+  addConversion([](Type type) { return convertHALType(type); });
   addConversion([](IndexType type) -> std::optional<Type> {
     return IntegerType::get(type.getContext(), 64);
   });

@@ -1,7 +1,7 @@
 // RUN: strata-opt --split-input-file --verify-diagnostics %s
 
-func.func @not_a_command(%device: !stream.device) {
-  %tp = stream.cmd.execute on(%device) {
+func.func @not_a_command() {
+  %tp = stream.cmd.execute {
     // expected-error @+1 {{'arith.constant' op cannot be recorded in a 'stream.cmd.execute'; only dispatches and barriers can}}
     %c0 = arith.constant 0 : index
   }
@@ -18,8 +18,8 @@ func.func @outside() {
 
 // -----
 
-func.func @flat_entry(%device: !stream.device, %r: !stream.resource, %c0: index) {
-  %tp = stream.cmd.execute on(%device) {
+func.func @flat_entry(%r: !stream.resource, %c0: index) {
+  %tp = stream.cmd.execute {
     // expected-error @+1 {{entry point @d0 must be @executable::@export}}
     stream.cmd.dispatch @d0 bindings(%r[%c0, %c0])
   }
@@ -28,8 +28,8 @@ func.func @flat_entry(%device: !stream.device, %r: !stream.resource, %c0: index)
 
 // -----
 
-func.func @vector_constant(%device: !stream.device, %v: vector<4xf32>) {
-  %tp = stream.cmd.execute on(%device) {
+func.func @vector_constant(%v: vector<4xf32>) {
+  %tp = stream.cmd.execute {
     // expected-error @+1 {{push constant of type 'vector<4xf32>' is not a scalar}}
     stream.cmd.dispatch @exe::@d0(%v : vector<4xf32>) bindings()
   }
@@ -52,18 +52,3 @@ func.func @dynamic_constant() -> !stream.resource {
   return %w : !stream.resource
 }
 
-// -----
-
-func.func @chain_without_device(%tp: !stream.timepoint, %fence: !stream.fence) {
-  // expected-error @+1 {{needs the device its timepoint is on}}
-  stream.timepoint.chain_external await(%tp) signal(%fence)
-  return
-}
-
-// -----
-
-func.func @await_types(%tp: !stream.timepoint, %t: tensor<4xf32>) {
-  // expected-error @+1 {{failed to verify that all of {resource_operands, results} have same type}}
-  %r = "stream.timepoint.await"(%tp, %t) : (!stream.timepoint, tensor<4xf32>) -> tensor<8xf32>
-  return
-}

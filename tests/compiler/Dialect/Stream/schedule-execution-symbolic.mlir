@@ -12,7 +12,6 @@
 // each binding is 32 n bytes; the capacity is that rounded up to 64.
 // CHECK-LABEL: func.func @chain(
 // CHECK: %[[N:.*]] = tensor.dim
-// CHECK: %[[DEV:.*]], %[[ALLOC:.*]] = stream.context.resolve
 // CHECK: %[[C32:.*]] = arith.constant 32 : index
 // CHECK: %[[BYTES:.*]] = arith.muli %[[C32]], %[[N]] : index
 // CHECK: %[[C63:.*]] = arith.constant 63 : index
@@ -21,12 +20,12 @@
 // CHECK: %[[CAP:.*]] = arith.andi %[[PADDED]], %[[MASK]] : index
 // CHECK: %[[END:.*]] = arith.addi %[[CAP]], %[[CAP]] : index
 // CHECK-NOT: arith.addi
-// CHECK: %[[SLAB:.*]] = stream.resource.alloca %[[ALLOC]], %[[END]] : !stream.resource
+// CHECK: %[[SLAB:.*]] = stream.resource.alloca %[[END]] : !stream.resource
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // Only the last result is allocated.
 // CHECK: %[[OUT:.*]] = stream.resource.alloc
 // CHECK-NOT: stream.resource.alloc
-// CHECK: stream.cmd.execute on(%[[DEV]]) {
+// CHECK: stream.cmd.execute {
 // CHECK-NEXT: stream.cmd.dispatch @exe::@d(%[[N]], %[[N]] : index, index) bindings(%{{.*}}, %[[SLAB]][%[[C0]], %[[BYTES]]])
 // CHECK-NEXT: stream.cmd.barrier
 // CHECK-NEXT: stream.cmd.dispatch @exe::@d({{.*}}) bindings(%[[SLAB]][%[[C0]], %[[BYTES]]], %[[SLAB]][%[[CAP]], %[[BYTES]]])
@@ -70,13 +69,12 @@ func.func @chain(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // CHECK: %[[N:.*]] = tensor.dim
 // CHECK: %[[C2:.*]] = arith.constant 2 : index
 // CHECK: %[[M:.*]] = arith.muli %[[N]], %[[C2]] : index
-// CHECK: stream.context.resolve
 // CHECK: %[[B0:.*]] = arith.muli %{{.*}}, %[[N]] : index
 // CHECK: %[[CAP0:.*]] = arith.andi
 // CHECK: %[[B1:.*]] = arith.muli %{{.*}}, %[[M]] : index
 // CHECK: %[[CAP1:.*]] = arith.andi
 // CHECK: %[[SIZE:.*]] = arith.addi %[[CAP0]], %[[CAP1]] : index
-// CHECK: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SIZE]]
+// CHECK: %[[SLAB:.*]] = stream.resource.alloca %[[SIZE]]
 // CHECK-NOT: tensor.dim
 // CHECK: stream.cmd.dispatch @exe::@d(%[[N]], %[[N]] : index, index) bindings(%{{.*}}, %[[SLAB]][%{{.*}}, %[[B0]]])
 // CHECK: stream.cmd.dispatch @exe::@d(%[[N]], %[[M]] : index, index) bindings(%[[SLAB]][%{{.*}}, %[[B0]]], %[[SLAB]][%[[CAP0]], %[[B1]]])
@@ -105,7 +103,7 @@ func.func @hoisted(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // CHECK: %[[CAP:.*]] = arith.andi
 // CHECK: %[[C448:.*]] = arith.constant 448 : index
 // CHECK: %[[SIZE:.*]] = arith.addi %[[CAP]], %[[C448]] : index
-// CHECK: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SIZE]]
+// CHECK: %[[SLAB:.*]] = stream.resource.alloca %[[SIZE]]
 // CHECK: stream.cmd.dispatch @exe::@s bindings(%[[SLAB]][%[[CAP]], %{{.*}}])
 hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
   hal.executable.export @d ordinal(0) workgroup_count([64, 1, 1])
@@ -156,7 +154,7 @@ func.func @readBack(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // CHECK: %[[CAP:.*]] = arith.andi
 // CHECK: %[[C448:.*]] = arith.constant 448 : index
 // CHECK: %[[SIZE:.*]] = arith.maxui %[[CAP]], %[[C448]] : index
-// CHECK: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SIZE]]
+// CHECK: %[[SLAB:.*]] = stream.resource.alloca %[[SIZE]]
 // CHECK: scf.for
 // CHECK: stream.cmd.dispatch @exe::@s bindings(%[[SLAB]][%{{.*}}, %{{.*}}])
 // CHECK: scf.yield
@@ -195,7 +193,6 @@ func.func @loop(%a: tensor<?x8xf32>, %steps: index) -> tensor<?x8xf32> {
 // CHECK: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK: %[[SAFE:.*]] = arith.maxui %[[N]], %[[ONE]] : index
 // CHECK: %[[M:.*]] = arith.divui %[[TOTAL]], %[[SAFE]] : index
-// CHECK: stream.context.resolve
 // CHECK: arith.muli %{{.*}}, %[[M]] : index
 // CHECK: %[[SLAB:.*]] = stream.resource.alloca
 // CHECK: stream.cmd.dispatch @exe::@d

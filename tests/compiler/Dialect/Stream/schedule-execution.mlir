@@ -10,19 +10,18 @@
 // host awaits the results it reads.
 // CHECK-LABEL: func.func @chain(
 // CHECK-SAME: %[[A:.*]]: tensor<4xf32>)
-// CHECK: %[[DEV:.*]], %[[ALLOC:.*]] = stream.context.resolve : !stream.device, !stream.allocator
 // CHECK: %[[SLAB_SIZE:.*]] = arith.constant 64 : index
-// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %[[ALLOC]], %[[SLAB_SIZE]] : !stream.resource
+// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %[[SLAB_SIZE]] : !stream.resource
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[IN:.*]] = stream.tensor.import %[[A]] : tensor<4xf32> -> !stream.resource
-// CHECK: %[[OUT1:.*]] = stream.resource.alloc %[[ALLOC]], %[[C16]] : !stream.resource
+// CHECK: %[[OUT1:.*]] = stream.resource.alloc %[[C16]] : !stream.resource
 // CHECK: stream.tensor.export %[[OUT1]][%[[C0]], %[[C16]]] : !stream.resource -> tensor<4xf32>
 // CHECK: %[[IN2:.*]] = stream.tensor.import %[[A]]
-// CHECK: %[[OUT2:.*]] = stream.resource.alloc %[[ALLOC]], %[[C16]]
+// CHECK: %[[OUT2:.*]] = stream.resource.alloc %[[C16]]
 // CHECK: %[[V2:.*]] = stream.tensor.export %[[OUT2]][%[[C0]], %[[C16]]]
 // CHECK-NOT: stream.tensor.export
-// CHECK: %[[TP:.*]] = stream.cmd.execute on(%[[DEV]]) {
+// CHECK: %[[TP:.*]] = stream.cmd.execute {
 // CHECK-NEXT: stream.cmd.dispatch @exe::@d0 bindings(%[[IN]][%[[C0]], %[[C16]]], %[[SLAB]][%[[C0]], %[[C16]]])
 // CHECK-NEXT: stream.cmd.barrier
 // CHECK-NEXT: stream.cmd.dispatch @exe::@d1 bindings(%[[SLAB]][%[[C0]], %[[C16]]], %[[OUT1]][%[[C0]], %[[C16]]])
@@ -31,7 +30,7 @@
 // CHECK-NEXT: %[[READY:.*]] = stream.timepoint.await %[[TP]] ready(%[[V2]] : tensor<4xf32>)
 // CHECK-NEXT: %[[KEPT:.*]] = call @keep(%[[READY]])
 // CHECK: stream.tensor.import %[[KEPT]]
-// CHECK: %[[TP2:.*]] = stream.cmd.execute on(%{{.*}}) {
+// CHECK: %[[TP2:.*]] = stream.cmd.execute {
 // CHECK: %[[LAST:.*]] = stream.timepoint.await %[[TP2]] ready(
 // CHECK-NEXT: return %[[LAST]]
 hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
@@ -58,7 +57,7 @@ func.func private @keep(%t: tensor<4xf32>) -> tensor<4xf32> {
 // nothing of each other's run side by side.
 // CHECK-LABEL: func.func @slab(
 // CHECK: %[[SLAB_SIZE:.*]] = arith.constant 128 : index
-// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SLAB_SIZE]] : !stream.resource
+// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %[[SLAB_SIZE]] : !stream.resource
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
@@ -89,7 +88,7 @@ func.func @slab(%a: tensor<4xf32>) -> tensor<4xf32> {
 // reshape goes away.
 // CHECK-LABEL: func.func @reshaped(
 // CHECK: %[[SLAB_SIZE:.*]] = arith.constant 64 : index
-// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SLAB_SIZE]]
+// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %[[SLAB_SIZE]]
 // CHECK-NOT: tensor.expand_shape
 // CHECK: stream.cmd.execute
 // CHECK-NEXT: stream.cmd.dispatch @exe::@d0 bindings(%{{.*}}, %[[SLAB]][%[[C0:.*]], %[[C16:.*]]])
@@ -118,7 +117,7 @@ func.func @reshaped(%a: tensor<4xf32>) -> tensor<2x2xf32> {
 // results, not three.
 // CHECK-LABEL: func.func @acrossGroups(
 // CHECK: %[[SLAB_SIZE:.*]] = arith.constant 128 : index
-// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SLAB_SIZE]] : !stream.resource
+// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %[[SLAB_SIZE]] : !stream.resource
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
@@ -161,7 +160,7 @@ func.func @acrossGroups(%a: tensor<4xf32>) -> (tensor<4xf32>, f32) {
 // outside the loop. The body binds its result at the room's offset.
 // CHECK-LABEL: func.func @loopBody(
 // CHECK: %[[SLAB_SIZE:.*]] = arith.constant 128 : index
-// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SLAB_SIZE]] : !stream.resource
+// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %[[SLAB_SIZE]] : !stream.resource
 // CHECK: stream.cmd.execute
 // CHECK-NEXT: stream.cmd.dispatch @exe::@d0 bindings(%{{.*}}, %[[SLAB]][%c64{{[_0-9]*}}, %c16{{[_0-9]*}}])
 // CHECK-NEXT: stream.cmd.dispatch @exe::@d0 bindings(%{{.*}}, %[[SLAB]][%c0{{[_0-9]*}}, %c16{{[_0-9]*}}])
@@ -222,10 +221,10 @@ func.func @reshapedAndReturned(%a: tensor<4xf32>) -> (tensor<2x2xf32>, tensor<2x
 // first's timepoint, and the host awaits only the last one, before the
 // return, for both results.
 // CHECK-LABEL: func.func @timepoints(
-// CHECK: %[[TP1:.*]] = stream.cmd.execute on(%{{.*}}) {
+// CHECK: %[[TP1:.*]] = stream.cmd.execute {
 // CHECK-NOT: stream.timepoint.await
 // CHECK: call @clock.tick
-// CHECK: %[[TP2:.*]] = stream.cmd.execute on(%{{.*}}) await(%[[TP1]]) {
+// CHECK: %[[TP2:.*]] = stream.cmd.execute await(%[[TP1]]) {
 // CHECK-NOT: stream.timepoint.await %[[TP1]]
 // CHECK: %[[READY:.*]]:2 = stream.timepoint.await %[[TP2]] ready(%{{.*}}, %{{.*}} : tensor<4xf32>, tensor<4xf32>)
 // CHECK-NEXT: return %[[READY]]#0, %[[READY]]#1, %{{.*}}
@@ -255,7 +254,7 @@ func.func private @clock.tick() -> i32
 // CHECK: %[[NONEMPTY:.*]] = arith.cmpi ne, %[[N]], %{{.*}} : index
 // CHECK: %[[BYTES4:.*]] = arith.muli %{{.*}}, %[[N]] : index
 // CHECK: %[[BYTES:.*]] = arith.muli %[[BYTES4]], %{{.*}} : index
-// CHECK: %[[OUT:.*]] = stream.resource.alloc %{{.*}}, %[[BYTES]]
+// CHECK: %[[OUT:.*]] = stream.resource.alloc %[[BYTES]]
 // CHECK: %[[VIEW:.*]] = stream.tensor.export %[[OUT]][%{{.*}}, %[[BYTES]]] : !stream.resource -> tensor<?x8xf32>{%[[N]]}
 // CHECK: stream.cmd.dispatch @exe::@rows_d(%[[N]], %[[N]] : index, index) bindings(%[[IN]][%{{.*}}, %[[LEN]]], %[[OUT]][%{{.*}}, %[[BYTES]]]) if(%[[NONEMPTY]])
 hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
@@ -303,15 +302,14 @@ func.func @empties(%a: tensor<?x?xf32>, %m: index, %n: index) -> (tensor<0x4xf32
 // ASYNC-NOT: stream.timepoint.import
 // ASYNC: stream.timepoint.await
 // ASYNC-LABEL: func.func @f$async(
-// ASYNC-SAME: %[[A:.*]]: tensor<4xf32>, %[[WAIT:.*]]: !stream.fence, %[[SIGNAL:.*]]: !stream.fence)
-// ASYNC: %[[ENTRY:.*]] = stream.timepoint.import %[[WAIT]] : !stream.fence
-// ASYNC: %[[DEV:.*]], %{{.*}} = stream.context.resolve
-// ASYNC: %[[TP:.*]] = stream.cmd.execute on(%[[DEV]]) await(%[[ENTRY]]) {
+// ASYNC-SAME: %[[A:.*]]: tensor<4xf32>, %[[WAIT:.*]]: !hal.fence, %[[SIGNAL:.*]]: !hal.fence)
+// ASYNC: %[[ENTRY:.*]] = stream.timepoint.import %[[WAIT]] : !hal.fence
+// ASYNC: %[[TP:.*]] = stream.cmd.execute await(%[[ENTRY]]) {
 // ASYNC-NOT: stream.timepoint.await
-// ASYNC: stream.timepoint.chain_external on(%[[DEV]]) await(%[[TP]]) signal(%[[SIGNAL]])
+// ASYNC: stream.timepoint.chain_external await(%[[TP]]) signal(%[[SIGNAL]])
 // ASYNC-NEXT: return
 // ASYNC-LABEL: func.func @read$async(
-// ASYNC-SAME: %{{.*}}: tensor<4xi32>, %[[WAIT2:.*]]: !stream.fence, %[[SIGNAL2:.*]]: !stream.fence)
+// ASYNC-SAME: %{{.*}}: tensor<4xi32>, %[[WAIT2:.*]]: !hal.fence, %[[SIGNAL2:.*]]: !hal.fence)
 // ASYNC: %[[ENTRY2:.*]] = stream.timepoint.import %[[WAIT2]]
 // ASYNC: stream.timepoint.await %[[ENTRY2]]
 // ASYNC-NEXT: tensor.extract
@@ -388,7 +386,7 @@ func.func @views(%a: tensor<4xf32>) -> (f32, tensor<2x2xf32>, tensor<4xf32>) {
 // third dispatch), so the slab holds two places, not three.
 // CHECK-LABEL: func.func @lifetimes(
 // CHECK: %[[SLAB_SIZE:.*]] = arith.constant 128 : index
-// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SLAB_SIZE]] : !stream.resource
+// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %[[SLAB_SIZE]] : !stream.resource
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
@@ -422,7 +420,7 @@ func.func @lifetimes(%a: tensor<4xf32>) -> tensor<4xf32> {
 // free place large enough and went after t0 and t1).
 // CHECK-LABEL: func.func @by_size(
 // CHECK: %[[SLAB_SIZE:.*]] = arith.constant 5120 : index
-// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %{{.*}}, %[[SLAB_SIZE]] : !stream.resource
+// CHECK-NEXT: %[[SLAB:.*]] = stream.resource.alloca %[[SLAB_SIZE]] : !stream.resource
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C4096:.*]] = arith.constant 4096 : index
 // CHECK-DAG: %[[C1024:.*]] = arith.constant 1024 : index

@@ -95,8 +95,7 @@ LogicalResult TensorExportOp::verify() {
 }
 
 void CmdExecuteOp::build(OpBuilder &builder, OperationState &state,
-                         Value device, Value awaitTimepoint) {
-  state.addOperands(device);
+                         Value awaitTimepoint) {
   if (awaitTimepoint) {
     state.addOperands(awaitTimepoint);
   }
@@ -133,9 +132,3 @@ LogicalResult CmdDispatchOp::verify() {
   return success();
 }
 
-LogicalResult TimepointChainExternalOp::verify() {
-  if (getTimepoint() && !getDevice()) {
-    return emitOpError("needs the device its timepoint is on");
-  }
-  return success();
-}

@@ -597,7 +597,7 @@ SlabPlan planSlab(Block &block, const DenseMap<Block *, SlabPlan> &plans,
 
 /// Emits the slab of `plan` at `b`'s insertion point: its size and, for a
 /// symbolic plan, every offset and length, as host arithmetic.
-void makeSlab(OpBuilder &b, Location loc, Value allocator, SlabPlan &plan) {
+void makeSlab(OpBuilder &b, Location loc, SlabPlan &plan) {
   Type resourceType = stream::ResourceType::get(b.getContext());
   DenseMap<int64_t, Value> constants;
   auto constant = [&](int64_t value) {
@@ -608,8 +608,8 @@ void makeSlab(OpBuilder &b, Location loc, Value allocator, SlabPlan &plan) {
     return c;
   };
   if (!plan.symbolic) {
-    plan.slab = stream::ResourceAllocaOp::create(
-        b, loc, resourceType, allocator, constant(plan.bytes));
+    plan.slab = stream::ResourceAllocaOp::create(b, loc, resourceType,
+                                                 constant(plan.bytes));
     return;
   }
   // A quantity the host may know only at run time: `value` (if any) plus
@@ -723,7 +723,7 @@ void makeSlab(OpBuilder &b, Location loc, Value allocator, SlabPlan &plan) {
   for (unsigned t : plan.tops) {
     tops.push_back(ends[t]);
   }
-  plan.slab = stream::ResourceAllocaOp::create(b, loc, resourceType, allocator,
+  plan.slab = stream::ResourceAllocaOp::create(b, loc, resourceType,
                                                materialize(max(tops)));
 }
 
@@ -749,11 +749,10 @@ public:
 
 private:
   /// Work submitted and not awaited yet: the last submission's timepoint
-  /// (it follows every earlier one of the chain), its device, and the
-  /// host tensors the chain produces.
+  /// (it follows every earlier one of the chain) and the host tensors the
+  /// chain produces.
   struct Pending {
     Value timepoint;
-    Value device;
     SmallVector<Value> values;
   };
 
@@ -847,10 +846,7 @@ void Scheduler::scheduleBlock(Block &block, Value entryTimepoint,
       // The op's blocks keep their transients in this block's slab.
       if (!plan.slab) {
         OpBuilder b(&op);
-        auto resolve = stream::ContextResolveOp::create(
-            b, op.getLoc(), stream::DeviceType::get(op.getContext()),
-            stream::AllocatorType::get(op.getContext()));
-        makeSlab(b, op.getLoc(), resolve.getAllocator(), plan);
+        makeSlab(b, op.getLoc(), plan);
       }
       // Its place: a host value in a symbolic plan, else static (after the
       // enclosing block's base).
@@ -870,16 +866,8 @@ void Scheduler::scheduleBlock(Block &block, Value entryTimepoint,
       // fence; the host does not wait.
       OpBuilder b(&op);
       Location loc = op.getLoc();
-      Value device = pending.device;
       Value timepoint = pending.timepoint ? pending.timepoint : pendingEntry;
-      if (timepoint && !device) {
-        device = stream::ContextResolveOp::create(
-                     b, loc, stream::DeviceType::get(b.getContext()),
-                     stream::AllocatorType::get(b.getContext()))
-                     .getDevice();
-      }
-      stream::TimepointChainExternalOp::create(b, loc, device, timepoint,
-                                               signalFence);
+      stream::TimepointChainExternalOp::create(b, loc, timepoint, signalFence);
       pending = Pending();
       pendingEntry = Value();
       continue;
@@ -936,12 +924,9 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
   Location groupLoc = calls.front().getLoc();
   Constants consts(calls.front());
   OpBuilder b(calls.front());
-  auto resolve = stream::ContextResolveOp::create(
-      b, groupLoc, stream::DeviceType::get(context),
-      stream::AllocatorType::get(context));
   Type resourceType = stream::ResourceType::get(context);
   if (plan.needsSlab() && !plan.slab) {
-    makeSlab(b, groupLoc, resolve.getAllocator(), plan);
+    makeSlab(b, groupLoc, plan);
   }
   Value slab = plan.slab;
   // A slot's range: host values in a symbolic plan or after a base the
@@ -1059,8 +1044,8 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
                                                   : Value());
       }
       Value bytes = byteSize(b, loc, consts, type, dims);
-      Value resource = stream::ResourceAllocOp::create(
-          b, loc, resourceType, resolve.getAllocator(), bytes);
+      Value resource =
+          stream::ResourceAllocOp::create(b, loc, resourceType, bytes);
       Value zero = consts.get(0);
       bind(resource, zero, bytes);
       Value tensor = stream::TensorExportOp::create(b, loc, type, resource,
@@ -1082,8 +1067,8 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
   }
 
   b.setInsertionPoint(calls.back());
-  auto execute = stream::CmdExecuteOp::create(
-      b, calls.back().getLoc(), resolve.getDevice(), awaitTimepoint);
+  auto execute =
+      stream::CmdExecuteOp::create(b, calls.back().getLoc(), awaitTimepoint);
   OpBuilder body = OpBuilder::atBlockEnd(&execute.getBody().front());
   for (const Command &command : commands) {
     if (command.skipped) {
@@ -1098,7 +1083,6 @@ void Scheduler::emitGroup(MutableArrayRef<flow::DispatchOp> calls,
   }
   done.append(calls.begin(), calls.end());
   pending.timepoint = execute.getResult();
-  pending.device = resolve.getDevice();
   pending.values.append(exports);
 }
 
@@ -1163,7 +1147,7 @@ SmallVector<func::FuncOp> addAsyncExports(ModuleOp module) {
     builder.setInsertionPointAfter(func);
     auto twin = cast<func::FuncOp>(builder.clone(*func));
     twin.setSymName((func.getSymName() + kAsyncSuffix).str());
-    Type fence = stream::FenceType::get(module.getContext());
+    Type fence = hal::FenceType::get(module.getContext());
     unsigned count = twin.getNumArguments();
     if (failed(twin.insertArguments({count, count}, {fence, fence}, {{}, {}},
                                     {func.getLoc(), func.getLoc()}))) {

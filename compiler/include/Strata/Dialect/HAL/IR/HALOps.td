@@ -1,27 +1,13 @@
-// HALOps.td - the hal dialect: compiled executables the host dispatches.
+// HALOps.td - the hal ops written by hand: compiled executables, their
+// lookup, and the bridges between host tensors and buffer views. The ops of
+// the hal module's functions are generated (HALImportOps.td).
 
 #ifndef STRATA_DIALECT_HAL_IR_HALOPS_TD
 #define STRATA_DIALECT_HAL_IR_HALOPS_TD
 
-include "mlir/IR/OpBase.td"
+include "Strata/Dialect/HAL/IR/HALBase.td"
 include "mlir/IR/SymbolInterfaces.td"
-
-def HAL_Dialect : Dialect {
-  let name = "hal";
-  let cppNamespace = "::mlir::strata::hal";
-  let summary = "What the hal phase hands to the vm: compiled executables.";
-  let description = [{
-    The hal phase (`--strata-compile-executables`) replaces the executable
-    module of dispatch functions with a `hal.executable`: the kernel
-    library its target backend made, in a format the runtime's
-    `hal.executable.create` loads, and one `hal.executable.export` per
-    dispatch function with its ordinal in the library and its grid of
-    workgroups. `stream.cmd.dispatch @executable::@export` refers to them.
-  }];
-}
-
-class HAL_Op<string mnemonic, list<Trait> traits = []>
-    : Op<HAL_Dialect, mnemonic, traits>;
+include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def HAL_ExecutableOp : HAL_Op<"executable", [
     IsolatedFromAbove, NoTerminator, SingleBlock, Symbol, SymbolTable]> {
@@ -74,6 +60,79 @@ def HAL_ExecutableExportOp : HAL_Op<"executable.export", [
   let assemblyFormat = [{
     $sym_name `ordinal` `(` $ordinal `)`
     `workgroup_count` `(` $workgroup_count `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def HAL_ExecutableLookupOp : HAL_Op<"executable.lookup", [
+    Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "the loaded form of a hal.executable";
+  let description = [{
+    The executable `hal.executable @name` as the runtime loaded it (once
+    per context, when the context is made: a bad library fails there).
+
+    Example:
+
+    ```mlir
+    %exe = hal.executable.lookup @m_linked_llvm_cpu : !hal.executable
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$executable);
+  let results = (outs HAL_Executable:$result);
+  let assemblyFormat = "$executable attr-dict `:` type($result)";
+}
+
+def HAL_FenceImmediateOp : HAL_Op<"fence.immediate", [Pure]> {
+  let summary = "a fence that is already reached";
+  let description = [{
+    Null at run time: every hal function that waits on a fence skips a
+    null one.
+
+    Example:
+
+    ```mlir
+    %f = hal.fence.immediate : !hal.fence
+    ```
+  }];
+  let results = (outs HAL_Fence:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def HAL_TensorExportOp : HAL_Op<"tensor.export", [Pure]> {
+  let summary = "the buffer view a host tensor is";
+  let description = [{
+    Host tensors are buffer views at run time; this names one as such, so
+    hal ops can take it. The vm conversion drops it.
+
+    Example:
+
+    ```mlir
+    %view = hal.tensor.export %t : tensor<?x4xf32> -> !hal.buffer_view
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source);
+  let results = (outs HAL_BufferView:$result);
+  let assemblyFormat =
+      "$source attr-dict `:` type($source) `->` type($result)";
+}
+
+def HAL_TensorImportOp : HAL_Op<"tensor.import", [Pure]> {
+  let summary = "a host tensor over a buffer view";
+  let description = [{
+    The host tensor a buffer view is, with the dynamic dimensions it was
+    created with (in order). The vm conversion drops it.
+
+    Example:
+
+    ```mlir
+    %t = hal.tensor.import %view : !hal.buffer_view -> tensor<?x4xf32>{%n}
+    ```
+  }];
+  let arguments = (ins HAL_BufferView:$source, Variadic<Index>:$dynamic_dims);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $source attr-dict `:` type($source) `->` type($result)
+    (`{` $dynamic_dims^ `}`)?
   }];
   let hasVerifier = 1;
 }

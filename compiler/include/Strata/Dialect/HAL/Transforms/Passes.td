@@ -1,4 +1,5 @@
-// Passes.td - the hal phase: executables compiled for their targets.
+// Passes.td - the hal phase: executables compiled for their targets, and
+// the stream schedule lowered to typed hal ops.
 
 #ifndef STRATA_DIALECT_HAL_TRANSFORMS_PASSES_TD
 #define STRATA_DIALECT_HAL_TRANSFORMS_PASSES_TD
@@ -37,6 +38,42 @@ def CompileExecutablesPass
            "LLVM CPU name of the kernels, or 'host' to detect this machine">,
   ];
   let dependentDialects = ["::mlir::strata::hal::HALDialect"];
+}
+
+def ConvertStreamToHALPass
+    : Pass<"strata-convert-stream-to-hal", "::mlir::ModuleOp"> {
+  let summary = "lower the stream schedule to typed hal ops";
+  let description = [{
+    Translates each stream op on its own (Dialect/HAL/Conversion/
+    StreamToHAL): resources become `!hal.buffer`s and timepoints
+    `!hal.fence`s; `stream.cmd.execute` becomes a one-shot command buffer
+    (`hal.command_buffer.create`, a `hal.command_buffer.dispatch` per
+    dispatch with its export's grid and its push constants as 32-bit
+    words, execution barriers, `finalize`), a new fence, and the
+    `hal.device.queue.execute` that waits for the awaited fence and
+    signals it; allocations go to the device's allocator
+    (`hal.device.allocator` of device 0, resolved once per function);
+    constants are wrapped in place (`hal.buffer.wrap`); host tensors are
+    buffer views (`hal.tensor.export` / `hal.tensor.import`). Runs after
+    `--strata-compile-executables`: a dispatch names a
+    `hal.executable.export`, whose grid it takes.
+
+    Example result:
+
+    ```mlir
+    %cb = hal.command_buffer.create device(%device) mode(%c1_i32) categories(%c0_i32)
+    hal.command_buffer.dispatch command_buffer(%cb) executable(%exe) ordinal(%c0_i32)
+        x(%c4_i32) y(%c1_i32) z(%c1_i32) constants()
+        bindings(%a, %c0, %c16, %r, %c0, %c16 : !hal.buffer, index, index, !hal.buffer, index, index)
+    hal.command_buffer.finalize command_buffer(%cb)
+    %fence = hal.fence.create device(%device) flags(%c0_i32)
+    hal.device.queue.execute device(%device) signal(%fence) command_buffers(%cb : !hal.command_buffer)
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::strata::hal::HALDialect",
+    "::mlir::arith::ArithDialect",
+  ];
 }
 
 #endif // STRATA_DIALECT_HAL_TRANSFORMS_PASSES_TD

@@ -11,6 +11,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "Strata/Dialect/HAL/IR/HALOps.h"
+
 #include "Strata/Dialect/Stream/IR/StreamDialect.h.inc"
 
 #define GET_TYPEDEF_CLASSES

@@ -8,6 +8,7 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "Strata/Dialect/HAL/IR/HALBase.td"
 
 def Stream_Dialect : Dialect {
   let name = "stream";
@@ -22,9 +23,12 @@ def Stream_Dialect : Dialect {
     imported as resources, fresh allocations, a transient slab, constant
     data); execution barriers order the dispatches of a submission; the
     host awaits a timepoint only before it reads what the work produced.
-    The lowering to the vm dialect translates each op on its own.
+    Work goes to the context's device; a caller's fences are `!hal.fence`.
+    The hal phase (`--strata-convert-stream-to-hal`) translates each op on
+    its own into hal ops.
   }];
   let useDefaultTypePrinterParser = 1;
+  let dependentDialects = ["::mlir::strata::hal::HALDialect"];
 }
 
 class Stream_Type<string name, string typeMnemonic, string summaryText>
@@ -35,14 +39,8 @@ class Stream_Type<string name, string typeMnemonic, string summaryText>
 
 def Stream_Timepoint : Stream_Type<"Timepoint", "timepoint",
     "a point on the device's timeline (a fence at run time)">;
-def Stream_Fence : Stream_Type<"Fence", "fence",
-    "a fence from or for the caller of an async-external function">;
 def Stream_Resource : Stream_Type<"Resource", "resource",
     "device-visible memory (a hal.buffer at run time)">;
-def Stream_Device : Stream_Type<"Device", "device",
-    "the device work is submitted to">;
-def Stream_Allocator : Stream_Type<"Allocator", "allocator",
-    "the allocator of a device">;
 
 class Stream_Op<string mnemonic, list<Trait> traits = []>
     : Op<Stream_Dialect, mnemonic, traits>;
@@ -51,38 +49,23 @@ class Stream_Op<string mnemonic, list<Trait> traits = []>
 // Context and resources
 //===----------------------------------------------------------------------===//
 
-def Stream_ContextResolveOp : Stream_Op<"context.resolve", [Pure]> {
-  let summary = "the device and its allocator";
-  let description = [{
-    The device work is submitted to and its allocator (device 0 of the
-    context so far).
-
-    Example:
-
-    ```mlir
-    %device, %allocator = stream.context.resolve : !stream.device, !stream.allocator
-    ```
-  }];
-  let results = (outs Stream_Device:$device, Stream_Allocator:$allocator);
-  let assemblyFormat = "attr-dict `:` type($device) `,` type($allocator)";
-}
-
 def Stream_ResourceAllocOp : Stream_Op<"resource.alloc", [
     MemoryEffects<[MemAlloc]>]> {
   let summary = "memory for a dispatch result that outlives its submission";
   let description = [{
-    `size` bytes from `allocator`, 64-byte aligned, contents unspecified:
-    the dispatch that binds it writes every byte before anything reads it.
+    `size` bytes from the device's allocator, 64-byte aligned, contents
+    unspecified: the dispatch that binds it writes every byte before
+    anything reads it.
 
     Example:
 
     ```mlir
-    %r = stream.resource.alloc %allocator, %c64 : !stream.resource
+    %r = stream.resource.alloc %c64 : !stream.resource
     ```
   }];
-  let arguments = (ins Stream_Allocator:$allocator, Index:$size);
+  let arguments = (ins Index:$size);
   let results = (outs Stream_Resource:$result);
-  let assemblyFormat = "$allocator `,` $size attr-dict `:` type($result)";
+  let assemblyFormat = "$size attr-dict `:` type($result)";
 }
 
 def Stream_ResourceAllocaOp : Stream_Op<"resource.alloca", [
@@ -100,12 +83,12 @@ def Stream_ResourceAllocaOp : Stream_Op<"resource.alloca", [
 
     ```mlir
     %c128 = arith.constant 128 : index
-    %slab = stream.resource.alloca %allocator, %c128 : !stream.resource
+    %slab = stream.resource.alloca %c128 : !stream.resource
     ```
   }];
-  let arguments = (ins Stream_Allocator:$allocator, Index:$size);
+  let arguments = (ins Index:$size);
   let results = (outs Stream_Resource:$result);
-  let assemblyFormat = "$allocator `,` $size attr-dict `:` type($result)";
+  let assemblyFormat = "$size attr-dict `:` type($result)";
 }
 
 def Stream_ResourceConstantOp : Stream_Op<"resource.constant", [
@@ -193,8 +176,8 @@ def Stream_CmdExecuteOp : Stream_Op<"cmd.execute", [
   let summary = "one submission: commands run after a timepoint";
   let description = [{
     Records the commands of its region (`stream.cmd.dispatch`,
-    `stream.cmd.barrier`) into one command buffer and submits it to
-    `device`. The work starts once `await` is reached (at once without
+    `stream.cmd.barrier`) into one command buffer and submits it to the
+    context's device. The work starts once `await` is reached (at once without
     it) and the result, a new timepoint, is reached when all of it is
     done (or failed with the error). Dispatches between barriers may run
     at the same time. Everything the commands bind is computed before.
@@ -202,24 +185,23 @@ def Stream_CmdExecuteOp : Stream_Op<"cmd.execute", [
     Example:
 
     ```mlir
-    %tp = stream.cmd.execute on(%device) await(%prev) {
+    %tp = stream.cmd.execute await(%prev) {
       stream.cmd.dispatch @exe::@d0 bindings(%a[%c0, %c16], %slab[%c0, %c16])
       stream.cmd.barrier
       stream.cmd.dispatch @exe::@d1 bindings(%slab[%c0, %c16], %b[%c0, %c16])
     }
     ```
   }];
-  let arguments = (ins Stream_Device:$device,
-                       Optional<Stream_Timepoint>:$await_timepoint);
+  let arguments = (ins Optional<Stream_Timepoint>:$await_timepoint);
   let results = (outs Stream_Timepoint:$result);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    `on` `(` $device `)` (`await` `(` $await_timepoint^ `)`)? $body attr-dict
+    (`await` `(` $await_timepoint^ `)`)? $body attr-dict
   }];
   let hasVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [
-    OpBuilder<(ins "Value":$device, "Value":$awaitTimepoint)>,
+    OpBuilder<(ins "Value":$awaitTimepoint)>,
   ];
 }
 
@@ -322,17 +304,17 @@ def Stream_TimepointImportOp : Stream_Op<"timepoint.import", [Pure]> {
     Example:
 
     ```mlir
-    %tp = stream.timepoint.import %wait : !stream.fence
+    %tp = stream.timepoint.import %wait : !hal.fence
     ```
   }];
-  let arguments = (ins Stream_Fence:$fence);
+  let arguments = (ins HAL_Fence:$fence);
   let results = (outs Stream_Timepoint:$result);
   let assemblyFormat = "$fence attr-dict `:` type($fence)";
 }
 
 def Stream_TimepointChainExternalOp
     : Stream_Op<"timepoint.chain_external", [
-        AttrSizedOperandSegments, MemoryEffects<[MemWrite]>]> {
+        MemoryEffects<[MemWrite]>]> {
   let summary = "signals a caller's fence once a timepoint is reached";
   let description = [{
     Hands the work of an async-external function to its caller: `fence` is
@@ -342,18 +324,15 @@ def Stream_TimepointChainExternalOp
     Example:
 
     ```mlir
-    stream.timepoint.chain_external on(%device) await(%tp) signal(%fence)
+    stream.timepoint.chain_external await(%tp) signal(%fence)
     stream.timepoint.chain_external signal(%fence)
     ```
   }];
-  let arguments = (ins Optional<Stream_Device>:$device,
-                       Optional<Stream_Timepoint>:$timepoint,
-                       Stream_Fence:$fence);
+  let arguments = (ins Optional<Stream_Timepoint>:$timepoint,
+                       HAL_Fence:$fence);
   let assemblyFormat = [{
-    (`on` `(` $device^ `)`)? (`await` `(` $timepoint^ `)`)?
-    `signal` `(` $fence `)` attr-dict
+    (`await` `(` $timepoint^ `)`)? `signal` `(` $fence `)` attr-dict
   }];
-  let hasVerifier = 1;
 }
 
 #endif // STRATA_DIALECT_STREAM_IR_STREAMOPS_TD
