@@ -1,10 +1,10 @@
 // UtilToVM.cpp - util.global and its loads and stores as vm globals, and
 // util.assert_eq as vm.cond_fail.ne.i64 (UtilToVM.h).
 
-#include "UtilToVM.h"
+#include "UtilToVM/UtilToVM.h"
 
-#include "HALImports.h"
-#include "IntegerRepresentation.h"
+#include "ConvertToVM/IntegerRepresentation.h"
+#include "StandardToVM/HALImports.h"
 
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 

@@ -2,15 +2,18 @@
 // the ops with no vm counterpart, checks that everything left has a
 // conversion, then converts the module's functions into one vm.module.
 
-#include "CheckToVM.h"
-#include "HALImports.h"
-#include "HALToVM.h"
-#include "HostTensorToVM.h"
-#include "StreamToVM.h"
-#include "UtilToVM.h"
+#include "ArithToVM/ArithToVM.h"
+#include "CheckToVM/CheckToVM.h"
+#include "ConvertToVM/VMTypeConverter.h"
+#include "FuncToVM/FuncToVM.h"
+#include "HostTensorToVM/HostTensorToVM.h"
+#include "MathToVM/MathToVM.h"
+#include "StandardToVM/HALImports.h"
+#include "StandardToVM/HALToVM.h"
+#include "StandardToVM/StreamToVM.h"
+#include "UtilToVM/UtilToVM.h"
 
 #include "Strata/Conversion/Passes.h"
-#include "Strata/Conversion/StandardToVM/StandardToVM.h"
 #include "Strata/Dialect/Flow/IR/FlowOps.h"
 #include "Strata/Dialect/HAL/IR/HALOps.h"
 #include "Strata/Dialect/Stream/IR/StreamOps.h"
@@ -190,7 +193,8 @@ struct ConvertToVMPass
     RewritePatternSet scfPatterns(context);
     populateSCFToControlFlowConversionPatterns(scfPatterns);
     RewritePatternSet expansionPatterns(context);
-    populateStandardToVMExpansionPatterns(expansionPatterns);
+    populateArithToVMExpansionPatterns(expansionPatterns);
+    populateMathToVMExpansionPatterns(expansionPatterns);
     // What the hal phase left: executables and the stream ops that
     // dispatch them.
     for (auto executable : module.getOps<flow::ExecutableOp>()) {

@@ -1,7 +1,7 @@
 // scf is lowered to cf inside the pass, then to vm.br/vm.cond_br.
 // RUN: strata-opt %s --strata-convert-to-vm --split-input-file | FileCheck %s
 // Functions with i1/i8/i16 in their signature are private here: exported
-// ones also normalize those at the boundary (types.mlir, @exported_narrow).
+// ones also normalize those at the boundary (ConvertToVM/types.mlir, @exported_narrow).
 
 // CHECK-LABEL: vm.func @for_sum
 // CHECK-SAME: (%[[N:.*]]: i64) -> i64

@@ -2,7 +2,7 @@
 // check fails the call; the VM's backtrace names the check op's location
 // (the call carries it into the debug database).
 
-#include "CheckToVM.h"
+#include "CheckToVM/CheckToVM.h"
 
 #include "Strata/Dialect/Check/IR/CheckOps.h"
 

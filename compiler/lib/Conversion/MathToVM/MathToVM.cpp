@@ -1,10 +1,11 @@
 // MathToVM.cpp - patterns lowering the math ops that have a vm opcode. The
 // others the pass supports are expanded first (StandardExpansions.cpp).
 
-#include "ElementwisePatterns.h"
-#include "IntegerRepresentation.h"
+#include "MathToVM/MathToVM.h"
 
-#include "Strata/Conversion/StandardToVM/StandardToVM.h"
+#include "ConvertToVM/ElementwisePatterns.h"
+#include "ConvertToVM/IntegerRepresentation.h"
+
 #include "Strata/Dialect/VM/IR/VMOps.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"

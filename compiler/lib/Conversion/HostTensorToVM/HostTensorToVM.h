@@ -1,8 +1,8 @@
 // HostTensorToVM.h - tensors on the host in the vm conversion: they are
 // hal.buffer_views; exported signatures are checked and described.
 
-#ifndef STRATA_CONVERSION_STANDARDTOVM_HOSTTENSORTOVM_H
-#define STRATA_CONVERSION_STANDARDTOVM_HOSTTENSORTOVM_H
+#ifndef STRATA_CONVERSION_HOSTTENSORTOVM_HOSTTENSORTOVM_H
+#define STRATA_CONVERSION_HOSTTENSORTOVM_HOSTTENSORTOVM_H
 
 #include "Strata/Dialect/VM/IR/VMOps.h"
 
@@ -46,4 +46,4 @@ void finalizeHostTensorSupport(vm::ModuleOp vmModule,
 
 } // namespace mlir::strata
 
-#endif // STRATA_CONVERSION_STANDARDTOVM_HOSTTENSORTOVM_H
+#endif // STRATA_CONVERSION_HOSTTENSORTOVM_HOSTTENSORTOVM_H

@@ -5,8 +5,8 @@
 // register whose bits above 8 or 16 are unspecified: the helpers extend it
 // before any use that reads those bits. i64 and index use i64 registers.
 
-#ifndef STRATA_LIB_CONVERSION_STANDARDTOVM_INTEGERREPRESENTATION_H
-#define STRATA_LIB_CONVERSION_STANDARDTOVM_INTEGERREPRESENTATION_H
+#ifndef STRATA_CONVERSION_CONVERTTOVM_INTEGERREPRESENTATION_H
+#define STRATA_CONVERSION_CONVERTTOVM_INTEGERREPRESENTATION_H
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
@@ -51,4 +51,4 @@ Value createIntCompare(OpBuilder &builder, Location loc, IntCompare predicate,
 
 } // namespace mlir::strata::vm_conversion
 
-#endif // STRATA_LIB_CONVERSION_STANDARDTOVM_INTEGERREPRESENTATION_H
+#endif // STRATA_CONVERSION_CONVERTTOVM_INTEGERREPRESENTATION_H

@@ -2,9 +2,10 @@
 // values live in i64 registers). ceildivs/ceildivu/floordivs are expanded
 // before the conversion (StandardExpansions.cpp).
 
-#include "IntegerRepresentation.h"
+#include "ArithToVM/ArithToVM.h"
 
-#include "Strata/Conversion/StandardToVM/StandardToVM.h"
+#include "ConvertToVM/IntegerRepresentation.h"
+
 #include "Strata/Dialect/VM/IR/VMOps.h"
 
 #include "mlir/Dialect/Index/IR/IndexOps.h"

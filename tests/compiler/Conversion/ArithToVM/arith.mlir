@@ -1,5 +1,5 @@
 // arith ops on i32, i64, index, f32 and f64 to vm ops (narrow integers are
-// in types.mlir).
+// in ConvertToVM/types.mlir).
 // RUN: strata-opt %s --strata-convert-to-vm --split-input-file | FileCheck %s
 
 // CHECK-LABEL: vm.func @constants

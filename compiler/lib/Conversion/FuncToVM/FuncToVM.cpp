@@ -1,9 +1,10 @@
 // FuncToVM.cpp - patterns lowering func (functions, calls, returns) and cf
 // (branches, switches, asserts) to vm structure and control flow ops.
 
-#include "IntegerRepresentation.h"
+#include "FuncToVM/FuncToVM.h"
 
-#include "Strata/Conversion/StandardToVM/StandardToVM.h"
+#include "ConvertToVM/IntegerRepresentation.h"
+
 #include "Strata/Dialect/VM/IR/VMOps.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"

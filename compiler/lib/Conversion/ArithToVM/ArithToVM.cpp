@@ -1,10 +1,11 @@
 // ArithToVM.cpp - patterns lowering arith ops to vm arithmetic, comparison,
 // select and cast ops (see IntegerRepresentation.h for i1/i8/i16).
 
-#include "ElementwisePatterns.h"
-#include "IntegerRepresentation.h"
+#include "ArithToVM/ArithToVM.h"
 
-#include "Strata/Conversion/StandardToVM/StandardToVM.h"
+#include "ConvertToVM/ElementwisePatterns.h"
+#include "ConvertToVM/IntegerRepresentation.h"
+
 #include "Strata/Dialect/VM/IR/VMOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,7 +1,7 @@
 // math ops to vm opcodes, and the expansions of those without one.
 // RUN: strata-opt %s --strata-convert-to-vm --split-input-file | FileCheck %s
 // Functions with i1/i8/i16 in their signature are private here: exported
-// ones also normalize those at the boundary (types.mlir, @exported_narrow).
+// ones also normalize those at the boundary (ConvertToVM/types.mlir, @exported_narrow).
 
 // CHECK-LABEL: vm.func @unary_f32
 // CHECK-SAME: (%[[X:.*]]: f32)

@@ -1,14 +1,11 @@
-// StandardExpansions.cpp - rewrites that run before the vm conversion so it
-// meets only ops with a vm counterpart: upstream arith ceil/floor division
-// and math expansions, plus the math ops with no upstream expansion that are
-// cheap to build from vm-backed ones (log1p, expm1, log10, trunc, isnan,
-// isinf, isfinite) and the index ceil/floor divisions.
+// MathExpansions.cpp - rewrites that run before the vm conversion so it
+// meets only math ops with a vm counterpart: upstream math expansions, plus
+// the math ops with no upstream expansion that are cheap to build from
+// vm-backed ones (log1p, expm1, log10, trunc, isnan, isinf, isfinite).
 
-#include "Strata/Conversion/StandardToVM/StandardToVM.h"
+#include "MathToVM/MathToVM.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Dialect/Index/IR/IndexOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/PatternMatch.h"
@@ -24,19 +21,6 @@ Value floatConstant(PatternRewriter &rewriter, Location loc, Type type,
   return arith::ConstantOp::create(rewriter, loc,
                                    rewriter.getFloatAttr(type, value));
 }
-
-/// The index ceil/floor divisions become their arith forms on index, which
-/// the upstream arith expansion then lowers.
-template <typename IndexOp, typename ArithOp>
-struct IndexDivToArith : OpRewritePattern<IndexOp> {
-  using OpRewritePattern<IndexOp>::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(IndexOp op,
-                                PatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<ArithOp>(op, op.getLhs(), op.getRhs());
-    return success();
-  }
-};
 
 /// log1p(x) with Kahan's trick: u = 1 + x; x when u == 1, log(u) when u is
 /// +inf, else log(u) * (x / (u - 1)), which cancels the rounding of u.
@@ -179,21 +163,17 @@ struct InfinityTestExpansion : OpRewritePattern<SrcOp> {
 
 } // namespace
 
-void mlir::strata::populateStandardToVMExpansionPatterns(
+void mlir::strata::populateMathToVMExpansionPatterns(
     RewritePatternSet &patterns) {
-  arith::populateCeilFloorDivExpandOpsPatterns(patterns);
   // Only the expansions into ops with a vm opcode; powf, exp2, ctlz, round,
   // ceil and fma have opcodes of their own.
   math::populateExpansionPatterns(
       patterns,
       {"tan", "sinh", "cosh", "asinh", "acosh", "atanh", "rsqrt", "fpowi"});
-  MLIRContext *context = patterns.getContext();
-  patterns.add<
-      IndexDivToArith<index::CeilDivSOp, arith::CeilDivSIOp>,
-      IndexDivToArith<index::CeilDivUOp, arith::CeilDivUIOp>,
-      IndexDivToArith<index::FloorDivSOp, arith::FloorDivSIOp>, Log1pExpansion,
-      ExpM1Expansion, Log10Expansion, TruncExpansion, IsNaNExpansion,
-      InfinityTestExpansion<math::IsInfOp, arith::CmpFPredicate::OEQ>,
-      InfinityTestExpansion<math::IsFiniteOp, arith::CmpFPredicate::OLT>>(
-      context);
+  patterns
+      .add<Log1pExpansion, ExpM1Expansion, Log10Expansion, TruncExpansion,
+           IsNaNExpansion,
+           InfinityTestExpansion<math::IsInfOp, arith::CmpFPredicate::OEQ>,
+           InfinityTestExpansion<math::IsFiniteOp, arith::CmpFPredicate::OLT>>(
+          patterns.getContext());
 }

@@ -1,8 +1,8 @@
 // ElementwisePatterns.h - pattern templates shared by the arith and math
 // conversions: one source op to one vm op per register type.
 
-#ifndef STRATA_LIB_CONVERSION_STANDARDTOVM_ELEMENTWISEPATTERNS_H
-#define STRATA_LIB_CONVERSION_STANDARDTOVM_ELEMENTWISEPATTERNS_H
+#ifndef STRATA_CONVERSION_CONVERTTOVM_ELEMENTWISEPATTERNS_H
+#define STRATA_CONVERSION_CONVERTTOVM_ELEMENTWISEPATTERNS_H
 
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -33,4 +33,4 @@ struct FloatOpConversion : OpConversionPattern<SrcOp> {
 
 } // namespace mlir::strata::vm_conversion
 
-#endif // STRATA_LIB_CONVERSION_STANDARDTOVM_ELEMENTWISEPATTERNS_H
+#endif // STRATA_CONVERSION_CONVERTTOVM_ELEMENTWISEPATTERNS_H

@@ -3,9 +3,9 @@
 // reflection of exported signatures (schemas/hal_imports.def has the
 // import contract).
 
-#include "HostTensorToVM.h"
+#include "HostTensorToVM/HostTensorToVM.h"
 
-#include "HALImports.h"
+#include "StandardToVM/HALImports.h"
 
 #include "Strata/Dialect/Flow/IR/FlowOps.h"
 #include "Strata/Dialect/HAL/IR/HALOps.h"

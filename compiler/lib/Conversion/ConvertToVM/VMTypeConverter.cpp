@@ -1,10 +1,11 @@
 // VMTypeConverter.cpp - the source-to-vm type mapping and the narrow-integer
 // helpers that keep i1/i8/i16 arithmetic exact in i32 registers.
 
-#include "HALImports.h"
-#include "IntegerRepresentation.h"
+#include "ConvertToVM/VMTypeConverter.h"
 
-#include "Strata/Conversion/StandardToVM/StandardToVM.h"
+#include "ConvertToVM/IntegerRepresentation.h"
+#include "StandardToVM/HALImports.h"
+
 #include "Strata/Dialect/Stream/IR/StreamOps.h"
 #include "Strata/Dialect/VM/IR/VMOps.h"
 

@@ -1,7 +1,7 @@
 // UtilToVM.h - util.global and its loads and stores in the vm conversion.
 
-#ifndef STRATA_CONVERSION_STANDARDTOVM_UTILTOVM_H
-#define STRATA_CONVERSION_STANDARDTOVM_UTILTOVM_H
+#ifndef STRATA_CONVERSION_UTILTOVM_UTILTOVM_H
+#define STRATA_CONVERSION_UTILTOVM_UTILTOVM_H
 
 #include "Strata/Dialect/VM/IR/VMOps.h"
 
@@ -23,4 +23,4 @@ void callGlobalInitializer(vm::ModuleOp vmModule);
 
 } // namespace mlir::strata
 
-#endif // STRATA_CONVERSION_STANDARDTOVM_UTILTOVM_H
+#endif // STRATA_CONVERSION_UTILTOVM_UTILTOVM_H

@@ -1,8 +1,8 @@
 // CheckToVM.h - check ops in the vm conversion: calls of the native `check`
 // module's imports (tools/common/check_module.h has the contract).
 
-#ifndef STRATA_CONVERSION_STANDARDTOVM_CHECKTOVM_H
-#define STRATA_CONVERSION_STANDARDTOVM_CHECKTOVM_H
+#ifndef STRATA_CONVERSION_CHECKTOVM_CHECKTOVM_H
+#define STRATA_CONVERSION_CHECKTOVM_CHECKTOVM_H
 
 #include "Strata/Dialect/VM/IR/VMOps.h"
 
@@ -22,4 +22,4 @@ void populateCheckToVMPatterns(const TypeConverter &typeConverter,
 
 } // namespace mlir::strata
 
-#endif // STRATA_CONVERSION_STANDARDTOVM_CHECKTOVM_H
+#endif // STRATA_CONVERSION_CHECKTOVM_CHECKTOVM_H

@@ -1,7 +1,7 @@
 // cf.br/cond_br/switch/assert to vm control flow.
 // RUN: strata-opt %s --strata-convert-to-vm --split-input-file | FileCheck %s
 // Functions with i1/i8/i16 in their signature are private here: exported
-// ones also normalize those at the boundary (types.mlir, @exported_narrow).
+// ones also normalize those at the boundary (ConvertToVM/types.mlir, @exported_narrow).
 
 // Block arguments are converted like function arguments.
 // CHECK-LABEL: vm.func @branches
@@ -140,15 +140,3 @@ func.func private @assert(%c: i1) {
   return
 }
 
-// -----
-
-// util.assert_eq is one vm.cond_fail.ne.i64 (FAILED_PRECONDITION, 9) that
-// puts both values into its message; index values are i64 in the vm.
-// CHECK-LABEL: vm.func @assert_eq
-// CHECK-SAME: (%[[A:.*]]: i64, %[[B:.*]]: i64)
-func.func private @assert_eq(%a: index, %b: index) {
-  // CHECK: %[[STATUS:.*]] = vm.const.i32 9
-  // CHECK: vm.cond_fail.ne.i64 %[[A]], %[[B]], %[[STATUS]], "N is {0} and {1}"
-  util.assert_eq %a, %b, "N is {0} and {1}" : index
-  return
-}
