@@ -29,15 +29,19 @@ let ort;
 try {
   ort = require('onnxruntime-node');
 } catch (e) {
-  process.stdout.write('error onnxruntime-node is not installed: ' + e.message + '\n');
+  process.stdout.write(
+      'error onnxruntime-node is not installed: ' + e.message + '\n');
   process.exit(1);
 }
 
 // .npy element types -> ONNX Runtime tensor types and typed arrays.
 const NPY_TYPES = {
-  '<f4': ['float32', Float32Array], '<f8': ['float64', Float64Array],
-  '<i8': ['int64', BigInt64Array], '<i4': ['int32', Int32Array],
-  '|i1': ['int8', Int8Array], '|u1': ['uint8', Uint8Array],
+  '<f4': ['float32', Float32Array],
+  '<f8': ['float64', Float64Array],
+  '<i8': ['int64', BigInt64Array],
+  '<i4': ['int32', Int32Array],
+  '|i1': ['int8', Int8Array],
+  '|u1': ['uint8', Uint8Array],
   '|b1': ['bool', Uint8Array],
 };
 
@@ -49,7 +53,8 @@ function readNpy(path) {
     throw new Error(path + ' is not a .npy file');
   }
   const major = bytes[6];
-  const headerLength = major === 1 ? bytes.readUInt16LE(8) : bytes.readUInt32LE(8);
+  const headerLength =
+      major === 1 ? bytes.readUInt16LE(8) : bytes.readUInt32LE(8);
   const start = major === 1 ? 10 : 12;
   const header = bytes.toString('latin1', start, start + headerLength);
   const descr = /'descr':\s*'([^']+)'/.exec(header);
@@ -59,8 +64,8 @@ function readNpy(path) {
   }
   const type = NPY_TYPES[descr[1]];
   if (!type) throw new Error(path + ': unsupported element type ' + descr[1]);
-  const dims = shape[1].split(',').map((d) => d.trim()).filter((d) => d)
-      .map(Number);
+  const dims =
+      shape[1].split(',').map((d) => d.trim()).filter((d) => d).map(Number);
   const data = bytes.subarray(start + headerLength);
   const copy = new ArrayBuffer(data.length);
   new Uint8Array(copy).set(data);
@@ -92,9 +97,11 @@ async function handle(line) {
     const [, id, model, input, dims, threads, profilePrefix] = words;
     const session = await createSession(model, threads, profilePrefix);
     const bytes = fs.readFileSync(input);
-    const data = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+    const data =
+        new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
     const shape = dims.split('x').map(Number);
-    const feeds = {[session.inputNames[0]]: new ort.Tensor('float32', data, shape)};
+    const feeds =
+        {[session.inputNames[0]]: new ort.Tensor('float32', data, shape)};
     await session.run(feeds);  // warm-up
     sessions.set(id, {session, feeds});
     return 'ok ' + id;
@@ -104,11 +111,14 @@ async function handle(line) {
     const session = await createSession(model, threads, profilePrefix);
     const files = inputs.split(',');
     if (files.length !== session.inputNames.length) {
-      throw new Error(model + ' takes ' + session.inputNames.length +
-                      ' inputs, got ' + files.length + ' files');
+      throw new Error(
+          model + ' takes ' + session.inputNames.length + ' inputs, got ' +
+          files.length + ' files');
     }
     const feeds = {};
-    files.forEach((file, i) => { feeds[session.inputNames[i]] = readNpy(file); });
+    files.forEach((file, i) => {
+      feeds[session.inputNames[i]] = readNpy(file);
+    });
     await session.run(feeds);  // warm-up
     sessions.set(id, {session, feeds});
     return 'ok ' + id;
@@ -141,6 +151,8 @@ async function handle(line) {
 
 rl.on('line', (line) => {
   chain = chain.then(() => handle(line))
-      .then((answer) => process.stdout.write(answer + '\n'))
-      .catch((e) => process.stdout.write('error ' + String(e.message).replace(/\n/g, ' ') + '\n'));
+              .then((answer) => process.stdout.write(answer + '\n'))
+              .catch(
+                  (e) => process.stdout.write(
+                      'error ' + String(e.message).replace(/\n/g, ' ') + '\n'));
 });

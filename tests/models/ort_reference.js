@@ -11,19 +11,23 @@ function readNpy(path) {
   const bytes = fs.readFileSync(path);
   const headerLength = bytes.readUInt16LE(8);
   const header = bytes.toString('latin1', 10, 10 + headerLength);
-  if (!header.includes("'descr': '<f4'") || header.includes("'fortran_order': True")) {
+  if (!header.includes('\'descr\': \'<f4\'') ||
+      header.includes('\'fortran_order\': True')) {
     throw new Error(path + ': expected a C-order <f4 array');
   }
-  const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(',')
-      .map((s) => s.trim()).filter((s) => s.length).map(Number);
+  const shape = header.match(/'shape': \(([^)]*)\)/)[1]
+                    .split(',')
+                    .map((s) => s.trim())
+                    .filter((s) => s.length)
+                    .map(Number);
   const offset = 10 + headerLength;
-  const data = new Float32Array(bytes.buffer.slice(bytes.byteOffset + offset,
-                                                   bytes.byteOffset + bytes.length));
+  const data = new Float32Array(bytes.buffer.slice(
+      bytes.byteOffset + offset, bytes.byteOffset + bytes.length));
   return {shape, data};
 }
 
 function writeNpy(path, shape, data) {
-  let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" +
+  let header = '{\'descr\': \'<f4\', \'fortran_order\': False, \'shape\': (' +
       shape.join(', ') + (shape.length === 1 ? ',' : '') + '), }';
   while ((10 + header.length + 1) % 64 !== 0) header += ' ';
   header += '\n';
@@ -32,8 +36,10 @@ function writeNpy(path, shape, data) {
   prefix[6] = 1;
   prefix[7] = 0;
   prefix.writeUInt16LE(header.length, 8);
-  fs.writeFileSync(path, Buffer.concat([prefix, Buffer.from(header, 'latin1'),
-                                        Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+  fs.writeFileSync(path, Buffer.concat([
+    prefix, Buffer.from(header, 'latin1'),
+    Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+  ]));
 }
 
 async function main() {
@@ -44,7 +50,8 @@ async function main() {
     intraOpNumThreads: 1,
   });
   const {shape, data} = readNpy(input);
-  const feeds = {[session.inputNames[0]]: new ort.Tensor('float32', data, shape)};
+  const feeds =
+      {[session.inputNames[0]]: new ort.Tensor('float32', data, shape)};
   const results = await session.run(feeds);
   const out = results[session.outputNames[0]];
   writeNpy(output, out.dims, out.data);

@@ -24,7 +24,19 @@
 // STREAM-NOT: flow.dispatch
 // STREAM: flow.executable @phases_linked_llvm_cpu {
 
-// HAL: stream.cmd.dispatch @phases_linked_llvm_cpu::@double_dispatch_0_elementwise_3_f32
+// The hal phase: typed hal ops, no stream op left.
+// HAL: func.func @double(%[[A:.*]]: tensor<3xf32>) -> tensor<3xf32>
+// HAL: %[[DEV:.*]] = hal.devices.get index(%{{.*}})
+// HAL: %[[VIEW:.*]] = hal.tensor.export %[[A]] : tensor<3xf32> -> !hal.buffer_view
+// HAL: %[[IN:.*]] = hal.buffer_view.buffer view(%[[VIEW]])
+// HAL: %[[CB:.*]] = hal.command_buffer.create device(%[[DEV]])
+// HAL: %[[EXE:.*]] = hal.executable.lookup @phases_linked_llvm_cpu : !hal.executable
+// HAL: hal.command_buffer.dispatch command_buffer(%[[CB]]) executable(%[[EXE]]) {{.*}} bindings(%[[IN]], {{.*}} : !hal.buffer, index, index, !hal.buffer, index, index)
+// HAL: hal.command_buffer.finalize command_buffer(%[[CB]])
+// HAL: %[[FENCE:.*]] = hal.fence.create device(%[[DEV]])
+// HAL: hal.device.queue.execute device(%[[DEV]]) signal(%[[FENCE]]) command_buffers(%[[CB]] : !hal.command_buffer)
+// HAL: hal.fence.await timeout_ms(%{{.*}}) fences(%[[FENCE]] : !hal.fence)
+// HAL-NOT: stream.
 // HAL: hal.executable @phases_linked_llvm_cpu format("embedded-elf-x86_64") data("\7FELF
 // HAL-NEXT: hal.executable.export @double_dispatch_0_elementwise_3_f32 ordinal(0) workgroup_count([{{[0-9]+}}, 1, 1])
 // HAL-NOT: flow.executable

@@ -19,13 +19,12 @@ def ConvertInputPass : Pass<"strata-convert-input", "::mlir::ModuleOp"> {
     TOSA op left afterwards is an error at its location. Modules without
     TOSA are left as they are.
   }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::strata::util::UtilDialect",
-    "::mlir::tensor::TensorDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::strata::util::UtilDialect",
+                           "::mlir::tensor::TensorDialect",
   ];
 }
 
@@ -47,11 +46,10 @@ def InsertShapeChecksPass
     fail). Checks whose operands are constants fold away. Indices computed
     inside kernels are checked by the target (llvm-cpu: GuardDataIndices).
   }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::cf::ControlFlowDialect",
-    "::mlir::tensor::TensorDialect",
-    "::mlir::strata::util::UtilDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::strata::util::UtilDialect",
   ];
 }
 
@@ -84,14 +82,13 @@ def LowerONNXPass : Pass<"strata-lower-onnx", "::mlir::ModuleOp"> {
     the host reads back (`tensor.extract`); a count over a dynamic length
     scans in an `scf.while` on the host.
   }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::cf::ControlFlowDialect",
-    "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::strata::util::UtilDialect",
-    "::mlir::tensor::TensorDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::strata::util::UtilDialect",
+                           "::mlir::tensor::TensorDialect",
   ];
 }
 
@@ -118,8 +115,7 @@ def PropagateTransposesPass
   ];
 }
 
-def LowerPackUnpackPass
-    : Pass<"strata-lower-pack-unpack", "::mlir::ModuleOp"> {
+def LowerPackUnpackPass : Pass<"strata-lower-pack-unpack", "::mlir::ModuleOp"> {
   let summary = "rewrite linalg.pack and linalg.unpack as index-computing "
                 "linalg.generic ops";
   let description = [{
@@ -138,10 +134,9 @@ def LowerPackUnpackPass
         inner_tiles = [2, 3] into %e : tensor<5x7xf32> -> tensor<3x3x2x3xf32>
     ```
   }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::linalg::LinalgDialect",
-    "::mlir::tensor::TensorDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
   ];
 }
 

@@ -4,7 +4,7 @@
 // host index arithmetic, computed before the slab is made.
 // RUN: strata-opt --strata-schedule-execution --split-input-file %s | FileCheck %s
 // RUN: strata-opt '--strata-schedule-execution=dynamic-transients=false' --split-input-file %s | FileCheck %s --check-prefix=UNPLANNED
-// RUN: strata-opt --strata-schedule-execution --strata-convert-to-vm --split-input-file %s | FileCheck %s --check-prefix=VM
+// RUN: strata-opt --strata-schedule-execution --strata-convert-stream-to-hal --strata-convert-to-vm --split-input-file %s | FileCheck %s --check-prefix=VM
 
 // A chain of four transients, each read by the next dispatch only: the
 // layout (sizes estimated) puts the first and third at 0 and the second

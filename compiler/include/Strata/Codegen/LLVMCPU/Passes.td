@@ -93,14 +93,14 @@ def LLVMCPULowerToLLVMPass
     first become calls of the matmul microkernel. Ops that would need a library call (f64
     transcendental functions, `arith.remf`) are errors at their location.
   }];
-  let options = [
-    Option<"nativeVectorBytes", "native-vector-bytes", "int64_t",
-           /*default=*/"16",
-           "Bytes of the target's vector registers (16, 32 or 64)">,
-    Option<"matmulUkernel", "matmul-ukernel", "std::string",
-           /*default=*/"\"none\"",
-           "matmul microkernel variant to call (none, avx512, avx512vnni, avx2)">
-  ];
+  let options = [Option<
+                     "nativeVectorBytes", "native-vector-bytes", "int64_t",
+                     /*default=*/"16",
+                     "Bytes of the target's vector registers (16, 32 or 64)">,
+                 Option<"matmulUkernel", "matmul-ukernel", "std::string",
+                        /*default=*/"\"none\"",
+                        "matmul microkernel variant to call (none, avx512, "
+                        "avx512vnni, avx2)">];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect",
     "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",

@@ -156,7 +156,7 @@ LogicalResult
 ExecutableLookupOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (!symbolTable.lookupNearestSymbolFrom<ExecutableOp>(*this,
                                                          getExecutableAttr())) {
-    return emitOpError("'") << getExecutable() << "' is not a hal.executable";
+    return emitOpError("'") << getExecutableAttr() << "' is not a hal.executable";
   }
   return success();
 }

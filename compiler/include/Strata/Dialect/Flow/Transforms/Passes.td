@@ -59,17 +59,17 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
     }
     ```
   }];
-  let options = [
-    Option<"im2colConvolutions", "im2col-convolutions", "bool",
-           /*default=*/"true",
-           "rewrite static f32 NHWC convolutions as an im2col dispatch and "
-           "a matmul (for targets without a convolution microkernel; "
-           "strata-compile turns it off when the target has one)">,
-    Option<"im2colMinWork", "im2col-min-work", "int64_t",
-           /*default=*/"0",
-           "the fewest multiply-adds of a convolution made an im2col "
-           "matmul: the target's smallest matmul tile work "
-           "(TargetBackend::minMatmulTileWork; 0: any size)">,
+  let options =
+      [Option<"im2colConvolutions", "im2col-convolutions", "bool",
+              /*default=*/"true",
+              "rewrite static f32 NHWC convolutions as an im2col dispatch and "
+              "a matmul (for targets without a convolution microkernel; "
+              "strata-compile turns it off when the target has one)">,
+       Option<"im2colMinWork", "im2col-min-work", "int64_t",
+              /*default=*/"0",
+              "the fewest multiply-adds of a convolution made an im2col "
+              "matmul: the target's smallest matmul tile work "
+              "(TargetBackend::minMatmulTileWork; 0: any size)">,
   ];
   let dependentDialects = [
     "::mlir::strata::flow::FlowDialect",
@@ -135,29 +135,28 @@ def PackWeightsPass : Pass<"strata-pack-weights", "::mlir::ModuleOp"> {
     the column sums its `vpdpbusd` correction needs are computed from
     them once per call.
   }];
-  let options = [
-    Option<"panelColumns", "panel-columns", "int64_t", /*default=*/"0",
-           "columns per panel of the target's matmul microkernel (NR); "
-           "0 leaves weights as they are">,
-    Option<"minWork", "min-work", "int64_t", /*default=*/"0",
-           "the fewest multiply-adds of a product whose weight is packed: "
-           "the target's smallest microkernel tile work (0: any size)">,
-    Option<"int8PanelColumns", "int8-panel-columns", "int64_t",
-           /*default=*/"0",
-           "columns per panel of the target's int8 matmul microkernel; 0 "
-           "leaves int8 weights as they are">,
-    Option<"int8DepthGroup", "int8-depth-group", "int64_t", /*default=*/"0",
-           "depth steps per 32-bit lane of the int8 microkernel (4: "
-           "vpdpbusd, 2: vpmaddwd)">,
-    Option<"int8DepthMultiple", "int8-depth-multiple", "int64_t",
-           /*default=*/"0",
-           "the packed int8 depth is padded with zeros to a multiple of "
-           "this (64: AMX tiles); 0: of the depth group">,
+  let options =
+      [Option<"panelColumns", "panel-columns", "int64_t", /*default=*/"0",
+              "columns per panel of the target's matmul microkernel (NR); "
+              "0 leaves weights as they are">,
+       Option<"minWork", "min-work", "int64_t", /*default=*/"0",
+              "the fewest multiply-adds of a product whose weight is packed: "
+              "the target's smallest microkernel tile work (0: any size)">,
+       Option<"int8PanelColumns", "int8-panel-columns", "int64_t",
+              /*default=*/"0",
+              "columns per panel of the target's int8 matmul microkernel; 0 "
+              "leaves int8 weights as they are">,
+       Option<"int8DepthGroup", "int8-depth-group", "int64_t", /*default=*/"0",
+              "depth steps per 32-bit lane of the int8 microkernel (4: "
+              "vpdpbusd, 2: vpmaddwd)">,
+       Option<"int8DepthMultiple", "int8-depth-multiple", "int64_t",
+              /*default=*/"0",
+              "the packed int8 depth is padded with zeros to a multiple of "
+              "this (64: AMX tiles); 0: of the depth group">,
   ];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::linalg::LinalgDialect",
-    "::mlir::tensor::TensorDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
   ];
 }
 

@@ -63,10 +63,8 @@ def ONNX_NodeOp : ONNX_Op<"node", [Pure]> {
     ```
   }];
   let arguments = (ins StrAttr:$op_type, StrAttr:$domain, I64Attr:$opset,
-                       OptionalAttr<StrAttr>:$node_name,
-                       DictionaryAttr:$attrs,
-                       OptionalAttr<StrArrayAttr>:$subgraph_names,
-                       Variadic<AnyType>:$inputs);
+      OptionalAttr<StrAttr>:$node_name, DictionaryAttr:$attrs,
+      OptionalAttr<StrArrayAttr>:$subgraph_names, Variadic<AnyType>:$inputs);
   let results = (outs Variadic<AnyType>:$outputs);
   let regions = (region VariadicRegion<SizedRegion<1>>:$subgraphs);
   let assemblyFormat = [{
@@ -83,8 +81,7 @@ def ONNX_NodeOp : ONNX_Op<"node", [Pure]> {
   }];
 }
 
-def ONNX_YieldOp : ONNX_Op<"yield", [Pure, Terminator,
-                                     HasParent<"NodeOp">]> {
+def ONNX_YieldOp : ONNX_Op<"yield", [Pure, Terminator, HasParent<"NodeOp">]> {
   let summary = "the outputs of a subgraph";
   let description = [{
     Ends a subgraph region of an `onnx.node`: its operands are the graph's

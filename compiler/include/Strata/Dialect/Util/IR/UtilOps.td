@@ -84,17 +84,15 @@ def Util_GlobalOp : Util_Op<"global", [Symbol]> {
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
-                       OptionalAttr<StrAttr>:$sym_visibility,
-                       UnitAttr:$is_mutable,
-                       TypeAttr:$type,
-                       OptionalAttr<TypedAttrInterface>:$initial_value);
+      OptionalAttr<StrAttr>:$sym_visibility, UnitAttr:$is_mutable,
+      TypeAttr:$type, OptionalAttr<TypedAttrInterface>:$initial_value);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
 
-def Util_GlobalLoadOp : Util_Op<"global.load", [
-    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
-    MemoryEffects<[MemRead]>]> {
+def Util_GlobalLoadOp
+    : Util_Op<"global.load", [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+                              MemoryEffects<[MemRead]>]> {
   let summary = "reads a util.global";
   let description = [{
     Example:
@@ -110,9 +108,9 @@ def Util_GlobalLoadOp : Util_Op<"global.load", [
   }];
 }
 
-def Util_GlobalStoreOp : Util_Op<"global.store", [
-    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
-    MemoryEffects<[MemWrite]>]> {
+def Util_GlobalStoreOp
+    : Util_Op<"global.store", [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+                               MemoryEffects<[MemWrite]>]> {
   let summary = "writes a mutable util.global";
   let description = [{
     Example:
@@ -125,8 +123,8 @@ def Util_GlobalStoreOp : Util_Op<"global.store", [
   let assemblyFormat = "$value `,` $global attr-dict `:` type($value)";
 }
 
-def Util_AssertEqOp : Util_Op<"assert_eq", [
-    AllTypesMatch<["lhs", "rhs"]>, MemoryEffects<[MemWrite]>]> {
+def Util_AssertEqOp : Util_Op<"assert_eq", [AllTypesMatch<["lhs", "rhs"]>,
+                                            MemoryEffects<[MemWrite]>]> {
   let summary = "fails the call when two integers differ, naming both values";
   let description = [{
     Like `cf.assert` on `lhs == rhs`, but the message may name the two
@@ -142,7 +140,7 @@ def Util_AssertEqOp : Util_Op<"assert_eq", [
     ```
   }];
   let arguments = (ins AnyTypeOf<[Index, I64]>:$lhs,
-                       AnyTypeOf<[Index, I64]>:$rhs, StrAttr:$message);
+      AnyTypeOf<[Index, I64]>:$rhs, StrAttr:$message);
   let assemblyFormat = "$lhs `,` $rhs `,` $message attr-dict `:` type($lhs)";
   let hasCanonicalizeMethod = 1;
 }

@@ -106,11 +106,9 @@ def VM_ImportOp : VM_Op<"import", [Symbol, HasParent<"ModuleOp">]> {
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
-                       TypeAttrOf<FunctionType>:$function_type,
-                       UnitAttr:$is_optional,
-                       OptionalAttr<DenseI32ArrayAttr>:$variadic_spans,
-                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:
-                           $minimum_version);
+      TypeAttrOf<FunctionType>:$function_type, UnitAttr:$is_optional,
+      OptionalAttr<DenseI32ArrayAttr>:$variadic_spans,
+      OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$minimum_version);
   let assemblyFormat = [{
     (`optional` $is_optional^)? $sym_name attr-dict `:` $function_type
   }];

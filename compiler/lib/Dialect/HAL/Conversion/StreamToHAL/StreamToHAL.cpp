@@ -135,8 +135,7 @@ struct TensorExportConversion : StreamPattern<stream::TensorExportOp> {
     std::optional<int32_t> code =
         hal::getElementTypeCode(type.getElementType());
     if (!code) {
-      return op.emitOpError("has element type ")
-             << type.getElementType() << ", which the runtime has no code for";
+      return rewriter.notifyMatchFailure(op, "no element type code");
     }
     Location loc = op.getLoc();
     SmallVector<Value> dims;
@@ -214,10 +213,7 @@ struct CmdExecuteConversion : StreamPattern<stream::CmdExecuteOp> {
       auto entry = symbols.lookupNearestSymbolFrom<hal::ExecutableExportOp>(
           op, dispatch.getEntryPoint());
       if (!entry) {
-        return dispatch.emitError("dispatch '")
-               << dispatch.getEntryPoint().getLeafReference().getValue()
-               << "' has no compiled kernel; the hal phase's code generation "
-                  "(--strata-compile-executables) must run first";
+        return rewriter.notifyMatchFailure(op, "dispatch without an export");
       }
       StringAttr executableName = dispatch.getEntryPoint().getRootReference();
       Value &executable = executables[executableName];
@@ -330,9 +326,39 @@ struct TimepointChainExternalConversion
 struct ConvertStreamToHALPass
     : mlir::strata::hal::impl::ConvertStreamToHALPassBase<
           ConvertStreamToHALPass> {
+  /// Reports what no pattern can lower, each at the op the user wrote.
+  LogicalResult checkInput(ModuleOp module) {
+    SymbolTableCollection symbols;
+    WalkResult result = module.walk([&](Operation *op) {
+      if (auto dispatch = dyn_cast<stream::CmdDispatchOp>(op)) {
+        if (!symbols.lookupNearestSymbolFrom<hal::ExecutableExportOp>(
+                op, dispatch.getEntryPoint())) {
+          dispatch.emitError("dispatch '")
+              << dispatch.getEntryPoint().getLeafReference().getValue()
+              << "' has no compiled kernel; the hal phase's code generation "
+                 "(--strata-compile-executables) must run first";
+          return WalkResult::interrupt();
+        }
+      }
+      if (auto exportOp = dyn_cast<stream::TensorExportOp>(op)) {
+        Type element = exportOp.getType().getElementType();
+        if (!hal::getElementTypeCode(element)) {
+          exportOp.emitOpError("has element type ")
+              << element << ", which the runtime has no code for";
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
+    if (failed(checkInput(module))) {
+      return signalPassFailure();
+    }
     TypeConverter typeConverter;
     typeConverter.addConversion([](Type type) { return type; });
     typeConverter.addConversion([](stream::ResourceType type) -> Type {
