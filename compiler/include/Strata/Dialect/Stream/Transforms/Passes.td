@@ -53,7 +53,7 @@ def ScheduleExecutionPass
 
     With `async-exports`, each public function with tensors in its
     signature also gets an async-external twin `<name>$async`: two
-    `!stream.fence` arguments follow the others, a wait fence (imported as
+    `!hal.fence` arguments follow the others, a wait fence (imported as
     the timepoint its first submission awaits) and a signal fence, which
     its returns chain the pending work to (`stream.timepoint.chain_external`)
     instead of waiting.
@@ -65,12 +65,11 @@ def ScheduleExecutionPass
     %1 = call @d1(%0) : (tensor<4xf32>) -> tensor<4xf32>
     return %1 : tensor<4xf32>
     // becomes
-    %device, %allocator = stream.context.resolve : !stream.device, !stream.allocator
-    %slab = stream.resource.alloca %allocator, %c64 : !stream.resource
+    %slab = stream.resource.alloca %c64 : !stream.resource
     %in = stream.tensor.import %a : tensor<4xf32> -> !stream.resource
-    %out = stream.resource.alloc %allocator, %c16 : !stream.resource
+    %out = stream.resource.alloc %c16 : !stream.resource
     %1 = stream.tensor.export %out[%c0, %c16] : !stream.resource -> tensor<4xf32>
-    %tp = stream.cmd.execute on(%device) {
+    %tp = stream.cmd.execute {
       stream.cmd.dispatch @exe::@d0 bindings(%in[%c0, %c16], %slab[%c0, %c16])
       stream.cmd.barrier
       stream.cmd.dispatch @exe::@d1 bindings(%slab[%c0, %c16], %out[%c0, %c16])

@@ -227,12 +227,14 @@ void mlir::strata::prepareHALToVM(vm::ModuleOp vmModule,
                               builder.getStringAttr(global),
                               /*is_mutable=*/builder.getUnitAttr(),
                               TypeAttr::get(ref));
-      Value format =
-          rodataOf(initBuilder, executable.getLoc(), executable.getFormatAttr(),
-                   state, "__executable_format" + suffix);
+      // Each rodata goes first in the module: the library is made first so
+      // that the format comes before it.
       Value library =
           rodataOf(initBuilder, executable.getLoc(), executable.getDataAttr(),
                    state, "__executable_library" + suffix);
+      Value format =
+          rodataOf(initBuilder, executable.getLoc(), executable.getFormatAttr(),
+                   state, "__executable_format" + suffix);
       Value loaded =
           hal.call<hal::ExecutableCreateOp>({device, format, library}, ref);
       vm::GlobalStoreRefOp::create(initBuilder, loc, loaded,
