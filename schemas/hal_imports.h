@@ -34,7 +34,8 @@ struct Import {
 };
 
 inline constexpr Import kImports[] = {
-#define STRATA_HAL_IMPORT(fn, name, cconv, sig, since) {name, cconv, sig, since},
+#define STRATA_HAL_IMPORT(fn, name, cconv, sig, since) \
+  {name, cconv, sig, since},
 #include "hal_imports.def"
 };
 

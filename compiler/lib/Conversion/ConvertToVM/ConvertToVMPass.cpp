@@ -206,10 +206,10 @@ struct ConvertToVMPass
       if (!isa_and_nonnull<stream::StreamDialect>(op->getDialect())) {
         return WalkResult::advance();
       }
-      op->emitError("'")
-          << op->getName()
-          << "' was not lowered; the hal phase (--strata-convert-stream-to-hal) "
-             "must run before the vm conversion";
+      op->emitError("'") << op->getName()
+                         << "' was not lowered; the hal phase "
+                            "(--strata-convert-stream-to-hal) "
+                            "must run before the vm conversion";
       return WalkResult::interrupt();
     });
     if (unlowered.wasInterrupted()) {

@@ -104,8 +104,9 @@ static bool matchesSigType(Type type, StringRef sigType) {
       .Default(false);
 }
 
-LogicalResult mlir::strata::hal::verifyImportOp(
-    Operation *op, StringRef sig, function_ref<OperandRange(unsigned)> group) {
+LogicalResult
+mlir::strata::hal::verifyImportOp(Operation *op, StringRef sig,
+                                  function_ref<OperandRange(unsigned)> group) {
   ImportSignature parsed = parseImportSignature(sig);
   unsigned index = 0;
   for (const ImportParam &param : parsed.params) {
@@ -118,9 +119,8 @@ LogicalResult mlir::strata::hal::verifyImportOp(
     }
     size_t arity = param.types.size();
     if (operands.size() % arity != 0) {
-      return op->emitOpError()
-             << "'" << param.name << "' takes tuples of " << arity
-             << " values, got " << operands.size();
+      return op->emitOpError() << "'" << param.name << "' takes tuples of "
+                               << arity << " values, got " << operands.size();
     }
     for (auto [i, value] : llvm::enumerate(operands)) {
       StringRef want = param.types[i % arity];
@@ -156,14 +156,16 @@ LogicalResult
 ExecutableLookupOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (!symbolTable.lookupNearestSymbolFrom<ExecutableOp>(*this,
                                                          getExecutableAttr())) {
-    return emitOpError("'") << getExecutableAttr() << "' is not a hal.executable";
+    return emitOpError("'")
+           << getExecutableAttr() << "' is not a hal.executable";
   }
   return success();
 }
 
 LogicalResult TensorImportOp::verify() {
   auto type = cast<RankedTensorType>(getResult().getType());
-  if (static_cast<int64_t>(getDynamicDims().size()) != type.getNumDynamicDims()) {
+  if (static_cast<int64_t>(getDynamicDims().size()) !=
+      type.getNumDynamicDims()) {
     return emitOpError("takes ")
            << type.getNumDynamicDims() << " dynamic dimensions for " << type
            << ", got " << getDynamicDims().size();

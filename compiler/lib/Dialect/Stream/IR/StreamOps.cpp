@@ -131,4 +131,3 @@ LogicalResult CmdDispatchOp::verify() {
   }
   return success();
 }
-

@@ -55,10 +55,9 @@ class HALImportOpTrait
 public:
   static LogicalResult verifyTrait(Operation *op) {
     auto concrete = cast<ConcreteType>(op);
-    return verifyImportOp(op, ConcreteType::getImportSignature(),
-                          [&](unsigned index) {
-                            return concrete.getODSOperands(index);
-                          });
+    return verifyImportOp(
+        op, ConcreteType::getImportSignature(),
+        [&](unsigned index) { return concrete.getODSOperands(index); });
   }
 };
 

@@ -42,8 +42,9 @@ Type vmTypeOf(MLIRContext *context, StringRef type) {
 Value rodataOf(OpBuilder &builder, Location loc, Attribute value,
                HALToVMState &state, StringRef preferred = {}) {
   std::string &name = state.rodata[value];
-  auto module =
-      builder.getInsertionBlock()->getParentOp()->getParentOfType<vm::ModuleOp>();
+  auto module = builder.getInsertionBlock()
+                    ->getParentOp()
+                    ->getParentOfType<vm::ModuleOp>();
   if (name.empty()) {
     name = preferred.empty()
                ? "__hal_data_" + std::to_string(state.rodata.size() - 1)
@@ -60,8 +61,7 @@ Value rodataOf(OpBuilder &builder, Location loc, Attribute value,
 /// Every op generated from a hal_imports.def row: the call of its import,
 /// its operands in the row's order (absent optional refs null, module data
 /// as rodata, spans flattened with their tuple counts).
-template <typename OpTy>
-struct ImportOpConversion : OpConversionPattern<OpTy> {
+template <typename OpTy> struct ImportOpConversion : OpConversionPattern<OpTy> {
   ImportOpConversion(const TypeConverter &typeConverter, MLIRContext *context,
                      HALToVMState &state)
       : OpConversionPattern<OpTy>(typeConverter, context), state(state) {}
@@ -98,7 +98,8 @@ struct ImportOpConversion : OpConversionPattern<OpTy> {
                                                       results))) {
       return rewriter.notifyMatchFailure(op, "result type has no vm type");
     }
-    auto callee = FlatSymbolRefAttr::get(op.getContext(), OpTy::getOperationName());
+    auto callee =
+        FlatSymbolRefAttr::get(op.getContext(), OpTy::getOperationName());
     if (hasSpans(sig)) {
       rewriter.replaceOpWithNewOp<vm::CallVariadicOp>(
           op, results, callee, args, rewriter.getDenseI32ArrayAttr(spans));
@@ -201,8 +202,7 @@ std::optional<Type> mlir::strata::convertHALType(Type type) {
   return std::nullopt;
 }
 
-void mlir::strata::prepareHALToVM(vm::ModuleOp vmModule,
-                                  HALToVMState &state) {
+void mlir::strata::prepareHALToVM(vm::ModuleOp vmModule, HALToVMState &state) {
   Block &body = vmModule.getBody().front();
   SmallVector<hal::ExecutableOp> executables(body.getOps<hal::ExecutableOp>());
   SmallVector<hal::BufferWrapOp> wraps;
@@ -223,10 +223,9 @@ void mlir::strata::prepareHALToVM(vm::ModuleOp vmModule,
       std::string suffix = index ? "_" + std::to_string(index) : "";
       std::string global = "__executable" + suffix;
       builder.setInsertionPoint(executable);
-      vm::GlobalRefOp::create(builder, executable.getLoc(),
-                              builder.getStringAttr(global),
-                              /*is_mutable=*/builder.getUnitAttr(),
-                              TypeAttr::get(ref));
+      vm::GlobalRefOp::create(
+          builder, executable.getLoc(), builder.getStringAttr(global),
+          /*is_mutable=*/builder.getUnitAttr(), TypeAttr::get(ref));
       // Each rodata goes first in the module: the library is made first so
       // that the format comes before it.
       Value library =
@@ -252,7 +251,8 @@ void mlir::strata::prepareHALToVM(vm::ModuleOp vmModule,
     if (!global.empty()) {
       continue;
     }
-    std::string name = "__constant_" + std::to_string(state.constants.size() - 1);
+    std::string name =
+        "__constant_" + std::to_string(state.constants.size() - 1);
     global = name + "_buffer";
     builder.setInsertionPointToStart(&body);
     vm::GlobalRefOp::create(builder, op.getLoc(), builder.getStringAttr(global),
@@ -304,8 +304,8 @@ void mlir::strata::declareHALImports(vm::ModuleOp vmModule) {
         SymbolTable::lookupSymbolIn(vmModule, builder.getStringAttr(name))) {
       continue;
     }
-    hal::ImportSignature sig = hal::parseImportSignature(
-        StringRef(row.sig.data(), row.sig.size()));
+    hal::ImportSignature sig =
+        hal::parseImportSignature(StringRef(row.sig.data(), row.sig.size()));
     SmallVector<Type> inputs, results;
     SmallVector<int32_t> spans;
     for (const hal::ImportParam &param : sig.params) {
@@ -390,8 +390,8 @@ Value HalBuilder::view(Value buffer, Value offset, RankedTensorType type,
       buffer, offset, bytes,
       i32(*hal::getElementTypeCode(type.getElementType())), i32(0)};
   args.append(dims.begin(), dims.end());
-  return call<hal::BufferViewCreateOp>(
-      args, refTy(), {static_cast<int32_t>(type.getRank())});
+  return call<hal::BufferViewCreateOp>(args, refTy(),
+                                       {static_cast<int32_t>(type.getRank())});
 }
 
 OpBuilder mlir::strata::getInitializerBuilder(vm::ModuleOp vmModule) {

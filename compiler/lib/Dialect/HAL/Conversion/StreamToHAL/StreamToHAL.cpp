@@ -38,8 +38,8 @@ public:
     if (!entry.allocator) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointAfterValue(entry.device);
-      entry.allocator = hal::DeviceAllocatorOp::create(
-          b, entry.device.getLoc(), entry.device);
+      entry.allocator = hal::DeviceAllocatorOp::create(b, entry.device.getLoc(),
+                                                       entry.device);
     }
     return entry.allocator;
   }
@@ -64,8 +64,7 @@ private:
   DenseMap<Operation *, Entry> entries;
 };
 
-template <typename OpTy>
-struct StreamPattern : OpConversionPattern<OpTy> {
+template <typename OpTy> struct StreamPattern : OpConversionPattern<OpTy> {
   StreamPattern(const TypeConverter &typeConverter, MLIRContext *context,
                 DeviceCache &devices)
       : OpConversionPattern<OpTy>(typeConverter, context), devices(devices) {}
@@ -88,8 +87,7 @@ template <typename OpTy> struct ResourceAllocConversion : StreamPattern<OpTy> {
 };
 
 /// stream.resource.constant -> hal.buffer.wrap of the data in place.
-struct ResourceConstantConversion
-    : StreamPattern<stream::ResourceConstantOp> {
+struct ResourceConstantConversion : StreamPattern<stream::ResourceConstantOp> {
   using StreamPattern::StreamPattern;
   LogicalResult
   matchAndRewrite(stream::ResourceConstantOp op, OpAdaptor adaptor,
@@ -105,8 +103,7 @@ struct ResourceSizeConversion : StreamPattern<stream::ResourceSizeOp> {
   LogicalResult
   matchAndRewrite(stream::ResourceSizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<hal::BufferLengthOp>(op,
-                                                     adaptor.getResource());
+    rewriter.replaceOpWithNewOp<hal::BufferLengthOp>(op, adaptor.getResource());
     return success();
   }
 };
@@ -141,10 +138,10 @@ struct TensorExportConversion : StreamPattern<stream::TensorExportOp> {
     SmallVector<Value> dims;
     unsigned next = 0;
     for (int64_t dim : type.getShape()) {
-      dims.push_back(ShapedType::isDynamic(dim)
-                         ? adaptor.getDynamicDims()[next++]
-                         : arith::ConstantIndexOp::create(rewriter, loc, dim)
-                               .getResult());
+      dims.push_back(
+          ShapedType::isDynamic(dim)
+              ? adaptor.getDynamicDims()[next++]
+              : arith::ConstantIndexOp::create(rewriter, loc, dim).getResult());
     }
     Value view = hal::BufferViewCreateOp::create(
         rewriter, loc, adaptor.getSource(), adaptor.getOffset(),
@@ -313,8 +310,8 @@ struct TimepointChainExternalConversion
                   ConversionPatternRewriter &rewriter) const override {
     if (Value timepoint = adaptor.getTimepoint()) {
       hal::DeviceQueueBarrierOp::create(rewriter, op.getLoc(),
-                                        devices.device(op, rewriter),
-                                        timepoint, adaptor.getFence());
+                                        devices.device(op, rewriter), timepoint,
+                                        adaptor.getFence());
     } else {
       hal::FenceSignalOp::create(rewriter, op.getLoc(), adaptor.getFence());
     }
