@@ -20,6 +20,8 @@ cannot:
   - the compiler's import declarations carry each row's `since` as the
     import's minimum_version, so a compiled module declares the hal version
     it needs (the bytecode writer turns it into a module dependency);
+  - common compiler code never compares a target's name (only the
+    registry and the targets' own folders know them);
   - the element type codes are defined in schemas/ only;
   - the "$async" suffix is spelled in schemas/calling_convention.h only;
   - the kernel ABI's query symbol, CPU feature bits, versions, dispatch
@@ -167,6 +169,31 @@ def main():
                 if rel(path) != home and pattern.search(code):
                     problems.append(f"{rel(path)}: {what}; that is {home}'s "
                                     "job")
+
+    # Common compiler code asks a target through TargetBackend queries, never
+    # by name: a name is compared only in the registry and the targets' own
+    # folders (compiler/lib/Target/<Name>/, compiler/lib/Codegen/<Name>/).
+    target_names = set()
+    for path in sources(root, os.path.join("compiler", "lib", "Target")):
+        target_names.update(re.findall(
+            r'getName\(\)\s*const\s*override\s*\{\s*return\s*"([a-z0-9-]+)"',
+            read(path)))
+    if not target_names:
+        problems.append("compiler/lib/Target: no TargetBackend::getName() "
+                        "found (the target-name check reads them)")
+    target_names = sorted(target_names)
+    by_name = re.compile(r'(==|!=)\s*"(%s)"|"(%s)"\s*(==|!=)|'
+                         r'(Case|equals)\("(%s)"' % (("|".join(map(re.escape,
+                                                                  target_names)),) * 3))
+    for path in sources(root, "compiler"):
+        r = rel(path)
+        if r.startswith(os.path.join("compiler", "lib", "Target")) or \
+           r.startswith(os.path.join("compiler", "lib", "Codegen")):
+            continue
+        for m in by_name.finditer(strip_comments(read(path))):
+            problems.append(f"{r}: compares a target's name "
+                            f"({m.group(0)}); ask the target through "
+                            "TargetBackend instead")
 
     # The compiler includes no runtime-private header and links no test
     # library.
