@@ -146,36 +146,6 @@ void mlir::strata::declareHalImports(vm::ModuleOp vmModule) {
   }
 }
 
-OpBuilder mlir::strata::getInitializerBuilder(vm::ModuleOp vmModule) {
-  Block &body = vmModule.getBody().front();
-  OpBuilder builder(vmModule.getContext());
-  for (auto func : body.getOps<vm::FuncOp>()) {
-    if (func->hasAttr("vm.initializer") && !func.isExternal()) {
-      builder.setInsertionPoint(func.getBody().back().getTerminator());
-      return builder;
-    }
-  }
-  Location loc = vmModule.getLoc();
-  builder.setInsertionPointToEnd(&body);
-  // The runtime finds the initializer by its vm.initializer attribute, so
-  // its name only has to be free: a user function may be called __init.
-  std::string name = "__init";
-  for (unsigned suffix = 1;
-       SymbolTable::lookupSymbolIn(vmModule, builder.getStringAttr(name));
-       ++suffix) {
-    name = "__init_" + std::to_string(suffix);
-  }
-  auto init =
-      vm::FuncOp::create(builder, loc, name, builder.getFunctionType({}, {}),
-                         /*arg_attrs=*/ArrayAttr(),
-                         /*res_attrs=*/ArrayAttr());
-  init->setAttr("vm.initializer", builder.getUnitAttr());
-  builder.setInsertionPointToStart(init.addEntryBlock());
-  auto ret = vm::ReturnOp::create(builder, loc, ValueRange());
-  builder.setInsertionPoint(ret);
-  return builder;
-}
-
 Value HalBuilder::i32(int32_t v) {
   return vm::ConstI32Op::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(v));
 }

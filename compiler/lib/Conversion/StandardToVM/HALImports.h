@@ -20,10 +20,6 @@ std::optional<int32_t> getHalElementType(Type elementType);
 /// `vmModule`.
 void declareHalImports(vm::ModuleOp vmModule);
 
-/// A builder before the return of `vmModule`'s initializer (`__init`,
-/// `vm.initializer`: run once per context), which it creates when missing.
-OpBuilder getInitializerBuilder(vm::ModuleOp vmModule);
-
 /// Builds vm ops for one host-side sequence at `builder`'s insertion point.
 class HalBuilder {
 public:
