@@ -4,7 +4,6 @@
 #include "UtilToVM/UtilToVM.h"
 
 #include "ConvertToVM/IntegerRepresentation.h"
-#include "HALToVM.h"
 
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
@@ -213,7 +212,7 @@ void mlir::strata::callGlobalInitializer(vm::ModuleOp vmModule) {
   if (!init) {
     return;
   }
-  OpBuilder builder = getInitializerBuilder(vmModule);
+  OpBuilder builder = vm::getInitializerBuilder(vmModule);
   vm::CallOp::create(builder, init.getLoc(), TypeRange(),
                      FlatSymbolRefAttr::get(init.getSymNameAttr()),
                      ValueRange());

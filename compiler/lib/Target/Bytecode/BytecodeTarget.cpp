@@ -152,7 +152,10 @@ mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
                                             llvm::raw_ostream &os) {
   builder::ModuleWriter out(module.getSymName().str());
   ModuleOrdinals ordinals;
-  SmallVector<FuncOp> functions;
+  // vm.funcs and the vm.initializer, in module order.
+  SmallVector<FunctionOpInterface> functions;
+  // The index of the vm.initializer in `functions`, if any.
+  std::optional<uint32_t> userInitializer;
   // Primitive globals: 8-byte ones first, so that nothing needs padding.
   SmallVector<Operation *> globals8, globals4;
 
@@ -188,6 +191,12 @@ mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
       }
       ordinals.functions[func.getSymName()] = functions.size();
       functions.push_back(func);
+    } else if (auto init = dyn_cast<InitializerOp>(op)) {
+      if (userInitializer) {
+        return init.emitError("is a second vm.initializer; a module has one");
+      }
+      userInitializer = functions.size();
+      functions.push_back(init);
     } else if (auto rodata = dyn_cast<RodataOp>(op)) {
       FailureOr<std::vector<uint8_t>> bytes = rodataBytes(rodata);
       if (failed(bytes)) {
@@ -231,14 +240,13 @@ mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
     return it->second;
   };
 
-  for (FuncOp func : functions) {
+  for (FunctionOpInterface func : functions) {
     FailureOr<std::string> cconv =
-        getCallingConvention(func, func.getFunctionType());
+        getCallingConvention(func, cast<FunctionType>(func.getFunctionType()));
     if (failed(cconv)) {
       return failure();
     }
-    builder::FunctionWriter &fb =
-        out.addFunction(func.getSymName().str(), *cconv);
+    builder::FunctionWriter &fb = out.addFunction(func.getName().str(), *cconv);
     FailureOr<std::unique_ptr<RegisterAllocation>> registers =
         RegisterAllocation::compute(func);
     if (failed(registers)) {
@@ -260,21 +268,8 @@ mlir::strata::vm::translateModuleToBytecode(ModuleOp module,
       initialized.push_back({global, *value});
     }
   }
-  // A vm.func marked vm.initializer runs once per context too, after the
-  // globals have their initial values.
-  std::optional<uint32_t> userInitializer;
-  for (auto [index, func] : llvm::enumerate(functions)) {
-    if (func->hasAttr("vm.initializer")) {
-      if (userInitializer) {
-        return func.emitError("is a second vm.initializer; a module has one");
-      }
-      if (func.getNumArguments() != 0 || func.getNumResults() != 0) {
-        return func.emitError("is a vm.initializer, which takes and returns "
-                              "nothing");
-      }
-      userInitializer = index;
-    }
-  }
+  // The vm.initializer runs once per context too, after the globals have
+  // their initial values.
   if (initialized.empty() && userInitializer) {
     out.setInitializer(static_cast<int32_t>(*userInitializer));
   }

@@ -57,7 +57,7 @@ struct Copy {
 
 class FunctionEncoder {
 public:
-  FunctionEncoder(FuncOp func, RegisterAllocation &registers,
+  FunctionEncoder(FunctionOpInterface func, RegisterAllocation &registers,
                   ModuleOrdinals &ordinals,
                   function_ref<uint32_t(StringRef)> addType, bool emitLocations,
                   builder::FunctionWriter &out)
@@ -75,7 +75,7 @@ private:
                               const llvm::StringMap<uint32_t> &table,
                               StringRef what);
 
-  FuncOp func;
+  FunctionOpInterface func;
   RegisterAllocation &registers;
   ModuleOrdinals &ordinals;
   function_ref<uint32_t(StringRef)> addType;
@@ -86,10 +86,10 @@ private:
 };
 
 LogicalResult FunctionEncoder::encode() {
-  for (Block &block : func.getBody()) {
+  for (Block &block : func.getFunctionBody()) {
     blockIds[&block] = block.isEntryBlock() ? 0 : out.newBlock();
   }
-  for (Block &block : func.getBody()) {
+  for (Block &block : func.getFunctionBody()) {
     out.bind(blockIds[&block]);
     for (Operation &op : block) {
       if (failed(encodeOp(&op))) {
@@ -387,9 +387,9 @@ LogicalResult FunctionEncoder::encodeOp(Operation *op) {
 } // namespace
 
 LogicalResult mlir::strata::vm::encodeFunction(
-    FuncOp func, RegisterAllocation &registers, ModuleOrdinals &ordinals,
-    function_ref<uint32_t(StringRef)> addType, bool emitLocations,
-    builder::FunctionWriter &builder) {
+    FunctionOpInterface func, RegisterAllocation &registers,
+    ModuleOrdinals &ordinals, function_ref<uint32_t(StringRef)> addType,
+    bool emitLocations, builder::FunctionWriter &builder) {
   return FunctionEncoder(func, registers, ordinals, addType, emitLocations,
                          builder)
       .encode();

@@ -1,5 +1,5 @@
-// FunctionEncoder.h - encodes one vm.func's body as bytecode, driven by the
-// format strings of schemas/opcodes.def.
+// FunctionEncoder.h - encodes one vm.func's (or the vm.initializer's) body as
+// bytecode, driven by the format strings of schemas/opcodes.def.
 
 #ifndef STRATA_TARGET_BYTECODE_FUNCTIONENCODER_H
 #define STRATA_TARGET_BYTECODE_FUNCTIONENCODER_H
@@ -34,10 +34,12 @@ FailureOr<std::string> getRefTypeName(Type type);
 /// Writes `func`'s blocks into `builder` in region order, with the registers
 /// of `registers` (which may hand out scratch registers while encoding).
 /// `addType` registers a type name with the module and returns its ordinal.
-LogicalResult encodeFunction(
-    FuncOp func, RegisterAllocation &registers, ModuleOrdinals &ordinals,
-    llvm::function_ref<uint32_t(llvm::StringRef)> addType, bool emitLocations,
-    ::strata::vm::writer::FunctionWriter &builder);
+LogicalResult
+encodeFunction(FunctionOpInterface func, RegisterAllocation &registers,
+               ModuleOrdinals &ordinals,
+               llvm::function_ref<uint32_t(llvm::StringRef)> addType,
+               bool emitLocations,
+               ::strata::vm::writer::FunctionWriter &builder);
 
 } // namespace mlir::strata::vm
 

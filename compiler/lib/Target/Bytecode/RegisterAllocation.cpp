@@ -73,7 +73,7 @@ struct Bank {
 } // namespace
 
 FailureOr<std::unique_ptr<RegisterAllocation>>
-RegisterAllocation::compute(FuncOp func) {
+RegisterAllocation::compute(FunctionOpInterface func) {
   std::unique_ptr<RegisterAllocation> allocation(new RegisterAllocation(func));
   if (failed(allocation->allocate(func))) {
     return failure();
@@ -81,8 +81,8 @@ RegisterAllocation::compute(FuncOp func) {
   return allocation;
 }
 
-LogicalResult RegisterAllocation::allocate(FuncOp func) {
-  Region &body = func.getBody();
+LogicalResult RegisterAllocation::allocate(FunctionOpInterface func) {
+  Region &body = func.getFunctionBody();
 
   // Points: each block has a header slot (its arguments are written at the
   // slot's odd point), then one slot per op.

@@ -34,7 +34,7 @@
 // The export records the tensor signature for tools.
 // CHECK: vm.export @main {reflection = {arg0 = "4x16xf32", arg1 = "16x8xf32", result0 = "4x8xf32"}}
 // The initializer makes the executable once per context.
-// CHECK: vm.func @__init() attributes {vm.initializer}
+// CHECK: vm.initializer @__init {
 // CHECK: vm.call.import @hal.executable.create
 // CHECK: vm.global.store.ref %{{.*}}, @__executable
 module @mlp {
@@ -165,7 +165,7 @@ module @timepoints {
 // CHECK: vm.func @same(%[[T:.*]]: !vm.ref<?>) -> !vm.ref<?>
 // CHECK: vm.call.variadic @hal.buffer_view.assert(%[[T]], {{.*}}) segments [1]
 // CHECK: vm.return %[[T]]
-// CHECK-NOT: vm.func @__init
+// CHECK-NOT: vm.initializer
 module @pass {
   func.func @same(%t: tensor<3xi8>) -> tensor<3xi8> {
     return %t : tensor<3xi8>

@@ -260,3 +260,65 @@ vm.module @m {
     vm.return %0 : i64
   }
 }
+
+// -----
+
+vm.module @m {
+  vm.initializer @init {
+    vm.return
+  }
+  // expected-error @+1 {{'vm.initializer' op is a second initializer of the module; a module has at most one}}
+  vm.initializer @again {
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.initializer @init {
+    %c = vm.const.i32 1
+    // expected-error @+1 {{'vm.return' op returns 1 values but 'init' has 0 results}}
+    vm.return %c : i32
+  }
+}
+
+// -----
+
+vm.module @m {
+  // expected-error @+1 {{'vm.initializer' op takes and returns nothing, but has type '(i32) -> ()'}}
+  "vm.initializer"() <{sym_name = "init", function_type = (i32) -> ()}> ({
+    vm.return
+  }) : () -> ()
+}
+
+// -----
+
+vm.module @m {
+  // expected-error @+1 {{'vm.initializer' op needs a body}}
+  "vm.initializer"() <{sym_name = "init", function_type = () -> ()}> ({
+  }) : () -> ()
+}
+
+// -----
+
+vm.module @m {
+  vm.initializer @init {
+    vm.return
+  }
+  vm.func @f() {
+    // expected-error @+1 {{'vm.call' op calls 'init', which is not a vm.func of this module}}
+    vm.call @init() : () -> ()
+    vm.return
+  }
+}
+
+// -----
+
+vm.module @m {
+  vm.initializer @init {
+    vm.return
+  }
+  // expected-error @+1 {{'vm.export' op exports 'init', which is not a vm.func of this module}}
+  vm.export @init
+}

@@ -41,6 +41,17 @@ vm.module @structure {
     vm.return
   }
 
+  // The initializer: no signature, run once per context.
+  // CHECK: vm.initializer @__init {
+  vm.initializer @__init {
+    // CHECK-NEXT: %[[C:.*]] = vm.const.i32 3
+    %c = vm.const.i32 3
+    // CHECK-NEXT: vm.global.store.i32 %[[C]], @counter
+    vm.global.store.i32 %c, @counter
+    // CHECK-NEXT: vm.return{{$}}
+    vm.return
+  }
+
   // CHECK: vm.export @identity{{$}}
   vm.export @identity
   // CHECK: vm.export @nothing as "run"

@@ -15,9 +15,9 @@
 
 namespace mlir::strata::vm {
 
-/// Assigns every value of a vm.func a register of its bank (primitive or
-/// ref, schemas/format.h) so that no two values live at the same point share
-/// one.
+/// Assigns every value of a vm.func (or vm.initializer) a register of its bank
+/// (primitive or ref, schemas/format.h) so that no two values live at the same
+/// point share one.
 ///
 /// The blocks are laid out in region order and every op gets two points:
 /// its operands are read at 2n and its results written at 2n + 1, so a result
@@ -35,7 +35,8 @@ class RegisterAllocation {
 public:
   /// Allocates registers for `func`, which must have a body. Fails with an
   /// error at the function when a bank runs out of registers.
-  static FailureOr<std::unique_ptr<RegisterAllocation>> compute(FuncOp func);
+  static FailureOr<std::unique_ptr<RegisterAllocation>>
+  compute(FunctionOpInterface func);
 
   /// The encoded register of `value` (format.h): the bank bit set for refs,
   /// never the MOVE bit.
@@ -60,8 +61,8 @@ public:
   FailureOr<uint16_t> getScratchRegister(bool ref);
 
 private:
-  explicit RegisterAllocation(FuncOp func) : liveness(func) {}
-  LogicalResult allocate(FuncOp func);
+  explicit RegisterAllocation(FunctionOpInterface func) : liveness(func) {}
+  LogicalResult allocate(FunctionOpInterface func);
 
   Liveness liveness;
   llvm::DenseMap<Value, uint16_t> registers;

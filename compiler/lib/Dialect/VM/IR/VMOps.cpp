@@ -114,6 +114,84 @@ LogicalResult FuncOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// vm.initializer
+//===----------------------------------------------------------------------===//
+
+void InitializerOp::build(OpBuilder &builder, OperationState &result,
+                          StringRef name) {
+  build(builder, result, builder.getStringAttr(name),
+        TypeAttr::get(builder.getFunctionType({}, {})),
+        /*arg_attrs=*/ArrayAttr(), /*res_attrs=*/ArrayAttr());
+}
+
+// vm.initializer @name attributes {...} { body }
+ParseResult InitializerOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr name;
+  if (parser.parseSymbolName(name, getSymNameAttrName(result.name),
+                             result.attributes) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes)) {
+    return failure();
+  }
+  result.addAttribute(
+      getFunctionTypeAttrName(result.name),
+      TypeAttr::get(parser.getBuilder().getFunctionType({}, {})));
+  Region *body = result.addRegion();
+  return parser.parseRegion(*body, /*arguments=*/{});
+}
+
+void InitializerOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printSymbolName(getSymName());
+  p.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(), {getSymNameAttrName(), getFunctionTypeAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/true);
+}
+
+LogicalResult InitializerOp::verify() {
+  FunctionType type = getFunctionType();
+  if (type.getNumInputs() != 0 || type.getNumResults() != 0) {
+    return emitOpError("takes and returns nothing, but has type ") << type;
+  }
+  if (getBody().empty()) {
+    return emitOpError("needs a body");
+  }
+  for (Operation *before = (*this)->getPrevNode(); before;
+       before = before->getPrevNode()) {
+    if (isa<InitializerOp>(before)) {
+      return emitOpError("is a second initializer of the module; a module "
+                         "has at most one");
+    }
+  }
+  return success();
+}
+
+OpBuilder mlir::strata::vm::getInitializerBuilder(ModuleOp module) {
+  Block &body = module.getBody().front();
+  OpBuilder builder(module.getContext());
+  for (auto init : body.getOps<InitializerOp>()) {
+    builder.setInsertionPoint(init.getBody().back().getTerminator());
+    return builder;
+  }
+  Location loc = module.getLoc();
+  builder.setInsertionPointToEnd(&body);
+  // The runtime finds the initializer through the module, not by name, so
+  // its name only has to be free: a user function may be called __init.
+  std::string name = "__init";
+  for (unsigned suffix = 1;
+       SymbolTable::lookupSymbolIn(module, builder.getStringAttr(name));
+       ++suffix) {
+    name = "__init_" + std::to_string(suffix);
+  }
+  auto init = InitializerOp::create(builder, loc, name);
+  builder.setInsertionPointToStart(&init.getBody().emplaceBlock());
+  auto ret = ReturnOp::create(builder, loc, ValueRange());
+  builder.setInsertionPoint(ret);
+  return builder;
+}
+
+//===----------------------------------------------------------------------===//
 // vm.import / vm.export / vm.global.ref
 //===----------------------------------------------------------------------===//
 
@@ -365,20 +443,20 @@ LogicalResult BrTableOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReturnOp::verify() {
-  auto func = cast<FuncOp>((*this)->getParentOp());
+  auto func = cast<FunctionOpInterface>((*this)->getParentOp());
   ArrayRef<Type> results = func.getResultTypes();
   if (getNumOperands() != results.size()) {
     return emitOpError("returns ")
-           << getNumOperands() << " values but '" << func.getSymName()
-           << "' has " << results.size() << " results";
+           << getNumOperands() << " values but '" << func.getName() << "' has "
+           << results.size() << " results";
   }
   for (auto [index, pair] :
        llvm::enumerate(llvm::zip(getOperandTypes(), results))) {
     auto [actual, expected] = pair;
     if (actual != expected) {
       return emitOpError("result #")
-             << index << " has type " << actual << " but '"
-             << func.getSymName() << "' returns " << expected;
+             << index << " has type " << actual << " but '" << func.getName()
+             << "' returns " << expected;
     }
   }
   return success();

@@ -17,7 +17,7 @@
 // CHECK: vm.func @g(
 // CHECK-NOT: hal.buffer.wrap
 // CHECK: vm.global.load.ref @__constant_0_buffer
-// CHECK: vm.func @__init() attributes {vm.initializer}
+// CHECK: vm.initializer @__init {
 // CHECK: %[[DATA:.*]] = vm.const.ref.rodata @__constant_0
 // CHECK: %[[WRAPPED:.*]] = vm.call.import @hal.buffer.wrap(%[[DATA]]) : (!vm.buffer) -> !vm.ref<?>
 // CHECK: vm.global.store.ref %[[WRAPPED]], @__constant_0_buffer

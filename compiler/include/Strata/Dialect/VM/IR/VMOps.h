@@ -7,6 +7,7 @@
 #include "Strata/Dialect/VM/IR/VMOpcodes.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
@@ -43,5 +44,15 @@ LogicalResult verifyImportUse(Operation *op, FlatSymbolRefAttr import,
 
 #define GET_OP_CLASSES
 #include "Strata/Dialect/VM/IR/VMOpcodeOps.h.inc"
+
+namespace mlir::strata::vm {
+
+/// A builder before the return of `module`'s vm.initializer, which it
+/// creates (named `__init`, or `__init_1`... when that name is taken) when
+/// the module has none. Conversions add the work each context does once
+/// through it.
+OpBuilder getInitializerBuilder(ModuleOp module);
+
+} // namespace mlir::strata::vm
 
 #endif // STRATA_DIALECT_VM_IR_VMOPS_H

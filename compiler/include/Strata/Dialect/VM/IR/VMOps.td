@@ -76,6 +76,46 @@ def VM_FuncOp : VM_Op<"func", [
   }];
 }
 
+def VM_InitializerOp
+    : VM_Op<"initializer", [IsolatedFromAbove, FunctionOpInterface,
+                            HasParent<"ModuleOp">, AutomaticAllocationScope]> {
+  let summary = "the module's initializer: run once per context";
+  let description = [{
+    A function with no arguments and no results that the runtime runs once
+    when the module joins a context, after the globals have their initial
+    values and before any export is called. A module has at most one. It
+    cannot be called or exported. The bytecode target writes it into the
+    function table like a `vm.func`, under its name, and records it as the
+    module's initializer (`initializer` of module.fbs), which is how the
+    runtime finds it: the name only has to be free.
+
+    Example:
+
+    ```mlir
+    vm.initializer @__init {
+      %c0 = vm.const.i32 0
+      vm.global.store.i32 %c0, @counter
+      vm.return
+    }
+    ```
+  }];
+  // function_type is always () -> (); it is stored so that the op is a
+  // FunctionOpInterface like vm.func, and not printed.
+  let arguments = (ins SymbolNameAttr:$sym_name,
+      TypeAttrOf<FunctionType>:$function_type,
+      OptionalAttr<DictArrayAttr>:$arg_attrs,
+      OptionalAttr<DictArrayAttr>:$res_attrs);
+  let regions = (region AnyRegion:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];
+  let extraClassDeclaration = [{
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() { return {}; }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() { return {}; }
+  }];
+}
+
 def VM_ImportOp : VM_Op<"import", [Symbol, HasParent<"ModuleOp">]> {
   let summary = "a function imported from another module";
   let description = [{
@@ -300,11 +340,13 @@ def VM_YieldOp : VM_OpcodeOp<"Yield", "yield", [
   }];
 }
 
-def VM_ReturnOp : VM_OpcodeOp<"Return", "return", [
-    Pure, HasParent<"FuncOp">, ReturnLike, Terminator]> {
+def VM_ReturnOp : VM_OpcodeOp<"Return", "return",
+                              [Pure, ParentOneOf<["FuncOp", "InitializerOp"]>,
+                               ReturnLike, Terminator]> {
   let summary = "return the registers V to the caller";
   let description = [{
-    Returns from a `vm.func`; the operands match the function's results.
+    Returns from a `vm.func` or `vm.initializer`; the operands match the
+    function's results (none for an initializer).
 
     Example:
 

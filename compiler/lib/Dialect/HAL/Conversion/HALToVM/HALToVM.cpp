@@ -212,7 +212,7 @@ void mlir::strata::prepareHALToVM(vm::ModuleOp vmModule, HALToVMState &state) {
   }
   MLIRContext *context = vmModule.getContext();
   OpBuilder builder(context);
-  OpBuilder initBuilder = getInitializerBuilder(vmModule);
+  OpBuilder initBuilder = vm::getInitializerBuilder(vmModule);
   Type ref = vm::RefType::get(context, Type());
   // Load each kernel library once per context.
   if (!executables.empty()) {
@@ -392,34 +392,4 @@ Value HalBuilder::view(Value buffer, Value offset, RankedTensorType type,
   args.append(dims.begin(), dims.end());
   return call<hal::BufferViewCreateOp>(args, refTy(),
                                        {static_cast<int32_t>(type.getRank())});
-}
-
-OpBuilder mlir::strata::getInitializerBuilder(vm::ModuleOp vmModule) {
-  Block &body = vmModule.getBody().front();
-  OpBuilder builder(vmModule.getContext());
-  for (auto func : body.getOps<vm::FuncOp>()) {
-    if (func->hasAttr("vm.initializer") && !func.isExternal()) {
-      builder.setInsertionPoint(func.getBody().back().getTerminator());
-      return builder;
-    }
-  }
-  Location loc = vmModule.getLoc();
-  builder.setInsertionPointToEnd(&body);
-  // The runtime finds the initializer by its vm.initializer attribute, so
-  // its name only has to be free: a user function may be called __init.
-  std::string name = "__init";
-  for (unsigned suffix = 1;
-       SymbolTable::lookupSymbolIn(vmModule, builder.getStringAttr(name));
-       ++suffix) {
-    name = "__init_" + std::to_string(suffix);
-  }
-  auto init =
-      vm::FuncOp::create(builder, loc, name, builder.getFunctionType({}, {}),
-                         /*arg_attrs=*/ArrayAttr(),
-                         /*res_attrs=*/ArrayAttr());
-  init->setAttr("vm.initializer", builder.getUnitAttr());
-  builder.setInsertionPointToStart(init.addEntryBlock());
-  auto ret = vm::ReturnOp::create(builder, loc, ValueRange());
-  builder.setInsertionPoint(ret);
-  return builder;
 }

@@ -47,10 +47,6 @@ void populateHALToVMPatterns(const TypeConverter &typeConverter,
 /// table order, each with the hal version that added it.
 void declareHALImports(vm::ModuleOp vmModule);
 
-/// A builder before the return of `vmModule`'s initializer (`vm.initializer`:
-/// run once per context), which it creates when missing.
-OpBuilder getInitializerBuilder(vm::ModuleOp vmModule);
-
 /// Builds vm code that calls the hal module at `builder`'s insertion point,
 /// for code that is already in the vm dialect (host tensors, module
 /// initialization). The import is the row of the hal op `OpTy`; arguments
