@@ -95,6 +95,30 @@ std::string statusToLine(strata_status_t status);
 /// true; false for any other argument (a bare "--flag" included).
 bool takeFlagValue(const std::string& arg, const char* flag, std::string* out);
 
+/// A whole number from min to max given to flag. On failure returns false
+/// and sets *error to "FLAG needs a whole number from MIN to MAX, not
+/// 'TEXT'".
+bool parseFlagCount(const char* flag, const std::string& text, uint64_t min,
+                    uint64_t max, uint64_t* out, std::string* error);
+
+/// The flags strata-run and strata-benchmark share (each tool's --help
+/// describes them).
+struct RunFlags {
+  std::vector<std::string> modules;   // --module=FILE, repeatable
+  std::string function = "main";      // --function=NAME
+  std::vector<std::string> inputs;    // --input=VALUE, repeatable
+  std::string device = "local-task";  // --device=local-sync|local-task
+  uint32_t task_workers = 0;          // --task_workers=N (0..1024)
+  std::string trace;                  // --trace=FILE.json
+  std::string require_signature;      // --require-signature=PUBKEY_FILE
+  uint64_t timeout_ms = 0;            // --timeout_ms=N; 0: none
+};
+
+/// Applies arg to *flags when it is one of RunFlags' flags. Returns false
+/// when it is not one (the tool handles it); true when it is, with *error
+/// set (naming the flag and the value) when its value is bad.
+bool takeRunFlag(const std::string& arg, RunFlags* flags, std::string* error);
+
 /// Runs `run` with a trace recorder installed (strata/base/trace.h) and
 /// writes the trace to `path` as Chrome trace JSON once it returns; just
 /// runs it when path is empty. `run` must release every device it made
@@ -107,7 +131,8 @@ int runWithTrace(const std::string& path, const char* tool,
 
 /// The reflection attribute `key` of export `name` of `module` (the
 /// compiler records each tensor argument's type as "arg0" = "?x16xf32"),
-/// or "" when there is none. `module` is borrowed.
+/// or "" when there is none (strata_vm_module_export_attr_value, as a
+/// string). `module` is borrowed.
 std::string exportAttr(const strata_vm_module_t* module,
                        const std::string& name, const std::string& key);
 
