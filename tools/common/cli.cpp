@@ -393,6 +393,12 @@ std::string statusToLine(strata_status_t status) {
   return sanitizeLine(out);
 }
 
+std::string consumeStatusLine(strata_status_t status) {
+  std::string line = statusToLine(status);
+  strata_status_free(status);
+  return line;
+}
+
 bool takeFlagValue(const std::string& arg, const char* flag,
                    std::string* out) {
   size_t n = std::strlen(flag);
@@ -456,6 +462,32 @@ bool takeRunFlag(const std::string& arg, RunFlags* flags, std::string* error) {
     return false;
   }
   return true;
+}
+
+void parseRunArgs(int argc, char** argv, const char* tool, const char* usage,
+                  RunFlags* flags,
+                  const std::function<std::string(const std::string&)>& other) {
+  auto usageError = [&](const std::string& message) {
+    std::fprintf(stderr, "%s: %s\n%s", tool, message.c_str(), usage);
+    std::exit(2);
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string error;
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(usage, stdout);
+      std::exit(0);
+    }
+    if (!takeRunFlag(arg, flags, &error)) {
+      error = other(arg);
+    }
+    if (!error.empty()) {
+      usageError(error);
+    }
+  }
+  if (flags->modules.empty()) {
+    usageError("no module given; use --module=FILE");
+  }
 }
 
 int runWithTrace(const std::string& path, const char* tool,

@@ -90,6 +90,8 @@ std::string statusToString(strata_status_t status);
 // The same on one line: annotations are joined with "; " and the text is
 // passed through sanitizeLine.
 std::string statusToLine(strata_status_t status);
+/// statusToLine, then frees status.
+std::string consumeStatusLine(strata_status_t status);
 
 /// For "--flag=value" and flag "--flag": sets *out to value and returns
 /// true; false for any other argument (a bare "--flag" included).
@@ -118,6 +120,15 @@ struct RunFlags {
 /// when it is not one (the tool handles it); true when it is, with *error
 /// set (naming the flag and the value) when its value is bad.
 bool takeRunFlag(const std::string& arg, RunFlags* flags, std::string* error);
+
+/// Parses the command line of a tool that takes RunFlags: "--help" or "-h"
+/// prints usage to stdout and exits 0; RunFlags' flags fill *flags; every
+/// other argument goes to `other`, which returns "" when it took it and the
+/// error otherwise. An error, or no --module at all, prints "TOOL: error"
+/// and the usage to stderr and exits 2.
+void parseRunArgs(int argc, char** argv, const char* tool, const char* usage,
+                  RunFlags* flags,
+                  const std::function<std::string(const std::string&)>& other);
 
 /// Runs `run` with a trace recorder installed (strata/base/trace.h) and
 /// writes the trace to `path` as Chrome trace JSON once it returns; just

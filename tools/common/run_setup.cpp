@@ -5,15 +5,6 @@
 #include "check_module.h"
 
 namespace strata::tools {
-namespace {
-
-std::string consumeLine(strata_status_t status) {
-  std::string line = statusToLine(status);
-  strata_status_free(status);
-  return line;
-}
-
-}  // namespace
 
 RunSetup::~RunSetup() {
   for (strata_vm_module_t* module : modules) {
@@ -29,7 +20,7 @@ std::string setUpRun(const RunFlags& flags, RunSetup* setup) {
     strata_status_t status = strata_vm_key_file_read(
         flags.require_signature.c_str(), public_key, sizeof(public_key));
     if (status) {
-      return "--require-signature: " + consumeLine(status);
+      return "--require-signature: " + consumeStatusLine(status);
     }
   }
   // The instance: the device and the hal module, so modules naming HAL
@@ -43,13 +34,13 @@ std::string setUpRun(const RunFlags& flags, RunSetup* setup) {
   strata_status_t status = strata_runtime_instance_create(
       &options, setup->allocator, &setup->instance);
   if (status) {
-    return "creating device " + flags.device + ": " + consumeLine(status);
+    return "creating device " + flags.device + ": " + consumeStatusLine(status);
   }
   // The check module first, so test programs with check.* ops run too.
   strata_vm_module_t* check = nullptr;
   status = createCheckModule(setup->allocator, &check);
   if (status) {
-    return "creating the check module: " + consumeLine(status);
+    return "creating the check module: " + consumeStatusLine(status);
   }
   setup->modules.push_back(check);
   for (const std::string& path : flags.modules) {
@@ -59,7 +50,7 @@ std::string setUpRun(const RunFlags& flags, RunSetup* setup) {
     status =
         strata_runtime_module_load_file(setup->instance, path.c_str(), &module);
     if (status) {
-      return consumeLine(status);
+      return consumeStatusLine(status);
     }
     setup->modules.push_back(module);
   }

@@ -98,35 +98,25 @@ uint32_t parseCount(const char* flag, const std::string& text, uint32_t min,
 
 Options parseArgs(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    std::string error;
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (strata::tools::takeRunFlag(arg, &options, &error)) {
-      if (!error.empty()) {
-        usageError(error);
-      }
-    } else if (takeFlagValue(arg, "--warmup", &value)) {
-      options.warmup = parseCount("--warmup", value, 0, 1000000);
-    } else if (takeFlagValue(arg, "--repetitions", &value)) {
-      options.repetitions = parseCount("--repetitions", value, 1, 10000000);
-    } else if (takeFlagValue(arg, "--format", &value)) {
-      if (value != "text" && value != "json") {
-        usageError("--format is text or json, not '" +
-                   strata::tools::sanitizeLine(value) + "'");
-      }
-      options.json = value == "json";
-    } else {
-      usageError("unknown argument '" + strata::tools::sanitizeLine(arg) +
-                 "'");
-    }
-  }
-  if (options.modules.empty()) {
-    usageError("no module given; use --module=FILE");
-  }
+  strata::tools::parseRunArgs(
+      argc, argv, "strata-benchmark", kUsage, &options,
+      [&](const std::string& arg) -> std::string {
+        std::string value;
+        if (takeFlagValue(arg, "--warmup", &value)) {
+          options.warmup = parseCount("--warmup", value, 0, 1000000);
+        } else if (takeFlagValue(arg, "--repetitions", &value)) {
+          options.repetitions = parseCount("--repetitions", value, 1, 10000000);
+        } else if (takeFlagValue(arg, "--format", &value)) {
+          if (value != "text" && value != "json") {
+            return "--format is text or json, not '" +
+                   strata::tools::sanitizeLine(value) + "'";
+          }
+          options.json = value == "json";
+        } else {
+          return "unknown argument '" + strata::tools::sanitizeLine(arg) + "'";
+        }
+        return "";
+      });
   return options;
 }
 
@@ -165,16 +155,11 @@ std::string pushInput(Run& run, size_t index, const std::string& text) {
                                                  "arg" + std::to_string(index));
     std::string got =
         strata::tools::describeTensorType(tensor.shape, tensor.element_type);
-    if (!want.empty() && !strata::tools::tensorTypeMatches(want, got)) {
-      // A signless integer argument (ONNX's uint8 becomes i8) takes
-      // unsigned data of its width as it is.
-      if (!strata::tools::unsignedFitsSignless(want, got)) {
-        return "argument " + std::to_string(index) + " of " + full_name +
-               " is a " + want + " tensor, not " + got;
-      }
-      tensor.element_type = STRATA_HAL_ELEMENT_TYPE(
-          STRATA_HAL_NUMERICAL_TYPE_INTEGER,
-          strata_hal_element_byte_size(tensor.element_type) * 8);
+    // A signless integer argument (ONNX's uint8 becomes i8) takes unsigned
+    // data of its width as it is.
+    if (!strata::tools::fitArgumentType(want, got, &tensor.element_type)) {
+      return "argument " + std::to_string(index) + " of " + full_name +
+             " is a " + want + " tensor, not " + got;
     }
     strata_hal_buffer_view_t* view = nullptr;
     status =

@@ -124,53 +124,45 @@ double parseThreshold(const std::string& flag, const std::string& value) {
 
 Options parseArgs(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    std::string error;
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (strata::tools::takeRunFlag(arg, &options, &error)) {
-      if (!error.empty()) {
-        usageError(error);
-      }
-    } else if (takeFlagValue(arg, "--output", &value)) {
-      if (!value.empty() && value != "-" &&
-          (value[0] != '@' || value.size() == 1)) {
-        usageError("--output takes '-' (print), '@FILE.npy' (write) or '' "
+  strata::tools::parseRunArgs(
+      argc, argv, "strata-run", kUsage, &options,
+      [&](const std::string& arg) -> std::string {
+        std::string value;
+        std::string error;
+        if (takeFlagValue(arg, "--output", &value)) {
+          if (!value.empty() && value != "-" &&
+              (value[0] != '@' || value.size() == 1)) {
+            return "--output takes '-' (print), '@FILE.npy' (write) or '' "
                    "(drop), not '" +
-                   strata::tools::sanitizeLine(value) + "'");
-      }
-      options.outputs.push_back(value);
-    } else if (takeFlagValue(arg, "--expected_output", &value)) {
-      options.expected_outputs.push_back(value);
-    } else if (takeFlagValue(arg, "--expected_f16_threshold", &value)) {
-      options.thresholds.f16 =
-          parseThreshold("--expected_f16_threshold", value);
-    } else if (takeFlagValue(arg, "--expected_f32_threshold", &value)) {
-      options.thresholds.f32 =
-          parseThreshold("--expected_f32_threshold", value);
-    } else if (takeFlagValue(arg, "--expected_f64_threshold", &value)) {
-      options.thresholds.f64 =
-          parseThreshold("--expected_f64_threshold", value);
-    } else if (takeFlagValue(arg, "--print_max_element_count", &value)) {
-      uint64_t count = 0;
-      if (!strata::tools::parseFlagCount("--print_max_element_count", value, 0,
-                                         UINT32_MAX, &count, &error)) {
-        usageError(error);
-      }
-      options.print_max_element_count = static_cast<size_t>(count);
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      usageError("unknown flag '" + strata::tools::sanitizeLine(arg) + "'");
-    } else {
-      usageError("unexpected argument '" + strata::tools::sanitizeLine(arg) +
-                 "'; modules are given with --module=FILE");
-    }
-  }
-  if (options.modules.empty()) {
-    usageError("no module given; use --module=FILE");
-  }
+                   strata::tools::sanitizeLine(value) + "'";
+          }
+          options.outputs.push_back(value);
+        } else if (takeFlagValue(arg, "--expected_output", &value)) {
+          options.expected_outputs.push_back(value);
+        } else if (takeFlagValue(arg, "--expected_f16_threshold", &value)) {
+          options.thresholds.f16 =
+              parseThreshold("--expected_f16_threshold", value);
+        } else if (takeFlagValue(arg, "--expected_f32_threshold", &value)) {
+          options.thresholds.f32 =
+              parseThreshold("--expected_f32_threshold", value);
+        } else if (takeFlagValue(arg, "--expected_f64_threshold", &value)) {
+          options.thresholds.f64 =
+              parseThreshold("--expected_f64_threshold", value);
+        } else if (takeFlagValue(arg, "--print_max_element_count", &value)) {
+          uint64_t count = 0;
+          if (!strata::tools::parseFlagCount("--print_max_element_count", value,
+                                             0, UINT32_MAX, &count, &error)) {
+            return error;
+          }
+          options.print_max_element_count = static_cast<size_t>(count);
+        } else if (arg.size() > 1 && arg[0] == '-') {
+          return "unknown flag '" + strata::tools::sanitizeLine(arg) + "'";
+        } else {
+          return "unexpected argument '" + strata::tools::sanitizeLine(arg) +
+                 "'; modules are given with --module=FILE";
+        }
+        return "";
+      });
   return options;
 }
 
@@ -215,11 +207,7 @@ int fail(const std::string& message) {
 }
 
 // One-line status text; the status is freed.
-std::string consumeLine(strata_status_t status) {
-  std::string line = strata::tools::statusToLine(status);
-  strata_status_free(status);
-  return line;
-}
+using strata::tools::consumeStatusLine;
 
 // "sample.add expects (i32, i32) -> i32 [0ii_i]"
 std::string describeFunction(const std::string& full_name,
@@ -395,7 +383,7 @@ int run(const Options& options) {
     status = strata_vm_list_create(4, s.setup.allocator, &s.outputs);
   }
   if (status) {
-    return fail(consumeLine(status));
+    return fail(consumeStatusLine(status));
   }
   for (size_t i = 0; i < args.size(); ++i) {
     std::string where = describeFlag("--input", i, options.inputs[i]);
@@ -440,29 +428,24 @@ int run(const Options& options) {
       }
       std::string got = strata::tools::describeTensorType(tensor.shape,
                                                           tensor.element_type);
-      if (!want.empty() && !strata::tools::tensorTypeMatches(want, got)) {
-        // A signless integer argument (i8: ONNX's uint8 becomes one) takes
-        // unsigned data of its width as it is.
-        if (!strata::tools::unsignedFitsSignless(want, got)) {
-          return fail(where + ": argument " + std::to_string(i) + " of " +
-                      full_name + " is a " + want + " tensor, not " + got);
-        }
-        tensor.element_type = STRATA_HAL_ELEMENT_TYPE(
-            STRATA_HAL_NUMERICAL_TYPE_INTEGER,
-            strata_hal_element_byte_size(tensor.element_type) * 8);
+      // A signless integer argument (i8: ONNX's uint8 becomes one) takes
+      // unsigned data of its width as it is.
+      if (!strata::tools::fitArgumentType(want, got, &tensor.element_type)) {
+        return fail(where + ": argument " + std::to_string(i) + " of " +
+                    full_name + " is a " + want + " tensor, not " + got);
       }
       strata_hal_buffer_view_t* view = nullptr;
       status =
           strata::tools::bufferViewFromTensor(tensor, s.setup.allocator, &view);
       if (status) {
-        return fail(where + ": " + consumeLine(status));
+        return fail(where + ": " + consumeStatusLine(status));
       }
       status = strata_vm_list_push(
           s.inputs,
           strata_vm_variant_ref(strata_hal_buffer_view_as_ref(view)));
       strata_hal_buffer_view_release(view);  // the list holds it now
       if (status) {
-        return fail(consumeLine(status));
+        return fail(consumeStatusLine(status));
       }
       continue;
     }
@@ -479,7 +462,7 @@ int run(const Options& options) {
     }
     status = strata_vm_list_push(s.inputs, value);
     if (status) {
-      return fail(consumeLine(status));
+      return fail(consumeStatusLine(status));
     }
   }
 
@@ -507,7 +490,7 @@ int run(const Options& options) {
     }
     if (status) {
       strata_hal_fence_release(signal);
-      return fail(consumeLine(status));
+      return fail(consumeStatusLine(status));
     }
   }
   int64_t deadline =
@@ -558,7 +541,7 @@ int run(const Options& options) {
     strata_vm_variant_t value;
     status = strata_vm_list_get(s.outputs, i, &value);
     if (status) {
-      return fail(consumeLine(status));
+      return fail(consumeStatusLine(status));
     }
     std::string target = i < options.outputs.size() ? options.outputs[i]
                          : expected.empty()         ? "-"
@@ -609,7 +592,7 @@ int run(const Options& options) {
     strata_vm_variant_t value;
     status = strata_vm_list_get(s.outputs, i, &value);
     if (status) {
-      return fail(consumeLine(status));
+      return fail(consumeStatusLine(status));
     }
     HostTensor tensor;
     std::string what;
