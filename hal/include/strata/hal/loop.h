@@ -126,18 +126,20 @@ typedef struct strata_hal_loop_op_t {
   strata_hal_loop_step_t (*step)(void* user, int timed_out,
                                  strata_hal_loop_wait_t* out_wait,
                                  strata_status_t* out_status);
-  /* Ends the operation, exactly once: with its outcome after DONE, with the
-   * subscribe failure when a wait cannot be subscribed, or with CANCELLED
-   * ("the loop was destroyed") when the loop is destroyed first (then on the
-   * destroying thread). status is owned by the callback. The loop has
-   * forgotten the operation before this runs. Required. */
+  /* Ends the operation, exactly once: with its outcome after DONE; with the
+   * subscribe failure when a wait cannot be subscribed; FAILED_PRECONDITION
+   * when a WAIT lacks subscribe or unsubscribe; or CANCELLED ("the loop was
+   * destroyed") when the loop is destroyed first (then on the destroying
+   * thread). status is owned by the callback. The loop has forgotten the
+   * operation before this runs. Required. */
   void (*complete)(void* user, strata_status_t status);
   void* user;
 } strata_hal_loop_op_t;
 
-/* Runs op asynchronously on the loop thread: first step on the next loop
- * iteration. On an error return (the loop is being destroyed, out of
- * memory) no callback of op ever runs. */
+/* Runs op asynchronously on the loop thread: its first step comes when the
+ * loop next turns, never inside this call. On an error return (step or
+ * complete missing, the loop being destroyed, out of memory) no callback
+ * of op ever runs. */
 strata_status_t strata_hal_loop_submit(strata_hal_loop_t* loop,
                                        strata_hal_loop_op_t op);
 
