@@ -19,8 +19,8 @@
 #include "module_impl.h"
 #include "opcodes.h"
 #include "strata/hal/device.h"
-#include "strata/hal/module.h"
 #include "strata/hal/semaphore.h"
+#include "strata/modules/hal/module.h"
 #include "strata/vm/vm.h"
 
 namespace {

@@ -27,9 +27,11 @@ external_compile=""
 if [[ -x build/compiler/tools/strata-compile/strata-compile ]]; then
   external_compile="$root/build/compiler/tools/strata-compile/strata-compile"
 fi
-# Each of the four fuzz targets runs 200k executions from its seeds (a smoke
-# run: the tensor readers' target manages ~1.2k/s under ASan, so 1M took
-# 869 s of its 900 s timeout); scripts/fuzz.sh runs real campaigns.
+# Each fuzz target this build makes (fuzz/meson.build lists them all; the
+# ONNX one needs the compiler, so it is not built here) runs 200k executions
+# from its seeds (a smoke run: the tensor readers' target manages ~1.2k/s
+# under ASan, so 1M took 869 s of its 900 s timeout); scripts/fuzz.sh runs
+# real campaigns.
 CC=clang-22 CXX=clang++-22 BUILD_DIR=build-sanitize ./scripts/build.sh \
   -Dcompiler=disabled -Dfuzzing=true -Dfuzz_runs=200000 -Dvm_computed_goto=false \
   -Dexternal_strata_compile="$external_compile"

@@ -17,6 +17,8 @@
 #include "module_builder.h"
 #include "strata/hal/loop.h"
 #include "strata/hal/semaphore.h"
+#include "strata/modules/hal/loop_invoke.h"
+#include "strata/modules/hal/module.h"
 #include "strata/vm/vm.h"
 
 using namespace strata::vm;

@@ -509,4 +509,9 @@ const strata_hal_executable_environment_v0_t* strata_hal_executable_environment(
   return &executable->environment;
 }
 
+void strata_hal_executable_set_worker_count(strata_hal_executable_t* executable,
+                                            uint32_t worker_count) {
+  strata::hal::setWorkerCount(executable, worker_count);
+}
+
 }  // extern "C"

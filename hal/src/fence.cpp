@@ -1,5 +1,5 @@
 // fence.cpp - fences (sets of semaphore/value pairs), their cancellable
-// subscriptions, blocking waits and the VM wait built on them.
+// subscriptions and blocking waits.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -58,7 +58,7 @@ struct Subscription {
   strata_allocator_t allocator;
   strata_hal_fence_token_t token;
   strata_hal_timepoint_fn_t fn;  // either fn(user, status)
-  strata_vm_notify_fn_t notify;  // or notify(user)
+  strata_hal_notify_fn_t notify;  // or notify(user)
   void* user;
   std::atomic<bool> claimed{false};
   std::atomic<size_t> remaining;
@@ -120,7 +120,7 @@ void disarmAll(Subscription* s) {
   }
 }
 
-void deliver(strata_hal_timepoint_fn_t fn, strata_vm_notify_fn_t notify,
+void deliver(strata_hal_timepoint_fn_t fn, strata_hal_notify_fn_t notify,
              void* user, strata_status_t status) {
   if (notify) {
     strata_status_free(status);
@@ -179,7 +179,7 @@ strata_status_t queryFence(strata_hal_fence_t* fence, int* out_reached) {
 strata_status_t subscribe(strata_hal_fence_t* fence,
                           strata_allocator_t allocator,
                           strata_hal_timepoint_fn_t fn,
-                          strata_vm_notify_fn_t notify, void* user,
+                          strata_hal_notify_fn_t notify, void* user,
                           strata_hal_fence_token_t* out_token) {
   *out_token = 0;
   int reached = 0;
@@ -317,44 +317,6 @@ strata_status_t waitMany(strata_hal_fence_t* fence, int64_t deadline_ns) {
   }
   return waiter.status;
 }
-
-strata_status_t vmWaitWait(void* user, int64_t deadline_ns) {
-  auto* fence = static_cast<strata_hal_fence_t*>(user);
-  strata_status_t status = strata_hal_fence_wait(fence, deadline_ns);
-  if (!status ||
-      strata_status_code(status) == STRATA_STATUS_DEADLINE_EXCEEDED) {
-    return status;
-  }
-  // A failed fence ends the wait; the call reruns and reports the failure
-  // itself. Anything else (out of memory) breaks the wait.
-  int reached = 0;
-  strata_status_t failure = queryFence(fence, &reached);
-  if (failure) {
-    strata_status_free(failure);
-    strata_status_free(status);
-    return nullptr;
-  }
-  return status;
-}
-
-strata_status_t vmWaitSubscribe(void* user, strata_vm_notify_fn_t notify,
-                                void* notify_user, void** out_token) {
-  auto* fence = static_cast<strata_hal_fence_t*>(user);
-  strata_hal_fence_token_t token = 0;
-  strata_status_t status =
-      subscribe(fence, fence->allocator, nullptr, notify, notify_user, &token);
-  *out_token = reinterpret_cast<void*>(static_cast<uintptr_t>(token));
-  return status;
-}
-
-int vmWaitUnsubscribe(void* user, void* token) {
-  return unsubscribe(static_cast<strata_hal_fence_t*>(user),
-                     static_cast<strata_hal_fence_token_t>(
-                         reinterpret_cast<uintptr_t>(token)));
-}
-
-static_assert(sizeof(uintptr_t) >= sizeof(strata_hal_fence_token_t),
-              "fence tokens travel through the VM wait as pointers");
 
 }  // namespace
 }  // namespace strata::hal
@@ -574,16 +536,10 @@ int strata_hal_fence_unsubscribe(strata_hal_fence_t* fence,
   return unsubscribe(fence, token);
 }
 
-strata_vm_wait_t strata_hal_fence_make_vm_wait(strata_hal_fence_t* fence,
-                                               int64_t deadline_ns) {
-  strata_vm_wait_t wait{};
-  wait.wait = vmWaitWait;
-  wait.user = fence;
-  wait.subscribe = vmWaitSubscribe;
-  wait.unsubscribe = vmWaitUnsubscribe;
-  wait.deadline_ns =
-      deadline_ns == 0 ? STRATA_HAL_INFINITE_FUTURE : deadline_ns;
-  return wait;
+strata_status_t strata_hal_fence_subscribe_notify(
+    strata_hal_fence_t* fence, strata_hal_notify_fn_t notify, void* user,
+    strata_hal_fence_token_t* out_token) {
+  return subscribe(fence, fence->allocator, nullptr, notify, user, out_token);
 }
 
 }  // extern "C"

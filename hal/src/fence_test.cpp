@@ -1,6 +1,5 @@
 // fence_test.cpp - fences: building and joining, query/signal/fail, blocking
-// waits, on_resolved, cancellable subscriptions under races, and the VM
-// wait a deferring native function registers.
+// waits, on_resolved, and cancellable subscriptions under races.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -15,45 +14,7 @@ using namespace strata::hal::testing;
 
 namespace {
 
-strata_hal_semaphore_t* newSemaphore(uint64_t initial,
-                                     strata_allocator_t allocator) {
-  strata_hal_semaphore_t* s = nullptr;
-  REQUIRE(strata_hal_semaphore_create(initial, allocator, &s) == nullptr);
-  return s;
-}
-
-// A fence over `count` fresh semaphores at 0, each waited to value 1.
-struct Fixture {
-  explicit Fixture(size_t count,
-                   strata_allocator_t allocator = strata_allocator_system())
-      : allocator(allocator) {
-    REQUIRE(strata_hal_fence_create(count, allocator, &fence) == nullptr);
-    for (size_t i = 0; i < count; ++i) {
-      strata_hal_semaphore_t* s = newSemaphore(0, allocator);
-      REQUIRE(strata_hal_fence_insert(fence, s, 1) == nullptr);
-      semaphores.push_back(s);
-    }
-  }
-  ~Fixture() {
-    for (strata_hal_semaphore_t* s : semaphores) {
-      strata_hal_semaphore_release(s);
-    }
-    strata_hal_fence_release(fence);
-  }
-  Fixture(const Fixture&) = delete;
-  Fixture& operator=(const Fixture&) = delete;
-  void signal(size_t i) {
-    REQUIRE(strata_hal_semaphore_signal(semaphores[i], 1) == nullptr);
-  }
-  int reached() {
-    int r = -1;
-    Status s(strata_hal_fence_query(fence, &r));
-    return s.ok() ? r : -1;
-  }
-  strata_allocator_t allocator;
-  strata_hal_fence_t* fence = nullptr;
-  std::vector<strata_hal_semaphore_t*> semaphores;
-};
+using Fixture = FenceFixture;
 
 struct Record {
   std::atomic<int> calls{0};
@@ -449,47 +410,6 @@ TEST_CASE(
       t.join();
     }
     CHECK(calls + cancels == kThreads * kPerThread);
-    CHECK(refs(fx.fence) == 1);
-  }
-  CHECK(counting.live() == 0);
-}
-
-TEST_CASE("the VM wait blocks with the fence, and a failure ends the wait") {
-  Fixture fx(2);
-  strata_vm_wait_t wait = strata_hal_fence_make_vm_wait(fx.fence, 0);
-  CHECK(wait.user == fx.fence);
-  CHECK(wait.deadline_ns == STRATA_HAL_INFINITE_FUTURE);
-  REQUIRE(static_cast<bool>(wait.wait));
-  Status timeout(wait.wait(wait.user, deadlineAfterMs(10)));
-  CHECK(timeout.code() == STRATA_STATUS_DEADLINE_EXCEEDED);
-  std::thread failer([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    strata_hal_semaphore_fail(fx.semaphores[0], failure("boom"));
-  });
-  // The wait is over; the deferred call finds the failure itself.
-  CHECK(wait.wait(wait.user, deadlineAfterMs(5000)) == nullptr);
-  failer.join();
-  strata_vm_wait_t with_deadline =
-      strata_hal_fence_make_vm_wait(fx.fence, 12345);
-  CHECK(with_deadline.deadline_ns == 12345);
-}
-
-TEST_CASE("the VM wait subscribes and unsubscribes through the fence") {
-  CountingAllocator counting;
-  {
-    Fixture fx(1, counting.get());
-    strata_vm_wait_t wait = strata_hal_fence_make_vm_wait(fx.fence, 0);
-    std::atomic<int> notified{0};
-    auto notify = [](void* user) {
-      static_cast<std::atomic<int>*>(user)->fetch_add(1);
-    };
-    void* token = nullptr;
-    REQUIRE(wait.subscribe(wait.user, notify, &notified, &token) == nullptr);
-    CHECK(wait.unsubscribe(wait.user, token) == 1);
-    REQUIRE(wait.subscribe(wait.user, notify, &notified, &token) == nullptr);
-    fx.signal(0);
-    CHECK(notified == 1);
-    CHECK(wait.unsubscribe(wait.user, token) == 0);
     CHECK(refs(fx.fence) == 1);
   }
   CHECK(counting.live() == 0);

@@ -1,7 +1,7 @@
-// loop.cpp - the loop's scheduler core: runs invocations and fence waits on
-// the loop thread, parks them on subscriptions, resumes them from a
+// loop.cpp - the loop's scheduler core: steps operations and runs fence
+// waits on the loop thread, parks them on subscriptions, resumes them from a
 // lock-free queue fed by any thread, and expires deadlines from a timer
-// heap. Written against LoopBackend (loop_backend.h); no libuv here.
+// heap. Written against LoopBackend (loop_backend.h); no libuv, no VM here.
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -9,7 +9,6 @@
 #include <thread>
 #include <vector>
 
-#include "calling_convention.h"
 #include "loop_backend.h"
 #include "strata/hal/loop.h"
 
@@ -18,9 +17,9 @@ namespace {
 
 constexpr size_t kNotInHeap = SIZE_MAX;
 
-// One operation submitted to a loop: an invocation or a fence wait.
+// One operation submitted to a loop: an operation or a fence wait.
 struct Task {
-  enum class Kind { kInvoke, kFenceWait };
+  enum class Kind { kOp, kFenceWait };
   // Where the task is. Starting: submitted, not run yet. Waiting: subscribed
   // to a wait, or its notify is queued. Ready: to run on the next iteration.
   enum class Phase { kStarting, kRunning, kWaiting, kReady };
@@ -36,7 +35,7 @@ struct Task {
 
   strata_hal_loop_t* loop = nullptr;
   strata_allocator_t allocator{};
-  Kind kind = Kind::kInvoke;
+  Kind kind = Kind::kOp;
   Phase phase = Phase::kStarting;
   void* user = nullptr;
 
@@ -45,11 +44,9 @@ struct Task {
   int64_t deadline_ns = INT64_MAX;
   size_t heap_index = kNotInHeap;
 
-  // kInvoke.
-  strata_vm_invocation_t* invocation = nullptr;
-  strata_hal_loop_invoke_fn_t invoke_fn = nullptr;
-  size_t result_count = 0;
-  strata_vm_wait_t wait{};
+  // kOp.
+  strata_hal_loop_op_t op{};
+  strata_hal_loop_wait_t wait{};
   void* wait_token = nullptr;
 
   // kFenceWait.
@@ -252,24 +249,22 @@ void settle(strata_hal_loop_t* loop) {
   loop->backend->setAlive(loop->in_flight.load(std::memory_order_acquire) > 0);
 }
 
-// Ends a task: frees it, then runs its callback (status and outputs owned
-// by the callback).
-void finish(strata_hal_loop_t* loop, Task* task, strata_status_t status,
-            strata_vm_list_t* outputs) {
+// Ends a task: frees it, then runs its callback (status owned by the
+// callback).
+void finish(strata_hal_loop_t* loop, Task* task, strata_status_t status) {
   removeLive(loop, task);
   heapRemove(loop, task);
   Task::Kind kind = task->kind;
   void* user = task->user;
-  strata_hal_loop_invoke_fn_t invoke_fn = task->invoke_fn;
+  strata_hal_loop_op_t op = task->op;
   strata_hal_loop_fence_fn_t fence_fn = task->fence_fn;
-  strata_vm_invocation_destroy(task->invocation);
   strata_hal_fence_release(task->fence);
   strata_allocator_t allocator = task->allocator;
   task->~Task();
   strata_allocator_free(allocator, task);
   loop->in_flight.fetch_sub(1, std::memory_order_acq_rel);
-  if (kind == Task::Kind::kInvoke) {
-    invoke_fn(user, status, outputs);
+  if (kind == Task::Kind::kOp) {
+    op.complete(op.user, status);
   } else {
     fence_fn(user, status);
   }
@@ -287,7 +282,7 @@ void queueNotified(Task* task) {
   loop->producers.fetch_sub(1, std::memory_order_acq_rel);
 }
 
-void onInvocationNotify(void* user) { queueNotified(static_cast<Task*>(user)); }
+void onOpNotify(void* user) { queueNotified(static_cast<Task*>(user)); }
 
 void onFenceResolved(void* user, strata_status_t status) {
   auto* task = static_cast<Task*>(user);
@@ -303,102 +298,49 @@ void armDeadline(strata_hal_loop_t* loop, Task* task, int64_t deadline_ns) {
   }
 }
 
-void stepInvoke(strata_hal_loop_t* loop, Task* task);
-
-// A suspended invocation: subscribe, or queue a yield, or fail a blocking
-// wait.
-void park(strata_hal_loop_t* loop, Task* task) {
-  strata_vm_wait_t wait = strata_vm_invocation_wait(task->invocation);
-  if (wait.subscribe && !wait.unsubscribe) {
-    finish(loop, task,
-           strata_make_status(
-               STRATA_STATUS_FAILED_PRECONDITION,
-               "a native function deferred with a wait that can subscribe "
-               "but not unsubscribe; the loop needs both to honour deadlines "
-               "and to be destroyed"),
-           nullptr);
-    return;
-  }
-  if (wait.subscribe) {
-    task->wait = wait;
-    task->phase = Task::Phase::kWaiting;
-    loop->producers.fetch_add(1, std::memory_order_acq_rel);
-    strata_status_t status =
-        wait.subscribe(wait.user, onInvocationNotify, task, &task->wait_token);
-    if (status) {
-      loop->producers.fetch_sub(1, std::memory_order_acq_rel);
-      finish(loop, task, status, nullptr);
-      return;
-    }
-    // notify may already be queued (the wait was over): that is fine, the
-    // loop thread takes it after this returns.
-    task->subscribed = true;
-    armDeadline(loop, task, wait.deadline_ns);
-    return;
-  }
-  if (wait.wait) {
-    finish(loop, task,
-           strata_make_status(
-               STRATA_STATUS_FAILED_PRECONDITION,
-               "a native function deferred with a wait that can only block "
-               "(no subscribe); the loop thread never blocks, so this "
-               "invocation cannot run on a strata_hal_loop"),
-           nullptr);
-    return;
-  }
-  if (strata_vm_invocation_is_deferred(task->invocation)) {
-    // Polling it would spin the loop thread until it gives up.
-    finish(loop, task,
-           strata_make_status(
-               STRATA_STATUS_FAILED_PRECONDITION,
-               "a native function deferred without a wait, so nothing can "
-               "tell the loop when to resume this invocation"),
-           nullptr);
-    return;
-  }
-  // vm.yield: run again on the next turn.
-  task->phase = Task::Phase::kReady;
-  pushReady(loop, task);
-}
-
-size_t resultCount(const char* calling_convention) {
-  strata::cconv::Parsed parsed;
-  strata::cconv::Error error;
-  strata::cconv::parse(calling_convention, /*allow_variadic=*/false, &parsed,
-                       &error);
-  return parsed.results.size();
-}
-
-void stepInvoke(strata_hal_loop_t* loop, Task* task) {
+// Steps an operation, then parks it on its wait, queues it again, or ends
+// it.
+void stepOp(strata_hal_loop_t* loop, Task* task, int timed_out) {
   task->phase = Task::Phase::kRunning;
-  strata_status_t status = strata_vm_invocation_run(task->invocation);
-  if (status) {
-    finish(loop, task, status, nullptr);
-    return;
+  strata_hal_loop_wait_t wait{};
+  strata_status_t status = nullptr;
+  switch (task->op.step(task->op.user, timed_out, &wait, &status)) {
+    case STRATA_HAL_LOOP_STEP_DONE: finish(loop, task, status); return;
+    case STRATA_HAL_LOOP_STEP_YIELD:
+      task->phase = Task::Phase::kReady;
+      pushReady(loop, task);
+      return;
+    case STRATA_HAL_LOOP_STEP_WAIT: break;
+    default:
+      strata_status_free(status);
+      finish(loop, task,
+             strata_make_status(STRATA_STATUS_INTERNAL,
+                                "a loop operation's step returned neither "
+                                "DONE, WAIT nor YIELD"));
+      return;
   }
-  switch (strata_vm_invocation_state(task->invocation)) {
-  case STRATA_VM_INVOCATION_SUSPENDED:
-    park(loop, task);
-    return;
-  case STRATA_VM_INVOCATION_COMPLETED:
-    break;
-  default:
+  strata_status_free(status);
+  if (!wait.subscribe || !wait.unsubscribe) {
     finish(loop, task,
-           strata_make_status(STRATA_STATUS_INTERNAL,
-                              "invocation stopped in an unexpected state"),
-           nullptr);
+           strata_make_status(STRATA_STATUS_FAILED_PRECONDITION,
+                              "a loop operation waited without both "
+                              "subscribe and unsubscribe; the loop needs both "
+                              "to honour deadlines and to be destroyed"));
     return;
   }
-  strata_vm_list_t* outputs = nullptr;
-  status = strata_vm_list_create(task->result_count, task->allocator, &outputs);
-  if (!status) {
-    status = strata_vm_invocation_take_outputs(task->invocation, outputs);
-  }
+  task->wait = wait;
+  task->phase = Task::Phase::kWaiting;
+  loop->producers.fetch_add(1, std::memory_order_acq_rel);
+  status = wait.subscribe(wait.user, onOpNotify, task, &task->wait_token);
   if (status) {
-    strata_vm_list_release(outputs);
-    outputs = nullptr;
+    loop->producers.fetch_sub(1, std::memory_order_acq_rel);
+    finish(loop, task, status);
+    return;
   }
-  finish(loop, task, status, outputs);
+  // notify may already be queued (the wait was over): that is fine, the
+  // loop thread takes it after this returns.
+  task->subscribed = true;
+  armDeadline(loop, task, wait.deadline_ns);
 }
 
 void startFenceWait(strata_hal_loop_t* loop, Task* task) {
@@ -408,7 +350,7 @@ void startFenceWait(strata_hal_loop_t* loop, Task* task) {
       task->fence, task->allocator, onFenceResolved, task, &task->fence_token);
   if (status) {
     loop->producers.fetch_sub(1, std::memory_order_acq_rel);
-    finish(loop, task, status, nullptr);
+    finish(loop, task, status);
     return;
   }
   task->subscribed = true;
@@ -416,8 +358,8 @@ void startFenceWait(strata_hal_loop_t* loop, Task* task) {
 }
 
 void start(strata_hal_loop_t* loop, Task* task) {
-  if (task->kind == Task::Kind::kInvoke) {
-    stepInvoke(loop, task);
+  if (task->kind == Task::Kind::kOp) {
+    stepOp(loop, task, /*timed_out=*/0);
   } else {
     startFenceWait(loop, task);
   }
@@ -433,12 +375,12 @@ void onIncoming(strata_hal_loop_t* loop, Task* task) {
   // Notified: the subscription is over.
   task->subscribed = false;
   heapRemove(loop, task);
-  if (task->kind == Task::Kind::kInvoke) {
-    stepInvoke(loop, task);
+  if (task->kind == Task::Kind::kOp) {
+    stepOp(loop, task, /*timed_out=*/0);
   } else {
     strata_status_t status = task->fence_status;
     task->fence_status = nullptr;
-    finish(loop, task, status, nullptr);
+    finish(loop, task, status);
   }
 }
 
@@ -446,7 +388,7 @@ void onIncoming(strata_hal_loop_t* loop, Task* task) {
 // run.
 bool cancelSubscription(strata_hal_loop_t* loop, Task* task) {
   int cancelled = 0;
-  if (task->kind == Task::Kind::kInvoke) {
+  if (task->kind == Task::Kind::kOp) {
     cancelled = task->wait.unsubscribe(task->wait.user, task->wait_token);
   } else {
     cancelled = strata_hal_fence_unsubscribe(task->fence, task->fence_token);
@@ -555,15 +497,13 @@ void strata_hal_loop_t::onTimer() {
       // Its notify is on its way and wins: the wait was over in time.
       continue;
     }
-    if (task->kind == Task::Kind::kInvoke) {
-      strata_vm_invocation_set_timed_out(task->invocation);
-      stepInvoke(this, task);
+    if (task->kind == Task::Kind::kOp) {
+      stepOp(this, task, /*timed_out=*/1);
     } else {
       finish(this, task,
              strata_make_status(STRATA_STATUS_DEADLINE_EXCEEDED,
                                 "deadline passed waiting for a fence on the "
-                                "loop"),
-             nullptr);
+                                "loop"));
     }
   }
   settle(this);
@@ -667,8 +607,7 @@ void strata_hal_loop_destroy(strata_hal_loop_t* loop) {
     victim->fence_status = nullptr;
     finish(
         loop, victim,
-        strata_make_status(STRATA_STATUS_CANCELLED, "the loop was destroyed"),
-        nullptr);
+        strata_make_status(STRATA_STATUS_CANCELLED, "the loop was destroyed"));
   }
   loop->heap.clear();
   loop->destroy_backend(loop->backend);
@@ -715,42 +654,20 @@ strata_status_t strata_hal_loop_wait_fence(strata_hal_loop_t* loop,
   return submit(loop, task);
 }
 
-strata_status_t strata_hal_loop_invoke(strata_hal_loop_t* loop,
-                                       strata_vm_context_t* context,
-                                       strata_vm_function_t function,
-                                       const strata_vm_list_t* inputs,
-                                       strata_allocator_t allocator,
-                                       strata_hal_loop_invoke_fn_t callback,
-                                       void* user) {
-  return strata_hal_loop_invoke_until(loop, context, function, inputs, 0,
-                                      allocator, callback, user);
-}
-
-strata_status_t strata_hal_loop_invoke_until(
-    strata_hal_loop_t* loop, strata_vm_context_t* context,
-    strata_vm_function_t function, const strata_vm_list_t* inputs,
-    int64_t deadline_ns, strata_allocator_t allocator,
-    strata_hal_loop_invoke_fn_t callback, void* user) {
+strata_status_t strata_hal_loop_submit(strata_hal_loop_t* loop,
+                                       strata_hal_loop_op_t op) {
+  if (!op.step || !op.complete) {
+    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                              "a loop operation needs step and complete");
+  }
   if (loop->destroying.load(std::memory_order_acquire)) {
     return strata_make_status(STRATA_STATUS_FAILED_PRECONDITION,
                               "the loop is being destroyed");
   }
-  strata_vm_invocation_t* invocation = nullptr;
-  STRATA_RETURN_IF_ERROR(strata_vm_invocation_create(context, function, inputs,
-                                                     allocator, &invocation));
-  strata_vm_invocation_set_deadline(invocation, deadline_ns);
   Task* task = nullptr;
-  strata_status_t status = newTask(loop, allocator, &task);
-  if (status) {
-    strata_vm_invocation_destroy(invocation);
-    return status;
-  }
-  task->kind = Task::Kind::kInvoke;
-  task->invocation = invocation;
-  task->result_count =
-      resultCount(strata_vm_function_calling_convention(context, function));
-  task->invoke_fn = callback;
-  task->user = user;
+  STRATA_RETURN_IF_ERROR(newTask(loop, loop->allocator, &task));
+  task->kind = Task::Kind::kOp;
+  task->op = op;
   return submit(loop, task);
 }
 

@@ -1,14 +1,18 @@
-// sync_testing.h - helpers shared by the semaphore, fence and loop tests: a
-// counting allocator (to prove nothing leaks), a status holder, and a
-// bounded spin-wait so that a hang fails fast instead of stalling the suite.
+// sync_testing.h - helpers shared by the semaphore, fence and loop tests
+// (here and in modules/hal): a counting allocator (to prove nothing leaks),
+// a status holder, a bounded spin-wait so that a hang fails fast instead of
+// stalling the suite, and a fence over fresh semaphores.
 #ifndef STRATA_HAL_SRC_SYNC_TESTING_H_
 #define STRATA_HAL_SRC_SYNC_TESTING_H_
+
+#include <doctest/doctest.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "strata/base/allocator.h"
 #include "strata/base/status.h"
@@ -90,6 +94,46 @@ inline uint32_t refs(strata_hal_semaphore_t* s) {
 inline uint32_t refs(strata_hal_fence_t* f) {
   return strata_vm_ref_count(strata_hal_fence_as_ref(f));
 }
+
+inline strata_hal_semaphore_t* newSemaphore(uint64_t initial,
+                                            strata_allocator_t allocator) {
+  strata_hal_semaphore_t* s = nullptr;
+  REQUIRE(strata_hal_semaphore_create(initial, allocator, &s) == nullptr);
+  return s;
+}
+
+// A fence over `count` fresh semaphores at 0, each waited to value 1.
+struct FenceFixture {
+  explicit FenceFixture(
+      size_t count, strata_allocator_t allocator = strata_allocator_system())
+      : allocator(allocator) {
+    REQUIRE(strata_hal_fence_create(count, allocator, &fence) == nullptr);
+    for (size_t i = 0; i < count; ++i) {
+      strata_hal_semaphore_t* s = newSemaphore(0, allocator);
+      REQUIRE(strata_hal_fence_insert(fence, s, 1) == nullptr);
+      semaphores.push_back(s);
+    }
+  }
+  ~FenceFixture() {
+    for (strata_hal_semaphore_t* s : semaphores) {
+      strata_hal_semaphore_release(s);
+    }
+    strata_hal_fence_release(fence);
+  }
+  FenceFixture(const FenceFixture&) = delete;
+  FenceFixture& operator=(const FenceFixture&) = delete;
+  void signal(size_t i) {
+    REQUIRE(strata_hal_semaphore_signal(semaphores[i], 1) == nullptr);
+  }
+  int reached() {
+    int r = -1;
+    Status s(strata_hal_fence_query(fence, &r));
+    return s.ok() ? r : -1;
+  }
+  strata_allocator_t allocator;
+  strata_hal_fence_t* fence = nullptr;
+  std::vector<strata_hal_semaphore_t*> semaphores;
+};
 
 }  // namespace strata::hal::testing
 

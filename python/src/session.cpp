@@ -82,16 +82,6 @@ bool toDouble(const py::handle& value, double* out) {
   return true;
 }
 
-// Splits "0ii_r" into argument and result characters (nothing for a
-// convention the call API cannot drive, which it has refused already).
-void splitCconv(const std::string& cconv, std::string* args,
-                std::string* results) {
-  strata::cconv::Parsed parsed;
-  strata::cconv::parseFixed(cconv, &parsed);
-  *args = std::string(parsed.args);
-  *results = std::string(parsed.results);
-}
-
 // A module from a .vmfb path, .vmfb bytes or a native module capsule.
 // Owned by the caller.
 strata_vm_module_t* loadModule(Instance& instance, const py::handle& source) {
@@ -308,9 +298,11 @@ Function::Function(std::shared_ptr<Instance> instance,
     strata_runtime_call_destroy(call);
     raiseStatus(status);
   }
-  const char* cconv = strata_vm_function_calling_convention(context, function);
-  cconv_ = cconv ? cconv : "";
-  splitCconv(cconv_, &args_, &results_);
+  strata_vm_function_signature_t signature =
+      strata_vm_function_signature(context, function);
+  cconv_ = signature.calling_convention;
+  args_.assign(signature.args, signature.args_length);
+  results_.assign(signature.results, signature.results_length);
   for (size_t i = 0; i < args_.size(); ++i) {
     arg_types_.push_back(attribute("arg" + std::to_string(i)));
   }
@@ -708,27 +700,26 @@ std::vector<std::pair<std::string, std::string>> Session::exportAttributes(
   if (!module) {
     return out;
   }
-  size_t count = strata_vm_module_export_count(module);
-  for (size_t e = 0; e < count; ++e) {
-    strata_vm_export_info_t info;
-    strata_status_t status = strata_vm_module_export_info(module, e, &info);
+  size_t e = 0;
+  strata_status_t status =
+      strata_vm_module_find_export(module, short_name.c_str(), &e);
+  strata_vm_export_info_t info{};
+  if (!status) {
+    status = strata_vm_module_export_info(module, e, &info);
+  }
+  if (status) {
+    strata_status_free(status);
+    return out;
+  }
+  for (size_t i = 0; i < info.attr_count; ++i) {
+    const char* key = nullptr;
+    const char* value = nullptr;
+    status = strata_vm_module_export_attr(module, e, i, &key, &value);
     if (status) {
       strata_status_free(status);
       continue;
     }
-    if (short_name != info.name) {
-      continue;
-    }
-    for (size_t i = 0; i < info.attr_count; ++i) {
-      const char* key = nullptr;
-      const char* value = nullptr;
-      status = strata_vm_module_export_attr(module, e, i, &key, &value);
-      if (status) {
-        strata_status_free(status);
-        continue;
-      }
-      out.emplace_back(key ? key : "", value ? value : "");
-    }
+    out.emplace_back(key ? key : "", value ? value : "");
   }
   return out;
 }

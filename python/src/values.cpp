@@ -244,15 +244,11 @@ strata_hal_buffer_view_t* viewFromArray(const py::array& input,
     // message.
     std::string got =
         runtime::describeTensorType(shape, static_cast<size_t>(ndim), type);
-    if (!tools::tensorTypeMatches(want, got)) {
-      // A signless integer argument (i8: ONNX's uint8 becomes one) takes
-      // unsigned data of its width as it is, as strata-run does.
-      if (!tools::unsignedFitsSignless(want, got)) {
-        raiseError(STRATA_STATUS_INVALID_ARGUMENT,
-                   where() + " is a " + want + " tensor, not " + got);
-      }
-      type = STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER,
-                                     strata_hal_element_byte_size(type) * 8);
+    // A signless integer argument (i8: ONNX's uint8 becomes one) takes
+    // unsigned data of its width as it is, as strata-run does.
+    if (!tools::fitArgumentType(want, got, &type)) {
+      raiseError(STRATA_STATUS_INVALID_ARGUMENT,
+                 where() + " is a " + want + " tensor, not " + got);
     }
   }
 

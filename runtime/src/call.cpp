@@ -8,6 +8,7 @@
 
 #include "calling_convention.h"
 #include "runtime_impl.h"
+#include "strata/modules/hal/loop_invoke.h"
 
 using namespace strata::runtime;
 
@@ -69,19 +70,6 @@ strata_runtime_value_kind_t kindOfChar(char c) {
   case 'r': return STRATA_RUNTIME_VALUE_BUFFER_VIEW;
   default: return STRATA_RUNTIME_VALUE_NONE;
   }
-}
-
-// Splits "0ii_r" into its argument and result characters; false for a
-// convention the call API cannot drive (variadic spans, unknown version).
-bool splitCconv(const std::string& cconv, std::string* args,
-                std::string* results) {
-  strata::cconv::Parsed parsed;
-  if (!strata::cconv::parseFixed(cconv, &parsed)) {
-    return false;
-  }
-  *args = std::string(parsed.args);
-  *results = std::string(parsed.results);
-  return true;
 }
 
 // "(buffer view, i32) -> buffer view [0ri_r]"
@@ -343,7 +331,8 @@ void onWaitReached(void* user, strata_status_t status) {
 // wait and signal fences); fn's results.
 strata_status_t checkAsyncContract(const strata_runtime_call_t* call) {
   strata::cconv::Parsed fn;
-  strata::cconv::parseFixed(call->cconv, &fn);
+  fn.args = call->args;
+  fn.results = call->results;
   std::string want = strata::cconv::asyncConvention(fn);
   if (call->async_cconv != want) {
     return strata_make_status(
@@ -479,8 +468,8 @@ strata_status_t strata_runtime_call_create(strata_runtime_session_t* session,
     strata_status_free(status);
     return named;
   }
-  const char* cconv =
-      strata_vm_function_calling_convention(session->context, function);
+  strata_vm_function_signature_t signature =
+      strata_vm_function_signature(session->context, function);
   auto* call = allocateObject<strata_runtime_call_t>(allocator);
   if (!call) {
     return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
@@ -492,8 +481,10 @@ strata_status_t strata_runtime_call_create(strata_runtime_session_t* session,
   strata_runtime_session_retain(session);
   call->function = function;
   call->full_name = full_name;
-  call->cconv = cconv ? cconv : "";
-  if (!splitCconv(call->cconv, &call->args, &call->results)) {
+  call->cconv = signature.calling_convention;
+  call->args.assign(signature.args, signature.args_length);
+  call->results.assign(signature.results, signature.results_length);
+  if (signature.variadic) {
     status = strata_make_status(
         STRATA_STATUS_UNIMPLEMENTED,
         "%s has the calling convention '%s', which the call API cannot "

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "runtime_impl.h"
-#include "strata/hal/module.h"
+#include "strata/modules/hal/module.h"
 
 using namespace strata::runtime;
 

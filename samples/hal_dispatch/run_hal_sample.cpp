@@ -14,7 +14,7 @@
 
 #include "strata/hal/buffer.h"
 #include "strata/hal/device.h"
-#include "strata/hal/module.h"
+#include "strata/modules/hal/module.h"
 #include "strata/vm/vm.h"
 
 namespace {

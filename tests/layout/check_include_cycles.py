@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-TREES = ["base", "vm", "hal", "runtime", "tools", "schemas", "python/src",
+TREES = ["base", "vm", "hal", "modules", "runtime", "tools", "schemas", "python/src",
          "samples", "compiler/include", "compiler/lib", "fuzz", "tests"]
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -465,7 +465,7 @@ def case_devices(t):
     for flag in ["--task_workers=-1", "--task_workers=x",
                  "--task_workers=99999"]:
         rc, out, err = t.run(views, "--function=echo", "--input=f32=1", flag)
-        check(rc == 2 and "--task_workers takes an integer" in err,
+        check(rc == 2 and "--task_workers needs a whole number" in err,
               "%s: exit %d, %r" % (flag, rc, err))
     rc, out, err = t.run("--help")
     for needle in ["--device=NAME", "local-sync", "--task_workers=N",

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "check_module.h"
-#include "strata/hal/module.h"
+#include "strata/modules/hal/module.h"
 #include "strata/vm/buffer.h"
 #include "strata/vm/context.h"
 #include "strata/vm/list.h"

@@ -393,6 +393,12 @@ std::string statusToLine(strata_status_t status) {
   return sanitizeLine(out);
 }
 
+std::string consumeStatusLine(strata_status_t status) {
+  std::string line = statusToLine(status);
+  strata_status_free(status);
+  return line;
+}
+
 bool takeFlagValue(const std::string& arg, const char* flag,
                    std::string* out) {
   size_t n = std::strlen(flag);
@@ -401,6 +407,87 @@ bool takeFlagValue(const std::string& arg, const char* flag,
   }
   *out = arg.substr(n + 1);
   return true;
+}
+
+bool parseFlagCount(const char* flag, const std::string& text, uint64_t min,
+                    uint64_t max, uint64_t* out, std::string* error) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end || errno || text[0] == '-' || value < min ||
+      value > max) {
+    *error = std::string(flag) + " needs a whole number from " +
+             std::to_string(min) + " to " + std::to_string(max) + ", not '" +
+             sanitizeLine(text) + "'";
+    return false;
+  }
+  *out = value;
+  return true;
+}
+
+bool takeRunFlag(const std::string& arg, RunFlags* flags, std::string* error) {
+  error->clear();
+  std::string value;
+  uint64_t count = 0;
+  if (takeFlagValue(arg, "--module", &value)) {
+    if (value.empty()) {
+      *error = "--module needs a file";
+    }
+    flags->modules.push_back(value);
+  } else if (takeFlagValue(arg, "--function", &value)) {
+    if (value.empty()) {
+      *error = "--function needs a name";
+    }
+    flags->function = value;
+  } else if (takeFlagValue(arg, "--input", &value)) {
+    flags->inputs.push_back(value);
+  } else if (takeFlagValue(arg, "--device", &value)) {
+    if (value != "local-task" && value != "local-sync") {
+      *error = "unknown device '" + sanitizeLine(value) +
+               "'; the devices are local-sync and local-task";
+    }
+    flags->device = value;
+  } else if (takeFlagValue(arg, "--task_workers", &value)) {
+    if (parseFlagCount("--task_workers", value, 0, 1024, &count, error)) {
+      flags->task_workers = static_cast<uint32_t>(count);
+    }
+  } else if (takeFlagValue(arg, "--trace", &value)) {
+    flags->trace = value;
+  } else if (takeFlagValue(arg, "--require-signature", &value)) {
+    flags->require_signature = value;
+  } else if (takeFlagValue(arg, "--timeout_ms", &value)) {
+    parseFlagCount("--timeout_ms", value, 0, uint64_t{1} << 40,
+                   &flags->timeout_ms, error);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void parseRunArgs(int argc, char** argv, const char* tool, const char* usage,
+                  RunFlags* flags,
+                  const std::function<std::string(const std::string&)>& other) {
+  auto usageError = [&](const std::string& message) {
+    std::fprintf(stderr, "%s: %s\n%s", tool, message.c_str(), usage);
+    std::exit(2);
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string error;
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(usage, stdout);
+      std::exit(0);
+    }
+    if (!takeRunFlag(arg, flags, &error)) {
+      error = other(arg);
+    }
+    if (!error.empty()) {
+      usageError(error);
+    }
+  }
+  if (flags->modules.empty()) {
+    usageError("no module given; use --module=FILE");
+  }
 }
 
 int runWithTrace(const std::string& path, const char* tool,
@@ -440,31 +527,9 @@ int runWithTrace(const std::string& path, const char* tool,
 
 std::string exportAttr(const strata_vm_module_t* module,
                        const std::string& name, const std::string& key) {
-  size_t count = strata_vm_module_export_count(module);
-  for (size_t e = 0; e < count; ++e) {
-    strata_vm_export_info_t info;
-    strata_status_t status = strata_vm_module_export_info(module, e, &info);
-    if (status) {
-      strata_status_free(status);
-      continue;
-    }
-    if (name != info.name) {
-      continue;
-    }
-    for (size_t i = 0; i < info.attr_count; ++i) {
-      const char* k = nullptr;
-      const char* v = nullptr;
-      status = strata_vm_module_export_attr(module, e, i, &k, &v);
-      if (status) {
-        strata_status_free(status);
-        continue;
-      }
-      if (key == k) {
-        return v ? v : "";
-      }
-    }
-  }
-  return "";
+  const char* value =
+      strata_vm_module_export_attr_value(module, name.c_str(), key.c_str());
+  return value ? value : "";
 }
 
 }  // namespace strata::tools

@@ -90,10 +90,45 @@ std::string statusToString(strata_status_t status);
 // The same on one line: annotations are joined with "; " and the text is
 // passed through sanitizeLine.
 std::string statusToLine(strata_status_t status);
+/// statusToLine, then frees status.
+std::string consumeStatusLine(strata_status_t status);
 
 /// For "--flag=value" and flag "--flag": sets *out to value and returns
 /// true; false for any other argument (a bare "--flag" included).
 bool takeFlagValue(const std::string& arg, const char* flag, std::string* out);
+
+/// A whole number from min to max given to flag. On failure returns false
+/// and sets *error to "FLAG needs a whole number from MIN to MAX, not
+/// 'TEXT'".
+bool parseFlagCount(const char* flag, const std::string& text, uint64_t min,
+                    uint64_t max, uint64_t* out, std::string* error);
+
+/// The flags strata-run and strata-benchmark share (each tool's --help
+/// describes them).
+struct RunFlags {
+  std::vector<std::string> modules;   // --module=FILE, repeatable
+  std::string function = "main";      // --function=NAME
+  std::vector<std::string> inputs;    // --input=VALUE, repeatable
+  std::string device = "local-task";  // --device=local-sync|local-task
+  uint32_t task_workers = 0;          // --task_workers=N (0..1024)
+  std::string trace;                  // --trace=FILE.json
+  std::string require_signature;      // --require-signature=PUBKEY_FILE
+  uint64_t timeout_ms = 0;            // --timeout_ms=N; 0: none
+};
+
+/// Applies arg to *flags when it is one of RunFlags' flags. Returns false
+/// when it is not one (the tool handles it); true when it is, with *error
+/// set (naming the flag and the value) when its value is bad.
+bool takeRunFlag(const std::string& arg, RunFlags* flags, std::string* error);
+
+/// Parses the command line of a tool that takes RunFlags: "--help" or "-h"
+/// prints usage to stdout and exits 0; RunFlags' flags fill *flags; every
+/// other argument goes to `other`, which returns "" when it took it and the
+/// error otherwise. An error, or no --module at all, prints "TOOL: error"
+/// and the usage to stderr and exits 2.
+void parseRunArgs(int argc, char** argv, const char* tool, const char* usage,
+                  RunFlags* flags,
+                  const std::function<std::string(const std::string&)>& other);
 
 /// Runs `run` with a trace recorder installed (strata/base/trace.h) and
 /// writes the trace to `path` as Chrome trace JSON once it returns; just
@@ -107,7 +142,8 @@ int runWithTrace(const std::string& path, const char* tool,
 
 /// The reflection attribute `key` of export `name` of `module` (the
 /// compiler records each tensor argument's type as "arg0" = "?x16xf32"),
-/// or "" when there is none. `module` is borrowed.
+/// or "" when there is none (strata_vm_module_export_attr_value, as a
+/// string). `module` is borrowed.
 std::string exportAttr(const strata_vm_module_t* module,
                        const std::string& name, const std::string& key);
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor_io.h"
+#include "host_tensor.h"
 
 namespace strata::tools {
 

@@ -301,14 +301,6 @@ std::string formatHalf(uint16_t bits) {
 
 }  // namespace
 
-uint64_t HostTensor::elementCount() const {
-  uint64_t count = 1;
-  for (int64_t dim : shape) {
-    count *= static_cast<uint64_t>(dim);
-  }
-  return count;
-}
-
 bool isScalarText(std::string_view text) {
   size_t eq = text.find('=');
   return !text.empty() && text[0] != '@' && eq != std::string_view::npos &&

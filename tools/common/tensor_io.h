@@ -13,36 +13,13 @@
 #include <string_view>
 #include <vector>
 
+#include "host_tensor.h"
 #include "strata/base/allocator.h"
 #include "strata/base/status.h"
 #include "strata/hal/buffer.h"
-#include "strata/tensor_types.hpp"
 #include "strata/vm/value.h"
 
 namespace strata::tools {
-
-// A dense row-major (C order) array in host memory. Elements are stored as
-// the HAL stores them: little-endian, each taking
-// strata_hal_element_byte_size(element_type) bytes; i1 is one byte, 0 or 1.
-struct HostTensor {
-  strata_hal_element_type_t element_type = STRATA_HAL_ELEMENT_TYPE_NONE;
-  std::vector<int64_t> shape;  // empty for a 0-d tensor (one element)
-  std::vector<uint8_t> data;
-
-  // Product of the dims (1 for rank 0).
-  uint64_t elementCount() const;
-  size_t elementSize() const {
-    return strata_hal_element_byte_size(element_type);
-  }
-};
-
-// Element type names, "2x3xf32" descriptions, checked element counts and
-// IEEE half conversion: the installed header's (strata/tensor_types.hpp).
-using runtime::describeTensorType;
-using runtime::elementTypeName;
-using runtime::halfFromDouble;
-using runtime::halfToFloat;
-using runtime::shapeElementCount;
 
 //===--------------------------------------------------------------------===//
 // Text

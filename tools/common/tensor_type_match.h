@@ -53,6 +53,24 @@ inline bool unsignedFitsSignless(const std::string& want,
   return tensorTypeMatches(want, signless);
 }
 
+/// Fits a tensor whose type is `got` ("2x3xui8") and element type *type to
+/// an argument recorded as `want` ("" takes anything): true when it
+/// matches, or when it is unsigned data for a signless integer argument of
+/// its width (unsignedFitsSignless), and then *type becomes that signless
+/// type (the data is passed as it is). False when it fits neither.
+inline bool fitArgumentType(const std::string& want, const std::string& got,
+                            strata_hal_element_type_t* type) {
+  if (want.empty() || tensorTypeMatches(want, got)) {
+    return true;
+  }
+  if (!unsignedFitsSignless(want, got)) {
+    return false;
+  }
+  *type = STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER,
+                                  strata_hal_element_byte_size(*type) * 8);
+  return true;
+}
+
 /// The element type a tensor of element type `type` has for the export's
 /// reader, given the reflection entry `recorded` ("resultN.element_type",
 /// "" when the export has none): the unsigned type it names ("ui8") for a

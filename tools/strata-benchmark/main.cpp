@@ -14,6 +14,7 @@
 #include "check_module.h"
 #include "cli.h"
 #include "json_writer.h"
+#include "run_setup.h"
 #include "strata/base/trace.h"
 #include "strata/runtime.h"
 #include "tensor_io.h"
@@ -62,18 +63,11 @@ constexpr const char kUsage[] =
     "Exit status: 0 on success, 1 when loading or a call fails, 2 on a bad\n"
     "command line.\n";
 
-struct Options {
-  std::vector<std::string> modules;
-  std::string function = "main";
-  std::vector<std::string> inputs;
+// The shared flags (cli.h), then the benchmark's own.
+struct Options : strata::tools::RunFlags {
   uint32_t warmup = 2;
   uint32_t repetitions = 10;
-  std::string device = "local-task";
-  uint32_t task_workers = 0;
   bool json = false;
-  std::string trace;
-  std::string require_signature;  // a public key file
-  uint64_t timeout_ms = 0;        // 0: no deadline
 };
 
 [[noreturn]] void usageError(const std::string& message) {
@@ -94,85 +88,47 @@ std::string consumeLine(strata_status_t status) {
 
 uint32_t parseCount(const char* flag, const std::string& text, uint32_t min,
                     uint32_t max) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end || errno || text[0] == '-' || value < min ||
-      value > max) {
-    usageError(std::string(flag) + " needs a whole number from " +
-               std::to_string(min) + " to " + std::to_string(max) +
-               ", not '" + strata::tools::sanitizeLine(text) + "'");
+  uint64_t value = 0;
+  std::string error;
+  if (!strata::tools::parseFlagCount(flag, text, min, max, &value, &error)) {
+    usageError(error);
   }
   return static_cast<uint32_t>(value);
 }
 
 Options parseArgs(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (takeFlagValue(arg, "--module", &value)) {
-      options.modules.push_back(value);
-    } else if (takeFlagValue(arg, "--function", &value)) {
-      if (value.empty()) {
-        usageError("--function needs a name");
-      }
-      options.function = value;
-    } else if (takeFlagValue(arg, "--input", &value)) {
-      options.inputs.push_back(value);
-    } else if (takeFlagValue(arg, "--warmup", &value)) {
-      options.warmup = parseCount("--warmup", value, 0, 1000000);
-    } else if (takeFlagValue(arg, "--repetitions", &value)) {
-      options.repetitions = parseCount("--repetitions", value, 1, 10000000);
-    } else if (takeFlagValue(arg, "--device", &value)) {
-      if (value != "local-task" && value != "local-sync") {
-        usageError("unknown device '" + strata::tools::sanitizeLine(value) +
-                   "'; the devices are local-sync and local-task");
-      }
-      options.device = value;
-    } else if (takeFlagValue(arg, "--task_workers", &value)) {
-      options.task_workers = parseCount("--task_workers", value, 0, 1024);
-    } else if (takeFlagValue(arg, "--format", &value)) {
-      if (value != "text" && value != "json") {
-        usageError("--format is text or json, not '" +
-                   strata::tools::sanitizeLine(value) + "'");
-      }
-      options.json = value == "json";
-    } else if (takeFlagValue(arg, "--trace", &value)) {
-      options.trace = value;
-    } else if (takeFlagValue(arg, "--require-signature", &value)) {
-      options.require_signature = value;
-    } else if (takeFlagValue(arg, "--timeout_ms", &value)) {
-      options.timeout_ms = parseCount("--timeout_ms", value, 0, 100000000);
-    } else {
-      usageError("unknown argument '" + strata::tools::sanitizeLine(arg) +
-                 "'");
-    }
-  }
-  if (options.modules.empty()) {
-    usageError("no module given; use --module=FILE");
-  }
+  strata::tools::parseRunArgs(
+      argc, argv, "strata-benchmark", kUsage, &options,
+      [&](const std::string& arg) -> std::string {
+        std::string value;
+        if (takeFlagValue(arg, "--warmup", &value)) {
+          options.warmup = parseCount("--warmup", value, 0, 1000000);
+        } else if (takeFlagValue(arg, "--repetitions", &value)) {
+          options.repetitions = parseCount("--repetitions", value, 1, 10000000);
+        } else if (takeFlagValue(arg, "--format", &value)) {
+          if (value != "text" && value != "json") {
+            return "--format is text or json, not '" +
+                   strata::tools::sanitizeLine(value) + "'";
+          }
+          options.json = value == "json";
+        } else {
+          return "unknown argument '" + strata::tools::sanitizeLine(arg) + "'";
+        }
+        return "";
+      });
   return options;
 }
 
 // Everything the run creates, released in reverse order.
 struct Run {
-  strata_allocator_t allocator = strata_allocator_system();
-  strata_runtime_instance_t* instance = nullptr;
-  std::vector<strata_vm_module_t*> modules;
+  strata::tools::RunSetup setup;  // the instance and the modules
   strata_runtime_session_t* session = nullptr;
   strata_runtime_call_t* call = nullptr;
 
   ~Run() {
     strata_runtime_call_destroy(call);
     strata_runtime_session_release(session);
-    for (strata_vm_module_t* module : modules) {
-      strata_vm_module_release(module);
-    }
-    strata_runtime_instance_release(instance);
   }
 };
 
@@ -189,7 +145,7 @@ std::string pushInput(Run& run, size_t index, const std::string& text) {
       strata_runtime_call_argument_kind(run.call, index);
   strata_status_t status = nullptr;
   if (kind == STRATA_RUNTIME_VALUE_BUFFER_VIEW) {
-    const strata_vm_module_t* main = run.modules.back();
+    const strata_vm_module_t* main = run.setup.modules.back();
     std::string full_name = strata_runtime_call_function_name(run.call);
     std::string prefix = std::string(strata_vm_module_name(main)) + ".";
     std::string export_name = full_name.compare(0, prefix.size(), prefix) == 0
@@ -199,19 +155,15 @@ std::string pushInput(Run& run, size_t index, const std::string& text) {
                                                  "arg" + std::to_string(index));
     std::string got =
         strata::tools::describeTensorType(tensor.shape, tensor.element_type);
-    if (!want.empty() && !strata::tools::tensorTypeMatches(want, got)) {
-      // A signless integer argument (ONNX's uint8 becomes i8) takes
-      // unsigned data of its width as it is.
-      if (!strata::tools::unsignedFitsSignless(want, got)) {
-        return "argument " + std::to_string(index) + " of " + full_name +
-               " is a " + want + " tensor, not " + got;
-      }
-      tensor.element_type = STRATA_HAL_ELEMENT_TYPE(
-          STRATA_HAL_NUMERICAL_TYPE_INTEGER,
-          strata_hal_element_byte_size(tensor.element_type) * 8);
+    // A signless integer argument (ONNX's uint8 becomes i8) takes unsigned
+    // data of its width as it is.
+    if (!strata::tools::fitArgumentType(want, got, &tensor.element_type)) {
+      return "argument " + std::to_string(index) + " of " + full_name +
+             " is a " + want + " tensor, not " + got;
     }
     strata_hal_buffer_view_t* view = nullptr;
-    status = strata::tools::bufferViewFromTensor(tensor, run.allocator, &view);
+    status =
+        strata::tools::bufferViewFromTensor(tensor, run.setup.allocator, &view);
     if (!status) {
       status = strata_runtime_call_push_buffer_view(run.call, view);
       strata_hal_buffer_view_release(view);
@@ -253,46 +205,16 @@ double quantile(const std::vector<double>& sorted, double q) {
 
 int benchmark(const Options& options) {
   Run run;
-  strata_runtime_instance_options_t instance_options;
-  strata_runtime_instance_options_initialize(&instance_options);
-  instance_options.device = options.device.c_str();
-  instance_options.task_worker_count = options.task_workers;
-  uint8_t public_key[STRATA_RUNTIME_PUBLIC_KEY_SIZE];
-  if (!options.require_signature.empty()) {
-    strata_status_t status = strata_vm_key_file_read(
-        options.require_signature.c_str(), public_key, sizeof(public_key));
-    if (status) {
-      return fail("--require-signature: " + consumeLine(status));
-    }
-    instance_options.required_public_key = public_key;
+  std::string error = strata::tools::setUpRun(options, &run.setup);
+  if (!error.empty()) {
+    return fail(error);
   }
-  strata_status_t status = strata_runtime_instance_create(
-      &instance_options, run.allocator, &run.instance);
-  if (status) {
-    return fail(consumeLine(status));
-  }
-  // The check module first, so test programs with check.* ops run too.
-  strata_vm_module_t* check = nullptr;
-  status = strata::tools::createCheckModule(run.allocator, &check);
-  if (status) {
-    return fail("creating the check module: " + consumeLine(status));
-  }
-  run.modules.push_back(check);
-  for (const std::string& path : options.modules) {
-    strata_vm_module_t* module = nullptr;
-    status = strata_runtime_module_load_file(run.instance, path.c_str(),
-                                             &module);
-    if (status) {
-      return fail(consumeLine(status));
-    }
-    run.modules.push_back(module);
-  }
-  status = strata_runtime_session_create(run.instance, nullptr,
-                                         run.modules.data(), run.modules.size(),
-                                         run.allocator, &run.session);
+  strata_status_t status = strata_runtime_session_create(
+      run.setup.instance, nullptr, run.setup.modules.data(),
+      run.setup.modules.size(), run.setup.allocator, &run.session);
   if (!status) {
     status = strata_runtime_call_create(run.session, options.function.c_str(),
-                                        run.allocator, &run.call);
+                                        run.setup.allocator, &run.call);
   }
   if (status) {
     return fail(consumeLine(status));

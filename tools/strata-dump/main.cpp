@@ -2,7 +2,6 @@
 // functions, globals, segments and the disassembly with source locations, as
 // text or JSON.
 #include <cinttypes>
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +20,7 @@
 namespace {
 
 using strata::tools::JsonWriter;
+using strata::vm::appendf;
 using strata::vm::BytecodeModule;
 using strata::vm::DisassembledInstruction;
 
@@ -187,29 +187,6 @@ std::string joined(const std::vector<std::string_view>& items,
     out += items[i];
   }
   return out;
-}
-
-void appendf(std::string& out, const char* format, ...)
-    __attribute__((format(printf, 2, 3)));
-void appendf(std::string& out, const char* format, ...) {
-  char buffer[512];
-  va_list args;
-  va_start(args, format);
-  int n = std::vsnprintf(buffer, sizeof(buffer), format, args);
-  va_end(args);
-  if (n < 0) {
-    return;
-  }
-  if (static_cast<size_t>(n) < sizeof(buffer)) {
-    out.append(buffer, static_cast<size_t>(n));
-    return;
-  }
-  std::string big(static_cast<size_t>(n) + 1, '\0');
-  va_start(args, format);
-  std::vsnprintf(big.data(), big.size(), format, args);
-  va_end(args);
-  big.resize(static_cast<size_t>(n));
-  out += big;
 }
 
 struct Dump {

@@ -15,6 +15,7 @@
 #include "check_module.h"
 #include "cli.h"
 #include "npy.h"
+#include "run_setup.h"
 #include "strata/base/trace.h"
 #include "strata/hal/buffer.h"
 #include "strata/hal/device.h"
@@ -99,38 +100,17 @@ constexpr const char kUsage[] =
     "invocation fails (the error and its VM backtrace go to stderr) or a\n"
     "result does not match its --expected_output, 2 on a bad command line.\n";
 
-constexpr const char* kDevices[] = {"local-sync", "local-task"};
-
-struct Options {
-  std::vector<std::string> modules;
-  std::string function = "main";
-  std::string device = "local-task";
-  uint32_t task_workers = 0;
-  std::vector<std::string> inputs;
+// The shared flags (cli.h), then strata-run's own.
+struct Options : strata::tools::RunFlags {
   std::vector<std::string> outputs;
   std::vector<std::string> expected_outputs;
   strata::tools::CompareThresholds thresholds;
   size_t print_max_element_count = 1024;
-  std::string trace;  // --trace: the Chrome trace file to write
-  std::string require_signature;  // --require-signature: public key file
-  uint64_t timeout_ms = 0;        // --timeout_ms: 0 is none
 };
 
 [[noreturn]] void usageError(const std::string& message) {
   std::fprintf(stderr, "strata-run: %s\n%s", message.c_str(), kUsage);
   std::exit(2);
-}
-
-uint64_t parseCount(const std::string& flag, const std::string& value,
-                    uint64_t max) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(value.c_str(), &end, 10);
-  if (value.empty() || value[0] == '-' || *end || errno || v > max) {
-    usageError(flag + " takes an integer from 0 to " + std::to_string(max) +
-               ", not '" + value + "'");
-  }
-  return v;
 }
 
 double parseThreshold(const std::string& flag, const std::string& value) {
@@ -144,86 +124,52 @@ double parseThreshold(const std::string& flag, const std::string& value) {
 
 Options parseArgs(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (takeFlagValue(arg, "--module", &value)) {
-      if (value.empty()) {
-        usageError("--module needs a file");
-      }
-      options.modules.push_back(value);
-    } else if (takeFlagValue(arg, "--function", &value)) {
-      if (value.empty()) {
-        usageError("--function needs a name");
-      }
-      options.function = value;
-    } else if (takeFlagValue(arg, "--device", &value)) {
-      bool known = false;
-      for (const char* device : kDevices) {
-        known = known || value == device;
-      }
-      if (!known) {
-        usageError("unknown device '" + strata::tools::sanitizeLine(value) +
-                   "'; the devices are local-sync and local-task");
-      }
-      options.device = value;
-    } else if (takeFlagValue(arg, "--task_workers", &value)) {
-      options.task_workers =
-          static_cast<uint32_t>(parseCount("--task_workers", value, 1024));
-    } else if (takeFlagValue(arg, "--input", &value)) {
-      options.inputs.push_back(value);
-    } else if (takeFlagValue(arg, "--output", &value)) {
-      if (!value.empty() && value != "-" &&
-          (value[0] != '@' || value.size() == 1)) {
-        usageError("--output takes '-' (print), '@FILE.npy' (write) or '' "
+  strata::tools::parseRunArgs(
+      argc, argv, "strata-run", kUsage, &options,
+      [&](const std::string& arg) -> std::string {
+        std::string value;
+        std::string error;
+        if (takeFlagValue(arg, "--output", &value)) {
+          if (!value.empty() && value != "-" &&
+              (value[0] != '@' || value.size() == 1)) {
+            return "--output takes '-' (print), '@FILE.npy' (write) or '' "
                    "(drop), not '" +
-                   strata::tools::sanitizeLine(value) + "'");
-      }
-      options.outputs.push_back(value);
-    } else if (takeFlagValue(arg, "--expected_output", &value)) {
-      options.expected_outputs.push_back(value);
-    } else if (takeFlagValue(arg, "--expected_f16_threshold", &value)) {
-      options.thresholds.f16 =
-          parseThreshold("--expected_f16_threshold", value);
-    } else if (takeFlagValue(arg, "--expected_f32_threshold", &value)) {
-      options.thresholds.f32 =
-          parseThreshold("--expected_f32_threshold", value);
-    } else if (takeFlagValue(arg, "--expected_f64_threshold", &value)) {
-      options.thresholds.f64 =
-          parseThreshold("--expected_f64_threshold", value);
-    } else if (takeFlagValue(arg, "--trace", &value)) {
-      options.trace = value;
-    } else if (takeFlagValue(arg, "--require-signature", &value)) {
-      options.require_signature = value;
-    } else if (takeFlagValue(arg, "--timeout_ms", &value)) {
-      options.timeout_ms = parseCount("--timeout_ms", value, 1ull << 40);
-    } else if (takeFlagValue(arg, "--print_max_element_count", &value)) {
-      options.print_max_element_count = static_cast<size_t>(
-          parseCount("--print_max_element_count", value, UINT32_MAX));
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      usageError("unknown flag '" + strata::tools::sanitizeLine(arg) + "'");
-    } else {
-      usageError("unexpected argument '" + strata::tools::sanitizeLine(arg) +
-                 "'; modules are given with --module=FILE");
-    }
-  }
-  if (options.modules.empty()) {
-    usageError("no module given; use --module=FILE");
-  }
+                   strata::tools::sanitizeLine(value) + "'";
+          }
+          options.outputs.push_back(value);
+        } else if (takeFlagValue(arg, "--expected_output", &value)) {
+          options.expected_outputs.push_back(value);
+        } else if (takeFlagValue(arg, "--expected_f16_threshold", &value)) {
+          options.thresholds.f16 =
+              parseThreshold("--expected_f16_threshold", value);
+        } else if (takeFlagValue(arg, "--expected_f32_threshold", &value)) {
+          options.thresholds.f32 =
+              parseThreshold("--expected_f32_threshold", value);
+        } else if (takeFlagValue(arg, "--expected_f64_threshold", &value)) {
+          options.thresholds.f64 =
+              parseThreshold("--expected_f64_threshold", value);
+        } else if (takeFlagValue(arg, "--print_max_element_count", &value)) {
+          uint64_t count = 0;
+          if (!strata::tools::parseFlagCount("--print_max_element_count", value,
+                                             0, UINT32_MAX, &count, &error)) {
+            return error;
+          }
+          options.print_max_element_count = static_cast<size_t>(count);
+        } else if (arg.size() > 1 && arg[0] == '-') {
+          return "unknown flag '" + strata::tools::sanitizeLine(arg) + "'";
+        } else {
+          return "unexpected argument '" + strata::tools::sanitizeLine(arg) +
+                 "'; modules are given with --module=FILE";
+        }
+        return "";
+      });
   return options;
 }
 
 // Owns everything the run creates, released in reverse order on exit.
 struct Session {
-  strata_allocator_t allocator = strata_allocator_system();
-  strata_runtime_instance_t* instance = nullptr;
+  strata::tools::RunSetup setup;  // the instance and the modules
   strata_runtime_session_t* session = nullptr;
-  // The check module, then the given ones (the session puts the hal module
-  // before them).
-  std::vector<strata_vm_module_t*> modules;
   strata_hal_device_t* device = nullptr;   // the instance's, borrowed
   strata_vm_context_t* context = nullptr;  // the session's, borrowed
   strata_vm_list_t* inputs = nullptr;
@@ -237,10 +183,6 @@ struct Session {
       strata_vm_list_release(inputs);
     }
     strata_runtime_session_release(session);
-    for (strata_vm_module_t* module : modules) {
-      strata_vm_module_release(module);
-    }
-    strata_runtime_instance_release(instance);
   }
 };
 
@@ -265,11 +207,7 @@ int fail(const std::string& message) {
 }
 
 // One-line status text; the status is freed.
-std::string consumeLine(strata_status_t status) {
-  std::string line = strata::tools::statusToLine(status);
-  strata_status_free(status);
-  return line;
-}
+using strata::tools::consumeStatusLine;
 
 // "sample.add expects (i32, i32) -> i32 [0ii_i]"
 std::string describeFunction(const std::string& full_name,
@@ -376,53 +314,15 @@ bool writeWholeFile(const std::string& path, const std::vector<uint8_t>& data,
 
 int run(const Options& options) {
   Session s;
-  // The signature policy: the key is read before any module is.
-  uint8_t public_key[STRATA_RUNTIME_PUBLIC_KEY_SIZE];
-  if (!options.require_signature.empty()) {
-    strata_status_t status = strata_vm_key_file_read(
-        options.require_signature.c_str(), public_key, sizeof(public_key));
-    if (status) {
-      return fail("--require-signature: " + consumeLine(status));
-    }
+  std::string error = strata::tools::setUpRun(options, &s.setup);
+  if (!error.empty()) {
+    return fail(error);
   }
+  s.device = strata_runtime_instance_device(s.setup.instance);
 
-  // The instance: the device and the hal module, so modules naming HAL
-  // types load and their hal.* imports link.
-  strata_runtime_instance_options_t instance_options;
-  strata_runtime_instance_options_initialize(&instance_options);
-  instance_options.device = options.device.c_str();
-  instance_options.task_worker_count = options.task_workers;
-  instance_options.required_public_key =
-      options.require_signature.empty() ? nullptr : public_key;
-  strata_status_t status = strata_runtime_instance_create(
-      &instance_options, s.allocator, &s.instance);
-  if (status) {
-    return fail("creating device " + options.device + ": " +
-                consumeLine(status));
-  }
-  s.device = strata_runtime_instance_device(s.instance);
-
-  // The check module answers the check.* imports of test programs.
-  strata_vm_module_t* check_module = nullptr;
-  status = strata::tools::createCheckModule(s.allocator, &check_module);
-  if (status) {
-    return fail("creating the check module: " + consumeLine(status));
-  }
-  s.modules.push_back(check_module);
-  for (const std::string& path : options.modules) {
-    // The header is checked before the rest is read (module.h), and the
-    // instance's signature policy applies.
-    strata_vm_module_t* module = nullptr;
-    status = strata_runtime_module_load_file(s.instance, path.c_str(), &module);
-    if (status) {
-      return fail(consumeLine(status));
-    }
-    s.modules.push_back(module);
-  }
-
-  status =
-      strata_runtime_session_create(s.instance, nullptr, s.modules.data(),
-                                    s.modules.size(), s.allocator, &s.session);
+  strata_status_t status = strata_runtime_session_create(
+      s.setup.instance, nullptr, s.setup.modules.data(), s.setup.modules.size(),
+      s.setup.allocator, &s.session);
   if (status) {
     std::string text = strata::tools::statusToString(status);
     strata_status_free(status);
@@ -431,7 +331,7 @@ int run(const Options& options) {
   s.context = strata_runtime_session_context(s.session);
 
   // "fn" names an export of the main (last) module; "module.fn" any module.
-  const strata_vm_module_t* main_module = s.modules.back();
+  const strata_vm_module_t* main_module = s.setup.modules.back();
   std::string main_name = strata_vm_module_name(main_module);
   std::string full_name = main_name + "." + options.function;
   strata_vm_function_t function;
@@ -478,12 +378,12 @@ int run(const Options& options) {
                                 : ""));
   }
 
-  status = strata_vm_list_create(args.size(), s.allocator, &s.inputs);
+  status = strata_vm_list_create(args.size(), s.setup.allocator, &s.inputs);
   if (!status) {
-    status = strata_vm_list_create(4, s.allocator, &s.outputs);
+    status = strata_vm_list_create(4, s.setup.allocator, &s.outputs);
   }
   if (status) {
-    return fail(consumeLine(status));
+    return fail(consumeStatusLine(status));
   }
   for (size_t i = 0; i < args.size(); ++i) {
     std::string where = describeFlag("--input", i, options.inputs[i]);
@@ -528,28 +428,24 @@ int run(const Options& options) {
       }
       std::string got = strata::tools::describeTensorType(tensor.shape,
                                                           tensor.element_type);
-      if (!want.empty() && !strata::tools::tensorTypeMatches(want, got)) {
-        // A signless integer argument (i8: ONNX's uint8 becomes one) takes
-        // unsigned data of its width as it is.
-        if (!strata::tools::unsignedFitsSignless(want, got)) {
-          return fail(where + ": argument " + std::to_string(i) + " of " +
-                      full_name + " is a " + want + " tensor, not " + got);
-        }
-        tensor.element_type = STRATA_HAL_ELEMENT_TYPE(
-            STRATA_HAL_NUMERICAL_TYPE_INTEGER,
-            strata_hal_element_byte_size(tensor.element_type) * 8);
+      // A signless integer argument (i8: ONNX's uint8 becomes one) takes
+      // unsigned data of its width as it is.
+      if (!strata::tools::fitArgumentType(want, got, &tensor.element_type)) {
+        return fail(where + ": argument " + std::to_string(i) + " of " +
+                    full_name + " is a " + want + " tensor, not " + got);
       }
       strata_hal_buffer_view_t* view = nullptr;
-      status = strata::tools::bufferViewFromTensor(tensor, s.allocator, &view);
+      status =
+          strata::tools::bufferViewFromTensor(tensor, s.setup.allocator, &view);
       if (status) {
-        return fail(where + ": " + consumeLine(status));
+        return fail(where + ": " + consumeStatusLine(status));
       }
       status = strata_vm_list_push(
           s.inputs,
           strata_vm_variant_ref(strata_hal_buffer_view_as_ref(view)));
       strata_hal_buffer_view_release(view);  // the list holds it now
       if (status) {
-        return fail(consumeLine(status));
+        return fail(consumeStatusLine(status));
       }
       continue;
     }
@@ -566,7 +462,7 @@ int run(const Options& options) {
     }
     status = strata_vm_list_push(s.inputs, value);
     if (status) {
-      return fail(consumeLine(status));
+      return fail(consumeStatusLine(status));
     }
   }
 
@@ -584,7 +480,7 @@ int run(const Options& options) {
 
   strata_hal_fence_t* signal = nullptr;
   if (async_external) {
-    status = strata_hal_fence_create_pending(s.allocator, &signal);
+    status = strata_hal_fence_create_pending(s.setup.allocator, &signal);
     if (!status) {
       status = strata_vm_list_push(s.inputs, strata_vm_variant_ref(nullptr));
     }
@@ -594,7 +490,7 @@ int run(const Options& options) {
     }
     if (status) {
       strata_hal_fence_release(signal);
-      return fail(consumeLine(status));
+      return fail(consumeStatusLine(status));
     }
   }
   int64_t deadline =
@@ -645,7 +541,7 @@ int run(const Options& options) {
     strata_vm_variant_t value;
     status = strata_vm_list_get(s.outputs, i, &value);
     if (status) {
-      return fail(consumeLine(status));
+      return fail(consumeStatusLine(status));
     }
     std::string target = i < options.outputs.size() ? options.outputs[i]
                          : expected.empty()         ? "-"
@@ -696,7 +592,7 @@ int run(const Options& options) {
     strata_vm_variant_t value;
     status = strata_vm_list_get(s.outputs, i, &value);
     if (status) {
-      return fail(consumeLine(status));
+      return fail(consumeStatusLine(status));
     }
     HostTensor tensor;
     std::string what;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "calling_convention.h"
 #include "strata/base/allocator.h"
 #include "strata/base/status.h"
 #include "strata/vm/module.h"
@@ -21,19 +22,11 @@ struct Module;
 
 namespace strata::vm {
 
-// A parsed calling convention, e.g. "0iCrD_r".
-struct Signature {
-  std::string_view text;
-  std::string args;       // argument chars as written, spans included
-  std::string results;    // result chars
-  bool variadic = false;  // args holds "C...D" spans (imports only)
-  uint16_t span_count = 0;
-  // Without spans: how many arguments/results land in each register bank.
-  uint16_t arg_prim_count = 0;
-  uint16_t arg_ref_count = 0;
-  uint16_t result_prim_count = 0;
-  uint16_t result_ref_count = 0;
-};
+// A parsed calling convention, e.g. "0iCrD_r" (the one parser's record,
+// schemas/calling_convention.h). Its views point into the module's own
+// strings (the flatbuffer, or a native module's descriptor), which live as
+// long as the module.
+using Signature = cconv::Parsed;
 
 // Parses and validates a calling convention string. Errors name the string
 // and the offending character.

@@ -29,7 +29,7 @@ const char* bankName(char c) { return isRefChar(c) ? "a ref" : "a primitive"; }
 // Expands each "C...D" span of an import signature by its repetition count
 // in `sizes` (a C operand: u16 entries), giving one character per register
 // the call passes. The caller has checked that the result fits a V list.
-std::string expandVariadicArgs(const std::string& args, const uint8_t* sizes) {
+std::string expandVariadicArgs(std::string_view args, const uint8_t* sizes) {
   std::string out;
   uint32_t span = 0;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -38,7 +38,7 @@ std::string expandVariadicArgs(const std::string& args, const uint8_t* sizes) {
       continue;
     }
     size_t close = args.find('D', i);
-    std::string chars = args.substr(i + 1, close - i - 1);
+    std::string_view chars = args.substr(i + 1, close - i - 1);
     for (uint32_t k = 0, n = readU16(sizes + 2 * span); k < n; ++k) {
       out += chars;
     }

@@ -621,6 +621,19 @@ const char* strata_vm_function_calling_convention(
   return signatureOf(context, function).text.data();
 }
 
+strata_vm_function_signature_t strata_vm_function_signature(
+    const strata_vm_context_t* context, strata_vm_function_t function) {
+  const Signature& sig = signatureOf(context, function);
+  strata_vm_function_signature_t out{};
+  out.calling_convention = sig.text.data();
+  out.args = sig.args.data();
+  out.args_length = sig.args.size();
+  out.results = sig.results.data();
+  out.results_length = sig.results.size();
+  out.variadic = sig.variadic ? 1 : 0;
+  return out;
+}
+
 const char* strata_vm_function_name(const strata_vm_context_t* context,
                                     strata_vm_function_t function) {
   const ModuleState* state = stateOf(context, function);

@@ -12,16 +12,8 @@
 
 namespace strata::vm {
 
-namespace {
-
-void appendf(std::string& out, const char* format, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
 void appendf(std::string& out, const char* format, ...) {
-  char buffer[128];
+  char buffer[256];
   va_list args;
   va_start(args, format);
   int n = std::vsnprintf(buffer, sizeof(buffer), format, args);
@@ -40,6 +32,8 @@ void appendf(std::string& out, const char* format, ...) {
   big.resize(static_cast<size_t>(n));
   out += big;
 }
+
+namespace {
 
 // "^bb<N>" for a block start, or a marker for a target the verifier would
 // reject (the disassembler also runs on unverified code in tests).

@@ -38,6 +38,13 @@
 
 namespace strata::vm {
 
+// Appends printf-style text to out (any length). Shared with strata-dump.
+void appendf(std::string& out, const char* format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 // One decoded and formatted instruction.
 struct DisassembledInstruction {
   uint32_t pc = 0;      // byte offset from the function start

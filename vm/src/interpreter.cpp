@@ -500,7 +500,7 @@ bool marshalArgs(Stack* stack, const Signature& sig, const uint8_t* sizes,
       out[n++].bits = regs[r];
     }
   };
-  const std::string& chars = sig.args;
+  std::string_view chars = sig.args;
   uint32_t span = 0;
   for (size_t i = 0; i < chars.size(); ++i) {
     if (chars[i] == 'C') {
@@ -547,7 +547,7 @@ void finishNativeCall(const uint8_t* args, const uint8_t* result_list,
   }
 }
 
-void releaseResults(strata_vm_value_t* results, const std::string& chars) {
+void releaseResults(strata_vm_value_t* results, std::string_view chars) {
   for (size_t i = 0; i < chars.size(); ++i) {
     if (chars[i] == 'r') {
       strata_vm_ref_release(results[i].ref);
@@ -1040,7 +1040,7 @@ next:
     if (stack->frame_count == 1) {
       // Back to the host.
       strata_vm_value_t* results = stack->host_results;
-      const std::string& chars = FRAME->function->signature.results;
+      std::string_view chars = FRAME->function->signature.results;
       for (uint32_t i = 0; i < count; ++i) {
         uint16_t reg = readU16(list + 2 + 2 * i);
         if (reg & STRATA_REGISTER_REF_BIT) {

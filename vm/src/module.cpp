@@ -173,6 +173,41 @@ strata_status_t strata_vm_module_export_attr(const strata_vm_module_t* module,
   return nullptr;
 }
 
+strata_status_t strata_vm_module_find_export(const strata_vm_module_t* module,
+                                             const char* name,
+                                             size_t* out_index) {
+  for (size_t e = 0; e < module->exports.size(); ++e) {
+    if (module->exports[e].name == name) {
+      *out_index = e;
+      return nullptr;
+    }
+  }
+  return strata_make_status(STRATA_STATUS_NOT_FOUND,
+                            "module '%s' has no export '%s'",
+                            module->name.data(), name);
+}
+
+const char* strata_vm_module_export_attr_value(const strata_vm_module_t* module,
+                                               const char* export_name,
+                                               const char* key) {
+  size_t e = 0;
+  strata_status_t status =
+      strata_vm_module_find_export(module, export_name, &e);
+  if (status) {
+    strata_status_free(status);
+    return nullptr;
+  }
+  if (module->kind != ModuleKind::kBytecode) {
+    return nullptr;
+  }
+  for (const auto& attr : module->bytecode->exports[e].attrs) {
+    if (attr.first == key) {
+      return attr.second.data() ? attr.second.data() : "";
+    }
+  }
+  return nullptr;
+}
+
 strata_status_t strata_vm_bytecode_module_load(
     strata_vm_instance_t* instance, const uint8_t* data, size_t size,
     strata_vm_release_fn_t release, void* release_user,

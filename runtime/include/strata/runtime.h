@@ -300,8 +300,9 @@ typedef void (*strata_runtime_call_callback_t)(void* user,
 /// entry points.
 ///
 /// Otherwise the call falls back to an asynchronous VM invocation of fn on
-/// the loop thread (strata_hal_loop_invoke: it suspends where fn awaits a
-/// fence and resumes when the fence is reached, never blocking the loop),
+/// the loop thread (strata_hal_loop_invoke, strata/modules/hal/
+/// loop_invoke.h: it suspends where fn awaits a fence and resumes when the
+/// fence is reached, never blocking the loop),
 /// started after wait_fence is reached when one is given.
 ///
 /// Either way, strata_runtime_call_signal_fence returns a fence that is

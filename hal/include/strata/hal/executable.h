@@ -130,6 +130,13 @@ strata_status_t strata_hal_executable_lookup_export(
 const strata_hal_executable_environment_v0_t* strata_hal_executable_environment(
     const strata_hal_executable_t* executable);
 
+/* Sets the worker count kernels see (processor_id < worker_count; 0 is
+ * taken as 1). Call it before the executable is first dispatched, e.g. when
+ * a device adopts it (hal.executable.create does, with the device's worker
+ * count); not thread-safe against dispatches of the executable. */
+void strata_hal_executable_set_worker_count(strata_hal_executable_t* executable,
+                                            uint32_t worker_count);
+
 /*===------------------------------------------------------------------===*
  * References
  *===------------------------------------------------------------------===*/

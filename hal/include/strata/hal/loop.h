@@ -1,18 +1,27 @@
-/* loop.h - an event loop that runs VM invocations and fence waits without
+/* loop.h - an event loop that runs operations and fence waits without
  * blocking its thread.
  *
  * A loop owns a private libuv loop (libuv types never appear here). The
  * thread that calls strata_hal_loop_run* is the loop thread: every callback
- * below runs there, VM bytecode runs there, and nothing there blocks. When
- * an invocation defers on a wait (for example hal.fence.await on a fence
- * that is not reached yet), the loop subscribes to the wait and parks the
- * invocation; the thread that resolves the wait (a worker signalling a
- * semaphore) only pushes a note onto a lock-free queue and wakes the loop,
- * which resumes the invocation. Deadlines are kept in a timer heap; an
- * expired wait is cancelled and the invocation resumes marked timed out, so
- * the deferring function reports the timeout its own way.
+ * below runs there, operations step there, and nothing there blocks. An
+ * operation (strata_hal_loop_op_t) steps until it is done; when it must
+ * wait, it hands the loop a wait it can subscribe to, and the loop parks it;
+ * the thread that resolves the wait (a worker signalling a semaphore) only
+ * pushes a note onto a lock-free queue and wakes the loop, which steps the
+ * operation again. Deadlines are kept in a timer heap; an expired wait is
+ * cancelled and the operation steps again marked timed out, so it reports
+ * the timeout its own way.
  *
- * Thread-safety: strata_hal_loop_invoke and strata_hal_loop_wait_fence may
+ * The loop knows nothing of the VM: running VM invocations on it is the hal
+ * VM module's part (strata/modules/hal/loop_invoke.h), an operation like any
+ * other.
+ *
+ * Ownership: the loop owns what it allocates for each operation; a fence
+ * given to strata_hal_loop_wait_fence is retained until its callback; an
+ * operation's state belongs to the operation and is released by its
+ * complete callback.
+ *
+ * Thread-safety: strata_hal_loop_submit and strata_hal_loop_wait_fence may
  * be called from any thread, including from callbacks on the loop thread.
  * strata_hal_loop_run* must be called by one thread at a time, never from
  * inside a loop callback. strata_hal_loop_destroy must not race with any
@@ -29,8 +38,6 @@
 #include "strata/base/allocator.h"
 #include "strata/base/status.h"
 #include "strata/hal/semaphore.h"
-#include "strata/vm/context.h"
-#include "strata/vm/list.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,43 +90,58 @@ strata_status_t strata_hal_loop_wait_fence(strata_hal_loop_t* loop,
                                            strata_hal_loop_fence_fn_t callback,
                                            void* user);
 
-/* Receives the outcome of an invocation, on the loop thread. On success
- * status is OK and outputs holds the results (owned by the callback, which
- * must release it); on failure status is the error with its VM backtrace
- * (owned by the callback) and outputs is NULL. */
-typedef void (*strata_hal_loop_invoke_fn_t)(void* user, strata_status_t status,
-                                            strata_vm_list_t* outputs);
+/* Something an operation waits for, which the loop subscribes to. */
+typedef struct strata_hal_loop_wait_t {
+  /* Arranges for notify(notify_user) to run once, on any thread, when the
+   * wait is over; *out_token names the subscription for unsubscribe. notify
+   * may run before subscribe returns. Required. */
+  strata_status_t (*subscribe)(void* user, strata_hal_notify_fn_t notify,
+                               void* notify_user, void** out_token);
+  /* Cancels a subscription. Returns 1 when notify will never run, 0 when it
+   * has run or is running. Required: the loop cancels on deadlines and on
+   * destroy. */
+  int (*unsubscribe)(void* user, void* token);
+  void* user;
+  /* Absolute CLOCK_MONOTONIC ns after which the loop stops waiting and
+   * steps the operation marked timed out; 0 or INT64_MAX: none. */
+  int64_t deadline_ns;
+} strata_hal_loop_wait_t;
 
-/* Calls function asynchronously on the loop thread. inputs (borrowed, may
- * be NULL) are copied now, so they may change or die when this returns; the
- * context is retained until the callback. The invocation runs until it
- * completes or suspends:
- *   - a deferral whose wait can subscribe parks it until the wait notifies
- *     (or its deadline passes: the deferred call then reruns marked timed
- *     out, see strata_vm_native_call_timed_out);
- *   - a deferral whose wait can only block (or can subscribe but not
- *     unsubscribe) fails the invocation with FAILED_PRECONDITION: the loop
- *     thread never blocks;
- *   - vm.yield (or a deferral without any wait) resumes it on the next loop
- *     iteration.
- * callback runs on the loop thread exactly once. On an error return (bad
- * inputs, out of memory) the callback never runs. */
-strata_status_t strata_hal_loop_invoke(strata_hal_loop_t* loop,
-                                       strata_vm_context_t* context,
-                                       strata_vm_function_t function,
-                                       const strata_vm_list_t* inputs,
-                                       strata_allocator_t allocator,
-                                       strata_hal_loop_invoke_fn_t callback,
-                                       void* user);
+/* What an operation's step asks of the loop. */
+typedef enum strata_hal_loop_step_t {
+  /* The operation is over: its complete callback runs with *out_status. */
+  STRATA_HAL_LOOP_STEP_DONE = 0,
+  /* Park until *out_wait is over (or its deadline passes), then step. */
+  STRATA_HAL_LOOP_STEP_WAIT = 1,
+  /* Step again on the next loop iteration. */
+  STRATA_HAL_LOOP_STEP_YIELD = 2,
+} strata_hal_loop_step_t;
 
-/* strata_hal_loop_invoke with a deadline (absolute CLOCK_MONOTONIC ns; 0:
- * none; strata_vm_invocation_set_deadline): bytecode that runs past it and
- * waits that outlast it end the invocation with DEADLINE_EXCEEDED. */
-strata_status_t strata_hal_loop_invoke_until(
-    strata_hal_loop_t* loop, strata_vm_context_t* context,
-    strata_vm_function_t function, const strata_vm_list_t* inputs,
-    int64_t deadline_ns, strata_allocator_t allocator,
-    strata_hal_loop_invoke_fn_t callback, void* user);
+/* An operation the loop runs. Every callback runs on the loop thread. */
+typedef struct strata_hal_loop_op_t {
+  /* Advances the operation. timed_out is 1 when the previous wait's deadline
+   * passed before the wait was over. For DONE, *out_status (initially NULL)
+   * is the outcome, owned by the loop until it hands it to complete. For
+   * WAIT, *out_wait is filled in. Required. */
+  strata_hal_loop_step_t (*step)(void* user, int timed_out,
+                                 strata_hal_loop_wait_t* out_wait,
+                                 strata_status_t* out_status);
+  /* Ends the operation, exactly once: with its outcome after DONE; with the
+   * subscribe failure when a wait cannot be subscribed; FAILED_PRECONDITION
+   * when a WAIT lacks subscribe or unsubscribe; or CANCELLED ("the loop was
+   * destroyed") when the loop is destroyed first (then on the destroying
+   * thread). status is owned by the callback. The loop has forgotten the
+   * operation before this runs. Required. */
+  void (*complete)(void* user, strata_status_t status);
+  void* user;
+} strata_hal_loop_op_t;
+
+/* Runs op asynchronously on the loop thread: its first step comes when the
+ * loop next turns, never inside this call. On an error return (step or
+ * complete missing, the loop being destroyed, out of memory) no callback
+ * of op ever runs. */
+strata_status_t strata_hal_loop_submit(strata_hal_loop_t* loop,
+                                       strata_hal_loop_op_t op);
 
 #ifdef __cplusplus
 }  /* extern "C" */

@@ -6,10 +6,11 @@
  * forever on work that died. A fence is a set of (semaphore, value) pairs,
  * reached when every pair is reached, failed when any semaphore failed.
  *
- * Semaphores and fences are VM ref objects ("hal.semaphore", "hal.fence")
- * and are thread-safe: any thread may signal, fail, query, wait or add
- * timepoints. A fence's set of pairs is the exception: build it (insert)
- * before sharing the fence; the other fence calls are thread-safe.
+ * Semaphores and fences are ref objects (strata/vm/ref.h: "hal.semaphore",
+ * "hal.fence"), so VM registers can hold them, and are thread-safe: any thread
+ * may signal, fail, query, wait or add timepoints. A fence's set of pairs is
+ * the exception: build it (insert) before sharing the fence; the other fence
+ * calls are thread-safe.
  *
  * Callbacks (timepoints, fence subscriptions) run outside every internal
  * lock, so they may call back into these functions, but they run on the
@@ -25,7 +26,6 @@
 
 #include "strata/base/allocator.h"
 #include "strata/base/status.h"
-#include "strata/vm/module.h"
 #include "strata/vm/ref.h"
 
 #ifdef __cplusplus
@@ -82,6 +82,9 @@ strata_status_t strata_hal_semaphore_wait(strata_hal_semaphore_t* semaphore,
  * An armed timepoint holds a reference to its semaphore, so a semaphore is
  * never destroyed with callbacks pending. */
 typedef void (*strata_hal_timepoint_fn_t)(void* user, strata_status_t status);
+/* A notification without an outcome (fence subscriptions that only wake a
+ * waiter, loop waits). */
+typedef void (*strata_hal_notify_fn_t)(void* user);
 typedef struct strata_hal_timepoint_t {
   /* Owned by the semaphore while armed. */
   struct strata_hal_timepoint_t* next;
@@ -199,17 +202,14 @@ strata_status_t strata_hal_fence_subscribe(strata_hal_fence_t* fence,
 int strata_hal_fence_unsubscribe(strata_hal_fence_t* fence,
                                  strata_hal_fence_token_t token);
 
-/* A strata_vm_wait_t for a native function that defers until fence is
- * resolved (reached or failed), giving up at deadline_ns (absolute
- * CLOCK_MONOTONIC; 0 and STRATA_HAL_INFINITE_FUTURE mean never): wait blocks
- * with strata_hal_fence_wait; subscribe/unsubscribe use the fence
- * subscriptions above, with the fence's allocator. user is fence, borrowed:
- * the deferring call's caller keeps it alive (in the invocation's registers)
- * while the invocation is suspended. A failure is not reported through the
- * wait: the deferred call runs again and finds it with
- * strata_hal_fence_query. */
-strata_vm_wait_t strata_hal_fence_make_vm_wait(strata_hal_fence_t* fence,
-                                               int64_t deadline_ns);
+/* Like strata_hal_fence_subscribe, but notify(user) runs instead of fn and
+ * learns nothing of the outcome (a failure is found with
+ * strata_hal_fence_query): resolving the fence wakes a waiter without copying
+ * its status. The subscription is allocated with the fence's allocator. Same
+ * token and unsubscribe rules. */
+strata_status_t strata_hal_fence_subscribe_notify(
+    strata_hal_fence_t* fence, strata_hal_notify_fn_t notify, void* user,
+    strata_hal_fence_token_t* out_token);
 
 static inline strata_vm_ref_object_t* strata_hal_fence_as_ref(
     strata_hal_fence_t* fence) {

@@ -62,6 +62,23 @@ strata_status_t strata_vm_context_lookup(const strata_vm_context_t* context,
 /* Calling convention of a function (borrowed). */
 const char* strata_vm_function_calling_convention(
     const strata_vm_context_t* context, strata_vm_function_t function);
+/* A function's calling convention as the VM keeps it, parsed once when the
+ * module was loaded (or the native module created). Every pointer is
+ * borrowed and valid while the context is. */
+typedef struct strata_vm_function_signature_t {
+  const char* calling_convention; /* the whole string, e.g. "0ri_r" */
+  /* Argument characters (i I f F r, and C...D spans when variadic), not
+   * NUL-terminated. */
+  const char* args;
+  size_t args_length;
+  /* Result characters (i I f F r), not NUL-terminated. */
+  const char* results;
+  size_t results_length;
+  /* 1 when args holds variadic spans (native imports only). */
+  int variadic;
+} strata_vm_function_signature_t;
+strata_vm_function_signature_t strata_vm_function_signature(
+    const strata_vm_context_t* context, strata_vm_function_t function);
 /* Export name, e.g. "main" (borrowed). */
 const char* strata_vm_function_name(const strata_vm_context_t* context,
                                     strata_vm_function_t function);

@@ -71,6 +71,18 @@ strata_status_t strata_vm_module_export_attr(const strata_vm_module_t* module,
                                              size_t e, size_t i,
                                              const char** out_key,
                                              const char** out_value);
+/* The index of the export named name (short name, "main"). NOT_FOUND names
+ * the module and the export. */
+strata_status_t strata_vm_module_find_export(const strata_vm_module_t* module,
+                                             const char* name,
+                                             size_t* out_index);
+/* The value of reflection attribute key of export export_name (borrowed), or
+ * NULL when the module has no such export or the export no such attribute.
+ * The one lookup of export attributes (the embedding API, the tools and the
+ * Python package use it). */
+const char* strata_vm_module_export_attr_value(const strata_vm_module_t* module,
+                                               const char* export_name,
+                                               const char* key);
 
 /*===------------------------------------------------------------------===*
  * Bytecode modules

@@ -3,7 +3,6 @@
 // hal_module.cpp).
 #include <cstring>
 
-#include "executable_impl.h"
 #include "hal_module_impl.h"
 
 namespace strata::hal {
@@ -72,7 +71,8 @@ strata_status_t HalState::executableCreate(const NativeCall& call,
         elf ? "is for another architecture" : "is unknown", kHostElfFormat);
   }
   // Kernels see how many workers the device runs them on.
-  setWorkerCount(executable.get(), strata_hal_device_worker_count(device));
+  strata_hal_executable_set_worker_count(
+      executable.get(), strata_hal_device_worker_count(device));
   *out = std::move(executable);
   return nullptr;
 }

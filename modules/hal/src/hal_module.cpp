@@ -211,8 +211,8 @@ constexpr size_t nameCount(const char* names) {
 #include "hal_imports.def"
 
 static_assert(STRATA_HAL_MODULE_VERSION == hal_imports::kVersion,
-              "strata/hal/module.h's STRATA_HAL_MODULE_VERSION must be the "
-              "version of schemas/hal_imports.def");
+              "strata/modules/hal/module.h's STRATA_HAL_MODULE_VERSION must "
+              "be the version of schemas/hal_imports.def");
 
 }  // namespace
 

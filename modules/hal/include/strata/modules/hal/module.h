@@ -1,18 +1,24 @@
 /* module.h - the "hal" VM module: the imports compiled programs call
  * (hal.device.queue.execute, hal.fence.await, ...). The full list with each
  * calling convention and contract is one table, schemas/hal_imports.def,
- * which the compiler declares its imports from too.
+ * which the compiler declares its imports from too. This is the VM's binding
+ * of the HAL (hal/ itself knows nothing of the VM beyond strata/vm/ref.h):
+ * the ref type registration, the module, and the VM wait on a fence.
+ *
+ * Ownership: the module retains the devices it is given; a wait made by
+ * strata_hal_fence_make_vm_wait borrows its fence.
  *
  * C11 and C++.
  */
-#ifndef STRATA_HAL_MODULE_H_
-#define STRATA_HAL_MODULE_H_
+#ifndef STRATA_MODULES_HAL_MODULE_H_
+#define STRATA_MODULES_HAL_MODULE_H_
 
 #include <stddef.h>
 
 #include "strata/base/allocator.h"
 #include "strata/base/status.h"
 #include "strata/hal/device.h"
+#include "strata/hal/semaphore.h"
 #include "strata/vm/module.h"
 
 #ifdef __cplusplus
@@ -38,8 +44,20 @@ strata_status_t strata_hal_module_create(strata_vm_instance_t* instance,
                                          strata_allocator_t allocator,
                                          strata_vm_module_t** out_module);
 
+/* A strata_vm_wait_t for a native function that defers until fence is
+ * resolved (reached or failed), giving up at deadline_ns (absolute
+ * CLOCK_MONOTONIC; 0 and STRATA_HAL_INFINITE_FUTURE mean never): wait blocks
+ * with strata_hal_fence_wait; subscribe/unsubscribe use
+ * strata_hal_fence_subscribe_notify and strata_hal_fence_unsubscribe, with
+ * the fence's allocator. user is fence, borrowed: the deferring call's
+ * caller keeps it alive (in the invocation's registers) while the
+ * invocation is suspended. A failure is not reported through the wait: the
+ * deferred call runs again and finds it with strata_hal_fence_query. */
+strata_vm_wait_t strata_hal_fence_make_vm_wait(strata_hal_fence_t* fence,
+                                               int64_t deadline_ns);
+
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
-#endif /* STRATA_HAL_MODULE_H_ */
+#endif /* STRATA_MODULES_HAL_MODULE_H_ */

@@ -3,8 +3,8 @@
 // builder), a fixture linking it with the hal module over one device, and
 // host-side views. Header-only so that doctest registration stays in the
 // test binary.
-#ifndef STRATA_HAL_SRC_HAL_MODULE_TESTING_H_
-#define STRATA_HAL_SRC_HAL_MODULE_TESTING_H_
+#ifndef STRATA_MODULES_HAL_SRC_HAL_MODULE_TESTING_H_
+#define STRATA_MODULES_HAL_SRC_HAL_MODULE_TESTING_H_
 
 #include <doctest/doctest.h>
 
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "module_builder.h"
-#include "strata/hal/module.h"
+#include "strata/modules/hal/module.h"
 #include "vm_harness.h"
 
 namespace strata::hal::testing {
@@ -287,4 +287,4 @@ inline const std::string kDevices[] = {"local-sync", "local-task"};
 
 }  // namespace strata::hal::testing
 
-#endif  // STRATA_HAL_SRC_HAL_MODULE_TESTING_H_
+#endif  // STRATA_MODULES_HAL_SRC_HAL_MODULE_TESTING_H_

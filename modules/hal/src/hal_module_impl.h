@@ -2,8 +2,8 @@
 // and per-context state records (the state's member functions are the
 // exports, registered with the native-module builder) and the hal.allocator
 // ref type.
-#ifndef STRATA_HAL_SRC_HAL_MODULE_IMPL_H_
-#define STRATA_HAL_SRC_HAL_MODULE_IMPL_H_
+#ifndef STRATA_MODULES_HAL_SRC_HAL_MODULE_IMPL_H_
+#define STRATA_MODULES_HAL_SRC_HAL_MODULE_IMPL_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -12,8 +12,8 @@
 #include "strata/hal/command_buffer.h"
 #include "strata/hal/device.h"
 #include "strata/hal/executable.h"
-#include "strata/hal/module.h"
 #include "strata/hal/semaphore.h"
+#include "strata/modules/hal/module.h"
 #include "strata/vm/buffer.h"
 #include "strata/vm/native_module.hpp"
 
@@ -222,4 +222,4 @@ strata_status_t gatherSpan(const NativeCall& call, const Span& span,
 
 }  // namespace strata::hal
 
-#endif  // STRATA_HAL_SRC_HAL_MODULE_IMPL_H_
+#endif  // STRATA_MODULES_HAL_SRC_HAL_MODULE_IMPL_H_
