@@ -18,7 +18,7 @@
 namespace strata::hal_imports {
 
 // The hal module's version: the highest `since` of the table. The runtime's
-// STRATA_HAL_MODULE_VERSION (strata/hal/module.h) must equal it.
+// STRATA_HAL_MODULE_VERSION (strata/modules/hal/module.h) must equal it.
 //   1  the first table
 //   2  allocator.allocate_uninitialized and buffer.wrap
 inline constexpr uint32_t kVersion = 2;

@@ -5,7 +5,8 @@
 Usage: check_contracts.py SOURCE_ROOT
 
 The C++ side of the check is in the headers themselves (schemas/hal_imports.h
-and the static_asserts of the runtime's hal module and
+and the static_asserts of the runtime's hal module
+(modules/hal/src/hal_module.cpp) and
 compiler/lib/Target/LLVMCPU/LibraryEmitter.cpp), so a disagreement that the
 types can see fails the build; the compiler's hal ops are generated from the
 table (compiler/tools/gen_hal_import_ops.py). This script checks what they
@@ -108,7 +109,8 @@ def main():
     hal_to_vm_cpp = os.path.join(root, HAL_TO_VM, "HALToVM.cpp")
     text = read(hal_to_vm_cpp)
     named = re.compile(r'"hal\.(%s)"' % "|".join(re.escape(n) for n in rows))
-    for top in ["compiler", "hal", "vm", "runtime", "tools", "python"]:
+    for top in ["compiler", "hal", "modules", "vm", "runtime", "tools",
+                "python"]:
         for path in sources(root, top):
             if rel(path).startswith(HAL_TO_VM):
                 continue
@@ -119,7 +121,7 @@ def main():
                                 "names imports)")
 
     # Both sides expand the table; nobody else writes one.
-    for side in [os.path.join(root, "hal", "src", "hal_module.cpp"),
+    for side in [os.path.join(root, "modules", "hal", "src", "hal_module.cpp"),
                  os.path.join(root, "schemas", "hal_imports.h")]:
         if '#include "hal_imports.def"' not in read(side) and \
            '#include "hal_imports.h"' not in read(side):
@@ -134,7 +136,8 @@ def main():
                         "vm.import its row's `since` as minimum_version")
     spelled = re.compile(r'"(?:hal\.)?(%s)"\s*,\s*"0[iIfFrCD]*_[iIfFr]*"' %
                          "|".join(re.escape(n) for n in rows))
-    for top in ["compiler", "hal", "vm", "runtime", "tools", "python"]:
+    for top in ["compiler", "hal", "modules", "vm", "runtime", "tools",
+                "python"]:
         for path in sources(root, top):
             for m in spelled.finditer(strip_comments(read(path))):
                 problems.append(f"{rel(path)}: spells the calling convention "
@@ -161,8 +164,8 @@ def main():
          "defines the kernel ABI's versions, dispatch codes or detail "
          "kinds"),
     ]
-    for top in ["schemas", "compiler", "hal", "vm", "runtime", "tools",
-                "python", "base"]:
+    for top in ["schemas", "compiler", "hal", "modules", "vm", "runtime",
+                "tools", "python", "base"]:
         for path in sources(root, top):
             code = strip_comments(read(path))
             for pattern, home, what in single:
@@ -200,6 +203,7 @@ def main():
     private_include = re.compile(
         r'#\s*include\s+"(module_builder\.h|vm_harness\.h|opcodes\.h|'
         r'bytecode_module\.h|[a-z_]+_impl\.h|strata/vm/[^"]+|'
+        r'strata/modules/[^"]+|'
         r'strata/hal/(?!executable_library\.h)[^"]+)"')
     for path in sources(root, "compiler", skip_tests=False):
         for m in private_include.finditer(read(path)):
@@ -207,7 +211,8 @@ def main():
                             "of the runtime's (use schemas/)")
     private_meson = re.compile(r"\b(vm_src_inc|hal_src_inc|vm_testing_lib|"
                                r"vm_testing_dep|vm_internal_dep|"
-                               r"hal_internal_dep|vm_inc|vm_dep|hal_dep)\b")
+                               r"hal_internal_dep|vm_inc|vm_dep|hal_dep|modules_hal_dep|"
+                               r"modules_hal_inc|vm_ref_dep)\b")
     for dirpath, _, filenames in os.walk(os.path.join(root, "compiler")):
         if "meson.build" in filenames:
             path = os.path.join(dirpath, "meson.build")
