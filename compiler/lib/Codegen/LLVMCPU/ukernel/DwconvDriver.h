@@ -2,10 +2,10 @@
  * ---===//
  *
  * Included by each variant (SgemmAvx512.c, SgemmAvx2.c, SgemmNeon.c) after
- * it defines DW_VL (floats per vector), the vector type `dwvec` and dwLoad, dwStore,
- * dwStream (a non-temporal store to an aligned address), dwSplat, dwFma, dwMax
- * (IEEE maximum: NaN propagates, +0 > -0) and dwMaxFirst/dwMinFirst (the ISA's
- * max and min) for it.
+ * it defines DW_VL (floats per vector), the vector type `dwvec` and dwLoad,
+ * dwStore, dwStream (a non-temporal store to an aligned address), dwSplat,
+ * dwFma, dwMax (IEEE maximum: NaN propagates, +0 > -0) and
+ * dwMaxFirst/dwMinFirst (the ISA's max and min) for it.
  *
  * A depthwise convolution multiplies each channel by its own KH x KW
  * window: no reduction across channels, so no packing either. Vectors run
