@@ -46,10 +46,10 @@ TSAN_OPTIONS="halt_on_error=1 suppressions=$root/tests/tsan.supp" \
 
 # The runtime cross-built for aarch64 (g++-aarch64-linux-gnu), its tests
 # run under qemu-user: the unit suite, the samples (the MLP compiled by
-# build/'s strata-compile for aarch64) and the aarch64 suite (conformance
-# programs, resnet18 and the transformer compiled for aarch64 and compared
-# with torch and with this host's results). docs/targets.md says what runs
-# and why the other suites do not.
+# build/'s strata-compile for aarch64) and the aarch64 suite (microkernel
+# edge cases, the conformance programs and four models compiled for
+# aarch64, compared with numpy or torch and with this host's results).
+# docs/targets.md says what runs and why the other suites do not.
 if [[ ! -f build-aarch64/build.ninja ]]; then
   meson setup build-aarch64 \
     --cross-file scripts/cross/aarch64-linux-gnu.ini \
