@@ -47,8 +47,9 @@ TSAN_OPTIONS="halt_on_error=1 suppressions=$root/tests/tsan.supp" \
 # The runtime cross-built for aarch64 (g++-aarch64-linux-gnu), its tests
 # run under qemu-user: the unit suite, the samples (the MLP compiled by
 # build/'s strata-compile for aarch64) and the aarch64 suite (microkernel
-# edge cases, the conformance programs and four models compiled for
-# aarch64, compared with numpy or torch and with this host's results).
+# edge cases, the e2e lit tests, the conformance programs and four models
+# compiled for aarch64, compared with numpy or torch and with this host's
+# results).
 # docs/targets.md says what runs and why the other suites do not.
 if [[ ! -f build-aarch64/build.ninja ]]; then
   meson setup build-aarch64 \

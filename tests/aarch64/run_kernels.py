@@ -4,8 +4,9 @@
 target (--compile-arg) and for this host, runs each function on random
 inputs under the emulator (--run-wrapper) and natively, and compares the
 target's result with numpy's (float64) and with this host's, rtol 1e-3,
-atol 1e-4 as the models suite. Prints one line per function, then
-"N passed, N failed, 0 skipped".
+atol 1e-4 as the models suite; then checks that the target's runtime
+refuses this host's module with an error naming both formats. Prints one
+line per check, then "N passed, N failed, 0 skipped".
 """
 
 import argparse
@@ -143,6 +144,21 @@ def main():
                   float(np.abs(actual.astype(np.float64) - native).max())))
         passed += ok
         failed += not ok
+    # This host's module on the target's runtime: refused, naming both
+    # formats.
+    refused = subprocess.run(
+        args.run_wrapper + [args.strata_run, "--module=" + native_vmfb,
+                            "--function=maxpool"] +
+        ["--input=@" + os.path.join(args.work, "maxpool.in0.npy")],
+        capture_output=True, text=True, timeout=args.timeout)
+    ok = refused.returncode != 0 and "is for another architecture" in \
+        refused.stderr
+    print("%s this host's module refused: %s" % (
+        "PASS" if ok else "FAIL",
+        refused.stderr.strip().splitlines()[0] if refused.stderr.strip()
+        else "exit status %d" % refused.returncode))
+    passed += ok
+    failed += not ok
     print("%d passed, %d failed, 0 skipped" % (passed, failed))
     return 0 if failed == 0 else 1
 
