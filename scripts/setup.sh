@@ -32,12 +32,43 @@ packages=(
   # peers for the benchmarks (ONNX Runtime itself comes from npm:
   # bench/models/setup_peers.sh)
   lua5.4 luajit python3-numpy libopenblas0-pthread nodejs
+  # the aarch64 cross build of the runtime and its tests under emulation
+  # (scripts/cross/aarch64-linux-gnu.ini, docs/targets.md): the arm64
+  # libraries come from Debian's multiarch archive
+  g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
+  libuv1-dev:arm64 libflatbuffers-dev:arm64 libsodium-dev:arm64
 )
 
+sudo=()
+if [[ "$(id -u)" -ne 0 ]]; then
+  sudo=(sudo)
+fi
+
+# The :arm64 packages need the architecture known to dpkg (and then an
+# apt-get update, which the install below does).
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  echo "setup: adding the arm64 architecture to dpkg"
+  "${sudo[@]}" dpkg --add-architecture arm64
+fi
+
+# A name without :arch means the native architecture (or an arch: all
+# package). dpkg-query lists one line per installed architecture of it.
+native="$(dpkg --print-architecture)"
 missing=()
 for package in "${packages[@]}"; do
-  status="$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)"
-  if [[ "$status" != "install ok installed" ]]; then
+  want="$native"
+  if [[ "$package" == *:* ]]; then
+    want="${package##*:}"
+  fi
+  found=0
+  while IFS='|' read -r status arch; do
+    if [[ "$status" == "install ok installed" &&
+          ("$arch" == "$want" || "$arch" == all) ]]; then
+      found=1
+    fi
+  done < <(dpkg-query -W -f='${Status}|${Architecture}\n' "${package%%:*}" \
+             2>/dev/null || true)
+  if ((found == 0)); then
     missing+=("$package")
   fi
 done
@@ -47,10 +78,6 @@ if ((${#missing[@]} == 0)); then
   exit 0
 fi
 
-sudo=()
-if [[ "$(id -u)" -ne 0 ]]; then
-  sudo=(sudo)
-fi
 echo "setup: installing ${missing[*]}"
 "${sudo[@]}" apt-get update
 DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y \

@@ -2,9 +2,10 @@
 # test.sh - checks the format of changed lines (scripts/check-format.sh),
 # then builds and runs every test suite: in the default build (gcc);
 # again in a clang-22 build with AddressSanitizer, LeakSanitizer,
-# UndefinedBehaviorSanitizer and the libFuzzer targets (suite 'fuzz'); and
-# the unit suite under ThreadSanitizer (gcc). Prints one "N passed, N failed"
-# line over all three at the end.
+# UndefinedBehaviorSanitizer and the libFuzzer targets (suite 'fuzz'); the
+# unit suite under ThreadSanitizer (gcc); and the runtime cross-built for
+# aarch64, its tests under qemu-user. Prints one "N passed, N failed" line
+# over all four at the end.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -45,9 +46,28 @@ BUILD_DIR=build-tsan ./scripts/build.sh -Dcompiler=disabled \
 TSAN_OPTIONS="halt_on_error=1 suppressions=$root/tests/tsan.supp" \
   meson test -C build-tsan --print-errorlogs --suite unit || status=1
 
+# The runtime cross-built for aarch64 (g++-aarch64-linux-gnu), its tests
+# run under qemu-user: the unit suite, the samples (the MLP compiled by
+# build/'s strata-compile for aarch64) and the aarch64 suite (microkernel
+# edge cases, the e2e lit tests, the conformance programs and four models
+# compiled for aarch64, compared with numpy or torch and with this host's
+# results).
+# docs/targets.md says what runs and why the other suites do not.
+if [[ ! -f build-aarch64/build.ninja ]]; then
+  meson setup build-aarch64 \
+    --cross-file scripts/cross/aarch64-linux-gnu.ini \
+    -Dcompiler=disabled -Dpython=disabled \
+    -Dexternal_strata_compile="$external_compile"
+fi
+BUILD_DIR=build-aarch64 ./scripts/build.sh \
+  -Dexternal_strata_compile="$external_compile"
+meson test -C build-aarch64 --print-errorlogs \
+  --suite unit --suite samples --suite aarch64 || status=1
+
 python3 - build/meson-logs/testlog.json \
   build-sanitize/meson-logs/testlog.json \
-  build-tsan/meson-logs/testlog.json <<'PY'
+  build-tsan/meson-logs/testlog.json \
+  build-aarch64/meson-logs/testlog.json <<'PY'
 import json, sys
 passed = failed = skipped = 0
 for path in sys.argv[1:]:

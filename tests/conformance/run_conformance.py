@@ -53,7 +53,7 @@ def compile_file(args, rel, out):
     """Compiles one file; returns (cases or None, error line)."""
     src = os.path.join(args.root, rel)
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    command = [args.strata_compile, src, "-o", out]
+    command = [args.strata_compile] + args.compile_arg + [src, "-o", out]
     try:
         result = subprocess.run(command, capture_output=True, text=True,
                                 timeout=args.compile_timeout)
@@ -62,8 +62,9 @@ def compile_file(args, rel, out):
     if result.returncode != 0:
         return None, "compile: " + first_error_line(
             result.stderr, "strata-compile exited with %d" % result.returncode)
-    dump = subprocess.run([args.strata_dump, "--format=json",
-                           "--no-disassembly", out],
+    dump = subprocess.run(args.run_wrapper + [args.strata_dump,
+                                               "--format=json",
+                                               "--no-disassembly", out],
                           capture_output=True, text=True, timeout=60)
     if dump.returncode != 0:
         return None, "strata-dump: " + first_error_line(dump.stderr, "failed")
@@ -79,8 +80,9 @@ def compile_file(args, rel, out):
 
 def run_case(args, module, case):
     """Runs one case; returns None on success, else the first error line."""
-    command = [args.strata_run, "--module=" + module, "--function=" + case,
-               "--device=" + args.device]
+    command = args.run_wrapper + [
+        args.strata_run, "--module=" + module, "--function=" + case,
+        "--device=" + args.device]
     try:
         result = subprocess.run(command, capture_output=True, text=True,
                                 timeout=args.case_timeout)
@@ -104,6 +106,15 @@ def main():
     parser.add_argument("--strata-compile", required=True)
     parser.add_argument("--strata-run", required=True)
     parser.add_argument("--strata-dump", required=True)
+    parser.add_argument("--compile-arg", action="append", default=[],
+                        help="an extra strata-compile argument "
+                        "(--target-triple=aarch64-linux-gnu)")
+    parser.add_argument("--run-wrapper", action="append", default=[],
+                        help="a word of the command strata-run and "
+                        "strata-dump run under (qemu-aarch64-static)")
+    parser.add_argument("--skip", action="append", default=[],
+                        metavar="FILE[:CASE]=REASON",
+                        help="leaves a file or a case out, with its reason")
     parser.add_argument("--device", default="local-task")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--compile-timeout", type=int, default=300)
@@ -111,6 +122,10 @@ def main():
     parser.add_argument("filters", nargs="*",
                         help="only files whose relative path contains one")
     args = parser.parse_args()
+
+    for skip in args.skip:
+        name, _, reason = skip.partition("=")
+        SKIPS[name] = reason or "skipped by --skip"
 
     if not os.path.isdir(args.root):
         print("conformance programs not found at %s; skipping" % args.root)

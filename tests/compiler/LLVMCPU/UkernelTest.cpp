@@ -2,7 +2,7 @@
 // (MatmulUkernel.cpp, ukernel/*.c) against a double reference, for both x86
 // variants, at sizes that are not multiples of the register tile, of the
 // depth block or of the workgroup tile (partial last workgroups); and the
-// aarch64 target, which has no microkernel, still compiles them.
+// aarch64 target links the NEON variant (tests/aarch64 runs it under qemu).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -72,6 +72,25 @@ std::vector<std::string> exportedSymbols(const CompiledExecutable &compiled,
     }
   }
   return defined;
+}
+
+// Whether the library's static symbol table has a symbol `name` (the
+// microkernels are linked with internal linkage: local symbols).
+bool hasSymbol(const CompiledExecutable &compiled, llvm::StringRef name) {
+  llvm::MemoryBufferRef buffer(
+      llvm::StringRef(reinterpret_cast<const char *>(compiled.library.data()),
+                      compiled.library.size()),
+      "library");
+  auto object = llvm::object::ObjectFile::createObjectFile(buffer);
+  REQUIRE(static_cast<bool>(object));
+  for (const llvm::object::SymbolRef &symbol : (*object)->symbols()) {
+    llvm::Expected<llvm::StringRef> symbolName = symbol.getName();
+    REQUIRE(static_cast<bool>(symbolName));
+    if (*symbolName == name) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // Compiles an m x k x n matmul for `features`, checks the library's
@@ -355,8 +374,7 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
     }
   }
 
-  TEST_CASE("aarch64 has no microkernel and compiles large matmuls as "
-            "before") {
+  TEST_CASE("aarch64 links the NEON matmul microkernel") {
     LLVMCPUTargetOptions options;
     options.triple = "aarch64-linux-gnu";
     CompiledExecutable compiled;
@@ -369,5 +387,12 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
     CHECK(exportedSymbols(compiled, undefined) ==
           std::vector<std::string>{"strata_hal_executable_library_query"});
     CHECK(undefined == 0);
+    CHECK(hasSymbol(compiled, "strata_ukernel_sgemm_f32"));
+    // Without NEON (+neon off), no microkernel: the vectorized loops.
+    options.features = "-neon";
+    REQUIRE_MESSAGE(
+        compile(matmulSource(256, 256, 256), compiled, errors, options),
+        errors);
+    CHECK_FALSE(hasSymbol(compiled, "strata_ukernel_sgemm_f32"));
   }
 }

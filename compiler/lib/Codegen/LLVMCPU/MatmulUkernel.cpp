@@ -81,6 +81,11 @@ std::optional<Variant> lookupVariant(StringRef name) {
         STRATA_SGEMM_AVX2_MR, STRATA_SGEMM_AVX2_NR, 8,
         STRATA_IGEMM_MADD_NR, STRATA_IGEMM_MADD_KG, STRATA_IGEMM_MADD_KG};
   }
+  if (name == "neon") {
+    // AArch64: f32 kernels only (an int8 panel of 0: int8 matmuls stay
+    // with the code generator).
+    return Variant{STRATA_SGEMM_NEON_MR, STRATA_SGEMM_NEON_NR, 4, 0, 0, 0};
+  }
   return std::nullopt;
 }
 
@@ -917,7 +922,8 @@ Value elementAddress(OpBuilder &b, Location loc, Value memref,
 LogicalResult rewriteIntMatmul(linalg::MatmulOp matmul, const Variant &variant,
                                func::FuncOp callee, bool &rewritten) {
   rewritten = false;
-  if (!matmul.hasPureBufferSemantics() || matmul.hasUserDefinedMaps()) {
+  if (variant.intNr == 0 || !matmul.hasPureBufferSemantics() ||
+      matmul.hasUserDefinedMaps()) {
     return success();
   }
   Value lhs = matmul.getDpsInputs()[0];

@@ -166,6 +166,10 @@ std::string createTargetMachine(const LLVMCPUTargetOptions &options,
     out.format = "embedded-elf-aarch64";
     out.requiredFeatures |=
         subtarget->checkFeatures("+neon") ? kFeatureArmNeon : 0;
+    // The f32 kernels on 128-bit vectors (ukernel/SgemmNeon.c).
+    if (subtarget->checkFeatures("+neon")) {
+      out.ukernelVariant = "neon";
+    }
   }
   return {};
 }

@@ -104,7 +104,7 @@ LogicalResult vectorizeExecutable(ModuleOp module, int64_t nativeVectorBytes);
 /// memref arguments. Fails, at the op, on anything that would need a
 /// library call or has no lowering.
 /// `ukernelVariant` names the matmul microkernel the target links
-/// ("avx512", "avx2"; empty or "none": no microkernel, matmuls are
+/// ("avx512", "avx2", "neon"; empty or "none": no microkernel, matmuls are
 /// vectorized like other ops).
 LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
                                  StringRef ukernelVariant = {});
@@ -125,7 +125,7 @@ inline constexpr llvm::StringLiteral kSgemmUkernelSymbol =
 inline constexpr llvm::StringLiteral kSconvUkernelSymbol =
     "strata_ukernel_sconv_f32";
 /// The symbol of the int8 matmul microkernel (i8 x i8 -> i32;
-/// ukernel/IgemmDriver.h), in every variant's bitcode.
+/// ukernel/IgemmDriver.h), in every x86-64 variant's bitcode (not "neon").
 inline constexpr llvm::StringLiteral kIgemmUkernelSymbol =
     "strata_ukernel_igemm_s8";
 /// The symbol of the f32 NHWC depthwise convolution microkernel
@@ -136,14 +136,16 @@ inline constexpr llvm::StringLiteral kSdwconvUkernelSymbol =
 /// Replaces each f32 linalg.matmul on row-major memrefs with at least
 /// kMinMatmulTileWork multiply-adds by a call of kSgemmUkernelSymbol (declared
 /// private in the module; the target links its definition) for microkernel
-/// variant `variant` ("avx512" or "avx2"; empty or "none" does nothing),
+/// variant `variant` ("avx512", "avx2", "neon"; empty or "none" does
+/// nothing),
 /// folding a zero fill of its output right before it, with a packing scratch
 /// memref.alloc. Likewise each f32 linalg.conv_2d_nhwc_hwcf of one image
 /// whose output pixels and filter rows are dense becomes a call of
 /// kSconvUkernelSymbol, and each f32 linalg.depthwise_conv_2d_nhwc_hwc of
 /// one image a call of kSdwconvUkernelSymbol. A linalg.matmul of i8
 /// operands into i32 with as much work becomes a call of
-/// kIgemmUkernelSymbol (vpdpbusd for "avx512vnni", vpmaddwd otherwise).
+/// kIgemmUkernelSymbol (vpdpbusd for "avx512vnni", none for "neon",
+/// vpmaddwd otherwise).
 /// An elementwise bias /
 /// residual / clamp epilogue that reads the whole result is applied by the
 /// call as it stores. Runs on bufferized exports, before temporaries are
@@ -157,7 +159,8 @@ int64_t ukernelPanelColumns(StringRef variant);
 /// The panel (columns NR, depth group KG, multiple the packed depth is
 /// padded to) int8 microkernel `variant` reads a constant B in
 /// (STRATA_IGEMM_PACKED_B): {32, 4, 4} for vpdpbusd, {32, 4, 64} for AMX
-/// tiles, {16, 2, 2} for vpmaddwd; {0, 0, 0} for no variant.
+/// tiles, {16, 2, 2} for vpmaddwd; {0, 0, 0} for no variant or no int8
+/// kernel ("neon").
 std::array<int64_t, 3> ukernelInt8Panel(StringRef variant);
 
 } // namespace mlir::strata::llvmcpu

@@ -1,11 +1,11 @@
 /*===- DwconvDriver.h - the f32 NHWC depthwise convolution microkernel
  * ---===//
  *
- * Included by each variant (SgemmAvx512.c, SgemmAvx2.c) after it defines
- * DW_VL (floats per vector), the vector type `dwvec` and dwLoad, dwStore,
- * dwStream (a non-temporal store to an aligned address), dwSplat, dwFma, dwMax
- * (IEEE maximum: NaN propagates, +0 > -0) and dwMaxFirst/dwMinFirst (the ISA's
- * max and min) for it.
+ * Included by each variant (SgemmAvx512.c, SgemmAvx2.c, SgemmNeon.c) after
+ * it defines DW_VL (floats per vector), the vector type `dwvec` and dwLoad,
+ * dwStore, dwStream (a non-temporal store to an aligned address), dwSplat,
+ * dwFma, dwMax (IEEE maximum: NaN propagates, +0 > -0) and
+ * dwMaxFirst/dwMinFirst (the ISA's max and min) for it.
  *
  * A depthwise convolution multiplies each channel by its own KH x KW
  * window: no reduction across channels, so no packing either. Vectors run
@@ -392,7 +392,9 @@ void strata_ukernel_sdwconv_f32(
     DW_BODY(DW_OP_MAC);
   }
 #undef DW_BODY
+#if defined(__x86_64__)
   if (s.stream) {
     __builtin_ia32_sfence(); /* as in sgemm */
   }
+#endif
 }

@@ -1,11 +1,11 @@
 /*===- SgemmDriver.h - the cache-blocked f32 matmul around a microkernel
  * ---===//
  *
- * Included by each variant (SgemmAvx512.c, SgemmAvx2.c) after it defines
- * MR, NR and `microRows(const struct ARuns *runs, const float *pa, int64_t
- * lda, const float *pb, int64_t ldb, float *c, int64_t ldc, int add, const
- * struct TileEpilogue *ep, int stream, const int rows, int64_t cols, const
- * int vecs, const int masked)`, which computes rows [0, rows) and columns
+ * Included by each variant (SgemmAvx512.c, SgemmAvx2.c, SgemmNeon.c) after
+ * it defines MR, NR and `microRows(const struct ARuns *runs, const float *pa,
+ * int64_t lda, const float *pb, int64_t ldb, float *c, int64_t ldc, int add,
+ * const struct TileEpilogue *ep, int stream, const int rows, int64_t cols,
+ * const int vecs, const int masked)`, which computes rows [0, rows) and columns
  * [0, cols) of one MR x NR tile of C from an A panel (rows lda floats
  * apart from pa, the depth in `runs` along each: SgemmRuns.h; packed rows
  * are STRATA_SGEMM_A_ROW_STRIDE apart, one run) and a B panel of as many
@@ -481,11 +481,14 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
       }
     }
   }
+#if defined(__x86_64__)
+  /* (The NEON variant streams nothing: plain stores.) */
   if (stream) {
     /* Non-temporal stores are weakly ordered: they must be visible before
      * whatever tells another thread that this workgroup is done. */
     __builtin_ia32_sfence();
   }
+#endif
 }
 
 /* The matmul entry point. Pointers come as integers (the compiler passes
