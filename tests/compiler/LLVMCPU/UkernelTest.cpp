@@ -293,7 +293,7 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
 
   TEST_CASE("results of 32 MiB or more are stored streamed, every element "
             "exact") {
-    // kStreamedResultBytes (MatmulUkernel.cpp): these results are written
+    // kStreamedResultBytes (UkernelCommon.cpp): these results are written
     // with non-temporal stores where a vector is aligned and plain stores
     // elsewhere (rows of 4099 floats, pixels of 136 channels start at
     // every alignment), by both kernels on both variants.

@@ -41,7 +41,7 @@ func.func @requantized(%a: tensor<64x259xi8>, %p: tensor<3x65x32x4xi8>, %adjust:
   %lo = arith.constant 0.0 : f32
   %hi = arith.constant 255.0 : f32
   %t0 = tensor.empty() : tensor<65x4x3x32xi8>
-  %t = linalg.transpose ins(%p : tensor<3x65x32x4xi8>) outs(%t0 : tensor<65x4x3x32xi8>) permutation = [1, 3, 0, 2]
+  %t = linalg.transpose ins(%p : tensor<3x65x32x4xi8>) outs(%t0 : tensor<65x4x3x32xi8>) permutation = [1, 3, 0, 2] {strata.packed_weight = {depth_group = 4 : i64, panel_columns = 32 : i64}}
   %c = tensor.collapse_shape %t [[0, 1], [2, 3]] : tensor<65x4x3x32xi8> into tensor<260x96xi8>
   %b = tensor.extract_slice %c[0, 0] [259, 96] [1, 1] : tensor<260x96xi8> to tensor<259x96xi8>
   %e = tensor.empty() : tensor<64x96xi32>
@@ -85,7 +85,7 @@ func.func @requantized_amx(%a: tensor<64x259xi8>, %p: tensor<3x80x32x4xi8>, %adj
   %lo = arith.constant 0.0 : f32
   %hi = arith.constant 255.0 : f32
   %t0 = tensor.empty() : tensor<80x4x3x32xi8>
-  %t = linalg.transpose ins(%p : tensor<3x80x32x4xi8>) outs(%t0 : tensor<80x4x3x32xi8>) permutation = [1, 3, 0, 2]
+  %t = linalg.transpose ins(%p : tensor<3x80x32x4xi8>) outs(%t0 : tensor<80x4x3x32xi8>) permutation = [1, 3, 0, 2] {strata.packed_weight = {depth_group = 4 : i64, panel_columns = 32 : i64}}
   %c = tensor.collapse_shape %t [[0, 1], [2, 3]] : tensor<80x4x3x32xi8> into tensor<320x96xi8>
   %b = tensor.extract_slice %c[0, 0] [259, 96] [1, 1] : tensor<320x96xi8> to tensor<259x96xi8>
   %e = tensor.empty() : tensor<64x96xi32>

@@ -168,7 +168,7 @@ func.func @batched(%a: tensor<4x128x64xf32>, %b: tensor<4x64x128xf32>) -> tensor
 func.func @packed_conv(%x: tensor<1x30x30x64xf32>, %p: tensor<2x3x3x64x32xf32>) -> tensor<1x28x28x64xf32> {
   %zero = arith.constant 0.0 : f32
   %t0 = tensor.empty() : tensor<3x3x64x2x32xf32>
-  %t = linalg.transpose ins(%p : tensor<2x3x3x64x32xf32>) outs(%t0 : tensor<3x3x64x2x32xf32>) permutation = [1, 2, 3, 0, 4]
+  %t = linalg.transpose ins(%p : tensor<2x3x3x64x32xf32>) outs(%t0 : tensor<3x3x64x2x32xf32>) permutation = [1, 2, 3, 0, 4] {strata.packed_weight = {depth_group = 0 : i64, panel_columns = 32 : i64}}
   %w = tensor.collapse_shape %t [[0], [1], [2], [3, 4]] : tensor<3x3x64x2x32xf32> into tensor<3x3x64x64xf32>
   %e = tensor.empty() : tensor<1x28x28x64xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x28x28x64xf32>) -> tensor<1x28x28x64xf32>
@@ -191,7 +191,7 @@ func.func @packed_conv(%x: tensor<1x30x30x64xf32>, %p: tensor<2x3x3x64x32xf32>) 
 func.func @packed_matmul(%a: tensor<512x1024xf32>, %p: tensor<16x1024x32xf32>) -> tensor<512x512xf32> {
   %zero = arith.constant 0.0 : f32
   %t0 = tensor.empty() : tensor<1024x16x32xf32>
-  %t = linalg.transpose ins(%p : tensor<16x1024x32xf32>) outs(%t0 : tensor<1024x16x32xf32>) permutation = [1, 0, 2]
+  %t = linalg.transpose ins(%p : tensor<16x1024x32xf32>) outs(%t0 : tensor<1024x16x32xf32>) permutation = [1, 0, 2] {strata.packed_weight = {depth_group = 0 : i64, panel_columns = 32 : i64}}
   %b = tensor.collapse_shape %t [[0], [1, 2]] : tensor<1024x16x32xf32> into tensor<1024x512xf32>
   %e = tensor.empty() : tensor<512x512xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<512x512xf32>) -> tensor<512x512xf32>
@@ -297,7 +297,7 @@ func.func @matvec_bias(%x: tensor<1x1280xf32>, %w: tensor<1280x1000xf32>, %bias:
 // WARN-NOT: warning
 func.func @packed_misused(%x: tensor<1024x512xf32>, %p: tensor<16x1024x32xf32>) -> tensor<1024x512xf32> {
   %t0 = tensor.empty() : tensor<1024x16x32xf32>
-  %t = linalg.transpose ins(%p : tensor<16x1024x32xf32>) outs(%t0 : tensor<1024x16x32xf32>) permutation = [1, 0, 2]
+  %t = linalg.transpose ins(%p : tensor<16x1024x32xf32>) outs(%t0 : tensor<1024x16x32xf32>) permutation = [1, 0, 2] {strata.packed_weight = {depth_group = 0 : i64, panel_columns = 32 : i64}}
   %w = tensor.collapse_shape %t [[0], [1, 2]] : tensor<1024x16x32xf32> into tensor<1024x512xf32>
   %e = tensor.empty() : tensor<1024x512xf32>
   %r = linalg.add ins(%x, %w : tensor<1024x512xf32>, tensor<1024x512xf32>) outs(%e : tensor<1024x512xf32>) -> tensor<1024x512xf32>

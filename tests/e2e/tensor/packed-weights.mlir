@@ -21,9 +21,13 @@
 // AVX512: flow.dispatch @module_linked_llvm_cpu::@mm_rows131_dispatch_{{[0-9]+}}_matmul_131x96x67_f32(%arg0, %[[P]])
 // AVX512: func.func @mm_rows131_dispatch_{{[0-9]+}}_matmul_131x96x67_f32(%arg0: tensor<131x67xf32>, %arg1: tensor<3x67x32xf32>)
 // AVX512: linalg.transpose ins(%arg1 : tensor<3x67x32xf32>) outs(%{{.*}} : tensor<67x3x32xf32>) permutation = [1, 0, 2]
+// The transpose keeps the packed-weight marker in the dispatch, where the
+// code generator finds the panels by it (PackedWeightLayout.h).
+// AVX512-SAME: {strata.packed_weight = {depth_group = 0 : i64, panel_columns = 32 : i64}}
 // AVX512: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<67x3x32xf32> into tensor<67x96xf32>
 // AVX512: func.func @conv3x3_pad_dispatch_{{[0-9]+}}_conv_3x3_5x64_17x23_bias_relu_f32(%arg0: tensor<1x17x23x5xf32>, %arg1: tensor<2x3x3x5x32xf32>
 // AVX512: linalg.transpose ins(%arg1 : tensor<2x3x3x5x32xf32>) {{.*}} permutation = [1, 2, 3, 0, 4]
+// AVX512-SAME: {strata.packed_weight = {depth_group = 0 : i64, panel_columns = 32 : i64}}
 // RUN: strata-compile %t/program.mlir --target-cpu=x86-64-v3 --compile-to=flow --mlir-elide-elementsattrs-if-larger=8 | FileCheck %s --check-prefix=AVX2
 // AVX2: func.func @mm_rows131_dispatch_{{[0-9]+}}_matmul_131x96x67_f32(%arg0: tensor<131x67xf32>, %arg1: tensor<6x67x16xf32>)
 // RUN: strata-compile %t/program.mlir --target-cpu=x86-64 --compile-to=flow --mlir-elide-elementsattrs-if-larger=8 | FileCheck %s --check-prefix=GENERIC

@@ -335,7 +335,7 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
                                  StringRef ukernelVariant) {
   guardDataIndices(module);
   placeholderEmptyBindings(module);
-  if (failed(lowerMatmulsToUkernel(module, ukernelVariant))) {
+  if (failed(lowerToUkernels(module, ukernelVariant))) {
     return failure();
   }
   for (auto func : module.getOps<func::FuncOp>()) {

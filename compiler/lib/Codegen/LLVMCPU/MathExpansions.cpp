@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "MathExpansions.h"
 
+#include "Strata/Conversion/MathExpansions.h"
+
 #include <cmath>
 #include <type_traits>
 
@@ -350,19 +352,6 @@ struct Atan2F64 : OpRewritePattern<math::Atan2Op> {
   }
 };
 
-/// log10(x) = log(x) / ln 10, on every float type (the log is then
-/// approximated or expanded like any other).
-struct Log10ToLog : OpRewritePattern<math::Log10Op> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::Log10Op op,
-                                PatternRewriter &rewriter) const override {
-    F f(rewriter, op.getLoc(), op.getType());
-    Value log = math::LogOp::create(f.b, op.getOperand());
-    rewriter.replaceOp(op, f.mul(log, f.c(0.43429448190325182765)));
-    return success();
-  }
-};
-
 /// math.sincos as its two halves.
 struct SplitSincos : OpRewritePattern<math::SincosOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -536,14 +525,14 @@ void populateMathExpansionPatterns(RewritePatternSet &patterns) {
                Hyperbolic<math::AcoshOp>>(patterns.getContext());
   MLIRContext *context = patterns.getContext();
   patterns
-      .add<Log10ToLog, SplitSincos, Atan2F64, UnaryF64<math::ExpOp, expF64>,
-           UnaryF64<math::LogOp, logF64>, UnaryF64<math::Log2Op, log2F64>,
-           UnaryF64<math::Log1pOp, log1pF64>, UnaryF64<math::ExpM1Op, expm1F64>,
-           UnaryF64<math::SinOp, sinF64>, UnaryF64<math::CosOp, cosF64>,
-           UnaryF64<math::AtanOp, atanF64>, UnaryF64<math::AsinOp, asinF64>,
-           UnaryF64<math::AcosOp, acosF64>, UnaryF64<math::ErfOp, erfF64>,
-           UnaryF64<math::ErfcOp, erfcF64>, UnaryF64<math::CbrtOp, cbrtF64>>(
-          context);
+      .add<strata::Log10ToLog, SplitSincos, Atan2F64,
+           UnaryF64<math::ExpOp, expF64>, UnaryF64<math::LogOp, logF64>,
+           UnaryF64<math::Log2Op, log2F64>, UnaryF64<math::Log1pOp, log1pF64>,
+           UnaryF64<math::ExpM1Op, expm1F64>, UnaryF64<math::SinOp, sinF64>,
+           UnaryF64<math::CosOp, cosF64>, UnaryF64<math::AtanOp, atanF64>,
+           UnaryF64<math::AsinOp, asinF64>, UnaryF64<math::AcosOp, acosF64>,
+           UnaryF64<math::ErfOp, erfF64>, UnaryF64<math::ErfcOp, erfcF64>,
+           UnaryF64<math::CbrtOp, cbrtF64>>(context);
 }
 
 } // namespace mlir::strata::llvmcpu

@@ -3,7 +3,8 @@
 //
 // Upstream MLIR approximates the transcendental math ops on f32 only (f16 is
 // computed in f32). These patterns cover the rest, so no kernel calls libm:
-// math.log10 (as log times 1/ln 10, any float type), math.sincos (as sin and
+// math.log10 (as log times 1/ln 10, any float type: the vm conversion's
+// pattern too, Strata/Conversion/MathExpansions.h), math.sincos (as sin and
 // cos), and f64 versions of exp, log, log1p, log2, expm1, sin, cos, atan,
 // atan2, asin, acos, erf, erfc and cbrt written with arith ops (range
 // reduction, then Taylor or atanh series to double precision; powf, exp2,

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
+#include "Strata/Dialect/Flow/IR/PackedWeightLayout.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -326,12 +327,14 @@ SmallVector<int64_t> chooseMatmulTileSizes(linalg::MatmulOp matmul) {
 }
 
 // A weight packed at compile time (--strata-pack-weights): the reshape of a
-// transpose of the packed panels, which the microkernel rewrite reads in
-// place (MatmulUkernel.cpp). It stays as written: neither generalized nor
-// folded into its consumer.
+// transpose that carries the packed-weight marker (PackedWeightLayout.h),
+// which the microkernel rewrite reads in place (PackedWeights.cpp). It
+// stays as written: neither generalized nor folded into its consumer.
 bool isPackedWeightView(Operation *op) {
   auto collapse = dyn_cast_if_present<tensor::CollapseShapeOp>(op);
-  return collapse && collapse.getSrc().getDefiningOp<linalg::TransposeOp>();
+  return collapse &&
+         flow::PackedWeightLayout::get(
+             collapse.getSrc().getDefiningOp<linalg::TransposeOp>());
 }
 
 // At least this many workgroups for a convolution when the tiles allow:

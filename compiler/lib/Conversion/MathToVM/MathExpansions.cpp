@@ -1,9 +1,12 @@
 // MathExpansions.cpp - rewrites that run before the vm conversion so it
 // meets only math ops with a vm counterpart: upstream math expansions, plus
 // the math ops with no upstream expansion that are cheap to build from
-// vm-backed ones (log1p, expm1, log10, trunc, isnan, isinf, isfinite).
+// vm-backed ones (log1p, expm1, trunc, isnan, isinf, isfinite; log10 is the
+// code generator's too, Strata/Conversion/MathExpansions.h).
 
 #include "MathToVM/MathToVM.h"
+
+#include "Strata/Conversion/MathExpansions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -87,24 +90,6 @@ struct ExpM1Expansion : OpRewritePattern<math::ExpM1Op> {
   }
 };
 
-/// log10(x) = log(x) * (1 / ln 10).
-struct Log10Expansion : OpRewritePattern<math::Log10Op> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(math::Log10Op op,
-                                PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Type type = op.getType();
-    if (!isa<FloatType>(type)) {
-      return failure();
-    }
-    Value log = math::LogOp::create(rewriter, loc, op.getOperand());
-    Value scale = floatConstant(rewriter, loc, type, 1.0 / std::log(10.0));
-    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, log, scale);
-    return success();
-  }
-};
-
 /// trunc(x) = x < 0 ? ceil(x) : floor(x) (NaN goes through floor).
 struct TruncExpansion : OpRewritePattern<math::TruncOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -171,7 +156,7 @@ void mlir::strata::populateMathToVMExpansionPatterns(
       patterns,
       {"tan", "sinh", "cosh", "asinh", "acosh", "atanh", "rsqrt", "fpowi"});
   patterns
-      .add<Log1pExpansion, ExpM1Expansion, Log10Expansion, TruncExpansion,
+      .add<Log1pExpansion, ExpM1Expansion, strata::Log10ToLog, TruncExpansion,
            IsNaNExpansion,
            InfinityTestExpansion<math::IsInfOp, arith::CmpFPredicate::OEQ>,
            InfinityTestExpansion<math::IsFiniteOp, arith::CmpFPredicate::OLT>>(

@@ -16,6 +16,16 @@ using namespace mlir::strata::onnx;
 
 bool mlir::strata::onnx::isFloat(Type type) { return isa<FloatType>(type); }
 
+Value mlir::strata::onnx::viaF32(OpBuilder &b, Location loc, Value x,
+                                 function_ref<Value(Value)> fn) {
+  Type type = x.getType();
+  if (type.isF32()) {
+    return fn(x);
+  }
+  Value wide = convertScalar(b, loc, x, b.getF32Type());
+  return convertScalar(b, loc, fn(wide), type);
+}
+
 Value mlir::strata::onnx::expOf(OpBuilder &b, Location loc, Value x) {
   return viaF32(b, loc, x, [&](Value v) -> Value {
     return math::ExpOp::create(b, loc, v);

@@ -237,16 +237,6 @@ Value powOf(OpBuilder &b, Location loc, Value x, Value y) {
 
 } // namespace
 
-Value mlir::strata::onnx::viaF32(OpBuilder &b, Location loc, Value x,
-                                 function_ref<Value(Value)> fn) {
-  Type type = x.getType();
-  if (type.isF32()) {
-    return fn(x);
-  }
-  Value wide = convertScalar(b, loc, x, b.getF32Type());
-  return convertScalar(b, loc, fn(wide), type);
-}
-
 void mlir::strata::onnx::addElementwiseLowerings(LoweringTable &table) {
   // Every pattern of this file but PRelu's broadcasts through
   // `elementwise`, which takes dynamic dimensions: they are marked so at

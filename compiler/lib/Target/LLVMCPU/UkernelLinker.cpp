@@ -1,6 +1,6 @@
 //===- UkernelLinker.cpp - microkernel bitcode into the kernel module -----===//
 //
-// The code generator leaves calls of microkernels (MatmulUkernel.cpp) as
+// The code generator leaves calls of microkernels (LowerToUkernels.cpp) as
 // declarations; their definitions come from the C microkernels compiled to
 // bitcode at build time (Codegen/LLVMCPU/ukernel). Only the variant for the
 // target's features is linked, only what is called, and with internal

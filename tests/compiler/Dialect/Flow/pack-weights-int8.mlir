@@ -13,6 +13,9 @@
 // CHECK: %[[P:.*]] = arith.constant dense<"0x0001020308090A0B{{[0-9A-F]+}}040506000C0D0E00{{[0-9A-F]+}}"> : tensor<2x2x32x4xi8>
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<2x4x2x32xi8>
 // CHECK: %[[T:.*]] = linalg.transpose ins(%[[P]] : tensor<2x2x32x4xi8>) outs(%[[E]] : tensor<2x4x2x32xi8>) permutation = [1, 3, 0, 2]
+// The transpose carries the layout as the packed-weight marker, which the
+// code generator reads (PackedWeightLayout.h).
+// CHECK-SAME: {strata.packed_weight = {depth_group = 4 : i64, panel_columns = 32 : i64}}
 // CHECK: %[[C:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2, 3]] : tensor<2x4x2x32xi8> into tensor<8x64xi8>
 // CHECK: %[[W:.*]] = tensor.extract_slice %[[C]][0, 0] [7, 40] [1, 1] : tensor<8x64xi8> to tensor<7x40xi8>
 // CHECK: linalg.matmul ins(%{{.*}}, %[[W]] : tensor<49x7xi8>, tensor<7x40xi8>)
@@ -21,6 +24,7 @@
 // AMX-LABEL: func.func @int8_weight(
 // AMX: %[[P:.*]] = arith.constant dense<"0x0001020308090A0B{{[0-9A-F]+}}040506000C0D0E00{{[0-9A-F]+}}"> : tensor<2x16x32x4xi8>
 // AMX: %[[T:.*]] = linalg.transpose ins(%[[P]] : tensor<2x16x32x4xi8>) outs(%{{.*}} : tensor<16x4x2x32xi8>) permutation = [1, 3, 0, 2]
+// AMX-SAME: {strata.packed_weight = {depth_group = 4 : i64, panel_columns = 32 : i64}}
 // AMX: %[[C:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2, 3]] : tensor<16x4x2x32xi8> into tensor<64x64xi8>
 // AMX: %[[W:.*]] = tensor.extract_slice %[[C]][0, 0] [7, 40] [1, 1] : tensor<64x64xi8> to tensor<7x40xi8>
 // AMX: linalg.matmul ins(%{{.*}}, %[[W]] : tensor<49x7xi8>, tensor<7x40xi8>)

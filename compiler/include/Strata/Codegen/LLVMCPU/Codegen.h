@@ -150,7 +150,7 @@ inline constexpr llvm::StringLiteral kSdwconvUkernelSymbol =
 /// residual / clamp epilogue that reads the whole result is applied by the
 /// call as it stores. Runs on bufferized exports, before temporaries are
 /// placed.
-LogicalResult lowerMatmulsToUkernel(ModuleOp module, StringRef variant);
+LogicalResult lowerToUkernels(ModuleOp module, StringRef variant);
 
 /// The columns per panel (NR) microkernel `variant` reads B in: weights
 /// packed at compile time (--strata-pack-weights) use it. 0 for no variant.

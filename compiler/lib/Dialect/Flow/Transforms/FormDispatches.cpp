@@ -5,6 +5,7 @@
 
 #include "Strata/Dialect/Check/IR/CheckOps.h"
 #include "Strata/Dialect/Flow/IR/FlowOps.h"
+#include "Strata/Dialect/Flow/IR/PackedWeightLayout.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "ConvToMatmul.h"
@@ -211,18 +212,21 @@ struct DecomposeOtherPads : linalg::DecomposePadOpPattern {
 };
 
 /// A weight packed at compile time (--strata-pack-weights): the reshape
-/// of a transpose of a host constant, read only as the right-hand operand
-/// of a matmul or convolution. Both ops go into that dispatch, which reads
-/// the packed constant; the code generator hands its panels to the
-/// microkernel instead of transposing.
+/// of a transpose that carries the packed-weight marker
+/// (PackedWeightLayout.h) and reads a host constant, read only as the
+/// right-hand operand of a matmul or convolution. Both ops go into that
+/// dispatch, which reads the packed constant; the code generator hands its
+/// panels to the microkernel instead of transposing.
 bool isPackedWeightReshape(Operation *op) {
   auto collapse = dyn_cast<tensor::CollapseShapeOp>(op);
   if (!collapse || !collapse->hasOneUse()) {
     return false;
   }
   auto transpose = collapse.getSrc().getDefiningOp<linalg::TransposeOp>();
-  Operation *weight =
-      transpose ? transpose.getInput().getDefiningOp() : nullptr;
+  if (!flow::PackedWeightLayout::get(transpose)) {
+    return false;
+  }
+  Operation *weight = transpose.getInput().getDefiningOp();
   OpOperand *use = &*collapse->getUses().begin();
   // Columns past N pad the last panel: a slice takes the first N.
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(use->getOwner())) {

@@ -4,9 +4,11 @@
 // The right-hand operand of a matmul is read by the microkernel in panels
 // of NR columns, each k-major (ukernel/SgemmDriver.h). A constant weight is
 // rearranged so once, here, and the program reads it back through a
-// transpose and a reshape that the code generator recognizes and drops
-// (MatmulUkernel.cpp, findPackedWeights): nothing is packed per call.
+// transpose marked with the layout (PackedWeightLayout.h) and a reshape,
+// which the code generator drops (Codegen/LLVMCPU/PackedWeights.cpp):
+// nothing is packed per call.
 
+#include "Strata/Dialect/Flow/IR/PackedWeightLayout.h"
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -94,11 +96,8 @@ void packOperand(OpBuilder &b, OpOperand &use, ArrayRef<float> values,
   transposedShape.append({panels, nr});
   // Result dim i is source dim permutation[i]: the depth dims, then the
   // panel, then the column within it.
-  SmallVector<int64_t> permutation;
-  for (int64_t d = 1; d < rank; ++d) {
-    permutation.push_back(d);
-  }
-  permutation.append({0, rank});
+  flow::PackedWeightLayout layout{nr, /*depthGroup=*/0};
+  SmallVector<int64_t> permutation = layout.transposePermutation(rank + 1);
   SmallVector<ReassociationIndices> groups;
   for (int64_t d = 0; d + 1 < rank; ++d) {
     groups.push_back({d});
@@ -113,9 +112,10 @@ void packOperand(OpBuilder &b, OpOperand &use, ArrayRef<float> values,
   Value constant = arith::ConstantOp::create(b, loc, data);
   Value empty =
       tensor::EmptyOp::create(b, loc, transposedShape, b.getF32Type());
-  Value transposed =
-      linalg::TransposeOp::create(b, loc, constant, empty, permutation)
-          ->getResult(0);
+  auto transpose =
+      linalg::TransposeOp::create(b, loc, constant, empty, permutation);
+  layout.set(transpose);
+  Value transposed = transpose->getResult(0);
   SmallVector<int64_t> paddedShape(type.getShape());
   paddedShape.back() = panels * nr;
   Value weight = tensor::CollapseShapeOp::create(
@@ -158,9 +158,11 @@ void packIntOperand(OpBuilder &b, OpOperand &use, ArrayRef<char> values,
       b, loc, DenseElementsAttr::getFromRawBuffer(packedType, packed));
   Value empty = tensor::EmptyOp::create(
       b, loc, ArrayRef<int64_t>{groups, kg, panels, nr}, i8);
-  Value transposed = linalg::TransposeOp::create(b, loc, constant, empty,
-                                                 ArrayRef<int64_t>{1, 3, 0, 2})
-                         ->getResult(0);
+  flow::PackedWeightLayout layout{nr, kg};
+  auto transpose = linalg::TransposeOp::create(b, loc, constant, empty,
+                                               layout.transposePermutation(4));
+  layout.set(transpose);
+  Value transposed = transpose->getResult(0);
   Value weight = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get({groups * kg, panels * nr}, i8), transposed,
       ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
@@ -283,7 +285,8 @@ struct PackWeightsPass : flow::impl::PackWeightsPassBase<PackWeightsPass> {
 
   // The weight of an int8 matmul in the int8 microkernel's panels, when
   // the target has one. A product of few rows counts as 16 of them, as in
-  // the code generator (MatmulUkernel.cpp), which then takes it.
+  // the code generator (Codegen/LLVMCPU/MatmulUkernel.cpp), which then
+  // takes it.
   void packIntMatmul(linalg::MatmulOp matmul) {
     if (int8PanelColumns <= 0 || int8DepthGroup <= 0 ||
         (int8DepthMultiple > 0 && int8DepthMultiple % int8DepthGroup != 0)) {

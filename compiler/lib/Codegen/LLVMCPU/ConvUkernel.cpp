@@ -1,0 +1,196 @@
+//===- ConvUkernel.cpp - f32 NHWC convolutions to ukernel calls -----------===//
+//
+// A conv_2d_nhwc_hwcf of one image becomes a call of
+// strata_ukernel_sconv_f32: the matmul driver, packing the input's windows
+// straight into its panels, with the filter as B (read in place when packed
+// at compile time) and the matmul's epilogues.
+//
+//===----------------------------------------------------------------------===//
+#include "UkernelCommon.h"
+
+#include "Strata/Codegen/LLVMCPU/Codegen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include "ukernel/IgemmParams.h"
+#include "ukernel/SgemmParams.h"
+
+namespace mlir::strata::llvmcpu::ukernel {
+namespace {
+
+// The strides of `memref`, if it has a unit inner stride and every stride
+// but the outermost is static (a temporary with a dynamic leading size has
+// a dynamic outermost stride, which a single image never steps over).
+std::optional<SmallVector<int64_t>> staticStrides(Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1 ||
+      llvm::any_of(ArrayRef<int64_t>(strides).drop_front(),
+                   ShapedType::isDynamic)) {
+    return std::nullopt;
+  }
+  return strides;
+}
+
+} // namespace
+
+// A conv_2d_nhwc_hwcf of one image becomes a call of the convolution
+// microkernel when its output pixels are dense (the tile is whole rows of
+// the image: H stride = OW * W stride) and the filter is a row-major
+// (KH * KW * C) x F matrix; the input may be any view with a unit channel
+// stride.
+LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
+                          func::FuncOp &callee, ModuleOp module,
+                          bool &rewritten) {
+  rewritten = false;
+  if (!conv.hasPureBufferSemantics()) {
+    return success();
+  }
+  Value input = conv.getInputs()[0];
+  Value filter = conv.getInputs()[1];
+  Value out = conv.getOutputs()[0];
+  auto inputType = dyn_cast<MemRefType>(input.getType());
+  auto filterType = dyn_cast<MemRefType>(filter.getType());
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  if (!inputType || !filterType || !outType ||
+      !inputType.getElementType().isF32() ||
+      !filterType.getElementType().isF32() ||
+      !outType.getElementType().isF32() ||
+      // The window and channels static; the filters (columns) may be a
+      // workgroup's partial last tile.
+      llvm::any_of(filterType.getShape().drop_back(), ShapedType::isDynamic) ||
+      outType.isDynamicDim(0) || outType.getDimSize(0) != 1 ||
+      outType.isDynamicDim(2)) {
+    return success();
+  }
+  SmallVector<int64_t> inputStrides;
+  int64_t inputOffset;
+  if (failed(inputType.getStridesAndOffset(inputStrides, inputOffset)) ||
+      inputStrides.back() != 1) {
+    return success();
+  }
+  std::optional<SmallVector<int64_t>> filterStrides = staticStrides(filter);
+  std::optional<PackedWeights> packed = findPackedWeights(filter, variant.nr);
+  int64_t kh = filterType.getDimSize(0), kw = filterType.getDimSize(1),
+          channels = filterType.getDimSize(2);
+  int64_t outWidth = outType.getDimSize(2);
+  // The microkernel's C (the output, or the output of an epilogue it
+  // applies) must have dense pixels: a temporary (identity layout, its
+  // filters possibly a partial tile's), or static strides that say so.
+  auto densePixels = [&](Value memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    if (type.getLayout().isIdentity()) {
+      return !type.isDynamicDim(2);
+    }
+    std::optional<SmallVector<int64_t>> strides = staticStrides(memref);
+    return strides && (*strides)[1] == outWidth * (*strides)[2];
+  };
+  linalg::FillOp fill = findZeroFill(conv, out);
+  std::optional<FusedEpilogue> epilogue =
+      findEpilogue(conv, out, fill, densePixels);
+  Value result = epilogue ? epilogue->target : out;
+  if ((!packed && (!filterStrides ||
+                   (*filterStrides)[1] != channels * (*filterStrides)[2] ||
+                   (*filterStrides)[0] != kw * (*filterStrides)[1])) ||
+      !densePixels(result)) {
+    return success();
+  }
+  FailureOr<int64_t> rowBound = upperBound(out, 1);
+  FailureOr<int64_t> nBound = upperBound(out, 3);
+  int64_t kb = kh * kw * channels;
+  if (failed(rowBound) || failed(nBound) ||
+      (!packed && *rowBound * outWidth * *nBound * kb < kMinMatmulTileWork)) {
+    return success();
+  }
+  int64_t mb = *rowBound * outWidth, nb = *nBound;
+  int64_t scratchFloats =
+      STRATA_SGEMM_ROUND_UP(STRATA_SGEMM_SCRATCH_A(variant.mr, mb, kb), 16) +
+      (packed ? 0 : STRATA_SGEMM_SCRATCH_B(variant.nr, nb, kb));
+  if (!callee) {
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    callee = func::FuncOp::create(
+        b, module.getLoc(), kSconvUkernelSymbol,
+        b.getFunctionType(SmallVector<Type>(27, b.getI64Type()), {}));
+    callee.setPrivate();
+  }
+
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  auto scratchType = MemRefType::get({scratchFloats}, b.getF32Type());
+  Value scratch =
+      memref::AllocOp::create(b, loc, scratchType, b.getI64IntegerAttr(64));
+  auto inputMeta = memref::ExtractStridedMetadataOp::create(b, loc, input);
+  Value inputPointer = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, inputMeta.getBaseBuffer());
+  MatmulOperands bm =
+      packed ? decomposePacked(b, loc, *packed, kb) : decompose(b, loc, filter);
+  if (epilogue) {
+    b.setInsertionPoint(epilogue->generic);
+  }
+  auto outMeta = memref::ExtractStridedMetadataOp::create(b, loc, result);
+  Value outPointer = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, outMeta.getBaseBuffer());
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  Value rows = memref::DimOp::create(b, loc, result, 1);
+  Value m = arith::MulIOp::create(b, loc, rows, constant(outWidth));
+  Value n = memref::DimOp::create(b, loc, result, 3);
+  auto strides = conv.getStrides().getValues<int64_t>();
+  auto dilations = conv.getDilations().getValues<int64_t>();
+  SmallVector<Value> args;
+  for (Value value : std::initializer_list<Value>{
+           inputPointer,
+           inputMeta.getOffset(),
+           inputMeta.getStrides()[1],
+           inputMeta.getStrides()[2],
+           bm.alignedPointer,
+           bm.offset,
+           constant(packed ? variant.nr : (*filterStrides)[2]),
+           outPointer,
+           outMeta.getOffset(),
+           outMeta.getStrides()[2],
+           m,
+           n,
+           constant(kb),
+           constant((fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
+                    (packed ? STRATA_SGEMM_PACKED_B : 0) |
+                    (epilogue ? epilogue->flags() : 0) | streamFlag(result)),
+           Value(
+               memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch)),
+           constant(outWidth),
+           constant(channels),
+           constant(kw),
+           constant(strides[0]),
+           constant(strides[1]),
+           constant(dilations[0]),
+           constant(dilations[1])}) {
+    args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
+  }
+  // A residual is read like C: pixels (W) one matrix row apart.
+  appendEpilogueArguments(b, loc, epilogue, /*residualRowStrideDim=*/2, args);
+  func::CallOp::create(b, loc, callee, args);
+  conv.erase();
+  if (fill) {
+    fill.erase();
+  }
+  eraseFusedEpilogue(epilogue, out);
+  rewritten = true;
+  return success();
+}
+
+} // namespace mlir::strata::llvmcpu::ukernel

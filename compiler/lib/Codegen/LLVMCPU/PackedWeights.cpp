@@ -1,0 +1,289 @@
+//===- PackedWeights.cpp - packed weights the microkernels read -----------===//
+//
+// The weights --strata-pack-weights stored in a microkernel's panel layout
+// (f32 and int8), as the rewrites find them on bufferized memrefs, and the
+// transposes that unpack them, erased once every reader is a microkernel
+// call (UkernelCommon.h).
+//
+//===----------------------------------------------------------------------===//
+#include "UkernelCommon.h"
+
+#include "Strata/Codegen/LLVMCPU/Codegen.h"
+#include "Strata/Dialect/Flow/IR/PackedWeightLayout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include "ukernel/IgemmParams.h"
+#include "ukernel/SgemmParams.h"
+
+namespace mlir::strata::llvmcpu::ukernel {
+
+namespace {
+
+// The transpose that reads packed panels back into `transposed`, a buffer
+// of its own (a memref.alloc) that nothing else writes, when it carries
+// the packed-weight marker of `layout` (PackedWeightLayout.h, set by
+// --strata-pack-weights) and permutes as that layout says.
+linalg::TransposeOp findMarkedTranspose(Value transposed,
+                                        flow::PackedWeightLayout layout) {
+  if (!transposed.getDefiningOp<memref::AllocOp>()) {
+    return {};
+  }
+  linalg::TransposeOp transpose;
+  for (Operation *user : transposed.getUsers()) {
+    auto op = dyn_cast<DestinationStyleOpInterface>(user);
+    if (op && llvm::is_contained(op.getDpsInits(), transposed)) {
+      if (transpose || !isa<linalg::TransposeOp>(user)) {
+        return {};
+      }
+      transpose = cast<linalg::TransposeOp>(user);
+    }
+  }
+  std::optional<flow::PackedWeightLayout> marker =
+      flow::PackedWeightLayout::get(transpose);
+  if (!marker || marker->panelColumns != layout.panelColumns ||
+      marker->depthGroup != layout.depthGroup ||
+      transpose.getPermutation() !=
+          ArrayRef<int64_t>(layout.transposePermutation(
+              cast<MemRefType>(transpose.getInput().getType()).getRank()))) {
+    return {};
+  }
+  return transpose;
+}
+
+} // namespace
+
+// Whether `value` is provably a multiple of `factor`: a constant, a
+// product with such a factor, a sum of multiples, or the induction
+// variable of an scf.forall whose lower bound and step are multiples (the
+// column offset of a workgroup's tile, before or after its loop became
+// workgroup ids).
+bool isMultipleOf(OpFoldResult value, int64_t factor, int depth) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value)) {
+    return *constant % factor == 0;
+  }
+  auto v = cast<Value>(value);
+  if (depth > 8) {
+    return false;
+  }
+  if (auto mul = v.getDefiningOp<arith::MulIOp>()) {
+    return isMultipleOf(mul.getLhs(), factor, depth + 1) ||
+           isMultipleOf(mul.getRhs(), factor, depth + 1);
+  }
+  if (auto add = v.getDefiningOp<arith::AddIOp>()) {
+    return isMultipleOf(add.getLhs(), factor, depth + 1) &&
+           isMultipleOf(add.getRhs(), factor, depth + 1);
+  }
+  auto arg = dyn_cast<BlockArgument>(v);
+  auto loop = arg ? dyn_cast<scf::ForallOp>(arg.getOwner()->getParentOp())
+                  : scf::ForallOp();
+  if (!loop || arg.getArgNumber() >= loop.getRank()) {
+    return false;
+  }
+  unsigned dim = arg.getArgNumber();
+  return isMultipleOf(loop.getMixedLowerBound()[dim], factor, depth + 1) &&
+         isMultipleOf(loop.getMixedStep()[dim], factor, depth + 1);
+}
+
+// A weight packed at compile time (--strata-pack-weights): the right-hand
+// operand of a matmul or conv is (a view of columns of)
+//   collapse_shape(transpose(P)) : ... x N   (the last two dims merged)
+// where P is a contiguous memref [N/NR, <depth dims>, NR] and the
+// transpose, the one writer of its buffer, carries the f32 packed-weight
+// marker for NR (findMarkedTranspose). The microkernel reads P's panels in
+// place (STRATA_SGEMM_PACKED_B); the transpose is then dead
+// (eraseDeadRelayouts).
+std::optional<PackedWeights> findPackedWeights(Value rhs, int64_t nr) {
+  auto rhsType = cast<MemRefType>(rhs.getType());
+  int64_t rank = rhsType.getRank();
+  Value whole = rhs;
+  OpFoldResult column = OpBuilder(rhs.getContext()).getIndexAttr(0);
+  // Views of columns of views (a tile of the first N columns of a padded
+  // last panel): every column offset must start a panel.
+  while (auto view = whole.getDefiningOp<memref::SubViewOp>()) {
+    // Every depth dimension whole, unit strides: only columns are cut.
+    MemRefType sourceType = view.getSourceType();
+    if (sourceType.getRank() != rank || !view.hasUnitStride()) {
+      return std::nullopt;
+    }
+    for (int64_t d = 0; d + 1 < rank; ++d) {
+      std::optional<int64_t> offset =
+          getConstantIntValue(view.getMixedOffsets()[d]);
+      std::optional<int64_t> size =
+          getConstantIntValue(view.getMixedSizes()[d]);
+      if (!offset || *offset != 0 || !size || sourceType.isDynamicDim(d) ||
+          *size != sourceType.getDimSize(d)) {
+        return std::nullopt;
+      }
+    }
+    OpFoldResult offset = view.getMixedOffsets().back();
+    if (!isMultipleOf(offset, nr)) {
+      return std::nullopt;
+    }
+    std::optional<int64_t> constant = getConstantIntValue(column);
+    if (!constant || *constant != 0) {
+      // Two non-zero column offsets: not worth adding up.
+      if (!isConstantIntValue(offset, 0)) {
+        return std::nullopt;
+      }
+    } else {
+      column = offset;
+    }
+    whole = view.getSource();
+  }
+  auto collapse = whole.getDefiningOp<memref::CollapseShapeOp>();
+  if (!collapse) {
+    return std::nullopt;
+  }
+  SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+  for (int64_t d = 0; d + 1 < rank; ++d) {
+    if (groups[d].size() != 1) {
+      return std::nullopt;
+    }
+  }
+  Value transposed = collapse.getSrc();
+  auto transposedType = cast<MemRefType>(transposed.getType());
+  if (groups.back().size() != 2 || !transposedType.hasStaticShape() ||
+      transposedType.getShape().back() != nr || !isMultipleOf(column, nr)) {
+    return std::nullopt;
+  }
+  linalg::TransposeOp transpose = findMarkedTranspose(
+      transposed, flow::PackedWeightLayout{nr, /*depthGroup=*/0});
+  if (!transpose) {
+    return std::nullopt;
+  }
+  Value panels = transpose.getInput();
+  auto panelsType = dyn_cast<MemRefType>(panels.getType());
+  if (!panelsType || !panelsType.getLayout().isIdentity() ||
+      !panelsType.getElementType().isF32()) {
+    return std::nullopt;
+  }
+  return PackedWeights{panels, column};
+}
+
+// The pointer and element offset of the first panel `packed` reads:
+// P's own offset plus column * depth (each panel is depth x NR floats).
+MatmulOperands decomposePacked(OpBuilder &b, Location loc,
+                               const PackedWeights &packed, int64_t depth) {
+  MatmulOperands operands = decompose(b, loc, packed.panels);
+  Value column = getValueOrCreateConstantIndexOp(b, loc, packed.column);
+  Value skipped = arith::MulIOp::create(
+      b, loc, column, arith::ConstantIndexOp::create(b, loc, depth));
+  operands.offset = arith::AddIOp::create(b, loc, operands.offset, skipped);
+  return operands;
+}
+
+// An int8 weight packed at compile time (--strata-pack-weights): the
+// right-hand operand of an int8 matmul is (a view of rows [0, K) and
+// columns of)
+//   collapse_shape(transpose(P)) : Kp x Np   ([[0, 1], [2, 3]])
+// where P is a contiguous i8 memref [Np / NR, Kp / KG, NR, KG] and the
+// transpose (T[g, t, p, j] = P[p, g, j, t]), the one writer of T, carries
+// the int8 packed-weight marker for NR and KG (findMarkedTranspose). The
+// microkernel reads P's panels (STRATA_IGEMM_PACKED_B).
+std::optional<PackedWeights> findPackedIntWeights(Value rhs, int64_t nr,
+                                                  int64_t kg) {
+  Value whole = rhs;
+  OpFoldResult column = OpBuilder(rhs.getContext()).getIndexAttr(0);
+  while (auto view = whole.getDefiningOp<memref::SubViewOp>()) {
+    // The depth from its start (K of the padded Kp), unit strides; a
+    // column offset must start a panel.
+    if (view.getSourceType().getRank() != 2 || !view.hasUnitStride() ||
+        !isConstantIntValue(view.getMixedOffsets()[0], 0)) {
+      return std::nullopt;
+    }
+    OpFoldResult offset = view.getMixedOffsets()[1];
+    if (!isMultipleOf(offset, nr)) {
+      return std::nullopt;
+    }
+    if (!isConstantIntValue(column, 0)) {
+      if (!isConstantIntValue(offset, 0)) {
+        return std::nullopt;
+      }
+    } else {
+      column = offset;
+    }
+    whole = view.getSource();
+  }
+  auto collapse = whole.getDefiningOp<memref::CollapseShapeOp>();
+  if (!collapse) {
+    return std::nullopt;
+  }
+  SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+  Value transposed = collapse.getSrc();
+  auto transposedType = cast<MemRefType>(transposed.getType());
+  if (groups.size() != 2 || groups[0] != ReassociationIndices{0, 1} ||
+      groups[1] != ReassociationIndices{2, 3} ||
+      !transposedType.hasStaticShape() || transposedType.getDimSize(1) != kg ||
+      transposedType.getDimSize(3) != nr) {
+    return std::nullopt;
+  }
+  linalg::TransposeOp transpose =
+      findMarkedTranspose(transposed, flow::PackedWeightLayout{nr, kg});
+  if (!transpose) {
+    return std::nullopt;
+  }
+  Value panels = transpose.getInput();
+  auto panelsType = dyn_cast<MemRefType>(panels.getType());
+  if (!panelsType || !panelsType.getLayout().isIdentity() ||
+      !panelsType.getElementType().isSignlessInteger(8)) {
+    return std::nullopt;
+  }
+  return PackedWeights{panels, column};
+}
+
+// The transposes of packed weights whose output nothing reads any more
+// (every view of it became a microkernel call): the views, the transpose
+// and its buffer go. One still read (by an op left on loops) stays.
+void eraseDeadRelayouts(SmallPtrSetImpl<Operation *> &relayouts) {
+  for (Operation *relayout : relayouts) {
+    auto op = cast<linalg::LinalgOp>(relayout);
+    Value buffer = op.getDpsInits()[0];
+    SmallVector<Operation *> views;
+    std::function<bool(Value)> onlyViews = [&](Value value) {
+      for (Operation *user : value.getUsers()) {
+        if (user == relayout) {
+          continue;
+        }
+        if (!isa<memref::SubViewOp, memref::CollapseShapeOp>(user) ||
+            !onlyViews(user->getResult(0))) {
+          return false;
+        }
+        views.push_back(user);
+      }
+      return true;
+    };
+    if (!onlyViews(buffer)) {
+      // Correct, but every workgroup transposes the whole weight: the flow
+      // phase packed it for an op the microkernel did not take.
+      relayout->emitWarning()
+          << "llvm-cpu: a weight packed for the matmul microkernel is read "
+             "by an op that does not run on it; each workgroup unpacks it";
+      continue;
+    }
+    // Users before their sources.
+    for (Operation *view : views) {
+      view->dropAllUses();
+    }
+    for (Operation *view : views) {
+      view->erase();
+    }
+    Operation *alloc = buffer.getDefiningOp();
+    relayout->erase();
+    alloc->erase();
+  }
+}
+
+} // namespace mlir::strata::llvmcpu::ukernel

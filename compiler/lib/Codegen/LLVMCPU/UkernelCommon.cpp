@@ -1,0 +1,361 @@
+//===- UkernelCommon.cpp - what the microkernel rewrites share ------------===//
+//
+// The microkernel variants, memref operands as call arguments, the fills
+// and elementwise epilogues a call absorbs (UkernelCommon.h).
+//
+//===----------------------------------------------------------------------===//
+#include "UkernelCommon.h"
+
+#include "Strata/Codegen/LLVMCPU/Codegen.h"
+
+#include <cmath>
+#include <limits>
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include "ukernel/IgemmParams.h"
+#include "ukernel/SgemmParams.h"
+
+namespace mlir::strata::llvmcpu::ukernel {
+namespace {
+
+// A result of at least this many bytes in all is written with non-temporal
+// stores (STRATA_SGEMM_STREAM): the op that reads it next would find little
+// of it in the cache anyway (the size of the last-level cache of the CPUs
+// measured, AMD Zen 3/4: 32 MiB), and streaming saves reading each line in
+// before it is overwritten. Smaller results stay cached for their reader:
+// at 12 MiB the readers of 12-15 MB results (mobilenet_v2, batch 8) lost
+// as much as the writers gained.
+constexpr int64_t kStreamedResultBytes = 32 << 20;
+
+} // namespace
+
+std::optional<Variant> lookupVariant(StringRef name) {
+  if (name == "avx512amx") {
+    // The f32 kernels of avx512vnni; the int8 one on AMX tiles, whose
+    // panels are vpdpbusd's with the depth padded to whole tiles.
+    return Variant{STRATA_SGEMM_AVX512_MR,
+                   STRATA_SGEMM_AVX512_NR,
+                   16,
+                   STRATA_IGEMM_VNNI_NR,
+                   STRATA_IGEMM_VNNI_KG,
+                   STRATA_IGEMM_AMX_KMULTIPLE};
+  }
+  if (name == "avx512vnni") {
+    return Variant{
+        STRATA_SGEMM_AVX512_MR, STRATA_SGEMM_AVX512_NR, 16,
+        STRATA_IGEMM_VNNI_NR,   STRATA_IGEMM_VNNI_KG,   STRATA_IGEMM_VNNI_KG};
+  }
+  if (name == "avx512") {
+    return Variant{
+        STRATA_SGEMM_AVX512_MR, STRATA_SGEMM_AVX512_NR, 16,
+        STRATA_IGEMM_MADD_NR,   STRATA_IGEMM_MADD_KG,   STRATA_IGEMM_MADD_KG};
+  }
+  if (name == "avx2") {
+    return Variant{
+        STRATA_SGEMM_AVX2_MR, STRATA_SGEMM_AVX2_NR, 8,
+        STRATA_IGEMM_MADD_NR, STRATA_IGEMM_MADD_KG, STRATA_IGEMM_MADD_KG};
+  }
+  if (name == "neon") {
+    // AArch64: f32 kernels only (an int8 panel of 0: int8 matmuls stay
+    // with the code generator).
+    return Variant{STRATA_SGEMM_NEON_MR, STRATA_SGEMM_NEON_NR, 4, 0, 0, 0};
+  }
+  return std::nullopt;
+}
+
+// STRATA_SGEMM_STREAM when the whole buffer `memref` is a view of (through
+// subviews, casts and reshapes) has a static shape of at least
+// kStreamedResultBytes; a tile of a large result streams like the rest.
+int64_t streamFlag(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>()) {
+    memref = view.getViewSource();
+  }
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isF32()) {
+    return 0;
+  }
+  int64_t bytes = type.getNumElements() * 4;
+  return bytes >= kStreamedResultBytes ? STRATA_SGEMM_STREAM : 0;
+}
+
+// A row-major f32 memref (unit inner stride) of rank 2.
+bool isRowMajorF32(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  if (!type || type.getRank() != 2 || !type.getElementType().isF32()) {
+    return false;
+  }
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
+// The constant upper bound of dimension `dim` of `memref`.
+FailureOr<int64_t> upperBound(Value memref, int64_t dim) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (!type.isDynamicDim(dim)) {
+    return type.getDimSize(dim);
+  }
+  return ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::UB,
+      ValueBoundsConstraintSet::Variable(memref, dim),
+      /*stopCondition=*/nullptr, /*closedUB=*/true);
+}
+
+// The fill of exactly `output` right before `consumer` whose value
+// `matches`, if any: only ops without memory effects (views, constants,
+// index math) may sit between.
+linalg::FillOp findFill(Operation *consumer, Value output,
+                        function_ref<bool(Value)> matches) {
+  for (Operation *op = consumer->getPrevNode(); op; op = op->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+      if (fill.getOutputs()[0] != output || !matches(fill.getInputs()[0])) {
+        return {};
+      }
+      return fill;
+    }
+    if (!isMemoryEffectFree(op)) {
+      return {};
+    }
+  }
+  return {};
+}
+
+// The zero fill of `output` right before `consumer`. -0.0 + x differs from
+// x only in the sign of a zero result; the kernel's overwrite gives x,
+// which is what 0.0 + x gives.
+linalg::FillOp findZeroFill(Operation *consumer, Value output) {
+  return findFill(consumer, output, [](Value value) {
+    return matchPattern(value, m_AnyZeroFloat());
+  });
+}
+
+MatmulOperands decompose(OpBuilder &b, Location loc, Value memref) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, metadata.getBaseBuffer());
+  return {pointer, metadata.getOffset(), metadata.getStrides()[0]};
+}
+
+// `out` is the product's temporary output (a memref.alloc written by
+// `fill`, which the call folds, and `product`); `layoutOk` says whether a
+// memref can be the microkernel's C (or residual) in its place.
+std::optional<FusedEpilogue> findEpilogue(Operation *product, Value out,
+                                          linalg::FillOp fill,
+                                          function_ref<bool(Value)> layoutOk) {
+  if (!fill || !out.getDefiningOp<memref::AllocOp>()) {
+    return std::nullopt;
+  }
+  linalg::GenericOp generic;
+  for (Operation *user : out.getUsers()) {
+    if (user == product || user == fill.getOperation() ||
+        isa<memref::DeallocOp>(user)) {
+      continue;
+    }
+    auto consumer = dyn_cast<linalg::GenericOp>(user);
+    if (!consumer || generic) {
+      return std::nullopt;
+    }
+    generic = consumer;
+  }
+  auto outType = cast<MemRefType>(out.getType());
+  int64_t rank = outType.getRank();
+  if (!generic || generic->getBlock() != product->getBlock() ||
+      !generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != static_cast<unsigned>(rank) ||
+      generic.getNumParallelLoops() != static_cast<unsigned>(rank)) {
+    return std::nullopt;
+  }
+  // The call moves down to the generic: only views and index math (its
+  // operands) may sit between.
+  for (Operation *op = product->getNextNode(); op != generic.getOperation();
+       op = op->getNextNode()) {
+    if (!isMemoryEffectFree(op)) {
+      return std::nullopt;
+    }
+  }
+  FusedEpilogue epilogue;
+  epilogue.generic = generic;
+  OpOperand *init = generic.getDpsInitOperand(0);
+  epilogue.target = init->get();
+  auto targetType = dyn_cast<MemRefType>(epilogue.target.getType());
+  if (!targetType || targetType.getShape() != outType.getShape() ||
+      !targetType.getElementType().isF32() ||
+      !generic.getMatchingIndexingMap(init).isIdentity() ||
+      !layoutOk(epilogue.target) ||
+      !generic.getMatchingBlockArgument(init).use_empty()) {
+    return std::nullopt;
+  }
+  MLIRContext *context = generic.getContext();
+  AffineMap lastDim =
+      AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, context));
+  BlockArgument productArg, biasArg, residualArg;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    Value value = input->get();
+    auto type = dyn_cast<MemRefType>(value.getType());
+    if (!type || !type.getElementType().isF32()) {
+      return std::nullopt;
+    }
+    BlockArgument arg = generic.getMatchingBlockArgument(input);
+    if (value == out && map.isIdentity() && !productArg) {
+      productArg = arg;
+    } else if (map == lastDim && type.getRank() == 1 && !biasArg) {
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(type.getStridesAndOffset(strides, offset)) ||
+          strides[0] != 1) {
+        return std::nullopt;
+      }
+      biasArg = arg;
+      epilogue.bias = value;
+    } else if (map.isIdentity() && type.getShape() == outType.getShape() &&
+               value != out && layoutOk(value) && !residualArg) {
+      residualArg = arg;
+      epilogue.residual = value;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!productArg) {
+    return std::nullopt;
+  }
+  // The body: one chain from the product's value to the yield.
+  Value current = productArg;
+  bool seenMax = false, seenMin = false;
+  auto constantOf = [](Value value) -> std::optional<float> {
+    FloatAttr attr;
+    if (!matchPattern(value, m_Constant(&attr)) || !attr.getType().isF32()) {
+      return std::nullopt;
+    }
+    return attr.getValue().convertToFloat();
+  };
+  for (Operation &op : generic.getBlock()->without_terminator()) {
+    if (op.getNumOperands() != 2 || op.getNumResults() != 1) {
+      return std::nullopt;
+    }
+    Value lhs = op.getOperand(0), rhs = op.getOperand(1);
+    Value other = lhs == current ? rhs : rhs == current ? lhs : Value();
+    if (!other || seenMax || seenMin) {
+      // Additions come before the clamp (handled below for max/min).
+      if (!other || !isa<arith::MaximumFOp, arith::MinimumFOp>(op)) {
+        return std::nullopt;
+      }
+    }
+    if (isa<arith::AddFOp>(op)) {
+      if (other == biasArg && biasArg) {
+        biasArg = BlockArgument(); // used once
+        epilogue.residualFirst = epilogue.residual && !residualArg;
+      } else if (other == residualArg && residualArg) {
+        residualArg = BlockArgument();
+      } else {
+        return std::nullopt;
+      }
+    } else if (isa<arith::MaximumFOp>(op) && !seenMax) {
+      // A NaN bound stays on loops: the kernel's clamp assumes none
+      // (SgemmEpilogue.h).
+      std::optional<float> bound = constantOf(other);
+      if (!bound || std::isnan(*bound)) {
+        return std::nullopt;
+      }
+      seenMax = true;
+      epilogue.lo = *bound;
+    } else if (isa<arith::MinimumFOp>(op) && !seenMin) {
+      std::optional<float> bound = constantOf(other);
+      if (!bound || std::isnan(*bound)) {
+        return std::nullopt;
+      }
+      seenMin = true;
+      epilogue.hi = *bound;
+    } else {
+      return std::nullopt;
+    }
+    current = op.getResult(0);
+  }
+  auto yield = cast<linalg::YieldOp>(generic.getBlock()->getTerminator());
+  // Every input used (bias and residual once each); a min before the max
+  // is the same clamp only when lo <= hi.
+  if (yield.getNumOperands() != 1 || yield.getOperand(0) != current ||
+      biasArg || residualArg) {
+    return std::nullopt;
+  }
+  epilogue.clamp = seenMax || seenMin;
+  if (seenMax && seenMin && !(epilogue.lo <= epilogue.hi)) {
+    return std::nullopt;
+  }
+  return epilogue;
+}
+
+Value elementAddress(OpBuilder &b, Location loc, Value memref,
+                     int64_t elementBytes) {
+  MatmulOperands operands = decompose(b, loc, memref);
+  Value bytes = arith::MulIOp::create(
+      b, loc, operands.offset,
+      arith::ConstantIndexOp::create(b, loc, elementBytes));
+  Value sum = arith::AddIOp::create(b, loc, operands.alignedPointer, bytes);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), sum);
+}
+
+// The epilogue's five call arguments (bias and residual addresses, the
+// residual's row stride, the clamp bounds' bits), zeros without one.
+void appendEpilogueArguments(OpBuilder &b, Location loc,
+                             const std::optional<FusedEpilogue> &epilogue,
+                             int64_t residualRowStrideDim,
+                             SmallVectorImpl<Value> &args) {
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+  auto address = [&](Value memref) -> Value {
+    return memref ? elementAddress(b, loc, memref, 4) : zero;
+  };
+  auto bits = [&](float value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, llvm::bit_cast<uint32_t>(value),
+                                        64);
+  };
+  if (!epilogue) {
+    args.append({zero, zero, zero, zero, zero});
+    return;
+  }
+  Value ldr = zero;
+  if (epilogue->residual) {
+    auto metadata =
+        memref::ExtractStridedMetadataOp::create(b, loc, epilogue->residual);
+    ldr = arith::IndexCastOp::create(
+        b, loc, b.getI64Type(), metadata.getStrides()[residualRowStrideDim]);
+  }
+  args.append({address(epilogue->bias), address(epilogue->residual), ldr,
+               bits(epilogue->lo), bits(epilogue->hi)});
+}
+
+// Erases what an applied epilogue leaves: the generic, and the product's
+// temporary when nothing else reads it.
+void eraseFusedEpilogue(const std::optional<FusedEpilogue> &epilogue,
+                        Value out) {
+  if (!epilogue) {
+    return;
+  }
+  linalg::GenericOp generic = epilogue->generic;
+  generic.erase();
+  Operation *alloc = out.getDefiningOp();
+  if (llvm::all_of(out.getUsers(), [](Operation *user) {
+        return isa<memref::DeallocOp>(user);
+      })) {
+    for (Operation *user : llvm::make_early_inc_range(out.getUsers())) {
+      user->erase();
+    }
+    alloc->erase();
+  }
+}
+
+} // namespace mlir::strata::llvmcpu::ukernel

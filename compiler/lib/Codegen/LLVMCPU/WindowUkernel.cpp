@@ -1,0 +1,352 @@
+//===- WindowUkernel.cpp - depthwise convolutions and pools to calls ------===//
+//
+// A depthwise_conv_2d_nhwc_hwc, pooling_nhwc_max or pooling_nhwc_sum of one
+// image becomes a call of strata_ukernel_sdwconv_f32
+// (ukernel/DwconvDriver.h), reading a padded input in place.
+//
+//===----------------------------------------------------------------------===//
+#include "UkernelCommon.h"
+
+#include "Strata/Codegen/LLVMCPU/Codegen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include "ukernel/IgemmParams.h"
+#include "ukernel/SgemmParams.h"
+
+namespace mlir::strata::llvmcpu::ukernel {
+namespace {
+
+// Whether `memref` is f32 with a unit innermost stride.
+bool hasUnitInnerStride(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return type && type.getElementType().isF32() &&
+         succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
+// The scalar `op` sets every element of `buffer` to, when it does: a
+// linalg.fill, or a linalg.map without inputs yielding a value from outside
+// its body. Null otherwise.
+Value fillValueOf(Operation *op, Value buffer) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+    return fill.getOutputs()[0] == buffer ? fill.getInputs()[0] : Value();
+  }
+  auto map = dyn_cast<linalg::MapOp>(op);
+  if (!map || map.getInit() != buffer || !map.getInputs().empty()) {
+    return {};
+  }
+  auto yield = cast<linalg::YieldOp>(map.getMapper().front().getTerminator());
+  if (yield.getNumOperands() != 1 ||
+      yield.getOperand(0).getParentRegion() == &map.getMapper()) {
+    return {};
+  }
+  return yield.getOperand(0);
+}
+
+// A workgroup's padded input window, as bufferization leaves a fused
+// tensor.pad: an alloc filled with the pad value into whose view at
+// (0, top, left, 0) a view of the input is copied, possibly under the
+// pad's guard
+//   scf.if %empty { alloc; fill } else { view; alloc; fill; copy }
+// where %empty says the view has no rows or no columns. The depthwise
+// microkernel reads the view in place and skips the taps outside it.
+struct PaddedInput {
+  Value source; // what is copied (in the else region when guarded)
+  OpFoldResult top, left;
+  Value padValue;
+  Operation *root; // the scf.if, or the alloc: erased once unused
+};
+
+// `alloc`'s uses are one fill, a view at (0, top, left, 0) that a copy
+// fills, and `consumer`: that copy's source, the offsets and the fill's
+// value.
+std::optional<PaddedInput> matchPaddedAlloc(memref::AllocOp alloc,
+                                            Operation *consumer) {
+  Value padValue;
+  Operation *fill = nullptr;
+  memref::SubViewOp window;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == consumer) {
+      continue;
+    }
+    if (Value value = fillValueOf(user, alloc); value && !fill) {
+      padValue = value;
+      fill = user;
+      continue;
+    }
+    auto view = dyn_cast<memref::SubViewOp>(user);
+    if (!view || window || !view->hasOneUse()) {
+      return std::nullopt;
+    }
+    window = view;
+  }
+  if (!fill || !window) {
+    return std::nullopt;
+  }
+  auto copy = dyn_cast<memref::CopyOp>(*window->getUsers().begin());
+  auto type = cast<MemRefType>(alloc.getType());
+  if (!copy || copy.getTarget() != window.getResult() || type.getRank() != 4 ||
+      !type.hasStaticShape() || !window.hasUnitStride()) {
+    return std::nullopt;
+  }
+  // The copy fills a whole-channel window of the one image.
+  SmallVector<OpFoldResult> offsets = window.getMixedOffsets();
+  SmallVector<OpFoldResult> sizes = window.getMixedSizes();
+  if (!isConstantIntValue(offsets[0], 0) ||
+      !isConstantIntValue(offsets[3], 0) ||
+      !isConstantIntValue(sizes[3], type.getDimSize(3)) ||
+      window.getType().getRank() != 4) {
+    return std::nullopt;
+  }
+  // Fill, then copy, then the consumer, in one block.
+  if (!hasUnitInnerStride(copy.getSource()) ||
+      copy->getBlock() != consumer->getBlock() ||
+      fill->getBlock() != consumer->getBlock() ||
+      !fill->isBeforeInBlock(copy) || !copy->isBeforeInBlock(consumer)) {
+    return std::nullopt;
+  }
+  return PaddedInput{copy.getSource(), offsets[1], offsets[2], padValue, alloc};
+}
+
+// Whether `cond` implies that one of `view`'s sizes is zero:
+// `arith.cmpi eq, size, 0` or an `arith.ori` of such.
+bool saysEmpty(Value cond, memref::SubViewOp view) {
+  if (auto ori = cond.getDefiningOp<arith::OrIOp>()) {
+    return saysEmpty(ori.getLhs(), view) && saysEmpty(ori.getRhs(), view);
+  }
+  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq ||
+      !matchPattern(cmp.getRhs(), m_Zero())) {
+    return false;
+  }
+  return llvm::is_contained(view.getSizes(), cmp.getLhs());
+}
+
+// The padded window `input` reads, when it is one (see PaddedInput).
+std::optional<PaddedInput> matchPaddedInput(Value input, Operation *consumer) {
+  if (auto alloc = input.getDefiningOp<memref::AllocOp>()) {
+    return matchPaddedAlloc(alloc, consumer);
+  }
+  auto guard = input.getDefiningOp<scf::IfOp>();
+  if (!guard || guard.getNumResults() != 1 || guard.getElseRegion().empty()) {
+    return std::nullopt;
+  }
+  auto thenYield = cast<scf::YieldOp>(guard.thenBlock()->getTerminator());
+  auto elseYield = cast<scf::YieldOp>(guard.elseBlock()->getTerminator());
+  auto empty = thenYield.getOperand(0).getDefiningOp<memref::AllocOp>();
+  auto padded = elseYield.getOperand(0).getDefiningOp<memref::AllocOp>();
+  std::optional<PaddedInput> window =
+      padded ? matchPaddedAlloc(padded, elseYield) : std::nullopt;
+  auto view = window ? window->source.getDefiningOp<memref::SubViewOp>()
+                     : memref::SubViewOp();
+  if (!empty || !view || !saysEmpty(guard.getCondition(), view) ||
+      !llvm::hasNItems(empty->getUsers(), 2) ||
+      !llvm::all_of(empty->getUsers(), [&](Operation *user) {
+        return user == thenYield ||
+               fillValueOf(user, empty) == window->padValue;
+      })) {
+    return std::nullopt;
+  }
+  // The call goes after the scf.if: the view is cloned there, so its
+  // operands and the offsets must come from outside the guard.
+  auto outside = [&](Value value) {
+    return !guard->isAncestor(value.getParentBlock()->getParentOp());
+  };
+  if (!llvm::all_of(view->getOperands(), outside) ||
+      !llvm::all_of(
+          std::initializer_list<OpFoldResult>{window->top, window->left},
+          [&](OpFoldResult offset) {
+            auto value = dyn_cast<Value>(offset);
+            return !value || outside(value);
+          })) {
+    return std::nullopt;
+  }
+  window->root = guard;
+  return window;
+}
+// What the depthwise microkernel computes for a window op.
+enum class WindowKind { Depthwise, MaxPool, SumPool };
+
+// A depthwise_conv_2d_nhwc_hwc, pooling_nhwc_max or pooling_nhwc_sum of
+// one image with at least a vector of channels becomes a call of the
+// depthwise microkernel (ukernel/DwconvDriver.h), with its bias + clamp
+// epilogue. A padded window (PaddedInput) is not built: the kernel reads
+// the input in place and skips the padding, which needs the pad value to
+// be the op's identity (0; -inf for the maximum).
+template <typename OpTy>
+LogicalResult rewriteWindow(OpTy op, WindowKind kind, const Variant &variant,
+                            func::FuncOp &callee, ModuleOp module) {
+  if (!op.hasPureBufferSemantics()) {
+    return success();
+  }
+  Value input = op.getInputs()[0];
+  // The filter (KH x KW x C), or a pooling's window shape (KH x KW).
+  Value filter = op.getInputs()[1];
+  Value out = op.getOutputs()[0];
+  auto filterType = dyn_cast<MemRefType>(filter.getType());
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  bool pool = kind != WindowKind::Depthwise;
+  if (!hasUnitInnerStride(input) || !hasUnitInnerStride(out) || !filterType ||
+      !filterType.hasStaticShape() || (!pool && !hasUnitInnerStride(filter)) ||
+      outType.isDynamicDim(0) || outType.getDimSize(0) != 1 ||
+      outType.isDynamicDim(3) || outType.getDimSize(3) < variant.lanes) {
+    return success();
+  }
+  auto isIdentity = [&](Value value) {
+    return kind == WindowKind::MaxPool ? matchPattern(value, m_NegInfFloat())
+                                       : matchPattern(value, m_AnyZeroFloat());
+  };
+  std::optional<PaddedInput> padded = matchPaddedInput(input, op);
+  if (padded && !isIdentity(padded->padValue)) {
+    padded.reset();
+  }
+  // The output's fill, folded when it is the op's identity (otherwise
+  // the kernel starts from what the output holds).
+  linalg::FillOp fill = findFill(op, out, isIdentity);
+  std::optional<FusedEpilogue> epilogue =
+      findEpilogue(op, out, fill, hasUnitInnerStride);
+  if (epilogue && epilogue->residual) {
+    epilogue.reset();
+  }
+  if (!callee) {
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    callee = func::FuncOp::create(
+        b, module.getLoc(), kSdwconvUkernelSymbol,
+        b.getFunctionType(SmallVector<Type>(31, b.getI64Type()), {}));
+    callee.setPrivate();
+  }
+  OpBuilder b(op);
+  if (epilogue) {
+    b.setInsertionPoint(epilogue->generic);
+  }
+  Location loc = op.getLoc();
+  Value result = epilogue ? epilogue->target : out;
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  Value top = constant(0), left = constant(0);
+  if (padded) {
+    input = padded->source;
+    if (isa<scf::IfOp>(padded->root)) {
+      // The view as the guard's else branch made it, here.
+      input = b.clone(*input.getDefiningOp())->getResult(0);
+    }
+    top = getValueOrCreateConstantIndexOp(b, loc, padded->top);
+    left = getValueOrCreateConstantIndexOp(b, loc, padded->left);
+  }
+  auto inMeta = memref::ExtractStridedMetadataOp::create(b, loc, input);
+  auto outMeta = memref::ExtractStridedMetadataOp::create(b, loc, result);
+  auto pointer = [&](memref::ExtractStridedMetadataOp meta) -> Value {
+    return memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
+                                                          meta.getBaseBuffer());
+  };
+  // A pooling has no filter: its arguments are zeros.
+  Value filterPointer = constant(0), filterOffset = filterPointer;
+  Value filterStrideH = filterPointer, filterStrideW = filterPointer;
+  if (!pool) {
+    auto filterMeta = memref::ExtractStridedMetadataOp::create(b, loc, filter);
+    filterPointer = pointer(filterMeta);
+    filterOffset = filterMeta.getOffset();
+    filterStrideH = filterMeta.getStrides()[0];
+    filterStrideW = filterMeta.getStrides()[1];
+  }
+  int64_t opFlags = kind == WindowKind::MaxPool   ? STRATA_DW_POOL_MAX
+                    : kind == WindowKind::SumPool ? STRATA_DW_POOL_SUM
+                                                  : 0;
+  auto strides = op.getStrides().template getValues<int64_t>();
+  auto dilations = op.getDilations().template getValues<int64_t>();
+  SmallVector<Value> args;
+  for (Value value : std::initializer_list<Value>{
+           pointer(inMeta),
+           inMeta.getOffset(),
+           inMeta.getStrides()[1],
+           inMeta.getStrides()[2],
+           inMeta.getSizes()[1],
+           inMeta.getSizes()[2],
+           top,
+           left,
+           filterPointer,
+           filterOffset,
+           filterStrideH,
+           filterStrideW,
+           pointer(outMeta),
+           outMeta.getOffset(),
+           outMeta.getStrides()[1],
+           outMeta.getStrides()[2],
+           outMeta.getSizes()[1],
+           outMeta.getSizes()[2],
+           outMeta.getSizes()[3],
+           constant(filterType.getDimSize(0)),
+           constant(filterType.getDimSize(1)),
+           constant(strides[0]),
+           constant(strides[1]),
+           constant(dilations[0]),
+           constant(dilations[1]),
+           constant((fill ? 0 : STRATA_SGEMM_ACCUMULATE) | opFlags |
+                    (epilogue ? epilogue->flags() : 0) | streamFlag(result))}) {
+    args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
+  }
+  appendEpilogueArguments(b, loc, epilogue, /*residualRowStrideDim=*/2, args);
+  func::CallOp::create(b, loc, callee, args);
+  op.erase();
+  if (pool && filter.use_empty() && filter.getDefiningOp<memref::AllocOp>()) {
+    filter.getDefiningOp()->erase();
+  }
+  if (fill) {
+    fill.erase();
+  }
+  eraseFusedEpilogue(epilogue, out);
+  if (padded) {
+    // Nothing else reads the window (matchPaddedInput): it goes, with its
+    // fill, view and copy.
+    if (auto alloc = dyn_cast<memref::AllocOp>(padded->root)) {
+      for (Operation *user : llvm::to_vector(alloc->getUsers())) {
+        for (Operation *copy : llvm::to_vector(user->getUsers())) {
+          copy->erase();
+        }
+        user->erase();
+      }
+    }
+    if (padded->root->use_empty()) {
+      padded->root->erase();
+    }
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult rewriteWindowOp(Operation *op, const Variant &variant,
+                              func::FuncOp &callee, ModuleOp module) {
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](linalg::DepthwiseConv2DNhwcHwcOp conv) {
+        return rewriteWindow(conv, WindowKind::Depthwise, variant, callee,
+                             module);
+      })
+      .Case([&](linalg::PoolingNhwcMaxOp pool) {
+        return rewriteWindow(pool, WindowKind::MaxPool, variant, callee,
+                             module);
+      })
+      .Case([&](linalg::PoolingNhwcSumOp pool) {
+        return rewriteWindow(pool, WindowKind::SumPool, variant, callee,
+                             module);
+      })
+      .Default([](Operation *) { return success(); });
+}
+
+} // namespace mlir::strata::llvmcpu::ukernel
