@@ -1,7 +1,7 @@
 /* element_types.h - the element type codes of buffer views: IREE's
  * encoding, (numerical type << 24) | bit width. Part of the contract between
  * the compiler and the runtime (schemas/): compiled programs pass these codes
- * to hal.buffer_view.create and hal.buffer_view.assert, the compiler's vm
+ * to hal.buffer_view.create and hal.buffer_view.assert, the compiler's
  * hal dialect writes them (mlir::strata::hal::getElementTypeCode, HALOps.cpp)
  * and the runtime's buffer views, tools and embedding API read them
  * (strata/hal/buffer.h includes this header).
