@@ -528,6 +528,22 @@ const char* strata_hal_executable_library_name(
   return executable->library_name;
 }
 
+uint64_t strata_hal_executable_required_features(
+    const strata_hal_executable_t* executable) {
+  return executable->library->header->required_features;
+}
+
+size_t strata_hal_cpu_feature_names(uint64_t features, char* buffer,
+                                    size_t capacity) {
+  std::string names = strata::hal::featureNames(features);
+  if (capacity) {
+    size_t n = names.size() < capacity - 1 ? names.size() : capacity - 1;
+    std::memcpy(buffer, names.data(), n);
+    buffer[n] = '\0';
+  }
+  return names.size();
+}
+
 uint32_t strata_hal_executable_export_count(
     const strata_hal_executable_t* executable) {
   return executable->export_count;
