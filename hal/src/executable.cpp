@@ -289,7 +289,8 @@ bool parseCpuFeatures(const char* text, uint64_t* out, std::string* error) {
     uint64_t bit = 0;
     for (unsigned i = 0; i < 64 && !bit; ++i) {
       uint64_t mask = uint64_t{1} << i;
-      if (featureNames(mask) == name) {
+      std::string known = featureNames(mask);  // "bit<N>" when unnamed
+      if (known == name && known.rfind("bit", 0) != 0) {
         bit = mask;
       }
     }
