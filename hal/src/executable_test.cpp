@@ -873,8 +873,8 @@ TEST_CASE("STRATA_CPU_FEATURES values: classes, lists, and bad names") {
   CHECK(parseCpuFeatures("avx512", &bits, &error));
   CHECK(bits == (kAvx2 | STRATA_HAL_CPU_FEATURE_X86_AVX512F));
   CHECK(parseCpuFeatures("fma,avx512f", &bits, &error));
-  CHECK(bits == (STRATA_HAL_CPU_FEATURE_X86_FMA |
-                 STRATA_HAL_CPU_FEATURE_X86_AVX512F));
+  CHECK(bits ==
+        (STRATA_HAL_CPU_FEATURE_X86_FMA | STRATA_HAL_CPU_FEATURE_X86_AVX512F));
   CHECK(parseCpuFeatures("amx-int8", &bits, &error));
   CHECK(bits == STRATA_HAL_CPU_FEATURE_X86_AMX_INT8);
   CHECK(error.empty());

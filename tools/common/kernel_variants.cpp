@@ -46,7 +46,10 @@ KernelVariants probeKernelVariants(const uint8_t* data, size_t size) {
     }
     const uint8_t* bytes = data + header.segments_offset + seg->offset();
     size_t length = static_cast<size_t>(seg->length());
-    if (length < 20 || std::memcmp(bytes, "\x7f" "ELF", 4) != 0) {
+    if (length < 20 || std::memcmp(bytes,
+                                   "\x7f"
+                                   "ELF",
+                                   4) != 0) {
       continue;
     }
     KernelVariant variant;
@@ -60,8 +63,7 @@ KernelVariants probeKernelVariants(const uint8_t* data, size_t size) {
       variant.error = strata_status_message(status);
       strata_status_free(status);
     } else {
-      uint64_t required =
-          strata_hal_executable_required_features(executable);
+      uint64_t required = strata_hal_executable_required_features(executable);
       variant.runs = true;
       char names[256];
       strata_hal_cpu_feature_names(required, names, sizeof(names));

@@ -12,11 +12,11 @@
 namespace strata::tools {
 
 struct KernelVariant {
-  uint32_t segment = 0;   // rodata segment index
-  uint64_t size = 0;      // bytes
-  bool runs = false;      // this host (as STRATA_CPU_FEATURES shows it) runs it
-  std::string features;   // required CPU features ("avx2 fma"), when it runs
-  std::string error;      // why it does not run
+  uint32_t segment = 0;  // rodata segment index
+  uint64_t size = 0;     // bytes
+  bool runs = false;     // this host (as STRATA_CPU_FEATURES shows it) runs it
+  std::string features;  // required CPU features ("avx2 fma"), when it runs
+  std::string error;     // why it does not run
 };
 
 struct KernelVariants {

@@ -332,9 +332,8 @@ struct Dump {
       if (k.runs) {
         appendf(out, "  rodata [%u]  size %" PRIu64 "  needs: %s%s\n",
                 k.segment, k.size, k.features.c_str(),
-                static_cast<int>(i) == kernels.picked
-                    ? "  (this host picks it)"
-                    : "");
+                static_cast<int>(i) == kernels.picked ? "  (this host picks it)"
+                                                      : "");
       } else {
         appendf(out, "  rodata [%u]  size %" PRIu64 "  not on this host: %s\n",
                 k.segment, k.size, k.error.c_str());
@@ -509,8 +508,7 @@ struct Dump {
       j.key("rodata").value(k.segment);
       j.key("size").value(k.size);
       j.key("runs").value(k.runs);
-      j.key(k.runs ? "features" : "error").value(k.runs ? k.features
-                                                        : k.error);
+      j.key(k.runs ? "features" : "error").value(k.runs ? k.features : k.error);
       j.key("picked").value(static_cast<int>(i) == kernels.picked);
       j.endObject();
     }

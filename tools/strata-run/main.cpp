@@ -402,7 +402,9 @@ void reportKernelVariants(const std::string& path) {
                  path.c_str(), i + 1, kernels.libraries.size(), k.size,
                  k.runs ? "needs" : "cannot run:",
                  k.runs ? k.features.c_str() : k.error.c_str(),
-                 picked ? ": loaded" : k.runs ? ": not picked" : "");
+                 picked   ? ": loaded"
+                 : k.runs ? ": not picked"
+                          : "");
   }
 }
 

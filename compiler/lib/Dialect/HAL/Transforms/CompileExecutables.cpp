@@ -38,15 +38,14 @@ LogicalResult checkSameExports(Operation *at, StringRef firstCpu,
        llvm::enumerate(llvm::zip_equal(first.exports, other.exports))) {
     auto &[a, b] = pair;
     if (a.name != b.name ||
-        !std::equal(a.workgroupCount, a.workgroupCount + 3,
-                    b.workgroupCount)) {
+        !std::equal(a.workgroupCount, a.workgroupCount + 3, b.workgroupCount)) {
       return at->emitError("export ")
-             << ordinal << " of the kernel library for CPU '" << cpu
-             << "' is '" << b.name << "' over [" << b.workgroupCount[0]
-             << ", " << b.workgroupCount[1] << ", " << b.workgroupCount[2]
-             << "] but for '" << firstCpu << "' it is '" << a.name
-             << "' over [" << a.workgroupCount[0] << ", "
-             << a.workgroupCount[1] << ", " << a.workgroupCount[2]
+             << ordinal << " of the kernel library for CPU '" << cpu << "' is '"
+             << b.name << "' over [" << b.workgroupCount[0] << ", "
+             << b.workgroupCount[1] << ", " << b.workgroupCount[2]
+             << "] but for '" << firstCpu << "' it is '" << a.name << "' over ["
+             << a.workgroupCount[0] << ", " << a.workgroupCount[1] << ", "
+             << a.workgroupCount[2]
              << "]: the variants of a multi-ISA module must agree";
     }
   }

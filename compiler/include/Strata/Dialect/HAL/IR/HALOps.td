@@ -41,8 +41,8 @@ def HAL_ExecutableOp : HAL_Op<"executable", [
   ];
 }
 
-def HAL_ExecutableVariantOp : HAL_Op<"executable.variant", [
-    HasParent<"ExecutableOp">]> {
+def HAL_ExecutableVariantOp
+    : HAL_Op<"executable.variant", [HasParent<"ExecutableOp">]> {
   let summary = "another build of a kernel library, for a lesser CPU";
   let description = [{
     A multi-ISA module (`--target-cpu` a list, `x86-64-multi`) compiles its
