@@ -2,7 +2,6 @@
 // which of them this host runs (kernel_variants.h).
 #include "kernel_variants.h"
 
-#include <bit>
 #include <cstring>
 
 #include "format.h"
@@ -69,7 +68,7 @@ KernelVariants probeKernelVariants(const uint8_t* data, size_t size) {
       strata_hal_cpu_feature_names(required, names, sizeof(names));
       variant.features = names;
       strata_hal_executable_release(executable);
-      int count = std::popcount(required);
+      int count = __builtin_popcountll(required);
       if (count > best_features) {
         best_features = count;
         out.picked = static_cast<int>(out.libraries.size());
