@@ -54,6 +54,8 @@ def compile_file(args, rel, out):
     src = os.path.join(args.root, rel)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     command = [args.strata_compile, src, "-o", out]
+    if args.target_cpu:
+        command.append("--target-cpu=" + args.target_cpu)
     try:
         result = subprocess.run(command, capture_output=True, text=True,
                                 timeout=args.compile_timeout)
@@ -105,6 +107,11 @@ def main():
     parser.add_argument("--strata-run", required=True)
     parser.add_argument("--strata-dump", required=True)
     parser.add_argument("--device", default="local-task")
+    parser.add_argument("--target-cpu", default=None,
+                        help="strata-compile's --target-cpu; with "
+                        "x86-64-multi, STRATA_CPU_FEATURES=avx512|avx2|"
+                        "baseline in the environment picks the variant the "
+                        "cases run")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--compile-timeout", type=int, default=300)
     parser.add_argument("--case-timeout", type=int, default=60)
