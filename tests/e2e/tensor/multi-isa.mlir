@@ -6,11 +6,6 @@
 // panel layout, which the AVX2 and baseline kernels read as written).
 // RUN: rm -rf %t && python3 %S/Inputs/gen_packed_weights.py %t
 // RUN: strata-compile %t/program.mlir --target-cpu=x86-64-multi -o %t/multi.vmfb
-// RUN: strata-compile %t/program.mlir --target-cpu=x86-64-v4,x86-64-v3,x86-64 --compile-to=hal --mlir-elide-elementsattrs-if-larger=8 | FileCheck %s --check-prefix=HAL
-// HAL: hal.executable @module_linked_llvm_cpu format("embedded-elf-x86_64")
-// HAL-NEXT: hal.executable.variant target("x86-64-v3") format("embedded-elf-x86_64")
-// HAL-NEXT: hal.executable.variant target("x86-64") format("embedded-elf-x86_64")
-// HAL-NEXT: hal.executable.export
 //
 // strata-dump lists the three libraries, each with the features it needs,
 // and the one this host picks.
