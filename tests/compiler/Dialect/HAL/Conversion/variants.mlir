@@ -4,18 +4,20 @@
 // RUN: strata-opt --strata-schedule-execution --strata-convert-stream-to-hal --strata-convert-to-vm %s | FileCheck %s
 
 // CHECK-LABEL: vm.module @multi
+// CHECK: vm.import @hal.executable.create_first {minimum_version = 3 : i32, variadic_spans = array<i32: 1, 2>} : (!vm.ref<?>, !vm.buffer, !vm.buffer) -> !vm.ref<?>
 // CHECK-DAG: vm.rodata @__executable_library "\7FELF-v4"
 // CHECK-DAG: vm.rodata @__executable_format "embedded-elf-x86_64"
 // CHECK-DAG: vm.rodata @__executable_library_variant_1 "\7FELF-v3"
-// CHECK-NOT: vm.rodata @__executable_library_variant_2
-// CHECK-NOT: _format"
-// CHECK: vm.import @hal.executable.create_first(!vm.ref<?>, !vm.buffer, !vm.buffer) -> !vm.ref<?> attributes {{{.*}}segments = array<i32: 1, 2>{{.*}}since = 3
+// CHECK-NOT: vm.rodata
 // CHECK: vm.func @__init() attributes {vm.initializer}
-// CHECK-DAG: %[[LIB:.*]] = vm.const.ref.rodata @__executable_library :
-// CHECK-DAG: %[[FMT:.*]] = vm.const.ref.rodata @__executable_format :
-// CHECK-DAG: %[[V1:.*]] = vm.const.ref.rodata @__executable_library_variant_1 :
-// CHECK: %[[EXE:.*]] = vm.call.variadic @hal.executable.create_first(%{{.*}}, %[[FMT]], %[[LIB]], %[[FMT]], %[[V1]], %[[FMT]], %[[V1]]) segments [3]
-// CHECK: vm.global.store.ref %[[EXE]], @__executable
+// CHECK: %[[LIB:.*]] = vm.const.ref.rodata @__executable_library{{$}}
+// CHECK-NEXT: %[[FMT:.*]] = vm.const.ref.rodata @__executable_format
+// CHECK-NEXT: %[[V1:.*]] = vm.const.ref.rodata @__executable_library_variant_1
+// CHECK-NEXT: %[[FMT1:.*]] = vm.const.ref.rodata @__executable_format
+// CHECK-NEXT: %[[V2:.*]] = vm.const.ref.rodata @__executable_library_variant_1
+// CHECK-NEXT: %[[FMT2:.*]] = vm.const.ref.rodata @__executable_format
+// CHECK-NEXT: %[[EXE:.*]] = vm.call.variadic @hal.executable.create_first(%{{.*}}, %[[FMT]], %[[LIB]], %[[FMT1]], %[[V1]], %[[FMT2]], %[[V2]]) segments [3]
+// CHECK-NEXT: vm.global.store.ref %[[EXE]], @__executable
 module @multi {
   hal.executable @exe format("embedded-elf-x86_64") data("\7FELF-v4") {
     hal.executable.variant target("x86-64-v3") format("embedded-elf-x86_64") data("\7FELF-v3")
