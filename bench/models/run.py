@@ -253,10 +253,9 @@ def main():
     batches = [int(b) for b in args.batches.split(",")]
     threads_list = [int(t) for t in args.threads.split(",")]
 
-    if not args.no_torch:
-        import make_models  # tests/models: the same models, seeded
-        import torch
-        torch.manual_seed(0)
+    import make_models  # tests/models: the same models, seeded
+    import torch
+    torch.manual_seed(0)
 
     ort = None
     if os.path.isdir(os.path.join(args.ort_modules, "onnxruntime-node")):
