@@ -31,6 +31,11 @@
 // BAD: STRATA_CPU_FEATURES='avx3': 'avx3' is not a CPU feature; give avx512, avx2 or baseline
 // BAD-LIST: STRATA_CPU_FEATURES='avx2,sse9': 'sse9' is not a CPU feature
 //
+// When no library runs, the load fails naming each candidate's reason.
+// RUN: strata-compile %t/program.mlir --target-cpu=x86-64-v4,x86-64-v3 -o %t/two.vmfb
+// RUN: env STRATA_CPU_FEATURES=baseline not strata-run --module=%t/two.vmfb --function=mm_rows1 --input=@%t/mm_rows1.input.npy 2>&1 | FileCheck %s --check-prefix=NONE
+// NONE: none of the 2 kernel libraries runs on this host; candidate 0: {{.*}}lacks: avx2 fma avx512f {{.*}}; candidate 1: {{.*}}lacks: avx2 fma (
+//
 // Every variant, every function.
 // RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
