@@ -21,7 +21,8 @@ namespace strata::hal_imports {
 // STRATA_HAL_MODULE_VERSION (strata/modules/hal/module.h) must equal it.
 //   1  the first table
 //   2  allocator.allocate_uninitialized and buffer.wrap
-inline constexpr uint32_t kVersion = 2;
+//   3  executable.create_first (multi-ISA modules)
+inline constexpr uint32_t kVersion = 3;
 
 // The module name every import is prefixed with ("hal.").
 inline constexpr std::string_view kModuleName = "hal";

@@ -10,7 +10,9 @@ op `hal.<name>` (class `<Fn>Op`), typed from the row's signature:
   i64             Index operand (the hal layer counts in index; the vm
                   conversion makes it i64, as the import takes it)
   rodata          an attribute (StrAttr or ElementsAttr): its bytes become
-                  module data when the op lowers to the import
+                  module data when the op lowers to the import; inside a
+                  span, a value (the vm's !vm.buffer of module data, which
+                  the vm conversion passes: executable.create_first)
   any             a value of any type (a ref the callee inspects)
   <object>[?]     a !hal.<object> value; `?` makes it optional (null)
   name:[T...]     a variadic span; one type: Variadic<T>; a tuple of several
@@ -166,6 +168,8 @@ def example_value(t, index):
         return f"%a{index}", "index"
     if base == "any":
         return f"%a{index}", "!hal.buffer_view"
+    if base == "rodata":  # a span's member: a value, the vm's buffer
+        return f"%a{index}", "!vm.buffer"
     return f"%a{index}", f"!hal.{base}"
 
 
@@ -173,7 +177,7 @@ def emit_example(fn, name, sig):
     params, result = parse_sig(sig)
     func_args, pieces = [], []
     for pname, types, span in params:
-        if types[0] == "rodata":
+        if types[0] == "rodata" and not span:
             pieces.append(f'{pname}("data")')
             continue
         values = []

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
@@ -54,6 +55,8 @@ const char* sanitizerName(uint32_t sanitizer) {
   }
 }
 
+}  // namespace
+
 // "avx2 fma" for the bits of features; unnamed bits print as "bit<N>".
 std::string featureNames(uint64_t features) {
   if (!features) {
@@ -89,6 +92,8 @@ std::string featureNames(uint64_t features) {
   }
   return text;
 }
+
+namespace {
 
 // Checks everything about the library struct that does not depend on the
 // host beyond version, sanitizer and features (checked by the caller).
@@ -148,6 +153,10 @@ strata_status_t validateTables(
 strata_status_t queryLibrary(
     const char* name, strata_hal_executable_library_query_fn_t query,
     const strata_hal_executable_library_v0_t** out_library) {
+  if (const std::string& error = cpuFeatureOverrideError(); !error.empty()) {
+    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT, "%s",
+                              error.c_str());
+  }
   // The library sees the host as it is; imports are resolved after the query.
   strata_hal_executable_environment_v0_t environment = {};
   environment.cpu_features = hostCpuFeatures();
@@ -255,6 +264,65 @@ uint64_t setHostCpuFeatureMask(uint64_t mask) {
   return g_host_feature_mask.exchange(mask);
 }
 
+bool parseCpuFeatures(const char* text, uint64_t* out, std::string* error) {
+  std::string value = text ? text : "";
+  constexpr uint64_t kAvx2Class =
+      STRATA_HAL_CPU_FEATURE_X86_AVX2 | STRATA_HAL_CPU_FEATURE_X86_FMA;
+  if (value == "baseline") {
+    *out = 0;
+    return true;
+  }
+  if (value == "avx2") {
+    *out = kAvx2Class;
+    return true;
+  }
+  if (value == "avx512") {
+    *out = kAvx2Class | STRATA_HAL_CPU_FEATURE_X86_AVX512F;
+    return true;
+  }
+  uint64_t bits = 0;
+  size_t start = 0;
+  while (true) {
+    size_t comma = value.find(',', start);
+    std::string name = value.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    uint64_t bit = 0;
+    for (unsigned i = 0; i < 64 && !bit; ++i) {
+      uint64_t mask = uint64_t{1} << i;
+      std::string known = featureNames(mask);  // "bit<N>" when unnamed
+      if (known == name && known.rfind("bit", 0) != 0) {
+        bit = mask;
+      }
+    }
+    if (!bit) {
+      *error = "STRATA_CPU_FEATURES='" + value + "': '" + name +
+               "' is not a CPU feature; give avx512, avx2 or baseline, or a "
+               "comma-separated list of avx2, fma, avx512f, amx-int8, neon";
+      return false;
+    }
+    bits |= bit;
+    if (comma == std::string::npos) {
+      break;
+    }
+    start = comma + 1;
+  }
+  *out = bits;
+  return true;
+}
+
+const std::string& cpuFeatureOverrideError() {
+  static const std::string error = [] {
+    std::string text;
+    uint64_t bits = 0;
+    const char* value = std::getenv("STRATA_CPU_FEATURES");
+    if (value && !parseCpuFeatures(value, &bits, &text)) {
+      return text;
+    }
+    return std::string();
+  }();
+  return error;
+}
+
 uint64_t hostCpuFeatures() {
   static const uint64_t features = [] {
     uint64_t bits = 0;
@@ -279,7 +347,19 @@ uint64_t hostCpuFeatures() {
 #endif
     return bits;
   }();
-  return features & g_host_feature_mask.load(std::memory_order_relaxed);
+  // STRATA_CPU_FEATURES lowers what the runtime believes the host has (a
+  // bad value leaves the host as detected; loads fail naming it).
+  static const uint64_t override_mask = [] {
+    uint64_t bits = ~uint64_t{0};
+    std::string error;
+    const char* value = std::getenv("STRATA_CPU_FEATURES");
+    if (value && !parseCpuFeatures(value, &bits, &error)) {
+      return ~uint64_t{0};
+    }
+    return bits;
+  }();
+  return features & override_mask &
+         g_host_feature_mask.load(std::memory_order_relaxed);
 }
 
 uint32_t runtimeSanitizer() {
@@ -447,6 +527,22 @@ const char* strata_hal_executable_name(
 const char* strata_hal_executable_library_name(
     const strata_hal_executable_t* executable) {
   return executable->library_name;
+}
+
+uint64_t strata_hal_executable_required_features(
+    const strata_hal_executable_t* executable) {
+  return executable->library->header->required_features;
+}
+
+size_t strata_hal_cpu_feature_names(uint64_t features, char* buffer,
+                                    size_t capacity) {
+  std::string names = strata::hal::featureNames(features);
+  if (capacity) {
+    size_t n = names.size() < capacity - 1 ? names.size() : capacity - 1;
+    std::memcpy(buffer, names.data(), n);
+    buffer[n] = '\0';
+  }
+  return names.size();
 }
 
 uint32_t strata_hal_executable_export_count(

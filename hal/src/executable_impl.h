@@ -4,6 +4,7 @@
 #define STRATA_HAL_SRC_EXECUTABLE_IMPL_H_
 
 #include <cstdint>
+#include <string>
 
 #include "strata/hal/executable.h"
 
@@ -42,6 +43,19 @@ uint64_t hostCpuFeatures();
 // (~0: all it detected); returns the previous mask. Libraries loaded
 // afterwards are checked, and see the host, through the mask.
 uint64_t setHostCpuFeatureMask(uint64_t mask);
+
+// Parses a STRATA_CPU_FEATURES value: "avx512", "avx2" or "baseline" (a
+// class), or a comma-separated list of feature names ("avx2,fma"); false
+// with *error naming the value and the bad name otherwise.
+bool parseCpuFeatures(const char* text, uint64_t* out, std::string* error);
+
+// The error a bad STRATA_CPU_FEATURES gives (empty: unset or good): every
+// library load fails with it. hostCpuFeatures() already reports only the
+// features a good value names.
+const std::string& cpuFeatureOverrideError();
+
+// Names of STRATA_HAL_CPU_FEATURE_* bits, space-separated ("none": 0).
+std::string featureNames(uint64_t features);
 
 // The sanitizer this runtime was built with
 // (STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_*).

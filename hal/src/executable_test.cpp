@@ -860,3 +860,37 @@ TEST_CASE("frees everything it allocated, also when allocation fails") {
 }
 
 }  // TEST_SUITE
+
+TEST_CASE("STRATA_CPU_FEATURES values: classes, lists, and bad names") {
+  uint64_t bits = 0;
+  std::string error;
+  constexpr uint64_t kAvx2 =
+      STRATA_HAL_CPU_FEATURE_X86_AVX2 | STRATA_HAL_CPU_FEATURE_X86_FMA;
+  CHECK(parseCpuFeatures("baseline", &bits, &error));
+  CHECK(bits == 0);
+  CHECK(parseCpuFeatures("avx2", &bits, &error));
+  CHECK(bits == kAvx2);
+  CHECK(parseCpuFeatures("avx512", &bits, &error));
+  CHECK(bits == (kAvx2 | STRATA_HAL_CPU_FEATURE_X86_AVX512F));
+  CHECK(parseCpuFeatures("fma,avx512f", &bits, &error));
+  CHECK(bits ==
+        (STRATA_HAL_CPU_FEATURE_X86_FMA | STRATA_HAL_CPU_FEATURE_X86_AVX512F));
+  CHECK(parseCpuFeatures("amx-int8", &bits, &error));
+  CHECK(bits == STRATA_HAL_CPU_FEATURE_X86_AMX_INT8);
+  CHECK(error.empty());
+  CHECK_FALSE(parseCpuFeatures("avx3", &bits, &error));
+  CHECK(error ==
+        "STRATA_CPU_FEATURES='avx3': 'avx3' is not a CPU feature; give "
+        "avx512, avx2 or baseline, or a comma-separated list of avx2, fma, "
+        "avx512f, amx-int8, neon");
+  CHECK_FALSE(parseCpuFeatures("avx2,,fma", &bits, &error));
+  CHECK(error.rfind("STRATA_CPU_FEATURES='avx2,,fma': '' is not", 0) == 0);
+  CHECK_FALSE(parseCpuFeatures("", &bits, &error));
+  CHECK_FALSE(parseCpuFeatures("none", &bits, &error));
+  // The names the tools print.
+  char names[64];
+  CHECK(strata_hal_cpu_feature_names(kAvx2, names, sizeof(names)) == 8);
+  CHECK(std::string(names) == "avx2 fma");
+  CHECK(strata_hal_cpu_feature_names(0, names, 3) == 4);
+  CHECK(std::string(names) == "no");
+}

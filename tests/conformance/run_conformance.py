@@ -54,6 +54,8 @@ def compile_file(args, rel, out):
     src = os.path.join(args.root, rel)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     command = [args.strata_compile] + args.compile_arg + [src, "-o", out]
+    if args.target_cpu:
+        command.append("--target-cpu=" + args.target_cpu)
     try:
         result = subprocess.run(command, capture_output=True, text=True,
                                 timeout=args.compile_timeout)
@@ -116,6 +118,11 @@ def main():
                         metavar="FILE[:CASE]=REASON",
                         help="leaves a file or a case out, with its reason")
     parser.add_argument("--device", default="local-task")
+    parser.add_argument("--target-cpu", default=None,
+                        help="strata-compile's --target-cpu; with "
+                        "x86-64-multi, STRATA_CPU_FEATURES=avx512|avx2|"
+                        "baseline in the environment picks the variant the "
+                        "cases run")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--compile-timeout", type=int, default=300)
     parser.add_argument("--case-timeout", type=int, default=60)

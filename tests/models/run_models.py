@@ -63,6 +63,14 @@ def main():
     parser.add_argument("--native-run",
                         help="this host's strata-run: also compile for the "
                         "host and compare the outputs with it")
+    parser.add_argument("--target-cpu", default=None,
+                        help="strata-compile's --target-cpu (a list or "
+                        "x86-64-multi makes a multi-ISA module)")
+    parser.add_argument("--cpu-features", default="",
+                        help="comma-free list separated by ';' of "
+                        "STRATA_CPU_FEATURES values to run each device "
+                        "under (e.g. 'avx512;avx2;baseline': each variant "
+                        "of a multi-ISA module); empty: the host as it is")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     models = args.models.split(",")
@@ -89,11 +97,14 @@ def main():
         vmfb = os.path.join(args.work, name + ".vmfb")
         start = time.time()
         compile_run = subprocess.run(
-            [args.strata_compile] + args.compile_arg + [onnx_path, "-o", vmfb],
+            [args.strata_compile] + args.compile_arg + [onnx_path, "-o", vmfb] +
+            (["--target-cpu=" + args.target_cpu] if args.target_cpu else []),
             capture_output=True, text=True, timeout=args.timeout)
         if compile_run.returncode != 0:
             print("FAIL %s: compile: %s" % (name, compile_run.stderr.strip()[-2000:]))
-            failed += len(args.devices.split(","))
+            failed += len(args.devices.split(",")) * max(
+                1, len(args.cpu_features.split(";")) if args.cpu_features
+                else 1)
             continue
         compile_seconds = time.time() - start
         expected = np.load(os.path.join(args.work, name + ".expected.npy"))
@@ -104,7 +115,17 @@ def main():
                 print("FAIL %s: on this host: %s" % (name, error))
                 failed += len(args.devices.split(","))
                 continue
-        for device in args.devices.split(","):
+        runs = [(device, features) for device in args.devices.split(",")
+                for features in (args.cpu_features.split(";")
+                                 if args.cpu_features else [None])]
+        for device, features in runs:
+            env = dict(os.environ)
+            if features is not None:
+                env["STRATA_CPU_FEATURES"] = features
+                device_label = "%s (STRATA_CPU_FEATURES=%s)" % (device,
+                                                                features)
+            else:
+                device_label = device
             out = os.path.join(args.work, "%s.%s.npy" % (name, device))
             start = time.time()
             run = subprocess.run(
@@ -112,17 +133,18 @@ def main():
                 [args.strata_run, "--module=" + vmfb, "--device=" + device,
                  "--input=@" + os.path.join(args.work, name + ".input.npy"),
                  "--output=@" + out],
-                capture_output=True, text=True, timeout=args.timeout)
+                capture_output=True, text=True, timeout=args.timeout,
+                env=env)
             run_seconds = time.time() - start
             if run.returncode != 0:
-                print("FAIL %s on %s: run: %s" % (name, device,
+                print("FAIL %s on %s: run: %s" % (name, device_label,
                                                   run.stderr.strip()[-2000:]))
                 failed += 1
                 continue
             actual = np.load(out)
             if actual.shape != expected.shape:
                 print("FAIL %s on %s: shape %s, expected %s" % (
-                    name, device, actual.shape, expected.shape))
+                    name, device_label, actual.shape, expected.shape))
                 failed += 1
                 continue
             diff = np.abs(actual.astype(np.float64) - expected)
@@ -143,8 +165,8 @@ def main():
                         actual.shape, native.shape))
             print("%s %s on %s: max abs error %.3g, max rel error %.3g%s "
                   "(compile %.1f s, run %.2f s)" % (
-                      "PASS" if ok else "FAIL", name, device, max_abs, max_rel,
-                      versus_native, compile_seconds, run_seconds))
+                      "PASS" if ok else "FAIL", name, device_label, max_abs,
+                      max_rel, versus_native, compile_seconds, run_seconds))
             passed += ok
             failed += not ok
     print("%d passed, %d failed, 0 skipped" % (passed, failed))

@@ -14,6 +14,7 @@
 #include "disassembler.h"
 #include "format.h"
 #include "json_writer.h"
+#include "kernel_variants.h"
 #include "module_generated.h"
 #include "strata/vm/vm.h"
 
@@ -195,6 +196,7 @@ struct Dump {
   const strata_module_header_t& header;
   uint64_t file_size;
   std::vector<uint32_t> to_disassemble;
+  strata::tools::KernelVariants kernels;
   bool failed = false;  // a function failed to disassemble
 
   uint32_t bytecodeOffset(uint32_t i) const {
@@ -298,6 +300,21 @@ struct Dump {
               alignmentOf(module.segments_offset + seg->offset()),
               describeSegment(module.rodata[i].data, module.rodata[i].length)
                   .c_str());
+    }
+
+    // A multi-ISA module has one kernel library per CPU variant.
+    appendf(out, "kernel libraries (%zu):\n", kernels.libraries.size());
+    for (size_t i = 0; i < kernels.libraries.size(); ++i) {
+      const strata::tools::KernelVariant& k = kernels.libraries[i];
+      if (k.runs) {
+        appendf(out, "  rodata [%u]  size %" PRIu64 "  needs: %s%s\n",
+                k.segment, k.size, k.features.c_str(),
+                static_cast<int>(i) == kernels.picked ? "  (this host picks it)"
+                                                      : "");
+      } else {
+        appendf(out, "  rodata [%u]  size %" PRIu64 "  not on this host: %s\n",
+                k.segment, k.size, k.error.c_str());
+      }
     }
 
     if (options.disassembly) {
@@ -461,6 +478,19 @@ struct Dump {
     }
     j.endArray();
 
+    j.key("kernel_libraries").beginArray();
+    for (size_t i = 0; i < kernels.libraries.size(); ++i) {
+      const strata::tools::KernelVariant& k = kernels.libraries[i];
+      j.beginObject();
+      j.key("rodata").value(k.segment);
+      j.key("size").value(k.size);
+      j.key("runs").value(k.runs);
+      j.key(k.runs ? "features" : "error").value(k.runs ? k.features : k.error);
+      j.key("picked").value(static_cast<int>(i) == kernels.picked);
+      j.endObject();
+    }
+    j.endArray();
+
     if (options.disassembly) {
       j.key("disassembly").beginArray();
       for (uint32_t i : to_disassemble) {
@@ -548,6 +578,7 @@ int run(const Options& options) {
   strata_module_header_t header;
   std::memcpy(&header, bytes.data, sizeof(header));
   Dump dump{options, *module, header, bytes.size, {}};
+  dump.kernels = strata::tools::probeKernelVariants(bytes.data, bytes.size);
   int rc = 0;
   if (options.function.empty()) {
     for (uint32_t i = 0; i < module->functions.size(); ++i) {

@@ -4,6 +4,7 @@
 // grammar (scalars, tensors, .npy files), and prints, saves or checks its
 // results.
 #include <cerrno>
+#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include "calling_convention.h"
 #include "check_module.h"
 #include "cli.h"
+#include "kernel_variants.h"
 #include "npy.h"
 #include "run_setup.h"
 #include "strata/base/trace.h"
@@ -38,6 +40,7 @@ constexpr const char kUsage[] =
     "                  [--input=VALUE ...] [--output=TARGET ...]\n"
     "                  [--expected_output=VALUE ...] [--trace=FILE.json]\n"
     "                  [--require-signature=PUBKEY_FILE] [--timeout_ms=N]\n"
+    "                  [--verbose]\n"
     "\n"
     "Creates a device, the hal module and the check module (the check.*\n"
     "assertions of test programs), loads the modules into one context after\n"
@@ -94,6 +97,9 @@ constexpr const char kUsage[] =
     "                     refuse any --module not signed by this Ed25519\n"
     "                     public key (strata-keygen; docs/security.md),\n"
     "                     before anything in it is loaded\n"
+    "  --verbose          say on stderr which kernel library of each module\n"
+    "                     this host loads (a multi-ISA module has one per\n"
+    "                     CPU variant; STRATA_CPU_FEATURES lowers the host)\n"
     "  --help             print this help and exit\n"
     "\n"
     "Exit status: 0 on success, 1 when loading, linking, an input or the\n"
@@ -106,6 +112,7 @@ struct Options : strata::tools::RunFlags {
   std::vector<std::string> expected_outputs;
   strata::tools::CompareThresholds thresholds;
   size_t print_max_element_count = 1024;
+  bool verbose = false;  // --verbose: say which kernels load
 };
 
 [[noreturn]] void usageError(const std::string& message) {
@@ -155,6 +162,8 @@ Options parseArgs(int argc, char** argv) {
             return error;
           }
           options.print_max_element_count = static_cast<size_t>(count);
+        } else if (arg == "--verbose") {
+          options.verbose = true;
         } else if (arg.size() > 1 && arg[0] == '-') {
           return "unknown flag '" + strata::tools::sanitizeLine(arg) + "'";
         } else {
@@ -312,11 +321,41 @@ bool writeWholeFile(const std::string& path, const std::vector<uint8_t>& data,
   return ok;
 }
 
+// --verbose: the kernel libraries of the module at path and the one this
+// host loads (hal.executable.create_first's choice).
+void reportKernelVariants(const std::string& path) {
+  strata::tools::ModuleFile file;
+  std::string error;
+  if (!strata::tools::readModuleFile(path, &file, &error)) {
+    return;  // loading it succeeded: this only races with a change
+  }
+  strata::tools::KernelVariants kernels =
+      strata::tools::probeKernelVariants(file.data, file.size);
+  for (size_t i = 0; i < kernels.libraries.size(); ++i) {
+    const strata::tools::KernelVariant& k = kernels.libraries[i];
+    bool picked = static_cast<int>(i) == kernels.picked;
+    std::fprintf(stderr,
+                 "strata-run: %s: kernel library %zu of %zu (%" PRIu64
+                 " bytes) %s %s%s\n",
+                 path.c_str(), i + 1, kernels.libraries.size(), k.size,
+                 k.runs ? "needs" : "cannot run:",
+                 k.runs ? k.features.c_str() : k.error.c_str(),
+                 picked   ? ": loaded"
+                 : k.runs ? ": not picked"
+                          : "");
+  }
+}
+
 int run(const Options& options) {
   Session s;
   std::string error = strata::tools::setUpRun(options, &s.setup);
   if (!error.empty()) {
     return fail(error);
+  }
+  if (options.verbose) {
+    for (const std::string& path : options.modules) {
+      reportKernelVariants(path);
+    }
   }
   s.device = strata_runtime_instance_device(s.setup.instance);
 

@@ -62,7 +62,9 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     flow::FormDispatchesPassOptions flowOptions;
     TargetBackendOptions targetOptions;
     targetOptions.triple = options.targetTriple;
-    targetOptions.cpu = options.targetCpu;
+    // A multi-ISA module's host program is one: it stores weights as its
+    // best variant's kernels read them.
+    targetOptions.cpu = primaryTargetCpu(options.targetCpu);
     const TargetBackend *target = lookupTargetBackend(options.target);
     flowOptions.im2colConvolutions =
         !target || !target->hasDirectConvolution(targetOptions);

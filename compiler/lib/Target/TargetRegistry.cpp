@@ -59,3 +59,23 @@ void mlir::strata::registerTargetBackendDialects(DialectRegistry &registry) {
     backend->registerDialects(registry);
   }
 }
+
+std::vector<std::string> mlir::strata::expandTargetCpus(llvm::StringRef cpus) {
+  std::vector<std::string> result;
+  llvm::SmallVector<llvm::StringRef> parts;
+  cpus.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef part : parts) {
+    part = part.trim();
+    if (part == "x86-64-multi") {
+      result.insert(result.end(), {"x86-64-v4", "x86-64-v3", "x86-64"});
+    } else if (!part.empty()) {
+      result.push_back(part.str());
+    }
+  }
+  return result;
+}
+
+std::string mlir::strata::primaryTargetCpu(llvm::StringRef cpus) {
+  std::vector<std::string> list = expandTargetCpus(cpus);
+  return list.empty() ? std::string("host") : list.front();
+}

@@ -95,7 +95,9 @@ llvm::cl::opt<std::string>
 llvm::cl::opt<std::string> targetCpu(
     "target-cpu",
     llvm::cl::desc("llvm-cpu: an LLVM CPU name, or host to detect this "
-                   "machine (the default)"),
+                   "machine (the default); a comma-separated list makes a "
+                   "multi-ISA module with one kernel library per CPU, best "
+                   "first (x86-64-multi: x86-64-v4,x86-64-v3,x86-64)"),
     llvm::cl::init("host"), llvm::cl::cat(category));
 
 llvm::cl::opt<std::string> targetTriple(

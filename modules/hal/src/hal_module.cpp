@@ -155,6 +155,7 @@ STRATA_HAL_ARGUMENTS(bufferViewElementType, "view")
 STRATA_HAL_ARGUMENTS(bufferViewRank, "view")
 STRATA_HAL_ARGUMENTS(bufferViewDim, "view, index")
 STRATA_HAL_ARGUMENTS(executableCreate, "device, format, library")
+STRATA_HAL_ARGUMENTS(executableCreateFirst, "device, candidates")
 STRATA_HAL_ARGUMENTS(commandBufferCreate, "device, mode, categories")
 STRATA_HAL_ARGUMENTS(commandBufferFinalize, "command buffer")
 STRATA_HAL_ARGUMENTS(commandBufferDispatch,

@@ -134,6 +134,11 @@ struct HalState {
                                    strata_vm_buffer_t* format,
                                    strata_vm_buffer_t* library,
                                    Ref<strata_hal_executable_t>* out);
+  // The first candidate the host runs (hal_module_variants.cpp).
+  strata_status_t executableCreateFirst(
+      const NativeCall& call, strata_hal_device_t* device,
+      Variadic<strata_vm_buffer_t*, strata_vm_buffer_t*> candidates,
+      Ref<strata_hal_executable_t>* out);
   strata_status_t commandBufferCreate(const NativeCall& call,
                                       strata_hal_device_t* device, int32_t mode,
                                       int32_t categories,

@@ -46,6 +46,7 @@ inline const std::map<std::string, std::string> kHalContract = {
     {"buffer_view.rank", "0r_i"},
     {"buffer_view.dim", "0ri_I"},
     {"executable.create", "0rrr_r"},
+    {"executable.create_first", "0rCrrD_r"},
     {"command_buffer.create", "0rii_r"},
     {"command_buffer.finalize", "0r_"},
     {"command_buffer.dispatch", "0rriiiiCiDCrIID_"},

@@ -78,6 +78,15 @@ public:
 
 /// The targets this build has (each behind its own Meson option), by name.
 const TargetBackend *lookupTargetBackend(llvm::StringRef name);
+/// The CPUs a --target-cpu value names, best first: a comma-separated list
+/// ("x86-64-v4,x86-64-v3,x86-64"), where "x86-64-multi" stands for that
+/// list. One CPU makes an ordinary module; several, a multi-ISA module with
+/// one kernel library per CPU. Empty entries are dropped.
+std::vector<std::string> expandTargetCpus(llvm::StringRef cpus);
+/// The CPU the flow phase asks its questions for (weight panels, direct
+/// convolutions): the first of the list. The other variants' kernels read
+/// the same layouts (repacking at run time where theirs differ).
+std::string primaryTargetCpu(llvm::StringRef cpus);
 /// Their names, for messages: "llvm-cpu".
 std::string getTargetBackendNames();
 /// Registers every built target's dialects into `registry`.

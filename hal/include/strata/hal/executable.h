@@ -100,6 +100,17 @@ const char* strata_hal_executable_name(
 const char* strata_hal_executable_library_name(
     const strata_hal_executable_t* executable);
 
+/* The CPU features the library requires (header->required_features,
+ * STRATA_HAL_CPU_FEATURE_* bits). */
+uint64_t strata_hal_executable_required_features(
+    const strata_hal_executable_t* executable);
+
+/* Writes the names of the STRATA_HAL_CPU_FEATURE_* bits of features
+ * ("avx2 fma avx512f", "none" for 0), NUL-terminated and cut to fit, into
+ * buffer (capacity bytes, may be 0); returns the full length. */
+size_t strata_hal_cpu_feature_names(uint64_t features, char* buffer,
+                                    size_t capacity);
+
 /* Number of exports (at least 1). */
 uint32_t strata_hal_executable_export_count(
     const strata_hal_executable_t* executable);

@@ -2,6 +2,10 @@
 // RUN: strata-opt --strata-compile-executables %s | FileCheck %s
 // RUN: strata-opt --strata-compile-executables='target-triple=aarch64-linux-gnu target-cpu=generic' %s | FileCheck %s --check-prefix=ARM
 // RUN: not strata-opt --strata-compile-executables='target=nowhere' %s 2>&1 | FileCheck %s --check-prefix=NONE
+// RUN: strata-opt --strata-compile-executables='target-cpu=x86-64-multi' %s | FileCheck %s --check-prefix=MULTI
+// RUN: strata-opt --strata-compile-executables='target-cpu=x86-64-v3,x86-64' %s | FileCheck %s --check-prefix=LIST
+// RUN: not strata-opt --strata-compile-executables='target-cpu=,' %s 2>&1 | FileCheck %s --check-prefix=EMPTY
+// RUN: not strata-opt --strata-compile-executables='target-cpu=x86-64-v3,nonsense' %s 2>&1 | FileCheck %s --check-prefix=BADCPU
 
 // The flow.executable becomes a hal.executable of the same name: the
 // library and one export per dispatch function with its ordinal and grid.
@@ -14,6 +18,21 @@
 // CHECK-NOT: flow.executable
 // ARM: hal.executable @m_linked_llvm_cpu format("embedded-elf-aarch64")
 // NONE: error: no target 'nowhere' in this build; it has: llvm-cpu
+
+// A list of CPUs (x86-64-multi: x86-64-v4,x86-64-v3,x86-64) compiles one
+// library per CPU, best first: the executable's own, then one variant each;
+// the exports are shared.
+// MULTI: hal.executable @m_linked_llvm_cpu format("embedded-elf-x86_64") data("\7FELF
+// MULTI-NEXT: hal.executable.variant target("x86-64-v3") format("embedded-elf-x86_64") data("\7FELF
+// MULTI-NEXT: hal.executable.variant target("x86-64") format("embedded-elf-x86_64") data("\7FELF
+// MULTI-NEXT: hal.executable.export @f_dispatch_0 ordinal(0) workgroup_count([1, 1, 1])
+// MULTI-NEXT: hal.executable.export @f_dispatch_1 ordinal(1) workgroup_count([1, 1, 1])
+// MULTI-NEXT: }
+// LIST: hal.executable @m_linked_llvm_cpu format("embedded-elf-x86_64")
+// LIST-NEXT: hal.executable.variant target("x86-64") format("embedded-elf-x86_64")
+// LIST-NOT: hal.executable.variant
+// EMPTY: error: --target-cpu=',' names no CPU; give a CPU, 'host' or a comma-separated list
+// BADCPU: error: llvm-cpu: 'nonsense' is not a CPU of target
 module @m {
   func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
     %0 = flow.dispatch @m_linked_llvm_cpu::@f_dispatch_0(%a) : (tensor<8xf32>) -> tensor<8xf32>

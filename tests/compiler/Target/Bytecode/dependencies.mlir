@@ -14,7 +14,7 @@
 // CHECK-NEXT: custom >= 3 optional
 // CHECK: imports (4):
 
-// REFUSE: module 'future' needs 'hal' >= 99, the context has 'hal' version 2
+// REFUSE: module 'future' needs 'hal' >= 99, the context has 'hal' version 3
 
 // ACCEPT: i32=1
 vm.module @module {

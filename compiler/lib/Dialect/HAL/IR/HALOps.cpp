@@ -94,6 +94,9 @@ static bool matchesSigType(Type type, StringRef sigType) {
       .Case("i32", type.isInteger(32))
       .Case("i64", type.isIndex())
       .Case("any", true)
+      // Module data inside a span: the vm's buffer (the vm conversion builds
+      // these calls), which this dialect does not know.
+      .Case("rodata", true)
       .Case("device", isa<DeviceType>(type))
       .Case("allocator", isa<AllocatorType>(type))
       .Case("buffer", isa<BufferType>(type))

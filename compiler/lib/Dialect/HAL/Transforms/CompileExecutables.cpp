@@ -8,6 +8,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <algorithm>
 
 namespace mlir::strata::hal {
 #define GEN_PASS_DEF_COMPILEEXECUTABLESPASS
@@ -18,6 +21,36 @@ using namespace mlir;
 using namespace mlir::strata;
 
 namespace {
+
+/// A variant must have the first one's exports: the same names in the same
+/// ordinals, each over the same grid (the host program dispatches them
+/// without knowing which variant was loaded).
+LogicalResult checkSameExports(Operation *at, StringRef firstCpu,
+                               const TargetExecutable &first, StringRef cpu,
+                               const TargetExecutable &other) {
+  if (first.exports.size() != other.exports.size()) {
+    return at->emitError("the kernel library for CPU '")
+           << cpu << "' has " << other.exports.size()
+           << " exports but the one for '" << firstCpu << "' has "
+           << first.exports.size();
+  }
+  for (auto [ordinal, pair] :
+       llvm::enumerate(llvm::zip_equal(first.exports, other.exports))) {
+    auto &[a, b] = pair;
+    if (a.name != b.name ||
+        !std::equal(a.workgroupCount, a.workgroupCount + 3, b.workgroupCount)) {
+      return at->emitError("export ")
+             << ordinal << " of the kernel library for CPU '" << cpu << "' is '"
+             << b.name << "' over [" << b.workgroupCount[0] << ", "
+             << b.workgroupCount[1] << ", " << b.workgroupCount[2]
+             << "] but for '" << firstCpu << "' it is '" << a.name << "' over ["
+             << a.workgroupCount[0] << ", " << a.workgroupCount[1] << ", "
+             << a.workgroupCount[2]
+             << "]: the variants of a multi-ISA module must agree";
+    }
+  }
+  return success();
+}
 
 struct CompileExecutablesPass
     : mlir::strata::hal::impl::CompileExecutablesPassBase<
@@ -48,24 +81,54 @@ struct CompileExecutablesPass
           << target << "' in this build; it has: " << getTargetBackendNames();
       return signalPassFailure();
     }
-    TargetBackendOptions options;
-    options.triple = targetTriple;
-    options.cpu = targetCpu;
-    FailureOr<TargetExecutable> compiled =
-        backend->compile(executable.getInnerModule(), options);
-    if (failed(compiled)) {
+    // One library per CPU, best first (a multi-ISA module has several).
+    std::vector<std::string> cpus = expandTargetCpus(targetCpu);
+    if (cpus.empty()) {
+      executable.emitError("--target-cpu='")
+          << targetCpu << "' names no CPU; give a CPU, 'host' or a "
+          << "comma-separated list";
       return signalPassFailure();
+    }
+    SmallVector<TargetExecutable> compiled;
+    for (const std::string &cpu : cpus) {
+      TargetBackendOptions options;
+      options.triple = targetTriple;
+      options.cpu = cpu;
+      // compile consumes its module: each CPU compiles a copy but the last.
+      OwningOpRef<ModuleOp> copy;
+      ModuleOp input = executable.getInnerModule();
+      if (&cpu != &cpus.back()) {
+        copy = input.clone();
+        input = *copy;
+      }
+      FailureOr<TargetExecutable> library = backend->compile(input, options);
+      if (failed(library)) {
+        return signalPassFailure();
+      }
+      if (!compiled.empty() &&
+          failed(checkSameExports(executable, cpus.front(), compiled.front(),
+                                  cpu, *library))) {
+        return signalPassFailure();
+      }
+      compiled.push_back(std::move(*library));
     }
 
     // The library replaces the executable module, under its name; each
     // export keeps its function's name.
     OpBuilder builder(executable);
+    auto bytes = [](const TargetExecutable &library) {
+      return StringRef(reinterpret_cast<const char *>(library.library.data()),
+                       library.library.size());
+    };
     auto library = hal::ExecutableOp::create(
-        builder, executable.getLoc(), executable.getSymName(), compiled->format,
-        StringRef(reinterpret_cast<const char *>(compiled->library.data()),
-                  compiled->library.size()));
+        builder, executable.getLoc(), executable.getSymName(),
+        compiled.front().format, bytes(compiled.front()));
     builder.setInsertionPointToStart(&library.getBody().front());
-    for (auto [ordinal, info] : llvm::enumerate(compiled->exports)) {
+    for (size_t i = 1; i < compiled.size(); ++i) {
+      hal::ExecutableVariantOp::create(builder, executable.getLoc(), cpus[i],
+                                       compiled[i].format, bytes(compiled[i]));
+    }
+    for (auto [ordinal, info] : llvm::enumerate(compiled.front().exports)) {
       hal::ExecutableExportOp::create(
           builder, executable.getLoc(), info.name,
           static_cast<int32_t>(ordinal),

@@ -41,6 +41,36 @@ def HAL_ExecutableOp : HAL_Op<"executable", [
   ];
 }
 
+def HAL_ExecutableVariantOp
+    : HAL_Op<"executable.variant", [HasParent<"ExecutableOp">]> {
+  let summary = "another build of a kernel library, for a lesser CPU";
+  let description = [{
+    A multi-ISA module (`--target-cpu` a list, `x86-64-multi`) compiles its
+    executable once per CPU: the enclosing `hal.executable`'s `format` and
+    `data` are the first (best) CPU's library, and each
+    `hal.executable.variant` is the next one, in order. Every variant has
+    the executable's exports with the same ordinals and grids (the compiler
+    checks it). The vm conversion stores each library in the module's
+    read-only data (equal bytes once) and loads, once per context, the
+    first one the host can run (`hal.executable.create_first`). `target`
+    is the CPU it was compiled for.
+
+    Example:
+
+    ```mlir
+    hal.executable @m format("embedded-elf-x86_64") data("\7FELF...") {
+      hal.executable.variant target("x86-64-v3") format("embedded-elf-x86_64") data("\7FELF...")
+      hal.executable.export @main_dispatch_0 ordinal(0) workgroup_count([4, 1, 1])
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$target, StrAttr:$format, StrAttr:$data);
+  let assemblyFormat = [{
+    `target` `(` $target `)` `format` `(` $format `)` `data` `(` $data `)`
+    attr-dict
+  }];
+}
+
 def HAL_ExecutableExportOp : HAL_Op<"executable.export", [
     HasParent<"ExecutableOp">, Symbol]> {
   let summary = "one entry point of a kernel library";

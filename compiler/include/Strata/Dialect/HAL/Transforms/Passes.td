@@ -29,13 +29,16 @@ def CompileExecutablesPass
     }
     ```
   }];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"llvm-cpu\"",
-           "The target backend that compiles the executable">,
-    Option<"targetTriple", "target-triple", "std::string", /*default=*/"\"\"",
-           "LLVM target triple of the kernels (default: the host's)">,
-    Option<"targetCpu", "target-cpu", "std::string", /*default=*/"\"host\"",
-           "LLVM CPU name of the kernels, or 'host' to detect this machine">,
+  let options =
+      [Option<"target", "target", "std::string", /*default=*/"\"llvm-cpu\"",
+              "The target backend that compiles the executable">,
+       Option<"targetTriple", "target-triple", "std::string",
+              /*default=*/"\"\"",
+              "LLVM target triple of the kernels (default: the host's)">,
+       Option<"targetCpu", "target-cpu", "std::string", /*default=*/"\"host\"",
+              "LLVM CPU name of the kernels, or 'host' to detect this machine; "
+              "a comma-separated list (or x86-64-multi) compiles one library "
+              "per CPU, best first (hal.executable.variant)">,
   ];
   let dependentDialects = ["::mlir::strata::hal::HALDialect"];
 }

@@ -234,8 +234,31 @@ void mlir::strata::prepareHALToVM(vm::ModuleOp vmModule, HALToVMState &state) {
       Value format =
           rodataOf(initBuilder, executable.getLoc(), executable.getFormatAttr(),
                    state, "__executable_format" + suffix);
-      Value loaded =
-          hal.call<hal::ExecutableCreateOp>({device, format, library}, ref);
+      // A multi-ISA executable: the first library the host runs, of the
+      // best and then each variant (equal bytes share one rodata).
+      SmallVector<hal::ExecutableVariantOp> variants(
+          executable.getOps<hal::ExecutableVariantOp>());
+      Value loaded;
+      if (variants.empty()) {
+        loaded =
+            hal.call<hal::ExecutableCreateOp>({device, format, library}, ref);
+      } else {
+        SmallVector<Value> candidates = {format, library};
+        for (auto [i, variant] : llvm::enumerate(variants)) {
+          std::string name = "__executable_library" + suffix + "_variant_" +
+                             std::to_string(i + 1);
+          Value variantLibrary = rodataOf(initBuilder, variant.getLoc(),
+                                          variant.getDataAttr(), state, name);
+          Value variantFormat =
+              rodataOf(initBuilder, variant.getLoc(), variant.getFormatAttr(),
+                       state, name + "_format");
+          candidates.append({variantFormat, variantLibrary});
+        }
+        SmallVector<Value> args = {device};
+        args.append(candidates);
+        loaded = hal.call<hal::ExecutableCreateFirstOp>(
+            args, ref, {static_cast<int32_t>(variants.size() + 1)});
+      }
       vm::GlobalStoreRefOp::create(initBuilder, loc, loaded,
                                    FlatSymbolRefAttr::get(context, global));
       state.executables[executable.getSymName()] = global;

@@ -28,8 +28,8 @@ extern "C" {
 /* Version of the hal module's import surface; modules may depend on it.
  * The highest `since` of schemas/hal_imports.def (checked when the hal
  * module is built). 2: hal.allocator.allocate_uninitialized and
- * hal.buffer.wrap. */
-#define STRATA_HAL_MODULE_VERSION 2u
+ * hal.buffer.wrap. 3: hal.executable.create_first. */
+#define STRATA_HAL_MODULE_VERSION 3u
 
 /* Registers every HAL ref type (hal.buffer, hal.buffer_view, hal.device,
  * hal.allocator, hal.executable, hal.command_buffer, hal.semaphore,
