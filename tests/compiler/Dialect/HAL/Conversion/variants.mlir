@@ -9,7 +9,7 @@
 // CHECK-DAG: vm.rodata @__executable_format "embedded-elf-x86_64"
 // CHECK-DAG: vm.rodata @__executable_library_variant_1 "\7FELF-v3"
 // CHECK-NOT: vm.rodata
-// CHECK: vm.func @__init() attributes {vm.initializer}
+// CHECK: vm.initializer @__init {
 // CHECK: %[[LIB:.*]] = vm.const.ref.rodata @__executable_library{{$}}
 // CHECK-NEXT: %[[FMT:.*]] = vm.const.ref.rodata @__executable_format
 // CHECK-NEXT: %[[V1:.*]] = vm.const.ref.rodata @__executable_library_variant_1
