@@ -30,10 +30,6 @@ EXCLUDED = {
     "tensor/rodata-weights.mlir": "checks the x86-64 stream IR",
     "tensor/multi-isa.mlir": "compiles x86-64-multi and runs its AVX-512, "
                              "AVX2 and baseline variants",
-    "tensor/benchmark-dynamic.mlir":
-        "under qemu its trace had no fence.wait on the host track, which "
-        "check_trace.py requires (the cause is not known yet; its kernels "
-        "passed)",
 }
 
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "hal_module_impl.h"
+#include "strata/base/trace.h"
 
 namespace strata::hal {
 namespace {
@@ -82,6 +83,14 @@ strata_status_t HalState::fenceAwait(const NativeCall& call, int32_t timeout_ms,
     }
   }
   if (!pending) {
+    // Traced as a wait that found its fences reached, so a trace shows the
+    // await whether the work ended before it or not.
+    strata_trace_t* trace = strata_trace_installed();
+    if (trace && count > 0) {
+      int64_t now = strata_trace_now_ns();
+      strata_trace_record(trace, "wait", "fence.wait", STRATA_TRACE_TRACK_HOST,
+                          now, now, "\"ok\": true, \"reached\": true");
+    }
     *out = 0;
     return nullptr;
   }
