@@ -184,3 +184,24 @@ func.func @dynamic_rows_narrow(%a: tensor<?x1024xf32>, %b: tensor<1024x256xf32>)
                      outs(%f : tensor<?x256xf32>) -> tensor<?x256xf32>
   return %r : tensor<?x256xf32>
 }
+
+// -----
+
+// A convolution of a dynamic batch: one image per tile, each image cut into
+// at least a few row tiles (kDynamicConvWorkgroupsPerImage), so a batch of
+// one still spreads over workers; here the static rule's pixel bound (about
+// 256 output pixels a tile) gives 8 tiles of 7 rows.
+// CHECK-LABEL: func.func @dynamic_batch_conv
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, 56) step (1, 7)
+// CHECK:   linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x7x56x64xf32>
+func.func @dynamic_batch_conv(%x: tensor<?x58x58x64xf32>, %w: tensor<3x3x64x64xf32>) -> tensor<?x56x56x64xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x58x58x64xf32>
+  %e = tensor.empty(%n) : tensor<?x56x56x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x56x56x64xf32>) -> tensor<?x56x56x64xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+         ins(%x, %w : tensor<?x58x58x64xf32>, tensor<3x3x64x64xf32>)
+         outs(%f : tensor<?x56x56x64xf32>) -> tensor<?x56x56x64xf32>
+  return %r : tensor<?x56x56x64xf32>
+}

@@ -345,16 +345,49 @@ bool isPackedWeightView(Operation *op) {
 // eighth of the time; 14 do not).
 constexpr int64_t kConvWorkgroups = 16;
 
+// Workgroups per image (at least) of a convolution whose batch is known
+// only at run time. Its images are cut like a batch of one would be, but
+// coarser: a batch of one still spreads over a few workers, while a larger
+// batch (whose images alone spread) pays little for the extra tiles.
+// resnet18 compiled once with a dynamic batch (Intel Xeon, AVX-512,
+// 2026-12-03): one workgroup per image left batch 1 on one worker (1.73x
+// the static module at 2 workers); 16 per image, as the static batch 1,
+// cost 20% at one worker and 11-13% at batch 8; these tiles cost 1-3% at
+// one worker (batch 1 and 8).
+constexpr int64_t kDynamicConvWorkgroupsPerImage = 4;
+
+// Whether `conv` is all f32 with a dynamic batch (its first loop), static
+// other loops, and at least kMinMatmulTileWork multiply-adds per image.
+bool isDynamicBatchF32(linalg::Conv2DNhwcHwcfOp conv) {
+  if (!conv || !llvm::all_of(conv->getOperandTypes(), [](Type type) {
+        return getElementTypeOrSelf(type).isF32();
+      })) {
+    return false;
+  }
+  SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
+  if (!ShapedType::isDynamic(ranges[0]) ||
+      llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(),
+                   ShapedType::isDynamic)) {
+    return false;
+  }
+  int64_t work = 1;
+  for (int64_t range : ArrayRef<int64_t>(ranges).drop_front()) {
+    work *= range;
+  }
+  return work >= kMinMatmulTileWork;
+}
+
 // Convolution tiles for the microkernel, which takes one image and whole
 // rows of output pixels: images one per workgroup, output rows and
-// channels cut like a matmul's rows (pixels) and columns.
-SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv) {
+// channels cut like a matmul's rows (pixels) and columns, so that the
+// images' tiles make about `wanted` workgroups per image.
+SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv,
+                                         int64_t wanted) {
   SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
   int64_t images = ranges[0], height = ranges[1], width = ranges[2],
           channels = ranges[3];
   int64_t tileN = chooseTileSize(channels, ceilDiv(channels, kMatmulTileEdge));
   int64_t countN = ceilDiv(channels, tileN);
-  int64_t wanted = ceilDiv(kConvWorkgroups, images);
   if (countN * ceilDiv(height * width, kMatmulTileEdge) < wanted &&
       channels >= kMatmulTileEdge) {
     tileN = chooseTileSize(channels, ceilDiv(channels, kMatmulTileEdge / 2));
@@ -382,7 +415,7 @@ SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv) {
   if (images == 1 && tileH >= height && tileN >= channels) {
     return {};
   }
-  return {images > 1 ? 1 : 0, tileH < height ? tileH : 0, 0,
+  return {images != 1 ? 1 : 0, tileH < height ? tileH : 0, 0,
           tileN < channels ? tileN : 0};
 }
 
@@ -431,6 +464,14 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
         return sizes;
       }
     }
+    // A convolution of a dynamic batch: a few tiles per image.
+    auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(root);
+    if (isDynamicBatchF32(conv)) {
+      SmallVector<int64_t> sizes =
+          chooseConvTileSizes(conv, kDynamicConvWorkgroupsPerImage);
+      sizes.resize(root.getNumLoops(), 0);
+      return sizes;
+    }
     return chooseDynamicTileSizes(root);
   }
   if (linalg::MatmulOp matmul = findDistributedMatmul(root)) {
@@ -451,7 +492,8 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
   }
   auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(root);
   if (conv && isLargeF32(conv)) {
-    SmallVector<int64_t> sizes = chooseConvTileSizes(conv);
+    SmallVector<int64_t> sizes = chooseConvTileSizes(
+        conv, ceilDiv(kConvWorkgroups, conv.getStaticLoopRanges()[0]));
     if (!sizes.empty()) {
       sizes.resize(root.getNumLoops(), 0);
     }
