@@ -17,7 +17,8 @@ module for that size (the same ONNX file compiled with --input-shape):
         --build=build [--config=small|gpt2] [--threads=1,2] [--rounds=5]
 
 Per thread count, every runner of every row runs once per round, in turn
-(so drift on a shared machine hits all alike); a cell is the median over
+(so drift on a shared machine hits all alike), the first runner moving one
+place each round; a cell is the median over
 rounds of each round's median of --reps calls. Ratios are Strata's dynamic
 module / the peer (below 1.0 Strata is faster). Strata runs through the
 Python package with tensors=True (inputs wrapped once, results kept in the
@@ -268,7 +269,12 @@ def run_threads(args, rows, threads, ort):
                     call()
         for round_index in range(args.rounds):
             for row in rows:
-                for name, call in calls[row.label].items():
+                # The runners take turns going first: whichever follows
+                # another pays for what that one leaves behind (caches,
+                # threads still winding down), so no runner always does.
+                order = list(calls[row.label].items())
+                shift = round_index % len(order)
+                for name, call in order[shift:] + order[:shift]:
                     settle()
                     if name == "ort":
                         value = statistics.median(ort.run(call, args.reps))
