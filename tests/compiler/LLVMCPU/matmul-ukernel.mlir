@@ -2,6 +2,7 @@
 // RUN: strata-opt %s --split-input-file --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids '--strata-llvmcpu-lower-to-llvm=native-vector-bytes=64 matmul-ukernel=avx512' | FileCheck %s --check-prefix=UKERNEL
 // RUN: strata-opt %s --split-input-file --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids '--strata-llvmcpu-lower-to-llvm=native-vector-bytes=64' | FileCheck %s --check-prefix=NONE
 // RUN: strata-opt %s --split-input-file --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids '--strata-llvmcpu-lower-to-llvm=native-vector-bytes=64 matmul-ukernel=avx512' -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
+// RUN: strata-opt %s --split-input-file --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids '--strata-llvmcpu-lower-to-llvm=native-vector-bytes=32 matmul-ukernel=avx2' | FileCheck %s --check-prefix=AVX2
 
 // A 1024^3 f32 matmul: 256 x 256 workgroup tiles (4 x 4). Each workgroup's
 // zero fill folds into one microkernel call (flags 0: overwrite) on its
@@ -162,6 +163,15 @@ func.func @batched(%a: tensor<4x128x64xf32>, %b: tensor<4x64x128xf32>) -> tensor
 // UKERNEL: llvm.call @strata_ukernel_sconv_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NR]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PACKED]],
 // UKERNEL-NOT: llvm.intr.fma
 // UKERNEL: llvm.func @strata_ukernel_sconv_f32(
+// The AVX2 kernel (16 columns) reads the same 32-column panels as two
+// strips, the panel width passed as B's row stride: a multi-ISA module
+// packs its weights once, for its first variant.
+// AVX2-LABEL: llvm.func @packed_conv
+// AVX2-DAG: %[[PACKED:.*]] = llvm.mlir.constant(2 : i64) : i64
+// AVX2-DAG: %[[WIDTH:.*]] = llvm.mlir.constant(32 : {{i64|index}}) : i64
+// AVX2: llvm.call @strata_ukernel_sconv_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[WIDTH]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PACKED]],
+// AVX2-NOT: llvm.intr.fma
+// AVX2: llvm.func @strata_ukernel_sconv_f32(
 // Without a microkernel the transpose runs and the conv is loops.
 // NONE-LABEL: llvm.func @packed_conv
 // NONE-NOT: strata_ukernel
@@ -186,6 +196,11 @@ func.func @packed_conv(%x: tensor<1x30x30x64xf32>, %p: tensor<2x3x3x64x32xf32>) 
 // UKERNEL-DAG: %[[PACKED:.*]] = llvm.mlir.constant(2 : i64) : i64
 // UKERNEL: llvm.call @strata_ukernel_sgemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PACKED]], %{{.*}})
 // UKERNEL-NOT: llvm.intr.fma
+// AVX2-LABEL: llvm.func @packed_matmul
+// AVX2-DAG: %[[PACKED:.*]] = llvm.mlir.constant(2 : i64) : i64
+// AVX2-DAG: %[[WIDTH:.*]] = llvm.mlir.constant(32 : {{i64|index}}) : i64
+// AVX2: llvm.call @strata_ukernel_sgemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[WIDTH]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PACKED]], %{{.*}})
+// AVX2-NOT: llvm.intr.fma
 // NONE-LABEL: llvm.func @packed_matmul
 // NONE-NOT: strata_ukernel
 func.func @packed_matmul(%a: tensor<512x1024xf32>, %p: tensor<16x1024x32xf32>) -> tensor<512x512xf32> {

@@ -100,10 +100,13 @@ bool isMultipleOf(OpFoldResult value, int64_t factor, int depth) {
 // A weight packed at compile time (--strata-pack-weights): the right-hand
 // operand of a matmul or conv is (a view of columns of)
 //   collapse_shape(transpose(P)) : ... x N   (the last two dims merged)
-// where P is a contiguous memref [N/NR, <depth dims>, NR] and the
+// where P is a contiguous memref [N/W, <depth dims>, W] and the
 // transpose, the one writer of its buffer, carries the f32 packed-weight
-// marker for NR (findMarkedTranspose). The microkernel reads P's panels in
-// place (STRATA_SGEMM_PACKED_B); the transpose is then dead
+// marker for W (findMarkedTranspose), W a multiple of the microkernel's
+// NR: its own panels, or a multi-ISA module's first variant's wider ones
+// (the AVX2 kernel reads AVX-512's 32-column panels as two strips of 16).
+// Every column the views start at begins a panel. The microkernel reads
+// P's panels in place (STRATA_SGEMM_PACKED_B); the transpose is then dead
 // (eraseDeadRelayouts).
 std::optional<PackedWeights> findPackedWeights(Value rhs, int64_t nr) {
   auto rhsType = cast<MemRefType>(rhs.getType());
@@ -111,7 +114,9 @@ std::optional<PackedWeights> findPackedWeights(Value rhs, int64_t nr) {
   Value whole = rhs;
   OpFoldResult column = OpBuilder(rhs.getContext()).getIndexAttr(0);
   // Views of columns of views (a tile of the first N columns of a padded
-  // last panel): every column offset must start a panel.
+  // last panel): every column offset must start a panel (checked below,
+  // once the panel width is known).
+  SmallVector<OpFoldResult> offsets;
   while (auto view = whole.getDefiningOp<memref::SubViewOp>()) {
     // Every depth dimension whole, unit strides: only columns are cut.
     MemRefType sourceType = view.getSourceType();
@@ -129,9 +134,7 @@ std::optional<PackedWeights> findPackedWeights(Value rhs, int64_t nr) {
       }
     }
     OpFoldResult offset = view.getMixedOffsets().back();
-    if (!isMultipleOf(offset, nr)) {
-      return std::nullopt;
-    }
+    offsets.push_back(offset);
     std::optional<int64_t> constant = getConstantIntValue(column);
     if (!constant || *constant != 0) {
       // Two non-zero column offsets: not worth adding up.
@@ -155,12 +158,17 @@ std::optional<PackedWeights> findPackedWeights(Value rhs, int64_t nr) {
   }
   Value transposed = collapse.getSrc();
   auto transposedType = cast<MemRefType>(transposed.getType());
-  if (groups.back().size() != 2 || !transposedType.hasStaticShape() ||
-      transposedType.getShape().back() != nr || !isMultipleOf(column, nr)) {
+  if (groups.back().size() != 2 || !transposedType.hasStaticShape()) {
+    return std::nullopt;
+  }
+  int64_t width = transposedType.getShape().back();
+  if (width % nr != 0 || llvm::any_of(offsets, [&](OpFoldResult offset) {
+        return !isMultipleOf(offset, width);
+      })) {
     return std::nullopt;
   }
   linalg::TransposeOp transpose = findMarkedTranspose(
-      transposed, flow::PackedWeightLayout{nr, /*depthGroup=*/0});
+      transposed, flow::PackedWeightLayout{width, /*depthGroup=*/0});
   if (!transpose) {
     return std::nullopt;
   }
@@ -170,7 +178,7 @@ std::optional<PackedWeights> findPackedWeights(Value rhs, int64_t nr) {
       !panelsType.getElementType().isF32()) {
     return std::nullopt;
   }
-  return PackedWeights{panels, column};
+  return PackedWeights{panels, column, width};
 }
 
 // The pointer and element offset of the first panel `packed` reads:
@@ -182,6 +190,7 @@ MatmulOperands decomposePacked(OpBuilder &b, Location loc,
   Value skipped = arith::MulIOp::create(
       b, loc, column, arith::ConstantIndexOp::create(b, loc, depth));
   operands.offset = arith::AddIOp::create(b, loc, operands.offset, skipped);
+  operands.rowStride = arith::ConstantIndexOp::create(b, loc, packed.width);
   return operands;
 }
 
@@ -241,7 +250,7 @@ std::optional<PackedWeights> findPackedIntWeights(Value rhs, int64_t nr,
       !panelsType.getElementType().isSignlessInteger(8)) {
     return std::nullopt;
   }
-  return PackedWeights{panels, column};
+  return PackedWeights{panels, column, nr};
 }
 
 // The transposes of packed weights whose output nothing reads any more

@@ -75,7 +75,11 @@ Value elementAddress(OpBuilder &b, Location loc, Value memref,
 // microkernel reads in place (PackedWeights.cpp).
 struct PackedWeights {
   Value panels;        // P
-  OpFoldResult column; // the first column of the view (a multiple of NR)
+  OpFoldResult column; // the first column of the view (a multiple of width)
+  // Columns per packed panel: the variant's own NR, or a multiple of it
+  // (a multi-ISA module packs for its first variant; a variant of
+  // narrower vectors reads each panel as width / NR strips).
+  int64_t width = 0;
 };
 
 // Whether `value` is provably a multiple of `factor`: a constant, a
@@ -86,7 +90,8 @@ struct PackedWeights {
 bool isMultipleOf(OpFoldResult value, int64_t factor, int depth = 0);
 
 // The f32 packed weight `rhs` (the right-hand operand of a matmul or the
-// filter of a conv) is a view of, for panels of `nr` columns.
+// filter of a conv) is a view of, for a microkernel of `nr` columns: panels
+// of nr columns or of a multiple of nr.
 std::optional<PackedWeights> findPackedWeights(Value rhs, int64_t nr);
 
 // The int8 packed weight `rhs` (the right-hand operand of an int8 matmul)
@@ -95,7 +100,9 @@ std::optional<PackedWeights> findPackedIntWeights(Value rhs, int64_t nr,
                                                   int64_t kg);
 
 // The pointer and element offset of the first panel `packed` reads:
-// P's own offset plus column * depth (each panel is depth x NR floats).
+// P's own offset plus column * depth (each panel is depth x width
+// elements), and the panel width as the row stride (the microkernels'
+// ldb under STRATA_SGEMM_PACKED_B).
 MatmulOperands decomposePacked(OpBuilder &b, Location loc,
                                const PackedWeights &packed, int64_t depth);
 

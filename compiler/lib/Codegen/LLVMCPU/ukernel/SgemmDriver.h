@@ -345,6 +345,10 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
   int64_t panelStart[MC];
   int64_t panelRows[MC];
   int packedB = (flags & STRATA_SGEMM_PACKED_B) != 0;
+  /* Columns per compile-time panel (ldb under STRATA_SGEMM_PACKED_B): NR,
+   * or a multiple of it that this kernel reads as strips of NR columns, pw
+   * floats from one depth step to the next. */
+  int64_t pw = packedB ? ldb : NR;
   /* A few rows (a matrix-vector product, one image's last pixels): each B
    * panel serves one A panel, so packing B would only copy it. The
    * microkernel reads B's full panels in place (rows ldb apart); only a last
@@ -367,12 +371,13 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
       const struct Epilogue *last = pc + kc >= k ? epilogue : 0;
       int streamBlock = stream && pc + kc >= k;
       /* Packed panels of this block: kc x NR each, kc * NR floats apart
-       * when packed here, k * NR when packed at compile time. */
+       * when packed here; kc x pw, k * pw floats apart, when packed at
+       * compile time (jc, a multiple of NC, starts a panel). */
       const float *blockB = pb;
       int64_t panelFloats = kc * NR;
       if (packedB) {
-        blockB = b + jc * k + pc * NR;
-        panelFloats = k * NR;
+        blockB = b + jc * k + pc * pw;
+        panelFloats = k * pw;
       } else if (!inPlaceB) {
         packB(b + pc * ldb + jc, ldb, kc, nc, pb);
       } else if (fullCols < nc) {
@@ -420,8 +425,8 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
             int64_t ir = panelStart[panel];
             int64_t rows = panelRows[panel];
             int64_t cols = minI64(NR, nc - jr);
-            const float *panelB = blockB + jr / NR * panelFloats;
-            int64_t panelStride = NR;
+            const float *panelB = blockB + jr / pw * panelFloats + jr % pw;
+            int64_t panelStride = pw;
             if (inPlaceB) {
               panelB = cols == NR ? b + pc * ldb + jc + jr : pb;
               panelStride = cols == NR ? ldb : NR;
@@ -454,19 +459,23 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
             if (packedB && !rowsOuter && panels > 1) {
               /* The next panel: in this block, else the first of the next
                * depth block, else of the next column block. */
+              /* A panel wider than NR is prefetched whole before its
+               * first strip: its next strip needs nothing. */
               const float *nextB = 0;
               int64_t nextDepth = kc;
               if (jr + NR < nc) {
-                nextB = blockB + (jr / NR + 1) * panelFloats;
+                if ((jr + NR) % pw == 0) {
+                  nextB = blockB + (jr + NR) / pw * panelFloats;
+                }
               } else if (pc + kc < k) {
-                nextB = b + jc * k + (pc + kc) * NR;
+                nextB = b + jc * k + (pc + kc) * pw;
                 nextDepth = minI64(depthBlock, k - pc - kc);
               } else if (jc + NC < n) {
                 nextB = b + (jc + NC) * k;
                 nextDepth = minI64(depthBlock, k);
               }
               if (nextB) {
-                prefetchShare(nextB, nextDepth * NR * (int64_t)sizeof(float), i,
+                prefetchShare(nextB, nextDepth * pw * (int64_t)sizeof(float), i,
                               panels);
               }
             }

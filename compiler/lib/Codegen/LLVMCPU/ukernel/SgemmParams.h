@@ -59,11 +59,13 @@
 
 /* Bit 0 of the flags argument: add to C instead of overwriting it. */
 #define STRATA_SGEMM_ACCUMULATE 1
-/* Bit 1: B was packed at compile time into panels of NR columns, each its
- * whole depth k-major (k x NR floats, panel after panel; the layout
+/* Bit 1: B was packed at compile time into panels of ldb columns (NR, or a
+ * multiple of NR that the kernel reads as strips of NR: a multi-ISA
+ * module's weights are packed for its first variant), each its whole
+ * depth k-major (k x ldb floats, panel after panel; the layout
  * --strata-pack-weights gives a constant weight; columns past the weight's
  * last in its last panel are zeros); the call's b points at the panel of
- * its first column, a multiple of NR. Nothing is packed per call. */
+ * its first column, a multiple of ldb. Nothing is packed per call. */
 #define STRATA_SGEMM_PACKED_B 2
 /* Bits 2-4: an epilogue fused into the last store of each tile (the
  * elementwise op that read the product; MatmulUkernel.cpp): add bias[j]
