@@ -454,7 +454,10 @@ std::string emitLibraryABI(llvm::Module &module, llvm::StringRef libraryName,
   // const header* const* query(uint32_t max_version, const environment*)
   // (strata_hal_executable_library_query_fn_t): the library is version 1
   // only (its kernels write the detail of the version 1 workgroup state),
-  // so a runtime that asks for at most version 0 gets NULL.
+  // so a runtime that asks for at most version 0 gets NULL. The runtime
+  // calls it before it has checked the header's CPU features (a multi-ISA
+  // module's loader tries its libraries best first), so it must run on any
+  // CPU of the architecture: a compare and a select need no feature.
   auto *queryType = llvm::FunctionType::get(ptrType, {i32Type, ptrType}, false);
   if (module.getFunction(kQuerySymbol)) {
     return "the executable already defines " + kQuerySymbol.str();
