@@ -229,12 +229,12 @@ bool hostRunsMicrokernels() {
 TEST_SUITE("compiler.llvmcpu.ukernel") {
 
   TEST_CASE("matmuls through the microkernel match a reference at edge sizes "
-            "on both x86 variants, and without one") {
+            "on every x86 variant") {
     if (!hostRunsMicrokernels()) {
       return;
     }
     // "" is the host (AVX-512 here when it has it); -avx512f forces AVX2;
-    // -avx2 has no microkernel: the vectorized path on matmul tiles.
+    // -avx2 leaves SSE2 (the baseline x86-64 kernel, no FMA).
     for (const char *features : {"", "-avx512f", "-avx2"}) {
       // m x k x n: a prime number of rows (partial last workgroup), one
       // row, a depth of several 256-blocks with a remainder, thin columns;
@@ -266,7 +266,7 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
   }
 
   TEST_CASE("convolutions read in place by the microkernel match a "
-            "reference at edge sizes on both x86 variants") {
+            "reference at edge sizes on every x86 variant") {
     // Output rows that fill at least 90% of their register tiles are read
     // in place (convPixelStep, SgemmDriver.h): row panels end where output
     // rows do (55 = 3 x 14 + 13, 9 x 6 + 1; 40 rows: several per
@@ -276,7 +276,7 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
     if (!hostRunsMicrokernels()) {
       return;
     }
-    for (const char *features : {"", "-avx512f"}) {
+    for (const char *features : {"", "-avx512f", "-avx2"}) {
       CAPTURE(features);
       checkConv(40, 55, 5, 33, 3, 1, 1, features);
       checkConv(6, 28, 32, 48, 3, 2, 1, features);
@@ -296,11 +296,11 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
     // kStreamedResultBytes (UkernelCommon.cpp): these results are written
     // with non-temporal stores where a vector is aligned and plain stores
     // elsewhere (rows of 4099 floats, pixels of 136 channels start at
-    // every alignment), by both kernels on both variants.
+    // every alignment), by both kernels on every variant.
     if (!hostRunsMicrokernels()) {
       return;
     }
-    for (std::string features : {"", "-avx512f"}) {
+    for (std::string features : {"", "-avx512f", "-avx2"}) {
       CAPTURE(features);
       LLVMCPUTargetOptions options;
       options.features = features;

@@ -68,6 +68,10 @@ std::optional<Variant> lookupVariant(StringRef name) {
         STRATA_SGEMM_AVX2_MR, STRATA_SGEMM_AVX2_NR, 8,
         STRATA_IGEMM_MADD_NR, STRATA_IGEMM_MADD_KG, STRATA_IGEMM_MADD_KG};
   }
+  if (name == "sse") {
+    // Baseline x86-64: f32 kernels only, as on AArch64.
+    return Variant{STRATA_SGEMM_SSE_MR, STRATA_SGEMM_SSE_NR, 4, 0, 0, 0};
+  }
   if (name == "neon") {
     // AArch64: f32 kernels only (an int8 panel of 0: int8 matmuls stay
     // with the code generator).

@@ -158,6 +158,9 @@ std::string createTargetMachine(const LLVMCPUTargetOptions &options,
       out.ukernelVariant = "avx512";
     } else if (subtarget->checkFeatures("+avx2,+fma")) {
       out.ukernelVariant = "avx2";
+    } else {
+      // Every x86-64 CPU has SSE2 (ukernel/SgemmSse.c).
+      out.ukernelVariant = "sse";
     }
     out.nativeVectorBytes = subtarget->checkFeatures("+avx512f") ? 64
                             : subtarget->checkFeatures("+avx")   ? 32

@@ -17,6 +17,9 @@
 /* AVX2 + FMA: 6 x 2 ymm accumulators. */
 #define STRATA_SGEMM_AVX2_MR 6
 #define STRATA_SGEMM_AVX2_NR 16
+/* Baseline x86-64 (SSE2): 6 x 2 xmm accumulators (SgemmSse.c). */
+#define STRATA_SGEMM_SSE_MR 6
+#define STRATA_SGEMM_SSE_NR 8
 /* AArch64 NEON: 8 x 2 q-register accumulators (SgemmNeon.c). */
 #define STRATA_SGEMM_NEON_MR 8
 #define STRATA_SGEMM_NEON_NR 8
