@@ -80,14 +80,18 @@ def compile_file(args, rel, out):
     return cases, None
 
 
-def run_case(args, module, case):
-    """Runs one case; returns None on success, else the first error line."""
+def run_case(args, module, case, features=None):
+    """Runs one case (under STRATA_CPU_FEATURES=features when given);
+    returns None on success, else the first error line."""
     command = args.run_wrapper + [
         args.strata_run, "--module=" + module, "--function=" + case,
         "--device=" + args.device]
+    env = None
+    if features is not None:
+        env = dict(os.environ, STRATA_CPU_FEATURES=features)
     try:
         result = subprocess.run(command, capture_output=True, text=True,
-                                timeout=args.case_timeout)
+                                timeout=args.case_timeout, env=env)
     except subprocess.TimeoutExpired:
         return "timed out after %ds" % args.case_timeout
     if result.returncode == 0:
@@ -115,14 +119,21 @@ def main():
                         help="a word of the command strata-run and "
                         "strata-dump run under (qemu-aarch64-static)")
     parser.add_argument("--skip", action="append", default=[],
-                        metavar="FILE[:CASE]=REASON",
-                        help="leaves a file or a case out, with its reason")
+                        metavar="FILE[:CASE[@FEATURES]]=REASON",
+                        help="leaves a file or a case out, with its reason "
+                        "(@FEATURES: only its run under that "
+                        "--cpu-features value)")
     parser.add_argument("--device", default="local-task")
     parser.add_argument("--target-cpu", default=None,
                         help="strata-compile's --target-cpu; with "
                         "x86-64-multi, STRATA_CPU_FEATURES=avx512|avx2|"
                         "baseline in the environment picks the variant the "
                         "cases run")
+    parser.add_argument("--cpu-features", default=None,
+                        help="';'-separated STRATA_CPU_FEATURES values "
+                        "(avx512;avx2;baseline): each case runs once under "
+                        "each, from one compiled module (with "
+                        "--target-cpu=x86-64-multi, once per variant)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--compile-timeout", type=int, default=300)
     parser.add_argument("--case-timeout", type=int, default=60)
@@ -157,38 +168,51 @@ def main():
             lambda rel: compile_file(args, rel, module_path(rel)),
             to_compile)))
 
-        # Every case to run, in file order.
-        plan = []  # (rel, case, skip reason or None, compile error or None)
+        # Every case to run, in file order, once per --cpu-features value.
+        variants = (args.cpu_features.split(";") if args.cpu_features
+                    else [None])
+        # (rel, case, features, skip reason or None, compile error or None)
+        plan = []
         for rel in files:
-            if rel not in compiled:
-                for case in source_cases(os.path.join(args.root, rel)) or ["*"]:
-                    plan.append((rel, case, SKIPS[rel], None))
-                continue
-            cases, error = compiled[rel]
-            if cases is None:
-                names = source_cases(os.path.join(args.root, rel)) or ["*"]
-                for case in names:
-                    plan.append((rel, case, None, error))
-                continue
-            missing = [c for c in source_cases(os.path.join(args.root, rel))
-                       if c not in cases]
-            for case in cases:
-                plan.append((rel, case, SKIPS.get(rel + ":" + case), None))
-            for case in missing:
-                plan.append((rel, case, None,
-                             "not exported as a () -> () function"))
+            for features in variants:
+                def skip_of(case):
+                    key = rel + ":" + case
+                    return SKIPS.get("%s@%s" % (key, features),
+                                     SKIPS.get(key))
+                if rel not in compiled:
+                    for case in (source_cases(os.path.join(args.root, rel))
+                                 or ["*"]):
+                        plan.append((rel, case, features, SKIPS[rel], None))
+                    continue
+                cases, error = compiled[rel]
+                if cases is None:
+                    names = source_cases(os.path.join(args.root, rel)) or ["*"]
+                    for case in names:
+                        plan.append((rel, case, features, None, error))
+                    continue
+                missing = [c for c in
+                           source_cases(os.path.join(args.root, rel))
+                           if c not in cases]
+                for case in cases:
+                    plan.append((rel, case, features, skip_of(case), None))
+                for case in missing:
+                    plan.append((rel, case, features, None,
+                                 "not exported as a () -> () function"))
 
         def execute(item):
-            rel, case, skip, error = item
+            rel, case, features, skip, error = item
             if skip is not None or error is not None:
                 return item
-            return (rel, case, None, run_case(args, module_path(rel), case))
+            return (rel, case, features, None,
+                    run_case(args, module_path(rel), case, features))
 
         results = list(pool.map(execute, plan))
 
     passed = failed = skipped = 0
-    for rel, case, skip, error in results:
+    for rel, case, features, skip, error in results:
         name = "%s:%s" % (rel, case)
+        if features is not None:
+            name += "@" + features
         if skip is not None:
             skipped += 1
             print("SKIP %s %s" % (name, skip))
