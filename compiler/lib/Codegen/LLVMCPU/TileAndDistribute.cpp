@@ -247,10 +247,10 @@ constexpr int64_t kDynamicMatmulRows = 64;
 constexpr int64_t kDynamicMatmulTileRows = 128;
 constexpr int64_t kMinColumnTiles = 4;
 
-// Whether `op` is all f32 with a dynamic first loop (the rows), static other
-// loops, and at least kMinMatmulTileWork multiply-adds per tile of
-// kDynamicMatmulRows rows.
-bool isDynamicRowsF32(linalg::LinalgOp op) {
+// Whether `op` is all f32 with a dynamic first loop, static other loops,
+// and at least kMinMatmulTileWork multiply-adds per `firstLoopTile`
+// iterations of its first loop.
+bool isDynamicFirstLoopF32(linalg::LinalgOp op, int64_t firstLoopTile) {
   if (!op || !llvm::all_of(op->getOperandTypes(), [](Type type) {
         return getElementTypeOrSelf(type).isF32();
       })) {
@@ -262,11 +262,16 @@ bool isDynamicRowsF32(linalg::LinalgOp op) {
                    ShapedType::isDynamic)) {
     return false;
   }
-  int64_t work = kDynamicMatmulRows;
+  int64_t work = firstLoopTile;
   for (int64_t range : ArrayRef<int64_t>(ranges).drop_front()) {
     work *= range;
   }
   return work >= kMinMatmulTileWork;
+}
+
+// A matmul with dynamic rows worth tiles of kDynamicMatmulRows rows.
+bool isDynamicRowsF32(linalg::LinalgOp op) {
+  return isDynamicFirstLoopF32(op, kDynamicMatmulRows);
 }
 
 // The large f32 linalg.matmul the root's workgroups are cut along
@@ -356,25 +361,10 @@ constexpr int64_t kConvWorkgroups = 16;
 // one worker (batch 1 and 8).
 constexpr int64_t kDynamicConvWorkgroupsPerImage = 4;
 
-// Whether `conv` is all f32 with a dynamic batch (its first loop), static
-// other loops, and at least kMinMatmulTileWork multiply-adds per image.
+// A convolution of a dynamic batch (its first loop) worth the microkernel
+// per image.
 bool isDynamicBatchF32(linalg::Conv2DNhwcHwcfOp conv) {
-  if (!conv || !llvm::all_of(conv->getOperandTypes(), [](Type type) {
-        return getElementTypeOrSelf(type).isF32();
-      })) {
-    return false;
-  }
-  SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
-  if (!ShapedType::isDynamic(ranges[0]) ||
-      llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(),
-                   ShapedType::isDynamic)) {
-    return false;
-  }
-  int64_t work = 1;
-  for (int64_t range : ArrayRef<int64_t>(ranges).drop_front()) {
-    work *= range;
-  }
-  return work >= kMinMatmulTileWork;
+  return conv && isDynamicFirstLoopF32(conv, 1);
 }
 
 // Convolution tiles for the microkernel, which takes one image and whole
