@@ -98,6 +98,8 @@ struct PendingCall {
   uint64_t seq = 0;
   Function* function = nullptr;
   strata_runtime_call_t* call = nullptr;
+  // The instance of the model call belongs to and runs on.
+  size_t instance = 0;
   uint64_t start_ns = 0;
   int code = 0;
   std::string body;
@@ -122,6 +124,9 @@ struct PendingCall {
   uint64_t launch_ns = 0;          // the call's submission
   uint64_t done_ns = 0;            // its completion (compute thread)
   bool ran = false;  // its call ran (succeeded or failed at run time)
+  // Its batch failed with an error its data may have caused: it runs again
+  // alone (once; see drainCompletions).
+  bool rerun = false;
 };
 
 // The requests of one batching function waiting for their batch.
@@ -131,8 +136,8 @@ struct BatchQueue {
   std::deque<PendingCall*> waiting;
   uv_timer_t timer;
   bool armed = false;
-  // Batches of this queue running: the next one forms while one runs (the
-  // model has one instance) and goes when it is done.
+  // Batches of this queue running: up to the model's instance_count; the
+  // next one forms while they run and goes when one is done.
   size_t executing = 0;
   // Draining or unloading: what waits goes without waiting for a batch.
   bool flush_all = false;
@@ -1081,14 +1086,15 @@ void Server::invoke(Connection* conn, uint64_t seq, Function* function,
     return;
   }
   strata_runtime_call_t* call = nullptr;
-  strata_status_t status = registry_->takeCall(function, &call);
+  size_t instance = function->owner->pickInstance();
+  strata_status_t status = registry_->takeCall(function, &call, instance);
   if (status) {
     answer(conn, seq, 500, kJson, errorBody(consumeStatusText(status)));
     return;
   }
   std::string error;
   if (!pushInputs(*function, conn->request.body(), call, &error)) {
-    ModelRegistry::returnCall(function, call);
+    ModelRegistry::returnCall(function, call, instance);
     answer(conn, seq, 400, kJson, errorBody(error));
     return;
   }
@@ -1098,6 +1104,7 @@ void Server::invoke(Connection* conn, uint64_t seq, Function* function,
   pending->conn = conn;
   pending->seq = seq;
   pending->function = function;
+  pending->instance = instance;
   submit(pending, call);
 }
 
@@ -1156,9 +1163,11 @@ void Server::submitOip(Connection* conn, uint64_t seq, InferDone done,
     return;
   }
   strata_runtime_call_t* call = nullptr;
-  strata_status_t status = registry_->takeCall(function, &call);
+  pending->instance = function->owner->pickInstance();
+  strata_status_t status =
+      registry_->takeCall(function, &call, pending->instance);
   if (!status && !oipPushInputs(*function, inputs, call, &error)) {
-    ModelRegistry::returnCall(function, call);
+    ModelRegistry::returnCall(function, call, pending->instance);
     done = std::move(pending->done);
     delete pending;
     fail(400, error);
@@ -1184,7 +1193,9 @@ void Server::track(PendingCall* pending) {
 
 void Server::submit(PendingCall* pending, strata_runtime_call_t* call) {
   Function* function = pending->function;
+  ModelInstance* instance = function->owner->instances[pending->instance].get();
   pending->call = call;
+  ++instance->running;
   pending->start_ns = uv_hrtime();
   pending->launch_ns = pending->start_ns;
   track(pending);
@@ -1195,9 +1206,10 @@ void Server::submit(PendingCall* pending, strata_runtime_call_t* call) {
       call, timeout_ms ? strata_hal_deadline_after_ns(
                              static_cast<int64_t>(timeout_ms) * 1000000)
                        : 0);
-  metrics_.countExecution(function->owner->name, function->owner->version);
+  metrics_.countExecution(function->owner->name, function->owner->version,
+                          pending->instance);
   strata_status_t status = strata_runtime_call_invoke_async(
-      call, function->loop, nullptr, onCallDone, pending);
+      call, instance->loop, nullptr, onCallDone, pending);
   if (status) {
     // Not submitted: answered through the completion queue like any call.
     bool bad_input =
@@ -1257,9 +1269,10 @@ void Server::flushQueue(BatchQueue* queue) {
     queue->armed = false;
   }
   const ModelConfig& config = queue->function->owner->config;
-  // One batch runs at a time per model instance: the requests that arrive
-  // meanwhile gather into the next one, which goes when it ends (see
-  // drainCompletions). A drain or an unload sends everything at once.
+  // One batch runs at a time per model instance: with every instance busy,
+  // the requests that arrive gather into the next batch, which goes when
+  // one ends (see drainCompletions). A drain or an unload sends
+  // everything at once.
   // Batches in arrival order: the first waiting request and every later
   // one of its signature that still fits under max_batch_size.
   while (!queue->waiting.empty() &&
@@ -1314,24 +1327,27 @@ bool Server::launch(std::vector<PendingCall*> members) {
         input.shape[0] += member->inputs[i].shape[0];
         input.bytes.insert(input.bytes.end(), member->inputs[i].bytes.begin(),
                            member->inputs[i].bytes.end());
-        std::vector<uint8_t>().swap(member->inputs[i].bytes);
       }
     }
-  }
-  for (PendingCall* member : members) {
-    member->inputs.clear();
+    // Each member keeps its inputs until the batch succeeds: when it fails
+    // with an error its data may have caused, each runs again alone.
   }
   std::string error;
   strata_runtime_call_t* call = nullptr;
-  strata_status_t status = registry_->takeCall(function, &call);
+  // A free instance of the model (flushQueue launches no more batches than
+  // the model has instances).
+  size_t instance = function->owner->pickInstance();
+  strata_status_t status = registry_->takeCall(function, &call, instance);
   if (status) {
     error = consumeStatusText(status);
   } else if (!oipPushInputs(*function, inputs, call, &error)) {
-    ModelRegistry::returnCall(function, call);
+    ModelRegistry::returnCall(function, call, instance);
     call = nullptr;
   }
   if (call) {
+    ModelInstance* runner = function->owner->instances[instance].get();
     leader->call = call;
+    leader->instance = instance;
     leader->members = members;
     uint64_t timeout_ms = function->owner->config.request_timeout_ms
                               ? function->owner->config.request_timeout_ms
@@ -1340,16 +1356,18 @@ bool Server::launch(std::vector<PendingCall*> members) {
         call, timeout_ms ? strata_hal_deadline_after_ns(
                                static_cast<int64_t>(timeout_ms) * 1000000)
                          : 0);
-    metrics_.countExecution(function->owner->name, function->owner->version);
-    status = strata_runtime_call_invoke_async(call, function->loop, nullptr,
+    metrics_.countExecution(function->owner->name, function->owner->version,
+                            instance);
+    status = strata_runtime_call_invoke_async(call, runner->loop, nullptr,
                                               onCallDone, leader);
     if (!status) {
+      ++runner->running;
       return true;
     }
     error = consumeStatusText(status);
     leader->call = nullptr;
     leader->members.clear();
-    ModelRegistry::returnCall(function, call);
+    ModelRegistry::returnCall(function, call, instance);
   }
   // Not submitted: every member fails with the error.
   for (PendingCall* member : members) {
@@ -1469,12 +1487,49 @@ OipTensor sliceRows(const OipTensor& result, int64_t begin, int64_t rows) {
 
 }  // namespace
 
+namespace {
+
+// Whether a call failing with code may have failed because of its inputs'
+// values (a check or assertion, an index out of range, memory a large
+// batch exhausts), so that its batch's requests, each run alone, may
+// fare differently. A timeout, a lost device or a function the module
+// lacks fails whatever the data: those are not run again.
+bool canDependOnData(strata_status_code_t code) {
+  switch (code) {
+    case STRATA_STATUS_CANCELLED:
+    case STRATA_STATUS_DEADLINE_EXCEEDED:
+    case STRATA_STATUS_NOT_FOUND:
+    case STRATA_STATUS_ALREADY_EXISTS:
+    case STRATA_STATUS_PERMISSION_DENIED:
+    case STRATA_STATUS_UNIMPLEMENTED:
+    case STRATA_STATUS_UNAVAILABLE: return false;
+    default: return true;
+  }
+}
+
+}  // namespace
+
 // Compute thread: a batch's results are split per request, and each
 // answer is encoded here, off the HTTP loop.
 void Server::onCallDone(void* user, strata_runtime_call_t* call,
                         strata_status_t status) {
   PendingCall* pending = static_cast<PendingCall*>(user);
   uint64_t now = uv_hrtime();
+  if (!pending->members.empty() && pending->members.size() > 1 && status &&
+      canDependOnData(strata_status_code(status))) {
+    // Which request's data failed the batch cannot be told from one call:
+    // each runs again alone (the HTTP loop resubmits them).
+    strata_status_free(status);
+    std::vector<PendingCall*> members = pending->members;
+    for (PendingCall* member : members) {
+      member->rerun = true;
+    }
+    Server* server = pending->server;
+    for (PendingCall* member : members) {
+      server->postCompletion(member);
+    }
+    return;
+  }
   if (!pending->members.empty()) {
     std::vector<PendingCall*> members = pending->members;
     int code = 200;
@@ -1485,8 +1540,8 @@ void Server::onCallDone(void* user, strata_runtime_call_t* call,
       code = status_code == STRATA_STATUS_DEADLINE_EXCEEDED ? 504
              : status_code == STRATA_STATUS_UNAVAILABLE     ? 503
                                                             : 500;
-      // One call ran every member's rows: which one's data caused the
-      // failure cannot be told, so each gets the error.
+      // A lone request's own error, or one that does not depend on the
+      // data (canDependOnData): each member gets it.
       error = consumeStatusText(status);
       if (members.size() > 1) {
         error = "a batch of " + std::to_string(members.size()) +
@@ -1517,6 +1572,7 @@ void Server::onCallDone(void* user, strata_runtime_call_t* call,
         member->error = error;
         member->body = errorBody(error);
       } else {
+        member->inputs.clear();
         std::vector<OipTensor> mine;
         mine.reserve(results.size());
         for (const OipTensor& result : results) {
@@ -1611,7 +1667,28 @@ void Server::drainCompletions() {
   }
   uint64_t now = uv_hrtime();
   std::vector<BatchQueue*> finished_queues;
+  std::vector<PendingCall*> reruns;
   for (PendingCall* pending : batch) {
+    if (pending->rerun) {
+      // Its batch failed: it is still in flight, and runs again alone.
+      pending->rerun = false;
+      if (pending->call) {
+        ModelRegistry::returnCall(pending->function, pending->call,
+                                  pending->instance);
+        --pending->function->owner->instances[pending->instance]->running;
+        pending->call = nullptr;
+      }
+      if (!pending->members.empty()) {
+        auto queue = queues_.find(pending->function);
+        if (queue != queues_.end() && queue->second->executing > 0) {
+          --queue->second->executing;
+          finished_queues.push_back(queue->second.get());
+        }
+        pending->members.clear();
+      }
+      reruns.push_back(pending);
+      continue;
+    }
     --in_flight_;
     pending_.erase(pending);
     metrics_.observeInvokeLatency(now - pending->start_ns);
@@ -1623,7 +1700,9 @@ void Server::drainCompletions() {
           pending->done_ns - pending->launch_ns, pending->ran);
     }
     if (pending->call) {
-      ModelRegistry::returnCall(pending->function, pending->call);
+      ModelRegistry::returnCall(pending->function, pending->call,
+                                pending->instance);
+      --pending->function->owner->instances[pending->instance]->running;
     }
     if (!pending->members.empty()) {
       // A batch ended (its leader is answered first): the next one goes.
@@ -1670,6 +1749,18 @@ void Server::drainCompletions() {
       }
     }
     delete pending;
+  }
+  // The requests of failed batches go first, each alone (as batches of
+  // one, which are never run again): they count against their queue's
+  // instances like any batch.
+  for (PendingCall* pending : reruns) {
+    Function* function = pending->function;
+    if (launch({pending})) {
+      auto queue = queues_.find(function);
+      if (queue != queues_.end()) {
+        ++queue->second->executing;
+      }
+    }
   }
   for (BatchQueue* queue : finished_queues) {
     flushQueue(queue);

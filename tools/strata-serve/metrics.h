@@ -12,6 +12,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace strata::service {
 
@@ -97,9 +98,16 @@ class Metrics {
   void countModelFailure(const std::string& model, const std::string& version) {
     ++models_[{model, version}].failure;
   }
-  /// One call of a model executed (a batch of several requests is one).
-  void countExecution(const std::string& model, const std::string& version) {
-    ++models_[{model, version}].executions;
+  /// One call of a model executed (a batch of several requests is one)
+  /// on its instance `instance`.
+  void countExecution(const std::string& model, const std::string& version,
+                      size_t instance) {
+    ModelMetrics& m = models_[{model, version}];
+    ++m.executions;
+    if (m.instance_executions.size() <= instance) {
+      m.instance_executions.resize(instance + 1);
+    }
+    ++m.instance_executions[instance];
   }
 
   /// Per model and version, in the text exposition format; pending: the
@@ -132,6 +140,17 @@ class Metrics {
     counter("strata_serve_execution_count_total",
             "Calls of the model run (a batch of requests is one).",
             &ModelMetrics::executions);
+    out +=
+        "# HELP strata_serve_instance_execution_count_total Calls of the "
+        "model run, per instance (config.json's instance_count).\n"
+        "# TYPE strata_serve_instance_execution_count_total counter\n";
+    for (const auto& [key, m] : models_) {
+      for (size_t i = 0; i < m.instance_executions.size(); ++i) {
+        out += "strata_serve_instance_execution_count_total{" + labels(key) +
+               ",instance=\"" + std::to_string(i) + "\"} " +
+               std::to_string(m.instance_executions[i]) + "\n";
+      }
+    }
     auto histogram = [&](const char* name, const char* help,
                          Histogram ModelMetrics::* field) {
       out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name +
@@ -198,6 +217,7 @@ class Metrics {
     uint64_t failure = 0;
     uint64_t inferences = 0;
     uint64_t executions = 0;
+    std::vector<uint64_t> instance_executions;
     Histogram request;
     Histogram queue;
     Histogram compute;
