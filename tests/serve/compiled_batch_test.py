@@ -11,8 +11,15 @@ answer is checked value by value against a reference computed here, the
 metadata shows -1 for N, and /metrics shows the requests ran in fewer
 calls than requests.
 
+Batch failure isolation: --checked-mlir (main(x) = 2 * x, failing when
+an element of x is negative) compiled and served with batching; in each
+of 4 rounds 8 concurrent requests gather into batches, one of them with a
+negative value: it alone fails, with the model's message; the others get
+their values. /metrics counts the reruns (each request of a failed batch
+at most once) and the executions they cost.
+
   compiled_batch_test.py --server=PATH --compile=STRATA_COMPILE
-      --onnx-python=PYTHON3 --work=DIR
+      --onnx-python=PYTHON3 --checked-mlir=MLIR --work=DIR
 """
 import argparse
 import http.client
@@ -98,6 +105,90 @@ def request(port, method, path, body=None):
         connection.close()
 
 
+def checked_metrics(port):
+    status, text = request(port, "GET", "/metrics")
+    counts = {}
+    for name in ["inference_count", "execution_count", "rerun_count",
+                 "request_success", "request_failure"]:
+        found = re.search(r'strata_serve_%s_total\{model="checked",'
+                          r'version="1"\} (\d+)' % name, text)
+        counts[name] = int(found.group(1)) if found else 0
+    return counts
+
+
+def check_isolation(port):
+    """A batch failing on one request's data fails that request only."""
+    for round_index in range(4):
+        bad = (3 * round_index + 1) % 8
+        before = checked_metrics(port)
+        answers = {}
+        lock = threading.Lock()
+
+        def client(k):
+            x = [[k + 0.5, k + 1.0, k * 2.0]]
+            if k == bad:
+                x[0][round_index % 3] = -1.5
+            status, body = request(port, "POST", "/v2/models/checked/infer", {
+                "id": str(k), "inputs": [{"name": "input0", "shape": [1, 3],
+                                          "datatype": "FP32", "data": x}]})
+            with lock:
+                answers[k] = (x, status, body)
+
+        threads = [threading.Thread(target=client, args=(k,))
+                   for k in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wrong = []
+        for k, (x, status, body) in sorted(answers.items()):
+            if k == bad:
+                error = body.get("error", "") if isinstance(body, dict) else ""
+                if not (status == 500 and
+                        "checked.main: an input is negative" in error and
+                        "a batch of" not in error):
+                    wrong.append((k, status, str(body)[:200]))
+            elif not (status == 200 and body["id"] == str(k) and
+                      body["outputs"][0]["data"] == [2 * v for v in x[0]]):
+                wrong.append((k, status, str(body)[:200]))
+        after = checked_metrics(port)
+        delta = {name: after[name] - before[name] for name in after}
+        batches = delta["execution_count"] - delta["rerun_count"]
+        check(not wrong and len(answers) == 8,
+              "round %d: request %d (a negative value) fails alone with the "
+              "model's message, the other 7 get 2 * x %s" %
+              (round_index + 1, bad, wrong[:3]))
+        # The failed batch's requests ran again alone, each once: at most
+        # the batch's size (8) more calls; every request answered once.
+        check(delta["request_success"] == 7 and
+              delta["request_failure"] == 1 and
+              delta["inference_count"] == 8 and
+              batches < 8 and 2 <= delta["rerun_count"] <= 8,
+              "round %d: 8 requests in %d batch(es) and %d rerun(s) %s" %
+              (round_index + 1, batches, delta["rerun_count"], delta))
+    # A round without a bad request: no reruns.
+    before = checked_metrics(port)
+    results = []
+
+    def good(k):
+        status, body = request(port, "POST", "/v2/models/checked/infer", {
+            "inputs": [{"name": "input0", "shape": [1, 3],
+                        "datatype": "FP32", "data": [k, k, k]}]})
+        results.append(status == 200 and
+                       body["outputs"][0]["data"] == [2 * k] * 3)
+
+    threads = [threading.Thread(target=good, args=(k,)) for k in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    after = checked_metrics(port)
+    check(results == [True] * 8 and
+          after["rerun_count"] == before["rerun_count"] and
+          after["execution_count"] - before["execution_count"] < 8,
+          "8 good requests: batched, no rerun")
+
+
 def run(args):
     root = os.path.join(args.work, "compiled-batch")
     shutil.rmtree(root, ignore_errors=True)
@@ -111,6 +202,15 @@ def run(args):
     with open(os.path.join(root, "repo", "linear", "config.json"), "w") as f:
         json.dump({"max_batch_size": 16, "dynamic_batching":
                    {"max_queue_delay_microseconds": 5000}}, f)
+    os.makedirs(os.path.join(root, "repo", "checked", "1"))
+    subprocess.run([args.compile, "--async-exports", args.checked_mlir, "-o",
+                    os.path.join(root, "repo", "checked", "1", "model.vmfb")],
+                   check=True, timeout=600)
+    # A long delay, so that each round's 8 requests gather into batches.
+    with open(os.path.join(root, "repo", "checked", "config.json"),
+              "w") as f:
+        json.dump({"max_batch_size": 8, "dynamic_batching":
+                   {"max_queue_delay_microseconds": 200000}}, f)
     process = subprocess.Popen(
         [args.server, "--listen=127.0.0.1:0",
          "--model-repository=" + os.path.join(root, "repo")],
@@ -171,6 +271,7 @@ def run(args):
               counts["execution_count"] < 192,
               "192 requests ran in %s calls of the compiled model" %
               counts["execution_count"])
+        check_isolation(port)
     finally:
         process.send_signal(signal.SIGTERM)
         try:
@@ -183,7 +284,8 @@ def run(args):
 
 def main():
     parser = argparse.ArgumentParser()
-    for flag in ["--server", "--compile", "--onnx-python", "--work"]:
+    for flag in ["--server", "--compile", "--onnx-python", "--checked-mlir",
+                 "--work"]:
         parser.add_argument(flag, required=True)
     args = parser.parse_args()
     run(args)

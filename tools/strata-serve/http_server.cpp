@@ -1755,6 +1755,7 @@ void Server::drainCompletions() {
   // instances like any batch.
   for (PendingCall* pending : reruns) {
     Function* function = pending->function;
+    metrics_.countRerun(function->owner->name, function->owner->version);
     if (launch({pending})) {
       auto queue = queues_.find(function);
       if (queue != queues_.end()) {

@@ -110,6 +110,11 @@ class Metrics {
     ++m.instance_executions[instance];
   }
 
+  /// A request of a failed batch run again alone.
+  void countRerun(const std::string& model, const std::string& version) {
+    ++models_[{model, version}].reruns;
+  }
+
   /// Per model and version, in the text exposition format; pending: the
   /// requests of each model accepted and not yet answered.
   std::string renderModels(const std::map<std::pair<std::string, std::string>,
@@ -140,6 +145,10 @@ class Metrics {
     counter("strata_serve_execution_count_total",
             "Calls of the model run (a batch of requests is one).",
             &ModelMetrics::executions);
+    counter("strata_serve_rerun_count_total",
+            "Requests of a batch that failed, run again alone (each at most "
+            "once).",
+            &ModelMetrics::reruns);
     out +=
         "# HELP strata_serve_instance_execution_count_total Calls of the "
         "model run, per instance (config.json's instance_count).\n"
@@ -217,6 +226,7 @@ class Metrics {
     uint64_t failure = 0;
     uint64_t inferences = 0;
     uint64_t executions = 0;
+    uint64_t reruns = 0;
     std::vector<uint64_t> instance_executions;
     Histogram request;
     Histogram queue;
