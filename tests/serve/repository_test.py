@@ -30,10 +30,13 @@ and checks:
     executions of both instances, each used, summing to the model's);
     an unload while requests run (each answered, right or refused);
     0, -1, 65, 1.5, "2" and 1e9 refused at load naming instance_count;
-  - unload and load without a restart.
+  - unload and load without a restart;
+  - a model.onnx that is not a model, beside a module: reported with the
+    compiler's message (a server built with the compiler) or as not
+    loadable by a server built without it, while the module serves.
 
   repository_test.py --server=PATH --oip-model=VMFB --multi-model=VMFB
-      --hal-sample=VMFB --work=DIR
+      --hal-sample=VMFB --work=DIR [--server-compiles]
 """
 import argparse
 import http.client
@@ -45,6 +48,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 FAILURES = []
 
@@ -450,6 +454,44 @@ def run(args):
         check(code == 0, "SIGTERM: exit status 0 (got %s)" % code)
 
 
+def run_onnx(args):
+    root = os.path.join(args.work, "serve-repository-onnx")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(os.path.join(root, "vm", "1"))
+    shutil.copy(args.oip_model, os.path.join(root, "vm", "1", "model.vmfb"))
+    os.makedirs(os.path.join(root, "onnx", "1"))
+    with open(os.path.join(root, "onnx", "1", "model.onnx"), "wb") as f:
+        f.write(b"\x08\x07 not an ONNX model")
+    server = Server(args.server, root)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            status, index = server.request("POST", "/v2/repository/index")
+            states = {m["name"]: m for m in index}
+            reason = states["onnx"].get("reason", "")
+            if not reason.startswith("compiling") or \
+                    time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        want = ("strata-compile failed" if args.server_compiles else
+                "this strata-serve was built without the compiler")
+        check(states["onnx"]["state"] == "UNAVAILABLE" and want in reason,
+              "a model.onnx that does not compile: %s" % reason)
+        status, body = server.request(
+            "POST", "/v2/models/vm/infer", main_request([1, 2, 3], [4, 5, 6],
+                                                        "vm"))
+        check(status == 200 and body["outputs"][1]["data"] == [4, 5, 6],
+              "the module beside it serves")
+    finally:
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            code = server.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            code = None
+        check(code == 0, "SIGTERM: exit status 0 (got %s)" % code)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
@@ -457,8 +499,10 @@ def main():
     parser.add_argument("--multi-model", required=True)
     parser.add_argument("--hal-sample", required=True)
     parser.add_argument("--work", required=True)
+    parser.add_argument("--server-compiles", action="store_true")
     args = parser.parse_args()
     run(args)
+    run_onnx(args)
     if FAILURES:
         print("%d check(s) failed" % len(FAILURES))
         return 1

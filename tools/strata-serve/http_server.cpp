@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -15,6 +16,7 @@
 
 #include <http_parser.h>
 
+#include "model_compiler.h"
 #include "oip.h"
 #include "repository.h"
 #include "request_parser.h"
@@ -141,6 +143,24 @@ struct BatchQueue {
   size_t executing = 0;
   // Draining or unloading: what waits goes without waiting for a batch.
   bool flush_all = false;
+};
+
+// A model.onnx being compiled (compileModel on libuv's thread pool) and
+// the load requests waiting for it.
+struct CompileJob {
+  uv_work_t work;
+  Server* server = nullptr;
+  std::string name;
+  std::string version;
+  ModelConfig config;
+  CompileRequest request;
+  CompileResult result;  // written by the worker, read after it ends
+  std::atomic<bool> cancel{false};
+  struct Waiter {
+    Connection* conn;
+    uint64_t seq;
+  };
+  std::vector<Waiter> waiters;
 };
 
 namespace {
@@ -928,8 +948,12 @@ bool Server::loadRepository(const std::string& dir, std::string* error) {
     return false;
   }
   for (const RepositoryModel& entry : found) {
-    std::string why = loadFromRepository(entry.name);
-    if (!why.empty()) {
+    CompileJob* compiling = nullptr;
+    std::string why = loadFromRepository(entry.name, &compiling);
+    if (compiling) {
+      std::fprintf(stderr, "strata-serve: model '%s': compiling %s\n",
+                   entry.name.c_str(), entry.path.c_str());
+    } else if (!why.empty()) {
       std::fprintf(stderr, "strata-serve: model '%s' is not served: %s\n",
                    entry.name.c_str(), why.c_str());
     }
@@ -937,14 +961,63 @@ bool Server::loadRepository(const std::string& dir, std::string* error) {
   return true;
 }
 
-std::string Server::loadFromRepository(const std::string& name) {
+std::string Server::loadFromRepository(const std::string& name,
+                                      CompileJob** compiling) {
   RepositoryModel entry = findInRepository(repository_, name);
   if (!entry.exists && !statuses_.count(name)) {
     return entry.error;  // a name the repository never had
   }
   ModelStatus& status = statuses_[name];
-  status.version = entry.version;
+  auto running = compiles_.find(name);
+  if (running != compiles_.end() && !running->second->cancel.load()) {
+    // Compiling already: the load ends with that compile.
+    if (compiling) {
+      *compiling = running->second.get();
+    }
+    return "";
+  }
   status.unloaded = false;
+  if (entry.error.empty() && entry.onnx) {
+    if (options_.compiler.empty() || running != compiles_.end()) {
+      std::string why =
+          running != compiles_.end()
+              ? "the previous compile of " + entry.path +
+                    " is being cancelled; load it again when it has ended"
+              : entry.path + ": " + options_.compiler_absent;
+      if (!registry_->findModel(name)) {
+        status.version = entry.version;
+        status.ready = false;
+        status.reason = why;
+      }
+      return why;
+    }
+    // Compiled off the loop; the version served (if any) serves until the
+    // new one is loaded.
+    auto job = std::make_unique<CompileJob>();
+    job->server = this;
+    job->name = name;
+    job->version = entry.version;
+    job->config = entry.config;
+    job->request.compiler = options_.compiler;
+    job->request.onnx_path = entry.path;
+    job->request.cache_dir = options_.compile_cache;
+    job->request.label = name;
+    job->request.timeout_ms = options_.compile_timeout_ms;
+    job->work.data = job.get();
+    if (!registry_->findModel(name)) {
+      status.version = entry.version;
+      status.ready = false;
+      status.reason = "compiling " + entry.path;
+    }
+    CompileJob* started = job.get();
+    compiles_[name] = std::move(job);
+    uv_queue_work(&loop_, &started->work, onCompileWork, onCompileDone);
+    if (compiling) {
+      *compiling = started;
+    }
+    return "";
+  }
+  status.version = entry.version;
   if (entry.error.empty() && registry_->findModel(name)) {
     // A reload: the running version stops taking requests first.
     status.ready = false;
@@ -961,6 +1034,81 @@ std::string Server::loadFromRepository(const std::string& name) {
   status.ready = why.empty();
   status.reason = why;
   return why;
+}
+
+void Server::onCompileWork(uv_work_t* work) {
+  CompileJob* job = static_cast<CompileJob*>(work->data);
+  job->result = compileModel(job->request, job->cancel);
+}
+
+void Server::onCompileDone(uv_work_t* work, int) {
+  CompileJob* job = static_cast<CompileJob*>(work->data);
+  job->server->finishCompile(job);
+}
+
+void Server::finishCompile(CompileJob* job) {
+  std::unique_ptr<CompileJob> owned = std::move(compiles_[job->name]);
+  compiles_.erase(job->name);
+  ModelStatus& status = statuses_[job->name];
+  std::string why = job->result.error;
+  int code = 400;
+  if (draining_) {
+    why = "the server is shutting down";
+    code = 503;
+  } else if (job->cancel.load() && status.unloaded) {
+    why = "unloaded while compiling";
+  } else if (why.empty()) {
+    if (registry_->findModel(job->name)) {
+      registry_->retire(job->name);  // the version served until now
+    }
+    strata_status_t load_status = registry_->load(
+        job->name, job->result.vmfb_path, job->version, job->config);
+    if (load_status) {
+      why = job->result.vmfb_path + " (compiled from " +
+            job->request.onnx_path + "): " + consumeStatusText(load_status);
+    }
+  }
+  if (why.empty()) {
+    status.version = job->version;
+    status.ready = true;
+    status.unloaded = false;
+    status.reason.clear();
+    std::fprintf(stderr, "strata-serve: model '%s' version %s: %s %s\n",
+                 job->name.c_str(), job->version.c_str(),
+                 job->result.cached ? "loaded the cached compile" : "compiled",
+                 job->result.vmfb_path.c_str());
+  } else {
+    if (!registry_->findModel(job->name) && !status.unloaded) {
+      status.version = job->version;
+      status.ready = false;
+      status.reason = why;
+    }
+    std::fprintf(stderr, "strata-serve: model '%s' is not served: %s\n",
+                 job->name.c_str(), why.c_str());
+  }
+  for (const CompileJob::Waiter& waiter : job->waiters) {
+    if (why.empty()) {
+      answerDeferred(waiter.conn, waiter.seq, 200, "{}\n");
+    } else {
+      answerDeferred(waiter.conn, waiter.seq, code,
+                     errorBody("failed to load '" + job->name + "': " + why));
+    }
+  }
+  checkDrained();
+}
+
+void Server::answerDeferred(Connection* conn, uint64_t seq, int code,
+                            const std::string& body) {
+  --conn->calls_pending;
+  answer(conn, seq, code, kJson, body);
+  if (conn->handle_closed) {
+    maybeFree(conn);
+  } else if (!conn->closing) {
+    ConnectionHooks::maybeResume(conn);
+    if (!conn->closing) {
+      ConnectionHooks::updateTimer(conn);
+    }
+  }
 }
 
 void Server::handleRepository(Connection* conn, uint64_t seq,
@@ -1025,8 +1173,16 @@ void Server::handleRepository(Connection* conn, uint64_t seq,
   }
   if (route.kind == Route::kRepositoryLoad) {
     // Loaded on the HTTP loop: the loop waits for the module to be read
-    // and verified (milliseconds for a small model).
-    std::string why = loadFromRepository(route.model);
+    // and verified (milliseconds for a small model). A model.onnx is
+    // compiled off the loop, and answered when its compile ends.
+    CompileJob* compiling = nullptr;
+    std::string why = loadFromRepository(route.model, &compiling);
+    if (compiling) {
+      compiling->waiters.push_back({conn, seq});
+      ++conn->calls_pending;  // keeps the connection until it is answered
+      ConnectionHooks::updateTimer(conn);
+      return;
+    }
     if (!why.empty()) {
       answer(conn, seq, 400, kJson,
              errorBody("failed to load '" + route.model + "': " + why));
@@ -1036,8 +1192,21 @@ void Server::handleRepository(Connection* conn, uint64_t seq,
     return;
   }
   // Unload: new requests are refused at once; the model's queued and
-  // running calls are answered, then it is freed.
+  // running calls are answered, then it is freed. A compile of it running
+  // is cancelled.
+  auto compile = compiles_.find(route.model);
+  if (compile != compiles_.end()) {
+    compile->second->cancel = true;
+  }
   const Model* model = registry_->findModel(route.model);
+  if (!model && compile != compiles_.end()) {
+    ModelStatus& status = statuses_[route.model];
+    status.ready = false;
+    status.unloaded = true;
+    status.reason = "unloaded";
+    answer(conn, seq, 200, kJson, "{}\n");
+    return;
+  }
   if (!model) {
     answer(conn, seq, 400, kJson,
            errorBody("model '" + route.model + "' is not loaded"));
@@ -1787,6 +1956,10 @@ void Server::beginDrain() {
     uv_timer_start(&drain_deadline_, onDrainDeadline, options_.drain_timeout_ms,
                    0);
   }
+  // Compiles are cancelled (their load requests are answered 503).
+  for (auto& [name, job] : compiles_) {
+    job->cancel = true;
+  }
   // Requests waiting for a batch go now.
   for (auto& [function, queue] : queues_) {
     queue->flush_all = true;
@@ -1834,7 +2007,8 @@ void Server::onDrainDeadline(uv_timer_t* timer) {
 }
 
 void Server::checkDrained() {
-  if (!draining_ || stopped_ || in_flight_ != 0 || !connections_.empty()) {
+  if (!draining_ || stopped_ || in_flight_ != 0 || !connections_.empty() ||
+      !compiles_.empty()) {
     return;
   }
   stopped_ = true;
