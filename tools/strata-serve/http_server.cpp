@@ -962,7 +962,7 @@ bool Server::loadRepository(const std::string& dir, std::string* error) {
 }
 
 std::string Server::loadFromRepository(const std::string& name,
-                                      CompileJob** compiling) {
+                                       CompileJob** compiling) {
   RepositoryModel entry = findInRepository(repository_, name);
   if (!entry.exists && !statuses_.count(name)) {
     return entry.error;  // a name the repository never had

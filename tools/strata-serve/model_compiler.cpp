@@ -79,8 +79,8 @@ CompileResult compileModel(const CompileRequest& request,
   {
     std::ifstream in(request.onnx_path, std::ios::binary);
     if (!in) {
-      result.error = request.onnx_path + ": cannot be read (" +
-                     std::strerror(errno) + ")";
+      result.error =
+          request.onnx_path + ": cannot be read (" + std::strerror(errno) + ")";
       return result;
     }
     std::vector<char> buffer(1 << 20);
@@ -107,9 +107,8 @@ CompileResult compileModel(const CompileRequest& request,
   char hex[17];
   std::snprintf(hex, sizeof(hex), "%016llx",
                 static_cast<unsigned long long>(key));
-  std::string dir = request.cache_dir.empty()
-                        ? directoryOf(request.onnx_path)
-                        : request.cache_dir;
+  std::string dir = request.cache_dir.empty() ? directoryOf(request.onnx_path)
+                                              : request.cache_dir;
   std::string vmfb = dir + "/" + request.label + "." + hex + ".vmfb";
   struct stat cached;
   if (stat(vmfb.c_str(), &cached) == 0 && S_ISREG(cached.st_mode)) {
@@ -174,8 +173,9 @@ CompileResult compileModel(const CompileRequest& request,
             std::chrono::steady_clock::now() - start)
             .count());
     if (killed.empty() && cancel.load()) {
-      killed = "the compile was cancelled (the server is shutting down or "
-               "the model was unloaded)";
+      killed =
+          "the compile was cancelled (the server is shutting down or "
+          "the model was unloaded)";
     } else if (killed.empty() && request.timeout_ms &&
                elapsed_ms > request.timeout_ms) {
       killed = "strata-compile did not finish within --compile-timeout=" +

@@ -1,6 +1,7 @@
 // model_registry.h - the models a service serves: one session per .vmfb
-// and instance of the model, its exported functions with their argument kinds and reflection types,
-// pools of reusable calls, and the JSON <-> tensor conversion of requests
+// and instance of the model, its exported functions with their argument kinds
+// and reflection types, pools of reusable calls, and the JSON <-> tensor
+// conversion of requests
 // ({"inputs": [{"shape": [4, 16], "dtype": "f32", "data": [...]}]}) and
 // responses ({"outputs": [...]} in the same form).
 //
