@@ -1010,8 +1010,17 @@ std::string Server::loadFromRepository(const std::string& name,
       status.reason = "compiling " + entry.path;
     }
     CompileJob* started = job.get();
+    int rc = uv_queue_work(&loop_, &started->work, onCompileWork,
+                           onCompileDone);
+    if (rc < 0) {
+      std::string why = entry.path + ": cannot start its compile: " +
+                        uv_strerror(rc);
+      if (!registry_->findModel(name)) {
+        status.reason = why;
+      }
+      return why;
+    }
     compiles_[name] = std::move(job);
-    uv_queue_work(&loop_, &started->work, onCompileWork, onCompileDone);
     if (compiling) {
       *compiling = started;
     }
@@ -1871,7 +1880,12 @@ void Server::drainCompletions() {
     if (pending->call) {
       ModelRegistry::returnCall(pending->function, pending->call,
                                 pending->instance);
-      --pending->function->owner->instances[pending->instance]->running;
+      ModelInstance* instance =
+          pending->function->owner->instances[pending->instance].get();
+      --instance->running;
+      if (pending->ran && pending->code == 503) {
+        instance->lost = true;  // the model's other instances take its calls
+      }
     }
     if (!pending->members.empty()) {
       // A batch ended (its leader is answered first): the next one goes.

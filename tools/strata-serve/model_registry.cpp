@@ -307,7 +307,10 @@ Model::~Model() {
 size_t Model::pickInstance() const {
   size_t best = 0;
   for (size_t i = 1; i < instances.size(); ++i) {
-    if (instances[i]->running < instances[best]->running) {
+    const ModelInstance& candidate = *instances[i];
+    const ModelInstance& chosen = *instances[best];
+    if (candidate.lost != chosen.lost ? chosen.lost
+                                      : candidate.running < chosen.running) {
       best = i;
     }
   }

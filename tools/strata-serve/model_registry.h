@@ -103,6 +103,10 @@ struct ModelInstance {
   /// Calls submitted to this instance and not yet answered (HTTP loop
   /// thread only).
   size_t running = 0;
+  /// A call of it failed UNAVAILABLE: its device was lost (a kernel
+  /// passed its deadline) and it cannot run until restarted (HTTP loop
+  /// thread only).
+  bool lost = false;
 };
 
 struct Model {
@@ -126,7 +130,8 @@ struct Model {
   size_t in_flight = 0;
 
   /// The instance with the fewest calls running (the lowest index of
-  /// those): a free one when there is one.
+  /// those): a free one when there is one. Instances whose device was lost
+  /// are taken only when every one was.
   size_t pickInstance() const;
 };
 
