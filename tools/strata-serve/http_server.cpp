@@ -1010,11 +1010,11 @@ std::string Server::loadFromRepository(const std::string& name,
       status.reason = "compiling " + entry.path;
     }
     CompileJob* started = job.get();
-    int rc = uv_queue_work(&loop_, &started->work, onCompileWork,
-                           onCompileDone);
+    int rc =
+        uv_queue_work(&loop_, &started->work, onCompileWork, onCompileDone);
     if (rc < 0) {
-      std::string why = entry.path + ": cannot start its compile: " +
-                        uv_strerror(rc);
+      std::string why =
+          entry.path + ": cannot start its compile: " + uv_strerror(rc);
       if (!registry_->findModel(name)) {
         status.reason = why;
       }
