@@ -26,7 +26,8 @@ serve. A second server, whose --compiler is a wrapper that sleeps before
 compiling: /v2/health/live keeps answering during the compile while
 ready says 503; a load again hits the cache (no compile); a new version
 whose compile outlasts --compile-timeout is refused with the reason while
-the old version serves; SIGTERM during a compile exits 0 at once. A third
+the old version serves; an unload during a compile cancels it; SIGTERM
+during a compile exits 0 at once. A third
 with --compiler= reports the model.onnx as not loadable, saying why.
 
   compiled_batch_test.py --server=PATH --compile=STRATA_COMPILE
@@ -354,6 +355,25 @@ def run_slow_compiles(args, root, onnx_path):
               answer["model_version"] == "1",
               "a compile past --compile-timeout: refused after %.1f s (%s), "
               "version 1 still serves" % (took, body))
+        # An unload while a compile runs cancels it: the load waiting for
+        # it is refused, the model is unloaded.
+        loads = []
+        thread = threading.Thread(target=lambda: loads.append(request(
+            port, "POST", "/v2/repository/models/slow/load")))
+        thread.start()
+        time.sleep(1)
+        status, body = request(port, "POST",
+                               "/v2/repository/models/slow/unload")
+        thread.join(timeout=30)
+        _, index = request(port, "POST", "/v2/repository/index")
+        served, _ = request(port, "POST", "/v2/models/slow/infer", {
+            "inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32",
+                        "data": [[1, 2, 3, 4]]}]})
+        check(status == 200 and loads and loads[0][0] == 400 and
+              "unloaded while compiling" in loads[0][1].get("error", "") and
+              index[0].get("reason") == "unloaded" and served == 400,
+              "an unload during a compile cancels it: %s, the load %s, %s" %
+              (status, loads, index))
         # SIGTERM while a compile runs: the load is answered 503 and the
         # server exits 0 at once.
         loads = []
