@@ -5,7 +5,9 @@ with a dynamic batch (a benchmark, not a test).
 Serves MODEL (a .vmfb whose input 0 has a dynamic dimension 0, e.g.
 resnet18 compiled from ONNX with a symbolic batch) twice from one
 repository: as `plain` (no batching) and as `batched` (config.json:
-max_batch_size 16, max_queue_delay_microseconds --delay-us). Then, in
+max_batch_size 16, max_queue_delay_microseconds --delay-us), and with
+--instance-count=N above 1 also as `plainN` and `batchedN` (the same with
+instance_count N in config.json). Then, in
 --rounds interleaved rounds, wrk sends POST /v2/models/<m>/infer (one
 row, the binary tensor data extension: JSON header plus 4 bytes per
 element) at --connections connections for --seconds seconds to each, and
@@ -15,10 +17,11 @@ flight when it stops are not counted in the next run. The CPU time per
 answer includes them. Prints per round and as
 medians: requests/s, p50/p99 latency, errors, the server's CPU time per
 answer, the mean batch (inference_count / execution_count from
-/metrics), and the ratios batched/plain and each/live.
+/metrics), and the ratios of each model to plain and to live.
 
   bench/serve/run.py --server=build/tools/strata-serve/strata-serve \
-      --model=resnet18_dyn.vmfb [--connections=16] [--rounds=3]
+      --model=resnet18_dyn.vmfb [--connections=16] [--rounds=3] \
+      [--instance-count=2]
 """
 import argparse
 import http.client
@@ -108,16 +111,26 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=15)
     parser.add_argument("--delay-us", type=int, default=2000)
+    parser.add_argument("--instance-count", type=int, default=1)
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="bench-serve-")
-    for name in ["plain", "batched"]:
+    batching = {"max_batch_size": 16, "dynamic_batching": {
+        "max_queue_delay_microseconds": args.delay_us}}
+    configs = {"plain": None, "batched": batching}
+    if args.instance_count > 1:
+        n = args.instance_count
+        configs["plain%d" % n] = {"instance_count": n}
+        configs["batched%d" % n] = dict(batching, instance_count=n)
+    models = list(configs)
+    for name, config in configs.items():
         os.makedirs(os.path.join(work, "repo", name, "1"))
         shutil.copy(args.model, os.path.join(work, "repo", name, "1",
                                              "model.vmfb"))
-    with open(os.path.join(work, "repo", "batched", "config.json"), "w") as f:
-        json.dump({"max_batch_size": 16, "dynamic_batching": {
-            "max_queue_delay_microseconds": args.delay_us}}, f)
+        if config:
+            with open(os.path.join(work, "repo", name, "config.json"),
+                      "w") as f:
+                json.dump(config, f)
     process = subprocess.Popen(
         [args.server, "--listen=127.0.0.1:0",
          "--model-repository=" + os.path.join(work, "repo")],
@@ -143,14 +156,13 @@ def main():
                                          *[(i % 255) / 255.0
                                            for i in range(count)]))
         scripts = {}
-        for name in ["plain", "batched"]:
+        for name in models:
             scripts[name] = os.path.join(work, name + ".lua")
             with open(scripts[name], "w") as f:
                 f.write(WRK_SCRIPT % (body_path, len(header)))
         base = "http://127.0.0.1:%d" % port
-        urls = {"plain": base + "/v2/models/plain/infer",
-                "batched": base + "/v2/models/batched/infer",
-                "live": base + "/v2/health/live"}
+        urls = {name: base + "/v2/models/%s/infer" % name for name in models}
+        urls["live"] = base + "/v2/health/live"
         cpu = subprocess.run(["lscpu"], capture_output=True,
                              text=True).stdout
         model_name = re.search(r"Model name:\s+(.*)", cpu).group(1)
@@ -159,30 +171,31 @@ def main():
                if re.search(r"\b%s\b" % f, cpu)]
         print("bench/serve: %s, input %s FP32 (%d bytes, binary), %d "
               "connections, %d s per run, %d rounds, batching: "
-              "max_batch_size 16, delay %d us" %
+              "max_batch_size 16, delay %d us; models %s" %
               (os.path.basename(args.model), shape, 4 * count,
-               args.connections, args.seconds, args.rounds, args.delay_us))
+               args.connections, args.seconds, args.rounds, args.delay_us,
+               " ".join(models)))
         print("CPU: %s, %d cores, %s; load before: %s" %
               (model_name, os.cpu_count(), " ".join(isa),
                open("/proc/loadavg").read().split()[:3]))
-        # Warm-up: both models, a few seconds.
-        for name in ["plain", "batched"]:
+        # Warm-up: every model, a few seconds.
+        for name in models:
             warm = dict(vars(args))
             warm["seconds"] = 2
             run_wrk(argparse.Namespace(**warm), urls[name], scripts[name])
-            wait_idle(port, ["plain", "batched"])
+            wait_idle(port, models)
         results = {name: [] for name in urls}
         for round_index in range(args.rounds):
             parts = []
-            for name in ["plain", "batched", "live"]:
-                wait_idle(port, ["plain", "batched"])
+            for name in models + ["live"]:
+                wait_idle(port, models)
                 before_cpu = cpu_seconds(process.pid)
                 before = {k: metric(port, "strata_serve_%s_total" % k, name)
                           for k in ["inference_count", "execution_count"]}
                 result = run_wrk(args, urls[name], scripts.get(name))
                 # The requests wrk left in flight are answered (and their
                 # CPU counted) before the next run starts.
-                wait_idle(port, ["plain", "batched"])
+                wait_idle(port, models)
                 used = cpu_seconds(process.pid) - before_cpu
                 after = {k: metric(port, "strata_serve_%s_total" % k, name)
                          for k in ["inference_count", "execution_count"]}
@@ -203,26 +216,28 @@ def main():
             print("round %d: %s" % (round_index + 1, "; ".join(parts)))
         median = {name: {k: statistics.median(r[k] for r in rs)
                          for k in rs[0]} for name, rs in results.items()}
-        for name in ["plain", "batched", "live"]:
+        for name in models + ["live"]:
             m = median[name]
             print("median %-8s %8.1f req/s  p50 %7.2f ms  p99 %7.2f ms  "
                   "server CPU %.3f ms/answer%s" %
                   (name, m["rate"], m["p50"], m["p99"], m["cpu_ms"],
                    "  mean batch %.2f" % m["batch"] if name != "live"
                    else ""))
-        ratios = [b["rate"] / p["rate"] if p["rate"] else float("nan")
-                  for b, p in zip(results["batched"], results["plain"])]
-        print("ratio batched/plain throughput: %.2f (rounds: %s)" %
-              (statistics.median(ratios),
-               " ".join("%.2f" % r for r in ratios)))
-        for name in ["plain", "batched"]:
+        for name in models[1:]:
+            ratios = [b["rate"] / p["rate"] if p["rate"] else float("nan")
+                      for b, p in zip(results[name], results["plain"])]
+            print("ratio %s/plain throughput: %.2f (rounds: %s)" %
+                  (name, statistics.median(ratios),
+                   " ".join("%.2f" % r for r in ratios)))
+        for name in models:
             ratios = [r["rate"] / l["rate"] if l["rate"] else float("nan")
                       for r, l in zip(results[name], results["live"])]
             print("ratio %s//v2/health/live: %.4f (rounds: %s)" %
                   (name, statistics.median(ratios),
                    " ".join("%.4f" % r for r in ratios)))
         errors = sum(r["errors"] for rs in results.values() for r in rs)
-        print("errors: %d" % errors)
+        print("errors: %d; load after: %s" %
+              (errors, open("/proc/loadavg").read().split()[:3]))
     finally:
         process.send_signal(signal.SIGTERM)
         try:

@@ -13,6 +13,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -441,6 +442,43 @@ def case_service_stuck_model(a):
             "ran"), "loop.spin: %r %r" % (status, body))
     finally:
         code, err = service.stop()
+    check(code == 0, "exit status %r after SIGTERM (stderr %r)" % (code, err))
+
+
+def case_service_stuck_instances(a):
+    """A model with instance_count 2 whose kernel never returns: each
+    instance's device is lost in turn, and once a call found one lost (503)
+    the next calls go to the other instance (which runs them: 504 at the
+    deadline) rather than to the lost one; another model answers
+    throughout, and SIGTERM exits 0."""
+    repository = tempfile.mkdtemp(prefix="robustness-instances-")
+    for name, module, config in [("stuck2", a.endless_kernel,
+                                  {"instance_count": 2}),
+                                 ("ok", a.hal_sample, None)]:
+        os.makedirs(os.path.join(repository, name, "1"))
+        shutil.copy(module, os.path.join(repository, name, "1", "model.vmfb"))
+        if config:
+            with open(os.path.join(repository, name, "config.json"),
+                      "w") as f:
+                json.dump(config, f)
+    service = Service(a, [], "--model-repository=" + repository,
+                      "--request-timeout=500")
+    try:
+        codes = []
+        for _ in range(5):
+            status, body = service.post("stuck2", "add", ADD_BODY)
+            codes.append(status)
+            ok_status, ok_body = service.post("ok", "add", ADD_BODY)
+            if ok_status != 200:
+                codes.append(("ok", ok_status, ok_body))
+        # 504: instance 0's device lost at the deadline; 503: the next call
+        # finds it lost; 504: then instance 1 runs the call; 503: instance 1
+        # found lost; 503: both are.
+        check(codes == [504, 503, 504, 503, 503],
+              "stuck2.add with 2 instances: %r" % codes)
+    finally:
+        code, err = service.stop()
+        shutil.rmtree(repository, ignore_errors=True)
     check(code == 0, "exit status %r after SIGTERM (stderr %r)" % (code, err))
 
 

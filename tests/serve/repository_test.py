@@ -8,6 +8,8 @@ and the HAL sample:
                           batching (config.json: up to 8 rows, 20 ms,
                           preferred 8); version 2 is served
   add/1/model.vmfb        the HAL sample (a kernel adds), batching
+  add2/1/model.vmfb       the HAL sample, batching, instance_count 2
+  add2plain/1/model.vmfb  the HAL sample, instance_count 2, no batching
   plain/1/model.vmfb      oip.vmfb, no config: never batched
   extra/1/model.vmfb      multi.vmfb, batching (echo_any, count)
   broken/1/model.vmfb     not a module
@@ -23,10 +25,18 @@ and checks:
   - requests of other widths are not batched together (each right);
   - a batch whose outputs cannot be split fails each request with the
     error; a request over max_batch_size is refused;
-  - unload and load without a restart.
+  - instance_count 2, with and without batching: 48 concurrent clients,
+    every answer checked; the metrics add up (successes, inferences, the
+    executions of both instances, each used, summing to the model's);
+    an unload while requests run (each answered, right or refused);
+    0, -1, 65, 1.5, "2" and 1e9 refused at load naming instance_count;
+  - unload and load without a restart;
+  - a model.onnx that is not a model, beside a module: reported with the
+    compiler's message (a server built with the compiler) or as not
+    loadable by a server built without it, while the module serves.
 
   repository_test.py --server=PATH --oip-model=VMFB --multi-model=VMFB
-      --hal-sample=VMFB --work=DIR
+      --hal-sample=VMFB --work=DIR [--server-compiles]
 """
 import argparse
 import http.client
@@ -38,6 +48,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 FAILURES = []
 
@@ -96,6 +107,8 @@ def write_repository(root, oip_model, multi_model, hal_sample):
     for name, source, versions, config in [
             ("batch", oip_model, [1, 2], batching),
             ("add", hal_sample, [1], batching),
+            ("add2", hal_sample, [1], dict(batching, instance_count=2)),
+            ("add2plain", hal_sample, [1], {"instance_count": 2}),
             ("plain", oip_model, [1], None),
             ("extra", multi_model, [1], batching),
             ("badconfig", oip_model, [1], {"max_batch": 4})]:
@@ -150,7 +163,8 @@ def run(args):
         status, index = server.request("POST", "/v2/repository/index")
         states = {m["name"]: m for m in index} if status == 200 else {}
         check(status == 200 and sorted(states) ==
-              ["add", "badconfig", "batch", "broken", "extra", "plain"] and
+              ["add", "add2", "add2plain", "badconfig", "batch", "broken",
+               "extra", "plain"] and
               states["batch"] == {"name": "batch", "version": "2",
                                   "state": "READY"} and
               states["broken"]["state"] == "UNAVAILABLE" and
@@ -234,6 +248,119 @@ def run(args):
               executions is not None and executions < inferences,
               "metrics: 256 inferences in %s executions, 256 successes, 0 "
               "pending" % executions)
+
+        # instance_count 2: each instance its own device and compute
+        # thread; requests and batches go to a free one.
+        def add_request(model, a, b, ident):
+            rows = len(a) // 3
+            return server.request(
+                "POST", "/v2/models/%s/infer" % model,
+                {"id": ident, "inputs": [
+                    {"name": "input0", "shape": [rows, 3],
+                     "datatype": "FP32", "data": a},
+                    {"name": "input1", "shape": [rows, 3],
+                     "datatype": "FP32", "data": b}]})
+
+        def pair_client(k):
+            for r in range(4):
+                rows = 1 + (k + r) % 3
+                a = [k * 100 + r * 10 + i for i in range(3 * rows)]
+                b = [(k - i) * 0.5 for i in range(3 * rows)]
+                for model in ("add2", "add2plain"):
+                    ident = "%s-%d-%d" % (model, k, r)
+                    status, body = add_request(model, a, b, ident)
+                    if not (status == 200 and body["id"] == ident and
+                            body["outputs"][0]["shape"] == [rows, 3] and
+                            body["outputs"][0]["data"] ==
+                            [x + y for x, y in zip(a, b)]):
+                        return "%s: %d %s" % (ident, status, str(body)[:200])
+            return None
+
+        errors = concurrent(48, pair_client)
+        check(not errors, "instance_count 2: 48 concurrent clients x 4 x 2 "
+              "requests, value by value %s" % errors[:3])
+        status, text = server.request("GET", "/metrics")
+        for model in ("add2", "add2plain"):
+            values = {}
+            for name in ("request_success_total", "request_failure_total",
+                         "inference_count_total", "execution_count_total",
+                         "pending_requests"):
+                values[name] = server.metric("strata_serve_" + name, model,
+                                             "1")
+            per_instance = [float(v) for v in re.findall(
+                r'strata_serve_instance_execution_count_total\{model="%s",'
+                r'version="1",instance="\d+"\} (\d+)' % model, text)]
+            check(values["request_success_total"] == 192 and
+                  values["request_failure_total"] == 0 and
+                  values["inference_count_total"] == 192 and
+                  values["pending_requests"] == 0 and
+                  len(per_instance) == 2 and min(per_instance) > 0 and
+                  sum(per_instance) == values["execution_count_total"],
+                  "instance_count 2 (%s): metrics add up %s, executions "
+                  "per instance %s" % (model, values, per_instance))
+        batched = server.metric("strata_serve_execution_count_total", "add2",
+                                "1")
+        check(batched is not None and batched < 192,
+              "instance_count 2 with batching: 192 requests in %s calls" %
+              batched)
+
+        # An unload while requests of both instances run: each is answered
+        # (right, or refused as not ready), nothing crashes.
+        stop_unload = threading.Event()
+
+        def unload_client(k):
+            count = 0
+            while not stop_unload.is_set() or count < 2:
+                a = [k + i for i in range(3)]
+                b = [1.0, 2.0, 3.0]
+                status, body = add_request("add2plain", a, b, str(k))
+                count += 1
+                if status == 200:
+                    if body["outputs"][0]["data"] != [
+                            x + y for x, y in zip(a, b)]:
+                        return "%d: wrong %s" % (k, body)
+                elif not (status == 400 and "is not ready: unloaded" in
+                          body.get("error", "")):
+                    return "%d: %d %s" % (k, status, str(body)[:200])
+                else:
+                    return None
+            return None
+
+        def unloader(k):
+            if k < 16:
+                return unload_client(k)
+            status, body = server.request(
+                "POST", "/v2/repository/models/add2plain/unload")
+            stop_unload.set()
+            return None if status == 200 else "unload: %d %s" % (status,
+                                                                  body)
+
+        errors = concurrent(17, unloader)
+        status, body = server.request("GET", "/v2/health/live")
+        check(not errors and status == 200,
+              "instance_count 2: unloaded while 16 clients call it: each "
+              "answered right or refused %s" % errors[:3])
+        status, body = server.request(
+            "POST", "/v2/repository/models/add2plain/load")
+        status_infer, answer = add_request("add2plain", [1, 2, 3], [1, 1, 1],
+                                           "again")
+        check(status == 200 and status_infer == 200 and
+              answer["outputs"][0]["data"] == [2, 3, 4],
+              "instance_count 2: loaded again and answering")
+        for bad in ["0", "-1", "65", "1.5", '"2"', "1e9"]:
+            with open(os.path.join(root, "add2plain", "config.json"),
+                      "w") as f:
+                f.write('{"instance_count": %s}' % bad)
+            status, body = server.request(
+                "POST", "/v2/repository/models/add2plain/load")
+            check(status == 400 and '"instance_count" must be an integer '
+                  'within 1..64, got ' in body.get("error", ""),
+                  "instance_count %s refused at load: %s" % (bad, body))
+        with open(os.path.join(root, "add2plain", "config.json"), "w") as f:
+            f.write('{"instance_count": 2}')
+        status, body = server.request(
+            "POST", "/v2/repository/models/add2plain/load")
+        check(status == 200, "instance_count 2 loaded again")
 
         # Other widths are not batched together.
         def scale_client(k):
@@ -327,6 +454,44 @@ def run(args):
         check(code == 0, "SIGTERM: exit status 0 (got %s)" % code)
 
 
+def run_onnx(args):
+    root = os.path.join(args.work, "serve-repository-onnx")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(os.path.join(root, "vm", "1"))
+    shutil.copy(args.oip_model, os.path.join(root, "vm", "1", "model.vmfb"))
+    os.makedirs(os.path.join(root, "onnx", "1"))
+    with open(os.path.join(root, "onnx", "1", "model.onnx"), "wb") as f:
+        f.write(b"\x08\x07 not an ONNX model")
+    server = Server(args.server, root)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            status, index = server.request("POST", "/v2/repository/index")
+            states = {m["name"]: m for m in index}
+            reason = states["onnx"].get("reason", "")
+            if not reason.startswith("compiling") or \
+                    time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        want = ("strata-compile failed" if args.server_compiles else
+                "this strata-serve was built without the compiler")
+        check(states["onnx"]["state"] == "UNAVAILABLE" and want in reason,
+              "a model.onnx that does not compile: %s" % reason)
+        status, body = server.request(
+            "POST", "/v2/models/vm/infer", main_request([1, 2, 3], [4, 5, 6],
+                                                        "vm"))
+        check(status == 200 and body["outputs"][1]["data"] == [4, 5, 6],
+              "the module beside it serves")
+    finally:
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            code = server.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            code = None
+        check(code == 0, "SIGTERM: exit status 0 (got %s)" % code)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
@@ -334,8 +499,10 @@ def main():
     parser.add_argument("--multi-model", required=True)
     parser.add_argument("--hal-sample", required=True)
     parser.add_argument("--work", required=True)
+    parser.add_argument("--server-compiles", action="store_true")
     args = parser.parse_args()
     run(args)
+    run_onnx(args)
     if FAILURES:
         print("%d check(s) failed" % len(FAILURES))
         return 1

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -15,6 +16,7 @@
 
 #include <http_parser.h>
 
+#include "model_compiler.h"
 #include "oip.h"
 #include "repository.h"
 #include "request_parser.h"
@@ -98,6 +100,8 @@ struct PendingCall {
   uint64_t seq = 0;
   Function* function = nullptr;
   strata_runtime_call_t* call = nullptr;
+  // The instance of the model call belongs to and runs on.
+  size_t instance = 0;
   uint64_t start_ns = 0;
   int code = 0;
   std::string body;
@@ -122,6 +126,9 @@ struct PendingCall {
   uint64_t launch_ns = 0;          // the call's submission
   uint64_t done_ns = 0;            // its completion (compute thread)
   bool ran = false;  // its call ran (succeeded or failed at run time)
+  // Its batch failed with an error its data may have caused: it runs again
+  // alone (once; see drainCompletions).
+  bool rerun = false;
 };
 
 // The requests of one batching function waiting for their batch.
@@ -131,11 +138,29 @@ struct BatchQueue {
   std::deque<PendingCall*> waiting;
   uv_timer_t timer;
   bool armed = false;
-  // Batches of this queue running: the next one forms while one runs (the
-  // model has one instance) and goes when it is done.
+  // Batches of this queue running: up to the model's instance_count; the
+  // next one forms while they run and goes when one is done.
   size_t executing = 0;
   // Draining or unloading: what waits goes without waiting for a batch.
   bool flush_all = false;
+};
+
+// A model.onnx being compiled (compileModel on libuv's thread pool) and
+// the load requests waiting for it.
+struct CompileJob {
+  uv_work_t work;
+  Server* server = nullptr;
+  std::string name;
+  std::string version;
+  ModelConfig config;
+  CompileRequest request;
+  CompileResult result;  // written by the worker, read after it ends
+  std::atomic<bool> cancel{false};
+  struct Waiter {
+    Connection* conn;
+    uint64_t seq;
+  };
+  std::vector<Waiter> waiters;
 };
 
 namespace {
@@ -923,8 +948,12 @@ bool Server::loadRepository(const std::string& dir, std::string* error) {
     return false;
   }
   for (const RepositoryModel& entry : found) {
-    std::string why = loadFromRepository(entry.name);
-    if (!why.empty()) {
+    CompileJob* compiling = nullptr;
+    std::string why = loadFromRepository(entry.name, &compiling);
+    if (compiling) {
+      std::fprintf(stderr, "strata-serve: model '%s': compiling %s\n",
+                   entry.name.c_str(), entry.path.c_str());
+    } else if (!why.empty()) {
       std::fprintf(stderr, "strata-serve: model '%s' is not served: %s\n",
                    entry.name.c_str(), why.c_str());
     }
@@ -932,14 +961,72 @@ bool Server::loadRepository(const std::string& dir, std::string* error) {
   return true;
 }
 
-std::string Server::loadFromRepository(const std::string& name) {
+std::string Server::loadFromRepository(const std::string& name,
+                                       CompileJob** compiling) {
   RepositoryModel entry = findInRepository(repository_, name);
   if (!entry.exists && !statuses_.count(name)) {
     return entry.error;  // a name the repository never had
   }
   ModelStatus& status = statuses_[name];
-  status.version = entry.version;
+  auto running = compiles_.find(name);
+  if (running != compiles_.end() && !running->second->cancel.load()) {
+    // Compiling already: the load ends with that compile.
+    if (compiling) {
+      *compiling = running->second.get();
+    }
+    return "";
+  }
   status.unloaded = false;
+  if (entry.error.empty() && entry.onnx) {
+    if (options_.compiler.empty() || running != compiles_.end()) {
+      std::string why =
+          running != compiles_.end()
+              ? "the previous compile of " + entry.path +
+                    " is being cancelled; load it again when it has ended"
+              : entry.path + ": " + options_.compiler_absent;
+      if (!registry_->findModel(name)) {
+        status.version = entry.version;
+        status.ready = false;
+        status.reason = why;
+      }
+      return why;
+    }
+    // Compiled off the loop; the version served (if any) serves until the
+    // new one is loaded.
+    auto job = std::make_unique<CompileJob>();
+    job->server = this;
+    job->name = name;
+    job->version = entry.version;
+    job->config = entry.config;
+    job->request.compiler = options_.compiler;
+    job->request.onnx_path = entry.path;
+    job->request.cache_dir = options_.compile_cache;
+    job->request.label = name;
+    job->request.timeout_ms = options_.compile_timeout_ms;
+    job->work.data = job.get();
+    if (!registry_->findModel(name)) {
+      status.version = entry.version;
+      status.ready = false;
+      status.reason = "compiling " + entry.path;
+    }
+    CompileJob* started = job.get();
+    int rc =
+        uv_queue_work(&loop_, &started->work, onCompileWork, onCompileDone);
+    if (rc < 0) {
+      std::string why =
+          entry.path + ": cannot start its compile: " + uv_strerror(rc);
+      if (!registry_->findModel(name)) {
+        status.reason = why;
+      }
+      return why;
+    }
+    compiles_[name] = std::move(job);
+    if (compiling) {
+      *compiling = started;
+    }
+    return "";
+  }
+  status.version = entry.version;
   if (entry.error.empty() && registry_->findModel(name)) {
     // A reload: the running version stops taking requests first.
     status.ready = false;
@@ -956,6 +1043,81 @@ std::string Server::loadFromRepository(const std::string& name) {
   status.ready = why.empty();
   status.reason = why;
   return why;
+}
+
+void Server::onCompileWork(uv_work_t* work) {
+  CompileJob* job = static_cast<CompileJob*>(work->data);
+  job->result = compileModel(job->request, job->cancel);
+}
+
+void Server::onCompileDone(uv_work_t* work, int) {
+  CompileJob* job = static_cast<CompileJob*>(work->data);
+  job->server->finishCompile(job);
+}
+
+void Server::finishCompile(CompileJob* job) {
+  std::unique_ptr<CompileJob> owned = std::move(compiles_[job->name]);
+  compiles_.erase(job->name);
+  ModelStatus& status = statuses_[job->name];
+  std::string why = job->result.error;
+  int code = 400;
+  if (draining_) {
+    why = "the server is shutting down";
+    code = 503;
+  } else if (job->cancel.load() && status.unloaded) {
+    why = "unloaded while compiling";
+  } else if (why.empty()) {
+    if (registry_->findModel(job->name)) {
+      registry_->retire(job->name);  // the version served until now
+    }
+    strata_status_t load_status = registry_->load(
+        job->name, job->result.vmfb_path, job->version, job->config);
+    if (load_status) {
+      why = job->result.vmfb_path + " (compiled from " +
+            job->request.onnx_path + "): " + consumeStatusText(load_status);
+    }
+  }
+  if (why.empty()) {
+    status.version = job->version;
+    status.ready = true;
+    status.unloaded = false;
+    status.reason.clear();
+    std::fprintf(stderr, "strata-serve: model '%s' version %s: %s %s\n",
+                 job->name.c_str(), job->version.c_str(),
+                 job->result.cached ? "loaded the cached compile" : "compiled",
+                 job->result.vmfb_path.c_str());
+  } else {
+    if (!registry_->findModel(job->name) && !status.unloaded) {
+      status.version = job->version;
+      status.ready = false;
+      status.reason = why;
+    }
+    std::fprintf(stderr, "strata-serve: model '%s' is not served: %s\n",
+                 job->name.c_str(), why.c_str());
+  }
+  for (const CompileJob::Waiter& waiter : job->waiters) {
+    if (why.empty()) {
+      answerDeferred(waiter.conn, waiter.seq, 200, "{}\n");
+    } else {
+      answerDeferred(waiter.conn, waiter.seq, code,
+                     errorBody("failed to load '" + job->name + "': " + why));
+    }
+  }
+  checkDrained();
+}
+
+void Server::answerDeferred(Connection* conn, uint64_t seq, int code,
+                            const std::string& body) {
+  --conn->calls_pending;
+  answer(conn, seq, code, kJson, body);
+  if (conn->handle_closed) {
+    maybeFree(conn);
+  } else if (!conn->closing) {
+    ConnectionHooks::maybeResume(conn);
+    if (!conn->closing) {
+      ConnectionHooks::updateTimer(conn);
+    }
+  }
 }
 
 void Server::handleRepository(Connection* conn, uint64_t seq,
@@ -1020,8 +1182,16 @@ void Server::handleRepository(Connection* conn, uint64_t seq,
   }
   if (route.kind == Route::kRepositoryLoad) {
     // Loaded on the HTTP loop: the loop waits for the module to be read
-    // and verified (milliseconds for a small model).
-    std::string why = loadFromRepository(route.model);
+    // and verified (milliseconds for a small model). A model.onnx is
+    // compiled off the loop, and answered when its compile ends.
+    CompileJob* compiling = nullptr;
+    std::string why = loadFromRepository(route.model, &compiling);
+    if (compiling) {
+      compiling->waiters.push_back({conn, seq});
+      ++conn->calls_pending;  // keeps the connection until it is answered
+      ConnectionHooks::updateTimer(conn);
+      return;
+    }
     if (!why.empty()) {
       answer(conn, seq, 400, kJson,
              errorBody("failed to load '" + route.model + "': " + why));
@@ -1031,8 +1201,21 @@ void Server::handleRepository(Connection* conn, uint64_t seq,
     return;
   }
   // Unload: new requests are refused at once; the model's queued and
-  // running calls are answered, then it is freed.
+  // running calls are answered, then it is freed. A compile of it running
+  // is cancelled.
+  auto compile = compiles_.find(route.model);
+  if (compile != compiles_.end()) {
+    compile->second->cancel = true;
+  }
   const Model* model = registry_->findModel(route.model);
+  if (!model && compile != compiles_.end()) {
+    ModelStatus& status = statuses_[route.model];
+    status.ready = false;
+    status.unloaded = true;
+    status.reason = "unloaded";
+    answer(conn, seq, 200, kJson, "{}\n");
+    return;
+  }
   if (!model) {
     answer(conn, seq, 400, kJson,
            errorBody("model '" + route.model + "' is not loaded"));
@@ -1081,14 +1264,15 @@ void Server::invoke(Connection* conn, uint64_t seq, Function* function,
     return;
   }
   strata_runtime_call_t* call = nullptr;
-  strata_status_t status = registry_->takeCall(function, &call);
+  size_t instance = function->owner->pickInstance();
+  strata_status_t status = registry_->takeCall(function, &call, instance);
   if (status) {
     answer(conn, seq, 500, kJson, errorBody(consumeStatusText(status)));
     return;
   }
   std::string error;
   if (!pushInputs(*function, conn->request.body(), call, &error)) {
-    ModelRegistry::returnCall(function, call);
+    ModelRegistry::returnCall(function, call, instance);
     answer(conn, seq, 400, kJson, errorBody(error));
     return;
   }
@@ -1098,6 +1282,7 @@ void Server::invoke(Connection* conn, uint64_t seq, Function* function,
   pending->conn = conn;
   pending->seq = seq;
   pending->function = function;
+  pending->instance = instance;
   submit(pending, call);
 }
 
@@ -1156,9 +1341,11 @@ void Server::submitOip(Connection* conn, uint64_t seq, InferDone done,
     return;
   }
   strata_runtime_call_t* call = nullptr;
-  strata_status_t status = registry_->takeCall(function, &call);
+  pending->instance = function->owner->pickInstance();
+  strata_status_t status =
+      registry_->takeCall(function, &call, pending->instance);
   if (!status && !oipPushInputs(*function, inputs, call, &error)) {
-    ModelRegistry::returnCall(function, call);
+    ModelRegistry::returnCall(function, call, pending->instance);
     done = std::move(pending->done);
     delete pending;
     fail(400, error);
@@ -1184,7 +1371,9 @@ void Server::track(PendingCall* pending) {
 
 void Server::submit(PendingCall* pending, strata_runtime_call_t* call) {
   Function* function = pending->function;
+  ModelInstance* instance = function->owner->instances[pending->instance].get();
   pending->call = call;
+  ++instance->running;
   pending->start_ns = uv_hrtime();
   pending->launch_ns = pending->start_ns;
   track(pending);
@@ -1195,9 +1384,10 @@ void Server::submit(PendingCall* pending, strata_runtime_call_t* call) {
       call, timeout_ms ? strata_hal_deadline_after_ns(
                              static_cast<int64_t>(timeout_ms) * 1000000)
                        : 0);
-  metrics_.countExecution(function->owner->name, function->owner->version);
+  metrics_.countExecution(function->owner->name, function->owner->version,
+                          pending->instance);
   strata_status_t status = strata_runtime_call_invoke_async(
-      call, function->loop, nullptr, onCallDone, pending);
+      call, instance->loop, nullptr, onCallDone, pending);
   if (status) {
     // Not submitted: answered through the completion queue like any call.
     bool bad_input =
@@ -1257,9 +1447,10 @@ void Server::flushQueue(BatchQueue* queue) {
     queue->armed = false;
   }
   const ModelConfig& config = queue->function->owner->config;
-  // One batch runs at a time per model instance: the requests that arrive
-  // meanwhile gather into the next one, which goes when it ends (see
-  // drainCompletions). A drain or an unload sends everything at once.
+  // One batch runs at a time per model instance: with every instance busy,
+  // the requests that arrive gather into the next batch, which goes when
+  // one ends (see drainCompletions). A drain or an unload sends
+  // everything at once.
   // Batches in arrival order: the first waiting request and every later
   // one of its signature that still fits under max_batch_size.
   while (!queue->waiting.empty() &&
@@ -1314,24 +1505,27 @@ bool Server::launch(std::vector<PendingCall*> members) {
         input.shape[0] += member->inputs[i].shape[0];
         input.bytes.insert(input.bytes.end(), member->inputs[i].bytes.begin(),
                            member->inputs[i].bytes.end());
-        std::vector<uint8_t>().swap(member->inputs[i].bytes);
       }
     }
-  }
-  for (PendingCall* member : members) {
-    member->inputs.clear();
+    // Each member keeps its inputs until the batch succeeds: when it fails
+    // with an error its data may have caused, each runs again alone.
   }
   std::string error;
   strata_runtime_call_t* call = nullptr;
-  strata_status_t status = registry_->takeCall(function, &call);
+  // A free instance of the model (flushQueue launches no more batches than
+  // the model has instances).
+  size_t instance = function->owner->pickInstance();
+  strata_status_t status = registry_->takeCall(function, &call, instance);
   if (status) {
     error = consumeStatusText(status);
   } else if (!oipPushInputs(*function, inputs, call, &error)) {
-    ModelRegistry::returnCall(function, call);
+    ModelRegistry::returnCall(function, call, instance);
     call = nullptr;
   }
   if (call) {
+    ModelInstance* runner = function->owner->instances[instance].get();
     leader->call = call;
+    leader->instance = instance;
     leader->members = members;
     uint64_t timeout_ms = function->owner->config.request_timeout_ms
                               ? function->owner->config.request_timeout_ms
@@ -1340,16 +1534,18 @@ bool Server::launch(std::vector<PendingCall*> members) {
         call, timeout_ms ? strata_hal_deadline_after_ns(
                                static_cast<int64_t>(timeout_ms) * 1000000)
                          : 0);
-    metrics_.countExecution(function->owner->name, function->owner->version);
-    status = strata_runtime_call_invoke_async(call, function->loop, nullptr,
+    metrics_.countExecution(function->owner->name, function->owner->version,
+                            instance);
+    status = strata_runtime_call_invoke_async(call, runner->loop, nullptr,
                                               onCallDone, leader);
     if (!status) {
+      ++runner->running;
       return true;
     }
     error = consumeStatusText(status);
     leader->call = nullptr;
     leader->members.clear();
-    ModelRegistry::returnCall(function, call);
+    ModelRegistry::returnCall(function, call, instance);
   }
   // Not submitted: every member fails with the error.
   for (PendingCall* member : members) {
@@ -1469,12 +1665,49 @@ OipTensor sliceRows(const OipTensor& result, int64_t begin, int64_t rows) {
 
 }  // namespace
 
+namespace {
+
+// Whether a call failing with code may have failed because of its inputs'
+// values (a check or assertion, an index out of range, memory a large
+// batch exhausts), so that its batch's requests, each run alone, may
+// fare differently. A timeout, a lost device or a function the module
+// lacks fails whatever the data: those are not run again.
+bool canDependOnData(strata_status_code_t code) {
+  switch (code) {
+    case STRATA_STATUS_CANCELLED:
+    case STRATA_STATUS_DEADLINE_EXCEEDED:
+    case STRATA_STATUS_NOT_FOUND:
+    case STRATA_STATUS_ALREADY_EXISTS:
+    case STRATA_STATUS_PERMISSION_DENIED:
+    case STRATA_STATUS_UNIMPLEMENTED:
+    case STRATA_STATUS_UNAVAILABLE: return false;
+    default: return true;
+  }
+}
+
+}  // namespace
+
 // Compute thread: a batch's results are split per request, and each
 // answer is encoded here, off the HTTP loop.
 void Server::onCallDone(void* user, strata_runtime_call_t* call,
                         strata_status_t status) {
   PendingCall* pending = static_cast<PendingCall*>(user);
   uint64_t now = uv_hrtime();
+  if (!pending->members.empty() && pending->members.size() > 1 && status &&
+      canDependOnData(strata_status_code(status))) {
+    // Which request's data failed the batch cannot be told from one call:
+    // each runs again alone (the HTTP loop resubmits them).
+    strata_status_free(status);
+    std::vector<PendingCall*> members = pending->members;
+    for (PendingCall* member : members) {
+      member->rerun = true;
+    }
+    Server* server = pending->server;
+    for (PendingCall* member : members) {
+      server->postCompletion(member);
+    }
+    return;
+  }
   if (!pending->members.empty()) {
     std::vector<PendingCall*> members = pending->members;
     int code = 200;
@@ -1485,8 +1718,8 @@ void Server::onCallDone(void* user, strata_runtime_call_t* call,
       code = status_code == STRATA_STATUS_DEADLINE_EXCEEDED ? 504
              : status_code == STRATA_STATUS_UNAVAILABLE     ? 503
                                                             : 500;
-      // One call ran every member's rows: which one's data caused the
-      // failure cannot be told, so each gets the error.
+      // A lone request's own error, or one that does not depend on the
+      // data (canDependOnData): each member gets it.
       error = consumeStatusText(status);
       if (members.size() > 1) {
         error = "a batch of " + std::to_string(members.size()) +
@@ -1517,6 +1750,7 @@ void Server::onCallDone(void* user, strata_runtime_call_t* call,
         member->error = error;
         member->body = errorBody(error);
       } else {
+        member->inputs.clear();
         std::vector<OipTensor> mine;
         mine.reserve(results.size());
         for (const OipTensor& result : results) {
@@ -1611,7 +1845,28 @@ void Server::drainCompletions() {
   }
   uint64_t now = uv_hrtime();
   std::vector<BatchQueue*> finished_queues;
+  std::vector<PendingCall*> reruns;
   for (PendingCall* pending : batch) {
+    if (pending->rerun) {
+      // Its batch failed: it is still in flight, and runs again alone.
+      pending->rerun = false;
+      if (pending->call) {
+        ModelRegistry::returnCall(pending->function, pending->call,
+                                  pending->instance);
+        --pending->function->owner->instances[pending->instance]->running;
+        pending->call = nullptr;
+      }
+      if (!pending->members.empty()) {
+        auto queue = queues_.find(pending->function);
+        if (queue != queues_.end() && queue->second->executing > 0) {
+          --queue->second->executing;
+          finished_queues.push_back(queue->second.get());
+        }
+        pending->members.clear();
+      }
+      reruns.push_back(pending);
+      continue;
+    }
     --in_flight_;
     pending_.erase(pending);
     metrics_.observeInvokeLatency(now - pending->start_ns);
@@ -1623,7 +1878,14 @@ void Server::drainCompletions() {
           pending->done_ns - pending->launch_ns, pending->ran);
     }
     if (pending->call) {
-      ModelRegistry::returnCall(pending->function, pending->call);
+      ModelRegistry::returnCall(pending->function, pending->call,
+                                pending->instance);
+      ModelInstance* instance =
+          pending->function->owner->instances[pending->instance].get();
+      --instance->running;
+      if (pending->ran && pending->code == 503) {
+        instance->lost = true;  // the model's other instances take its calls
+      }
     }
     if (!pending->members.empty()) {
       // A batch ended (its leader is answered first): the next one goes.
@@ -1671,6 +1933,19 @@ void Server::drainCompletions() {
     }
     delete pending;
   }
+  // The requests of failed batches go first, each alone (as batches of
+  // one, which are never run again): they count against their queue's
+  // instances like any batch.
+  for (PendingCall* pending : reruns) {
+    Function* function = pending->function;
+    metrics_.countRerun(function->owner->name, function->owner->version);
+    if (launch({pending})) {
+      auto queue = queues_.find(function);
+      if (queue != queues_.end()) {
+        ++queue->second->executing;
+      }
+    }
+  }
   for (BatchQueue* queue : finished_queues) {
     flushQueue(queue);
   }
@@ -1694,6 +1969,10 @@ void Server::beginDrain() {
   if (options_.drain_timeout_ms) {
     uv_timer_start(&drain_deadline_, onDrainDeadline, options_.drain_timeout_ms,
                    0);
+  }
+  // Compiles are cancelled (their load requests are answered 503).
+  for (auto& [name, job] : compiles_) {
+    job->cancel = true;
   }
   // Requests waiting for a batch go now.
   for (auto& [function, queue] : queues_) {
@@ -1742,7 +2021,8 @@ void Server::onDrainDeadline(uv_timer_t* timer) {
 }
 
 void Server::checkDrained() {
-  if (!draining_ || stopped_ || in_flight_ != 0 || !connections_.empty()) {
+  if (!draining_ || stopped_ || in_flight_ != 0 || !connections_.empty() ||
+      !compiles_.empty()) {
     return;
   }
   stopped_ = true;

@@ -49,11 +49,20 @@ struct ServerOptions {
   /// Answers queued on a connection (not yet written out) before it stops
   /// reading further requests until they drain.
   size_t max_pipeline = 64;
+  /// strata-compile, which compiles a repository's model.onnx at load
+  /// (model_compiler.h); "" when there is none, compiler_absent saying why.
+  std::string compiler;
+  std::string compiler_absent;
+  /// Where compiled models go ("": beside their model.onnx).
+  std::string compile_cache;
+  /// A compile still running after this long is killed (0: no limit).
+  size_t compile_timeout_ms = 600000;
 };
 
 struct Connection;
 struct PendingCall;
 struct BatchQueue;
+struct CompileJob;
 void closeConnection(Connection* conn);
 void flushConnection(Connection* conn);
 void onRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
@@ -86,6 +95,8 @@ class Server {
   // For the gRPC service, on the loop thread only (through post()):
   /// Whether the server is ready (every model, no drain).
   bool ready() const;
+  /// The model.onnx compiles running.
+  size_t compilesRunning() const { return compiles_.size(); }
   /// The function serving model name (version: "" for the served one);
   /// null with *error.
   Function* findModel(const std::string& name, const std::string& version,
@@ -134,7 +145,20 @@ class Server {
   /// The /v2/repository routes.
   void handleRepository(Connection* conn, uint64_t seq, const Route& route);
   /// Loads (or reloads) model name from the repository; "" or why not.
-  std::string loadFromRepository(const std::string& name);
+  /// A model.onnx is compiled off the loop: then *compiling (when given) is
+  /// the compile (started, or running already) and the model loads when
+  /// it ends (finishCompile).
+  std::string loadFromRepository(const std::string& name,
+                                 CompileJob** compiling = nullptr);
+  /// A compile ended (on the loop): loads its module, answers the load
+  /// requests that wait for it.
+  void finishCompile(CompileJob* job);
+  static void onCompileWork(uv_work_t* work);
+  static void onCompileDone(uv_work_t* work, int status);
+  /// Answers a request answered later than its handling (a load waiting
+  /// for a compile), whose connection was kept (calls_pending).
+  void answerDeferred(Connection* conn, uint64_t seq, int code,
+                      const std::string& body);
   /// Dynamic batching: queues a decoded request of a batching model, and
   /// sends the queue's batches when they are full or their delay passed.
   void enqueue(PendingCall* pending);
@@ -199,6 +223,8 @@ class Server {
   };
   std::string repository_;
   std::map<std::string, ModelStatus> statuses_;
+  // The compiles of model.onnx files running, by model name.
+  std::map<std::string, std::unique_ptr<CompileJob>> compiles_;
   // The batching queue of each function that has one.
   std::map<Function*, std::unique_ptr<BatchQueue>> queues_;
 

@@ -40,9 +40,17 @@ const char kUsage[] =
     "GET /healthz.\n"
     "\n"
     "flags:\n"
-    "  --model-repository=DIR serve DIR/<model>/<version>/model.vmfb, the\n"
-    "                         newest version of each, with its optional\n"
+    "  --model-repository=DIR serve DIR/<model>/<version>/model.vmfb (or\n"
+    "                         model.onnx, compiled at load), the newest\n"
+    "                         version of each, with its optional\n"
     "                         DIR/<model>/config.json\n"
+    "  --compiler=PATH        the strata-compile that compiles a model.onnx\n"
+    "                         at load (default: this build's, when it has\n"
+    "                         the compiler; --compiler= turns it off)\n"
+    "  --compile-cache=DIR    where compiled model.onnx files go (default:\n"
+    "                         beside each model.onnx)\n"
+    "  --compile-timeout=MS   a compile running longer is killed and its\n"
+    "                         model not served (default 600000; 0: none)\n"
     "  --model NAME=PATH      a module to serve as NAME (repeatable; also\n"
     "                         --model=NAME=PATH). Compile it with\n"
     "                         strata-compile --async-exports.\n"
@@ -104,6 +112,14 @@ int fail(const std::string& message) {
 
 int main(int argc, char** argv) {
   ServerOptions options;
+#ifdef STRATA_SERVE_COMPILER
+  options.compiler = STRATA_SERVE_COMPILER;
+#else
+  options.compiler_absent =
+      "this strata-serve was built without the compiler (or its ONNX "
+      "import), so it cannot compile model.onnx at load: compile it to "
+      "model.vmfb with strata-compile, or give --compiler=PATH";
+#endif
   std::string device = "local-task";
   size_t task_workers = 0;
   std::vector<std::pair<std::string, std::string>> models;
@@ -137,6 +153,20 @@ int main(int argc, char** argv) {
       models.emplace_back(v.substr(0, eq), v.substr(eq + 1));
     } else if (value("--model-repository", &v)) {
       repository = v;
+    } else if (value("--compiler", &v)) {
+      options.compiler = v;
+      options.compiler_absent =
+          "compiling model.onnx at load is off (--compiler=); compile it "
+          "to model.vmfb with strata-compile";
+    } else if (value("--compile-cache", &v)) {
+      if (v.empty()) {
+        return fail("--compile-cache takes a directory");
+      }
+      options.compile_cache = v;
+    } else if (value("--compile-timeout", &v)) {
+      if (!parseSize(v, &options.compile_timeout_ms)) {
+        return fail("--compile-timeout takes milliseconds, got '" + v + "'");
+      }
     } else if (value("--grpc-listen", &v)) {
       size_t colon = v.rfind(':');
       size_t port = 0;
@@ -290,12 +320,16 @@ int main(int argc, char** argv) {
         "(it needs libgrpc++-dev and protobuf-compiler-grpc)");
   }
 #endif
+  std::string compiling;
+  if (server.compilesRunning()) {
+    compiling = ", " + std::to_string(server.compilesRunning()) + " compiling";
+  }
   std::printf(
-      "strata-serve: listening on http://%s:%d%s (%zu model%s, "
+      "strata-serve: listening on http://%s:%d%s (%zu model%s%s, "
       "device %s)\n",
       options.host.c_str(), server.boundPort(), grpc_line.c_str(),
       registry.models().size(), registry.models().size() == 1 ? "" : "s",
-      device.c_str());
+      compiling.c_str(), device.c_str());
   std::fflush(stdout);
   std::string abandoned = server.run();
 #ifdef STRATA_SERVE_GRPC

@@ -12,6 +12,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace strata::service {
 
@@ -97,9 +98,21 @@ class Metrics {
   void countModelFailure(const std::string& model, const std::string& version) {
     ++models_[{model, version}].failure;
   }
-  /// One call of a model executed (a batch of several requests is one).
-  void countExecution(const std::string& model, const std::string& version) {
-    ++models_[{model, version}].executions;
+  /// One call of a model executed (a batch of several requests is one)
+  /// on its instance `instance`.
+  void countExecution(const std::string& model, const std::string& version,
+                      size_t instance) {
+    ModelMetrics& m = models_[{model, version}];
+    ++m.executions;
+    if (m.instance_executions.size() <= instance) {
+      m.instance_executions.resize(instance + 1);
+    }
+    ++m.instance_executions[instance];
+  }
+
+  /// A request of a failed batch run again alone.
+  void countRerun(const std::string& model, const std::string& version) {
+    ++models_[{model, version}].reruns;
   }
 
   /// Per model and version, in the text exposition format; pending: the
@@ -132,6 +145,21 @@ class Metrics {
     counter("strata_serve_execution_count_total",
             "Calls of the model run (a batch of requests is one).",
             &ModelMetrics::executions);
+    counter("strata_serve_rerun_count_total",
+            "Requests of a batch that failed, run again alone (each at most "
+            "once).",
+            &ModelMetrics::reruns);
+    out +=
+        "# HELP strata_serve_instance_execution_count_total Calls of the "
+        "model run, per instance (config.json's instance_count).\n"
+        "# TYPE strata_serve_instance_execution_count_total counter\n";
+    for (const auto& [key, m] : models_) {
+      for (size_t i = 0; i < m.instance_executions.size(); ++i) {
+        out += "strata_serve_instance_execution_count_total{" + labels(key) +
+               ",instance=\"" + std::to_string(i) + "\"} " +
+               std::to_string(m.instance_executions[i]) + "\n";
+      }
+    }
     auto histogram = [&](const char* name, const char* help,
                          Histogram ModelMetrics::* field) {
       out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name +
@@ -198,6 +226,8 @@ class Metrics {
     uint64_t failure = 0;
     uint64_t inferences = 0;
     uint64_t executions = 0;
+    uint64_t reruns = 0;
+    std::vector<uint64_t> instance_executions;
     Histogram request;
     Histogram queue;
     Histogram compute;

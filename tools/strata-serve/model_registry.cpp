@@ -277,36 +277,83 @@ void onKeepAliveDone(void*, strata_status_t status) {
 }  // namespace
 
 Model::~Model() {
-  if (keep_alive) {
-    strata_status_t status = strata_hal_fence_signal(keep_alive);
-    if (status) {
-      strata_status_free(status);
+  for (std::unique_ptr<ModelInstance>& instance : instances) {
+    if (instance->keep_alive) {
+      strata_status_t status = strata_hal_fence_signal(instance->keep_alive);
+      if (status) {
+        strata_status_free(status);
+      }
     }
   }
-  if (thread.joinable()) {
-    thread.join();
+  for (std::unique_ptr<ModelInstance>& instance : instances) {
+    if (instance->thread.joinable()) {
+      instance->thread.join();
+    }
+    strata_hal_loop_destroy(instance->loop);
+    strata_hal_fence_release(instance->keep_alive);
   }
-  strata_hal_loop_destroy(loop);
-  strata_hal_fence_release(keep_alive);
   for (auto& [function_name, function] : functions) {
-    for (strata_runtime_call_t* call : function->free_calls) {
-      strata_runtime_call_destroy(call);
+    for (std::vector<strata_runtime_call_t*>& pool : function->free_calls) {
+      for (strata_runtime_call_t* call : pool) {
+        strata_runtime_call_destroy(call);
+      }
     }
   }
-  strata_runtime_session_release(session);
+  for (std::unique_ptr<ModelInstance>& instance : instances) {
+    strata_runtime_session_release(instance->session);
+  }
+}
+
+size_t Model::pickInstance() const {
+  size_t best = 0;
+  for (size_t i = 1; i < instances.size(); ++i) {
+    const ModelInstance& candidate = *instances[i];
+    const ModelInstance& chosen = *instances[best];
+    if (candidate.lost != chosen.lost ? chosen.lost
+                                      : candidate.running < chosen.running) {
+      best = i;
+    }
+  }
+  return best;
 }
 
 ModelRegistry::~ModelRegistry() = default;
+
+namespace {
+
+// Starts instance's compute loop on its own thread; it runs until
+// keep_alive is signalled (~Model): without an operation in flight
+// strata_hal_loop_run would return at once.
+strata_status_t startComputeThread(ModelInstance* instance,
+                                   const std::string& label) {
+  strata_allocator_t allocator = strata_allocator_system();
+  STRATA_RETURN_IF_ERROR(strata_hal_loop_create(allocator, &instance->loop));
+  STRATA_RETURN_IF_ERROR(
+      strata_hal_fence_create_pending(allocator, &instance->keep_alive));
+  STRATA_RETURN_IF_ERROR(strata_hal_loop_wait_fence(
+      instance->loop, instance->keep_alive, 0, onKeepAliveDone, nullptr));
+  strata_hal_loop_t* loop = instance->loop;
+  instance->thread = std::thread([loop, label] {
+    strata_status_t run_status = strata_hal_loop_run(loop);
+    if (run_status) {
+      std::fprintf(stderr, "strata-serve: model '%s': compute loop: %s\n",
+                   label.c_str(), consumeStatusText(run_status).c_str());
+    }
+  });
+  return nullptr;
+}
+
+}  // namespace
 
 strata_status_t ModelRegistry::load(const std::string& name,
                                     const std::string& path,
                                     const std::string& version,
                                     const ModelConfig& config) {
-  if (config.instance_count != 1) {
+  if (config.instance_count < 1 || config.instance_count > kMaxInstanceCount) {
     return strata_make_status(
-        STRATA_STATUS_UNIMPLEMENTED,
-        "model '%s': instance_count %zu: only 1 is implemented", name.c_str(),
-        config.instance_count);
+        STRATA_STATUS_INVALID_ARGUMENT,
+        "model '%s': instance_count %zu is not within 1..%zu", name.c_str(),
+        config.instance_count, kMaxInstanceCount);
   }
   strata_allocator_t allocator = strata_allocator_system();
   strata_runtime_instance_t* instance = nullptr;
@@ -319,32 +366,47 @@ strata_status_t ModelRegistry::load(const std::string& name,
   Model* model = models_.at(name).get();
   model->version = version;
   model->config = config;
-  // The compute loop runs until keep_alive is signalled (~Model): without
-  // an operation in flight strata_hal_loop_run would return at once.
-  status = strata_hal_loop_create(allocator, &model->loop);
-  if (!status) {
-    status = strata_hal_fence_create_pending(allocator, &model->keep_alive);
+  // The other instances: each its own runtime instance (device and
+  // workers) and session of the same module, with a call of each function
+  // to seed its pool.
+  for (size_t k = 1; k < config.instance_count && !status; ++k) {
+    auto extra = std::make_unique<ModelInstance>();
+    strata_runtime_instance_t* runtime = nullptr;
+    status =
+        strata_runtime_instance_create(&instance_options_, allocator, &runtime);
+    if (!status) {
+      status = strata_runtime_session_create_from_file(runtime, path.c_str(),
+                                                       &extra->session);
+      strata_runtime_instance_release(runtime);
+    }
+    for (auto it = model->functions.begin();
+         !status && it != model->functions.end(); ++it) {
+      Function* function = it->second.get();
+      strata_runtime_call_t* call = nullptr;
+      status = strata_runtime_call_create(
+          extra->session, function->name.c_str(),
+          strata_runtime_instance_allocator(
+              strata_runtime_session_instance(extra->session)),
+          &call);
+      function->free_calls.resize(k + 1);
+      if (!status) {
+        function->free_calls[k].push_back(call);
+      }
+    }
+    model->instances.push_back(std::move(extra));
   }
-  if (!status) {
-    status = strata_hal_loop_wait_fence(model->loop, model->keep_alive, 0,
-                                        onKeepAliveDone, nullptr);
+  for (size_t k = 0; k < model->instances.size() && !status; ++k) {
+    status = startComputeThread(
+        model->instances[k].get(),
+        config.instance_count > 1 ? name + "#" + std::to_string(k) : name);
   }
   if (status) {
     models_.erase(name);
     return status;
   }
   for (auto& [function_name, function] : model->functions) {
-    function->loop = model->loop;
+    function->free_calls.resize(model->instances.size());
   }
-  strata_hal_loop_t* loop = model->loop;
-  std::string label = name;
-  model->thread = std::thread([loop, label] {
-    strata_status_t run_status = strata_hal_loop_run(loop);
-    if (run_status) {
-      std::fprintf(stderr, "strata-serve: model '%s': compute loop: %s\n",
-                   label.c_str(), consumeStatusText(run_status).c_str());
-    }
-  });
   return nullptr;
 }
 
@@ -381,9 +443,12 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
   auto model = std::make_unique<Model>();
   model->name = name;
   model->path = path;
+  model->instances.push_back(std::make_unique<ModelInstance>());
+  strata_runtime_session_t* session = nullptr;
   strata_status_t status = strata_runtime_session_create(
       instance, nullptr, &module, 1,
-      strata_runtime_instance_allocator(instance), &model->session);
+      strata_runtime_instance_allocator(instance), &session);
+  model->instances[0]->session = session;
   if (status) {
     strata_vm_module_release(module);
     return status;
@@ -407,7 +472,7 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
     // One call to learn the argument kinds; it seeds the pool.
     strata_runtime_call_t* call = nullptr;
     status = strata_runtime_call_create(
-        model->session, export_name.c_str(),
+        session, export_name.c_str(),
         strata_runtime_instance_allocator(instance), &call);
     if (status) {
       // A function the call API cannot drive (variadic) is not served.
@@ -446,7 +511,8 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
     function->result_recorded.resize(result_count,
                                      STRATA_HAL_ELEMENT_TYPE_NONE);
     function->has_async_entry = strata_runtime_call_has_async_entry(call) != 0;
-    function->free_calls.push_back(call);
+    function->free_calls.resize(1);
+    function->free_calls[0].push_back(call);
     for (size_t a = 0; a < info.attr_count; ++a) {
       const char* key = nullptr;
       const char* value = nullptr;
@@ -525,24 +591,27 @@ std::string ModelRegistry::functionNames(const Model& model) {
 }
 
 strata_status_t ModelRegistry::takeCall(Function* function,
-                                        strata_runtime_call_t** out) {
-  if (!function->free_calls.empty()) {
-    *out = function->free_calls.back();
-    function->free_calls.pop_back();
+                                        strata_runtime_call_t** out,
+                                        size_t instance) {
+  std::vector<strata_runtime_call_t*>& pool = function->free_calls[instance];
+  if (!pool.empty()) {
+    *out = pool.back();
+    pool.pop_back();
     return nullptr;
   }
-  const Model* model = function->owner;
+  strata_runtime_session_t* session =
+      function->owner->instances[instance]->session;
   return strata_runtime_call_create(
-      model->session, function->name.c_str(),
+      session, function->name.c_str(),
       strata_runtime_instance_allocator(
-          strata_runtime_session_instance(model->session)),
+          strata_runtime_session_instance(session)),
       out);
 }
 
-void ModelRegistry::returnCall(Function* function,
-                               strata_runtime_call_t* call) {
+void ModelRegistry::returnCall(Function* function, strata_runtime_call_t* call,
+                               size_t instance) {
   strata_runtime_call_reset(call);
-  function->free_calls.push_back(call);
+  function->free_calls[instance].push_back(call);
 }
 
 bool pushInputs(const Function& function, const std::string& body,
@@ -896,10 +965,17 @@ bool parseModelConfig(const std::string& text, ModelConfig* config,
       }
       out.max_batch_size = value;
     } else if (key == "instance_count") {
-      if (!readCount(element, key, &value, error)) {
+      if (element.type() != simdjson::dom::element_type::INT64 ||
+          element.get_int64().value_unsafe() < 1 ||
+          element.get_int64().value_unsafe() >
+              static_cast<int64_t>(kMaxInstanceCount)) {
+        *error = "\"instance_count\" must be an integer within 1.." +
+                 std::to_string(kMaxInstanceCount) + ", got " +
+                 std::string(simdjson::minify(element));
         return false;
       }
-      out.instance_count = value;
+      out.instance_count =
+          static_cast<size_t>(element.get_int64().value_unsafe());
     } else if (key == "request_timeout_ms") {
       if (!readCount(element, key, &value, error)) {
         return false;

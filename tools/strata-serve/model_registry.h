@@ -1,6 +1,7 @@
-// model_registry.h - the models a service serves: one session per .vmfb,
-// its exported functions with their argument kinds and reflection types,
-// pools of reusable calls, and the JSON <-> tensor conversion of requests
+// model_registry.h - the models a service serves: one session per .vmfb
+// and instance of the model, its exported functions with their argument kinds
+// and reflection types, pools of reusable calls, and the JSON <-> tensor
+// conversion of requests
 // ({"inputs": [{"shape": [4, 16], "dtype": "f32", "data": [...]}]}) and
 // responses ({"outputs": [...]} in the same form).
 //
@@ -54,10 +55,9 @@ struct Function {
   std::vector<std::string> result_names;
   std::vector<strata_hal_element_type_t> result_recorded;
   bool has_async_entry = false;
-  /// The compute loop of the function's model (borrowed; set by main).
-  strata_hal_loop_t* loop = nullptr;
-  /// Calls ready for reuse (reset, no arguments). Owned.
-  std::vector<strata_runtime_call_t*> free_calls;
+  /// Calls ready for reuse (reset, no arguments), per instance of the
+  /// model (a call belongs to its instance's session). Owned.
+  std::vector<std::vector<strata_runtime_call_t*>> free_calls;
   /// The model the function belongs to (borrowed).
   struct Model* owner = nullptr;
 };
@@ -74,11 +74,15 @@ struct ModelConfig {
   uint64_t max_queue_delay_us = 0;
   /// A batch of one of these sizes is sent at once, without waiting.
   std::vector<size_t> preferred_batch_sizes;
-  /// Compute threads and devices for the model (only 1 is implemented).
+  /// Instances of the model: each its own device, session, compute loop
+  /// and thread (1..kMaxInstanceCount).
   size_t instance_count = 1;
   /// A call's deadline (0: the server's --request-timeout).
   uint64_t request_timeout_ms = 0;
 };
+
+/// The most instances config.json may ask for.
+constexpr size_t kMaxInstanceCount = 64;
 
 /// Reads a model's config.json ({"max_batch_size": 8, "dynamic_batching":
 /// {"max_queue_delay_microseconds": 500, "preferred_batch_size": [4, 8]},
@@ -87,12 +91,30 @@ struct ModelConfig {
 bool parseModelConfig(const std::string& text, ModelConfig* config,
                       std::string* error);
 
+/// One instance of a model: its own runtime instance (device and task
+/// workers), session, compute loop and the thread that runs it.
+struct ModelInstance {
+  strata_runtime_session_t* session = nullptr;  // owned
+  /// The compute loop and its thread (owned; null for a model made by
+  /// add() alone).
+  strata_hal_loop_t* loop = nullptr;
+  strata_hal_fence_t* keep_alive = nullptr;
+  std::thread thread;
+  /// Calls submitted to this instance and not yet answered (HTTP loop
+  /// thread only).
+  size_t running = 0;
+  /// A call of it failed UNAVAILABLE: its device was lost (a kernel
+  /// passed its deadline) and it cannot run until restarted (HTTP loop
+  /// thread only).
+  bool lost = false;
+};
+
 struct Model {
   Model() = default;
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
-  /// Stops the compute thread (its loop must be idle: no call in flight),
-  /// then frees the calls and the session.
+  /// Stops the compute threads (their loops must be idle: no call in
+  /// flight), then frees the calls and the sessions.
   ~Model();
 
   std::string name;
@@ -100,16 +122,17 @@ struct Model {
   std::string version;
   std::string path;
   ModelConfig config;
-  strata_runtime_session_t* session = nullptr;  // owned
+  /// config.instance_count of them (one for a model made by add() alone).
+  std::vector<std::unique_ptr<ModelInstance>> instances;
   std::map<std::string, std::unique_ptr<Function>> functions;
-  /// The model's compute loop and the thread that runs it (owned; null for
-  /// a model made by add() alone).
-  strata_hal_loop_t* loop = nullptr;
-  strata_hal_fence_t* keep_alive = nullptr;
-  std::thread thread;
   /// Calls of the model submitted or queued and not yet answered (HTTP
   /// loop thread only).
   size_t in_flight = 0;
+
+  /// The instance with the fewest calls running (the lowest index of
+  /// those): a free one when there is one. Instances whose device was lost
+  /// are taken only when every one was.
+  size_t pickInstance() const;
 };
 
 class ModelRegistry {
@@ -130,8 +153,9 @@ class ModelRegistry {
   void setInstanceOptions(const strata_runtime_instance_options_t& options) {
     instance_options_ = options;
   }
-  /// Loads path as model name (version, config): its own instance (device
-  /// and workers), session, compute loop and thread, started here.
+  /// Loads path as model name (version, config): config.instance_count
+  /// instances, each its own runtime instance (device and workers),
+  /// session, compute loop and thread, started here.
   strata_status_t load(const std::string& name, const std::string& path,
                        const std::string& version, const ModelConfig& config);
   /// Takes model name out of service: it is no longer found; it is freed
@@ -146,10 +170,13 @@ class ModelRegistry {
   std::string modelNames() const;
   static std::string functionNames(const Model& model);
 
-  /// A call of function with no arguments: from its pool, or new.
-  strata_status_t takeCall(Function* function, strata_runtime_call_t** out);
-  /// Returns a call (reset here) to function's pool.
-  static void returnCall(Function* function, strata_runtime_call_t* call);
+  /// A call of function with no arguments on the model's instance
+  /// `instance`: from its pool, or new.
+  strata_status_t takeCall(Function* function, strata_runtime_call_t** out,
+                           size_t instance = 0);
+  /// Returns a call (reset here) to function's pool of its instance.
+  static void returnCall(Function* function, strata_runtime_call_t* call,
+                         size_t instance = 0);
 
   const std::map<std::string, std::unique_ptr<Model>>& models() const {
     return models_;

@@ -37,7 +37,8 @@ RepositoryModel findInRepository(const std::string& dir,
        it.increment(ec)) {
     std::string entry = it->path().filename().string();
     if (!isVersion(entry) ||
-        !fs::is_regular_file(it->path() / "model.vmfb", ec)) {
+        (!fs::is_regular_file(it->path() / "model.vmfb", ec) &&
+         !fs::is_regular_file(it->path() / "model.onnx", ec))) {
       continue;
     }
     uint64_t version = std::stoull(entry);
@@ -50,12 +51,17 @@ RepositoryModel findInRepository(const std::string& dir,
     return model;
   }
   if (newest == 0) {
-    model.error = "no version of '" + name + "' holds a model.vmfb (" +
-                  root.string() + "/<version>/model.vmfb)";
+    model.error = "no version of '" + name +
+                  "' holds a model.vmfb or a model.onnx (" + root.string() +
+                  "/<version>/model.vmfb)";
     return model;
   }
   model.version = std::to_string(newest);
   model.path = (root / model.version / "model.vmfb").string();
+  if (!fs::is_regular_file(model.path, ec)) {
+    model.path = (root / model.version / "model.onnx").string();
+    model.onnx = true;
+  }
   fs::path config_path = root / "config.json";
   if (fs::exists(config_path, ec)) {
     std::ifstream in(config_path);

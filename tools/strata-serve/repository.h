@@ -1,6 +1,7 @@
 // repository.h - a model repository on disk: <dir>/<model>/<version>/
-// model.vmfb, with an optional <dir>/<model>/config.json (ModelConfig).
-// Versions are positive integers; the newest is served.
+// model.vmfb (or model.onnx, compiled at load), with an optional
+// <dir>/<model>/config.json (ModelConfig). Versions are positive integers;
+// the newest is served.
 //
 // Threading: pure functions of the file system.
 #ifndef STRATA_TOOLS_STRATA_SERVE_REPOSITORY_H_
@@ -16,9 +17,12 @@ namespace strata::service {
 /// One model of a repository as found on disk.
 struct RepositoryModel {
   std::string name;
-  /// The newest version with a model.vmfb ("" when none).
+  /// The newest version with a model.vmfb or a model.onnx ("" when none).
   std::string version;
-  std::string path;  // <dir>/<name>/<version>/model.vmfb
+  /// <dir>/<name>/<version>/model.vmfb, or its model.onnx when it has no
+  /// model.vmfb.
+  std::string path;
+  bool onnx = false;  // path is the model.onnx
   ModelConfig config;
   /// Whether <dir>/<name> is a directory at all.
   bool exists = false;
