@@ -14,14 +14,18 @@ element) at --connections connections for --seconds seconds to each, and
 GET /v2/health/live as the bare-HTTP peer; before each run the server is
 let go idle (no request pending), so that the requests wrk leaves in
 flight when it stops are not counted in the next run. The CPU time per
-answer includes them. Prints per round and as
+answer includes them. With --grpc, each round also runs the same load over
+gRPC (ModelInfer with raw_input_contents from grpc_load.py's closed-loop
+clients, one channel each) on every model, and ServerLive as the gRPC
+peer: rows `grpc:plain`, ..., `grpc:live`. Prints per round and as
 medians: requests/s, p50/p99 latency, errors, the server's CPU time per
 answer, the mean batch (inference_count / execution_count from
-/metrics), and the ratios of each model to plain and to live.
+/metrics), and the ratios of each model to plain and to live (gRPC rows
+to grpc:plain and grpc:live).
 
   bench/serve/run.py --server=build/tools/strata-serve/strata-serve \
       --model=resnet18_dyn.vmfb [--connections=16] [--rounds=3] \
-      [--instance-count=2]
+      [--instance-count=2] [--grpc]
 """
 import argparse
 import http.client
@@ -36,6 +40,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import grpc_load
 
 WRK_SCRIPT = """
 local f = io.open("%s", "rb")
@@ -112,6 +118,9 @@ def main():
     parser.add_argument("--seconds", type=int, default=15)
     parser.add_argument("--delay-us", type=int, default=2000)
     parser.add_argument("--instance-count", type=int, default=1)
+    parser.add_argument("--grpc", action="store_true",
+                        help="also load every model over gRPC "
+                        "(grpc_load.py)")
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="bench-serve-")
@@ -131,13 +140,23 @@ def main():
             with open(os.path.join(work, "repo", name, "config.json"),
                       "w") as f:
                 json.dump(config, f)
-    process = subprocess.Popen(
-        [args.server, "--listen=127.0.0.1:0",
-         "--model-repository=" + os.path.join(work, "repo")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    command = [args.server, "--listen=127.0.0.1:0",
+               "--model-repository=" + os.path.join(work, "repo")]
+    if args.grpc:
+        command.append("--grpc-listen=127.0.0.1:0")
+    process = subprocess.Popen(command, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
     line = process.stdout.readline()
     port = int(re.search(r"http://[^:]+:(\d+)", line).group(1))
     try:
+        stubs = grpc_target = None
+        if args.grpc:
+            found = re.search(r"gRPC on [^:]+:(\d+)", line)
+            if not found:
+                raise RuntimeError("strata-serve did not start gRPC: %r" %
+                                   line)
+            grpc_target = "127.0.0.1:" + found.group(1)
+            stubs = grpc_load.generate_stubs(work)
         connection = http.client.HTTPConnection("127.0.0.1", port)
         connection.request("GET", "/v2/models/plain")
         metadata = json.loads(connection.getresponse().read())
@@ -163,6 +182,22 @@ def main():
         base = "http://127.0.0.1:%d" % port
         urls = {name: base + "/v2/models/%s/infer" % name for name in models}
         urls["live"] = base + "/v2/health/live"
+        # Each row: a name, the model whose metrics it reads (None: a
+        # probe), and what sends its load.
+        rows = [(name, name, lambda name=name: run_wrk(
+            args, urls[name], scripts.get(name))) for name in models]
+        rows.append(("live", None, lambda: run_wrk(args, urls["live"],
+                                                    None)))
+        if args.grpc:
+            for name in models:
+                request = grpc_load.infer_request(stubs[0], name,
+                                                  tensor["name"], shape)
+                rows.append(("grpc:" + name, name,
+                             lambda request=request: grpc_load.run_load(
+                                 stubs, grpc_target, args.connections,
+                                 args.seconds, request)))
+            rows.append(("grpc:live", None, lambda: grpc_load.run_load(
+                stubs, grpc_target, args.connections, args.seconds)))
         cpu = subprocess.run(["lscpu"], capture_output=True,
                              text=True).stdout
         model_name = re.search(r"Model name:\s+(.*)", cpu).group(1)
@@ -184,20 +219,20 @@ def main():
             warm["seconds"] = 2
             run_wrk(argparse.Namespace(**warm), urls[name], scripts[name])
             wait_idle(port, models)
-        results = {name: [] for name in urls}
+        results = {name: [] for name, _, _ in rows}
         for round_index in range(args.rounds):
             parts = []
-            for name in models + ["live"]:
+            for name, model, send in rows:
                 wait_idle(port, models)
                 before_cpu = cpu_seconds(process.pid)
-                before = {k: metric(port, "strata_serve_%s_total" % k, name)
+                before = {k: metric(port, "strata_serve_%s_total" % k, model)
                           for k in ["inference_count", "execution_count"]}
-                result = run_wrk(args, urls[name], scripts.get(name))
+                result = send()
                 # The requests wrk left in flight are answered (and their
                 # CPU counted) before the next run starts.
                 wait_idle(port, models)
                 used = cpu_seconds(process.pid) - before_cpu
-                after = {k: metric(port, "strata_serve_%s_total" % k, name)
+                after = {k: metric(port, "strata_serve_%s_total" % k, model)
                          for k in ["inference_count", "execution_count"]}
                 executions = after["execution_count"] - before[
                     "execution_count"]
@@ -212,29 +247,34 @@ def main():
                               result["p99"], result["errors"],
                               result["cpu_ms"],
                               ", mean batch %.2f" % result["batch"]
-                              if name != "live" else ""))
+                              if model else ""))
             print("round %d: %s" % (round_index + 1, "; ".join(parts)))
         median = {name: {k: statistics.median(r[k] for r in rs)
                          for k in rs[0]} for name, rs in results.items()}
-        for name in models + ["live"]:
+        for name, model, _ in rows:
             m = median[name]
-            print("median %-8s %8.1f req/s  p50 %7.2f ms  p99 %7.2f ms  "
+            print("median %-14s %8.1f req/s  p50 %7.2f ms  p99 %7.2f ms  "
                   "server CPU %.3f ms/answer%s" %
                   (name, m["rate"], m["p50"], m["p99"], m["cpu_ms"],
-                   "  mean batch %.2f" % m["batch"] if name != "live"
-                   else ""))
-        for name in models[1:]:
-            ratios = [b["rate"] / p["rate"] if p["rate"] else float("nan")
-                      for b, p in zip(results[name], results["plain"])]
-            print("ratio %s/plain throughput: %.2f (rounds: %s)" %
-                  (name, statistics.median(ratios),
-                   " ".join("%.2f" % r for r in ratios)))
-        for name in models:
-            ratios = [r["rate"] / l["rate"] if l["rate"] else float("nan")
-                      for r, l in zip(results[name], results["live"])]
-            print("ratio %s//v2/health/live: %.4f (rounds: %s)" %
-                  (name, statistics.median(ratios),
-                   " ".join("%.4f" % r for r in ratios)))
+                   "  mean batch %.2f" % m["batch"] if model else ""))
+        for prefix, live in [("", "live"), ("grpc:", "grpc:live")]:
+            if live not in results:
+                continue
+            for name in models[1:]:
+                ratios = [b["rate"] / p["rate"] if p["rate"]
+                          else float("nan") for b, p in
+                          zip(results[prefix + name],
+                              results[prefix + "plain"])]
+                print("ratio %s%s/%splain throughput: %.2f (rounds: %s)" %
+                      (prefix, name, prefix, statistics.median(ratios),
+                       " ".join("%.2f" % r for r in ratios)))
+            for name in models:
+                ratios = [r["rate"] / l["rate"] if l["rate"]
+                          else float("nan") for r, l in
+                          zip(results[prefix + name], results[live])]
+                print("ratio %s%s/%s: %.4f (rounds: %s)" %
+                      (prefix, name, live, statistics.median(ratios),
+                       " ".join("%.4f" % r for r in ratios)))
         errors = sum(r["errors"] for rs in results.values() for r in rs)
         print("errors: %d; load after: %s" %
               (errors, open("/proc/loadavg").read().split()[:3]))
