@@ -154,6 +154,9 @@ def emit_op(fn, name, cconv, sig, since):
            f"    }}",
            f"    /// The hal module version that added the row.",
            f"    static constexpr unsigned getImportSince() {{ return {since}; }}",
+           f"    /// Whether the row has spans (a variadic call).",
+           f"    static constexpr bool hasImportSpans() {{ return "
+           f"{'true' if any(span for _, _, span in params) else 'false'}; }}",
            f"  }}];",
            "}", ""]
     return "\n".join(out)

@@ -16,11 +16,6 @@ using namespace mlir::strata;
 
 namespace {
 
-bool hasSpans(const hal::ImportSignature &sig) {
-  return llvm::any_of(sig.params,
-                      [](const hal::ImportParam &p) { return p.span; });
-}
-
 /// The vm type of a signature type (hal_imports.def): i32, i64, a
 /// vm.buffer for module data, a ref for every hal object.
 Type vmTypeOf(MLIRContext *context, StringRef type) {
@@ -100,7 +95,7 @@ template <typename OpTy> struct ImportOpConversion : OpConversionPattern<OpTy> {
     }
     auto callee =
         FlatSymbolRefAttr::get(op.getContext(), OpTy::getOperationName());
-    if (hasSpans(sig)) {
+    if (OpTy::hasImportSpans()) {
       rewriter.replaceOpWithNewOp<vm::CallVariadicOp>(
           op, results, callee, args, rewriter.getDenseI32ArrayAttr(spans));
     } else {
@@ -370,11 +365,11 @@ Value HalBuilder::rodata(StringRef name) {
 
 Type HalBuilder::refTy() { return vm::RefType::get(ctx(), Type()); }
 
-Value HalBuilder::callImport(StringRef name, StringRef sig, ValueRange args,
+Value HalBuilder::callImport(StringRef name, bool variadic, ValueRange args,
                              TypeRange results, ArrayRef<int32_t> spans) {
   auto callee = FlatSymbolRefAttr::get(ctx(), name);
   Operation *call;
-  if (hasSpans(hal::parseImportSignature(sig))) {
+  if (variadic) {
     call = vm::CallVariadicOp::create(b, loc, results, callee, args,
                                       b.getDenseI32ArrayAttr(spans));
   } else {

@@ -66,8 +66,8 @@ public:
   template <typename OpTy>
   Value call(ValueRange args, TypeRange results = {},
              ArrayRef<int32_t> spans = {}) {
-    return callImport(OpTy::getOperationName(), OpTy::getImportSignature(),
-                      args, results, spans);
+    return callImport(OpTy::getOperationName(), OpTy::hasImportSpans(), args,
+                      results, spans);
   }
 
   /// Dimension `d` of the buffer view `view` of a `type` tensor: a
@@ -84,7 +84,7 @@ public:
              Value bytes);
 
 private:
-  Value callImport(StringRef name, StringRef sig, ValueRange args,
+  Value callImport(StringRef name, bool variadic, ValueRange args,
                    TypeRange results, ArrayRef<int32_t> spans);
   MLIRContext *ctx() { return b.getContext(); }
 
