@@ -869,6 +869,31 @@ struct FormDispatchesPass
           return producer && producer->hasOneUse() &&
                  !isPackedWeight(operand->getOwner());
         });
+    // An integer elementwise op of one operand reading an expand_shape of
+    // a linalg op's result (the xor that shifts a u8 activation for the
+    // next quantized layer, after the previous layer's matmul and the
+    // reshape back to NHWC) is computed on the collapsed shape instead, so
+    // it fuses into that op's epilogue (where the int8 microkernels fold
+    // it into their requantization) rather than being a dispatch of its
+    // own.
+    linalg::populateFoldReshapeOpsByCollapsingPatterns(
+        patterns, [](OpOperand *operand) {
+          auto generic = dyn_cast<linalg::GenericOp>(operand->getOwner());
+          auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+          if (!generic || !expand || generic.getNumDpsInputs() != 1 ||
+              generic.getNumResults() != 1 ||
+              !linalg::isElementwise(generic) ||
+              !llvm::all_of(generic.getIndexingMapsArray(),
+                            [](AffineMap map) { return map.isIdentity(); }) ||
+              !getElementTypeOrSelf(generic.getResult(0).getType())
+                   .isInteger() ||
+              !expand->hasOneUse()) {
+            return false;
+          }
+          Operation *producer = expand.getSrc().getDefiningOp();
+          return isa_and_nonnull<linalg::LinalgOp>(producer) &&
+                 producer->hasOneUse();
+        });
     if (failed(applyPatternsGreedily(module, std::move(patterns)))) {
       module.emitError("elementwise fusion did not converge");
       return signalPassFailure();
