@@ -903,6 +903,40 @@ struct FormDispatchesPass
     // along into its partial sums.
     flow::splitReductions(module);
 
+    // A reduction over an integer tensor (a quantized activation's global
+    // average pool, dequantized in its body) whose one input the loops
+    // read through a permutation (NHWC read in NCHW order: channels, the
+    // contiguous dimension, a parallel loop before the reduced H and W)
+    // runs its loops in the input's order instead, so the code generator's
+    // vectors along the innermost loop are contiguous reads, not gathers.
+    {
+      SmallVector<linalg::GenericOp> reorder;
+      module.walk([&](linalg::GenericOp generic) {
+        if (generic.getNumDpsInputs() != 1 || generic.getNumReductionLoops() == 0 ||
+            !generic.hasPureTensorSemantics()) {
+          return;
+        }
+        OpOperand *input = generic.getDpsInputOperand(0);
+        AffineMap map = generic.getMatchingIndexingMap(input);
+        if (map.isIdentity() || !map.isPermutation() ||
+            !getElementTypeOrSelf(input->get().getType()).isInteger()) {
+          return;
+        }
+        reorder.push_back(generic);
+      });
+      IRRewriter rewriter(context);
+      for (linalg::GenericOp generic : reorder) {
+        AffineMap map =
+            generic.getMatchingIndexingMap(generic.getDpsInputOperand(0));
+        SmallVector<unsigned> order;
+        for (AffineExpr expr : map.getResults()) {
+          order.push_back(cast<AffineDimExpr>(expr).getPosition());
+        }
+        rewriter.setInsertionPoint(generic);
+        (void)linalg::interchangeGenericOp(rewriter, generic, order);
+      }
+    }
+
     OpBuilder builder(context);
     builder.setInsertionPointToEnd(module.getBody());
     std::string name =
