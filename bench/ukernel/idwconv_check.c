@@ -4,7 +4,7 @@
  * dilation, odd channel counts (the scalar tail), a 5x5 window, i32
  * output (overwritten and accumulated) and the requantization (zero
  * points 0/128/255 as the compiler folds them, saturation at both ends).
- * Built by bench/ukernel/run.sh against each variant's object. */
+ * Built by bench/ukernel/run.sh check against each variant's object. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,20 +36,21 @@ static int64_t bits(float f) {
 }
 
 struct Case {
-  int h, w, c, kh, kw, s, d, pt, pl, pb, pr, pad, mode; /* mode 0 i32, 1 acc, 2 q */
+  int h, w, c, kh, kw, s, d, pt, pl, pb, pr, pad,
+      mode; /* mode 0 i32, 1 acc, 2 q */
   float zero, lo, hi, scale;
 };
 
-static int run(const struct Case *k) {
+static int run(const struct Case* k) {
   int oh = (k->h + k->pt + k->pb - (k->kh - 1) * k->d - 1) / k->s + 1;
   int ow = (k->w + k->pl + k->pr - (k->kw - 1) * k->d - 1) / k->s + 1;
-  int8_t *in = malloc((size_t)k->h * k->w * k->c);
-  int8_t *f = malloc((size_t)k->kh * k->kw * k->c);
-  int32_t *adj = malloc(sizeof(int32_t) * k->c);
-  float *mul = malloc(sizeof(float) * k->c);
-  int32_t *ref = malloc(sizeof(int32_t) * oh * ow * k->c);
-  int32_t *out = malloc(sizeof(int32_t) * oh * ow * k->c);
-  void *scratch = malloc(STRATA_IDWCONV_SCRATCH_BYTES(k->kh * k->kw, k->c));
+  int8_t* in = malloc((size_t)k->h * k->w * k->c);
+  int8_t* f = malloc((size_t)k->kh * k->kw * k->c);
+  int32_t* adj = malloc(sizeof(int32_t) * k->c);
+  float* mul = malloc(sizeof(float) * k->c);
+  int32_t* ref = malloc(sizeof(int32_t) * oh * ow * k->c);
+  int32_t* out = malloc(sizeof(int32_t) * oh * ow * k->c);
+  void* scratch = malloc(STRATA_IDWCONV_SCRATCH_BYTES(k->kh * k->kw, k->c));
   for (int i = 0; i < k->h * k->w * k->c; ++i) in[i] = (int8_t)rnd(-128, 127);
   for (int i = 0; i < k->kh * k->kw * k->c; ++i) f[i] = (int8_t)rnd(-128, 127);
   for (int i = 0; i < k->c; ++i) {
@@ -80,8 +81,9 @@ static int run(const struct Case *k) {
         }
         ref[at] = acc;
       }
-  int flags = k->mode == 1 ? STRATA_IGEMM_ACCUMULATE
-              : k->mode == 2 ? STRATA_IGEMM_REQUANTIZE : 0;
+  int flags = k->mode == 1   ? STRATA_IGEMM_ACCUMULATE
+              : k->mode == 2 ? STRATA_IGEMM_REQUANTIZE
+                             : 0;
   strata_ukernel_idwconv_s8((int64_t)(intptr_t)in, 0, k->w * k->c, k->c, k->h,
                             k->w, k->pt, k->pl, k->pad, (int64_t)(intptr_t)f, 0,
                             k->kw * k->c, k->c, (int64_t)(intptr_t)out, 0,
@@ -91,16 +93,19 @@ static int run(const struct Case *k) {
                             bits(k->zero), bits(k->lo), bits(k->hi));
   int sat = 0;
   for (int i = 0; i < oh * ow * k->c; ++i) {
-    int32_t got = k->mode == 2 ? ((int8_t *)out)[i] : out[i];
-    if (k->mode == 2) sat += ref[i] == (int8_t)(int32_t)k->lo || ref[i] == (int8_t)(int32_t)k->hi;
+    int32_t got = k->mode == 2 ? ((int8_t*)out)[i] : out[i];
+    if (k->mode == 2)
+      sat +=
+          ref[i] == (int8_t)(int32_t)k->lo || ref[i] == (int8_t)(int32_t)k->hi;
     if (got != ref[i] && errors++ < 5)
       printf("  at %d: got %d, expected %d\n", i, got, ref[i]);
   }
-  printf("%s %dx%dx%d k%dx%d s%d d%d pad %d,%d,%d,%d value %d mode %d: %d "
-         "errors, %.0f%% saturated\n",
-         errors ? "FAIL" : "ok", k->h, k->w, k->c, k->kh, k->kw, k->s, k->d,
-         k->pt, k->pl, k->pb, k->pr, k->pad, k->mode, errors,
-         100.0 * sat / (oh * ow * k->c));
+  printf(
+      "%s %dx%dx%d k%dx%d s%d d%d pad %d,%d,%d,%d value %d mode %d: %d "
+      "errors, %.0f%% saturated\n",
+      errors ? "FAIL" : "ok", k->h, k->w, k->c, k->kh, k->kw, k->s, k->d, k->pt,
+      k->pl, k->pb, k->pr, k->pad, k->mode, errors,
+      100.0 * sat / (oh * ow * k->c));
   free(in), free(f), free(adj), free(mul), free(ref), free(out), free(scratch);
   return errors != 0;
 }

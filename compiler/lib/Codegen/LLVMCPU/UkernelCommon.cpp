@@ -555,5 +555,4 @@ findRequantization(Operation *product, Value out, linalg::FillOp fill,
   return epilogue;
 }
 
-
 } // namespace mlir::strata::llvmcpu::ukernel

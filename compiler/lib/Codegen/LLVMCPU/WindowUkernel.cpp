@@ -394,10 +394,10 @@ LogicalResult rewriteIntDepthwise(linalg::DepthwiseConv2DNhwcHwcOp op,
   int64_t channels = filterType.getDimSize(2);
   Value scratch = memref::AllocOp::create(
       b, loc,
-      MemRefType::get({STRATA_IDWCONV_SCRATCH_BYTES(filterType.getDimSize(0) *
-                                                        filterType.getDimSize(1),
-                                                    channels)},
-                      b.getI8Type()),
+      MemRefType::get(
+          {STRATA_IDWCONV_SCRATCH_BYTES(
+              filterType.getDimSize(0) * filterType.getDimSize(1), channels)},
+          b.getI8Type()),
       b.getI64IntegerAttr(64));
   if (epilogue) {
     b.setInsertionPoint(epilogue->generic);

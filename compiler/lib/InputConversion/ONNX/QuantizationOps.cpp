@@ -445,8 +445,8 @@ LogicalResult lowerQLinearAdd(Node &n) {
         auto take = [&](unsigned i) -> Value {
           return n.has(i) ? a[next++] : Value();
         };
-        Value aScale = take(1), aZp = take(2), bScale = take(4),
-              bZp = take(5), cScale = take(6), cZp = take(7);
+        Value aScale = take(1), aZp = take(2), bScale = take(4), bZp = take(5),
+              cScale = take(6), cZp = take(7);
         auto term = [&](Value x, Value scale, Value zp, unsigned zpIndex) {
           Value v = arith::SubFOp::create(
               nb, l, convertScalar(nb, l, x, f64, isUnsigned),
@@ -496,12 +496,12 @@ LogicalResult lowerQLinearGlobalAveragePool(Node &n) {
     count *= shape[d];
     outShape.push_back(1);
   }
-  Value sum = reduce(
-      b, loc, n.in(0), axes, scalar(b, loc, i32, 0),
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        return arith::AddIOp::create(
-            nb, l, a[1], convertScalar(nb, l, a[0], i32, isUnsigned));
-      });
+  Value sum =
+      reduce(b, loc, n.in(0), axes, scalar(b, loc, i32, 0),
+             [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+               return arith::AddIOp::create(
+                   nb, l, a[1], convertScalar(nb, l, a[0], i32, isUnsigned));
+             });
   SmallVector<Value> inputs = {sum};
   for (unsigned i : {1u, 2u, 3u, 4u}) {
     if (n.has(i)) {
@@ -509,15 +509,14 @@ LogicalResult lowerQLinearGlobalAveragePool(Node &n) {
     }
   }
   Value y = elementwise(
-      b, loc, inputs, cast<RankedTensorType>(sum.getType()).getShape(),
-      element, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+      b, loc, inputs, cast<RankedTensorType>(sum.getType()).getShape(), element,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
         Type f64 = nb.getF64Type();
         unsigned next = 1;
         auto take = [&](unsigned i) -> Value {
           return n.has(i) ? a[next++] : Value();
         };
-        Value xScale = take(1), xZp = take(2), yScale = take(3),
-              yZp = take(4);
+        Value xScale = take(1), xZp = take(2), yScale = take(3), yZp = take(4);
         Value total = arith::SubFOp::create(
             nb, l, convertScalar(nb, l, a[0], f64),
             arith::MulFOp::create(nb, l, zeroPointF64(nb, l, n, 2, xZp),

@@ -4,12 +4,11 @@
  * define IDW_VL (i32 lanes per vector), the vector type `idwvec` and
  *   idwZero(), idwSplat(int32_t), idwLoadInput(const int8_t *p) (IDW_VL
  *   bytes sign-extended to i32), idwLoadI32(const int32_t *p),
- *   idwStoreI32(int32_t *p, idwvec), idwAdd(a, b), idwMac(acc, x, w) (acc + x * w per
- *   lane, for x a sign-extended byte and w an i16 zero-extended to 32
- *   bits: vpmaddwd's high half then multiplies by zero), and
- *   idwStoreRequant(int8_t *p, idwvec acc, const int32_t *adjust,
- *   const float *multiplier, float zero, float lo, float hi)
- *   (IgemmRequant.h's requantization, IDW_VL bytes stored).
+ *   idwStoreI32(int32_t *p, idwvec), idwAdd(a, b), idwMac(acc, x, w) (acc + x *
+ * w per lane, for x a sign-extended byte and w an i16 zero-extended to 32 bits:
+ * vpmaddwd's high half then multiplies by zero), and idwStoreRequant(int8_t *p,
+ * idwvec acc, const int32_t *adjust, const float *multiplier, float zero, float
+ * lo, float hi) (IgemmRequant.h's requantization, IDW_VL bytes stored).
  *
  * The i8 x i8 -> i32 depthwise convolution QDQFusion.cpp makes of a
  * quantized depthwise layer (A' = x - 128 for u8 x, W' = w - zero point),
@@ -85,7 +84,8 @@ idwStorePixels(const struct IdwShape *s, idwvec *acc, int64_t pixel, int64_t c,
                         s->multiplier + c, s->zero, s->lo, s->hi);
       } else {
         int32_t *to = (int32_t *)s->out + at;
-        idwStoreI32(to, s->accumulate ? idwAdd(acc[p], idwLoadI32(to)) : acc[p]);
+        idwStoreI32(to,
+                    s->accumulate ? idwAdd(acc[p], idwLoadI32(to)) : acc[p]);
       }
     }
   }
@@ -236,9 +236,8 @@ static void idwScalarChannel(const struct IdwShape *s, int64_t c) {
       }
       int64_t at = oy * s->outStrideH + ox * s->outStrideW + c;
       if (s->requant) {
-        ((int8_t *)s->out)[at] =
-            (int8_t)igRequantScalar(acc, s->adjust[c], s->multiplier[c],
-                                    s->zero, s->lo, s->hi);
+        ((int8_t *)s->out)[at] = (int8_t)igRequantScalar(
+            acc, s->adjust[c], s->multiplier[c], s->zero, s->lo, s->hi);
       } else {
         int32_t *to = (int32_t *)s->out + at;
         *to = s->accumulate ? *to + acc : acc;

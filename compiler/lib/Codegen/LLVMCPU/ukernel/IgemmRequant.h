@@ -27,9 +27,9 @@ static inline int32_t igRequantScalar(int32_t acc, int32_t adjust,
 }
 
 #if defined(__AVX512F__)
-static inline __attribute__((always_inline)) __m512i
-igRequant512(__m512i acc, __m512i adjust, __m512 multiplier, __m512 zero,
-             __m512 lo, __m512 hi) {
+static inline __attribute__((always_inline))
+__m512i igRequant512(__m512i acc, __m512i adjust, __m512 multiplier,
+                     __m512 zero, __m512 lo, __m512 hi) {
   __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc, adjust)),
                            multiplier);
   f = _mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -39,9 +39,9 @@ igRequant512(__m512i acc, __m512i adjust, __m512 multiplier, __m512 zero,
 #endif
 
 #if defined(__AVX2__)
-static inline __attribute__((always_inline)) __m256i
-igRequant256(__m256i acc, __m256i adjust, __m256 multiplier, __m256 zero,
-             __m256 lo, __m256 hi) {
+static inline __attribute__((always_inline))
+__m256i igRequant256(__m256i acc, __m256i adjust, __m256 multiplier,
+                     __m256 zero, __m256 lo, __m256 hi) {
   __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(acc, adjust)),
                            multiplier);
   f = _mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);

@@ -881,8 +881,7 @@ struct FormDispatchesPass
           auto generic = dyn_cast<linalg::GenericOp>(operand->getOwner());
           auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
           if (!generic || !expand || generic.getNumDpsInputs() != 1 ||
-              generic.getNumResults() != 1 ||
-              !linalg::isElementwise(generic) ||
+              generic.getNumResults() != 1 || !linalg::isElementwise(generic) ||
               !llvm::all_of(generic.getIndexingMapsArray(),
                             [](AffineMap map) { return map.isIdentity(); }) ||
               !getElementTypeOrSelf(generic.getResult(0).getType())
@@ -912,7 +911,8 @@ struct FormDispatchesPass
     {
       SmallVector<linalg::GenericOp> reorder;
       module.walk([&](linalg::GenericOp generic) {
-        if (generic.getNumDpsInputs() != 1 || generic.getNumReductionLoops() == 0 ||
+        if (generic.getNumDpsInputs() != 1 ||
+            generic.getNumReductionLoops() == 0 ||
             !generic.hasPureTensorSemantics()) {
           return;
         }
