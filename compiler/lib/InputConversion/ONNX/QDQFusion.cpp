@@ -171,13 +171,17 @@ void mlir::strata::onnx::expandQLinearConvs(Block &block,
     rewriter.setInsertionPoint(node);
     Location loc = node.getLoc();
     int64_t opset = std::max<int64_t>(node.getOpset(), 13);
-    auto make = [&](StringRef type, ValueRange inputs,
-                    DictionaryAttr attrs) -> Value {
-      return NodeOp::create(rewriter, loc, TypeRange{rewriter.getNoneType()},
-                            rewriter.getStringAttr(type),
-                            rewriter.getStringAttr(""),
-                            rewriter.getI64IntegerAttr(opset), StringAttr(),
-                            attrs, ArrayAttr(), inputs, 0)
+    // The new nodes' results are typed none until lowered, as the
+    // importer's are without a declared type; the QuantizeLinear keeps the
+    // QLinearConv's result type.
+    auto make = [&](StringRef type, ValueRange inputs, DictionaryAttr attrs,
+                    Type result = Type()) -> Value {
+      return NodeOp::create(
+                 rewriter, loc,
+                 TypeRange{result ? result : Type(rewriter.getNoneType())},
+                 rewriter.getStringAttr(type), rewriter.getStringAttr(""),
+                 rewriter.getI64IntegerAttr(opset), StringAttr(), attrs,
+                 ArrayAttr(), inputs, 0)
           ->getResult(0);
     };
     DictionaryAttr none = rewriter.getDictionaryAttr({});
@@ -203,7 +207,8 @@ void mlir::strata::onnx::expandQLinearConvs(Block &block,
                                 scale.size() > 1 ? axis0 : none));
     }
     Value conv = make("Conv", convInputs, node.getAttrs());
-    Value y = make("QuantizeLinear", {conv, in[6], in[7]}, none);
+    Value y = make("QuantizeLinear", {conv, in[6], in[7]}, none,
+                   node.getOutputs()[0].getType());
     rewriter.replaceAllUsesWith(node.getOutputs()[0], y);
     rewriter.eraseOp(node);
   }
