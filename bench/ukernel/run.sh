@@ -2,6 +2,7 @@
 # run.sh - builds bench/ukernel/igemm_check against each int8 microkernel
 # variant this host can run (AMX-INT8, AVX-512 VNNI), checks each against
 # the scalar reference, then times the same shapes on each, interleaved.
+# check also runs idwconv_check (the int8 depthwise kernel) on each.
 #
 #   bench/ukernel/run.sh [check|time] [REPS]
 # Exit 77 (skip) when the host has neither AMX-INT8 nor AVX-512 VNNI.
@@ -34,6 +35,8 @@ for v in "${variants[@]}"; do
     "${avx512[@]}" "${extra[@]}" "$ukernel/SgemmAvx512.c" -o "$out/$v.o"
   "$clang" -O2 -std=c11 -I "$ukernel" "$root/bench/ukernel/igemm_check.c" \
     "$out/$v.o" -lm -o "$out/igemm_$v"
+  "$clang" -O2 -std=c11 -I "$ukernel" "$root/bench/ukernel/idwconv_check.c" \
+    "$out/$v.o" -lm -o "$out/idwconv_$v"
 done
 if [[ " ${variants[*]} " == *" amx "* ]]; then
   # The AMX kernel with its rows short of a tile copied onto tiles (not
@@ -53,6 +56,10 @@ if [[ $mode == check ]]; then
   for v in "${checked[@]}"; do
     echo -n "$v: "
     timeout 300 "$out/igemm_$v" check "$(kmult "$v")" || status=1
+  done
+  for v in "${variants[@]}"; do
+    echo "$v depthwise:"
+    timeout 300 "$out/idwconv_$v" || status=1
   done
   exit $status
 fi

@@ -11,7 +11,8 @@ multiple of 4; sizes below the microkernel's threshold (the vectorized
 loops) and above it (conv_zp0_relu, conv_zp128, gemm_odd_k: calls of the
 int8 microkernel with partial row and column tiles, their weights packed
 at compile time); depthwise convolutions (dwconv_*: u8 and s8, stride 2,
-a 5 x 5 window); for the AMX kernel (32-row blocks of 16-row tiles, 64
+a 5 x 5 window, zero points 0, 128 and 255, saturation at both ends, odd
+channel counts past the int8 depthwise microkernel's vectors); for the AMX kernel (32-row blocks of 16-row tiles, 64
 of depth a step), a depth that is a whole number of steps with rows short
 of a tile (gemm_amx_rows) besides the depths that are not (117, 259, 45).
 Each output must be within one output quantization step of ONNX Runtime's
@@ -112,6 +113,19 @@ CASES = {
                                    "group": 19}),
     "dwconv_s8": ("conv", (1, 40, 9, 9), (40, 1, 5, 5), -5, False, 0.03, 2,
                   False, {"pads": (2, 2, 2, 2), "group": 40}),
+    # Depthwise layers wide enough for the int8 depthwise microkernel
+    # (a vector of channels; the rest in its scalar loop): u8 zero points
+    # 0 and 255, saturation at both ends, padding on one side only.
+    "dwconv_zp0_relu_wide": ("conv", (1, 48, 12, 12), (48, 1, 3, 3), 0, True,
+                             0.05, 0, True, {"pads": (0, 1, 1, 0),
+                                             "group": 48}),
+    "dwconv_zp255_saturating": ("conv", (1, 37, 14, 14), (37, 1, 3, 3), 255,
+                                True, 0.004, 255, False,
+                                {"pads": (1, 1, 1, 1), "group": 37}),
+    "dwconv_s8_saturating_s2": ("conv", (2, 33, 16, 15), (33, 1, 3, 3), 0,
+                                False, 0.002, 0, False,
+                                {"pads": (1, 1, 1, 1), "strides": (2, 2),
+                                 "group": 33}),
     "gemm_odd_k": ("gemm", (256, 259), (131, 259), 128, True, 0.02, 128, False, {}),
     "gemm_small": ("gemm", (3, 5), (7, 5), 255, True, 0.01, 0, True, {}),
     "gemm_saturating_s8": ("gemm", (20, 203), (50, 203), 0, False, 0.002, 0,

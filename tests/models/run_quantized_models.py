@@ -5,9 +5,15 @@ statically quantized resnet18 and mobilenet_v2 in QDQ form
 strata-run on both local devices against ONNX Runtime's outputs on the
 same file and input.
 
+With --form=qoperator or dynamic the QDQ model is first rewritten by
+qoperator.py into ONNX Runtime's QOperator form (QLinearConv,
+com.microsoft QLinearAdd and QLinearGlobalAveragePool) or its dynamic
+form (DynamicQuantizeLinear -> ConvInteger / MatMulInteger), and both
+runtimes run that file.
 Each output must give the same top-1 class for every image as ONNX
 Runtime's, and differ from it by at most one quantization step of the
-output (the scale of the graph's last DequantizeLinear). Without
+output (the scale of the QDQ graph's last DequantizeLinear; the dynamic
+form's f32 output is held to the same step). Without
 onnxruntime-node (bench/models/setup_peers.sh) there is no reference and
 the test is skipped (exit 77).
 """
@@ -23,6 +29,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import make_quantized_models  # noqa: E402
+import qoperator  # noqa: E402
 
 MODELS = make_quantized_models.MODELS
 
@@ -62,6 +69,8 @@ def main():
                         help="strata-compile's --target-cpu (default: host); "
                         "znver3 takes the AVX2 kernels, x86-64 none")
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--form", choices=["qdq", "qoperator", "dynamic"],
+                        default="qdq")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     models = args.models.split(",")
@@ -86,10 +95,26 @@ def main():
                 failed += 1
                 continue
         step = output_step(stem + ".onnx")
-        vmfb = stem + ".vmfb"
+        if args.form != "qdq":
+            import onnx
+            model = onnx.load(stem + ".onnx")
+            model = qoperator.to_qoperator(model) \
+                if args.form == "qoperator" else qoperator.to_dynamic(model)
+            form_stem = "%s.%s" % (stem, args.form)
+            onnx.save(model, form_stem + ".onnx")
+            make_quantized_models.ort_reference(
+                make_quantized_models.find_ort_modules(args.ort_modules),
+                form_stem + ".onnx", stem + ".input.npy",
+                form_stem + ".expected.npy")
+            expected_path = form_stem + ".expected.npy"
+            onnx_path = form_stem + ".onnx"
+        else:
+            expected_path = stem + ".expected.npy"
+            onnx_path = stem + ".onnx"
+        vmfb = onnx_path[:-len(".onnx")] + ".vmfb"
         start = time.time()
         compiled = subprocess.run(
-            [args.strata_compile, stem + ".onnx", "-o", vmfb] +
+            [args.strata_compile, onnx_path, "-o", vmfb] +
             (["--target-cpu=" + args.target_cpu] if args.target_cpu else []),
             capture_output=True, text=True, timeout=args.timeout)
         if compiled.returncode != 0:
@@ -97,7 +122,7 @@ def main():
             failed += len(args.devices.split(","))
             continue
         compile_seconds = time.time() - start
-        expected = np.load(stem + ".expected.npy").astype(np.float64)
+        expected = np.load(expected_path).astype(np.float64)
         for device in args.devices.split(","):
             out = "%s.%s.npy" % (stem, device)
             run = subprocess.run(
@@ -120,9 +145,10 @@ def main():
             top1_ort = expected.argmax(axis=1)
             steps = max_abs / step
             ok = bool((top1 == top1_ort).all()) and steps <= 1.0 + 1e-6
-            print("%s %s on %s: top-1 %s (ONNX Runtime %s), max abs difference "
+            print("%s %s (%s) on %s: top-1 %s (ONNX Runtime %s), max abs difference "
                   "%.4g = %.2f output steps of %.4g (compile %.1f s)" % (
-                      "PASS" if ok else "FAIL", name, device, top1.tolist(),
+                      "PASS" if ok else "FAIL", name, args.form, device,
+                      top1.tolist(),
                       top1_ort.tolist(), max_abs, steps, step, compile_seconds))
             passed += ok
             failed += not ok

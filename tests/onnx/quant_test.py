@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """quant_test.py - integer contractions on models made with onnx.helper:
 ConvInteger, MatMulInteger, QLinearConv and QLinearMatMul with int8 and
-uint8 on either side (zero points as constants and as graph inputs), and a
+uint8 on either side (zero points as constants and as graph inputs), a
 dynamically quantized convolution (DynamicQuantizeLinear -> ConvInteger on
-its uint8 output and run-time zero point), each compiled, run with
-strata-run and compared exactly with a numpy reference. Prints one line
-per case and `N passed, N failed`."""
+its uint8 output and run-time zero point), and ONNX Runtime's
+com.microsoft QLinearAdd (broadcasting, saturating) and
+QLinearGlobalAveragePool, each compiled, run with strata-run and compared
+exactly with a numpy reference; a per-channel QLinearAdd scale is refused
+with an error naming the input. Prints one line per case and `N passed,
+N failed`."""
 
 import itertools
 import sys
@@ -170,6 +173,61 @@ def run(cases):
                  numpy_helper.from_array(wzp, "wzp"),
                  numpy_helper.from_array(np.array(w_scale), "w_scale")]),
             [x], [ref], rtol=1e-5, atol=1e-5)
+
+    # com.microsoft QLinearAdd: uint8 and int8, B broadcast along rows, the
+    # sum saturating at both ends; QLinearGlobalAveragePool.
+    ms = [("com.microsoft", 1)]
+    for t in kinds:
+        a = random_of(rng, t, (2, 3, 4, 5))
+        b = random_of(rng, t, (1, 3, 1, 5))
+        sa, sb, sc = np.float32(0.02), np.float32(0.03), np.float32(0.025)
+        azp, bzp, czp = np.array(t(3)), np.array(t(-7 if t is np.int8 else
+                                                   200)), np.array(t(10))
+        v = ((a.astype(np.float64) - int(azp)) * (np.float64(sa) / sc) +
+             (b.astype(np.float64) - int(bzp)) * (np.float64(sb) / sc))
+        info = np.iinfo(t)
+        ref = np.clip(np.round(v) + int(czp), info.min, info.max).astype(t)
+        inits = [numpy_helper.from_array(np.array(x, np.float32), n)
+                 for x, n in [(sa, "sa"), (sb, "sb"), (sc, "sc")]]
+        inits += [numpy_helper.from_array(azp, "azp"),
+                  numpy_helper.from_array(bzp, "bzp"),
+                  numpy_helper.from_array(czp, "czp")]
+        cases.run_model("com.microsoft.QLinearAdd " + np.dtype(t).name, model(
+            [helper.make_node("QLinearAdd", ["a", "sa", "azp", "b", "sb",
+                                             "bzp", "sc", "czp"], ["c"],
+                              domain="com.microsoft")],
+            [vi("a", a), vi("b", b)], [vi("c", ref)], inits,
+            extra_opsets=ms), [a, b], [ref], rtol=0, atol=0)
+        x = random_of(rng, t, (2, 5, 3, 7))
+        sx, sy = np.float32(0.04), np.float32(0.01)
+        xzp, yzp = np.array(t(5)), np.array(t(-3 if t is np.int8 else 30))
+        mean = (x.astype(np.float64) - int(xzp)).sum(axis=(2, 3),
+                                                      keepdims=True) / 21
+        ref = np.clip(np.round(mean * (np.float64(sx) / sy)) + int(yzp),
+                      info.min, info.max).astype(t)
+        inits = [numpy_helper.from_array(np.array(sx), "sx"),
+                 numpy_helper.from_array(np.array(sy), "sy"),
+                 numpy_helper.from_array(xzp, "xzp"),
+                 numpy_helper.from_array(yzp, "yzp")]
+        cases.run_model(
+            "com.microsoft.QLinearGlobalAveragePool " + np.dtype(t).name,
+            model([helper.make_node("QLinearGlobalAveragePool",
+                                    ["x", "sx", "xzp", "sy", "yzp"], ["y"],
+                                    domain="com.microsoft", channels_last=0)],
+                  [vi("x", x)], [vi("y", ref)], inits, extra_opsets=ms),
+            [x], [ref], rtol=0, atol=0)
+    a = random_of(rng, np.uint8, (1, 3, 2, 2))
+    cases.expect_error(
+        "com.microsoft.QLinearAdd with a per-channel scale", model(
+            [helper.make_node("QLinearAdd", ["a", "sa", "", "a", "sa", "",
+                                             "sa", ""], ["c"],
+                              domain="com.microsoft")],
+            [vi("a", a)], [vi("c", a)],
+            [numpy_helper.from_array(np.array([0.1, 0.2, 0.3], np.float32),
+                                     "sa")], extra_opsets=ms),
+        "onnx node (com.microsoft.QLinearAdd, opset 1): input 1 has 3 "
+        "values; only a per-tensor scale or zero point (one value) is "
+        "supported")
     return cases.summary()
 
 

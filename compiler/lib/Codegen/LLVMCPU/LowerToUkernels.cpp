@@ -76,8 +76,10 @@ LogicalResult lowerToUkernels(ModuleOp module, StringRef variantName) {
   });
   func::FuncOp dwCallee =
       module.lookupSymbol<func::FuncOp>(kSdwconvUkernelSymbol);
+  func::FuncOp intDwCallee =
+      module.lookupSymbol<func::FuncOp>(kIdwconvUkernelSymbol);
   for (Operation *op : windowOps) {
-    if (failed(rewriteWindowOp(op, *variant, dwCallee, module))) {
+    if (failed(rewriteWindowOp(op, *variant, dwCallee, intDwCallee, module))) {
       return failure();
     }
   }

@@ -362,4 +362,201 @@ void eraseFusedEpilogue(const std::optional<FusedEpilogue> &epilogue,
   }
 }
 
+std::optional<IntEpilogue>
+findRequantization(Operation *product, Value out, linalg::FillOp fill,
+                   function_ref<bool(Value)> layoutOk) {
+  if (!fill || !out.getDefiningOp<memref::AllocOp>()) {
+    return std::nullopt;
+  }
+  linalg::GenericOp generic;
+  for (Operation *user : out.getUsers()) {
+    if (user == product || user == fill.getOperation() ||
+        isa<memref::DeallocOp>(user)) {
+      continue;
+    }
+    auto consumer = dyn_cast<linalg::GenericOp>(user);
+    if (!consumer || generic) {
+      return std::nullopt;
+    }
+    generic = consumer;
+  }
+  if (!generic || generic->getBlock() != product->getBlock() ||
+      !generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 ||
+      generic.getNumDpsInputs() != 3 ||
+      generic.getNumParallelLoops() != generic.getNumLoops()) {
+    return std::nullopt;
+  }
+  for (Operation *op = product->getNextNode(); op != generic.getOperation();
+       op = op->getNextNode()) {
+    if (!isMemoryEffectFree(op)) {
+      return std::nullopt;
+    }
+  }
+  IntEpilogue epilogue;
+  epilogue.generic = generic;
+  OpOperand *init = generic.getDpsInitOperand(0);
+  epilogue.target = init->get();
+  auto targetType = cast<MemRefType>(epilogue.target.getType());
+  if (!layoutOk(epilogue.target) ||
+      !cast<MemRefType>(epilogue.target.getType())
+           .getElementType()
+           .isSignlessInteger(8) ||
+      targetType.getShape() != cast<MemRefType>(out.getType()).getShape() ||
+      !generic.getMatchingIndexingMap(init).isIdentity() ||
+      !generic.getMatchingBlockArgument(init).use_empty()) {
+    return std::nullopt;
+  }
+  MLIRContext *context = generic.getContext();
+  unsigned loops = generic.getNumLoops();
+  AffineMap lastDim =
+      AffineMap::get(loops, 0, getAffineDimExpr(loops - 1, context));
+  BlockArgument accArg, adjustArg, multArg;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    Value value = input->get();
+    auto type = cast<MemRefType>(value.getType());
+    BlockArgument arg = generic.getMatchingBlockArgument(input);
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    bool unitVector = type.getRank() == 1 && map == lastDim &&
+                      succeeded(type.getStridesAndOffset(strides, offset)) &&
+                      strides[0] == 1;
+    if (value == out && map.isIdentity() && !accArg) {
+      accArg = arg;
+    } else if (unitVector && type.getElementType().isSignlessInteger(32) &&
+               !adjustArg) {
+      adjustArg = arg;
+      epilogue.adjust = value;
+    } else if (unitVector && type.getElementType().isF32() && !multArg) {
+      multArg = arg;
+      epilogue.multiplier = value;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!accArg || !adjustArg || !multArg) {
+    return std::nullopt;
+  }
+  auto constantOf = [](Value value) -> std::optional<float> {
+    FloatAttr attr;
+    if (!matchPattern(value, m_Constant(&attr)) || !attr.getType().isF32() ||
+        !std::isfinite(attr.getValue().convertToFloat())) {
+      return std::nullopt;
+    }
+    return attr.getValue().convertToFloat();
+  };
+  // Walks the chain from the yield back to the accumulator.
+  auto yield = cast<linalg::YieldOp>(generic.getBlock()->getTerminator());
+  Value current = yield.getOperand(0);
+  // The other operand of a binary op on `current`'s chain, in either order.
+  auto otherOf = [](Operation *op, Value chain) -> Value {
+    return op->getOperand(0) == chain ? op->getOperand(1) : op->getOperand(0);
+  };
+  int64_t ops = 7; // the body's ops on the chain
+  // A flip of the top bit after the truncation (u8 x as x - 128 for the
+  // next layer, QDQFusion.cpp's shift fused here) is x - 128 of the
+  // clamped value: the same clamp 128 lower.
+  float flip = 0.0f;
+  if (auto xori = current.getDefiningOp<arith::XOrIOp>()) {
+    Value other = xori.getRhs();
+    Value chain = xori.getLhs();
+    APInt mask;
+    if (!matchPattern(other, m_ConstantInt(&mask))) {
+      std::swap(other, chain);
+    }
+    if (!matchPattern(other, m_ConstantInt(&mask)) || mask.getBitWidth() != 8 ||
+        mask != APInt(8, 0x80) || !chain.getDefiningOp<arith::TruncIOp>() ||
+        !chain.hasOneUse()) {
+      return std::nullopt;
+    }
+    current = chain;
+    flip = 128.0f;
+    ++ops;
+  }
+  if (auto trunc = current.getDefiningOp<arith::TruncIOp>()) {
+    current = trunc.getIn();
+    ++ops;
+  }
+  auto toInt = current.getDefiningOp<arith::FPToSIOp>();
+  if (!toInt) {
+    return std::nullopt;
+  }
+  current = toInt.getIn();
+  auto min = current.getDefiningOp<arith::MinimumFOp>();
+  if (!min) {
+    return std::nullopt;
+  }
+  auto max = min.getLhs().getDefiningOp<arith::MaximumFOp>();
+  std::optional<float> hi = constantOf(min.getRhs());
+  if (!max) {
+    max = min.getRhs().getDefiningOp<arith::MaximumFOp>();
+    hi = constantOf(min.getLhs());
+  }
+  if (!max || !hi) {
+    return std::nullopt;
+  }
+  std::optional<float> lo = constantOf(max.getRhs());
+  current = max.getLhs();
+  if (!lo) {
+    lo = constantOf(max.getLhs());
+    current = max.getRhs();
+  }
+  if (!lo || !(*lo <= *hi)) {
+    return std::nullopt;
+  }
+  // With a flip the clamped value must be a byte's unsigned value.
+  if (flip != 0.0f && !(*lo >= 0.0f && *hi <= 255.0f)) {
+    return std::nullopt;
+  }
+  epilogue.lo = *lo - flip;
+  epilogue.hi = *hi - flip;
+  epilogue.zero = -flip;
+  if (auto add = current.getDefiningOp<arith::AddFOp>()) {
+    Value rounded = add.getLhs().getDefiningOp<math::RoundEvenOp>()
+                        ? add.getLhs()
+                        : add.getRhs();
+    std::optional<float> zero = constantOf(otherOf(add, rounded));
+    if (!zero) {
+      return std::nullopt;
+    }
+    epilogue.zero = *zero - flip;
+    current = rounded;
+    ++ops;
+  }
+  auto round = current.getDefiningOp<math::RoundEvenOp>();
+  auto mul = round ? round.getOperand().getDefiningOp<arith::MulFOp>()
+                   : arith::MulFOp();
+  if (!mul) {
+    return std::nullopt;
+  }
+  Value scaled = mul.getLhs() == multArg ? mul.getRhs() : mul.getLhs();
+  auto toFloat = scaled.getDefiningOp<arith::SIToFPOp>();
+  if (otherOf(mul, scaled) != multArg || !toFloat) {
+    return std::nullopt;
+  }
+  auto sum = toFloat.getIn().getDefiningOp<arith::AddIOp>();
+  if (!sum || !((sum.getLhs() == accArg && sum.getRhs() == adjustArg) ||
+                (sum.getLhs() == adjustArg && sum.getRhs() == accArg))) {
+    return std::nullopt;
+  }
+  // Nothing else is computed: the body is the chain (its constants are
+  // defined outside), each link read once.
+  for (Operation *op :
+       {sum.getOperation(), toFloat.getOperation(), mul.getOperation(),
+        round.getOperation(), max.getOperation(), min.getOperation(),
+        toInt.getOperation()}) {
+    if (!op->hasOneUse()) {
+      return std::nullopt;
+    }
+  }
+  int64_t computed = 0;
+  for (Operation &op : generic.getBlock()->without_terminator()) {
+    computed += !isa<arith::ConstantOp>(op);
+  }
+  if (computed != ops) {
+    return std::nullopt;
+  }
+  return epilogue;
+}
+
 } // namespace mlir::strata::llvmcpu::ukernel

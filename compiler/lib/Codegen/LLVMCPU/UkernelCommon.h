@@ -154,6 +154,27 @@ void appendEpilogueArguments(OpBuilder &b, Location loc,
 void eraseFusedEpilogue(const std::optional<FusedEpilogue> &epilogue,
                         Value out);
 
+// The requantization of an int8 product's i32 result (QDQFusion.cpp), when
+// a microkernel can apply it as it stores (STRATA_IGEMM_REQUANTIZE): an
+// elementwise generic reading the whole product, a per-channel (last
+// dimension) i32 adjust and f32 multiplier, writing i8 with the body
+//   trunci(fptosi(min(max(roundeven(sitofp(acc + adjust) * mult) + zero,
+//   lo), hi)))
+// (the zero's addition may be absent), possibly followed by an xori of
+// 0x80 (the next layer's u8 shift), which is folded into zero, lo and hi.
+struct IntEpilogue {
+  linalg::GenericOp generic;
+  Value target, adjust, multiplier;
+  float zero = 0.0f, lo = 0.0f, hi = 0.0f;
+};
+
+// `out` is the product's temporary i32 output, written by `fill` (a zero
+// fill the call folds; none: no requantization); `layoutOk` says whether
+// an i8 memref can be the microkernel's output.
+std::optional<IntEpilogue>
+findRequantization(Operation *product, Value out, linalg::FillOp fill,
+                   function_ref<bool(Value)> layoutOk);
+
 // The rewrites, each of one op on bufferized memrefs; `rewritten` (when
 // given) says whether it became a call. They fail only on malformed IR.
 
@@ -176,10 +197,12 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
 
 // WindowUkernel.cpp: a depthwise_conv_2d_nhwc_hwc, pooling_nhwc_max or
 // pooling_nhwc_sum of one image as a call of `callee`
-// (kSdwconvUkernelSymbol, declared in `module` on first use). Other ops are
-// left alone.
+// (kSdwconvUkernelSymbol), an int8 depthwise one as a call of `intCallee`
+// (kIdwconvUkernelSymbol), each declared in `module` on first use. Other
+// ops are left alone.
 LogicalResult rewriteWindowOp(Operation *op, const Variant &variant,
-                              func::FuncOp &callee, ModuleOp module);
+                              func::FuncOp &callee, func::FuncOp &intCallee,
+                              ModuleOp module);
 
 } // namespace mlir::strata::llvmcpu::ukernel
 

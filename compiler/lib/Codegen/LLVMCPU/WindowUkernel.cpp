@@ -2,7 +2,9 @@
 //
 // A depthwise_conv_2d_nhwc_hwc, pooling_nhwc_max or pooling_nhwc_sum of one
 // image becomes a call of strata_ukernel_sdwconv_f32
-// (ukernel/DwconvDriver.h), reading a padded input in place.
+// (ukernel/DwconvDriver.h), an int8 depthwise one (i8 x i8 -> i32) a call
+// of strata_ukernel_idwconv_s8 (ukernel/IdwconvDriver.h) with its
+// requantization; both read a padded input in place.
 //
 //===----------------------------------------------------------------------===//
 #include "UkernelCommon.h"
@@ -29,14 +31,26 @@
 namespace mlir::strata::llvmcpu::ukernel {
 namespace {
 
-// Whether `memref` is f32 with a unit innermost stride.
-bool hasUnitInnerStride(Value memref) {
+// Whether `memref` has a unit innermost stride.
+bool unitInnerStride(Value memref) {
   auto type = dyn_cast<MemRefType>(memref.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
-  return type && type.getElementType().isF32() &&
-         succeeded(type.getStridesAndOffset(strides, offset)) &&
+  return type && succeeded(type.getStridesAndOffset(strides, offset)) &&
          strides.back() == 1;
+}
+
+// Whether `memref` is f32 with a unit innermost stride.
+bool hasUnitInnerStride(Value memref) {
+  return unitInnerStride(memref) &&
+         cast<MemRefType>(memref.getType()).getElementType().isF32();
+}
+
+// Whether `memref` holds `bits`-bit integers with a unit innermost stride.
+bool hasUnitInnerStrideInt(Value memref, unsigned bits) {
+  return unitInnerStride(memref) && cast<MemRefType>(memref.getType())
+                                        .getElementType()
+                                        .isSignlessInteger(bits);
 }
 
 // The scalar `op` sets every element of `buffer` to, when it does: a
@@ -114,7 +128,7 @@ std::optional<PaddedInput> matchPaddedAlloc(memref::AllocOp alloc,
     return std::nullopt;
   }
   // Fill, then copy, then the consumer, in one block.
-  if (!hasUnitInnerStride(copy.getSource()) ||
+  if (!unitInnerStride(copy.getSource()) ||
       copy->getBlock() != consumer->getBlock() ||
       fill->getBlock() != consumer->getBlock() ||
       !fill->isBeforeInBlock(copy) || !copy->isBeforeInBlock(consumer)) {
@@ -179,6 +193,25 @@ std::optional<PaddedInput> matchPaddedInput(Value input, Operation *consumer) {
   window->root = guard;
   return window;
 }
+// Erases a padded window the microkernel no longer reads (matchPaddedInput:
+// nothing else reads it), with its fill, view and copy.
+void erasePaddedWindow(const std::optional<PaddedInput> &padded) {
+  if (!padded) {
+    return;
+  }
+  if (auto alloc = dyn_cast<memref::AllocOp>(padded->root)) {
+    for (Operation *user : llvm::to_vector(alloc->getUsers())) {
+      for (Operation *copy : llvm::to_vector(user->getUsers())) {
+        copy->erase();
+      }
+      user->erase();
+    }
+  }
+  if (padded->root->use_empty()) {
+    padded->root->erase();
+  }
+}
+
 // What the depthwise microkernel computes for a window op.
 enum class WindowKind { Depthwise, MaxPool, SumPool };
 
@@ -311,30 +344,162 @@ LogicalResult rewriteWindow(OpTy op, WindowKind kind, const Variant &variant,
     fill.erase();
   }
   eraseFusedEpilogue(epilogue, out);
+  erasePaddedWindow(padded);
+  return success();
+}
+
+// An i8 x i8 -> i32 depthwise_conv_2d_nhwc_hwc of one image (what
+// QDQFusion.cpp makes of a quantized depthwise layer) with at least a
+// vector of channels becomes a call of strata_ukernel_idwconv_s8
+// (ukernel/IdwconvDriver.h) on the x86 variants: its zero fill folded, the
+// requantization that reads the result applied as the kernel stores
+// (findRequantization: i8 out, no i32 temporary), a padded window read in
+// place whatever its pad value (taps outside the input read it).
+LogicalResult rewriteIntDepthwise(linalg::DepthwiseConv2DNhwcHwcOp op,
+                                  const Variant &variant, func::FuncOp &callee,
+                                  ModuleOp module) {
+  Value input = op.getInputs()[0];
+  Value filter = op.getInputs()[1];
+  Value out = op.getOutputs()[0];
+  auto filterType = dyn_cast<MemRefType>(filter.getType());
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  if (variant.intNr == 0 || !hasUnitInnerStrideInt(input, 8) ||
+      !hasUnitInnerStrideInt(filter, 8) || !hasUnitInnerStrideInt(out, 32) ||
+      !filterType.hasStaticShape() || outType.isDynamicDim(0) ||
+      outType.getDimSize(0) != 1 || outType.isDynamicDim(3) ||
+      outType.getDimSize(3) < variant.lanes) {
+    return success();
+  }
+  std::optional<PaddedInput> padded = matchPaddedInput(input, op);
+  APInt padValue(8, 0);
+  if (padded && !matchPattern(padded->padValue, m_ConstantInt(&padValue))) {
+    padded.reset();
+  }
+  linalg::FillOp fill = findFill(
+      op, out, [](Value value) { return matchPattern(value, m_Zero()); });
+  std::optional<IntEpilogue> epilogue =
+      findRequantization(op, out, fill, [](Value value) {
+        return unitInnerStride(value) &&
+               cast<MemRefType>(value.getType()).getRank() == 4;
+      });
+  if (!callee) {
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    callee = func::FuncOp::create(
+        b, module.getLoc(), kIdwconvUkernelSymbol,
+        b.getFunctionType(SmallVector<Type>(33, b.getI64Type()), {}));
+    callee.setPrivate();
+  }
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  int64_t channels = filterType.getDimSize(2);
+  Value scratch = memref::AllocOp::create(
+      b, loc,
+      MemRefType::get(
+          {STRATA_IDWCONV_SCRATCH_BYTES(
+              filterType.getDimSize(0) * filterType.getDimSize(1), channels)},
+          b.getI8Type()),
+      b.getI64IntegerAttr(64));
+  if (epilogue) {
+    b.setInsertionPoint(epilogue->generic);
+  }
+  Value result = epilogue ? epilogue->target : out;
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  Value top = constant(0), left = constant(0);
   if (padded) {
-    // Nothing else reads the window (matchPaddedInput): it goes, with its
-    // fill, view and copy.
-    if (auto alloc = dyn_cast<memref::AllocOp>(padded->root)) {
-      for (Operation *user : llvm::to_vector(alloc->getUsers())) {
-        for (Operation *copy : llvm::to_vector(user->getUsers())) {
-          copy->erase();
-        }
+    input = padded->source;
+    if (isa<scf::IfOp>(padded->root)) {
+      input = b.clone(*input.getDefiningOp())->getResult(0);
+    }
+    top = getValueOrCreateConstantIndexOp(b, loc, padded->top);
+    left = getValueOrCreateConstantIndexOp(b, loc, padded->left);
+  }
+  auto inMeta = memref::ExtractStridedMetadataOp::create(b, loc, input);
+  auto filterMeta = memref::ExtractStridedMetadataOp::create(b, loc, filter);
+  auto outMeta = memref::ExtractStridedMetadataOp::create(b, loc, result);
+  auto pointer = [&](Value memref) -> Value {
+    return memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  };
+  auto strides = op.getStrides().getValues<int64_t>();
+  auto dilations = op.getDilations().getValues<int64_t>();
+  SmallVector<Value> args;
+  for (Value value : std::initializer_list<Value>{
+           pointer(inMeta.getBaseBuffer()),
+           inMeta.getOffset(),
+           inMeta.getStrides()[1],
+           inMeta.getStrides()[2],
+           inMeta.getSizes()[1],
+           inMeta.getSizes()[2],
+           top,
+           left,
+           constant(padValue.getSExtValue()),
+           pointer(filterMeta.getBaseBuffer()),
+           filterMeta.getOffset(),
+           filterMeta.getStrides()[0],
+           filterMeta.getStrides()[1],
+           pointer(outMeta.getBaseBuffer()),
+           outMeta.getOffset(),
+           outMeta.getStrides()[1],
+           outMeta.getStrides()[2],
+           outMeta.getSizes()[1],
+           outMeta.getSizes()[2],
+           outMeta.getSizes()[3],
+           constant(filterType.getDimSize(0)),
+           constant(filterType.getDimSize(1)),
+           constant(strides[0]),
+           constant(strides[1]),
+           constant(dilations[0]),
+           constant(dilations[1]),
+           constant((fill ? 0 : STRATA_IGEMM_ACCUMULATE) |
+                    (epilogue ? STRATA_IGEMM_REQUANTIZE : 0)),
+           pointer(scratch)}) {
+    args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
+  }
+  auto bits = [&](float value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, llvm::bit_cast<uint32_t>(value),
+                                        64);
+  };
+  if (epilogue) {
+    args.append({elementAddress(b, loc, epilogue->adjust, 4),
+                 elementAddress(b, loc, epilogue->multiplier, 4),
+                 bits(epilogue->zero), bits(epilogue->lo), bits(epilogue->hi)});
+  } else {
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+    args.append({zero, zero, zero, zero, zero});
+  }
+  func::CallOp::create(b, loc, callee, args);
+  op.erase();
+  if (fill) {
+    fill.erase();
+  }
+  if (epilogue) {
+    epilogue->generic.erase();
+    if (llvm::all_of(out.getUsers(), [](Operation *user) {
+          return isa<memref::DeallocOp>(user);
+        })) {
+      Operation *alloc = out.getDefiningOp();
+      for (Operation *user : llvm::make_early_inc_range(out.getUsers())) {
         user->erase();
       }
-    }
-    if (padded->root->use_empty()) {
-      padded->root->erase();
+      alloc->erase();
     }
   }
+  erasePaddedWindow(padded);
   return success();
 }
 
 } // namespace
 
 LogicalResult rewriteWindowOp(Operation *op, const Variant &variant,
-                              func::FuncOp &callee, ModuleOp module) {
+                              func::FuncOp &callee, func::FuncOp &intCallee,
+                              ModuleOp module) {
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](linalg::DepthwiseConv2DNhwcHwcOp conv) {
+        if (conv.hasPureBufferSemantics() &&
+            hasUnitInnerStrideInt(conv.getOutputs()[0], 32)) {
+          return rewriteIntDepthwise(conv, variant, intCallee, module);
+        }
         return rewriteWindow(conv, WindowKind::Depthwise, variant, callee,
                              module);
       })

@@ -533,6 +533,7 @@ void prepareBlock(Block &block, RewriterBase &rewriter) {
 LogicalResult mlir::strata::onnx::lowerNodes(Block &block,
                                              RewriterBase &rewriter) {
   prepareBlock(block, rewriter);
+  expandQLinearConvs(block, rewriter);
   QuantizedGroups groups;
   groups.find(block);
   for (Operation &op : llvm::make_early_inc_range(block)) {

@@ -219,6 +219,13 @@ struct QuantizedGroup {
 /// any is lowered. The lowering skips a group's nodes (they are deferred)
 /// and lowers the group at its QuantizeLinear, as an integer contraction
 /// when it is one the integer path takes, else node by node.
+/// Each QLinearConv (default domain) with constant scales and weight
+/// becomes the QDQ group it means - DequantizeLinear of its input, of its
+/// weight (axis 0) and of its int32 bias (scale x_scale * w_scale),
+/// Conv, QuantizeLinear - so that QuantizedGroups lowers it on the integer
+/// path (QDQFusion.cpp) rather than node by node.
+void expandQLinearConvs(Block &block, RewriterBase &rewriter);
+
 class QuantizedGroups {
 public:
   void find(Block &block);

@@ -141,6 +141,79 @@ Value shifted(OpBuilder &b, Location loc, Value x, bool isUnsigned,
 // Finding groups
 //===----------------------------------------------------------------------===//
 
+void mlir::strata::onnx::expandQLinearConvs(Block &block,
+                                            RewriterBase &rewriter) {
+  for (NodeOp node : llvm::make_early_inc_range(block.getOps<NodeOp>())) {
+    // Input 0 is typed none while its producer is unlowered; the others
+    // must be values (constants) here.
+    if (node.getOpType() != "QLinearConv" ||
+        !(node.getDomain().empty() || node.getDomain() == "ai.onnx") ||
+        node.getInputs().size() < 8 || node.getOutputs().size() != 1) {
+      continue;
+    }
+    OperandRange in = node.getInputs();
+    // A uint8 constant is a signless one behind a cast (prepareBlock).
+    auto isConstant = [](Value value) {
+      if (auto cast = value.getDefiningOp<UnrealizedConversionCastOp>();
+          cast && cast->getNumOperands() == 1) {
+        value = cast->getOperand(0);
+      }
+      return bool(constantOf(value));
+    };
+    DenseElementsAttr xs = constantOf(in[1]), ws = constantOf(in[4]);
+    if (!xs || !ws || !isConstant(in[3]) || !isConstant(in[2]) ||
+        !isConstant(in[5]) || !isConstant(in[7]) || xs.getNumElements() != 1 ||
+        !xs.getElementType().isF32() || !ws.getElementType().isF32() ||
+        llvm::any_of(in.drop_front(),
+                     [](Value v) { return isa<NoneType>(v.getType()); })) {
+      continue;
+    }
+    rewriter.setInsertionPoint(node);
+    Location loc = node.getLoc();
+    int64_t opset = std::max<int64_t>(node.getOpset(), 13);
+    // The new nodes' results are typed none until lowered, as the
+    // importer's are without a declared type; the QuantizeLinear keeps the
+    // QLinearConv's result type.
+    auto make = [&](StringRef type, ValueRange inputs, DictionaryAttr attrs,
+                    Type result = Type()) -> Value {
+      return NodeOp::create(
+                 rewriter, loc,
+                 TypeRange{result ? result : Type(rewriter.getNoneType())},
+                 rewriter.getStringAttr(type), rewriter.getStringAttr(""),
+                 rewriter.getI64IntegerAttr(opset), StringAttr(), attrs,
+                 ArrayAttr(), inputs, 0)
+          ->getResult(0);
+    };
+    DictionaryAttr none = rewriter.getDictionaryAttr({});
+    DictionaryAttr axis0 = rewriter.getDictionaryAttr(
+        {rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(0))});
+    SmallVector<Value> convInputs = {
+        make("DequantizeLinear", {in[0], in[1], in[2]}, none),
+        make("DequantizeLinear", {in[3], in[4], in[5]},
+             ws.getNumElements() > 1 ? axis0 : none)};
+    if (in.size() > 8) {
+      // The bias in accumulator steps: x_scale * w_scale[c].
+      float x = xs.getSplatValue<float>();
+      SmallVector<float> scale;
+      for (float w : ws.getValues<float>()) {
+        scale.push_back(x * w);
+      }
+      Value scaleConst = arith::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(RankedTensorType::get({int64_t(scale.size())},
+                                                       rewriter.getF32Type()),
+                                 ArrayRef<float>(scale)));
+      convInputs.push_back(make("DequantizeLinear", {in[8], scaleConst},
+                                scale.size() > 1 ? axis0 : none));
+    }
+    Value conv = make("Conv", convInputs, node.getAttrs());
+    Value y = make("QuantizeLinear", {conv, in[6], in[7]}, none,
+                   node.getOutputs()[0].getType());
+    rewriter.replaceAllUsesWith(node.getOutputs()[0], y);
+    rewriter.eraseOp(node);
+  }
+}
+
 void QuantizedGroups::find(Block &block) {
   for (auto q : block.getOps<NodeOp>()) {
     if (q.getOpType() != "QuantizeLinear" || q.getInputs().size() < 2 ||

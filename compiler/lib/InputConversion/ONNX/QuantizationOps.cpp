@@ -1,6 +1,7 @@
 // QuantizationOps.cpp - ONNX's linear quantization op types
-// (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear) and the integer
-// contractions (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv):
+// (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear), the integer
+// contractions (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv)
+// and ONNX Runtime's com.microsoft QLinearAdd and QLinearGlobalAveragePool:
 // integer math accumulated in i32, rescaled in f64 with ONNX's rounding.
 
 #include "Lowering.h"
@@ -372,6 +373,166 @@ LogicalResult lowerQLinearConv(Node &n) {
   return requantize(n, *acc, scale, 7);
 }
 
+/// Fails unless inputs `indices` exist and hold one value each (a
+/// per-tensor scale or zero point); `optional` ones may be absent.
+LogicalResult checkScalars(Node &n, ArrayRef<unsigned> indices,
+                           ArrayRef<unsigned> optional, unsigned inputs) {
+  if (n.numInputs() > inputs) {
+    return n.fail("takes at most " + llvm::Twine(inputs) + " inputs");
+  }
+  for (unsigned i : indices) {
+    bool isOptional = llvm::is_contained(optional, i);
+    if (!n.has(i)) {
+      if (isOptional) {
+        continue;
+      }
+      return n.fail("input " + llvm::Twine(i) + " is missing");
+    }
+    if (n.type(i).getNumElements() != 1) {
+      return n.fail("input " + llvm::Twine(i) + " has " +
+                    llvm::Twine(n.type(i).getNumElements()) +
+                    " values; only a per-tensor scale or zero point (one "
+                    "value) is supported");
+    }
+  }
+  return success();
+}
+
+/// A zero point's value as f64 (0 when the input is absent), from a
+/// scalar; `like` gives its signedness when absent.
+Value zeroPointF64(OpBuilder &nb, Location l, Node &n, unsigned i, Value v) {
+  if (!v) {
+    return scalar(nb, l, nb.getF64Type(), 0.0);
+  }
+  return convertScalar(nb, l, v, nb.getF64Type(), n.isUnsigned(i));
+}
+
+/// com.microsoft QLinearAdd (A, A_scale, A_zp, B, B_scale, B_zp, C_scale,
+/// C_zp; numpy broadcasting): C = saturate(round_even((A - A_zp) * A_scale /
+/// C_scale + (B - B_zp) * B_scale / C_scale) + C_zp), in f64.
+LogicalResult lowerQLinearAdd(Node &n) {
+  if (failed(checkScalars(n, {1, 2, 4, 5, 6, 7}, {2, 5, 7}, 8))) {
+    return failure();
+  }
+  if (!n.has(0) || !n.has(3)) {
+    return n.fail("inputs 0 and 3 (A and B) are required");
+  }
+  if (n.elem(0) != n.elem(3) || !n.elem(0).isInteger(8) ||
+      n.isUnsigned(0) != n.isUnsigned(3) ||
+      (n.has(7) && n.isUnsigned(7) != n.isUnsigned(0))) {
+    return n.fail("A, B and C_zp must all be uint8 or all int8");
+  }
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes({n.shape(0), n.shape(3)});
+  if (failed(shape)) {
+    return n.fail("the shapes of A and B do not broadcast");
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(0);
+  bool isUnsigned = n.isUnsigned(0);
+  SmallVector<Value> inputs = {n.in(0), n.in(3)};
+  for (unsigned i : {1u, 2u, 4u, 5u, 6u, 7u}) {
+    if (n.has(i)) {
+      inputs.push_back(reshape(b, loc, n.in(i), {}));
+    }
+  }
+  Value y = elementwise(
+      b, loc, inputs, *shape, element,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Type f64 = nb.getF64Type();
+        unsigned next = 2;
+        auto take = [&](unsigned i) -> Value {
+          return n.has(i) ? a[next++] : Value();
+        };
+        Value aScale = take(1), aZp = take(2), bScale = take(4), bZp = take(5),
+              cScale = take(6), cZp = take(7);
+        auto term = [&](Value x, Value scale, Value zp, unsigned zpIndex) {
+          Value v = arith::SubFOp::create(
+              nb, l, convertScalar(nb, l, x, f64, isUnsigned),
+              zeroPointF64(nb, l, n, zpIndex, zp));
+          Value ratio =
+              arith::DivFOp::create(nb, l, convertScalar(nb, l, scale, f64),
+                                    convertScalar(nb, l, cScale, f64));
+          return arith::MulFOp::create(nb, l, v, ratio).getResult();
+        };
+        Value v = arith::AddFOp::create(nb, l, term(a[0], aScale, aZp, 2),
+                                        term(a[1], bScale, bZp, 5));
+        v = math::RoundEvenOp::create(nb, l, v);
+        v = arith::AddFOp::create(nb, l, v, zeroPointF64(nb, l, n, 7, cZp));
+        return saturate(nb, l, v, element, isUnsigned);
+      });
+  return n.replace(y, {isUnsigned});
+}
+
+/// com.microsoft QLinearGlobalAveragePool (X, x_scale, x_zp, y_scale, y_zp;
+/// NCHW, channels_last = 0): Y = saturate(round_even(sum(X - x_zp) *
+/// x_scale / (y_scale * count)) + y_zp) over each image's spatial
+/// positions, shaped N x C x 1 x 1.
+LogicalResult lowerQLinearGlobalAveragePool(Node &n) {
+  if (failed(checkScalars(n, {1, 2, 3, 4}, {2, 4}, 5))) {
+    return failure();
+  }
+  if (!n.has(0) || n.rank(0) < 3 || !n.elem(0).isInteger(8)) {
+    return n.fail("input 0 (X) must be a uint8 or int8 tensor of rank 3 or "
+                  "more");
+  }
+  if (n.intAttr("channels_last", 0) != 0) {
+    return n.fail("channels_last = 1 is not supported");
+  }
+  if (n.has(4) && n.isUnsigned(4) != n.isUnsigned(0)) {
+    return n.fail("X and y_zp must both be uint8 or both int8");
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type i32 = b.getI32Type();
+  Type element = n.elem(0);
+  bool isUnsigned = n.isUnsigned(0);
+  ArrayRef<int64_t> shape = n.shape(0);
+  SmallVector<int64_t> axes, outShape = {shape[0], shape[1]};
+  int64_t count = 1;
+  for (int64_t d = 2; d < n.rank(0); ++d) {
+    axes.push_back(d);
+    count *= shape[d];
+    outShape.push_back(1);
+  }
+  Value sum =
+      reduce(b, loc, n.in(0), axes, scalar(b, loc, i32, 0),
+             [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+               return arith::AddIOp::create(
+                   nb, l, a[1], convertScalar(nb, l, a[0], i32, isUnsigned));
+             });
+  SmallVector<Value> inputs = {sum};
+  for (unsigned i : {1u, 2u, 3u, 4u}) {
+    if (n.has(i)) {
+      inputs.push_back(reshape(b, loc, n.in(i), {}));
+    }
+  }
+  Value y = elementwise(
+      b, loc, inputs, cast<RankedTensorType>(sum.getType()).getShape(), element,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Type f64 = nb.getF64Type();
+        unsigned next = 1;
+        auto take = [&](unsigned i) -> Value {
+          return n.has(i) ? a[next++] : Value();
+        };
+        Value xScale = take(1), xZp = take(2), yScale = take(3), yZp = take(4);
+        Value total = arith::SubFOp::create(
+            nb, l, convertScalar(nb, l, a[0], f64),
+            arith::MulFOp::create(nb, l, zeroPointF64(nb, l, n, 2, xZp),
+                                  scalar(nb, l, f64, double(count))));
+        Value ratio = arith::DivFOp::create(
+            nb, l, convertScalar(nb, l, xScale, f64),
+            arith::MulFOp::create(nb, l, convertScalar(nb, l, yScale, f64),
+                                  scalar(nb, l, f64, double(count))));
+        Value v = math::RoundEvenOp::create(
+            nb, l, arith::MulFOp::create(nb, l, total, ratio));
+        v = arith::AddFOp::create(nb, l, v, zeroPointF64(nb, l, n, 4, yZp));
+        return saturate(nb, l, v, element, isUnsigned);
+      });
+  return n.replace(reshape(b, loc, y, outShape), {isUnsigned});
+}
+
 } // namespace
 
 void mlir::strata::onnx::addQuantizationLowerings(LoweringTable &table) {
@@ -382,4 +543,7 @@ void mlir::strata::onnx::addQuantizationLowerings(LoweringTable &table) {
   table["ConvInteger"] = lowerConvInteger;
   table["QLinearMatMul"] = lowerQLinearMatMul;
   table["QLinearConv"] = lowerQLinearConv;
+  table["com.microsoft.QLinearAdd"] = lowerQLinearAdd;
+  table["com.microsoft.QLinearGlobalAveragePool"] =
+      lowerQLinearGlobalAveragePool;
 }

@@ -22,7 +22,7 @@ namespace mlir::strata::llvmcpu {
 std::string linkUkernels(llvm::Module &module, llvm::StringRef variant) {
   const llvm::StringLiteral symbols[] = {
       kSgemmUkernelSymbol, kSconvUkernelSymbol, kSdwconvUkernelSymbol,
-      kIgemmUkernelSymbol};
+      kIgemmUkernelSymbol, kIdwconvUkernelSymbol};
   llvm::SmallVector<llvm::StringRef, 2> called;
   for (llvm::StringRef symbol : symbols) {
     llvm::Function *declaration = module.getFunction(symbol);

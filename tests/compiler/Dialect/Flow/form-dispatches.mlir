@@ -306,3 +306,63 @@ func.func @conv_dynamic_batch(%x: tensor<?x10x10x4xf32>) -> tensor<?x8x8x8xf32> 
       ins(%x, %w : tensor<?x10x10x4xf32>, tensor<3x3x4x8xf32>) outs(%init : tensor<?x8x8x8xf32>) -> tensor<?x8x8x8xf32>
   return %r : tensor<?x8x8x8xf32>
 }
+
+// -----
+
+// A quantized 1x1 layer's requantization on the matmul's 2-D result, the
+// reshape back to NHWC, then the next depthwise layer's u8 shift (xori
+// 0x80): the shift is computed on the collapsed shape and fuses into the
+// matmul's epilogue, one dispatch, no elementwise dispatch of its own.
+// CHECK-LABEL: func.func @shift_after_reshape
+// CHECK: flow.dispatch @{{.*}}::@shift_after_reshape_dispatch_0_matmul_64x16x8_i32(
+// CHECK-NOT: flow.dispatch
+// CHECK: tensor.expand_shape
+// CHECK: func.func @shift_after_reshape_dispatch_0_matmul_64x16x8_i32
+// CHECK: linalg.matmul
+// CHECK: linalg.generic
+// CHECK: arith.trunci
+// CHECK: arith.xori
+// NOIM2COL-LABEL: func.func @shift_after_reshape
+func.func @shift_after_reshape(%a: tensor<64x8xi8>, %b: tensor<8x16xi8>) -> tensor<1x8x8x16xi8> {
+  %zero = arith.constant 0 : i32
+  %flip = arith.constant -128 : i8
+  %e = tensor.empty() : tensor<64x16xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<64x16xi32>) -> tensor<64x16xi32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x8xi8>, tensor<8x16xi8>) outs(%f : tensor<64x16xi32>) -> tensor<64x16xi32>
+  %e8 = tensor.empty() : tensor<64x16xi8>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<64x16xi32>) outs(%e8 : tensor<64x16xi8>) {
+  ^bb0(%in: i32, %o: i8):
+    %t = arith.trunci %in : i32 to i8
+    linalg.yield %t : i8
+  } -> tensor<64x16xi8>
+  %x = tensor.expand_shape %q [[0, 1, 2], [3]] output_shape [1, 8, 8, 16] : tensor<64x16xi8> into tensor<1x8x8x16xi8>
+  %e4 = tensor.empty() : tensor<1x8x8x16xi8>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x8x8x16xi8>) outs(%e4 : tensor<1x8x8x16xi8>) {
+  ^bb0(%in: i8, %o: i8):
+    %u = arith.xori %in, %flip : i8
+    linalg.yield %u : i8
+  } -> tensor<1x8x8x16xi8>
+  return %s : tensor<1x8x8x16xi8>
+}
+
+// -----
+
+// A global average pool of a quantized NHWC tensor read in NCHW order (its
+// dequantization in the body): the loops run in the input's order, the
+// channels innermost (the input map becomes the identity).
+// CHECK-LABEL: func.func @int_pool_order
+// CHECK: func.func @int_pool_order_dispatch_0_
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction", "parallel"]}
+// NOIM2COL-LABEL: func.func @int_pool_order
+func.func @int_pool_order(%x: tensor<1x7x7x64xi8>) -> tensor<1x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x64xf32>) -> tensor<1x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<1x7x7x64xi8>) outs(%f : tensor<1x64xf32>) {
+  ^bb0(%in: i8, %acc: f32):
+    %v = arith.sitofp %in : i8 to f32
+    %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1x64xf32>
+  return %r : tensor<1x64xf32>
+}

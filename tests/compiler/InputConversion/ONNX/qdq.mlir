@@ -126,3 +126,27 @@ func.func @qdq_depthwise(%x: tensor<1x3x4x4xui8>) -> tensor<1x3x2x2xui8> {
   %4 = onnx.node "QuantizeLinear"(%3, %ys, %yz) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<1x3x2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x2x2xui8>
   return %4 : tensor<1x3x2x2xui8>
 }
+
+// -----
+
+// A QLinearConv with constant scales, zero points and weight is the QDQ
+// group it means (expandQLinearConvs): it takes the same integer path, an
+// i8 x i8 -> i32 matmul and the requantization, no i32 convolution.
+// CHECK-LABEL: func.func @qlinear_conv
+// CHECK-NOT: linalg.conv_2d_nhwc_hwcf
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x18xi8>, tensor<18x3xi8>) outs(%{{.*}} : tensor<16x3xi32>)
+// CHECK: math.roundeven
+// CHECK-NOT: linalg.conv_2d_nhwc_hwcf
+// CHECK: return %{{.*}} : tensor<1x3x4x4xi8>
+func.func @qlinear_conv(%x: tensor<1x2x4x4xui8>) -> tensor<1x3x4x4xui8> {
+  %xs = arith.constant dense<0.05> : tensor<f32>
+  %xz = arith.constant dense<150> : tensor<ui8>
+  %w = arith.constant dense<[[[[1, -2, 3], [4, 5, -6], [7, 8, 9]], [[-1, 2, -3], [4, -5, 6], [-7, 8, -9]]], [[[10, 20, 30], [40, 50, 60], [70, 80, 90]], [[-10, -20, -30], [-40, -50, -60], [-70, -80, -90]]], [[[127, -128, 0], [1, 1, 1], [2, 2, 2]], [[3, 3, 3], [-4, -4, -4], [5, 5, 5]]]]> : tensor<3x2x3x3xi8>
+  %ws = arith.constant dense<[0.01, 0.02, 0.005]> : tensor<3xf32>
+  %wz = arith.constant dense<0> : tensor<3xi8>
+  %b = arith.constant dense<[100, -200, 300]> : tensor<3xi32>
+  %ys = arith.constant dense<0.1> : tensor<f32>
+  %yz = arith.constant dense<3> : tensor<ui8>
+  %0 = onnx.node "QLinearConv"(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %b) {attrs = {pads = [1, 1, 1, 1]}, domain = "", opset = 13 : i64} : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>, tensor<3x2x3x3xi8>, tensor<3xf32>, tensor<3xi8>, tensor<f32>, tensor<ui8>, tensor<3xi32>) -> tensor<1x3x4x4xui8>
+  return %0 : tensor<1x3x4x4xui8>
+}

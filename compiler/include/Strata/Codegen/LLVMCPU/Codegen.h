@@ -132,6 +132,11 @@ inline constexpr llvm::StringLiteral kIgemmUkernelSymbol =
 /// (ukernel/DwconvDriver.h).
 inline constexpr llvm::StringLiteral kSdwconvUkernelSymbol =
     "strata_ukernel_sdwconv_f32";
+/// The symbol of the int8 NHWC depthwise convolution microkernel (i8 x i8
+/// -> i32 or requantized i8; ukernel/IdwconvDriver.h), in every x86-64
+/// variant's bitcode.
+inline constexpr llvm::StringLiteral kIdwconvUkernelSymbol =
+    "strata_ukernel_idwconv_s8";
 
 /// Replaces each f32 linalg.matmul on row-major memrefs with at least
 /// kMinMatmulTileWork multiply-adds by a call of kSgemmUkernelSymbol (declared

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "IgemmParams.h"
+#include "IgemmRequant.h"
 #include "IgemmTile.h"
 
 #define IG_MR STRATA_IGEMM_MADD_MR
@@ -47,16 +48,6 @@ static inline void igStoreBytes(int8_t *row, __m256i v0, __m256i v1,
   for (int64_t j = 0; j < cols; ++j) {
     row[j] = lanes[j];
   }
-}
-
-static inline __attribute__((always_inline)) __m256i
-igRequant(__m256i acc, __m256i adjust, __m256 multiplier, __m256 zero,
-          __m256 lo, __m256 hi) {
-  __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(acc, adjust)),
-                           multiplier);
-  f = _mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  f = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(f, zero), lo), hi);
-  return _mm256_cvttps_epi32(f);
 }
 
 static inline __attribute__((always_inline)) void
@@ -101,8 +92,8 @@ igemmRows(const int16_t *restrict pa, const int8_t *restrict pb, int64_t groups,
     for (int i = 0; i < IG_MR; ++i) {
       if (i < rows) {
         igStoreBytes((int8_t *)st->c + i * st->ldc,
-                     igRequant(acc[i][0], adj0, mul0, zero, lo, hi),
-                     igRequant(acc[i][1], adj1, mul1, zero, lo, hi), cols);
+                     igRequant256(acc[i][0], adj0, mul0, zero, lo, hi),
+                     igRequant256(acc[i][1], adj1, mul1, zero, lo, hi), cols);
       }
     }
     return;

@@ -54,4 +54,11 @@
    STRATA_IGEMM_ROUND_UP(n, 32) * 4 + 16 * STRATA_IGEMM_ROUND_UP(k, 64) +      \
    3 * 64)
 
+/* strata_ukernel_idwconv_s8 (IdwconvDriver.h), the int8 depthwise
+ * convolution, takes STRATA_IGEMM_ACCUMULATE and STRATA_IGEMM_REQUANTIZE
+ * with the same meaning; its scratch holds the filter of `taps` taps
+ * widened to i32, channels rounded up to 16 (every variant's vector). */
+#define STRATA_IDWCONV_SCRATCH_BYTES(taps, channels)                           \
+  ((taps) * STRATA_IGEMM_ROUND_UP(channels, 16) * 4 + 64)
+
 #endif /* STRATA_UKERNEL_IGEMM_PARAMS_H_ */

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "IgemmParams.h"
+#include "IgemmRequant.h"
 #include "IgemmTile.h"
 
 #ifndef IG_VNNI_NO_DRIVER
@@ -93,24 +94,18 @@ igPrepareStore(const struct IgStore *st, int64_t cols, int correct,
 static inline __attribute__((always_inline)) void
 igStoreRow(const struct IgStore *st, const struct IgRowStore *rs, int64_t i,
            __m512i v0, __m512i v1) {
-  v0 = _mm512_add_epi32(v0, rs->k0);
-  v1 = _mm512_add_epi32(v1, rs->k1);
   if (st->requant) {
     int8_t *row = (int8_t *)st->c + i * st->ldc;
-    __m512 f0 = _mm512_mul_ps(_mm512_cvtepi32_ps(v0), rs->mul0);
-    __m512 f1 = _mm512_mul_ps(_mm512_cvtepi32_ps(v1), rs->mul1);
-    f0 =
-        _mm512_roundscale_ps(f0, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    f1 =
-        _mm512_roundscale_ps(f1, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    f0 = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(f0, rs->zero), rs->lo),
-                       rs->hi);
-    f1 = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(f1, rs->zero), rs->lo),
-                       rs->hi);
-    _mm512_mask_cvtepi32_storeu_epi8(row, rs->m0, _mm512_cvttps_epi32(f0));
-    _mm512_mask_cvtepi32_storeu_epi8(row + 16, rs->m1, _mm512_cvttps_epi32(f1));
+    _mm512_mask_cvtepi32_storeu_epi8(
+        row, rs->m0,
+        igRequant512(v0, rs->k0, rs->mul0, rs->zero, rs->lo, rs->hi));
+    _mm512_mask_cvtepi32_storeu_epi8(
+        row + 16, rs->m1,
+        igRequant512(v1, rs->k1, rs->mul1, rs->zero, rs->lo, rs->hi));
     return;
   }
+  v0 = _mm512_add_epi32(v0, rs->k0);
+  v1 = _mm512_add_epi32(v1, rs->k1);
   int32_t *row = (int32_t *)st->c + i * st->ldc;
   if (st->add) {
     v0 = _mm512_add_epi32(v0, _mm512_maskz_loadu_epi32(rs->m0, row));

@@ -6,6 +6,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "IgemmRequant.h"
 #include "SgemmEpilogue.h"
 #include "SgemmParams.h"
 #include "SgemmRuns.h"
@@ -103,6 +104,42 @@ static inline dwvec dwMax(dwvec a, dwvec b) {
   return __builtin_elementwise_maximum(a, b);
 }
 #include "DwconvDriver.h"
+
+/* The int8 depthwise convolution: 8 channels a vector, vpmaddwd and an
+ * add. */
+#define IDW_VL 8
+typedef __m256i idwvec;
+static inline idwvec idwZero(void) { return _mm256_setzero_si256(); }
+static inline idwvec idwSplat(int32_t x) { return _mm256_set1_epi32(x); }
+static inline idwvec idwLoadInput(const int8_t *p) {
+  return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p));
+}
+static inline idwvec idwLoadI32(const int32_t *p) {
+  return _mm256_loadu_si256((const __m256i *)p);
+}
+static inline void idwStoreI32(int32_t *p, idwvec v) {
+  _mm256_storeu_si256((__m256i *)p, v);
+}
+static inline idwvec idwAdd(idwvec a, idwvec b) {
+  return _mm256_add_epi32(a, b);
+}
+static inline idwvec idwMac(idwvec acc, idwvec x, idwvec w) {
+  return _mm256_add_epi32(acc, _mm256_madd_epi16(x, w));
+}
+static inline void idwStoreRequant(int8_t *p, idwvec acc, const int32_t *adjust,
+                                   const float *multiplier, float zero,
+                                   float lo, float hi) {
+  __m256i q = igRequant256(acc, _mm256_loadu_si256((const __m256i *)adjust),
+                           _mm256_loadu_ps(multiplier), _mm256_set1_ps(zero),
+                           _mm256_set1_ps(lo), _mm256_set1_ps(hi));
+  /* Values within [-128, 255]: the saturating i16 pack keeps them, the mask
+   * their low bytes, which the unsigned pack then keeps. */
+  __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q),
+                              _mm256_extracti128_si256(q, 1));
+  w = _mm_and_si128(w, _mm_set1_epi16(0xFF));
+  _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(w, w));
+}
+#include "IdwconvDriver.h"
 
 /* The int8 matmul on vpmaddwd. */
 #include "IgemmMadd.h"

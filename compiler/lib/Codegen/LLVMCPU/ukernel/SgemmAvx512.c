@@ -7,6 +7,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "IgemmRequant.h"
 #include "SgemmEpilogue.h"
 #include "SgemmParams.h"
 #include "SgemmRuns.h"
@@ -115,6 +116,41 @@ static inline dwvec dwMax(dwvec a, dwvec b) {
   return _mm512_mask_add_ps(larger, nan, a, b);
 }
 #include "DwconvDriver.h"
+
+/* The int8 depthwise convolution: 16 channels a vector, vpdpwssd with
+ * AVX-512 VNNI, else vpmaddwd and an add. */
+#define IDW_VL 16
+typedef __m512i idwvec;
+static inline idwvec idwZero(void) { return _mm512_setzero_si512(); }
+static inline idwvec idwSplat(int32_t x) { return _mm512_set1_epi32(x); }
+static inline idwvec idwLoadInput(const int8_t *p) {
+  return _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p));
+}
+static inline idwvec idwLoadI32(const int32_t *p) {
+  return _mm512_loadu_si512((const void *)p);
+}
+static inline void idwStoreI32(int32_t *p, idwvec v) {
+  _mm512_storeu_si512((void *)p, v);
+}
+static inline idwvec idwAdd(idwvec a, idwvec b) {
+  return _mm512_add_epi32(a, b);
+}
+static inline idwvec idwMac(idwvec acc, idwvec x, idwvec w) {
+#if defined(__AVX512VNNI__)
+  return _mm512_dpwssd_epi32(acc, x, w);
+#else
+  return _mm512_add_epi32(acc, _mm512_madd_epi16(x, w));
+#endif
+}
+static inline void idwStoreRequant(int8_t *p, idwvec acc, const int32_t *adjust,
+                                   const float *multiplier, float zero,
+                                   float lo, float hi) {
+  __m512i q = igRequant512(acc, _mm512_loadu_si512((const void *)adjust),
+                           _mm512_loadu_ps(multiplier), _mm512_set1_ps(zero),
+                           _mm512_set1_ps(lo), _mm512_set1_ps(hi));
+  _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(q));
+}
+#include "IdwconvDriver.h"
 
 /* The int8 matmul: AMX tiles where the target has AMX-INT8 (the
  * sgemm_avx512amx variant), vpdpbusd where it has AVX-512 VNNI (the

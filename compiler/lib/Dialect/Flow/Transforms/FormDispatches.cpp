@@ -869,6 +869,30 @@ struct FormDispatchesPass
           return producer && producer->hasOneUse() &&
                  !isPackedWeight(operand->getOwner());
         });
+    // An integer elementwise op of one operand reading an expand_shape of
+    // a linalg op's result (the xor that shifts a u8 activation for the
+    // next quantized layer, after the previous layer's matmul and the
+    // reshape back to NHWC) is computed on the collapsed shape instead, so
+    // it fuses into that op's epilogue (where the int8 microkernels fold
+    // it into their requantization) rather than being a dispatch of its
+    // own.
+    linalg::populateFoldReshapeOpsByCollapsingPatterns(
+        patterns, [](OpOperand *operand) {
+          auto generic = dyn_cast<linalg::GenericOp>(operand->getOwner());
+          auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+          if (!generic || !expand || generic.getNumDpsInputs() != 1 ||
+              generic.getNumResults() != 1 || !linalg::isElementwise(generic) ||
+              !llvm::all_of(generic.getIndexingMapsArray(),
+                            [](AffineMap map) { return map.isIdentity(); }) ||
+              !getElementTypeOrSelf(generic.getResult(0).getType())
+                   .isInteger() ||
+              !expand->hasOneUse()) {
+            return false;
+          }
+          Operation *producer = expand.getSrc().getDefiningOp();
+          return isa_and_nonnull<linalg::LinalgOp>(producer) &&
+                 producer->hasOneUse();
+        });
     if (failed(applyPatternsGreedily(module, std::move(patterns)))) {
       module.emitError("elementwise fusion did not converge");
       return signalPassFailure();
@@ -877,6 +901,41 @@ struct FormDispatchesPass
     // After fusion, so a sum's fused producers (a square, a cast) come
     // along into its partial sums.
     flow::splitReductions(module);
+
+    // A reduction over an integer tensor (a quantized activation's global
+    // average pool, dequantized in its body) whose one input the loops
+    // read through a permutation (NHWC read in NCHW order: channels, the
+    // contiguous dimension, a parallel loop before the reduced H and W)
+    // runs its loops in the input's order instead, so the code generator's
+    // vectors along the innermost loop are contiguous reads, not gathers.
+    {
+      SmallVector<linalg::GenericOp> reorder;
+      module.walk([&](linalg::GenericOp generic) {
+        if (generic.getNumDpsInputs() != 1 ||
+            generic.getNumReductionLoops() == 0 ||
+            !generic.hasPureTensorSemantics()) {
+          return;
+        }
+        OpOperand *input = generic.getDpsInputOperand(0);
+        AffineMap map = generic.getMatchingIndexingMap(input);
+        if (map.isIdentity() || !map.isPermutation() ||
+            !getElementTypeOrSelf(input->get().getType()).isInteger()) {
+          return;
+        }
+        reorder.push_back(generic);
+      });
+      IRRewriter rewriter(context);
+      for (linalg::GenericOp generic : reorder) {
+        AffineMap map =
+            generic.getMatchingIndexingMap(generic.getDpsInputOperand(0));
+        SmallVector<unsigned> order;
+        for (AffineExpr expr : map.getResults()) {
+          order.push_back(cast<AffineDimExpr>(expr).getPosition());
+        }
+        rewriter.setInsertionPoint(generic);
+        (void)linalg::interchangeGenericOp(rewriter, generic, order);
+      }
+    }
 
     OpBuilder builder(context);
     builder.setInsertionPointToEnd(module.getBody());
