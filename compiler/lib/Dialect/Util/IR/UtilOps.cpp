@@ -3,6 +3,8 @@
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -11,7 +13,14 @@ using namespace mlir::strata::util;
 
 #include "Strata/Dialect/Util/IR/UtilDialect.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "Strata/Dialect/Util/IR/UtilTypes.cpp.inc"
+
 void UtilDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "Strata/Dialect/Util/IR/UtilTypes.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "Strata/Dialect/Util/IR/UtilOps.cpp.inc"
