@@ -252,11 +252,26 @@ void mlir::strata::populateHostTensorToVMPatterns(
 
 void mlir::strata::finalizeHostTensorSupport(vm::ModuleOp vmModule,
                                              const HostTensorState &state) {
+  OpBuilder builder(vmModule.getContext());
+  Block &body = vmModule.getBody().front();
+  // The exports' reflection metadata: the tensor types of the signature,
+  // then what the front end names (also in a module without tensor work:
+  // one that only moves sequences' elements).
+  for (auto exportOp : body.getOps<vm::ExportOp>()) {
+    auto it = state.reflection.find(exportOp.getFunctionRef());
+    if (it == state.reflection.end()) {
+      continue;
+    }
+    SmallVector<NamedAttribute> entries;
+    for (const auto &[key, value] : it->second) {
+      entries.push_back(
+          builder.getNamedAttr(key, builder.getStringAttr(value)));
+    }
+    exportOp.setReflectionAttr(builder.getDictionaryAttr(entries));
+  }
   if (!state.usesHal) {
     return;
   }
-  OpBuilder builder(vmModule.getContext());
-  Block &body = vmModule.getBody().front();
   SymbolTable symbols(vmModule);
   for (const auto &entry : state.entryChecks) {
     auto func = symbols.lookup<vm::FuncOp>(entry.getKey());
@@ -291,19 +306,6 @@ void mlir::strata::finalizeHostTensorSupport(vm::ModuleOp vmModule,
       hal.call<hal::BufferViewAssertOp>(
           args, {}, {static_cast<int32_t>(check.type.getRank())});
     }
-  }
-  // The exports' reflection metadata: the tensor types of the signature.
-  for (auto exportOp : body.getOps<vm::ExportOp>()) {
-    auto it = state.reflection.find(exportOp.getFunctionRef());
-    if (it == state.reflection.end()) {
-      continue;
-    }
-    SmallVector<NamedAttribute> entries;
-    for (const auto &[key, value] : it->second) {
-      entries.push_back(
-          builder.getNamedAttr(key, builder.getStringAttr(value)));
-    }
-    exportOp.setReflectionAttr(builder.getDictionaryAttr(entries));
   }
   // Imports nothing calls are dropped: the module asks the context only for
   // what it uses.

@@ -295,7 +295,8 @@ FailureOr<Body> lowerLoopBody(Node &n, llvm::StringRef name,
                               SmallVectorImpl<Type> &carried,
                               ArrayRef<bool> carriedUnsigned, bool carriedFirst,
                               unsigned firstCarried, unsigned numOutputs,
-                              unsigned hostArgs = 0) {
+                              unsigned hostArgs = 0,
+                              SmallVectorImpl<bool> *wrapped = nullptr) {
   int depth = 0;
   for (Operation *op = n.op; op; op = op->getParentOp()) {
     auto node = dyn_cast<NodeOp>(op);
@@ -335,6 +336,17 @@ FailureOr<Body> lowerLoopBody(Node &n, llvm::StringRef name,
       Value next = body->results[firstCarried + j];
       Type nextType = next.getType();
       Type joined = joinAny(type, nextType);
+      // An optional sequence that enters and a sequence that leaves (Loop
+      // 16 allows it): the sequence is carried as the optional's value.
+      auto list = dyn_cast<util::ListType>(type);
+      if (!joined && wrapped && list &&
+          isa<util::ListType>(list.getElementType()) &&
+          isa<util::ListType>(nextType)) {
+        if (Type element = joinAny(list.getElementType(), nextType)) {
+          joined = util::ListType::get(type.getContext(), element);
+          (*wrapped)[j] = true;
+        }
+      }
       if (!joined ||
           body->unsignedResults[firstCarried + j] != carriedUnsigned[j]) {
         n.b.eraseOp(body->holder);
@@ -471,10 +483,11 @@ LogicalResult lowerLoop(Node &n) {
     carried.push_back(n.in(2 + j).getType());
     carriedUnsigned.push_back(n.isUnsigned(2 + j));
   }
+  SmallVector<bool> wrapped(numCarried, false);
   FailureOr<Body> body = lowerLoopBody(
       n, "body", {Type(i64Tensor), Type(i1Tensor)}, {false, false}, carried,
       carriedUnsigned, /*carriedFirst=*/false, 1, 1 + numCarried + numScans,
-      /*hostArgs=*/2);
+      /*hostArgs=*/2, &wrapped);
   if (failed(body)) {
     return failure();
   }
@@ -530,7 +543,18 @@ LogicalResult lowerLoop(Node &n) {
                         Value isFirst) {
     SmallVector<Value> next;
     for (unsigned j = 0; j < numCarried; ++j) {
-      next.push_back(castTo(b, loc, results[1 + j], carried[j]));
+      Value value = results[1 + j];
+      if (wrapped[j]) {
+        // The sequence as an optional holding it.
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        Value list = newList(
+            b, loc,
+            util::ListType::get(b.getContext(), value.getType()), one);
+        util::ListSetOp::create(b, loc, list, zero, value);
+        value = list;
+      }
+      next.push_back(castTo(b, loc, value, carried[j]));
     }
     for (unsigned k = 0; k < numScans; ++k) {
       next.push_back(appendItem(b, loc, iterArgs[numCarried + k],
@@ -614,6 +638,26 @@ LogicalResult lowerLoop(Node &n) {
     loopResults = whileOp.getResults().drop_front(2);
   }
   SmallVector<Value> outputs(loopResults.begin(), loopResults.end());
+  // A carried optional whose output the model declares a sequence: its
+  // value (the loop ran, or the initial optional held one).
+  for (unsigned j = 0; j < numCarried; ++j) {
+    auto declared = dyn_cast<util::ListType>(n.op.getOutputs()[j].getType());
+    auto carriedList = dyn_cast<util::ListType>(carried[j]);
+    if (!declared || !carriedList ||
+        isa<util::ListType>(declared.getElementType()) ||
+        !isa<util::ListType>(carriedList.getElementType())) {
+      continue;
+    }
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value size = listSize(b, loc, outputs[j]);
+    n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, size,
+                                  zero),
+            "loop-carried value " + llvm::Twine(j) +
+                " is an empty optional after the loop; the model declares "
+                "a sequence");
+    outputs[j] = util::ListGetOp::create(
+        b, loc, carriedList.getElementType(), outputs[j], zero);
+  }
   // A constant M without a condition: the scan outputs' length is known.
   DenseElementsAttr count = n.has(0) && !n.has(1) ? n.constant(0) : nullptr;
   if (count) {
