@@ -164,8 +164,10 @@ def compare(expected, actual):
     e = expected.astype(np.float64)
     a = actual.astype(np.float64)
     if not np.allclose(a, e, rtol=1e-3, atol=1e-7, equal_nan=True):
-        diff = np.abs(a - e)
+        with np.errstate(invalid="ignore"):
+            diff = np.abs(a - e)
         diff[np.isnan(diff)] = np.inf
+        diff[(np.isnan(a) & np.isnan(e)) | (a == e)] = 0  # NaN, inf as expected
         where = np.unravel_index(np.argmax(diff), diff.shape)
         return "max error %.3g at %s: %r, expected %r" % (
             diff[where], tuple(int(i) for i in where), a[where], e[where])
