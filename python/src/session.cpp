@@ -35,10 +35,10 @@ strata_vm_list_t* listFromPython(const py::handle& value,
       items.push_back(py::reinterpret_borrow<py::object>(item));
     }
   } else {
-    raiseError(STRATA_STATUS_INVALID_ARGUMENT,
-               what + " is a " + want + ": pass a Python list of arrays, not " +
-                   std::string(py::str(py::type::handle_of(value).attr(
-                       "__name__"))));
+    raiseError(
+        STRATA_STATUS_INVALID_ARGUMENT,
+        what + " is a " + want + ": pass a Python list of arrays, not " +
+            std::string(py::str(py::type::handle_of(value).attr("__name__"))));
   }
   strata_vm_list_t* list = nullptr;
   check(strata_vm_list_create(items.size(), strata_allocator_system(), &list));
@@ -62,9 +62,9 @@ strata_vm_list_t* listFromPython(const py::handle& value,
       if (!type.element.empty() &&
           !tools::tensorTypeMatches(type.element, got) &&
           !tools::unsignedFitsSignless(type.element, got)) {
-        raiseError(STRATA_STATUS_INVALID_ARGUMENT,
-                   "an element of " + what + " is a " + type.element +
-                       " tensor, not " + got);
+        raiseError(STRATA_STATUS_INVALID_ARGUMENT, "an element of " + what +
+                                                       " is a " + type.element +
+                                                       " tensor, not " + got);
       }
       ref = strata_hal_buffer_view_as_ref(tensor.get());
       strata_vm_ref_retain(ref);

@@ -243,9 +243,9 @@ std::vector<uint8_t> buildLists() {
   FunctionBuilder& mixed = b.addFunction("mixed", "0rr_ir");
   mixed.op(Opcode::ListSize).reg(ref(0)).reg(prim(0));
   mixed.op(Opcode::Return).list({prim(0), ref(1)});
-  b.addExport("mixed", mixed.index(),
-              {{"arg0", "list<*xf32>"}, {"arg1", "3xf32"},
-               {"result1", "3xf32"}});
+  b.addExport(
+      "mixed", mixed.index(),
+      {{"arg0", "list<*xf32>"}, {"arg1", "3xf32"}, {"result1", "3xf32"}});
   // Unrecorded: a ref argument returned as it is.
   FunctionBuilder& any = b.addFunction("any_echo", "0r_r");
   any.op(Opcode::Return).list({ref(0)});

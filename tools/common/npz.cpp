@@ -67,9 +67,8 @@ bool findEndRecord(const uint8_t* data, size_t size, size_t* at) {
   if (size < kEndRecordSize) {
     return false;
   }
-  size_t lowest = size - kEndRecordSize > 0xFFFF
-                      ? size - kEndRecordSize - 0xFFFF
-                      : 0;
+  size_t lowest =
+      size - kEndRecordSize > 0xFFFF ? size - kEndRecordSize - 0xFFFF : 0;
   for (size_t i = size - kEndRecordSize + 1; i-- > lowest;) {
     if (read32(data + i) == kEndRecord &&
         i + kEndRecordSize + read16(data + i + 20) == size) {
@@ -191,16 +190,15 @@ bool parseNpz(const uint8_t* data, size_t size, std::vector<NpzArray>* out,
     }
     if (method != 0) {
       *error = member +
-               (method == 8 ? " is compressed (numpy.savez_compressed); save "
-                              "it with numpy.savez"
-                            : " uses zip compression method " +
-                                  std::to_string(method) +
-                                  "; only stored members are read");
+               (method == 8
+                    ? " is compressed (numpy.savez_compressed); save "
+                      "it with numpy.savez"
+                    : " uses zip compression method " + std::to_string(method) +
+                          "; only stored members are read");
       return false;
     }
     if (compressed != uncompressed) {
-      *error = "malformed .npz: " + member +
-               " is stored but its sizes differ";
+      *error = "malformed .npz: " + member + " is stored but its sizes differ";
       return false;
     }
     if (name.size() < 4 || name.compare(name.size() - 4, 4, ".npy") != 0) {
@@ -216,8 +214,8 @@ bool parseNpz(const uint8_t* data, size_t size, std::vector<NpzArray>* out,
     uint64_t start = local + kLocalHeaderSize + read16(data + local + 26) +
                      read16(data + local + 28);
     if (start > size || size - start < compressed) {
-      *error = member + ": truncated: expected " +
-               std::to_string(compressed) + " bytes of data";
+      *error = member + ": truncated: expected " + std::to_string(compressed) +
+               " bytes of data";
       return false;
     }
     if (crc32(data + start, compressed) != crc) {
@@ -268,8 +266,8 @@ bool readNpzFile(const std::string& path, std::vector<NpzArray>* out,
   }
 }
 
-bool writeNpz(const std::vector<HostTensor>& tensors,
-              std::vector<uint8_t>* out, std::string* error) {
+bool writeNpz(const std::vector<HostTensor>& tensors, std::vector<uint8_t>* out,
+              std::string* error) {
   out->clear();
   struct Member {
     std::string name;
@@ -294,10 +292,10 @@ bool writeNpz(const std::vector<HostTensor>& tensors,
       return false;
     }
     put32(out, kLocalHeader);
-    put16(out, 20);  // version needed: 2.0
-    put16(out, 0);   // flags
-    put16(out, 0);   // stored
-    put16(out, 0);   // time
+    put16(out, 20);    // version needed: 2.0
+    put16(out, 0);     // flags
+    put16(out, 0);     // stored
+    put16(out, 0);     // time
     put16(out, 0x21);  // date: 1980-01-01
     put32(out, m.crc);
     put32(out, static_cast<uint32_t>(m.size));

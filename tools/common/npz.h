@@ -47,8 +47,8 @@ bool readNpzFile(const std::string& path, std::vector<NpzArray>* out,
 // Serializes tensors as members arr_0.npy, arr_1.npy, ... (stored), which
 // numpy.load reads back in order. False with *error when a tensor has no
 // .npy dtype or the archive would need zip64 (4 GiB or more).
-bool writeNpz(const std::vector<HostTensor>& tensors,
-              std::vector<uint8_t>* out, std::string* error);
+bool writeNpz(const std::vector<HostTensor>& tensors, std::vector<uint8_t>* out,
+              std::string* error);
 
 }  // namespace strata::tools
 

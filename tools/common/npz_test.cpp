@@ -64,8 +64,7 @@ TEST_CASE("npz: a bf16 element has no .npy dtype") {
 }
 
 TEST_CASE("npz: every truncation and byte flip fails cleanly or parses") {
-  std::vector<uint8_t> bytes =
-      archive({f32s({2}, {1, 2}), f32s({1, 1}, {3})});
+  std::vector<uint8_t> bytes = archive({f32s({2}, {1, 2}), f32s({1, 1}, {3})});
   std::vector<NpzArray> arrays;
   std::string error;
   for (size_t size = 0; size < bytes.size(); ++size) {

@@ -61,10 +61,9 @@ struct BoundaryType {
 inline BoundaryType boundaryType(const std::string& recorded) {
   BoundaryType type;
   type.element = recorded;
-  for (auto [prefix, kind] :
-       {std::pair<const char*, BoundaryType::Kind>{"list<",
-                                                   BoundaryType::kList},
-        {"optional<", BoundaryType::kOptional}}) {
+  for (auto [prefix, kind] : {std::pair<const char*, BoundaryType::Kind>{
+                                  "list<", BoundaryType::kList},
+                              {"optional<", BoundaryType::kOptional}}) {
     size_t n = std::char_traits<char>::length(prefix);
     if (recorded.size() > n && recorded.compare(0, n, prefix) == 0 &&
         recorded.back() == '>') {

@@ -335,12 +335,9 @@ bool endsWith(const std::string& text, const char* suffix) {
 std::string describeRecorded(const std::string& want) {
   using strata::tools::BoundaryType;
   switch (strata::tools::boundaryType(want).kind) {
-    case BoundaryType::kList:
-      return "a " + want;
-    case BoundaryType::kOptional:
-      return "an " + want;
-    case BoundaryType::kTensor:
-      break;
+    case BoundaryType::kList: return "a " + want;
+    case BoundaryType::kOptional: return "an " + want;
+    case BoundaryType::kTensor: break;
   }
   return "a " + want + " tensor";
 }
@@ -397,8 +394,8 @@ struct InputReader {
     std::string where = describeFlag("--input", index, text);
     if (text == "none") {
       if (!want.empty() && type.kind != BoundaryType::kOptional) {
-        return where + ": 'none' is an empty optional, but " + what +
-               " is " + describeRecorded(want);
+        return where + ": 'none' is an empty optional, but " + what + " is " +
+               describeRecorded(want);
       }
       return statusError(where, makeList({}, allocator, out));
     }
@@ -437,15 +434,16 @@ struct InputReader {
         return where + ": the list has " + std::to_string(count) +
                " elements but " +
                std::to_string(options.inputs.size() - *next) +
-               (options.inputs.size() - *next == 1 ? " --input flag follows it"
-                                                   : " --input flags follow it");
+               (options.inputs.size() - *next == 1
+                    ? " --input flag follows it"
+                    : " --input flags follow it");
       }
       RefVector elements;
       for (uint64_t k = 0; k < count; ++k) {
         strata_vm_ref_object_t* element = nullptr;
-        error = ref(list_type.kind == BoundaryType::kList ? list_type.element
-                                                          : "",
-                    "element " + std::to_string(k) + " of " + what, &element);
+        error =
+            ref(list_type.kind == BoundaryType::kList ? list_type.element : "",
+                "element " + std::to_string(k) + " of " + what, &element);
         if (!error.empty()) {
           return error;
         }
@@ -465,12 +463,11 @@ struct InputReader {
       RefVector elements;
       for (size_t k = 0; k < arrays.size(); ++k) {
         strata_vm_ref_object_t* element = nullptr;
-        error = tensorRef(list_type.kind == BoundaryType::kTensor
-                              ? ""
-                              : list_type.element,
-                          "element " + std::to_string(k) + " ('" +
-                              arrays[k].name + "') of " + what,
-                          where, &arrays[k].tensor, &element);
+        error = tensorRef(
+            list_type.kind == BoundaryType::kTensor ? "" : list_type.element,
+            "element " + std::to_string(k) + " ('" + arrays[k].name + "') of " +
+                what,
+            where, &arrays[k].tensor, &element);
         if (!error.empty()) {
           return error;
         }
@@ -492,8 +489,8 @@ struct InputReader {
       if (!isTyped(text)) {
         if (tensor_want.empty() ||
             tensor_want.find_first_of("?*") != std::string::npos) {
-          return where + ": " + what + " has no static type to read '" +
-                 text + "' as; write it as TYPE=VALUE or SHAPExTYPE=VALUES";
+          return where + ": " + what + " has no static type to read '" + text +
+                 "' as; write it as TYPE=VALUE or SHAPExTYPE=VALUES";
         }
         typed = tensor_want + "=" + text;
       }
@@ -531,8 +528,8 @@ struct InputReader {
         tensor->element_type == STRATA_HAL_ELEMENT_TYPE_FLOAT_32) {
       convertBFloat(tensor, /*to_bfloat=*/true);
     }
-    std::string got = strata::tools::describeTensorType(tensor->shape,
-                                                        tensor->element_type);
+    std::string got =
+        strata::tools::describeTensorType(tensor->shape, tensor->element_type);
     if (!strata::tools::fitArgumentType(want, got, &tensor->element_type)) {
       return where + ": " + what + " is a " + want + " tensor, not " + got;
     }
@@ -564,10 +561,9 @@ bool listTensors(strata_vm_list_t* list, const std::string& want,
       inner.kind == BoundaryType::kList && size == 1) {
     strata_vm_variant_t value;
     strata_status_t status = strata_vm_list_get(list, 0, &value);
-    strata_vm_list_t* nested =
-        status || value.type != STRATA_VM_VALUE_REF
-            ? nullptr
-            : strata_vm_list_from_ref(value.value.ref);
+    strata_vm_list_t* nested = status || value.type != STRATA_VM_VALUE_REF
+                                   ? nullptr
+                                   : strata_vm_list_from_ref(value.value.ref);
     strata_status_free(status);
     if (!nested) {
       *error = "its value is not a list";
@@ -624,9 +620,8 @@ std::string formatList(strata_vm_list_t* list, const std::string& want,
     HostTensor tensor;
     std::string what;
     if (nested) {
-      out += formatList(nested, type.kind == BoundaryType::kTensor
-                                    ? ""
-                                    : type.element,
+      out += formatList(nested,
+                        type.kind == BoundaryType::kTensor ? "" : type.element,
                         max_elements);
     } else if (resultTensor(value, &tensor, &what)) {
       out += strata::tools::formatTensor(tensor, max_elements);
@@ -897,8 +892,8 @@ int run(const Options& options) {
     if (target.empty()) {
       continue;
     }
-    std::string want = strata::tools::exportAttr(
-        main_module, options.function, "result" + std::to_string(i));
+    std::string want = strata::tools::exportAttr(main_module, options.function,
+                                                 "result" + std::to_string(i));
     strata_vm_list_t* list = value.type == STRATA_VM_VALUE_REF
                                  ? strata_vm_list_from_ref(value.value.ref)
                                  : nullptr;
@@ -906,9 +901,9 @@ int run(const Options& options) {
       // A sequence or an optional: printed on one line, or its tensors
       // written to an .npz (an optional's value also to an .npy).
       if (target == "-") {
-        std::printf("%s\n",
-                    formatList(list, want, options.print_max_element_count)
-                        .c_str());
+        std::printf(
+            "%s\n",
+            formatList(list, want, options.print_max_element_count).c_str());
         continue;
       }
       std::string path = target.substr(1);
@@ -973,7 +968,8 @@ int run(const Options& options) {
                   ", which cannot be written to " + path);
     }
     if (endsWith(path, ".npz")) {
-      return fail("result " + std::to_string(i) + " is a tensor; .npz files "
+      return fail("result " + std::to_string(i) +
+                  " is a tensor; .npz files "
                   "are for lists (sequences and optionals): write it to a "
                   ".npy file");
     }

@@ -219,9 +219,8 @@ struct ListSizeConversion : OpConversionPattern<util::ListSizeOp> {
   LogicalResult
   matchAndRewrite(util::ListSizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value size = vm::ListSizeOp::create(rewriter, op.getLoc(),
-                                        rewriter.getI32Type(),
-                                        adaptor.getList());
+    Value size = vm::ListSizeOp::create(
+        rewriter, op.getLoc(), rewriter.getI32Type(), adaptor.getList());
     rewriter.replaceOpWithNewOp<vm::ExtI32I64UOp>(op, rewriter.getI64Type(),
                                                   size);
     return success();

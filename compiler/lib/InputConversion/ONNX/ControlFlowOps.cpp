@@ -102,9 +102,8 @@ Value loopInit(OpBuilder &b, Location loc, Value value, Type type) {
 /// condition) are one-element tensors the loop makes from scalars: the
 /// body sees them as host vectors, so arithmetic on the iteration number
 /// stays on the host rather than becoming kernels.
-FailureOr<Body> lowerCopy(Node &n, llvm::StringRef name,
-                          ArrayRef<Type> types, ArrayRef<bool> unsignedArgs,
-                          unsigned hostArgs = 0) {
+FailureOr<Body> lowerCopy(Node &n, llvm::StringRef name, ArrayRef<Type> types,
+                          ArrayRef<bool> unsignedArgs, unsigned hostArgs = 0) {
   Region *region = n.op.subgraph(name);
   if (!region) {
     return n.fail("the graph attribute '" + name + "' is missing");
@@ -289,14 +288,12 @@ constexpr int kMaxLoopDepth = 16;
 /// and condition before them in a Loop, the slices after them in a Scan:
 /// `carriedFirst`). The body's outputs `firstCarried...` are the carried
 /// values' next values.
-FailureOr<Body> lowerLoopBody(Node &n, llvm::StringRef name,
-                              ArrayRef<Type> fixed,
-                              ArrayRef<bool> fixedUnsigned,
-                              SmallVectorImpl<Type> &carried,
-                              ArrayRef<bool> carriedUnsigned, bool carriedFirst,
-                              unsigned firstCarried, unsigned numOutputs,
-                              unsigned hostArgs = 0,
-                              SmallVectorImpl<bool> *wrapped = nullptr) {
+FailureOr<Body>
+lowerLoopBody(Node &n, llvm::StringRef name, ArrayRef<Type> fixed,
+              ArrayRef<bool> fixedUnsigned, SmallVectorImpl<Type> &carried,
+              ArrayRef<bool> carriedUnsigned, bool carriedFirst,
+              unsigned firstCarried, unsigned numOutputs, unsigned hostArgs = 0,
+              SmallVectorImpl<bool> *wrapped = nullptr) {
   int depth = 0;
   for (Operation *op = n.op; op; op = op->getParentOp()) {
     auto node = dyn_cast<NodeOp>(op);
@@ -502,8 +499,8 @@ LogicalResult lowerLoop(Node &n) {
   SmallVector<RankedTensorType> items;
   SmallVector<bool> flags(carriedUnsigned);
   for (unsigned k = 0; k < numScans; ++k) {
-    auto item = dyn_cast<RankedTensorType>(
-        body->results[1 + numCarried + k].getType());
+    auto item =
+        dyn_cast<RankedTensorType>(body->results[1 + numCarried + k].getType());
     if (!item) {
       n.b.eraseOp(body->holder);
       return n.fail("scan output " + llvm::Twine(k) + " of the body is " +
@@ -549,8 +546,7 @@ LogicalResult lowerLoop(Node &n) {
         Value one = arith::ConstantIndexOp::create(b, loc, 1);
         Value zero = arith::ConstantIndexOp::create(b, loc, 0);
         Value list = newList(
-            b, loc,
-            util::ListType::get(b.getContext(), value.getType()), one);
+            b, loc, util::ListType::get(b.getContext(), value.getType()), one);
         util::ListSetOp::create(b, loc, list, zero, value);
         value = list;
       }
@@ -650,13 +646,13 @@ LogicalResult lowerLoop(Node &n) {
     }
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value size = listSize(b, loc, outputs[j]);
-    n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, size,
-                                  zero),
-            "loop-carried value " + llvm::Twine(j) +
-                " is an empty optional after the loop; the model declares "
-                "a sequence");
-    outputs[j] = util::ListGetOp::create(
-        b, loc, carriedList.getElementType(), outputs[j], zero);
+    n.check(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, size, zero),
+        "loop-carried value " + llvm::Twine(j) +
+            " is an empty optional after the loop; the model declares "
+            "a sequence");
+    outputs[j] = util::ListGetOp::create(b, loc, carriedList.getElementType(),
+                                         outputs[j], zero);
   }
   // A constant M without a condition: the scan outputs' length is known.
   DenseElementsAttr count = n.has(0) && !n.has(1) ? n.constant(0) : nullptr;
@@ -996,10 +992,10 @@ LogicalResult lowerSequenceMap(Node &n) {
     Value input = n.op.getInputs()[i];
     if (isa<util::ListType>(input.getType())) {
       Value other = listSize(b, loc, input);
-      n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size,
-                                    other),
-              "sequence input " + llvm::Twine(i) +
-                  " has another length than sequence input 0");
+      n.check(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, other),
+          "sequence input " + llvm::Twine(i) +
+              " has another length than sequence input 0");
     }
   }
   FailureOr<Body> body = lowerCopy(n, "body", types, flags);

@@ -468,8 +468,10 @@ LogicalResult lowerNode(NodeOp node, RewriterBase &rewriter) {
     }
     if (isa<util::ListType>(input.getType())) {
       if (!takesLists(key)) {
-        return context.fail("input " + llvm::Twine(index) + " is a sequence "
-                            "or optional (" + typeText(input.getType()) +
+        return context.fail("input " + llvm::Twine(index) +
+                            " is a sequence "
+                            "or optional (" +
+                            typeText(input.getType()) +
                             "); the op type takes tensors");
       }
       continue;

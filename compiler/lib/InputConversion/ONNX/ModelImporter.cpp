@@ -151,8 +151,7 @@ void Importer::define(const std::string &name, Value value) {
 
 /// How the reflection spells a value of `type`: "2x?xf32" for a tensor
 /// ("*xf32" without a shape), "list<E>" for a sequence, "optional<E>".
-std::string boundaryTypeText(MLIRContext *ctx,
-                             const ::onnx::TypeProto &type) {
+std::string boundaryTypeText(MLIRContext *ctx, const ::onnx::TypeProto &type) {
   if (type.has_sequence_type()) {
     return "list<" + boundaryTypeText(ctx, type.sequence_type().elem_type()) +
            ">";

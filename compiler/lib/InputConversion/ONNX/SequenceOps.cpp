@@ -21,13 +21,18 @@ using namespace mlir::strata;
 using namespace mlir::strata::onnx;
 
 bool mlir::strata::onnx::takesLists(llvm::StringRef opType) {
-  static const llvm::StringSet<> opTypes = {
-      "Identity",        "If",
-      "Loop",            "SequenceMap",
-      "SequenceInsert",  "SequenceErase",
-      "SequenceAt",      "SequenceLength",
-      "ConcatFromSequence", "Optional",
-      "OptionalHasElement", "OptionalGetElement"};
+  static const llvm::StringSet<> opTypes = {"Identity",
+                                            "If",
+                                            "Loop",
+                                            "SequenceMap",
+                                            "SequenceInsert",
+                                            "SequenceErase",
+                                            "SequenceAt",
+                                            "SequenceLength",
+                                            "ConcatFromSequence",
+                                            "Optional",
+                                            "OptionalHasElement",
+                                            "OptionalGetElement"};
   return opTypes.contains(opType);
 }
 
@@ -171,16 +176,36 @@ LogicalResult lowerSequenceEmpty(Node &n) {
   Type element;
   Builder builder(n.op.getContext());
   switch (dtype) {
-  case 1: element = builder.getF32Type(); break;
-  case 2: element = builder.getIntegerType(8); break;
-  case 3: element = builder.getIntegerType(8); break;
-  case 5: element = builder.getIntegerType(16); break;
-  case 6: element = builder.getI32Type(); break;
-  case 7: element = builder.getI64Type(); break;
-  case 9: element = builder.getI1Type(); break;
-  case 10: element = builder.getF16Type(); break;
-  case 11: element = builder.getF64Type(); break;
-  case 16: element = builder.getBF16Type(); break;
+  case 1:
+    element = builder.getF32Type();
+    break;
+  case 2:
+    element = builder.getIntegerType(8);
+    break;
+  case 3:
+    element = builder.getIntegerType(8);
+    break;
+  case 5:
+    element = builder.getIntegerType(16);
+    break;
+  case 6:
+    element = builder.getI32Type();
+    break;
+  case 7:
+    element = builder.getI64Type();
+    break;
+  case 9:
+    element = builder.getI1Type();
+    break;
+  case 10:
+    element = builder.getF16Type();
+    break;
+  case 11:
+    element = builder.getF64Type();
+    break;
+  case 16:
+    element = builder.getBF16Type();
+    break;
   default:
     return n.fail("dtype " + llvm::Twine(dtype) +
                   " is not a supported sequence element type");
@@ -233,8 +258,8 @@ LogicalResult lowerSequenceInsert(Node &n) {
                   "; sequence elements are signed or float tensors");
   }
   auto sourceType = cast<util::ListType>(source->getType());
-  Type element = joinValueTypes(sourceType.getElementType(),
-                                tensorIn.getType());
+  Type element =
+      joinValueTypes(sourceType.getElementType(), tensorIn.getType());
   if (!element) {
     return n.fail("the tensor is " + typeText(tensorIn.getType()) +
                   "; the sequence holds " +
@@ -251,8 +276,7 @@ LogicalResult lowerSequenceInsert(Node &n) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   auto type = util::ListType::get(n.op.getContext(), element);
-  Value list =
-      newList(b, loc, type, arith::AddIOp::create(b, loc, size, one));
+  Value list = newList(b, loc, type, arith::AddIOp::create(b, loc, size, one));
   copyElements(b, loc, *source, zero, list, zero, pos);
   Value after = arith::AddIOp::create(b, loc, pos, one);
   copyElements(b, loc, *source, pos, list, after,
@@ -278,9 +302,9 @@ LogicalResult lowerSequenceErase(Node &n) {
   Value pos = *at;
   if (!pos) {
     // The last element; an empty sequence has none.
-    n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, size,
-                                  zero),
-            "the sequence is empty: there is no element to erase");
+    n.check(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, size, zero),
+        "the sequence is empty: there is no element to erase");
     pos = arith::SubIOp::create(b, loc, size, one);
   }
   Value list = newList(b, loc, cast<util::ListType>(source->getType()),
@@ -318,8 +342,7 @@ LogicalResult lowerSequenceLength(Node &n) {
     return failure();
   }
   Value size = listSize(n.b, n.loc, *source);
-  Value length =
-      arith::IndexCastOp::create(n.b, n.loc, n.b.getI64Type(), size);
+  Value length = arith::IndexCastOp::create(n.b, n.loc, n.b.getI64Type(), size);
   return n.replace(hostScalarTensor(n.b, n.loc, length));
 }
 
@@ -387,8 +410,8 @@ LogicalResult lowerSplitToSequence(Node &n) {
       shape.erase(shape.begin() + *axis);
       part = reshape(b, loc, part, shape);
     }
-    element = element ? joinValueTypes(element, part.getType())
-                      : part.getType();
+    element =
+        element ? joinValueTypes(element, part.getType()) : part.getType();
     parts.push_back(part);
     offset += size;
   }
@@ -398,8 +421,8 @@ LogicalResult lowerSplitToSequence(Node &n) {
     element = RankedTensorType::get(shape, n.elem(0));
   }
   auto type = util::ListType::get(n.op.getContext(), element);
-  Value list = newList(
-      b, loc, type, arith::ConstantIndexOp::create(b, loc, parts.size()));
+  Value list = newList(b, loc, type,
+                       arith::ConstantIndexOp::create(b, loc, parts.size()));
   for (auto [i, part] : llvm::enumerate(parts)) {
     util::ListSetOp::create(b, loc, list,
                             arith::ConstantIndexOp::create(b, loc, i), part);
@@ -415,11 +438,11 @@ LogicalResult lowerConcatFromSequence(Node &n) {
   auto elementType = dyn_cast<RankedTensorType>(
       cast<util::ListType>(source->getType()).getElementType());
   if (!elementType) {
-    return n.fail("the sequence's elements are " +
-                  typeText(cast<util::ListType>(source->getType())
-                               .getElementType()) +
-                  ", of no known rank; declare the sequence's element shape "
-                  "in the model");
+    return n.fail(
+        "the sequence's elements are " +
+        typeText(cast<util::ListType>(source->getType()).getElementType()) +
+        ", of no known rank; declare the sequence's element shape "
+        "in the model");
   }
   bool newAxis = n.intAttr("new_axis", 0) != 0;
   int64_t rank = elementType.getRank() + (newAxis ? 1 : 0);
@@ -462,8 +485,7 @@ LogicalResult lowerConcatFromSequence(Node &n) {
       if (d == *axis) {
         sizes.push_back(pb.getIndexAttr(1));
       } else if (ShapedType::isDynamic(shape[d])) {
-        sizes.push_back(
-            tensor::DimOp::create(pb, l, value, from).getResult());
+        sizes.push_back(tensor::DimOp::create(pb, l, value, from).getResult());
       } else {
         sizes.push_back(pb.getIndexAttr(shape[d]));
       }
@@ -503,10 +525,10 @@ LogicalResult lowerOptional(Node &n) {
       element = list.getElementType();
     }
     Value zero = arith::ConstantIndexOp::create(n.b, loc, 0);
-    return n.replace(util::ListCreateOp::create(
-                         n.b, loc,
-                         util::ListType::get(n.op.getContext(), element), zero)
-                         .getResult());
+    return n.replace(
+        util::ListCreateOp::create(
+            n.b, loc, util::ListType::get(n.op.getContext(), element), zero)
+            .getResult());
   }
   Value value = n.op.getInputs()[0];
   if (n.isUnsigned(0)) {
@@ -530,8 +552,8 @@ LogicalResult lowerOptionalHasElement(Node &n) {
   } else if (isa<util::ListType>(n.op.getInputs()[0].getType())) {
     Value size = listSize(n.b, loc, n.op.getInputs()[0]);
     Value zero = arith::ConstantIndexOp::create(n.b, loc, 0);
-    has = arith::CmpIOp::create(n.b, loc, arith::CmpIPredicate::ugt, size,
-                                zero);
+    has =
+        arith::CmpIOp::create(n.b, loc, arith::CmpIPredicate::ugt, size, zero);
   } else {
     // A tensor (opset 18 takes one): it is there.
     has = arith::ConstantIntOp::create(n.b, loc, n.b.getI1Type(), 1);
@@ -554,9 +576,9 @@ LogicalResult lowerOptionalGetElement(Node &n) {
   Location loc = n.loc;
   Value size = listSize(n.b, loc, value);
   Value zero = arith::ConstantIndexOp::create(n.b, loc, 0);
-  n.check(arith::CmpIOp::create(n.b, loc, arith::CmpIPredicate::ugt, size,
-                                zero),
-          "the optional is empty");
+  n.check(
+      arith::CmpIOp::create(n.b, loc, arith::CmpIPredicate::ugt, size, zero),
+      "the optional is empty");
   return n.replace(
       util::ListGetOp::create(n.b, loc, type.getElementType(), value, zero)
           .getResult());
