@@ -170,6 +170,36 @@ def run(cases, args, work):
           [d, [d], [d, d], np.array(1, np.int64)],
           error="the position is outside the sequence")
 
+    # A list built in a loop from SequenceEmpty, then concatenated (as
+    # PyTorch exports appending to a list and torch.cat): the elements'
+    # type comes from what is inserted, so ConcatFromSequence can read them.
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"]),
+         helper.make_node("Unsqueeze", ["i", "axes"], ["i1"]),
+         helper.make_node("Cast", ["i1"], ["f"], to=F),
+         helper.make_node("Add", ["f", "x"], ["row"]),
+         helper.make_node("SequenceInsert", ["acc", "row"], ["acc_out"])],
+        "body", [tensor_info("i", I64, []),
+                 tensor_info("c", TensorProto.BOOL, []),
+                 seq_info("acc", F, None)],
+        [tensor_info("c_out", TensorProto.BOOL, []),
+         seq_info("acc_out", F, None)],
+        [helper.make_tensor("axes", I64, [1], [0])])
+    m = model([helper.make_node("SequenceEmpty", [], ["empty"], dtype=F),
+               helper.make_node("Loop", ["n", "", "empty"], ["rows"],
+                                body=body),
+               helper.make_node("ConcatFromSequence", ["rows"], ["y"],
+                                axis=0)],
+              [tensor_info("n", I64, []), tensor_info("x", F, [2])],
+              [tensor_info("y", F, [None])])
+    v = np.array([0.5, -1.0], np.float32)
+    r.run("SequenceEmpty, a Loop of SequenceInsert, ConcatFromSequence", m,
+          [np.array(3, np.int64), v],
+          [np.concatenate([v + k for k in range(3)]).astype(np.float32)])
+    r.run("the same loop run 0 times: nothing to concatenate", m,
+          [np.array(0, np.int64), v], [v],
+          error="the sequence is empty: there is nothing to concatenate")
+
     # Optionals: of a graph value, and an optional graph input.
     m = model([helper.make_node("OptionalHasElement", ["o"], ["has"]),
                helper.make_node("Optional", ["x"], ["wrapped"]),

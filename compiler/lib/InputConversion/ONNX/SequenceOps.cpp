@@ -179,9 +179,6 @@ LogicalResult lowerSequenceEmpty(Node &n) {
   case 1:
     element = builder.getF32Type();
     break;
-  case 2:
-    element = builder.getIntegerType(8);
-    break;
   case 3:
     element = builder.getIntegerType(8);
     break;
@@ -208,10 +205,15 @@ LogicalResult lowerSequenceEmpty(Node &n) {
     break;
   default:
     return n.fail("dtype " + llvm::Twine(dtype) +
-                  " is not a supported sequence element type");
+                  " is not a supported sequence element type (sequences of "
+                  "unsigned tensors and strings are not supported)");
   }
-  auto type =
-      util::ListType::get(n.op.getContext(), UnrankedTensorType::get(element));
+  // The list holds no element yet: its element type is `none`, which
+  // joins the type of the first tensor inserted (a Loop that appends to
+  // it carries a list of that type, whose elements SequenceAt and
+  // ConcatFromSequence can then read).
+  (void)element;
+  auto type = util::ListType::get(n.op.getContext(), n.b.getNoneType());
   Value zero = arith::ConstantIndexOp::create(n.b, n.loc, 0);
   return n.replace(
       util::ListCreateOp::create(n.b, n.loc, type, zero).getResult());
