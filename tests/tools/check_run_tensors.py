@@ -56,6 +56,7 @@ class Runner:
         self.run_bin = args.run
         self.dir = os.path.dirname(os.path.abspath(args.sample))
         self.hal_sample = args.hal_sample
+        self.benchmark = args.benchmark
         self.tmp = tmp
 
     def module(self, name):
@@ -693,6 +694,31 @@ def case_lists(t):
         expect_error(t, [m, fn, "--input=@" + path],
                      "strata-run: --input #1 ('@%s'): '%s': %s" %
                      (path, path, message), what=name)
+    # strata-benchmark reads list arguments the same way.
+    if t.benchmark:
+        for argv in (["--input=list:2", "--input=i64=1", "--input=2xi64=1 2"],
+                     ["--input=@" + t.path("np.npz")] if HAVE_NUMPY else []):
+            if not argv:
+                continue
+            p = subprocess.run([t.benchmark, m, "--function=seq_len",
+                                "--repetitions=2"] + argv,
+                               capture_output=True, text=True, timeout=60)
+            check(p.returncode == 0 and "seq_len" in p.stdout,
+                  "strata-benchmark %s: exit %d, %r" % (argv, p.returncode,
+                                                        p.stderr))
+        p = subprocess.run([t.benchmark, m, "--function=seq_echo",
+                            "--input=list:1", "--input=3xi32=1"],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 1 and p.stderr ==
+              "strata-benchmark: --input #2 ('3xi32=1'): element 0 of "
+              "argument 0 of lists.seq_echo is a ?xf32 tensor, not 3xi32\n",
+              "strata-benchmark wrong element: %r" % p.stderr)
+        p = subprocess.run([t.benchmark, m, "--function=mixed",
+                            "--input=list:0"],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 1 and "lists.mixed takes 2 arguments, got 1 "
+              "--input flags" in p.stderr,
+              "strata-benchmark missing argument: %r" % p.stderr)
     path = t.write("plain.npz", b"hello")
     expect_error(t, [m, fn, "--input=@" + path],
                  "strata-run: --input #1 ('@%s'): '%s' is not a .npz file (it "
@@ -717,6 +743,7 @@ def main():
     parser.add_argument("--run", required=True)
     parser.add_argument("--sample", required=True)
     parser.add_argument("--hal-sample")
+    parser.add_argument("--benchmark", help="strata-benchmark (lists case)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         CASES[args.case](Runner(args, tmp))
