@@ -256,6 +256,14 @@ def run(cases, args, work):
         [helper.make_tensor("split", I64, [2], [1, 2])]),
         "onnx node 'split' (SplitToSequence, opset 17): the split's sizes add "
         "up to 3; the axis has 4")
+    cases.expect_error("SequenceEmpty of uint8", model(
+        [helper.make_node("SequenceEmpty", [], ["s"], dtype=TensorProto.UINT8,
+                          name="empty"),
+         helper.make_node("SequenceLength", ["s"], ["n"])],
+        [], [tensor_info("n", I64, [])]),
+        "onnx node 'empty' (SequenceEmpty, opset 17): dtype 2 is not a "
+        "supported sequence element type (sequences of unsigned tensors and "
+        "strings are not supported)")
     return cases.summary()
 
 

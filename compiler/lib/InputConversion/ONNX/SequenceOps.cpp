@@ -172,38 +172,10 @@ Value hostScalarTensor(OpBuilder &b, Location loc, Value value) {
 }
 
 LogicalResult lowerSequenceEmpty(Node &n) {
+  // float, int8, int16, int32, int64, bool, float16, double, bfloat16:
+  // the element types a sequence may hold (not unsigned ones, not strings).
   int64_t dtype = n.intAttr("dtype", 1);
-  Type element;
-  Builder builder(n.op.getContext());
-  switch (dtype) {
-  case 1:
-    element = builder.getF32Type();
-    break;
-  case 3:
-    element = builder.getIntegerType(8);
-    break;
-  case 5:
-    element = builder.getIntegerType(16);
-    break;
-  case 6:
-    element = builder.getI32Type();
-    break;
-  case 7:
-    element = builder.getI64Type();
-    break;
-  case 9:
-    element = builder.getI1Type();
-    break;
-  case 10:
-    element = builder.getF16Type();
-    break;
-  case 11:
-    element = builder.getF64Type();
-    break;
-  case 16:
-    element = builder.getBF16Type();
-    break;
-  default:
+  if (!llvm::is_contained({1, 3, 5, 6, 7, 9, 10, 11, 16}, dtype)) {
     return n.fail("dtype " + llvm::Twine(dtype) +
                   " is not a supported sequence element type (sequences of "
                   "unsigned tensors and strings are not supported)");
@@ -212,7 +184,6 @@ LogicalResult lowerSequenceEmpty(Node &n) {
   // joins the type of the first tensor inserted (a Loop that appends to
   // it carries a list of that type, whose elements SequenceAt and
   // ConcatFromSequence can then read).
-  (void)element;
   auto type = util::ListType::get(n.op.getContext(), n.b.getNoneType());
   Value zero = arith::ConstantIndexOp::create(n.b, n.loc, 0);
   return n.replace(
