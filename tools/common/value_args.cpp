@@ -17,11 +17,10 @@ namespace strata::tools {
 std::string describeFlag(const char* flag, size_t index,
                          const std::string& text) {
   constexpr size_t kMaxQuoted = 60;
-  std::string quoted = text.size() <= kMaxQuoted
-                           ? text
-                           : text.substr(0, kMaxQuoted - 3) + "...";
-  return std::string(flag) + " #" + std::to_string(index + 1) + " ('" +
-         quoted + "')";
+  std::string quoted =
+      text.size() <= kMaxQuoted ? text : text.substr(0, kMaxQuoted - 3) + "...";
+  return std::string(flag) + " #" + std::to_string(index + 1) + " ('" + quoted +
+         "')";
 }
 
 // Rewrites tensor's f32 elements as bf16 (rounded) or its bf16 elements
@@ -113,161 +112,158 @@ struct RefVector {
 
 std::string InputReader::ref(const std::string& want, const std::string& what,
                              strata_vm_ref_object_t** out) {
-    BoundaryType type = boundaryType(want);
-    size_t index = (*next)++;
-    const std::string& text = inputs[index];
-    std::string where = describeFlag("--input", index, text);
-    if (text == "none") {
-      if (!want.empty() && type.kind != BoundaryType::kOptional) {
-        return where + ": 'none' is an empty optional, but " + what + " is " +
-               describeRecorded(want);
-      }
-      return statusError(where, makeList({}, allocator, out));
+  BoundaryType type = boundaryType(want);
+  size_t index = (*next)++;
+  const std::string& text = inputs[index];
+  std::string where = describeFlag("--input", index, text);
+  if (text == "none") {
+    if (!want.empty() && type.kind != BoundaryType::kOptional) {
+      return where + ": 'none' is an empty optional, but " + what + " is " +
+             describeRecorded(want);
     }
-    // An optional's value may be a list (an optional sequence): it is then
-    // read as a list and wrapped.
-    BoundaryType list_type = type;
-    bool wrap = false;
-    if (type.kind == BoundaryType::kOptional) {
-      BoundaryType inner = boundaryType(type.element);
-      wrap = inner.kind == BoundaryType::kList;
-      if (wrap) {
-        list_type = inner;
-      }
-    }
-    bool is_list_text = text.compare(0, 5, "list:") == 0;
-    bool is_npz = text.size() > 1 && text[0] == '@' && endsWith(text, ".npz");
-    if (is_list_text || is_npz) {
-      if (!want.empty() &&
-          (list_type.kind == BoundaryType::kTensor ||
-           (is_list_text && list_type.kind == BoundaryType::kOptional))) {
-        return where + ": " + what + " is " + describeRecorded(want) +
-               (type.kind == BoundaryType::kOptional
-                    ? ": give its value, or 'none'"
-                    : ", not a list");
-      }
-    }
-    strata_vm_ref_object_t* value = nullptr;
-    std::string error;
-    if (is_list_text) {
-      uint64_t count = 0;
-      if (!parseFlagCount("list:", text.substr(5), 0,
-                                         uint64_t{1} << 20, &count, &error)) {
-        return where + ": " + error;
-      }
-      if (count > inputs.size() - *next) {
-        return where + ": the list has " + std::to_string(count) +
-               " elements but " +
-               std::to_string(inputs.size() - *next) +
-               (inputs.size() - *next == 1
-                    ? " --input flag follows it"
-                    : " --input flags follow it");
-      }
-      RefVector elements;
-      for (uint64_t k = 0; k < count; ++k) {
-        strata_vm_ref_object_t* element = nullptr;
-        error =
-            ref(list_type.kind == BoundaryType::kList ? list_type.element : "",
-                "element " + std::to_string(k) + " of " + what, &element);
-        if (!error.empty()) {
-          return error;
-        }
-        elements.refs.push_back(element);
-      }
-      error = statusError(where, makeList(elements.refs, allocator, &value));
-    } else if (is_npz) {
-      std::vector<NpzArray> arrays;
-      if (!readNpzFile(text.substr(1), &arrays, &error)) {
-        return where + ": " + error;
-      }
-      if (list_type.kind == BoundaryType::kOptional && arrays.size() > 1) {
-        return where + ": " + what + " is " + describeRecorded(want) +
-               ", which holds at most one value; the file has " +
-               std::to_string(arrays.size()) + " arrays";
-      }
-      RefVector elements;
-      for (size_t k = 0; k < arrays.size(); ++k) {
-        strata_vm_ref_object_t* element = nullptr;
-        error = tensorRef(
-            list_type.kind == BoundaryType::kTensor ? "" : list_type.element,
-            "element " + std::to_string(k) + " ('" + arrays[k].name + "') of " +
-                what,
-            where, &arrays[k].tensor, &element);
-        if (!error.empty()) {
-          return error;
-        }
-        elements.refs.push_back(element);
-      }
-      error = statusError(where, makeList(elements.refs, allocator, &value));
-      if (list_type.kind == BoundaryType::kOptional) {
-        wrap = false;  // the list of 0 or 1 arrays is the optional
-      }
-    } else {
-      if (list_type.kind == BoundaryType::kList) {
-        return where + ": " + what + " is " + describeRecorded(want) +
-               ": give it as 'list:N' followed by its N elements, or as "
-               "@FILE.npz";
-      }
-      std::string tensor_want =
-          type.kind == BoundaryType::kOptional ? type.element : want;
-      std::string typed = text;
-      if (!isTyped(text)) {
-        if (tensor_want.empty() ||
-            tensor_want.find_first_of("?*") != std::string::npos) {
-          return where + ": " + what + " has no static type to read '" + text +
-                 "' as; write it as TYPE=VALUE or SHAPExTYPE=VALUES";
-        }
-        typed = tensor_want + "=" + text;
-      }
-      HostTensor tensor;
-      if (!parseValueArgument(typed, &tensor, &error)) {
-        return where + ": " + error;
-      }
-      error = tensorRef(tensor_want, what, where, &tensor, &value);
-      // An optional's value is wrapped into a list of one element.
-      wrap = type.kind == BoundaryType::kOptional;
-    }
-    if (!error.empty()) {
-      return error;
-    }
+    return statusError(where, makeList({}, allocator, out));
+  }
+  // An optional's value may be a list (an optional sequence): it is then
+  // read as a list and wrapped.
+  BoundaryType list_type = type;
+  bool wrap = false;
+  if (type.kind == BoundaryType::kOptional) {
+    BoundaryType inner = boundaryType(type.element);
+    wrap = inner.kind == BoundaryType::kList;
     if (wrap) {
-      strata_vm_ref_object_t* outer = nullptr;
-      error = statusError(where, makeList({value}, allocator, &outer));
-      strata_vm_ref_release(value);
-      value = outer;
+      list_type = inner;
+    }
+  }
+  bool is_list_text = text.compare(0, 5, "list:") == 0;
+  bool is_npz = text.size() > 1 && text[0] == '@' && endsWith(text, ".npz");
+  if (is_list_text || is_npz) {
+    if (!want.empty() &&
+        (list_type.kind == BoundaryType::kTensor ||
+         (is_list_text && list_type.kind == BoundaryType::kOptional))) {
+      return where + ": " + what + " is " + describeRecorded(want) +
+             (type.kind == BoundaryType::kOptional
+                  ? ": give its value, or 'none'"
+                  : ", not a list");
+    }
+  }
+  strata_vm_ref_object_t* value = nullptr;
+  std::string error;
+  if (is_list_text) {
+    uint64_t count = 0;
+    if (!parseFlagCount("list:", text.substr(5), 0, uint64_t{1} << 20, &count,
+                        &error)) {
+      return where + ": " + error;
+    }
+    if (count > inputs.size() - *next) {
+      return where + ": the list has " + std::to_string(count) +
+             " elements but " + std::to_string(inputs.size() - *next) +
+             (inputs.size() - *next == 1 ? " --input flag follows it"
+                                         : " --input flags follow it");
+    }
+    RefVector elements;
+    for (uint64_t k = 0; k < count; ++k) {
+      strata_vm_ref_object_t* element = nullptr;
+      error =
+          ref(list_type.kind == BoundaryType::kList ? list_type.element : "",
+              "element " + std::to_string(k) + " of " + what, &element);
       if (!error.empty()) {
         return error;
       }
+      elements.refs.push_back(element);
     }
-    *out = value;
-    return "";
+    error = statusError(where, makeList(elements.refs, allocator, &value));
+  } else if (is_npz) {
+    std::vector<NpzArray> arrays;
+    if (!readNpzFile(text.substr(1), &arrays, &error)) {
+      return where + ": " + error;
+    }
+    if (list_type.kind == BoundaryType::kOptional && arrays.size() > 1) {
+      return where + ": " + what + " is " + describeRecorded(want) +
+             ", which holds at most one value; the file has " +
+             std::to_string(arrays.size()) + " arrays";
+    }
+    RefVector elements;
+    for (size_t k = 0; k < arrays.size(); ++k) {
+      strata_vm_ref_object_t* element = nullptr;
+      error = tensorRef(
+          list_type.kind == BoundaryType::kTensor ? "" : list_type.element,
+          "element " + std::to_string(k) + " ('" + arrays[k].name + "') of " +
+              what,
+          where, &arrays[k].tensor, &element);
+      if (!error.empty()) {
+        return error;
+      }
+      elements.refs.push_back(element);
+    }
+    error = statusError(where, makeList(elements.refs, allocator, &value));
+    if (list_type.kind == BoundaryType::kOptional) {
+      wrap = false;  // the list of 0 or 1 arrays is the optional
+    }
+  } else {
+    if (list_type.kind == BoundaryType::kList) {
+      return where + ": " + what + " is " + describeRecorded(want) +
+             ": give it as 'list:N' followed by its N elements, or as "
+             "@FILE.npz";
+    }
+    std::string tensor_want =
+        type.kind == BoundaryType::kOptional ? type.element : want;
+    std::string typed = text;
+    if (!isTyped(text)) {
+      if (tensor_want.empty() ||
+          tensor_want.find_first_of("?*") != std::string::npos) {
+        return where + ": " + what + " has no static type to read '" + text +
+               "' as; write it as TYPE=VALUE or SHAPExTYPE=VALUES";
+      }
+      typed = tensor_want + "=" + text;
+    }
+    HostTensor tensor;
+    if (!parseValueArgument(typed, &tensor, &error)) {
+      return where + ": " + error;
+    }
+    error = tensorRef(tensor_want, what, where, &tensor, &value);
+    // An optional's value is wrapped into a list of one element.
+    wrap = type.kind == BoundaryType::kOptional;
   }
-
-std::string InputReader::tensorRef(const std::string& want, const std::string& what,
-                        const std::string& where, HostTensor* tensor,
-                        strata_vm_ref_object_t** out) {
-    if (isBFloatType(want) &&
-        tensor->element_type == STRATA_HAL_ELEMENT_TYPE_FLOAT_32) {
-      convertBFloat(tensor, /*to_bfloat=*/true);
-    }
-    std::string got =
-        describeTensorType(tensor->shape, tensor->element_type);
-    if (!fitArgumentType(want, got, &tensor->element_type)) {
-      return where + ": " + what + " is a " + want + " tensor, not " + got;
-    }
-    strata_hal_buffer_view_t* view = nullptr;
-    std::string error = statusError(
-        where, bufferViewFromTensor(*tensor, allocator, &view));
-    if (error.empty()) {
-      *out = strata_hal_buffer_view_as_ref(view);
-    }
+  if (!error.empty()) {
     return error;
   }
+  if (wrap) {
+    strata_vm_ref_object_t* outer = nullptr;
+    error = statusError(where, makeList({value}, allocator, &outer));
+    strata_vm_ref_release(value);
+    value = outer;
+    if (!error.empty()) {
+      return error;
+    }
+  }
+  *out = value;
+  return "";
+}
+
+std::string InputReader::tensorRef(const std::string& want,
+                                   const std::string& what,
+                                   const std::string& where, HostTensor* tensor,
+                                   strata_vm_ref_object_t** out) {
+  if (isBFloatType(want) &&
+      tensor->element_type == STRATA_HAL_ELEMENT_TYPE_FLOAT_32) {
+    convertBFloat(tensor, /*to_bfloat=*/true);
+  }
+  std::string got = describeTensorType(tensor->shape, tensor->element_type);
+  if (!fitArgumentType(want, got, &tensor->element_type)) {
+    return where + ": " + what + " is a " + want + " tensor, not " + got;
+  }
+  strata_hal_buffer_view_t* view = nullptr;
+  std::string error =
+      statusError(where, bufferViewFromTensor(*tensor, allocator, &view));
+  if (error.empty()) {
+    *out = strata_hal_buffer_view_as_ref(view);
+  }
+  return error;
+}
 
 std::string InputReader::statusError(const std::string& where,
                                      strata_status_t status) {
   return status ? where + ": " + consumeStatusLine(status) : "";
 }
-
 
 }  // namespace strata::tools
