@@ -4,6 +4,7 @@
 #include "UtilToVM/UtilToVM.h"
 
 #include "ConvertToVM/IntegerRepresentation.h"
+#include "HostTensorToVM/HostTensorToVM.h"
 
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
@@ -251,9 +252,13 @@ struct ListGetConversion : OpConversionPattern<util::ListGetOp> {
     if (!type || !vm::isRefType(type)) {
       return rewriter.notifyMatchFailure(op, "the element is not a ref");
     }
-    rewriter.replaceOpWithNewOp<vm::ListGetRefOp>(
+    auto get = rewriter.replaceOpWithNewOp<vm::ListGetRefOp>(
         op, type, adaptor.getList(),
         listIndex(rewriter, op.getLoc(), adaptor.getIndex()));
+    // Checked once the module is converted (HostTensorToVM.cpp).
+    if (auto tensor = dyn_cast<RankedTensorType>(op.getType())) {
+      get->setAttr(kListElementTypeAttrName, TypeAttr::get(tensor));
+    }
     return success();
   }
 };

@@ -22,6 +22,8 @@ func.func private @assert_eq(%a: index, %b: index) {
 // CHECK: vm.list.resize %[[NEW]]
 // CHECK: %[[I32:.*]] = vm.trunc.i64.i32 %[[I]]
 // CHECK: %[[E:.*]] = vm.list.get.ref %[[L]], %[[I32]] : !vm.ref<?>
+// An element read as a ranked tensor is checked as an argument is.
+// CHECK: vm.call.variadic @hal.buffer_view.assert(%[[E]],
 // CHECK: vm.list.set.ref %[[NEW]], %{{.*}}, %[[E]] : !vm.ref<?>
 // CHECK: %[[SIZE:.*]] = vm.list.size %[[NEW]]
 // CHECK: %[[SIZE64:.*]] = vm.ext.i32.i64.u %[[SIZE]]
