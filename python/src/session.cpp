@@ -16,6 +16,102 @@ namespace strata::python {
 
 namespace {
 
+/// A vm.list (owned) for a Python value passed where an export records
+/// `want` as "list<E>" (a Python list or tuple of E) or "optional<E>"
+/// (None, or one E). Elements are numpy arrays (or what numpy.asarray
+/// takes), strata.Tensors, or again lists for nested list types.
+strata_vm_list_t* listFromPython(const py::handle& value,
+                                 const std::string& want, size_t index,
+                                 const std::string& function) {
+  tools::BoundaryType type = tools::boundaryType(want);
+  std::string what = "argument " + std::to_string(index) + " of " + function;
+  std::vector<py::object> items;
+  if (type.kind == tools::BoundaryType::kOptional) {
+    if (!value.is_none()) {
+      items.push_back(py::reinterpret_borrow<py::object>(value));
+    }
+  } else if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
+    for (py::handle item : value) {
+      items.push_back(py::reinterpret_borrow<py::object>(item));
+    }
+  } else {
+    raiseError(
+        STRATA_STATUS_INVALID_ARGUMENT,
+        what + " is a " + want + ": pass a Python list of arrays, not " +
+            std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+  }
+  strata_vm_list_t* list = nullptr;
+  check(strata_vm_list_create(items.size(), strata_allocator_system(), &list));
+  struct Guard {
+    strata_vm_list_t* list;
+    ~Guard() {
+      if (list) {
+        strata_vm_list_release(list);
+      }
+    }
+  } guard{list};
+  tools::BoundaryType element = tools::boundaryType(type.element);
+  for (const py::object& item : items) {
+    strata_vm_ref_object_t* ref = nullptr;
+    if (element.kind != tools::BoundaryType::kTensor) {
+      ref = strata_vm_list_as_ref(
+          listFromPython(item, type.element, index, function));
+    } else if (py::isinstance<Tensor>(item)) {
+      Tensor& tensor = item.cast<Tensor&>();
+      std::string got = tensor.typeText();
+      if (!type.element.empty() &&
+          !tools::tensorTypeMatches(type.element, got) &&
+          !tools::unsignedFitsSignless(type.element, got)) {
+        raiseError(STRATA_STATUS_INVALID_ARGUMENT, "an element of " + what +
+                                                       " is a " + type.element +
+                                                       " tensor, not " + got);
+      }
+      ref = strata_hal_buffer_view_as_ref(tensor.get());
+      strata_vm_ref_retain(ref);
+    } else {
+      py::array array = py::reinterpret_borrow<py::array>(
+          py::module_::import("numpy").attr("asarray")(item));
+      ref = strata_hal_buffer_view_as_ref(
+          viewFromArray(array, type.element, index, function));
+    }
+    strata_status_t status =
+        strata_vm_list_push(list, strata_vm_variant_ref(ref));
+    strata_vm_ref_release(ref);
+    check(status);
+  }
+  guard.list = nullptr;
+  return list;
+}
+
+/// A vm.list result as Python: a list of its elements for "list<E>" (or
+/// nothing recorded), None or the value for "optional<E>".
+py::object listToPython(strata_vm_list_t* list, const std::string& want,
+                        bool tensors) {
+  tools::BoundaryType type = tools::boundaryType(want);
+  size_t size = strata_vm_list_size(list);
+  std::string element =
+      type.kind == tools::BoundaryType::kTensor ? "" : type.element;
+  auto get = [&](size_t k) -> py::object {
+    strata_vm_variant_t value;
+    check(strata_vm_list_get(list, k, &value));
+    strata_vm_list_t* nested = value.type == STRATA_VM_VALUE_REF
+                                   ? strata_vm_list_from_ref(value.value.ref)
+                                   : nullptr;
+    if (nested) {
+      return listToPython(nested, element, tensors);
+    }
+    return fromVariant(value, "", tensors);
+  };
+  if (type.kind == tools::BoundaryType::kOptional && size <= 1) {
+    return size == 0 ? py::none() : get(0);
+  }
+  py::list out;
+  for (size_t k = 0; k < size; ++k) {
+    out.append(get(k));
+  }
+  return out;
+}
+
 /// The name a capsule of a native module must carry.
 constexpr const char kModuleCapsuleName[] = "strata_vm_module_t";
 
@@ -451,6 +547,19 @@ void Function::pushArguments(strata_runtime_call_t* call,
       check(strata_runtime_call_push_f64(call, real));
       break;
     default: {
+      // A list the export records as a sequence or an optional: a vm.list
+      // of buffer views (None: an empty optional).
+      if (tools::boundaryType(arg_types_[i]).kind !=
+          tools::BoundaryType::kTensor) {
+        strata_vm_list_t* list =
+            listFromPython(value, arg_types_[i], i, full_name_);
+        strata_status_t status = strata_vm_list_push(
+            strata_runtime_call_inputs(call),
+            strata_vm_variant_ref(strata_vm_list_as_ref(list)));
+        strata_vm_list_release(list);
+        check(status);
+        break;
+      }
       // A ref: arrays become buffer views; strata.Tensor, strata.Ref,
       // bytes (vm.buffer) and None (a null ref) go into the argument list as
       // they are.
@@ -527,6 +636,14 @@ py::object Function::readResults(strata_runtime_call_t* call, bool tensors) {
   auto get = [&](size_t i) {
     strata_vm_variant_t value;
     check(strata_vm_list_get(outputs, i, &value));
+    strata_vm_list_t* list = value.type == STRATA_VM_VALUE_REF
+                                 ? strata_vm_list_from_ref(value.value.ref)
+                                 : nullptr;
+    if (list) {
+      return listToPython(
+          list, i < result_types_.size() ? result_types_[i] : std::string(),
+          tensors);
+    }
     return fromVariant(value,
                        i < result_element_types_.size()
                            ? result_element_types_[i]

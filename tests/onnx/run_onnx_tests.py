@@ -25,28 +25,25 @@ from onnx import numpy_helper
 
 SUITES = ["node", "pytorch-converted", "pytorch-operator"]
 
-# Skip categories (expectations.txt explains them): types Strata does not
-# have, and ops whose outputs are random.
+# Skip categories (expectations.txt explains them): string tensors, which
+# Strata does not have, and ops whose outputs are random.
 RANDOM_OPS = {"Bernoulli", "RandomUniform", "RandomUniformLike", "RandomNormal",
               "RandomNormalLike", "Multinomial"}
 STRING_OPS = {"StringNormalizer", "TfIdfVectorizer", "RegexFullMatch",
               "StringConcat", "StringSplit"}
-SEQUENCE_OPS = {"SequenceAt", "SequenceConstruct", "SequenceEmpty",
-                "SequenceErase", "SequenceInsert", "SequenceLength",
-                "SequenceMap", "SplitToSequence", "ConcatFromSequence"}
-OPTIONAL_OPS = {"Optional", "OptionalGetElement", "OptionalHasElement"}
 
 
 def value_kind(type_proto):
+    """tensor, sequence or optional; string for string tensors, also inside
+    a sequence or an optional."""
     which = type_proto.WhichOneof("value")
     if which == "tensor_type":
         if type_proto.tensor_type.elem_type == onnx.TensorProto.STRING:
             return "string"
         return "tensor"
-    if which == "sequence_type":
-        return "sequence"
-    if which == "optional_type":
-        return "optional"
+    if which in ("sequence_type", "optional_type"):
+        inner = getattr(type_proto, which).elem_type
+        return "string" if value_kind(inner) == "string" else which[:-5]
     return which or "unknown"
 
 
@@ -70,10 +67,6 @@ def skip_category(model):
     ops = graph_ops(model.graph)
     if "string" in kinds or ops & STRING_OPS:
         return "string types"
-    if "sequence" in kinds or ops & SEQUENCE_OPS:
-        return "sequence types"
-    if "optional" in kinds or ops & OPTIONAL_OPS:
-        return "optional types"
     if ops & RANDOM_OPS:
         return "random-number ops"
     return None
@@ -93,11 +86,43 @@ def read_expectations(path):
     return xfail
 
 
-def load_tensor(path):
-    tensor = onnx.TensorProto()
+def bf16_to_f32(bits):
+    """bf16 bit patterns (numpy_helper gives them as uint16) as float32,
+    exactly: strata-run takes and gives bf16 tensors as float32 data."""
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def load_value(path, type_proto):
+    """A test data file as the graph's value type says: an array (bf16 as
+    float32), a list of arrays (a sequence), or None or the value (an
+    optional)."""
     with open(path, "rb") as f:
-        tensor.ParseFromString(f.read())
-    return numpy_helper.to_array(tensor)
+        data = f.read()
+    which = type_proto.WhichOneof("value")
+    if which == "sequence_type":
+        proto = onnx.SequenceProto()
+        proto.ParseFromString(data)
+        elem = type_proto.sequence_type.elem_type
+        return [fix_bf16(a, elem) for a in numpy_helper.to_list(proto)]
+    if which == "optional_type":
+        proto = onnx.OptionalProto()
+        proto.ParseFromString(data)
+        value = numpy_helper.to_optional(proto)
+        elem = type_proto.optional_type.elem_type
+        if isinstance(value, list):
+            return [fix_bf16(a, elem.sequence_type.elem_type) for a in value]
+        return None if value is None else fix_bf16(value, elem)
+    tensor = onnx.TensorProto()
+    tensor.ParseFromString(data)
+    return fix_bf16(numpy_helper.to_array(tensor), type_proto)
+
+
+def fix_bf16(array, type_proto):
+    if (type_proto.WhichOneof("value") == "tensor_type" and
+            type_proto.tensor_type.elem_type == onnx.TensorProto.BFLOAT16 and
+            array.dtype == np.uint16):
+        return bf16_to_f32(array)
+    return array
 
 
 def data_files(folder, prefix):
@@ -139,11 +164,35 @@ def compare(expected, actual):
     e = expected.astype(np.float64)
     a = actual.astype(np.float64)
     if not np.allclose(a, e, rtol=1e-3, atol=1e-7, equal_nan=True):
-        diff = np.abs(a - e)
+        with np.errstate(invalid="ignore"):
+            diff = np.abs(a - e)
         diff[np.isnan(diff)] = np.inf
+        diff[(np.isnan(a) & np.isnan(e)) | (a == e)] = 0  # NaN, inf as expected
         where = np.unravel_index(np.argmax(diff), diff.shape)
         return "max error %.3g at %s: %r, expected %r" % (
             diff[where], tuple(int(i) for i in where), a[where], e[where])
+    return None
+
+
+def compare_value(expected, actual):
+    """compare() for a tensor; element by element for a sequence (an
+    optional's value, its elements; None: no element)."""
+    if expected is None:
+        expected = []
+    if not isinstance(expected, list):
+        if isinstance(actual, list):
+            if len(actual) != 1:
+                return "%d arrays, expected one tensor" % len(actual)
+            actual = actual[0]
+        return compare(expected, actual)
+    if not isinstance(actual, list):
+        return "a tensor, expected a sequence"
+    if len(actual) != len(expected):
+        return "%d elements, expected %d" % (len(actual), len(expected))
+    for k, (e, a) in enumerate(zip(expected, actual)):
+        problem = compare(e, a)
+        if problem:
+            return "element %d: %s" % (k, problem)
     return None
 
 
@@ -170,8 +219,14 @@ class Runner:
         if category:
             return ("SKIP", category, False)
         data = os.path.join(folder, "test_data_set_0")
-        inputs = [load_tensor(p) for p in data_files(data, "input")]
-        outputs = [load_tensor(p) for p in data_files(data, "output")]
+        graph_inputs = [i for i in model.graph.input
+                        if i.name not in {t.name for t in model.graph.initializer}]
+        in_files = data_files(data, "input")
+        out_files = data_files(data, "output")
+        inputs = [load_value(p, i.type)
+                  for p, i in zip(in_files, graph_inputs)]
+        outputs = [load_value(p, o.type)
+                   for p, o in zip(out_files, model.graph.output)]
         vmfb = os.path.join(work, "model.vmfb")
         result = self.compile(model_path, vmfb)
         if result is None:
@@ -181,13 +236,24 @@ class Runner:
                     False)
         cmd = [self.args.strata_run, "--module=" + vmfb, "--function=main",
                "--device=" + self.args.device]
+        # Sequences (Python lists) go as .npz files, an empty optional as
+        # "none"; sequence and optional results come back as .npz files.
         for i, value in enumerate(inputs):
-            path = os.path.join(work, "in%d.npy" % i)
-            np.save(path, value)
+            if value is None:
+                cmd.append("--input=none")
+                continue
+            if isinstance(value, list):
+                path = os.path.join(work, "in%d.npz" % i)
+                np.savez(path, *value)
+            else:
+                path = os.path.join(work, "in%d.npy" % i)
+                np.save(path, value)
             cmd.append("--input=@" + path)
         out_paths = []
-        for i in range(len(outputs)):
-            path = os.path.join(work, "out%d.npy" % i)
+        for i, info in enumerate(model.graph.output[:len(outputs)]):
+            listed = info.type.WhichOneof("value") != "tensor_type"
+            path = os.path.join(work, "out%d.%s" % (i, "npz" if listed
+                                                    else "npy"))
             out_paths.append(path)
             cmd.append("--output=@" + path)
         run = self.run(cmd, self.args.timeout)
@@ -198,10 +264,14 @@ class Runner:
                     False)
         for i, (expected, path) in enumerate(zip(outputs, out_paths)):
             try:
-                actual = np.load(path)
+                if path.endswith(".npz"):
+                    with np.load(path) as archive:
+                        actual = [archive[name] for name in archive.files]
+                else:
+                    actual = np.load(path)
             except Exception as e:  # a missing or unreadable output
                 return ("FAIL", "output %d: %s" % (i, e), False)
-            problem = compare(expected, actual)
+            problem = compare_value(expected, actual)
             if problem:
                 return ("FAIL", "output %d: %s" % (i, problem), False)
         return ("PASS", "", False)

@@ -30,6 +30,14 @@ def views(device):
 
 
 @pytest.fixture
+def lists(device):
+    """lists.vmfb: vm.list arguments and results recorded as sequences
+    (list<?xf32>) and optionals (optional<2xi32>)."""
+    import strata
+    return strata.Session(module_path("STRATA_TEST_LISTS"), device=device)
+
+
+@pytest.fixture
 def sample(device):
     """sample.vmfb: scalar functions and failing functions."""
     import strata

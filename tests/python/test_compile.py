@@ -328,3 +328,48 @@ def test_result_tensors_survive_later_calls():
                        match=r"argument 1 of \w+\.scale_add is a 2x3xf32 "
                              r"tensor, not 3x2xf32"):
         fn(first, strata.Tensor(b.T.copy()))
+
+
+@needs_compiler
+@needs_kernels
+@pytest.mark.parametrize("device", ["local-sync", "local-task"])
+def test_onnx_sequences_and_optionals_are_lists_and_none(device):
+    # A sequence input (a Python list of arrays) mapped through a kernel,
+    # its length, and an optional input (None or an array).
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    seq = helper.make_sequence_type_proto(
+        helper.make_tensor_type_proto(TensorProto.FLOAT, ["N"]))
+    opt = helper.make_optional_type_proto(
+        helper.make_tensor_type_proto(TensorProto.FLOAT, [2]))
+    body = helper.make_graph(
+        [helper.make_node("Add", ["e", "e"], ["d"])], "body",
+        [helper.make_tensor_value_info("e", TensorProto.FLOAT, ["N"])],
+        [helper.make_tensor_value_info("d", TensorProto.FLOAT, ["N"])])
+    graph = helper.make_graph(
+        [helper.make_node("SequenceMap", ["s"], ["doubled"], body=body),
+         helper.make_node("SequenceLength", ["s"], ["n"]),
+         helper.make_node("OptionalHasElement", ["o"], ["has"])],
+        "g", [helper.make_value_info("s", seq),
+              helper.make_value_info("o", opt)],
+        [helper.make_value_info("doubled", seq),
+         helper.make_tensor_value_info("n", TensorProto.INT64, []),
+         helper.make_tensor_value_info("has", TensorProto.BOOL, [])])
+    vmfb = strata.compile(helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17)]).SerializeToString())
+    fn = strata.Session(vmfb, device=device)["main"]
+    assert fn.attributes["arg0"] == "list<?xf32>"
+    assert fn.attributes["arg1"] == "optional<2xf32>"
+    assert fn.attributes["result0"] == "list<?xf32>"
+    a = np.array([1, 2, 3], np.float32)
+    b = np.array([4.5], np.float32)
+    doubled, n, has = fn([a, b], None)
+    assert isinstance(doubled, list) and len(doubled) == 2
+    np.testing.assert_array_equal(doubled[0], a * 2)
+    np.testing.assert_array_equal(doubled[1], b * 2)
+    assert n == 2 and not has
+    doubled, n, has = fn([], np.zeros(2, np.float32))
+    assert doubled == [] and n == 0 and has
+    with pytest.raises(strata.InvalidArgumentError,
+                       match=r"argument 0 of module.main"):
+        fn([np.zeros(2, np.int32)], None)

@@ -1,6 +1,7 @@
 """test_values.py - arguments and results: numpy arrays of every dtype
 strata-run supports (in without a copy when C-contiguous and aligned, out as
-new arrays), Python numbers, bytes, strata.Ref, tuples of results."""
+new arrays), Python numbers, bytes, strata.Ref, tuples of results, and
+sequences and optionals (vm.lists) as Python lists and None."""
 import sys
 import time
 
@@ -231,3 +232,50 @@ def test_a_tensor_of_the_wrong_type_is_refused(hal_sample):
     twice = hal_sample["add"](total, total, tensors=True)
     np.testing.assert_array_equal(total.numpy(), a + a)
     np.testing.assert_array_equal(twice.numpy(), 4 * a)
+
+
+def test_sequences_are_python_lists(lists):
+    seq = [np.array([1, 2, 3], np.float32), np.array([4, 5], np.float32)]
+    out = lists["seq_echo"](seq)
+    assert isinstance(out, list) and len(out) == 2
+    assert out[0].tolist() == [1, 2, 3] and out[1].tolist() == [4, 5]
+    assert out[0].dtype == np.float32
+    assert lists["seq_echo"]([]) == []
+    assert lists["seq_echo"](tuple(seq))[1].tolist() == [4, 5]
+    # Elements of any rank; the module counts them.
+    assert lists["seq_len"]([np.int64(1), np.zeros((2, 2), np.int64),
+                             np.zeros(0, np.int64)]) == 3
+    count, tensor = lists["mixed"](seq, np.array([7, 8, 9], np.float32))
+    assert count == 2 and tensor.tolist() == [7, 8, 9]
+    # Tensors stay in the runtime with tensors=True, and go back in.
+    kept = lists["seq_echo"](seq, tensors=True)
+    assert isinstance(kept[0], strata.Tensor)
+    assert lists["seq_echo"](kept)[1].tolist() == [4, 5]
+
+
+def test_optionals_are_none_or_the_value(lists):
+    assert lists["opt_echo"](None) is None
+    out = lists["opt_echo"](np.array([1, 2], np.int32))
+    assert out.dtype == np.int32 and out.tolist() == [1, 2]
+    assert lists["optseq_echo"](None) is None
+    out = lists["optseq_echo"]([np.array([1.5], np.float32)])
+    assert isinstance(out, list) and out[0].tolist() == [1.5]
+
+
+def test_bf16_sequence_elements_are_float32(lists):
+    out = lists["bf16_seq"]([np.array([1.0, 1.00390625, -2.5], np.float32)])
+    assert out[0].dtype == np.float32
+    assert out[0].tolist() == [1.0, 1.0, -2.5]
+
+
+def test_bad_sequence_arguments_name_the_argument(lists):
+    with pytest.raises(strata.InvalidArgumentError,
+                       match=r"argument 0 of lists.seq_echo is a list<\?xf32>:"
+                             r" pass a Python list of arrays, not ndarray"):
+        lists["seq_echo"](np.zeros(3, np.float32))
+    with pytest.raises(strata.InvalidArgumentError,
+                       match=r"argument 0 of lists.seq_echo"):
+        lists["seq_echo"]([np.zeros(3, np.int32)])
+    with pytest.raises(strata.InvalidArgumentError,
+                       match=r"argument 0 of lists.opt_echo"):
+        lists["opt_echo"](np.zeros(3, np.int32))

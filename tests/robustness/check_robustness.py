@@ -76,7 +76,7 @@ def case_files(a):
                  "(bad magic; expected \\x93NUMPY)", "strata-run @/dev/zero")
     expect_error(run([a.benchmark] + hal + ["--input=@/dev/zero",
                                             "--input=@/dev/zero"]),
-                 "strata-benchmark: --input #1: not a .npy "
+                 "strata-benchmark: --input #1 ('@/dev/zero'): not a .npy "
                  "file (bad magic; expected \\x93NUMPY)",
                  "strata-benchmark @/dev/zero")
 

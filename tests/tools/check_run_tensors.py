@@ -56,6 +56,7 @@ class Runner:
         self.run_bin = args.run
         self.dir = os.path.dirname(os.path.abspath(args.sample))
         self.hal_sample = args.hal_sample
+        self.benchmark = args.benchmark
         self.tmp = tmp
 
     def module(self, name):
@@ -530,6 +531,200 @@ def case_hal_sample(t):
           "hal add of i32: exit %d, %r" % (rc, err))
 
 
+# --- lists (ONNX sequences and optionals) -------------------------------------
+
+
+def npz_bytes(members, compress=False, zip64=False):
+    """An .npz archive of (name, .npy bytes) members written by zipfile, as
+    numpy.savez does (stored; force_zip64 like numpy when asked)."""
+    import io
+    import zipfile
+    buf = io.BytesIO()
+    method = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+    with zipfile.ZipFile(buf, "w", method) as z:
+        for name, data in members:
+            info = zipfile.ZipInfo(name)
+            info.compress_type = method
+            with z.open(info, "w", force_zip64=zip64) as f:
+                f.write(data)
+    return buf.getvalue()
+
+
+def f32s(*values):
+    return struct.pack("<%df" % len(values), *values)
+
+
+def case_lists(t):
+    """lists.vmfb's functions take and return vm.lists recorded as
+    list<...> and optional<...>: 'list:N' and N values, .npz files, 'none',
+    an optional's value; results print on one line and write to .npz."""
+    m = t.module("lists")
+    a = npy_bytes("<f4", [3], f32s(1, 2, 3))
+    b = npy_bytes("<f4", [2], f32s(4, 5))
+    seq = t.write("seq.npz", npz_bytes([("arr_0.npy", a), ("arr_1.npy", b)],
+                                       zip64=True))
+    empty = t.write("empty.npz", npz_bytes([]))
+    expect_ok(t, [m, "--function=seq_echo", "--input=list:2",
+                  "--input=3xf32=1 2 3", "--input=2xf32=4 5"],
+              "list<2>[3xf32=1 2 3, 2xf32=4 5]\n")
+    expect_ok(t, [m, "--function=seq_echo", "--input=@" + seq],
+              "list<2>[3xf32=1 2 3, 2xf32=4 5]\n", "seq_echo of seq.npz")
+    expect_ok(t, [m, "--function=seq_echo", "--input=list:0"], "list<0>[]\n")
+    expect_ok(t, [m, "--function=seq_echo", "--input=@" + empty],
+              "list<0>[]\n", "seq_echo of empty.npz")
+    # Elements of any rank ("*xi64"), counted by the module.
+    expect_ok(t, [m, "--function=seq_len", "--input=list:3", "--input=i64=1",
+                  "--input=2x2xi64=1 2 3 4", "--input=0xi64="], "i32=3\n")
+    expect_ok(t, [m, "--function=opt_echo", "--input=none"], "none\n")
+    expect_ok(t, [m, "--function=opt_echo", "--input=1 2"], "2xi32=1 2\n")
+    expect_ok(t, [m, "--function=optseq_echo", "--input=none"], "none\n")
+    expect_ok(t, [m, "--function=optseq_echo", "--input=list:1",
+                  "--input=2xf32=1 2"], "list<1>[2xf32=1 2]\n")
+    expect_ok(t, [m, "--function=mixed", "--input=@" + seq,
+                  "--input=3xf32=7 8 9"], "i32=2\n3xf32=7 8 9\n")
+    # Unrecorded: list:N builds a list all the same.
+    expect_ok(t, [m, "--function=any_echo", "--input=list:1",
+                  "--input=f32=1"], "list<1>[f32=1]\n")
+    # bf16 elements take f32 data, rounded to nearest even.
+    expect_ok(t, [m, "--function=bf16_seq", "--input=list:1",
+                  "--input=3xf32=1 1.00390625 1.01171875"],
+              "list<1>[3xbf16=1 1 1.015625]\n")
+
+    # Results to .npz: stored arr_0.npy... members, read back byte for byte.
+    out = t.path("out.npz")
+    expect_ok(t, [m, "--function=seq_echo", "--input=@" + seq,
+                  "--output=@" + out], "", "seq_echo to out.npz")
+    import zipfile
+    with zipfile.ZipFile(out) as z:
+        check(z.namelist() == ["arr_0.npy", "arr_1.npy"],
+              "out.npz members: %r" % z.namelist())
+        check(z.testzip() is None, "out.npz: bad CRC")
+        check(z.read("arr_0.npy")[-12:] == f32s(1, 2, 3) and
+              z.read("arr_1.npy")[-8:] == f32s(4, 5), "out.npz contents")
+    if HAVE_NUMPY:
+        import numpy as np
+        with np.load(out) as z:
+            check(z.files == ["arr_0", "arr_1"] and
+                  z["arr_1"].tolist() == [4.0, 5.0], "numpy reads out.npz")
+        np.savez(t.path("np.npz"), np.arange(4, dtype=np.int64).reshape(2, 2),
+                 np.array(7, dtype=np.int64))
+        expect_ok(t, [m, "--function=seq_len", "--input=@" + t.path("np.npz")],
+                  "i32=2\n", "seq_len of numpy.savez's file")
+    expect_ok(t, [m, "--function=opt_echo", "--input=none",
+                  "--output=@" + out], "", "none to out.npz")
+    with zipfile.ZipFile(out) as z:
+        check(z.namelist() == [], "none wrote %r" % z.namelist())
+    # An optional's value goes to an .npy as well; bf16 is written as f32.
+    npy = t.path("out.npy")
+    expect_ok(t, [m, "--function=opt_echo", "--input=1 2",
+                  "--output=@" + npy], "", "opt_echo to out.npy")
+    check(t.read("out.npy")[-8:] == struct.pack("<2i", 1, 2), "out.npy")
+    expect_ok(t, [m, "--function=bf16_seq", "--input=list:1",
+                  "--input=2xf32=1.5 -2", "--output=@" + out], "",
+              "bf16_seq to out.npz")
+    with zipfile.ZipFile(out) as z:
+        data = z.read("arr_0.npy")
+        check(b"'<f4'" in data and data[-8:] == f32s(1.5, -2),
+              "bf16 element written as f32: %r" % data[-8:])
+
+    # Bad input: each error names the flag and what is wrong.
+    fn = "--function=seq_echo"
+    expect_error(t, [m, fn, "--input=list:3", "--input=3xf32=1"],
+                 "strata-run: --input #1 ('list:3'): the list has 3 elements "
+                 "but 1 --input flag follows it")
+    expect_error(t, [m, fn, "--input=list:x"],
+                 "strata-run: --input #1 ('list:x'): list: needs a whole "
+                 "number from 0 to 1048576, not 'x'")
+    expect_error(t, [m, fn, "--input=list:1", "--input=3xi32=1"],
+                 "strata-run: --input #2 ('3xi32=1'): element 0 of argument 0 "
+                 "of lists.seq_echo is a ?xf32 tensor, not 3xi32")
+    expect_error(t, [m, fn, "--input=3xf32=1"],
+                 "strata-run: --input #1 ('3xf32=1'): argument 0 of "
+                 "lists.seq_echo is a list<?xf32>: give it as 'list:N' "
+                 "followed by its N elements, or as @FILE.npz")
+    expect_error(t, [m, fn, "--input=none"],
+                 "strata-run: --input #1 ('none'): 'none' is an empty "
+                 "optional, but argument 0 of lists.seq_echo is a list<?xf32>")
+    expect_error(t, [m, "--function=opt_echo", "--input=list:1",
+                     "--input=2xi32=1"],
+                 "strata-run: --input #1 ('list:1'): argument 0 of "
+                 "lists.opt_echo is an optional<2xi32>: give its value, or "
+                 "'none'")
+    expect_error(t, [m, "--function=opt_echo", "--input=@" + seq],
+                 "strata-run: --input #1 ('@%s'): argument 0 of lists.opt_echo "
+                 "is an optional<2xi32>, which holds at most one value; the "
+                 "file has 2 arrays" % seq)
+    expect_error(t, [m, "--function=mixed", "--input=@" + seq,
+                     "--input=@" + seq],
+                 "strata-run: --input #2 ('@%s'): argument 1 of lists.mixed "
+                 "is a 3xf32 tensor, not a list" % seq)
+    expect_error(t, [m, "--function=mixed", "--input=list:0", "--input=3xf32=1",
+                     "--input=1"],
+                 "strata-run: lists.mixed expects (ref, ref) -> (i32, ref) "
+                 "[0rr_ir], got 3 inputs; the inputs after --input #2 are "
+                 "left over")
+    expect_error(t, [m, fn, "--input=@" + seq, "--output=@" + npy],
+                 "strata-run: result 0 is a list of 2 values, which cannot be "
+                 "written to %s; write it to a .npz file" % npy)
+    expect_error(t, [m, "--function=mixed", "--input=list:0",
+                     "--input=3xf32=1", "--output=", "--output=@" + out],
+                 "strata-run: result 1 is a tensor; .npz files are for lists "
+                 "(sequences and optionals): write it to a .npy file")
+    # Malformed archives.
+    bad = {
+        "compressed.npz": (npz_bytes([("arr_0.npy", a)], compress=True),
+                           "member 'arr_0.npy' is compressed "
+                           "(numpy.savez_compressed); save it with numpy.savez"),
+        "text.npz": (b"PK\x03\x04 but nothing else",
+                     "not a .npz file (no zip end record)"),
+        "truncated.npz": (npz_bytes([("arr_0.npy", a)])[:40],
+                          "not a .npz file (no zip end record)"),
+        "notnpy.npz": (npz_bytes([("readme.txt", b"hi")]),
+                       "member 'readme.txt' is not a .npy file"),
+        "badnpy.npz": (npz_bytes([("arr_0.npy", b"\x93NUMPY junk")]),
+                       "member 'arr_0.npy': ..."),
+    }
+    good = npz_bytes([("arr_0.npy", a)])
+    corrupt = bytearray(good)
+    corrupt[good.index(f32s(1, 2, 3))] ^= 0xFF
+    bad["crc.npz"] = (bytes(corrupt), "member 'arr_0.npy': CRC mismatch "
+                                      "(the archive is corrupt)")
+    for name, (data, message) in sorted(bad.items()):
+        path = t.write(name, data)
+        expect_error(t, [m, fn, "--input=@" + path],
+                     "strata-run: --input #1 ('@%s'): '%s': %s" %
+                     (path, path, message), what=name)
+    # strata-benchmark reads list arguments the same way.
+    if t.benchmark:
+        for argv in (["--input=list:2", "--input=i64=1", "--input=2xi64=1 2"],
+                     ["--input=@" + t.path("np.npz")] if HAVE_NUMPY else []):
+            if not argv:
+                continue
+            p = subprocess.run([t.benchmark, m, "--function=seq_len",
+                                "--repetitions=2"] + argv,
+                               capture_output=True, text=True, timeout=60)
+            check(p.returncode == 0 and "seq_len" in p.stdout,
+                  "strata-benchmark %s: exit %d, %r" % (argv, p.returncode,
+                                                        p.stderr))
+        p = subprocess.run([t.benchmark, m, "--function=seq_echo",
+                            "--input=list:1", "--input=3xi32=1"],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 1 and p.stderr ==
+              "strata-benchmark: --input #2 ('3xi32=1'): element 0 of "
+              "argument 0 of lists.seq_echo is a ?xf32 tensor, not 3xi32\n",
+              "strata-benchmark wrong element: %r" % p.stderr)
+        p = subprocess.run([t.benchmark, m, "--function=mixed",
+                            "--input=list:0"],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 1 and "lists.mixed takes 2 arguments, got 1 "
+              "--input flags" in p.stderr,
+              "strata-benchmark missing argument: %r" % p.stderr)
+    path = t.write("plain.npz", b"hello")
+    expect_error(t, [m, fn, "--input=@" + path],
+                 "strata-run: --input #1 ('@%s'): '%s' is not a .npz file (it "
+                 "does not start like a zip archive)" % (path, path))
+
+
 CASES = {
     "text_inputs": case_text_inputs,
     "npy_inputs": case_npy_inputs,
@@ -538,6 +733,7 @@ CASES = {
     "expected": case_expected,
     "devices": case_devices,
     "hal_sample": case_hal_sample,
+    "lists": case_lists,
 }
 
 
@@ -547,6 +743,7 @@ def main():
     parser.add_argument("--run", required=True)
     parser.add_argument("--sample", required=True)
     parser.add_argument("--hal-sample")
+    parser.add_argument("--benchmark", help="strata-benchmark (lists case)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         CASES[args.case](Runner(args, tmp))

@@ -19,6 +19,9 @@
 //   views.vmfb      module "views" passing refs through untouched, for
 //                   strata-run's tensor inputs and outputs: echo(r) -> r,
 //                   swap(r, r) -> (r, r), tag(r, i32) -> (i32, r).
+//   lists.vmfb      module "lists": vm.list arguments and results recorded
+//                   as sequences and optionals (seq_echo, seq_len,
+//                   opt_echo, optseq_echo, bf16_seq, mixed, any_echo).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -210,6 +213,46 @@ std::vector<uint8_t> buildViews() {
   return b.build();
 }
 
+// Functions whose arguments and results are vm.lists, recorded as ONNX
+// sequences and optionals are ("list<?xf32>", "optional<2xi32>"), for
+// strata-run's list inputs and outputs.
+std::vector<uint8_t> buildLists() {
+  ModuleBuilder b("lists", 1);
+  FunctionBuilder& seq = b.addFunction("seq_echo", "0r_r");
+  seq.op(Opcode::Return).list({ref(0)});
+  b.addExport("seq_echo", seq.index(),
+              {{"arg0", "list<?xf32>"}, {"result0", "list<?xf32>"}});
+  FunctionBuilder& len = b.addFunction("seq_len", "0r_i");
+  len.op(Opcode::ListSize).reg(ref(0)).reg(prim(0));
+  len.op(Opcode::Return).list({prim(0)});
+  b.addExport("seq_len", len.index(), {{"arg0", "list<*xi64>"}});
+  FunctionBuilder& opt = b.addFunction("opt_echo", "0r_r");
+  opt.op(Opcode::Return).list({ref(0)});
+  b.addExport("opt_echo", opt.index(),
+              {{"arg0", "optional<2xi32>"}, {"result0", "optional<2xi32>"}});
+  FunctionBuilder& optseq = b.addFunction("optseq_echo", "0r_r");
+  optseq.op(Opcode::Return).list({ref(0)});
+  b.addExport("optseq_echo", optseq.index(),
+              {{"arg0", "optional<list<*xf32>>"},
+               {"result0", "optional<list<*xf32>>"}});
+  FunctionBuilder& bf = b.addFunction("bf16_seq", "0r_r");
+  bf.op(Opcode::Return).list({ref(0)});
+  b.addExport("bf16_seq", bf.index(),
+              {{"arg0", "list<?xbf16>"}, {"result0", "list<?xbf16>"}});
+  // A list and a tensor in, the list's size and the tensor out.
+  FunctionBuilder& mixed = b.addFunction("mixed", "0rr_ir");
+  mixed.op(Opcode::ListSize).reg(ref(0)).reg(prim(0));
+  mixed.op(Opcode::Return).list({prim(0), ref(1)});
+  b.addExport(
+      "mixed", mixed.index(),
+      {{"arg0", "list<*xf32>"}, {"arg1", "3xf32"}, {"result1", "3xf32"}});
+  // Unrecorded: a ref argument returned as it is.
+  FunctionBuilder& any = b.addFunction("any_echo", "0r_r");
+  any.op(Opcode::Return).list({ref(0)});
+  b.addExport("any_echo", any.index());
+  return b.build();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -223,5 +266,6 @@ int main(int argc, char** argv) {
   ok = writeFile(dir + "/app.vmfb", buildApp()) && ok;
   ok = writeFile(dir + "/needs_hal.vmfb", buildNeedsHal()) && ok;
   ok = writeFile(dir + "/views.vmfb", buildViews()) && ok;
+  ok = writeFile(dir + "/lists.vmfb", buildLists()) && ok;
   return ok ? 0 : 1;
 }

@@ -6,6 +6,7 @@
 #define STRATA_TOOLS_COMMON_TENSOR_TYPE_MATCH_H_
 
 #include <string>
+#include <utility>
 
 #include "strata/hal/buffer.h"
 
@@ -15,6 +16,13 @@ namespace strata::tools {
 /// dim of '?' in `want` matches any size.
 inline bool tensorTypeMatches(const std::string& want,
                               const std::string& got) {
+  if (want.size() > 2 && want[0] == '*' && want[1] == 'x') {
+    // Any rank ("*xf32", an ONNX sequence element of unknown shape): the
+    // element type after the last dim.
+    size_t at = got.rfind('x');
+    std::string element = at == std::string::npos ? got : got.substr(at + 1);
+    return element == want.substr(2);
+  }
   size_t w = 0;
   size_t g = 0;
   while (w < want.size() && g < got.size()) {
@@ -37,6 +45,33 @@ inline bool tensorTypeMatches(const std::string& want,
     ++g;
   }
   return w == want.size() && g == got.size();
+}
+
+/// How an export records a list argument or result: "list<E>" (an ONNX
+/// sequence: a vm.list of E) or "optional<E>" (a vm.list of 0 elements,
+/// None, or 1). E is a tensor type ("?x4xf32"; "*xf32" when the rank is
+/// unknown) or again a list or an optional.
+struct BoundaryType {
+  enum Kind { kTensor, kList, kOptional } kind = kTensor;
+  /// The element's recorded type for a list or an optional; the tensor
+  /// type itself ("" when nothing is recorded) for a tensor.
+  std::string element;
+};
+
+inline BoundaryType boundaryType(const std::string& recorded) {
+  BoundaryType type;
+  type.element = recorded;
+  for (auto [prefix, kind] : {std::pair<const char*, BoundaryType::Kind>{
+                                  "list<", BoundaryType::kList},
+                              {"optional<", BoundaryType::kOptional}}) {
+    size_t n = std::char_traits<char>::length(prefix);
+    if (recorded.size() > n && recorded.compare(0, n, prefix) == 0 &&
+        recorded.back() == '>') {
+      type.kind = kind;
+      type.element = recorded.substr(n, recorded.size() - n - 1);
+    }
+  }
+  return type;
 }
 
 /// Whether unsigned data `got` ("4xui8") fits a signless integer argument

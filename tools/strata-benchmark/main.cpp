@@ -19,6 +19,7 @@
 #include "strata/runtime.h"
 #include "tensor_io.h"
 #include "tensor_type_match.h"
+#include "value_args.h"
 
 namespace {
 
@@ -132,15 +133,13 @@ struct Run {
   }
 };
 
-// Pushes --input #index as the call's next argument. A tensor must fit the
-// export's recorded type, where the compiler recorded one ("arg0" =
-// "?x3x224x224xf32": a '?' takes any size), as in strata-run.
-std::string pushInput(Run& run, size_t index, const std::string& text) {
-  strata::tools::HostTensor tensor;
-  std::string error;
-  if (!parseValueArgument(text, &tensor, &error)) {
-    return error;
-  }
+// Pushes argument `index` from the --input flags at *next (advancing it).
+// A ref argument takes a tensor that must fit the export's recorded type,
+// where the compiler recorded one ("arg0" = "?x3x224x224xf32": a '?' takes
+// any size), or a list ("list<...>", "optional<...>": "list:N" and N more
+// flags, @FILE.npz or "none"), as in strata-run; a scalar one flag.
+std::string pushInput(Run& run, const Options& options, size_t index,
+                      size_t* next) {
   strata_runtime_value_kind_t kind =
       strata_runtime_call_argument_kind(run.call, index);
   strata_status_t status = nullptr;
@@ -153,30 +152,34 @@ std::string pushInput(Run& run, size_t index, const std::string& text) {
                                   : full_name;
     std::string want = strata::tools::exportAttr(main, export_name,
                                                  "arg" + std::to_string(index));
-    std::string got =
-        strata::tools::describeTensorType(tensor.shape, tensor.element_type);
-    // A signless integer argument (ONNX's uint8 becomes i8) takes unsigned
-    // data of its width as it is.
-    if (!strata::tools::fitArgumentType(want, got, &tensor.element_type)) {
-      return "argument " + std::to_string(index) + " of " + full_name +
-             " is a " + want + " tensor, not " + got;
+    strata::tools::InputReader reader{options.inputs, run.setup.allocator,
+                                      next};
+    strata_vm_ref_object_t* ref = nullptr;
+    std::string error = reader.ref(
+        want, "argument " + std::to_string(index) + " of " + full_name, &ref);
+    if (!error.empty()) {
+      return error;
     }
-    strata_hal_buffer_view_t* view = nullptr;
-    status =
-        strata::tools::bufferViewFromTensor(tensor, run.setup.allocator, &view);
-    if (!status) {
-      status = strata_runtime_call_push_buffer_view(run.call, view);
-      strata_hal_buffer_view_release(view);
-    }
-  } else {
-    strata_vm_variant_t value;
-    if (!strata::tools::scalarFromTensor(tensor, &value)) {
-      return "a scalar is expected here, not a " +
-             strata::tools::describeTensorType(tensor.shape,
-                                               tensor.element_type) +
-             " tensor";
-    }
-    switch (value.type) {
+    status = strata_vm_list_push(strata_runtime_call_inputs(run.call),
+                                 strata_vm_variant_ref(ref));
+    strata_vm_ref_release(ref);  // the call holds it now
+    return status ? consumeLine(status) : std::string();
+  }
+  std::string where =
+      strata::tools::describeFlag("--input", *next, options.inputs[*next]);
+  strata::tools::HostTensor tensor;
+  std::string error;
+  if (!parseValueArgument(options.inputs[(*next)++], &tensor, &error)) {
+    return where + ": " + error;
+  }
+  strata_vm_variant_t value;
+  if (!strata::tools::scalarFromTensor(tensor, &value)) {
+    return where + ": a scalar is expected here, not a " +
+           strata::tools::describeTensorType(tensor.shape,
+                                             tensor.element_type) +
+           " tensor";
+  }
+  switch (value.type) {
     case STRATA_VM_VALUE_I32:
       status = strata_runtime_call_push_i32(run.call, value.value.i32);
       break;
@@ -189,11 +192,9 @@ std::string pushInput(Run& run, size_t index, const std::string& text) {
     case STRATA_VM_VALUE_F64:
       status = strata_runtime_call_push_f64(run.call, value.value.f64);
       break;
-    default:
-      return "an unsupported scalar";
-    }
+    default: return where + ": an unsupported scalar";
   }
-  return status ? consumeLine(status) : std::string();
+  return status ? where + ": " + consumeLine(status) : std::string();
 }
 
 // The value at quantile q of sorted times (nearest rank).
@@ -221,16 +222,23 @@ int benchmark(const Options& options) {
   }
   const char* name = strata_runtime_call_function_name(run.call);
   size_t expected = strata_runtime_call_argument_count(run.call);
-  if (options.inputs.size() != expected) {
+  // A list argument takes "list:N" and N more flags: the flags are counted
+  // as the arguments are read.
+  size_t next = 0;
+  for (size_t i = 0; i < expected; ++i) {
+    if (next >= options.inputs.size()) {
+      break;
+    }
+    std::string error = pushInput(run, options, i, &next);
+    if (!error.empty()) {
+      return fail(error);
+    }
+  }
+  if (next != options.inputs.size() ||
+      strata_vm_list_size(strata_runtime_call_inputs(run.call)) != expected) {
     return fail(std::string(name) + " takes " + std::to_string(expected) +
                 " arguments, got " + std::to_string(options.inputs.size()) +
                 " --input flags");
-  }
-  for (size_t i = 0; i < options.inputs.size(); ++i) {
-    std::string error = pushInput(run, i, options.inputs[i]);
-    if (!error.empty()) {
-      return fail("--input #" + std::to_string(i + 1) + ": " + error);
-    }
   }
 
   // Each call gets its own deadline, set just before it starts.

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "kernel_variants.h"
 #include "npy.h"
+#include "npz.h"
 #include "run_setup.h"
 #include "strata/base/trace.h"
 #include "strata/hal/buffer.h"
@@ -26,13 +27,19 @@
 #include "strata/vm/vm.h"
 #include "tensor_io.h"
 #include "tensor_type_match.h"
+#include "value_args.h"
 
 namespace {
 
 using strata::tools::parseValueArgument;
 using strata::tools::takeFlagValue;
 
+using strata::tools::convertBFloat;
+using strata::tools::describeFlag;
+using strata::tools::describeRecorded;
+using strata::tools::endsWith;
 using strata::tools::HostTensor;
+using strata::tools::isTyped;
 
 constexpr const char kUsage[] =
     "usage: strata-run --module=FILE [--module=FILE ...] [--function=NAME]\n"
@@ -67,13 +74,19 @@ constexpr const char kUsage[] =
     "                         values split on spaces, commas or [ ]; one\n"
     "                         value fills every element\n"
     "                       @FILE.npy   a tensor from a NumPy .npy file\n"
+    "                     a list argument (recorded as list<...>: an ONNX\n"
+    "                     sequence) takes 'list:N' and then one --input per\n"
+    "                     element, or @FILE.npz (numpy.savez's arrays in\n"
+    "                     order); an optional<...> takes its value or 'none'\n"
     "                     element types: i1 i8 i16 i32 i64 si8..si64\n"
     "                     ui8..ui64 f16 f32 f64\n"
     "                     A tensor must match the type the compiler recorded\n"
     "                     for that argument (shown by strata-dump).\n"
     "  --output=TARGET    what to do with the next result, in order;\n"
     "                     repeatable: '-' prints it, '@FILE.npy' writes it,\n"
-    "                     '' drops it. Results without a flag print.\n"
+    "                     '' drops it. Results without a flag print. A list\n"
+    "                     result prints as list<N>[...] (an optional as its\n"
+    "                     value or none) and is written to @FILE.npz\n"
     "  --expected_output=VALUE\n"
     "                     the next result's expected value (same grammar as\n"
     "                     --input); repeatable, one per result. Prints\n"
@@ -139,8 +152,8 @@ Options parseArgs(int argc, char** argv) {
         if (takeFlagValue(arg, "--output", &value)) {
           if (!value.empty() && value != "-" &&
               (value[0] != '@' || value.size() == 1)) {
-            return "--output takes '-' (print), '@FILE.npy' (write) or '' "
-                   "(drop), not '" +
+            return "--output takes '-' (print), '@FILE.npy' or "
+                   "'@FILE.npz' (write) or '' (drop), not '" +
                    strata::tools::sanitizeLine(value) + "'";
           }
           options.outputs.push_back(value);
@@ -247,17 +260,6 @@ std::string listExports(const strata_vm_module_t* module) {
   return out.empty() ? "(none)" : out;
 }
 
-// "--input #2 ('2x3xf32=1 2 3')", long values shortened.
-std::string describeFlag(const char* flag, size_t index,
-                         const std::string& text) {
-  constexpr size_t kMaxQuoted = 60;
-  std::string quoted = text.size() <= kMaxQuoted
-                           ? text
-                           : text.substr(0, kMaxQuoted - 3) + "...";
-  return std::string(flag) + " #" + std::to_string(index + 1) + " ('" +
-         quoted + "')";
-}
-
 // A result as a host tensor: primitives become 0-d tensors, buffer views are
 // copied out. False (with *what set to its printed form) for other refs.
 bool resultTensor(const strata_vm_variant_t& value, HostTensor* out,
@@ -281,28 +283,88 @@ bool resultTensor(const strata_vm_variant_t& value, HostTensor* out,
   return true;
 }
 
-// Rewrites tensor's f32 elements as bf16 (rounded) or its bf16 elements
-// as f32 (exact): a bf16 argument takes .npy data of f32 (numpy has no
-// bf16), and a bf16 result is written to .npy as f32.
-void convertBFloat(HostTensor* tensor, bool to_bfloat) {
-  uint64_t count = tensor->elementCount();
-  std::vector<uint8_t> data(count * (to_bfloat ? 2 : 4));
-  for (uint64_t i = 0; i < count; ++i) {
-    if (to_bfloat) {
-      float value;
-      std::memcpy(&value, tensor->data.data() + i * 4, 4);
-      uint16_t bits = strata::runtime::bfloatFromFloat(value);
-      std::memcpy(data.data() + i * 2, &bits, 2);
+// The tensors of a list result (recorded as `want`) for an .npz file: a
+// list's elements, an optional's value (none: no array), an optional list's
+// elements. False with *error for nested lists and unreadable views.
+bool listTensors(strata_vm_list_t* list, const std::string& want,
+                 std::vector<HostTensor>* out, std::string* error) {
+  using strata::tools::BoundaryType;
+  BoundaryType type = strata::tools::boundaryType(want);
+  BoundaryType inner = strata::tools::boundaryType(type.element);
+  size_t size = strata_vm_list_size(list);
+  if (type.kind == BoundaryType::kOptional &&
+      inner.kind == BoundaryType::kList && size == 1) {
+    strata_vm_variant_t value;
+    strata_status_t status = strata_vm_list_get(list, 0, &value);
+    strata_vm_list_t* nested = status || value.type != STRATA_VM_VALUE_REF
+                                   ? nullptr
+                                   : strata_vm_list_from_ref(value.value.ref);
+    strata_status_free(status);
+    if (!nested) {
+      *error = "its value is not a list";
+      return false;
+    }
+    return listTensors(nested, type.element, out, error);
+  }
+  for (size_t k = 0; k < size; ++k) {
+    strata_vm_variant_t value;
+    strata_status_t status = strata_vm_list_get(list, k, &value);
+    if (status) {
+      *error = consumeStatusLine(status);
+      return false;
+    }
+    HostTensor tensor;
+    std::string what;
+    if (!resultTensor(value, &tensor, &what)) {
+      *error = "element " + std::to_string(k) + " is " + what +
+               ", which an .npz file cannot hold";
+      return false;
+    }
+    if (tensor.element_type == STRATA_HAL_ELEMENT_TYPE_BFLOAT_16) {
+      convertBFloat(&tensor, /*to_bfloat=*/false);
+    }
+    out->push_back(std::move(tensor));
+  }
+  return true;
+}
+
+// A list result as one line: "list<2>[3xf32=1 2 3, 2xi64=4 5]"; an optional
+// (recorded "optional<E>") as its value or "none".
+std::string formatList(strata_vm_list_t* list, const std::string& want,
+                       size_t max_elements) {
+  using strata::tools::BoundaryType;
+  BoundaryType type = strata::tools::boundaryType(want);
+  size_t size = strata_vm_list_size(list);
+  bool optional = type.kind == BoundaryType::kOptional && size <= 1;
+  if (optional && size == 0) {
+    return "none";
+  }
+  std::string out = optional ? "" : "list<" + std::to_string(size) + ">[";
+  for (size_t k = 0; k < size; ++k) {
+    strata_vm_variant_t value;
+    strata_status_t status = strata_vm_list_get(list, k, &value);
+    if (status) {
+      return out + consumeStatusLine(status) + "]";
+    }
+    if (k > 0) {
+      out += ", ";
+    }
+    strata_vm_list_t* nested = value.type == STRATA_VM_VALUE_REF
+                                   ? strata_vm_list_from_ref(value.value.ref)
+                                   : nullptr;
+    HostTensor tensor;
+    std::string what;
+    if (nested) {
+      out += formatList(nested,
+                        type.kind == BoundaryType::kTensor ? "" : type.element,
+                        max_elements);
+    } else if (resultTensor(value, &tensor, &what)) {
+      out += strata::tools::formatTensor(tensor, max_elements);
     } else {
-      uint16_t bits;
-      std::memcpy(&bits, tensor->data.data() + i * 2, 2);
-      float value = strata::runtime::bfloatToFloat(bits);
-      std::memcpy(data.data() + i * 4, &value, 4);
+      out += what;
     }
   }
-  tensor->data = std::move(data);
-  tensor->element_type = to_bfloat ? STRATA_HAL_ELEMENT_TYPE_BFLOAT_16
-                                   : STRATA_HAL_ELEMENT_TYPE_FLOAT_32;
+  return optional ? out : out + "]";
 }
 
 bool writeWholeFile(const std::string& path, const std::vector<uint8_t>& data,
@@ -409,14 +471,6 @@ int run(const Options& options) {
   if (async_external) {
     args.resize(args.size() - 2);
   }
-  if (options.inputs.size() != args.size()) {
-    return fail(expects + ", got " + std::to_string(options.inputs.size()) +
-                (options.inputs.size() == 1 ? " input" : " inputs") +
-                (async_external ? " (besides its wait and signal fences, "
-                                  "which strata-run passes)"
-                                : ""));
-  }
-
   status = strata_vm_list_create(args.size(), s.setup.allocator, &s.inputs);
   if (!status) {
     status = strata_vm_list_create(4, s.setup.allocator, &s.outputs);
@@ -424,69 +478,52 @@ int run(const Options& options) {
   if (status) {
     return fail(consumeStatusLine(status));
   }
+  // Each argument takes the next --input; a list argument (recorded as
+  // list<...> or optional<...>) takes "list:N" and the N values after it,
+  // an .npz file, "none", or an optional's value.
+  size_t next = 0;
+  auto count_error = [&]() {
+    return fail(expects + ", got " + std::to_string(options.inputs.size()) +
+                (options.inputs.size() == 1 ? " input" : " inputs") +
+                (async_external ? " (besides its wait and signal fences, "
+                                  "which strata-run passes)"
+                                : "") +
+                (next > 0 && next < options.inputs.size()
+                     ? "; the inputs after --input #" + std::to_string(next) +
+                           " are left over"
+                     : ""));
+  };
   for (size_t i = 0; i < args.size(); ++i) {
-    std::string where = describeFlag("--input", i, options.inputs[i]);
-    HostTensor tensor;
-    std::string error;
-    std::string text = options.inputs[i];
-    // IREE's untyped value (--input=1): its type comes from the signature,
-    // a scalar's from the calling convention, a tensor's from the type the
-    // compiler recorded (static shapes only).
-    // A type without values ("2x3xf32", "i32") is not one: it fails below
-    // as a malformed typed value.
-    size_t last_x = text.rfind('x');
-    std::string suffix =
-        last_x == std::string::npos ? text : text.substr(last_x + 1);
-    bool names_type =
-        strata_hal_element_type_parse(suffix.c_str(), suffix.size()) !=
-        STRATA_HAL_ELEMENT_TYPE_NONE;
-    if (!text.empty() && text[0] != '@' &&
-        text.find('=') == std::string::npos && !names_type) {
-      std::string type = args[i] == 'r' ? strata::tools::exportAttr(
-                                              main_module, options.function,
-                                              "arg" + std::to_string(i))
-                                        : strata::tools::cconvTypeName(args[i]);
-      if (type.empty() || type == "?" || type.find('?') != std::string::npos) {
-        return fail(where + ": argument " + std::to_string(i) + " of " +
-                    full_name + " has no static type to read '" + text +
-                    "' as; write it as TYPE=VALUE or SHAPExTYPE=VALUES");
-      }
-      text = type + "=" + text;
-    }
-    if (!parseValueArgument(text, &tensor, &error)) {
-      return fail(where + ": " + error);
+    if (next >= options.inputs.size()) {
+      return count_error();
     }
     if (args[i] == 'r') {
-      // The export's signature, when the compiler recorded it: a wrong
-      // shape or element type fails here, naming the argument.
-      std::string want = strata::tools::exportAttr(
-          main_module, options.function, "arg" + std::to_string(i));
-      if (strata::tools::isBFloatType(want) &&
-          tensor.element_type == STRATA_HAL_ELEMENT_TYPE_FLOAT_32) {
-        convertBFloat(&tensor, /*to_bfloat=*/true);
+      strata::tools::InputReader reader{options.inputs, s.setup.allocator,
+                                        &next};
+      strata_vm_ref_object_t* ref = nullptr;
+      std::string error = reader.ref(
+          strata::tools::exportAttr(main_module, options.function,
+                                    "arg" + std::to_string(i)),
+          "argument " + std::to_string(i) + " of " + full_name, &ref);
+      if (!error.empty()) {
+        return fail(error);
       }
-      std::string got = strata::tools::describeTensorType(tensor.shape,
-                                                          tensor.element_type);
-      // A signless integer argument (i8: ONNX's uint8 becomes one) takes
-      // unsigned data of its width as it is.
-      if (!strata::tools::fitArgumentType(want, got, &tensor.element_type)) {
-        return fail(where + ": argument " + std::to_string(i) + " of " +
-                    full_name + " is a " + want + " tensor, not " + got);
-      }
-      strata_hal_buffer_view_t* view = nullptr;
-      status =
-          strata::tools::bufferViewFromTensor(tensor, s.setup.allocator, &view);
-      if (status) {
-        return fail(where + ": " + consumeStatusLine(status));
-      }
-      status = strata_vm_list_push(
-          s.inputs,
-          strata_vm_variant_ref(strata_hal_buffer_view_as_ref(view)));
-      strata_hal_buffer_view_release(view);  // the list holds it now
+      status = strata_vm_list_push(s.inputs, strata_vm_variant_ref(ref));
+      strata_vm_ref_release(ref);  // the list holds it now
       if (status) {
         return fail(consumeStatusLine(status));
       }
       continue;
+    }
+    std::string where = describeFlag("--input", next, options.inputs[next]);
+    std::string text = options.inputs[next++];
+    if (!isTyped(text)) {
+      text = std::string(strata::tools::cconvTypeName(args[i])) + "=" + text;
+    }
+    HostTensor tensor;
+    std::string error;
+    if (!parseValueArgument(text, &tensor, &error)) {
+      return fail(where + ": " + error);
     }
     strata_vm_variant_t value;
     std::string type = strata::tools::describeTensorType(tensor.shape,
@@ -504,7 +541,9 @@ int run(const Options& options) {
       return fail(consumeStatusLine(status));
     }
   }
-
+  if (next != options.inputs.size()) {
+    return count_error();
+  }
   // Expected outputs are parsed before the call, so a typo fails fast.
   std::vector<HostTensor> expected(options.expected_outputs.size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -588,6 +627,54 @@ int run(const Options& options) {
     if (target.empty()) {
       continue;
     }
+    std::string want = strata::tools::exportAttr(main_module, options.function,
+                                                 "result" + std::to_string(i));
+    strata_vm_list_t* list = value.type == STRATA_VM_VALUE_REF
+                                 ? strata_vm_list_from_ref(value.value.ref)
+                                 : nullptr;
+    if (list) {
+      // A sequence or an optional: printed on one line, or its tensors
+      // written to an .npz (an optional's value also to an .npy).
+      if (target == "-") {
+        std::printf(
+            "%s\n",
+            formatList(list, want, options.print_max_element_count).c_str());
+        continue;
+      }
+      std::string path = target.substr(1);
+      std::vector<HostTensor> tensors;
+      std::string error;
+      if (!listTensors(list, want, &tensors, &error)) {
+        return fail("result " + std::to_string(i) + ": " + error);
+      }
+      bool optional = strata::tools::boundaryType(want).kind ==
+                      strata::tools::BoundaryType::kOptional;
+      std::vector<uint8_t> file;
+      if (endsWith(path, ".npz")) {
+        if (!strata::tools::writeNpz(tensors, &file, &error) ||
+            !writeWholeFile(path, file, &error)) {
+          return fail("writing result " + std::to_string(i) + " to " + path +
+                      ": " + error);
+        }
+        continue;
+      }
+      if (!optional || strata_vm_list_size(list) != 1 || tensors.size() != 1) {
+        return fail("result " + std::to_string(i) + " is " +
+                    (optional && strata_vm_list_size(list) == 0
+                         ? std::string("none (an empty optional)")
+                         : "a list of " +
+                               std::to_string(strata_vm_list_size(list)) +
+                               " values") +
+                    ", which cannot be written to " + path +
+                    "; write it to a .npz file");
+      }
+      if (!strata::tools::writeNpy(tensors[0], &file, &error) ||
+          !writeWholeFile(path, file, &error)) {
+        return fail("writing result " + std::to_string(i) + " to " + path +
+                    ": " + error);
+      }
+      continue;
+    }
     HostTensor tensor;
     std::string what;
     bool is_tensor = resultTensor(value, &tensor, &what);
@@ -614,6 +701,12 @@ int run(const Options& options) {
     if (!is_tensor) {
       return fail("result " + std::to_string(i) + " is " + what +
                   ", which cannot be written to " + path);
+    }
+    if (endsWith(path, ".npz")) {
+      return fail("result " + std::to_string(i) +
+                  " is a tensor; .npz files "
+                  "are for lists (sequences and optionals): write it to a "
+                  ".npy file");
     }
     if (tensor.element_type == STRATA_HAL_ELEMENT_TYPE_BFLOAT_16) {
       convertBFloat(&tensor, /*to_bfloat=*/false);

@@ -188,7 +188,14 @@ strata_runtime_instance_t* strata_runtime_session_instance(
 /// and i32, i64, f32, f64 scalars, checked against the function's calling
 /// convention as they are pushed. The underlying strata_vm_list_t of each
 /// side is reachable (strata_runtime_call_inputs/outputs) for other ref
-/// types.
+/// types. A sequence or optional argument (an export's reflection
+/// "argN" = "list<...>" or "optional<...>") is a vm.list of buffer views
+/// (an empty optional: an empty list): create it (strata_vm_list_create),
+/// push each view (strata_vm_variant_ref(strata_hal_buffer_view_as_ref(v))),
+/// then push it onto strata_runtime_call_inputs(call) as
+/// strata_vm_variant_ref(strata_vm_list_as_ref(list)) in its place. Such a
+/// result is a list ref in strata_runtime_call_outputs(call)
+/// (strata_vm_list_from_ref).
 typedef struct strata_runtime_call_t strata_runtime_call_t;
 
 /// What a result (or argument) of a function is.

@@ -7,9 +7,9 @@
 // RUN: strata-benchmark --module=%t.vmfb --function=scale_rows --input="3x64xf32=1" --input=f32=2 --repetitions=3 --format=json | python3 %S/Inputs/check_benchmark.py module.scale_rows local-task 3
 // RUN: strata-benchmark --module=%t.vmfb --function=scale_rows --input="300x64xf32=1" --input=f32=2 --repetitions=3 --format=json --device=local-sync | python3 %S/Inputs/check_benchmark.py module.scale_rows local-sync 3
 // RUN: not strata-benchmark --module=%t.vmfb --function=scale_rows --input="3x63xf32=1" --input=f32=2 2>&1 | FileCheck %s --check-prefix=WRONG
-// WRONG: strata-benchmark: --input #1: argument 0 of module.scale_rows is a ?x64xf32 tensor, not 3x63xf32
+// WRONG: strata-benchmark: --input #1 ('3x63xf32=1'): argument 0 of module.scale_rows is a ?x64xf32 tensor, not 3x63xf32
 // RUN: not strata-benchmark --module=%t.vmfb --function=scale_rows --input="64xf32=1" --input=f32=2 2>&1 | FileCheck %s --check-prefix=RANK
-// RANK: strata-benchmark: --input #1: argument 0 of module.scale_rows is a ?x64xf32 tensor, not 64xf32
+// RANK: strata-benchmark: --input #1 ('64xf32=1'): argument 0 of module.scale_rows is a ?x64xf32 tensor, not 64xf32
 //
 // RUN: strata-benchmark --module=%t.vmfb --function=scale_rows --input="256x64xf32=1" --input=f32=2 --warmup=0 --repetitions=1 --task_workers=2 --trace=%t.bench.json
 // RUN: python3 %S/Inputs/check_trace.py %t.bench.json scale_rows 'scale_rows_dispatch_0_elementwise_Dx64_f32:*'

@@ -16,7 +16,7 @@
 // RUN: not strata-benchmark --module=%t.vmfb --repetitions=0 2>&1 | FileCheck %s --check-prefix=FLAG
 // FLAG: --repetitions needs a whole number from 1 to
 // RUN: not strata-benchmark --module=%t.vmfb --function=scale --input="64x64xf32=1" --input="2xf32=1" 2>&1 | FileCheck %s --check-prefix=SCALAR
-// SCALAR: --input #2: a scalar is expected here, not a 2xf32 tensor
+// SCALAR: --input #2 ('2xf32=1'): a scalar is expected here, not a 2xf32 tensor
 
 func.func @scale(%a: tensor<64x64xf32>, %s: f32) -> tensor<64x64xf32> {
   %e = tensor.empty() : tensor<64x64xf32>

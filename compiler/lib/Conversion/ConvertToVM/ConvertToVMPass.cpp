@@ -67,6 +67,20 @@ bool checkTypes(const TypeConverter &typeConverter, TypeRange types,
   return true;
 }
 
+/// checkTypes for a function's signature, where a tensor must be ranked:
+/// a buffer view argument or result is checked against its type. (A
+/// tensor of unknown rank exists only as an element moved between lists.)
+bool checkSignatureTypes(const TypeConverter &typeConverter, TypeRange types,
+                         Location loc) {
+  for (Type type : types) {
+    if (isa<UnrankedTensorType>(type)) {
+      emitError(loc) << "unsupported type " << type << " in conversion to vm";
+      return false;
+    }
+  }
+  return checkTypes(typeConverter, types, loc);
+}
+
 /// Reports every op that nothing converts, every declaration that cannot be
 /// an import, and every value whose type has no vm counterpart. A value is
 /// reported once, where it is defined: at the op for results and function
@@ -115,8 +129,10 @@ LogicalResult checkInput(ModuleOp module, const TypeConverter &typeConverter,
             ok = false;
           }
           FunctionType type = funcOp.getFunctionType();
-          ok &= checkTypes(typeConverter, type.getInputs(), op->getLoc()) &&
-                checkTypes(typeConverter, type.getResults(), op->getLoc());
+          ok &= checkSignatureTypes(typeConverter, type.getInputs(),
+                                    op->getLoc()) &&
+                checkSignatureTypes(typeConverter, type.getResults(),
+                                    op->getLoc());
           skipEntryArgs = true;
         } else {
           ok &= checkTypes(typeConverter, op->getResultTypes(), op->getLoc());

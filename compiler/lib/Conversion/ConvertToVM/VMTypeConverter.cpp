@@ -3,6 +3,8 @@
 
 #include "ConvertToVM/VMTypeConverter.h"
 
+#include "Strata/Dialect/Util/IR/UtilOps.h"
+
 #include "ConvertToVM/IntegerRepresentation.h"
 #include "HALToVM.h"
 
@@ -32,6 +34,17 @@ VMTypeConverter::VMTypeConverter() {
       return std::nullopt;
     }
     return vm::RefType::get(type.getContext(), Type());
+  });
+  // A tensor of unknown rank (a sequence element) is one too.
+  addConversion([](UnrankedTensorType type) -> std::optional<Type> {
+    if (!hal::getElementTypeCode(type.getElementType())) {
+      return std::nullopt;
+    }
+    return vm::RefType::get(type.getContext(), Type());
+  });
+  // A list on the host (an ONNX sequence or optional) is a vm.list.
+  addConversion([](util::ListType type) -> std::optional<Type> {
+    return vm::ListType::get(type.getContext());
   });
   // The hal objects (devices, buffers, fences, ...) are refs.
   addConversion([](Type type) { return convertHALType(type); });

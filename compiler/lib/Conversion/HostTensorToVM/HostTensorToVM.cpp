@@ -252,11 +252,26 @@ void mlir::strata::populateHostTensorToVMPatterns(
 
 void mlir::strata::finalizeHostTensorSupport(vm::ModuleOp vmModule,
                                              const HostTensorState &state) {
+  OpBuilder builder(vmModule.getContext());
+  Block &body = vmModule.getBody().front();
+  // The exports' reflection metadata: the tensor types of the signature,
+  // then what the front end names (also in a module without tensor work:
+  // one that only moves sequences' elements).
+  for (auto exportOp : body.getOps<vm::ExportOp>()) {
+    auto it = state.reflection.find(exportOp.getFunctionRef());
+    if (it == state.reflection.end()) {
+      continue;
+    }
+    SmallVector<NamedAttribute> entries;
+    for (const auto &[key, value] : it->second) {
+      entries.push_back(
+          builder.getNamedAttr(key, builder.getStringAttr(value)));
+    }
+    exportOp.setReflectionAttr(builder.getDictionaryAttr(entries));
+  }
   if (!state.usesHal) {
     return;
   }
-  OpBuilder builder(vmModule.getContext());
-  Block &body = vmModule.getBody().front();
   SymbolTable symbols(vmModule);
   for (const auto &entry : state.entryChecks) {
     auto func = symbols.lookup<vm::FuncOp>(entry.getKey());
@@ -292,19 +307,34 @@ void mlir::strata::finalizeHostTensorSupport(vm::ModuleOp vmModule,
           args, {}, {static_cast<int32_t>(check.type.getRank())});
     }
   }
-  // The exports' reflection metadata: the tensor types of the signature.
-  for (auto exportOp : body.getOps<vm::ExportOp>()) {
-    auto it = state.reflection.find(exportOp.getFunctionRef());
-    if (it == state.reflection.end()) {
-      continue;
+  // Each element read from a list as a ranked tensor is checked like an
+  // argument: kernels trust its shape, and a list may come from the caller
+  // (the C API does not check elements) or hold an element never set.
+  std::string listMessage;
+  vmModule.walk([&](vm::ListGetRefOp get) {
+    auto attr = get->getAttrOfType<TypeAttr>(kListElementTypeAttrName);
+    if (!attr) {
+      return;
     }
-    SmallVector<NamedAttribute> entries;
-    for (const auto &[key, value] : it->second) {
-      entries.push_back(
-          builder.getNamedAttr(key, builder.getStringAttr(value)));
+    get->removeAttr(kListElementTypeAttrName);
+    auto type = cast<RankedTensorType>(attr.getValue());
+    if (listMessage.empty()) {
+      listMessage = "__message_list_element";
+      builder.setInsertionPointToStart(&body);
+      vm::RodataOp::create(builder, get.getLoc(), listMessage,
+                           builder.getStringAttr("a sequence element"));
     }
-    exportOp.setReflectionAttr(builder.getDictionaryAttr(entries));
-  }
+    builder.setInsertionPointAfter(get);
+    HalBuilder hal(builder, get.getLoc());
+    SmallVector<Value> args = {
+        get.getResult(), hal.rodata(listMessage),
+        hal.i32(*hal::getElementTypeCode(type.getElementType())), hal.i32(0)};
+    for (int64_t dim : type.getShape()) {
+      args.push_back(hal.i64(ShapedType::isDynamic(dim) ? -1 : dim));
+    }
+    hal.call<hal::BufferViewAssertOp>(args, {},
+                                      {static_cast<int32_t>(type.getRank())});
+  });
   // Imports nothing calls are dropped: the module asks the context only for
   // what it uses.
   for (auto import : llvm::make_early_inc_range(body.getOps<vm::ImportOp>())) {

@@ -14,6 +14,12 @@
 
 namespace mlir::strata {
 
+/// Set by the util.list.get conversion on a vm.list.get.ref whose element
+/// is read as a ranked tensor (its TypeAttr); finalizeHostTensorSupport
+/// checks the element against it (hal.buffer_view.assert) and drops it.
+inline constexpr llvm::StringLiteral kListElementTypeAttrName =
+    "strata.list_element_type";
+
 /// What the host side of a module needs from the hal module: whether it
 /// uses it at all, and the tensor arguments that public functions check on
 /// entry, with the tensor signature each export describes.

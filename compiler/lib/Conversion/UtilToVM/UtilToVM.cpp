@@ -4,6 +4,7 @@
 #include "UtilToVM/UtilToVM.h"
 
 #include "ConvertToVM/IntegerRepresentation.h"
+#include "HostTensorToVM/HostTensorToVM.h"
 
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
@@ -194,12 +195,110 @@ struct AssertEqConversion : OpConversionPattern<util::AssertEqOp> {
   }
 };
 
+/// A list index or size (an index: i64 in the vm) as the i32 the vm.list
+/// ops take.
+Value listIndex(OpBuilder &b, Location loc, Value value) {
+  return vm::TruncI64I32Op::create(b, loc, b.getI32Type(), value);
+}
+
+/// util.list.create -> vm.list.alloc.
+struct ListCreateConversion : OpConversionPattern<util::ListCreateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(util::ListCreateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<vm::ListAllocOp>(
+        op, vm::ListType::get(op.getContext()),
+        listIndex(rewriter, op.getLoc(), adaptor.getCapacity()));
+    return success();
+  }
+};
+
+/// util.list.size -> vm.list.size, widened to an index (i64).
+struct ListSizeConversion : OpConversionPattern<util::ListSizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(util::ListSizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value size = vm::ListSizeOp::create(
+        rewriter, op.getLoc(), rewriter.getI32Type(), adaptor.getList());
+    rewriter.replaceOpWithNewOp<vm::ExtI32I64UOp>(op, rewriter.getI64Type(),
+                                                  size);
+    return success();
+  }
+};
+
+/// util.list.resize -> vm.list.resize.
+struct ListResizeConversion : OpConversionPattern<util::ListResizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(util::ListResizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<vm::ListResizeOp>(
+        op, adaptor.getList(),
+        listIndex(rewriter, op.getLoc(), adaptor.getSize()));
+    return success();
+  }
+};
+
+/// util.list.get -> vm.list.get.ref (an element is a buffer view or a
+/// list).
+struct ListGetConversion : OpConversionPattern<util::ListGetOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(util::ListGetOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type || !vm::isRefType(type)) {
+      return rewriter.notifyMatchFailure(op, "the element is not a ref");
+    }
+    auto get = rewriter.replaceOpWithNewOp<vm::ListGetRefOp>(
+        op, type, adaptor.getList(),
+        listIndex(rewriter, op.getLoc(), adaptor.getIndex()));
+    // Checked once the module is converted (HostTensorToVM.cpp).
+    if (auto tensor = dyn_cast<RankedTensorType>(op.getType())) {
+      get->setAttr(kListElementTypeAttrName, TypeAttr::get(tensor));
+    }
+    return success();
+  }
+};
+
+/// util.list.set -> vm.list.set.ref.
+struct ListSetConversion : OpConversionPattern<util::ListSetOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(util::ListSetOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!vm::isRefType(adaptor.getValue().getType())) {
+      return rewriter.notifyMatchFailure(op, "the element is not a ref");
+    }
+    rewriter.replaceOpWithNewOp<vm::ListSetRefOp>(
+        op, adaptor.getList(),
+        listIndex(rewriter, op.getLoc(), adaptor.getIndex()),
+        adaptor.getValue());
+    return success();
+  }
+};
+
+/// util.list.cast: the same vm.list.
+struct ListCastConversion : OpConversionPattern<util::ListCastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(util::ListCastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSource());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::strata::populateUtilToVMPatterns(const TypeConverter &typeConverter,
                                             RewritePatternSet &patterns) {
   patterns.add<GlobalConversion, GlobalLoadConversion, GlobalStoreConversion,
-               AssertEqConversion>(typeConverter, patterns.getContext());
+               AssertEqConversion, ListCreateConversion, ListSizeConversion,
+               ListResizeConversion, ListGetConversion, ListSetConversion,
+               ListCastConversion>(typeConverter, patterns.getContext());
 }
 
 void mlir::strata::callGlobalInitializer(vm::ModuleOp vmModule) {

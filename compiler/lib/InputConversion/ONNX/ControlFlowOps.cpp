@@ -59,11 +59,22 @@ RankedTensorType joinTypes(RankedTensorType a, RankedTensorType b) {
   return RankedTensorType::get(shape, a.getElementType());
 }
 
-Value castTo(OpBuilder &b, Location loc, Value value, Type type) {
-  if (value.getType() == type) {
-    return value;
+/// joinTypes for tensors; for sequences and optionals (lists), the join of
+/// their element types. Null when they have nothing in common.
+Type joinAny(Type a, Type b) {
+  auto tensorA = dyn_cast<RankedTensorType>(a);
+  auto tensorB = dyn_cast<RankedTensorType>(b);
+  if (tensorA && tensorB) {
+    return joinTypes(tensorA, tensorB);
   }
-  return tensor::CastOp::create(b, loc, type, value);
+  if (isa<util::ListType>(a) && isa<util::ListType>(b)) {
+    return joinValueTypes(a, b);
+  }
+  return {};
+}
+
+Value castTo(OpBuilder &b, Location loc, Value value, Type type) {
+  return castValueTo(b, loc, value, type);
 }
 
 /// `value` as the first value of a loop that carries `type` (less static
@@ -74,6 +85,9 @@ Value castTo(OpBuilder &b, Location loc, Value value, Type type) {
 Value loopInit(OpBuilder &b, Location loc, Value value, Type type) {
   if (value.getType() == type) {
     return value;
+  }
+  if (isa<util::ListType>(type)) {
+    return castValueTo(b, loc, value, type);
   }
   Value cast = tensor::CastOp::create(b, loc, type, value);
   return util::OptimizationBarrierOp::create(b, loc, TypeRange{type},
@@ -88,8 +102,7 @@ Value loopInit(OpBuilder &b, Location loc, Value value, Type type) {
 /// condition) are one-element tensors the loop makes from scalars: the
 /// body sees them as host vectors, so arithmetic on the iteration number
 /// stays on the host rather than becoming kernels.
-FailureOr<Body> lowerCopy(Node &n, llvm::StringRef name,
-                          ArrayRef<RankedTensorType> types,
+FailureOr<Body> lowerCopy(Node &n, llvm::StringRef name, ArrayRef<Type> types,
                           ArrayRef<bool> unsignedArgs, unsigned hostArgs = 0) {
   Region *region = n.op.subgraph(name);
   if (!region) {
@@ -106,7 +119,8 @@ FailureOr<Body> lowerCopy(Node &n, llvm::StringRef name,
   body.block = &body.holder.getSubgraphs()[region->getRegionNumber()].front();
   for (auto [arg, type, isUnsigned] :
        llvm::zip(body.block->getArguments(), types, unsignedArgs)) {
-    arg.setType(isUnsigned ? unsignedTensorType(type) : Type(type));
+    arg.setType(isUnsigned ? unsignedTensorType(cast<RankedTensorType>(type))
+                           : type);
   }
   n.b.setInsertionPointToStart(body.block);
   for (unsigned a = 0; a < hostArgs; ++a) {
@@ -129,7 +143,7 @@ FailureOr<Body> lowerCopy(Node &n, llvm::StringRef name,
       value = cast.getInputs()[0];
       isUnsigned = true;
     }
-    if (!isa<RankedTensorType>(value.getType())) {
+    if (!isa<RankedTensorType, util::ListType>(value.getType())) {
       n.b.eraseOp(body.holder);
       return n.fail("output " + llvm::Twine(index) + " of the '" + name +
                     "' graph has the type " + typeText(value.getType()) +
@@ -274,13 +288,12 @@ constexpr int kMaxLoopDepth = 16;
 /// and condition before them in a Loop, the slices after them in a Scan:
 /// `carriedFirst`). The body's outputs `firstCarried...` are the carried
 /// values' next values.
-FailureOr<Body> lowerLoopBody(Node &n, llvm::StringRef name,
-                              ArrayRef<RankedTensorType> fixed,
-                              ArrayRef<bool> fixedUnsigned,
-                              SmallVectorImpl<RankedTensorType> &carried,
-                              ArrayRef<bool> carriedUnsigned, bool carriedFirst,
-                              unsigned firstCarried, unsigned numOutputs,
-                              unsigned hostArgs = 0) {
+FailureOr<Body>
+lowerLoopBody(Node &n, llvm::StringRef name, ArrayRef<Type> fixed,
+              ArrayRef<bool> fixedUnsigned, SmallVectorImpl<Type> &carried,
+              ArrayRef<bool> carriedUnsigned, bool carriedFirst,
+              unsigned firstCarried, unsigned numOutputs, unsigned hostArgs = 0,
+              SmallVectorImpl<bool> *wrapped = nullptr) {
   int depth = 0;
   for (Operation *op = n.op; op; op = op->getParentOp()) {
     auto node = dyn_cast<NodeOp>(op);
@@ -292,7 +305,7 @@ FailureOr<Body> lowerLoopBody(Node &n, llvm::StringRef name,
   }
   // Each round makes at least one more dimension dynamic, so this ends.
   while (true) {
-    SmallVector<RankedTensorType> types;
+    SmallVector<Type> types;
     SmallVector<bool> flags;
     if (!carriedFirst) {
       types.append(fixed.begin(), fixed.end());
@@ -316,10 +329,21 @@ FailureOr<Body> lowerLoopBody(Node &n, llvm::StringRef name,
     }
     bool stable = true;
     for (unsigned j = 0; j < carried.size(); ++j) {
-      RankedTensorType &type = carried[j];
+      Type &type = carried[j];
       Value next = body->results[firstCarried + j];
-      auto nextType = cast<RankedTensorType>(next.getType());
-      RankedTensorType joined = joinTypes(type, nextType);
+      Type nextType = next.getType();
+      Type joined = joinAny(type, nextType);
+      // An optional sequence that enters and a sequence that leaves (Loop
+      // 16 allows it): the sequence is carried as the optional's value.
+      auto list = dyn_cast<util::ListType>(type);
+      if (!joined && wrapped && list &&
+          isa<util::ListType>(list.getElementType()) &&
+          isa<util::ListType>(nextType)) {
+        if (Type element = joinAny(list.getElementType(), nextType)) {
+          joined = util::ListType::get(type.getContext(), element);
+          (*wrapped)[j] = true;
+        }
+      }
       if (!joined ||
           body->unsignedResults[firstCarried + j] != carriedUnsigned[j]) {
         n.b.eraseOp(body->holder);
@@ -387,9 +411,9 @@ LogicalResult lowerIf(Node &n) {
   // node's output is dynamic where they differ.
   SmallVector<Type> types;
   for (unsigned i = 0; i < n.numOutputs(); ++i) {
-    auto thenType = cast<RankedTensorType>(thenBody->results[i].getType());
-    auto elseType = cast<RankedTensorType>(elseBody->results[i].getType());
-    RankedTensorType joined = joinTypes(thenType, elseType);
+    Type thenType = thenBody->results[i].getType();
+    Type elseType = elseBody->results[i].getType();
+    Type joined = joinAny(thenType, elseType);
     if (!joined ||
         thenBody->unsignedResults[i] != elseBody->unsignedResults[i]) {
       return n.fail("output " + llvm::Twine(i) + " is " + typeText(thenType) +
@@ -447,16 +471,20 @@ LogicalResult lowerLoop(Node &n) {
   Type i1 = n.b.getI1Type();
   auto i64Tensor = RankedTensorType::get({}, i64);
   auto i1Tensor = RankedTensorType::get({}, i1);
-  SmallVector<RankedTensorType> carried;
+  SmallVector<Type> carried;
   SmallVector<bool> carriedUnsigned;
   for (unsigned j = 0; j < numCarried; ++j) {
-    carried.push_back(n.type(2 + j));
+    if (!n.has(2 + j)) {
+      return n.fail("loop-carried value " + llvm::Twine(j) + " is absent");
+    }
+    carried.push_back(n.in(2 + j).getType());
     carriedUnsigned.push_back(n.isUnsigned(2 + j));
   }
+  SmallVector<bool> wrapped(numCarried, false);
   FailureOr<Body> body = lowerLoopBody(
-      n, "body", {i64Tensor, i1Tensor}, {false, false}, carried,
+      n, "body", {Type(i64Tensor), Type(i1Tensor)}, {false, false}, carried,
       carriedUnsigned, /*carriedFirst=*/false, 1, 1 + numCarried + numScans,
-      /*hostArgs=*/2);
+      /*hostArgs=*/2, &wrapped);
   if (failed(body)) {
     return failure();
   }
@@ -471,8 +499,15 @@ LogicalResult lowerLoop(Node &n) {
   SmallVector<RankedTensorType> items;
   SmallVector<bool> flags(carriedUnsigned);
   for (unsigned k = 0; k < numScans; ++k) {
-    items.push_back(
-        cast<RankedTensorType>(body->results[1 + numCarried + k].getType()));
+    auto item =
+        dyn_cast<RankedTensorType>(body->results[1 + numCarried + k].getType());
+    if (!item) {
+      n.b.eraseOp(body->holder);
+      return n.fail("scan output " + llvm::Twine(k) + " of the body is " +
+                    typeText(body->results[1 + numCarried + k].getType()) +
+                    "; scan outputs are tensors");
+    }
+    items.push_back(item);
     flags.push_back(body->unsignedResults[1 + numCarried + k]);
   }
 
@@ -505,7 +540,17 @@ LogicalResult lowerLoop(Node &n) {
                         Value isFirst) {
     SmallVector<Value> next;
     for (unsigned j = 0; j < numCarried; ++j) {
-      next.push_back(castTo(b, loc, results[1 + j], carried[j]));
+      Value value = results[1 + j];
+      if (wrapped[j]) {
+        // The sequence as an optional holding it.
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        Value list = newList(
+            b, loc, util::ListType::get(b.getContext(), value.getType()), one);
+        util::ListSetOp::create(b, loc, list, zero, value);
+        value = list;
+      }
+      next.push_back(castTo(b, loc, value, carried[j]));
     }
     for (unsigned k = 0; k < numScans; ++k) {
       next.push_back(appendItem(b, loc, iterArgs[numCarried + k],
@@ -589,6 +634,26 @@ LogicalResult lowerLoop(Node &n) {
     loopResults = whileOp.getResults().drop_front(2);
   }
   SmallVector<Value> outputs(loopResults.begin(), loopResults.end());
+  // A carried optional whose output the model declares a sequence: its
+  // value (the loop ran, or the initial optional held one).
+  for (unsigned j = 0; j < numCarried; ++j) {
+    auto declared = dyn_cast<util::ListType>(n.op.getOutputs()[j].getType());
+    auto carriedList = dyn_cast<util::ListType>(carried[j]);
+    if (!declared || !carriedList ||
+        isa<util::ListType>(declared.getElementType()) ||
+        !isa<util::ListType>(carriedList.getElementType())) {
+      continue;
+    }
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value size = listSize(b, loc, outputs[j]);
+    n.check(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, size, zero),
+        "loop-carried value " + llvm::Twine(j) +
+            " is an empty optional after the loop; the model declares "
+            "a sequence");
+    outputs[j] = util::ListGetOp::create(b, loc, carriedList.getElementType(),
+                                         outputs[j], zero);
+  }
   // A constant M without a condition: the scan outputs' length is known.
   DenseElementsAttr count = n.has(0) && !n.has(1) ? n.constant(0) : nullptr;
   if (count) {
@@ -645,16 +710,16 @@ FailureOr<SmallVector<Value>> buildScan(Node &n, const ScanPlan &plan,
                   " has another number of slices than scan input 0");
     }
   }
-  SmallVector<RankedTensorType> sliceTypes;
+  SmallVector<Type> sliceTypes;
   for (auto [input, axis] : llvm::zip(plan.inputs, plan.inputAxes)) {
     auto type = cast<RankedTensorType>(input.getType());
     SmallVector<int64_t> shape(type.getShape());
     shape.erase(shape.begin() + axis);
     sliceTypes.push_back(RankedTensorType::get(shape, type.getElementType()));
   }
-  SmallVector<RankedTensorType> carried;
+  SmallVector<Type> carried;
   for (Value state : plan.states) {
-    carried.push_back(cast<RankedTensorType>(state.getType()));
+    carried.push_back(state.getType());
   }
   FailureOr<Body> body = lowerLoopBody(
       n, "body", sliceTypes, plan.inputsUnsigned, carried, plan.statesUnsigned,
@@ -888,7 +953,103 @@ LogicalResult lowerScan(Node &n) {
 
 } // namespace
 
+//===----------------------------------------------------------------------===//
+// SequenceMap
+//===----------------------------------------------------------------------===//
+
+/// SequenceMap: a host loop over the first sequence's elements that runs
+/// the body on element i of every sequence input (the tensor inputs as they
+/// are) and puts its outputs at i of the output sequences.
+LogicalResult lowerSequenceMap(Node &n) {
+  if (!n.has(0) || !isa<util::ListType>(n.op.getInputs()[0].getType())) {
+    return n.fail("input 0 is not a sequence");
+  }
+  RewriterBase &b = n.b;
+  Location loc = n.loc;
+  SmallVector<Type> types;
+  SmallVector<bool> flags;
+  for (unsigned i = 0; i < n.numInputs(); ++i) {
+    if (!n.has(i)) {
+      return n.fail("input " + llvm::Twine(i) + " is absent");
+    }
+    Value input = n.op.getInputs()[i];
+    if (auto list = dyn_cast<util::ListType>(input.getType())) {
+      if (!isa<RankedTensorType>(list.getElementType())) {
+        return n.fail("sequence input " + llvm::Twine(i) + " holds " +
+                      typeText(list.getElementType()) +
+                      ", of no known rank; declare its element shape in the "
+                      "model");
+      }
+      types.push_back(list.getElementType());
+      flags.push_back(false);
+    } else {
+      types.push_back(n.in(i).getType());
+      flags.push_back(n.isUnsigned(i));
+    }
+  }
+  Value size = listSize(b, loc, n.op.getInputs()[0]);
+  for (unsigned i = 1; i < n.numInputs(); ++i) {
+    Value input = n.op.getInputs()[i];
+    if (isa<util::ListType>(input.getType())) {
+      Value other = listSize(b, loc, input);
+      n.check(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, other),
+          "sequence input " + llvm::Twine(i) +
+              " has another length than sequence input 0");
+    }
+  }
+  FailureOr<Body> body = lowerCopy(n, "body", types, flags);
+  if (failed(body)) {
+    return failure();
+  }
+  if (body->results.size() != n.numOutputs()) {
+    n.b.eraseOp(body->holder);
+    return n.fail("the body makes " + llvm::Twine(body->results.size()) +
+                  " outputs; the node has " + llvm::Twine(n.numOutputs()));
+  }
+  SmallVector<Value> outputs;
+  for (auto [k, value] : llvm::enumerate(body->results)) {
+    if (!isa<RankedTensorType>(value.getType()) || body->unsignedResults[k]) {
+      n.b.eraseOp(body->holder);
+      return n.fail("output " + llvm::Twine(k) + " of the body is " +
+                    typeText(value.getType()) +
+                    "; sequence elements are signed or float tensors");
+    }
+    outputs.push_back(newList(
+        b, loc, util::ListType::get(b.getContext(), value.getType()), size));
+  }
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto forOp = scf::ForOp::create(b, loc, zero, size, one);
+  Block *loopBlock = forOp.getBody();
+  b.eraseOp(loopBlock->getTerminator());
+  b.setInsertionPointToStart(loopBlock);
+  Value iv = forOp.getInductionVar();
+  SmallVector<Value> args;
+  for (unsigned i = 0; i < n.numInputs(); ++i) {
+    Value input = n.op.getInputs()[i];
+    if (isa<util::ListType>(input.getType())) {
+      args.push_back(
+          util::ListGetOp::create(b, loc, types[i], input, iv).getResult());
+    } else {
+      args.push_back(input);
+    }
+  }
+  SmallVector<Value> results =
+      inlineBody(n, *body, loopBlock, loopBlock->end(), args);
+  b.setInsertionPointToEnd(loopBlock);
+  for (auto [list, value] : llvm::zip(outputs, results)) {
+    util::ListSetOp::create(b, loc, list, iv, value);
+  }
+  scf::YieldOp::create(b, loc);
+  b.setInsertionPointAfter(forOp);
+  return n.replace(outputs);
+}
+
 void mlir::strata::onnx::addControlFlowLowerings(LoweringTable &table) {
+  table["SequenceMap"] = lowerSequenceMap;
+  table.allowDynamic({"SequenceMap"});
+  table.subgraphs.insert("SequenceMap");
   table["If"] = lowerIf;
   table["Loop"] = lowerLoop;
   table["Scan"] = lowerScan;

@@ -356,6 +356,7 @@ const LoweringTable &loweringTable() {
     addControlFlowLowerings(t);
     addDataDependentLowerings(t);
     addNonMaxSuppressionLowering(t);
+    addSequenceLowerings(t);
     return t;
   }();
   return table;
@@ -463,6 +464,16 @@ LogicalResult lowerNode(NodeOp node, RewriterBase &rewriter) {
   bool takesDynamic = table.dynamic.contains(key);
   for (auto [index, input] : llvm::enumerate(node.getInputs())) {
     if (isa<NoneType>(input.getType())) {
+      continue;
+    }
+    if (isa<util::ListType>(input.getType())) {
+      if (!takesLists(key)) {
+        return context.fail("input " + llvm::Twine(index) +
+                            " is a sequence "
+                            "or optional (" +
+                            typeText(input.getType()) +
+                            "); the op type takes tensors");
+      }
       continue;
     }
     auto type = dyn_cast<RankedTensorType>(input.getType());

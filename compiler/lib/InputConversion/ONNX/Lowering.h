@@ -6,6 +6,7 @@
 #define STRATA_INPUTCONVERSION_ONNX_LOWERING_H
 
 #include "Strata/Dialect/ONNX/IR/ONNXOps.h"
+#include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -181,6 +182,23 @@ LogicalResult lowerNodes(Block &block, RewriterBase &rewriter);
 /// unsigned tensor travels behind).
 Type unsignedTensorType(RankedTensorType type);
 
+/// Sequences and optionals as lists on the host (SequenceOps.cpp).
+void addSequenceLowerings(LoweringTable &table);
+/// The op types that take sequence or optional inputs (`!util.list`);
+/// a node of any other op type with one is refused.
+bool takesLists(llvm::StringRef opType);
+/// The type both `a` and `b` are instances of: tensors of one element type
+/// dynamic where their dimensions differ (unranked where their ranks do),
+/// lists of the join of their elements, `none` joins anything. Null when
+/// they have nothing in common.
+Type joinValueTypes(Type a, Type b);
+/// `value` seen as `type` (a join of its type): a tensor.cast or a
+/// util.list.cast.
+Value castValueTo(OpBuilder &b, Location loc, Value value, Type type);
+/// The number of elements of a `!util.list` (an index).
+Value listSize(OpBuilder &b, Location loc, Value list);
+/// A new list of `size` (empty) elements.
+Value newList(OpBuilder &b, Location loc, util::ListType type, Value size);
 /// NonZero and Unique (DataDependentOps.cpp).
 void addDataDependentLowerings(LoweringTable &table);
 /// NonMaxSuppression (NonMaxSuppression.cpp).

@@ -149,14 +149,74 @@ void Importer::define(const std::string &name, Value value) {
   values[name] = value;
 }
 
+/// How the reflection spells a value of `type`: "2x?xf32" for a tensor
+/// ("*xf32" without a shape), "list<E>" for a sequence, "optional<E>".
+std::string boundaryTypeText(MLIRContext *ctx, const ::onnx::TypeProto &type) {
+  if (type.has_sequence_type()) {
+    return "list<" + boundaryTypeText(ctx, type.sequence_type().elem_type()) +
+           ">";
+  }
+  if (type.has_optional_type()) {
+    return "optional<" +
+           boundaryTypeText(ctx, type.optional_type().elem_type()) + ">";
+  }
+  const ::onnx::TypeProto_Tensor &tensorType = type.tensor_type();
+  std::string text;
+  if (!tensorType.has_shape()) {
+    text = "*x";
+  } else {
+    for (const ::onnx::TensorShapeProto_Dimension &dim :
+         tensorType.shape().dim()) {
+      text += dim.has_dim_value() && dim.dim_value() >= 0
+                  ? std::to_string(dim.dim_value()) + "x"
+                  : std::string("?x");
+    }
+  }
+  std::string element;
+  llvm::raw_string_ostream os(element);
+  Type elem = elementType(ctx, tensorType.elem_type());
+  if (elem) {
+    elem.print(os);
+  } else {
+    os << "?";
+  }
+  return text + element;
+}
+
 FailureOr<Type> Importer::valueType(const ::onnx::ValueInfoProto &info,
                                     bool applyInputShapes) {
   const ::onnx::TypeProto &type = info.type();
+  // A sequence is a list of its elements on the host; so is an optional
+  // (of 0 or 1 element).
+  if (type.has_sequence_type() || type.has_optional_type()) {
+    const ::onnx::TypeProto &elem = type.has_sequence_type()
+                                        ? type.sequence_type().elem_type()
+                                        : type.optional_type().elem_type();
+    if (elem.value_case() == ::onnx::TypeProto::VALUE_NOT_SET) {
+      error() << "value '" << info.name() << "' is "
+              << (type.has_sequence_type() ? "a sequence" : "an optional")
+              << " without an element type";
+      return failure();
+    }
+    ::onnx::ValueInfoProto element;
+    element.set_name(info.name());
+    *element.mutable_type() = elem;
+    FailureOr<Type> elementType =
+        valueType(element, /*applyInputShapes=*/false);
+    if (failed(elementType)) {
+      return failure();
+    }
+    if (auto shaped = dyn_cast<ShapedType>(*elementType);
+        shaped && shaped.getElementType().isUnsignedInteger()) {
+      error() << "value '" << info.name()
+              << "' is a sequence or optional of unsigned tensors, which is "
+                 "not supported";
+      return failure();
+    }
+    return Type(util::ListType::get(ctx, *elementType));
+  }
   if (!type.has_tensor_type()) {
-    const char *kind = type.has_sequence_type() ? "a sequence"
-                       : type.has_optional_type() ? "an optional"
-                       : type.has_map_type()      ? "a map"
-                                                  : "no tensor";
+    const char *kind = type.has_map_type() ? "a map" : "no tensor";
     error() << "value '" << info.name() << "' has " << kind
             << " type; only tensors are supported";
     return failure();
@@ -501,8 +561,18 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
                          shaped.getElementType().getIntOrFloatBitWidth()))));
     }
   };
+  // A sequence or optional says so: "list<?xf32>", "optional<4xi64>"
+  // (tools build and read vm.lists by it).
+  auto addListType = [&](const std::string &key,
+                         const ::onnx::TypeProto &type) {
+    if (type.has_sequence_type() || type.has_optional_type()) {
+      names.push_back(builder.getNamedAttr(
+          key, builder.getStringAttr(boundaryTypeText(ctx, type))));
+    }
+  };
   for (auto [index, info] : llvm::enumerate(inputs)) {
     std::string key = "arg" + std::to_string(index);
+    addListType(key, info->type());
     names.push_back(builder.getNamedAttr(key + ".name",
                                          builder.getStringAttr(info->name())));
     addElementType(key, inputTypes[index]);
@@ -510,6 +580,7 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
   }
   for (auto [index, info] : llvm::enumerate(graph.output())) {
     std::string key = "result" + std::to_string(index);
+    addListType(key, info.type());
     names.push_back(builder.getNamedAttr(key + ".name",
                                          builder.getStringAttr(info.name())));
     addElementType(key, outputTypes[index]);

@@ -86,7 +86,8 @@ bool isHostControlFlow(Operation *op) {
   return isa<func::CallOp, func::ReturnOp, RegionBranchOpInterface,
              RegionBranchTerminatorOpInterface, BranchOpInterface,
              strata::util::OptimizationBarrierOp, strata::util::GlobalLoadOp,
-             strata::util::GlobalStoreOp>(op) ||
+             strata::util::GlobalStoreOp, strata::util::ListGetOp,
+             strata::util::ListSetOp>(op) ||
          isa_and_nonnull<strata::check::CheckDialect>(op->getDialect());
 }
 
@@ -608,6 +609,11 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
     }
   }
   func.walk([&](Operation *op) -> WalkResult {
+    // A list's elements (an ONNX sequence's) may be of unknown rank: they
+    // are only moved between lists on the host.
+    if (isa<strata::util::ListGetOp, strata::util::ListSetOp>(op)) {
+      return WalkResult::advance();
+    }
     for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
                                               op->getResultTypes())) {
       if (failed(checkTensorType(type, op->getLoc(), op))) {

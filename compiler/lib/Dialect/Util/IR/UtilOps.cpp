@@ -3,15 +3,24 @@
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::strata::util;
 
 #include "Strata/Dialect/Util/IR/UtilDialect.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "Strata/Dialect/Util/IR/UtilTypes.cpp.inc"
+
 void UtilDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "Strata/Dialect/Util/IR/UtilTypes.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "Strata/Dialect/Util/IR/UtilOps.cpp.inc"

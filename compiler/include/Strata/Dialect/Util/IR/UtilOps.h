@@ -6,6 +6,7 @@
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
@@ -21,6 +22,9 @@ namespace mlir::strata::util {
 inline constexpr char kGlobalInitializerName[] =
     "__strata_initialize_tensor_globals";
 } // namespace mlir::strata::util
+
+#define GET_TYPEDEF_CLASSES
+#include "Strata/Dialect/Util/IR/UtilTypes.h.inc"
 
 #define GET_OP_CLASSES
 #include "Strata/Dialect/Util/IR/UtilOps.h.inc"

@@ -22,11 +22,137 @@ def Util_Dialect : Dialect {
     (`util.global`, `util.global.load`, `util.global.store`), which become
     vm globals. And `util.assert_eq`, a run-time check of two sizes whose
     message carries both values (the entry checks of a model's arguments).
+    And `!util.list<T>`, a list of tensors on the host (an ONNX sequence or
+    optional), with the ops that make, read and write one; the vm
+    conversion makes it a `vm.list` of `hal.buffer_view`s.
   }];
+  let useDefaultTypePrinterParser = 1;
 }
 
 class Util_Op<string mnemonic, list<Trait> traits = []>
     : Op<Util_Dialect, mnemonic, traits>;
+
+def Util_ListType : TypeDef<Util_Dialect, "List"> {
+  let mnemonic = "list";
+  let summary = "a growable list of values on the host";
+  let description = [{
+    A list whose elements are of `elementType` (tensors, whose shapes may
+    differ from element to element within the type: `tensor<?xf32>`, or
+    `tensor<*xf32>` when even the rank is unknown; or lists). The ONNX
+    importer makes sequences and optionals (a list of 0 or 1 element) of
+    it. A list is a reference: `util.list.set` and `util.list.resize`
+    change it for every holder. The vm conversion makes it a `!vm.list`
+    holding `hal.buffer_view` refs.
+
+    Example: `!util.list<tensor<?x4xf32>>`.
+  }];
+  let parameters = (ins "::mlir::Type":$elementType);
+  let assemblyFormat = "`<` $elementType `>`";
+}
+
+def Util_ListCreateOp : Util_Op<"list.create",
+                                [MemoryEffects<[MemAlloc, MemWrite]>]> {
+  let summary = "a new empty list";
+  let description = [{
+    A list of no elements with room for `capacity`.
+
+    Example:
+
+    ```mlir
+    %l = util.list.create %c4 : !util.list<tensor<?xf32>>
+    ```
+  }];
+  let arguments = (ins Index:$capacity);
+  let results = (outs Util_ListType:$result);
+  let assemblyFormat = "$capacity attr-dict `:` type($result)";
+}
+
+def Util_ListSizeOp : Util_Op<"list.size", [MemoryEffects<[MemRead]>]> {
+  let summary = "the number of elements of a list";
+  let description = [{
+    Example:
+
+    ```mlir
+    %n = util.list.size %l : !util.list<tensor<?xf32>>
+    ```
+  }];
+  let arguments = (ins Util_ListType:$list);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$list attr-dict `:` type($list)";
+}
+
+def Util_ListResizeOp : Util_Op<"list.resize", [MemoryEffects<[MemWrite]>]> {
+  let summary = "sets the number of elements of a list";
+  let description = [{
+    New elements are empty (a null ref) until set; reading one fails.
+
+    Example:
+
+    ```mlir
+    util.list.resize %l, %n : !util.list<tensor<?xf32>>
+    ```
+  }];
+  let arguments = (ins Util_ListType:$list, Index:$size);
+  let assemblyFormat = "$list `,` $size attr-dict `:` type($list)";
+}
+
+def Util_ListGetOp : Util_Op<"list.get", [MemoryEffects<[MemRead]>]> {
+  let summary = "reads an element of a list";
+  let description = [{
+    Element `index` as `result`, a tensor type that the element must be an
+    instance of (or a list type). The index must be below the list's size
+    (checked at run time: an error otherwise, as is reading an element that
+    was never set).
+
+    Example:
+
+    ```mlir
+    %t = util.list.get %l[%i] : !util.list<tensor<?xf32>> -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins Util_ListType:$list, Index:$index);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $list `[` $index `]` attr-dict `:` type($list) `->` type($result)
+  }];
+}
+
+def Util_ListCastOp : Util_Op<"list.cast", [Pure]> {
+  let summary = "the same list seen with another element type";
+  let description = [{
+    The identity on the list: only what its type says of the elements
+    changes (`tensor<3xf32>` to `tensor<?xf32>` or `tensor<*xf32>`), as a
+    loop-carried sequence needs when its elements' shapes change.
+
+    Example:
+
+    ```mlir
+    %m = util.list.cast %l : !util.list<tensor<3xf32>> to !util.list<tensor<?xf32>>
+    ```
+  }];
+  let arguments = (ins Util_ListType:$source);
+  let results = (outs Util_ListType:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `to` type($result)";
+}
+
+def Util_ListSetOp : Util_Op<"list.set", [MemoryEffects<[MemWrite]>]> {
+  let summary = "writes an element of a list";
+  let description = [{
+    Element `index` (below the list's size, checked at run time) becomes
+    `value`.
+
+    Example:
+
+    ```mlir
+    util.list.set %l[%i], %t : !util.list<tensor<?xf32>>, tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Util_ListType:$list, Index:$index, AnyType:$value);
+  let assemblyFormat = [{
+    $list `[` $index `]` `,` $value attr-dict `:` type($list) `,`
+    type($value)
+  }];
+}
 
 def Util_UnfoldableConstantOp : Util_Op<"unfoldable_constant", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {

@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""sequence_test.py - ONNX sequences and optionals (lists on the host) in
+models made with onnx.helper, beyond ONNX's node tests: SplitToSequence and
+ConcatFromSequence (which ONNX 1.12 has no node test of), negative
+positions, SequenceErase, Optional of a graph value, sequences given to
+strata-run as .npz files and 'list:N', and the errors of positions out of
+range, empty sequences, elements of unknown rank and sequences fed to
+tensor ops. Compared with numpy; prints one line per case and `N passed,
+N failed`."""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from model_cases import Cases, arguments, model
+
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+
+
+def seq_info(name, elem=F, shape=None):
+    return helper.make_value_info(
+        name, helper.make_sequence_type_proto(
+            helper.make_tensor_type_proto(elem, shape)))
+
+
+def opt_info(name, elem=F, shape=None):
+    return helper.make_value_info(
+        name, helper.make_optional_type_proto(
+            helper.make_tensor_type_proto(elem, shape)))
+
+
+def tensor_info(name, elem=F, shape=None):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+class Runner:
+    def __init__(self, cases, args, work):
+        self.cases = cases
+        self.args = args
+        self.work = work
+        self.count = 0
+
+    def run(self, name, m, inputs, expected, error=None, device=None):
+        """Compiles and runs `m`. An input that is a Python list is a
+        sequence (an .npz file), None an empty optional; an expected output
+        that is a list is read back from an .npz. With `error`, the run must
+        fail with that text on stderr."""
+        self.count += 1
+        stem = os.path.join(self.work, "s%d" % self.count)
+        path = self.cases.save(m, "s%d" % self.count)
+        vmfb = stem + ".vmfb"
+        result = self.cases.compile(path, "-o", vmfb)
+        if result.returncode != 0:
+            return self.cases.check(name, False, "compile: " +
+                                    result.stderr.strip()[-1200:])
+        cmd = [self.args.strata_run, "--module=" + vmfb]
+        if device:
+            cmd.append("--device=" + device)
+        for i, value in enumerate(inputs):
+            if value is None:
+                cmd.append("--input=none")
+            elif isinstance(value, list):
+                file = "%s.in%d.npz" % (stem, i)
+                np.savez(file, *value)
+                cmd.append("--input=@" + file)
+            else:
+                file = "%s.in%d.npy" % (stem, i)
+                np.save(file, value)
+                cmd.append("--input=@" + file)
+        outs = []
+        for i, value in enumerate(expected):
+            file = "%s.out%d.%s" % (stem, i, "npz" if isinstance(value, list)
+                                    else "npy")
+            outs.append(file)
+            cmd.append("--output=@" + file)
+        run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        if error is not None:
+            return self.cases.check(name, run.returncode == 1 and
+                                    error in run.stderr and
+                                    "Stack dump" not in run.stderr,
+                                    "exit %d, stderr %r" % (run.returncode,
+                                                            run.stderr))
+        if run.returncode != 0:
+            return self.cases.check(name, False, "run: " + run.stderr.strip())
+        for i, (want, file) in enumerate(zip(expected, outs)):
+            if isinstance(want, list):
+                with np.load(file) as z:
+                    got = [z[k] for k in z.files]
+            else:
+                got = [np.load(file)]
+                want = [want]
+            if len(got) != len(want):
+                return self.cases.check(name, False, "output %d: %d arrays, "
+                                        "expected %d" % (i, len(got),
+                                                         len(want)))
+            for k, (g, w) in enumerate(zip(got, want)):
+                if g.dtype != w.dtype or g.shape != w.shape or \
+                        not np.allclose(g, w):
+                    return self.cases.check(
+                        name, False, "output %d element %d: %s %s %s, "
+                        "expected %s %s %s" % (i, k, g.dtype, g.shape, g,
+                                               w.dtype, w.shape, w))
+        return self.cases.check(name, True)
+
+
+def run(cases, args, work):
+    r = Runner(cases, args, work)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+
+    # Split into rows (keepdims=0) and stack them back as columns.
+    m = model([helper.make_node("SplitToSequence", ["x"], ["s"], axis=0,
+                                keepdims=0),
+               helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=1,
+                                new_axis=1),
+               helper.make_node("SequenceLength", ["s"], ["n"])],
+              [tensor_info("x", F, [3, 4])],
+              [tensor_info("y", F, [4, 3]), tensor_info("n", I64, [])])
+    for device in ("local-task", "local-sync"):
+        r.run("SplitToSequence rows, ConcatFromSequence new_axis (%s)"
+              % device, m, [x], [x.T.copy(), np.array(3, np.int64)],
+              device=device)
+
+    # Split sizes along axis 1, the sequence as the output.
+    split = np.array([1, 3], np.int64)
+    m = model([helper.make_node("SplitToSequence", ["x", "split"], ["s"],
+                                axis=1)],
+              [tensor_info("x", F, [3, 4])], [seq_info("s", F, [3, None])],
+              [helper.make_tensor("split", I64, [2], split)])
+    r.run("SplitToSequence sizes [1, 3] along axis 1", m, [x],
+          [[x[:, :1].copy(), x[:, 1:].copy()]])
+
+    # Concatenate a sequence input whose elements differ along the axis.
+    a = rng.standard_normal((2, 1)).astype(np.float32)
+    b = rng.standard_normal((2, 3)).astype(np.float32)
+    m = model([helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=-1)],
+              [seq_info("s", F, [2, "W"])], [tensor_info("y", F, [2, None])])
+    r.run("ConcatFromSequence of a sequence input (widths 1 and 3)", m,
+          [[a, b]], [np.concatenate([a, b], axis=1)])
+    r.run("ConcatFromSequence of one element", m, [[b]], [b])
+    r.run("ConcatFromSequence of an empty sequence fails", m, [[]], [b],
+          error="the sequence is empty: there is nothing to concatenate")
+
+    # SequenceAt(-1), SequenceErase(0), SequenceConstruct of two shapes.
+    c = rng.standard_normal((5,)).astype(np.float32)
+    m = model([helper.make_node("SequenceAt", ["s", "last"], ["t"]),
+               helper.make_node("SequenceErase", ["s", "zero"], ["rest"]),
+               helper.make_node("SequenceConstruct", ["t", "t"], ["pair"]),
+               helper.make_node("SequenceLength", ["rest"], ["n"])],
+              [seq_info("s", F, [None]), tensor_info("last", I64, []),
+               tensor_info("zero", I64, [])],
+              [tensor_info("t", F, [None]), seq_info("rest", F, [None]),
+               seq_info("pair", F, [None]), tensor_info("n", I64, [])])
+    d = c[:2].copy()
+    r.run("SequenceAt -1, SequenceErase 0, SequenceConstruct", m,
+          [[c, d], np.array(-1, np.int64), np.array(0, np.int64)],
+          [d, [d], [d, d], np.array(1, np.int64)])
+    r.run("SequenceAt past the end fails", m,
+          [[c, d], np.array(2, np.int64), np.array(0, np.int64)],
+          [d, [d], [d, d], np.array(1, np.int64)],
+          error="the position is outside the sequence (it may be -n to n-1 "
+                "for n elements)")
+    r.run("SequenceErase below -n fails", m,
+          [[c, d], np.array(0, np.int64), np.array(-3, np.int64)],
+          [d, [d], [d, d], np.array(1, np.int64)],
+          error="the position is outside the sequence")
+
+    # A list built in a loop from SequenceEmpty, then concatenated (as
+    # PyTorch exports appending to a list and torch.cat): the elements'
+    # type comes from what is inserted, so ConcatFromSequence can read them.
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"]),
+         helper.make_node("Unsqueeze", ["i", "axes"], ["i1"]),
+         helper.make_node("Cast", ["i1"], ["f"], to=F),
+         helper.make_node("Add", ["f", "x"], ["row"]),
+         helper.make_node("SequenceInsert", ["acc", "row"], ["acc_out"])],
+        "body", [tensor_info("i", I64, []),
+                 tensor_info("c", TensorProto.BOOL, []),
+                 seq_info("acc", F, None)],
+        [tensor_info("c_out", TensorProto.BOOL, []),
+         seq_info("acc_out", F, None)],
+        [helper.make_tensor("axes", I64, [1], [0])])
+    m = model([helper.make_node("SequenceEmpty", [], ["empty"], dtype=F),
+               helper.make_node("Loop", ["n", "", "empty"], ["rows"],
+                                body=body),
+               helper.make_node("ConcatFromSequence", ["rows"], ["y"],
+                                axis=0)],
+              [tensor_info("n", I64, []), tensor_info("x", F, [2])],
+              [tensor_info("y", F, [None])])
+    v = np.array([0.5, -1.0], np.float32)
+    r.run("SequenceEmpty, a Loop of SequenceInsert, ConcatFromSequence", m,
+          [np.array(3, np.int64), v],
+          [np.concatenate([v + k for k in range(3)]).astype(np.float32)])
+    r.run("the same loop run 0 times: nothing to concatenate", m,
+          [np.array(0, np.int64), v], [v],
+          error="the sequence is empty: there is nothing to concatenate")
+
+    # Optionals: of a graph value, and an optional graph input.
+    m = model([helper.make_node("OptionalHasElement", ["o"], ["has"]),
+               helper.make_node("Optional", ["x"], ["wrapped"]),
+               helper.make_node("OptionalGetElement", ["wrapped"], ["back"])],
+              [opt_info("o", F, [3, 4]), tensor_info("x", F, [3, 4])],
+              [tensor_info("has", TensorProto.BOOL, []),
+               tensor_info("back", F, [3, 4])])
+    r.run("OptionalHasElement of None, Optional then OptionalGetElement", m,
+          [None, x], [np.array(False), x])
+    r.run("OptionalHasElement of a value", m, [x, x], [np.array(True), x])
+    m = model([helper.make_node("OptionalGetElement", ["o"], ["v"])],
+              [opt_info("o", F, [2])], [tensor_info("v", F, [2])])
+    r.run("OptionalGetElement of None fails", m, [None],
+          [np.zeros(2, np.float32)], error="the optional is empty")
+
+    # strata-run's list:N spelling of the same sequence input.
+    m = model([helper.make_node("SequenceLength", ["s"], ["n"])],
+              [seq_info("s", I64, None)], [tensor_info("n", I64, [])])
+    path = cases.save(m, "listn")
+    vmfb = path[:-5] + ".vmfb"
+    cases.compile(path, "-o", vmfb)
+    run = subprocess.run([args.strata_run, "--module=" + vmfb,
+                          "--input=list:2", "--input=2xi64=1 2",
+                          "--input=i64=3"],
+                         capture_output=True, text=True, timeout=60)
+    cases.check("list:N input, elements of any rank",
+                run.returncode == 0 and run.stdout == "i64=2\n",
+                run.stdout + run.stderr)
+    run = subprocess.run([args.strata_run, "--module=" + vmfb,
+                          "--input=list:1", "--input=2xf32=1 2"],
+                         capture_output=True, text=True, timeout=60)
+    cases.check("an element of the wrong type is refused",
+                run.returncode == 1 and
+                "element 0 of argument 0 of module.main is a *xi64 tensor, "
+                "not 2xf32" in run.stderr, run.stderr)
+
+    # Compile-time errors.
+    cases.expect_error("a sequence fed to a tensor op", model(
+        [helper.make_node("Relu", ["s"], ["y"], name="relu")],
+        [seq_info("s", F, [2])], [tensor_info("y", F, [2])]),
+        "onnx node 'relu' (Relu, opset 17): input 0 is a sequence or optional "
+        "(!util.list<tensor<2xf32>>); the op type takes tensors")
+    cases.expect_error("SequenceAt of elements of unknown rank", model(
+        [helper.make_node("SequenceAt", ["s", "i"], ["y"], name="at")],
+        [seq_info("s", F, None), tensor_info("i", I64, [])],
+        [tensor_info("y", F, None)]),
+        "onnx node 'at' (SequenceAt, opset 17): the sequence's elements are "
+        "tensor<*xf32>, of no known rank; declare the sequence's element "
+        "shape in the model")
+    cases.expect_error("SplitToSequence sizes that do not add up", model(
+        [helper.make_node("SplitToSequence", ["x", "split"], ["s"], axis=1,
+                          name="split")],
+        [tensor_info("x", F, [3, 4])], [seq_info("s", F, [3, None])],
+        [helper.make_tensor("split", I64, [2], [1, 2])]),
+        "onnx node 'split' (SplitToSequence, opset 17): the split's sizes add "
+        "up to 3; the axis has 4")
+    cases.expect_error("SequenceEmpty of uint8", model(
+        [helper.make_node("SequenceEmpty", [], ["s"], dtype=TensorProto.UINT8,
+                          name="empty"),
+         helper.make_node("SequenceLength", ["s"], ["n"])],
+        [], [tensor_info("n", I64, [])]),
+        "onnx node 'empty' (SequenceEmpty, opset 17): dtype 2 is not a "
+        "supported sequence element type (sequences of unsigned tensors and "
+        "strings are not supported)")
+    return cases.summary()
+
+
+def main():
+    args = arguments(__doc__)
+    with tempfile.TemporaryDirectory() as work:
+        return run(Cases(args, work), args, work)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
