@@ -1,0 +1,696 @@
+// portable_interpreter.cpp - runs a verified portable-bytecode export
+// (portable_program.cpp proved every access in bounds): the loop nests of
+// generic instructions, their bodies on chunks of up to kernel::kChunk lanes
+// (plain loops the C++ compiler vectorizes), and the matmul primitive. It
+// checks only what the verifier could not know: the bytes of the bindings
+// and the local memory the dispatch was given.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "kernel_bytecode.h"
+#include "portable_program.h"
+
+namespace strata::hal {
+namespace {
+
+using kernel::Op;
+using kernel::OpKind;
+using kernel::Type;
+
+constexpr uint32_t kChunk = kernel::kChunk;
+
+template <typename T>
+inline T* lanes(uint8_t* regs, uint32_t r) {
+  return reinterpret_cast<T*>(regs + size_t(r) * kernel::kRegisterBytes);
+}
+
+inline int64_t read64(const uint32_t* p) {
+  return static_cast<int64_t>(uint64_t(p[0]) | (uint64_t(p[1]) << 32));
+}
+
+// Calls f with a value of the C++ type of `type` (I1 is uint8_t).
+template <typename F>
+inline void withType(uint32_t type, F&& f) {
+  switch (static_cast<Type>(type)) {
+    case Type::F32:
+      f(float{});
+      break;
+    case Type::F64:
+      f(double{});
+      break;
+    case Type::I1:
+      f(uint8_t{});
+      break;
+    case Type::I8:
+      f(int8_t{});
+      break;
+    case Type::I16:
+      f(int16_t{});
+      break;
+    case Type::I32:
+      f(int32_t{});
+      break;
+    case Type::I64:
+      f(int64_t{});
+      break;
+  }
+}
+
+template <typename T>
+void loadLanes(T* out, const uint8_t* base, int64_t stride, uint32_t n,
+               bool is_bool) {
+  const T* src = reinterpret_cast<const T*>(base);
+  if (stride == 1) {
+    std::memcpy(out, src, n * sizeof(T));
+  } else if (stride == 0) {
+    T value;
+    std::memcpy(&value, src, sizeof(T));
+    for (uint32_t j = 0; j < n; ++j) {
+      out[j] = value;
+    }
+  } else {
+    for (uint32_t j = 0; j < n; ++j) {
+      std::memcpy(&out[j], src + j * stride, sizeof(T));
+    }
+  }
+  if (is_bool) {
+    for (uint32_t j = 0; j < n; ++j) {
+      out[j] = out[j] != 0;
+    }
+  }
+}
+
+template <typename T>
+void storeLanes(const T* in, uint8_t* base, int64_t stride, uint32_t n) {
+  T* dst = reinterpret_cast<T*>(base);
+  if (stride == 1) {
+    std::memcpy(dst, in, n * sizeof(T));
+  } else if (stride == 0) {
+    // Every lane writes one element: the last write wins, as in order.
+    std::memcpy(dst, &in[n - 1], sizeof(T));
+  } else {
+    for (uint32_t j = 0; j < n; ++j) {
+      std::memcpy(dst + j * stride, &in[j], sizeof(T));
+    }
+  }
+}
+
+template <typename T, typename F>
+inline void map1(T* d, const T* a, uint32_t n, F f) {
+  for (uint32_t j = 0; j < n; ++j) {
+    d[j] = f(a[j]);
+  }
+}
+template <typename T, typename F>
+inline void map2(T* d, const T* a, const T* b, uint32_t n, F f) {
+  for (uint32_t j = 0; j < n; ++j) {
+    d[j] = f(a[j], b[j]);
+  }
+}
+
+template <typename T>
+void floatUnary(Op op, T* d, const T* a, uint32_t n) {
+  switch (op) {
+    case Op::NegF: return map1(d, a, n, [](T x) { return -x; });
+    case Op::AbsF: return map1(d, a, n, [](T x) { return std::fabs(x); });
+    case Op::Exp: return map1(d, a, n, [](T x) { return std::exp(x); });
+    case Op::Exp2: return map1(d, a, n, [](T x) { return std::exp2(x); });
+    case Op::ExpM1: return map1(d, a, n, [](T x) { return std::expm1(x); });
+    case Op::Log: return map1(d, a, n, [](T x) { return std::log(x); });
+    case Op::Log2: return map1(d, a, n, [](T x) { return std::log2(x); });
+    case Op::Log10: return map1(d, a, n, [](T x) { return std::log10(x); });
+    case Op::Log1p: return map1(d, a, n, [](T x) { return std::log1p(x); });
+    case Op::Sqrt: return map1(d, a, n, [](T x) { return std::sqrt(x); });
+    case Op::Rsqrt:
+      return map1(d, a, n, [](T x) { return T(1) / std::sqrt(x); });
+    case Op::Tanh: return map1(d, a, n, [](T x) { return std::tanh(x); });
+    case Op::Sin: return map1(d, a, n, [](T x) { return std::sin(x); });
+    case Op::Cos: return map1(d, a, n, [](T x) { return std::cos(x); });
+    case Op::Tan: return map1(d, a, n, [](T x) { return std::tan(x); });
+    case Op::Atan: return map1(d, a, n, [](T x) { return std::atan(x); });
+    case Op::Asin: return map1(d, a, n, [](T x) { return std::asin(x); });
+    case Op::Acos: return map1(d, a, n, [](T x) { return std::acos(x); });
+    case Op::Sinh: return map1(d, a, n, [](T x) { return std::sinh(x); });
+    case Op::Cosh: return map1(d, a, n, [](T x) { return std::cosh(x); });
+    case Op::Asinh: return map1(d, a, n, [](T x) { return std::asinh(x); });
+    case Op::Acosh: return map1(d, a, n, [](T x) { return std::acosh(x); });
+    case Op::Atanh: return map1(d, a, n, [](T x) { return std::atanh(x); });
+    case Op::Erf: return map1(d, a, n, [](T x) { return std::erf(x); });
+    case Op::Floor: return map1(d, a, n, [](T x) { return std::floor(x); });
+    case Op::Ceil: return map1(d, a, n, [](T x) { return std::ceil(x); });
+    case Op::Round: return map1(d, a, n, [](T x) { return std::round(x); });
+    case Op::RoundEven:
+      return map1(d, a, n, [](T x) { return std::nearbyint(x); });
+    case Op::Trunc: return map1(d, a, n, [](T x) { return std::trunc(x); });
+    default: return;
+  }
+}
+
+template <typename T>
+void floatBinary(Op op, T* d, const T* a, const T* b, uint32_t n) {
+  switch (op) {
+    case Op::AddF: return map2(d, a, b, n, [](T x, T y) { return x + y; });
+    case Op::SubF: return map2(d, a, b, n, [](T x, T y) { return x - y; });
+    case Op::MulF: return map2(d, a, b, n, [](T x, T y) { return x * y; });
+    case Op::DivF: return map2(d, a, b, n, [](T x, T y) { return x / y; });
+    case Op::RemF:
+      return map2(d, a, b, n, [](T x, T y) { return std::fmod(x, y); });
+    case Op::MaximumF:
+      return map2(d, a, b, n, [](T x, T y) {
+        if (x != x || y != y) {
+          return std::numeric_limits<T>::quiet_NaN();
+        }
+        if (x == y) {  // +0 > -0
+          return std::signbit(x) ? y : x;
+        }
+        return x > y ? x : y;
+      });
+    case Op::MinimumF:
+      return map2(d, a, b, n, [](T x, T y) {
+        if (x != x || y != y) {
+          return std::numeric_limits<T>::quiet_NaN();
+        }
+        if (x == y) {
+          return std::signbit(x) ? x : y;
+        }
+        return x < y ? x : y;
+      });
+    case Op::MaxNumF:
+      return map2(d, a, b, n, [](T x, T y) { return std::fmax(x, y); });
+    case Op::MinNumF:
+      return map2(d, a, b, n, [](T x, T y) { return std::fmin(x, y); });
+    case Op::PowF:
+      return map2(d, a, b, n, [](T x, T y) { return std::pow(x, y); });
+    case Op::Atan2:
+      return map2(d, a, b, n, [](T x, T y) { return std::atan2(x, y); });
+    case Op::CopySign:
+      return map2(d, a, b, n, [](T x, T y) { return std::copysign(x, y); });
+    default: return;
+  }
+}
+
+template <typename T>
+void intUnary(Op op, T* d, const T* a, uint32_t n) {
+  using U = std::make_unsigned_t<T>;
+  if (op == Op::AbsI) {
+    map1(d, a, n, [](T x) { return x < 0 ? T(U(0) - U(x)) : x; });
+  }
+}
+
+template <typename T>
+void intBinary(Op op, T* d, const T* a, const T* b, uint32_t n) {
+  using U = std::make_unsigned_t<T>;
+  constexpr int kBits = sizeof(T) * 8;
+  constexpr T kMin = std::numeric_limits<T>::min();
+  switch (op) {
+    case Op::AddI:
+      return map2(d, a, b, n, [](T x, T y) { return T(U(x) + U(y)); });
+    case Op::SubI:
+      return map2(d, a, b, n, [](T x, T y) { return T(U(x) - U(y)); });
+    case Op::MulI:
+      return map2(d, a, b, n, [](T x, T y) { return T(U(x) * U(y)); });
+    case Op::DivSI:
+      return map2(d, a, b, n, [](T x, T y) {
+        return (y == 0 || (std::is_signed_v<T> && x == kMin && y == T(-1)))
+                   ? T(0)
+                   : T(x / y);
+      });
+    case Op::DivUI:
+      return map2(d, a, b, n,
+                  [](T x, T y) { return y == 0 ? T(0) : T(U(x) / U(y)); });
+    case Op::RemSI:
+      return map2(d, a, b, n, [](T x, T y) {
+        return (y == 0 || (std::is_signed_v<T> && x == kMin && y == T(-1)))
+                   ? T(0)
+                   : T(x % y);
+      });
+    case Op::RemUI:
+      return map2(d, a, b, n,
+                  [](T x, T y) { return y == 0 ? T(0) : T(U(x) % U(y)); });
+    case Op::FloorDivSI:
+      return map2(d, a, b, n, [](T x, T y) {
+        if (y == 0 || (std::is_signed_v<T> && x == kMin && y == T(-1))) {
+          return T(0);
+        }
+        T q = T(x / y);
+        return (x % y != 0 && ((x < 0) != (y < 0))) ? T(q - 1) : q;
+      });
+    case Op::CeilDivSI:
+      return map2(d, a, b, n, [](T x, T y) {
+        if (y == 0 || (std::is_signed_v<T> && x == kMin && y == T(-1))) {
+          return T(0);
+        }
+        T q = T(x / y);
+        return (x % y != 0 && ((x < 0) == (y < 0))) ? T(q + 1) : q;
+      });
+    case Op::AndI: return map2(d, a, b, n, [](T x, T y) { return T(x & y); });
+    case Op::OrI: return map2(d, a, b, n, [](T x, T y) { return T(x | y); });
+    case Op::XOrI: return map2(d, a, b, n, [](T x, T y) { return T(x ^ y); });
+    case Op::ShLI:
+      return map2(d, a, b, n, [](T x, T y) {
+        return U(y) >= U(kBits) ? T(0) : T(U(x) << U(y));
+      });
+    case Op::ShRUI:
+      return map2(d, a, b, n, [](T x, T y) {
+        return U(y) >= U(kBits) ? T(0) : T(U(x) >> U(y));
+      });
+    case Op::ShRSI:
+      return map2(d, a, b, n, [](T x, T y) {
+        return U(y) >= U(kBits) ? T(x < 0 ? -1 : 0) : T(x >> U(y));
+      });
+    case Op::MaxSI:
+      return map2(d, a, b, n, [](T x, T y) { return x > y ? x : y; });
+    case Op::MinSI:
+      return map2(d, a, b, n, [](T x, T y) { return x < y ? x : y; });
+    case Op::MaxUI:
+      return map2(d, a, b, n, [](T x, T y) { return U(x) > U(y) ? x : y; });
+    case Op::MinUI:
+      return map2(d, a, b, n, [](T x, T y) { return U(x) < U(y) ? x : y; });
+    default: return;
+  }
+}
+
+// i1 lanes hold 0 or 1, and i1 arithmetic is modulo 2; its signed view is
+// 0 or -1.
+void boolBinary(Op op, uint8_t* d, const uint8_t* a, const uint8_t* b,
+                uint32_t n) {
+  int8_t sa[kChunk];
+  int8_t sb[kChunk];
+  int8_t sd[kChunk];
+  for (uint32_t j = 0; j < n; ++j) {
+    sa[j] = static_cast<int8_t>(-a[j]);
+    sb[j] = static_cast<int8_t>(-b[j]);
+  }
+  bool unsigned_op = op == Op::DivUI || op == Op::RemUI || op == Op::MaxUI ||
+                     op == Op::MinUI || op == Op::ShRUI;
+  if (unsigned_op) {
+    intBinary<int8_t>(op, sd, reinterpret_cast<const int8_t*>(a),
+                      reinterpret_cast<const int8_t*>(b), n);
+  } else {
+    intBinary<int8_t>(op, sd, sa, sb, n);
+  }
+  for (uint32_t j = 0; j < n; ++j) {
+    d[j] = static_cast<uint8_t>(sd[j] & 1);
+  }
+}
+
+template <typename T>
+void compare(uint32_t pred, uint8_t* d, const T* a, const T* b, uint32_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    for (uint32_t j = 0; j < n; ++j) {
+      T x = a[j];
+      T y = b[j];
+      bool unordered = x != x || y != y;
+      bool r = false;
+      switch (pred) {
+        case 0: r = false; break;
+        case 1: r = !unordered && x == y; break;
+        case 2: r = !unordered && x > y; break;
+        case 3: r = !unordered && x >= y; break;
+        case 4: r = !unordered && x < y; break;
+        case 5: r = !unordered && x <= y; break;
+        case 6: r = !unordered && x != y; break;
+        case 7: r = !unordered; break;
+        case 8: r = unordered || x == y; break;
+        case 9: r = unordered || x > y; break;
+        case 10: r = unordered || x >= y; break;
+        case 11: r = unordered || x < y; break;
+        case 12: r = unordered || x <= y; break;
+        case 13: r = unordered || x != y; break;
+        case 14: r = unordered; break;
+        default: r = true; break;
+      }
+      d[j] = r;
+    }
+  } else {
+  using S = std::make_signed_t<T>;
+  using U = std::make_unsigned_t<T>;
+  for (uint32_t j = 0; j < n; ++j) {
+    // i1's signed view: true is -1.
+    S x = std::is_same_v<T, uint8_t> ? S(-S(a[j])) : S(a[j]);
+    S y = std::is_same_v<T, uint8_t> ? S(-S(b[j])) : S(b[j]);
+    U ux = U(a[j]);
+    U uy = U(b[j]);
+    bool r = false;
+    switch (pred) {
+      case 0: r = ux == uy; break;
+      case 1: r = ux != uy; break;
+      case 2: r = x < y; break;
+      case 3: r = x <= y; break;
+      case 4: r = x > y; break;
+      case 5: r = x >= y; break;
+      case 6: r = ux < uy; break;
+      case 7: r = ux <= uy; break;
+      case 8: r = ux > uy; break;
+      default: r = ux >= uy; break;
+    }
+    d[j] = r;
+  }
+  }
+}
+
+template <typename To, typename From>
+To saturate(From x) {
+  if (x != x) {
+    return To(0);
+  }
+  if (x <= From(std::numeric_limits<To>::min())) {
+    return std::numeric_limits<To>::min();
+  }
+  if (x >= From(std::numeric_limits<To>::max())) {
+    return std::numeric_limits<To>::max();
+  }
+  return To(x);
+}
+
+template <typename From, typename To>
+void castLanes(Op op, To* d, const From* a, uint32_t n) {
+  constexpr bool kToBool = std::is_same_v<To, uint8_t>;
+  constexpr bool kFromBool = std::is_same_v<From, uint8_t>;
+  if constexpr (std::is_floating_point_v<From>) {
+    if constexpr (std::is_floating_point_v<To>) {
+      for (uint32_t j = 0; j < n; ++j) {
+        d[j] = To(a[j]);
+      }
+    } else if constexpr (kToBool) {
+      for (uint32_t j = 0; j < n; ++j) {
+        d[j] = a[j] != From(0);
+      }
+    } else {
+      using U = std::make_unsigned_t<To>;
+      for (uint32_t j = 0; j < n; ++j) {
+        d[j] = op == Op::FPToUI ? To(saturate<U>(a[j])) : saturate<To>(a[j]);
+      }
+    }
+  } else {
+    using UF = std::make_unsigned_t<From>;
+    using SF = std::make_signed_t<From>;
+    for (uint32_t j = 0; j < n; ++j) {
+      // The source as signed and unsigned 64-bit values (i1 true: -1, 1).
+      int64_t s = kFromBool ? -int64_t(a[j]) : int64_t(SF(a[j]));
+      uint64_t u = uint64_t(UF(a[j]));
+      if constexpr (std::is_floating_point_v<To>) {
+        d[j] = op == Op::UIToFP ? To(u) : To(s);
+      } else if constexpr (kToBool) {
+        d[j] = static_cast<uint8_t>(u & 1);
+      } else {
+        d[j] = op == Op::ExtUI ? To(u) : To(s);
+      }
+    }
+  }
+}
+
+void runCast(Op op, uint32_t from, uint32_t to, uint8_t* regs, uint32_t dr,
+             uint32_t ar, uint32_t n) {
+  if (op == Op::Bitcast) {
+    std::memcpy(regs + size_t(dr) * kernel::kRegisterBytes,
+                regs + size_t(ar) * kernel::kRegisterBytes,
+                size_t(n) * kernel::typeBytes(to));
+    return;
+  }
+  withType(from, [&](auto f) {
+    using From = decltype(f);
+    withType(to, [&](auto t) {
+      using To = decltype(t);
+      castLanes<From, To>(op, lanes<To>(regs, dr), lanes<From>(regs, ar), n);
+    });
+  });
+}
+
+struct Operand {
+  uint8_t* base;  // element at offset
+  uint32_t type;
+  uint32_t bytes;
+  const uint32_t* strides;  // rank x i64 words
+};
+
+// Runs one generic instruction at code[*at]; advances *at past it.
+void runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
+                uint8_t* regs) {
+  const uint32_t* p = code + *at + 1;
+  uint32_t rank = *p++;
+  const uint32_t* sizes = p;
+  p += rank;
+  const uint32_t* loops = p;
+  p += rank;
+  bool vector = *p++ != 0;
+  uint32_t operand_count = *p++;
+  uint32_t output_count = *p++;
+  Operand operands[kernel::kMaxOperands];
+  bool empty = false;
+  for (uint32_t d = 0; d < rank; ++d) {
+    empty |= sizes[d] == 0;
+  }
+  for (uint32_t i = 0; i < operand_count; ++i) {
+    Operand& o = operands[i];
+    uint32_t slot = p[0];
+    o.type = p[1];
+    o.bytes = kernel::typeBytes(o.type);
+    int64_t offset = read64(p + 2);
+    o.base = slots[slot] + offset * o.bytes;
+    o.strides = p + 4;
+    p += 4 + 2 * rank;
+  }
+  uint32_t body_count = *p++;
+  const uint32_t* body = p;
+  p += body_count * kernel::kBodyWords;
+  const uint32_t* yields = p;
+  p += output_count;
+  *at = static_cast<size_t>(p - code);
+  if (empty) {
+    return;
+  }
+
+  uint32_t vd = loops[rank - 1];
+  uint32_t vsize = sizes[vd];
+  uint32_t step = vector ? kChunk : 1;
+  int64_t index[kernel::kMaxRank] = {};
+  // Iterates the outer loops as an odometer, innermost of them fastest.
+  for (;;) {
+    for (uint32_t c0 = 0; c0 < vsize; c0 += step) {
+      uint32_t n = vsize - c0 < step ? vsize - c0 : step;
+      index[vd] = c0;
+      for (uint32_t i = 0; i < body_count; ++i) {
+        const uint32_t* w = body + i * kernel::kBodyWords;
+        uint32_t number = w[0] & 0xFF;
+        uint32_t type = (w[0] >> 8) & 0xFF;
+        uint32_t aux = w[0] >> 16;
+        uint32_t dr = w[1];
+        uint32_t ar = w[2];
+        uint32_t br = w[3];
+        uint32_t cr = w[4];
+        Op op = static_cast<Op>(number);
+        switch (kernel::opInfo(number).kind) {
+          case OpKind::Load: {
+            const Operand& o = operands[ar];
+            int64_t offset = 0;
+            for (uint32_t d = 0; d < rank; ++d) {
+              offset += index[d] * read64(o.strides + 2 * d);
+            }
+            int64_t lane_stride = read64(o.strides + 2 * vd);
+            const uint8_t* src = o.base + offset * o.bytes;
+            withType(type, [&](auto t) {
+              using T = decltype(t);
+              loadLanes<T>(lanes<T>(regs, dr), src, lane_stride, n,
+                           std::is_same_v<T, uint8_t>);
+            });
+            break;
+          }
+          case OpKind::Const: {
+            uint64_t bits = uint64_t(ar) | (uint64_t(br) << 32);
+            withType(type, [&](auto t) {
+              using T = decltype(t);
+              T value;
+              std::memcpy(&value, &bits, sizeof(T));
+              T* d = lanes<T>(regs, dr);
+              for (uint32_t j = 0; j < n; ++j) {
+                d[j] = value;
+              }
+            });
+            break;
+          }
+          case OpKind::Index: {
+            int64_t* d = lanes<int64_t>(regs, dr);
+            if (ar == vd) {
+              for (uint32_t j = 0; j < n; ++j) {
+                d[j] = index[vd] + j;
+              }
+            } else {
+              for (uint32_t j = 0; j < n; ++j) {
+                d[j] = index[ar];
+              }
+            }
+            break;
+          }
+          case OpKind::Unary:
+            withType(type, [&](auto t) {
+              using T = decltype(t);
+              if constexpr (std::is_floating_point_v<T>) {
+                floatUnary<T>(op, lanes<T>(regs, dr), lanes<T>(regs, ar), n);
+              } else if constexpr (std::is_same_v<T, uint8_t>) {
+                // |x| of i1 is x (modulo 2).
+                std::memcpy(lanes<T>(regs, dr), lanes<T>(regs, ar), n);
+              } else {
+                intUnary<T>(op, lanes<T>(regs, dr), lanes<T>(regs, ar), n);
+              }
+            });
+            break;
+          case OpKind::Binary:
+            withType(type, [&](auto t) {
+              using T = decltype(t);
+              if constexpr (std::is_floating_point_v<T>) {
+                floatBinary<T>(op, lanes<T>(regs, dr), lanes<T>(regs, ar),
+                               lanes<T>(regs, br), n);
+              } else if constexpr (std::is_same_v<T, uint8_t>) {
+                boolBinary(op, lanes<T>(regs, dr), lanes<T>(regs, ar),
+                           lanes<T>(regs, br), n);
+              } else {
+                intBinary<T>(op, lanes<T>(regs, dr), lanes<T>(regs, ar),
+                             lanes<T>(regs, br), n);
+              }
+            });
+            break;
+          case OpKind::Compare:
+            withType(type, [&](auto t) {
+              using T = decltype(t);
+              compare<T>(aux, lanes<uint8_t>(regs, dr), lanes<T>(regs, ar),
+                         lanes<T>(regs, br), n);
+            });
+            break;
+          case OpKind::Select:
+            withType(type, [&](auto t) {
+              using T = decltype(t);
+              const uint8_t* c = lanes<uint8_t>(regs, ar);
+              const T* x = lanes<T>(regs, br);
+              const T* y = lanes<T>(regs, cr);
+              T* d = lanes<T>(regs, dr);
+              for (uint32_t j = 0; j < n; ++j) {
+                d[j] = c[j] ? x[j] : y[j];
+              }
+            });
+            break;
+          case OpKind::Cast:
+            runCast(op, aux, type, regs, dr, ar, n);
+            break;
+        }
+      }
+      for (uint32_t k = 0; k < output_count; ++k) {
+        const Operand& o = operands[operand_count - output_count + k];
+        int64_t offset = 0;
+        for (uint32_t d = 0; d < rank; ++d) {
+          offset += index[d] * read64(o.strides + 2 * d);
+        }
+        int64_t lane_stride = read64(o.strides + 2 * vd);
+        uint8_t* dst = o.base + offset * o.bytes;
+        withType(o.type, [&](auto t) {
+          using T = decltype(t);
+          storeLanes<T>(lanes<T>(regs, yields[k]), dst, lane_stride, n);
+        });
+      }
+    }
+    // Next outer iteration.
+    int level = static_cast<int>(rank) - 2;
+    for (; level >= 0; --level) {
+      uint32_t d = loops[level];
+      if (++index[d] < sizes[d]) {
+        break;
+      }
+      index[d] = 0;
+    }
+    if (level < 0) {
+      return;
+    }
+  }
+}
+
+// C[b] += A[b] * B[b], f32; rows of C and B are contiguous in the common
+// case, where the innermost loop is a vectorizable axpy.
+void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots) {
+  const uint32_t* p = code + *at + 1;
+  uint32_t batch = p[0];
+  uint32_t m = p[1];
+  uint32_t n = p[2];
+  uint32_t k = p[3];
+  p += 4;
+  float* base[3];
+  int64_t strides[3][3];
+  for (int i = 0; i < 3; ++i) {
+    base[i] = reinterpret_cast<float*>(slots[p[0]]) + read64(p + 2);
+    for (int s = 0; s < 3; ++s) {
+      strides[i][s] = read64(p + 4 + 2 * s);
+    }
+    p += 10;
+  }
+  *at = static_cast<size_t>(p - code);
+  const int64_t* as = strides[0];
+  const int64_t* bs = strides[1];
+  const int64_t* cs = strides[2];
+  for (uint32_t b = 0; b < batch; ++b) {
+    const float* a_mat = base[0] + b * as[0];
+    const float* b_mat = base[1] + b * bs[0];
+    float* c_mat = base[2] + b * cs[0];
+    for (uint32_t i = 0; i < m; ++i) {
+      float* c_row = c_mat + i * cs[1];
+      const float* a_row = a_mat + i * as[1];
+      if (bs[2] == 1 && cs[2] == 1) {
+        for (uint32_t kk = 0; kk < k; ++kk) {
+          float a = a_row[kk * as[2]];
+          const float* __restrict b_row = b_mat + kk * bs[1];
+          float* __restrict c = c_row;
+          for (uint32_t j = 0; j < n; ++j) {
+            c[j] += a * b_row[j];
+          }
+        }
+      } else {
+        for (uint32_t kk = 0; kk < k; ++kk) {
+          float a = a_row[kk * as[2]];
+          const float* b_row = b_mat + kk * bs[1];
+          for (uint32_t j = 0; j < n; ++j) {
+            c_row[j * cs[2]] += a * b_row[j * bs[2]];
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int runPortableExport(
+    const strata_hal_executable_environment_v0_t* environment,
+    const strata_hal_executable_dispatch_state_v0_t* dispatch_state,
+    const strata_hal_executable_workgroup_state_v0_t* workgroup_state) {
+  const auto* e =
+      static_cast<const PortableExport*>(environment->import_functions[0]);
+  // What the verifier could not know: the dispatch's bindings and scratch.
+  if (dispatch_state->binding_count != e->binding_count ||
+      workgroup_state->local_memory_size < e->local_memory_size ||
+      (e->local_memory_size && !workgroup_state->local_memory)) {
+    return STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE;
+  }
+  uint8_t* slots[kernel::kMaxBindings + kernel::kMaxTemporaries];
+  for (uint32_t i = 0; i < e->binding_count; ++i) {
+    if (dispatch_state->binding_lengths[i] < e->binding_bytes[i]) {
+      return STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE;
+    }
+    slots[i] = static_cast<uint8_t*>(dispatch_state->binding_ptrs[i]);
+  }
+  auto* local = static_cast<uint8_t*>(workgroup_state->local_memory);
+  for (uint32_t t = 0; t < e->temporary_count; ++t) {
+    slots[e->binding_count + t] = local + e->temporary_offsets[t];
+  }
+  size_t at = 0;
+  while (at < e->code_words) {
+    uint32_t inst = e->code[at];
+    if (inst == static_cast<uint32_t>(kernel::Inst::Generic)) {
+      runGeneric(e->code, &at, slots, local);
+    } else {
+      runMatmul(e->code, &at, slots);
+    }
+  }
+  return STRATA_HAL_EXECUTABLE_DISPATCH_OK;
+}
+
+}  // namespace strata::hal
