@@ -87,6 +87,7 @@ enum class OpKind : uint8_t {
   Load,
   Const,
   Index,
+  Push,
   Unary,
   Binary,
   Compare,

@@ -428,7 +428,7 @@ struct Operand {
 
 // Runs one generic instruction at code[*at]; advances *at past it.
 void runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
-                uint8_t* regs) {
+                uint8_t* regs, const uint32_t* constants) {
   const uint32_t* p = code + *at + 1;
   uint32_t rank = *p++;
   const uint32_t* sizes = p;
@@ -504,6 +504,25 @@ void runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
               using T = decltype(t);
               T value;
               std::memcpy(&value, &bits, sizeof(T));
+              T* d = lanes<T>(regs, dr);
+              for (uint32_t j = 0; j < n; ++j) {
+                d[j] = value;
+              }
+            });
+            break;
+          }
+          case OpKind::Push: {
+            uint64_t bits = constants[ar];
+            if (kernel::typeBytes(type) > 4) {
+              bits |= uint64_t(constants[ar + 1]) << 32;
+            }
+            withType(type, [&](auto t) {
+              using T = decltype(t);
+              T value;
+              std::memcpy(&value, &bits, sizeof(T));
+              if constexpr (std::is_same_v<T, uint8_t>) {
+                value &= 1;
+              }
               T* d = lanes<T>(regs, dr);
               for (uint32_t j = 0; j < n; ++j) {
                 d[j] = value;
@@ -666,6 +685,7 @@ int runPortableExport(
       static_cast<const PortableExport*>(environment->import_functions[0]);
   // What the verifier could not know: the dispatch's bindings and scratch.
   if (dispatch_state->binding_count != e->binding_count ||
+      dispatch_state->constant_count != e->constant_count ||
       workgroup_state->local_memory_size < e->local_memory_size ||
       (e->local_memory_size && !workgroup_state->local_memory)) {
     return STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE;
@@ -685,7 +705,7 @@ int runPortableExport(
   while (at < e->code_words) {
     uint32_t inst = e->code[at];
     if (inst == static_cast<uint32_t>(kernel::Inst::Generic)) {
-      runGeneric(e->code, &at, slots, local);
+      runGeneric(e->code, &at, slots, local, dispatch_state->constants);
     } else {
       runMatmul(e->code, &at, slots);
     }

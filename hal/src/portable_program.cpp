@@ -117,7 +117,8 @@ bool checkRange(Verifier& v, const Slots& slots, uint32_t inst_at,
 }
 
 bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
-                   uint32_t register_count, uint32_t inst_at) {
+                   uint32_t register_count, uint32_t constant_count,
+                   uint32_t inst_at) {
   uint32_t rank = r.next();
   if (r.failed || rank < 1 || rank > kernel::kMaxRank) {
     return v.reject("generic at word %" PRIu32 " has rank %" PRIu32
@@ -267,6 +268,16 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
         break;
       case OpKind::Const:
         break;
+      case OpKind::Push: {
+        uint32_t words = kernel::typeBytes(type) > 4 ? 2 : 1;
+        if (a >= constant_count || words > constant_count - a) {
+          return v.reject("body instruction at word %" PRIu32
+                          " (push) reads push constant word %" PRIu32
+                          " as %s; the export has %" PRIu32 " words",
+                          at, a, kernel::typeName(type), constant_count);
+        }
+        break;
+      }
       case OpKind::Index:
         if (a >= rank || type != static_cast<uint32_t>(kernel::Type::I64)) {
           return v.reject("body instruction at word %" PRIu32
@@ -414,7 +425,8 @@ bool verifyCode(Verifier& v, const PortableExport& e, const Slots& slots) {
     uint32_t at = static_cast<uint32_t>(r.at);
     uint32_t inst = r.next();
     if (inst == static_cast<uint32_t>(Inst::Generic)) {
-      if (!verifyGeneric(v, r, slots, e.register_count, at)) {
+      if (!verifyGeneric(v, r, slots, e.register_count, e.constant_count,
+                         at)) {
         return false;
       }
     } else if (inst == static_cast<uint32_t>(Inst::Matmul)) {

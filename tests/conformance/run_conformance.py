@@ -84,7 +84,7 @@ def run_case(args, module, case):
     """Runs one case; returns None on success, else the first error line."""
     command = args.run_wrapper + [
         args.strata_run, "--module=" + module, "--function=" + case,
-        "--device=" + args.device]
+        "--device=" + args.device] + args.run_arg
     try:
         result = subprocess.run(command, capture_output=True, text=True,
                                 timeout=args.case_timeout)
@@ -111,6 +111,9 @@ def main():
     parser.add_argument("--compile-arg", action="append", default=[],
                         help="an extra strata-compile argument "
                         "(--target-triple=aarch64-linux-gnu)")
+    parser.add_argument("--run-arg", action="append", default=[],
+                        help="an extra strata-run argument "
+                        "(--no-native-kernels)")
     parser.add_argument("--run-wrapper", action="append", default=[],
                         help="a word of the command strata-run and "
                         "strata-dump run under (qemu-aarch64-static)")

@@ -150,6 +150,8 @@ private:
   SmallVector<uint64_t> bindingBytes;
   SmallVector<uint64_t> temporaryBytes;
   uint32_t constantWords = 0;
+  // The first push constant word of each scalar argument.
+  llvm::DenseMap<Value, uint32_t> pushWords;
   uint32_t maxRegisters = 0;
   std::vector<uint32_t> code;
 };
@@ -176,14 +178,9 @@ LogicalResult FunctionEncoder::bindArguments() {
       unsigned bits = arg.getType().isIndex()
                           ? 64
                           : arg.getType().getIntOrFloatBitWidth();
+      // Bodies read it with push instructions.
+      pushWords[arg] = constantWords;
       constantWords += bits > 32 ? 2 : 1;
-      if (!arg.use_empty()) {
-        return func.emitError()
-               << kPrefix << "export '" << func.getSymName()
-               << "' reads scalar argument " << index
-               << " (a push constant), which the portable target does not "
-                  "encode yet";
-      }
       continue;
     }
     if (!memref.hasStaticShape() || !memref.getLayout().isIdentity()) {
@@ -402,6 +399,10 @@ public:
   // Block arguments: the operand each loads from, or a constant.
   llvm::DenseMap<Value, uint32_t> argumentOperands;
   llvm::DenseMap<Value, Attribute> argumentConstants;
+  // Block arguments of scalar operands that are function arguments.
+  llvm::DenseMap<Value, Value> scalarOperands;
+  // Scalar function arguments: their first push constant word.
+  const llvm::DenseMap<Value, uint32_t> *pushWords = nullptr;
 };
 
 LogicalResult BodyEncoder::emitConstant(Value value, Attribute attr,
@@ -449,13 +450,30 @@ FailureOr<uint32_t> BodyEncoder::valueRegister(Value value, Operation *user) {
     registers[value] = reg;
     return reg;
   }
+  if (auto it = scalarOperands.find(value); it != scalarOperands.end()) {
+    FailureOr<uint32_t> reg = valueRegister(it->second, user);
+    if (succeeded(reg)) {
+      registers[value] = *reg;
+    }
+    return reg;
+  }
   if (auto it = argumentConstants.find(value); it != argumentConstants.end()) {
     if (failed(emitConstant(value, it->second, user))) {
       return failure();
     }
     return registers[value];
   }
-  // Captured from outside the body: only constants.
+  // Captured from outside the body: push constants and constants.
+  if (auto it = pushWords->find(value); it != pushWords->end()) {
+    FailureOr<uint32_t> type = kernelType(value.getType());
+    if (failed(type)) {
+      return user->emitError() << kPrefix << "push constant of type "
+                               << value.getType() << " is not supported";
+    }
+    uint32_t reg = emit(kernel::Op::Push, *type, 0, it->second);
+    registers[value] = reg;
+    return reg;
+  }
   Attribute attr;
   if (matchPattern(value, m_Constant(&attr))) {
     if (failed(emitConstant(value, attr, user))) {
@@ -889,6 +907,7 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
 
   std::vector<uint32_t> body;
   BodyEncoder encoder(body, rank);
+  encoder.pushWords = &pushWords;
   // Generic operand numbers: memref operands in order.
   llvm::DenseMap<unsigned, uint32_t> genericIndex;
   for (auto [i, index] : llvm::enumerate(memrefOperands)) {
@@ -907,11 +926,18 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
       continue;
     }
     Attribute attr;
-    if (!matchPattern(operand.get(), m_Constant(&attr))) {
-      return op.emitError() << kPrefix << "scalar operand " << index
-                            << " is not a constant";
+    if (matchPattern(operand.get(), m_Constant(&attr))) {
+      encoder.argumentConstants[arg] = attr;
+      continue;
     }
-    encoder.argumentConstants[arg] = attr;
+    // A scalar function argument (a push constant): its block argument
+    // reads it.
+    if (auto it = pushWords.find(operand.get()); it != pushWords.end()) {
+      encoder.scalarOperands[arg] = operand.get();
+      continue;
+    }
+    return op.emitError() << kPrefix << "scalar operand " << index
+                          << " is neither a constant nor a push constant";
   }
   SmallVector<uint32_t> yields;
   for (Operation &inner : block->getOperations()) {
