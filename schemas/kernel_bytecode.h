@@ -14,10 +14,14 @@
  *            binding count B | constant count C
  *            B x u64 binding bytes   (what the code may touch of each)
  *            temporary count T | T x u64 temporary bytes
+ *            constant data count D | D x (u64 bytes | padding words P (0 or
+ *              1, so the data starts 8-byte aligned in the program) | P
+ *              zero words | ceil(bytes/4) words of data)
  *            register count | code word count W | W words of code
  *
- * Slots: an operand names slot s: a binding for s < B, else temporary s-B
- * (scratch in the workgroup's local memory, after the registers).
+ * Slots: an operand names slot s: a binding for s < B, temporary s-B for
+ * s < B+T (scratch in the workgroup's local memory, after the registers),
+ * else constant data s-B-T (read-only: no instruction writes it).
  *
  * Code: a sequence of instructions (kernel_opcodes.def STRATA_KINST):
  *
@@ -59,6 +63,7 @@ inline constexpr uint32_t kMaxRegisters = 256;
 inline constexpr uint32_t kMaxBindings = 64;
 inline constexpr uint32_t kMaxConstants = 256;
 inline constexpr uint32_t kMaxTemporaries = 64;
+inline constexpr uint32_t kMaxConstantData = 64;
 inline constexpr uint32_t kMaxNameLength = 255;
 // Lanes of a register, and bytes of one lane.
 inline constexpr uint32_t kChunk = 64;

@@ -690,7 +690,8 @@ int runPortableExport(
       (e->local_memory_size && !workgroup_state->local_memory)) {
     return STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE;
   }
-  uint8_t* slots[kernel::kMaxBindings + kernel::kMaxTemporaries];
+  uint8_t* slots[kernel::kMaxBindings + kernel::kMaxTemporaries +
+                 kernel::kMaxConstantData];
   for (uint32_t i = 0; i < e->binding_count; ++i) {
     if (dispatch_state->binding_lengths[i] < e->binding_bytes[i]) {
       return STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE;
@@ -700,6 +701,11 @@ int runPortableExport(
   auto* local = static_cast<uint8_t*>(workgroup_state->local_memory);
   for (uint32_t t = 0; t < e->temporary_count; ++t) {
     slots[e->binding_count + t] = local + e->temporary_offsets[t];
+  }
+  // Constant data: the verifier proved no instruction writes it.
+  for (uint32_t k = 0; k < e->data_count; ++k) {
+    slots[e->binding_count + e->temporary_count + k] =
+        const_cast<uint8_t*>(e->data[k]);
   }
   size_t at = 0;
   while (at < e->code_words) {

@@ -91,11 +91,22 @@ struct Slots {
   const uint64_t* binding_bytes;
   uint32_t temporary_count;
   const uint64_t* temporary_bytes;
+  uint32_t data_count;
+  const uint64_t* data_bytes;
   uint64_t bytes(uint32_t slot) const {
-    return slot < binding_count ? binding_bytes[slot]
-                                : temporary_bytes[slot - binding_count];
+    if (slot < binding_count) {
+      return binding_bytes[slot];
+    }
+    slot -= binding_count;
+    return slot < temporary_count ? temporary_bytes[slot]
+                                  : data_bytes[slot - temporary_count];
   }
-  uint32_t count() const { return binding_count + temporary_count; }
+  bool readOnly(uint32_t slot) const {
+    return slot >= binding_count + temporary_count;
+  }
+  uint32_t count() const {
+    return binding_count + temporary_count + data_count;
+  }
 };
 
 // Checks that [min, max] elements of `type` lie inside `slot`.
@@ -185,6 +196,11 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
                       inst_at, i, type);
     }
     operand_types[i] = type;
+    if (i >= operand_count - output_count && slots.readOnly(slot)) {
+      return v.reject("generic at word %" PRIu32 ": output %" PRIu32
+                      " writes constant data (slot %" PRIu32 ")",
+                      inst_at, i - (operand_count - output_count), slot);
+    }
     if (empty) {
       continue;
     }
@@ -401,6 +417,11 @@ bool verifyMatmul(Verifier& v, Reader& r, const Slots& slots,
                       " of %" PRIu32 " with type %" PRIu32 " (f32 only)",
                       inst_at, names[i], slot, slots.count(), type);
     }
+    if (i == 2 && slots.readOnly(slot)) {
+      return v.reject("matmul at word %" PRIu32
+                      ": C writes constant data (slot %" PRIu32 ")",
+                      inst_at, slot);
+    }
     if (!batch || !rows[i] || !cols[i]) {
       continue;
     }
@@ -577,6 +598,40 @@ strata_status_t parsePortableProgram(const uint8_t* data, size_t size,
       temp_bytes[t] = r.next64();
     }
     temp_offsets += e.temporary_count;
+    e.data_count = r.next();
+    if (r.failed || e.data_count > kernel::kMaxConstantData) {
+      v.reject("%" PRIu32 " constant data blocks (at most %" PRIu32
+               ") or a truncated table",
+               e.data_count, kernel::kMaxConstantData);
+      destroyPortableProgram(program);
+      return v.fail();
+    }
+    uint64_t* data_bytes = temp_offsets;
+    // The data pointers share the table (a pointer fits in a u64 entry).
+    auto** data = reinterpret_cast<const uint8_t**>(temp_offsets +
+                                                    e.data_count);
+    for (uint32_t k = 0; k < e.data_count; ++k) {
+      data_bytes[k] = r.next64();
+      uint32_t pad = r.next();
+      if (r.failed || pad > 1 || pad > r.count - r.at) {
+        v.reject("constant data %" PRIu32 " has a bad header", k);
+        destroyPortableProgram(program);
+        return v.fail();
+      }
+      r.at += pad;
+      uint64_t data_words = (data_bytes[k] + 3) / 4;
+      if (data_words > r.count - r.at) {
+        v.reject("constant data %" PRIu32 " of %" PRIu64
+                 " bytes runs past the program",
+                 k, data_bytes[k]);
+        destroyPortableProgram(program);
+        return v.fail();
+      }
+      data[k] = reinterpret_cast<const uint8_t*>(words + r.at);
+      r.at += data_words;
+    }
+    temp_offsets += 2 * e.data_count;
+    e.data = data;
     e.register_count = r.next();
     e.code_words = r.next();
     if (r.failed || e.register_count > kernel::kMaxRegisters ||
@@ -609,7 +664,7 @@ strata_status_t parsePortableProgram(const uint8_t* data, size_t size,
     e.temporary_offsets = offsets;
     e.local_memory_size = local;
     Slots slots{e.binding_count, e.binding_bytes, e.temporary_count,
-                temp_bytes};
+                temp_bytes, e.data_count, data_bytes};
     if (!verifyCode(v, e, slots)) {
       destroyPortableProgram(program);
       return v.fail();

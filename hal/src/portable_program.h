@@ -22,6 +22,8 @@ struct PortableExport {
   const uint64_t* binding_bytes;  // binding_count entries
   uint32_t temporary_count;
   const uint64_t* temporary_offsets;  // into local memory
+  uint32_t data_count;                // read-only constant data slots
+  const uint8_t* const* data;         // data_count pointers into the copy
   uint32_t register_count;
   uint64_t local_memory_size;  // registers, then temporaries
   const uint32_t* code;        // verified

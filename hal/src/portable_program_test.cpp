@@ -37,6 +37,7 @@ struct AddProgram {
   uint32_t op = static_cast<uint32_t>(kernel::Op::AddF);
   uint32_t digest = kernel::kTableDigest;
   uint32_t read_register = 1;
+  bool out_in_data = false;  // the output names a constant data slot
 
   std::vector<uint32_t> words() const {
     std::vector<uint32_t> w = {kernel::kMagic, kernel::kVersion, digest, 1};
@@ -54,6 +55,17 @@ struct AddProgram {
     push64(400);
     push64(400);
     w.push_back(0);  // temporaries
+    if (out_in_data) {
+      w.push_back(1);  // one block of constant data, 400 bytes
+      push64(400);
+      w.push_back(w.size() % 2 == 0 ? 1 : 0);  // data 8-byte aligned
+      if (w.back() == 1) {
+        w.push_back(0);
+      }
+      w.insert(w.end(), 100, 0);
+    } else {
+      w.push_back(0);  // no constant data
+    }
     w.push_back(4);  // registers
     std::vector<uint32_t> code = {static_cast<uint32_t>(kernel::Inst::Generic),
                                   1, n, 0, 1, 3, 1};
@@ -67,7 +79,7 @@ struct AddProgram {
     };
     operand(0, 1);
     operand(1, 1);
-    operand(2, out_stride);
+    operand(out_in_data ? 3 : 2, out_stride);
     auto body = [&](kernel::Op o, uint32_t d, uint32_t a, uint32_t b) {
       code.push_back(static_cast<uint32_t>(o) | (t(kernel::Type::F32) << 8));
       code.insert(code.end(), {d, a, b, 0});
@@ -158,6 +170,13 @@ TEST_SUITE("hal.portable") {
     CHECK(error.find("INVALID_ARGUMENT") == 0);
     CHECK(error.find("export 'add'") != std::string::npos);
     CHECK(error.find("operand 2 reaches elements [0, 198]") !=
+          std::string::npos);
+  }
+
+  TEST_CASE("rejects a write to constant data") {
+    AddProgram program;
+    program.out_in_data = true;
+    CHECK(load(program.words()).find("output 0 writes constant data") !=
           std::string::npos);
   }
 

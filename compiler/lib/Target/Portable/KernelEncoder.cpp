@@ -21,7 +21,10 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cstring>
@@ -33,6 +36,11 @@ namespace kernel = ::strata::kernel;
 namespace {
 
 constexpr llvm::StringLiteral kPrefix = "portable: ";
+// Slots while encoding: bindings from 0, temporaries from kMaxBindings,
+// constant data from kDataSlotBase; renumbered at the end to follow each
+// other.
+constexpr uint32_t kDataSlotBase =
+    ::strata::kernel::kMaxBindings + ::strata::kernel::kMaxTemporaries;
 
 uint32_t typeNumber(kernel::Type type) { return static_cast<uint32_t>(type); }
 
@@ -149,6 +157,9 @@ private:
   llvm::DenseMap<Value, View> views;
   SmallVector<uint64_t> bindingBytes;
   SmallVector<uint64_t> temporaryBytes;
+  // Constant data (memref.global constants), by global name.
+  SmallVector<std::vector<uint8_t>> data;
+  llvm::StringMap<uint32_t> dataSlots;
   uint32_t constantWords = 0;
   // The first push constant word of each scalar argument.
   llvm::DenseMap<Value, uint32_t> pushWords;
@@ -231,6 +242,68 @@ LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
                                       temporaryBytes.size());
     temporaryBytes.push_back(static_cast<uint64_t>(type.getNumElements()) *
                              kernel::typeBytes(*elementType));
+    views[result] = view;
+    return success();
+  }
+  if (auto getGlobal = dyn_cast<memref::GetGlobalOp>(op)) {
+    if (!type.getLayout().isIdentity()) {
+      return op->emitError() << kPrefix << "needs an identity layout";
+    }
+    View view;
+    view.sizes.assign(type.getShape().begin(), type.getShape().end());
+    view.strides = rowMajorStrides(view.sizes);
+    view.type = *elementType;
+    StringRef name = getGlobal.getName();
+    auto found = dataSlots.find(name);
+    if (found != dataSlots.end()) {
+      view.slot = found->second;
+      views[result] = view;
+      return success();
+    }
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        op, getGlobal.getNameAttr());
+    if (!global || !global.getConstant() || !global.getInitialValue()) {
+      return op->emitError() << kPrefix << "reads global '" << name
+                             << "', which is not a constant";
+    }
+    Attribute init = *global.getInitialValue();
+    uint32_t bytes = kernel::typeBytes(*elementType);
+    size_t count = static_cast<size_t>(type.getNumElements());
+    std::vector<uint8_t> blob(count * bytes);
+    if (auto dense = dyn_cast<DenseElementsAttr>(init)) {
+      if (dense.getElementType().isInteger(1)) {
+        for (auto [i, value] : llvm::enumerate(dense.getValues<bool>())) {
+          blob[i] = value;
+        }
+      } else {
+        ArrayRef<char> raw = dense.getRawData();
+        if (dense.isSplat()) {
+          for (size_t i = 0; i < count && raw.size() >= bytes; ++i) {
+            std::memcpy(blob.data() + i * bytes, raw.data(), bytes);
+          }
+        } else if (raw.size() == blob.size()) {
+          std::memcpy(blob.data(), raw.data(), blob.size());
+        } else {
+          return op->emitError() << kPrefix << "global '" << name
+                                 << "' holds " << raw.size()
+                                 << " bytes, not " << blob.size();
+        }
+      }
+    } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
+      AsmResourceBlob *handle = resource.getRawHandle().getBlob();
+      if (!handle || handle->getData().size() != blob.size()) {
+        return op->emitError() << kPrefix << "global '" << name
+                               << "' has no data of " << blob.size()
+                               << " bytes";
+      }
+      std::memcpy(blob.data(), handle->getData().data(), blob.size());
+    } else {
+      return op->emitError() << kPrefix << "global '" << name
+                             << "' has an initial value it cannot read";
+    }
+    view.slot = static_cast<uint32_t>(kDataSlotBase + data.size());
+    dataSlots[name] = view.slot;
+    data.push_back(std::move(blob));
     views[result] = view;
     return success();
   }
@@ -1033,7 +1106,8 @@ LogicalResult FunctionEncoder::encode(std::vector<uint32_t> &out) {
     }
   }
   if (bindingBytes.size() > kernel::kMaxBindings ||
-      temporaryBytes.size() > kernel::kMaxTemporaries) {
+      temporaryBytes.size() > kernel::kMaxTemporaries ||
+      data.size() > kernel::kMaxConstantData) {
     return func.emitError() << kPrefix << "export '" << func.getSymName()
                             << "' has too many bindings or temporaries";
   }
@@ -1047,8 +1121,16 @@ LogicalResult FunctionEncoder::encode(std::vector<uint32_t> &out) {
            << " bytes of temporaries, more than the " << kernel::kMaxLocalMemory
            << " of workgroup local memory";
   }
-  // Temporaries were numbered from kMaxBindings; they follow the bindings.
+  // Temporaries and constant data follow the bindings.
   uint32_t bindings = static_cast<uint32_t>(bindingBytes.size());
+  uint32_t temporaries = static_cast<uint32_t>(temporaryBytes.size());
+  auto remap = [&](uint32_t &slot) {
+    if (slot >= kDataSlotBase) {
+      slot = slot - kDataSlotBase + bindings + temporaries;
+    } else if (slot >= kernel::kMaxBindings) {
+      slot = slot - kernel::kMaxBindings + bindings;
+    }
+  };
   for (size_t at = 0; at < code.size();) {
     uint32_t inst = code[at];
     if (inst == static_cast<uint32_t>(kernel::Inst::Generic)) {
@@ -1058,9 +1140,7 @@ LogicalResult FunctionEncoder::encode(std::vector<uint32_t> &out) {
       uint32_t outputs = code[p + 1];
       p += 2;
       for (uint32_t i = 0; i < operands; ++i) {
-        if (code[p] >= kernel::kMaxBindings) {
-          code[p] = code[p] - kernel::kMaxBindings + bindings;
-        }
+        remap(code[p]);
         p += 4 + 2 * rank;
       }
       uint32_t bodyCount = code[p];
@@ -1068,9 +1148,7 @@ LogicalResult FunctionEncoder::encode(std::vector<uint32_t> &out) {
     } else {
       size_t p = at + 5;
       for (int i = 0; i < 3; ++i) {
-        if (code[p] >= kernel::kMaxBindings) {
-          code[p] = code[p] - kernel::kMaxBindings + bindings;
-        }
+        remap(code[p]);
         p += 10;
       }
       at = p;
@@ -1095,6 +1173,22 @@ LogicalResult FunctionEncoder::encode(std::vector<uint32_t> &out) {
   out.push_back(static_cast<uint32_t>(temporaryBytes.size()));
   for (uint64_t bytes : temporaryBytes) {
     push64(out, bytes);
+  }
+  out.push_back(static_cast<uint32_t>(data.size()));
+  for (const std::vector<uint8_t> &blob : data) {
+    push64(out, blob.size());
+    // The data starts at an even word: 8-byte aligned in the runtime's
+    // copy (which starts 64-byte aligned).
+    bool pad = (out.size() + 1) % 2 != 0;
+    out.push_back(pad ? 1 : 0);
+    if (pad) {
+      out.push_back(0);
+    }
+    size_t start = out.size();
+    out.resize(start + (blob.size() + 3) / 4, 0);
+    if (!blob.empty()) {
+      std::memcpy(out.data() + start, blob.data(), blob.size());
+    }
   }
   out.push_back(maxRegisters);
   out.push_back(static_cast<uint32_t>(code.size()));
