@@ -93,6 +93,7 @@ enum class OpKind : uint8_t {
   Const,
   Index,
   Push,
+  Gather,
   Unary,
   Binary,
   Compare,
@@ -116,11 +117,9 @@ struct OpInfo {
 constexpr OpInfo opInfo(uint32_t number) {
   switch (number) {
 #define STRATA_KOP(name, number, mnemonic, kind, types) \
-  case number:                                          \
-    return {true, OpKind::kind, types, mnemonic};
+  case number: return {true, OpKind::kind, types, mnemonic};
 #include "kernel_opcodes.def"
-    default:
-      return {false, OpKind::Load, 0, nullptr};
+    default: return {false, OpKind::Load, 0, nullptr};
   }
 }
 
@@ -128,22 +127,18 @@ constexpr OpInfo opInfo(uint32_t number) {
 constexpr uint32_t typeBytes(uint32_t number) {
   switch (number) {
 #define STRATA_KTYPE(name, number, bytes, mnemonic) \
-  case number:                                      \
-    return bytes;
+  case number: return bytes;
 #include "kernel_opcodes.def"
-    default:
-      return 0;
+    default: return 0;
   }
 }
 
 constexpr const char* typeName(uint32_t number) {
   switch (number) {
 #define STRATA_KTYPE(name, number, bytes, mnemonic) \
-  case number:                                      \
-    return mnemonic;
+  case number: return mnemonic;
 #include "kernel_opcodes.def"
-    default:
-      return "?";
+    default: return "?";
   }
 }
 
@@ -172,12 +167,11 @@ constexpr uint32_t tableDigest() {
   hash = fnvText(fnvWord(fnvWord(hash, number), bytes), mnemonic);
 #define STRATA_KINST(name, number, mnemonic) \
   hash = fnvText(fnvWord(hash, 1000 + number), mnemonic);
-#define STRATA_KOP(name, number, mnemonic, kind, types)                        \
-  hash = fnvText(                                                              \
-      fnvWord(fnvWord(fnvWord(hash, 2000 + number),                            \
-                      static_cast<uint32_t>(OpKind::kind)),                    \
-              static_cast<uint32_t>(types)),                                   \
-      mnemonic);
+#define STRATA_KOP(name, number, mnemonic, kind, types)                \
+  hash = fnvText(fnvWord(fnvWord(fnvWord(hash, 2000 + number),         \
+                                 static_cast<uint32_t>(OpKind::kind)), \
+                         static_cast<uint32_t>(types)),                \
+                 mnemonic);
 #include "kernel_opcodes.def"
   return hash;
 }

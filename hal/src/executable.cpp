@@ -391,9 +391,9 @@ strata_status_t wrapLibrary(const char* name,
   size_t imports_offset =
       alignUp(sizeof(strata_hal_executable_t), alignof(const void*));
   size_t names_offset = imports_offset + imports.count * sizeof(const void*);
-  size_t environments_offset = alignUp(
-      names_offset + exports.count * sizeof(const char*),
-      alignof(strata_hal_executable_environment_v0_t));
+  size_t environments_offset =
+      alignUp(names_offset + exports.count * sizeof(const char*),
+              alignof(strata_hal_executable_environment_v0_t));
   size_t chars_offset =
       environments_offset +
       (program ? exports.count * sizeof(strata_hal_executable_environment_v0_t)

@@ -34,27 +34,13 @@ inline int64_t read64(const uint32_t* p) {
 template <typename F>
 inline void withType(uint32_t type, F&& f) {
   switch (static_cast<Type>(type)) {
-    case Type::F32:
-      f(float{});
-      break;
-    case Type::F64:
-      f(double{});
-      break;
-    case Type::I1:
-      f(uint8_t{});
-      break;
-    case Type::I8:
-      f(int8_t{});
-      break;
-    case Type::I16:
-      f(int16_t{});
-      break;
-    case Type::I32:
-      f(int32_t{});
-      break;
-    case Type::I64:
-      f(int64_t{});
-      break;
+    case Type::F32: f(float{}); break;
+    case Type::F64: f(double{}); break;
+    case Type::I1: f(uint8_t{}); break;
+    case Type::I8: f(int8_t{}); break;
+    case Type::I16: f(int16_t{}); break;
+    case Type::I32: f(int32_t{}); break;
+    case Type::I64: f(int64_t{}); break;
   }
 }
 
@@ -194,8 +180,35 @@ void floatBinary(Op op, T* d, const T* a, const T* b, uint32_t n) {
 template <typename T>
 void intUnary(Op op, T* d, const T* a, uint32_t n) {
   using U = std::make_unsigned_t<T>;
-  if (op == Op::AbsI) {
-    map1(d, a, n, [](T x) { return x < 0 ? T(U(0) - U(x)) : x; });
+  constexpr int kBits = sizeof(T) * 8;
+  switch (op) {
+    case Op::AbsI:
+      return map1(d, a, n, [](T x) { return x < 0 ? T(U(0) - U(x)) : x; });
+    case Op::CtLz:
+      return map1(d, a, n, [](T x) {
+        int count = 0;
+        for (int bit = kBits - 1; bit >= 0 && !((U(x) >> bit) & 1); --bit) {
+          ++count;
+        }
+        return T(count);
+      });
+    case Op::CtTz:
+      return map1(d, a, n, [](T x) {
+        int count = 0;
+        for (int bit = 0; bit < kBits && !((U(x) >> bit) & 1); ++bit) {
+          ++count;
+        }
+        return T(count);
+      });
+    case Op::CtPop:
+      return map1(d, a, n, [](T x) {
+        int count = 0;
+        for (int bit = 0; bit < kBits; ++bit) {
+          count += (U(x) >> bit) & 1;
+        }
+        return T(count);
+      });
+    default: return;
   }
 }
 
@@ -325,29 +338,29 @@ void compare(uint32_t pred, uint8_t* d, const T* a, const T* b, uint32_t n) {
       d[j] = r;
     }
   } else {
-  using S = std::make_signed_t<T>;
-  using U = std::make_unsigned_t<T>;
-  for (uint32_t j = 0; j < n; ++j) {
-    // i1's signed view: true is -1.
-    S x = std::is_same_v<T, uint8_t> ? S(-S(a[j])) : S(a[j]);
-    S y = std::is_same_v<T, uint8_t> ? S(-S(b[j])) : S(b[j]);
-    U ux = U(a[j]);
-    U uy = U(b[j]);
-    bool r = false;
-    switch (pred) {
-      case 0: r = ux == uy; break;
-      case 1: r = ux != uy; break;
-      case 2: r = x < y; break;
-      case 3: r = x <= y; break;
-      case 4: r = x > y; break;
-      case 5: r = x >= y; break;
-      case 6: r = ux < uy; break;
-      case 7: r = ux <= uy; break;
-      case 8: r = ux > uy; break;
-      default: r = ux >= uy; break;
+    using S = std::make_signed_t<T>;
+    using U = std::make_unsigned_t<T>;
+    for (uint32_t j = 0; j < n; ++j) {
+      // i1's signed view: true is -1.
+      S x = std::is_same_v<T, uint8_t> ? S(-S(a[j])) : S(a[j]);
+      S y = std::is_same_v<T, uint8_t> ? S(-S(b[j])) : S(b[j]);
+      U ux = U(a[j]);
+      U uy = U(b[j]);
+      bool r = false;
+      switch (pred) {
+        case 0: r = ux == uy; break;
+        case 1: r = ux != uy; break;
+        case 2: r = x < y; break;
+        case 3: r = x <= y; break;
+        case 4: r = x > y; break;
+        case 5: r = x >= y; break;
+        case 6: r = ux < uy; break;
+        case 7: r = ux <= uy; break;
+        case 8: r = ux > uy; break;
+        default: r = ux >= uy; break;
+      }
+      d[j] = r;
     }
-    d[j] = r;
-  }
   }
 }
 
@@ -426,9 +439,12 @@ struct Operand {
   const uint32_t* strides;  // rank x i64 words
 };
 
-// Runs one generic instruction at code[*at]; advances *at past it.
-void runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
-                uint8_t* regs, const uint32_t* constants) {
+// Runs one generic instruction at code[*at]; advances *at past it. Returns
+// 0, or INDEX_OUT_OF_RANGE (with *detail) when a gather's index is outside
+// its extent.
+int runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
+               uint8_t* regs, const uint32_t* constants, int64_t* out_index,
+               int64_t* out_bound) {
   const uint32_t* p = code + *at + 1;
   uint32_t rank = *p++;
   const uint32_t* sizes = p;
@@ -460,7 +476,7 @@ void runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
   p += output_count;
   *at = static_cast<size_t>(p - code);
   if (empty) {
-    return;
+    return STRATA_HAL_EXECUTABLE_DISPATCH_OK;
   }
 
   uint32_t vd = loops[rank - 1];
@@ -511,6 +527,36 @@ void runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
             });
             break;
           }
+          case OpKind::Gather: {
+            const Operand& o = operands[ar];
+            int64_t offset = 0;
+            for (uint32_t d = 0; d < rank; ++d) {
+              offset += index[d] * read64(o.strides + 2 * d);
+            }
+            int64_t lane_stride = read64(o.strides + 2 * vd);
+            const uint8_t* base = o.base + offset * o.bytes;
+            const int64_t* where = lanes<int64_t>(regs, br);
+            for (uint32_t j = 0; j < n; ++j) {
+              if (where[j] < 0 || where[j] >= int64_t(cr)) {
+                *out_index = where[j];
+                *out_bound = cr;
+                return STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE;
+              }
+            }
+            withType(type, [&](auto t) {
+              using T = decltype(t);
+              T* d = lanes<T>(regs, dr);
+              for (uint32_t j = 0; j < n; ++j) {
+                std::memcpy(&d[j],
+                            base + (j * lane_stride + where[j]) * o.bytes,
+                            sizeof(T));
+                if constexpr (std::is_same_v<T, uint8_t>) {
+                  d[j] = d[j] != 0;
+                }
+              }
+            });
+            break;
+          }
           case OpKind::Push: {
             uint64_t bits = constants[ar];
             if (kernel::typeBytes(type) > 4) {
@@ -549,8 +595,13 @@ void runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
               if constexpr (std::is_floating_point_v<T>) {
                 floatUnary<T>(op, lanes<T>(regs, dr), lanes<T>(regs, ar), n);
               } else if constexpr (std::is_same_v<T, uint8_t>) {
-                // |x| of i1 is x (modulo 2).
-                std::memcpy(lanes<T>(regs, dr), lanes<T>(regs, ar), n);
+                // i1: |x| and ctpop are x; ctlz and cttz are 1 - x.
+                const uint8_t* x = lanes<uint8_t>(regs, ar);
+                uint8_t* y = lanes<uint8_t>(regs, dr);
+                bool flip = op == Op::CtLz || op == Op::CtTz;
+                for (uint32_t j = 0; j < n; ++j) {
+                  y[j] = static_cast<uint8_t>(flip ? 1 - x[j] : x[j]);
+                }
               } else {
                 intUnary<T>(op, lanes<T>(regs, dr), lanes<T>(regs, ar), n);
               }
@@ -590,9 +641,7 @@ void runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
               }
             });
             break;
-          case OpKind::Cast:
-            runCast(op, aux, type, regs, dr, ar, n);
-            break;
+          case OpKind::Cast: runCast(op, aux, type, regs, dr, ar, n); break;
         }
       }
       for (uint32_t k = 0; k < output_count; ++k) {
@@ -619,7 +668,7 @@ void runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
       index[d] = 0;
     }
     if (level < 0) {
-      return;
+      return STRATA_HAL_EXECUTABLE_DISPATCH_OK;
     }
   }
 }
@@ -711,7 +760,22 @@ int runPortableExport(
   while (at < e->code_words) {
     uint32_t inst = e->code[at];
     if (inst == static_cast<uint32_t>(kernel::Inst::Generic)) {
-      runGeneric(e->code, &at, slots, local, dispatch_state->constants);
+      int64_t bad_index = 0;
+      int64_t bound = 0;
+      int code = runGeneric(e->code, &at, slots, local,
+                            dispatch_state->constants, &bad_index, &bound);
+      if (code) {
+        // Version 1 states carry the detail (the devices pass one).
+        auto* v1 =
+            reinterpret_cast<const strata_hal_executable_workgroup_state_v1_t*>(
+                workgroup_state);
+        if (v1->detail) {
+          v1->detail->kind = STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_INDEX;
+          v1->detail->index = bad_index;
+          v1->detail->bound = bound;
+        }
+        return code;
+      }
     } else {
       runMatmul(e->code, &at, slots);
     }

@@ -46,8 +46,7 @@ struct Verifier {
 
   strata_status_t fail() const {
     return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
-                              "portable program '%s': %s", name,
-                              error.c_str());
+                              "portable program '%s': %s", name, error.c_str());
   }
   bool reject(const char* format, ...) __attribute__((format(printf, 2, 3))) {
     char text[320];
@@ -164,9 +163,8 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
   if (r.failed) {
     return v.reject("generic at word %" PRIu32 " is truncated", inst_at);
   }
-  if (vector > 1 || operand_count < 1 ||
-      operand_count > kernel::kMaxOperands || output_count < 1 ||
-      output_count > operand_count) {
+  if (vector > 1 || operand_count < 1 || operand_count > kernel::kMaxOperands ||
+      output_count < 1 || output_count > operand_count) {
     return v.reject("generic at word %" PRIu32 " has vector %" PRIu32
                     ", %" PRIu32 " operands and %" PRIu32
                     " outputs (1..%" PRIu32 " operands, 1..operands outputs)",
@@ -174,6 +172,8 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
                     kernel::kMaxOperands);
   }
   uint32_t operand_types[kernel::kMaxOperands];
+  uint32_t operand_slots[kernel::kMaxOperands];
+  int64_t operand_max[kernel::kMaxOperands] = {};
   for (uint32_t i = 0; i < operand_count; ++i) {
     uint32_t slot = r.next();
     uint32_t type = r.next();
@@ -196,6 +196,7 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
                       inst_at, i, type);
     }
     operand_types[i] = type;
+    operand_slots[i] = slot;
     if (i >= operand_count - output_count && slots.readOnly(slot)) {
       return v.reject("generic at word %" PRIu32 ": output %" PRIu32
                       " writes constant data (slot %" PRIu32 ")",
@@ -216,6 +217,7 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
     if (!checkRange(v, slots, inst_at, what, slot, type, min, max)) {
       return false;
     }
+    operand_max[i] = max;
   }
   uint32_t body_count = r.next();
   if (r.failed || body_count > 4096) {
@@ -282,8 +284,31 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
                           at, a, kernel::typeName(type), operand_count);
         }
         break;
-      case OpKind::Const:
+      case OpKind::Const: break;
+      case OpKind::Gather: {
+        if (a >= operand_count || operand_types[a] != type) {
+          return v.reject("body instruction at word %" PRIu32
+                          " (gather) reads operand %" PRIu32
+                          " as %s; the generic has %" PRIu32 " operands",
+                          at, a, kernel::typeName(type), operand_count);
+        }
+        if (!use(b, static_cast<uint32_t>(kernel::Type::I64))) {
+          return false;
+        }
+        // Elements [max, max + c - 1] past the operand's last position.
+        int64_t last = 0;
+        if (c == 0 || __builtin_add_overflow(
+                          operand_max[a], static_cast<int64_t>(c) - 1, &last)) {
+          return v.reject("body instruction at word %" PRIu32
+                          " (gather) has extent %" PRIu32,
+                          at, c);
+        }
+        if (!empty && !checkRange(v, slots, at, "gather", operand_slots[a],
+                                  type, 0, last)) {
+          return false;
+        }
         break;
+      }
       case OpKind::Push: {
         uint32_t words = kernel::typeBytes(type) > 4 ? 2 : 1;
         if (a >= constant_count || words > constant_count - a) {
@@ -297,8 +322,8 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
       case OpKind::Index:
         if (a >= rank || type != static_cast<uint32_t>(kernel::Type::I64)) {
           return v.reject("body instruction at word %" PRIu32
-                          " (index) of dimension %" PRIu32
-                          " (rank %" PRIu32 ") must be i64",
+                          " (index) of dimension %" PRIu32 " (rank %" PRIu32
+                          ") must be i64",
                           at, a, rank);
         }
         break;
@@ -336,28 +361,19 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
         bool ok = false;
         switch (static_cast<kernel::Op>(number)) {
           case kernel::Op::SIToFP:
-          case kernel::Op::UIToFP:
-            ok = !kernel::isFloatType(from);
-            break;
+          case kernel::Op::UIToFP: ok = !kernel::isFloatType(from); break;
           case kernel::Op::FPToSI:
-          case kernel::Op::FPToUI:
-            ok = kernel::isFloatType(from);
-            break;
+          case kernel::Op::FPToUI: ok = kernel::isFloatType(from); break;
           case kernel::Op::ExtF:
-          case kernel::Op::TruncF:
-            ok = kernel::isFloatType(from);
-            break;
+          case kernel::Op::TruncF: ok = kernel::isFloatType(from); break;
           case kernel::Op::ExtSI:
           case kernel::Op::ExtUI:
-          case kernel::Op::TruncI:
-            ok = !kernel::isFloatType(from);
-            break;
+          case kernel::Op::TruncI: ok = !kernel::isFloatType(from); break;
           case kernel::Op::Bitcast:
             ok = kernel::typeBytes(from) == kernel::typeBytes(type) &&
                  from != kI1 && type != kI1;
             break;
-          default:
-            break;
+          default: break;
         }
         if (!ok || aux != from) {
           return v.reject("body instruction at word %" PRIu32
@@ -377,10 +393,10 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
       return v.reject("generic at word %" PRIu32 " is truncated", inst_at);
     }
     if (reg >= register_count || types[reg] != operand_types[operand]) {
-      return v.reject("generic at word %" PRIu32 ": output %" PRIu32
-                      " stores register %" PRIu32
-                      ", which does not hold a defined %s",
-                      inst_at, k, reg, kernel::typeName(operand_types[operand]));
+      return v.reject(
+          "generic at word %" PRIu32 ": output %" PRIu32
+          " stores register %" PRIu32 ", which does not hold a defined %s",
+          inst_at, k, reg, kernel::typeName(operand_types[operand]));
     }
   }
   return true;
@@ -446,8 +462,7 @@ bool verifyCode(Verifier& v, const PortableExport& e, const Slots& slots) {
     uint32_t at = static_cast<uint32_t>(r.at);
     uint32_t inst = r.next();
     if (inst == static_cast<uint32_t>(Inst::Generic)) {
-      if (!verifyGeneric(v, r, slots, e.register_count, e.constant_count,
-                         at)) {
+      if (!verifyGeneric(v, r, slots, e.register_count, e.constant_count, at)) {
         return false;
       }
     } else if (inst == static_cast<uint32_t>(Inst::Matmul)) {
@@ -455,8 +470,8 @@ bool verifyCode(Verifier& v, const PortableExport& e, const Slots& slots) {
         return false;
       }
     } else {
-      return v.reject("unknown instruction %" PRIu32 " at word %" PRIu32,
-                      inst, at);
+      return v.reject("unknown instruction %" PRIu32 " at word %" PRIu32, inst,
+                      at);
     }
   }
   return true;
@@ -516,7 +531,8 @@ strata_status_t parsePortableProgram(const uint8_t* data, size_t size,
   // one byte more than their words hold.
   size_t chars_offset = temps_offset + word_count * sizeof(uint64_t);
   size_t total = chars_offset + export_count * (kernel::kMaxNameLength + 1);
-  auto* memory = static_cast<uint8_t*>(strata_allocator_alloc(allocator, total, 64));
+  auto* memory =
+      static_cast<uint8_t*>(strata_allocator_alloc(allocator, total, 64));
   if (!memory) {
     return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
                               "out of memory loading portable program '%s' "
@@ -546,8 +562,8 @@ strata_status_t parsePortableProgram(const uint8_t* data, size_t size,
     uint32_t name_length = r.next();
     if (r.failed || name_length < 1 || name_length > kernel::kMaxNameLength ||
         (name_length + 3) / 4 > r.count - r.at) {
-      v.reject("export %" PRIu32 " has a name of %" PRIu32
-               " bytes (1..%" PRIu32 ") or is truncated",
+      v.reject("export %" PRIu32 " has a name of %" PRIu32 " bytes (1..%" PRIu32
+               ") or is truncated",
                i, name_length, kernel::kMaxNameLength);
       destroyPortableProgram(program);
       return v.fail();
@@ -608,8 +624,8 @@ strata_status_t parsePortableProgram(const uint8_t* data, size_t size,
     }
     uint64_t* data_bytes = temp_offsets;
     // The data pointers share the table (a pointer fits in a u64 entry).
-    auto** data = reinterpret_cast<const uint8_t**>(temp_offsets +
-                                                    e.data_count);
+    auto** data =
+        reinterpret_cast<const uint8_t**>(temp_offsets + e.data_count);
     for (uint32_t k = 0; k < e.data_count; ++k) {
       data_bytes[k] = r.next64();
       uint32_t pad = r.next();
@@ -664,7 +680,7 @@ strata_status_t parsePortableProgram(const uint8_t* data, size_t size,
     e.temporary_offsets = offsets;
     e.local_memory_size = local;
     Slots slots{e.binding_count, e.binding_bytes, e.temporary_count,
-                temp_bytes, e.data_count, data_bytes};
+                temp_bytes,      e.data_count,    data_bytes};
     if (!verifyCode(v, e, slots)) {
       destroyPortableProgram(program);
       return v.fail();

@@ -37,7 +37,8 @@ struct AddProgram {
   uint32_t op = static_cast<uint32_t>(kernel::Op::AddF);
   uint32_t digest = kernel::kTableDigest;
   uint32_t read_register = 1;
-  bool out_in_data = false;  // the output names a constant data slot
+  bool out_in_data = false;    // the output names a constant data slot
+  uint32_t gather_extent = 0;  // non-zero: a = gather(a, i) at extent
 
   std::vector<uint32_t> words() const {
     std::vector<uint32_t> w = {kernel::kMagic, kernel::kVersion, digest, 1};
@@ -67,15 +68,16 @@ struct AddProgram {
       w.push_back(0);  // no constant data
     }
     w.push_back(4);  // registers
-    std::vector<uint32_t> code = {static_cast<uint32_t>(kernel::Inst::Generic),
-                                  1, n, 0, 1, 3, 1};
+    std::vector<uint32_t> code = {
+        static_cast<uint32_t>(kernel::Inst::Generic), 1, n, 0, 1, 3, 1};
     auto operand = [&](uint32_t slot, int64_t stride) {
       code.push_back(slot);
       code.push_back(t(kernel::Type::F32));
       code.push_back(0);
       code.push_back(0);
       code.push_back(static_cast<uint32_t>(stride));
-      code.push_back(static_cast<uint32_t>(static_cast<uint64_t>(stride) >> 32));
+      code.push_back(
+          static_cast<uint32_t>(static_cast<uint64_t>(stride) >> 32));
     };
     operand(0, 1);
     operand(1, 1);
@@ -84,13 +86,29 @@ struct AddProgram {
       code.push_back(static_cast<uint32_t>(o) | (t(kernel::Type::F32) << 8));
       code.insert(code.end(), {d, a, b, 0});
     };
+    if (gather_extent) {
+      // r0 = a[i + index(0)] within gather_extent, r1 = b, out = r0 + r1
+      code.push_back(4);
+      code.push_back(static_cast<uint32_t>(kernel::Op::Index) |
+                     (t(kernel::Type::I64) << 8));
+      code.insert(code.end(), {2, 0, 0, 0});
+      code.push_back(static_cast<uint32_t>(kernel::Op::Gather) |
+                     (t(kernel::Type::F32) << 8));
+      code.insert(code.end(), {0, 0, 2, gather_extent});
+      body(kernel::Op::Load, 1, 1, 0);
+      body(kernel::Op::AddF, 3, 0, 1);
+      code.push_back(3);
+      w.push_back(static_cast<uint32_t>(code.size()));
+      w.insert(w.end(), code.begin(), code.end());
+      return w;
+    }
     code.push_back(4);  // body count
     body(kernel::Op::Load, 0, 0, 0);
     body(kernel::Op::Load, 1, 1, 0);
     body(kernel::Op::AddF, 2, 1, read_register);  // 2b
     code.push_back(op | (t(kernel::Type::F32) << 8));
     code.insert(code.end(), {3, 0, 2, 0});  // a + 2b
-    code.push_back(3);                     // yield r3
+    code.push_back(3);                      // yield r3
     w.push_back(static_cast<uint32_t>(code.size()));
     w.insert(w.end(), code.begin(), code.end());
     return w;
@@ -101,8 +119,8 @@ std::string load(const std::vector<uint32_t>& words,
                  strata_hal_executable_t** out = nullptr) {
   strata_hal_executable_t* executable = nullptr;
   std::string result = consume(strata_hal_executable_load_portable(
-      reinterpret_cast<const uint8_t*>(words.data()), words.size() * 4,
-      "test", strata_allocator_system(), &executable));
+      reinterpret_cast<const uint8_t*>(words.data()), words.size() * 4, "test",
+      strata_allocator_system(), &executable));
   if (out) {
     *out = executable;
   } else if (executable) {
@@ -123,129 +141,148 @@ int run(strata_hal_executable_t* executable, std::vector<void*> ptrs,
   state.binding_lengths = lengths.data();
   state.workgroup_count_x = state.workgroup_count_y = 1;
   state.workgroup_count_z = 1;
-  strata_hal_executable_workgroup_state_v0_t workgroup = {};
-  workgroup.local_memory = local.data();
-  workgroup.local_memory_size = attrs->local_memory_size;
+  // Version 1 state, as the devices pass.
+  strata_hal_executable_dispatch_detail_v1_t detail = {};
+  strata_hal_executable_workgroup_state_v1_t workgroup = {};
+  workgroup.detail = &detail;
+  workgroup.v0.local_memory = local.data();
+  workgroup.v0.local_memory_size = attrs->local_memory_size;
   return exportFunction(executable, 0)(&dispatchEnvironment(executable, 0),
-                                       &state, &workgroup);
+                                       &state, &workgroup.v0);
 }
 
 TEST_SUITE("hal.portable") {
-  TEST_CASE("a verified program runs on its bindings") {
-    strata_hal_executable_t* executable = nullptr;
-    REQUIRE(load(AddProgram().words(), &executable) == "OK");
-    CHECK_FALSE(strata_hal_executable_is_native(executable));
-    CHECK(std::string(strata_hal_executable_export_name(executable, 0)) ==
-          "add");
-    std::vector<float> a(100);
-    std::vector<float> b(100);
-    std::vector<float> out(100, -1.0f);
-    for (int i = 0; i < 100; ++i) {
-      a[i] = static_cast<float>(i);
-      b[i] = 0.5f * static_cast<float>(i);
-    }
-    CHECK(run(executable, {a.data(), b.data(), out.data()},
-              {400, 400, 400}) == STRATA_HAL_EXECUTABLE_DISPATCH_OK);
-    for (int i = 0; i < 100; ++i) {
-      CHECK(out[i] == doctest::Approx(2.0f * static_cast<float>(i)));
-    }
-    strata_hal_executable_release(executable);
+TEST_CASE("a verified program runs on its bindings") {
+  strata_hal_executable_t* executable = nullptr;
+  REQUIRE(load(AddProgram().words(), &executable) == "OK");
+  CHECK_FALSE(strata_hal_executable_is_native(executable));
+  CHECK(std::string(strata_hal_executable_export_name(executable, 0)) == "add");
+  std::vector<float> a(100);
+  std::vector<float> b(100);
+  std::vector<float> out(100, -1.0f);
+  for (int i = 0; i < 100; ++i) {
+    a[i] = static_cast<float>(i);
+    b[i] = 0.5f * static_cast<float>(i);
   }
+  CHECK(run(executable, {a.data(), b.data(), out.data()}, {400, 400, 400}) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_OK);
+  for (int i = 0; i < 100; ++i) {
+    CHECK(out[i] == doctest::Approx(2.0f * static_cast<float>(i)));
+  }
+  strata_hal_executable_release(executable);
+}
 
-  TEST_CASE("a dispatch with a short binding fails before writing") {
-    strata_hal_executable_t* executable = nullptr;
-    REQUIRE(load(AddProgram().words(), &executable) == "OK");
-    std::vector<float> a(100, 1.0f);
-    std::vector<float> out(100, -1.0f);
-    CHECK(run(executable, {a.data(), a.data(), out.data()}, {400, 400, 396}) ==
-          STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
-    CHECK(out[0] == -1.0f);
-    strata_hal_executable_release(executable);
-  }
+TEST_CASE("a dispatch with a short binding fails before writing") {
+  strata_hal_executable_t* executable = nullptr;
+  REQUIRE(load(AddProgram().words(), &executable) == "OK");
+  std::vector<float> a(100, 1.0f);
+  std::vector<float> out(100, -1.0f);
+  CHECK(run(executable, {a.data(), a.data(), out.data()}, {400, 400, 396}) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  CHECK(out[0] == -1.0f);
+  strata_hal_executable_release(executable);
+}
 
-  TEST_CASE("rejects an access past its binding") {
-    AddProgram program;
-    program.out_stride = 2;  // reaches element 198 of a 100-element binding
-    std::string error = load(program.words());
-    CHECK(error.find("INVALID_ARGUMENT") == 0);
-    CHECK(error.find("export 'add'") != std::string::npos);
-    CHECK(error.find("operand 2 reaches elements [0, 198]") !=
-          std::string::npos);
-  }
+TEST_CASE("rejects an access past its binding") {
+  AddProgram program;
+  program.out_stride = 2;  // reaches element 198 of a 100-element binding
+  std::string error = load(program.words());
+  CHECK(error.find("INVALID_ARGUMENT") == 0);
+  CHECK(error.find("export 'add'") != std::string::npos);
+  CHECK(error.find("operand 2 reaches elements [0, 198]") != std::string::npos);
+}
 
-  TEST_CASE("rejects a write to constant data") {
-    AddProgram program;
-    program.out_in_data = true;
-    CHECK(load(program.words()).find("output 0 writes constant data") !=
-          std::string::npos);
-  }
+TEST_CASE("a gather index past its extent fails the dispatch") {
+  AddProgram program;
+  program.gather_extent = 1;
+  strata_hal_executable_t* executable = nullptr;
+  REQUIRE(load(program.words(), &executable) == "OK");
+  std::vector<float> a(100, 1.0f);
+  std::vector<float> out(100, -1.0f);
+  CHECK(run(executable, {a.data(), a.data(), out.data()}, {400, 400, 400}) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE);
+  strata_hal_executable_release(executable);
+}
 
-  TEST_CASE("rejects a negative access") {
-    AddProgram program;
-    program.out_stride = -1;
-    CHECK(load(program.words()).find("reaches elements [-99, 0]") !=
-          std::string::npos);
-  }
+TEST_CASE("rejects a gather whose extent leaves its binding") {
+  AddProgram program;
+  program.gather_extent = 2;  // reaches element 99 + 1 of 100
+  CHECK(load(program.words()).find("gather reaches elements [0, 100]") !=
+        std::string::npos);
+}
 
-  TEST_CASE("rejects a binding declared smaller than its accesses") {
-    AddProgram program;
-    program.a_bytes = 399;
-    CHECK(load(program.words()).find("operand 0 reaches elements [0, 99]") !=
-          std::string::npos);
-  }
+TEST_CASE("rejects a write to constant data") {
+  AddProgram program;
+  program.out_in_data = true;
+  CHECK(load(program.words()).find("output 0 writes constant data") !=
+        std::string::npos);
+}
 
-  TEST_CASE("rejects an unknown opcode") {
-    AddProgram program;
-    program.op = 250;
-    CHECK(load(program.words()).find("unknown opcode 250") !=
-          std::string::npos);
-  }
+TEST_CASE("rejects a negative access") {
+  AddProgram program;
+  program.out_stride = -1;
+  CHECK(load(program.words()).find("reaches elements [-99, 0]") !=
+        std::string::npos);
+}
 
-  TEST_CASE("rejects an opcode of the wrong type") {
-    AddProgram program;
-    program.op = static_cast<uint32_t>(kernel::Op::AddI);
-    CHECK(load(program.words()).find("(addi) has type 0 (f32)") !=
-          std::string::npos);
-  }
+TEST_CASE("rejects a binding declared smaller than its accesses") {
+  AddProgram program;
+  program.a_bytes = 399;
+  CHECK(load(program.words()).find("operand 0 reaches elements [0, 99]") !=
+        std::string::npos);
+}
 
-  TEST_CASE("rejects a register read before it is written") {
-    AddProgram program;
-    program.read_register = 3;
-    CHECK(load(program.words()).find("reads register 3, which is not defined") !=
-          std::string::npos);
-  }
+TEST_CASE("rejects an unknown opcode") {
+  AddProgram program;
+  program.op = 250;
+  CHECK(load(program.words()).find("unknown opcode 250") != std::string::npos);
+}
 
-  TEST_CASE("rejects a program of another opcode table") {
-    AddProgram program;
-    program.digest ^= 1;
-    CHECK(load(program.words()).find("kernel_opcodes.def differs") !=
-          std::string::npos);
-  }
+TEST_CASE("rejects an opcode of the wrong type") {
+  AddProgram program;
+  program.op = static_cast<uint32_t>(kernel::Op::AddI);
+  CHECK(load(program.words()).find("(addi) has type 0 (f32)") !=
+        std::string::npos);
+}
 
-  TEST_CASE("rejects every truncation") {
-    std::vector<uint32_t> words = AddProgram().words();
-    for (size_t size = 1; size < words.size(); ++size) {
-      std::vector<uint32_t> cut(words.begin(), words.begin() + size);
-      std::string error = load(cut);
-      CHECK_MESSAGE(error.find("INVALID_ARGUMENT") == 0, size);
-    }
-    std::vector<uint32_t> longer = words;
-    longer.push_back(0);
-    CHECK(load(longer).find("1 words after the last export") !=
-          std::string::npos);
-  }
+TEST_CASE("rejects a register read before it is written") {
+  AddProgram program;
+  program.read_register = 3;
+  CHECK(load(program.words()).find("reads register 3, which is not defined") !=
+        std::string::npos);
+}
 
-  TEST_CASE("rejects bad magic and odd sizes") {
-    std::vector<uint32_t> words = AddProgram().words();
-    words[0] = 0x7F454C46;
-    CHECK(load(words).find("bad magic") != std::string::npos);
-    strata_hal_executable_t* executable = nullptr;
-    CHECK(consume(strata_hal_executable_load_portable(
-              reinterpret_cast<const uint8_t*>("abcdefghijklmnopq"), 17,
-              "odd", strata_allocator_system(), &executable))
-              .find("not a whole program") != std::string::npos);
-    CHECK(executable == nullptr);
+TEST_CASE("rejects a program of another opcode table") {
+  AddProgram program;
+  program.digest ^= 1;
+  CHECK(load(program.words()).find("kernel_opcodes.def differs") !=
+        std::string::npos);
+}
+
+TEST_CASE("rejects every truncation") {
+  std::vector<uint32_t> words = AddProgram().words();
+  for (size_t size = 1; size < words.size(); ++size) {
+    std::vector<uint32_t> cut(words.begin(), words.begin() + size);
+    std::string error = load(cut);
+    CHECK_MESSAGE(error.find("INVALID_ARGUMENT") == 0, size);
   }
+  std::vector<uint32_t> longer = words;
+  longer.push_back(0);
+  CHECK(load(longer).find("1 words after the last export") !=
+        std::string::npos);
+}
+
+TEST_CASE("rejects bad magic and odd sizes") {
+  std::vector<uint32_t> words = AddProgram().words();
+  words[0] = 0x7F454C46;
+  CHECK(load(words).find("bad magic") != std::string::npos);
+  strata_hal_executable_t* executable = nullptr;
+  CHECK(consume(strata_hal_executable_load_portable(
+                    reinterpret_cast<const uint8_t*>("abcdefghijklmnopq"), 17,
+                    "odd", strata_allocator_system(), &executable))
+            .find("not a whole program") != std::string::npos);
+  CHECK(executable == nullptr);
+}
 }
 
 }  // namespace

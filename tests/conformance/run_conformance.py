@@ -120,6 +120,12 @@ def main():
     parser.add_argument("--skip", action="append", default=[],
                         metavar="FILE[:CASE]=REASON",
                         help="leaves a file or a case out, with its reason")
+    parser.add_argument("--xfail", action="append", default=[],
+                        metavar="FILE[:CASE]=REASON",
+                        help="a file or case expected to fail, with its "
+                        "reason: its failure is XFAIL, its pass fails the "
+                        "run (the list must shrink when a case starts "
+                        "passing)")
     parser.add_argument("--device", default="local-task")
     parser.add_argument("--target-cpu", default=None,
                         help="strata-compile's --target-cpu; with "
@@ -136,6 +142,10 @@ def main():
     for skip in args.skip:
         name, _, reason = skip.partition("=")
         SKIPS[name] = reason or "skipped by --skip"
+    xfails = {}
+    for xfail in args.xfail:
+        name, _, reason = xfail.partition("=")
+        xfails[name] = reason or "expected to fail"
 
     if not os.path.isdir(args.root):
         print("conformance programs not found at %s; skipping" % args.root)
@@ -189,21 +199,33 @@ def main():
 
         results = list(pool.map(execute, plan))
 
-    passed = failed = skipped = 0
+    passed = failed = skipped = expected = unexpected = 0
     for rel, case, skip, error in results:
         name = "%s:%s" % (rel, case)
+        xfail = xfails.get(name, xfails.get(rel))
         if skip is not None:
             skipped += 1
             print("SKIP %s %s" % (name, skip))
+        elif error is not None and xfail is not None:
+            expected += 1
+            print("XFAIL %s (%s) %s" % (name, xfail, error))
         elif error is not None:
             failed += 1
             print("FAIL %s %s" % (name, error))
+        elif xfail is not None:
+            unexpected += 1
+            print("XPASS %s was expected to fail (%s): take it off the list"
+                  % (name, xfail))
         else:
             passed += 1
             print("PASS %s" % name)
     print("(%d files in %.0f s)" % (len(files), time.monotonic() - start))
-    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
-    return 1 if failed else 0
+    summary = "%d passed, %d failed, %d skipped" % (passed, failed, skipped)
+    if xfails:
+        summary += ", %d expected failures, %d unexpected passes" % (
+            expected, unexpected)
+    print(summary)
+    return 1 if failed or unexpected else 0
 
 
 if __name__ == "__main__":

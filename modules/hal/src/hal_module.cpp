@@ -302,8 +302,8 @@ strata_status_t strata_hal_module_create(strata_vm_instance_t* instance,
                                          size_t device_count,
                                          strata_allocator_t allocator,
                                          strata_vm_module_t** out_module) {
-  return strata_hal_module_create_with_options(
-      instance, devices, device_count, nullptr, allocator, out_module);
+  return strata_hal_module_create_with_options(instance, devices, device_count,
+                                               nullptr, allocator, out_module);
 }
 
 strata_status_t strata_hal_module_create_with_options(

@@ -87,3 +87,36 @@ func.func @select(%a: tensor<4xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// A gather (tensor.extract at indices computed from data): each index is
+// checked against the extent at run time.
+// RUN: strata-run --module=%t.vmfb --no-native-kernels --function=gather --input="3xi32=2 0 1" --expected_output="3xf32=30 10 20"
+// RUN: not strata-run --module=%t.vmfb --no-native-kernels --function=gather --input="3xi32=2 7 1" 2>&1 | FileCheck %s --check-prefix=GATHER
+// GATHER: OUT_OF_RANGE
+// GATHER-SAME: index 7 computed from tensor data is out of range [0, 3)
+func.func @gather(%idx: tensor<3xi32>) -> tensor<3xf32> {
+  %table = util.unfoldable_constant dense<[10.0, 20.0, 30.0]> : tensor<3xf32>
+  %e = tensor.empty() : tensor<3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%idx : tensor<3xi32>) outs(%e : tensor<3xf32>) {
+  ^bb0(%i: i32, %o: f32):
+    %k = arith.index_cast %i : i32 to index
+    %v = tensor.extract %table[%k] : tensor<3xf32>
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+// Bit counting on i32.
+// RUN: strata-run --module=%t.vmfb --no-native-kernels --function=bits --input="3xi32=1 0 -1" --expected_output="3xi32=31 32 0" --expected_output="3xi32=1 0 32"
+func.func @bits(%a: tensor<3xi32>) -> (tensor<3xi32>, tensor<3xi32>) {
+  %e = tensor.empty() : tensor<3xi32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<3xi32>) outs(%e, %e : tensor<3xi32>, tensor<3xi32>) {
+  ^bb0(%x: i32, %o: i32, %p: i32):
+    %z = math.ctlz %x : i32
+    %c = math.ctpop %x : i32
+    linalg.yield %z, %c : i32, i32
+  } -> (tensor<3xi32>, tensor<3xi32>)
+  return %r#0, %r#1 : tensor<3xi32>, tensor<3xi32>
+}

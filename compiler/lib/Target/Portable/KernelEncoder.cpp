@@ -20,8 +20,8 @@
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -170,8 +170,8 @@ private:
 FailureOr<View> FunctionEncoder::viewOf(Value value, Operation *user) {
   auto it = views.find(value);
   if (it == views.end()) {
-    user->emitError() << kPrefix << "cannot follow the memref operand "
-                      << value << " to a binding or a temporary";
+    user->emitError() << kPrefix << "cannot follow the memref operand " << value
+                      << " to a binding or a temporary";
     return failure();
   }
   return it->second;
@@ -186,9 +186,8 @@ LogicalResult FunctionEncoder::bindArguments() {
     auto memref = dyn_cast<MemRefType>(arg.getType());
     if (!memref) {
       // A scalar input: a push constant (one word, two for 64 bits).
-      unsigned bits = arg.getType().isIndex()
-                          ? 64
-                          : arg.getType().getIntOrFloatBitWidth();
+      unsigned bits =
+          arg.getType().isIndex() ? 64 : arg.getType().getIntOrFloatBitWidth();
       // Bodies read it with push instructions.
       pushWords[arg] = constantWords;
       constantWords += bits > 32 ? 2 : 1;
@@ -202,10 +201,10 @@ LogicalResult FunctionEncoder::bindArguments() {
     }
     FailureOr<uint32_t> type = kernelType(memref.getElementType());
     if (failed(type)) {
-      return func.emitError() << kPrefix << "export '" << func.getSymName()
-                              << "' binding " << binding << " has element type "
-                              << memref.getElementType()
-                              << ", which the portable target does not take";
+      return func.emitError()
+             << kPrefix << "export '" << func.getSymName() << "' binding "
+             << binding << " has element type " << memref.getElementType()
+             << ", which the portable target does not take";
     }
     View view;
     view.slot = binding++;
@@ -238,8 +237,8 @@ LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
     view.sizes.assign(type.getShape().begin(), type.getShape().end());
     view.strides = rowMajorStrides(view.sizes);
     view.type = *elementType;
-    view.slot = static_cast<uint32_t>(kernel::kMaxBindings +
-                                      temporaryBytes.size());
+    view.slot =
+        static_cast<uint32_t>(kernel::kMaxBindings + temporaryBytes.size());
     temporaryBytes.push_back(static_cast<uint64_t>(type.getNumElements()) *
                              kernel::typeBytes(*elementType));
     views[result] = view;
@@ -284,17 +283,16 @@ LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
         } else if (raw.size() == blob.size()) {
           std::memcpy(blob.data(), raw.data(), blob.size());
         } else {
-          return op->emitError() << kPrefix << "global '" << name
-                                 << "' holds " << raw.size()
-                                 << " bytes, not " << blob.size();
+          return op->emitError() << kPrefix << "global '" << name << "' holds "
+                                 << raw.size() << " bytes, not " << blob.size();
         }
       }
     } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
       AsmResourceBlob *handle = resource.getRawHandle().getBlob();
       if (!handle || handle->getData().size() != blob.size()) {
-        return op->emitError() << kPrefix << "global '" << name
-                               << "' has no data of " << blob.size()
-                               << " bytes";
+        return op->emitError()
+               << kPrefix << "global '" << name << "' has no data of "
+               << blob.size() << " bytes";
       }
       std::memcpy(blob.data(), handle->getData().data(), blob.size());
     } else {
@@ -359,8 +357,7 @@ LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
         }
       }
       view.sizes.push_back(size);
-      view.strides.push_back(group.empty() ? 1
-                                           : source->strides[group.back()]);
+      view.strides.push_back(group.empty() ? 1 : source->strides[group.back()]);
     }
     views[result] = view;
     return success();
@@ -476,6 +473,9 @@ public:
   llvm::DenseMap<Value, Value> scalarOperands;
   // Scalar function arguments: their first push constant word.
   const llvm::DenseMap<Value, uint32_t> *pushWords = nullptr;
+  // Memrefs the body reads at computed indices (memref.load): their view
+  // and generic operand.
+  llvm::DenseMap<Value, std::pair<View, uint32_t>> gathered;
 };
 
 LogicalResult BodyEncoder::emitConstant(Value value, Attribute attr,
@@ -500,8 +500,8 @@ LogicalResult BodyEncoder::emitConstant(Value value, Attribute attr,
   } else if (auto b = dyn_cast<BoolAttr>(attr)) {
     bits = b.getValue();
   } else {
-    return user->emitError() << kPrefix << "constant " << attr
-                             << " is not a scalar";
+    return user->emitError()
+           << kPrefix << "constant " << attr << " is not a scalar";
   }
   registers[value] =
       emit(kernel::Op::Const, *type, 0, static_cast<uint32_t>(bits),
@@ -516,8 +516,8 @@ FailureOr<uint32_t> BodyEncoder::valueRegister(Value value, Operation *user) {
   if (auto it = argumentOperands.find(value); it != argumentOperands.end()) {
     FailureOr<uint32_t> type = kernelType(value.getType());
     if (failed(type)) {
-      return user->emitError() << kPrefix << "value of type "
-                               << value.getType() << " is not supported";
+      return user->emitError() << kPrefix << "value of type " << value.getType()
+                               << " is not supported";
     }
     uint32_t reg = emit(kernel::Op::Load, *type, 0, it->second);
     registers[value] = reg;
@@ -630,6 +630,9 @@ std::optional<kernel::Op> unaryOp(Operation *op) {
       .Case([](math::RoundEvenOp) { return K::RoundEven; })
       .Case([](math::TruncOp) { return K::Trunc; })
       .Case([](math::AbsIOp) { return K::AbsI; })
+      .Case([](math::CountLeadingZerosOp) { return K::CtLz; })
+      .Case([](math::CountTrailingZerosOp) { return K::CtTz; })
+      .Case([](math::CtPopOp) { return K::CtPop; })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -692,10 +695,54 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     }
     bool widen = kernel::typeBytes(*to) > kernel::typeBytes(*from) ||
                  (*from == typeNumber(kernel::Type::I1));
-    kernel::Op kind = !widen ? kernel::Op::TruncI
+    kernel::Op kind = !widen                          ? kernel::Op::TruncI
                       : isa<arith::IndexCastUIOp>(op) ? kernel::Op::ExtUI
                                                       : kernel::Op::ExtSI;
     registers[out] = emit(kind, *to, *from, *reg);
+    return success();
+  }
+  if (auto load = dyn_cast<memref::LoadOp>(op)) {
+    auto it = gathered.find(load.getMemRef());
+    FailureOr<uint32_t> type = resultType(load.getResult());
+    if (it == gathered.end() || failed(type)) {
+      return op->emitError() << kPrefix << "cannot encode this load";
+    }
+    const View &view = it->second.first;
+    // The element's position: sum(index[r] * stride[r]) (i64), within
+    // extent = 1 + sum((size[r] - 1) * stride[r]).
+    uint32_t i64 = typeNumber(kernel::Type::I64);
+    std::optional<uint32_t> linear;
+    int64_t extent = 1;
+    for (auto [r, index] : llvm::enumerate(load.getIndices())) {
+      if (view.strides[r] < 0) {
+        return op->emitError() << kPrefix << "gathers through a negative "
+                               << "stride";
+      }
+      extent += (view.sizes[r] - 1) * view.strides[r];
+      FailureOr<uint32_t> reg = valueRegister(index, op);
+      if (failed(reg)) {
+        return failure();
+      }
+      uint32_t term = *reg;
+      if (view.strides[r] != 1) {
+        uint64_t stride = static_cast<uint64_t>(view.strides[r]);
+        uint32_t c =
+            emit(kernel::Op::Const, i64, 0, static_cast<uint32_t>(stride),
+                 static_cast<uint32_t>(stride >> 32));
+        term = emit(kernel::Op::MulI, i64, 0, *reg, c);
+      }
+      linear = linear ? emit(kernel::Op::AddI, i64, 0, *linear, term) : term;
+    }
+    if (!linear) {
+      linear = emit(kernel::Op::Const, i64, 0, 0, 0);
+    }
+    if (extent < 1 || extent > UINT32_MAX) {
+      return op->emitError() << kPrefix << "gathers from " << extent
+                             << " elements (at most 2^32 - 1)";
+    }
+    registers[load.getResult()] =
+        emit(kernel::Op::Gather, *type, 0, it->second.second, *linear,
+             static_cast<uint32_t>(extent));
     return success();
   }
   if (auto fma = dyn_cast<math::FmaOp>(op)) {
@@ -746,8 +793,8 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
       return op->emitError() << kPrefix << "cannot encode this comparison";
     }
     registers[result] =
-        emit(kernel::Op::CmpF, *type,
-             static_cast<uint32_t>(cmp.getPredicate()), regs[0], regs[1]);
+        emit(kernel::Op::CmpF, *type, static_cast<uint32_t>(cmp.getPredicate()),
+             regs[0], regs[1]);
     return success();
   }
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
@@ -756,8 +803,8 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
       return op->emitError() << kPrefix << "cannot encode this comparison";
     }
     registers[result] =
-        emit(kernel::Op::CmpI, *type,
-             static_cast<uint32_t>(cmp.getPredicate()), regs[0], regs[1]);
+        emit(kernel::Op::CmpI, *type, static_cast<uint32_t>(cmp.getPredicate()),
+             regs[0], regs[1]);
     return success();
   }
   if (auto select = dyn_cast<arith::SelectOp>(op)) {
@@ -847,8 +894,7 @@ bool FunctionEncoder::tryMatmul(linalg::LinalgOp op,
   }
   // The body must be the plain multiply-add (no conversions).
   Block *body = op.getBlock();
-  if (body->getOperations().size() != 3 ||
-      !isa<arith::MulFOp>(body->front()) ||
+  if (body->getOperations().size() != 3 || !isa<arith::MulFOp>(body->front()) ||
       !isa<arith::AddFOp>(*std::next(body->begin()))) {
     return false;
   }
@@ -981,15 +1027,58 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
   std::vector<uint32_t> body;
   BodyEncoder encoder(body, rank);
   encoder.pushWords = &pushWords;
-  // Generic operand numbers: memref operands in order.
+  // Generic operands: the memref inputs, then the memrefs the body
+  // gathers from (all strides 0), then the outputs.
+  struct GenericOperand {
+    uint32_t slot;
+    uint32_t type;
+    int64_t offset;
+    SmallVector<int64_t> strides;
+  };
+  SmallVector<GenericOperand> genericOperands;
   llvm::DenseMap<unsigned, uint32_t> genericIndex;
-  for (auto [i, index] : llvm::enumerate(memrefOperands)) {
-    genericIndex[index] = static_cast<uint32_t>(i);
+  unsigned firstOutputOperand = op.getNumDpsInputs();
+  auto addOperand = [&](unsigned index) {
+    const View &view = views[op->getOperand(index)];
+    genericIndex[index] = genericOperands.size();
+    genericOperands.push_back(
+        {view.slot, view.type, operandOffsets[index], operandStrides[index]});
+  };
+  for (unsigned index : memrefOperands) {
+    if (index < firstOutputOperand) {
+      addOperand(index);
+    }
+  }
+  WalkResult gathers = block->walk([&](memref::LoadOp load) {
+    Value source = load.getMemRef();
+    if (encoder.gathered.count(source)) {
+      return WalkResult::advance();
+    }
+    auto it = views.find(source);
+    if (it == views.end()) {
+      load.emitError() << kPrefix << "cannot follow the memref it loads "
+                       << "from to a binding or a temporary";
+      return WalkResult::interrupt();
+    }
+    encoder.gathered[source] = {it->second,
+                                static_cast<uint32_t>(genericOperands.size())};
+    genericOperands.push_back({it->second.slot, it->second.type,
+                               it->second.offset,
+                               SmallVector<int64_t>(rank, 0)});
+    return WalkResult::advance();
+  });
+  if (gathers.wasInterrupted()) {
+    return failure();
+  }
+  for (unsigned index : memrefOperands) {
+    if (index >= firstOutputOperand) {
+      addOperand(index);
+    }
   }
   unsigned outputCount = op.getNumDpsInits();
-  if (memrefOperands.size() > kernel::kMaxOperands) {
-    return op.emitError() << kPrefix << "has more than "
-                          << kernel::kMaxOperands << " operands";
+  if (genericOperands.size() > kernel::kMaxOperands) {
+    return op.emitError() << kPrefix << "has more than " << kernel::kMaxOperands
+                          << " operands";
   }
   for (OpOperand &operand : op->getOpOperands()) {
     unsigned index = operand.getOperandNumber();
@@ -1046,14 +1135,13 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
     code.push_back(d);
   }
   code.push_back(vectorDim ? 1 : 0);
-  code.push_back(static_cast<uint32_t>(memrefOperands.size()));
+  code.push_back(static_cast<uint32_t>(genericOperands.size()));
   code.push_back(outputCount);
-  for (unsigned index : memrefOperands) {
-    const View &view = views[op->getOperand(index)];
-    code.push_back(view.slot);
-    code.push_back(view.type);
-    push64(code, static_cast<uint64_t>(operandOffsets[index]));
-    for (int64_t stride : operandStrides[index]) {
+  for (const GenericOperand &operand : genericOperands) {
+    code.push_back(operand.slot);
+    code.push_back(operand.type);
+    push64(code, static_cast<uint64_t>(operand.offset));
+    for (int64_t stride : operand.strides) {
       push64(code, static_cast<uint64_t>(stride));
     }
   }
@@ -1157,8 +1245,8 @@ LogicalResult FunctionEncoder::encode(std::vector<uint32_t> &out) {
 
   StringRef name = func.getSymName();
   if (name.empty() || name.size() > kernel::kMaxNameLength) {
-    return func.emitError() << kPrefix << "export name '" << name
-                            << "' is empty or too long";
+    return func.emitError()
+           << kPrefix << "export name '" << name << "' is empty or too long";
   }
   out.push_back(static_cast<uint32_t>(name.size()));
   size_t nameWords = (name.size() + 3) / 4;

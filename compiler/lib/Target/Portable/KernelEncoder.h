@@ -1,4 +1,5 @@
-//===- KernelEncoder.h - bufferized dispatches to kernel bytecode -*- C++ -*-===//
+//===- KernelEncoder.h - bufferized dispatches to kernel bytecode -*- C++
+//-*-===//
 //
 // Encodes the bufferized dispatch functions of an executable as one
 // portable-bytecode program (schemas/kernel_bytecode.h): every linalg op a

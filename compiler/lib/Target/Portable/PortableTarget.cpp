@@ -51,10 +51,10 @@ public:
       context->appendDialectRegistry(registry);
     }
     context->loadDialect<affine::AffineDialect, arith::ArithDialect,
-                         bufferization::BufferizationDialect,
-                         func::FuncDialect, linalg::LinalgDialect,
-                         math::MathDialect, memref::MemRefDialect,
-                         scf::SCFDialect, tensor::TensorDialect>();
+                         bufferization::BufferizationDialect, func::FuncDialect,
+                         linalg::LinalgDialect, math::MathDialect,
+                         memref::MemRefDialect, scf::SCFDialect,
+                         tensor::TensorDialect>();
     if (failed(llvmcpu::verifyExecutableInput(executable))) {
       return failure();
     }
@@ -67,8 +67,8 @@ public:
     }
     OwningOpRef<ModuleOp> work(executable.clone());
     SmallVector<std::string> unsafe;
-    if (failed(llvmcpu::tileAndDistributeToWorkgroups(*work,
-                                                      singleWorkgroup)) ||
+    if (failed(
+            llvmcpu::tileAndDistributeToWorkgroups(*work, singleWorkgroup)) ||
         failed(llvmcpu::bufferizeExecutable(*work)) ||
         failed(llvmcpu::bindWorkgroupIds(*work, unsafe))) {
       return failure();
@@ -87,8 +87,7 @@ public:
       if (!func.isPublic()) {
         continue;
       }
-      auto inputs =
-          func->getAttrOfType<IntegerAttr>(llvmcpu::kInputCountAttr);
+      auto inputs = func->getAttrOfType<IntegerAttr>(llvmcpu::kInputCountAttr);
       if (func->hasAttr(llvmcpu::kBindingShapesAttr)) {
         return func.emitError()
                << "portable: export '" << func.getSymName()

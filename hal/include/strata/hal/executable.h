@@ -8,10 +8,10 @@
  *   load_static  looks up a query function registered with register_static,
  *                for kernels linked into the application.
  * (A fourth, load_portable, verifies kernel bytecode instead; see there.)
- * Each native loader calls the library's query function with the highest ABI version
- * the runtime knows and checks the result: the version, the sanitizer, the
- * CPU features it needs, the export table and the imports. Every rejection is
- * a status whose message names the library and, where there are two sides,
+ * Each native loader calls the library's query function with the highest ABI
+ * version the runtime knows and checks the result: the version, the sanitizer,
+ * the CPU features it needs, the export table and the imports. Every rejection
+ * is a status whose message names the library and, where there are two sides,
  * both of them:
  *   NOT_FOUND            no query symbol; an import the runtime does not
  *                        provide; load_static of an unregistered name;
