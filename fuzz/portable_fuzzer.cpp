@@ -90,8 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     strata_hal_executable_workgroup_state_v1_t workgroup = {};
     workgroup.detail = &detail;
     workgroup.v0.local_memory = local.data();
-    workgroup.v0.local_memory_size =
-        static_cast<uint32_t>(e.local_memory_size);
+    workgroup.v0.local_memory_size = static_cast<uint32_t>(e.local_memory_size);
     strata::hal::exportFunction(executable, i)(
         &strata::hal::dispatchEnvironment(executable, i), &state,
         &workgroup.v0);

@@ -673,8 +673,54 @@ int runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
   }
 }
 
-// C[b] += A[b] * B[b], f32; rows of C and B are contiguous in the common
-// case, where the innermost loop is a vectorizable axpy.
+// C[b] += A[b] * B[b], f32. Blocks of kRows rows of C by up to kCols
+// columns accumulate in registers (a local array the compiler keeps in
+// vector registers) over the whole depth, reading a row of B per depth step
+// for kRows rows of A: the inner loops are plain, vectorizable C++.
+constexpr uint32_t kRows = 4;
+constexpr uint32_t kCols = 64;
+
+template <uint32_t Rows>
+void matmulBlock(const float* a, int64_t a_row, int64_t a_col, const float* b,
+                 int64_t b_row, int64_t b_col, float* c, int64_t c_row,
+                 int64_t c_col, uint32_t cols, uint32_t depth) {
+  alignas(64) float acc[Rows][kCols];
+  for (uint32_t r = 0; r < Rows; ++r) {
+    for (uint32_t j = 0; j < cols; ++j) {
+      acc[r][j] = c[r * c_row + j * c_col];
+    }
+  }
+  alignas(64) float row[kCols];
+  for (uint32_t k = 0; k < depth; ++k) {
+    const float* b_k = b + k * b_row;
+    const float* src = b_k;
+    if (b_col != 1) {
+      for (uint32_t j = 0; j < cols; ++j) {
+        row[j] = b_k[j * b_col];
+      }
+      src = row;
+    }
+    for (uint32_t r = 0; r < Rows; ++r) {
+      float x = a[r * a_row + k * a_col];
+      float* __restrict out = acc[r];
+      if (cols == kCols) {
+        for (uint32_t j = 0; j < kCols; ++j) {
+          out[j] += x * src[j];
+        }
+      } else {
+        for (uint32_t j = 0; j < cols; ++j) {
+          out[j] += x * src[j];
+        }
+      }
+    }
+  }
+  for (uint32_t r = 0; r < Rows; ++r) {
+    for (uint32_t j = 0; j < cols; ++j) {
+      c[r * c_row + j * c_col] = acc[r][j];
+    }
+  }
+}
+
 void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots) {
   const uint32_t* p = code + *at + 1;
   uint32_t batch = p[0];
@@ -695,30 +741,22 @@ void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots) {
   const int64_t* as = strides[0];
   const int64_t* bs = strides[1];
   const int64_t* cs = strides[2];
-  for (uint32_t b = 0; b < batch; ++b) {
-    const float* a_mat = base[0] + b * as[0];
-    const float* b_mat = base[1] + b * bs[0];
-    float* c_mat = base[2] + b * cs[0];
-    for (uint32_t i = 0; i < m; ++i) {
-      float* c_row = c_mat + i * cs[1];
-      const float* a_row = a_mat + i * as[1];
-      if (bs[2] == 1 && cs[2] == 1) {
-        for (uint32_t kk = 0; kk < k; ++kk) {
-          float a = a_row[kk * as[2]];
-          const float* __restrict b_row = b_mat + kk * bs[1];
-          float* __restrict c = c_row;
-          for (uint32_t j = 0; j < n; ++j) {
-            c[j] += a * b_row[j];
-          }
-        }
-      } else {
-        for (uint32_t kk = 0; kk < k; ++kk) {
-          float a = a_row[kk * as[2]];
-          const float* b_row = b_mat + kk * bs[1];
-          for (uint32_t j = 0; j < n; ++j) {
-            c_row[j * cs[2]] += a * b_row[j * bs[2]];
-          }
-        }
+  for (uint32_t bi = 0; bi < batch; ++bi) {
+    const float* a_mat = base[0] + bi * as[0];
+    const float* b_mat = base[1] + bi * bs[0];
+    float* c_mat = base[2] + bi * cs[0];
+    for (uint32_t j0 = 0; j0 < n; j0 += kCols) {
+      uint32_t cols = n - j0 < kCols ? n - j0 : kCols;
+      const float* b = b_mat + j0 * bs[2];
+      uint32_t i = 0;
+      for (; i + kRows <= m; i += kRows) {
+        matmulBlock<kRows>(a_mat + i * as[1], as[1], as[2], b, bs[1], bs[2],
+                           c_mat + i * cs[1] + j0 * cs[2], cs[1], cs[2], cols,
+                           k);
+      }
+      for (; i < m; ++i) {
+        matmulBlock<1>(a_mat + i * as[1], as[1], as[2], b, bs[1], bs[2],
+                       c_mat + i * cs[1] + j0 * cs[2], cs[1], cs[2], cols, k);
       }
     }
   }
