@@ -681,9 +681,10 @@ constexpr uint32_t kRows = 4;
 constexpr uint32_t kCols = 64;
 
 template <uint32_t Rows>
-void matmulBlock(const float* a, int64_t a_row, int64_t a_col, const float* b,
-                 int64_t b_row, int64_t b_col, float* c, int64_t c_row,
-                 int64_t c_col, uint32_t cols, uint32_t depth) {
+__attribute__((always_inline)) inline void matmulBlockImpl(
+    const float* a, int64_t a_row, int64_t a_col, const float* b, int64_t b_row,
+    int64_t b_col, float* c, int64_t c_row, int64_t c_col, uint32_t cols,
+    uint32_t depth) {
   alignas(64) float acc[Rows][kCols];
   for (uint32_t r = 0; r < Rows; ++r) {
     for (uint32_t j = 0; j < cols; ++j) {
@@ -721,6 +722,36 @@ void matmulBlock(const float* a, int64_t a_row, int64_t a_col, const float* b,
   }
 }
 
+// The block kernels, compiled for the baseline ISA and, on x86-64, also for
+// AVX2+FMA and AVX-512 (picked once at load by the dynamic loader, from
+// what this CPU has): wider vectors for the one hot loop.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define STRATA_PORTABLE_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define STRATA_PORTABLE_CLONES
+#endif
+
+STRATA_PORTABLE_CLONES
+void matmulBlock4(const float* a, int64_t a_row, int64_t a_col, const float* b,
+                  int64_t b_row, int64_t b_col, float* c, int64_t c_row,
+                  int64_t c_col, uint32_t cols, uint32_t depth) {
+  matmulBlockImpl<kRows>(a, a_row, a_col, b, b_row, b_col, c, c_row, c_col,
+                         cols, depth);
+}
+
+STRATA_PORTABLE_CLONES
+void matmulBlock1(const float* a, int64_t a_row, int64_t a_col, const float* b,
+                  int64_t b_row, int64_t b_col, float* c, int64_t c_row,
+                  int64_t c_col, uint32_t cols, uint32_t depth) {
+  matmulBlockImpl<1>(a, a_row, a_col, b, b_row, b_col, c, c_row, c_col, cols,
+                     depth);
+}
+
+// Depth steps per pass over a column panel: its rows of B (256 x 64 floats,
+// 64 KB) stay in cache while every row block of A reads them.
+constexpr uint32_t kDepthBlock = 256;
+
 void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots) {
   const uint32_t* p = code + *at + 1;
   uint32_t batch = p[0];
@@ -742,21 +773,26 @@ void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots) {
   const int64_t* bs = strides[1];
   const int64_t* cs = strides[2];
   for (uint32_t bi = 0; bi < batch; ++bi) {
-    const float* a_mat = base[0] + bi * as[0];
-    const float* b_mat = base[1] + bi * bs[0];
-    float* c_mat = base[2] + bi * cs[0];
-    for (uint32_t j0 = 0; j0 < n; j0 += kCols) {
-      uint32_t cols = n - j0 < kCols ? n - j0 : kCols;
-      const float* b = b_mat + j0 * bs[2];
-      uint32_t i = 0;
-      for (; i + kRows <= m; i += kRows) {
-        matmulBlock<kRows>(a_mat + i * as[1], as[1], as[2], b, bs[1], bs[2],
-                           c_mat + i * cs[1] + j0 * cs[2], cs[1], cs[2], cols,
-                           k);
-      }
-      for (; i < m; ++i) {
-        matmulBlock<1>(a_mat + i * as[1], as[1], as[2], b, bs[1], bs[2],
-                       c_mat + i * cs[1] + j0 * cs[2], cs[1], cs[2], cols, k);
+    for (uint32_t k0 = 0; k0 < k; k0 += kDepthBlock) {
+      uint32_t depth = k - k0 < kDepthBlock ? k - k0 : kDepthBlock;
+      // The depth block's first column of A and first row of B.
+      const float* a_mat = base[0] + bi * as[0] + k0 * as[2];
+      const float* b_mat = base[1] + bi * bs[0] + k0 * bs[1];
+      float* c_mat = base[2] + bi * cs[0];
+      for (uint32_t j0 = 0; j0 < n; j0 += kCols) {
+        uint32_t cols = n - j0 < kCols ? n - j0 : kCols;
+        const float* b = b_mat + j0 * bs[2];
+        uint32_t i = 0;
+        for (; i + kRows <= m; i += kRows) {
+          matmulBlock4(a_mat + i * as[1], as[1], as[2], b, bs[1], bs[2],
+                       c_mat + i * cs[1] + j0 * cs[2], cs[1], cs[2], cols,
+                       depth);
+        }
+        for (; i < m; ++i) {
+          matmulBlock1(a_mat + i * as[1], as[1], as[2], b, bs[1], bs[2],
+                       c_mat + i * cs[1] + j0 * cs[2], cs[1], cs[2], cols,
+                       depth);
+        }
       }
     }
   }
