@@ -25,7 +25,7 @@
  *
  * Code: a sequence of instructions (kernel_opcodes.def STRATA_KINST):
  *
- *   generic:  1 | rank R (1..8) | R x size | R x loop (a permutation of the
+ *   generic:  1 | rank R (1..12) | R x size | R x loop (a permutation of the
  *             dimensions, outermost first; the last is the vector loop)
  *             | vector (1: the last loop runs in chunks of up to
  *             kKernelChunk lanes; 0: one lane at a time)
@@ -57,9 +57,9 @@ inline constexpr uint32_t kMagic = 0x43424B53u;  // "SKBC"
 inline constexpr uint32_t kVersion = 1;
 
 // Limits the verifier enforces (and the encoder respects).
-inline constexpr uint32_t kMaxRank = 8;
+inline constexpr uint32_t kMaxRank = 12;
 inline constexpr uint32_t kMaxOperands = 16;
-inline constexpr uint32_t kMaxRegisters = 256;
+inline constexpr uint32_t kMaxRegisters = 1024;
 inline constexpr uint32_t kMaxBindings = 64;
 inline constexpr uint32_t kMaxConstants = 256;
 inline constexpr uint32_t kMaxTemporaries = 64;
