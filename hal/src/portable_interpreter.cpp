@@ -782,14 +782,29 @@ void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots) {
       for (uint32_t j0 = 0; j0 < n; j0 += kCols) {
         uint32_t cols = n - j0 < kCols ? n - j0 : kCols;
         const float* b = b_mat + j0 * bs[2];
+        int64_t b_row = bs[1];
+        int64_t b_col = bs[2];
+        // B's rows strided (a transposed B: weights as [out, in]): pack the
+        // panel once into contiguous rows for every row block of A.
+        alignas(64) float panel[kDepthBlock * kCols];
+        if (b_col != 1 && m > kRows) {
+          for (uint32_t kk = 0; kk < depth; ++kk) {
+            for (uint32_t j = 0; j < cols; ++j) {
+              panel[kk * kCols + j] = b[kk * b_row + j * b_col];
+            }
+          }
+          b = panel;
+          b_row = kCols;
+          b_col = 1;
+        }
         uint32_t i = 0;
         for (; i + kRows <= m; i += kRows) {
-          matmulBlock4(a_mat + i * as[1], as[1], as[2], b, bs[1], bs[2],
+          matmulBlock4(a_mat + i * as[1], as[1], as[2], b, b_row, b_col,
                        c_mat + i * cs[1] + j0 * cs[2], cs[1], cs[2], cols,
                        depth);
         }
         for (; i < m; ++i) {
-          matmulBlock1(a_mat + i * as[1], as[1], as[2], b, bs[1], bs[2],
+          matmulBlock1(a_mat + i * as[1], as[1], as[2], b, b_row, b_col,
                        c_mat + i * cs[1] + j0 * cs[2], cs[1], cs[2], cols,
                        depth);
         }

@@ -989,21 +989,26 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
   }
 
   // The vector loop: a parallel dimension, the one the first output steps
-  // through contiguously if any, else the largest.
+  // through contiguously if it is long enough to fill chunks, else the
+  // largest (a strided chunk beats many short ones: the interpreter decodes
+  // each instruction once per chunk).
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   unsigned firstOutput = op.getNumDpsInputs();
   std::optional<unsigned> vectorDim;
+  std::optional<unsigned> contiguous;
   for (unsigned d = 0; d < numLoops; ++d) {
     if (iterators[d] != utils::IteratorType::parallel) {
       continue;
     }
-    if (operandStrides[firstOutput][d] == 1) {
-      vectorDim = d;
-      break;
+    if (!contiguous && operandStrides[firstOutput][d] == 1) {
+      contiguous = d;
     }
     if (!vectorDim || loops[d] > loops[*vectorDim]) {
       vectorDim = d;
     }
+  }
+  if (contiguous && loops[*contiguous] >= 16) {
+    vectorDim = contiguous;
   }
   SmallVector<unsigned> order;
   if (vectorDim) {
