@@ -464,8 +464,9 @@ int runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
     uint32_t slot = p[0];
     o.type = p[1];
     o.bytes = kernel::typeBytes(o.type);
-    int64_t offset = read64(p + 2);
-    o.base = slots[slot] + offset * o.bytes;
+    // An empty iteration space touches nothing: its offsets were not
+    // verified, so no pointer is formed from them.
+    o.base = empty ? nullptr : slots[slot] + read64(p + 2) * o.bytes;
     o.strides = p + 4;
     p += 4 + 2 * rank;
   }
@@ -725,7 +726,16 @@ __attribute__((always_inline)) inline void matmulBlockImpl(
 // The block kernels, compiled for the baseline ISA and, on x86-64, also for
 // AVX2+FMA and AVX-512 (picked once at load by the dynamic loader, from
 // what this CPU has): wider vectors for the one hot loop.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define STRATA_PORTABLE_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define STRATA_PORTABLE_SANITIZED 1
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && \
+    !defined(STRATA_PORTABLE_SANITIZED)
 #define STRATA_PORTABLE_CLONES \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
@@ -759,6 +769,12 @@ void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots) {
   uint32_t n = p[2];
   uint32_t k = p[3];
   p += 4;
+  *at = static_cast<size_t>(p + 30 - code);
+  // An empty product touches nothing (a depth of 0 leaves C as it is): its
+  // unverified offsets form no pointer.
+  if (!batch || !m || !n || !k) {
+    return;
+  }
   float* base[3];
   int64_t strides[3][3];
   for (int i = 0; i < 3; ++i) {
@@ -768,7 +784,6 @@ void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots) {
     }
     p += 10;
   }
-  *at = static_cast<size_t>(p - code);
   const int64_t* as = strides[0];
   const int64_t* bs = strides[1];
   const int64_t* cs = strides[2];

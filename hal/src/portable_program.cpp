@@ -517,16 +517,28 @@ strata_status_t parsePortableProgram(const uint8_t* data, size_t size,
     v.reject("%" PRIu32 " exports in %zu words", export_count, word_count);
     return v.fail();
   }
-  size_t words_offset = (sizeof(PortableProgram) + 63) & ~size_t(63);
-  size_t exports_offset = words_offset + size;
-  size_t ptrs_offset = exports_offset + export_count * sizeof(PortableExport);
-  size_t names_offset =
-      ptrs_offset + export_count * sizeof(strata_hal_executable_dispatch_v0_t);
-  size_t attrs_offset = names_offset + export_count * sizeof(const char*);
-  size_t handles_offset =
+  // Each table aligned for its type (the words' size is only a multiple
+  // of 4).
+  auto align = [](size_t offset, size_t alignment) {
+    return (offset + alignment - 1) & ~(alignment - 1);
+  };
+  size_t words_offset = align(sizeof(PortableProgram), 64);
+  size_t exports_offset = align(words_offset + size, alignof(PortableExport));
+  size_t ptrs_offset =
+      align(exports_offset + export_count * sizeof(PortableExport),
+            alignof(strata_hal_executable_dispatch_v0_t));
+  size_t names_offset = align(
+      ptrs_offset + export_count * sizeof(strata_hal_executable_dispatch_v0_t),
+      alignof(const char*));
+  size_t attrs_offset =
+      align(names_offset + export_count * sizeof(const char*),
+            alignof(strata_hal_executable_dispatch_attrs_v0_t));
+  size_t handles_offset = align(
       attrs_offset +
-      export_count * sizeof(strata_hal_executable_dispatch_attrs_v0_t);
-  size_t temps_offset = handles_offset + export_count * sizeof(const void*);
+          export_count * sizeof(strata_hal_executable_dispatch_attrs_v0_t),
+      alignof(const void*));
+  size_t temps_offset = align(
+      handles_offset + export_count * sizeof(const void*), alignof(uint64_t));
   // Temporary offsets: at most one u64 per word of the program; names need
   // one byte more than their words hold.
   size_t chars_offset = temps_offset + word_count * sizeof(uint64_t);
