@@ -62,11 +62,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const strata::hal::PortableProgram* program = executable->portable_program;
   for (uint32_t i = 0; i < program->export_count; ++i) {
     const strata::hal::PortableExport& e = program->exports[i];
+    // Bindings of at most 16 MiB together (each checked first: the sum of
+    // declared sizes may wrap).
     uint64_t bytes = 0;
+    bool small = true;
     for (uint32_t b = 0; b < e.binding_count; ++b) {
-      bytes += e.binding_bytes[b];
+      small &= e.binding_bytes[b] <= (16u << 20);
+      bytes += small ? e.binding_bytes[b] : 0;
     }
-    if (work(e) > (1u << 16) || bytes > (16u << 20)) {
+    if (!small || work(e) > (1u << 16) || bytes > (16u << 20)) {
       continue;
     }
     std::vector<std::vector<uint8_t>> buffers(e.binding_count);

@@ -627,7 +627,10 @@ strata_status_t parsePortableProgram(const uint8_t* data, size_t size,
     }
     temp_offsets += e.temporary_count;
     e.data_count = r.next();
-    if (r.failed || e.data_count > kernel::kMaxConstantData) {
+    // Each block has at least three header words: the table holds two
+    // entries per block only while the words are there.
+    if (r.failed || e.data_count > kernel::kMaxConstantData ||
+        e.data_count * 3 > r.count - r.at) {
       v.reject("%" PRIu32 " constant data blocks (at most %" PRIu32
                ") or a truncated table",
                e.data_count, kernel::kMaxConstantData);
