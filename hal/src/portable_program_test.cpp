@@ -272,6 +272,14 @@ TEST_CASE("rejects every truncation") {
         std::string::npos);
 }
 
+TEST_CASE("rejects more constant data blocks than the words hold") {
+  std::vector<uint32_t> words = AddProgram().words();
+  REQUIRE(words[14] == 0);  // temporaries
+  REQUIRE(words[15] == 0);  // constant data blocks
+  words[15] = 64;
+  CHECK(load(words).find("64 constant data blocks") != std::string::npos);
+}
+
 TEST_CASE("rejects bad magic and odd sizes") {
   std::vector<uint32_t> words = AddProgram().words();
   words[0] = 0x7F454C46;
