@@ -58,10 +58,13 @@ strata_status_t parsePortableProgram(const uint8_t* data, size_t size,
 void destroyPortableProgram(PortableProgram* program);
 
 // The dispatch function of every portable export: runs
-// environment->import_functions[0] (a PortableExport). Returns 0, or
+// environment->import_functions[0] (a PortableExport). Reads the version 1
+// workgroup state the devices pass. Returns 0;
 // STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE when a binding holds fewer bytes
-// than the export declared or the local memory is short (checked before any
-// element is touched).
+// than the export declared, or the push constants or local memory differ
+// from what it needs (checked before any element is touched); or
+// STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE, with the detail, when
+// a gather's index computed from data is outside its extent.
 int runPortableExport(
     const strata_hal_executable_environment_v0_t* environment,
     const strata_hal_executable_dispatch_state_v0_t* dispatch_state,
