@@ -96,9 +96,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     workgroup.detail = &detail;
     workgroup.v0.local_memory = local.data();
     workgroup.v0.local_memory_size = static_cast<uint32_t>(e.local_memory_size);
-    strata::hal::exportFunction(executable, i)(
-        &strata::hal::dispatchEnvironment(executable, i), &state,
-        &workgroup.v0);
+    // Two workgroups, one after the other: the split of the outermost loop
+    // runs too.
+    state.workgroup_count_x = 2;
+    state.workgroup_count_y = 1;
+    state.workgroup_count_z = 1;
+    for (uint32_t part = 0; part < 2; ++part) {
+      workgroup.v0.workgroup_id_x = part;
+      strata::hal::exportFunction(executable, i)(
+          &strata::hal::dispatchEnvironment(executable, i), &state,
+          &workgroup.v0);
+    }
   }
   strata_hal_executable_release(executable);
   return 0;

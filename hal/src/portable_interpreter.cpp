@@ -443,8 +443,8 @@ struct Operand {
 // 0, or INDEX_OUT_OF_RANGE (with *detail) when a gather's index is outside
 // its extent.
 int runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
-               uint8_t* regs, const uint32_t* constants, int64_t* out_index,
-               int64_t* out_bound) {
+               uint8_t* regs, const uint32_t* constants, uint32_t part,
+               uint32_t parts, int64_t* out_index, int64_t* out_bound) {
   const uint32_t* p = code + *at + 1;
   uint32_t rank = *p++;
   const uint32_t* sizes = p;
@@ -484,6 +484,25 @@ int runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
   uint32_t vsize = sizes[vd];
   uint32_t step = vector ? kChunk : 1;
   int64_t index[kernel::kMaxRank] = {};
+  // Workgroup `part` of `parts` runs its share of the outermost loop (the
+  // compiler splits only parallel ones); with one loop, workgroup 0 runs
+  // it all.
+  int64_t outer_end = rank >= 2 ? sizes[loops[0]] : 0;
+  if (parts > 1) {
+    if (rank < 2) {
+      if (part != 0) {
+        return STRATA_HAL_EXECUTABLE_DISPATCH_OK;
+      }
+    } else {
+      int64_t size = sizes[loops[0]];
+      int64_t begin = size * part / parts;
+      outer_end = size * (part + 1) / parts;
+      if (begin >= outer_end) {
+        return STRATA_HAL_EXECUTABLE_DISPATCH_OK;
+      }
+      index[loops[0]] = begin;
+    }
+  }
   // Iterates the outer loops as an odometer, innermost of them fastest.
   for (;;) {
     for (uint32_t c0 = 0; c0 < vsize; c0 += step) {
@@ -663,7 +682,7 @@ int runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
     int level = static_cast<int>(rank) - 2;
     for (; level >= 0; --level) {
       uint32_t d = loops[level];
-      if (++index[d] < sizes[d]) {
+      if (++index[d] < (level == 0 ? outer_end : int64_t(sizes[d]))) {
         break;
       }
       index[d] = 0;
@@ -762,7 +781,8 @@ void matmulBlock1(const float* a, int64_t a_row, int64_t a_col, const float* b,
 // 64 KB) stay in cache while every row block of A reads them.
 constexpr uint32_t kDepthBlock = 256;
 
-void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots) {
+void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots,
+               uint32_t part, uint32_t parts) {
   const uint32_t* p = code + *at + 1;
   uint32_t batch = p[0];
   uint32_t m = p[1];
@@ -787,7 +807,24 @@ void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots) {
   const int64_t* as = strides[0];
   const int64_t* bs = strides[1];
   const int64_t* cs = strides[2];
-  for (uint32_t bi = 0; bi < batch; ++bi) {
+  // Workgroup `part` of `parts` runs its share of the batches when there
+  // are several, else of the blocks of kRows rows.
+  uint32_t batch_begin = 0;
+  uint32_t batch_end = batch;
+  uint32_t row_begin = 0;
+  uint32_t row_end = m;
+  if (parts > 1) {
+    if (batch > 1) {
+      batch_begin = static_cast<uint32_t>(uint64_t(batch) * part / parts);
+      batch_end = static_cast<uint32_t>(uint64_t(batch) * (part + 1) / parts);
+    } else {
+      uint64_t blocks = (m + kRows - 1) / kRows;
+      row_begin = static_cast<uint32_t>(blocks * part / parts * kRows);
+      uint64_t end = blocks * (part + 1) / parts * kRows;
+      row_end = static_cast<uint32_t>(end < m ? end : m);
+    }
+  }
+  for (uint32_t bi = batch_begin; bi < batch_end; ++bi) {
     for (uint32_t k0 = 0; k0 < k; k0 += kDepthBlock) {
       uint32_t depth = k - k0 < kDepthBlock ? k - k0 : kDepthBlock;
       // The depth block's first column of A and first row of B.
@@ -802,7 +839,7 @@ void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots) {
         // B's rows strided (a transposed B: weights as [out, in]): pack the
         // panel once into contiguous rows for every row block of A.
         alignas(64) float panel[kDepthBlock * kCols];
-        if (b_col != 1 && m > kRows) {
+        if (b_col != 1 && row_end - row_begin > kRows) {
           for (uint32_t kk = 0; kk < depth; ++kk) {
             for (uint32_t j = 0; j < cols; ++j) {
               panel[kk * kCols + j] = b[kk * b_row + j * b_col];
@@ -812,13 +849,13 @@ void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots) {
           b_row = kCols;
           b_col = 1;
         }
-        uint32_t i = 0;
-        for (; i + kRows <= m; i += kRows) {
+        uint32_t i = row_begin;
+        for (; i + kRows <= row_end; i += kRows) {
           matmulBlock4(a_mat + i * as[1], as[1], as[2], b, b_row, b_col,
                        c_mat + i * cs[1] + j0 * cs[2], cs[1], cs[2], cols,
                        depth);
         }
-        for (; i < m; ++i) {
+        for (; i < row_end; ++i) {
           matmulBlock1(a_mat + i * as[1], as[1], as[2], b, b_row, b_col,
                        c_mat + i * cs[1] + j0 * cs[2], cs[1], cs[2], cols,
                        depth);
@@ -860,14 +897,24 @@ int runPortableExport(
     slots[e->binding_count + e->temporary_count + k] =
         const_cast<uint8_t*>(e->data[k]);
   }
+  // The grid splits along x only (see the compiler's portable target).
+  if (workgroup_state->workgroup_id_y || workgroup_state->workgroup_id_z) {
+    return STRATA_HAL_EXECUTABLE_DISPATCH_OK;
+  }
+  uint32_t part = workgroup_state->workgroup_id_x;
+  uint32_t parts = dispatch_state->workgroup_count_x;
+  if (parts == 0 || part >= parts) {
+    return STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE;
+  }
   size_t at = 0;
   while (at < e->code_words) {
     uint32_t inst = e->code[at];
     if (inst == static_cast<uint32_t>(kernel::Inst::Generic)) {
       int64_t bad_index = 0;
       int64_t bound = 0;
-      int code = runGeneric(e->code, &at, slots, local,
-                            dispatch_state->constants, &bad_index, &bound);
+      int code =
+          runGeneric(e->code, &at, slots, local, dispatch_state->constants,
+                     part, parts, &bad_index, &bound);
       if (code) {
         // Version 1 states carry the detail (the devices pass one).
         auto* v1 =
@@ -881,7 +928,7 @@ int runPortableExport(
         return code;
       }
     } else {
-      runMatmul(e->code, &at, slots);
+      runMatmul(e->code, &at, slots, part, parts);
     }
   }
   return STRATA_HAL_EXECUTABLE_DISPATCH_OK;

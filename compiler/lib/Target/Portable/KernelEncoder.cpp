@@ -36,6 +36,8 @@ namespace kernel = ::strata::kernel;
 namespace {
 
 constexpr llvm::StringLiteral kPrefix = "portable: ";
+// The most workgroups one instruction is split over.
+constexpr int64_t kMaxWorkgroups = 16;
 // Slots while encoding: bindings from 0, temporaries from kMaxBindings,
 // constant data from kDataSlotBase; renumbered at the end to follow each
 // other.
@@ -140,6 +142,9 @@ public:
       : func(func), inputCount(inputCount) {}
 
   LogicalResult encode(std::vector<uint32_t> &out);
+  /// Workgroups the export runs on (kernel_bytecode.h: a one-instruction
+  /// export with no temporaries splits its instruction's outermost loop).
+  uint32_t workgroups = 1;
 
 private:
   LogicalResult bindArguments();
@@ -165,6 +170,9 @@ private:
   llvm::DenseMap<Value, uint32_t> pushWords;
   uint32_t maxRegisters = 0;
   std::vector<uint32_t> code;
+  unsigned instructions = 0;
+  // Workgroups the last instruction could be split over (1: none).
+  uint32_t lastSplit = 1;
 };
 
 FailureOr<View> FunctionEncoder::viewOf(Value value, Operation *user) {
@@ -849,6 +857,8 @@ LogicalResult FunctionEncoder::encodeCopy(memref::CopyOp op) {
   for (unsigned d = 0; d < rank; ++d) {
     code.push_back(d);
   }
+  ++instructions;
+  lastSplit = 1;
   code.push_back(1); // vector
   code.push_back(2); // operands
   code.push_back(1); // outputs
@@ -909,6 +919,11 @@ bool FunctionEncoder::tryMatmul(linalg::LinalgOp op,
   if (operandStrides[aIndex][n] != 0 || operandStrides[bIndex][m] != 0) {
     return false;
   }
+  // Splits over batches when there are several, else over row blocks.
+  ++instructions;
+  int64_t batches = b ? loops[*b] : 1;
+  lastSplit = static_cast<uint32_t>(std::min<int64_t>(
+      batches > 1 ? batches : (loops[m] + 3) / 4, kMaxWorkgroups));
   code.push_back(static_cast<uint32_t>(kernel::Inst::Matmul));
   code.push_back(b ? static_cast<uint32_t>(loops[*b]) : 1);
   code.push_back(static_cast<uint32_t>(loops[m]));
@@ -1023,6 +1038,20 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
       }
     }
     order.push_back(*vectorDim);
+    // The outermost loop is the one workgroups split: lead with the first
+    // parallel loop of more than one iteration (loops of one iteration
+    // before it change no access order).
+    for (size_t i = 0; i + 1 < order.size(); ++i) {
+      if (iterators[order[i]] != utils::IteratorType::parallel) {
+        break;
+      }
+      if (loops[order[i]] > 1) {
+        unsigned lead = order[i];
+        order.erase(order.begin() + i);
+        order.insert(order.begin(), lead);
+        break;
+      }
+    }
   } else {
     for (unsigned d = 0; d < rank; ++d) {
       order.push_back(d);
@@ -1131,6 +1160,15 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
   // would be refused by the verifier.
   maxRegisters = std::max(maxRegisters, encoder.next);
 
+  // Its outermost loop splits over workgroups when it is parallel and not
+  // the vector loop.
+  ++instructions;
+  lastSplit = 1;
+  if (rank >= 2 && order.size() == rank && iterators.size() > order[0] &&
+      iterators[order[0]] == utils::IteratorType::parallel) {
+    lastSplit = static_cast<uint32_t>(
+        std::min<int64_t>(loops[order[0]], kMaxWorkgroups));
+  }
   code.push_back(static_cast<uint32_t>(kernel::Inst::Generic));
   code.push_back(rank);
   for (unsigned d = 0; d < rank; ++d) {
@@ -1248,6 +1286,9 @@ LogicalResult FunctionEncoder::encode(std::vector<uint32_t> &out) {
     }
   }
 
+  if (instructions == 1 && temporaryBytes.empty()) {
+    workgroups = std::max<uint32_t>(1, lastSplit);
+  }
   StringRef name = func.getSymName();
   if (name.empty() || name.size() > kernel::kMaxNameLength) {
     return func.emitError()
@@ -1299,9 +1340,13 @@ void encodeProgramHeader(uint32_t exportCount, std::vector<uint32_t> &words) {
 }
 
 LogicalResult encodeExport(func::FuncOp func, unsigned inputCount,
-                           std::vector<uint32_t> &words) {
+                           std::vector<uint32_t> &words, uint32_t &workgroups) {
   FunctionEncoder encoder(func, inputCount);
-  return encoder.encode(words);
+  if (failed(encoder.encode(words))) {
+    return failure();
+  }
+  workgroups = encoder.workgroups;
+  return success();
 }
 
 } // namespace mlir::strata::portable

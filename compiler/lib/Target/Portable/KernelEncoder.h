@@ -21,9 +21,11 @@ namespace mlir::strata::portable {
 /// Appends the encoding of one export to `words`: the function's memref
 /// arguments other than the two workgroup ids (index arguments at
 /// `inputCount`, `inputCount + 1`) are its bindings in order. Reports at the
-/// op it cannot encode and fails then.
+/// op it cannot encode and fails then. `workgroups`: the grid's x size
+/// (an export of one instruction and no temporaries splits the outermost
+/// loop of its instruction over workgroups; others run as one).
 LogicalResult encodeExport(func::FuncOp func, unsigned inputCount,
-                           std::vector<uint32_t> &words);
+                           std::vector<uint32_t> &words, uint32_t &workgroups);
 
 /// The program header for `exportCount` exports.
 void encodeProgramHeader(uint32_t exportCount, std::vector<uint32_t> &words);

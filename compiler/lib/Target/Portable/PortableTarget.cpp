@@ -94,13 +94,15 @@ public:
                << "' has dynamic shapes, which the portable target does not "
                   "encode yet";
       }
-      if (!inputs ||
-          failed(portable::encodeExport(
-              func, static_cast<unsigned>(inputs.getInt()), words))) {
+      uint32_t workgroups = 1;
+      if (!inputs || failed(portable::encodeExport(
+                         func, static_cast<unsigned>(inputs.getInt()), words,
+                         workgroups))) {
         return failure();
       }
       TargetExecutable::Export entry;
       entry.name = func.getSymName().str();
+      entry.workgroupCount[0] = workgroups;
       result.exports.push_back(std::move(entry));
     }
     result.library.resize(words.size() * sizeof(uint32_t));
