@@ -41,6 +41,13 @@
  *   matrix:   slot | type (f32) | i64 offset | i64 batch stride
  *             | i64 row stride | i64 column stride
  *
+ * Workgroups: a dispatch over a grid of X workgroups (y and z: 1) runs,
+ * in workgroup x, share x of X of each instruction's outermost loop (a
+ * generic's first loop, when it has two or more; otherwise workgroup 0
+ * runs it) or of a matmul's batches (when there are several) else of its
+ * blocks of 4 rows. The compiler gives a grid larger than 1 only to exports
+ * whose one instruction splits so without a race.
+ *
  * The verifier proves, for every operand and matrix, that the smallest
  * element it reaches over the loop bounds is >= 0 and the largest lies
  * inside its slot's bytes; a dispatch then only checks that each binding it
