@@ -4,9 +4,11 @@
 // in each target's own encoding (see the targets).
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "kernel_bytecode.h"
 #include "module_builder.h"
 #include "npy.h"
 #include "tensor_io.h"
@@ -524,6 +526,213 @@ bool onnxSeeds(const std::string& dir) {
   return ok;
 }
 
+// portable_fuzzer: portable-bytecode programs (schemas/kernel_bytecode.h):
+// a chunked elementwise body with casts, compares and a push constant over
+// constant data and a temporary, a reduction, and a strided matmul.
+bool portableSeeds(const std::string& dir) {
+  namespace k = strata::kernel;
+  auto ty = [](k::Type t) { return static_cast<uint32_t>(t); };
+  auto op = [](k::Op o, k::Type t, uint32_t aux = 0) {
+    return static_cast<uint32_t>(o) | (static_cast<uint32_t>(t) << 8) |
+           (aux << 16);
+  };
+  auto program = [](const char* name, uint32_t bindings,
+                    std::vector<uint64_t> binding_bytes,
+                    std::vector<uint64_t> temps, uint32_t constants,
+                    uint32_t data_words, uint32_t registers,
+                    const std::vector<uint32_t>& code) {
+    std::vector<uint32_t> w = {k::kMagic, k::kVersion, k::kTableDigest, 1};
+    size_t length = std::strlen(name);
+    w.push_back(static_cast<uint32_t>(length));
+    size_t at = w.size();
+    w.resize(at + (length + 3) / 4, 0);
+    std::memcpy(w.data() + at, name, length);
+    w.push_back(bindings);
+    w.push_back(constants);
+    for (uint64_t b : binding_bytes) {
+      w.push_back(static_cast<uint32_t>(b));
+      w.push_back(static_cast<uint32_t>(b >> 32));
+    }
+    w.push_back(static_cast<uint32_t>(temps.size()));
+    for (uint64_t b : temps) {
+      w.push_back(static_cast<uint32_t>(b));
+      w.push_back(static_cast<uint32_t>(b >> 32));
+    }
+    w.push_back(data_words ? 1 : 0);
+    if (data_words) {
+      w.push_back(data_words * 4);
+      w.push_back(0);
+      bool pad = (w.size() + 1) % 2 != 0;
+      w.push_back(pad ? 1 : 0);
+      if (pad) w.push_back(0);
+      for (uint32_t i = 0; i < data_words; ++i) w.push_back(0x3F800000u + i);
+    }
+    w.push_back(registers);
+    w.push_back(static_cast<uint32_t>(code.size()));
+    w.insert(w.end(), code.begin(), code.end());
+    std::vector<uint8_t> bytes(w.size() * 4);
+    std::memcpy(bytes.data(), w.data(), bytes.size());
+    return bytes;
+  };
+  uint32_t F32 = ty(k::Type::F32), I32 = ty(k::Type::I32);
+  uint32_t GEN = static_cast<uint32_t>(k::Inst::Generic);
+  uint32_t MM = static_cast<uint32_t>(k::Inst::Matmul);
+  // out[i, j] = select(data[j] > a[i, j], exp(a[i, j]), float(i32 push))
+  std::vector<uint32_t> elementwise = {GEN,
+                                       2,
+                                       3,
+                                       70,
+                                       0,
+                                       1,
+                                       1,
+                                       3,
+                                       1,
+                                       0,
+                                       F32,
+                                       0,
+                                       0,
+                                       70,
+                                       0,
+                                       1,
+                                       0,  // a: 3x70
+                                       2,
+                                       F32,
+                                       0,
+                                       0,
+                                       0,
+                                       0,
+                                       1,
+                                       0,  // data: 70, broadcast over rows
+                                       1,
+                                       F32,
+                                       0,
+                                       0,
+                                       70,
+                                       0,
+                                       1,
+                                       0,  // out
+                                       7,
+                                       op(k::Op::Load, k::Type::F32),
+                                       0,
+                                       0,
+                                       0,
+                                       0,
+                                       op(k::Op::Load, k::Type::F32),
+                                       1,
+                                       1,
+                                       0,
+                                       0,
+                                       op(k::Op::CmpF, k::Type::F32, 2),
+                                       2,
+                                       1,
+                                       0,
+                                       0,
+                                       op(k::Op::Exp, k::Type::F32),
+                                       3,
+                                       0,
+                                       0,
+                                       0,
+                                       op(k::Op::Push, k::Type::I32),
+                                       4,
+                                       0,
+                                       0,
+                                       0,
+                                       op(k::Op::SIToFP, k::Type::F32, I32),
+                                       5,
+                                       4,
+                                       0,
+                                       0,
+                                       op(k::Op::Select, k::Type::F32),
+                                       6,
+                                       2,
+                                       3,
+                                       5,
+                                       6};
+  // sums[i] = sum_j a[i, j], through a temporary copy of the row sums
+  std::vector<uint32_t> reduction = {GEN,
+                                     2,
+                                     3,
+                                     70,
+                                     1,
+                                     0,
+                                     1,
+                                     2,
+                                     1,
+                                     0,
+                                     F32,
+                                     0,
+                                     0,
+                                     70,
+                                     0,
+                                     1,
+                                     0,
+                                     2,
+                                     F32,
+                                     0,
+                                     0,
+                                     1,
+                                     0,
+                                     0,
+                                     0,
+                                     3,
+                                     op(k::Op::Load, k::Type::F32),
+                                     0,
+                                     0,
+                                     0,
+                                     0,
+                                     op(k::Op::Load, k::Type::F32),
+                                     1,
+                                     1,
+                                     0,
+                                     0,
+                                     op(k::Op::AddF, k::Type::F32),
+                                     2,
+                                     0,
+                                     1,
+                                     0,
+                                     2,
+                                     GEN,
+                                     1,
+                                     3,
+                                     0,
+                                     1,
+                                     2,
+                                     1,
+                                     2,
+                                     F32,
+                                     0,
+                                     0,
+                                     1,
+                                     0,
+                                     1,
+                                     F32,
+                                     0,
+                                     0,
+                                     1,
+                                     0,
+                                     1,
+                                     op(k::Op::Load, k::Type::F32),
+                                     0,
+                                     0,
+                                     0,
+                                     0,
+                                     0};
+  // C (4x5) += A (4x3) * B^T (B stored 5x3)
+  std::vector<uint32_t> matmul = {MM, 1, 4,   5, 3,   0, F32, 0, 0, 0, 0, 3,
+                                  0,  1, 0,   1, F32, 0, 0,   0, 0, 1, 0, 3,
+                                  0,  2, F32, 0, 0,   0, 0,   5, 0, 1, 0};
+  bool ok = true;
+  ok &= writeBytes(
+      dir, "elementwise",
+      program("elementwise", 2, {840, 840}, {}, 1, 70, 7, elementwise));
+  ok &=
+      writeBytes(dir, "reduction",
+                 program("reduction", 2, {840, 12}, {12}, 0, 0, 3, reduction));
+  ok &= writeBytes(dir, "matmul",
+                   program("matmul", 3, {48, 60, 80}, {}, 0, 0, 0, matmul));
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -535,6 +744,9 @@ int main(int argc, char** argv) {
   std::string dir = argv[2];
   if (target == "library_fuzzer") {
     return librarySeeds(dir) ? 0 : 1;
+  }
+  if (target == "portable_fuzzer") {
+    return portableSeeds(dir) ? 0 : 1;
   }
   if (target == "tensor_fuzzer") {
     return tensorSeeds(dir) ? 0 : 1;

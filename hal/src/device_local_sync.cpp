@@ -32,7 +32,7 @@ strata_status_t runSyncDispatch(strata_hal_device_t* device,
     return nullptr;
   }
   strata_hal_executable_environment_v0_t environment =
-      command->executable->environment;
+      dispatchEnvironment(command->executable, command->ordinal);
   environment.worker_count = 1;
   // Version 1 state for every library (version 0 reads only .v0).
   strata_hal_executable_dispatch_detail_v1_t detail = {};

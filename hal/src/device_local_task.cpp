@@ -128,7 +128,8 @@ void advance(Submission* submission) {
       slot.dispatch = dispatch;
       PoolJob& job = slot.job;
       job.function = dispatch->function;
-      job.environment = dispatch->executable->environment;
+      job.environment =
+          dispatchEnvironment(dispatch->executable, dispatch->ordinal);
       job.environment.worker_count = pool->workerCount();
       job.state = &dispatch->state;
       job.workgroup_total = dispatch->workgroup_total;

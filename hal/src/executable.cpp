@@ -18,6 +18,7 @@
 #include <string>
 
 #include "executable_impl.h"
+#include "portable_program.h"
 
 namespace strata::hal {
 namespace {
@@ -31,12 +32,14 @@ constexpr size_t kMaxListedChars = 1024;
 void destroyExecutable(strata_vm_ref_object_t* object) {
   auto* executable = reinterpret_cast<strata_hal_executable_t*>(object);
   void* dl_handle = executable->dl_handle;
+  strata::hal::PortableProgram* program = executable->portable_program;
   strata_allocator_t allocator = executable->allocator;
   executable->~strata_hal_executable_t();
   strata_allocator_free(allocator, executable);
   if (dl_handle) {
     dlclose(dl_handle);
   }
+  strata::hal::destroyPortableProgram(program);
 }
 
 const strata_vm_ref_type_t kExecutableType = {"hal.executable",
@@ -366,21 +369,18 @@ uint32_t runtimeSanitizer() {
   return STRATA_HAL_EXECUTABLE_LIBRARY_SANITIZER_BUILD;
 }
 
-strata_status_t createExecutable(const char* name,
-                                 strata_hal_executable_library_query_fn_t query,
-                                 void* dl_handle, strata_allocator_t allocator,
-                                 strata_hal_executable_t** out_executable) {
-  *out_executable = nullptr;
-  const strata_hal_executable_library_v0_t* library = nullptr;
-  strata_status_t status = queryLibrary(name, query, &library);
-  if (status) {
-    if (dl_handle) {
-      dlclose(dl_handle);
-    }
-    return status;
-  }
+namespace {
 
-  // One allocation: record | import_functions | export_names | names.
+// Wraps a validated library in a new executable record. dl_handle (may be
+// NULL) is dlclose()d and program (may be NULL) destroyed on failure and
+// when the record is destroyed.
+strata_status_t wrapLibrary(const char* name,
+                            const strata_hal_executable_library_v0_t* library,
+                            void* dl_handle, PortableProgram* program,
+                            strata_allocator_t allocator,
+                            strata_hal_executable_t** out_executable) {
+  // One allocation: record | import_functions | export_names |
+  // export environments (portable) | names.
   const strata_hal_executable_export_table_v0_t& exports = library->exports;
   const strata_hal_executable_import_table_v0_t& imports = library->imports;
   uint32_t unnamed_count = 0;
@@ -391,7 +391,13 @@ strata_status_t createExecutable(const char* name,
   size_t imports_offset =
       alignUp(sizeof(strata_hal_executable_t), alignof(const void*));
   size_t names_offset = imports_offset + imports.count * sizeof(const void*);
-  size_t chars_offset = names_offset + exports.count * sizeof(const char*);
+  size_t environments_offset =
+      alignUp(names_offset + exports.count * sizeof(const char*),
+              alignof(strata_hal_executable_environment_v0_t));
+  size_t chars_offset =
+      environments_offset +
+      (program ? exports.count * sizeof(strata_hal_executable_environment_v0_t)
+               : 0);
   size_t total =
       chars_offset + unnamed_count * kFallbackNameSize + name_length + 1;
   void* memory = strata_allocator_alloc(allocator, total,
@@ -400,6 +406,7 @@ strata_status_t createExecutable(const char* name,
     if (dl_handle) {
       dlclose(dl_handle);
     }
+    destroyPortableProgram(program);
     return strata_make_status(STRATA_STATUS_RESOURCE_EXHAUSTED,
                               "out of memory loading library '%s' (%zu bytes)",
                               name, total);
@@ -408,6 +415,9 @@ strata_status_t createExecutable(const char* name,
   auto* import_functions =
       reinterpret_cast<const void**>(bytes + imports_offset);
   auto* export_names = reinterpret_cast<const char**>(bytes + names_offset);
+  auto* environments =
+      reinterpret_cast<strata_hal_executable_environment_v0_t*>(
+          bytes + environments_offset);
   char* chars = reinterpret_cast<char*>(bytes + chars_offset);
 
   for (uint32_t i = 0; i < imports.count; ++i) {
@@ -440,8 +450,52 @@ strata_status_t createExecutable(const char* name,
   executable->library_name =
       library->header->name ? library->header->name : chars;
   executable->dl_handle = dl_handle;
+  executable->portable_program = program;
+  executable->export_environments = nullptr;
+  if (program) {
+    for (uint32_t i = 0; i < exports.count; ++i) {
+      environments[i] = executable->environment;
+      environments[i].import_functions = &program->export_handles[i];
+    }
+    executable->export_environments = environments;
+  }
   *out_executable = executable;
   return nullptr;
+}
+
+}  // namespace
+
+strata_status_t createExecutable(const char* name,
+                                 strata_hal_executable_library_query_fn_t query,
+                                 void* dl_handle, strata_allocator_t allocator,
+                                 strata_hal_executable_t** out_executable) {
+  *out_executable = nullptr;
+  const strata_hal_executable_library_v0_t* library = nullptr;
+  strata_status_t status = queryLibrary(name, query, &library);
+  if (status) {
+    if (dl_handle) {
+      dlclose(dl_handle);
+    }
+    return status;
+  }
+  return wrapLibrary(name, library, dl_handle, nullptr, allocator,
+                     out_executable);
+}
+
+strata_status_t createPortableExecutable(
+    const uint8_t* data, size_t size, const char* name,
+    strata_allocator_t allocator, strata_hal_executable_t** out_executable) {
+  *out_executable = nullptr;
+  PortableProgram* program = nullptr;
+  STRATA_RETURN_IF_ERROR(
+      parsePortableProgram(data, size, name, allocator, &program));
+  strata_status_t status = validateTables(name, &program->library);
+  if (status) {
+    destroyPortableProgram(program);
+    return status;
+  }
+  return wrapLibrary(name, &program->library, nullptr, program, allocator,
+                     out_executable);
 }
 
 strata_status_t validateDispatch(const strata_hal_executable_t* executable,

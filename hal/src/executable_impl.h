@@ -8,6 +8,10 @@
 
 #include "strata/hal/executable.h"
 
+namespace strata::hal {
+struct PortableProgram;
+}  // namespace strata::hal
+
 // Written once by createExecutable and read-only afterwards (except
 // environment.worker_count, see setWorkerCount), so any thread may read it.
 // One allocation holds the record, the resolved import table, the export
@@ -30,6 +34,12 @@ struct strata_hal_executable_t {
   const char* name;          // load name: path, memory name or static name
   const char* library_name;  // header->name, else name
   void* dl_handle;           // dlclose()d on destroy; NULL for static loads
+  // Portable executables (portable-bytecode): the verified program, freed
+  // on destroy, and one environment per export whose import_functions[0]
+  // is that export's code (the dispatch function is shared). NULL for
+  // native libraries.
+  strata::hal::PortableProgram* portable_program;
+  const strata_hal_executable_environment_v0_t* export_environments;
 };
 
 namespace strata::hal {
@@ -70,6 +80,14 @@ strata_status_t createExecutable(const char* name,
                                  void* dl_handle, strata_allocator_t allocator,
                                  strata_hal_executable_t** out_executable);
 
+// Verifies a portable-bytecode program (schemas/kernel_bytecode.h; data is
+// borrowed and copied) and wraps it in a new executable whose exports run
+// on the kernel interpreter. A malformed or unprovable program is
+// INVALID_ARGUMENT naming `name`, the export and the instruction.
+strata_status_t createPortableExecutable(
+    const uint8_t* data, size_t size, const char* name,
+    strata_allocator_t allocator, strata_hal_executable_t** out_executable);
+
 // Checks a dispatch of export ordinal against the export's attrs before the
 // device records or runs it: the ordinal is in range; the binding and
 // constant counts equal the attrs' (an export without attrs takes neither);
@@ -84,6 +102,15 @@ strata_status_t validateDispatch(const strata_hal_executable_t* executable,
 inline strata_hal_executable_dispatch_v0_t exportFunction(
     const strata_hal_executable_t* executable, uint32_t ordinal) {
   return executable->export_ptrs[ordinal];
+}
+
+// The environment a dispatch of export ordinal starts from (a copy of it;
+// devices set worker_count in theirs).
+inline const strata_hal_executable_environment_v0_t& dispatchEnvironment(
+    const strata_hal_executable_t* executable, uint32_t ordinal) {
+  return executable->export_environments
+             ? executable->export_environments[ordinal]
+             : executable->environment;
 }
 
 // Sets the worker count kernels see (processor_id < worker_count). Call it

@@ -188,3 +188,25 @@ strata_status_t strata_hal_executable_load_memory(
 }
 
 }  // extern "C"
+
+strata_status_t strata_hal_executable_load_portable(
+    const uint8_t* data, size_t size, const char* name_for_messages,
+    strata_allocator_t allocator, strata_hal_executable_t** out_executable) {
+  const char* name = name_for_messages ? name_for_messages : "<memory>";
+  if (!out_executable) {
+    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                              "load_portable needs an output");
+  }
+  *out_executable = nullptr;
+  if (!data || !size) {
+    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT,
+                              "cannot load portable program '%s': it is empty",
+                              name);
+  }
+  return strata::hal::createPortableExecutable(data, size, name, allocator,
+                                               out_executable);
+}
+
+int strata_hal_executable_is_native(const strata_hal_executable_t* executable) {
+  return executable->portable_program == nullptr;
+}

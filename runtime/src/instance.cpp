@@ -71,8 +71,11 @@ strata_status_t strata_runtime_instance_create(
     }
   }
   if (!status) {
-    status = strata_hal_module_create(instance->vm_instance, &instance->device,
-                                      1, allocator, &instance->hal_module);
+    strata_hal_module_options_t hal_options = {};
+    hal_options.no_native_kernels = options->no_native_kernels;
+    status = strata_hal_module_create_with_options(
+        instance->vm_instance, &instance->device, 1, &hal_options, allocator,
+        &instance->hal_module);
   }
   if (status) {
     destroyInstance(instance);

@@ -185,6 +185,29 @@ TEST_CASE("an unknown device fails naming it and the known ones") {
   CHECK(error.find("local-sync") != std::string::npos);
 }
 
+TEST_CASE("the native-code policy refuses the sample's kernel library") {
+  strata_runtime_instance_options_t options;
+  strata_runtime_instance_options_initialize(&options);
+  CHECK(options.no_native_kernels == 0);
+  options.no_native_kernels = 1;
+  strata_runtime_instance_t* instance = nullptr;
+  REQUIRE(take(strata_runtime_instance_create(
+              &options, strata_allocator_system(), &instance)) == "");
+  strata_vm_module_t* module = nullptr;
+  REQUIRE(take(strata_runtime_module_load_file(
+              instance, STRATA_TEST_HAL_SAMPLE_PATH, &module)) == "");
+  strata_runtime_session_t* session = nullptr;
+  strata_status_t status = strata_runtime_session_create(
+      instance, nullptr, &module, 1, strata_allocator_system(), &session);
+  CHECK(strata_status_code(status) == STRATA_STATUS_PERMISSION_DENIED);
+  std::string error = takeAll(status);
+  CHECK(error.find("is native code, which the policy refuses (no native "
+                   "kernels)") != std::string::npos);
+  CHECK(session == nullptr);
+  strata_vm_module_release(module);
+  strata_runtime_instance_release(instance);
+}
+
 TEST_CASE("a missing or corrupt module file fails naming the path") {
   strata_runtime_instance_t* instance = nullptr;
   REQUIRE(take(strata_runtime_instance_create(

@@ -17,6 +17,8 @@ config.test_exec_root = config.strata_obj_root
 # Tests that compile kernels say `REQUIRES: llvm-cpu`.
 if config.target_llvm_cpu:
     config.available_features.add("llvm-cpu")
+if config.target_portable:
+    config.available_features.add("portable")
 
 # Strata's tools first, then FileCheck/not from LLVM 22 (never the default
 # LLVM 14 ones that may come first on PATH).

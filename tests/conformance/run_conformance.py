@@ -85,7 +85,7 @@ def run_case(args, module, case, features=None):
     returns None on success, else the first error line."""
     command = args.run_wrapper + [
         args.strata_run, "--module=" + module, "--function=" + case,
-        "--device=" + args.device]
+        "--device=" + args.device] + args.run_arg
     env = None
     if features is not None:
         env = dict(os.environ, STRATA_CPU_FEATURES=features)
@@ -115,6 +115,9 @@ def main():
     parser.add_argument("--compile-arg", action="append", default=[],
                         help="an extra strata-compile argument "
                         "(--target-triple=aarch64-linux-gnu)")
+    parser.add_argument("--run-arg", action="append", default=[],
+                        help="an extra strata-run argument "
+                        "(--no-native-kernels)")
     parser.add_argument("--run-wrapper", action="append", default=[],
                         help="a word of the command strata-run and "
                         "strata-dump run under (qemu-aarch64-static)")
@@ -123,6 +126,12 @@ def main():
                         help="leaves a file or a case out, with its reason "
                         "(@FEATURES: only its run under that "
                         "--cpu-features value)")
+    parser.add_argument("--xfail", action="append", default=[],
+                        metavar="FILE[:CASE]=REASON",
+                        help="a file or case expected to fail, with its "
+                        "reason: its failure is XFAIL, its pass fails the "
+                        "run (the list must shrink when a case starts "
+                        "passing)")
     parser.add_argument("--device", default="local-task")
     parser.add_argument("--target-cpu", default=None,
                         help="strata-compile's --target-cpu; with "
@@ -144,6 +153,10 @@ def main():
     for skip in args.skip:
         name, _, reason = skip.partition("=")
         SKIPS[name] = reason or "skipped by --skip"
+    xfails = {}
+    for xfail in args.xfail:
+        name, _, reason = xfail.partition("=")
+        xfails[name] = reason or "expected to fail"
 
     if not os.path.isdir(args.root):
         print("conformance programs not found at %s; skipping" % args.root)
@@ -208,23 +221,35 @@ def main():
 
         results = list(pool.map(execute, plan))
 
-    passed = failed = skipped = 0
+    passed = failed = skipped = expected = unexpected = 0
     for rel, case, features, skip, error in results:
         name = "%s:%s" % (rel, case)
+        xfail = xfails.get(name, xfails.get(rel))
         if features is not None:
             name += "@" + features
         if skip is not None:
             skipped += 1
             print("SKIP %s %s" % (name, skip))
+        elif error is not None and xfail is not None:
+            expected += 1
+            print("XFAIL %s (%s) %s" % (name, xfail, error))
         elif error is not None:
             failed += 1
             print("FAIL %s %s" % (name, error))
+        elif xfail is not None:
+            unexpected += 1
+            print("XPASS %s was expected to fail (%s): take it off the list"
+                  % (name, xfail))
         else:
             passed += 1
             print("PASS %s" % name)
     print("(%d files in %.0f s)" % (len(files), time.monotonic() - start))
-    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
-    return 1 if failed else 0
+    summary = "%d passed, %d failed, %d skipped" % (passed, failed, skipped)
+    if xfails:
+        summary += ", %d expected failures, %d unexpected passes" % (
+            expected, unexpected)
+    print(summary)
+    return 1 if failed or unexpected else 0
 
 
 if __name__ == "__main__":

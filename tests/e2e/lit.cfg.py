@@ -16,6 +16,9 @@ config.test_exec_root = config.strata_obj_root
 # Tests that compile kernels say `REQUIRES: llvm-cpu`.
 if config.target_llvm_cpu:
     config.available_features.add("llvm-cpu")
+# Tests of the portable target (tests/e2e/portable) say `REQUIRES: portable`.
+if config.target_portable:
+    config.available_features.add("portable")
 
 # Strata's tools first, then FileCheck/not from LLVM 22.
 config.environment["PATH"] = os.pathsep.join(

@@ -57,6 +57,9 @@ def main():
     parser.add_argument("--compile-arg", action="append", default=[],
                         help="an extra strata-compile argument "
                         "(--target-triple=aarch64-linux-gnu)")
+    parser.add_argument("--run-arg", action="append", default=[],
+                        help="an extra strata-run argument "
+                        "(--no-native-kernels)")
     parser.add_argument("--run-wrapper", action="append", default=[],
                         help="a word of the command strata-run runs under "
                         "(qemu-aarch64-static)")
@@ -132,7 +135,7 @@ def main():
                 args.run_wrapper +
                 [args.strata_run, "--module=" + vmfb, "--device=" + device,
                  "--input=@" + os.path.join(args.work, name + ".input.npy"),
-                 "--output=@" + out],
+                 "--output=@" + out] + args.run_arg,
                 capture_output=True, text=True, timeout=args.timeout,
                 env=env)
             run_seconds = time.time() - start

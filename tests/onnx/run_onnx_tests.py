@@ -209,7 +209,7 @@ class Runner:
 
     def compile(self, model_path, out):
         cmd = [self.args.strata_compile, model_path, "-o", out,
-               "--target-cpu=" + self.args.target_cpu]
+               "--target-cpu=" + self.args.target_cpu] + self.args.compile_arg
         return self.run(cmd, self.args.timeout)
 
     def test(self, name, folder, work):
@@ -235,7 +235,7 @@ class Runner:
             return ("FAIL", "compile: " + short(first_error(result.stderr)),
                     False)
         cmd = [self.args.strata_run, "--module=" + vmfb, "--function=main",
-               "--device=" + self.args.device]
+               "--device=" + self.args.device] + self.args.run_arg
         # Sequences (Python lists) go as .npz files, an empty optional as
         # "none"; sequence and optional results come back as .npz files.
         for i, value in enumerate(inputs):
@@ -292,6 +292,12 @@ def main():
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--device", default="local-task")
     parser.add_argument("--target-cpu", default="host")
+    parser.add_argument("--compile-arg", action="append", default=[],
+                        help="an extra strata-compile argument "
+                        "(--target=portable)")
+    parser.add_argument("--run-arg", action="append", default=[],
+                        help="an extra strata-run argument "
+                        "(--no-native-kernels)")
     parser.add_argument("--timeout", type=float, default=120)
     parser.add_argument("--work", default=None, help="scratch folder")
     parser.add_argument("--update-expectations", action="store_true",

@@ -455,6 +455,8 @@ bool takeRunFlag(const std::string& arg, RunFlags* flags, std::string* error) {
     flags->trace = value;
   } else if (takeFlagValue(arg, "--require-signature", &value)) {
     flags->require_signature = value;
+  } else if (arg == "--no-native-kernels") {
+    flags->no_native_kernels = true;
   } else if (takeFlagValue(arg, "--timeout_ms", &value)) {
     parseFlagCount("--timeout_ms", value, 0, uint64_t{1} << 40,
                    &flags->timeout_ms, error);

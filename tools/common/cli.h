@@ -114,6 +114,7 @@ struct RunFlags {
   std::string trace;                  // --trace=FILE.json
   std::string require_signature;      // --require-signature=PUBKEY_FILE
   uint64_t timeout_ms = 0;            // --timeout_ms=N; 0: none
+  bool no_native_kernels = false;     // --no-native-kernels
 };
 
 /// Applies arg to *flags when it is one of RunFlags' flags. Returns false

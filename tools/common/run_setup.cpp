@@ -31,6 +31,7 @@ std::string setUpRun(const RunFlags& flags, RunSetup* setup) {
   options.task_worker_count = flags.task_workers;
   options.required_public_key =
       flags.require_signature.empty() ? nullptr : public_key;
+  options.no_native_kernels = flags.no_native_kernels;
   strata_status_t status = strata_runtime_instance_create(
       &options, setup->allocator, &setup->instance);
   if (status) {

@@ -10,6 +10,9 @@ namespace mlir::strata {
 #ifdef STRATA_TARGET_LLVM_CPU
 std::unique_ptr<TargetBackend> createLLVMCPUTargetBackend();
 #endif
+#ifdef STRATA_TARGET_PORTABLE
+std::unique_ptr<TargetBackend> createPortableTargetBackend();
+#endif
 } // namespace mlir::strata
 
 using namespace mlir;
@@ -22,6 +25,9 @@ const std::vector<std::unique_ptr<TargetBackend>> &backends() {
     std::vector<std::unique_ptr<TargetBackend>> list;
 #ifdef STRATA_TARGET_LLVM_CPU
     list.push_back(createLLVMCPUTargetBackend());
+#endif
+#ifdef STRATA_TARGET_PORTABLE
+    list.push_back(createPortableTargetBackend());
 #endif
     return list;
   }();
@@ -44,7 +50,8 @@ std::string mlir::strata::getTargetBackendNames() {
   for (const auto &backend : backends()) {
     names += (names.empty() ? "" : ", ") + backend->getName().str();
   }
-  return names.empty() ? "(none: configure with -Dtarget_llvm_cpu=true)"
+  return names.empty() ? "(none: configure with -Dtarget_llvm_cpu=true or "
+                         "-Dtarget_portable=true)"
                        : names;
 }
 

@@ -236,6 +236,7 @@ strata_status_t createState(void* user, strata_allocator_t allocator,
   }
   auto* state = new (memory) HalState();
   state->allocator = allocator;
+  state->no_native_kernels = module->no_native_kernels;
   state->device_count = 0;
   state->devices = reinterpret_cast<strata_hal_device_t**>(state + 1);
   state->allocators =
@@ -301,6 +302,14 @@ strata_status_t strata_hal_module_create(strata_vm_instance_t* instance,
                                          size_t device_count,
                                          strata_allocator_t allocator,
                                          strata_vm_module_t** out_module) {
+  return strata_hal_module_create_with_options(instance, devices, device_count,
+                                               nullptr, allocator, out_module);
+}
+
+strata_status_t strata_hal_module_create_with_options(
+    strata_vm_instance_t* instance, strata_hal_device_t* const* devices,
+    size_t device_count, const strata_hal_module_options_t* options,
+    strata_allocator_t allocator, strata_vm_module_t** out_module) {
   *out_module = nullptr;
   for (size_t i = 0; i < device_count; ++i) {
     if (!devices[i]) {
@@ -319,6 +328,7 @@ strata_status_t strata_hal_module_create(strata_vm_instance_t* instance,
   auto* module = new (memory) HalModule();
   module->allocator = allocator;
   module->device_count = device_count;
+  module->no_native_kernels = options && options->no_native_kernels;
   module->devices = reinterpret_cast<strata_hal_device_t**>(module + 1);
   for (size_t i = 0; i < device_count; ++i) {
     strata_hal_device_retain(devices[i]);

@@ -17,6 +17,7 @@ constexpr const char* kHostElfFormat = "embedded-elf-unknown";
 #endif
 constexpr const char* kElfPrefix = "embedded-elf-";
 constexpr const char* kStaticFormat = "static";
+constexpr const char* kPortableFormat = "portable-bytecode-v1";
 
 bool textEquals(const uint8_t* data, size_t length, const char* text) {
   return length == std::strlen(text) && std::memcmp(data, text, length) == 0;
@@ -52,7 +53,19 @@ strata_status_t HalState::executableCreate(const NativeCall& call,
   strata_allocator_t device_allocator = strata_hal_device_allocator(device);
 
   Ref<strata_hal_executable_t> executable;
-  if (textEquals(format_text, format_length, kHostElfFormat)) {
+  bool portable = textEquals(format_text, format_length, kPortableFormat);
+  if (!portable && no_native_kernels) {
+    int shown = static_cast<int>(format_length > 64 ? 64 : format_length);
+    return call.fail(STRATA_STATUS_PERMISSION_DENIED,
+                     "executable format '%.*s' is native code, which the "
+                     "policy refuses (no native kernels); only '%s' loads",
+                     shown, reinterpret_cast<const char*>(format_text),
+                     kPortableFormat);
+  }
+  if (portable) {
+    STRATA_RETURN_IF_ERROR(strata_hal_executable_load_portable(
+        bytes, size, kPortableFormat, device_allocator, executable.out()));
+  } else if (textEquals(format_text, format_length, kHostElfFormat)) {
     STRATA_RETURN_IF_ERROR(strata_hal_executable_load_memory(
         bytes, size, kHostElfFormat, device_allocator, executable.out()));
   } else if (textEquals(format_text, format_length, kStaticFormat)) {
@@ -66,9 +79,11 @@ strata_status_t HalState::executableCreate(const NativeCall& call,
     return call.fail(
         elf ? STRATA_STATUS_FAILED_PRECONDITION
             : STRATA_STATUS_INVALID_ARGUMENT,
-        "executable format '%.*s' %s; this runtime loads '%s' and 'static'",
+        "executable format '%.*s' %s; this runtime loads '%s', 'static' and "
+        "'%s'",
         shown, reinterpret_cast<const char*>(format_text),
-        elf ? "is for another architecture" : "is unknown", kHostElfFormat);
+        elf ? "is for another architecture" : "is unknown", kHostElfFormat,
+        kPortableFormat);
   }
   // Kernels see how many workers the device runs them on.
   strata_hal_executable_set_worker_count(

@@ -50,6 +50,7 @@ struct HalModule {
   strata_allocator_t allocator;  // frees this record
   size_t device_count;
   strata_hal_device_t** devices;  // retained; trails this record
+  bool no_native_kernels;         // strata_hal_module_options_t's
 };
 
 /// Fence.query's answer for a fence that is neither reached nor failed.
@@ -84,6 +85,9 @@ struct HalState {
   size_t device_count;
   strata_hal_device_t** devices;            // retained; trails this record
   strata_hal_allocator_ref_t** allocators;  // retained; trails this record
+  // The policy: refuse every native kernel library (only portable bytecode
+  // loads).
+  bool no_native_kernels;
 
   // Devices and allocators (hal_module.cpp).
   int32_t devicesCount();

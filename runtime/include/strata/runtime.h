@@ -73,6 +73,14 @@ typedef struct strata_runtime_instance_options_t {
   /// are its own choice. NULL (the default): no policy. Borrowed: copied
   /// during create.
   const uint8_t* required_public_key;
+  /// The native-code policy. Non-zero: no kernel library of native code
+  /// ("embedded-elf-*", "static") is loaded; hal.executable.create refuses
+  /// it with PERMISSION_DENIED naming the format and this policy, and only
+  /// modules compiled with --target=portable (kernel bytecode that the
+  /// runtime verifies at load and interprets) run. An untrusted module can
+  /// then run with nothing to trust but the runtime. 0 (the default):
+  /// native kernels load.
+  int no_native_kernels;
 } strata_runtime_instance_options_t;
 
 /// Size of an Ed25519 public key (required_public_key).

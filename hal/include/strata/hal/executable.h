@@ -1,16 +1,17 @@
 /* executable.h - hal.executable: a loaded kernel library (executable_library.h
  * ABI) and its exports.
  *
- * Three loaders share one validation:
+ * Three native loaders share one validation:
  *   load_file    dlopen()s a shared object by path;
  *   load_memory  writes the bytes of a shared object to a memfd and dlopen()s
  *                /proc/self/fd/N: no file is created anywhere;
  *   load_static  looks up a query function registered with register_static,
  *                for kernels linked into the application.
- * Each then calls the library's query function with the highest ABI version
- * the runtime knows and checks the result: the version, the sanitizer, the
- * CPU features it needs, the export table and the imports. Every rejection is
- * a status whose message names the library and, where there are two sides,
+ * (A fourth, load_portable, verifies kernel bytecode instead; see there.)
+ * Each native loader calls the library's query function with the highest ABI
+ * version the runtime knows and checks the result: the version, the sanitizer,
+ * the CPU features it needs, the export table and the imports. Every rejection
+ * is a status whose message names the library and, where there are two sides,
  * both of them:
  *   NOT_FOUND            no query symbol; an import the runtime does not
  *                        provide; load_static of an unregistered name;
@@ -67,6 +68,25 @@ strata_status_t strata_hal_executable_load_file(
 strata_status_t strata_hal_executable_load_memory(
     const uint8_t* data, size_t size, const char* name_for_messages,
     strata_allocator_t allocator, strata_hal_executable_t** out_executable);
+
+/* Verifies a portable-bytecode program ("portable-bytecode-v1",
+ * schemas/kernel_bytecode.h) from the size bytes at data (borrowed; copied)
+ * and wraps it in an executable whose exports run on the runtime's kernel
+ * interpreter: no native code is loaded. The verifier proves every memory
+ * access of every export inside the bytes the export declares for its
+ * bindings and temporaries before this returns; each dispatch then checks
+ * only that its bindings hold those bytes (before any element is touched;
+ * STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE otherwise). A malformed program
+ * is INVALID_ARGUMENT naming name_for_messages (may be NULL), the export
+ * and the instruction at fault. On success the caller owns the returned
+ * reference. Thread-safe. */
+strata_status_t strata_hal_executable_load_portable(
+    const uint8_t* data, size_t size, const char* name_for_messages,
+    strata_allocator_t allocator, strata_hal_executable_t** out_executable);
+
+/* Whether the executable runs native code (a shared object or a static
+ * library): false only for portable-bytecode executables. */
+int strata_hal_executable_is_native(const strata_hal_executable_t* executable);
 
 /* Registers a library linked into the process under name (borrowed; copied).
  * A name already registered is ALREADY_EXISTS. Registration does not call

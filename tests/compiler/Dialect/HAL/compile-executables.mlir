@@ -17,7 +17,7 @@
 // CHECK-NEXT: }
 // CHECK-NOT: flow.executable
 // ARM: hal.executable @m_linked_llvm_cpu format("embedded-elf-aarch64")
-// NONE: error: no target 'nowhere' in this build; it has: llvm-cpu
+// NONE: error: no target 'nowhere' in this build; it has: llvm-cpu{{(, portable)?}}
 
 // A list of CPUs (x86-64-multi: x86-64-v4,x86-64-v3,x86-64) compiles one
 // library per CPU, best first: the executable's own, then one variant each;

@@ -44,6 +44,21 @@ strata_status_t strata_hal_module_create(strata_vm_instance_t* instance,
                                          strata_allocator_t allocator,
                                          strata_vm_module_t** out_module);
 
+/* Options of the hal module. Zero-initialized means the defaults. */
+typedef struct strata_hal_module_options_t {
+  /* Non-zero: hal.executable.create refuses every native kernel library
+   * ("embedded-elf-*", "static") with PERMISSION_DENIED naming the format
+   * and this policy; only "portable-bytecode-v1" (verified kernel bytecode
+   * run by the runtime's interpreter) loads. */
+  int no_native_kernels;
+} strata_hal_module_options_t;
+
+/* strata_hal_module_create with options (NULL: the defaults). */
+strata_status_t strata_hal_module_create_with_options(
+    strata_vm_instance_t* instance, strata_hal_device_t* const* devices,
+    size_t device_count, const strata_hal_module_options_t* options,
+    strata_allocator_t allocator, strata_vm_module_t** out_module);
+
 /* A strata_vm_wait_t for a native function that defers until fence is
  * resolved (reached or failed), giving up at deadline_ns (absolute
  * CLOCK_MONOTONIC; 0 and STRATA_HAL_INFINITE_FUTURE mean never): wait blocks

@@ -1,0 +1,1352 @@
+//===- KernelEncoder.cpp - bufferized dispatches to kernel bytecode -------===//
+//
+// Walks a bufferized dispatch function in order. Memref values are views
+// (slot, element offset, sizes, strides) resolved statically through
+// subview, reshape, cast and transpose; every linalg op becomes a generic
+// instruction (or a matmul for f32 contractions) over those views, with
+// per-loop strides composed from its indexing maps; memref.copy becomes an
+// identity generic. The numbers come from schemas/kernel_opcodes.def.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelEncoder.h"
+
+#include "kernel_bytecode.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cstring>
+
+namespace mlir::strata::portable {
+
+namespace kernel = ::strata::kernel;
+
+namespace {
+
+constexpr llvm::StringLiteral kPrefix = "portable: ";
+// The most workgroups one instruction is split over.
+constexpr int64_t kMaxWorkgroups = 16;
+// Slots while encoding: bindings from 0, temporaries from kMaxBindings,
+// constant data from kDataSlotBase; renumbered at the end to follow each
+// other.
+constexpr uint32_t kDataSlotBase =
+    ::strata::kernel::kMaxBindings + ::strata::kernel::kMaxTemporaries;
+
+uint32_t typeNumber(kernel::Type type) { return static_cast<uint32_t>(type); }
+
+/// The kernel type of a scalar type; failure for the others.
+FailureOr<uint32_t> kernelType(Type type) {
+  if (type.isF32()) {
+    return typeNumber(kernel::Type::F32);
+  }
+  if (type.isF64()) {
+    return typeNumber(kernel::Type::F64);
+  }
+  if (type.isIndex()) {
+    return typeNumber(kernel::Type::I64);
+  }
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    switch (integer.getWidth()) {
+    case 1:
+      return typeNumber(kernel::Type::I1);
+    case 8:
+      return typeNumber(kernel::Type::I8);
+    case 16:
+      return typeNumber(kernel::Type::I16);
+    case 32:
+      return typeNumber(kernel::Type::I32);
+    case 64:
+      return typeNumber(kernel::Type::I64);
+    default:
+      break;
+    }
+  }
+  return failure();
+}
+
+/// A memref value as the code sees it: elements of `slot` at
+/// offset + sum(i[d] * strides[d]).
+struct View {
+  uint32_t slot = 0;
+  int64_t offset = 0;
+  SmallVector<int64_t> sizes;
+  SmallVector<int64_t> strides;
+  uint32_t type = 0;
+};
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> sizes) {
+  SmallVector<int64_t> strides(sizes.size(), 1);
+  for (int i = static_cast<int>(sizes.size()) - 2; i >= 0; --i) {
+    strides[i] = strides[i + 1] * sizes[i + 1];
+  }
+  return strides;
+}
+
+void push64(std::vector<uint32_t> &words, uint64_t value) {
+  words.push_back(static_cast<uint32_t>(value));
+  words.push_back(static_cast<uint32_t>(value >> 32));
+}
+
+/// The coefficient of each loop dimension and the constant of an affine
+/// expression that is linear in the dimensions; failure otherwise.
+LogicalResult linearize(AffineExpr expr, unsigned numDims,
+                        SmallVectorImpl<int64_t> &coefficients,
+                        int64_t &constant) {
+  coefficients.assign(numDims, 0);
+  constant = 0;
+  std::function<bool(AffineExpr, int64_t)> walk = [&](AffineExpr e,
+                                                      int64_t scale) -> bool {
+    if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+      coefficients[dim.getPosition()] += scale;
+      return true;
+    }
+    if (auto value = dyn_cast<AffineConstantExpr>(e)) {
+      constant += scale * value.getValue();
+      return true;
+    }
+    auto binary = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!binary) {
+      return false;
+    }
+    if (binary.getKind() == AffineExprKind::Add) {
+      return walk(binary.getLHS(), scale) && walk(binary.getRHS(), scale);
+    }
+    if (binary.getKind() == AffineExprKind::Mul) {
+      if (auto c = dyn_cast<AffineConstantExpr>(binary.getRHS())) {
+        return walk(binary.getLHS(), scale * c.getValue());
+      }
+      if (auto c = dyn_cast<AffineConstantExpr>(binary.getLHS())) {
+        return walk(binary.getRHS(), scale * c.getValue());
+      }
+    }
+    return false;
+  };
+  return success(walk(expr, 1));
+}
+
+class FunctionEncoder {
+public:
+  FunctionEncoder(func::FuncOp func, unsigned inputCount)
+      : func(func), inputCount(inputCount) {}
+
+  LogicalResult encode(std::vector<uint32_t> &out);
+  /// Workgroups the export runs on (kernel_bytecode.h: a one-instruction
+  /// export with no temporaries splits its instruction's outermost loop).
+  uint32_t workgroups = 1;
+
+private:
+  LogicalResult bindArguments();
+  LogicalResult encodeOp(Operation *op);
+  LogicalResult defineView(Value result, Operation *op);
+  LogicalResult encodeLinalg(linalg::LinalgOp op);
+  LogicalResult encodeCopy(memref::CopyOp op);
+  bool tryMatmul(linalg::LinalgOp op,
+                 ArrayRef<SmallVector<int64_t>> operandStrides,
+                 ArrayRef<int64_t> operandOffsets, ArrayRef<int64_t> loops);
+  FailureOr<View> viewOf(Value value, Operation *user);
+
+  func::FuncOp func;
+  unsigned inputCount;
+  llvm::DenseMap<Value, View> views;
+  SmallVector<uint64_t> bindingBytes;
+  SmallVector<uint64_t> temporaryBytes;
+  // Constant data (memref.global constants), by global name.
+  SmallVector<std::vector<uint8_t>> data;
+  llvm::StringMap<uint32_t> dataSlots;
+  uint32_t constantWords = 0;
+  // The first push constant word of each scalar argument.
+  llvm::DenseMap<Value, uint32_t> pushWords;
+  uint32_t maxRegisters = 0;
+  std::vector<uint32_t> code;
+  unsigned instructions = 0;
+  // Workgroups the last instruction could be split over (1: none).
+  uint32_t lastSplit = 1;
+};
+
+FailureOr<View> FunctionEncoder::viewOf(Value value, Operation *user) {
+  auto it = views.find(value);
+  if (it == views.end()) {
+    user->emitError() << kPrefix << "cannot follow the memref operand " << value
+                      << " to a binding or a temporary";
+    return failure();
+  }
+  return it->second;
+}
+
+LogicalResult FunctionEncoder::bindArguments() {
+  uint32_t binding = 0;
+  for (auto [index, arg] : llvm::enumerate(func.getArguments())) {
+    if (index == inputCount || index == inputCount + 1) {
+      continue; // workgroup ids: one workgroup, both 0
+    }
+    auto memref = dyn_cast<MemRefType>(arg.getType());
+    if (!memref) {
+      // A scalar input: a push constant (one word, two for 64 bits).
+      unsigned bits =
+          arg.getType().isIndex() ? 64 : arg.getType().getIntOrFloatBitWidth();
+      // Bodies read it with push instructions.
+      pushWords[arg] = constantWords;
+      constantWords += bits > 32 ? 2 : 1;
+      continue;
+    }
+    if (!memref.hasStaticShape() || !memref.getLayout().isIdentity()) {
+      return func.emitError()
+             << kPrefix << "export '" << func.getSymName() << "' binding "
+             << binding << " has type " << memref
+             << "; the portable target needs static shapes";
+    }
+    FailureOr<uint32_t> type = kernelType(memref.getElementType());
+    if (failed(type)) {
+      return func.emitError()
+             << kPrefix << "export '" << func.getSymName() << "' binding "
+             << binding << " has element type " << memref.getElementType()
+             << ", which the portable target does not take";
+    }
+    View view;
+    view.slot = binding++;
+    view.sizes.assign(memref.getShape().begin(), memref.getShape().end());
+    view.strides = rowMajorStrides(view.sizes);
+    view.type = *type;
+    views[arg] = view;
+    bindingBytes.push_back(static_cast<uint64_t>(memref.getNumElements()) *
+                           kernel::typeBytes(*type));
+  }
+  return success();
+}
+
+LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
+  auto type = dyn_cast<MemRefType>(result.getType());
+  if (!type || !type.hasStaticShape()) {
+    return op->emitError() << kPrefix << "needs a static memref result";
+  }
+  FailureOr<uint32_t> elementType = kernelType(type.getElementType());
+  if (failed(elementType)) {
+    return op->emitError() << kPrefix << "element type "
+                           << type.getElementType() << " is not supported";
+  }
+  if (isa<memref::AllocOp, memref::AllocaOp>(op)) {
+    if (!type.getLayout().isIdentity()) {
+      return op->emitError() << kPrefix << "needs an identity layout";
+    }
+    View view;
+    view.slot = 0; // fixed up below: temporaries follow the bindings
+    view.sizes.assign(type.getShape().begin(), type.getShape().end());
+    view.strides = rowMajorStrides(view.sizes);
+    view.type = *elementType;
+    view.slot =
+        static_cast<uint32_t>(kernel::kMaxBindings + temporaryBytes.size());
+    temporaryBytes.push_back(static_cast<uint64_t>(type.getNumElements()) *
+                             kernel::typeBytes(*elementType));
+    views[result] = view;
+    return success();
+  }
+  if (auto getGlobal = dyn_cast<memref::GetGlobalOp>(op)) {
+    if (!type.getLayout().isIdentity()) {
+      return op->emitError() << kPrefix << "needs an identity layout";
+    }
+    View view;
+    view.sizes.assign(type.getShape().begin(), type.getShape().end());
+    view.strides = rowMajorStrides(view.sizes);
+    view.type = *elementType;
+    StringRef name = getGlobal.getName();
+    auto found = dataSlots.find(name);
+    if (found != dataSlots.end()) {
+      view.slot = found->second;
+      views[result] = view;
+      return success();
+    }
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        op, getGlobal.getNameAttr());
+    if (!global || !global.getConstant() || !global.getInitialValue()) {
+      return op->emitError() << kPrefix << "reads global '" << name
+                             << "', which is not a constant";
+    }
+    Attribute init = *global.getInitialValue();
+    uint32_t bytes = kernel::typeBytes(*elementType);
+    size_t count = static_cast<size_t>(type.getNumElements());
+    std::vector<uint8_t> blob(count * bytes);
+    if (auto dense = dyn_cast<DenseElementsAttr>(init)) {
+      if (dense.getElementType().isInteger(1)) {
+        for (auto [i, value] : llvm::enumerate(dense.getValues<bool>())) {
+          blob[i] = value;
+        }
+      } else {
+        ArrayRef<char> raw = dense.getRawData();
+        if (dense.isSplat()) {
+          for (size_t i = 0; i < count && raw.size() >= bytes; ++i) {
+            std::memcpy(blob.data() + i * bytes, raw.data(), bytes);
+          }
+        } else if (raw.size() == blob.size()) {
+          std::memcpy(blob.data(), raw.data(), blob.size());
+        } else {
+          return op->emitError() << kPrefix << "global '" << name << "' holds "
+                                 << raw.size() << " bytes, not " << blob.size();
+        }
+      }
+    } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
+      AsmResourceBlob *handle = resource.getRawHandle().getBlob();
+      if (!handle || handle->getData().size() != blob.size()) {
+        return op->emitError()
+               << kPrefix << "global '" << name << "' has no data of "
+               << blob.size() << " bytes";
+      }
+      std::memcpy(blob.data(), handle->getData().data(), blob.size());
+    } else {
+      return op->emitError() << kPrefix << "global '" << name
+                             << "' has an initial value it cannot read";
+    }
+    view.slot = static_cast<uint32_t>(kDataSlotBase + data.size());
+    dataSlots[name] = view.slot;
+    data.push_back(std::move(blob));
+    views[result] = view;
+    return success();
+  }
+  if (auto subview = dyn_cast<memref::SubViewOp>(op)) {
+    FailureOr<View> source = viewOf(subview.getSource(), op);
+    if (failed(source)) {
+      return failure();
+    }
+    SmallVector<OpFoldResult> offsets = subview.getMixedOffsets();
+    SmallVector<OpFoldResult> strides = subview.getMixedStrides();
+    View view = *source;
+    view.sizes.clear();
+    view.strides.clear();
+    llvm::SmallBitVector dropped = subview.getDroppedDims();
+    for (unsigned d = 0; d < offsets.size(); ++d) {
+      std::optional<int64_t> offset = getConstantIntValue(offsets[d]);
+      std::optional<int64_t> stride = getConstantIntValue(strides[d]);
+      if (!offset || !stride) {
+        return op->emitError()
+               << kPrefix << "needs static subview offsets and strides";
+      }
+      view.offset += *offset * source->strides[d];
+      if (!dropped.test(d)) {
+        view.strides.push_back(*stride * source->strides[d]);
+      }
+    }
+    view.sizes.assign(type.getShape().begin(), type.getShape().end());
+    if (view.sizes.size() != view.strides.size()) {
+      return op->emitError() << kPrefix << "cannot follow this subview";
+    }
+    views[result] = view;
+    return success();
+  }
+  if (auto collapse = dyn_cast<memref::CollapseShapeOp>(op)) {
+    FailureOr<View> source = viewOf(collapse.getSrc(), op);
+    if (failed(source)) {
+      return failure();
+    }
+    View view = *source;
+    view.sizes.clear();
+    view.strides.clear();
+    for (const ReassociationIndices &group :
+         collapse.getReassociationIndices()) {
+      int64_t size = 1;
+      // Each dimension of the group steps over the whole of the next one.
+      for (size_t i = 0; i < group.size(); ++i) {
+        size *= source->sizes[group[i]];
+        if (i + 1 < group.size() && source->sizes[group[i]] != 1 &&
+            source->strides[group[i]] !=
+                source->strides[group[i + 1]] * source->sizes[group[i + 1]]) {
+          return op->emitError() << kPrefix << "collapses dimensions that "
+                                 << "are not contiguous";
+        }
+      }
+      view.sizes.push_back(size);
+      view.strides.push_back(group.empty() ? 1 : source->strides[group.back()]);
+    }
+    views[result] = view;
+    return success();
+  }
+  if (auto expand = dyn_cast<memref::ExpandShapeOp>(op)) {
+    FailureOr<View> source = viewOf(expand.getSrc(), op);
+    if (failed(source)) {
+      return failure();
+    }
+    View view = *source;
+    view.sizes.assign(type.getShape().begin(), type.getShape().end());
+    view.strides.assign(view.sizes.size(), 1);
+    for (auto [d, group] : llvm::enumerate(expand.getReassociationIndices())) {
+      int64_t stride = d < source->strides.size() ? source->strides[d] : 1;
+      for (int i = static_cast<int>(group.size()) - 1; i >= 0; --i) {
+        view.strides[group[i]] = stride;
+        stride *= view.sizes[group[i]];
+      }
+    }
+    views[result] = view;
+    return success();
+  }
+  if (auto cast = dyn_cast<memref::CastOp>(op)) {
+    FailureOr<View> source = viewOf(cast.getSource(), op);
+    if (failed(source)) {
+      return failure();
+    }
+    views[result] = *source;
+    return success();
+  }
+  if (auto reinterpret = dyn_cast<memref::ReinterpretCastOp>(op)) {
+    FailureOr<View> source = viewOf(reinterpret.getSource(), op);
+    if (failed(source)) {
+      return failure();
+    }
+    View view = *source;
+    std::optional<int64_t> offset =
+        getConstantIntValue(reinterpret.getMixedOffsets()[0]);
+    view.sizes.clear();
+    view.strides.clear();
+    for (OpFoldResult size : reinterpret.getMixedSizes()) {
+      std::optional<int64_t> value = getConstantIntValue(size);
+      if (!value) {
+        return op->emitError() << kPrefix << "needs static sizes";
+      }
+      view.sizes.push_back(*value);
+    }
+    for (OpFoldResult stride : reinterpret.getMixedStrides()) {
+      std::optional<int64_t> value = getConstantIntValue(stride);
+      if (!value) {
+        return op->emitError() << kPrefix << "needs static strides";
+      }
+      view.strides.push_back(*value);
+    }
+    if (!offset) {
+      return op->emitError() << kPrefix << "needs a static offset";
+    }
+    // The offset counts from the start of the slot.
+    view.offset = *offset;
+    views[result] = view;
+    return success();
+  }
+  if (auto transpose = dyn_cast<memref::TransposeOp>(op)) {
+    FailureOr<View> source = viewOf(transpose.getIn(), op);
+    if (failed(source)) {
+      return failure();
+    }
+    View view = *source;
+    AffineMap perm = transpose.getPermutation();
+    for (unsigned i = 0; i < perm.getNumResults(); ++i) {
+      unsigned from = perm.getDimPosition(i);
+      view.sizes[i] = source->sizes[from];
+      view.strides[i] = source->strides[from];
+    }
+    views[result] = view;
+    return success();
+  }
+  return op->emitError() << kPrefix << "cannot encode '" << op->getName()
+                         << "'";
+}
+
+/// Encodes the body of a linalg op (or an identity copy when `op` is null)
+/// as chunked vector instructions.
+class BodyEncoder {
+public:
+  BodyEncoder(std::vector<uint32_t> &body, unsigned rank)
+      : body(body), rank(rank) {}
+
+  FailureOr<uint32_t> valueRegister(Value value, Operation *user);
+  LogicalResult encodeOp(Operation *op);
+  uint32_t emit(kernel::Op op, uint32_t type, uint32_t aux, uint32_t a = 0,
+                uint32_t b = 0, uint32_t c = 0) {
+    uint32_t d = next++;
+    body.push_back(static_cast<uint32_t>(op) | (type << 8) | (aux << 16));
+    body.push_back(d);
+    body.push_back(a);
+    body.push_back(b);
+    body.push_back(c);
+    ++count;
+    return d;
+  }
+  LogicalResult emitConstant(Value value, Attribute attr, Operation *user);
+
+  std::vector<uint32_t> &body;
+  unsigned rank;
+  uint32_t next = 0;
+  uint32_t count = 0;
+  llvm::DenseMap<Value, uint32_t> registers;
+  // Block arguments: the operand each loads from, or a constant.
+  llvm::DenseMap<Value, uint32_t> argumentOperands;
+  llvm::DenseMap<Value, Attribute> argumentConstants;
+  // Block arguments of scalar operands that are function arguments.
+  llvm::DenseMap<Value, Value> scalarOperands;
+  // Scalar function arguments: their first push constant word.
+  const llvm::DenseMap<Value, uint32_t> *pushWords = nullptr;
+  // Memrefs the body reads at computed indices (memref.load): their view
+  // and generic operand.
+  llvm::DenseMap<Value, std::pair<View, uint32_t>> gathered;
+};
+
+LogicalResult BodyEncoder::emitConstant(Value value, Attribute attr,
+                                        Operation *user) {
+  FailureOr<uint32_t> type = kernelType(value.getType());
+  if (failed(type)) {
+    return user->emitError() << kPrefix << "constant of type "
+                             << value.getType() << " is not supported";
+  }
+  uint64_t bits = 0;
+  if (auto f = dyn_cast<FloatAttr>(attr)) {
+    if (value.getType().isF32()) {
+      float x = static_cast<float>(f.getValueAsDouble());
+      std::memcpy(&bits, &x, sizeof(x));
+    } else {
+      double x = f.getValueAsDouble();
+      std::memcpy(&bits, &x, sizeof(x));
+    }
+  } else if (auto i = dyn_cast<IntegerAttr>(attr)) {
+    APInt v = i.getValue();
+    bits = v.getBitWidth() == 1 ? v.getZExtValue() : v.getSExtValue();
+  } else if (auto b = dyn_cast<BoolAttr>(attr)) {
+    bits = b.getValue();
+  } else {
+    return user->emitError()
+           << kPrefix << "constant " << attr << " is not a scalar";
+  }
+  registers[value] =
+      emit(kernel::Op::Const, *type, 0, static_cast<uint32_t>(bits),
+           static_cast<uint32_t>(bits >> 32));
+  return success();
+}
+
+FailureOr<uint32_t> BodyEncoder::valueRegister(Value value, Operation *user) {
+  if (auto it = registers.find(value); it != registers.end()) {
+    return it->second;
+  }
+  if (auto it = argumentOperands.find(value); it != argumentOperands.end()) {
+    FailureOr<uint32_t> type = kernelType(value.getType());
+    if (failed(type)) {
+      return user->emitError() << kPrefix << "value of type " << value.getType()
+                               << " is not supported";
+    }
+    uint32_t reg = emit(kernel::Op::Load, *type, 0, it->second);
+    registers[value] = reg;
+    return reg;
+  }
+  if (auto it = scalarOperands.find(value); it != scalarOperands.end()) {
+    FailureOr<uint32_t> reg = valueRegister(it->second, user);
+    if (succeeded(reg)) {
+      registers[value] = *reg;
+    }
+    return reg;
+  }
+  if (auto it = argumentConstants.find(value); it != argumentConstants.end()) {
+    if (failed(emitConstant(value, it->second, user))) {
+      return failure();
+    }
+    return registers[value];
+  }
+  // Captured from outside the body: push constants and constants.
+  if (auto it = pushWords->find(value); it != pushWords->end()) {
+    FailureOr<uint32_t> type = kernelType(value.getType());
+    if (failed(type)) {
+      return user->emitError() << kPrefix << "push constant of type "
+                               << value.getType() << " is not supported";
+    }
+    uint32_t reg = emit(kernel::Op::Push, *type, 0, it->second);
+    registers[value] = reg;
+    return reg;
+  }
+  Attribute attr;
+  if (matchPattern(value, m_Constant(&attr))) {
+    if (failed(emitConstant(value, attr, user))) {
+      return failure();
+    }
+    return registers[value];
+  }
+  user->emitError() << kPrefix << "cannot encode the value " << value
+                    << " read in a linalg body (only constants, operands and "
+                       "body values)";
+  return failure();
+}
+
+std::optional<kernel::Op> binaryOp(Operation *op) {
+  using K = kernel::Op;
+  return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+      .Case([](arith::AddFOp) { return K::AddF; })
+      .Case([](arith::SubFOp) { return K::SubF; })
+      .Case([](arith::MulFOp) { return K::MulF; })
+      .Case([](arith::DivFOp) { return K::DivF; })
+      .Case([](arith::RemFOp) { return K::RemF; })
+      .Case([](arith::MaximumFOp) { return K::MaximumF; })
+      .Case([](arith::MinimumFOp) { return K::MinimumF; })
+      .Case([](arith::MaxNumFOp) { return K::MaxNumF; })
+      .Case([](arith::MinNumFOp) { return K::MinNumF; })
+      .Case([](math::PowFOp) { return K::PowF; })
+      .Case([](math::Atan2Op) { return K::Atan2; })
+      .Case([](math::CopySignOp) { return K::CopySign; })
+      .Case([](arith::AddIOp) { return K::AddI; })
+      .Case([](arith::SubIOp) { return K::SubI; })
+      .Case([](arith::MulIOp) { return K::MulI; })
+      .Case([](arith::DivSIOp) { return K::DivSI; })
+      .Case([](arith::DivUIOp) { return K::DivUI; })
+      .Case([](arith::RemSIOp) { return K::RemSI; })
+      .Case([](arith::RemUIOp) { return K::RemUI; })
+      .Case([](arith::AndIOp) { return K::AndI; })
+      .Case([](arith::OrIOp) { return K::OrI; })
+      .Case([](arith::XOrIOp) { return K::XOrI; })
+      .Case([](arith::ShLIOp) { return K::ShLI; })
+      .Case([](arith::ShRSIOp) { return K::ShRSI; })
+      .Case([](arith::ShRUIOp) { return K::ShRUI; })
+      .Case([](arith::MaxSIOp) { return K::MaxSI; })
+      .Case([](arith::MinSIOp) { return K::MinSI; })
+      .Case([](arith::MaxUIOp) { return K::MaxUI; })
+      .Case([](arith::MinUIOp) { return K::MinUI; })
+      .Case([](arith::FloorDivSIOp) { return K::FloorDivSI; })
+      .Case([](arith::CeilDivSIOp) { return K::CeilDivSI; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<kernel::Op> unaryOp(Operation *op) {
+  using K = kernel::Op;
+  return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+      .Case([](arith::NegFOp) { return K::NegF; })
+      .Case([](math::AbsFOp) { return K::AbsF; })
+      .Case([](math::ExpOp) { return K::Exp; })
+      .Case([](math::Exp2Op) { return K::Exp2; })
+      .Case([](math::ExpM1Op) { return K::ExpM1; })
+      .Case([](math::LogOp) { return K::Log; })
+      .Case([](math::Log2Op) { return K::Log2; })
+      .Case([](math::Log10Op) { return K::Log10; })
+      .Case([](math::Log1pOp) { return K::Log1p; })
+      .Case([](math::SqrtOp) { return K::Sqrt; })
+      .Case([](math::RsqrtOp) { return K::Rsqrt; })
+      .Case([](math::TanhOp) { return K::Tanh; })
+      .Case([](math::SinOp) { return K::Sin; })
+      .Case([](math::CosOp) { return K::Cos; })
+      .Case([](math::TanOp) { return K::Tan; })
+      .Case([](math::AtanOp) { return K::Atan; })
+      .Case([](math::AsinOp) { return K::Asin; })
+      .Case([](math::AcosOp) { return K::Acos; })
+      .Case([](math::SinhOp) { return K::Sinh; })
+      .Case([](math::CoshOp) { return K::Cosh; })
+      .Case([](math::AsinhOp) { return K::Asinh; })
+      .Case([](math::AcoshOp) { return K::Acosh; })
+      .Case([](math::AtanhOp) { return K::Atanh; })
+      .Case([](math::ErfOp) { return K::Erf; })
+      .Case([](math::FloorOp) { return K::Floor; })
+      .Case([](math::CeilOp) { return K::Ceil; })
+      .Case([](math::RoundOp) { return K::Round; })
+      .Case([](math::RoundEvenOp) { return K::RoundEven; })
+      .Case([](math::TruncOp) { return K::Trunc; })
+      .Case([](math::AbsIOp) { return K::AbsI; })
+      .Case([](math::CountLeadingZerosOp) { return K::CtLz; })
+      .Case([](math::CountTrailingZerosOp) { return K::CtTz; })
+      .Case([](math::CtPopOp) { return K::CtPop; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<kernel::Op> castOp(Operation *op) {
+  using K = kernel::Op;
+  return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+      .Case([](arith::SIToFPOp) { return K::SIToFP; })
+      .Case([](arith::UIToFPOp) { return K::UIToFP; })
+      .Case([](arith::FPToSIOp) { return K::FPToSI; })
+      .Case([](arith::FPToUIOp) { return K::FPToUI; })
+      .Case([](arith::ExtFOp) { return K::ExtF; })
+      .Case([](arith::TruncFOp) { return K::TruncF; })
+      .Case([](arith::ExtSIOp) { return K::ExtSI; })
+      .Case([](arith::ExtUIOp) { return K::ExtUI; })
+      .Case([](arith::TruncIOp) { return K::TruncI; })
+      .Case([](arith::BitcastOp) { return K::Bitcast; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+LogicalResult BodyEncoder::encodeOp(Operation *op) {
+  auto operandRegs = [&](SmallVectorImpl<uint32_t> &regs) -> LogicalResult {
+    for (Value operand : op->getOperands()) {
+      FailureOr<uint32_t> reg = valueRegister(operand, op);
+      if (failed(reg)) {
+        return failure();
+      }
+      regs.push_back(*reg);
+    }
+    return success();
+  };
+  auto resultType = [&](Value value) -> FailureOr<uint32_t> {
+    FailureOr<uint32_t> type = kernelType(value.getType());
+    if (failed(type)) {
+      op->emitError() << kPrefix << "type " << value.getType()
+                      << " is not supported in a linalg body";
+    }
+    return type;
+  };
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    return emitConstant(constant.getResult(), constant.getValue(), op);
+  }
+  if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+    registers[index.getResult()] =
+        emit(kernel::Op::Index, typeNumber(kernel::Type::I64), 0,
+             static_cast<uint32_t>(index.getDim()));
+    return success();
+  }
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op)) {
+    Value in = op->getOperand(0);
+    Value out = op->getResult(0);
+    FailureOr<uint32_t> reg = valueRegister(in, op);
+    FailureOr<uint32_t> from = kernelType(in.getType());
+    FailureOr<uint32_t> to = resultType(out);
+    if (failed(reg) || failed(from) || failed(to)) {
+      return failure();
+    }
+    if (*from == *to) {
+      registers[out] = *reg;
+      return success();
+    }
+    bool widen = kernel::typeBytes(*to) > kernel::typeBytes(*from) ||
+                 (*from == typeNumber(kernel::Type::I1));
+    kernel::Op kind = !widen                          ? kernel::Op::TruncI
+                      : isa<arith::IndexCastUIOp>(op) ? kernel::Op::ExtUI
+                                                      : kernel::Op::ExtSI;
+    registers[out] = emit(kind, *to, *from, *reg);
+    return success();
+  }
+  if (auto load = dyn_cast<memref::LoadOp>(op)) {
+    auto it = gathered.find(load.getMemRef());
+    FailureOr<uint32_t> type = resultType(load.getResult());
+    if (it == gathered.end() || failed(type)) {
+      return op->emitError() << kPrefix << "cannot encode this load";
+    }
+    const View &view = it->second.first;
+    // The element's position: sum(index[r] * stride[r]) (i64), within
+    // extent = 1 + sum((size[r] - 1) * stride[r]).
+    uint32_t i64 = typeNumber(kernel::Type::I64);
+    std::optional<uint32_t> linear;
+    int64_t extent = 1;
+    for (auto [r, index] : llvm::enumerate(load.getIndices())) {
+      if (view.strides[r] < 0) {
+        return op->emitError() << kPrefix << "gathers through a negative "
+                               << "stride";
+      }
+      extent += (view.sizes[r] - 1) * view.strides[r];
+      FailureOr<uint32_t> reg = valueRegister(index, op);
+      if (failed(reg)) {
+        return failure();
+      }
+      uint32_t term = *reg;
+      if (view.strides[r] != 1) {
+        uint64_t stride = static_cast<uint64_t>(view.strides[r]);
+        uint32_t c =
+            emit(kernel::Op::Const, i64, 0, static_cast<uint32_t>(stride),
+                 static_cast<uint32_t>(stride >> 32));
+        term = emit(kernel::Op::MulI, i64, 0, *reg, c);
+      }
+      linear = linear ? emit(kernel::Op::AddI, i64, 0, *linear, term) : term;
+    }
+    if (!linear) {
+      linear = emit(kernel::Op::Const, i64, 0, 0, 0);
+    }
+    if (extent < 1 || extent > UINT32_MAX) {
+      return op->emitError() << kPrefix << "gathers from " << extent
+                             << " elements (at most 2^32 - 1)";
+    }
+    registers[load.getResult()] =
+        emit(kernel::Op::Gather, *type, 0, it->second.second, *linear,
+             static_cast<uint32_t>(extent));
+    return success();
+  }
+  if (auto fma = dyn_cast<math::FmaOp>(op)) {
+    SmallVector<uint32_t> regs;
+    FailureOr<uint32_t> type = resultType(fma.getResult());
+    if (failed(operandRegs(regs)) || failed(type)) {
+      return failure();
+    }
+    uint32_t product = emit(kernel::Op::MulF, *type, 0, regs[0], regs[1]);
+    registers[fma.getResult()] =
+        emit(kernel::Op::AddF, *type, 0, product, regs[2]);
+    return success();
+  }
+  if (op->getNumResults() != 1) {
+    return op->emitError() << kPrefix << "cannot encode '" << op->getName()
+                           << "' in a linalg body";
+  }
+  Value result = op->getResult(0);
+  SmallVector<uint32_t> regs;
+  if (std::optional<kernel::Op> kind = binaryOp(op)) {
+    FailureOr<uint32_t> type = resultType(result);
+    if (failed(type) || failed(operandRegs(regs))) {
+      return failure();
+    }
+    registers[result] = emit(*kind, *type, 0, regs[0], regs[1]);
+    return success();
+  }
+  if (std::optional<kernel::Op> kind = unaryOp(op)) {
+    FailureOr<uint32_t> type = resultType(result);
+    if (failed(type) || failed(operandRegs(regs))) {
+      return failure();
+    }
+    registers[result] = emit(*kind, *type, 0, regs[0]);
+    return success();
+  }
+  if (std::optional<kernel::Op> kind = castOp(op)) {
+    FailureOr<uint32_t> type = resultType(result);
+    FailureOr<uint32_t> from = kernelType(op->getOperand(0).getType());
+    if (failed(type) || failed(from) || failed(operandRegs(regs))) {
+      return op->emitError() << kPrefix << "cannot encode this conversion";
+    }
+    registers[result] = emit(*kind, *type, *from, regs[0]);
+    return success();
+  }
+  if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
+    FailureOr<uint32_t> type = kernelType(cmp.getLhs().getType());
+    if (failed(type) || failed(operandRegs(regs))) {
+      return op->emitError() << kPrefix << "cannot encode this comparison";
+    }
+    registers[result] =
+        emit(kernel::Op::CmpF, *type, static_cast<uint32_t>(cmp.getPredicate()),
+             regs[0], regs[1]);
+    return success();
+  }
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    FailureOr<uint32_t> type = kernelType(cmp.getLhs().getType());
+    if (failed(type) || failed(operandRegs(regs))) {
+      return op->emitError() << kPrefix << "cannot encode this comparison";
+    }
+    registers[result] =
+        emit(kernel::Op::CmpI, *type, static_cast<uint32_t>(cmp.getPredicate()),
+             regs[0], regs[1]);
+    return success();
+  }
+  if (auto select = dyn_cast<arith::SelectOp>(op)) {
+    FailureOr<uint32_t> type = resultType(result);
+    if (failed(type) || failed(operandRegs(regs))) {
+      return failure();
+    }
+    if (!select.getCondition().getType().isInteger(1)) {
+      return op->emitError() << kPrefix << "needs a scalar i1 condition";
+    }
+    registers[result] =
+        emit(kernel::Op::Select, *type, 0, regs[0], regs[1], regs[2]);
+    return success();
+  }
+  return op->emitError() << kPrefix << "cannot encode '" << op->getName()
+                         << "' in a linalg body";
+}
+
+LogicalResult FunctionEncoder::encodeCopy(memref::CopyOp op) {
+  FailureOr<View> source = viewOf(op.getSource(), op);
+  FailureOr<View> target = viewOf(op.getTarget(), op);
+  if (failed(source) || failed(target)) {
+    return failure();
+  }
+  if (source->type != target->type || source->sizes != target->sizes) {
+    return op.emitError() << kPrefix << "copies between different shapes";
+  }
+  unsigned rank = std::max<size_t>(1, source->sizes.size());
+  auto sizes = source->sizes;
+  auto sourceStrides = source->strides;
+  auto targetStrides = target->strides;
+  if (sizes.empty()) {
+    sizes = {1};
+    sourceStrides = {0};
+    targetStrides = {0};
+  }
+  code.push_back(static_cast<uint32_t>(kernel::Inst::Generic));
+  code.push_back(rank);
+  for (int64_t size : sizes) {
+    code.push_back(static_cast<uint32_t>(size));
+  }
+  for (unsigned d = 0; d < rank; ++d) {
+    code.push_back(d);
+  }
+  ++instructions;
+  lastSplit = 1;
+  code.push_back(1); // vector
+  code.push_back(2); // operands
+  code.push_back(1); // outputs
+  for (const auto &[view, strides] :
+       {std::pair(*source, sourceStrides), std::pair(*target, targetStrides)}) {
+    code.push_back(view.slot);
+    code.push_back(view.type);
+    push64(code, static_cast<uint64_t>(view.offset));
+    for (int64_t stride : strides) {
+      push64(code, static_cast<uint64_t>(stride));
+    }
+  }
+  code.push_back(1); // body: r0 = load operand 0
+  code.push_back(static_cast<uint32_t>(kernel::Op::Load) | (source->type << 8));
+  code.push_back(0);
+  code.push_back(0);
+  code.push_back(0);
+  code.push_back(0);
+  code.push_back(0); // yield r0
+  maxRegisters = std::max<uint32_t>(maxRegisters, 1);
+  return success();
+}
+
+bool FunctionEncoder::tryMatmul(linalg::LinalgOp op,
+                                ArrayRef<SmallVector<int64_t>> operandStrides,
+                                ArrayRef<int64_t> operandOffsets,
+                                ArrayRef<int64_t> loops) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !linalg::isaContractionOpInterface(op)) {
+    return false;
+  }
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.getElementType().isF32()) {
+      return false;
+    }
+  }
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->batch.size() > 1 || dims->m.size() != 1 ||
+      dims->n.size() != 1 || dims->k.size() != 1) {
+    return false;
+  }
+  // The body must be the plain multiply-add (no conversions).
+  Block *body = op.getBlock();
+  if (body->getOperations().size() != 3 || !isa<arith::MulFOp>(body->front()) ||
+      !isa<arith::AddFOp>(*std::next(body->begin()))) {
+    return false;
+  }
+  unsigned m = dims->m[0];
+  unsigned n = dims->n[0];
+  unsigned k = dims->k[0];
+  std::optional<unsigned> b =
+      dims->batch.empty() ? std::nullopt : std::optional(dims->batch[0]);
+  // A is the input indexed by m, B the one indexed by n.
+  unsigned aIndex = operandStrides[0][m] != 0 ? 0 : 1;
+  unsigned bIndex = 1 - aIndex;
+  if (operandStrides[aIndex][n] != 0 || operandStrides[bIndex][m] != 0) {
+    return false;
+  }
+  // Splits over batches when there are several, else over row blocks.
+  ++instructions;
+  int64_t batches = b ? loops[*b] : 1;
+  lastSplit = static_cast<uint32_t>(std::min<int64_t>(
+      batches > 1 ? batches : (loops[m] + 3) / 4, kMaxWorkgroups));
+  code.push_back(static_cast<uint32_t>(kernel::Inst::Matmul));
+  code.push_back(b ? static_cast<uint32_t>(loops[*b]) : 1);
+  code.push_back(static_cast<uint32_t>(loops[m]));
+  code.push_back(static_cast<uint32_t>(loops[n]));
+  code.push_back(static_cast<uint32_t>(loops[k]));
+  auto matrix = [&](unsigned index, unsigned row, unsigned col) {
+    const View &view = views[op->getOpOperand(index).get()];
+    code.push_back(view.slot);
+    code.push_back(typeNumber(kernel::Type::F32));
+    push64(code, static_cast<uint64_t>(operandOffsets[index]));
+    push64(code, static_cast<uint64_t>(b ? operandStrides[index][*b] : 0));
+    push64(code, static_cast<uint64_t>(operandStrides[index][row]));
+    push64(code, static_cast<uint64_t>(operandStrides[index][col]));
+  };
+  matrix(aIndex, m, k);
+  matrix(bIndex, k, n);
+  matrix(2, m, n);
+  return true;
+}
+
+LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics()) {
+    return op.emitError() << kPrefix << "needs a bufferized linalg op";
+  }
+  SmallVector<int64_t> loops = op.getStaticLoopRanges();
+  for (int64_t size : loops) {
+    if (ShapedType::isDynamic(size) || size < 0 || size > (1 << 30)) {
+      return op.emitError() << kPrefix << "needs static loop ranges";
+    }
+  }
+  unsigned numLoops = loops.size();
+  unsigned rank = std::max(1u, numLoops);
+  if (rank > kernel::kMaxRank) {
+    return op.emitError() << kPrefix << "has " << rank << " loops (at most "
+                          << kernel::kMaxRank << ")";
+  }
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<SmallVector<int64_t>> operandStrides;
+  SmallVector<int64_t> operandOffsets;
+  // Operands that are memrefs become generic operands; scalar inputs are
+  // constants of the body.
+  SmallVector<unsigned> memrefOperands;
+  Block *block = op.getBlock();
+  for (OpOperand &operand : op->getOpOperands()) {
+    unsigned index = operand.getOperandNumber();
+    SmallVector<int64_t> strides(rank, 0);
+    int64_t offset = 0;
+    if (isa<MemRefType>(operand.get().getType())) {
+      FailureOr<View> view = viewOf(operand.get(), op);
+      if (failed(view)) {
+        return failure();
+      }
+      AffineMap map = maps[index];
+      for (unsigned r = 0; r < map.getNumResults(); ++r) {
+        SmallVector<int64_t> coefficients;
+        int64_t constant = 0;
+        if (failed(linearize(map.getResult(r), numLoops, coefficients,
+                             constant))) {
+          return op.emitError()
+                 << kPrefix << "indexing map " << AffineMapAttr::get(map)
+                 << " is not linear in the loop dimensions";
+        }
+        for (unsigned d = 0; d < numLoops; ++d) {
+          strides[d] += coefficients[d] * view->strides[r];
+        }
+        offset += constant * view->strides[r];
+      }
+      offset += view->offset;
+      memrefOperands.push_back(index);
+    } else if (index >= op.getNumDpsInputs()) {
+      return op.emitError() << kPrefix << "needs memref outputs";
+    }
+    operandStrides.push_back(strides);
+    operandOffsets.push_back(offset);
+  }
+  if (tryMatmul(op, operandStrides, operandOffsets, loops)) {
+    return success();
+  }
+
+  // The vector loop: a parallel dimension, the one the first output steps
+  // through contiguously if it is long enough to fill chunks, else the
+  // largest (a strided chunk beats many short ones: the interpreter decodes
+  // each instruction once per chunk).
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned firstOutput = op.getNumDpsInputs();
+  std::optional<unsigned> vectorDim;
+  std::optional<unsigned> contiguous;
+  for (unsigned d = 0; d < numLoops; ++d) {
+    if (iterators[d] != utils::IteratorType::parallel) {
+      continue;
+    }
+    if (!contiguous && operandStrides[firstOutput][d] == 1) {
+      contiguous = d;
+    }
+    if (!vectorDim || loops[d] > loops[*vectorDim]) {
+      vectorDim = d;
+    }
+  }
+  if (contiguous && loops[*contiguous] >= 16) {
+    vectorDim = contiguous;
+  }
+  SmallVector<unsigned> order;
+  if (vectorDim) {
+    for (unsigned d = 0; d < numLoops; ++d) {
+      if (d != *vectorDim && iterators[d] == utils::IteratorType::parallel) {
+        order.push_back(d);
+      }
+    }
+    for (unsigned d = 0; d < numLoops; ++d) {
+      if (iterators[d] != utils::IteratorType::parallel) {
+        order.push_back(d);
+      }
+    }
+    order.push_back(*vectorDim);
+    // The outermost loop is the one workgroups split: lead with the first
+    // parallel loop of more than one iteration (loops of one iteration
+    // before it change no access order).
+    for (size_t i = 0; i + 1 < order.size(); ++i) {
+      if (iterators[order[i]] != utils::IteratorType::parallel) {
+        break;
+      }
+      if (loops[order[i]] > 1) {
+        unsigned lead = order[i];
+        order.erase(order.begin() + i);
+        order.insert(order.begin(), lead);
+        break;
+      }
+    }
+  } else {
+    for (unsigned d = 0; d < rank; ++d) {
+      order.push_back(d);
+    }
+  }
+
+  std::vector<uint32_t> body;
+  BodyEncoder encoder(body, rank);
+  encoder.pushWords = &pushWords;
+  // Generic operands: the memref inputs, then the memrefs the body
+  // gathers from (all strides 0), then the outputs.
+  struct GenericOperand {
+    uint32_t slot;
+    uint32_t type;
+    int64_t offset;
+    SmallVector<int64_t> strides;
+  };
+  SmallVector<GenericOperand> genericOperands;
+  llvm::DenseMap<unsigned, uint32_t> genericIndex;
+  unsigned firstOutputOperand = op.getNumDpsInputs();
+  auto addOperand = [&](unsigned index) {
+    const View &view = views[op->getOperand(index)];
+    genericIndex[index] = genericOperands.size();
+    genericOperands.push_back(
+        {view.slot, view.type, operandOffsets[index], operandStrides[index]});
+  };
+  for (unsigned index : memrefOperands) {
+    if (index < firstOutputOperand) {
+      addOperand(index);
+    }
+  }
+  WalkResult gathers = block->walk([&](memref::LoadOp load) {
+    Value source = load.getMemRef();
+    if (encoder.gathered.count(source)) {
+      return WalkResult::advance();
+    }
+    auto it = views.find(source);
+    if (it == views.end()) {
+      load.emitError() << kPrefix << "cannot follow the memref it loads "
+                       << "from to a binding or a temporary";
+      return WalkResult::interrupt();
+    }
+    encoder.gathered[source] = {it->second,
+                                static_cast<uint32_t>(genericOperands.size())};
+    genericOperands.push_back({it->second.slot, it->second.type,
+                               it->second.offset,
+                               SmallVector<int64_t>(rank, 0)});
+    return WalkResult::advance();
+  });
+  if (gathers.wasInterrupted()) {
+    return failure();
+  }
+  for (unsigned index : memrefOperands) {
+    if (index >= firstOutputOperand) {
+      addOperand(index);
+    }
+  }
+  unsigned outputCount = op.getNumDpsInits();
+  if (genericOperands.size() > kernel::kMaxOperands) {
+    return op.emitError() << kPrefix << "has more than " << kernel::kMaxOperands
+                          << " operands";
+  }
+  for (OpOperand &operand : op->getOpOperands()) {
+    unsigned index = operand.getOperandNumber();
+    BlockArgument arg = block->getArgument(index);
+    if (auto it = genericIndex.find(index); it != genericIndex.end()) {
+      encoder.argumentOperands[arg] = it->second;
+      continue;
+    }
+    Attribute attr;
+    if (matchPattern(operand.get(), m_Constant(&attr))) {
+      encoder.argumentConstants[arg] = attr;
+      continue;
+    }
+    // A scalar function argument (a push constant): its block argument
+    // reads it.
+    if (auto it = pushWords.find(operand.get()); it != pushWords.end()) {
+      encoder.scalarOperands[arg] = operand.get();
+      continue;
+    }
+    return op.emitError() << kPrefix << "scalar operand " << index
+                          << " is neither a constant nor a push constant";
+  }
+  SmallVector<uint32_t> yields;
+  for (Operation &inner : block->getOperations()) {
+    if (auto yield = dyn_cast<linalg::YieldOp>(inner)) {
+      for (Value value : yield.getValues()) {
+        FailureOr<uint32_t> reg = encoder.valueRegister(value, yield);
+        if (failed(reg)) {
+          return failure();
+        }
+        yields.push_back(*reg);
+      }
+      continue;
+    }
+    if (failed(encoder.encodeOp(&inner))) {
+      return failure();
+    }
+  }
+  if (encoder.next > kernel::kMaxRegisters) {
+    return op.emitError() << kPrefix << "body needs " << encoder.next
+                          << " registers (at most " << kernel::kMaxRegisters
+                          << ")";
+  }
+  // A yielded value of another type than its output (never, in valid IR)
+  // would be refused by the verifier.
+  maxRegisters = std::max(maxRegisters, encoder.next);
+
+  // Its outermost loop splits over workgroups when it is parallel and not
+  // the vector loop.
+  ++instructions;
+  lastSplit = 1;
+  if (rank >= 2 && order.size() == rank && iterators.size() > order[0] &&
+      iterators[order[0]] == utils::IteratorType::parallel) {
+    lastSplit = static_cast<uint32_t>(
+        std::min<int64_t>(loops[order[0]], kMaxWorkgroups));
+  }
+  code.push_back(static_cast<uint32_t>(kernel::Inst::Generic));
+  code.push_back(rank);
+  for (unsigned d = 0; d < rank; ++d) {
+    code.push_back(d < numLoops ? static_cast<uint32_t>(loops[d]) : 1);
+  }
+  for (unsigned d : order) {
+    code.push_back(d);
+  }
+  code.push_back(vectorDim ? 1 : 0);
+  code.push_back(static_cast<uint32_t>(genericOperands.size()));
+  code.push_back(outputCount);
+  for (const GenericOperand &operand : genericOperands) {
+    code.push_back(operand.slot);
+    code.push_back(operand.type);
+    push64(code, static_cast<uint64_t>(operand.offset));
+    for (int64_t stride : operand.strides) {
+      push64(code, static_cast<uint64_t>(stride));
+    }
+  }
+  code.push_back(encoder.count);
+  code.insert(code.end(), body.begin(), body.end());
+  code.insert(code.end(), yields.begin(), yields.end());
+  return success();
+}
+
+LogicalResult FunctionEncoder::encodeOp(Operation *op) {
+  if (isa<func::ReturnOp, memref::DeallocOp, memref::AssumeAlignmentOp>(op)) {
+    if (auto assume = dyn_cast<memref::AssumeAlignmentOp>(op)) {
+      FailureOr<View> view = viewOf(assume.getMemref(), op);
+      if (failed(view)) {
+        return failure();
+      }
+      views[assume.getResult()] = *view;
+    }
+    return success();
+  }
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    return encodeLinalg(linalgOp);
+  }
+  if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+    return encodeCopy(copy);
+  }
+  if (op->getNumResults() == 1 && isa<MemRefType>(op->getResult(0).getType())) {
+    return defineView(op->getResult(0), op);
+  }
+  // Scalar arithmetic of constants (subview offsets, fill values) is read
+  // where it is used.
+  if (isMemoryEffectFree(op) && op->getNumRegions() == 0) {
+    return success();
+  }
+  return op->emitError() << kPrefix << "cannot encode '" << op->getName()
+                         << "'";
+}
+
+LogicalResult FunctionEncoder::encode(std::vector<uint32_t> &out) {
+  if (!func.getBody().hasOneBlock()) {
+    return func.emitError() << kPrefix << "export '" << func.getSymName()
+                            << "' has control flow";
+  }
+  if (failed(bindArguments())) {
+    return failure();
+  }
+  for (Operation &op : func.getBody().front()) {
+    if (failed(encodeOp(&op))) {
+      return failure();
+    }
+  }
+  if (bindingBytes.size() > kernel::kMaxBindings ||
+      temporaryBytes.size() > kernel::kMaxTemporaries ||
+      data.size() > kernel::kMaxConstantData) {
+    return func.emitError() << kPrefix << "export '" << func.getSymName()
+                            << "' has too many bindings or temporaries";
+  }
+  uint64_t local = uint64_t(maxRegisters) * kernel::kRegisterBytes;
+  for (uint64_t bytes : temporaryBytes) {
+    local = (local + bytes + 63) & ~uint64_t(63);
+  }
+  if (local > kernel::kMaxLocalMemory) {
+    return func.emitError()
+           << kPrefix << "export '" << func.getSymName() << "' needs " << local
+           << " bytes of temporaries, more than the " << kernel::kMaxLocalMemory
+           << " of workgroup local memory";
+  }
+  // Temporaries and constant data follow the bindings.
+  uint32_t bindings = static_cast<uint32_t>(bindingBytes.size());
+  uint32_t temporaries = static_cast<uint32_t>(temporaryBytes.size());
+  auto remap = [&](uint32_t &slot) {
+    if (slot >= kDataSlotBase) {
+      slot = slot - kDataSlotBase + bindings + temporaries;
+    } else if (slot >= kernel::kMaxBindings) {
+      slot = slot - kernel::kMaxBindings + bindings;
+    }
+  };
+  for (size_t at = 0; at < code.size();) {
+    uint32_t inst = code[at];
+    if (inst == static_cast<uint32_t>(kernel::Inst::Generic)) {
+      uint32_t rank = code[at + 1];
+      size_t p = at + 2 + 2 * rank + 1;
+      uint32_t operands = code[p];
+      uint32_t outputs = code[p + 1];
+      p += 2;
+      for (uint32_t i = 0; i < operands; ++i) {
+        remap(code[p]);
+        p += 4 + 2 * rank;
+      }
+      uint32_t bodyCount = code[p];
+      at = p + 1 + bodyCount * kernel::kBodyWords + outputs;
+    } else {
+      size_t p = at + 5;
+      for (int i = 0; i < 3; ++i) {
+        remap(code[p]);
+        p += 10;
+      }
+      at = p;
+    }
+  }
+
+  if (instructions == 1 && temporaryBytes.empty()) {
+    workgroups = std::max<uint32_t>(1, lastSplit);
+  }
+  StringRef name = func.getSymName();
+  if (name.empty() || name.size() > kernel::kMaxNameLength) {
+    return func.emitError()
+           << kPrefix << "export name '" << name << "' is empty or too long";
+  }
+  out.push_back(static_cast<uint32_t>(name.size()));
+  size_t nameWords = (name.size() + 3) / 4;
+  size_t start = out.size();
+  out.resize(start + nameWords, 0);
+  std::memcpy(out.data() + start, name.data(), name.size());
+  out.push_back(bindings);
+  out.push_back(constantWords);
+  for (uint64_t bytes : bindingBytes) {
+    push64(out, bytes);
+  }
+  out.push_back(static_cast<uint32_t>(temporaryBytes.size()));
+  for (uint64_t bytes : temporaryBytes) {
+    push64(out, bytes);
+  }
+  out.push_back(static_cast<uint32_t>(data.size()));
+  for (const std::vector<uint8_t> &blob : data) {
+    push64(out, blob.size());
+    // The data starts at an even word: 8-byte aligned in the runtime's
+    // copy (which starts 64-byte aligned).
+    bool pad = (out.size() + 1) % 2 != 0;
+    out.push_back(pad ? 1 : 0);
+    if (pad) {
+      out.push_back(0);
+    }
+    size_t start = out.size();
+    out.resize(start + (blob.size() + 3) / 4, 0);
+    if (!blob.empty()) {
+      std::memcpy(out.data() + start, blob.data(), blob.size());
+    }
+  }
+  out.push_back(maxRegisters);
+  out.push_back(static_cast<uint32_t>(code.size()));
+  out.insert(out.end(), code.begin(), code.end());
+  return success();
+}
+
+} // namespace
+
+void encodeProgramHeader(uint32_t exportCount, std::vector<uint32_t> &words) {
+  words.push_back(kernel::kMagic);
+  words.push_back(kernel::kVersion);
+  words.push_back(kernel::kTableDigest);
+  words.push_back(exportCount);
+}
+
+LogicalResult encodeExport(func::FuncOp func, unsigned inputCount,
+                           std::vector<uint32_t> &words, uint32_t &workgroups) {
+  FunctionEncoder encoder(func, inputCount);
+  if (failed(encoder.encode(words))) {
+    return failure();
+  }
+  workgroups = encoder.workgroups;
+  return success();
+}
+
+} // namespace mlir::strata::portable

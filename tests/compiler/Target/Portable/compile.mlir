@@ -1,0 +1,49 @@
+// The portable target through the hal phase: each flow.executable becomes a
+// hal.executable of kernel bytecode (format portable-bytecode-v1, starting
+// with the magic "SKBC"), one export per dispatch function on one
+// workgroup; what it cannot encode is an error naming the op.
+// REQUIRES: portable
+// RUN: strata-opt --strata-compile-executables='target=portable' --split-input-file --verify-diagnostics %s | FileCheck %s
+
+// CHECK-LABEL: module @m
+// CHECK: hal.executable @m_linked format("portable-bytecode-v1") data("SKBC
+// CHECK-NEXT: hal.executable.export @f_dispatch_0 ordinal(0) workgroup_count([1, 1, 1])
+// CHECK-NEXT: hal.executable.export @f_dispatch_1 ordinal(1) workgroup_count([1, 1, 1])
+module @m {
+  func.func @f(%a: tensor<8xf32>, %b: tensor<8x4xf32>) -> tensor<4xf32> {
+    %0 = flow.dispatch @m_linked::@f_dispatch_0(%a) : (tensor<8xf32>) -> tensor<8xf32>
+    %1 = flow.dispatch @m_linked::@f_dispatch_1(%0, %b) : (tensor<8xf32>, tensor<8x4xf32>) -> tensor<4xf32>
+    return %1 : tensor<4xf32>
+  }
+  flow.executable @m_linked {
+  builtin.module {
+    func.func @f_dispatch_0(%a: tensor<8xf32>) -> tensor<8xf32> {
+      %e = tensor.empty() : tensor<8xf32>
+      %r = linalg.add ins(%a, %a : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+      return %r : tensor<8xf32>
+    }
+    func.func @f_dispatch_1(%a: tensor<8xf32>, %b: tensor<8x4xf32>) -> tensor<4xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<4xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+      %r = linalg.vecmat ins(%a, %b : tensor<8xf32>, tensor<8x4xf32>) outs(%f : tensor<4xf32>) -> tensor<4xf32>
+      return %r : tensor<4xf32>
+    }
+  }
+  }
+}
+
+// -----
+
+module @f16 {
+  flow.executable @f16_linked {
+  builtin.module {
+    // expected-error @+1 {{portable: export 'half' binding 0 has element type 'f16', which the portable target does not take}}
+    func.func @half(%a: tensor<8xf16>) -> tensor<8xf16> {
+      %e = tensor.empty() : tensor<8xf16>
+      %r = linalg.add ins(%a, %a : tensor<8xf16>, tensor<8xf16>) outs(%e : tensor<8xf16>) -> tensor<8xf16>
+      return %r : tensor<8xf16>
+    }
+  }
+  }
+}
