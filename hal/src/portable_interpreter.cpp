@@ -744,13 +744,16 @@ __attribute__((always_inline)) inline void matmulBlockImpl(
 
 // The block kernels, compiled for the baseline ISA and, on x86-64, also for
 // AVX2+FMA and AVX-512 (picked once at load by the dynamic loader, from
-// what this CPU has): wider vectors for the one hot loop.
+// what this CPU has): wider vectors for the one hot loop. Not in sanitized
+// builds: the clones' IFUNC resolver runs during relocation, before the
+// sanitizer's runtime is up (ThreadSanitizer crashes there).
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || \
+    __has_feature(thread_sanitizer)
 #define STRATA_PORTABLE_SANITIZED 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define STRATA_PORTABLE_SANITIZED 1
 #endif
 #if defined(__x86_64__) && defined(__GNUC__) && \

@@ -18,7 +18,9 @@ HostTensor f32s(std::vector<int64_t> shape, std::vector<float> values) {
   t.element_type = STRATA_HAL_ELEMENT_TYPE_FLOAT_32;
   t.shape = std::move(shape);
   t.data.resize(values.size() * 4);
-  std::memcpy(t.data.data(), values.data(), t.data.size());
+  if (!values.empty()) {
+    std::memcpy(t.data.data(), values.data(), t.data.size());
+  }
   return t;
 }
 
