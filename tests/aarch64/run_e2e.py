@@ -23,8 +23,7 @@ EXCLUDED = {
     "tensor/foreign-target.mlir":
         "checks that this host refuses an aarch64 module",
     "tensor/dynamic.mlir": "checks the x86-64 kernel library in the dump",
-    "tensor/conv.mlir": "checks the flow IR of an x86-64 CPU without "
-                        "the microkernel",
+    "tensor/conv.mlir": "checks the flow IR of x86-64 CPUs",
     "tensor/dynamic-products.mlir": "the same",
     "tensor/packed-weights.mlir": "checks the AVX-512 and AVX2 panel widths",
     "tensor/rodata-weights.mlir": "checks the x86-64 stream IR",
@@ -78,6 +77,7 @@ def main():
                 "config.strata_tools_dirs = [%r]\n"
                 "config.llvm_tools_dir = %r\n"
                 "config.target_llvm_cpu = True\n"
+                "config.target_portable = True\n"
                 "lit_config.load_config(config, %r)\n" % (
                     args.work, bin_dir, args.llvm_tools_dir,
                     os.path.join(E2E, "lit.cfg.py")))
