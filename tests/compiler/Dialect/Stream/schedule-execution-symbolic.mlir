@@ -186,7 +186,8 @@ func.func @loop(%a: tensor<?x8xf32>, %steps: index) -> tensor<?x8xf32> {
 // so the result is transient. The size of the next transient is inferred
 // by a division after a check (a reshape's -1): the ops that compute it are
 // cloned before the slab, dividing by max(divisor, 1), and the originals
-// stay after the check for the dispatch.
+// stay after the check for the dispatch. The check reads host values only:
+// the three dispatches are one submission, which goes after it.
 // CHECK-LABEL: func.func @views(
 // CHECK: %[[N:.*]] = tensor.dim
 // CHECK: %[[TOTAL:.*]] = arith.muli %[[N]], %{{.*}} : index
@@ -195,11 +196,13 @@ func.func @loop(%a: tensor<?x8xf32>, %steps: index) -> tensor<?x8xf32> {
 // CHECK: %[[M:.*]] = arith.divui %[[TOTAL]], %[[SAFE]] : index
 // CHECK: arith.muli %{{.*}}, %[[M]] : index
 // CHECK: %[[SLAB:.*]] = stream.resource.alloca
-// CHECK: stream.cmd.dispatch @exe::@d
 // CHECK-NOT: tensor.dim
 // CHECK: cf.assert
 // CHECK: %[[MORIG:.*]] = arith.divui %{{.*}}, %[[N]] : index
-// CHECK: stream.cmd.dispatch @exe::@r(%{{.*}}, %[[MORIG]] : index, index) bindings(%[[SLAB]][%{{.*}}], %[[SLAB]][%{{.*}}])
+// CHECK: stream.cmd.execute {
+// CHECK-NEXT: stream.cmd.dispatch @exe::@d
+// CHECK-NEXT: stream.cmd.barrier
+// CHECK-NEXT: stream.cmd.dispatch @exe::@r(%{{.*}}, %[[MORIG]] : index, index) bindings(%[[SLAB]][%{{.*}}], %[[SLAB]][%{{.*}}])
 // CHECK: return
 hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
   hal.executable.export @d ordinal(0) workgroup_count([64, 1, 1])

@@ -269,6 +269,36 @@ func.func @rows(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
 
 // -----
 
+// A check of dynamic dimensions between two dispatches (the equalities a
+// graph implies) does not split their submission: it reads host values
+// only, and the one submission goes after it, so it still runs before the
+// dispatch it guards.
+// CHECK-LABEL: func.func @checked(
+// CHECK-SAME: %[[A:.*]]: tensor<?x8xf32>, %[[B:.*]]: tensor<?x8xf32>)
+// CHECK: util.assert_eq
+// CHECK-NOT: stream.timepoint.await
+// CHECK: stream.cmd.execute {
+// CHECK-NEXT: stream.cmd.dispatch @exe::@rows_d
+// CHECK-NEXT: stream.cmd.barrier
+// CHECK-NEXT: stream.cmd.dispatch @exe::@add_d
+// CHECK-NEXT: }
+// CHECK-NOT: stream.cmd.execute
+hal.executable @exe format("embedded-elf-x86_64") data("\7FELF") {
+  hal.executable.export @rows_d ordinal(0) workgroup_count([64, 1, 1])
+  hal.executable.export @add_d ordinal(1) workgroup_count([64, 1, 1])
+}
+func.func @checked(%a: tensor<?x8xf32>, %b: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x8xf32>
+  %0 = flow.dispatch @exe::@rows_d(%a, %n, %n) : (tensor<?x8xf32>, index, index) -> tensor<?x8xf32>
+  %m = tensor.dim %b, %c0 : tensor<?x8xf32>
+  util.assert_eq %m, %n, "dimension 0 of operand 1 is {0}, of operand 0 {1}" : index
+  %1 = flow.dispatch @exe::@add_d(%0, %b, %n, %n) : (tensor<?x8xf32>, tensor<?x8xf32>, index, index) -> tensor<?x8xf32>
+  return %1 : tensor<?x8xf32>
+}
+
+// -----
+
 // Results empty whatever the sizes: a dispatch whose results are all
 // statically empty is not recorded; one with a dynamic result besides runs
 // when that result has elements (both dimensions non-zero).

@@ -12,6 +12,7 @@
 
 #include "calling_convention.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
@@ -135,6 +136,16 @@ bool needsDispatchResults(Operation &op) {
 /// Scalar work may sit between dispatches.
 bool endsGroup(Operation &op) {
   if (isa<tensor::DimOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op)) {
+    return false;
+  }
+  // A check of host values (the equalities between dynamic dimensions that
+  // a graph implies) orders nothing on the device. A group's submission
+  // goes where its last dispatch is, so every dispatch after the check is
+  // still submitted after it: the check still runs before the dispatches
+  // it guards. Ending the group there split a dynamic-batch resnet18 into
+  // ten submissions.
+  if (isa<util::AssertEqOp, cf::AssertOp>(op) &&
+      !hasTensor(op.getOperandTypes())) {
     return false;
   }
   return op.hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(&op) ||
