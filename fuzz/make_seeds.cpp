@@ -316,6 +316,20 @@ bool serviceSeeds(const std::string& dir) {
     ok &= writeBytes(dir, seed.name,
                      bytesOf(std::string(1, seed.piece) + seed.bytes));
   }
+  // Whole inputs that the repository's config.json reader takes (the
+  // fuzzer gives it every input as it is).
+  const char* configs[][2] = {
+      {"config",
+       "{\"max_batch_size\": 8, \"dynamic_batching\": "
+       "{\"max_queue_delay_microseconds\": 500, "
+       "\"preferred_batch_size\": [4, 8]}, \"instance_count\": 2, "
+       "\"request_timeout_ms\": 1000, \"inputs\": [{\"name\": "
+       "\"input\", \"shape\": [-1, 3, 224, 224]}]}"},
+      {"config_bad", "{\"instance_count\": 65, \"max_batch_size\": -1}"},
+  };
+  for (const auto& config : configs) {
+    ok &= writeBytes(dir, config[0], bytesOf(config[1]));
+  }
   return ok;
 }
 

@@ -7,7 +7,8 @@
 // whose results are encoded (encodeOutputs), as the server does. Model "m"
 // is the HAL sample module (add); model "x" holds functions that share its
 // call but declare other argument kinds and reflection types, so that every
-// check of pushInputs is reached. Every refusal must say why; nothing may
+// check of pushInputs is reached. The same bytes also go to the model
+// repository's config.json reader. Every refusal must say why; nothing may
 // crash, leak or hang.
 #include <cstdint>
 #include <cstdio>
@@ -275,8 +276,25 @@ void handle(const Request& request) {
 
 }  // namespace
 
+// The repository's config.json reader (parseModelConfig) on the same
+// bytes: a refusal names the key at fault; what it accepts is in range.
+void parseConfig(const uint8_t* data, size_t size) {
+  strata::service::ModelConfig config;
+  std::string error;
+  std::string text(reinterpret_cast<const char*>(data), size);
+  if (!strata::service::parseModelConfig(text, &config, &error)) {
+    expectMessage(error);
+    return;
+  }
+  if (config.instance_count < 1 ||
+      config.instance_count > strata::service::kMaxInstanceCount) {
+    __builtin_trap();
+  }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
+  parseConfig(data, size);
   size_t piece = data[0] ? data[0] : size;
   const char* bytes = reinterpret_cast<const char*>(data + 1);
   size_t length = size - 1;

@@ -11,6 +11,8 @@ and the HAL sample:
   add2/1/model.vmfb       the HAL sample, batching, instance_count 2
   add2plain/1/model.vmfb  the HAL sample, instance_count 2, no batching
   plain/1/model.vmfb      oip.vmfb, no config: never batched
+  shaped/1/model.vmfb     oip.vmfb, config.json inputs naming and
+                          narrowing its arguments
   extra/1/model.vmfb      multi.vmfb, batching (echo_any, count)
   broken/1/model.vmfb     not a module
   badconfig/1/model.vmfb  with a config.json naming an unknown key
@@ -30,6 +32,8 @@ and checks:
     executions of both instances, each used, summing to the model's);
     an unload while requests run (each answered, right or refused);
     0, -1, 65, 1.5, "2" and 1e9 refused at load naming instance_count;
+  - config.json's inputs: names and a narrowed shape in the metadata and
+    on each request; each inconsistent entry refused at load, naming it;
   - unload and load without a restart;
   - a model.onnx that is not a model, beside a module: reported with the
     compiler's message (a server built with the compiler) or as not
@@ -110,6 +114,9 @@ def write_repository(root, oip_model, multi_model, hal_sample):
             ("add2", hal_sample, [1], dict(batching, instance_count=2)),
             ("add2plain", hal_sample, [1], {"instance_count": 2}),
             ("plain", oip_model, [1], None),
+            ("shaped", oip_model, [1],
+             {"inputs": [{"name": "left", "shape": [2, 3]},
+                         {"name": "right"}]}),
             ("extra", multi_model, [1], batching),
             ("badconfig", oip_model, [1], {"max_batch": 4})]:
         for version in versions:
@@ -164,7 +171,7 @@ def run(args):
         states = {m["name"]: m for m in index} if status == 200 else {}
         check(status == 200 and sorted(states) ==
               ["add", "add2", "add2plain", "badconfig", "batch", "broken",
-               "extra", "plain"] and
+               "extra", "plain", "shaped"] and
               states["batch"] == {"name": "batch", "version": "2",
                                   "state": "READY"} and
               states["broken"]["state"] == "UNAVAILABLE" and
@@ -361,6 +368,65 @@ def run(args):
         status, body = server.request(
             "POST", "/v2/repository/models/add2plain/load")
         check(status == 200, "instance_count 2 loaded again")
+
+        # config.json's inputs: names for the protocol and a narrowed
+        # shape, in the metadata and checked on each request.
+        status, body = server.request("GET", "/v2/models/shaped")
+        check(status == 200 and
+              [(t["name"], t["shape"]) for t in body.get("inputs", [])] ==
+              [("left", [2, 3]), ("right", [-1, 3])],
+              "config inputs: renamed and narrowed in the metadata %s" % body)
+        request = {"inputs": [
+            {"name": "left", "shape": [2, 3], "datatype": "FP32",
+             "data": [1, 2, 3, 4, 5, 6]},
+            {"name": "right", "shape": [2, 3], "datatype": "FP32",
+             "data": [6, 5, 4, 3, 2, 1]}]}
+        status, body = server.request("POST", "/v2/models/shaped/infer",
+                                      request)
+        check(status == 200 and body["outputs"][1]["data"] ==
+              [6, 5, 4, 3, 2, 1], "config inputs: a request that fits")
+        request["inputs"][0]["shape"] = [1, 3]
+        request["inputs"][0]["data"] = [1, 2, 3]
+        status, body = server.request("POST", "/v2/models/shaped/infer",
+                                      request)
+        check(status == 400 and "'left'" in body.get("error", "") and
+              "must have shape [2, 3]" in body["error"],
+              "config inputs: a shape outside the narrowed one: 400 %s" %
+              body)
+        shaped_config = os.path.join(root, "shaped", "config.json")
+        for bad, why in [
+                ({"inputs": [{"shape": [2, 4]}]},
+                 "config.json inputs[0] (argument 0 'a'): dimension 1 is 4, "
+                 "the module's is 3 (?x3xf32)"),
+                ({"inputs": [{"shape": [2]}]},
+                 "shape has 1 dimensions, the module's 2"),
+                ({"inputs": [{}, {}, {}]},
+                 "config.json lists 3 inputs; function 'main' takes 2"),
+                ({"inputs": [{"name": "b"}]},
+                 "arguments 0 and 1 of function 'main' are both named 'b'"),
+                ({"max_batch_size": 4, "inputs": [{"shape": [4, 3]}]},
+                 "dimension 0 is the batch (max_batch_size 4): it must "
+                 "stay -1"),
+                ({"inputs": [{"shape": [-2, 3]}]},
+                 '"inputs[0].shape" must be at most 32 sizes, each -1 (any) '
+                 'or >= 0'),
+                ({"inputs": [{"name": ""}]},
+                 '"inputs[0].name" must be a non-empty string'),
+                ({"inputs": [{"dims": [1]}]},
+                 'unknown key "inputs[0].dims" (name, shape)'),
+                ({"inputs": {"name": "x"}}, '"inputs" must be an array')]:
+            with open(shaped_config, "w") as f:
+                json.dump(bad, f)
+            status, body = server.request(
+                "POST", "/v2/repository/models/shaped/load")
+            check(status == 400 and why in body.get("error", ""),
+                  "config inputs %s refused at load: %s" % (bad, body))
+        with open(shaped_config, "w") as f:
+            json.dump({"inputs": [{"name": "left", "shape": [2, 3]},
+                                  {"name": "right"}]}, f)
+        status, body = server.request("POST",
+                                      "/v2/repository/models/shaped/load")
+        check(status == 200, "config inputs: loaded again once fixed")
 
         # Other widths are not batched together.
         def scale_client(k):

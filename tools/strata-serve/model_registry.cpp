@@ -366,6 +366,12 @@ strata_status_t ModelRegistry::load(const std::string& name,
   Model* model = models_.at(name).get();
   model->version = version;
   model->config = config;
+  std::string config_error;
+  if (!applyInputConfig(model, &config_error)) {
+    models_.erase(name);
+    return strata_make_status(STRATA_STATUS_INVALID_ARGUMENT, "model '%s': %s",
+                              name.c_str(), config_error.c_str());
+  }
   // The other instances: each its own runtime instance (device and
   // workers) and session of the same module, with a call of each function
   // to seed its pool.
@@ -937,7 +943,145 @@ bool readCount(simdjson::dom::element value, const std::string& key,
   return false;
 }
 
+// config.json's "inputs": [{"name": "...", "shape": [-1, 3, ...]}, ...].
+bool readInputs(simdjson::dom::element value,
+                std::vector<ModelConfig::Input>* out, std::string* error) {
+  simdjson::dom::array entries;
+  if (value.get_array().get(entries)) {
+    *error = "\"inputs\" must be an array of {\"name\", \"shape\"} objects";
+    return false;
+  }
+  for (simdjson::dom::element entry : entries) {
+    std::string where = "inputs[" + std::to_string(out->size()) + "]";
+    simdjson::dom::object object;
+    if (entry.get_object().get(object)) {
+      *error = "\"" + where + "\" must be an object";
+      return false;
+    }
+    ModelConfig::Input input;
+    for (auto [key_view, field] : object) {
+      std::string key(key_view);
+      if (key == "name") {
+        std::string_view name;
+        if (field.get_string().get(name) || name.empty()) {
+          *error = "\"" + where + ".name\" must be a non-empty string";
+          return false;
+        }
+        input.name = std::string(name);
+      } else if (key == "shape") {
+        simdjson::dom::array dims;
+        if (field.get_array().get(dims)) {
+          *error = "\"" + where + ".shape\" must be an array of sizes";
+          return false;
+        }
+        for (simdjson::dom::element dim : dims) {
+          if (dim.type() != simdjson::dom::element_type::INT64 ||
+              dim.get_int64().value_unsafe() < -1 ||
+              input.shape.size() == kMaxConfigRank) {
+            *error = "\"" + where + ".shape\" must be at most " +
+                     std::to_string(kMaxConfigRank) +
+                     " sizes, each -1 (any) or >= 0, got " +
+                     std::string(simdjson::minify(field));
+            return false;
+          }
+          input.shape.push_back(dim.get_int64().value_unsafe());
+        }
+      } else {
+        *error = "unknown key \"" + where + "." + key + "\" (name, shape)";
+        return false;
+      }
+    }
+    out->push_back(std::move(input));
+  }
+  return true;
+}
+
 }  // namespace
+
+bool applyInputConfig(Model* model, std::string* error) {
+  const std::vector<ModelConfig::Input>& inputs = model->config.inputs;
+  if (inputs.empty()) {
+    return true;
+  }
+  auto main = model->functions.find("main");
+  if (main == model->functions.end() && model->functions.size() != 1) {
+    *error =
+        "config.json: \"inputs\" describes the model's function, and "
+        "the module has several and none is 'main': " +
+        ModelRegistry::functionNames(*model);
+    return false;
+  }
+  Function* function = main != model->functions.end()
+                           ? main->second.get()
+                           : model->functions.begin()->second.get();
+  size_t count = function->argument_kinds.size();
+  if (inputs.size() > count) {
+    *error = "config.json lists " + std::to_string(inputs.size()) +
+             " inputs; function '" + function->name + "' takes " +
+             std::to_string(count);
+    return false;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ModelConfig::Input& input = inputs[i];
+    std::string label = "config.json inputs[" + std::to_string(i) +
+                        "] (argument " + std::to_string(i) +
+                        (function->argument_names[i].empty()
+                             ? std::string()
+                             : " '" + function->argument_names[i] + "'") +
+                        ")";
+    if (!input.shape.empty()) {
+      ArgumentShape& shape = function->argument_shapes[i];
+      if (!shape.parsed) {
+        *error = label + ": the module gives no tensor shape to narrow";
+        return false;
+      }
+      if (shape.dims.size() != input.shape.size()) {
+        *error = label + ": shape has " + std::to_string(input.shape.size()) +
+                 " dimensions, the module's " +
+                 std::to_string(shape.dims.size()) + " (" +
+                 function->argument_types[i] + ")";
+        return false;
+      }
+      std::vector<int64_t> dims = shape.dims;
+      for (size_t d = 0; d < dims.size(); ++d) {
+        int64_t want = input.shape[d];
+        if (want < 0) {
+          continue;
+        }
+        if (dims[d] >= 0 && dims[d] != want) {
+          *error = label + ": dimension " + std::to_string(d) + " is " +
+                   std::to_string(want) + ", the module's is " +
+                   std::to_string(dims[d]) + " (" +
+                   function->argument_types[i] + ")";
+          return false;
+        }
+        dims[d] = want;
+      }
+      if (model->config.max_batch_size > 0 && dims[0] >= 0) {
+        *error = label + ": dimension 0 is the batch (max_batch_size " +
+                 std::to_string(model->config.max_batch_size) +
+                 "): it must stay -1";
+        return false;
+      }
+      shape.dims = std::move(dims);
+    }
+    if (!input.name.empty()) {
+      function->argument_names[i] = input.name;
+    }
+  }
+  for (size_t i = 0; i < count; ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (!function->argument_names[i].empty() &&
+          function->argument_names[i] == function->argument_names[j]) {
+        *error = "config.json: arguments " + std::to_string(j) + " and " +
+                 std::to_string(i) + " of function '" + function->name +
+                 "' are both named '" + function->argument_names[i] + "'";
+        return false;
+      }
+    }
+  }
+  return true;
+}
 
 bool parseModelConfig(const std::string& text, ModelConfig* config,
                       std::string* error) {
@@ -1012,10 +1156,14 @@ bool parseModelConfig(const std::string& text, ModelConfig* config,
           return false;
         }
       }
+    } else if (key == "inputs") {
+      if (!readInputs(element, &out.inputs, error)) {
+        return false;
+      }
     } else {
       *error = "unknown key \"" + key +
                "\" (max_batch_size, dynamic_batching, instance_count, "
-               "request_timeout_ms)";
+               "request_timeout_ms, inputs)";
       return false;
     }
   }

@@ -79,15 +79,27 @@ struct ModelConfig {
   size_t instance_count = 1;
   /// A call's deadline (0: the server's --request-timeout).
   uint64_t request_timeout_ms = 0;
+  /// "inputs": entry i describes argument i of the model's function
+  /// (main, or its only export): the name the protocol gives it (empty:
+  /// the module's) and a shape that narrows the module's (empty: the
+  /// module's; -1: any size the module takes there).
+  struct Input {
+    std::string name;
+    std::vector<int64_t> shape;
+  };
+  std::vector<Input> inputs;
 };
 
 /// The most instances config.json may ask for.
 constexpr size_t kMaxInstanceCount = 64;
+/// The most dimensions a shape of config.json's "inputs" may have.
+constexpr size_t kMaxConfigRank = 32;
 
 /// Reads a model's config.json ({"max_batch_size": 8, "dynamic_batching":
 /// {"max_queue_delay_microseconds": 500, "preferred_batch_size": [4, 8]},
-/// "instance_count": 1, "request_timeout_ms": 1000}). False with *error
-/// naming the key at fault; unknown keys are errors too.
+/// "instance_count": 1, "request_timeout_ms": 1000, "inputs": [{"name":
+/// "image", "shape": [-1, 3, 224, 224]}]}). False with *error naming the
+/// key at fault; unknown keys are errors too.
 bool parseModelConfig(const std::string& text, ModelConfig* config,
                       std::string* error);
 
@@ -215,6 +227,13 @@ std::string errorBody(const std::string& message);
 
 /// The text of a status (consumed): strata::runtime::Status::toString.
 std::string consumeStatusText(strata_status_t status);
+
+/// Applies model->config.inputs to the model's function (main, or its
+/// only export): the names the protocol gives its arguments and the shapes
+/// that narrow the module's (checked against them: the same rank, a static
+/// size kept, dimension 0 left -1 when the model batches). False with
+/// *error naming the entry and dimension at fault.
+bool applyInputConfig(Model* model, std::string* error);
 
 }  // namespace strata::service
 
