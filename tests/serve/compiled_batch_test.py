@@ -22,7 +22,8 @@ Compiling model.onnx at load: the same repository holds onnxlin/1/
 model.onnx (the linear model, compiled by the server into --compile-cache)
 and onnxbad/1/model.onnx (not a model): onnxlin becomes ready and answers
 right, onnxbad is reported with the compiler's message while the others
-serve. A second server, whose --compiler is a wrapper that sleeps before
+serve; onnxlin's model.onnx changed and loaded again replaces its cache
+entry (the old one is pruned). A second server, whose --compiler is a wrapper that sleeps before
 compiling: /v2/health/live keeps answering during the compile while
 ready says 503; a load again hits the cache (no compile); a new version
 whose compile outlasts --compile-timeout is refused with the reason while
@@ -263,6 +264,28 @@ def check_compiled_at_load(port, cache):
                   for f in cached),
           "--compile-cache holds the module and the failed compile's log %s"
           % cached)
+
+
+def check_cache_pruned(args, port, cache, onnx_path):
+    """A changed model.onnx, loaded again: compiled under its new key, and
+    the old entry of that model leaves the cache (one entry per model)."""
+    def entries():
+        return sorted(f for f in os.listdir(cache)
+                      if re.match(r"onnxlin\.[0-9a-f]{16}\.vmfb", f))
+    before = entries()
+    subprocess.run([args.onnx_python, "-c", MAKE_DOUBLE, onnx_path],
+                   check=True, timeout=120)
+    status, body = request(port, "POST",
+                           "/v2/repository/models/onnxlin/load")
+    served, answer = request(port, "POST", "/v2/models/onnxlin/infer", {
+        "inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32",
+                    "data": [[1, 2, 3, 4]]}]})
+    after = entries()
+    check(status == 200 and served == 200 and
+          close(answer["outputs"][0]["data"], [2, 4, 6, 8]) and
+          len(before) == 1 and len(after) == 1 and after != before,
+          "a changed model.onnx: compiled again, the old cache entry "
+          "pruned: %s -> %s (%s)" % (before, after, str(answer)[:120]))
 
 
 def start(command):
@@ -507,6 +530,8 @@ def run(args):
               counts["execution_count"])
         check_isolation(port)
         check_compiled_at_load(port, cache)
+        check_cache_pruned(args, port, cache, os.path.join(
+            root, "repo", "onnxlin", "1", "model.onnx"))
     finally:
         process.send_signal(signal.SIGTERM)
         try:

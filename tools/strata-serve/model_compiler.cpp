@@ -2,6 +2,7 @@
 // at load, with a content-keyed cache and a timeout; see model_compiler.h.
 #include "model_compiler.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -67,6 +68,50 @@ std::string firstLines(const std::string& path) {
     out += "\n...";
   }
   return out;
+}
+
+}  // namespace
+
+// Removes the other entries of `label` from the cache directory `dir`
+// (<label>.<16 hex digits>.vmfb and their .log): an earlier model.onnx's,
+// or one compiled by another compiler or with other flags. Only the newest
+// module of a model is served, so the cache holds one entry per model
+// rather than one per change. A module loaded already stays valid (its
+// file is unlinked, not overwritten); another compile's temporary file is
+// left alone.
+namespace {
+
+void pruneCache(const std::string& dir, const std::string& label,
+                const std::string& keep) {
+  DIR* directory = opendir(dir.c_str());
+  if (!directory) {
+    return;
+  }
+  std::string prefix = label + ".";
+  std::vector<std::string> stale;
+  while (struct dirent* entry = readdir(directory)) {
+    std::string name = entry->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0) {
+      continue;
+    }
+    std::string rest = name.substr(prefix.size());
+    if (rest.size() < 16 ||
+        rest.find_first_not_of("0123456789abcdef") < 16) {
+      continue;
+    }
+    std::string suffix = rest.substr(16);
+    if (suffix != ".vmfb" && suffix != ".vmfb.log") {
+      continue;
+    }
+    std::string path = dir + "/" + name;
+    if (path != keep) {
+      stale.push_back(path);
+    }
+  }
+  closedir(directory);
+  for (const std::string& path : stale) {
+    unlink(path.c_str());
+  }
 }
 
 }  // namespace
@@ -213,6 +258,7 @@ CompileResult compileModel(const CompileRequest& request,
     return result;
   }
   unlink(log.c_str());
+  pruneCache(dir, request.label, vmfb);
   result.vmfb_path = vmfb;
   return result;
 }

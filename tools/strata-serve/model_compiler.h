@@ -44,8 +44,9 @@ constexpr const char* kCompileFlags = "--async-exports";
 /// is a 64-bit FNV-1a hash of the ONNX file's bytes, kCompileFlags and the
 /// compiler's path, size and modification time. The compiler writes to a
 /// temporary file renamed into place when it succeeds, its output to
-/// <vmfb>.log (kept on failure). When cancel becomes true the child is
-/// killed and the result says so.
+/// <vmfb>.log (kept on failure). A compile that succeeds removes the
+/// label's other entries from the cache directory. When cancel becomes true
+/// the child is killed and the result says so.
 CompileResult compileModel(const CompileRequest& request,
                            const std::atomic<bool>& cancel);
 
