@@ -95,8 +95,7 @@ void pruneCache(const std::string& dir, const std::string& label,
       continue;
     }
     std::string rest = name.substr(prefix.size());
-    if (rest.size() < 16 ||
-        rest.find_first_not_of("0123456789abcdef") < 16) {
+    if (rest.size() < 16 || rest.find_first_not_of("0123456789abcdef") < 16) {
       continue;
     }
     std::string suffix = rest.substr(16);
