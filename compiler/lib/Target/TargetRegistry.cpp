@@ -55,6 +55,11 @@ std::string mlir::strata::getTargetBackendNames() {
                        : names;
 }
 
+std::string mlir::strata::getDefaultTargetBackendName() {
+  return backends().empty() ? std::string()
+                            : backends().front()->getName().str();
+}
+
 void mlir::strata::registerTargetBackendPasses() {
   for (const auto &backend : backends()) {
     backend->registerPasses();

@@ -291,6 +291,12 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   }
   // A scalar program needs no target, so only a target the user names must
   // exist here; the hal phase reports a missing one if kernels need it.
+  // Unless named: the first target this build has (llvm-cpu, or portable
+  // in a build configured without it).
+  std::string targetName = options.target;
+  if (!options.targetGiven && !getDefaultTargetBackendName().empty()) {
+    targetName = getDefaultTargetBackendName();
+  }
   if (options.targetGiven && !lookupTargetBackend(options.target)) {
     return emitError(UnknownLoc::get(&context), "--target=")
            << options.target << " is not a target of this build; it has: "
@@ -319,7 +325,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
       }
     }
     PipelineOptions pipelineOptions;
-    pipelineOptions.target = options.target;
+    pipelineOptions.target = targetName;
     pipelineOptions.targetCpu = options.targetCpu;
     pipelineOptions.targetTriple = options.targetTriple;
     pipelineOptions.asyncExports = options.asyncExports;

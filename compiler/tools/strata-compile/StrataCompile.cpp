@@ -89,7 +89,9 @@ llvm::cl::opt<std::string> compileFrom(
 
 llvm::cl::opt<std::string>
     target("target",
-           llvm::cl::desc("Where the kernels run: llvm-cpu (the default)"),
+           llvm::cl::desc("Where the kernels run: llvm-cpu (the default) or "
+                          "portable (the default in a build without "
+                          "llvm-cpu)"),
            llvm::cl::init("llvm-cpu"), llvm::cl::cat(category));
 
 llvm::cl::opt<std::string> targetCpu(

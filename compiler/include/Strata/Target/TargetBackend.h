@@ -89,6 +89,9 @@ std::vector<std::string> expandTargetCpus(llvm::StringRef cpus);
 std::string primaryTargetCpu(llvm::StringRef cpus);
 /// Their names, for messages: "llvm-cpu".
 std::string getTargetBackendNames();
+/// The target a compile uses when none is named: the first this build has
+/// (llvm-cpu, else portable); "" when it has none.
+std::string getDefaultTargetBackendName();
 /// Registers every built target's dialects into `registry`.
 void registerTargetBackendDialects(DialectRegistry &registry);
 /// Registers every built target's passes.
