@@ -144,7 +144,10 @@ def run(cases, args, work):
           [[a, b]], [np.concatenate([a, b], axis=1)])
     r.run("ConcatFromSequence of one element", m, [[b]], [b])
     r.run("ConcatFromSequence of an empty sequence fails", m, [[]], [b],
-          error="the sequence is empty: there is nothing to concatenate")
+          error="onnx node (ConcatFromSequence, opset 17): the sequence is "
+                "empty: there is nothing to concatenate (the output's shape "
+                "comes from the elements, and ONNX defines no output for an "
+                "empty sequence)")
 
     # SequenceAt(-1), SequenceErase(0), SequenceConstruct of two shapes.
     c = rng.standard_normal((5,)).astype(np.float32)
@@ -256,14 +259,180 @@ def run(cases, args, work):
         [helper.make_tensor("split", I64, [2], [1, 2])]),
         "onnx node 'split' (SplitToSequence, opset 17): the split's sizes add "
         "up to 3; the axis has 4")
-    cases.expect_error("SequenceEmpty of uint8", model(
-        [helper.make_node("SequenceEmpty", [], ["s"], dtype=TensorProto.UINT8,
-                          name="empty"),
-         helper.make_node("SequenceLength", ["s"], ["n"])],
-        [], [tensor_info("n", I64, [])]),
-        "onnx node 'empty' (SequenceEmpty, opset 17): dtype 2 is not a "
-        "supported sequence element type (sequences of unsigned tensors and "
-        "strings are not supported)")
+
+    # SplitToSequence of a dynamic input and with run-time splits.
+    x = rng.standard_normal((3, 7)).astype(np.float32)
+    m = model([helper.make_node("SplitToSequence", ["x"], ["s"], axis=1,
+                                keepdims=0, name="rows"),
+               helper.make_node("SequenceLength", ["s"], ["n"])],
+              [tensor_info("x", F, [3, "W"])],
+              [seq_info("s", F, [3]), tensor_info("n", I64, [])])
+    for device in ("local-task", "local-sync"):
+        r.run("SplitToSequence of a dynamic axis, keepdims=0 (%s)" % device,
+              m, [x], [[x[:, k].copy() for k in range(7)],
+                       np.array(7, np.int64)], device=device)
+    r.run("SplitToSequence of a dynamic axis of length 0", m,
+          [np.zeros((3, 0), np.float32)], [[], np.array(0, np.int64)])
+    m = model([helper.make_node("SplitToSequence", ["x"], ["s"], axis=0,
+                                name="keep")],
+              [tensor_info("x", F, ["H", 7])], [seq_info("s", F, [1, 7])])
+    r.run("SplitToSequence of a dynamic axis, keepdims=1", m, [x],
+          [[x[k:k + 1].copy() for k in range(3)]])
+    m = model([helper.make_node("SplitToSequence", ["x", "split"], ["s"],
+                                axis=1, name="chunks"),
+               helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=1)],
+              [tensor_info("x", F, [3, "W"]), tensor_info("split", I64, [])],
+              [seq_info("s", F, [3, None]), tensor_info("y", F, [3, None])])
+    for chunk in (3, 7, 10, 1):
+        want = [x[:, k:k + chunk].copy() for k in range(0, 7, chunk)]
+        r.run("SplitToSequence by a run-time scalar %d (7 columns)" % chunk,
+              m, [x, np.array(chunk, np.int64)], [want, x])
+    r.run("SplitToSequence by a run-time scalar 0 fails", m,
+          [x, np.array(0, np.int64)], [[x], x],
+          error="onnx node 'chunks' (SplitToSequence, opset 17): the split "
+                "(a scalar, the size of each element) is not positive")
+    i32 = TensorProto.INT32
+    m = model([helper.make_node("SplitToSequence", ["x", "split"], ["s"],
+                                axis=-1, keepdims=0, name="sizes")],
+              [tensor_info("x", F, [3, "W"]), tensor_info("split", i32, [3])],
+              [seq_info("s", F, [3, None])])
+    sizes = np.array([2, 0, 5], np.int32)
+    r.run("SplitToSequence by run-time sizes [2, 0, 5] (int32, keepdims "
+          "ignored)", m, [x, sizes],
+          [[x[:, :2].copy(), x[:, 2:2].copy(), x[:, 2:].copy()]])
+    r.run("SplitToSequence sizes that do not add up fail at run time", m,
+          [x, np.array([2, 2, 2], np.int32)], [[x]],
+          error="onnx node 'sizes' (SplitToSequence, opset 17): the split's "
+                "sizes do not add up to the length of axis 1 of the input")
+    r.run("SplitToSequence sizes past the axis fail at run time", m,
+          [x, np.array([8, 0, 0], np.int32)], [[x]],
+          error="the split's sizes do not add up to the length of axis 1")
+    r.run("SplitToSequence negative sizes fail at run time", m,
+          [x, np.array([9, -2, 0], np.int32)], [[x]],
+          error="onnx node 'sizes' (SplitToSequence, opset 17): the split "
+                "has a negative size")
+    # The sizes computed by a kernel (Abs) from a graph input.
+    m = model([helper.make_node("Abs", ["split"], ["pos"]),
+               helper.make_node("SplitToSequence", ["x", "pos"], ["s"],
+                                axis=0)],
+              [tensor_info("x", F, [3, 7]), tensor_info("split", I64, [2])],
+              [seq_info("s", F, [None, 7])])
+    r.run("SplitToSequence of a static input by computed sizes", m,
+          [x, np.array([-1, 2], np.int64)], [[x[:1].copy(), x[1:].copy()]])
+
+    # Sequences of unsigned tensors, in and out: the values stay unsigned.
+    U8 = TensorProto.UINT8
+    U16 = TensorProto.UINT16
+    u = np.array([[1, 200, 255], [128, 0, 7]], np.uint8)
+    m = model([helper.make_node("SplitToSequence", ["x"], ["s"], axis=0,
+                                keepdims=0),
+               helper.make_node("SequenceInsert", ["s", "x0"], ["s2"]),
+               helper.make_node("SequenceAt", ["s2", "last"], ["t"]),
+               helper.make_node("ConcatFromSequence", ["s2"], ["cat"],
+                                axis=0),
+               helper.make_node("Cast", ["cat"], ["wide"], to=I64)],
+              [tensor_info("x", U8, [2, 3]), tensor_info("x0", U8, [3]),
+               tensor_info("last", I64, [])],
+              [seq_info("s2", U8, [3]), tensor_info("t", U8, [3]),
+               tensor_info("cat", U8, [9]), tensor_info("wide", I64, [9])])
+    x0 = np.array([250, 3, 129], np.uint8)
+    allrows = np.concatenate([u[0], u[1], x0])
+    r.run("a sequence of uint8: split, insert, at, concat, cast", m,
+          [u, x0, np.array(-1, np.int64)],
+          [[u[0].copy(), u[1].copy(), x0], x0, allrows,
+           allrows.astype(np.int64)])
+    m = model([helper.make_node("SequenceAt", ["s", "i"], ["t"]),
+               helper.make_node("Cast", ["t"], ["f"], to=F),
+               helper.make_node("Identity", ["s"], ["same"])],
+              [seq_info("s", U16, [None]), tensor_info("i", I64, [])],
+              [tensor_info("f", F, [None]), seq_info("same", U16, [None])])
+    v16 = [np.array([65535, 1], np.uint16), np.array([40000], np.uint16)]
+    r.run("a sequence of uint16 as an input (.npz), and as an output", m,
+          [v16, np.array(0, np.int64)],
+          [np.array([65535, 1], np.float32), v16])
+    r.run("a sequence of uint16 refuses int16 data", m,
+          [[np.array([1], np.int16)], np.array(0, np.int64)],
+          [np.zeros(1, np.float32), v16],
+          error="is a ?xui16 tensor, not 1xi16")
+    m = model([helper.make_node("Optional", ["x"], ["o"]),
+               helper.make_node("OptionalGetElement", ["o"], ["back"]),
+               helper.make_node("SequenceEmpty", [], ["e"], dtype=U8),
+               helper.make_node("SequenceInsert", ["e", "x"], ["one"])],
+              [tensor_info("x", U8, [3])],
+              [opt_info("o", U8, [3]), tensor_info("back", U8, [3]),
+               seq_info("one", U8, [3])])
+    r.run("an optional of uint8, SequenceEmpty of uint8", m, [x0],
+          [[x0], x0, [x0]])
+    body = helper.make_graph(
+        [helper.make_node("Add", ["e", "e"], ["twice"])], "double",
+        [tensor_info("e", U8, [None])], [tensor_info("twice", U8, [None])])
+    m = model([helper.make_node("SequenceMap", ["s"], ["out"], body=body)],
+              [seq_info("s", U8, [None])], [seq_info("out", U8, [None])])
+    r.run("SequenceMap over uint8 elements (wrapping add)", m,
+          [[x0, u[0].copy()]], [[x0 + x0, u[0] + u[0]]])
+    cases.expect_error("SequenceConstruct of uint8 and int8", model(
+        [helper.make_node("SequenceConstruct", ["a", "b"], ["s"],
+                          name="mixed")],
+        [tensor_info("a", U8, [2]), tensor_info("b", TensorProto.INT8, [2])],
+        [seq_info("s", U8, [2])]),
+        "onnx node 'mixed' (SequenceConstruct, opset 17): input 1 has the "
+        "element type i8; input 0 has ui8")
+
+    # A Loop that carries a sequence given as a graph input, appending to
+    # it; Scan takes no sequences (ONNX's Scan is of tensors only).
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"]),
+         helper.make_node("SequenceAt", ["acc", "minus1"], ["last"]),
+         helper.make_node("Mul", ["last", "two"], ["next"]),
+         helper.make_node("SequenceInsert", ["acc", "next"], ["acc_out"])],
+        "body", [tensor_info("i", I64, []),
+                 tensor_info("c", TensorProto.BOOL, []),
+                 seq_info("acc", F, [2])],
+        [tensor_info("c_out", TensorProto.BOOL, []),
+         seq_info("acc_out", F, [2])],
+        [helper.make_tensor("minus1", I64, [], [-1]),
+         helper.make_tensor("two", F, [], [2.0])])
+    m = model([helper.make_node("Loop", ["n", "", "s"], ["out"], body=body)],
+              [tensor_info("n", I64, []), seq_info("s", F, [2])],
+              [seq_info("out", F, [2])])
+    start = np.array([1.0, -0.5], np.float32)
+    r.run("a Loop carrying a sequence input (3 iterations)", m,
+          [np.array(3, np.int64), [start]],
+          [[start * (2.0 ** k) for k in range(4)]])
+    scan_body = helper.make_graph(
+        [helper.make_node("SequenceInsert", ["acc", "v"], ["acc_out"])],
+        "scan_body", [seq_info("acc", F, [2]), tensor_info("v", F, [2])],
+        [seq_info("acc_out", F, [2])])
+    cases.expect_error("Scan with a sequence state", model(
+        [helper.make_node("Scan", ["s", "x"], ["out"], body=scan_body,
+                          num_scan_inputs=1, name="scan")],
+        [seq_info("s", F, [2]), tensor_info("x", F, [3, 2])],
+        [seq_info("out", F, [2])], opset=16),
+        "onnx node 'scan' (Scan, opset 16): input 0 is a sequence or "
+        "optional (!util.list<tensor<2xf32>>); Scan's state variables and "
+        "scan inputs are tensors (ONNX allows sequences in Loop, not in "
+        "Scan)")
+    scan_body = helper.make_graph(
+        [helper.make_node("SequenceConstruct", ["v"], ["seq"])],
+        "scan_body", [tensor_info("v", F, [2])], [seq_info("seq", F, [2])])
+    cases.expect_error("Scan whose body makes a sequence scan output", model(
+        [helper.make_node("Scan", ["x"], ["out"], body=scan_body,
+                          num_scan_inputs=1, name="scan2")],
+        [tensor_info("x", F, [3, 2])], [tensor_info("out", F, [3, 2])],
+        opset=16),
+        "onnx node 'scan2' (Scan, opset 16): scan output 0 of the body is "
+        "!util.list<tensor<2xf32>>; Scan's scan outputs are tensors")
+
+    # Nested sequences are refused with the value's name.
+    nested = helper.make_value_info(
+        "ss", helper.make_sequence_type_proto(
+            helper.make_sequence_type_proto(
+                helper.make_tensor_type_proto(F, [2]))))
+    cases.expect_error("a sequence of sequences", model(
+        [helper.make_node("SequenceLength", ["ss"], ["n"])], [nested],
+        [tensor_info("n", I64, [])]),
+        "value 'ss' is a sequence of sequences; only sequences of tensors "
+        "are supported (ONNX's sequence ops make and read no other)")
     return cases.summary()
 
 

@@ -499,13 +499,13 @@ LogicalResult lowerLoop(Node &n) {
   SmallVector<RankedTensorType> items;
   SmallVector<bool> flags(carriedUnsigned);
   for (unsigned k = 0; k < numScans; ++k) {
-    auto item =
-        dyn_cast<RankedTensorType>(body->results[1 + numCarried + k].getType());
+    Type itemType = body->results[1 + numCarried + k].getType();
+    auto item = dyn_cast<RankedTensorType>(itemType);
     if (!item) {
+      // (The type outlives the body's ops; the values do not.)
       n.b.eraseOp(body->holder);
       return n.fail("scan output " + llvm::Twine(k) + " of the body is " +
-                    typeText(body->results[1 + numCarried + k].getType()) +
-                    "; scan outputs are tensors");
+                    typeText(itemType) + "; scan outputs are tensors");
     }
     items.push_back(item);
     flags.push_back(body->unsignedResults[1 + numCarried + k]);
@@ -735,10 +735,10 @@ FailureOr<SmallVector<Value>> buildScan(Node &n, const ScanPlan &plan,
         dyn_cast<RankedTensorType>(body->results[numStates + k].getType());
     if (!item) {
       // ONNX's Scan concatenates tensors only (its outputs are tensors).
+      Type itemType = body->results[numStates + k].getType();
       n.b.eraseOp(body->holder);
       return n.fail("scan output " + llvm::Twine(k) + " of the body is " +
-                    typeText(body->results[numStates + k].getType()) +
-                    "; Scan's scan outputs are tensors");
+                    typeText(itemType) + "; Scan's scan outputs are tensors");
     }
     int64_t axis = plan.outputAxes[k];
     int64_t rank = item.getRank() + 1;
@@ -1026,12 +1026,12 @@ LogicalResult lowerSequenceMap(Node &n) {
   }
   SmallVector<Value> outputs;
   for (auto [k, value] : llvm::enumerate(body->results)) {
-    auto type = dyn_cast<RankedTensorType>(value.getType());
+    Type valueType = value.getType();
+    auto type = dyn_cast<RankedTensorType>(valueType);
     if (!type) {
       n.b.eraseOp(body->holder);
       return n.fail("output " + llvm::Twine(k) + " of the body is " +
-                    typeText(value.getType()) + "; sequence elements are "
-                    "tensors");
+                    typeText(valueType) + "; sequence elements are tensors");
     }
     Type element = body->unsignedResults[k] ? unsignedTensorType(type) : type;
     outputs.push_back(

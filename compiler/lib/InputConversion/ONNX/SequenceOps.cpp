@@ -155,6 +155,11 @@ Value sliceAlong(OpBuilder &b, Location loc, Value input, int64_t axis,
 /// on the host (references only).
 void copyElements(OpBuilder &b, Location loc, Value source, Value from,
                   Value dest, Value to, Value count) {
+  // A list of `none` elements (SequenceEmpty's, an empty optional's) is
+  // always empty: there is nothing to copy, and no type to read one as.
+  if (isa<NoneType>(cast<util::ListType>(source.getType()).getElementType())) {
+    return;
+  }
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   scf::ForOp::create(b, loc, zero, count, one, ValueRange{},
