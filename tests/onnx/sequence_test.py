@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """sequence_test.py - ONNX sequences and optionals (lists on the host) in
 models made with onnx.helper, beyond ONNX's node tests: SplitToSequence and
-ConcatFromSequence (which ONNX 1.12 has no node test of), negative
-positions, SequenceErase, Optional of a graph value, sequences given to
-strata-run as .npz files and 'list:N', and the errors of positions out of
-range, empty sequences, elements of unknown rank and sequences fed to
-tensor ops. Compared with numpy; prints one line per case and `N passed,
-N failed`."""
+ConcatFromSequence (which ONNX 1.12 has no node test of; SplitToSequence
+also of dynamic inputs and by run-time splits), negative positions,
+SequenceErase, Optional of a graph value, sequences of unsigned tensors,
+a Loop carrying a sequence input, sequences given to strata-run as .npz
+files and 'list:N', and the errors of positions out of range, splits
+that do not add up, empty sequences, elements of unknown rank, sequences
+fed to tensor ops and to Scan, and nested sequences. Compared with numpy;
+prints one line per case and `N passed, N failed`."""
 
 import os
 import subprocess
@@ -238,6 +240,22 @@ def run(cases, args, work):
                 run.returncode == 1 and
                 "element 0 of argument 0 of module.main is a *xi64 tensor, "
                 "not 2xf32" in run.stderr, run.stderr)
+
+    # A sequence of uint8 through strata-run's text forms: printed unsigned.
+    u8_seq = seq_info("s", TensorProto.UINT8, [None])
+    m = model([helper.make_node("Identity", ["s"], ["o"])], [u8_seq],
+              [seq_info("o", TensorProto.UINT8, [None])])
+    path = cases.save(m, "u8list")
+    vmfb = path[:-5] + ".vmfb"
+    cases.compile(path, "-o", vmfb)
+    run = subprocess.run([args.strata_run, "--module=" + vmfb,
+                          "--input=list:2", "--input=3xui8=200 1 255",
+                          "--input=1xui8=128"],
+                         capture_output=True, text=True, timeout=60)
+    cases.check("a list of uint8 printed unsigned",
+                run.returncode == 0 and
+                run.stdout == "list<2>[3xui8=200 1 255, 1xui8=128]\n",
+                run.stdout + run.stderr)
 
     # Compile-time errors.
     cases.expect_error("a sequence fed to a tensor op", model(
