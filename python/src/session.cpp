@@ -67,7 +67,8 @@ strata_vm_list_t* listFromPython(const py::handle& value,
                                                        " tensor, not " + got);
       }
       strata_hal_buffer_view_t* view = tensor.get();
-      strata_hal_element_type_t type = strata_hal_buffer_view_element_type(view);
+      strata_hal_element_type_t type =
+          strata_hal_buffer_view_element_type(view);
       if ((type >> 24) == STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED) {
         // The program holds unsigned tensors signless (fitArgumentType):
         // a view of the same buffer says so.
@@ -117,8 +118,7 @@ py::object listToPython(strata_vm_list_t* list, const std::string& want,
       return listToPython(nested, element, tensors);
     }
     // An unsigned element ("list<?xui8>") comes back unsigned.
-    return fromVariant(value, tools::recordedUnsignedElement(element),
-                       tensors);
+    return fromVariant(value, tools::recordedUnsignedElement(element), tensors);
   };
   if (type.kind == tools::BoundaryType::kOptional && size <= 1) {
     return size == 0 ? py::none() : get(0);

@@ -552,8 +552,7 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
                                        : function->argument_shapes[index];
       if (suffix.empty()) {
         if (isListType(value)) {
-          (is_result ? list_results : list_arguments)
-              .push_back({index, value});
+          (is_result ? list_results : list_arguments).push_back({index, value});
         }
         if (!is_result) {
           function->argument_types[index] = value;
@@ -588,9 +587,9 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
           "model '%s': function '%s' %s %s %zu%s%s%s, %s (an ONNX %s); the "
           "Open Inference Protocol has tensors only, so strata-serve does "
           "not serve it",
-          name.c_str(), export_name.c_str(),
-          is_result ? "returns" : "takes", is_result ? "result" : "argument",
-          index, value_name.empty() ? "" : " ('", value_name.c_str(),
+          name.c_str(), export_name.c_str(), is_result ? "returns" : "takes",
+          is_result ? "result" : "argument", index,
+          value_name.empty() ? "" : " ('", value_name.c_str(),
           value_name.empty() ? "" : "')", type.c_str(),
           type.compare(0, 5, "list<") == 0 ? "sequence" : "optional");
       // The function joins the model only for ~Model to free its call.

@@ -991,13 +991,12 @@ LogicalResult lowerSequenceMap(Node &n) {
       }
       // An unsigned element is held signless (SequenceOps.cpp).
       bool isUnsigned = hasUnsignedElements(element);
-      types.push_back(isUnsigned
-                          ? RankedTensorType::get(
-                                element.getShape(),
-                                IntegerType::get(
-                                    b.getContext(),
-                                    element.getElementTypeBitWidth()))
-                          : element);
+      types.push_back(
+          isUnsigned ? RankedTensorType::get(
+                           element.getShape(),
+                           IntegerType::get(b.getContext(),
+                                            element.getElementTypeBitWidth()))
+                     : element);
       flags.push_back(isUnsigned);
     } else {
       types.push_back(n.in(i).getType());

@@ -389,16 +389,15 @@ LogicalResult lowerSplitToSequenceAtRunTime(Node &n, int64_t axis,
   Location loc = n.loc;
   OpBuilder &b = n.b;
   Value input = n.in(0);
-  Type onnxElement =
-      cast<ShapedType>(elementTypeOf(n, 0)).getElementType();
+  Type onnxElement = cast<ShapedType>(elementTypeOf(n, 0)).getElementType();
   Type i64 = b.getI64Type();
   Value length = indexValueOf(b, loc, n.dim(0, axis));
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   SmallVector<int64_t> shape(n.shape(0));
   auto listOf = [&](ArrayRef<int64_t> elementShape) {
-    return util::ListType::get(n.op.getContext(),
-                               RankedTensorType::get(elementShape, onnxElement));
+    return util::ListType::get(
+        n.op.getContext(), RankedTensorType::get(elementShape, onnxElement));
   };
   if (!n.has(1)) {
     // Slices of 1, with or without the axis.
@@ -408,14 +407,14 @@ LogicalResult lowerSplitToSequenceAtRunTime(Node &n, int64_t axis,
       shape.erase(shape.begin() + axis);
     }
     Value list = newList(b, loc, listOf(shape), length);
-    scf::ForOp::create(
-        b, loc, zero, length, one, ValueRange{},
-        [&](OpBuilder &lb, Location l, Value i, ValueRange) {
-          Value part = sliceAlong(lb, l, input, axis, i, lb.getIndexAttr(1),
-                                  /*dropAxis=*/!keepDims);
-          util::ListSetOp::create(lb, l, list, i, part);
-          scf::YieldOp::create(lb, l);
-        });
+    scf::ForOp::create(b, loc, zero, length, one, ValueRange{},
+                       [&](OpBuilder &lb, Location l, Value i, ValueRange) {
+                         Value part = sliceAlong(lb, l, input, axis, i,
+                                                 lb.getIndexAttr(1),
+                                                 /*dropAxis=*/!keepDims);
+                         util::ListSetOp::create(lb, l, list, i, part);
+                         scf::YieldOp::create(lb, l);
+                       });
     return n.replace(list);
   }
   RankedTensorType splitType = n.type(1);
@@ -437,8 +436,7 @@ LogicalResult lowerSplitToSequenceAtRunTime(Node &n, int64_t axis,
     n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, raw,
                                   arith::ConstantIntOp::create(b, loc, i64, 0)),
             "the split (a scalar, the size of each element) is not positive");
-    Value chunk =
-        arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+    Value chunk = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
     Value count = arith::CeilDivUIOp::create(b, loc, length, chunk);
     list = newList(b, loc, listOf(shape), count);
     scf::ForOp::create(
@@ -478,8 +476,8 @@ LogicalResult lowerSplitToSequenceAtRunTime(Node &n, int64_t axis,
       b, loc, zero, count, one, ValueRange{zeroI64, trueValue},
       [&](OpBuilder &lb, Location l, Value k, ValueRange args) {
         Value size = readSize(lb, l, k);
-        Value positive = arith::CmpIOp::create(
-            lb, l, arith::CmpIPredicate::sge, size, zeroI64);
+        Value positive = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge,
+                                               size, zeroI64);
         Value bounded = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sle,
                                               size, lengthI64);
         Value total = arith::SelectOp::create(
@@ -503,9 +501,8 @@ LogicalResult lowerSplitToSequenceAtRunTime(Node &n, int64_t axis,
         Value part = sliceAlong(lb, l, input, axis, args[0], size,
                                 /*dropAxis=*/false);
         util::ListSetOp::create(lb, l, list, k, part);
-        scf::YieldOp::create(lb, l,
-                             ValueRange{arith::AddIOp::create(lb, l, args[0],
-                                                              size)});
+        scf::YieldOp::create(
+            lb, l, ValueRange{arith::AddIOp::create(lb, l, args[0], size)});
       });
   return n.replace(list);
 }
@@ -714,9 +711,9 @@ LogicalResult lowerOptional(Node &n) {
   // An unsigned tensor is held signless; the list's type says unsigned.
   Value value = n.in(0);
   Value one = arith::ConstantIndexOp::create(n.b, loc, 1);
-  Value list = newList(
-      n.b, loc, util::ListType::get(n.op.getContext(), elementTypeOf(n, 0)),
-      one);
+  Value list =
+      newList(n.b, loc,
+              util::ListType::get(n.op.getContext(), elementTypeOf(n, 0)), one);
   util::ListSetOp::create(n.b, loc, list,
                           arith::ConstantIndexOp::create(n.b, loc, 0), value);
   return n.replace(list);
@@ -776,7 +773,7 @@ void mlir::strata::onnx::addSequenceLowerings(LoweringTable &table) {
   table["OptionalHasElement"] = lowerOptionalHasElement;
   table["OptionalGetElement"] = lowerOptionalGetElement;
   table.allowDynamic({"SequenceEmpty", "SequenceConstruct", "SequenceInsert",
-                      "SequenceErase", "SequenceAt", "SequenceLength", "SplitToSequence",
-                      "ConcatFromSequence", "Optional", "OptionalHasElement",
-                      "OptionalGetElement"});
+                      "SequenceErase", "SequenceAt", "SequenceLength",
+                      "SplitToSequence", "ConcatFromSequence", "Optional",
+                      "OptionalHasElement", "OptionalGetElement"});
 }
