@@ -338,6 +338,29 @@ def run(cases, args, work):
     r.run("SplitToSequence of a static input by computed sizes", m,
           [x, np.array([-1, 2], np.int64)], [[x[:1].copy(), x[1:].copy()]])
 
+    # A static axis longer than what is sliced at compile time (4096): the
+    # host loop makes the 5000 elements.
+    long = rng.standard_normal((5000,)).astype(np.float32)
+    m = model([helper.make_node("SplitToSequence", ["x"], ["s"], axis=0,
+                                keepdims=0),
+               helper.make_node("SequenceLength", ["s"], ["n"]),
+               helper.make_node("SequenceAt", ["s", "i"], ["t"])],
+              [tensor_info("x", F, [5000]), tensor_info("i", I64, [])],
+              [tensor_info("n", I64, []), tensor_info("t", F, [])])
+    r.run("SplitToSequence into 5000 elements (a host loop)", m,
+          [long, np.array(4321, np.int64)],
+          [np.array(5000, np.int64), np.array(long[4321])])
+    # A uint8 input of a dynamic axis split at run time stays uint8.
+    m = model([helper.make_node("SplitToSequence", ["x", "split"], ["s"],
+                                axis=0)],
+              [tensor_info("x", TensorProto.UINT8, ["N"]),
+               tensor_info("split", I64, [])],
+              [seq_info("s", TensorProto.UINT8, [None])])
+    bytes_in = np.array([255, 0, 128, 7, 200], np.uint8)
+    r.run("SplitToSequence of a dynamic uint8 input by a run-time scalar", m,
+          [bytes_in, np.array(2, np.int64)],
+          [[bytes_in[0:2].copy(), bytes_in[2:4].copy(), bytes_in[4:].copy()]])
+
     # Sequences of unsigned tensors, in and out: the values stay unsigned.
     U8 = TensorProto.UINT8
     U16 = TensorProto.UINT16
@@ -440,6 +463,20 @@ def run(cases, args, work):
         opset=16),
         "onnx node 'scan2' (Scan, opset 16): scan output 0 of the body is "
         "!util.list<tensor<2xf32>>; Scan's scan outputs are tensors")
+
+    loop_body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"]),
+         helper.make_node("SequenceConstruct", ["x"], ["seq"])],
+        "loop_body", [tensor_info("i", I64, []),
+                      tensor_info("c", TensorProto.BOOL, [])],
+        [tensor_info("c_out", TensorProto.BOOL, []), seq_info("seq", F, [2])])
+    cases.expect_error("Loop whose body makes a sequence scan output", model(
+        [helper.make_node("Loop", ["n", ""], ["out"], body=loop_body,
+                          name="loop")],
+        [tensor_info("n", I64, []), tensor_info("x", F, [2])],
+        [tensor_info("out", F, [None, 2])]),
+        "onnx node 'loop' (Loop, opset 17): scan output 0 of the body is "
+        "!util.list<tensor<2xf32>>; scan outputs are tensors")
 
     # Nested sequences are refused with the value's name.
     nested = helper.make_value_info(
