@@ -478,6 +478,15 @@ def run(cases, args, work):
         "onnx node 'loop' (Loop, opset 17): scan output 0 of the body is "
         "!util.list<tensor<2xf32>>; scan outputs are tensors")
 
+    cases.expect_error("SequenceEmpty of strings", model(
+        [helper.make_node("SequenceEmpty", [], ["s"], dtype=TensorProto.STRING,
+                          name="empty"),
+         helper.make_node("SequenceLength", ["s"], ["n"])],
+        [], [tensor_info("n", I64, [])]),
+        "onnx node 'empty' (SequenceEmpty, opset 17): dtype 8 is not a "
+        "supported sequence element type (sequences of strings and complex "
+        "numbers are not supported)")
+
     # Nested sequences are refused with the value's name.
     nested = helper.make_value_info(
         "ss", helper.make_sequence_type_proto(
