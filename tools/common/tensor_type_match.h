@@ -91,8 +91,11 @@ inline bool unsignedFitsSignless(const std::string& want,
 /// Fits a tensor whose type is `got` ("2x3xui8") and element type *type to
 /// an argument recorded as `want` ("" takes anything): true when it
 /// matches, or when it is unsigned data for a signless integer argument of
-/// its width (unsignedFitsSignless), and then *type becomes that signless
-/// type (the data is passed as it is). False when it fits neither.
+/// its width (unsignedFitsSignless). Unsigned data that fits becomes the
+/// signless type of its width in *type (the data is passed as it is):
+/// programs hold every unsigned tensor signless, also where `want` names
+/// the unsigned type (a sequence element, "?xui8"). False when it fits
+/// neither.
 inline bool fitArgumentType(const std::string& want, const std::string& got,
                             strata_hal_element_type_t* type) {
   if (want.empty()) {
