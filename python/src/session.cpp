@@ -66,8 +66,25 @@ strata_vm_list_t* listFromPython(const py::handle& value,
                                                        " is a " + type.element +
                                                        " tensor, not " + got);
       }
-      ref = strata_hal_buffer_view_as_ref(tensor.get());
-      strata_vm_ref_retain(ref);
+      strata_hal_buffer_view_t* view = tensor.get();
+      strata_hal_element_type_t type =
+          strata_hal_buffer_view_element_type(view);
+      if ((type >> 24) == STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED) {
+        // The program holds unsigned tensors signless (fitArgumentType):
+        // a view of the same buffer says so.
+        strata_hal_buffer_view_t* signless = nullptr;
+        check(strata_hal_buffer_view_create(
+            strata_hal_buffer_view_buffer(view),
+            strata_hal_buffer_view_shape(view),
+            strata_hal_buffer_view_rank(view),
+            STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER,
+                                    strata_hal_element_byte_size(type) * 8),
+            strata_allocator_system(), &signless));
+        ref = strata_hal_buffer_view_as_ref(signless);
+      } else {
+        ref = strata_hal_buffer_view_as_ref(view);
+        strata_vm_ref_retain(ref);
+      }
     } else {
       py::array array = py::reinterpret_borrow<py::array>(
           py::module_::import("numpy").attr("asarray")(item));
@@ -100,7 +117,8 @@ py::object listToPython(strata_vm_list_t* list, const std::string& want,
     if (nested) {
       return listToPython(nested, element, tensors);
     }
-    return fromVariant(value, "", tensors);
+    // An unsigned element ("list<?xui8>") comes back unsigned.
+    return fromVariant(value, tools::recordedUnsignedElement(element), tensors);
   };
   if (type.kind == tools::BoundaryType::kOptional && size <= 1) {
     return size == 0 ? py::none() : get(0);

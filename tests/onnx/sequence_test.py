@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """sequence_test.py - ONNX sequences and optionals (lists on the host) in
 models made with onnx.helper, beyond ONNX's node tests: SplitToSequence and
-ConcatFromSequence (which ONNX 1.12 has no node test of), negative
-positions, SequenceErase, Optional of a graph value, sequences given to
-strata-run as .npz files and 'list:N', and the errors of positions out of
-range, empty sequences, elements of unknown rank and sequences fed to
-tensor ops. Compared with numpy; prints one line per case and `N passed,
-N failed`."""
+ConcatFromSequence (which ONNX 1.12 has no node test of; SplitToSequence
+also of dynamic inputs and by run-time splits), negative positions,
+SequenceErase, Optional of a graph value, sequences of unsigned tensors,
+a Loop carrying a sequence input, sequences given to strata-run as .npz
+files and 'list:N', and the errors of positions out of range, splits
+that do not add up, empty sequences, elements of unknown rank, sequences
+fed to tensor ops and to Scan, and nested sequences. Compared with numpy;
+prints one line per case and `N passed, N failed`."""
 
 import os
 import subprocess
@@ -144,7 +146,10 @@ def run(cases, args, work):
           [[a, b]], [np.concatenate([a, b], axis=1)])
     r.run("ConcatFromSequence of one element", m, [[b]], [b])
     r.run("ConcatFromSequence of an empty sequence fails", m, [[]], [b],
-          error="the sequence is empty: there is nothing to concatenate")
+          error="onnx node (ConcatFromSequence, opset 17): the sequence is "
+                "empty: there is nothing to concatenate (the output's shape "
+                "comes from the elements, and ONNX defines no output for an "
+                "empty sequence)")
 
     # SequenceAt(-1), SequenceErase(0), SequenceConstruct of two shapes.
     c = rng.standard_normal((5,)).astype(np.float32)
@@ -236,6 +241,22 @@ def run(cases, args, work):
                 "element 0 of argument 0 of module.main is a *xi64 tensor, "
                 "not 2xf32" in run.stderr, run.stderr)
 
+    # A sequence of uint8 through strata-run's text forms: printed unsigned.
+    u8_seq = seq_info("s", TensorProto.UINT8, [None])
+    m = model([helper.make_node("Identity", ["s"], ["o"])], [u8_seq],
+              [seq_info("o", TensorProto.UINT8, [None])])
+    path = cases.save(m, "u8list")
+    vmfb = path[:-5] + ".vmfb"
+    cases.compile(path, "-o", vmfb)
+    run = subprocess.run([args.strata_run, "--module=" + vmfb,
+                          "--input=list:2", "--input=3xui8=200 1 255",
+                          "--input=1xui8=128"],
+                         capture_output=True, text=True, timeout=60)
+    cases.check("a list of uint8 printed unsigned",
+                run.returncode == 0 and
+                run.stdout == "list<2>[3xui8=200 1 255, 1xui8=128]\n",
+                run.stdout + run.stderr)
+
     # Compile-time errors.
     cases.expect_error("a sequence fed to a tensor op", model(
         [helper.make_node("Relu", ["s"], ["y"], name="relu")],
@@ -256,14 +277,226 @@ def run(cases, args, work):
         [helper.make_tensor("split", I64, [2], [1, 2])]),
         "onnx node 'split' (SplitToSequence, opset 17): the split's sizes add "
         "up to 3; the axis has 4")
-    cases.expect_error("SequenceEmpty of uint8", model(
-        [helper.make_node("SequenceEmpty", [], ["s"], dtype=TensorProto.UINT8,
+
+    # SplitToSequence of a dynamic input and with run-time splits.
+    x = rng.standard_normal((3, 7)).astype(np.float32)
+    m = model([helper.make_node("SplitToSequence", ["x"], ["s"], axis=1,
+                                keepdims=0, name="rows"),
+               helper.make_node("SequenceLength", ["s"], ["n"])],
+              [tensor_info("x", F, [3, "W"])],
+              [seq_info("s", F, [3]), tensor_info("n", I64, [])])
+    for device in ("local-task", "local-sync"):
+        r.run("SplitToSequence of a dynamic axis, keepdims=0 (%s)" % device,
+              m, [x], [[x[:, k].copy() for k in range(7)],
+                       np.array(7, np.int64)], device=device)
+    r.run("SplitToSequence of a dynamic axis of length 0", m,
+          [np.zeros((3, 0), np.float32)], [[], np.array(0, np.int64)])
+    m = model([helper.make_node("SplitToSequence", ["x"], ["s"], axis=0,
+                                name="keep")],
+              [tensor_info("x", F, ["H", 7])], [seq_info("s", F, [1, 7])])
+    r.run("SplitToSequence of a dynamic axis, keepdims=1", m, [x],
+          [[x[k:k + 1].copy() for k in range(3)]])
+    m = model([helper.make_node("SplitToSequence", ["x", "split"], ["s"],
+                                axis=1, name="chunks"),
+               helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=1)],
+              [tensor_info("x", F, [3, "W"]), tensor_info("split", I64, [])],
+              [seq_info("s", F, [3, None]), tensor_info("y", F, [3, None])])
+    for chunk in (3, 7, 10, 1):
+        want = [x[:, k:k + chunk].copy() for k in range(0, 7, chunk)]
+        r.run("SplitToSequence by a run-time scalar %d (7 columns)" % chunk,
+              m, [x, np.array(chunk, np.int64)], [want, x])
+    r.run("SplitToSequence by a run-time scalar 0 fails", m,
+          [x, np.array(0, np.int64)], [[x], x],
+          error="onnx node 'chunks' (SplitToSequence, opset 17): the split "
+                "(a scalar, the size of each element) is not positive")
+    i32 = TensorProto.INT32
+    m = model([helper.make_node("SplitToSequence", ["x", "split"], ["s"],
+                                axis=-1, keepdims=0, name="sizes")],
+              [tensor_info("x", F, [3, "W"]), tensor_info("split", i32, [3])],
+              [seq_info("s", F, [3, None])])
+    sizes = np.array([2, 0, 5], np.int32)
+    r.run("SplitToSequence by run-time sizes [2, 0, 5] (int32, keepdims "
+          "ignored)", m, [x, sizes],
+          [[x[:, :2].copy(), x[:, 2:2].copy(), x[:, 2:].copy()]])
+    r.run("SplitToSequence sizes that do not add up fail at run time", m,
+          [x, np.array([2, 2, 2], np.int32)], [[x]],
+          error="onnx node 'sizes' (SplitToSequence, opset 17): the split's "
+                "sizes do not add up to the length of axis 1 of the input")
+    r.run("SplitToSequence sizes past the axis fail at run time", m,
+          [x, np.array([8, 0, 0], np.int32)], [[x]],
+          error="the split's sizes do not add up to the length of axis 1")
+    r.run("SplitToSequence negative sizes fail at run time", m,
+          [x, np.array([9, -2, 0], np.int32)], [[x]],
+          error="onnx node 'sizes' (SplitToSequence, opset 17): the split "
+                "has a negative size")
+    # The sizes computed by a kernel (Abs) from a graph input.
+    m = model([helper.make_node("Abs", ["split"], ["pos"]),
+               helper.make_node("SplitToSequence", ["x", "pos"], ["s"],
+                                axis=0)],
+              [tensor_info("x", F, [3, 7]), tensor_info("split", I64, [2])],
+              [seq_info("s", F, [None, 7])])
+    r.run("SplitToSequence of a static input by computed sizes", m,
+          [x, np.array([-1, 2], np.int64)], [[x[:1].copy(), x[1:].copy()]])
+
+    # A static axis longer than what is sliced at compile time (4096): the
+    # host loop makes the 5000 elements.
+    long = rng.standard_normal((5000,)).astype(np.float32)
+    m = model([helper.make_node("SplitToSequence", ["x"], ["s"], axis=0,
+                                keepdims=0),
+               helper.make_node("SequenceLength", ["s"], ["n"]),
+               helper.make_node("SequenceAt", ["s", "i"], ["t"])],
+              [tensor_info("x", F, [5000]), tensor_info("i", I64, [])],
+              [tensor_info("n", I64, []), tensor_info("t", F, [])])
+    r.run("SplitToSequence into 5000 elements (a host loop)", m,
+          [long, np.array(4321, np.int64)],
+          [np.array(5000, np.int64), np.array(long[4321])])
+    # A uint8 input of a dynamic axis split at run time stays uint8.
+    m = model([helper.make_node("SplitToSequence", ["x", "split"], ["s"],
+                                axis=0)],
+              [tensor_info("x", TensorProto.UINT8, ["N"]),
+               tensor_info("split", I64, [])],
+              [seq_info("s", TensorProto.UINT8, [None])])
+    bytes_in = np.array([255, 0, 128, 7, 200], np.uint8)
+    r.run("SplitToSequence of a dynamic uint8 input by a run-time scalar", m,
+          [bytes_in, np.array(2, np.int64)],
+          [[bytes_in[0:2].copy(), bytes_in[2:4].copy(), bytes_in[4:].copy()]])
+
+    # Sequences of unsigned tensors, in and out: the values stay unsigned.
+    U8 = TensorProto.UINT8
+    U16 = TensorProto.UINT16
+    u = np.array([[1, 200, 255], [128, 0, 7]], np.uint8)
+    m = model([helper.make_node("SplitToSequence", ["x"], ["s"], axis=0,
+                                keepdims=0),
+               helper.make_node("SequenceInsert", ["s", "x0"], ["s2"]),
+               helper.make_node("SequenceAt", ["s2", "last"], ["t"]),
+               helper.make_node("ConcatFromSequence", ["s2"], ["cat"],
+                                axis=0),
+               helper.make_node("Cast", ["cat"], ["wide"], to=I64)],
+              [tensor_info("x", U8, [2, 3]), tensor_info("x0", U8, [3]),
+               tensor_info("last", I64, [])],
+              [seq_info("s2", U8, [3]), tensor_info("t", U8, [3]),
+               tensor_info("cat", U8, [9]), tensor_info("wide", I64, [9])])
+    x0 = np.array([250, 3, 129], np.uint8)
+    allrows = np.concatenate([u[0], u[1], x0])
+    r.run("a sequence of uint8: split, insert, at, concat, cast", m,
+          [u, x0, np.array(-1, np.int64)],
+          [[u[0].copy(), u[1].copy(), x0], x0, allrows,
+           allrows.astype(np.int64)])
+    m = model([helper.make_node("SequenceAt", ["s", "i"], ["t"]),
+               helper.make_node("Cast", ["t"], ["f"], to=F),
+               helper.make_node("Identity", ["s"], ["same"])],
+              [seq_info("s", U16, [None]), tensor_info("i", I64, [])],
+              [tensor_info("f", F, [None]), seq_info("same", U16, [None])])
+    v16 = [np.array([65535, 1], np.uint16), np.array([40000], np.uint16)]
+    r.run("a sequence of uint16 as an input (.npz), and as an output", m,
+          [v16, np.array(0, np.int64)],
+          [np.array([65535, 1], np.float32), v16])
+    r.run("a sequence of uint16 refuses int16 data", m,
+          [[np.array([1], np.int16)], np.array(0, np.int64)],
+          [np.zeros(1, np.float32), v16],
+          error="is a ?xui16 tensor, not 1xi16")
+    m = model([helper.make_node("Optional", ["x"], ["o"]),
+               helper.make_node("OptionalGetElement", ["o"], ["back"]),
+               helper.make_node("SequenceEmpty", [], ["e"], dtype=U8),
+               helper.make_node("SequenceInsert", ["e", "x"], ["one"])],
+              [tensor_info("x", U8, [3])],
+              [opt_info("o", U8, [3]), tensor_info("back", U8, [3]),
+               seq_info("one", U8, [3])])
+    r.run("an optional of uint8, SequenceEmpty of uint8", m, [x0],
+          [[x0], x0, [x0]])
+    body = helper.make_graph(
+        [helper.make_node("Add", ["e", "e"], ["twice"])], "double",
+        [tensor_info("e", U8, [None])], [tensor_info("twice", U8, [None])])
+    m = model([helper.make_node("SequenceMap", ["s"], ["out"], body=body)],
+              [seq_info("s", U8, [None])], [seq_info("out", U8, [None])])
+    r.run("SequenceMap over uint8 elements (wrapping add)", m,
+          [[x0, u[0].copy()]], [[x0 + x0, u[0] + u[0]]])
+    cases.expect_error("SequenceConstruct of uint8 and int8", model(
+        [helper.make_node("SequenceConstruct", ["a", "b"], ["s"],
+                          name="mixed")],
+        [tensor_info("a", U8, [2]), tensor_info("b", TensorProto.INT8, [2])],
+        [seq_info("s", U8, [2])]),
+        "onnx node 'mixed' (SequenceConstruct, opset 17): input 1 has the "
+        "element type i8; input 0 has ui8")
+
+    # A Loop that carries a sequence given as a graph input, appending to
+    # it; Scan takes no sequences (ONNX's Scan is of tensors only).
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"]),
+         helper.make_node("SequenceAt", ["acc", "minus1"], ["last"]),
+         helper.make_node("Mul", ["last", "two"], ["next"]),
+         helper.make_node("SequenceInsert", ["acc", "next"], ["acc_out"])],
+        "body", [tensor_info("i", I64, []),
+                 tensor_info("c", TensorProto.BOOL, []),
+                 seq_info("acc", F, [2])],
+        [tensor_info("c_out", TensorProto.BOOL, []),
+         seq_info("acc_out", F, [2])],
+        [helper.make_tensor("minus1", I64, [], [-1]),
+         helper.make_tensor("two", F, [], [2.0])])
+    m = model([helper.make_node("Loop", ["n", "", "s"], ["out"], body=body)],
+              [tensor_info("n", I64, []), seq_info("s", F, [2])],
+              [seq_info("out", F, [2])])
+    start = np.array([1.0, -0.5], np.float32)
+    r.run("a Loop carrying a sequence input (3 iterations)", m,
+          [np.array(3, np.int64), [start]],
+          [[start * (2.0 ** k) for k in range(4)]])
+    scan_body = helper.make_graph(
+        [helper.make_node("SequenceInsert", ["acc", "v"], ["acc_out"])],
+        "scan_body", [seq_info("acc", F, [2]), tensor_info("v", F, [2])],
+        [seq_info("acc_out", F, [2])])
+    cases.expect_error("Scan with a sequence state", model(
+        [helper.make_node("Scan", ["s", "x"], ["out"], body=scan_body,
+                          num_scan_inputs=1, name="scan")],
+        [seq_info("s", F, [2]), tensor_info("x", F, [3, 2])],
+        [seq_info("out", F, [2])], opset=16),
+        "onnx node 'scan' (Scan, opset 16): input 0 is a sequence or "
+        "optional (!util.list<tensor<2xf32>>); Scan's state variables and "
+        "scan inputs are tensors (ONNX allows sequences in Loop, not in "
+        "Scan)")
+    scan_body = helper.make_graph(
+        [helper.make_node("SequenceConstruct", ["v"], ["seq"])],
+        "scan_body", [tensor_info("v", F, [2])], [seq_info("seq", F, [2])])
+    cases.expect_error("Scan whose body makes a sequence scan output", model(
+        [helper.make_node("Scan", ["x"], ["out"], body=scan_body,
+                          num_scan_inputs=1, name="scan2")],
+        [tensor_info("x", F, [3, 2])], [tensor_info("out", F, [3, 2])],
+        opset=16),
+        "onnx node 'scan2' (Scan, opset 16): scan output 0 of the body is "
+        "!util.list<tensor<2xf32>>; Scan's scan outputs are tensors")
+
+    loop_body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"]),
+         helper.make_node("SequenceConstruct", ["x"], ["seq"])],
+        "loop_body", [tensor_info("i", I64, []),
+                      tensor_info("c", TensorProto.BOOL, [])],
+        [tensor_info("c_out", TensorProto.BOOL, []), seq_info("seq", F, [2])])
+    cases.expect_error("Loop whose body makes a sequence scan output", model(
+        [helper.make_node("Loop", ["n", ""], ["out"], body=loop_body,
+                          name="loop")],
+        [tensor_info("n", I64, []), tensor_info("x", F, [2])],
+        [tensor_info("out", F, [None, 2])]),
+        "onnx node 'loop' (Loop, opset 17): scan output 0 of the body is "
+        "!util.list<tensor<2xf32>>; scan outputs are tensors")
+
+    cases.expect_error("SequenceEmpty of strings", model(
+        [helper.make_node("SequenceEmpty", [], ["s"], dtype=TensorProto.STRING,
                           name="empty"),
          helper.make_node("SequenceLength", ["s"], ["n"])],
         [], [tensor_info("n", I64, [])]),
-        "onnx node 'empty' (SequenceEmpty, opset 17): dtype 2 is not a "
-        "supported sequence element type (sequences of unsigned tensors and "
-        "strings are not supported)")
+        "onnx node 'empty' (SequenceEmpty, opset 17): dtype 8 is not a "
+        "supported sequence element type (sequences of strings and complex "
+        "numbers are not supported)")
+
+    # Nested sequences are refused with the value's name.
+    nested = helper.make_value_info(
+        "ss", helper.make_sequence_type_proto(
+            helper.make_sequence_type_proto(
+                helper.make_tensor_type_proto(F, [2]))))
+    cases.expect_error("a sequence of sequences", model(
+        [helper.make_node("SequenceLength", ["ss"], ["n"])], [nested],
+        [tensor_info("n", I64, [])]),
+        "value 'ss' is a sequence of sequences; only sequences of tensors "
+        "are supported (ONNX's sequence ops make and read no other)")
     return cases.summary()
 
 

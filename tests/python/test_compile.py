@@ -373,3 +373,40 @@ def test_onnx_sequences_and_optionals_are_lists_and_none(device):
     with pytest.raises(strata.InvalidArgumentError,
                        match=r"argument 0 of module.main"):
         fn([np.zeros(2, np.int32)], None)
+
+
+@needs_compiler
+@needs_kernels
+def test_onnx_sequences_of_unsigned_tensors_stay_unsigned():
+    # A sequence of uint8 in (numpy arrays and a strata.Tensor) and out:
+    # the program holds the elements signless, the values come back uint8.
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    seq = helper.make_sequence_type_proto(
+        helper.make_tensor_type_proto(TensorProto.UINT8, ["N"]))
+    body = helper.make_graph(
+        [helper.make_node("Add", ["e", "e"], ["d"])], "body",
+        [helper.make_tensor_value_info("e", TensorProto.UINT8, ["N"])],
+        [helper.make_tensor_value_info("d", TensorProto.UINT8, ["N"])])
+    graph = helper.make_graph(
+        [helper.make_node("SequenceMap", ["s"], ["doubled"], body=body),
+         helper.make_node("ConcatFromSequence", ["s"], ["all"], axis=0)],
+        "g", [helper.make_value_info("s", seq)],
+        [helper.make_value_info("doubled", seq),
+         helper.make_tensor_value_info("all", TensorProto.UINT8, ["M"])])
+    vmfb = strata.compile(helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17)]).SerializeToString())
+    fn = strata.Session(vmfb, device="local-task")["main"]
+    assert fn.attributes["arg0"] == "list<?xui8>"
+    assert fn.attributes["result0"] == "list<?xui8>"
+    a = np.array([200, 1, 255], np.uint8)
+    b = np.array([128], np.uint8)
+    doubled, everything = fn([a, strata.Tensor(b)])
+    assert [d.dtype for d in doubled] == [np.uint8, np.uint8]
+    np.testing.assert_array_equal(doubled[0], a + a)  # wraps as uint8
+    np.testing.assert_array_equal(doubled[1], b + b)
+    assert everything.dtype == np.uint8
+    np.testing.assert_array_equal(everything, np.concatenate([a, b]))
+    with pytest.raises(strata.InvalidArgumentError,
+                       match=r"is a \?xui8 tensor, not 2xf32"):
+        fn([np.zeros(2, np.float32)])

@@ -23,7 +23,9 @@ model.onnx (the linear model, compiled by the server into --compile-cache)
 and onnxbad/1/model.onnx (not a model): onnxlin becomes ready and answers
 right, onnxbad is reported with the compiler's message while the others
 serve; onnxlin's model.onnx changed and loaded again replaces its cache
-entry (the old one is pruned). A second server, whose --compiler is a wrapper that sleeps before
+entry (the old one is pruned); onnxseq/1/model.onnx (a sequence input)
+compiles and is refused at load, the reason naming the sequence. A second
+server, whose --compiler is a wrapper that sleeps before
 compiling: /v2/health/live keeps answering during the compile while
 ready says 503; a load again hits the cache (no compile); a new version
 whose compile outlasts --compile-timeout is refused with the reason while
@@ -86,6 +88,22 @@ graph = helper.make_graph(
     "double", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
                                              ["N", 4])],
     [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])])
+onnx.save(helper.make_model(graph, opset_imports=[
+    helper.make_opsetid("", 17)]), sys.argv[1])
+"""
+
+# A model with a sequence input (SplitToSequence's inverse): served by no
+# protocol route, so refused at load once compiled.
+MAKE_SEQUENCE = r"""
+import sys
+import onnx
+from onnx import TensorProto, helper
+seq = helper.make_sequence_type_proto(
+    helper.make_tensor_type_proto(TensorProto.FLOAT, [None, 4]))
+graph = helper.make_graph(
+    [helper.make_node("ConcatFromSequence", ["pieces"], ["x"], axis=0)],
+    "seq", [helper.make_value_info("pieces", seq)],
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 4])])
 onnx.save(helper.make_model(graph, opset_imports=[
     helper.make_opsetid("", 17)]), sys.argv[1])
 """
@@ -250,6 +268,13 @@ def check_compiled_at_load(port, cache):
           "not a valid ONNX model" in state.get("reason", ""),
           "a broken model.onnx: its reason is the compiler's message %s" %
           state)
+    state = wait_state(port, "onnxseq")
+    check(state.get("state") == "UNAVAILABLE" and
+          "function 'main' takes argument 0 ('pieces'), list<?x4xf32> (an "
+          "ONNX sequence); the Open Inference Protocol has tensors only" in
+          state.get("reason", ""),
+          "a model.onnx with a sequence input: compiled, refused at load "
+          "naming it %s" % state)
     status, body = request(port, "POST", "/v2/models/linear/infer", {
         "inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32",
                     "data": [rows[0]]}]})
@@ -463,6 +488,9 @@ def run(args):
     with open(os.path.join(root, "repo", "onnxbad", "1", "model.onnx"),
               "wb") as f:
         f.write(b"\x08\x07 not an ONNX model")
+    os.makedirs(os.path.join(root, "repo", "onnxseq", "1"))
+    subprocess.run([args.onnx_python, "-c", MAKE_SEQUENCE, os.path.join(
+        root, "repo", "onnxseq", "1", "model.onnx")], check=True, timeout=120)
     cache = os.path.join(root, "cache")
     os.makedirs(cache)
     command = [args.server, "--listen=127.0.0.1:0",

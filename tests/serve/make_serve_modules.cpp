@@ -13,6 +13,8 @@
 //   multi.vmfb  module "multi", without main: divide(i32, i32) -> i32
 //               (fails on a zero divisor), count(?x3xf32) -> (the same, i32 7:
 //               an output without a batch dimension), echo_any(?x?xf32).
+//   seq.vmfb    module "seq": main(pieces: list<?xf32>) -> list<?xf32>.
+//   optout.vmfb module "optout": main(x: ?x3xf32) -> optional<?x3xf32>.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -102,6 +104,33 @@ std::vector<uint8_t> buildMulti() {
   return b.build();
 }
 
+// Modules whose main takes or returns a list (an ONNX sequence or
+// optional, recorded as strata-compile records one), which the protocol
+// cannot carry: strata-serve refuses them at load.
+std::vector<uint8_t> buildSequenceIn() {
+  ModuleBuilder b("seq", 1);
+  FunctionBuilder& main = b.addFunction("main", "0r_r");
+  main.op(Opcode::Return).list({ref(0)});
+  b.addExport("main", main.index(),
+              {{"arg0", "list<?xf32>"},
+               {"arg0.name", "pieces"},
+               {"result0", "list<?xf32>"},
+               {"result0.name", "same"}});
+  return b.build();
+}
+
+std::vector<uint8_t> buildOptionalOut() {
+  ModuleBuilder b("optout", 1);
+  FunctionBuilder& main = b.addFunction("main", "0r_r");
+  main.op(Opcode::Return).list({ref(0)});
+  b.addExport("main", main.index(),
+              {{"arg0", "?x3xf32"},
+               {"arg0.name", "x"},
+               {"result0", "optional<?x3xf32>"},
+               {"result0.name", "maybe"}});
+  return b.build();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -112,5 +141,7 @@ int main(int argc, char** argv) {
   std::string dir = argv[1];
   bool ok = writeFile(dir + "/oip.vmfb", buildOip());
   ok = writeFile(dir + "/multi.vmfb", buildMulti()) && ok;
+  ok = writeFile(dir + "/seq.vmfb", buildSequenceIn()) && ok;
+  ok = writeFile(dir + "/optout.vmfb", buildOptionalOut()) && ok;
   return ok ? 0 : 1;
 }

@@ -37,10 +37,14 @@ and checks:
   - unload and load without a restart;
   - a model.onnx that is not a model, beside a module: reported with the
     compiler's message (a server built with the compiler) or as not
-    loadable by a server built without it, while the module serves.
+    loadable by a server built without it, while the module serves;
+  - modules with a sequence argument or an optional result (seq.vmfb,
+    optout.vmfb): refused at load, the reason naming the value and its
+    type (index, load answer, inference), while a module beside serves.
 
   repository_test.py --server=PATH --oip-model=VMFB --multi-model=VMFB
-      --hal-sample=VMFB --work=DIR [--server-compiles]
+      --hal-sample=VMFB --seq-model=VMFB --optional-model=VMFB --work=DIR
+      [--server-compiles]
 """
 import argparse
 import http.client
@@ -558,17 +562,78 @@ def run_onnx(args):
         check(code == 0, "SIGTERM: exit status 0 (got %s)" % code)
 
 
+def run_lists(args):
+    """Models whose function takes or returns an ONNX sequence or optional
+    (a list): the protocol has tensors only, so each is refused at load
+    with a reason naming the function, the value and its type, in the
+    index and in a load's answer, while a model beside them serves."""
+    root = os.path.join(args.work, "serve-repository-lists")
+    shutil.rmtree(root, ignore_errors=True)
+    for name, source in [("seq", args.seq_model),
+                         ("optout", args.optional_model),
+                         ("plain", args.oip_model)]:
+        os.makedirs(os.path.join(root, name, "1"))
+        shutil.copy(source, os.path.join(root, name, "1", "model.vmfb"))
+    server = Server(args.server, root)
+    try:
+        status, index = server.request("POST", "/v2/repository/index")
+        states = {m["name"]: m for m in index} if status == 200 else {}
+        want_seq = ("model 'seq': function 'main' takes argument 0 "
+                    "('pieces'), list<?xf32> (an ONNX sequence); the Open "
+                    "Inference Protocol has tensors only, so strata-serve "
+                    "does not serve it")
+        want_opt = ("model 'optout': function 'main' returns result 0 "
+                    "('maybe'), optional<?x3xf32> (an ONNX optional)")
+        check(status == 200 and
+              states.get("seq", {}).get("state") == "UNAVAILABLE" and
+              want_seq in states["seq"].get("reason", "") and
+              states.get("optout", {}).get("state") == "UNAVAILABLE" and
+              want_opt in states["optout"].get("reason", "") and
+              states.get("plain", {}).get("state") == "READY",
+              "index: models with a sequence argument or an optional "
+              "result are refused, with the reason %s" % index)
+        status, body = server.request("POST",
+                                      "/v2/repository/models/seq/load")
+        check(status == 400 and isinstance(body, dict) and
+              "failed to load 'seq'" in body.get("error", "") and
+              want_seq in body["error"],
+              "load of the sequence model: 400 with the reason %s" % body)
+        status, body = server.request(
+            "POST", "/v2/models/seq/infer",
+            {"inputs": [{"name": "pieces", "shape": [3], "datatype": "FP32",
+                         "data": [1, 2, 3]}]})
+        check(status == 400 and "not ready" in body.get("error", "") and
+              "list<?xf32>" in body["error"],
+              "an inference on it: 400 naming why %s" % body)
+        status, body = server.request(
+            "POST", "/v2/models/plain/infer",
+            main_request([1, 2, 3], [4, 5, 6], "p"))
+        check(status == 200 and body["outputs"][1]["data"] == [4, 5, 6],
+              "the module beside them serves")
+    finally:
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            code = server.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            code = None
+        check(code == 0, "SIGTERM: exit status 0 (got %s)" % code)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
     parser.add_argument("--oip-model", required=True)
     parser.add_argument("--multi-model", required=True)
     parser.add_argument("--hal-sample", required=True)
+    parser.add_argument("--seq-model", required=True)
+    parser.add_argument("--optional-model", required=True)
     parser.add_argument("--work", required=True)
     parser.add_argument("--server-compiles", action="store_true")
     args = parser.parse_args()
     run(args)
     run_onnx(args)
+    run_lists(args)
     if FAILURES:
         print("%d check(s) failed" % len(FAILURES))
         return 1

@@ -91,11 +91,24 @@ inline bool unsignedFitsSignless(const std::string& want,
 /// Fits a tensor whose type is `got` ("2x3xui8") and element type *type to
 /// an argument recorded as `want` ("" takes anything): true when it
 /// matches, or when it is unsigned data for a signless integer argument of
-/// its width (unsignedFitsSignless), and then *type becomes that signless
-/// type (the data is passed as it is). False when it fits neither.
+/// its width (unsignedFitsSignless). Unsigned data that fits becomes the
+/// signless type of its width in *type (the data is passed as it is):
+/// programs hold every unsigned tensor signless, also where `want` names
+/// the unsigned type (a sequence element, "?xui8"). False when it fits
+/// neither.
 inline bool fitArgumentType(const std::string& want, const std::string& got,
                             strata_hal_element_type_t* type) {
-  if (want.empty() || tensorTypeMatches(want, got)) {
+  if (want.empty()) {
+    return true;
+  }
+  if (tensorTypeMatches(want, got)) {
+    // An unsigned type recorded in the signature itself (an element of an
+    // ONNX sequence of uint8: "list<?xui8>") is held signless by the
+    // program, as every unsigned tensor is: the data goes in as it is.
+    if ((*type >> 24) == STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED) {
+      *type = STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER,
+                                      strata_hal_element_byte_size(*type) * 8);
+    }
     return true;
   }
   if (!unsignedFitsSignless(want, got)) {
@@ -124,6 +137,15 @@ inline strata_hal_element_type_t recordedElementType(
     return named;
   }
   return type;
+}
+
+/// The unsigned element type a recorded tensor type names ("?x4xui8" ->
+/// "ui8"; a list's element records its type so), else "": what
+/// recordedElementType takes for such an element.
+inline std::string recordedUnsignedElement(const std::string& want) {
+  size_t at = want.rfind('x');
+  std::string element = at == std::string::npos ? want : want.substr(at + 1);
+  return element.compare(0, 2, "ui") == 0 ? element : std::string();
 }
 
 /// Whether `want` (a recorded argument type, "2x3xbf16") has bf16

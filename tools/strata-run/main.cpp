@@ -324,6 +324,11 @@ bool listTensors(strata_vm_list_t* list, const std::string& want,
                ", which an .npz file cannot hold";
       return false;
     }
+    // An unsigned element ("list<?xui8>") comes back unsigned.
+    tensor.element_type = strata::tools::recordedElementType(
+        tensor.element_type,
+        strata::tools::recordedUnsignedElement(
+            type.kind == BoundaryType::kTensor ? "" : type.element));
     if (tensor.element_type == STRATA_HAL_ELEMENT_TYPE_BFLOAT_16) {
       convertBFloat(&tensor, /*to_bfloat=*/false);
     }
@@ -363,6 +368,10 @@ std::string formatList(strata_vm_list_t* list, const std::string& want,
                         type.kind == BoundaryType::kTensor ? "" : type.element,
                         max_elements);
     } else if (resultTensor(value, &tensor, &what)) {
+      tensor.element_type = strata::tools::recordedElementType(
+          tensor.element_type,
+          strata::tools::recordedUnsignedElement(
+              type.kind == BoundaryType::kTensor ? "" : type.element));
       out += strata::tools::formatTensor(tensor, max_elements);
     } else {
       out += what;

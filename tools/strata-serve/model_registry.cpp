@@ -205,6 +205,13 @@ ArgumentShape parseArgumentShape(const std::string& text) {
   return out;
 }
 
+// Whether a recorded type is a list's: "list<E>" (an ONNX sequence) or
+// "optional<E>".
+static bool isListType(const std::string& recorded) {
+  return recorded.compare(0, 5, "list<") == 0 ||
+         recorded.compare(0, 9, "optional<") == 0;
+}
+
 std::vector<std::string> parseDimNames(const std::string& text) {
   std::vector<std::string> names;
   size_t start = 0;
@@ -519,6 +526,8 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
     function->has_async_entry = strata_runtime_call_has_async_entry(call) != 0;
     function->free_calls.resize(1);
     function->free_calls[0].push_back(call);
+    std::vector<std::pair<size_t, std::string>> list_arguments;
+    std::vector<std::pair<size_t, std::string>> list_results;
     for (size_t a = 0; a < info.attr_count; ++a) {
       const char* key = nullptr;
       const char* value = nullptr;
@@ -548,6 +557,9 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
       ArgumentShape& shape = is_result ? function->result_shapes[index]
                                        : function->argument_shapes[index];
       if (suffix.empty()) {
+        if (isListType(value)) {
+          (is_result ? list_results : list_arguments).push_back({index, value});
+        }
         if (!is_result) {
           function->argument_types[index] = value;
         }
@@ -564,6 +576,29 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
                    : function->argument_recorded)[index] =
             strata_hal_element_type_parse(value, std::strlen(value));
       }
+    }
+    // An ONNX sequence or optional (a vm.list, recorded "list<E>" or
+    // "optional<E>") has no form in the Open Inference Protocol, whose
+    // inputs and outputs are tensors: such a model is refused at load, the
+    // reason naming the value, rather than failing each request.
+    if (!list_arguments.empty() || !list_results.empty()) {
+      bool is_result = list_arguments.empty();
+      auto [index, type] =
+          is_result ? list_results.front() : list_arguments.front();
+      const std::string& value_name =
+          (is_result ? function->result_names
+                     : function->argument_names)[index];
+      status = strata_make_status(
+          STRATA_STATUS_UNIMPLEMENTED,
+          "model '%s': function '%s' %s %s %zu%s%s%s, %s (an ONNX %s); the "
+          "Open Inference Protocol has tensors only, so strata-serve does "
+          "not serve it",
+          name.c_str(), export_name.c_str(), is_result ? "returns" : "takes",
+          is_result ? "result" : "argument", index,
+          value_name.empty() ? "" : " ('", value_name.c_str(),
+          value_name.empty() ? "" : "')", type.c_str(),
+          type.compare(0, 5, "list<") == 0 ? "sequence" : "optional");
+      // The function joins the model only for ~Model to free its call.
     }
     model->functions[export_name] = std::move(function);
   }

@@ -499,13 +499,13 @@ LogicalResult lowerLoop(Node &n) {
   SmallVector<RankedTensorType> items;
   SmallVector<bool> flags(carriedUnsigned);
   for (unsigned k = 0; k < numScans; ++k) {
-    auto item =
-        dyn_cast<RankedTensorType>(body->results[1 + numCarried + k].getType());
+    Type itemType = body->results[1 + numCarried + k].getType();
+    auto item = dyn_cast<RankedTensorType>(itemType);
     if (!item) {
+      // (The type outlives the body's ops; the values do not.)
       n.b.eraseOp(body->holder);
       return n.fail("scan output " + llvm::Twine(k) + " of the body is " +
-                    typeText(body->results[1 + numCarried + k].getType()) +
-                    "; scan outputs are tensors");
+                    typeText(itemType) + "; scan outputs are tensors");
     }
     items.push_back(item);
     flags.push_back(body->unsignedResults[1 + numCarried + k]);
@@ -731,7 +731,15 @@ FailureOr<SmallVector<Value>> buildScan(Node &n, const ScanPlan &plan,
   SmallVector<int64_t> outputAxes;
   flags.assign(plan.statesUnsigned.begin(), plan.statesUnsigned.end());
   for (unsigned k = 0; k < numScans; ++k) {
-    auto item = cast<RankedTensorType>(body->results[numStates + k].getType());
+    auto item =
+        dyn_cast<RankedTensorType>(body->results[numStates + k].getType());
+    if (!item) {
+      // ONNX's Scan concatenates tensors only (its outputs are tensors).
+      Type itemType = body->results[numStates + k].getType();
+      n.b.eraseOp(body->holder);
+      return n.fail("scan output " + llvm::Twine(k) + " of the body is " +
+                    typeText(itemType) + "; Scan's scan outputs are tensors");
+    }
     int64_t axis = plan.outputAxes[k];
     int64_t rank = item.getRank() + 1;
     if (axis < -rank || axis >= rank) {
@@ -974,14 +982,22 @@ LogicalResult lowerSequenceMap(Node &n) {
     }
     Value input = n.op.getInputs()[i];
     if (auto list = dyn_cast<util::ListType>(input.getType())) {
-      if (!isa<RankedTensorType>(list.getElementType())) {
+      auto element = dyn_cast<RankedTensorType>(list.getElementType());
+      if (!element) {
         return n.fail("sequence input " + llvm::Twine(i) + " holds " +
                       typeText(list.getElementType()) +
                       ", of no known rank; declare its element shape in the "
                       "model");
       }
-      types.push_back(list.getElementType());
-      flags.push_back(false);
+      // An unsigned element is held signless (SequenceOps.cpp).
+      bool isUnsigned = hasUnsignedElements(element);
+      types.push_back(
+          isUnsigned ? RankedTensorType::get(
+                           element.getShape(),
+                           IntegerType::get(b.getContext(),
+                                            element.getElementTypeBitWidth()))
+                     : element);
+      flags.push_back(isUnsigned);
     } else {
       types.push_back(n.in(i).getType());
       flags.push_back(n.isUnsigned(i));
@@ -1009,14 +1025,16 @@ LogicalResult lowerSequenceMap(Node &n) {
   }
   SmallVector<Value> outputs;
   for (auto [k, value] : llvm::enumerate(body->results)) {
-    if (!isa<RankedTensorType>(value.getType()) || body->unsignedResults[k]) {
+    Type valueType = value.getType();
+    auto type = dyn_cast<RankedTensorType>(valueType);
+    if (!type) {
       n.b.eraseOp(body->holder);
       return n.fail("output " + llvm::Twine(k) + " of the body is " +
-                    typeText(value.getType()) +
-                    "; sequence elements are signed or float tensors");
+                    typeText(valueType) + "; sequence elements are tensors");
     }
-    outputs.push_back(newList(
-        b, loc, util::ListType::get(b.getContext(), value.getType()), size));
+    Type element = body->unsignedResults[k] ? unsignedTensorType(type) : type;
+    outputs.push_back(
+        newList(b, loc, util::ListType::get(b.getContext(), element), size));
   }
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);

@@ -467,6 +467,15 @@ LogicalResult lowerNode(NodeOp node, RewriterBase &rewriter) {
       continue;
     }
     if (isa<util::ListType>(input.getType())) {
+      if (key == "Scan") {
+        // Loop carries sequences; ONNX's Scan takes tensors only.
+        return context.fail("input " + llvm::Twine(index) +
+                            " is a sequence or optional (" +
+                            typeText(input.getType()) +
+                            "); Scan's state variables and scan inputs are "
+                            "tensors (ONNX allows sequences in Loop, not in "
+                            "Scan)");
+      }
       if (!takesLists(key)) {
         return context.fail("input " + llvm::Twine(index) +
                             " is a sequence "

@@ -198,19 +198,29 @@ FailureOr<Type> Importer::valueType(const ::onnx::ValueInfoProto &info,
               << " without an element type";
       return failure();
     }
+    // ONNX's sequence ops make and read sequences of tensors only, and an
+    // optional holds a tensor or such a sequence: nothing nests deeper.
+    if (type.has_sequence_type() && !elem.has_tensor_type()) {
+      error() << "value '" << info.name() << "' is a sequence of "
+              << (elem.has_sequence_type()   ? "sequences"
+                  : elem.has_optional_type() ? "optionals"
+                                             : "non-tensors")
+              << "; only sequences of tensors are supported (ONNX's "
+                 "sequence ops make and read no other)";
+      return failure();
+    }
+    if (type.has_optional_type() && elem.has_optional_type()) {
+      error() << "value '" << info.name()
+              << "' is an optional of an optional; an optional holds a "
+                 "tensor or a sequence of tensors";
+      return failure();
+    }
     ::onnx::ValueInfoProto element;
     element.set_name(info.name());
     *element.mutable_type() = elem;
     FailureOr<Type> elementType =
         valueType(element, /*applyInputShapes=*/false);
     if (failed(elementType)) {
-      return failure();
-    }
-    if (auto shaped = dyn_cast<ShapedType>(*elementType);
-        shaped && shaped.getElementType().isUnsignedInteger()) {
-      error() << "value '" << info.name()
-              << "' is a sequence or optional of unsigned tensors, which is "
-                 "not supported";
       return failure();
     }
     return Type(util::ListType::get(ctx, *elementType));

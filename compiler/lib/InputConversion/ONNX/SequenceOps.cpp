@@ -6,7 +6,10 @@
 //
 // ONNX values are immutable and a util.list is a reference, so every op
 // that makes a sequence from another makes a new list (a host loop copies
-// the element references, never their data).
+// the element references, never their data). A list of unsigned ONNX
+// tensors says so in its type (`!util.list<tensor<?xui8>>`, what the
+// reflection records) but holds them signless, as the program holds every
+// unsigned tensor: reads give the signless tensor, marked unsigned.
 
 #include "Lowering.h"
 
@@ -95,18 +98,74 @@ Value mlir::strata::onnx::newList(OpBuilder &b, Location loc,
 
 namespace {
 
+/// The ONNX type of input `i` as a sequence element: an unsigned tensor's
+/// own type (`tensor<3xui8>`), which the list's type keeps, so that what
+/// reads an element gives it back unsigned and the reflection says so.
+Type elementTypeOf(Node &n, unsigned i) {
+  return n.op.getInputs()[i].getType();
+}
+
+/// Whether a list's element type is of unsigned ONNX tensors.
+bool isUnsignedElement(Type element) {
+  auto tensor = dyn_cast<TensorType>(element);
+  return tensor && tensor.getElementType().isUnsignedInteger();
+}
+
+/// A list's element type as the program holds its elements: an unsigned
+/// ONNX tensor is the signless tensor of its width (as everywhere else),
+/// so a read gives the type the run-time check of the element expects.
+Type storedType(Type element) {
+  if (!isUnsignedElement(element)) {
+    return element;
+  }
+  auto tensor = cast<TensorType>(element);
+  return tensor.cloneWith(
+      std::nullopt,
+      IntegerType::get(element.getContext(),
+                       tensor.getElementType().getIntOrFloatBitWidth()));
+}
+
+/// Element `at` of `list`, as the program holds it (see storedType).
+Value getElement(OpBuilder &b, Location loc, Value list, Value at) {
+  Type element = cast<util::ListType>(list.getType()).getElementType();
+  return util::ListGetOp::create(b, loc, storedType(element), list, at);
+}
+
+/// Slice `at` (of `size` along `axis`) of `input`; without the axis when
+/// `dropAxis` (then `size` is 1).
+Value sliceAlong(OpBuilder &b, Location loc, Value input, int64_t axis,
+                 OpFoldResult at, OpFoldResult size, bool dropAxis) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = dimsOf(b, loc, input);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets[axis] = at;
+  sizes[axis] = size;
+  SmallVector<int64_t> shape = staticShapeOf(sizes);
+  if (dropAxis) {
+    shape.erase(shape.begin() + axis);
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, resultType, input, offsets,
+                                        sizes, strides);
+}
+
 /// Copies `count` elements of `source` from `from` into `dest` at `to`,
 /// on the host (references only).
 void copyElements(OpBuilder &b, Location loc, Value source, Value from,
                   Value dest, Value to, Value count) {
+  // A list of `none` elements (SequenceEmpty's, an empty optional's) is
+  // always empty: there is nothing to copy, and no type to read one as.
+  if (isa<NoneType>(cast<util::ListType>(source.getType()).getElementType())) {
+    return;
+  }
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Type element = cast<util::ListType>(source.getType()).getElementType();
   scf::ForOp::create(b, loc, zero, count, one, ValueRange{},
                      [&](OpBuilder &nb, Location l, Value i, ValueRange) {
                        Value at = arith::AddIOp::create(nb, l, from, i);
-                       Value value =
-                           util::ListGetOp::create(nb, l, element, source, at);
+                       Value value = getElement(nb, l, source, at);
                        Value into = arith::AddIOp::create(nb, l, to, i);
                        util::ListSetOp::create(nb, l, dest, into, value);
                        scf::YieldOp::create(nb, l);
@@ -172,13 +231,15 @@ Value hostScalarTensor(OpBuilder &b, Location loc, Value value) {
 }
 
 LogicalResult lowerSequenceEmpty(Node &n) {
-  // float, int8, int16, int32, int64, bool, float16, double, bfloat16:
-  // the element types a sequence may hold (not unsigned ones, not strings).
+  // float, uint8, int8, uint16, int16, int32, int64, bool, float16,
+  // double, uint32, uint64, bfloat16: the element types a sequence may
+  // hold (not strings, not complex numbers).
   int64_t dtype = n.intAttr("dtype", 1);
-  if (!llvm::is_contained({1, 3, 5, 6, 7, 9, 10, 11, 16}, dtype)) {
+  if (!llvm::is_contained({1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 16},
+                          dtype)) {
     return n.fail("dtype " + llvm::Twine(dtype) +
                   " is not a supported sequence element type (sequences of "
-                  "unsigned tensors and strings are not supported)");
+                  "strings and complex numbers are not supported)");
   }
   // The list holds no element yet: its element type is `none`, which
   // joins the type of the first tensor inserted (a Loop that appends to
@@ -194,18 +255,20 @@ LogicalResult lowerSequenceConstruct(Node &n) {
   if (n.numInputs() == 0) {
     return n.fail("it has no inputs; SequenceEmpty makes an empty sequence");
   }
-  Type element = n.in(0).getType();
+  Type element = elementTypeOf(n, 0);
   for (unsigned i = 0; i < n.numInputs(); ++i) {
-    if (!isa<RankedTensorType>(n.in(i).getType()) || n.isUnsigned(i)) {
+    if (!isa<RankedTensorType>(n.in(i).getType())) {
       return n.fail("input " + llvm::Twine(i) + " has the type " +
                     typeText(n.op.getInputs()[i].getType()) +
-                    "; sequence elements are signed or float tensors");
+                    "; sequence elements are tensors");
     }
-    element = joinValueTypes(element, n.in(i).getType());
+    element = joinValueTypes(element, elementTypeOf(n, i));
     if (!element) {
-      return n.fail("input " + llvm::Twine(i) + " has the element type " +
-                    typeText(n.elem(i)) + "; input 0 has " +
-                    typeText(n.elem(0)));
+      return n.fail(
+          "input " + llvm::Twine(i) + " has the element type " +
+          typeText(cast<ShapedType>(elementTypeOf(n, i)).getElementType()) +
+          "; input 0 has " +
+          typeText(cast<ShapedType>(elementTypeOf(n, 0)).getElementType()));
     }
   }
   auto type = util::ListType::get(n.op.getContext(), element);
@@ -224,17 +287,16 @@ LogicalResult lowerSequenceInsert(Node &n) {
     return failure();
   }
   Value tensorIn = n.in(1);
-  if (!tensorIn || !isa<RankedTensorType>(tensorIn.getType()) ||
-      n.isUnsigned(1)) {
+  if (!tensorIn || !isa<RankedTensorType>(tensorIn.getType())) {
     return n.fail("input 1 (the tensor) is " +
                   typeText(n.op.getInputs()[1].getType()) +
-                  "; sequence elements are signed or float tensors");
+                  "; sequence elements are tensors");
   }
   auto sourceType = cast<util::ListType>(source->getType());
   Type element =
-      joinValueTypes(sourceType.getElementType(), tensorIn.getType());
+      joinValueTypes(sourceType.getElementType(), elementTypeOf(n, 1));
   if (!element) {
-    return n.fail("the tensor is " + typeText(tensorIn.getType()) +
+    return n.fail("the tensor is " + typeText(elementTypeOf(n, 1)) +
                   "; the sequence holds " +
                   typeText(sourceType.getElementType()));
   }
@@ -305,8 +367,8 @@ LogicalResult lowerSequenceAt(Node &n) {
   if (failed(at)) {
     return failure();
   }
-  return n.replace(
-      util::ListGetOp::create(n.b, n.loc, element, *source, *at).getResult());
+  return n.replace(getElement(n.b, n.loc, *source, *at),
+                   {isUnsignedElement(element)});
 }
 
 LogicalResult lowerSequenceLength(Node &n) {
@@ -319,18 +381,151 @@ LogicalResult lowerSequenceLength(Node &n) {
   return n.replace(hostScalarTensor(n.b, n.loc, length));
 }
 
-LogicalResult lowerSplitToSequence(Node &n) {
-  if (!n.type(0).hasStaticShape()) {
-    return n.fail("input 0 has the type " + typeText(n.type(0)) +
-                  "; SplitToSequence takes static shapes only");
+/// SplitToSequence whose input has dynamic dimensions or whose `split` is
+/// known only at run time: host loops make the slices, one per element,
+/// their number and sizes computed (and checked) at run time.
+LogicalResult lowerSplitToSequenceAtRunTime(Node &n, int64_t axis,
+                                            bool keepDims) {
+  Location loc = n.loc;
+  OpBuilder &b = n.b;
+  Value input = n.in(0);
+  Type onnxElement = cast<ShapedType>(elementTypeOf(n, 0)).getElementType();
+  Type i64 = b.getI64Type();
+  Value length = indexValueOf(b, loc, n.dim(0, axis));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<int64_t> shape(n.shape(0));
+  auto listOf = [&](ArrayRef<int64_t> elementShape) {
+    return util::ListType::get(
+        n.op.getContext(), RankedTensorType::get(elementShape, onnxElement));
+  };
+  if (!n.has(1)) {
+    // Slices of 1, with or without the axis.
+    if (keepDims) {
+      shape[axis] = 1;
+    } else {
+      shape.erase(shape.begin() + axis);
+    }
+    Value list = newList(b, loc, listOf(shape), length);
+    scf::ForOp::create(b, loc, zero, length, one, ValueRange{},
+                       [&](OpBuilder &lb, Location l, Value i, ValueRange) {
+                         Value part = sliceAlong(lb, l, input, axis, i,
+                                                 lb.getIndexAttr(1),
+                                                 /*dropAxis=*/!keepDims);
+                         util::ListSetOp::create(lb, l, list, i, part);
+                         scf::YieldOp::create(lb, l);
+                       });
+    return n.replace(list);
   }
+  RankedTensorType splitType = n.type(1);
+  if (!isa<IntegerType>(splitType.getElementType()) ||
+      splitType.getRank() > 1) {
+    return n.fail("the split (input 1) has the type " + typeText(splitType) +
+                  "; it must be an integer scalar or a 1-D integer tensor");
+  }
+  // The split ignores keepdims: every element keeps the axis.
+  shape[axis] = ShapedType::kDynamic;
+  Value list;
+  if (splitType.getRank() == 0) {
+    // Chunks of the scalar's size, the last one shorter when it does not
+    // divide the axis.
+    Value raw = n.hostScalarIn(1);
+    if (!raw.getType().isInteger(64)) {
+      raw = arith::ExtSIOp::create(b, loc, i64, raw);
+    }
+    n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, raw,
+                                  arith::ConstantIntOp::create(b, loc, i64, 0)),
+            "the split (a scalar, the size of each element) is not positive");
+    Value chunk = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+    Value count = arith::CeilDivUIOp::create(b, loc, length, chunk);
+    list = newList(b, loc, listOf(shape), count);
+    scf::ForOp::create(
+        b, loc, zero, count, one, ValueRange{},
+        [&](OpBuilder &lb, Location l, Value k, ValueRange) {
+          Value offset = arith::MulIOp::create(lb, l, k, chunk);
+          Value rest = arith::SubIOp::create(lb, l, length, offset);
+          Value size = arith::MinUIOp::create(lb, l, chunk, rest);
+          Value part = sliceAlong(lb, l, input, axis, offset, size,
+                                  /*dropAxis=*/false);
+          util::ListSetOp::create(lb, l, list, k, part);
+          scf::YieldOp::create(lb, l);
+        });
+    return n.replace(list);
+  }
+  // One element per size. Each size is read on the host (the split may be
+  // a kernel's result); they must not be negative and must add up to the
+  // axis's length, which the first loop checks before any slice is taken.
+  Value sizes = n.in(1);
+  Value count = indexValueOf(b, loc, n.dim(1, 0));
+  Value lengthI64 = arith::IndexCastOp::create(b, loc, i64, length);
+  auto readSize = [&](OpBuilder &lb, Location l, Value k) -> Value {
+    Value value = tensor::ExtractOp::create(lb, l, sizes, ValueRange{k});
+    if (!value.getType().isInteger(64)) {
+      value = arith::ExtSIOp::create(lb, l, i64, value);
+    }
+    return value;
+  };
+  Value zeroI64 = arith::ConstantIntOp::create(b, loc, i64, 0);
+  Value trueValue = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  // The sum saturates at length + 1 (a size above the length goes
+  // straight there), so it cannot overflow and a sum too large stays
+  // unequal to the length.
+  Value past = arith::AddIOp::create(
+      b, loc, lengthI64, arith::ConstantIntOp::create(b, loc, i64, 1));
+  auto sum = scf::ForOp::create(
+      b, loc, zero, count, one, ValueRange{zeroI64, trueValue},
+      [&](OpBuilder &lb, Location l, Value k, ValueRange args) {
+        Value size = readSize(lb, l, k);
+        Value positive = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge,
+                                               size, zeroI64);
+        Value bounded = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sle,
+                                              size, lengthI64);
+        Value total = arith::SelectOp::create(
+            lb, l, bounded, arith::AddIOp::create(lb, l, args[0], size), past);
+        total = arith::MinSIOp::create(lb, l, total, past);
+        scf::YieldOp::create(
+            lb, l,
+            ValueRange{total, arith::AndIOp::create(lb, l, args[1], positive)});
+      });
+  n.check(sum.getResult(1), "the split has a negative size");
+  n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                sum.getResult(0), lengthI64),
+          "the split's sizes do not add up to the length of axis " +
+              llvm::Twine(axis) + " of the input");
+  list = newList(b, loc, listOf(shape), count);
+  scf::ForOp::create(
+      b, loc, zero, count, one, ValueRange{zero},
+      [&](OpBuilder &lb, Location l, Value k, ValueRange args) {
+        Value size = arith::IndexCastOp::create(lb, l, lb.getIndexType(),
+                                                readSize(lb, l, k));
+        Value part = sliceAlong(lb, l, input, axis, args[0], size,
+                                /*dropAxis=*/false);
+        util::ListSetOp::create(lb, l, list, k, part);
+        scf::YieldOp::create(
+            lb, l, ValueRange{arith::AddIOp::create(lb, l, args[0], size)});
+      });
+  return n.replace(list);
+}
+
+/// The most elements SplitToSequence makes as separate slices at compile
+/// time; more are made by a host loop.
+constexpr int64_t kUnrolledSplit = 4096;
+
+LogicalResult lowerSplitToSequence(Node &n) {
   FailureOr<int64_t> axis = n.axis(n.intAttr("axis", 0), n.rank(0));
   if (failed(axis)) {
     return failure();
   }
+  bool keepDims = n.intAttr("keepdims", 1) != 0;
+  // A static input split by constant sizes (or into slices of 1): each
+  // slice of its own static type, made here. Otherwise at run time.
+  DenseElementsAttr constantSplit = n.has(1) ? n.constant(1) : nullptr;
+  if (!n.type(0).hasStaticShape() || (n.has(1) && !constantSplit) ||
+      (!n.has(1) && n.shape(0)[*axis] > kUnrolledSplit)) {
+    return lowerSplitToSequenceAtRunTime(n, *axis, keepDims);
+  }
   int64_t length = n.shape(0)[*axis];
   SmallVector<int64_t> sizes;
-  bool keepDims = n.intAttr("keepdims", 1) != 0;
   if (n.has(1)) {
     FailureOr<SmallVector<int64_t>> split = n.constInts(1, "the split");
     if (failed(split)) {
@@ -341,6 +536,9 @@ LogicalResult lowerSplitToSequence(Node &n) {
       if (chunk <= 0) {
         return n.fail("the split " + llvm::Twine(chunk) +
                       " is not a positive size");
+      }
+      if ((length + chunk - 1) / chunk > kUnrolledSplit) {
+        return lowerSplitToSequenceAtRunTime(n, *axis, keepDims);
       }
       for (int64_t start = 0; start < length; start += chunk) {
         sizes.push_back(std::min(chunk, length - start));
@@ -358,14 +556,13 @@ LogicalResult lowerSplitToSequence(Node &n) {
         return n.fail("the split's sizes add up to " + llvm::Twine(total) +
                       "; the axis has " + llvm::Twine(length));
       }
+      if (static_cast<int64_t>(sizes.size()) > kUnrolledSplit) {
+        return lowerSplitToSequenceAtRunTime(n, *axis, keepDims);
+      }
     }
     keepDims = true;
   } else {
     sizes.assign(length, 1);
-  }
-  if (sizes.size() > 4096) {
-    return n.fail("the split makes " + llvm::Twine(sizes.size()) +
-                  " elements; at most 4096 are supported");
   }
   Location loc = n.loc;
   OpBuilder &b = n.b;
@@ -393,6 +590,9 @@ LogicalResult lowerSplitToSequence(Node &n) {
     shape[*axis] = 0;
     element = RankedTensorType::get(shape, n.elem(0));
   }
+  if (n.isUnsigned(0)) {
+    element = unsignedTensorType(cast<RankedTensorType>(element));
+  }
   auto type = util::ListType::get(n.op.getContext(), element);
   Value list = newList(b, loc, type,
                        arith::ConstantIndexOp::create(b, loc, parts.size()));
@@ -408,8 +608,9 @@ LogicalResult lowerConcatFromSequence(Node &n) {
   if (failed(source)) {
     return failure();
   }
-  auto elementType = dyn_cast<RankedTensorType>(
-      cast<util::ListType>(source->getType()).getElementType());
+  Type listElement = cast<util::ListType>(source->getType()).getElementType();
+  bool isUnsigned = isUnsignedElement(listElement);
+  auto elementType = dyn_cast<RankedTensorType>(storedType(listElement));
   if (!elementType) {
     return n.fail(
         "the sequence's elements are " +
@@ -428,11 +629,15 @@ LogicalResult lowerConcatFromSequence(Node &n) {
   Value size = listSize(b, loc, *source);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  // ONNX defines no output for an empty sequence: its shape and element
+  // type come from the elements.
   n.check(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, size, zero),
-          "the sequence is empty: there is nothing to concatenate");
+          "the sequence is empty: there is nothing to concatenate (the "
+          "output's shape comes from the elements, and ONNX defines no "
+          "output for an empty sequence)");
   // Each element, with a unit axis inserted for new_axis.
   auto part = [&](OpBuilder &pb, Location l, Value at) -> Value {
-    Value value = util::ListGetOp::create(pb, l, elementType, *source, at);
+    Value value = getElement(pb, l, *source, at);
     if (!newAxis) {
       return value;
     }
@@ -484,7 +689,7 @@ LogicalResult lowerConcatFromSequence(Node &n) {
             tensor::ConcatOp::create(lb, l, *axis, ValueRange{args[0], next});
         scf::YieldOp::create(lb, l, castValueTo(lb, l, joined, accType));
       });
-  return n.replace(loop.getResult(0));
+  return n.replace(loop.getResult(0), {isUnsigned});
 }
 
 LogicalResult lowerOptional(Node &n) {
@@ -503,15 +708,12 @@ LogicalResult lowerOptional(Node &n) {
             n.b, loc, util::ListType::get(n.op.getContext(), element), zero)
             .getResult());
   }
-  Value value = n.op.getInputs()[0];
-  if (n.isUnsigned(0)) {
-    return n.fail("input 0 is an unsigned tensor; optionals of unsigned "
-                  "tensors are not supported");
-  }
-  value = n.in(0);
+  // An unsigned tensor is held signless; the list's type says unsigned.
+  Value value = n.in(0);
   Value one = arith::ConstantIndexOp::create(n.b, loc, 1);
-  Value list = newList(
-      n.b, loc, util::ListType::get(n.op.getContext(), value.getType()), one);
+  Value list =
+      newList(n.b, loc,
+              util::ListType::get(n.op.getContext(), elementTypeOf(n, 0)), one);
   util::ListSetOp::create(n.b, loc, list,
                           arith::ConstantIndexOp::create(n.b, loc, 0), value);
   return n.replace(list);
@@ -552,9 +754,8 @@ LogicalResult lowerOptionalGetElement(Node &n) {
   n.check(
       arith::CmpIOp::create(n.b, loc, arith::CmpIPredicate::ugt, size, zero),
       "the optional is empty");
-  return n.replace(
-      util::ListGetOp::create(n.b, loc, type.getElementType(), value, zero)
-          .getResult());
+  return n.replace(getElement(n.b, loc, value, zero),
+                   {isUnsignedElement(type.getElementType())});
 }
 
 } // namespace
@@ -573,6 +774,6 @@ void mlir::strata::onnx::addSequenceLowerings(LoweringTable &table) {
   table["OptionalGetElement"] = lowerOptionalGetElement;
   table.allowDynamic({"SequenceEmpty", "SequenceConstruct", "SequenceInsert",
                       "SequenceErase", "SequenceAt", "SequenceLength",
-                      "ConcatFromSequence", "Optional", "OptionalHasElement",
-                      "OptionalGetElement"});
+                      "SplitToSequence", "ConcatFromSequence", "Optional",
+                      "OptionalHasElement", "OptionalGetElement"});
 }

@@ -56,3 +56,36 @@ func.func @map(%s: !util.list<tensor<?xf32>>) -> none {
   }
   return %0 : none
 }
+
+// -----
+
+// SplitToSequence of a dynamic axis by sizes known at run time: a first
+// host loop reads the sizes and checks them (none negative, adding up to
+// the axis), a second takes one slice per size.
+// CHECK-LABEL: func.func @split_sizes
+// CHECK-SAME: -> !util.list<tensor<3x?xf32>>
+// CHECK: %[[W:.*]] = tensor.dim %arg0, %{{.*}} : tensor<3x?xf32>
+// CHECK: scf.for
+// CHECK: tensor.extract %arg1
+// CHECK: cf.assert %{{.*}}, "onnx node (SplitToSequence, opset 11): the split has a negative size"
+// CHECK: cf.assert %{{.*}}, "onnx node (SplitToSequence, opset 11): the split's sizes do not add up to the length of axis 1 of the input"
+// CHECK: %[[L:.*]] = util.list.create
+// CHECK: scf.for
+// CHECK: tensor.extract_slice %arg0[0, %{{.*}}] [3, %{{.*}}] [1, 1] : tensor<3x?xf32> to tensor<3x?xf32>
+// CHECK: util.list.set %[[L]]
+func.func @split_sizes(%x: tensor<3x?xf32>, %split: tensor<2xi64>) -> none {
+  %0 = onnx.node "SplitToSequence"(%x, %split) {attrs = {axis = 1 : i64}, domain = "", opset = 11 : i64} : (tensor<3x?xf32>, tensor<2xi64>) -> none
+  return %0 : none
+}
+
+// -----
+
+// A sequence of uint8 keeps its type (what the reflection records) but
+// holds its elements signless: SequenceAt reads an i8 tensor.
+// CHECK-LABEL: func.func @unsigned_at
+// CHECK-SAME: (%arg0: !util.list<tensor<?xui8>>
+// CHECK: util.list.get %arg0[%{{.*}}] : <tensor<?xui8>> -> tensor<?xi8>
+func.func @unsigned_at(%s: !util.list<tensor<?xui8>>, %i: tensor<i64>) -> none {
+  %0 = onnx.node "SequenceAt"(%s, %i) {attrs = {}, domain = "", opset = 11 : i64} : (!util.list<tensor<?xui8>>, tensor<i64>) -> none
+  return %0 : none
+}

@@ -1,0 +1,68 @@
+// tensor_type_match_test.cpp - unit tests for how the tools fit a tensor to
+// an export's recorded type: shapes with '?' and '*x', unsigned data for a
+// signless argument, a list element recorded unsigned (held signless), and
+// the unsigned type a result is given back as.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tensor_type_match.h"
+
+namespace {
+
+using namespace strata::tools;
+
+constexpr strata_hal_element_type_t kI8 =
+    STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER, 8);
+constexpr strata_hal_element_type_t kU8 =
+    STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED, 8);
+constexpr strata_hal_element_type_t kU16 =
+    STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED, 16);
+
+TEST_SUITE("tools.tensor_type_match") {
+TEST_CASE("unsigned data fits a signless argument and becomes signless") {
+  strata_hal_element_type_t type = kU8;
+  CHECK(fitArgumentType("4xi8", "4xui8", &type));
+  CHECK(type == kI8);
+}
+
+TEST_CASE("a list element recorded unsigned is held signless") {
+  // "list<?xui8>": the element's recorded type names ui8, which the
+  // program holds as i8.
+  strata_hal_element_type_t type = kU8;
+  CHECK(fitArgumentType("?xui8", "3xui8", &type));
+  CHECK(type == kI8);
+  type = kU16;
+  CHECK(fitArgumentType("*xui16", "2x2xui16", &type));
+  CHECK(type == STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_INTEGER, 16));
+}
+
+TEST_CASE("signed data does not fit an unsigned element") {
+  strata_hal_element_type_t type = kI8;
+  CHECK_FALSE(fitArgumentType("?xui8", "3xi8", &type));
+  CHECK(type == kI8);
+  CHECK_FALSE(fitArgumentType("?xui8", "3xui16", &type));
+}
+
+TEST_CASE("other types are left as they are") {
+  strata_hal_element_type_t type = STRATA_HAL_ELEMENT_TYPE_FLOAT_32;
+  CHECK(fitArgumentType("?x4xf32", "2x4xf32", &type));
+  CHECK(type == STRATA_HAL_ELEMENT_TYPE_FLOAT_32);
+  CHECK(fitArgumentType("", "2x4xf32", &type));
+  CHECK_FALSE(fitArgumentType("?x4xf32", "2x3xf32", &type));
+}
+
+TEST_CASE("the unsigned element a recorded type names") {
+  CHECK(recordedUnsignedElement("?x4xui8") == "ui8");
+  CHECK(recordedUnsignedElement("*xui64") == "ui64");
+  CHECK(recordedUnsignedElement("ui32") == "ui32");
+  CHECK(recordedUnsignedElement("?xi8") == "");
+  CHECK(recordedUnsignedElement("3xf32") == "");
+  CHECK(recordedUnsignedElement("") == "");
+  // A signless result comes back as the unsigned type named.
+  CHECK(recordedElementType(kI8, recordedUnsignedElement("?xui8")) == kU8);
+  CHECK(recordedElementType(kI8, recordedUnsignedElement("?xi8")) == kI8);
+}
+}
+
+}  // namespace
