@@ -22,7 +22,8 @@ reflection), and checks:
     an unknown path, 405 for a wrong method, 500 for a run-time failure
     (after which the server still answers);
   - 64 concurrent clients, each request's answer checked value by value
-    against its own inputs and id.
+    against its own inputs and id, in three waves; the server's resident
+    memory does not grow after the first.
 
   oip_test.py --server=PATH --oip-model=VMFB --multi-model=VMFB
       --hal-sample=VMFB [--device=local-task]
@@ -138,6 +139,15 @@ def expect_error(server, model, request, what, pattern, blobs=None,
     check(status == status_wanted and set(answer) == {"error"} and
           re.search(pattern, message),
           "%s: %d %s" % (what, status, message[:160]))
+
+
+def resident_kib(pid):
+    """The process's resident set (VmRSS), in KiB."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS for process %d" % pid)
 
 
 def main_request(a, b, **extra):
@@ -456,14 +466,29 @@ def run(args):
                     with lock:
                         errors.append((ident, status, str(answer)[:200]))
 
-        threads = [threading.Thread(target=client, args=(k,))
-                   for k in range(64)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        check(not errors, "64 concurrent clients x 8 requests: every answer "
-              "its own, value by value %s" % errors[:3])
+        # Three waves: every answer right in each, and the server's
+        # resident memory bounded (after the first wave its call pools and
+        # buffers are as large as 64 clients make them; the next 1024
+        # requests must not grow it).
+        resident = []
+        for wave in range(3):
+            threads = [threading.Thread(target=client, args=(k,))
+                       for k in range(64)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            resident.append(resident_kib(server.process.pid))
+        check(not errors, "64 concurrent clients x 8 requests, 3 waves: "
+              "every answer its own, value by value %s" % errors[:3])
+        growth = resident[2] - resident[0]
+        if args.no_memory_bound:
+            print("skip resident memory over the waves: %s KiB (a "
+                  "sanitizer's allocator)" % resident)
+        else:
+            check(growth < 4096, "resident memory bounded over the waves: "
+                  "%s KiB after each (1024 more requests grew it %d KiB)" %
+                  (resident, growth))
     finally:
         server.process.send_signal(signal.SIGTERM)
         try:
@@ -481,6 +506,9 @@ def main():
     parser.add_argument("--multi-model", required=True)
     parser.add_argument("--hal-sample", required=True)
     parser.add_argument("--device", default="local-task")
+    parser.add_argument("--no-memory-bound", action="store_true",
+                        help="skip the resident-memory check (a sanitizer's "
+                        "allocator keeps freed memory)")
     args = parser.parse_args()
     run(args)
     if FAILURES:
