@@ -120,7 +120,8 @@ def signatures_match(a, b):
 
 LOC_ALIAS = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
 TRAILING_LOC = re.compile(r"\sloc\((.*)\)\s*$")
-SITE = re.compile(r"flow\.dispatch @[\w$.-]+::@([\w$.-]+)\(")
+SITE = re.compile(r"(?:flow|stream\.cmd)\.dispatch @[\w$.-]+::@([\w$.-]+)"
+                  r"[\s(]")
 FUNC = re.compile(r"^\s*func\.func (?:private )?@([\w$.-]+)\(")
 QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 OP_NAME = re.compile(r"^(?:%[\w#:, ]+ = )?([a-z_]+\.[\w.]+)")
@@ -137,8 +138,21 @@ def computes(op):
         and op not in SKIPPED_OPS
 
 
+def dispatch_sites(flow, stream, node_names):
+    """The dispatch sites as they run (the stream phase's, where identical
+    executables are one), each with the ONNX nodes of the same site in the
+    flow phase (where every site still has its own executable): a list of
+    (executable name, frozenset of node names), and whether the flow
+    phase's sites lined up with the stream phase's."""
+    ours, theirs = flow_sites(stream, node_names), flow_sites(flow, node_names)
+    if len(ours) == len(theirs) and all(
+            short(a) == short(b) for (a, _), (b, _) in zip(ours, theirs)):
+        return [(a, nodes) for (a, _), (_, nodes) in zip(ours, theirs)], True
+    return ours, False
+
+
 def flow_sites(flow_text, node_names):
-    """The dispatch sites of a flow-phase module printed with
+    """The dispatch sites of a flow- or stream-phase module printed with
     --mlir-print-debuginfo, in program order: a list of (executable name,
     frozenset of ONNX node names). A site's nodes are its own location's
     and, when its executable runs at this site only, those of every op in
@@ -201,32 +215,95 @@ def flow_sites(flow_text, node_names):
 
 
 def onnx_graph_names(onnx_path):
-    """({node name}, {tensor name: producing node's name}) of a model's
-    main graph."""
+    """A model's main graph: ({node name: (op type, [input names])},
+    {tensor name: producing node's name})."""
     import onnx
     model = onnx.load(onnx_path, load_external_data=False)
-    nodes, producers = set(), {}
+    nodes, producers = {}, {}
     for node in model.graph.node:
         if node.name:
-            nodes.add(node.name)
+            nodes[node.name] = (node.op_type, list(node.input))
             for out in node.output:
                 producers[out] = node.name
     return nodes, producers
 
 
-def ort_node_sources(name, node_names, producers):
-    """The ONNX nodes an ONNX Runtime node name stands for: itself, or the
-    producer of the tensor a node ONNX Runtime made is named after
-    ("<tensor>_nchwc" for its blocked convolutions and pools)."""
-    if name in node_names:
-        return frozenset([name])
+# ONNX Runtime's fused forms of ONNX ops.
+FUSED_OPS = {"FusedConv": "Conv", "FusedGemm": "Gemm",
+             "FusedMatMul": "MatMul"}
+
+
+def ort_node_sources(name, op_name, nodes, producers):
+    """The ONNX nodes an ONNX Runtime node stands for: the node of its name,
+    or the producer of the tensor a node ONNX Runtime made is named after
+    ("<tensor>_nchwc" for its blocked convolutions and pools). A node of
+    another op than the one ONNX Runtime ran (a Relu or Clip that it fused
+    into the Conv before it, which then carries the Relu's output name)
+    also stands for its first-input ancestors up to the first node of
+    that op."""
+    found = None
     base = re.sub(r"(_nchwc|_token_\d+)+$", "", name)
-    for candidate in (base, name):
-        if candidate in node_names:
-            return frozenset([candidate])
-        if candidate in producers:
-            return frozenset([producers[candidate]])
-    return frozenset()
+    # Fused nodes: "/layers.0/self_attn/MatMul_2/MatmulTransposeFusion/".
+    parts = name.split("/")
+    prefixes = ["/".join(parts[:n]) for n in range(len(parts) - 1, 1, -1)]
+    for candidate in [name, base] + prefixes:
+        if candidate in nodes:
+            found = candidate
+        elif candidate in producers:
+            found = producers[candidate]
+        if found:
+            break
+    if found is None:
+        return frozenset()
+    op_name = FUSED_OPS.get(op_name, op_name)
+    chain, node = [found], found
+    while op_name and nodes[node][0] != op_name and len(chain) <= 4:
+        inputs = nodes[node][1]
+        node = producers.get(inputs[0]) if inputs else None
+        if node is None:
+            return frozenset([found])  # no such ancestor: the node alone
+        chain.append(node)
+    if op_name and nodes[chain[-1]][0] != op_name:
+        return frozenset([found])
+    return frozenset(chain)
+
+
+def strip_nchwc(tensor):
+    return re.sub(r"(_nchwc)+$", "", tensor)
+
+
+def optimized_graph(onnx_path):
+    """The graph ONNX Runtime runs (its optimizedModelFilePath):
+    {node name: ([input names], [output names])}."""
+    import onnx
+    try:
+        model = onnx.load(onnx_path, load_external_data=False)
+    except Exception as e:  # onnx raises several kinds
+        raise LayersError("cannot read ONNX Runtime's optimized model %s: "
+                          "%s" % (onnx_path, e))
+    return {n.name: (list(n.input), list(n.output))
+            for n in model.graph.node if n.name}
+
+
+def covered_nodes(inputs, outputs, nodes, producers, limit=8):
+    """The model's nodes a node of ONNX Runtime's optimized graph replaced:
+    from the producers of its outputs (tensors of the model) back to its
+    inputs. Empty when its outputs are tensors ONNX Runtime made, or when
+    the walk does not close within limit nodes."""
+    stop = {strip_nchwc(t) for t in inputs}
+    frontier = [strip_nchwc(t) for t in outputs]
+    if not frontier or any(t not in producers for t in frontier):
+        return frozenset()
+    found = set()
+    while frontier:
+        node = producers.get(frontier.pop())
+        if node is None or node in found or nodes[node][0] == "Constant":
+            continue
+        found.add(node)
+        if len(found) > limit:
+            return frozenset()
+        frontier += [t for t in nodes[node][1] if t and t not in stop]
+    return frozenset(found)
 
 
 # ------------------------------------------------------------------ traces
@@ -504,16 +581,16 @@ def ratio_text(a, b):
 # --------------------------------------------------------------- measuring
 
 
-def flow_text(args, onnx_path):
+def phase_text(args, onnx_path, phase):
     tools = run.kernel_bench.tools(args.build)
     proc = subprocess.run(
         [tools["compile"], onnx_path, "--target-cpu=host",
-         "--compile-to=flow", "--mlir-print-debuginfo",
+         "--compile-to=" + phase, "--mlir-print-debuginfo",
          "--mlir-elide-elementsattrs-if-larger=16", "-o", "-"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
-        raise LayersError("strata-compile --compile-to=flow %s failed: %s" % (
-            onnx_path, proc.stderr.strip()[-2000:]))
+        raise LayersError("strata-compile --compile-to=%s %s failed: %s" % (
+            phase, onnx_path, proc.stderr.strip()[-2000:]))
     return proc.stdout
 
 
@@ -549,7 +626,7 @@ def read_ort_profile(prefix):
             files[-1], e))
 
 
-def build_rows(cell, strata_per_call, ort_per_run, ort_info):
+def build_rows(cell, strata_per_call, ort_per_run, ort_info, optimized):
     sites = cell["sites"]
     site_nodes = {}
     seen = {}
@@ -561,9 +638,13 @@ def build_rows(cell, strata_per_call, ort_per_run, ort_info):
             for key, value in medians(strata_per_call)]
     theirs = []
     for key, value in medians(ort_per_run):
-        theirs.append(Item(key[0], value, ort_node_sources(
-            key[0], cell["node_names"], cell["producers"]),
-            ort_signature(ort_info.get(key, {}))))
+        args = ort_info.get(key, {})
+        nodes = ort_node_sources(key[0], args.get("op_name"),
+                                 cell["node_names"], cell["producers"])
+        if key[0] in optimized:
+            nodes |= covered_nodes(*optimized[key[0]], cell["node_names"],
+                                   cell["producers"])
+        theirs.append(Item(key[0], value, nodes, ort_signature(args)))
     return pair(ours, theirs)
 
 
@@ -644,10 +725,19 @@ def measure(args, models, batches, threads_list):
             onnx_path, vmfb, input_npy, input_bin, dims = run.prepare(
                 args, name, batch)
             node_names, producers = onnx_graph_names(onnx_path)
-            sites = flow_sites(flow_text(args, onnx_path), node_names)
+            sites, aligned = dispatch_sites(
+                phase_text(args, onnx_path, "flow"),
+                phase_text(args, onnx_path, "stream"), node_names)
+            if not aligned:
+                print("note: %s batch %d: the flow and stream phases' "
+                      "dispatch sites differ; a shared executable's rows "
+                      "name the nodes of its site's location only" % (
+                          name, batch))
             per_name = {}
             for site, _ in sites:
                 per_name[site] = per_name.get(site, 0) + 1
+            optimized = os.path.join(scratch, "%s_b%d.ort.onnx" % (
+                name, batch))
             for threads in threads_list:
                 key = "%s_b%d_t%d" % (name, batch, threads)
                 cells.append({
@@ -657,13 +747,17 @@ def measure(args, models, batches, threads_list):
                     "dims": dims, "sites": sites, "sites_per_name": per_name,
                     "node_names": node_names, "producers": producers,
                     "profile": os.path.join(scratch, key),
+                    # ONNX Runtime's graph does not depend on the threads.
+                    "optimized": optimized,
+                    "write_optimized": threads == threads_list[0],
                     "strata": [], "strata_walls": []})
 
     peer = run.OrtPeer(args.ort_modules)
     try:
         for cell in cells:
             peer.load(cell["key"], cell["onnx"], cell["input_bin"],
-                      cell["dims"], cell["threads"], cell["profile"])
+                      cell["dims"], cell["threads"], cell["profile"],
+                      cell["optimized"] if cell["write_optimized"] else None)
         for _ in range(args.rounds):
             for cell in cells:
                 run.settle()
@@ -687,10 +781,14 @@ def measure(args, models, batches, threads_list):
     print("ms per call; ratio and delta are Strata against ONNX Runtime; "
           "'by': names = ONNX node names from the compiler's locations, "
           "shape = op kind and output shape in execution order")
+    graphs = {}
     for cell in cells:
         per_run, ort_walls, info = ort_runs(read_ort_profile(
             cell["profile"]))
-        rows = build_rows(cell, cell["strata"], per_run, info)
+        if cell["optimized"] not in graphs:
+            graphs[cell["optimized"]] = optimized_graph(cell["optimized"])
+        rows = build_rows(cell, cell["strata"], per_run, info,
+                          graphs[cell["optimized"]])
         report("%s batch %d, %d thread(s)" % (
             cell["model"], cell["batch"], cell["threads"]), rows, args.top,
             (statistics.median(cell["strata_walls"]),
