@@ -245,7 +245,8 @@ def ort_node_sources(name, op_name, nodes, producers):
     base = re.sub(r"(_nchwc|_token_\d+)+$", "", name)
     # Fused nodes: "/layers.0/self_attn/MatMul_2/MatmulTransposeFusion/".
     parts = name.split("/")
-    prefixes = ["/".join(parts[:n]) for n in range(len(parts) - 1, 1, -1)]
+    prefixes = [p for p in ("/".join(parts[:n])
+                            for n in range(len(parts) - 1, 0, -1)) if p]
     for candidate in [name, base] + prefixes:
         if candidate in nodes:
             found = candidate
@@ -274,24 +275,28 @@ def strip_nchwc(tensor):
 
 def optimized_graph(onnx_path):
     """The graph ONNX Runtime runs (its optimizedModelFilePath):
-    {node name: ([input names], [output names])}."""
+    ({node name: ([input names], [output names])}, {every tensor name})."""
     import onnx
     try:
         model = onnx.load(onnx_path, load_external_data=False)
     except Exception as e:  # onnx raises several kinds
         raise LayersError("cannot read ONNX Runtime's optimized model %s: "
                           "%s" % (onnx_path, e))
-    return {n.name: (list(n.input), list(n.output))
-            for n in model.graph.node if n.name}
+    graph = {n.name: (list(n.input), list(n.output))
+             for n in model.graph.node if n.name}
+    present = {strip_nchwc(t) for n in model.graph.node
+               for t in list(n.input) + list(n.output)}
+    return graph, present
 
 
-def covered_nodes(inputs, outputs, nodes, producers, limit=8):
+def covered_nodes(inputs, outputs, nodes, producers, present, limit=8):
     """The model's nodes a node of ONNX Runtime's optimized graph replaced:
-    from the producers of its outputs (tensors of the model) back to its
-    inputs. Empty when its outputs are tensors ONNX Runtime made, or when
-    the walk does not close within limit nodes."""
-    stop = {strip_nchwc(t) for t in inputs}
+    from the producers of its outputs (tensors of the model) back to
+    tensors its graph still has (present: every tensor of the optimized
+    graph) or its own inputs. Empty when its outputs are tensors ONNX
+    Runtime made, or when the walk does not close within limit nodes."""
     frontier = [strip_nchwc(t) for t in outputs]
+    stop = ({strip_nchwc(t) for t in inputs} | set(present)) - set(frontier)
     if not frontier or any(t not in producers for t in frontier):
         return frozenset()
     found = set()
@@ -545,11 +550,25 @@ def report(title, rows, top, walls, show_all, out=sys.stdout):
             labels(r.ours), labels(r.theirs)), file=out)
     one_sided = [r for r in rows if r.delta is None]
     if one_sided:
-        print("unpaired (%d):" % len(one_sided), file=out)
+        # Rows of the same dispatch, or of ONNX Runtime nodes made by the
+        # same rule (gemm_input_reshape_token_N), are one line: their
+        # count and summed time.
+        same = {}
         for r in one_sided:
             side = "strata" if r.ours else "onnxrt"
-            print("    %-6s %8s  %s" % (side, ms(r.ours_ms or r.theirs_ms),
-                                       labels(r.ours or r.theirs)), file=out)
+            label = re.sub(r"_token_\d+$", "", labels(r.ours or r.theirs))
+            total, count = same.get((side, label), (0.0, 0))
+            same[(side, label)] = (total + (r.ours_ms or r.theirs_ms),
+                                   count + 1)
+        print("unpaired (%d rows, strata %.3f ms, onnxrt %.3f ms):" % (
+            len(one_sided),
+            sum(t for (side, _), (t, _) in same.items() if side == "strata"),
+            sum(t for (side, _), (t, _) in same.items() if side == "onnxrt")),
+            file=out)
+        for (side, label), (total, count) in same.items():
+            print("    %-6s %8s  %s%s" % (side, ms(total), "%d x " % count
+                                         if count > 1 else "", label),
+                  file=out)
     if show_all:
         print("all paired rows:", file=out)
         for r in rows:
@@ -641,9 +660,10 @@ def build_rows(cell, strata_per_call, ort_per_run, ort_info, optimized):
         args = ort_info.get(key, {})
         nodes = ort_node_sources(key[0], args.get("op_name"),
                                  cell["node_names"], cell["producers"])
-        if key[0] in optimized:
-            nodes |= covered_nodes(*optimized[key[0]], cell["node_names"],
-                                   cell["producers"])
+        graph, present = optimized
+        if key[0] in graph:
+            nodes |= covered_nodes(*graph[key[0]], cell["node_names"],
+                                   cell["producers"], present)
         theirs.append(Item(key[0], value, nodes, ort_signature(args)))
     return pair(ours, theirs)
 
@@ -718,7 +738,12 @@ def measure(args, models, batches, threads_list):
     args.work = args.work or os.path.join(args.build, "bench", "models")
     args.alt_target_cpu = None  # run.prepare's option, unused here
     os.makedirs(args.work, exist_ok=True)
-    scratch = tempfile.mkdtemp(prefix="layers-")
+    # Traces, profiles and ONNX Runtime's optimized models.
+    with tempfile.TemporaryDirectory(prefix="layers-") as scratch:
+        return measure_in(args, models, batches, threads_list, scratch)
+
+
+def measure_in(args, models, batches, threads_list, scratch):
     cells = []
     for name in models:
         for batch in batches:
