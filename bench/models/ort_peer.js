@@ -98,8 +98,7 @@ let chain = Promise.resolve();
 async function handle(line) {
   const words = line.trim().split(/\s+/);
   if (words[0] === 'load') {
-    const [, id, model, input, dims, threads, profilePrefix, optimized] =
-        words;
+    const [, id, model, input, dims, threads, profilePrefix, optimized] = words;
     const session =
         await createSession(model, threads, profilePrefix, optimized);
     const bytes = fs.readFileSync(input);
