@@ -668,6 +668,28 @@ def build_rows(cell, strata_per_call, ort_per_run, ort_info, optimized):
     return pair(ours, theirs)
 
 
+ISA_FLAGS = ("avx2", "fma", "avx512f", "avx512_vnni", "avx_vnni",
+             "avx512_bf16", "avx512_fp16", "amx_bf16", "amx_int8")
+
+
+def lscpu_header():
+    """The CPU's model name and vector ISA flags as lscpu gives them
+    (run.py's reading of /proc/cpuinfo without lscpu)."""
+    try:
+        text = subprocess.run(["lscpu"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True,
+                              timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        text = ""
+    fields = dict(line.split(":", 1) for line in text.splitlines()
+                  if ":" in line)
+    model = fields.get("Model name", "").strip() or run.cpu_name()
+    flags = fields.get("Flags", "").split()
+    isa = [f for f in ISA_FLAGS if f in flags]
+    return "%s (%s%s)" % (model, run.cpu_isa(),
+                          "; lscpu flags: " + " ".join(isa) if isa else "")
+
+
 def parse_list(text, what, allowed=None, number=False):
     values = [v for v in text.split(",") if v]
     if not values:
@@ -799,9 +821,9 @@ def measure_in(args, models, batches, threads_list, scratch):
     finally:
         peer.close()
 
-    print("bench/models/layers.py: %s (%s), %s; %d interleaved rounds of %d "
+    print("bench/models/layers.py: %s, %s; %d interleaved rounds of %d "
           "calls per side, medians; load average %s" % (
-              run.cpu_name(), run.cpu_isa(), time.strftime("%Y-%m-%d %H:%M"),
+              lscpu_header(), time.strftime("%Y-%m-%d %H:%M"),
               args.rounds, args.calls, run.kernel_bench.load_average()))
     print("ms per call; ratio and delta are Strata against ONNX Runtime; "
           "'by': names = ONNX node names from the compiler's locations, "
