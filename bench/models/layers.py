@@ -289,12 +289,15 @@ def optimized_graph(onnx_path):
     return graph, present
 
 
-def covered_nodes(inputs, outputs, nodes, producers, present, limit=8):
+def covered_nodes(inputs, outputs, nodes, producers, present, limit=8,
+                  first_only=False):
     """The model's nodes a node of ONNX Runtime's optimized graph replaced:
     from the producers of its outputs (tensors of the model) back to
     tensors its graph still has (present: every tensor of the optimized
-    graph) or its own inputs. Empty when its outputs are tensors ONNX
-    Runtime made, or when the walk does not close within limit nodes."""
+    graph) or its own inputs. When that walk does not close within limit
+    nodes (a Slice whose bounds the model computes from shapes), again
+    through each node's first input only (its data). Empty when its
+    outputs are tensors ONNX Runtime made, or when neither walk closes."""
     frontier = [strip_nchwc(t) for t in outputs]
     stop = ({strip_nchwc(t) for t in inputs} | set(present)) - set(frontier)
     if not frontier or any(t not in producers for t in frontier):
@@ -306,8 +309,12 @@ def covered_nodes(inputs, outputs, nodes, producers, present, limit=8):
             continue
         found.add(node)
         if len(found) > limit:
-            return frozenset()
-        frontier += [t for t in nodes[node][1] if t and t not in stop]
+            if first_only:
+                return frozenset()
+            return covered_nodes(inputs, outputs, nodes, producers, present,
+                                 limit, first_only=True)
+        follow = nodes[node][1][:1] if first_only else nodes[node][1]
+        frontier += [t for t in follow if t and t not in stop]
     return frozenset(found)
 
 

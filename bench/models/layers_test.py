@@ -208,6 +208,21 @@ def test_profile(c):
                                    {"conv1_out", "x2", "relu1_out"})
     c.check("a fused node covers the nodes between its tensors",
             covered == {"add1", "relu1"}, covered)
+    # A Split that replaced a Slice whose bounds come from a chain of
+    # shape arithmetic: the walk through every input runs past the limit,
+    # the walk through data inputs closes at the Slice.
+    chain = dict(NODES)
+    chain["slice"] = ("Slice", ["relu1_out", "start", "end"])
+    chain["shape"] = ("Shape", ["relu1_out"])
+    chain["div"] = ("Div", ["shape_out", "two"])
+    chain["add_s"] = ("Add", ["div_out", "one"])
+    producers = dict(PRODUCERS, slice_out="slice", shape_out="shape",
+                     div_out="div", start="add_s", end="add_s")
+    covered = layers.covered_nodes(["relu1_out"], ["slice_out"], chain,
+                                   producers, {"relu1_out", "slice_out"},
+                                   limit=3)
+    c.check("a walk past the limit closes through data inputs",
+            covered == {"slice"}, covered)
     c.check("a walk that does not close names nothing",
             layers.covered_nodes(["q"], ["relu1_out"], NODES, PRODUCERS,
                                  set(), limit=1) == frozenset())
