@@ -12,11 +12,18 @@ How a row is paired (its "by" column):
   names  the ONNX nodes a dispatch came from, read from the compiler's
          location info (strata-compile --compile-to=flow
          --mlir-print-debuginfo: every op of a dispatch's body keeps the
-         name of the ONNX node it was imported from), against the ONNX
-         node each ONNX Runtime node stands for (its name, or for a node
+         name of the ONNX node it was imported from; a body that several
+         sites share names one of them, so such a site takes only its
+         own location, its last op's node), against the ONNX
+         nodes each ONNX Runtime node stands for: its name, or for a node
          ONNX Runtime made, like the NCHWc convolution
          "/relu/Relu_output_0_nchwc", the producer of the tensor it is
-         named after). Dispatches and nodes sharing an ONNX node form one
+         named after (with the Conv before a Relu it fused), a fusion's
+         leading name ("/layers.0/linear2/MatMul/MatMulAddFusion"), and
+         the model's nodes between its tensors in the graph ONNX Runtime
+         runs (its optimized model, which ort_peer.js writes: a
+         SkipLayerNormalization covers an Add and a LayerNormalization).
+         Dispatches and nodes sharing an ONNX node form one
          row: a fused dispatch (conv + add + relu) against every ONNX
          Runtime node of those ONNX nodes, times summed; our layout
          transposes join the convolution they were made for.
@@ -141,9 +148,10 @@ def computes(op):
 def dispatch_sites(flow, stream, node_names):
     """The dispatch sites as they run (the stream phase's, where identical
     executables are one), each with the ONNX nodes of the same site in the
-    flow phase (where every site still has its own executable): a list of
-    (executable name, frozenset of node names), and whether the flow
-    phase's sites lined up with the stream phase's."""
+    flow phase (where fewer sites share an executable, so more bodies name
+    their own site's nodes): a list of (executable name, frozenset of node
+    names), and whether the flow phase's sites lined up with the stream
+    phase's."""
     ours, theirs = flow_sites(stream, node_names), flow_sites(flow, node_names)
     if len(ours) == len(theirs) and all(
             short(a) == short(b) for (a, _), (b, _) in zip(ours, theirs)):
