@@ -3,7 +3,8 @@
 // process serves every round and the driver can interleave it with the
 // other runners.
 //
-//   load ID MODEL.onnx INPUT.bin DIMS THREADS [PROFILE_PREFIX]  -> "ok ID"
+//   load ID MODEL.onnx INPUT.bin DIMS THREADS [PROFILE_PREFIX [OPTIMIZED]]
+//                                               -> "ok ID"
 //   loadn ID MODEL.onnx THREADS IN0.npy[,IN1.npy...] [PROFILE_PREFIX]
 //                                               -> "ok ID"
 //   run ID REPS                                 -> "times ms ms ..."
@@ -13,7 +14,9 @@
 //
 // With PROFILE_PREFIX the session records ONNX Runtime's profile (every
 // node's kernel time per run); endprofile writes it to
-// PROFILE_PREFIX_<date>.json (layers.py reads it).
+// PROFILE_PREFIX_<date>.json (layers.py reads it). With OPTIMIZED the
+// session also writes the graph it runs (after its fusions) there, as an
+// ONNX model (layers.py maps each fused node back to the model's nodes).
 //
 // INPUT.bin holds the raw little-endian f32 input; DIMS is like 1x3x224x224.
 // loadn takes any number of inputs as .npy files (C order, little-endian
@@ -73,7 +76,7 @@ function readNpy(path) {
   return new ort.Tensor(type[0], array, dims);
 }
 
-async function createSession(model, threads, profilePrefix) {
+async function createSession(model, threads, profilePrefix, optimized) {
   const options = {
     executionProviders: ['cpu'],
     graphOptimizationLevel: 'all',
@@ -84,6 +87,7 @@ async function createSession(model, threads, profilePrefix) {
     options.enableProfiling = true;
     options.profileFilePrefix = profilePrefix;
   }
+  if (optimized) options.optimizedModelFilePath = optimized;
   return ort.InferenceSession.create(model, options);
 }
 
@@ -94,8 +98,9 @@ let chain = Promise.resolve();
 async function handle(line) {
   const words = line.trim().split(/\s+/);
   if (words[0] === 'load') {
-    const [, id, model, input, dims, threads, profilePrefix] = words;
-    const session = await createSession(model, threads, profilePrefix);
+    const [, id, model, input, dims, threads, profilePrefix, optimized] = words;
+    const session =
+        await createSession(model, threads, profilePrefix, optimized);
     const bytes = fs.readFileSync(input);
     const data =
         new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);

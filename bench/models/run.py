@@ -181,10 +181,12 @@ class OrtPeer:
         return answer
 
     def load(self, key, onnx_path, input_bin, dims, threads,
-             profile_prefix=None):
-        self.ask("load %s %s %s %s %d%s" % (
+             profile_prefix=None, optimized_path=None):
+        self.ask("load %s %s %s %s %d%s%s" % (
             key, onnx_path, input_bin, dims, threads,
-            " " + profile_prefix if profile_prefix else ""))
+            " " + profile_prefix if profile_prefix else "",
+            " " + optimized_path if profile_prefix and optimized_path
+            else ""))
 
     def run(self, key, repetitions):
         return [float(t) for t in self.ask(
