@@ -1,5 +1,6 @@
 // RUN: strata-opt %s --split-input-file --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids | FileCheck %s --check-prefix=TILES
 // RUN: strata-opt %s --split-input-file --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids '--strata-llvmcpu-lower-to-llvm=native-vector-bytes=64 matmul-ukernel=avx512' | FileCheck %s --check-prefix=UKERNEL
+// RUN: strata-opt %s --split-input-file --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids '--strata-llvmcpu-lower-to-llvm=native-vector-bytes=64 matmul-ukernel=avx512 streamed-result-bytes=67108864' | FileCheck %s --check-prefix=LLC
 // RUN: strata-opt %s --split-input-file --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids '--strata-llvmcpu-lower-to-llvm=native-vector-bytes=64' | FileCheck %s --check-prefix=NONE
 // RUN: strata-opt %s --split-input-file --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids '--strata-llvmcpu-lower-to-llvm=native-vector-bytes=64 matmul-ukernel=avx512' -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
 // RUN: strata-opt %s --split-input-file --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids '--strata-llvmcpu-lower-to-llvm=native-vector-bytes=32 matmul-ukernel=avx2' | FileCheck %s --check-prefix=AVX2
@@ -35,9 +36,15 @@ func.func @large(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor
 
 // -----
 
-// A result of 32 MiB (kStreamedResultBytes) is stored streamed: flags 256
-// (STRATA_SGEMM_STREAM) on every workgroup's 256 x 256 tile. The 4 MiB one
-// above is not (flags 0).
+// A result of 32 MiB (kDefaultStreamedResultBytes) is stored streamed:
+// flags 256 (STRATA_SGEMM_STREAM) on every workgroup's 256 x 256 tile. The
+// 4 MiB one above is not (flags 0), nor is this one for a target whose
+// last-level cache holds 64 MiB (streamed-result-bytes).
+// LLC-LABEL: llvm.func @streamed
+// LLC-DAG: %[[C256:.*]] = llvm.mlir.constant(256 : i64) : i64
+// LLC-DAG: %[[K:.*]] = llvm.mlir.constant(64 : i64) : i64
+// LLC-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+// LLC: llvm.call @strata_ukernel_sgemm_f32(%{{.*}}, %{{.*}}, %[[K]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[C256]], %[[C256]], %[[K]], %[[ZERO]], %{{.*}}) :
 // UKERNEL-LABEL: llvm.func @streamed
 // UKERNEL-DAG: %[[C256:.*]] = llvm.mlir.constant(256 : i64) : i64
 // UKERNEL-DAG: %[[K:.*]] = llvm.mlir.constant(64 : i64) : i64

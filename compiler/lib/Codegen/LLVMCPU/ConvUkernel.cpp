@@ -169,7 +169,8 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
            constant(kb),
            constant((fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
                     (packed ? STRATA_SGEMM_PACKED_B : 0) |
-                    (epilogue ? epilogue->flags() : 0) | streamFlag(result)),
+                    (epilogue ? epilogue->flags() : 0) |
+                    streamFlag(result, variant)),
            Value(
                memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch)),
            constant(outWidth),

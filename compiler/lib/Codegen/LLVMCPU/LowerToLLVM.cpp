@@ -332,10 +332,11 @@ static LogicalResult expandArith(ModuleOp module) {
 }
 
 LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
-                                 StringRef ukernelVariant) {
+                                 StringRef ukernelVariant,
+                                 int64_t streamedResultBytes) {
   guardDataIndices(module);
   placeholderEmptyBindings(module);
-  if (failed(lowerToUkernels(module, ukernelVariant))) {
+  if (failed(lowerToUkernels(module, ukernelVariant, streamedResultBytes))) {
     return failure();
   }
   for (auto func : module.getOps<func::FuncOp>()) {

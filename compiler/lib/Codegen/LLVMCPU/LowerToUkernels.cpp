@@ -33,7 +33,8 @@ std::array<int64_t, 3> ukernelInt8Panel(StringRef variantName) {
   return {variant->intNr, variant->intKg, variant->intKMultiple};
 }
 
-LogicalResult lowerToUkernels(ModuleOp module, StringRef variantName) {
+LogicalResult lowerToUkernels(ModuleOp module, StringRef variantName,
+                              int64_t streamedResultBytes) {
   std::optional<Variant> variant = lookupVariant(variantName);
   if (variantName.empty() || variantName == "none") {
     return success();
@@ -43,6 +44,7 @@ LogicalResult lowerToUkernels(ModuleOp module, StringRef variantName) {
            << "llvm-cpu: unknown matmul microkernel variant '" << variantName
            << "'";
   }
+  variant->streamedResultBytes = streamedResultBytes;
   MLIRContext *context = module.getContext();
   context->loadDialect<arith::ArithDialect, func::FuncDialect,
                        memref::MemRefDialect>();

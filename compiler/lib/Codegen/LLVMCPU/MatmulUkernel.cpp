@@ -112,7 +112,7 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
       b, loc,
       (fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
           (packed ? STRATA_SGEMM_PACKED_B : 0) |
-          (epilogue ? epilogue->flags() : 0) | streamFlag(result));
+          (epilogue ? epilogue->flags() : 0) | streamFlag(result, variant));
   Value scratchPointer =
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch);
   SmallVector<Value> args;

@@ -81,7 +81,7 @@ struct LLVMCPULowerToLLVMPass
   using LLVMCPULowerToLLVMPassBase::LLVMCPULowerToLLVMPassBase;
   void runOnOperation() override {
     if (failed(lowerToLLVMDialect(getOperation(), nativeVectorBytes,
-                                  matmulUkernel))) {
+                                  matmulUkernel, streamedResultBytes))) {
       signalPassFailure();
     }
   }

@@ -29,19 +29,6 @@
 #include "ukernel/SgemmParams.h"
 
 namespace mlir::strata::llvmcpu::ukernel {
-namespace {
-
-// A result of at least this many bytes in all is written with non-temporal
-// stores (STRATA_SGEMM_STREAM): the op that reads it next would find little
-// of it in the cache anyway (the size of the last-level cache of the CPUs
-// measured, AMD Zen 3/4: 32 MiB), and streaming saves reading each line in
-// before it is overwritten. Smaller results stay cached for their reader:
-// at 12 MiB the readers of 12-15 MB results (mobilenet_v2, batch 8) lost
-// as much as the writers gained.
-constexpr int64_t kStreamedResultBytes = 32 << 20;
-
-} // namespace
-
 std::optional<Variant> lookupVariant(StringRef name) {
   if (name == "avx512amx") {
     // The f32 kernels of avx512vnni; the int8 one on AMX tiles, whose
@@ -82,8 +69,9 @@ std::optional<Variant> lookupVariant(StringRef name) {
 
 // STRATA_SGEMM_STREAM when the whole buffer `memref` is a view of (through
 // subviews, casts and reshapes) has a static shape of at least
-// kStreamedResultBytes; a tile of a large result streams like the rest.
-int64_t streamFlag(Value memref) {
+// variant.streamedResultBytes; a tile of a large result streams like the
+// rest.
+int64_t streamFlag(Value memref, const Variant &variant) {
   while (auto view = memref.getDefiningOp<ViewLikeOpInterface>()) {
     memref = view.getViewSource();
   }
@@ -92,7 +80,7 @@ int64_t streamFlag(Value memref) {
     return 0;
   }
   int64_t bytes = type.getNumElements() * 4;
-  return bytes >= kStreamedResultBytes ? STRATA_SGEMM_STREAM : 0;
+  return bytes >= variant.streamedResultBytes ? STRATA_SGEMM_STREAM : 0;
 }
 
 // A row-major f32 memref (unit inner stride) of rank 2.

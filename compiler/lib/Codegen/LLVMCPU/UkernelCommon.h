@@ -14,6 +14,8 @@
 #include <limits>
 #include <optional>
 
+#include "Strata/Codegen/LLVMCPU/Codegen.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
@@ -33,6 +35,10 @@ struct Variant {
   // The int8 kernel's panel: columns, depth steps per 32-bit lane, and the
   // multiple its packed depth is padded to.
   int64_t intNr, intKg, intKMultiple;
+  // A result of at least this many bytes in all is written with
+  // non-temporal stores (streamFlag): lookupVariant gives
+  // kDefaultStreamedResultBytes, lowerToUkernels the target's.
+  int64_t streamedResultBytes = kDefaultStreamedResultBytes;
 };
 
 // The microkernel variant named `name` ("avx512", "avx2", ...).
@@ -40,8 +46,9 @@ std::optional<Variant> lookupVariant(StringRef name);
 
 // STRATA_SGEMM_STREAM when the whole buffer `memref` is a view of (through
 // subviews, casts and reshapes) has a static shape of at least
-// kStreamedResultBytes; a tile of a large result streams like the rest.
-int64_t streamFlag(Value memref);
+// variant.streamedResultBytes; a tile of a large result streams like the
+// rest.
+int64_t streamFlag(Value memref, const Variant &variant);
 
 // A row-major f32 memref (unit inner stride) of rank 2.
 bool isRowMajorF32(Value value);

@@ -331,7 +331,8 @@ LogicalResult rewriteWindow(OpTy op, WindowKind kind, const Variant &variant,
            constant(dilations[0]),
            constant(dilations[1]),
            constant((fill ? 0 : STRATA_SGEMM_ACCUMULATE) | opFlags |
-                    (epilogue ? epilogue->flags() : 0) | streamFlag(result))}) {
+                    (epilogue ? epilogue->flags() : 0) |
+                    streamFlag(result, variant))}) {
     args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), value));
   }
   appendEpilogueArguments(b, loc, epilogue, /*residualRowStrideDim=*/2, args);

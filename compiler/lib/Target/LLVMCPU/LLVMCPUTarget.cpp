@@ -206,8 +206,13 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
     kernels.push_back(kernel);
   }
 
+  // Results the last-level cache cannot hold are streamed: the measured
+  // default, or the CPU's own cache when it is known and larger.
+  int64_t streamedResultBytes = std::max(llvmcpu::kDefaultStreamedResultBytes,
+                                         target.lastLevelCacheBytes);
   if (failed(llvmcpu::lowerToLLVMDialect(work, target.nativeVectorBytes,
-                                         target.ukernelVariant))) {
+                                         target.ukernelVariant,
+                                         streamedResultBytes))) {
     return failure();
   }
   // Placing temporaries decided which exports need local memory.

@@ -81,6 +81,50 @@ std::string writeTempFile(llvm::StringRef suffix, llvm::StringRef contents,
 
 } // namespace
 
+int64_t hostLastLevelCacheBytes() {
+  int64_t largest = 0;
+  int largestLevel = 0;
+  for (int index = 0; index < 16; ++index) {
+    std::string dir =
+        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    auto read = [&](const char *name) -> std::string {
+      auto buffer = llvm::MemoryBuffer::getFile(dir + "/" + name,
+                                                /*IsText=*/true);
+      return buffer ? (*buffer)->getBuffer().trim().str() : std::string();
+    };
+    std::string level = read("level");
+    if (level.empty()) {
+      break;
+    }
+    std::string type = read("type");
+    if (type != "Unified" && type != "Data") {
+      continue;
+    }
+    // "32768K", "2048K", "480M".
+    llvm::StringRef size = llvm::StringRef(read("size")).trim();
+    int64_t scale = 1;
+    if (size.consume_back("K")) {
+      scale = int64_t(1) << 10;
+    } else if (size.consume_back("M")) {
+      scale = int64_t(1) << 20;
+    } else if (size.consume_back("G")) {
+      scale = int64_t(1) << 30;
+    }
+    int64_t value = 0;
+    int levelValue = 0;
+    if (size.getAsInteger(10, value) ||
+        llvm::StringRef(level).getAsInteger(10, levelValue) || value <= 0) {
+      continue;
+    }
+    if (levelValue > largestLevel ||
+        (levelValue == largestLevel && value * scale > largest)) {
+      largestLevel = levelValue;
+      largest = value * scale;
+    }
+  }
+  return largest;
+}
+
 std::string createTargetMachine(const LLVMCPUTargetOptions &options,
                                 ResolvedTarget &out) {
   initializeTargets();
@@ -108,6 +152,7 @@ std::string createTargetMachine(const LLVMCPUTargetOptions &options,
   if (cpu.empty() || cpu == "host") {
     if (isHost) {
       cpu = llvm::sys::getHostCPUName().str();
+      out.lastLevelCacheBytes = hostLastLevelCacheBytes();
       for (const auto &feature : llvm::sys::getHostCPUFeatures()) {
         features.AddFeature(feature.first(), feature.second);
       }

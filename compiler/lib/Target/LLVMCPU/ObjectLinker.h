@@ -33,7 +33,14 @@ struct ResolvedTarget {
   // What a library that calls the variant's int8 matmul kernel requires
   // besides requiredFeatures (the AMX bit for "avx512amx").
   uint64_t int8UkernelFeatures = 0;
+  // The last-level cache of the CPU compiled for, when known: this
+  // machine's for --target-cpu=host (hostLastLevelCacheBytes), else 0.
+  int64_t lastLevelCacheBytes = 0;
 };
+
+/// The size of this machine's largest data or unified cache, from Linux's
+/// /sys/devices/system/cpu/cpu0/cache; 0 when it cannot be read.
+int64_t hostLastLevelCacheBytes();
 
 /// Resolves triple, CPU and features ("host" uses the detected host CPU and
 /// its features) into a PIC target machine. Returns an error message, or an

@@ -97,6 +97,17 @@ void guardDataIndices(ModuleOp module);
 /// the rest stay for lowerToLLVMDialect's loops.
 LogicalResult vectorizeExecutable(ModuleOp module, int64_t nativeVectorBytes);
 
+/// A microkernel call whose whole result has at least this many bytes
+/// writes it with non-temporal stores (STRATA_SGEMM_STREAM): its reader
+/// would find little of it in the cache anyway, and streaming saves reading
+/// each line in before it is overwritten. Smaller results stay cached for
+/// their reader: at 12 MiB the readers of 12-15 MB results (mobilenet_v2,
+/// batch 8, AMD Zen 3/4) lost as much as the writers gained. The default
+/// is the last-level cache of the AMD machines measured (32 MiB); a target
+/// that knows its CPU's last-level cache gives that when larger
+/// (ResolvedTarget::streamedResultBytes).
+constexpr int64_t kDefaultStreamedResultBytes = int64_t(32) << 20;
+
 /// Lowers the bufferized module to the LLVM dialect: temporaries to the
 /// stack or to workgroup local memory (kLocalMemorySizeAttr), memref.copy to
 /// linalg.copy, vectorizeExecutable, the remaining linalg ops to loops, math
@@ -106,8 +117,11 @@ LogicalResult vectorizeExecutable(ModuleOp module, int64_t nativeVectorBytes);
 /// `ukernelVariant` names the matmul microkernel the target links
 /// ("avx512", "avx2", "neon"; empty or "none": no microkernel, matmuls are
 /// vectorized like other ops).
-LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
-                                 StringRef ukernelVariant = {});
+/// `streamedResultBytes`: lowerToUkernels'.
+LogicalResult
+lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
+                   StringRef ukernelVariant = {},
+                   int64_t streamedResultBytes = kDefaultStreamedResultBytes);
 
 /// The fewest multiply-adds of an f32 matmul or convolution (of one
 /// workgroup's tile, for the microkernel call) that the code generator cuts
@@ -153,9 +167,12 @@ inline constexpr llvm::StringLiteral kIdwconvUkernelSymbol =
 /// vpmaddwd otherwise).
 /// An elementwise bias /
 /// residual / clamp epilogue that reads the whole result is applied by the
-/// call as it stores. Runs on bufferized exports, before temporaries are
-/// placed.
-LogicalResult lowerToUkernels(ModuleOp module, StringRef variant);
+/// call as it stores. A call whose whole result has at least
+/// `streamedResultBytes` stores it with non-temporal stores. Runs on
+/// bufferized exports, before temporaries are placed.
+LogicalResult
+lowerToUkernels(ModuleOp module, StringRef variant,
+                int64_t streamedResultBytes = kDefaultStreamedResultBytes);
 
 /// The columns per panel (NR) microkernel `variant` reads B in: weights
 /// packed at compile time (--strata-pack-weights) use it. 0 for no variant.

@@ -3,6 +3,8 @@
 #ifndef STRATA_CODEGEN_LLVMCPU_PASSES_H
 #define STRATA_CODEGEN_LLVMCPU_PASSES_H
 
+#include "Strata/Codegen/LLVMCPU/Codegen.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

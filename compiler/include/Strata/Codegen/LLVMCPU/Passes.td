@@ -100,7 +100,15 @@ def LLVMCPULowerToLLVMPass
                  Option<"matmulUkernel", "matmul-ukernel", "std::string",
                         /*default=*/"\"none\"",
                         "matmul microkernel variant to call (none, avx512, "
-                        "avx512vnni, avx2)">];
+                        "avx512vnni, avx2)">,
+                 Option<"streamedResultBytes", "streamed-result-bytes",
+                        "int64_t",
+                        /*default=*/"::mlir::strata::llvmcpu::"
+                                    "kDefaultStreamedResultBytes",
+                        "a microkernel call whose whole result has at least "
+                        "this many bytes stores it non-temporally (the "
+                        "target's last-level cache when larger than the "
+                        "default)">];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect",
     "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",

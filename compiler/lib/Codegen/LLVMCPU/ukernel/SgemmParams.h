@@ -87,7 +87,7 @@
 /* Bit 8, both kernels: the final values of C go out with non-temporal
  * stores where a whole vector is aligned (then a store fence). The compiler
  * sets it when the whole result is too large to stay in the cache for its
- * reader (UkernelCommon.cpp, kStreamedResultBytes): streaming it skips
+ * reader (Codegen.h, kDefaultStreamedResultBytes): streaming it skips
  * reading every line of C in before it is overwritten. */
 #define STRATA_SGEMM_STREAM 256
 
