@@ -1030,7 +1030,7 @@ std::string Server::loadFromRepository(const std::string& name,
   if (entry.error.empty() && registry_->findModel(name)) {
     // A reload: the running version stops taking requests first.
     status.ready = false;
-    registry_->retire(name);
+    retireModel(name);
   }
   std::string why = entry.error;
   if (why.empty()) {
@@ -1068,7 +1068,7 @@ void Server::finishCompile(CompileJob* job) {
     why = "unloaded while compiling";
   } else if (why.empty()) {
     if (registry_->findModel(job->name)) {
-      registry_->retire(job->name);  // the version served until now
+      retireModel(job->name);  // the version served until now
     }
     strata_status_t load_status = registry_->load(
         job->name, job->result.vmfb_path, job->version, job->config);
@@ -1221,25 +1221,12 @@ void Server::handleRepository(Connection* conn, uint64_t seq,
            errorBody("model '" + route.model + "' is not loaded"));
     return;
   }
-  for (const auto& [function_name, function] : model->functions) {
-    auto queue = queues_.find(function.get());
-    if (queue != queues_.end()) {
-      queue->second->flush_all = true;
-      flushQueue(queue->second.get());
-      uv_close(reinterpret_cast<uv_handle_t*>(&queue->second->timer),
-               [](uv_handle_t* handle) {
-                 delete static_cast<BatchQueue*>(handle->data);
-               });
-      queue->second.release();
-      queues_.erase(queue);
-    }
-  }
   ModelStatus& status = statuses_[route.model];
   status.version = model->version;
   status.ready = false;
   status.unloaded = true;
   status.reason = "unloaded";
-  registry_->retire(route.model);
+  retireModel(route.model);
   answer(conn, seq, 200, kJson, "{}\n");
 }
 
@@ -1434,6 +1421,29 @@ void Server::enqueue(PendingCall* pending) {
     uv_timer_start(&queue->timer, onQueueDelay,
                    (config.max_queue_delay_us + 999) / 1000, 0);
   }
+}
+
+void Server::retireModel(const std::string& name) {
+  // Its batch queues go first: what waits is sent at once (to this
+  // version, which lives until its last call is answered), and their
+  // timers close, so that none fires after the model is freed.
+  if (const Model* model = registry_->findModel(name)) {
+    for (const auto& [function_name, function] : model->functions) {
+      auto queue = queues_.find(function.get());
+      if (queue == queues_.end()) {
+        continue;
+      }
+      queue->second->flush_all = true;
+      flushQueue(queue->second.get());
+      uv_close(reinterpret_cast<uv_handle_t*>(&queue->second->timer),
+               [](uv_handle_t* handle) {
+                 delete static_cast<BatchQueue*>(handle->data);
+               });
+      queue->second.release();
+      queues_.erase(queue);
+    }
+  }
+  registry_->retire(name);
 }
 
 void Server::onQueueDelay(uv_timer_t* timer) {

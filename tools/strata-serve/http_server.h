@@ -163,6 +163,10 @@ class Server {
   /// sends the queue's batches when they are full or their delay passed.
   void enqueue(PendingCall* pending);
   void flushQueue(BatchQueue* queue);
+  /// Stops serving model `name` (an unload, or a reload before the new
+  /// version loads): closes its batch queues, sending what waits, then
+  /// retires it in the registry (freed when its last call is answered).
+  void retireModel(const std::string& name);
   /// Submits one batch; false when it could not be (each member is then
   /// answered with the error).
   bool launch(std::vector<PendingCall*> members);
