@@ -41,6 +41,24 @@
  *   matrix:   slot | type (f32) | i64 offset | i64 batch stride
  *             | i64 row stride | i64 column stride
  *
+ *   shape:    3 | value count V (1..kMaxValues) | V x (op | a | b)
+ *             | requirement count Q | Q x (binding | value)
+ *             | patch count P | P x (field | value)
+ *             Only as the first instruction, for exports with dynamic
+ *             shapes. Each dispatch call computes the values
+ *             (kernel_opcodes.def STRATA_KVALUE; value i reads only values
+ *             before it), checks that each binding named by a requirement
+ *             holds at least V[value] bytes (the binding's table entry is
+ *             then 0), and writes V[value] into code word `field` (an
+ *             index into the export's code, after this instruction) of a
+ *             copy of the code it runs. A patch names the first word of a
+ *             size (a generic's dimension, a matmul's batch, M, N or K, a
+ *             gather's extent: V must lie in [0, 2^30]) or, with
+ *             kPatchWide set in `field`, of an i64 offset or stride or the
+ *             immediate of an i64 const body instruction (both words
+ *             written); each word at most once. The interpreter
+ *             skips the instruction.
+ *
  * Workgroups: a dispatch over a grid of X workgroups (y and z: 1) runs,
  * in workgroup x, share x of X of each instruction's outermost loop (a
  * generic's first loop, when it has two or more; otherwise workgroup 0
@@ -51,7 +69,10 @@
  * The verifier proves, for every operand and matrix, that the smallest
  * element it reaches over the loop bounds is >= 0 and the largest lies
  * inside its slot's bytes; a dispatch then only checks that each binding it
- * is given holds the bytes the export declared. */
+ * is given holds the bytes the export declared. An access whose sizes,
+ * offset or strides are patched, or whose slot is a binding with a
+ * requirement, is proved the same way once per dispatch call, on the
+ * patched code, before any element is touched (never per access). */
 #ifndef STRATA_SCHEMAS_KERNEL_BYTECODE_H_
 #define STRATA_SCHEMAS_KERNEL_BYTECODE_H_
 
@@ -80,6 +101,10 @@ inline constexpr uint32_t kRegisterBytes = kChunk * kLaneBytes;
 // the devices' limit.
 inline constexpr uint64_t kMaxLocalMemory = 64ull << 20;
 inline constexpr uint32_t kBodyWords = 5;
+// Values of a shape instruction, and the largest patched size.
+inline constexpr uint32_t kMaxValues = 256;
+inline constexpr uint32_t kMaxPatchedSize = 1u << 30;
+inline constexpr uint32_t kPatchWide = 1u << 31;
 
 enum class Type : uint8_t {
 #define STRATA_KTYPE(name, number, bytes, mnemonic) name = number,
@@ -94,6 +119,20 @@ enum class Inst : uint32_t {
 #define STRATA_KINST(name, number, mnemonic) name = number,
 #include "kernel_opcodes.def"
 };
+
+enum class Value : uint32_t {
+#define STRATA_KVALUE(name, number, mnemonic) name = number,
+#include "kernel_opcodes.def"
+};
+
+constexpr const char* valueName(uint32_t number) {
+  switch (number) {
+#define STRATA_KVALUE(name, number, mnemonic) \
+  case number: return mnemonic;
+#include "kernel_opcodes.def"
+    default: return nullptr;
+  }
+}
 
 enum class OpKind : uint8_t {
   Load,
@@ -174,6 +213,8 @@ constexpr uint32_t tableDigest() {
   hash = fnvText(fnvWord(fnvWord(hash, number), bytes), mnemonic);
 #define STRATA_KINST(name, number, mnemonic) \
   hash = fnvText(fnvWord(hash, 1000 + number), mnemonic);
+#define STRATA_KVALUE(name, number, mnemonic) \
+  hash = fnvText(fnvWord(hash, 3000 + number), mnemonic);
 #define STRATA_KOP(name, number, mnemonic, kind, types)                \
   hash = fnvText(fnvWord(fnvWord(fnvWord(hash, 2000 + number),         \
                                  static_cast<uint32_t>(OpKind::kind)), \

@@ -883,15 +883,46 @@ int runPortableExport(
       (e->local_memory_size && !workgroup_state->local_memory)) {
     return STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE;
   }
+  // Version 1 states carry the detail (the devices pass one).
+  auto* v1 =
+      reinterpret_cast<const strata_hal_executable_workgroup_state_v1_t*>(
+          workgroup_state);
+  auto failWith = [&](int code,
+                      const strata_hal_executable_dispatch_detail_v1_t& d) {
+    if (v1->detail) {
+      *v1->detail = d;
+    }
+    return code;
+  };
   uint8_t* slots[kernel::kMaxBindings + kernel::kMaxTemporaries +
                  kernel::kMaxConstantData];
   for (uint32_t i = 0; i < e->binding_count; ++i) {
     if (dispatch_state->binding_lengths[i] < e->binding_bytes[i]) {
-      return STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE;
+      strata_hal_executable_dispatch_detail_v1_t d = {};
+      d.kind = STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING;
+      d.index = i;
+      d.bound = static_cast<int64_t>(e->binding_bytes[i]);
+      return failWith(STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE, d);
     }
     slots[i] = static_cast<uint8_t*>(dispatch_state->binding_ptrs[i]);
   }
   auto* local = static_cast<uint8_t*>(workgroup_state->local_memory);
+  // Dynamic shapes: the code with this dispatch's sizes, proved in bounds
+  // here, once per call, and never again per access.
+  const uint32_t* code = e->code;
+  size_t at = 0;
+  if (e->value_count) {
+    auto* copy = reinterpret_cast<uint32_t*>(local + e->code_copy_offset);
+    strata_hal_executable_dispatch_detail_v1_t d = {};
+    if (int failure =
+            preparePortableDispatch(*e, dispatch_state->constants,
+                                    dispatch_state->binding_lengths, copy, &d)) {
+      return failWith(failure, d);
+    }
+    code = copy;
+    at = 4 + 3 * size_t(e->value_count) + 2 * size_t(e->requirement_count) +
+         2 * size_t(e->patch_count);
+  }
   for (uint32_t t = 0; t < e->temporary_count; ++t) {
     slots[e->binding_count + t] = local + e->temporary_offsets[t];
   }
@@ -909,29 +940,23 @@ int runPortableExport(
   if (parts == 0 || part >= parts) {
     return STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE;
   }
-  size_t at = 0;
   while (at < e->code_words) {
-    uint32_t inst = e->code[at];
+    uint32_t inst = code[at];
     if (inst == static_cast<uint32_t>(kernel::Inst::Generic)) {
       int64_t bad_index = 0;
       int64_t bound = 0;
-      int code =
-          runGeneric(e->code, &at, slots, local, dispatch_state->constants,
-                     part, parts, &bad_index, &bound);
-      if (code) {
-        // Version 1 states carry the detail (the devices pass one).
-        auto* v1 =
-            reinterpret_cast<const strata_hal_executable_workgroup_state_v1_t*>(
-                workgroup_state);
-        if (v1->detail) {
-          v1->detail->kind = STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_INDEX;
-          v1->detail->index = bad_index;
-          v1->detail->bound = bound;
-        }
-        return code;
+      int failure =
+          runGeneric(code, &at, slots, local, dispatch_state->constants, part,
+                     parts, &bad_index, &bound);
+      if (failure) {
+        strata_hal_executable_dispatch_detail_v1_t d = {};
+        d.kind = STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_INDEX;
+        d.index = bad_index;
+        d.bound = bound;
+        return failWith(failure, d);
       }
     } else {
-      runMatmul(e->code, &at, slots, part, parts);
+      runMatmul(code, &at, slots, part, parts);
     }
   }
   return STRATA_HAL_EXECUTABLE_DISPATCH_OK;

@@ -151,7 +151,252 @@ int run(strata_hal_executable_t* executable, std::vector<void*> ptrs,
                                        &state, &workgroup.v0);
 }
 
+// One export "dadd" with dynamic shapes: out[i] = a[i] + b[i] over n f32
+// elements, n the i64 push constant (words 0, 1); each binding must hold
+// 4n bytes (shape requirements); the generic's size is patched with n.
+struct DynamicAddProgram {
+  int64_t out_stride = 1;
+  // Breakers: the patch's field word (0: the generic's size), the Mul
+  // value's second operand, the first value's op, the table entry of
+  // binding 0, and a second shape instruction after the generic.
+  uint32_t patch_field = 0;
+  uint32_t mul_operand = 1;
+  uint32_t push_word = 0;
+  uint64_t a_table_bytes = 0;
+  bool second_shape = false;
+
+  // Words of the shape instruction: 4 + 3 values + 3 requirements + 1
+  // patch.
+  static constexpr uint32_t kShapeWords = 4 + 3 * 3 + 2 * 3 + 2 * 1;
+
+  std::vector<uint32_t> words() const {
+    std::vector<uint32_t> w = {kernel::kMagic, kernel::kVersion,
+                               kernel::kTableDigest, 1};
+    w.push_back(4);  // name "dadd"
+    uint32_t name = 0;
+    std::memcpy(&name, "dadd", 4);
+    w.push_back(name);
+    w.push_back(3);  // bindings a, b, out
+    w.push_back(2);  // push constant words: n (i64)
+    auto push64 = [](std::vector<uint32_t>& v, uint64_t x) {
+      v.push_back(static_cast<uint32_t>(x));
+      v.push_back(static_cast<uint32_t>(x >> 32));
+    };
+    push64(w, a_table_bytes);
+    push64(w, 0);
+    push64(w, 0);
+    w.push_back(0);  // temporaries
+    w.push_back(0);  // constant data
+    w.push_back(3);  // registers
+    auto v = [](kernel::Value op) { return static_cast<uint32_t>(op); };
+    std::vector<uint32_t> code = {static_cast<uint32_t>(kernel::Inst::Shape),
+                                  3,
+                                  v(kernel::Value::Push),
+                                  push_word,
+                                  0,
+                                  v(kernel::Value::Const),
+                                  4,
+                                  0,
+                                  v(kernel::Value::Mul),
+                                  0,
+                                  mul_operand,
+                                  3,
+                                  0,
+                                  2,
+                                  1,
+                                  2,
+                                  2,
+                                  2,
+                                  1,
+                                  patch_field ? patch_field : kShapeWords + 2,
+                                  0};
+    REQUIRE(code.size() == kShapeWords);
+    code.insert(code.end(),
+                {static_cast<uint32_t>(kernel::Inst::Generic), 1, 0, 0, 1, 3,
+                 1});
+    for (uint32_t slot = 0; slot < 3; ++slot) {
+      code.push_back(slot);
+      code.push_back(t(kernel::Type::F32));
+      push64(code, 0);
+      push64(code, static_cast<uint64_t>(slot == 2 ? out_stride : 1));
+    }
+    code.push_back(3);
+    auto body = [&](kernel::Op o, uint32_t d, uint32_t a, uint32_t b) {
+      code.push_back(static_cast<uint32_t>(o) | (t(kernel::Type::F32) << 8));
+      code.insert(code.end(), {d, a, b, 0});
+    };
+    body(kernel::Op::Load, 0, 0, 0);
+    body(kernel::Op::Load, 1, 1, 0);
+    body(kernel::Op::AddF, 2, 0, 1);
+    code.push_back(2);
+    if (second_shape) {
+      code.insert(code.end(),
+                  {static_cast<uint32_t>(kernel::Inst::Shape), 1,
+                   v(kernel::Value::Const), 0, 0, 0, 0});
+    }
+    w.push_back(static_cast<uint32_t>(code.size()));
+    w.insert(w.end(), code.begin(), code.end());
+    return w;
+  }
+};
+
+// Runs export 0 once with the push constant n (an i64) and returns the
+// code, the detail in *detail.
+int runDynamic(strata_hal_executable_t* executable, int64_t n,
+               std::vector<void*> ptrs, std::vector<size_t> lengths,
+               strata_hal_executable_dispatch_detail_v1_t* detail) {
+  const strata_hal_executable_dispatch_attrs_v0_t* attrs =
+      strata_hal_executable_export_attrs(executable, 0);
+  std::vector<uint8_t> local(attrs->local_memory_size + 64);
+  uint32_t constants[2] = {static_cast<uint32_t>(n),
+                           static_cast<uint32_t>(static_cast<uint64_t>(n) >> 32)};
+  strata_hal_executable_dispatch_state_v0_t state = {};
+  state.binding_count = static_cast<uint16_t>(ptrs.size());
+  state.binding_ptrs = ptrs.data();
+  state.binding_lengths = lengths.data();
+  state.constant_count = 2;
+  state.constants = constants;
+  state.workgroup_count_x = state.workgroup_count_y = 1;
+  state.workgroup_count_z = 1;
+  *detail = {};
+  strata_hal_executable_workgroup_state_v1_t workgroup = {};
+  workgroup.detail = detail;
+  workgroup.v0.local_memory = local.data();
+  workgroup.v0.local_memory_size = attrs->local_memory_size;
+  return exportFunction(executable, 0)(&dispatchEnvironment(executable, 0),
+                                       &state, &workgroup.v0);
+}
+
 TEST_SUITE("hal.portable") {
+TEST_CASE("a program with dynamic shapes runs at its push constants' sizes") {
+  strata_hal_executable_t* executable = nullptr;
+  REQUIRE(load(DynamicAddProgram().words(), &executable) == "OK");
+  for (int64_t n : {100, 3, 0}) {
+    std::vector<float> a(100);
+    std::vector<float> b(100);
+    std::vector<float> out(101, -1.0f);
+    for (int i = 0; i < 100; ++i) {
+      a[i] = static_cast<float>(i);
+      b[i] = 0.5f * static_cast<float>(i);
+    }
+    size_t bytes = static_cast<size_t>(4 * n);
+    strata_hal_executable_dispatch_detail_v1_t detail;
+    CHECK(runDynamic(executable, n, {a.data(), b.data(), out.data()},
+                     {bytes, bytes, bytes},
+                     &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_OK);
+    for (int64_t i = 0; i < n; ++i) {
+      CHECK(out[i] == doctest::Approx(1.5f * static_cast<float>(i)));
+    }
+    CHECK(out[n] == -1.0f);  // nothing past the run-time size
+  }
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("a binding short of its run-time shape fails naming the binding") {
+  strata_hal_executable_t* executable = nullptr;
+  REQUIRE(load(DynamicAddProgram().words(), &executable) == "OK");
+  std::vector<float> a(100, 1.0f);
+  std::vector<float> out(100, -1.0f);
+  strata_hal_executable_dispatch_detail_v1_t detail;
+  CHECK(runDynamic(executable, 100, {a.data(), a.data(), out.data()},
+                   {400, 396, 400},
+                   &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING);
+  CHECK(detail.index == 1);
+  CHECK(detail.bound == 400);
+  CHECK(out[0] == -1.0f);
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("push constants out of range fail the dispatch before any access") {
+  strata_hal_executable_t* executable = nullptr;
+  REQUIRE(load(DynamicAddProgram().words(), &executable) == "OK");
+  std::vector<float> a(4, 1.0f);
+  std::vector<float> out(4, -1.0f);
+  size_t huge = SIZE_MAX;
+  strata_hal_executable_dispatch_detail_v1_t detail;
+  // A negative size: the requirement (4n bytes) is negative.
+  CHECK(runDynamic(executable, -1, {a.data(), a.data(), out.data()},
+                   {16, 16, 16},
+                   &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE);
+  CHECK(detail.index == -4);
+  // 4n overflows.
+  CHECK(runDynamic(executable, int64_t(1) << 62, {a.data(), a.data(), out.data()},
+                   {huge, huge, huge},
+                   &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE);
+  CHECK(detail.bound == -1);
+  // A loop of more than 2^30 iterations, with bindings that claim to hold
+  // it: refused before a pointer is formed.
+  CHECK(runDynamic(executable, int64_t(1) << 31,
+                   {a.data(), a.data(), out.data()}, {huge, huge, huge},
+                   &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE);
+  CHECK(detail.index == int64_t(1) << 31);
+  CHECK(detail.bound == int64_t(1) << 30);
+  CHECK(out[0] == -1.0f);
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("an access past the run-time shape is refused at dispatch") {
+  DynamicAddProgram program;
+  program.out_stride = 2;  // out reaches element 2(n - 1) of n
+  strata_hal_executable_t* executable = nullptr;
+  // Unprovable at load (its sizes are patched): proved per dispatch.
+  REQUIRE(load(program.words(), &executable) == "OK");
+  std::vector<float> a(10, 1.0f);
+  std::vector<float> out(10, -1.0f);
+  strata_hal_executable_dispatch_detail_v1_t detail;
+  CHECK(runDynamic(executable, 10, {a.data(), a.data(), out.data()},
+                   {40, 40, 40},
+                   &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING);
+  CHECK(detail.index == 2);
+  CHECK(detail.bound == 76);
+  CHECK(out[0] == -1.0f);
+  // n = 1 reaches only element 0.
+  CHECK(runDynamic(executable, 1, {a.data(), a.data(), out.data()}, {4, 4, 4},
+                   &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_OK);
+  CHECK(out[0] == 2.0f);
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("rejects a malformed shape instruction") {
+  const uint32_t generic = DynamicAddProgram::kShapeWords;
+  DynamicAddProgram slot_patch;
+  slot_patch.patch_field = generic + 7;  // operand 0's slot
+  CHECK(load(slot_patch.words()).find("starts no size or extent") !=
+        std::string::npos);
+  DynamicAddProgram wide_size;
+  wide_size.patch_field = (generic + 2) | kernel::kPatchWide;
+  CHECK(load(wide_size.words()).find("starts no offset or stride") !=
+        std::string::npos);
+  DynamicAddProgram inside;
+  inside.patch_field = 5;  // a word of the shape instruction itself
+  CHECK(load(inside.words()).find("not a word after the shape instruction") !=
+        std::string::npos);
+  DynamicAddProgram forward;
+  forward.mul_operand = 2;  // value 2 reads itself
+  CHECK(load(forward.words()).find("shape value 2 (mul)") != std::string::npos);
+  DynamicAddProgram past;
+  past.push_word = 1;  // words 1 and 2 of 2
+  CHECK(load(past.words()).find("shape value 0 (push)") != std::string::npos);
+  DynamicAddProgram both;
+  both.a_table_bytes = 400;  // a table entry and a requirement
+  CHECK(load(both.words()).find("shape requirement 0 names binding 0") !=
+        std::string::npos);
+  DynamicAddProgram twice;
+  twice.second_shape = true;
+  CHECK(load(twice.words()).find("is not the first instruction") !=
+        std::string::npos);
+  std::vector<uint32_t> words = DynamicAddProgram().words();
+  for (size_t size = 1; size < words.size(); ++size) {
+    std::vector<uint32_t> cut(words.begin(), words.begin() + size);
+    CHECK_MESSAGE(load(cut).find("INVALID_ARGUMENT") == 0, size);
+  }
+}
+
 TEST_CASE("a verified program runs on its bindings") {
   strata_hal_executable_t* executable = nullptr;
   REQUIRE(load(AddProgram().words(), &executable) == "OK");
