@@ -80,10 +80,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         lengths[b] = length;
       }
       std::vector<uint32_t> patched(e.code_words);
+      uint64_t offsets[kernel::kMaxTemporaries];
       strata_hal_executable_dispatch_detail_v1_t detail = {};
-      if (strata::hal::preparePortableDispatch(e, constants.data(),
-                                               lengths.data(), patched.data(),
-                                               &detail) != 0) {
+      // Local memory: what the export asks for, at most 16 MiB (one with
+      // temporaries sized at dispatch asks for the devices' most).
+      uint64_t local_size = e.local_memory_size < (16u << 20)
+                                ? e.local_memory_size
+                                : uint64_t(16u << 20);
+      if (local_size < e.code_copy_offset + 4ull * e.code_words) {
+        continue;
+      }
+      if (strata::hal::preparePortableDispatch(
+              e, constants.data(), lengths.data(), local_size, patched.data(),
+              offsets, &detail) != 0) {
         continue;
       }
       size_t start = 4 + 3 * size_t(e.value_count) +
@@ -92,8 +101,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (work(patched.data(), start, e.code_words) > (1u << 16)) {
         continue;
       }
-      std::vector<uint8_t> local(e.local_memory_size ? e.local_memory_size
-                                                     : 1);
+      std::vector<uint8_t> local(local_size ? local_size : 1);
       strata_hal_executable_dispatch_state_v0_t state = {};
       state.binding_count = static_cast<uint16_t>(e.binding_count);
       state.constant_count = static_cast<uint16_t>(e.constant_count);
@@ -106,8 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       strata_hal_executable_workgroup_state_v1_t workgroup = {};
       workgroup.detail = &detail;
       workgroup.v0.local_memory = local.data();
-      workgroup.v0.local_memory_size =
-          static_cast<uint32_t>(e.local_memory_size);
+      workgroup.v0.local_memory_size = static_cast<uint32_t>(local_size);
       for (uint32_t part = 0; part < 2; ++part) {
         workgroup.v0.workgroup_id_x = part;
         strata::hal::exportFunction(executable, i)(

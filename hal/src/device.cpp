@@ -542,6 +542,17 @@ strata_status_t makeDispatchFailure(
         dispatchExportName(command), command->ordinal,
         dispatchLibraryName(command), detail->index, detail->bound);
   }
+  if (code == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE && detail &&
+      detail->kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_LOCAL_MEMORY) {
+    return strata_make_status(
+        STRATA_STATUS_RESOURCE_EXHAUSTED,
+        "dispatch '%s' (export %" PRIu32
+        " of library '%s'): its temporaries need %" PRId64
+        " bytes of local memory at the shapes its push constants give, "
+        "more than the %" PRId64 " left",
+        dispatchExportName(command), command->ordinal,
+        dispatchLibraryName(command), detail->index, detail->bound);
+  }
   if (code == STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE) {
     return strata_make_status(
         STRATA_STATUS_OUT_OF_RANGE,

@@ -877,9 +877,13 @@ int runPortableExport(
   const auto* e =
       static_cast<const PortableExport*>(environment->import_functions[0]);
   // What the verifier could not know: the dispatch's bindings and scratch.
+  // Temporaries sized at dispatch take what the devices gave beyond the
+  // static part (the preparation checks that they fit).
+  uint64_t local_needed = e->dynamic_temporaries ? e->dynamic_temporary_offset
+                                                 : e->local_memory_size;
   if (dispatch_state->binding_count != e->binding_count ||
       dispatch_state->constant_count != e->constant_count ||
-      workgroup_state->local_memory_size < e->local_memory_size ||
+      workgroup_state->local_memory_size < local_needed ||
       (e->local_memory_size && !workgroup_state->local_memory)) {
     return STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE;
   }
@@ -910,21 +914,24 @@ int runPortableExport(
   // Dynamic shapes: the code with this dispatch's sizes, proved in bounds
   // here, once per call, and never again per access.
   const uint32_t* code = e->code;
+  const uint64_t* temporary_offsets = e->temporary_offsets;
+  uint64_t placed[kernel::kMaxTemporaries];
   size_t at = 0;
   if (e->value_count) {
     auto* copy = reinterpret_cast<uint32_t*>(local + e->code_copy_offset);
     strata_hal_executable_dispatch_detail_v1_t d = {};
-    if (int failure =
-            preparePortableDispatch(*e, dispatch_state->constants,
-                                    dispatch_state->binding_lengths, copy, &d)) {
+    if (int failure = preparePortableDispatch(
+            *e, dispatch_state->constants, dispatch_state->binding_lengths,
+            workgroup_state->local_memory_size, copy, placed, &d)) {
       return failWith(failure, d);
     }
     code = copy;
+    temporary_offsets = placed;
     at = 4 + 3 * size_t(e->value_count) + 2 * size_t(e->requirement_count) +
          2 * size_t(e->patch_count);
   }
   for (uint32_t t = 0; t < e->temporary_count; ++t) {
-    slots[e->binding_count + t] = local + e->temporary_offsets[t];
+    slots[e->binding_count + t] = local + temporary_offsets[t];
   }
   // Constant data: the verifier proved no instruction writes it.
   for (uint32_t k = 0; k < e->data_count; ++k) {

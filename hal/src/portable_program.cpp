@@ -127,10 +127,16 @@ struct Slots {
   uint32_t count() const {
     return binding_count + temporary_count + data_count;
   }
-  // Bindings whose bytes come from a shape requirement (bit b).
+  // Bindings and temporaries whose bytes come from a shape requirement
+  // (bit b, bit t).
   uint64_t dynamic_bindings = 0;
+  uint64_t dynamic_temporaries = 0;
   bool dynamic(uint32_t slot) const {
-    return slot < binding_count && ((dynamic_bindings >> slot) & 1);
+    if (slot < binding_count) {
+      return (dynamic_bindings >> slot) & 1;
+    }
+    slot -= binding_count;
+    return slot < temporary_count && ((dynamic_temporaries >> slot) & 1);
   }
 };
 
@@ -566,25 +572,32 @@ bool verifyShape(Verifier& v, PortableExport& e, Slots& slots,
     }
   }
   e.requirement_count = r.next();
-  if (r.failed || e.requirement_count > e.binding_count ||
+  uint32_t sized = e.binding_count + e.temporary_count;
+  if (r.failed || e.requirement_count > sized ||
       e.requirement_count * 2ull > r.count - r.at) {
     return v.reject("shape has %" PRIu32 " requirements for %" PRIu32
-                    " bindings or is truncated",
-                    e.requirement_count, e.binding_count);
+                    " bindings and temporaries or is truncated",
+                    e.requirement_count, sized);
   }
   e.requirements = e.code + r.at;
   for (uint32_t q = 0; q < e.requirement_count; ++q) {
-    uint32_t binding = r.next();
+    uint32_t slot = r.next();
     uint32_t value = r.next();
-    if (binding >= e.binding_count || value >= e.value_count ||
-        slots.dynamic(binding) || e.binding_bytes[binding] != 0) {
-      return v.reject("shape requirement %" PRIu32 " names binding %" PRIu32
+    if (slot >= sized || value >= e.value_count || slots.dynamic(slot) ||
+        slots.bytes(slot) != 0) {
+      return v.reject("shape requirement %" PRIu32 " names slot %" PRIu32
                       " and value %" PRIu32
-                      ": no binding of %" PRIu32 " with a table entry of 0 "
-                      "and no other requirement, or no value",
-                      q, binding, value, e.binding_count);
+                      ": no binding or temporary of %" PRIu32
+                      " with a table entry of 0 and no other requirement, "
+                      "or no value",
+                      q, slot, value, sized);
     }
-    slots.dynamic_bindings |= uint64_t(1) << binding;
+    if (slot < e.binding_count) {
+      slots.dynamic_bindings |= uint64_t(1) << slot;
+    } else {
+      slots.dynamic_temporaries |= uint64_t(1) << (slot - e.binding_count);
+      e.dynamic_temporaries = true;
+    }
   }
   e.patch_count = r.next();
   if (r.failed || e.patch_count * 2ull > r.count - r.at) {
@@ -890,6 +903,12 @@ strata_status_t parsePortableProgram(const uint8_t* data, size_t size,
         return v.fail();
       }
     }
+    // Temporaries sized at dispatch follow, in whatever local memory the
+    // devices give (they ask for the most; each dispatch checks its need).
+    e.dynamic_temporary_offset = local;
+    if (e.dynamic_temporaries) {
+      local = kernel::kMaxLocalMemory;
+    }
     e.local_memory_size = local;
     program->ptrs[i] = runPortableExport;
     program->names[i] = e.name;
@@ -1083,7 +1102,8 @@ bool computeValue(kernel::Value op, int64_t x, int64_t y, int64_t* out) {
 
 int preparePortableDispatch(
     const PortableExport& e, const uint32_t* constants,
-    const size_t* binding_lengths, uint32_t* code,
+    const size_t* binding_lengths, uint64_t local_memory_size, uint32_t* code,
+    uint64_t* temporary_offsets,
     strata_hal_executable_dispatch_detail_v1_t* detail) {
   uint64_t slot_bytes[kernel::kMaxBindings + kernel::kMaxTemporaries +
                       kernel::kMaxConstantData];
@@ -1113,22 +1133,36 @@ int preparePortableDispatch(
   for (uint32_t b = 0; b < e.binding_count; ++b) {
     slot_bytes[b] = e.binding_bytes[b];
   }
+  uint32_t slot = e.binding_count;
+  for (uint32_t t = 0; t < e.temporary_count; ++t, ++slot) {
+    slot_bytes[slot] = e.temporary_bytes[t];
+    temporary_offsets[t] = e.temporary_offsets[t];
+  }
+  // Temporaries sized here go after everything else, each 64-byte aligned.
+  uint64_t local = e.dynamic_temporary_offset;
   for (uint32_t q = 0; q < e.requirement_count; ++q) {
-    uint32_t binding = e.requirements[2 * q];
+    uint32_t target = e.requirements[2 * q];
     int64_t bytes = values[e.requirements[2 * q + 1]];
     if (bytes < 0) {
       return check.fail(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE, bytes,
                         INT64_MAX);
     }
-    if (binding_lengths[binding] < static_cast<uint64_t>(bytes)) {
-      return check.fail(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING, binding,
-                        bytes);
+    if (target < e.binding_count) {
+      if (binding_lengths[target] < static_cast<uint64_t>(bytes)) {
+        return check.fail(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING,
+                          target, bytes);
+      }
+    } else {
+      uint64_t end = 0;
+      if (__builtin_add_overflow(local, static_cast<uint64_t>(bytes), &end) ||
+          end > local_memory_size) {
+        return check.fail(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_LOCAL_MEMORY,
+                          bytes, static_cast<int64_t>(local_memory_size - local));
+      }
+      temporary_offsets[target - e.binding_count] = local;
+      local = (end + 63) & ~uint64_t(63);
     }
-    slot_bytes[binding] = static_cast<uint64_t>(bytes);
-  }
-  uint32_t slot = e.binding_count;
-  for (uint32_t t = 0; t < e.temporary_count; ++t, ++slot) {
-    slot_bytes[slot] = e.temporary_bytes[t];
+    slot_bytes[target] = static_cast<uint64_t>(bytes);
   }
   for (uint32_t k = 0; k < e.data_count; ++k, ++slot) {
     slot_bytes[slot] = e.data_bytes[k];

@@ -384,7 +384,7 @@ TEST_CASE("rejects a malformed shape instruction") {
   CHECK(load(past.words()).find("shape value 0 (push)") != std::string::npos);
   DynamicAddProgram both;
   both.a_table_bytes = 400;  // a table entry and a requirement
-  CHECK(load(both.words()).find("shape requirement 0 names binding 0") !=
+  CHECK(load(both.words()).find("shape requirement 0 names slot 0") !=
         std::string::npos);
   DynamicAddProgram twice;
   twice.second_shape = true;

@@ -576,11 +576,8 @@ LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
   if (!type) {
     return op->emitError() << kPrefix << "needs a memref result";
   }
-  bool needsStatic = isa<memref::AllocOp, memref::AllocaOp,
-                         memref::GetGlobalOp>(op);
-  if (needsStatic && !type.hasStaticShape()) {
-    return op->emitError() << kPrefix << "needs a static shape (temporaries "
-                           << "and constants of dynamic shape are not encoded)";
+  if (isa<memref::GetGlobalOp>(op) && !type.hasStaticShape()) {
+    return op->emitError() << kPrefix << "needs a static shape";
   }
   FailureOr<uint32_t> elementType = kernelType(type.getElementType());
   if (failed(elementType)) {
@@ -592,13 +589,41 @@ LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
       return op->emitError() << kPrefix << "needs an identity layout";
     }
     View view;
-    view.sizes = staticDims(type.getShape());
-    view.strides = staticDims(type.getStridesAndOffset().first);
     view.type = *elementType;
     view.slot =
         static_cast<uint32_t>(kernel::kMaxBindings + temporaryBytes.size());
-    temporaryBytes.push_back(static_cast<uint64_t>(type.getNumElements()) *
-                             kernel::typeBytes(*elementType));
+    if (type.hasStaticShape()) {
+      view.sizes = staticDims(type.getShape());
+      view.strides = staticDims(type.getStridesAndOffset().first);
+      temporaryBytes.push_back(static_cast<uint64_t>(type.getNumElements()) *
+                               kernel::typeBytes(*elementType));
+      views[result] = view;
+      return success();
+    }
+    // Sized at dispatch: a requirement gives its bytes, placed in local
+    // memory then.
+    unsigned next = 0;
+    for (int64_t size : type.getShape()) {
+      if (!ShapedType::isDynamic(size)) {
+        view.sizes.push_back(size);
+        continue;
+      }
+      FailureOr<Dim> d = dimOf(op->getOperand(next++), op);
+      if (failed(d)) {
+        return failure();
+      }
+      view.sizes.push_back(*d);
+    }
+    Dim stride = 1;
+    view.strides.assign(view.sizes.size(), Dim(1));
+    for (int d = static_cast<int>(view.sizes.size()) - 1; d >= 0; --d) {
+      view.strides[d] = stride;
+      stride = shape.mul(stride, view.sizes[d]);
+    }
+    Dim bytes =
+        shape.mul(stride, static_cast<int64_t>(kernel::typeBytes(*elementType)));
+    requirements.push_back({view.slot, shape.materialize(bytes)});
+    temporaryBytes.push_back(0);
     views[result] = view;
     return success();
   }
@@ -1715,6 +1740,9 @@ LogicalResult FunctionEncoder::encode(std::vector<uint32_t> &out) {
       slot = slot - kernel::kMaxBindings + bindings;
     }
   };
+  for (auto &requirement : requirements) {
+    remap(requirement.first);
+  }
   for (size_t at = 0; at < code.size();) {
     uint32_t inst = code[at];
     if (inst == static_cast<uint32_t>(kernel::Inst::Generic)) {
