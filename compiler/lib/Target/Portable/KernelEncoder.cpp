@@ -851,7 +851,7 @@ public:
   LogicalResult encodeOp(Operation *op);
   uint32_t emit(kernel::Op op, uint32_t type, uint32_t aux, uint32_t a = 0,
                 uint32_t b = 0, uint32_t c = 0) {
-    uint32_t d = next++;
+    uint32_t d = allocate();
     body.push_back(static_cast<uint32_t>(op) | (type << 8) | (aux << 16));
     body.push_back(d);
     body.push_back(a);
@@ -861,6 +861,36 @@ public:
     return d;
   }
   LogicalResult emitConstant(Value value, Attribute attr, Operation *user);
+
+  /// Registers are reused once the values they hold are dead: a register
+  /// freed by one instruction's operands is given to a later instruction,
+  /// never to the one reading it.
+  uint32_t allocate() {
+    if (!freeRegisters.empty()) {
+      uint32_t r = freeRegisters.back();
+      freeRegisters.pop_back();
+      return r;
+    }
+    return next++;
+  }
+  void release(uint32_t r) { freeRegisters.push_back(r); }
+  /// `value` is held in `r` (several values may share one register).
+  void bind(Value value, uint32_t r) {
+    registers[value] = r;
+    ++holders[r];
+  }
+  /// `value` is dead: its register is freed once no live value holds it.
+  void retire(Value value) {
+    auto it = registers.find(value);
+    if (it == registers.end()) {
+      return;
+    }
+    uint32_t r = it->second;
+    registers.erase(it);
+    if (--holders[r] == 0) {
+      release(r);
+    }
+  }
   /// An i64 constant, patched with a run-time value when dynamic.
   uint32_t emitIndex(Dim d) {
     uint64_t bits = d.isStatic() ? static_cast<uint64_t>(d.constant) : 0;
@@ -875,6 +905,8 @@ public:
 
   std::vector<uint32_t> &body;
   ShapeValues *shape = nullptr;
+  std::vector<uint32_t> freeRegisters;
+  llvm::DenseMap<uint32_t, unsigned> holders;
   // Body words patched with run-time values (word in `body`, with
   // kPatchWide for an i64; value).
   std::vector<std::pair<uint32_t, uint32_t>> patches;
@@ -919,9 +951,9 @@ LogicalResult BodyEncoder::emitConstant(Value value, Attribute attr,
     return user->emitError()
            << kPrefix << "constant " << attr << " is not a scalar";
   }
-  registers[value] =
+  bind(value, 
       emit(kernel::Op::Const, *type, 0, static_cast<uint32_t>(bits),
-           static_cast<uint32_t>(bits >> 32));
+           static_cast<uint32_t>(bits >> 32)));
   return success();
 }
 
@@ -936,13 +968,13 @@ FailureOr<uint32_t> BodyEncoder::valueRegister(Value value, Operation *user) {
                                << " is not supported";
     }
     uint32_t reg = emit(kernel::Op::Load, *type, 0, it->second);
-    registers[value] = reg;
+    bind(value, reg);
     return reg;
   }
   if (auto it = scalarOperands.find(value); it != scalarOperands.end()) {
     FailureOr<uint32_t> reg = valueRegister(it->second, user);
     if (succeeded(reg)) {
-      registers[value] = *reg;
+      bind(value, *reg);
     }
     return reg;
   }
@@ -960,7 +992,7 @@ FailureOr<uint32_t> BodyEncoder::valueRegister(Value value, Operation *user) {
                                << value.getType() << " is not supported";
     }
     uint32_t reg = emit(kernel::Op::Push, *type, 0, it->second);
-    registers[value] = reg;
+    bind(value, reg);
     return reg;
   }
   Attribute attr;
@@ -1091,9 +1123,9 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     return emitConstant(constant.getResult(), constant.getValue(), op);
   }
   if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-    registers[index.getResult()] =
+    bind(index.getResult(), 
         emit(kernel::Op::Index, typeNumber(kernel::Type::I64), 0,
-             static_cast<uint32_t>(index.getDim()));
+             static_cast<uint32_t>(index.getDim())));
     return success();
   }
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op)) {
@@ -1106,7 +1138,7 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
       return failure();
     }
     if (*from == *to) {
-      registers[out] = *reg;
+      bind(out, *reg);
       return success();
     }
     bool widen = kernel::typeBytes(*to) > kernel::typeBytes(*from) ||
@@ -1114,7 +1146,7 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     kernel::Op kind = !widen                          ? kernel::Op::TruncI
                       : isa<arith::IndexCastUIOp>(op) ? kernel::Op::ExtUI
                                                       : kernel::Op::ExtSI;
-    registers[out] = emit(kind, *to, *from, *reg);
+    bind(out, emit(kind, *to, *from, *reg));
     return success();
   }
   if (auto load = dyn_cast<memref::LoadOp>(op)) {
@@ -1129,6 +1161,7 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     // every index is then out of range).
     uint32_t i64 = typeNumber(kernel::Type::I64);
     std::optional<uint32_t> linear;
+    bool linearOwned = false;
     Dim extent = 1;
     bool empty = false;
     for (auto [r, index] : llvm::enumerate(load.getIndices())) {
@@ -1146,14 +1179,31 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
         return failure();
       }
       uint32_t term = *reg;
+      bool termOwned = false;
       if (!view.strides[r].isConstant(1)) {
         uint32_t c = emitIndex(view.strides[r]);
         term = emit(kernel::Op::MulI, i64, 0, *reg, c);
+        release(c);
+        termOwned = true;
       }
-      linear = linear ? emit(kernel::Op::AddI, i64, 0, *linear, term) : term;
+      if (linear) {
+        uint32_t sum = emit(kernel::Op::AddI, i64, 0, *linear, term);
+        if (linearOwned) {
+          release(*linear);
+        }
+        if (termOwned) {
+          release(term);
+        }
+        linear = sum;
+        linearOwned = true;
+      } else {
+        linear = term;
+        linearOwned = termOwned;
+      }
     }
     if (!linear) {
       linear = emit(kernel::Op::Const, i64, 0, 0, 0);
+      linearOwned = true;
     }
     if (empty) {
       extent = 0;
@@ -1178,9 +1228,12 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
       patches.push_back({static_cast<uint32_t>(body.size() + 4),
                          static_cast<uint32_t>(extent.value)});
     }
-    registers[load.getResult()] = emit(
-        kernel::Op::Gather, *type, 0, it->second.second, *linear,
-        extent.isStatic() ? static_cast<uint32_t>(extent.constant) : 0);
+    bind(load.getResult(),
+         emit(kernel::Op::Gather, *type, 0, it->second.second, *linear,
+              extent.isStatic() ? static_cast<uint32_t>(extent.constant) : 0));
+    if (linearOwned) {
+      release(*linear);
+    }
     return success();
   }
   if (auto fma = dyn_cast<math::FmaOp>(op)) {
@@ -1190,8 +1243,8 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
       return failure();
     }
     uint32_t product = emit(kernel::Op::MulF, *type, 0, regs[0], regs[1]);
-    registers[fma.getResult()] =
-        emit(kernel::Op::AddF, *type, 0, product, regs[2]);
+    bind(fma.getResult(), emit(kernel::Op::AddF, *type, 0, product, regs[2]));
+    release(product);
     return success();
   }
   if (op->getNumResults() != 1) {
@@ -1205,7 +1258,7 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (failed(type) || failed(operandRegs(regs))) {
       return failure();
     }
-    registers[result] = emit(*kind, *type, 0, regs[0], regs[1]);
+    bind(result, emit(*kind, *type, 0, regs[0], regs[1]));
     return success();
   }
   if (std::optional<kernel::Op> kind = unaryOp(op)) {
@@ -1213,7 +1266,7 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (failed(type) || failed(operandRegs(regs))) {
       return failure();
     }
-    registers[result] = emit(*kind, *type, 0, regs[0]);
+    bind(result, emit(*kind, *type, 0, regs[0]));
     return success();
   }
   if (std::optional<kernel::Op> kind = castOp(op)) {
@@ -1222,7 +1275,7 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (failed(type) || failed(from) || failed(operandRegs(regs))) {
       return op->emitError() << kPrefix << "cannot encode this conversion";
     }
-    registers[result] = emit(*kind, *type, *from, regs[0]);
+    bind(result, emit(*kind, *type, *from, regs[0]));
     return success();
   }
   if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
@@ -1230,9 +1283,9 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (failed(type) || failed(operandRegs(regs))) {
       return op->emitError() << kPrefix << "cannot encode this comparison";
     }
-    registers[result] =
+    bind(result, 
         emit(kernel::Op::CmpF, *type, static_cast<uint32_t>(cmp.getPredicate()),
-             regs[0], regs[1]);
+             regs[0], regs[1]));
     return success();
   }
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
@@ -1240,9 +1293,9 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (failed(type) || failed(operandRegs(regs))) {
       return op->emitError() << kPrefix << "cannot encode this comparison";
     }
-    registers[result] =
+    bind(result, 
         emit(kernel::Op::CmpI, *type, static_cast<uint32_t>(cmp.getPredicate()),
-             regs[0], regs[1]);
+             regs[0], regs[1]));
     return success();
   }
   if (auto select = dyn_cast<arith::SelectOp>(op)) {
@@ -1253,8 +1306,8 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (!select.getCondition().getType().isInteger(1)) {
       return op->emitError() << kPrefix << "needs a scalar i1 condition";
     }
-    registers[result] =
-        emit(kernel::Op::Select, *type, 0, regs[0], regs[1], regs[2]);
+    bind(result, 
+        emit(kernel::Op::Select, *type, 0, regs[0], regs[1], regs[2]));
     return success();
   }
   return op->emitError() << kPrefix << "cannot encode '" << op->getName()
@@ -1611,7 +1664,17 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
                           << " is neither a constant nor a push constant";
   }
   SmallVector<uint32_t> yields;
-  for (Operation &inner : block->getOperations()) {
+  // The last body op reading each value (yielded ones live to the end):
+  // its register is reused after that op.
+  llvm::DenseMap<Value, unsigned> lastUse;
+  constexpr unsigned kLive = ~0u;
+  for (auto [index, inner] : llvm::enumerate(block->getOperations())) {
+    for (Value operand : inner.getOperands()) {
+      lastUse[operand] =
+          isa<linalg::YieldOp>(inner) ? kLive : static_cast<unsigned>(index);
+    }
+  }
+  for (auto [index, inner] : llvm::enumerate(block->getOperations())) {
     if (auto yield = dyn_cast<linalg::YieldOp>(inner)) {
       for (Value value : yield.getValues()) {
         FailureOr<uint32_t> reg = encoder.valueRegister(value, yield);
@@ -1624,6 +1687,19 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
     }
     if (failed(encoder.encodeOp(&inner))) {
       return failure();
+    }
+    llvm::SmallPtrSet<Value, 4> done;
+    for (Value operand : inner.getOperands()) {
+      auto it = lastUse.find(operand);
+      if (it != lastUse.end() && it->second == index &&
+          done.insert(operand).second) {
+        encoder.retire(operand);
+      }
+    }
+    for (Value result : inner.getResults()) {
+      if (!lastUse.count(result)) {
+        encoder.retire(result); // never read
+      }
     }
   }
   if (encoder.next > kernel::kMaxRegisters) {
