@@ -35,7 +35,10 @@
  *   operand:  slot | type | i64 offset | R x i64 stride (elements per step
  *             of each dimension; the element at iteration i is
  *             offset + sum(i[d] * stride[d]))
- *   body:     op | type << 8 | aux << 16,  d, a, b, c  (five words)
+ *   body:     op | type << 8 | aux << 16,  d, a, b, c  (five words); the
+ *             type is a register type (never f16 or bf16: a load of an
+ *             f16/bf16 operand is typed f32, and so is what an f16/bf16
+ *             output stores)
  *
  *   matmul:   2 | batch | M | N | K | 3 x matrix (A: MxK, B: KxN, C: MxN)
  *   matrix:   slot | type (f32) | i64 offset | i64 batch stride
@@ -191,6 +194,19 @@ constexpr const char* typeName(uint32_t number) {
 constexpr bool isFloatType(uint32_t number) {
   return number == static_cast<uint32_t>(Type::F32) ||
          number == static_cast<uint32_t>(Type::F64);
+}
+
+// Types only memory holds (f16, bf16): registers hold them as f32.
+constexpr bool isMemoryOnlyType(uint32_t number) {
+  return number == static_cast<uint32_t>(Type::F16) ||
+         number == static_cast<uint32_t>(Type::BF16);
+}
+
+// Whether a register of `type` may be loaded from (or stored to) an operand
+// of `memory`: the same type, or f32 for a memory-only type.
+constexpr bool loadsAs(uint32_t memory, uint32_t type) {
+  return memory == type ||
+         (isMemoryOnlyType(memory) && type == static_cast<uint32_t>(Type::F32));
 }
 
 // FNV-1a over every row (kind, number, mnemonic): both sides compute it from

@@ -303,7 +303,7 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
                       ", which is no gather's extent or i64 constant",
                       at, info.mnemonic, extent_patched ? at + 4 : at + 2);
     }
-    if (!kernel::typeBytes(type) ||
+    if (!kernel::typeBytes(type) || kernel::isMemoryOnlyType(type) ||
         (info.types == 'f' && !kernel::isFloatType(type)) ||
         (info.types == 'i' && kernel::isFloatType(type))) {
       return v.reject("body instruction at word %" PRIu32
@@ -334,7 +334,7 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
     const uint32_t kI1 = static_cast<uint32_t>(kernel::Type::I1);
     switch (info.kind) {
       case OpKind::Load:
-        if (a >= operand_count || operand_types[a] != type) {
+        if (a >= operand_count || !kernel::loadsAs(operand_types[a], type)) {
           return v.reject("body instruction at word %" PRIu32
                           " (load) reads operand %" PRIu32
                           " as %s; the generic has %" PRIu32 " operands",
@@ -343,7 +343,7 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
         break;
       case OpKind::Const: break;
       case OpKind::Gather: {
-        if (a >= operand_count || operand_types[a] != type) {
+        if (a >= operand_count || !kernel::loadsAs(operand_types[a], type)) {
           return v.reject("body instruction at word %" PRIu32
                           " (gather) reads operand %" PRIu32
                           " as %s; the generic has %" PRIu32 " operands",
@@ -453,7 +453,8 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
     if (r.failed) {
       return v.reject("generic at word %" PRIu32 " is truncated", inst_at);
     }
-    if (reg >= register_count || types[reg] != operand_types[operand]) {
+    if (reg >= register_count || types[reg] == 0xFF ||
+        !kernel::loadsAs(operand_types[operand], types[reg])) {
       return v.reject(
           "generic at word %" PRIu32 ": output %" PRIu32
           " stores register %" PRIu32 ", which does not hold a defined %s",

@@ -362,6 +362,98 @@ TEST_CASE("an access past the run-time shape is refused at dispatch") {
   strata_hal_executable_release(executable);
 }
 
+// One export "half": out[i] = op(in[i]) over 4 elements, `in` of type
+// in_type, `out` of out_type, the body on f32 registers (body_type).
+std::vector<uint32_t> halfProgram(kernel::Type in_type, kernel::Type out_type,
+                                  kernel::Op op, kernel::Type body_type) {
+  auto bytes = [](kernel::Type type) {
+    return uint64_t(kernel::typeBytes(static_cast<uint32_t>(type))) * 4;
+  };
+  std::vector<uint32_t> w = {kernel::kMagic, kernel::kVersion,
+                             kernel::kTableDigest, 1};
+  w.push_back(4);
+  uint32_t name = 0;
+  std::memcpy(&name, "half", 4);
+  w.push_back(name);
+  w.push_back(2);  // bindings in, out
+  w.push_back(0);
+  for (uint64_t b : {bytes(in_type), bytes(out_type)}) {
+    w.push_back(static_cast<uint32_t>(b));
+    w.push_back(0);
+  }
+  w.push_back(0);  // temporaries
+  w.push_back(0);  // constant data
+  w.push_back(2);  // registers
+  std::vector<uint32_t> code = {static_cast<uint32_t>(kernel::Inst::Generic),
+                                1, 4, 0, 1, 2, 1};
+  kernel::Type types[2] = {in_type, out_type};
+  for (uint32_t slot = 0; slot < 2; ++slot) {
+    code.push_back(slot);
+    code.push_back(t(types[slot]));
+    code.insert(code.end(), {0, 0, 1, 0});  // offset 0, stride 1
+  }
+  code.push_back(2);
+  code.push_back(static_cast<uint32_t>(kernel::Op::Load) | (t(body_type) << 8));
+  code.insert(code.end(), {0, 0, 0, 0});
+  code.push_back(static_cast<uint32_t>(op) | (t(body_type) << 8));
+  code.insert(code.end(), {1, 0, 0, 0});
+  code.push_back(1);  // yield r1
+  w.push_back(static_cast<uint32_t>(code.size()));
+  w.insert(w.end(), code.begin(), code.end());
+  return w;
+}
+
+TEST_CASE("f16 and bf16 memory load as f32 and store rounded to nearest") {
+  strata_hal_executable_t* executable = nullptr;
+  // bf16 out = f16 in + f16 in (AddF of the register with itself).
+  REQUIRE(load(halfProgram(kernel::Type::F16, kernel::Type::BF16,
+                           kernel::Op::AddF, kernel::Type::F32),
+               &executable) == "OK");
+  // 1.0, 65504 (the largest f16), 2^-24 (the smallest subnormal), NaN.
+  std::vector<uint16_t> in = {0x3C00, 0x7BFF, 0x0001, 0x7E00};
+  std::vector<uint16_t> out(4, 0);
+  CHECK(run(executable, {in.data(), out.data()}, {8, 8}) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_OK);
+  CHECK(out[0] == 0x4000);  // 2.0
+  CHECK(out[1] == 0x4800);  // 131008 rounds up to 131072 in bf16
+  CHECK(out[2] == 0x3400);  // 2^-23
+  CHECK((out[3] & 0x7F80) == 0x7F80);
+  CHECK((out[3] & 0x007F) != 0);  // still NaN
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("roundf16 rounds f32 lanes to the nearest f16") {
+  strata_hal_executable_t* executable = nullptr;
+  REQUIRE(load(halfProgram(kernel::Type::F32, kernel::Type::F16,
+                           kernel::Op::RoundF16, kernel::Type::F32),
+               &executable) == "OK");
+  // Halfway between 1 and 1 + 2^-10 (to even: 1), 1 + 3 * 2^-11 (to
+  // 1 + 2^-9), past the largest f16 (infinity), below half the smallest
+  // subnormal (0).
+  std::vector<float> in = {1.0f + 0.00048828125f, 1.0f + 0.00146484375f,
+                           70000.0f, 1e-8f};
+  std::vector<uint16_t> out(4, 0xFFFF);
+  CHECK(run(executable, {in.data(), out.data()}, {16, 8}) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_OK);
+  CHECK(out[0] == 0x3C00);
+  CHECK(out[1] == 0x3C02);
+  CHECK(out[2] == 0x7C00);
+  CHECK(out[3] == 0x0000);
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("rejects f16 and bf16 registers") {
+  // A body instruction typed f16.
+  CHECK(load(halfProgram(kernel::Type::F16, kernel::Type::F16,
+                         kernel::Op::NegF, kernel::Type::F16))
+            .find("has type 7 (f16), which it does not take") !=
+        std::string::npos);
+  // An f16 operand loaded as f64.
+  CHECK(load(halfProgram(kernel::Type::F16, kernel::Type::F64,
+                         kernel::Op::NegF, kernel::Type::F64))
+            .find("(load) reads operand 0 as f64") != std::string::npos);
+}
+
 TEST_CASE("rejects a malformed shape instruction") {
   const uint32_t generic = DynamicAddProgram::kShapeWords;
   DynamicAddProgram slot_patch;

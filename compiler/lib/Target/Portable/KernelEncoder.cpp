@@ -58,6 +58,12 @@ FailureOr<uint32_t> kernelType(Type type) {
   if (type.isF64()) {
     return typeNumber(kernel::Type::F64);
   }
+  if (type.isF16()) {
+    return typeNumber(kernel::Type::F16);
+  }
+  if (type.isBF16()) {
+    return typeNumber(kernel::Type::BF16);
+  }
   if (type.isIndex()) {
     return typeNumber(kernel::Type::I64);
   }
@@ -79,6 +85,17 @@ FailureOr<uint32_t> kernelType(Type type) {
   }
   return failure();
 }
+
+/// The register type of a scalar type: f16 and bf16 values are computed
+/// in f32 (memory-only types: kernel_opcodes.def).
+FailureOr<uint32_t> registerType(Type type) {
+  if (type.isF16() || type.isBF16()) {
+    return typeNumber(kernel::Type::F32);
+  }
+  return kernelType(type);
+}
+
+bool isHalfType(Type type) { return type.isF16() || type.isBF16(); }
 
 /// A size, offset or stride: a constant, or (for dynamic shapes) value
 /// `value` of the export's shape instruction, known at dispatch.
@@ -861,6 +878,18 @@ public:
     return d;
   }
   LogicalResult emitConstant(Value value, Attribute attr, Operation *user);
+  /// `reg` (f32) rounded to `type`'s precision when it is f16 or bf16 (the
+  /// value computed in f32 is then what that type would hold), else `reg`.
+  uint32_t roundTo(Type type, uint32_t reg) {
+    if (!isHalfType(type)) {
+      return reg;
+    }
+    uint32_t rounded =
+        emit(type.isF16() ? kernel::Op::RoundF16 : kernel::Op::RoundBF16,
+             typeNumber(kernel::Type::F32), 0, reg);
+    release(reg);
+    return rounded;
+  }
 
   /// Registers are reused once the values they hold are dead: a register
   /// freed by one instruction's operands is given to a later instruction,
@@ -928,14 +957,14 @@ public:
 
 LogicalResult BodyEncoder::emitConstant(Value value, Attribute attr,
                                         Operation *user) {
-  FailureOr<uint32_t> type = kernelType(value.getType());
+  FailureOr<uint32_t> type = registerType(value.getType());
   if (failed(type)) {
     return user->emitError() << kPrefix << "constant of type "
                              << value.getType() << " is not supported";
   }
   uint64_t bits = 0;
   if (auto f = dyn_cast<FloatAttr>(attr)) {
-    if (value.getType().isF32()) {
+    if (*type == typeNumber(kernel::Type::F32)) {
       float x = static_cast<float>(f.getValueAsDouble());
       std::memcpy(&bits, &x, sizeof(x));
     } else {
@@ -962,7 +991,7 @@ FailureOr<uint32_t> BodyEncoder::valueRegister(Value value, Operation *user) {
     return it->second;
   }
   if (auto it = argumentOperands.find(value); it != argumentOperands.end()) {
-    FailureOr<uint32_t> type = kernelType(value.getType());
+    FailureOr<uint32_t> type = registerType(value.getType());
     if (failed(type)) {
       return user->emitError() << kPrefix << "value of type " << value.getType()
                                << " is not supported";
@@ -986,7 +1015,11 @@ FailureOr<uint32_t> BodyEncoder::valueRegister(Value value, Operation *user) {
   }
   // Captured from outside the body: push constants and constants.
   if (auto it = pushWords->find(value); it != pushWords->end()) {
-    FailureOr<uint32_t> type = kernelType(value.getType());
+    if (isHalfType(value.getType())) {
+      return user->emitError() << kPrefix << "push constant of type "
+                               << value.getType() << " is not supported";
+    }
+    FailureOr<uint32_t> type = registerType(value.getType());
     if (failed(type)) {
       return user->emitError() << kPrefix << "push constant of type "
                                << value.getType() << " is not supported";
@@ -1112,7 +1145,7 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     return success();
   };
   auto resultType = [&](Value value) -> FailureOr<uint32_t> {
-    FailureOr<uint32_t> type = kernelType(value.getType());
+    FailureOr<uint32_t> type = registerType(value.getType());
     if (failed(type)) {
       op->emitError() << kPrefix << "type " << value.getType()
                       << " is not supported in a linalg body";
@@ -1132,7 +1165,7 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     Value in = op->getOperand(0);
     Value out = op->getResult(0);
     FailureOr<uint32_t> reg = valueRegister(in, op);
-    FailureOr<uint32_t> from = kernelType(in.getType());
+    FailureOr<uint32_t> from = registerType(in.getType());
     FailureOr<uint32_t> to = resultType(out);
     if (failed(reg) || failed(from) || failed(to)) {
       return failure();
@@ -1243,8 +1276,9 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
       return failure();
     }
     uint32_t product = emit(kernel::Op::MulF, *type, 0, regs[0], regs[1]);
-    bind(fma.getResult(), emit(kernel::Op::AddF, *type, 0, product, regs[2]));
+    uint32_t sum = emit(kernel::Op::AddF, *type, 0, product, regs[2]);
     release(product);
+    bind(fma.getResult(), roundTo(fma.getType(), sum));
     return success();
   }
   if (op->getNumResults() != 1) {
@@ -1258,7 +1292,8 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (failed(type) || failed(operandRegs(regs))) {
       return failure();
     }
-    bind(result, emit(*kind, *type, 0, regs[0], regs[1]));
+    bind(result,
+         roundTo(result.getType(), emit(*kind, *type, 0, regs[0], regs[1])));
     return success();
   }
   if (std::optional<kernel::Op> kind = unaryOp(op)) {
@@ -1266,12 +1301,50 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (failed(type) || failed(operandRegs(regs))) {
       return failure();
     }
-    bind(result, emit(*kind, *type, 0, regs[0]));
+    bind(result, roundTo(result.getType(), emit(*kind, *type, 0, regs[0])));
     return success();
+  }
+  // Conversions from or to f16/bf16 (held as f32): a widening is the same
+  // register, a narrowing a rounding.
+  if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp>(
+          op) &&
+      (isHalfType(op->getOperand(0).getType()) ||
+       isHalfType(result.getType()))) {
+    FailureOr<uint32_t> from = registerType(op->getOperand(0).getType());
+    FailureOr<uint32_t> to = resultType(result);
+    if (failed(from) || failed(to) || failed(operandRegs(regs))) {
+      return op->emitError() << kPrefix << "cannot encode this conversion";
+    }
+    uint32_t reg = regs[0];
+    bool fresh = false;
+    if (*from != *to) {
+      kernel::Op kind = isa<arith::ExtFOp>(op)     ? kernel::Op::ExtF
+                        : isa<arith::TruncFOp>(op) ? kernel::Op::TruncF
+                        : isa<arith::SIToFPOp>(op) ? kernel::Op::SIToFP
+                                                   : kernel::Op::UIToFP;
+      reg = emit(kind, *to, *from, reg);
+      fresh = true;
+    }
+    if (isHalfType(result.getType())) {
+      uint32_t rounded = emit(result.getType().isF16() ? kernel::Op::RoundF16
+                                                       : kernel::Op::RoundBF16,
+                              typeNumber(kernel::Type::F32), 0, reg);
+      if (fresh) {
+        release(reg);
+      }
+      reg = rounded;
+    }
+    bind(result, reg);
+    return success();
+  }
+  if (isa<arith::BitcastOp>(op) && (isHalfType(op->getOperand(0).getType()) ||
+                                    isHalfType(result.getType()))) {
+    return op->emitError() << kPrefix << "cannot bitcast " << op->getOperand(0).getType()
+                           << " (computed in f32)";
   }
   if (std::optional<kernel::Op> kind = castOp(op)) {
     FailureOr<uint32_t> type = resultType(result);
-    FailureOr<uint32_t> from = kernelType(op->getOperand(0).getType());
+    FailureOr<uint32_t> from = registerType(op->getOperand(0).getType());
     if (failed(type) || failed(from) || failed(operandRegs(regs))) {
       return op->emitError() << kPrefix << "cannot encode this conversion";
     }
@@ -1279,7 +1352,7 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     return success();
   }
   if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
-    FailureOr<uint32_t> type = kernelType(cmp.getLhs().getType());
+    FailureOr<uint32_t> type = registerType(cmp.getLhs().getType());
     if (failed(type) || failed(operandRegs(regs))) {
       return op->emitError() << kPrefix << "cannot encode this comparison";
     }
@@ -1289,7 +1362,7 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     return success();
   }
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-    FailureOr<uint32_t> type = kernelType(cmp.getLhs().getType());
+    FailureOr<uint32_t> type = registerType(cmp.getLhs().getType());
     if (failed(type) || failed(operandRegs(regs))) {
       return op->emitError() << kPrefix << "cannot encode this comparison";
     }
@@ -1363,8 +1436,12 @@ LogicalResult FunctionEncoder::encodeCopy(memref::CopyOp op) {
       emitWide(stride);
     }
   }
-  code.push_back(1); // body: r0 = load operand 0
-  code.push_back(static_cast<uint32_t>(kernel::Op::Load) | (source->type << 8));
+  code.push_back(1); // body: r0 = load operand 0 (f32 for f16/bf16)
+  uint32_t registerTypeNumber = kernel::isMemoryOnlyType(source->type)
+                                    ? typeNumber(kernel::Type::F32)
+                                    : source->type;
+  code.push_back(static_cast<uint32_t>(kernel::Op::Load) |
+                 (registerTypeNumber << 8));
   code.push_back(0);
   code.push_back(0);
   code.push_back(0);
