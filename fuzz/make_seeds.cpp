@@ -739,7 +739,19 @@ bool portableSeeds(const std::string& dir) {
       0, F32, 0, 0, 0, 0, 3, 0, 1, 0,   // A
       1, F32, 0, 0, 0, 0, 5, 0, 1, 0,   // B
       2, F32, 0, 0, 0, 0, 5, 0, 1, 0};  // C
+  // f16 and bf16 memory: out (bf16) = roundf16(in (f16) * in) over 8.
+  uint32_t F16 = ty(k::Type::F16), BF16 = ty(k::Type::BF16);
+  std::vector<uint32_t> half = {
+      GEN, 1, 8, 0, 1, 2, 1,
+      0, F16, 0, 0, 1, 0,    // in
+      1, BF16, 0, 0, 1, 0,   // out
+      3,
+      op(k::Op::Load, k::Type::F32), 0, 0, 0, 0,
+      op(k::Op::MulF, k::Type::F32), 1, 0, 0, 0,
+      op(k::Op::RoundF16, k::Type::F32), 0, 1, 0, 0,
+      0};
   bool ok = true;
+  ok &= writeBytes(dir, "half", program("half", 2, {16, 16}, {}, 0, 0, 2, half));
   ok &= writeBytes(dir, "dynamic",
                    program("dynamic", 3, {0, 60, 0}, {}, 2, 0, 0, dynamic));
   ok &= writeBytes(
