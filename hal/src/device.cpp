@@ -516,8 +516,8 @@ strata_status_t makeDispatchFailure(
       detail->index >= 0 && detail->index < command->state.binding_count) {
     return strata_make_status(
         STRATA_STATUS_INVALID_ARGUMENT,
-        "dispatch '%s' (export %" PRIu32
-        " of library '%s'): binding %" PRId64 " holds %zu bytes, fewer than "
+        "dispatch '%s' (export %" PRIu32 " of library '%s'): binding %" PRId64
+        " holds %zu bytes, fewer than "
         "the %" PRId64 " that its shapes (from the push constants) need",
         dispatchExportName(command), command->ordinal,
         dispatchLibraryName(command), detail->index,

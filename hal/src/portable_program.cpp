@@ -158,9 +158,9 @@ bool checkRange(Verifier& v, const Slots& slots, uint32_t inst_at,
   return true;
 }
 
-bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
-                   Patches& patches, uint32_t register_count,
-                   uint32_t constant_count, uint32_t inst_at) {
+bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots, Patches& patches,
+                   uint32_t register_count, uint32_t constant_count,
+                   uint32_t inst_at) {
   uint32_t rank = r.next();
   if (r.failed || rank < 1 || rank > kernel::kMaxRank) {
     return v.reject("generic at word %" PRIu32 " has rank %" PRIu32
@@ -464,8 +464,8 @@ bool verifyGeneric(Verifier& v, Reader& r, const Slots& slots,
   return true;
 }
 
-bool verifyMatmul(Verifier& v, Reader& r, const Slots& slots,
-                  Patches& patches, uint32_t inst_at) {
+bool verifyMatmul(Verifier& v, Reader& r, const Slots& slots, Patches& patches,
+                  uint32_t inst_at) {
   bool deferred = false;
   uint32_t dims[4];
   for (uint32_t& dim : dims) {
@@ -492,8 +492,8 @@ bool verifyMatmul(Verifier& v, Reader& r, const Slots& slots,
     if (r.failed) {
       return v.reject("matmul at word %" PRIu32 " is truncated", inst_at);
     }
-    if (!deferred && (batch > (1u << 30) || m > (1u << 30) ||
-                      n > (1u << 30) || k > (1u << 30))) {
+    if (!deferred && (batch > (1u << 30) || m > (1u << 30) || n > (1u << 30) ||
+                      k > (1u << 30))) {
       return v.reject("matmul at word %" PRIu32 " has sizes past 2^30",
                       inst_at);
     }
@@ -532,8 +532,8 @@ bool verifyMatmul(Verifier& v, Reader& r, const Slots& slots,
 // before it), requirements (each naming a binding once, whose table entry
 // is 0) and patches (each naming a distinct code word after it, claimed
 // later by the field it must start). Sets *start past it.
-bool verifyShape(Verifier& v, PortableExport& e, Slots& slots,
-                 Patches& patches, size_t* start) {
+bool verifyShape(Verifier& v, PortableExport& e, Slots& slots, Patches& patches,
+                 size_t* start) {
   *start = 0;
   if (e.code_words == 0 || e.code[0] != static_cast<uint32_t>(Inst::Shape)) {
     return true;
@@ -553,8 +553,7 @@ bool verifyShape(Verifier& v, PortableExport& e, Slots& slots,
     uint32_t b = r.next();
     const char* name = kernel::valueName(op);
     if (!name) {
-      return v.reject("shape value %" PRIu32 " has unknown op %" PRIu32, i,
-                      op);
+      return v.reject("shape value %" PRIu32 " has unknown op %" PRIu32, i, op);
     }
     bool ok = true;
     switch (static_cast<kernel::Value>(op)) {
@@ -643,8 +642,7 @@ bool verifyCode(Verifier& v, const PortableExport& e, const Slots& slots,
         return false;
       }
     } else if (inst == static_cast<uint32_t>(Inst::Shape)) {
-      return v.reject("shape at word %" PRIu32
-                      " is not the first instruction",
+      return v.reject("shape at word %" PRIu32 " is not the first instruction",
                       at);
     } else {
       return v.reject("unknown instruction %" PRIu32 " at word %" PRIu32, inst,
@@ -654,12 +652,12 @@ bool verifyCode(Verifier& v, const PortableExport& e, const Slots& slots,
   for (size_t w = 0; w < patches.marks.size(); ++w) {
     if (patches.marks[w] == Patches::kSize ||
         patches.marks[w] == Patches::kWide) {
-      return v.reject("a shape patch writes code word %zu, which starts no "
-                      "%s",
-                      w,
-                      patches.marks[w] == Patches::kWide
-                          ? "offset or stride"
-                          : "size or extent");
+      return v.reject(
+          "a shape patch writes code word %zu, which starts no "
+          "%s",
+          w,
+          patches.marks[w] == Patches::kWide ? "offset or stride"
+                                             : "size or extent");
     }
   }
   return true;
@@ -963,8 +961,8 @@ struct DispatchCheck {
         __builtin_mul_overflow(static_cast<uint64_t>(max) + 1,
                                uint64_t(kernel::typeBytes(type)), &end) ||
         end > uint64_t(INT64_MAX)) {
-      return fail(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE, min < 0 ? min : max,
-                  -1);
+      return fail(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE,
+                  min < 0 ? min : max, -1);
     }
     if (end > slot_bytes[slot]) {
       if (slot < e.binding_count) {
@@ -994,8 +992,8 @@ struct DispatchCheck {
     for (uint32_t i = 0; i < operand_count; ++i) {
       operand_slot[i] = p[0];
       uint32_t type = p[1];
-      int64_t offset = static_cast<int64_t>(uint64_t(p[2]) |
-                                            (uint64_t(p[3]) << 32));
+      int64_t offset =
+          static_cast<int64_t>(uint64_t(p[2]) | (uint64_t(p[3]) << 32));
       int64_t strides[kernel::kMaxRank];
       for (uint32_t d = 0; d < rank; ++d) {
         strides[d] = static_cast<int64_t>(uint64_t(p[4 + 2 * d]) |
@@ -1051,8 +1049,8 @@ struct DispatchCheck {
     uint32_t rows[3] = {m, k, m};
     uint32_t cols[3] = {k, n, n};
     for (int i = 0; i < 3; ++i, p += 10) {
-      int64_t offset = static_cast<int64_t>(uint64_t(p[2]) |
-                                            (uint64_t(p[3]) << 32));
+      int64_t offset =
+          static_cast<int64_t>(uint64_t(p[2]) | (uint64_t(p[3]) << 32));
       int64_t strides[3];
       for (int d = 0; d < 3; ++d) {
         strides[d] = static_cast<int64_t>(uint64_t(p[4 + 2 * d]) |
@@ -1076,8 +1074,8 @@ struct DispatchCheck {
 // zero.
 bool computeValue(kernel::Value op, int64_t x, int64_t y, int64_t* out) {
   using V = kernel::Value;
-  bool divides = op == V::DivS || op == V::FloorDivS || op == V::CeilDivS ||
-                 op == V::RemS;
+  bool divides =
+      op == V::DivS || op == V::FloorDivS || op == V::CeilDivS || op == V::RemS;
   if (divides && (y == 0 || (x == INT64_MIN && y == -1))) {
     return false;
   }
@@ -1122,7 +1120,8 @@ int preparePortableDispatch(
         values[i] = static_cast<int32_t>(constants[w[1]]);
         break;
       case kernel::Value::Const:
-        values[i] = static_cast<int64_t>(uint64_t(w[1]) | (uint64_t(w[2]) << 32));
+        values[i] =
+            static_cast<int64_t>(uint64_t(w[1]) | (uint64_t(w[2]) << 32));
         break;
       default:
         if (!computeValue(op, values[w[1]], values[w[2]], &values[i])) {
@@ -1150,15 +1149,16 @@ int preparePortableDispatch(
     }
     if (target < e.binding_count) {
       if (binding_lengths[target] < static_cast<uint64_t>(bytes)) {
-        return check.fail(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING,
-                          target, bytes);
+        return check.fail(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING, target,
+                          bytes);
       }
     } else {
       uint64_t end = 0;
       if (__builtin_add_overflow(local, static_cast<uint64_t>(bytes), &end) ||
           end > local_memory_size) {
         return check.fail(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_LOCAL_MEMORY,
-                          bytes, static_cast<int64_t>(local_memory_size - local));
+                          bytes,
+                          static_cast<int64_t>(local_memory_size - local));
       }
       temporary_offsets[target - e.binding_count] = local;
       local = (end + 63) & ~uint64_t(63);
@@ -1175,7 +1175,8 @@ int preparePortableDispatch(
     int64_t value = values[e.patches[2 * i + 1]];
     if (field & kernel::kPatchWide) {
       code[word] = static_cast<uint32_t>(static_cast<uint64_t>(value));
-      code[word + 1] = static_cast<uint32_t>(static_cast<uint64_t>(value) >> 32);
+      code[word + 1] =
+          static_cast<uint32_t>(static_cast<uint64_t>(value) >> 32);
     } else if (value < 0 || value > int64_t(kernel::kMaxPatchedSize)) {
       return check.fail(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE, value,
                         kernel::kMaxPatchedSize);

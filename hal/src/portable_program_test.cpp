@@ -211,9 +211,8 @@ struct DynamicAddProgram {
                                   patch_field ? patch_field : kShapeWords + 2,
                                   0};
     REQUIRE(code.size() == kShapeWords);
-    code.insert(code.end(),
-                {static_cast<uint32_t>(kernel::Inst::Generic), 1, 0, 0, 1, 3,
-                 1});
+    code.insert(code.end(), {static_cast<uint32_t>(kernel::Inst::Generic), 1, 0,
+                             0, 1, 3, 1});
     for (uint32_t slot = 0; slot < 3; ++slot) {
       code.push_back(slot);
       code.push_back(t(kernel::Type::F32));
@@ -230,9 +229,8 @@ struct DynamicAddProgram {
     body(kernel::Op::AddF, 2, 0, 1);
     code.push_back(2);
     if (second_shape) {
-      code.insert(code.end(),
-                  {static_cast<uint32_t>(kernel::Inst::Shape), 1,
-                   v(kernel::Value::Const), 0, 0, 0, 0});
+      code.insert(code.end(), {static_cast<uint32_t>(kernel::Inst::Shape), 1,
+                               v(kernel::Value::Const), 0, 0, 0, 0});
     }
     w.push_back(static_cast<uint32_t>(code.size()));
     w.insert(w.end(), code.begin(), code.end());
@@ -248,8 +246,9 @@ int runDynamic(strata_hal_executable_t* executable, int64_t n,
   const strata_hal_executable_dispatch_attrs_v0_t* attrs =
       strata_hal_executable_export_attrs(executable, 0);
   std::vector<uint8_t> local(attrs->local_memory_size + 64);
-  uint32_t constants[2] = {static_cast<uint32_t>(n),
-                           static_cast<uint32_t>(static_cast<uint64_t>(n) >> 32)};
+  uint32_t constants[2] = {
+      static_cast<uint32_t>(n),
+      static_cast<uint32_t>(static_cast<uint64_t>(n) >> 32)};
   strata_hal_executable_dispatch_state_v0_t state = {};
   state.binding_count = static_cast<uint16_t>(ptrs.size());
   state.binding_ptrs = ptrs.data();
@@ -322,8 +321,8 @@ TEST_CASE("push constants out of range fail the dispatch before any access") {
   CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE);
   CHECK(detail.index == -4);
   // 4n overflows.
-  CHECK(runDynamic(executable, int64_t(1) << 62, {a.data(), a.data(), out.data()},
-                   {huge, huge, huge},
+  CHECK(runDynamic(executable, int64_t(1) << 62,
+                   {a.data(), a.data(), out.data()}, {huge, huge, huge},
                    &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
   CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE);
   CHECK(detail.bound == -1);
@@ -384,8 +383,8 @@ std::vector<uint32_t> halfProgram(kernel::Type in_type, kernel::Type out_type,
   w.push_back(0);  // temporaries
   w.push_back(0);  // constant data
   w.push_back(2);  // registers
-  std::vector<uint32_t> code = {static_cast<uint32_t>(kernel::Inst::Generic),
-                                1, 4, 0, 1, 2, 1};
+  std::vector<uint32_t> code = {
+      static_cast<uint32_t>(kernel::Inst::Generic), 1, 4, 0, 1, 2, 1};
   kernel::Type types[2] = {in_type, out_type};
   for (uint32_t slot = 0; slot < 2; ++slot) {
     code.push_back(slot);
@@ -444,13 +443,13 @@ TEST_CASE("roundf16 rounds f32 lanes to the nearest f16") {
 
 TEST_CASE("rejects f16 and bf16 registers") {
   // A body instruction typed f16.
-  CHECK(load(halfProgram(kernel::Type::F16, kernel::Type::F16,
-                         kernel::Op::NegF, kernel::Type::F16))
+  CHECK(load(halfProgram(kernel::Type::F16, kernel::Type::F16, kernel::Op::NegF,
+                         kernel::Type::F16))
             .find("has type 7 (f16), which it does not take") !=
         std::string::npos);
   // An f16 operand loaded as f64.
-  CHECK(load(halfProgram(kernel::Type::F16, kernel::Type::F64,
-                         kernel::Op::NegF, kernel::Type::F64))
+  CHECK(load(halfProgram(kernel::Type::F16, kernel::Type::F64, kernel::Op::NegF,
+                         kernel::Type::F64))
             .find("(load) reads operand 0 as f64") != std::string::npos);
 }
 

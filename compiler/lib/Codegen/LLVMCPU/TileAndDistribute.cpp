@@ -836,9 +836,9 @@ tileAndDistributeToWorkgroups(ModuleOp module,
     if (!func.isPublic()) {
       continue;
     }
-    if (failed(distributeFunction(
-            func, singleWorkgroup.contains(func.getSymName()),
-            tileDynamicRanges)) ||
+    if (failed(distributeFunction(func,
+                                  singleWorkgroup.contains(func.getSymName()),
+                                  tileDynamicRanges)) ||
         (tileDynamicRanges && failed(tileDynamicDepths(func)))) {
       return failure();
     }

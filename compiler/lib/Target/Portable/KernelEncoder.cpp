@@ -183,8 +183,8 @@ LogicalResult linearize(AffineExpr expr, unsigned numDims,
 std::optional<int64_t> foldValue(kernel::Value op, int64_t x, int64_t y) {
   using V = kernel::Value;
   int64_t out = 0;
-  bool divides = op == V::DivS || op == V::FloorDivS || op == V::CeilDivS ||
-                 op == V::RemS;
+  bool divides =
+      op == V::DivS || op == V::FloorDivS || op == V::CeilDivS || op == V::RemS;
   if (divides && (y == 0 || (x == INT64_MIN && y == -1))) {
     return std::nullopt;
   }
@@ -251,13 +251,15 @@ public:
         return *folded;
       }
     }
-    if ((op == V::Add && b.isConstant(0)) || (op == V::Sub && b.isConstant(0)) ||
+    if ((op == V::Add && b.isConstant(0)) ||
+        (op == V::Sub && b.isConstant(0)) ||
         (op == V::Mul && b.isConstant(1)) ||
         ((op == V::DivS || op == V::FloorDivS || op == V::CeilDivS) &&
          b.isConstant(1))) {
       return a;
     }
-    if ((op == V::Add && a.isConstant(0)) || (op == V::Mul && a.isConstant(1))) {
+    if ((op == V::Add && a.isConstant(0)) ||
+        (op == V::Mul && a.isConstant(1))) {
       return b;
     }
     if (op == V::Mul && (a.isConstant(0) || b.isConstant(0))) {
@@ -306,8 +308,8 @@ private:
   /// Appends a size word (patched when dynamic).
   void emitSize(Dim d) {
     if (!d.isStatic()) {
-      patches.push_back({static_cast<uint32_t>(code.size()),
-                         static_cast<uint32_t>(d.value)});
+      patches.push_back(
+          {static_cast<uint32_t>(code.size()), static_cast<uint32_t>(d.value)});
     }
     code.push_back(d.isStatic() ? static_cast<uint32_t>(d.constant) : 0);
   }
@@ -459,8 +461,8 @@ FailureOr<Dim> FunctionEncoder::dimOf(Value value, Operation *user) {
         if (failed(d)) {
           return fail();
         }
-        folded = folded ? shape.combine(isMin ? V::MinS : V::MaxS, *folded, *d)
-                        : *d;
+        folded =
+            folded ? shape.combine(isMin ? V::MinS : V::MaxS, *folded, *d) : *d;
       }
       if (folded) {
         result = *folded;
@@ -518,10 +520,9 @@ LogicalResult FunctionEncoder::bindArguments() {
     if (!memref) {
       continue;
     }
-    auto bindingShape =
-        shapes && binding < shapes.size()
-            ? dyn_cast<DenseI64ArrayAttr>(shapes[binding])
-            : DenseI64ArrayAttr();
+    auto bindingShape = shapes && binding < shapes.size()
+                            ? dyn_cast<DenseI64ArrayAttr>(shapes[binding])
+                            : DenseI64ArrayAttr();
     if (bindingShape && llvm::any_of(bindingShape.asArrayRef(),
                                      [](int64_t d) { return d < 0; })) {
       // A placeholder the function views (memref.reinterpret_cast) with
@@ -637,8 +638,8 @@ LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
       view.strides[d] = stride;
       stride = shape.mul(stride, view.sizes[d]);
     }
-    Dim bytes =
-        shape.mul(stride, static_cast<int64_t>(kernel::typeBytes(*elementType)));
+    Dim bytes = shape.mul(
+        stride, static_cast<int64_t>(kernel::typeBytes(*elementType)));
     requirements.push_back({view.slot, shape.materialize(bytes)});
     temporaryBytes.push_back(0);
     views[result] = view;
@@ -980,9 +981,8 @@ LogicalResult BodyEncoder::emitConstant(Value value, Attribute attr,
     return user->emitError()
            << kPrefix << "constant " << attr << " is not a scalar";
   }
-  bind(value, 
-      emit(kernel::Op::Const, *type, 0, static_cast<uint32_t>(bits),
-           static_cast<uint32_t>(bits >> 32)));
+  bind(value, emit(kernel::Op::Const, *type, 0, static_cast<uint32_t>(bits),
+                   static_cast<uint32_t>(bits >> 32)));
   return success();
 }
 
@@ -1156,9 +1156,9 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     return emitConstant(constant.getResult(), constant.getValue(), op);
   }
   if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-    bind(index.getResult(), 
-        emit(kernel::Op::Index, typeNumber(kernel::Type::I64), 0,
-             static_cast<uint32_t>(index.getDim())));
+    bind(index.getResult(),
+         emit(kernel::Op::Index, typeNumber(kernel::Type::I64), 0,
+              static_cast<uint32_t>(index.getDim())));
     return success();
   }
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op)) {
@@ -1204,9 +1204,9 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
       }
       empty |= view.sizes[r].isConstant(0);
       extent = shape->plus(
-          extent, shape->mul(shape->combine(kernel::Value::Sub, view.sizes[r],
-                                            Dim(1)),
-                             view.strides[r]));
+          extent,
+          shape->mul(shape->combine(kernel::Value::Sub, view.sizes[r], Dim(1)),
+                     view.strides[r]));
       FailureOr<uint32_t> reg = valueRegister(index, op);
       if (failed(reg)) {
         return failure();
@@ -1246,11 +1246,10 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
       for (const Dim &size : view.sizes) {
         smallest = shape->combine(kernel::Value::MinS, smallest, size);
       }
-      extent = shape->combine(
-          kernel::Value::MaxS, Dim(0),
-          shape->combine(kernel::Value::Mul, extent,
-                         shape->combine(kernel::Value::MaxS, Dim(0),
-                                        smallest)));
+      extent = shape->combine(kernel::Value::MaxS, Dim(0),
+                              shape->combine(kernel::Value::Mul, extent,
+                                             shape->combine(kernel::Value::MaxS,
+                                                            Dim(0), smallest)));
     }
     if (extent.isStatic() &&
         (extent.constant < 1 || extent.constant > UINT32_MAX)) {
@@ -1339,7 +1338,8 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
   }
   if (isa<arith::BitcastOp>(op) && (isHalfType(op->getOperand(0).getType()) ||
                                     isHalfType(result.getType()))) {
-    return op->emitError() << kPrefix << "cannot bitcast " << op->getOperand(0).getType()
+    return op->emitError() << kPrefix << "cannot bitcast "
+                           << op->getOperand(0).getType()
                            << " (computed in f32)";
   }
   if (std::optional<kernel::Op> kind = castOp(op)) {
@@ -1356,9 +1356,9 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (failed(type) || failed(operandRegs(regs))) {
       return op->emitError() << kPrefix << "cannot encode this comparison";
     }
-    bind(result, 
-        emit(kernel::Op::CmpF, *type, static_cast<uint32_t>(cmp.getPredicate()),
-             regs[0], regs[1]));
+    bind(result,
+         emit(kernel::Op::CmpF, *type,
+              static_cast<uint32_t>(cmp.getPredicate()), regs[0], regs[1]));
     return success();
   }
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
@@ -1366,9 +1366,9 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (failed(type) || failed(operandRegs(regs))) {
       return op->emitError() << kPrefix << "cannot encode this comparison";
     }
-    bind(result, 
-        emit(kernel::Op::CmpI, *type, static_cast<uint32_t>(cmp.getPredicate()),
-             regs[0], regs[1]));
+    bind(result,
+         emit(kernel::Op::CmpI, *type,
+              static_cast<uint32_t>(cmp.getPredicate()), regs[0], regs[1]));
     return success();
   }
   if (auto select = dyn_cast<arith::SelectOp>(op)) {
@@ -1379,8 +1379,7 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (!select.getCondition().getType().isInteger(1)) {
       return op->emitError() << kPrefix << "needs a scalar i1 condition";
     }
-    bind(result, 
-        emit(kernel::Op::Select, *type, 0, regs[0], regs[1], regs[2]));
+    bind(result, emit(kernel::Op::Select, *type, 0, regs[0], regs[1], regs[2]));
     return success();
   }
   return op->emitError() << kPrefix << "cannot encode '" << op->getName()
@@ -1547,8 +1546,8 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
       }
     }
     if (!found) {
-      return op.emitError() << kPrefix << "cannot find the range of loop "
-                            << d << " in an operand's sizes";
+      return op.emitError() << kPrefix << "cannot find the range of loop " << d
+                            << " in an operand's sizes";
     }
     loops.push_back(*found);
   }
@@ -1584,13 +1583,13 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
                  << " is not linear in the loop dimensions";
         }
         if (r >= view->strides.size()) {
-          return op.emitError() << kPrefix << "indexing map "
-                                << AffineMapAttr::get(map)
-                                << " has more results than its operand";
+          return op.emitError()
+                 << kPrefix << "indexing map " << AffineMapAttr::get(map)
+                 << " has more results than its operand";
         }
         for (unsigned d = 0; d < numLoops; ++d) {
-          strides[d] = shape.plus(
-              strides[d], shape.mul(coefficients[d], view->strides[r]));
+          strides[d] = shape.plus(strides[d],
+                                  shape.mul(coefficients[d], view->strides[r]));
         }
         offset = shape.plus(offset, shape.mul(constant, view->strides[r]));
       }
@@ -1968,9 +1967,9 @@ LogicalResult FunctionEncoder::encode(std::vector<uint32_t> &out) {
              << shape.ops.size() << " run-time values (at most "
              << kernel::kMaxValues << ")";
     }
-    uint32_t length = static_cast<uint32_t>(
-        4 + 3 * shape.ops.size() + 2 * requirements.size() +
-        2 * patches.size());
+    uint32_t length =
+        static_cast<uint32_t>(4 + 3 * shape.ops.size() +
+                              2 * requirements.size() + 2 * patches.size());
     shapeWords.push_back(static_cast<uint32_t>(kernel::Inst::Shape));
     shapeWords.push_back(static_cast<uint32_t>(shape.ops.size()));
     for (const std::array<uint32_t, 3> &op : shape.ops) {

@@ -67,9 +67,9 @@ public:
     }
     OwningOpRef<ModuleOp> work(executable.clone());
     SmallVector<std::string> unsafe;
-    if (failed(
-            llvmcpu::tileAndDistributeToWorkgroups(*work, singleWorkgroup,
-                                                   /*tileDynamicRanges=*/false)) ||
+    if (failed(llvmcpu::tileAndDistributeToWorkgroups(
+            *work, singleWorkgroup,
+            /*tileDynamicRanges=*/false)) ||
         failed(llvmcpu::bufferizeExecutable(*work)) ||
         failed(llvmcpu::bindWorkgroupIds(*work, unsafe))) {
       return failure();
