@@ -45,14 +45,18 @@
  *             | i64 row stride | i64 column stride
  *
  *   shape:    3 | value count V (1..kMaxValues) | V x (op | a | b)
- *             | requirement count Q | Q x (binding | value)
+ *             | requirement count Q | Q x (slot | value)
  *             | patch count P | P x (field | value)
  *             Only as the first instruction, for exports with dynamic
  *             shapes. Each dispatch call computes the values
  *             (kernel_opcodes.def STRATA_KVALUE; value i reads only values
  *             before it), checks that each binding named by a requirement
- *             holds at least V[value] bytes (the binding's table entry is
- *             then 0), and writes V[value] into code word `field` (an
+ *             holds at least V[value] bytes, gives each temporary named by
+ *             one V[value] bytes of local memory (after everything else;
+ *             the export then asks for kMaxLocalMemory and each dispatch
+ *             checks what it gets), the slot's table entry being 0 and
+ *             each slot named once; and writes V[value] into code word
+ *             `field` (an
  *             index into the export's code, after this instruction) of a
  *             copy of the code it runs. A patch names the first word of a
  *             size (a generic's dimension, a matmul's batch, M, N or K, a
@@ -73,9 +77,9 @@
  * element it reaches over the loop bounds is >= 0 and the largest lies
  * inside its slot's bytes; a dispatch then only checks that each binding it
  * is given holds the bytes the export declared. An access whose sizes,
- * offset or strides are patched, or whose slot is a binding with a
- * requirement, is proved the same way once per dispatch call, on the
- * patched code, before any element is touched (never per access). */
+ * offset or strides are patched, or whose slot has a requirement, is
+ * proved the same way once per dispatch call, on the patched code, before
+ * any element is touched (never per access). */
 #ifndef STRATA_SCHEMAS_KERNEL_BYTECODE_H_
 #define STRATA_SCHEMAS_KERNEL_BYTECODE_H_
 
