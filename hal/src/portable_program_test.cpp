@@ -9,6 +9,7 @@
 
 #include "executable_impl.h"
 #include "kernel_bytecode.h"
+#include "portable_program.h"
 
 namespace {
 
@@ -451,6 +452,107 @@ TEST_CASE("rejects f16 and bf16 registers") {
   CHECK(load(halfProgram(kernel::Type::F16, kernel::Type::F64, kernel::Op::NegF,
                          kernel::Type::F64))
             .find("(load) reads operand 0 as f64") != std::string::npos);
+}
+
+// One export "dtemp": t = a, then out = t, over n f32 elements (the i64
+// push constant); a, out and the temporary t are sized 4n at dispatch.
+std::vector<uint32_t> dynamicTemporaryProgram() {
+  namespace k = kernel;
+  std::vector<uint32_t> w = {k::kMagic, k::kVersion, k::kTableDigest, 1, 5};
+  uint32_t name[2] = {0, 0};
+  std::memcpy(name, "dtemp", 5);
+  w.insert(w.end(), {name[0], name[1], 2, 2, 0, 0, 0, 0});
+  w.insert(w.end(), {1, 0, 0, 0, 1});  // one temporary (entry 0), no data
+  auto v = [](k::Value op) { return static_cast<uint32_t>(op); };
+  const uint32_t f32 = t(k::Type::F32);
+  const uint32_t load = static_cast<uint32_t>(k::Op::Load) | (f32 << 8);
+  const uint32_t gen = static_cast<uint32_t>(k::Inst::Generic);
+  // The shape (23 words): slots 0, 1 (bindings) and 2 (the temporary)
+  // take V2 = 4n bytes; the generics (at 23 and 49) take n as their sizes.
+  std::vector<uint32_t> code = {static_cast<uint32_t>(k::Inst::Shape),
+                                3,
+                                v(k::Value::Push),
+                                0,
+                                0,
+                                v(k::Value::Const),
+                                4,
+                                0,
+                                v(k::Value::Mul),
+                                0,
+                                1,
+                                3,
+                                0,
+                                2,
+                                1,
+                                2,
+                                2,
+                                2,
+                                2,
+                                25,
+                                0,
+                                51,
+                                0};
+  REQUIRE(code.size() == 23);
+  for (uint32_t from_to : {0x0002u, 0x0201u}) {  // a -> t, t -> out
+    code.insert(code.end(), {gen, 1, 0, 0, 1, 2, 1});
+    code.insert(code.end(), {from_to >> 8 ? 2u : 0u, f32, 0, 0, 1, 0});
+    code.insert(code.end(), {from_to & 0xFF, f32, 0, 0, 1, 0});
+    code.insert(code.end(), {1, load, 0, 0, 0, 0, 0});
+  }
+  REQUIRE(code[49] == gen);
+  w.push_back(static_cast<uint32_t>(code.size()));
+  w.insert(w.end(), code.begin(), code.end());
+  return w;
+}
+
+TEST_CASE("temporaries sized at dispatch take local memory after the code") {
+  strata_hal_executable_t* executable = nullptr;
+  REQUIRE(load(dynamicTemporaryProgram(), &executable) == "OK");
+  const strata::hal::PortableExport& e =
+      executable->portable_program->exports[0];
+  CHECK(e.dynamic_temporaries);
+  CHECK(e.local_memory_size == kernel::kMaxLocalMemory);
+  std::vector<float> a = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  std::vector<float> out(10, -1.0f);
+  auto call = [&](int64_t n, uint64_t local_size,
+                  strata_hal_executable_dispatch_detail_v1_t* detail) {
+    std::vector<uint8_t> local(local_size);
+    uint32_t constants[2] = {static_cast<uint32_t>(n), 0};
+    std::vector<void*> ptrs = {a.data(), out.data()};
+    std::vector<size_t> lengths = {40, 40};
+    strata_hal_executable_dispatch_state_v0_t state = {};
+    state.binding_count = 2;
+    state.binding_ptrs = ptrs.data();
+    state.binding_lengths = lengths.data();
+    state.constant_count = 2;
+    state.constants = constants;
+    state.workgroup_count_x = state.workgroup_count_y = 1;
+    state.workgroup_count_z = 1;
+    *detail = {};
+    strata_hal_executable_workgroup_state_v1_t workgroup = {};
+    workgroup.detail = detail;
+    workgroup.v0.local_memory = local.data();
+    workgroup.v0.local_memory_size = static_cast<uint32_t>(local_size);
+    return exportFunction(executable, 0)(&dispatchEnvironment(executable, 0),
+                                         &state, &workgroup.v0);
+  };
+  strata_hal_executable_dispatch_detail_v1_t detail;
+  // Room for the temporary's 40 bytes after the code copy: it runs.
+  CHECK(call(10, e.dynamic_temporary_offset + 64, &detail) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_OK);
+  CHECK(out[9] == 10.0f);
+  // 16 bytes short: refused before anything runs, saying how much.
+  out.assign(10, -1.0f);
+  CHECK(call(10, e.dynamic_temporary_offset + 24, &detail) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_LOCAL_MEMORY);
+  CHECK(detail.index == 40);
+  CHECK(detail.bound == 24);
+  CHECK(out[0] == -1.0f);
+  // Less than the static part (the code copy) is refused as before.
+  CHECK(call(10, e.code_copy_offset, &detail) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  strata_hal_executable_release(executable);
 }
 
 TEST_CASE("rejects a malformed shape instruction") {
