@@ -735,7 +735,114 @@ bool portableSeeds(const std::string& dir) {
   std::vector<uint32_t> matmul = {MM, 1, 4,   5, 3,   0, F32, 0, 0, 0, 0, 3,
                                   0,  1, 0,   1, F32, 0, 0,   0, 0, 1, 0, 3,
                                   0,  2, F32, 0, 0,   0, 0,   5, 0, 1, 0};
+  // Dynamic shapes: C (Mx5) += A (Mx3) * B (3x5), M the i64 push constant
+  // (words 0, 1); A and C must hold 12M and 20M bytes (shape
+  // requirements); the shape (25 words) patches M, word 27.
+  uint32_t SHAPE = static_cast<uint32_t>(k::Inst::Shape);
+  auto val = [](k::Value v) { return static_cast<uint32_t>(v); };
+  std::vector<uint32_t> dynamic = {SHAPE,
+                                   5,
+                                   val(k::Value::Push),
+                                   0,
+                                   0,  // V0 = M
+                                   val(k::Value::Const),
+                                   12,
+                                   0,  // V1 = 12
+                                   val(k::Value::Mul),
+                                   0,
+                                   1,  // V2 = 12M
+                                   val(k::Value::Const),
+                                   20,
+                                   0,  // V3 = 20
+                                   val(k::Value::Mul),
+                                   0,
+                                   3,  // V4 = 20M
+                                   2,
+                                   0,
+                                   2,
+                                   2,
+                                   4,  // A needs V2 bytes, C V4
+                                   1,
+                                   27,
+                                   0,  // M <- V0
+                                   MM,
+                                   1,
+                                   0,
+                                   5,
+                                   3,  // batch, M, N, K
+                                   0,
+                                   F32,
+                                   0,
+                                   0,
+                                   0,
+                                   0,
+                                   3,
+                                   0,
+                                   1,
+                                   0,  // A
+                                   1,
+                                   F32,
+                                   0,
+                                   0,
+                                   0,
+                                   0,
+                                   5,
+                                   0,
+                                   1,
+                                   0,  // B
+                                   2,
+                                   F32,
+                                   0,
+                                   0,
+                                   0,
+                                   0,
+                                   5,
+                                   0,
+                                   1,
+                                   0};  // C
+  // f16 and bf16 memory: out (bf16) = roundf16(in (f16) * in) over 8.
+  uint32_t F16 = ty(k::Type::F16), BF16 = ty(k::Type::BF16);
+  std::vector<uint32_t> half = {GEN,
+                                1,
+                                8,
+                                0,
+                                1,
+                                2,
+                                1,
+                                0,
+                                F16,
+                                0,
+                                0,
+                                1,
+                                0,  // in
+                                1,
+                                BF16,
+                                0,
+                                0,
+                                1,
+                                0,  // out
+                                3,
+                                op(k::Op::Load, k::Type::F32),
+                                0,
+                                0,
+                                0,
+                                0,
+                                op(k::Op::MulF, k::Type::F32),
+                                1,
+                                0,
+                                0,
+                                0,
+                                op(k::Op::RoundF16, k::Type::F32),
+                                0,
+                                1,
+                                0,
+                                0,
+                                0};
   bool ok = true;
+  ok &=
+      writeBytes(dir, "half", program("half", 2, {16, 16}, {}, 0, 0, 2, half));
+  ok &= writeBytes(dir, "dynamic",
+                   program("dynamic", 3, {0, 60, 0}, {}, 2, 0, 0, dynamic));
   ok &= writeBytes(
       dir, "elementwise",
       program("elementwise", 2, {840, 840}, {}, 1, 70, 7, elementwise));

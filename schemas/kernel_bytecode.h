@@ -35,11 +35,36 @@
  *   operand:  slot | type | i64 offset | R x i64 stride (elements per step
  *             of each dimension; the element at iteration i is
  *             offset + sum(i[d] * stride[d]))
- *   body:     op | type << 8 | aux << 16,  d, a, b, c  (five words)
+ *   body:     op | type << 8 | aux << 16,  d, a, b, c  (five words); the
+ *             type is a register type (never f16 or bf16: a load of an
+ *             f16/bf16 operand is typed f32, and so is what an f16/bf16
+ *             output stores)
  *
  *   matmul:   2 | batch | M | N | K | 3 x matrix (A: MxK, B: KxN, C: MxN)
  *   matrix:   slot | type (f32) | i64 offset | i64 batch stride
  *             | i64 row stride | i64 column stride
+ *
+ *   shape:    3 | value count V (1..kMaxValues) | V x (op | a | b)
+ *             | requirement count Q | Q x (slot | value)
+ *             | patch count P | P x (field | value)
+ *             Only as the first instruction, for exports with dynamic
+ *             shapes. Each dispatch call computes the values
+ *             (kernel_opcodes.def STRATA_KVALUE; value i reads only values
+ *             before it), checks that each binding named by a requirement
+ *             holds at least V[value] bytes, gives each temporary named by
+ *             one V[value] bytes of local memory (after everything else;
+ *             the export then asks for kMaxLocalMemory and each dispatch
+ *             checks what it gets), the slot's table entry being 0 and
+ *             each slot named once; and writes V[value] into code word
+ *             `field` (an
+ *             index into the export's code, after this instruction) of a
+ *             copy of the code it runs. A patch names the first word of a
+ *             size (a generic's dimension, a matmul's batch, M, N or K, a
+ *             gather's extent: V must lie in [0, 2^30]) or, with
+ *             kPatchWide set in `field`, of an i64 offset or stride or the
+ *             immediate of an i64 const body instruction (both words
+ *             written); each word at most once. The interpreter
+ *             skips the instruction.
  *
  * Workgroups: a dispatch over a grid of X workgroups (y and z: 1) runs,
  * in workgroup x, share x of X of each instruction's outermost loop (a
@@ -51,7 +76,10 @@
  * The verifier proves, for every operand and matrix, that the smallest
  * element it reaches over the loop bounds is >= 0 and the largest lies
  * inside its slot's bytes; a dispatch then only checks that each binding it
- * is given holds the bytes the export declared. */
+ * is given holds the bytes the export declared. An access whose sizes,
+ * offset or strides are patched, or whose slot has a requirement, is
+ * proved the same way once per dispatch call, on the patched code, before
+ * any element is touched (never per access). */
 #ifndef STRATA_SCHEMAS_KERNEL_BYTECODE_H_
 #define STRATA_SCHEMAS_KERNEL_BYTECODE_H_
 
@@ -80,6 +108,10 @@ inline constexpr uint32_t kRegisterBytes = kChunk * kLaneBytes;
 // the devices' limit.
 inline constexpr uint64_t kMaxLocalMemory = 64ull << 20;
 inline constexpr uint32_t kBodyWords = 5;
+// Values of a shape instruction, and the largest patched size.
+inline constexpr uint32_t kMaxValues = 256;
+inline constexpr uint32_t kMaxPatchedSize = 1u << 30;
+inline constexpr uint32_t kPatchWide = 1u << 31;
 
 enum class Type : uint8_t {
 #define STRATA_KTYPE(name, number, bytes, mnemonic) name = number,
@@ -94,6 +126,20 @@ enum class Inst : uint32_t {
 #define STRATA_KINST(name, number, mnemonic) name = number,
 #include "kernel_opcodes.def"
 };
+
+enum class Value : uint32_t {
+#define STRATA_KVALUE(name, number, mnemonic) name = number,
+#include "kernel_opcodes.def"
+};
+
+constexpr const char* valueName(uint32_t number) {
+  switch (number) {
+#define STRATA_KVALUE(name, number, mnemonic) \
+  case number: return mnemonic;
+#include "kernel_opcodes.def"
+    default: return nullptr;
+  }
+}
 
 enum class OpKind : uint8_t {
   Load,
@@ -154,6 +200,19 @@ constexpr bool isFloatType(uint32_t number) {
          number == static_cast<uint32_t>(Type::F64);
 }
 
+// Types only memory holds (f16, bf16): registers hold them as f32.
+constexpr bool isMemoryOnlyType(uint32_t number) {
+  return number == static_cast<uint32_t>(Type::F16) ||
+         number == static_cast<uint32_t>(Type::BF16);
+}
+
+// Whether a register of `type` may be loaded from (or stored to) an operand
+// of `memory`: the same type, or f32 for a memory-only type.
+constexpr bool loadsAs(uint32_t memory, uint32_t type) {
+  return memory == type ||
+         (isMemoryOnlyType(memory) && type == static_cast<uint32_t>(Type::F32));
+}
+
 // FNV-1a over every row (kind, number, mnemonic): both sides compute it from
 // the table they were built with; a program carries the compiler's.
 constexpr uint32_t fnvText(uint32_t hash, const char* text) {
@@ -174,6 +233,8 @@ constexpr uint32_t tableDigest() {
   hash = fnvText(fnvWord(fnvWord(hash, number), bytes), mnemonic);
 #define STRATA_KINST(name, number, mnemonic) \
   hash = fnvText(fnvWord(hash, 1000 + number), mnemonic);
+#define STRATA_KVALUE(name, number, mnemonic) \
+  hash = fnvText(fnvWord(hash, 3000 + number), mnemonic);
 #define STRATA_KOP(name, number, mnemonic, kind, types)                \
   hash = fnvText(fnvWord(fnvWord(fnvWord(hash, 2000 + number),         \
                                  static_cast<uint32_t>(OpKind::kind)), \

@@ -511,6 +511,48 @@ strata_status_t makeDispatchFailure(
         dispatchLibraryName(command), code, workgroup[0], workgroup[1],
         workgroup[2], detail->index, detail->bound);
   }
+  if (code == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE && detail &&
+      detail->kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING &&
+      detail->index >= 0 && detail->index < command->state.binding_count) {
+    return strata_make_status(
+        STRATA_STATUS_INVALID_ARGUMENT,
+        "dispatch '%s' (export %" PRIu32 " of library '%s'): binding %" PRId64
+        " holds %zu bytes, fewer than "
+        "the %" PRId64 " that its shapes (from the push constants) need",
+        dispatchExportName(command), command->ordinal,
+        dispatchLibraryName(command), detail->index,
+        command->state.binding_lengths[detail->index], detail->bound);
+  }
+  if (code == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE && detail &&
+      detail->kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE) {
+    if (detail->bound < 0) {
+      return strata_make_status(
+          STRATA_STATUS_INVALID_ARGUMENT,
+          "dispatch '%s' (export %" PRIu32
+          " of library '%s'): a size computed from its push constants "
+          "overflows or divides by zero",
+          dispatchExportName(command), command->ordinal,
+          dispatchLibraryName(command));
+    }
+    return strata_make_status(
+        STRATA_STATUS_INVALID_ARGUMENT,
+        "dispatch '%s' (export %" PRIu32
+        " of library '%s'): a size computed from its push constants is "
+        "%" PRId64 ", outside [0, %" PRId64 "]",
+        dispatchExportName(command), command->ordinal,
+        dispatchLibraryName(command), detail->index, detail->bound);
+  }
+  if (code == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE && detail &&
+      detail->kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_LOCAL_MEMORY) {
+    return strata_make_status(
+        STRATA_STATUS_RESOURCE_EXHAUSTED,
+        "dispatch '%s' (export %" PRIu32
+        " of library '%s'): its temporaries need %" PRId64
+        " bytes of local memory at the shapes its push constants give, "
+        "more than the %" PRId64 " left",
+        dispatchExportName(command), command->ordinal,
+        dispatchLibraryName(command), detail->index, detail->bound);
+  }
   if (code == STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE) {
     return strata_make_status(
         STRATA_STATUS_OUT_OF_RANGE,

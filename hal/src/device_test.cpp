@@ -14,10 +14,11 @@
 #include <thread>
 #include <vector>
 
+#include "device_testing.h"
+#include "kernel_bytecode.h"
 #include "strata/hal/command_buffer.h"
 #include "strata/hal/device.h"
 #include "strata/hal/executable.h"
-#include "device_testing.h"
 #include "strata/hal/semaphore.h"
 
 namespace {
@@ -650,6 +651,109 @@ TEST_CASE("an index out of range names the index and its bound") {
           "'device_test_kernels') " +
               without);
   }
+}
+
+// A portable-bytecode export with a dynamic shape: out[i] = a[i] over n
+// f32 elements, n the i64 push constant (words 0, 1); both bindings must
+// hold 4n bytes (schemas/kernel_bytecode.h's shape instruction).
+std::vector<uint32_t> dynamicCopyProgram() {
+  namespace k = strata::kernel;
+  std::vector<uint32_t> w = {k::kMagic, k::kVersion, k::kTableDigest, 1, 4};
+  uint32_t name = 0;
+  std::memcpy(&name, "copy", 4);
+  w.insert(w.end(), {name, 2, 2, 0, 0, 0, 0, 0, 0, 1});
+  const uint32_t f32 = static_cast<uint32_t>(k::Type::F32);
+  // shape: V0 = n, V1 = 4, V2 = 4n; bindings 0, 1 need V2; word 21 (the
+  // generic's size) takes V0. Then the generic, from word 19.
+  std::vector<uint32_t> code = {static_cast<uint32_t>(k::Inst::Shape),
+                                3,
+                                static_cast<uint32_t>(k::Value::Push),
+                                0,
+                                0,
+                                static_cast<uint32_t>(k::Value::Const),
+                                4,
+                                0,
+                                static_cast<uint32_t>(k::Value::Mul),
+                                0,
+                                1,
+                                2,
+                                0,
+                                2,
+                                1,
+                                2,
+                                1,
+                                21,
+                                0,
+                                static_cast<uint32_t>(k::Inst::Generic),
+                                1,
+                                0,
+                                0,
+                                1,
+                                2,
+                                1,
+                                0,
+                                f32,
+                                0,
+                                0,
+                                1,
+                                0,
+                                1,
+                                f32,
+                                0,
+                                0,
+                                1,
+                                0,
+                                1,
+                                static_cast<uint32_t>(k::Op::Load) | (f32 << 8),
+                                0,
+                                0,
+                                0,
+                                0,
+                                0};
+  w.push_back(static_cast<uint32_t>(code.size()));
+  w.insert(w.end(), code.begin(), code.end());
+  return w;
+}
+
+TEST_CASE("a portable dispatch short of its run-time shape names the binding") {
+  std::vector<uint32_t> words = dynamicCopyProgram();
+  strata_hal_executable_t* executable = nullptr;
+  REQUIRE(consume(strata_hal_executable_load_portable(
+              reinterpret_cast<const uint8_t*>(words.data()), words.size() * 4,
+              "dynamic_copy", strata_allocator_system(), &executable)) == "OK");
+  for (const Config& config : kConfigs) {
+    std::string label = config.label;
+    CAPTURE(label);
+    Device device(config);
+    Buffer a(400);
+    Buffer out(396);
+    auto run = [&](uint64_t n) {
+      const uint32_t constants[2] = {static_cast<uint32_t>(n), 0};
+      const uint32_t count[3] = {1, 1, 1};
+      const strata_hal_buffer_binding_t bindings[] = {{a, 0, UINT64_MAX},
+                                                      {out, 0, UINT64_MAX}};
+      CommandBuffer cb;
+      REQUIRE(consume(strata_hal_command_buffer_dispatch(
+                  cb, executable, 0, count, constants, 2, bindings, 2)) ==
+              "OK");
+      cb.finalize();
+      Fence done;
+      REQUIRE(execute(device, nullptr, done, cb) == "OK");
+      return done.wait();
+    };
+    fillFloats(a.data<float>(), 100, 1.0f, 0.0f);
+    CHECK(run(99) == "OK");
+    CHECK(out.data<float>()[98] == a.data<float>()[98]);
+    CHECK(run(100) ==
+          "INVALID_ARGUMENT: dispatch 'copy' (export 0 of library "
+          "'dynamic_copy'): binding 1 holds 396 bytes, fewer than the 400 "
+          "that its shapes (from the push constants) need");
+    CHECK(run(uint64_t(1) << 31) ==
+          "INVALID_ARGUMENT: dispatch 'copy' (export 0 of library "
+          "'dynamic_copy'): binding 0 holds 400 bytes, fewer than the "
+          "8589934592 that its shapes (from the push constants) need");
+  }
+  strata_hal_executable_release(executable);
 }
 
 TEST_CASE("a failed wait fence propagates without running anything") {

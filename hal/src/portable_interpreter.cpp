@@ -41,6 +41,94 @@ inline void withType(uint32_t type, F&& f) {
     case Type::I16: f(int16_t{}); break;
     case Type::I32: f(int32_t{}); break;
     case Type::I64: f(int64_t{}); break;
+    case Type::F16:
+    case Type::BF16: break;  // memory only: never a register's type
+  }
+}
+
+// f16 and bf16 (memory-only types) to and from f32, rounding to nearest
+// even; NaN stays NaN.
+inline float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000u) << 16;
+  uint32_t exponent = (h >> 10) & 0x1Fu;
+  uint32_t mantissa = h & 0x3FFu;
+  uint32_t bits = 0;
+  if (exponent == 0x1F) {
+    bits = sign | 0x7F800000u | (mantissa << 13);
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else if (mantissa != 0) {
+    // Subnormal: normalize.
+    int shift = 0;
+    while (!(mantissa & 0x400u)) {
+      mantissa <<= 1;
+      ++shift;
+    }
+    bits = sign | (uint32_t(113 - shift) << 23) | ((mantissa & 0x3FFu) << 13);
+  } else {
+    bits = sign;
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+inline uint16_t floatToHalf(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  uint32_t sign = (bits >> 16) & 0x8000u;
+  uint32_t magnitude = bits & 0x7FFFFFFFu;
+  if (magnitude > 0x7F800000u) {
+    return static_cast<uint16_t>(sign | 0x7E00u);  // NaN
+  }
+  if (magnitude >= 0x477FF000u) {
+    return static_cast<uint16_t>(sign | 0x7C00u);  // rounds to infinity
+  }
+  if (magnitude < 0x38800000u) {
+    // Subnormal or zero in f16: magnitude * 2^24, rounded to nearest even.
+    float scaled;
+    std::memcpy(&scaled, &magnitude, sizeof(scaled));
+    scaled *= 16777216.0f;
+    return static_cast<uint16_t>(sign | uint32_t(std::nearbyint(scaled)));
+  }
+  uint32_t rounded = magnitude + 0xFFFu + ((magnitude >> 13) & 1u);
+  return static_cast<uint16_t>(sign | ((rounded - 0x38000000u) >> 13));
+}
+
+inline float bfloatToFloat(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+inline uint16_t floatToBfloat(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) {
+    return static_cast<uint16_t>((bits >> 16) | 0x40u);  // quiet NaN
+  }
+  return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+}
+
+// n f32 lanes from f16/bf16 (`memory`) elements `stride` apart.
+void loadWidened(float* out, const uint8_t* base, int64_t stride, uint32_t n,
+                 uint32_t memory) {
+  bool half = memory == static_cast<uint32_t>(Type::F16);
+  for (uint32_t j = 0; j < n; ++j) {
+    uint16_t h;
+    std::memcpy(&h, base + j * stride * 2, sizeof(h));
+    out[j] = half ? halfToFloat(h) : bfloatToFloat(h);
+  }
+}
+
+void storeNarrowed(const float* in, uint8_t* base, int64_t stride, uint32_t n,
+                   uint32_t memory) {
+  bool half = memory == static_cast<uint32_t>(Type::F16);
+  // A stride of 0: the last lane's write wins, as in order.
+  for (uint32_t j = stride == 0 ? n - 1 : 0; j < n; ++j) {
+    uint16_t h = half ? floatToHalf(in[j]) : floatToBfloat(in[j]);
+    std::memcpy(base + j * stride * 2, &h, sizeof(h));
   }
 }
 
@@ -130,6 +218,14 @@ void floatUnary(Op op, T* d, const T* a, uint32_t n) {
     case Op::RoundEven:
       return map1(d, a, n, [](T x) { return std::nearbyint(x); });
     case Op::Trunc: return map1(d, a, n, [](T x) { return std::trunc(x); });
+    case Op::RoundF16:
+      return map1(d, a, n, [](T x) {
+        return T(halfToFloat(floatToHalf(static_cast<float>(x))));
+      });
+    case Op::RoundBF16:
+      return map1(d, a, n, [](T x) {
+        return T(bfloatToFloat(floatToBfloat(static_cast<float>(x))));
+      });
     default: return;
   }
 }
@@ -527,6 +623,10 @@ int runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
             }
             int64_t lane_stride = read64(o.strides + 2 * vd);
             const uint8_t* src = o.base + offset * o.bytes;
+            if (kernel::isMemoryOnlyType(o.type)) {
+              loadWidened(lanes<float>(regs, dr), src, lane_stride, n, o.type);
+              break;
+            }
             withType(type, [&](auto t) {
               using T = decltype(t);
               loadLanes<T>(lanes<T>(regs, dr), src, lane_stride, n,
@@ -562,6 +662,14 @@ int runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
                 *out_bound = cr;
                 return STRATA_HAL_EXECUTABLE_DISPATCH_INDEX_OUT_OF_RANGE;
               }
+            }
+            if (kernel::isMemoryOnlyType(o.type)) {
+              float* d = lanes<float>(regs, dr);
+              for (uint32_t j = 0; j < n; ++j) {
+                loadWidened(&d[j], base + (j * lane_stride + where[j]) * 2, 0,
+                            1, o.type);
+              }
+              break;
             }
             withType(type, [&](auto t) {
               using T = decltype(t);
@@ -672,6 +780,11 @@ int runGeneric(const uint32_t* code, size_t* at, uint8_t* const* slots,
         }
         int64_t lane_stride = read64(o.strides + 2 * vd);
         uint8_t* dst = o.base + offset * o.bytes;
+        if (kernel::isMemoryOnlyType(o.type)) {
+          storeNarrowed(lanes<float>(regs, yields[k]), dst, lane_stride, n,
+                        o.type);
+          continue;
+        }
         withType(o.type, [&](auto t) {
           using T = decltype(t);
           storeLanes<T>(lanes<T>(regs, yields[k]), dst, lane_stride, n);
@@ -877,23 +990,61 @@ int runPortableExport(
   const auto* e =
       static_cast<const PortableExport*>(environment->import_functions[0]);
   // What the verifier could not know: the dispatch's bindings and scratch.
+  // Temporaries sized at dispatch take what the devices gave beyond the
+  // static part (the preparation checks that they fit).
+  uint64_t local_needed = e->dynamic_temporaries ? e->dynamic_temporary_offset
+                                                 : e->local_memory_size;
   if (dispatch_state->binding_count != e->binding_count ||
       dispatch_state->constant_count != e->constant_count ||
-      workgroup_state->local_memory_size < e->local_memory_size ||
+      workgroup_state->local_memory_size < local_needed ||
       (e->local_memory_size && !workgroup_state->local_memory)) {
     return STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE;
   }
+  // Version 1 states carry the detail (the devices pass one).
+  auto* v1 =
+      reinterpret_cast<const strata_hal_executable_workgroup_state_v1_t*>(
+          workgroup_state);
+  auto failWith = [&](int code,
+                      const strata_hal_executable_dispatch_detail_v1_t& d) {
+    if (v1->detail) {
+      *v1->detail = d;
+    }
+    return code;
+  };
   uint8_t* slots[kernel::kMaxBindings + kernel::kMaxTemporaries +
                  kernel::kMaxConstantData];
   for (uint32_t i = 0; i < e->binding_count; ++i) {
     if (dispatch_state->binding_lengths[i] < e->binding_bytes[i]) {
-      return STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE;
+      strata_hal_executable_dispatch_detail_v1_t d = {};
+      d.kind = STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING;
+      d.index = i;
+      d.bound = static_cast<int64_t>(e->binding_bytes[i]);
+      return failWith(STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE, d);
     }
     slots[i] = static_cast<uint8_t*>(dispatch_state->binding_ptrs[i]);
   }
   auto* local = static_cast<uint8_t*>(workgroup_state->local_memory);
+  // Dynamic shapes: the code with this dispatch's sizes, proved in bounds
+  // here, once per call, and never again per access.
+  const uint32_t* code = e->code;
+  const uint64_t* temporary_offsets = e->temporary_offsets;
+  uint64_t placed[kernel::kMaxTemporaries];
+  size_t at = 0;
+  if (e->value_count) {
+    auto* copy = reinterpret_cast<uint32_t*>(local + e->code_copy_offset);
+    strata_hal_executable_dispatch_detail_v1_t d = {};
+    if (int failure = preparePortableDispatch(
+            *e, dispatch_state->constants, dispatch_state->binding_lengths,
+            workgroup_state->local_memory_size, copy, placed, &d)) {
+      return failWith(failure, d);
+    }
+    code = copy;
+    temporary_offsets = placed;
+    at = 4 + 3 * size_t(e->value_count) + 2 * size_t(e->requirement_count) +
+         2 * size_t(e->patch_count);
+  }
   for (uint32_t t = 0; t < e->temporary_count; ++t) {
-    slots[e->binding_count + t] = local + e->temporary_offsets[t];
+    slots[e->binding_count + t] = local + temporary_offsets[t];
   }
   // Constant data: the verifier proved no instruction writes it.
   for (uint32_t k = 0; k < e->data_count; ++k) {
@@ -909,29 +1060,23 @@ int runPortableExport(
   if (parts == 0 || part >= parts) {
     return STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE;
   }
-  size_t at = 0;
   while (at < e->code_words) {
-    uint32_t inst = e->code[at];
+    uint32_t inst = code[at];
     if (inst == static_cast<uint32_t>(kernel::Inst::Generic)) {
       int64_t bad_index = 0;
       int64_t bound = 0;
-      int code =
-          runGeneric(e->code, &at, slots, local, dispatch_state->constants,
-                     part, parts, &bad_index, &bound);
-      if (code) {
-        // Version 1 states carry the detail (the devices pass one).
-        auto* v1 =
-            reinterpret_cast<const strata_hal_executable_workgroup_state_v1_t*>(
-                workgroup_state);
-        if (v1->detail) {
-          v1->detail->kind = STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_INDEX;
-          v1->detail->index = bad_index;
-          v1->detail->bound = bound;
-        }
-        return code;
+      int failure =
+          runGeneric(code, &at, slots, local, dispatch_state->constants, part,
+                     parts, &bad_index, &bound);
+      if (failure) {
+        strata_hal_executable_dispatch_detail_v1_t d = {};
+        d.kind = STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_INDEX;
+        d.index = bad_index;
+        d.bound = bound;
+        return failWith(failure, d);
       }
     } else {
-      runMatmul(e->code, &at, slots, part, parts);
+      runMatmul(code, &at, slots, part, parts);
     }
   }
   return STRATA_HAL_EXECUTABLE_DISPATCH_OK;

@@ -22,12 +22,30 @@ struct PortableExport {
   const uint64_t* binding_bytes;  // binding_count entries
   uint32_t temporary_count;
   const uint64_t* temporary_offsets;  // into local memory
+  const uint64_t* temporary_bytes;    // temporary_count entries
   uint32_t data_count;                // read-only constant data slots
   const uint8_t* const* data;         // data_count pointers into the copy
+  const uint64_t* data_bytes;         // data_count entries
   uint32_t register_count;
   uint64_t local_memory_size;  // registers, then temporaries
   const uint32_t* code;        // verified
   uint32_t code_words;
+  // Dynamic shapes (kernel_bytecode.h's shape instruction, the first of
+  // the code): 0 values when the export has none. The pointers are into
+  // the code; each dispatch call runs a patched copy of the code at
+  // code_copy_offset of its local memory (included in local_memory_size).
+  uint32_t value_count;
+  const uint32_t* values;  // value_count x (op, a, b)
+  uint32_t requirement_count;
+  const uint32_t* requirements;  // requirement_count x (slot, value)
+  uint32_t patch_count;
+  const uint32_t* patches;  // patch_count x (word, value)
+  uint64_t code_copy_offset;
+  // Whether a requirement sizes a temporary: those are placed at dispatch
+  // from dynamic_temporary_offset on, and local_memory_size is then the
+  // most the devices give (kernel::kMaxLocalMemory).
+  bool dynamic_temporaries;
+  uint64_t dynamic_temporary_offset;
 };
 
 // A verified program and the library tables the executable record points
@@ -56,6 +74,24 @@ strata_status_t parsePortableProgram(const uint8_t* data, size_t size,
                                      PortableProgram** out);
 
 void destroyPortableProgram(PortableProgram* program);
+
+// For an export with dynamic shapes (value_count > 0): computes its values
+// from the push constants, checks each binding with a requirement against
+// binding_lengths, places the temporaries with one in the
+// local_memory_size bytes of local memory (temporary_offsets: every
+// temporary's offset, temporary_count entries), writes the patched code
+// into `code` (code_words words), and proves every access of that code
+// inside its slot, once, before any element is touched. Returns 0, or
+// STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE with *detail saying what is at
+// fault (DETAIL_BINDING: the binding and the bytes it needs; DETAIL_SHAPE:
+// a size out of range or not computable; DETAIL_LOCAL_MEMORY: the
+// temporaries' bytes and what was left). `constants` holds
+// e.constant_count words (checked by the caller).
+int preparePortableDispatch(const PortableExport& e, const uint32_t* constants,
+                            const size_t* binding_lengths,
+                            uint64_t local_memory_size, uint32_t* code,
+                            uint64_t* temporary_offsets,
+                            strata_hal_executable_dispatch_detail_v1_t* detail);
 
 // The dispatch function of every portable export: runs
 // environment->import_functions[0] (a PortableExport). Reads the version 1

@@ -9,6 +9,7 @@
 
 #include "executable_impl.h"
 #include "kernel_bytecode.h"
+#include "portable_program.h"
 
 namespace {
 
@@ -151,7 +152,444 @@ int run(strata_hal_executable_t* executable, std::vector<void*> ptrs,
                                        &state, &workgroup.v0);
 }
 
+// One export "dadd" with dynamic shapes: out[i] = a[i] + b[i] over n f32
+// elements, n the i64 push constant (words 0, 1); each binding must hold
+// 4n bytes (shape requirements); the generic's size is patched with n.
+struct DynamicAddProgram {
+  int64_t out_stride = 1;
+  // Breakers: the patch's field word (0: the generic's size), the Mul
+  // value's second operand, the first value's op, the table entry of
+  // binding 0, and a second shape instruction after the generic.
+  uint32_t patch_field = 0;
+  uint32_t mul_operand = 1;
+  uint32_t push_word = 0;
+  uint64_t a_table_bytes = 0;
+  bool second_shape = false;
+
+  // Words of the shape instruction: 4 + 3 values + 3 requirements + 1
+  // patch.
+  static constexpr uint32_t kShapeWords = 4 + 3 * 3 + 2 * 3 + 2 * 1;
+
+  std::vector<uint32_t> words() const {
+    std::vector<uint32_t> w = {kernel::kMagic, kernel::kVersion,
+                               kernel::kTableDigest, 1};
+    w.push_back(4);  // name "dadd"
+    uint32_t name = 0;
+    std::memcpy(&name, "dadd", 4);
+    w.push_back(name);
+    w.push_back(3);  // bindings a, b, out
+    w.push_back(2);  // push constant words: n (i64)
+    auto push64 = [](std::vector<uint32_t>& v, uint64_t x) {
+      v.push_back(static_cast<uint32_t>(x));
+      v.push_back(static_cast<uint32_t>(x >> 32));
+    };
+    push64(w, a_table_bytes);
+    push64(w, 0);
+    push64(w, 0);
+    w.push_back(0);  // temporaries
+    w.push_back(0);  // constant data
+    w.push_back(3);  // registers
+    auto v = [](kernel::Value op) { return static_cast<uint32_t>(op); };
+    std::vector<uint32_t> code = {static_cast<uint32_t>(kernel::Inst::Shape),
+                                  3,
+                                  v(kernel::Value::Push),
+                                  push_word,
+                                  0,
+                                  v(kernel::Value::Const),
+                                  4,
+                                  0,
+                                  v(kernel::Value::Mul),
+                                  0,
+                                  mul_operand,
+                                  3,
+                                  0,
+                                  2,
+                                  1,
+                                  2,
+                                  2,
+                                  2,
+                                  1,
+                                  patch_field ? patch_field : kShapeWords + 2,
+                                  0};
+    REQUIRE(code.size() == kShapeWords);
+    code.insert(code.end(), {static_cast<uint32_t>(kernel::Inst::Generic), 1, 0,
+                             0, 1, 3, 1});
+    for (uint32_t slot = 0; slot < 3; ++slot) {
+      code.push_back(slot);
+      code.push_back(t(kernel::Type::F32));
+      push64(code, 0);
+      push64(code, static_cast<uint64_t>(slot == 2 ? out_stride : 1));
+    }
+    code.push_back(3);
+    auto body = [&](kernel::Op o, uint32_t d, uint32_t a, uint32_t b) {
+      code.push_back(static_cast<uint32_t>(o) | (t(kernel::Type::F32) << 8));
+      code.insert(code.end(), {d, a, b, 0});
+    };
+    body(kernel::Op::Load, 0, 0, 0);
+    body(kernel::Op::Load, 1, 1, 0);
+    body(kernel::Op::AddF, 2, 0, 1);
+    code.push_back(2);
+    if (second_shape) {
+      code.insert(code.end(), {static_cast<uint32_t>(kernel::Inst::Shape), 1,
+                               v(kernel::Value::Const), 0, 0, 0, 0});
+    }
+    w.push_back(static_cast<uint32_t>(code.size()));
+    w.insert(w.end(), code.begin(), code.end());
+    return w;
+  }
+};
+
+// Runs export 0 once with the push constant n (an i64) and returns the
+// code, the detail in *detail.
+int runDynamic(strata_hal_executable_t* executable, int64_t n,
+               std::vector<void*> ptrs, std::vector<size_t> lengths,
+               strata_hal_executable_dispatch_detail_v1_t* detail) {
+  const strata_hal_executable_dispatch_attrs_v0_t* attrs =
+      strata_hal_executable_export_attrs(executable, 0);
+  std::vector<uint8_t> local(attrs->local_memory_size + 64);
+  uint32_t constants[2] = {
+      static_cast<uint32_t>(n),
+      static_cast<uint32_t>(static_cast<uint64_t>(n) >> 32)};
+  strata_hal_executable_dispatch_state_v0_t state = {};
+  state.binding_count = static_cast<uint16_t>(ptrs.size());
+  state.binding_ptrs = ptrs.data();
+  state.binding_lengths = lengths.data();
+  state.constant_count = 2;
+  state.constants = constants;
+  state.workgroup_count_x = state.workgroup_count_y = 1;
+  state.workgroup_count_z = 1;
+  *detail = {};
+  strata_hal_executable_workgroup_state_v1_t workgroup = {};
+  workgroup.detail = detail;
+  workgroup.v0.local_memory = local.data();
+  workgroup.v0.local_memory_size = attrs->local_memory_size;
+  return exportFunction(executable, 0)(&dispatchEnvironment(executable, 0),
+                                       &state, &workgroup.v0);
+}
+
 TEST_SUITE("hal.portable") {
+TEST_CASE("a program with dynamic shapes runs at its push constants' sizes") {
+  strata_hal_executable_t* executable = nullptr;
+  REQUIRE(load(DynamicAddProgram().words(), &executable) == "OK");
+  for (int64_t n : {100, 3, 0}) {
+    std::vector<float> a(100);
+    std::vector<float> b(100);
+    std::vector<float> out(101, -1.0f);
+    for (int i = 0; i < 100; ++i) {
+      a[i] = static_cast<float>(i);
+      b[i] = 0.5f * static_cast<float>(i);
+    }
+    size_t bytes = static_cast<size_t>(4 * n);
+    strata_hal_executable_dispatch_detail_v1_t detail;
+    CHECK(runDynamic(executable, n, {a.data(), b.data(), out.data()},
+                     {bytes, bytes, bytes},
+                     &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_OK);
+    for (int64_t i = 0; i < n; ++i) {
+      CHECK(out[i] == doctest::Approx(1.5f * static_cast<float>(i)));
+    }
+    CHECK(out[n] == -1.0f);  // nothing past the run-time size
+  }
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("a binding short of its run-time shape fails naming the binding") {
+  strata_hal_executable_t* executable = nullptr;
+  REQUIRE(load(DynamicAddProgram().words(), &executable) == "OK");
+  std::vector<float> a(100, 1.0f);
+  std::vector<float> out(100, -1.0f);
+  strata_hal_executable_dispatch_detail_v1_t detail;
+  CHECK(runDynamic(executable, 100, {a.data(), a.data(), out.data()},
+                   {400, 396, 400},
+                   &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING);
+  CHECK(detail.index == 1);
+  CHECK(detail.bound == 400);
+  CHECK(out[0] == -1.0f);
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("push constants out of range fail the dispatch before any access") {
+  strata_hal_executable_t* executable = nullptr;
+  REQUIRE(load(DynamicAddProgram().words(), &executable) == "OK");
+  std::vector<float> a(4, 1.0f);
+  std::vector<float> out(4, -1.0f);
+  size_t huge = SIZE_MAX;
+  strata_hal_executable_dispatch_detail_v1_t detail;
+  // A negative size: the requirement (4n bytes) is negative.
+  CHECK(runDynamic(executable, -1, {a.data(), a.data(), out.data()},
+                   {16, 16, 16},
+                   &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE);
+  CHECK(detail.index == -4);
+  // 4n overflows.
+  CHECK(runDynamic(executable, int64_t(1) << 62,
+                   {a.data(), a.data(), out.data()}, {huge, huge, huge},
+                   &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE);
+  CHECK(detail.bound == -1);
+  // A loop of more than 2^30 iterations, with bindings that claim to hold
+  // it: refused before a pointer is formed.
+  CHECK(runDynamic(executable, int64_t(1) << 31,
+                   {a.data(), a.data(), out.data()}, {huge, huge, huge},
+                   &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE);
+  CHECK(detail.index == int64_t(1) << 31);
+  CHECK(detail.bound == int64_t(1) << 30);
+  CHECK(out[0] == -1.0f);
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("an access past the run-time shape is refused at dispatch") {
+  DynamicAddProgram program;
+  program.out_stride = 2;  // out reaches element 2(n - 1) of n
+  strata_hal_executable_t* executable = nullptr;
+  // Unprovable at load (its sizes are patched): proved per dispatch.
+  REQUIRE(load(program.words(), &executable) == "OK");
+  std::vector<float> a(10, 1.0f);
+  std::vector<float> out(10, -1.0f);
+  strata_hal_executable_dispatch_detail_v1_t detail;
+  CHECK(runDynamic(executable, 10, {a.data(), a.data(), out.data()},
+                   {40, 40, 40},
+                   &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING);
+  CHECK(detail.index == 2);
+  CHECK(detail.bound == 76);
+  CHECK(out[0] == -1.0f);
+  // n = 1 reaches only element 0.
+  CHECK(runDynamic(executable, 1, {a.data(), a.data(), out.data()}, {4, 4, 4},
+                   &detail) == STRATA_HAL_EXECUTABLE_DISPATCH_OK);
+  CHECK(out[0] == 2.0f);
+  strata_hal_executable_release(executable);
+}
+
+// One export "half": out[i] = op(in[i]) over 4 elements, `in` of type
+// in_type, `out` of out_type, the body on f32 registers (body_type).
+std::vector<uint32_t> halfProgram(kernel::Type in_type, kernel::Type out_type,
+                                  kernel::Op op, kernel::Type body_type) {
+  auto bytes = [](kernel::Type type) {
+    return uint64_t(kernel::typeBytes(static_cast<uint32_t>(type))) * 4;
+  };
+  std::vector<uint32_t> w = {kernel::kMagic, kernel::kVersion,
+                             kernel::kTableDigest, 1};
+  w.push_back(4);
+  uint32_t name = 0;
+  std::memcpy(&name, "half", 4);
+  w.push_back(name);
+  w.push_back(2);  // bindings in, out
+  w.push_back(0);
+  for (uint64_t b : {bytes(in_type), bytes(out_type)}) {
+    w.push_back(static_cast<uint32_t>(b));
+    w.push_back(0);
+  }
+  w.push_back(0);  // temporaries
+  w.push_back(0);  // constant data
+  w.push_back(2);  // registers
+  std::vector<uint32_t> code = {
+      static_cast<uint32_t>(kernel::Inst::Generic), 1, 4, 0, 1, 2, 1};
+  kernel::Type types[2] = {in_type, out_type};
+  for (uint32_t slot = 0; slot < 2; ++slot) {
+    code.push_back(slot);
+    code.push_back(t(types[slot]));
+    code.insert(code.end(), {0, 0, 1, 0});  // offset 0, stride 1
+  }
+  code.push_back(2);
+  code.push_back(static_cast<uint32_t>(kernel::Op::Load) | (t(body_type) << 8));
+  code.insert(code.end(), {0, 0, 0, 0});
+  code.push_back(static_cast<uint32_t>(op) | (t(body_type) << 8));
+  code.insert(code.end(), {1, 0, 0, 0});
+  code.push_back(1);  // yield r1
+  w.push_back(static_cast<uint32_t>(code.size()));
+  w.insert(w.end(), code.begin(), code.end());
+  return w;
+}
+
+TEST_CASE("f16 and bf16 memory load as f32 and store rounded to nearest") {
+  strata_hal_executable_t* executable = nullptr;
+  // bf16 out = f16 in + f16 in (AddF of the register with itself).
+  REQUIRE(load(halfProgram(kernel::Type::F16, kernel::Type::BF16,
+                           kernel::Op::AddF, kernel::Type::F32),
+               &executable) == "OK");
+  // 1.0, 65504 (the largest f16), 2^-24 (the smallest subnormal), NaN.
+  std::vector<uint16_t> in = {0x3C00, 0x7BFF, 0x0001, 0x7E00};
+  std::vector<uint16_t> out(4, 0);
+  CHECK(run(executable, {in.data(), out.data()}, {8, 8}) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_OK);
+  CHECK(out[0] == 0x4000);  // 2.0
+  CHECK(out[1] == 0x4800);  // 131008 rounds up to 131072 in bf16
+  CHECK(out[2] == 0x3400);  // 2^-23
+  CHECK((out[3] & 0x7F80) == 0x7F80);
+  CHECK((out[3] & 0x007F) != 0);  // still NaN
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("roundf16 rounds f32 lanes to the nearest f16") {
+  strata_hal_executable_t* executable = nullptr;
+  REQUIRE(load(halfProgram(kernel::Type::F32, kernel::Type::F16,
+                           kernel::Op::RoundF16, kernel::Type::F32),
+               &executable) == "OK");
+  // Halfway between 1 and 1 + 2^-10 (to even: 1), 1 + 3 * 2^-11 (to
+  // 1 + 2^-9), past the largest f16 (infinity), below half the smallest
+  // subnormal (0).
+  std::vector<float> in = {1.0f + 0.00048828125f, 1.0f + 0.00146484375f,
+                           70000.0f, 1e-8f};
+  std::vector<uint16_t> out(4, 0xFFFF);
+  CHECK(run(executable, {in.data(), out.data()}, {16, 8}) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_OK);
+  CHECK(out[0] == 0x3C00);
+  CHECK(out[1] == 0x3C02);
+  CHECK(out[2] == 0x7C00);
+  CHECK(out[3] == 0x0000);
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("rejects f16 and bf16 registers") {
+  // A body instruction typed f16.
+  CHECK(load(halfProgram(kernel::Type::F16, kernel::Type::F16, kernel::Op::NegF,
+                         kernel::Type::F16))
+            .find("has type 7 (f16), which it does not take") !=
+        std::string::npos);
+  // An f16 operand loaded as f64.
+  CHECK(load(halfProgram(kernel::Type::F16, kernel::Type::F64, kernel::Op::NegF,
+                         kernel::Type::F64))
+            .find("(load) reads operand 0 as f64") != std::string::npos);
+}
+
+// One export "dtemp": t = a, then out = t, over n f32 elements (the i64
+// push constant); a, out and the temporary t are sized 4n at dispatch.
+std::vector<uint32_t> dynamicTemporaryProgram() {
+  namespace k = kernel;
+  std::vector<uint32_t> w = {k::kMagic, k::kVersion, k::kTableDigest, 1, 5};
+  uint32_t name[2] = {0, 0};
+  std::memcpy(name, "dtemp", 5);
+  w.insert(w.end(), {name[0], name[1], 2, 2, 0, 0, 0, 0});
+  w.insert(w.end(), {1, 0, 0, 0, 1});  // one temporary (entry 0), no data
+  auto v = [](k::Value op) { return static_cast<uint32_t>(op); };
+  const uint32_t f32 = t(k::Type::F32);
+  const uint32_t load = static_cast<uint32_t>(k::Op::Load) | (f32 << 8);
+  const uint32_t gen = static_cast<uint32_t>(k::Inst::Generic);
+  // The shape (23 words): slots 0, 1 (bindings) and 2 (the temporary)
+  // take V2 = 4n bytes; the generics (at 23 and 49) take n as their sizes.
+  std::vector<uint32_t> code = {static_cast<uint32_t>(k::Inst::Shape),
+                                3,
+                                v(k::Value::Push),
+                                0,
+                                0,
+                                v(k::Value::Const),
+                                4,
+                                0,
+                                v(k::Value::Mul),
+                                0,
+                                1,
+                                3,
+                                0,
+                                2,
+                                1,
+                                2,
+                                2,
+                                2,
+                                2,
+                                25,
+                                0,
+                                51,
+                                0};
+  REQUIRE(code.size() == 23);
+  for (uint32_t from_to : {0x0002u, 0x0201u}) {  // a -> t, t -> out
+    code.insert(code.end(), {gen, 1, 0, 0, 1, 2, 1});
+    code.insert(code.end(), {from_to >> 8 ? 2u : 0u, f32, 0, 0, 1, 0});
+    code.insert(code.end(), {from_to & 0xFF, f32, 0, 0, 1, 0});
+    code.insert(code.end(), {1, load, 0, 0, 0, 0, 0});
+  }
+  REQUIRE(code[49] == gen);
+  w.push_back(static_cast<uint32_t>(code.size()));
+  w.insert(w.end(), code.begin(), code.end());
+  return w;
+}
+
+TEST_CASE("temporaries sized at dispatch take local memory after the code") {
+  strata_hal_executable_t* executable = nullptr;
+  REQUIRE(load(dynamicTemporaryProgram(), &executable) == "OK");
+  const strata::hal::PortableExport& e =
+      executable->portable_program->exports[0];
+  CHECK(e.dynamic_temporaries);
+  CHECK(e.local_memory_size == kernel::kMaxLocalMemory);
+  std::vector<float> a = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  std::vector<float> out(10, -1.0f);
+  auto call = [&](int64_t n, uint64_t local_size,
+                  strata_hal_executable_dispatch_detail_v1_t* detail) {
+    std::vector<uint8_t> local(local_size);
+    uint32_t constants[2] = {static_cast<uint32_t>(n), 0};
+    std::vector<void*> ptrs = {a.data(), out.data()};
+    std::vector<size_t> lengths = {40, 40};
+    strata_hal_executable_dispatch_state_v0_t state = {};
+    state.binding_count = 2;
+    state.binding_ptrs = ptrs.data();
+    state.binding_lengths = lengths.data();
+    state.constant_count = 2;
+    state.constants = constants;
+    state.workgroup_count_x = state.workgroup_count_y = 1;
+    state.workgroup_count_z = 1;
+    *detail = {};
+    strata_hal_executable_workgroup_state_v1_t workgroup = {};
+    workgroup.detail = detail;
+    workgroup.v0.local_memory = local.data();
+    workgroup.v0.local_memory_size = static_cast<uint32_t>(local_size);
+    return exportFunction(executable, 0)(&dispatchEnvironment(executable, 0),
+                                         &state, &workgroup.v0);
+  };
+  strata_hal_executable_dispatch_detail_v1_t detail;
+  // Room for the temporary's 40 bytes after the code copy: it runs.
+  CHECK(call(10, e.dynamic_temporary_offset + 64, &detail) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_OK);
+  CHECK(out[9] == 10.0f);
+  // 16 bytes short: refused before anything runs, saying how much.
+  out.assign(10, -1.0f);
+  CHECK(call(10, e.dynamic_temporary_offset + 24, &detail) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_LOCAL_MEMORY);
+  CHECK(detail.index == 40);
+  CHECK(detail.bound == 24);
+  CHECK(out[0] == -1.0f);
+  // Less than the static part (the code copy) is refused as before.
+  CHECK(call(10, e.code_copy_offset, &detail) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("rejects a malformed shape instruction") {
+  const uint32_t generic = DynamicAddProgram::kShapeWords;
+  DynamicAddProgram slot_patch;
+  slot_patch.patch_field = generic + 7;  // operand 0's slot
+  CHECK(load(slot_patch.words()).find("starts no size or extent") !=
+        std::string::npos);
+  DynamicAddProgram wide_size;
+  wide_size.patch_field = (generic + 2) | kernel::kPatchWide;
+  CHECK(load(wide_size.words()).find("starts no offset or stride") !=
+        std::string::npos);
+  DynamicAddProgram inside;
+  inside.patch_field = 5;  // a word of the shape instruction itself
+  CHECK(load(inside.words()).find("not a word after the shape instruction") !=
+        std::string::npos);
+  DynamicAddProgram forward;
+  forward.mul_operand = 2;  // value 2 reads itself
+  CHECK(load(forward.words()).find("shape value 2 (mul)") != std::string::npos);
+  DynamicAddProgram past;
+  past.push_word = 1;  // words 1 and 2 of 2
+  CHECK(load(past.words()).find("shape value 0 (push)") != std::string::npos);
+  DynamicAddProgram both;
+  both.a_table_bytes = 400;  // a table entry and a requirement
+  CHECK(load(both.words()).find("shape requirement 0 names slot 0") !=
+        std::string::npos);
+  DynamicAddProgram twice;
+  twice.second_shape = true;
+  CHECK(load(twice.words()).find("is not the first instruction") !=
+        std::string::npos);
+  std::vector<uint32_t> words = DynamicAddProgram().words();
+  for (size_t size = 1; size < words.size(); ++size) {
+    std::vector<uint32_t> cut(words.begin(), words.begin() + size);
+    CHECK_MESSAGE(load(cut).find("INVALID_ARGUMENT") == 0, size);
+  }
+}
+
 TEST_CASE("a verified program runs on its bindings") {
   strata_hal_executable_t* executable = nullptr;
   REQUIRE(load(AddProgram().words(), &executable) == "OK");

@@ -3,7 +3,8 @@
 exported with a dynamic sequence length and resnet18 with a dynamic batch
 (make_models.py --dynamic), each compiled once by strata-compile and run by
 strata-run at several sizes on both local devices against torch's outputs
-(rtol 1e-3, atol 1e-4). It also checks the module's reflection names the
+(rtol 1e-3, atol 1e-4). --compile-arg/--run-arg select another target
+(the portable one: --target=portable, --no-native-kernels). It also checks the module's reflection names the
 symbolic dimension and that a call with a wrong static dimension fails with
 an error naming the argument.
 
@@ -33,6 +34,10 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--devices", default="local-sync,local-task")
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--compile-arg", action="append", default=[],
+                        help="extra strata-compile argument (repeatable)")
+    parser.add_argument("--run-arg", action="append", default=[],
+                        help="extra strata-run argument (repeatable)")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     passed = failed = 0
@@ -58,7 +63,8 @@ def main():
                 report(False, "%s: export failed\n%s" % (name, make.stderr))
                 continue
         vmfb = stem + ".vmfb"
-        build = subprocess.run([args.strata_compile, stem + ".onnx", "-o", vmfb],
+        build = subprocess.run([args.strata_compile, stem + ".onnx", "-o", vmfb]
+                               + args.compile_arg,
                                capture_output=True, text=True,
                                timeout=args.timeout)
         if build.returncode != 0:
@@ -69,7 +75,8 @@ def main():
         report("arg0.dims = %s" % dims in dump.stdout,
                "%s: reflection arg0.dims = %s" % (name, dims))
         bad = subprocess.run([args.strata_run, "--module=" + vmfb,
-                              "--input=" + wrong], capture_output=True,
+                              "--input=" + wrong] + args.run_arg,
+                             capture_output=True,
                              text=True, timeout=args.timeout)
         report(bad.returncode != 0 and "argument 0" in bad.stderr,
                "%s: %s refused (%s)" % (name, wrong,
@@ -86,7 +93,7 @@ def main():
                     [args.strata_run, "--module=" + vmfb,
                      "--device=" + device,
                      "--input=@%s.%d.input.npy" % (stem, size),
-                     "--output=@" + out],
+                     "--output=@" + out] + args.run_arg,
                     capture_output=True, text=True, timeout=args.timeout)
                 line = "%s size %d %s" % (name, size, device)
                 if run.returncode != 0:

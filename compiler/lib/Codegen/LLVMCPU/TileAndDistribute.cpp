@@ -535,14 +535,15 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
 // Tiles `func`'s root over workgroups (an scf.forall), or, with
 // `sequential`, into scf.for loops that one workgroup runs: only roots with
 // dynamic ranges are tiled then, so their temporaries have bounded sizes.
-LogicalResult distributeFunction(func::FuncOp func, bool sequential) {
+LogicalResult distributeFunction(func::FuncOp func, bool sequential,
+                                 bool tileDynamicRanges) {
   std::optional<Root> root = findRoot(func);
   if (!root) {
     return success(); // one workgroup
   }
   bool dynamic =
       llvm::any_of(root->op.getStaticLoopRanges(), ShapedType::isDynamic);
-  if (sequential && !dynamic) {
+  if (sequential && (!dynamic || !tileDynamicRanges)) {
     return success();
   }
   SmallVector<int64_t> sizes = chooseTileSizes(root->op);
@@ -808,7 +809,8 @@ void splatsToFills(ModuleOp module) {
 
 LogicalResult
 tileAndDistributeToWorkgroups(ModuleOp module,
-                              const llvm::StringSet<> &singleWorkgroup) {
+                              const llvm::StringSet<> &singleWorkgroup,
+                              bool tileDynamicRanges) {
   if (failed(decomposeAggregates(module))) {
     return failure();
   }
@@ -834,9 +836,10 @@ tileAndDistributeToWorkgroups(ModuleOp module,
     if (!func.isPublic()) {
       continue;
     }
-    if (failed(distributeFunction(
-            func, singleWorkgroup.contains(func.getSymName()))) ||
-        failed(tileDynamicDepths(func))) {
+    if (failed(distributeFunction(func,
+                                  singleWorkgroup.contains(func.getSymName()),
+                                  tileDynamicRanges)) ||
+        (tileDynamicRanges && failed(tileDynamicDepths(func)))) {
       return failure();
     }
   }

@@ -10,7 +10,9 @@
 //===----------------------------------------------------------------------===//
 #include "KernelEncoder.h"
 
+#include "Strata/Codegen/LLVMCPU/Codegen.h"
 #include "kernel_bytecode.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -27,7 +29,9 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <array>
 #include <cstring>
+#include <map>
 
 namespace mlir::strata::portable {
 
@@ -54,6 +58,12 @@ FailureOr<uint32_t> kernelType(Type type) {
   if (type.isF64()) {
     return typeNumber(kernel::Type::F64);
   }
+  if (type.isF16()) {
+    return typeNumber(kernel::Type::F16);
+  }
+  if (type.isBF16()) {
+    return typeNumber(kernel::Type::BF16);
+  }
   if (type.isIndex()) {
     return typeNumber(kernel::Type::I64);
   }
@@ -76,22 +86,54 @@ FailureOr<uint32_t> kernelType(Type type) {
   return failure();
 }
 
+/// The register type of a scalar type: f16 and bf16 values are computed
+/// in f32 (memory-only types: kernel_opcodes.def).
+FailureOr<uint32_t> registerType(Type type) {
+  if (type.isF16() || type.isBF16()) {
+    return typeNumber(kernel::Type::F32);
+  }
+  return kernelType(type);
+}
+
+bool isHalfType(Type type) { return type.isF16() || type.isBF16(); }
+
+/// A size, offset or stride: a constant, or (for dynamic shapes) value
+/// `value` of the export's shape instruction, known at dispatch.
+struct Dim {
+  int64_t constant = 0;
+  int32_t value = -1;
+  Dim() = default;
+  Dim(int64_t constant) : constant(constant) {}
+  static Dim dynamic(int32_t value) {
+    Dim dim;
+    dim.value = value;
+    return dim;
+  }
+  bool isStatic() const { return value < 0; }
+  bool isConstant(int64_t c) const { return isStatic() && constant == c; }
+  bool operator==(const Dim &other) const {
+    return isStatic() ? other.isStatic() && constant == other.constant
+                      : value == other.value;
+  }
+  bool operator!=(const Dim &other) const { return !(*this == other); }
+  /// The constant, or `guess` for a run-time value (loop-order heuristics).
+  int64_t hint(int64_t guess = 1 << 20) const {
+    return isStatic() ? constant : guess;
+  }
+};
+
 /// A memref value as the code sees it: elements of `slot` at
 /// offset + sum(i[d] * strides[d]).
 struct View {
   uint32_t slot = 0;
-  int64_t offset = 0;
-  SmallVector<int64_t> sizes;
-  SmallVector<int64_t> strides;
+  Dim offset = 0;
+  SmallVector<Dim> sizes;
+  SmallVector<Dim> strides;
   uint32_t type = 0;
 };
 
-SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> sizes) {
-  SmallVector<int64_t> strides(sizes.size(), 1);
-  for (int i = static_cast<int>(sizes.size()) - 2; i >= 0; --i) {
-    strides[i] = strides[i + 1] * sizes[i + 1];
-  }
-  return strides;
+SmallVector<Dim> staticDims(ArrayRef<int64_t> values) {
+  return SmallVector<Dim>(values.begin(), values.end());
 }
 
 void push64(std::vector<uint32_t> &words, uint64_t value) {
@@ -136,6 +178,102 @@ LogicalResult linearize(AffineExpr expr, unsigned numDims,
   return success(walk(expr, 1));
 }
 
+/// x op y with the runtime's semantics (portable_program.cpp); nullopt on
+/// overflow or division by zero.
+std::optional<int64_t> foldValue(kernel::Value op, int64_t x, int64_t y) {
+  using V = kernel::Value;
+  int64_t out = 0;
+  bool divides =
+      op == V::DivS || op == V::FloorDivS || op == V::CeilDivS || op == V::RemS;
+  if (divides && (y == 0 || (x == INT64_MIN && y == -1))) {
+    return std::nullopt;
+  }
+  switch (op) {
+  case V::Add:
+    return __builtin_add_overflow(x, y, &out) ? std::nullopt
+                                              : std::optional(out);
+  case V::Sub:
+    return __builtin_sub_overflow(x, y, &out) ? std::nullopt
+                                              : std::optional(out);
+  case V::Mul:
+    return __builtin_mul_overflow(x, y, &out) ? std::nullopt
+                                              : std::optional(out);
+  case V::DivS:
+    return x / y;
+  case V::FloorDivS:
+    return x / y - ((x % y != 0 && ((x < 0) != (y < 0))) ? 1 : 0);
+  case V::CeilDivS:
+    return x / y + ((x % y != 0 && ((x < 0) == (y < 0))) ? 1 : 0);
+  case V::RemS:
+    return x % y;
+  case V::MinS:
+    return std::min(x, y);
+  case V::MaxS:
+    return std::max(x, y);
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The run-time values of an export (its shape instruction): each distinct
+/// op built once, constants folded.
+class ShapeValues {
+public:
+  std::vector<std::array<uint32_t, 3>> ops;
+
+  int32_t add(kernel::Value op, uint32_t a, uint32_t b) {
+    std::array<uint32_t, 3> key = {static_cast<uint32_t>(op), a, b};
+    auto [it, inserted] =
+        known.try_emplace(key, static_cast<int32_t>(ops.size()));
+    if (inserted) {
+      ops.push_back(key);
+    }
+    return it->second;
+  }
+  uint32_t materialize(Dim d) {
+    if (!d.isStatic()) {
+      return static_cast<uint32_t>(d.value);
+    }
+    uint64_t bits = static_cast<uint64_t>(d.constant);
+    return static_cast<uint32_t>(add(kernel::Value::Const,
+                                     static_cast<uint32_t>(bits),
+                                     static_cast<uint32_t>(bits >> 32)));
+  }
+  Dim push(uint32_t word, bool wide) {
+    return Dim::dynamic(
+        add(wide ? kernel::Value::Push : kernel::Value::PushI32, word, 0));
+  }
+  Dim combine(kernel::Value op, Dim a, Dim b) {
+    using V = kernel::Value;
+    if (a.isStatic() && b.isStatic()) {
+      if (std::optional<int64_t> folded =
+              foldValue(op, a.constant, b.constant)) {
+        return *folded;
+      }
+    }
+    if ((op == V::Add && b.isConstant(0)) ||
+        (op == V::Sub && b.isConstant(0)) ||
+        (op == V::Mul && b.isConstant(1)) ||
+        ((op == V::DivS || op == V::FloorDivS || op == V::CeilDivS) &&
+         b.isConstant(1))) {
+      return a;
+    }
+    if ((op == V::Add && a.isConstant(0)) ||
+        (op == V::Mul && a.isConstant(1))) {
+      return b;
+    }
+    if (op == V::Mul && (a.isConstant(0) || b.isConstant(0))) {
+      return 0;
+    }
+    return Dim::dynamic(add(op, materialize(a), materialize(b)));
+  }
+  Dim mul(Dim a, Dim b) { return combine(kernel::Value::Mul, a, b); }
+  Dim plus(Dim a, Dim b) { return combine(kernel::Value::Add, a, b); }
+
+private:
+  std::map<std::array<uint32_t, 3>, int32_t> known;
+};
+
 class FunctionEncoder {
 public:
   FunctionEncoder(func::FuncOp func, unsigned inputCount)
@@ -152,10 +290,38 @@ private:
   LogicalResult defineView(Value result, Operation *op);
   LogicalResult encodeLinalg(linalg::LinalgOp op);
   LogicalResult encodeCopy(memref::CopyOp op);
-  bool tryMatmul(linalg::LinalgOp op,
-                 ArrayRef<SmallVector<int64_t>> operandStrides,
-                 ArrayRef<int64_t> operandOffsets, ArrayRef<int64_t> loops);
+  bool tryMatmul(linalg::LinalgOp op, ArrayRef<SmallVector<Dim>> operandStrides,
+                 ArrayRef<Dim> operandOffsets, ArrayRef<Dim> loops);
   FailureOr<View> viewOf(Value value, Operation *user);
+  /// The size an index value holds: a constant, or a run-time value built
+  /// from push constants (scalar arguments), arith and affine ops on them,
+  /// and memref.dim.
+  FailureOr<Dim> dimOf(Value value, Operation *user);
+  FailureOr<Dim> dimOf(OpFoldResult value, Operation *user) {
+    if (auto attr = dyn_cast<Attribute>(value)) {
+      return Dim(cast<IntegerAttr>(attr).getInt());
+    }
+    return dimOf(cast<Value>(value), user);
+  }
+  FailureOr<Dim> affineDim(AffineExpr expr, ArrayRef<Dim> dimValues,
+                           ArrayRef<Dim> symbolValues);
+  /// Appends a size word (patched when dynamic).
+  void emitSize(Dim d) {
+    if (!d.isStatic()) {
+      patches.push_back(
+          {static_cast<uint32_t>(code.size()), static_cast<uint32_t>(d.value)});
+    }
+    code.push_back(d.isStatic() ? static_cast<uint32_t>(d.constant) : 0);
+  }
+  /// Appends an i64 offset or stride (patched when dynamic).
+  void emitWide(Dim d) {
+    if (!d.isStatic()) {
+      patches.push_back(
+          {static_cast<uint32_t>(code.size()) | kernel::kPatchWide,
+           static_cast<uint32_t>(d.value)});
+    }
+    push64(code, d.isStatic() ? static_cast<uint64_t>(d.constant) : 0);
+  }
 
   func::FuncOp func;
   unsigned inputCount;
@@ -173,7 +339,149 @@ private:
   unsigned instructions = 0;
   // Workgroups the last instruction could be split over (1: none).
   uint32_t lastSplit = 1;
+  // Dynamic shapes: the shape instruction's values, patches (code word,
+  // with kPatchWide for an i64; value) and requirements (binding, value).
+  ShapeValues shape;
+  std::vector<std::pair<uint32_t, uint32_t>> patches;
+  std::vector<std::pair<uint32_t, uint32_t>> requirements;
+  llvm::DenseMap<Value, Dim> dims;
 };
+
+FailureOr<Dim> FunctionEncoder::affineDim(AffineExpr expr,
+                                          ArrayRef<Dim> dimValues,
+                                          ArrayRef<Dim> symbolValues) {
+  if (auto d = dyn_cast<AffineDimExpr>(expr)) {
+    return dimValues[d.getPosition()];
+  }
+  if (auto sym = dyn_cast<AffineSymbolExpr>(expr)) {
+    return symbolValues[sym.getPosition()];
+  }
+  if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+    return Dim(c.getValue());
+  }
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  FailureOr<Dim> lhs = affineDim(binary.getLHS(), dimValues, symbolValues);
+  FailureOr<Dim> rhs = affineDim(binary.getRHS(), dimValues, symbolValues);
+  if (failed(lhs) || failed(rhs)) {
+    return failure();
+  }
+  using V = kernel::Value;
+  switch (binary.getKind()) {
+  case AffineExprKind::Add:
+    return shape.plus(*lhs, *rhs);
+  case AffineExprKind::Mul:
+    return shape.mul(*lhs, *rhs);
+  case AffineExprKind::FloorDiv:
+    return shape.combine(V::FloorDivS, *lhs, *rhs);
+  case AffineExprKind::CeilDiv:
+    return shape.combine(V::CeilDivS, *lhs, *rhs);
+  case AffineExprKind::Mod: {
+    // lhs - rhs * floor(lhs / rhs): never negative for a positive rhs.
+    Dim quotient = shape.combine(V::FloorDivS, *lhs, *rhs);
+    return shape.combine(V::Sub, *lhs, shape.mul(*rhs, quotient));
+  }
+  default:
+    return failure();
+  }
+}
+
+FailureOr<Dim> FunctionEncoder::dimOf(Value value, Operation *user) {
+  if (auto it = dims.find(value); it != dims.end()) {
+    return it->second;
+  }
+  auto fail = [&]() -> FailureOr<Dim> {
+    user->emitError() << kPrefix << "cannot compute the size " << value
+                      << " from constants and push constants";
+    return failure();
+  };
+  FailureOr<Dim> result = failure();
+  if (std::optional<int64_t> constant = getConstantIntValue(value)) {
+    result = Dim(*constant);
+  } else if (auto it = pushWords.find(value); it != pushWords.end()) {
+    Type type = value.getType();
+    unsigned bits = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+    if (!type.isIntOrIndex() || (bits != 64 && bits != 32)) {
+      return fail();
+    }
+    result = shape.push(it->second, bits == 64);
+  } else if (Operation *def = value.getDefiningOp()) {
+    using V = kernel::Value;
+    std::optional<V> binary =
+        llvm::TypeSwitch<Operation *, std::optional<V>>(def)
+            .Case([](arith::AddIOp) { return V::Add; })
+            .Case([](arith::SubIOp) { return V::Sub; })
+            .Case([](arith::MulIOp) { return V::Mul; })
+            .Case([](arith::DivSIOp) { return V::DivS; })
+            .Case([](arith::FloorDivSIOp) { return V::FloorDivS; })
+            .Case([](arith::CeilDivSIOp) { return V::CeilDivS; })
+            .Case([](arith::RemSIOp) { return V::RemS; })
+            .Case([](arith::MinSIOp) { return V::MinS; })
+            .Case([](arith::MaxSIOp) { return V::MaxS; })
+            .Default([](Operation *) { return std::nullopt; });
+    if (binary) {
+      FailureOr<Dim> lhs = dimOf(def->getOperand(0), user);
+      FailureOr<Dim> rhs = dimOf(def->getOperand(1), user);
+      if (failed(lhs) || failed(rhs)) {
+        return failure();
+      }
+      result = shape.combine(*binary, *lhs, *rhs);
+    } else if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp>(
+                   def)) {
+      result = dimOf(def->getOperand(0), user);
+    } else if (auto apply = dyn_cast<affine::AffineApplyOp>(def)) {
+      AffineMap map = apply.getAffineMap();
+      SmallVector<Dim> operands;
+      for (Value operand : apply.getMapOperands()) {
+        FailureOr<Dim> d = dimOf(operand, user);
+        if (failed(d)) {
+          return failure();
+        }
+        operands.push_back(*d);
+      }
+      ArrayRef<Dim> all(operands);
+      result = affineDim(map.getResult(0), all.take_front(map.getNumDims()),
+                         all.drop_front(map.getNumDims()));
+    } else if (isa<affine::AffineMinOp, affine::AffineMaxOp>(def)) {
+      bool isMin = isa<affine::AffineMinOp>(def);
+      AffineMap map = isMin ? cast<affine::AffineMinOp>(def).getAffineMap()
+                            : cast<affine::AffineMaxOp>(def).getAffineMap();
+      SmallVector<Dim> operands;
+      for (Value operand : def->getOperands()) {
+        FailureOr<Dim> d = dimOf(operand, user);
+        if (failed(d)) {
+          return failure();
+        }
+        operands.push_back(*d);
+      }
+      ArrayRef<Dim> all(operands);
+      std::optional<Dim> folded;
+      for (AffineExpr expr : map.getResults()) {
+        FailureOr<Dim> d = affineDim(expr, all.take_front(map.getNumDims()),
+                                     all.drop_front(map.getNumDims()));
+        if (failed(d)) {
+          return fail();
+        }
+        folded =
+            folded ? shape.combine(isMin ? V::MinS : V::MaxS, *folded, *d) : *d;
+      }
+      if (folded) {
+        result = *folded;
+      }
+    } else if (auto dim = dyn_cast<memref::DimOp>(def)) {
+      std::optional<int64_t> index = dim.getConstantIndex();
+      auto it = views.find(dim.getSource());
+      if (index && it != views.end() &&
+          *index < static_cast<int64_t>(it->second.sizes.size())) {
+        result = it->second.sizes[*index];
+      }
+    }
+  }
+  if (failed(result)) {
+    return fail();
+  }
+  dims[value] = *result;
+  return result;
+}
 
 FailureOr<View> FunctionEncoder::viewOf(Value value, Operation *user) {
   auto it = views.find(value);
@@ -186,19 +494,74 @@ FailureOr<View> FunctionEncoder::viewOf(Value value, Operation *user) {
 }
 
 LogicalResult FunctionEncoder::bindArguments() {
+  // Scalar inputs first: the sizes of dynamic bindings are among them.
+  for (auto [index, arg] : llvm::enumerate(func.getArguments())) {
+    if (index == inputCount || index == inputCount + 1 ||
+        isa<MemRefType>(arg.getType())) {
+      continue; // workgroup ids (one workgroup, both 0) and bindings
+    }
+    // A scalar input: a push constant (one word, two for 64 bits).
+    unsigned bits =
+        arg.getType().isIndex() ? 64 : arg.getType().getIntOrFloatBitWidth();
+    // Bodies read it with push instructions.
+    pushWords[arg] = constantWords;
+    constantWords += bits > 32 ? 2 : 1;
+  }
+  // Exports with dynamic shapes: each binding's shape, a dynamic size as
+  // -1 - (the argument holding it), before the workgroup ids were inserted
+  // (after the inputs, so the sizes' indices are unchanged).
+  auto shapes = func->getAttrOfType<ArrayAttr>(llvmcpu::kBindingShapesAttr);
   uint32_t binding = 0;
   for (auto [index, arg] : llvm::enumerate(func.getArguments())) {
     if (index == inputCount || index == inputCount + 1) {
-      continue; // workgroup ids: one workgroup, both 0
+      continue;
     }
     auto memref = dyn_cast<MemRefType>(arg.getType());
     if (!memref) {
-      // A scalar input: a push constant (one word, two for 64 bits).
-      unsigned bits =
-          arg.getType().isIndex() ? 64 : arg.getType().getIntOrFloatBitWidth();
-      // Bodies read it with push instructions.
-      pushWords[arg] = constantWords;
-      constantWords += bits > 32 ? 2 : 1;
+      continue;
+    }
+    auto bindingShape = shapes && binding < shapes.size()
+                            ? dyn_cast<DenseI64ArrayAttr>(shapes[binding])
+                            : DenseI64ArrayAttr();
+    if (bindingShape && llvm::any_of(bindingShape.asArrayRef(),
+                                     [](int64_t d) { return d < 0; })) {
+      // A placeholder the function views (memref.reinterpret_cast) with
+      // its run-time shape: it holds elements * sizes bytes, checked at
+      // dispatch.
+      FailureOr<uint32_t> type = kernelType(memref.getElementType());
+      if (failed(type)) {
+        return func.emitError()
+               << kPrefix << "export '" << func.getSymName() << "' binding "
+               << binding << " has element type " << memref.getElementType()
+               << ", which the portable target does not take";
+      }
+      Dim bytes = static_cast<int64_t>(kernel::typeBytes(*type));
+      for (int64_t size : bindingShape.asArrayRef()) {
+        if (size >= 0) {
+          bytes = shape.mul(bytes, size);
+          continue;
+        }
+        unsigned sizeArg = static_cast<unsigned>(-1 - size);
+        auto word = sizeArg < func.getNumArguments()
+                        ? pushWords.find(func.getArgument(sizeArg))
+                        : pushWords.end();
+        if (word == pushWords.end()) {
+          return func.emitError()
+                 << kPrefix << "export '" << func.getSymName() << "' binding "
+                 << binding << " is sized by argument " << sizeArg
+                 << ", which is no scalar input";
+        }
+        bytes = shape.mul(bytes, shape.push(word->second, /*wide=*/true));
+      }
+      View view;
+      view.slot = binding;
+      view.sizes = {0};
+      view.strides = {1};
+      view.type = *type;
+      views[arg] = view;
+      requirements.push_back({binding, shape.materialize(bytes)});
+      bindingBytes.push_back(0);
+      ++binding;
       continue;
     }
     if (!memref.hasStaticShape() || !memref.getLayout().isIdentity()) {
@@ -216,8 +579,8 @@ LogicalResult FunctionEncoder::bindArguments() {
     }
     View view;
     view.slot = binding++;
-    view.sizes.assign(memref.getShape().begin(), memref.getShape().end());
-    view.strides = rowMajorStrides(view.sizes);
+    view.sizes = staticDims(memref.getShape());
+    view.strides = staticDims(memref.getStridesAndOffset().first);
     view.type = *type;
     views[arg] = view;
     bindingBytes.push_back(static_cast<uint64_t>(memref.getNumElements()) *
@@ -228,8 +591,11 @@ LogicalResult FunctionEncoder::bindArguments() {
 
 LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
   auto type = dyn_cast<MemRefType>(result.getType());
-  if (!type || !type.hasStaticShape()) {
-    return op->emitError() << kPrefix << "needs a static memref result";
+  if (!type) {
+    return op->emitError() << kPrefix << "needs a memref result";
+  }
+  if (isa<memref::GetGlobalOp>(op) && !type.hasStaticShape()) {
+    return op->emitError() << kPrefix << "needs a static shape";
   }
   FailureOr<uint32_t> elementType = kernelType(type.getElementType());
   if (failed(elementType)) {
@@ -241,14 +607,41 @@ LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
       return op->emitError() << kPrefix << "needs an identity layout";
     }
     View view;
-    view.slot = 0; // fixed up below: temporaries follow the bindings
-    view.sizes.assign(type.getShape().begin(), type.getShape().end());
-    view.strides = rowMajorStrides(view.sizes);
     view.type = *elementType;
     view.slot =
         static_cast<uint32_t>(kernel::kMaxBindings + temporaryBytes.size());
-    temporaryBytes.push_back(static_cast<uint64_t>(type.getNumElements()) *
-                             kernel::typeBytes(*elementType));
+    if (type.hasStaticShape()) {
+      view.sizes = staticDims(type.getShape());
+      view.strides = staticDims(type.getStridesAndOffset().first);
+      temporaryBytes.push_back(static_cast<uint64_t>(type.getNumElements()) *
+                               kernel::typeBytes(*elementType));
+      views[result] = view;
+      return success();
+    }
+    // Sized at dispatch: a requirement gives its bytes, placed in local
+    // memory then.
+    unsigned next = 0;
+    for (int64_t size : type.getShape()) {
+      if (!ShapedType::isDynamic(size)) {
+        view.sizes.push_back(size);
+        continue;
+      }
+      FailureOr<Dim> d = dimOf(op->getOperand(next++), op);
+      if (failed(d)) {
+        return failure();
+      }
+      view.sizes.push_back(*d);
+    }
+    Dim stride = 1;
+    view.strides.assign(view.sizes.size(), Dim(1));
+    for (int d = static_cast<int>(view.sizes.size()) - 1; d >= 0; --d) {
+      view.strides[d] = stride;
+      stride = shape.mul(stride, view.sizes[d]);
+    }
+    Dim bytes = shape.mul(
+        stride, static_cast<int64_t>(kernel::typeBytes(*elementType)));
+    requirements.push_back({view.slot, shape.materialize(bytes)});
+    temporaryBytes.push_back(0);
     views[result] = view;
     return success();
   }
@@ -257,8 +650,8 @@ LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
       return op->emitError() << kPrefix << "needs an identity layout";
     }
     View view;
-    view.sizes.assign(type.getShape().begin(), type.getShape().end());
-    view.strides = rowMajorStrides(view.sizes);
+    view.sizes = staticDims(type.getShape());
+    view.strides = staticDims(type.getStridesAndOffset().first);
     view.type = *elementType;
     StringRef name = getGlobal.getName();
     auto found = dataSlots.find(name);
@@ -319,24 +712,29 @@ LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
       return failure();
     }
     SmallVector<OpFoldResult> offsets = subview.getMixedOffsets();
+    SmallVector<OpFoldResult> sizes = subview.getMixedSizes();
     SmallVector<OpFoldResult> strides = subview.getMixedStrides();
     View view = *source;
     view.sizes.clear();
     view.strides.clear();
     llvm::SmallBitVector dropped = subview.getDroppedDims();
+    if (offsets.size() != source->strides.size()) {
+      return op->emitError() << kPrefix << "cannot follow this subview";
+    }
     for (unsigned d = 0; d < offsets.size(); ++d) {
-      std::optional<int64_t> offset = getConstantIntValue(offsets[d]);
-      std::optional<int64_t> stride = getConstantIntValue(strides[d]);
-      if (!offset || !stride) {
-        return op->emitError()
-               << kPrefix << "needs static subview offsets and strides";
+      FailureOr<Dim> offset = dimOf(offsets[d], op);
+      FailureOr<Dim> size = dimOf(sizes[d], op);
+      FailureOr<Dim> stride = dimOf(strides[d], op);
+      if (failed(offset) || failed(size) || failed(stride)) {
+        return failure();
       }
-      view.offset += *offset * source->strides[d];
+      view.offset =
+          shape.plus(view.offset, shape.mul(*offset, source->strides[d]));
       if (!dropped.test(d)) {
-        view.strides.push_back(*stride * source->strides[d]);
+        view.sizes.push_back(*size);
+        view.strides.push_back(shape.mul(*stride, source->strides[d]));
       }
     }
-    view.sizes.assign(type.getShape().begin(), type.getShape().end());
     if (view.sizes.size() != view.strides.size()) {
       return op->emitError() << kPrefix << "cannot follow this subview";
     }
@@ -353,19 +751,26 @@ LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
     view.strides.clear();
     for (const ReassociationIndices &group :
          collapse.getReassociationIndices()) {
-      int64_t size = 1;
-      // Each dimension of the group steps over the whole of the next one.
+      Dim size = 1;
+      // Each dimension of the group steps over the whole of the next one
+      // (what memref.collapse_shape's verifier requires of its layout;
+      // checked here where the sizes are known).
       for (size_t i = 0; i < group.size(); ++i) {
-        size *= source->sizes[group[i]];
-        if (i + 1 < group.size() && source->sizes[group[i]] != 1 &&
-            source->strides[group[i]] !=
-                source->strides[group[i + 1]] * source->sizes[group[i + 1]]) {
+        size = shape.mul(size, source->sizes[group[i]]);
+        if (i + 1 < group.size() && !source->sizes[group[i]].isConstant(1) &&
+            shape.mul(source->strides[group[i + 1]],
+                      source->sizes[group[i + 1]]) !=
+                source->strides[group[i]] &&
+            source->strides[group[i]].isStatic() &&
+            source->sizes[group[i + 1]].isStatic() &&
+            source->strides[group[i + 1]].isStatic()) {
           return op->emitError() << kPrefix << "collapses dimensions that "
                                  << "are not contiguous";
         }
       }
       view.sizes.push_back(size);
-      view.strides.push_back(group.empty() ? 1 : source->strides[group.back()]);
+      view.strides.push_back(group.empty() ? Dim(1)
+                                           : source->strides[group.back()]);
     }
     views[result] = view;
     return success();
@@ -376,13 +781,20 @@ LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
       return failure();
     }
     View view = *source;
-    view.sizes.assign(type.getShape().begin(), type.getShape().end());
-    view.strides.assign(view.sizes.size(), 1);
+    view.sizes.clear();
+    for (OpFoldResult size : expand.getMixedOutputShape()) {
+      FailureOr<Dim> d = dimOf(size, op);
+      if (failed(d)) {
+        return failure();
+      }
+      view.sizes.push_back(*d);
+    }
+    view.strides.assign(view.sizes.size(), Dim(1));
     for (auto [d, group] : llvm::enumerate(expand.getReassociationIndices())) {
-      int64_t stride = d < source->strides.size() ? source->strides[d] : 1;
+      Dim stride = d < source->strides.size() ? source->strides[d] : Dim(1);
       for (int i = static_cast<int>(group.size()) - 1; i >= 0; --i) {
         view.strides[group[i]] = stride;
-        stride *= view.sizes[group[i]];
+        stride = shape.mul(stride, view.sizes[group[i]]);
       }
     }
     views[result] = view;
@@ -402,26 +814,25 @@ LogicalResult FunctionEncoder::defineView(Value result, Operation *op) {
       return failure();
     }
     View view = *source;
-    std::optional<int64_t> offset =
-        getConstantIntValue(reinterpret.getMixedOffsets()[0]);
+    FailureOr<Dim> offset = dimOf(reinterpret.getMixedOffsets()[0], op);
+    if (failed(offset)) {
+      return failure();
+    }
     view.sizes.clear();
     view.strides.clear();
     for (OpFoldResult size : reinterpret.getMixedSizes()) {
-      std::optional<int64_t> value = getConstantIntValue(size);
-      if (!value) {
-        return op->emitError() << kPrefix << "needs static sizes";
+      FailureOr<Dim> value = dimOf(size, op);
+      if (failed(value)) {
+        return failure();
       }
       view.sizes.push_back(*value);
     }
     for (OpFoldResult stride : reinterpret.getMixedStrides()) {
-      std::optional<int64_t> value = getConstantIntValue(stride);
-      if (!value) {
-        return op->emitError() << kPrefix << "needs static strides";
+      FailureOr<Dim> value = dimOf(stride, op);
+      if (failed(value)) {
+        return failure();
       }
       view.strides.push_back(*value);
-    }
-    if (!offset) {
-      return op->emitError() << kPrefix << "needs a static offset";
     }
     // The offset counts from the start of the slot.
     view.offset = *offset;
@@ -458,7 +869,7 @@ public:
   LogicalResult encodeOp(Operation *op);
   uint32_t emit(kernel::Op op, uint32_t type, uint32_t aux, uint32_t a = 0,
                 uint32_t b = 0, uint32_t c = 0) {
-    uint32_t d = next++;
+    uint32_t d = allocate();
     body.push_back(static_cast<uint32_t>(op) | (type << 8) | (aux << 16));
     body.push_back(d);
     body.push_back(a);
@@ -468,8 +879,67 @@ public:
     return d;
   }
   LogicalResult emitConstant(Value value, Attribute attr, Operation *user);
+  /// `reg` (f32) rounded to `type`'s precision when it is f16 or bf16 (the
+  /// value computed in f32 is then what that type would hold), else `reg`.
+  uint32_t roundTo(Type type, uint32_t reg) {
+    if (!isHalfType(type)) {
+      return reg;
+    }
+    uint32_t rounded =
+        emit(type.isF16() ? kernel::Op::RoundF16 : kernel::Op::RoundBF16,
+             typeNumber(kernel::Type::F32), 0, reg);
+    release(reg);
+    return rounded;
+  }
+
+  /// Registers are reused once the values they hold are dead: a register
+  /// freed by one instruction's operands is given to a later instruction,
+  /// never to the one reading it.
+  uint32_t allocate() {
+    if (!freeRegisters.empty()) {
+      uint32_t r = freeRegisters.back();
+      freeRegisters.pop_back();
+      return r;
+    }
+    return next++;
+  }
+  void release(uint32_t r) { freeRegisters.push_back(r); }
+  /// `value` is held in `r` (several values may share one register).
+  void bind(Value value, uint32_t r) {
+    registers[value] = r;
+    ++holders[r];
+  }
+  /// `value` is dead: its register is freed once no live value holds it.
+  void retire(Value value) {
+    auto it = registers.find(value);
+    if (it == registers.end()) {
+      return;
+    }
+    uint32_t r = it->second;
+    registers.erase(it);
+    if (--holders[r] == 0) {
+      release(r);
+    }
+  }
+  /// An i64 constant, patched with a run-time value when dynamic.
+  uint32_t emitIndex(Dim d) {
+    uint64_t bits = d.isStatic() ? static_cast<uint64_t>(d.constant) : 0;
+    if (!d.isStatic()) {
+      patches.push_back(
+          {static_cast<uint32_t>(body.size() + 2) | kernel::kPatchWide,
+           static_cast<uint32_t>(d.value)});
+    }
+    return emit(kernel::Op::Const, typeNumber(kernel::Type::I64), 0,
+                static_cast<uint32_t>(bits), static_cast<uint32_t>(bits >> 32));
+  }
 
   std::vector<uint32_t> &body;
+  ShapeValues *shape = nullptr;
+  std::vector<uint32_t> freeRegisters;
+  llvm::DenseMap<uint32_t, unsigned> holders;
+  // Body words patched with run-time values (word in `body`, with
+  // kPatchWide for an i64; value).
+  std::vector<std::pair<uint32_t, uint32_t>> patches;
   unsigned rank;
   uint32_t next = 0;
   uint32_t count = 0;
@@ -488,14 +958,14 @@ public:
 
 LogicalResult BodyEncoder::emitConstant(Value value, Attribute attr,
                                         Operation *user) {
-  FailureOr<uint32_t> type = kernelType(value.getType());
+  FailureOr<uint32_t> type = registerType(value.getType());
   if (failed(type)) {
     return user->emitError() << kPrefix << "constant of type "
                              << value.getType() << " is not supported";
   }
   uint64_t bits = 0;
   if (auto f = dyn_cast<FloatAttr>(attr)) {
-    if (value.getType().isF32()) {
+    if (*type == typeNumber(kernel::Type::F32)) {
       float x = static_cast<float>(f.getValueAsDouble());
       std::memcpy(&bits, &x, sizeof(x));
     } else {
@@ -511,9 +981,8 @@ LogicalResult BodyEncoder::emitConstant(Value value, Attribute attr,
     return user->emitError()
            << kPrefix << "constant " << attr << " is not a scalar";
   }
-  registers[value] =
-      emit(kernel::Op::Const, *type, 0, static_cast<uint32_t>(bits),
-           static_cast<uint32_t>(bits >> 32));
+  bind(value, emit(kernel::Op::Const, *type, 0, static_cast<uint32_t>(bits),
+                   static_cast<uint32_t>(bits >> 32)));
   return success();
 }
 
@@ -522,19 +991,19 @@ FailureOr<uint32_t> BodyEncoder::valueRegister(Value value, Operation *user) {
     return it->second;
   }
   if (auto it = argumentOperands.find(value); it != argumentOperands.end()) {
-    FailureOr<uint32_t> type = kernelType(value.getType());
+    FailureOr<uint32_t> type = registerType(value.getType());
     if (failed(type)) {
       return user->emitError() << kPrefix << "value of type " << value.getType()
                                << " is not supported";
     }
     uint32_t reg = emit(kernel::Op::Load, *type, 0, it->second);
-    registers[value] = reg;
+    bind(value, reg);
     return reg;
   }
   if (auto it = scalarOperands.find(value); it != scalarOperands.end()) {
     FailureOr<uint32_t> reg = valueRegister(it->second, user);
     if (succeeded(reg)) {
-      registers[value] = *reg;
+      bind(value, *reg);
     }
     return reg;
   }
@@ -546,13 +1015,17 @@ FailureOr<uint32_t> BodyEncoder::valueRegister(Value value, Operation *user) {
   }
   // Captured from outside the body: push constants and constants.
   if (auto it = pushWords->find(value); it != pushWords->end()) {
-    FailureOr<uint32_t> type = kernelType(value.getType());
+    if (isHalfType(value.getType())) {
+      return user->emitError() << kPrefix << "push constant of type "
+                               << value.getType() << " is not supported";
+    }
+    FailureOr<uint32_t> type = registerType(value.getType());
     if (failed(type)) {
       return user->emitError() << kPrefix << "push constant of type "
                                << value.getType() << " is not supported";
     }
     uint32_t reg = emit(kernel::Op::Push, *type, 0, it->second);
-    registers[value] = reg;
+    bind(value, reg);
     return reg;
   }
   Attribute attr;
@@ -672,7 +1145,7 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     return success();
   };
   auto resultType = [&](Value value) -> FailureOr<uint32_t> {
-    FailureOr<uint32_t> type = kernelType(value.getType());
+    FailureOr<uint32_t> type = registerType(value.getType());
     if (failed(type)) {
       op->emitError() << kPrefix << "type " << value.getType()
                       << " is not supported in a linalg body";
@@ -683,22 +1156,22 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     return emitConstant(constant.getResult(), constant.getValue(), op);
   }
   if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-    registers[index.getResult()] =
-        emit(kernel::Op::Index, typeNumber(kernel::Type::I64), 0,
-             static_cast<uint32_t>(index.getDim()));
+    bind(index.getResult(),
+         emit(kernel::Op::Index, typeNumber(kernel::Type::I64), 0,
+              static_cast<uint32_t>(index.getDim())));
     return success();
   }
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op)) {
     Value in = op->getOperand(0);
     Value out = op->getResult(0);
     FailureOr<uint32_t> reg = valueRegister(in, op);
-    FailureOr<uint32_t> from = kernelType(in.getType());
+    FailureOr<uint32_t> from = registerType(in.getType());
     FailureOr<uint32_t> to = resultType(out);
     if (failed(reg) || failed(from) || failed(to)) {
       return failure();
     }
     if (*from == *to) {
-      registers[out] = *reg;
+      bind(out, *reg);
       return success();
     }
     bool widen = kernel::typeBytes(*to) > kernel::typeBytes(*from) ||
@@ -706,7 +1179,7 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     kernel::Op kind = !widen                          ? kernel::Op::TruncI
                       : isa<arith::IndexCastUIOp>(op) ? kernel::Op::ExtUI
                                                       : kernel::Op::ExtSI;
-    registers[out] = emit(kind, *to, *from, *reg);
+    bind(out, emit(kind, *to, *from, *reg));
     return success();
   }
   if (auto load = dyn_cast<memref::LoadOp>(op)) {
@@ -717,40 +1190,82 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     }
     const View &view = it->second.first;
     // The element's position: sum(index[r] * stride[r]) (i64), within
-    // extent = 1 + sum((size[r] - 1) * stride[r]).
+    // extent = 1 + sum((size[r] - 1) * stride[r]) (0 when a size is 0:
+    // every index is then out of range).
     uint32_t i64 = typeNumber(kernel::Type::I64);
     std::optional<uint32_t> linear;
-    int64_t extent = 1;
+    bool linearOwned = false;
+    Dim extent = 1;
+    bool empty = false;
     for (auto [r, index] : llvm::enumerate(load.getIndices())) {
-      if (view.strides[r] < 0) {
+      if (view.strides[r].isStatic() && view.strides[r].constant < 0) {
         return op->emitError() << kPrefix << "gathers through a negative "
                                << "stride";
       }
-      extent += (view.sizes[r] - 1) * view.strides[r];
+      empty |= view.sizes[r].isConstant(0);
+      extent = shape->plus(
+          extent,
+          shape->mul(shape->combine(kernel::Value::Sub, view.sizes[r], Dim(1)),
+                     view.strides[r]));
       FailureOr<uint32_t> reg = valueRegister(index, op);
       if (failed(reg)) {
         return failure();
       }
       uint32_t term = *reg;
-      if (view.strides[r] != 1) {
-        uint64_t stride = static_cast<uint64_t>(view.strides[r]);
-        uint32_t c =
-            emit(kernel::Op::Const, i64, 0, static_cast<uint32_t>(stride),
-                 static_cast<uint32_t>(stride >> 32));
+      bool termOwned = false;
+      if (!view.strides[r].isConstant(1)) {
+        uint32_t c = emitIndex(view.strides[r]);
         term = emit(kernel::Op::MulI, i64, 0, *reg, c);
+        release(c);
+        termOwned = true;
       }
-      linear = linear ? emit(kernel::Op::AddI, i64, 0, *linear, term) : term;
+      if (linear) {
+        uint32_t sum = emit(kernel::Op::AddI, i64, 0, *linear, term);
+        if (linearOwned) {
+          release(*linear);
+        }
+        if (termOwned) {
+          release(term);
+        }
+        linear = sum;
+        linearOwned = true;
+      } else {
+        linear = term;
+        linearOwned = termOwned;
+      }
     }
     if (!linear) {
       linear = emit(kernel::Op::Const, i64, 0, 0, 0);
+      linearOwned = true;
     }
-    if (extent < 1 || extent > UINT32_MAX) {
-      return op->emitError() << kPrefix << "gathers from " << extent
+    if (empty) {
+      extent = 0;
+    } else if (!extent.isStatic()) {
+      // A run-time size of 0 makes the formula meaningless: no element.
+      Dim smallest = 1;
+      for (const Dim &size : view.sizes) {
+        smallest = shape->combine(kernel::Value::MinS, smallest, size);
+      }
+      extent = shape->combine(kernel::Value::MaxS, Dim(0),
+                              shape->combine(kernel::Value::Mul, extent,
+                                             shape->combine(kernel::Value::MaxS,
+                                                            Dim(0), smallest)));
+    }
+    if (extent.isStatic() &&
+        (extent.constant < 1 || extent.constant > UINT32_MAX)) {
+      return op->emitError() << kPrefix << "gathers from " << extent.constant
                              << " elements (at most 2^32 - 1)";
     }
-    registers[load.getResult()] =
-        emit(kernel::Op::Gather, *type, 0, it->second.second, *linear,
-             static_cast<uint32_t>(extent));
+    if (!extent.isStatic()) {
+      patches.push_back({static_cast<uint32_t>(body.size() + 4),
+                         static_cast<uint32_t>(extent.value)});
+    }
+    bind(load.getResult(),
+         emit(kernel::Op::Gather, *type, 0, it->second.second, *linear,
+              extent.isStatic() ? static_cast<uint32_t>(extent.constant) : 0));
+    if (linearOwned) {
+      release(*linear);
+    }
     return success();
   }
   if (auto fma = dyn_cast<math::FmaOp>(op)) {
@@ -760,8 +1275,9 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
       return failure();
     }
     uint32_t product = emit(kernel::Op::MulF, *type, 0, regs[0], regs[1]);
-    registers[fma.getResult()] =
-        emit(kernel::Op::AddF, *type, 0, product, regs[2]);
+    uint32_t sum = emit(kernel::Op::AddF, *type, 0, product, regs[2]);
+    release(product);
+    bind(fma.getResult(), roundTo(fma.getType(), sum));
     return success();
   }
   if (op->getNumResults() != 1) {
@@ -775,7 +1291,8 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (failed(type) || failed(operandRegs(regs))) {
       return failure();
     }
-    registers[result] = emit(*kind, *type, 0, regs[0], regs[1]);
+    bind(result,
+         roundTo(result.getType(), emit(*kind, *type, 0, regs[0], regs[1])));
     return success();
   }
   if (std::optional<kernel::Op> kind = unaryOp(op)) {
@@ -783,36 +1300,75 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (failed(type) || failed(operandRegs(regs))) {
       return failure();
     }
-    registers[result] = emit(*kind, *type, 0, regs[0]);
+    bind(result, roundTo(result.getType(), emit(*kind, *type, 0, regs[0])));
     return success();
+  }
+  // Conversions from or to f16/bf16 (held as f32): a widening is the same
+  // register, a narrowing a rounding.
+  if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp>(
+          op) &&
+      (isHalfType(op->getOperand(0).getType()) ||
+       isHalfType(result.getType()))) {
+    FailureOr<uint32_t> from = registerType(op->getOperand(0).getType());
+    FailureOr<uint32_t> to = resultType(result);
+    if (failed(from) || failed(to) || failed(operandRegs(regs))) {
+      return op->emitError() << kPrefix << "cannot encode this conversion";
+    }
+    uint32_t reg = regs[0];
+    bool fresh = false;
+    if (*from != *to) {
+      kernel::Op kind = isa<arith::ExtFOp>(op)     ? kernel::Op::ExtF
+                        : isa<arith::TruncFOp>(op) ? kernel::Op::TruncF
+                        : isa<arith::SIToFPOp>(op) ? kernel::Op::SIToFP
+                                                   : kernel::Op::UIToFP;
+      reg = emit(kind, *to, *from, reg);
+      fresh = true;
+    }
+    if (isHalfType(result.getType())) {
+      uint32_t rounded = emit(result.getType().isF16() ? kernel::Op::RoundF16
+                                                       : kernel::Op::RoundBF16,
+                              typeNumber(kernel::Type::F32), 0, reg);
+      if (fresh) {
+        release(reg);
+      }
+      reg = rounded;
+    }
+    bind(result, reg);
+    return success();
+  }
+  if (isa<arith::BitcastOp>(op) && (isHalfType(op->getOperand(0).getType()) ||
+                                    isHalfType(result.getType()))) {
+    return op->emitError() << kPrefix << "cannot bitcast "
+                           << op->getOperand(0).getType()
+                           << " (computed in f32)";
   }
   if (std::optional<kernel::Op> kind = castOp(op)) {
     FailureOr<uint32_t> type = resultType(result);
-    FailureOr<uint32_t> from = kernelType(op->getOperand(0).getType());
+    FailureOr<uint32_t> from = registerType(op->getOperand(0).getType());
     if (failed(type) || failed(from) || failed(operandRegs(regs))) {
       return op->emitError() << kPrefix << "cannot encode this conversion";
     }
-    registers[result] = emit(*kind, *type, *from, regs[0]);
+    bind(result, emit(*kind, *type, *from, regs[0]));
     return success();
   }
   if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
-    FailureOr<uint32_t> type = kernelType(cmp.getLhs().getType());
+    FailureOr<uint32_t> type = registerType(cmp.getLhs().getType());
     if (failed(type) || failed(operandRegs(regs))) {
       return op->emitError() << kPrefix << "cannot encode this comparison";
     }
-    registers[result] =
-        emit(kernel::Op::CmpF, *type, static_cast<uint32_t>(cmp.getPredicate()),
-             regs[0], regs[1]);
+    bind(result,
+         emit(kernel::Op::CmpF, *type,
+              static_cast<uint32_t>(cmp.getPredicate()), regs[0], regs[1]));
     return success();
   }
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-    FailureOr<uint32_t> type = kernelType(cmp.getLhs().getType());
+    FailureOr<uint32_t> type = registerType(cmp.getLhs().getType());
     if (failed(type) || failed(operandRegs(regs))) {
       return op->emitError() << kPrefix << "cannot encode this comparison";
     }
-    registers[result] =
-        emit(kernel::Op::CmpI, *type, static_cast<uint32_t>(cmp.getPredicate()),
-             regs[0], regs[1]);
+    bind(result,
+         emit(kernel::Op::CmpI, *type,
+              static_cast<uint32_t>(cmp.getPredicate()), regs[0], regs[1]));
     return success();
   }
   if (auto select = dyn_cast<arith::SelectOp>(op)) {
@@ -823,8 +1379,7 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (!select.getCondition().getType().isInteger(1)) {
       return op->emitError() << kPrefix << "needs a scalar i1 condition";
     }
-    registers[result] =
-        emit(kernel::Op::Select, *type, 0, regs[0], regs[1], regs[2]);
+    bind(result, emit(kernel::Op::Select, *type, 0, regs[0], regs[1], regs[2]));
     return success();
   }
   return op->emitError() << kPrefix << "cannot encode '" << op->getName()
@@ -837,22 +1392,31 @@ LogicalResult FunctionEncoder::encodeCopy(memref::CopyOp op) {
   if (failed(source) || failed(target)) {
     return failure();
   }
-  if (source->type != target->type || source->sizes != target->sizes) {
+  if (source->type != target->type ||
+      source->sizes.size() != target->sizes.size()) {
     return op.emitError() << kPrefix << "copies between different shapes";
   }
   unsigned rank = std::max<size_t>(1, source->sizes.size());
-  auto sizes = source->sizes;
+  // memref.copy's operands have one shape: a dimension static on either
+  // side is that size.
+  SmallVector<Dim> sizes;
+  for (auto [from, to] : llvm::zip(source->sizes, target->sizes)) {
+    if (from.isStatic() && to.isStatic() && from != to) {
+      return op.emitError() << kPrefix << "copies between different shapes";
+    }
+    sizes.push_back(from.isStatic() ? from : to);
+  }
   auto sourceStrides = source->strides;
   auto targetStrides = target->strides;
   if (sizes.empty()) {
-    sizes = {1};
-    sourceStrides = {0};
-    targetStrides = {0};
+    sizes = {Dim(1)};
+    sourceStrides = {Dim(0)};
+    targetStrides = {Dim(0)};
   }
   code.push_back(static_cast<uint32_t>(kernel::Inst::Generic));
   code.push_back(rank);
-  for (int64_t size : sizes) {
-    code.push_back(static_cast<uint32_t>(size));
+  for (const Dim &size : sizes) {
+    emitSize(size);
   }
   for (unsigned d = 0; d < rank; ++d) {
     code.push_back(d);
@@ -866,13 +1430,17 @@ LogicalResult FunctionEncoder::encodeCopy(memref::CopyOp op) {
        {std::pair(*source, sourceStrides), std::pair(*target, targetStrides)}) {
     code.push_back(view.slot);
     code.push_back(view.type);
-    push64(code, static_cast<uint64_t>(view.offset));
-    for (int64_t stride : strides) {
-      push64(code, static_cast<uint64_t>(stride));
+    emitWide(view.offset);
+    for (const Dim &stride : strides) {
+      emitWide(stride);
     }
   }
-  code.push_back(1); // body: r0 = load operand 0
-  code.push_back(static_cast<uint32_t>(kernel::Op::Load) | (source->type << 8));
+  code.push_back(1); // body: r0 = load operand 0 (f32 for f16/bf16)
+  uint32_t registerTypeNumber = kernel::isMemoryOnlyType(source->type)
+                                    ? typeNumber(kernel::Type::F32)
+                                    : source->type;
+  code.push_back(static_cast<uint32_t>(kernel::Op::Load) |
+                 (registerTypeNumber << 8));
   code.push_back(0);
   code.push_back(0);
   code.push_back(0);
@@ -883,9 +1451,9 @@ LogicalResult FunctionEncoder::encodeCopy(memref::CopyOp op) {
 }
 
 bool FunctionEncoder::tryMatmul(linalg::LinalgOp op,
-                                ArrayRef<SmallVector<int64_t>> operandStrides,
-                                ArrayRef<int64_t> operandOffsets,
-                                ArrayRef<int64_t> loops) {
+                                ArrayRef<SmallVector<Dim>> operandStrides,
+                                ArrayRef<Dim> operandOffsets,
+                                ArrayRef<Dim> loops) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !linalg::isaContractionOpInterface(op)) {
     return false;
@@ -914,29 +1482,30 @@ bool FunctionEncoder::tryMatmul(linalg::LinalgOp op,
   std::optional<unsigned> b =
       dims->batch.empty() ? std::nullopt : std::optional(dims->batch[0]);
   // A is the input indexed by m, B the one indexed by n.
-  unsigned aIndex = operandStrides[0][m] != 0 ? 0 : 1;
+  unsigned aIndex = operandStrides[0][m] != Dim(0) ? 0 : 1;
   unsigned bIndex = 1 - aIndex;
-  if (operandStrides[aIndex][n] != 0 || operandStrides[bIndex][m] != 0) {
+  if (operandStrides[aIndex][n] != Dim(0) ||
+      operandStrides[bIndex][m] != Dim(0)) {
     return false;
   }
   // Splits over batches when there are several, else over row blocks.
   ++instructions;
-  int64_t batches = b ? loops[*b] : 1;
+  int64_t batches = b ? loops[*b].hint() : 1;
   lastSplit = static_cast<uint32_t>(std::min<int64_t>(
-      batches > 1 ? batches : (loops[m] + 3) / 4, kMaxWorkgroups));
+      batches > 1 ? batches : (loops[m].hint() + 3) / 4, kMaxWorkgroups));
   code.push_back(static_cast<uint32_t>(kernel::Inst::Matmul));
-  code.push_back(b ? static_cast<uint32_t>(loops[*b]) : 1);
-  code.push_back(static_cast<uint32_t>(loops[m]));
-  code.push_back(static_cast<uint32_t>(loops[n]));
-  code.push_back(static_cast<uint32_t>(loops[k]));
+  emitSize(b ? loops[*b] : Dim(1));
+  emitSize(loops[m]);
+  emitSize(loops[n]);
+  emitSize(loops[k]);
   auto matrix = [&](unsigned index, unsigned row, unsigned col) {
     const View &view = views[op->getOpOperand(index).get()];
     code.push_back(view.slot);
     code.push_back(typeNumber(kernel::Type::F32));
-    push64(code, static_cast<uint64_t>(operandOffsets[index]));
-    push64(code, static_cast<uint64_t>(b ? operandStrides[index][*b] : 0));
-    push64(code, static_cast<uint64_t>(operandStrides[index][row]));
-    push64(code, static_cast<uint64_t>(operandStrides[index][col]));
+    emitWide(operandOffsets[index]);
+    emitWide(b ? operandStrides[index][*b] : Dim(0));
+    emitWide(operandStrides[index][row]);
+    emitWide(operandStrides[index][col]);
   };
   matrix(aIndex, m, k);
   matrix(bIndex, k, n);
@@ -948,11 +1517,39 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics()) {
     return op.emitError() << kPrefix << "needs a bufferized linalg op";
   }
-  SmallVector<int64_t> loops = op.getStaticLoopRanges();
-  for (int64_t size : loops) {
-    if (ShapedType::isDynamic(size) || size < 0 || size > (1 << 30)) {
-      return op.emitError() << kPrefix << "needs static loop ranges";
+  SmallVector<int64_t> staticLoops = op.getStaticLoopRanges();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // Each loop's range: static, or the size of an operand dimension its
+  // indexing map reads with that loop alone.
+  SmallVector<Dim> loops;
+  for (auto [d, size] : llvm::enumerate(staticLoops)) {
+    if (!ShapedType::isDynamic(size)) {
+      if (size < 0 || size > (1 << 30)) {
+        return op.emitError() << kPrefix << "has a loop of " << size
+                              << " iterations (at most 2^30)";
+      }
+      loops.push_back(size);
+      continue;
     }
+    std::optional<Dim> found;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto it = views.find(operand.get());
+      if (it == views.end()) {
+        continue;
+      }
+      AffineMap map = maps[operand.getOperandNumber()];
+      for (unsigned r = 0; r < map.getNumResults() && !found; ++r) {
+        auto dim = dyn_cast<AffineDimExpr>(map.getResult(r));
+        if (dim && dim.getPosition() == d && r < it->second.sizes.size()) {
+          found = it->second.sizes[r];
+        }
+      }
+    }
+    if (!found) {
+      return op.emitError() << kPrefix << "cannot find the range of loop " << d
+                            << " in an operand's sizes";
+    }
+    loops.push_back(*found);
   }
   unsigned numLoops = loops.size();
   unsigned rank = std::max(1u, numLoops);
@@ -960,17 +1557,16 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
     return op.emitError() << kPrefix << "has " << rank << " loops (at most "
                           << kernel::kMaxRank << ")";
   }
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<SmallVector<int64_t>> operandStrides;
-  SmallVector<int64_t> operandOffsets;
+  SmallVector<SmallVector<Dim>> operandStrides;
+  SmallVector<Dim> operandOffsets;
   // Operands that are memrefs become generic operands; scalar inputs are
   // constants of the body.
   SmallVector<unsigned> memrefOperands;
   Block *block = op.getBlock();
   for (OpOperand &operand : op->getOpOperands()) {
     unsigned index = operand.getOperandNumber();
-    SmallVector<int64_t> strides(rank, 0);
-    int64_t offset = 0;
+    SmallVector<Dim> strides(rank, Dim(0));
+    Dim offset = 0;
     if (isa<MemRefType>(operand.get().getType())) {
       FailureOr<View> view = viewOf(operand.get(), op);
       if (failed(view)) {
@@ -986,12 +1582,18 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
                  << kPrefix << "indexing map " << AffineMapAttr::get(map)
                  << " is not linear in the loop dimensions";
         }
-        for (unsigned d = 0; d < numLoops; ++d) {
-          strides[d] += coefficients[d] * view->strides[r];
+        if (r >= view->strides.size()) {
+          return op.emitError()
+                 << kPrefix << "indexing map " << AffineMapAttr::get(map)
+                 << " has more results than its operand";
         }
-        offset += constant * view->strides[r];
+        for (unsigned d = 0; d < numLoops; ++d) {
+          strides[d] = shape.plus(strides[d],
+                                  shape.mul(coefficients[d], view->strides[r]));
+        }
+        offset = shape.plus(offset, shape.mul(constant, view->strides[r]));
       }
-      offset += view->offset;
+      offset = shape.plus(offset, view->offset);
       memrefOperands.push_back(index);
     } else if (index >= op.getNumDpsInputs()) {
       return op.emitError() << kPrefix << "needs memref outputs";
@@ -1015,14 +1617,15 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
     if (iterators[d] != utils::IteratorType::parallel) {
       continue;
     }
-    if (!contiguous && operandStrides[firstOutput][d] == 1) {
+    if (!contiguous && firstOutput < operandStrides.size() &&
+        operandStrides[firstOutput][d].isConstant(1)) {
       contiguous = d;
     }
-    if (!vectorDim || loops[d] > loops[*vectorDim]) {
+    if (!vectorDim || loops[d].hint() > loops[*vectorDim].hint()) {
       vectorDim = d;
     }
   }
-  if (contiguous && loops[*contiguous] >= 16) {
+  if (contiguous && loops[*contiguous].hint() >= 16) {
     vectorDim = contiguous;
   }
   SmallVector<unsigned> order;
@@ -1045,7 +1648,7 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
       if (iterators[order[i]] != utils::IteratorType::parallel) {
         break;
       }
-      if (loops[order[i]] > 1) {
+      if (loops[order[i]].hint() > 1) {
         unsigned lead = order[i];
         order.erase(order.begin() + i);
         order.insert(order.begin(), lead);
@@ -1061,13 +1664,14 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
   std::vector<uint32_t> body;
   BodyEncoder encoder(body, rank);
   encoder.pushWords = &pushWords;
+  encoder.shape = &shape;
   // Generic operands: the memref inputs, then the memrefs the body
   // gathers from (all strides 0), then the outputs.
   struct GenericOperand {
     uint32_t slot;
     uint32_t type;
-    int64_t offset;
-    SmallVector<int64_t> strides;
+    Dim offset;
+    SmallVector<Dim> strides;
   };
   SmallVector<GenericOperand> genericOperands;
   llvm::DenseMap<unsigned, uint32_t> genericIndex;
@@ -1098,7 +1702,7 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
                                 static_cast<uint32_t>(genericOperands.size())};
     genericOperands.push_back({it->second.slot, it->second.type,
                                it->second.offset,
-                               SmallVector<int64_t>(rank, 0)});
+                               SmallVector<Dim>(rank, Dim(0))});
     return WalkResult::advance();
   });
   if (gathers.wasInterrupted()) {
@@ -1136,7 +1740,17 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
                           << " is neither a constant nor a push constant";
   }
   SmallVector<uint32_t> yields;
-  for (Operation &inner : block->getOperations()) {
+  // The last body op reading each value (yielded ones live to the end):
+  // its register is reused after that op.
+  llvm::DenseMap<Value, unsigned> lastUse;
+  constexpr unsigned kLive = ~0u;
+  for (auto [index, inner] : llvm::enumerate(block->getOperations())) {
+    for (Value operand : inner.getOperands()) {
+      lastUse[operand] =
+          isa<linalg::YieldOp>(inner) ? kLive : static_cast<unsigned>(index);
+    }
+  }
+  for (auto [index, inner] : llvm::enumerate(block->getOperations())) {
     if (auto yield = dyn_cast<linalg::YieldOp>(inner)) {
       for (Value value : yield.getValues()) {
         FailureOr<uint32_t> reg = encoder.valueRegister(value, yield);
@@ -1149,6 +1763,19 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
     }
     if (failed(encoder.encodeOp(&inner))) {
       return failure();
+    }
+    llvm::SmallPtrSet<Value, 4> done;
+    for (Value operand : inner.getOperands()) {
+      auto it = lastUse.find(operand);
+      if (it != lastUse.end() && it->second == index &&
+          done.insert(operand).second) {
+        encoder.retire(operand);
+      }
+    }
+    for (Value result : inner.getResults()) {
+      if (!lastUse.count(result)) {
+        encoder.retire(result); // never read
+      }
     }
   }
   if (encoder.next > kernel::kMaxRegisters) {
@@ -1167,12 +1794,12 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
   if (rank >= 2 && order.size() == rank && iterators.size() > order[0] &&
       iterators[order[0]] == utils::IteratorType::parallel) {
     lastSplit = static_cast<uint32_t>(
-        std::min<int64_t>(loops[order[0]], kMaxWorkgroups));
+        std::min<int64_t>(loops[order[0]].hint(), kMaxWorkgroups));
   }
   code.push_back(static_cast<uint32_t>(kernel::Inst::Generic));
   code.push_back(rank);
   for (unsigned d = 0; d < rank; ++d) {
-    code.push_back(d < numLoops ? static_cast<uint32_t>(loops[d]) : 1);
+    emitSize(d < numLoops ? loops[d] : Dim(1));
   }
   for (unsigned d : order) {
     code.push_back(d);
@@ -1183,12 +1810,15 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
   for (const GenericOperand &operand : genericOperands) {
     code.push_back(operand.slot);
     code.push_back(operand.type);
-    push64(code, static_cast<uint64_t>(operand.offset));
-    for (int64_t stride : operand.strides) {
-      push64(code, static_cast<uint64_t>(stride));
+    emitWide(operand.offset);
+    for (const Dim &stride : operand.strides) {
+      emitWide(stride);
     }
   }
   code.push_back(encoder.count);
+  for (auto [word, value] : encoder.patches) {
+    patches.push_back({word + static_cast<uint32_t>(code.size()), value});
+  }
   code.insert(code.end(), body.begin(), body.end());
   code.insert(code.end(), yields.begin(), yields.end());
   return success();
@@ -1262,6 +1892,9 @@ LogicalResult FunctionEncoder::encode(std::vector<uint32_t> &out) {
       slot = slot - kernel::kMaxBindings + bindings;
     }
   };
+  for (auto &requirement : requirements) {
+    remap(requirement.first);
+  }
   for (size_t at = 0; at < code.size();) {
     uint32_t inst = code[at];
     if (inst == static_cast<uint32_t>(kernel::Inst::Generic)) {
@@ -1324,8 +1957,38 @@ LogicalResult FunctionEncoder::encode(std::vector<uint32_t> &out) {
       std::memcpy(out.data() + start, blob.data(), blob.size());
     }
   }
+  // Dynamic shapes: the shape instruction leads the code; its patches name
+  // words of the code after it.
+  std::vector<uint32_t> shapeWords;
+  if (!shape.ops.empty()) {
+    if (shape.ops.size() > kernel::kMaxValues) {
+      return func.emitError()
+             << kPrefix << "export '" << func.getSymName() << "' needs "
+             << shape.ops.size() << " run-time values (at most "
+             << kernel::kMaxValues << ")";
+    }
+    uint32_t length =
+        static_cast<uint32_t>(4 + 3 * shape.ops.size() +
+                              2 * requirements.size() + 2 * patches.size());
+    shapeWords.push_back(static_cast<uint32_t>(kernel::Inst::Shape));
+    shapeWords.push_back(static_cast<uint32_t>(shape.ops.size()));
+    for (const std::array<uint32_t, 3> &op : shape.ops) {
+      shapeWords.insert(shapeWords.end(), op.begin(), op.end());
+    }
+    shapeWords.push_back(static_cast<uint32_t>(requirements.size()));
+    for (auto [binding, value] : requirements) {
+      shapeWords.push_back(binding);
+      shapeWords.push_back(value);
+    }
+    shapeWords.push_back(static_cast<uint32_t>(patches.size()));
+    for (auto [field, value] : patches) {
+      shapeWords.push_back(field + length);
+      shapeWords.push_back(value);
+    }
+  }
   out.push_back(maxRegisters);
-  out.push_back(static_cast<uint32_t>(code.size()));
+  out.push_back(static_cast<uint32_t>(shapeWords.size() + code.size()));
+  out.insert(out.end(), shapeWords.begin(), shapeWords.end());
   out.insert(out.end(), code.begin(), code.end());
   return success();
 }

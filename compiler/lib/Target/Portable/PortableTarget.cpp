@@ -67,8 +67,9 @@ public:
     }
     OwningOpRef<ModuleOp> work(executable.clone());
     SmallVector<std::string> unsafe;
-    if (failed(
-            llvmcpu::tileAndDistributeToWorkgroups(*work, singleWorkgroup)) ||
+    if (failed(llvmcpu::tileAndDistributeToWorkgroups(
+            *work, singleWorkgroup,
+            /*tileDynamicRanges=*/false)) ||
         failed(llvmcpu::bufferizeExecutable(*work)) ||
         failed(llvmcpu::bindWorkgroupIds(*work, unsafe))) {
       return failure();
@@ -88,12 +89,6 @@ public:
         continue;
       }
       auto inputs = func->getAttrOfType<IntegerAttr>(llvmcpu::kInputCountAttr);
-      if (func->hasAttr(llvmcpu::kBindingShapesAttr)) {
-        return func.emitError()
-               << "portable: export '" << func.getSymName()
-               << "' has dynamic shapes, which the portable target does not "
-                  "encode yet";
-      }
       uint32_t workgroups = 1;
       if (!inputs || failed(portable::encodeExport(
                          func, static_cast<unsigned>(inputs.getInt()), words,

@@ -210,6 +210,16 @@ typedef struct strata_hal_executable_library_v0_t {
 #define STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_NONE 0u
 /* index and bound are set: index was outside [0, bound). */
 #define STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_INDEX 1u
+/* With BAD_STATE: binding `index` holds fewer than `bound` bytes, which the
+ * shapes the push constants give need. */
+#define STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING 2u
+/* With BAD_STATE: a size computed from the push constants is `index`,
+ * outside [0, `bound`]; `bound` is -1 when computing it overflowed or
+ * divided by zero. */
+#define STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE 3u
+/* With BAD_STATE: temporaries sized by the push constants need `index`
+ * bytes of local memory; `bound` were left. */
+#define STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_LOCAL_MEMORY 4u
 
 /* Why a dispatch function failed, written by the kernel before it returns
  * non-zero (and only then). The runtime sets kind to NONE before it runs

@@ -35,14 +35,41 @@ module @m {
 
 // -----
 
+// f16 memory, computed in f32: both operands (slot 0, slot 1) have type 7
+// (f16); the body (3 instructions) loads f32 lanes (load | f32 << 8 = 1),
+// adds them (addf = 0x0A), rounds the sum to f16 (roundf16 = 89, 'Y') and
+// yields it, which the output stores as f16.
+// CHECK-LABEL: module @f16
+// CHECK: data("SKBC
+// CHECK-SAME: \00\00\00\00\07\00\00\00\00\00\00\00\00\00\00\00\01\00\00\00\00\00\00\00\01\00\00\00\07\00\00\00
+// CHECK-SAME: \03\00\00\00\01\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\0A\00\00\00\01\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00Y\00\00\00\02\00\00\00\01\00\00\00\00\00\00\00\00\00\00\00\02\00\00\00")
+// CHECK: hal.executable.export @half
 module @f16 {
   flow.executable @f16_linked {
   builtin.module {
-    // expected-error @+1 {{portable: export 'half' binding 0 has element type 'f16', which the portable target does not take}}
     func.func @half(%a: tensor<8xf16>) -> tensor<8xf16> {
       %e = tensor.empty() : tensor<8xf16>
       %r = linalg.add ins(%a, %a : tensor<8xf16>, tensor<8xf16>) outs(%e : tensor<8xf16>) -> tensor<8xf16>
       return %r : tensor<8xf16>
+    }
+  }
+  }
+}
+
+// -----
+
+module @bitcast {
+  flow.executable @bitcast_linked {
+  builtin.module {
+    func.func @bits(%a: tensor<8xf16>) -> tensor<8xi16> {
+      %e = tensor.empty() : tensor<8xi16>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<8xf16>) outs(%e : tensor<8xi16>) {
+      ^bb0(%x: f16, %o: i16):
+        // expected-error @+1 {{portable: cannot bitcast 'f16' (computed in f32)}}
+        %b = arith.bitcast %x : f16 to i16
+        linalg.yield %b : i16
+      } -> tensor<8xi16>
+      return %r : tensor<8xi16>
     }
   }
   }

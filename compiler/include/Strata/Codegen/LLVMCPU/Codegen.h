@@ -50,10 +50,14 @@ LogicalResult verifyExecutableInput(ModuleOp module);
 /// other results may come from producers it reads as it writes) into
 /// one scf.forall whose iterations are the workgroups, fusing the producers
 /// into it. Functions named in `singleWorkgroup`, and functions without such
-/// a root, stay whole (one workgroup).
+/// a root, stay whole (one workgroup); with `tileDynamicRanges` (llvm-cpu)
+/// the dynamic ranges of those are still tiled sequentially (scf.for) and
+/// dynamic matmul depths cut into tiles, which the portable target, running
+/// whole ops, does not want.
 LogicalResult
 tileAndDistributeToWorkgroups(ModuleOp module,
-                              const llvm::StringSet<> &singleWorkgroup);
+                              const llvm::StringSet<> &singleWorkgroup,
+                              bool tileDynamicRanges = true);
 
 /// One-shot bufferization across function boundaries with identity layouts;
 /// results become trailing out-parameters.
