@@ -151,6 +151,31 @@ func.func @dynamic_depth(%s: tensor<4x?x?xf32>, %v: tensor<4x?x64xf32>) -> tenso
 
 // -----
 
+// A row op over a dynamic square (a sequence's scores, 4 x S x S, the
+// max of each row): the rows are tiled with the columns counted as a
+// nominal 128 (kNominalDynamicRange), 8 rows of 4 heads per tile, so a
+// sequence of 128 gives 16 tiles rather than one tile of 1024 rows.
+// CHECK-LABEL: func.func @dynamic_rows_of_square
+// CHECK: scf.forall (%{{.*}}) = (0) to (%{{.*}}) step (8)
+// CHECK:   linalg.generic {{.*}} ins(%{{.*}} : tensor<4x?x?xf32>) outs(%{{.*}} : tensor<4x?xf32>)
+func.func @dynamic_rows_of_square(%s: tensor<4x?x?xf32>) -> tensor<4x?xf32> {
+  %c1 = arith.constant 1 : index
+  %low = arith.constant -3.0e38 : f32
+  %m = tensor.dim %s, %c1 : tensor<4x?x?xf32>
+  %e = tensor.empty(%m) : tensor<4x?xf32>
+  %f = linalg.fill ins(%low : f32) outs(%e : tensor<4x?xf32>) -> tensor<4x?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(h, i, j) -> (h, i, j)>, affine_map<(h, i, j) -> (h, i)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%s : tensor<4x?x?xf32>) outs(%f : tensor<4x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = arith.maximumf %in, %out : f32
+    linalg.yield %x : f32
+  } -> tensor<4x?xf32>
+  return %r : tensor<4x?xf32>
+}
+
+// -----
+
 // A matmul with dynamic rows (a sequence) and a wide weight: 128-row tiles,
 // so a prompt of up to 128 tokens passes each weight panel once; the
 // columns give the workgroups (16 tiles of 128).

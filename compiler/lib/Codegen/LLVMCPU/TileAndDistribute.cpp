@@ -117,10 +117,18 @@ std::optional<Root> findRoot(func::FuncOp func) {
   return root;
 }
 
+// What an unbounded dynamic loop other than the one tiled counts for in a
+// dynamic tile's work (chooseDynamicTileSizes): a sequence of the length
+// the models suite's transformer runs. Counting such loops as 1 made the
+// rows of a sequence's softmax (4 x S x S) one tile of 1024 rows, so one
+// worker took all of it (2 workers: 1.4x the static module's 16 tiles).
+constexpr int64_t kNominalDynamicRange = 128;
+
 // Tile sizes for a root with dynamic loop ranges: its first dynamic parallel
 // loop (else its first parallel loop) is cut into tiles of a static size, about
 // kTargetWorkgroupBytes of work each when that loop is the dynamic one
-// (counting the static ranges only). The tiles bound the size of every
+// (counting the static ranges, and the other dynamic ones as
+// kNominalDynamicRange). The tiles bound the size of every
 // temporary, which must be static to be placed (LowerToLLVM), and the
 // workgroups take them in turn (BindWorkgroupIds), since how many there are is
 // known only at run time.
@@ -148,9 +156,11 @@ SmallVector<int64_t> chooseDynamicTileSizes(linalg::LinalgOp root) {
     staticBytes = std::max<int64_t>(staticBytes,
                                     elementType.getIntOrFloatBitWidth() / 8);
   }
-  for (int64_t range : ranges) {
+  for (auto [d, range] : llvm::enumerate(ranges)) {
     if (!ShapedType::isDynamic(range)) {
       staticBytes *= std::max<int64_t>(range, 1);
+    } else if (d != dim) {
+      staticBytes *= kNominalDynamicRange;
     }
   }
   int64_t size;
