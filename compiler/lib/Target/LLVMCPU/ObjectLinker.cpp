@@ -11,6 +11,7 @@
 
 #include "strata/hal/executable_library.h"
 
+#include <fstream>
 #include <mutex>
 
 #include "Strata/Target/LLVMCPU/LLVMCPUTarget.h"
@@ -87,10 +88,12 @@ int64_t hostLastLevelCacheBytes() {
   for (int index = 0; index < 16; ++index) {
     std::string dir =
         "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    // (sysfs files claim a page of size: read them as streams.)
     auto read = [&](const char *name) -> std::string {
-      auto buffer = llvm::MemoryBuffer::getFile(dir + "/" + name,
-                                                /*IsText=*/true);
-      return buffer ? (*buffer)->getBuffer().trim().str() : std::string();
+      std::ifstream file(dir + "/" + name);
+      std::string text;
+      std::getline(file, text);
+      return llvm::StringRef(text).trim().str();
     };
     std::string level = read("level");
     if (level.empty()) {
@@ -101,7 +104,8 @@ int64_t hostLastLevelCacheBytes() {
       continue;
     }
     // "32768K", "2048K", "480M".
-    llvm::StringRef size = llvm::StringRef(read("size")).trim();
+    std::string sizeText = read("size");
+    llvm::StringRef size = llvm::StringRef(sizeText).trim();
     int64_t scale = 1;
     if (size.consume_back("K")) {
       scale = int64_t(1) << 10;
