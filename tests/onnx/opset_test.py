@@ -10,7 +10,8 @@ axes, the error of a shape known only at run time), Col2Im (2-D images
 with strides, dilations and pads; its errors), AffineGrid (2-D and 3-D,
 align_corners 0 and 1; a run-time size refused), DFT at opset 20 (axis
 and dft_length as constant inputs, real and complex, onesided, inverse;
-a run-time axis and a one-sided inverse refused), ops unchanged since
+a run-time axis and a one-sided inverse refused) and 17 (axis an
+attribute; one out of range refused), ops unchanged since
 opset 17 imported at 21, and the
 shape-deciding operands of older opsets that arrive as run-time data
 (CumSum's axis, TopK's K). Each is compiled with strata-compile, run with
@@ -530,6 +531,19 @@ def run(cases):
                                          "complex", axis, length, inverse,
                                          onesided), m, [x_in], [want],
                         rtol=1e-4, atol=1e-4)
+    # DFT-17: axis an attribute, dft_length a constant input.
+    init = [numpy_helper.from_array(np.array(4, np.int64), "l")]
+    node = helper.make_node("DFT", ["x", "l"], ["y"], name="n", axis=-3,
+                            onesided=1)
+    cases.run_model("DFT-17 real axis -3 dft_length 4 onesided=1", model(
+        [node], [vi("x", [2, 6, 5, 1])], [vi("y", [2, 3, 5, 2])], init,
+        opset=17), [real], [dft_ref(real, 1, 4, 0, 1)], rtol=1e-4, atol=1e-4)
+    node = helper.make_node("DFT", ["x"], ["y"], name="n", axis=3)
+    cases.expect_error("DFT-17 axis on the complex dimension is refused",
+                       model([node], [vi("x", [2, 6, 5, 1])],
+                             [vi("y", [2, 6, 5, 2])], opset=17),
+                       "onnx node 'n' (DFT, opset 17): axis 3 is outside "
+                       "[-4, -2] and [0, 2]")
     node = helper.make_node("DFT", ["x", "", "a"], ["y"], name="n")
     cases.expect_error("DFT-20 run-time axis is refused", model(
         [node], [vi("x", [2, 6, 5, 1]), vi("a", [], I64)],

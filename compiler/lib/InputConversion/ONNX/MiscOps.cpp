@@ -1058,6 +1058,10 @@ LogicalResult lowerDFT(Node &n) {
     }
     length = *value;
   }
+  if (length < 1) {
+    return n.fail("the transform's length is 0 (an empty axis " +
+                  llvm::Twine(axis) + " and no dft_length)");
+  }
   int64_t bins = onesided ? length / 2 + 1 : length;
   if (length > kFoldLimit || bins * length * parts * 2 > kFoldLimit) {
     return n.fail("a transform of length " + llvm::Twine(length) +
