@@ -5,7 +5,14 @@ never passed to onnx's checker: GroupNormalization (18 and 21), the Bitwise
 ops, Mish, Reduce* with axes as an input (run-time data and constants,
 noop_with_empty_axes), Resize's axes, keep_aspect_ratio_policy and
 half_pixel_symmetric, ScatterElements' max and min, GridSample's opset-20
-mode names, ops unchanged since opset 17 imported at 21, and the
+mode names, CenterCropPad (crops and pads of odd and even differences,
+axes, the error of a shape known only at run time), Col2Im (2-D images
+with strides, dilations and pads; its errors), AffineGrid (2-D and 3-D,
+align_corners 0 and 1; a run-time size refused), DFT at opset 20 (axis
+and dft_length as constant inputs, real and complex, onesided, inverse;
+a run-time axis and a one-sided inverse refused) and 17 (axis an
+attribute; one out of range refused), ops unchanged since
+opset 17 imported at 21, and the
 shape-deciding operands of older opsets that arrive as run-time data
 (CumSum's axis, TopK's K). Each is compiled with strata-compile, run with
 strata-run and compared with numpy; bad run-time values (an axis out of
@@ -126,6 +133,80 @@ def group_norm_ref(x, scale, bias, groups, eps, per_channel):
         scale = np.repeat(scale, c // groups)
         bias = np.repeat(bias, c // groups)
     return (y * scale.reshape(shape) + bias.reshape(shape)).astype(x.dtype)
+
+
+def center_crop_pad_ref(x, shape, axes):
+    """CenterCropPad from the spec: a crop starts at floor(diff / 2); a pad
+    puts floor(diff / 2) zeros before the data, the rest after it."""
+    out_shape = list(x.shape)
+    for ax, size in zip(axes, shape):
+        out_shape[ax] = size
+    src, dst = [], []
+    for d, (n_in, n_out) in enumerate(zip(x.shape, out_shape)):
+        if n_in >= n_out:
+            start = (n_in - n_out) // 2
+            src.append(slice(start, start + n_out))
+            dst.append(slice(0, n_out))
+        else:
+            start = (n_out - n_in) // 2
+            src.append(slice(0, n_in))
+            dst.append(slice(start, start + n_in))
+    y = np.zeros(out_shape, x.dtype)
+    y[tuple(dst)] = x[tuple(src)]
+    return y
+
+
+def col2im_ref(x, image, block, strides, dilations, pads):
+    """Col2Im from the spec: block (bi, bj) of channel c at kernel offset
+    (ki, kj) adds to pixel (bi * sh - top + ki * dh, bj * sw - left +
+    kj * dw) when that pixel is inside the image."""
+    n, rows, _ = x.shape
+    kh, kw = block
+    c = rows // (kh * kw)
+    oh = (image[0] + pads[0] + pads[2] - (dilations[0] * (kh - 1) + 1)) \
+        // strides[0] + 1
+    ow = (image[1] + pads[1] + pads[3] - (dilations[1] * (kw - 1) + 1)) \
+        // strides[1] + 1
+    y = np.zeros((n, c, image[0], image[1]), np.float64)
+    for ch in range(c):
+        for ki in range(kh):
+            for kj in range(kw):
+                for bi in range(oh):
+                    for bj in range(ow):
+                        r = bi * strides[0] - pads[0] + ki * dilations[0]
+                        q = bj * strides[1] - pads[1] + kj * dilations[1]
+                        if 0 <= r < image[0] and 0 <= q < image[1]:
+                            y[:, ch, r, q] += x[:, ch * kh * kw + ki * kw +
+                                                kj, bi * ow + bj]
+    return y.astype(x.dtype)
+
+
+def affine_grid_ref(theta, size, align):
+    """AffineGrid from the spec: each point's normalized coordinates (x
+    along the last axis first, then y, z, and a 1) times theta[n]."""
+    dims = size[2:]
+
+    def axis(count):
+        if align:
+            return (np.zeros(1) if count == 1 else
+                    -1 + 2 * np.arange(count) / (count - 1))
+        return -1 + (2 * np.arange(count) + 1) / count
+    coords = np.meshgrid(*[axis(d) for d in dims], indexing="ij")
+    base = np.stack(coords[::-1] + [np.ones(dims)], axis=-1)
+    grid = np.einsum("...j,nkj->n...k", base, theta.astype(np.float64))
+    return grid.astype(theta.dtype)
+
+
+def dft_ref(x, axis, length, inverse, onesided):
+    """DFT from the spec with numpy's FFT: the signal along `axis` cut or
+    zero-padded to `length`; complex output in a trailing dimension of 2."""
+    signal = x[..., 0] if x.shape[-1] == 1 else x[..., 0] + 1j * x[..., 1]
+    signal = signal.astype(np.complex128)
+    y = (np.fft.ifft(signal, n=length, axis=axis) if inverse else
+         np.fft.fft(signal, n=length, axis=axis))
+    if onesided:
+        y = np.take(y, np.arange(length // 2 + 1), axis=axis)
+    return np.stack([y.real, y.imag], axis=-1).astype(x.dtype)
 
 
 def run(cases):
@@ -324,6 +405,158 @@ def run(cases):
         "GridSample", [("x", [1, 1, 3, 3], F32), ("g", [1, 1, 1, 2], F32)],
         [("y", [1, 1, 1, 1], F32)], 20, mode="linear", align_corners=1),
         [gx, grid], [gx[:, :, 1:2, 1:2]])
+
+    # CenterCropPad-18: crops and pads (odd and even differences), axes.
+    c = rng.standard_normal((2, 5, 6)).astype(np.float32)
+    for shape, axes in (([2, 3, 9], None), ([4, 7], [1, 2]),
+                        ([2, 8], [-1, 1]), ([1, 6, 6], None)):
+        want = center_crop_pad_ref(c, shape, axes if axes else [0, 1, 2])
+        init = [numpy_helper.from_array(np.array(shape, np.int64), "s")]
+        attrs = {"axes": axes} if axes else {}
+        cases.run_model("CenterCropPad-18 shape %s axes %s" % (shape, axes),
+                        single("CenterCropPad", [("x", [2, 5, 6], F32),
+                                                 ("s", [len(shape)], I64)],
+                               [("y", list(want.shape), F32)], 18, init,
+                               **attrs), [c], [want])
+    ci = rng.integers(-50, 50, (3, 4)).astype(np.int32)
+    want = center_crop_pad_ref(ci, [6, 1], [0, 1])
+    cases.run_model("CenterCropPad-18 int32", single(
+        "CenterCropPad", [("x", [3, 4], TensorProto.INT32), ("s", [2], I64)],
+        [("y", [6, 1], TensorProto.INT32)], 18,
+        [numpy_helper.from_array(np.array([6, 1], np.int64), "s")]), [ci],
+        [want])
+    cases.expect_error("CenterCropPad-18 run-time shape is refused", single(
+        "CenterCropPad", [("x", [2, 5, 6], F32), ("s", [3], I64)],
+        [("y", ["?", "?", "?"], F32)], 18),
+        "onnx node 'n' (CenterCropPad, opset 18): input 1 (shape) must be an "
+        "integer tensor known at compile time; data-dependent values are "
+        "not supported")
+    cases.expect_error("CenterCropPad-18 shape of the wrong length", single(
+        "CenterCropPad", [("x", [2, 5, 6], F32), ("s", [2], I64)],
+        [("y", ["?", "?", "?"], F32)], 18,
+        [numpy_helper.from_array(np.array([3, 3], np.int64), "s")]),
+        "onnx node 'n' (CenterCropPad, opset 18): shape has 2 values for 3 "
+        "axes")
+
+    # Col2Im-18: overlapping blocks summed (strides, dilations, pads).
+    for image, block, strides, dilations, pads in (
+            ([5, 5], [2, 2], [1, 1], [1, 1], [0, 0, 0, 0]),
+            ([6, 7], [3, 2], [2, 1], [1, 2], [1, 0, 2, 1]),
+            ([4, 5], [2, 3], [2, 2], [1, 1], [1, 1, 1, 1])):
+        kh, kw = block
+        oh = (image[0] + pads[0] + pads[2] - (dilations[0] * (kh - 1) + 1)) \
+            // strides[0] + 1
+        ow = (image[1] + pads[1] + pads[3] - (dilations[1] * (kw - 1) + 1)) \
+            // strides[1] + 1
+        cols = rng.standard_normal((2, 3 * kh * kw, oh * ow)).astype(
+            np.float32)
+        init = [numpy_helper.from_array(np.array(image, np.int64), "i"),
+                numpy_helper.from_array(np.array(block, np.int64), "b")]
+        cases.run_model(
+            "Col2Im-18 image %s block %s strides %s dilations %s pads %s" %
+            (image, block, strides, dilations, pads),
+            single("Col2Im", [("x", list(cols.shape), F32), ("i", [2], I64),
+                              ("b", [2], I64)],
+                   [("y", [2, 3] + image, F32)], 18, init, strides=strides,
+                   dilations=dilations, pads=pads), [cols],
+            [col2im_ref(cols, image, block, strides, dilations, pads)],
+            rtol=1e-5, atol=1e-5)
+    init = [numpy_helper.from_array(np.array([5, 5], np.int64), "i"),
+            numpy_helper.from_array(np.array([2, 2], np.int64), "b")]
+    cases.expect_error("Col2Im-18 block count mismatch is refused", single(
+        "Col2Im", [("x", [1, 4, 15], F32), ("i", [2], I64), ("b", [2], I64)],
+        [("y", [1, 1, 5, 5], F32)], 18, init),
+        "onnx node 'n' (Col2Im, opset 18): the input holds 15 blocks where "
+        "the image, block, strides, dilations and pads make 4 x 4")
+    cases.expect_error("Col2Im-18 run-time image_shape is refused", single(
+        "Col2Im", [("x", [1, 4, 16], F32), ("i", [2], I64), ("b", [2], I64)],
+        [("y", [1, 1, 5, 5], F32)], 18, init[1:]),
+        "onnx node 'n' (Col2Im, opset 18): input 1 (image_shape) must be an "
+        "integer tensor known at compile time; data-dependent values are "
+        "not supported")
+
+    # AffineGrid-20: 2-D and 3-D, align_corners 0 and 1.
+    for size in ([2, 3, 4, 5], [1, 2, 3, 1], [2, 1, 3, 4, 2]):
+        spatial = len(size) - 2
+        theta = rng.standard_normal((size[0], spatial, spatial + 1)).astype(
+            np.float32)
+        out = [size[0]] + size[2:] + [spatial]
+        for align in (0, 1):
+            cases.run_model("AffineGrid-20 size %s align_corners=%d" %
+                            (size, align),
+                            single("AffineGrid", [("t", list(theta.shape), F32),
+                                                  ("s", [len(size)], I64)],
+                                   [("y", out, F32)], 20,
+                                   [numpy_helper.from_array(
+                                       np.array(size, np.int64), "s")],
+                                   align_corners=align),
+                            [theta], [affine_grid_ref(theta, size, align)],
+                            rtol=1e-5, atol=1e-6)
+    cases.expect_error("AffineGrid-20 run-time size is refused", single(
+        "AffineGrid", [("t", [2, 2, 3], F32), ("s", [4], I64)],
+        [("y", ["?", "?", "?", 2], F32)], 20),
+        "onnx node 'n' (AffineGrid, opset 20): input 1 (size) must be an "
+        "integer tensor known at compile time; data-dependent values are "
+        "not supported")
+    cases.expect_error("AffineGrid-20 theta of the wrong shape", single(
+        "AffineGrid", [("t", [2, 3, 4], F32), ("s", [4], I64)],
+        [("y", [2, 3, 3, 2], F32)], 20,
+        [numpy_helper.from_array(np.array([2, 1, 3, 3], np.int64), "s")]),
+        "onnx node 'n' (AffineGrid, opset 20): theta must be 2 x 2 x 3 for "
+        "size's batch and rank; it is tensor<2x3x4xf32>")
+
+    # DFT-20: axis and dft_length as constant inputs.
+    real = rng.standard_normal((2, 6, 5, 1)).astype(np.float32)
+    cplx = rng.standard_normal((2, 6, 5, 2)).astype(np.float32)
+    for x_in, axis, length, inverse, onesided in (
+            (real, 1, None, 0, 0), (real, -2, 8, 0, 1), (cplx, 2, 3, 0, 0),
+            (cplx, 1, 7, 1, 0), (real, 2, None, 1, 0), (cplx, -3, 6, 0, 1)):
+        want = dft_ref(x_in, axis if axis >= 0 else axis + 4,
+                       length or x_in.shape[axis], inverse, onesided)
+        init = [numpy_helper.from_array(np.array(axis, np.int64), "a")]
+        names = [("x", list(x_in.shape), F32)]
+        if length:
+            init.append(numpy_helper.from_array(np.array(length, np.int64),
+                                                "l"))
+            names.append(("l", [], I64))
+        else:
+            names.append(("", [], I64))
+        names.append(("a", [], I64))
+        node = helper.make_node("DFT", [name for name, _, _ in names], ["y"],
+                                name="n", inverse=inverse, onesided=onesided)
+        m = model([node], [vi("x", list(x_in.shape))],
+                  [vi("y", list(want.shape))], init, opset=20)
+        cases.run_model("DFT-20 %s axis %d dft_length %s inverse=%d "
+                        "onesided=%d" % ("real" if x_in is real else
+                                         "complex", axis, length, inverse,
+                                         onesided), m, [x_in], [want],
+                        rtol=1e-4, atol=1e-4)
+    # DFT-17: axis an attribute, dft_length a constant input.
+    init = [numpy_helper.from_array(np.array(4, np.int64), "l")]
+    node = helper.make_node("DFT", ["x", "l"], ["y"], name="n", axis=-3,
+                            onesided=1)
+    cases.run_model("DFT-17 real axis -3 dft_length 4 onesided=1", model(
+        [node], [vi("x", [2, 6, 5, 1])], [vi("y", [2, 3, 5, 2])], init,
+        opset=17), [real], [dft_ref(real, 1, 4, 0, 1)], rtol=1e-4, atol=1e-4)
+    node = helper.make_node("DFT", ["x"], ["y"], name="n", axis=3)
+    cases.expect_error("DFT-17 axis on the complex dimension is refused",
+                       model([node], [vi("x", [2, 6, 5, 1])],
+                             [vi("y", [2, 6, 5, 2])], opset=17),
+                       "onnx node 'n' (DFT, opset 17): axis 3 is outside "
+                       "[-4, -2] and [0, 2]")
+    node = helper.make_node("DFT", ["x", "", "a"], ["y"], name="n")
+    cases.expect_error("DFT-20 run-time axis is refused", model(
+        [node], [vi("x", [2, 6, 5, 1]), vi("a", [], I64)],
+        [vi("y", ["?", "?", "?", 2])], opset=20),
+        "onnx node 'n' (DFT, opset 20): input 2 (axis) must be an integer "
+        "tensor known at compile time; data-dependent values are not "
+        "supported")
+    node = helper.make_node("DFT", ["x"], ["y"], name="n", inverse=1,
+                            onesided=1)
+    cases.expect_error("DFT-20 one-sided inverse is refused", model(
+        [node], [vi("x", [2, 6, 5, 2])], [vi("y", [2, 6, 3, 2])], opset=20),
+        "onnx node 'n' (DFT, opset 20): onesided = 1 with inverse = 1 (a "
+        "one-sided inverse transform) is not supported")
 
     # Ops whose semantics did not change, imported at opset 21.
     a = rng.standard_normal((2, 3)).astype(np.float32)

@@ -1,6 +1,6 @@
 // MiscOps.cpp - ONNX op types that build on the others: OneHot, Compress,
 // Einsum, LRN, MeanVarianceNormalization, ReverseSequence, the scatters,
-// the window functions, and the training optimizers (Adagrad, Momentum,
+// the window functions, DFT, and the training optimizers (Adagrad, Momentum,
 // Adam) of the ai.onnx.preview.training domain.
 
 #include "Lowering.h"
@@ -998,10 +998,169 @@ LogicalResult lowerOptimizer(Node &n, StringRef kind) {
   return n.replace(outs);
 }
 
+/// DFT (opsets 17 and 20): the naive O(n^2) transform as one contraction
+/// with twiddle factors made at compile time. The input (..., 1) is real,
+/// (..., 2) complex; the axis (an attribute at 17, default 1; a constant
+/// input at 20, default -2) and `dft_length` (default: the axis' size;
+/// the signal is cut or zero-padded to it) must be constants. The result
+/// is complex (..., 2): X[k] = sum_t x[t] e^(-+2 pi i k t / n), divided by
+/// n when inverse, k < n (n / 2 + 1 when onesided).
+LogicalResult lowerDFT(Node &n) {
+  int64_t rank = n.rank(0);
+  Type element = n.elem(0);
+  if (!isFloat(element)) {
+    return n.fail("the input must be a float tensor; it is " +
+                  typeText(n.type(0)));
+  }
+  int64_t parts = n.shape(0)[rank - 1];
+  if (rank < 2 || (parts != 1 && parts != 2)) {
+    return n.fail("the input's last dimension must be 1 (real) or 2 "
+                  "(complex); the input is " +
+                  typeText(n.type(0)));
+  }
+  int64_t axis = 1;
+  if (n.opset() >= 20) {
+    axis = -2;
+    if (n.has(2)) {
+      FailureOr<int64_t> value = n.constInt(2, "axis");
+      if (failed(value)) {
+        return failure();
+      }
+      axis = *value;
+    }
+  } else {
+    axis = n.intAttr("axis", 1);
+  }
+  int64_t normalized = axis < 0 ? axis + rank : axis;
+  if (normalized < 0 || normalized > rank - 2) {
+    return n.fail("axis " + llvm::Twine(axis) + " is outside [-" +
+                  llvm::Twine(rank) + ", -2] and [0, " + llvm::Twine(rank - 2) +
+                  "]");
+  }
+  axis = normalized;
+  int64_t inverse = n.intAttr("inverse", 0);
+  int64_t onesided = n.intAttr("onesided", 0);
+  if ((inverse != 0 && inverse != 1) || (onesided != 0 && onesided != 1)) {
+    return n.fail("inverse and onesided must be 0 or 1");
+  }
+  if (inverse && onesided) {
+    return n.fail("onesided = 1 with inverse = 1 (a one-sided inverse "
+                  "transform) is not supported");
+  }
+  int64_t length = n.shape(0)[axis];
+  if (n.has(1)) {
+    FailureOr<int64_t> value = n.constInt(1, "dft_length");
+    if (failed(value)) {
+      return failure();
+    }
+    if (*value < 1) {
+      return n.fail("dft_length " + llvm::Twine(*value) + " is not positive");
+    }
+    length = *value;
+  }
+  if (length < 1) {
+    return n.fail("the transform's length is 0 (an empty axis " +
+                  llvm::Twine(axis) + " and no dft_length)");
+  }
+  int64_t bins = onesided ? length / 2 + 1 : length;
+  if (length > kFoldLimit || bins * length * parts * 2 > kFoldLimit) {
+    return n.fail("a transform of length " + llvm::Twine(length) +
+                  " needs more twiddle factors than this naive DFT's "
+                  "constant holds (" +
+                  llvm::Twine(kFoldLimit) + ")");
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  MLIRContext *context = b.getContext();
+  // The signal cut or zero-padded to `length` along the axis.
+  Value x = n.in(0);
+  SmallVector<int64_t> inShape(n.shape(0));
+  if (inShape[axis] > length) {
+    SmallVector<int64_t> offsets(rank, 0), sizes(inShape), ones(rank, 1);
+    sizes[axis] = length;
+    x = slice(b, loc, x, offsets, sizes, ones);
+    inShape[axis] = length;
+  } else if (inShape[axis] < length) {
+    SmallVector<int64_t> padded(inShape), zeros(rank, 0), ones(rank, 1);
+    padded[axis] = length;
+    x = tensor::InsertSliceOp::create(
+        b, loc, x, filled(b, loc, padded, scalar(b, loc, element, 0)),
+        getAsIndexOpFoldResult(context, zeros),
+        getAsIndexOpFoldResult(context, inShape),
+        getAsIndexOpFoldResult(context, ones));
+    inShape[axis] = length;
+  }
+  SmallVector<int64_t> shape(inShape);
+  shape[axis] = bins;
+  shape[rank - 1] = 2;
+  if (failed(n.checkShape(shape, element, "the result"))) {
+    return failure();
+  }
+  // w[k, t, c, r]: what part c of x[t] adds to part r of X[k].
+  double sign = inverse ? -1.0 : 1.0;
+  double scale = inverse ? 1.0 / double(length) : 1.0;
+  SmallVector<Attribute> values;
+  values.reserve(bins * length * parts * 2);
+  for (int64_t k = 0; k < bins; ++k) {
+    for (int64_t t = 0; t < length; ++t) {
+      // The angle from (k * t) mod n keeps it small and exact (k and t are
+      // below 2^20 here).
+      int64_t turn = k * t % length;
+      double angle = 2.0 * M_PI * double(turn) / double(length);
+      double c = std::cos(angle) * scale, s = std::sin(angle) * scale;
+      // real: a cos + sign b sin; imaginary: b cos - sign a sin.
+      values.push_back(FloatAttr::get(element, c));
+      values.push_back(FloatAttr::get(element, -sign * s));
+      if (parts == 2) {
+        values.push_back(FloatAttr::get(element, sign * s));
+        values.push_back(FloatAttr::get(element, c));
+      }
+    }
+  }
+  Value twiddles = constant(
+      b, loc,
+      DenseElementsAttr::get(
+          RankedTensorType::get({bins, length, parts, 2}, element), values));
+  // Loops: the result's dims (parallel), then t and c (reduced).
+  unsigned loops = rank + 2;
+  auto dim = [&](int64_t d) { return b.getAffineDimExpr(d); };
+  SmallVector<AffineExpr> xExprs, outExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    outExprs.push_back(dim(d));
+    xExprs.push_back(d == axis       ? dim(rank)
+                     : d == rank - 1 ? dim(rank + 1)
+                                     : dim(d));
+  }
+  SmallVector<AffineExpr> wExprs = {dim(axis), dim(rank), dim(rank + 1),
+                                    dim(rank - 1)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.append(2, utils::IteratorType::reduction);
+  Value init = filled(b, loc, shape, scalar(b, loc, element, 0));
+  Value result =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{init.getType()}, ValueRange{x, twiddles},
+          ValueRange{init},
+          {AffineMap::get(loops, 0, xExprs, context),
+           AffineMap::get(loops, 0, wExprs, context),
+           AffineMap::get(loops, 0, outExprs, context)},
+          iterators,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
+            linalg::YieldOp::create(
+                nb, l,
+                ValueRange{arith::AddFOp::create(nb, l, args[2], product)
+                               .getResult()});
+          })
+          ->getResult(0);
+  return n.replace(result);
+}
+
 } // namespace
 
 void mlir::strata::onnx::addMiscLowerings(LoweringTable &table) {
   table["OneHot"] = lowerOneHot;
+  table["DFT"] = lowerDFT;
   table.allowDynamic({"OneHot", "Compress"});
   table["Compress"] = lowerCompress;
   table["Einsum"] = lowerEinsum;

@@ -990,6 +990,279 @@ LogicalResult lowerInstanceNorm(Node &n) {
   return n.replace(y);
 }
 
+/// Col2Im (opset 18) for 2-D images: input (N, C * kh * kw, L) of blocks
+/// -> (N, C, H, W), each output element the sum of the block elements
+/// that land on it. One linalg.generic over (n, c, y, x, ki, kj), the
+/// kernel offsets reduced: kernel offset (ki, kj) reads block
+/// (bi, bj) = ((y + top - ki * dh) / sh, (x + left - kj * dw) / sw) when
+/// the division is exact and the block exists (tensor.extract of channel
+/// c * kh * kw + ki * kw + kj, column bi * ow + bj). `image_shape` and
+/// `block_shape` must be constants.
+LogicalResult lowerCol2Im(Node &n) {
+  if (n.rank(0) != 3) {
+    return n.fail("only 2-D images (a rank-3 input, N x C*kh*kw x L) are "
+                  "supported; the input has rank " +
+                  llvm::Twine(n.rank(0)));
+  }
+  FailureOr<SmallVector<int64_t>> image = n.constInts(1, "image_shape");
+  if (failed(image)) {
+    return failure();
+  }
+  FailureOr<SmallVector<int64_t>> block = n.constInts(2, "block_shape");
+  if (failed(block)) {
+    return failure();
+  }
+  if (image->size() != 2 || block->size() != 2) {
+    return n.fail("image_shape and block_shape must hold 2 values each "
+                  "(2-D images only); they hold " +
+                  llvm::Twine(image->size()) + " and " +
+                  llvm::Twine(block->size()));
+  }
+  SmallVector<int64_t> strides =
+      n.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> dilations =
+      n.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> pads =
+      n.intsAttr("pads").value_or(SmallVector<int64_t>{0, 0, 0, 0});
+  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4) {
+    return n.fail("strides and dilations must hold 2 values and pads 4");
+  }
+  constexpr int64_t kLimit = int64_t(1) << 31;
+  for (int64_t d = 0; d < 2; ++d) {
+    if ((*image)[d] < 1 || (*image)[d] > kLimit || (*block)[d] < 1 ||
+        (*block)[d] > kLimit || strides[d] < 1 || strides[d] > kLimit ||
+        dilations[d] < 1 || dilations[d] > kLimit || pads[d] < 0 ||
+        pads[d] > kLimit || pads[d + 2] < 0 || pads[d + 2] > kLimit) {
+      return n.fail("image_shape, block_shape, strides and dilations must be "
+                    "positive and pads not negative (each below 2^31)");
+    }
+  }
+  int64_t batch = n.shape(0)[0], rows = n.shape(0)[1], length = n.shape(0)[2];
+  int64_t kh = (*block)[0], kw = (*block)[1];
+  if (rows % (kh * kw) != 0) {
+    return n.fail("the input's dimension 1 (" + llvm::Twine(rows) +
+                  ") is not a multiple of the block's " + llvm::Twine(kh * kw) +
+                  " elements");
+  }
+  int64_t channels = rows / (kh * kw);
+  SmallVector<int64_t> blocks;
+  for (int64_t d = 0; d < 2; ++d) {
+    int64_t span = dilations[d] * ((*block)[d] - 1) + 1;
+    int64_t padded = (*image)[d] + pads[d] + pads[d + 2];
+    if (padded < span) {
+      return n.fail("the block is larger than the padded image along "
+                    "spatial axis " +
+                    llvm::Twine(d));
+    }
+    blocks.push_back((padded - span) / strides[d] + 1);
+  }
+  if (blocks[0] * blocks[1] != length) {
+    return n.fail("the input holds " + llvm::Twine(length) +
+                  " blocks where the image, block, strides, dilations and "
+                  "pads make " +
+                  llvm::Twine(blocks[0]) + " x " + llvm::Twine(blocks[1]));
+  }
+  SmallVector<int64_t> shape = {batch, channels, (*image)[0], (*image)[1]};
+  if (failed(n.checkShape(shape, n.elem(0), "the result"))) {
+    return failure();
+  }
+  Type element = n.elem(0);
+  bool floating = isFloat(element);
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  MLIRContext *context = b.getContext();
+  Value source = n.in(0);
+  Value init = filled(b, loc, shape, scalar(b, loc, element, 0));
+  SmallVector<AffineExpr> outExprs;
+  for (unsigned d = 0; d < 4; ++d) {
+    outExprs.push_back(b.getAffineDimExpr(d));
+  }
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.append(2, utils::IteratorType::reduction);
+  // A (kh, kw) operand gives the reduced loops their extents.
+  Value kernel = splat(b, loc, {kh, kw}, element, 0);
+  Value result =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{init.getType()}, ValueRange{kernel},
+          ValueRange{init},
+          {AffineMap::get(6, 0, {b.getAffineDimExpr(4), b.getAffineDimExpr(5)},
+                          context),
+           AffineMap::get(6, 0, outExprs, context)},
+          iterators,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            auto index = [&](int64_t v) -> Value {
+              return arith::ConstantIndexOp::create(nb, l, v);
+            };
+            Value zero = index(0);
+            Value valid;
+            SmallVector<Value> at;
+            for (int64_t d = 0; d < 2; ++d) {
+              // t = pixel + pad_begin - k * dilation; block = t / stride.
+              Value pixel = linalg::IndexOp::create(nb, l, 2 + d);
+              Value k = linalg::IndexOp::create(nb, l, 4 + d);
+              Value t = arith::SubIOp::create(
+                  nb, l, arith::AddIOp::create(nb, l, pixel, index(pads[d])),
+                  arith::MulIOp::create(nb, l, k, index(dilations[d])));
+              Value stride = index(strides[d]);
+              Value q = arith::DivSIOp::create(nb, l, t, stride);
+              Value ok = arith::AndIOp::create(
+                  nb, l,
+                  arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, t,
+                                        zero),
+                  arith::CmpIOp::create(
+                      nb, l, arith::CmpIPredicate::eq,
+                      arith::RemSIOp::create(nb, l, t, stride), zero));
+              ok = arith::AndIOp::create(
+                  nb, l, ok,
+                  arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, q,
+                                        index(blocks[d])));
+              valid = valid ? arith::AndIOp::create(nb, l, valid, ok) : ok;
+              at.push_back(q);
+            }
+            Value column = arith::AddIOp::create(
+                nb, l, arith::MulIOp::create(nb, l, at[0], index(blocks[1])),
+                at[1]);
+            column = arith::SelectOp::create(nb, l, valid, column, zero);
+            Value row = arith::AddIOp::create(
+                nb, l,
+                arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 1),
+                                      index(kh * kw)),
+                arith::AddIOp::create(
+                    nb, l,
+                    arith::MulIOp::create(
+                        nb, l, linalg::IndexOp::create(nb, l, 4), index(kw)),
+                    linalg::IndexOp::create(nb, l, 5)));
+            Value v = tensor::ExtractOp::create(
+                nb, l, source,
+                ValueRange{linalg::IndexOp::create(nb, l, 0), row, column});
+            v = arith::SelectOp::create(nb, l, valid, v,
+                                        scalar(nb, l, element, 0));
+            Value sum =
+                floating ? arith::AddFOp::create(nb, l, args[1], v).getResult()
+                         : arith::AddIOp::create(nb, l, args[1], v).getResult();
+            linalg::YieldOp::create(nb, l, ValueRange{sum});
+          })
+          ->getResult(0);
+  return n.replace(result, {n.isUnsigned(0)});
+}
+
+/// AffineGrid (opset 20): theta (N, 2, 3) and size (N, C, H, W) -> grid
+/// (N, H, W, 2), or theta (N, 3, 4) and size (N, C, D, H, W) -> (N, D, H,
+/// W, 3). Each grid point is theta[n] times the point's normalized
+/// coordinates (x along W first, then y, then z; and a 1), which are a
+/// compile-time constant: -1 + 2i / (size - 1) with align_corners, else
+/// -1 + (2i + 1) / size (0 along an axis of size 1 with align_corners).
+/// One linalg.generic contracting theta's columns with that constant.
+/// `size` must be a constant.
+LogicalResult lowerAffineGrid(Node &n) {
+  if (!isFloat(n.elem(0))) {
+    return n.fail("theta must be a float tensor; it is " + typeText(n.type(0)));
+  }
+  FailureOr<SmallVector<int64_t>> size = n.constInts(1, "size");
+  if (failed(size)) {
+    return failure();
+  }
+  int64_t spatial = int64_t(size->size()) - 2;
+  if (spatial != 2 && spatial != 3) {
+    return n.fail("size must hold 4 values (2-D) or 5 (3-D); it holds " +
+                  llvm::Twine(size->size()));
+  }
+  ArrayRef<int64_t> theta = n.shape(0);
+  if (theta.size() != 3 || theta[0] != (*size)[0] || theta[1] != spatial ||
+      theta[2] != spatial + 1) {
+    return n.fail("theta must be " + llvm::Twine((*size)[0]) + " x " +
+                  llvm::Twine(spatial) + " x " + llvm::Twine(spatial + 1) +
+                  " for size's batch and rank; it is " + typeText(n.type(0)));
+  }
+  int64_t align = n.intAttr("align_corners", 0);
+  if (align != 0 && align != 1) {
+    return n.fail("align_corners = " + llvm::Twine(align) + " is not 0 or 1");
+  }
+  SmallVector<int64_t> dims(size->begin() + 2, size->end());
+  SmallVector<int64_t> baseShape(dims);
+  baseShape.push_back(spatial + 1);
+  SmallVector<int64_t> shape = {(*size)[0]};
+  shape.append(dims);
+  shape.push_back(spatial);
+  for (int64_t d : shape) {
+    if (d < 0) {
+      return n.fail("size holds a negative dimension");
+    }
+  }
+  if (failed(n.checkShape(baseShape, n.elem(0), "the grid")) ||
+      failed(n.checkShape(shape, n.elem(0), "the result"))) {
+    return failure();
+  }
+  int64_t points = 1;
+  for (int64_t d : dims) {
+    points *= d;
+  }
+  if (points * (spatial + 1) > kFoldLimit) {
+    return n.fail("the grid has " + llvm::Twine(points) +
+                  " points, more than this lowering's constant of " +
+                  llvm::Twine(kFoldLimit / (spatial + 1)));
+  }
+  // The normalized coordinates, x (the last axis) first, then a 1.
+  Type element = n.elem(0);
+  auto coordinate = [&](int64_t i, int64_t count) -> double {
+    if (align) {
+      return count <= 1 ? 0.0 : -1.0 + 2.0 * double(i) / double(count - 1);
+    }
+    return -1.0 + (2.0 * double(i) + 1.0) / double(count);
+  };
+  SmallVector<Attribute> values;
+  values.reserve(points * (spatial + 1));
+  SmallVector<int64_t> strides = stridesOf(dims);
+  for (int64_t p = 0; p < points; ++p) {
+    for (int64_t j = 0; j < spatial; ++j) {
+      int64_t axis = spatial - 1 - j;
+      int64_t i = (p / strides[axis]) % dims[axis];
+      values.push_back(FloatAttr::get(element, coordinate(i, dims[axis])));
+    }
+    values.push_back(FloatAttr::get(element, 1.0));
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  MLIRContext *context = b.getContext();
+  Value base = constant(b, loc,
+                        DenseElementsAttr::get(
+                            RankedTensorType::get(baseShape, element), values));
+  // Loops (n, spatial..., k) parallel and j reduced:
+  // grid[n, p..., k] = sum_j theta[n, k, j] * base[p..., j].
+  unsigned loops = spatial + 3;
+  auto dim = [&](int64_t d) { return b.getAffineDimExpr(d); };
+  SmallVector<AffineExpr> thetaExprs = {dim(0), dim(spatial + 1),
+                                        dim(spatial + 2)};
+  SmallVector<AffineExpr> baseExprs, outExprs = {dim(0)};
+  for (int64_t d = 0; d < spatial; ++d) {
+    baseExprs.push_back(dim(1 + d));
+    outExprs.push_back(dim(1 + d));
+  }
+  baseExprs.push_back(dim(spatial + 2));
+  outExprs.push_back(dim(spatial + 1));
+  SmallVector<utils::IteratorType> iterators(loops - 1,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value init = filled(b, loc, shape, scalar(b, loc, element, 0));
+  Value grid =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{init.getType()}, ValueRange{n.in(0), base},
+          ValueRange{init},
+          {AffineMap::get(loops, 0, thetaExprs, context),
+           AffineMap::get(loops, 0, baseExprs, context),
+           AffineMap::get(loops, 0, outExprs, context)},
+          iterators,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
+            linalg::YieldOp::create(
+                nb, l,
+                ValueRange{arith::AddFOp::create(nb, l, args[2], product)
+                               .getResult()});
+          })
+          ->getResult(0);
+  return n.replace(grid);
+}
+
 } // namespace
 
 Value mlir::strata::onnx::matmulValues(OpBuilder &b, Location loc, Value lhs,
@@ -1030,6 +1303,8 @@ void mlir::strata::onnx::addNNLowerings(LoweringTable &table) {
   table.allowDynamic({"MatMul", "Gemm"});
   table["Conv"] = lowerConv;
   table["ConvTranspose"] = lowerConvTranspose;
+  table["Col2Im"] = lowerCol2Im;
+  table["AffineGrid"] = lowerAffineGrid;
   table["MaxPool"] = [](Node &n) { return lowerPool(n, true); };
   table["AveragePool"] = [](Node &n) { return lowerPool(n, false); };
   table["GlobalAveragePool"] = [](Node &n) -> LogicalResult {

@@ -1817,6 +1817,73 @@ LogicalResult lowerPad(Node &n) {
   return n.replace(result, {n.isUnsigned(0)});
 }
 
+/// CenterCropPad (opset 18): each listed axis is cropped or zero-padded
+/// to its target size about its center. A crop starts at
+/// floor((in - target) / 2) (the window leans left when the difference is
+/// odd); a pad puts floor((target - in) / 2) zeros before the data and
+/// the rest (one more when odd) after it. `shape` must be a constant.
+LogicalResult lowerCenterCropPad(Node &n) {
+  int64_t rank = n.rank(0);
+  FailureOr<SmallVector<int64_t>> target = n.constInts(1, "shape");
+  if (failed(target)) {
+    return failure();
+  }
+  SmallVector<int64_t> axes;
+  if (std::optional<SmallVector<int64_t>> listed = n.intsAttr("axes")) {
+    axes = *listed;
+    if (failed(n.normalizeAxes(axes, rank))) {
+      return failure();
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d) {
+      axes.push_back(d);
+    }
+  }
+  if (target->size() != axes.size()) {
+    return n.fail("shape has " + llvm::Twine(target->size()) + " values for " +
+                  llvm::Twine(axes.size()) + " axes");
+  }
+  SmallVector<int64_t> shape(n.shape(0));
+  for (auto [ax, size] : llvm::zip(axes, *target)) {
+    if (size < 0) {
+      return n.fail("shape holds the negative size " + llvm::Twine(size) +
+                    " for axis " + llvm::Twine(ax));
+    }
+    shape[ax] = size;
+  }
+  if (failed(n.checkShape(shape, n.elem(0), "the result"))) {
+    return failure();
+  }
+  // Crop the axes that shrink, then pad the ones that grow.
+  SmallVector<int64_t> offsets(rank, 0), sizes(n.shape(0)), ones(rank, 1),
+      low(rank, 0);
+  bool crop = false, pad = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t in = n.shape(0)[d];
+    if (in > shape[d]) {
+      offsets[d] = (in - shape[d]) / 2;
+      sizes[d] = shape[d];
+      crop = true;
+    } else if (in < shape[d]) {
+      low[d] = (shape[d] - in) / 2;
+      pad = true;
+    }
+  }
+  Value result = n.in(0);
+  if (crop) {
+    result = slice(n.b, n.loc, result, offsets, sizes, ones);
+  }
+  if (pad) {
+    Value zeros = filled(n.b, n.loc, shape, scalar(n.b, n.loc, n.elem(0), 0));
+    MLIRContext *context = n.b.getContext();
+    result = tensor::InsertSliceOp::create(
+        n.b, n.loc, result, zeros, getAsIndexOpFoldResult(context, low),
+        getAsIndexOpFoldResult(context, sizes),
+        getAsIndexOpFoldResult(context, ones));
+  }
+  return n.replace(result, {n.isUnsigned(0)});
+}
+
 LogicalResult lowerConstantOfShape(Node &n) {
   FailureOr<SmallVector<OpFoldResult>> sizes = n.hostInts(0, "shape");
   if (failed(sizes)) {
@@ -2213,6 +2280,7 @@ void mlir::strata::onnx::addShapeLowerings(LoweringTable &table) {
   table["Expand"] = lowerExpand;
   table["Tile"] = lowerTile;
   table["Pad"] = lowerPad;
+  table["CenterCropPad"] = lowerCenterCropPad;
   table["ConstantOfShape"] = lowerConstantOfShape;
   table["Range"] = lowerRange;
   table["Trilu"] = lowerTrilu;
