@@ -53,6 +53,9 @@ class Cases:
         return path
 
     def compile(self, path, *flags):
+        target = getattr(self.args, "target", None)
+        if target:
+            flags = (*flags, "--target=" + target)
         return subprocess.run([self.args.strata_compile, path, *flags],
                               capture_output=True, text=True, timeout=300)
 
@@ -83,6 +86,8 @@ class Cases:
 
     def _run_once(self, vmfb, path, device, inputs, expected, rtol, atol):
         cmd = [self.args.strata_run, "--module=" + vmfb]
+        if getattr(self.args, "target", None) == "portable":
+            cmd.append("--no-native-kernels")
         if device:
             cmd.append("--device=" + device)
         for i, x in enumerate(inputs):
@@ -140,6 +145,9 @@ def arguments(doc, extra=()):
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--strata-compile", required=True)
     parser.add_argument("--strata-run", required=True)
+    parser.add_argument("--target", default=None,
+                        help="compile with --target=TARGET (portable: run "
+                        "with --no-native-kernels too)")
     for flag in extra:
         parser.add_argument(flag)
     return parser.parse_args()
