@@ -294,8 +294,9 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   // Unless named: the first target this build has (llvm-cpu, or portable
   // in a build configured without it).
   std::string targetName = options.target;
-  if (!options.targetGiven && !getDefaultTargetBackendName().empty()) {
-    targetName = getDefaultTargetBackendName();
+  if (std::string fallback = getDefaultTargetBackendName();
+      !options.targetGiven && !fallback.empty()) {
+    targetName = fallback;
   }
   if (options.targetGiven && !lookupTargetBackend(options.target)) {
     return emitError(UnknownLoc::get(&context), "--target=")

@@ -145,11 +145,16 @@ MatmulOperands decompose(OpBuilder &b, Location loc, Value memref) {
 // `out` is the product's temporary output (a memref.alloc written by
 // `fill`, which the call folds, and `product`); `layoutOk` says whether a
 // memref can be the microkernel's C (or residual) in its place.
-std::optional<FusedEpilogue> findEpilogue(Operation *product, Value out,
-                                          linalg::FillOp fill,
-                                          function_ref<bool(Value)> layoutOk) {
+namespace {
+
+// The elementwise generic that is the one reader of `out` (a memref.alloc
+// written by `fill` and `product`) besides them, in `product`'s block, all
+// parallel with one init, with only views and index math (its operands)
+// between the two: the call moves down to it. Null otherwise.
+linalg::GenericOp findEpilogueGeneric(Operation *product, Value out,
+                                      linalg::FillOp fill) {
   if (!fill || !out.getDefiningOp<memref::AllocOp>()) {
-    return std::nullopt;
+    return {};
   }
   linalg::GenericOp generic;
   for (Operation *user : out.getUsers()) {
@@ -159,25 +164,34 @@ std::optional<FusedEpilogue> findEpilogue(Operation *product, Value out,
     }
     auto consumer = dyn_cast<linalg::GenericOp>(user);
     if (!consumer || generic) {
-      return std::nullopt;
+      return {};
     }
     generic = consumer;
   }
-  auto outType = cast<MemRefType>(out.getType());
-  int64_t rank = outType.getRank();
   if (!generic || generic->getBlock() != product->getBlock() ||
       !generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 ||
-      generic.getNumLoops() != static_cast<unsigned>(rank) ||
-      generic.getNumParallelLoops() != static_cast<unsigned>(rank)) {
-    return std::nullopt;
+      generic.getNumParallelLoops() != generic.getNumLoops()) {
+    return {};
   }
-  // The call moves down to the generic: only views and index math (its
-  // operands) may sit between.
   for (Operation *op = product->getNextNode(); op != generic.getOperation();
        op = op->getNextNode()) {
     if (!isMemoryEffectFree(op)) {
-      return std::nullopt;
+      return {};
     }
+  }
+  return generic;
+}
+
+} // namespace
+
+std::optional<FusedEpilogue> findEpilogue(Operation *product, Value out,
+                                          linalg::FillOp fill,
+                                          function_ref<bool(Value)> layoutOk) {
+  linalg::GenericOp generic = findEpilogueGeneric(product, out, fill);
+  auto outType = cast<MemRefType>(out.getType());
+  int64_t rank = outType.getRank();
+  if (!generic || generic.getNumLoops() != static_cast<unsigned>(rank)) {
+    return std::nullopt;
   }
   FusedEpilogue epilogue;
   epilogue.generic = generic;
@@ -353,32 +367,9 @@ void eraseFusedEpilogue(const std::optional<FusedEpilogue> &epilogue,
 std::optional<IntEpilogue>
 findRequantization(Operation *product, Value out, linalg::FillOp fill,
                    function_ref<bool(Value)> layoutOk) {
-  if (!fill || !out.getDefiningOp<memref::AllocOp>()) {
+  linalg::GenericOp generic = findEpilogueGeneric(product, out, fill);
+  if (!generic || generic.getNumDpsInputs() != 3) {
     return std::nullopt;
-  }
-  linalg::GenericOp generic;
-  for (Operation *user : out.getUsers()) {
-    if (user == product || user == fill.getOperation() ||
-        isa<memref::DeallocOp>(user)) {
-      continue;
-    }
-    auto consumer = dyn_cast<linalg::GenericOp>(user);
-    if (!consumer || generic) {
-      return std::nullopt;
-    }
-    generic = consumer;
-  }
-  if (!generic || generic->getBlock() != product->getBlock() ||
-      !generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 ||
-      generic.getNumDpsInputs() != 3 ||
-      generic.getNumParallelLoops() != generic.getNumLoops()) {
-    return std::nullopt;
-  }
-  for (Operation *op = product->getNextNode(); op != generic.getOperation();
-       op = op->getNextNode()) {
-    if (!isMemoryEffectFree(op)) {
-      return std::nullopt;
-    }
   }
   IntEpilogue epilogue;
   epilogue.generic = generic;
