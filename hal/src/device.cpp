@@ -518,7 +518,7 @@ strata_status_t makeDispatchFailure(
         STRATA_STATUS_INVALID_ARGUMENT,
         "dispatch '%s' (export %" PRIu32 " of library '%s'): binding %" PRId64
         " holds %zu bytes, fewer than "
-        "the %" PRId64 " that its shapes (from the push constants) need",
+        "the %" PRId64 " that the dispatch's shapes need",
         dispatchExportName(command), command->ordinal,
         dispatchLibraryName(command), detail->index,
         command->state.binding_lengths[detail->index], detail->bound);

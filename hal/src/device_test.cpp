@@ -747,11 +747,11 @@ TEST_CASE("a portable dispatch short of its run-time shape names the binding") {
     CHECK(run(100) ==
           "INVALID_ARGUMENT: dispatch 'copy' (export 0 of library "
           "'dynamic_copy'): binding 1 holds 396 bytes, fewer than the 400 "
-          "that its shapes (from the push constants) need");
+          "that the dispatch's shapes need");
     CHECK(run(uint64_t(1) << 31) ==
           "INVALID_ARGUMENT: dispatch 'copy' (export 0 of library "
           "'dynamic_copy'): binding 0 holds 400 bytes, fewer than the "
-          "8589934592 that its shapes (from the push constants) need");
+          "8589934592 that the dispatch's shapes need");
   }
   strata_hal_executable_release(executable);
 }

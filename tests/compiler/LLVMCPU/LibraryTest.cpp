@@ -212,8 +212,12 @@ module @device {
       // A result binding one element short is refused by the device's
       // dispatch check or failed by the kernel: never written out of bounds.
       strata_hal_buffer_t *small = allocate(128 * 64 * 4 - 4);
-      CHECK(runOnDevice(loaded, 0, config.name, config.workers,
-                        {x, w, small}) != "OK");
+      std::string refused =
+          runOnDevice(loaded, 0, config.name, config.workers, {x, w, small});
+      CHECK_MESSAGE(refused.find("binding 2 holds 32764 bytes, fewer than "
+                                 "the 32768 that the dispatch's shapes "
+                                 "need") != std::string::npos,
+                    refused);
       for (strata_hal_buffer_t *buffer : {x, w, y, a, b, total, small}) {
         strata_hal_buffer_release(buffer);
       }
@@ -316,11 +320,30 @@ module {
     }
     // A binding shorter than its sizes say, and sizes whose byte count
     // overflows, are refused before the kernel runs.
+    // Each failure says what failed in the dispatch detail.
     std::pair<void *, size_t> shortOut = {out.data(), 14 * sizeof(float)};
-    CHECK(dispatchWorkgroup(loaded, 0, {binding(in), shortOut}, sizes, 0) != 0);
+    strata_hal_executable_dispatch_detail_v1_t detail = {};
+    CHECK(dispatchWorkgroup(loaded, 0, {binding(in), shortOut}, sizes, 0,
+                            &detail) ==
+          STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+    CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING);
+    CHECK(detail.index == 1);
+    CHECK(detail.bound == 15 * 4);
+    std::pair<void *, size_t> shortIn = {in.data(), 3 * sizeof(float)};
+    detail = {};
+    CHECK(dispatchWorkgroup(loaded, 0, {shortIn, binding(out)}, sizes, 0,
+                            &detail) ==
+          STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+    CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING);
+    CHECK(detail.index == 0);
+    CHECK(detail.bound == 15 * 4);
     std::vector<uint32_t> huge = {5, 0, 0, 0x40000000};
-    CHECK(dispatchWorkgroup(loaded, 0, {binding(in), binding(out)}, huge, 0) !=
-          0);
+    detail = {};
+    CHECK(dispatchWorkgroup(loaded, 0, {binding(in), binding(out)}, huge, 0,
+                            &detail) ==
+          STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE);
+    CHECK(detail.kind == STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE);
+    CHECK(detail.bound == -1);
   }
 
   TEST_CASE("a gather out of range returns code 2 and writes the detail") {

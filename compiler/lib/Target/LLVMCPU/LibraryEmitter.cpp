@@ -166,6 +166,38 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
   auto *run = llvm::BasicBlock::Create(context, "run", function);
   auto *fail = llvm::BasicBlock::Create(context, "bad_state", function);
   llvm::IRBuilder<> builder(entry);
+  llvm::MDNode *unlikely =
+      llvm::MDBuilder(context).createUnlikelyBranchWeights();
+  // A failing check writes what failed into the version 1 detail (when the
+  // runtime passed one), then returns STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE;
+  // the device names the export and the binding from it.
+  auto failWith = [&](uint32_t kind, llvm::Value *index,
+                      llvm::Value *bound) -> llvm::BasicBlock * {
+    auto *block =
+        llvm::BasicBlock::Create(context, "bad_state_detail", function, fail);
+    llvm::IRBuilder<> failing(block);
+    llvm::Value *detail =
+        loadAt(failing, ptrType, workgroupState, kWorkgroupDetailOffset);
+    auto *write =
+        llvm::BasicBlock::Create(context, "write_detail", function, fail);
+    failing.CreateCondBr(failing.CreateIsNotNull(detail), write, fail);
+    failing.SetInsertPoint(write);
+    auto storeAt = [&](llvm::Value *value, uint64_t offset) {
+      failing.CreateStore(value, failing.CreateConstInBoundsGEP1_64(
+                                     failing.getInt8Ty(), detail, offset));
+    };
+    storeAt(failing.getInt32(kind), kDetailKindOffset);
+    storeAt(index, kDetailIndexOffset);
+    storeAt(bound, kDetailBoundOffset);
+    failing.CreateBr(fail);
+    return block;
+  };
+  // Continues in a new block when `ok`, else branches to `failed`.
+  auto check = [&](llvm::Value *ok, llvm::BasicBlock *failed) {
+    auto *next = llvm::BasicBlock::Create(context, "checked", function);
+    builder.CreateCondBr(ok, next, failed, unlikely);
+    builder.SetInsertPoint(next);
+  };
   uint32_t bindingCount = static_cast<uint32_t>(exported.bindingBytes.size());
   uint32_t words = constantWords(kernel, exported.inputCount);
   llvm::Value *actualCount = loadAt(builder, builder.getInt16Ty(),
@@ -177,16 +209,13 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
   enough = builder.CreateAnd(
       enough, builder.CreateICmpUGE(actualConstants,
                                     builder.getInt16(static_cast<uint16_t>(words))));
+  // (The device checks the counts against the export's attributes first.)
+  check(enough, fail);
   // Every binding must hold the bytes the kernel reads or writes; the
   // lengths are only read once the count is known to be enough.
-  if (exported.bindingBytes.size() == bindingCount && bindingCount) {
-    auto *countOk =
-        llvm::BasicBlock::Create(context, "count_ok", function, run);
-    builder.CreateCondBr(enough, countOk, fail);
-    builder.SetInsertPoint(countOk);
+  if (bindingCount) {
     llvm::Value *lengths =
         loadAt(builder, ptrType, dispatchState, kDispatchBindingLengthsOffset);
-    enough = builder.getTrue();
     for (uint32_t i = 0; i < bindingCount; ++i) {
       if (i < exported.bindingSizeArgs.size() &&
           !exported.bindingSizeArgs[i].empty()) {
@@ -195,19 +224,22 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
       llvm::Value *slot =
           builder.CreateConstInBoundsGEP1_64(builder.getInt64Ty(), lengths, i);
       llvm::Value *length = builder.CreateLoad(builder.getInt64Ty(), slot);
-      enough = builder.CreateAnd(
-          enough, builder.CreateICmpUGE(
-                      length, builder.getInt64(exported.bindingBytes[i])));
+      llvm::Value *needed = builder.getInt64(exported.bindingBytes[i]);
+      check(builder.CreateICmpUGE(length, needed),
+            failWith(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING,
+                     builder.getInt64(i), needed));
     }
   }
   if (exported.localMemorySize) {
     llvm::Value *localSize =
         loadAt(builder, i32Type, workgroupState, kLocalMemorySizeOffset);
-    enough = builder.CreateAnd(
-        enough, builder.CreateICmpUGE(
-                    localSize, builder.getInt32(exported.localMemorySize)));
+    check(builder.CreateICmpUGE(localSize,
+                                builder.getInt32(exported.localMemorySize)),
+          failWith(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_LOCAL_MEMORY,
+                   builder.getInt64(exported.localMemorySize),
+                   builder.CreateZExt(localSize, builder.getInt64Ty())));
   }
-  builder.CreateCondBr(enough, run, fail);
+  builder.CreateBr(run);
 
   builder.SetInsertPoint(fail);
   // STRATA_HAL_EXECUTABLE_DISPATCH_BAD_STATE
@@ -270,7 +302,9 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
                    [](const auto &sizes) { return !sizes.empty(); })) {
     llvm::Value *lengths =
         loadAt(builder, ptrType, dispatchState, kDispatchBindingLengthsOffset);
-    llvm::Value *ok = builder.getTrue();
+    llvm::BasicBlock *overflowed =
+        failWith(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_SHAPE,
+                 builder.getInt64(0), builder.getInt64(-1));
     for (auto [binding, sizes] : llvm::enumerate(exported.bindingSizeArgs)) {
       if (sizes.empty()) {
         continue;
@@ -279,18 +313,17 @@ llvm::Function *emitDispatchFunction(llvm::Module &module,
       for (uint32_t arg : sizes) {
         llvm::Value *product = builder.CreateBinaryIntrinsic(
             llvm::Intrinsic::umul_with_overflow, needed, args[arg]);
+        check(builder.CreateNot(builder.CreateExtractValue(product, 1)),
+              overflowed);
         needed = builder.CreateExtractValue(product, 0);
-        ok = builder.CreateAnd(
-            ok, builder.CreateNot(builder.CreateExtractValue(product, 1)));
       }
       llvm::Value *slot = builder.CreateConstInBoundsGEP1_64(
           builder.getInt64Ty(), lengths, binding);
       llvm::Value *length = builder.CreateLoad(builder.getInt64Ty(), slot);
-      ok = builder.CreateAnd(ok, builder.CreateICmpUGE(length, needed));
+      check(builder.CreateICmpUGE(length, needed),
+            failWith(STRATA_HAL_EXECUTABLE_DISPATCH_DETAIL_BINDING,
+                     builder.getInt64(binding), needed));
     }
-    auto *call = llvm::BasicBlock::Create(context, "call", function);
-    builder.CreateCondBr(ok, call, fail);
-    builder.SetInsertPoint(call);
   }
   llvm::Value *status =
       builder.CreateCall(kernel->getFunctionType(), kernel, args);
