@@ -209,6 +209,32 @@ def dft_ref(x, axis, length, inverse, onesided):
     return np.stack([y.real, y.imag], axis=-1).astype(x.dtype)
 
 
+def lp_pool_ref(x, kernel, strides, pads, dilations, p, ceil):
+    """LpPool over the last two dims of NCHW `x`: the p-th root of the sum
+    of |x|^p over each window, padding and the ceil_mode overhang adding
+    nothing."""
+    n, c, h, w = x.shape
+    padded = np.zeros((n, c, h + pads[0] + pads[2] + 8,
+                       w + pads[1] + pads[3] + 8), np.float64)
+    padded[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + w] = np.abs(x) ** p
+    rnd = np.ceil if ceil else np.floor
+    out = []
+    for d, size in enumerate((h, w)):
+        extent = (kernel[d] - 1) * dilations[d] + 1
+        out.append(int(rnd((size + pads[d] + pads[d + 2] - extent) /
+                           strides[d])) + 1)
+    y = np.zeros((n, c, out[0], out[1]), np.float64)
+    for i in range(out[0]):
+        for j in range(out[1]):
+            for ki in range(kernel[0]):
+                for kj in range(kernel[1]):
+                    r = i * strides[0] + ki * dilations[0]
+                    q = j * strides[1] + kj * dilations[1]
+                    if r < h + pads[0] + pads[2] and q < w + pads[1] + pads[3]:
+                        y[:, :, i, j] += padded[:, :, r, q]
+    return (y ** (1.0 / p)).astype(np.float32)
+
+
 def run(cases):
     rng = np.random.default_rng(18)
     x = rng.standard_normal((2, 3, 4)).astype(np.float32)
@@ -557,6 +583,48 @@ def run(cases):
         [node], [vi("x", [2, 6, 5, 2])], [vi("y", [2, 6, 3, 2])], opset=20),
         "onnx node 'n' (DFT, opset 20): onesided = 1 with inverse = 1 (a "
         "one-sided inverse transform) is not supported")
+
+    # LpPool (18: dilations and ceil_mode), GlobalLpPool, LpNormalization.
+    lx = rng.standard_normal((2, 3, 7, 6)).astype(np.float32)
+    for p, kernel, strides, pads, dil, ceil in (
+            (2, [3, 3], [1, 1], [0, 0, 0, 0], [1, 1], 0),
+            (1, [2, 3], [2, 1], [1, 0, 1, 2], [1, 1], 0),
+            (3, [3, 2], [2, 2], [1, 1, 0, 0], [2, 1], 0),
+            (2, [2, 2], [2, 2], [0, 0, 0, 0], [1, 1], 1)):
+        ref = lp_pool_ref(lx, kernel, strides, pads, dil, p, ceil)
+        cases.run_model(
+            "LpPool-18 p=%d kernel %s strides %s pads %s dilations %s "
+            "ceil_mode=%d" % (p, kernel, strides, pads, dil, ceil),
+            single("LpPool", [("x", list(lx.shape), F32)],
+                   [("y", list(ref.shape), F32)], 18, p=p,
+                   kernel_shape=kernel, strides=strides, pads=pads,
+                   dilations=dil, ceil_mode=ceil),
+            [lx], [ref], rtol=1e-4, atol=1e-5)
+    ref = lp_pool_ref(lx, [2, 2], [1, 1], [0, 0, 0, 0], [1, 1], 2, 0)
+    cases.run_model("LpPool-11 p defaults to 2", single(
+        "LpPool", [("x", list(lx.shape), F32)], [("y", list(ref.shape), F32)],
+        11, kernel_shape=[2, 2]), [lx], [ref], rtol=1e-4, atol=1e-5)
+    for p in (1, 2, 3):
+        ref = (np.sum(np.abs(lx.astype(np.float64)) ** p, axis=(2, 3),
+                      keepdims=True) ** (1.0 / p)).astype(np.float32)
+        cases.run_model("GlobalLpPool-2 p=%d" % p, single(
+            "GlobalLpPool", [("x", list(lx.shape), F32)],
+            [("y", [2, 3, 1, 1], F32)], 2, p=p), [lx], [ref], rtol=1e-4)
+    for p, axis in ((2, -1), (1, 0), (2, 2)):
+        norm = np.sum(np.abs(lx.astype(np.float64)) ** p, axis=axis,
+                      keepdims=True) ** (1.0 / p)
+        cases.run_model("LpNormalization-1 p=%d axis=%d" % (p, axis), single(
+            "LpNormalization", [("x", list(lx.shape), F32)],
+            [("y", list(lx.shape), F32)], 1, p=p, axis=axis), [lx],
+            [(lx / norm).astype(np.float32)], rtol=1e-5, atol=1e-6)
+    cases.expect_error("LpPool-18 p=0 is refused", single(
+        "LpPool", [("x", [1, 1, 4, 4], F32)], [("y", [1, 1, 3, 3], F32)], 18,
+        p=0, kernel_shape=[2, 2]),
+        "onnx node 'n' (LpPool, opset 18): p = 0 is outside [1, 1024]")
+    cases.expect_error("LpNormalization-1 p=3 is refused", single(
+        "LpNormalization", [("x", [2, 3], F32)], [("y", [2, 3], F32)], 1,
+        p=3),
+        "onnx node 'n' (LpNormalization, opset 1): p = 3 is not 1 or 2")
 
     # Ops whose semantics did not change, imported at opset 21.
     a = rng.standard_normal((2, 3)).astype(np.float32)

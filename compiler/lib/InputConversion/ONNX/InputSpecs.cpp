@@ -98,6 +98,9 @@ const llvm::StringMap<OpSpec> &specs() {
     t["MaxPool"] = {{in(0).rank(3, 5).of(E::Numeric)}};
     t["AveragePool"] = {{in(0).rank(3, 5).of(E::Float)}};
     t["GlobalAveragePool"] = {{in(0).rank(3).of(E::Float)}};
+    t["LpPool"] = {{in(0).rank(3, 5).of(E::Float)}};
+    t["GlobalLpPool"] = {{in(0).rank(3, 5).of(E::Float)}};
+    t["LpNormalization"] = {{in(0).rank(1).of(E::Float)}};
     t["GlobalMaxPool"] = {{in(0).rank(3).of(E::Float)}};
     // Normalizations: statistics are per channel.
     t["BatchNormalization"] = {{in(0).rank(1).of(E::Float),

@@ -706,7 +706,51 @@ bool fitsDivisorLimit(ArrayRef<int64_t> shape) {
   return true;
 }
 
-LogicalResult lowerPool(Node &n, bool isMax) {
+enum class PoolKind { Max, Average, Lp };
+
+/// |x|^p of a float scalar (x * x for p = 2, |x| for p = 1; powf, in f32
+/// for narrower floats, otherwise).
+Value lpPower(OpBuilder &b, Location loc, Value x, int64_t p) {
+  Value magnitude = math::AbsFOp::create(b, loc, x);
+  if (p == 1) {
+    return magnitude;
+  }
+  if (p == 2) {
+    return arith::MulFOp::create(b, loc, x, x);
+  }
+  return viaF32(b, loc, magnitude, [&](Value v) -> Value {
+    return math::PowFOp::create(b, loc, v,
+                                scalar(b, loc, v.getType(), double(p)));
+  });
+}
+
+/// s^(1/p) of a float scalar (sqrt for p = 2).
+Value lpRoot(OpBuilder &b, Location loc, Value s, int64_t p) {
+  if (p == 1) {
+    return s;
+  }
+  return viaF32(b, loc, s, [&](Value v) -> Value {
+    if (p == 2) {
+      return math::SqrtOp::create(b, loc, v);
+    }
+    return math::PowFOp::create(b, loc, v,
+                                scalar(b, loc, v.getType(), 1.0 / double(p)));
+  });
+}
+
+/// LpPool's and GlobalLpPool's and LpNormalization's p: at least 1.
+FailureOr<int64_t> lpExponent(Node &n) {
+  int64_t p = n.intAttr("p", 2);
+  if (p < 1 || p > 1024) {
+    return n.fail("p = " + llvm::Twine(p) + " is outside [1, 1024]");
+  }
+  return p;
+}
+
+/// MaxPool, AveragePool and LpPool; GlobalLpPool with `globalKernel` (the
+/// whole spatial extent) for kernel_shape.
+LogicalResult lowerPool(Node &n, PoolKind kind, bool globalKernel = false) {
+  bool isMax = kind == PoolKind::Max;
   int64_t rank = n.rank(0);
   if (rank < 3 || rank > 5) {
     return n.fail("only 1-D, 2-D and 3-D pooling is supported");
@@ -717,13 +761,26 @@ LogicalResult lowerPool(Node &n, bool isMax) {
   if (n.intAttr("storage_order", 0) != 0) {
     return n.fail("storage_order 1 is not supported");
   }
-  std::optional<SmallVector<int64_t>> kernel = n.intsAttr("kernel_shape");
+  std::optional<SmallVector<int64_t>> kernel =
+      globalKernel
+          ? std::optional(SmallVector<int64_t>(n.shape(0).drop_front(2)))
+          : n.intsAttr("kernel_shape");
   if (!kernel) {
     return n.fail("has no kernel_shape");
   }
   Type element = n.elem(0);
   if (!isFloat(element) && !isMax) {
-    return n.fail("average pooling expects a floating-point input");
+    return n.fail(kind == PoolKind::Lp
+                      ? "Lp pooling expects a floating-point input"
+                      : "average pooling expects a floating-point input");
+  }
+  int64_t p = 2;
+  if (kind == PoolKind::Lp) {
+    FailureOr<int64_t> exponent = lpExponent(n);
+    if (failed(exponent)) {
+      return failure();
+    }
+    p = *exponent;
   }
   bool isUnsigned = n.isUnsigned(0);
   if (failed(checkOnlyBatchDynamic(n))) {
@@ -750,6 +807,14 @@ LogicalResult lowerPool(Node &n, bool isMax) {
   int64_t channels = xType.getDimSize(1);
   SmallVector<int64_t> in(xType.getShape().drop_front(2));
   Value nhwc = transpose(b, loc, x, toChannelsLast(liftedRank));
+  if (kind == PoolKind::Lp) {
+    // Sum |x|^p over each window (padding adds zeros), then the root.
+    nhwc = elementwise(b, loc, nhwc,
+                       cast<RankedTensorType>(nhwc.getType()).getShape(),
+                       element, [&](OpBuilder &nb, Location l, ValueRange a) {
+                         return lpPower(nb, l, a[0], p);
+                       });
+  }
   Value padValue;
   if (!isMax) {
     padValue = scalar(b, loc, element, 0);
@@ -797,7 +862,12 @@ LogicalResult lowerPool(Node &n, bool isMax) {
                                             strides, dilations)
               ->getResult(0);
   }
-  if (!isMax) {
+  if (kind == PoolKind::Lp) {
+    out = elementwise(b, loc, out, outShape, element,
+                      [&](OpBuilder &nb, Location l, ValueRange a) {
+                        return lpRoot(nb, l, a[0], p);
+                      });
+  } else if (!isMax) {
     // Divide by the count of each window's elements: inside the input,
     // or inside the explicitly padded input with count_include_pad.
     bool includePad = n.intAttr("count_include_pad", 0) != 0;
@@ -855,6 +925,59 @@ LogicalResult lowerPool(Node &n, bool isMax) {
                   {batch, b.getIndexAttr(channels), b.getIndexAttr(w->out[1])});
   }
   return n.replace(nchw, {isUnsigned});
+}
+
+/// LpNormalization: x / (sum over `axis` of |x|^p)^(1/p), p 1 or 2.
+LogicalResult lowerLpNormalization(Node &n) {
+  Type element = n.elem(0);
+  if (!isFloat(element)) {
+    return n.fail("expects a floating-point input");
+  }
+  int64_t p = n.intAttr("p", 2);
+  if (p != 1 && p != 2) {
+    return n.fail("p = " + llvm::Twine(p) + " is not 1 or 2");
+  }
+  int64_t rank = n.rank(0);
+  int64_t axis = n.intAttr("axis", -1);
+  if (axis < -rank || axis >= rank) {
+    return n.fail("axis " + llvm::Twine(axis) + " is out of range for rank " +
+                  llvm::Twine(rank));
+  }
+  if (axis < 0) {
+    axis += rank;
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Value x = n.in(0);
+  auto type = cast<RankedTensorType>(x.getType());
+  Type acc = element.isF16() || element.isBF16() ? b.getF32Type() : element;
+  Value sum =
+      reduce(b, loc, x, {axis}, scalar(b, loc, acc, 0),
+             [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+               Value v = convertScalar(nb, l, a[0], acc);
+               return arith::AddFOp::create(nb, l, a[1], lpPower(nb, l, v, p));
+             });
+  SmallVector<OpFoldResult> kept = dimsOf(b, loc, x);
+  kept[axis] = b.getIndexAttr(1);
+  sum =
+      elementwise(b, loc, sum, cast<RankedTensorType>(sum.getType()).getShape(),
+                  acc, [&](OpBuilder &nb, Location l, ValueRange a) {
+                    return lpRoot(nb, l, a[0], p);
+                  });
+  Value norm = reshapeTo(b, loc, sum, kept);
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(rank),
+      AffineMap::getMultiDimIdentityMap(rank, b.getContext())
+          .replace(b.getAffineDimExpr(axis), b.getAffineConstantExpr(0), rank,
+                   0)};
+  Value y =
+      generic(b, loc, {x, norm}, maps, type,
+              [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                Value v = convertScalar(nb, l, a[0], acc);
+                return convertScalar(
+                    nb, l, arith::DivFOp::create(nb, l, v, a[1]), element);
+              });
+  return n.replace(y);
 }
 
 /// Sum or max over the spatial dims, kept as size-1 dims.
@@ -1305,8 +1428,15 @@ void mlir::strata::onnx::addNNLowerings(LoweringTable &table) {
   table["ConvTranspose"] = lowerConvTranspose;
   table["Col2Im"] = lowerCol2Im;
   table["AffineGrid"] = lowerAffineGrid;
-  table["MaxPool"] = [](Node &n) { return lowerPool(n, true); };
-  table["AveragePool"] = [](Node &n) { return lowerPool(n, false); };
+  table["MaxPool"] = [](Node &n) { return lowerPool(n, PoolKind::Max); };
+  table["AveragePool"] = [](Node &n) {
+    return lowerPool(n, PoolKind::Average);
+  };
+  table["LpPool"] = [](Node &n) { return lowerPool(n, PoolKind::Lp); };
+  table["GlobalLpPool"] = [](Node &n) {
+    return lowerPool(n, PoolKind::Lp, /*globalKernel=*/true);
+  };
+  table["LpNormalization"] = lowerLpNormalization;
   table["GlobalAveragePool"] = [](Node &n) -> LogicalResult {
     if (failed(checkOnlyBatchDynamic(n))) {
       return failure();
@@ -1324,5 +1454,6 @@ void mlir::strata::onnx::addNNLowerings(LoweringTable &table) {
   // Convolutions, pools and the normalizations over channels take a
   // dynamic batch (their window geometry is static).
   table.allowDynamic({"Conv", "MaxPool", "AveragePool", "GlobalAveragePool",
-                      "GlobalMaxPool", "BatchNormalization"});
+                      "GlobalMaxPool", "LpPool", "GlobalLpPool",
+                      "LpNormalization", "BatchNormalization"});
 }

@@ -134,3 +134,42 @@ func.func @conv3d_bias(%x: tensor<1x1x4x4x4xf32>, %w: tensor<2x1x2x2x2xf32>, %b:
   %0 = onnx.node "Conv"(%x, %w, %b) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<1x1x4x4x4xf32>, tensor<2x1x2x2x2xf32>, tensor<2xf32>) -> tensor<1x2x3x3x3xf32>
   return %0 : tensor<1x2x3x3x3xf32>
 }
+
+// -----
+
+// LpPool sums |x|^p over each window (a sum pooling of the powers, padding
+// adding zeros), then takes the p-th root; p = 2 squares and takes sqrt.
+// CHECK-LABEL: func.func @lp_pool
+// CHECK: math.absf
+// CHECK: math.powf %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.pooling_nhwc_sum {dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+// CHECK: arith.constant 0.333333343 : f32
+// CHECK: math.powf
+// CHECK-LABEL: func.func @global_lp_pool
+// CHECK: arith.mulf %[[V:.*]], %[[V]] : f32
+// CHECK: linalg.pooling_nhwc_sum {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x4x5x3xf32>, tensor<4x5xf32>) outs(%{{.*}} : tensor<2x1x1x3xf32>)
+// CHECK: math.sqrt
+func.func @lp_pool(%x: tensor<1x2x7x5xf32>) -> tensor<1x2x2x2xf32> {
+  %0 = onnx.node "LpPool"(%x) {attrs = {kernel_shape = [3, 3], strides = [2, 2], dilations = [2, 1], p = 3}, domain = "", opset = 18 : i64} : (tensor<1x2x7x5xf32>) -> tensor<1x2x2x2xf32>
+  return %0 : tensor<1x2x2x2xf32>
+}
+func.func @global_lp_pool(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32> {
+  %0 = onnx.node "GlobalLpPool"(%x) {attrs = {}, domain = "", opset = 2 : i64} : (tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32>
+  return %0 : tensor<2x3x1x1xf32>
+}
+
+// -----
+
+// LpNormalization: one reduction of |x| (p = 1) over the axis, its root per
+// reduced element, then x divided by it broadcast along the axis.
+// CHECK-LABEL: func.func @lp_normalization
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// CHECK: math.absf
+// CHECK: arith.addf
+// CHECK: tensor.expand_shape {{.*}} : tensor<3xf32> into tensor<1x3xf32>
+// CHECK: linalg.generic
+// CHECK: arith.divf
+func.func @lp_normalization(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = onnx.node "LpNormalization"(%x) {attrs = {axis = 0, p = 1}, domain = "", opset = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
