@@ -16,8 +16,9 @@ opset 17 imported at 21, and the
 shape-deciding operands of older opsets that arrive as run-time data
 (CumSum's axis, TopK's K). Each is compiled with strata-compile, run with
 strata-run and compared with numpy; bad run-time values (an axis out of
-range, K beyond the axis) fail the call with the node's message, and
-antialias is refused at compile time. Prints one line per case and `N
+range, K beyond the axis) fail the call with the node's message. Resize's
+antialias (18) is checked against the values ONNX's own test cases give
+and a numpy reference of the filter. Prints one line per case and `N
 passed, N failed`."""
 
 import subprocess
@@ -31,6 +32,7 @@ from model_cases import Cases, arguments, model
 
 F32 = TensorProto.FLOAT
 I64 = TensorProto.INT64
+U8 = TensorProto.UINT8
 
 
 def vi(name, shape, elem=F32):
@@ -235,6 +237,58 @@ def lp_pool_ref(x, kernel, strides, pads, dilations, p, ceil):
     return (y ** (1.0 / p)).astype(np.float32)
 
 
+def antialias_1d(v, out, scale, mode, cubic_a=-0.75, exclude=False,
+                 coordinates="half_pixel"):
+    """Resize-18's antialiasing filter along the last axis of `v`, from the
+    spec: the linear or cubic kernel stretched by 1 / scale when
+    downsampling, normalized, over the taps nearest each source coordinate
+    (an integral coordinate prefers the taps left of it), the input
+    edge-padded by half the tap count."""
+    n_in = v.shape[-1]
+    s = min(scale, 1.0)
+    y = np.zeros(v.shape[:-1] + (out,), np.float64)
+    for x in range(out):
+        if coordinates == "half_pixel":
+            c = (x + 0.5) / scale - 0.5
+        elif coordinates == "asymmetric":
+            c = x / scale
+        else:  # align_corners
+            c = 0.0 if out == 1 else x * (n_in - 1) / (n_in * scale - 1)
+        ratio = 1.0 if float(c).is_integer() else c - np.floor(c)
+        if mode == "linear":
+            start = int(np.floor(-1 / s) + 1)
+            args = (np.arange(start, 2 - start) - ratio) * s
+            w = np.clip(1 - np.abs(args), 0, 1)
+        else:
+            start = int(np.floor(-2 / s) + 1)
+            a = cubic_a
+            t = np.abs(s * (np.arange(start, 2 - start) - ratio))
+            w = np.where(t <= 1, (a + 2) * t ** 3 - (a + 3) * t ** 2 + 1,
+                         np.where(t < 2, a * t ** 3 - 5 * a * t ** 2 +
+                                  8 * a * t - 4 * a, 0.0))
+        w = w / w.sum()
+        pad = int(np.ceil(len(w) / 2))
+        cands = sorted(range(-pad, n_in + pad), key=lambda i: (abs(c - i), i))
+        taps = sorted(cands[:len(w)])
+        if exclude:
+            w = np.where([0 <= i < n_in for i in taps], w, 0.0)
+            w = w / w.sum()
+        for wk, i in zip(w, taps):
+            y[..., x] += wk * v[..., min(max(i, 0), n_in - 1)]
+    return y
+
+
+def antialias_ref(x, out, scales, mode, **kw):
+    """The filter along each axis in turn (it is separable)."""
+    y = x.astype(np.float64)
+    for d in range(x.ndim):
+        if out[d] == x.shape[d] and scales[d] == 1:
+            continue
+        y = np.moveaxis(antialias_1d(np.moveaxis(y, d, -1), out[d],
+                                     scales[d], mode, **kw), -1, d)
+    return y
+
+
 def run(cases):
     rng = np.random.default_rng(18)
     x = rng.standard_normal((2, 3, 4)).astype(np.float32)
@@ -399,14 +453,84 @@ def run(cases):
                                      float(np.float32(1.7))],
                                     "half_pixel_symmetric", False)],
                         rtol=1e-4, atol=1e-5)
+    # Resize-18 antialias: ONNX's own cases (values from its test suite's
+    # comments), then the spec's filter in numpy.
+    sixteen = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)
+    for mode, by_sizes, want in (
+            ("linear", False, [[2.875, 4.5], [9.375, 11.0]]),
+            ("linear", True, [[2.3636363, 3.590909, 4.818182],
+                              [7.2727275, 8.5, 9.727273],
+                              [12.181818, 13.409091, 14.636364]]),
+            ("cubic", False, [[2.5180721, 4.2858863], [9.589329, 11.357142]]),
+            ("cubic", True, [[1.7750092, 3.1200073, 4.4650054],
+                             [7.1550016, 8.5, 9.844998],
+                             [12.534994, 13.8799925, 15.224991]])):
+        want = np.array(want, np.float32)[None, None]
+        if by_sizes:
+            init = numpy_helper.from_array(
+                np.array(want.shape, np.int64), "sizes")
+            ins = ["x", none, none, "sizes"]
+        else:
+            init = numpy_helper.from_array(
+                np.array([1, 1, 0.6, 0.6], np.float32), "scales")
+            ins = ["x", none, "scales"]
+        node = helper.make_node("Resize", ins, ["y"], name="n", mode=mode,
+                                antialias=1)
+        cases.run_model("Resize-18 antialias %s by %s (ONNX's case)" %
+                        (mode, "sizes" if by_sizes else "scales"),
+                        model([node], [vi("x", [1, 1, 4, 4])],
+                              [vi("y", list(want.shape))], [init], opset=18),
+                        [sixteen], [want], rtol=1e-5, atol=1e-5)
+    ax = rng.standard_normal((2, 3, 17, 11)).astype(np.float32)
+    for mode, scales, coords, extra in (
+            ("linear", [1, 1, 0.3, 0.5], "half_pixel", {}),
+            ("cubic", [1, 1, 0.25, 0.7], "half_pixel", {}),
+            ("cubic", [1, 1, 0.4, 1.5], "half_pixel",
+             {"exclude_outside": 1, "cubic_coeff_a": -0.5}),
+            ("linear", [1, 1, 0.45, 2.0], "asymmetric", {}),
+            ("linear", [1, 1, 0.35, 0.6], "align_corners", {})):
+        out = [int(np.floor(d * np.float32(sc)))
+               for d, sc in zip(ax.shape, scales)]
+        node = helper.make_node("Resize", ["x", none, "scales"], ["y"],
+                                name="n", mode=mode, antialias=1,
+                                coordinate_transformation_mode=coords,
+                                **extra)
+        kw = {"coordinates": coords}
+        if "exclude_outside" in extra:
+            kw["exclude"] = True
+        if "cubic_coeff_a" in extra:
+            kw["cubic_a"] = extra["cubic_coeff_a"]
+        ref = antialias_ref(ax, out, [float(np.float32(v)) for v in scales],
+                            mode, **kw).astype(np.float32)
+        cases.run_model(
+            "Resize-18 antialias %s scales %s %s %s" %
+            (mode, scales[2:], coords, extra or ""),
+            model([node], [vi("x", list(ax.shape))], [vi("y", out)],
+                  [numpy_helper.from_array(np.array(scales, np.float32),
+                                           "scales")], opset=18),
+            [ax], [ref], rtol=1e-4, atol=1e-5)
+    # uint8 images: rounded to nearest even, unsigned kept.
+    img = rng.integers(0, 256, (1, 3, 12, 9), dtype=np.uint8)
+    node = helper.make_node("Resize", ["x", none, none, "sizes"], ["y"],
+                            name="n", mode="linear", antialias=1,
+                            axes=[2, 3])
+    ref = np.round(antialias_ref(img, [1, 3, 5, 4], [1, 1, 5 / 12, 4 / 9],
+                                 "linear"))
+    cases.run_model("Resize-18 antialias uint8 sizes for axes (2, 3)",
+                    model([node], [vi("x", [1, 3, 12, 9], U8)],
+                          [vi("y", [1, 3, 5, 4], U8)],
+                          [numpy_helper.from_array(np.array([5, 4], np.int64),
+                                                   "sizes")], opset=18),
+                    [img], [np.clip(ref, 0, 255).astype(np.uint8)], atol=1)
     node = helper.make_node("Resize", ["x", none, "scales"], ["y"], name="n",
                             antialias=1, mode="linear")
-    cases.expect_error("Resize-18 antialias is refused", model(
-        [node], [vi("x", [1, 2, 3, 4])], [vi("y", [1, 2, 1, 2])],
-        [numpy_helper.from_array(np.array([1, 1, 0.5, 0.5], np.float32),
-                                 "scales")], opset=18),
-        "onnx node 'n' (Resize, opset 18): antialias = 1 (an antialiasing "
-        "filter when downsampling) is not supported")
+    cases.expect_error("Resize-18 antialias with run-time scales is refused",
+                       model([node], [vi("x", [1, 2, 3, 4]),
+                                      vi("scales", [4])],
+                             [vi("y", [1, 2, "?", "?"])], opset=18),
+                       "onnx node 'n' (Resize, opset 18): antialias = 1 needs "
+                       "scales known at compile time (its filters are "
+                       "constants)")
 
     # ScatterElements-18's max and min reductions.
     data = rng.standard_normal((3, 4)).astype(np.float32)

@@ -51,6 +51,7 @@ struct ResizeSpec {
   double extrapolation = 0.0;
   SmallVector<OpFoldResult> out; // per dim (index sizes)
   SmallVector<AxisMap> axes;     // per dim
+  SmallVector<double> scales;    // per dim, when known at compile time
 };
 
 /// One interpolation tap along an axis: the source index and its weight.
@@ -419,6 +420,160 @@ LogicalResult lowerResizeWith(Node &n, ResizeSpec &s) {
   return n.replace(result, {n.isUnsigned(0)});
 }
 
+/// Elements an antialiasing filter's matrix (output length x input
+/// length of one axis) may have: it is a constant.
+constexpr int64_t kAntialiasMatrixLimit = int64_t(1) << 22;
+
+/// The weights of the 1-D antialiasing filter (opset 18) of one output
+/// index: the linear (triangle) or cubic (Keys) kernel stretched by 1 /
+/// scale when downsampling, normalized to sum to 1, at the taps nearest the
+/// source coordinate; taps past the edges read the edge element (or, with
+/// exclude_outside, weigh nothing and the rest are renormalized). Adds the
+/// weights of output `x` into `row` (one per input element).
+void antialiasRow(const ResizeSpec &s, int64_t d, int64_t in, int64_t x,
+                  MutableArrayRef<double> row) {
+  const AxisMap &map = s.axes[d];
+  double c = map.fixed
+                 ? map.fixed->known
+                 : (double(x) + (map.half ? 0.5 : 0.0)) * map.factor.known +
+                       (map.offset ? map.offset->known : 0.0);
+  // The taps left of c are preferred: an integral c is the right end of
+  // its interval (the fraction is 1, not 0).
+  double base = std::ceil(c) - 1;
+  double ratio = c - base;
+  double scale = std::min(s.scales[d], 1.0);
+  SmallVector<double> weights;
+  int64_t start;
+  if (s.mode == "linear") {
+    start = static_cast<int64_t>(std::floor(-1.0 / scale)) + 1;
+    for (int64_t i = start; i < 2 - start; ++i) {
+      weights.push_back(
+          std::clamp(1.0 - std::abs((double(i) - ratio) * scale), 0.0, 1.0));
+    }
+  } else {
+    double a = s.cubicA;
+    start = static_cast<int64_t>(std::floor(-2.0 / scale)) + 1;
+    for (int64_t i = start; i < 2 - start; ++i) {
+      double t = std::abs(scale * (double(i) - ratio));
+      double t2 = t * t, t3 = t2 * t;
+      weights.push_back(t <= 1  ? (a + 2) * t3 - (a + 3) * t2 + 1
+                        : t < 2 ? a * t3 - 5 * a * t2 + 8 * a * t - 4 * a
+                                : 0.0);
+    }
+  }
+  double total = 0;
+  for (double w : weights) {
+    total += w;
+  }
+  for (double &w : weights) {
+    w /= total;
+  }
+  // The taps are the weights' count nearest c among the input extended by
+  // ceil(count / 2) edge copies on each side: a window moved inside that
+  // range where it would leave it.
+  int64_t count = weights.size();
+  int64_t pad = (count + 1) / 2;
+  int64_t first = static_cast<int64_t>(base) + start;
+  first = std::clamp(first, -pad, in - 1 + pad - count + 1);
+  if (s.excludeOutside) {
+    double kept = 0;
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t i = first + k;
+      if (i < 0 || i >= in) {
+        weights[k] = 0;
+      }
+      kept += weights[k];
+    }
+    for (double &w : weights) {
+      w /= kept;
+    }
+  }
+  for (int64_t k = 0; k < count; ++k) {
+    row[std::clamp<int64_t>(first + k, 0, in - 1)] += weights[k];
+  }
+}
+
+/// Resize with antialias = 1 (linear or cubic, geometry known at compile
+/// time): the filter is separable, so each resized axis is one contraction
+/// of the tensor with that axis's constant (output x input) weight matrix,
+/// in f32; integer results are rounded to nearest even.
+LogicalResult lowerResizeAntialias(Node &n, ResizeSpec &s) {
+  ArrayRef<int64_t> in = n.shape(0);
+  int64_t rank = in.size();
+  Type element = n.elem(0);
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  if (n.type(0).getNumElements() == 0) {
+    return n.fail("the input is empty: there is nothing to resize");
+  }
+  Value t = convertTensor(b, loc, n.in(0), b.getF32Type(), n.isUnsigned(0));
+  SmallVector<int64_t> shape(in);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (s.axes[d].identity) {
+      continue;
+    }
+    int64_t out = *getConstantIntValue(s.out[d]);
+    if (out <= 0) {
+      return n.fail("the result is empty");
+    }
+    if (out > kAntialiasMatrixLimit / in[d]) {
+      return n.fail("axis " + Twine(d) + " resizes " + Twine(in[d]) + " to " +
+                    Twine(out) +
+                    " elements: its antialiasing filter would be a matrix "
+                    "of more than 2^22 weights");
+    }
+    std::vector<double> weights(out * in[d], 0.0);
+    for (int64_t x = 0; x < out; ++x) {
+      antialiasRow(s, d, in[d], x,
+                   MutableArrayRef<double>(weights).slice(x * in[d], in[d]));
+    }
+    SmallVector<float> narrow(weights.begin(), weights.end());
+    Value matrix =
+        constant(b, loc,
+                 DenseElementsAttr::get(
+                     RankedTensorType::get({out, in[d]}, b.getF32Type()),
+                     ArrayRef<float>(narrow)));
+    // y[..., o, ...] = sum_r t[..., r, ...] * matrix[o, r]: loops are the
+    // result's dims then r.
+    shape[d] = out;
+    MLIRContext *context = b.getContext();
+    SmallVector<AffineExpr> tExprs, outExprs;
+    for (int64_t k = 0; k < rank; ++k) {
+      tExprs.push_back(getAffineDimExpr(k == d ? rank : k, context));
+      outExprs.push_back(getAffineDimExpr(k, context));
+    }
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank + 1, 0, tExprs, context),
+        AffineMap::get(
+            rank + 1, 0,
+            {getAffineDimExpr(d, context), getAffineDimExpr(rank, context)},
+            context),
+        AffineMap::get(rank + 1, 0, outExprs, context)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    Value init = filled(b, loc, shape, scalar(b, loc, b.getF32Type(), 0.0));
+    t = linalg::GenericOp::create(
+            b, loc, init.getType(), ValueRange{t, matrix}, ValueRange{init},
+            maps, iterators,
+            [](OpBuilder &nb, Location l, ValueRange a) {
+              Value product = arith::MulFOp::create(nb, l, a[0], a[1]);
+              linalg::YieldOp::create(
+                  nb, l,
+                  ValueRange{arith::AddFOp::create(nb, l, a[2], product)});
+            })
+            .getResult(0);
+  }
+  if (!isFloat(element)) {
+    t = elementwise(b, loc, t, shape, b.getF32Type(),
+                    [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                      return math::RoundEvenOp::create(nb, l, a[0]);
+                    });
+  }
+  t = convertTensor(b, loc, t, element, false, n.isUnsigned(0));
+  return n.replace(t, {n.isUnsigned(0)});
+}
+
 /// Whether every element of `values` is known at compile time.
 bool allKnown(ArrayRef<OpFoldResult> values) {
   return llvm::all_of(values, [](OpFoldResult v) { return isa<Attribute>(v); });
@@ -488,6 +643,7 @@ LogicalResult knownGeometry(Node &n, ResizeSpec &s, ArrayRef<int64_t> listed,
       end = knownNumber(roi[count + listed[d]]);
     }
     s.out.push_back(n.b.getIndexAttr(out[d]));
+    s.scales.push_back(scale[d]);
     s.axes.push_back(
         knownAxisMap(in[d], out[d], scale[d], start, end, s.coordinates));
   }
@@ -636,9 +792,11 @@ LogicalResult lowerResize(Node &n) {
   if (s.mode == "bilinear") {
     s.mode = "linear";
   }
-  if (n.intAttr("antialias", 0) != 0) {
-    return n.fail("antialias = 1 (an antialiasing filter when downsampling) "
-                  "is not supported");
+  // Opset 18: antialias filters linear and cubic downsampling (nearest
+  // ignores it).
+  bool antialias = n.intAttr("antialias", 0) != 0 && s.mode != "nearest";
+  if (antialias && s.coordinates == "tf_crop_and_resize") {
+    return n.fail("antialias = 1 with tf_crop_and_resize is not supported");
   }
   StringRef policy =
       n.stringAttr("keep_aspect_ratio_policy").value_or("stretch");
@@ -724,8 +882,17 @@ LogicalResult lowerResize(Node &n) {
     if (failed(knownGeometry(n, s, listed, scales, sizes, roi, policy))) {
       return failure();
     }
+  } else if (antialias) {
+    return n.fail("antialias = 1 needs " + Twine(sizes ? "sizes" : "scales") +
+                  " known at compile time (its filters are constants)");
   } else {
     runtimeGeometry(n, s, listed, scales, sizes, roi, policy);
+  }
+  if (antialias) {
+    if (s.mode != "linear" && s.mode != "cubic") {
+      return n.fail("mode '" + s.mode + "' is not supported");
+    }
+    return lowerResizeAntialias(n, s);
   }
   return lowerResizeWith(n, s);
 }

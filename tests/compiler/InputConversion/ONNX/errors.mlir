@@ -815,3 +815,13 @@ func.func @nms_too_many_ranks(%b: tensor<1x4x4xf32>, %s: tensor<1x46116860184273
   %0 = onnx.node "NonMaxSuppression"(%b, %s) {attrs = {}, domain = "", node_name = "nms", opset = 11 : i64} : (tensor<1x4x4xf32>, tensor<1x4611686018427387904x4xf32>) -> tensor<?x3xi64>
   return %0 : tensor<?x3xi64>
 }
+
+// -----
+
+func.func @resize_antialias_crop(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  %roi = arith.constant dense<[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]> : tensor<8xf32>
+  %s = arith.constant dense<[1.0, 1.0, 0.5, 0.5]> : tensor<4xf32>
+  // expected-error @+1 {{onnx node (Resize, opset 18): antialias = 1 with tf_crop_and_resize is not supported}}
+  %0 = onnx.node "Resize"(%x, %roi, %s) {attrs = {mode = "linear", antialias = 1, coordinate_transformation_mode = "tf_crop_and_resize"}, domain = "", opset = 18 : i64} : (tensor<1x1x4x4xf32>, tensor<8xf32>, tensor<4xf32>) -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}

@@ -173,3 +173,22 @@ func.func @lp_normalization(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = onnx.node "LpNormalization"(%x) {attrs = {axis = 0, p = 1}, domain = "", opset = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// Resize-18 with antialias: one contraction per resized axis with that
+// axis's constant (output x input) filter matrix; the width is upsampled
+// (the filter is plain linear interpolation there), the height downsampled
+// 4 -> 2 with the triangle stretched over four taps (1, 3, 3, 1) / 8, the
+// tap left of the edge reading the edge row.
+// CHECK-LABEL: func.func @resize_antialias
+// CHECK: %[[H:.*]] = arith.constant dense<{{\[\[}}5.000000e-01, 3.750000e-01, 1.250000e-01, 0.000000e+00], [0.000000e+00, 1.250000e-01, 3.750000e-01, 5.000000e-01]]> : tensor<2x4xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %[[H]] : tensor<1x1x4x2xf32>, tensor<2x4xf32>) outs(%{{.*}} : tensor<1x1x2x2xf32>)
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 0.000000e+00], [5.000000e-01, 5.000000e-01], [0.000000e+00, 1.000000e+00]]> : tensor<3x2xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x1x2x2xf32>, tensor<3x2xf32>) outs(%{{.*}} : tensor<1x1x2x3xf32>)
+func.func @resize_antialias(%x: tensor<1x1x4x2xf32>) -> tensor<1x1x2x3xf32> {
+  %none = onnx.none : none
+  %s = arith.constant dense<[1.0, 1.0, 0.5, 1.5]> : tensor<4xf32>
+  %0 = onnx.node "Resize"(%x, %none, %s) {attrs = {mode = "linear", antialias = 1}, domain = "", opset = 18 : i64} : (tensor<1x1x4x2xf32>, none, tensor<4xf32>) -> tensor<1x1x2x3xf32>
+  return %0 : tensor<1x1x2x3xf32>
+}
