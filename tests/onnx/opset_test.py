@@ -3,9 +3,9 @@
 1.12 knows) made here with onnx.helper, their opset imports set by hand and
 never passed to onnx's checker: GroupNormalization (18 and 21), the Bitwise
 ops, Mish, Reduce* with axes as an input (run-time data and constants,
-noop_with_empty_axes), Resize's axes, keep_aspect_ratio_policy and
+noop_with_empty_axes), ReduceMax/ReduceMin of bool (20), LpPool (18), Resize's axes, keep_aspect_ratio_policy and
 half_pixel_symmetric, ScatterElements' max and min, GridSample's opset-20
-mode names, CenterCropPad (crops and pads of odd and even differences,
+mode names and 3-D (volumetric) sampling, CenterCropPad (crops and pads of odd and even differences,
 axes, the error of a shape known only at run time), Col2Im (2-D images
 with strides, dilations and pads; its errors), AffineGrid (2-D and 3-D,
 align_corners 0 and 1; a run-time size refused), DFT at opset 20 (axis
@@ -33,6 +33,7 @@ from model_cases import Cases, arguments, model
 F32 = TensorProto.FLOAT
 I64 = TensorProto.INT64
 U8 = TensorProto.UINT8
+BOOL = TensorProto.BOOL
 
 
 def vi(name, shape, elem=F32):
@@ -289,6 +290,67 @@ def antialias_ref(x, out, scales, mode, **kw):
     return y
 
 
+def grid_sample_ref(x, grid, mode, padding, align):
+    """GridSample from the spec, any spatial rank: the grid's last axis
+    holds normalized coordinates innermost axis first; linear sums the
+    2^rank neighbours, nearest rounds half to even; zeros padding reads 0
+    outside, border clamps, reflection reflects the coordinate."""
+    spatial = x.ndim - 2
+    sizes = x.shape[2:]
+    out = np.zeros(x.shape[:2] + grid.shape[1:-1], np.float64)
+
+    def reflect(c, lo, hi):
+        span = hi - lo
+        if c < lo:
+            d = lo - c
+            k, r = divmod(d, span)
+            return lo + r if int(k) % 2 == 0 else hi - r
+        if c > hi:
+            d = c - hi
+            k, r = divmod(d, span)
+            return hi - r if int(k) % 2 == 0 else lo + r
+        return c
+
+    def value(n, idx):
+        if all(0 <= i < s for i, s in zip(idx, sizes)):
+            return x[(n, slice(None)) + tuple(idx)]
+        if padding == "zeros":
+            return np.zeros(x.shape[1])
+        return x[(n, slice(None)) + tuple(min(max(i, 0), s - 1)
+                                         for i, s in zip(idx, sizes))]
+
+    for pos in np.ndindex(grid.shape[:-1]):
+        n = pos[0]
+        coords = []
+        for d in range(spatial):
+            g = float(grid[pos + (spatial - 1 - d,)])
+            size = sizes[d]
+            c = ((g + 1) / 2 * (size - 1) if align
+                 else ((g + 1) * size - 1) / 2)
+            if padding == "border":
+                c = min(max(c, 0), size - 1)
+            elif padding == "reflection":
+                c = (reflect(c, 0, size - 1) if align
+                     else reflect(c, -0.5, size - 0.5))
+                c = min(max(c, 0), size - 1)
+            coords.append(c)
+        if mode == "nearest":
+            v = value(n, [int(np.rint(c)) for c in coords])
+        else:
+            v = np.zeros(x.shape[1])
+            for corner in np.ndindex((2,) * spatial):
+                w = 1.0
+                idx = []
+                for d, c in enumerate(coords):
+                    f = np.floor(c)
+                    t = c - f
+                    w *= t if corner[d] else 1 - t
+                    idx.append(int(f) + corner[d])
+                v = v + w * value(n, idx)
+        out[(n, slice(None)) + pos[1:]] = v
+    return out.astype(np.float32)
+
+
 def run(cases):
     rng = np.random.default_rng(18)
     x = rng.standard_normal((2, 3, 4)).astype(np.float32)
@@ -334,6 +396,27 @@ def run(cases):
                      [x, np.array([1, -2], np.int64)],
                      "onnx node 'n' (ReduceSum, opset 18): axes lists an "
                      "axis twice at run time")
+
+    # ReduceMax/ReduceMin-20 on bool: any and all, constant and run-time
+    # axes.
+    bx = rng.random((3, 4, 5)) < 0.3
+    bx[1] = False
+    bx[2, :, 1] = True
+    for kind, fn in (("ReduceMax", np.any), ("ReduceMin", np.all)):
+        for axes, keep in (([1], 1), ([0, 2], 0)):
+            want = fn(bx, axis=tuple(axes), keepdims=bool(keep))
+            init = [numpy_helper.from_array(np.array(axes, np.int64), "axes")]
+            cases.run_model("%s-20 bool axes %s keepdims=%d" %
+                            (kind, axes, keep), single(
+                                kind, [("x", [3, 4, 5], BOOL),
+                                       ("axes", [len(axes)], I64)],
+                                [("y", list(want.shape), BOOL)], 20, init,
+                                keepdims=keep), [bx], [want])
+        want = fn(bx, axis=2, keepdims=True)
+        cases.run_model("%s-20 bool run-time axes" % kind, single(
+            kind, [("x", [3, 4, 5], BOOL), ("axes", [1], I64)],
+            [("y", ["?", "?", "?"], BOOL)], 20, keepdims=1),
+            [bx, np.array([2], np.int64)], [want])
 
     # CumSum's axis and TopK's K as run-time data.
     for axis in (0, 1, -1):
@@ -555,6 +638,32 @@ def run(cases):
         "GridSample", [("x", [1, 1, 3, 3], F32), ("g", [1, 1, 1, 2], F32)],
         [("y", [1, 1, 1, 1], F32)], 20, mode="linear", align_corners=1),
         [gx, grid], [gx[:, :, 1:2, 1:2]])
+
+    # GridSample-20 in 3-D (NCDHW, an N x D x H x W x 3 grid) and 2-D.
+    vol = rng.standard_normal((2, 3, 4, 5, 6)).astype(np.float32)
+    vgrid = (rng.random((2, 3, 2, 4, 3)) * 2.6 - 1.3).astype(np.float32)
+    img2 = rng.standard_normal((2, 3, 5, 7)).astype(np.float32)
+    grid2 = (rng.random((2, 4, 3, 2)) * 2.6 - 1.3).astype(np.float32)
+    for data, g in ((vol, vgrid), (img2, grid2)):
+        for mode in ("linear", "nearest"):
+            for padding in ("zeros", "border", "reflection"):
+                for align in (0, 1):
+                    want = grid_sample_ref(data, g, mode, padding, align)
+                    cases.run_model(
+                        "GridSample-20 %d-D %s %s align_corners=%d" %
+                        (data.ndim - 2, mode, padding, align),
+                        single("GridSample",
+                               [("x", list(data.shape), F32),
+                                ("g", list(g.shape), F32)],
+                               [("y", list(want.shape), F32)], 20, mode=mode,
+                               padding_mode=padding, align_corners=align),
+                        [data, g], [want], rtol=1e-4, atol=1e-5)
+    cases.expect_error("GridSample-20 3-D cubic is refused", single(
+        "GridSample", [("x", [1, 1, 2, 2, 2], F32),
+                       ("g", [1, 1, 1, 1, 3], F32)],
+        [("y", [1, 1, 1, 1, 1], F32)], 20, mode="cubic"),
+        "onnx node 'n' (GridSample, opset 20): mode 'cubic' takes a 2-D "
+        "(NCHW) input only")
 
     # CenterCropPad-18: crops and pads (odd and even differences), axes.
     c = rng.standard_normal((2, 5, 6)).astype(np.float32)

@@ -160,7 +160,7 @@ const llvm::StringMap<OpSpec> &specs() {
     t["OneHot"] = {{in(0).of(E::Numeric), in(1).rank(0, 1).of(E::Numeric),
                     in(2).rankIs(1)}};
     t["GridSample"] = {
-        {in(0).rankIs(4).of(E::Float), in(1).rankIs(4).sameElementAs(0)}};
+        {in(0).rank(4, 5).of(E::Float), in(1).sameRankAs(0).sameElementAs(0)}};
     // Range's values are computed in doubles and cast to input 0's type:
     // the bounds of an integer range must be integers.
     t["Range"] = {
@@ -194,13 +194,17 @@ const llvm::StringMap<OpSpec> &specs() {
          {"Less", "LessOrEqual", "Greater", "GreaterOrEqual"}) {
       t[name] = {{in(0).of(E::Numeric), in(1).sameElementAs(0)}};
     }
-    // Reductions: signed integer and float orders and sums, which bool
-    // is not; the logarithms and the square root are computed in floats
+    // Reductions: integer and float orders and sums (bool only orders);
+    // the logarithms and the square root are computed in floats
     // only.
     for (const char *name :
-         {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
-          "ReduceL1", "ReduceSumSquare", "ArgMax", "ArgMin"}) {
+         {"ReduceSum", "ReduceMean", "ReduceProd", "ReduceL1",
+          "ReduceSumSquare", "ArgMax", "ArgMin"}) {
       t[name] = {{in(0).of(E::Numeric)}};
+    }
+    // Opset 20 adds bool to ReduceMax (any) and ReduceMin (all).
+    for (const char *name : {"ReduceMax", "ReduceMin"}) {
+      t[name] = {{in(0).of(E::Any)}};
     }
     for (const char *name : {"ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}) {
       t[name] = {{in(0).of(E::Float)}};

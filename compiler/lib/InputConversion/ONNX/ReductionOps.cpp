@@ -342,10 +342,12 @@ LogicalResult lowerReduceRuntime(Node &n, Reduction kind,
   } else if (kind == Reduction::LogSumExp) {
     combining = Reduction::Max;
   }
+  // Bool orders as unsigned (max is any, min is all).
+  bool orderUnsigned = isUnsigned || element.isInteger(1);
   Value result = reduceWindowed(
-      b, loc, x, {}, axes, initialValue(b, loc, acc, combining, isUnsigned),
+      b, loc, x, {}, axes, initialValue(b, loc, acc, combining, orderUnsigned),
       [&](OpBuilder &nb, Location l, ValueRange a) {
-        return combine(nb, l, combining, isUnsigned, a[1],
+        return combine(nb, l, combining, orderUnsigned, a[1],
                        prepare(nb, l, a[0]));
       });
   auto shape = [](Value v) {
@@ -489,11 +491,13 @@ LogicalResult lowerReduce(Node &n, Reduction kind) {
   case Reduction::Min:
   case Reduction::Prod:
   case Reduction::LogSum:
+    // Bool (ReduceMax/ReduceMin, opset 20) orders as unsigned: max is
+    // any, min is all.
     result = reduceKeep(b, loc, x, axes, acc,
                         kind == Reduction::Mean || kind == Reduction::LogSum
                             ? Reduction::Sum
                             : kind,
-                        isUnsigned, nullptr);
+                        isUnsigned || element.isInteger(1), nullptr);
     break;
   case Reduction::L1:
     result = reduceKeep(b, loc, x, axes, acc, Reduction::Sum, isUnsigned,

@@ -949,51 +949,64 @@ Value reflectInto(OpBuilder &b, Location loc, Value x, double lo, double hi) {
       arith::SelectOp::create(b, loc, above, fromHigh, x));
 }
 
+/// GridSample: 2-D (NCHW input, N x Ho x Wo x 2 grid) and, from opset 20,
+/// 3-D (NCDHW, N x Do x Ho x Wo x 3); the grid's last dimension holds the
+/// coordinates innermost axis first (x, y, z).
 LogicalResult lowerGridSample(Node &n) {
-  if (n.rank(0) != 4 || n.rank(1) != 4 || n.shape(1)[3] != 2 ||
-      n.shape(1)[0] != n.shape(0)[0]) {
-    return n.fail("expects an NCHW input and an N x H x W x 2 grid");
+  int64_t rank = n.rank(0);
+  int64_t spatial = rank - 2;
+  if ((rank != 4 && rank != 5) || n.rank(1) != rank ||
+      n.shape(1)[rank - 1] != spatial || n.shape(1)[0] != n.shape(0)[0]) {
+    return n.fail("expects an NCHW input and an N x H x W x 2 grid, or an "
+                  "NCDHW input and an N x D x H x W x 3 grid");
   }
-  StringRef mode = n.stringAttr("mode").value_or("bilinear");
-  // Opset 20 names the 2-D modes by their N-D names.
-  if (mode == "linear") {
-    mode = "bilinear";
-  } else if (mode == "cubic") {
-    mode = "bicubic";
+  StringRef mode =
+      n.stringAttr("mode").value_or(n.opset() >= 20 ? "linear" : "bilinear");
+  // Opset 20 names the modes by their N-D names.
+  if (mode == "bilinear") {
+    mode = "linear";
+  } else if (mode == "bicubic") {
+    mode = "cubic";
   }
   StringRef padding = n.stringAttr("padding_mode").value_or("zeros");
   bool align = n.intAttr("align_corners", 0) != 0;
-  if (mode != "bilinear" && mode != "nearest" && mode != "bicubic") {
+  if (mode != "linear" && mode != "nearest" && mode != "cubic") {
     return n.fail("mode '" + mode + "' is not supported");
+  }
+  if (mode == "cubic" && spatial != 2) {
+    return n.fail("mode 'cubic' takes a 2-D (NCHW) input only");
   }
   if (padding != "zeros" && padding != "border" && padding != "reflection") {
     return n.fail("padding_mode '" + padding + "' is not supported");
   }
   ArrayRef<int64_t> xs = n.shape(0), gs = n.shape(1);
-  int64_t N = xs[0], C = xs[1], H = xs[2], W = xs[3];
-  int64_t Ho = gs[1], Wo = gs[2];
+  SmallVector<int64_t> outShape = {xs[0], xs[1]};
+  outShape.append(gs.begin() + 1, gs.end() - 1);
   Type element = n.elem(0);
-  auto type = RankedTensorType::get({N, C, Ho, Wo}, element);
+  auto type = RankedTensorType::get(outShape, element);
   Value x = n.in(0), grid = n.in(1);
   Value result = generic(
       n.b, n.loc, {}, {}, type,
       [&](OpBuilder &b, Location loc, ValueRange) -> Value {
-        Value in = linalg::IndexOp::create(b, loc, 0);
-        Value ic = linalg::IndexOp::create(b, loc, 1);
-        Value ih = linalg::IndexOp::create(b, loc, 2);
-        Value iw = linalg::IndexOp::create(b, loc, 3);
-        auto coordinate = [&](int64_t which, int64_t size) -> Value {
-          Value g = tensor::ExtractOp::create(
-              b, loc, grid,
-              ValueRange{in, ih, iw,
-                         arith::ConstantIndexOp::create(b, loc, which)});
+        SmallVector<Value> ids;
+        for (int64_t d = 0; d < rank; ++d) {
+          ids.push_back(linalg::IndexOp::create(b, loc, d));
+        }
+        // The source coordinate along spatial dim d (size `size`), from
+        // the grid's component spatial - 1 - d.
+        auto coordinate = [&](int64_t d, int64_t size) -> Value {
+          SmallVector<Value> at = {ids[0]};
+          at.append(ids.begin() + 2, ids.end());
+          at.push_back(arith::ConstantIndexOp::create(b, loc, spatial - 1 - d));
+          Value g = tensor::ExtractOp::create(b, loc, grid, at);
           g = convertScalar(b, loc, g, b.getF32Type());
           Value one = f32(b, loc, 1.0);
           Value c;
           if (align) {
             c = arith::MulFOp::create(
                 b, loc,
-                arith::MulFOp::create(b, loc, arith::AddFOp::create(b, loc, g, one),
+                arith::MulFOp::create(b, loc,
+                                      arith::AddFOp::create(b, loc, g, one),
                                       f32(b, loc, 0.5)),
                 f32(b, loc, size - 1));
           } else {
@@ -1010,7 +1023,7 @@ LogicalResult lowerGridSample(Node &n) {
           if (padding == "border") {
             c = arith::MaximumFOp::create(b, loc, c, f32(b, loc, 0));
             c = arith::MinimumFOp::create(b, loc, c, f32(b, loc, size - 1));
-          } else if (padding == "reflection" && mode != "bicubic") {
+          } else if (padding == "reflection" && mode != "cubic") {
             c = align ? reflectInto(b, loc, c, 0, size - 1)
                       : reflectInto(b, loc, c, -0.5, size - 0.5);
             c = arith::MaximumFOp::create(b, loc, c, f32(b, loc, 0));
@@ -1018,19 +1031,29 @@ LogicalResult lowerGridSample(Node &n) {
           }
           return c;
         };
-        Value cx = coordinate(0, W), cy = coordinate(1, H);
-        // The value at integer (row, col): padded per padding_mode.
-        auto at = [&](Value row, Value col) -> Value {
-          auto fix = [&](Value i, int64_t size, Value &inside) -> Value {
+        SmallVector<Value> coords;
+        for (int64_t d = 0; d < spatial; ++d) {
+          coords.push_back(coordinate(d, xs[2 + d]));
+        }
+        // The value at integer spatial indices: padded per padding_mode.
+        auto at = [&](ArrayRef<Value> indices) -> Value {
+          Value inside;
+          SmallVector<Value> fixed = {ids[0], ids[1]};
+          for (int64_t d = 0; d < spatial; ++d) {
+            int64_t size = xs[2 + d];
+            Value i = indices[d];
             Value zero = arith::ConstantIndexOp::create(b, loc, 0);
             Value last = arith::ConstantIndexOp::create(b, loc, size - 1);
             Value ok = arith::AndIOp::create(
                 b, loc,
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero),
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, i, last));
-            inside = inside ? arith::AndIOp::create(b, loc, inside, ok).getResult()
-                            : ok;
-            if (padding == "reflection" && mode == "bicubic") {
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i,
+                                      zero),
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, i,
+                                      last));
+            inside = inside
+                         ? arith::AndIOp::create(b, loc, inside, ok).getResult()
+                         : ok;
+            if (padding == "reflection" && mode == "cubic") {
               Value f = arith::SIToFPOp::create(
                   b, loc, b.getF32Type(),
                   arith::IndexCastOp::create(b, loc, b.getI64Type(), i));
@@ -1038,11 +1061,9 @@ LogicalResult lowerGridSample(Node &n) {
                         : reflectInto(b, loc, f, -0.5, size - 0.5);
               i = floorIndexOf(b, loc, math::RoundEvenOp::create(b, loc, f));
             }
-            return clampIndex(b, loc, i, size);
-          };
-          Value inside;
-          Value r = fix(row, H, inside), c = fix(col, W, inside);
-          Value v = tensor::ExtractOp::create(b, loc, x, ValueRange{in, ic, r, c});
+            fixed.push_back(clampIndex(b, loc, i, size));
+          }
+          Value v = tensor::ExtractOp::create(b, loc, x, fixed);
           v = convertScalar(b, loc, v, b.getF32Type());
           if (padding == "zeros") {
             v = arith::SelectOp::create(b, loc, inside, v, f32(b, loc, 0));
@@ -1051,54 +1072,63 @@ LogicalResult lowerGridSample(Node &n) {
         };
         Value out;
         if (mode == "nearest") {
-          Value r = floorIndexOf(b, loc, math::RoundEvenOp::create(b, loc, cy));
-          Value c = floorIndexOf(b, loc, math::RoundEvenOp::create(b, loc, cx));
-          out = at(r, c);
+          SmallVector<Value> indices;
+          for (Value c : coords) {
+            indices.push_back(
+                floorIndexOf(b, loc, math::RoundEvenOp::create(b, loc, c)));
+          }
+          out = at(indices);
         } else {
-          Value fx = math::FloorOp::create(b, loc, cx);
-          Value fy = math::FloorOp::create(b, loc, cy);
-          Value tx = arith::SubFOp::create(b, loc, cx, fx);
-          Value ty = arith::SubFOp::create(b, loc, cy, fy);
-          Value x0 = floorIndexOf(b, loc, fx), y0 = floorIndexOf(b, loc, fy);
-          auto offset = [&](Value i, int64_t k) -> Value {
-            return arith::AddIOp::create(b, loc, i,
-                                         arith::ConstantIndexOp::create(b, loc, k));
-          };
-          SmallVector<std::pair<int64_t, Value>> wx, wy;
-          if (mode == "bilinear") {
-            Value one = f32(b, loc, 1.0);
-            wx = {{0, arith::SubFOp::create(b, loc, one, tx)}, {1, tx}};
-            wy = {{0, arith::SubFOp::create(b, loc, one, ty)}, {1, ty}};
-          } else {
-            ResizeSpec cubic;
-            cubic.mode = "cubic";
-            cubic.cubicA = -0.75;
-            auto weights = [&](Value t) {
-              SmallVector<std::pair<int64_t, Value>> w;
-              SmallVector<Value> k = cubicWeights(b, loc, t, cubic.cubicA);
+          // Per spatial dim: the taps (offsets from the floor) and weights.
+          SmallVector<Value> base;
+          SmallVector<SmallVector<std::pair<int64_t, Value>>> taps;
+          for (Value c : coords) {
+            Value floor = math::FloorOp::create(b, loc, c);
+            Value t = arith::SubFOp::create(b, loc, c, floor);
+            base.push_back(floorIndexOf(b, loc, floor));
+            SmallVector<std::pair<int64_t, Value>> w;
+            if (mode == "linear") {
+              w = {{0, arith::SubFOp::create(b, loc, f32(b, loc, 1.0), t)},
+                   {1, t}};
+            } else {
+              SmallVector<Value> k = cubicWeights(b, loc, t, -0.75);
               for (int i = 0; i < 4; ++i) {
                 w.push_back({i - 1, k[i]});
               }
-              return w;
-            };
-            wx = weights(tx);
-            wy = weights(ty);
+            }
+            taps.push_back(w);
           }
           out = f32(b, loc, 0.0);
-          for (auto [dy, wyv] : wy) {
-            for (auto [dx, wxv] : wx) {
-              Value v = at(offset(y0, dy), offset(x0, dx));
-              out = arith::AddFOp::create(
-                  b, loc, out,
-                  arith::MulFOp::create(
-                      b, loc, v, arith::MulFOp::create(b, loc, wyv, wxv)));
+          SmallVector<size_t> pick(spatial, 0);
+          while (true) {
+            SmallVector<Value> indices;
+            Value weight;
+            for (int64_t d = 0; d < spatial; ++d) {
+              auto [offset, w] = taps[d][pick[d]];
+              indices.push_back(arith::AddIOp::create(
+                  b, loc, base[d],
+                  arith::ConstantIndexOp::create(b, loc, offset)));
+              weight =
+                  weight ? arith::MulFOp::create(b, loc, weight, w).getResult()
+                         : w;
+            }
+            out = arith::AddFOp::create(
+                b, loc, out,
+                arith::MulFOp::create(b, loc, at(indices), weight));
+            int64_t d = spatial - 1;
+            for (; d >= 0; --d) {
+              if (++pick[d] < taps[d].size()) {
+                break;
+              }
+              pick[d] = 0;
+            }
+            if (d < 0) {
+              break;
             }
           }
         }
         return convertScalar(b, loc, out, element);
       });
-  (void)N;
-  (void)C;
   return n.replace(result);
 }
 

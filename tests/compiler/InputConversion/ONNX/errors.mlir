@@ -470,7 +470,7 @@ func.func @depth_to_space_blocksize(%a: tensor<1x4x2x2xf32>) -> tensor<1x1x4x4xf
 // -----
 
 func.func @gridsample_batch(%x: tensor<1x1x4x4xf32>, %g: tensor<2x3x3x2xf32>) -> tensor<1x1x3x3xf32> {
-  // expected-error @+1 {{onnx node (GridSample, opset 16): expects an NCHW input and an N x H x W x 2 grid}}
+  // expected-error @+1 {{onnx node (GridSample, opset 16): expects an NCHW input and an N x H x W x 2 grid, or an NCDHW input and an N x D x H x W x 3 grid}}
   %0 = onnx.node "GridSample"(%x, %g) {attrs = {}, domain = "", opset = 16 : i64} : (tensor<1x1x4x4xf32>, tensor<2x3x3x2xf32>) -> tensor<1x1x3x3xf32>
   return %0 : tensor<1x1x3x3xf32>
 }

@@ -133,3 +133,20 @@ func.func @adam(%r: tensor<f32>, %t: tensor<i64>, %x: tensor<2xf32>, %g: tensor<
   %0:3 = onnx.node "Adam"(%r, %t, %x, %g, %v, %h) {attrs = {}, domain = "ai.onnx.preview.training", opset = 1 : i64} : (tensor<f32>, tensor<i64>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   return %0#0 : tensor<2xf32>
 }
+
+// -----
+
+// GridSample-20 in 3-D: one generic over the N x C x D x H x W result that
+// reads the grid's three coordinates (x, y, z: components 2, 1, 0 feed
+// the depth, height and width axes in reverse) and sums the eight
+// trilinear neighbours.
+// CHECK-LABEL: func.func @grid_sample_3d
+// CHECK: linalg.generic {{.*}}outs(%{{.*}} : tensor<1x2x2x3x4xf32>)
+// CHECK-COUNT-3: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c{{[0-2]}}] : tensor<1x2x3x4x3xf32>
+// CHECK-COUNT-8: tensor.extract %{{.*}} : tensor<1x2x5x6x7xf32>
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.yield
+func.func @grid_sample_3d(%x: tensor<1x2x5x6x7xf32>, %g: tensor<1x2x3x4x3xf32>) -> tensor<1x2x2x3x4xf32> {
+  %0 = onnx.node "GridSample"(%x, %g) {attrs = {mode = "linear", padding_mode = "border"}, domain = "", opset = 20 : i64} : (tensor<1x2x5x6x7xf32>, tensor<1x2x3x4x3xf32>) -> tensor<1x2x2x3x4xf32>
+  return %0 : tensor<1x2x2x3x4xf32>
+}

@@ -76,3 +76,21 @@ func.func @topk_large_k(%x: tensor<2x100xf32>) -> (tensor<2x70xf32>, tensor<2x70
   %0:2 = onnx.node "TopK"(%x, %k) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<2x100xf32>, tensor<1xi64>) -> (tensor<2x70xf32>, tensor<2x70xi64>)
   return %0#0, %0#1 : tensor<2x70xf32>, tensor<2x70xi64>
 }
+
+// -----
+
+// ReduceMax/ReduceMin-20 of bool: an unsigned order on i1, so the maximum
+// is "any" (from false) and the minimum "all" (from true).
+// CHECK-LABEL: func.func @reduce_bool
+// CHECK: %[[F:.*]] = arith.constant false
+// CHECK: linalg.fill ins(%[[F]] : i1)
+// CHECK: arith.maxui %{{.*}}, %{{.*}} : i1
+// CHECK: %[[T:.*]] = arith.constant true
+// CHECK: linalg.fill ins(%[[T]] : i1)
+// CHECK: arith.minui %{{.*}}, %{{.*}} : i1
+func.func @reduce_bool(%x: tensor<3x4xi1>) -> (tensor<3x1xi1>, tensor<3x1xi1>) {
+  %axes = arith.constant dense<[1]> : tensor<1xi64>
+  %0 = onnx.node "ReduceMax"(%x, %axes) {attrs = {}, domain = "", opset = 20 : i64} : (tensor<3x4xi1>, tensor<1xi64>) -> tensor<3x1xi1>
+  %1 = onnx.node "ReduceMin"(%x, %axes) {attrs = {}, domain = "", opset = 20 : i64} : (tensor<3x4xi1>, tensor<1xi64>) -> tensor<3x1xi1>
+  return %0, %1 : tensor<3x1xi1>, tensor<3x1xi1>
+}
