@@ -6,8 +6,8 @@ ops, Mish, Reduce* with axes as an input (run-time data and constants,
 noop_with_empty_axes), ReduceMax/ReduceMin of bool (20), LpPool (18), Resize's axes, keep_aspect_ratio_policy and
 half_pixel_symmetric, ScatterElements' max and min, GridSample's opset-20
 mode names and 3-D (volumetric) sampling, CenterCropPad (crops and pads of odd and even differences,
-axes, the error of a shape known only at run time), Col2Im (2-D images
-with strides, dilations and pads; its errors), AffineGrid (2-D and 3-D,
+axes, the error of a shape known only at run time), Col2Im (1-D, 2-D
+and 3-D images with strides, dilations and pads; its errors), AffineGrid (2-D and 3-D,
 align_corners 0 and 1; a run-time size refused), DFT at opset 20 (axis
 and dft_length as constant inputs, real and complex, onesided, inverse;
 a run-time axis and a one-sided inverse refused) and 17 (axis an
@@ -181,6 +181,29 @@ def col2im_ref(x, image, block, strides, dilations, pads):
                         if 0 <= r < image[0] and 0 <= q < image[1]:
                             y[:, ch, r, q] += x[:, ch * kh * kw + ki * kw +
                                                 kj, bi * ow + bj]
+    return y.astype(x.dtype)
+
+
+def col2im_nd_ref(x, image, block, strides, dilations, pads):
+    """Col2Im of any spatial rank from the spec: the block at grid position
+    b (row-major among the blocks) of channel c, at kernel offset k
+    (row-major within the block), adds to pixel b * stride - pad_begin +
+    k * dilation when that pixel is inside the image."""
+    s = len(image)
+    n, rows, _ = x.shape
+    c = rows // int(np.prod(block))
+    grid = [(image[d] + pads[d] + pads[d + s] -
+             (dilations[d] * (block[d] - 1) + 1)) // strides[d] + 1
+            for d in range(s)]
+    y = np.zeros((n, c) + tuple(image), np.float64)
+    for ch in range(c):
+        for ki, k in enumerate(np.ndindex(*block)):
+            for bi, bl in enumerate(np.ndindex(*grid)):
+                p = [bl[d] * strides[d] - pads[d] + k[d] * dilations[d]
+                     for d in range(s)]
+                if all(0 <= p[d] < image[d] for d in range(s)):
+                    y[(slice(None), ch) + tuple(p)] += \
+                        x[:, ch * int(np.prod(block)) + ki, bi]
     return y.astype(x.dtype)
 
 
@@ -719,6 +742,29 @@ def run(cases):
                    [("y", [2, 3] + image, F32)], 18, init, strides=strides,
                    dilations=dilations, pads=pads), [cols],
             [col2im_ref(cols, image, block, strides, dilations, pads)],
+            rtol=1e-5, atol=1e-5)
+    # 1-D and 3-D images.
+    for image, block, strides, dilations, pads in (
+            ([9], [3], [2], [1], [1, 2]),
+            ([7], [2], [1], [3], [0, 0]),
+            ([4, 5, 3], [2, 3, 2], [1, 2, 1], [1, 1, 2], [0, 1, 1, 1, 0, 1])):
+        s3 = len(image)
+        grid = [(image[d] + pads[d] + pads[d + s3] -
+                 (dilations[d] * (block[d] - 1) + 1)) // strides[d] + 1
+                for d in range(s3)]
+        cols = rng.standard_normal(
+            (2, 2 * int(np.prod(block)), int(np.prod(grid)))).astype(
+                np.float32)
+        init = [numpy_helper.from_array(np.array(image, np.int64), "i"),
+                numpy_helper.from_array(np.array(block, np.int64), "b")]
+        cases.run_model(
+            "Col2Im-18 %d-D image %s block %s strides %s dilations %s pads %s"
+            % (s3, image, block, strides, dilations, pads),
+            single("Col2Im", [("x", list(cols.shape), F32),
+                              ("i", [s3], I64), ("b", [s3], I64)],
+                   [("y", [2, 2] + image, F32)], 18, init, strides=strides,
+                   dilations=dilations, pads=pads), [cols],
+            [col2im_nd_ref(cols, image, block, strides, dilations, pads)],
             rtol=1e-5, atol=1e-5)
     init = [numpy_helper.from_array(np.array([5, 5], np.int64), "i"),
             numpy_helper.from_array(np.array([2, 2], np.int64), "b")]

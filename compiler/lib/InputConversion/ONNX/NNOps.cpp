@@ -1123,8 +1123,8 @@ LogicalResult lowerInstanceNorm(Node &n) {
 /// `block_shape` must be constants.
 LogicalResult lowerCol2Im(Node &n) {
   if (n.rank(0) != 3) {
-    return n.fail("only 2-D images (a rank-3 input, N x C*kh*kw x L) are "
-                  "supported; the input has rank " +
+    return n.fail("expects a rank-3 input (N x C*prod(block_shape) x L); "
+                  "it has rank " +
                   llvm::Twine(n.rank(0)));
   }
   FailureOr<SmallVector<int64_t>> image = n.constInts(1, "image_shape");
@@ -1135,57 +1135,71 @@ LogicalResult lowerCol2Im(Node &n) {
   if (failed(block)) {
     return failure();
   }
-  if (image->size() != 2 || block->size() != 2) {
-    return n.fail("image_shape and block_shape must hold 2 values each "
-                  "(2-D images only); they hold " +
+  int64_t spatial = image->size();
+  if (spatial < 1 || spatial > 3 ||
+      static_cast<int64_t>(block->size()) != spatial) {
+    return n.fail("image_shape and block_shape must hold 1 to 3 values, as "
+                  "many each; they hold " +
                   llvm::Twine(image->size()) + " and " +
                   llvm::Twine(block->size()));
   }
   SmallVector<int64_t> strides =
-      n.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
+      n.intsAttr("strides").value_or(SmallVector<int64_t>(spatial, 1));
   SmallVector<int64_t> dilations =
-      n.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
+      n.intsAttr("dilations").value_or(SmallVector<int64_t>(spatial, 1));
   SmallVector<int64_t> pads =
-      n.intsAttr("pads").value_or(SmallVector<int64_t>{0, 0, 0, 0});
-  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4) {
-    return n.fail("strides and dilations must hold 2 values and pads 4");
+      n.intsAttr("pads").value_or(SmallVector<int64_t>(2 * spatial, 0));
+  if (static_cast<int64_t>(strides.size()) != spatial ||
+      static_cast<int64_t>(dilations.size()) != spatial ||
+      static_cast<int64_t>(pads.size()) != 2 * spatial) {
+    return n.fail("strides and dilations must hold " + llvm::Twine(spatial) +
+                  " values and pads " + llvm::Twine(2 * spatial));
   }
   constexpr int64_t kLimit = int64_t(1) << 31;
-  for (int64_t d = 0; d < 2; ++d) {
+  for (int64_t d = 0; d < spatial; ++d) {
     if ((*image)[d] < 1 || (*image)[d] > kLimit || (*block)[d] < 1 ||
         (*block)[d] > kLimit || strides[d] < 1 || strides[d] > kLimit ||
         dilations[d] < 1 || dilations[d] > kLimit || pads[d] < 0 ||
-        pads[d] > kLimit || pads[d + 2] < 0 || pads[d + 2] > kLimit) {
+        pads[d] > kLimit || pads[d + spatial] < 0 ||
+        pads[d + spatial] > kLimit) {
       return n.fail("image_shape, block_shape, strides and dilations must be "
                     "positive and pads not negative (each below 2^31)");
     }
   }
   int64_t batch = n.shape(0)[0], rows = n.shape(0)[1], length = n.shape(0)[2];
-  int64_t kh = (*block)[0], kw = (*block)[1];
-  if (rows % (kh * kw) != 0) {
-    return n.fail("the input's dimension 1 (" + llvm::Twine(rows) +
-                  ") is not a multiple of the block's " + llvm::Twine(kh * kw) +
-                  " elements");
+  int64_t blockElements = 1;
+  for (int64_t k : *block) {
+    blockElements *= k;
   }
-  int64_t channels = rows / (kh * kw);
+  if (rows % blockElements != 0) {
+    return n.fail("the input's dimension 1 (" + llvm::Twine(rows) +
+                  ") is not a multiple of the block's " +
+                  llvm::Twine(blockElements) + " elements");
+  }
+  int64_t channels = rows / blockElements;
   SmallVector<int64_t> blocks;
-  for (int64_t d = 0; d < 2; ++d) {
+  int64_t blockCount = 1;
+  std::string made;
+  for (int64_t d = 0; d < spatial; ++d) {
     int64_t span = dilations[d] * ((*block)[d] - 1) + 1;
-    int64_t padded = (*image)[d] + pads[d] + pads[d + 2];
+    int64_t padded = (*image)[d] + pads[d] + pads[d + spatial];
     if (padded < span) {
       return n.fail("the block is larger than the padded image along "
                     "spatial axis " +
                     llvm::Twine(d));
     }
     blocks.push_back((padded - span) / strides[d] + 1);
+    blockCount *= blocks.back();
+    made += (d ? " x " : "") + std::to_string(blocks.back());
   }
-  if (blocks[0] * blocks[1] != length) {
+  if (blockCount != length) {
     return n.fail("the input holds " + llvm::Twine(length) +
                   " blocks where the image, block, strides, dilations and "
                   "pads make " +
-                  llvm::Twine(blocks[0]) + " x " + llvm::Twine(blocks[1]));
+                  made);
   }
-  SmallVector<int64_t> shape = {batch, channels, (*image)[0], (*image)[1]};
+  SmallVector<int64_t> shape = {batch, channels};
+  shape.append(image->begin(), image->end());
   if (failed(n.checkShape(shape, n.elem(0), "the result"))) {
     return failure();
   }
@@ -1196,21 +1210,26 @@ LogicalResult lowerCol2Im(Node &n) {
   MLIRContext *context = b.getContext();
   Value source = n.in(0);
   Value init = filled(b, loc, shape, scalar(b, loc, element, 0));
-  SmallVector<AffineExpr> outExprs;
-  for (unsigned d = 0; d < 4; ++d) {
+  // Loops: the output's (n, c, spatial...), then the block's offsets.
+  int64_t loops = 2 + 2 * spatial;
+  SmallVector<AffineExpr> outExprs, kernelExprs;
+  for (int64_t d = 0; d < 2 + spatial; ++d) {
     outExprs.push_back(b.getAffineDimExpr(d));
   }
-  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
-  iterators.append(2, utils::IteratorType::reduction);
-  // A (kh, kw) operand gives the reduced loops their extents.
-  Value kernel = splat(b, loc, {kh, kw}, element, 0);
+  for (int64_t d = 0; d < spatial; ++d) {
+    kernelExprs.push_back(b.getAffineDimExpr(2 + spatial + d));
+  }
+  SmallVector<utils::IteratorType> iterators(2 + spatial,
+                                             utils::IteratorType::parallel);
+  iterators.append(spatial, utils::IteratorType::reduction);
+  // A block-shaped operand gives the reduced loops their extents.
+  Value kernel = splat(b, loc, *block, element, 0);
   Value result =
       linalg::GenericOp::create(
           b, loc, TypeRange{init.getType()}, ValueRange{kernel},
           ValueRange{init},
-          {AffineMap::get(6, 0, {b.getAffineDimExpr(4), b.getAffineDimExpr(5)},
-                          context),
-           AffineMap::get(6, 0, outExprs, context)},
+          {AffineMap::get(loops, 0, kernelExprs, context),
+           AffineMap::get(loops, 0, outExprs, context)},
           iterators,
           [&](OpBuilder &nb, Location l, ValueRange args) {
             auto index = [&](int64_t v) -> Value {
@@ -1218,11 +1237,14 @@ LogicalResult lowerCol2Im(Node &n) {
             };
             Value zero = index(0);
             Value valid;
-            SmallVector<Value> at;
-            for (int64_t d = 0; d < 2; ++d) {
+            // The block (column) and the offset in it (row), each
+            // linearized row-major.
+            Value column = zero;
+            Value offset = zero;
+            for (int64_t d = 0; d < spatial; ++d) {
               // t = pixel + pad_begin - k * dilation; block = t / stride.
               Value pixel = linalg::IndexOp::create(nb, l, 2 + d);
-              Value k = linalg::IndexOp::create(nb, l, 4 + d);
+              Value k = linalg::IndexOp::create(nb, l, 2 + spatial + d);
               Value t = arith::SubIOp::create(
                   nb, l, arith::AddIOp::create(nb, l, pixel, index(pads[d])),
                   arith::MulIOp::create(nb, l, k, index(dilations[d])));
@@ -1240,21 +1262,19 @@ LogicalResult lowerCol2Im(Node &n) {
                   arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, q,
                                         index(blocks[d])));
               valid = valid ? arith::AndIOp::create(nb, l, valid, ok) : ok;
-              at.push_back(q);
+              column = arith::AddIOp::create(
+                  nb, l, arith::MulIOp::create(nb, l, column, index(blocks[d])),
+                  q);
+              offset = arith::AddIOp::create(
+                  nb, l,
+                  arith::MulIOp::create(nb, l, offset, index((*block)[d])), k);
             }
-            Value column = arith::AddIOp::create(
-                nb, l, arith::MulIOp::create(nb, l, at[0], index(blocks[1])),
-                at[1]);
             column = arith::SelectOp::create(nb, l, valid, column, zero);
             Value row = arith::AddIOp::create(
                 nb, l,
                 arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 1),
-                                      index(kh * kw)),
-                arith::AddIOp::create(
-                    nb, l,
-                    arith::MulIOp::create(
-                        nb, l, linalg::IndexOp::create(nb, l, 4), index(kw)),
-                    linalg::IndexOp::create(nb, l, 5)));
+                                      index(blockElements)),
+                offset);
             Value v = tensor::ExtractOp::create(
                 nb, l, source,
                 ValueRange{linalg::IndexOp::create(nb, l, 0), row, column});
