@@ -4,7 +4,7 @@
 never passed to onnx's checker: GroupNormalization (18 and 21), the Bitwise
 ops, Mish, Reduce* with axes as an input (run-time data and constants,
 noop_with_empty_axes), ReduceMax/ReduceMin of bool (20), LpPool (18), Resize's axes, keep_aspect_ratio_policy and
-half_pixel_symmetric, ScatterElements' max and min, GridSample's opset-20
+half_pixel_symmetric, ScatterElements' and ScatterND's max and min, GridSample's opset-20
 mode names and 3-D (volumetric) sampling, CenterCropPad (crops and pads of odd and even differences,
 axes, the error of a shape known only at run time), Col2Im (1-D, 2-D
 and 3-D images with strides, dilations and pads; its errors), AffineGrid (2-D and 3-D,
@@ -653,6 +653,27 @@ def run(cases):
                                 ("u", [2, 4], F32)], [("y", [3, 4], F32)],
                                18, axis=0, reduction=reduction),
                         [data, idx, upd], [want])
+    # ScatterND-18's max and min: rows of a 4x3 (float and uint8), indices
+    # repeated and negative.
+    nidx = np.array([[1], [-1], [1], [0]], np.int64)
+    for dtype, elem in ((np.float32, F32), (np.uint8, U8)):
+        if dtype == np.uint8:
+            nd = rng.integers(0, 256, (4, 3)).astype(np.uint8)
+            nu = rng.integers(0, 256, (4, 3)).astype(np.uint8)
+        else:
+            nd = rng.standard_normal((4, 3)).astype(np.float32)
+            nu = rng.standard_normal((4, 3)).astype(np.float32)
+        for reduction, fn in (("max", np.maximum), ("min", np.minimum)):
+            want = nd.copy()
+            for i in range(4):
+                want[nidx[i, 0]] = fn(want[nidx[i, 0]], nu[i])
+            cases.run_model("ScatterND-18 reduction %s %s" %
+                            (reduction, np.dtype(dtype).name),
+                            single("ScatterND",
+                                   [("d", [4, 3], elem), ("i", [4, 1], I64),
+                                    ("u", [4, 3], elem)], [("y", [4, 3], elem)],
+                                   18, reduction=reduction),
+                            [nd, nidx, nu], [want])
 
     # GridSample-20 names its bilinear mode "linear".
     gx = rng.standard_normal((1, 1, 3, 3)).astype(np.float32)

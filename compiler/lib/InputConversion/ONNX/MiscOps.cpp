@@ -237,6 +237,23 @@ LogicalResult lowerCompress(Node &n) {
   return n.replace(result, {n.isUnsigned(0)});
 }
 
+/// The larger (isMax) or smaller of acc and x: IEEE maximum/minimum for
+/// floats (NaN wins), unsigned or signed order for integers. The max and
+/// min reductions of ScatterElements and ScatterND (opset 18).
+Value extremeOf(OpBuilder &b, Location l, Value acc, Value x, bool isMax,
+                bool isUnsigned) {
+  if (isFloat(acc.getType())) {
+    return isMax ? arith::MaximumFOp::create(b, l, acc, x).getResult()
+                 : arith::MinimumFOp::create(b, l, acc, x).getResult();
+  }
+  if (isUnsigned) {
+    return isMax ? arith::MaxUIOp::create(b, l, acc, x).getResult()
+                 : arith::MinUIOp::create(b, l, acc, x).getResult();
+  }
+  return isMax ? arith::MaxSIOp::create(b, l, acc, x).getResult()
+               : arith::MinSIOp::create(b, l, acc, x).getResult();
+}
+
 /// Einsum as one linalg.generic: every letter a loop, those missing from
 /// the output reductions.
 LogicalResult lowerEinsum(Node &n) {
@@ -593,22 +610,9 @@ LogicalResult lowerScatterElements(Node &n) {
           combined = addOf(nb, l, acc, a[1]);
         } else if (reduction == "mul") {
           combined = mulOf(nb, l, acc, a[1]);
-        } else if (reduction == "max") {
-          combined = isFloat(element)
-                         ? arith::MaximumFOp::create(nb, l, acc, a[1])
-                               .getResult()
-                         : (isUnsigned ? arith::MaxUIOp::create(nb, l, acc, a[1])
-                                             .getResult()
-                                       : arith::MaxSIOp::create(nb, l, acc, a[1])
-                                             .getResult());
-        } else if (reduction == "min") {
-          combined = isFloat(element)
-                         ? arith::MinimumFOp::create(nb, l, acc, a[1])
-                               .getResult()
-                         : (isUnsigned ? arith::MinUIOp::create(nb, l, acc, a[1])
-                                             .getResult()
-                                       : arith::MinSIOp::create(nb, l, acc, a[1])
-                                             .getResult());
+        } else if (reduction == "max" || reduction == "min") {
+          combined =
+              extremeOf(nb, l, acc, a[1], reduction == "max", isUnsigned);
         }
         linalg::YieldOp::create(
             nb, l, ValueRange{arith::SelectOp::create(nb, l, hit, combined, acc)});
@@ -638,9 +642,11 @@ LogicalResult lowerScatterND(Node &n) {
                   llvm::Twine(k));
   }
   StringRef reduction = n.stringAttr("reduction").value_or("none");
-  if (reduction != "none" && reduction != "add" && reduction != "mul") {
+  if (reduction != "none" && reduction != "add" && reduction != "mul" &&
+      reduction != "max" && reduction != "min") {
     return n.fail("reduction '" + reduction + "' is not supported");
   }
+  bool isUnsigned = n.isUnsigned(0);
   OpBuilder &b = n.b;
   Location loc = n.loc;
   MLIRContext *ctx = b.getContext();
@@ -696,6 +702,9 @@ LogicalResult lowerScatterND(Node &n) {
           combined = addOf(nb, l, a[1], a[0]);
         } else if (reduction == "mul") {
           combined = mulOf(nb, l, a[1], a[0]);
+        } else if (reduction == "max" || reduction == "min") {
+          combined =
+              extremeOf(nb, l, a[1], a[0], reduction == "max", isUnsigned);
         }
         linalg::YieldOp::create(
             nb, l, ValueRange{arith::SelectOp::create(nb, l, hit, combined, a[1])});
