@@ -32,7 +32,8 @@ for v in "${variants[@]}"; do
   # The ukernel as the compiler builds it (meson.build), then the harness.
   "$clang" --target=x86_64-unknown-linux-gnu -O3 -c -ffreestanding \
     -fno-builtin -fno-stack-protector -fPIC -std=c11 -I "$ukernel" \
-    "${avx512[@]}" "${extra[@]}" "$ukernel/SgemmAvx512.c" -o "$out/$v.o"
+    "${avx512[@]}" "${extra[@]}" "-DSTRATA_UKERNEL_ISA=avx512$v" \
+    "$ukernel/SgemmAvx512.c" -o "$out/$v.o"
   "$clang" -O2 -std=c11 -I "$ukernel" "$root/bench/ukernel/igemm_check.c" \
     "$out/$v.o" -lm -o "$out/igemm_$v"
   "$clang" -O2 -std=c11 -I "$ukernel" "$root/bench/ukernel/idwconv_check.c" \
@@ -44,6 +45,7 @@ if [[ " ${variants[*]} " == *" amx "* ]]; then
   "$clang" --target=x86_64-unknown-linux-gnu -O3 -c -ffreestanding \
     -fno-builtin -fno-stack-protector -fPIC -std=c11 -I "$ukernel" \
     "${avx512[@]}" -mamx-tile -mamx-int8 -DIG_AMX_PAD_MIN_ROWS=1 \
+    -DSTRATA_UKERNEL_ISA=avx512amx \
     "$ukernel/SgemmAvx512.c" -o "$out/amx_padrows.o"
   "$clang" -O2 -std=c11 -I "$ukernel" "$root/bench/ukernel/igemm_check.c" \
     "$out/amx_padrows.o" -lm -o "$out/igemm_amx_padrows"

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "Strata/Codegen/LLVMCPU/Codegen.h"
 #include "TestHarness.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
@@ -372,6 +373,19 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
         CHECK(wrong == 0);
       }
     }
+  }
+
+  TEST_CASE("every microkernel variant has its row of the tuning table") {
+    // ukernel/IsaTuning.def: a variant without a row would be refused as
+    // unknown; the row's streaming threshold is the default one.
+    for (const char *variant :
+         {"avx512amx", "avx512vnni", "avx512", "avx2", "sse", "neon"}) {
+      CAPTURE(variant);
+      CHECK(mlir::strata::llvmcpu::ukernelStreamedResultBytes(variant) ==
+            (int64_t(32) << 20));
+      CHECK(mlir::strata::llvmcpu::ukernelPanelColumns(variant) > 0);
+    }
+    CHECK(mlir::strata::llvmcpu::ukernelStreamedResultBytes("none") == 0);
   }
 
   TEST_CASE("aarch64 links the NEON matmul microkernel") {

@@ -118,8 +118,7 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   }
   int64_t mb = *rowBound * outWidth, nb = *nBound;
   int64_t scratchFloats =
-      STRATA_SGEMM_ROUND_UP(STRATA_SGEMM_SCRATCH_A(variant.mr, mb, kb), 16) +
-      (packed ? 0 : STRATA_SGEMM_SCRATCH_B(variant.nr, nb, kb));
+      sgemmScratchFloats(variant, mb, nb, kb, packed.has_value());
   if (!callee) {
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     callee = func::FuncOp::create(

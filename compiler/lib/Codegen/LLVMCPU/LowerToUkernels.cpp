@@ -25,6 +25,11 @@ int64_t ukernelPanelColumns(StringRef variantName) {
   return variant ? variant->nr : 0;
 }
 
+int64_t ukernelStreamedResultBytes(StringRef variantName) {
+  std::optional<Variant> variant = lookupVariant(variantName);
+  return variant ? variant->streamedResultBytes : 0;
+}
+
 std::array<int64_t, 3> ukernelInt8Panel(StringRef variantName) {
   std::optional<Variant> variant = lookupVariant(variantName);
   if (!variant) {
@@ -44,7 +49,9 @@ LogicalResult lowerToUkernels(ModuleOp module, StringRef variantName,
            << "llvm-cpu: unknown matmul microkernel variant '" << variantName
            << "'";
   }
-  variant->streamedResultBytes = streamedResultBytes;
+  if (streamedResultBytes > 0) {
+    variant->streamedResultBytes = streamedResultBytes;
+  }
   MLIRContext *context = module.getContext();
   context->loadDialect<arith::ArithDialect, func::FuncDialect,
                        memref::MemRefDialect>();

@@ -85,8 +85,7 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   }
   int64_t mb = *mBound, nb = *nBound, kb = *kBound;
   int64_t scratchFloats =
-      STRATA_SGEMM_ROUND_UP(STRATA_SGEMM_SCRATCH_A(variant.mr, mb, kb), 16) +
-      (packed ? 0 : STRATA_SGEMM_SCRATCH_B(variant.nr, nb, kb));
+      sgemmScratchFloats(variant, mb, nb, kb, packed.has_value());
 
   OpBuilder b(matmul);
   Location loc = matmul.getLoc();

@@ -29,7 +29,10 @@
 #include "ukernel/SgemmParams.h"
 
 namespace mlir::strata::llvmcpu::ukernel {
-std::optional<Variant> lookupVariant(StringRef name) {
+namespace {
+
+// The register tiles and panels of the variant `name` (its kernels).
+std::optional<Variant> lookupVariantKernels(StringRef name) {
   if (name == "avx512amx") {
     // The f32 kernels of avx512vnni; the int8 one on AMX tiles, whose
     // panels are vpdpbusd's with the depth padded to whole tiles.
@@ -65,6 +68,47 @@ std::optional<Variant> lookupVariant(StringRef name) {
     return Variant{STRATA_SGEMM_NEON_MR, STRATA_SGEMM_NEON_NR, 4, 0, 0, 0};
   }
   return std::nullopt;
+}
+
+// The rows of ukernel/IsaTuning.def, by variant name.
+struct Tuning {
+  const char *isa;
+  int64_t kc, mcRows, nc, streamedResultMib;
+};
+constexpr Tuning kTunings[] = {
+#define STRATA_ISA_TUNING(isa, kc, mc_rows, nc, l1_b_floats, conv_step,        \
+                          in_place_b_rows, b_prefetch_rows, streamed_mib)      \
+  {#isa, kc, mc_rows, nc, streamed_mib},
+#include "ukernel/IsaTuning.def"
+#undef STRATA_ISA_TUNING
+};
+
+} // namespace
+
+std::optional<Variant> lookupVariant(StringRef name) {
+  std::optional<Variant> variant = lookupVariantKernels(name);
+  if (!variant) {
+    return std::nullopt;
+  }
+  const Tuning *row = llvm::find_if(
+      kTunings, [&](const Tuning &tuning) { return name == tuning.isa; });
+  if (row == std::end(kTunings)) {
+    return std::nullopt; // a variant without a row (a build-time check)
+  }
+  variant->kc = row->kc;
+  variant->mcRows = row->mcRows;
+  variant->nc = row->nc;
+  variant->streamedResultBytes = row->streamedResultMib << 20;
+  return variant;
+}
+
+int64_t sgemmScratchFloats(const Variant &variant, int64_t m, int64_t n,
+                           int64_t k, bool packedB) {
+  int64_t a = STRATA_SGEMM_ROUND_UP(
+      STRATA_SGEMM_SCRATCH_A(variant.mr, variant.kc, variant.mcRows, m, k), 16);
+  return a + (packedB ? 0
+                      : STRATA_SGEMM_SCRATCH_B(variant.nr, variant.kc,
+                                               variant.nc, n, k));
 }
 
 // STRATA_SGEMM_STREAM when the whole buffer `memref` is a view of (through

@@ -35,14 +35,23 @@ struct Variant {
   // The int8 kernel's panel: columns, depth steps per 32-bit lane, and the
   // multiple its packed depth is padded to.
   int64_t intNr, intKg, intKMultiple;
+  // The variant's row of ukernel/IsaTuning.def (lookupVariant): the
+  // blocking that sizes a call's packing scratch.
+  int64_t kc = 0, mcRows = 0, nc = 0;
   // A result of at least this many bytes in all is written with
-  // non-temporal stores (streamFlag): lookupVariant gives
-  // kDefaultStreamedResultBytes, lowerToUkernels the target's.
-  int64_t streamedResultBytes = kDefaultStreamedResultBytes;
+  // non-temporal stores (streamFlag): lookupVariant gives the row's,
+  // lowerToUkernels the target's when it passes one.
+  int64_t streamedResultBytes = 0;
 };
 
 // The microkernel variant named `name` ("avx512", "avx2", ...).
 std::optional<Variant> lookupVariant(StringRef name);
+
+// Floats of packing scratch an f32 matmul or convolution call of m x n x k
+// (bounds) needs with `variant`'s blocking: packed A rounded up to 16
+// floats, then packed B unless B was packed at compile time.
+int64_t sgemmScratchFloats(const Variant &variant, int64_t m, int64_t n,
+                           int64_t k, bool packedB);
 
 // STRATA_SGEMM_STREAM when the whole buffer `memref` is a view of (through
 // subviews, casts and reshapes) has a static shape of at least

@@ -206,10 +206,12 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
     kernels.push_back(kernel);
   }
 
-  // Results the last-level cache cannot hold are streamed: the measured
-  // default, or the CPU's own cache when it is known and larger.
-  int64_t streamedResultBytes = std::max(llvmcpu::kDefaultStreamedResultBytes,
-                                         target.lastLevelCacheBytes);
+  // Results the last-level cache cannot hold are streamed: the ISA's
+  // measured threshold (ukernel/IsaTuning.def), or the CPU's own cache when
+  // it is known and larger.
+  int64_t streamedResultBytes =
+      std::max(llvmcpu::ukernelStreamedResultBytes(target.ukernelVariant),
+               target.lastLevelCacheBytes);
   if (failed(llvmcpu::lowerToLLVMDialect(work, target.nativeVectorBytes,
                                          target.ukernelVariant,
                                          streamedResultBytes))) {

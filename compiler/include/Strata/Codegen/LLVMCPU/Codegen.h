@@ -106,11 +106,12 @@ LogicalResult vectorizeExecutable(ModuleOp module, int64_t nativeVectorBytes);
 /// would find little of it in the cache anyway, and streaming saves reading
 /// each line in before it is overwritten. Smaller results stay cached for
 /// their reader: at 12 MiB the readers of 12-15 MB results (mobilenet_v2,
-/// batch 8, AMD Zen 3/4) lost as much as the writers gained. The default
-/// is the last-level cache of the AMD machines measured (32 MiB); a target
-/// that knows its CPU's last-level cache gives that when larger
-/// (ResolvedTarget::streamedResultBytes).
-constexpr int64_t kDefaultStreamedResultBytes = int64_t(32) << 20;
+/// batch 8, AMD Zen 3/4) lost as much as the writers gained. 0 (the
+/// default) takes the microkernel variant's row of the tuning table
+/// (ukernel/IsaTuning.def: 32 MiB, the last-level cache of the AMD machines
+/// measured, on every class today); a target that knows its CPU's
+/// last-level cache passes that when larger (ukernelStreamedResultBytes).
+constexpr int64_t kDefaultStreamedResultBytes = 0;
 
 /// Lowers the bufferized module to the LLVM dialect: temporaries to the
 /// stack or to workgroup local memory (kLocalMemorySizeAttr), memref.copy to
@@ -177,6 +178,10 @@ inline constexpr llvm::StringLiteral kIdwconvUkernelSymbol =
 LogicalResult
 lowerToUkernels(ModuleOp module, StringRef variant,
                 int64_t streamedResultBytes = kDefaultStreamedResultBytes);
+
+/// The streaming-store threshold of microkernel `variant` (its row of
+/// ukernel/IsaTuning.def, in bytes); 0 for no variant.
+int64_t ukernelStreamedResultBytes(StringRef variant);
 
 /// The columns per panel (NR) microkernel `variant` reads B in: weights
 /// packed at compile time (--strata-pack-weights) use it. 0 for no variant.

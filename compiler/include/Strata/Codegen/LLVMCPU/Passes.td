@@ -106,9 +106,8 @@ def LLVMCPULowerToLLVMPass
                         /*default=*/"::mlir::strata::llvmcpu::"
                                     "kDefaultStreamedResultBytes",
                         "a microkernel call whose whole result has at least "
-                        "this many bytes stores it non-temporally (the "
-                        "target's last-level cache when larger than the "
-                        "default)">];
+                        "this many bytes stores it non-temporally (0: the "
+                        "variant's row of ukernel/IsaTuning.def)">];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect",
     "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",

@@ -26,7 +26,7 @@
 #include "SgemmEpilogue.h"
 #include "SgemmParams.h"
 
-#define MC (MR * STRATA_SGEMM_MC_PANELS(MR))
+#define MC (MR * STRATA_SGEMM_MC_PANELS(MR, STRATA_SGEMM_MC_ROWS))
 #define KC STRATA_SGEMM_KC
 #define NC STRATA_SGEMM_NC
 
@@ -150,7 +150,7 @@ static void packAMatrix(const struct ASource *src, int64_t row0, int64_t k0,
                         int64_t mc, int64_t kc, float *restrict pa) {
   for (int64_t i = 0; i < mc; ++i) {
     const float *row = src->base + (row0 + i) * src->lda + k0;
-    float *out = pa + i * STRATA_SGEMM_A_ROW_STRIDE;
+    float *out = pa + i * STRATA_SGEMM_A_ROW_STRIDE(KC);
     for (int64_t p = 0; p < kc; ++p) {
       out[p] = row[p];
     }
@@ -206,7 +206,7 @@ static void packAConv(const struct ASource *src, int64_t row0, int64_t k0,
   for (int64_t i = 0; i < mc; ++i) {
     const float *pixel = src->base + oy * src->convStrideH * src->strideH +
                          ox * src->convStrideW * src->strideW;
-    float *out = pa + i * STRATA_SGEMM_A_ROW_STRIDE;
+    float *out = pa + i * STRATA_SGEMM_A_ROW_STRIDE(KC);
     for (int64_t r = 0; r < runs; ++r) {
       const float *in = pixel + runOffset[r];
       int64_t length = runLength[r];
@@ -310,7 +310,9 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
                   int64_t flags, float *scratch,
                   const struct Epilogue *epilogue) {
   float *pa = scratch;
-  float *pb = pa + STRATA_SGEMM_ROUND_UP(STRATA_SGEMM_SCRATCH_A(MR, m, k), 16);
+  float *pb =
+      pa + STRATA_SGEMM_ROUND_UP(
+               STRATA_SGEMM_SCRATCH_A(MR, KC, STRATA_SGEMM_MC_ROWS, m, k), 16);
   int accumulate = (flags & STRATA_SGEMM_ACCUMULATE) != 0;
   int stream = (flags & STRATA_SGEMM_STREAM) != 0;
   if (m <= 0 || n <= 0) {
@@ -431,8 +433,8 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
               panelB = cols == NR ? b + pc * ldb + jc + jr : pb;
               panelStride = cols == NR ? ldb : NR;
             }
-            const float *panelA = pa + ir * STRATA_SGEMM_A_ROW_STRIDE;
-            int64_t lda = STRATA_SGEMM_A_ROW_STRIDE;
+            const float *panelA = pa + ir * STRATA_SGEMM_A_ROW_STRIDE(KC);
+            int64_t lda = STRATA_SGEMM_A_ROW_STRIDE(KC);
             runs.next = 0;
             if (directA) {
               panelA = src->base + (ic + ir) * directA + pc;

@@ -24,21 +24,35 @@
 #define STRATA_SGEMM_NEON_MR 8
 #define STRATA_SGEMM_NEON_NR 8
 
-#define STRATA_SGEMM_KC 256
-/* Rows of A packed at a time: MR times this many panels, which covers a
- * 256-row workgroup tile in one block. */
-#define STRATA_SGEMM_MC_PANELS(mr) ((256 + (mr) - 1) / (mr))
-#define STRATA_SGEMM_NC 256
-/* Floats of B panels a depth block may have for all of them to stay in L1
- * (16 KiB, half of the smallest L1 the kernels run on): the driver then
- * walks C a row panel at a time (SgemmDriver.h). */
-#define STRATA_SGEMM_L1_B_FLOATS 4096
-/* Packed A keeps rows (not k-major panels): row i of an MR-row panel at
- * floats i * this from the panel's start, a compile-time constant so the
- * microkernel addresses every row from one register; the 16 floats of
- * padding spread the rows over different L1 sets. */
-#define STRATA_SGEMM_A_ROW_STRIDE (STRATA_SGEMM_KC + 16)
+/* The tuning of the ISA class a microkernel is built for: its row of
+ * IsaTuning.def (kc, mc_rows, nc, the in-place thresholds, the prefetch
+ * distance), picked by -DSTRATA_UKERNEL_ISA=<isa> (meson.build). The
+ * compiler includes this header without it and reads each variant's row
+ * itself (UkernelCommon.cpp lookupVariant). */
+#ifdef STRATA_UKERNEL_ISA
+#define STRATA_ISA_TUNING(isa, kc, mc_rows, nc, l1_b_floats, conv_step,        \
+                          in_place_b_rows, b_prefetch_rows, streamed_mib)      \
+  enum {                                                                       \
+    strata_tuning_##isa##_kc = (kc),                                           \
+    strata_tuning_##isa##_mc_rows = (mc_rows),                                 \
+    strata_tuning_##isa##_nc = (nc),                                           \
+    strata_tuning_##isa##_l1_b_floats = (l1_b_floats),                         \
+    strata_tuning_##isa##_conv_step = (conv_step),                             \
+    strata_tuning_##isa##_in_place_b_rows = (in_place_b_rows),                 \
+    strata_tuning_##isa##_b_prefetch_rows = (b_prefetch_rows)                  \
+  };
+#include "IsaTuning.def"
+#undef STRATA_ISA_TUNING
+#define STRATA_TUNING_NAME(isa, field) strata_tuning_##isa##_##field
+#define STRATA_TUNING_OF(isa, field) STRATA_TUNING_NAME(isa, field)
+#define STRATA_TUNING(field) STRATA_TUNING_OF(STRATA_UKERNEL_ISA, field)
 
+#define STRATA_SGEMM_KC STRATA_TUNING(kc)
+#define STRATA_SGEMM_MC_ROWS STRATA_TUNING(mc_rows)
+#define STRATA_SGEMM_NC STRATA_TUNING(nc)
+/* Floats of B panels a depth block may have for all of them to stay in L1:
+ * the driver then walks C a row panel at a time (SgemmDriver.h). */
+#define STRATA_SGEMM_L1_B_FLOATS STRATA_TUNING(l1_b_floats)
 /* A matrix, or a 1x1 convolution's dense pixels, is read in place by the
  * microkernel rather than packed when its rows spread over the L1 cache's
  * sets (SgemmDriver.h rowStrideOf, spreadRows: rows a multiple of 4 KiB
@@ -52,13 +66,24 @@
  * A convolution's windows are read in place (no im2col copy) when the
  * pixels of an output row are at most this many floats apart
  * (SgemmDriver.h convPixelStep). That path reads a window's runs and has
- * no prefetch: wider pixels (96 and 144 channels, mobilenet_v2 batch 8)
- * were 1.1-1.4x slower in place. */
-#define STRATA_SGEMM_CONV_IN_PLACE_MAX_STEP 64
-
+ * no prefetch. */
+#define STRATA_SGEMM_CONV_IN_PLACE_MAX_STEP STRATA_TUNING(conv_step)
 /* At most this many rows of A in a call: B is read in place rather than
  * packed (SgemmDriver.h). */
-#define STRATA_SGEMM_IN_PLACE_B_ROWS 4
+#define STRATA_SGEMM_IN_PLACE_B_ROWS STRATA_TUNING(in_place_b_rows)
+/* Rows of B ahead of the one a depth step reads that it prefetches
+ * (SgemmRuns.h). */
+#define STRATA_SGEMM_B_PREFETCH_ROWS STRATA_TUNING(b_prefetch_rows)
+#endif
+
+/* Rows of A packed at a time: MR times this many panels, which covers
+ * mc_rows. */
+#define STRATA_SGEMM_MC_PANELS(mr, mc_rows) (((mc_rows) + (mr) - 1) / (mr))
+/* Packed A keeps rows (not k-major panels): row i of an MR-row panel at
+ * floats i * this from the panel's start, a compile-time constant so the
+ * microkernel addresses every row from one register; the 16 floats of
+ * padding spread the rows over different L1 sets. */
+#define STRATA_SGEMM_A_ROW_STRIDE(kc) ((kc) + 16)
 
 /* Bit 0 of the flags argument: add to C instead of overwriting it. */
 #define STRATA_SGEMM_ACCUMULATE 1
@@ -91,17 +116,18 @@
  * reading every line of C in before it is overwritten. */
 #define STRATA_SGEMM_STREAM 256
 
-/* Floats of scratch one call needs for an m x n x k problem: packed A
- * (min(MC, m rounded up to MR) rows of STRATA_SGEMM_A_ROW_STRIDE) then
- * packed B (min(KC, k) x min(NC, n rounded up to NR)). */
+/* Floats of scratch one call needs for an m x n x k problem with the
+ * tuning (kc, mc_rows, nc) of its variant: packed A (min(MC, m rounded up
+ * to MR) rows of STRATA_SGEMM_A_ROW_STRIDE) then packed B (min(kc, k) x
+ * min(nc, n rounded up to NR)). */
 #define STRATA_SGEMM_ROUND_UP(x, r) (((x) + (r) - 1) / (r) * (r))
 #define STRATA_SGEMM_MIN(a, b) ((a) < (b) ? (a) : (b))
-#define STRATA_SGEMM_SCRATCH_A(mr, m, k)                                       \
-  (STRATA_SGEMM_MIN((mr) * STRATA_SGEMM_MC_PANELS(mr),                         \
+#define STRATA_SGEMM_SCRATCH_A(mr, kc, mc_rows, m, k)                          \
+  (STRATA_SGEMM_MIN((mr) * STRATA_SGEMM_MC_PANELS(mr, mc_rows),                \
                     STRATA_SGEMM_ROUND_UP((m), (mr))) *                        \
-   STRATA_SGEMM_A_ROW_STRIDE)
-#define STRATA_SGEMM_SCRATCH_B(nr, n, k)                                       \
-  (STRATA_SGEMM_MIN(STRATA_SGEMM_NC, STRATA_SGEMM_ROUND_UP((n), (nr))) *       \
-   STRATA_SGEMM_MIN(STRATA_SGEMM_KC, (k)))
+   STRATA_SGEMM_A_ROW_STRIDE(kc))
+#define STRATA_SGEMM_SCRATCH_B(nr, kc, nc, n, k)                               \
+  (STRATA_SGEMM_MIN((nc), STRATA_SGEMM_ROUND_UP((n), (nr))) *                  \
+   STRATA_SGEMM_MIN((kc), (k)))
 
 #endif /* STRATA_UKERNEL_SGEMM_PARAMS_H_ */

@@ -46,15 +46,11 @@ sgemmPrefetchNext(const float *next, int64_t lda, int mr, int64_t *row,
  * the variants expand it twice, so that the loop without the prefetch
  * carries none of its state (addressing the rows of A takes most general
  * registers). */
-/* Rows of B ahead of the one a depth step reads that it prefetches: B
- * streams from memory when it is a weight read once per call (a few rows of
- * A: a decoder's token), and one sequential stream alone leaves the memory
- * bus mostly idle. The lines go to L2 (prefetcht1): on the Intel Xeon
- * (AVX-512, 2026-12-03) non-temporal prefetches (prefetchnta) held GPT-2's
- * 768 x 50257 output projection for one token at 29 ms (5.3 GB/s), into
- * L1 at 14.7 ms, into L2 at 13.2 ms (11.7 GB/s; OpenBLAS 10.6 ms); 96
- * rows ahead were no better. */
-#define STRATA_SGEMM_B_PREFETCH_ROWS 48
+/* The steps prefetch B STRATA_SGEMM_B_PREFETCH_ROWS rows ahead (the ISA's
+ * b_prefetch_rows, IsaTuning.def): B streams from memory when it is a
+ * weight read once per call (a few rows of A: a decoder's token), and one
+ * sequential stream alone leaves the memory bus mostly idle. The lines go
+ * to L2 (prefetcht1). */
 
 #define STRATA_SGEMM_STEPS(prefetch, VecT, load, broadcast, fma, half)         \
   for (int64_t r = 0; r < runs->count; ++r) {                                  \
