@@ -3,9 +3,10 @@
 // Walks a bufferized dispatch function in order. Memref values are views
 // (slot, element offset, sizes, strides) resolved statically through
 // subview, reshape, cast and transpose; every linalg op becomes a generic
-// instruction (or a matmul for f32 contractions) over those views, with
-// per-loop strides composed from its indexing maps; memref.copy becomes an
-// identity generic. The numbers come from schemas/kernel_opcodes.def.
+// instruction (or a matmul for f32, f16 and bf16 contractions) over those
+// views, with per-loop strides composed from its indexing maps; memref.copy
+// becomes an identity generic. The numbers come from
+// schemas/kernel_opcodes.def.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelEncoder.h"
@@ -1657,11 +1658,23 @@ bool FunctionEncoder::tryMatmul(linalg::LinalgOp op,
       !linalg::isaContractionOpInterface(op)) {
     return false;
   }
+  // f32, f16 or bf16 matrices (kernel_bytecode.h matmul): an f16/bf16 C
+  // with A and B of its type and the plain multiply-add in that type (each
+  // product and sum rounded to it), or an f32 C whose f16/bf16 inputs the
+  // body widens (arith.extf) before the f32 multiply-add.
+  SmallVector<Type> elementTypes;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type || !type.getElementType().isF32()) {
+    if (!type ||
+        !(type.getElementType().isF32() || isHalfType(type.getElementType()))) {
       return false;
     }
+    elementTypes.push_back(type.getElementType());
+  }
+  Type accumulator = elementTypes[2];
+  if (isHalfType(accumulator) &&
+      (elementTypes[0] != accumulator || elementTypes[1] != accumulator)) {
+    return false;
   }
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
@@ -1669,10 +1682,46 @@ bool FunctionEncoder::tryMatmul(linalg::LinalgOp op,
       dims->n.size() != 1 || dims->k.size() != 1) {
     return false;
   }
-  // The body must be the plain multiply-add (no conversions).
+  // The body: yield(addf(acc, mulf(a, b))) in C's type, a and b the input
+  // arguments, each widened by an extf when it is f16/bf16 and C is f32;
+  // nothing else.
   Block *body = op.getBlock();
-  if (body->getOperations().size() != 3 || !isa<arith::MulFOp>(body->front()) ||
-      !isa<arith::AddFOp>(*std::next(body->begin()))) {
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield && yield.getNumOperands() == 1
+                 ? yield.getOperand(0).getDefiningOp<arith::AddFOp>()
+                 : arith::AddFOp();
+  if (!add || add.getType() != accumulator) {
+    return false;
+  }
+  Value product = add.getLhs() == body->getArgument(2)   ? add.getRhs()
+                  : add.getRhs() == body->getArgument(2) ? add.getLhs()
+                                                         : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
+  if (!mul || mul->getBlock() != body) {
+    return false;
+  }
+  unsigned expectedOps = 3;
+  auto isInput = [&](Value value, unsigned index) {
+    if (value == body->getArgument(index)) {
+      return elementTypes[index] == accumulator;
+    }
+    auto ext = value.getDefiningOp<arith::ExtFOp>();
+    if (!ext || ext->getBlock() != body ||
+        ext.getIn() != body->getArgument(index) || !accumulator.isF32() ||
+        !isHalfType(elementTypes[index])) {
+      return false;
+    }
+    ++expectedOps;
+    return true;
+  };
+  auto matches = [&](unsigned lhs, unsigned rhs) {
+    expectedOps = 3;
+    return isInput(mul.getLhs(), lhs) && isInput(mul.getRhs(), rhs);
+  };
+  if (!matches(0, 1) && !matches(1, 0)) {
+    return false;
+  }
+  if (body->getOperations().size() != expectedOps) {
     return false;
   }
   unsigned m = dims->m[0];
@@ -1700,7 +1749,7 @@ bool FunctionEncoder::tryMatmul(linalg::LinalgOp op,
   auto matrix = [&](unsigned index, unsigned row, unsigned col) {
     const View &view = views[op->getOpOperand(index).get()];
     code.push_back(view.slot);
-    code.push_back(typeNumber(kernel::Type::F32));
+    code.push_back(view.type);
     emitWide(operandOffsets[index]);
     emitWide(b ? operandStrides[index][*b] : Dim(0));
     emitWide(operandStrides[index][row]);

@@ -167,3 +167,27 @@ module @modout {
   }
   }
 }
+
+// -----
+
+// An f16 matmul is the matmul instruction (2: batch 1, M 2, N 3, K 8) on
+// f16 matrices (type 7: A slot 0, row stride 8; B slot 1; C slot 2), which
+// rounds each product and sum to f16 as the body does, not generic loops.
+// CHECK-LABEL: module @mm16
+// CHECK: data("SKBC
+// CHECK-SAME: \02\00\00\00\01\00\00\00\02\00\00\00\03\00\00\00\08\00\00\00\00\00\00\00\07\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\08\00\00\00\00\00\00\00\01\00\00\00\00\00\00\00\01\00\00\00\07\00\00\00
+// CHECK-SAME: \02\00\00\00\07\00\00\00
+// CHECK: hal.executable.export @mm
+module @mm16 {
+  flow.executable @mm16_linked {
+  builtin.module {
+    func.func @mm(%a: tensor<2x8xf16>, %b: tensor<8x3xf16>) -> tensor<2x3xf16> {
+      %z = arith.constant 0.0 : f16
+      %e = tensor.empty() : tensor<2x3xf16>
+      %f = linalg.fill ins(%z : f16) outs(%e : tensor<2x3xf16>) -> tensor<2x3xf16>
+      %r = linalg.matmul ins(%a, %b : tensor<2x8xf16>, tensor<8x3xf16>) outs(%f : tensor<2x3xf16>) -> tensor<2x3xf16>
+      return %r : tensor<2x3xf16>
+    }
+  }
+  }
+}
