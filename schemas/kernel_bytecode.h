@@ -41,8 +41,12 @@
  *             output stores)
  *
  *   matmul:   2 | batch | M | N | K | 3 x matrix (A: MxK, B: KxN, C: MxN)
- *   matrix:   slot | type (f32) | i64 offset | i64 batch stride
- *             | i64 row stride | i64 column stride
+ *   matrix:   slot | type (f32, f16 or bf16) | i64 offset
+ *             | i64 batch stride | i64 row stride | i64 column stride
+ *             An f32 C accumulates in f32 (f16/bf16 A or B widened
+ *             exactly); an f16/bf16 C needs A and B of its type and rounds
+ *             each product and each sum to it (to nearest even), in order
+ *             of k, as an f16/bf16 multiply-add body computes it.
  *
  *   shape:    3 | value count V (1..kMaxValues) | V x (op | a | b)
  *             | requirement count Q | Q x (slot | value)

@@ -855,6 +855,55 @@ __attribute__((always_inline)) inline void matmulBlockImpl(
   }
 }
 
+// x rounded to the nearest f16 (Half) or bf16 value, kept as f32; NaN stays
+// NaN. The same results as floatToHalf/floatToBfloat and back, written with
+// selects only so that the loops calling it vectorize.
+template <bool Half>
+__attribute__((always_inline)) inline float roundNarrow(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof(u));
+  uint32_t sign = u & 0x80000000u;
+  uint32_t a = u ^ sign;
+  uint32_t r;
+  if (Half) {
+    uint32_t normal = (a + 0xFFFu + ((a >> 13) & 1u)) & ~0x1FFFu;
+    // Below f16's smallest normal: multiples of 2^-24 (0.5's f32 ulp).
+    float ax;
+    std::memcpy(&ax, &a, sizeof(ax));
+    float tiny = (ax + 0.5f) - 0.5f;
+    uint32_t tiny_bits;
+    std::memcpy(&tiny_bits, &tiny, sizeof(tiny_bits));
+    r = a < 0x38800000u ? tiny_bits : normal;
+    r = a >= 0x477FF000u ? 0x7F800000u : r;
+  } else {
+    r = (a + 0x7FFFu + ((a >> 16) & 1u)) & 0xFFFF0000u;
+  }
+  r = a > 0x7F800000u ? ((a | 0x00400000u) & 0xFFFFE000u) : r;
+  r |= sign;
+  float out;
+  std::memcpy(&out, &r, sizeof(out));
+  return out;
+}
+
+// The block kernel of an f16 (Half) or bf16 matmul: A, B and C already in
+// f32 (exactly), each product and each sum rounded to the type as the
+// f16/bf16 linalg body computes them, in the same order of k.
+template <uint32_t Rows, bool Half>
+__attribute__((always_inline)) inline void matmulBlockNarrowImpl(
+    const float* a, int64_t a_row, const float* b, int64_t b_row, float* c,
+    int64_t c_row, uint32_t cols, uint32_t depth) {
+  for (uint32_t k = 0; k < depth; ++k) {
+    const float* b_k = b + k * b_row;
+    for (uint32_t r = 0; r < Rows; ++r) {
+      float x = a[r * a_row + k];
+      float* __restrict out = c + r * c_row;
+      for (uint32_t j = 0; j < cols; ++j) {
+        out[j] = roundNarrow<Half>(out[j] + roundNarrow<Half>(x * b_k[j]));
+      }
+    }
+  }
+}
+
 // The block kernels, compiled for the baseline ISA and, on x86-64, also for
 // AVX2+FMA and AVX-512 (picked once at load by the dynamic loader, from
 // what this CPU has): wider vectors for the one hot loop. Not in sanitized
@@ -893,9 +942,127 @@ void matmulBlock1(const float* a, int64_t a_row, int64_t a_col, const float* b,
                      depth);
 }
 
+STRATA_PORTABLE_CLONES
+void matmulBlockNarrow(bool half, uint32_t rows, const float* a, int64_t a_row,
+                       const float* b, int64_t b_row, float* c, int64_t c_row,
+                       uint32_t cols, uint32_t depth) {
+  if (rows == kRows) {
+    if (half) {
+      matmulBlockNarrowImpl<kRows, true>(a, a_row, b, b_row, c, c_row, cols,
+                                         depth);
+    } else {
+      matmulBlockNarrowImpl<kRows, false>(a, a_row, b, b_row, c, c_row, cols,
+                                          depth);
+    }
+    return;
+  }
+  for (uint32_t r = 0; r < rows; ++r) {
+    if (half) {
+      matmulBlockNarrowImpl<1, true>(a + r * a_row, a_row, b, b_row,
+                                     c + r * c_row, c_row, cols, depth);
+    } else {
+      matmulBlockNarrowImpl<1, false>(a + r * a_row, a_row, b, b_row,
+                                      c + r * c_row, c_row, cols, depth);
+    }
+  }
+}
+
 // Depth steps per pass over a column panel: its rows of B (256 x 64 floats,
 // 64 KB) stay in cache while every row block of A reads them.
 constexpr uint32_t kDepthBlock = 256;
+
+// Element `index` of a matrix of `type` (f32, f16 or bf16) as f32.
+inline float matrixElement(const uint8_t* base, uint32_t type, int64_t index) {
+  if (type == static_cast<uint32_t>(Type::F32)) {
+    float f;
+    std::memcpy(&f, base + index * 4, sizeof(f));
+    return f;
+  }
+  uint16_t h;
+  std::memcpy(&h, base + index * 2, sizeof(h));
+  return type == static_cast<uint32_t>(Type::F16) ? halfToFloat(h)
+                                                  : bfloatToFloat(h);
+}
+
+// A matmul with an f16 or bf16 matrix: the depth block's panel of B, each
+// block of rows of A and the block of C converted to f32 (exactly) and
+// back. With C f16/bf16 (A and B then of its type: the verifier checks)
+// each product and sum is rounded to that type; with C f32 the f16/bf16
+// inputs are widened and the block kernel is the f32 one.
+void runMatmulNarrow(const uint8_t* const base[3], const uint32_t types[3],
+                     const int64_t strides[3][3], uint32_t batch_begin,
+                     uint32_t batch_end, uint32_t row_begin, uint32_t row_end,
+                     uint32_t n, uint32_t k) {
+  const int64_t* as = strides[0];
+  const int64_t* bs = strides[1];
+  const int64_t* cs = strides[2];
+  bool narrow_c = types[2] != static_cast<uint32_t>(Type::F32);
+  bool half = types[2] == static_cast<uint32_t>(Type::F16);
+  alignas(64) float panel[kDepthBlock * kCols];
+  alignas(64) float a_block[kRows * kDepthBlock];
+  alignas(64) float c_block[kRows * kCols];
+  for (uint32_t bi = batch_begin; bi < batch_end; ++bi) {
+    for (uint32_t k0 = 0; k0 < k; k0 += kDepthBlock) {
+      uint32_t depth = k - k0 < kDepthBlock ? k - k0 : kDepthBlock;
+      for (uint32_t j0 = 0; j0 < n; j0 += kCols) {
+        uint32_t cols = n - j0 < kCols ? n - j0 : kCols;
+        for (uint32_t kk = 0; kk < depth; ++kk) {
+          int64_t row = bi * bs[0] + (k0 + kk) * bs[1] + j0 * bs[2];
+          for (uint32_t j = 0; j < cols; ++j) {
+            panel[kk * kCols + j] =
+                matrixElement(base[1], types[1], row + j * bs[2]);
+          }
+        }
+        for (uint32_t i = row_begin; i < row_end; i += kRows) {
+          uint32_t rows = row_end - i < kRows ? row_end - i : kRows;
+          for (uint32_t r = 0; r < rows; ++r) {
+            int64_t row = bi * as[0] + (i + r) * as[1] + k0 * as[2];
+            for (uint32_t kk = 0; kk < depth; ++kk) {
+              a_block[r * kDepthBlock + kk] =
+                  matrixElement(base[0], types[0], row + kk * as[2]);
+            }
+          }
+          int64_t c_at = bi * cs[0] + i * cs[1] + j0 * cs[2];
+          for (uint32_t r = 0; r < rows; ++r) {
+            for (uint32_t j = 0; j < cols; ++j) {
+              c_block[r * kCols + j] = matrixElement(
+                  base[2], types[2], c_at + r * cs[1] + j * cs[2]);
+            }
+          }
+          if (narrow_c) {
+            matmulBlockNarrow(half, rows, a_block, kDepthBlock, panel, kCols,
+                              c_block, kCols, cols, depth);
+          } else if (rows == kRows) {
+            matmulBlock4(a_block, kDepthBlock, 1, panel, kCols, 1, c_block,
+                         kCols, 1, cols, depth);
+          } else {
+            for (uint32_t r = 0; r < rows; ++r) {
+              matmulBlock1(a_block + r * kDepthBlock, kDepthBlock, 1, panel,
+                           kCols, 1, c_block + r * kCols, kCols, 1, cols,
+                           depth);
+            }
+          }
+          uint8_t* c_base = const_cast<uint8_t*>(base[2]);
+          for (uint32_t r = 0; r < rows; ++r) {
+            int64_t row = c_at + r * cs[1];
+            if (!narrow_c) {
+              for (uint32_t j = 0; j < cols; ++j) {
+                std::memcpy(c_base + (row + j * cs[2]) * 4,
+                            &c_block[r * kCols + j], sizeof(float));
+              }
+              continue;
+            }
+            for (uint32_t j = 0; j < cols; ++j) {
+              uint16_t h = half ? floatToHalf(c_block[r * kCols + j])
+                                : floatToBfloat(c_block[r * kCols + j]);
+              std::memcpy(c_base + (row + j * cs[2]) * 2, &h, sizeof(h));
+            }
+          }
+        }
+      }
+    }
+  }
+}
 
 void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots,
                uint32_t part, uint32_t parts) {
@@ -912,9 +1079,15 @@ void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots,
     return;
   }
   float* base[3];
+  const uint8_t* bytes[3];
+  uint32_t types[3];
+  bool all_f32 = true;
   int64_t strides[3][3];
   for (int i = 0; i < 3; ++i) {
-    base[i] = reinterpret_cast<float*>(slots[p[0]]) + read64(p + 2);
+    types[i] = p[1];
+    all_f32 &= types[i] == static_cast<uint32_t>(Type::F32);
+    bytes[i] = slots[p[0]] + read64(p + 2) * kernel::typeBytes(types[i]);
+    base[i] = reinterpret_cast<float*>(const_cast<uint8_t*>(bytes[i]));
     for (int s = 0; s < 3; ++s) {
       strides[i][s] = read64(p + 4 + 2 * s);
     }
@@ -939,6 +1112,11 @@ void runMatmul(const uint32_t* code, size_t* at, uint8_t* const* slots,
       uint64_t end = blocks * (part + 1) / parts * kRows;
       row_end = static_cast<uint32_t>(end < m ? end : m);
     }
+  }
+  if (!all_f32) {
+    runMatmulNarrow(bytes, types, strides, batch_begin, batch_end, row_begin,
+                    row_end, n, k);
+    return;
   }
   for (uint32_t bi = batch_begin; bi < batch_end; ++bi) {
     for (uint32_t k0 = 0; k0 < k; k0 += kDepthBlock) {

@@ -477,6 +477,7 @@ bool verifyMatmul(Verifier& v, Reader& r, const Slots& slots, Patches& patches,
   uint32_t n = dims[2];
   uint32_t k = dims[3];
   const char* names[3] = {"A", "B", "C"};
+  uint32_t types[3] = {0, 0, 0};
   uint32_t rows[3] = {m, k, m};
   uint32_t cols[3] = {k, n, n};
   for (int i = 0; i < 3; ++i) {
@@ -498,10 +499,22 @@ bool verifyMatmul(Verifier& v, Reader& r, const Slots& slots, Patches& patches,
                       inst_at);
     }
     if (slot >= slots.count() ||
-        type != static_cast<uint32_t>(kernel::Type::F32)) {
+        (type != static_cast<uint32_t>(kernel::Type::F32) &&
+         !kernel::isMemoryOnlyType(type))) {
       return v.reject("matmul at word %" PRIu32 ": %s names slot %" PRIu32
-                      " of %" PRIu32 " with type %" PRIu32 " (f32 only)",
+                      " of %" PRIu32 " with type %" PRIu32
+                      " (f32, f16 or bf16 only)",
                       inst_at, names[i], slot, slots.count(), type);
+    }
+    types[i] = type;
+    // An f16/bf16 C accumulates in its type: A and B must be of it.
+    if (i == 2 && kernel::isMemoryOnlyType(type) &&
+        (types[0] != type || types[1] != type)) {
+      return v.reject("matmul at word %" PRIu32
+                      ": C is %s but A is %s and B %s (an f16 or bf16 C "
+                      "needs A and B of its type)",
+                      inst_at, kernel::typeName(type),
+                      kernel::typeName(types[0]), kernel::typeName(types[1]));
     }
     if (i == 2 && slots.readOnly(slot)) {
       return v.reject("matmul at word %" PRIu32

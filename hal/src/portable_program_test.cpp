@@ -732,3 +732,131 @@ TEST_CASE("rejects bad magic and odd sizes") {
 }
 
 }  // namespace
+
+// One export "mm": C (m x n) += A (m x k) * B (k x n), row-major, with the
+// matrices' types and C's binding size adjustable to break it.
+struct MatmulProgram {
+  uint32_t m = 5;  // a block of 4 rows and one more
+  uint32_t n = 3;
+  uint32_t k = 2048;
+  kernel::Type a = kernel::Type::F16;
+  kernel::Type b = kernel::Type::F16;
+  kernel::Type c = kernel::Type::F16;
+  int64_t c_bytes_less = 0;
+
+  uint64_t bytes(kernel::Type type, uint64_t count) const {
+    return count * kernel::typeBytes(t(type));
+  }
+  std::vector<uint32_t> words() const {
+    std::vector<uint32_t> w = {kernel::kMagic, kernel::kVersion,
+                               kernel::kTableDigest, 1};
+    w.push_back(2);  // name "mm"
+    uint32_t name = 0;
+    std::memcpy(&name, "mm", 2);
+    w.push_back(name);
+    w.push_back(3);  // bindings A, B, C
+    w.push_back(0);  // constants
+    auto push64 = [&](std::vector<uint32_t>& to, uint64_t v) {
+      to.push_back(static_cast<uint32_t>(v));
+      to.push_back(static_cast<uint32_t>(v >> 32));
+    };
+    push64(w, bytes(a, uint64_t(m) * k));
+    push64(w, bytes(b, uint64_t(k) * n));
+    push64(w, bytes(c, uint64_t(m) * n) - c_bytes_less);
+    w.push_back(0);  // temporaries
+    w.push_back(0);  // constant data
+    w.push_back(0);  // registers
+    std::vector<uint32_t> code = {static_cast<uint32_t>(kernel::Inst::Matmul),
+                                  1, m, n, k};
+    auto matrix = [&](uint32_t slot, kernel::Type type, uint64_t rows_stride) {
+      code.push_back(slot);
+      code.push_back(t(type));
+      push64(code, 0);            // offset
+      push64(code, 0);            // batch stride
+      push64(code, rows_stride);  // row stride
+      push64(code, 1);            // column stride
+    };
+    matrix(0, a, k);
+    matrix(1, b, n);
+    matrix(2, c, n);
+    w.push_back(static_cast<uint32_t>(code.size()));
+    w.insert(w.end(), code.begin(), code.end());
+    return w;
+  }
+};
+
+TEST_CASE("an f16 matmul rounds each product and sum to f16") {
+  strata_hal_executable_t* executable = nullptr;
+  MatmulProgram program;
+  REQUIRE(load(program.words(), &executable) == "OK");
+  // 2048 steps of 1.0 * 0.01 (0x211F): an f16 sum stalls past 16 where its
+  // spacing outgrows the step; f32's would be 20.48.
+  std::vector<uint16_t> a(5 * 2048, 0x3C00);
+  std::vector<uint16_t> b(2048 * 3, 0x211F);
+  std::vector<uint16_t> c(5 * 3, 0);
+  CHECK(run(executable, {a.data(), b.data(), c.data()},
+            {a.size() * 2, b.size() * 2, c.size() * 2}) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_OK);
+  for (uint16_t value : c) {
+    CHECK(value == 0x4D12);  // 20.28125
+  }
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("a bf16 matmul rounds each product and sum to bf16") {
+  strata_hal_executable_t* executable = nullptr;
+  MatmulProgram program;
+  program.k = 300;
+  program.a = program.b = program.c = kernel::Type::BF16;
+  REQUIRE(load(program.words(), &executable) == "OK");
+  std::vector<uint16_t> a(5 * 300, 0x3F80);  // 1.0
+  std::vector<uint16_t> b(300 * 3, 0x3C24);  // 0.01
+  std::vector<uint16_t> c(5 * 3, 0);
+  CHECK(run(executable, {a.data(), b.data(), c.data()},
+            {a.size() * 2, b.size() * 2, c.size() * 2}) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_OK);
+  for (uint16_t value : c) {
+    CHECK(value == 0x404E);  // 3.21875
+  }
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("an f32 matmul of f16 inputs widens them exactly") {
+  strata_hal_executable_t* executable = nullptr;
+  MatmulProgram program;
+  program.c = kernel::Type::F32;
+  REQUIRE(load(program.words(), &executable) == "OK");
+  std::vector<uint16_t> a(5 * 2048, 0x3C00);
+  std::vector<uint16_t> b(2048 * 3, 0x211F);
+  std::vector<float> c(5 * 3, 0.0f);
+  CHECK(run(executable, {a.data(), b.data(), c.data()},
+            {a.size() * 2, b.size() * 2, c.size() * 4}) ==
+        STRATA_HAL_EXECUTABLE_DISPATCH_OK);
+  for (float value : c) {
+    CHECK(value == 20.484375f);  // f32's sum of 2048 f16 0.01s
+  }
+  strata_hal_executable_release(executable);
+}
+
+TEST_CASE("rejects an f16 matmul whose A or B is of another type") {
+  MatmulProgram program;
+  program.a = kernel::Type::F32;
+  std::string error = load(program.words());
+  CHECK(error.find("INVALID_ARGUMENT") == 0);
+  CHECK(error.find("C is f16 but A is f32 and B f16") != std::string::npos);
+}
+
+TEST_CASE("rejects a matmul of integers") {
+  MatmulProgram program;
+  program.b = kernel::Type::I16;
+  CHECK(load(program.words())
+            .find("B names slot 1 of 3 with type 4 (f32, "
+                  "f16 or bf16 only)") != std::string::npos);
+}
+
+TEST_CASE("rejects an f16 matmul past its binding, counted in f16 bytes") {
+  MatmulProgram program;
+  program.c_bytes_less = 1;  // 29 bytes: C's last f16 element sticks out
+  CHECK(load(program.words()).find("C reaches elements [0, 14] of f16") !=
+        std::string::npos);
+}

@@ -70,6 +70,8 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
         !target || !target->hasDirectConvolution(targetOptions);
     int64_t minWork = target ? target->minMatmulTileWork(targetOptions) : 0;
     flowOptions.im2colMinWork = minWork;
+    flowOptions.im2colDynamicBatch =
+        target && target->im2colDynamicBatch(targetOptions);
     flow::PackWeightsPassOptions packOptions;
     packOptions.panelColumns =
         target ? target->weightPanelColumns(targetOptions) : 0;

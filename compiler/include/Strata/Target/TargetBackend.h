@@ -54,6 +54,12 @@ public:
   virtual bool hasDirectConvolution(const TargetBackendOptions &options) const {
     return false;
   }
+  /// Whether the flow phase also makes im2col matmuls of convolutions whose
+  /// batch is dynamic (its dynamic matmul is fast where its convolution
+  /// loops are not); false keeps them whole.
+  virtual bool im2colDynamicBatch(const TargetBackendOptions &options) const {
+    return false;
+  }
   /// The panel width its matmul kernels read constant weights in, so the
   /// flow phase stores them packed (--strata-pack-weights); 0: as written.
   virtual int64_t

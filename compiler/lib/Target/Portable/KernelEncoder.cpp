@@ -3,9 +3,10 @@
 // Walks a bufferized dispatch function in order. Memref values are views
 // (slot, element offset, sizes, strides) resolved statically through
 // subview, reshape, cast and transpose; every linalg op becomes a generic
-// instruction (or a matmul for f32 contractions) over those views, with
-// per-loop strides composed from its indexing maps; memref.copy becomes an
-// identity generic. The numbers come from schemas/kernel_opcodes.def.
+// instruction (or a matmul for f32, f16 and bf16 contractions) over those
+// views, with per-loop strides composed from its indexing maps; memref.copy
+// becomes an identity generic. The numbers come from
+// schemas/kernel_opcodes.def.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelEncoder.h"
@@ -290,6 +291,7 @@ private:
   LogicalResult defineView(Value result, Operation *op);
   LogicalResult encodeLinalg(linalg::LinalgOp op);
   LogicalResult encodeCopy(memref::CopyOp op);
+  LogicalResult encodeStore(memref::StoreOp op);
   bool tryMatmul(linalg::LinalgOp op, ArrayRef<SmallVector<Dim>> operandStrides,
                  ArrayRef<Dim> operandOffsets, ArrayRef<Dim> loops);
   FailureOr<View> viewOf(Value value, Operation *user);
@@ -879,6 +881,14 @@ public:
     return d;
   }
   LogicalResult emitConstant(Value value, Attribute attr, Operation *user);
+  /// A gather of element sum(indices[r] * view.strides[r]) of generic
+  /// operand `operand` (the view's start, strides 0), range-checked against
+  /// the view's extent at run time.
+  FailureOr<uint32_t> emitGather(const View &view, uint32_t operand,
+                                 ArrayRef<uint32_t> indices, uint32_t type,
+                                 Operation *user);
+  /// A register (i64) holding `expr` of the loop indices; the caller owns it.
+  FailureOr<uint32_t> affineRegister(AffineExpr expr, Operation *user);
   /// `reg` (f32) rounded to `type`'s precision when it is f16 or bf16 (the
   /// value computed in f32 is then what that type would hold), else `reg`.
   uint32_t roundTo(Type type, uint32_t reg) {
@@ -949,6 +959,15 @@ public:
   llvm::DenseMap<Value, Attribute> argumentConstants;
   // Block arguments of scalar operands that are function arguments.
   llvm::DenseMap<Value, Value> scalarOperands;
+  // Block arguments of inputs whose indexing map is not linear in the
+  // loops (d mod c, d floordiv c): gathered at the map's results, each
+  // computed from the loop indices. Their view, generic operand and map.
+  struct MapGather {
+    View view;
+    uint32_t operand;
+    AffineMap map;
+  };
+  llvm::DenseMap<Value, MapGather> argumentGathers;
   // Scalar function arguments: their first push constant word.
   const llvm::DenseMap<Value, uint32_t> *pushWords = nullptr;
   // Memrefs the body reads at computed indices (memref.load): their view
@@ -1000,6 +1019,35 @@ FailureOr<uint32_t> BodyEncoder::valueRegister(Value value, Operation *user) {
     bind(value, reg);
     return reg;
   }
+  if (auto it = argumentGathers.find(value); it != argumentGathers.end()) {
+    FailureOr<uint32_t> type = registerType(value.getType());
+    if (failed(type)) {
+      return user->emitError() << kPrefix << "value of type " << value.getType()
+                               << " is not supported";
+    }
+    SmallVector<uint32_t> indices;
+    auto releaseAll = [&]() {
+      for (uint32_t reg : indices) {
+        release(reg);
+      }
+    };
+    for (AffineExpr expr : it->second.map.getResults()) {
+      FailureOr<uint32_t> reg = affineRegister(expr, user);
+      if (failed(reg)) {
+        releaseAll();
+        return failure();
+      }
+      indices.push_back(*reg);
+    }
+    FailureOr<uint32_t> reg =
+        emitGather(it->second.view, it->second.operand, indices, *type, user);
+    releaseAll();
+    if (failed(reg)) {
+      return failure();
+    }
+    bind(value, *reg);
+    return *reg;
+  }
   if (auto it = scalarOperands.find(value); it != scalarOperands.end()) {
     FailureOr<uint32_t> reg = valueRegister(it->second, user);
     if (succeeded(reg)) {
@@ -1039,6 +1087,165 @@ FailureOr<uint32_t> BodyEncoder::valueRegister(Value value, Operation *user) {
                     << " read in a linalg body (only constants, operands and "
                        "body values)";
   return failure();
+}
+
+FailureOr<uint32_t> BodyEncoder::emitGather(const View &view, uint32_t operand,
+                                            ArrayRef<uint32_t> indices,
+                                            uint32_t type, Operation *user) {
+  if (indices.size() != view.sizes.size()) {
+    return user->emitError()
+           << kPrefix << "reads " << indices.size()
+           << " indices of a view of rank " << view.sizes.size();
+  }
+  // The element's position: sum(index[r] * stride[r]) (i64), within
+  // extent = 1 + sum((size[r] - 1) * stride[r]) (0 when a size is 0:
+  // every index is then out of range).
+  uint32_t i64 = typeNumber(kernel::Type::I64);
+  std::optional<uint32_t> linear;
+  bool linearOwned = false;
+  Dim extent = 1;
+  bool empty = false;
+  for (auto [r, reg] : llvm::enumerate(indices)) {
+    if (view.strides[r].isStatic() && view.strides[r].constant < 0) {
+      return user->emitError() << kPrefix << "gathers through a negative "
+                               << "stride";
+    }
+    empty |= view.sizes[r].isConstant(0);
+    extent = shape->plus(
+        extent,
+        shape->mul(shape->combine(kernel::Value::Sub, view.sizes[r], Dim(1)),
+                   view.strides[r]));
+    uint32_t term = reg;
+    bool termOwned = false;
+    if (!view.strides[r].isConstant(1)) {
+      uint32_t c = emitIndex(view.strides[r]);
+      term = emit(kernel::Op::MulI, i64, 0, reg, c);
+      release(c);
+      termOwned = true;
+    }
+    if (linear) {
+      uint32_t sum = emit(kernel::Op::AddI, i64, 0, *linear, term);
+      if (linearOwned) {
+        release(*linear);
+      }
+      if (termOwned) {
+        release(term);
+      }
+      linear = sum;
+      linearOwned = true;
+    } else {
+      linear = term;
+      linearOwned = termOwned;
+    }
+  }
+  if (!linear) {
+    linear = emit(kernel::Op::Const, i64, 0, 0, 0);
+    linearOwned = true;
+  }
+  if (empty) {
+    extent = 0;
+  } else if (!extent.isStatic()) {
+    // A run-time size of 0 makes the formula meaningless: no element.
+    Dim smallest = 1;
+    for (const Dim &size : view.sizes) {
+      smallest = shape->combine(kernel::Value::MinS, smallest, size);
+    }
+    extent = shape->combine(
+        kernel::Value::MaxS, Dim(0),
+        shape->combine(kernel::Value::Mul, extent,
+                       shape->combine(kernel::Value::MaxS, Dim(0), smallest)));
+  }
+  if (extent.isStatic() &&
+      (extent.constant < 1 || extent.constant > UINT32_MAX)) {
+    return user->emitError() << kPrefix << "gathers from " << extent.constant
+                             << " elements (at most 2^32 - 1)";
+  }
+  if (!extent.isStatic()) {
+    patches.push_back({static_cast<uint32_t>(body.size() + 4),
+                       static_cast<uint32_t>(extent.value)});
+  }
+  uint32_t result =
+      emit(kernel::Op::Gather, type, 0, operand, *linear,
+           extent.isStatic() ? static_cast<uint32_t>(extent.constant) : 0);
+  if (linearOwned) {
+    release(*linear);
+  }
+  return result;
+}
+
+std::string exprText(AffineExpr expr) {
+  std::string text;
+  llvm::raw_string_ostream(text) << expr;
+  return text;
+}
+
+FailureOr<uint32_t> BodyEncoder::affineRegister(AffineExpr expr,
+                                                Operation *user) {
+  uint32_t i64 = typeNumber(kernel::Type::I64);
+  if (auto d = dyn_cast<AffineDimExpr>(expr)) {
+    return emit(kernel::Op::Index, i64, 0, d.getPosition());
+  }
+  if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+    uint64_t bits = static_cast<uint64_t>(c.getValue());
+    return emit(kernel::Op::Const, i64, 0, static_cast<uint32_t>(bits),
+                static_cast<uint32_t>(bits >> 32));
+  }
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary) {
+    return user->emitError()
+           << kPrefix << "cannot compute the index " << exprText(expr);
+  }
+  bool divides = binary.getKind() == AffineExprKind::Mod ||
+                 binary.getKind() == AffineExprKind::FloorDiv ||
+                 binary.getKind() == AffineExprKind::CeilDiv;
+  auto divisor = dyn_cast<AffineConstantExpr>(binary.getRHS());
+  if (divides && (!divisor || divisor.getValue() <= 0)) {
+    return user->emitError()
+           << kPrefix << "cannot compute the index " << exprText(expr)
+           << " (a division by other than a positive "
+           << "constant)";
+  }
+  FailureOr<uint32_t> lhs = affineRegister(binary.getLHS(), user);
+  if (failed(lhs)) {
+    return failure();
+  }
+  FailureOr<uint32_t> rhs = affineRegister(binary.getRHS(), user);
+  if (failed(rhs)) {
+    release(*lhs);
+    return failure();
+  }
+  uint32_t result = 0;
+  switch (binary.getKind()) {
+  case AffineExprKind::Add:
+    result = emit(kernel::Op::AddI, i64, 0, *lhs, *rhs);
+    break;
+  case AffineExprKind::Mul:
+    result = emit(kernel::Op::MulI, i64, 0, *lhs, *rhs);
+    break;
+  case AffineExprKind::FloorDiv:
+    result = emit(kernel::Op::FloorDivSI, i64, 0, *lhs, *rhs);
+    break;
+  case AffineExprKind::CeilDiv:
+    result = emit(kernel::Op::CeilDivSI, i64, 0, *lhs, *rhs);
+    break;
+  case AffineExprKind::Mod: {
+    // lhs - rhs * floor(lhs / rhs): in [0, rhs) for a positive rhs.
+    uint32_t quotient = emit(kernel::Op::FloorDivSI, i64, 0, *lhs, *rhs);
+    uint32_t product = emit(kernel::Op::MulI, i64, 0, quotient, *rhs);
+    release(quotient);
+    result = emit(kernel::Op::SubI, i64, 0, *lhs, product);
+    release(product);
+    break;
+  }
+  default:
+    release(*lhs);
+    release(*rhs);
+    return user->emitError()
+           << kPrefix << "cannot compute the index " << exprText(expr);
+  }
+  release(*lhs);
+  release(*rhs);
+  return result;
 }
 
 std::optional<kernel::Op> binaryOp(Operation *op) {
@@ -1188,84 +1395,20 @@ LogicalResult BodyEncoder::encodeOp(Operation *op) {
     if (it == gathered.end() || failed(type)) {
       return op->emitError() << kPrefix << "cannot encode this load";
     }
-    const View &view = it->second.first;
-    // The element's position: sum(index[r] * stride[r]) (i64), within
-    // extent = 1 + sum((size[r] - 1) * stride[r]) (0 when a size is 0:
-    // every index is then out of range).
-    uint32_t i64 = typeNumber(kernel::Type::I64);
-    std::optional<uint32_t> linear;
-    bool linearOwned = false;
-    Dim extent = 1;
-    bool empty = false;
-    for (auto [r, index] : llvm::enumerate(load.getIndices())) {
-      if (view.strides[r].isStatic() && view.strides[r].constant < 0) {
-        return op->emitError() << kPrefix << "gathers through a negative "
-                               << "stride";
-      }
-      empty |= view.sizes[r].isConstant(0);
-      extent = shape->plus(
-          extent,
-          shape->mul(shape->combine(kernel::Value::Sub, view.sizes[r], Dim(1)),
-                     view.strides[r]));
+    SmallVector<uint32_t> indices;
+    for (Value index : load.getIndices()) {
       FailureOr<uint32_t> reg = valueRegister(index, op);
       if (failed(reg)) {
         return failure();
       }
-      uint32_t term = *reg;
-      bool termOwned = false;
-      if (!view.strides[r].isConstant(1)) {
-        uint32_t c = emitIndex(view.strides[r]);
-        term = emit(kernel::Op::MulI, i64, 0, *reg, c);
-        release(c);
-        termOwned = true;
-      }
-      if (linear) {
-        uint32_t sum = emit(kernel::Op::AddI, i64, 0, *linear, term);
-        if (linearOwned) {
-          release(*linear);
-        }
-        if (termOwned) {
-          release(term);
-        }
-        linear = sum;
-        linearOwned = true;
-      } else {
-        linear = term;
-        linearOwned = termOwned;
-      }
+      indices.push_back(*reg);
     }
-    if (!linear) {
-      linear = emit(kernel::Op::Const, i64, 0, 0, 0);
-      linearOwned = true;
+    FailureOr<uint32_t> reg =
+        emitGather(it->second.first, it->second.second, indices, *type, op);
+    if (failed(reg)) {
+      return failure();
     }
-    if (empty) {
-      extent = 0;
-    } else if (!extent.isStatic()) {
-      // A run-time size of 0 makes the formula meaningless: no element.
-      Dim smallest = 1;
-      for (const Dim &size : view.sizes) {
-        smallest = shape->combine(kernel::Value::MinS, smallest, size);
-      }
-      extent = shape->combine(kernel::Value::MaxS, Dim(0),
-                              shape->combine(kernel::Value::Mul, extent,
-                                             shape->combine(kernel::Value::MaxS,
-                                                            Dim(0), smallest)));
-    }
-    if (extent.isStatic() &&
-        (extent.constant < 1 || extent.constant > UINT32_MAX)) {
-      return op->emitError() << kPrefix << "gathers from " << extent.constant
-                             << " elements (at most 2^32 - 1)";
-    }
-    if (!extent.isStatic()) {
-      patches.push_back({static_cast<uint32_t>(body.size() + 4),
-                         static_cast<uint32_t>(extent.value)});
-    }
-    bind(load.getResult(),
-         emit(kernel::Op::Gather, *type, 0, it->second.second, *linear,
-              extent.isStatic() ? static_cast<uint32_t>(extent.constant) : 0));
-    if (linearOwned) {
-      release(*linear);
-    }
+    bind(load.getResult(), *reg);
     return success();
   }
   if (auto fma = dyn_cast<math::FmaOp>(op)) {
@@ -1450,6 +1593,63 @@ LogicalResult FunctionEncoder::encodeCopy(memref::CopyOp op) {
   return success();
 }
 
+/// A scalar store outside a linalg op (tensor.from_elements): a generic of
+/// one iteration whose output operand is the element at the indices (each
+/// a constant or a run-time size, so the verifier proves the element inside
+/// the slot like any other access) and whose body is the value (a constant
+/// or a push constant).
+LogicalResult FunctionEncoder::encodeStore(memref::StoreOp op) {
+  FailureOr<View> target = viewOf(op.getMemRef(), op);
+  if (failed(target)) {
+    return failure();
+  }
+  if (op.getIndices().size() != target->strides.size()) {
+    return op.emitError() << kPrefix << "stores with " << op.getIndices().size()
+                          << " indices into a view of rank "
+                          << target->strides.size();
+  }
+  Dim offset = target->offset;
+  for (auto [index, stride] : llvm::zip(op.getIndices(), target->strides)) {
+    FailureOr<Dim> at = dimOf(index, op);
+    if (failed(at)) {
+      return failure();
+    }
+    if (at->isStatic() && at->constant < 0) {
+      return op.emitError() << kPrefix << "stores at a negative index";
+    }
+    offset = shape.plus(offset, shape.mul(*at, stride));
+  }
+  std::vector<uint32_t> body;
+  BodyEncoder encoder(body, 1);
+  encoder.pushWords = &pushWords;
+  encoder.shape = &shape;
+  FailureOr<uint32_t> reg = encoder.valueRegister(op.getValueToStore(), op);
+  if (failed(reg)) {
+    return failure();
+  }
+  ++instructions;
+  lastSplit = 1;
+  code.push_back(static_cast<uint32_t>(kernel::Inst::Generic));
+  code.push_back(1); // rank
+  code.push_back(1); // one iteration
+  code.push_back(0); // loop order
+  code.push_back(1); // vector
+  code.push_back(1); // operands
+  code.push_back(1); // outputs
+  code.push_back(target->slot);
+  code.push_back(target->type);
+  emitWide(offset);
+  emitWide(0); // stride
+  code.push_back(encoder.count);
+  for (auto [word, value] : encoder.patches) {
+    patches.push_back({word + static_cast<uint32_t>(code.size()), value});
+  }
+  code.insert(code.end(), body.begin(), body.end());
+  code.push_back(*reg); // yield
+  maxRegisters = std::max(maxRegisters, encoder.next);
+  return success();
+}
+
 bool FunctionEncoder::tryMatmul(linalg::LinalgOp op,
                                 ArrayRef<SmallVector<Dim>> operandStrides,
                                 ArrayRef<Dim> operandOffsets,
@@ -1458,11 +1658,23 @@ bool FunctionEncoder::tryMatmul(linalg::LinalgOp op,
       !linalg::isaContractionOpInterface(op)) {
     return false;
   }
+  // f32, f16 or bf16 matrices (kernel_bytecode.h matmul): an f16/bf16 C
+  // with A and B of its type and the plain multiply-add in that type (each
+  // product and sum rounded to it), or an f32 C whose f16/bf16 inputs the
+  // body widens (arith.extf) before the f32 multiply-add.
+  SmallVector<Type> elementTypes;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type || !type.getElementType().isF32()) {
+    if (!type ||
+        !(type.getElementType().isF32() || isHalfType(type.getElementType()))) {
       return false;
     }
+    elementTypes.push_back(type.getElementType());
+  }
+  Type accumulator = elementTypes[2];
+  if (isHalfType(accumulator) &&
+      (elementTypes[0] != accumulator || elementTypes[1] != accumulator)) {
+    return false;
   }
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
@@ -1470,10 +1682,46 @@ bool FunctionEncoder::tryMatmul(linalg::LinalgOp op,
       dims->n.size() != 1 || dims->k.size() != 1) {
     return false;
   }
-  // The body must be the plain multiply-add (no conversions).
+  // The body: yield(addf(acc, mulf(a, b))) in C's type, a and b the input
+  // arguments, each widened by an extf when it is f16/bf16 and C is f32;
+  // nothing else.
   Block *body = op.getBlock();
-  if (body->getOperations().size() != 3 || !isa<arith::MulFOp>(body->front()) ||
-      !isa<arith::AddFOp>(*std::next(body->begin()))) {
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield && yield.getNumOperands() == 1
+                 ? yield.getOperand(0).getDefiningOp<arith::AddFOp>()
+                 : arith::AddFOp();
+  if (!add || add.getType() != accumulator) {
+    return false;
+  }
+  Value product = add.getLhs() == body->getArgument(2)   ? add.getRhs()
+                  : add.getRhs() == body->getArgument(2) ? add.getLhs()
+                                                         : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
+  if (!mul || mul->getBlock() != body) {
+    return false;
+  }
+  unsigned expectedOps = 3;
+  auto isInput = [&](Value value, unsigned index) {
+    if (value == body->getArgument(index)) {
+      return elementTypes[index] == accumulator;
+    }
+    auto ext = value.getDefiningOp<arith::ExtFOp>();
+    if (!ext || ext->getBlock() != body ||
+        ext.getIn() != body->getArgument(index) || !accumulator.isF32() ||
+        !isHalfType(elementTypes[index])) {
+      return false;
+    }
+    ++expectedOps;
+    return true;
+  };
+  auto matches = [&](unsigned lhs, unsigned rhs) {
+    expectedOps = 3;
+    return isInput(mul.getLhs(), lhs) && isInput(mul.getRhs(), rhs);
+  };
+  if (!matches(0, 1) && !matches(1, 0)) {
+    return false;
+  }
+  if (body->getOperations().size() != expectedOps) {
     return false;
   }
   unsigned m = dims->m[0];
@@ -1501,7 +1749,7 @@ bool FunctionEncoder::tryMatmul(linalg::LinalgOp op,
   auto matrix = [&](unsigned index, unsigned row, unsigned col) {
     const View &view = views[op->getOpOperand(index).get()];
     code.push_back(view.slot);
-    code.push_back(typeNumber(kernel::Type::F32));
+    code.push_back(view.type);
     emitWide(operandOffsets[index]);
     emitWide(b ? operandStrides[index][*b] : Dim(0));
     emitWide(operandStrides[index][row]);
@@ -1562,6 +1810,7 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
   // Operands that are memrefs become generic operands; scalar inputs are
   // constants of the body.
   SmallVector<unsigned> memrefOperands;
+  llvm::DenseMap<unsigned, AffineMap> mapGathers;
   Block *block = op.getBlock();
   for (OpOperand &operand : op->getOpOperands()) {
     unsigned index = operand.getOperandNumber();
@@ -1573,6 +1822,23 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
         return failure();
       }
       AffineMap map = maps[index];
+      bool linear = llvm::all_of(map.getResults(), [&](AffineExpr expr) {
+        SmallVector<int64_t> coefficients;
+        int64_t constant = 0;
+        return succeeded(linearize(expr, numLoops, coefficients, constant));
+      });
+      if (!linear && index < op.getNumDpsInputs() &&
+          map.getNumResults() == view->sizes.size()) {
+        // An input read at a non-linear map (d mod c: a tiled repeat): a
+        // gather at the map's results, computed per lane from the loop
+        // indices and range-checked against the view (kernel_opcodes.def
+        // Gather). Its generic operand stays at the view's start.
+        mapGathers[index] = map;
+        operandStrides.push_back(strides);
+        operandOffsets.push_back(view->offset);
+        memrefOperands.push_back(index);
+        continue;
+      }
       for (unsigned r = 0; r < map.getNumResults(); ++r) {
         SmallVector<int64_t> coefficients;
         int64_t constant = 0;
@@ -1601,7 +1867,8 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
     operandStrides.push_back(strides);
     operandOffsets.push_back(offset);
   }
-  if (tryMatmul(op, operandStrides, operandOffsets, loops)) {
+  if (mapGathers.empty() &&
+      tryMatmul(op, operandStrides, operandOffsets, loops)) {
     return success();
   }
 
@@ -1722,6 +1989,11 @@ LogicalResult FunctionEncoder::encodeLinalg(linalg::LinalgOp op) {
     unsigned index = operand.getOperandNumber();
     BlockArgument arg = block->getArgument(index);
     if (auto it = genericIndex.find(index); it != genericIndex.end()) {
+      if (auto gather = mapGathers.find(index); gather != mapGathers.end()) {
+        encoder.argumentGathers[arg] = {views[operand.get()], it->second,
+                                        gather->second};
+        continue;
+      }
       encoder.argumentOperands[arg] = it->second;
       continue;
     }
@@ -1840,6 +2112,9 @@ LogicalResult FunctionEncoder::encodeOp(Operation *op) {
   }
   if (auto copy = dyn_cast<memref::CopyOp>(op)) {
     return encodeCopy(copy);
+  }
+  if (auto store = dyn_cast<memref::StoreOp>(op)) {
+    return encodeStore(store);
   }
   if (op->getNumResults() == 1 && isa<MemRefType>(op->getResult(0).getType())) {
     return defineView(op->getResult(0), op);

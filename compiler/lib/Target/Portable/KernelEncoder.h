@@ -4,7 +4,8 @@
 // Encodes the bufferized dispatch functions of an executable as one
 // portable-bytecode program (schemas/kernel_bytecode.h): every linalg op a
 // loop nest over its iteration space with strided accesses, its body as
-// chunked vector instructions; f32 contractions as matmul instructions.
+// chunked vector instructions; f32, f16 and bf16 contractions as matmul
+// instructions.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STRATA_TARGET_PORTABLE_KERNELENCODER_H_

@@ -74,3 +74,120 @@ module @bitcast {
   }
   }
 }
+
+// -----
+
+// tensor.from_elements of two push constants: two generics of one
+// iteration (rank 1, size 1, vector, one operand that is the output), each
+// writing slot 0 (i64 = 6) at its constant index (offset 0, then 1; stride
+// 0) the push constant (push | i64 << 8 = 0x604) at words 0 and 2.
+// CHECK-LABEL: module @store
+// CHECK: data("SKBC
+// CHECK-SAME: \01\00\00\00\01\00\00\00\01\00\00\00\00\00\00\00\01\00\00\00\01\00\00\00\01\00\00\00\00\00\00\00\06\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\01\00\00\00\04\06\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00
+// CHECK-SAME: \01\00\00\00\01\00\00\00\01\00\00\00\00\00\00\00\01\00\00\00\01\00\00\00\01\00\00\00\00\00\00\00\06\00\00\00\01\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\01\00\00\00\04\06\00\00\00\00\00\00\02\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00")
+// CHECK: hal.executable.export @pack
+module @store {
+  flow.executable @store_linked {
+  builtin.module {
+    func.func @pack(%a: i64, %b: i64) -> tensor<2xi64> attributes {strata.input_count = 2 : i64, strata.result_count = 1 : i64} {
+      %r = tensor.from_elements %a, %b : tensor<2xi64>
+      return %r : tensor<2xi64>
+    }
+  }
+  }
+}
+
+// -----
+
+// A select of whole tensors on one i1: an elementwise generic whose body
+// reads the condition as a push constant (push | i1 << 8 = 0x204) and
+// selects (select = 120, 'x') between the two constant inputs.
+// CHECK-LABEL: module @select
+// CHECK: data("SKBC
+// CHECK-SAME: \04\02\00\00
+// CHECK-SAME: x\00\00\00
+// CHECK: hal.executable.export @pick
+module @select {
+  flow.executable @select_linked {
+  builtin.module {
+    func.func @pick(%c: i1) -> tensor<2xf32> attributes {strata.input_count = 1 : i64, strata.result_count = 1 : i64} {
+      %a = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+      %b = arith.constant dense<[3.0, 4.0]> : tensor<2xf32>
+      %r = arith.select %c, %a, %b : tensor<2xf32>
+      return %r : tensor<2xf32>
+    }
+  }
+  }
+}
+
+// -----
+
+// An input read at d0 mod 3: its operand stays at the view's start (strides
+// 0) and the body gathers it at d0 - 3 * floor(d0 / 3): index (3 | i64 <<
+// 8), floordivsi ('/'), muli (' '), subi (0x1F), then gather (5, f32) into
+// r1 from operand 0 at r2, extent 3 (range-checked per lane).
+// CHECK-LABEL: module @mod
+// CHECK: data("SKBC
+// CHECK-SAME: \03\06\00\00\00\00\00\00\00\00\00\00
+// CHECK-SAME: /\06\00\00\02\00\00\00\00\00\00\00\01\00\00\00
+// CHECK-SAME: \1F\06\00\00\02\00\00\00\00\00\00\00\03\00\00\00
+// CHECK-SAME: \05\00\00\00\01\00\00\00\00\00\00\00\02\00\00\00\03\00\00\00
+// CHECK: hal.executable.export @tile
+module @mod {
+  flow.executable @mod_linked {
+  builtin.module {
+    func.func @tile(%a: tensor<3xf32>) -> tensor<6xf32> {
+      %e = tensor.empty() : tensor<6xf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 mod 3)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<3xf32>) outs(%e : tensor<6xf32>) {
+      ^bb0(%x: f32, %o: f32):
+        linalg.yield %x : f32
+      } -> tensor<6xf32>
+      return %r : tensor<6xf32>
+    }
+  }
+  }
+}
+
+// -----
+
+// An output written at a non-linear map (several iterations to one
+// element) is refused: only inputs are gathered.
+module @modout {
+  flow.executable @modout_linked {
+  builtin.module {
+    func.func @scatter(%a: tensor<6xf32>) -> tensor<3xf32> {
+      %e = tensor.empty() : tensor<3xf32>
+      // expected-error @+1 {{portable: indexing map affine_map<(d0) -> (d0 mod 3)> is not linear in the loop dimensions}}
+      %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0 mod 3)>], iterator_types = ["parallel"]} ins(%a : tensor<6xf32>) outs(%e : tensor<3xf32>) {
+      ^bb0(%x: f32, %o: f32):
+        linalg.yield %x : f32
+      } -> tensor<3xf32>
+      return %r : tensor<3xf32>
+    }
+  }
+  }
+}
+
+// -----
+
+// An f16 matmul is the matmul instruction (2: batch 1, M 2, N 3, K 8) on
+// f16 matrices (type 7: A slot 0, row stride 8; B slot 1; C slot 2), which
+// rounds each product and sum to f16 as the body does, not generic loops.
+// CHECK-LABEL: module @mm16
+// CHECK: data("SKBC
+// CHECK-SAME: \02\00\00\00\01\00\00\00\02\00\00\00\03\00\00\00\08\00\00\00\00\00\00\00\07\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\08\00\00\00\00\00\00\00\01\00\00\00\00\00\00\00\01\00\00\00\07\00\00\00
+// CHECK-SAME: \02\00\00\00\07\00\00\00
+// CHECK: hal.executable.export @mm
+module @mm16 {
+  flow.executable @mm16_linked {
+  builtin.module {
+    func.func @mm(%a: tensor<2x8xf16>, %b: tensor<8x3xf16>) -> tensor<2x3xf16> {
+      %z = arith.constant 0.0 : f16
+      %e = tensor.empty() : tensor<2x3xf16>
+      %f = linalg.fill ins(%z : f16) outs(%e : tensor<2x3xf16>) -> tensor<2x3xf16>
+      %r = linalg.matmul ins(%a, %b : tensor<2x8xf16>, tensor<8x3xf16>) outs(%f : tensor<2x3xf16>) -> tensor<2x3xf16>
+      return %r : tensor<2x3xf16>
+    }
+  }
+  }
+}

@@ -26,8 +26,9 @@ using namespace mlir;
 namespace {
 
 struct ConvToIm2colMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
-  ConvToIm2colMatmul(MLIRContext *context, int64_t minWork)
-      : OpRewritePattern(context), minWork(minWork) {}
+  ConvToIm2colMatmul(MLIRContext *context, int64_t minWork, bool dynamicBatch)
+      : OpRewritePattern(context), minWork(minWork),
+        dynamicBatch(dynamicBatch) {}
 
   LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp conv,
                                 PatternRewriter &rewriter) const override {
@@ -40,19 +41,31 @@ struct ConvToIm2colMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
     auto inputType = dyn_cast<RankedTensorType>(input.getType());
     auto filterType = dyn_cast<RankedTensorType>(filter.getType());
     auto outputType = dyn_cast<RankedTensorType>(init.getType());
+    // Static but for the batch (dimension 0 of the input and output),
+    // which may be dynamic when the target asks for it.
+    auto staticPastBatch = [](RankedTensorType type) {
+      return llvm::all_of(type.getShape().drop_front(),
+                          [](int64_t d) { return !ShapedType::isDynamic(d); });
+    };
     if (!inputType || !filterType || !outputType ||
-        !inputType.hasStaticShape() || !filterType.hasStaticShape() ||
-        !outputType.hasStaticShape() || !outputType.getElementType().isF32() ||
+        !filterType.hasStaticShape() || !staticPastBatch(inputType) ||
+        !staticPastBatch(outputType) || !outputType.getElementType().isF32() ||
         inputType.getElementType() != outputType.getElementType() ||
         filterType.getElementType() != outputType.getElementType()) {
       return rewriter.notifyMatchFailure(conv, "not a static f32 conv");
+    }
+    bool dynamic = outputType.isDynamicDim(0) || inputType.isDynamicDim(0);
+    if (dynamic && (!dynamicBatch || !outputType.isDynamicDim(0) ||
+                    !inputType.isDynamicDim(0))) {
+      return rewriter.notifyMatchFailure(conv, "dynamic batch");
     }
     int64_t n = outputType.getDimSize(0), oh = outputType.getDimSize(1),
             ow = outputType.getDimSize(2), f = outputType.getDimSize(3);
     int64_t kh = filterType.getDimSize(0), kw = filterType.getDimSize(1),
             c = filterType.getDimSize(2);
-    int64_t rows = n * oh * ow, depth = kh * kw * c;
-    if (rows * depth * f < minWork) {
+    int64_t depth = kh * kw * c;
+    int64_t rows = dynamic ? ShapedType::kDynamic : n * oh * ow;
+    if ((dynamic ? 1 : n) * oh * ow * depth * f < minWork) {
       return rewriter.notifyMatchFailure(conv, "too little work");
     }
     auto strides = conv.getStrides().getValues<int64_t>();
@@ -71,8 +84,12 @@ struct ConvToIm2colMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
         6, 0, {bn, y * sh + ky * dh, x * sw + kx * dw, ch}, context);
     AffineMap identity = AffineMap::getMultiDimIdentityMap(6, context);
     auto colsType = RankedTensorType::get({n, oh, ow, kh, kw, c}, element);
-    Value colsInit =
-        tensor::EmptyOp::create(rewriter, loc, colsType.getShape(), element);
+    // A dynamic batch: the input's.
+    SmallVector<Value> batch;
+    if (dynamic) {
+      batch.push_back(tensor::DimOp::create(rewriter, loc, input, 0));
+    }
+    Value colsInit = tensor::EmptyOp::create(rewriter, loc, colsType, batch);
     SmallVector<utils::IteratorType> parallel(6, utils::IteratorType::parallel);
     auto im2col = linalg::GenericOp::create(
         rewriter, loc, colsType, ValueRange{input}, ValueRange{colsInit},
@@ -93,8 +110,12 @@ struct ConvToIm2colMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
     Value acc;
     if (auto fill = init.getDefiningOp<linalg::FillOp>();
         fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
-      Value empty =
-          tensor::EmptyOp::create(rewriter, loc, accType.getShape(), element);
+      SmallVector<Value> accRows;
+      if (dynamic) {
+        accRows.push_back(
+            tensor::DimOp::create(rewriter, loc, a, 0).getResult());
+      }
+      Value empty = tensor::EmptyOp::create(rewriter, loc, accType, accRows);
       acc = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
                 .getResult(0);
     } else {
@@ -112,11 +133,13 @@ struct ConvToIm2colMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
 
 private:
   int64_t minWork;
+  bool dynamicBatch;
 };
 
 } // namespace
 
 void mlir::strata::flow::populateConvToMatmulPatterns(
-    RewritePatternSet &patterns, int64_t minWork) {
-  patterns.add<ConvToIm2colMatmul>(patterns.getContext(), minWork);
+    RewritePatternSet &patterns, int64_t minWork, bool dynamicBatch) {
+  patterns.add<ConvToIm2colMatmul>(patterns.getContext(), minWork,
+                                   dynamicBatch);
 }

@@ -866,7 +866,8 @@ struct FormDispatchesPass
     patterns.add<GeneralizeElementwise, SplatToFill, DecomposeOtherPads>(
         context);
     if (im2colConvolutions) {
-      flow::populateConvToMatmulPatterns(patterns, im2colMinWork);
+      flow::populateConvToMatmulPatterns(patterns, im2colMinWork,
+                                         im2colDynamicBatch);
     }
     // (A packed weight's transpose is not folded back into a constant.)
     linalg::populateElementwiseOpsFusionPatterns(

@@ -201,7 +201,11 @@ Value knownDim(OpBuilder &b, Location loc, Value tensor, int64_t index) {
   }
   if (auto collapse = tensor.getDefiningOp<tensor::CollapseShapeOp>()) {
     Value product;
-    for (int64_t source : collapse.getReassociationIndices()[index]) {
+    // A copy: the groups are returned by value, and a range-for over an
+    // element of that temporary would read freed memory.
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    for (int64_t source : groups[index]) {
       Value dim = knownDim(b, loc, collapse.getSrc(), source);
       if (!dim) {
         return Value();

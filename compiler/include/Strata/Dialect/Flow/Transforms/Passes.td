@@ -70,6 +70,11 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
               "the fewest multiply-adds of a convolution made an im2col "
               "matmul: the target's smallest matmul tile work "
               "(TargetBackend::minMatmulTileWork; 0: any size)">,
+       Option<"im2colDynamicBatch", "im2col-dynamic-batch", "bool",
+              /*default=*/"false",
+              "also rewrite convolutions whose batch (alone) is dynamic, "
+              "their work estimated at batch 1 "
+              "(TargetBackend::im2colDynamicBatch)">,
   ];
   let dependentDialects = [
     "::mlir::strata::flow::FlowDialect",
