@@ -123,11 +123,20 @@ inline bool fitArgumentType(const std::string& want, const std::string& got,
 /// reader, given the reflection entry `recorded` ("resultN.element_type",
 /// "" when the export has none): the unsigned type it names ("ui8") for a
 /// signless integer of its width, whose bytes are the unsigned values
-/// (ONNX's uint8 tensors compile to i8 ones); else `type`.
+/// (ONNX's uint8 tensors compile to i8 ones); uint8 for ONNX's float8
+/// tensors (their bit patterns) and uint4 ones (a value a byte); else
+/// `type`.
 inline strata_hal_element_type_t recordedElementType(
     strata_hal_element_type_t type, const std::string& recorded) {
   if (recorded.empty()) {
     return type;
+  }
+  // ONNX's float8 tensors (f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ) are
+  // their bit patterns in an i8 and uint4 values one a byte: both read as
+  // uint8. int4 values are int8 ones.
+  if ((recorded.compare(0, 2, "f8") == 0 || recorded == "ui4") &&
+      type == STRATA_HAL_ELEMENT_TYPE_INT_8) {
+    return STRATA_HAL_ELEMENT_TYPE_UINT_8;
   }
   strata_hal_element_type_t named =
       strata_hal_element_type_parse(recorded.c_str(), recorded.size());
