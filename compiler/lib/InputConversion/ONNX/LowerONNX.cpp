@@ -83,7 +83,8 @@ Type Node::onnxElem(unsigned i) {
   if (!has(i)) {
     return {};
   }
-  return cast<ShapedType>(op.getInputs()[i].getType()).getElementType();
+  auto shaped = dyn_cast<ShapedType>(op.getInputs()[i].getType());
+  return shaped ? shaped.getElementType() : Type();
 }
 
 bool Node::outputUsed(unsigned i) {

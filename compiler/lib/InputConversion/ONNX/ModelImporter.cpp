@@ -257,6 +257,14 @@ FailureOr<Type> Importer::valueType(const ::onnx::ValueInfoProto &info,
                  "tensor or a sequence of tensors";
       return failure();
     }
+    if (elem.has_tensor_type() && elem.tensor_type().elem_type() >= kFloat8E4M3FN &&
+        elem.tensor_type().elem_type() <= kInt4) {
+      error() << "value '" << info.name() << "' is "
+              << (type.has_sequence_type() ? "a sequence" : "an optional")
+              << " of float8 or 4-bit tensors, which are not supported "
+                 "(tensors of those types are)";
+      return failure();
+    }
     ::onnx::ValueInfoProto element;
     element.set_name(info.name());
     *element.mutable_type() = elem;
