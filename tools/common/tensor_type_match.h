@@ -119,6 +119,23 @@ inline bool fitArgumentType(const std::string& want, const std::string& got,
   return true;
 }
 
+/// The element type tools present data recorded as `recorded` (a
+/// reflection "argN.element_type") with: the unsigned type it names
+/// ("ui8"); uint8 for ONNX's float8 types ("f8E4M3FN", "f8E4M3FNUZ",
+/// "f8E5M2", "f8E5M2FNUZ": their bit patterns) and uint4 ("ui4": a value
+/// a byte); int8 for int4 ("i4"): the table STRATA_RECORDED_ELEMENT_TYPES
+/// (schemas/); NONE for anything else.
+inline strata_hal_element_type_t recordedPresentationType(
+    const std::string& recorded) {
+#define STRATA_RECORDED_TYPE_CASE(name, presented) \
+  if (recorded == name) {                          \
+    return presented;                              \
+  }
+  STRATA_RECORDED_ELEMENT_TYPES(STRATA_RECORDED_TYPE_CASE)
+#undef STRATA_RECORDED_TYPE_CASE
+  return strata_hal_element_type_parse(recorded.c_str(), recorded.size());
+}
+
 /// The element type a tensor of element type `type` has for the export's
 /// reader, given the reflection entry `recorded` ("resultN.element_type",
 /// "" when the export has none): the unsigned type it names ("ui8") for a
@@ -131,15 +148,7 @@ inline strata_hal_element_type_t recordedElementType(
   if (recorded.empty()) {
     return type;
   }
-  // ONNX's float8 tensors (f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ) are
-  // their bit patterns in an i8 and uint4 values one a byte: both read as
-  // uint8. int4 values are int8 ones.
-  if ((recorded.compare(0, 2, "f8") == 0 || recorded == "ui4") &&
-      type == STRATA_HAL_ELEMENT_TYPE_INT_8) {
-    return STRATA_HAL_ELEMENT_TYPE_UINT_8;
-  }
-  strata_hal_element_type_t named =
-      strata_hal_element_type_parse(recorded.c_str(), recorded.size());
+  strata_hal_element_type_t named = recordedPresentationType(recorded);
   if ((named >> 24) == STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED &&
       (type >> 24) == STRATA_HAL_NUMERICAL_TYPE_INTEGER &&
       (named & 0xFFu) == (type & 0xFFu)) {
