@@ -12,7 +12,13 @@ align_corners 0 and 1; a run-time size refused), DFT at opset 20 (axis
 and dft_length as constant inputs, real and complex, onesided, inverse;
 a run-time axis and a one-sided inverse refused) and 17 (axis an
 attribute; one out of range refused), ops unchanged since
-opset 17 imported at 21, and the
+opset 17 imported at 21, opset 19's float8 types and opset 21's
+int4/uint4 (Cast and CastLike with saturate, rounding ties, NaN and
+infinities, every float8 code decoded; QuantizeLinear/DequantizeLinear
+with float8 and 4-bit zero points, output_dtype and blocked
+quantization; data movement, packed initializers, Constant nodes; an
+int4 input out of range, arithmetic on float8 and bad blocks refused),
+checked against narrow_ref.py's numpy references, and the
 shape-deciding operands of older opsets that arrive as run-time data
 (CumSum's axis, TopK's K). Each is compiled with strata-compile, run with
 strata-run and compared with numpy; bad run-time values (an axis out of

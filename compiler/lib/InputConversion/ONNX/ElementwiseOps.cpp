@@ -141,11 +141,11 @@ std::pair<Type, bool> dataType(MLIRContext *ctx, int64_t code) {
 LogicalResult castNarrow(Node &n, Type to) {
   Type from = n.onnxElem(0);
   bool saturate = n.opset() < 19 || n.intAttr("saturate", 1) != 0;
-  Value result = elementwise(
-      n.b, n.loc, {n.in(0)}, n.shape(0), storageElement(to),
-      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        return convertOnnxScalar(b, l, a[0], from, to, saturate);
-      });
+  Value result =
+      elementwise(n.b, n.loc, {n.in(0)}, n.shape(0), storageElement(to),
+                  [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                    return convertOnnxScalar(b, l, a[0], from, to, saturate);
+                  });
   bool marked = isNarrowElement(to) || to.isUnsignedInteger();
   n.narrowElem = isNarrowElement(to) ? to : Type();
   return n.replace(result, {marked});
@@ -792,11 +792,11 @@ void mlir::strata::onnx::addElementwiseLowerings(LoweringTable &table) {
                     " are not supported");
     }
     if (isNarrowElement(to) || isNarrowElement(n.onnxElem(0))) {
-      return castNarrow(
-          n, toUnsigned ? IntegerType::get(n.b.getContext(),
-                                           to.getIntOrFloatBitWidth(),
-                                           IntegerType::Unsigned)
-                        : to);
+      return castNarrow(n, toUnsigned
+                               ? IntegerType::get(n.b.getContext(),
+                                                  to.getIntOrFloatBitWidth(),
+                                                  IntegerType::Unsigned)
+                               : to);
     }
     bool fromUnsigned = n.isUnsigned(0);
     Value result = convertTensor(n.b, n.loc, n.in(0), to, fromUnsigned,

@@ -332,8 +332,8 @@ LogicalResult Node::replace(ValueRange values,
         index < unsignedResults.size() && unsignedResults[index];
     if (isUnsignedResult) {
       auto type = cast<RankedTensorType>(value.getType());
-      Type onnxType = narrowElem ? Type(type.clone(narrowElem))
-                                 : unsignedType(type);
+      Type onnxType =
+          narrowElem ? Type(type.clone(narrowElem)) : unsignedType(type);
       value = UnrealizedConversionCastOp::create(b, loc, onnxType, value)
                   .getResult(0);
     }
@@ -590,11 +590,11 @@ void checkInt4Argument(BlockArgument arg, RankedTensorType type,
   Value ok = tensor::ExtractOp::create(rewriter, loc, all, ValueRange{});
   cf::AssertOp::create(
       rewriter, loc, ok,
-      rewriter.getStringAttr(
-          what + " is " + (isUnsigned ? "uint4" : "int4") +
-          ", given as " + (isUnsigned ? "uint8" : "int8") +
-          " values one a byte, and holds a value outside [" +
-          std::to_string(lo) + ", " + std::to_string(hi) + "]"));
+      rewriter.getStringAttr(what + " is " + (isUnsigned ? "uint4" : "int4") +
+                             ", given as " + (isUnsigned ? "uint8" : "int8") +
+                             " values one a byte, and holds a value outside [" +
+                             std::to_string(lo) + ", " + std::to_string(hi) +
+                             "]"));
 }
 
 /// Unsigned block arguments arrive signless; a cast gives them back their

@@ -149,8 +149,7 @@ private:
   /// An INT4 or UINT4 tensor (`count` elements of `type`), unpacked.
   FailureOr<DenseElementsAttr> int4Tensor(const TensorProto &proto,
                                           llvm::StringRef what,
-                                          RankedTensorType type,
-                                          int64_t count);
+                                          RankedTensorType type, int64_t count);
   FailureOr<NamedAttribute> attribute(llvm::StringRef name,
                                       const ::onnx::AttributeProto &attr,
                                       llvm::StringRef node);
@@ -257,7 +256,8 @@ FailureOr<Type> Importer::valueType(const ::onnx::ValueInfoProto &info,
                  "tensor or a sequence of tensors";
       return failure();
     }
-    if (elem.has_tensor_type() && elem.tensor_type().elem_type() >= kFloat8E4M3FN &&
+    if (elem.has_tensor_type() &&
+        elem.tensor_type().elem_type() >= kFloat8E4M3FN &&
         elem.tensor_type().elem_type() <= kInt4) {
       error() << "value '" << info.name() << "' is "
               << (type.has_sequence_type() ? "a sequence" : "an optional")
@@ -369,9 +369,10 @@ FailureOr<std::string> Importer::externalBytes(const TensorProto &proto,
   return std::string((*file)->getBufferStart() + offset, count);
 }
 
-FailureOr<DenseElementsAttr>
-Importer::int4Tensor(const TensorProto &proto, llvm::StringRef what,
-                     RankedTensorType type, int64_t count) {
+FailureOr<DenseElementsAttr> Importer::int4Tensor(const TensorProto &proto,
+                                                  llvm::StringRef what,
+                                                  RankedTensorType type,
+                                                  int64_t count) {
   // Two values a byte, the first in the low nibble, in raw_data, external
   // data or int32_data (each of those holding one byte's pair).
   if (static_cast<uint64_t>(count) > (uint64_t(1) << 40)) {
@@ -390,9 +391,8 @@ Importer::int4Tensor(const TensorProto &proto, llvm::StringRef what,
     raw = proto.raw_data();
   } else {
     if (static_cast<uint64_t>(proto.int32_data_size()) != packed) {
-      error() << what << " holds " << proto.int32_data_size()
-              << " values for " << count
-              << " 4-bit elements packed two a value";
+      error() << what << " holds " << proto.int32_data_size() << " values for "
+              << count << " 4-bit elements packed two a value";
       return failure();
     }
     raw.resize(packed);
@@ -401,8 +401,8 @@ Importer::int4Tensor(const TensorProto &proto, llvm::StringRef what,
     }
   }
   if (raw.size() != packed) {
-    error() << what << " holds " << raw.size() << " bytes of data for "
-            << count << " 4-bit elements (" << packed << " bytes packed)";
+    error() << what << " holds " << raw.size() << " bytes of data for " << count
+            << " 4-bit elements (" << packed << " bytes packed)";
     return failure();
   }
   SmallVector<APInt> items;

@@ -80,11 +80,10 @@ bool mlir::strata::onnx::takesNarrow(llvm::StringRef opType) {
   // Ops that compute on the values are refused (they would compute on the
   // storage bits); these convert them or only move them.
   static const llvm::StringSet<> opTypes = {
-      "Cast",      "CastLike", "QuantizeLinear", "DequantizeLinear",
-      "Identity",  "Reshape",  "Flatten",        "Squeeze",
-      "Unsqueeze", "Transpose", "Concat",        "Split",
-      "Slice",     "Gather",   "Expand",         "Tile",
-      "Shape",     "Size",     "Constant"};
+      "Cast",    "CastLike", "QuantizeLinear", "DequantizeLinear", "Identity",
+      "Reshape", "Flatten",  "Squeeze",        "Unsqueeze",        "Transpose",
+      "Concat",  "Split",    "Slice",          "Gather",           "Expand",
+      "Tile",    "Shape",    "Size",           "Constant"};
   return opTypes.contains(opType);
 }
 
@@ -95,31 +94,30 @@ Value mlir::strata::onnx::float8ToF32(OpBuilder &b, Location loc, Value bits,
   Value u = arith::ExtUIOp::create(b, loc, i32, bits);
   Value sign = arith::ShRUIOp::create(b, loc, u, i32c(b, loc, 7));
   Value magnitude = arith::AndIOp::create(b, loc, u, i32c(b, loc, 0x7F));
-  Value exponent = arith::ShRUIOp::create(b, loc, magnitude,
-                                          i32c(b, loc, l.mantissa));
-  Value mantissa = arith::AndIOp::create(
-      b, loc, magnitude, i32c(b, loc, (1 << l.mantissa) - 1));
+  Value exponent =
+      arith::ShRUIOp::create(b, loc, magnitude, i32c(b, loc, l.mantissa));
+  Value mantissa = arith::AndIOp::create(b, loc, magnitude,
+                                         i32c(b, loc, (1 << l.mantissa) - 1));
   // value = significand * 2^(max(e, 1) - bias - mantissa bits), where the
   // significand has its implicit 1 for normal numbers: exact in f32.
   Value isNormal =
       cmpi(b, loc, arith::CmpIPredicate::ne, exponent, i32c(b, loc, 0));
-  Value significand = sel(
-      b, loc, isNormal,
-      arith::OrIOp::create(b, loc, mantissa, i32c(b, loc, 1 << l.mantissa)),
-      mantissa);
+  Value significand =
+      sel(b, loc, isNormal,
+          arith::OrIOp::create(b, loc, mantissa, i32c(b, loc, 1 << l.mantissa)),
+          mantissa);
   Value e = arith::MaxSIOp::create(b, loc, exponent, i32c(b, loc, 1));
   Value power = arith::ShLIOp::create(
       b, loc,
       arith::AddIOp::create(
-          b, loc, e,
-          i32c(b, loc, 127 - l.bias - static_cast<int>(l.mantissa))),
+          b, loc, e, i32c(b, loc, 127 - l.bias - static_cast<int>(l.mantissa))),
       i32c(b, loc, 23));
   Value value = arith::MulFOp::create(
       b, loc, arith::UIToFPOp::create(b, loc, b.getF32Type(), significand),
       arith::BitcastOp::create(b, loc, b.getF32Type(), power));
-  value = sel(b, loc,
-              cmpi(b, loc, arith::CmpIPredicate::ne, sign, i32c(b, loc, 0)),
-              arith::NegFOp::create(b, loc, value), value);
+  value =
+      sel(b, loc, cmpi(b, loc, arith::CmpIPredicate::ne, sign, i32c(b, loc, 0)),
+          arith::NegFOp::create(b, loc, value), value);
   Value nan = f32c(b, loc, std::numeric_limits<double>::quiet_NaN());
   if (l.fnuz) {
     return sel(b, loc,
@@ -136,10 +134,10 @@ Value mlir::strata::onnx::float8ToF32(OpBuilder &b, Location loc, Value bits,
   // E5M2: exponent 31 is infinity (mantissa 0) or NaN.
   Value special =
       cmpi(b, loc, arith::CmpIPredicate::eq, exponent, i32c(b, loc, 31));
-  Value inf = sel(
-      b, loc, cmpi(b, loc, arith::CmpIPredicate::ne, sign, i32c(b, loc, 0)),
-      f32c(b, loc, -std::numeric_limits<double>::infinity()),
-      f32c(b, loc, std::numeric_limits<double>::infinity()));
+  Value inf =
+      sel(b, loc, cmpi(b, loc, arith::CmpIPredicate::ne, sign, i32c(b, loc, 0)),
+          f32c(b, loc, -std::numeric_limits<double>::infinity()),
+          f32c(b, loc, std::numeric_limits<double>::infinity()));
   Value infOrNan = sel(
       b, loc, cmpi(b, loc, arith::CmpIPredicate::eq, mantissa, i32c(b, loc, 0)),
       inf, nan);
@@ -165,8 +163,7 @@ Value mlir::strata::onnx::f32ToFloat8(OpBuilder &b, Location loc, Value x,
   Value rounded = arith::AddIOp::create(
       b, loc, rebased,
       arith::AddIOp::create(b, loc, lsb, i32c(b, loc, (1 << (shift - 1)) - 1)));
-  Value normal =
-      arith::ShRUIOp::create(b, loc, rounded, i32c(b, loc, shift));
+  Value normal = arith::ShRUIOp::create(b, loc, rounded, i32c(b, loc, shift));
   // Subnormal results: the magnitude in units of the smallest subnormal,
   // rounded to nearest even (exact in f32: the scale is a power of two);
   // 2^mantissa there is the smallest normal's code, as it should be.
@@ -182,8 +179,8 @@ Value mlir::strata::onnx::f32ToFloat8(OpBuilder &b, Location loc, Value x,
   // Infinities land above the largest code too.
   Value over =
       cmpi(b, loc, arith::CmpIPredicate::sgt, code, i32c(b, loc, l.maxCode));
-  Value isNan = cmpi(b, loc, arith::CmpIPredicate::ugt, a,
-                     i32c(b, loc, 0x7F800000));
+  Value isNan =
+      cmpi(b, loc, arith::CmpIPredicate::ugt, a, i32c(b, loc, 0x7F800000));
   Value signBit = arith::ShLIOp::create(b, loc, sign, i32c(b, loc, 7));
   Value result;
   if (l.fnuz) {
@@ -238,8 +235,8 @@ Value mlir::strata::onnx::convertOnnxScalar(OpBuilder &b, Location loc,
     Value wide = isFloat(from)
                      ? convertScalar(b, loc, value, b.getI32Type(), false)
                      : value;
-    Value low = convertScalar(
-        b, loc, wide, i8, isFloat(from) ? false : fromUnsigned, false);
+    Value low = convertScalar(b, loc, wide, i8,
+                              isFloat(from) ? false : fromUnsigned, false);
     Value four = arith::ConstantIntOp::create(b, loc, i8, 4);
     if (to.isUnsignedInteger()) {
       return arith::AndIOp::create(

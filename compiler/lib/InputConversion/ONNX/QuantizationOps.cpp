@@ -146,8 +146,8 @@ Value parameter(Node &n, unsigned i, Granularity g) {
 Value saturateTo(OpBuilder &b, Location loc, Value v, unsigned width,
                  bool isUnsigned, Type storage) {
   double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, width - 1);
-  double hi = isUnsigned ? std::ldexp(1.0, width) - 1
-                         : std::ldexp(1.0, width - 1) - 1;
+  double hi =
+      isUnsigned ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
   Value r = math::RoundEvenOp::create(b, loc, v);
   r = arith::MaximumFOp::create(b, loc, r, scalar(b, loc, v.getType(), lo));
   r = arith::MinimumFOp::create(b, loc, r, scalar(b, loc, v.getType(), hi));
@@ -169,10 +169,11 @@ LogicalResult lowerQuantizeLinear(Node &n) {
   int64_t dtype = n.intAttr("output_dtype", 0);
   if (dtype != 0) {
     Type named = onnxDataType(b.getContext(), dtype);
-    bool quantized = named && (isNarrowElement(named) ||
-                               (isa<IntegerType>(named) &&
-                                (named.getIntOrFloatBitWidth() == 8 ||
-                                 named.getIntOrFloatBitWidth() == 16)));
+    bool quantized =
+        named &&
+        (isNarrowElement(named) ||
+         (isa<IntegerType>(named) && (named.getIntOrFloatBitWidth() == 8 ||
+                                      named.getIntOrFloatBitWidth() == 16)));
     if (!quantized) {
       return n.fail("output_dtype " + llvm::Twine(dtype) +
                     " is not a quantized type (uint8, int8, uint16, int16, "
@@ -202,9 +203,9 @@ LogicalResult lowerQuantizeLinear(Node &n) {
                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
                       Value x = convertScalar(nb, l, a[0], f32, xUnsigned);
                       Value scale = convertScalar(nb, l, a[1], f32);
-                      return f32ToFloat8(
-                          nb, l, arith::DivFOp::create(nb, l, x, scale), f8,
-                          saturate);
+                      return f32ToFloat8(nb, l,
+                                         arith::DivFOp::create(nb, l, x, scale),
+                                         f8, saturate);
                     });
   } else {
     if (n.has(2)) {
@@ -213,22 +214,23 @@ LogicalResult lowerQuantizeLinear(Node &n) {
     bool isUnsigned = element.isUnsignedInteger();
     unsigned width = element.getIntOrFloatBitWidth();
     Type storage = storageElement(element);
-    y = elementwise(
-        b, loc, inputs, n.shape(0), storage,
-        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-          Value x = convertScalar(nb, l, a[0], f64, xUnsigned);
-          Value scale = convertScalar(nb, l, a[1], f64);
-          Value q = math::RoundEvenOp::create(
-              nb, l, arith::DivFOp::create(nb, l, x, scale));
-          if (a.size() > 2) {
-            q = arith::AddFOp::create(
-                nb, l, q, convertScalar(nb, l, a[2], f64, isUnsigned));
-          }
-          return saturateTo(nb, l, q, width, isUnsigned, storage);
-        });
+    y = elementwise(b, loc, inputs, n.shape(0), storage,
+                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                      Value x = convertScalar(nb, l, a[0], f64, xUnsigned);
+                      Value scale = convertScalar(nb, l, a[1], f64);
+                      Value q = math::RoundEvenOp::create(
+                          nb, l, arith::DivFOp::create(nb, l, x, scale));
+                      if (a.size() > 2) {
+                        q = arith::AddFOp::create(
+                            nb, l, q,
+                            convertScalar(nb, l, a[2], f64, isUnsigned));
+                      }
+                      return saturateTo(nb, l, q, width, isUnsigned, storage);
+                    });
   }
   n.narrowElem = isNarrowElement(element) ? element : Type();
-  return n.replace(y, {element.isUnsignedInteger() || isNarrowElement(element)});
+  return n.replace(y,
+                   {element.isUnsignedInteger() || isNarrowElement(element)});
 }
 
 LogicalResult lowerDequantizeLinear(Node &n) {
@@ -258,8 +260,8 @@ LogicalResult lowerDequantizeLinear(Node &n) {
                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
                       Value x = float8ToF32(nb, l, a[0], f8);
                       if (a.size() > 2) {
-                        x = arith::SubFOp::create(
-                            nb, l, x, float8ToF32(nb, l, a[2], f8));
+                        x = arith::SubFOp::create(nb, l, x,
+                                                  float8ToF32(nb, l, a[2], f8));
                       }
                       return arith::MulFOp::create(
                           nb, l, convertScalar(nb, l, x, out), a[1]);

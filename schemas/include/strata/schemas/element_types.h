@@ -74,12 +74,12 @@ typedef uint32_t strata_hal_element_type_t;
  * their bit patterns in an i8 (presented as uint8), uint4 and int4 ones a
  * value a byte (uint8, int8). The unsigned integers ("ui8" ...) are
  * recorded too and presented as the type they name. */
-#define STRATA_RECORDED_ELEMENT_TYPES(X)              \
-  X("f8E4M3FN", STRATA_HAL_ELEMENT_TYPE_UINT_8)       \
-  X("f8E4M3FNUZ", STRATA_HAL_ELEMENT_TYPE_UINT_8)     \
-  X("f8E5M2", STRATA_HAL_ELEMENT_TYPE_UINT_8)         \
-  X("f8E5M2FNUZ", STRATA_HAL_ELEMENT_TYPE_UINT_8)     \
-  X("ui4", STRATA_HAL_ELEMENT_TYPE_UINT_8)            \
+#define STRATA_RECORDED_ELEMENT_TYPES(X)          \
+  X("f8E4M3FN", STRATA_HAL_ELEMENT_TYPE_UINT_8)   \
+  X("f8E4M3FNUZ", STRATA_HAL_ELEMENT_TYPE_UINT_8) \
+  X("f8E5M2", STRATA_HAL_ELEMENT_TYPE_UINT_8)     \
+  X("f8E5M2FNUZ", STRATA_HAL_ELEMENT_TYPE_UINT_8) \
+  X("ui4", STRATA_HAL_ELEMENT_TYPE_UINT_8)        \
   X("i4", STRATA_HAL_ELEMENT_TYPE_INT_8)
 
 #ifdef __cplusplus
