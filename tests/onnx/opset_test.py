@@ -682,6 +682,39 @@ def run_narrow(cases, rng):
         [vi("bitsout", [2, 2, 3], 19), vi("f", [2, 2, 3], F32)], inits,
         opset=19), [xb], [g, narrow_ref.decode(kind, g).astype(np.float32)],
         rtol=0, atol=0)
+    # The other data movers: Flatten, Unsqueeze, Squeeze, Expand, Tile,
+    # Split, Shape and Size of E4M3FN data, then a Cast: the type stays
+    # float8 through each (a plain int8 would cast to other values).
+    xu = rng.integers(0, 256, (2, 3), dtype=np.uint8)
+    xu[(xu & 0x7F) == 0x7F] = 0x40
+    nodes = [
+        helper.make_node("Unsqueeze", ["x", "ax"], ["u"]),
+        helper.make_node("Expand", ["u", "eshape"], ["e"]),
+        helper.make_node("Tile", ["e", "reps"], ["t"]),
+        helper.make_node("Flatten", ["t"], ["f"], axis=1),
+        helper.make_node("Split", ["f", "parts"], ["s0", "s1"], axis=1),
+        helper.make_node("Squeeze", ["u", "ax"], ["sq"]),
+        helper.make_node("Shape", ["t"], ["shape"]),
+        helper.make_node("Size", ["t"], ["size"]),
+        helper.make_node("Cast", ["s0"], ["c0"], to=1)]
+    inits = [numpy_helper.from_array(np.array([1], np.int64), "ax"),
+             numpy_helper.from_array(np.array([2, 2, 3], np.int64), "eshape"),
+             numpy_helper.from_array(np.array([1, 1, 2], np.int64), "reps"),
+             numpy_helper.from_array(np.array([4, 8], np.int64), "parts")]
+    t = np.tile(np.broadcast_to(xu[:, None, :], (2, 2, 3)), (1, 1, 2))
+    f = t.reshape(2, 12)
+    cases.run_model("float8 Unsqueeze, Expand, Tile, Flatten, Split, "
+                    "Squeeze, Shape, Size", model(
+                        nodes, [vi("x", [2, 3], 17)],
+                        [vi("s0", [2, 4], 17), vi("s1", [2, 8], 17),
+                         vi("sq", [2, 3], 17), vi("shape", [3], I64),
+                         vi("size", [], I64), vi("c0", [2, 4], F32)], inits,
+                        opset=21),
+                    [xu], [f[:, :4], f[:, 4:], xu,
+                           np.array(t.shape, np.int64),
+                           np.array(t.size, np.int64),
+                           narrow_ref.decode("E4M3FN", f[:, :4]).astype(
+                               np.float32)], rtol=0, atol=0)
     # float8 initializers (raw bytes and int32_data) and a Constant node.
     vals = np.array([0x00, 0x38, 0xB8, 0x7E, 0x01, 0xFE], np.uint8)
     raw = narrow_ref.tensor("w", 17, [6], raw=vals.tobytes())
