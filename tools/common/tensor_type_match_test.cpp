@@ -66,8 +66,8 @@ TEST_CASE("the unsigned element a recorded type names") {
 TEST_CASE("float8 and 4-bit results are presented as 8-bit integers") {
   // ONNX's float8 tensors are their bits (uint8), uint4 values uint8 and
   // int4 values int8 (schemas/ STRATA_RECORDED_ELEMENT_TYPES).
-  for (const char* name : {"f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f8E5M2FNUZ",
-                           "ui4"}) {
+  for (const char* name :
+       {"f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f8E5M2FNUZ", "ui4"}) {
     CHECK(recordedPresentationType(name) == kU8);
     CHECK(recordedElementType(kI8, name) == kU8);
   }
