@@ -867,6 +867,11 @@ def run_narrow(cases, rng):
         "onnx node 'n' (DequantizeLinear, opset 21): input 1 has the shape "
         "[3x1]; with block_size 4 along axis 1 it takes input 0's shape but "
         "ceil(6 / 4) values along that axis")
+    cases.expect_error("a float4e2m1 input (opset 23) is refused naming it",
+                       single("Cast", [("x", [2], 23)], [("y", [2], F32)], 23,
+                              to=1),
+                       "value 'x' has element type float4e2m1 (23), which is "
+                       "not supported")
     cases.expect_error("output_dtype other than the zero point's is refused",
                        single("QuantizeLinear", [("x", [2], F32),
                                                  ("s", [], F32),

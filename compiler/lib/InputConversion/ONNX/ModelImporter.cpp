@@ -61,6 +61,15 @@ const char *dataTypeName(int type) {
     return "complex128";
   case TensorProto::UNDEFINED:
     return "undefined";
+  // Newer than opset 21.
+  case 23:
+    return "float4e2m1 (23)";
+  case 24:
+    return "float8e8m0 (24)";
+  case 25:
+    return "uint2 (25)";
+  case 26:
+    return "int2 (26)";
   default:
     return "an unknown data type";
   }
