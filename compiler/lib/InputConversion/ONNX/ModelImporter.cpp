@@ -28,6 +28,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "strata/schemas/element_types.h"
+
 #include <cstring>
 #include <limits>
 
@@ -129,14 +131,19 @@ Type elementType(MLIRContext *ctx, int type) {
 /// "ui8" for the unsigned ones, "f8E4M3FN" ... for the float8 types and
 /// "i4"/"ui4" for the 4-bit ones (all travel as 8-bit integers), else "".
 std::string recordedElementName(Type element) {
-  if (element.isUnsignedInteger() || element.isInteger(4) ||
-      isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
-          Float8E5M2FNUZType>(element)) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    element.print(os);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  element.print(os);
+  if (element.isUnsignedInteger()) {
     return text;
   }
+  // The names tools know how to present (schemas/ element_types.h).
+#define STRATA_RECORDED_NAME(name, presented)                                  \
+  if (text == name) {                                                          \
+    return text;                                                               \
+  }
+  STRATA_RECORDED_ELEMENT_TYPES(STRATA_RECORDED_NAME)
+#undef STRATA_RECORDED_NAME
   return "";
 }
 
