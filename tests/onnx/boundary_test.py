@@ -4,8 +4,10 @@ boundary of an ONNX model: unsigned tensors (uint8/16/32/64, whose values
 above the signed range once came back negative) through strata-run's .npy
 and text output, whose reflection records them ("result0.element_type =
 ui8"), and f16 and bf16 inputs and outputs (bf16 taken from and given back
-as f32 .npy data, numpy having no bf16). Prints one line per case and `N
-passed, N failed`."""
+as f32 .npy data, numpy having no bf16), float8 tensors as their uint8
+bit patterns and int4/uint4 ones a value a byte (int8/uint8), their
+reflection naming the type ("arg0.element_type = f8E4M3FN"). Prints one
+line per case and `N passed, N failed`."""
 
 import os
 import subprocess
@@ -109,6 +111,44 @@ def run(cases, args):
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
         [helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [2, 4])]),
         [f], [bf16_round(f)], rtol=0, atol=0)
+
+    # float8 (opset 19) and int4/uint4 (opset 21): float8 tensors travel as
+    # their bit patterns (uint8 .npy, i8 in the signature), 4-bit ones a
+    # value a byte (int8 / uint8 .npy); the reflection names the type.
+    narrow = [(17, "f8E4M3FN", np.uint8, [0x00, 0x38, 0xFF, 0x80]),
+              (20, "f8E5M2FNUZ", np.uint8, [0x00, 0x80, 0x7F, 0xC4]),
+              (22, "i4", np.int8, [-8, -1, 0, 7]),
+              (21, "ui4", np.uint8, [0, 8, 15, 1])]
+    for code, recorded, dtype, values in narrow:
+        x = np.array(values, dtype)
+        m = model([helper.make_node("Identity", ["x"], ["y"], name="id")],
+                  [helper.make_tensor_value_info("x", code, [4])],
+                  [helper.make_tensor_value_info("y", code, [4])],
+                  opset=21)
+        cases.run_model("%s in and out (%s .npy)" % (recorded,
+                                                     np.dtype(dtype).name),
+                        m, [x], [x])
+        path = cases.save(m, "narrow_" + recorded)
+        vmfb = path[:-5] + ".vmfb"
+        cases.compile(path, "-o", vmfb)
+        dump = subprocess.run([args.strata_dump, vmfb], capture_output=True,
+                              text=True, timeout=60)
+        cases.check("%s recorded in the reflection" % recorded,
+                    "arg0 = 4xi8" in dump.stdout and
+                    "arg0.element_type = %s" % recorded in dump.stdout and
+                    "result0.element_type = %s" % recorded in dump.stdout,
+                    dump.stdout[-600:])
+        npy = path[:-5] + ".x.npy"
+        np.save(npy, x)
+        run = subprocess.run([args.strata_run, "--module=" + vmfb,
+                              "--input=@" + npy, "--output=-"],
+                             capture_output=True, text=True, timeout=60)
+        want = "4x%s=%s" % ("i8" if dtype == np.int8 else "ui8",
+                            " ".join(str(int(v)) for v in x))
+        cases.check("%s printed as text" % recorded,
+                    run.returncode == 0 and run.stdout.strip() == want,
+                    "got %r, want %r (%s)" % (run.stdout, want,
+                                              run.stderr.strip()))
     return cases.summary()
 
 

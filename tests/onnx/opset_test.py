@@ -12,7 +12,13 @@ align_corners 0 and 1; a run-time size refused), DFT at opset 20 (axis
 and dft_length as constant inputs, real and complex, onesided, inverse;
 a run-time axis and a one-sided inverse refused) and 17 (axis an
 attribute; one out of range refused), ops unchanged since
-opset 17 imported at 21, and the
+opset 17 imported at 21, opset 19's float8 types and opset 21's
+int4/uint4 (Cast and CastLike with saturate, rounding ties, NaN and
+infinities, every float8 code decoded; QuantizeLinear/DequantizeLinear
+with float8 and 4-bit zero points, output_dtype and blocked
+quantization; data movement, packed initializers, Constant nodes; an
+int4 input out of range, arithmetic on float8 and bad blocks refused),
+checked against narrow_ref.py's numpy references, and the
 shape-deciding operands of older opsets that arrive as run-time data
 (CumSum's axis, TopK's K). Each is compiled with strata-compile, run with
 strata-run and compared with numpy; bad run-time values (an axis out of
@@ -28,6 +34,7 @@ import tempfile
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
+import narrow_ref
 from model_cases import Cases, arguments, model
 
 F32 = TensorProto.FLOAT
@@ -939,7 +946,317 @@ def run(cases):
         nodes, [vi("a", [2, 3]), vi("w", [3, 4])], [vi("y", [4, 2])],
         opset=21), [a, w], [(e / e.sum(axis=-1, keepdims=True)).T],
         rtol=1e-4, atol=1e-6)
+    run_narrow(cases, rng)
     return cases.summary()
+
+
+def f8_input_model(op, kind, shape, out_elem, out_shape=None, opset=19,
+                   initializers=(), extra_inputs=(), **attrs):
+    """One node reading a float8 graph input 'x' (given as its uint8
+    bits) and the initializers."""
+    code = narrow_ref.FLOAT8[kind][0]
+    names = ["x"] + [t.name for t in initializers] + [
+        name for name, _, _ in extra_inputs]
+    node = helper.make_node(op, names, ["y"], name="n", **attrs)
+    return model([node], [vi("x", shape, code)] +
+                 [vi(name, s, e) for name, s, e in extra_inputs],
+                 [vi("y", out_shape or shape, out_elem)], initializers,
+                 opset=opset)
+
+
+def run_narrow(cases, rng):
+    """Opset 19's float8 types and opset 21's int4/uint4: Cast, CastLike,
+    QuantizeLinear, DequantizeLinear (blocked too), data movement,
+    initializers, and the errors. float8 tensors travel as their bit
+    patterns (uint8 in .npy), int4 as int8 and uint4 as uint8 values."""
+    I32 = TensorProto.INT32
+    INT4, UINT4 = 22, 21
+    for kind, layout in narrow_ref.FLOAT8.items():
+        code = layout[0]
+        x = np.concatenate([narrow_ref.specials(), narrow_ref.ties(kind),
+                            (rng.standard_normal(64) *
+                             np.exp2(rng.integers(-14, 14, 64))).astype(
+                                 np.float32)])
+        for saturate in (1, 0):
+            cases.run_model("Cast-19 float -> %s saturate=%d" % (kind, saturate),
+                            single("Cast", [("x", [len(x)], F32)],
+                                   [("y", [len(x)], code)], 19, to=code,
+                                   saturate=saturate),
+                            [x], [narrow_ref.encode(kind, x, saturate)])
+        bits = np.arange(256, dtype=np.uint8)
+        cases.run_model("Cast-19 %s -> float, every code" % kind,
+                        f8_input_model("Cast", kind, [256], F32, to=1),
+                        [bits], [narrow_ref.decode(kind, bits).astype(
+                            np.float32)], rtol=0, atol=0)
+        cases.run_model("Cast-19 %s -> float16" % kind,
+                        f8_input_model("Cast", kind, [256],
+                                       TensorProto.FLOAT16, to=10),
+                        [bits], [narrow_ref.decode(kind, bits).astype(
+                            np.float16)], rtol=0, atol=0)
+        # CastLike takes the type of its second input.
+        like = np.zeros([1], dtype=np.uint8)
+        cases.run_model("CastLike-19 float -> %s" % kind, single(
+            "CastLike", [("x", [len(x)], F32), ("t", [1], code)],
+            [("y", [len(x)], code)], 19), [x, like],
+            [narrow_ref.encode(kind, x, True)])
+        # QuantizeLinear with a float8 zero point: x / scale rounded.
+        scale = numpy_helper.from_array(np.array(0.5, np.float32), "s")
+        zp = narrow_ref.tensor("zp", code, [], int32=[0])
+        xq = x[np.isfinite(x)][:40]
+        with np.errstate(over="ignore"):
+            # 3e38 / 0.5 is infinite in float32, as the kernel computes.
+            scaled = xq / np.float32(0.5)
+        for saturate in (1, 0):
+            cases.run_model(
+                "QuantizeLinear-19 %s zero point saturate=%d" % (kind, saturate),
+                single("QuantizeLinear", [("x", [len(xq)], F32),
+                                          ("s", [], F32), ("zp", [], code)],
+                       [("y", [len(xq)], code)], 19, [scale, zp],
+                       saturate=saturate),
+                [xq], [narrow_ref.encode(kind, scaled, saturate)])
+        # DequantizeLinear of every code, per axis.
+        codes = bits.reshape(2, 128)
+        s2 = np.array([0.25, 3.0], np.float32)
+        cases.run_model(
+            "DequantizeLinear-19 %s per axis" % kind,
+            f8_input_model("DequantizeLinear", kind, [2, 128], F32,
+                           initializers=[numpy_helper.from_array(s2, "s")],
+                           axis=0),
+            [codes], [(narrow_ref.decode(kind, codes) *
+                       s2[:, None]).astype(np.float32)], rtol=0, atol=0)
+
+    # Data movement keeps float8 bits: Reshape, Transpose, Concat, Slice,
+    # Gather, Identity, then a Cast to float; and a float8 output.
+    kind = "E5M2"
+    xb = rng.integers(0, 256, (2, 6), dtype=np.uint8)
+    xb[xb == 0x7C] = 0x3C
+    nodes = [
+        helper.make_node("Reshape", ["x", "shape"], ["r"]),
+        helper.make_node("Transpose", ["r"], ["t"], perm=[1, 0, 2]),
+        helper.make_node("Concat", ["t", "t"], ["c"], axis=2),
+        helper.make_node("Slice", ["c", "starts", "ends", "axes"], ["sl"]),
+        helper.make_node("Gather", ["sl", "idx"], ["g"], axis=0),
+        helper.make_node("Identity", ["g"], ["bitsout"]),
+        helper.make_node("Cast", ["g"], ["f"], to=1)]
+    inits = [numpy_helper.from_array(np.array([2, 3, 2], np.int64), "shape"),
+             numpy_helper.from_array(np.array([1], np.int64), "starts"),
+             numpy_helper.from_array(np.array([4], np.int64), "ends"),
+             numpy_helper.from_array(np.array([2], np.int64), "axes"),
+             numpy_helper.from_array(np.array([2, 0], np.int64), "idx")]
+    r = xb.reshape(2, 3, 2).transpose(1, 0, 2)
+    g = np.concatenate([r, r], axis=2)[:, :, 1:4][[2, 0]]
+    cases.run_model("float8 data movement keeps the bits", model(
+        nodes, [vi("x", [2, 6], 19)],
+        [vi("bitsout", [2, 2, 3], 19), vi("f", [2, 2, 3], F32)], inits,
+        opset=19), [xb], [g, narrow_ref.decode(kind, g).astype(np.float32)],
+        rtol=0, atol=0)
+    # The other data movers: Flatten, Unsqueeze, Squeeze, Expand, Tile,
+    # Split, Shape and Size of E4M3FN data, then a Cast: the type stays
+    # float8 through each (a plain int8 would cast to other values). The
+    # portable target has no Tile (its index map takes a modulo), whatever
+    # the type: there the chain goes without it.
+    tile = getattr(cases.args, "target", None) != "portable"
+    xu = rng.integers(0, 256, (2, 3), dtype=np.uint8)
+    xu[(xu & 0x7F) == 0x7F] = 0x40
+    nodes = [
+        helper.make_node("Unsqueeze", ["x", "ax"], ["u"]),
+        helper.make_node("Expand", ["u", "eshape"], ["e"])]
+    if tile:
+        nodes.append(helper.make_node("Tile", ["e", "reps"], ["t"]))
+    nodes += [
+        helper.make_node("Flatten", ["t" if tile else "e"], ["f"], axis=1),
+        helper.make_node("Split", ["f", "parts"], ["s0", "s1"], axis=1),
+        helper.make_node("Squeeze", ["u", "ax"], ["sq"]),
+        helper.make_node("Shape", ["t" if tile else "e"], ["shape"]),
+        helper.make_node("Size", ["t" if tile else "e"], ["size"]),
+        helper.make_node("Cast", ["s0"], ["c0"], to=1)]
+    width = 12 if tile else 6
+    inits = [numpy_helper.from_array(np.array([1], np.int64), "ax"),
+             numpy_helper.from_array(np.array([2, 2, 3], np.int64), "eshape"),
+             numpy_helper.from_array(np.array([1, 1, 2], np.int64), "reps"),
+             numpy_helper.from_array(np.array([4, width - 4], np.int64),
+                                     "parts")]
+    t = np.broadcast_to(xu[:, None, :], (2, 2, 3))
+    if tile:
+        t = np.tile(t, (1, 1, 2))
+    f = t.reshape(2, width)
+    cases.run_model("float8 Unsqueeze, Expand, %sFlatten, Split, Squeeze, "
+                    "Shape, Size" % ("Tile, " if tile else ""), model(
+                        nodes, [vi("x", [2, 3], 17)],
+                        [vi("s0", [2, 4], 17), vi("s1", [2, width - 4], 17),
+                         vi("sq", [2, 3], 17), vi("shape", [3], I64),
+                         vi("size", [], I64), vi("c0", [2, 4], F32)], inits,
+                        opset=21),
+                    [xu], [f[:, :4], f[:, 4:], xu,
+                           np.array(t.shape, np.int64),
+                           np.array(t.size, np.int64),
+                           narrow_ref.decode("E4M3FN", f[:, :4]).astype(
+                               np.float32)], rtol=0, atol=0)
+    # float8 initializers (raw bytes and int32_data) and a Constant node.
+    vals = np.array([0x00, 0x38, 0xB8, 0x7E, 0x01, 0xFE], np.uint8)
+    raw = narrow_ref.tensor("w", 17, [6], raw=vals.tobytes())
+    typed = narrow_ref.tensor("w", 17, [6], int32=vals)
+    for label, w in (("raw_data", raw), ("int32_data", typed)):
+        cases.run_model("float8 E4M3FN initializer from %s" % label, model(
+            [helper.make_node("Cast", ["w"], ["y"], to=1)], [],
+            [vi("y", [6], F32)], [w], opset=19), [],
+            [narrow_ref.decode("E4M3FN", vals).astype(np.float32)],
+            rtol=0, atol=0)
+    cases.run_model("float8 Constant node", model(
+        [helper.make_node("Constant", [], ["c"], value=raw),
+         helper.make_node("Cast", ["c"], ["y"], to=1)], [],
+        [vi("y", [6], F32)], opset=19), [],
+        [narrow_ref.decode("E4M3FN", vals).astype(np.float32)],
+        rtol=0, atol=0)
+    # float8 to float8: E5M2 codes to E4M3FN, through their values.
+    every = np.arange(256, dtype=np.uint8)
+    wide = narrow_ref.decode("E5M2", every).astype(np.float32)
+    for saturate in (1, 0):
+        cases.run_model("Cast-19 E5M2 -> E4M3FN saturate=%d" % saturate,
+                        f8_input_model("Cast", "E5M2", [256], 17, to=17,
+                                       saturate=saturate),
+                        [every], [narrow_ref.encode("E4M3FN", wide,
+                                                    saturate)])
+
+    # int4 and uint4 (opset 21).
+    ints = np.array([-20, -9, -8, -1, 0, 1, 7, 8, 9, 15, 16, 100, -100],
+                    np.int32)
+    for to, signed, name in ((INT4, True, "int4"), (UINT4, False, "uint4")):
+        cases.run_model("Cast-21 int32 -> %s wraps" % name, single(
+            "Cast", [("x", [len(ints)], I32)], [("y", [len(ints)], to)], 21,
+            to=to), [ints], [narrow_ref.wrap4(ints, signed)])
+    fl = np.array([-8.0, -7.9, -3.5, -0.5, 0.0, 0.7, 3.5, 7.9], np.float32)
+    cases.run_model("Cast-21 float -> int4 truncates", single(
+        "Cast", [("x", [8], F32)], [("y", [8], INT4)], 21, to=INT4),
+        [fl], [np.trunc(fl).astype(np.int8)])
+    v4 = np.array([-8, -5, -1, 0, 3, 7], np.int8)
+    cases.run_model("Cast-21 int4 -> float and int64", model(
+        [helper.make_node("Cast", ["x"], ["f"], to=1),
+         helper.make_node("Cast", ["x"], ["i"], to=7)],
+        [vi("x", [6], INT4)], [vi("f", [6], F32), vi("i", [6], I64)],
+        opset=21), [v4], [v4.astype(np.float32), v4.astype(np.int64)])
+    u4 = np.array([0, 1, 8, 15], np.uint8)
+    cases.run_model("Cast-21 uint4 -> float, uint4 out", model(
+        [helper.make_node("Cast", ["x"], ["f"], to=1),
+         helper.make_node("Identity", ["x"], ["same"])],
+        [vi("x", [4], UINT4)], [vi("f", [4], F32), vi("same", [4], UINT4)],
+        opset=21), [u4], [u4.astype(np.float32), u4])
+    # Packed initializers: an odd count, raw_data and int32_data.
+    w4 = np.array([-8, 7, -1, 0, 5], np.int64)
+    packed = narrow_ref.pack4(w4)
+    for label, t in (
+            ("raw_data", narrow_ref.tensor("w", INT4, [5], raw=packed.tobytes())),
+            ("int32_data", narrow_ref.tensor("w", INT4, [5], int32=packed))):
+        cases.run_model("int4 initializer from %s (5 values packed)" % label,
+                        model([helper.make_node("Cast", ["w"], ["y"], to=6)],
+                              [], [vi("y", [5], I32)], [t], opset=21), [],
+                        [w4.astype(np.int32)])
+    u4w = np.array([15, 0, 9], np.int64)
+    cases.run_model("uint4 initializer (raw_data)", model(
+        [helper.make_node("Cast", ["w"], ["y"], to=6)], [],
+        [vi("y", [3], I32)],
+        [narrow_ref.tensor("w", UINT4, [3], raw=narrow_ref.pack4(u4w))], opset=21), [], [u4w.astype(np.int32)])
+    # QuantizeLinear-21 to int4 (its zero point's type) and to uint4
+    # (output_dtype): ties to even, saturation, negative values.
+    xq = np.array([-20.0, -8.4, -5.0, -3.0, -1.0, 1.0, 3.0, 5.0, 7.0, 40.0],
+                  np.float32)
+    zp4 = narrow_ref.tensor("zp", INT4, [], raw=narrow_ref.pack4([-1]))
+    s = numpy_helper.from_array(np.array(2.0, np.float32), "s")
+    want = np.clip(np.rint(xq / 2) - 1, -8, 7).astype(np.int8)
+    cases.run_model("QuantizeLinear-21 int4 zero point", single(
+        "QuantizeLinear", [("x", [10], F32), ("s", [], F32),
+                           ("zp", [], INT4)], [("y", [10], INT4)], 21,
+        [s, zp4]), [xq], [want])
+    cases.run_model("QuantizeLinear-21 output_dtype uint4", single(
+        "QuantizeLinear", [("x", [10], F32), ("s", [], F32)],
+        [("y", [10], UINT4)], 21, [s], output_dtype=UINT4), [xq],
+        [np.clip(np.rint(xq / 2), 0, 15).astype(np.uint8)])
+    cases.run_model("QuantizeLinear-21 output_dtype float8", single(
+        "QuantizeLinear", [("x", [10], F32), ("s", [], F32)],
+        [("y", [10], 17)], 21, [s], output_dtype=17), [xq],
+        [narrow_ref.encode("E4M3FN", xq / 2, True)])
+    # DequantizeLinear-21 of int4 with an int4 zero point per axis.
+    xd = np.array([[-8, -3, 0, 7], [1, 2, -1, -8]], np.int8)
+    zpa = np.array([2, -3], np.int64)
+    sa = np.array([0.5, 4.0], np.float32)
+    cases.run_model("DequantizeLinear-21 int4 per axis", single(
+        "DequantizeLinear", [("x", [2, 4], INT4), ("s", [2], F32),
+                             ("zp", [2], INT4)], [("y", [2, 4], F32)], 21,
+        [numpy_helper.from_array(sa, "s"),
+         narrow_ref.tensor("zp", INT4, [2], raw=narrow_ref.pack4(zpa))], axis=0),
+        [xd], [((xd - zpa[:, None]) * sa[:, None]).astype(np.float32)])
+    # Blocked quantization: scale blocks of 2 along axis 1 (6 -> 3), and of
+    # 4 along axis 1 (6 -> 2, the last block short).
+    xb2 = (rng.standard_normal((4, 6)) * 8).astype(np.float32)
+    sb = rng.uniform(0.5, 2.0, (4, 3)).astype(np.float32)
+    zb = rng.integers(-3, 3, (4, 3))
+    rep = np.repeat(sb, 2, axis=1)
+    zrep = np.repeat(zb, 2, axis=1)
+    cases.run_model("QuantizeLinear-21 blocked int4 (block_size 2)", single(
+        "QuantizeLinear", [("x", [4, 6], F32), ("s", [4, 3], F32),
+                           ("zp", [4, 3], INT4)], [("y", [4, 6], INT4)], 21,
+        [numpy_helper.from_array(sb, "s"),
+         narrow_ref.tensor("zp", INT4, [4, 3], raw=narrow_ref.pack4(zb))], axis=1, block_size=2),
+        [xb2], [np.clip(np.rint(xb2 / rep) + zrep, -8, 7).astype(np.int8)])
+    xi = rng.integers(0, 16, (3, 6)).astype(np.uint8)
+    sd = rng.uniform(0.5, 2.0, (3, 2)).astype(np.float32)
+    zd = rng.integers(0, 16, (3, 2))
+    rep = np.repeat(sd, 4, axis=1)[:, :6]
+    zrep = np.repeat(zd, 4, axis=1)[:, :6]
+    cases.run_model("DequantizeLinear-21 blocked uint4 (block_size 4, "
+                    "short last block)", single(
+        "DequantizeLinear", [("x", [3, 6], UINT4), ("s", [3, 2], F32),
+                             ("zp", [3, 2], UINT4)], [("y", [3, 6], F32)], 21,
+        [numpy_helper.from_array(sd, "s"),
+         narrow_ref.tensor("zp", UINT4, [3, 2], raw=narrow_ref.pack4(zd))],
+        axis=1, block_size=4),
+        [xi], [((xi.astype(np.int64) - zrep) * rep).astype(np.float32)])
+    cases.run_model("DequantizeLinear-21 blocked float scale, int8", single(
+        "DequantizeLinear", [("x", [3, 6], TensorProto.INT8),
+                             ("s", [3, 2], F32)], [("y", [3, 6], F32)], 21,
+        [numpy_helper.from_array(sd, "s")], axis=-1, block_size=3),
+        [xi.astype(np.int8)],
+        [(xi.astype(np.float32) * np.repeat(sd, 3, axis=1))])
+
+    # Errors.
+    expect_run_error(cases, "int4 input out of range fails the call",
+                     single("Cast", [("x", [3], INT4)], [("y", [3], F32)], 21,
+                            to=1), [np.array([1, 8, -2], np.int8)],
+                     "graph input 'x' (argument 0) is int4, given as int8 "
+                     "values one a byte, and holds a value outside [-8, 7]")
+    expect_run_error(cases, "uint4 input out of range fails the call",
+                     single("Cast", [("x", [2], UINT4)], [("y", [2], F32)],
+                            21, to=1), [np.array([3, 16], np.uint8)],
+                     "graph input 'x' (argument 0) is uint4, given as uint8 "
+                     "values one a byte, and holds a value outside [0, 15]")
+    cases.expect_error("arithmetic on float8 is refused", single(
+        "Add", [("a", [2], 17), ("b", [2], 17)], [("y", [2], 17)], 19),
+        "onnx node 'n' (Add, opset 19): input 0 has element type f8E4M3FN, "
+        "which Strata lowers only through Cast, CastLike, QuantizeLinear, "
+        "DequantizeLinear and the ops that move data (Identity, Reshape, "
+        "Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice, "
+        "Gather, Expand, Tile, Shape, Size): cast it to a wider type first")
+    cases.expect_error("a blocked scale of the wrong shape is refused", single(
+        "DequantizeLinear", [("x", [3, 6], TensorProto.INT8),
+                             ("s", [3, 1], F32)], [("y", [3, 6], F32)], 21,
+        [numpy_helper.from_array(np.ones((3, 1), np.float32), "s")],
+        axis=1, block_size=4),
+        "onnx node 'n' (DequantizeLinear, opset 21): input 1 has the shape "
+        "[3x1]; with block_size 4 along axis 1 it takes input 0's shape but "
+        "ceil(6 / 4) values along that axis")
+    cases.expect_error("a float4e2m1 input (opset 23) is refused naming it",
+                       single("Cast", [("x", [2], 23)], [("y", [2], F32)], 23,
+                              to=1),
+                       "value 'x' has element type float4e2m1 (23), which is "
+                       "not supported")
+    cases.expect_error("output_dtype other than the zero point's is refused",
+                       single("QuantizeLinear", [("x", [2], F32),
+                                                 ("s", [], F32),
+                                                 ("zp", [], INT4)],
+                              [("y", [2], INT4)], 21, [s, zp4],
+                              output_dtype=3),
+                       "onnx node 'n' (QuantizeLinear, opset 21): "
+                       "output_dtype 3 differs from the zero point's type i4")
 
 
 def main():

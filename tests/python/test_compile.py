@@ -200,6 +200,45 @@ def test_unsigned_onnx_tensors_come_back_unsigned(dtype):
 
 @needs_compiler
 @needs_kernels
+def test_float8_and_int4_onnx_tensors_cross_the_boundary():
+    # float8 (opset 19) tensors travel as their bit patterns (uint8 arrays),
+    # int4/uint4 (opset 21) ones a value a byte (int8/uint8 arrays); the
+    # reflection names the type, and an int4 value out of range fails the
+    # call naming the input.
+    pytest.importorskip("onnx")
+    from onnx import helper
+
+    def identity(code):
+        graph = helper.make_graph(
+            [helper.make_node("Identity", ["x"], ["y"])], "g",
+            [helper.make_tensor_value_info("x", code, [4])],
+            [helper.make_tensor_value_info("y", code, [4])])
+        return helper.make_model(graph, opset_imports=[
+            helper.make_opsetid("", 21)]).SerializeToString()
+
+    for code, recorded, dtype, values in [
+            (17, "f8E4M3FN", np.uint8, [0x00, 0x38, 0xFF, 0x80]),
+            (19, "f8E5M2", np.uint8, [0x7C, 0xFC, 0x01, 0x3C]),
+            (22, "i4", np.int8, [-8, -1, 0, 7]),
+            (21, "ui4", np.uint8, [0, 8, 15, 1])]:
+        session = strata.Session(strata.compile(identity(code)),
+                                 device="local-sync")
+        assert session["main"].attributes["arg0.element_type"] == recorded
+        assert session["main"].attributes["result0.element_type"] == recorded
+        x = np.array(values, dtype)
+        y = session["main"](x)
+        assert y.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(y, x)
+        if recorded == "i4":
+            with pytest.raises(strata.Error, match=r"graph input 'x' "
+                               r"\(argument 0\) is int4, given as int8 "
+                               r"values one a byte, and holds a value "
+                               r"outside \[-8, 7\]"):
+                session["main"](np.array([0, 8, 0, 0], np.int8))
+
+
+@needs_compiler
+@needs_kernels
 def test_f16_and_bf16_onnx_tensors_cross_the_boundary():
     onnx = pytest.importorskip("onnx")
     from onnx import TensorProto, helper

@@ -60,10 +60,21 @@ std::vector<uint8_t> buildOip() {
     const char* recorded;
   };
   const Echo echoes[] = {
-      {"bool", "i1", nullptr}, {"i8", "i8", nullptr},   {"i16", "i16", nullptr},
-      {"i32", "i32", nullptr}, {"i64", "i64", nullptr}, {"u8", "i8", "ui8"},
-      {"u16", "i16", "ui16"},  {"u32", "i32", "ui32"},  {"u64", "i64", "ui64"},
-      {"f16", "f16", nullptr}, {"f32", "f32", nullptr}, {"f64", "f64", nullptr},
+      {"bool", "i1", nullptr},
+      {"i8", "i8", nullptr},
+      {"i16", "i16", nullptr},
+      {"i32", "i32", nullptr},
+      {"i64", "i64", nullptr},
+      {"u8", "i8", "ui8"},
+      {"u16", "i16", "ui16"},
+      {"u32", "i32", "ui32"},
+      {"u64", "i64", "ui64"},
+      {"f16", "f16", nullptr},
+      {"f32", "f32", nullptr},
+      {"f64", "f64", nullptr},
+      // ONNX's float8 (bits in an i8) and int4 (a value in an i8).
+      {"f8", "i8", "f8E4M3FN"},
+      {"i4", "i8", "i4"},
   };
   for (const Echo& echo : echoes) {
     std::string name = std::string("echo_") + echo.name;

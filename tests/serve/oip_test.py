@@ -197,6 +197,13 @@ def run(args):
             {"name": "x", "datatype": "UINT16", "shape": [-1, 2]}],
               "model metadata of oip.echo_u16: UINT16 from the reflection's "
               "element_type %s" % body)
+        for function, datatype in (("echo_f8", "UINT8"), ("echo_i4", "INT8")):
+            status, body = server.get("/v2/models/oip." + function)
+            check(status == 200 and body["inputs"] == [
+                {"name": "x", "datatype": datatype, "shape": [-1, 2]}] and
+                  body["outputs"][0]["datatype"] == datatype,
+                  "model metadata of oip.%s: %s (ONNX's float8 bits, int4 "
+                  "values) %s" % (function, datatype, body))
         status, body = server.get("/v2/models/oip/ready")
         check(status == 200 and body == {"name": "oip", "ready": True},
               "GET /v2/models/oip/ready")

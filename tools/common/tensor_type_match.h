@@ -119,18 +119,36 @@ inline bool fitArgumentType(const std::string& want, const std::string& got,
   return true;
 }
 
+/// The element type tools present data recorded as `recorded` (a
+/// reflection "argN.element_type") with: the unsigned type it names
+/// ("ui8"); uint8 for ONNX's float8 types ("f8E4M3FN", "f8E4M3FNUZ",
+/// "f8E5M2", "f8E5M2FNUZ": their bit patterns) and uint4 ("ui4": a value
+/// a byte); int8 for int4 ("i4"): the table STRATA_RECORDED_ELEMENT_TYPES
+/// (schemas/); NONE for anything else.
+inline strata_hal_element_type_t recordedPresentationType(
+    const std::string& recorded) {
+#define STRATA_RECORDED_TYPE_CASE(name, presented) \
+  if (recorded == name) {                          \
+    return presented;                              \
+  }
+  STRATA_RECORDED_ELEMENT_TYPES(STRATA_RECORDED_TYPE_CASE)
+#undef STRATA_RECORDED_TYPE_CASE
+  return strata_hal_element_type_parse(recorded.c_str(), recorded.size());
+}
+
 /// The element type a tensor of element type `type` has for the export's
 /// reader, given the reflection entry `recorded` ("resultN.element_type",
 /// "" when the export has none): the unsigned type it names ("ui8") for a
 /// signless integer of its width, whose bytes are the unsigned values
-/// (ONNX's uint8 tensors compile to i8 ones); else `type`.
+/// (ONNX's uint8 tensors compile to i8 ones); uint8 for ONNX's float8
+/// tensors (their bit patterns) and uint4 ones (a value a byte); else
+/// `type`.
 inline strata_hal_element_type_t recordedElementType(
     strata_hal_element_type_t type, const std::string& recorded) {
   if (recorded.empty()) {
     return type;
   }
-  strata_hal_element_type_t named =
-      strata_hal_element_type_parse(recorded.c_str(), recorded.size());
+  strata_hal_element_type_t named = recordedPresentationType(recorded);
   if ((named >> 24) == STRATA_HAL_NUMERICAL_TYPE_INTEGER_UNSIGNED &&
       (type >> 24) == STRATA_HAL_NUMERICAL_TYPE_INTEGER &&
       (named & 0xFFu) == (type & 0xFFu)) {

@@ -1,7 +1,7 @@
 // tensor_type_match_test.cpp - unit tests for how the tools fit a tensor to
 // an export's recorded type: shapes with '?' and '*x', unsigned data for a
 // signless argument, a list element recorded unsigned (held signless), and
-// the unsigned type a result is given back as.
+// the unsigned type a result is given back as (float8 and 4-bit ones too).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -62,6 +62,22 @@ TEST_CASE("the unsigned element a recorded type names") {
   // A signless result comes back as the unsigned type named.
   CHECK(recordedElementType(kI8, recordedUnsignedElement("?xui8")) == kU8);
   CHECK(recordedElementType(kI8, recordedUnsignedElement("?xi8")) == kI8);
+}
+TEST_CASE("float8 and 4-bit results are presented as 8-bit integers") {
+  // ONNX's float8 tensors are their bits (uint8), uint4 values uint8 and
+  // int4 values int8 (schemas/ STRATA_RECORDED_ELEMENT_TYPES).
+  for (const char* name :
+       {"f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f8E5M2FNUZ", "ui4"}) {
+    CHECK(recordedPresentationType(name) == kU8);
+    CHECK(recordedElementType(kI8, name) == kU8);
+  }
+  CHECK(recordedPresentationType("i4") == kI8);
+  CHECK(recordedElementType(kI8, "i4") == kI8);
+  CHECK(recordedPresentationType("ui16") == kU16);
+  CHECK(recordedPresentationType("f8") == STRATA_HAL_ELEMENT_TYPE_NONE);
+  // Only an i8 tensor is presented so: the recorded name does not widen.
+  CHECK(recordedElementType(STRATA_HAL_ELEMENT_TYPE_INT_16, "f8E5M2") ==
+        STRATA_HAL_ELEMENT_TYPE_INT_16);
 }
 }
 

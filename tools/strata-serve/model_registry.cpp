@@ -572,9 +572,18 @@ strata_status_t ModelRegistry::add(strata_runtime_instance_t* instance,
         (is_result ? function->result_names : function->argument_names)[index] =
             value;
       } else if (suffix == ".element_type") {
-        (is_result ? function->result_recorded
-                   : function->argument_recorded)[index] =
+        // The presented type: the unsigned type named, or what a float8
+        // or 4-bit tensor is presented as (schemas/ element_types.h).
+        strata_hal_element_type_t presented =
             strata_hal_element_type_parse(value, std::strlen(value));
+#define STRATA_RECORDED_TYPE_CASE(name, type) \
+  if (std::strcmp(value, name) == 0) {        \
+    presented = type;                         \
+  }
+        STRATA_RECORDED_ELEMENT_TYPES(STRATA_RECORDED_TYPE_CASE)
+#undef STRATA_RECORDED_TYPE_CASE
+        (is_result ? function->result_recorded
+                   : function->argument_recorded)[index] = presented;
       }
     }
     // An ONNX sequence or optional (a vm.list, recorded "list<E>" or

@@ -116,9 +116,39 @@ std::pair<Type, bool> dataType(MLIRContext *ctx, int64_t code) {
     return {b.getIntegerType(64), true};
   case 16:
     return {b.getBF16Type(), false};
+  // The narrow types (opsets 19 and 21) are returned as their ONNX types
+  // (Cast converts them with convertOnnxScalar).
+  case 17:
+    return {Float8E4M3FNType::get(ctx), false};
+  case 18:
+    return {Float8E4M3FNUZType::get(ctx), false};
+  case 19:
+    return {Float8E5M2Type::get(ctx), false};
+  case 20:
+    return {Float8E5M2FNUZType::get(ctx), false};
+  case 21:
+    return {IntegerType::get(ctx, 4, IntegerType::Unsigned), false};
+  case 22:
+    return {b.getIntegerType(4), false};
   default:
     return {Type(), false};
   }
+}
+
+/// Cast and CastLike from or to a narrow type (float8, int4, uint4):
+/// elementwise conversion of the i8 storage, `saturate` (opset 19 on)
+/// choosing what a float8 does out of range.
+LogicalResult castNarrow(Node &n, Type to) {
+  Type from = n.onnxElem(0);
+  bool saturate = n.opset() < 19 || n.intAttr("saturate", 1) != 0;
+  Value result =
+      elementwise(n.b, n.loc, {n.in(0)}, n.shape(0), storageElement(to),
+                  [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                    return convertOnnxScalar(b, l, a[0], from, to, saturate);
+                  });
+  bool marked = isNarrowElement(to) || to.isUnsignedInteger();
+  n.narrowElem = isNarrowElement(to) ? to : Type();
+  return n.replace(result, {marked});
 }
 
 /// A binary arithmetic op type on floats and (signed or unsigned)
@@ -761,12 +791,22 @@ void mlir::strata::onnx::addElementwiseLowerings(LoweringTable &table) {
       return n.fail("casts to data type " + llvm::Twine(n.intAttr("to", 0)) +
                     " are not supported");
     }
+    if (isNarrowElement(to) || isNarrowElement(n.onnxElem(0))) {
+      return castNarrow(n, toUnsigned
+                               ? IntegerType::get(n.b.getContext(),
+                                                  to.getIntOrFloatBitWidth(),
+                                                  IntegerType::Unsigned)
+                               : to);
+    }
     bool fromUnsigned = n.isUnsigned(0);
     Value result = convertTensor(n.b, n.loc, n.in(0), to, fromUnsigned,
                                  toUnsigned);
     return n.replace(result, {toUnsigned});
   };
   table["CastLike"] = [](Node &n) -> LogicalResult {
+    if (isNarrowElement(n.onnxElem(1)) || isNarrowElement(n.onnxElem(0))) {
+      return castNarrow(n, n.onnxElem(1));
+    }
     Type to = n.elem(1);
     bool toUnsigned = n.isUnsigned(1);
     Value result = convertTensor(n.b, n.loc, n.in(0), to, n.isUnsigned(0),

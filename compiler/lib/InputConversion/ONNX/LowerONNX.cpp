@@ -3,7 +3,10 @@
 
 #include "Lowering.h"
 
+#include "Strata/Dialect/Util/IR/Reflection.h"
 #include "Strata/InputConversion/Passes.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
@@ -32,18 +35,20 @@ Type unsignedType(RankedTensorType type) {
                        IntegerType::Unsigned));
 }
 
+/// Whether values of `type` travel behind a cast: unsigned and narrow
+/// (float8, int4, uint4) element types.
 bool hasUnsignedElements(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
-  return shaped && shaped.getElementType().isUnsignedInteger();
+  return shaped && (shaped.getElementType().isUnsignedInteger() ||
+                    isNarrowElement(shaped.getElementType()));
 }
 
 Type signlessType(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.getElementType().isUnsignedInteger()) {
+  if (!tensor || !hasUnsignedElements(tensor)) {
     return type;
   }
-  return tensor.clone(IntegerType::get(
-      type.getContext(), tensor.getElementType().getIntOrFloatBitWidth()));
+  return tensor.clone(storageElement(tensor.getElementType()));
 }
 
 } // namespace
@@ -72,6 +77,14 @@ RankedTensorType Node::type(unsigned i) {
 
 bool Node::isUnsigned(unsigned i) {
   return has(i) && hasUnsignedElements(op.getInputs()[i].getType());
+}
+
+Type Node::onnxElem(unsigned i) {
+  if (!has(i)) {
+    return {};
+  }
+  auto shaped = dyn_cast<ShapedType>(op.getInputs()[i].getType());
+  return shaped ? shaped.getElementType() : Type();
 }
 
 bool Node::outputUsed(unsigned i) {
@@ -319,8 +332,9 @@ LogicalResult Node::replace(ValueRange values,
         index < unsignedResults.size() && unsignedResults[index];
     if (isUnsignedResult) {
       auto type = cast<RankedTensorType>(value.getType());
-      value = UnrealizedConversionCastOp::create(b, loc, unsignedType(type),
-                                                 value)
+      Type onnxType =
+          narrowElem ? Type(type.clone(narrowElem)) : unsignedType(type);
+      value = UnrealizedConversionCastOp::create(b, loc, onnxType, value)
                   .getResult(0);
     }
     replacements.push_back(value);
@@ -508,11 +522,79 @@ LogicalResult lowerNode(NodeOp node, RewriterBase &rewriter) {
       }
     }
   }
+  // Narrow types (float8, int4, uint4) are i8 storage here: only the op
+  // types that convert or move them may see them.
+  for (unsigned i = 0; i < context.numInputs(); ++i) {
+    Type element = context.has(i) ? context.onnxElem(i) : Type();
+    if (!element || !isNarrowElement(element)) {
+      continue;
+    }
+    if (!takesNarrow(key)) {
+      std::string text;
+      llvm::raw_string_ostream(text) << element;
+      return context.fail(
+          "input " + llvm::Twine(i) + " has element type " + text +
+          ", which Strata lowers only through Cast, CastLike, "
+          "QuantizeLinear, DequantizeLinear and the ops that move data "
+          "(Identity, Reshape, Flatten, Squeeze, Unsqueeze, Transpose, "
+          "Concat, Split, Slice, Gather, Expand, Tile, Shape, Size): cast "
+          "it to a wider type first");
+    }
+    if (i == 0 && key != "Cast" && key != "CastLike" &&
+        key != "QuantizeLinear" && key != "DequantizeLinear") {
+      context.narrowElem = element;
+    }
+  }
   if (key == node.getOpType() && failed(checkInputSpecs(context))) {
     return failure();
   }
   rewriter.setInsertionPoint(node);
   return it->second(context);
+}
+
+/// An int4 or uint4 argument arrives as i8 values, one a byte: a call whose
+/// values do not fit fails naming the argument (the graph input's name
+/// when the block is the function's).
+void checkInt4Argument(BlockArgument arg, RankedTensorType type,
+                       RewriterBase &rewriter) {
+  Location loc = arg.getLoc();
+  bool isUnsigned = type.getElementType().isUnsignedInteger();
+  int64_t lo = isUnsigned ? 0 : -8, hi = isUnsigned ? 15 : 7;
+  std::string what = "argument " + std::to_string(arg.getArgNumber());
+  if (auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())) {
+    if (auto reflection =
+            func->getAttrOfType<DictionaryAttr>(util::kReflectionAttrName)) {
+      if (auto name = reflection.getAs<StringAttr>(
+              "arg" + std::to_string(arg.getArgNumber()) + ".name")) {
+        what = "graph input '" + name.getValue().str() + "' (" + what + ")";
+      }
+    }
+  }
+  Type i1 = rewriter.getI1Type();
+  Type i8 = rewriter.getIntegerType(8);
+  SmallVector<int64_t> axes;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    axes.push_back(d);
+  }
+  Value all = reduce(
+      rewriter, loc, arg, axes, scalar(rewriter, loc, i1, 1),
+      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value inRange = arith::AndIOp::create(
+            b, l,
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, a[0],
+                                  scalar(b, l, i8, static_cast<double>(lo))),
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle, a[0],
+                                  scalar(b, l, i8, static_cast<double>(hi))));
+        return arith::AndIOp::create(b, l, a[1], inRange);
+      });
+  Value ok = tensor::ExtractOp::create(rewriter, loc, all, ValueRange{});
+  cf::AssertOp::create(
+      rewriter, loc, ok,
+      rewriter.getStringAttr(what + " is " + (isUnsigned ? "uint4" : "int4") +
+                             ", given as " + (isUnsigned ? "uint8" : "int8") +
+                             " values one a byte, and holds a value outside [" +
+                             std::to_string(lo) + ", " + std::to_string(hi) +
+                             "]"));
 }
 
 /// Unsigned block arguments arrive signless; a cast gives them back their
@@ -523,25 +605,37 @@ void prepareBlock(Block &block, RewriterBase &rewriter) {
   rewriter.setInsertionPointToStart(&block);
   for (BlockArgument arg : block.getArguments()) {
     if (auto type = dyn_cast<RankedTensorType>(arg.getType());
-        type && type.getElementType().isUnsignedInteger()) {
+        type && hasUnsignedElements(type)) {
       arg.setType(signlessType(type));
       auto cast =
           UnrealizedConversionCastOp::create(rewriter, arg.getLoc(), type, arg);
       arg.replaceAllUsesExcept(cast.getResult(0), cast);
+      if (type.getElementType().isInteger(4)) {
+        checkInt4Argument(arg, type, rewriter);
+      }
     }
   }
   for (auto constant :
        llvm::make_early_inc_range(block.getOps<arith::ConstantOp>())) {
     auto type = dyn_cast<RankedTensorType>(constant.getType());
     auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
-    if (!type || !value || !type.getElementType().isUnsignedInteger()) {
+    if (!type || !value || !hasUnsignedElements(type)) {
       continue;
     }
     rewriter.setInsertionPoint(constant);
-    auto signless = arith::ConstantOp::create(
-        rewriter, constant.getLoc(),
-        value.bitcast(
-            cast<RankedTensorType>(signlessType(type)).getElementType()));
+    Type storage = storageElement(type.getElementType());
+    DenseElementsAttr stored;
+    if (type.getElementType().isInteger(4)) {
+      // int4 and uint4 are held extended to i8.
+      bool isUnsigned = type.getElementType().isUnsignedInteger();
+      stored = value.mapValues(storage, [&](const APInt &v) {
+        return isUnsigned ? v.zext(8) : v.sext(8);
+      });
+    } else {
+      stored = value.bitcast(storage);
+    }
+    auto signless =
+        arith::ConstantOp::create(rewriter, constant.getLoc(), stored);
     auto cast = UnrealizedConversionCastOp::create(rewriter, constant.getLoc(),
                                                    type, signless.getResult());
     rewriter.replaceOp(constant, cast.getResult(0));

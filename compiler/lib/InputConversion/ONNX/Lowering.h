@@ -35,6 +35,9 @@ public:
   NodeOp op;
   RewriterBase &b;
   Location loc;
+  /// The narrow element type (float8, int4, uint4) of a data-movement
+  /// node's input: an output marked unsigned in `replace` then takes it.
+  Type narrowElem;
 
   int64_t opset() { return op.getOpset(); }
   llvm::StringRef opType() { return op.getOpType(); }
@@ -48,7 +51,13 @@ public:
   Type elem(unsigned i) { return type(i).getElementType(); }
   ArrayRef<int64_t> shape(unsigned i) { return type(i).getShape(); }
   int64_t rank(unsigned i) { return type(i).getRank(); }
+  /// Whether input `i` travels behind a cast to its ONNX type: an unsigned
+  /// integer, or a narrow type (float8, int4, uint4; see isNarrowElement),
+  /// which only the op types of `takesNarrow` see.
   bool isUnsigned(unsigned i);
+  /// The ONNX element type of input `i` (ui8, f8E4M3FN, i4, ... where the
+  /// lowered value is signless); null when absent.
+  Type onnxElem(unsigned i);
   /// Whether output `i` is used (an unused optional output is skipped).
   bool outputUsed(unsigned i);
 
@@ -340,6 +349,38 @@ Value convertScalar(OpBuilder &b, Location loc, Value value, Type to,
 /// Converts a whole tensor's element type.
 Value convertTensor(OpBuilder &b, Location loc, Value input, Type to,
                     bool fromUnsigned = false, bool toUnsigned = false);
+
+//===----------------------------------------------------------------------===//
+// Narrow element types (NarrowTypes.cpp)
+//===----------------------------------------------------------------------===//
+
+/// ONNX's float8 types (opset 19), int4 and uint4 (opset 21). While the
+/// pass runs, a tensor of one of them is an i8 tensor (the float8 bit
+/// pattern; the int4 value sign-extended, the uint4 value zero-extended)
+/// behind an unrealized cast to the narrow type.
+bool isNarrowElement(Type type);
+/// Whether `type` is one of the four float8 types.
+bool isFloat8(Type type);
+/// Whether op type `opType` lowers narrow-typed inputs (Cast, CastLike,
+/// QuantizeLinear, DequantizeLinear and the ops that only move data).
+bool takesNarrow(llvm::StringRef opType);
+/// The f32 value of float8 bits `bits` (i8) of type `f8`.
+Value float8ToF32(OpBuilder &b, Location loc, Value bits, FloatType f8);
+/// `x` (f32) as float8 bits (i8) of type `f8`, rounded to nearest even;
+/// out of range values (and infinities) become the largest finite value
+/// when `saturate`, else NaN (E5M2: infinity), as ONNX's Cast-19 says.
+Value f32ToFloat8(OpBuilder &b, Location loc, Value x, FloatType f8,
+                  bool saturate);
+/// Converts scalar `value` (a lowered storage value) from ONNX element type
+/// `from` to ONNX element type `to` with ONNX's Cast rules, either of which
+/// may be narrow; the result is `to`'s storage type (i8 when narrow).
+Value convertOnnxScalar(OpBuilder &b, Location loc, Value value, Type from,
+                        Type to, bool saturate);
+/// The storage (lowered) element type of ONNX element type `type`.
+Type storageElement(Type type);
+/// The ONNX element type of TensorProto.DataType `code` (unsigned
+/// integers as such), null for codes not lowered (strings, complex).
+Type onnxDataType(MLIRContext *ctx, int64_t code);
 
 /// A reduction over `axes` of `input` (kept dims dropped) with `init` and
 /// the combining `body(acc... , elem)`: body gets (element, accumulator).

@@ -28,6 +28,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "strata/schemas/element_types.h"
+
 #include <cstring>
 #include <limits>
 
@@ -38,6 +40,14 @@ namespace util = mlir::strata::util;
 namespace {
 
 using TensorProto = ::onnx::TensorProto;
+
+// TensorProto.DataType values newer than the proto classes.
+constexpr int kFloat8E4M3FN = 17;
+constexpr int kFloat8E4M3FNUZ = 18;
+constexpr int kFloat8E5M2 = 19;
+constexpr int kFloat8E5M2FNUZ = 20;
+constexpr int kUInt4 = 21;
+constexpr int kInt4 = 22;
 
 bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
@@ -53,6 +63,15 @@ const char *dataTypeName(int type) {
     return "complex128";
   case TensorProto::UNDEFINED:
     return "undefined";
+  // Newer than opset 21.
+  case 23:
+    return "float4e2m1 (23)";
+  case 24:
+    return "float8e8m0 (24)";
+  case 25:
+    return "uint2 (25)";
+  case 26:
+    return "int2 (26)";
   default:
     return "an unknown data type";
   }
@@ -89,9 +108,43 @@ Type elementType(MLIRContext *ctx, int type) {
     return b.getIntegerType(32, false);
   case TensorProto::UINT64:
     return b.getIntegerType(64, false);
+  // Opset 19's float8 types and opset 21's 4-bit integers, by number (the
+  // proto classes of onnx 1.12 predate them).
+  case kFloat8E4M3FN:
+    return Float8E4M3FNType::get(ctx);
+  case kFloat8E4M3FNUZ:
+    return Float8E4M3FNUZType::get(ctx);
+  case kFloat8E5M2:
+    return Float8E5M2Type::get(ctx);
+  case kFloat8E5M2FNUZ:
+    return Float8E5M2FNUZType::get(ctx);
+  case kUInt4:
+    return b.getIntegerType(4, false);
+  case kInt4:
+    return b.getIntegerType(4);
   default:
     return Type();
   }
+}
+
+/// How the reflection names an element type the signature does not show:
+/// "ui8" for the unsigned ones, "f8E4M3FN" ... for the float8 types and
+/// "i4"/"ui4" for the 4-bit ones (all travel as 8-bit integers), else "".
+std::string recordedElementName(Type element) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  element.print(os);
+  if (element.isUnsignedInteger()) {
+    return text;
+  }
+  // The names tools know how to present (schemas/ element_types.h).
+#define STRATA_RECORDED_NAME(name, presented)                                  \
+  if (text == name) {                                                          \
+    return text;                                                               \
+  }
+  STRATA_RECORDED_ELEMENT_TYPES(STRATA_RECORDED_NAME)
+#undef STRATA_RECORDED_NAME
+  return "";
 }
 
 class Importer {
@@ -109,6 +162,10 @@ private:
                                       llvm::StringRef what);
   FailureOr<std::string> externalBytes(const TensorProto &proto,
                                        llvm::StringRef what);
+  /// An INT4 or UINT4 tensor (`count` elements of `type`), unpacked.
+  FailureOr<DenseElementsAttr> int4Tensor(const TensorProto &proto,
+                                          llvm::StringRef what,
+                                          RankedTensorType type, int64_t count);
   FailureOr<NamedAttribute> attribute(llvm::StringRef name,
                                       const ::onnx::AttributeProto &attr,
                                       llvm::StringRef node);
@@ -215,6 +272,15 @@ FailureOr<Type> Importer::valueType(const ::onnx::ValueInfoProto &info,
                  "tensor or a sequence of tensors";
       return failure();
     }
+    if (elem.has_tensor_type() &&
+        elem.tensor_type().elem_type() >= kFloat8E4M3FN &&
+        elem.tensor_type().elem_type() <= kInt4) {
+      error() << "value '" << info.name() << "' is "
+              << (type.has_sequence_type() ? "a sequence" : "an optional")
+              << " of float8 or 4-bit tensors, which are not supported "
+                 "(tensors of those types are)";
+      return failure();
+    }
     ::onnx::ValueInfoProto element;
     element.set_name(info.name());
     *element.mutable_type() = elem;
@@ -319,6 +385,52 @@ FailureOr<std::string> Importer::externalBytes(const TensorProto &proto,
   return std::string((*file)->getBufferStart() + offset, count);
 }
 
+FailureOr<DenseElementsAttr> Importer::int4Tensor(const TensorProto &proto,
+                                                  llvm::StringRef what,
+                                                  RankedTensorType type,
+                                                  int64_t count) {
+  // Two values a byte, the first in the low nibble, in raw_data, external
+  // data or int32_data (each of those holding one byte's pair).
+  if (static_cast<uint64_t>(count) > (uint64_t(1) << 40)) {
+    error() << what << " has " << count << " elements, more than supported";
+    return failure();
+  }
+  const uint64_t packed = (static_cast<uint64_t>(count) + 1) / 2;
+  std::string raw;
+  if (proto.data_location() == TensorProto::EXTERNAL) {
+    FailureOr<std::string> bytes = externalBytes(proto, what);
+    if (failed(bytes)) {
+      return failure();
+    }
+    raw = std::move(*bytes);
+  } else if (proto.has_raw_data()) {
+    raw = proto.raw_data();
+  } else {
+    if (static_cast<uint64_t>(proto.int32_data_size()) != packed) {
+      error() << what << " holds " << proto.int32_data_size() << " values for "
+              << count << " 4-bit elements packed two a value";
+      return failure();
+    }
+    raw.resize(packed);
+    for (uint64_t i = 0; i < packed; ++i) {
+      raw[i] = static_cast<char>(proto.int32_data(i) & 0xFF);
+    }
+  }
+  if (raw.size() != packed) {
+    error() << what << " holds " << raw.size() << " bytes of data for " << count
+            << " 4-bit elements (" << packed << " bytes packed)";
+    return failure();
+  }
+  SmallVector<APInt> items;
+  items.reserve(count);
+  for (int64_t i = 0; i < count; ++i) {
+    uint8_t byte = static_cast<uint8_t>(raw[i / 2]);
+    uint64_t nibble = (i % 2 == 0) ? (byte & 0xF) : (byte >> 4);
+    items.push_back(APInt(4, nibble, /*isSigned=*/false));
+  }
+  return DenseElementsAttr::get(type, items);
+}
+
 FailureOr<DenseElementsAttr> Importer::tensor(const TensorProto &proto,
                                               llvm::StringRef what) {
   Type element = elementType(ctx, proto.data_type());
@@ -340,7 +452,10 @@ FailureOr<DenseElementsAttr> Importer::tensor(const TensorProto &proto,
   }
   auto type = RankedTensorType::get(dims, element);
   const unsigned bits = element.getIntOrFloatBitWidth();
-  const uint64_t width = bits == 1 ? 1 : bits / 8;
+  const uint64_t width = bits <= 8 ? 1 : bits / 8;
+  if (bits == 4) {
+    return int4Tensor(proto, what, type, count);
+  }
   if (static_cast<uint64_t>(count) > (uint64_t(1) << 40) / width) {
     error() << what << " has " << count << " elements, more than supported";
     return failure();
@@ -374,7 +489,8 @@ FailureOr<DenseElementsAttr> Importer::tensor(const TensorProto &proto,
     case TensorProto::UINT64:
       have = proto.uint64_data_size();
       break;
-    default: // INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16, BFLOAT16
+    default: // INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16, BFLOAT16,
+             // the float8 types (their bits)
       have = proto.int32_data_size();
       break;
     }
@@ -561,14 +677,17 @@ LogicalResult Importer::importGraph(const ::onnx::ModelProto &model,
   // Unsigned tensors cross the boundary as signless ones of their width
   // (the signature says i8 for a uint8 tensor); "argN.element_type" says
   // what they are, so that tools give the values back unsigned.
+  // So do float8 tensors (their bit patterns, i8 in the signature) and
+  // int4/uint4 ones (one value a byte): "argN.element_type = f8E4M3FN".
   auto addElementType = [&](const std::string &key, Type type) {
     auto shaped = dyn_cast<ShapedType>(type);
-    if (shaped && shaped.getElementType().isUnsignedInteger()) {
-      names.push_back(builder.getNamedAttr(
-          key + ".element_type",
-          builder.getStringAttr(
-              "ui" + std::to_string(
-                         shaped.getElementType().getIntOrFloatBitWidth()))));
+    if (!shaped) {
+      return;
+    }
+    std::string recorded = recordedElementName(shaped.getElementType());
+    if (!recorded.empty()) {
+      names.push_back(builder.getNamedAttr(key + ".element_type",
+                                           builder.getStringAttr(recorded)));
     }
   };
   // A sequence or optional says so: "list<?xf32>", "optional<4xi64>"

@@ -425,6 +425,13 @@ FailureOr<Value> lowerInteger(const QuantizedGroup &g, RewriterBase &rewriter,
       !is8Bit(q.elem(2)) || !q.elem(1).isF32()) {
     return failure();
   }
+  // float8 and int4 are i8 storage here; blocked parameters are not per
+  // tensor or channel: the nodes one by one take those.
+  if (isNarrowElement(dqX.onnxElem(0)) || isNarrowElement(dqW.onnxElem(0)) ||
+      isNarrowElement(q.onnxElem(2)) || dqX.intAttr("block_size", 0) != 0 ||
+      dqW.intAttr("block_size", 0) != 0 || q.intAttr("block_size", 0) != 0) {
+    return failure();
+  }
   bool xUnsigned = dqX.isUnsigned(0);
   RankedTensorType xType = dqX.type(0);
   FailureOr<Contraction> k = contractionOf(c, xType, dqW.type(0));

@@ -38,12 +38,55 @@ Value saturate(OpBuilder &b, Location loc, Value v, Type element,
   return convertScalar(b, loc, r, element, false, isUnsigned);
 }
 
-/// The axis of input 1's per-axis scale (0 for a per-tensor scale, where
-/// the axis attribute does not matter).
-FailureOr<int64_t> scaleAxis(Node &n) {
-  // Opset 21's blocked quantization: scales of the input's rank.
-  if (n.intAttr("block_size", 0) != 0) {
-    return n.fail("block_size (blocked quantization) is not supported");
+/// How a QuantizeLinear's or DequantizeLinear's scale (input 1) and zero
+/// point (input 2) apply to input 0: along `axis` (0 for a per-tensor
+/// scale, where the axis attribute does not matter), each value over
+/// `block` indices of it for opset 21's blocked quantization (0: per
+/// tensor or per axis).
+struct Granularity {
+  int64_t axis = 0;
+  int64_t block = 0;
+};
+
+FailureOr<Granularity> granularityOf(Node &n) {
+  int64_t block = n.intAttr("block_size", 0);
+  if (block < 0) {
+    return n.fail("block_size is " + llvm::Twine(block) +
+                  "; it must be positive (or 0: no blocks)");
+  }
+  if (block > 0) {
+    // Blocked: the scale has input 0's shape but along the axis, where it
+    // holds one value per `block` indices (the last block may be short).
+    FailureOr<int64_t> axis = n.axis(n.intAttr("axis", 1), n.rank(0));
+    if (failed(axis)) {
+      return failure();
+    }
+    ArrayRef<int64_t> x = n.shape(0);
+    for (unsigned i : {1u, 2u}) {
+      if (!n.has(i)) {
+        continue;
+      }
+      ArrayRef<int64_t> p = n.shape(i);
+      bool fits = p.size() == x.size();
+      for (size_t d = 0; fits && d < x.size(); ++d) {
+        fits = static_cast<int64_t>(d) == *axis ? p[d] >= 1 : p[d] == x[d];
+      }
+      int64_t blocks = fits ? p[*axis] : 0;
+      if (!fits || blocks * block < x[*axis] ||
+          (blocks - 1) * block >= x[*axis]) {
+        std::string shapeText;
+        for (int64_t d : p) {
+          shapeText += (shapeText.empty() ? "" : "x") + std::to_string(d);
+        }
+        return n.fail("input " + llvm::Twine(i) + " has the shape [" +
+                      shapeText + "]; with block_size " + llvm::Twine(block) +
+                      " along axis " + llvm::Twine(*axis) +
+                      " it takes input 0's shape but ceil(" +
+                      llvm::Twine(x[*axis]) + " / " + llvm::Twine(block) +
+                      ") values along that axis");
+      }
+    }
+    return Granularity{*axis, block};
   }
   if (n.type(1).getNumElements() <= 1) {
     if (n.has(2) && n.type(2).getNumElements() != 1) {
@@ -51,7 +94,7 @@ FailureOr<int64_t> scaleAxis(Node &n) {
                     llvm::Twine(n.type(2).getNumElements()) +
                     " values for a per-tensor scale");
     }
-    return int64_t(0);
+    return Granularity{};
   }
   FailureOr<int64_t> axis = n.axis(n.intAttr("axis", 1), n.rank(0));
   if (failed(axis)) {
@@ -70,65 +113,163 @@ FailureOr<int64_t> scaleAxis(Node &n) {
                     llvm::Twine(*axis) + " (" + llvm::Twine(dim) + ")");
     }
   }
-  return axis;
+  return Granularity{*axis, 0};
+}
+
+/// Input `i` (a scale or zero point) shaped to broadcast against input 0:
+/// per tensor or per axis by alongAxis; blocked, each value repeated
+/// `block` times along the axis and cut to input 0's length there.
+Value parameter(Node &n, unsigned i, Granularity g) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  if (g.block == 0) {
+    return alongAxis(b, loc, n.in(i), g.axis, n.rank(0));
+  }
+  SmallVector<int64_t> shape(n.shape(i));
+  SmallVector<int64_t> expanded(shape);
+  expanded.insert(expanded.begin() + g.axis + 1, 1);
+  Value v = reshape(b, loc, n.in(i), expanded);
+  expanded[g.axis + 1] = g.block;
+  v = broadcastTo(b, loc, v, expanded);
+  SmallVector<int64_t> repeated(shape);
+  repeated[g.axis] *= g.block;
+  v = reshape(b, loc, v, repeated);
+  if (repeated[g.axis] == n.shape(0)[g.axis]) {
+    return v;
+  }
+  return slice(b, loc, v, SmallVector<int64_t>(shape.size(), 0), n.shape(0),
+               SmallVector<int64_t>(shape.size(), 1));
+}
+
+/// Rounds half to even and saturates `v` (f64) into the range of a
+/// `width`-bit integer, as `storage` (its i8 storage for 4 bits).
+Value saturateTo(OpBuilder &b, Location loc, Value v, unsigned width,
+                 bool isUnsigned, Type storage) {
+  double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, width - 1);
+  double hi =
+      isUnsigned ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
+  Value r = math::RoundEvenOp::create(b, loc, v);
+  r = arith::MaximumFOp::create(b, loc, r, scalar(b, loc, v.getType(), lo));
+  r = arith::MinimumFOp::create(b, loc, r, scalar(b, loc, v.getType(), hi));
+  return convertScalar(b, loc, r, storage, false, isUnsigned);
 }
 
 LogicalResult lowerQuantizeLinear(Node &n) {
-  int64_t rank = n.rank(0);
-  FailureOr<int64_t> axis = scaleAxis(n);
-  if (failed(axis)) {
+  FailureOr<Granularity> g = granularityOf(n);
+  if (failed(g)) {
     return failure();
   }
   OpBuilder &b = n.b;
   Location loc = n.loc;
   Type f64 = b.getF64Type();
-  // Opset 21's output_dtype names the result's type when no zero point
-  // does; only its default (uint8 = 2) is lowered.
-  if (std::optional<int64_t> dtype = n.intAttr("output_dtype");
-      dtype && *dtype != 0 && !n.has(2) && *dtype != 2) {
-    return n.fail("output_dtype " + llvm::Twine(*dtype) +
-                  " without a zero point is not supported (uint8 is)");
+  Type f32 = b.getF32Type();
+  // The result's type: the zero point's, else opset 21's output_dtype,
+  // else uint8.
+  Type element = IntegerType::get(b.getContext(), 8, IntegerType::Unsigned);
+  int64_t dtype = n.intAttr("output_dtype", 0);
+  if (dtype != 0) {
+    Type named = onnxDataType(b.getContext(), dtype);
+    bool quantized =
+        named &&
+        (isNarrowElement(named) ||
+         (isa<IntegerType>(named) && (named.getIntOrFloatBitWidth() == 8 ||
+                                      named.getIntOrFloatBitWidth() == 16)));
+    if (!quantized) {
+      return n.fail("output_dtype " + llvm::Twine(dtype) +
+                    " is not a quantized type (uint8, int8, uint16, int16, "
+                    "the float8 types, uint4, int4)");
+    }
+    if (n.has(2) && named != n.onnxElem(2)) {
+      std::string text;
+      llvm::raw_string_ostream(text) << n.onnxElem(2);
+      return n.fail("output_dtype " + llvm::Twine(dtype) +
+                    " differs from the zero point's type " + text);
+    }
+    element = named;
   }
-  Type element = n.has(2) ? n.elem(2) : b.getIntegerType(8);
-  bool isUnsigned = n.has(2) ? n.isUnsigned(2) : true;
-  SmallVector<Value> inputs = {n.in(0),
-                               alongAxis(b, loc, n.in(1), *axis, rank)};
   if (n.has(2)) {
-    inputs.push_back(alongAxis(b, loc, n.in(2), *axis, rank));
+    element = n.onnxElem(2);
   }
-  bool xUnsigned = n.isUnsigned(0);
-  Value y = elementwise(
-      b, loc, inputs, n.shape(0), element,
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value x = convertScalar(nb, l, a[0], f64, xUnsigned);
-        Value scale = convertScalar(nb, l, a[1], f64);
-        Value q = math::RoundEvenOp::create(
-            nb, l, arith::DivFOp::create(nb, l, x, scale));
-        if (a.size() > 2) {
-          q = arith::AddFOp::create(
-              nb, l, q, convertScalar(nb, l, a[2], f64, isUnsigned));
-        }
-        return saturate(nb, l, q, element, isUnsigned);
-      });
-  return n.replace(y, {isUnsigned});
+  Type xType = n.onnxElem(0);
+  bool xUnsigned = xType.isUnsignedInteger();
+  SmallVector<Value> inputs = {n.in(0), parameter(n, 1, *g)};
+  Value y;
+  if (isFloat8(element)) {
+    // x / scale in f32, rounded to the float8 type (the zero point, 0 in
+    // practice, is not added: ONNX's reference does not add it either).
+    bool saturate = n.intAttr("saturate", 1) != 0;
+    auto f8 = cast<FloatType>(element);
+    y = elementwise(b, loc, inputs, n.shape(0), b.getIntegerType(8),
+                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                      Value x = convertScalar(nb, l, a[0], f32, xUnsigned);
+                      Value scale = convertScalar(nb, l, a[1], f32);
+                      return f32ToFloat8(nb, l,
+                                         arith::DivFOp::create(nb, l, x, scale),
+                                         f8, saturate);
+                    });
+  } else {
+    if (n.has(2)) {
+      inputs.push_back(parameter(n, 2, *g));
+    }
+    bool isUnsigned = element.isUnsignedInteger();
+    unsigned width = element.getIntOrFloatBitWidth();
+    Type storage = storageElement(element);
+    y = elementwise(b, loc, inputs, n.shape(0), storage,
+                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                      Value x = convertScalar(nb, l, a[0], f64, xUnsigned);
+                      Value scale = convertScalar(nb, l, a[1], f64);
+                      Value q = math::RoundEvenOp::create(
+                          nb, l, arith::DivFOp::create(nb, l, x, scale));
+                      if (a.size() > 2) {
+                        q = arith::AddFOp::create(
+                            nb, l, q,
+                            convertScalar(nb, l, a[2], f64, isUnsigned));
+                      }
+                      return saturateTo(nb, l, q, width, isUnsigned, storage);
+                    });
+  }
+  n.narrowElem = isNarrowElement(element) ? element : Type();
+  return n.replace(y,
+                   {element.isUnsignedInteger() || isNarrowElement(element)});
 }
 
 LogicalResult lowerDequantizeLinear(Node &n) {
-  int64_t rank = n.rank(0);
-  FailureOr<int64_t> axis = scaleAxis(n);
-  if (failed(axis)) {
+  FailureOr<Granularity> g = granularityOf(n);
+  if (failed(g)) {
     return failure();
   }
   OpBuilder &b = n.b;
   Location loc = n.loc;
   Type out = n.elem(1);
-  SmallVector<Value> inputs = {n.in(0),
-                               alongAxis(b, loc, n.in(1), *axis, rank)};
-  if (n.has(2)) {
-    inputs.push_back(alongAxis(b, loc, n.in(2), *axis, rank));
+  Type xType = n.onnxElem(0);
+  if (n.has(2) && n.onnxElem(2) != xType) {
+    std::string x, zp;
+    llvm::raw_string_ostream(x) << xType;
+    llvm::raw_string_ostream(zp) << n.onnxElem(2);
+    return n.fail("input 2 (the zero point) has element type " + zp +
+                  "; it takes input 0's type " + x);
   }
-  bool isUnsigned = n.isUnsigned(0);
-  Value y = elementwise(
+  SmallVector<Value> inputs = {n.in(0), parameter(n, 1, *g)};
+  if (n.has(2)) {
+    inputs.push_back(parameter(n, 2, *g));
+  }
+  Value y;
+  if (isFloat8(xType)) {
+    auto f8 = cast<FloatType>(xType);
+    y = elementwise(b, loc, inputs, n.shape(0), out,
+                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                      Value x = float8ToF32(nb, l, a[0], f8);
+                      if (a.size() > 2) {
+                        x = arith::SubFOp::create(nb, l, x,
+                                                  float8ToF32(nb, l, a[2], f8));
+                      }
+                      return arith::MulFOp::create(
+                          nb, l, convertScalar(nb, l, x, out), a[1]);
+                    });
+    return n.replace(y);
+  }
+  bool isUnsigned = xType.isUnsignedInteger();
+  y = elementwise(
       b, loc, inputs, n.shape(0), out,
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
         Type i32 = nb.getI32Type();

@@ -1946,6 +1946,18 @@ LogicalResult lowerConstant(Node &n) {
   Builder &b = n.b;
   if (DenseElementsAttr value = n.tensorAttr("value")) {
     Type type = value.getElementType();
+    if (isNarrowElement(type)) {
+      // float8 bits and 4-bit integers (extended) as i8 storage.
+      Type i8 = b.getIntegerType(8);
+      bool isUnsigned = type.isUnsignedInteger();
+      DenseElementsAttr stored =
+          isFloat8(type) ? value.bitcast(i8)
+                         : value.mapValues(i8, [&](const APInt &v) {
+                             return isUnsigned ? v.zext(8) : v.sext(8);
+                           });
+      n.narrowElem = type;
+      return n.replace(constant(n.b, n.loc, stored), {true});
+    }
     if (type.isUnsignedInteger()) {
       auto signless = value.getType().clone(
           b.getIntegerType(type.getIntOrFloatBitWidth()));

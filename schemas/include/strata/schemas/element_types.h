@@ -66,6 +66,22 @@ typedef uint32_t strata_hal_element_type_t;
 #define STRATA_HAL_ELEMENT_TYPE_BFLOAT_16 \
   STRATA_HAL_ELEMENT_TYPE(STRATA_HAL_NUMERICAL_TYPE_FLOAT_BRAIN, 16)
 
+/* Element types the ONNX importer records in an export's reflection
+ * ("argN.element_type", "resultN.element_type") for tensors the signature
+ * holds in another type, and the element type tools (strata-run, the
+ * Python package, strata-serve) present their data with:
+ * X(recorded name, presented element type). ONNX's float8 tensors are
+ * their bit patterns in an i8 (presented as uint8), uint4 and int4 ones a
+ * value a byte (uint8, int8). The unsigned integers ("ui8" ...) are
+ * recorded too and presented as the type they name. */
+#define STRATA_RECORDED_ELEMENT_TYPES(X)          \
+  X("f8E4M3FN", STRATA_HAL_ELEMENT_TYPE_UINT_8)   \
+  X("f8E4M3FNUZ", STRATA_HAL_ELEMENT_TYPE_UINT_8) \
+  X("f8E5M2", STRATA_HAL_ELEMENT_TYPE_UINT_8)     \
+  X("f8E5M2FNUZ", STRATA_HAL_ELEMENT_TYPE_UINT_8) \
+  X("ui4", STRATA_HAL_ELEMENT_TYPE_UINT_8)        \
+  X("i4", STRATA_HAL_ELEMENT_TYPE_INT_8)
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -825,3 +825,38 @@ func.func @resize_antialias_crop(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
   %0 = onnx.node "Resize"(%x, %roi, %s) {attrs = {mode = "linear", antialias = 1, coordinate_transformation_mode = "tf_crop_and_resize"}, domain = "", opset = 18 : i64} : (tensor<1x1x4x4xf32>, tensor<8xf32>, tensor<4xf32>) -> tensor<1x1x2x2xf32>
   return %0 : tensor<1x1x2x2xf32>
 }
+
+// -----
+
+func.func @float8_arithmetic(%a: tensor<2xf8E5M2>) -> tensor<2xf8E5M2> {
+  // expected-error @+1 {{onnx node 'add' (Add, opset 19): input 0 has element type f8E5M2, which Strata lowers only through Cast, CastLike, QuantizeLinear, DequantizeLinear and the ops that move data (Identity, Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice, Gather, Expand, Tile, Shape, Size): cast it to a wider type first}}
+  %0 = onnx.node "Add"(%a, %a) {attrs = {}, domain = "", node_name = "add", opset = 19 : i64} : (tensor<2xf8E5M2>, tensor<2xf8E5M2>) -> tensor<2xf8E5M2>
+  return %0 : tensor<2xf8E5M2>
+}
+
+// -----
+
+func.func @int4_zero_point_type(%x: tensor<4xi4>, %z: tensor<i8>) -> tensor<4xf32> {
+  %s = arith.constant dense<2.0> : tensor<f32>
+  // expected-error @+1 {{onnx node 'dq' (DequantizeLinear, opset 21): input 2 (the zero point) has element type i8; it takes input 0's type i4}}
+  %0 = onnx.node "DequantizeLinear"(%x, %s, %z) {attrs = {}, domain = "", node_name = "dq", opset = 21 : i64} : (tensor<4xi4>, tensor<f32>, tensor<i8>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @negative_block_size(%x: tensor<4xi8>) -> tensor<4xf32> {
+  %s = arith.constant dense<2.0> : tensor<f32>
+  // expected-error @+1 {{onnx node 'dq' (DequantizeLinear, opset 21): block_size is -2; it must be positive (or 0: no blocks)}}
+  %0 = onnx.node "DequantizeLinear"(%x, %s) {attrs = {block_size = -2 : i64}, domain = "", node_name = "dq", opset = 21 : i64} : (tensor<4xi8>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @quantize_output_dtype(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %s = arith.constant dense<2.0> : tensor<f32>
+  // expected-error @+1 {{onnx node 'q' (QuantizeLinear, opset 21): output_dtype 1 is not a quantized type (uint8, int8, uint16, int16, the float8 types, uint4, int4)}}
+  %0 = onnx.node "QuantizeLinear"(%x, %s) {attrs = {output_dtype = 1 : i64}, domain = "", node_name = "q", opset = 21 : i64} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
