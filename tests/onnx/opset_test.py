@@ -11,7 +11,11 @@ with strides, dilations and pads; its errors), AffineGrid (2-D and 3-D,
 align_corners 0 and 1; a run-time size refused), DFT at opset 20 (axis
 and dft_length as constant inputs, real and complex, onesided, inverse;
 a run-time axis and a one-sided inverse refused) and 17 (axis an
-attribute; one out of range refused), ops unchanged since
+attribute; one out of range refused), STFT-17 (constant and run-time
+frame_step and frame_length, windows, complex signals; bad run-time
+values fail the call), MelWeightMatrix-17 (folded constants and run-time
+inputs), Det (batches of 1x1 to 6x6 matrices, singular ones among them;
+non-square and too large refused), ops unchanged since
 opset 17 imported at 21, and the
 shape-deciding operands of older opsets that arrive as run-time data
 (CumSum's axis, TopK's K). Each is compiled with strata-compile, run with
@@ -207,6 +211,68 @@ def dft_ref(x, axis, length, inverse, onesided):
     if onesided:
         y = np.take(y, np.arange(length // 2 + 1), axis=axis)
     return np.stack([y.real, y.imag], axis=-1).astype(x.dtype)
+
+
+def stft_ref(x, step, length, window, onesided):
+    """STFT from the spec with numpy's FFT: frame f is the signal from f *
+    step, `length` long, times the window; one-sided keeps length // 2 + 1
+    bins."""
+    signal = x[..., 0] if x.shape[-1] == 1 else x[..., 0] + 1j * x[..., 1]
+    signal = signal.astype(np.complex128)
+    w = np.ones(length) if window is None else window.astype(np.float64)
+    frames = (x.shape[1] - length) // step + 1
+    bins = length // 2 + 1 if onesided else length
+    out = np.zeros((x.shape[0], frames, bins, 2))
+    for f in range(frames):
+        y = np.fft.fft(signal[:, f * step:f * step + length] * w, axis=1)
+        out[:, f, :, 0] = y[:, :bins].real
+        out[:, f, :, 1] = y[:, :bins].imag
+    return out.astype(x.dtype)
+
+
+def mel_ref(mels, dft_length, rate, lower, upper):
+    """MelWeightMatrix from the spec: mels + 2 edges equally spaced on the
+    mel scale 2595 log10(1 + f / 700) from `lower` to `upper` Hz, each
+    mapped to spectrogram bin floor((dft_length + 1) f / rate); band i
+    rises from its left edge to 1 at its center and falls to its right."""
+    def mel(f):
+        return 2595.0 * np.log10(1.0 + f / 700.0)
+    lo, hi = mel(lower), mel(upper)
+    edges = []
+    for i in range(mels + 2):
+        m = lo + i * (hi - lo) / (mels + 2)
+        hz = 700.0 * (10.0 ** (m / 2595.0) - 1.0)
+        edges.append(int(np.floor((dft_length + 1) * hz / rate)))
+    out = np.zeros((dft_length // 2 + 1, mels))
+    for i in range(mels):
+        left, center, right = edges[i:i + 3]
+        for j in range(out.shape[0]):
+            if j == center:
+                out[j, i] = 1.0
+            elif left <= j < center:
+                out[j, i] = (j - left) / (center - left)
+            elif center < j < right:
+                out[j, i] = (right - j) / (right - center)
+    return out.astype(np.float32)
+
+
+def det_ref(x):
+    """Det by Gaussian elimination with partial pivoting, in float64."""
+    flat = x.reshape((-1,) + x.shape[-2:]).astype(np.float64)
+    out = []
+    for a in flat:
+        a = a.copy()
+        det = 1.0
+        for k in range(a.shape[0]):
+            p = k + int(np.argmax(np.abs(a[k:, k])))
+            if p != k:
+                a[[k, p]] = a[[p, k]]
+                det = -det
+            det *= a[k, k]
+            if a[k, k] != 0:
+                a[k + 1:] -= np.outer(a[k + 1:, k] / a[k, k], a[k])
+        out.append(det)
+    return np.array(out).reshape(x.shape[:-2]).astype(x.dtype)
 
 
 def run(cases):
@@ -557,6 +623,146 @@ def run(cases):
         [node], [vi("x", [2, 6, 5, 2])], [vi("y", [2, 6, 3, 2])], opset=20),
         "onnx node 'n' (DFT, opset 20): onesided = 1 with inverse = 1 (a "
         "one-sided inverse transform) is not supported")
+
+    # STFT-17: frame_step and frame_length constant (twiddle factors made
+    # at compile time) or run-time data (made by a kernel); with and
+    # without a window; complex signals; its errors.
+    sig = rng.standard_normal((2, 37, 1)).astype(np.float32)
+    csig = rng.standard_normal((1, 29, 2)).astype(np.float32)
+    win = (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(9) / 9)).astype(
+        np.float32)
+    for x_in, step, length, window, onesided, constant in (
+            (sig, 4, 9, win, 1, True), (sig, 3, 8, None, 1, True),
+            (sig, 5, 7, None, 0, False), (csig, 2, 9, win, 0, True),
+            (csig, 3, 6, None, 1, False), (sig, 1, 37, None, 1, True)):
+        want = stft_ref(x_in, step, length, window, onesided)
+        names = ["x", "s", "w" if window is not None else "",
+                 "" if window is not None and constant else "l"]
+        graph_in = [vi("x", list(x_in.shape))]
+        inputs = [x_in]
+        init = []
+        if constant:
+            init.append(numpy_helper.from_array(np.array(step, np.int64),
+                                                "s"))
+            if names[3]:
+                init.append(numpy_helper.from_array(
+                    np.array(length, np.int64), "l"))
+        else:
+            graph_in.append(vi("s", [], I64))
+            inputs.append(np.array(step, np.int64))
+        if window is not None:
+            graph_in.append(vi("w", [length]))
+            inputs.append(window)
+        if not constant and names[3]:
+            graph_in.append(vi("l", [], I64))
+            inputs.append(np.array(length, np.int64))
+        while names and not names[-1]:
+            names.pop()
+        node = helper.make_node("STFT", names, ["y"], name="n",
+                                onesided=onesided)
+        m = model([node], graph_in, [vi("y", ["?"] * 4)], init, opset=17)
+        cases.run_model("STFT-17 %s step %d length %d %s onesided=%d %s" % (
+            "real" if x_in is sig else "complex", step, length,
+            "window" if window is not None else "no window", onesided,
+            "constant" if constant else "run-time"), m, inputs, [want],
+            rtol=1e-4, atol=1e-4)
+    node = helper.make_node("STFT", ["x", "s", "w", "l"], ["y"], name="n")
+    m = model([node], [vi("x", [2, 37, 1]), vi("s", [], I64),
+                       vi("w", [9]), vi("l", [], I64)],
+              [vi("y", ["?"] * 4)], opset=17)
+    expect_run_error(cases, "STFT-17 frame_length unlike the window fails "
+                     "the call", m, [sig, np.array(4, np.int64), win,
+                                     np.array(8, np.int64)],
+                     "onnx node 'n' (STFT, opset 17): frame_length differs "
+                     "from the window's size at run time")
+    node = helper.make_node("STFT", ["x", "s", "", "l"], ["y"], name="n")
+    m = model([node], [vi("x", [2, 37, 1]), vi("s", [], I64),
+                       vi("l", [], I64)], [vi("y", ["?"] * 4)], opset=17)
+    expect_run_error(cases, "STFT-17 a zero frame_step fails the call", m,
+                     [sig, np.array(0, np.int64), np.array(8, np.int64)],
+                     "onnx node 'n' (STFT, opset 17): frame_step is not "
+                     "positive at run time")
+    expect_run_error(cases, "STFT-17 frame_length beyond the signal fails "
+                     "the call", m,
+                     [sig, np.array(2, np.int64), np.array(38, np.int64)],
+                     "onnx node 'n' (STFT, opset 17): frame_length is "
+                     "outside [1, 37] (the signal's length) at run time")
+    init = [numpy_helper.from_array(np.array(2, np.int64), "s"),
+            numpy_helper.from_array(np.array(40, np.int64), "l")]
+    cases.expect_error("STFT-17 constant frame_length beyond the signal is "
+                       "refused", model([node], [vi("x", [2, 37, 1])],
+                                        [vi("y", ["?"] * 4)], init,
+                                        opset=17),
+                       "onnx node 'n' (STFT, opset 17): frame_length 40 is "
+                       "outside [1, 37] (the signal's length)")
+    cases.expect_error("STFT-17 a signal of the wrong shape is refused",
+                       single("STFT", [("x", [2, 37, 3], F32),
+                                       ("s", [], I64)],
+                              [("y", ["?"] * 4, F32)], 17),
+                       "onnx node 'n' (STFT, opset 17): input 0 (signal) "
+                       "must be a float tensor [batch, length, 1 or 2]; it "
+                       "is tensor<2x37x3xf32>")
+
+    # MelWeightMatrix-17: constant inputs fold to a constant; run-time
+    # inputs are computed by a kernel.
+    I32 = TensorProto.INT32
+    mel_names = ["m", "d", "r", "lo", "hi"]
+    for mels, dft, rate, lower, upper, constant in (
+            (8, 16, 8192, 0.0, 4096.0, True), (5, 63, 16000, 120.0,
+                                                 7000.0, True),
+            (10, 64, 22050, 30.0, 9000.0, False)):
+        values = [np.array(mels, np.int32), np.array(dft, np.int32),
+                  np.array(rate, np.int32), np.array(lower, np.float32),
+                  np.array(upper, np.float32)]
+        types = [I32, I32, I32, F32, F32]
+        node = helper.make_node("MelWeightMatrix", mel_names, ["y"],
+                                name="n")
+        want = mel_ref(mels, dft, rate, float(values[3]), float(values[4]))
+        if constant:
+            init = [numpy_helper.from_array(v, k)
+                    for k, v in zip(mel_names, values)]
+            m = model([node], [], [vi("y", list(want.shape))], init,
+                      opset=17)
+            inputs = []
+        else:
+            m = model([node], [vi(k, [], t) for k, t in zip(mel_names,
+                                                            types)],
+                      [vi("y", ["?", "?"])], opset=17)
+            inputs = values
+        cases.run_model("MelWeightMatrix-17 %d bands, dft_length %d, %g-%g "
+                        "Hz %s" % (mels, dft, lower, upper,
+                                   "constant" if constant else "run-time"),
+                        m, inputs, [want])
+    init = [numpy_helper.from_array(v, k) for k, v in zip(mel_names, [
+        np.array(4, np.int32), np.array(16, np.int32),
+        np.array(8000, np.int32), np.array(3000.0, np.float32),
+        np.array(100.0, np.float32)])]
+    cases.expect_error("MelWeightMatrix-17 edges out of order are refused",
+                       model([helper.make_node("MelWeightMatrix", mel_names,
+                                               ["y"], name="n")], [],
+                             [vi("y", [9, 4])], init, opset=17),
+                       "onnx node 'n' (MelWeightMatrix, opset 17): "
+                       "lower_edge_hertz 3000 and upper_edge_hertz 100 are "
+                       "not edges 0 <= lower <= upper")
+
+    # Det: batches of 1x1 to 6x6 matrices, singular ones among them.
+    for shape in ((1, 1), (3, 3), (2, 4, 4), (5, 6, 6), (2, 2, 5, 5)):
+        a = rng.standard_normal(shape).astype(np.float32)
+        if len(shape) > 2:
+            a.reshape((-1,) + shape[-2:])[0, -1] = \
+                a.reshape((-1,) + shape[-2:])[0, 0]  # singular
+        cases.run_model("Det %s" % (shape,), single(
+            "Det", [("x", list(shape), F32)], [("y", list(shape[:-2]), F32)],
+            13), [a], [det_ref(a)], rtol=1e-4, atol=1e-5)
+    cases.expect_error("Det of non-square matrices is refused", single(
+        "Det", [("x", [2, 3, 4], F32)], [("y", [2], F32)], 13),
+        "onnx node 'n' (Det, opset 13): input 0 must be a float tensor of "
+        "square matrices [..., M, M]; it is tensor<2x3x4xf32>")
+    cases.expect_error("Det of 17 x 17 matrices is refused", single(
+        "Det", [("x", [17, 17], F32)], [("y", [], F32)], 13),
+        "onnx node 'n' (Det, opset 13): Det of 17 x 17 matrices is not "
+        "supported: the factorization is unrolled for matrices of at most "
+        "16 x 16")
 
     # Ops whose semantics did not change, imported at opset 21.
     a = rng.standard_normal((2, 3)).astype(np.float32)

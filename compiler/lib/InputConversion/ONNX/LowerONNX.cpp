@@ -353,6 +353,8 @@ const LoweringTable &loweringTable() {
     addMiscLowerings(t);
     addRecurrentLowerings(t);
     addGridSampleLowerings(t);
+    addSpectralLowerings(t);
+    addMatrixLowerings(t);
     addControlFlowLowerings(t);
     addDataDependentLowerings(t);
     addNonMaxSuppressionLowering(t);

@@ -815,3 +815,56 @@ func.func @nms_too_many_ranks(%b: tensor<1x4x4xf32>, %s: tensor<1x46116860184273
   %0 = onnx.node "NonMaxSuppression"(%b, %s) {attrs = {}, domain = "", node_name = "nms", opset = 11 : i64} : (tensor<1x4x4xf32>, tensor<1x4611686018427387904x4xf32>) -> tensor<?x3xi64>
   return %0 : tensor<?x3xi64>
 }
+
+// -----
+
+func.func @stft_frame_length_unlike_window(%x: tensor<1x16x1xf32>, %w: tensor<8xf32>) -> tensor<1x3x5x2xf32> {
+  %s = arith.constant dense<4> : tensor<i64>
+  %l = arith.constant dense<6> : tensor<i64>
+  // expected-error @+1 {{onnx node 'st' (STFT, opset 17): frame_length 6 differs from the window's size 8}}
+  %0 = onnx.node "STFT"(%x, %s, %w, %l) {attrs = {}, domain = "", node_name = "st", opset = 17 : i64} : (tensor<1x16x1xf32>, tensor<i64>, tensor<8xf32>, tensor<i64>) -> tensor<1x3x5x2xf32>
+  return %0 : tensor<1x3x5x2xf32>
+}
+
+// -----
+
+func.func @stft_zero_step(%x: tensor<1x16x1xf32>, %w: tensor<8xf32>) -> tensor<1x3x5x2xf32> {
+  %s = arith.constant dense<0> : tensor<i64>
+  // expected-error @+1 {{onnx node 'st' (STFT, opset 17): frame_step 0 is not positive}}
+  %0 = onnx.node "STFT"(%x, %s, %w) {attrs = {}, domain = "", node_name = "st", opset = 17 : i64} : (tensor<1x16x1xf32>, tensor<i64>, tensor<8xf32>) -> tensor<1x3x5x2xf32>
+  return %0 : tensor<1x3x5x2xf32>
+}
+
+// -----
+
+func.func @mel_bad_datatype() -> tensor<9x8xf32> {
+  %m = arith.constant dense<8> : tensor<i32>
+  %d = arith.constant dense<16> : tensor<i32>
+  %r = arith.constant dense<8192> : tensor<i32>
+  %lo = arith.constant dense<0.0> : tensor<f32>
+  %hi = arith.constant dense<4096.0> : tensor<f32>
+  // expected-error @+1 {{onnx node 'mel' (MelWeightMatrix, opset 17): output_datatype 7 is not a float type (1, 10, 11 or 16)}}
+  %0 = onnx.node "MelWeightMatrix"(%m, %d, %r, %lo, %hi) {attrs = {output_datatype = 7 : i64}, domain = "", node_name = "mel", opset = 17 : i64} : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<9x8xf32>
+  return %0 : tensor<9x8xf32>
+}
+
+// -----
+
+func.func @mel_zero_bins() -> tensor<9x8xf32> {
+  %m = arith.constant dense<0> : tensor<i32>
+  %d = arith.constant dense<16> : tensor<i32>
+  %r = arith.constant dense<8192> : tensor<i32>
+  %lo = arith.constant dense<0.0> : tensor<f32>
+  %hi = arith.constant dense<4096.0> : tensor<f32>
+  // expected-error @+1 {{onnx node 'mel' (MelWeightMatrix, opset 17): num_mel_bins (0), dft_length (16) and sample_rate (8192) must be positive}}
+  %0 = onnx.node "MelWeightMatrix"(%m, %d, %r, %lo, %hi) {attrs = {}, domain = "", node_name = "mel", opset = 17 : i64} : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<9x8xf32>
+  return %0 : tensor<9x8xf32>
+}
+
+// -----
+
+func.func @det_integer(%x: tensor<3x3xi32>) -> tensor<i32> {
+  // expected-error @+1 {{onnx node 'det' (Det, opset 11): input 0 must be a float tensor of square matrices [..., M, M]; it is tensor<3x3xi32>}}
+  %0 = onnx.node "Det"(%x) {attrs = {}, domain = "", node_name = "det", opset = 11 : i64} : (tensor<3x3xi32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
