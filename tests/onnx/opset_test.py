@@ -15,7 +15,9 @@ attribute; one out of range refused), STFT-17 (constant and run-time
 frame_step and frame_length, windows, complex signals; bad run-time
 values fail the call), MelWeightMatrix-17 (folded constants and run-time
 inputs), Det (batches of 1x1 to 6x6 matrices, singular ones among them;
-non-square and too large refused), ops unchanged since
+non-square and too large refused), MaxPool's Indices (1-D to 3-D,
+storage_order 1) and MaxUnpool of them (output_shape constant and
+run-time), ops unchanged since
 opset 17 imported at 21, and the
 shape-deciding operands of older opsets that arrive as run-time data
 (CumSum's axis, TopK's K). Each is compiled with strata-compile, run with
@@ -273,6 +275,51 @@ def det_ref(x):
                 a[k + 1:] -= np.outer(a[k + 1:, k] / a[k, k], a[k])
         out.append(det)
     return np.array(out).reshape(x.shape[:-2]).astype(x.dtype)
+
+
+def maxpool_ref(x, kernel, strides, pads, dilations, column_major):
+    """MaxPool's values and Indices from the spec: for each output, the
+    largest tap inside the input and its flat NC... index (the first one
+    of equals in row-major tap order), the plane row major or column
+    major."""
+    spatial = len(kernel)
+    ins = x.shape[2:]
+    outs = [(ins[i] + pads[i] + pads[i + spatial] -
+             (kernel[i] - 1) * dilations[i] - 1) // strides[i] + 1
+            for i in range(spatial)]
+    values = np.zeros(x.shape[:2] + tuple(outs), x.dtype)
+    indices = np.zeros(values.shape, np.int64)
+    plane = int(np.prod(ins))
+    for n_ in range(x.shape[0]):
+        for c in range(x.shape[1]):
+            for o in np.ndindex(*outs):
+                best, where = None, None
+                for k in np.ndindex(*kernel):
+                    at = [o[i] * strides[i] + k[i] * dilations[i] - pads[i]
+                          for i in range(spatial)]
+                    if any(a < 0 or a >= ins[i] for i, a in enumerate(at)):
+                        continue
+                    v = x[(n_, c) + tuple(at)]
+                    if best is None or v > best:
+                        best, where = v, at
+                flat = 0
+                order = range(spatial) if not column_major else \
+                    reversed(range(spatial))
+                for i in order:
+                    flat = flat * ins[i] + where[i]
+                values[(n_, c) + o] = best
+                indices[(n_, c) + o] = (n_ * x.shape[1] + c) * plane + flat
+    return values, indices
+
+
+def maxunpool_ref(x, indices, inferred, output):
+    """MaxUnpool from the spec: zeros of the inferred shape with Y.flat[I]
+    = X, placed at the start of an output of `output`'s shape."""
+    y = np.zeros(int(np.prod(inferred)), x.dtype)
+    y[indices.ravel()] = x.ravel()
+    out = np.zeros(output, x.dtype)
+    out[tuple(slice(0, s) for s in inferred)] = y.reshape(inferred)
+    return out
 
 
 def run(cases):
@@ -763,6 +810,67 @@ def run(cases):
         "onnx node 'n' (Det, opset 13): Det of 17 x 17 matrices is not "
         "supported: the factorization is unrolled for matrices of at most "
         "16 x 16")
+
+    # MaxPool's Indices (1-D, 2-D, 3-D; pads, strides, dilations,
+    # storage_order 1) and MaxUnpool of them (inferred and larger output
+    # shapes, constant and run-time).
+    for shape, kernel, strides, pads, dilations, order in (
+            ((2, 3, 9), [3], [2], [1, 1], [1], 0),
+            ((1, 2, 7, 6), [3, 2], [2, 1], [1, 0, 1, 1], [1, 2], 0),
+            ((1, 2, 7, 6), [2, 2], [2, 2], [0, 0, 1, 0], [1, 1], 1),
+            ((1, 1, 4, 5, 3), [2, 3, 2], [1, 2, 1], [0, 1, 0, 1, 0, 1],
+             [1, 1, 1], 0)):
+        xp = rng.standard_normal(shape).astype(np.float32)
+        xp.reshape(-1)[1] = xp.reshape(-1)[0]  # a tie
+        want_v, want_i = maxpool_ref(xp, kernel, strides, pads, dilations,
+                                     order)
+        node = helper.make_node("MaxPool", ["x"], ["y", "i"], name="n",
+                                kernel_shape=kernel, strides=strides,
+                                pads=pads, dilations=dilations,
+                                storage_order=order)
+        cases.run_model("MaxPool Indices %s kernel %s storage_order %d" % (
+            shape, kernel, order), model(
+                [node], [vi("x", list(shape))],
+                [vi("y", list(want_v.shape)), vi("i", list(want_i.shape),
+                                                 I64)], opset=12),
+            [xp], [want_v, want_i])
+    xp = rng.standard_normal((2, 3, 6, 8)).astype(np.float32)
+    pooled, where = maxpool_ref(xp, [2, 2], [2, 2], [0, 0, 0, 0], [1, 1], 0)
+    for output, runtime in ((None, False), ((2, 3, 7, 9), False),
+                            ((2, 3, 6, 10), True)):
+        names = ["x", "i"] + (["s"] if output else [])
+        node = helper.make_node("MaxUnpool", names, ["y"], name="n",
+                                kernel_shape=[2, 2], strides=[2, 2])
+        graph_in = [vi("x", [2, 3, 3, 4]), vi("i", [2, 3, 3, 4], I64)]
+        inputs = [pooled, where]
+        init = []
+        if output and runtime:
+            graph_in.append(vi("s", [4], I64))
+            inputs.append(np.array(output, np.int64))
+        elif output:
+            init.append(numpy_helper.from_array(np.array(output, np.int64),
+                                                "s"))
+        want = maxunpool_ref(pooled, where, (2, 3, 6, 8),
+                             output or (2, 3, 6, 8))
+        cases.run_model("MaxUnpool of MaxPool's Indices, output %s%s" % (
+            output, " (run-time)" if runtime else ""), model(
+                [node], graph_in, [vi("y", ["?"] * 4)], init, opset=11),
+            inputs, [want])
+    node = helper.make_node("MaxUnpool", ["x", "i", "s"], ["y"], name="n",
+                            kernel_shape=[2, 2], strides=[2, 2])
+    m = model([node], [vi("x", [2, 3, 3, 4]), vi("i", [2, 3, 3, 4], I64),
+                       vi("s", [4], I64)], [vi("y", ["?"] * 4)], opset=11)
+    expect_run_error(cases, "MaxUnpool output_shape below the unpooled size "
+                     "fails the call", m,
+                     [pooled, where, np.array([2, 3, 5, 8], np.int64)],
+                     "onnx node 'n' (MaxUnpool, opset 11): output_shape is "
+                     "not the input's N and C and spatial sizes from the "
+                     "unpooled ones to 2^40 at run time")
+    cases.expect_error("MaxUnpool without kernel_shape is refused", single(
+        "MaxUnpool", [("x", [2, 3, 3, 4], F32), ("i", [2, 3, 3, 4], I64)],
+        [("y", ["?"] * 4, F32)], 11),
+        "onnx node 'n' (MaxUnpool, opset 11): kernel_shape must hold one "
+        "size per spatial dimension (2)")
 
     # Ops whose semantics did not change, imported at opset 21.
     a = rng.standard_normal((2, 3)).astype(np.float32)

@@ -355,6 +355,7 @@ const LoweringTable &loweringTable() {
     addGridSampleLowerings(t);
     addSpectralLowerings(t);
     addMatrixLowerings(t);
+    addRegionLowerings(t);
     addControlFlowLowerings(t);
     addDataDependentLowerings(t);
     addNonMaxSuppressionLowering(t);

@@ -5,6 +5,8 @@
 
 #include "Lowering.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::strata;
 using namespace mlir::strata::onnx;
@@ -706,16 +708,122 @@ bool fitsDivisorLimit(ArrayRef<int64_t> shape) {
   return true;
 }
 
+/// MaxPool's Indices (NHWC, i64) of the maxima `max` (NHWC) over the
+/// padded input `padded` (NHWC): for each output, the least flat index
+/// into the unpadded NCHW input, (n C + c) prod(in) + the position in the
+/// plane (row major, or column major with `columnMajor`), of the taps
+/// inside the input that hold the maximum. The least index is the first
+/// maximum in either order, and a minimum does not depend on the order
+/// the reduction visits the taps in.
+Value maxPoolIndices(OpBuilder &b, Location loc, Value padded, Value max,
+                     Value windowTensor, const Window &w, ArrayRef<int64_t> in,
+                     int64_t channels, bool columnMajor) {
+  MLIRContext *context = b.getContext();
+  int64_t spatial = in.size();
+  int64_t rank = spatial + 2;
+  int64_t loops = rank + spatial;
+  auto dim = [&](int64_t d) { return b.getAffineDimExpr(d); };
+  SmallVector<AffineExpr> xExprs = {dim(0)}, kExprs, outExprs;
+  for (int64_t i = 0; i < spatial; ++i) {
+    xExprs.push_back(dim(1 + i) * w.strides[i] +
+                     dim(rank + i) * w.dilations[i]);
+    kExprs.push_back(dim(rank + i));
+  }
+  xExprs.push_back(dim(rank - 1));
+  for (int64_t d = 0; d < rank; ++d) {
+    outExprs.push_back(dim(d));
+  }
+  Type i64 = b.getI64Type();
+  SmallVector<OpFoldResult> sizes = dimsOf(b, loc, max);
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+  Value init =
+      filledTo(b, loc, sizes, arith::ConstantIntOp::create(b, loc, i64, kNone));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.append(spatial, utils::IteratorType::reduction);
+  int64_t plane = 1;
+  for (int64_t size : in) {
+    plane *= size;
+  }
+  Type element = getElementTypeOrSelf(padded.getType());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()},
+             ValueRange{padded, windowTensor, max}, ValueRange{init},
+             {AffineMap::get(loops, 0, xExprs, context),
+              AffineMap::get(loops, 0, kExprs, context),
+              AffineMap::get(loops, 0, outExprs, context),
+              AffineMap::get(loops, 0, outExprs, context)},
+             iterators,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               auto index = [&](int64_t d) -> Value {
+                 return arith::IndexCastOp::create(
+                     nb, l, i64, linalg::IndexOp::create(nb, l, d));
+               };
+               auto c64 = [&](int64_t v) -> Value {
+                 return arith::ConstantIntOp::create(nb, l, i64, v);
+               };
+               Value equal =
+                   isFloat(element)
+                       ? arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                               args[0], args[2])
+                             .getResult()
+                       : arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                               args[0], args[2])
+                             .getResult();
+               Value hit = equal;
+               // (n C + c) plane, then the position in the plane.
+               Value flat = arith::MulIOp::create(
+                   nb, l,
+                   arith::AddIOp::create(
+                       nb, l,
+                       arith::MulIOp::create(nb, l, index(0), c64(channels)),
+                       index(rank - 1)),
+                   c64(plane));
+               int64_t step = 1;
+               for (int64_t k = 0; k < spatial; ++k) {
+                 // Row major: the last spatial dim is the fastest.
+                 int64_t i = columnMajor ? k : spatial - 1 - k;
+                 Value at = arith::SubIOp::create(
+                     nb, l,
+                     arith::AddIOp::create(
+                         nb, l,
+                         arith::MulIOp::create(nb, l, index(1 + i),
+                                               c64(w.strides[i])),
+                         arith::MulIOp::create(nb, l, index(rank + i),
+                                               c64(w.dilations[i]))),
+                     c64(w.padBegin[i]));
+                 Value inside = arith::AndIOp::create(
+                     nb, l,
+                     arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, at,
+                                           c64(0)),
+                     arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, at,
+                                           c64(in[i])));
+                 hit = arith::AndIOp::create(nb, l, hit, inside);
+                 flat = arith::AddIOp::create(
+                     nb, l, flat, arith::MulIOp::create(nb, l, at, c64(step)));
+                 step *= in[i];
+               }
+               Value candidate =
+                   arith::SelectOp::create(nb, l, hit, flat, c64(kNone));
+               linalg::YieldOp::create(
+                   nb, l,
+                   ValueRange{arith::MinSIOp::create(nb, l, args[3], candidate)
+                                  .getResult()});
+             })
+      ->getResult(0);
+}
+
 LogicalResult lowerPool(Node &n, bool isMax) {
   int64_t rank = n.rank(0);
   if (rank < 3 || rank > 5) {
     return n.fail("only 1-D, 2-D and 3-D pooling is supported");
   }
-  if (n.numOutputs() > 1 && n.outputUsed(1)) {
-    return n.fail("the Indices output is not supported");
-  }
-  if (n.intAttr("storage_order", 0) != 0) {
-    return n.fail("storage_order 1 is not supported");
+  bool wantIndices = isMax && n.numOutputs() > 1 && n.outputUsed(1);
+  int64_t storageOrder = n.intAttr("storage_order", 0);
+  if (storageOrder != 0 && storageOrder != 1) {
+    return n.fail("storage_order must be 0 (row major) or 1 (column major); "
+                  "it is " +
+                  llvm::Twine(storageOrder));
   }
   std::optional<SmallVector<int64_t>> kernel = n.intsAttr("kernel_shape");
   if (!kernel) {
@@ -848,13 +956,21 @@ LogicalResult lowerPool(Node &n, bool isMax) {
                             .getResult();
                       });
   }
-  Value nchw = transpose(b, loc, out, toChannelsFirst(liftedRank));
-  if (rank == 3) {
-    nchw =
-        reshapeTo(b, loc, nchw,
-                  {batch, b.getIndexAttr(channels), b.getIndexAttr(w->out[1])});
+  auto toNCHW = [&](Value v) {
+    Value nchw = transpose(b, loc, v, toChannelsFirst(liftedRank));
+    if (rank == 3) {
+      nchw = reshapeTo(
+          b, loc, nchw,
+          {batch, b.getIndexAttr(channels), b.getIndexAttr(w->out[1])});
+    }
+    return nchw;
+  };
+  if (!wantIndices) {
+    return n.replace(toNCHW(out), {isUnsigned});
   }
-  return n.replace(nchw, {isUnsigned});
+  Value indices = maxPoolIndices(b, loc, nhwc, out, windowTensor, *w, in,
+                                 channels, storageOrder == 1);
+  return n.replace({toNCHW(out), toNCHW(indices)}, {isUnsigned, false});
 }
 
 /// Sum or max over the spatial dims, kept as size-1 dims.

@@ -868,3 +868,20 @@ func.func @det_integer(%x: tensor<3x3xi32>) -> tensor<i32> {
   %0 = onnx.node "Det"(%x) {attrs = {}, domain = "", node_name = "det", opset = 11 : i64} : (tensor<3x3xi32>) -> tensor<i32>
   return %0 : tensor<i32>
 }
+
+// -----
+
+func.func @maxpool_storage_order(%x: tensor<1x2x5x5xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) {
+  // expected-error @+1 {{onnx node 'p' (MaxPool, opset 12): storage_order must be 0 (row major) or 1 (column major); it is 2}}
+  %y, %i = onnx.node "MaxPool"(%x) {attrs = {kernel_shape = [2, 2], strides = [2, 2], storage_order = 2 : i64}, domain = "", node_name = "p", opset = 12 : i64} : (tensor<1x2x5x5xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>)
+  return %y, %i : tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>
+}
+
+// -----
+
+func.func @maxunpool_small_output(%x: tensor<1x1x2x2xf32>, %i: tensor<1x1x2x2xi64>) -> tensor<1x1x3x4xf32> {
+  %s = arith.constant dense<[1, 1, 3, 4]> : tensor<4xi64>
+  // expected-error @+1 {{onnx node 'u' (MaxUnpool, opset 11): output_shape's dimension 2 is 3, not a size from 4 (the unpooled size) to 2^40}}
+  %0 = onnx.node "MaxUnpool"(%x, %i, %s) {attrs = {kernel_shape = [2, 2], strides = [2, 2]}, domain = "", node_name = "u", opset = 11 : i64} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>, tensor<4xi64>) -> tensor<1x1x3x4xf32>
+  return %0 : tensor<1x1x3x4xf32>
+}

@@ -1,0 +1,41 @@
+// RUN: strata-opt --split-input-file --strata-lower-onnx %s | FileCheck %s
+
+// MaxPool's Indices: a second reduction over the window's taps, reading
+// the padded input where the pool does and the pool's maxima; the least
+// flat index of a tap holding the maximum inside the input (column major
+// with storage_order 1: the height's position times 1, the width's times
+// the height 5).
+// CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d4, d2 * 2 + d5, d3)>
+// CHECK-DAG: #[[K:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @maxpool_indices
+// CHECK: %[[MAX:.*]] = linalg.pooling_nhwc_max
+// CHECK: %[[NONE:.*]] = linalg.fill ins(%{{.*}} : i64) outs(%{{.*}} : tensor<1x2x2x2xi64>)
+// CHECK: %[[IDX:.*]] = linalg.generic {indexing_maps = [#[[X]], #[[K]], #[[O]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}}, %[[MAX]] : tensor<1x5x5x2xf32>, tensor<2x2xf32>, tensor<1x2x2x2xf32>) outs(%[[NONE]] : tensor<1x2x2x2xi64>)
+// CHECK: arith.cmpf oeq
+// CHECK: arith.muli %{{.*}}, %c5_i64
+// CHECK: arith.minsi
+// CHECK: linalg.transpose ins(%[[IDX]] : tensor<1x2x2x2xi64>) {{.*}} permutation = [0, 3, 1, 2]
+func.func @maxpool_indices(%x: tensor<1x2x5x5xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) {
+  %y, %i = onnx.node "MaxPool"(%x) {attrs = {kernel_shape = [2, 2], strides = [2, 2], storage_order = 1 : i64}, domain = "", opset = 12 : i64} : (tensor<1x2x5x5xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>)
+  return %y, %i : tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>
+}
+
+// -----
+
+// MaxUnpool with a run-time output_shape: the sizes are read and checked
+// on the host; each output element searches its (n, c) plane of the
+// indices for its flat index in the inferred 4 x 4 shape.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @maxunpool
+// CHECK: cf.assert %{{.*}}, "onnx node 'u' (MaxUnpool, opset 11): output_shape is not the input's N and C and spatial sizes from the unpooled ones to 2^40 at run time"
+// CHECK: tensor.empty(%{{.*}}, %{{.*}}) : tensor<1x1x?x?xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[IN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) outs(%{{.*}} : tensor<1x1x?x?xf32>)
+// CHECK: arith.cmpi slt, %{{.*}}, %c4_i64
+// CHECK: arith.cmpi eq
+// CHECK: arith.select
+func.func @maxunpool(%x: tensor<1x1x2x2xf32>, %i: tensor<1x1x2x2xi64>, %s: tensor<4xi64>) -> tensor<?x?x?x?xf32> {
+  %0 = onnx.node "MaxUnpool"(%x, %i, %s) {attrs = {kernel_shape = [2, 2], strides = [2, 2]}, domain = "", node_name = "u", opset = 11 : i64} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>, tensor<4xi64>) -> tensor<?x?x?x?xf32>
+  return %0 : tensor<?x?x?x?xf32>
+}
