@@ -17,7 +17,8 @@ values fail the call), MelWeightMatrix-17 (folded constants and run-time
 inputs), Det (batches of 1x1 to 6x6 matrices, singular ones among them;
 non-square and too large refused), MaxPool's Indices (1-D to 3-D,
 storage_order 1) and MaxUnpool of them (output_shape constant and
-run-time), ops unchanged since
+run-time), RoiAlign (opsets 10 and 16, avg and max, fixed and
+adaptive sampling grids, regions partly outside), ops unchanged since
 opset 17 imported at 21, and the
 shape-deciding operands of older opsets that arrive as run-time data
 (CumSum's axis, TopK's K). Each is compiled with strata-compile, run with
@@ -320,6 +321,59 @@ def maxunpool_ref(x, indices, inferred, output):
     out = np.zeros(output, x.dtype)
     out[tuple(slice(0, s) for s in inferred)] = y.reshape(inferred)
     return out
+
+
+def roi_align_ref(x, rois, batch, out_h, out_w, ratio, scale, mode,
+                  half_pixel):
+    """RoiAlign from the spec: each output bin samples a grid of bilinear
+    points (sampling_ratio per axis, else ceil(bin size)) at the centers
+    of its cells; a point more than a pixel outside counts 0; avg averages
+    the points, max takes the largest weighted corner of any point."""
+    h, w = x.shape[2:]
+    out = np.zeros((len(rois), x.shape[1], out_h, out_w), np.float64)
+    off = 0.5 if half_pixel else 0.0
+    for r, (x1, y1, x2, y2) in enumerate(rois.astype(np.float64)):
+        sy, sx = y1 * scale - off, x1 * scale - off
+        rh, rw = y2 * scale - off - sy, x2 * scale - off - sx
+        if not half_pixel:
+            rh, rw = max(rh, 1.0), max(rw, 1.0)
+        bh, bw = rh / out_h, rw / out_w
+        gh = ratio if ratio > 0 else int(np.ceil(rh / out_h))
+        gw = ratio if ratio > 0 else int(np.ceil(rw / out_w))
+        img = x[batch[r]].astype(np.float64)
+        for ph in range(out_h):
+            for pw in range(out_w):
+                samples = []
+                for iy in range(gh):
+                    for ix in range(gw):
+                        yy = sy + ph * bh + (iy + 0.5) * bh / gh
+                        xx = sx + pw * bw + (ix + 0.5) * bw / gw
+                        if yy < -1 or yy > h or xx < -1 or xx > w:
+                            samples.append(np.zeros(x.shape[1]))
+                            continue
+                        yy, xx = max(yy, 0.0), max(xx, 0.0)
+                        y0, x0 = int(yy), int(xx)
+                        if y0 >= h - 1:
+                            y0 = y1_ = h - 1
+                            yy = float(y0)
+                        else:
+                            y1_ = y0 + 1
+                        if x0 >= w - 1:
+                            x0 = x1_ = w - 1
+                            xx = float(x0)
+                        else:
+                            x1_ = x0 + 1
+                        ly, lx = yy - y0, xx - x0
+                        corners = [(1 - ly) * (1 - lx) * img[:, y0, x0],
+                                   (1 - ly) * lx * img[:, y0, x1_],
+                                   ly * (1 - lx) * img[:, y1_, x0],
+                                   ly * lx * img[:, y1_, x1_]]
+                        samples.append(sum(corners) if mode == "avg" else
+                                       np.max(corners, axis=0))
+                samples = np.array(samples)
+                out[r, :, ph, pw] = (samples.sum(0) / max(gh * gw, 1)
+                                     if mode == "avg" else samples.max(0))
+    return out.astype(x.dtype)
 
 
 def run(cases):
@@ -871,6 +925,44 @@ def run(cases):
         [("y", ["?"] * 4, F32)], 11),
         "onnx node 'n' (MaxUnpool, opset 11): kernel_shape must hold one "
         "size per spatial dimension (2)")
+
+    # RoiAlign: opset 16 (half_pixel and output_half_pixel), opset 10;
+    # avg and max; a fixed and an adaptive sampling grid; regions partly
+    # outside the map.
+    fmap = rng.standard_normal((2, 3, 9, 11)).astype(np.float32)
+    boxes = np.array([[0.5, 1.0, 7.0, 6.5], [2.0, 0.0, 10.5, 8.9],
+                      [-2.0, -1.5, 4.0, 3.0], [3.3, 2.2, 3.9, 2.8],
+                      [1.0, 1.0, 20.0, 17.0]], np.float32)
+    which = np.array([0, 1, 1, 0, 1], np.int64)
+    for opset, transform, mode, ratio, scale in (
+            (16, "half_pixel", "avg", 2, 1.0),
+            (16, "output_half_pixel", "max", 2, 0.5),
+            (16, "half_pixel", "avg", 0, 1.0),
+            (16, "half_pixel", "max", 0, 0.75),
+            (10, None, "avg", 3, 1.0)):
+        attrs = dict(mode=mode, output_height=3, output_width=4,
+                     sampling_ratio=ratio, spatial_scale=scale)
+        if transform:
+            attrs["coordinate_transformation_mode"] = transform
+        want = roi_align_ref(fmap, boxes, which, 3, 4, ratio, scale, mode,
+                             transform == "half_pixel")
+        cases.run_model("RoiAlign-%d %s %s sampling_ratio %d scale %g" % (
+            opset, transform or "(output_half_pixel)", mode, ratio, scale),
+            single("RoiAlign", [("x", [2, 3, 9, 11], F32),
+                                ("rois", [5, 4], F32),
+                                ("b", [5], I64)],
+                   [("y", [5, 3, 3, 4], F32)], opset, **attrs),
+            [fmap, boxes, which], [want], rtol=1e-4, atol=1e-5)
+    cases.expect_error("RoiAlign of an unknown mode is refused", single(
+        "RoiAlign", [("x", [2, 3, 9, 11], F32), ("rois", [5, 4], F32),
+                     ("b", [5], I64)], [("y", [5, 3, 1, 1], F32)], 16,
+        mode="median"),
+        "onnx node 'n' (RoiAlign, opset 16): mode 'median' is not avg or max")
+    cases.expect_error("RoiAlign of rois [R, 5] is refused", single(
+        "RoiAlign", [("x", [2, 3, 9, 11], F32), ("rois", [5, 5], F32),
+                     ("b", [5], I64)], [("y", [5, 3, 1, 1], F32)], 16),
+        "onnx node 'n' (RoiAlign, opset 16): input 1 (rois) must be a float "
+        "tensor [R, 4]; it is tensor<5x5xf32>")
 
     # Ops whose semantics did not change, imported at opset 21.
     a = rng.standard_normal((2, 3)).astype(np.float32)

@@ -7,6 +7,9 @@
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
+#include <cmath>
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::strata;
 using namespace mlir::strata::onnx;
@@ -62,8 +65,8 @@ LogicalResult lowerMaxUnpool(Node &n) {
   for (int64_t i = 0; i < spatial; ++i) {
     int64_t size = (in[2 + i] - 1) * strides[i] + (*kernel)[i] - pads[i] -
                    pads[spatial + i];
-    if (strides[i] < 1 || strides[i] > (int64_t(1) << 30) ||
-        (*kernel)[i] < 1 || (*kernel)[i] > (int64_t(1) << 30) || size < 1) {
+    if (strides[i] < 1 || strides[i] > (int64_t(1) << 30) || (*kernel)[i] < 1 ||
+        (*kernel)[i] > (int64_t(1) << 30) || size < 1) {
       return n.fail("kernel_shape, strides and pads make spatial "
                     "dimension " +
                     llvm::Twine(i) + " of the output " + llvm::Twine(size) +
@@ -101,19 +104,19 @@ LogicalResult lowerMaxUnpool(Node &n) {
       if (!value) {
         Value v = indexValueOf(b, loc, size);
         Value good =
-            d < 2 ? compareSizes(b, loc, arith::CmpIPredicate::eq, size,
-                                 b.getIndexAttr(in[d]))
-                  : arith::AndIOp::create(
-                        b, loc,
-                        arith::CmpIOp::create(
-                            b, loc, arith::CmpIPredicate::sge, v,
-                            arith::ConstantIndexOp::create(b, loc,
-                                                           inferred[d])),
-                        arith::CmpIOp::create(
-                            b, loc, arith::CmpIPredicate::sle, v,
-                            arith::ConstantIndexOp::create(
-                                b, loc, int64_t(1) << 40)))
-                        .getResult();
+            d < 2
+                ? compareSizes(b, loc, arith::CmpIPredicate::eq, size,
+                               b.getIndexAttr(in[d]))
+                : arith::AndIOp::create(
+                      b, loc,
+                      arith::CmpIOp::create(
+                          b, loc, arith::CmpIPredicate::sge, v,
+                          arith::ConstantIndexOp::create(b, loc, inferred[d])),
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                            v,
+                                            arith::ConstantIndexOp::create(
+                                                b, loc, int64_t(1) << 40)))
+                      .getResult();
         ok = arith::AndIOp::create(b, loc, ok, good);
       }
       if (d >= 2) {
@@ -183,8 +186,336 @@ LogicalResult lowerMaxUnpool(Node &n) {
   return n.replace(result, {n.isUnsigned(0)});
 }
 
+/// The geometry of one region of RoiAlign in the feature map's pixels:
+/// where it starts and the size of its bins, from rois[r] = (x1, y1, x2,
+/// y2) times spatial_scale, less half a pixel with half_pixel (opset 16's
+/// default); without it (output_half_pixel, opset 10) a region is at least
+/// one pixel.
+struct RoiGeometry {
+  Value startH, startW, binH, binW;
+};
+
+RoiGeometry roiGeometry(OpBuilder &b, Location loc, Value rois, Value r,
+                        Type f32, double scale, bool halfPixel, int64_t outH,
+                        int64_t outW) {
+  auto coordinate = [&](int64_t k) -> Value {
+    Value v = tensor::ExtractOp::create(
+        b, loc, rois, ValueRange{r, arith::ConstantIndexOp::create(b, loc, k)});
+    v = convertScalar(b, loc, v, f32);
+    return arith::SubFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, v, scalar(b, loc, f32, scale)),
+        scalar(b, loc, f32, halfPixel ? 0.5 : 0.0));
+  };
+  Value x1 = coordinate(0), y1 = coordinate(1), x2 = coordinate(2),
+        y2 = coordinate(3);
+  Value h = arith::SubFOp::create(b, loc, y2, y1);
+  Value w = arith::SubFOp::create(b, loc, x2, x1);
+  if (!halfPixel) {
+    h = arith::MaximumFOp::create(b, loc, h, scalar(b, loc, f32, 1.0));
+    w = arith::MaximumFOp::create(b, loc, w, scalar(b, loc, f32, 1.0));
+  }
+  return {y1, x1,
+          arith::DivFOp::create(b, loc, h, scalar(b, loc, f32, double(outH))),
+          arith::DivFOp::create(b, loc, w, scalar(b, loc, f32, double(outW)))};
+}
+
+/// RoiAlign (opsets 10, 16): X [N, C, H, W], rois [R, 4] and
+/// batch_indices [R] to Y [R, C, output_height, output_width]. Each output
+/// bin averages (mode avg) or takes the largest of (mode max) a grid of
+/// bilinear samples at the centers of the grid's cells; a sample more than
+/// a pixel outside the map counts as 0. In max mode a sample is the largest
+/// of its four weighted corners (as ONNX's reference and ONNX Runtime
+/// compute it). The grid is sampling_ratio x sampling_ratio, or with
+/// sampling_ratio 0 ceil(bin size) per axis per region: its largest extent
+/// over the regions is computed by a kernel and read on the host, the loop
+/// over it masking each region's excess samples. A batch index outside
+/// [0, N) reads image 0's nearest (it is clamped).
+LogicalResult lowerRoiAlign(Node &n) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  if (n.rank(0) != 4 || !isFloat(n.elem(0))) {
+    return n.fail("input 0 (X) must be a float tensor [N, C, H, W]; it is " +
+                  typeText(n.type(0)));
+  }
+  if (n.rank(1) != 2 || n.shape(1)[1] != 4 || !isFloat(n.elem(1))) {
+    return n.fail("input 1 (rois) must be a float tensor [R, 4]; it is " +
+                  typeText(n.type(1)));
+  }
+  int64_t regions = n.shape(1)[0];
+  if (n.rank(2) != 1 || n.shape(2)[0] != regions ||
+      !isa<IntegerType>(n.elem(2))) {
+    return n.fail("input 2 (batch_indices) must be " + llvm::Twine(regions) +
+                  " integers, one per region; it is " + typeText(n.type(2)));
+  }
+  StringRef mode = n.stringAttr("mode").value_or("avg");
+  if (mode != "avg" && mode != "max") {
+    return n.fail("mode '" + mode + "' is not avg or max");
+  }
+  StringRef transform =
+      n.stringAttr("coordinate_transformation_mode")
+          .value_or(n.opset() >= 16 ? "half_pixel" : "output_half_pixel");
+  if (transform != "half_pixel" && transform != "output_half_pixel") {
+    return n.fail("coordinate_transformation_mode '" + transform +
+                  "' is not half_pixel or output_half_pixel");
+  }
+  bool halfPixel = transform == "half_pixel";
+  int64_t outH = n.intAttr("output_height", 1);
+  int64_t outW = n.intAttr("output_width", 1);
+  int64_t ratio = n.intAttr("sampling_ratio", 0);
+  double scale = n.floatAttr("spatial_scale", 1.0);
+  if (outH < 1 || outW < 1 || outH > (int64_t(1) << 20) ||
+      outW > (int64_t(1) << 20)) {
+    return n.fail("output_height " + llvm::Twine(outH) + " and output_width " +
+                  llvm::Twine(outW) + " are not sizes from 1 to 2^20");
+  }
+  if (ratio < 0 || ratio > 1024) {
+    return n.fail("sampling_ratio " + llvm::Twine(ratio) +
+                  " is not from 0 (adaptive) to 1024");
+  }
+  if (!std::isfinite(scale)) {
+    return n.fail("spatial_scale is not a finite number");
+  }
+  ArrayRef<int64_t> xs = n.shape(0);
+  int64_t batch = xs[0], channels = xs[1], height = xs[2], width = xs[3];
+  if (batch < 1 || height < 1 || width < 1) {
+    return n.fail("X " + typeText(n.type(0)) + " has no pixels to sample");
+  }
+  Type element = n.elem(0);
+  Type f32 = b.getF32Type();
+  Type compute = element.isF64() ? element : f32;
+  Value x = n.in(0), rois = n.in(1), batchIndices = n.in(2);
+  // The grid's extent per axis: static, or the largest adaptive one.
+  OpFoldResult gridH = b.getIndexAttr(ratio), gridW = b.getIndexAttr(ratio);
+  if (ratio == 0) {
+    if (regions == 0) {
+      gridH = gridW = b.getIndexAttr(1);
+    } else {
+      // ceil(bin size) per region and axis, then the largest of each.
+      Type i64 = b.getI64Type();
+      auto sizes = RankedTensorType::get({regions, 2}, i64);
+      Value grids = generic(
+          b, loc, {}, {}, sizes,
+          [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+            Value r = linalg::IndexOp::create(nb, l, 0);
+            Value axis = linalg::IndexOp::create(nb, l, 1);
+            RoiGeometry g = roiGeometry(nb, l, rois, r, compute, scale,
+                                        halfPixel, outH, outW);
+            Value isH =
+                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, axis,
+                                      arith::ConstantIndexOp::create(nb, l, 0));
+            Value bin = arith::SelectOp::create(nb, l, isH, g.binH, g.binW);
+            // At least 1 and at most 1024 samples per axis (NaN: 1).
+            Value cells = math::CeilOp::create(nb, l, bin);
+            cells = arith::MaximumFOp::create(
+                nb, l, scalar(nb, l, compute, 1.0),
+                arith::MinimumFOp::create(nb, l, cells,
+                                          scalar(nb, l, compute, 1024.0)));
+            Value sure = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::ORD,
+                                               cells, cells);
+            cells = arith::SelectOp::create(nb, l, sure, cells,
+                                            scalar(nb, l, compute, 1.0));
+            return arith::FPToSIOp::create(nb, l, i64, cells);
+          });
+      Value largest =
+          reduce(b, loc, grids, {0}, i64Constant(b, loc, 1),
+                 [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                   return arith::MaxSIOp::create(nb, l, a[0], a[1]);
+                 });
+      auto read = [&](int64_t axis) -> OpFoldResult {
+        Value v = tensor::ExtractOp::create(
+            b, loc, largest,
+            ValueRange{arith::ConstantIndexOp::create(b, loc, axis)});
+        return arith::IndexCastOp::create(b, loc, b.getIndexType(), v)
+            .getResult();
+      };
+      gridH = read(0);
+      gridW = read(1);
+    }
+  }
+  // The grid's cells (their row, a kernel's output when the extent is
+  // read at run time: a kernel cannot allocate an empty tensor of a
+  // run-time size).
+  Value grid = generic(
+      b, loc, {}, {},
+      RankedTensorType::get(staticShapeOf({gridH, gridW}), compute),
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        return arith::UIToFPOp::create(
+            nb, l, compute,
+            arith::IndexCastOp::create(nb, l, nb.getI64Type(),
+                                       linalg::IndexOp::create(nb, l, 0)));
+      },
+      {gridH, gridW});
+  Value init = filled(b, loc, {regions, channels, outH, outW},
+                      mode == "avg" ? scalar(b, loc, compute, 0)
+                                    : lowest(b, loc, compute));
+  MLIRContext *context = b.getContext();
+  auto dim = [&](int64_t d) { return b.getAffineDimExpr(d); };
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.append(2, utils::IteratorType::reduction);
+  Value pooled =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{init.getType()}, ValueRange{grid}, ValueRange{init},
+          {AffineMap::get(6, 0, {dim(4), dim(5)}, context),
+           AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(3)}, context)},
+          iterators,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            Value r = linalg::IndexOp::create(nb, l, 0);
+            Value c = linalg::IndexOp::create(nb, l, 1);
+            auto toF = [&](Value index) -> Value {
+              return arith::UIToFPOp::create(
+                  nb, l, compute,
+                  arith::IndexCastOp::create(nb, l, nb.getI64Type(), index));
+            };
+            auto cf = [&](double v) { return scalar(nb, l, compute, v); };
+            RoiGeometry g = roiGeometry(nb, l, rois, r, compute, scale,
+                                        halfPixel, outH, outW);
+            // This region's grid: static, or ceil(bin) (as above).
+            Value cellsH, cellsW, masked;
+            if (ratio > 0) {
+              cellsH = cellsW = cf(double(ratio));
+            } else {
+              auto adaptive = [&](Value bin) -> Value {
+                Value cells = arith::MaximumFOp::create(
+                    nb, l, cf(1.0),
+                    arith::MinimumFOp::create(
+                        nb, l, math::CeilOp::create(nb, l, bin), cf(1024.0)));
+                Value sure = arith::CmpFOp::create(
+                    nb, l, arith::CmpFPredicate::ORD, cells, cells);
+                return arith::SelectOp::create(nb, l, sure, cells, cf(1.0));
+              };
+              cellsH = adaptive(g.binH);
+              cellsW = adaptive(g.binW);
+            }
+            Value iy = toF(linalg::IndexOp::create(nb, l, 4));
+            Value ix = toF(linalg::IndexOp::create(nb, l, 5));
+            if (ratio == 0) {
+              masked = arith::OrIOp::create(
+                  nb, l,
+                  arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGE, iy,
+                                        cellsH),
+                  arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGE, ix,
+                                        cellsW));
+            }
+            // The sample: start + p bin + (i + 0.5) bin / cells.
+            auto at = [&](Value start, Value bin, Value p, Value i,
+                          Value cells) -> Value {
+              Value offset = arith::DivFOp::create(
+                  nb, l,
+                  arith::MulFOp::create(
+                      nb, l, arith::AddFOp::create(nb, l, i, cf(0.5)), bin),
+                  cells);
+              return arith::AddFOp::create(
+                  nb, l, start,
+                  arith::AddFOp::create(
+                      nb, l, arith::MulFOp::create(nb, l, toF(p), bin),
+                      offset));
+            };
+            Value y = at(g.startH, g.binH, linalg::IndexOp::create(nb, l, 2),
+                         iy, cellsH);
+            Value xx = at(g.startW, g.binW, linalg::IndexOp::create(nb, l, 3),
+                          ix, cellsW);
+            // More than a pixel outside: no value (0).
+            Value outside = arith::OrIOp::create(
+                nb, l,
+                arith::OrIOp::create(
+                    nb, l,
+                    arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT, y,
+                                          cf(-1.0)),
+                    arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, y,
+                                          cf(double(height)))),
+                arith::OrIOp::create(
+                    nb, l,
+                    arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT, xx,
+                                          cf(-1.0)),
+                    arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, xx,
+                                          cf(double(width)))));
+            // The corners: low = floor(max(v, 0)); at the last pixel or
+            // beyond, both corners are the last pixel.
+            Type i64 = nb.getI64Type();
+            auto corners =
+                [&](Value v, int64_t size) -> std::tuple<Value, Value, Value> {
+              v = arith::MaximumFOp::create(nb, l, v, cf(0.0));
+              Value last = cf(double(size - 1));
+              Value beyond =
+                  arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGE,
+                                        math::FloorOp::create(nb, l, v), last);
+              v = arith::SelectOp::create(nb, l, beyond, last, v);
+              // NaN (a NaN region) reads pixel 0 of an outside sample.
+              Value sure =
+                  arith::CmpFOp::create(nb, l, arith::CmpFPredicate::ORD, v, v);
+              v = arith::SelectOp::create(nb, l, sure, v, cf(0.0));
+              Value low = math::FloorOp::create(nb, l, v);
+              Value lowIndex = arith::FPToSIOp::create(nb, l, i64, low);
+              Value highIndex = arith::MinSIOp::create(
+                  nb, l,
+                  arith::AddIOp::create(nb, l, lowIndex, i64Constant(nb, l, 1)),
+                  i64Constant(nb, l, size - 1));
+              Value fraction = arith::SubFOp::create(nb, l, v, low);
+              auto toIndex = [&](Value i) -> Value {
+                return arith::IndexCastOp::create(nb, l, nb.getIndexType(), i);
+              };
+              return {toIndex(lowIndex), toIndex(highIndex), fraction};
+            };
+            auto [yLow, yHigh, ly] = corners(y, height);
+            auto [xLow, xHigh, lx] = corners(xx, width);
+            Value hy = arith::SubFOp::create(nb, l, cf(1.0), ly);
+            Value hx = arith::SubFOp::create(nb, l, cf(1.0), lx);
+            Value image = arith::IndexCastOp::create(
+                nb, l, nb.getIndexType(),
+                arith::MinSIOp::create(
+                    nb, l,
+                    arith::MaxSIOp::create(
+                        nb, l,
+                        convertScalar(nb, l,
+                                      tensor::ExtractOp::create(
+                                          nb, l, batchIndices, ValueRange{r}),
+                                      i64, n.isUnsigned(2)),
+                        i64Constant(nb, l, 0)),
+                    i64Constant(nb, l, batch - 1)));
+            auto pixel = [&](Value py, Value px, Value weight) -> Value {
+              Value v = tensor::ExtractOp::create(nb, l, x,
+                                                  ValueRange{image, c, py, px});
+              return arith::MulFOp::create(nb, l, weight,
+                                           convertScalar(nb, l, v, compute));
+            };
+            Value v1 = pixel(yLow, xLow, arith::MulFOp::create(nb, l, hy, hx));
+            Value v2 = pixel(yLow, xHigh, arith::MulFOp::create(nb, l, hy, lx));
+            Value v3 = pixel(yHigh, xLow, arith::MulFOp::create(nb, l, ly, hx));
+            Value v4 =
+                pixel(yHigh, xHigh, arith::MulFOp::create(nb, l, ly, lx));
+            Value sample;
+            if (mode == "avg") {
+              sample = arith::AddFOp::create(
+                  nb, l, arith::AddFOp::create(nb, l, v1, v2),
+                  arith::AddFOp::create(nb, l, v3, v4));
+            } else {
+              sample = arith::MaximumFOp::create(
+                  nb, l, arith::MaximumFOp::create(nb, l, v1, v2),
+                  arith::MaximumFOp::create(nb, l, v3, v4));
+            }
+            sample = arith::SelectOp::create(nb, l, outside, cf(0.0), sample);
+            Value acc = args[1];
+            Value next =
+                mode == "avg"
+                    ? arith::AddFOp::create(
+                          nb, l, acc,
+                          arith::DivFOp::create(
+                              nb, l, sample,
+                              arith::MulFOp::create(nb, l, cellsH, cellsW)))
+                          .getResult()
+                    : arith::MaximumFOp::create(nb, l, acc, sample).getResult();
+            if (masked) {
+              next = arith::SelectOp::create(nb, l, masked, acc, next);
+            }
+            linalg::YieldOp::create(nb, l, ValueRange{next});
+          })
+          ->getResult(0);
+  return n.replace(convertTensor(b, loc, pooled, element));
+}
+
 } // namespace
 
 void mlir::strata::onnx::addRegionLowerings(LoweringTable &table) {
   table["MaxUnpool"] = lowerMaxUnpool;
+  table["RoiAlign"] = lowerRoiAlign;
 }

@@ -885,3 +885,19 @@ func.func @maxunpool_small_output(%x: tensor<1x1x2x2xf32>, %i: tensor<1x1x2x2xi6
   %0 = onnx.node "MaxUnpool"(%x, %i, %s) {attrs = {kernel_shape = [2, 2], strides = [2, 2]}, domain = "", node_name = "u", opset = 11 : i64} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>, tensor<4xi64>) -> tensor<1x1x3x4xf32>
   return %0 : tensor<1x1x3x4xf32>
 }
+
+// -----
+
+func.func @roialign_transform(%x: tensor<1x2x8x8xf32>, %r: tensor<3x4xf32>, %b: tensor<3xi64>) -> tensor<3x2x1x1xf32> {
+  // expected-error @+1 {{onnx node 'roi' (RoiAlign, opset 16): coordinate_transformation_mode 'align_corners' is not half_pixel or output_half_pixel}}
+  %0 = onnx.node "RoiAlign"(%x, %r, %b) {attrs = {coordinate_transformation_mode = "align_corners"}, domain = "", node_name = "roi", opset = 16 : i64} : (tensor<1x2x8x8xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x1x1xf32>
+  return %0 : tensor<3x2x1x1xf32>
+}
+
+// -----
+
+func.func @roialign_batch_indices(%x: tensor<1x2x8x8xf32>, %r: tensor<3x4xf32>, %b: tensor<2xi64>) -> tensor<3x2x1x1xf32> {
+  // expected-error @+1 {{onnx node 'roi' (RoiAlign, opset 16): input 2 (batch_indices) must be 3 integers, one per region; it is tensor<2xi64>}}
+  %0 = onnx.node "RoiAlign"(%x, %r, %b) {attrs = {}, domain = "", node_name = "roi", opset = 16 : i64} : (tensor<1x2x8x8xf32>, tensor<3x4xf32>, tensor<2xi64>) -> tensor<3x2x1x1xf32>
+  return %0 : tensor<3x2x1x1xf32>
+}

@@ -39,3 +39,42 @@ func.func @maxunpool(%x: tensor<1x1x2x2xf32>, %i: tensor<1x1x2x2xi64>, %s: tenso
   %0 = onnx.node "MaxUnpool"(%x, %i, %s) {attrs = {kernel_shape = [2, 2], strides = [2, 2]}, domain = "", node_name = "u", opset = 11 : i64} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>, tensor<4xi64>) -> tensor<?x?x?x?xf32>
   return %0 : tensor<?x?x?x?xf32>
 }
+
+// -----
+
+// RoiAlign with a fixed 2 x 2 sampling grid: one kernel over the output
+// bins reduces over the grid's cells, reading each region's corners and
+// batch index and the feature map at the four corners of each sample.
+// CHECK-DAG: #[[G:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+// CHECK-LABEL: func.func @roialign_fixed
+// CHECK-NOT: tensor.empty(%
+// CHECK: linalg.generic {indexing_maps = [#[[G]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<2x2xf32>) outs(%{{.*}} : tensor<3x2x2x2xf32>)
+// CHECK-COUNT-4: tensor.extract %{{.*}} : tensor<3x4xf32>
+// CHECK: tensor.extract %{{.*}} : tensor<3xi64>
+// CHECK-COUNT-4: tensor.extract %{{.*}} : tensor<1x2x8x8xf32>
+// CHECK: arith.divf
+func.func @roialign_fixed(%x: tensor<1x2x8x8xf32>, %r: tensor<3x4xf32>, %b: tensor<3xi64>) -> tensor<3x2x2x2xf32> {
+  %0 = onnx.node "RoiAlign"(%x, %r, %b) {attrs = {output_height = 2 : i64, output_width = 2 : i64, sampling_ratio = 2 : i64}, domain = "", opset = 16 : i64} : (tensor<1x2x8x8xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x2x2xf32>
+  return %0 : tensor<3x2x2x2xf32>
+}
+
+// -----
+
+// RoiAlign with an adaptive grid (sampling_ratio 0): each region's
+// ceil(bin size) per axis by a kernel, the largest of each read on the
+// host, a kernel making the grid of that run-time size, and the pooling
+// masking each region's excess cells.
+// CHECK-LABEL: func.func @roialign_adaptive
+// CHECK: math.ceil
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]{{.*}} outs(%{{.*}} : tensor<2xi64>)
+// CHECK: arith.maxsi
+// CHECK: %[[GH:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<2xi64>
+// CHECK: %[[GW:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<2xi64>
+// CHECK: tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]{{.*}}ins(%{{.*}} : tensor<?x?xf32>) outs(%{{.*}} : tensor<3x2x2x2xf32>)
+// CHECK: arith.cmpf oge
+// CHECK: arith.maximumf
+func.func @roialign_adaptive(%x: tensor<1x2x8x8xf32>, %r: tensor<3x4xf32>, %b: tensor<3xi64>) -> tensor<3x2x2x2xf32> {
+  %0 = onnx.node "RoiAlign"(%x, %r, %b) {attrs = {mode = "max", output_height = 2 : i64, output_width = 2 : i64}, domain = "", opset = 16 : i64} : (tensor<1x2x8x8xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x2x2xf32>
+  return %0 : tensor<3x2x2x2xf32>
+}
