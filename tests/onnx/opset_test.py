@@ -18,7 +18,9 @@ inputs), Det (batches of 1x1 to 6x6 matrices, singular ones among them;
 non-square and too large refused), MaxPool's Indices (1-D to 3-D,
 storage_order 1) and MaxUnpool of them (output_shape constant and
 run-time), RoiAlign (opsets 10 and 16, avg and max, fixed and
-adaptive sampling grids, regions partly outside), ops unchanged since
+adaptive sampling grids, regions partly outside), DeformConv-19 (odd
+sizes, groups, offset groups, masks, biases; against a numpy reference
+written from the spec), ops unchanged since
 opset 17 imported at 21, and the
 shape-deciding operands of older opsets that arrive as run-time data
 (CumSum's axis, TopK's K). Each is compiled with strata-compile, run with
@@ -373,6 +375,54 @@ def roi_align_ref(x, rois, batch, out_h, out_w, ratio, scale, mode,
                 samples = np.array(samples)
                 out[r, :, ph, pw] = (samples.sum(0) / max(gh * gw, 1)
                                      if mode == "avg" else samples.max(0))
+    return out.astype(x.dtype)
+
+
+def deform_conv_ref(x, w, offset, bias, mask, strides, pads, dilations,
+                    group, offset_group):
+    """DeformConv from the spec (2-D): tap (kh, kw) of output (oh, ow)
+    samples channel c at (oh s - pad + kh d + dy, ow s - pad + kw d + dx),
+    (dy, dx) the offsets of c's offset group, bilinearly with each corner
+    outside the map counting 0, times the mask; then a grouped
+    convolution with W and the bias."""
+    n_, c_, h, wd = x.shape
+    oc, cpg, kh, kw = w.shape
+    oh, ow = offset.shape[2:]
+    cols = np.zeros((n_, c_, kh, kw, oh, ow))
+    per_og = c_ // offset_group
+    for b in range(n_):
+        for c in range(c_):
+            og = c // per_og
+            for i in range(kh):
+                for j in range(kw):
+                    k = og * kh * kw + i * kw + j
+                    for p in range(oh):
+                        for q in range(ow):
+                            y = (p * strides[0] - pads[0] + i * dilations[0] +
+                                 float(offset[b, 2 * k, p, q]))
+                            xx = (q * strides[1] - pads[1] +
+                                  j * dilations[1] +
+                                  float(offset[b, 2 * k + 1, p, q]))
+                            y0, x0 = int(np.floor(y)), int(np.floor(xx))
+                            v = 0.0
+                            for cy, wy in ((y0, 1 - (y - y0)),
+                                           (y0 + 1, y - y0)):
+                                for cx, wx in ((x0, 1 - (xx - x0)),
+                                               (x0 + 1, xx - x0)):
+                                    if 0 <= cy < h and 0 <= cx < wd:
+                                        v += wy * wx * float(x[b, c, cy, cx])
+                            if mask is not None:
+                                v *= float(mask[b, k, p, q])
+                            cols[b, c, i, j, p, q] = v
+    out = np.zeros((n_, oc, oh, ow))
+    opg = oc // group
+    for o in range(oc):
+        g = o // opg
+        part = cols[:, g * cpg:(g + 1) * cpg]
+        out[:, o] = np.einsum("ncijpq,cij->npq", part,
+                              w[o].astype(np.float64))
+        if bias is not None:
+            out[:, o] += bias[o]
     return out.astype(x.dtype)
 
 
@@ -963,6 +1013,101 @@ def run(cases):
                      ("b", [5], I64)], [("y", [5, 3, 1, 1], F32)], 16),
         "onnx node 'n' (RoiAlign, opset 16): input 1 (rois) must be a float "
         "tensor [R, 4]; it is tensor<5x5xf32>")
+
+    # DeformConv-19 (no node test in onnx 1.12): odd sizes, strides,
+    # dilations and pads, groups, offset groups, with and without mask and
+    # bias; offsets that move taps off the map.
+    for (n_, c_, h, wd, oc, k, strides, pads, dilations, group, og, use_mask,
+         use_bias) in (
+            (1, 1, 5, 5, 1, (3, 3), [1, 1], [0, 0, 0, 0], [1, 1], 1, 1,
+             False, False),
+            (2, 4, 7, 6, 6, (3, 2), [2, 1], [1, 0, 2, 1], [1, 2], 2, 2,
+             True, True),
+            (1, 6, 5, 7, 3, (2, 3), [1, 2], [1, 1, 0, 1], [2, 1], 3, 3,
+             True, False),
+            (1, 3, 4, 5, 2, (1, 1), [1, 1], [0, 0, 0, 0], [1, 1], 1, 3,
+             False, True)):
+        kh, kw = k
+        oh = (h + pads[0] + pads[2] - (kh - 1) * dilations[0] - 1) // \
+            strides[0] + 1
+        ow = (wd + pads[1] + pads[3] - (kw - 1) * dilations[1] - 1) // \
+            strides[1] + 1
+        xd = rng.standard_normal((n_, c_, h, wd)).astype(np.float32)
+        wd_ = rng.standard_normal((oc, c_ // group, kh, kw)).astype(
+            np.float32)
+        off = (rng.standard_normal((n_, og * kh * kw * 2, oh, ow)) *
+               1.7).astype(np.float32)
+        names = [("x", [n_, c_, h, wd], F32), ("w", list(wd_.shape), F32),
+                 ("o", list(off.shape), F32)]
+        inputs = [xd, wd_, off]
+        bias = mask = None
+        if use_bias:
+            bias = rng.standard_normal(oc).astype(np.float32)
+            names.append(("b", [oc], F32))
+            inputs.append(bias)
+        elif use_mask:
+            names.append(("", [], F32))
+        if use_mask:
+            mask = rng.uniform(0, 1, (n_, og * kh * kw, oh, ow)).astype(
+                np.float32)
+            names.append(("m", list(mask.shape), F32))
+            inputs.append(mask)
+        node = helper.make_node("DeformConv", [nm for nm, _, _ in names],
+                                ["y"], name="n", strides=strides, pads=pads,
+                                dilations=dilations, group=group,
+                                offset_group=og)
+        want = deform_conv_ref(xd, wd_, off, bias, mask, strides, pads,
+                               dilations, group, og)
+        cases.run_model("DeformConv-19 %s kernel %s group %d offset_group %d"
+                        "%s%s" % ((n_, c_, h, wd), k, group, og,
+                                  " mask" if use_mask else "",
+                                  " bias" if use_bias else ""),
+                        model([node], [vi(nm, sh, t) for nm, sh, t in names
+                                       if nm], [vi("y", list(want.shape))],
+                              opset=19), inputs, [want], rtol=1e-4,
+                        atol=1e-5)
+    # Zero offsets and no mask: a plain grouped convolution, computed here
+    # without sampling (zero padding, strides, dilations).
+    xd = rng.standard_normal((1, 4, 6, 7)).astype(np.float32)
+    wd_ = rng.standard_normal((4, 2, 3, 2)).astype(np.float32)
+    padded = np.pad(xd.astype(np.float64), ((0, 0), (0, 0), (1, 0), (2, 1)))
+    oh, ow = (7 - 5) // 1 + 1, (10 - 2) // 2 + 1
+    plain = np.zeros((1, 4, oh, ow))
+    for o in range(4):
+        g = o // 2
+        for p in range(oh):
+            for q in range(ow):
+                patch = padded[0, 2 * g:2 * g + 2, p:p + 5:2, 2 * q:2 * q + 2]
+                plain[0, o, p, q] = np.sum(patch * wd_[o])
+    off = np.zeros((1, 12, oh, ow), np.float32)
+    node = helper.make_node("DeformConv", ["x", "w", "o"], ["y"], name="n",
+                            strides=[1, 2], pads=[1, 2, 0, 1],
+                            dilations=[2, 1], group=2)
+    cases.run_model("DeformConv-19 zero offsets equal a grouped Conv",
+                    model([node], [vi("x", [1, 4, 6, 7]),
+                                   vi("w", [4, 2, 3, 2]),
+                                   vi("o", list(off.shape))],
+                          [vi("y", [1, 4, oh, ow])], opset=19),
+                    [xd, wd_, off], [plain.astype(np.float32)], rtol=1e-4,
+                    atol=1e-5)
+    cases.expect_error("DeformConv-19 offsets of the wrong shape are refused",
+                       single("DeformConv", [("x", [1, 2, 5, 5], F32),
+                                             ("w", [2, 2, 3, 3], F32),
+                                             ("o", [1, 9, 3, 3], F32)],
+                              [("y", [1, 2, 3, 3], F32)], 19),
+                       "onnx node 'n' (DeformConv, opset 19): input 2 "
+                       "(offset) must be 1 x 18 x 3 x 3 (N, offset_group kH "
+                       "kW 2, the output's size) of X's element type; it is "
+                       "tensor<1x9x3x3xf32>")
+    cases.expect_error("DeformConv-19 an offset_group not dividing C is "
+                       "refused",
+                       single("DeformConv", [("x", [1, 2, 5, 5], F32),
+                                             ("w", [2, 2, 3, 3], F32),
+                                             ("o", [1, 54, 3, 3], F32)],
+                              [("y", [1, 2, 3, 3], F32)], 19,
+                              offset_group=3),
+                       "onnx node 'n' (DeformConv, opset 19): offset_group 3 "
+                       "does not divide X's 2 channels")
 
     # Ops whose semantics did not change, imported at opset 21.
     a = rng.standard_normal((2, 3)).astype(np.float32)

@@ -383,6 +383,7 @@ unsigned requiredInputs(llvm::StringRef opType) {
       {"ConvInteger", 2},
       {"ConvTranspose", 2},
       {"CumSum", 2},
+      {"DeformConv", 3},
       {"DequantizeLinear", 2},
       {"Div", 2},
       {"Equal", 2},

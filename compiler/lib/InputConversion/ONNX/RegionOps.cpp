@@ -1,7 +1,8 @@
 // RegionOps.cpp - ONNX op types that place or sample windows of feature
 // maps at places their inputs compute: MaxUnpool (values put back where
-// MaxPool's Indices say) and RoiAlign (regions of interest sampled
-// bilinearly and pooled).
+// MaxPool's Indices say), RoiAlign (regions of interest sampled
+// bilinearly and pooled) and DeformConv (a convolution whose taps are
+// sampled at learned offsets).
 
 #include "Lowering.h"
 
@@ -513,9 +514,261 @@ LogicalResult lowerRoiAlign(Node &n) {
   return n.replace(convertTensor(b, loc, pooled, element));
 }
 
+/// DeformConv (opset 19), 2-D: a convolution whose taps are sampled at
+/// learned offsets. First the sampled columns, cols[n, c, kh, kw, oh, ow] =
+/// mask * X[n, c] at (oh stride - pad + kh dilation + offset_y, the same
+/// for x), bilinear with each of the four corners outside the map counting
+/// 0 (the offsets and mask of channel c's offset group, c / (C /
+/// offset_group)); then the grouped contraction with W over (c, kh, kw),
+/// and the bias. f16 and bf16 are computed in f32.
+LogicalResult lowerDeformConv(Node &n) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  if (n.rank(0) != 4 || !isFloat(n.elem(0))) {
+    return n.fail("input 0 (X) must be a float tensor [N, C, H, W] (2-D "
+                  "deformable convolution); it is " +
+                  typeText(n.type(0)));
+  }
+  Type element = n.elem(0);
+  ArrayRef<int64_t> xs = n.shape(0), ws = n.shape(1), os = n.shape(2);
+  if (n.rank(1) != 4 || n.elem(1) != element) {
+    return n.fail("input 1 (W) must be [oC, C / group, kH, kW] of X's "
+                  "element type; it is " +
+                  typeText(n.type(1)));
+  }
+  int64_t batch = xs[0], channels = xs[1], height = xs[2], width = xs[3];
+  int64_t outChannels = ws[0], kH = ws[2], kW = ws[3];
+  int64_t group = n.intAttr("group", 1);
+  int64_t offsetGroup = n.intAttr("offset_group", 1);
+  if (group < 1 || channels % group != 0 || outChannels % group != 0 ||
+      ws[1] * group != channels) {
+    return n.fail("group " + llvm::Twine(group) + " does not divide X's " +
+                  llvm::Twine(channels) + " channels and W's " +
+                  llvm::Twine(outChannels) + " filters of " +
+                  llvm::Twine(ws[1]) + " channels each");
+  }
+  if (offsetGroup < 1 || channels % offsetGroup != 0) {
+    return n.fail("offset_group " + llvm::Twine(offsetGroup) +
+                  " does not divide X's " + llvm::Twine(channels) +
+                  " channels");
+  }
+  if (std::optional<SmallVector<int64_t>> kernel = n.intsAttr("kernel_shape");
+      kernel &&
+      (kernel->size() != 2 || (*kernel)[0] != kH || (*kernel)[1] != kW)) {
+    return n.fail("kernel_shape differs from W's kernel " + llvm::Twine(kH) +
+                  " x " + llvm::Twine(kW));
+  }
+  SmallVector<int64_t> strides =
+      n.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> dilations =
+      n.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> pads =
+      n.intsAttr("pads").value_or(SmallVector<int64_t>{0, 0, 0, 0});
+  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4) {
+    return n.fail("strides, dilations or pads do not match the spatial rank 2");
+  }
+  SmallVector<int64_t> out;
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t size = i == 0 ? height : width;
+    int64_t kernel = i == 0 ? kH : kW;
+    if (strides[i] < 1 || strides[i] > (int64_t(1) << 30) || dilations[i] < 1 ||
+        dilations[i] > (int64_t(1) << 30) || pads[i] < 0 ||
+        pads[i] > (int64_t(1) << 30) || pads[i + 2] < 0 ||
+        pads[i + 2] > (int64_t(1) << 30) || kernel < 1) {
+      return n.fail("the kernel size, stride, dilation or pads of spatial "
+                    "axis " +
+                    llvm::Twine(i) +
+                    " are out of range (sizes, strides and dilations 1 to "
+                    "2^30, pads 0 to 2^30)");
+    }
+    int64_t span =
+        size + pads[i] + pads[i + 2] - (kernel - 1) * dilations[i] - 1;
+    if (span < 0) {
+      return n.fail("the kernel is larger than the padded input");
+    }
+    out.push_back(span / strides[i] + 1);
+  }
+  int64_t taps = kH * kW;
+  SmallVector<int64_t> offsetShape = {batch, offsetGroup * taps * 2, out[0],
+                                      out[1]};
+  if (n.rank(2) != 4 || os != ArrayRef<int64_t>(offsetShape) ||
+      n.elem(2) != element) {
+    return n.fail("input 2 (offset) must be " + llvm::Twine(batch) + " x " +
+                  llvm::Twine(offsetShape[1]) + " x " + llvm::Twine(out[0]) +
+                  " x " + llvm::Twine(out[1]) +
+                  " (N, offset_group kH kW 2, the output's size) of X's "
+                  "element type; it is " +
+                  typeText(n.type(2)));
+  }
+  bool hasBias = n.has(3), hasMask = n.has(4);
+  if (hasBias && (n.rank(3) != 1 || n.shape(3)[0] != outChannels ||
+                  n.elem(3) != element)) {
+    return n.fail("input 3 (B) must hold " + llvm::Twine(outChannels) +
+                  " values of X's element type; it is " + typeText(n.type(3)));
+  }
+  SmallVector<int64_t> maskShape = {batch, offsetGroup * taps, out[0], out[1]};
+  if (hasMask &&
+      (n.rank(4) != 4 || n.shape(4) != ArrayRef<int64_t>(maskShape) ||
+       n.elem(4) != element)) {
+    return n.fail("input 4 (mask) must be " + llvm::Twine(batch) + " x " +
+                  llvm::Twine(maskShape[1]) + " x " + llvm::Twine(out[0]) +
+                  " x " + llvm::Twine(out[1]) + " of X's element type; it is " +
+                  typeText(n.type(4)));
+  }
+  SmallVector<int64_t> colsShape = {batch, channels, kH, kW, out[0], out[1]};
+  if (failed(n.checkShape(colsShape, element, "the sampled columns"))) {
+    return failure();
+  }
+  Type compute = element.isF64() ? element : Type(b.getF32Type());
+  Value x = n.in(0), offset = n.in(2), mask = hasMask ? n.in(4) : Value();
+  int64_t perOffsetGroup = channels / offsetGroup;
+  Value cols = generic(
+      b, loc, {}, {}, RankedTensorType::get(colsShape, compute),
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < 6; ++d) {
+          at.push_back(linalg::IndexOp::create(nb, l, d));
+        }
+        auto ci = [&](int64_t v) -> Value {
+          return arith::ConstantIndexOp::create(nb, l, v);
+        };
+        auto cf = [&](double v) { return scalar(nb, l, compute, v); };
+        Value og = arith::DivUIOp::create(nb, l, at[1], ci(perOffsetGroup));
+        Value tap = arith::AddIOp::create(
+            nb, l, arith::MulIOp::create(nb, l, at[2], ci(kW)), at[3]);
+        Value base = arith::AddIOp::create(
+            nb, l, arith::MulIOp::create(nb, l, og, ci(taps)), tap);
+        auto read = [&](Value tensor, Value channel) -> Value {
+          return convertScalar(
+              nb, l,
+              tensor::ExtractOp::create(
+                  nb, l, tensor, ValueRange{at[0], channel, at[4], at[5]}),
+              compute);
+        };
+        Value pair = arith::MulIOp::create(nb, l, base, ci(2));
+        Value offY = read(offset, pair);
+        Value offX = read(offset, arith::AddIOp::create(nb, l, pair, ci(1)));
+        auto toF = [&](Value index) -> Value {
+          return arith::SIToFPOp::create(
+              nb, l, compute,
+              arith::IndexCastOp::create(nb, l, nb.getI64Type(), index));
+        };
+        // oh stride - pad + kh dilation + the offset.
+        auto coordinate = [&](Value o, Value k, int64_t axis,
+                              Value off) -> Value {
+          Value grid = arith::AddIOp::create(
+              nb, l, arith::MulIOp::create(nb, l, o, ci(strides[axis])),
+              arith::MulIOp::create(nb, l, k, ci(dilations[axis])));
+          return arith::AddFOp::create(
+              nb, l,
+              arith::SubFOp::create(nb, l, toF(grid), cf(double(pads[axis]))),
+              off);
+        };
+        Value y = coordinate(at[4], at[2], 0, offY);
+        Value xx = coordinate(at[5], at[3], 1, offX);
+        Value y0 = math::FloorOp::create(nb, l, y);
+        Value x0 = math::FloorOp::create(nb, l, xx);
+        Value ly = arith::SubFOp::create(nb, l, y, y0);
+        Value lx = arith::SubFOp::create(nb, l, xx, x0);
+        // Corner (y0 + dy, x0 + dx) with its weight, 0 outside the map
+        // (also for a NaN or huge coordinate: the comparisons fail first,
+        // and the clamped position read is inside).
+        auto corner = [&](int64_t dy, int64_t dx) -> Value {
+          Value cy = arith::AddFOp::create(nb, l, y0, cf(double(dy)));
+          Value cx = arith::AddFOp::create(nb, l, x0, cf(double(dx)));
+          Value inside = arith::AndIOp::create(
+              nb, l,
+              arith::AndIOp::create(
+                  nb, l,
+                  arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGE, cy,
+                                        cf(0.0)),
+                  arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLE, cy,
+                                        cf(double(height - 1)))),
+              arith::AndIOp::create(
+                  nb, l,
+                  arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGE, cx,
+                                        cf(0.0)),
+                  arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLE, cx,
+                                        cf(double(width - 1)))));
+          auto clampIndex = [&](Value v, int64_t size) -> Value {
+            Value safe = arith::SelectOp::create(nb, l, inside, v, cf(0.0));
+            return arith::IndexCastOp::create(
+                nb, l, nb.getIndexType(),
+                arith::FPToSIOp::create(nb, l, nb.getI64Type(), safe));
+          };
+          Value v =
+              convertScalar(nb, l,
+                            tensor::ExtractOp::create(
+                                nb, l, x,
+                                ValueRange{at[0], at[1], clampIndex(cy, height),
+                                           clampIndex(cx, width)}),
+                            compute);
+          Value wy = dy ? ly : arith::SubFOp::create(nb, l, cf(1.0), ly);
+          Value wx = dx ? lx : arith::SubFOp::create(nb, l, cf(1.0), lx);
+          Value term = arith::MulFOp::create(
+              nb, l, arith::MulFOp::create(nb, l, wy, wx), v);
+          return arith::SelectOp::create(nb, l, inside, term, cf(0.0));
+        };
+        Value sample = arith::AddFOp::create(
+            nb, l, arith::AddFOp::create(nb, l, corner(0, 0), corner(0, 1)),
+            arith::AddFOp::create(nb, l, corner(1, 0), corner(1, 1)));
+        if (mask) {
+          sample = arith::MulFOp::create(nb, l, sample, read(mask, base));
+        }
+        return sample;
+      });
+  // The grouped contraction: cols [N, g, C/g, kH, kW, oH, oW] with W
+  // [g, oC/g, C/g, kH, kW] to [N, g, oC/g, oH, oW].
+  int64_t perGroup = channels / group, outPerGroup = outChannels / group;
+  cols =
+      reshape(b, loc, cols, {batch, group, perGroup, kH, kW, out[0], out[1]});
+  Value weight = reshape(b, loc, convertTensor(b, loc, n.in(1), compute),
+                         {group, outPerGroup, perGroup, kH, kW});
+  SmallVector<int64_t> groupedShape = {batch, group, outPerGroup, out[0],
+                                       out[1]};
+  Value init = filled(b, loc, groupedShape, scalar(b, loc, compute, 0));
+  MLIRContext *context = b.getContext();
+  auto dim = [&](int64_t d) { return b.getAffineDimExpr(d); };
+  // Loops: n g o oh ow (parallel), i kh kw (reduced).
+  SmallVector<utils::IteratorType> iterators(5, utils::IteratorType::parallel);
+  iterators.append(3, utils::IteratorType::reduction);
+  Value grouped =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{init.getType()}, ValueRange{cols, weight},
+          ValueRange{init},
+          {AffineMap::get(
+               8, 0, {dim(0), dim(1), dim(5), dim(6), dim(7), dim(3), dim(4)},
+               context),
+           AffineMap::get(8, 0, {dim(1), dim(2), dim(5), dim(6), dim(7)},
+                          context),
+           AffineMap::get(8, 0, {dim(0), dim(1), dim(2), dim(3), dim(4)},
+                          context)},
+          iterators,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
+            linalg::YieldOp::create(
+                nb, l,
+                ValueRange{arith::AddFOp::create(nb, l, args[2], product)
+                               .getResult()});
+          })
+          ->getResult(0);
+  SmallVector<int64_t> shape = {batch, outChannels, out[0], out[1]};
+  Value result = reshape(b, loc, grouped, shape);
+  if (hasBias) {
+    Value bias = reshape(b, loc, convertTensor(b, loc, n.in(3), compute),
+                         {outChannels, 1, 1});
+    result = elementwise(b, loc, {result, bias}, shape, compute,
+                         [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                           return arith::AddFOp::create(nb, l, a[0], a[1]);
+                         });
+  }
+  return n.replace(convertTensor(b, loc, result, element));
+}
+
 } // namespace
 
 void mlir::strata::onnx::addRegionLowerings(LoweringTable &table) {
   table["MaxUnpool"] = lowerMaxUnpool;
   table["RoiAlign"] = lowerRoiAlign;
+  table["DeformConv"] = lowerDeformConv;
 }

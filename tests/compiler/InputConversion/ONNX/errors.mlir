@@ -901,3 +901,19 @@ func.func @roialign_batch_indices(%x: tensor<1x2x8x8xf32>, %r: tensor<3x4xf32>, 
   %0 = onnx.node "RoiAlign"(%x, %r, %b) {attrs = {}, domain = "", node_name = "roi", opset = 16 : i64} : (tensor<1x2x8x8xf32>, tensor<3x4xf32>, tensor<2xi64>) -> tensor<3x2x1x1xf32>
   return %0 : tensor<3x2x1x1xf32>
 }
+
+// -----
+
+func.func @deform_conv_3d(%x: tensor<1x2x4x4x4xf32>, %w: tensor<2x2x1x1x1xf32>, %o: tensor<1x3x4x4x4xf32>) -> tensor<1x2x4x4x4xf32> {
+  // expected-error @+1 {{onnx node 'dc' (DeformConv, opset 19): input 0 (X) must be a float tensor [N, C, H, W] (2-D deformable convolution); it is tensor<1x2x4x4x4xf32>}}
+  %0 = onnx.node "DeformConv"(%x, %w, %o) {attrs = {}, domain = "", node_name = "dc", opset = 19 : i64} : (tensor<1x2x4x4x4xf32>, tensor<2x2x1x1x1xf32>, tensor<1x3x4x4x4xf32>) -> tensor<1x2x4x4x4xf32>
+  return %0 : tensor<1x2x4x4x4xf32>
+}
+
+// -----
+
+func.func @deform_conv_no_offset(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+  // expected-error @+1 {{onnx node 'dc' (DeformConv, opset 19): input 2 is missing; the op type takes at least 3}}
+  %0 = onnx.node "DeformConv"(%x, %w) {attrs = {}, domain = "", node_name = "dc", opset = 19 : i64} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}

@@ -78,3 +78,27 @@ func.func @roialign_adaptive(%x: tensor<1x2x8x8xf32>, %r: tensor<3x4xf32>, %b: t
   %0 = onnx.node "RoiAlign"(%x, %r, %b) {attrs = {mode = "max", output_height = 2 : i64, output_width = 2 : i64}, domain = "", opset = 16 : i64} : (tensor<1x2x8x8xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x2x2xf32>
   return %0 : tensor<3x2x2x2xf32>
 }
+
+// -----
+
+// DeformConv: the sampled columns [N, C, kH, kW, oH, oW] (offsets of the
+// channel's offset group c / 2, read in pairs at 2 (group 9 + tap), four
+// bilinear corners of X, times the mask), then the grouped contraction
+// with W seen as [group, oC/group, C/group, kH, kW], and the bias.
+// CHECK-DAG: #[[COLS:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d6, d7, d3, d4)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+// CHECK-LABEL: func.func @deform_conv
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x3x3x3x3xf32>)
+// CHECK: %[[OG:.*]] = arith.divui %{{.*}}, %c2
+// CHECK: arith.muli %[[OG]], %c9
+// CHECK: tensor.extract %{{.*}} : tensor<1x36x3x3xf32>
+// CHECK: tensor.extract %{{.*}} : tensor<1x36x3x3xf32>
+// CHECK: math.floor
+// CHECK-COUNT-4: tensor.extract %{{.*}} : tensor<1x4x5x5xf32>
+// CHECK: tensor.extract %{{.*}} : tensor<1x18x3x3xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[COLS]], #[[W]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<1x2x2x3x3x3x3xf32>, tensor<2x1x2x3x3xf32>) outs(%{{.*}} : tensor<1x2x1x3x3xf32>)
+// CHECK: arith.addf
+func.func @deform_conv(%x: tensor<1x4x5x5xf32>, %w: tensor<2x2x3x3xf32>, %o: tensor<1x36x3x3xf32>, %b: tensor<2xf32>, %m: tensor<1x18x3x3xf32>) -> tensor<1x2x3x3xf32> {
+  %0 = onnx.node "DeformConv"(%x, %w, %o, %b, %m) {attrs = {group = 2 : i64, offset_group = 2 : i64}, domain = "", opset = 19 : i64} : (tensor<1x4x5x5xf32>, tensor<2x2x3x3xf32>, tensor<1x36x3x3xf32>, tensor<2xf32>, tensor<1x18x3x3xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
