@@ -20,7 +20,8 @@ storage_order 1) and MaxUnpool of them (output_shape constant and
 run-time), RoiAlign (opsets 10 and 16, avg and max, fixed and
 adaptive sampling grids, regions partly outside), DeformConv-19 (odd
 sizes, groups, offset groups, masks, biases; against a numpy reference
-written from the spec), ops unchanged since
+written from the spec), GatherND with batch_dims 1 and 2, ops unchanged
+since
 opset 17 imported at 21, and the
 shape-deciding operands of older opsets that arrive as run-time data
 (CumSum's axis, TopK's K). Each is compiled with strata-compile, run with
@@ -424,6 +425,19 @@ def deform_conv_ref(x, w, offset, bias, mask, strides, pads, dilations,
         if bias is not None:
             out[:, o] += bias[o]
     return out.astype(x.dtype)
+
+
+def gather_nd_ref(data, indices, batch):
+    """GatherND from the spec: the first `batch` dimensions shared, each
+    index tuple picking a slice of its batch's data."""
+    lead = data.shape[:batch]
+    k = indices.shape[-1]
+    out = np.zeros(indices.shape[:-1] + data.shape[batch + k:], data.dtype)
+    for at in np.ndindex(*indices.shape[:-1]):
+        where = tuple(at[:batch]) + tuple(int(v) for v in indices[at])
+        out[at] = data[where]
+    assert lead == indices.shape[:batch]
+    return out
 
 
 def run(cases):
@@ -1108,6 +1122,29 @@ def run(cases):
                               offset_group=3),
                        "onnx node 'n' (DeformConv, opset 19): offset_group 3 "
                        "does not divide X's 2 channels")
+
+    # GatherND with batch_dims 1 and 2 (negative indices among them).
+    for dshape, ishape, batch in (((2, 3, 4), (2, 1), 1),
+                                  ((2, 3, 4, 5), (2, 3, 2, 1), 2),
+                                  ((3, 4, 5), (3, 2, 2), 1)):
+        dat = rng.standard_normal(dshape).astype(np.float32)
+        k = ishape[-1]
+        hi = np.array(dshape[batch:batch + k])
+        idx = (rng.integers(0, 1 << 20, ishape) % hi - (
+            rng.integers(0, 2, ishape) * hi)).astype(np.int64)
+        want = gather_nd_ref(dat, np.where(idx < 0, idx + hi, idx), batch)
+        cases.run_model("GatherND batch_dims %d data %s indices %s" % (
+            batch, dshape, ishape), single(
+                "GatherND", [("d", list(dshape), F32),
+                             ("i", list(ishape), I64)],
+                [("y", list(want.shape), F32)], 13, batch_dims=batch),
+            [dat, idx], [want])
+    cases.expect_error("GatherND batch dimensions that differ are refused",
+                       single("GatherND", [("d", [2, 3, 4], F32),
+                                           ("i", [3, 1], I64)],
+                              [("y", [3, 4], F32)], 13, batch_dims=1),
+                       "onnx node 'n' (GatherND, opset 13): batch dimension "
+                       "0 is 2 in the data and 3 in the indices")
 
     # Ops whose semantics did not change, imported at opset 21.
     a = rng.standard_normal((2, 3)).astype(np.float32)

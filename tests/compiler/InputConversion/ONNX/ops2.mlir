@@ -133,3 +133,19 @@ func.func @adam(%r: tensor<f32>, %t: tensor<i64>, %x: tensor<2xf32>, %g: tensor<
   %0:3 = onnx.node "Adam"(%r, %t, %x, %g, %v, %h) {attrs = {}, domain = "ai.onnx.preview.training", opset = 1 : i64} : (tensor<f32>, tensor<i64>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   return %0#0 : tensor<2xf32>
 }
+
+// -----
+
+// GatherND with batch_dims 1: the batch index is shared, the index tuple
+// (negative ones wrapped by 3) picks the row of that batch's data.
+// CHECK-LABEL: func.func @gathernd_batch
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK: %[[B:.*]] = linalg.index 0
+// CHECK: %[[J:.*]] = linalg.index 1
+// CHECK: tensor.extract %{{.*}}[%[[B]], %{{.*}}] : tensor<2x1xi64>
+// CHECK: %[[ROW:.*]] = arith.select
+// CHECK: tensor.extract %{{.*}}[%[[B]], %[[ROW]], %[[J]]] : tensor<2x3x4xf32>
+func.func @gathernd_batch(%d: tensor<2x3x4xf32>, %i: tensor<2x1xi64>) -> tensor<2x4xf32> {
+  %0 = onnx.node "GatherND"(%d, %i) {attrs = {batch_dims = 1 : i64}, domain = "", opset = 13 : i64} : (tensor<2x3x4xf32>, tensor<2x1xi64>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
