@@ -20,8 +20,8 @@ storage_order 1) and MaxUnpool of them (output_shape constant and
 run-time), RoiAlign (opsets 10 and 16, avg and max, fixed and
 adaptive sampling grids, regions partly outside), DeformConv-19 (odd
 sizes, groups, offset groups, masks, biases; against a numpy reference
-written from the spec), GatherND with batch_dims 1 and 2, ops unchanged
-since
+written from the spec), GatherND with batch_dims 1 and 2, Einsum with
+ellipses, ops unchanged since
 opset 17 imported at 21, and the
 shape-deciding operands of older opsets that arrive as run-time data
 (CumSum's axis, TopK's K). Each is compiled with strata-compile, run with
@@ -1145,6 +1145,26 @@ def run(cases):
                               [("y", [3, 4], F32)], 13, batch_dims=1),
                        "onnx node 'n' (GatherND, opset 13): batch dimension "
                        "0 is 2 in the data and 3 in the indices")
+
+    # Einsum with ellipses: broadcast batch dimensions, an implicit
+    # output, a diagonal, an ellipsis in the middle.
+    for equation, shapes in (("...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 2)]),
+                             ("...ij,...jk", [(3, 2, 4), (3, 4, 5)]),
+                             ("...ii->...i", [(2, 3, 3)]),
+                             ("i...j->j...", [(2, 3, 4, 5)]),
+                             ("b...,b...->...", [(3, 4), (3, 1)])):
+        ops = [rng.standard_normal(sh).astype(np.float32) for sh in shapes]
+        want = np.einsum(equation, *ops).astype(np.float32)
+        names = [("x%d" % i, list(sh), F32) for i, sh in enumerate(shapes)]
+        cases.run_model("Einsum '%s' %s" % (equation, shapes), single(
+            "Einsum", names, [("y", list(want.shape), F32)], 12,
+            equation=equation), ops, [want], rtol=1e-4, atol=1e-5)
+    cases.expect_error("Einsum with two ellipses in a term is refused",
+                       single("Einsum", [("x0", [2, 3, 4], F32)],
+                              [("y", [2], F32)], 12,
+                              equation="...i...->i"),
+                       "onnx node 'n' (Einsum, opset 12): term '...i...' has "
+                       "more than one ellipsis or no input")
 
     # Ops whose semantics did not change, imported at opset 21.
     a = rng.standard_normal((2, 3)).astype(np.float32)

@@ -149,3 +149,18 @@ func.func @gathernd_batch(%d: tensor<2x3x4xf32>, %i: tensor<2x1xi64>) -> tensor<
   %0 = onnx.node "GatherND"(%d, %i) {attrs = {batch_dims = 1 : i64}, domain = "", opset = 13 : i64} : (tensor<2x3x4xf32>, tensor<2x1xi64>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+// Einsum with ellipses: each "..." becomes unused letters, right-aligned
+// across operands (the second operand's one batch dimension meets the
+// first's second, which broadcasts from 1).
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d2, d4)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, d3)>
+// CHECK-DAG: #[[Y:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @einsum_ellipsis
+// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[Y]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+func.func @einsum_ellipsis(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x2xf32>) -> tensor<2x5x3x2xf32> {
+  %0 = onnx.node "Einsum"(%a, %b) {attrs = {equation = "...ij,...jk->...ik"}, domain = "", opset = 12 : i64} : (tensor<2x1x3x4xf32>, tensor<5x4x2xf32>) -> tensor<2x5x3x2xf32>
+  return %0 : tensor<2x5x3x2xf32>
+}
