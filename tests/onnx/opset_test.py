@@ -21,7 +21,7 @@ run-time), RoiAlign (opsets 10 and 16, avg and max, fixed and
 adaptive sampling grids, regions partly outside), DeformConv-19 (odd
 sizes, groups, offset groups, masks, biases; against a numpy reference
 written from the spec), GatherND with batch_dims 1 and 2, Einsum with
-ellipses, ops unchanged since
+ellipses, grouped 3-D Conv, ops unchanged since
 opset 17 imported at 21, and the
 shape-deciding operands of older opsets that arrive as run-time data
 (CumSum's axis, TopK's K). Each is compiled with strata-compile, run with
@@ -1165,6 +1165,26 @@ def run(cases):
                               equation="...i...->i"),
                        "onnx node 'n' (Einsum, opset 12): term '...i...' has "
                        "more than one ellipsis or no input")
+
+    # Grouped 3-D Conv (strides and pads), against a direct sum.
+    x3 = rng.standard_normal((2, 6, 5, 4, 6)).astype(np.float32)
+    w3 = rng.standard_normal((9, 2, 2, 3, 2)).astype(np.float32)
+    p3 = np.pad(x3.astype(np.float64), ((0, 0), (0, 0), (1, 0), (0, 1),
+                                        (1, 1)))
+    outs3 = [(p3.shape[2 + i] - w3.shape[2 + i]) // s + 1
+             for i, s in enumerate((2, 1, 2))]
+    y3 = np.zeros((2, 9) + tuple(outs3))
+    for o in range(9):
+        g = o // 3
+        for a, b_, c in np.ndindex(*outs3):
+            patch = p3[:, 2 * g:2 * g + 2, 2 * a:2 * a + 2, b_:b_ + 3,
+                       2 * c:2 * c + 2]
+            y3[:, o, a, b_, c] = np.sum(patch * w3[o], axis=(1, 2, 3, 4))
+    cases.run_model("Conv 3-D group 3", single(
+        "Conv", [("x", [2, 6, 5, 4, 6], F32), ("w", [9, 2, 2, 3, 2], F32)],
+        [("y", [2, 9] + outs3, F32)], 11, group=3, strides=[2, 1, 2],
+        pads=[1, 0, 1, 0, 1, 1]), [x3, w3], [y3.astype(np.float32)],
+        rtol=1e-4, atol=1e-5)
 
     # Ops whose semantics did not change, imported at opset 21.
     a = rng.standard_normal((2, 3)).astype(np.float32)

@@ -488,24 +488,47 @@ FailureOr<Value> convolutionNHWC(Node &n, Value x, Value weight) {
   OpBuilder &b = n.b;
   Location loc = n.loc;
   if (rank == 5) {
-    if (group != 1) {
-      return n.fail("grouped 3-D convolutions are not supported");
-    }
     Value ndhwc = transpose(b, loc, x, {0, 2, 3, 4, 1});
     ndhwc = padSpatial(b, loc, ndhwc, *w,
                        scalar(b, loc, xType.getElementType(), 0));
     // OIDHW -> DHWIO (folded for constant weights).
     Value dhwcf = transpose(b, loc, weight, {2, 3, 4, 1, 0});
-    Value init = filledTo(b, loc,
-                          {dimOf(b, loc, x, 0), b.getIndexAttr(w->out[0]),
-                           b.getIndexAttr(w->out[1]), b.getIndexAttr(w->out[2]),
-                           b.getIndexAttr(filters)},
-                          scalar(b, loc, xType.getElementType(), 0));
-    return linalg::Conv3DNdhwcDhwcfOp::create(
-               b, loc, TypeRange{init.getType()}, ValueRange{ndhwc, dhwcf},
-               ValueRange{init}, i64Vector(b, w->strides),
-               i64Vector(b, w->dilations))
-        ->getResult(0);
+    // Groups: one convolution per group on its channels and filters,
+    // concatenated along the filters.
+    int64_t perGroup = channels / group, filtersPerGroup = filters / group;
+    auto paddedType = cast<RankedTensorType>(ndhwc.getType());
+    SmallVector<Value> parts;
+    for (int64_t g = 0; g < group; ++g) {
+      Value xg = ndhwc, wg = dhwcf;
+      if (group > 1) {
+        SmallVector<OpFoldResult> offsets(5, b.getIndexAttr(0)),
+            sizes = dimsOf(b, loc, ndhwc), ones(5, b.getIndexAttr(1));
+        offsets[4] = b.getIndexAttr(g * perGroup);
+        sizes[4] = b.getIndexAttr(perGroup);
+        xg = tensor::ExtractSliceOp::create(
+            b, loc,
+            RankedTensorType::get(
+                {paddedType.getDimSize(0), paddedType.getDimSize(1),
+                 paddedType.getDimSize(2), paddedType.getDimSize(3), perGroup},
+                paddedType.getElementType()),
+            ndhwc, offsets, sizes, ones);
+        wg = slice(b, loc, dhwcf, {0, 0, 0, 0, g * filtersPerGroup},
+                   {kernel[0], kernel[1], kernel[2], perGroup, filtersPerGroup},
+                   {1, 1, 1, 1, 1});
+      }
+      Value init =
+          filledTo(b, loc,
+                   {dimOf(b, loc, x, 0), b.getIndexAttr(w->out[0]),
+                    b.getIndexAttr(w->out[1]), b.getIndexAttr(w->out[2]),
+                    b.getIndexAttr(filtersPerGroup)},
+                   scalar(b, loc, xType.getElementType(), 0));
+      parts.push_back(linalg::Conv3DNdhwcDhwcfOp::create(
+                          b, loc, TypeRange{init.getType()}, ValueRange{xg, wg},
+                          ValueRange{init}, i64Vector(b, w->strides),
+                          i64Vector(b, w->dilations))
+                          ->getResult(0));
+    }
+    return parts.size() == 1 ? parts.front() : concat(b, loc, parts, 4);
   }
   x = liftTo2D(b, loc, x);
   weight = liftTo2D(b, loc, weight);

@@ -134,3 +134,19 @@ func.func @conv3d_bias(%x: tensor<1x1x4x4x4xf32>, %w: tensor<2x1x2x2x2xf32>, %b:
   %0 = onnx.node "Conv"(%x, %w, %b) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<1x1x4x4x4xf32>, tensor<2x1x2x2x2xf32>, tensor<2xf32>) -> tensor<1x2x3x3x3xf32>
   return %0 : tensor<1x2x3x3x3xf32>
 }
+
+// -----
+
+// A grouped 3-D Conv: one conv_3d per group on its channels and filters,
+// concatenated along the filters.
+// CHECK-LABEL: func.func @conv3d_groups
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0] [1, 3, 3, 3, 2] [1, 1, 1, 1, 1] : tensor<1x3x3x3x4xf32> to tensor<1x3x3x3x2xf32>
+// CHECK: %[[G0:.*]] = linalg.conv_3d_ndhwc_dhwcf
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0, 2] [1, 3, 3, 3, 2]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0, 3] [1, 1, 1, 2, 3]
+// CHECK: %[[G1:.*]] = linalg.conv_3d_ndhwc_dhwcf
+// CHECK: tensor.concat dim(4) %[[G0]], %[[G1]] : (tensor<1x3x3x3x3xf32>, tensor<1x3x3x3x3xf32>) -> tensor<1x3x3x3x6xf32>
+func.func @conv3d_groups(%x: tensor<1x4x3x3x3xf32>, %w: tensor<6x2x1x1x1xf32>) -> tensor<1x6x3x3x3xf32> {
+  %0 = onnx.node "Conv"(%x, %w) {attrs = {group = 2 : i64}, domain = "", opset = 11 : i64} : (tensor<1x4x3x3x3xf32>, tensor<6x2x1x1x1xf32>) -> tensor<1x6x3x3x3xf32>
+  return %0 : tensor<1x6x3x3x3xf32>
+}
