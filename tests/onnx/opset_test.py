@@ -21,7 +21,7 @@ run-time), RoiAlign (opsets 10 and 16, avg and max, fixed and
 adaptive sampling grids, regions partly outside), DeformConv-19 (odd
 sizes, groups, offset groups, masks, biases; against a numpy reference
 written from the spec), GatherND with batch_dims 1 and 2, Einsum with
-ellipses, grouped 3-D Conv, ops unchanged since
+ellipses, grouped 3-D Conv, 3-D ConvTranspose, ops unchanged since
 opset 17 imported at 21, and the
 shape-deciding operands of older opsets that arrive as run-time data
 (CumSum's axis, TopK's K). Each is compiled with strata-compile, run with
@@ -1185,6 +1185,39 @@ def run(cases):
         [("y", [2, 9] + outs3, F32)], 11, group=3, strides=[2, 1, 2],
         pads=[1, 0, 1, 0, 1, 1]), [x3, w3], [y3.astype(np.float32)],
         rtol=1e-4, atol=1e-5)
+
+    # 3-D ConvTranspose (strides, dilations, pads, output_padding, groups,
+    # a bias), against the scatter of each input element.
+    for group, strides, dilations, pads, opad in (
+            (1, [1, 1, 1], [1, 1, 1], [0, 0, 0, 0, 0, 0], [0, 0, 0]),
+            (2, [2, 1, 3], [1, 2, 1], [1, 0, 2, 0, 1, 1], [1, 0, 2])):
+        xt = rng.standard_normal((2, 4, 3, 4, 2)).astype(np.float32)
+        wt = rng.standard_normal((4, 3, 2, 3, 2)).astype(np.float32)
+        bt = rng.standard_normal(3 * group).astype(np.float32)
+        full = [strides[i] * (xt.shape[2 + i] - 1) + opad[i] +
+                (wt.shape[2 + i] - 1) * dilations[i] + 1 for i in range(3)]
+        big = np.zeros((2, 3 * group) + tuple(full))
+        cpg = 4 // group
+        for n_, c in np.ndindex(2, 4):
+            g = c // cpg
+            for i in np.ndindex(*xt.shape[2:]):
+                for kk in np.ndindex(*wt.shape[2:]):
+                    o = tuple(i[a] * strides[a] + kk[a] * dilations[a]
+                              for a in range(3))
+                    big[(n_, slice(3 * g, 3 * g + 3)) + o] += \
+                        xt[(n_, c) + i] * wt[(c, slice(None)) + kk]
+        want = big[:, :, pads[0]:full[0] - pads[3],
+                   pads[1]:full[1] - pads[4],
+                   pads[2]:full[2] - pads[5]] + bt.reshape(1, -1, 1, 1, 1)
+        cases.run_model("ConvTranspose 3-D group %d strides %s" % (
+            group, strides), single(
+                "ConvTranspose", [("x", list(xt.shape), F32),
+                                  ("w", list(wt.shape), F32),
+                                  ("b", [3 * group], F32)],
+                [("y", list(want.shape), F32)], 11, group=group,
+                strides=strides, dilations=dilations, pads=pads,
+                output_padding=opad), [xt, wt, bt],
+            [want.astype(np.float32)], rtol=1e-4, atol=1e-5)
 
     # Ops whose semantics did not change, imported at opset 21.
     a = rng.standard_normal((2, 3)).astype(np.float32)

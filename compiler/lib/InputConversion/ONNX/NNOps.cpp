@@ -555,17 +555,201 @@ LogicalResult lowerConv(Node &n) {
   return finishConv(n, *out, n.rank(0));
 }
 
+/// 3-D ConvTranspose as a gather: output o of spatial axis i takes input
+/// position (o + pad_i - k dilation_i) / stride_i where that divides and
+/// lies inside the input. One kernel over [N, group, M/group, D, H, W]
+/// reduces over the group's channels and the kernel taps (the weight,
+/// [group, C/group, M/group, kd, kh, kw], gives them their extents). The
+/// pads follow the 2-D lowering's rules (auto_pad, output_shape,
+/// output_padding).
+LogicalResult lowerConvTranspose3D(Node &n) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(0);
+  ArrayRef<int64_t> xs = n.shape(0), ws = n.shape(1);
+  int64_t group = n.intAttr("group", 1);
+  int64_t batch = xs[0], channels = xs[1], perGroupOut = ws[1];
+  if (ShapedType::isDynamic(batch)) {
+    return n.fail("a 3-D transposed convolution takes a static batch");
+  }
+  if (group <= 0 || channels % group != 0 || ws[0] != channels) {
+    return n.fail("the weight shape does not match the input channels and "
+                  "group " +
+                  llvm::Twine(group));
+  }
+  int64_t spatial = 3, perGroup = channels / group;
+  SmallVector<int64_t> in(xs.drop_front(2)), k(ws.drop_front(2));
+  SmallVector<int64_t> strides =
+      n.intsAttr("strides").value_or(SmallVector<int64_t>(3, 1));
+  SmallVector<int64_t> dilations =
+      n.intsAttr("dilations").value_or(SmallVector<int64_t>(3, 1));
+  SmallVector<int64_t> outputPadding =
+      n.intsAttr("output_padding").value_or(SmallVector<int64_t>(3, 0));
+  SmallVector<int64_t> pads =
+      n.intsAttr("pads").value_or(SmallVector<int64_t>(6, 0));
+  if (strides.size() != 3 || dilations.size() != 3 ||
+      outputPadding.size() != 3 || pads.size() != 6) {
+    return n.fail("strides, dilations, output_padding or pads do not match "
+                  "the spatial rank");
+  }
+  StringRef autoPad = n.stringAttr("auto_pad").value_or("NOTSET");
+  std::optional<SmallVector<int64_t>> outputShape = n.intsAttr("output_shape");
+  if (outputShape && outputShape->size() != 3) {
+    return n.fail("output_shape does not match the spatial rank");
+  }
+  SmallVector<int64_t> out(spatial);
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t scaled = 0;
+    if (!inWindowRange(k[i], 1) || !inWindowRange(strides[i], 1) ||
+        !inWindowRange(dilations[i], 1) ||
+        !inWindowRange(outputPadding[i], 0) || !inWindowRange(pads[i], 0) ||
+        !inWindowRange(pads[i + 3], 0) || in[i] < 1 ||
+        __builtin_mul_overflow(strides[i], in[i], &scaled) ||
+        scaled > (int64_t(1) << 62)) {
+      return n.fail("the kernel size, stride, dilation, output_padding or "
+                    "pads of spatial axis " +
+                    llvm::Twine(i) +
+                    " are out of range (sizes, strides and dilations 1 to "
+                    "2^30, paddings 0 to 2^30)");
+    }
+    int64_t full = strides[i] * (in[i] - 1) + outputPadding[i] +
+                   (k[i] - 1) * dilations[i] + 1;
+    if (outputShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t target = in[i] * strides[i];
+      if (outputShape) {
+        target = (*outputShape)[i];
+        if (target < 1 || target > (int64_t(1) << 62)) {
+          return n.fail("output_shape " + llvm::Twine(target) +
+                        " of spatial axis " + llvm::Twine(i) +
+                        " is not a size from 1 to 2^62");
+        }
+      }
+      int64_t total = full - target;
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      bool upper = autoPad == "SAME_UPPER";
+      pads[i] = upper ? half : total - half;
+      pads[i + 3] = total - pads[i];
+    } else if (autoPad == "VALID") {
+      pads[i] = pads[i + 3] = 0;
+    }
+    out[i] = full - pads[i] - pads[i + 3];
+    if (out[i] <= 0) {
+      return n.fail("the pads leave an empty result");
+    }
+  }
+  SmallVector<int64_t> shape = {batch,  group,  perGroupOut,
+                                out[0], out[1], out[2]};
+  if (failed(n.checkShape(shape, element, "the result"))) {
+    return failure();
+  }
+  Value weight = reshape(b, loc, n.in(1),
+                         {group, perGroup, perGroupOut, k[0], k[1], k[2]});
+  Value init = filled(b, loc, shape, scalar(b, loc, element, 0));
+  MLIRContext *context = b.getContext();
+  auto dim = [&](int64_t d) { return b.getAffineDimExpr(d); };
+  // Loops: n g m od oh ow (parallel), c kd kh kw (reduced).
+  SmallVector<utils::IteratorType> iterators(6, utils::IteratorType::parallel);
+  iterators.append(4, utils::IteratorType::reduction);
+  Value x = n.in(0);
+  Value result = linalg::GenericOp::create(
+                     b, loc, TypeRange{init.getType()}, ValueRange{weight},
+                     ValueRange{init},
+                     {AffineMap::get(
+                          10, 0,
+                          {dim(1), dim(6), dim(2), dim(7), dim(8), dim(9)},
+                          context),
+                      AffineMap::get(
+                          10, 0,
+                          {dim(0), dim(1), dim(2), dim(3), dim(4), dim(5)},
+                          context)},
+                     iterators,
+                     [&](OpBuilder &nb, Location l, ValueRange args) {
+                       auto ci = [&](int64_t v) -> Value {
+                         return arith::ConstantIndexOp::create(nb, l, v);
+                       };
+                       auto index = [&](int64_t d) -> Value {
+                         return linalg::IndexOp::create(nb, l, d);
+                       };
+                       Value hit = arith::ConstantIntOp::create(nb, l, 1, 1);
+                       SmallVector<Value> at = {
+                           index(0), arith::AddIOp::create(
+                                         nb, l,
+                                         arith::MulIOp::create(nb, l, index(1),
+                                                               ci(perGroup)),
+                                         index(6))};
+                       for (int64_t i = 0; i < spatial; ++i) {
+                         // o + pad - k dilation, which the stride must divide.
+                         Value t = arith::SubIOp::create(
+                             nb, l,
+                             arith::AddIOp::create(nb, l, index(3 + i),
+                                                   ci(pads[i])),
+                             arith::MulIOp::create(nb, l, index(7 + i),
+                                                   ci(dilations[i])));
+                         Value q = arith::FloorDivSIOp::create(nb, l, t,
+                                                               ci(strides[i]));
+                         Value exact = arith::CmpIOp::create(
+                             nb, l, arith::CmpIPredicate::eq,
+                             arith::MulIOp::create(nb, l, q, ci(strides[i])),
+                             t);
+                         Value inside = arith::AndIOp::create(
+                             nb, l,
+                             arith::CmpIOp::create(
+                                 nb, l, arith::CmpIPredicate::sge, q, ci(0)),
+                             arith::CmpIOp::create(nb, l,
+                                                   arith::CmpIPredicate::slt, q,
+                                                   ci(in[i])));
+                         hit = arith::AndIOp::create(
+                             nb, l, hit,
+                             arith::AndIOp::create(nb, l, exact, inside));
+                         at.push_back(arith::MinSIOp::create(
+                             nb, l, arith::MaxSIOp::create(nb, l, q, ci(0)),
+                             ci(in[i] - 1)));
+                       }
+                       Value v = tensor::ExtractOp::create(nb, l, x, at);
+                       Value product = arith::MulFOp::create(nb, l, v, args[0]);
+                       Value sum =
+                           arith::AddFOp::create(nb, l, args[1], product);
+                       linalg::YieldOp::create(
+                           nb, l,
+                           ValueRange{
+                               arith::SelectOp::create(nb, l, hit, sum, args[1])
+                                   .getResult()});
+                     })
+                     ->getResult(0);
+  SmallVector<int64_t> nchw = {batch, group * perGroupOut, out[0], out[1],
+                               out[2]};
+  result = reshape(b, loc, result, nchw);
+  if (n.has(2)) {
+    if (n.rank(2) != 1 || n.shape(2)[0] != group * perGroupOut) {
+      return n.fail("input 2 (B) has " +
+                    llvm::Twine(n.type(2).getNumElements()) +
+                    " values; it takes one per output channel (" +
+                    llvm::Twine(group * perGroupOut) + ")");
+    }
+    Value bias = reshape(b, loc, n.in(2), {group * perGroupOut, 1, 1, 1});
+    result = elementwise(b, loc, {result, bias}, nchw, element,
+                         [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                           return arith::AddFOp::create(nb, l, a[0], a[1]);
+                         });
+  }
+  return n.replace(result);
+}
+
 /// ConvTranspose as a convolution: the input spread out by the strides
 /// (zeros between its elements), padded by what the kernel overhangs, and
 /// convolved with the spatially flipped kernel whose in and out channels
 /// are swapped.
 LogicalResult lowerConvTranspose(Node &n) {
   int64_t rank = n.rank(0);
-  if (rank != 3 && rank != 4) {
-    return n.fail("only 1-D and 2-D transposed convolutions are supported");
+  if (rank != 3 && rank != 4 && rank != 5) {
+    return n.fail("only 1-D, 2-D and 3-D transposed convolutions are "
+                  "supported");
   }
   if (!isFloat(n.elem(0))) {
     return n.fail("expects floating-point inputs");
+  }
+  if (rank == 5) {
+    return lowerConvTranspose3D(n);
   }
   OpBuilder &b = n.b;
   Location loc = n.loc;

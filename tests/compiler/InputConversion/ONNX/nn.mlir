@@ -150,3 +150,20 @@ func.func @conv3d_groups(%x: tensor<1x4x3x3x3xf32>, %w: tensor<6x2x1x1x1xf32>) -
   %0 = onnx.node "Conv"(%x, %w) {attrs = {group = 2 : i64}, domain = "", opset = 11 : i64} : (tensor<1x4x3x3x3xf32>, tensor<6x2x1x1x1xf32>) -> tensor<1x6x3x3x3xf32>
   return %0 : tensor<1x6x3x3x3xf32>
 }
+
+// -----
+
+// A 3-D ConvTranspose as a gather: one kernel over [N, group, M/group,
+// D, H, W] reducing over the group's channels and the taps (the weight
+// seen as [group, C/group, M/group, kd, kh, kw]); the input position
+// (o + pad - k dilation) / stride where the stride divides it.
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d1, d6, d2, d7, d8, d9)>
+// CHECK-LABEL: func.func @convtranspose_3d
+// CHECK: linalg.generic {indexing_maps = [#[[W]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%{{.*}} : tensor<2x1x1x2x2x2xf32>) outs(%{{.*}} : tensor<1x2x1x6x6x6xf32>)
+// CHECK-COUNT-3: arith.floordivsi %{{.*}}, %c2
+// CHECK: tensor.extract %{{.*}} : tensor<1x2x3x3x3xf32>
+// CHECK: arith.select
+func.func @convtranspose_3d(%x: tensor<1x2x3x3x3xf32>, %w: tensor<2x1x2x2x2xf32>) -> tensor<1x2x6x6x6xf32> {
+  %0 = onnx.node "ConvTranspose"(%x, %w) {attrs = {strides = [2, 2, 2], group = 2 : i64}, domain = "", opset = 11 : i64} : (tensor<1x2x3x3x3xf32>, tensor<2x1x2x2x2xf32>) -> tensor<1x2x6x6x6xf32>
+  return %0 : tensor<1x2x6x6x6xf32>
+}
