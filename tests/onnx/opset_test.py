@@ -1,31 +1,41 @@
 #!/usr/bin/env python3
-"""opset_test.py - models of opsets 18 to 21 (newer than Debian's onnx
-1.12 knows) made here with onnx.helper, their opset imports set by hand and
+"""opset_test.py - models of opsets 18 to 21 (newer than Debian's onnx 1.12
+knows) made here with onnx.helper, their opset imports set by hand and
 never passed to onnx's checker: GroupNormalization (18 and 21), the Bitwise
 ops, Mish, Reduce* with axes as an input (run-time data and constants,
-noop_with_empty_axes), ReduceMax/ReduceMin of bool (20), LpPool (18), Resize's axes, keep_aspect_ratio_policy and
-half_pixel_symmetric, ScatterElements' and ScatterND's max and min, GridSample's opset-20
-mode names and 3-D (volumetric) sampling, CenterCropPad (crops and pads of odd and even differences,
-axes, the error of a shape known only at run time), Col2Im (1-D, 2-D
-and 3-D images with strides, dilations and pads; its errors), AffineGrid (2-D and 3-D,
-align_corners 0 and 1; a run-time size refused), DFT at opset 20 (axis
-and dft_length as constant inputs, real and complex, onesided, inverse;
-a run-time axis and a one-sided inverse refused) and 17 (axis an
-attribute; one out of range refused), ops unchanged since
-opset 17 imported at 21, opset 19's float8 types and opset 21's
-int4/uint4 (Cast and CastLike with saturate, rounding ties, NaN and
-infinities, every float8 code decoded; QuantizeLinear/DequantizeLinear
-with float8 and 4-bit zero points, output_dtype and blocked
-quantization; data movement, packed initializers, Constant nodes; an
-int4 input out of range, arithmetic on float8 and bad blocks refused),
-checked against narrow_ref.py's numpy references, and the
+noop_with_empty_axes), ReduceMax/ReduceMin of bool (20), LpPool (18),
+Resize's axes, keep_aspect_ratio_policy and half_pixel_symmetric,
+ScatterElements' and ScatterND's max and min, GridSample's opset-20 mode
+names and 3-D (volumetric) sampling, CenterCropPad (crops and pads of odd
+and even differences, axes, the error of a shape known only at run time),
+Col2Im (1-D, 2-D and 3-D images with strides, dilations and pads; its
+errors), AffineGrid (2-D and 3-D, align_corners 0 and 1; a run-time size
+refused), DFT at opset 20 (axis and dft_length as constant inputs, real and
+complex, onesided, inverse; a run-time axis and a one-sided inverse
+refused) and 17 (axis an attribute; one out of range refused), STFT-17
+(constant and run-time frame_step and frame_length, windows, complex
+signals; bad run-time values fail the call), MelWeightMatrix-17 (folded
+constants and run-time inputs), Det (batches of 1x1 to 6x6 matrices,
+singular ones among them; non-square and too large refused), MaxPool's
+Indices (1-D to 3-D, storage_order 1) and MaxUnpool of them (output_shape
+constant and run-time), RoiAlign (opsets 10 and 16, avg and max, fixed and
+adaptive sampling grids, regions partly outside), DeformConv-19 (odd sizes,
+groups, offset groups, masks, biases; against a numpy reference written
+from the spec), GatherND with batch_dims 1 and 2, Einsum with ellipses,
+grouped 3-D Conv, 3-D ConvTranspose, ops unchanged since opset 17 imported
+at 21, opset 19's float8 types and opset 21's int4/uint4 (Cast and CastLike
+with saturate, rounding ties, NaN and infinities, every float8 code
+decoded; QuantizeLinear/DequantizeLinear with float8 and 4-bit zero points,
+output_dtype and blocked quantization; data movement, packed initializers,
+Constant nodes; an int4 input out of range, arithmetic on float8 and bad
+blocks refused), checked against narrow_ref.py's numpy references, and the
 shape-deciding operands of older opsets that arrive as run-time data
 (CumSum's axis, TopK's K). Each is compiled with strata-compile, run with
 strata-run and compared with numpy; bad run-time values (an axis out of
 range, K beyond the axis) fail the call with the node's message. Resize's
-antialias (18) is checked against the values ONNX's own test cases give
-and a numpy reference of the filter. Prints one line per case and `N
-passed, N failed`."""
+antialias (18) is checked against the values ONNX's own test cases give and
+a numpy reference of the filter. Prints one line per case and `N passed, N
+failed`."""
 
 import subprocess
 import sys
@@ -379,6 +389,227 @@ def grid_sample_ref(x, grid, mode, padding, align):
                 v = v + w * value(n, idx)
         out[(n, slice(None)) + pos[1:]] = v
     return out.astype(np.float32)
+
+
+def stft_ref(x, step, length, window, onesided):
+    """STFT from the spec with numpy's FFT: frame f is the signal from f *
+    step, `length` long, times the window; one-sided keeps length // 2 + 1
+    bins."""
+    signal = x[..., 0] if x.shape[-1] == 1 else x[..., 0] + 1j * x[..., 1]
+    signal = signal.astype(np.complex128)
+    w = np.ones(length) if window is None else window.astype(np.float64)
+    frames = (x.shape[1] - length) // step + 1
+    bins = length // 2 + 1 if onesided else length
+    out = np.zeros((x.shape[0], frames, bins, 2))
+    for f in range(frames):
+        y = np.fft.fft(signal[:, f * step:f * step + length] * w, axis=1)
+        out[:, f, :, 0] = y[:, :bins].real
+        out[:, f, :, 1] = y[:, :bins].imag
+    return out.astype(x.dtype)
+
+
+def mel_ref(mels, dft_length, rate, lower, upper):
+    """MelWeightMatrix from the spec: mels + 2 edges equally spaced on the
+    mel scale 2595 log10(1 + f / 700) from `lower` to `upper` Hz, each
+    mapped to spectrogram bin floor((dft_length + 1) f / rate); band i
+    rises from its left edge to 1 at its center and falls to its right."""
+    def mel(f):
+        return 2595.0 * np.log10(1.0 + f / 700.0)
+    lo, hi = mel(lower), mel(upper)
+    edges = []
+    for i in range(mels + 2):
+        m = lo + i * (hi - lo) / (mels + 2)
+        hz = 700.0 * (10.0 ** (m / 2595.0) - 1.0)
+        edges.append(int(np.floor((dft_length + 1) * hz / rate)))
+    out = np.zeros((dft_length // 2 + 1, mels))
+    for i in range(mels):
+        left, center, right = edges[i:i + 3]
+        for j in range(out.shape[0]):
+            if j == center:
+                out[j, i] = 1.0
+            elif left <= j < center:
+                out[j, i] = (j - left) / (center - left)
+            elif center < j < right:
+                out[j, i] = (right - j) / (right - center)
+    return out.astype(np.float32)
+
+
+def det_ref(x):
+    """Det by Gaussian elimination with partial pivoting, in float64."""
+    flat = x.reshape((-1,) + x.shape[-2:]).astype(np.float64)
+    out = []
+    for a in flat:
+        a = a.copy()
+        det = 1.0
+        for k in range(a.shape[0]):
+            p = k + int(np.argmax(np.abs(a[k:, k])))
+            if p != k:
+                a[[k, p]] = a[[p, k]]
+                det = -det
+            det *= a[k, k]
+            if a[k, k] != 0:
+                a[k + 1:] -= np.outer(a[k + 1:, k] / a[k, k], a[k])
+        out.append(det)
+    return np.array(out).reshape(x.shape[:-2]).astype(x.dtype)
+
+
+def maxpool_ref(x, kernel, strides, pads, dilations, column_major):
+    """MaxPool's values and Indices from the spec: for each output, the
+    largest tap inside the input and its flat NC... index (the first one
+    of equals in row-major tap order), the plane row major or column
+    major."""
+    spatial = len(kernel)
+    ins = x.shape[2:]
+    outs = [(ins[i] + pads[i] + pads[i + spatial] -
+             (kernel[i] - 1) * dilations[i] - 1) // strides[i] + 1
+            for i in range(spatial)]
+    values = np.zeros(x.shape[:2] + tuple(outs), x.dtype)
+    indices = np.zeros(values.shape, np.int64)
+    plane = int(np.prod(ins))
+    for n_ in range(x.shape[0]):
+        for c in range(x.shape[1]):
+            for o in np.ndindex(*outs):
+                best, where = None, None
+                for k in np.ndindex(*kernel):
+                    at = [o[i] * strides[i] + k[i] * dilations[i] - pads[i]
+                          for i in range(spatial)]
+                    if any(a < 0 or a >= ins[i] for i, a in enumerate(at)):
+                        continue
+                    v = x[(n_, c) + tuple(at)]
+                    if best is None or v > best:
+                        best, where = v, at
+                flat = 0
+                order = range(spatial) if not column_major else \
+                    reversed(range(spatial))
+                for i in order:
+                    flat = flat * ins[i] + where[i]
+                values[(n_, c) + o] = best
+                indices[(n_, c) + o] = (n_ * x.shape[1] + c) * plane + flat
+    return values, indices
+
+
+def maxunpool_ref(x, indices, inferred, output):
+    """MaxUnpool from the spec: zeros of the inferred shape with Y.flat[I]
+    = X, placed at the start of an output of `output`'s shape."""
+    y = np.zeros(int(np.prod(inferred)), x.dtype)
+    y[indices.ravel()] = x.ravel()
+    out = np.zeros(output, x.dtype)
+    out[tuple(slice(0, s) for s in inferred)] = y.reshape(inferred)
+    return out
+
+
+def roi_align_ref(x, rois, batch, out_h, out_w, ratio, scale, mode,
+                  half_pixel):
+    """RoiAlign from the spec: each output bin samples a grid of bilinear
+    points (sampling_ratio per axis, else ceil(bin size)) at the centers
+    of its cells; a point more than a pixel outside counts 0; avg averages
+    the points, max takes the largest weighted corner of any point."""
+    h, w = x.shape[2:]
+    out = np.zeros((len(rois), x.shape[1], out_h, out_w), np.float64)
+    off = 0.5 if half_pixel else 0.0
+    for r, (x1, y1, x2, y2) in enumerate(rois.astype(np.float64)):
+        sy, sx = y1 * scale - off, x1 * scale - off
+        rh, rw = y2 * scale - off - sy, x2 * scale - off - sx
+        if not half_pixel:
+            rh, rw = max(rh, 1.0), max(rw, 1.0)
+        bh, bw = rh / out_h, rw / out_w
+        gh = ratio if ratio > 0 else int(np.ceil(rh / out_h))
+        gw = ratio if ratio > 0 else int(np.ceil(rw / out_w))
+        img = x[batch[r]].astype(np.float64)
+        for ph in range(out_h):
+            for pw in range(out_w):
+                samples = []
+                for iy in range(gh):
+                    for ix in range(gw):
+                        yy = sy + ph * bh + (iy + 0.5) * bh / gh
+                        xx = sx + pw * bw + (ix + 0.5) * bw / gw
+                        if yy < -1 or yy > h or xx < -1 or xx > w:
+                            samples.append(np.zeros(x.shape[1]))
+                            continue
+                        yy, xx = max(yy, 0.0), max(xx, 0.0)
+                        y0, x0 = int(yy), int(xx)
+                        if y0 >= h - 1:
+                            y0 = y1_ = h - 1
+                            yy = float(y0)
+                        else:
+                            y1_ = y0 + 1
+                        if x0 >= w - 1:
+                            x0 = x1_ = w - 1
+                            xx = float(x0)
+                        else:
+                            x1_ = x0 + 1
+                        ly, lx = yy - y0, xx - x0
+                        corners = [(1 - ly) * (1 - lx) * img[:, y0, x0],
+                                   (1 - ly) * lx * img[:, y0, x1_],
+                                   ly * (1 - lx) * img[:, y1_, x0],
+                                   ly * lx * img[:, y1_, x1_]]
+                        samples.append(sum(corners) if mode == "avg" else
+                                       np.max(corners, axis=0))
+                samples = np.array(samples)
+                out[r, :, ph, pw] = (samples.sum(0) / max(gh * gw, 1)
+                                     if mode == "avg" else samples.max(0))
+    return out.astype(x.dtype)
+
+
+def deform_conv_ref(x, w, offset, bias, mask, strides, pads, dilations,
+                    group, offset_group):
+    """DeformConv from the spec (2-D): tap (kh, kw) of output (oh, ow)
+    samples channel c at (oh s - pad + kh d + dy, ow s - pad + kw d + dx),
+    (dy, dx) the offsets of c's offset group, bilinearly with each corner
+    outside the map counting 0, times the mask; then a grouped
+    convolution with W and the bias."""
+    n_, c_, h, wd = x.shape
+    oc, cpg, kh, kw = w.shape
+    oh, ow = offset.shape[2:]
+    cols = np.zeros((n_, c_, kh, kw, oh, ow))
+    per_og = c_ // offset_group
+    for b in range(n_):
+        for c in range(c_):
+            og = c // per_og
+            for i in range(kh):
+                for j in range(kw):
+                    k = og * kh * kw + i * kw + j
+                    for p in range(oh):
+                        for q in range(ow):
+                            y = (p * strides[0] - pads[0] + i * dilations[0] +
+                                 float(offset[b, 2 * k, p, q]))
+                            xx = (q * strides[1] - pads[1] +
+                                  j * dilations[1] +
+                                  float(offset[b, 2 * k + 1, p, q]))
+                            y0, x0 = int(np.floor(y)), int(np.floor(xx))
+                            v = 0.0
+                            for cy, wy in ((y0, 1 - (y - y0)),
+                                           (y0 + 1, y - y0)):
+                                for cx, wx in ((x0, 1 - (xx - x0)),
+                                               (x0 + 1, xx - x0)):
+                                    if 0 <= cy < h and 0 <= cx < wd:
+                                        v += wy * wx * float(x[b, c, cy, cx])
+                            if mask is not None:
+                                v *= float(mask[b, k, p, q])
+                            cols[b, c, i, j, p, q] = v
+    out = np.zeros((n_, oc, oh, ow))
+    opg = oc // group
+    for o in range(oc):
+        g = o // opg
+        part = cols[:, g * cpg:(g + 1) * cpg]
+        out[:, o] = np.einsum("ncijpq,cij->npq", part,
+                              w[o].astype(np.float64))
+        if bias is not None:
+            out[:, o] += bias[o]
+    return out.astype(x.dtype)
+
+
+def gather_nd_ref(data, indices, batch):
+    """GatherND from the spec: the first `batch` dimensions shared, each
+    index tuple picking a slice of its batch's data."""
+    lead = data.shape[:batch]
+    k = indices.shape[-1]
+    out = np.zeros(indices.shape[:-1] + data.shape[batch + k:], data.dtype)
+    for at in np.ndindex(*indices.shape[:-1]):
+        where = tuple(at[:batch]) + tuple(int(v) for v in indices[at])
+        out[at] = data[where]
+    assert lead == indices.shape[:batch]
+    return out
 
 
 def run(cases):
@@ -932,6 +1163,435 @@ def run(cases):
         "LpNormalization", [("x", [2, 3], F32)], [("y", [2, 3], F32)], 1,
         p=3),
         "onnx node 'n' (LpNormalization, opset 1): p = 3 is not 1 or 2")
+    # STFT-17: frame_step and frame_length constant (twiddle factors made
+    # at compile time) or run-time data (made by a kernel); with and
+    # without a window; complex signals; its errors.
+    sig = rng.standard_normal((2, 37, 1)).astype(np.float32)
+    csig = rng.standard_normal((1, 29, 2)).astype(np.float32)
+    win = (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(9) / 9)).astype(
+        np.float32)
+    for x_in, step, length, window, onesided, constant in (
+            (sig, 4, 9, win, 1, True), (sig, 3, 8, None, 1, True),
+            (sig, 5, 7, None, 0, False), (csig, 2, 9, win, 0, True),
+            (csig, 3, 6, None, 1, False), (sig, 1, 37, None, 1, True)):
+        want = stft_ref(x_in, step, length, window, onesided)
+        names = ["x", "s", "w" if window is not None else "",
+                 "" if window is not None and constant else "l"]
+        graph_in = [vi("x", list(x_in.shape))]
+        inputs = [x_in]
+        init = []
+        if constant:
+            init.append(numpy_helper.from_array(np.array(step, np.int64),
+                                                "s"))
+            if names[3]:
+                init.append(numpy_helper.from_array(
+                    np.array(length, np.int64), "l"))
+        else:
+            graph_in.append(vi("s", [], I64))
+            inputs.append(np.array(step, np.int64))
+        if window is not None:
+            graph_in.append(vi("w", [length]))
+            inputs.append(window)
+        if not constant and names[3]:
+            graph_in.append(vi("l", [], I64))
+            inputs.append(np.array(length, np.int64))
+        while names and not names[-1]:
+            names.pop()
+        node = helper.make_node("STFT", names, ["y"], name="n",
+                                onesided=onesided)
+        m = model([node], graph_in, [vi("y", ["?"] * 4)], init, opset=17)
+        cases.run_model("STFT-17 %s step %d length %d %s onesided=%d %s" % (
+            "real" if x_in is sig else "complex", step, length,
+            "window" if window is not None else "no window", onesided,
+            "constant" if constant else "run-time"), m, inputs, [want],
+            rtol=1e-4, atol=1e-4)
+    node = helper.make_node("STFT", ["x", "s", "w", "l"], ["y"], name="n")
+    m = model([node], [vi("x", [2, 37, 1]), vi("s", [], I64),
+                       vi("w", [9]), vi("l", [], I64)],
+              [vi("y", ["?"] * 4)], opset=17)
+    expect_run_error(cases, "STFT-17 frame_length unlike the window fails "
+                     "the call", m, [sig, np.array(4, np.int64), win,
+                                     np.array(8, np.int64)],
+                     "onnx node 'n' (STFT, opset 17): frame_length differs "
+                     "from the window's size at run time")
+    node = helper.make_node("STFT", ["x", "s", "", "l"], ["y"], name="n")
+    m = model([node], [vi("x", [2, 37, 1]), vi("s", [], I64),
+                       vi("l", [], I64)], [vi("y", ["?"] * 4)], opset=17)
+    expect_run_error(cases, "STFT-17 a zero frame_step fails the call", m,
+                     [sig, np.array(0, np.int64), np.array(8, np.int64)],
+                     "onnx node 'n' (STFT, opset 17): frame_step is not "
+                     "positive at run time")
+    expect_run_error(cases, "STFT-17 frame_length beyond the signal fails "
+                     "the call", m,
+                     [sig, np.array(2, np.int64), np.array(38, np.int64)],
+                     "onnx node 'n' (STFT, opset 17): frame_length is "
+                     "outside [1, 37] (the signal's length) at run time")
+    init = [numpy_helper.from_array(np.array(2, np.int64), "s"),
+            numpy_helper.from_array(np.array(40, np.int64), "l")]
+    cases.expect_error("STFT-17 constant frame_length beyond the signal is "
+                       "refused", model([node], [vi("x", [2, 37, 1])],
+                                        [vi("y", ["?"] * 4)], init,
+                                        opset=17),
+                       "onnx node 'n' (STFT, opset 17): frame_length 40 is "
+                       "outside [1, 37] (the signal's length)")
+    cases.expect_error("STFT-17 a signal of the wrong shape is refused",
+                       single("STFT", [("x", [2, 37, 3], F32),
+                                       ("s", [], I64)],
+                              [("y", ["?"] * 4, F32)], 17),
+                       "onnx node 'n' (STFT, opset 17): input 0 (signal) "
+                       "must be a float tensor [batch, length, 1 or 2]; it "
+                       "is tensor<2x37x3xf32>")
+
+    # MelWeightMatrix-17: constant inputs fold to a constant; run-time
+    # inputs are computed by a kernel.
+    I32 = TensorProto.INT32
+    mel_names = ["m", "d", "r", "lo", "hi"]
+    for mels, dft, rate, lower, upper, constant in (
+            (8, 16, 8192, 0.0, 4096.0, True), (5, 63, 16000, 120.0,
+                                                 7000.0, True),
+            (10, 64, 22050, 30.0, 9000.0, False)):
+        values = [np.array(mels, np.int32), np.array(dft, np.int32),
+                  np.array(rate, np.int32), np.array(lower, np.float32),
+                  np.array(upper, np.float32)]
+        types = [I32, I32, I32, F32, F32]
+        node = helper.make_node("MelWeightMatrix", mel_names, ["y"],
+                                name="n")
+        want = mel_ref(mels, dft, rate, float(values[3]), float(values[4]))
+        if constant:
+            init = [numpy_helper.from_array(v, k)
+                    for k, v in zip(mel_names, values)]
+            m = model([node], [], [vi("y", list(want.shape))], init,
+                      opset=17)
+            inputs = []
+        else:
+            m = model([node], [vi(k, [], t) for k, t in zip(mel_names,
+                                                            types)],
+                      [vi("y", ["?", "?"])], opset=17)
+            inputs = values
+        cases.run_model("MelWeightMatrix-17 %d bands, dft_length %d, %g-%g "
+                        "Hz %s" % (mels, dft, lower, upper,
+                                   "constant" if constant else "run-time"),
+                        m, inputs, [want])
+    init = [numpy_helper.from_array(v, k) for k, v in zip(mel_names, [
+        np.array(4, np.int32), np.array(16, np.int32),
+        np.array(8000, np.int32), np.array(3000.0, np.float32),
+        np.array(100.0, np.float32)])]
+    cases.expect_error("MelWeightMatrix-17 edges out of order are refused",
+                       model([helper.make_node("MelWeightMatrix", mel_names,
+                                               ["y"], name="n")], [],
+                             [vi("y", [9, 4])], init, opset=17),
+                       "onnx node 'n' (MelWeightMatrix, opset 17): "
+                       "lower_edge_hertz 3000 and upper_edge_hertz 100 are "
+                       "not edges 0 <= lower <= upper")
+
+    # Det: batches of 1x1 to 6x6 matrices, singular ones among them.
+    for shape in ((1, 1), (3, 3), (2, 4, 4), (5, 6, 6), (2, 2, 5, 5)):
+        a = rng.standard_normal(shape).astype(np.float32)
+        if len(shape) > 2:
+            a.reshape((-1,) + shape[-2:])[0, -1] = \
+                a.reshape((-1,) + shape[-2:])[0, 0]  # singular
+        cases.run_model("Det %s" % (shape,), single(
+            "Det", [("x", list(shape), F32)], [("y", list(shape[:-2]), F32)],
+            13), [a], [det_ref(a)], rtol=1e-4, atol=1e-5)
+    cases.expect_error("Det of non-square matrices is refused", single(
+        "Det", [("x", [2, 3, 4], F32)], [("y", [2], F32)], 13),
+        "onnx node 'n' (Det, opset 13): input 0 must be a float tensor of "
+        "square matrices [..., M, M]; it is tensor<2x3x4xf32>")
+    cases.expect_error("Det of 17 x 17 matrices is refused", single(
+        "Det", [("x", [17, 17], F32)], [("y", [], F32)], 13),
+        "onnx node 'n' (Det, opset 13): Det of 17 x 17 matrices is not "
+        "supported: the factorization is unrolled for matrices of at most "
+        "16 x 16")
+
+    # MaxPool's Indices (1-D, 2-D, 3-D; pads, strides, dilations,
+    # storage_order 1) and MaxUnpool of them (inferred and larger output
+    # shapes, constant and run-time).
+    for shape, kernel, strides, pads, dilations, order in (
+            ((2, 3, 9), [3], [2], [1, 1], [1], 0),
+            ((1, 2, 7, 6), [3, 2], [2, 1], [1, 0, 1, 1], [1, 2], 0),
+            ((1, 2, 7, 6), [2, 2], [2, 2], [0, 0, 1, 0], [1, 1], 1),
+            ((1, 1, 4, 5, 3), [2, 3, 2], [1, 2, 1], [0, 1, 0, 1, 0, 1],
+             [1, 1, 1], 0)):
+        xp = rng.standard_normal(shape).astype(np.float32)
+        xp.reshape(-1)[1] = xp.reshape(-1)[0]  # a tie
+        want_v, want_i = maxpool_ref(xp, kernel, strides, pads, dilations,
+                                     order)
+        node = helper.make_node("MaxPool", ["x"], ["y", "i"], name="n",
+                                kernel_shape=kernel, strides=strides,
+                                pads=pads, dilations=dilations,
+                                storage_order=order)
+        cases.run_model("MaxPool Indices %s kernel %s storage_order %d" % (
+            shape, kernel, order), model(
+                [node], [vi("x", list(shape))],
+                [vi("y", list(want_v.shape)), vi("i", list(want_i.shape),
+                                                 I64)], opset=12),
+            [xp], [want_v, want_i])
+    xp = rng.standard_normal((2, 3, 6, 8)).astype(np.float32)
+    pooled, where = maxpool_ref(xp, [2, 2], [2, 2], [0, 0, 0, 0], [1, 1], 0)
+    for output, runtime in ((None, False), ((2, 3, 7, 9), False),
+                            ((2, 3, 6, 10), True)):
+        names = ["x", "i"] + (["s"] if output else [])
+        node = helper.make_node("MaxUnpool", names, ["y"], name="n",
+                                kernel_shape=[2, 2], strides=[2, 2])
+        graph_in = [vi("x", [2, 3, 3, 4]), vi("i", [2, 3, 3, 4], I64)]
+        inputs = [pooled, where]
+        init = []
+        if output and runtime:
+            graph_in.append(vi("s", [4], I64))
+            inputs.append(np.array(output, np.int64))
+        elif output:
+            init.append(numpy_helper.from_array(np.array(output, np.int64),
+                                                "s"))
+        want = maxunpool_ref(pooled, where, (2, 3, 6, 8),
+                             output or (2, 3, 6, 8))
+        cases.run_model("MaxUnpool of MaxPool's Indices, output %s%s" % (
+            output, " (run-time)" if runtime else ""), model(
+                [node], graph_in, [vi("y", ["?"] * 4)], init, opset=11),
+            inputs, [want])
+    node = helper.make_node("MaxUnpool", ["x", "i", "s"], ["y"], name="n",
+                            kernel_shape=[2, 2], strides=[2, 2])
+    m = model([node], [vi("x", [2, 3, 3, 4]), vi("i", [2, 3, 3, 4], I64),
+                       vi("s", [4], I64)], [vi("y", ["?"] * 4)], opset=11)
+    expect_run_error(cases, "MaxUnpool output_shape below the unpooled size "
+                     "fails the call", m,
+                     [pooled, where, np.array([2, 3, 5, 8], np.int64)],
+                     "onnx node 'n' (MaxUnpool, opset 11): output_shape is "
+                     "not the input's N and C and spatial sizes from the "
+                     "unpooled ones to 2^40 at run time")
+    cases.expect_error("MaxUnpool without kernel_shape is refused", single(
+        "MaxUnpool", [("x", [2, 3, 3, 4], F32), ("i", [2, 3, 3, 4], I64)],
+        [("y", ["?"] * 4, F32)], 11),
+        "onnx node 'n' (MaxUnpool, opset 11): kernel_shape must hold one "
+        "size per spatial dimension (2)")
+
+    # RoiAlign: opset 16 (half_pixel and output_half_pixel), opset 10;
+    # avg and max; a fixed and an adaptive sampling grid; regions partly
+    # outside the map.
+    fmap = rng.standard_normal((2, 3, 9, 11)).astype(np.float32)
+    boxes = np.array([[0.5, 1.0, 7.0, 6.5], [2.0, 0.0, 10.5, 8.9],
+                      [-2.0, -1.5, 4.0, 3.0], [3.3, 2.2, 3.9, 2.8],
+                      [1.0, 1.0, 20.0, 17.0]], np.float32)
+    which = np.array([0, 1, 1, 0, 1], np.int64)
+    for opset, transform, mode, ratio, scale in (
+            (16, "half_pixel", "avg", 2, 1.0),
+            (16, "output_half_pixel", "max", 2, 0.5),
+            (16, "half_pixel", "avg", 0, 1.0),
+            (16, "half_pixel", "max", 0, 0.75),
+            (10, None, "avg", 3, 1.0)):
+        attrs = dict(mode=mode, output_height=3, output_width=4,
+                     sampling_ratio=ratio, spatial_scale=scale)
+        if transform:
+            attrs["coordinate_transformation_mode"] = transform
+        want = roi_align_ref(fmap, boxes, which, 3, 4, ratio, scale, mode,
+                             transform == "half_pixel")
+        cases.run_model("RoiAlign-%d %s %s sampling_ratio %d scale %g" % (
+            opset, transform or "(output_half_pixel)", mode, ratio, scale),
+            single("RoiAlign", [("x", [2, 3, 9, 11], F32),
+                                ("rois", [5, 4], F32),
+                                ("b", [5], I64)],
+                   [("y", [5, 3, 3, 4], F32)], opset, **attrs),
+            [fmap, boxes, which], [want], rtol=1e-4, atol=1e-5)
+    cases.expect_error("RoiAlign of an unknown mode is refused", single(
+        "RoiAlign", [("x", [2, 3, 9, 11], F32), ("rois", [5, 4], F32),
+                     ("b", [5], I64)], [("y", [5, 3, 1, 1], F32)], 16,
+        mode="median"),
+        "onnx node 'n' (RoiAlign, opset 16): mode 'median' is not avg or max")
+    cases.expect_error("RoiAlign of rois [R, 5] is refused", single(
+        "RoiAlign", [("x", [2, 3, 9, 11], F32), ("rois", [5, 5], F32),
+                     ("b", [5], I64)], [("y", [5, 3, 1, 1], F32)], 16),
+        "onnx node 'n' (RoiAlign, opset 16): input 1 (rois) must be a float "
+        "tensor [R, 4]; it is tensor<5x5xf32>")
+
+    # DeformConv-19 (no node test in onnx 1.12): odd sizes, strides,
+    # dilations and pads, groups, offset groups, with and without mask and
+    # bias; offsets that move taps off the map.
+    for (n_, c_, h, wd, oc, k, strides, pads, dilations, group, og, use_mask,
+         use_bias) in (
+            (1, 1, 5, 5, 1, (3, 3), [1, 1], [0, 0, 0, 0], [1, 1], 1, 1,
+             False, False),
+            (2, 4, 7, 6, 6, (3, 2), [2, 1], [1, 0, 2, 1], [1, 2], 2, 2,
+             True, True),
+            (1, 6, 5, 7, 3, (2, 3), [1, 2], [1, 1, 0, 1], [2, 1], 3, 3,
+             True, False),
+            (1, 3, 4, 5, 2, (1, 1), [1, 1], [0, 0, 0, 0], [1, 1], 1, 3,
+             False, True)):
+        kh, kw = k
+        oh = (h + pads[0] + pads[2] - (kh - 1) * dilations[0] - 1) // \
+            strides[0] + 1
+        ow = (wd + pads[1] + pads[3] - (kw - 1) * dilations[1] - 1) // \
+            strides[1] + 1
+        xd = rng.standard_normal((n_, c_, h, wd)).astype(np.float32)
+        wd_ = rng.standard_normal((oc, c_ // group, kh, kw)).astype(
+            np.float32)
+        off = (rng.standard_normal((n_, og * kh * kw * 2, oh, ow)) *
+               1.7).astype(np.float32)
+        names = [("x", [n_, c_, h, wd], F32), ("w", list(wd_.shape), F32),
+                 ("o", list(off.shape), F32)]
+        inputs = [xd, wd_, off]
+        bias = mask = None
+        if use_bias:
+            bias = rng.standard_normal(oc).astype(np.float32)
+            names.append(("b", [oc], F32))
+            inputs.append(bias)
+        elif use_mask:
+            names.append(("", [], F32))
+        if use_mask:
+            mask = rng.uniform(0, 1, (n_, og * kh * kw, oh, ow)).astype(
+                np.float32)
+            names.append(("m", list(mask.shape), F32))
+            inputs.append(mask)
+        node = helper.make_node("DeformConv", [nm for nm, _, _ in names],
+                                ["y"], name="n", strides=strides, pads=pads,
+                                dilations=dilations, group=group,
+                                offset_group=og)
+        want = deform_conv_ref(xd, wd_, off, bias, mask, strides, pads,
+                               dilations, group, og)
+        cases.run_model("DeformConv-19 %s kernel %s group %d offset_group %d"
+                        "%s%s" % ((n_, c_, h, wd), k, group, og,
+                                  " mask" if use_mask else "",
+                                  " bias" if use_bias else ""),
+                        model([node], [vi(nm, sh, t) for nm, sh, t in names
+                                       if nm], [vi("y", list(want.shape))],
+                              opset=19), inputs, [want], rtol=1e-4,
+                        atol=1e-5)
+    # Zero offsets and no mask: a plain grouped convolution, computed here
+    # without sampling (zero padding, strides, dilations).
+    xd = rng.standard_normal((1, 4, 6, 7)).astype(np.float32)
+    wd_ = rng.standard_normal((4, 2, 3, 2)).astype(np.float32)
+    padded = np.pad(xd.astype(np.float64), ((0, 0), (0, 0), (1, 0), (2, 1)))
+    oh, ow = (7 - 5) // 1 + 1, (10 - 2) // 2 + 1
+    plain = np.zeros((1, 4, oh, ow))
+    for o in range(4):
+        g = o // 2
+        for p in range(oh):
+            for q in range(ow):
+                patch = padded[0, 2 * g:2 * g + 2, p:p + 5:2, 2 * q:2 * q + 2]
+                plain[0, o, p, q] = np.sum(patch * wd_[o])
+    off = np.zeros((1, 12, oh, ow), np.float32)
+    node = helper.make_node("DeformConv", ["x", "w", "o"], ["y"], name="n",
+                            strides=[1, 2], pads=[1, 2, 0, 1],
+                            dilations=[2, 1], group=2)
+    cases.run_model("DeformConv-19 zero offsets equal a grouped Conv",
+                    model([node], [vi("x", [1, 4, 6, 7]),
+                                   vi("w", [4, 2, 3, 2]),
+                                   vi("o", list(off.shape))],
+                          [vi("y", [1, 4, oh, ow])], opset=19),
+                    [xd, wd_, off], [plain.astype(np.float32)], rtol=1e-4,
+                    atol=1e-5)
+    cases.expect_error("DeformConv-19 offsets of the wrong shape are refused",
+                       single("DeformConv", [("x", [1, 2, 5, 5], F32),
+                                             ("w", [2, 2, 3, 3], F32),
+                                             ("o", [1, 9, 3, 3], F32)],
+                              [("y", [1, 2, 3, 3], F32)], 19),
+                       "onnx node 'n' (DeformConv, opset 19): input 2 "
+                       "(offset) must be 1 x 18 x 3 x 3 (N, offset_group kH "
+                       "kW 2, the output's size) of X's element type; it is "
+                       "tensor<1x9x3x3xf32>")
+    cases.expect_error("DeformConv-19 an offset_group not dividing C is "
+                       "refused",
+                       single("DeformConv", [("x", [1, 2, 5, 5], F32),
+                                             ("w", [2, 2, 3, 3], F32),
+                                             ("o", [1, 54, 3, 3], F32)],
+                              [("y", [1, 2, 3, 3], F32)], 19,
+                              offset_group=3),
+                       "onnx node 'n' (DeformConv, opset 19): offset_group 3 "
+                       "does not divide X's 2 channels")
+
+    # GatherND with batch_dims 1 and 2 (negative indices among them).
+    for dshape, ishape, batch in (((2, 3, 4), (2, 1), 1),
+                                  ((2, 3, 4, 5), (2, 3, 2, 1), 2),
+                                  ((3, 4, 5), (3, 2, 2), 1)):
+        dat = rng.standard_normal(dshape).astype(np.float32)
+        k = ishape[-1]
+        hi = np.array(dshape[batch:batch + k])
+        idx = (rng.integers(0, 1 << 20, ishape) % hi - (
+            rng.integers(0, 2, ishape) * hi)).astype(np.int64)
+        want = gather_nd_ref(dat, np.where(idx < 0, idx + hi, idx), batch)
+        cases.run_model("GatherND batch_dims %d data %s indices %s" % (
+            batch, dshape, ishape), single(
+                "GatherND", [("d", list(dshape), F32),
+                             ("i", list(ishape), I64)],
+                [("y", list(want.shape), F32)], 13, batch_dims=batch),
+            [dat, idx], [want])
+    cases.expect_error("GatherND batch dimensions that differ are refused",
+                       single("GatherND", [("d", [2, 3, 4], F32),
+                                           ("i", [3, 1], I64)],
+                              [("y", [3, 4], F32)], 13, batch_dims=1),
+                       "onnx node 'n' (GatherND, opset 13): batch dimension "
+                       "0 is 2 in the data and 3 in the indices")
+
+    # Einsum with ellipses: broadcast batch dimensions, an implicit
+    # output, a diagonal, an ellipsis in the middle.
+    for equation, shapes in (("...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 2)]),
+                             ("...ij,...jk", [(3, 2, 4), (3, 4, 5)]),
+                             ("...ii->...i", [(2, 3, 3)]),
+                             ("i...j->j...", [(2, 3, 4, 5)]),
+                             ("b...,b...->...", [(3, 4), (3, 1)])):
+        ops = [rng.standard_normal(sh).astype(np.float32) for sh in shapes]
+        want = np.einsum(equation, *ops).astype(np.float32)
+        names = [("x%d" % i, list(sh), F32) for i, sh in enumerate(shapes)]
+        cases.run_model("Einsum '%s' %s" % (equation, shapes), single(
+            "Einsum", names, [("y", list(want.shape), F32)], 12,
+            equation=equation), ops, [want], rtol=1e-4, atol=1e-5)
+    cases.expect_error("Einsum with two ellipses in a term is refused",
+                       single("Einsum", [("x0", [2, 3, 4], F32)],
+                              [("y", [2], F32)], 12,
+                              equation="...i...->i"),
+                       "onnx node 'n' (Einsum, opset 12): term '...i...' has "
+                       "more than one ellipsis or no input")
+
+    # Grouped 3-D Conv (strides and pads), against a direct sum.
+    x3 = rng.standard_normal((2, 6, 5, 4, 6)).astype(np.float32)
+    w3 = rng.standard_normal((9, 2, 2, 3, 2)).astype(np.float32)
+    p3 = np.pad(x3.astype(np.float64), ((0, 0), (0, 0), (1, 0), (0, 1),
+                                        (1, 1)))
+    outs3 = [(p3.shape[2 + i] - w3.shape[2 + i]) // s + 1
+             for i, s in enumerate((2, 1, 2))]
+    y3 = np.zeros((2, 9) + tuple(outs3))
+    for o in range(9):
+        g = o // 3
+        for a, b_, c in np.ndindex(*outs3):
+            patch = p3[:, 2 * g:2 * g + 2, 2 * a:2 * a + 2, b_:b_ + 3,
+                       2 * c:2 * c + 2]
+            y3[:, o, a, b_, c] = np.sum(patch * w3[o], axis=(1, 2, 3, 4))
+    cases.run_model("Conv 3-D group 3", single(
+        "Conv", [("x", [2, 6, 5, 4, 6], F32), ("w", [9, 2, 2, 3, 2], F32)],
+        [("y", [2, 9] + outs3, F32)], 11, group=3, strides=[2, 1, 2],
+        pads=[1, 0, 1, 0, 1, 1]), [x3, w3], [y3.astype(np.float32)],
+        rtol=1e-4, atol=1e-5)
+
+    # 3-D ConvTranspose (strides, dilations, pads, output_padding, groups,
+    # a bias), against the scatter of each input element.
+    for group, strides, dilations, pads, opad in (
+            (1, [1, 1, 1], [1, 1, 1], [0, 0, 0, 0, 0, 0], [0, 0, 0]),
+            (2, [2, 1, 3], [1, 2, 1], [1, 0, 2, 0, 1, 1], [1, 0, 2])):
+        xt = rng.standard_normal((2, 4, 3, 4, 2)).astype(np.float32)
+        wt = rng.standard_normal((4, 3, 2, 3, 2)).astype(np.float32)
+        bt = rng.standard_normal(3 * group).astype(np.float32)
+        full = [strides[i] * (xt.shape[2 + i] - 1) + opad[i] +
+                (wt.shape[2 + i] - 1) * dilations[i] + 1 for i in range(3)]
+        big = np.zeros((2, 3 * group) + tuple(full))
+        cpg = 4 // group
+        for n_, c in np.ndindex(2, 4):
+            g = c // cpg
+            for i in np.ndindex(*xt.shape[2:]):
+                for kk in np.ndindex(*wt.shape[2:]):
+                    o = tuple(i[a] * strides[a] + kk[a] * dilations[a]
+                              for a in range(3))
+                    big[(n_, slice(3 * g, 3 * g + 3)) + o] += \
+                        xt[(n_, c) + i] * wt[(c, slice(None)) + kk]
+        want = big[:, :, pads[0]:full[0] - pads[3],
+                   pads[1]:full[1] - pads[4],
+                   pads[2]:full[2] - pads[5]] + bt.reshape(1, -1, 1, 1, 1)
+        cases.run_model("ConvTranspose 3-D group %d strides %s" % (
+            group, strides), single(
+                "ConvTranspose", [("x", list(xt.shape), F32),
+                                  ("w", list(wt.shape), F32),
+                                  ("b", [3 * group], F32)],
+                [("y", list(want.shape), F32)], 11, group=group,
+                strides=strides, dilations=dilations, pads=pads,
+                output_padding=opad), [xt, wt, bt],
+            [want.astype(np.float32)], rtol=1e-4, atol=1e-5)
 
     # Ops whose semantics did not change, imported at opset 21.
     a = rng.standard_normal((2, 3)).astype(np.float32)

@@ -83,7 +83,7 @@ const llvm::StringMap<OpSpec> &specs() {
     t["Conv"] = {{in(0).rank(3, 5).of(E::Float),
                   in(1).sameRankAs(0).sameElementAs(0),
                   in(2).rankIs(1).sameElementAs(0)}};
-    t["ConvTranspose"] = {{in(0).rank(3, 4).of(E::Float),
+    t["ConvTranspose"] = {{in(0).rank(3, 5).of(E::Float),
                            in(1).sameRankAs(0).sameElementAs(0),
                            in(2).rankIs(1).sameElementAs(0)}};
     t["ConvInteger"] = {

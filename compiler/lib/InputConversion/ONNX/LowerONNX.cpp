@@ -367,6 +367,9 @@ const LoweringTable &loweringTable() {
     addMiscLowerings(t);
     addRecurrentLowerings(t);
     addGridSampleLowerings(t);
+    addSpectralLowerings(t);
+    addMatrixLowerings(t);
+    addRegionLowerings(t);
     addControlFlowLowerings(t);
     addDataDependentLowerings(t);
     addNonMaxSuppressionLowering(t);
@@ -394,6 +397,7 @@ unsigned requiredInputs(llvm::StringRef opType) {
       {"ConvInteger", 2},
       {"ConvTranspose", 2},
       {"CumSum", 2},
+      {"DeformConv", 3},
       {"DequantizeLinear", 2},
       {"Div", 2},
       {"Equal", 2},

@@ -179,6 +179,13 @@ void addQuantizationLowerings(LoweringTable &table);
 void addMiscLowerings(LoweringTable &table);
 void addRecurrentLowerings(LoweringTable &table);
 void addGridSampleLowerings(LoweringTable &table);
+/// STFT and MelWeightMatrix (SpectralOps.cpp).
+void addSpectralLowerings(LoweringTable &table);
+/// Det (MatrixOps.cpp).
+void addMatrixLowerings(LoweringTable &table);
+/// MaxUnpool, RoiAlign and DeformConv: ops that place or sample windows of
+/// feature maps at places their inputs compute (RegionOps.cpp).
+void addRegionLowerings(LoweringTable &table);
 void addControlFlowLowerings(LoweringTable &table);
 
 /// Lowers the onnx.node ops of `block` in order, each by its op type's

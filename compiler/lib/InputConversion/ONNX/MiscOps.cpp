@@ -254,6 +254,94 @@ Value extremeOf(OpBuilder &b, Location l, Value acc, Value x, bool isMax,
                : arith::MinSIOp::create(b, l, acc, x).getResult();
 }
 
+/// Rewrites each "..." of an Einsum equation as letters the equation does
+/// not use: an operand's ellipsis covers the dimensions its letters do not
+/// (right-aligned across operands, numpy's broadcast), the output's all of
+/// them; an implicit output gets them first, then its letters used once in
+/// alphabetical order (numpy's rule).
+LogicalResult expandEllipses(Node &n, std::string &text) {
+  StringRef equation(text);
+  auto [lhs, rhs] = equation.split("->");
+  bool explicitOutput = equation.contains("->");
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != n.numInputs()) {
+    return n.fail("the equation names " + llvm::Twine(terms.size()) +
+                  " operands for " + llvm::Twine(n.numInputs()) + " inputs");
+  }
+  std::string fresh;
+  for (char c :
+       StringRef("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")) {
+    if (!equation.contains(c)) {
+      fresh.push_back(c);
+    }
+  }
+  SmallVector<int64_t> spans;
+  int64_t widest = 0;
+  for (auto [i, term] : llvm::enumerate(terms)) {
+    size_t at = term.find("...");
+    if (at == StringRef::npos) {
+      spans.push_back(-1);
+      continue;
+    }
+    if (term.find("...", at + 3) != StringRef::npos || !n.has(i)) {
+      return n.fail("term '" + term +
+                    "' has more than one ellipsis or no "
+                    "input");
+    }
+    int64_t letters = int64_t(term.size()) - 3;
+    int64_t span = n.rank(i) - letters;
+    if (span < 0) {
+      return n.fail("term '" + term + "' names more dimensions than input " +
+                    llvm::Twine(i) + " has");
+    }
+    spans.push_back(span);
+    widest = std::max(widest, span);
+  }
+  if (widest > int64_t(fresh.size())) {
+    return n.fail("the ellipses cover more dimensions than the equation has "
+                  "unused letters");
+  }
+  std::string all = fresh.substr(0, widest);
+  std::string result;
+  std::string counted;
+  for (auto [i, term] : llvm::enumerate(terms)) {
+    if (i) {
+      result.push_back(',');
+    }
+    if (spans[i] < 0) {
+      result += term.str();
+      counted += term.str();
+      continue;
+    }
+    size_t at = term.find("...");
+    std::string letters = term.substr(0, at).str() + term.substr(at + 3).str();
+    counted += letters;
+    result += term.substr(0, at).str() + all.substr(widest - spans[i]) +
+              term.substr(at + 3).str();
+  }
+  result += "->";
+  if (explicitOutput) {
+    size_t at = rhs.find("...");
+    result += at == StringRef::npos
+                  ? rhs.str()
+                  : rhs.substr(0, at).str() + all + rhs.substr(at + 3).str();
+  } else {
+    std::map<char, int> counts;
+    for (char c : counted) {
+      counts[c]++;
+    }
+    result += all;
+    for (auto [c, count] : counts) {
+      if (count == 1) {
+        result.push_back(c);
+      }
+    }
+  }
+  text = result;
+  return success();
+}
+
 /// Einsum as one linalg.generic: every letter a loop, those missing from
 /// the output reductions.
 LogicalResult lowerEinsum(Node &n) {
@@ -267,8 +355,8 @@ LogicalResult lowerEinsum(Node &n) {
       text.push_back(c);
     }
   }
-  if (StringRef(text).contains("...")) {
-    return n.fail("ellipses in the equation are not supported");
+  if (StringRef(text).contains("...") && failed(expandEllipses(n, text))) {
+    return failure();
   }
   auto [lhs, rhs] = StringRef(text).split("->");
   SmallVector<StringRef> terms;

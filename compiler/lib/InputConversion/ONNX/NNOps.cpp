@@ -5,6 +5,8 @@
 
 #include "Lowering.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::strata;
 using namespace mlir::strata::onnx;
@@ -486,24 +488,47 @@ FailureOr<Value> convolutionNHWC(Node &n, Value x, Value weight) {
   OpBuilder &b = n.b;
   Location loc = n.loc;
   if (rank == 5) {
-    if (group != 1) {
-      return n.fail("grouped 3-D convolutions are not supported");
-    }
     Value ndhwc = transpose(b, loc, x, {0, 2, 3, 4, 1});
     ndhwc = padSpatial(b, loc, ndhwc, *w,
                        scalar(b, loc, xType.getElementType(), 0));
     // OIDHW -> DHWIO (folded for constant weights).
     Value dhwcf = transpose(b, loc, weight, {2, 3, 4, 1, 0});
-    Value init = filledTo(b, loc,
-                          {dimOf(b, loc, x, 0), b.getIndexAttr(w->out[0]),
-                           b.getIndexAttr(w->out[1]), b.getIndexAttr(w->out[2]),
-                           b.getIndexAttr(filters)},
-                          scalar(b, loc, xType.getElementType(), 0));
-    return linalg::Conv3DNdhwcDhwcfOp::create(
-               b, loc, TypeRange{init.getType()}, ValueRange{ndhwc, dhwcf},
-               ValueRange{init}, i64Vector(b, w->strides),
-               i64Vector(b, w->dilations))
-        ->getResult(0);
+    // Groups: one convolution per group on its channels and filters,
+    // concatenated along the filters.
+    int64_t perGroup = channels / group, filtersPerGroup = filters / group;
+    auto paddedType = cast<RankedTensorType>(ndhwc.getType());
+    SmallVector<Value> parts;
+    for (int64_t g = 0; g < group; ++g) {
+      Value xg = ndhwc, wg = dhwcf;
+      if (group > 1) {
+        SmallVector<OpFoldResult> offsets(5, b.getIndexAttr(0)),
+            sizes = dimsOf(b, loc, ndhwc), ones(5, b.getIndexAttr(1));
+        offsets[4] = b.getIndexAttr(g * perGroup);
+        sizes[4] = b.getIndexAttr(perGroup);
+        xg = tensor::ExtractSliceOp::create(
+            b, loc,
+            RankedTensorType::get(
+                {paddedType.getDimSize(0), paddedType.getDimSize(1),
+                 paddedType.getDimSize(2), paddedType.getDimSize(3), perGroup},
+                paddedType.getElementType()),
+            ndhwc, offsets, sizes, ones);
+        wg = slice(b, loc, dhwcf, {0, 0, 0, 0, g * filtersPerGroup},
+                   {kernel[0], kernel[1], kernel[2], perGroup, filtersPerGroup},
+                   {1, 1, 1, 1, 1});
+      }
+      Value init =
+          filledTo(b, loc,
+                   {dimOf(b, loc, x, 0), b.getIndexAttr(w->out[0]),
+                    b.getIndexAttr(w->out[1]), b.getIndexAttr(w->out[2]),
+                    b.getIndexAttr(filtersPerGroup)},
+                   scalar(b, loc, xType.getElementType(), 0));
+      parts.push_back(linalg::Conv3DNdhwcDhwcfOp::create(
+                          b, loc, TypeRange{init.getType()}, ValueRange{xg, wg},
+                          ValueRange{init}, i64Vector(b, w->strides),
+                          i64Vector(b, w->dilations))
+                          ->getResult(0));
+    }
+    return parts.size() == 1 ? parts.front() : concat(b, loc, parts, 4);
   }
   x = liftTo2D(b, loc, x);
   weight = liftTo2D(b, loc, weight);
@@ -530,17 +555,201 @@ LogicalResult lowerConv(Node &n) {
   return finishConv(n, *out, n.rank(0));
 }
 
+/// 3-D ConvTranspose as a gather: output o of spatial axis i takes input
+/// position (o + pad_i - k dilation_i) / stride_i where that divides and
+/// lies inside the input. One kernel over [N, group, M/group, D, H, W]
+/// reduces over the group's channels and the kernel taps (the weight,
+/// [group, C/group, M/group, kd, kh, kw], gives them their extents). The
+/// pads follow the 2-D lowering's rules (auto_pad, output_shape,
+/// output_padding).
+LogicalResult lowerConvTranspose3D(Node &n) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type element = n.elem(0);
+  ArrayRef<int64_t> xs = n.shape(0), ws = n.shape(1);
+  int64_t group = n.intAttr("group", 1);
+  int64_t batch = xs[0], channels = xs[1], perGroupOut = ws[1];
+  if (ShapedType::isDynamic(batch)) {
+    return n.fail("a 3-D transposed convolution takes a static batch");
+  }
+  if (group <= 0 || channels % group != 0 || ws[0] != channels) {
+    return n.fail("the weight shape does not match the input channels and "
+                  "group " +
+                  llvm::Twine(group));
+  }
+  int64_t spatial = 3, perGroup = channels / group;
+  SmallVector<int64_t> in(xs.drop_front(2)), k(ws.drop_front(2));
+  SmallVector<int64_t> strides =
+      n.intsAttr("strides").value_or(SmallVector<int64_t>(3, 1));
+  SmallVector<int64_t> dilations =
+      n.intsAttr("dilations").value_or(SmallVector<int64_t>(3, 1));
+  SmallVector<int64_t> outputPadding =
+      n.intsAttr("output_padding").value_or(SmallVector<int64_t>(3, 0));
+  SmallVector<int64_t> pads =
+      n.intsAttr("pads").value_or(SmallVector<int64_t>(6, 0));
+  if (strides.size() != 3 || dilations.size() != 3 ||
+      outputPadding.size() != 3 || pads.size() != 6) {
+    return n.fail("strides, dilations, output_padding or pads do not match "
+                  "the spatial rank");
+  }
+  StringRef autoPad = n.stringAttr("auto_pad").value_or("NOTSET");
+  std::optional<SmallVector<int64_t>> outputShape = n.intsAttr("output_shape");
+  if (outputShape && outputShape->size() != 3) {
+    return n.fail("output_shape does not match the spatial rank");
+  }
+  SmallVector<int64_t> out(spatial);
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t scaled = 0;
+    if (!inWindowRange(k[i], 1) || !inWindowRange(strides[i], 1) ||
+        !inWindowRange(dilations[i], 1) ||
+        !inWindowRange(outputPadding[i], 0) || !inWindowRange(pads[i], 0) ||
+        !inWindowRange(pads[i + 3], 0) || in[i] < 1 ||
+        __builtin_mul_overflow(strides[i], in[i], &scaled) ||
+        scaled > (int64_t(1) << 62)) {
+      return n.fail("the kernel size, stride, dilation, output_padding or "
+                    "pads of spatial axis " +
+                    llvm::Twine(i) +
+                    " are out of range (sizes, strides and dilations 1 to "
+                    "2^30, paddings 0 to 2^30)");
+    }
+    int64_t full = strides[i] * (in[i] - 1) + outputPadding[i] +
+                   (k[i] - 1) * dilations[i] + 1;
+    if (outputShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t target = in[i] * strides[i];
+      if (outputShape) {
+        target = (*outputShape)[i];
+        if (target < 1 || target > (int64_t(1) << 62)) {
+          return n.fail("output_shape " + llvm::Twine(target) +
+                        " of spatial axis " + llvm::Twine(i) +
+                        " is not a size from 1 to 2^62");
+        }
+      }
+      int64_t total = full - target;
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      bool upper = autoPad == "SAME_UPPER";
+      pads[i] = upper ? half : total - half;
+      pads[i + 3] = total - pads[i];
+    } else if (autoPad == "VALID") {
+      pads[i] = pads[i + 3] = 0;
+    }
+    out[i] = full - pads[i] - pads[i + 3];
+    if (out[i] <= 0) {
+      return n.fail("the pads leave an empty result");
+    }
+  }
+  SmallVector<int64_t> shape = {batch,  group,  perGroupOut,
+                                out[0], out[1], out[2]};
+  if (failed(n.checkShape(shape, element, "the result"))) {
+    return failure();
+  }
+  Value weight = reshape(b, loc, n.in(1),
+                         {group, perGroup, perGroupOut, k[0], k[1], k[2]});
+  Value init = filled(b, loc, shape, scalar(b, loc, element, 0));
+  MLIRContext *context = b.getContext();
+  auto dim = [&](int64_t d) { return b.getAffineDimExpr(d); };
+  // Loops: n g m od oh ow (parallel), c kd kh kw (reduced).
+  SmallVector<utils::IteratorType> iterators(6, utils::IteratorType::parallel);
+  iterators.append(4, utils::IteratorType::reduction);
+  Value x = n.in(0);
+  Value result = linalg::GenericOp::create(
+                     b, loc, TypeRange{init.getType()}, ValueRange{weight},
+                     ValueRange{init},
+                     {AffineMap::get(
+                          10, 0,
+                          {dim(1), dim(6), dim(2), dim(7), dim(8), dim(9)},
+                          context),
+                      AffineMap::get(
+                          10, 0,
+                          {dim(0), dim(1), dim(2), dim(3), dim(4), dim(5)},
+                          context)},
+                     iterators,
+                     [&](OpBuilder &nb, Location l, ValueRange args) {
+                       auto ci = [&](int64_t v) -> Value {
+                         return arith::ConstantIndexOp::create(nb, l, v);
+                       };
+                       auto index = [&](int64_t d) -> Value {
+                         return linalg::IndexOp::create(nb, l, d);
+                       };
+                       Value hit = arith::ConstantIntOp::create(nb, l, 1, 1);
+                       SmallVector<Value> at = {
+                           index(0), arith::AddIOp::create(
+                                         nb, l,
+                                         arith::MulIOp::create(nb, l, index(1),
+                                                               ci(perGroup)),
+                                         index(6))};
+                       for (int64_t i = 0; i < spatial; ++i) {
+                         // o + pad - k dilation, which the stride must divide.
+                         Value t = arith::SubIOp::create(
+                             nb, l,
+                             arith::AddIOp::create(nb, l, index(3 + i),
+                                                   ci(pads[i])),
+                             arith::MulIOp::create(nb, l, index(7 + i),
+                                                   ci(dilations[i])));
+                         Value q = arith::FloorDivSIOp::create(nb, l, t,
+                                                               ci(strides[i]));
+                         Value exact = arith::CmpIOp::create(
+                             nb, l, arith::CmpIPredicate::eq,
+                             arith::MulIOp::create(nb, l, q, ci(strides[i])),
+                             t);
+                         Value inside = arith::AndIOp::create(
+                             nb, l,
+                             arith::CmpIOp::create(
+                                 nb, l, arith::CmpIPredicate::sge, q, ci(0)),
+                             arith::CmpIOp::create(nb, l,
+                                                   arith::CmpIPredicate::slt, q,
+                                                   ci(in[i])));
+                         hit = arith::AndIOp::create(
+                             nb, l, hit,
+                             arith::AndIOp::create(nb, l, exact, inside));
+                         at.push_back(arith::MinSIOp::create(
+                             nb, l, arith::MaxSIOp::create(nb, l, q, ci(0)),
+                             ci(in[i] - 1)));
+                       }
+                       Value v = tensor::ExtractOp::create(nb, l, x, at);
+                       Value product = arith::MulFOp::create(nb, l, v, args[0]);
+                       Value sum =
+                           arith::AddFOp::create(nb, l, args[1], product);
+                       linalg::YieldOp::create(
+                           nb, l,
+                           ValueRange{
+                               arith::SelectOp::create(nb, l, hit, sum, args[1])
+                                   .getResult()});
+                     })
+                     ->getResult(0);
+  SmallVector<int64_t> nchw = {batch, group * perGroupOut, out[0], out[1],
+                               out[2]};
+  result = reshape(b, loc, result, nchw);
+  if (n.has(2)) {
+    if (n.rank(2) != 1 || n.shape(2)[0] != group * perGroupOut) {
+      return n.fail("input 2 (B) has " +
+                    llvm::Twine(n.type(2).getNumElements()) +
+                    " values; it takes one per output channel (" +
+                    llvm::Twine(group * perGroupOut) + ")");
+    }
+    Value bias = reshape(b, loc, n.in(2), {group * perGroupOut, 1, 1, 1});
+    result = elementwise(b, loc, {result, bias}, nchw, element,
+                         [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                           return arith::AddFOp::create(nb, l, a[0], a[1]);
+                         });
+  }
+  return n.replace(result);
+}
+
 /// ConvTranspose as a convolution: the input spread out by the strides
 /// (zeros between its elements), padded by what the kernel overhangs, and
 /// convolved with the spatially flipped kernel whose in and out channels
 /// are swapped.
 LogicalResult lowerConvTranspose(Node &n) {
   int64_t rank = n.rank(0);
-  if (rank != 3 && rank != 4) {
-    return n.fail("only 1-D and 2-D transposed convolutions are supported");
+  if (rank != 3 && rank != 4 && rank != 5) {
+    return n.fail("only 1-D, 2-D and 3-D transposed convolutions are "
+                  "supported");
   }
   if (!isFloat(n.elem(0))) {
     return n.fail("expects floating-point inputs");
+  }
+  if (rank == 5) {
+    return lowerConvTranspose3D(n);
   }
   OpBuilder &b = n.b;
   Location loc = n.loc;
@@ -706,6 +915,111 @@ bool fitsDivisorLimit(ArrayRef<int64_t> shape) {
   return true;
 }
 
+/// MaxPool's Indices (NHWC, i64) of the maxima `max` (NHWC) over the
+/// padded input `padded` (NHWC): for each output, the least flat index
+/// into the unpadded NCHW input, (n C + c) prod(in) + the position in the
+/// plane (row major, or column major with `columnMajor`), of the taps
+/// inside the input that hold the maximum. The least index is the first
+/// maximum in either order, and a minimum does not depend on the order
+/// the reduction visits the taps in.
+Value maxPoolIndices(OpBuilder &b, Location loc, Value padded, Value max,
+                     Value windowTensor, const Window &w, ArrayRef<int64_t> in,
+                     int64_t channels, bool columnMajor) {
+  MLIRContext *context = b.getContext();
+  int64_t spatial = in.size();
+  int64_t rank = spatial + 2;
+  int64_t loops = rank + spatial;
+  auto dim = [&](int64_t d) { return b.getAffineDimExpr(d); };
+  SmallVector<AffineExpr> xExprs = {dim(0)}, kExprs, outExprs;
+  for (int64_t i = 0; i < spatial; ++i) {
+    xExprs.push_back(dim(1 + i) * w.strides[i] +
+                     dim(rank + i) * w.dilations[i]);
+    kExprs.push_back(dim(rank + i));
+  }
+  xExprs.push_back(dim(rank - 1));
+  for (int64_t d = 0; d < rank; ++d) {
+    outExprs.push_back(dim(d));
+  }
+  Type i64 = b.getI64Type();
+  SmallVector<OpFoldResult> sizes = dimsOf(b, loc, max);
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+  Value init =
+      filledTo(b, loc, sizes, arith::ConstantIntOp::create(b, loc, i64, kNone));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.append(spatial, utils::IteratorType::reduction);
+  int64_t plane = 1;
+  for (int64_t size : in) {
+    plane *= size;
+  }
+  Type element = getElementTypeOrSelf(padded.getType());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()},
+             ValueRange{padded, windowTensor, max}, ValueRange{init},
+             {AffineMap::get(loops, 0, xExprs, context),
+              AffineMap::get(loops, 0, kExprs, context),
+              AffineMap::get(loops, 0, outExprs, context),
+              AffineMap::get(loops, 0, outExprs, context)},
+             iterators,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               auto index = [&](int64_t d) -> Value {
+                 return arith::IndexCastOp::create(
+                     nb, l, i64, linalg::IndexOp::create(nb, l, d));
+               };
+               auto c64 = [&](int64_t v) -> Value {
+                 return arith::ConstantIntOp::create(nb, l, i64, v);
+               };
+               Value equal =
+                   isFloat(element)
+                       ? arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                               args[0], args[2])
+                             .getResult()
+                       : arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                               args[0], args[2])
+                             .getResult();
+               Value hit = equal;
+               // (n C + c) plane, then the position in the plane.
+               Value flat = arith::MulIOp::create(
+                   nb, l,
+                   arith::AddIOp::create(
+                       nb, l,
+                       arith::MulIOp::create(nb, l, index(0), c64(channels)),
+                       index(rank - 1)),
+                   c64(plane));
+               int64_t step = 1;
+               for (int64_t k = 0; k < spatial; ++k) {
+                 // Row major: the last spatial dim is the fastest.
+                 int64_t i = columnMajor ? k : spatial - 1 - k;
+                 Value at = arith::SubIOp::create(
+                     nb, l,
+                     arith::AddIOp::create(
+                         nb, l,
+                         arith::MulIOp::create(nb, l, index(1 + i),
+                                               c64(w.strides[i])),
+                         arith::MulIOp::create(nb, l, index(rank + i),
+                                               c64(w.dilations[i]))),
+                     c64(w.padBegin[i]));
+                 Value inside = arith::AndIOp::create(
+                     nb, l,
+                     arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, at,
+                                           c64(0)),
+                     arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, at,
+                                           c64(in[i])));
+                 hit = arith::AndIOp::create(nb, l, hit, inside);
+                 flat = arith::AddIOp::create(
+                     nb, l, flat, arith::MulIOp::create(nb, l, at, c64(step)));
+                 step *= in[i];
+               }
+               Value candidate =
+                   arith::SelectOp::create(nb, l, hit, flat, c64(kNone));
+               linalg::YieldOp::create(
+                   nb, l,
+                   ValueRange{arith::MinSIOp::create(nb, l, args[3], candidate)
+                                  .getResult()});
+             })
+      ->getResult(0);
+}
+
 enum class PoolKind { Max, Average, Lp };
 
 /// |x|^p of a float scalar (x * x for p = 2, |x| for p = 1; powf, in f32
@@ -755,11 +1069,12 @@ LogicalResult lowerPool(Node &n, PoolKind kind, bool globalKernel = false) {
   if (rank < 3 || rank > 5) {
     return n.fail("only 1-D, 2-D and 3-D pooling is supported");
   }
-  if (n.numOutputs() > 1 && n.outputUsed(1)) {
-    return n.fail("the Indices output is not supported");
-  }
-  if (n.intAttr("storage_order", 0) != 0) {
-    return n.fail("storage_order 1 is not supported");
+  bool wantIndices = isMax && n.numOutputs() > 1 && n.outputUsed(1);
+  int64_t storageOrder = n.intAttr("storage_order", 0);
+  if (storageOrder != 0 && storageOrder != 1) {
+    return n.fail("storage_order must be 0 (row major) or 1 (column major); "
+                  "it is " +
+                  llvm::Twine(storageOrder));
   }
   std::optional<SmallVector<int64_t>> kernel =
       globalKernel
@@ -918,13 +1233,21 @@ LogicalResult lowerPool(Node &n, PoolKind kind, bool globalKernel = false) {
                             .getResult();
                       });
   }
-  Value nchw = transpose(b, loc, out, toChannelsFirst(liftedRank));
-  if (rank == 3) {
-    nchw =
-        reshapeTo(b, loc, nchw,
-                  {batch, b.getIndexAttr(channels), b.getIndexAttr(w->out[1])});
+  auto toNCHW = [&](Value v) {
+    Value nchw = transpose(b, loc, v, toChannelsFirst(liftedRank));
+    if (rank == 3) {
+      nchw = reshapeTo(
+          b, loc, nchw,
+          {batch, b.getIndexAttr(channels), b.getIndexAttr(w->out[1])});
+    }
+    return nchw;
+  };
+  if (!wantIndices) {
+    return n.replace(toNCHW(out), {isUnsigned});
   }
-  return n.replace(nchw, {isUnsigned});
+  Value indices = maxPoolIndices(b, loc, nhwc, out, windowTensor, *w, in,
+                                 channels, storageOrder == 1);
+  return n.replace({toNCHW(out), toNCHW(indices)}, {isUnsigned, false});
 }
 
 /// LpNormalization: x / (sum over `axis` of |x|^p)^(1/p), p 1 or 2.

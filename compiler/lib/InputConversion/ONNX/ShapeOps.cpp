@@ -1255,36 +1255,55 @@ LogicalResult lowerGatherElements(Node &n) {
   return n.replace(result, {n.isUnsigned(0)});
 }
 
+/// GatherND: each index tuple (the indices' last dimension, k long) picks
+/// a slice of the data; with batch_dims b the first b dimensions are
+/// shared, each batch gathering from its own data slice.
 LogicalResult lowerGatherND(Node &n) {
   int64_t batch = n.intAttr("batch_dims", 0);
   ArrayRef<int64_t> data = n.shape(0), indices = n.shape(1);
   int64_t q = indices.size();
   int64_t k = indices.back();
   int64_t r = data.size();
-  if (batch != 0) {
-    return n.fail("batch_dims other than 0 are not supported");
+  // The first batch_dims dimensions of data and indices are shared: each
+  // batch gathers from its own slice of the data.
+  if (batch < 0 || batch >= q || batch >= r) {
+    return n.fail("batch_dims " + llvm::Twine(batch) +
+                  " is not from 0 to below both ranks (data " + llvm::Twine(r) +
+                  ", indices " + llvm::Twine(q) + ")");
   }
-  if (k > r) {
+  for (int64_t d = 0; d < batch; ++d) {
+    if (data[d] != indices[d]) {
+      return n.fail("batch dimension " + llvm::Twine(d) + " is " +
+                    llvm::Twine(data[d]) + " in the data and " +
+                    llvm::Twine(indices[d]) + " in the indices");
+    }
+  }
+  if (k > r - batch) {
+    if (batch == 0) {
+      return n.fail("the indices' last dimension is " + llvm::Twine(k) +
+                    ", more than the data's rank " + llvm::Twine(r));
+    }
     return n.fail("the indices' last dimension is " + llvm::Twine(k) +
-                  ", more than the data's rank " + llvm::Twine(r));
+                  ", more than the data's rank less batch_dims (" +
+                  llvm::Twine(r - batch) + ")");
   }
   SmallVector<int64_t> shape(indices.begin(), indices.end() - 1);
-  shape.append(data.begin() + k, data.end());
+  shape.append(data.begin() + batch + k, data.end());
   auto type = RankedTensorType::get(shape, n.elem(0));
   Value indicesValue = n.in(1);
   Value result = gatherGeneric(
       n.b, n.loc, n.in(0), {}, {}, type,
       [&](OpBuilder &b, Location loc, ValueRange out, ValueRange) {
-        SmallVector<Value> at;
+        SmallVector<Value> at(out.take_front(batch));
         SmallVector<Value> prefix(out.take_front(q - 1));
         for (int64_t j = 0; j < k; ++j) {
           SmallVector<Value> idx(prefix);
           idx.push_back(arith::ConstantIndexOp::create(b, loc, j));
           Value v = tensor::ExtractOp::create(b, loc, indicesValue, idx);
-          at.push_back(normalizeIndex(b, loc, v, data[j]));
+          at.push_back(normalizeIndex(b, loc, v, data[batch + j]));
         }
-        for (int64_t d = k; d < r; ++d) {
-          at.push_back(out[q - 1 + d - k]);
+        for (int64_t d = batch + k; d < r; ++d) {
+          at.push_back(out[q - 1 + d - batch - k]);
         }
         return at;
       });

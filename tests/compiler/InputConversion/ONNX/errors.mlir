@@ -828,10 +828,29 @@ func.func @resize_antialias_crop(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
 
 // -----
 
+func.func @stft_frame_length_unlike_window(%x: tensor<1x16x1xf32>, %w: tensor<8xf32>) -> tensor<1x3x5x2xf32> {
+  %s = arith.constant dense<4> : tensor<i64>
+  %l = arith.constant dense<6> : tensor<i64>
+  // expected-error @+1 {{onnx node 'st' (STFT, opset 17): frame_length 6 differs from the window's size 8}}
+  %0 = onnx.node "STFT"(%x, %s, %w, %l) {attrs = {}, domain = "", node_name = "st", opset = 17 : i64} : (tensor<1x16x1xf32>, tensor<i64>, tensor<8xf32>, tensor<i64>) -> tensor<1x3x5x2xf32>
+  return %0 : tensor<1x3x5x2xf32>
+}
+
+// -----
+
 func.func @float8_arithmetic(%a: tensor<2xf8E5M2>) -> tensor<2xf8E5M2> {
   // expected-error @+1 {{onnx node 'add' (Add, opset 19): input 0 has element type f8E5M2, which Strata lowers only through Cast, CastLike, QuantizeLinear, DequantizeLinear and the ops that move data (Identity, Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice, Gather, Expand, Tile, Shape, Size): cast it to a wider type first}}
   %0 = onnx.node "Add"(%a, %a) {attrs = {}, domain = "", node_name = "add", opset = 19 : i64} : (tensor<2xf8E5M2>, tensor<2xf8E5M2>) -> tensor<2xf8E5M2>
   return %0 : tensor<2xf8E5M2>
+}
+
+// -----
+
+func.func @stft_zero_step(%x: tensor<1x16x1xf32>, %w: tensor<8xf32>) -> tensor<1x3x5x2xf32> {
+  %s = arith.constant dense<0> : tensor<i64>
+  // expected-error @+1 {{onnx node 'st' (STFT, opset 17): frame_step 0 is not positive}}
+  %0 = onnx.node "STFT"(%x, %s, %w) {attrs = {}, domain = "", node_name = "st", opset = 17 : i64} : (tensor<1x16x1xf32>, tensor<i64>, tensor<8xf32>) -> tensor<1x3x5x2xf32>
+  return %0 : tensor<1x3x5x2xf32>
 }
 
 // -----
@@ -845,6 +864,19 @@ func.func @int4_zero_point_type(%x: tensor<4xi4>, %z: tensor<i8>) -> tensor<4xf3
 
 // -----
 
+func.func @mel_bad_datatype() -> tensor<9x8xf32> {
+  %m = arith.constant dense<8> : tensor<i32>
+  %d = arith.constant dense<16> : tensor<i32>
+  %r = arith.constant dense<8192> : tensor<i32>
+  %lo = arith.constant dense<0.0> : tensor<f32>
+  %hi = arith.constant dense<4096.0> : tensor<f32>
+  // expected-error @+1 {{onnx node 'mel' (MelWeightMatrix, opset 17): output_datatype 7 is not a float type (1, 10, 11 or 16)}}
+  %0 = onnx.node "MelWeightMatrix"(%m, %d, %r, %lo, %hi) {attrs = {output_datatype = 7 : i64}, domain = "", node_name = "mel", opset = 17 : i64} : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<9x8xf32>
+  return %0 : tensor<9x8xf32>
+}
+
+// -----
+
 func.func @negative_block_size(%x: tensor<4xi8>) -> tensor<4xf32> {
   %s = arith.constant dense<2.0> : tensor<f32>
   // expected-error @+1 {{onnx node 'dq' (DequantizeLinear, opset 21): block_size is -2; it must be positive (or 0: no blocks)}}
@@ -854,9 +886,79 @@ func.func @negative_block_size(%x: tensor<4xi8>) -> tensor<4xf32> {
 
 // -----
 
+func.func @mel_zero_bins() -> tensor<9x8xf32> {
+  %m = arith.constant dense<0> : tensor<i32>
+  %d = arith.constant dense<16> : tensor<i32>
+  %r = arith.constant dense<8192> : tensor<i32>
+  %lo = arith.constant dense<0.0> : tensor<f32>
+  %hi = arith.constant dense<4096.0> : tensor<f32>
+  // expected-error @+1 {{onnx node 'mel' (MelWeightMatrix, opset 17): num_mel_bins (0), dft_length (16) and sample_rate (8192) must be positive}}
+  %0 = onnx.node "MelWeightMatrix"(%m, %d, %r, %lo, %hi) {attrs = {}, domain = "", node_name = "mel", opset = 17 : i64} : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<9x8xf32>
+  return %0 : tensor<9x8xf32>
+}
+
+// -----
+
 func.func @quantize_output_dtype(%x: tensor<4xf32>) -> tensor<4xf32> {
   %s = arith.constant dense<2.0> : tensor<f32>
   // expected-error @+1 {{onnx node 'q' (QuantizeLinear, opset 21): output_dtype 1 is not a quantized type (uint8, int8, uint16, int16, the float8 types, uint4, int4)}}
   %0 = onnx.node "QuantizeLinear"(%x, %s) {attrs = {output_dtype = 1 : i64}, domain = "", node_name = "q", opset = 21 : i64} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @det_integer(%x: tensor<3x3xi32>) -> tensor<i32> {
+  // expected-error @+1 {{onnx node 'det' (Det, opset 11): input 0 must be a float tensor of square matrices [..., M, M]; it is tensor<3x3xi32>}}
+  %0 = onnx.node "Det"(%x) {attrs = {}, domain = "", node_name = "det", opset = 11 : i64} : (tensor<3x3xi32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
+
+// -----
+
+func.func @maxpool_storage_order(%x: tensor<1x2x5x5xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) {
+  // expected-error @+1 {{onnx node 'p' (MaxPool, opset 12): storage_order must be 0 (row major) or 1 (column major); it is 2}}
+  %y, %i = onnx.node "MaxPool"(%x) {attrs = {kernel_shape = [2, 2], strides = [2, 2], storage_order = 2 : i64}, domain = "", node_name = "p", opset = 12 : i64} : (tensor<1x2x5x5xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>)
+  return %y, %i : tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>
+}
+
+// -----
+
+func.func @maxunpool_small_output(%x: tensor<1x1x2x2xf32>, %i: tensor<1x1x2x2xi64>) -> tensor<1x1x3x4xf32> {
+  %s = arith.constant dense<[1, 1, 3, 4]> : tensor<4xi64>
+  // expected-error @+1 {{onnx node 'u' (MaxUnpool, opset 11): output_shape's dimension 2 is 3, not a size from 4 (the unpooled size) to 2^40}}
+  %0 = onnx.node "MaxUnpool"(%x, %i, %s) {attrs = {kernel_shape = [2, 2], strides = [2, 2]}, domain = "", node_name = "u", opset = 11 : i64} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>, tensor<4xi64>) -> tensor<1x1x3x4xf32>
+  return %0 : tensor<1x1x3x4xf32>
+}
+
+// -----
+
+func.func @roialign_transform(%x: tensor<1x2x8x8xf32>, %r: tensor<3x4xf32>, %b: tensor<3xi64>) -> tensor<3x2x1x1xf32> {
+  // expected-error @+1 {{onnx node 'roi' (RoiAlign, opset 16): coordinate_transformation_mode 'align_corners' is not half_pixel or output_half_pixel}}
+  %0 = onnx.node "RoiAlign"(%x, %r, %b) {attrs = {coordinate_transformation_mode = "align_corners"}, domain = "", node_name = "roi", opset = 16 : i64} : (tensor<1x2x8x8xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x1x1xf32>
+  return %0 : tensor<3x2x1x1xf32>
+}
+
+// -----
+
+func.func @roialign_batch_indices(%x: tensor<1x2x8x8xf32>, %r: tensor<3x4xf32>, %b: tensor<2xi64>) -> tensor<3x2x1x1xf32> {
+  // expected-error @+1 {{onnx node 'roi' (RoiAlign, opset 16): input 2 (batch_indices) must be 3 integers, one per region; it is tensor<2xi64>}}
+  %0 = onnx.node "RoiAlign"(%x, %r, %b) {attrs = {}, domain = "", node_name = "roi", opset = 16 : i64} : (tensor<1x2x8x8xf32>, tensor<3x4xf32>, tensor<2xi64>) -> tensor<3x2x1x1xf32>
+  return %0 : tensor<3x2x1x1xf32>
+}
+
+// -----
+
+func.func @deform_conv_3d(%x: tensor<1x2x4x4x4xf32>, %w: tensor<2x2x1x1x1xf32>, %o: tensor<1x3x4x4x4xf32>) -> tensor<1x2x4x4x4xf32> {
+  // expected-error @+1 {{onnx node 'dc' (DeformConv, opset 19): input 0 (X) must be a float tensor [N, C, H, W] (2-D deformable convolution); it is tensor<1x2x4x4x4xf32>}}
+  %0 = onnx.node "DeformConv"(%x, %w, %o) {attrs = {}, domain = "", node_name = "dc", opset = 19 : i64} : (tensor<1x2x4x4x4xf32>, tensor<2x2x1x1x1xf32>, tensor<1x3x4x4x4xf32>) -> tensor<1x2x4x4x4xf32>
+  return %0 : tensor<1x2x4x4x4xf32>
+}
+
+// -----
+
+func.func @deform_conv_no_offset(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+  // expected-error @+1 {{onnx node 'dc' (DeformConv, opset 19): input 2 is missing; the op type takes at least 3}}
+  %0 = onnx.node "DeformConv"(%x, %w) {attrs = {}, domain = "", node_name = "dc", opset = 19 : i64} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
 }

@@ -160,6 +160,22 @@ func.func @global_lp_pool(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32> {
 
 // -----
 
+// A grouped 3-D Conv: one conv_3d per group on its channels and filters,
+// concatenated along the filters.
+// CHECK-LABEL: func.func @conv3d_groups
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0] [1, 3, 3, 3, 2] [1, 1, 1, 1, 1] : tensor<1x3x3x3x4xf32> to tensor<1x3x3x3x2xf32>
+// CHECK: %[[G0:.*]] = linalg.conv_3d_ndhwc_dhwcf
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0, 2] [1, 3, 3, 3, 2]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0, 3] [1, 1, 1, 2, 3]
+// CHECK: %[[G1:.*]] = linalg.conv_3d_ndhwc_dhwcf
+// CHECK: tensor.concat dim(4) %[[G0]], %[[G1]] : (tensor<1x3x3x3x3xf32>, tensor<1x3x3x3x3xf32>) -> tensor<1x3x3x3x6xf32>
+func.func @conv3d_groups(%x: tensor<1x4x3x3x3xf32>, %w: tensor<6x2x1x1x1xf32>) -> tensor<1x6x3x3x3xf32> {
+  %0 = onnx.node "Conv"(%x, %w) {attrs = {group = 2 : i64}, domain = "", opset = 11 : i64} : (tensor<1x4x3x3x3xf32>, tensor<6x2x1x1x1xf32>) -> tensor<1x6x3x3x3xf32>
+  return %0 : tensor<1x6x3x3x3xf32>
+}
+
+// -----
+
 // LpNormalization: one reduction of |x| (p = 1) over the axis, its root per
 // reduced element, then x divided by it broadcast along the axis.
 // CHECK-LABEL: func.func @lp_normalization
@@ -191,4 +207,21 @@ func.func @resize_antialias(%x: tensor<1x1x4x2xf32>) -> tensor<1x1x2x3xf32> {
   %s = arith.constant dense<[1.0, 1.0, 0.5, 1.5]> : tensor<4xf32>
   %0 = onnx.node "Resize"(%x, %none, %s) {attrs = {mode = "linear", antialias = 1}, domain = "", opset = 18 : i64} : (tensor<1x1x4x2xf32>, none, tensor<4xf32>) -> tensor<1x1x2x3xf32>
   return %0 : tensor<1x1x2x3xf32>
+}
+
+// -----
+
+// A 3-D ConvTranspose as a gather: one kernel over [N, group, M/group,
+// D, H, W] reducing over the group's channels and the taps (the weight
+// seen as [group, C/group, M/group, kd, kh, kw]); the input position
+// (o + pad - k dilation) / stride where the stride divides it.
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d1, d6, d2, d7, d8, d9)>
+// CHECK-LABEL: func.func @convtranspose_3d
+// CHECK: linalg.generic {indexing_maps = [#[[W]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%{{.*}} : tensor<2x1x1x2x2x2xf32>) outs(%{{.*}} : tensor<1x2x1x6x6x6xf32>)
+// CHECK-COUNT-3: arith.floordivsi %{{.*}}, %c2
+// CHECK: tensor.extract %{{.*}} : tensor<1x2x3x3x3xf32>
+// CHECK: arith.select
+func.func @convtranspose_3d(%x: tensor<1x2x3x3x3xf32>, %w: tensor<2x1x2x2x2xf32>) -> tensor<1x2x6x6x6xf32> {
+  %0 = onnx.node "ConvTranspose"(%x, %w) {attrs = {strides = [2, 2, 2], group = 2 : i64}, domain = "", opset = 11 : i64} : (tensor<1x2x3x3x3xf32>, tensor<2x1x2x2x2xf32>) -> tensor<1x2x6x6x6xf32>
+  return %0 : tensor<1x2x6x6x6xf32>
 }

@@ -150,3 +150,34 @@ func.func @grid_sample_3d(%x: tensor<1x2x5x6x7xf32>, %g: tensor<1x2x3x4x3xf32>) 
   %0 = onnx.node "GridSample"(%x, %g) {attrs = {mode = "linear", padding_mode = "border"}, domain = "", opset = 20 : i64} : (tensor<1x2x5x6x7xf32>, tensor<1x2x3x4x3xf32>) -> tensor<1x2x2x3x4xf32>
   return %0 : tensor<1x2x2x3x4xf32>
 }
+
+// -----
+
+// GatherND with batch_dims 1: the batch index is shared, the index tuple
+// (negative ones wrapped by 3) picks the row of that batch's data.
+// CHECK-LABEL: func.func @gathernd_batch
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK: %[[B:.*]] = linalg.index 0
+// CHECK: %[[J:.*]] = linalg.index 1
+// CHECK: tensor.extract %{{.*}}[%[[B]], %{{.*}}] : tensor<2x1xi64>
+// CHECK: %[[ROW:.*]] = arith.select
+// CHECK: tensor.extract %{{.*}}[%[[B]], %[[ROW]], %[[J]]] : tensor<2x3x4xf32>
+func.func @gathernd_batch(%d: tensor<2x3x4xf32>, %i: tensor<2x1xi64>) -> tensor<2x4xf32> {
+  %0 = onnx.node "GatherND"(%d, %i) {attrs = {batch_dims = 1 : i64}, domain = "", opset = 13 : i64} : (tensor<2x3x4xf32>, tensor<2x1xi64>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Einsum with ellipses: each "..." becomes unused letters, right-aligned
+// across operands (the second operand's one batch dimension meets the
+// first's second, which broadcasts from 1).
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d2, d4)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, d3)>
+// CHECK-DAG: #[[Y:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @einsum_ellipsis
+// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[Y]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+func.func @einsum_ellipsis(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x2xf32>) -> tensor<2x5x3x2xf32> {
+  %0 = onnx.node "Einsum"(%a, %b) {attrs = {equation = "...ij,...jk->...ik"}, domain = "", opset = 12 : i64} : (tensor<2x1x3x4xf32>, tensor<5x4x2xf32>) -> tensor<2x5x3x2xf32>
+  return %0 : tensor<2x5x3x2xf32>
+}
