@@ -345,7 +345,8 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, int64_t nativeVectorBytes,
       return failure();
     }
   }
-  if (failed(vectorizeExecutable(module, nativeVectorBytes)) ||
+  if (failed(lowerSoftmaxRows(module, nativeVectorBytes)) ||
+      failed(vectorizeExecutable(module, nativeVectorBytes)) ||
       failed(runPassPipeline(module, "func.func(convert-linalg-to-loops,"
                                      "canonicalize,cse)"))) {
     return failure();
