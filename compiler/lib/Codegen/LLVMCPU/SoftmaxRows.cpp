@@ -38,12 +38,10 @@ bool hasUnitInnerStride(MemRefType type) {
 
 // A loop from `lb` to `ub` by `step` carrying `init`; `body` gets the
 // induction variable and the carried values and returns the next ones.
-SmallVector<Value>
-buildLoop(OpBuilder &b, Location loc, Value lb, Value ub, Value step,
-          ValueRange init,
-          function_ref<SmallVector<Value>(OpBuilder &, Location, Value,
-                                          ValueRange)>
-              body) {
+SmallVector<Value> buildLoop(
+    OpBuilder &b, Location loc, Value lb, Value ub, Value step, ValueRange init,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)>
+        body) {
   auto loop = scf::ForOp::create(
       b, loc, lb, ub, step, init,
       [&](OpBuilder &nb, Location l, Value iv, ValueRange args) {
@@ -70,10 +68,10 @@ Value reduceByHalves(OpBuilder &b, Location loc, Value v,
   int64_t lanes = type.getNumElements();
   while (lanes > 1 && lanes % 2 == 0) {
     int64_t half = lanes / 2;
-    Value low = vector::ExtractStridedSliceOp::create(b, loc, v, {0}, {half},
-                                                      {1});
-    Value high = vector::ExtractStridedSliceOp::create(b, loc, v, {half},
-                                                       {half}, {1});
+    Value low =
+        vector::ExtractStridedSliceOp::create(b, loc, v, {0}, {half}, {1});
+    Value high =
+        vector::ExtractStridedSliceOp::create(b, loc, v, {half}, {half}, {1});
     v = combine(high, low);
     lanes = half;
   }
@@ -144,7 +142,8 @@ LogicalResult lowerSoftmax(linalg::SoftmaxOp op, int64_t nativeVectorBytes) {
         // Pass 1: the maximum.
         Value max = lowest;
         if (vectors) {
-          Value splat = vector::BroadcastOp::create(rb, loc, vectorType, lowest);
+          Value splat =
+              vector::BroadcastOp::create(rb, loc, vectorType, lowest);
           Value acc = buildLoop(
               rb, loc, zero, whole, vectorStep, {splat},
               [&](OpBuilder &nb, Location l, Value j, ValueRange args) {
@@ -155,17 +154,17 @@ LogicalResult lowerSoftmax(linalg::SoftmaxOp op, int64_t nativeVectorBytes) {
             return maxSkippingNaN(rb, loc, x, y);
           });
         }
-        max = buildLoop(rb, loc, whole, length, one, {max},
-                        [&](OpBuilder &nb, Location l, Value j,
-                            ValueRange args) {
-                          Value x = memref::LoadOp::create(nb, l, in, at(j));
-                          return SmallVector<Value>{
-                              maxSkippingNaN(nb, l, x, args[0])};
-                        })[0];
+        max = buildLoop(
+            rb, loc, whole, length, one, {max},
+            [&](OpBuilder &nb, Location l, Value j, ValueRange args) {
+              Value x = memref::LoadOp::create(nb, l, in, at(j));
+              return SmallVector<Value>{maxSkippingNaN(nb, l, x, args[0])};
+            })[0];
         // Pass 2: the exponentials, stored, and their sum.
         Value sum = zeroF;
         if (vectors) {
-          Value maxSplat = vector::BroadcastOp::create(rb, loc, vectorType, max);
+          Value maxSplat =
+              vector::BroadcastOp::create(rb, loc, vectorType, max);
           Value splat = vector::BroadcastOp::create(rb, loc, vectorType, zeroF);
           Value acc = buildLoop(
               rb, loc, zero, whole, vectorStep, {splat},
@@ -181,15 +180,16 @@ LogicalResult lowerSoftmax(linalg::SoftmaxOp op, int64_t nativeVectorBytes) {
             return arith::AddFOp::create(rb, loc, x, y);
           });
         }
-        sum = buildLoop(
-            rb, loc, whole, length, one, {sum},
-            [&](OpBuilder &nb, Location l, Value j, ValueRange args) {
-              Value x = memref::LoadOp::create(nb, l, in, at(j));
-              Value e =
-                  math::ExpOp::create(nb, l, arith::SubFOp::create(nb, l, x, max));
-              memref::StoreOp::create(nb, l, e, out, at(j));
-              return SmallVector<Value>{arith::AddFOp::create(nb, l, args[0], e)};
-            })[0];
+        sum =
+            buildLoop(rb, loc, whole, length, one, {sum},
+                      [&](OpBuilder &nb, Location l, Value j, ValueRange args) {
+                        Value x = memref::LoadOp::create(nb, l, in, at(j));
+                        Value e = math::ExpOp::create(
+                            nb, l, arith::SubFOp::create(nb, l, x, max));
+                        memref::StoreOp::create(nb, l, e, out, at(j));
+                        return SmallVector<Value>{
+                            arith::AddFOp::create(nb, l, args[0], e)};
+                      })[0];
         // Pass 3: scaled by the sum's reciprocal.
         Value scale = arith::DivFOp::create(rb, loc, oneF, sum);
         if (vectors) {
