@@ -6,7 +6,9 @@
 // are fused into the forall so each iteration computes only the slices it
 // needs. Every forall iteration later becomes one workgroup
 // (bindWorkgroupIds). Reduction loops are never tiled, so a reduction to a
-// 0-d result runs as one workgroup.
+// 0-d result runs as one workgroup. An f32 linalg.softmax over its innermost
+// dimension is kept whole (for llvm-cpu) and is a root of its own, cut into
+// bands of whole rows.
 //
 //===----------------------------------------------------------------------===//
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
