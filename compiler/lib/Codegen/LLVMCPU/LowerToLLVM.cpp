@@ -196,9 +196,9 @@ LogicalResult expandMath(ModuleOp module) {
   // approximations' polynomials become FMA instructions where the CPU has
   // them (upstream's won the tie before: exp was 30 instructions a vector
   // on AVX-512 without one FMA).
-  math::populateExpansionPatterns(
-      patterns, {"tan", "sinh", "cosh", "asinh", "acosh", "atanh", "tanh",
-                 "exp2", "powf", "fpowi", "rsqrt", "ctlz"});
+  math::populateExpansionPatterns(patterns, {"tan", "sinh", "cosh", "asinh",
+                                             "acosh", "atanh", "tanh", "exp2",
+                                             "powf", "fpowi", "rsqrt", "ctlz"});
   populateMathAlgebraicSimplificationPatterns(patterns);
   // log10, sincos, and the f64 functions upstream does not approximate.
   populateMathExpansionPatterns(patterns);
