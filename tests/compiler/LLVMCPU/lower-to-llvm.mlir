@@ -74,3 +74,20 @@ func.func @dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<?x64xf32>, %na: index, 
   %r = linalg.add ins(%a, %b : tensor<?x64xf32>, tensor<?x64xf32>) outs(%e : tensor<?x64xf32>) -> tensor<?x64xf32>
   return %r : tensor<?x64xf32>
 }
+
+// -----
+
+// A softmax over rows (SoftmaxRows.cpp), 8 workgroups of 32 rows, no call left,
+// exp a polynomial on 8-lane vectors, one division a row.
+// CHECK-LABEL: llvm.func @whole
+// CHECK-NOT: llvm.call
+// CHECK: llvm.fmul {{.*}} : vector<8xf32>
+// CHECK-NOT: llvm.call
+// CHECK: llvm.fdiv {{.*}} : f32
+// CHECK-NOT: llvm.fdiv {{.*}} : vector
+// CHECK: llvm.return
+func.func @whole(%in: tensor<256x128xf32>) -> tensor<256x128xf32> {
+  %e = tensor.empty() : tensor<256x128xf32>
+  %r = linalg.softmax dimension(1) ins(%in : tensor<256x128xf32>) outs(%e : tensor<256x128xf32>) -> tensor<256x128xf32>
+  return %r : tensor<256x128xf32>
+}

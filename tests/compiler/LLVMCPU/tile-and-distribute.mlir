@@ -70,15 +70,51 @@ func.func @total(%a: tensor<100000xf32>) -> tensor<f32> {
 
 // -----
 
-// Softmax is decomposed; the row reductions fuse into the row tiles.
+// An f32 softmax over the innermost dimension stays whole: each workgroup
+// takes a band of 32 whole rows (lowerSoftmaxRows computes it row by row).
 // CHECK-LABEL: func.func @softmax
-// CHECK-NOT: linalg.softmax
-// CHECK: scf.forall (%{{.*}}) = (0) to (256) step (32)
-// CHECK-NOT: linalg.softmax
+// CHECK-SAME: (%[[IN:.*]]: tensor<256x128xf32>)
+// CHECK: scf.forall (%[[ROW:.*]]) = (0) to (256) step (32) shared_outs(%[[OUT:.*]] = %{{.*}})
+// CHECK: %[[BAND:.*]] = tensor.extract_slice %[[IN]][%[[ROW]], 0] [32, 128] [1, 1]
+// CHECK: %[[DEST:.*]] = tensor.extract_slice %[[OUT]][%[[ROW]], 0] [32, 128] [1, 1]
+// CHECK: linalg.softmax dimension(1) ins(%[[BAND]] : tensor<32x128xf32>) outs(%[[DEST]] : tensor<32x128xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: scf.forall.in_parallel
 func.func @softmax(%in: tensor<256x128xf32>) -> tensor<256x128xf32> {
   %e = tensor.empty() : tensor<256x128xf32>
   %r = linalg.softmax dimension(1) ins(%in : tensor<256x128xf32>) outs(%e : tensor<256x128xf32>) -> tensor<256x128xf32>
   return %r : tensor<256x128xf32>
+}
+
+// -----
+
+// Over another dimension it is decomposed (max, exp, sum, divide), and the
+// row reductions fuse into the tiles of the last op.
+// CHECK-LABEL: func.func @softmax_outer
+// CHECK-NOT: linalg.softmax
+// CHECK: scf.forall
+// CHECK-COUNT-4: linalg.generic
+// CHECK-NOT: linalg.softmax
+func.func @softmax_outer(%in: tensor<128x256xf32>) -> tensor<128x256xf32> {
+  %e = tensor.empty() : tensor<128x256xf32>
+  %r = linalg.softmax dimension(0) ins(%in : tensor<128x256xf32>) outs(%e : tensor<128x256xf32>) -> tensor<128x256xf32>
+  return %r : tensor<128x256xf32>
+}
+
+// -----
+
+// A dynamic row count: bands of a static size (8 rows of each of the 4
+// matrices, 16 KiB), however many there are at run time.
+// CHECK-LABEL: func.func @softmax_dynamic_rows
+// CHECK: %[[N:.*]] = tensor.dim
+// CHECK: scf.forall (%{{.*}}) = (0) to (%[[N]]) step (8)
+// CHECK: linalg.softmax dimension(2) ins(%{{.*}} : tensor<4x?x128xf32>)
+func.func @softmax_dynamic_rows(%in: tensor<4x?x128xf32>) -> tensor<4x?x128xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %in, %c1 : tensor<4x?x128xf32>
+  %e = tensor.empty(%n) : tensor<4x?x128xf32>
+  %r = linalg.softmax dimension(2) ins(%in : tensor<4x?x128xf32>) outs(%e : tensor<4x?x128xf32>) -> tensor<4x?x128xf32>
+  return %r : tensor<4x?x128xf32>
 }
 
 // -----

@@ -25,6 +25,7 @@ namespace mlir::strata::llvmcpu {
 #define GEN_PASS_DEF_LLVMCPUTILEANDDISTRIBUTEPASS
 #define GEN_PASS_DEF_LLVMCPUBUFFERIZEPASS
 #define GEN_PASS_DEF_LLVMCPUBINDWORKGROUPIDSPASS
+#define GEN_PASS_DEF_LLVMCPULOWERSOFTMAXROWSPASS
 #define GEN_PASS_DEF_LLVMCPULOWERTOLLVMPASS
 #include "Strata/Codegen/LLVMCPU/Passes.h.inc"
 
@@ -71,6 +72,16 @@ struct LLVMCPUBindWorkgroupIdsPass
           << "' writes a binding outside its workgroup loop";
     }
     if (!unsafe.empty()) {
+      signalPassFailure();
+    }
+  }
+};
+
+struct LLVMCPULowerSoftmaxRowsPass
+    : impl::LLVMCPULowerSoftmaxRowsPassBase<LLVMCPULowerSoftmaxRowsPass> {
+  using LLVMCPULowerSoftmaxRowsPassBase::LLVMCPULowerSoftmaxRowsPassBase;
+  void runOnOperation() override {
+    if (failed(lowerSoftmaxRows(getOperation(), nativeVectorBytes))) {
       signalPassFailure();
     }
   }

@@ -6,7 +6,9 @@
 // are fused into the forall so each iteration computes only the slices it
 // needs. Every forall iteration later becomes one workgroup
 // (bindWorkgroupIds). Reduction loops are never tiled, so a reduction to a
-// 0-d result runs as one workgroup.
+// 0-d result runs as one workgroup. An f32 linalg.softmax over its innermost
+// dimension is kept whole (for llvm-cpu) and is a root of its own, cut into
+// bands of whole rows.
 //
 //===----------------------------------------------------------------------===//
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
@@ -60,11 +62,44 @@ int64_t chooseTileSize(int64_t range, int64_t wanted) {
 }
 
 // The op a function's workgroups are cut from, and the results of its
-// producers that the function returns too.
+// producers that the function returns too. `op` is a linalg op, or a
+// linalg.softmax kept whole (isRowSoftmax), whose loops are its
+// dimensions: all parallel but the one it normalizes over.
 struct Root {
-  linalg::LinalgOp op;
+  Operation *op = nullptr;
   SmallVector<OpResult> returnedProducerResults;
+
+  linalg::LinalgOp linalgOp() const { return dyn_cast<linalg::LinalgOp>(op); }
+  SmallVector<int64_t> staticLoopRanges() const {
+    if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+      return SmallVector<int64_t>(softmax.getInputOperandType().getShape());
+    }
+    return linalgOp().getStaticLoopRanges();
+  }
+  SmallVector<utils::IteratorType> iteratorTypes() const {
+    if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+      SmallVector<utils::IteratorType> types(softmax.getInputOperandRank(),
+                                             utils::IteratorType::parallel);
+      types[softmax.getDimension()] = utils::IteratorType::reduction;
+      return types;
+    }
+    return linalgOp().getIteratorTypesArray();
+  }
 };
+
+// An f32 linalg.softmax on tensors over its innermost dimension: with
+// keepSoftmaxRows it is not decomposed but cut into bands of whole rows,
+// which lowerSoftmaxRows (SoftmaxRows.cpp) computes row by row.
+bool isRowSoftmax(Operation *op) {
+  auto softmax = dyn_cast<linalg::SoftmaxOp>(op);
+  if (!softmax || softmax->getNumResults() != 1) {
+    return false;
+  }
+  auto type = dyn_cast<RankedTensorType>(softmax.getInput().getType());
+  return type && isa<RankedTensorType>(softmax.getOutput().getType()) &&
+         type.getElementType().isF32() && type.getRank() > 0 &&
+         softmax.getDimension() == static_cast<uint64_t>(type.getRank() - 1);
+}
 
 // The root is the linalg op producing the function's last result. Every
 // other result must be either the root's, or one of the root's direct
@@ -81,14 +116,26 @@ std::optional<Root> findRoot(func::FuncOp func) {
            isa<TilingInterface>(op.getOperation());
   };
   Root root;
-  root.op = returnOp.getOperands().back().getDefiningOp<linalg::LinalgOp>();
-  if (!isTileable(root.op) || root.op.getNumDpsInits() == 0) {
+  Operation *last = returnOp.getOperands().back().getDefiningOp();
+  if (last && isRowSoftmax(last)) {
+    // Cut alone: every result must be the softmax's.
+    root.op = last;
+    if (!llvm::all_of(returnOp.getOperands(), [&](Value returned) {
+          return returned.getDefiningOp() == last;
+        })) {
+      return std::nullopt;
+    }
+    return root;
+  }
+  auto rootOp = dyn_cast_or_null<linalg::LinalgOp>(last);
+  if (!isTileable(rootOp) || rootOp.getNumDpsInits() == 0) {
     return std::nullopt;
   }
+  root.op = rootOp;
   AffineMap outputMap =
-      root.op.getMatchingIndexingMap(root.op.getDpsInitOperand(0));
+      rootOp.getMatchingIndexingMap(rootOp.getDpsInitOperand(0));
   for (Value returned : returnOp.getOperands()) {
-    if (returned.getDefiningOp() == root.op.getOperation()) {
+    if (returned.getDefiningOp() == root.op) {
       continue;
     }
     auto result = dyn_cast<OpResult>(returned);
@@ -103,8 +150,8 @@ std::optional<Root> findRoot(func::FuncOp func) {
       if (isa<func::ReturnOp>(use.getOwner())) {
         continue;
       }
-      if (use.getOwner() != root.op.getOperation() || root.op.isDpsInit(&use) ||
-          root.op.getMatchingIndexingMap(&use) != outputMap) {
+      if (use.getOwner() != root.op || rootOp.isDpsInit(&use) ||
+          rootOp.getMatchingIndexingMap(&use) != outputMap) {
         return std::nullopt;
       }
       readAsWritten = true;
@@ -132,9 +179,9 @@ constexpr int64_t kNominalDynamicRange = 128;
 // temporary, which must be static to be placed (LowerToLLVM), and the
 // workgroups take them in turn (BindWorkgroupIds), since how many there are is
 // known only at run time.
-SmallVector<int64_t> chooseDynamicTileSizes(linalg::LinalgOp root) {
-  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
-  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
+SmallVector<int64_t> chooseDynamicTileSizes(const Root &root) {
+  SmallVector<int64_t> ranges = root.staticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = root.iteratorTypes();
   auto first = llvm::find(iterators, utils::IteratorType::parallel);
   if (first == iterators.end()) {
     return {};
@@ -151,7 +198,7 @@ SmallVector<int64_t> chooseDynamicTileSizes(linalg::LinalgOp root) {
     }
   }
   int64_t staticBytes = 1;
-  for (Type resultType : root->getResultTypes()) {
+  for (Type resultType : root.op->getResultTypes()) {
     Type elementType = getElementTypeOrSelf(resultType);
     staticBytes = std::max<int64_t>(staticBytes,
                                     elementType.getIntOrFloatBitWidth() / 8);
@@ -421,9 +468,18 @@ SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv,
 
 // Tile sizes (0: not tiled) for the root's loops; empty when the root should
 // stay whole.
-SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
-  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
-  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
+SmallVector<int64_t> chooseBandTileSizes(const Root &root);
+
+SmallVector<int64_t> chooseTileSizes(const Root &rootInfo) {
+  SmallVector<int64_t> ranges = rootInfo.staticLoopRanges();
+  linalg::LinalgOp root = rootInfo.linalgOp();
+  if (!root) {
+    // A kept softmax: bands of whole rows, cut like any other op's
+    // parallel loops.
+    return llvm::any_of(ranges, ShapedType::isDynamic)
+               ? chooseDynamicTileSizes(rootInfo)
+               : chooseBandTileSizes(rootInfo);
+  }
   if (llvm::any_of(ranges, ShapedType::isDynamic)) {
     if (linalg::MatmulOp matmul = findDistributedMatmul(root)) {
       // Dynamic rows: tiles of kDynamicMatmulTileRows (kDynamicMatmulRows
@@ -472,7 +528,7 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
       sizes.resize(root.getNumLoops(), 0);
       return sizes;
     }
-    return chooseDynamicTileSizes(root);
+    return chooseDynamicTileSizes(rootInfo);
   }
   if (linalg::MatmulOp matmul = findDistributedMatmul(root)) {
     SmallVector<int64_t> sizes = chooseMatmulTileSizes(matmul);
@@ -499,6 +555,15 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root) {
     }
     return sizes;
   }
+  return chooseBandTileSizes(rootInfo);
+}
+
+// Tiles of the first one or two parallel loops of about
+// kTargetWorkgroupBytes of work each (at most kMaxWorkgroups of them).
+SmallVector<int64_t> chooseBandTileSizes(const Root &rootInfo) {
+  SmallVector<int64_t> ranges = rootInfo.staticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = rootInfo.iteratorTypes();
+  Operation *root = rootInfo.op;
   SmallVector<unsigned> parallelDims;
   for (auto [dim, iterator] : llvm::enumerate(iterators)) {
     if (iterator == utils::IteratorType::parallel && parallelDims.size() < 2) {
@@ -551,12 +616,11 @@ LogicalResult distributeFunction(func::FuncOp func, bool sequential,
   if (!root) {
     return success(); // one workgroup
   }
-  bool dynamic =
-      llvm::any_of(root->op.getStaticLoopRanges(), ShapedType::isDynamic);
+  bool dynamic = llvm::any_of(root->staticLoopRanges(), ShapedType::isDynamic);
   if (sequential && (!dynamic || !tileDynamicRanges)) {
     return success();
   }
-  SmallVector<int64_t> sizes = chooseTileSizes(root->op);
+  SmallVector<int64_t> sizes = chooseTileSizes(*root);
   if (sizes.empty()) {
     return success();
   }
@@ -567,13 +631,14 @@ LogicalResult distributeFunction(func::FuncOp func, bool sequential,
   // workgroup loop: taken as it is, the result would be a copy of the whole
   // input made before the loop, which no workgroup owns (and the export
   // would fall back to one workgroup).
-  for (OpOperand &init : root->op.getDpsInitsMutable()) {
+  for (OpOperand &init :
+       cast<DestinationStyleOpInterface>(root->op).getDpsInitsMutable()) {
     auto arg = dyn_cast<BlockArgument>(init.get());
     auto type = dyn_cast<RankedTensorType>(init.get().getType());
     if (!arg || arg.getOwner() != &func.front() || !type) {
       continue;
     }
-    Location loc = root->op.getLoc();
+    Location loc = root->op->getLoc();
     Value empty = tensor::EmptyOp::create(
         rewriter, loc, tensor::getMixedSizes(rewriter, loc, arg),
         type.getElementType());
@@ -601,7 +666,7 @@ LogicalResult distributeFunction(func::FuncOp func, bool sequential,
       });
   FailureOr<scf::SCFTileAndFuseResult> result =
       scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(root->op.getOperation()), options);
+          rewriter, cast<TilingInterface>(root->op), options);
   if (failed(result)) {
     return root->op->emitError()
            << "cannot tile this op over workgroups (llvm-cpu)";
@@ -682,12 +747,15 @@ LogicalResult tileDynamicDepths(func::FuncOp func) {
 // Ops such as linalg.softmax are aggregates of simpler linalg ops; they are
 // decomposed (until nothing decomposes further) so tiling, fusion and the
 // loop lowering see only ops they handle.
-LogicalResult decomposeAggregates(ModuleOp module) {
+LogicalResult decomposeAggregates(ModuleOp module, bool keepSoftmaxRows) {
   IRRewriter rewriter(module.getContext());
   for (int round = 0; round < 4; ++round) {
     SmallVector<linalg::AggregatedOpInterface> aggregates;
-    module.walk(
-        [&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
+    module.walk([&](linalg::AggregatedOpInterface op) {
+      if (!keepSoftmaxRows || !isRowSoftmax(op)) {
+        aggregates.push_back(op);
+      }
+    });
     if (aggregates.empty()) {
       return success();
     }
@@ -820,8 +888,8 @@ void splatsToFills(ModuleOp module) {
 LogicalResult
 tileAndDistributeToWorkgroups(ModuleOp module,
                               const llvm::StringSet<> &singleWorkgroup,
-                              bool tileDynamicRanges) {
-  if (failed(decomposeAggregates(module))) {
+                              bool tileDynamicRanges, bool keepSoftmaxRows) {
+  if (failed(decomposeAggregates(module, keepSoftmaxRows))) {
     return failure();
   }
   generalizeElementwiseOps(module);

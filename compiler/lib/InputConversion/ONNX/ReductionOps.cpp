@@ -691,7 +691,19 @@ LogicalResult lowerSoftmax(Node &n, SoftmaxKind kind) {
           return arith::SelectOp::create(nb, l, hit, scalar(nb, l, element, 1),
                                          scalar(nb, l, element, 0));
         });
+  } else if (kind == SoftmaxKind::Softmax) {
+    // One linalg.softmax: it stays one op, so one dispatch, through flow;
+    // the code generator decomposes it inside each workgroup's band of rows
+    // (TileAndDistribute.cpp), so every row is read from memory once.
+    Value wide = convertTensor(b, loc, x, acc);
+    Value init = emptyTensor(b, loc, tensor::getMixedSizes(b, loc, wide), acc);
+    result = linalg::SoftmaxOp::create(b, loc, TypeRange{wide.getType()}, wide,
+                                       init, static_cast<uint64_t>(axes[0]))
+                 .getResult()[0];
+    result = convertTensor(b, loc, result, element);
   } else {
+    // LogSoftmax: x - max - log(sum(exp(x - max))), which log(softmax(x))
+    // is not where exp underflows (a probability of 0 gives -inf).
     Value wide = convertTensor(b, loc, x, acc);
     Value max = reduceKeep(b, loc, wide, axes, acc, Reduction::Max, false,
                            nullptr);
@@ -706,19 +718,11 @@ LogicalResult lowerSoftmax(Node &n, SoftmaxKind kind) {
                              });
     Value sum = reduceKeep(b, loc, exps, axes, acc, Reduction::Sum, false,
                            nullptr);
-    if (kind == SoftmaxKind::Softmax) {
-      result = elementwise(b, loc, {exps, sum}, shape, acc,
-                           [](OpBuilder &nb, Location l, ValueRange a) {
-                             return arith::DivFOp::create(nb, l, a[0], a[1])
-                                 .getResult();
-                           });
-    } else {
-      result = elementwise(
-          b, loc, {shifted, sum}, shape, acc,
-          [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-            return arith::SubFOp::create(nb, l, a[0], logOf(nb, l, a[1]));
-          });
-    }
+    result = elementwise(b, loc, {shifted, sum}, shape, acc,
+                         [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                           return arith::SubFOp::create(nb, l, a[0],
+                                                        logOf(nb, l, a[1]));
+                         });
     result = convertTensor(b, loc, result, element);
   }
   return n.replace(reshapeTo(b, loc, result, n.dims(0)));

@@ -116,7 +116,7 @@ public:
     SmallVector<std::string> unsafe;
     if (failed(llvmcpu::tileAndDistributeToWorkgroups(
             *work, singleWorkgroup,
-            /*tileDynamicRanges=*/false)) ||
+            /*tileDynamicRanges=*/false, /*keepSoftmaxRows=*/false)) ||
         failed(llvmcpu::bufferizeExecutable(*work)) ||
         failed(llvmcpu::bindWorkgroupIds(*work, unsafe))) {
       return failure();

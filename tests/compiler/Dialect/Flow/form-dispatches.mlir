@@ -366,3 +366,78 @@ func.func @int_pool_order(%x: tensor<1x7x7x64xi8>) -> tensor<1x64xf32> {
   } -> tensor<1x64xf32>
   return %r : tensor<1x64xf32>
 }
+
+// -----
+
+// A softmax is one dispatch (the code generator cuts it into bands of rows).
+// CHECK-LABEL: module @softmax
+// CHECK: func.func @main(%[[X:.*]]: tensor<4x128x128xf32>)
+// CHECK-NEXT: %[[R:.*]] = flow.dispatch @softmax_linked_llvm_cpu::@main_dispatch_0_softmax_4x128x128_f32(%[[X]])
+// CHECK-NEXT: return %[[R]]
+// CHECK: func.func @main_dispatch_0_softmax_4x128x128_f32(
+// CHECK: linalg.softmax dimension(2)
+// CHECK-NOT: func.func
+module @softmax {
+  func.func @main(%x: tensor<4x128x128xf32>) -> tensor<4x128x128xf32> {
+    %e = tensor.empty() : tensor<4x128x128xf32>
+    %r = linalg.softmax dimension(2) ins(%x : tensor<4x128x128xf32>) outs(%e : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
+    return %r : tensor<4x128x128xf32>
+  }
+}
+
+// -----
+
+// Attention's scores: the queries transposed to heads-first and divided by
+// sqrt(d) (one generic once the division fuses into the transpose), and the
+// keys transposed, both read by the batch_matmul: one dispatch, where each
+// workgroup relays out its own tiles of both operands.
+// CHECK-LABEL: module @scaled_scores
+// CHECK: func.func @main(%[[Q:.*]]: tensor<128x4x64xf32>, %[[K:.*]]: tensor<128x4x64xf32>)
+// CHECK-NEXT: %[[R:.*]] = flow.dispatch @scaled_scores_linked_llvm_cpu::@main_dispatch_0_batch_matmul_4x128x128x64_f32(%[[Q]], %[[K]])
+// CHECK-NEXT: return %[[R]]
+// CHECK: func.func @main_dispatch_0_batch_matmul_4x128x128x64_f32(
+// CHECK: %[[QT:.*]] = linalg.generic
+// CHECK: arith.divf
+// CHECK: %[[KT:.*]] = linalg.transpose
+// CHECK: linalg.batch_matmul ins(%[[QT]], %[[KT]] :
+// CHECK-NOT: func.func
+module @scaled_scores {
+  func.func @main(%q: tensor<128x4x64xf32>, %k: tensor<128x4x64xf32>) -> tensor<4x128x128xf32> {
+    %zero = arith.constant 0.0 : f32
+    %eight = arith.constant dense<8.0> : tensor<4x128x64xf32>
+    %eq = tensor.empty() : tensor<4x128x64xf32>
+    %qt = linalg.transpose ins(%q : tensor<128x4x64xf32>) outs(%eq : tensor<4x128x64xf32>) permutation = [1, 0, 2]
+    %qs = linalg.div ins(%qt, %eight : tensor<4x128x64xf32>, tensor<4x128x64xf32>) outs(%eq : tensor<4x128x64xf32>) -> tensor<4x128x64xf32>
+    %ek = tensor.empty() : tensor<4x64x128xf32>
+    %kt = linalg.transpose ins(%k : tensor<128x4x64xf32>) outs(%ek : tensor<4x64x128xf32>) permutation = [1, 2, 0]
+    %e = tensor.empty() : tensor<4x128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
+    %s = linalg.batch_matmul ins(%qs, %kt : tensor<4x128x64xf32>, tensor<4x64x128xf32>) outs(%f : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
+    return %s : tensor<4x128x128xf32>
+  }
+}
+
+// -----
+
+// A relayout with other work in its body (an exp), or read by more than
+// the matmul, stays a dispatch of its own.
+// CHECK-LABEL: module @not_cheap
+// CHECK: %[[A:.*]] = flow.dispatch @not_cheap_linked_llvm_cpu::@main_dispatch_0_elementwise_4x128x64_f32(
+// CHECK: flow.dispatch @not_cheap_linked_llvm_cpu::@main_dispatch_1_batch_matmul_4x128x128x64_f32(%[[A]],
+// CHECK: %[[C:.*]] = flow.dispatch @not_cheap_linked_llvm_cpu::@main_dispatch_2_elementwise_4x128x64_f32(
+// CHECK: flow.dispatch @not_cheap_linked_llvm_cpu::@main_dispatch_1_batch_matmul_4x128x128x64_f32(%[[C]],
+module @not_cheap {
+  func.func @main(%q: tensor<128x4x64xf32>, %k: tensor<4x64x128xf32>) -> (tensor<4x128x128xf32>, tensor<4x128x128xf32>, tensor<4x128x64xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %eq = tensor.empty() : tensor<4x128x64xf32>
+    %qt = linalg.transpose ins(%q : tensor<128x4x64xf32>) outs(%eq : tensor<4x128x64xf32>) permutation = [1, 0, 2]
+    %qe = linalg.exp ins(%qt : tensor<4x128x64xf32>) outs(%eq : tensor<4x128x64xf32>) -> tensor<4x128x64xf32>
+    %e = tensor.empty() : tensor<4x128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
+    %s = linalg.batch_matmul ins(%qe, %k : tensor<4x128x64xf32>, tensor<4x64x128xf32>) outs(%f : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
+    %q2 = linalg.transpose ins(%q : tensor<128x4x64xf32>) outs(%eq : tensor<4x128x64xf32>) permutation = [1, 0, 2]
+    %q3 = linalg.negf ins(%q2 : tensor<4x128x64xf32>) outs(%eq : tensor<4x128x64xf32>) -> tensor<4x128x64xf32>
+    %t = linalg.batch_matmul ins(%q3, %k : tensor<4x128x64xf32>, tensor<4x64x128xf32>) outs(%f : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
+    return %s, %t, %q3 : tensor<4x128x128xf32>, tensor<4x128x128xf32>, tensor<4x128x64xf32>
+  }
+}

@@ -27,15 +27,46 @@ func.func @reduce_sum_f16(%x: tensor<2x8xf16>) -> tensor<2xf16> {
 
 // -----
 
-// Softmax: max, exp of the difference, sum, divide.
+// Softmax: one linalg.softmax over the axis (-1 by default from opset 13).
 // CHECK-LABEL: func.func @softmax
-// CHECK: arith.maximumf
-// CHECK: arith.subf
-// CHECK: math.exp
-// CHECK: arith.addf
-// CHECK: arith.divf
+// CHECK-SAME: (%[[X:.*]]: tensor<2x5xf32>)
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x5xf32>
+// CHECK: %[[R:.*]] = linalg.softmax dimension(1) ins(%[[X]] : tensor<2x5xf32>) outs(%[[E]] : tensor<2x5xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
 func.func @softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %0 = onnx.node "Softmax"(%x) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// Softmax of f16: computed in f32 between two conversions; before opset
+// 13 over the input flattened to 2-D at the axis (1 by default).
+// CHECK-LABEL: func.func @softmax_f16_opset11
+// CHECK: tensor.expand_shape %{{.*}} output_shape [2, 12] : tensor<24xf16> into tensor<2x12xf16>
+// CHECK: arith.extf
+// CHECK: linalg.softmax dimension(1) ins(%{{.*}} : tensor<2x12xf32>)
+// CHECK: arith.truncf
+// CHECK: tensor.expand_shape
+func.func @softmax_f16_opset11(%x: tensor<2x3x4xf16>) -> tensor<2x3x4xf16> {
+  %0 = onnx.node "Softmax"(%x) {attrs = {}, domain = "", opset = 11 : i64} : (tensor<2x3x4xf16>) -> tensor<2x3x4xf16>
+  return %0 : tensor<2x3x4xf16>
+}
+
+// -----
+
+// LogSoftmax stays x - max - log(sum(exp(x - max))): log(softmax(x)) would
+// give -inf where exp underflows.
+// CHECK-LABEL: func.func @log_softmax
+// CHECK-NOT: linalg.softmax
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: math.log
+// CHECK: arith.subf
+func.func @log_softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %0 = onnx.node "LogSoftmax"(%x) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
 }
 

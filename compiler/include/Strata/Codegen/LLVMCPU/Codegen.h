@@ -43,7 +43,10 @@ inline constexpr llvm::StringLiteral kBindingShapesAttr =
 /// kInputCountAttr / kResultCountAttr on each public function.
 LogicalResult verifyExecutableInput(ModuleOp module);
 
-/// Decomposes aggregate ops (softmax), inlines private helpers, fuses
+/// Decomposes aggregate ops (softmax, except with `keepSoftmaxRows` an f32
+/// linalg.softmax over the innermost dimension, which stays whole for
+/// lowerSoftmaxRows and is cut into bands of rows as a root of its own),
+/// inlines private helpers, fuses
 /// elementwise producers into their consumers (moving reshapes of results
 /// toward the arguments), then tiles the outermost parallel loops of each
 /// public function's root op (the linalg op producing its last result; the
@@ -54,10 +57,9 @@ LogicalResult verifyExecutableInput(ModuleOp module);
 /// the dynamic ranges of those are still tiled sequentially (scf.for) and
 /// dynamic matmul depths cut into tiles, which the portable target, running
 /// whole ops, does not want.
-LogicalResult
-tileAndDistributeToWorkgroups(ModuleOp module,
-                              const llvm::StringSet<> &singleWorkgroup,
-                              bool tileDynamicRanges = true);
+LogicalResult tileAndDistributeToWorkgroups(
+    ModuleOp module, const llvm::StringSet<> &singleWorkgroup,
+    bool tileDynamicRanges = true, bool keepSoftmaxRows = true);
 
 /// One-shot bufferization across function boundaries with identity layouts;
 /// results become trailing out-parameters.
@@ -94,6 +96,13 @@ inline constexpr int64_t kIndexOutOfRangeCode = 2;
 /// i64, i64; the code is 0 when every index was in range). Runs on
 /// bufferized exports, first in lowerToLLVMDialect.
 void guardDataIndices(ModuleOp module);
+
+/// Lowers each bufferized linalg.softmax (f32, over the innermost
+/// dimension: what tileAndDistributeToWorkgroups keeps) to loops over its
+/// rows, each row in three passes on vectors of `nativeVectorBytes`: the
+/// maximum, the exponentials and their sum, the scaling by the sum's
+/// reciprocal (SoftmaxRows.cpp). Runs in lowerToLLVMDialect.
+LogicalResult lowerSoftmaxRows(ModuleOp module, int64_t nativeVectorBytes);
 
 /// Vectorizes, with upstream linalg vectorization, the linalg ops of the
 /// bufferized module whose innermost parallel loop splits into vectors of at

@@ -5,6 +5,7 @@
 
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

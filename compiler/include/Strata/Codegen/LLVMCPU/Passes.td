@@ -82,6 +82,28 @@ def LLVMCPUBindWorkgroupIdsPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def LLVMCPULowerSoftmaxRowsPass
+    : Pass<"strata-llvmcpu-lower-softmax-rows", "::mlir::ModuleOp"> {
+  let summary = "lower bufferized row softmaxes to three vector passes a row";
+  let description = [{
+    Each `linalg.softmax` on buffers (f32, over the innermost dimension:
+    what `--strata-llvmcpu-tile-and-distribute` keeps whole) becomes loops
+    over its rows; per row, the maximum, then the exponentials (stored) and
+    their sum, then the product with the sum's reciprocal, each on vectors
+    of `native-vector-bytes` with a scalar tail, the lanes combined by
+    halves. The first step of `--strata-llvmcpu-lower-to-llvm` that touches
+    softmax; alone here for its tests.
+  }];
+  let options = [Option<
+      "nativeVectorBytes", "native-vector-bytes", "int64_t",
+      /*default=*/"16", "Bytes of the target's vector registers (16, 32 or 64)">];
+  let dependentDialects = [
+    "::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect"
+  ];
+}
+
 def LLVMCPULowerToLLVMPass
     : Pass<"strata-llvmcpu-lower-to-llvm", "::mlir::ModuleOp"> {
   let summary = "lower bufferized exports to the LLVM dialect";

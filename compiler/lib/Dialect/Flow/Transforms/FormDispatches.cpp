@@ -253,19 +253,63 @@ bool isPackedWeight(Operation *op) {
   return isPackedWeightReshape(op);
 }
 
-/// A transpose whose one use is the right-hand operand of a matmul or
-/// batch_matmul with a static depth (a key cache read as K^T): each workgroup
-/// transposes its own tile of columns into a bounded temporary that the
-/// microkernel packs, instead of a dispatch writing the whole transposed
-/// tensor to memory for the matmul to read back.
+/// A static linalg.generic that relays out one tensor cheaply: all
+/// parallel, its input and result read through permutations, a body of a
+/// few arith ops on that input and constants (the attention's Q transposed
+/// to heads-first and scaled by 1/sqrt(d) on the way).
+bool isCheapRelayout(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  constexpr int64_t kMaxBodyOps = 4;
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic->getNumResults() != 1 ||
+      !generic.hasPureTensorSemantics() ||
+      generic.getNumParallelLoops() != generic.getNumLoops()) {
+    return false;
+  }
+  auto type = dyn_cast<RankedTensorType>(generic->getResult(0).getType());
+  if (!type || !type.hasStaticShape() ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isPermutation(); }) ||
+      !generic.getMatchingBlockArgument(generic.getDpsInitOperand(0))
+           .use_empty()) {
+    return false;
+  }
+  Block *body = generic.getBody();
+  if (static_cast<int64_t>(body->getOperations().size()) > kMaxBodyOps + 1) {
+    return false;
+  }
+  for (Operation &bodyOp : body->without_terminator()) {
+    if (!isa_and_nonnull<arith::ArithDialect>(bodyOp.getDialect())) {
+      return false;
+    }
+    for (Value operand : bodyOp.getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      bool outside = operand.getParentBlock() != body;
+      if (outside && !(def && isa<arith::ConstantOp>(def))) {
+        return false; // a captured non-constant value
+      }
+    }
+  }
+  return true;
+}
+
+/// A relayout (a transpose, or isCheapRelayout) whose one use is an operand
+/// of a matmul or batch_matmul with a static depth: a key cache read as K^T
+/// (the right-hand side), or the attention's queries transposed to
+/// heads-first and scaled (the left). Each workgroup relays out its own tile
+/// of the operand into a bounded temporary that the microkernel packs,
+/// instead of a dispatch writing the whole relaid tensor to memory for the
+/// matmul to read back.
 bool isTransposedMatmulOperand(Operation *op) {
-  if (!isa<linalg::TransposeOp>(op)) {
+  bool transpose = isa<linalg::TransposeOp>(op);
+  if ((!transpose && !isCheapRelayout(op)) || !op->hasOneUse()) {
     return false;
   }
   OpOperand &use = *op->getUses().begin();
   auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
   if (!consumer || consumer->getBlock() != op->getBlock() ||
-      use.getOperandNumber() != 1 ||
+      use.getOperandNumber() > 1 ||
+      (transpose && use.getOperandNumber() != 1) ||
       !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(consumer.getOperation())) {
     return false;
   }
