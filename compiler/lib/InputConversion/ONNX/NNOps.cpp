@@ -555,6 +555,67 @@ LogicalResult lowerConv(Node &n) {
   return finishConv(n, *out, n.rank(0));
 }
 
+/// ConvTranspose's output size per spatial axis by ONNX's rules, with
+/// `pads` (begins then ends) updated to the padding used: auto_pad
+/// SAME_UPPER/SAME_LOWER or an `outputShape` (the spatial sizes asked for)
+/// split the total padding, VALID drops it. Shared by the 1-D/2-D and the
+/// 3-D lowerings.
+FailureOr<SmallVector<int64_t>>
+transposedConvSizes(Node &n, ArrayRef<int64_t> in, ArrayRef<int64_t> k,
+                    ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                    ArrayRef<int64_t> outputPadding,
+                    MutableArrayRef<int64_t> pads,
+                    std::optional<ArrayRef<int64_t>> outputShape) {
+  int64_t spatial = in.size();
+  StringRef autoPad = n.stringAttr("auto_pad").value_or("NOTSET");
+  SmallVector<int64_t> out(spatial);
+  for (int64_t i = 0; i < spatial; ++i) {
+    // Bounded so that the arithmetic below cannot overflow (strides[i] *
+    // in[i], the largest term, is checked on its own).
+    int64_t scaled = 0;
+    if (!inWindowRange(k[i], 1) || !inWindowRange(strides[i], 1) ||
+        !inWindowRange(dilations[i], 1) ||
+        !inWindowRange(outputPadding[i], 0) || !inWindowRange(pads[i], 0) ||
+        !inWindowRange(pads[i + spatial], 0) || in[i] < 1 ||
+        __builtin_mul_overflow(strides[i], in[i], &scaled) ||
+        scaled > (int64_t(1) << 62)) {
+      return n.fail("the kernel size, stride, dilation, output_padding or "
+                    "pads of spatial axis " +
+                    llvm::Twine(i) +
+                    " are out of range (sizes, strides and dilations 1 to "
+                    "2^30, paddings 0 to 2^30)");
+    }
+    int64_t full = strides[i] * (in[i] - 1) + outputPadding[i] +
+                   (k[i] - 1) * dilations[i] + 1;
+    if (outputShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t target = in[i] * strides[i];
+      if (outputShape) {
+        target = (*outputShape)[i];
+        // full - target below must not overflow.
+        if (target < 1 || target > (int64_t(1) << 62)) {
+          return n.fail("output_shape " + llvm::Twine(target) +
+                        " of spatial axis " + llvm::Twine(i) +
+                        " is not a size from 1 to 2^62");
+        }
+      }
+      // ONNX's split of the total padding, with Python's floor division
+      // (a negative total pads the end: a larger output_shape).
+      int64_t total = full - target;
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      bool upper = autoPad == "SAME_UPPER";
+      pads[i] = upper ? half : total - half;
+      pads[i + spatial] = total - pads[i];
+    } else if (autoPad == "VALID") {
+      pads[i] = pads[i + spatial] = 0;
+    }
+    out[i] = full - pads[i] - pads[i + spatial];
+    if (out[i] <= 0) {
+      return n.fail("the pads leave an empty result");
+    }
+  }
+  return out;
+}
+
 /// 3-D ConvTranspose as a gather: output o of spatial axis i takes input
 /// position (o + pad_i - k dilation_i) / stride_i where that divides and
 /// lies inside the input. One kernel over [N, group, M/group, D, H, W]
@@ -592,51 +653,18 @@ LogicalResult lowerConvTranspose3D(Node &n) {
     return n.fail("strides, dilations, output_padding or pads do not match "
                   "the spatial rank");
   }
-  StringRef autoPad = n.stringAttr("auto_pad").value_or("NOTSET");
   std::optional<SmallVector<int64_t>> outputShape = n.intsAttr("output_shape");
   if (outputShape && outputShape->size() != 3) {
     return n.fail("output_shape does not match the spatial rank");
   }
-  SmallVector<int64_t> out(spatial);
-  for (int64_t i = 0; i < spatial; ++i) {
-    int64_t scaled = 0;
-    if (!inWindowRange(k[i], 1) || !inWindowRange(strides[i], 1) ||
-        !inWindowRange(dilations[i], 1) ||
-        !inWindowRange(outputPadding[i], 0) || !inWindowRange(pads[i], 0) ||
-        !inWindowRange(pads[i + 3], 0) || in[i] < 1 ||
-        __builtin_mul_overflow(strides[i], in[i], &scaled) ||
-        scaled > (int64_t(1) << 62)) {
-      return n.fail("the kernel size, stride, dilation, output_padding or "
-                    "pads of spatial axis " +
-                    llvm::Twine(i) +
-                    " are out of range (sizes, strides and dilations 1 to "
-                    "2^30, paddings 0 to 2^30)");
-    }
-    int64_t full = strides[i] * (in[i] - 1) + outputPadding[i] +
-                   (k[i] - 1) * dilations[i] + 1;
-    if (outputShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      int64_t target = in[i] * strides[i];
-      if (outputShape) {
-        target = (*outputShape)[i];
-        if (target < 1 || target > (int64_t(1) << 62)) {
-          return n.fail("output_shape " + llvm::Twine(target) +
-                        " of spatial axis " + llvm::Twine(i) +
-                        " is not a size from 1 to 2^62");
-        }
-      }
-      int64_t total = full - target;
-      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
-      bool upper = autoPad == "SAME_UPPER";
-      pads[i] = upper ? half : total - half;
-      pads[i + 3] = total - pads[i];
-    } else if (autoPad == "VALID") {
-      pads[i] = pads[i + 3] = 0;
-    }
-    out[i] = full - pads[i] - pads[i + 3];
-    if (out[i] <= 0) {
-      return n.fail("the pads leave an empty result");
-    }
+  FailureOr<SmallVector<int64_t>> sizes = transposedConvSizes(
+      n, in, k, strides, dilations, outputPadding, pads,
+      outputShape ? std::optional<ArrayRef<int64_t>>(*outputShape)
+                  : std::nullopt);
+  if (failed(sizes)) {
+    return failure();
   }
+  SmallVector<int64_t> out = *sizes;
   SmallVector<int64_t> shape = {batch,  group,  perGroupOut,
                                 out[0], out[1], out[2]};
   if (failed(n.checkShape(shape, element, "the result"))) {
@@ -794,57 +822,21 @@ LogicalResult lowerConvTranspose(Node &n) {
     return n.fail("strides, dilations, output_padding or pads do not match "
                   "the spatial rank");
   }
-  StringRef autoPad = n.stringAttr("auto_pad").value_or("NOTSET");
   std::optional<SmallVector<int64_t>> outputShape = n.intsAttr("output_shape");
-  SmallVector<int64_t> out(spatial);
-  for (int64_t i = 0; i < spatial; ++i) {
-    // Bounded so that the arithmetic below cannot overflow (strides[i] *
-    // in[i], the largest term, is checked on its own).
-    int64_t scaled = 0;
-    if (!inWindowRange(k[i], 1) || !inWindowRange(strides[i], 1) ||
-        !inWindowRange(dilations[i], 1) ||
-        !inWindowRange(outputPadding[i], 0) || !inWindowRange(pads[i], 0) ||
-        !inWindowRange(pads[i + 2], 0) || in[i] < 1 ||
-        __builtin_mul_overflow(strides[i], in[i], &scaled) ||
-        scaled > (int64_t(1) << 62)) {
-      return n.fail("the kernel size, stride, dilation, output_padding or "
-                    "pads of spatial axis " +
-                    llvm::Twine(i) +
-                    " are out of range (sizes, strides and dilations 1 to "
-                    "2^30, paddings 0 to 2^30)");
-    }
-    int64_t full = strides[i] * (in[i] - 1) + outputPadding[i] +
-                   (k[i] - 1) * dilations[i] + 1;
-    if (outputShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      int64_t target = in[i] * strides[i];
-      if (outputShape) {
-        SmallVector<int64_t> shape = lift(*outputShape, 1);
-        if (shape.size() != 2) {
-          return n.fail("output_shape does not match the spatial rank");
-        }
-        target = shape[i];
-        // full - target below must not overflow.
-        if (target < 1 || target > (int64_t(1) << 62)) {
-          return n.fail("output_shape " + llvm::Twine(target) +
-                        " of spatial axis " + llvm::Twine(i) +
-                        " is not a size from 1 to 2^62");
-        }
-      }
-      // ONNX's split of the total padding, with Python's floor division
-      // (a negative total pads the end: a larger output_shape).
-      int64_t total = full - target;
-      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
-      bool upper = autoPad == "SAME_UPPER";
-      pads[i] = upper ? half : total - half;
-      pads[i + spatial] = total - pads[i];
-    } else if (autoPad == "VALID") {
-      pads[i] = pads[i + spatial] = 0;
-    }
-    out[i] = full - pads[i] - pads[i + spatial];
-    if (out[i] <= 0) {
-      return n.fail("the pads leave an empty result");
+  if (outputShape) {
+    *outputShape = lift(*outputShape, 1);
+    if (outputShape->size() != 2) {
+      return n.fail("output_shape does not match the spatial rank");
     }
   }
+  FailureOr<SmallVector<int64_t>> sizes = transposedConvSizes(
+      n, in, k, strides, dilations, outputPadding, pads,
+      outputShape ? std::optional<ArrayRef<int64_t>>(*outputShape)
+                  : std::nullopt);
+  if (failed(sizes)) {
+    return failure();
+  }
+  SmallVector<int64_t> out = *sizes;
   // The input spread out by the strides, in NHWC.
   Value nhwc = transpose(b, loc, x, {0, 2, 3, 1});
   SmallVector<int64_t> spread = {batch, (in[0] - 1) * strides[0] + 1,
