@@ -621,6 +621,13 @@ Value mlir::strata::onnx::slice(OpBuilder &b, Location loc, Value input,
       getAsIndexOpFoldResult(b.getContext(), strides));
 }
 
+void mlir::strata::onnx::yieldFloatMulAdd(OpBuilder &b, Location loc,
+                                          ValueRange args) {
+  Value product = arith::MulFOp::create(b, loc, args[0], args[1]);
+  linalg::YieldOp::create(
+      b, loc, ValueRange{arith::AddFOp::create(b, loc, args[2], product)});
+}
+
 Value mlir::strata::onnx::concat(OpBuilder &b, Location loc, ValueRange inputs,
                                  int64_t axis) {
   if (inputs.size() == 1) {

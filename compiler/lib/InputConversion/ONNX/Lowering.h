@@ -394,6 +394,10 @@ Type onnxDataType(MLIRContext *ctx, int64_t code);
 Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
              Value init, BodyFn body);
 
+/// The body of a float contraction's linalg.generic: yields
+/// out + in0 * in1 (block arguments in0, in1, out).
+void yieldFloatMulAdd(OpBuilder &b, Location loc, ValueRange args);
+
 /// Concatenates along `axis` (tensor.concat; constants fold).
 Value concat(OpBuilder &b, Location loc, ValueRange inputs, int64_t axis);
 

@@ -1235,20 +1235,12 @@ LogicalResult lowerDFT(Node &n) {
   iterators.append(2, utils::IteratorType::reduction);
   Value init = filled(b, loc, shape, scalar(b, loc, element, 0));
   Value result =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{init.getType()}, ValueRange{x, twiddles},
-          ValueRange{init},
-          {AffineMap::get(loops, 0, xExprs, context),
-           AffineMap::get(loops, 0, wExprs, context),
-           AffineMap::get(loops, 0, outExprs, context)},
-          iterators,
-          [&](OpBuilder &nb, Location l, ValueRange args) {
-            Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
-            linalg::YieldOp::create(
-                nb, l,
-                ValueRange{arith::AddFOp::create(nb, l, args[2], product)
-                               .getResult()});
-          })
+      linalg::GenericOp::create(b, loc, TypeRange{init.getType()},
+                                ValueRange{x, twiddles}, ValueRange{init},
+                                {AffineMap::get(loops, 0, xExprs, context),
+                                 AffineMap::get(loops, 0, wExprs, context),
+                                 AffineMap::get(loops, 0, outExprs, context)},
+                                iterators, yieldFloatMulAdd)
           ->getResult(0);
   return n.replace(result);
 }

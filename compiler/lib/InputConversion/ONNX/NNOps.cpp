@@ -1703,20 +1703,12 @@ LogicalResult lowerAffineGrid(Node &n) {
   iterators.push_back(utils::IteratorType::reduction);
   Value init = filled(b, loc, shape, scalar(b, loc, element, 0));
   Value grid =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{init.getType()}, ValueRange{n.in(0), base},
-          ValueRange{init},
-          {AffineMap::get(loops, 0, thetaExprs, context),
-           AffineMap::get(loops, 0, baseExprs, context),
-           AffineMap::get(loops, 0, outExprs, context)},
-          iterators,
-          [&](OpBuilder &nb, Location l, ValueRange args) {
-            Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
-            linalg::YieldOp::create(
-                nb, l,
-                ValueRange{arith::AddFOp::create(nb, l, args[2], product)
-                               .getResult()});
-          })
+      linalg::GenericOp::create(b, loc, TypeRange{init.getType()},
+                                ValueRange{n.in(0), base}, ValueRange{init},
+                                {AffineMap::get(loops, 0, thetaExprs, context),
+                                 AffineMap::get(loops, 0, baseExprs, context),
+                                 AffineMap::get(loops, 0, outExprs, context)},
+                                iterators, yieldFloatMulAdd)
           ->getResult(0);
   return n.replace(grid);
 }

@@ -743,14 +743,7 @@ LogicalResult lowerDeformConv(Node &n) {
                           context),
            AffineMap::get(8, 0, {dim(0), dim(1), dim(2), dim(3), dim(4)},
                           context)},
-          iterators,
-          [&](OpBuilder &nb, Location l, ValueRange args) {
-            Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
-            linalg::YieldOp::create(
-                nb, l,
-                ValueRange{arith::AddFOp::create(nb, l, args[2], product)
-                               .getResult()});
-          })
+          iterators, yieldFloatMulAdd)
           ->getResult(0);
   SmallVector<int64_t> shape = {batch, outChannels, out[0], out[1]};
   Value result = reshape(b, loc, grouped, shape);

@@ -553,15 +553,9 @@ LogicalResult lowerResizeAntialias(Node &n, ResizeSpec &s) {
                                                utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
     Value init = filled(b, loc, shape, scalar(b, loc, b.getF32Type(), 0.0));
-    t = linalg::GenericOp::create(
-            b, loc, init.getType(), ValueRange{t, matrix}, ValueRange{init},
-            maps, iterators,
-            [](OpBuilder &nb, Location l, ValueRange a) {
-              Value product = arith::MulFOp::create(nb, l, a[0], a[1]);
-              linalg::YieldOp::create(
-                  nb, l,
-                  ValueRange{arith::AddFOp::create(nb, l, a[2], product)});
-            })
+    t = linalg::GenericOp::create(b, loc, init.getType(), ValueRange{t, matrix},
+                                  ValueRange{init}, maps, iterators,
+                                  yieldFloatMulAdd)
             .getResult(0);
   }
   if (!isFloat(element)) {
