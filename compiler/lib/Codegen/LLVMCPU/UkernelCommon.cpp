@@ -93,7 +93,7 @@ std::optional<Variant> lookupVariant(StringRef name) {
   const Tuning *row = llvm::find_if(
       kTunings, [&](const Tuning &tuning) { return name == tuning.isa; });
   if (row == std::end(kTunings)) {
-    return std::nullopt; // a variant without a row (a build-time check)
+    return std::nullopt; // a variant without a row (UkernelTest checks)
   }
   variant->kc = row->kc;
   variant->mcRows = row->mcRows;
