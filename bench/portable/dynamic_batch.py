@@ -14,30 +14,21 @@ resnet18 --dynamic, exported with torch into --work unless there already).
 """
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
 def benchmark(args, vmfb, input_npy):
-    command = [os.path.join(args.build, "tools", "strata-benchmark",
-                            "strata-benchmark"),
-               "--module=" + vmfb, "--input=@" + input_npy,
-               "--warmup=%d" % args.warmup,
-               "--repetitions=%d" % args.repetitions,
-               "--task_workers=%d" % args.threads, "--format=json",
-               "--no-native-kernels"]
-    result = subprocess.run(command, capture_output=True, text=True,
-                            timeout=1800)
-    if result.returncode != 0:
-        sys.exit("strata-benchmark failed: " + result.stderr)
-    data = json.loads(result.stdout)
-    return data["median_ms"], data["min_ms"]
+    """compare.py's strata-benchmark run, native kernels refused."""
+    return compare.benchmark(args, vmfb, input_npy, ["--no-native-kernels"])
 
 
 def main():

@@ -160,6 +160,23 @@ private:
                             bool applyInputShapes);
   FailureOr<DenseElementsAttr> tensor(const TensorProto &proto,
                                       llvm::StringRef what);
+  /// The tensor's bytes as stored in a file beside the model or in
+  /// raw_data; none when it keeps its values in the typed fields.
+  FailureOr<std::optional<std::string>> storedBytes(const TensorProto &proto,
+                                                    llvm::StringRef what) {
+    if (proto.data_location() == TensorProto::EXTERNAL) {
+      FailureOr<std::string> bytes = externalBytes(proto, what);
+      if (failed(bytes)) {
+        return failure();
+      }
+      return std::optional<std::string>(std::move(*bytes));
+    }
+    if (proto.has_raw_data()) {
+      return std::optional<std::string>(proto.raw_data());
+    }
+    return std::optional<std::string>();
+  }
+
   FailureOr<std::string> externalBytes(const TensorProto &proto,
                                        llvm::StringRef what);
   /// An INT4 or UINT4 tensor (`count` elements of `type`), unpacked.
@@ -397,14 +414,12 @@ FailureOr<DenseElementsAttr> Importer::int4Tensor(const TensorProto &proto,
   }
   const uint64_t packed = (static_cast<uint64_t>(count) + 1) / 2;
   std::string raw;
-  if (proto.data_location() == TensorProto::EXTERNAL) {
-    FailureOr<std::string> bytes = externalBytes(proto, what);
-    if (failed(bytes)) {
-      return failure();
-    }
-    raw = std::move(*bytes);
-  } else if (proto.has_raw_data()) {
-    raw = proto.raw_data();
+  FailureOr<std::optional<std::string>> stored = storedBytes(proto, what);
+  if (failed(stored)) {
+    return failure();
+  }
+  if (*stored) {
+    raw = std::move(**stored);
   } else {
     if (static_cast<uint64_t>(proto.int32_data_size()) != packed) {
       error() << what << " holds " << proto.int32_data_size() << " values for "
@@ -461,14 +476,12 @@ FailureOr<DenseElementsAttr> Importer::tensor(const TensorProto &proto,
     return failure();
   }
   std::string raw;
-  if (proto.data_location() == TensorProto::EXTERNAL) {
-    FailureOr<std::string> bytes = externalBytes(proto, what);
-    if (failed(bytes)) {
-      return failure();
-    }
-    raw = std::move(*bytes);
-  } else if (proto.has_raw_data()) {
-    raw = proto.raw_data();
+  FailureOr<std::optional<std::string>> stored = storedBytes(proto, what);
+  if (failed(stored)) {
+    return failure();
+  }
+  if (*stored) {
+    raw = std::move(**stored);
   } else {
     // The typed fields, each element converted to little-endian bytes of
     // its width (ONNX keeps 8/16-bit values and float16 bits in int32_data).
