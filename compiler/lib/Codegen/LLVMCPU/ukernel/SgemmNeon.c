@@ -49,7 +49,8 @@ static inline void storePartial(float *p, float32x4_t v, int64_t n) {
 /* One depth step, lane L of each row's A register against B's row at pb. */
 #define NEON_LANE_STEP(L)                                                      \
   do {                                                                         \
-    __builtin_prefetch(pb + STRATA_SGEMM_B_PREFETCH_ROWS * ldb, 0, 2);         \
+    __builtin_prefetch(prefetchB, 0, 2);                                       \
+    prefetchB += prefetchBStep;                                                \
     float32x4_t b0 = vld1q_f32(pb);                                            \
     float32x4_t b1 = vecs > 1 ? vld1q_f32(pb + 4) : b0;                        \
     _Pragma("clang loop unroll(full)") for (int i = 0; i < MR; ++i) {          \
@@ -81,6 +82,9 @@ microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
     acc[i][1] = vdupq_n_f32(0.0f);
   }
   int64_t nextRow = 0, nextCol = 0;
+  /* B's prefetch, a line a depth step (SgemmRuns.h). */
+  const char *prefetchB = runs->bPrefetch;
+  const int64_t prefetchBStep = runs->bPrefetchStep;
   for (int64_t r = 0; r < runs->count; ++r) {
     const float *a = pa + runs->offset[r];
     int64_t length = runs->length[r];

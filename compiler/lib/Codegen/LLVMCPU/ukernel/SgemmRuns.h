@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "SgemmParams.h"
+
 struct ARuns {
   int64_t count;
   const int64_t *offset;
@@ -21,7 +23,24 @@ struct ARuns {
    * this tile (sgemmPrefetchNext below): read in place, a panel's rows are
    * read side by side, which the hardware prefetchers do not follow. */
   const float *next;
+  /* What the depth steps prefetch into L2: one address a step, starting
+   * here and advancing bPrefetchStep bytes a step. By default B's own rows
+   * STRATA_SGEMM_B_PREFETCH_ROWS ahead (sgemmBPrefetch); the driver points
+   * it instead at this tile's share of the next B panel when B packed at
+   * compile time streams from memory, so that those lines arrive spread
+   * over the tile's steps rather than in a burst that stalls on the
+   * memory system (SgemmDriver.h). */
+  const char *bPrefetch;
+  int64_t bPrefetchStep;
 };
+
+/* The default prefetch of a tile whose B panel starts at pb, rows ldb
+ * floats apart: B_PREFETCH_ROWS rows ahead of the step, a row a step. */
+static inline void sgemmBPrefetch(struct ARuns *runs, const float *pb,
+                                  int64_t ldb) {
+  runs->bPrefetch = (const char *)(pb + STRATA_SGEMM_B_PREFETCH_ROWS * ldb);
+  runs->bPrefetchStep = ldb * (int64_t)sizeof(float);
+}
 
 /* One line of the next row panel per depth step, row after row (rows lda
  * floats apart), then the next 16 floats of each row: the kc steps of a
@@ -46,20 +65,24 @@ sgemmPrefetchNext(const float *next, int64_t lda, int mr, int64_t *row,
  * the variants expand it twice, so that the loop without the prefetch
  * carries none of its state (addressing the rows of A takes most general
  * registers). */
-/* The steps prefetch B STRATA_SGEMM_B_PREFETCH_ROWS rows ahead (the ISA's
- * b_prefetch_rows, IsaTuning.def): B streams from memory when it is a
- * weight read once per call (a few rows of A: a decoder's token), and one
- * sequential stream alone leaves the memory bus mostly idle. The lines go
- * to L2 (prefetcht1). */
+/* Each step prefetches one address of runs->bPrefetch (advancing
+ * runs->bPrefetchStep bytes): by default B STRATA_SGEMM_B_PREFETCH_ROWS
+ * rows ahead (the ISA's b_prefetch_rows, IsaTuning.def): B streams from
+ * memory when it is a weight read once per call (a few rows of A: a
+ * decoder's token), and one sequential stream alone leaves the memory bus
+ * mostly idle. The lines go to L2 (prefetcht1). */
 
 #define STRATA_SGEMM_STEPS(prefetch, VecT, load, broadcast, fma, half)         \
+  const char *prefetchB = runs->bPrefetch;                                     \
+  const int64_t prefetchBStep = runs->bPrefetchStep;                           \
   for (int64_t r = 0; r < runs->count; ++r) {                                  \
     const float *a = pa + runs->offset[r];                                     \
     for (int64_t p = 0; p < runs->length[r]; ++p) {                            \
       if (prefetch) {                                                          \
         sgemmPrefetchNext(runs->next, lda, MR, &nextRow, &nextCol);            \
       }                                                                        \
-      __builtin_prefetch(pb + STRATA_SGEMM_B_PREFETCH_ROWS * ldb, 0, 2);       \
+      __builtin_prefetch(prefetchB, 0, 2);                                     \
+      prefetchB += prefetchBStep;                                              \
       VecT b0 = load(pb);                                                      \
       VecT b1 = vecs > 1 ? load(pb + (half)) : b0;                             \
       _Pragma("clang loop unroll(full)") for (int i = 0; i < MR; ++i) {        \
