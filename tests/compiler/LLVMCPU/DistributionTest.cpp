@@ -465,4 +465,59 @@ module @reshaped {
     }
   }
 
+  TEST_CASE("cuts a large concatenation into bands of its leading "
+            "dimensions") {
+    Loaded loaded;
+    // Three operands joined along the channels of an NHWC tensor (as
+    // squeezenet's fire modules), large enough for several workgroups;
+    // odd channel counts, so rows are not vector multiples.
+    REQUIRE(compileAndLoad(R"mlir(
+module @concat {
+  func.func @channels(%a: tensor<4x30x17x13xf32>, %b: tensor<4x30x17x7xf32>, %c: tensor<4x30x17x1xf32>) -> tensor<4x30x17x21xf32> {
+    %r = tensor.concat dim(3) %a, %b, %c : (tensor<4x30x17x13xf32>, tensor<4x30x17x7xf32>, tensor<4x30x17x1xf32>) -> tensor<4x30x17x21xf32>
+    return %r : tensor<4x30x17x21xf32>
+  }
+  func.func @rows(%a: tensor<3x64x128xi16>, %b: tensor<3x61x128xi16>) -> tensor<3x125x128xi16> {
+    %r = tensor.concat dim(1) %a, %b : (tensor<3x64x128xi16>, tensor<3x61x128xi16>) -> tensor<3x125x128xi16>
+    return %r : tensor<3x125x128xi16>
+  }
+})mlir",
+                           loaded));
+    CHECK(workgroupTotal(loaded.compiled.exports[0]) > 1);
+    CHECK(workgroupTotal(loaded.compiled.exports[1]) > 1);
+    const int pixels = 4 * 30 * 17;
+    std::vector<float> a = ramp(pixels * 13, 1.0f, 0.0f);
+    std::vector<float> b = ramp(pixels * 7, -1.0f, -0.5f);
+    std::vector<float> c = ramp(pixels, 0.25f, 1000.0f);
+    std::vector<float> joined(pixels * 21, -7.0f);
+    dispatch(loaded, 0, {binding(a), binding(b), binding(c), binding(joined)},
+             2);
+    for (int p = 0; p < pixels; ++p) {
+      for (int j = 0; j < 21; ++j) {
+        float want = j < 13   ? a[p * 13 + j]
+                     : j < 20 ? b[p * 7 + (j - 13)]
+                              : c[p];
+        REQUIRE(joined[p * 21 + j] == want);
+      }
+    }
+    std::vector<int16_t> x(3 * 64 * 128), y(3 * 61 * 128);
+    for (size_t i = 0; i < x.size(); ++i) {
+      x[i] = static_cast<int16_t>(i % 30000);
+    }
+    for (size_t i = 0; i < y.size(); ++i) {
+      y[i] = static_cast<int16_t>(-static_cast<int>(i % 30000) - 1);
+    }
+    std::vector<int16_t> rows(3 * 125 * 128, 0);
+    dispatch(loaded, 1, {binding(x), binding(y), binding(rows)}, 2);
+    for (int n = 0; n < 3; ++n) {
+      for (int r = 0; r < 125; ++r) {
+        for (int j = 0; j < 128; ++j) {
+          int16_t want = r < 64 ? x[(n * 64 + r) * 128 + j]
+                                : y[(n * 61 + (r - 64)) * 128 + j];
+          REQUIRE(rows[(n * 125 + r) * 128 + j] == want);
+        }
+      }
+    }
+  }
+
 } // TEST_SUITE

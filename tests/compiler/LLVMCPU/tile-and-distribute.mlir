@@ -266,3 +266,32 @@ func.func @dynamic_batch_conv(%x: tensor<?x58x58x64xf32>, %w: tensor<3x3x64x64xf
          outs(%f : tensor<?x56x56x64xf32>) -> tensor<?x56x56x64xf32>
   return %r : tensor<?x56x56x64xf32>
 }
+
+// -----
+
+// A concatenation of the function's arguments has no linalg root: it is cut
+// into bands of its leading dimensions other than the concatenated one,
+// each workgroup joining its slices of the operands.
+// CHECK-LABEL: func.func @concat
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<8x55x55x128xf32>
+// CHECK: scf.forall (%[[N:.*]], %[[H:.*]]) in (8, 55) shared_outs(%[[OUT:.*]] = %[[EMPTY]])
+// CHECK:   %[[A:.*]] = tensor.extract_slice %{{.*}}[%[[N]], %[[H]], 0, 0] [1, 1, 55, 64] [1, 1, 1, 1]
+// CHECK:   %[[B:.*]] = tensor.extract_slice %{{.*}}[%[[N]], %[[H]], 0, 0] [1, 1, 55, 64] [1, 1, 1, 1]
+// CHECK:   %[[J:.*]] = tensor.concat dim(3) %[[A]], %[[B]] : (tensor<1x1x55x64xf32>, tensor<1x1x55x64xf32>) -> tensor<1x1x55x128xf32>
+// CHECK:   tensor.parallel_insert_slice %[[J]] into %[[OUT]][%[[N]], %[[H]], 0, 0] [1, 1, 55, 128] [1, 1, 1, 1]
+func.func @concat(%a: tensor<8x55x55x64xf32>, %b: tensor<8x55x55x64xf32>) -> tensor<8x55x55x128xf32> {
+  %r = tensor.concat dim(3) %a, %b : (tensor<8x55x55x64xf32>, tensor<8x55x55x64xf32>) -> tensor<8x55x55x128xf32>
+  return %r : tensor<8x55x55x128xf32>
+}
+
+// -----
+
+// A small one stays one workgroup, and so does one along the leading
+// dimension (nothing before it to cut).
+// CHECK-LABEL: func.func @small_concat
+// CHECK-NOT: scf.forall
+// CHECK: tensor.concat
+func.func @small_concat(%a: tensor<16x8xi32>, %b: tensor<16x4xi32>) -> tensor<16x12xi32> {
+  %r = tensor.concat dim(1) %a, %b : (tensor<16x8xi32>, tensor<16x4xi32>) -> tensor<16x12xi32>
+  return %r : tensor<16x12xi32>
+}
