@@ -25,6 +25,28 @@ def tools(build):
     }
 
 
+def set_torch_threads(threads):
+    """PyTorch at `threads` threads, its matmuls included: Debian's torch
+    runs them in OpenBLAS (BLAS_INFO=generic), whose own thread pool
+    ignores torch.set_num_threads and takes every core. Left so, a
+    "1 thread" PyTorch figure ran its matmuls on 2 (the transformer at
+    batch 8 looked 1.5x faster than Strata; on one thread it is not).
+    The OpenBLAS that torch loaded is found in this process's mappings."""
+    import ctypes
+    import torch
+    torch.set_num_threads(threads)
+    torch.ones(2, 2) @ torch.ones(2, 2)  # loads the BLAS library
+    with open("/proc/self/maps") as f:
+        paths = {line.split()[-1] for line in f
+                 if "blas" in line and line.split()[-1].startswith("/")}
+    for path in sorted(paths):
+        try:
+            library = ctypes.CDLL(path)
+            library.openblas_set_num_threads(ctypes.c_int(threads))
+        except (OSError, AttributeError):
+            continue
+
+
 def load_average():
     try:
         with open("/proc/loadavg") as f:

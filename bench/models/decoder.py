@@ -28,6 +28,8 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "samples", "generate"))
+sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
+import kernel_bench  # noqa: E402
 import make_decoder  # noqa: E402
 
 
@@ -92,7 +94,7 @@ def main():
         subprocess.run([compiler, os.path.join(args.work, name + ".onnx"),
                         "-o", modules[name]], check=True)
 
-    torch.set_num_threads(args.threads)
+    kernel_bench.set_torch_threads(args.threads)
     instance = strata.Instance("local-task", args.threads)
     decoder = strata.Session(modules["decoder"], instance=instance)["main"]
     prefill = strata.Session(modules["prefill"], instance=instance)["main"]

@@ -227,7 +227,7 @@ def run_threads(args, rows, threads, ort):
     """{row label: {runner: [per-round medians]}} at `threads`."""
     import strata
     import torch
-    torch.set_num_threads(threads)
+    kernel_bench.set_torch_threads(threads)
     instance = strata.Instance("local-task", threads)
     functions = {}  # one session per module, shared by its rows
 

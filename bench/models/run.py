@@ -223,7 +223,7 @@ def strata_times(args, vmfb, input_npy, threads):
 
 def torch_times(model, example, threads, repetitions):
     import torch
-    torch.set_num_threads(threads)
+    kernel_bench.set_torch_threads(threads)
     times = []
     with torch.inference_mode():
         model(example)  # warm-up at this thread count
