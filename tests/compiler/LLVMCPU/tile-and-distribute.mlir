@@ -295,3 +295,35 @@ func.func @small_concat(%a: tensor<16x8xi32>, %b: tensor<16x4xi32>) -> tensor<16
   %r = tensor.concat dim(1) %a, %b : (tensor<16x8xi32>, tensor<16x4xi32>) -> tensor<16x12xi32>
   return %r : tensor<16x12xi32>
 }
+
+// -----
+
+// A filter larger than kConvStreamedFilterBytes (3x3x512x512: 9.4 MB) would
+// be read from memory once per row tile: the image keeps its rows whole and
+// its workgroups are column tiles of 64 channels.
+// CHECK-LABEL: func.func @large_filter_conv
+// CHECK: scf.forall (%{{.*}}) = (0) to (512) step (64)
+// CHECK:   linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x7x7x64xf32>
+func.func @large_filter_conv(%x: tensor<1x9x9x512xf32>, %w: tensor<3x3x512x512xf32>) -> tensor<1x7x7x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x7x7x512xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x9x9x512xf32>, tensor<3x3x512x512xf32>) outs(%f : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  return %r : tensor<1x7x7x512xf32>
+}
+
+// -----
+
+// A filter that fits (3x3x256x256: 2.4 MB) is cut by rows as well: 7 row
+// tiles of 2 rows, 2 column tiles.
+// CHECK-LABEL: func.func @small_filter_conv
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (14, 256) step (2, 128)
+func.func @small_filter_conv(%x: tensor<1x16x16x256xf32>, %w: tensor<3x3x256x256xf32>) -> tensor<1x14x14x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x14x14x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x14x14x256xf32>) -> tensor<1x14x14x256xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x16x16x256xf32>, tensor<3x3x256x256xf32>) outs(%f : tensor<1x14x14x256xf32>) -> tensor<1x14x14x256xf32>
+  return %r : tensor<1x14x14x256xf32>
+}

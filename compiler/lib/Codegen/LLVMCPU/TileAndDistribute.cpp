@@ -420,6 +420,18 @@ constexpr int64_t kConvWorkgroups = 16;
 // one worker (batch 1 and 8).
 constexpr int64_t kDynamicConvWorkgroupsPerImage = 4;
 
+// A convolution's filter larger than this (twice the 2 MiB L2 of the
+// Intel Xeon it was measured on) is read from memory by each workgroup
+// that takes its columns (chooseConvTileSizes); its column tiles are then
+// at least kMinConvColumnTile wide (two microkernel panels). resnet18 at
+// batch 1 (Intel Xeon, 2026-12-04, bench/models/layers.py against ONNX
+// Runtime): the 3x3 512 -> 512 convolutions at 7x7 (9.4 MB filters) went
+// from 1.15-1.19x to 0.94-0.95x at 1 thread, 0.97-1.01x at 2; with 1 MiB
+// the 3x3 256 -> 256 at 14x14 (2.4 MB, 4 column tiles) lost at 2 threads
+// (1.25-1.28x against 1.07-1.10x cut by rows as well).
+constexpr int64_t kConvStreamedFilterBytes = 4 * 1024 * 1024;
+constexpr int64_t kMinConvColumnTile = 64;
+
 // A convolution of a dynamic batch (its first loop) worth the microkernel
 // per image.
 bool isDynamicBatchF32(linalg::Conv2DNhwcHwcfOp conv) {
@@ -445,6 +457,21 @@ SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv,
   countN = ceilDiv(channels, tileN);
   int64_t rowsWanted = std::max(ceilDiv(height * width, kMatmulTileEdge),
                                 ceilDiv(wanted, countN));
+  // A filter larger than the L2 cache comes from memory for every
+  // workgroup of its columns: cut into tiles of rows, it would be read
+  // once per row tile (resnet18's 3x3 512 -> 512 at 7x7, 9.4 MB, four
+  // times a call). Such an image keeps its rows whole and its workgroups
+  // come from narrower column tiles instead (each packs the image's
+  // windows again, a smaller cost than the filter's bytes).
+  int64_t filterBytes = ranges[4] * ranges[5] * ranges[6] * channels *
+                        static_cast<int64_t>(sizeof(float));
+  if (filterBytes > kConvStreamedFilterBytes) {
+    tileN = wholePanels(
+        std::max(chooseTileSize(channels, wanted), kMinConvColumnTile),
+        channels);
+    countN = ceilDiv(channels, tileN);
+    rowsWanted = ceilDiv(height * width, kMatmulTileEdge);
+  }
   int64_t tileH = chooseTileSize(height, rowsWanted);
   // Whole tiles keep every size static: a divisor a little below will do
   // when there is none above (27 rows by 3 rather than 4).
