@@ -19,11 +19,14 @@ dispatch result.
 
   bench/models/run.py [--build=DIR] [--models=a,b] [--batches=1,8]
                       [--threads=1,2] [--rounds=N] [--repetitions=N]
-                      [--alt-target-cpu=CPU]
+                      [--alt-target-cpu=CPU] [--alt-compiler=PATH]
 
 --alt-target-cpu adds a column: Strata compiled for CPU instead of the
 host, in the same rounds, and the ratio host / alt (e.g. the AMX int8
 kernel of a Sapphire Rapids host against the VNNI one of icelake-server).
+--alt-compiler does the same with another strata-compile (a build of an
+earlier commit: git worktree add /tmp/base <commit>, build it there), so a
+change is measured against what it changes, in the same rounds.
 
 ONNX Runtime comes from npm, outside the project:
   mkdir -p ~/.cache/strata-peers && cd ~/.cache/strata-peers &&
@@ -120,10 +123,10 @@ def prepare(args, name, batch):
     tools = kernel_bench.tools(args.build)
     subprocess.run([tools["compile"], onnx_path, "--target-cpu=host", "-o",
                     vmfb], check=True)
-    if args.alt_target_cpu:
-        subprocess.run([tools["compile"], onnx_path,
-                        "--target-cpu=" + args.alt_target_cpu, "-o",
-                        base + ".alt.vmfb"], check=True)
+    if args.alt_target_cpu or args.alt_compiler:
+        subprocess.run([args.alt_compiler or tools["compile"], onnx_path,
+                        "--target-cpu=" + (args.alt_target_cpu or "host"),
+                        "-o", base + ".alt.vmfb"], check=True)
     input_npy = base + ".input.npy"
     data = np.load(input_npy)
     input_bin = base + ".input.bin"
@@ -251,6 +254,11 @@ def main():
     parser.add_argument("--alt-target-cpu", default=None,
                         help="also time Strata compiled for this CPU "
                         "(column 'alt', ratio strata/alt)")
+    parser.add_argument("--alt-compiler", default=None,
+                        help="also time Strata compiled by this "
+                        "strata-compile (another build, an earlier "
+                        "commit's), run by this build's runtime (column "
+                        "'alt', ratio strata/alt)")
     parser.add_argument("--statistic", choices=["median", "min"],
                         default="median",
                         help="per cell over all rounds: the median (the "
@@ -309,7 +317,7 @@ def main():
             times[key]["strata"] += strata_times(args, prepared[1],
                                                  prepared[2], threads)
             settle()
-            if args.alt_target_cpu:
+            if args.alt_target_cpu or args.alt_compiler:
                 times[key]["alt"] += strata_times(
                     args, prepared[1][:-len(".vmfb")] + ".alt.vmfb",
                     prepared[2], threads)
@@ -336,9 +344,10 @@ def main():
           "%ss in ms; load average %s" %
           (cpu_name(), cpu_isa(), time.strftime("%Y-%m-%d"), args.rounds,
            args.repetitions, args.statistic, kernel_bench.load_average()))
-    if args.alt_target_cpu:
-        print("alt: Strata compiled with --target-cpu=%s" %
-              args.alt_target_cpu)
+    if args.alt_target_cpu or args.alt_compiler:
+        print("alt: Strata compiled by %s with --target-cpu=%s" %
+              (args.alt_compiler or "this build's strata-compile",
+               args.alt_target_cpu or "host"))
     print("%-17s %5s %3s %9s %9s %9s %9s %9s %9s %9s" %
           ("model", "batch", "thr", "strata", "alt", "onnxrt", "torch",
            "s/alt", "s/onnxrt", "s/torch"))
