@@ -773,7 +773,9 @@ def main(argv=None):
 
 def measure(args, models, batches, threads_list):
     args.work = args.work or os.path.join(args.build, "bench", "models")
-    args.alt_target_cpu = None  # run.prepare's option, unused here
+    # run.prepare's options, unused here
+    args.alt_target_cpu = None
+    args.alt_compiler = None
     os.makedirs(args.work, exist_ok=True)
     # Traces, profiles and ONNX Runtime's optimized models.
     with tempfile.TemporaryDirectory(prefix="layers-") as scratch:
