@@ -327,3 +327,29 @@ func.func @small_filter_conv(%x: tensor<1x16x16x256xf32>, %w: tensor<3x3x256x256
       ins(%x, %w : tensor<1x16x16x256xf32>, tensor<3x3x256x256xf32>) outs(%f : tensor<1x14x14x256xf32>) -> tensor<1x14x14x256xf32>
   return %r : tensor<1x14x14x256xf32>
 }
+
+// -----
+
+// A transpose back to NCHW (with a bias and a ReLU): its input is
+// contiguous along the channels, which the result is not, so the channels
+// stay whole and the bands are cut from the other loops (here one row
+// each): each workgroup reads whole pixels.
+// CHECK-LABEL: func.func @transpose_to_nchw
+// CHECK: scf.forall (%{{.*}}) in (112)
+// CHECK:   linalg.generic
+// CHECK:   } -> tensor<1x64x1x112xf32>
+#nhwc = affine_map<(n, c, h, w) -> (n, h, w, c)>
+#chan = affine_map<(n, c, h, w) -> (c)>
+#nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
+func.func @transpose_to_nchw(%x: tensor<1x112x112x64xf32>, %b: tensor<64xf32>) -> tensor<1x64x112x112xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x64x112x112xf32>
+  %r = linalg.generic {indexing_maps = [#nhwc, #chan, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<1x112x112x64xf32>, tensor<64xf32>) outs(%e : tensor<1x64x112x112xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x64x112x112xf32>
+  return %r : tensor<1x64x112x112xf32>
+}
