@@ -30,6 +30,11 @@ int64_t ukernelStreamedResultBytes(StringRef variantName) {
   return variant ? variant->streamedResultBytes : 0;
 }
 
+int64_t ukernelStreamedFilterBytes(StringRef variantName) {
+  std::optional<Variant> variant = lookupVariant(variantName);
+  return variant ? variant->streamedFilterBytes : 0;
+}
+
 std::array<int64_t, 3> ukernelInt8Panel(StringRef variantName) {
   std::optional<Variant> variant = lookupVariant(variantName);
   if (!variant) {

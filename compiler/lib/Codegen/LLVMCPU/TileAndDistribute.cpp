@@ -420,16 +420,8 @@ constexpr int64_t kConvWorkgroups = 16;
 // one worker (batch 1 and 8).
 constexpr int64_t kDynamicConvWorkgroupsPerImage = 4;
 
-// A convolution's filter larger than this (twice the 2 MiB L2 of the
-// Intel Xeon it was measured on) is read from memory by each workgroup
-// that takes its columns (chooseConvTileSizes); its column tiles are then
-// at least kMinConvColumnTile wide (two microkernel panels). resnet18 at
-// batch 1 (Intel Xeon, 2026-12-04, bench/models/layers.py against ONNX
-// Runtime): the 3x3 512 -> 512 convolutions at 7x7 (9.4 MB filters) went
-// from 1.15-1.19x to 0.94-0.95x at 1 thread, 0.97-1.01x at 2; with 1 MiB
-// the 3x3 256 -> 256 at 14x14 (2.4 MB, 4 column tiles) lost at 2 threads
-// (1.25-1.28x against 1.07-1.10x cut by rows as well).
-constexpr int64_t kConvStreamedFilterBytes = 4 * 1024 * 1024;
+// The narrowest column tile of a convolution whose filter keeps its rows
+// whole (chooseConvTileSizes): two microkernel panels.
 constexpr int64_t kMinConvColumnTile = 64;
 
 // A convolution of a dynamic batch (its first loop) worth the microkernel
@@ -441,9 +433,12 @@ bool isDynamicBatchF32(linalg::Conv2DNhwcHwcfOp conv) {
 // Convolution tiles for the microkernel, which takes one image and whole
 // rows of output pixels: images one per workgroup, output rows and
 // channels cut like a matmul's rows (pixels) and columns, so that the
-// images' tiles make about `wanted` workgroups per image.
+// images' tiles make about `wanted` workgroups per image. A filter larger
+// than `streamedFilterBytes` (the tuning table's streamed_filter_mib)
+// keeps the rows whole.
 SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv,
-                                         int64_t wanted) {
+                                         int64_t wanted,
+                                         int64_t streamedFilterBytes) {
   SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
   int64_t images = ranges[0], height = ranges[1], width = ranges[2],
           channels = ranges[3];
@@ -465,7 +460,7 @@ SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv,
   // windows again, a smaller cost than the filter's bytes).
   int64_t filterBytes = ranges[4] * ranges[5] * ranges[6] * channels *
                         static_cast<int64_t>(sizeof(float));
-  if (filterBytes > kConvStreamedFilterBytes) {
+  if (filterBytes > streamedFilterBytes) {
     tileN = wholePanels(
         std::max(chooseTileSize(channels, wanted), kMinConvColumnTile),
         channels);
@@ -499,7 +494,8 @@ SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv,
 // stay whole.
 SmallVector<int64_t> chooseBandTileSizes(const Root &root);
 
-SmallVector<int64_t> chooseTileSizes(const Root &rootInfo) {
+SmallVector<int64_t> chooseTileSizes(const Root &rootInfo,
+                                     int64_t streamedFilterBytes) {
   SmallVector<int64_t> ranges = rootInfo.staticLoopRanges();
   linalg::LinalgOp root = rootInfo.linalgOp();
   if (!root) {
@@ -552,8 +548,8 @@ SmallVector<int64_t> chooseTileSizes(const Root &rootInfo) {
     // A convolution of a dynamic batch: a few tiles per image.
     auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(root);
     if (isDynamicBatchF32(conv)) {
-      SmallVector<int64_t> sizes =
-          chooseConvTileSizes(conv, kDynamicConvWorkgroupsPerImage);
+      SmallVector<int64_t> sizes = chooseConvTileSizes(
+          conv, kDynamicConvWorkgroupsPerImage, streamedFilterBytes);
       sizes.resize(root.getNumLoops(), 0);
       return sizes;
     }
@@ -578,7 +574,8 @@ SmallVector<int64_t> chooseTileSizes(const Root &rootInfo) {
   auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(root);
   if (conv && isLargeF32(conv)) {
     SmallVector<int64_t> sizes = chooseConvTileSizes(
-        conv, ceilDiv(kConvWorkgroups, conv.getStaticLoopRanges()[0]));
+        conv, ceilDiv(kConvWorkgroups, conv.getStaticLoopRanges()[0]),
+        streamedFilterBytes);
     if (!sizes.empty()) {
       sizes.resize(root.getNumLoops(), 0);
     }
@@ -773,7 +770,8 @@ LogicalResult distributeConcat(func::FuncOp func) {
 // `sequential`, into scf.for loops that one workgroup runs: only roots with
 // dynamic ranges are tiled then, so their temporaries have bounded sizes.
 LogicalResult distributeFunction(func::FuncOp func, bool sequential,
-                                 bool tileDynamicRanges) {
+                                 bool tileDynamicRanges,
+                                 int64_t streamedFilterBytes) {
   std::optional<Root> root = findRoot(func);
   if (!root) {
     // One workgroup, or bands of a concatenation.
@@ -783,7 +781,7 @@ LogicalResult distributeFunction(func::FuncOp func, bool sequential,
   if (sequential && (!dynamic || !tileDynamicRanges)) {
     return success();
   }
-  SmallVector<int64_t> sizes = chooseTileSizes(*root);
+  SmallVector<int64_t> sizes = chooseTileSizes(*root, streamedFilterBytes);
   if (sizes.empty()) {
     return success();
   }
@@ -1048,10 +1046,12 @@ void splatsToFills(ModuleOp module) {
 
 } // namespace
 
-LogicalResult
-tileAndDistributeToWorkgroups(ModuleOp module,
-                              const llvm::StringSet<> &singleWorkgroup,
-                              bool tileDynamicRanges, bool keepSoftmaxRows) {
+LogicalResult tileAndDistributeToWorkgroups(
+    ModuleOp module, const llvm::StringSet<> &singleWorkgroup,
+    bool tileDynamicRanges, bool keepSoftmaxRows, int64_t streamedFilterBytes) {
+  if (streamedFilterBytes <= 0) {
+    streamedFilterBytes = kDefaultStreamedFilterBytes;
+  }
   if (failed(decomposeAggregates(module, keepSoftmaxRows))) {
     return failure();
   }
@@ -1079,7 +1079,7 @@ tileAndDistributeToWorkgroups(ModuleOp module,
     }
     if (failed(distributeFunction(func,
                                   singleWorkgroup.contains(func.getSymName()),
-                                  tileDynamicRanges)) ||
+                                  tileDynamicRanges, streamedFilterBytes)) ||
         (tileDynamicRanges && failed(tileDynamicDepths(func)))) {
       return failure();
     }

@@ -73,12 +73,13 @@ std::optional<Variant> lookupVariantKernels(StringRef name) {
 // The rows of ukernel/IsaTuning.def, by variant name.
 struct Tuning {
   const char *isa;
-  int64_t kc, mcRows, nc, streamedResultMib;
+  int64_t kc, mcRows, nc, streamedResultMib, streamedFilterMib;
 };
 constexpr Tuning kTunings[] = {
 #define STRATA_ISA_TUNING(isa, kc, mc_rows, nc, l1_b_floats, conv_step,        \
-                          in_place_b_rows, b_prefetch_rows, streamed_mib)      \
-  {#isa, kc, mc_rows, nc, streamed_mib},
+                          in_place_b_rows, b_prefetch_rows, streamed_mib,      \
+                          streamed_filter_mib)                                 \
+  {#isa, kc, mc_rows, nc, streamed_mib, streamed_filter_mib},
 #include "ukernel/IsaTuning.def"
 #undef STRATA_ISA_TUNING
 };
@@ -99,6 +100,7 @@ std::optional<Variant> lookupVariant(StringRef name) {
   variant->mcRows = row->mcRows;
   variant->nc = row->nc;
   variant->streamedResultBytes = row->streamedResultMib << 20;
+  variant->streamedFilterBytes = row->streamedFilterMib << 20;
   return variant;
 }
 

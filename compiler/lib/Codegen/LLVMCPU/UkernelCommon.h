@@ -42,6 +42,9 @@ struct Variant {
   // non-temporal stores (streamFlag): lookupVariant gives the row's,
   // lowerToUkernels the target's when it passes one.
   int64_t streamedResultBytes = 0;
+  // A convolution's filter larger than this keeps each image's rows whole
+  // in its workgroups (TileAndDistribute.cpp chooseConvTileSizes).
+  int64_t streamedFilterBytes = 0;
 };
 
 // The microkernel variant named `name` ("avx512", "avx2", ...).

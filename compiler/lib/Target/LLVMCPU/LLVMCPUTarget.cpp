@@ -53,13 +53,16 @@ namespace {
 // Runs the tensor-to-memref half until every export's distribution is safe.
 // A function whose distribution turns out unsafe is compiled again as one
 // workgroup; the second round cannot fail that way.
-FailureOr<OwningOpRef<ModuleOp>> distributeAndBufferize(ModuleOp input) {
+FailureOr<OwningOpRef<ModuleOp>>
+distributeAndBufferize(ModuleOp input, StringRef ukernelVariant) {
   llvm::StringSet<> singleWorkgroup;
   for (int round = 0; round < 2; ++round) {
     OwningOpRef<ModuleOp> work(input.clone());
     SmallVector<std::string> unsafe;
-    if (failed(
-            llvmcpu::tileAndDistributeToWorkgroups(*work, singleWorkgroup)) ||
+    if (failed(llvmcpu::tileAndDistributeToWorkgroups(
+            *work, singleWorkgroup, /*tileDynamicRanges=*/true,
+            /*keepSoftmaxRows=*/true,
+            llvmcpu::ukernelStreamedFilterBytes(ukernelVariant))) ||
         failed(llvmcpu::bufferizeExecutable(*work)) ||
         failed(llvmcpu::bindWorkgroupIds(*work, unsafe))) {
       return failure();
@@ -129,7 +132,7 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
     return failure();
   }
   FailureOr<OwningOpRef<ModuleOp>> distributed =
-      distributeAndBufferize(executable);
+      distributeAndBufferize(executable, target.ukernelVariant);
   if (failed(distributed)) {
     return failure();
   }
@@ -177,9 +180,9 @@ compileExecutable(ModuleOp executable, const LLVMCPUTargetOptions &options) {
     if (auto shapes =
             func->getAttrOfType<ArrayAttr>(llvmcpu::kBindingShapesAttr)) {
       if (shapes.size() != kernel.bindingBytes.size()) {
-        return func.emitError() << "llvm-cpu: " << shapes.size()
-                                << " binding shapes for "
-                                << kernel.bindingBytes.size() << " bindings";
+        return func.emitError()
+               << "llvm-cpu: " << shapes.size() << " binding shapes for "
+               << kernel.bindingBytes.size() << " bindings";
       }
       unsigned binding = 0;
       for (Type type : func.getFunctionType().getInputs()) {

@@ -57,9 +57,19 @@ LogicalResult verifyExecutableInput(ModuleOp module);
 /// the dynamic ranges of those are still tiled sequentially (scf.for) and
 /// dynamic matmul depths cut into tiles, which the portable target, running
 /// whole ops, does not want.
+/// A convolution whose filter is larger than `streamedFilterBytes` keeps
+/// each image's rows whole (column tiles only); 0 takes
+/// kDefaultStreamedFilterBytes (a target passes its microkernel variant's,
+/// ukernelStreamedFilterBytes).
 LogicalResult tileAndDistributeToWorkgroups(
     ModuleOp module, const llvm::StringSet<> &singleWorkgroup,
-    bool tileDynamicRanges = true, bool keepSoftmaxRows = true);
+    bool tileDynamicRanges = true, bool keepSoftmaxRows = true,
+    int64_t streamedFilterBytes = 0);
+
+/// The filter size above which a convolution's rows stay whole without a
+/// microkernel variant to say (the value of every row of
+/// ukernel/IsaTuning.def today).
+constexpr int64_t kDefaultStreamedFilterBytes = 4 * 1024 * 1024;
 
 /// One-shot bufferization across function boundaries with identity layouts;
 /// results become trailing out-parameters.
@@ -191,6 +201,11 @@ lowerToUkernels(ModuleOp module, StringRef variant,
 /// The streaming-store threshold of microkernel `variant` (its row of
 /// ukernel/IsaTuning.def, in bytes); 0 for no variant.
 int64_t ukernelStreamedResultBytes(StringRef variant);
+
+/// The filter size above which a convolution keeps each image's rows whole
+/// with microkernel `variant` (its row of ukernel/IsaTuning.def, in bytes);
+/// 0 for no variant.
+int64_t ukernelStreamedFilterBytes(StringRef variant);
 
 /// The columns per panel (NR) microkernel `variant` reads B in: weights
 /// packed at compile time (--strata-pack-weights) use it. 0 for no variant.

@@ -31,7 +31,8 @@
  * itself (UkernelCommon.cpp lookupVariant). */
 #ifdef STRATA_UKERNEL_ISA
 #define STRATA_ISA_TUNING(isa, kc, mc_rows, nc, l1_b_floats, conv_step,        \
-                          in_place_b_rows, b_prefetch_rows, streamed_mib)      \
+                          in_place_b_rows, b_prefetch_rows, streamed_mib,      \
+                          streamed_filter_mib)                                 \
   enum {                                                                       \
     strata_tuning_##isa##_kc = (kc),                                           \
     strata_tuning_##isa##_mc_rows = (mc_rows),                                 \
