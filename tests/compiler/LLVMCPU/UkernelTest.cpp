@@ -266,8 +266,9 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
     }
   }
 
-  TEST_CASE("convolutions read in place by the microkernel match a "
-            "reference at edge sizes on every x86 variant") {
+  TEST_CASE("convolutions through the microkernel (windows read in place "
+            "or packed) match a reference at edge sizes on every x86 "
+            "variant") {
     // Output rows that fill at least 90% of their register tiles are read
     // in place (convPixelStep, SgemmDriver.h): row panels end where output
     // rows do (55 = 3 x 14 + 13, 9 x 6 + 1; 40 rows: several per
@@ -289,6 +290,11 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
       // blocks).
       checkConv(6, 27, 128, 16, 1, 1, 1, features);
       checkConv(4, 13, 300, 24, 1, 1, 1, features);
+      // Windows of more than 64 channels are packed (the packed-A kernels
+      // at their compile-time row stride): 13 x 13 = 169 pixels (12 panels
+      // of 14 and one row), a depth of 3 x 3 x 97 = 873 (three 256-blocks
+      // and a remainder), 67 filters (two panels and 3 columns).
+      checkConv(13, 13, 97, 67, 3, 1, 1, features);
     }
   }
 
