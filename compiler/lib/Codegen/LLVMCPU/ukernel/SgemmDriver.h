@@ -272,6 +272,8 @@ static int64_t rowStrideOf(const struct ASource *src, int64_t k) {
   if (src->conv) {
     stride = src->convStrideW * src->strideW;
     if (k != src->channels ||
+        (STRATA_SGEMM_POINTWISE_IN_PLACE_DEPTH &&
+         k >= STRATA_SGEMM_POINTWISE_IN_PLACE_DEPTH) ||
         src->convStrideH * src->strideH != src->outWidth * stride) {
       return 0;
     }

@@ -32,7 +32,7 @@
 #ifdef STRATA_UKERNEL_ISA
 #define STRATA_ISA_TUNING(isa, kc, mc_rows, nc, l1_b_floats, conv_step,        \
                           in_place_b_rows, b_prefetch_rows, streamed_mib,      \
-                          streamed_filter_mib)                                 \
+                          streamed_filter_mib, pointwise_depth)                \
   enum {                                                                       \
     strata_tuning_##isa##_kc = (kc),                                           \
     strata_tuning_##isa##_mc_rows = (mc_rows),                                 \
@@ -40,7 +40,8 @@
     strata_tuning_##isa##_l1_b_floats = (l1_b_floats),                         \
     strata_tuning_##isa##_conv_step = (conv_step),                             \
     strata_tuning_##isa##_in_place_b_rows = (in_place_b_rows),                 \
-    strata_tuning_##isa##_b_prefetch_rows = (b_prefetch_rows)                  \
+    strata_tuning_##isa##_b_prefetch_rows = (b_prefetch_rows),                 \
+    strata_tuning_##isa##_pointwise_depth = (pointwise_depth)                  \
   };
 #include "IsaTuning.def"
 #undef STRATA_ISA_TUNING
@@ -69,6 +70,10 @@
  * (SgemmDriver.h convPixelStep). That path reads a window's runs and has
  * no prefetch. */
 #define STRATA_SGEMM_CONV_IN_PLACE_MAX_STEP STRATA_TUNING(conv_step)
+/* A 1x1 convolution's dense pixels (rowStrideOf) are read in place only
+ * below this many input channels, deeper ones packed (0: in place at any
+ * depth). */
+#define STRATA_SGEMM_POINTWISE_IN_PLACE_DEPTH STRATA_TUNING(pointwise_depth)
 /* At most this many rows of A in a call: B is read in place rather than
  * packed (SgemmDriver.h). */
 #define STRATA_SGEMM_IN_PLACE_B_ROWS STRATA_TUNING(in_place_b_rows)
