@@ -173,6 +173,17 @@ std::optional<Root> findRoot(func::FuncOp func) {
 // worker took all of it (2 workers: 1.4x the static module's 16 tiles).
 constexpr int64_t kNominalDynamicRange = 128;
 
+// The widest element, in bytes (at least 1), of values of these types:
+// what a workgroup's work is counted in.
+int64_t widestElementBytes(TypeRange types) {
+  int64_t bytes = 1;
+  for (Type type : types) {
+    bytes = std::max<int64_t>(
+        bytes, getElementTypeOrSelf(type).getIntOrFloatBitWidth() / 8);
+  }
+  return bytes;
+}
+
 // Tile sizes for a root with dynamic loop ranges: its first dynamic parallel
 // loop (else its first parallel loop) is cut into tiles of a static size, about
 // kTargetWorkgroupBytes of work each when that loop is the dynamic one
@@ -199,12 +210,7 @@ SmallVector<int64_t> chooseDynamicTileSizes(const Root &root) {
       break;
     }
   }
-  int64_t staticBytes = 1;
-  for (Type resultType : root.op->getResultTypes()) {
-    Type elementType = getElementTypeOrSelf(resultType);
-    staticBytes =
-        std::max<int64_t>(staticBytes, elementType.getIntOrFloatBitWidth() / 8);
-  }
+  int64_t staticBytes = widestElementBytes(root.op->getResultTypes());
   for (auto [d, range] : llvm::enumerate(ranges)) {
     if (!ShapedType::isDynamic(range)) {
       staticBytes *= std::max<int64_t>(range, 1);
@@ -638,12 +644,6 @@ chooseBandTileSizes(ArrayRef<int64_t> ranges,
 }
 
 SmallVector<int64_t> chooseBandTileSizes(const Root &rootInfo) {
-  int64_t elementBytes = 1;
-  for (Type resultType : rootInfo.op->getResultTypes()) {
-    Type elementType = getElementTypeOrSelf(resultType);
-    elementBytes = std::max<int64_t>(elementBytes,
-                                     elementType.getIntOrFloatBitWidth() / 8);
-  }
   // A loop along which an input of two or more dimensions is contiguous
   // but the result is not (a transpose: NHWC back to NCHW at a graph's
   // output) stays whole: cut into bands of it, each workgroup would read
@@ -673,8 +673,9 @@ SmallVector<int64_t> chooseBandTileSizes(const Root &rootInfo) {
       }
     }
   }
-  return chooseBandTileSizes(rootInfo.staticLoopRanges(),
-                             rootInfo.iteratorTypes(), elementBytes, keepWhole);
+  return chooseBandTileSizes(
+      rootInfo.staticLoopRanges(), rootInfo.iteratorTypes(),
+      widestElementBytes(rootInfo.op->getResultTypes()), keepWhole);
 }
 
 // A function that returns one static tensor.concat of its arguments
@@ -708,8 +709,7 @@ LogicalResult distributeConcat(func::FuncOp func) {
   // Not cut: each workgroup takes the concatenated dimension whole.
   iterators[concat.getDim()] = utils::IteratorType::reduction;
   SmallVector<int64_t> sizes = chooseBandTileSizes(
-      type.getShape(), iterators,
-      std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8));
+      type.getShape(), iterators, widestElementBytes(TypeRange{type}));
   if (sizes.empty() || llvm::any_of(llvm::enumerate(sizes), [&](auto size) {
         return size.value() && type.getDimSize(size.index()) % size.value();
       })) {

@@ -68,28 +68,25 @@ static void micro(const struct ARuns *runs, const float *restrict pa,
                 cols, vecs, masked);                                           \
     }                                                                          \
     return;
+#define STRATA_SGEMM_COLS_SWITCH                                               \
+  if (cols == NR) {                                                            \
+    STRATA_SGEMM_ROWS_SWITCH(2, 0)                                             \
+  } else if (cols <= NR / 2) {                                                 \
+    STRATA_SGEMM_ROWS_SWITCH(1, 1)                                             \
+  } else {                                                                     \
+    STRATA_SGEMM_ROWS_SWITCH(2, 1)                                             \
+  }
   /* Packed A (one run, rows the compile-time STRATA_SGEMM_A_ROW_STRIDE
    * apart) gets kernels of its own: each row's element is then a constant
    * displacement from one register, folded into its multiply-add, where a
    * run-time stride costs address arithmetic on every depth step. */
   if (lda == STRATA_SGEMM_A_ROW_STRIDE(KC) && runs->count == 1 && !runs->next) {
     const int64_t rowStride = STRATA_SGEMM_A_ROW_STRIDE(KC);
-    if (cols == NR) {
-      STRATA_SGEMM_ROWS_SWITCH(2, 0)
-    } else if (cols <= NR / 2) {
-      STRATA_SGEMM_ROWS_SWITCH(1, 1)
-    } else {
-      STRATA_SGEMM_ROWS_SWITCH(2, 1)
-    }
+    STRATA_SGEMM_COLS_SWITCH
   }
   const int64_t rowStride = lda;
-  if (cols == NR) {
-    STRATA_SGEMM_ROWS_SWITCH(2, 0)
-  } else if (cols <= NR / 2) {
-    STRATA_SGEMM_ROWS_SWITCH(1, 1)
-  } else {
-    STRATA_SGEMM_ROWS_SWITCH(2, 1)
-  }
+  STRATA_SGEMM_COLS_SWITCH
+#undef STRATA_SGEMM_COLS_SWITCH
 #undef STRATA_SGEMM_ROWS_CASE
 #undef STRATA_SGEMM_ROWS_SWITCH
 }
