@@ -72,6 +72,8 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     flowOptions.im2colMinWork = minWork;
     flowOptions.im2colDynamicBatch =
         target && target->im2colDynamicBatch(targetOptions);
+    flowOptions.fuseIntoConcat =
+        target && target->writesConcatOperandsInPlace(targetOptions);
     flow::PackWeightsPassOptions packOptions;
     packOptions.panelColumns =
         target ? target->weightPanelColumns(targetOptions) : 0;

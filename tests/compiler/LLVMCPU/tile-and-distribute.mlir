@@ -271,17 +271,68 @@ func.func @dynamic_batch_conv(%x: tensor<?x58x58x64xf32>, %w: tensor<3x3x64x64xf
 
 // A concatenation of the function's arguments has no linalg root: it is cut
 // into bands of its leading dimensions other than the concatenated one,
-// each workgroup joining its slices of the operands.
+// each workgroup inserting its slices of the operands into its band of the
+// result.
 // CHECK-LABEL: func.func @concat
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<8x55x55x128xf32>
 // CHECK: scf.forall (%[[N:.*]], %[[H:.*]]) in (8, 55) shared_outs(%[[OUT:.*]] = %[[EMPTY]])
+// CHECK:   %[[BAND:.*]] = tensor.extract_slice %[[OUT]][%[[N]], %[[H]], 0, 0] [1, 1, 55, 128] [1, 1, 1, 1]
 // CHECK:   %[[A:.*]] = tensor.extract_slice %{{.*}}[%[[N]], %[[H]], 0, 0] [1, 1, 55, 64] [1, 1, 1, 1]
+// CHECK:   %[[BAND1:.*]] = tensor.insert_slice %[[A]] into %[[BAND]][0, 0, 0, 0] [1, 1, 55, 64] [1, 1, 1, 1]
 // CHECK:   %[[B:.*]] = tensor.extract_slice %{{.*}}[%[[N]], %[[H]], 0, 0] [1, 1, 55, 64] [1, 1, 1, 1]
-// CHECK:   %[[J:.*]] = tensor.concat dim(3) %[[A]], %[[B]] : (tensor<1x1x55x64xf32>, tensor<1x1x55x64xf32>) -> tensor<1x1x55x128xf32>
-// CHECK:   tensor.parallel_insert_slice %[[J]] into %[[OUT]][%[[N]], %[[H]], 0, 0] [1, 1, 55, 128] [1, 1, 1, 1]
+// CHECK:   %[[BAND2:.*]] = tensor.insert_slice %[[B]] into %[[BAND1]][0, 0, 0, 64] [1, 1, 55, 64] [1, 1, 1, 1]
+// CHECK:   tensor.parallel_insert_slice %[[BAND2]] into %[[OUT]][%[[N]], %[[H]], 0, 0] [1, 1, 55, 128] [1, 1, 1, 1]
 func.func @concat(%a: tensor<8x55x55x64xf32>, %b: tensor<8x55x55x64xf32>) -> tensor<8x55x55x128xf32> {
   %r = tensor.concat dim(3) %a, %b : (tensor<8x55x55x64xf32>, tensor<8x55x55x64xf32>) -> tensor<8x55x55x128xf32>
   return %r : tensor<8x55x55x128xf32>
+}
+
+// -----
+
+// Operands computed in the function (the flow phase's --fuse-into-concat: a
+// 1x1 convolution with its bias and ReLU, a padded 3x3 convolution) are
+// computed band by band, each straight into its slice of the result's band:
+// the epilogue's destination, and the fill under the bare convolution, are
+// slices of the band (no operand is computed whole, nor copied). A 13x13
+// image: bands of one row (13 of them; a band of 28 pixels or more would
+// leave fewer than 8).
+// CHECK-LABEL: func.func @fused_concat
+// CHECK-NOT: linalg.conv_2d_nhwc_hwcf
+// CHECK: scf.forall (%[[H:.*]]) in (13) shared_outs(%[[OUT:.*]] = %{{.*}})
+// CHECK:   %[[BAND:.*]] = tensor.extract_slice %[[OUT]][0, %[[H]], 0, 0] [1, 1, 13, 384]
+// CHECK:   %[[D0:.*]] = tensor.extract_slice %[[BAND]][0, 0, 0, 0] [1, 1, 13, 192]
+// CHECK:   %[[C1:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x1x13x192xf32>
+// CHECK:   %[[R1:.*]] = linalg.generic {{.*}} ins(%[[C1]], %{{.*}} : {{.*}}) outs(%[[D0]] : tensor<1x1x13x192xf32>)
+// CHECK:   %[[BAND1:.*]] = tensor.insert_slice %[[R1]] into %[[BAND]][0, 0, 0, 0] [1, 1, 13, 192]
+// CHECK:   %[[D1:.*]] = tensor.extract_slice %[[BAND1]][0, 0, 0, 192] [1, 1, 13, 192]
+// CHECK:   tensor.pad
+// CHECK:   %[[F:.*]] = linalg.fill {{.*}} outs(%[[D1]] : tensor<1x1x13x192xf32>)
+// CHECK:   %[[C3:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} outs(%[[F]] : tensor<1x1x13x192xf32>)
+// CHECK:   %[[BAND2:.*]] = tensor.insert_slice %[[C3]] into %[[BAND1]][0, 0, 0, 192] [1, 1, 13, 192]
+// CHECK:   tensor.parallel_insert_slice %[[BAND2]] into %[[OUT]][0, %[[H]], 0, 0] [1, 1, 13, 384]
+#fused_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#fused_bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @fused_concat(%x: tensor<1x13x13x48xf32>, %w1: tensor<1x1x48x192xf32>, %w3: tensor<3x3x48x192xf32>, %b: tensor<192xf32>) -> tensor<1x13x13x384xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x13x13x192xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x13x13x192xf32>) -> tensor<1x13x13x192xf32>
+  %c1 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w1 : tensor<1x13x13x48xf32>, tensor<1x1x48x192xf32>) outs(%f : tensor<1x13x13x192xf32>) -> tensor<1x13x13x192xf32>
+  %r1 = linalg.generic {indexing_maps = [#fused_map, #fused_bias, #fused_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c1, %b : tensor<1x13x13x192xf32>, tensor<192xf32>) outs(%e : tensor<1x13x13x192xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x13x13x192xf32>
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x13x13x48xf32> to tensor<1x15x15x48xf32>
+  %c3 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w3 : tensor<1x15x15x48xf32>, tensor<3x3x48x192xf32>) outs(%f : tensor<1x13x13x192xf32>) -> tensor<1x13x13x192xf32>
+  %r = tensor.concat dim(3) %r1, %c3 : (tensor<1x13x13x192xf32>, tensor<1x13x13x192xf32>) -> tensor<1x13x13x384xf32>
+  return %r : tensor<1x13x13x384xf32>
 }
 
 // -----

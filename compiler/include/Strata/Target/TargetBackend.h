@@ -80,6 +80,14 @@ public:
   virtual int64_t minMatmulTileWork(const TargetBackendOptions &options) const {
     return 0;
   }
+  /// Whether its code generator computes a static concatenation's
+  /// convolution operands inside the concatenation's dispatch, each
+  /// written in place into its slice of the result, so the flow phase
+  /// fuses them there (--fuse-into-concat); false keeps a copy dispatch.
+  virtual bool
+  writesConcatOperandsInPlace(const TargetBackendOptions &options) const {
+    return false;
+  }
 };
 
 /// The targets this build has (each behind its own Meson option), by name.

@@ -678,14 +678,24 @@ SmallVector<int64_t> chooseBandTileSizes(const Root &rootInfo) {
       widestElementBytes(rootInfo.op->getResultTypes()), keepWhole);
 }
 
-// A function that returns one static tensor.concat of its arguments
-// (squeezenet's fire modules join their two expand convolutions so) has no
-// linalg root, and whole it is one workgroup copying megabytes on one
-// thread (8x55x55x128: 2.3-2.6x ONNX Runtime's time with 2 threads). It is
-// cut into bands of its leading dimensions other than the concatenated
-// one, like an elementwise op's: each workgroup concatenates its slices of
-// the operands into its slice of the result. Bands that would not divide
-// the dimensions evenly leave it whole.
+// Bands of a concatenation whose operands are computed in its dispatch
+// (distributeConcat): at least this many pixels each (four or five
+// microkernel row panels), while at least kConcatMinBands bands remain.
+constexpr int64_t kConcatBandPixels = 28;
+constexpr int64_t kConcatMinBands = 8;
+
+// A function that returns one static tensor.concat (squeezenet's fire
+// modules join their two expand convolutions so) has no linalg root, and
+// whole it is one workgroup copying megabytes on one thread (8x55x55x128:
+// 2.3-2.6x ONNX Runtime's time with 2 threads). It is cut into bands of its
+// leading dimensions other than the concatenated one, like an elementwise
+// op's: each workgroup writes its band of every operand into its slice of
+// the result. An operand that is an argument is copied; one computed in
+// the function (the flow phase's --fuse-into-concat: a convolution and its
+// epilogue) has its producers fused into the band, the last of them writing
+// straight into the result's slice, so the operand is never written whole
+// nor copied. Bands that would not divide the dimensions evenly leave it
+// whole.
 LogicalResult distributeConcat(func::FuncOp func) {
   auto returnOp = dyn_cast<func::ReturnOp>(func.getBody().front().back());
   if (!returnOp || returnOp.getNumOperands() != 1) {
@@ -699,8 +709,12 @@ LogicalResult distributeConcat(func::FuncOp func) {
   Type elementType = type.getElementType();
   if (!type.hasStaticShape() || !elementType.isIntOrFloat() ||
       !llvm::all_of(concat.getInputs(), [&](Value input) {
-        auto arg = dyn_cast<BlockArgument>(input);
-        return arg && arg.getOwner() == &func.front();
+        if (auto arg = dyn_cast<BlockArgument>(input)) {
+          return arg.getOwner() == &func.front();
+        }
+        return input.hasOneUse() &&
+               isa<TilingInterface>(input.getDefiningOp()) &&
+               input.getDefiningOp()->getBlock() == &func.front();
       })) {
     return success();
   }
@@ -710,6 +724,32 @@ LogicalResult distributeConcat(func::FuncOp func) {
   iterators[concat.getDim()] = utils::IteratorType::reduction;
   SmallVector<int64_t> sizes = chooseBandTileSizes(
       type.getShape(), iterators, widestElementBytes(TypeRange{type}));
+  // Operands computed here (convolutions) want bands of several
+  // microkernel row panels: each panel of B (the filter) brought into L1 then
+  // serves all of the band's pixels, not one row's (13 pixels of a 13x13
+  // image). NHWC joined along channels: whole images at batch > 1, else
+  // bands of rows, of at least kConcatBandPixels each while that leaves
+  // kConcatMinBands bands.
+  bool computed = llvm::any_of(concat.getInputs(), [](Value input) {
+    return !isa<BlockArgument>(input);
+  });
+  if (computed && type.getRank() == 4 && concat.getDim() == 3) {
+    int64_t images = type.getDimSize(0), height = type.getDimSize(1),
+            width = type.getDimSize(2);
+    int64_t rows = 1;
+    for (int64_t d = 1; d <= height; ++d) {
+      if (height % d == 0 && images * (height / d) >= kConcatMinBands) {
+        rows = d;
+        if (d * width >= kConcatBandPixels) {
+          break;
+        }
+      }
+    }
+    sizes = {images > 1 ? 1 : 0, rows < height ? rows : 0, 0, 0};
+    if (images == 1 && rows >= height) {
+      sizes.clear();
+    }
+  }
   if (sizes.empty() || llvm::any_of(llvm::enumerate(sizes), [&](auto size) {
         return size.value() && type.getDimSize(size.index()) % size.value();
       })) {
@@ -730,6 +770,7 @@ LogicalResult distributeConcat(func::FuncOp func) {
       tensor::EmptyOp::create(rewriter, loc, type.getShape(), elementType);
   auto forall = scf::ForallOp::create(rewriter, loc, lbs, ubs, steps,
                                       ValueRange{init}, std::nullopt);
+  Value out = forall.getRegionIterArgs()[0];
   rewriter.setInsertionPointToStart(forall.getBody());
   // The slice of a tensor of `shape` in this iteration: the bands of the
   // cut dimensions, the rest whole.
@@ -748,21 +789,110 @@ LogicalResult distributeConcat(func::FuncOp func) {
     }
   };
   SmallVector<OpFoldResult> unit(type.getRank(), rewriter.getIndexAttr(1));
-  SmallVector<Value> slices;
+  // The band of the result, then each operand's band inserted into it in
+  // turn: the insert of operand i writes the slice `destinations[i]` of
+  // the band so far, which its fused producers then compute into (the
+  // destination-passing chain that bufferizes in place).
+  SmallVector<OpFoldResult> bandOffsets, bandExtents;
+  slice(type.getShape(), bandOffsets, bandExtents);
+  Value band = tensor::ExtractSliceOp::create(rewriter, loc, out, bandOffsets,
+                                              bandExtents, unit);
+  SmallVector<tensor::ExtractSliceOp> operandSlices, destinations;
+  SmallVector<tensor::InsertSliceOp> inserts;
+  int64_t start = 0;
   for (Value input : concat.getInputs()) {
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(input.getType()).getShape();
     SmallVector<OpFoldResult> offsets, extents;
-    slice(cast<RankedTensorType>(input.getType()).getShape(), offsets, extents);
-    slices.push_back(tensor::ExtractSliceOp::create(rewriter, loc, input,
-                                                    offsets, extents, unit));
+    slice(shape, offsets, extents);
+    SmallVector<OpFoldResult> within(type.getRank(), rewriter.getIndexAttr(0));
+    within[concat.getDim()] = rewriter.getIndexAttr(start);
+    destinations.push_back(tensor::ExtractSliceOp::create(
+        rewriter, loc, band, within, extents, unit));
+    operandSlices.push_back(tensor::ExtractSliceOp::create(
+        rewriter, loc, input, offsets, extents, unit));
+    inserts.push_back(tensor::InsertSliceOp::create(
+        rewriter, loc, operandSlices.back().getResult(), band, within, extents,
+        unit));
+    band = inserts.back().getResult();
+    start += shape[concat.getDim()];
   }
-  Value tile = tensor::ConcatOp::create(rewriter, loc, concat.getDim(), slices);
-  SmallVector<OpFoldResult> offsets, extents;
-  slice(type.getShape(), offsets, extents);
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-  tensor::ParallelInsertSliceOp::create(rewriter, loc, tile,
-                                        forall.getRegionIterArgs()[0], offsets,
-                                        extents, unit);
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, band, out, bandOffsets,
+                                        bandExtents, unit);
   rewriter.replaceOp(concat, forall.getResult(0));
+  // Producers fused into the band, slice by slice: each fused op's operands
+  // become slices of their own producers, fused in turn.
+  SmallVector<LoopLikeOpInterface> loops{
+      cast<LoopLikeOpInterface>(forall.getOperation())};
+  auto fusible = [&](tensor::ExtractSliceOp sliceOp) {
+    Operation *def = sliceOp.getSource().getDefiningOp();
+    return def && isa<TilingInterface>(def) && !forall->isAncestor(def);
+  };
+  SmallVector<tensor::ExtractSliceOp> worklist;
+  for (tensor::ExtractSliceOp sliceOp : operandSlices) {
+    if (fusible(sliceOp)) {
+      worklist.push_back(sliceOp);
+    }
+  }
+  while (!worklist.empty()) {
+    tensor::ExtractSliceOp sliceOp = worklist.pop_back_val();
+    std::optional<scf::SCFFuseProducerOfSliceResult> fused =
+        scf::tileAndFuseProducerOfSlice(rewriter, sliceOp, loops);
+    if (!fused) {
+      return sliceOp.getSource().getDefiningOp()->emitError()
+             << "cannot compute this concatenation operand in bands "
+                "(llvm-cpu)";
+    }
+    if (sliceOp.use_empty()) {
+      rewriter.eraseOp(sliceOp);
+    }
+    for (Operation *generated : fused->generatedSlices) {
+      auto next = dyn_cast<tensor::ExtractSliceOp>(generated);
+      if (next && fusible(next)) {
+        worklist.push_back(next);
+      }
+    }
+  }
+  // Each operand's band is computed into its slice of the result: the
+  // tensor.empty at the end of its chain of destinations (the epilogue's,
+  // else the fill's under the convolution) becomes that slice, which the
+  // parallel insert then writes in place (a tensor.empty's contents are
+  // undefined, so any tensor may stand for it).
+  auto isEmpty = [](Value value) {
+    if (auto sliceOp = value.getDefiningOp<tensor::ExtractSliceOp>()) {
+      value = sliceOp.getSource();
+    }
+    return static_cast<bool>(value.getDefiningOp<tensor::EmptyOp>());
+  };
+  for (auto [insert, destination] : llvm::zip(inserts, destinations)) {
+    Value value = insert.getSource();
+    while (auto dps = value.getDefiningOp<DestinationStyleOpInterface>()) {
+      OpOperand *init = dps.getTiedOpOperand(cast<OpResult>(value));
+      if (isEmpty(init->get())) {
+        if (init->get().getType() == destination.getType()) {
+          rewriter.modifyOpInPlace(dps, [&] { init->set(destination); });
+        }
+        break;
+      }
+      value = init->get();
+    }
+  }
+  // The producers computed whole before the loop are dead now.
+  SmallVector<Operation *> before;
+  for (Operation &op : func.getBody().front().without_terminator()) {
+    before.push_back(&op);
+  }
+  for (Operation *op : llvm::reverse(before)) {
+    if (op != forall && op->use_empty() && isMemoryEffectFree(op)) {
+      rewriter.eraseOp(op);
+    }
+  }
+  for (tensor::ExtractSliceOp destination : destinations) {
+    if (destination.use_empty()) {
+      rewriter.eraseOp(destination);
+    }
+  }
   return success();
 }
 

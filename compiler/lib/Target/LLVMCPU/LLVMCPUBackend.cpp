@@ -30,6 +30,14 @@ public:
     return hasConvolutionMicrokernel(cpuOptions);
   }
 
+  // The convolution microkernel writes its result through any row stride:
+  // a band of a concatenation's operand goes straight into its slice
+  // (TileAndDistribute.cpp, distributeConcat).
+  bool writesConcatOperandsInPlace(
+      const TargetBackendOptions &options) const override {
+    return hasDirectConvolution(options);
+  }
+
   int64_t
   weightPanelColumns(const TargetBackendOptions &options) const override {
     LLVMCPUTargetOptions cpuOptions;

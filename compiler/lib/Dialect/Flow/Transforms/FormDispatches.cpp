@@ -363,6 +363,34 @@ bool isFusedIntoConsumer(Operation *op) {
   return consumer.getMatchingIndexingMap(&use).isIdentity();
 }
 
+/// A convolution, or a convolution's elementwise epilogue (bias, activation),
+/// whose one use is an operand of a static tensor.concat: it is computed in
+/// the concatenation's dispatch, which the code generator cuts into bands
+/// that compute each operand's band straight into its slice of the result
+/// (no operand is written whole to memory and copied back). For targets
+/// that write a convolution's result through a strided view
+/// (--fuse-into-concat).
+bool isFusedIntoConcat(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !op->hasOneUse() || op->getNumResults() != 1 ||
+      !linalgOp.hasPureTensorSemantics()) {
+    return false;
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!isa<linalg::ConvolutionOpInterface>(op) &&
+      !(generic && linalg::isElementwise(generic) &&
+        llvm::any_of(generic.getDpsInputs(), [](Value input) {
+          return isa_and_nonnull<linalg::ConvolutionOpInterface>(
+              input.getDefiningOp());
+        }))) {
+    return false;
+  }
+  auto concat = dyn_cast<tensor::ConcatOp>(*op->getUsers().begin());
+  return concat && concat->getBlock() == op->getBlock() &&
+         concat.getResultType().hasStaticShape() &&
+         cast<RankedTensorType>(op->getResult(0).getType()).hasStaticShape();
+}
+
 /// "matmul_64x32x16_f32": what the root computes, over which loop ranges
 /// (or result shape), on which element type.
 /// What an elementwise epilogue does to the op it consumes, as name parts:
@@ -485,6 +513,8 @@ std::string describe(Operation *root, Operation *epilogue = nullptr) {
       if (std::string tail = describeEpilogue(generic); !tail.empty()) {
         window += "_" + tail;
       }
+    } else if (isa_and_nonnull<tensor::ConcatOp>(epilogue)) {
+      window += "_concat";
     }
     std::string type;
     llvm::raw_string_ostream os(type);
@@ -591,9 +621,11 @@ Value resolveDim(OpBuilder &b, Location loc, Value tensor, int64_t dim,
 
 class DispatchFormer {
 public:
-  DispatchFormer(ModuleOp module, flow::ExecutableOp executable)
+  DispatchFormer(ModuleOp module, flow::ExecutableOp executable,
+                 bool fuseIntoConcat)
       : module(module), executable(executable),
-        functions(executable.getInnerModule()) {}
+        functions(executable.getInnerModule()), fuseIntoConcat(fuseIntoConcat) {
+  }
 
   /// Outlines every root of `func`; fails after reporting at the op.
   LogicalResult formDispatches(func::FuncOp func);
@@ -601,11 +633,17 @@ public:
 private:
   LogicalResult outline(func::FuncOp func, Operation *root);
   func::FuncOp findEquivalent(func::FuncOp kernel);
+  /// Computed inside its consumer's dispatch (isFusedIntoConsumer, and
+  /// with fuseIntoConcat isFusedIntoConcat).
+  bool fused(Operation *op) const {
+    return isFusedIntoConsumer(op) || (fuseIntoConcat && isFusedIntoConcat(op));
+  }
 
   ModuleOp module;
   flow::ExecutableOp executable;
   /// The executable's module of dispatch functions.
   ModuleOp functions;
+  bool fuseIntoConcat;
   unsigned dispatchCount = 0;
   SmallVector<func::FuncOp> kernels;
 };
@@ -684,8 +722,8 @@ LogicalResult DispatchFormer::formDispatches(func::FuncOp func) {
   SmallVector<Operation *> roots;
   func.walk([&](Operation *op) {
     if (hasTensorType(op->getResultTypes()) && !isCloneable(op) &&
-        !isHostControlFlow(op) && !isFusedIntoConsumer(op) &&
-        !isHostReshape(op) && !isHostConstant(op)) {
+        !isHostControlFlow(op) && !fused(op) && !isHostReshape(op) &&
+        !isHostConstant(op)) {
       roots.push_back(op);
     }
   });
@@ -725,8 +763,7 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
       [&](Operation *op) -> LogicalResult {
     for (Value value : readValues(op)) {
       Operation *def = value.getDefiningOp();
-      if (def && def != root &&
-          (isCloneable(def) || isFusedIntoConsumer(def))) {
+      if (def && def != root && (isCloneable(def) || fused(def))) {
         if (!ops.contains(def) && failed(gather(def))) {
           return failure();
         }
@@ -805,7 +842,7 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
   Operation *named = root;
   int64_t namedWork = -1;
   for (Operation *op : ops) {
-    if (op != root && isFusedIntoConsumer(op) && !isa<tensor::PadOp>(op) &&
+    if (op != root && fused(op) && !isa<tensor::PadOp>(op) &&
         !isPackedWeight(op) && !isTransposedMatmulOperand(op) &&
         work(op) > namedWork) {
       named = op;
@@ -995,7 +1032,7 @@ struct FormDispatchesPass
     auto executable =
         flow::ExecutableOp::create(builder, module.getLoc(), name);
 
-    DispatchFormer former(module, executable);
+    DispatchFormer former(module, executable, fuseIntoConcat);
     for (auto func :
          llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       if (func.isDeclaration()) {

@@ -75,6 +75,12 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
               "also rewrite convolutions whose batch (alone) is dynamic, "
               "their work estimated at batch 1 "
               "(TargetBackend::im2colDynamicBatch)">,
+       Option<"fuseIntoConcat", "fuse-into-concat", "bool",
+              /*default=*/"false",
+              "compute a static concatenation's convolution operands (and "
+              "their epilogues) in its dispatch, each written in place into "
+              "its slice of the result (TargetBackend::"
+              "writesConcatOperandsInPlace)">,
   ];
   let dependentDialects = [
     "::mlir::strata::flow::FlowDialect",
