@@ -679,8 +679,8 @@ SmallVector<int64_t> chooseBandTileSizes(const Root &rootInfo) {
 }
 
 // Bands of a concatenation whose operands are computed in its dispatch
-// (distributeConcat): at least this many pixels each (four or five
-// microkernel row panels), while at least kConcatMinBands bands remain.
+// (distributeConcat): at least this many pixels each (two microkernel row
+// panels of 14), while at least kConcatMinBands bands remain.
 constexpr int64_t kConcatBandPixels = 28;
 constexpr int64_t kConcatMinBands = 8;
 
@@ -724,12 +724,13 @@ LogicalResult distributeConcat(func::FuncOp func) {
   iterators[concat.getDim()] = utils::IteratorType::reduction;
   SmallVector<int64_t> sizes = chooseBandTileSizes(
       type.getShape(), iterators, widestElementBytes(TypeRange{type}));
-  // Operands computed here (convolutions) want bands of several
-  // microkernel row panels: each panel of B (the filter) brought into L1 then
-  // serves all of the band's pixels, not one row's (13 pixels of a 13x13
-  // image). NHWC joined along channels: whole images at batch > 1, else
-  // bands of rows, of at least kConcatBandPixels each while that leaves
-  // kConcatMinBands bands.
+  // Operands computed here (convolutions) want bands of more than one
+  // microkernel row panel: each panel of B (the filter) brought into L1
+  // then serves all of the band's pixels, not one row's (13 pixels of a
+  // 13x13 image). NHWC joined along channels: bands of rows within one
+  // image, the fewest rows that make kConcatBandPixels pixels while
+  // kConcatMinBands bands remain (8 images of 13x13: whole images; one:
+  // single rows).
   bool computed = llvm::any_of(concat.getInputs(), [](Value input) {
     return !isa<BlockArgument>(input);
   });
