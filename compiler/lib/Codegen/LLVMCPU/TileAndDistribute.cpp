@@ -845,9 +845,6 @@ LogicalResult distributeConcat(func::FuncOp func) {
              << "cannot compute this concatenation operand in bands "
                 "(llvm-cpu)";
     }
-    if (sliceOp.use_empty()) {
-      rewriter.eraseOp(sliceOp);
-    }
     for (Operation *generated : fused->generatedSlices) {
       auto next = dyn_cast<tensor::ExtractSliceOp>(generated);
       if (next && fusible(next)) {
@@ -879,21 +876,8 @@ LogicalResult distributeConcat(func::FuncOp func) {
       value = init->get();
     }
   }
-  // The producers computed whole before the loop are dead now.
-  SmallVector<Operation *> before;
-  for (Operation &op : func.getBody().front().without_terminator()) {
-    before.push_back(&op);
-  }
-  for (Operation *op : llvm::reverse(before)) {
-    if (op != forall && op->use_empty() && isMemoryEffectFree(op)) {
-      rewriter.eraseOp(op);
-    }
-  }
-  for (tensor::ExtractSliceOp destination : destinations) {
-    if (destination.use_empty()) {
-      rewriter.eraseOp(destination);
-    }
-  }
+  // The producers computed whole before the loop, now dead, go with the
+  // canonicalization that ends tileAndDistributeToWorkgroups.
   return success();
 }
 

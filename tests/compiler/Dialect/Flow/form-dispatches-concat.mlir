@@ -72,3 +72,21 @@ func.func @mixed(%x: tensor<1x8x8x16xf32>, %y: tensor<1x10x10x16xf32>, %w: tenso
   %r = tensor.concat dim(3) %n, %shared, %own : (tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>) -> tensor<1x8x8x48xf32>
   return %r, %shared : tensor<1x8x8x48xf32>, tensor<1x8x8x16xf32>
 }
+
+// -----
+
+// Joined along rows rather than channels, a convolution keeps its own
+// dispatch: the code generator's bands write whole pixel rows of an operand
+// at the concatenation's channel stride only.
+// FUSED-LABEL: func.func @along_rows(
+// FUSED: flow.dispatch {{.*}}@along_rows_dispatch_{{[0-9]+}}_conv_3x3_16x16_8x8_f32
+// FUSED: flow.dispatch {{.*}}@along_rows_dispatch_{{[0-9]+}}_concat_1x16x8x16_f32
+func.func @along_rows(%x: tensor<1x8x8x16xf32>, %y: tensor<1x10x10x16xf32>, %w: tensor<3x3x16x16xf32>) -> tensor<1x16x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x8x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%y, %w : tensor<1x10x10x16xf32>, tensor<3x3x16x16xf32>) outs(%f : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  %r = tensor.concat dim(1) %x, %c : (tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>) -> tensor<1x16x8x16xf32>
+  return %r : tensor<1x16x8x16xf32>
+}

@@ -363,10 +363,10 @@ bool isFusedIntoConsumer(Operation *op) {
   return consumer.getMatchingIndexingMap(&use).isIdentity();
 }
 
-/// A convolution, or a convolution's elementwise epilogue (bias, activation),
-/// whose one use is an operand of a static tensor.concat: it is computed in
-/// the concatenation's dispatch, which the code generator cuts into bands
-/// that compute each operand's band straight into its slice of the result
+/// An NHWC convolution, or its elementwise epilogue (bias, activation), whose
+/// one use is an operand of a static tensor.concat along channels: it is
+/// computed in the concatenation's dispatch, which the code generator cuts into
+/// bands that compute each operand's band straight into its slice of the result
 /// (no operand is written whole to memory and copied back). For targets
 /// that write a convolution's result through a strided view
 /// (--fuse-into-concat).
@@ -377,16 +377,19 @@ bool isFusedIntoConcat(Operation *op) {
     return false;
   }
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!isa<linalg::ConvolutionOpInterface>(op) &&
+  if (!isa<linalg::Conv2DNhwcHwcfOp>(op) &&
       !(generic && linalg::isElementwise(generic) &&
         llvm::any_of(generic.getDpsInputs(), [](Value input) {
-          return isa_and_nonnull<linalg::ConvolutionOpInterface>(
+          return isa_and_nonnull<linalg::Conv2DNhwcHwcfOp>(
               input.getDefiningOp());
         }))) {
     return false;
   }
+  // Joined along channels, the innermost dimension: the band's slice of
+  // each operand is then whole pixel rows at the concatenation's stride.
   auto concat = dyn_cast<tensor::ConcatOp>(*op->getUsers().begin());
   return concat && concat->getBlock() == op->getBlock() &&
+         concat.getDim() == concat.getResultType().getRank() - 1 &&
          concat.getResultType().hasStaticShape() &&
          cast<RankedTensorType>(op->getResult(0).getType()).hasStaticShape();
 }
