@@ -137,6 +137,75 @@ void checkMatmul(int m, int k, int n, const char *features) {
   CHECK(wrong == 0);
 }
 
+// Attention's products per head, h batches of an m x k by k x n matmul
+// whose B is a copy of a [sequence, heads, depth] tensor, which the
+// microkernel reads in place of the copy: with `transposed`, the scores'
+// K^T (B[h][p][j] = key[j][h][p], depth contiguous:
+// STRATA_SGEMM_TRANSPOSED_B), else the values (B[h][p][j] =
+// values[p][h][j], rows heads * n floats apart). Runs it for `features`
+// on two threads against a double reference.
+void checkHeads(int h, int m, int k, int n, bool transposed,
+                const char *features) {
+  CAPTURE(h);
+  CAPTURE(m);
+  CAPTURE(k);
+  CAPTURE(n);
+  CAPTURE(transposed);
+  auto type = [](int d0, int d1, int d2) {
+    return "tensor<" + std::to_string(d0) + "x" + std::to_string(d1) + "x" +
+           std::to_string(d2) + "xf32>";
+  };
+  std::string a = type(h, m, k), b = type(h, k, n), c = type(h, m, n);
+  std::string source = transposed ? type(n, h, k) : type(k, h, n);
+  std::string permutation = transposed ? "[1, 2, 0]" : "[1, 0, 2]";
+  std::string text =
+      "func.func @heads(%a: " + a + ", %s: " + source + ") -> " + c +
+      " {\n  %zero = arith.constant 0.0 : f32\n  %eb = tensor.empty() : " + b +
+      "\n  %b = linalg.transpose ins(%s : " + source + ") outs(%eb : " + b +
+      ") permutation = " + permutation + "\n  %e = tensor.empty() : " + c +
+      "\n  %f = linalg.fill ins(%zero : f32) outs(%e : " + c + ") -> " + c +
+      "\n  %r = linalg.batch_matmul ins(%a, %b : " + a + ", " + b +
+      ") outs(%f : " + c + ") -> " + c + "\n  return %r : " + c + "\n}\n";
+  LLVMCPUTargetOptions options;
+  options.features = features;
+  Loaded loaded;
+  std::string errors;
+  REQUIRE_MESSAGE(compile(text, loaded.compiled, errors, options), errors);
+  REQUIRE(strata_hal_executable_load_memory(loaded.compiled.library.data(),
+                                            loaded.compiled.library.size(),
+                                            "heads", strata_allocator_system(),
+                                            &loaded.executable) == nullptr);
+  std::vector<float> lhs = ramp(size_t(h) * m * k, 0.125f, -1.5f);
+  std::vector<float> rhs = ramp(size_t(h) * k * n, -0.0625f, 0.75f);
+  std::vector<float> result(size_t(h) * m * n, NAN);
+  dispatch(loaded, 0, {binding(lhs), binding(rhs), binding(result)},
+           /*threads=*/2);
+  auto bAt = [&](int batch, int p, int j) {
+    return transposed ? rhs[(size_t(j) * h + batch) * k + p]
+                      : rhs[(size_t(p) * h + batch) * n + j];
+  };
+  int wrong = 0;
+  for (int batch = 0; batch < h; ++batch) {
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < n; ++j) {
+        double sum = 0, magnitude = 0;
+        for (int p = 0; p < k; ++p) {
+          double term =
+              double(lhs[(size_t(batch) * m + i) * k + p]) * bAt(batch, p, j);
+          sum += term;
+          magnitude += std::fabs(term);
+        }
+        double got = result[(size_t(batch) * m + i) * n + j];
+        if (!(std::fabs(got - sum) <= 1e-5 * magnitude + 1e-6) && wrong++ < 5) {
+          MESSAGE("C[" << batch << "][" << i << "][" << j << "] = " << got
+                       << ", expected " << sum);
+        }
+      }
+    }
+  }
+  CHECK(wrong == 0);
+}
+
 // A valid (unpadded) NHWC x HWCF convolution of one image through the
 // convolution microkernel for `features`, against a double reference.
 void checkConv(int outH, int outW, int c, int f, int kernel, int stride,
@@ -262,6 +331,26 @@ TEST_SUITE("compiler.llvmcpu.ukernel") {
                                                   {50, 2048, 33}}) {
         CAPTURE(features);
         checkMatmul(m, k, n, features);
+      }
+    }
+  }
+
+  TEST_CASE("attention's per-head products read K^T and V in place of "
+            "their copies at edge sizes on every x86 variant") {
+    if (!hostRunsMicrokernels()) {
+      return;
+    }
+    for (const char *features : {"", "-avx512f", "-avx2"}) {
+      CAPTURE(features);
+      for (bool transposed : {true, false}) {
+        // A depth of 131 (16 blocks of 8 and 3 more) and 67 columns (two
+        // panels of 32 or four of 16, and 3 columns: a partial panel, its
+        // columns past n zeros); the transformer's 128 x 64 by 64 x 128;
+        // one row (never B in place: transposed B is always packed) over
+        // two depth blocks (300 = 256 + 44).
+        checkHeads(3, 37, 131, 67, transposed, features);
+        checkHeads(2, 128, 64, 128, transposed, features);
+        checkHeads(2, 1, 300, 97, transposed, features);
       }
     }
   }

@@ -153,6 +153,56 @@ func.func @batched(%a: tensor<4x128x64xf32>, %b: tensor<4x64x128xf32>) -> tensor
 
 // -----
 
+// Attention's scores per head: K^T of a [sequence, heads, depth] key is a
+// transpose that each workgroup (one head) would copy with loads 8 KiB
+// apart. The microkernel reads the key in place of that copy instead
+// (flags 512: STRATA_SGEMM_TRANSPOSED_B), its rows of 64 floats 2048
+// apart (B's row stride), packing it per call; no copy is left: nothing
+// in the workgroup loads or stores but the call.
+// UKERNEL-LABEL: llvm.func @scores
+// UKERNEL-DAG: %[[T:.*]] = llvm.mlir.constant(512 : i64) : i64
+// UKERNEL-DAG: %[[LDB:.*]] = llvm.mlir.constant(2048 : i64) : i64
+// UKERNEL-NOT: llvm.load
+// UKERNEL-NOT: llvm.store
+// UKERNEL: llvm.call @strata_ukernel_sgemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LDB]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[T]],
+// UKERNEL-NOT: llvm.load
+// UKERNEL-NOT: llvm.store
+// UKERNEL: llvm.return
+func.func @scores(%q: tensor<32x128x64xf32>, %k: tensor<128x32x64xf32>) -> tensor<32x128x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<32x64x128xf32>
+  %kt = linalg.transpose ins(%k : tensor<128x32x64xf32>) outs(%et : tensor<32x64x128xf32>) permutation = [1, 2, 0]
+  %e = tensor.empty() : tensor<32x128x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<32x128x128xf32>) -> tensor<32x128x128xf32>
+  %r = linalg.batch_matmul ins(%q, %kt : tensor<32x128x64xf32>, tensor<32x64x128xf32>) outs(%f : tensor<32x128x128xf32>) -> tensor<32x128x128xf32>
+  return %r : tensor<32x128x128xf32>
+}
+
+// -----
+
+// The values of one head are a strided view (rows 2048 floats apart, unit
+// columns): read in place of their copy as a plain B (flags 0) of that row
+// stride.
+// UKERNEL-LABEL: llvm.func @values
+// UKERNEL-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+// UKERNEL-DAG: %[[LDB:.*]] = llvm.mlir.constant(2048 : i64) : i64
+// UKERNEL-NOT: llvm.load
+// UKERNEL-NOT: llvm.store
+// UKERNEL: llvm.call @strata_ukernel_sgemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LDB]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ZERO]],
+// UKERNEL-NOT: llvm.load
+// UKERNEL-NOT: llvm.store
+// UKERNEL: llvm.return
+func.func @values(%s: tensor<32x128x128xf32>, %v: tensor<128x32x64xf32>) -> tensor<32x128x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ev = tensor.empty() : tensor<32x128x64xf32>
+  %vt = linalg.transpose ins(%v : tensor<128x32x64xf32>) outs(%ev : tensor<32x128x64xf32>) permutation = [1, 0, 2]
+  %f = linalg.fill ins(%zero : f32) outs(%ev : tensor<32x128x64xf32>) -> tensor<32x128x64xf32>
+  %r = linalg.batch_matmul ins(%s, %vt : tensor<32x128x128xf32>, tensor<32x128x64xf32>) outs(%f : tensor<32x128x64xf32>) -> tensor<32x128x64xf32>
+  return %r : tensor<32x128x64xf32>
+}
+
+// -----
+
 // A weight packed at compile time (--strata-pack-weights): the filter is
 // the reshape of a transpose of 32-column panels. The microkernel reads the
 // panels in place (flags 2: STRATA_SGEMM_PACKED_B, overwrite), so nothing

@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -51,6 +52,165 @@ bool isRowMajorInt(Value value, unsigned bits) {
   int64_t offset;
   return succeeded(type.getStridesAndOffset(strides, offset)) &&
          strides.back() == 1;
+}
+
+// The buffer `memref` is a view of (through subviews, casts, reshapes).
+Value rootBuffer(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>()) {
+    memref = view.getViewSource();
+  }
+  return memref;
+}
+
+// Whether an op strictly between `from` and `to` (one block) may write
+// the buffer `root`.
+bool writtenBetween(Operation *from, Operation *to, Value root) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode()) {
+    if (isMemoryEffectFree(op)) {
+      continue;
+    }
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects) {
+      return true;
+    }
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &effect : instances) {
+      if (isa<MemoryEffects::Write>(effect.getEffect()) &&
+          (!effect.getValue() || rootBuffer(effect.getValue()) == root)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// A matmul's right-hand operand that is a copy of a strided view, which
+// the microkernel reads instead of the copy: within a workgroup, the tile
+// of a transposed or strided operand (attention's K^T and V of one head,
+// taken from a [sequence, heads, depth] tensor). The operand (or the view
+// of one batch that unbatchMatmul made) is a memref.alloc whose one writer,
+// earlier in the block, is an elementwise copy (linalg.transpose, or a
+// generic that yields its input) from `source`, which nothing writes
+// between the copy and the matmul.
+struct CopiedB {
+  Operation *copy;
+  Value buffer; // the copy's alloc
+  Value source; // what it copies
+  // B's row stride is the stride of this dimension of `source`: its depth
+  // dimension when B's columns are unit-stride there, else (transposed)
+  // its column dimension, whose depth is unit-stride.
+  int64_t rowStrideDim;
+  bool transposed;
+};
+
+std::optional<CopiedB> findCopiedB(linalg::MatmulOp matmul, Value rhs) {
+  // B's depth and column dimensions as dimensions of the buffer.
+  SmallVector<int64_t, 2> bufferDims = {0, 1};
+  Value buffer = rhs;
+  Operation *view = nullptr;
+  if (auto subview = rhs.getDefiningOp<memref::SubViewOp>()) {
+    // Only a whole buffer with unit dimensions dropped (unbatchMatmul).
+    auto sourceType = subview.getSourceType();
+    if (!llvm::all_of(subview.getMixedOffsets(), isZeroInteger) ||
+        !llvm::all_of(subview.getMixedStrides(), isOneInteger) ||
+        !sourceType.hasStaticShape() ||
+        !llvm::equal(subview.getStaticSizes(), sourceType.getShape())) {
+      return std::nullopt;
+    }
+    llvm::SmallBitVector dropped = subview.getDroppedDims();
+    bufferDims.clear();
+    for (int64_t d = 0; d < sourceType.getRank(); ++d) {
+      if (!dropped.test(d)) {
+        bufferDims.push_back(d);
+      }
+    }
+    if (bufferDims.size() != 2 || !subview->hasOneUse()) {
+      return std::nullopt;
+    }
+    view = subview;
+    buffer = subview.getSource();
+  }
+  if (!buffer.getDefiningOp<memref::AllocOp>()) {
+    return std::nullopt;
+  }
+  linalg::LinalgOp copy;
+  for (Operation *user : buffer.getUsers()) {
+    if (user == view || user == matmul.getOperation() ||
+        isa<memref::DeallocOp>(user)) {
+      continue;
+    }
+    auto writer = dyn_cast<linalg::LinalgOp>(user);
+    if (copy || !writer || writer.getNumDpsInits() != 1 ||
+        writer.getDpsInits()[0] != buffer) {
+      return std::nullopt;
+    }
+    copy = writer;
+  }
+  if (!copy || !isa<linalg::GenericOp, linalg::TransposeOp>(copy) ||
+      !copy.hasPureBufferSemantics() || copy.getNumDpsInputs() != 1 ||
+      copy.getNumParallelLoops() != copy.getNumLoops() ||
+      copy->getBlock() != matmul->getBlock() ||
+      !copy->isBeforeInBlock(matmul)) {
+    return std::nullopt;
+  }
+  Block *body = copy.getBlock();
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  if (!yield || body->getOperations().size() != 1 ||
+      yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != body->getArgument(0)) {
+    return std::nullopt;
+  }
+  OpOperand *input = copy.getDpsInputOperand(0);
+  AffineMap inputMap = copy.getMatchingIndexingMap(input);
+  AffineMap initMap = copy.getMatchingIndexingMap(copy.getDpsInitOperand(0));
+  auto sourceType = dyn_cast<MemRefType>(input->get().getType());
+  if (!inputMap.isPermutation() || !initMap.isPermutation() || !sourceType ||
+      !sourceType.getElementType().isF32()) {
+    return std::nullopt;
+  }
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(sourceType.getStridesAndOffset(strides, offset))) {
+    return std::nullopt;
+  }
+  // The source dimension that buffer dimension `d` copies.
+  auto sourceDim = [&](int64_t d) -> int64_t {
+    unsigned loop = initMap.getDimPosition(d);
+    return *inputMap.getResultPosition(
+        getAffineDimExpr(loop, copy.getContext()));
+  };
+  int64_t depthDim = sourceDim(bufferDims[0]);
+  int64_t columnDim = sourceDim(bufferDims[1]);
+  Value source = input->get();
+  if (writtenBetween(copy, matmul, rootBuffer(source))) {
+    return std::nullopt;
+  }
+  if (strides[columnDim] == 1) {
+    return CopiedB{copy, buffer, source, depthDim, /*transposed=*/false};
+  }
+  if (strides[depthDim] == 1) {
+    return CopiedB{copy, buffer, source, columnDim, /*transposed=*/true};
+  }
+  return std::nullopt;
+}
+
+// Erases the copy findCopiedB found, once the call reads its source: its
+// view of one batch (now unused), the copy and its buffer.
+void eraseCopiedB(const CopiedB &copied, Value rhs) {
+  if (rhs != copied.buffer && rhs.use_empty()) {
+    rhs.getDefiningOp()->erase();
+  }
+  copied.copy->erase();
+  for (Operation *user : llvm::make_early_inc_range(copied.buffer.getUsers())) {
+    if (isa<memref::DeallocOp>(user)) {
+      user->erase();
+    }
+  }
+  if (copied.buffer.use_empty()) {
+    copied.buffer.getDefiningOp()->erase();
+  }
 }
 
 } // namespace
@@ -83,6 +243,11 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
                       kMinMatmulTileWork)) {
     return success();
   }
+  // (A weight packed at compile time is no copy.)
+  std::optional<CopiedB> copied;
+  if (!packed) {
+    copied = findCopiedB(matmul, rhs);
+  }
   int64_t mb = *mBound, nb = *nBound, kb = *kBound;
   int64_t scratchFloats =
       sgemmScratchFloats(variant, mb, nb, kb, packed.has_value());
@@ -95,8 +260,9 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
       memref::AllocOp::create(b, loc, scratchType, b.getI64IntegerAttr(64));
   MatmulOperands a = decompose(b, loc, lhs);
   MatmulOperands bm =
-      packed ? decomposePacked(b, loc, *packed, lhsType.getDimSize(1))
-             : decompose(b, loc, rhs);
+      packed   ? decomposePacked(b, loc, *packed, lhsType.getDimSize(1))
+      : copied ? decompose(b, loc, copied->source, copied->rowStrideDim)
+               : decompose(b, loc, rhs);
   std::optional<FusedEpilogue> epilogue =
       findEpilogue(matmul, out, fill, isRowMajorF32);
   if (epilogue) {
@@ -111,6 +277,7 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
       b, loc,
       (fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
           (packed ? STRATA_SGEMM_PACKED_B : 0) |
+          (copied && copied->transposed ? STRATA_SGEMM_TRANSPOSED_B : 0) |
           (epilogue ? epilogue->flags() : 0) | streamFlag(result, variant));
   Value scratchPointer =
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch);
@@ -128,6 +295,9 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
     fill.erase();
   }
   eraseFusedEpilogue(epilogue, out);
+  if (copied) {
+    eraseCopiedB(*copied, rhs);
+  }
   rewritten = true;
   return success();
 }

@@ -181,11 +181,12 @@ linalg::FillOp findZeroFill(Operation *consumer, Value output) {
   });
 }
 
-MatmulOperands decompose(OpBuilder &b, Location loc, Value memref) {
+MatmulOperands decompose(OpBuilder &b, Location loc, Value memref,
+                         int64_t rowStrideDim) {
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(
       b, loc, metadata.getBaseBuffer());
-  return {pointer, metadata.getOffset(), metadata.getStrides()[0]};
+  return {pointer, metadata.getOffset(), metadata.getStrides()[rowStrideDim]};
 }
 
 // `out` is the product's temporary output (a memref.alloc written by

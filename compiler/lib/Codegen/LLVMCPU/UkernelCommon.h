@@ -83,8 +83,10 @@ struct MatmulOperands {
   Value alignedPointer, offset, rowStride;
 };
 
-// `memref`'s aligned base pointer, offset and row stride (as index).
-MatmulOperands decompose(OpBuilder &b, Location loc, Value memref);
+// `memref`'s aligned base pointer, offset and row stride (as index): the
+// stride of dimension `rowStrideDim`.
+MatmulOperands decompose(OpBuilder &b, Location loc, Value memref,
+                         int64_t rowStrideDim = 0);
 
 // An address (i64) of the first element of a memref of `elementBytes`.
 Value elementAddress(OpBuilder &b, Location loc, Value memref,

@@ -321,10 +321,92 @@ static void packB(const float *restrict b, int64_t ldb, int64_t kc, int64_t nc,
   }
 }
 
+/* Eight floats of a row, at any float alignment. */
+typedef float StrataF32x8 __attribute__((vector_size(32)));
+
+static inline StrataF32x8 loadF32x8(const float *p) {
+  StrataF32x8 v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+/* out[c * ldo + r] = in[r * ldi + c] for an 8 x 8 block: three rounds of
+ * shuffles (pairs of floats, pairs of pairs, then halves), which clang
+ * lowers to the ISA's unpack and permute instructions. */
+static inline void transposeBlock8(const float *restrict in, int64_t ldi,
+                                   float *restrict out, int64_t ldo) {
+  StrataF32x8 r0 = loadF32x8(in), r1 = loadF32x8(in + ldi);
+  StrataF32x8 r2 = loadF32x8(in + 2 * ldi), r3 = loadF32x8(in + 3 * ldi);
+  StrataF32x8 r4 = loadF32x8(in + 4 * ldi), r5 = loadF32x8(in + 5 * ldi);
+  StrataF32x8 r6 = loadF32x8(in + 6 * ldi), r7 = loadF32x8(in + 7 * ldi);
+#define STRATA_LO32(a, b)                                                      \
+  __builtin_shufflevector(a, b, 0, 8, 1, 9, 4, 12, 5, 13)
+#define STRATA_HI32(a, b)                                                      \
+  __builtin_shufflevector(a, b, 2, 10, 3, 11, 6, 14, 7, 15)
+#define STRATA_LO64(a, b)                                                      \
+  __builtin_shufflevector(a, b, 0, 1, 8, 9, 4, 5, 12, 13)
+#define STRATA_HI64(a, b)                                                      \
+  __builtin_shufflevector(a, b, 2, 3, 10, 11, 6, 7, 14, 15)
+#define STRATA_LO128(a, b)                                                     \
+  __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11)
+#define STRATA_HI128(a, b)                                                     \
+  __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15)
+  StrataF32x8 t0 = STRATA_LO32(r0, r1), t1 = STRATA_HI32(r0, r1);
+  StrataF32x8 t2 = STRATA_LO32(r2, r3), t3 = STRATA_HI32(r2, r3);
+  StrataF32x8 t4 = STRATA_LO32(r4, r5), t5 = STRATA_HI32(r4, r5);
+  StrataF32x8 t6 = STRATA_LO32(r6, r7), t7 = STRATA_HI32(r6, r7);
+  /* u0: column 0 of rows 0-3, then column 4; u1 columns 1 and 5... */
+  StrataF32x8 u0 = STRATA_LO64(t0, t2), u1 = STRATA_HI64(t0, t2);
+  StrataF32x8 u2 = STRATA_LO64(t1, t3), u3 = STRATA_HI64(t1, t3);
+  StrataF32x8 u4 = STRATA_LO64(t4, t6), u5 = STRATA_HI64(t4, t6);
+  StrataF32x8 u6 = STRATA_LO64(t5, t7), u7 = STRATA_HI64(t5, t7);
+  StrataF32x8 columns[8] = {STRATA_LO128(u0, u4), STRATA_LO128(u1, u5),
+                            STRATA_LO128(u2, u6), STRATA_LO128(u3, u7),
+                            STRATA_HI128(u0, u4), STRATA_HI128(u1, u5),
+                            STRATA_HI128(u2, u6), STRATA_HI128(u3, u7)};
+#undef STRATA_LO32
+#undef STRATA_HI32
+#undef STRATA_LO64
+#undef STRATA_HI64
+#undef STRATA_LO128
+#undef STRATA_HI128
+  for (int c = 0; c < 8; ++c) {
+    __builtin_memcpy(out + c * ldo, &columns[c], sizeof(columns[c]));
+  }
+}
+
+/* packB for a B given transposed (STRATA_SGEMM_TRANSPOSED_B): column j of
+ * B is row j of bt (row stride ldbt), depth contiguous. Whole panels go
+ * through 8 x 8 register transposes; a last partial panel and the depth
+ * past a multiple of 8 element by element, columns past nc as zeros. */
+_Static_assert(NR % 8 == 0, "packBTransposed moves whole 8 x 8 blocks");
+static void packBTransposed(const float *restrict bt, int64_t ldbt, int64_t kc,
+                            int64_t nc, float *restrict pb) {
+  for (int64_t j0 = 0; j0 < nc; j0 += NR) {
+    int64_t cols = minI64(NR, nc - j0);
+    float *panel = pb + j0 * kc;
+    int64_t p = 0;
+    if (cols == NR) {
+      for (; p + 8 <= kc; p += 8) {
+        for (int64_t j = 0; j < NR; j += 8) {
+          transposeBlock8(bt + (j0 + j) * ldbt + p, ldbt, panel + p * NR + j,
+                          NR);
+        }
+      }
+    }
+    for (; p < kc; ++p) {
+      for (int64_t j = 0; j < NR; ++j) {
+        panel[p * NR + j] = j < cols ? bt[(j0 + j) * ldbt + p] : 0.0f;
+      }
+    }
+  }
+}
+
 /* C[m x n] (+)= A[m x k] * B[k x n], B and C row-major with unit inner
- * stride, A from `src`. `scratch` holds STRATA_SGEMM_SCRATCH_A rounded up
- * to 16 floats plus STRATA_SGEMM_SCRATCH_B floats (64-byte alignment is
- * best; any float alignment works). */
+ * stride (B column-major under STRATA_SGEMM_TRANSPOSED_B), A from `src`.
+ * `scratch` holds STRATA_SGEMM_SCRATCH_A rounded up to 16 floats plus
+ * STRATA_SGEMM_SCRATCH_B floats (64-byte alignment is best; any float alignment
+ * works). */
 static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
                   float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
                   int64_t flags, float *scratch,
@@ -367,6 +449,7 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
   int64_t panelStart[MC];
   int64_t panelRows[MC];
   int packedB = (flags & STRATA_SGEMM_PACKED_B) != 0;
+  int transposedB = !packedB && (flags & STRATA_SGEMM_TRANSPOSED_B) != 0;
   /* Columns per compile-time panel (ldb under STRATA_SGEMM_PACKED_B): NR,
    * or a multiple of it that this kernel reads as strips of NR columns, pw
    * floats from one depth step to the next. */
@@ -375,7 +458,7 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
    * panel serves one A panel, so packing B would only copy it. The
    * microkernel reads B's full panels in place (rows ldb apart); only a last
    * panel of fewer than NR columns is packed (zero-padded). */
-  int inPlaceB = !packedB && m <= STRATA_SGEMM_IN_PLACE_B_ROWS;
+  int inPlaceB = !packedB && !transposedB && m <= STRATA_SGEMM_IN_PLACE_B_ROWS;
   /* One row panel of A read in place against panels packed at compile time
    * (a matrix-vector product: a decoder's token): depth blocks would only
    * cut each panel's one contiguous stream into KC-row pieces that the
@@ -400,6 +483,8 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
       if (packedB) {
         blockB = b + jc * k + pc * pw;
         panelFloats = k * pw;
+      } else if (transposedB) {
+        packBTransposed(b + jc * ldb + pc, ldb, kc, nc, pb);
       } else if (!inPlaceB) {
         packB(b + pc * ldb + jc, ldb, kc, nc, pb);
       } else if (fullCols < nc) {

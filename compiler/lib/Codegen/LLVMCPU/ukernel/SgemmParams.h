@@ -121,6 +121,11 @@
  * reader (Codegen.h, kDefaultStreamedResultBytes): streaming it skips
  * reading every line of C in before it is overwritten. */
 #define STRATA_SGEMM_STREAM 256
+/* Bit 9, the matmul kernel's only: B is given transposed, element (p, j)
+ * at b[j * ldb + p] (the k-contiguous rows of a key matrix that attention's
+ * Q x K^T reads). It is always packed per call (8 x 8 blocks transposed in
+ * registers); not with STRATA_SGEMM_PACKED_B. */
+#define STRATA_SGEMM_TRANSPOSED_B 512
 
 /* Floats of scratch one call needs for an m x n x k problem with the
  * tuning (kc, mc_rows, nc) of its variant: packed A (min(MC, m rounded up
