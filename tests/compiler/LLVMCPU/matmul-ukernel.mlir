@@ -180,6 +180,29 @@ func.func @scores(%q: tensor<32x128x64xf32>, %k: tensor<128x32x64xf32>) -> tenso
 
 // -----
 
+// A decoder's scores over its cache (a dynamic sequence, K heads-first):
+// the copy's buffer and the view of its batch are dynamic; the key is
+// still read in place, transposed.
+// UKERNEL-LABEL: llvm.func @scores_dynamic
+// UKERNEL-DAG: %[[T:.*]] = llvm.mlir.constant(512 : i64) : i64
+// UKERNEL-NOT: llvm.load
+// UKERNEL-NOT: llvm.store
+// UKERNEL: llvm.call @strata_ukernel_sgemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[T]],
+// UKERNEL-NOT: llvm.load
+// UKERNEL-NOT: llvm.store
+// UKERNEL: llvm.return
+func.func @scores_dynamic(%q: tensor<4x?x64xf32>, %k: tensor<4x?x64xf32>, %qn: index, %kn: index, %rm: index, %rn: index) -> tensor<4x?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %et = tensor.empty(%kn) : tensor<4x64x?xf32>
+  %kt = linalg.transpose ins(%k : tensor<4x?x64xf32>) outs(%et : tensor<4x64x?xf32>) permutation = [0, 2, 1]
+  %e = tensor.empty(%qn, %kn) : tensor<4x?x?xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x?x?xf32>) -> tensor<4x?x?xf32>
+  %r = linalg.batch_matmul ins(%q, %kt : tensor<4x?x64xf32>, tensor<4x64x?xf32>) outs(%f : tensor<4x?x?xf32>) -> tensor<4x?x?xf32>
+  return %r : tensor<4x?x?xf32>
+}
+
+// -----
+
 // The values of one head are a strided view (rows 2048 floats apart, unit
 // columns): read in place of their copy as a plain B (flags 0) of that row
 // stride.

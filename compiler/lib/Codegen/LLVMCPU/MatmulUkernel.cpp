@@ -111,12 +111,23 @@ std::optional<CopiedB> findCopiedB(linalg::MatmulOp matmul, Value rhs) {
   Value buffer = rhs;
   Operation *view = nullptr;
   if (auto subview = rhs.getDefiningOp<memref::SubViewOp>()) {
-    // Only a whole buffer with unit dimensions dropped (unbatchMatmul).
+    // Only a whole buffer with unit dimensions dropped (unbatchMatmul):
+    // each size the source's own, static or its memref.dim.
     auto sourceType = subview.getSourceType();
+    auto wholeDim = [&](auto indexed) {
+      auto [d, size] = indexed;
+      if (std::optional<int64_t> known = getConstantIntValue(size)) {
+        return !sourceType.isDynamicDim(d) &&
+               *known == sourceType.getDimSize(d);
+      }
+      Value value = dyn_cast<Value>(size);
+      auto dim = value ? value.getDefiningOp<memref::DimOp>() : nullptr;
+      return dim && dim.getSource() == subview.getSource() &&
+             getConstantIntValue(dim.getDimension()) == static_cast<int64_t>(d);
+    };
     if (!llvm::all_of(subview.getMixedOffsets(), isZeroInteger) ||
         !llvm::all_of(subview.getMixedStrides(), isOneInteger) ||
-        !sourceType.hasStaticShape() ||
-        !llvm::equal(subview.getStaticSizes(), sourceType.getShape())) {
+        !llvm::all_of(llvm::enumerate(subview.getMixedSizes()), wholeDim)) {
       return std::nullopt;
     }
     llvm::SmallBitVector dropped = subview.getDroppedDims();
@@ -137,8 +148,9 @@ std::optional<CopiedB> findCopiedB(linalg::MatmulOp matmul, Value rhs) {
   }
   linalg::LinalgOp copy;
   for (Operation *user : buffer.getUsers()) {
+    // (The sizes of the view of a dynamic buffer are its memref.dims.)
     if (user == view || user == matmul.getOperation() ||
-        isa<memref::DeallocOp>(user)) {
+        isa<memref::DeallocOp, memref::DimOp>(user)) {
       continue;
     }
     auto writer = dyn_cast<linalg::LinalgOp>(user);
@@ -204,7 +216,8 @@ void eraseCopiedB(const CopiedB &copied, Value rhs) {
   }
   copied.copy->erase();
   for (Operation *user : llvm::make_early_inc_range(copied.buffer.getUsers())) {
-    if (isa<memref::DeallocOp>(user)) {
+    if (isa<memref::DeallocOp>(user) ||
+        (isa<memref::DimOp>(user) && user->use_empty())) {
       user->erase();
     }
   }
