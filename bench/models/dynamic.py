@@ -28,6 +28,11 @@ intraOpNumThreads = threads, interOpNumThreads = 1; its `loadn` command
 takes the decoder's 25 inputs as .npy files); PyTorch with
 torch.set_num_threads and inference_mode.
 
+With --alt-compiler=PATH, each dynamic module is also compiled by another
+strata-compile (a build of an earlier commit) and runs as one more runner
+of the same rounds ("alt", and the ratio s/alt), so a change to the
+compiler is measured against what it changes.
+
 With --unplanned, each dynamic module is also compiled with its results of
 dynamic size kept out of the transient slab (each its own allocation, as
 before the symbolic memory plan: flow phase -> strata-opt
@@ -64,7 +69,7 @@ sys.path.insert(0, HERE)
 import kernel_bench  # noqa: E402
 from run import OrtPeer, cpu_isa, cpu_name, settle  # noqa: E402
 
-RUNNERS = ("strata", "static", "unplanned", "ort", "torch")
+RUNNERS = ("strata", "static", "unplanned", "alt", "ort", "torch")
 
 
 class Row:
@@ -73,32 +78,41 @@ class Row:
     PyTorch model."""
 
     def __init__(self, label, onnx_path, dynamic_vmfb, static_vmfb, inputs,
-                 torch_model, unplanned_vmfb=None):
+                 torch_model, unplanned_vmfb=None, alt_vmfb=None):
         self.label = label
         self.onnx = onnx_path
         self.dynamic_vmfb = dynamic_vmfb
         self.unplanned_vmfb = unplanned_vmfb
+        self.alt_vmfb = alt_vmfb
         self.static_vmfb = static_vmfb
         self.inputs = inputs
         self.torch_model = torch_model
         self.npy = []
 
 
-def compile_module(args, onnx_path, output, shapes=()):
+def compile_module(args, onnx_path, output, shapes=(), compiler=None):
     """strata-compile ONNX_PATH -o OUTPUT (--input-shape for each
-    NAME=DIMS of `shapes`); cached by the file's name."""
+    NAME=DIMS of `shapes`; `compiler` instead of the build's); cached by
+    the file's name."""
+    compiler = compiler or kernel_bench.tools(args.build)["compile"]
     if os.path.exists(output) and os.path.getmtime(output) > max(
-            os.path.getmtime(onnx_path),
-            os.path.getmtime(kernel_bench.tools(args.build)["compile"])):
+            os.path.getmtime(onnx_path), os.path.getmtime(compiler)):
         return output
-    cmd = [kernel_bench.tools(args.build)["compile"], onnx_path,
-           "--target-cpu=host", "-o", output]
+    cmd = [compiler, onnx_path, "--target-cpu=host", "-o", output]
     cmd += ["--input-shape=" + s for s in shapes]
     start = time.time()
     subprocess.run(cmd, check=True)
     print("compiled %s (%.0f s)" % (os.path.basename(output),
                                     time.time() - start), flush=True)
     return output
+
+
+def compile_alt(args, onnx_path, output):
+    """ONNX_PATH compiled by --alt-compiler, or None without it."""
+    if not args.alt_compiler:
+        return None
+    return compile_module(args, onnx_path, output,
+                          compiler=args.alt_compiler)
 
 
 def compile_unplanned(args, onnx_path, output):
@@ -154,6 +168,10 @@ def decoder_rows(args):
         args, decoder, os.path.join(work, "decoder_unplanned.vmfb"))
     prefill_unplanned = compile_unplanned(
         args, prefill, os.path.join(work, "prefill_unplanned.vmfb"))
+    decoder_alt = compile_alt(args, decoder,
+                              os.path.join(work, "decoder.alt.vmfb"))
+    prefill_alt = compile_alt(args, prefill,
+                              os.path.join(work, "prefill.alt.vmfb"))
     rng = np.random.default_rng(0)
     rows = []
     for cache in args.caches:
@@ -172,7 +190,7 @@ def decoder_rows(args):
                                      for n in past_names])
         rows.append(Row("%s decode, cache %d" % (args.config, cache),
                         decoder, decoder_vmfb, static, [ids] + past, model,
-                        decoder_unplanned))
+                        decoder_unplanned, decoder_alt))
     prompt = rng.integers(0, config["vocab"], (1, args.prompt)).astype(
         np.int64)
     static = None
@@ -182,7 +200,7 @@ def decoder_rows(args):
             ["input_ids=1x%d" % args.prompt])
     rows.append(Row("%s prefill, %d tokens" % (args.config, args.prompt),
                     prefill, prefill_vmfb, static, [prompt], model,
-                    prefill_unplanned))
+                    prefill_unplanned, prefill_alt))
     return rows
 
 
@@ -199,6 +217,8 @@ def model_rows(args, name, sizes, what):
                                   os.path.join(work, "%s_dyn.vmfb" % name))
     unplanned = compile_unplanned(
         args, onnx_path, os.path.join(work, "%s_dyn_unplanned.vmfb" % name))
+    alt = compile_alt(args, onnx_path,
+                      os.path.join(work, "%s_dyn.alt.vmfb" % name))
     model, _ = make_models.build(name, 1)
     rows = []
     for size in sizes:
@@ -210,7 +230,7 @@ def model_rows(args, name, sizes, what):
                 os.path.join(work, "%s_static_%d.vmfb" % (name, size)),
                 ["input=" + dims(x)])
         rows.append(Row("%s, %s %d" % (name, what, size), onnx_path,
-                        dynamic_vmfb, static, [x], model, unplanned))
+                        dynamic_vmfb, static, [x], model, unplanned, alt))
     return rows
 
 
@@ -251,6 +271,9 @@ def run_threads(args, rows, threads, ort):
             fu = function(row.unplanned_vmfb)
             runners["unplanned"] = (lambda f=fu, t=tensors:
                                     f(*t, tensors=True))
+        if row.alt_vmfb:
+            fa = function(row.alt_vmfb)
+            runners["alt"] = (lambda f=fa, t=tensors: f(*t, tensors=True))
         if ort:
             key = "r%d_t%d" % (index, threads)
             ort.ask("loadn %s %s %d %s" % (key, row.onnx, threads,
@@ -311,6 +334,9 @@ def main():
     parser.add_argument("--unplanned", action="store_true",
                         help="also run each dynamic module compiled with "
                         "dynamic-transients=false (see above)")
+    parser.add_argument("--alt-compiler", default=None,
+                        help="also run each dynamic module compiled by this "
+                        "strata-compile (see above)")
     parser.add_argument("--ort-modules", default=os.environ.get(
         "STRATA_ORT_MODULES", os.path.expanduser(
             "~/.cache/strata-peers/node_modules")))
@@ -360,17 +386,18 @@ def main():
           "%d calls, medians in ms; load average %s" %
           (cpu_name(), cpu_isa(), time.strftime("%Y-%m-%d"), args.rounds,
            args.reps, kernel_bench.load_average()))
-    print("%-34s %3s %9s %9s %9s %9s %9s %9s %9s %9s %9s" %
-          ("row", "thr", "strata", "static", "unplanned", "onnxrt", "torch",
-           "s/static", "u/static", "s/onnxrt", "s/torch"))
+    print("%-34s %3s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s" %
+          ("row", "thr", "strata", "static", "unplanned", "alt", "onnxrt",
+           "torch", "s/static", "u/static", "s/alt", "s/onnxrt", "s/torch"))
     for threads in threads_list:
         for row in rows:
             cell = results[threads][row.label]
-            s, st, u, o, t = (med(cell[r]) for r in RUNNERS)
-            print("%-34s %3d %9s %9s %9s %9s %9s %9s %9s %9s %9s" % (
-                row.label, threads, fmt(s), fmt(st), fmt(u), fmt(o), fmt(t),
-                fmt(s / st if st else None, "%8.2fx"),
+            s, st, u, a, o, t = (med(cell[r]) for r in RUNNERS)
+            print("%-34s %3d %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s" % (
+                row.label, threads, fmt(s), fmt(st), fmt(u), fmt(a), fmt(o),
+                fmt(t), fmt(s / st if st else None, "%8.2fx"),
                 fmt(u / st if u and st else None, "%8.2fx"),
+                fmt(s / a if a else None, "%8.2fx"),
                 fmt(s / o if o else None, "%8.2fx"),
                 fmt(s / t if t else None, "%8.2fx")))
     return 0
