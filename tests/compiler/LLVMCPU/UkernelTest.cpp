@@ -94,6 +94,13 @@ bool hasSymbol(const CompiledExecutable &compiled, llvm::StringRef name) {
   return false;
 }
 
+// Whether a float result `got` matches the double reference `sum` of
+// terms whose absolute values add up to `magnitude` (f32 rounding of
+// each term and of any summation order).
+bool closeEnough(double got, double sum, double magnitude) {
+  return std::fabs(got - sum) <= 1e-5 * magnitude + 1e-6;
+}
+
 // Compiles an m x k x n matmul for `features`, checks the library's
 // symbols, runs it on two threads and compares C with a double reference.
 void checkMatmul(int m, int k, int n, const char *features) {
@@ -128,7 +135,7 @@ void checkMatmul(int m, int k, int n, const char *features) {
         magnitude += std::fabs(term);
       }
       double got = c[size_t(i) * n + j];
-      if (!(std::fabs(got - sum) <= 1e-5 * magnitude + 1e-6) && wrong++ < 5) {
+      if (!closeEnough(got, sum, magnitude) && wrong++ < 5) {
         MESSAGE("C[" << i << "][" << j << "] = " << got << ", expected "
                      << sum);
       }
@@ -196,7 +203,7 @@ void checkHeads(int h, int m, int k, int n, bool transposed,
           magnitude += std::fabs(term);
         }
         double got = result[(size_t(batch) * m + i) * n + j];
-        if (!(std::fabs(got - sum) <= 1e-5 * magnitude + 1e-6) && wrong++ < 5) {
+        if (!closeEnough(got, sum, magnitude) && wrong++ < 5) {
           MESSAGE("C[" << batch << "][" << i << "][" << j << "] = " << got
                        << ", expected " << sum);
         }
@@ -273,7 +280,7 @@ void checkConv(int outH, int outW, int c, int f, int kernel, int stride,
           }
         }
         double got = result[(size_t(y) * outW + x) * f + o];
-        if (!(std::fabs(got - sum) <= 1e-5 * magnitude + 1e-6) && wrong++ < 5) {
+        if (!closeEnough(got, sum, magnitude) && wrong++ < 5) {
           MESSAGE("out[" << y << "][" << x << "][" << o << "] = " << got
                          << ", expected " << sum);
         }
