@@ -13,8 +13,10 @@ How a row is paired (its "by" column):
          location info (strata-compile --compile-to=flow
          --mlir-print-debuginfo: every op of a dispatch's body keeps the
          name of the ONNX node it was imported from; a body that several
-         sites share names one of them, so such a site takes only its
-         own location, its last op's node), against the ONNX
+         sites share names the site it was outlined from, and each other
+         site takes the counterparts of those nodes, walked from its own
+         location's node (its last op's) through the same inputs of the
+         same op types), against the ONNX
          nodes each ONNX Runtime node stands for: its name, or for a node
          ONNX Runtime made, like the NCHWc convolution
          "/relu/Relu_output_0_nchwc", the producer of the tensor it is
@@ -145,27 +147,52 @@ def computes(op):
         and op not in SKIPPED_OPS
 
 
-def dispatch_sites(flow, stream, node_names):
+def dispatch_sites(flow, stream, node_names, producers=None):
     """The dispatch sites as they run (the stream phase's, where identical
     executables are one), each with the ONNX nodes of the same site in the
     flow phase (where fewer sites share an executable, so more bodies name
     their own site's nodes): a list of (executable name, frozenset of node
     names), and whether the flow phase's sites lined up with the stream
     phase's."""
-    ours, theirs = flow_sites(stream, node_names), flow_sites(flow, node_names)
+    ours = flow_sites(stream, node_names, producers)
+    theirs = flow_sites(flow, node_names, producers)
     if len(ours) == len(theirs) and all(
             short(a) == short(b) for (a, _), (b, _) in zip(ours, theirs)):
         return [(a, nodes) for (a, _), (_, nodes) in zip(ours, theirs)], True
     return ours, False
 
 
-def flow_sites(flow_text, node_names):
+def mirrored(body, origin, anchor, nodes, producers):
+    """The nodes of another site of a shared body: `body` (the nodes the
+    body's ops name, those of the site it was outlined from, whose own
+    node is `origin`) walked up from `origin` through its inputs, each
+    step taken in step from `anchor` (the other site's own node) through
+    the input of the same index while the op types agree."""
+    mapping = {origin: anchor}
+    stack = [origin]
+    while stack:
+        a = stack.pop()
+        a_inputs, b_inputs = nodes[a][1], nodes[mapping[a]][1]
+        for i, tensor in enumerate(a_inputs[:len(b_inputs)]):
+            pa, pb = producers.get(tensor), producers.get(b_inputs[i])
+            if pa in body and pa not in mapping and pb in nodes and \
+                    nodes[pb][0] == nodes[pa][0]:
+                mapping[pa] = pb
+                stack.append(pa)
+    return set(mapping.values())
+
+
+def flow_sites(flow_text, node_names, producers=None):
     """The dispatch sites of a flow- or stream-phase module printed with
     --mlir-print-debuginfo, in program order: a list of (executable name,
     frozenset of ONNX node names). A site's nodes are its own location's
     and, when its executable runs at this site only, those of every op in
-    the executable's body (a body shared by several sites names the nodes
-    of one of them only)."""
+    the executable's body. A body shared by several sites names the nodes
+    of the one it was outlined from: with the model's graph (node_names
+    as {name: (op type, inputs)} and `producers`), that site takes them
+    and every other site their counterparts, walked from its own node
+    through the same inputs (mirrored); without it each keeps its own
+    location's."""
     aliases = {}
     for line in flow_text.splitlines():
         m = LOC_ALIAS.match(line)
@@ -217,9 +244,28 @@ def flow_sites(flow_text, node_names):
     uses = {}
     for name, _ in sites:
         uses[name] = uses.get(name, 0) + 1
-    return [(name, frozenset(nodes | (bodies.get(name, set())
-                                      if uses[name] == 1 else set())))
-            for name, nodes in sites]
+    result = []
+    for name, nodes in sites:
+        body = bodies.get(name, set())
+        if uses[name] > 1 and producers is not None:
+            # The outlined site's own node: one the body names, or whose
+            # inputs it computes (a tensor.concat names no node of its
+            # own: only linalg, arith and math ops count).
+            origins = [n for other, own in sites if other == name
+                       for n in own if n in body or any(
+                           producers.get(t) in body
+                           for t in node_names[n][1])]
+            anchors = [n for n in nodes if origins and
+                       node_names[n][0] == node_names[origins[0]][0]]
+            if origins and anchors:
+                body = mirrored(body, origins[0], anchors[0], node_names,
+                                producers)
+            else:
+                body = set()
+        elif uses[name] > 1:
+            body = set()
+        result.append((name, frozenset(nodes | body)))
+    return result
 
 
 def onnx_graph_names(onnx_path):
@@ -791,7 +837,7 @@ def measure_in(args, models, batches, threads_list, scratch):
             node_names, producers = onnx_graph_names(onnx_path)
             sites, aligned = dispatch_sites(
                 phase_text(args, onnx_path, "flow"),
-                phase_text(args, onnx_path, "stream"), node_names)
+                phase_text(args, onnx_path, "stream"), node_names, producers)
             if not aligned:
                 print("note: %s batch %d: the flow and stream phases' "
                       "dispatch sites differ; a shared executable's rows "

@@ -118,6 +118,71 @@ def test_locations(c):
             merged)
 
 
+# One executable at two sites (squeezenet's fire modules share theirs): its
+# body names the nodes of the site it was outlined from (convA, reluA).
+SHARED_FLOW = '''#loc = loc("m.onnx":0:0)
+#loc1 = loc("convA"(#loc))
+#loc2 = loc("reluA"(#loc))
+#loc3 = loc("reluB"(#loc))
+module {
+  flow.executable private @mod {
+    builtin.module {
+      func.func @main_dispatch_0_conv_1x1_8x8_4x4_relu_f32(%arg0: tensor<1x4x4x8xf32> loc("x"(#loc))) -> tensor<1x4x4x8xf32> {
+        %0 = tensor.empty() : tensor<1x4x4x8xf32> loc(#loc1)
+        %1 = linalg.conv_2d_nhwc_hwcf ins(%arg0, %w : tensor<1x4x4x8xf32>, tensor<1x1x8x8xf32>) outs(%0 : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> loc(#loc1)
+        %2 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel"]} ins(%1 : tensor<1x4x4x8xf32>) outs(%0 : tensor<1x4x4x8xf32>) {
+        ^bb0(%in: f32 loc("x"(#loc)), %out: f32 loc("x"(#loc))):
+          %3 = arith.maximumf %in, %in : f32 loc(#loc2)
+          linalg.yield %3 : f32 loc(#loc2)
+        } -> tensor<1x4x4x8xf32> loc(#loc2)
+        return %2 : tensor<1x4x4x8xf32> loc(#loc2)
+      } loc(#loc2)
+    } loc(#loc)
+  } loc(#loc)
+  func.func @main(%arg0: tensor<1x4x4x8xf32> loc("x"(#loc))) -> tensor<1x4x4x8xf32> {
+    %0 = flow.dispatch @mod::@main_dispatch_0_conv_1x1_8x8_4x4_relu_f32(%arg0) : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> loc(#loc2)
+    %1 = flow.dispatch @mod::@main_dispatch_0_conv_1x1_8x8_4x4_relu_f32(%0) : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> loc(#loc3)
+    return %1 : tensor<1x4x4x8xf32> loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+'''
+SHARED_NODES = {"convA": ("Conv", ["x", "wA"]),
+                "reluA": ("Relu", ["convA_out"]),
+                "convB": ("Conv", ["reluA_out", "wB"]),
+                "reluB": ("Relu", ["convB_out"])}
+SHARED_PRODUCERS = {"convA_out": "convA", "reluA_out": "reluA",
+                    "convB_out": "convB", "reluB_out": "reluB"}
+
+
+def test_shared_sites(c):
+    sites = layers.flow_sites(SHARED_FLOW, SHARED_NODES, SHARED_PRODUCERS)
+    c.check("a shared body's nodes go to the site it was outlined from",
+            sites[0][1] == {"convA", "reluA"}, sites)
+    c.check("the other site of a shared body takes their counterparts "
+            "(walked from its own node through the same inputs)",
+            sites[1][1] == {"convB", "reluB"}, sites)
+    plain = layers.flow_sites(SHARED_FLOW, SHARED_NODES)
+    c.check("without the graph each site of a shared body keeps its own "
+            "location only",
+            [s[1] for s in plain] == [{"reluA"}, {"reluB"}], plain)
+    # The last op names no node (a tensor.concat): the outlined site is
+    # the one whose own node's inputs the body computes.
+    unnamed = SHARED_FLOW.replace('linalg.yield %3 : f32 loc(#loc2)',
+                                  'linalg.yield %3 : f32 loc(#loc1)').replace(
+        '%3 = arith.maximumf %in, %in : f32 loc(#loc2)',
+        '%3 = arith.maximumf %in, %in : f32 loc(#loc1)').replace(
+        '} -> tensor<1x4x4x8xf32> loc(#loc2)',
+        '} -> tensor<1x4x4x8xf32> loc(#loc1)')
+    sites = layers.flow_sites(unnamed, SHARED_NODES, SHARED_PRODUCERS)
+    c.check("a body that names only its inputs' producers still finds its "
+            "outlined site", [s[1] for s in sites] == [
+                {"convA", "reluA"}, {"convB", "reluB"}], sites)
+    other = dict(SHARED_NODES, reluB=("Sigmoid", ["convB_out"]))
+    sites = layers.flow_sites(SHARED_FLOW, other, SHARED_PRODUCERS)
+    c.check("a site whose own node is another op keeps its own location",
+            sites[1][1] == {"reluB"}, sites)
+
+
 def test_trace(c):
     conv = "main_dispatch_0_conv_3x3_8x16_4x4_f32"
     pool = "main_dispatch_1_maxpool_2x2_s2_16_2x2_f32"
@@ -324,8 +389,8 @@ def test_cli(c):
 
 def main():
     c = Cases()
-    for test in (test_locations, test_trace, test_profile, test_pairing,
-                 test_unpaired_lines, test_cli):
+    for test in (test_locations, test_shared_sites, test_trace, test_profile,
+                 test_pairing, test_unpaired_lines, test_cli):
         test(c)
     print("%d passed, %d failed" % (c.passed, c.failed))
     return 1 if c.failed else 0
