@@ -54,14 +54,6 @@ bool isRowMajorInt(Value value, unsigned bits) {
          strides.back() == 1;
 }
 
-// The buffer `memref` is a view of (through subviews, casts, reshapes).
-Value rootBuffer(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>()) {
-    memref = view.getViewSource();
-  }
-  return memref;
-}
-
 // Whether an op strictly between `from` and `to` (one block) may write
 // the buffer `root`.
 bool writtenBetween(Operation *from, Operation *to, Value root) {

@@ -117,10 +117,15 @@ int64_t sgemmScratchFloats(const Variant &variant, int64_t m, int64_t n,
 // subviews, casts and reshapes) has a static shape of at least
 // variant.streamedResultBytes; a tile of a large result streams like the
 // rest.
-int64_t streamFlag(Value memref, const Variant &variant) {
+Value rootBuffer(Value memref) {
   while (auto view = memref.getDefiningOp<ViewLikeOpInterface>()) {
     memref = view.getViewSource();
   }
+  return memref;
+}
+
+int64_t streamFlag(Value memref, const Variant &variant) {
+  memref = rootBuffer(memref);
   auto type = dyn_cast<MemRefType>(memref.getType());
   if (!type || !type.hasStaticShape() || !type.getElementType().isF32()) {
     return 0;

@@ -56,6 +56,9 @@ std::optional<Variant> lookupVariant(StringRef name);
 int64_t sgemmScratchFloats(const Variant &variant, int64_t m, int64_t n,
                            int64_t k, bool packedB);
 
+// The buffer `memref` is a view of (through subviews, casts, reshapes).
+Value rootBuffer(Value memref);
+
 // STRATA_SGEMM_STREAM when the whole buffer `memref` is a view of (through
 // subviews, casts and reshapes) has a static shape of at least
 // variant.streamedResultBytes; a tile of a large result streams like the
