@@ -74,6 +74,8 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
         target && target->im2colDynamicBatch(targetOptions);
     flowOptions.fuseIntoConcat =
         target && target->writesConcatOperandsInPlace(targetOptions);
+    flowOptions.fuseIntoPool =
+        target && target->fusesConvolutionIntoPool(targetOptions);
     flow::PackWeightsPassOptions packOptions;
     packOptions.panelColumns =
         target ? target->weightPanelColumns(targetOptions) : 0;

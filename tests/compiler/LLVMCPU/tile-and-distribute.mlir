@@ -337,6 +337,70 @@ func.func @fused_concat(%x: tensor<1x13x13x48xf32>, %w1: tensor<1x1x48x192xf32>,
 
 // -----
 
+// A max pool over a convolution computed in the function (the flow phase's
+// --fuse-into-pool): bands of the pool's output rows, each computing the
+// 2 x 5 + 1 convolution rows its windows read (the row two bands share is
+// computed by both) into a temporary the pool reads. 55 rows: bands of 5,
+// the fewest among divisors that recompute at most an eighth (11 bands;
+// 11 rows would leave fewer than 16 workgroups).
+// CHECK-LABEL: func.func @pooled_conv
+// CHECK: scf.forall (%[[H:.*]]) = (0) to (55) step (5) shared_outs(%[[OUT:.*]] = %{{.*}})
+// CHECK:   %[[X:.*]] = tensor.extract_slice %{{.*}}[0, %{{.*}}, 0, 0] [1, 23, 223, 3]
+// CHECK:   %[[T:.*]] = tensor.extract_slice %{{.*}}[0, %{{.*}}, 0, 0] [1, 11, 111, 64]
+// CHECK:   %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[X]], %{{.*}} : tensor<1x23x223x3xf32>, tensor<3x3x3x64xf32>) {{.*}} -> tensor<1x11x111x64xf32>
+// CHECK:   %[[R:.*]] = linalg.generic {{.*}} ins(%[[C]], %{{.*}} : {{.*}}) outs(%[[T]] : tensor<1x11x111x64xf32>)
+// CHECK:   %[[P:.*]] = linalg.pooling_nhwc_max {{.*}} ins(%[[R]], %{{.*}} : tensor<1x11x111x64xf32>, tensor<3x3xf32>) {{.*}} -> tensor<1x5x55x64xf32>
+// CHECK:   tensor.parallel_insert_slice %[[P]] into %[[OUT]][0, %[[H]], 0, 0] [1, 5, 55, 64]
+#pool_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#pool_bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @pooled_conv(%x: tensor<1x224x224x3xf32>, %w: tensor<3x3x3x64xf32>, %b: tensor<64xf32>) -> tensor<1x55x55x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x111x111x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x111x111x64xf32>) -> tensor<1x111x111x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x224x224x3xf32>, tensor<3x3x3x64xf32>) outs(%f : tensor<1x111x111x64xf32>) -> tensor<1x111x111x64xf32>
+  %r = linalg.generic {indexing_maps = [#pool_map, #pool_bias, #pool_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %b : tensor<1x111x111x64xf32>, tensor<64xf32>) outs(%e : tensor<1x111x111x64xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x111x111x64xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %ep = tensor.empty() : tensor<1x55x55x64xf32>
+  %fp = linalg.fill ins(%ninf : f32) outs(%ep : tensor<1x55x55x64xf32>) -> tensor<1x55x55x64xf32>
+  %p = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%r, %window : tensor<1x111x111x64xf32>, tensor<3x3xf32>) outs(%fp : tensor<1x55x55x64xf32>) -> tensor<1x55x55x64xf32>
+  return %p : tensor<1x55x55x64xf32>
+}
+
+// -----
+
+// Eight images: an image per workgroup and bands of 5 rows still (88
+// workgroups), as 11 rows' convolution rows (23 x 111 x 64 floats, 650 KB)
+// would not stay in the cache.
+// CHECK-LABEL: func.func @pooled_conv_batch
+// CHECK: scf.forall (%[[N:.*]], %[[H:.*]]) = (0, 0) to (8, 55) step (1, 5)
+// CHECK:   linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x11x111x64xf32>
+// CHECK:   linalg.pooling_nhwc_max {{.*}} -> tensor<1x5x55x64xf32>
+func.func @pooled_conv_batch(%x: tensor<8x223x223x3xf32>, %w: tensor<3x3x3x64xf32>) -> tensor<8x55x55x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<8x111x111x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x111x111x64xf32>) -> tensor<8x111x111x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<8x223x223x3xf32>, tensor<3x3x3x64xf32>) outs(%f : tensor<8x111x111x64xf32>) -> tensor<8x111x111x64xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %ep = tensor.empty() : tensor<8x55x55x64xf32>
+  %fp = linalg.fill ins(%ninf : f32) outs(%ep : tensor<8x55x55x64xf32>) -> tensor<8x55x55x64xf32>
+  %p = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%c, %window : tensor<8x111x111x64xf32>, tensor<3x3xf32>) outs(%fp : tensor<8x55x55x64xf32>) -> tensor<8x55x55x64xf32>
+  return %p : tensor<8x55x55x64xf32>
+}
+
+// -----
+
 // A small one stays one workgroup, and so does one along the leading
 // dimension (nothing before it to cut).
 // CHECK-LABEL: func.func @small_concat

@@ -88,6 +88,13 @@ public:
   writesConcatOperandsInPlace(const TargetBackendOptions &options) const {
     return false;
   }
+  /// Whether its code generator computes a large convolution read only by
+  /// a max pool inside the pool's dispatch, band by band, so the flow phase
+  /// fuses it there (--fuse-into-pool); false keeps two dispatches.
+  virtual bool
+  fusesConvolutionIntoPool(const TargetBackendOptions &options) const {
+    return false;
+  }
 };
 
 /// The targets this build has (each behind its own Meson option), by name.

@@ -496,6 +496,84 @@ SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv,
           tileN < channels ? tileN : 0};
 }
 
+// A max pool's band recomputes the convolution rows it shares with the next
+// band (its windows overlap by the window less the stride): bands are at
+// least tall enough that this is at most 1/kPoolBandMaxRecompute of the
+// convolution's work.
+constexpr int64_t kPoolBandMaxRecompute = 8;
+
+// The convolution rows a band of a max pool computes stay in the cache
+// when they take at most this many bytes (half of the smallest L2 the
+// kernels run on, beside the microkernel's packed windows): bands grow
+// towards this while enough workgroups (kConvWorkgroups) remain.
+constexpr int64_t kPoolBandBytes = 512 * 1024;
+
+// The static f32 NHWC convolution computed in the function whose result a
+// max pool reads, directly or through its elementwise epilogue (the flow
+// phase's --fuse-into-pool); null otherwise.
+linalg::Conv2DNhwcHwcfOp findPooledConvolution(linalg::PoolingNhwcMaxOp pool) {
+  Value input = pool.getInputs()[0];
+  if (auto epilogue = input.getDefiningOp<linalg::GenericOp>()) {
+    auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(epilogue);
+    return conv && conv->getResult(0).getType() == input.getType()
+               ? conv
+               : linalg::Conv2DNhwcHwcfOp();
+  }
+  return input.getDefiningOp<linalg::Conv2DNhwcHwcfOp>();
+}
+
+// Bands of output rows of a max pool whose input a convolution computes in
+// the same function: each band's workgroup computes the convolution rows
+// its windows read (tile and fuse), into a temporary the pool then reads
+// from the cache, instead of the convolution writing its whole result to
+// memory and the pool reading it back (squeezenet1_1's 1x111x111x64).
+// Rows: the fewest, among divisors of the pool's height (static tiles),
+// that recompute at most 1/kPoolBandMaxRecompute of the convolution, then
+// more while kConvWorkgroups workgroups remain and the band's convolution
+// rows fit in kPoolBandBytes. Images one per workgroup.
+SmallVector<int64_t> choosePoolBandTileSizes(linalg::PoolingNhwcMaxOp pool) {
+  SmallVector<int64_t> ranges = pool.getStaticLoopRanges();
+  auto input = dyn_cast<RankedTensorType>(pool.getInputs()[0].getType());
+  if (llvm::any_of(ranges, ShapedType::isDynamic) || !input ||
+      !input.hasStaticShape()) {
+    return {};
+  }
+  int64_t images = ranges[0], height = ranges[1], window = ranges[4];
+  int64_t stride = pool.getStrides().getValues<int64_t>()[0];
+  int64_t dilation = pool.getDilations().getValues<int64_t>()[0];
+  int64_t shared = std::max<int64_t>((window - 1) * dilation + 1 - stride, 0);
+  int64_t rowBytes = input.getDimSize(2) * input.getDimSize(3) *
+                     input.getElementTypeBitWidth() / 8;
+  auto bandBytes = [&](int64_t rows) {
+    return (rows * stride + shared) * rowBytes;
+  };
+  SmallVector<int64_t> divisors;
+  for (int64_t d = 1; d <= height; ++d) {
+    if (height % d == 0) {
+      divisors.push_back(d);
+    }
+  }
+  auto *it = llvm::find_if(divisors, [&](int64_t rows) {
+    return shared * kPoolBandMaxRecompute <= rows * stride;
+  });
+  int64_t rows = it == divisors.end() ? height : *it;
+  for (; it != divisors.end() && std::next(it) != divisors.end(); ++it) {
+    int64_t next = *std::next(it);
+    if (images * (height / next) < kConvWorkgroups ||
+        bandBytes(next) > kPoolBandBytes) {
+      break;
+    }
+    rows = next;
+  }
+  if (images == 1 && rows >= height) {
+    return {};
+  }
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  sizes[0] = images > 1 ? 1 : 0;
+  sizes[1] = rows < height ? rows : 0;
+  return sizes;
+}
+
 // Tile sizes (0: not tiled) for the root's loops; empty when the root should
 // stay whole.
 SmallVector<int64_t> chooseBandTileSizes(const Root &root);
@@ -576,6 +654,10 @@ SmallVector<int64_t> chooseTileSizes(const Root &rootInfo,
     SmallVector<int64_t> sizes(root.getNumLoops(), 0);
     sizes[0] = 1;
     return sizes;
+  }
+  if (auto pool = dyn_cast<linalg::PoolingNhwcMaxOp>(root.getOperation());
+      pool && findPooledConvolution(pool)) {
+    return choosePoolBandTileSizes(pool);
   }
   auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(root);
   if (conv && isLargeF32(conv)) {

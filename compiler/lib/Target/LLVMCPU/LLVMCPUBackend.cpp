@@ -38,6 +38,14 @@ public:
     return hasDirectConvolution(options);
   }
 
+  // A max pool's workgroups compute the rows of the convolution its band
+  // reads (TileAndDistribute.cpp, choosePoolBandTileSizes) into a
+  // temporary that the window microkernel then reads.
+  bool
+  fusesConvolutionIntoPool(const TargetBackendOptions &options) const override {
+    return hasDirectConvolution(options);
+  }
+
   int64_t
   weightPanelColumns(const TargetBackendOptions &options) const override {
     LLVMCPUTargetOptions cpuOptions;

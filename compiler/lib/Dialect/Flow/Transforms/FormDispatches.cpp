@@ -370,19 +370,25 @@ bool isFusedIntoConsumer(Operation *op) {
 /// (no operand is written whole to memory and copied back). For targets
 /// that write a convolution's result through a strided view
 /// (--fuse-into-concat).
-bool isFusedIntoConcat(Operation *op) {
+/// An NHWC convolution, or its elementwise epilogue (an all-parallel
+/// generic reading one), with one result and one use, on tensors.
+bool isConvolutionOrItsEpilogue(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !op->hasOneUse() || op->getNumResults() != 1 ||
       !linalgOp.hasPureTensorSemantics()) {
     return false;
   }
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!isa<linalg::Conv2DNhwcHwcfOp>(op) &&
-      !(generic && linalg::isElementwise(generic) &&
-        llvm::any_of(generic.getDpsInputs(), [](Value input) {
-          return isa_and_nonnull<linalg::Conv2DNhwcHwcfOp>(
-              input.getDefiningOp());
-        }))) {
+  return isa<linalg::Conv2DNhwcHwcfOp>(op) ||
+         (generic && linalg::isElementwise(generic) &&
+          llvm::any_of(generic.getDpsInputs(), [](Value input) {
+            return isa_and_nonnull<linalg::Conv2DNhwcHwcfOp>(
+                input.getDefiningOp());
+          }));
+}
+
+bool isFusedIntoConcat(Operation *op) {
+  if (!isConvolutionOrItsEpilogue(op)) {
     return false;
   }
   // Joined along channels, the innermost dimension: the band's slice of
@@ -392,6 +398,32 @@ bool isFusedIntoConcat(Operation *op) {
          concat.getDim() == concat.getResultType().getRank() - 1 &&
          concat.getResultType().hasStaticShape() &&
          cast<RankedTensorType>(op->getResult(0).getType()).hasStaticShape();
+}
+
+/// A pooled result at least this large is not written whole to memory by
+/// the convolution that computes it: about the L2 of the CPUs the kernels
+/// run on, beyond which the pool would read it back from the last level
+/// (squeezenet1_1's and resnet18's first convolutions write 3.2 MB).
+constexpr int64_t kPoolFusionMinBytes = 1 << 20;
+
+/// A static f32 NHWC convolution, or its elementwise epilogue (bias,
+/// activation), whose one use is the input of a static max pool and whose
+/// result is at least kPoolFusionMinBytes: it is computed in the pool's
+/// dispatch, which the code generator cuts into bands of output rows, each
+/// computing the convolution's rows its windows read into a temporary that
+/// stays in cache (neighbouring bands recompute the rows they share). For
+/// targets that can (--fuse-into-pool).
+bool isFusedIntoPool(Operation *op) {
+  if (!isConvolutionOrItsEpilogue(op)) {
+    return false;
+  }
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  OpOperand &use = *op->getUses().begin();
+  auto pool = dyn_cast<linalg::PoolingNhwcMaxOp>(use.getOwner());
+  return type && type.hasStaticShape() && type.getElementType().isF32() &&
+         type.getNumElements() * 4 >= kPoolFusionMinBytes && pool &&
+         pool->getBlock() == op->getBlock() && use.getOperandNumber() == 0 &&
+         cast<RankedTensorType>(pool->getResult(0).getType()).hasStaticShape();
 }
 
 /// "matmul_64x32x16_f32": what the root computes, over which loop ranges
@@ -512,12 +544,21 @@ std::string describeWindowOp(Operation *op) {
 
 std::string describe(Operation *root, Operation *epilogue = nullptr) {
   if (std::string window = describeWindowOp(root); !window.empty()) {
+    // A convolution fused into its max pool (isFusedIntoPool): its
+    // epilogue, then the pool.
+    bool pooled = isa_and_nonnull<linalg::PoolingNhwcMaxOp>(epilogue);
+    if (pooled) {
+      epilogue = epilogue->getOperand(0).getDefiningOp();
+    }
     if (auto generic = dyn_cast_or_null<linalg::GenericOp>(epilogue)) {
       if (std::string tail = describeEpilogue(generic); !tail.empty()) {
         window += "_" + tail;
       }
     } else if (isa_and_nonnull<tensor::ConcatOp>(epilogue)) {
       window += "_concat";
+    }
+    if (pooled) {
+      window += "_maxpool";
     }
     std::string type;
     llvm::raw_string_ostream os(type);
@@ -625,10 +666,10 @@ Value resolveDim(OpBuilder &b, Location loc, Value tensor, int64_t dim,
 class DispatchFormer {
 public:
   DispatchFormer(ModuleOp module, flow::ExecutableOp executable,
-                 bool fuseIntoConcat)
+                 bool fuseIntoConcat, bool fuseIntoPool)
       : module(module), executable(executable),
-        functions(executable.getInnerModule()), fuseIntoConcat(fuseIntoConcat) {
-  }
+        functions(executable.getInnerModule()), fuseIntoConcat(fuseIntoConcat),
+        fuseIntoPool(fuseIntoPool) {}
 
   /// Outlines every root of `func`; fails after reporting at the op.
   LogicalResult formDispatches(func::FuncOp func);
@@ -636,10 +677,12 @@ public:
 private:
   LogicalResult outline(func::FuncOp func, Operation *root);
   func::FuncOp findEquivalent(func::FuncOp kernel);
-  /// Computed inside its consumer's dispatch (isFusedIntoConsumer, and
-  /// with fuseIntoConcat isFusedIntoConcat).
+  /// Computed inside its consumer's dispatch (isFusedIntoConsumer, with
+  /// fuseIntoConcat isFusedIntoConcat, with fuseIntoPool isFusedIntoPool).
   bool fused(Operation *op) const {
-    return isFusedIntoConsumer(op) || (fuseIntoConcat && isFusedIntoConcat(op));
+    return isFusedIntoConsumer(op) ||
+           (fuseIntoConcat && isFusedIntoConcat(op)) ||
+           (fuseIntoPool && isFusedIntoPool(op));
   }
 
   ModuleOp module;
@@ -647,6 +690,7 @@ private:
   /// The executable's module of dispatch functions.
   ModuleOp functions;
   bool fuseIntoConcat;
+  bool fuseIntoPool;
   unsigned dispatchCount = 0;
   SmallVector<func::FuncOp> kernels;
 };
@@ -1035,7 +1079,7 @@ struct FormDispatchesPass
     auto executable =
         flow::ExecutableOp::create(builder, module.getLoc(), name);
 
-    DispatchFormer former(module, executable, fuseIntoConcat);
+    DispatchFormer former(module, executable, fuseIntoConcat, fuseIntoPool);
     for (auto func :
          llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       if (func.isDeclaration()) {

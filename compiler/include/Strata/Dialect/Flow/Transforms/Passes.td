@@ -81,6 +81,11 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
               "their epilogues) in its dispatch, each written in place into "
               "its slice of the result (TargetBackend::"
               "writesConcatOperandsInPlace)">,
+       Option<"fuseIntoPool", "fuse-into-pool", "bool",
+              /*default=*/"false",
+              "compute a large convolution (and its epilogue) read only by a "
+              "max pool in the pool's dispatch, band by band "
+              "(TargetBackend::fusesConvolutionIntoPool)">,
   ];
   let dependentDialects = [
     "::mlir::strata::flow::FlowDialect",

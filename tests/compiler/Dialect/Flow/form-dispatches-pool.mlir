@@ -1,0 +1,88 @@
+// RUN: strata-opt '--strata-form-dispatches=im2col-convolutions=false fuse-into-pool=true' --canonicalize --split-input-file %s | FileCheck %s --check-prefix=FUSED
+// RUN: strata-opt --strata-form-dispatches=im2col-convolutions=false --canonicalize --split-input-file %s | FileCheck %s --check-prefix=APART
+
+// squeezenet1_1's stem: a convolution with bias and ReLU (111 x 111 x 64
+// floats, 3.2 MB) read only by a max pool. With fuse-into-pool both are
+// one dispatch, named after the convolution, its epilogue and the pool;
+// without, two.
+// FUSED-LABEL: func.func @stem(
+// FUSED: flow.dispatch @module_linked_llvm_cpu::@stem_dispatch_0_conv_3x3_s2_3x64_111x111_bias_relu_maxpool_f32
+// FUSED-NOT: flow.dispatch
+// FUSED: flow.executable
+// FUSED: func.func @stem_dispatch_0_conv_3x3_s2_3x64_111x111_bias_relu_maxpool_f32
+// FUSED:   linalg.conv_2d_nhwc_hwcf
+// FUSED:   linalg.generic
+// FUSED:   linalg.pooling_nhwc_max
+// FUSED:   return {{.*}} : tensor<1x55x55x64xf32>
+
+// APART-LABEL: func.func @stem(
+// APART: flow.dispatch {{.*}}@stem_dispatch_0_conv_3x3_s2_3x64_111x111_bias_relu_f32
+// APART: flow.dispatch {{.*}}@stem_dispatch_1_maxpool_3x3_s2_64_55x55_f32
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @stem(%x: tensor<1x224x224x3xf32>, %w: tensor<3x3x3x64xf32>, %b: tensor<64xf32>) -> tensor<1x55x55x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x111x111x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x111x111x64xf32>) -> tensor<1x111x111x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x224x224x3xf32>, tensor<3x3x3x64xf32>) outs(%f : tensor<1x111x111x64xf32>) -> tensor<1x111x111x64xf32>
+  %r = linalg.generic {indexing_maps = [#map, #bias, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %b : tensor<1x111x111x64xf32>, tensor<64xf32>) outs(%e : tensor<1x111x111x64xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x111x111x64xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %ep = tensor.empty() : tensor<1x55x55x64xf32>
+  %fp = linalg.fill ins(%ninf : f32) outs(%ep : tensor<1x55x55x64xf32>) -> tensor<1x55x55x64xf32>
+  %p = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%r, %window : tensor<1x111x111x64xf32>, tensor<3x3xf32>) outs(%fp : tensor<1x55x55x64xf32>) -> tensor<1x55x55x64xf32>
+  return %p : tensor<1x55x55x64xf32>
+}
+
+// -----
+
+// Not fused: a result under 1 MiB (it stays in the cache between the two
+// dispatches), a convolution something else reads too, and a pool that
+// reads a padded result (resnet18's stem: the code generator cannot yet
+// bound a band's padded rows).
+// FUSED-LABEL: func.func @apart(
+// FUSED: flow.dispatch {{.*}}_conv_3x3_16x16_30x30_f32
+// FUSED: flow.dispatch {{.*}}_maxpool_2x2_s2_16_15x15_f32
+// FUSED: %[[SHARED:.*]] = flow.dispatch {{.*}}_conv_3x3_16x64_64x64_f32
+// FUSED: flow.dispatch {{.*}}_maxpool_2x2_s2_64_32x32_f32(%[[SHARED]])
+// FUSED: flow.dispatch {{.*}}_conv_3x3_16x64_64x64_f32
+// FUSED: flow.dispatch {{.*}}_maxpool_3x3_s2_64_32x32_f32
+func.func @apart(%x: tensor<1x32x32x16xf32>, %y: tensor<1x66x66x16xf32>, %w: tensor<3x3x16x16xf32>, %v: tensor<3x3x16x64xf32>) -> (tensor<1x15x15x16xf32>, tensor<1x32x32x64xf32>, tensor<1x64x64x64xf32>, tensor<1x32x32x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %window = tensor.empty() : tensor<2x2xf32>
+  %e = tensor.empty() : tensor<1x30x30x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x30x30x16xf32>) -> tensor<1x30x30x16xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x32x32x16xf32>, tensor<3x3x16x16xf32>) outs(%f : tensor<1x30x30x16xf32>) -> tensor<1x30x30x16xf32>
+  %ep = tensor.empty() : tensor<1x15x15x16xf32>
+  %fp = linalg.fill ins(%ninf : f32) outs(%ep : tensor<1x15x15x16xf32>) -> tensor<1x15x15x16xf32>
+  %p = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%c, %window : tensor<1x30x30x16xf32>, tensor<2x2xf32>) outs(%fp : tensor<1x15x15x16xf32>) -> tensor<1x15x15x16xf32>
+  %e2 = tensor.empty() : tensor<1x64x64x64xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x64x64x64xf32>) -> tensor<1x64x64x64xf32>
+  %c2 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%y, %v : tensor<1x66x66x16xf32>, tensor<3x3x16x64xf32>) outs(%f2 : tensor<1x64x64x64xf32>) -> tensor<1x64x64x64xf32>
+  %ep2 = tensor.empty() : tensor<1x32x32x64xf32>
+  %fp2 = linalg.fill ins(%ninf : f32) outs(%ep2 : tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32>
+  %p2 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%c2, %window : tensor<1x64x64x64xf32>, tensor<2x2xf32>) outs(%fp2 : tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32>
+  %c3 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%y, %v : tensor<1x66x66x16xf32>, tensor<3x3x16x64xf32>) outs(%f2 : tensor<1x64x64x64xf32>) -> tensor<1x64x64x64xf32>
+  %pad = tensor.pad %c3 low[0, 1, 1, 0] high[0, 0, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x64x64x64xf32> to tensor<1x65x65x64xf32>
+  %window3 = tensor.empty() : tensor<3x3xf32>
+  %p3 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%pad, %window3 : tensor<1x65x65x64xf32>, tensor<3x3xf32>) outs(%fp2 : tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32>
+  return %p, %p2, %c2, %p3 : tensor<1x15x15x16xf32>, tensor<1x32x32x64xf32>, tensor<1x64x64x64xf32>, tensor<1x32x32x64xf32>
+}

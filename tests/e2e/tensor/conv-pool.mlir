@@ -1,0 +1,156 @@
+// A convolution read only by a max pool (squeezenet1_1's and resnet18's
+// stems) whose result is 1 MiB or more: with a convolution microkernel it
+// is computed in the pool's dispatch (--fuse-into-pool), each band of the
+// pool's output rows computing the convolution rows its windows read (the
+// rows two bands share computed by both) into a temporary the pool reads.
+// Against the same written with linalg.generic convolutions and pools
+// (loops, two dispatches), exactly: every value is a small integer, every
+// sum exact in f32. Edge sizes: 97 output channels (three microkernel
+// panels and one column), a stride-2 convolution with bias and ReLU pooled
+// into 25 rows (bands of 5), and a stride-1 convolution of 2 images with no
+// epilogue pooled into 29 rows (a prime: an image per band). Host, AVX2 and
+// baseline x86-64 kernels, both devices.
+// RUN: strata-compile %s -o %t.vmfb
+// RUN: strata-compile %s --target-cpu=x86-64-v3 -o %t.avx2.vmfb
+// RUN: strata-compile %s --target-cpu=x86-64 -o %t.base.vmfb
+// RUN: strata-compile %s --compile-to=flow | FileCheck %s
+// CHECK-DAG: func.func @checked_dispatch_{{[0-9]+}}_conv_3x3_s2_5x97_51x61_bias_relu_maxpool_f32
+// CHECK-DAG: func.func @checked_dispatch_{{[0-9]+}}_conv_3x3_5x37_59x61_n2_maxpool_f32
+// RUN: strata-run --module=%t.vmfb --device=local-task --function=checked
+// RUN: strata-run --module=%t.vmfb --device=local-sync --function=checked
+// RUN: strata-run --module=%t.avx2.vmfb --device=local-task --function=checked
+// RUN: strata-run --module=%t.avx2.vmfb --device=local-sync --function=checked
+// RUN: strata-run --module=%t.base.vmfb --device=local-task --function=checked
+// REQUIRES: llvm-cpu
+
+#id4 = affine_map<(a, b, c, d) -> (a, b, c, d)>
+#bias = affine_map<(a, b, c, d) -> (d)>
+#conv_in = affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh * 2 + kh, ow * 2 + kw, c)>
+#conv1_in = affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh + kh, ow + kw, c)>
+#conv_w = affine_map<(n, oh, ow, f, kh, kw, c) -> (kh, kw, c, f)>
+#conv_out = affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh, ow, f)>
+#pool_in = affine_map<(n, oh, ow, c, kh, kw) -> (n, oh * 2 + kh, ow * 2 + kw, c)>
+#pool_w = affine_map<(n, oh, ow, c, kh, kw) -> (kh, kw)>
+#pool_out = affine_map<(n, oh, ow, c, kh, kw) -> (n, oh, ow, c)>
+
+// ((i * a + j * b + k * c + l * d) mod 7) - 3 over the four indices.
+func.func private @pattern(%a: index, %b: index, %c: index, %d: index, %d0: index, %d1: index, %d2: index, %d3: index) -> tensor<?x?x?x?xf32> {
+  %e = tensor.empty(%d0, %d1, %d2, %d3) : tensor<?x?x?x?xf32>
+  %r = linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%e : tensor<?x?x?x?xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = linalg.index 2 : index
+    %l = linalg.index 3 : index
+    %ia = arith.muli %i, %a : index
+    %jb = arith.muli %j, %b : index
+    %kc = arith.muli %k, %c : index
+    %ld = arith.muli %l, %d : index
+    %s1 = arith.addi %ia, %jb : index
+    %s2 = arith.addi %s1, %kc : index
+    %s3 = arith.addi %s2, %ld : index
+    %c7 = arith.constant 7 : index
+    %m = arith.remui %s3, %c7 : index
+    %n = arith.index_cast %m : index to i32
+    %f = arith.sitofp %n : i32 to f32
+    %c3 = arith.constant 3.0 : f32
+    %v = arith.subf %f, %c3 : f32
+    linalg.yield %v : f32
+  } -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
+func.func @checked() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  %c37 = arith.constant 37 : index
+  %c61 = arith.constant 61 : index
+  %c63 = arith.constant 63 : index
+  %c97 = arith.constant 97 : index
+  %c103 = arith.constant 103 : index
+  %c123 = arith.constant 123 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %window = tensor.empty() : tensor<3x3xf32>
+
+  // Stride 2, bias and ReLU: 1x103x123x5 -> 1x51x61x97 -> pooled 1x25x30x97.
+  %x0 = func.call @pattern(%c1, %c3, %c5, %c2, %c1, %c103, %c123, %c5) : (index, index, index, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %w0 = func.call @pattern(%c2, %c1, %c3, %c5, %c3, %c3, %c5, %c97) : (index, index, index, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %x1 = tensor.cast %x0 : tensor<?x?x?x?xf32> to tensor<1x103x123x5xf32>
+  %w1 = tensor.cast %w0 : tensor<?x?x?x?xf32> to tensor<3x3x5x97xf32>
+  %x = util.optimization_barrier %x1 : tensor<1x103x123x5xf32>
+  %w = util.optimization_barrier %w1 : tensor<3x3x5x97xf32>
+  %b = arith.constant dense<[1.0, -2.0, 3.0, -4.0, 5.0, -6.0, 7.0, -8.0, 9.0, -10.0, 11.0, -12.0, 13.0, -14.0, 15.0, -16.0, 17.0, -18.0, 19.0, -20.0, 21.0, -22.0, 23.0, -24.0, 25.0, -26.0, 27.0, -28.0, 29.0, -30.0, 31.0, -32.0, 33.0, -34.0, 35.0, -36.0, 37.0, -38.0, 39.0, -40.0, 41.0, -42.0, 43.0, -44.0, 45.0, -46.0, 47.0, -48.0, 49.0, -50.0, 51.0, -52.0, 53.0, -54.0, 55.0, -56.0, 57.0, -58.0, 59.0, -60.0, 61.0, -62.0, 63.0, -64.0, 65.0, -66.0, 67.0, -68.0, 69.0, -70.0, 71.0, -72.0, 73.0, -74.0, 75.0, -76.0, 77.0, -78.0, 79.0, -80.0, 81.0, -82.0, 83.0, -84.0, 85.0, -86.0, 87.0, -88.0, 89.0, -90.0, 91.0, -92.0, 93.0, -94.0, 95.0, -96.0, 97.0]> : tensor<97xf32>
+  %ec = tensor.empty() : tensor<1x51x61x97xf32>
+  %fc = linalg.fill ins(%zero : f32) outs(%ec : tensor<1x51x61x97xf32>) -> tensor<1x51x61x97xf32>
+  %conv = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x103x123x5xf32>, tensor<3x3x5x97xf32>) outs(%fc : tensor<1x51x61x97xf32>) -> tensor<1x51x61x97xf32>
+  %act = linalg.generic {indexing_maps = [#id4, #bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%conv, %b : tensor<1x51x61x97xf32>, tensor<97xf32>) outs(%ec : tensor<1x51x61x97xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x51x61x97xf32>
+  %ep = tensor.empty() : tensor<1x25x30x97xf32>
+  %fp = linalg.fill ins(%ninf : f32) outs(%ep : tensor<1x25x30x97xf32>) -> tensor<1x25x30x97xf32>
+  %pool = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%act, %window : tensor<1x51x61x97xf32>, tensor<3x3xf32>) outs(%fp : tensor<1x25x30x97xf32>) -> tensor<1x25x30x97xf32>
+
+  %rconv = linalg.generic {indexing_maps = [#conv_in, #conv_w, #conv_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x103x123x5xf32>, tensor<3x3x5x97xf32>) outs(%fc : tensor<1x51x61x97xf32>) {
+  ^bb0(%in: f32, %wt: f32, %acc: f32):
+    %p = arith.mulf %in, %wt : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x51x61x97xf32>
+  %ract = linalg.generic {indexing_maps = [#id4, #bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%rconv, %b : tensor<1x51x61x97xf32>, tensor<97xf32>) outs(%ec : tensor<1x51x61x97xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x51x61x97xf32>
+  %rpool = linalg.generic {indexing_maps = [#pool_in, #pool_w, #pool_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%ract, %window : tensor<1x51x61x97xf32>, tensor<3x3xf32>) outs(%fp : tensor<1x25x30x97xf32>) {
+  ^bb0(%in: f32, %unused: f32, %acc: f32):
+    %m = arith.maximumf %acc, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<1x25x30x97xf32>
+  check.expect_eq(%pool, %rpool) : tensor<1x25x30x97xf32>
+
+  // Stride 1, no epilogue, 2 images: 2x61x63x5 -> 2x59x61x37 -> pooled 2x29x30x37.
+  %y0 = func.call @pattern(%c3, %c2, %c1, %c5, %c2, %c61, %c63, %c5) : (index, index, index, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %v0 = func.call @pattern(%c1, %c5, %c2, %c3, %c3, %c3, %c5, %c37) : (index, index, index, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %y1 = tensor.cast %y0 : tensor<?x?x?x?xf32> to tensor<2x61x63x5xf32>
+  %v1 = tensor.cast %v0 : tensor<?x?x?x?xf32> to tensor<3x3x5x37xf32>
+  %y = util.optimization_barrier %y1 : tensor<2x61x63x5xf32>
+  %v = util.optimization_barrier %v1 : tensor<3x3x5x37xf32>
+  %ed = tensor.empty() : tensor<2x59x61x37xf32>
+  %fd = linalg.fill ins(%zero : f32) outs(%ed : tensor<2x59x61x37xf32>) -> tensor<2x59x61x37xf32>
+  %conv2 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%y, %v : tensor<2x61x63x5xf32>, tensor<3x3x5x37xf32>) outs(%fd : tensor<2x59x61x37xf32>) -> tensor<2x59x61x37xf32>
+  %eq = tensor.empty() : tensor<2x29x30x37xf32>
+  %fq = linalg.fill ins(%ninf : f32) outs(%eq : tensor<2x29x30x37xf32>) -> tensor<2x29x30x37xf32>
+  %pool2 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%conv2, %window : tensor<2x59x61x37xf32>, tensor<3x3xf32>) outs(%fq : tensor<2x29x30x37xf32>) -> tensor<2x29x30x37xf32>
+
+  %rconv2 = linalg.generic {indexing_maps = [#conv1_in, #conv_w, #conv_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%y, %v : tensor<2x61x63x5xf32>, tensor<3x3x5x37xf32>) outs(%fd : tensor<2x59x61x37xf32>) {
+  ^bb0(%in: f32, %wt: f32, %acc: f32):
+    %p = arith.mulf %in, %wt : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x59x61x37xf32>
+  %rpool2 = linalg.generic {indexing_maps = [#pool_in, #pool_w, #pool_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%rconv2, %window : tensor<2x59x61x37xf32>, tensor<3x3xf32>) outs(%fq : tensor<2x29x30x37xf32>) {
+  ^bb0(%in: f32, %unused: f32, %acc: f32):
+    %m = arith.maximumf %acc, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<2x29x30x37xf32>
+  check.expect_eq(%pool2, %rpool2) : tensor<2x29x30x37xf32>
+  return
+}
