@@ -46,8 +46,8 @@ func.func @stem(%x: tensor<1x224x224x3xf32>, %w: tensor<3x3x3x64xf32>, %b: tenso
 
 // Not fused: a result under 1 MiB (it stays in the cache between the two
 // dispatches), a convolution something else reads too, and a pool that
-// reads a padded result (resnet18's stem: the code generator cannot yet
-// bound a band's padded rows).
+// pads its input (resnet18's stem: each band would copy its rows into a
+// padded window, slower than two dispatches).
 // FUSED-LABEL: func.func @apart(
 // FUSED: flow.dispatch {{.*}}_conv_3x3_16x16_30x30_f32
 // FUSED: flow.dispatch {{.*}}_maxpool_2x2_s2_16_15x15_f32
