@@ -4,6 +4,7 @@
 // alloca/dealloca/barrier, and no allocation per dispatch.
 #include <doctest/doctest.h>
 #include <pthread.h>
+#include <array>
 
 #include <atomic>
 #include <chrono>
@@ -404,6 +405,48 @@ TEST_CASE("every workgroup of a 3-D grid runs once on a valid processor") {
              record.local_memory_ok != 1 || record.worker_count != workers;
     }
     CHECK(bad == 0);
+  }
+}
+
+// The workgroups are cut into one range per worker (up to kPoolJobRanges,
+// task_pool.h), each worker claiming from its own range first and then
+// from the others: grids smaller than the workers, prime sizes, and more
+// workers than ranges (several per range) still run every workgroup once.
+TEST_CASE("every workgroup runs once whatever the grid and worker count") {
+  Executable executable("device_test_kernels");
+  for (uint32_t workers : {2u, 3u, 5u, 9u, 11u}) {
+    CAPTURE(workers);
+    Config config = {"local-task", workers, "local-task"};
+    Device device(config);
+    for (const auto& grid :
+         {std::array<uint32_t, 3>{1, 1, 1}, std::array<uint32_t, 3>{2, 1, 1},
+          std::array<uint32_t, 3>{7, 1, 1}, std::array<uint32_t, 3>{31, 3, 1},
+          std::array<uint32_t, 3>{97, 1, 5}}) {
+      uint32_t total = grid[0] * grid[1] * grid[2];
+      CAPTURE(total);
+      Buffer records(total * sizeof(Record));
+      CommandBuffer cb;
+      const strata_hal_buffer_binding_t binding = {records, 0, UINT64_MAX};
+      // Twice, ordered by a barrier (both write each record).
+      for (int repeat = 0; repeat < 2; ++repeat) {
+        if (repeat) {
+          REQUIRE(consume(strata_hal_command_buffer_barrier(cb)) == "OK");
+        }
+        REQUIRE(consume(strata_hal_command_buffer_dispatch(
+                    cb, executable, 0, grid.data(), nullptr, 0, &binding, 1)) ==
+                "OK");
+      }
+      cb.finalize();
+      Fence done;
+      REQUIRE(execute(device, nullptr, done, cb) == "OK");
+      REQUIRE(done.wait() == "OK");
+      int bad = 0;
+      for (uint32_t i = 0; i < total; ++i) {
+        const Record& record = records.data<Record>()[i];
+        bad += record.runs != 2 || record.processor_id >= workers;
+      }
+      CHECK(bad == 0);
+    }
   }
 }
 

@@ -35,12 +35,28 @@ constexpr size_t kCacheLine = 64;
 
 thread_local const TaskPool* tls_pool = nullptr;
 
+// Where range `range` of job's workgroups starts (range_count ends at the
+// total): ranges differ in size by one workgroup at most.
+uint64_t rangeStart(const PoolJob* job, uint32_t range) {
+  return job->workgroup_total * range / job->range_count;
+}
+
+// Whether some range of job still has workgroups to claim.
+bool hasUnclaimed(const PoolJob* job) {
+  for (uint32_t r = 0; r < job->range_count; ++r) {
+    if (job->range_next[r].load(std::memory_order_relaxed) <
+        rangeStart(job, r + 1)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // The first job from job on (along the pool's list; mutex held) that still
 // has workgroups to claim, or NULL.
 PoolJob* firstClaimable(PoolJob* job) {
   for (; job; job = job->list_next) {
-    if (job->next_index.load(std::memory_order_relaxed) <
-        job->workgroup_total) {
+    if (hasUnclaimed(job)) {
       return job;
     }
   }
@@ -284,7 +300,14 @@ void TaskPool::publishJobs(PoolJob* first) {
     job->failure_code = cancelled ? kCancelledCode : 0;
     job->failure_local_memory = 0;
     job->failure_detail = {};
-    job->next_index.store(0, std::memory_order_relaxed);
+    job->range_count =
+        worker_count_ < kPoolJobRanges ? worker_count_ : kPoolJobRanges;
+    if (job->range_count < 1) {
+      job->range_count = 1;
+    }
+    for (uint32_t r = 0; r < job->range_count; ++r) {
+      job->range_next[r].store(rangeStart(job, r), std::memory_order_relaxed);
+    }
     job->active_workers = 0;
     if (useful < worker_count_) {
       useful += (total + chunk - 1) / chunk;
@@ -355,7 +378,6 @@ bool TaskPool::runOne(Worker& worker) {
 }
 
 PoolJob* TaskPool::runJob(Worker& worker, PoolJob* job) {
-  const uint64_t total = job->workgroup_total;
   const uint64_t chunk = job->chunk;
   const strata_hal_executable_dispatch_state_v0_t* state = job->state;
   const uint64_t count_x = state->workgroup_count_x;
@@ -394,12 +416,20 @@ PoolJob* TaskPool::runJob(Worker& worker, PoolJob* job) {
   strata_trace_t* trace = strata_trace_installed();
   int64_t share_start = trace ? strata_trace_now_ns() : 0;
   uint64_t share = 0;
-  for (;;) {
-    uint64_t begin = job->next_index.fetch_add(chunk, std::memory_order_relaxed);
-    if (begin >= total) {
-      break;
+  // This worker's own range first, then the next ones in turn: a range
+  // once found exhausted stays so.
+  const uint32_t ranges = job->range_count;
+  uint32_t range = worker.index % ranges;
+  for (uint32_t exhausted = 0; exhausted < ranges;) {
+    const uint64_t range_end = rangeStart(job, range + 1);
+    uint64_t begin =
+        job->range_next[range].fetch_add(chunk, std::memory_order_relaxed);
+    if (begin >= range_end) {
+      range = range + 1 == ranges ? 0 : range + 1;
+      ++exhausted;
+      continue;
     }
-    uint64_t end = begin + chunk < total ? begin + chunk : total;
+    uint64_t end = begin + chunk < range_end ? begin + chunk : range_end;
     share += end - begin;
     uint64_t x = begin % count_x;
     uint64_t yz = begin / count_x;

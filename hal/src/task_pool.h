@@ -25,8 +25,18 @@ struct PoolTask {
   void* user = nullptr;  // for run
 };
 
-// One dispatch: a grid of workgroups that workers claim with fetch_add on
-// next_index. The publisher fills in the first block, then calls
+// Workgroups of a job are cut into this many ranges at most (one per
+// worker): each worker claims from its own range first, then from the
+// others' (see PoolJob).
+inline constexpr uint32_t kPoolJobRanges = 8;
+
+// One dispatch: a grid of workgroups that workers claim with fetch_add.
+// The workgroups are cut into one contiguous range per worker (up to
+// kPoolJobRanges); a worker claims chunks of its own range first and then
+// of the next ones, so every workgroup runs once whoever turns up, and in
+// a chain of dispatches cut alike (bands of rows of the same images) a
+// worker reads the rows it wrote in the previous one from its own cache.
+// The publisher fills in the first block, then calls
 // TaskPool::publishJob (or publishJobs for several at once); the pool calls
 // on_complete exactly once, on the worker that finished last, after every
 // workgroup has run or been skipped. The job storage belongs to the
@@ -61,7 +71,10 @@ struct PoolJob {
   strata_hal_executable_dispatch_detail_v1_t failure_detail = {};
 
   // --- Owned by the pool.
-  std::atomic<uint64_t> next_index{0};
+  // The next unclaimed workgroup of each range; range r ends where range
+  // r + 1 starts (rangeStart in task_pool.cpp).
+  std::atomic<uint64_t> range_next[kPoolJobRanges] = {};
+  uint32_t range_count = 1;     // ranges in use, at most kPoolJobRanges
   uint32_t chunk = 1;           // workgroups claimed per fetch_add
   uint32_t active_workers = 0;  // guarded by the pool mutex
   bool listed = false;          // in the pool's active list (mutex)
