@@ -363,13 +363,6 @@ bool isFusedIntoConsumer(Operation *op) {
   return consumer.getMatchingIndexingMap(&use).isIdentity();
 }
 
-/// An NHWC convolution, or its elementwise epilogue (bias, activation), whose
-/// one use is an operand of a static tensor.concat along channels: it is
-/// computed in the concatenation's dispatch, which the code generator cuts into
-/// bands that compute each operand's band straight into its slice of the result
-/// (no operand is written whole to memory and copied back). For targets
-/// that write a convolution's result through a strided view
-/// (--fuse-into-concat).
 /// An NHWC convolution, or its elementwise epilogue (an all-parallel
 /// generic reading one), with one result and one use, on tensors.
 bool isConvolutionOrItsEpilogue(Operation *op) {
@@ -387,6 +380,13 @@ bool isConvolutionOrItsEpilogue(Operation *op) {
           }));
 }
 
+/// An NHWC convolution, or its elementwise epilogue (bias, activation), whose
+/// one use is an operand of a static tensor.concat along channels: it is
+/// computed in the concatenation's dispatch, which the code generator cuts into
+/// bands that compute each operand's band straight into its slice of the result
+/// (no operand is written whole to memory and copied back). For targets
+/// that write a convolution's result through a strided view
+/// (--fuse-into-concat).
 bool isFusedIntoConcat(Operation *op) {
   if (!isConvolutionOrItsEpilogue(op)) {
     return false;
