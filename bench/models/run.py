@@ -20,6 +20,7 @@ dispatch result.
   bench/models/run.py [--build=DIR] [--models=a,b] [--batches=1,8]
                       [--threads=1,2] [--rounds=N] [--repetitions=N]
                       [--alt-target-cpu=CPU] [--alt-compiler=PATH]
+                      [--alt-benchmark=PATH]
 
 --alt-target-cpu adds a column: Strata compiled for CPU instead of the
 host, in the same rounds, and the ratio host / alt (e.g. the AMX int8
@@ -27,6 +28,10 @@ kernel of a Sapphire Rapids host against the VNNI one of icelake-server).
 --alt-compiler does the same with another strata-compile (a build of an
 earlier commit: git worktree add /tmp/base <commit>, build it there), so a
 change is measured against what it changes, in the same rounds.
+--alt-benchmark runs the alt column with another strata-benchmark (an
+earlier commit's runtime): alone, on this build's module, so a runtime
+change is measured on the same code; with --alt-compiler, on that
+compiler's module (an earlier build whole).
 
 ONNX Runtime comes from npm, outside the project:
   mkdir -p ~/.cache/strata-peers && cd ~/.cache/strata-peers &&
@@ -209,12 +214,13 @@ def settle():
     time.sleep(0.5)
 
 
-def strata_times(args, vmfb, input_npy, threads):
+def strata_times(args, vmfb, input_npy, threads, benchmark=None):
     tools = kernel_bench.tools(args.build)
     # A new process per round, so three warm-up calls: the peers' sessions
     # live across rounds, and a large batch's first calls fault their
     # transient slabs in (two are live while the caller holds results).
-    cmd = [tools["benchmark"], "--module=" + vmfb, "--input=@" + input_npy,
+    cmd = [benchmark or tools["benchmark"], "--module=" + vmfb,
+           "--input=@" + input_npy,
            "--task_workers=%d" % threads, "--warmup=3",
            "--repetitions=%d" % args.repetitions, "--format=json"]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -259,6 +265,11 @@ def main():
                         "strata-compile (another build, an earlier "
                         "commit's), run by this build's runtime (column "
                         "'alt', ratio strata/alt)")
+    parser.add_argument("--alt-benchmark", default=None,
+                        help="run the alt column with this strata-benchmark "
+                        "(another build's runtime): this build's module "
+                        "alone, or --alt-compiler's (column 'alt', ratio "
+                        "strata/alt)")
     parser.add_argument("--statistic", choices=["median", "min"],
                         default="median",
                         help="per cell over all rounds: the median (the "
@@ -317,10 +328,13 @@ def main():
             times[key]["strata"] += strata_times(args, prepared[1],
                                                  prepared[2], threads)
             settle()
-            if args.alt_target_cpu or args.alt_compiler:
+            if args.alt_target_cpu or args.alt_compiler or \
+                    args.alt_benchmark:
+                compiled = args.alt_target_cpu or args.alt_compiler
                 times[key]["alt"] += strata_times(
-                    args, prepared[1][:-len(".vmfb")] + ".alt.vmfb",
-                    prepared[2], threads)
+                    args, prepared[1][:-len(".vmfb")] + ".alt.vmfb"
+                    if compiled else prepared[1], prepared[2], threads,
+                    args.alt_benchmark)
                 settle()
             if ort:
                 times[key]["ort"] += ort.run(key, args.repetitions)
@@ -344,10 +358,11 @@ def main():
           "%ss in ms; load average %s" %
           (cpu_name(), cpu_isa(), time.strftime("%Y-%m-%d"), args.rounds,
            args.repetitions, args.statistic, kernel_bench.load_average()))
-    if args.alt_target_cpu or args.alt_compiler:
-        print("alt: Strata compiled by %s with --target-cpu=%s" %
+    if args.alt_target_cpu or args.alt_compiler or args.alt_benchmark:
+        print("alt: Strata compiled by %s with --target-cpu=%s, run by %s" %
               (args.alt_compiler or "this build's strata-compile",
-               args.alt_target_cpu or "host"))
+               args.alt_target_cpu or "host",
+               args.alt_benchmark or "this build's strata-benchmark"))
     print("%-17s %5s %3s %9s %9s %9s %9s %9s %9s %9s" %
           ("model", "batch", "thr", "strata", "alt", "onnxrt", "torch",
            "s/alt", "s/onnxrt", "s/torch"))
