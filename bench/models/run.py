@@ -263,8 +263,8 @@ def main():
     parser.add_argument("--alt-compiler", default=None,
                         help="also time Strata compiled by this "
                         "strata-compile (another build, an earlier "
-                        "commit's), run by this build's runtime (column "
-                        "'alt', ratio strata/alt)")
+                        "commit's), run by this build's runtime unless "
+                        "--alt-benchmark (column 'alt', ratio strata/alt)")
     parser.add_argument("--alt-benchmark", default=None,
                         help="run the alt column with this strata-benchmark "
                         "(another build's runtime): this build's module "
