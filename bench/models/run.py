@@ -128,7 +128,7 @@ def prepare(args, name, batch):
     tools = kernel_bench.tools(args.build)
     subprocess.run([tools["compile"], onnx_path, "--target-cpu=host", "-o",
                     vmfb], check=True)
-    if args.alt_target_cpu or args.alt_compiler:
+    if alt_compiled(args):
         subprocess.run([args.alt_compiler or tools["compile"], onnx_path,
                         "--target-cpu=" + (args.alt_target_cpu or "host"),
                         "-o", base + ".alt.vmfb"], check=True)
@@ -214,6 +214,12 @@ def settle():
     time.sleep(0.5)
 
 
+def alt_compiled(args):
+    """Whether the alt column runs a module of its own (another target CPU
+    or compiler), rather than this build's with another runtime."""
+    return bool(args.alt_target_cpu or args.alt_compiler)
+
+
 def strata_times(args, vmfb, input_npy, threads, benchmark=None):
     tools = kernel_bench.tools(args.build)
     # A new process per round, so three warm-up calls: the peers' sessions
@@ -276,6 +282,7 @@ def main():
                         "default), or the minimum, which load from other "
                         "processes on a shared machine disturbs least")
     args = parser.parse_args()
+    has_alt = alt_compiled(args) or bool(args.alt_benchmark)
     args.work = args.work or os.path.join(args.build, "bench", "models")
     os.makedirs(args.work, exist_ok=True)
     models = args.models.split(",")
@@ -328,13 +335,11 @@ def main():
             times[key]["strata"] += strata_times(args, prepared[1],
                                                  prepared[2], threads)
             settle()
-            if args.alt_target_cpu or args.alt_compiler or \
-                    args.alt_benchmark:
-                compiled = args.alt_target_cpu or args.alt_compiler
+            if has_alt:
                 times[key]["alt"] += strata_times(
                     args, prepared[1][:-len(".vmfb")] + ".alt.vmfb"
-                    if compiled else prepared[1], prepared[2], threads,
-                    args.alt_benchmark)
+                    if alt_compiled(args) else prepared[1], prepared[2],
+                    threads, args.alt_benchmark)
                 settle()
             if ort:
                 times[key]["ort"] += ort.run(key, args.repetitions)
@@ -358,7 +363,7 @@ def main():
           "%ss in ms; load average %s" %
           (cpu_name(), cpu_isa(), time.strftime("%Y-%m-%d"), args.rounds,
            args.repetitions, args.statistic, kernel_bench.load_average()))
-    if args.alt_target_cpu or args.alt_compiler or args.alt_benchmark:
+    if has_alt:
         print("alt: Strata compiled by %s with --target-cpu=%s, run by %s" %
               (args.alt_compiler or "this build's strata-compile",
                args.alt_target_cpu or "host",

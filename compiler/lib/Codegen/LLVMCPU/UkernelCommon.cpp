@@ -113,10 +113,7 @@ int64_t sgemmScratchFloats(const Variant &variant, int64_t m, int64_t n,
                                                variant.nc, n, k));
 }
 
-// STRATA_SGEMM_STREAM when the whole buffer `memref` is a view of (through
-// subviews, casts and reshapes) has a static shape of at least
-// variant.streamedResultBytes; a tile of a large result streams like the
-// rest.
+// The buffer `memref` is a view of (through subviews, casts, reshapes).
 Value rootBuffer(Value memref) {
   while (auto view = memref.getDefiningOp<ViewLikeOpInterface>()) {
     memref = view.getViewSource();
@@ -124,6 +121,10 @@ Value rootBuffer(Value memref) {
   return memref;
 }
 
+// STRATA_SGEMM_STREAM when the whole buffer `memref` is a view of (through
+// subviews, casts and reshapes) has a static shape of at least
+// variant.streamedResultBytes; a tile of a large result streams like the
+// rest.
 int64_t streamFlag(Value memref, const Variant &variant) {
   memref = rootBuffer(memref);
   auto type = dyn_cast<MemRefType>(memref.getType());
