@@ -76,6 +76,8 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
         target && target->writesConcatOperandsInPlace(targetOptions);
     flowOptions.fuseIntoPool =
         target && target->fusesConvolutionIntoPool(targetOptions);
+    flowOptions.fuseIntoProjection =
+        target && target->fusesDepthwiseIntoProjection(targetOptions);
     flow::PackWeightsPassOptions packOptions;
     packOptions.panelColumns =
         target ? target->weightPanelColumns(targetOptions) : 0;

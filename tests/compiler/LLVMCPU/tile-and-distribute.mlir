@@ -468,3 +468,70 @@ func.func @transpose_to_nchw(%x: tensor<1x112x112x64xf32>, %b: tensor<64xf32>) -
   } -> tensor<1x64x112x112xf32>
   return %r : tensor<1x64x112x112xf32>
 }
+
+// -----
+
+// A 1x1 convolution over a depthwise convolution computed in the function
+// (the flow phase's --fuse-into-projection): bands of output rows with
+// every output channel, each computing the depthwise rows it reads (a 1x1
+// window shares none with the next band) into a temporary the convolution
+// reads. 8 images of 112 rows: an image per workgroup, bands of 28 rows
+// (32 workgroups; 56 would be 16, but 56 depthwise rows of 112 x 32
+// floats, 800 KB, would not stay in the cache).
+// CHECK-LABEL: func.func @projected_depthwise
+// CHECK: scf.forall (%[[N:.*]], %[[H:.*]]) = (0, 0) to (8, 112) step (1, 28) shared_outs(%[[OUT:.*]] = %{{.*}})
+// CHECK:   %[[D:.*]] = linalg.depthwise_conv_2d_nhwc_hwc {{.*}} -> tensor<1x28x112x32xf32>
+// CHECK:   %[[R:.*]] = linalg.generic {{.*}} ins(%[[D]], %{{.*}} : tensor<1x28x112x32xf32>, tensor<32xf32>)
+// CHECK:   %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[R]], %{{.*}} : tensor<1x28x112x32xf32>, tensor<1x1x32x16xf32>) {{.*}} -> tensor<1x28x112x16xf32>
+// CHECK:   tensor.parallel_insert_slice %[[C]] into %[[OUT]][%[[N]], %[[H]], 0, 0] [1, 28, 112, 16]
+#dw_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#dw_bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @projected_depthwise(%x: tensor<8x112x112x32xf32>, %w: tensor<3x3x32xf32>, %b: tensor<32xf32>, %v: tensor<1x1x32x16xf32>) -> tensor<8x112x112x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %padded = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<8x112x112x32xf32> to tensor<8x114x114x32xf32>
+  %e = tensor.empty() : tensor<8x112x112x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x112x112x32xf32>) -> tensor<8x112x112x32xf32>
+  %d = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%padded, %w : tensor<8x114x114x32xf32>, tensor<3x3x32xf32>) outs(%f : tensor<8x112x112x32xf32>) -> tensor<8x112x112x32xf32>
+  %r = linalg.generic {indexing_maps = [#dw_map, #dw_bias, #dw_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%d, %b : tensor<8x112x112x32xf32>, tensor<32xf32>) outs(%e : tensor<8x112x112x32xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    %m = arith.maximumf %s, %zero : f32
+    %n = arith.minimumf %m, %six : f32
+    linalg.yield %n : f32
+  } -> tensor<8x112x112x32xf32>
+  %ec = tensor.empty() : tensor<8x112x112x16xf32>
+  %fc = linalg.fill ins(%zero : f32) outs(%ec : tensor<8x112x112x16xf32>) -> tensor<8x112x112x16xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%r, %v : tensor<8x112x112x32xf32>, tensor<1x1x32x16xf32>) outs(%fc : tensor<8x112x112x16xf32>) -> tensor<8x112x112x16xf32>
+  return %c : tensor<8x112x112x16xf32>
+}
+
+// -----
+
+// One image of 7 x 7 pixels: a band would have fewer than 64 pixels (the
+// microkernel's rows), so the image is one band: one workgroup.
+// CHECK-LABEL: func.func @projected_depthwise_small
+// CHECK-NOT: scf.forall
+// CHECK: linalg.conv_2d_nhwc_hwcf
+func.func @projected_depthwise_small(%x: tensor<1x7x7x960xf32>, %w: tensor<3x3x960xf32>, %v: tensor<1x1x960x320xf32>) -> tensor<1x7x7x320xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x7x7x960xf32> to tensor<1x9x9x960xf32>
+  %e = tensor.empty() : tensor<1x7x7x960xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x7x960xf32>) -> tensor<1x7x7x960xf32>
+  %d = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%padded, %w : tensor<1x9x9x960xf32>, tensor<3x3x960xf32>) outs(%f : tensor<1x7x7x960xf32>) -> tensor<1x7x7x960xf32>
+  %ec = tensor.empty() : tensor<1x7x7x320xf32>
+  %fc = linalg.fill ins(%zero : f32) outs(%ec : tensor<1x7x7x320xf32>) -> tensor<1x7x7x320xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%d, %v : tensor<1x7x7x960xf32>, tensor<1x1x960x320xf32>) outs(%fc : tensor<1x7x7x320xf32>) -> tensor<1x7x7x320xf32>
+  return %c : tensor<1x7x7x320xf32>
+}

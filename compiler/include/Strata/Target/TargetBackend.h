@@ -95,6 +95,14 @@ public:
   fusesConvolutionIntoPool(const TargetBackendOptions &options) const {
     return false;
   }
+  /// Whether its code generator computes a large depthwise convolution
+  /// read only by a 1x1 convolution inside that convolution's dispatch,
+  /// band by band, so the flow phase fuses it there
+  /// (--fuse-into-projection); false keeps two dispatches.
+  virtual bool
+  fusesDepthwiseIntoProjection(const TargetBackendOptions &options) const {
+    return false;
+  }
 };
 
 /// The targets this build has (each behind its own Meson option), by name.

@@ -46,6 +46,14 @@ public:
     return hasDirectConvolution(options);
   }
 
+  // A 1x1 convolution's workgroups compute the depthwise rows their band
+  // reads (TileAndDistribute.cpp, chooseProjectionBandTileSizes) into a
+  // temporary that the convolution microkernel then reads.
+  bool fusesDepthwiseIntoProjection(
+      const TargetBackendOptions &options) const override {
+    return hasDirectConvolution(options);
+  }
+
   int64_t
   weightPanelColumns(const TargetBackendOptions &options) const override {
     LLVMCPUTargetOptions cpuOptions;

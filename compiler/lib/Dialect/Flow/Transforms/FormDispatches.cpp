@@ -363,21 +363,35 @@ bool isFusedIntoConsumer(Operation *op) {
   return consumer.getMatchingIndexingMap(&use).isIdentity();
 }
 
-/// An NHWC convolution, or its elementwise epilogue (an all-parallel
-/// generic reading one), with one result and one use, on tensors.
-bool isConvolutionOrItsEpilogue(Operation *op) {
+/// An OpT (an NHWC convolution or depthwise convolution), or its
+/// elementwise epilogue (an all-parallel generic reading one), with one
+/// result and one use, on tensors.
+template <typename OpT> bool isWindowOpOrItsEpilogue(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !op->hasOneUse() || op->getNumResults() != 1 ||
       !linalgOp.hasPureTensorSemantics()) {
     return false;
   }
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  return isa<linalg::Conv2DNhwcHwcfOp>(op) ||
-         (generic && linalg::isElementwise(generic) &&
-          llvm::any_of(generic.getDpsInputs(), [](Value input) {
-            return isa_and_nonnull<linalg::Conv2DNhwcHwcfOp>(
-                input.getDefiningOp());
-          }));
+  return isa<OpT>(op) || (generic && linalg::isElementwise(generic) &&
+                          llvm::any_of(generic.getDpsInputs(), [](Value input) {
+                            return isa_and_nonnull<OpT>(input.getDefiningOp());
+                          }));
+}
+
+/// The input of `epilogue` a window op computes (isWindowOpOrItsEpilogue).
+Operation *findWindowOpInput(linalg::GenericOp epilogue) {
+  for (Value input : epilogue.getDpsInputs()) {
+    if (isa_and_nonnull<linalg::ConvolutionOpInterface>(
+            input.getDefiningOp())) {
+      return input.getDefiningOp();
+    }
+  }
+  return nullptr;
+}
+
+bool isConvolutionOrItsEpilogue(Operation *op) {
+  return isWindowOpOrItsEpilogue<linalg::Conv2DNhwcHwcfOp>(op);
 }
 
 /// An NHWC convolution, or its elementwise epilogue (bias, activation), whose
@@ -400,11 +414,14 @@ bool isFusedIntoConcat(Operation *op) {
          cast<RankedTensorType>(op->getResult(0).getType()).hasStaticShape();
 }
 
-/// A pooled result at least this large is not written whole to memory by
-/// the convolution that computes it: about the L2 of the CPUs the kernels
-/// run on, beyond which the pool would read it back from the last level
-/// (squeezenet1_1's and resnet18's first convolutions write 3.2 MB).
-constexpr int64_t kPoolFusionMinBytes = 1 << 20;
+/// A result at least this large read by one window op is not written whole
+/// to memory by the op that computes it, but band by band inside its
+/// reader's dispatch: about the L2 of the CPUs the kernels run on, beyond
+/// which the reader would read it back from the last level (squeezenet1_1's
+/// and resnet18's first convolutions write 3.2 MB for their max pools,
+/// mobilenet_v2's first depthwise convolution 1.6 MB an image for its
+/// projection).
+constexpr int64_t kBandFusionMinBytes = 1 << 20;
 
 /// A static f32 NHWC convolution, or its elementwise epilogue (bias,
 /// activation), whose one use is the input of a static max pool and whose
@@ -425,9 +442,41 @@ bool isFusedIntoPool(Operation *op) {
   OpOperand &use = *op->getUses().begin();
   auto pool = dyn_cast<linalg::PoolingNhwcMaxOp>(use.getOwner());
   return type && type.hasStaticShape() && type.getElementType().isF32() &&
-         type.getNumElements() * 4 >= kPoolFusionMinBytes && pool &&
+         type.getNumElements() * 4 >= kBandFusionMinBytes && pool &&
          pool->getBlock() == op->getBlock() && use.getOperandNumber() == 0 &&
          cast<RankedTensorType>(pool->getResult(0).getType()).hasStaticShape();
+}
+
+/// A static f32 NHWC depthwise convolution, or its elementwise epilogue
+/// (bias, activation), whose one use is the input of a static 1x1
+/// convolution of stride 1 (mobilenet_v2's projection after each
+/// depthwise convolution) and whose result is at least kBandFusionMinBytes:
+/// it is computed in the projection's dispatch, which the code generator
+/// cuts into bands of rows, each computing the depthwise rows it reads into
+/// a temporary that stays in cache (a 1x1 convolution reads no neighbouring
+/// row: nothing is computed twice). For targets that can
+/// (--fuse-into-projection).
+bool isFusedIntoProjection(Operation *op) {
+  if (!isWindowOpOrItsEpilogue<linalg::DepthwiseConv2DNhwcHwcOp>(op)) {
+    return false;
+  }
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  OpOperand &use = *op->getUses().begin();
+  auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(use.getOwner());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+      type.getNumElements() * 4 < kBandFusionMinBytes || !conv ||
+      conv->getBlock() != op->getBlock() || use.getOperandNumber() != 0) {
+    return false;
+  }
+  auto filter = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto isOne = [](DenseIntElementsAttr attr) {
+    return llvm::all_of(attr.getValues<int64_t>(),
+                        [](int64_t v) { return v == 1; });
+  };
+  return filter.hasStaticShape() && filter.getDimSize(0) == 1 &&
+         filter.getDimSize(1) == 1 && isOne(conv.getStrides()) &&
+         isOne(conv.getDilations()) &&
+         cast<RankedTensorType>(conv->getResult(0).getType()).hasStaticShape();
 }
 
 /// "matmul_64x32x16_f32": what the root computes, over which loop ranges
@@ -546,7 +595,22 @@ std::string describeWindowOp(Operation *op) {
   return name;
 }
 
-std::string describe(Operation *root, Operation *epilogue = nullptr) {
+/// A window op and what its epilogue does: "dwconv_3x3_32_112x112_bias_clip".
+std::string describeWindowOpAndEpilogue(Operation *op, Operation *epilogue) {
+  std::string window = describeWindowOp(op);
+  if (auto generic = dyn_cast_or_null<linalg::GenericOp>(epilogue)) {
+    if (std::string tail = describeEpilogue(generic); !tail.empty()) {
+      window += "_" + tail;
+    }
+  }
+  return window;
+}
+
+/// `root`'s name, preceded by that of a depthwise convolution fused into
+/// it (isFusedIntoProjection) when there is one:
+/// "dwconv_3x3_32_112x112_bias_clip_conv_1x1_32x16_112x112_bias_f32".
+std::string describe(Operation *root, Operation *epilogue = nullptr,
+                     Operation *depthwise = nullptr) {
   if (std::string window = describeWindowOp(root); !window.empty()) {
     // A convolution fused into its max pool (isFusedIntoPool): its
     // epilogue, then the pool.
@@ -554,15 +618,18 @@ std::string describe(Operation *root, Operation *epilogue = nullptr) {
     if (pooled) {
       epilogue = epilogue->getOperand(0).getDefiningOp();
     }
-    if (auto generic = dyn_cast_or_null<linalg::GenericOp>(epilogue)) {
-      if (std::string tail = describeEpilogue(generic); !tail.empty()) {
-        window += "_" + tail;
-      }
-    } else if (isa_and_nonnull<tensor::ConcatOp>(epilogue)) {
+    if (isa_and_nonnull<tensor::ConcatOp>(epilogue)) {
       window += "_concat";
+    } else {
+      window = describeWindowOpAndEpilogue(root, epilogue);
     }
     if (pooled) {
       window += "_maxpool";
+    }
+    if (depthwise) {
+      auto dwEpilogue = dyn_cast<linalg::GenericOp>(depthwise);
+      Operation *dw = dwEpilogue ? findWindowOpInput(dwEpilogue) : depthwise;
+      window = describeWindowOpAndEpilogue(dw, dwEpilogue) + "_" + window;
     }
     std::string type;
     llvm::raw_string_ostream os(type);
@@ -670,10 +737,11 @@ Value resolveDim(OpBuilder &b, Location loc, Value tensor, int64_t dim,
 class DispatchFormer {
 public:
   DispatchFormer(ModuleOp module, flow::ExecutableOp executable,
-                 bool fuseIntoConcat, bool fuseIntoPool)
+                 bool fuseIntoConcat, bool fuseIntoPool,
+                 bool fuseIntoProjection)
       : module(module), executable(executable),
         functions(executable.getInnerModule()), fuseIntoConcat(fuseIntoConcat),
-        fuseIntoPool(fuseIntoPool) {}
+        fuseIntoPool(fuseIntoPool), fuseIntoProjection(fuseIntoProjection) {}
 
   /// Outlines every root of `func`; fails after reporting at the op.
   LogicalResult formDispatches(func::FuncOp func);
@@ -682,11 +750,13 @@ private:
   LogicalResult outline(func::FuncOp func, Operation *root);
   func::FuncOp findEquivalent(func::FuncOp kernel);
   /// Computed inside its consumer's dispatch (isFusedIntoConsumer, with
-  /// fuseIntoConcat isFusedIntoConcat, with fuseIntoPool isFusedIntoPool).
+  /// fuseIntoConcat isFusedIntoConcat, with fuseIntoPool isFusedIntoPool,
+  /// with fuseIntoProjection isFusedIntoProjection).
   bool fused(Operation *op) const {
     return isFusedIntoConsumer(op) ||
            (fuseIntoConcat && isFusedIntoConcat(op)) ||
-           (fuseIntoPool && isFusedIntoPool(op));
+           (fuseIntoPool && isFusedIntoPool(op)) ||
+           (fuseIntoProjection && isFusedIntoProjection(op));
   }
 
   ModuleOp module;
@@ -695,6 +765,7 @@ private:
   ModuleOp functions;
   bool fuseIntoConcat;
   bool fuseIntoPool;
+  bool fuseIntoProjection;
   unsigned dispatchCount = 0;
   SmallVector<func::FuncOp> kernels;
 };
@@ -900,9 +971,18 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
       namedWork = work(op);
     }
   }
+  // A depthwise convolution fused into its projection leads the name of
+  // the projection's.
+  Operation *depthwise = nullptr;
+  for (Operation *op : ops) {
+    if (op != root && fuseIntoProjection && isFusedIntoProjection(op)) {
+      depthwise = op;
+      named = *op->getUsers().begin();
+    }
+  }
   std::string name = func.getSymName().str() + "_dispatch_" +
                      std::to_string(dispatchCount) + "_" +
-                     describe(named, named != root ? root : nullptr);
+                     describe(named, named != root ? root : nullptr, depthwise);
   OpBuilder builder(root->getContext());
   builder.setInsertionPointToEnd(functions.getBody());
   SmallVector<Type> inputTypes;
@@ -1083,7 +1163,8 @@ struct FormDispatchesPass
     auto executable =
         flow::ExecutableOp::create(builder, module.getLoc(), name);
 
-    DispatchFormer former(module, executable, fuseIntoConcat, fuseIntoPool);
+    DispatchFormer former(module, executable, fuseIntoConcat, fuseIntoPool,
+                          fuseIntoProjection);
     for (auto func :
          llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       if (func.isDeclaration()) {

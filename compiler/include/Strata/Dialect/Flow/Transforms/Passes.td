@@ -86,6 +86,11 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
               "compute a large convolution (and its epilogue) read only by a "
               "max pool in the pool's dispatch, band by band "
               "(TargetBackend::fusesConvolutionIntoPool)">,
+       Option<"fuseIntoProjection", "fuse-into-projection", "bool",
+              /*default=*/"false",
+              "compute a large depthwise convolution (and its epilogue) read "
+              "only by a 1x1 convolution in that convolution's dispatch, "
+              "band by band (TargetBackend::fusesDepthwiseIntoProjection)">,
   ];
   let dependentDialects = [
     "::mlir::strata::flow::FlowDialect",
