@@ -76,6 +76,8 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
         target && target->writesConcatOperandsInPlace(targetOptions);
     flowOptions.fuseIntoPool =
         target && target->fusesConvolutionIntoPool(targetOptions);
+    flowOptions.fuseIntoDepthwise =
+        target && target->fusesConvolutionIntoDepthwise(targetOptions);
     flowOptions.fuseIntoProjection =
         target && target->fusesDepthwiseIntoProjection(targetOptions);
     flow::PackWeightsPassOptions packOptions;

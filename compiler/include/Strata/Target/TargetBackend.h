@@ -95,6 +95,14 @@ public:
   fusesConvolutionIntoPool(const TargetBackendOptions &options) const {
     return false;
   }
+  /// Whether its code generator computes a large convolution read only by
+  /// a depthwise convolution inside that convolution's dispatch, band by
+  /// band, so the flow phase fuses it there (--fuse-into-depthwise); false
+  /// keeps two dispatches.
+  virtual bool
+  fusesConvolutionIntoDepthwise(const TargetBackendOptions &options) const {
+    return false;
+  }
   /// Whether its code generator computes a large depthwise convolution
   /// read only by a 1x1 convolution inside that convolution's dispatch,
   /// band by band, so the flow phase fuses it there

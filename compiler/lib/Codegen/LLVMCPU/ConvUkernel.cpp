@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "UkernelCommon.h"
 
+#include "IndexBounds.h"
+
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -109,8 +111,8 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
       !densePixels(result)) {
     return success();
   }
-  FailureOr<int64_t> rowBound = upperBound(out, 1);
-  FailureOr<int64_t> nBound = upperBound(out, 3);
+  FailureOr<int64_t> rowBound = dimUpperBound(out, 1);
+  FailureOr<int64_t> nBound = dimUpperBound(out, 3);
   int64_t kb = kh * kw * channels;
   if (failed(rowBound) || failed(nBound) ||
       (!packed && *rowBound * outWidth * *nBound * kb < kMinMatmulTileWork)) {

@@ -23,6 +23,7 @@
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "IndexBounds.h"
 #include "MathExpansions.h"
 #include "PassPipelines.h"
 
@@ -72,9 +73,7 @@ LogicalResult placeTemporaries(func::FuncOp func) {
         continue;
       }
       Value dynamicSize = alloc.getDynamicSizes()[dynamicIndex++];
-      FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
-          presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(dynamicSize),
-          /*stopCondition=*/nullptr, /*closedUB=*/true);
+      FailureOr<int64_t> bound = indexUpperBound(dynamicSize);
       if (failed(bound)) {
         return alloc.emitError()
                << "llvm-cpu kernels cannot allocate " << type

@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 #include "UkernelCommon.h"
 
+#include "IndexBounds.h"
+
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
 
 #include <cmath>
@@ -232,9 +234,9 @@ LogicalResult rewriteMatmul(linalg::MatmulOp matmul, const Variant &variant,
   if (!isRowMajorF32(lhs) || !isRowMajorF32(rhs) || !isRowMajorF32(out)) {
     return success();
   }
-  FailureOr<int64_t> mBound = upperBound(out, 0);
-  FailureOr<int64_t> nBound = upperBound(out, 1);
-  FailureOr<int64_t> kBound = upperBound(lhs, 1);
+  FailureOr<int64_t> mBound = dimUpperBound(out, 0);
+  FailureOr<int64_t> nBound = dimUpperBound(out, 1);
+  FailureOr<int64_t> kBound = dimUpperBound(lhs, 1);
   std::optional<PackedWeights> packed = findPackedWeights(rhs, variant.nr);
   auto lhsType = cast<MemRefType>(lhs.getType());
   if (packed && lhsType.isDynamicDim(1)) {
@@ -340,9 +342,9 @@ LogicalResult rewriteIntMatmul(linalg::MatmulOp matmul, const Variant &variant,
                          lhsType.getDimSize(1), variant.intKMultiple)))) {
     packed.reset();
   }
-  FailureOr<int64_t> mBound = upperBound(out, 0);
-  FailureOr<int64_t> nBound = upperBound(out, 1);
-  FailureOr<int64_t> kBound = upperBound(lhs, 1);
+  FailureOr<int64_t> mBound = dimUpperBound(out, 0);
+  FailureOr<int64_t> nBound = dimUpperBound(out, 1);
+  FailureOr<int64_t> kBound = dimUpperBound(lhs, 1);
   if (failed(mBound) || failed(nBound) || failed(kBound) ||
       (!packed && std::max<int64_t>(*mBound, kFewRowsWork) * *nBound * *kBound <
                       kMinMatmulTileWork)) {

@@ -611,30 +611,75 @@ findProjectedDepthwise(linalg::Conv2DNhwcHwcfOp conv) {
   return input.getDefiningOp<linalg::DepthwiseConv2DNhwcHwcOp>();
 }
 
-// Bands of output rows of a 1x1 convolution whose input a depthwise
-// convolution computes in the same function: each band's workgroup
-// computes the depthwise rows it reads (tile and fuse; a 1x1 window shares
-// no row with the next band) into a temporary the convolution microkernel
-// then reads from the cache, instead of the depthwise convolution writing
-// its whole result to memory and the convolution reading it back
-// (mobilenet_v2's 8x112x112x32, 12.8 MB). Every output channel in one band
-// (a column tile would compute its rows again). Rows: divisors of the
-// height, grown while kConvWorkgroups workgroups remain and the band's
-// depthwise rows fit in kBandTemporaryBytes. Images one per workgroup.
+// The convolution computed in the function whose result a depthwise
+// convolution reads, directly or through its elementwise epilogue, and
+// through its padding (the flow phase's --fuse-into-depthwise); null
+// otherwise.
+linalg::Conv2DNhwcHwcfOp
+findExpandedConvolution(linalg::DepthwiseConv2DNhwcHwcOp dw) {
+  Value input = dw.getInputs()[0];
+  if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
+    input = pad.getSource();
+  }
+  if (auto epilogue = input.getDefiningOp<linalg::GenericOp>()) {
+    auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(epilogue);
+    return conv && conv->getResult(0).getType() == input.getType()
+               ? conv
+               : linalg::Conv2DNhwcHwcfOp();
+  }
+  return input.getDefiningOp<linalg::Conv2DNhwcHwcfOp>();
+}
+
+// A depthwise convolution's band recomputes the rows of a convolution
+// computed before it that it shares with the next band (its windows
+// overlap by the window less the stride): bands are at least tall enough
+// that this is at most 1/kChainBandMaxRecompute of that convolution's work
+// (fewer than a max pool's 8, kPoolBandMaxRecompute: the temporaries of a
+// 1x1 expansion to many channels are wide).
+constexpr int64_t kChainBandMaxRecompute = 4;
+
+// Bands of output rows of a depthwise convolution, computed in a function
+// whose root is the convolution or, through its epilogue, a 1x1 convolution
+// (its projection) of `loops` loops: images one per workgroup and bands of
+// at least kMinProjectionBandPixels pixels, every channel in one band (a
+// column tile of a projection would compute the depthwise rows again).
+// Each band computes the depthwise rows it needs into a temporary, and the
+// rows of a convolution before it (isFusedIntoDepthwise) its windows read
+// into another, so rows grow while kConvWorkgroups workgroups remain and
+// the larger temporary fits in kBandTemporaryBytes; with a convolution
+// before, bands also recompute at most 1/kChainBandMaxRecompute of it.
 SmallVector<int64_t>
-chooseProjectionBandTileSizes(linalg::Conv2DNhwcHwcfOp conv) {
-  SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
-  auto input = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
+chooseDepthwiseChainTileSizes(linalg::DepthwiseConv2DNhwcHwcOp dw,
+                              size_t loops) {
+  SmallVector<int64_t> ranges = dw.getStaticLoopRanges();
+  auto input = dyn_cast<RankedTensorType>(dw.getInputs()[0].getType());
+  auto output = dyn_cast<RankedTensorType>(dw->getResult(0).getType());
   if (llvm::any_of(ranges, ShapedType::isDynamic) || !input ||
-      !input.hasStaticShape()) {
+      !input.hasStaticShape() || !output || !output.hasStaticShape()) {
     return {};
   }
-  int64_t width = input.getDimSize(2);
-  int64_t rowBytes =
-      width * input.getDimSize(3) * input.getElementTypeBitWidth() / 8;
-  return chooseBandRowTileSizes(ranges.size(), ranges[0], ranges[1],
-                                ceilDiv(kMinProjectionBandPixels, width),
-                                [&](int64_t rows) { return rows * rowBytes; });
+  int64_t images = ranges[0], height = ranges[1], width = ranges[2],
+          window = ranges[4];
+  int64_t stride = dw.getStrides().getValues<int64_t>()[0];
+  int64_t dilation = dw.getDilations().getValues<int64_t>()[0];
+  int64_t outRowBytes =
+      width * output.getDimSize(3) * output.getElementTypeBitWidth() / 8;
+  int64_t minRows = ceilDiv(kMinProjectionBandPixels, width);
+  std::function<int64_t(int64_t)> bandBytes = [=](int64_t rows) {
+    return rows * outRowBytes;
+  };
+  if (findExpandedConvolution(dw)) {
+    int64_t shared = std::max<int64_t>((window - 1) * dilation + 1 - stride, 0);
+    int64_t inRowBytes = input.getDimSize(2) * input.getDimSize(3) *
+                         input.getElementTypeBitWidth() / 8;
+    minRows =
+        std::max(minRows, ceilDiv(shared * kChainBandMaxRecompute, stride));
+    bandBytes = [=](int64_t rows) {
+      return std::max((rows * stride + shared) * inRowBytes,
+                      rows * outRowBytes);
+    };
+  }
+  return chooseBandRowTileSizes(loops, images, height, minRows, bandBytes);
 }
 
 // Tile sizes (0: not tiled) for the root's loops; empty when the root should
@@ -723,12 +768,12 @@ SmallVector<int64_t> chooseTileSizes(const Root &rootInfo,
     return choosePoolBandTileSizes(pool);
   }
   auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(root);
-  if (conv && findProjectedDepthwise(conv)) {
-    SmallVector<int64_t> sizes = chooseProjectionBandTileSizes(conv);
-    if (!sizes.empty()) {
-      sizes.resize(root.getNumLoops(), 0);
-    }
-    return sizes;
+  // A depthwise convolution fused with the convolutions around it:
+  // bands of its rows.
+  auto dw = conv ? findProjectedDepthwise(conv)
+                 : findDistributed<linalg::DepthwiseConv2DNhwcHwcOp>(root);
+  if (dw && (conv || findExpandedConvolution(dw))) {
+    return chooseDepthwiseChainTileSizes(dw, root.getNumLoops());
   }
   if (conv && isLargeF32(conv)) {
     SmallVector<int64_t> sizes = chooseConvTileSizes(
@@ -1120,6 +1165,46 @@ LogicalResult distributeFunction(func::FuncOp func, bool sequential,
   return success();
 }
 
+// A band's padded window over rows that the band computes (a convolution
+// fused before a depthwise convolution, isFusedIntoDepthwise) comes out of
+// tile and fuse guarded against an empty slice:
+//   scf.if %empty { tensor.generate (the pad value) }
+//   else { the rows' ops; tensor.pad of their result }
+// The slice's offsets and sizes are clamped to its source, so the else
+// branch is valid for no rows too (its ops compute nothing, and a pad of
+// nothing is all padding): it runs unguarded, and bufferization then
+// leaves a window the depthwise microkernel reads in place
+// (WindowUkernel.cpp, matchPaddedAlloc) instead of two copies of it.
+// Guards over a slice of an input (no op computes the pad's source) stay:
+// the microkernel reads those in place already.
+void unguardComputedPads(func::FuncOp func) {
+  SmallVector<scf::IfOp> guards;
+  func.walk([&](scf::IfOp guard) {
+    if (guard.getNumResults() != 1 || guard.getElseRegion().empty()) {
+      return;
+    }
+    auto generate =
+        guard.thenYield().getOperand(0).getDefiningOp<tensor::GenerateOp>();
+    auto pad = guard.elseYield().getOperand(0).getDefiningOp<tensor::PadOp>();
+    if (!generate || !pad || pad->getBlock() != guard.elseBlock() ||
+        !pad.getSource().getDefiningOp<linalg::LinalgOp>() ||
+        !llvm::all_of(guard.elseBlock()->without_terminator(),
+                      [](Operation &op) { return isMemoryEffectFree(&op); })) {
+      return;
+    }
+    guards.push_back(guard);
+  });
+  for (scf::IfOp guard : guards) {
+    Value padded = guard.elseYield().getOperand(0);
+    for (Operation &op :
+         llvm::make_early_inc_range(guard.elseBlock()->without_terminator())) {
+      op.moveBefore(guard);
+    }
+    guard.getResult(0).replaceAllUsesWith(padded);
+    guard.erase();
+  }
+}
+
 // Depth of the sequential tiles a contraction with a dynamic depth is cut
 // into inside its workgroup: each tile is a microkernel call with bounded
 // scratch (its packed operands), accumulating into the workgroup's output.
@@ -1359,7 +1444,15 @@ LogicalResult tileAndDistributeToWorkgroups(
   if (failed(applyPatternsGreedily(module, std::move(dims)))) {
     return module.emitError() << "llvm-cpu: resolving sizes did not converge";
   }
-  return runPassPipeline(module, "func.func(canonicalize,cse)");
+  if (failed(runPassPipeline(module, "func.func(canonicalize,cse)"))) {
+    return failure();
+  }
+  // After canonicalization, which folds the casts between a guarded pad
+  // and its scf.yield.
+  for (auto func : module.getOps<func::FuncOp>()) {
+    unguardComputedPads(func);
+  }
+  return success();
 }
 
 } // namespace mlir::strata::llvmcpu

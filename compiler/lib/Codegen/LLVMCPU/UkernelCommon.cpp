@@ -147,18 +147,6 @@ bool isRowMajorF32(Value value) {
          strides.back() == 1;
 }
 
-// The constant upper bound of dimension `dim` of `memref`.
-FailureOr<int64_t> upperBound(Value memref, int64_t dim) {
-  auto type = cast<MemRefType>(memref.getType());
-  if (!type.isDynamicDim(dim)) {
-    return type.getDimSize(dim);
-  }
-  return ValueBoundsConstraintSet::computeConstantBound(
-      presburger::BoundType::UB,
-      ValueBoundsConstraintSet::Variable(memref, dim),
-      /*stopCondition=*/nullptr, /*closedUB=*/true);
-}
-
 // The fill of exactly `output` right before `consumer` whose value
 // `matches`, if any: only ops without memory effects (views, constants,
 // index math) may sit between.
@@ -202,8 +190,9 @@ namespace {
 
 // The elementwise generic that is the one reader of `out` (a memref.alloc
 // written by `fill` and `product`) besides them, in `product`'s block, all
-// parallel with one init, with only views and index math (its operands)
-// between the two: the call moves down to it. Null otherwise.
+// parallel with one init, with only views, index math and allocations (its
+// operands: a temporary it writes, in a band of fused ops) between the
+// two: the call moves down to it. Null otherwise.
 linalg::GenericOp findEpilogueGeneric(Operation *product, Value out,
                                       linalg::FillOp fill) {
   if (!fill || !out.getDefiningOp<memref::AllocOp>()) {
@@ -228,7 +217,7 @@ linalg::GenericOp findEpilogueGeneric(Operation *product, Value out,
   }
   for (Operation *op = product->getNextNode(); op != generic.getOperation();
        op = op->getNextNode()) {
-    if (!isMemoryEffectFree(op)) {
+    if (!isMemoryEffectFree(op) && !isa<memref::AllocOp>(op)) {
       return {};
     }
   }

@@ -68,9 +68,6 @@ int64_t streamFlag(Value memref, const Variant &variant);
 // A row-major f32 memref (unit inner stride) of rank 2.
 bool isRowMajorF32(Value value);
 
-// The constant upper bound of dimension `dim` of `memref`.
-FailureOr<int64_t> upperBound(Value memref, int64_t dim);
-
 // The fill of exactly `output` right before `consumer` whose value
 // `matches`, if any: only ops without memory effects (views, constants,
 // index math) may sit between.

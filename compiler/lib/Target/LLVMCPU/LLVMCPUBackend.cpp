@@ -46,6 +46,15 @@ public:
     return hasDirectConvolution(options);
   }
 
+  // A depthwise convolution's workgroups (or its projection's) compute the
+  // convolution rows their band reads (TileAndDistribute.cpp,
+  // chooseDepthwiseChainTileSizes) into a temporary, padded for the
+  // depthwise window.
+  bool fusesConvolutionIntoDepthwise(
+      const TargetBackendOptions &options) const override {
+    return hasDirectConvolution(options);
+  }
+
   // A 1x1 convolution's workgroups compute the depthwise rows their band
   // reads (TileAndDistribute.cpp, chooseProjectionBandTileSizes) into a
   // temporary that the convolution microkernel then reads.

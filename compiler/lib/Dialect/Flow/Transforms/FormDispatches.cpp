@@ -479,6 +479,44 @@ bool isFusedIntoProjection(Operation *op) {
          cast<RankedTensorType>(conv->getResult(0).getType()).hasStaticShape();
 }
 
+/// The depthwise convolution that reads `op`'s one result as its input,
+/// directly or through its padding (isPadOfWindowOp), in `op`'s block;
+/// null otherwise.
+linalg::DepthwiseConv2DNhwcHwcOp findDepthwiseReader(Operation *op) {
+  OpOperand *use = &*op->getUses().begin();
+  if (auto pad = dyn_cast<tensor::PadOp>(use->getOwner())) {
+    if (!isPadOfWindowOp(pad)) {
+      return {};
+    }
+    use = &*pad->getUses().begin();
+  }
+  auto dw = dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(use->getOwner());
+  if (!dw || dw->getBlock() != op->getBlock() || use->getOperandNumber() != 0 ||
+      !cast<RankedTensorType>(dw->getResult(0).getType()).hasStaticShape()) {
+    return {};
+  }
+  return dw;
+}
+
+/// A static f32 NHWC convolution, or its elementwise epilogue (bias,
+/// activation), whose one use is the input of a static depthwise
+/// convolution (or the pad of that input: mobilenet_v2's expansion before
+/// each depthwise convolution) and whose result is at least
+/// kBandFusionMinBytes: it is computed in the depthwise convolution's
+/// dispatch, which the code generator cuts into bands of rows, each
+/// computing the rows its windows read into a temporary that stays in
+/// cache (neighbouring bands both compute the rows they share). For
+/// targets that can (--fuse-into-depthwise).
+bool isFusedIntoDepthwise(Operation *op) {
+  if (!isConvolutionOrItsEpilogue(op)) {
+    return false;
+  }
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  return type && type.hasStaticShape() && type.getElementType().isF32() &&
+         type.getNumElements() * 4 >= kBandFusionMinBytes &&
+         findDepthwiseReader(op);
+}
+
 /// "matmul_64x32x16_f32": what the root computes, over which loop ranges
 /// (or result shape), on which element type.
 /// What an elementwise epilogue does to the op it consumes, as name parts:
@@ -606,11 +644,12 @@ std::string describeWindowOpAndEpilogue(Operation *op, Operation *epilogue) {
   return window;
 }
 
-/// `root`'s name, preceded by that of a depthwise convolution fused into
-/// it (isFusedIntoProjection) when there is one:
+/// `root`'s name, preceded by those of the window ops fused into it
+/// before it (isFusedIntoDepthwise, isFusedIntoProjection), each a window
+/// op or its epilogue, first to last:
 /// "dwconv_3x3_32_112x112_bias_clip_conv_1x1_32x16_112x112_bias_f32".
 std::string describe(Operation *root, Operation *epilogue = nullptr,
-                     Operation *depthwise = nullptr) {
+                     ArrayRef<Operation *> leading = {}) {
   if (std::string window = describeWindowOp(root); !window.empty()) {
     // A convolution fused into its max pool (isFusedIntoPool): its
     // epilogue, then the pool.
@@ -626,11 +665,14 @@ std::string describe(Operation *root, Operation *epilogue = nullptr,
     if (pooled) {
       window += "_maxpool";
     }
-    if (depthwise) {
-      auto dwEpilogue = dyn_cast<linalg::GenericOp>(depthwise);
-      Operation *dw = dwEpilogue ? findWindowOpInput(dwEpilogue) : depthwise;
-      window = describeWindowOpAndEpilogue(dw, dwEpilogue) + "_" + window;
+    std::string lead;
+    for (Operation *op : leading) {
+      auto opEpilogue = dyn_cast<linalg::GenericOp>(op);
+      lead += describeWindowOpAndEpilogue(
+                  opEpilogue ? findWindowOpInput(opEpilogue) : op, opEpilogue) +
+              "_";
     }
+    window = lead + window;
     std::string type;
     llvm::raw_string_ostream os(type);
     getElementTypeOrSelf(root->getResult(0).getType()).print(os);
@@ -737,11 +779,12 @@ Value resolveDim(OpBuilder &b, Location loc, Value tensor, int64_t dim,
 class DispatchFormer {
 public:
   DispatchFormer(ModuleOp module, flow::ExecutableOp executable,
-                 bool fuseIntoConcat, bool fuseIntoPool,
+                 bool fuseIntoConcat, bool fuseIntoPool, bool fuseIntoDepthwise,
                  bool fuseIntoProjection)
       : module(module), executable(executable),
         functions(executable.getInnerModule()), fuseIntoConcat(fuseIntoConcat),
-        fuseIntoPool(fuseIntoPool), fuseIntoProjection(fuseIntoProjection) {}
+        fuseIntoPool(fuseIntoPool), fuseIntoDepthwise(fuseIntoDepthwise),
+        fuseIntoProjection(fuseIntoProjection) {}
 
   /// Outlines every root of `func`; fails after reporting at the op.
   LogicalResult formDispatches(func::FuncOp func);
@@ -751,11 +794,13 @@ private:
   func::FuncOp findEquivalent(func::FuncOp kernel);
   /// Computed inside its consumer's dispatch (isFusedIntoConsumer, with
   /// fuseIntoConcat isFusedIntoConcat, with fuseIntoPool isFusedIntoPool,
-  /// with fuseIntoProjection isFusedIntoProjection).
+  /// with fuseIntoDepthwise isFusedIntoDepthwise, with fuseIntoProjection
+  /// isFusedIntoProjection).
   bool fused(Operation *op) const {
     return isFusedIntoConsumer(op) ||
            (fuseIntoConcat && isFusedIntoConcat(op)) ||
            (fuseIntoPool && isFusedIntoPool(op)) ||
+           (fuseIntoDepthwise && isFusedIntoDepthwise(op)) ||
            (fuseIntoProjection && isFusedIntoProjection(op));
   }
 
@@ -765,6 +810,7 @@ private:
   ModuleOp functions;
   bool fuseIntoConcat;
   bool fuseIntoPool;
+  bool fuseIntoDepthwise;
   bool fuseIntoProjection;
   unsigned dispatchCount = 0;
   SmallVector<func::FuncOp> kernels;
@@ -971,18 +1017,30 @@ LogicalResult DispatchFormer::outline(func::FuncOp func, Operation *root) {
       namedWork = work(op);
     }
   }
-  // A depthwise convolution fused into its projection leads the name of
-  // the projection's.
-  Operation *depthwise = nullptr;
+  // A chain of window ops (expansion -> depthwise -> projection) is named
+  // after the last, led by the others: a convolution fused into its
+  // depthwise convolution, that depthwise convolution fused into its
+  // projection.
+  Operation *expansion = nullptr, *depthwise = nullptr;
   for (Operation *op : ops) {
-    if (op != root && fuseIntoProjection && isFusedIntoProjection(op)) {
+    if (op != root && fuseIntoDepthwise && isFusedIntoDepthwise(op)) {
+      expansion = op;
+    } else if (op != root && fuseIntoProjection && isFusedIntoProjection(op)) {
       depthwise = op;
-      named = *op->getUsers().begin();
     }
+  }
+  SmallVector<Operation *> leading;
+  if (expansion) {
+    leading.push_back(expansion);
+    named = findDepthwiseReader(expansion);
+  }
+  if (depthwise) {
+    leading.push_back(depthwise);
+    named = *depthwise->getUsers().begin();
   }
   std::string name = func.getSymName().str() + "_dispatch_" +
                      std::to_string(dispatchCount) + "_" +
-                     describe(named, named != root ? root : nullptr, depthwise);
+                     describe(named, named != root ? root : nullptr, leading);
   OpBuilder builder(root->getContext());
   builder.setInsertionPointToEnd(functions.getBody());
   SmallVector<Type> inputTypes;
@@ -1164,7 +1222,7 @@ struct FormDispatchesPass
         flow::ExecutableOp::create(builder, module.getLoc(), name);
 
     DispatchFormer former(module, executable, fuseIntoConcat, fuseIntoPool,
-                          fuseIntoProjection);
+                          fuseIntoDepthwise, fuseIntoProjection);
     for (auto func :
          llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       if (func.isDeclaration()) {

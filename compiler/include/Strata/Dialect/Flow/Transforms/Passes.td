@@ -86,6 +86,11 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
               "compute a large convolution (and its epilogue) read only by a "
               "max pool in the pool's dispatch, band by band "
               "(TargetBackend::fusesConvolutionIntoPool)">,
+       Option<"fuseIntoDepthwise", "fuse-into-depthwise", "bool",
+              /*default=*/"false",
+              "compute a large convolution (and its epilogue) read only by a "
+              "depthwise convolution in that convolution's dispatch, band by "
+              "band (TargetBackend::fusesConvolutionIntoDepthwise)">,
        Option<"fuseIntoProjection", "fuse-into-projection", "bool",
               /*default=*/"false",
               "compute a large depthwise convolution (and its epilogue) read "
