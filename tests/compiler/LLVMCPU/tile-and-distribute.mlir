@@ -535,3 +535,82 @@ func.func @projected_depthwise_small(%x: tensor<1x7x7x960xf32>, %w: tensor<3x3x9
       ins(%d, %v : tensor<1x7x7x960xf32>, tensor<1x1x960x320xf32>) outs(%fc : tensor<1x7x7x320xf32>) -> tensor<1x7x7x320xf32>
   return %c : tensor<1x7x7x320xf32>
 }
+
+// -----
+
+// mobilenet_v2's second block at batch 1 as one function (the flow phase's
+// --fuse-into-depthwise and --fuse-into-projection): bands of the
+// depthwise convolution's 56 output rows, 2 rows each (the fewest that
+// recompute at most a quarter of the expansion: its 5 rows for a band's 2
+// stride-2 windows share one with the next band; 4 rows would leave fewer
+// than 16 workgroups). The expansion computes a band's rows (fewer at the
+// image's edges: clamped, a dynamic count) with no guard against an empty
+// slice, and the pad of them is the depthwise convolution's window (113
+// columns: the stride-2 windows never read the right one).
+// CHECK-LABEL: func.func @expanded_depthwise
+// CHECK: scf.forall (%[[H:.*]]) = (0) to (56) step (2) shared_outs(%[[OUT:.*]] = %{{.*}})
+// CHECK-NOT: scf.if
+// CHECK:   %[[E:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x?x112x96xf32>
+// CHECK:   %[[R:.*]] = linalg.generic {{.*}} ins(%[[E]], %{{.*}} : tensor<1x?x112x96xf32>, tensor<96xf32>)
+// CHECK:   %[[P:.*]] = tensor.pad %[[R]] low[0, %{{.*}}, 1, 0] high[0, %{{.*}}, 0, 0]
+// CHECK:   } : tensor<1x?x112x96xf32> to tensor<1x5x113x96xf32>
+// CHECK:   %[[D:.*]] = linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[P]], %{{.*}} : tensor<1x5x113x96xf32>, tensor<3x3x96xf32>) {{.*}} -> tensor<1x2x56x96xf32>
+// CHECK:   %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[D]], %{{.*}} : tensor<1x2x56x96xf32>, tensor<1x1x96x24xf32>) {{.*}} -> tensor<1x2x56x24xf32>
+// CHECK:   tensor.parallel_insert_slice %[[C]] into %[[OUT]][0, %[[H]], 0, 0] [1, 2, 56, 24]
+#ex_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ex_bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @expanded_depthwise(%x: tensor<1x112x112x16xf32>, %we: tensor<1x1x16x96xf32>, %be: tensor<96xf32>, %w: tensor<3x3x96xf32>, %v: tensor<1x1x96x24xf32>) -> tensor<1x56x56x24xf32> {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %ee = tensor.empty() : tensor<1x112x112x96xf32>
+  %fe = linalg.fill ins(%zero : f32) outs(%ee : tensor<1x112x112x96xf32>) -> tensor<1x112x112x96xf32>
+  %ce = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %we : tensor<1x112x112x16xf32>, tensor<1x1x16x96xf32>) outs(%fe : tensor<1x112x112x96xf32>) -> tensor<1x112x112x96xf32>
+  %re = linalg.generic {indexing_maps = [#ex_map, #ex_bias, #ex_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%ce, %be : tensor<1x112x112x96xf32>, tensor<96xf32>) outs(%ee : tensor<1x112x112x96xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    %m = arith.maximumf %s, %zero : f32
+    %n = arith.minimumf %m, %six : f32
+    linalg.yield %n : f32
+  } -> tensor<1x112x112x96xf32>
+  %padded = tensor.pad %re low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x112x112x96xf32> to tensor<1x114x114x96xf32>
+  %e = tensor.empty() : tensor<1x56x56x96xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x56x56x96xf32>) -> tensor<1x56x56x96xf32>
+  %d = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%padded, %w : tensor<1x114x114x96xf32>, tensor<3x3x96xf32>) outs(%f : tensor<1x56x56x96xf32>) -> tensor<1x56x56x96xf32>
+  %ec = tensor.empty() : tensor<1x56x56x24xf32>
+  %fc = linalg.fill ins(%zero : f32) outs(%ec : tensor<1x56x56x24xf32>) -> tensor<1x56x56x24xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%d, %v : tensor<1x56x56x96xf32>, tensor<1x1x96x24xf32>) outs(%fc : tensor<1x56x56x24xf32>) -> tensor<1x56x56x24xf32>
+  return %c : tensor<1x56x56x24xf32>
+}
+
+// -----
+
+// The same expansion and depthwise convolution (stride 1) with no
+// projection: bands of the depthwise convolution's own rows, 8 of 56 (the
+// fewest that recompute at most a quarter: 10 rows of the expansion for
+// 8; 14 would leave 4 workgroups).
+// CHECK-LABEL: func.func @expanded_depthwise_root
+// CHECK: scf.forall (%[[H:.*]]) = (0) to (56) step (8)
+// CHECK-NOT: scf.if
+// CHECK:   linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x?x56x144xf32>
+// CHECK:   linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x10x58x144xf32>, tensor<3x3x144xf32>) {{.*}} -> tensor<1x8x56x144xf32>
+func.func @expanded_depthwise_root(%x: tensor<1x56x56x24xf32>, %we: tensor<1x1x24x144xf32>, %w: tensor<3x3x144xf32>) -> tensor<1x56x56x144xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ee = tensor.empty() : tensor<1x56x56x144xf32>
+  %fe = linalg.fill ins(%zero : f32) outs(%ee : tensor<1x56x56x144xf32>) -> tensor<1x56x56x144xf32>
+  %ce = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %we : tensor<1x56x56x24xf32>, tensor<1x1x24x144xf32>) outs(%fe : tensor<1x56x56x144xf32>) -> tensor<1x56x56x144xf32>
+  %padded = tensor.pad %ce low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x56x56x144xf32> to tensor<1x58x58x144xf32>
+  %d = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%padded, %w : tensor<1x58x58x144xf32>, tensor<3x3x144xf32>) outs(%fe : tensor<1x56x56x144xf32>) -> tensor<1x56x56x144xf32>
+  return %d : tensor<1x56x56x144xf32>
+}
