@@ -546,18 +546,22 @@ chooseBandRowTileSizes(size_t loops, int64_t images, int64_t height,
   return sizes;
 }
 
+// The OpT computed in the function that `input` is the result of,
+// directly or through its elementwise epilogue (of the same type); null
+// otherwise.
+template <typename OpT> OpT findComputedInput(Value input) {
+  if (auto epilogue = input.getDefiningOp<linalg::GenericOp>()) {
+    auto op = findDistributed<OpT>(epilogue);
+    return op && op->getResult(0).getType() == input.getType() ? op : OpT();
+  }
+  return input.getDefiningOp<OpT>();
+}
+
 // The static f32 NHWC convolution computed in the function whose result a
 // max pool reads, directly or through its elementwise epilogue (the flow
 // phase's --fuse-into-pool); null otherwise.
 linalg::Conv2DNhwcHwcfOp findPooledConvolution(linalg::PoolingNhwcMaxOp pool) {
-  Value input = pool.getInputs()[0];
-  if (auto epilogue = input.getDefiningOp<linalg::GenericOp>()) {
-    auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(epilogue);
-    return conv && conv->getResult(0).getType() == input.getType()
-               ? conv
-               : linalg::Conv2DNhwcHwcfOp();
-  }
-  return input.getDefiningOp<linalg::Conv2DNhwcHwcfOp>();
+  return findComputedInput<linalg::Conv2DNhwcHwcfOp>(pool.getInputs()[0]);
 }
 
 // Bands of output rows of a max pool whose input a convolution computes in
@@ -601,14 +605,8 @@ constexpr int64_t kMinProjectionBandPixels = 64;
 // epilogue (the flow phase's --fuse-into-projection); null otherwise.
 linalg::DepthwiseConv2DNhwcHwcOp
 findProjectedDepthwise(linalg::Conv2DNhwcHwcfOp conv) {
-  Value input = conv.getInputs()[0];
-  if (auto epilogue = input.getDefiningOp<linalg::GenericOp>()) {
-    auto dw = findDistributed<linalg::DepthwiseConv2DNhwcHwcOp>(epilogue);
-    return dw && dw->getResult(0).getType() == input.getType()
-               ? dw
-               : linalg::DepthwiseConv2DNhwcHwcOp();
-  }
-  return input.getDefiningOp<linalg::DepthwiseConv2DNhwcHwcOp>();
+  return findComputedInput<linalg::DepthwiseConv2DNhwcHwcOp>(
+      conv.getInputs()[0]);
 }
 
 // The convolution computed in the function whose result a depthwise
@@ -621,13 +619,7 @@ findExpandedConvolution(linalg::DepthwiseConv2DNhwcHwcOp dw) {
   if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
     input = pad.getSource();
   }
-  if (auto epilogue = input.getDefiningOp<linalg::GenericOp>()) {
-    auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(epilogue);
-    return conv && conv->getResult(0).getType() == input.getType()
-               ? conv
-               : linalg::Conv2DNhwcHwcfOp();
-  }
-  return input.getDefiningOp<linalg::Conv2DNhwcHwcfOp>();
+  return findComputedInput<linalg::Conv2DNhwcHwcfOp>(input);
 }
 
 // A depthwise convolution's band recomputes the rows of a convolution
