@@ -594,8 +594,9 @@ SmallVector<int64_t> choosePoolBandTileSizes(linalg::PoolingNhwcMaxOp pool) {
                                 bandBytes);
 }
 
-// A band of a 1x1 convolution's rows has at least this many pixels (a
-// whole image when smaller), the microkernel's rows: mobilenet_v2's
+// A band of a depthwise convolution fused with the convolutions around it
+// (chooseDepthwiseChainTileSizes) has at least this many pixels (a whole
+// image when smaller), its projection's microkernel rows: mobilenet_v2's
 // 7x7x960 -> 320 in bands of one row (7 pixels) took 1.24x the two
 // dispatches it replaced.
 constexpr int64_t kMinProjectionBandPixels = 64;
