@@ -74,12 +74,11 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
         target && target->im2colDynamicBatch(targetOptions);
     flowOptions.fuseIntoConcat =
         target && target->writesConcatOperandsInPlace(targetOptions);
-    flowOptions.fuseIntoPool =
-        target && target->fusesConvolutionIntoPool(targetOptions);
-    flowOptions.fuseIntoDepthwise =
-        target && target->fusesConvolutionIntoDepthwise(targetOptions);
-    flowOptions.fuseIntoProjection =
-        target && target->fusesDepthwiseIntoProjection(targetOptions);
+    bool producersInBands =
+        target && target->computesProducersInBands(targetOptions);
+    flowOptions.fuseIntoPool = producersInBands;
+    flowOptions.fuseIntoDepthwise = producersInBands;
+    flowOptions.fuseIntoProjection = producersInBands;
     flow::PackWeightsPassOptions packOptions;
     packOptions.panelColumns =
         target ? target->weightPanelColumns(targetOptions) : 0;

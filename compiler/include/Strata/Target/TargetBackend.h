@@ -88,27 +88,14 @@ public:
   writesConcatOperandsInPlace(const TargetBackendOptions &options) const {
     return false;
   }
-  /// Whether its code generator computes a large convolution read only by
-  /// a max pool inside the pool's dispatch, band by band, so the flow phase
-  /// fuses it there (--fuse-into-pool); false keeps two dispatches.
+  /// Whether its code generator computes a large producer inside its
+  /// reader's dispatch, band by band, into a temporary the reader's kernel
+  /// then reads: a convolution read only by a max pool (--fuse-into-pool) or
+  /// by a depthwise convolution (--fuse-into-depthwise), and a depthwise
+  /// convolution read only by a 1x1 convolution (--fuse-into-projection).
+  /// False keeps each in its own dispatch.
   virtual bool
-  fusesConvolutionIntoPool(const TargetBackendOptions &options) const {
-    return false;
-  }
-  /// Whether its code generator computes a large convolution read only by
-  /// a depthwise convolution inside that convolution's dispatch, band by
-  /// band, so the flow phase fuses it there (--fuse-into-depthwise); false
-  /// keeps two dispatches.
-  virtual bool
-  fusesConvolutionIntoDepthwise(const TargetBackendOptions &options) const {
-    return false;
-  }
-  /// Whether its code generator computes a large depthwise convolution
-  /// read only by a 1x1 convolution inside that convolution's dispatch,
-  /// band by band, so the flow phase fuses it there
-  /// (--fuse-into-projection); false keeps two dispatches.
-  virtual bool
-  fusesDepthwiseIntoProjection(const TargetBackendOptions &options) const {
+  computesProducersInBands(const TargetBackendOptions &options) const {
     return false;
   }
 };

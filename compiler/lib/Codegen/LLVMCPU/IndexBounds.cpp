@@ -20,6 +20,14 @@ struct IndexRange {
 };
 FailureOr<IndexRange> indexRange(Value value, unsigned depth = 0);
 
+// The value bounds analysis's constant bound of a variable (closed).
+FailureOr<int64_t>
+analysisBound(presburger::BoundType type,
+              const ValueBoundsConstraintSet::Variable &var) {
+  return ValueBoundsConstraintSet::computeConstantBound(
+      type, var, /*stopCondition=*/nullptr, /*closedUB=*/true);
+}
+
 // The range of an affine expression of operands in `ranges`: sums and
 // multiples by constants (what tiling's bounds are made of).
 FailureOr<IndexRange> exprRange(AffineExpr expr, ArrayRef<IndexRange> ranges,
@@ -56,9 +64,10 @@ FailureOr<IndexRange> exprRange(AffineExpr expr, ArrayRef<IndexRange> ranges,
 // The value bounds analysis knows an affine.max only from below (it is at
 // least each of its expressions), so a size such as a band of a padded
 // window, 2 * max(0, min(rows left, rows wanted)) + 5, has no upper bound
-// for it. Ranges are carried through affine.apply, min and max here, and
-// asked of the analysis for anything else (an induction variable).
-FailureOr<IndexRange> indexRange(Value value, unsigned depth) {
+// for it. Ranges are carried here through affine.apply, min and max, integer
+// adds and multiplies, constants and workgroup ids; failure for anything
+// else.
+FailureOr<IndexRange> composedRange(Value value, unsigned depth) {
   Operation *def = value.getDefiningOp();
   if (depth < 16 && isa_and_nonnull<affine::AffineApplyOp, affine::AffineMinOp,
                                     affine::AffineMaxOp>(def)) {
@@ -139,13 +148,19 @@ FailureOr<IndexRange> indexRange(Value value, unsigned depth) {
       }
     }
   }
-  auto bound = [&](presburger::BoundType type) {
-    return ValueBoundsConstraintSet::computeConstantBound(
-        type, ValueBoundsConstraintSet::Variable(value),
-        /*stopCondition=*/nullptr, /*closedUB=*/true);
-  };
-  FailureOr<int64_t> lo = bound(presburger::BoundType::LB);
-  FailureOr<int64_t> hi = bound(presburger::BoundType::UB);
+  return failure();
+}
+
+// The range composedRange carries, or else the analysis's (an induction
+// variable).
+FailureOr<IndexRange> indexRange(Value value, unsigned depth) {
+  FailureOr<IndexRange> range = composedRange(value, depth);
+  if (succeeded(range)) {
+    return range;
+  }
+  ValueBoundsConstraintSet::Variable var(value);
+  FailureOr<int64_t> lo = analysisBound(presburger::BoundType::LB, var);
+  FailureOr<int64_t> hi = analysisBound(presburger::BoundType::UB, var);
   if (failed(lo) || failed(hi)) {
     return failure();
   }
@@ -155,13 +170,12 @@ FailureOr<IndexRange> indexRange(Value value, unsigned depth) {
 } // namespace
 
 FailureOr<int64_t> indexUpperBound(Value size) {
-  FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
-      presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(size),
-      /*stopCondition=*/nullptr, /*closedUB=*/true);
+  FailureOr<int64_t> bound = analysisBound(
+      presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(size));
   if (succeeded(bound)) {
     return bound;
   }
-  FailureOr<IndexRange> range = indexRange(size);
+  FailureOr<IndexRange> range = composedRange(size, /*depth=*/0);
   if (failed(range)) {
     return failure();
   }
@@ -173,10 +187,9 @@ FailureOr<int64_t> dimUpperBound(Value memref, int64_t dim) {
   if (!type.isDynamicDim(dim)) {
     return type.getDimSize(dim);
   }
-  FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
-      presburger::BoundType::UB,
-      ValueBoundsConstraintSet::Variable(memref, dim),
-      /*stopCondition=*/nullptr, /*closedUB=*/true);
+  FailureOr<int64_t> bound =
+      analysisBound(presburger::BoundType::UB,
+                    ValueBoundsConstraintSet::Variable(memref, dim));
   if (succeeded(bound)) {
     return bound;
   }

@@ -38,28 +38,14 @@ public:
     return hasDirectConvolution(options);
   }
 
-  // A max pool's workgroups compute the rows of the convolution its band
-  // reads (TileAndDistribute.cpp, choosePoolBandTileSizes) into a
-  // temporary that the window microkernel then reads.
+  // A band's workgroups compute the producer rows it reads into a
+  // temporary that the reader's microkernel then reads: a convolution's
+  // rows under a max pool (TileAndDistribute.cpp, choosePoolBandTileSizes)
+  // or a depthwise convolution (padded for its window), a depthwise
+  // convolution's rows under a 1x1 convolution (both
+  // chooseDepthwiseChainTileSizes).
   bool
-  fusesConvolutionIntoPool(const TargetBackendOptions &options) const override {
-    return hasDirectConvolution(options);
-  }
-
-  // A depthwise convolution's workgroups (or its projection's) compute the
-  // convolution rows their band reads (TileAndDistribute.cpp,
-  // chooseDepthwiseChainTileSizes) into a temporary, padded for the
-  // depthwise window.
-  bool fusesConvolutionIntoDepthwise(
-      const TargetBackendOptions &options) const override {
-    return hasDirectConvolution(options);
-  }
-
-  // A 1x1 convolution's workgroups compute the depthwise rows their band
-  // reads (TileAndDistribute.cpp, chooseProjectionBandTileSizes) into a
-  // temporary that the convolution microkernel then reads.
-  bool fusesDepthwiseIntoProjection(
-      const TargetBackendOptions &options) const override {
+  computesProducersInBands(const TargetBackendOptions &options) const override {
     return hasDirectConvolution(options);
   }
 

@@ -409,7 +409,8 @@ bool isFusedIntoConcat(Operation *op) {
   // each operand is then whole pixel rows at the concatenation's stride.
   auto concat = dyn_cast<tensor::ConcatOp>(*op->getUsers().begin());
   return concat && concat->getBlock() == op->getBlock() &&
-         concat.getDim() == concat.getResultType().getRank() - 1 &&
+         static_cast<int64_t>(concat.getDim()) ==
+             concat.getResultType().getRank() - 1 &&
          concat.getResultType().hasStaticShape() &&
          cast<RankedTensorType>(op->getResult(0).getType()).hasStaticShape();
 }
@@ -633,9 +634,9 @@ std::string describeWindowOp(Operation *op) {
   return name;
 }
 
-/// A window op and what its epilogue does: "dwconv_3x3_32_112x112_bias_clip".
-std::string describeWindowOpAndEpilogue(Operation *op, Operation *epilogue) {
-  std::string window = describeWindowOp(op);
+/// A window op's name followed by what its epilogue does:
+/// "dwconv_3x3_32_112x112" -> "dwconv_3x3_32_112x112_bias_clip".
+std::string withEpilogue(std::string window, Operation *epilogue) {
   if (auto generic = dyn_cast_or_null<linalg::GenericOp>(epilogue)) {
     if (std::string tail = describeEpilogue(generic); !tail.empty()) {
       window += "_" + tail;
@@ -660,7 +661,7 @@ std::string describe(Operation *root, Operation *epilogue = nullptr,
     if (isa_and_nonnull<tensor::ConcatOp>(epilogue)) {
       window += "_concat";
     } else {
-      window = describeWindowOpAndEpilogue(root, epilogue);
+      window = withEpilogue(std::move(window), epilogue);
     }
     if (pooled) {
       window += "_maxpool";
@@ -668,8 +669,9 @@ std::string describe(Operation *root, Operation *epilogue = nullptr,
     std::string lead;
     for (Operation *op : leading) {
       auto opEpilogue = dyn_cast<linalg::GenericOp>(op);
-      lead += describeWindowOpAndEpilogue(
-                  opEpilogue ? findWindowOpInput(opEpilogue) : op, opEpilogue) +
+      lead += withEpilogue(describeWindowOp(
+                               opEpilogue ? findWindowOpInput(opEpilogue) : op),
+                           opEpilogue) +
               "_";
     }
     window = lead + window;
