@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # gen_pooling.py - writes the pooling test program: NHWC max and sum
 # poolings (padded or not, strided, channel counts with a scalar tail) and
-# their expected outputs. Max pooling inputs hold NaNs (which must win)
-# and windows whose maximum is a zero of either sign (+0 beats -0, as
-# IEEE maximum says); results come back as their bits (NaNs as one
+# their expected outputs. Max pooling inputs hold NaNs (which must win),
+# infinities of both signs (some windows hold both) and windows whose
+# maximum is a zero of either sign (+0 beats -0, as IEEE maximum says);
+# results come back as their bits (NaNs as one
 # canonical pattern), so signs of zeros are checked exactly. Sum pooling
 # values are multiples of 1/8: every sum is exact in any order.
 #
@@ -62,6 +63,10 @@ def input_values(name, h, w, c, kind):
                             v = -0.0 if v == 0.0 else v
                     elif i % 37 == 5:
                         v = float("nan")
+                    elif i % 41 == 7:
+                        v = float("inf")
+                    elif i % 43 == 11:
+                        v = float("-inf")
                 data.append(v)
     return data
 

@@ -149,8 +149,8 @@ static const struct TileEpilogue *tileEpilogue(const struct Epilogue *epilogue,
  * every tile on each of its rows, 6-8% of the convolution (resnet18 batch
  * 8, AMD Zen 5; 1-2% with this). Prefetching C the same way when a depth
  * block adds to it (from L2) was 3% slower on the whole model. */
-static inline void prefetchResidual(const struct TileEpilogue *ep,
-                                    int64_t rows, int64_t cols) {
+static inline void prefetchResidual(const struct TileEpilogue *ep, int64_t rows,
+                                    int64_t cols) {
   for (int64_t i = 0; i < rows; ++i) {
     const char *row = (const char *)(ep->residual + i * ep->ldr);
     const char *end = row + cols * (int64_t)sizeof(float);
