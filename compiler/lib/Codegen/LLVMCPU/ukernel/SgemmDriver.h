@@ -147,17 +147,17 @@ static const struct TileEpilogue *tileEpilogue(const struct Epilogue *epilogue,
  * latency: read only after the last step, a residual that had left the
  * cache (a residual block's input, batch 8: 6.4 MB at 56x56x64) stalled
  * every tile on each of its rows, 6-8% of the convolution (resnet18 batch
- * 8, AMD Zen 5; 1-2% with this). Prefetching C the same way when a depth
- * block adds to it (from L2) was 3% slower on the whole model. */
+ * 8, AMD Zen 5; 0.2-2% with this in two of three alternating traces, 6%
+ * in the third). Prefetching C the same way when a depth block adds to it
+ * (from L2) was 3% slower on the whole model. */
 static inline void prefetchResidual(const struct TileEpilogue *ep, int64_t rows,
                                     int64_t cols) {
   for (int64_t i = 0; i < rows; ++i) {
-    const char *row = (const char *)(ep->residual + i * ep->ldr);
-    const char *end = row + cols * (int64_t)sizeof(float);
-    for (const char *line = row; line < end; line += 64) {
-      __builtin_prefetch(line, 0, 3);
+    uintptr_t row = (uintptr_t)(ep->residual + i * ep->ldr);
+    uintptr_t last = row + (uintptr_t)cols * sizeof(float) - 1;
+    for (uintptr_t line = row & ~(uintptr_t)63; line <= last; line += 64) {
+      __builtin_prefetch((const void *)line, 0, 3);
     }
-    __builtin_prefetch(end - 1, 0, 3);
   }
 }
 
