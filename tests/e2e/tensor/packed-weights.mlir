@@ -6,7 +6,9 @@
 // rows, primes for depth and image sizes, 1x1, 3x3 (padded; on a 7x7
 // image) and 7x7 stride-2 convolutions, bias + relu epilogues, 97 and 100
 // columns (a last panel padded with zero columns), output rows 28 and 55
-// wide, which the microkernel reads in place from the padded input. Each case
+// wide, which the microkernel reads in place from the padded input, and rows
+// of 14 and 13 read in place at depths 1179 and 2367 (more than one depth
+// block of the AVX-512 VNNI row's conv_kc, 1152). Each case
 // also runs with the weight passed as an argument (unpacked); both must
 // give the exact expected values (Inputs/gen_packed_weights.py: every sum
 // is exact in f32).
@@ -96,6 +98,14 @@
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_k1179 --input=@%t/conv3x3_k1179.input.npy --expected_output=@%t/conv3x3_k1179.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_k1179 --input=@%t/conv3x3_k1179.input.npy --expected_output=@%t/conv3x3_k1179.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_k1179 --input=@%t/conv3x3_k1179.input.npy --expected_output=@%t/conv3x3_k1179.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_k1179 --input=@%t/conv3x3_k1179.input.npy --expected_output=@%t/conv3x3_k1179.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_k2367 --input=@%t/conv3x3_k2367.input.npy --expected_output=@%t/conv3x3_k2367.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_k2367 --input=@%t/conv3x3_k2367.input.npy --expected_output=@%t/conv3x3_k2367.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_k2367 --input=@%t/conv3x3_k2367.input.npy --expected_output=@%t/conv3x3_k2367.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_k2367 --input=@%t/conv3x3_k2367.input.npy --expected_output=@%t/conv3x3_k2367.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy

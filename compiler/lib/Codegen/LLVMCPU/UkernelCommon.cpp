@@ -77,7 +77,7 @@ struct Tuning {
 constexpr Tuning kTunings[] = {
 #define STRATA_ISA_TUNING(isa, kc, mc_rows, nc, l1_b_floats, conv_step,        \
                           in_place_b_rows, b_prefetch_rows, streamed_mib,      \
-                          streamed_filter_mib, pointwise_depth)                \
+                          streamed_filter_mib, pointwise_depth, conv_kc)       \
   {#isa, kc, mc_rows, nc, streamed_mib, streamed_filter_mib},
 #include "ukernel/IsaTuning.def"
 #undef STRATA_ISA_TUNING

@@ -170,6 +170,12 @@ CASES = [
     # wide with stride 2 (55 of 56), both padded.
     ("conv3x3_w28", conv_case, (11, 28, 16, 3, 3, 40, 1, 1, True)),
     ("conv3x3_s2_w55", conv_case, (9, 110, 8, 3, 3, 32, 2, 1, True)),
+    # Read in place and deeper than one depth block of the avx512vnni row's
+    # conv_kc (IsaTuning.def: 1152; 256 on the other rows): 3x3 x 131 =
+    # 1179 (1152 + 27) on rows of 14 pixels, 37 filters (a masked panel);
+    # 3x3 x 263 = 2367 (two blocks and 63) on rows of 13.
+    ("conv3x3_k1179", conv_case, (5, 14, 131, 3, 3, 37, 1, 1, True)),
+    ("conv3x3_k2367", conv_case, (3, 13, 263, 3, 3, 40, 1, 1, True)),
 ]
 
 

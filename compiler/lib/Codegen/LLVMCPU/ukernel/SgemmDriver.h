@@ -462,8 +462,8 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
   /* A convolution read in place (convPixelStep): no im2col copy at all;
    * the microkernel reads each pixel's window in runs. */
   int64_t pixelStep = directA ? 0 : convPixelStep(src);
-  int64_t runOffset[STRATA_SGEMM_KC];
-  int64_t runLength[STRATA_SGEMM_KC];
+  int64_t runOffset[STRATA_SGEMM_CONV_KC];
+  int64_t runLength[STRATA_SGEMM_CONV_KC];
   /* Row panels of the current block: first row, rows. */
   int64_t panelStart[MC];
   int64_t panelRows[MC];
@@ -484,6 +484,13 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
    * hardware prefetchers pick up again one by one. Each panel is read whole,
    * and the panels of a tile follow each other in memory. */
   int64_t depthBlock = packedB && directA && m <= MR ? k : KC;
+  /* A convolution read in place against its filter packed at compile time
+   * packs nothing: deeper blocks (the ISA's conv_kc, IsaTuning.def) take
+   * each tile's accumulators through C fewer times and cut its window rows
+   * into fewer runs, while the filter panel streams from L2. */
+  if (packedB && pixelStep) {
+    depthBlock = STRATA_SGEMM_CONV_KC;
+  }
   for (int64_t jc = 0; jc < n; jc += NC) {
     int64_t nc = minI64(NC, n - jc);
     int64_t fullCols = nc / NR * NR;

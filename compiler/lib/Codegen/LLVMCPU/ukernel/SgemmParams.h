@@ -32,7 +32,7 @@
 #ifdef STRATA_UKERNEL_ISA
 #define STRATA_ISA_TUNING(isa, kc, mc_rows, nc, l1_b_floats, conv_step,        \
                           in_place_b_rows, b_prefetch_rows, streamed_mib,      \
-                          streamed_filter_mib, pointwise_depth)                \
+                          streamed_filter_mib, pointwise_depth, conv_kc)       \
   enum {                                                                       \
     strata_tuning_##isa##_kc = (kc),                                           \
     strata_tuning_##isa##_mc_rows = (mc_rows),                                 \
@@ -41,7 +41,8 @@
     strata_tuning_##isa##_conv_step = (conv_step),                             \
     strata_tuning_##isa##_in_place_b_rows = (in_place_b_rows),                 \
     strata_tuning_##isa##_b_prefetch_rows = (b_prefetch_rows),                 \
-    strata_tuning_##isa##_pointwise_depth = (pointwise_depth)                  \
+    strata_tuning_##isa##_pointwise_depth = (pointwise_depth),                 \
+    strata_tuning_##isa##_conv_kc = (conv_kc)                                  \
   };
 #include "IsaTuning.def"
 #undef STRATA_ISA_TUNING
@@ -52,6 +53,18 @@
 #define STRATA_SGEMM_KC STRATA_TUNING(kc)
 #define STRATA_SGEMM_MC_ROWS STRATA_TUNING(mc_rows)
 #define STRATA_SGEMM_NC STRATA_TUNING(nc)
+/* The depth block of a convolution read in place against a filter packed
+ * at compile time (IsaTuning.def conv_kc), at least KC. bench/ukernel
+ * builds the kernel with -DSTRATA_UKERNEL_CONV_KC=<n> to time other
+ * depths against the row's. */
+#ifdef STRATA_UKERNEL_CONV_KC
+#define STRATA_SGEMM_CONV_KC_ROW STRATA_UKERNEL_CONV_KC
+#else
+#define STRATA_SGEMM_CONV_KC_ROW STRATA_TUNING(conv_kc)
+#endif
+#define STRATA_SGEMM_CONV_KC                                                   \
+  (STRATA_SGEMM_CONV_KC_ROW > STRATA_SGEMM_KC ? STRATA_SGEMM_CONV_KC_ROW       \
+                                              : STRATA_SGEMM_KC)
 /* Floats of B panels a depth block may have for all of them to stay in L1:
  * the driver then walks C a row panel at a time (SgemmDriver.h). */
 #define STRATA_SGEMM_L1_B_FLOATS STRATA_TUNING(l1_b_floats)

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# sconv.sh - times the f32 convolution microkernel of this host's variant
+# with the depth block its IsaTuning.def row gives in-place convolutions
+# (conv_kc) against other depths, on resnet18's 3x3 convolutions (56x56x64,
+# 28x28x128, 14x14x256; rows a call as the compiler tiles them at batch 8),
+# interleaved in one process (sconv_time.c).
+#
+#   bench/ukernel/sconv.sh [REPS [ROUNDS [DEPTH...]]]
+# DEPTH defaults to 256 576 1152 2304. Exit 77 (skip) without AVX2 + FMA.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+clang="${CLANG:-/usr/lib/llvm-22/bin/clang}"
+ukernel="$root/compiler/lib/Codegen/LLVMCPU/ukernel"
+out="${OUT_DIR:-$(mktemp -d)}"
+mkdir -p "$out"
+reps="${1:-20}"
+rounds="${2:-9}"
+shift $(($# < 2 ? $# : 2))
+depths=("$@")
+((${#depths[@]})) || depths=(256 576 1152 2304)
+x86=(--target=x86_64-unknown-linux-gnu)
+if grep -qw avx512_vnni /proc/cpuinfo; then
+  isa=avx512vnni source=SgemmAvx512.c
+  flags=(-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx512vnni -mavx2 -mfma)
+elif grep -qw avx512f /proc/cpuinfo; then
+  isa=avx512 source=SgemmAvx512.c
+  flags=(-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx2 -mfma)
+elif grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+  isa=avx2 source=SgemmAvx2.c flags=(-mavx2 -mfma)
+else
+  echo "SKIP: the host has no AVX2 + FMA"
+  exit 77
+fi
+# The row's own build first (the ratios' base), then one per depth.
+names=(row) defines=("")
+for d in "${depths[@]}"; do
+  names+=("kc$d") defines+=("-DSTRATA_UKERNEL_CONV_KC=$d")
+done
+objects=()
+{
+  echo "#define NV ${#names[@]}"
+  for n in "${names[@]}"; do echo "void sconv_$n(void);"; done
+  echo "static const char *names[] = {"
+  for n in "${names[@]}"; do echo "  \"$n\","; done
+  echo "};"
+  echo "static const SconvFn fns[] = {"
+  for n in "${names[@]}"; do echo "  (SconvFn)sconv_$n,"; done
+  echo "};"
+} >"$out/sconv_variants.h"
+for i in "${!names[@]}"; do
+  n=${names[$i]}
+  # As the compiler builds it (meson.build), each under its own symbol.
+  # shellcheck disable=SC2086
+  "$clang" "${x86[@]}" -O3 -c -ffreestanding -fno-builtin \
+    -fno-stack-protector -fPIC -std=c11 -I "$ukernel" "${flags[@]}" \
+    "-DSTRATA_UKERNEL_ISA=$isa" ${defines[$i]} "$ukernel/$source" \
+    -o "$out/$n.full.o"
+  objcopy --redefine-sym "strata_ukernel_sconv_f32=sconv_$n" \
+    --keep-global-symbol="sconv_$n" "$out/$n.full.o" "$out/$n.o"
+  objects+=("$out/$n.o")
+done
+"$clang" -O2 -std=c11 -I "$out" "$root/bench/ukernel/sconv_time.c" \
+  "${objects[@]}" -lm -o "$out/sconv_time"
+echo "sconv.sh: $(lscpu | sed -n 's/^Model name: *//p'), variant $isa" \
+  "(row: conv_kc $(sed -n "s/^STRATA_ISA_TUNING($isa, .*, \([0-9]*\))$/\1/p" \
+    "$ukernel/IsaTuning.def")), $(date '+%Y-%m-%d %H:%M')"
+status=0
+for shape in "56 64 64 4" "28 128 128 4" "14 256 256 14"; do
+  # shellcheck disable=SC2086
+  "$out/sconv_time" $shape "$reps" "$rounds" || status=1
+done
+exit $status

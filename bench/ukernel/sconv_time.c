@@ -1,0 +1,145 @@
+/* sconv_time.c - times builds of the f32 convolution microkernel
+ * (strata_ukernel_sconv_f32 of compiler/lib/Codegen/LLVMCPU/ukernel) that
+ * differ only in their tuning, on one 3x3 convolution as the compiler calls
+ * it: one padded NHWC image, its filter packed at compile time
+ * (STRATA_SGEMM_PACKED_B, 32-column panels), bias + relu, output rows cut
+ * into calls of ROWS rows (a workgroup's tile). sconv.sh builds the
+ * variants and the table naming them (sconv_variants.h: NV, names[],
+ * fns[]), each under its own symbol. Rounds interleave the variants; each
+ * round takes the best of REPS calls over the image. Prints each variant's
+ * median time, GFLOP/s and median ratio to the first, and checks that
+ * every variant's output equals the first's to 1e-4 (the depth blocks
+ * change the summation order).
+ *
+ *   sconv_time H C F ROWS REPS ROUNDS
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef void (*SconvFn)(int64_t inBase, int64_t inOffset, int64_t inStrideH,
+                        int64_t inStrideW, int64_t bBase, int64_t bOffset,
+                        int64_t ldb, int64_t cBase, int64_t cOffset,
+                        int64_t ldc, int64_t m, int64_t n, int64_t k,
+                        int64_t flags, int64_t scratchBase, int64_t outWidth,
+                        int64_t channels, int64_t kernelW, int64_t convStrideH,
+                        int64_t convStrideW, int64_t dilationH,
+                        int64_t dilationW, int64_t bias, int64_t residual,
+                        int64_t ldr, int64_t loBits, int64_t hiBits);
+
+#include "sconv_variants.h"
+
+enum { PACKED_B = 2, BIAS = 4, CLAMP = 32, PANEL = 32 };
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static int compareDoubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof(double), compareDoubles);
+  return v[n / 2];
+}
+
+static float *floats(int64_t n) {
+  float *p = aligned_alloc(64, (size_t)((n * 4 + 63) / 64 * 64));
+  if (!p) {
+    fprintf(stderr, "sconv_time: out of memory\n");
+    exit(1);
+  }
+  return p;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 7) {
+    fprintf(stderr, "usage: sconv_time H C F ROWS REPS ROUNDS\n");
+    return 2;
+  }
+  int64_t h = atoi(argv[1]), c = atoi(argv[2]), f = atoi(argv[3]);
+  int64_t rows = atoi(argv[4]);
+  int reps = atoi(argv[5]), rounds = atoi(argv[6]);
+  if (h <= 0 || c <= 0 || f <= 0 || rows <= 0 || h % rows || reps <= 0 ||
+      rounds <= 0) {
+    fprintf(stderr, "sconv_time: sizes must be positive, ROWS must divide H\n");
+    return 2;
+  }
+  int64_t w = h, hp = h + 2, wp = w + 2, k = 9 * c;
+  int64_t panels = (f + PANEL - 1) / PANEL;
+  float *in = floats(hp * wp * c);
+  for (int64_t i = 0; i < hp * wp * c; ++i) {
+    in[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
+  }
+  /* Panels of PANEL columns, each k x PANEL, zeros past f. */
+  float *packed = floats(panels * PANEL * k);
+  for (int64_t i = 0; i < panels * PANEL * k; ++i) {
+    int64_t column = i / (PANEL * k) * PANEL + i % PANEL;
+    packed[i] = column < f ? (float)((i * 5) % 11) / 11.0f - 0.5f : 0.0f;
+  }
+  float *bias = floats(f);
+  for (int64_t i = 0; i < f; ++i) {
+    bias[i] = 0.1f;
+  }
+  float *scratch = floats(4 << 20);
+  float *out[NV];
+  for (int v = 0; v < NV; ++v) {
+    out[v] = floats(h * w * f);
+  }
+  float lo = 0.0f, hi = INFINITY;
+  uint32_t loBits, hiBits;
+  memcpy(&loBits, &lo, 4);
+  memcpy(&hiBits, &hi, 4);
+  double *times = calloc((size_t)(NV * rounds), sizeof(double));
+  for (int r = 0; r < rounds; ++r) {
+    for (int v = 0; v < NV; ++v) {
+      double best = 1e30;
+      for (int q = 0; q < reps; ++q) {
+        double start = now();
+        for (int64_t y = 0; y < h; y += rows) {
+          fns[v]((int64_t)in, y * wp * c, wp * c, c, (int64_t)packed, 0, PANEL,
+                 (int64_t)out[v], y * w * f, f, rows * w, f, k,
+                 PACKED_B | BIAS | CLAMP, (int64_t)scratch, w, c, 3, 1, 1, 1,
+                 1, (int64_t)bias, 0, 0, loBits, hiBits);
+        }
+        double elapsed = now() - start;
+        best = elapsed < best ? elapsed : best;
+      }
+      times[v * rounds + r] = best;
+    }
+  }
+  double flops = 2.0 * h * w * f * k;
+  int status = 0;
+  printf("3x3 conv %lldx%lld, %lld -> %lld channels, %lld rows a call; "
+         "%d rounds of the best of %d\n",
+         (long long)h, (long long)w, (long long)c, (long long)f,
+         (long long)rows, rounds, reps);
+  for (int v = 0; v < NV; ++v) {
+    double worst = 0;
+    for (int64_t i = 0; i < h * w * f; ++i) {
+      double d = fabs((double)out[v][i] - out[0][i]);
+      worst = d > worst ? d : worst;
+    }
+    if (worst > 1e-4) {
+      printf("  %s: differs from %s by up to %g\n", names[v], names[0], worst);
+      status = 1;
+    }
+    double own[rounds], ratio[rounds];
+    for (int r = 0; r < rounds; ++r) {
+      own[r] = times[v * rounds + r];
+      ratio[r] = times[v * rounds + r] / times[r];
+    }
+    double m = median(own, rounds);
+    printf("  %-12s %9.1f us %7.1f GFLOP/s  %.3fx of %s\n", names[v], m * 1e6,
+           flops / m * 1e-9, median(ratio, rounds), names[0]);
+  }
+  return status;
+}
