@@ -21,6 +21,7 @@
 #include "strata/hal/device.h"
 #include "strata/hal/executable.h"
 #include "strata/hal/semaphore.h"
+#include "task_pool.h"
 
 namespace {
 
@@ -448,6 +449,62 @@ TEST_CASE("every workgroup runs once whatever the grid and worker count") {
       CHECK(bad == 0);
     }
   }
+}
+
+// Claims shrink as a range empties (guided), so that a faster worker finds
+// single workgroups left to take from a slower one's range; a thief leaves
+// the last one to an owner at work.
+TEST_CASE("claimChunk: guided claims, capped, contiguous, last left to owner") {
+  using strata::hal::claimChunk;
+  std::atomic<uint64_t> next{0};
+  uint64_t begin = 0, end = 0;
+  std::vector<uint64_t> sizes;
+  uint64_t expected_begin = 0;
+  while (claimChunk(next, 32, 8, 2, false, &begin, &end)) {
+    CHECK(begin == expected_begin);
+    sizes.push_back(end - begin);
+    expected_begin = end;
+  }
+  CHECK(expected_begin == 32);
+  CHECK(next.load() == 32);
+  // A quarter of what is left (2 ranges), then single workgroups.
+  CHECK(sizes == std::vector<uint64_t>{8, 6, 4, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1});
+  // Capped at max_chunk; at least one.
+  next = 0;
+  REQUIRE(claimChunk(next, 1000, 64, 1, false, &begin, &end));
+  CHECK(end - begin == 64);
+  next = 5;
+  REQUIRE(claimChunk(next, 6, 64, 8, false, &begin, &end));
+  CHECK((begin == 5 && end == 6));
+  // The last workgroup is left to the owner, not the ones before it.
+  next = 30;
+  REQUIRE(claimChunk(next, 32, 8, 2, true, &begin, &end));
+  CHECK((begin == 30 && end == 31));
+  CHECK_FALSE(claimChunk(next, 32, 8, 2, true, &begin, &end));
+  CHECK(next.load() == 31);
+  REQUIRE(claimChunk(next, 32, 8, 2, false, &begin, &end));
+  CHECK((begin == 31 && end == 32));
+  CHECK_FALSE(claimChunk(next, 32, 8, 2, false, &begin, &end));
+  // Claimed from two threads at once, every workgroup exactly once.
+  constexpr uint64_t kTotal = 100000;
+  std::vector<std::atomic<uint8_t>> runs(kTotal);
+  next = 0;
+  auto claimer = [&](bool leave_last) {
+    uint64_t b = 0, e = 0;
+    while (claimChunk(next, kTotal, 64, 2, leave_last, &b, &e)) {
+      for (uint64_t i = b; i < e; ++i) {
+        runs[i].fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  };
+  std::thread thief(claimer, true);
+  claimer(false);
+  thief.join();
+  int bad = 0;
+  for (const auto& count : runs) {
+    bad += count.load() != 1;
+  }
+  CHECK(bad == 0);
 }
 
 TEST_CASE("kernels needing more local memory than preallocated still run") {

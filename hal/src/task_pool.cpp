@@ -44,7 +44,7 @@ uint64_t rangeStart(const PoolJob* job, uint32_t range) {
 // Whether some range of job still has workgroups to claim.
 bool hasUnclaimed(const PoolJob* job) {
   for (uint32_t r = 0; r < job->range_count; ++r) {
-    if (job->range_next[r].load(std::memory_order_relaxed) <
+    if (job->ranges[r].next.load(std::memory_order_relaxed) <
         rangeStart(job, r + 1)) {
       return true;
     }
@@ -90,6 +90,25 @@ void futexWake(std::atomic<uint32_t>* word, uint32_t count) {
 }
 
 }  // namespace
+
+bool claimChunk(std::atomic<uint64_t>& next, uint64_t range_end,
+                uint64_t max_chunk, uint32_t ranges, bool leave_last,
+                uint64_t* begin, uint64_t* end) {
+  uint64_t first = next.load(std::memory_order_relaxed);
+  for (;;) {
+    if (first >= range_end || (leave_last && range_end - first < 2)) {
+      return false;
+    }
+    uint64_t take = (range_end - first) / (2 * uint64_t(ranges));
+    take = take < 1 ? 1 : (take > max_chunk ? max_chunk : take);
+    if (next.compare_exchange_weak(first, first + take,
+                                   std::memory_order_relaxed)) {
+      *begin = first;
+      *end = first + take;
+      return true;
+    }
+  }
+}
 
 struct alignas(kCacheLine) TaskPool::Worker {
   TaskPool* pool = nullptr;
@@ -290,7 +309,8 @@ void TaskPool::publishJobs(PoolJob* first) {
   uint32_t count = 0;
   for (PoolJob* job = first; job; job = job->publish_next) {
     uint64_t total = job->workgroup_total;
-    // Small chunks balance load; a few per worker keep the counter cool.
+    // The largest claim (claimChunk: guided below it): a few per worker
+    // keep the counter cool.
     uint64_t chunk = total / (uint64_t(worker_count_) * 4);
     chunk = chunk < 1 ? 1 : (chunk > 64 ? 64 : chunk);
     job->chunk = static_cast<uint32_t>(chunk);
@@ -306,7 +326,8 @@ void TaskPool::publishJobs(PoolJob* first) {
       job->range_count = 1;
     }
     for (uint32_t r = 0; r < job->range_count; ++r) {
-      job->range_next[r].store(rangeStart(job, r), std::memory_order_relaxed);
+      job->ranges[r].next.store(rangeStart(job, r), std::memory_order_relaxed);
+      job->ranges[r].owned.store(false, std::memory_order_relaxed);
     }
     job->active_workers = 0;
     if (useful < worker_count_) {
@@ -419,17 +440,22 @@ PoolJob* TaskPool::runJob(Worker& worker, PoolJob* job) {
   // This worker's own range first, then the next ones in turn: a range
   // once found exhausted stays so.
   const uint32_t ranges = job->range_count;
-  uint32_t range = worker.index % ranges;
+  const uint32_t own = worker.index % ranges;
+  uint32_t range = own;
+  job->ranges[own].owned.store(true, std::memory_order_relaxed);
   for (uint32_t exhausted = 0; exhausted < ranges;) {
     const uint64_t range_end = rangeStart(job, range + 1);
-    uint64_t begin =
-        job->range_next[range].fetch_add(chunk, std::memory_order_relaxed);
-    if (begin >= range_end) {
+    uint64_t begin = 0, end = 0;
+    // Another range's last workgroup is left to its owner once the owner
+    // has started (it will take it); one that has not may never come.
+    bool leave_last = range != own &&
+                      job->ranges[range].owned.load(std::memory_order_relaxed);
+    if (!claimChunk(job->ranges[range].next, range_end, chunk, ranges,
+                    leave_last, &begin, &end)) {
       range = range + 1 == ranges ? 0 : range + 1;
       ++exhausted;
       continue;
     }
-    uint64_t end = begin + chunk < range_end ? begin + chunk : range_end;
     share += end - begin;
     uint64_t x = begin % count_x;
     uint64_t yz = begin / count_x;
