@@ -41,18 +41,18 @@ static double now(void) {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-static int compareDoubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
+static int compareDoubles(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n) {
+static double median(double* v, int n) {
   qsort(v, (size_t)n, sizeof(double), compareDoubles);
   return v[n / 2];
 }
 
-static float *floats(int64_t n) {
-  float *p = aligned_alloc(64, (size_t)((n * 4 + 63) / 64 * 64));
+static float* floats(int64_t n) {
+  float* p = aligned_alloc(64, (size_t)((n * 4 + 63) / 64 * 64));
   if (!p) {
     fprintf(stderr, "sconv_time: out of memory\n");
     exit(1);
@@ -60,7 +60,7 @@ static float *floats(int64_t n) {
   return p;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 7) {
     fprintf(stderr, "usage: sconv_time H C F ROWS REPS ROUNDS\n");
     return 2;
@@ -75,22 +75,22 @@ int main(int argc, char **argv) {
   }
   int64_t w = h, hp = h + 2, wp = w + 2, k = 9 * c;
   int64_t panels = (f + PANEL - 1) / PANEL;
-  float *in = floats(hp * wp * c);
+  float* in = floats(hp * wp * c);
   for (int64_t i = 0; i < hp * wp * c; ++i) {
     in[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
   }
   /* Panels of PANEL columns, each k x PANEL, zeros past f. */
-  float *packed = floats(panels * PANEL * k);
+  float* packed = floats(panels * PANEL * k);
   for (int64_t i = 0; i < panels * PANEL * k; ++i) {
     int64_t column = i / (PANEL * k) * PANEL + i % PANEL;
     packed[i] = column < f ? (float)((i * 5) % 11) / 11.0f - 0.5f : 0.0f;
   }
-  float *bias = floats(f);
+  float* bias = floats(f);
   for (int64_t i = 0; i < f; ++i) {
     bias[i] = 0.1f;
   }
-  float *scratch = floats(4 << 20);
-  float *out[NV];
+  float* scratch = floats(4 << 20);
+  float* out[NV];
   for (int v = 0; v < NV; ++v) {
     out[v] = floats(h * w * f);
   }
@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
   uint32_t loBits, hiBits;
   memcpy(&loBits, &lo, 4);
   memcpy(&hiBits, &hi, 4);
-  double *times = calloc((size_t)(NV * rounds), sizeof(double));
+  double* times = calloc((size_t)(NV * rounds), sizeof(double));
   for (int r = 0; r < rounds; ++r) {
     for (int v = 0; v < NV; ++v) {
       double best = 1e30;
@@ -107,8 +107,8 @@ int main(int argc, char **argv) {
         for (int64_t y = 0; y < h; y += rows) {
           fns[v]((int64_t)in, y * wp * c, wp * c, c, (int64_t)packed, 0, PANEL,
                  (int64_t)out[v], y * w * f, f, rows * w, f, k,
-                 PACKED_B | BIAS | CLAMP, (int64_t)scratch, w, c, 3, 1, 1, 1,
-                 1, (int64_t)bias, 0, 0, loBits, hiBits);
+                 PACKED_B | BIAS | CLAMP, (int64_t)scratch, w, c, 3, 1, 1, 1, 1,
+                 (int64_t)bias, 0, 0, loBits, hiBits);
         }
         double elapsed = now() - start;
         best = elapsed < best ? elapsed : best;
@@ -118,10 +118,11 @@ int main(int argc, char **argv) {
   }
   double flops = 2.0 * h * w * f * k;
   int status = 0;
-  printf("3x3 conv %lldx%lld, %lld -> %lld channels, %lld rows a call; "
-         "%d rounds of the best of %d\n",
-         (long long)h, (long long)w, (long long)c, (long long)f,
-         (long long)rows, rounds, reps);
+  printf(
+      "3x3 conv %lldx%lld, %lld -> %lld channels, %lld rows a call; "
+      "%d rounds of the best of %d\n",
+      (long long)h, (long long)w, (long long)c, (long long)f, (long long)rows,
+      rounds, reps);
   for (int v = 0; v < NV; ++v) {
     double worst = 0;
     for (int64_t i = 0; i < h * w * f; ++i) {
