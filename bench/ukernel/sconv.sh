@@ -5,8 +5,10 @@
 # 28x28x128, 14x14x256; rows a call as the compiler tiles them at batch 8),
 # interleaved in one process (sconv_time.c).
 #
-#   bench/ukernel/sconv.sh [REPS [ROUNDS [DEPTH...]]]
-# DEPTH defaults to 256 576 1152 2304. Exit 77 (skip) without AVX2 + FMA.
+#   [ISA=avx512vnni|avx512|avx2] bench/ukernel/sconv.sh [REPS [ROUNDS [DEPTH...]]]
+# DEPTH defaults to 256 576 1152 2304; ISA, the host's best variant by
+# default, picks another row the host can run. Exit 77 (skip) without AVX2 +
+# FMA.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 clang="${CLANG:-/usr/lib/llvm-22/bin/clang}"
@@ -19,16 +21,22 @@ shift $(($# < 2 ? $# : 2))
 depths=("$@")
 ((${#depths[@]})) || depths=(256 576 1152 2304)
 x86=(--target=x86_64-unknown-linux-gnu)
-if grep -qw avx512_vnni /proc/cpuinfo; then
+has() { grep -qw "$1" /proc/cpuinfo; }
+want="${ISA:-}"
+if [[ -n $want && $want != avx512vnni && $want != avx512 && $want != avx2 ]]; then
+  echo "sconv.sh: ISA must be avx512vnni, avx512 or avx2, not '$want'" >&2
+  exit 2
+fi
+if { [[ -z $want ]] || [[ $want == avx512vnni ]]; } && has avx512_vnni; then
   isa=avx512vnni source=SgemmAvx512.c
   flags=(-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx512vnni -mavx2 -mfma)
-elif grep -qw avx512f /proc/cpuinfo; then
+elif { [[ -z $want ]] || [[ $want == avx512 ]]; } && has avx512f; then
   isa=avx512 source=SgemmAvx512.c
   flags=(-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx2 -mfma)
-elif grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+elif { [[ -z $want ]] || [[ $want == avx2 ]]; } && has avx2 && has fma; then
   isa=avx2 source=SgemmAvx2.c flags=(-mavx2 -mfma)
 else
-  echo "SKIP: the host has no AVX2 + FMA"
+  echo "SKIP: the host cannot run the ${want:-AVX2 + FMA} kernel"
   exit 77
 fi
 # The row's own build first (the ratios' base), then one per depth.
