@@ -4,6 +4,10 @@
 # their expected outputs. Max pooling inputs hold NaNs (which must win),
 # infinities of both signs (some windows hold both) and windows whose
 # maximum is a zero of either sign (+0 beats -0, as IEEE maximum says);
+# some inputs hold no NaN and no -inf (the AVX-512 kernel's maximum that
+# may drop a NaN is then the answer: no window sums to a NaN), others a
+# single NaN (one group of pixels finds it, and that kernel call computes
+# its output again with the IEEE maximum);
 # results come back as their bits (NaNs as one
 # canonical pattern), so signs of zeros are checked exactly. Sum pooling
 # values are multiples of 1/8: every sum is exact in any order.
@@ -46,7 +50,9 @@ def ieee_max(a, b):
     return a if a > b else b
 
 
-def input_values(name, h, w, c, kind):
+def input_values(name, h, w, c, kind, nans):
+    """nans: "scattered", "none" (nor -inf), or (y, x, channel) of the
+    one NaN (no -inf either)."""
     data = []
     for y in range(h):
         for x in range(w):
@@ -61,21 +67,23 @@ def input_values(name, h, w, c, kind):
                         v = (-0.0, 0.0, -0.5)[(y + x + ch) % 3]
                         if ch % 4 == 1:
                             v = -0.0 if v == 0.0 else v
-                    elif i % 37 == 5:
+                    elif i % 37 == 5 and nans == "scattered":
                         v = float("nan")
                     elif i % 41 == 7:
                         v = float("inf")
-                    elif i % 43 == 11:
+                    elif i % 43 == 11 and nans == "scattered":
                         v = float("-inf")
+                    if nans == (y, x, ch):
+                        v = float("nan")
                 data.append(v)
     return data
 
 
-def case(name, kind, h, w, c, k, stride, pad):
+def case(name, kind, h, w, c, k, stride, pad, nans="scattered"):
     top, left, bottom, right = pad
     oh = (h + top + bottom - k) // stride + 1
     ow = (w + left + right - k) // stride + 1
-    x = input_values(name, h, w, c, kind)
+    x = input_values(name, h, w, c, kind, nans)
     out = []
     for oy in range(oh):
         for ox in range(ow):
@@ -129,9 +137,17 @@ def case(name, kind, h, w, c, k, stride, pad):
 
 CASES = [
     # name, max or sum, h, w, channels, window, stride, (top, left,
-    # bottom, right) padding
+    # bottom, right) padding[, NaNs of a max pooling's input]
     ("max3x3_s2_c19", "max", 13, 11, 19, 3, 2, (1, 1, 1, 1)),
     ("max3x3_s2_c64", "max", 17, 17, 64, 3, 2, (1, 1, 1, 1)),
+    ("max3x3_s2_c48_nonan", "max", 15, 29, 48, 3, 2, (1, 1, 1, 1), "none"),
+    # One NaN inside (row 9, column 16: the second pixel of a group of
+    # six, a vector channel), then one at the
+    # last pixel (the right border's windows).
+    ("max3x3_s2_c40_nan_inside", "max", 19, 23, 40, 3, 2, (1, 1, 1, 1),
+     (9, 16, 17)),
+    ("max3x3_s2_c40_nan_border", "max", 19, 23, 40, 3, 2, (1, 1, 1, 1),
+     (18, 22, 3)),
     ("max2x2_s2_c32", "max", 8, 10, 32, 2, 2, (0, 0, 0, 0)),
     ("max3x3_s1_c24", "max", 9, 14, 24, 3, 1, (1, 1, 1, 1)),
     ("sum3x3_s1_c24", "sum", 9, 7, 24, 3, 1, (1, 1, 1, 1)),

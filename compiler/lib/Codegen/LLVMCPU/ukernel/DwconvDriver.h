@@ -5,7 +5,11 @@
  * it defines DW_VL (floats per vector), the vector type `dwvec` and dwLoad,
  * dwStore, dwStream (a non-temporal store to an aligned address), dwSplat,
  * dwFma, dwMax (IEEE maximum: NaN propagates, +0 > -0) and
- * dwMaxFirst/dwMinFirst (the ISA's max and min) for it.
+ * dwMaxFirst/dwMinFirst (the ISA's max and min) for it. A variant whose
+ * IEEE maximum costs more than one instruction may also define
+ * DW_MAX_SPLIT with dwMaxNoNan (the IEEE maximum of two numbers, whatever
+ * it returns for a NaN) and dwAnyUnordered (nonzero if a lane of either
+ * operand is a NaN): a max pool then runs on those (see DW_OP_MAX_SPLIT).
  *
  * A depthwise convolution multiplies each channel by its own KH x KW
  * window: no reduction across channels, so no packing either. Vectors run
@@ -36,18 +40,54 @@
 #define DW_OP_MAC 0
 #define DW_OP_MAX 1
 #define DW_OP_SUM 2
+/* A max pool in two instructions a tap where the IEEE maximum takes more
+ * (DW_MAX_SPLIT): the maximum that may drop a NaN, and a sum of the taps
+ * beside it, which a NaN turns into a NaN (so can +inf and -inf in one
+ * window). A group of pixels reports whether any sum is a NaN; when one
+ * is, the call computes its whole output again with DW_OP_MAX (the
+ * maximum is idempotent, and the split form only runs when the output
+ * does not accumulate). */
+#define DW_OP_MAX_SPLIT 3
 
-/* acc with the tap's input `in` (and filter vector `wt` for DW_OP_MAC). */
-#define DW_TAP(op, acc, in, wt)                                                \
+/* acc with the tap's input `in` (and filter vector `wt` for DW_OP_MAC);
+ * sum is DW_OP_MAX_SPLIT's sum of the taps. */
+#define DW_TAP(op, acc, sum, in, wt)                                           \
   do {                                                                         \
     if ((op) == DW_OP_MAC) {                                                   \
       acc = dwFma(in, wt, acc);                                                \
     } else if ((op) == DW_OP_MAX) {                                            \
       acc = dwMax(acc, in);                                                    \
+    } else if ((op) == DW_OP_MAX_SPLIT) {                                      \
+      dwvec tapIn = (in);                                                      \
+      acc = dwMaxNoNan(acc, tapIn);                                            \
+      sum = sum + tapIn;                                                       \
     } else {                                                                   \
       acc = acc + (in);                                                        \
     }                                                                          \
   } while (0)
+
+#ifndef DW_MAX_SPLIT
+/* Never called: without DW_MAX_SPLIT no call runs DW_OP_MAX_SPLIT. */
+static inline dwvec dwMaxNoNan(dwvec a, dwvec b) { return dwMax(a, b); }
+static inline int dwAnyUnordered(dwvec a, dwvec b) {
+  (void)a;
+  (void)b;
+  return 0;
+}
+#endif
+
+/* Whether DW_OP_MAX_SPLIT's sums of `count` pixels hold a NaN. */
+static inline __attribute__((always_inline)) int
+dwSumsUnordered(const dwvec *sum, const int count) {
+  int any = 0;
+#pragma clang loop unroll(full)
+  for (int p = 0; p < DW_PIXELS; p += 2) {
+    if (p < count) {
+      any |= dwAnyUnordered(sum[p], p + 1 < count ? sum[p + 1] : sum[p]);
+    }
+  }
+  return any;
+}
 
 struct DwconvShape {
   /* The unpadded input's element (0, 0, channel 0); rows x cols of it
@@ -72,7 +112,7 @@ static inline float dwSplatScalar(float x) { return x; }
 /* The value an output starts from when not accumulating: the identity of
  * the op (-inf for the maximum: every window has a tap). */
 static inline float dwIdentity(const int op) {
-  return op == DW_OP_MAX ? -__builtin_inff() : 0.0f;
+  return op == DW_OP_MAX || op == DW_OP_MAX_SPLIT ? -__builtin_inff() : 0.0f;
 }
 
 /* The taps [*lo, *hi) of `taps` taps `step` apart, the first at `start`
@@ -92,11 +132,12 @@ static inline void dwTapRange(int64_t start, int64_t taps, int64_t step,
 
 /* Loads the accumulators of `count` pixels at out, or the op's identity
  * unless accumulating. */
-#define DW_INIT_ACC(acc, s, out, count, op)                                    \
+#define DW_INIT_ACC(acc, sum, s, out, count, op)                               \
   _Pragma("clang loop unroll(full)") for (int p = 0; p < DW_PIXELS; ++p) {     \
     if (p < (count)) {                                                         \
       (acc)[p] = (s)->accumulate ? dwLoad((out) + p * (s)->outStrideW)         \
                                  : dwSplat(dwIdentity(op));                    \
+      (sum)[p] = dwSplat(0.0f);                                                \
     }                                                                          \
   }
 
@@ -125,14 +166,15 @@ dwStorePixels(const struct DwconvShape *s, const struct Epilogue *epilogue,
 
 /* Pixels [ox, ox + count) of output row oy, channels [c, c + DW_VL), whose
  * every tap is inside the input. Callers pass constant kernelH/kernelW
- * where they can: the window unrolls. */
-static inline __attribute__((always_inline)) void
+ * where they can: the window unrolls. Returns whether DW_OP_MAX_SPLIT saw
+ * a NaN (0 for the other ops). */
+static inline __attribute__((always_inline)) int
 dwPixelsInside(const struct DwconvShape *s, const struct Epilogue *epilogue,
                int64_t oy, int64_t ox, int64_t c, const int count,
                const int64_t kernelH, const int64_t kernelW, const int op) {
-  dwvec acc[DW_PIXELS];
+  dwvec acc[DW_PIXELS], sum[DW_PIXELS];
   float *out = s->out + oy * s->outStrideH + ox * s->outStrideW + c;
-  DW_INIT_ACC(acc, s, out, count, op);
+  DW_INIT_ACC(acc, sum, s, out, count, op);
   const float *in = s->in + (oy * s->strideH - s->padTop) * s->inStrideH +
                     (ox * s->strideW - s->padLeft) * s->inStrideW + c;
   int64_t pixelStep = s->strideW * s->inStrideW;
@@ -146,24 +188,26 @@ dwPixelsInside(const struct DwconvShape *s, const struct Epilogue *epilogue,
 #pragma clang loop unroll(full)
       for (int p = 0; p < DW_PIXELS; ++p) {
         if (p < count) {
-          DW_TAP(op, acc[p], dwLoad(tap + p * pixelStep), wt);
+          DW_TAP(op, acc[p], sum[p], dwLoad(tap + p * pixelStep), wt);
         }
       }
     }
   }
   dwStorePixels(s, epilogue, acc, out, c, count);
+  return op == DW_OP_MAX_SPLIT ? dwSumsUnordered(sum, count) : 0;
 }
 
 /* Pixels [ox, ox + count) of output row oy, channels [c, c + DW_VL), with
  * only the taps [kyLo, kyHi) x [kxLo, kxHi) inside the input (the same for
- * every pixel of the group); filter vectors come from memory. */
-static inline __attribute__((always_inline)) void
+ * every pixel of the group); filter vectors come from memory. Returns as
+ * dwPixelsInside. */
+static inline __attribute__((always_inline)) int
 dwPixelsBorder(const struct DwconvShape *s, const struct Epilogue *epilogue,
                int64_t oy, int64_t ox, int64_t c, const int count, int64_t kyLo,
                int64_t kyHi, int64_t kxLo, int64_t kxHi, const int op) {
-  dwvec acc[DW_PIXELS];
+  dwvec acc[DW_PIXELS], sum[DW_PIXELS];
   float *out = s->out + oy * s->outStrideH + ox * s->outStrideW + c;
-  DW_INIT_ACC(acc, s, out, count, op);
+  DW_INIT_ACC(acc, sum, s, out, count, op);
   int64_t y0 = oy * s->strideH - s->padTop;
   int64_t x0 = ox * s->strideW - s->padLeft;
   int64_t pixelStep = s->strideW * s->inStrideW;
@@ -178,12 +222,13 @@ dwPixelsBorder(const struct DwconvShape *s, const struct Epilogue *epilogue,
 #pragma clang loop unroll(full)
       for (int p = 0; p < DW_PIXELS; ++p) {
         if (p < count) {
-          DW_TAP(op, acc[p], dwLoad(tap + p * pixelStep), wt);
+          DW_TAP(op, acc[p], sum[p], dwLoad(tap + p * pixelStep), wt);
         }
       }
     }
   }
   dwStorePixels(s, epilogue, acc, out, c, count);
+  return op == DW_OP_MAX_SPLIT ? dwSumsUnordered(sum, count) : 0;
 }
 
 /* The calls above with a constant pixel count, one body per count. */
@@ -219,11 +264,12 @@ dwPixelsBorder(const struct DwconvShape *s, const struct Epilogue *epilogue,
  * pixels at a time, every channel block of the group before the next
  * group (the group's input stays in L1; the filter is small enough to stay
  * there too). Output columns [oxLo, oxHi) have every tap column inside the
- * input. */
-static inline __attribute__((always_inline)) void
+ * input. Returns whether DW_OP_MAX_SPLIT saw a NaN. */
+static inline __attribute__((always_inline)) int
 dwVectorChannels(const struct DwconvShape *s, const struct Epilogue *epilogue,
                  int64_t vectorChannels, int64_t oxLo, int64_t oxHi,
                  const int64_t kernelH, const int64_t kernelW, const int op) {
+  int sawNan = 0;
   for (int64_t oy = 0; oy < s->rows; ++oy) {
     int64_t kyLo, kyHi;
     dwTapRange(oy * s->strideH - s->padTop, kernelH, s->dilationH, s->inRows,
@@ -241,29 +287,33 @@ dwVectorChannels(const struct DwconvShape *s, const struct Epilogue *epilogue,
       dwTapRange(ox * s->strideW - s->padLeft, kernelW, s->dilationW, s->inCols,
                  &kxLo, &kxHi);
       for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
-        dwPixelsBorder(s, epilogue, oy, ox, c, 1, kyLo, kyHi, kxLo, kxHi, op);
+        sawNan |= dwPixelsBorder(s, epilogue, oy, ox, c, 1, kyLo, kyHi, kxLo,
+                                 kxHi, op);
       }
     }
     for (int64_t ox = oxLo; ox < oxHi; ox += DW_PIXELS) {
       int64_t count = oxHi - ox < DW_PIXELS ? oxHi - ox : DW_PIXELS;
       if (inside && count == DW_PIXELS) {
         for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
-          dwPixelsInside(s, epilogue, oy, ox, c, DW_PIXELS, kernelH, kernelW,
-                         op);
+          sawNan |= dwPixelsInside(s, epilogue, oy, ox, c, DW_PIXELS, kernelH,
+                                   kernelW, op);
         }
       } else if (inside) {
         for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
-          DW_SWITCH_COUNT(count, dwPixelsInside(s, epilogue, oy, ox, c, n,
-                                                kernelH, kernelW, op));
+          DW_SWITCH_COUNT(count,
+                          sawNan |= dwPixelsInside(s, epilogue, oy, ox, c, n,
+                                                   kernelH, kernelW, op));
         }
       } else {
         for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
-          DW_SWITCH_COUNT(count, dwPixelsBorder(s, epilogue, oy, ox, c, n, kyLo,
-                                                kyHi, 0, kernelW, op));
+          DW_SWITCH_COUNT(count,
+                          sawNan |= dwPixelsBorder(s, epilogue, oy, ox, c, n,
+                                                   kyLo, kyHi, 0, kernelW, op));
         }
       }
     }
   }
+  return sawNan;
 }
 
 /* One channel c of every output pixel, scalar: the channels past the last
@@ -293,7 +343,7 @@ static void dwScalarChannel(const struct DwconvShape *s,
           if (op == DW_OP_MAC) {
             acc += in *
                    s->filter[ky * s->filterStrideH + kx * s->filterStrideW + c];
-          } else if (op == DW_OP_MAX) {
+          } else if (op == DW_OP_MAX || op == DW_OP_MAX_SPLIT) {
             acc = __builtin_elementwise_maximum(acc, in);
           } else {
             acc += in;
@@ -371,21 +421,33 @@ void strata_ukernel_sdwconv_f32(
   oxHi = oxHi < outWidth ? oxHi : outWidth;
   oxLo = oxLo < oxHi ? oxLo : oxHi;
   int64_t vectorChannels = channels / DW_VL * DW_VL;
-  /* One body per op, with the 3x3 window unrolled. */
+  /* One body per op, with the 3x3 window unrolled; sawNan is whether
+   * DW_OP_MAX_SPLIT met a NaN. */
+  int sawNan = 0;
 #define DW_BODY(op)                                                            \
   do {                                                                         \
     if (kernelH == 3 && kernelW == 3) {                                        \
-      dwVectorChannels(&s, epilogue, vectorChannels, oxLo, oxHi, 3, 3, op);    \
+      sawNan = dwVectorChannels(&s, epilogue, vectorChannels, oxLo, oxHi, 3,   \
+                                3, op);                                        \
     } else {                                                                   \
-      dwVectorChannels(&s, epilogue, vectorChannels, oxLo, oxHi, kernelH,      \
-                       kernelW, op);                                           \
+      sawNan = dwVectorChannels(&s, epilogue, vectorChannels, oxLo, oxHi,      \
+                                kernelH, kernelW, op);                         \
     }                                                                          \
     for (int64_t c = vectorChannels; c < channels; ++c) {                      \
       dwScalarChannel(&s, epilogue, c, op);                                    \
     }                                                                          \
   } while (0)
   if (flags & STRATA_DW_POOL_MAX) {
+#ifdef DW_MAX_SPLIT
+    if (!s.accumulate) {
+      DW_BODY(DW_OP_MAX_SPLIT);
+    }
+    if (s.accumulate || sawNan) {
+      DW_BODY(DW_OP_MAX);
+    }
+#else
     DW_BODY(DW_OP_MAX);
+#endif
   } else if (flags & STRATA_DW_POOL_SUM) {
     DW_BODY(DW_OP_SUM);
   } else {

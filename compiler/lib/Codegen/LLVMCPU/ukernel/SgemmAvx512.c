@@ -115,6 +115,14 @@ static inline dwvec dwMax(dwvec a, dwvec b) {
   __mmask16 nan = _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q);
   return _mm512_mask_add_ps(larger, nan, a, b);
 }
+/* A max pool takes VRANGEPS alone a tap, NaNs found by a sum beside it. */
+#define DW_MAX_SPLIT 1
+static inline dwvec dwMaxNoNan(dwvec a, dwvec b) {
+  return _mm512_range_ps(a, b, 5);
+}
+static inline int dwAnyUnordered(dwvec a, dwvec b) {
+  return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) != 0;
+}
 #include "DwconvDriver.h"
 
 /* The int8 depthwise convolution: 16 channels a vector, vpdpwssd with
