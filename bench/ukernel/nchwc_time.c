@@ -27,17 +27,14 @@
 #include <string.h>
 #include <time.h>
 
-void strata_ukernel_sconv_f32(int64_t inBase, int64_t inOffset,
-                              int64_t inStrideH, int64_t inStrideW,
-                              int64_t bBase, int64_t bOffset, int64_t ldb,
-                              int64_t cBase, int64_t cOffset, int64_t ldc,
-                              int64_t m, int64_t n, int64_t k, int64_t flags,
-                              int64_t scratchBase, int64_t outWidth,
-                              int64_t channels, int64_t kernelW,
-                              int64_t convStrideH, int64_t convStrideW,
-                              int64_t dilationH, int64_t dilationW,
-                              int64_t bias, int64_t residual, int64_t ldr,
-                              int64_t loBits, int64_t hiBits);
+void strata_ukernel_sconv_f32(
+    int64_t inBase, int64_t inOffset, int64_t inStrideH, int64_t inStrideW,
+    int64_t bBase, int64_t bOffset, int64_t ldb, int64_t cBase, int64_t cOffset,
+    int64_t ldc, int64_t m, int64_t n, int64_t k, int64_t flags,
+    int64_t scratchBase, int64_t outWidth, int64_t channels, int64_t kernelW,
+    int64_t convStrideH, int64_t convStrideW, int64_t dilationH,
+    int64_t dilationW, int64_t bias, int64_t residual, int64_t ldr,
+    int64_t loBits, int64_t hiBits);
 
 enum { PACKED_B = 2, BIAS = 4, CLAMP = 32, PANEL = 32, CB = 16 };
 #ifndef BLOCK_PIXELS
@@ -53,18 +50,18 @@ static double now(void) {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-static int compareDoubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
+static int compareDoubles(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n) {
+static double median(double* v, int n) {
   qsort(v, (size_t)n, sizeof(double), compareDoubles);
   return v[n / 2];
 }
 
-static float *floats(int64_t n) {
-  float *p = aligned_alloc(64, (size_t)((n * 4 + 63) / 64 * 64));
+static float* floats(int64_t n) {
+  float* p = aligned_alloc(64, (size_t)((n * 4 + 63) / 64 * 64));
   if (!p) {
     fprintf(stderr, "nchwc_time: out of memory\n");
     exit(1);
@@ -74,9 +71,9 @@ static float *floats(int64_t n) {
 
 /* in: [C/16][h+2][w+2][16] (padded); filter: [F/16][C/16][3][3][16 in][16
  * out]; out: [F/16][h][w][16]. */
-static void convNchwc16(const float *in, const float *filter,
-                        const float *bias, float *out, int64_t h, int64_t w,
-                        int64_t c, int64_t f) {
+static void convNchwc16(const float* in, const float* filter, const float* bias,
+                        float* out, int64_t h, int64_t w, int64_t c,
+                        int64_t f) {
   int64_t cBlocks = c / CB, wp = w + 2, hp = h + 2;
   int64_t filterBlock = cBlocks * 9 * CB * CB; /* one output block's */
   for (int64_t ob = 0; ob < f / CB; ob += BLOCK_FILTERS) {
@@ -94,8 +91,8 @@ static void convNchwc16(const float *in, const float *filter,
         for (int64_t cb = 0; cb < cBlocks; ++cb) {
           for (int64_t ky = 0; ky < 3; ++ky) {
             for (int64_t kx = 0; kx < 3; ++kx) {
-              const float *ip = in + ((cb * hp + y + ky) * wp + x + kx) * CB;
-              const float *fp =
+              const float* ip = in + ((cb * hp + y + ky) * wp + x + kx) * CB;
+              const float* fp =
                   filter + ((ob * cBlocks + cb) * 9 + ky * 3 + kx) * CB * CB;
               for (int ic = 0; ic < CB; ++ic) {
                 __m512 wv[BLOCK_FILTERS];
@@ -129,7 +126,7 @@ static void convNchwc16(const float *in, const float *filter,
   }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 6) {
     fprintf(stderr, "usage: nchwc_time H C F REPS ROUNDS\n");
     return 2;
@@ -177,11 +174,11 @@ int main(int argc, char **argv) {
       }
     }
   }
-  float *bias = floats(f);
+  float* bias = floats(f);
   for (int64_t i = 0; i < f; ++i) {
     bias[i] = 0.01f * (float)(i % 7);
   }
-  float *scratch = floats(4 << 20);
+  float* scratch = floats(4 << 20);
   float *outNhwc = floats(h * w * f), *outBlocked = floats(h * w * f);
   float lo = 0.0f, hi = INFINITY;
   uint32_t loBits, hiBits;
@@ -200,8 +197,8 @@ int main(int argc, char **argv) {
             strata_ukernel_sconv_f32(
                 (int64_t)inNhwc, y * wp * c, wp * c, c, (int64_t)packed, 0,
                 PANEL, (int64_t)outNhwc, y * w * f, f, rows * w, f, k,
-                PACKED_B | BIAS | CLAMP, (int64_t)scratch, w, c, 3, 1, 1, 1,
-                1, (int64_t)bias, 0, 0, loBits, hiBits);
+                PACKED_B | BIAS | CLAMP, (int64_t)scratch, w, c, 3, 1, 1, 1, 1,
+                (int64_t)bias, 0, 0, loBits, hiBits);
           }
         } else {
           convNchwc16(inBlocked, blockedFilter, bias, outBlocked, h, w, c, f);
@@ -226,12 +223,13 @@ int main(int argc, char **argv) {
   }
   double flops = 2.0 * h * w * f * k;
   double mn = median(timesNhwc, rounds), mb = median(timesBlocked, rounds);
-  printf("3x3 conv %lldx%lld, %lld -> %lld channels: NHWC %.1f us (%.1f "
-         "GFLOP/s), NCHWc16 %.1f us (%.1f GFLOP/s), NCHWc16/NHWC %.3f "
-         "(median of %d rounds, best of %d)\n",
-         (long long)h, (long long)w, (long long)c, (long long)f, mn * 1e6,
-         flops / mn * 1e-9, mb * 1e6, flops / mb * 1e-9,
-         median(ratio, rounds), rounds, reps);
+  printf(
+      "3x3 conv %lldx%lld, %lld -> %lld channels: NHWC %.1f us (%.1f "
+      "GFLOP/s), NCHWc16 %.1f us (%.1f GFLOP/s), NCHWc16/NHWC %.3f "
+      "(median of %d rounds, best of %d)\n",
+      (long long)h, (long long)w, (long long)c, (long long)f, mn * 1e6,
+      flops / mn * 1e-9, mb * 1e6, flops / mb * 1e-9, median(ratio, rounds),
+      rounds, reps);
   if (worst > 1e-3) {
     printf("  the layouts' outputs differ by up to %g\n", worst);
     return 1;
