@@ -614,3 +614,42 @@ func.func @expanded_depthwise_root(%x: tensor<1x56x56x24xf32>, %we: tensor<1x1x2
       ins(%padded, %w : tensor<1x58x58x144xf32>, tensor<3x3x144xf32>) outs(%fe : tensor<1x56x56x144xf32>) -> tensor<1x56x56x144xf32>
   return %d : tensor<1x56x56x144xf32>
 }
+
+// -----
+
+// A global average pool over a convolution computed in its function
+// (squeezenet1_1's classifier: 1x1 512 -> 1000 at 13x13, batch 8): an
+// image and a column tile of whole panels a workgroup (1000 in tiles of
+// 256, the last partial), each computing its image's pixels for its
+// columns and reducing them.
+// CHECK-LABEL: func.func @global_pool
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (8, 1000) step (1, 256)
+// CHECK:   linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x13x13x?xf32>
+// CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction"]{{.*}} outs(%{{.*}} : tensor<1x?xf32>)
+// CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]{{.*}} outs(%{{.*}} : tensor<1x?xf32>)
+// CHECK: scf.forall.in_parallel
+func.func @global_pool(%x: tensor<8x13x13x512xf32>, %w: tensor<1x1x512x1000xf32>, %b: tensor<1000xf32>) -> tensor<8x1000xf32> {
+  %zero = arith.constant 0.0 : f32
+  %count = arith.constant 169.0 : f32
+  %e = tensor.empty() : tensor<8x13x13x1000xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x13x13x1000xf32>) -> tensor<8x13x13x1000xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<8x13x13x512xf32>, tensor<1x1x512x1000xf32>) outs(%f : tensor<8x13x13x1000xf32>) -> tensor<8x13x13x1000xf32>
+  %e2 = tensor.empty() : tensor<8x1000xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x1000xf32>) -> tensor<8x1000xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%c, %b : tensor<8x13x13x1000xf32>, tensor<1000xf32>) outs(%f2 : tensor<8x1000xf32>) {
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %a = arith.addf %v, %bias : f32
+    %r = arith.maximumf %a, %zero : f32
+    %t = arith.addf %o, %r : f32
+    linalg.yield %t : f32
+  } -> tensor<8x1000xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(n, c) -> (n, c)>, affine_map<(n, c) -> (n, c)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<8x1000xf32>) outs(%e2 : tensor<8x1000xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %d = arith.divf %v, %count : f32
+    linalg.yield %d : f32
+  } -> tensor<8x1000xf32>
+  return %m : tensor<8x1000xf32>
+}

@@ -8,10 +8,13 @@
 // columns (a last panel padded with zero columns), output rows 28 and 55
 // wide, which the microkernel reads in place from the padded input, and rows
 // of 14 and 13 read in place at depths 1179 and 2367 (more than one depth
-// block of the AVX-512 VNNI row's conv_kc, 1152). Each case
-// also runs with the weight passed as an argument (unpacked); both must
-// give the exact expected values (Inputs/gen_packed_weights.py: every sum
-// is exact in f32).
+// block of the AVX-512 VNNI row's conv_kc, 1152), and two convolutions
+// whose bias, ReLU and global average pool are computed in their dispatch
+// (--fuse-into-pool; a partial column tile of 140 of 300 filters at batch
+// 3). Each case also runs with the weight passed as an argument
+// (unpacked); both must give the expected values (Inputs/
+// gen_packed_weights.py: every sum is exact in f32, so all but the global
+// pools' averages, which round once, are exact).
 // RUN: rm -rf %t && python3 %S/Inputs/gen_packed_weights.py %t
 // RUN: strata-compile %t/program.mlir -o %t/host.vmfb 2>&1 | FileCheck %s --allow-empty --check-prefix=QUIET
 // Every packed weight is read by the microkernel in place (a weight left to
@@ -110,3 +113,13 @@
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=gp1x1_f300_n3_arg --input=@%t/gp1x1_f300_n3.input.npy --input=@%t/gp1x1_f300_n3.weight.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=gp3x3_f37 --input=@%t/gp3x3_f37.input.npy --expected_output=@%t/gp3x3_f37.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=gp3x3_f37 --input=@%t/gp3x3_f37.input.npy --expected_output=@%t/gp3x3_f37.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=gp3x3_f37 --input=@%t/gp3x3_f37.input.npy --expected_output=@%t/gp3x3_f37.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=gp3x3_f37 --input=@%t/gp3x3_f37.input.npy --expected_output=@%t/gp3x3_f37.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=gp3x3_f37_arg --input=@%t/gp3x3_f37.input.npy --input=@%t/gp3x3_f37.weight.npy --expected_output=@%t/gp3x3_f37.expected.npy

@@ -564,6 +564,74 @@ linalg::Conv2DNhwcHwcfOp findPooledConvolution(linalg::PoolingNhwcMaxOp pool) {
   return findComputedInput<linalg::Conv2DNhwcHwcfOp>(pool.getInputs()[0]);
 }
 
+// The static f32 NHWC convolution computed in the function whose whole
+// images a reduction reduces (the flow phase's --fuse-into-pool of a global
+// pool): the root is that reduction (images and channels parallel, rows
+// and columns reduced) or an all-parallel op over its result in its layout
+// (the average's division); null otherwise.
+linalg::Conv2DNhwcHwcfOp findGlobalPooledConvolution(linalg::LinalgOp root) {
+  linalg::LinalgOp reduction = root;
+  if (root.getNumReductionLoops() == 0) {
+    reduction = {};
+    if (root.getNumDpsInits() != 1 ||
+        !root.getMatchingIndexingMap(root.getDpsInitOperand(0)).isIdentity()) {
+      return {};
+    }
+    for (OpOperand *input : root.getDpsInputOperands()) {
+      auto producer = input->get().getDefiningOp<linalg::GenericOp>();
+      if (producer && producer.getNumReductionLoops() != 0 &&
+          root.getMatchingIndexingMap(input).isIdentity()) {
+        reduction = producer;
+      }
+    }
+  }
+  if (!reduction || reduction.getNumLoops() != 4 ||
+      reduction.getNumReductionLoops() != 2 ||
+      reduction.getNumDpsInits() != 1) {
+    return {};
+  }
+  SmallVector<utils::IteratorType> iterators =
+      reduction.getIteratorTypesArray();
+  for (OpOperand *input : reduction.getDpsInputOperands()) {
+    auto conv = findComputedInput<linalg::Conv2DNhwcHwcfOp>(input->get());
+    AffineMap map = reduction.getMatchingIndexingMap(input);
+    if (!conv || !map.isPermutation() || !isLargeF32(conv)) {
+      continue;
+    }
+    bool spatialReduced = true;
+    for (unsigned dim = 0; dim < 4; ++dim) {
+      bool reduced =
+          iterators[map.getDimPosition(dim)] == utils::IteratorType::reduction;
+      spatialReduced &= reduced == (dim == 1 || dim == 2);
+    }
+    if (spatialReduced) {
+      return conv;
+    }
+  }
+  return {};
+}
+
+// Workgroups of a global pool over a convolution computed in its function
+// (findGlobalPooledConvolution): one image and a column tile of whole
+// panels each (so that the packed filter is read in place) of about
+// kMatmulTileEdge columns (squeezenet1_1's 1000: four); each computes its
+// image's pixels for its columns into a temporary and reduces them. Cut
+// along the root's loops that its result's images and channels come from.
+SmallVector<int64_t> chooseGlobalPoolTileSizes(linalg::LinalgOp root,
+                                               linalg::Conv2DNhwcHwcfOp conv) {
+  int64_t channels = conv.getStaticLoopRanges()[3];
+  AffineMap resultMap = root.getMatchingIndexingMap(root.getDpsInitOperand(0));
+  if (resultMap.getNumResults() != 2 || !resultMap.isProjectedPermutation()) {
+    return {};
+  }
+  int64_t tileC = wholePanels(
+      chooseTileSize(channels, ceilDiv(channels, kMatmulTileEdge)), channels);
+  SmallVector<int64_t> sizes(root.getNumLoops(), 0);
+  sizes[resultMap.getDimPosition(0)] = 1;
+  sizes[resultMap.getDimPosition(1)] = tileC < channels ? tileC : 0;
+  return sizes;
+}
+
 // Bands of output rows of a max pool whose input a convolution computes in
 // the same function: each band's workgroup computes the convolution rows
 // its windows read (tile and fuse), into a temporary the pool then reads
@@ -759,6 +827,9 @@ SmallVector<int64_t> chooseTileSizes(const Root &rootInfo,
   if (auto pool = dyn_cast<linalg::PoolingNhwcMaxOp>(root.getOperation());
       pool && findPooledConvolution(pool)) {
     return choosePoolBandTileSizes(pool);
+  }
+  if (linalg::Conv2DNhwcHwcfOp conv = findGlobalPooledConvolution(root)) {
+    return chooseGlobalPoolTileSizes(root, conv);
   }
   auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(root);
   // A depthwise convolution fused with the convolutions around it:

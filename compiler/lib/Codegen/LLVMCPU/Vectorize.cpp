@@ -8,7 +8,8 @@
 // upstream linalg::vectorize. Ops it does not fit (partial vectors, i1 data,
 // whose vectors LLVM packs into bits while the ABI keeps one byte per
 // element, convolutions the vectorizer rejects) stay scalar loops, which
-// LLVM's own vectorizers still see.
+// LLVM's own vectorizers still see; a generic among them whose operands
+// all run contiguously along another loop gets that loop innermost.
 //
 //===----------------------------------------------------------------------===//
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
@@ -89,15 +90,67 @@ SmallVector<int64_t> chooseVectorTile(linalg::LinalgOp op,
   return tileSizes;
 }
 
+// A generic left to loops whose operands all run contiguously along one
+// parallel loop that is not its innermost (their last dimension is that
+// loop's, or they have none): the loops are interchanged to put that loop
+// innermost, so that the scalar loops step along memory and LLVM's loop
+// vectorizer takes the innermost. A workgroup's partial column tile of a
+// reduction over rows and columns (a global pool computed with its
+// convolution: its channel count is dynamic) otherwise became loops over
+// the columns innermost, a channel row apart each step.
+void interchangeContiguousLoopInnermost(IRRewriter &rewriter,
+                                        linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1) {
+    return;
+  }
+  AffineMap outputMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (outputMap.getNumResults() == 0) {
+    return;
+  }
+  auto last = dyn_cast<AffineDimExpr>(outputMap.getResults().back());
+  unsigned loops = op.getNumLoops();
+  if (!last || last.getPosition() == loops - 1 ||
+      op.getIteratorTypesArray()[last.getPosition()] !=
+          utils::IteratorType::parallel) {
+    return;
+  }
+  unsigned contiguous = last.getPosition();
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (map.getNumResults() == 0) {
+      continue;
+    }
+    auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!dim || dim.getPosition() != contiguous) {
+      return;
+    }
+  }
+  SmallVector<unsigned> order;
+  for (unsigned loop = 0; loop < loops; ++loop) {
+    if (loop != contiguous) {
+      order.push_back(loop);
+    }
+  }
+  order.push_back(contiguous);
+  rewriter.setInsertionPoint(op);
+  (void)linalg::interchangeGenericOp(rewriter, op, order);
+}
+
 void vectorizeFunction(func::FuncOp func, int64_t nativeVectorBytes) {
   SmallVector<linalg::LinalgOp> candidates;
   func.walk([&](linalg::LinalgOp op) { candidates.push_back(op); });
   IRRewriter rewriter(func.getContext());
   for (linalg::LinalgOp op : candidates) {
     SmallVector<int64_t> tileSizes = chooseVectorTile(op, nativeVectorBytes);
+    if (tileSizes.empty()) {
+      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
+        interchangeContiguousLoopInnermost(rewriter, generic);
+      }
+      continue;
+    }
     // What the vectorizer rejects whole (2-d convolutions, pooling) it
     // rejects as tiles too: leave those untiled for the loop lowering.
-    if (tileSizes.empty() || failed(linalg::vectorizeOpPrecondition(op))) {
+    if (failed(linalg::vectorizeOpPrecondition(op))) {
       continue;
     }
     rewriter.setInsertionPoint(op);

@@ -86,3 +86,128 @@ func.func @apart(%x: tensor<1x32x32x16xf32>, %y: tensor<1x66x66x16xf32>, %w: ten
       ins(%pad, %window3 : tensor<1x65x65x64xf32>, tensor<3x3xf32>) outs(%fp2 : tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32>
   return %p, %p2, %c2, %p3 : tensor<1x15x15x16xf32>, tensor<1x32x32x64xf32>, tensor<1x64x64x64xf32>, tensor<1x32x32x64xf32>
 }
+
+// -----
+
+// squeezenet1_1's classifier: a 1x1 convolution whose bias, ReLU and
+// global average pool the import writes as one reduction over rows and
+// columns and a division. With fuse-into-pool the convolution is computed
+// in the pool's dispatch, named after the convolution, what the reduction
+// does to each value and the pool; without, two dispatches.
+// FUSED-LABEL: func.func @global_pool(
+// FUSED: flow.dispatch @module_linked_llvm_cpu::@global_pool_dispatch_{{[0-9]+}}_conv_1x1_512x1000_13x13_n8_bias_relu_globalpool_f32
+// FUSED-NOT: flow.dispatch
+// FUSED: return
+
+// APART-LABEL: func.func @global_pool(
+// APART: flow.dispatch {{.*}}_conv_1x1_512x1000_13x13_n8_f32
+// APART: flow.dispatch {{.*}}_reduction_8x1000x13x13_f32
+func.func @global_pool(%x: tensor<8x13x13x512xf32>, %w: tensor<1x1x512x1000xf32>, %b: tensor<1000xf32>) -> tensor<8x1000xf32> {
+  %zero = arith.constant 0.0 : f32
+  %count = arith.constant 169.0 : f32
+  %e = tensor.empty() : tensor<8x13x13x1000xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x13x13x1000xf32>) -> tensor<8x13x13x1000xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<8x13x13x512xf32>, tensor<1x1x512x1000xf32>) outs(%f : tensor<8x13x13x1000xf32>) -> tensor<8x13x13x1000xf32>
+  %e2 = tensor.empty() : tensor<8x1000xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x1000xf32>) -> tensor<8x1000xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%c, %b : tensor<8x13x13x1000xf32>, tensor<1000xf32>) outs(%f2 : tensor<8x1000xf32>) {
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %a = arith.addf %v, %bias : f32
+    %r = arith.maximumf %a, %zero : f32
+    %t = arith.addf %o, %r : f32
+    linalg.yield %t : f32
+  } -> tensor<8x1000xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(n, c) -> (n, c)>, affine_map<(n, c) -> (n, c)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<8x1000xf32>) outs(%e2 : tensor<8x1000xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %d = arith.divf %v, %count : f32
+    linalg.yield %d : f32
+  } -> tensor<8x1000xf32>
+  return %m : tensor<8x1000xf32>
+}
+
+// -----
+
+// Not fused: a reduction over the channels (its parallel loops are the
+// pixels), and one over the rows only.
+// FUSED-LABEL: func.func @not_global(
+// FUSED: flow.dispatch {{.*}}_conv_1x1_64x96_13x13_f32
+// FUSED: flow.dispatch {{.*}}_reduction_
+// FUSED: flow.dispatch {{.*}}_conv_1x1_64x96_13x13_f32
+// FUSED: flow.dispatch {{.*}}_reduction_
+func.func @not_global(%x: tensor<1x13x13x64xf32>, %w: tensor<1x1x64x96xf32>, %w2: tensor<1x1x64x96xf32>) -> (tensor<1x13x13xf32>, tensor<1x13x96xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x13x13x96xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x13x13x96xf32>) -> tensor<1x13x13x96xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x13x13x64xf32>, tensor<1x1x64x96xf32>) outs(%f : tensor<1x13x13x96xf32>) -> tensor<1x13x13x96xf32>
+  %ep = tensor.empty() : tensor<1x13x13xf32>
+  %fp = linalg.fill ins(%zero : f32) outs(%ep : tensor<1x13x13xf32>) -> tensor<1x13x13xf32>
+  %channels = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%c : tensor<1x13x13x96xf32>) outs(%fp : tensor<1x13x13xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = arith.addf %o, %v : f32
+    linalg.yield %t : f32
+  } -> tensor<1x13x13xf32>
+  %c2 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w2 : tensor<1x13x13x64xf32>, tensor<1x1x64x96xf32>) outs(%f : tensor<1x13x13x96xf32>) -> tensor<1x13x13x96xf32>
+  %er = tensor.empty() : tensor<1x13x96xf32>
+  %fr = linalg.fill ins(%zero : f32) outs(%er : tensor<1x13x96xf32>) -> tensor<1x13x96xf32>
+  %rows = linalg.generic {indexing_maps = [affine_map<(n, w, c, h) -> (n, h, w, c)>, affine_map<(n, w, c, h) -> (n, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%c2 : tensor<1x13x13x96xf32>) outs(%fr : tensor<1x13x96xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = arith.addf %o, %v : f32
+    linalg.yield %t : f32
+  } -> tensor<1x13x96xf32>
+  return %channels, %rows : tensor<1x13x13xf32>, tensor<1x13x96xf32>
+}
+
+// -----
+
+// resnet18's tail: the residual block's last convolution, its bias, the
+// residual and ReLU, the global average pool and the classifier's matmul.
+// The pool is computed in the matmul's dispatch (named after the pool's
+// reduction), so the convolution keeps its own: its workgroups would
+// otherwise be cut as the matmul's rows.
+// FUSED-LABEL: func.func @pool_in_matmul(
+// FUSED: %[[C:.*]] = flow.dispatch {{.*}}_conv_3x3_64x64_7x7_n2_f32
+// FUSED: flow.dispatch {{.*}}_reduction_2x64x7x7_f32(%[[C]],
+// FUSED-NOT: flow.dispatch
+// FUSED: func.func @pool_in_matmul_dispatch_{{[0-9]+}}_reduction_2x64x7x7_f32(
+// FUSED: linalg.matmul
+func.func @pool_in_matmul(%x: tensor<2x9x9x64xf32>, %w: tensor<3x3x64x64xf32>, %b: tensor<64xf32>, %res: tensor<2x7x7x64xf32>, %fc: tensor<64x100xf32>) -> tensor<2x100xf32> {
+  %zero = arith.constant 0.0 : f32
+  %count = arith.constant 49.0 : f32
+  %e = tensor.empty() : tensor<2x7x7x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x7x7x64xf32>) -> tensor<2x7x7x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x9x9x64xf32>, tensor<3x3x64x64xf32>) outs(%f : tensor<2x7x7x64xf32>) -> tensor<2x7x7x64xf32>
+  %act = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %b, %res : tensor<2x7x7x64xf32>, tensor<64xf32>, tensor<2x7x7x64xf32>) outs(%e : tensor<2x7x7x64xf32>) {
+  ^bb0(%v: f32, %bias: f32, %r: f32, %o: f32):
+    %a = arith.addf %v, %bias : f32
+    %a2 = arith.addf %a, %r : f32
+    %m = arith.maximumf %a2, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x7x7x64xf32>
+  %e2 = tensor.empty() : tensor<2x64xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x64xf32>) -> tensor<2x64xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%act : tensor<2x7x7x64xf32>) outs(%f2 : tensor<2x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = arith.addf %o, %v : f32
+    linalg.yield %t : f32
+  } -> tensor<2x64xf32>
+  %avg = linalg.generic {indexing_maps = [affine_map<(n, c) -> (n, c)>, affine_map<(n, c) -> (n, c)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<2x64xf32>) outs(%e2 : tensor<2x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %d = arith.divf %v, %count : f32
+    linalg.yield %d : f32
+  } -> tensor<2x64xf32>
+  %e3 = tensor.empty() : tensor<2x100xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<2x100xf32>) -> tensor<2x100xf32>
+  %y = linalg.matmul ins(%avg, %fc : tensor<2x64xf32>, tensor<64x100xf32>) outs(%f3 : tensor<2x100xf32>) -> tensor<2x100xf32>
+  return %y : tensor<2x100xf32>
+}

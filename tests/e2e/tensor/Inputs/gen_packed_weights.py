@@ -148,6 +148,78 @@ func.func @{name}{suffix}(%x: {xt}{warg}) -> {yt} {{{wconst}
     return body, x, w, y
 
 
+def globalpool_case(name, n, h, w_, c, k, f, pad):
+    """A convolution (k x k, stride 1) with bias and ReLU folded into a
+    global average pool, as the ONNX import writes Conv + Relu +
+    GlobalAveragePool: a reduction over rows and columns that adds the bias,
+    takes the ReLU and sums, then a division by the pixel count. The sums
+    are exact; the division rounds once (the expected value is the exact
+    quotient rounded to f32 by the writer, within the test's threshold)."""
+    x = values((n, h, w_, c), 3)
+    w = values((k, k, c, f), 4)
+    b = values((f,), 5)
+    out = []
+    for img in range(n):
+        sums = [0.0] * f
+        for oy in range(h):
+            for ox in range(w_):
+                taps = []
+                for i in range(k):
+                    for j in range(k):
+                        iy, ix = oy + i - pad, ox + j - pad
+                        if 0 <= iy < h and 0 <= ix < w_:
+                            taps.append((((img * h + iy) * w_ + ix) * c,
+                                         (i * k + j) * c * f))
+                for o in range(f):
+                    v = sum(x.data[xi + ch] * w.data[wi + ch * f + o]
+                            for xi, wi in taps for ch in range(c))
+                    sums[o] += max(v + b.data[o], 0.0)
+        out.extend(s / (h * w_) for s in sums)
+    y = Array((n, f), out)
+    xt = tensor(x.shape)
+    pt = tensor((n, h + 2 * pad, w_ + 2 * pad, c))
+    ct = tensor((n, h, w_, f))
+    yt = tensor(y.shape)
+    template = """
+func.func @{name}{suffix}(%x: {xt}{warg}) -> {yt} {{{wconst}
+  %zero = arith.constant 0.0 : f32
+  %count = arith.constant {count}.0 : f32
+  %b = arith.constant {b} : {bt}
+  %p = tensor.pad %x low[0, {pad}, {pad}, 0] high[0, {pad}, {pad}, 0] {{
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  }} : {xt} to {pt}
+  %e = tensor.empty() : {ct}
+  %acc = linalg.fill ins(%zero : f32) outs(%e : {ct}) -> {ct}
+  %y = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}} ins(%p, %w : {pt}, {wt}) outs(%acc : {ct}) -> {ct}
+  %e2 = tensor.empty() : {yt}
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : {yt}) -> {yt}
+  %s = linalg.generic {{indexing_maps = [affine_map<(n, f, h, w) -> (n, h, w, f)>, affine_map<(n, f, h, w) -> (f)>, affine_map<(n, f, h, w) -> (n, f)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}} ins(%y, %b : {ct}, {bt}) outs(%f2 : {yt}) {{
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %a = arith.addf %v, %bias : f32
+    %r = arith.maximumf %a, %zero : f32
+    %t = arith.addf %o, %r : f32
+    linalg.yield %t : f32
+  }} -> {yt}
+  %m = linalg.generic {{indexing_maps = [affine_map<(n, f) -> (n, f)>, affine_map<(n, f) -> (n, f)>], iterator_types = ["parallel", "parallel"]}} ins(%s : {yt}) outs(%e2 : {yt}) {{
+  ^bb0(%v: f32, %o: f32):
+    %d = arith.divf %v, %count : f32
+    linalg.yield %d : f32
+  }} -> {yt}
+  return %m : {yt}
+}}
+"""
+    fields = dict(name=name, xt=xt, wt=tensor(w.shape), yt=yt, pt=pt, ct=ct,
+                  pad=pad, count=h * w_, b=dense(b), bt=tensor(b.shape))
+    body = template.format(
+        suffix="", warg="",
+        wconst="\n  %%w = arith.constant %s : %s" % (dense(w), tensor(w.shape)),
+        **fields)
+    body += template.format(suffix="_arg", warg=", %%w: %s" % tensor(w.shape),
+                            wconst="", **fields)
+    return body, x, w, y
+
+
 CASES = [
     # name, builder, arguments
     ("mm_rows131", matmul_case, (131, 67, 96)),
@@ -176,6 +248,13 @@ CASES = [
     # 3x3 x 263 = 2367 (two blocks and 63) on rows of 13.
     ("conv3x3_k1179", conv_case, (5, 14, 131, 3, 3, 37, 1, 1, True)),
     ("conv3x3_k2367", conv_case, (3, 13, 263, 3, 3, 40, 1, 1, True)),
+    # A global average pool over a convolution, computed in one dispatch
+    # (--fuse-into-pool): an image and a column tile a workgroup. 300
+    # filters at batch 3 make two column tiles, the second partial (160 and
+    # 140 columns: a dynamic width); 37 filters of a padded 3x3 at batch 1,
+    # one tile.
+    ("gp1x1_f300_n3", globalpool_case, (3, 9, 11, 40, 1, 300, 0)),
+    ("gp3x3_f37", globalpool_case, (1, 7, 13, 16, 3, 37, 1)),
 ]
 
 

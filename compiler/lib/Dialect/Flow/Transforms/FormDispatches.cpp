@@ -448,6 +448,46 @@ bool isFusedIntoPool(Operation *op) {
          cast<RankedTensorType>(pool->getResult(0).getType()).hasStaticShape();
 }
 
+/// The reduction over whole images that is the one use of `op`, a static
+/// f32 NHWC convolution or its elementwise epilogue (a global pool: a
+/// linalg.generic whose loops over the convolution's rows and columns are
+/// its reductions, over images and channels its parallel loops;
+/// squeezenet1_1's classifier, 1x1 512 -> 1000 at 13x13, then its bias,
+/// ReLU and average); null otherwise. At most kGlobalPoolMaxPixels pixels
+/// an image, so that a workgroup's temporary stays in cache.
+linalg::GenericOp findGlobalPoolReader(Operation *op) {
+  constexpr int64_t kGlobalPoolMaxPixels = 1024;
+  if (!isConvolutionOrItsEpilogue(op)) {
+    return {};
+  }
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  OpOperand &use = *op->getUses().begin();
+  auto reduction = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+      type.getDimSize(1) * type.getDimSize(2) > kGlobalPoolMaxPixels ||
+      !reduction || reduction->getBlock() != op->getBlock() ||
+      !reduction.isDpsInput(&use) || reduction.getNumLoops() != 4 ||
+      reduction->getNumResults() != 1 ||
+      !cast<RankedTensorType>(reduction->getResult(0).getType())
+           .hasStaticShape()) {
+    return {};
+  }
+  AffineMap map = reduction.getMatchingIndexingMap(&use);
+  if (!map.isPermutation()) {
+    return {};
+  }
+  SmallVector<utils::IteratorType> iterators =
+      reduction.getIteratorTypesArray();
+  for (unsigned dim = 0; dim < 4; ++dim) {
+    unsigned loop = map.getDimPosition(dim);
+    bool spatial = dim == 1 || dim == 2;
+    if ((iterators[loop] == utils::IteratorType::reduction) != spatial) {
+      return {};
+    }
+  }
+  return reduction;
+}
+
 /// A static f32 NHWC depthwise convolution, or its elementwise epilogue
 /// (bias, activation), whose one use is the input of a static 1x1
 /// convolution of stride 1 (mobilenet_v2's projection after each
@@ -645,6 +685,26 @@ std::string withEpilogue(std::string window, Operation *epilogue) {
   return window;
 }
 
+/// The reduction with reduction loops that `op` is, or that produces an
+/// input of `op` (the average's division after a global pool's sum); null
+/// otherwise.
+linalg::GenericOp findGlobalPoolReduction(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic) {
+    return {};
+  }
+  if (generic.getNumReductionLoops() != 0) {
+    return generic;
+  }
+  for (Value input : generic.getDpsInputs()) {
+    auto producer = input.getDefiningOp<linalg::GenericOp>();
+    if (producer && producer.getNumReductionLoops() != 0) {
+      return producer;
+    }
+  }
+  return {};
+}
+
 /// `root`'s name, preceded by those of the window ops fused into it
 /// before it (isFusedIntoDepthwise, isFusedIntoProjection), each a window
 /// op or its epilogue, first to last:
@@ -658,6 +718,13 @@ std::string describe(Operation *root, Operation *epilogue = nullptr,
     if (pooled) {
       epilogue = epilogue->getOperand(0).getDefiningOp();
     }
+    // A convolution fused into its global pool (isFusedIntoGlobalPool):
+    // what the reduction does to each value (its bias and activation),
+    // then the pool; the root is the reduction or an op after it.
+    linalg::GenericOp globalPool = findGlobalPoolReduction(epilogue);
+    if (globalPool) {
+      epilogue = globalPool;
+    }
     if (isa_and_nonnull<tensor::ConcatOp>(epilogue)) {
       window += "_concat";
     } else {
@@ -665,6 +732,8 @@ std::string describe(Operation *root, Operation *epilogue = nullptr,
     }
     if (pooled) {
       window += "_maxpool";
+    } else if (globalPool) {
+      window += "_globalpool";
     }
     std::string lead;
     for (Operation *op : leading) {
@@ -794,14 +863,43 @@ public:
 private:
   LogicalResult outline(func::FuncOp func, Operation *root);
   func::FuncOp findEquivalent(func::FuncOp kernel);
+  /// A convolution (or its epilogue) read only by a global pool
+  /// (findGlobalPoolReader) that is the root of its dispatch, or whose
+  /// dispatch's root is an all-parallel op reading it (the average's
+  /// division); not one computed in another op's dispatch (resnet18's and
+  /// mobilenet_v2's pools are: in their classifier's matmul). The pool's
+  /// workgroups each compute an image's pixels for a tile of its channels
+  /// into a temporary and reduce them there, instead of the convolution
+  /// writing its whole result to memory for a dispatch of its own to read
+  /// back. For targets that can (--fuse-into-pool).
+  bool isFusedIntoGlobalPool(Operation *op) const {
+    linalg::GenericOp reduction = findGlobalPoolReader(op);
+    if (!reduction) {
+      return false;
+    }
+    Operation *root = reduction;
+    if (fused(reduction)) {
+      if (!reduction->hasOneUse()) {
+        return false;
+      }
+      root = *reduction->getUsers().begin();
+      if (fused(root)) {
+        return false;
+      }
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(root);
+    return generic &&
+           (generic == reduction || generic.getNumReductionLoops() == 0);
+  }
   /// Computed inside its consumer's dispatch (isFusedIntoConsumer, with
-  /// fuseIntoConcat isFusedIntoConcat, with fuseIntoPool isFusedIntoPool,
-  /// with fuseIntoDepthwise isFusedIntoDepthwise, with fuseIntoProjection
-  /// isFusedIntoProjection).
+  /// fuseIntoConcat isFusedIntoConcat, with fuseIntoPool isFusedIntoPool
+  /// and isFusedIntoGlobalPool, with fuseIntoDepthwise
+  /// isFusedIntoDepthwise, with fuseIntoProjection isFusedIntoProjection).
   bool fused(Operation *op) const {
     return isFusedIntoConsumer(op) ||
            (fuseIntoConcat && isFusedIntoConcat(op)) ||
-           (fuseIntoPool && isFusedIntoPool(op)) ||
+           (fuseIntoPool &&
+            (isFusedIntoPool(op) || isFusedIntoGlobalPool(op))) ||
            (fuseIntoDepthwise && isFusedIntoDepthwise(op)) ||
            (fuseIntoProjection && isFusedIntoProjection(op));
   }
