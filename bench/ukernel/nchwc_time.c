@@ -27,6 +27,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "time_util.h"
+
 void strata_ukernel_sconv_f32(
     int64_t inBase, int64_t inOffset, int64_t inStrideH, int64_t inStrideW,
     int64_t bBase, int64_t bOffset, int64_t ldb, int64_t cBase, int64_t cOffset,
@@ -43,31 +45,6 @@ enum { PACKED_B = 2, BIAS = 4, CLAMP = 32, PANEL = 32, CB = 16 };
 #ifndef BLOCK_FILTERS
 #define BLOCK_FILTERS 2
 #endif
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-static int compareDoubles(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double* v, int n) {
-  qsort(v, (size_t)n, sizeof(double), compareDoubles);
-  return v[n / 2];
-}
-
-static float* floats(int64_t n) {
-  float* p = aligned_alloc(64, (size_t)((n * 4 + 63) / 64 * 64));
-  if (!p) {
-    fprintf(stderr, "nchwc_time: out of memory\n");
-    exit(1);
-  }
-  return p;
-}
 
 /* in: [C/16][h+2][w+2][16] (padded); filter: [F/16][C/16][3][3][16 in][16
  * out]; out: [F/16][h][w][16]. */

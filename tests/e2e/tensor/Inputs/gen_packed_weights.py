@@ -58,6 +58,18 @@ def tensor(shape):
     return "tensor<%sxf32>" % "x".join(str(d) for d in shape)
 
 
+def both_forms(template, w, fields):
+    """The function `template` writes twice: with the weight `w` a constant
+    (@NAME, packed at compile time) and as an argument (@NAME_arg)."""
+    body = template.format(
+        suffix="", warg="",
+        wconst="\n  %%w = arith.constant %s : %s" % (dense(w), tensor(w.shape)),
+        **fields)
+    body += template.format(suffix="_arg", warg=", %%w: %s" % tensor(w.shape),
+                            wconst="", **fields)
+    return body
+
+
 def matmul_case(name, m, k, n):
     x = values((m, k), 1)
     w = values((k, n), 2)
@@ -139,13 +151,7 @@ func.func @{name}{suffix}(%x: {xt}{warg}) -> {yt} {{{wconst}
     fields = dict(name=name, xt=tensor(x.shape), wt=tensor(w.shape), yt=yt,
                   pt=pt, pad=pad, stride=stride, epilogue=epilogue,
                   result=result)
-    body = template.format(
-        suffix="", warg="",
-        wconst="\n  %%w = arith.constant %s : %s" % (dense(w), tensor(w.shape)),
-        **fields)
-    body += template.format(suffix="_arg", warg=", %%w: %s" % tensor(w.shape),
-                            wconst="", **fields)
-    return body, x, w, y
+    return both_forms(template, w, fields), x, w, y
 
 
 def globalpool_case(name, n, h, w_, c, k, f, pad):
@@ -211,13 +217,7 @@ func.func @{name}{suffix}(%x: {xt}{warg}) -> {yt} {{{wconst}
 """
     fields = dict(name=name, xt=xt, wt=tensor(w.shape), yt=yt, pt=pt, ct=ct,
                   pad=pad, count=h * w_, b=dense(b), bt=tensor(b.shape))
-    body = template.format(
-        suffix="", warg="",
-        wconst="\n  %%w = arith.constant %s : %s" % (dense(w), tensor(w.shape)),
-        **fields)
-    body += template.format(suffix="_arg", warg=", %%w: %s" % tensor(w.shape),
-                            wconst="", **fields)
-    return body, x, w, y
+    return both_forms(template, w, fields), x, w, y
 
 
 CASES = [
