@@ -15,18 +15,18 @@ static double now(void) {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-static int compareDoubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
+static int compareDoubles(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n) {
+static double median(double* v, int n) {
   qsort(v, (size_t)n, sizeof(double), compareDoubles);
   return v[n / 2];
 }
 
-static float *floats(int64_t n) {
-  float *p = aligned_alloc(64, (size_t)((n * 4 + 63) / 64 * 64));
+static float* floats(int64_t n) {
+  float* p = aligned_alloc(64, (size_t)((n * 4 + 63) / 64 * 64));
   if (!p) {
     fprintf(stderr, "out of memory (%lld floats)\n", (long long)n);
     exit(1);

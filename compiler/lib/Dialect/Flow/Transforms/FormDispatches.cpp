@@ -472,8 +472,13 @@ linalg::GenericOp findGlobalPoolReader(Operation *op) {
            .hasStaticShape()) {
     return {};
   }
+  // Its result is images x channels (the code generator cuts those two
+  // loops): not a pool that keeps its unit rows and columns.
   AffineMap map = reduction.getMatchingIndexingMap(&use);
-  if (!map.isPermutation()) {
+  AffineMap resultMap =
+      reduction.getMatchingIndexingMap(reduction.getDpsInitOperand(0));
+  if (!map.isPermutation() || resultMap.getNumResults() != 2 ||
+      !resultMap.isProjectedPermutation()) {
     return {};
   }
   SmallVector<utils::IteratorType> iterators =
@@ -887,9 +892,21 @@ private:
         return false;
       }
     }
+    // The root the code generator cuts (findGlobalPooledConvolution): the
+    // reduction, or an all-parallel op reading its result as it writes
+    // it.
     auto generic = dyn_cast<linalg::GenericOp>(root);
-    return generic &&
-           (generic == reduction || generic.getNumReductionLoops() == 0);
+    if (!generic || generic == reduction) {
+      return generic == reduction;
+    }
+    return generic.getNumReductionLoops() == 0 &&
+           generic.getNumDpsInits() == 1 &&
+           generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+               .isIdentity() &&
+           llvm::all_of(generic.getDpsInputOperands(), [&](OpOperand *input) {
+             return input->get() != reduction->getResult(0) ||
+                    generic.getMatchingIndexingMap(input).isIdentity();
+           });
   }
   /// Computed inside its consumer's dispatch (isFusedIntoConsumer, with
   /// fuseIntoConcat isFusedIntoConcat, with fuseIntoPool isFusedIntoPool
