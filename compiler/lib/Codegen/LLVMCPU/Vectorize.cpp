@@ -94,10 +94,11 @@ SmallVector<int64_t> chooseVectorTile(linalg::LinalgOp op,
 // parallel loop that is not its innermost (their last dimension is that
 // loop's, or they have none): the loops are interchanged to put that loop
 // innermost, so that the scalar loops step along memory and LLVM's loop
-// vectorizer takes the innermost. A workgroup's partial column tile of a
+// vectorizer takes the innermost. A workgroup's column tile of a
 // reduction over rows and columns (a global pool computed with its
-// convolution: its channel count is dynamic) otherwise became loops over
-// the columns innermost, a channel row apart each step.
+// convolution: its channel count is dynamic when the last tile is
+// partial) otherwise became loops over the columns innermost, a channel
+// row apart each step.
 void interchangeContiguousLoopInnermost(IRRewriter &rewriter,
                                         linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1) {
