@@ -8,7 +8,8 @@
 // columns (a last panel padded with zero columns), output rows 28 and 55
 // wide, which the microkernel reads in place from the padded input, and rows
 // of 14 and 13 read in place at depths 1179 and 2367 (more than one depth
-// block of the AVX-512 VNNI row's conv_kc, 1152), and two convolutions
+// block of the AVX-512 VNNI row's conv_kc, 1152), rows of 7 and 3 read
+// two to a tile (half of AVX-512's and of AVX2's tile), and two convolutions
 // whose bias, ReLU and global average pool are computed in their dispatch
 // (--fuse-into-pool; a partial column tile of 140 of 300 filters at batch
 // 3). Each case also runs with the weight passed as an argument
@@ -109,6 +110,16 @@
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_k2367 --input=@%t/conv3x3_k2367.input.npy --expected_output=@%t/conv3x3_k2367.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_k2367 --input=@%t/conv3x3_k2367.input.npy --expected_output=@%t/conv3x3_k2367.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_k2367 --input=@%t/conv3x3_k2367.input.npy --expected_output=@%t/conv3x3_k2367.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_w7_pairs --input=@%t/conv3x3_w7_pairs.input.npy --expected_output=@%t/conv3x3_w7_pairs.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_w7_pairs --input=@%t/conv3x3_w7_pairs.input.npy --expected_output=@%t/conv3x3_w7_pairs.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_w7_pairs --input=@%t/conv3x3_w7_pairs.input.npy --expected_output=@%t/conv3x3_w7_pairs.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_w7_pairs --input=@%t/conv3x3_w7_pairs.input.npy --expected_output=@%t/conv3x3_w7_pairs.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=conv3x3_w7_pairs_arg --input=@%t/conv3x3_w7_pairs.input.npy --input=@%t/conv3x3_w7_pairs.weight.npy --expected_output=@%t/conv3x3_w7_pairs.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_w3_pairs --input=@%t/conv3x3_w3_pairs.input.npy --expected_output=@%t/conv3x3_w3_pairs.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_w3_pairs --input=@%t/conv3x3_w3_pairs.input.npy --expected_output=@%t/conv3x3_w3_pairs.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_w3_pairs --input=@%t/conv3x3_w3_pairs.input.npy --expected_output=@%t/conv3x3_w3_pairs.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_w3_pairs --input=@%t/conv3x3_w3_pairs.input.npy --expected_output=@%t/conv3x3_w3_pairs.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=conv3x3_w3_pairs_arg --input=@%t/conv3x3_w3_pairs.input.npy --input=@%t/conv3x3_w3_pairs.weight.npy --expected_output=@%t/conv3x3_w3_pairs.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy

@@ -248,6 +248,12 @@ CASES = [
     # 3x3 x 263 = 2367 (two blocks and 63) on rows of 13.
     ("conv3x3_k1179", conv_case, (5, 14, 131, 3, 3, 37, 1, 1, True)),
     ("conv3x3_k2367", conv_case, (3, 13, 263, 3, 3, 40, 1, 1, True)),
+    # Output rows of half a tile read in place two to a tile (SgemmDriver.h,
+    # pairsOutputRows): 9 rows of 7 (AVX-512's 14-row tiles: four pairs
+    # and a row alone; 40 filters, a masked panel) and 7 rows of 3
+    # (AVX2's and SSE2's 6-row tiles).
+    ("conv3x3_w7_pairs", conv_case, (9, 7, 24, 3, 3, 40, 1, 1, True)),
+    ("conv3x3_w3_pairs", conv_case, (7, 3, 48, 3, 3, 52, 1, 1, True)),
     # A global average pool over a convolution, computed in one dispatch
     # (--fuse-into-pool): an image and a column tile a workgroup. 300
     # filters at batch 3 make two column tiles, the second partial (160 and

@@ -454,6 +454,7 @@ void strata_ukernel_sdwconv_f32(
     DW_BODY(DW_OP_MAC);
   }
 #undef DW_BODY
+  (void)sawNan; /* read only under DW_MAX_SPLIT */
 #if defined(__x86_64__)
   if (s.stream) {
     __builtin_ia32_sfence(); /* as in sgemm */

@@ -5,7 +5,8 @@
  * it defines MR, NR and `microRows(const struct ARuns *runs, const float *pa,
  * int64_t lda, const float *pb, int64_t ldb, float *c, int64_t ldc, int add,
  * const struct TileEpilogue *ep, int stream, const int rows, int64_t cols,
- * const int vecs, const int masked)`, which computes rows [0, rows) and columns
+ * const int vecs, const int masked, const int split)`, which computes rows
+ * [0, rows) and columns
  * [0, cols) of one MR x NR tile of C from an A panel (rows lda floats
  * apart from pa, the depth in `runs` along each: SgemmRuns.h; packed rows
  * are STRATA_SGEMM_A_ROW_STRIDE apart, one run) and a B panel of as many
@@ -16,7 +17,9 @@
  * are vector-aligned with non-temporal stores when `stream` is set (no
  * fence: the driver's). Only the first `vecs`
  * vectors of columns are computed; `masked` tiles touch C only in columns
- * [0, cols).
+ * [0, cols). A `split` other than 0 (MR / 2) reads the rows from it on
+ * from their own address (runs->pairOffset: two output rows of a
+ * convolution in one tile, STRATA_SGEMM_A_ROW in SgemmRuns.h).
  *
  * Builds freestanding: no C library, no calls LLVM would turn into one
  * except memcpy/memset, which the kernel library defines.
@@ -34,7 +37,8 @@ static inline int64_t minI64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* microRows with constant rows, vector count and masking, one unrolled
  * kernel per combination: whole tiles, tiles of at most NR / 2 columns
- * (one vector), and other partial tiles. */
+ * (one vector), and other partial tiles; a tile of two output rows
+ * (runs->pairOffset) is MR rows split at MR / 2. */
 static void micro(const struct ARuns *runs, const float *restrict pa,
                   int64_t lda, const float *restrict pb, int64_t ldb,
                   float *restrict c, int64_t ldc, int add,
@@ -65,7 +69,7 @@ static void micro(const struct ARuns *runs, const float *restrict pa,
   case r:                                                                      \
     if (r <= MR) {                                                             \
       microRows(runs, pa, rowStride, pb, ldb, c, ldc, add, ep, stream, r,      \
-                cols, vecs, masked);                                           \
+                cols, vecs, masked, 0);                                        \
     }                                                                          \
     return;
 #define STRATA_SGEMM_COLS_SWITCH                                               \
@@ -76,6 +80,21 @@ static void micro(const struct ARuns *runs, const float *restrict pa,
   } else {                                                                     \
     STRATA_SGEMM_ROWS_SWITCH(2, 1)                                             \
   }
+#if MR % 2 == 0
+  if (runs->pairOffset && rows == MR) {
+    if (cols == NR) {
+      microRows(runs, pa, lda, pb, ldb, c, ldc, add, ep, stream, MR, cols, 2, 0,
+                MR / 2);
+    } else if (cols <= NR / 2) {
+      microRows(runs, pa, lda, pb, ldb, c, ldc, add, ep, stream, MR, cols, 1, 1,
+                MR / 2);
+    } else {
+      microRows(runs, pa, lda, pb, ldb, c, ldc, add, ep, stream, MR, cols, 2, 1,
+                MR / 2);
+    }
+    return;
+  }
+#endif
   /* Packed A (one run, rows the compile-time STRATA_SGEMM_A_ROW_STRIDE
    * apart) gets kernels of its own: each row's element is then a constant
    * displacement from one register, folded into its multiply-add, where a
@@ -297,20 +316,28 @@ static int64_t rowStrideOf(const struct ASource *src, int64_t k) {
   return spreadRows(stride) ? stride : 0;
 }
 
+/* Output rows of MR / 2 pixels (resnet18's 7x7 convolutions on AVX-512's
+ * 14-row tiles), read in place, go two to a tile: the tile's second half
+ * reads its pixels from the next output row's address (ARuns.pairOffset),
+ * so that a tile is as full as packed A's would be. */
+static int pairsOutputRows(const struct ASource *src) {
+  return MR % 2 == 0 && src->conv && src->outWidth == MR / 2;
+}
+
 /* The distance in floats between neighbouring output pixels of a row in
  * the input when a convolution's A is better read in place than packed,
  * else 0. In place, a row panel of A is pixels of one output row (evenly
- * spaced), so panels end where rows do: worth it when that fills at least
- * 90% of the rows of a row's panels (55 of 56, 13 of 14; not 7 of 14).
- * Pixels at most STRATA_SGEMM_CONV_IN_PLACE_MAX_STEP floats apart: the
- * microkernel reads its rows side by side, without a prefetch on this
- * path, which streams well from memory only when they lie close
- * together. */
+ * spaced), or of two (pairsOutputRows), so panels end where rows do: worth
+ * it when that fills at least 90% of the rows of a row's panels (55 of 56,
+ * 13 of 14; not 6 of 14), or when rows pair up. Pixels at most
+ * STRATA_SGEMM_CONV_IN_PLACE_MAX_STEP floats apart: the microkernel reads
+ * its rows side by side, without a prefetch on this path, which streams
+ * well from memory only when they lie close together. */
 static int64_t convPixelStep(const struct ASource *src) {
   int64_t step = src->convStrideW * src->strideW;
   int64_t panelRows = (src->outWidth + MR - 1) / MR * MR;
   if (!src->conv || step > STRATA_SGEMM_CONV_IN_PLACE_MAX_STEP ||
-      src->outWidth * 10 < panelRows * 9) {
+      (src->outWidth * 10 < panelRows * 9 && !pairsOutputRows(src))) {
     return 0;
   }
   return step;
@@ -462,6 +489,10 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
   /* A convolution read in place (convPixelStep): no im2col copy at all;
    * the microkernel reads each pixel's window in runs. */
   int64_t pixelStep = directA ? 0 : convPixelStep(src);
+  /* Two output rows a tile (pairsOutputRows): from one row's first pixel
+   * to the next's. */
+  int64_t pairOffset =
+      pixelStep && pairsOutputRows(src) ? src->convStrideH * src->strideH : 0;
   int64_t runOffset[STRATA_SGEMM_CONV_KC];
   int64_t runLength[STRATA_SGEMM_CONV_KC];
   /* Row panels of the current block: first row, rows. */
@@ -524,7 +555,7 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
        * in NR-column strips, a cache line or two per row each pass). */
       int rowsOuter = kc * nc <= STRATA_SGEMM_L1_B_FLOATS;
       int64_t lengthOfBlock = kc, offsetOfBlock = 0;
-      struct ARuns runs = {1, &offsetOfBlock, &lengthOfBlock, 0, 0, 0};
+      struct ARuns runs = {1, &offsetOfBlock, &lengthOfBlock, 0, 0, 0, 0};
       if (pixelStep) {
         runs.count = convRuns(src, pc, kc, runOffset, runLength);
         runs.offset = runOffset;
@@ -537,7 +568,9 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
           int64_t rows = minI64(MR, mc - ir);
           if (pixelStep) {
             int64_t ox = (ic + ir) % src->outWidth;
-            rows = minI64(rows, src->outWidth - ox);
+            if (!pairOffset || ox != 0 || rows < MR) {
+              rows = minI64(rows, src->outWidth - ox);
+            }
           }
           panelStart[panels] = ir;
           panelRows[panels] = rows;
@@ -567,6 +600,7 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
             const float *panelA = pa + ir * STRATA_SGEMM_A_ROW_STRIDE(KC);
             int64_t lda = STRATA_SGEMM_A_ROW_STRIDE(KC);
             runs.next = 0;
+            runs.pairOffset = pairOffset && rows == MR ? pairOffset : 0;
             if (directA) {
               panelA = src->base + (ic + ir) * directA + pc;
               lda = directA;

@@ -73,7 +73,7 @@ static inline __attribute__((always_inline)) void
 microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
           const float *restrict pb, int64_t ldb, float *restrict c, int64_t ldc,
           int add, const struct TileEpilogue *ep, int stream, const int rows,
-          int64_t cols, const int vecs, const int masked) {
+          int64_t cols, const int vecs, const int masked, const int split) {
   (void)stream;
   float32x4_t acc[MR][2];
 #pragma clang loop unroll(full)
@@ -87,6 +87,7 @@ microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
   const int64_t prefetchBStep = runs->bPrefetchStep;
   for (int64_t r = 0; r < runs->count; ++r) {
     const float *a = pa + runs->offset[r];
+    const float *a2 = a + runs->pairOffset;
     int64_t length = runs->length[r];
     int64_t p = 0;
     for (; p + 4 <= length; p += 4) {
@@ -96,7 +97,9 @@ microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
       float32x4_t av[MR];
 #pragma clang loop unroll(full)
       for (int i = 0; i < MR; ++i) {
-        av[i] = i < rows ? vld1q_f32(a + i * lda + p) : vdupq_n_f32(0.0f);
+        av[i] = i < rows
+                    ? vld1q_f32(STRATA_SGEMM_A_ROW(a, a2, i, lda, split) + p)
+                    : vdupq_n_f32(0.0f);
       }
       NEON_LANE_STEP(0);
       NEON_LANE_STEP(1);
@@ -109,7 +112,8 @@ microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
 #pragma clang loop unroll(full)
       for (int i = 0; i < MR; ++i) {
         if (i < rows) {
-          float32x4_t ai = vdupq_n_f32(a[i * lda + p]);
+          float32x4_t ai =
+              vdupq_n_f32(STRATA_SGEMM_A_ROW(a, a2, i, lda, split)[p]);
           acc[i][0] = vfmaq_f32(acc[i][0], b0, ai);
           if (vecs > 1) {
             acc[i][1] = vfmaq_f32(acc[i][1], b1, ai);

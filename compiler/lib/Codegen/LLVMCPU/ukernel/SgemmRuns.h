@@ -32,7 +32,21 @@ struct ARuns {
    * memory system (SgemmDriver.h). */
   const char *bPrefetch;
   int64_t bPrefetchStep;
+  /* A tile of a convolution read in place whose rows are the pixels of
+   * two output rows (SgemmDriver.h, pairsOutputRows): the floats from the
+   * tile's first pixel to the first pixel of its second output row, whose
+   * pixels are its rows from `split` on (a constant of the variant's
+   * microRows, MR / 2); 0 otherwise. */
+  int64_t pairOffset;
 };
+
+/* Row i of a tile's A at a depth step: rows lda floats apart from a; in a
+ * tile of two output rows (split > 0, a constant), rows from split on lda
+ * floats apart from a2, the second output row's first pixel at that step
+ * (a + runs->pairOffset). */
+#define STRATA_SGEMM_A_ROW(a, a2, i, lda, split)                               \
+  ((split) > 0 && (i) >= (split) ? (a2) + ((i) - (split)) * (lda)              \
+                                 : (a) + (i) * (lda))
 
 /* The default prefetch of a tile whose B panel starts at pb, rows ldb
  * floats apart: B_PREFETCH_ROWS rows ahead of the step, a row a step. */
@@ -57,9 +71,10 @@ sgemmPrefetchNext(const float *next, int64_t lda, int mr, int64_t *row,
 }
 
 /* The depth steps of a microkernel tile (each variant's microRows), in
- * scope there: runs, pa, lda, pb, ldb, acc, rows, vecs, nextRow, nextCol
- * and MR. Each step loads B's `vecs` vectors of type VecT (`half` floats
- * apart, with `load`), broadcasts each row's element of A (`broadcast`,
+ * scope there: runs, pa, lda, pb, ldb, acc, rows, vecs, split (0, or the
+ * first row of a tile's second output row: STRATA_SGEMM_A_ROW), nextRow,
+ * nextCol and MR. Each step loads B's `vecs` vectors of type VecT (`half`
+ * floats apart, with `load`), broadcasts each row's element of A (`broadcast`,
  * from its address) and multiply-adds (`fma`). With `prefetch` (a
  * constant), the next row panel's lines are prefetched a line per step:
  * the variants expand it twice, so that the loop without the prefetch
@@ -77,6 +92,7 @@ sgemmPrefetchNext(const float *next, int64_t lda, int mr, int64_t *row,
   const int64_t prefetchBStep = runs->bPrefetchStep;                           \
   for (int64_t r = 0; r < runs->count; ++r) {                                  \
     const float *a = pa + runs->offset[r];                                     \
+    const float *a2 = a + runs->pairOffset;                                    \
     for (int64_t p = 0; p < runs->length[r]; ++p) {                            \
       if (prefetch) {                                                          \
         sgemmPrefetchNext(runs->next, lda, MR, &nextRow, &nextCol);            \
@@ -87,7 +103,7 @@ sgemmPrefetchNext(const float *next, int64_t lda, int mr, int64_t *row,
       VecT b1 = vecs > 1 ? load(pb + (half)) : b0;                             \
       _Pragma("clang loop unroll(full)") for (int i = 0; i < MR; ++i) {        \
         if (i < rows) {                                                        \
-          VecT ai = broadcast(a + i * lda);                                    \
+          VecT ai = broadcast(STRATA_SGEMM_A_ROW(a, a2, i, lda, split));       \
           acc[i][0] = fma(ai, b0, acc[i][0]);                                  \
           if (vecs > 1) {                                                      \
             acc[i][1] = fma(ai, b1, acc[i][1]);                                \
@@ -95,6 +111,7 @@ sgemmPrefetchNext(const float *next, int64_t lda, int mr, int64_t *row,
         }                                                                      \
       }                                                                        \
       a += 1;                                                                  \
+      a2 += 1;                                                                 \
       pb += ldb;                                                               \
     }                                                                          \
   }

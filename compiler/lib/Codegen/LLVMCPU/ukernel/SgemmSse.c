@@ -49,7 +49,7 @@ static inline __attribute__((always_inline)) void
 microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
           const float *restrict pb, int64_t ldb, float *restrict c, int64_t ldc,
           int add, const struct TileEpilogue *ep, int stream, const int rows,
-          int64_t cols, const int vecs, const int masked) {
+          int64_t cols, const int vecs, const int masked, const int split) {
   __m128 acc[MR][2];
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
@@ -57,7 +57,9 @@ microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
     acc[i][1] = _mm_setzero_ps();
   }
   int64_t nextRow = 0, nextCol = 0;
-  if (runs->next) {
+  /* (A tile of two output rows reads a convolution in place: no next row
+   * panel to prefetch.) */
+  if (runs->next && !split) {
     STRATA_SGEMM_STEPS(1, __m128, _mm_loadu_ps, sseBroadcast, sseMulAdd, 4)
   } else {
     STRATA_SGEMM_STEPS(0, __m128, _mm_loadu_ps, sseBroadcast, sseMulAdd, 4)
