@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
+#include "Strata/Dialect/Flow/IR/GlobalPool.h"
 #include "Strata/Dialect/Flow/IR/PackedWeightLayout.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -565,47 +566,25 @@ linalg::Conv2DNhwcHwcfOp findPooledConvolution(linalg::PoolingNhwcMaxOp pool) {
 }
 
 // The static f32 NHWC convolution computed in the function whose whole
-// images a reduction reduces (the flow phase's --fuse-into-pool of a global
-// pool): the root is that reduction (images and channels parallel, rows
-// and columns reduced) or an all-parallel op over its result in its layout
-// (the average's division); null otherwise.
+// images a global pool reduces (flow::isGlobalPoolOf, the flow phase's
+// --fuse-into-pool): the root is that pool, or an all-parallel op over
+// its result in its layout (flow::isGlobalPoolEpilogue: the average's
+// division); null otherwise.
 linalg::Conv2DNhwcHwcfOp findGlobalPooledConvolution(linalg::LinalgOp root) {
-  linalg::LinalgOp reduction = root;
-  if (root.getNumReductionLoops() == 0) {
-    reduction = {};
-    if (root.getNumDpsInits() != 1 ||
-        !root.getMatchingIndexingMap(root.getDpsInitOperand(0)).isIdentity()) {
-      return {};
+  SmallVector<linalg::LinalgOp, 2> pools = {root};
+  for (Value input : root.getDpsInputs()) {
+    auto producer = input.getDefiningOp<linalg::LinalgOp>();
+    if (producer && producer->getNumResults() == 1 &&
+        flow::isGlobalPoolEpilogue(root, producer->getResult(0))) {
+      pools.push_back(producer);
     }
-    for (OpOperand *input : root.getDpsInputOperands()) {
-      auto producer = input->get().getDefiningOp<linalg::GenericOp>();
-      if (producer && producer.getNumReductionLoops() != 0 &&
-          root.getMatchingIndexingMap(input).isIdentity()) {
-        reduction = producer;
+  }
+  for (linalg::LinalgOp pool : pools) {
+    for (OpOperand *input : pool.getDpsInputOperands()) {
+      auto conv = findComputedInput<linalg::Conv2DNhwcHwcfOp>(input->get());
+      if (conv && isLargeF32(conv) && flow::isGlobalPoolOf(pool, *input)) {
+        return conv;
       }
-    }
-  }
-  if (!reduction || reduction.getNumLoops() != 4 ||
-      reduction.getNumReductionLoops() != 2 ||
-      reduction.getNumDpsInits() != 1) {
-    return {};
-  }
-  SmallVector<utils::IteratorType> iterators =
-      reduction.getIteratorTypesArray();
-  for (OpOperand *input : reduction.getDpsInputOperands()) {
-    auto conv = findComputedInput<linalg::Conv2DNhwcHwcfOp>(input->get());
-    AffineMap map = reduction.getMatchingIndexingMap(input);
-    if (!conv || !map.isPermutation() || !isLargeF32(conv)) {
-      continue;
-    }
-    bool spatialReduced = true;
-    for (unsigned dim = 0; dim < 4; ++dim) {
-      bool reduced =
-          iterators[map.getDimPosition(dim)] == utils::IteratorType::reduction;
-      spatialReduced &= reduced == (dim == 1 || dim == 2);
-    }
-    if (spatialReduced) {
-      return conv;
     }
   }
   return {};
@@ -620,6 +599,8 @@ linalg::Conv2DNhwcHwcfOp findGlobalPooledConvolution(linalg::LinalgOp root) {
 SmallVector<int64_t> chooseGlobalPoolTileSizes(linalg::LinalgOp root,
                                                linalg::Conv2DNhwcHwcfOp conv) {
   int64_t channels = conv.getStaticLoopRanges()[3];
+  // Images x channels (flow::isGlobalPoolOf), or the same through an
+  // all-parallel op after the pool.
   AffineMap resultMap = root.getMatchingIndexingMap(root.getDpsInitOperand(0));
   if (resultMap.getNumResults() != 2 || !resultMap.isProjectedPermutation()) {
     return {};

@@ -5,6 +5,7 @@
 
 #include "Strata/Dialect/Check/IR/CheckOps.h"
 #include "Strata/Dialect/Flow/IR/FlowOps.h"
+#include "Strata/Dialect/Flow/IR/GlobalPool.h"
 #include "Strata/Dialect/Flow/IR/PackedWeightLayout.h"
 #include "Strata/Dialect/Util/IR/UtilOps.h"
 
@@ -449,9 +450,10 @@ bool isFusedIntoPool(Operation *op) {
 }
 
 /// The reduction over whole images that is the one use of `op`, a static
-/// f32 NHWC convolution or its elementwise epilogue (a global pool: a
-/// linalg.generic whose loops over the convolution's rows and columns are
-/// its reductions, over images and channels its parallel loops;
+/// f32 NHWC convolution or its elementwise epilogue (a global pool,
+/// flow::isGlobalPoolOf: a linalg.generic whose loops over the
+/// convolution's rows and columns are its reductions, over images and
+/// channels its parallel loops, and whose result is images x channels;
 /// squeezenet1_1's classifier, 1x1 512 -> 1000 at 13x13, then its bias,
 /// ReLU and average); null otherwise. At most kGlobalPoolMaxPixels pixels
 /// an image, so that a workgroup's temporary stays in cache.
@@ -466,29 +468,10 @@ linalg::GenericOp findGlobalPoolReader(Operation *op) {
   if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
       type.getDimSize(1) * type.getDimSize(2) > kGlobalPoolMaxPixels ||
       !reduction || reduction->getBlock() != op->getBlock() ||
-      !reduction.isDpsInput(&use) || reduction.getNumLoops() != 4 ||
-      reduction->getNumResults() != 1 ||
+      !flow::isGlobalPoolOf(reduction, use) ||
       !cast<RankedTensorType>(reduction->getResult(0).getType())
            .hasStaticShape()) {
     return {};
-  }
-  // Its result is images x channels (the code generator cuts those two
-  // loops): not a pool that keeps its unit rows and columns.
-  AffineMap map = reduction.getMatchingIndexingMap(&use);
-  AffineMap resultMap =
-      reduction.getMatchingIndexingMap(reduction.getDpsInitOperand(0));
-  if (!map.isPermutation() || resultMap.getNumResults() != 2 ||
-      !resultMap.isProjectedPermutation()) {
-    return {};
-  }
-  SmallVector<utils::IteratorType> iterators =
-      reduction.getIteratorTypesArray();
-  for (unsigned dim = 0; dim < 4; ++dim) {
-    unsigned loop = map.getDimPosition(dim);
-    bool spatial = dim == 1 || dim == 2;
-    if ((iterators[loop] == utils::IteratorType::reduction) != spatial) {
-      return {};
-    }
   }
   return reduction;
 }
@@ -895,18 +878,9 @@ private:
     // The root the code generator cuts (findGlobalPooledConvolution): the
     // reduction, or an all-parallel op reading its result as it writes
     // it.
-    auto generic = dyn_cast<linalg::GenericOp>(root);
-    if (!generic || generic == reduction) {
-      return generic == reduction;
-    }
-    return generic.getNumReductionLoops() == 0 &&
-           generic.getNumDpsInits() == 1 &&
-           generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
-               .isIdentity() &&
-           llvm::all_of(generic.getDpsInputOperands(), [&](OpOperand *input) {
-             return input->get() != reduction->getResult(0) ||
-                    generic.getMatchingIndexingMap(input).isIdentity();
-           });
+    return root == reduction ||
+           flow::isGlobalPoolEpilogue(dyn_cast<linalg::GenericOp>(root),
+                                      reduction->getResult(0));
   }
   /// Computed inside its consumer's dispatch (isFusedIntoConsumer, with
   /// fuseIntoConcat isFusedIntoConcat, with fuseIntoPool isFusedIntoPool
