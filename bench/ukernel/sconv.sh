@@ -2,13 +2,17 @@
 # sconv.sh - times the f32 convolution microkernel of this host's variant
 # with the depth block its IsaTuning.def row gives in-place convolutions
 # (conv_kc) against other depths, on resnet18's 3x3 convolutions (56x56x64,
-# 28x28x128, 14x14x256; rows a call as the compiler tiles them at batch 8),
-# interleaved in one process (sconv_time.c).
+# 28x28x128, 14x14x256; rows a call as the compiler tiles them at batch 8;
+# 7x7x512 as at batch 1: the whole image, 64 filters a call), interleaved
+# in one process (sconv_time.c).
 #
-#   [ISA=avx512vnni|avx512|avx2] bench/ukernel/sconv.sh [REPS [ROUNDS [DEPTH...]]]
+#   [ISA=avx512vnni|avx512|avx2] [BASE=COMMIT] bench/ukernel/sconv.sh
+#       [REPS [ROUNDS [DEPTH...]]]
 # DEPTH defaults to 256 576 1152 2304; ISA, the host's best variant by
-# default, picks another row the host can run. Exit 77 (skip) without AVX2 +
-# FMA.
+# default, picks another row the host can run. BASE adds the same row
+# built from an earlier commit's microkernel sources, first (the ratios'
+# base): a kernel change measured against what it changes. Exit 77 (skip)
+# without AVX2 + FMA.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 clang="${CLANG:-/usr/lib/llvm-22/bin/clang}"
@@ -39,10 +43,18 @@ else
   echo "SKIP: the host cannot run the ${want:-AVX2 + FMA} kernel"
   exit 77
 fi
-# The row's own build first (the ratios' base), then one per depth.
-names=(row) defines=("")
+# The row's own build first (the ratios' base), then one per depth; with
+# BASE, that commit's row before them.
+names=() defines=() dirs=()
+if [[ -n ${BASE:-} ]]; then
+  mkdir -p "$out/base"
+  git -C "$root" archive "$BASE" compiler/lib/Codegen/LLVMCPU/ukernel |
+    tar -x -C "$out/base"
+  names+=(base) defines+=("") dirs+=("$out/base/compiler/lib/Codegen/LLVMCPU/ukernel")
+fi
+names+=(row) defines+=("") dirs+=("$ukernel")
 for d in "${depths[@]}"; do
-  names+=("kc$d") defines+=("-DSTRATA_UKERNEL_CONV_KC=$d")
+  names+=("kc$d") defines+=("-DSTRATA_UKERNEL_CONV_KC=$d") dirs+=("$ukernel")
 done
 objects=()
 {
@@ -60,8 +72,8 @@ for i in "${!names[@]}"; do
   # As the compiler builds it (meson.build), each under its own symbol.
   # shellcheck disable=SC2086
   "$clang" "${x86[@]}" -O3 -c -ffreestanding -fno-builtin \
-    -fno-stack-protector -fPIC -std=c11 -I "$ukernel" "${flags[@]}" \
-    "-DSTRATA_UKERNEL_ISA=$isa" ${defines[$i]} "$ukernel/$source" \
+    -fno-stack-protector -fPIC -std=c11 -I "${dirs[$i]}" "${flags[@]}" \
+    "-DSTRATA_UKERNEL_ISA=$isa" ${defines[$i]} "${dirs[$i]}/$source" \
     -o "$out/$n.full.o"
   objcopy --redefine-sym "strata_ukernel_sconv_f32=sconv_$n" \
     --keep-global-symbol="sconv_$n" "$out/$n.full.o" "$out/$n.o"
@@ -73,8 +85,10 @@ echo "sconv.sh: $(lscpu | sed -n 's/^Model name: *//p'), variant $isa" \
   "(row: conv_kc $(sed -n "s/^STRATA_ISA_TUNING($isa, .*, \([0-9]*\))$/\1/p" \
     "$ukernel/IsaTuning.def")), $(date '+%Y-%m-%d %H:%M')"
 status=0
-for shape in "56 64 64 4" "28 128 128 4" "14 256 256 14"; do
+for shape in "56 64 64 4" "28 128 128 4" "14 256 256 14" "7 512 512 7 64"; do
   # shellcheck disable=SC2086
-  "$out/sconv_time" $shape "$reps" "$rounds" || status=1
+  set -- $shape
+  # shellcheck disable=SC2086
+  "$out/sconv_time" $1 $2 $3 $4 "$reps" "$rounds" ${5:-} || status=1
 done
 exit $status

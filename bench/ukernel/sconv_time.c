@@ -6,12 +6,14 @@
  * into calls of ROWS rows (a workgroup's tile). sconv.sh builds the
  * variants and the table naming them (sconv_variants.h: NV, names[],
  * fns[]), each under its own symbol. Rounds interleave the variants; each
- * round takes the best of REPS calls over the image. Prints each variant's
+ * round takes the best of REPS calls over the image (COLS filters a call
+ * when given, as a workgroup's column tile; all F by default). Prints each
+ * variant's
  * median time, GFLOP/s and median ratio to the first, and checks that
  * every variant's output equals the first's to 1e-4 (the depth blocks
  * change the summation order).
  *
- *   sconv_time H C F ROWS REPS ROUNDS
+ *   sconv_time H C F ROWS REPS ROUNDS [COLS]
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -38,16 +40,20 @@ typedef void (*SconvFn)(int64_t inBase, int64_t inOffset, int64_t inStrideH,
 enum { PACKED_B = 2, BIAS = 4, CLAMP = 32, PANEL = 32 };
 
 int main(int argc, char** argv) {
-  if (argc != 7) {
-    fprintf(stderr, "usage: sconv_time H C F ROWS REPS ROUNDS\n");
+  if (argc != 7 && argc != 8) {
+    fprintf(stderr, "usage: sconv_time H C F ROWS REPS ROUNDS [COLS]\n");
     return 2;
   }
   int64_t h = atoi(argv[1]), c = atoi(argv[2]), f = atoi(argv[3]);
   int64_t rows = atoi(argv[4]);
   int reps = atoi(argv[5]), rounds = atoi(argv[6]);
+  int64_t cols = argc == 8 ? atoi(argv[7]) : f;
   if (h <= 0 || c <= 0 || f <= 0 || rows <= 0 || h % rows || reps <= 0 ||
-      rounds <= 0) {
-    fprintf(stderr, "sconv_time: sizes must be positive, ROWS must divide H\n");
+      rounds <= 0 || cols <= 0 || f % cols || cols % PANEL) {
+    fprintf(stderr,
+            "sconv_time: sizes must be positive, ROWS must divide H, COLS "
+            "must divide F and be a multiple of %d\n",
+            PANEL);
     return 2;
   }
   int64_t w = h, hp = h + 2, wp = w + 2, k = 9 * c;
@@ -81,11 +87,13 @@ int main(int argc, char** argv) {
       double best = 1e30;
       for (int q = 0; q < reps; ++q) {
         double start = now();
-        for (int64_t y = 0; y < h; y += rows) {
-          fns[v]((int64_t)in, y * wp * c, wp * c, c, (int64_t)packed, 0, PANEL,
-                 (int64_t)out[v], y * w * f, f, rows * w, f, k,
-                 PACKED_B | BIAS | CLAMP, (int64_t)scratch, w, c, 3, 1, 1, 1, 1,
-                 (int64_t)bias, 0, 0, loBits, hiBits);
+        for (int64_t j = 0; j < f; j += cols) {
+          for (int64_t y = 0; y < h; y += rows) {
+            fns[v]((int64_t)in, y * wp * c, wp * c, c, (int64_t)packed, j * k,
+                   PANEL, (int64_t)out[v], y * w * f + j, f, rows * w, cols, k,
+                   PACKED_B | BIAS | CLAMP, (int64_t)scratch, w, c, 3, 1, 1, 1,
+                   1, (int64_t)(bias + j), 0, 0, loBits, hiBits);
+          }
         }
         double elapsed = now() - start;
         best = elapsed < best ? elapsed : best;
@@ -96,10 +104,10 @@ int main(int argc, char** argv) {
   double flops = 2.0 * h * w * f * k;
   int status = 0;
   printf(
-      "3x3 conv %lldx%lld, %lld -> %lld channels, %lld rows a call; "
-      "%d rounds of the best of %d\n",
+      "3x3 conv %lldx%lld, %lld -> %lld channels, %lld rows x %lld filters a "
+      "call; %d rounds of the best of %d\n",
       (long long)h, (long long)w, (long long)c, (long long)f, (long long)rows,
-      rounds, reps);
+      (long long)cols, rounds, reps);
   for (int v = 0; v < NV; ++v) {
     double worst = 0;
     for (int64_t i = 0; i < h * w * f; ++i) {
