@@ -61,19 +61,20 @@ func.func @conv3x3(%in: tensor<1x58x58x16xf32>, %w: tensor<3x3x16x21xf32>)
 }
 
 // Output rows of 4 pixels, half of the NEON kernel's 8-row tile, read in
-// place two to a tile (SgemmDriver.h, pairsOutputRows); 9 rows (a row
-// left alone), 29 filters (a last tile of 5 columns).
-func.func @conv3x3_w4_pairs(%in: tensor<1x11x6x40xf32>,
-                            %w: tensor<3x3x40x29xf32>)
-    -> tensor<1x9x4x29xf32> {
+// place two to a tile (SgemmDriver.h, pairsOutputRows); 9 rows in
+// workgroups of 3 (a row left alone), 61 filters (a last tile of 5
+// columns), 64 channels (pixels 64 floats apart, the most read in place).
+func.func @conv3x3_w4_pairs(%in: tensor<1x11x6x64xf32>,
+                            %w: tensor<3x3x64x61xf32>)
+    -> tensor<1x9x4x61xf32> {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x9x4x29xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x9x4x29xf32>) -> tensor<1x9x4x29xf32>
+  %e = tensor.empty() : tensor<1x9x4x61xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x9x4x61xf32>) -> tensor<1x9x4x61xf32>
   %r = linalg.conv_2d_nhwc_hwcf
       {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%in, %w : tensor<1x11x6x40xf32>, tensor<3x3x40x29xf32>)
-      outs(%f : tensor<1x9x4x29xf32>) -> tensor<1x9x4x29xf32>
-  return %r : tensor<1x9x4x29xf32>
+      ins(%in, %w : tensor<1x11x6x64xf32>, tensor<3x3x64x61xf32>)
+      outs(%f : tensor<1x9x4x61xf32>) -> tensor<1x9x4x61xf32>
+  return %r : tensor<1x9x4x61xf32>
 }
 
 // Stride 2, 32 channels in, 3 out (one partial vector), bias added.
