@@ -5,18 +5,17 @@
  * it defines MR, NR and `microRows(const struct ARuns *runs, const float *pa,
  * int64_t lda, const float *pb, int64_t ldb, float *c, int64_t ldc, int add,
  * const struct TileEpilogue *ep, int stream, const int rows, int64_t cols,
- * const int vecs, const int masked, const int split)`, which computes rows
- * [0, rows) and columns
- * [0, cols) of one MR x NR tile of C from an A panel (rows lda floats
- * apart from pa, the depth in `runs` along each: SgemmRuns.h; packed rows
- * are STRATA_SGEMM_A_ROW_STRIDE apart, one run) and a B panel of as many
- * rows of NR floats as the runs cover, ldb apart (NR when packed;
- * B's own row stride when read in place; columns past cols are zeros),
- * adding to C when `add` is set and overwriting it otherwise, then applying
- * `ep` (SgemmEpilogue.h) when it is not null, and storing the rows that
- * are vector-aligned with non-temporal stores when `stream` is set (no
- * fence: the driver's). Only the first `vecs`
- * vectors of columns are computed; `masked` tiles touch C only in columns
+ * const int vecs, const int masked, const int split)`, which computes
+ * rows [0, rows) and columns [0, cols) of one MR x NR tile of C from an A
+ * panel (rows lda floats apart from pa, the depth in `runs` along each:
+ * SgemmRuns.h; packed rows are STRATA_SGEMM_A_ROW_STRIDE apart, one run)
+ * and a B panel of as many rows of NR floats as the runs cover, ldb apart
+ * (NR when packed; B's own row stride when read in place; columns past
+ * cols are zeros), adding to C when `add` is set and overwriting it
+ * otherwise, then applying `ep` (SgemmEpilogue.h) when it is not null, and
+ * storing the rows that are vector-aligned with non-temporal stores when
+ * `stream` is set (no fence: the driver's). Only the first `vecs` vectors
+ * of columns are computed; `masked` tiles touch C only in columns
  * [0, cols). A `split` other than 0 (MR / 2) reads the rows from it on
  * from their own address (runs->pairOffset: two output rows of a
  * convolution in one tile, STRATA_SGEMM_A_ROW in SgemmRuns.h).
