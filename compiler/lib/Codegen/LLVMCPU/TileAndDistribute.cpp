@@ -600,11 +600,11 @@ SmallVector<int64_t> chooseGlobalPoolTileSizes(linalg::LinalgOp root,
                                                linalg::Conv2DNhwcHwcfOp conv) {
   int64_t channels = conv.getStaticLoopRanges()[3];
   // Images x channels (flow::isGlobalPoolOf), or the same through an
-  // all-parallel op after the pool.
+  // all-parallel op after the pool (flow::isGlobalPoolEpilogue: identity
+  // maps).
   AffineMap resultMap = root.getMatchingIndexingMap(root.getDpsInitOperand(0));
-  if (resultMap.getNumResults() != 2 || !resultMap.isProjectedPermutation()) {
-    return {};
-  }
+  assert(resultMap.getNumResults() == 2 && resultMap.isProjectedPermutation() &&
+         "findGlobalPooledConvolution's root writes images x channels");
   int64_t tileC = wholePanels(
       chooseTileSize(channels, ceilDiv(channels, kMatmulTileEdge)), channels);
   SmallVector<int64_t> sizes(root.getNumLoops(), 0);

@@ -133,7 +133,8 @@ func.func @global_pool(%x: tensor<8x13x13x512xf32>, %w: tensor<1x1x512x1000xf32>
 // Not fused: a reduction over the channels (its parallel loops are the
 // pixels), one over the rows only, a global pool that keeps its unit
 // rows and columns (1x1x1x96: the code generator cuts images x channels),
-// and a reduction over rows and channels whose result is images x columns.
+// a reduction over rows and channels whose result is images x columns, and
+// a global pool whose result is channels x images.
 // FUSED-LABEL: func.func @not_global(
 // FUSED: flow.dispatch {{.*}}_conv_1x1_64x96_13x13_f32
 // FUSED: flow.dispatch {{.*}}_reduction_
@@ -143,7 +144,9 @@ func.func @global_pool(%x: tensor<8x13x13x512xf32>, %w: tensor<1x1x512x1000xf32>
 // FUSED: flow.dispatch {{.*}}_reduction_
 // FUSED: flow.dispatch {{.*}}_conv_1x1_64x96_13x13_f32
 // FUSED: flow.dispatch {{.*}}_reduction_
-func.func @not_global(%x: tensor<1x13x13x64xf32>, %w: tensor<1x1x64x96xf32>, %w2: tensor<1x1x64x96xf32>, %w3: tensor<1x1x64x96xf32>, %w4: tensor<1x1x64x96xf32>) -> (tensor<1x13x13xf32>, tensor<1x13x96xf32>, tensor<1x1x1x96xf32>, tensor<1x13xf32>) {
+// FUSED: flow.dispatch {{.*}}_conv_1x1_64x96_13x13_f32
+// FUSED: flow.dispatch {{.*}}_reduction_
+func.func @not_global(%x: tensor<1x13x13x64xf32>, %w: tensor<1x1x64x96xf32>, %w2: tensor<1x1x64x96xf32>, %w3: tensor<1x1x64x96xf32>, %w4: tensor<1x1x64x96xf32>, %w5: tensor<1x1x64x96xf32>) -> (tensor<1x13x13xf32>, tensor<1x13x96xf32>, tensor<1x1x1x96xf32>, tensor<1x13xf32>, tensor<96x1xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x13x13x96xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x13x13x96xf32>) -> tensor<1x13x13x96xf32>
@@ -187,7 +190,17 @@ func.func @not_global(%x: tensor<1x13x13x64xf32>, %w: tensor<1x1x64x96xf32>, %w2
     %t = arith.addf %o, %v : f32
     linalg.yield %t : f32
   } -> tensor<1x13xf32>
-  return %channels, %rows, %kept, %columns : tensor<1x13x13xf32>, tensor<1x13x96xf32>, tensor<1x1x1x96xf32>, tensor<1x13xf32>
+  %c5 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w5 : tensor<1x13x13x64xf32>, tensor<1x1x64x96xf32>) outs(%f : tensor<1x13x13x96xf32>) -> tensor<1x13x13x96xf32>
+  %et = tensor.empty() : tensor<96x1xf32>
+  %ft = linalg.fill ins(%zero : f32) outs(%et : tensor<96x1xf32>) -> tensor<96x1xf32>
+  %transposed = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (c, n)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%c5 : tensor<1x13x13x96xf32>) outs(%ft : tensor<96x1xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = arith.addf %o, %v : f32
+    linalg.yield %t : f32
+  } -> tensor<96x1xf32>
+  return %channels, %rows, %kept, %columns, %transposed : tensor<1x13x13xf32>, tensor<1x13x96xf32>, tensor<1x1x1x96xf32>, tensor<1x13xf32>, tensor<96x1xf32>
 }
 
 // -----

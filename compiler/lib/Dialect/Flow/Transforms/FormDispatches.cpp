@@ -673,24 +673,25 @@ std::string withEpilogue(std::string window, Operation *epilogue) {
   return window;
 }
 
-/// The reduction with reduction loops that `op` is, or that produces an
-/// input of `op` (the average's division after a global pool's sum); null
-/// otherwise.
-linalg::GenericOp findGlobalPoolReduction(Operation *op) {
-  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
-  if (!generic) {
+/// The global pool (findGlobalPoolReader) that reads `window`, a
+/// convolution, directly or through its elementwise epilogue, when `root`
+/// is that pool or the all-parallel op after it
+/// (flow::isGlobalPoolEpilogue): the dispatch rooted at `root` computes the
+/// convolution in the pool. Null otherwise.
+linalg::GenericOp findFusingGlobalPool(Operation *window, Operation *root) {
+  if (!root) {
     return {};
   }
-  if (generic.getNumReductionLoops() != 0) {
-    return generic;
+  linalg::GenericOp pool = findGlobalPoolReader(window);
+  if (!pool && window->hasOneUse()) {
+    pool = findGlobalPoolReader(*window->getUsers().begin());
   }
-  for (Value input : generic.getDpsInputs()) {
-    auto producer = input.getDefiningOp<linalg::GenericOp>();
-    if (producer && producer.getNumReductionLoops() != 0) {
-      return producer;
-    }
+  if (!pool || (root != pool.getOperation() &&
+                !flow::isGlobalPoolEpilogue(dyn_cast<linalg::GenericOp>(root),
+                                            pool->getResult(0)))) {
+    return {};
   }
-  return {};
+  return pool;
 }
 
 /// `root`'s name, preceded by those of the window ops fused into it
@@ -709,7 +710,7 @@ std::string describe(Operation *root, Operation *epilogue = nullptr,
     // A convolution fused into its global pool (isFusedIntoGlobalPool):
     // what the reduction does to each value (its bias and activation),
     // then the pool; the root is the reduction or an op after it.
-    linalg::GenericOp globalPool = findGlobalPoolReduction(epilogue);
+    linalg::GenericOp globalPool = findFusingGlobalPool(root, epilogue);
     if (globalPool) {
       epilogue = globalPool;
     }

@@ -28,8 +28,12 @@ inline bool isGlobalPoolOf(linalg::LinalgOp pool, OpOperand &input) {
   }
   AffineMap map = pool.getMatchingIndexingMap(&input);
   AffineMap resultMap = pool.getMatchingIndexingMap(pool.getDpsInitOperand(0));
-  if (!map.isPermutation() || resultMap.getNumResults() != 2 ||
-      !resultMap.isProjectedPermutation()) {
+  // The result is the input's images, then its channels (not channels x
+  // images: the code generator cuts the result's first dimension by image).
+  if (!map.isPermutation() || !resultMap.isProjectedPermutation() ||
+      resultMap.getNumResults() != 2 ||
+      resultMap.getDimPosition(0) != map.getDimPosition(0) ||
+      resultMap.getDimPosition(1) != map.getDimPosition(3)) {
     return false;
   }
   SmallVector<utils::IteratorType> iterators = pool.getIteratorTypesArray();
