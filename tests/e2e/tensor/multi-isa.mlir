@@ -2,9 +2,10 @@
 // for x86-64-v4, x86-64-v3 and x86-64) gives the exact expected values on
 // every variant: STRATA_CPU_FEATURES lowers what the runtime believes the
 // host has, so an AVX-512 machine runs the AVX2 and baseline libraries too.
-// The program is packed-weights.mlir's (weights stored in the AVX-512
-// panel layout, which the AVX2 and baseline kernels read as written).
-// RUN: rm -rf %t && python3 %S/Inputs/gen_packed_weights.py %t
+// The program is the part of packed-weights.mlir's that this test runs
+// (weights stored in the AVX-512 panel layout, which the AVX2 and baseline
+// kernels read as written).
+// RUN: rm -rf %t && python3 %S/Inputs/gen_packed_weights.py %t mm_rows131 mm_rows1 mm_rows5 conv3x3_pad conv7x7_s2 conv1x1 conv3x3_7x7 mm_n97 conv1x1_f100 conv3x3_w28 conv3x3_s2_w55
 // RUN: strata-compile %t/program.mlir --target-cpu=x86-64-multi -o %t/multi.vmfb
 //
 // strata-dump lists the three libraries, each with the features it needs,
@@ -32,7 +33,8 @@
 // BAD-LIST: STRATA_CPU_FEATURES='avx2,sse9': 'sse9' is not a CPU feature
 //
 // When no library runs, the load fails naming each candidate's reason.
-// RUN: strata-compile %t/program.mlir --target-cpu=x86-64-v4,x86-64-v3 -o %t/two.vmfb
+// RUN: python3 %S/Inputs/gen_packed_weights.py %t/two mm_rows1
+// RUN: strata-compile %t/two/program.mlir --target-cpu=x86-64-v4,x86-64-v3 -o %t/two.vmfb
 // RUN: env STRATA_CPU_FEATURES=baseline not strata-run --module=%t/two.vmfb --function=mm_rows1 --input=@%t/mm_rows1.input.npy 2>&1 | FileCheck %s --check-prefix=NONE
 // NONE: none of the 2 kernel libraries runs on this host; candidate 0: {{.*}}lacks: avx2 fma avx512f {{.*}}; candidate 1: {{.*}}lacks: avx2 fma (
 //

@@ -6,10 +6,11 @@
 # a small multiple of 1/8 and every sum is exact in f32, so both must give
 # the expected bits in any summation order.
 #
-#   gen_packed_weights.py OUT_DIR
+#   gen_packed_weights.py OUT_DIR [NAME ...]
 #
 # writes OUT_DIR/program.mlir and, per case NAME, NAME.input.npy,
-# NAME.weight.npy and NAME.expected.npy. Plain Python: the test's python3
+# NAME.weight.npy and NAME.expected.npy: every case of CASES, or only
+# those named (a smaller program compiles faster). Plain Python: the test's python3
 # may have no numpy.
 import os
 import sys
@@ -265,10 +266,16 @@ CASES = [
 
 
 def main():
-    out = sys.argv[1]
+    out, names = sys.argv[1], sys.argv[2:]
+    unknown = set(names) - {name for name, _, _ in CASES}
+    if unknown:
+        sys.exit("gen_packed_weights.py: no case named %s" %
+                 ", ".join(sorted(unknown)))
     os.makedirs(out, exist_ok=True)
     program = []
     for name, build, args in CASES:
+        if names and name not in names:
+            continue
         body, x, w, y = build(name, *args)
         program.append(body)
         for suffix, array in (("input", x), ("weight", w), ("expected", y)):
