@@ -10,8 +10,8 @@
 #
 # writes OUT_DIR/program.mlir and, per case NAME, NAME.input.npy,
 # NAME.weight.npy and NAME.expected.npy: every case of CASES, or only
-# those named (a smaller program compiles faster). Plain Python: the test's python3
-# may have no numpy.
+# those named (a smaller program compiles faster). Plain Python: the
+# test's python3 may have no numpy.
 import os
 import sys
 
