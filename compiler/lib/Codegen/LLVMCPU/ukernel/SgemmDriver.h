@@ -95,12 +95,29 @@ static void micro(const struct ARuns *runs, const float *restrict pa,
   }
 #endif
   /* Packed A (one run, rows the compile-time STRATA_SGEMM_A_ROW_STRIDE
-   * apart) gets kernels of its own: each row's element is then a constant
-   * displacement from one register, folded into its multiply-add, where a
-   * run-time stride costs address arithmetic on every depth step. */
-  if (lda == STRATA_SGEMM_A_ROW_STRIDE(KC) && runs->count == 1 && !runs->next) {
+   * apart) gets kernels of its own for whole row panels: each row's
+   * element is then a constant displacement from one register, folded
+   * into its multiply-add, where a run-time stride costs address
+   * arithmetic on every depth step. A partial panel (the last of a block)
+   * takes the run-time-stride kernels: constant-stride kernels for every
+   * row count doubled this function's machine code (87 kernels, 198 KB on
+   * AVX-512, most of each module's compile time) for no measured gain
+   * (a 13 x 1024 x 128 matmul, every tile partial: 0.0248 against 0.0249
+   * ms; docs/performance.md). */
+  if (lda == STRATA_SGEMM_A_ROW_STRIDE(KC) && runs->count == 1 && !runs->next &&
+      rows == MR) {
     const int64_t rowStride = STRATA_SGEMM_A_ROW_STRIDE(KC);
-    STRATA_SGEMM_COLS_SWITCH
+    if (cols == NR) {
+      microRows(runs, pa, rowStride, pb, ldb, c, ldc, add, ep, stream, MR, cols,
+                2, 0, 0);
+    } else if (cols <= NR / 2) {
+      microRows(runs, pa, rowStride, pb, ldb, c, ldc, add, ep, stream, MR, cols,
+                1, 1, 0);
+    } else {
+      microRows(runs, pa, rowStride, pb, ldb, c, ldc, add, ep, stream, MR, cols,
+                2, 1, 0);
+    }
+    return;
   }
   const int64_t rowStride = lda;
   STRATA_SGEMM_COLS_SWITCH
