@@ -71,26 +71,23 @@ static void micro(const struct ARuns *runs, const float *restrict pa,
                 cols, vecs, masked, 0);                                        \
     }                                                                          \
     return;
-#define STRATA_SGEMM_COLS_SWITCH                                               \
+/* The column case of a tile, one kernel each: kernel(vecs, masked). */
+#define STRATA_SGEMM_BY_COLS(kernel)                                           \
   if (cols == NR) {                                                            \
-    STRATA_SGEMM_ROWS_SWITCH(2, 0)                                             \
+    kernel(2, 0)                                                               \
   } else if (cols <= NR / 2) {                                                 \
-    STRATA_SGEMM_ROWS_SWITCH(1, 1)                                             \
+    kernel(1, 1)                                                               \
   } else {                                                                     \
-    STRATA_SGEMM_ROWS_SWITCH(2, 1)                                             \
+    kernel(2, 1)                                                               \
   }
+#define STRATA_SGEMM_WHOLE_PANEL(vecs, masked)                                 \
+  microRows(runs, pa, rowStride, pb, ldb, c, ldc, add, ep, stream, MR, cols,   \
+            vecs, masked, split);
 #if MR % 2 == 0
   if (runs->pairOffset && rows == MR) {
-    if (cols == NR) {
-      microRows(runs, pa, lda, pb, ldb, c, ldc, add, ep, stream, MR, cols, 2, 0,
-                MR / 2);
-    } else if (cols <= NR / 2) {
-      microRows(runs, pa, lda, pb, ldb, c, ldc, add, ep, stream, MR, cols, 1, 1,
-                MR / 2);
-    } else {
-      microRows(runs, pa, lda, pb, ldb, c, ldc, add, ep, stream, MR, cols, 2, 1,
-                MR / 2);
-    }
+    const int64_t rowStride = lda;
+    const int split = MR / 2;
+    STRATA_SGEMM_BY_COLS(STRATA_SGEMM_WHOLE_PANEL)
     return;
   }
 #endif
@@ -107,21 +104,14 @@ static void micro(const struct ARuns *runs, const float *restrict pa,
   if (lda == STRATA_SGEMM_A_ROW_STRIDE(KC) && runs->count == 1 && !runs->next &&
       rows == MR) {
     const int64_t rowStride = STRATA_SGEMM_A_ROW_STRIDE(KC);
-    if (cols == NR) {
-      microRows(runs, pa, rowStride, pb, ldb, c, ldc, add, ep, stream, MR, cols,
-                2, 0, 0);
-    } else if (cols <= NR / 2) {
-      microRows(runs, pa, rowStride, pb, ldb, c, ldc, add, ep, stream, MR, cols,
-                1, 1, 0);
-    } else {
-      microRows(runs, pa, rowStride, pb, ldb, c, ldc, add, ep, stream, MR, cols,
-                2, 1, 0);
-    }
+    const int split = 0;
+    STRATA_SGEMM_BY_COLS(STRATA_SGEMM_WHOLE_PANEL)
     return;
   }
   const int64_t rowStride = lda;
-  STRATA_SGEMM_COLS_SWITCH
-#undef STRATA_SGEMM_COLS_SWITCH
+  STRATA_SGEMM_BY_COLS(STRATA_SGEMM_ROWS_SWITCH)
+#undef STRATA_SGEMM_WHOLE_PANEL
+#undef STRATA_SGEMM_BY_COLS
 #undef STRATA_SGEMM_ROWS_CASE
 #undef STRATA_SGEMM_ROWS_SWITCH
 }
