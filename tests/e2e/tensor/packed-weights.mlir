@@ -1,21 +1,20 @@
 // Constant weights of matmuls and convolutions are stored in the matmul
-// microkernel's panel layout at compile time (--strata-pack-weights: 32
-// columns per panel for AVX-512, 16 for AVX2, 8 for SSE2 on a baseline
-// x86-64)
-// and the microkernel reads the panels in place. Edge sizes: 1, 5 and 131
-// rows, primes for depth and image sizes, 1x1, 3x3 (padded; on a 7x7
-// image) and 7x7 stride-2 convolutions, bias + relu epilogues, 97 and 100
-// columns (a last panel padded with zero columns), output rows 28 and 55
-// wide, which the microkernel reads in place from the padded input, and rows
-// of 14 and 13 read in place at depths 1179 and 2367 (more than one depth
-// block of the AVX-512 VNNI row's conv_kc, 1152), rows of 7 and 3 read
-// two to a tile (half of AVX-512's and of AVX2's tile), and two convolutions
-// whose bias, ReLU and global average pool are computed in their dispatch
-// (--fuse-into-pool; a partial column tile of 140 of 300 filters at batch
-// 3). Each case also runs with the weight passed as an argument
-// (unpacked); both must give the expected values (Inputs/
-// gen_packed_weights.py: every sum is exact in f32, so all but the global
-// pools' averages, which round once, are exact).
+// microkernel's panel layout at compile time (--strata-pack-weights: 32 columns
+// per panel for AVX-512, 16 for AVX2, 8 for SSE2 on a baseline x86-64) and the
+// microkernel reads the panels in place. Edge sizes: 1, 5 and 131 rows (131
+// rows of 1024 floats too, which the driver packs: partial row panels of packed
+// A), primes for depth and image sizes, 1x1, 3x3 (padded; on a 7x7 image) and
+// 7x7 stride-2 convolutions, bias + relu epilogues, 97 and 100 columns (a last
+// panel padded with zero columns), output rows 28 and 55 wide, which the
+// microkernel reads in place from the padded input, and rows of 14 and 13 read
+// in place at depths 1179 and 2367 (more than one depth block of the AVX-512
+// VNNI row's conv_kc, 1152), rows of 7 and 3 read two to a tile (half of
+// AVX-512's and of AVX2's tile), and two convolutions whose bias, ReLU and
+// global average pool are computed in their dispatch (--fuse-into-pool; a
+// partial column tile of 140 of 300 filters at batch 3). Each case also runs
+// with the weight passed as an argument (unpacked); both must give the expected
+// values (Inputs/gen_packed_weights.py: every sum is exact in f32, so all but
+// the global pools' averages, which round once, are exact).
 // RUN: rm -rf %t && python3 %S/Inputs/gen_packed_weights.py %t
 // RUN: strata-compile %t/program.mlir -o %t/host.vmfb 2>&1 | FileCheck %s --allow-empty --check-prefix=QUIET
 // Every packed weight is read by the microkernel in place (a weight left to
@@ -56,6 +55,11 @@
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=mm_rows5 --input=@%t/mm_rows5.input.npy --expected_output=@%t/mm_rows5.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=mm_rows5 --input=@%t/mm_rows5.input.npy --expected_output=@%t/mm_rows5.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --function=mm_rows5_arg --input=@%t/mm_rows5.input.npy --input=@%t/mm_rows5.weight.npy --expected_output=@%t/mm_rows5.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=mm_packed_a --input=@%t/mm_packed_a.input.npy --expected_output=@%t/mm_packed_a.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=mm_packed_a --input=@%t/mm_packed_a.input.npy --expected_output=@%t/mm_packed_a.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=mm_packed_a --input=@%t/mm_packed_a.input.npy --expected_output=@%t/mm_packed_a.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=mm_packed_a --input=@%t/mm_packed_a.input.npy --expected_output=@%t/mm_packed_a.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=mm_packed_a_arg --input=@%t/mm_packed_a.input.npy --input=@%t/mm_packed_a.weight.npy --expected_output=@%t/mm_packed_a.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_pad --input=@%t/conv3x3_pad.input.npy --expected_output=@%t/conv3x3_pad.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_pad --input=@%t/conv3x3_pad.input.npy --expected_output=@%t/conv3x3_pad.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_pad --input=@%t/conv3x3_pad.input.npy --expected_output=@%t/conv3x3_pad.expected.npy
