@@ -21,6 +21,7 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
@@ -50,6 +51,17 @@ void initializeTargets() {
     llvm::InitializeAllTargets();
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
+    // Tail merging (the branch folder's, and block placement's) off unless
+    // the command line sets it: it searches the microkernel's unrolled
+    // kernels for identical tails to share, most of the code generator's
+    // time on a module with a convolution (the branch folder alone 39%),
+    // for no faster code (docs/performance.md, compile time).
+    auto &options = llvm::cl::getRegisteredOptions();
+    auto tailMerge = options.find("enable-tail-merge");
+    if (tailMerge != options.end() &&
+        tailMerge->second->getNumOccurrences() == 0) {
+      tailMerge->second->addOccurrence(0, "enable-tail-merge", "false");
+    }
   });
 }
 
