@@ -154,16 +154,20 @@ static const struct TileEpilogue *tileEpilogue(const struct Epilogue *epilogue,
   if (!epilogue) {
     return 0;
   }
-  tile->bias = epilogue->bias ? epilogue->bias + j : 0;
+  const float *bias = epilogue->bias ? epilogue->bias + j : strataNegativeZeros;
   tile->residual =
       epilogue->residual ? epilogue->residual + i * epilogue->ldr + j : 0;
-  tile->ldr = epilogue->ldr;
-  tile->residualFirst = epilogue->residualFirst;
-  tile->clamp = epilogue->clamp;
-  tile->lo = epilogue->lo;
-  tile->hi = epilogue->hi;
-  tile->loZeroFix = epilogue->loZeroFix;
-  tile->hiNegativeZero = epilogue->hiNegativeZero;
+  tile->ldr = epilogue->residual ? epilogue->ldr : 0;
+  const float *residual = tile->residual ? tile->residual : strataNegativeZeros;
+  int residualFirst = epilogue->residual && epilogue->residualFirst;
+  tile->first = residualFirst ? residual : bias;
+  tile->firstLd = residualFirst ? tile->ldr : 0;
+  tile->second = residualFirst ? bias : residual;
+  tile->secondLd = residualFirst ? 0 : tile->ldr;
+  tile->lo = epilogue->clamp ? epilogue->lo : -__builtin_inff();
+  tile->hi = epilogue->clamp ? epilogue->hi : __builtin_inff();
+  tile->loZeroFix = epilogue->clamp ? epilogue->loZeroFix : -0.0f;
+  tile->hiNegativeZero = epilogue->clamp && epilogue->hiNegativeZero;
   return tile;
 }
 

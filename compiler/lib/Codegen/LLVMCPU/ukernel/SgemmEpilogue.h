@@ -17,18 +17,39 @@
 static inline float strataMaxFirst(float a, float b) { return a > b ? a : b; }
 static inline float strataMinFirst(float a, float b) { return a < b ? a : b; }
 
+/* -0.0 in as many lanes as a tile has columns: what a missing bias or
+ * residual adds (x + -0.0 is x for every x, -0 included). */
+#define STRATA_SGEMM_NEGATIVE_ZEROS4 -0.0f, -0.0f, -0.0f, -0.0f
+static const float strataNegativeZeros[32] = {
+    STRATA_SGEMM_NEGATIVE_ZEROS4, STRATA_SGEMM_NEGATIVE_ZEROS4,
+    STRATA_SGEMM_NEGATIVE_ZEROS4, STRATA_SGEMM_NEGATIVE_ZEROS4,
+    STRATA_SGEMM_NEGATIVE_ZEROS4, STRATA_SGEMM_NEGATIVE_ZEROS4,
+    STRATA_SGEMM_NEGATIVE_ZEROS4, STRATA_SGEMM_NEGATIVE_ZEROS4};
+#undef STRATA_SGEMM_NEGATIVE_ZEROS4
+
+/* The epilogue of one tile, in a form its rows apply without a test: two
+ * terms added in the fused op's order (the bias and the residual, either
+ * first), each `ld` floats from one row to the next (the bias 0), a term
+ * the op does not have reading strataNegativeZeros; then the clamp, whose
+ * bounds are -inf and +inf when the op has none (maxFirst(-inf, v) and
+ * minFirst(+inf, v) are v, NaN included; loZeroFix -0.0 adds nothing).
+ * The rows read it through the tile's pointer: the tests they made per
+ * vector before (six) made a 16-deep 1x1 convolution 5% slower and the
+ * AVX-512 `micro` 40% larger, and values held in locals instead spilled
+ * accumulators (docs/performance.md). Built per tile by the driver
+ * (tileEpilogue). */
 struct TileEpilogue {
-  const float *bias;     /* at the tile's first column, or 0 */
-  const float *residual; /* at the tile's first element, or 0 */
-  int64_t ldr;           /* residual row stride */
-  int residualFirst;
-  int clamp;
+  const float *first, *second; /* at the tile's first element */
+  int64_t firstLd, secondLd;
   float lo, hi;
   /* For the clamp (strataLoZeroFix, strataIsNegativeZero): added after the
    * lower bound's max, and whether the upper bound needs the general
    * minimum. Worked out once per call (decodeEpilogue). */
   float loZeroFix;
   int hiNegativeZero;
+  /* The residual alone (its lines are prefetched), or 0. */
+  const float *residual;
+  int64_t ldr;
 };
 
 /* The clamp's bounds are constants, never NaN (MatmulUkernel.cpp), so IEEE
@@ -50,21 +71,12 @@ static inline float strataLoZeroFix(float lo) {
 #define STRATA_SGEMM_APPLY_EPILOGUE(T, v, ep, row, col, load, splat, maxFirst, \
                                     minFirst)                                  \
   do {                                                                         \
-    if ((ep)->residual && (ep)->residualFirst) {                               \
-      v = v + load((ep)->residual + (row) * (ep)->ldr + (col));                \
-    }                                                                          \
-    if ((ep)->bias) {                                                          \
-      v = v + load((ep)->bias + (col));                                        \
-    }                                                                          \
-    if ((ep)->residual && !(ep)->residualFirst) {                              \
-      v = v + load((ep)->residual + (row) * (ep)->ldr + (col));                \
-    }                                                                          \
-    if ((ep)->clamp) {                                                         \
-      v = maxFirst(splat((ep)->lo), v) + splat((ep)->loZeroFix);               \
-      v = (ep)->hiNegativeZero                                                 \
-              ? __builtin_elementwise_minimum(v, splat((ep)->hi))              \
-              : minFirst(splat((ep)->hi), v);                                  \
-    }                                                                          \
+    v = v + load((ep)->first + (row) * (ep)->firstLd + (col));                 \
+    v = v + load((ep)->second + (row) * (ep)->secondLd + (col));               \
+    v = maxFirst(splat((ep)->lo), v) + splat((ep)->loZeroFix);                 \
+    v = (ep)->hiNegativeZero                                                   \
+            ? __builtin_elementwise_minimum(v, splat((ep)->hi))                \
+            : minFirst(splat((ep)->hi), v);                                    \
   } while (0)
 
 #endif /* STRATA_UKERNEL_SGEMM_EPILOGUE_H_ */
