@@ -227,9 +227,9 @@ CASES = [
     ("mm_rows1", matmul_case, (1, 1031, 320)),
     ("mm_rows5", matmul_case, (5, 257, 224)),
     # Rows 4 KiB apart, which the driver packs (SgemmDriver.h, spreadRows):
-    # 131 rows end each ISA's row blocks in a partial panel (AVX-512's 14
-    # rows: 9 and 5), which the run-time-stride kernels read from the
-    # packed rows; 40 columns, a partial column tile.
+    # 131 rows (a prime) leave partial row panels on every ISA, which the
+    # run-time-stride kernels read from the packed rows; 40 columns, a
+    # partial column tile.
     ("mm_packed_a", matmul_case, (131, 1024, 40)),
     ("conv3x3_pad", conv_case, (17, 23, 5, 3, 3, 64, 1, 1, True)),
     ("conv7x7_s2", conv_case, (29, 31, 3, 7, 7, 32, 2, 3, True)),

@@ -135,13 +135,14 @@ static inline void prefetchShare(struct ARuns *runs, const float *p,
 }
 
 /* The epilogue of a whole call (STRATA_SGEMM_BIAS...): bias[j] for column
- * j, residual[i * ldr + j] for element (i, j). */
+ * j, residual[i * ldr + j] for element (i, j), then the clamp, whose
+ * bounds are -inf and +inf without STRATA_SGEMM_CLAMP (as in struct
+ * TileEpilogue: every tile of the call shares them). */
 struct Epilogue {
   const float *bias;
   const float *residual;
   int64_t ldr;
-  int residualFirst;
-  int clamp;
+  int residualFirst; /* a residual, added before the bias */
   float lo, hi;
   float loZeroFix; /* as in struct TileEpilogue */
   int hiNegativeZero;
@@ -159,15 +160,15 @@ static const struct TileEpilogue *tileEpilogue(const struct Epilogue *epilogue,
       epilogue->residual ? epilogue->residual + i * epilogue->ldr + j : 0;
   tile->ldr = epilogue->residual ? epilogue->ldr : 0;
   const float *residual = tile->residual ? tile->residual : strataNegativeZeros;
-  int residualFirst = epilogue->residual && epilogue->residualFirst;
+  int residualFirst = epilogue->residualFirst;
   tile->first = residualFirst ? residual : bias;
   tile->firstLd = residualFirst ? tile->ldr : 0;
   tile->second = residualFirst ? bias : residual;
   tile->secondLd = residualFirst ? 0 : tile->ldr;
-  tile->lo = epilogue->clamp ? epilogue->lo : -__builtin_inff();
-  tile->hi = epilogue->clamp ? epilogue->hi : __builtin_inff();
-  tile->loZeroFix = epilogue->clamp ? epilogue->loZeroFix : -0.0f;
-  tile->hiNegativeZero = epilogue->clamp && epilogue->hiNegativeZero;
+  tile->lo = epilogue->lo;
+  tile->hi = epilogue->hi;
+  tile->loZeroFix = epilogue->loZeroFix;
+  tile->hiNegativeZero = epilogue->hiNegativeZero;
   return tile;
 }
 
@@ -699,11 +700,16 @@ static const struct Epilogue *decodeEpilogue(int64_t flags, int64_t bias,
   out->residual =
       flags & STRATA_SGEMM_RESIDUAL ? (const float *)(intptr_t)residual : 0;
   out->ldr = ldr;
-  out->residualFirst = (flags & STRATA_SGEMM_RESIDUAL_FIRST) != 0;
-  out->clamp = (flags & STRATA_SGEMM_CLAMP) != 0;
-  uint32_t lo = (uint32_t)loBits, hi = (uint32_t)hiBits;
-  __builtin_memcpy(&out->lo, &lo, sizeof(float));
-  __builtin_memcpy(&out->hi, &hi, sizeof(float));
+  out->residualFirst =
+      out->residual && (flags & STRATA_SGEMM_RESIDUAL_FIRST) != 0;
+  out->lo = -__builtin_inff();
+  out->hi = __builtin_inff();
+  if (flags & STRATA_SGEMM_CLAMP) {
+    uint32_t lo = (uint32_t)loBits, hi = (uint32_t)hiBits;
+    __builtin_memcpy(&out->lo, &lo, sizeof(float));
+    __builtin_memcpy(&out->hi, &hi, sizeof(float));
+  }
+  /* -0.0 and 0 without a clamp: nothing to fix. */
   out->loZeroFix = strataLoZeroFix(out->lo);
   out->hiNegativeZero = strataIsNegativeZero(out->hi);
   return out;
