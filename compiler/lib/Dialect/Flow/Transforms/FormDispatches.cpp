@@ -585,7 +585,7 @@ std::string describeEpilogue(linalg::GenericOp epilogue) {
     }
   });
   if (max || min) {
-    add(max && min ? "clip" : "relu");
+    add(min ? "clip" : "relu"); // an upper bound makes it a clip
   }
   return llvm::join(parts, "_");
 }
