@@ -347,6 +347,59 @@ func.func @shift_after_reshape(%a: tensor<64x8xi8>, %b: tensor<8x16xi8>) -> tens
 
 // -----
 
+// ONNX MatMul on 3-D activations: a 2-D matmul, the reshape back to
+// sequence x batch x features, then the bias and ReLU. The elementwise op is
+// computed on the collapsed shape and fuses into the matmul's dispatch (its
+// microkernel's epilogue), with the bias read along the collapsed columns;
+// the reshape stays on the host. A result the reshape hands to two readers
+// is left alone (the matmul's dispatch would have to write it twice).
+// CHECK-LABEL: func.func @bias_relu_after_reshape
+// CHECK: %[[D:.*]] = flow.dispatch @{{.*}}::@bias_relu_after_reshape_dispatch_0_matmul_48x32x16_f32(
+// CHECK-NOT: flow.dispatch
+// CHECK: tensor.expand_shape %[[D]] {{\[\[}}0, 1], [2]] output_shape [12, 4, 32]
+// CHECK-LABEL: func.func @bias_after_shared_reshape
+// CHECK: flow.dispatch @{{.*}}::@bias_after_shared_reshape_dispatch_{{[0-9]+}}_matmul_48x32x16_f32(
+// CHECK: tensor.expand_shape
+// CHECK: flow.dispatch @{{.*}}::@bias_after_shared_reshape_dispatch_{{[0-9]+}}_elementwise_12x4x32_f32(
+// CHECK: func.func @bias_relu_after_reshape_dispatch_0_matmul_48x32x16_f32
+// CHECK: linalg.matmul
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%arg0, %{{.*}} : tensor<32xf32>, tensor<48x32xf32>)
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// NOIM2COL-LABEL: func.func @bias_relu_after_reshape
+func.func @bias_relu_after_reshape(%a: tensor<48x16xf32>, %b: tensor<16x32xf32>, %bias: tensor<32xf32>) -> tensor<12x4x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<48x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<48x32xf32>) -> tensor<48x32xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<48x16xf32>, tensor<16x32xf32>) outs(%f : tensor<48x32xf32>) -> tensor<48x32xf32>
+  %x = tensor.expand_shape %m [[0, 1], [2]] output_shape [12, 4, 32] : tensor<48x32xf32> into tensor<12x4x32xf32>
+  %e3 = tensor.empty() : tensor<12x4x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%bias, %x : tensor<32xf32>, tensor<12x4x32xf32>) outs(%e3 : tensor<12x4x32xf32>) {
+  ^bb0(%c: f32, %in: f32, %o: f32):
+    %t = arith.addf %c, %in : f32
+    %u = arith.maximumf %t, %zero : f32
+    linalg.yield %u : f32
+  } -> tensor<12x4x32xf32>
+  return %r : tensor<12x4x32xf32>
+}
+
+func.func @bias_after_shared_reshape(%a: tensor<48x16xf32>, %b: tensor<16x32xf32>, %bias: tensor<32xf32>) -> (tensor<12x4x32xf32>, tensor<12x4x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<48x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<48x32xf32>) -> tensor<48x32xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<48x16xf32>, tensor<16x32xf32>) outs(%f : tensor<48x32xf32>) -> tensor<48x32xf32>
+  %x = tensor.expand_shape %m [[0, 1], [2]] output_shape [12, 4, 32] : tensor<48x32xf32> into tensor<12x4x32xf32>
+  %e3 = tensor.empty() : tensor<12x4x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%bias, %x : tensor<32xf32>, tensor<12x4x32xf32>) outs(%e3 : tensor<12x4x32xf32>) {
+  ^bb0(%c: f32, %in: f32, %o: f32):
+    %t = arith.addf %c, %in : f32
+    linalg.yield %t : f32
+  } -> tensor<12x4x32xf32>
+  return %r, %x : tensor<12x4x32xf32>, tensor<12x4x32xf32>
+}
+
+// -----
+
 // A global average pool of a quantized NHWC tensor read in NCHW order (its
 // dequantization in the body): the loops run in the input's order, the
 // channels innermost (the input map becomes the identity).

@@ -1238,29 +1238,38 @@ struct FormDispatchesPass
           return producer && producer->hasOneUse() &&
                  !isPackedWeight(operand->getOwner());
         });
-    // An integer elementwise op of one operand reading an expand_shape of
-    // a linalg op's result (the xor that shifts a u8 activation for the
-    // next quantized layer, after the previous layer's matmul and the
-    // reshape back to NHWC) is computed on the collapsed shape instead, so
-    // it fuses into that op's epilogue (where the int8 microkernels fold
-    // it into their requantization) rather than being a dispatch of its
-    // own.
+    // An elementwise op reading an expand_shape of a linalg op's result is
+    // computed on the collapsed shape instead, so it fuses into that op's
+    // epilogue rather than being a dispatch of its own:
+    // - an integer op of one operand (the xor that shifts a u8 activation
+    //   for the next quantized layer, after the previous layer's matmul and
+    //   the reshape back to NHWC), which the int8 microkernels fold into
+    //   their requantization;
+    // - a float op on a matmul's result (ONNX MatMul on 3-D activations,
+    //   computed as a 2-D matmul and expanded back: the attention's
+    //   projection bias, the MLP's bias and ReLU), which the matmul
+    //   microkernel applies as it stores (bias, residual, clamp).
     linalg::populateFoldReshapeOpsByCollapsingPatterns(
         patterns, [](OpOperand *operand) {
           auto generic = dyn_cast<linalg::GenericOp>(operand->getOwner());
           auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
-          if (!generic || !expand || generic.getNumDpsInputs() != 1 ||
-              generic.getNumResults() != 1 || !linalg::isElementwise(generic) ||
-              !llvm::all_of(generic.getIndexingMapsArray(),
-                            [](AffineMap map) { return map.isIdentity(); }) ||
-              !getElementTypeOrSelf(generic.getResult(0).getType())
-                   .isInteger() ||
-              !expand->hasOneUse()) {
+          if (!generic || !expand || generic.getNumResults() != 1 ||
+              !linalg::isElementwise(generic) || !expand->hasOneUse() ||
+              !generic.getMatchingIndexingMap(operand).isIdentity() ||
+              !generic.getIndexingMapsArray().back().isIdentity()) {
             return false;
           }
           Operation *producer = expand.getSrc().getDefiningOp();
-          return isa_and_nonnull<linalg::LinalgOp>(producer) &&
-                 producer->hasOneUse();
+          if (!isa_and_nonnull<linalg::LinalgOp>(producer) ||
+              !producer->hasOneUse()) {
+            return false;
+          }
+          if (getElementTypeOrSelf(generic.getResult(0).getType())
+                  .isInteger()) {
+            return generic.getNumDpsInputs() == 1;
+          }
+          return isa<linalg::MatmulOp>(producer) &&
+                 getElementTypeOrSelf(generic.getResult(0).getType()).isF32();
         });
     if (failed(applyPatternsGreedily(module, std::move(patterns)))) {
       module.emitError("elementwise fusion did not converge");
