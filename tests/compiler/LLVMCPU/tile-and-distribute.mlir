@@ -653,3 +653,21 @@ func.func @global_pool(%x: tensor<8x13x13x512xf32>, %w: tensor<1x1x512x1000xf32>
   } -> tensor<8x1000xf32>
   return %m : tensor<8x1000xf32>
 }
+
+// -----
+
+// A function that only returns a slice (the attention's keys taken from the
+// projection of queries, keys and values) copies it with a linalg.copy cut
+// into workgroups like an elementwise op, each reading its band of the
+// slice, rather than one workgroup copying it whole.
+// CHECK-LABEL: func.func @slice_only
+// CHECK-SAME: (%[[IN:.*]]: tensor<128x8x768xf32>)
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[IN]][0, 0, 256] [128, 8, 256] [1, 1, 1]
+// CHECK: scf.forall (%[[I:.*]]) = (0) to (128) step (2) shared_outs(%[[OUT:.*]] = %{{.*}})
+// CHECK: %[[BAND:.*]] = tensor.extract_slice %[[S]][%[[I]], 0, 0] [2, 8, 256] [1, 1, 1]
+// CHECK: linalg.copy ins(%[[BAND]] : tensor<2x8x256xf32>)
+// CHECK: scf.forall.in_parallel
+func.func @slice_only(%in: tensor<128x8x768xf32>) -> tensor<128x8x256xf32> {
+  %s = tensor.extract_slice %in[0, 0, 256] [128, 8, 256] [1, 1, 1] : tensor<128x8x768xf32> to tensor<128x8x256xf32>
+  return %s : tensor<128x8x256xf32>
+}
