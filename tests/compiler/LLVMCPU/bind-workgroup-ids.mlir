@@ -84,3 +84,31 @@ func.func @dynamic_rows(%a: tensor<?x1024xf32>, %n: index, %m: index) -> tensor<
                   outs(%e : tensor<?x1024xf32>) -> tensor<?x1024xf32>
   return %r : tensor<?x1024xf32>
 }
+
+// -----
+
+// A 2-d grid is row-major: the forall's last dimension (the column tiles)
+// is x, which the runtime's linear workgroup order varies fastest, so the
+// workers' contiguous ranges of workgroups are bands of whole rows.
+// CHECK-LABEL: func.func @grid
+// CHECK-SAME: (%{{.*}}: memref<256x64xf32>, %[[X:.*]]: index, %[[Y:.*]]: index, %[[C:.*]]: memref<256x64xf32>)
+// CHECK-SAME: strata.workgroup_count = array<i64: 4, 2, 1>
+// CHECK-DAG: %[[ROW:.*]] = arith.muli %[[Y]], %{{.*}} : index
+// CHECK-DAG: %[[COL:.*]] = arith.muli %[[X]], %{{.*}} : index
+// CHECK: memref.subview %[[C]][%[[ROW]], %[[COL]]] [128, 16] [1, 1]
+func.func @grid(%a: tensor<256x64xf32>) -> tensor<256x64xf32> {
+  %e = tensor.empty() : tensor<256x64xf32>
+  %r = scf.forall (%i, %j) = (0, 0) to (256, 64) step (128, 16) shared_outs(%o = %e) -> (tensor<256x64xf32>) {
+    %s = tensor.extract_slice %a[%i, %j] [128, 16] [1, 1] : tensor<256x64xf32> to tensor<128x16xf32>
+    %d = tensor.extract_slice %o[%i, %j] [128, 16] [1, 1] : tensor<256x64xf32> to tensor<128x16xf32>
+    %n = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<128x16xf32>) outs(%d : tensor<128x16xf32>) {
+    ^bb0(%x: f32, %y: f32):
+      %v = arith.negf %x : f32
+      linalg.yield %v : f32
+    } -> tensor<128x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %n into %o[%i, %j] [128, 16] [1, 1] : tensor<128x16xf32> into tensor<256x64xf32>
+    }
+  }
+  return %r : tensor<256x64xf32>
+}

@@ -431,9 +431,11 @@ func.func @large_filter_conv(%x: tensor<1x9x9x512xf32>, %w: tensor<3x3x512x512xf
 // -----
 
 // A filter that fits (3x3x256x256: 2.4 MB) is cut by rows as well: 7 row
-// tiles of 2 rows, 2 column tiles.
+// tiles of 2 rows, 2 column tiles. The filter outweighs the input, so the
+// column tiles come first (the workers split the columns, each reading its
+// half of the filter).
 // CHECK-LABEL: func.func @small_filter_conv
-// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (14, 256) step (2, 128)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (256, 14) step (128, 2)
 func.func @small_filter_conv(%x: tensor<1x16x16x256xf32>, %w: tensor<3x3x256x256xf32>) -> tensor<1x14x14x256xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x14x14x256xf32>
@@ -670,4 +672,29 @@ func.func @global_pool(%x: tensor<8x13x13x512xf32>, %w: tensor<1x1x512x1000xf32>
 func.func @slice_only(%in: tensor<128x8x768xf32>) -> tensor<128x8x256xf32> {
   %s = tensor.extract_slice %in[0, 0, 256] [128, 8, 256] [1, 1, 1] : tensor<128x8x768xf32> to tensor<128x8x256xf32>
   return %s : tensor<128x8x256xf32>
+}
+
+// -----
+
+// Two matmuls cut into row and column tiles: with more rows than columns
+// (the input outweighs the weights) the row tiles come first, so two
+// workers split the rows; with more columns than rows, the column tiles.
+// CHECK-LABEL: func.func @rows_first
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (1024, 768) step (256, 256)
+// CHECK-LABEL: func.func @columns_first
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (768, 128) step (128, 64)
+func.func @rows_first(%a: tensor<1024x256xf32>, %b: tensor<256x768xf32>) -> tensor<1024x768xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1024x768xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1024x768xf32>) -> tensor<1024x768xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<1024x256xf32>, tensor<256x768xf32>) outs(%f : tensor<1024x768xf32>) -> tensor<1024x768xf32>
+  return %r : tensor<1024x768xf32>
+}
+
+func.func @columns_first(%a: tensor<128x256xf32>, %b: tensor<256x768xf32>) -> tensor<128x768xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x768xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x768xf32>) -> tensor<128x768xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<128x256xf32>, tensor<256x768xf32>) outs(%f : tensor<128x768xf32>) -> tensor<128x768xf32>
+  return %r : tensor<128x768xf32>
 }

@@ -228,7 +228,17 @@ bool bindFunction(func::FuncOp func) {
     if (forall.getRank() > 2) {
       return false;
     }
-    for (unsigned dim = 0; dim < forall.getRank(); ++dim) {
+    // Row-major: the forall's last dimension is x, which the runtime's
+    // linear workgroup order varies fastest, so each worker's contiguous
+    // range of workgroups is a contiguous block of the result (whole rows
+    // of a matmul's tiles, whole matrices of a batch), as the workers of
+    // the dispatch before wrote it: what a worker reads was mostly written
+    // by itself, in its own cache. Dimension 0 as x spread every worker
+    // over all of them (a softmax over 32 matrices after their batch
+    // matmul: no faster on two workers than on one).
+    unsigned rank = forall.getRank();
+    SmallVector<Value> dimIds;
+    for (unsigned dim = 0; dim < rank; ++dim) {
       if (steps[dim] <= 0) {
         return false;
       }
@@ -236,9 +246,10 @@ bool bindFunction(func::FuncOp func) {
       if (trips < 1 || trips > 65535) {
         return false;
       }
-      counts[dim] = trips;
+      counts[rank - 1 - dim] = trips;
+      dimIds.push_back(ids[rank - 1 - dim]);
     }
-    inlineForall(forall, ids);
+    inlineForall(forall, dimIds);
   }
   func->setAttr(kWorkgroupCountAttr, DenseI64ArrayAttr::get(context, counts));
   return true;

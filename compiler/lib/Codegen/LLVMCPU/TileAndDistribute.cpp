@@ -1123,6 +1123,48 @@ LogicalResult distributeConcat(func::FuncOp func) {
   return success();
 }
 
+// Workers take a dispatch's workgroups in contiguous ranges of their linear
+// order, in which the forall's last dimension varies fastest
+// (bindWorkgroupIds): the first tiled dimension is what the workers split
+// between them. That is the rows (a matmul's, a convolution's images and
+// output rows), which keeps each worker on the part of the input that it
+// wrote itself in the dispatch before (in its own cache; with the columns
+// first, a transformer's matmuls at batch 8 on two workers were 5-9%
+// slower), unless the op's weights outweigh its input: then each worker
+// takes a share of the columns (output channels) and reads that share of
+// the weights alone (resnet18's 3x3 256 -> 256 at 14x14, a 2.4 MB filter:
+// 5-9% slower with the rows first). Returns the tiled loop to move first,
+// or nothing.
+std::optional<unsigned> columnsFirst(const Root &root,
+                                     ArrayRef<int64_t> sizes) {
+  linalg::LinalgOp op = root.linalgOp();
+  SmallVector<unsigned> tiled;
+  for (auto [index, size] : llvm::enumerate(sizes)) {
+    if (size != 0) {
+      tiled.push_back(index);
+    }
+  }
+  if (!op || tiled.size() != 2) {
+    return std::nullopt;
+  }
+  bool weightsOutweigh = false;
+  if (linalg::MatmulOp matmul = findDistributedMatmul(op)) {
+    SmallVector<int64_t> r = matmul.getStaticLoopRanges();
+    // Weights k x n against an input m x k.
+    weightsOutweigh = !ShapedType::isDynamic(r[0]) && r[1] > r[0];
+  } else if (auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(op)) {
+    SmallVector<int64_t> r = conv.getStaticLoopRanges();
+    // The filter (kh x kw x c x f) against the input (about n x h x w x
+    // c, h and w the output's).
+    weightsOutweigh = llvm::none_of(r, ShapedType::isDynamic) &&
+                      r[4] * r[5] * r[3] > r[0] * r[1] * r[2];
+  }
+  if (!weightsOutweigh) {
+    return std::nullopt;
+  }
+  return tiled[1];
+}
+
 // A function that only returns a static slice of a tensor (the attention's
 // queries, keys and values taken from one projection: three 128x8x256 of
 // 128x8x768) has no linalg root: it would be one workgroup copying a
@@ -1197,6 +1239,16 @@ LogicalResult distributeFunction(func::FuncOp func, bool sequential,
   }
   scf::SCFTilingOptions tilingOptions;
   tilingOptions.setTileSizes(tileSizes);
+  if (std::optional<unsigned> columns = columnsFirst(*root, sizes)) {
+    SmallVector<int64_t> interchange = {static_cast<int64_t>(*columns)};
+    for (int64_t loop = 0, e = static_cast<int64_t>(sizes.size()); loop < e;
+         ++loop) {
+      if (loop != static_cast<int64_t>(*columns)) {
+        interchange.push_back(loop);
+      }
+    }
+    tilingOptions.setInterchange(interchange);
+  }
   tilingOptions.setLoopType(sequential
                                 ? scf::SCFTilingOptions::LoopType::ForOp
                                 : scf::SCFTilingOptions::LoopType::ForallOp);
