@@ -1129,12 +1129,12 @@ LogicalResult distributeConcat(func::FuncOp func) {
 // between them. That is the rows (a matmul's, a convolution's images and
 // output rows), which keeps each worker on the part of the input that it
 // wrote itself in the dispatch before (in its own cache; with the columns
-// first, a transformer's matmuls at batch 8 on two workers were 5-9%
-// slower), unless the op's weights outweigh its input: then each worker
-// takes a share of the columns (output channels) and reads that share of
-// the weights alone (resnet18's 3x3 256 -> 256 at 14x14, a 2.4 MB filter:
-// 5-9% slower with the rows first). Returns the tiled loop to move first,
-// or nothing.
+// first, three of the transformer's four matmul shapes at batch 8 took
+// 1.03-1.10x as long on two workers), unless the op's weights outweigh
+// its input: then each worker takes a share of the columns (output
+// channels) and reads that share of the weights alone (resnet18's 3x3
+// 256 -> 256 at 14x14, a 2.4 MB filter: 1.05-1.09x with the rows first).
+// Returns the tiled loop to move first, or nothing.
 std::optional<unsigned> columnsFirst(const Root &root,
                                      ArrayRef<int64_t> sizes) {
   linalg::LinalgOp op = root.linalgOp();
