@@ -1147,16 +1147,21 @@ std::optional<unsigned> columnsFirst(const Root &root,
   if (!op || tiled.size() != 2) {
     return std::nullopt;
   }
+  // The columns are loop 1 of a matmul (or its 2-d epilogue), loop 3 (the
+  // filters) of a convolution (or its NHWC epilogue); other tilings (a
+  // depthwise chain's bands, pooled bands) keep their order.
   bool weightsOutweigh = false;
   if (linalg::MatmulOp matmul = findDistributedMatmul(op)) {
     SmallVector<int64_t> r = matmul.getStaticLoopRanges();
     // Weights k x n against an input m x k.
-    weightsOutweigh = !ShapedType::isDynamic(r[0]) && r[1] > r[0];
+    weightsOutweigh =
+        tiled[1] == 1 && !ShapedType::isDynamic(r[0]) && r[1] > r[0];
   } else if (auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(op)) {
     SmallVector<int64_t> r = conv.getStaticLoopRanges();
     // The filter (kh x kw x c x f) against the input (about n x h x w x
     // c, h and w the output's).
-    weightsOutweigh = llvm::none_of(r, ShapedType::isDynamic) &&
+    weightsOutweigh = tiled[1] == 3 &&
+                      llvm::none_of(r, ShapedType::isDynamic) &&
                       r[4] * r[5] * r[3] > r[0] * r[1] * r[2];
   }
   if (!weightsOutweigh) {
