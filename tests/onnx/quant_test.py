@@ -3,7 +3,8 @@
 ConvInteger, MatMulInteger, QLinearConv and QLinearMatMul with int8 and
 uint8 on either side (zero points as constants and as graph inputs), a
 dynamically quantized convolution (DynamicQuantizeLinear -> ConvInteger on
-its uint8 output and run-time zero point), and ONNX Runtime's
+its uint8 output and run-time zero point; MatMulInteger on 3-D
+activations with the dequantization and bias after it), and ONNX Runtime's
 com.microsoft QLinearAdd (broadcasting, saturating) and
 QLinearGlobalAveragePool, each compiled, run with strata-run and compared
 exactly with a numpy reference; a per-channel QLinearAdd scale is refused
@@ -172,6 +173,44 @@ def run(cases):
                 [numpy_helper.from_array(w, "w"),
                  numpy_helper.from_array(wzp, "wzp"),
                  numpy_helper.from_array(np.array(w_scale), "w_scale")]),
+            [x], [ref], rtol=1e-5, atol=1e-5)
+
+    # The dynamically quantized transformer's projections: MatMulInteger on
+    # 3-D activations (computed as a 2-D matmul and expanded back), its
+    # dequantization and bias, which the compiler computes on the collapsed
+    # shape in the matmul's dispatch (FormDispatches); 7 rows a batch and
+    # 10 columns are edge sizes of every microkernel tile.
+    for wt in kinds:
+        x = rng.standard_normal((2, 7, 12)).astype(np.float32)
+        w = random_of(rng, wt, (12, 10))
+        wzp = np.array(wt(3))
+        w_scale = np.float32(0.02)
+        bias = rng.standard_normal((10,)).astype(np.float32)
+        lo, hi = min(0.0, float(x.min())), max(0.0, float(x.max()))
+        scale = np.float32((hi - lo) / 255.0)
+        zp = np.uint8(np.clip(np.round(np.float32(-lo) / scale), 0, 255))
+        q = np.clip(np.round(x / scale) + zp, 0, 255).astype(np.uint8)
+        acc = (q.astype(np.int64) - int(zp)) @ (w.astype(np.int64) - int(wzp))
+        ref = (acc.astype(np.float32) * (scale * w_scale) +
+               bias).astype(np.float32)
+        nodes = [
+            helper.make_node("DynamicQuantizeLinear", ["x"],
+                             ["q", "q_scale", "q_zp"], name="dql"),
+            helper.make_node("MatMulInteger", ["q", "w", "q_zp", "wzp"],
+                             ["acc"], name="matmul"),
+            helper.make_node("Cast", ["acc"], ["accf"], to=TensorProto.FLOAT),
+            helper.make_node("Mul", ["q_scale", "w_scale"], ["s"]),
+            helper.make_node("Mul", ["accf", "s"], ["scaled"]),
+            helper.make_node("Add", ["scaled", "bias"], ["y"]),
+        ]
+        cases.run_model(
+            "DynamicQuantizeLinear -> MatMulInteger 3-D -> dequantize + bias "
+            "(%s weight)" % np.dtype(wt).name, model(
+                nodes, [vi("x", x)], [vi("y", ref)],
+                [numpy_helper.from_array(w, "w"),
+                 numpy_helper.from_array(wzp, "wzp"),
+                 numpy_helper.from_array(np.array(w_scale), "w_scale"),
+                 numpy_helper.from_array(bias, "bias")]),
             [x], [ref], rtol=1e-5, atol=1e-5)
 
     # com.microsoft QLinearAdd: uint8 and int8, B broadcast along rows, the

@@ -388,18 +388,21 @@ LogicalResult checkMatMulShapes(Node &n, unsigned lhs, unsigned rhs) {
   return success();
 }
 
+/// Matrices or batches of them (a dynamically quantized transformer's
+/// projections take its 3-D activations); A's zero point one value or one
+/// per row, B's one value or one per column.
 LogicalResult lowerMatMulInteger(Node &n) {
-  if (n.rank(0) != 2 || n.rank(1) < 2) {
-    return n.fail("only matrix operands are supported");
+  if (n.rank(0) < 2 || n.rank(1) < 2) {
+    return n.fail("operands must have rank 2 or more");
   }
   if (failed(checkMatMulShapes(n, 0, 1))) {
     return failure();
   }
-  if (failed(checkParameter(n, 2, n.shape(0)[0])) ||
+  if (failed(checkParameter(n, 2, n.shape(0)[n.rank(0) - 2])) ||
       failed(checkParameter(n, 3, n.shape(1).back()))) {
     return failure();
   }
-  Value a = centered(n, 0, 2, 0);
+  Value a = centered(n, 0, 2, n.rank(0) - 2);
   Value bm = centered(n, 1, 3, n.rank(1) - 1);
   return n.replace(matmulValues(n.b, n.loc, a, bm));
 }

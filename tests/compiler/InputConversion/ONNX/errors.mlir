@@ -962,3 +962,14 @@ func.func @deform_conv_no_offset(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32
   %0 = onnx.node "DeformConv"(%x, %w) {attrs = {}, domain = "", node_name = "dc", opset = 19 : i64} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
   return %0 : tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// MatMulInteger takes batches of matrices (3-D activations); a zero point
+// per row of each batch ([D, M, 1], which ONNX allows) is refused naming
+// the input.
+func.func @matmulinteger_batched_zero_point(%a: tensor<2x3x4xi8>, %b: tensor<4x5xi8>, %zp: tensor<2x3x1xi8>) -> tensor<2x3x5xi32> {
+  // expected-error @+1 {{onnx node (MatMulInteger, opset 10): input 2 has rank 3; the op type takes rank 0 to 1}}
+  %0 = onnx.node "MatMulInteger"(%a, %b, %zp) {attrs = {}, domain = "", opset = 10 : i64} : (tensor<2x3x4xi8>, tensor<4x5xi8>, tensor<2x3x1xi8>) -> tensor<2x3x5xi32>
+  return %0 : tensor<2x3x5xi32>
+}
