@@ -176,21 +176,40 @@ def run(cases):
             [x], [ref], rtol=1e-5, atol=1e-5)
 
     # The dynamically quantized transformer's projections: MatMulInteger on
-    # 3-D activations (computed as a 2-D matmul and expanded back), its
-    # dequantization and bias, which the compiler computes on the collapsed
-    # shape in the matmul's dispatch (FormDispatches); 7 rows a batch and
-    # 10 columns are edge sizes of every microkernel tile.
-    for wt in kinds:
-        x = rng.standard_normal((2, 7, 12)).astype(np.float32)
-        w = random_of(rng, wt, (12, 10))
-        wzp = np.array(wt(3))
+    # 3-D activations with a constant weight, its dequantization and bias.
+    # A weight whose W' = w - zero point fits in i8 takes the int8
+    # microkernel's i8 x i8 matmul (the u8 activation's top bit flipped, the
+    # zero-point term added per column, in the matmul's dispatch); one that
+    # does not (the last case) is computed in i32. 2 x 61 rows, 136 deep,
+    # 50 columns (enough work for the microkernel; edge sizes of its
+    # tiles), and 2 x 7 x 12 x 10 (loops).
+    dynamic = [
+        ("int8 weight", rng.integers(-100, 101, (136, 50)).astype(np.int8),
+         np.array(np.int8(3))),
+        ("uint8 weight", rng.integers(100, 231, (136, 50)).astype(np.uint8),
+         np.array(np.uint8(128))),
+        ("int8 weight, a zero point per column",
+         rng.integers(-100, 101, (136, 50)).astype(np.int8),
+         rng.integers(-5, 6, (50,)).astype(np.int8)),
+        ("small, int8 weight",
+         rng.integers(-100, 101, (12, 10)).astype(np.int8),
+         np.array(np.int8(-2))),
+        ("int8 weight beyond i8 after its zero point",
+         random_of(rng, np.int8, (12, 10)), np.array(np.int8(3))),
+    ]
+    dynamic[4][1][0, 0] = -128
+    for what, w, wzp in dynamic:
+        depth, columns = w.shape
+        x = rng.standard_normal((2, 61 if depth > 12 else 7,
+                                 depth)).astype(np.float32)
         w_scale = np.float32(0.02)
-        bias = rng.standard_normal((10,)).astype(np.float32)
+        bias = rng.standard_normal((columns,)).astype(np.float32)
         lo, hi = min(0.0, float(x.min())), max(0.0, float(x.max()))
         scale = np.float32((hi - lo) / 255.0)
         zp = np.uint8(np.clip(np.round(np.float32(-lo) / scale), 0, 255))
         q = np.clip(np.round(x / scale) + zp, 0, 255).astype(np.uint8)
-        acc = (q.astype(np.int64) - int(zp)) @ (w.astype(np.int64) - int(wzp))
+        acc = (q.astype(np.int64) - int(zp)) @ (w.astype(np.int64) -
+                                                wzp.astype(np.int64))
         ref = (acc.astype(np.float32) * (scale * w_scale) +
                bias).astype(np.float32)
         nodes = [
@@ -205,13 +224,22 @@ def run(cases):
         ]
         cases.run_model(
             "DynamicQuantizeLinear -> MatMulInteger 3-D -> dequantize + bias "
-            "(%s weight)" % np.dtype(wt).name, model(
+            "(%s)" % what, model(
                 nodes, [vi("x", x)], [vi("y", ref)],
                 [numpy_helper.from_array(w, "w"),
                  numpy_helper.from_array(wzp, "wzp"),
                  numpy_helper.from_array(np.array(w_scale), "w_scale"),
                  numpy_helper.from_array(bias, "bias")]),
             [x], [ref], rtol=1e-5, atol=1e-5)
+    # An int8 activation without a zero point against a constant weight:
+    # the i8 matmul alone.
+    a = random_of(rng, np.int8, (3, 5, 9))
+    w = rng.integers(-128, 128, (9, 6)).astype(np.int8)
+    ref = (a.astype(np.int64) @ w.astype(np.int64)).astype(np.int32)
+    cases.run_model("MatMulInteger 3-D int8 x constant int8", model(
+        [helper.make_node("MatMulInteger", ["a", "w"], ["y"])],
+        [vi("a", a)], [vi("y", ref)], [numpy_helper.from_array(w, "w")]),
+        [a], [ref])
 
     # com.microsoft QLinearAdd: uint8 and int8, B broadcast along rows, the
     # sum saturating at both ends; QLinearGlobalAveragePool.

@@ -210,15 +210,15 @@ bool fitsFoldLimit(ArrayRef<int64_t> shape) {
   return true;
 }
 
-DenseElementsAttr constantOf(Value value) {
+} // namespace
+
+DenseElementsAttr mlir::strata::onnx::constantOf(Value value) {
   DenseElementsAttr attr;
   if (value && matchPattern(value, m_Constant(&attr))) {
     return attr;
   }
   return {};
 }
-
-} // namespace
 
 DenseElementsAttr mlir::strata::onnx::gatherConstant(
     DenseElementsAttr source, RankedTensorType type,

@@ -147,23 +147,10 @@ DenseElementsAttr Node::tensorAttr(llvm::StringRef name) {
   return op.getAttrs().getAs<DenseElementsAttr>(name);
 }
 
-namespace {
-
-/// Input `value` as a constant of any size, or null.
-DenseElementsAttr anyConstant(Value value) {
-  DenseElementsAttr attr;
-  if (value && matchPattern(value, m_Constant(&attr))) {
-    return attr;
-  }
-  return {};
-}
-
-} // namespace
-
 DenseElementsAttr Node::constant(unsigned i) {
   // A splat of 2^40 elements (ConstantOfShape's) costs nothing to hold but
   // hangs a loop over its values.
-  DenseElementsAttr attr = anyConstant(in(i));
+  DenseElementsAttr attr = constantOf(in(i));
   if (attr && attr.getNumElements() <= kFoldLimit) {
     return attr;
   }
@@ -171,7 +158,7 @@ DenseElementsAttr Node::constant(unsigned i) {
 }
 
 LogicalResult Node::checkReadable(unsigned i, llvm::StringRef what) {
-  DenseElementsAttr attr = anyConstant(in(i));
+  DenseElementsAttr attr = constantOf(in(i));
   if (attr && attr.getNumElements() > kFoldLimit) {
     return fail("input " + llvm::Twine(i) + " (" + what + ") holds " +
                 llvm::Twine(attr.getNumElements()) + " values; at most " +

@@ -401,6 +401,11 @@ void yieldFloatMulAdd(OpBuilder &b, Location loc, ValueRange args);
 /// Concatenates along `axis` (tensor.concat; constants fold).
 Value concat(OpBuilder &b, Location loc, ValueRange inputs, int64_t axis);
 
+/// `value` when it is a constant (arith.constant) of any size, else null:
+/// for patterns that read it once, in bulk (Node::constant bounds what is
+/// read value by value).
+DenseElementsAttr constantOf(Value value);
+
 /// A constant made of `source` elements gathered by `indexOf`: for each
 /// multi-index of `type` (row-major), the linear index into `source`.
 DenseElementsAttr gatherConstant(

@@ -46,14 +46,6 @@ bool hasOneUse(NodeOp node) {
   return node.getOutputs().size() == 1 && node.getOutputs()[0].hasOneUse();
 }
 
-DenseElementsAttr constantOf(Value value) {
-  DenseElementsAttr attr;
-  if (value && matchPattern(value, m_Constant(&attr))) {
-    return attr;
-  }
-  return {};
-}
-
 /// Integer values of a constant (zero-extended when `isUnsigned`).
 SmallVector<int64_t> intsOf(DenseElementsAttr attr, bool isUnsigned) {
   SmallVector<int64_t> values;

@@ -388,6 +388,111 @@ LogicalResult checkMatMulShapes(Node &n, unsigned lhs, unsigned rhs) {
   return success();
 }
 
+/// MatMulInteger with a constant matrix B (a dynamically quantized model's
+/// weight; A's zero point one value, B's one or one per column) as an i8 x
+/// i8 -> i32 matmul, which the int8 microkernel computes. With A' = A - 128
+/// for u8 A (its top bit flipped), A itself for i8, and W' = B - b_zp
+/// (computed here; it must fit in i8):
+///
+///   (A - a_zp) (B - b_zp) = A' W' + (offset - a_zp) colsum(W')
+///
+/// (offset 128 or 0): one i32 term per column, times a run-time scalar
+/// when a_zp is an input, added to the product (in the matmul's dispatch).
+/// The batches of a 3-D A are rows of one matmul. Null when it does not
+/// apply (the caller computes in i32).
+Value int8MatMul(Node &n) {
+  DenseElementsAttr bAttr = constantOf(n.in(1));
+  if (n.rank(1) != 2 || !bAttr ||
+      (n.has(2) && n.type(2).getNumElements() != 1)) {
+    return {};
+  }
+  int64_t depth = n.shape(1)[0], columns = n.shape(1)[1];
+  SmallVector<int64_t> bZero(columns, 0);
+  if (n.has(3)) {
+    DenseElementsAttr zpAttr = constantOf(n.in(3));
+    if (!zpAttr) {
+      return {};
+    }
+    bool zu = n.isUnsigned(3);
+    SmallVector<int64_t> points;
+    for (const APInt &v : zpAttr.getValues<APInt>()) {
+      points.push_back(zu ? int64_t(v.getZExtValue()) : v.getSExtValue());
+    }
+    for (int64_t c = 0; c < columns; ++c) {
+      bZero[c] = points[points.size() == 1 ? 0 : c];
+    }
+  }
+  bool bu = n.isUnsigned(1);
+  SmallVector<int8_t> weight(depth * columns);
+  SmallVector<int32_t> colsum(columns, 0);
+  int64_t index = 0;
+  for (const APInt &v : bAttr.getValues<APInt>()) {
+    int64_t column = index % columns;
+    int64_t w =
+        (bu ? int64_t(v.getZExtValue()) : v.getSExtValue()) - bZero[column];
+    if (w < -128 || w > 127) {
+      return {};
+    }
+    weight[index++] = int8_t(w);
+    colsum[column] += int32_t(w);
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type i8 = b.getIntegerType(8), i32 = b.getI32Type();
+  bool au = n.isUnsigned(0);
+  Value a = n.in(0);
+  if (au) {
+    a = elementwise(b, loc, {a}, n.shape(0), i8,
+                    [](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                      return arith::XOrIOp::create(
+                          nb, l, v[0],
+                          scalar(nb, l, nb.getIntegerType(8), -128));
+                    });
+  }
+  SmallVector<OpFoldResult> sizes = n.dims(0);
+  OpFoldResult rows =
+      productOf(b, loc, ArrayRef<OpFoldResult>(sizes).drop_back());
+  a = reshapeTo(b, loc, a, {rows, sizes.back()});
+  Value w = constant(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({depth, columns}, i8),
+                             ArrayRef<int8_t>(weight)));
+  Value init =
+      filledTo(b, loc, {rows, b.getIndexAttr(columns)}, scalar(b, loc, i32, 0));
+  Value acc = linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                       ValueRange{a, w}, ValueRange{init})
+                  ->getResult(0);
+  int64_t offset = au ? 128 : 0;
+  if (offset != 0 || n.has(2)) {
+    Value sums =
+        constant(b, loc,
+                 DenseElementsAttr::get(RankedTensorType::get({columns}, i32),
+                                        ArrayRef<int32_t>(colsum)));
+    SmallVector<Value> inputs = {acc, sums};
+    if (n.has(2)) {
+      inputs.push_back(reshape(b, loc, n.in(2), {}));
+    }
+    bool zu = n.has(2) && n.isUnsigned(2);
+    auto accType = cast<RankedTensorType>(acc.getType());
+    acc = elementwise(
+        b, loc, inputs, accType.getShape(), i32,
+        [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+          // (offset - a_zp) * colsum, a_zp in i32.
+          Value factor = scalar(nb, l, i32, double(offset));
+          if (v.size() == 3) {
+            factor = arith::SubIOp::create(nb, l, factor,
+                                           convertScalar(nb, l, v[2], i32, zu));
+          }
+          return arith::AddIOp::create(
+              nb, l, v[0], arith::MulIOp::create(nb, l, factor, v[1]));
+        });
+  }
+  SmallVector<OpFoldResult> resultSizes(
+      ArrayRef<OpFoldResult>(sizes).drop_back());
+  resultSizes.push_back(b.getIndexAttr(columns));
+  return reshapeTo(b, loc, acc, resultSizes);
+}
+
 /// Matrices or batches of them (a dynamically quantized transformer's
 /// projections take its 3-D activations); A's zero point one value or one
 /// per row, B's one value or one per column.
@@ -401,6 +506,9 @@ LogicalResult lowerMatMulInteger(Node &n) {
   if (failed(checkParameter(n, 2, n.shape(0)[n.rank(0) - 2])) ||
       failed(checkParameter(n, 3, n.shape(1).back()))) {
     return failure();
+  }
+  if (Value product = int8MatMul(n)) {
+    return n.replace(product);
   }
   Value a = centered(n, 0, 2, n.rank(0) - 2);
   Value bm = centered(n, 1, 3, n.rank(1) - 1);

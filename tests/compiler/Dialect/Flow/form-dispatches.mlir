@@ -400,6 +400,48 @@ func.func @bias_after_shared_reshape(%a: tensor<48x16xf32>, %b: tensor<16x32xf32
 
 // -----
 
+// MatMulInteger on 3-D activations with a constant weight: an i8 matmul,
+// its zero-point term per column (an i32 elementwise op on the matmul),
+// the reshape back, then the dequantization and bias in f32. The f32 op is
+// computed on the collapsed shape too and joins the other two in one
+// dispatch.
+// CHECK-LABEL: func.func @dequantize_after_int8_matmul
+// CHECK: %[[D:.*]] = flow.dispatch @{{.*}}::@dequantize_after_int8_matmul_dispatch_0_matmul_48x32x16_i32(
+// CHECK-NOT: flow.dispatch
+// CHECK: tensor.expand_shape %[[D]] {{\[\[}}0, 1], [2]] output_shape [12, 4, 32]
+// CHECK: func.func @dequantize_after_int8_matmul_dispatch_0_matmul_48x32x16_i32
+// CHECK: linalg.matmul
+// CHECK: linalg.generic
+// CHECK: arith.muli
+// CHECK: arith.sitofp
+// CHECK: arith.addf
+// NOIM2COL-LABEL: func.func @dequantize_after_int8_matmul
+func.func @dequantize_after_int8_matmul(%a: tensor<48x16xi8>, %b: tensor<16x32xi8>, %colsum: tensor<32xi32>, %azp: tensor<i32>, %scale: tensor<f32>, %bias: tensor<32xf32>) -> tensor<12x4x32xf32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<48x32xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<48x32xi32>) -> tensor<48x32xi32>
+  %m = linalg.matmul ins(%a, %b : tensor<48x16xi8>, tensor<16x32xi8>) outs(%f : tensor<48x32xi32>) -> tensor<48x32xi32>
+  %e2 = tensor.empty() : tensor<48x32xi32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m, %colsum, %azp : tensor<48x32xi32>, tensor<32xi32>, tensor<i32>) outs(%e2 : tensor<48x32xi32>) {
+  ^bb0(%in: i32, %s: i32, %z: i32, %o: i32):
+    %t = arith.muli %z, %s : i32
+    %u = arith.addi %in, %t : i32
+    linalg.yield %u : i32
+  } -> tensor<48x32xi32>
+  %x = tensor.expand_shape %c [[0, 1], [2]] output_shape [12, 4, 32] : tensor<48x32xi32> into tensor<12x4x32xi32>
+  %e3 = tensor.empty() : tensor<12x4x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %scale, %bias : tensor<12x4x32xi32>, tensor<f32>, tensor<32xf32>) outs(%e3 : tensor<12x4x32xf32>) {
+  ^bb0(%in: i32, %s: f32, %bb: f32, %o: f32):
+    %v = arith.sitofp %in : i32 to f32
+    %w = arith.mulf %v, %s : f32
+    %y = arith.addf %w, %bb : f32
+    linalg.yield %y : f32
+  } -> tensor<12x4x32xf32>
+  return %r : tensor<12x4x32xf32>
+}
+
+// -----
+
 // A global average pool of a quantized NHWC tensor read in NCHW order (its
 // dequantization in the body): the loops run in the input's order, the
 // channels innermost (the input map becomes the identity).

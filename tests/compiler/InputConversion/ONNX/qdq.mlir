@@ -150,3 +150,44 @@ func.func @qlinear_conv(%x: tensor<1x2x4x4xui8>) -> tensor<1x3x4x4xui8> {
   %0 = onnx.node "QLinearConv"(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %b) {attrs = {pads = [1, 1, 1, 1]}, domain = "", opset = 13 : i64} : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>, tensor<3x2x3x3xi8>, tensor<3xf32>, tensor<3xi8>, tensor<f32>, tensor<ui8>, tensor<3xi32>) -> tensor<1x3x4x4xui8>
   return %0 : tensor<1x3x4x4xui8>
 }
+
+// -----
+
+// MatMulInteger with a constant weight (a dynamically quantized
+// transformer's projection: u8 activations of 2 batches of 3 rows, a
+// run-time zero point, a u8 weight with one zero point per column) is one
+// i8 x i8 -> i32 matmul over the batches' rows: the activation's top bit
+// flipped, W' = w - zero point folded (column 1: 200 - 130 = 70), the
+// zero-point term (128 - a_zp) * colsum(W') added (colsum: 3 + 4, 70 + 70 =
+// 140), then expanded back to 3-D.
+// CHECK-LABEL: func.func @matmulinteger_constant_weight
+// CHECK: arith.xori %{{.*}}, %{{.*}} : i8
+// CHECK: arith.constant dense<{{\[}}[3, 70], [4, 70]]> : tensor<2x2xi8>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<6x2xi8>, tensor<2x2xi8>) outs(%{{.*}} : tensor<6x2xi32>)
+// CHECK: arith.constant dense<[7, 140]> : tensor<2xi32>
+// CHECK: linalg.generic
+// CHECK: arith.constant 128 : i32
+// CHECK: arith.extui
+// CHECK: arith.subi
+// CHECK: arith.muli
+// CHECK: arith.addi
+// CHECK: tensor.expand_shape {{.*}} into tensor<2x3x2xi32>
+func.func @matmulinteger_constant_weight(%a: tensor<2x3x2xui8>, %azp: tensor<ui8>) -> tensor<2x3x2xi32> {
+  %w = arith.constant dense<[[3, 200], [4, 200]]> : tensor<2x2xui8>
+  %wz = arith.constant dense<[0, 130]> : tensor<2xui8>
+  %0 = onnx.node "MatMulInteger"(%a, %w, %azp, %wz) {attrs = {}, domain = "", opset = 10 : i64} : (tensor<2x3x2xui8>, tensor<2x2xui8>, tensor<ui8>, tensor<2xui8>) -> tensor<2x3x2xi32>
+  return %0 : tensor<2x3x2xi32>
+}
+
+// -----
+
+// A weight whose W' leaves i8 (-128 - 1) is computed in i32 as before.
+// CHECK-LABEL: func.func @matmulinteger_wide_weight
+// CHECK-NOT: tensor<2x2xi8>) outs
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<3x2xi32>, tensor<2x2xi32>) outs(%{{.*}} : tensor<3x2xi32>)
+func.func @matmulinteger_wide_weight(%a: tensor<3x2xi8>) -> tensor<3x2xi32> {
+  %w = arith.constant dense<[[-128, 5], [6, 7]]> : tensor<2x2xi8>
+  %wz = arith.constant dense<1> : tensor<i8>
+  %0 = onnx.node "MatMulInteger"(%a, %w, %wz, %wz) {attrs = {}, domain = "", opset = 10 : i64} : (tensor<3x2xi8>, tensor<2x2xi8>, tensor<i8>, tensor<i8>) -> tensor<3x2xi32>
+  return %0 : tensor<3x2xi32>
+}

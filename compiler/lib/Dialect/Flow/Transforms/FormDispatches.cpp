@@ -1248,7 +1248,9 @@ struct FormDispatchesPass
     // - a float op on a matmul's result (ONNX MatMul on 3-D activations,
     //   computed as a 2-D matmul and expanded back: the attention's
     //   projection bias, the MLP's bias and ReLU), which the matmul
-    //   microkernel applies as it stores (bias, residual, clamp).
+    //   microkernel applies as it stores (bias, residual, clamp), or on an
+    //   elementwise op of one (an i8 matmul's zero-point term, then its
+    //   dequantization: MatMulInteger), which joins it there.
     linalg::populateFoldReshapeOpsByCollapsingPatterns(
         patterns, [](OpOperand *operand) {
           auto generic = dyn_cast<linalg::GenericOp>(operand->getOwner());
@@ -1268,7 +1270,16 @@ struct FormDispatchesPass
                   .isInteger()) {
             return generic.getNumDpsInputs() == 1;
           }
-          return isa<linalg::MatmulOp>(producer) &&
+          auto epilogue = dyn_cast<linalg::GenericOp>(producer);
+          bool ofMatmul =
+              isa<linalg::MatmulOp>(producer) ||
+              (epilogue && linalg::isElementwise(epilogue) &&
+               epilogue.getNumDpsInputs() >= 1 &&
+               epilogue.getMatchingIndexingMap(epilogue.getDpsInputOperand(0))
+                   .isIdentity() &&
+               isa_and_nonnull<linalg::MatmulOp>(
+                   epilogue.getDpsInputs()[0].getDefiningOp()));
+          return ofMatmul &&
                  getElementTypeOrSelf(generic.getResult(0).getType()).isF32();
         });
     if (failed(applyPatternsGreedily(module, std::move(patterns)))) {
