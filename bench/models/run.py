@@ -2,8 +2,9 @@
 """run.py - bench/models: real models (resnet18, mobilenet_v2,
 squeezenet1_1 and the 4-layer transformer encoder of tests/models, and the
 int8 resnet18_int8 and mobilenet_v2_int8, QDQ from PyTorch, and the same
-in ONNX Runtime's QOperator form, resnet18_qop and mobilenet_v2_qop, made
-from them by tests/models/qoperator.py) at batch
+in ONNX Runtime's QOperator form, resnet18_qop and mobilenet_v2_qop, and
+its dynamic form, resnet18_dyn and mobilenet_v2_dyn, made from them by
+tests/models/qoperator.py) at batch
 1 and 8, with 1 and 2 threads, as one table: Strata (strata-benchmark on
 local-task with that many workers), ONNX Runtime 1.30 (onnxruntime-node, CPU
 provider, every graph optimization, intraOpNumThreads = threads,
@@ -63,6 +64,10 @@ INT8_MODELS = ["resnet18_int8", "mobilenet_v2_int8"]
 # Their QOperator form (QLinearConv, com.microsoft QLinearAdd and
 # QLinearGlobalAveragePool), rewritten by tests/models/qoperator.py.
 QOP_MODELS = ["resnet18_qop", "mobilenet_v2_qop"]
+# Their dynamic form (DynamicQuantizeLinear -> ConvInteger / MatMulInteger,
+# activations in f32), rewritten the same way.
+DYN_MODELS = ["resnet18_dyn", "mobilenet_v2_dyn"]
+QUANTIZED_MODELS = INT8_MODELS + QOP_MODELS + DYN_MODELS
 
 
 def cpu_isa():
@@ -105,11 +110,14 @@ def prepare(args, name, batch):
     import numpy as np
     base = stem(args.work, name, batch)
     onnx_path = base + ".onnx"
-    if not os.path.exists(onnx_path) and name in QOP_MODELS:
-        qdq, _, _, _, _ = prepare(args, name[:-len("_qop")] + "_int8", batch)
+    if not os.path.exists(onnx_path) and name in QOP_MODELS + DYN_MODELS:
+        qdq, _, _, _, _ = prepare(args, name.rsplit("_", 1)[0] + "_int8",
+                                  batch)
         subprocess.run([sys.executable,
                         os.path.join(ROOT, "tests", "models", "qoperator.py"),
-                        "--form=qoperator", qdq, onnx_path], check=True)
+                        "--form=" + ("qoperator" if name in QOP_MODELS
+                                     else "dynamic"), qdq, onnx_path],
+                       check=True)
         np.save(base + ".input.npy",
                 np.load(qdq[:-len(".onnx")] + ".input.npy"))
     elif not os.path.exists(onnx_path) and name in INT8_MODELS:
@@ -287,9 +295,9 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     models = args.models.split(",")
     for name in models:
-        if name not in MODELS + INT8_MODELS + QOP_MODELS:
+        if name not in MODELS + QUANTIZED_MODELS:
             sys.exit("unknown model %s (known: %s)" % (
-                name, ", ".join(MODELS + INT8_MODELS + QOP_MODELS)))
+                name, ", ".join(MODELS + QUANTIZED_MODELS)))
     batches = [int(b) for b in args.batches.split(",")]
     threads_list = [int(t) for t in args.threads.split(",")]
 
@@ -312,7 +320,7 @@ def main():
             if batch == batches[0]:
                 plans[name] = memory_plan(args, prepared[0])
             model = example = None
-            if not args.no_torch and name not in INT8_MODELS + QOP_MODELS:
+            if not args.no_torch and name not in QUANTIZED_MODELS:
                 model, example = make_models.build(name, batch)
             for threads in threads_list:
                 key = "%s_b%d_t%d" % (name, batch, threads)

@@ -231,6 +231,54 @@ def run(cases):
                  numpy_helper.from_array(np.array(w_scale), "w_scale"),
                  numpy_helper.from_array(bias, "bias")]),
             [x], [ref], rtol=1e-5, atol=1e-5)
+    # ConvInteger with a constant weight whose W' fits in i8 takes the same
+    # int8 path: the input padded with its run-time zero point (a mask
+    # selects it), im2col, the i8 matmul, the zero-point term per channel.
+    # Padded 3x3 (stride 1 and 2), 1x1, depthwise, u8 and i8 inputs, one
+    # zero point or one per channel for the weight; 2 x 3 x 7 x 7 (loops),
+    # 2 x 16 x 9 x 9 -> 24 (the microkernel), 32 channels depthwise (its
+    # vectors).
+    conv_cases = [
+        ("u8 input, 3x3 pads 1", np.uint8, (2, 3, 7, 7), (5, 3, 3, 3),
+         dict(pads=[1, 1, 1, 1])),
+        ("u8 input, 3x3 stride 2 pads 1 0 2 1", np.uint8, (2, 3, 7, 7),
+         (5, 3, 3, 3), dict(pads=[1, 0, 2, 1], strides=[2, 2])),
+        ("i8 input, 1x1", np.int8, (2, 3, 7, 7), (5, 3, 1, 1), {}),
+        ("u8 input, 3x3 pads 1, microkernel sizes", np.uint8, (2, 16, 9, 9),
+         (24, 16, 3, 3), dict(pads=[1, 1, 1, 1])),
+        ("u8 input, depthwise 3x3 pads 1", np.uint8, (2, 5, 7, 7),
+         (5, 1, 3, 3), dict(pads=[1, 1, 1, 1], group=5)),
+        ("i8 input, depthwise 3x3 stride 2 pads 1, 32 channels", np.int8,
+         (2, 32, 9, 9), (32, 1, 3, 3),
+         dict(pads=[1, 1, 1, 1], strides=[2, 2], group=32)),
+    ]
+    for what, xt, xshape, wshape, attrs in conv_cases:
+        for per_channel in (False, True):
+            x = random_of(rng, xt, xshape)
+            xzp = np.array(xt(200 if xt is np.uint8 else -20))
+            w = rng.integers(-100, 101, wshape).astype(np.int8)
+            wzp = (rng.integers(-5, 6, (wshape[0],)).astype(np.int8)
+                   if per_channel else np.array(np.int8(4)))
+            pads = attrs.get("pads", [0, 0, 0, 0])
+            xc = x.astype(np.int64) - int(xzp)
+            wc = w.astype(np.int64) - wzp.astype(np.int64).reshape(-1, 1, 1, 1)
+            strides = attrs.get("strides", [1, 1])
+            if attrs.get("group", 1) == 1:
+                ref = conv2d(xc, wc, pads=pads, strides=strides)
+            else:
+                ref = np.concatenate(
+                    [conv2d(xc[:, c:c + 1], wc[c:c + 1], pads=pads,
+                            strides=strides) for c in range(wshape[0])], 1)
+            ref = ref.astype(np.int32)
+            cases.run_model(
+                "ConvInteger, constant weight: %s%s" %
+                (what, ", a weight zero point per channel" if per_channel
+                 else ""), model(
+                    [helper.make_node("ConvInteger", ["x", "w", "xzp", "wzp"],
+                                      ["y"], **attrs)],
+                    [vi("x", x), vi("xzp", xzp)], [vi("y", ref)],
+                    [numpy_helper.from_array(w, "w"),
+                     numpy_helper.from_array(wzp, "wzp")]), [x, xzp], [ref])
     # An int8 activation without a zero point against a constant weight:
     # the i8 matmul alone.
     a = random_of(rng, np.int8, (3, 5, 9))

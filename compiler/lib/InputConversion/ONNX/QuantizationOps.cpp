@@ -388,6 +388,40 @@ LogicalResult checkMatMulShapes(Node &n, unsigned lhs, unsigned rhs) {
   return success();
 }
 
+/// The (offset - a_zp) * colsum(W') term of int8MatMul / int8Conv added to
+/// an i32 product whose last dimension is the columns: a_zp the scalar
+/// input `zp` of `n` (when present), offset 128 for u8 A.
+Value addZeroPointTerm(Node &n, Value acc, ArrayRef<int32_t> colsum,
+                       int64_t offset, unsigned zp) {
+  if (offset == 0 && !n.has(zp)) {
+    return acc;
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  Type i32 = b.getI32Type();
+  Value sums = constant(
+      b, loc,
+      DenseElementsAttr::get(
+          RankedTensorType::get({static_cast<int64_t>(colsum.size())}, i32),
+          colsum));
+  SmallVector<Value> inputs = {acc, sums};
+  if (n.has(zp)) {
+    inputs.push_back(reshape(b, loc, n.in(zp), {}));
+  }
+  bool zu = n.has(zp) && n.isUnsigned(zp);
+  return elementwise(
+      b, loc, inputs, cast<RankedTensorType>(acc.getType()).getShape(), i32,
+      [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+        Value factor = scalar(nb, l, i32, double(offset));
+        if (v.size() == 3) {
+          factor = arith::SubIOp::create(nb, l, factor,
+                                         convertScalar(nb, l, v[2], i32, zu));
+        }
+        return arith::AddIOp::create(
+            nb, l, v[0], arith::MulIOp::create(nb, l, factor, v[1]));
+      });
+}
+
 /// MatMulInteger with a constant matrix B (a dynamically quantized model's
 /// weight; A's zero point one value, B's one or one per column) as an i8 x
 /// i8 -> i32 matmul, which the int8 microkernel computes. With A' = A - 128
@@ -462,31 +496,7 @@ Value int8MatMul(Node &n) {
   Value acc = linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
                                        ValueRange{a, w}, ValueRange{init})
                   ->getResult(0);
-  int64_t offset = au ? 128 : 0;
-  if (offset != 0 || n.has(2)) {
-    Value sums =
-        constant(b, loc,
-                 DenseElementsAttr::get(RankedTensorType::get({columns}, i32),
-                                        ArrayRef<int32_t>(colsum)));
-    SmallVector<Value> inputs = {acc, sums};
-    if (n.has(2)) {
-      inputs.push_back(reshape(b, loc, n.in(2), {}));
-    }
-    bool zu = n.has(2) && n.isUnsigned(2);
-    auto accType = cast<RankedTensorType>(acc.getType());
-    acc = elementwise(
-        b, loc, inputs, accType.getShape(), i32,
-        [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
-          // (offset - a_zp) * colsum, a_zp in i32.
-          Value factor = scalar(nb, l, i32, double(offset));
-          if (v.size() == 3) {
-            factor = arith::SubIOp::create(nb, l, factor,
-                                           convertScalar(nb, l, v[2], i32, zu));
-          }
-          return arith::AddIOp::create(
-              nb, l, v[0], arith::MulIOp::create(nb, l, factor, v[1]));
-        });
-  }
+  acc = addZeroPointTerm(n, acc, colsum, au ? 128 : 0, 2);
   SmallVector<OpFoldResult> resultSizes(
       ArrayRef<OpFoldResult>(sizes).drop_back());
   resultSizes.push_back(b.getIndexAttr(columns));
@@ -515,10 +525,188 @@ LogicalResult lowerMatMulInteger(Node &n) {
   return n.replace(matmulValues(n.b, n.loc, a, bm));
 }
 
+/// ConvInteger (2-D; group 1, or one filter per channel) with a constant
+/// weight (a dynamically quantized CNN) as int8MatMul computes
+/// MatMulInteger: the input in NHWC, padded with its zero point (a run-time
+/// value: the padding is selected by a constant mask, so a padded tap adds
+/// (x_zp - x_zp) * w' = 0), its top bit flipped for u8, then gathered into
+/// windows (im2col) for an i8 x i8 -> i32 matmul against W' = w - w_zp
+/// (rows of depth ky, kx, c), or convolved depthwise (i8 into i32, W' as
+/// ky, kx, c), the zero-point term per channel, back to NCHW. Null when it
+/// does not apply.
+Value int8Conv(Node &n) {
+  DenseElementsAttr wAttr = constantOf(n.in(1));
+  if (!wAttr || !n.allStatic() || n.rank(0) != 4 || n.rank(1) != 4 ||
+      (n.has(2) && n.type(2).getNumElements() != 1)) {
+    return {};
+  }
+  ArrayRef<int64_t> xs = n.shape(0), ws = n.shape(1);
+  int64_t batch = xs[0], channels = xs[1], height = xs[2], width = xs[3];
+  int64_t filters = ws[0], kh = ws[2], kw = ws[3];
+  int64_t group = n.intAttr("group", 1);
+  bool depthwise =
+      group > 1 && group == channels && filters == channels && ws[1] == 1;
+  if (!depthwise && (group != 1 || ws[1] != channels)) {
+    return {};
+  }
+  FailureOr<ConvWindow> win = convWindow2D(n, {height, width}, {kh, kw});
+  if (failed(win)) {
+    return {};
+  }
+  SmallVector<int64_t> wZero(filters, 0);
+  if (n.has(3)) {
+    DenseElementsAttr zpAttr = constantOf(n.in(3));
+    if (!zpAttr) {
+      return {};
+    }
+    bool zu = n.isUnsigned(3);
+    SmallVector<int64_t> points;
+    for (const APInt &v : zpAttr.getValues<APInt>()) {
+      points.push_back(zu ? int64_t(v.getZExtValue()) : v.getSExtValue());
+    }
+    for (int64_t f = 0; f < filters; ++f) {
+      wZero[f] = points[points.size() == 1 ? 0 : f];
+    }
+  }
+  // W' as rows (ky, kx, c) x columns f, from the weight's (f, c, ky, kx);
+  // depthwise as (ky, kx, f).
+  bool wu = n.isUnsigned(1);
+  SmallVector<int64_t> w;
+  w.reserve(wAttr.getNumElements());
+  for (const APInt &v : wAttr.getValues<APInt>()) {
+    w.push_back(wu ? int64_t(v.getZExtValue()) : v.getSExtValue());
+  }
+  int64_t depth = kh * kw * ws[1];
+  SmallVector<int8_t> weight(depth * filters);
+  SmallVector<int32_t> colsum(filters, 0);
+  for (int64_t f = 0; f < filters; ++f) {
+    for (int64_t c = 0; c < ws[1]; ++c) {
+      for (int64_t y = 0; y < kh; ++y) {
+        for (int64_t x = 0; x < kw; ++x) {
+          int64_t v = w[((f * ws[1] + c) * kh + y) * kw + x] - wZero[f];
+          if (v < -128 || v > 127) {
+            return {};
+          }
+          weight[((y * kw + x) * ws[1] + c) * filters + f] = int8_t(v);
+          colsum[f] += int32_t(v);
+        }
+      }
+    }
+  }
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  MLIRContext *context = b.getContext();
+  Type i8 = b.getIntegerType(8), i32 = b.getI32Type();
+  bool xu = n.isUnsigned(0);
+  Value nhwc = transpose(b, loc, n.in(0), {0, 2, 3, 1});
+  bool padded = false;
+  for (int i = 0; i < 2; ++i) {
+    padded |= win->padBegin[i] != 0 || win->padEnd[i] != 0;
+  }
+  int64_t hp = height + win->padBegin[0] + win->padEnd[0];
+  int64_t wp = width + win->padBegin[1] + win->padEnd[1];
+  SmallVector<int64_t> paddedShape = {batch, hp, wp, channels};
+  // A' = x - 128 for u8 (the top bit flipped), x for i8; the padding x_zp.
+  auto flip = [&](OpBuilder &nb, Location l, Value v) -> Value {
+    return xu ? arith::XOrIOp::create(nb, l, v, scalar(nb, l, i8, -128)) : v;
+  };
+  if (padded) {
+    nhwc = tensor::PadOp::create(
+        b, loc, RankedTensorType::get(paddedShape, i8), nhwc,
+        getAsIndexOpFoldResult(context,
+                               {0, win->padBegin[0], win->padBegin[1], 0}),
+        getAsIndexOpFoldResult(context, {0, win->padEnd[0], win->padEnd[1], 0}),
+        scalar(b, loc, i8, 0));
+    SmallVector<int8_t> inside(hp * wp, 0);
+    for (int64_t y = 0; y < height; ++y) {
+      for (int64_t x = 0; x < width; ++x) {
+        inside[(y + win->padBegin[0]) * wp + x + win->padBegin[1]] = 1;
+      }
+    }
+    Value mask = constant(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({1, hp, wp, 1}, i8),
+                               ArrayRef<int8_t>(inside)));
+    Value zp =
+        n.has(2)
+            ? reshape(b, loc, n.in(2), {})
+            : constant(b, loc,
+                       DenseElementsAttr::get(RankedTensorType::get({}, i8),
+                                              ArrayRef<int8_t>{0}));
+    nhwc = elementwise(
+        b, loc, {nhwc, mask, zp}, paddedShape, i8,
+        [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+          Value in = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ne,
+                                           v[1], scalar(nb, l, i8, 0));
+          return flip(nb, l, arith::SelectOp::create(nb, l, in, v[0], v[2]));
+        });
+  } else if (xu) {
+    nhwc = elementwise(b, loc, {nhwc}, paddedShape, i8,
+                       [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                         return flip(nb, l, v[0]);
+                       });
+  }
+  int64_t oh = win->out[0], ow = win->out[1];
+  int64_t sh = win->strides[0], sw = win->strides[1];
+  int64_t dh = win->dilations[0], dw = win->dilations[1];
+  if (depthwise) {
+    Value filter = constant(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({kh, kw, channels}, i8),
+                               ArrayRef<int8_t>(weight)));
+    Value init =
+        filled(b, loc, {batch, oh, ow, channels}, scalar(b, loc, i32, 0));
+    auto pair = [&](ArrayRef<int64_t> values) {
+      return DenseIntElementsAttr::get(
+          RankedTensorType::get({2}, b.getI64Type()), values);
+    };
+    Value acc = linalg::DepthwiseConv2DNhwcHwcOp::create(
+                    b, loc, TypeRange{init.getType()}, ValueRange{nhwc, filter},
+                    ValueRange{init}, pair(win->strides), pair(win->dilations))
+                    ->getResult(0);
+    acc = addZeroPointTerm(n, acc, colsum, xu ? 128 : 0, 2);
+    return transpose(b, loc, acc, {0, 3, 1, 2});
+  }
+  int64_t rows = batch * oh * ow;
+  Value a;
+  if (kh == 1 && kw == 1 && sh == 1 && sw == 1 && !padded) {
+    // The pixels themselves are the rows.
+    a = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({rows, depth}, i8), nhwc,
+        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+  } else {
+    AffineExpr bn, y, x, ky, kx, ch;
+    bindDims(context, bn, y, x, ky, kx, ch);
+    AffineMap map = AffineMap::get(
+        6, 0, {bn, y * sh + ky * dh, x * sw + kx * dw, ch}, context);
+    Value cols = generic(
+        b, loc, {nhwc}, {map},
+        RankedTensorType::get({batch, oh, ow, kh, kw, channels}, i8),
+        [](OpBuilder &, Location, ValueRange v) -> Value { return v[0]; });
+    a = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({rows, depth}, i8), cols,
+        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+  }
+  Value wm = constant(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({depth, filters}, i8),
+                             ArrayRef<int8_t>(weight)));
+  Value init = filled(b, loc, {rows, filters}, scalar(b, loc, i32, 0));
+  Value acc = linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                       ValueRange{a, wm}, ValueRange{init})
+                  ->getResult(0);
+  acc = addZeroPointTerm(n, acc, colsum, xu ? 128 : 0, 2);
+  acc = reshape(b, loc, acc, {batch, oh, ow, filters});
+  return transpose(b, loc, acc, {0, 3, 1, 2});
+}
+
 LogicalResult lowerConvInteger(Node &n) {
   if (failed(checkParameter(n, 2, 0)) ||
       failed(checkParameter(n, 3, n.shape(1)[0]))) {
     return failure();
+  }
+  if (Value product = int8Conv(n)) {
+    return n.replace(product);
   }
   Value x = centered(n, 0, 2, 0);
   Value w = centered(n, 1, 3, 0);

@@ -191,3 +191,31 @@ func.func @matmulinteger_wide_weight(%a: tensor<3x2xi8>) -> tensor<3x2xi32> {
   %0 = onnx.node "MatMulInteger"(%a, %w, %wz, %wz) {attrs = {}, domain = "", opset = 10 : i64} : (tensor<3x2xi8>, tensor<2x2xi8>, tensor<i8>, tensor<i8>) -> tensor<3x2xi32>
   return %0 : tensor<3x2xi32>
 }
+
+// -----
+
+// ConvInteger with a constant weight (a dynamically quantized CNN): the u8
+// input in NHWC padded with its run-time zero point (a constant mask
+// selects it), the top bit flipped, im2col, an i8 x i8 -> i32 matmul
+// against W' (rows ky, kx, c; the weight at (f, c, ky, kx) is 2 * ky + kx +
+// 1, its zero point 1), the zero-point term per channel (colsum 6), back to
+// NCHW.
+// CHECK-LABEL: func.func @convinteger_constant_weight
+// CHECK: tensor.pad
+// CHECK: arith.constant dense<{{.*}}> : tensor<1x4x4x1xi8>
+// CHECK: linalg.generic
+// CHECK: arith.cmpi ne
+// CHECK: arith.select
+// CHECK: arith.xori
+// CHECK: arith.constant dense<{{\[}}[0], [1], [2], [3]]> : tensor<4x1xi8>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<18x4xi8>, tensor<4x1xi8>) outs(%{{.*}} : tensor<18x1xi32>)
+// CHECK: arith.constant dense<6> : tensor<1xi32>
+// CHECK: arith.subi
+// CHECK: linalg.transpose
+// CHECK: return %{{.*}} : tensor<2x1x3x3xi32>
+func.func @convinteger_constant_weight(%x: tensor<2x1x3x3xui8>, %xz: tensor<ui8>) -> tensor<2x1x3x3xi32> {
+  %w = arith.constant dense<[[[[1, 2], [3, 4]]]]> : tensor<1x1x2x2xi8>
+  %wz = arith.constant dense<1> : tensor<i8>
+  %0 = onnx.node "ConvInteger"(%x, %w, %xz, %wz) {attrs = {pads = [1, 1, 0, 0]}, domain = "", opset = 10 : i64} : (tensor<2x1x3x3xui8>, tensor<1x1x2x2xi8>, tensor<ui8>, tensor<i8>) -> tensor<2x1x3x3xi32>
+  return %0 : tensor<2x1x3x3xi32>
+}
