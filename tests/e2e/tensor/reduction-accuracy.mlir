@@ -22,6 +22,16 @@
 // FLOW: flow.dispatch {{.*}}reduction_256x256x16_f32
 // FLOW: flow.dispatch {{.*}}reduction_1x256x16_f32
 // FLOW: flow.dispatch {{.*}}reduction_16_f32
+//
+// An f32 maximum or minimum is split the same way (exact in any order),
+// its partials starting at -inf / +inf: the extreme of 2^20 values with
+// one planted far from either end, all the others on one side of zero.
+// RUN: strata-run --module=%t.vmfb --device=local-task --function=extremes
+// RUN: strata-run --module=%t.vmfb --device=local-sync --function=extremes
+// FLOW-LABEL: func.func @max_f32(
+// FLOW: flow.dispatch {{.*}}reduction_256x256x16_f32
+// FLOW: flow.dispatch {{.*}}reduction_1x256x16_f32
+// FLOW: flow.dispatch {{.*}}reduction_16_f32
 
 #id = affine_map<(i) -> (i)>
 #sum = affine_map<(i) -> ()>
@@ -142,5 +152,56 @@ func.func @rows_f32() {
     }
   %r = arith.truncf %s64 : tensor<64xf64> to tensor<64xf32>
   check.expect_almost_eq(%s, %r, atol 0.0, rtol 1.0e-06) : tensor<64xf32>
+  return
+}
+
+func.func @max_f32(%x: tensor<1048576xf32>) -> tensor<f32> {
+  %e = tensor.empty() : tensor<f32>
+  %lo = arith.constant 0xFF800000 : f32
+  %f = linalg.fill ins(%lo : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.reduce ins(%x : tensor<1048576xf32>) outs(%f : tensor<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %m = arith.maximumf %in, %acc : f32
+      linalg.yield %m : f32
+    }
+  return %r : tensor<f32>
+}
+
+func.func @min_f32(%x: tensor<1048576xf32>) -> tensor<f32> {
+  %e = tensor.empty() : tensor<f32>
+  %hi = arith.constant 0x7F800000 : f32
+  %f = linalg.fill ins(%hi : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.reduce ins(%x : tensor<1048576xf32>) outs(%f : tensor<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %m = arith.minimumf %acc, %in : f32
+      linalg.yield %m : f32
+    }
+  return %r : tensor<f32>
+}
+
+func.func @extremes() {
+  %n = arith.constant 1048576 : index
+  %v = call @values(%n) : (index) -> tensor<?xf32>
+  %xs = tensor.cast %v : tensor<?xf32> to tensor<1048576xf32>
+  // All below zero but one for the maximum, all above but one for the
+  // minimum: a partial starting at 0 would show.
+  %down = arith.constant dense<-3.0> : tensor<1048576xf32>
+  %up = arith.constant dense<1.0> : tensor<1048576xf32>
+  %neg = arith.addf %xs, %down : tensor<1048576xf32>
+  %pos = arith.addf %xs, %up : tensor<1048576xf32>
+  %big = arith.constant -0.75 : f32
+  %small = arith.constant 0.5 : f32
+  %i = arith.constant 777777 : index
+  %j = arith.constant 123457 : index
+  %a = tensor.insert %big into %neg[%i] : tensor<1048576xf32>
+  %b = tensor.insert %small into %pos[%j] : tensor<1048576xf32>
+  %xa = util.optimization_barrier %a : tensor<1048576xf32>
+  %xb = util.optimization_barrier %b : tensor<1048576xf32>
+  %mx = call @max_f32(%xa) : (tensor<1048576xf32>) -> tensor<f32>
+  %mn = call @min_f32(%xb) : (tensor<1048576xf32>) -> tensor<f32>
+  %emx = arith.constant dense<-0.75> : tensor<f32>
+  %emn = arith.constant dense<0.5> : tensor<f32>
+  check.expect_almost_eq(%mx, %emx, atol 0.0, rtol 0.0) : tensor<f32>
+  check.expect_almost_eq(%mn, %emn, atol 0.0, rtol 0.0) : tensor<f32>
   return
 }

@@ -290,16 +290,15 @@ LogicalResult lowerDynamicQuantizeLinear(Node &n) {
   Type f32 = b.getF32Type();
   Type u8 = b.getIntegerType(8);
   Value x = n.in(0);
-  SmallVector<int64_t> all;
-  for (int64_t d = 0; d < n.rank(0); ++d) {
-    all.push_back(d);
-  }
-  // Range including 0; scale = (max - min) / 255; zero point from min.
-  Value min = reduce(b, loc, x, all, scalar(b, loc, f32, 0.0),
+  // Range including 0; scale = (max - min) / 255; zero point from min. The
+  // extremes are taken over x as one row, which the flow phase splits into
+  // partial extremes computed in parallel (SplitReductions.cpp).
+  Value row = reshapeTo(b, loc, x, {productOf(b, loc, n.dims(0))});
+  Value min = reduce(b, loc, row, {0}, scalar(b, loc, f32, 0.0),
                      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
                        return arith::MinimumFOp::create(nb, l, a[1], a[0]);
                      });
-  Value max = reduce(b, loc, x, all, scalar(b, loc, f32, 0.0),
+  Value max = reduce(b, loc, row, {0}, scalar(b, loc, f32, 0.0),
                      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
                        return arith::MaximumFOp::create(nb, l, a[1], a[0]);
                      });

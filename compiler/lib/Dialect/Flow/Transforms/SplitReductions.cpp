@@ -1,5 +1,5 @@
-// SplitReductions.cpp - float sums as a tree of partial sums, f16 sums in f32
-// (SplitReductions.h).
+// SplitReductions.cpp - float sums (and f32 extremes) as a tree of partial
+// results, f16 sums in f32 (SplitReductions.h).
 //
 // A sum of K values accumulated one after the other loses about K * eps of
 // relative accuracy in the worst case, and an f16 accumulator stops growing
@@ -12,9 +12,14 @@
 // V = 16 lanes are contiguous (one or two vectors), C steps of each lane
 // add a few hundred values, and the G groups are parallel loops, so the
 // code generator spreads them over workgroups: the sum gets faster as well
-// as more accurate. f16 sums accumulate in f32 throughout.
+// as more accurate. f16 sums accumulate in f32 throughout. An f32 minimum
+// or maximum (arith.minimumf / maximumf: exact, NaN-propagating, so any
+// order gives the same bits) is split the same way, its partials starting
+// at +inf / -inf: DynamicQuantizeLinear's range of a whole activation.
 
 #include "SplitReductions.h"
+
+#include <limits>
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -35,13 +40,38 @@ constexpr int64_t kMinStepsPerLane = 256;
 /// ...and there are at most this many groups per output element.
 constexpr int64_t kMaxGroups = 256;
 
-/// A float sum: one input, one init, one reduction loop, and a body whose
-/// result is addf(contribution, acc) with acc used only there.
+/// A float sum (or f32 extreme): one input, one init, one reduction loop,
+/// and a body whose result is addf (minimumf, maximumf) of a contribution
+/// and acc, with acc used only there.
 struct FloatSum {
   linalg::LinalgOp op;
-  arith::AddFOp combiner;
+  Operation *combiner;
   Value contribution; // in the body; computed from the input alone
 };
+
+/// The combiner's value for no values: 0 for a sum, +inf for a minimum,
+/// -inf for a maximum.
+double identityOf(Operation *combiner) {
+  if (isa<arith::MinimumFOp>(combiner)) {
+    return std::numeric_limits<double>::infinity();
+  }
+  if (isa<arith::MaximumFOp>(combiner)) {
+    return -std::numeric_limits<double>::infinity();
+  }
+  return 0.0;
+}
+
+/// `combiner`'s kind applied to lhs and rhs.
+Value combine(OpBuilder &b, Location loc, Operation *combiner, Value lhs,
+              Value rhs) {
+  if (isa<arith::MinimumFOp>(combiner)) {
+    return arith::MinimumFOp::create(b, loc, lhs, rhs);
+  }
+  if (isa<arith::MaximumFOp>(combiner)) {
+    return arith::MaximumFOp::create(b, loc, lhs, rhs);
+  }
+  return arith::AddFOp::create(b, loc, lhs, rhs);
+}
 
 std::optional<FloatSum> matchFloatSum(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
@@ -61,15 +91,20 @@ std::optional<FloatSum> matchFloatSum(linalg::LinalgOp op) {
     return std::nullopt;
   }
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  // Minimum and maximum (NaN-propagating) are exact in any order: split in
+  // f32 alone (an f16 extreme needs no wider accumulator).
+  Operation *add = yield.getValues()[0].getDefiningOp();
   BlockArgument acc = body->getArgument(1);
-  if (!add || !acc.hasOneUse() || add->getBlock() != body) {
+  bool extreme = isa_and_nonnull<arith::MinimumFOp, arith::MaximumFOp>(add);
+  if (!add || !(isa<arith::AddFOp>(add) || extreme) ||
+      (extreme && !resultType.getElementType().isF32()) || !acc.hasOneUse() ||
+      add->getBlock() != body) {
     return std::nullopt;
   }
-  Value contribution = add.getLhs() == acc   ? add.getRhs()
-                       : add.getRhs() == acc ? add.getLhs()
-                                             : Value();
-  if (!contribution || !add.getResult().hasOneUse()) {
+  Value contribution = add->getOperand(0) == acc   ? add->getOperand(1)
+                       : add->getOperand(1) == acc ? add->getOperand(0)
+                                                   : Value();
+  if (!contribution || !add->getResult(0).hasOneUse()) {
     return std::nullopt;
   }
   return FloatSum{op, add, contribution};
@@ -84,7 +119,7 @@ void buildSumBody(OpBuilder &b, Location loc, ValueRange args, FloatSum sum,
   IRMapping mapping;
   mapping.map(body->getArgument(0), args[0]);
   for (Operation &op : body->without_terminator()) {
-    if (&op != sum.combiner.getOperation()) {
+    if (&op != sum.combiner) {
       b.clone(op, mapping);
     }
   }
@@ -92,7 +127,7 @@ void buildSumBody(OpBuilder &b, Location loc, ValueRange args, FloatSum sum,
   if (value.getType() != accType) {
     value = arith::ExtFOp::create(b, loc, accType, value);
   }
-  Value result = arith::AddFOp::create(b, loc, value, args[1]);
+  Value result = combine(b, loc, sum.combiner, value, args[1]);
   linalg::YieldOp::create(b, loc, result);
 }
 
@@ -231,7 +266,8 @@ void rewriteSum(FloatSum sum) {
     for (int64_t d : partialShape) {
       partialSizes.push_back(b.getIndexAttr(d));
     }
-    Value zeros = filled(b, loc, partialType, partialSizes, 0.0);
+    Value zeros =
+        filled(b, loc, partialType, partialSizes, identityOf(sum.combiner));
     SmallVector<AffineExpr> partialExprs;
     for (unsigned d = 0; d + 1 < n; ++d) {
       partialExprs.push_back(getAffineDimExpr(d, context));
@@ -271,7 +307,7 @@ void rewriteSum(FloatSum sum) {
         ArrayRef<AffineMap>{b.getMultiDimIdentityMap(n),
                             AffineMap::get(n, 0, resultExprs, context)},
         finalIterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
-          Value s = arith::AddFOp::create(nb, nloc, args[0], args[1]);
+          Value s = combine(nb, nloc, sum.combiner, args[0], args[1]);
           linalg::YieldOp::create(nb, nloc, s);
         });
     result = finalOp->getResult(0);
