@@ -4,7 +4,10 @@ ConvInteger, MatMulInteger, QLinearConv and QLinearMatMul with int8 and
 uint8 on either side (zero points as constants and as graph inputs), a
 dynamically quantized convolution (DynamicQuantizeLinear -> ConvInteger on
 its uint8 output and run-time zero point; MatMulInteger on 3-D
-activations with the dequantization and bias after it), and ONNX Runtime's
+activations with the dequantization and bias after it), ConvInteger and
+MatMulInteger with constant weights on the int8 path (padded, strided,
+1x1 and depthwise; per-channel zero points; the i32 path when W' leaves
+i8), and ONNX Runtime's
 com.microsoft QLinearAdd (broadcasting, saturating) and
 QLinearGlobalAveragePool, each compiled, run with strata-run and compared
 exactly with a numpy reference; a per-channel QLinearAdd scale is refused
