@@ -220,6 +220,16 @@ DenseElementsAttr mlir::strata::onnx::constantOf(Value value) {
   return {};
 }
 
+SmallVector<int64_t> mlir::strata::onnx::intsOf(DenseElementsAttr attr,
+                                                bool isUnsigned) {
+  SmallVector<int64_t> values;
+  values.reserve(attr.getNumElements());
+  for (const APInt &v : attr.getValues<APInt>()) {
+    values.push_back(isUnsigned ? int64_t(v.getZExtValue()) : v.getSExtValue());
+  }
+  return values;
+}
+
 DenseElementsAttr mlir::strata::onnx::gatherConstant(
     DenseElementsAttr source, RankedTensorType type,
     function_ref<int64_t(ArrayRef<int64_t>)> indexOf) {

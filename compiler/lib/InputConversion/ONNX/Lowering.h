@@ -405,6 +405,8 @@ Value concat(OpBuilder &b, Location loc, ValueRange inputs, int64_t axis);
 /// for patterns that read it once, in bulk (Node::constant bounds what is
 /// read value by value).
 DenseElementsAttr constantOf(Value value);
+/// An integer constant's values (zero-extended when `isUnsigned`).
+SmallVector<int64_t> intsOf(DenseElementsAttr attr, bool isUnsigned);
 
 /// A constant made of `source` elements gathered by `indexOf`: for each
 /// multi-index of `type` (row-major), the linear index into `source`.

@@ -46,15 +46,6 @@ bool hasOneUse(NodeOp node) {
   return node.getOutputs().size() == 1 && node.getOutputs()[0].hasOneUse();
 }
 
-/// Integer values of a constant (zero-extended when `isUnsigned`).
-SmallVector<int64_t> intsOf(DenseElementsAttr attr, bool isUnsigned) {
-  SmallVector<int64_t> values;
-  for (const APInt &v : attr.getValues<APInt>()) {
-    values.push_back(isUnsigned ? int64_t(v.getZExtValue()) : v.getSExtValue());
-  }
-  return values;
-}
-
 SmallVector<double> floatsOf(DenseElementsAttr attr) {
   SmallVector<double> values;
   for (const APFloat &v : attr.getValues<APFloat>()) {

@@ -421,6 +421,25 @@ Value addZeroPointTerm(Node &n, Value acc, ArrayRef<int32_t> colsum,
       });
 }
 
+/// The weight's zero point (input 3) as `count` values (one repeated, or
+/// one per output channel; 0 when absent), or nullopt when it is not a
+/// constant.
+std::optional<SmallVector<int64_t>> weightZeroPoints(Node &n, int64_t count) {
+  SmallVector<int64_t> zero(count, 0);
+  if (!n.has(3)) {
+    return zero;
+  }
+  DenseElementsAttr attr = constantOf(n.in(3));
+  if (!attr) {
+    return std::nullopt;
+  }
+  SmallVector<int64_t> points = intsOf(attr, n.isUnsigned(3));
+  for (int64_t i = 0; i < count; ++i) {
+    zero[i] = points[points.size() == 1 ? 0 : i];
+  }
+  return zero;
+}
+
 /// MatMulInteger with a constant matrix B (a dynamically quantized model's
 /// weight; A's zero point one value, B's one or one per column) as an i8 x
 /// i8 -> i32 matmul, which the int8 microkernel computes. With A' = A - 128
@@ -440,33 +459,20 @@ Value int8MatMul(Node &n) {
     return {};
   }
   int64_t depth = n.shape(1)[0], columns = n.shape(1)[1];
-  SmallVector<int64_t> bZero(columns, 0);
-  if (n.has(3)) {
-    DenseElementsAttr zpAttr = constantOf(n.in(3));
-    if (!zpAttr) {
-      return {};
-    }
-    bool zu = n.isUnsigned(3);
-    SmallVector<int64_t> points;
-    for (const APInt &v : zpAttr.getValues<APInt>()) {
-      points.push_back(zu ? int64_t(v.getZExtValue()) : v.getSExtValue());
-    }
-    for (int64_t c = 0; c < columns; ++c) {
-      bZero[c] = points[points.size() == 1 ? 0 : c];
-    }
+  std::optional<SmallVector<int64_t>> bZero = weightZeroPoints(n, columns);
+  if (!bZero) {
+    return {};
   }
-  bool bu = n.isUnsigned(1);
+  SmallVector<int64_t> values = intsOf(bAttr, n.isUnsigned(1));
   SmallVector<int8_t> weight(depth * columns);
   SmallVector<int32_t> colsum(columns, 0);
-  int64_t index = 0;
-  for (const APInt &v : bAttr.getValues<APInt>()) {
+  for (int64_t index = 0; index < depth * columns; ++index) {
     int64_t column = index % columns;
-    int64_t w =
-        (bu ? int64_t(v.getZExtValue()) : v.getSExtValue()) - bZero[column];
+    int64_t w = values[index] - (*bZero)[column];
     if (w < -128 || w > 127) {
       return {};
     }
-    weight[index++] = int8_t(w);
+    weight[index] = int8_t(w);
     colsum[column] += int32_t(w);
   }
   OpBuilder &b = n.b;
@@ -552,29 +558,13 @@ Value int8Conv(Node &n) {
   if (failed(win)) {
     return {};
   }
-  SmallVector<int64_t> wZero(filters, 0);
-  if (n.has(3)) {
-    DenseElementsAttr zpAttr = constantOf(n.in(3));
-    if (!zpAttr) {
-      return {};
-    }
-    bool zu = n.isUnsigned(3);
-    SmallVector<int64_t> points;
-    for (const APInt &v : zpAttr.getValues<APInt>()) {
-      points.push_back(zu ? int64_t(v.getZExtValue()) : v.getSExtValue());
-    }
-    for (int64_t f = 0; f < filters; ++f) {
-      wZero[f] = points[points.size() == 1 ? 0 : f];
-    }
+  std::optional<SmallVector<int64_t>> wZero = weightZeroPoints(n, filters);
+  if (!wZero) {
+    return {};
   }
   // W' as rows (ky, kx, c) x columns f, from the weight's (f, c, ky, kx);
   // depthwise as (ky, kx, f).
-  bool wu = n.isUnsigned(1);
-  SmallVector<int64_t> w;
-  w.reserve(wAttr.getNumElements());
-  for (const APInt &v : wAttr.getValues<APInt>()) {
-    w.push_back(wu ? int64_t(v.getZExtValue()) : v.getSExtValue());
-  }
+  SmallVector<int64_t> w = intsOf(wAttr, n.isUnsigned(1));
   int64_t depth = kh * kw * ws[1];
   SmallVector<int8_t> weight(depth * filters);
   SmallVector<int32_t> colsum(filters, 0);
@@ -582,7 +572,7 @@ Value int8Conv(Node &n) {
     for (int64_t c = 0; c < ws[1]; ++c) {
       for (int64_t y = 0; y < kh; ++y) {
         for (int64_t x = 0; x < kw; ++x) {
-          int64_t v = w[((f * ws[1] + c) * kh + y) * kw + x] - wZero[f];
+          int64_t v = w[((f * ws[1] + c) * kh + y) * kw + x] - (*wZero)[f];
           if (v < -128 || v > 127) {
             return {};
           }
