@@ -538,12 +538,13 @@ LogicalResult lowerMatMulInteger(Node &n) {
 /// windows (im2col) for an i8 x i8 -> i32 matmul against W' = w - w_zp
 /// (rows of depth ky, kx, c), or convolved depthwise (i8 into i32, W' as
 /// ky, kx, c), the zero-point term per channel, back to NCHW. Null when it
-/// does not apply.
-Value int8Conv(Node &n) {
+/// does not apply; failure (reported) when the window's attributes are
+/// invalid.
+FailureOr<Value> int8Conv(Node &n) {
   DenseElementsAttr wAttr = constantOf(n.in(1));
   if (!wAttr || !n.allStatic() || n.rank(0) != 4 || n.rank(1) != 4 ||
       (n.has(2) && n.type(2).getNumElements() != 1)) {
-    return {};
+    return Value();
   }
   ArrayRef<int64_t> xs = n.shape(0), ws = n.shape(1);
   int64_t batch = xs[0], channels = xs[1], height = xs[2], width = xs[3];
@@ -552,15 +553,15 @@ Value int8Conv(Node &n) {
   bool depthwise =
       group > 1 && group == channels && filters == channels && ws[1] == 1;
   if (!depthwise && (group != 1 || ws[1] != channels)) {
-    return {};
+    return Value();
   }
   FailureOr<ConvWindow> win = convWindow2D(n, {height, width}, {kh, kw});
   if (failed(win)) {
-    return {};
+    return failure();
   }
   std::optional<SmallVector<int64_t>> wZero = weightZeroPoints(n, filters);
   if (!wZero) {
-    return {};
+    return Value();
   }
   // W' as rows (ky, kx, c) x columns f, from the weight's (f, c, ky, kx);
   // depthwise as (ky, kx, f).
@@ -574,7 +575,7 @@ Value int8Conv(Node &n) {
         for (int64_t x = 0; x < kw; ++x) {
           int64_t v = w[((f * ws[1] + c) * kh + y) * kw + x] - (*wZero)[f];
           if (v < -128 || v > 127) {
-            return {};
+            return Value();
           }
           weight[((y * kw + x) * ws[1] + c) * filters + f] = int8_t(v);
           colsum[f] += int32_t(v);
@@ -694,8 +695,12 @@ LogicalResult lowerConvInteger(Node &n) {
       failed(checkParameter(n, 3, n.shape(1)[0]))) {
     return failure();
   }
-  if (Value product = int8Conv(n)) {
-    return n.replace(product);
+  FailureOr<Value> product = int8Conv(n);
+  if (failed(product)) {
+    return failure();
+  }
+  if (*product) {
+    return n.replace(*product);
   }
   Value x = centered(n, 0, 2, 0);
   Value w = centered(n, 1, 3, 0);

@@ -973,3 +973,14 @@ func.func @matmulinteger_batched_zero_point(%a: tensor<2x3x4xi8>, %b: tensor<4x5
   %0 = onnx.node "MatMulInteger"(%a, %b, %zp) {attrs = {}, domain = "", opset = 10 : i64} : (tensor<2x3x4xi8>, tensor<4x5xi8>, tensor<2x3x1xi8>) -> tensor<2x3x5xi32>
   return %0 : tensor<2x3x5xi32>
 }
+
+// -----
+
+// A ConvInteger with a constant weight and an invalid window is reported
+// once (its int8 path and the i32 one both read the window).
+func.func @convinteger_bad_stride(%x: tensor<1x2x5x5xui8>, %xz: tensor<ui8>) -> tensor<1x3x3x3xi32> {
+  %w = arith.constant dense<1> : tensor<3x2x3x3xi8>
+  // expected-error @+1 {{onnx node (ConvInteger, opset 10): the kernel size, stride, dilation or pads of spatial axis 0 are out of range (sizes, strides and dilations 1 to 2^30, pads 0 to 2^30)}}
+  %0 = onnx.node "ConvInteger"(%x, %w, %xz) {attrs = {strides = [0, 1]}, domain = "", opset = 10 : i64} : (tensor<1x2x5x5xui8>, tensor<3x2x3x3xi8>, tensor<ui8>) -> tensor<1x3x3x3xi32>
+  return %0 : tensor<1x3x3x3xi32>
+}
