@@ -7,6 +7,8 @@
 
 #include <numeric>
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -281,14 +283,73 @@ struct HoistCollapseAboveTranspose : OpRewritePattern<tensor::CollapseShapeOp> {
   }
 };
 
+/// Whether `user` reduces all of `value` (rank 1) to one element with a
+/// combiner whose result does not depend on the order it visits the
+/// elements in (min and max; integer sums and bitwise ops). Float sums are
+/// left alone: their rounding depends on the order.
+bool isOrderFreeWholeReduction(Operation *user, Value value) {
+  auto generic = dyn_cast<linalg::GenericOp>(user);
+  if (!generic || generic.getNumLoops() != 1 ||
+      generic.getNumReductionLoops() != 1 || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic.getDpsInputs()[0] != value ||
+      !generic.getIndexingMapsArray()[0].isIdentity() ||
+      generic.getIndexingMapsArray()[1].getNumResults() != 0) {
+    return false;
+  }
+  Block &body = generic.getRegion().front();
+  if (body.getOperations().size() != 2) {
+    return false;
+  }
+  Operation &combiner = body.front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != combiner.getResult(0)) {
+    return false;
+  }
+  llvm::SmallPtrSet<Value, 2> args(body.args_begin(), body.args_end());
+  if (combiner.getNumOperands() != 2 ||
+      !args.contains(combiner.getOperand(0)) ||
+      !args.contains(combiner.getOperand(1)) ||
+      combiner.getOperand(0) == combiner.getOperand(1)) {
+    return false;
+  }
+  return isa<arith::MinimumFOp, arith::MaximumFOp, arith::MinNumFOp,
+             arith::MaxNumFOp, arith::MinSIOp, arith::MaxSIOp, arith::MinUIOp,
+             arith::MaxUIOp, arith::AddIOp, arith::AndIOp, arith::OrIOp,
+             arith::XOrIOp>(combiner);
+}
+
+/// collapse_shape(transpose(x, P)) to one dimension, read only by whole
+/// reductions whose result does not depend on the order (a dynamically
+/// quantized layer's range: the minimum and maximum of an NCHW activation
+/// computed in NHWC) -> collapse_shape(x): the reductions read the elements
+/// in x's order and the transpose, a copy of the whole tensor, goes.
+struct FlattenBelowTranspose : OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = op.getSrc().getDefiningOp<linalg::TransposeOp>();
+    if (!transpose || op.getResultType().getRank() != 1 || op->use_empty() ||
+        !llvm::all_of(op->getUsers(), [&](Operation *user) {
+          return isOrderFreeWholeReduction(user, op.getResult());
+        })) {
+      return failure();
+    }
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, transpose.getInput(), op.getReassociationIndices());
+    return success();
+  }
+};
+
 struct PropagateTransposesPass
     : mlir::strata::input::impl::PropagateTransposesPassBase<
           PropagateTransposesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldTransposeChain, SinkTransposeThroughElementwise,
-                 SinkTransposeThroughConcat, HoistCollapseAboveTranspose>(
-        &getContext());
+                 SinkTransposeThroughConcat, HoistCollapseAboveTranspose,
+                 FlattenBelowTranspose>(&getContext());
     // The importer reshapes through a flat vector (collapse, then expand);
     // composed, the pair is the one collapse that the hoist above matches.
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,

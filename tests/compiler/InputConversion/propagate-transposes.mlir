@@ -32,3 +32,51 @@ func.func @swapped(%x: tensor<2x3xf32>) -> tensor<6xf32> {
   %c = tensor.collapse_shape %t [[0, 1]] : tensor<3x2xf32> into tensor<6xf32>
   return %c : tensor<6xf32>
 }
+
+// -----
+
+// The minimum and maximum of a whole transposed tensor (a dynamically
+// quantized layer's range) read the tensor in its own order: the transpose
+// goes.
+// CHECK-LABEL: func.func @range
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[C:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1, 2, 3]] : tensor<1x5x7x3xf32> into tensor<105xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<105xf32>)
+// CHECK: arith.minimumf
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<105xf32>)
+// CHECK: arith.maximumf
+func.func @range(%x: tensor<1x5x7x3xf32>, %init: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %e = tensor.empty() : tensor<1x3x5x7xf32>
+  %t = linalg.transpose ins(%x : tensor<1x5x7x3xf32>) outs(%e : tensor<1x3x5x7xf32>) permutation = [0, 3, 1, 2]
+  %c = tensor.collapse_shape %t [[0, 1, 2, 3]] : tensor<1x3x5x7xf32> into tensor<105xf32>
+  %min = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%c : tensor<105xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.minimumf %out, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  %max = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%c : tensor<105xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %out, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  return %min, %max : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// A float sum's rounding depends on the order it adds in: a sum of the
+// flattened transpose keeps the transpose.
+// CHECK-LABEL: func.func @sum
+// CHECK: linalg.transpose
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<3x2xf32> into tensor<6xf32>
+func.func @sum(%x: tensor<2x3xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %e = tensor.empty() : tensor<3x2xf32>
+  %t = linalg.transpose ins(%x : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
+  %c = tensor.collapse_shape %t [[0, 1]] : tensor<3x2xf32> into tensor<6xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%c : tensor<6xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %out, %in : f32
+    linalg.yield %a : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
