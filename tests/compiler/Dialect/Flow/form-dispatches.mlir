@@ -442,6 +442,48 @@ func.func @dequantize_after_int8_matmul(%a: tensor<48x16xi8>, %b: tensor<16x32xi
 
 // -----
 
+// ConvInteger's 1x1 form in NHWC: its per-channel scale and bias are
+// 1xCx1x1 constants of the NCHW model, read (d0, d3, 0, 0) once the layout
+// moved. They are read as tensors of C by (d3), a map the collapse can
+// carry, so the dequantization joins the matmul's dispatch.
+// CHECK-LABEL: func.func @dequantize_nchw_scale
+// CHECK: %[[D:.*]] = flow.dispatch @{{.*}}::@dequantize_nchw_scale_dispatch_0_matmul_12x32x16_i32(
+// CHECK-NOT: flow.dispatch
+// CHECK: tensor.expand_shape %[[D]] {{\[\[}}0, 1, 2], [3]] output_shape [1, 3, 4, 32]
+// CHECK: func.func @dequantize_nchw_scale_dispatch_0_matmul_12x32x16_i32
+// CHECK: linalg.matmul
+// CHECK: linalg.generic
+// CHECK-SAME: tensor<32xf32>, tensor<32xf32>
+// CHECK: arith.sitofp
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// NOIM2COL-LABEL: func.func @dequantize_nchw_scale
+func.func @dequantize_nchw_scale(%a: tensor<12x16xi8>, %b: tensor<16x32xi8>, %colsum: tensor<32xi32>, %azp: tensor<i32>, %scale: tensor<1x32x1x1xf32>, %bias: tensor<1x32x1x1xf32>) -> tensor<1x3x4x32xf32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<12x32xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<12x32xi32>) -> tensor<12x32xi32>
+  %m = linalg.matmul ins(%a, %b : tensor<12x16xi8>, tensor<16x32xi8>) outs(%f : tensor<12x32xi32>) -> tensor<12x32xi32>
+  %e2 = tensor.empty() : tensor<12x32xi32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m, %colsum, %azp : tensor<12x32xi32>, tensor<32xi32>, tensor<i32>) outs(%e2 : tensor<12x32xi32>) {
+  ^bb0(%in: i32, %s: i32, %z: i32, %o: i32):
+    %t = arith.muli %z, %s : i32
+    %u = arith.addi %in, %t : i32
+    linalg.yield %u : i32
+  } -> tensor<12x32xi32>
+  %x = tensor.expand_shape %c [[0, 1, 2], [3]] output_shape [1, 3, 4, 32] : tensor<12x32xi32> into tensor<1x3x4x32xi32>
+  %e3 = tensor.empty() : tensor<1x3x4x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %scale, %bias : tensor<1x3x4x32xi32>, tensor<1x32x1x1xf32>, tensor<1x32x1x1xf32>) outs(%e3 : tensor<1x3x4x32xf32>) {
+  ^bb0(%in: i32, %s: f32, %bb: f32, %o: f32):
+    %v = arith.sitofp %in : i32 to f32
+    %w = arith.mulf %v, %s : f32
+    %y = arith.addf %w, %bb : f32
+    linalg.yield %y : f32
+  } -> tensor<1x3x4x32xf32>
+  return %r : tensor<1x3x4x32xf32>
+}
+
+// -----
+
 // A global average pool of a quantized NHWC tensor read in NCHW order (its
 // dequantization in the body): the loops run in the input's order, the
 // channels innermost (the input map becomes the identity).

@@ -35,12 +35,12 @@ using namespace mlir::strata;
 
 namespace {
 
-/// Elementwise named ops (linalg.add, linalg.exp, ...) as linalg.generic, so
-/// that the fusion patterns see them. linalg.fill is left alone: it is
-/// recomputed in the dispatch of its consumer instead.
 bool isPackedWeight(Operation *op);
 bool isTransposedMatmulOperand(Operation *op);
 
+/// Elementwise named ops (linalg.add, linalg.exp, ...) as linalg.generic, so
+/// that the fusion patterns see them. linalg.fill is left alone: it is
+/// recomputed in the dispatch of its consumer instead.
 struct GeneralizeElementwise : OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
@@ -53,6 +53,76 @@ struct GeneralizeElementwise : OpInterfaceRewritePattern<linalg::LinalgOp> {
     if (failed(linalg::generalizeNamedOp(rewriter, op))) {
       return failure();
     }
+    return success();
+  }
+};
+
+/// An input of an elementwise generic read through a map with constant
+/// results (a per-channel scale of shape 1xCx1x1 read (d0, d3, 0, 0) once
+/// the layout is NHWC) is read as its collapse without its unit dimensions
+/// instead, by the map without their results (any index of a unit
+/// dimension that is in bounds is 0): (d3) on a tensor of C. The reshape
+/// fusions below need maps that are projected permutations (a dequantized
+/// matmul's per-channel scale and bias then join its epilogue).
+struct DropUnitDimsOfInputs : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!linalg::isElementwise(op) || !op.hasPureTensorSemantics()) {
+      return failure();
+    }
+    bool changed = false;
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto type = dyn_cast<RankedTensorType>(input->get().getType());
+      AffineMap map = op.getMatchingIndexingMap(input);
+      // (A linalg op's result is left to elementwise fusion, which would
+      // not fuse its producer through the collapse.)
+      if (!type || map.isProjectedPermutation() ||
+          input->get().getDefiningOp<linalg::LinalgOp>()) {
+        continue;
+      }
+      SmallVector<int64_t> kept;
+      for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
+        if (type.getDimSize(d) != 1) {
+          kept.push_back(d);
+        }
+      }
+      AffineMap dropped =
+          map.getSubMap(SmallVector<unsigned>(kept.begin(), kept.end()));
+      if (!dropped.isProjectedPermutation()) {
+        continue;
+      }
+      // Each kept dimension with the unit dimensions before it; trailing
+      // unit dimensions join the last group.
+      SmallVector<ReassociationIndices> groups;
+      ReassociationIndices group;
+      for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
+        group.push_back(d);
+        if (type.getDimSize(d) != 1) {
+          groups.push_back(group);
+          group.clear();
+        }
+      }
+      if (!groups.empty()) {
+        groups.back().append(group.begin(), group.end());
+      }
+      SmallVector<int64_t> shape;
+      for (int64_t d : kept) {
+        shape.push_back(type.getDimSize(d));
+      }
+      Value collapsed = tensor::CollapseShapeOp::create(
+          rewriter, op.getLoc(), type.clone(shape), input->get(), groups);
+      rewriter.modifyOpInPlace(op, [&] { input->set(collapsed); });
+      maps[input->getOperandNumber()] = dropped;
+      changed = true;
+    }
+    if (!changed) {
+      return failure();
+    }
+    rewriter.modifyOpInPlace(op, [&] {
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
     return success();
   }
 };
@@ -1225,8 +1295,8 @@ struct FormDispatchesPass
     RewritePatternSet patterns(context);
     // A pad whose convolution becomes im2col + matmul below then reads into
     // a gather, and is decomposed in the same run.
-    patterns.add<GeneralizeElementwise, SplatToFill, DecomposeOtherPads>(
-        context);
+    patterns.add<GeneralizeElementwise, SplatToFill, DecomposeOtherPads,
+                 DropUnitDimsOfInputs>(context);
     if (im2colConvolutions) {
       flow::populateConvToMatmulPatterns(patterns, im2colMinWork,
                                          im2colDynamicBatch);
