@@ -698,3 +698,23 @@ func.func @columns_first(%a: tensor<128x256xf32>, %b: tensor<256x768xf32>) -> te
   %r = linalg.matmul ins(%a, %b : tensor<128x256xf32>, tensor<256x768xf32>) outs(%f : tensor<128x768xf32>) -> tensor<128x768xf32>
   return %r : tensor<128x768xf32>
 }
+
+// -----
+
+// A split reduction's partial extremes (256 groups of 2352 rows of 16
+// lanes): the groups are cut, the 16 lanes (one 64-byte line a row) are
+// not, though the work asks for more workgroups than there are groups.
+// CHECK-LABEL: func.func @partial_extremes
+// CHECK: scf.forall (%{{.*}}) in (256)
+// CHECK:   linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2352x16xf32>) outs(%{{.*}} : tensor<1x16xf32>)
+func.func @partial_extremes(%x: tensor<256x2352x16xf32>) -> tensor<256x16xf32> {
+  %inf = arith.constant 0x7F800000 : f32
+  %e = tensor.empty() : tensor<256x16xf32>
+  %f = linalg.fill ins(%inf : f32) outs(%e : tensor<256x16xf32>) -> tensor<256x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x : tensor<256x2352x16xf32>) outs(%f : tensor<256x16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.minimumf %acc, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<256x16xf32>
+  return %r : tensor<256x16xf32>
+}

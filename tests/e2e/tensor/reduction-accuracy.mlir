@@ -28,6 +28,17 @@
 // one planted far from either end, all the others on one side of zero.
 // RUN: strata-run --module=%t.vmfb --device=local-task --function=extremes
 // RUN: strata-run --module=%t.vmfb --device=local-sync --function=extremes
+//
+// The code generator combines each vector tile's rows of partial extremes
+// as a tree (any order gives the same bits for min and max): 1204224 values
+// are 256 groups of 294 rows of 16 lanes, tiles of 14 rows, so rows fall
+// out at odd levels. A NaN anywhere makes both NaN; among zeros, -0 is the
+// minimum and +0 the maximum wherever they sit in a tile.
+// RUN: strata-run --module=%t.vmfb --device=local-task --function=extremes_nan_zeros
+// RUN: strata-run --module=%t.vmfb --device=local-sync --function=extremes_nan_zeros
+// RUN: strata-compile %s --compile-to=flow -o - | FileCheck %s --check-prefix=ODD
+// ODD-LABEL: func.func @min_odd(
+// ODD: flow.dispatch {{.*}}reduction_256x294x16_f32
 // FLOW-LABEL: func.func @max_f32(
 // FLOW: flow.dispatch {{.*}}reduction_256x256x16_f32
 // FLOW: flow.dispatch {{.*}}reduction_1x256x16_f32
@@ -203,5 +214,88 @@ func.func @extremes() {
   %emn = arith.constant dense<0.5> : tensor<f32>
   check.expect_almost_eq(%mx, %emx, atol 0.0, rtol 0.0) : tensor<f32>
   check.expect_almost_eq(%mn, %emn, atol 0.0, rtol 0.0) : tensor<f32>
+  return
+}
+
+func.func @min_odd(%x: tensor<1204224xf32>) -> tensor<f32> {
+  %e = tensor.empty() : tensor<f32>
+  %hi = arith.constant 0x7F800000 : f32
+  %f = linalg.fill ins(%hi : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.reduce ins(%x : tensor<1204224xf32>) outs(%f : tensor<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %m = arith.minimumf %acc, %in : f32
+      linalg.yield %m : f32
+    }
+  return %r : tensor<f32>
+}
+
+func.func @max_odd(%x: tensor<1204224xf32>) -> tensor<f32> {
+  %e = tensor.empty() : tensor<f32>
+  %lo = arith.constant 0xFF800000 : f32
+  %f = linalg.fill ins(%lo : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.reduce ins(%x : tensor<1204224xf32>) outs(%f : tensor<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %m = arith.maximumf %in, %acc : f32
+      linalg.yield %m : f32
+    }
+  return %r : tensor<f32>
+}
+
+// The bits of a scalar result, as i32.
+func.func private @bits(%x: tensor<f32>) -> tensor<i32> {
+  %b = arith.bitcast %x : tensor<f32> to tensor<i32>
+  return %b : tensor<i32>
+}
+
+// 1 when the scalar result is a NaN.
+func.func private @is_nan(%x: tensor<f32>) -> i32 {
+  %v = tensor.extract %x[] : tensor<f32>
+  %u = arith.cmpf uno, %v, %v : f32
+  %i = arith.extui %u : i1 to i32
+  return %i : i32
+}
+
+func.func @extremes_nan_zeros() {
+  %pz = arith.constant dense<0.0> : tensor<1204224xf32>
+  %nz = arith.constant dense<-0.0> : tensor<1204224xf32>
+  %minus = arith.constant -0.0 : f32
+  %plus = arith.constant 0.0 : f32
+  %nan = arith.constant 0x7FC00000 : f32
+  // Index 16 * row + lane: row 13 of a tile (the last), row 6 (out at the
+  // second level), and a tile of the last group.
+  %last = arith.constant 213 : index
+  %sixth = arith.constant 470501 : index
+  %end = arith.constant 1204223 : index
+  %a = tensor.insert %minus into %pz[%last] : tensor<1204224xf32>
+  %b = tensor.insert %plus into %nz[%sixth] : tensor<1204224xf32>
+  %xa = util.optimization_barrier %a : tensor<1204224xf32>
+  %xb = util.optimization_barrier %b : tensor<1204224xf32>
+  %mn = call @min_odd(%xa) : (tensor<1204224xf32>) -> tensor<f32>
+  %mx = call @max_odd(%xb) : (tensor<1204224xf32>) -> tensor<f32>
+  %mnb = call @bits(%mn) : (tensor<f32>) -> tensor<i32>
+  %mxb = call @bits(%mx) : (tensor<f32>) -> tensor<i32>
+  %negzero = arith.constant dense<-2147483648> : tensor<i32>
+  %poszero = arith.constant dense<0> : tensor<i32>
+  check.expect_eq(%mnb, %negzero) : tensor<i32>
+  check.expect_eq(%mxb, %poszero) : tensor<i32>
+  %n = arith.constant 1204224 : index
+  %v = call @values(%n) : (index) -> tensor<?xf32>
+  %xs = tensor.cast %v : tensor<?xf32> to tensor<1204224xf32>
+  %c = tensor.insert %nan into %xs[%sixth] : tensor<1204224xf32>
+  %d = tensor.insert %nan into %xs[%end] : tensor<1204224xf32>
+  %xc = util.optimization_barrier %c : tensor<1204224xf32>
+  %xd = util.optimization_barrier %d : tensor<1204224xf32>
+  %mnc = call @min_odd(%xc) : (tensor<1204224xf32>) -> tensor<f32>
+  %mxc = call @max_odd(%xc) : (tensor<1204224xf32>) -> tensor<f32>
+  %mnd = call @min_odd(%xd) : (tensor<1204224xf32>) -> tensor<f32>
+  %mxd = call @max_odd(%xd) : (tensor<1204224xf32>) -> tensor<f32>
+  %n1 = call @is_nan(%mnc) : (tensor<f32>) -> i32
+  %n2 = call @is_nan(%mxc) : (tensor<f32>) -> i32
+  %n3 = call @is_nan(%mnd) : (tensor<f32>) -> i32
+  %n4 = call @is_nan(%mxd) : (tensor<f32>) -> i32
+  check.expect_true(%n1) : i32
+  check.expect_true(%n2) : i32
+  check.expect_true(%n3) : i32
+  check.expect_true(%n4) : i32
   return
 }
