@@ -316,17 +316,21 @@ LogicalResult lowerDynamicQuantizeLinear(Node &n) {
         return saturate(nb, l, convertScalar(nb, l, zp, nb.getF64Type()), u8,
                         true);
       });
+  // In f32, as exact as in f64: the range covers x, so x / scale lies in
+  // about [-255, 255], its rounding is an integer there, and adding the
+  // zero point (0 to 255) is exact. (f64 took half the lanes and a
+  // conversion each way: quantizing the activations was 29% of
+  // mobilenet_v2_dyn's dispatch time at batch 8.)
   Value y = elementwise(
       b, loc, {x, scale, zeroPoint}, n.shape(0), u8,
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Type f64 = nb.getF64Type();
         Value q = math::RoundEvenOp::create(
-            nb, l, convertScalar(nb, l,
-                                 arith::DivFOp::create(nb, l, a[0], a[1]),
-                                 f64));
+            nb, l, arith::DivFOp::create(nb, l, a[0], a[1]));
         q = arith::AddFOp::create(nb, l, q,
-                                  convertScalar(nb, l, a[2], f64, true));
-        return saturate(nb, l, q, u8, true);
+                                  convertScalar(nb, l, a[2], f32, true));
+        q = arith::MaximumFOp::create(nb, l, q, scalar(nb, l, f32, 0.0));
+        q = arith::MinimumFOp::create(nb, l, q, scalar(nb, l, f32, 255.0));
+        return convertScalar(nb, l, q, u8, false, true);
       });
   return n.replace({y, scale, zeroPoint}, {true, false, true});
 }
