@@ -257,6 +257,36 @@ bool bindFunction(func::FuncOp func) {
 
 } // namespace
 
+/// One-shot bufferization names the constants it moves into memref.globals
+/// (__constant_64xf32, _0, _1, ...) in the order it visits the functions,
+/// which for functions that call nothing is a hash map's: the same input
+/// compiled twice gave kernel libraries with their bias vectors swapped in
+/// .rodata. The globals are renamed and placed in the order the module's
+/// functions first read them, so the bytes depend on the input only.
+void orderConstantGlobals(ModuleOp module) {
+  SmallVector<memref::GlobalOp> order;
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  SymbolTable symbols(module);
+  module.walk([&](memref::GetGlobalOp get) {
+    auto global = symbols.lookup<memref::GlobalOp>(get.getName());
+    if (global && global.getConstant() && seen.insert(global).second) {
+      order.push_back(global);
+    }
+  });
+  // Temporary names first, so no final name collides with an old one.
+  for (auto [i, global] : llvm::enumerate(order)) {
+    (void)symbols.rename(global, "__strata_ordering_" + std::to_string(i));
+  }
+  Operation *front = &module.getBody()->front();
+  for (auto [i, global] : llvm::enumerate(order)) {
+    (void)symbols.rename(global, "__constant_" + std::to_string(i));
+    if (global.getOperation() != front) {
+      global->moveBefore(front);
+    }
+    front = global->getNextNode();
+  }
+}
+
 LogicalResult bufferizeExecutable(ModuleOp module) {
   if (failed(bindDynamicShapes(module))) {
     return failure();
@@ -270,14 +300,18 @@ LogicalResult bufferizeExecutable(ModuleOp module) {
   if (failed(applyPatternsGreedily(module, std::move(concats)))) {
     return module.emitError() << "llvm-cpu: decomposing tensor.concat failed";
   }
-  return runPassPipeline(
-      module, "func.func(eliminate-empty-tensors),"
-              "one-shot-bufferize{bufferize-function-boundaries "
-              "function-boundary-type-conversion=identity-layout-map "
-              "unknown-type-conversion=identity-layout-map},"
-              "buffer-results-to-out-params{hoist-static-allocs "
-              "modify-public-functions},"
-              "func.func(canonicalize,cse)");
+  if (failed(runPassPipeline(
+          module, "func.func(eliminate-empty-tensors),"
+                  "one-shot-bufferize{bufferize-function-boundaries "
+                  "function-boundary-type-conversion=identity-layout-map "
+                  "unknown-type-conversion=identity-layout-map},"
+                  "buffer-results-to-out-params{hoist-static-allocs "
+                  "modify-public-functions},"
+                  "func.func(canonicalize,cse)"))) {
+    return failure();
+  }
+  orderConstantGlobals(module);
+  return success();
 }
 
 LogicalResult bindWorkgroupIds(ModuleOp module,
