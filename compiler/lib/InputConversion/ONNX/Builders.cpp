@@ -230,6 +230,59 @@ SmallVector<int64_t> mlir::strata::onnx::intsOf(DenseElementsAttr attr,
   return values;
 }
 
+Value mlir::strata::onnx::flipTopBit(OpBuilder &b, Location loc, Value v,
+                                     bool isUnsigned) {
+  if (!isUnsigned) {
+    return v;
+  }
+  return arith::XOrIOp::create(b, loc, v,
+                               scalar(b, loc, b.getIntegerType(8), -128));
+}
+
+Value mlir::strata::onnx::windowRows(OpBuilder &b, Location loc, Value nhwc,
+                                     const ConvWindow &window, int64_t kh,
+                                     int64_t kw, bool isUnsigned) {
+  auto type = cast<RankedTensorType>(nhwc.getType());
+  int64_t batch = type.getDimSize(0), channels = type.getDimSize(3);
+  int64_t oh = window.out[0], ow = window.out[1];
+  int64_t sh = window.strides[0], sw = window.strides[1];
+  int64_t dh = window.dilations[0], dw = window.dilations[1];
+  int64_t rows = batch * oh * ow, depth = kh * kw * channels;
+  MLIRContext *context = b.getContext();
+  Type i8 = b.getIntegerType(8);
+  auto body = [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+    return flipTopBit(nb, l, v[0], isUnsigned);
+  };
+  if (kh == 1 && kw == 1) {
+    if (sh == 1 && sw == 1 && !isUnsigned && type.getDimSize(1) == oh &&
+        type.getDimSize(2) == ow) {
+      // The pixels themselves are the rows.
+      return tensor::CollapseShapeOp::create(
+          b, loc, RankedTensorType::get({rows, depth}, i8), nhwc,
+          ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+    }
+    AffineExpr n, y, x, ch;
+    bindDims(context, n, y, x, ch);
+    AffineMap map = AffineMap::get(4, 0, {n, y * sh, x * sw, ch}, context);
+    Value cols =
+        generic(b, loc, {nhwc}, {map},
+                RankedTensorType::get({batch, oh, ow, channels}, i8), body);
+    return tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({rows, depth}, i8), cols,
+        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+  }
+  AffineExpr n, y, x, ky, kx, ch;
+  bindDims(context, n, y, x, ky, kx, ch);
+  AffineMap map = AffineMap::get(
+      6, 0, {n, y * sh + ky * dh, x * sw + kx * dw, ch}, context);
+  Value cols = generic(
+      b, loc, {nhwc}, {map},
+      RankedTensorType::get({batch, oh, ow, kh, kw, channels}, i8), body);
+  return tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({rows, depth}, i8), cols,
+      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+}
+
 DenseElementsAttr mlir::strata::onnx::gatherConstant(
     DenseElementsAttr source, RankedTensorType type,
     function_ref<int64_t(ArrayRef<int64_t>)> indexOf) {

@@ -408,6 +408,17 @@ DenseElementsAttr constantOf(Value value);
 /// An integer constant's values (zero-extended when `isUnsigned`).
 SmallVector<int64_t> intsOf(DenseElementsAttr attr, bool isUnsigned);
 
+/// An 8-bit value as the int8 microkernels read it: a u8's top bit flipped
+/// (x - 128 as i8) when `isUnsigned`, an i8 as it is.
+Value flipTopBit(OpBuilder &b, Location loc, Value v, bool isUnsigned);
+/// The windows of an NHWC i8 tensor (padded already) as the rows of a
+/// matrix (im2col): one row per output pixel of `window` (batch, y, x), its
+/// kh x kw x channels taps in that order, each through flipTopBit. A 1x1
+/// window at stride 1 over all of the input, not flipped, is a view.
+Value windowRows(OpBuilder &b, Location loc, Value nhwc,
+                 const ConvWindow &window, int64_t kh, int64_t kw,
+                 bool isUnsigned);
+
 /// A constant made of `source` elements gathered by `indexOf`: for each
 /// multi-index of `type` (row-major), the linear index into `source`.
 DenseElementsAttr gatherConstant(

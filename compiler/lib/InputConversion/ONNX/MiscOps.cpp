@@ -641,7 +641,6 @@ LogicalResult lowerScatterElements(Node &n) {
   }
   OpBuilder &b = n.b;
   Location loc = n.loc;
-  Type element = n.elem(0);
   int64_t dim = n.shape(0)[*axis];
   // Loops: the output's dims, then the updates' dims (reductions).
   int64_t loops = 2 * rank;

@@ -110,11 +110,7 @@ Value shifted(OpBuilder &b, Location loc, Value x, bool isUnsigned,
               ArrayRef<AffineMap> maps, RankedTensorType type) {
   return generic(b, loc, x, maps, type,
                  [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                   if (!isUnsigned) {
-                     return a[0];
-                   }
-                   return arith::XOrIOp::create(nb, l, a[0],
-                                                i8Scalar(nb, l, -128));
+                   return flipTopBit(nb, l, a[0], isUnsigned);
                  });
 }
 
@@ -588,32 +584,7 @@ FailureOr<Value> lowerInteger(const QuantizedGroup &g, RewriterBase &rewriter,
           getAsIndexOpFoldResult(context, {0, win.padEnd[0], win.padEnd[1], 0}),
           i8Scalar(b, loc, zx));
     }
-    int64_t oh = win.out[0], ow = win.out[1];
-    int64_t sh = win.strides[0], sw = win.strides[1];
-    int64_t dh = win.dilations[0], dw = win.dilations[1];
-    if (k->kh == 1 && k->kw == 1) {
-      AffineExpr n, y, x, ch;
-      bindDims(context, n, y, x, ch);
-      AffineMap map = AffineMap::get(4, 0, {n, y * sh, x * sw, ch}, context);
-      Value cols =
-          shifted(b, loc, nhwc, xUnsigned, map,
-                  RankedTensorType::get({k->batch, oh, ow, k->channels}, i8));
-      a = tensor::CollapseShapeOp::create(
-          b, loc, RankedTensorType::get({k->rows, k->depth}, i8), cols,
-          ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-    } else {
-      AffineExpr n, y, x, ky, kx, ch;
-      bindDims(context, n, y, x, ky, kx, ch);
-      AffineMap map = AffineMap::get(
-          6, 0, {n, y * sh + ky * dh, x * sw + kx * dw, ch}, context);
-      Value cols =
-          shifted(b, loc, nhwc, xUnsigned, map,
-                  RankedTensorType::get(
-                      {k->batch, oh, ow, k->kh, k->kw, k->channels}, i8));
-      a = tensor::CollapseShapeOp::create(
-          b, loc, RankedTensorType::get({k->rows, k->depth}, i8), cols,
-          ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
-    }
+    a = windowRows(b, loc, nhwc, win, k->kh, k->kw, xUnsigned);
   } else {
     a = shifted(b, loc, dqX.in(0), xUnsigned, b.getMultiDimIdentityMap(2),
                 RankedTensorType::get({k->rows, k->depth}, i8));

@@ -487,9 +487,7 @@ Value int8MatMul(Node &n) {
   if (au) {
     a = elementwise(b, loc, {a}, n.shape(0), i8,
                     [](OpBuilder &nb, Location l, ValueRange v) -> Value {
-                      return arith::XOrIOp::create(
-                          nb, l, v[0],
-                          scalar(nb, l, nb.getIntegerType(8), -128));
+                      return flipTopBit(nb, l, v[0], true);
                     });
   }
   SmallVector<OpFoldResult> sizes = n.dims(0);
@@ -601,9 +599,6 @@ FailureOr<Value> int8Conv(Node &n) {
   int64_t wp = width + win->padBegin[1] + win->padEnd[1];
   SmallVector<int64_t> paddedShape = {batch, hp, wp, channels};
   // A' = x - 128 for u8 (the top bit flipped), x for i8; the padding x_zp.
-  auto flip = [&](OpBuilder &nb, Location l, Value v) -> Value {
-    return xu ? arith::XOrIOp::create(nb, l, v, scalar(nb, l, i8, -128)) : v;
-  };
   if (padded) {
     nhwc = tensor::PadOp::create(
         b, loc, RankedTensorType::get(paddedShape, i8), nhwc,
@@ -632,17 +627,16 @@ FailureOr<Value> int8Conv(Node &n) {
         [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
           Value in = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ne,
                                            v[1], scalar(nb, l, i8, 0));
-          return flip(nb, l, arith::SelectOp::create(nb, l, in, v[0], v[2]));
+          return flipTopBit(nb, l,
+                            arith::SelectOp::create(nb, l, in, v[0], v[2]), xu);
         });
   } else if (xu) {
     nhwc = elementwise(b, loc, {nhwc}, paddedShape, i8,
                        [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
-                         return flip(nb, l, v[0]);
+                         return flipTopBit(nb, l, v[0], xu);
                        });
   }
   int64_t oh = win->out[0], ow = win->out[1];
-  int64_t sh = win->strides[0], sw = win->strides[1];
-  int64_t dh = win->dilations[0], dw = win->dilations[1];
   if (depthwise) {
     Value filter = constant(
         b, loc,
@@ -662,25 +656,8 @@ FailureOr<Value> int8Conv(Node &n) {
     return transpose(b, loc, acc, {0, 3, 1, 2});
   }
   int64_t rows = batch * oh * ow;
-  Value a;
-  if (kh == 1 && kw == 1 && sh == 1 && sw == 1 && !padded) {
-    // The pixels themselves are the rows.
-    a = tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get({rows, depth}, i8), nhwc,
-        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-  } else {
-    AffineExpr bn, y, x, ky, kx, ch;
-    bindDims(context, bn, y, x, ky, kx, ch);
-    AffineMap map = AffineMap::get(
-        6, 0, {bn, y * sh + ky * dh, x * sw + kx * dw, ch}, context);
-    Value cols = generic(
-        b, loc, {nhwc}, {map},
-        RankedTensorType::get({batch, oh, ow, kh, kw, channels}, i8),
-        [](OpBuilder &, Location, ValueRange v) -> Value { return v[0]; });
-    a = tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get({rows, depth}, i8), cols,
-        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
-  }
+  // Flipped already (before the padding).
+  Value a = windowRows(b, loc, nhwc, *win, kh, kw, /*isUnsigned=*/false);
   Value wm = constant(
       b, loc,
       DenseElementsAttr::get(RankedTensorType::get({depth, filters}, i8),
