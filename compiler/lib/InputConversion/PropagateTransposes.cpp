@@ -7,8 +7,6 @@
 
 #include <numeric>
 
-#include "llvm/ADT/SmallPtrSet.h"
-
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -283,40 +281,41 @@ struct HoistCollapseAboveTranspose : OpRewritePattern<tensor::CollapseShapeOp> {
   }
 };
 
-/// Whether `user` reduces all of `value` (rank 1) to one element with a
-/// combiner whose result does not depend on the order it visits the
-/// elements in (min and max; integer sums and bitwise ops). Float sums are
-/// left alone: their rounding depends on the order.
+/// Whether `user` reduces all of `value` (rank 1) to one element per result
+/// with combiners whose results do not depend on the order they visit the
+/// elements in (min and max; integer sums and bitwise ops), each combining
+/// the element with its own accumulator. Float sums are left alone: their
+/// rounding depends on the order.
 bool isOrderFreeWholeReduction(Operation *user, Value value) {
   auto generic = dyn_cast<linalg::GenericOp>(user);
   if (!generic || generic.getNumLoops() != 1 ||
       generic.getNumReductionLoops() != 1 || generic.getNumDpsInputs() != 1 ||
-      generic.getNumDpsInits() != 1 || generic.getDpsInputs()[0] != value ||
-      !generic.getIndexingMapsArray()[0].isIdentity() ||
-      generic.getIndexingMapsArray()[1].getNumResults() != 0) {
+      generic.getNumDpsInits() < 1 || generic.getDpsInputs()[0] != value ||
+      !generic.getIndexingMapsArray()[0].isIdentity()) {
     return false;
   }
   Block &body = generic.getRegion().front();
-  if (body.getOperations().size() != 2) {
-    return false;
-  }
-  Operation &combiner = body.front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  if (yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != combiner.getResult(0)) {
+  unsigned results = generic.getNumDpsInits();
+  if (body.getOperations().size() != results + 1 ||
+      yield.getNumOperands() != results) {
     return false;
   }
-  llvm::SmallPtrSet<Value, 2> args(body.args_begin(), body.args_end());
-  if (combiner.getNumOperands() != 2 ||
-      !args.contains(combiner.getOperand(0)) ||
-      !args.contains(combiner.getOperand(1)) ||
-      combiner.getOperand(0) == combiner.getOperand(1)) {
-    return false;
-  }
-  return isa<arith::MinimumFOp, arith::MaximumFOp, arith::MinNumFOp,
+  for (unsigned i = 0; i < results; ++i) {
+    BlockArgument acc = body.getArgument(1 + i);
+    Operation *combiner = yield.getOperand(i).getDefiningOp();
+    if (generic.getIndexingMapsArray()[1 + i].getNumResults() != 0 ||
+        !combiner || combiner->getNumOperands() != 2 || !acc.hasOneUse() ||
+        !llvm::is_contained(combiner->getOperands(), acc) ||
+        !llvm::is_contained(combiner->getOperands(), body.getArgument(0)) ||
+        !isa<arith::MinimumFOp, arith::MaximumFOp, arith::MinNumFOp,
              arith::MaxNumFOp, arith::MinSIOp, arith::MaxSIOp, arith::MinUIOp,
              arith::MaxUIOp, arith::AddIOp, arith::AndIOp, arith::OrIOp,
-             arith::XOrIOp>(combiner);
+             arith::XOrIOp>(combiner)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /// collapse_shape(transpose(x, P)) to one dimension, read only by whole

@@ -80,3 +80,42 @@ func.func @sum(%x: tensor<2x3xf32>, %init: tensor<f32>) -> tensor<f32> {
   } -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// Both extremes in one op (DynamicQuantizeLinear's range in one pass): the
+// transpose goes too.
+// CHECK-LABEL: func.func @range_one_op
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[C:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1, 2, 3]] : tensor<1x5x7x3xf32> into tensor<105xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<105xf32>)
+func.func @range_one_op(%x: tensor<1x5x7x3xf32>, %init: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %e = tensor.empty() : tensor<1x3x5x7xf32>
+  %t = linalg.transpose ins(%x : tensor<1x5x7x3xf32>) outs(%e : tensor<1x3x5x7xf32>) permutation = [0, 3, 1, 2]
+  %c = tensor.collapse_shape %t [[0, 1, 2, 3]] : tensor<1x3x5x7xf32> into tensor<105xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%c : tensor<105xf32>) outs(%init, %init : tensor<f32>, tensor<f32>) {
+  ^bb0(%in: f32, %a: f32, %b: f32):
+    %m = arith.minimumf %a, %in : f32
+    %n = arith.maximumf %b, %in : f32
+    linalg.yield %m, %n : f32, f32
+  } -> (tensor<f32>, tensor<f32>)
+  return %r#0, %r#1 : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// One of two results a float sum: the transpose stays.
+// CHECK-LABEL: func.func @range_and_sum
+// CHECK: linalg.transpose
+func.func @range_and_sum(%x: tensor<2x3xf32>, %init: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %e = tensor.empty() : tensor<3x2xf32>
+  %t = linalg.transpose ins(%x : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
+  %c = tensor.collapse_shape %t [[0, 1]] : tensor<3x2xf32> into tensor<6xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%c : tensor<6xf32>) outs(%init, %init : tensor<f32>, tensor<f32>) {
+  ^bb0(%in: f32, %a: f32, %b: f32):
+    %m = arith.minimumf %a, %in : f32
+    %s = arith.addf %b, %in : f32
+    linalg.yield %m, %s : f32, f32
+  } -> (tensor<f32>, tensor<f32>)
+  return %r#0, %r#1 : tensor<f32>, tensor<f32>
+}

@@ -718,3 +718,25 @@ func.func @partial_extremes(%x: tensor<256x2352x16xf32>) -> tensor<256x16xf32> {
   } -> tensor<256x16xf32>
   return %r : tensor<256x16xf32>
 }
+
+// -----
+
+// Partial minimums and maximums in one op, written through one map: the
+// lanes stay whole for both.
+// CHECK-LABEL: func.func @partial_range
+// CHECK: scf.forall (%{{.*}}) in (256)
+// CHECK:   linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2352x16xf32>) outs(%{{.*}}, %{{.*}} : tensor<1x16xf32>, tensor<1x16xf32>)
+func.func @partial_range(%x: tensor<256x2352x16xf32>) -> (tensor<256x16xf32>, tensor<256x16xf32>) {
+  %inf = arith.constant 0x7F800000 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<256x16xf32>
+  %f0 = linalg.fill ins(%inf : f32) outs(%e : tensor<256x16xf32>) -> tensor<256x16xf32>
+  %f1 = linalg.fill ins(%ninf : f32) outs(%e : tensor<256x16xf32>) -> tensor<256x16xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x : tensor<256x2352x16xf32>) outs(%f0, %f1 : tensor<256x16xf32>, tensor<256x16xf32>) {
+  ^bb0(%in: f32, %a: f32, %b: f32):
+    %m = arith.minimumf %a, %in : f32
+    %n = arith.maximumf %b, %in : f32
+    linalg.yield %m, %n : f32, f32
+  } -> (tensor<256x16xf32>, tensor<256x16xf32>)
+  return %r#0, %r#1 : tensor<256x16xf32>, tensor<256x16xf32>
+}

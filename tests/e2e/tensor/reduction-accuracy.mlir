@@ -39,6 +39,18 @@
 // RUN: strata-compile %s --compile-to=flow -o - | FileCheck %s --check-prefix=ODD
 // ODD-LABEL: func.func @min_odd(
 // ODD: flow.dispatch {{.*}}reduction_256x294x16_f32
+//
+// A minimum and a maximum of the same values in one op (DynamicQuantizeLinear's
+// range) are split into one op of partial extremes, one pass over the
+// input, each result's partials then reduced on their own.
+// RUN: strata-run --module=%t.vmfb --device=local-task --function=range_one_pass
+// RUN: strata-run --module=%t.vmfb --device=local-sync --function=range_one_pass
+// ODD-LABEL: func.func @range(
+// ODD: flow.dispatch {{.*}}reduction_256x294x16_f32({{.*}}) : (tensor<256x294x16xf32>) -> (tensor<256x16xf32>, tensor<256x16xf32>)
+// ODD: flow.dispatch {{.*}}reduction_1x256x16_f32
+// ODD: flow.dispatch {{.*}}reduction_16_f32
+// ODD: flow.dispatch {{.*}}reduction_1x256x16_f32
+// ODD: flow.dispatch {{.*}}reduction_16_f32
 // FLOW-LABEL: func.func @max_f32(
 // FLOW: flow.dispatch {{.*}}reduction_256x256x16_f32
 // FLOW: flow.dispatch {{.*}}reduction_1x256x16_f32
@@ -297,5 +309,53 @@ func.func @extremes_nan_zeros() {
   check.expect_true(%n2) : i32
   check.expect_true(%n3) : i32
   check.expect_true(%n4) : i32
+  return
+}
+
+func.func @range(%x: tensor<1204224xf32>) -> (tensor<f32>, tensor<f32>) {
+  %e = tensor.empty() : tensor<f32>
+  %hi = arith.constant 0x7F800000 : f32
+  %lo = arith.constant 0xFF800000 : f32
+  %fmin = linalg.fill ins(%hi : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %fmax = linalg.fill ins(%lo : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r:2 = linalg.generic {indexing_maps = [#id, #sum, #sum], iterator_types = ["reduction"]}
+      ins(%x : tensor<1204224xf32>) outs(%fmin, %fmax : tensor<f32>, tensor<f32>) {
+    ^bb0(%in: f32, %a: f32, %b: f32):
+      %m = arith.minimumf %a, %in : f32
+      %n = arith.maximumf %b, %in : f32
+      linalg.yield %m, %n : f32, f32
+  } -> (tensor<f32>, tensor<f32>)
+  return %r#0, %r#1 : tensor<f32>, tensor<f32>
+}
+
+func.func @range_one_pass() {
+  %n = arith.constant 1204224 : index
+  %v = call @values(%n) : (index) -> tensor<?xf32>
+  %xs = tensor.cast %v : tensor<?xf32> to tensor<1204224xf32>
+  // Values in [1, 2), one 0.5 and one 7.0 planted.
+  %up = arith.constant dense<1.0> : tensor<1204224xf32>
+  %pos = arith.addf %xs, %up : tensor<1204224xf32>
+  %small = arith.constant 0.5 : f32
+  %big = arith.constant 7.0 : f32
+  %i = arith.constant 470501 : index
+  %j = arith.constant 213 : index
+  %a = tensor.insert %small into %pos[%i] : tensor<1204224xf32>
+  %b = tensor.insert %big into %a[%j] : tensor<1204224xf32>
+  %xb = util.optimization_barrier %b : tensor<1204224xf32>
+  %mn, %mx = call @range(%xb) : (tensor<1204224xf32>) -> (tensor<f32>, tensor<f32>)
+  %emn = arith.constant dense<0.5> : tensor<f32>
+  %emx = arith.constant dense<7.0> : tensor<f32>
+  check.expect_almost_eq(%mn, %emn, atol 0.0, rtol 0.0) : tensor<f32>
+  check.expect_almost_eq(%mx, %emx, atol 0.0, rtol 0.0) : tensor<f32>
+  // A NaN makes both NaN.
+  %nan = arith.constant 0x7FC00000 : f32
+  %end = arith.constant 1204223 : index
+  %c = tensor.insert %nan into %b[%end] : tensor<1204224xf32>
+  %xc = util.optimization_barrier %c : tensor<1204224xf32>
+  %nmn, %nmx = call @range(%xc) : (tensor<1204224xf32>) -> (tensor<f32>, tensor<f32>)
+  %n1 = call @is_nan(%nmn) : (tensor<f32>) -> i32
+  %n2 = call @is_nan(%nmx) : (tensor<f32>) -> i32
+  check.expect_true(%n1) : i32
+  check.expect_true(%n2) : i32
   return
 }

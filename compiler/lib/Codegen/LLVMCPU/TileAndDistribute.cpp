@@ -905,8 +905,14 @@ SmallVector<int64_t> chooseBandTileSizes(const Root &rootInfo) {
   // along its channels).
   SmallVector<bool> keepWhole;
   std::optional<unsigned> resultInner;
+  // (Several results written through one map, a split reduction's partial
+  // minimums and maximums, count as one.)
   if (linalg::LinalgOp op = rootInfo.linalgOp();
-      op && op.getNumDpsInits() == 1) {
+      op && op.getNumDpsInits() >= 1 &&
+      llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+        return op.getMatchingIndexingMap(&init) ==
+               op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+      })) {
     auto innermost = [](AffineMap map) -> std::optional<unsigned> {
       if (map.getNumResults() < 2) {
         return std::nullopt;

@@ -291,17 +291,25 @@ LogicalResult lowerDynamicQuantizeLinear(Node &n) {
   Type u8 = b.getIntegerType(8);
   Value x = n.in(0);
   // Range including 0; scale = (max - min) / 255; zero point from min. The
-  // extremes are taken over x as one row, which the flow phase splits into
-  // partial extremes computed in parallel (SplitReductions.cpp).
+  // extremes are taken over x as one row, both in one op (one pass over x),
+  // which the flow phase splits into partial extremes computed in parallel
+  // (SplitReductions.cpp).
   Value row = reshapeTo(b, loc, x, {productOf(b, loc, n.dims(0))});
-  Value min = reduce(b, loc, row, {0}, scalar(b, loc, f32, 0.0),
-                     [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                       return arith::MinimumFOp::create(nb, l, a[1], a[0]);
-                     });
-  Value max = reduce(b, loc, row, {0}, scalar(b, loc, f32, 0.0),
-                     [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                       return arith::MaximumFOp::create(nb, l, a[1], a[0]);
-                     });
+  Value zero = filledTo(b, loc, {}, scalar(b, loc, f32, 0.0));
+  MLIRContext *context = b.getContext();
+  AffineMap whole = AffineMap::get(1, 0, {}, context);
+  auto range = linalg::GenericOp::create(
+      b, loc, TypeRange{zero.getType(), zero.getType()}, ValueRange{row},
+      ValueRange{zero, zero},
+      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(1), whole, whole},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::reduction},
+      [](OpBuilder &nb, Location l, ValueRange a) {
+        linalg::YieldOp::create(
+            nb, l,
+            ValueRange{arith::MinimumFOp::create(nb, l, a[1], a[0]),
+                       arith::MaximumFOp::create(nb, l, a[2], a[0])});
+      });
+  Value min = range->getResult(0), max = range->getResult(1);
   Value scale = elementwise(b, loc, {min, max}, {}, f32,
                             [](OpBuilder &nb, Location l, ValueRange a) -> Value {
                               return arith::DivFOp::create(

@@ -15,7 +15,10 @@
 // as more accurate. f16 sums accumulate in f32 throughout. An f32 minimum
 // or maximum (arith.minimumf / maximumf: exact, NaN-propagating, so any
 // order gives the same bits) is split the same way, its partials starting
-// at +inf / -inf: DynamicQuantizeLinear's range of a whole activation.
+// at +inf / -inf: DynamicQuantizeLinear's range of a whole activation. An
+// f32 op with several such results over one input (that range's minimum
+// and maximum in one pass) has its partials computed by one op, which reads
+// the input once; each result's partials are then summed on their own.
 
 #include "SplitReductions.h"
 
@@ -40,13 +43,14 @@ constexpr int64_t kMinStepsPerLane = 256;
 /// ...and there are at most this many groups per output element.
 constexpr int64_t kMaxGroups = 256;
 
-/// A float sum (or f32 extreme): one input, one init, one reduction loop,
-/// and a body whose result is addf (minimumf, maximumf) of a contribution
-/// and acc, with acc used only there.
+/// A float sum (or f32 extreme): one input, one reduction loop, and for
+/// each init a result whose body value is addf (minimumf, maximumf) of a
+/// contribution and that init's acc, with acc used only there. Several
+/// results only in f32 (nothing to widen).
 struct FloatSum {
   linalg::LinalgOp op;
-  Operation *combiner;
-  Value contribution; // in the body; computed from the input alone
+  SmallVector<Operation *> combiners;
+  SmallVector<Value> contributions; // in the body; from the input alone
 };
 
 /// The combiner's value for no values: 0 for a sum, +inf for a minimum,
@@ -74,8 +78,9 @@ Value combine(OpBuilder &b, Location loc, Operation *combiner, Value lhs,
 }
 
 std::optional<FloatSum> matchFloatSum(linalg::LinalgOp op) {
+  unsigned results = op->getNumResults();
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
-      op.getNumDpsInits() != 1 || op->getNumResults() != 1 ||
+      results == 0 || op.getNumDpsInits() != results ||
       op.getNumReductionLoops() != 1 ||
       !isa<linalg::GenericOp, linalg::ReduceOp>(op.getOperation())) {
     return std::nullopt;
@@ -83,52 +88,71 @@ std::optional<FloatSum> matchFloatSum(linalg::LinalgOp op) {
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!resultType || !isa<FloatType>(resultType.getElementType()) ||
       !(resultType.getElementType().isF16() ||
-        resultType.getElementType().isF32())) {
+        resultType.getElementType().isF32()) ||
+      (results > 1 && !resultType.getElementType().isF32())) {
     return std::nullopt;
   }
+  AffineMap outputMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  for (unsigned i = 1; i < results; ++i) {
+    if (op->getResult(i).getType() != resultType ||
+        op.getMatchingIndexingMap(op.getDpsInitOperand(i)) != outputMap) {
+      return std::nullopt;
+    }
+  }
   Block *body = op.getBlock();
-  if (body->getNumArguments() != 2) {
+  if (body->getNumArguments() != 1 + results) {
     return std::nullopt;
   }
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  // Minimum and maximum (NaN-propagating) are exact in any order: split in
-  // f32 alone (an f16 extreme needs no wider accumulator).
-  Operation *add = yield.getValues()[0].getDefiningOp();
-  BlockArgument acc = body->getArgument(1);
-  bool extreme = isa_and_nonnull<arith::MinimumFOp, arith::MaximumFOp>(add);
-  if (!add || !(isa<arith::AddFOp>(add) || extreme) ||
-      (extreme && !resultType.getElementType().isF32()) || !acc.hasOneUse() ||
-      add->getBlock() != body) {
-    return std::nullopt;
+  FloatSum sum{op, {}, {}};
+  for (unsigned i = 0; i < results; ++i) {
+    // Minimum and maximum (NaN-propagating) are exact in any order: split
+    // in f32 alone (an f16 extreme needs no wider accumulator).
+    Operation *add = yield.getValues()[i].getDefiningOp();
+    BlockArgument acc = body->getArgument(1 + i);
+    bool extreme = isa_and_nonnull<arith::MinimumFOp, arith::MaximumFOp>(add);
+    if (!add || !(isa<arith::AddFOp>(add) || extreme) ||
+        (extreme && !resultType.getElementType().isF32()) || !acc.hasOneUse() ||
+        add->getBlock() != body) {
+      return std::nullopt;
+    }
+    Value contribution = add->getOperand(0) == acc   ? add->getOperand(1)
+                         : add->getOperand(1) == acc ? add->getOperand(0)
+                                                     : Value();
+    if (!contribution || !add->getResult(0).hasOneUse() ||
+        llvm::is_contained(sum.combiners, add) ||
+        llvm::any_of(body->getArguments().drop_front(),
+                     [&](Value arg) { return arg == contribution; })) {
+      return std::nullopt;
+    }
+    sum.combiners.push_back(add);
+    sum.contributions.push_back(contribution);
   }
-  Value contribution = add->getOperand(0) == acc   ? add->getOperand(1)
-                       : add->getOperand(1) == acc ? add->getOperand(0)
-                                                   : Value();
-  if (!contribution || !add->getResult(0).hasOneUse()) {
-    return std::nullopt;
-  }
-  return FloatSum{op, add, contribution};
+  return sum;
 }
 
-/// Builds the sum's body for a new op whose accumulator has `accType`:
-/// the original ops that compute the contribution, widened to accType,
-/// added to the accumulator.
+/// Builds the sum's body for a new op whose accumulators have `accType`:
+/// the original ops that compute the contributions, widened to accType,
+/// each combined with its accumulator.
 void buildSumBody(OpBuilder &b, Location loc, ValueRange args, FloatSum sum,
                   Type accType) {
   Block *body = sum.op.getBlock();
   IRMapping mapping;
   mapping.map(body->getArgument(0), args[0]);
   for (Operation &op : body->without_terminator()) {
-    if (&op != sum.combiner) {
+    if (!llvm::is_contained(sum.combiners, &op)) {
       b.clone(op, mapping);
     }
   }
-  Value value = mapping.lookupOrDefault(sum.contribution);
-  if (value.getType() != accType) {
-    value = arith::ExtFOp::create(b, loc, accType, value);
+  SmallVector<Value> results;
+  for (auto [i, combiner] : llvm::enumerate(sum.combiners)) {
+    Value value = mapping.lookupOrDefault(sum.contributions[i]);
+    if (value.getType() != accType) {
+      value = arith::ExtFOp::create(b, loc, accType, value);
+    }
+    results.push_back(combine(b, loc, combiner, value, args[1 + i]));
   }
-  Value result = combine(b, loc, sum.combiner, value, args[1]);
-  linalg::YieldOp::create(b, loc, result);
+  linalg::YieldOp::create(b, loc, results);
 }
 
 /// A tensor of `type` filled with `value`.
@@ -231,16 +255,21 @@ void rewriteSum(FloatSum sum) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   MLIRContext *context = op.getContext();
+  unsigned results = sum.combiners.size();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   Type accType = resultType.getElementType().isF16()
                      ? Type(b.getF32Type())
                      : resultType.getElementType();
   Value input = op.getDpsInputOperand(0)->get();
-  Value init = op.getDpsInitOperand(0)->get();
-  SmallVector<OpFoldResult> resultSizes = tensor::getMixedSizes(b, loc, init);
-  Value accInit = widenInit(b, loc, init, accType);
-  Value result;
-  linalg::GenericOp finalOp;
+  SmallVector<Value> accInits;
+  for (unsigned i = 0; i < results; ++i) {
+    accInits.push_back(
+        widenInit(b, loc, op.getDpsInitOperand(i)->get(), accType));
+  }
+  SmallVector<OpFoldResult> resultSizes =
+      tensor::getMixedSizes(b, loc, op.getDpsInitOperand(0)->get());
+  SmallVector<Value> values;
+  SmallVector<linalg::GenericOp> finalOps;
 
   int64_t size = 0;
   if (isSplittable(op, size)) {
@@ -258,7 +287,8 @@ void rewriteSum(FloatSum sum) {
     shape.append({groups, steps, kLanes});
     Value expanded = tensor::ExpandShapeOp::create(
         b, loc, inputType.clone(shape), input, reassociation);
-    // partial[..., g, v] = sum_c x[..., g, c, v]
+    // partial[..., g, v] = sum_c x[..., g, c, v], for every result in one
+    // op (one pass over x).
     SmallVector<int64_t> partialShape(inputType.getShape().drop_back());
     partialShape.append({groups, kLanes});
     auto partialType = RankedTensorType::get(partialShape, accType);
@@ -266,8 +296,11 @@ void rewriteSum(FloatSum sum) {
     for (int64_t d : partialShape) {
       partialSizes.push_back(b.getIndexAttr(d));
     }
-    Value zeros =
-        filled(b, loc, partialType, partialSizes, identityOf(sum.combiner));
+    SmallVector<Value> identities;
+    for (Operation *combiner : sum.combiners) {
+      identities.push_back(
+          filled(b, loc, partialType, partialSizes, identityOf(combiner)));
+    }
     SmallVector<AffineExpr> partialExprs;
     for (unsigned d = 0; d + 1 < n; ++d) {
       partialExprs.push_back(getAffineDimExpr(d, context));
@@ -277,17 +310,15 @@ void rewriteSum(FloatSum sum) {
     SmallVector<utils::IteratorType> iterators(n + 2,
                                                utils::IteratorType::parallel);
     iterators[n] = utils::IteratorType::reduction;
-    Value partial = linalg::GenericOp::create(
-                        b, loc, TypeRange{partialType}, ValueRange{expanded},
-                        ValueRange{zeros},
-                        ArrayRef<AffineMap>{
-                            b.getMultiDimIdentityMap(n + 2),
-                            AffineMap::get(n + 2, 0, partialExprs, context)},
-                        iterators,
-                        [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                          buildSumBody(nb, nloc, args, sum, accType);
-                        })
-                        .getResult(0);
+    SmallVector<AffineMap> partialMaps = {b.getMultiDimIdentityMap(n + 2)};
+    partialMaps.append(results,
+                       AffineMap::get(n + 2, 0, partialExprs, context));
+    auto partialOp = linalg::GenericOp::create(
+        b, loc, SmallVector<Type>(results, partialType), ValueRange{expanded},
+        identities, partialMaps, iterators,
+        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          buildSumBody(nb, nloc, args, sum, accType);
+        });
     // result[...] = init + sum_k partial[..., k] over k = (g, v), a view
     // of the partials as one row each: itself split in turn when long.
     SmallVector<ReassociationIndices> collapse;
@@ -295,43 +326,54 @@ void rewriteSum(FloatSum sum) {
       collapse.push_back({static_cast<int64_t>(d)});
     }
     collapse.push_back({n - 1, n});
-    Value rows = tensor::CollapseShapeOp::create(b, loc, partial, collapse);
     SmallVector<AffineExpr> resultExprs(partialExprs.begin(),
                                         partialExprs.end() - 2);
     SmallVector<utils::IteratorType> finalIterators(
         n, utils::IteratorType::parallel);
     finalIterators[n - 1] = utils::IteratorType::reduction;
-    finalOp = linalg::GenericOp::create(
-        b, loc, TypeRange{resultType.clone(accType)}, ValueRange{rows},
-        ValueRange{accInit},
-        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(n),
-                            AffineMap::get(n, 0, resultExprs, context)},
-        finalIterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
-          Value s = combine(nb, nloc, sum.combiner, args[0], args[1]);
-          linalg::YieldOp::create(nb, nloc, s);
-        });
-    result = finalOp->getResult(0);
+    for (unsigned i = 0; i < results; ++i) {
+      Value rows = tensor::CollapseShapeOp::create(
+          b, loc, partialOp->getResult(i), collapse);
+      Operation *combiner = sum.combiners[i];
+      auto finalOp = linalg::GenericOp::create(
+          b, loc, TypeRange{resultType.clone(accType)}, ValueRange{rows},
+          ValueRange{accInits[i]},
+          ArrayRef<AffineMap>{b.getMultiDimIdentityMap(n),
+                              AffineMap::get(n, 0, resultExprs, context)},
+          finalIterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value s = combine(nb, nloc, combiner, args[0], args[1]);
+            linalg::YieldOp::create(nb, nloc, s);
+          });
+      finalOps.push_back(finalOp);
+      values.push_back(finalOp->getResult(0));
+    }
   } else {
-    // Only widened: the same loops with an f32 accumulator.
-    result = linalg::GenericOp::create(
-                 b, loc, TypeRange{resultType.clone(accType)},
-                 ValueRange{input}, ValueRange{accInit},
-                 op.getIndexingMapsArray(), op.getIteratorTypesArray(),
-                 [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                   buildSumBody(nb, nloc, args, sum, accType);
-                 })
-                 .getResult(0);
+    // Only widened (one f16 result): the same loops with an f32
+    // accumulator.
+    values.push_back(linalg::GenericOp::create(
+                         b, loc, TypeRange{resultType.clone(accType)},
+                         ValueRange{input}, accInits, op.getIndexingMapsArray(),
+                         op.getIteratorTypesArray(),
+                         [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                           buildSumBody(nb, nloc, args, sum, accType);
+                         })
+                         .getResult(0));
   }
-  if (accType != resultType.getElementType()) {
-    result = narrow(b, loc, result, resultType, resultSizes);
+  for (unsigned i = 0; i < results; ++i) {
+    Value result = values[i];
+    if (accType != resultType.getElementType()) {
+      result = narrow(b, loc, result, resultType, resultSizes);
+    }
+    op->getResult(i).replaceAllUsesWith(result);
   }
-  op->getResult(0).replaceAllUsesWith(result);
   op->erase();
-  // The sum of the partials, when long, is split the same way.
-  int64_t finalSize = 0;
-  if (finalOp && isSplittable(finalOp, finalSize)) {
-    if (std::optional<FloatSum> again = matchFloatSum(finalOp)) {
-      rewriteSum(*again);
+  // The sum of each result's partials, when long, is split the same way.
+  for (linalg::GenericOp finalOp : finalOps) {
+    int64_t finalSize = 0;
+    if (isSplittable(finalOp, finalSize)) {
+      if (std::optional<FloatSum> again = matchFloatSum(finalOp)) {
+        rewriteSum(*again);
+      }
     }
   }
 }
