@@ -9,8 +9,11 @@ MatMulInteger with constant weights on the int8 path (padded, strided,
 1x1 and depthwise; per-channel zero points; the i32 path when W' leaves
 i8), and ONNX Runtime's
 com.microsoft QLinearAdd (broadcasting, saturating) and
-QLinearGlobalAveragePool, each compiled, run with strata-run and compared
-exactly with a numpy reference; a per-channel QLinearAdd scale is refused
+QLinearGlobalAveragePool, DequantizeLinear -> MaxPool -> QuantizeLinear
+(the pool on the 8-bit values when both sides share their parameters)
+and QuantizeLinear's f32 division at ties, each compiled, run with
+strata-run and compared exactly with a numpy reference; a per-channel
+QLinearAdd scale is refused
 with an error naming the input. Prints one line per case and `N passed,
 N failed`."""
 
@@ -59,6 +62,94 @@ def requantize(acc, scale, zp):
     info = np.iinfo(zp.dtype)
     y = np.round(acc.astype(np.float64) * scale) + int(zp)
     return np.clip(y, info.min, info.max).astype(zp.dtype)
+
+
+def max_pool(x, k, s, pads, fill):
+    """NCHW max pool in x's type, `pads` (top, left, bottom, right) of
+    `fill`, which no window takes over a value of x."""
+    x = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])),
+               constant_values=fill)
+    n, c, h, w = x.shape
+    oh, ow = (h - k) // s + 1, (w - k) // s + 1
+    y = np.empty((n, c, oh, ow), x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            y[:, :, i, j] = x[:, :, i * s:i * s + k, j * s:j * s + k].max(
+                axis=(2, 3))
+    return y
+
+
+def qdq_max_pools(cases, rng):
+    """DequantizeLinear -> MaxPool -> QuantizeLinear: with one scale and
+    zero point on both sides the pool runs on the 8-bit values (exact);
+    with another scale after it, on the f32 values, quantized again (f32
+    division, as ONNX's reference)."""
+    for t, shape, k, s, pads in [
+            (np.uint8, (2, 3, 7, 5), 3, 2, (1, 1, 1, 1)),
+            (np.int8, (1, 17, 6, 9), 3, 2, (0, 1, 1, 0)),
+            (np.uint8, (1, 1, 1, 1), 1, 1, (0, 0, 0, 0)),
+            (np.int8, (3, 2, 11, 13), 2, 2, (1, 0, 0, 1))]:
+        x = random_of(rng, t, shape)
+        scale = np.float32(0.0110530118)
+        zp = np.array(t(7 if t is np.uint8 else -5))
+        info = np.iinfo(t)
+        for out_scale in [scale, np.float32(0.03)]:
+            deq = (x.astype(np.int32) - int(zp)).astype(np.float32) * scale
+            pooled = max_pool(deq, k, s, pads, -np.inf)
+            ref = np.clip(np.rint(pooled / out_scale) + int(zp), info.min,
+                          info.max).astype(t)
+            if out_scale == scale:
+                # The same as pooling the integers themselves.
+                assert (ref == max_pool(x, k, s, pads, info.min)).all()
+            inits = [numpy_helper.from_array(np.array(scale), "s"),
+                     numpy_helper.from_array(np.array(out_scale), "s2"),
+                     numpy_helper.from_array(zp, "z")]
+            y = np.empty(ref.shape, t)
+            cases.run_model(
+                "DequantizeLinear -> MaxPool -> QuantizeLinear %s %s k%d "
+                "s%d pads %s%s" % (np.dtype(t).name,
+                                   "x".join(map(str, shape)), k, s,
+                                   list(pads),
+                                   "" if out_scale == scale else
+                                   ", another scale"),
+                model([helper.make_node("DequantizeLinear", ["x", "s", "z"],
+                                        ["d"]),
+                       helper.make_node("MaxPool", ["d"], ["p"],
+                                        kernel_shape=[k, k], strides=[s, s],
+                                        pads=list(pads)),
+                       helper.make_node("QuantizeLinear", ["p", "s2", "z"],
+                                        ["y"])],
+                      [vi("x", x)], [vi("y", y)], inits), [x], [ref],
+                rtol=0, atol=0)
+
+
+def quantize_ties(cases):
+    """QuantizeLinear of f32 values whose f32 quotient by the scale is a
+    tie (k + 0.5) that the exact quotient is not: ONNX's reference divides
+    in f32 and rounds the tie to even."""
+    scale = np.float32(0.1)
+    found = []
+    for k in range(-300, 300):
+        for candidate in np.arange(k + 0.5 - 1e-3, k + 0.5 + 1e-3, 1e-5):
+            x = np.float32(np.float32(candidate) * scale)
+            q32 = x / scale
+            q64 = np.float64(x) / np.float64(scale)
+            if q32 == np.float32(k + 0.5) and np.rint(q32) != np.rint(q64):
+                found.append(x)
+                break
+        if len(found) == 16:
+            break
+    x = np.array(found, np.float32)
+    zp = np.array(np.uint8(128))
+    ref = np.clip(np.rint(x / scale) + 128, 0, 255).astype(np.uint8)
+    inits = [numpy_helper.from_array(np.array(scale), "s"),
+             numpy_helper.from_array(zp, "z")]
+    cases.run_model(
+        "QuantizeLinear f32 ties (%d values the f64 quotient rounds the "
+        "other way)" % len(found),
+        model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])],
+              [vi("x", x)], [vi("y", ref)], inits), [x], [ref], rtol=0,
+        atol=0)
 
 
 def run(cases):
@@ -334,6 +425,8 @@ def run(cases):
                                     domain="com.microsoft", channels_last=0)],
                   [vi("x", x)], [vi("y", ref)], inits, extra_opsets=ms),
             [x], [ref], rtol=0, atol=0)
+    qdq_max_pools(cases, rng)
+    quantize_ties(cases)
     a = random_of(rng, np.uint8, (1, 3, 2, 2))
     cases.expect_error(
         "com.microsoft.QLinearAdd with a per-channel scale", model(

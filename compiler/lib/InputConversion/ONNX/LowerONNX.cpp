@@ -647,6 +647,12 @@ LogicalResult mlir::strata::onnx::lowerNodes(Block &block,
       continue;
     }
     if (const QuantizedGroup *group = groups.endingAt(node)) {
+      if (NodeOp pool = groups.integerPool(*group, rewriter)) {
+        if (failed(lowerNode(pool, rewriter))) {
+          return failure();
+        }
+        continue;
+      }
       FailureOr<bool> done = groups.lower(*group, rewriter);
       if (failed(done)) {
         return failure();
@@ -655,8 +661,9 @@ LogicalResult mlir::strata::onnx::lowerNodes(Block &block,
         continue;
       }
       // Not one the integer path takes: its nodes one by one, in order.
-      for (NodeOp member : {group->input, group->weight, group->bias,
-                            group->contraction, group->activation}) {
+      for (NodeOp member :
+           {group->input, group->weight, group->bias, group->contraction,
+            group->pool, group->activation}) {
         if (member && failed(lowerNode(member, rewriter))) {
           return failure();
         }

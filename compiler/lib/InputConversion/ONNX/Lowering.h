@@ -247,6 +247,10 @@ FailureOr<ConvWindow> convWindow2D(Node &n, ArrayRef<int64_t> in,
 /// QuantizeLinear of its output, each the only user of the one before.
 struct QuantizedGroup {
   NodeOp input, weight, bias, contraction, activation, quantize;
+  /// Or a MaxPool between the DequantizeLinear (`input`) and the
+  /// QuantizeLinear: with the same per-tensor parameters on both, the
+  /// pool runs on the quantized values (no contraction).
+  NodeOp pool;
 };
 
 /// The quantized groups of a function, found on its onnx.node ops before
@@ -271,6 +275,11 @@ public:
   /// done, false when the integer path does not take it (nothing was
   /// changed), failure after an error.
   FailureOr<bool> lower(const QuantizedGroup &group, RewriterBase &rewriter);
+  /// A pool group (QuantizedGroup::pool) whose DequantizeLinear and
+  /// QuantizeLinear share their parameters: replaced by the same MaxPool
+  /// of the quantized input, returned for the caller to lower; null (and
+  /// nothing changed) otherwise.
+  NodeOp integerPool(const QuantizedGroup &group, RewriterBase &rewriter);
 
 private:
   llvm::DenseMap<Operation *, QuantizedGroup> groups;

@@ -193,6 +193,51 @@ void mlir::strata::onnx::expandQLinearConvs(Block &block,
   }
 }
 
+namespace {
+
+/// The one value of a per-tensor constant behind an optional unsigned
+/// cast (prepareBlock), with the type the ONNX value has.
+struct ScalarConstant {
+  DenseElementsAttr value;
+  Type type;
+};
+
+std::optional<ScalarConstant> scalarConstant(Value value) {
+  Type type = value.getType();
+  if (auto cast = value.getDefiningOp<UnrealizedConversionCastOp>();
+      cast && cast->getNumOperands() == 1) {
+    value = cast->getOperand(0);
+  }
+  DenseElementsAttr attr = constantOf(value);
+  if (!attr || attr.getNumElements() != 1) {
+    return std::nullopt;
+  }
+  return ScalarConstant{attr, type};
+}
+
+/// Whether a DequantizeLinear and a QuantizeLinear (default domain, three
+/// inputs) share one per-tensor positive f32 scale and one zero point of
+/// the same type: then QuantizeLinear(DequantizeLinear(v)) is v.
+bool sameQuantization(NodeOp dq, NodeOp q) {
+  if (dq.getInputs().size() != 3 || q.getInputs().size() != 3) {
+    return false;
+  }
+  std::optional<ScalarConstant> ds = scalarConstant(dq.getInputs()[1]);
+  std::optional<ScalarConstant> qs = scalarConstant(q.getInputs()[1]);
+  std::optional<ScalarConstant> dz = scalarConstant(dq.getInputs()[2]);
+  std::optional<ScalarConstant> qz = scalarConstant(q.getInputs()[2]);
+  if (!ds || !qs || !dz || !qz || !ds->value.getElementType().isF32() ||
+      !qs->value.getElementType().isF32() || dz->type != qz->type ||
+      !isa<IntegerType>(dz->value.getElementType()) || dz->value != qz->value) {
+    return false;
+  }
+  float scale = ds->value.getSplatValue<float>();
+  return scale == qs->value.getSplatValue<float>() && scale > 0 &&
+         std::isfinite(scale);
+}
+
+} // namespace
+
 void QuantizedGroups::find(Block &block) {
   for (auto q : block.getOps<NodeOp>()) {
     if (q.getOpType() != "QuantizeLinear" || q.getInputs().size() < 2 ||
@@ -202,6 +247,21 @@ void QuantizedGroups::find(Block &block) {
     QuantizedGroup g;
     g.quantize = q;
     Value in = q.getInputs()[0];
+    // DequantizeLinear -> MaxPool -> QuantizeLinear: decided at the
+    // QuantizeLinear, once the parameters are constants (lowerPool).
+    if (NodeOp pool = nodeOf(in, "MaxPool"); pool && hasOneUse(pool) &&
+                                             !pool.getInputs().empty() &&
+                                             q.getInputs().size() == 3) {
+      if (NodeOp dq = dequantizeOf(pool.getInputs()[0]);
+          dq && dq.getInputs().size() == 3) {
+        g.input = dq;
+        g.pool = pool;
+        deferred.insert(dq);
+        deferred.insert(pool);
+        groups[q] = g;
+        continue;
+      }
+    }
     for (StringRef act : {"Relu", "Clip"}) {
       if (NodeOp a = nodeOf(in, act); a && hasOneUse(a)) {
         g.activation = a;
@@ -639,8 +699,36 @@ FailureOr<Value> lowerInteger(const QuantizedGroup &g, RewriterBase &rewriter,
 
 } // namespace
 
+NodeOp QuantizedGroups::integerPool(const QuantizedGroup &g,
+                                    RewriterBase &rewriter) {
+  if (!g.pool || !sameQuantization(g.input, g.quantize)) {
+    return {};
+  }
+  // The maximum of dequantized values is the dequantized maximum (the
+  // scale is positive), and quantizing it again with the same scale and
+  // zero point gives the integer back: the pool runs on the 8-bit values
+  // themselves (exact), not on their f32 dequantization.
+  NodeOp floatPool = g.pool, dq = g.input, q = g.quantize;
+  rewriter.setInsertionPoint(q);
+  auto pool = NodeOp::create(
+      rewriter, floatPool.getLoc(), TypeRange{rewriter.getNoneType()},
+      floatPool.getOpTypeAttr(), floatPool.getDomainAttr(),
+      rewriter.getI64IntegerAttr(
+          std::max<int64_t>(int64_t(floatPool.getOpset()), 12)),
+      floatPool.getNodeNameAttr(), floatPool.getAttrsAttr(), ArrayAttr(),
+      ValueRange{dq.getInputs()[0]}, 0);
+  rewriter.replaceAllUsesWith(q.getOutputs()[0], pool->getResult(0));
+  rewriter.eraseOp(q);
+  rewriter.eraseOp(floatPool);
+  rewriter.eraseOp(dq);
+  return pool;
+}
+
 FailureOr<bool> QuantizedGroups::lower(const QuantizedGroup &g,
                                        RewriterBase &rewriter) {
+  if (g.pool) {
+    return false;
+  }
   // The integer path computes its shapes at compile time: a group with a
   // dynamic dimension goes node by node.
   for (NodeOp node :

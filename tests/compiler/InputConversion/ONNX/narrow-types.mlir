@@ -66,10 +66,10 @@ func.func @cast_to_int4(%x: tensor<4xi32>) -> tensor<4xi4> {
 // CHECK-LABEL: func.func @quantize_int4
 // CHECK-SAME: -> tensor<4xi8>
 // CHECK: arith.constant dense<-1> : tensor<i8>
-// CHECK: math.roundeven %{{.*}} : f64
-// CHECK: arith.constant -8.000000e+00 : f64
-// CHECK: arith.constant 7.000000e+00 : f64
-// CHECK: arith.fptosi %{{.*}} : f64 to i8
+// CHECK: math.roundeven %{{.*}} : f32
+// CHECK: arith.constant -8.000000e+00 : f32
+// CHECK: arith.constant 7.000000e+00 : f32
+// CHECK: arith.fptosi %{{.*}} : f32 to i8
 func.func @quantize_int4(%x: tensor<4xf32>) -> tensor<4xi4> {
   %s = arith.constant dense<0.5> : tensor<f32>
   %z = arith.constant dense<-1> : tensor<i4>

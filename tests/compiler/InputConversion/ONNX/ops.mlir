@@ -1,14 +1,28 @@
 // RUN: strata-opt --split-input-file --strata-lower-onnx %s | FileCheck %s
 
-// QuantizeLinear rounds half to even in f64 and saturates into the zero
+// QuantizeLinear divides in f32 when x and the scale are f32 (as ONNX's
+// reference does), rounds half to even and saturates into the zero
 // point's (unsigned) type.
 // CHECK-LABEL: func.func @quantize
 // CHECK-SAME: -> tensor<4xi8>
-// CHECK: math.roundeven %{{.*}} : f64
-// CHECK: arith.fptoui %{{.*}} : f64 to i8
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: math.roundeven %{{.*}} : f32
+// CHECK: arith.fptoui %{{.*}} : f32 to i8
 func.func @quantize(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<4xui8> {
   %0 = onnx.node "QuantizeLinear"(%x, %s, %z) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<4xf32>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
   return %0 : tensor<4xui8>
+}
+
+// -----
+
+// An int32 x divides in f64 (its values need more than f32's 24 bits, and
+// ONNX's reference divides them so).
+// CHECK-LABEL: func.func @quantize_int32
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f64
+// CHECK: math.roundeven %{{.*}} : f64
+func.func @quantize_int32(%x: tensor<4xi32>, %s: tensor<f32>, %z: tensor<i8>) -> tensor<4xi8> {
+  %0 = onnx.node "QuantizeLinear"(%x, %s, %z) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<4xi32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
+  return %0 : tensor<4xi8>
 }
 
 // -----

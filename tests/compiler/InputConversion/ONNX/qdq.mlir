@@ -219,3 +219,45 @@ func.func @convinteger_constant_weight(%x: tensor<2x1x3x3xui8>, %xz: tensor<ui8>
   %0 = onnx.node "ConvInteger"(%x, %w, %xz, %wz) {attrs = {pads = [1, 1, 0, 0]}, domain = "", opset = 10 : i64} : (tensor<2x1x3x3xui8>, tensor<1x1x2x2xi8>, tensor<ui8>, tensor<i8>) -> tensor<2x1x3x3xi32>
   return %0 : tensor<2x1x3x3xi32>
 }
+
+// -----
+
+// DequantizeLinear -> MaxPool -> QuantizeLinear with one scale and zero
+// point on both sides: the pool runs on the u8 values themselves (an
+// unsigned maximum), nothing is dequantized or quantized.
+// CHECK-LABEL: func.func @qdq_maxpool
+// CHECK-NOT: arith.sitofp
+// CHECK-NOT: arith.uitofp
+// CHECK-NOT: arith.divf
+// CHECK: linalg.pooling_nhwc_max_unsigned
+// CHECK-NOT: arith.divf
+// CHECK: return %{{.*}} : tensor<1x2x3x3xi8>
+func.func @qdq_maxpool(%x: tensor<1x2x5x5xui8>) -> tensor<1x2x3x3xui8> {
+  %s = arith.constant dense<0.05> : tensor<f32>
+  %z = arith.constant dense<7> : tensor<ui8>
+  %0 = onnx.node "DequantizeLinear"(%x, %s, %z) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<1x2x5x5xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x5x5xf32>
+  %1 = onnx.node "MaxPool"(%0) {attrs = {kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}, domain = "", opset = 13 : i64} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  %2 = onnx.node "QuantizeLinear"(%1, %s, %z) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<1x2x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x3x3xui8>
+  return %2 : tensor<1x2x3x3xui8>
+}
+
+// -----
+
+// Another scale after the pool: the pool stays on the dequantized f32
+// values, and the QuantizeLinear divides in f32 (x and the scale are f32,
+// as ONNX's reference divides).
+// CHECK-LABEL: func.func @qdq_maxpool_rescaled
+// CHECK: linalg.pooling_nhwc_max
+// CHECK-NOT: f64
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: math.roundeven %{{.*}} : f32
+// CHECK: return %{{.*}} : tensor<1x2x3x3xi8>
+func.func @qdq_maxpool_rescaled(%x: tensor<1x2x5x5xui8>) -> tensor<1x2x3x3xui8> {
+  %s = arith.constant dense<0.05> : tensor<f32>
+  %s2 = arith.constant dense<0.1> : tensor<f32>
+  %z = arith.constant dense<7> : tensor<ui8>
+  %0 = onnx.node "DequantizeLinear"(%x, %s, %z) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<1x2x5x5xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x5x5xf32>
+  %1 = onnx.node "MaxPool"(%0) {attrs = {kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}, domain = "", opset = 13 : i64} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  %2 = onnx.node "QuantizeLinear"(%1, %s2, %z) {attrs = {}, domain = "", opset = 13 : i64} : (tensor<1x2x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x3x3xui8>
+  return %2 : tensor<1x2x3x3xui8>
+}
