@@ -213,6 +213,56 @@ func.func @padded_conv_dynamic_batch(%x: tensor<?x4x4x3xf32>, %w: tensor<3x3x3x8
 
 // -----
 
+// A constant pad read only by a gather of its windows (an int8
+// convolution's im2col: every loop parallel, the padded tensor read through
+// a window map) goes into the gather's dispatch as well; an elementwise
+// reader (a permutation map) keeps the pad a dispatch of its own.
+// CHECK-LABEL: func.func @padded_im2col(
+// CHECK: flow.dispatch @module_linked_llvm_cpu::@padded_im2col_dispatch_0_generic_1x4x4x3x3x3_i8(%arg0)
+// CHECK-NOT: insert_slice
+// CHECK: func.func @padded_im2col_dispatch_0_generic_1x4x4x3x3x3_i8
+// CHECK: tensor.pad
+// CHECK: linalg.generic
+#im2col_in = affine_map<(n, y, x, i, j, c) -> (n, y + i, x + j, c)>
+#im2col_out = affine_map<(n, y, x, i, j, c) -> (n, y, x, i, j, c)>
+func.func @padded_im2col(%x: tensor<1x4x4x3xi8>) -> tensor<1x4x4x3x3x3xi8> {
+  %zp = arith.constant 7 : i8
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zp : i8
+  } : tensor<1x4x4x3xi8> to tensor<1x6x6x3xi8>
+  %e = tensor.empty() : tensor<1x4x4x3x3x3xi8>
+  %g = linalg.generic {indexing_maps = [#im2col_in, #im2col_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%p : tensor<1x6x6x3xi8>) outs(%e : tensor<1x4x4x3x3x3xi8>) {
+  ^bb0(%in: i8, %out: i8):
+    %f = arith.xori %in, %zp : i8
+    linalg.yield %f : i8
+  } -> tensor<1x4x4x3x3x3xi8>
+  return %g : tensor<1x4x4x3x3x3xi8>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @padded_elementwise(
+// CHECK: flow.dispatch @module_linked_llvm_cpu::@padded_elementwise_dispatch_0_insert_slice_1x6x6x3_i8(%arg0)
+// CHECK: flow.dispatch @module_linked_llvm_cpu::@padded_elementwise_dispatch_1_elementwise_1x6x6x3_i8
+#id4 = affine_map<(n, y, x, c) -> (n, y, x, c)>
+func.func @padded_elementwise(%x: tensor<1x4x4x3xi8>) -> tensor<1x6x6x3xi8> {
+  %zp = arith.constant 7 : i8
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zp : i8
+  } : tensor<1x4x4x3xi8> to tensor<1x6x6x3xi8>
+  %e = tensor.empty() : tensor<1x6x6x3xi8>
+  %g = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%p : tensor<1x6x6x3xi8>) outs(%e : tensor<1x6x6x3xi8>) {
+  ^bb0(%in: i8, %out: i8):
+    %f = arith.xori %in, %zp : i8
+    linalg.yield %f : i8
+  } -> tensor<1x6x6x3xi8>
+  return %g : tensor<1x6x6x3xi8>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @pad_twice_read(
 // CHECK: flow.dispatch @module_linked_llvm_cpu::@pad_twice_read_dispatch_0_insert_slice_1x6x6x3_f32(%arg0)
 // CHECK: func.func @pad_twice_read_dispatch_0_insert_slice_1x6x6x3_f32

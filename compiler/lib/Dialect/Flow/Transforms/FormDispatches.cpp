@@ -228,9 +228,12 @@ bool hasStaticWindowShape(tensor::PadOp pad) {
 }
 
 /// A tensor.pad by a value from outside (a constant) whose only use is the
-/// input of a convolution or pooling, static but perhaps for its batch
+/// input of a convolution or pooling, or of a gather of its windows (the
+/// im2col of an int8 convolution, or of any convolution on a target
+/// without direct convolutions), static but perhaps for its batch
 /// (hasStaticWindowShape): each workgroup pads just the window its tile
-/// reads, so no padded copy of the whole input is made.
+/// reads, so no padded copy of the whole input is made (it was a dispatch
+/// of one workgroup).
 bool isPadOfWindowOp(tensor::PadOp pad) {
   if (!pad->hasOneUse() || !hasStaticWindowShape(pad) ||
       !pad.getConstantPaddingValue()) {
@@ -238,9 +241,20 @@ bool isPadOfWindowOp(tensor::PadOp pad) {
   }
   OpOperand &use = *pad->getUses().begin();
   auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
-  return consumer && consumer->getBlock() == pad->getBlock() &&
-         isa<linalg::ConvolutionOpInterface>(consumer.getOperation()) &&
-         use.getOperandNumber() == 0;
+  if (!consumer || consumer->getBlock() != pad->getBlock() ||
+      use.getOperandNumber() != 0) {
+    return false;
+  }
+  if (isa<linalg::ConvolutionOpInterface>(consumer.getOperation())) {
+    return true;
+  }
+  // A gather of the windows (an im2col: every loop parallel, the padded
+  // tensor its one input, read through a map that is no permutation of
+  // the loops, such as (n, y, x, ky, kx, c) -> (n, y + ky, x + kx, c)).
+  return isa<linalg::GenericOp>(consumer.getOperation()) &&
+         consumer.getNumDpsInputs() == 1 &&
+         consumer.getNumParallelLoops() == consumer.getNumLoops() &&
+         !consumer.getMatchingIndexingMap(&use).isProjectedPermutation();
 }
 
 /// The size of a padded dimension read from the pad's source: a window
