@@ -556,6 +556,30 @@ func.func @int_pool_order(%x: tensor<1x7x7x64xi8>) -> tensor<1x64xf32> {
 
 // -----
 
+// The same with the residual add and its requantization in the pool's body
+// (an int8 resnet18's last block): both inputs read through one
+// permutation, so the loops run in their order.
+// CHECK-LABEL: func.func @int_pool_order_two_inputs
+// CHECK: func.func @int_pool_order_two_inputs_dispatch_0_
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction", "parallel"]}
+// NOIM2COL-LABEL: func.func @int_pool_order_two_inputs
+func.func @int_pool_order_two_inputs(%x: tensor<1x7x7x64xi8>, %y: tensor<1x7x7x64xi8>) -> tensor<1x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x64xf32>) -> tensor<1x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %y : tensor<1x7x7x64xi8>, tensor<1x7x7x64xi8>) outs(%f : tensor<1x64xf32>) {
+  ^bb0(%a: i8, %b: i8, %acc: f32):
+    %u = arith.sitofp %a : i8 to f32
+    %v = arith.sitofp %b : i8 to f32
+    %w = arith.addf %u, %v : f32
+    %s = arith.addf %acc, %w : f32
+    linalg.yield %s : f32
+  } -> tensor<1x64xf32>
+  return %r : tensor<1x64xf32>
+}
+
+// -----
+
 // A softmax is one dispatch (the code generator cuts it into bands of rows).
 // CHECK-LABEL: module @softmax
 // CHECK: func.func @main(%[[X:.*]]: tensor<4x128x128xf32>)

@@ -1375,24 +1375,29 @@ struct FormDispatchesPass
     // along into its partial sums.
     flow::splitReductions(module);
 
-    // A reduction over an integer tensor (a quantized activation's global
-    // average pool, dequantized in its body) whose one input the loops
+    // A reduction over integer tensors (a quantized activation's global
+    // average pool, dequantized in its body) whose inputs the loops
     // read through a permutation (NHWC read in NCHW order: channels, the
     // contiguous dimension, a parallel loop before the reduced H and W)
     // runs its loops in the input's order instead, so the code generator's
     // vectors along the innermost loop are contiguous reads, not gathers.
     {
       SmallVector<linalg::GenericOp> reorder;
+      // (Several inputs read the same way: a residual add and its
+      // requantization fused into the pool that reads them.)
       module.walk([&](linalg::GenericOp generic) {
-        if (generic.getNumDpsInputs() != 1 ||
+        if (generic.getNumDpsInputs() == 0 ||
             generic.getNumReductionLoops() == 0 ||
             !generic.hasPureTensorSemantics()) {
           return;
         }
-        OpOperand *input = generic.getDpsInputOperand(0);
-        AffineMap map = generic.getMatchingIndexingMap(input);
+        AffineMap map =
+            generic.getMatchingIndexingMap(generic.getDpsInputOperand(0));
         if (map.isIdentity() || !map.isPermutation() ||
-            !getElementTypeOrSelf(input->get().getType()).isInteger()) {
+            !llvm::all_of(generic.getDpsInputOperands(), [&](OpOperand *in) {
+              return generic.getMatchingIndexingMap(in) == map &&
+                     getElementTypeOrSelf(in->get().getType()).isInteger();
+            })) {
           return;
         }
         reorder.push_back(generic);
