@@ -392,8 +392,10 @@ def run(cases):
         sa, sb, sc = np.float32(0.02), np.float32(0.03), np.float32(0.025)
         azp, bzp, czp = np.array(t(3)), np.array(t(-7 if t is np.int8 else
                                                    200)), np.array(t(10))
-        v = ((a.astype(np.float64) - int(azp)) * (np.float64(sa) / sc) +
-             (b.astype(np.float64) - int(bzp)) * (np.float64(sb) / sc))
+        # In f32: each term (x - zp) * (scale / C_scale), f32 quotients.
+        v = ((a.astype(np.float32) - np.float32(int(azp))) * (sa / sc) +
+             (b.astype(np.float32) - np.float32(int(bzp))) * (sb / sc))
+        assert v.dtype == np.float32
         info = np.iinfo(t)
         ref = np.clip(np.round(v) + int(czp), info.min, info.max).astype(t)
         inits = [numpy_helper.from_array(np.array(x, np.float32), n)
