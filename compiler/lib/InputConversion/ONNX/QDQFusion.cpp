@@ -248,7 +248,7 @@ void QuantizedGroups::find(Block &block) {
     g.quantize = q;
     Value in = q.getInputs()[0];
     // DequantizeLinear -> MaxPool -> QuantizeLinear: decided at the
-    // QuantizeLinear, once the parameters are constants (lowerPool).
+    // QuantizeLinear, once the parameters are constants (integerPool).
     if (NodeOp pool = nodeOf(in, "MaxPool"); pool && hasOneUse(pool) &&
                                              !pool.getInputs().empty() &&
                                              q.getInputs().size() == 3) {
