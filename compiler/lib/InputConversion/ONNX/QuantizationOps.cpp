@@ -28,17 +28,25 @@ Value alongAxis(OpBuilder &b, Location loc, Value v, int64_t axis,
   return reshape(b, loc, v, shape);
 }
 
-/// Rounds half to even and saturates `v` (f64) into `element`'s range.
-Value saturate(OpBuilder &b, Location loc, Value v, Type element,
-               bool isUnsigned) {
-  unsigned width = element.getIntOrFloatBitWidth();
+/// Clamps `v` (a float holding an integer: rounded, its zero point added)
+/// into the range of a `width`-bit integer and converts it to `storage`
+/// (the integer type itself, or its i8 storage for 4 bits).
+Value clampToInteger(OpBuilder &b, Location loc, Value v, unsigned width,
+                     bool isUnsigned, Type storage) {
   double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, width - 1);
-  double hi = isUnsigned ? std::ldexp(1.0, width) - 1
-                         : std::ldexp(1.0, width - 1) - 1;
-  Value r = math::RoundEvenOp::create(b, loc, v);
-  r = arith::MaximumFOp::create(b, loc, r, scalar(b, loc, v.getType(), lo));
+  double hi =
+      isUnsigned ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
+  Value r =
+      arith::MaximumFOp::create(b, loc, v, scalar(b, loc, v.getType(), lo));
   r = arith::MinimumFOp::create(b, loc, r, scalar(b, loc, v.getType(), hi));
-  return convertScalar(b, loc, r, element, false, isUnsigned);
+  return convertScalar(b, loc, r, storage, false, isUnsigned);
+}
+
+/// clampToInteger into `element` (an 8- to 32-bit integer type).
+Value clampTo(OpBuilder &b, Location loc, Value v, Type element,
+              bool isUnsigned) {
+  return clampToInteger(b, loc, v, element.getIntOrFloatBitWidth(), isUnsigned,
+                        element);
 }
 
 /// How a QuantizeLinear's or DequantizeLinear's scale (input 1) and zero
@@ -144,19 +152,6 @@ Value parameter(Node &n, unsigned i, Granularity g) {
                SmallVector<int64_t>(shape.size(), 1));
 }
 
-/// Rounds half to even and saturates `v` (f64) into the range of a
-/// `width`-bit integer, as `storage` (its i8 storage for 4 bits).
-Value saturateTo(OpBuilder &b, Location loc, Value v, unsigned width,
-                 bool isUnsigned, Type storage) {
-  double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, width - 1);
-  double hi =
-      isUnsigned ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
-  Value r = math::RoundEvenOp::create(b, loc, v);
-  r = arith::MaximumFOp::create(b, loc, r, scalar(b, loc, v.getType(), lo));
-  r = arith::MinimumFOp::create(b, loc, r, scalar(b, loc, v.getType(), hi));
-  return convertScalar(b, loc, r, storage, false, isUnsigned);
-}
-
 LogicalResult lowerQuantizeLinear(Node &n) {
   FailureOr<Granularity> g = granularityOf(n);
   if (failed(g)) {
@@ -226,19 +221,19 @@ LogicalResult lowerQuantizeLinear(Node &n) {
     // requantizing residual adds of an int8 resnet18 ran 3x ONNX
     // Runtime's time.)
     Type compute = xType.isF32() && n.onnxElem(1).isF32() ? f32 : f64;
-    y = elementwise(b, loc, inputs, n.shape(0), storage,
-                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                      Value x = convertScalar(nb, l, a[0], compute, xUnsigned);
-                      Value scale = convertScalar(nb, l, a[1], compute);
-                      Value q = math::RoundEvenOp::create(
-                          nb, l, arith::DivFOp::create(nb, l, x, scale));
-                      if (a.size() > 2) {
-                        q = arith::AddFOp::create(
-                            nb, l, q,
-                            convertScalar(nb, l, a[2], compute, isUnsigned));
-                      }
-                      return saturateTo(nb, l, q, width, isUnsigned, storage);
-                    });
+    y = elementwise(
+        b, loc, inputs, n.shape(0), storage,
+        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          Value x = convertScalar(nb, l, a[0], compute, xUnsigned);
+          Value scale = convertScalar(nb, l, a[1], compute);
+          Value q = math::RoundEvenOp::create(
+              nb, l, arith::DivFOp::create(nb, l, x, scale));
+          if (a.size() > 2) {
+            q = arith::AddFOp::create(
+                nb, l, q, convertScalar(nb, l, a[2], compute, isUnsigned));
+          }
+          return clampToInteger(nb, l, q, width, isUnsigned, storage);
+        });
   }
   n.narrowElem = isNarrowElement(element) ? element : Type();
   return n.replace(y,
@@ -333,25 +328,21 @@ LogicalResult lowerDynamicQuantizeLinear(Node &n) {
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
         Value zp = arith::NegFOp::create(
             nb, l, arith::DivFOp::create(nb, l, a[0], a[1]));
-        return saturate(nb, l, convertScalar(nb, l, zp, nb.getF64Type()), u8,
-                        true);
+        return clampTo(nb, l, math::RoundEvenOp::create(nb, l, zp), u8, true);
       });
   // In f32, as exact as in f64: the range covers x, so x / scale lies in
   // about [-255, 255], its rounding is an integer there, and adding the
   // zero point (0 to 255) is exact. (f64 took half the lanes and a
   // conversion each way: quantizing the activations was 29% of
   // mobilenet_v2_dyn's dispatch time at batch 8.)
-  Value y = elementwise(
-      b, loc, {x, scale, zeroPoint}, n.shape(0), u8,
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value q = math::RoundEvenOp::create(
-            nb, l, arith::DivFOp::create(nb, l, a[0], a[1]));
-        q = arith::AddFOp::create(nb, l, q,
-                                  convertScalar(nb, l, a[2], f32, true));
-        q = arith::MaximumFOp::create(nb, l, q, scalar(nb, l, f32, 0.0));
-        q = arith::MinimumFOp::create(nb, l, q, scalar(nb, l, f32, 255.0));
-        return convertScalar(nb, l, q, u8, false, true);
-      });
+  Value y = elementwise(b, loc, {x, scale, zeroPoint}, n.shape(0), u8,
+                        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                          Value q = math::RoundEvenOp::create(
+                              nb, l, arith::DivFOp::create(nb, l, a[0], a[1]));
+                          q = arith::AddFOp::create(
+                              nb, l, q, convertScalar(nb, l, a[2], f32, true));
+                          return clampTo(nb, l, q, u8, true);
+                        });
   return n.replace({y, scale, zeroPoint}, {true, false, true});
 }
 
@@ -730,7 +721,7 @@ LogicalResult requantize(Node &n, Value acc, Value scale, unsigned zp) {
         v = math::RoundEvenOp::create(nb, l, v);
         v = arith::AddFOp::create(nb, l, v,
                                   convertScalar(nb, l, a[2], f64, isUnsigned));
-        return saturate(nb, l, v, element, isUnsigned);
+        return clampTo(nb, l, v, element, isUnsigned);
       });
   return n.replace(y, {isUnsigned});
 }
@@ -833,13 +824,14 @@ LogicalResult checkScalars(Node &n, ArrayRef<unsigned> indices,
   return success();
 }
 
-/// A zero point's value as f64 (0 when the input is absent), from a
-/// scalar; `like` gives its signedness when absent.
-Value zeroPointF64(OpBuilder &nb, Location l, Node &n, unsigned i, Value v) {
+/// The value of zero point `v`, node input `i` (its signedness), as float
+/// type `to`: 0 when the input is absent (`v` null).
+Value zeroPointAs(OpBuilder &nb, Location l, Node &n, unsigned i, Value v,
+                  Type to) {
   if (!v) {
-    return scalar(nb, l, nb.getF64Type(), 0.0);
+    return scalar(nb, l, to, 0.0);
   }
-  return convertScalar(nb, l, v, nb.getF64Type(), n.isUnsigned(i));
+  return convertScalar(nb, l, v, to, n.isUnsigned(i));
 }
 
 /// com.microsoft QLinearAdd (A, A_scale, A_zp, B, B_scale, B_zp, C_scale,
@@ -889,14 +881,10 @@ LogicalResult lowerQLinearAdd(Node &n) {
         };
         Value aScale = take(1), aZp = take(2), bScale = take(4), bZp = take(5),
               cScale = take(6), cZp = take(7);
-        auto asF32 = [&](Value v, unsigned zpIndex) {
-          return v ? convertScalar(nb, l, v, f32, n.isUnsigned(zpIndex))
-                   : scalar(nb, l, f32, 0.0);
-        };
         auto term = [&](Value x, Value scale, Value zp, unsigned zpIndex) {
           Value v = arith::SubFOp::create(
               nb, l, convertScalar(nb, l, x, f32, isUnsigned),
-              asF32(zp, zpIndex));
+              zeroPointAs(nb, l, n, zpIndex, zp, f32));
           Value ratio =
               arith::DivFOp::create(nb, l, convertScalar(nb, l, scale, f32),
                                     convertScalar(nb, l, cScale, f32));
@@ -905,8 +893,8 @@ LogicalResult lowerQLinearAdd(Node &n) {
         Value v = arith::AddFOp::create(nb, l, term(a[0], aScale, aZp, 2),
                                         term(a[1], bScale, bZp, 5));
         v = math::RoundEvenOp::create(nb, l, v);
-        v = arith::AddFOp::create(nb, l, v, asF32(cZp, 7));
-        return saturate(nb, l, v, element, isUnsigned);
+        v = arith::AddFOp::create(nb, l, v, zeroPointAs(nb, l, n, 7, cZp, f32));
+        return clampTo(nb, l, v, element, isUnsigned);
       });
   return n.replace(y, {isUnsigned});
 }
@@ -965,7 +953,7 @@ LogicalResult lowerQLinearGlobalAveragePool(Node &n) {
         Value xScale = take(1), xZp = take(2), yScale = take(3), yZp = take(4);
         Value total = arith::SubFOp::create(
             nb, l, convertScalar(nb, l, a[0], f64),
-            arith::MulFOp::create(nb, l, zeroPointF64(nb, l, n, 2, xZp),
+            arith::MulFOp::create(nb, l, zeroPointAs(nb, l, n, 2, xZp, f64),
                                   scalar(nb, l, f64, double(count))));
         Value ratio = arith::DivFOp::create(
             nb, l, convertScalar(nb, l, xScale, f64),
@@ -973,8 +961,8 @@ LogicalResult lowerQLinearGlobalAveragePool(Node &n) {
                                   scalar(nb, l, f64, double(count))));
         Value v = math::RoundEvenOp::create(
             nb, l, arith::MulFOp::create(nb, l, total, ratio));
-        v = arith::AddFOp::create(nb, l, v, zeroPointF64(nb, l, n, 4, yZp));
-        return saturate(nb, l, v, element, isUnsigned);
+        v = arith::AddFOp::create(nb, l, v, zeroPointAs(nb, l, n, 4, yZp, f64));
+        return clampTo(nb, l, v, element, isUnsigned);
       });
   return n.replace(reshape(b, loc, y, outShape), {isUnsigned});
 }
