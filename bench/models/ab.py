@@ -5,6 +5,7 @@ by call, in the same run.
 
   bench/models/ab.py A.vmfb B.vmfb --input=X.npy [--workers=1]
                      [--rounds=6] [--calls=10] [--build=build] [--top=25]
+                     [--statistic=median|min]
 
 Each round runs a new strata-benchmark process per module (3 warm-up
 calls, then --calls traced calls), A then B in even rounds and B then A
@@ -20,6 +21,14 @@ median over rounds of that round's B / A: a ratio means something, a lone
 time on these machines does not. Names found on one side only (another
 compiler numbering or fusing differently) are listed apart with their
 times; the totals compare the sums of each side's dispatches and the wall.
+
+--statistic=min takes each side's minimum instead, over all of its calls
+in all rounds (per dispatch name and for the wall), and a row's ratio is
+B's minimum over A's. Load from other processes only adds time, so on a
+machine that switches between a fast and a slow state during a run (the
+Intel Xeon of 2026-12-06: whole calls 1.2-1.5x slower for seconds at a
+time, both sides alike) the minima compare the fast state where medians
+mix the two.
 
 --input takes what strata-benchmark's --input takes (@file.npy, or a
 value); repeat it for several inputs.
@@ -49,9 +58,10 @@ import layers  # noqa: E402
 ORDINAL = re.compile(r"_dispatch_[0-9]+_")
 
 
-def run_module(benchmark, module, inputs, workers, calls, trace_path):
-    """One strata-benchmark process: {dispatch name: median ms per call},
-    median wall ms per call."""
+def run_module(benchmark, module, inputs, workers, calls, trace_path,
+               statistic):
+    """One strata-benchmark process: {dispatch name: `statistic` (median
+    or min) of its ms per call}, that of the wall ms per call."""
     cmd = [benchmark, "--module=" + module, "--task_workers=%d" % workers,
            "--warmup=3", "--repetitions=%d" % calls, "--trace=" + trace_path]
     cmd += ["--input=" + value for value in inputs]
@@ -72,8 +82,8 @@ def run_module(benchmark, module, inputs, workers, calls, trace_path):
             sums[kind] = sums.get(kind, 0.0) + ms
         for name, ms in sums.items():
             by_name.setdefault(name, []).append(ms)
-    return ({name: statistics.median(v) for name, v in by_name.items()},
-            statistics.median(walls))
+    return ({name: statistic(v) for name, v in by_name.items()},
+            statistic(walls))
 
 
 def main():
@@ -91,6 +101,12 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--top", type=int, default=25,
                         help="rows listed, by A's time")
+    parser.add_argument("--statistic", choices=("median", "min"),
+                        default="median",
+                        help="per side: the median of its rounds' medians "
+                        "(the default; a row's ratio is the median of the "
+                        "rounds' ratios), or the minimum over all its calls "
+                        "(the ratio is that of the minima)")
     args = parser.parse_args()
     if args.rounds < 1 or args.calls < 1 or args.workers < 1:
         parser.error("--rounds, --calls and --workers must be positive")
@@ -102,6 +118,7 @@ def main():
         parser.error("no strata-benchmark in %s (build it, or --build)" %
                      args.build)
 
+    statistic = statistics.median if args.statistic == "median" else min
     rounds = []  # [(A times, A wall, B times, B wall)]
     with tempfile.TemporaryDirectory() as scratch:
         trace = os.path.join(scratch, "trace.json")
@@ -110,7 +127,8 @@ def main():
             for side in ("ab" if r % 2 == 0 else "ba"):
                 module = args.a if side == "a" else args.b
                 got[side] = run_module(benchmark, module, args.input,
-                                       args.workers, args.calls, trace)
+                                       args.workers, args.calls, trace,
+                                       statistic)
             rounds.append((got["a"][0], got["a"][1], got["b"][0],
                            got["b"][1]))
             print("round %d: wall A %.3f ms, B %.3f ms" %
@@ -118,24 +136,35 @@ def main():
 
     def median_of(index, name):
         values = [rnd[index][name] for rnd in rounds if name in rnd[index]]
-        return statistics.median(values) if values else None
+        return statistic(values) if values else None
+
+    def ratio_of(pairs):
+        """B / A of [(A, B)] per round: the median of the rounds' ratios,
+        or with --statistic=min the ratio of the minima."""
+        pairs = [(a, b) for a, b in pairs if a > 0]
+        if not pairs:
+            return float("nan")
+        if args.statistic == "min":
+            return min(b for _, b in pairs) / min(a for a, _ in pairs)
+        return statistics.median(b / a for a, b in pairs)
 
     names_a = set().union(*(rnd[0].keys() for rnd in rounds))
     names_b = set().union(*(rnd[2].keys() for rnd in rounds))
     shared = sorted(names_a & names_b, key=lambda n: -median_of(0, n))
     print("bench/models/ab.py: %s, %s; load average %s; A = %s, B = %s; "
-          "%d worker(s), %d ABBA rounds of %d calls; medians in ms, ratio = "
-          "median of the rounds' B / A" % (
+          "%d worker(s), %d ABBA rounds of %d calls; %s" % (
               layers.lscpu_header(), time.strftime("%Y-%m-%d %H:%M"),
               kernel_bench.load_average(), args.a, args.b, args.workers,
-              args.rounds, args.calls))
+              args.rounds, args.calls,
+              "medians in ms, ratio = median of the rounds' B / A"
+              if args.statistic == "median" else
+              "minima over all calls in ms, ratio = B's minimum / A's"))
     print("%-66s %9s %9s %7s" % ("dispatch", "A", "B", "B/A"))
     for name in shared[:args.top]:
-        ratios = [rnd[2][name] / rnd[0][name] for rnd in rounds
-                  if name in rnd[0] and name in rnd[2] and rnd[0][name] > 0]
+        ratio = ratio_of([(rnd[0][name], rnd[2][name]) for rnd in rounds
+                          if name in rnd[0] and name in rnd[2]])
         print("%-66s %9.3f %9.3f %6.3fx" %
-              (name[:66], median_of(0, name), median_of(2, name),
-               statistics.median(ratios) if ratios else float("nan")))
+              (name[:66], median_of(0, name), median_of(2, name), ratio))
     if len(shared) > args.top:
         print("(%d more shared rows)" % (len(shared) - args.top))
     for label, index, only in (("A", 0, names_a - names_b),
@@ -147,12 +176,10 @@ def main():
     walls = [(rnd[1], rnd[3]) for rnd in rounds]
     print("dispatches: A %.3f, B %.3f ms, B/A %.3fx; wall: A %.3f, B %.3f "
           "ms, B/A %.3fx" % (
-              statistics.median(s[0] for s in sums),
-              statistics.median(s[1] for s in sums),
-              statistics.median(s[1] / s[0] for s in sums),
-              statistics.median(w[0] for w in walls),
-              statistics.median(w[1] for w in walls),
-              statistics.median(w[1] / w[0] for w in walls)))
+              statistic([s[0] for s in sums]),
+              statistic([s[1] for s in sums]), ratio_of(sums),
+              statistic([w[0] for w in walls]),
+              statistic([w[1] for w in walls]), ratio_of(walls)))
     return 0
 
 
