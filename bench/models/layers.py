@@ -6,6 +6,7 @@ ONNX model, and per model the ten biggest losses.
 
   bench/models/layers.py [--models=a,b] [--batches=1,8] [--threads=1,2]
                          [--rounds=3] [--calls=10] [--top=10] [--all]
+                         [--statistic=median|min]
                          [--build=DIR] [--ort-modules=DIR]
 
 How a row is paired (its "by" column):
@@ -460,9 +461,10 @@ def ort_runs(events, skip=1):
     return per_run, walls, info
 
 
-def medians(per_call):
+def medians(per_call, statistic=statistics.median):
     """{key: median ms over the calls that ran it}, keys in the order of
-    their first appearance (execution order of the first call)."""
+    their first appearance (execution order of the first call);
+    `statistic` (min with --statistic=min) in place of the median."""
     order, values = [], {}
     for call in per_call:
         for key, ms in call.items():
@@ -470,7 +472,7 @@ def medians(per_call):
                 order.append(key)
                 values[key] = []
             values[key].append(ms)
-    return [(key, statistics.median(values[key])) for key in order]
+    return [(key, statistic(values[key])) for key in order]
 
 
 # ----------------------------------------------------------------- pairing
@@ -706,7 +708,8 @@ def read_ort_profile(prefix):
             files[-1], e))
 
 
-def build_rows(cell, strata_per_call, ort_per_run, ort_info, optimized):
+def build_rows(cell, strata_per_call, ort_per_run, ort_info, optimized,
+               statistic=statistics.median):
     sites = cell["sites"]
     site_nodes = {}
     seen = {}
@@ -715,9 +718,9 @@ def build_rows(cell, strata_per_call, ort_per_run, ort_info, optimized):
         seen[name] = seen.get(name, 0) + 1
     ours = [Item(key[0], value, site_nodes.get(key, ()),
                  strata_signature(key[0]))
-            for key, value in medians(strata_per_call)]
+            for key, value in medians(strata_per_call, statistic)]
     theirs = []
-    for key, value in medians(ort_per_run):
+    for key, value in medians(ort_per_run, statistic):
         args = ort_info.get(key, {})
         nodes = ort_node_sources(key[0], args.get("op_name"),
                                  cell["node_names"], cell["producers"])
@@ -790,6 +793,11 @@ def main(argv=None):
                         help="losses listed per cell")
     parser.add_argument("--all", action="store_true",
                         help="also list every paired row")
+    parser.add_argument("--statistic", choices=("median", "min"),
+                        default="median",
+                        help="per row and wall over all calls of all "
+                        "rounds: the median (the default) or the minimum, "
+                        "which load from other processes disturbs least")
     parser.add_argument("--ort-modules", default=os.environ.get(
         "STRATA_ORT_MODULES", os.path.expanduser(
             "~/.cache/strata-peers/node_modules")))
@@ -884,10 +892,13 @@ def measure_in(args, models, batches, threads_list, scratch):
     finally:
         peer.close()
 
+    statistic = statistics.median if args.statistic == "median" else min
     print("bench/models/layers.py: %s, %s; %d interleaved rounds of %d "
-          "calls per side, medians; load average %s" % (
+          "calls per side, %s; load average %s" % (
               lscpu_header(), time.strftime("%Y-%m-%d %H:%M"),
-              args.rounds, args.calls, run.kernel_bench.load_average()))
+              args.rounds, args.calls,
+              "medians" if args.statistic == "median" else "minima",
+              run.kernel_bench.load_average()))
     print("ms per call; ratio and delta are Strata against ONNX Runtime; "
           "'by': names = ONNX node names from the compiler's locations, "
           "shape = op kind and output shape in execution order")
@@ -898,11 +909,11 @@ def measure_in(args, models, batches, threads_list, scratch):
         if cell["optimized"] not in graphs:
             graphs[cell["optimized"]] = optimized_graph(cell["optimized"])
         rows = build_rows(cell, cell["strata"], per_run, info,
-                          graphs[cell["optimized"]])
+                          graphs[cell["optimized"]], statistic)
         report("%s batch %d, %d thread(s)" % (
             cell["model"], cell["batch"], cell["threads"]), rows, args.top,
-            (statistics.median(cell["strata_walls"]),
-             statistics.median(ort_walls)), args.all)
+            (statistic(cell["strata_walls"]), statistic(ort_walls)),
+            args.all)
     return 0
 
 
