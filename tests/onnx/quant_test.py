@@ -11,7 +11,8 @@ i8), and ONNX Runtime's
 com.microsoft QLinearAdd (broadcasting, saturating) and
 QLinearGlobalAveragePool, DequantizeLinear -> MaxPool -> QuantizeLinear
 (the pool on the 8-bit values when both sides share their parameters)
-and QuantizeLinear's f32 division at ties, each compiled, run with
+and QuantizeLinear's f32 division at ties and QLinearAdd's f32 sum near
+them, each compiled, run with
 strata-run and compared exactly with a numpy reference; a per-channel
 QLinearAdd scale is refused
 with an error naming the input. Prints one line per case and `N passed,
@@ -150,6 +151,48 @@ def quantize_ties(cases):
         model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])],
               [vi("x", x)], [vi("y", ref)], inits), [x], [ref], rtol=0,
         atol=0)
+
+
+def qlinear_add_ties(cases):
+    """com.microsoft QLinearAdd on pairs whose sum in f32 (each term (x -
+    zp) * (scale / C_scale), the quotient in f32, the product and the sum
+    rounded separately) rounds to another integer than the sum in f64 or
+    with the product and the sum fused: the lowering computes in f32 (as
+    ONNX Runtime's float path), unfused."""
+    ms = [("com.microsoft", 1)]
+    sa, sb, sc = np.float32(0.1), np.float32(0.07), np.float32(0.3)
+    for t in (np.uint8, np.int8):
+        info = np.iinfo(t)
+        azp, bzp, czp = t(3), t(-7 if t is np.int8 else 200), t(10)
+        values = np.arange(info.min, info.max + 1)
+        pa, pb = [m.ravel() for m in np.meshgrid(values, values)]
+        da = pa.astype(np.float32) - np.float32(int(azp))
+        db = pb.astype(np.float32) - np.float32(int(bzp))
+        v32 = da * (sa / sc) + db * (sb / sc)
+        assert v32.dtype == np.float32
+        v64 = (da.astype(np.float64) * (np.float64(sa) / np.float64(sc)) +
+               db.astype(np.float64) * (np.float64(sb) / np.float64(sc)))
+        fused = np.float32(da.astype(np.float64) *
+                           np.float64(sa / sc) + db * (sb / sc))
+        q = np.rint(v32) + int(czp)
+        pick = np.flatnonzero(
+            ((np.rint(v64) != np.rint(v32)) | (np.rint(fused) != np.rint(v32)))
+            & (q > info.min) & (q < info.max))[:32]
+        assert len(pick) == 32
+        a, b = pa[pick].astype(t), pb[pick].astype(t)
+        ref = q[pick].astype(t)
+        inits = [numpy_helper.from_array(np.array(x, np.float32), n)
+                 for x, n in [(sa, "sa"), (sb, "sb"), (sc, "sc")]]
+        inits += [numpy_helper.from_array(np.array(x), n)
+                  for x, n in [(azp, "azp"), (bzp, "bzp"), (czp, "czp")]]
+        cases.run_model(
+            "com.microsoft.QLinearAdd %s near ties (32 pairs f64 or a fused "
+            "multiply-add rounds the other way)" % np.dtype(t).name, model(
+                [helper.make_node("QLinearAdd", ["a", "sa", "azp", "b", "sb",
+                                                 "bzp", "sc", "czp"], ["c"],
+                                  domain="com.microsoft")],
+                [vi("a", a), vi("b", b)], [vi("c", ref)], inits,
+                extra_opsets=ms), [a, b], [ref], rtol=0, atol=0)
 
 
 def run(cases):
@@ -429,6 +472,7 @@ def run(cases):
             [x], [ref], rtol=0, atol=0)
     qdq_max_pools(cases, rng)
     quantize_ties(cases)
+    qlinear_add_ties(cases)
     a = random_of(rng, np.uint8, (1, 3, 2, 2))
     cases.expect_error(
         "com.microsoft.QLinearAdd with a per-channel scale", model(
