@@ -134,7 +134,8 @@ def main():
             print("round %d: wall A %.3f ms, B %.3f ms" %
                   (r + 1, got["a"][1], got["b"][1]), file=sys.stderr)
 
-    def median_of(index, name):
+    def value_of(index, name):
+        """The statistic of side `index`'s rounds for dispatch `name`."""
         values = [rnd[index][name] for rnd in rounds if name in rnd[index]]
         return statistic(values) if values else None
 
@@ -150,7 +151,7 @@ def main():
 
     names_a = set().union(*(rnd[0].keys() for rnd in rounds))
     names_b = set().union(*(rnd[2].keys() for rnd in rounds))
-    shared = sorted(names_a & names_b, key=lambda n: -median_of(0, n))
+    shared = sorted(names_a & names_b, key=lambda n: -value_of(0, n))
     print("bench/models/ab.py: %s, %s; load average %s; A = %s, B = %s; "
           "%d worker(s), %d ABBA rounds of %d calls; %s" % (
               layers.lscpu_header(), time.strftime("%Y-%m-%d %H:%M"),
@@ -164,14 +165,14 @@ def main():
         ratio = ratio_of([(rnd[0][name], rnd[2][name]) for rnd in rounds
                           if name in rnd[0] and name in rnd[2]])
         print("%-66s %9.3f %9.3f %6.3fx" %
-              (name[:66], median_of(0, name), median_of(2, name), ratio))
+              (name[:66], value_of(0, name), value_of(2, name), ratio))
     if len(shared) > args.top:
         print("(%d more shared rows)" % (len(shared) - args.top))
     for label, index, only in (("A", 0, names_a - names_b),
                                ("B", 2, names_b - names_a)):
-        for name in sorted(only, key=lambda n: -median_of(index, n)):
+        for name in sorted(only, key=lambda n: -value_of(index, n)):
             print("only %s  %-60s %9.3f" % (label, name[:60],
-                                            median_of(index, name)))
+                                            value_of(index, name)))
     sums = [(sum(rnd[0].values()), sum(rnd[2].values())) for rnd in rounds]
     walls = [(rnd[1], rnd[3]) for rnd in rounds]
     print("dispatches: A %.3f, B %.3f ms, B/A %.3fx; wall: A %.3f, B %.3f "

@@ -210,6 +210,9 @@ def test_trace(c):
     meds = dict(layers.medians(calls))
     c.check("medians over the calls",
             abs(meds[(conv, 0)] - 0.020) < 1e-9, meds)
+    mins = dict(layers.medians(calls, min))
+    c.check("minima over the calls (--statistic=min)",
+            abs(mins[(conv, 0)] - 0.010) < 1e-9, mins)
     ok, msg = expect_error(lambda: layers.strata_calls({}, skip=0),
                            "traceEvents")
     c.check("a trace without traceEvents is an error naming it", ok, msg)
