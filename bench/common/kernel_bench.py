@@ -74,6 +74,53 @@ def strata_median_ms(build, module, function, inputs, workers, repetitions):
     return json.loads(proc.stdout)["median_ms"]
 
 
+OPENBLAS = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"
+
+
+def openblas_core(env=None):
+    """Sets `env` (os.environ by default) for an OpenBLAS peer: without
+    OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE, so that OpenBLAS picks its
+    kernel for this CPU, unless it falls back to an SSE3 one on an x86 CPU
+    it does not know (Debian's 0.3.21 named an Intel Xeon family 6 model
+    207, AVX-512 with AMX, "Prescott": 17 GFLOP/s where SkylakeX ran 98,
+    2026-12-06): then the best of its kernels the host's flags allow
+    (SkylakeX with AVX-512, Haswell with AVX2 and FMA). Returns the core
+    name OpenBLAS reports for the peer, to print beside its figures."""
+    env = os.environ if env is None else env
+    env.pop("OPENBLAS_CORETYPE", None)
+    env.pop("OPENBLAS_L2_SIZE", None)
+    probe = ("import ctypes\n"
+             "f = ctypes.CDLL(%r).openblas_get_corename\n"
+             "f.restype = ctypes.c_char_p\n"
+             "print(f().decode())" % OPENBLAS)
+
+    def corename():
+        proc = subprocess.run([NUMPY_PYTHON, "-c", probe], env=env,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+        return proc.stdout.strip() if proc.returncode == 0 else "unknown"
+
+    core = corename()
+    flags = set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    break
+    except OSError:
+        pass
+    if core.lower() in ("prescott", "core2", "nehalem", "katmai",
+                        "unknown"):
+        if "avx512f" in flags:
+            env["OPENBLAS_CORETYPE"] = "SkylakeX"
+        elif "avx2" in flags and "fma" in flags:
+            env["OPENBLAS_CORETYPE"] = "Haswell"
+        if "OPENBLAS_CORETYPE" in env:
+            core = "%s (detected %s)" % (corename(), core)
+    return core
+
+
 def peer_median_ms(script, args):
     """Runs a numpy peer script that prints one JSON object with
     "median_ms"; returns it."""

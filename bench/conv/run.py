@@ -31,9 +31,9 @@ def main():
     parser.add_argument("--repetitions", type=int, default=5)
     args = parser.parse_args()
     # The peer's OpenBLAS picks its kernel for this CPU (see
-    # ../shared/bench/peers/gemm_openblas.py).
-    os.environ.pop("OPENBLAS_CORETYPE", None)
-    os.environ.pop("OPENBLAS_L2_SIZE", None)
+    # ../shared/bench/peers/gemm_openblas.py), or the best the host allows
+    # where it does not know the CPU (kernel_bench.openblas_core).
+    core = kernel_bench.openblas_core()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         module = os.path.join(tmp, "conv.vmfb")
@@ -57,8 +57,9 @@ def main():
                 args.rounds, [strata(1), peer(1), strata(2), peer(2)])
             flop = 2.0 * h * w * f * 3 * 3 * c
             rows.append((name, flop, medians))
-    print("bench/conv: %d interleaved rounds, medians; load average %s" %
-          (args.rounds, kernel_bench.load_average()))
+    print("bench/conv: %d interleaved rounds, medians; load average %s; "
+          "OpenBLAS core %s" % (args.rounds, kernel_bench.load_average(),
+                                core))
     print("%-20s %8s %11s %11s %8s" %
           ("case", "threads", "strata", "peer", "ratio"))
     for name, flop, (s1, p1, s2, p2) in rows:

@@ -5,7 +5,9 @@
 
 Runs DIR/bench/matmul/matmul (default DIR: build-compiler, else build) and,
 per size and thread count, ../shared/bench/peers/gemm_openblas.py with
-/usr/bin/python3 (Debian's python3-numpy) in a clean OpenBLAS environment.
+/usr/bin/python3 (Debian's python3-numpy) in a clean OpenBLAS environment
+(OpenBLAS's own choice of kernel, or the best the host allows where it
+does not know the CPU: kernel_bench.openblas_core).
 Prints GFLOP/s and the ratio Strata / OpenBLAS, then the accumulate form
 (the matmul adds to an input, as a loop-carried accumulator does) beside
 the fill form; it asserts nothing.
@@ -22,6 +24,8 @@ PEER = os.path.join(os.path.dirname(ROOT), "shared", "bench", "peers", "gemm_ope
 if not os.path.exists(PEER):
     sys.exit("bench/matmul: the peer %s is missing (shared/ must sit beside "
              "the clone)" % PEER)
+sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
+import kernel_bench  # noqa: E402
 
 
 def parse(lines, prefix, others=()):
@@ -62,8 +66,7 @@ def main():
     accumulate = parse(out, "strata-acc", others=("strata",))
     peer = {}
     env = dict(os.environ)
-    env.pop("OPENBLAS_CORETYPE", None)
-    env.pop("OPENBLAS_L2_SIZE", None)
+    core = kernel_bench.openblas_core(env)
     for n in sizes:
         for t in threads:
             env["OPENBLAS_NUM_THREADS"] = str(t)
@@ -76,7 +79,8 @@ def main():
         header += f" | {'strata ' + str(t) + 't':>10} {'openblas ' + str(t) + 't':>12} {'ratio':>6}"
     if 1 in threads and 2 in threads:
         header += f" | {'strata 2t/1t':>12}"
-    print("f32 matmul N x N x N, GFLOP/s (median; OpenBLAS: best of 3)")
+    print("f32 matmul N x N x N, GFLOP/s (median; OpenBLAS: best of 3; "
+          "OpenBLAS core %s)" % core)
     print(header)
     print("-" * len(header))
     for n in sizes:
