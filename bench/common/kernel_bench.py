@@ -74,6 +74,17 @@ def strata_median_ms(build, module, function, inputs, workers, repetitions):
     return json.loads(proc.stdout)["median_ms"]
 
 
+def cpu_flags():
+    """The CPU's feature flags (/proc/cpuinfo's first "flags" line), as a
+    set; empty where there is none."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return set(next((line.split(":", 1)[1].split() for line in f
+                             if line.startswith("flags")), []))
+    except OSError:
+        return set()
+
+
 OPENBLAS = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"
 
 
@@ -101,15 +112,7 @@ def openblas_core(env=None):
         return proc.stdout.strip() if proc.returncode == 0 else "unknown"
 
     core = corename()
-    flags = set()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    flags = set(line.split(":", 1)[1].split())
-                    break
-    except OSError:
-        pass
+    flags = cpu_flags()
     if core.lower() in ("prescott", "core2", "nehalem", "katmai",
                         "unknown"):
         if "avx512f" in flags:

@@ -72,12 +72,7 @@ QUANTIZED_MODELS = INT8_MODELS + QOP_MODELS + DYN_MODELS
 
 def cpu_isa():
     """The widest x86 vector ISA of this CPU, for the table's header."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = next((line.split(":", 1)[1].split() for line in f
-                          if line.startswith("flags")), [])
-    except OSError:
-        flags = []
+    flags = kernel_bench.cpu_flags()
     if "avx512f" in flags:
         extras = [name for flag, name in (("avx512_vnni", "VNNI"),
                                           ("avx_vnni", "AVX-VNNI"),
