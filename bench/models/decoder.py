@@ -16,7 +16,6 @@ modules, with 1 and 2 threads.
 
 import argparse
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -29,31 +28,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "samples", "generate"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
+sys.path.insert(0, HERE)
 import kernel_bench  # noqa: E402
 import make_decoder  # noqa: E402
-
-
-def cpu_name():
-    try:
-        out = subprocess.run(["lscpu"], stdout=subprocess.PIPE, text=True).stdout
-        for line in out.splitlines():
-            if line.startswith("Model name:"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
-def isa():
-    try:
-        flags = open("/proc/cpuinfo").read().split("flags", 1)[1].split("\n")[0]
-    except (OSError, IndexError):
-        return "unknown ISA"
-    for name, flag in (("AVX-512 (VNNI, BF16, AMX)", "amx_tile"),
-                       ("AVX-512", "avx512f"), ("AVX2", "avx2")):
-        if flag in flags.split():
-            return name
-    return "SSE"
+from run import cpu_isa, cpu_name  # noqa: E402
 
 
 def timed(fn, reps):
@@ -137,7 +115,7 @@ def main():
     print("decoder %s (%d layers, d=%d, %d heads, vocab %d), %d thread(s); "
           "%s, %s; %d interleaved rounds of %d, medians" % (
               args.config, layers, config["d_model"], heads, config["vocab"],
-              args.threads, cpu_name(), isa(), args.rounds, args.reps))
+              args.threads, cpu_name(), cpu_isa(), args.rounds, args.reps))
     print("%-22s %12s %12s %8s" % ("", "Strata ms", "PyTorch ms", "ratio"))
     for name, _, _ in cases:
         ours = statistics.median(results[name][0])
