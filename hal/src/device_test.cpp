@@ -148,14 +148,33 @@ int outOfRangeKernel(
              : 0;
 }
 
+// Export 5: records the processor each workgroup ran on (uint32 per
+// workgroup), taking constant 0 milliseconds on processor 1 and constant
+// 1 on the others: a worker on a slower CPU.
+int slowProcessorKernel(
+    const strata_hal_executable_environment_v0_t*,
+    const strata_hal_executable_dispatch_state_v0_t* state,
+    const strata_hal_executable_workgroup_state_v0_t* workgroup) {
+  uint32_t index = linearWorkgroup(state, workgroup);
+  if ((index + 1) * sizeof(uint32_t) > state->binding_lengths[0]) {
+    return 2;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(
+      state->constants[workgroup->processor_id == 1 ? 0 : 1]));
+  static_cast<uint32_t*>(state->binding_ptrs[0])[index] =
+      workgroup->processor_id;
+  return 0;
+}
+
 const strata_hal_executable_dispatch_v0_t kTestPtrs[] = {
-    recordKernel, failAtKernel, bigLocalKernel, threadKernel, outOfRangeKernel};
-const char* const kTestNames[] = {"record", "fail_at", "big_local", "thread",
-                                  "out_of_range"};
+    recordKernel, failAtKernel,     bigLocalKernel,
+    threadKernel, outOfRangeKernel, slowProcessorKernel};
+const char* const kTestNames[] = {"record", "fail_at",      "big_local",
+                                  "thread", "out_of_range", "slow_processor"};
 const strata_hal_executable_dispatch_attrs_v0_t kTestAttrs[] = {
     {1, 0, 256, 0, 0, 0, 0},      {0, 1, 0, 0, 0, 0, 0},
     {1, 0, 1u << 20, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0},
-    {0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 0, 0, 0, 0, 0},        {1, 2, 0, 0, 0, 0, 0},
 };
 const strata_hal_executable_library_header_t kTestHeader = {
     STRATA_HAL_EXECUTABLE_LIBRARY_VERSION_0,
@@ -163,7 +182,7 @@ const strata_hal_executable_library_header_t kTestHeader = {
 const strata_hal_executable_library_v0_t kTestLibrary = {
     &kTestHeader,
     {0, 0, nullptr},
-    {5, 0, kTestPtrs, kTestNames, nullptr, kTestAttrs},
+    {6, 0, kTestPtrs, kTestNames, nullptr, kTestAttrs},
 };
 const strata_hal_executable_library_header_t* const* testQuery(
     uint32_t, const strata_hal_executable_environment_v0_t*) {
@@ -505,6 +524,36 @@ TEST_CASE("claimChunk: guided claims, capped, contiguous, last left to owner") {
     bad += count.load() != 1;
   }
   CHECK(bad == 0);
+}
+
+// A range of a few workgroups is not left to its owner at work: a worker
+// on a slower CPU (processor 1, 100 ms a workgroup against 5) keeps one
+// workgroup of its range of two, the other taking the rest (task_pool.cpp,
+// kLeaveLastMinRange). Left its last one, it would run both, and the
+// dispatch would take 200 ms rather than 100.
+TEST_CASE("a slow worker's small range goes to the faster worker") {
+  Executable executable("device_test_kernels");
+  Config config = {"local-task", 2, "local-task"};
+  Device device(config);
+  constexpr uint32_t kTotal = 4;
+  Buffer processors(kTotal * sizeof(uint32_t));
+  CommandBuffer cb;
+  const uint32_t count[3] = {kTotal, 1, 1};
+  const uint32_t milliseconds[2] = {100, 5};  // processor 1, the others
+  const strata_hal_buffer_binding_t binding = {processors, 0, UINT64_MAX};
+  REQUIRE(consume(strata_hal_command_buffer_dispatch(
+              cb, executable, 5, count, milliseconds, 2, &binding, 1)) == "OK");
+  cb.finalize();
+  Fence done;
+  REQUIRE(execute(device, nullptr, done, cb) == "OK");
+  REQUIRE(done.wait() == "OK");
+  uint32_t on_slow = 0;
+  for (uint32_t i = 0; i < kTotal; ++i) {
+    uint32_t processor = processors.data<uint32_t>()[i];
+    CHECK(processor < 2);
+    on_slow += processor == 1;
+  }
+  CHECK(on_slow <= 1);
 }
 
 TEST_CASE("kernels needing more local memory than preallocated still run") {

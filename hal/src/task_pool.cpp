@@ -39,6 +39,16 @@ constexpr uint32_t kPauseSpins = 64;
 // Largest local memory a worker grows its scratch to on demand.
 constexpr uint32_t kMaxLocalMemory = 64u << 20;
 constexpr size_t kCacheLine = 64;
+// A range of fewer workgroups than this gives up its last one to a thief
+// (claimChunk's leave_last only from this many on). A thief leaves an
+// owner at work its last workgroup for the rows the owner has in its
+// cache; in a range of a few workgroups that last one is a large part of
+// the owner's share, and an owner on a slower vCPU (a busy hyperthread
+// sibling: 1.5-2x slower for seconds, Intel Xeon, 2026-12-06) then holds
+// the whole dispatch back: the transformer at batch 1 on two workers ran
+// its 2-4 workgroup ranges (attention's batch matmuls, the projections)
+// at the slower worker's pace, 1.5-1.8x the other's share.
+constexpr uint64_t kLeaveLastMinRange = 8;
 
 thread_local const TaskPool* tls_pool = nullptr;
 
@@ -455,8 +465,10 @@ PoolJob* TaskPool::runJob(Worker& worker, PoolJob* job) {
     uint64_t begin = 0, end = 0;
     // Another range's last workgroup is left to its owner once the owner
     // has started (it will take it); one that has not may never come.
-    bool leave_last = range != own &&
-                      job->ranges[range].owned.load(std::memory_order_relaxed);
+    bool leave_last =
+        range != own &&
+        range_end - rangeStart(job, range) >= kLeaveLastMinRange &&
+        job->ranges[range].owned.load(std::memory_order_relaxed);
     if (!claimChunk(job->ranges[range].next, range_end, chunk, ranges,
                     leave_last, &begin, &end)) {
       range = range + 1 == ranges ? 0 : range + 1;

@@ -35,9 +35,10 @@ inline constexpr uint32_t kPoolJobRanges = 8;
 // none is left to this worker. Guided: a claim takes 1/(2 * ranges) of
 // what is left, at most max_chunk and at least one, so a range ends in
 // single workgroups that another worker may take while the owner runs its
-// last ones. With leave_last (another worker's range, its owner at work)
-// the last workgroup is left to the owner, which is about to take it with
-// its rows in its own cache. A fixed chunk (a quarter of a worker's share)
+// last ones. With leave_last (another worker's range of at least
+// kLeaveLastMinRange workgroups, task_pool.cpp, its owner at work) the last
+// workgroup is left to the owner, which is about to take it with its rows
+// in its own cache. A fixed chunk (a quarter of a worker's share)
 // left one worker 12-15% behind the other on every resnet18 convolution at
 // batch 8 on a shared 2-vCPU host: each had claimed all of its own range
 // before the faster one ran out, and the dispatch waited for the slower.
