@@ -4,7 +4,8 @@
 # (conv_kc) against other depths, on resnet18's 3x3 convolutions (56x56x64,
 # 28x28x128, 14x14x256; rows a call as the compiler tiles them at batch 8;
 # 7x7x512 as at batch 1: the whole image, 64 filters a call), interleaved
-# in one process (sconv_time.c).
+# in one process (sconv_time.c); then the 7x7 stride-2 stem on 3 channels
+# (112x112 output, 4 rows a call, as at batch 8).
 #
 #   [ISA=avx512vnni|avx512|avx2] [BASE=COMMIT] bench/ukernel/sconv.sh
 #       [REPS [ROUNDS [DEPTH...]]]
@@ -85,10 +86,14 @@ echo "sconv.sh: $(lscpu | sed -n 's/^Model name: *//p'), variant $isa" \
   "(row: conv_kc $(sed -n "s/^STRATA_ISA_TUNING($isa, .*, \([0-9]*\))$/\1/p" \
     "$ukernel/IsaTuning.def")), $(date '+%Y-%m-%d %H:%M')"
 status=0
-for shape in "56 64 64 4" "28 128 128 4" "14 256 256 14" "7 512 512 7 64"; do
+# H C F ROWS [COLS [KERNEL STRIDE]] (sconv_time.c); the last is the stem
+# (7x7 stride 2 on the 3 channels of the image).
+for shape in "56 64 64 4" "28 128 128 4" "14 256 256 14" "7 512 512 7 64" \
+  "112 3 64 4 64 7 2"; do
   # shellcheck disable=SC2086
   set -- $shape
   # shellcheck disable=SC2086
-  "$out/sconv_time" $1 $2 $3 $4 "$reps" "$rounds" ${5:-} || status=1
+  "$out/sconv_time" $1 $2 $3 $4 "$reps" "$rounds" ${5:-} ${6:-} ${7:-} ||
+    status=1
 done
 exit $status
