@@ -48,9 +48,10 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--config", default="small",
                         choices=sorted(make_decoder.CONFIGS))
-    parser.add_argument("--caches", default="128,1023",
+    parser.add_argument("--caches", default=None,
                         help="cache lengths for decode, comma-separated "
-                        "(at most positions - 1: 511 for small)")
+                        "(at most positions - 1: 511 for small, 1023 for "
+                        "gpt2; default 128 and that longest)")
     parser.add_argument("--prompt", type=int, default=128,
                         help="prefill prompt length")
     parser.add_argument("--threads", type=int, default=1)
@@ -81,7 +82,8 @@ def main():
     rng = np.random.default_rng(0)
 
     cases = []
-    for cache in [int(c) for c in args.caches.split(",")]:
+    caches = args.caches or "128,%d" % (config["positions"] - 1)
+    for cache in [int(c) for c in caches.split(",")]:
         if cache + 1 > config["positions"]:
             sys.exit("decoder.py: a cache of %d leaves no position for the "
                      "next token (the %s config has %d)" % (
