@@ -1606,6 +1606,39 @@ def run(cases):
         nodes, [vi("a", [2, 3]), vi("w", [3, 4])], [vi("y", [4, 2])],
         opset=21), [a, w], [(e / e.sum(axis=-1, keepdims=True)).T],
         rtol=1e-4, atol=1e-6)
+
+    # LayerNormalization of f32 takes its statistics in one pass (the sum
+    # and sum of squares in f64): rows far from zero beside their spread
+    # (a mean of 300 and deviations of about 1, where E[x^2] - mean^2 taken
+    # in f32 would be 1% off), constant rows (a variance of exactly 0: with
+    # epsilon 0 their outputs are 0 * inf, NaN, as numpy's) and plain rows,
+    # normalized over the last two axes, with the Mean and InvStdDev
+    # outputs checked too.
+    rows = np.stack([
+        300 + rng.standard_normal((3, 4)),
+        np.full((3, 4), -7.25),
+        rng.standard_normal((3, 4))]).astype(np.float32)
+    rows = rows.reshape(1, 3, 3, 4)
+    scale = rng.standard_normal((3, 4)).astype(np.float32)
+    bias = rng.standard_normal((3, 4)).astype(np.float32)
+    wide = rows.astype(np.float64)
+    mean = wide.mean(axis=(2, 3), keepdims=True)
+    var = ((wide - mean) ** 2).mean(axis=(2, 3), keepdims=True)
+    for epsilon in (1e-5, 0.0):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = 1 / np.sqrt(var + epsilon)
+            y = (wide - mean) * inv * scale + bias
+        cases.run_model(
+            "LayerNormalization-17 one-pass statistics, epsilon %g" % epsilon,
+            single("LayerNormalization",
+                   [("x", [1, 3, 3, 4], F32), ("s", [3, 4], F32),
+                    ("b", [3, 4], F32)],
+                   [("y", [1, 3, 3, 4], F32), ("m", [1, 3, 1, 1], F32),
+                    ("i", [1, 3, 1, 1], F32)],
+                   17, axis=2, epsilon=epsilon),
+            [rows, scale, bias],
+            [y.astype(np.float32), mean.astype(np.float32),
+             inv.astype(np.float32)], rtol=1e-4, atol=1e-4)
     run_narrow(cases, rng)
     return cases.summary()
 

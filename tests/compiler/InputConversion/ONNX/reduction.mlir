@@ -85,13 +85,39 @@ func.func @argmax(%x: tensor<2x5xf32>) -> tensor<2xi64> {
 
 // -----
 
-// LayerNormalization over the last axis with scale and bias.
+// LayerNormalization over the last axis with scale and bias: f32 input
+// in one pass, its sum and sum of squares accumulated in f64 by one
+// reduction; per row the mean and 1 / sqrt(max(E[x^2] - mean^2, 0) + eps)
+// in f64, rounded to f32; then (x - mean) * invstd * scale + bias.
 // CHECK-LABEL: func.func @layernorm
-// CHECK: math.sqrt
+// CHECK: %[[SUMS:.*]]:2 = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}}ins(%{{.*}} : tensor<2x4xf32>) outs(%{{.*}}, %{{.*}} : tensor<2xf64>, tensor<2xf64>)
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: %[[STATS:.*]]:2 = linalg.generic {{.*}}ins(%[[SUMS]]#0, %[[SUMS]]#1 : tensor<2xf64>, tensor<2xf64>) outs(%{{.*}}, %{{.*}} : tensor<2xf32>, tensor<2xf32>)
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : f64
+// CHECK: math.sqrt %{{.*}} : f64
+// CHECK: arith.truncf
+// CHECK: arith.truncf
+// CHECK: linalg.generic
+// CHECK: arith.subf
+// CHECK-NOT: linalg.generic
 // CHECK: return %{{.*}} : tensor<2x4xf32>
 func.func @layernorm(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
   %0 = onnx.node "LayerNormalization"(%x, %s, %b) {attrs = {epsilon = 1.0e-5 : f32}, domain = "", opset = 17 : i64} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// An f64 input keeps the two passes (the mean, then the sum of squares of
+// the centred values): f64 has no wider type to take E[x^2] - mean^2 in.
+// CHECK-LABEL: func.func @layernorm_f64
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}}outs(%{{.*}} : tensor<2xf64>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}}outs(%{{.*}} : tensor<2xf64>)
+// CHECK: math.sqrt %{{.*}} : f64
+// CHECK: return %{{.*}} : tensor<2x4xf64>
+func.func @layernorm_f64(%x: tensor<2x4xf64>, %s: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<2x4xf64> {
+  %0 = onnx.node "LayerNormalization"(%x, %s, %b) {attrs = {epsilon = 1.0e-5 : f32}, domain = "", opset = 17 : i64} : (tensor<2x4xf64>, tensor<4xf64>, tensor<4xf64>) -> tensor<2x4xf64>
+  return %0 : tensor<2x4xf64>
 }
 
 // -----
