@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# band.sh - the f32 convolution microkernel of this host's variant called
+# as a batch-8 model's workgroups call it (band_time.c: each band's padded
+# window filled and copied, the residual added, every image's input,
+# output and residual its own) beside the same calls with the output and
+# residual kept in cache and without the copy: what the memory around the
+# kernel costs, on resnet18's 64- and 128-channel 3x3 convolutions (bands
+# of 7 rows, as the compiler cuts them at batch 8).
+#
+#   bench/ukernel/band.sh [REPS [ROUNDS [BATCH]]]
+# Exit 77 (skip) without AVX2 + FMA.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+clang="${CLANG:-/usr/lib/llvm-22/bin/clang}"
+ukernel="$root/compiler/lib/Codegen/LLVMCPU/ukernel"
+out="${OUT_DIR:-$(mktemp -d)}"
+mkdir -p "$out"
+reps="${1:-5}"
+rounds="${2:-7}"
+batch="${3:-8}"
+has() { grep -qw "$1" /proc/cpuinfo; }
+if has avx512_vnni; then
+  isa=avx512vnni source=SgemmAvx512.c
+  flags=(-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx512vnni -mavx2 -mfma)
+elif has avx512f; then
+  isa=avx512 source=SgemmAvx512.c
+  flags=(-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx2 -mfma)
+elif has avx2 && has fma; then
+  isa=avx2 source=SgemmAvx2.c flags=(-mavx2 -mfma)
+else
+  echo "SKIP: the host has no AVX2 + FMA"
+  exit 77
+fi
+x86=(--target=x86_64-unknown-linux-gnu)
+# As the compiler builds it (meson.build).
+"$clang" "${x86[@]}" -O3 -c -ffreestanding -fno-builtin -fno-stack-protector \
+  -fPIC -std=c11 -I "$ukernel" "${flags[@]}" "-DSTRATA_UKERNEL_ISA=$isa" \
+  "$ukernel/$source" -o "$out/sgemm.full.o"
+objcopy --keep-global-symbol=strata_ukernel_sconv_f32 "$out/sgemm.full.o" \
+  "$out/sgemm.o"
+"$clang" -O2 -std=c11 "$root/bench/ukernel/band_time.c" "$out/sgemm.o" -lm \
+  -o "$out/band_time"
+echo "band.sh: $(lscpu | sed -n 's/^Model name: *//p'), the $isa row," \
+  "$(date '+%Y-%m-%d %H:%M')"
+status=0
+for shape in "56 64 64 7" "28 128 128 7"; do
+  # shellcheck disable=SC2086
+  "$out/band_time" $shape "$batch" "$reps" "$rounds" || status=1
+done
+exit $status
