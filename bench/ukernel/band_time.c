@@ -125,8 +125,8 @@ int main(int argc, char** argv) {
       if (mode == MODEL && r == 0) {
         /* Image 0's output (the last pass wrote every image's own):
          * corners and a middle pixel against a scalar reference. */
-        const int64_t pixels[][2] = {{0, 0}, {0, w - 1}, {h / 2, w / 2},
-                                     {h - 1, 0}, {h - 1, w - 1}};
+        const int64_t pixels[][2] = {
+            {0, 0}, {0, w - 1}, {h / 2, w / 2}, {h - 1, 0}, {h - 1, w - 1}};
         for (size_t p = 0; p < sizeof(pixels) / sizeof(pixels[0]); ++p) {
           int64_t oy = pixels[p][0], ox = pixels[p][1];
           for (int64_t j = 0; j < f; ++j) {
