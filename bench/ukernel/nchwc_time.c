@@ -27,16 +27,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "sconv_abi.h"
 #include "time_util.h"
-
-void strata_ukernel_sconv_f32(
-    int64_t inBase, int64_t inOffset, int64_t inStrideH, int64_t inStrideW,
-    int64_t bBase, int64_t bOffset, int64_t ldb, int64_t cBase, int64_t cOffset,
-    int64_t ldc, int64_t m, int64_t n, int64_t k, int64_t flags,
-    int64_t scratchBase, int64_t outWidth, int64_t channels, int64_t kernelW,
-    int64_t convStrideH, int64_t convStrideW, int64_t dilationH,
-    int64_t dilationW, int64_t bias, int64_t residual, int64_t ldr,
-    int64_t loBits, int64_t hiBits);
 
 enum { PACKED_B = 2, BIAS = 4, CLAMP = 32, PANEL = 32, CB = 16 };
 #ifndef BLOCK_PIXELS

@@ -1,4 +1,4 @@
-/* time_util.h - what sconv_time.c and nchwc_time.c share: a monotonic
+/* time_util.h - what the bench/ukernel timing programs share: a monotonic
  * clock in seconds, the median of a sample (sorted in place) and 64-byte
  * aligned float arrays (exit 1 when out of memory). */
 #ifndef STRATA_BENCH_UKERNEL_TIME_UTIL_H
