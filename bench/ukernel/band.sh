@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # band.sh - the f32 convolution microkernel of this host's variant called
-# as a batch-8 model's workgroups call it (band_time.c: each band's padded
-# window filled and copied, the residual added, every image's input,
-# output and residual its own) beside the same calls with the output and
-# residual kept in cache and without the copy: what the memory around the
-# kernel costs, on resnet18's 64- and 128-channel 3x3 convolutions (bands
-# of 7 rows, as the compiler cuts them at batch 8).
+# as a batch-8 model's workgroups call it (band_time.c: the kernel reading
+# each band's rows of the image and skipping the padding, as the compiler
+# calls it, beside the same calls on a padded window filled and copied per
+# band, as it did before, and beside them with the output and residual
+# kept in cache and without the copy): what the memory around the kernel
+# costs, on resnet18's 64- and 128-channel 3x3 convolutions (bands of 7
+# rows, as the compiler cuts them at batch 8).
 #
 #   bench/ukernel/band.sh [REPS [ROUNDS [BATCH]]]
 # Exit 77 (skip) without AVX2 + FMA.

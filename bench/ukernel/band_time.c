@@ -1,13 +1,17 @@
 /* band_time.c - the f32 convolution microkernel (strata_ukernel_sconv_f32
  * of compiler/lib/Codegen/LLVMCPU/ukernel, the host's variant) called as a
  * workgroup of a batched model calls it: per image and band of ROWS output
- * rows, the band's padded window (zeros around) is filled and the image's
- * rows copied in, then one call over the band with bias, the residual add
- * and ReLU, into the image's own output (3x3, stride 1, pad 1, NHWC). Three
- * modes, interleaved in rounds of the best of REPS passes over the batch:
- *   model    as above: each image's input, output and residual its own
- *            (at batch 8 and 56x56x64, 6.4 MB each: past a 2 MiB L2);
- *   hot-out  the same, but every image writes one output and reads one
+ * rows, one call over the band with bias, the residual add and ReLU, into
+ * the image's own output (3x3, stride 1, pad 1, NHWC). Four modes,
+ * interleaved in rounds of the best of REPS passes over the batch:
+ *   window   the band's padded window (zeros around) filled and the
+ *            image's rows copied in before the call, as the compiler did
+ *            before the kernel took the padding itself; each image's
+ *            input, output and residual its own (at batch 8 and 56x56x64,
+ *            6.4 MB each: past a 2 MiB L2);
+ *   model    the same without the window: the kernel reads the image's
+ *            rows and skips the padding, as the compiler calls it now;
+ *   hot-out  window, but every image writes one output and reads one
  *            residual (kept in cache);
  *   hot      hot-out without the fill and copy (the last window again).
  * Prints each mode's median time per image, GFLOP/s and ratio to `hot`:
@@ -29,8 +33,8 @@
 #include "time_util.h"
 
 enum { PACKED_B = 2, BIAS = 4, RESIDUAL = 8, CLAMP = 32, PANEL = 32 };
-enum { MODEL, HOT_OUT, HOT, MODES };
-static const char* const kModes[MODES] = {"model", "hot-out", "hot"};
+enum { WINDOW, MODEL, HOT_OUT, HOT, MODES };
+static const char* const kModes[MODES] = {"window", "model", "hot-out", "hot"};
 
 int main(int argc, char** argv) {
   if (argc != 8) {
@@ -89,8 +93,22 @@ int main(int argc, char** argv) {
       for (int q = 0; q < reps; ++q) {
         double start = now();
         for (int64_t n = 0; n < batch; ++n) {
-          int64_t own = mode == MODEL ? n : 0;
+          int64_t own = mode == WINDOW || mode == MODEL ? n : 0;
           for (int64_t y = 0; y < h; y += rows) {
+            if (mode == MODEL) {
+              /* Rows y - 1 to y + rows of the image, those that exist. */
+              int64_t top = y > 0 ? 1 : 0;
+              int64_t last = y + rows < h ? y + rows : h - 1;
+              strata_ukernel_sconv_f32(
+                  (int64_t)in, n * image + (y - top) * w * c, w * c, c,
+                  last - (y - top) + 1, w, 1 - top, 1, (int64_t)packed, 0,
+                  PANEL, (int64_t)(out + own * result), y * w * f, f, rows * w,
+                  f, k, PACKED_B | BIAS | RESIDUAL | CLAMP, (int64_t)scratch, w,
+                  c, 3, 1, 1, 1, 1, (int64_t)bias,
+                  (int64_t)(residual + own * result + y * w * f), f, loBits,
+                  hiBits);
+              continue;
+            }
             if (mode != HOT) {
               memset(window, 0, (size_t)((rows + 2) * wp * c) * sizeof(float));
               for (int64_t i = 0; i < rows + 2; ++i) {
@@ -102,8 +120,9 @@ int main(int argc, char** argv) {
               }
             }
             strata_ukernel_sconv_f32(
-                (int64_t)window, 0, wp * c, c, (int64_t)packed, 0, PANEL,
-                (int64_t)(out + own * result), y * w * f, f, rows * w, f, k,
+                (int64_t)window, 0, wp * c, c, rows + 2, wp, 0, 0,
+                (int64_t)packed, 0, PANEL, (int64_t)(out + own * result),
+                y * w * f, f, rows * w, f, k,
                 PACKED_B | BIAS | RESIDUAL | CLAMP, (int64_t)scratch, w, c, 3,
                 1, 1, 1, 1, (int64_t)bias,
                 (int64_t)(residual + own * result + y * w * f), f, loBits,
@@ -114,11 +133,13 @@ int main(int argc, char** argv) {
         best = elapsed < best ? elapsed : best;
       }
       times[mode * rounds + r] = best;
-      if (mode == MODEL && r == 0) {
+      if ((mode == WINDOW || mode == MODEL) && r == 0) {
         /* Image 0's output (the last pass wrote every image's own):
-         * corners and a middle pixel against a scalar reference. */
+         * corners, edges and a middle pixel against a scalar reference. */
         const int64_t pixels[][2] = {
-            {0, 0}, {0, w - 1}, {h / 2, w / 2}, {h - 1, 0}, {h - 1, w - 1}};
+            {0, 0},         {0, w - 1}, {h / 2, w / 2},    {h - 1, 0},
+            {h - 1, w - 1}, {rows, 0},  {rows - 1, w - 1}, {0, w / 2},
+            {h - 1, w / 3}};
         for (size_t p = 0; p < sizeof(pixels) / sizeof(pixels[0]); ++p) {
           int64_t oy = pixels[p][0], ox = pixels[p][1];
           for (int64_t j = 0; j < f; ++j) {
@@ -140,9 +161,10 @@ int main(int argc, char** argv) {
             double got = out[(oy * w + ox) * f + j];
             if (fabs(got - want) > 1e-3 * (1 + fabs(want))) {
               fprintf(stderr,
-                      "band_time: output (%lld, %lld, %lld) is %g, the "
+                      "band_time: %s: output (%lld, %lld, %lld) is %g, the "
                       "reference %g\n",
-                      (long long)oy, (long long)ox, (long long)j, got, want);
+                      kModes[mode], (long long)oy, (long long)ox, (long long)j,
+                      got, want);
               return 1;
             }
           }

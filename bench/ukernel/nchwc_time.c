@@ -164,10 +164,10 @@ int main(int argc, char** argv) {
         if (side == 0) {
           for (int64_t y = 0; y < h; y += rows) {
             strata_ukernel_sconv_f32(
-                (int64_t)inNhwc, y * wp * c, wp * c, c, (int64_t)packed, 0,
-                PANEL, (int64_t)outNhwc, y * w * f, f, rows * w, f, k,
-                PACKED_B | BIAS | CLAMP, (int64_t)scratch, w, c, 3, 1, 1, 1, 1,
-                (int64_t)bias, 0, 0, loBits, hiBits);
+                (int64_t)inNhwc, y * wp * c, wp * c, c, rows + 2, wp, 0, 0,
+                (int64_t)packed, 0, PANEL, (int64_t)outNhwc, y * w * f, f,
+                rows * w, f, k, PACKED_B | BIAS | CLAMP, (int64_t)scratch, w, c,
+                3, 1, 1, 1, 1, (int64_t)bias, 0, 0, loBits, hiBits);
           }
         } else {
           convNchwc16(inBlocked, blockedFilter, bias, outBlocked, h, w, c, f);

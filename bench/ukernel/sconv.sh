@@ -12,8 +12,10 @@
 # DEPTH defaults to 256 576 1152 2304; ISA, the host's best variant by
 # default, picks another row the host can run. BASE adds the same row
 # built from an earlier commit's microkernel sources, first (the ratios'
-# base): a kernel change measured against what it changes. Exit 77 (skip)
-# without AVX2 + FMA.
+# base): a kernel change measured against what it changes (a commit
+# whose entry point takes the input's extent and padding, as this
+# sconv_time.c calls it: from the one that made the kernel skip the
+# padding on). Exit 77 (skip) without AVX2 + FMA.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 clang="${CLANG:-/usr/lib/llvm-22/bin/clang}"

@@ -30,16 +30,7 @@
 
 #include "time_util.h"
 
-typedef void (*SconvFn)(int64_t inBase, int64_t inOffset, int64_t inStrideH,
-                        int64_t inStrideW, int64_t bBase, int64_t bOffset,
-                        int64_t ldb, int64_t cBase, int64_t cOffset,
-                        int64_t ldc, int64_t m, int64_t n, int64_t k,
-                        int64_t flags, int64_t scratchBase, int64_t outWidth,
-                        int64_t channels, int64_t kernelW, int64_t convStrideH,
-                        int64_t convStrideW, int64_t dilationH,
-                        int64_t dilationW, int64_t bias, int64_t residual,
-                        int64_t ldr, int64_t loBits, int64_t hiBits);
-
+#include "sconv_abi.h"
 #include "sconv_variants.h"
 
 enum { PACKED_B = 2, BIAS = 4, CLAMP = 32, PANEL = 32 };
@@ -100,7 +91,8 @@ int main(int argc, char** argv) {
         double start = now();
         for (int64_t j = 0; j < f; j += cols) {
           for (int64_t y = 0; y < h; y += rows) {
-            fns[v]((int64_t)in, y * stride * wp * c, wp * c, c, (int64_t)packed,
+            fns[v]((int64_t)in, y * stride * wp * c, wp * c, c,
+                   (rows - 1) * stride + kernel, wp, 0, 0, (int64_t)packed,
                    j * k, PANEL, (int64_t)out[v], y * w * f + j, f, rows * w,
                    cols, k, PACKED_B | BIAS | CLAMP, (int64_t)scratch, w, c,
                    kernel, stride, stride, 1, 1, (int64_t)(bias + j), 0, 0,

@@ -79,10 +79,7 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
       outType.isDynamicDim(2)) {
     return success();
   }
-  SmallVector<int64_t> inputStrides;
-  int64_t inputOffset;
-  if (failed(inputType.getStridesAndOffset(inputStrides, inputOffset)) ||
-      inputStrides.back() != 1) {
+  if (!unitInnerStride(input)) {
     return success();
   }
   std::optional<SmallVector<int64_t>> filterStrides = staticStrides(filter);
@@ -119,13 +116,31 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
     return success();
   }
   int64_t mb = *rowBound * outWidth, nb = *nBound;
+  // A zero-padded window (a fused tensor.pad) is not built: the kernel
+  // reads the input it was copied from and skips the taps in the padding
+  // (ukernel/SgemmDriver.h; 0.97x on resnet18 at batch 8, its 3x3
+  // convolutions 0.92-0.98x, Intel Xeon AVX-512). Read in place, the
+  // first and last output columns go down the tile's rows, a microkernel
+  // tile of their own: a tile of few rows in a narrow image loses more
+  // than the copy cost (2 rows of 14 pixels, resnet18 at batch 1: 1.07x),
+  // so those keep the window, and so do output rows of MR / 2 pixels,
+  // which go two to a tile (SgemmDriver.h pairsOutputRows) only from
+  // padded rows (resnet18's at 7x7 on AVX-512 would pack their windows
+  // instead).
+  std::optional<PaddedInput> padded = matchPaddedInput(input, conv);
+  if (padded && (!matchPattern(padded->padValue, m_AnyZeroFloat()) ||
+                 !unitInnerStride(padded->source) ||
+                 (variant.mr % 2 == 0 && outWidth == variant.mr / 2) ||
+                 (2 * *rowBound < variant.mr && outWidth < 4 * variant.mr))) {
+    padded.reset();
+  }
   int64_t scratchFloats =
       sgemmScratchFloats(variant, mb, nb, kb, packed.has_value());
   if (!callee) {
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     callee = func::FuncOp::create(
         b, module.getLoc(), kSconvUkernelSymbol,
-        b.getFunctionType(SmallVector<Type>(27, b.getI64Type()), {}));
+        b.getFunctionType(SmallVector<Type>(31, b.getI64Type()), {}));
     callee.setPrivate();
   }
 
@@ -134,6 +149,12 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   auto scratchType = MemRefType::get({scratchFloats}, b.getF32Type());
   Value scratch =
       memref::AllocOp::create(b, loc, scratchType, b.getI64IntegerAttr(64));
+  Value top, left;
+  if (padded) {
+    input = paddedSource(b, loc, *padded, top, left);
+  } else {
+    top = left = arith::ConstantIndexOp::create(b, loc, 0);
+  }
   auto inputMeta = memref::ExtractStridedMetadataOp::create(b, loc, input);
   Value inputPointer = memref::ExtractAlignedPointerAsIndexOp::create(
       b, loc, inputMeta.getBaseBuffer());
@@ -159,6 +180,10 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
            inputMeta.getOffset(),
            inputMeta.getStrides()[1],
            inputMeta.getStrides()[2],
+           inputMeta.getSizes()[1],
+           inputMeta.getSizes()[2],
+           top,
+           left,
            bm.alignedPointer,
            bm.offset,
            packed ? bm.rowStride : constant((*filterStrides)[2]),
@@ -187,6 +212,7 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   appendEpilogueArguments(b, loc, epilogue, /*residualRowStrideDim=*/2, args);
   func::CallOp::create(b, loc, callee, args);
   conv.erase();
+  erasePaddedWindow(padded);
   if (fill) {
     fill.erase();
   }

@@ -1323,7 +1323,7 @@ LogicalResult distributeFunction(func::FuncOp func, bool sequential,
 // branch is valid for no rows too (its ops compute nothing, and a pad of
 // nothing is all padding): it runs unguarded, and bufferization then
 // leaves a window the depthwise microkernel reads in place
-// (WindowUkernel.cpp, matchPaddedAlloc) instead of two copies of it.
+// (UkernelCommon.cpp, matchPaddedAlloc) instead of two copies of it.
 // Guards over a slice of an input (no op computes the pad's source) stay:
 // the microkernel reads those in place already.
 void unguardComputedPads(func::FuncOp func) {

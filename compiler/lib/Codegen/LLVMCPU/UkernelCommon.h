@@ -196,6 +196,37 @@ std::optional<IntEpilogue>
 findRequantization(Operation *product, Value out, linalg::FillOp fill,
                    function_ref<bool(Value)> layoutOk);
 
+// A workgroup's padded input window, as bufferization leaves a fused
+// tensor.pad: an alloc filled with the pad value into whose view at
+// (0, top, left, 0) a view of the input is copied, possibly under the
+// pad's guard
+//   scf.if %empty { alloc; fill } else { view; alloc; fill; copy }
+// where %empty says the view has no rows or no columns. The depthwise
+// microkernel reads the view in place and skips the taps outside it.
+struct PaddedInput {
+  Value source; // what is copied (in the else region when guarded)
+  OpFoldResult top, left;
+  Value padValue;
+  Operation *root; // the scf.if, or the alloc: erased once unused
+};
+
+// The padded window `input` reads, when it is one (see PaddedInput);
+// `consumer` is the op that reads it.
+std::optional<PaddedInput> matchPaddedInput(Value input, Operation *consumer);
+
+// Erases a padded window the microkernel no longer reads (matchPaddedInput:
+// nothing else reads it), with its fill, view and copy.
+void erasePaddedWindow(const std::optional<PaddedInput> &padded);
+
+// What a microkernel reads in place of `padded`: the view that was copied
+// (cloned at `b` when the guard's else branch made it) and the padding
+// before it (top, left), as index values.
+Value paddedSource(OpBuilder &b, Location loc, const PaddedInput &padded,
+                   Value &top, Value &left);
+
+// Whether `memref` has a unit innermost stride.
+bool unitInnerStride(Value memref);
+
 // The rewrites, each of one op on bufferized memrefs; `rewritten` (when
 // given) says whether it became a call. They fail only on malformed IR.
 

@@ -31,15 +31,6 @@
 namespace mlir::strata::llvmcpu::ukernel {
 namespace {
 
-// Whether `memref` has a unit innermost stride.
-bool unitInnerStride(Value memref) {
-  auto type = dyn_cast<MemRefType>(memref.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return type && succeeded(type.getStridesAndOffset(strides, offset)) &&
-         strides.back() == 1;
-}
-
 // Whether `memref` is f32 with a unit innermost stride.
 bool hasUnitInnerStride(Value memref) {
   return unitInnerStride(memref) &&
@@ -51,165 +42,6 @@ bool hasUnitInnerStrideInt(Value memref, unsigned bits) {
   return unitInnerStride(memref) && cast<MemRefType>(memref.getType())
                                         .getElementType()
                                         .isSignlessInteger(bits);
-}
-
-// The scalar `op` sets every element of `buffer` to, when it does: a
-// linalg.fill, or a linalg.map without inputs yielding a value from outside
-// its body. Null otherwise.
-Value fillValueOf(Operation *op, Value buffer) {
-  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
-    return fill.getOutputs()[0] == buffer ? fill.getInputs()[0] : Value();
-  }
-  auto map = dyn_cast<linalg::MapOp>(op);
-  if (!map || map.getInit() != buffer || !map.getInputs().empty()) {
-    return {};
-  }
-  auto yield = cast<linalg::YieldOp>(map.getMapper().front().getTerminator());
-  if (yield.getNumOperands() != 1 ||
-      yield.getOperand(0).getParentRegion() == &map.getMapper()) {
-    return {};
-  }
-  return yield.getOperand(0);
-}
-
-// A workgroup's padded input window, as bufferization leaves a fused
-// tensor.pad: an alloc filled with the pad value into whose view at
-// (0, top, left, 0) a view of the input is copied, possibly under the
-// pad's guard
-//   scf.if %empty { alloc; fill } else { view; alloc; fill; copy }
-// where %empty says the view has no rows or no columns. The depthwise
-// microkernel reads the view in place and skips the taps outside it.
-struct PaddedInput {
-  Value source; // what is copied (in the else region when guarded)
-  OpFoldResult top, left;
-  Value padValue;
-  Operation *root; // the scf.if, or the alloc: erased once unused
-};
-
-// `alloc`'s uses are one fill, a view at (0, top, left, 0) that a copy
-// fills, and `consumer`: that copy's source, the offsets and the fill's
-// value.
-std::optional<PaddedInput> matchPaddedAlloc(memref::AllocOp alloc,
-                                            Operation *consumer) {
-  Value padValue;
-  Operation *fill = nullptr;
-  memref::SubViewOp window;
-  for (Operation *user : alloc->getUsers()) {
-    if (user == consumer) {
-      continue;
-    }
-    if (Value value = fillValueOf(user, alloc); value && !fill) {
-      padValue = value;
-      fill = user;
-      continue;
-    }
-    auto view = dyn_cast<memref::SubViewOp>(user);
-    if (!view || window || !view->hasOneUse()) {
-      return std::nullopt;
-    }
-    window = view;
-  }
-  if (!fill || !window) {
-    return std::nullopt;
-  }
-  auto copy = dyn_cast<memref::CopyOp>(*window->getUsers().begin());
-  auto type = cast<MemRefType>(alloc.getType());
-  if (!copy || copy.getTarget() != window.getResult() || type.getRank() != 4 ||
-      !type.hasStaticShape() || !window.hasUnitStride()) {
-    return std::nullopt;
-  }
-  // The copy fills a whole-channel window of the one image.
-  SmallVector<OpFoldResult> offsets = window.getMixedOffsets();
-  SmallVector<OpFoldResult> sizes = window.getMixedSizes();
-  if (!isConstantIntValue(offsets[0], 0) ||
-      !isConstantIntValue(offsets[3], 0) ||
-      !isConstantIntValue(sizes[3], type.getDimSize(3)) ||
-      window.getType().getRank() != 4) {
-    return std::nullopt;
-  }
-  // Fill, then copy, then the consumer, in one block.
-  if (!unitInnerStride(copy.getSource()) ||
-      copy->getBlock() != consumer->getBlock() ||
-      fill->getBlock() != consumer->getBlock() ||
-      !fill->isBeforeInBlock(copy) || !copy->isBeforeInBlock(consumer)) {
-    return std::nullopt;
-  }
-  return PaddedInput{copy.getSource(), offsets[1], offsets[2], padValue, alloc};
-}
-
-// Whether `cond` implies that one of `view`'s sizes is zero:
-// `arith.cmpi eq, size, 0` or an `arith.ori` of such.
-bool saysEmpty(Value cond, memref::SubViewOp view) {
-  if (auto ori = cond.getDefiningOp<arith::OrIOp>()) {
-    return saysEmpty(ori.getLhs(), view) && saysEmpty(ori.getRhs(), view);
-  }
-  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
-  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq ||
-      !matchPattern(cmp.getRhs(), m_Zero())) {
-    return false;
-  }
-  return llvm::is_contained(view.getSizes(), cmp.getLhs());
-}
-
-// The padded window `input` reads, when it is one (see PaddedInput).
-std::optional<PaddedInput> matchPaddedInput(Value input, Operation *consumer) {
-  if (auto alloc = input.getDefiningOp<memref::AllocOp>()) {
-    return matchPaddedAlloc(alloc, consumer);
-  }
-  auto guard = input.getDefiningOp<scf::IfOp>();
-  if (!guard || guard.getNumResults() != 1 || guard.getElseRegion().empty()) {
-    return std::nullopt;
-  }
-  auto thenYield = cast<scf::YieldOp>(guard.thenBlock()->getTerminator());
-  auto elseYield = cast<scf::YieldOp>(guard.elseBlock()->getTerminator());
-  auto empty = thenYield.getOperand(0).getDefiningOp<memref::AllocOp>();
-  auto padded = elseYield.getOperand(0).getDefiningOp<memref::AllocOp>();
-  std::optional<PaddedInput> window =
-      padded ? matchPaddedAlloc(padded, elseYield) : std::nullopt;
-  auto view = window ? window->source.getDefiningOp<memref::SubViewOp>()
-                     : memref::SubViewOp();
-  if (!empty || !view || !saysEmpty(guard.getCondition(), view) ||
-      !llvm::hasNItems(empty->getUsers(), 2) ||
-      !llvm::all_of(empty->getUsers(), [&](Operation *user) {
-        return user == thenYield ||
-               fillValueOf(user, empty) == window->padValue;
-      })) {
-    return std::nullopt;
-  }
-  // The call goes after the scf.if: the view is cloned there, so its
-  // operands and the offsets must come from outside the guard.
-  auto outside = [&](Value value) {
-    return !guard->isAncestor(value.getParentBlock()->getParentOp());
-  };
-  if (!llvm::all_of(view->getOperands(), outside) ||
-      !llvm::all_of(
-          std::initializer_list<OpFoldResult>{window->top, window->left},
-          [&](OpFoldResult offset) {
-            auto value = dyn_cast<Value>(offset);
-            return !value || outside(value);
-          })) {
-    return std::nullopt;
-  }
-  window->root = guard;
-  return window;
-}
-// Erases a padded window the microkernel no longer reads (matchPaddedInput:
-// nothing else reads it), with its fill, view and copy.
-void erasePaddedWindow(const std::optional<PaddedInput> &padded) {
-  if (!padded) {
-    return;
-  }
-  if (auto alloc = dyn_cast<memref::AllocOp>(padded->root)) {
-    for (Operation *user : llvm::to_vector(alloc->getUsers())) {
-      for (Operation *copy : llvm::to_vector(user->getUsers())) {
-        copy->erase();
-      }
-      user->erase();
-    }
-  }
-  if (padded->root->use_empty()) {
-    padded->root->erase();
-  }
 }
 
 // What the depthwise microkernel computes for a window op.
@@ -274,13 +106,7 @@ LogicalResult rewriteWindow(OpTy op, WindowKind kind, const Variant &variant,
   };
   Value top = constant(0), left = constant(0);
   if (padded) {
-    input = padded->source;
-    if (isa<scf::IfOp>(padded->root)) {
-      // The view as the guard's else branch made it, here.
-      input = b.clone(*input.getDefiningOp())->getResult(0);
-    }
-    top = getValueOrCreateConstantIndexOp(b, loc, padded->top);
-    left = getValueOrCreateConstantIndexOp(b, loc, padded->left);
+    input = paddedSource(b, loc, *padded, top, left);
   }
   auto inMeta = memref::ExtractStridedMetadataOp::create(b, loc, input);
   auto outMeta = memref::ExtractStridedMetadataOp::create(b, loc, result);

@@ -31,6 +31,7 @@
 
 #include "SgemmEpilogue.h"
 #include "SgemmParams.h"
+#include "WindowTaps.h"
 
 /* Output pixels computed together: their accumulators stay in registers. */
 #define DW_PIXELS 6
@@ -113,21 +114,6 @@ static inline float dwSplatScalar(float x) { return x; }
  * the op (-inf for the maximum: every window has a tap). */
 static inline float dwIdentity(const int op) {
   return op == DW_OP_MAX || op == DW_OP_MAX_SPLIT ? -__builtin_inff() : 0.0f;
-}
-
-/* The taps [*lo, *hi) of `taps` taps `step` apart, the first at `start`
- * (a padded coordinate minus the padding: negative before the input),
- * that fall inside [0, extent). */
-static inline void dwTapRange(int64_t start, int64_t taps, int64_t step,
-                              int64_t extent, int64_t *lo, int64_t *hi) {
-  int64_t l = start < 0 ? (-start + step - 1) / step : 0;
-  int64_t h = 0;
-  if (start < extent) {
-    h = (extent - 1 - start) / step + 1;
-    h = h < taps ? h : taps;
-  }
-  *lo = l < h ? l : h;
-  *hi = h;
 }
 
 /* Loads the accumulators of `count` pixels at out, or the op's identity
@@ -272,8 +258,8 @@ dwVectorChannels(const struct DwconvShape *s, const struct Epilogue *epilogue,
   int sawNan = 0;
   for (int64_t oy = 0; oy < s->rows; ++oy) {
     int64_t kyLo, kyHi;
-    dwTapRange(oy * s->strideH - s->padTop, kernelH, s->dilationH, s->inRows,
-               &kyLo, &kyHi);
+    strataTapRange(oy * s->strideH - s->padTop, kernelH, s->dilationH,
+                   s->inRows, &kyLo, &kyHi);
     int inside = kyLo == 0 && kyHi == kernelH;
     /* The left and right border: a pixel at a time, taps bounded. */
     for (int64_t ox = 0; ox < s->outWidth; ++ox) {
@@ -284,8 +270,8 @@ dwVectorChannels(const struct DwconvShape *s, const struct Epilogue *epilogue,
         }
       }
       int64_t kxLo, kxHi;
-      dwTapRange(ox * s->strideW - s->padLeft, kernelW, s->dilationW, s->inCols,
-                 &kxLo, &kxHi);
+      strataTapRange(ox * s->strideW - s->padLeft, kernelW, s->dilationW,
+                     s->inCols, &kxLo, &kxHi);
       for (int64_t c = 0; c < vectorChannels; c += DW_VL) {
         sawNan |= dwPixelsBorder(s, epilogue, oy, ox, c, 1, kyLo, kyHi, kxLo,
                                  kxHi, op);

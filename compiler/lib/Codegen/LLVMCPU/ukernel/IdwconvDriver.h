@@ -32,6 +32,7 @@
 
 #include "IgemmParams.h"
 #include "IgemmRequant.h"
+#include "WindowTaps.h"
 
 /* Output pixels computed together: their accumulators stay in registers. */
 #define IDW_PIXELS 8
@@ -55,20 +56,6 @@ struct IdwShape {
   const float *multiplier;
   float zero, lo, hi;
 };
-
-/* The taps [*lo, *hi) of `taps` taps `step` apart, the first at `start`,
- * that fall inside [0, extent) (DwconvDriver.h's dwTapRange). */
-static inline void idwTapRange(int64_t start, int64_t taps, int64_t step,
-                               int64_t extent, int64_t *lo, int64_t *hi) {
-  int64_t l = start < 0 ? (-start + step - 1) / step : 0;
-  int64_t h = 0;
-  if (start < extent) {
-    h = (extent - 1 - start) / step + 1;
-    h = h < taps ? h : taps;
-  }
-  *lo = l < h ? l : h;
-  *hi = h;
-}
 
 /* Stores the accumulators of `count` pixels at output pixel `out` (channel
  * c): requantized, or as i32 (added to what is there when accumulating). */
@@ -182,8 +169,8 @@ idwVectorChannels(const struct IdwShape *s, int64_t vectorChannels,
                   const int64_t kernelW) {
   for (int64_t oy = 0; oy < s->rows; ++oy) {
     int64_t kyLo, kyHi;
-    idwTapRange(oy * s->strideH - s->padTop, kernelH, s->dilationH, s->inRows,
-                &kyLo, &kyHi);
+    strataTapRange(oy * s->strideH - s->padTop, kernelH, s->dilationH,
+                   s->inRows, &kyLo, &kyHi);
     int inside = kyLo == 0 && kyHi == kernelH;
     for (int64_t ox = 0; ox < s->outWidth; ++ox) {
       if (ox == oxLo) {
@@ -193,8 +180,8 @@ idwVectorChannels(const struct IdwShape *s, int64_t vectorChannels,
         }
       }
       int64_t kxLo, kxHi;
-      idwTapRange(ox * s->strideW - s->padLeft, kernelW, s->dilationW,
-                  s->inCols, &kxLo, &kxHi);
+      strataTapRange(ox * s->strideW - s->padLeft, kernelW, s->dilationW,
+                     s->inCols, &kxLo, &kxHi);
       for (int64_t c = 0; c < vectorChannels; c += IDW_VL) {
         idwPixels(s, oy, ox, c, 1, kyLo, kyHi, kxLo, kxHi, kernelH, kernelW);
       }

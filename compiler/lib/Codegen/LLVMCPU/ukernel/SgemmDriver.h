@@ -27,6 +27,7 @@
 
 #include "SgemmEpilogue.h"
 #include "SgemmParams.h"
+#include "WindowTaps.h"
 
 #define MC (MR * STRATA_SGEMM_MC_PANELS(MR, STRATA_SGEMM_MC_ROWS))
 #define KC STRATA_SGEMM_KC
@@ -204,9 +205,52 @@ struct ASource {
    * KH x KW x C window, c fastest (the HWCF filter's row order). */
   int conv;
   int64_t strideH, strideW; /* input strides of H and W, in floats */
-  int64_t outWidth, channels, kernelW;
+  int64_t outWidth, channels, kernelH, kernelW;
   int64_t convStrideH, convStrideW, dilationH, dilationW;
+  /* The input is given unpadded: base is its element (0, 0), inRows x
+   * inCols of it exist, and output pixel (oy, ox)'s window starts at input
+   * (oy * convStrideH - padTop, ox * convStrideW - padLeft) (windowOrigin);
+   * its taps outside the input are zeros, which no one stores: packing
+   * writes zeros for them, and in place they are skipped (their rows of B
+   * passed over). `padded` says whether any window has such a tap. */
+  int64_t inRows, inCols, padTop, padLeft;
+  int padded;
 };
+
+/* The taps of a window inside the input: window rows [yLo, yHi) x
+ * columns [xLo, xHi). */
+struct Taps {
+  int64_t yLo, yHi, xLo, xHi;
+};
+
+static inline struct Taps wholeWindow(const struct ASource *src) {
+  struct Taps taps = {0, src->kernelH, 0, src->kernelW};
+  return taps;
+}
+
+static inline struct Taps pixelTaps(const struct ASource *src, int64_t oy,
+                                    int64_t ox) {
+  struct Taps taps;
+  strataTapRange(oy * src->convStrideH - src->padTop, src->kernelH,
+                 src->dilationH, src->inRows, &taps.yLo, &taps.yHi);
+  strataTapRange(ox * src->convStrideW - src->padLeft, src->kernelW,
+                 src->dilationW, src->inCols, &taps.xLo, &taps.xHi);
+  return taps;
+}
+
+static inline int isWholeWindow(const struct ASource *src, struct Taps taps) {
+  return taps.yLo == 0 && taps.yHi == src->kernelH && taps.xLo == 0 &&
+         taps.xHi == src->kernelW;
+}
+
+/* Floats from base to the input element where output pixel (oy, ox)'s
+ * window starts (outside the input when the window starts in padding:
+ * an offset, never made a pointer). */
+static inline int64_t windowOrigin(const struct ASource *src, int64_t oy,
+                                   int64_t ox) {
+  return (oy * src->convStrideH - src->padTop) * src->strideH +
+         (ox * src->convStrideW - src->padLeft) * src->strideW;
+}
 
 /* Rows [row0, row0 + mc) x depth [k0, k0 + kc) of a matrix A into packed
  * rows STRATA_SGEMM_A_ROW_STRIDE floats apart (MR-row panels back to
@@ -224,63 +268,99 @@ static void packAMatrix(const struct ASource *src, int64_t row0, int64_t k0,
   }
 }
 
-/* The runs of a convolution's depth block [k0, k0 + kc): the parts that
- * are contiguous in the input (a whole KW x C row of the window when
- * dilationW is 1 and pixels are dense, else C channels), as offsets from
- * an output pixel's window start and lengths; returns how many. */
+/* The runs of a convolution's depth block [k0, k0 + kc) over the taps
+ * `taps` of a window: the parts of it that are contiguous in the input (a
+ * window row's taps when dilationW is 1 and pixels are dense, else each
+ * tap's C channels), as offsets from the window's start (windowOrigin),
+ * lengths, and depths from k0 (where each starts in B); returns how many.
+ * Taps outside `taps` are left out: their depth is passed over. */
 static int64_t convRuns(const struct ASource *src, int64_t k0, int64_t kc,
-                        int64_t *runOffset, int64_t *runLength) {
+                        struct Taps taps, int64_t *runOffset,
+                        int64_t *runLength, int64_t *runDepth) {
   int64_t runs = 0;
   int64_t c = src->channels;
   int dense = src->dilationW == 1 && src->strideW == c;
-  int64_t span = dense ? src->kernelW * c : c; /* floats per run at most */
   int64_t windowRow = src->kernelW * c;
-  for (int64_t p = 0; p < kc;) {
-    int64_t k = k0 + p;
-    int64_t ky = k / windowRow;
-    int64_t rest = k - ky * windowRow;
-    int64_t kx = rest / c;
-    int64_t ch = rest - kx * c;
-    int64_t offset = ky * src->dilationH * src->strideH;
-    int64_t length;
-    if (dense) {
-      offset += rest;
-      length = span - rest;
-    } else {
-      offset += kx * src->dilationW * src->strideW + ch;
-      length = span - ch;
+  int64_t k1 = k0 + kc;
+  int64_t yFirst = k0 / windowRow;
+  int64_t yEnd = minI64(taps.yHi, (k1 + windowRow - 1) / windowRow);
+  for (int64_t ky = yFirst > taps.yLo ? yFirst : taps.yLo; ky < yEnd; ++ky) {
+    int64_t rowDepth = ky * windowRow;
+    int64_t rowOffset = ky * src->dilationH * src->strideH;
+    int64_t kx = taps.xLo;
+    if (!dense && k0 > rowDepth + kx * c) {
+      kx = (k0 - rowDepth) / c;
     }
-    if (length > kc - p) {
-      length = kc - p;
+    while (kx < taps.xHi) {
+      /* The segment [start, end) of depth and its input offset. */
+      int64_t start = rowDepth + kx * c, end, offset;
+      if (dense) {
+        end = rowDepth + taps.xHi * c;
+        offset = rowOffset + kx * c;
+        kx = taps.xHi;
+      } else {
+        end = start + c;
+        offset = rowOffset + kx * src->dilationW * src->strideW;
+        ++kx;
+      }
+      if (start >= k1) {
+        break;
+      }
+      int64_t first = start > k0 ? start : k0;
+      int64_t last = minI64(end, k1);
+      if (first < last) {
+        runOffset[runs] = offset + (first - start);
+        runLength[runs] = last - first;
+        runDepth[runs] = first - k0;
+        ++runs;
+      }
     }
-    runOffset[runs] = offset;
-    runLength[runs] = length;
-    ++runs;
-    p += length;
   }
   return runs;
 }
 
 /* The same for a convolution's windows: each row copies the block's runs
- * (convRuns) from its own pixel. */
+ * (convRuns) from its own pixel, and a window that meets the padding
+ * (ASource.padded) its own runs over zeros. */
 static void packAConv(const struct ASource *src, int64_t row0, int64_t k0,
                       int64_t mc, int64_t kc, float *restrict pa) {
   int64_t runOffset[STRATA_SGEMM_KC];
   int64_t runLength[STRATA_SGEMM_KC];
-  int64_t runs = convRuns(src, k0, kc, runOffset, runLength);
+  int64_t runDepth[STRATA_SGEMM_KC];
+  struct Taps whole = wholeWindow(src);
+  int64_t runs = convRuns(src, k0, kc, whole, runOffset, runLength, runDepth);
   int64_t oy = row0 / src->outWidth;
   int64_t ox = row0 - oy * src->outWidth;
   for (int64_t i = 0; i < mc; ++i) {
-    const float *pixel = src->base + oy * src->convStrideH * src->strideH +
-                         ox * src->convStrideW * src->strideW;
+    int64_t origin = windowOrigin(src, oy, ox);
     float *out = pa + i * STRATA_SGEMM_A_ROW_STRIDE(KC);
-    for (int64_t r = 0; r < runs; ++r) {
-      const float *in = pixel + runOffset[r];
-      int64_t length = runLength[r];
-      for (int64_t q = 0; q < length; ++q) {
-        out[q] = in[q];
+    struct Taps taps = src->padded ? pixelTaps(src, oy, ox) : whole;
+    if (isWholeWindow(src, taps)) {
+      const float *pixel = src->base + origin;
+      for (int64_t r = 0; r < runs; ++r) {
+        const float *in = pixel + runOffset[r];
+        int64_t length = runLength[r];
+        for (int64_t q = 0; q < length; ++q) {
+          out[q] = in[q];
+        }
+        out += length;
       }
-      out += length;
+    } else {
+      int64_t clippedOffset[STRATA_SGEMM_KC];
+      int64_t clippedLength[STRATA_SGEMM_KC];
+      int64_t clippedDepth[STRATA_SGEMM_KC];
+      int64_t clipped = convRuns(src, k0, kc, taps, clippedOffset,
+                                 clippedLength, clippedDepth);
+      for (int64_t q = 0; q < kc; ++q) {
+        out[q] = 0.0f;
+      }
+      for (int64_t r = 0; r < clipped; ++r) {
+        const float *in = src->base + (origin + clippedOffset[r]);
+        float *to = out + clippedDepth[r];
+        for (int64_t q = 0; q < clippedLength[r]; ++q) {
+          to[q] = in[q];
+        }
+      }
     }
     if (++ox == src->outWidth) {
       ox = 0;
@@ -332,7 +412,7 @@ static int64_t rowStrideOf(const struct ASource *src, int64_t k) {
  * reads its pixels from the next output row's address (ARuns.pairOffset),
  * so that a tile is as full as packed A's would be. */
 static int pairsOutputRows(const struct ASource *src) {
-  return MR % 2 == 0 && src->conv && src->outWidth == MR / 2;
+  return MR % 2 == 0 && src->conv && !src->padded && src->outWidth == MR / 2;
 }
 
 /* The distance in floats between neighbouring output pixels of a row in
@@ -352,6 +432,73 @@ static int64_t convPixelStep(const struct ASource *src) {
     return 0;
   }
   return step;
+}
+
+/* The output columns [*lo, *hi) whose windows have every tap column
+ * inside the input. */
+static void interiorColumns(const struct ASource *src, int64_t *lo,
+                            int64_t *hi) {
+  int64_t first = (src->padLeft + src->convStrideW - 1) / src->convStrideW;
+  int64_t lastStart =
+      src->inCols - 1 - (src->kernelW - 1) * src->dilationW + src->padLeft;
+  int64_t end = lastStart < 0 ? 0 : lastStart / src->convStrideW + 1;
+  end = minI64(end, src->outWidth);
+  *lo = minI64(first, end);
+  *hi = end;
+}
+
+/* The tiles of output pixels [row0, row0 + mc) of a convolution read in
+ * place whose windows meet the padding (ASource.padded), as the driver's
+ * row panels (first pixel from row0, pixels, column or not); returns how
+ * many. Every pixel of a tile has the same taps inside the input, so the
+ * tile reads one set of runs: the interior columns [oxLo, oxHi) of each
+ * output row go MR pixels to a tile, as without padding; each column
+ * before and after them goes down the rows instead (its pixels one input
+ * row apart: as evenly spaced), MR rows to a tile, a new tile where the
+ * rows' taps change (the first and last rows of the image). Then only
+ * 1 + (padLeft + padRight) / stride pixels of an output row are tiles of
+ * their own, and those tiles are as tall as the band of rows. */
+static int64_t convTiles(const struct ASource *src, int64_t row0, int64_t mc,
+                         int64_t oxLo, int64_t oxHi, int64_t *start,
+                         int64_t *rows, unsigned char *column) {
+  int64_t width = src->outWidth, end = row0 + mc, tiles = 0;
+  for (int64_t oy = row0 / width; oy * width < end; ++oy) {
+    int64_t lo = row0 - oy * width, hi = end - oy * width;
+    lo = lo > oxLo ? lo : oxLo;
+    hi = minI64(hi, oxHi);
+    for (int64_t ox = lo; ox < hi; ox += MR) {
+      start[tiles] = oy * width + ox - row0;
+      rows[tiles] = minI64(MR, hi - ox);
+      column[tiles] = 0;
+      ++tiles;
+    }
+  }
+  for (int64_t ox = 0; ox < width; ++ox) {
+    if (ox == oxLo && oxHi > oxLo) {
+      ox = oxHi - 1;
+      continue;
+    }
+    /* The rows whose pixel ox lies in the block. */
+    int64_t oy = row0 > ox ? (row0 - ox + width - 1) / width : 0;
+    int64_t oyEnd = end > ox ? (end - 1 - ox) / width + 1 : 0;
+    while (oy < oyEnd) {
+      struct Taps taps = pixelTaps(src, oy, ox);
+      int64_t count = 1;
+      while (count < MR && oy + count < oyEnd) {
+        struct Taps next = pixelTaps(src, oy + count, ox);
+        if (next.yLo != taps.yLo || next.yHi != taps.yHi) {
+          break;
+        }
+        ++count;
+      }
+      start[tiles] = oy * width + ox - row0;
+      rows[tiles] = count;
+      column[tiles] = 1;
+      ++tiles;
+      oy += count;
+    }
+  }
+  return tiles;
 }
 
 /* Packs depth [0, kc) x columns [0, nc) of B (row stride ldb) into NR-column
@@ -504,11 +651,23 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
    * to the next's. */
   int64_t pairOffset =
       pixelStep && pairsOutputRows(src) ? src->convStrideH * src->strideH : 0;
+  int64_t oxLo = 0, oxHi = 0;
+  if (pixelStep && src->padded) {
+    interiorColumns(src, &oxLo, &oxHi);
+  }
   int64_t runOffset[STRATA_SGEMM_CONV_KC];
   int64_t runLength[STRATA_SGEMM_CONV_KC];
-  /* Row panels of the current block: first row, rows. */
+  int64_t runDepth[STRATA_SGEMM_CONV_KC];
+  /* A tile's own runs, when its windows meet the padding. */
+  int64_t tileOffset[STRATA_SGEMM_CONV_KC];
+  int64_t tileLength[STRATA_SGEMM_CONV_KC];
+  int64_t tileDepth[STRATA_SGEMM_CONV_KC];
+  /* Row panels of the current block: first row, rows, and whether the
+   * rows are a column of output pixels (outWidth pixels apart) rather
+   * than neighbours in one output row (convTiles). */
   int64_t panelStart[MC];
   int64_t panelRows[MC];
+  unsigned char panelColumn[MC];
   int packedB = (flags & STRATA_SGEMM_PACKED_B) != 0;
   int transposedB = !packedB && (flags & STRATA_SGEMM_TRANSPOSED_B) != 0;
   /* Columns per compile-time panel (ldb under STRATA_SGEMM_PACKED_B): NR,
@@ -565,28 +724,39 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
        * (a few output channels over many pixels would otherwise write C
        * in NR-column strips, a cache line or two per row each pass). */
       int rowsOuter = kc * nc <= STRATA_SGEMM_L1_B_FLOATS;
-      int64_t lengthOfBlock = kc, offsetOfBlock = 0;
-      struct ARuns runs = {1, &offsetOfBlock, &lengthOfBlock, 0, 0, 0, 0};
+      int64_t lengthOfBlock = kc, offsetOfBlock = 0, depthOfBlock = 0;
+      struct ARuns blockRuns = {
+          1, &offsetOfBlock, &lengthOfBlock, &depthOfBlock, 0, 0, 0, 0};
       if (pixelStep) {
-        runs.count = convRuns(src, pc, kc, runOffset, runLength);
-        runs.offset = runOffset;
-        runs.length = runLength;
+        blockRuns.count = convRuns(src, pc, kc, wholeWindow(src), runOffset,
+                                   runLength, runDepth);
+        blockRuns.offset = runOffset;
+        blockRuns.length = runLength;
+        blockRuns.depth = runDepth;
       }
+      /* A tile's runs: the block's, or its own (restored after it). */
+      struct ARuns runs = blockRuns;
       for (int64_t ic = 0; ic < m; ic += MC) {
         int64_t mc = minI64(MC, m - ic);
         int64_t panels = 0;
-        for (int64_t ir = 0; ir < mc;) {
-          int64_t rows = minI64(MR, mc - ir);
-          if (pixelStep) {
-            int64_t ox = (ic + ir) % src->outWidth;
-            if (!pairOffset || ox != 0 || rows < MR) {
-              rows = minI64(rows, src->outWidth - ox);
+        if (pixelStep && src->padded) {
+          panels = convTiles(src, ic, mc, oxLo, oxHi, panelStart, panelRows,
+                             panelColumn);
+        } else {
+          for (int64_t ir = 0; ir < mc;) {
+            int64_t rows = minI64(MR, mc - ir);
+            if (pixelStep) {
+              int64_t ox = (ic + ir) % src->outWidth;
+              if (!pairOffset || ox != 0 || rows < MR) {
+                rows = minI64(rows, src->outWidth - ox);
+              }
             }
+            panelStart[panels] = ir;
+            panelRows[panels] = rows;
+            panelColumn[panels] = 0;
+            ++panels;
+            ir += rows;
           }
-          panelStart[panels] = ir;
-          panelRows[panels] = rows;
-          ++panels;
-          ir += rows;
         }
         if (!directA && !pixelStep) {
           packA(src, ic, pc, mc, kc, pa);
@@ -610,6 +780,8 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
             }
             const float *panelA = pa + ir * STRATA_SGEMM_A_ROW_STRIDE(KC);
             int64_t lda = STRATA_SGEMM_A_ROW_STRIDE(KC);
+            /* Pixels from one row of the tile to the next: C's rows. */
+            int64_t pixelStride = 1;
             runs.next = 0;
             runs.pairOffset = pairOffset && rows == MR ? pairOffset : 0;
             if (directA) {
@@ -619,12 +791,37 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
               if (!rowsOuter || i == 0) {
                 runs.next = panelA + rows * lda;
               }
-            } else if (pixelStep) {
+            } else if (pixelStep && !src->padded) {
               int64_t oy = (ic + ir) / src->outWidth;
               int64_t ox = (ic + ir) - oy * src->outWidth;
               panelA = src->base + oy * src->convStrideH * src->strideH +
                        ox * pixelStep;
               lda = pixelStep;
+            } else if (pixelStep) {
+              int64_t oy = (ic + ir) / src->outWidth;
+              int64_t ox = (ic + ir) - oy * src->outWidth;
+              int64_t origin = windowOrigin(src, oy, ox);
+              lda = pixelStep;
+              if (panelColumn[panel]) {
+                lda = src->convStrideH * src->strideH;
+                pixelStride = src->outWidth;
+              }
+              struct Taps taps = pixelTaps(src, oy, ox);
+              if (!isWholeWindow(src, taps)) {
+                /* The tile's taps inside the input, from the first one's
+                 * address (the window's start may lie outside). */
+                runs.count = convRuns(src, pc, kc, taps, tileOffset, tileLength,
+                                      tileDepth);
+                int64_t first = runs.count ? tileOffset[0] : 0;
+                for (int64_t r = 0; r < runs.count; ++r) {
+                  tileOffset[r] -= first;
+                }
+                origin = runs.count ? origin + first : 0;
+                runs.offset = tileOffset;
+                runs.length = tileLength;
+                runs.depth = tileDepth;
+              }
+              panelA = src->base + origin;
             }
             /* B packed at compile time comes from memory, not from a
              * packing pass that left it in the cache: while the row panels
@@ -663,11 +860,22 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
             struct TileEpilogue tileEp;
             const struct TileEpilogue *ep =
                 tileEpilogue(last, ic + ir, jc + jr, &tileEp);
+            if (ep && pixelStride != 1) {
+              tileEp.firstLd *= pixelStride;
+              tileEp.secondLd *= pixelStride;
+              tileEp.ldr *= pixelStride;
+            }
             if (ep && ep->residual) {
               prefetchResidual(ep, rows, cols);
             }
-            micro(&runs, panelA, lda, panelB, panelStride, tile, ldc, add, ep,
-                  streamBlock, rows, cols);
+            micro(&runs, panelA, lda, panelB, panelStride, tile,
+                  ldc * pixelStride, add, ep, streamBlock, rows, cols);
+            if (runs.offset != blockRuns.offset) {
+              runs.count = blockRuns.count;
+              runs.offset = blockRuns.offset;
+              runs.length = blockRuns.length;
+              runs.depth = blockRuns.depth;
+            }
           }
         }
       }
@@ -737,10 +945,16 @@ void strata_ukernel_sgemm_f32(int64_t aBase, int64_t aOffset, int64_t lda,
  * (KH * KW * C) x F matrix (row stride ldb), and the output tile as the
  * (rows * outWidth) x F matrix it is when its pixels are dense (row stride
  * ldc). m = output pixels, n = output channels, k = KH * KW * C. The input
- * is already padded; no im2col matrix is ever made: packing A reads the
- * windows straight from the input. */
+ * is given unpadded: its element (0, 0) (pointer + offset), strides,
+ * extent (inRows x inCols) and the zero padding before it (padTop,
+ * padLeft; what lies past its end is padding too), so that output row 0's
+ * window starts at padded row 0 (an input already padded is passed with
+ * no padding). No im2col matrix or padded copy is ever made: packing A
+ * reads the windows straight from the input, writing zeros for the taps
+ * in the padding, and reading in place skips those. */
 void strata_ukernel_sconv_f32(
     int64_t inBase, int64_t inOffset, int64_t inStrideH, int64_t inStrideW,
+    int64_t inRows, int64_t inCols, int64_t padTop, int64_t padLeft,
     int64_t bBase, int64_t bOffset, int64_t ldb, int64_t cBase, int64_t cOffset,
     int64_t ldc, int64_t m, int64_t n, int64_t k, int64_t flags,
     int64_t scratchBase, int64_t outWidth, int64_t channels, int64_t kernelW,
@@ -754,11 +968,25 @@ void strata_ukernel_sconv_f32(
   src.strideW = inStrideW;
   src.outWidth = outWidth;
   src.channels = channels;
+  src.kernelH = kernelW * channels > 0 ? k / (kernelW * channels) : 0;
   src.kernelW = kernelW;
   src.convStrideH = convStrideH;
   src.convStrideW = convStrideW;
   src.dilationH = dilationH;
   src.dilationW = dilationW;
+  src.inRows = inRows;
+  src.inCols = inCols;
+  src.padTop = padTop;
+  src.padLeft = padLeft;
+  /* Whether the first or last row's or column's windows reach past the
+   * input. */
+  int64_t lastRow = outWidth > 0 && m > 0 ? (m - 1) / outWidth : 0;
+  src.padded =
+      padTop > 0 || padLeft > 0 ||
+      lastRow * convStrideH - padTop + (src.kernelH - 1) * dilationH >=
+          inRows ||
+      (outWidth - 1) * convStrideW - padLeft + (kernelW - 1) * dilationW >=
+          inCols;
   struct Epilogue epilogue;
   sgemm(&src, (const float *)(intptr_t)bBase + bOffset, ldb,
         (float *)(intptr_t)cBase + cOffset, ldc, m, n, k, flags,

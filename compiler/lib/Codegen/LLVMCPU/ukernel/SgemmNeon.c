@@ -85,9 +85,11 @@ microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
   /* B's prefetch, a line a depth step (SgemmRuns.h). */
   const char *prefetchB = runs->bPrefetch;
   const int64_t prefetchBStep = runs->bPrefetchStep;
+  const float *const pbTile = pb;
   for (int64_t r = 0; r < runs->count; ++r) {
     const float *a = pa + runs->offset[r];
     const float *a2 = a + runs->pairOffset;
+    pb = pbTile + runs->depth[r] * ldb;
     int64_t length = runs->length[r];
     int64_t p = 0;
     for (; p + 4 <= length; p += 4) {

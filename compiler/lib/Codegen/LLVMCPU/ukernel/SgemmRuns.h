@@ -2,10 +2,12 @@
  *
  * The depth of one microkernel call, [0, kc), split into runs that are
  * contiguous in each row of A: run r covers length[r] depth steps starting
- * offset[r] floats from the row's start (rows lda apart). Packed A and a
- * matrix read in place are one run; a convolution read in place has a run
- * per window row (or per tap when the pixels are not dense), each row of A
- * being an output pixel (SgemmDriver.h).
+ * offset[r] floats from the row's start (rows lda apart), against B's rows
+ * from depth[r] on. Packed A and a matrix read in place are one run; a
+ * convolution read in place has a run per window row (or per tap when the
+ * pixels are not dense), each row of A being an output pixel, and skips
+ * the taps that fall in the zero padding: B's rows of those are passed
+ * over (depth[r] past the previous run's end; SgemmDriver.h).
  *===----------------------------------------------------------------------===*/
 #ifndef STRATA_UKERNEL_SGEMM_RUNS_H_
 #define STRATA_UKERNEL_SGEMM_RUNS_H_
@@ -18,6 +20,7 @@ struct ARuns {
   int64_t count;
   const int64_t *offset;
   const int64_t *length;
+  const int64_t *depth;
   /* A matrix read in place: the first row of the next row panel at this
    * depth, or 0. The microkernel prefetches its lines while it computes
    * this tile (sgemmPrefetchNext below): read in place, a panel's rows are
@@ -90,9 +93,11 @@ sgemmPrefetchNext(const float *next, int64_t lda, int mr, int64_t *row,
 #define STRATA_SGEMM_STEPS(prefetch, VecT, load, broadcast, fma, half)         \
   const char *prefetchB = runs->bPrefetch;                                     \
   const int64_t prefetchBStep = runs->bPrefetchStep;                           \
+  const float *const pbTile = pb;                                              \
   for (int64_t r = 0; r < runs->count; ++r) {                                  \
     const float *a = pa + runs->offset[r];                                     \
     const float *a2 = a + runs->pairOffset;                                    \
+    pb = pbTile + runs->depth[r] * ldb;                                        \
     for (int64_t p = 0; p < runs->length[r]; ++p) {                            \
       if (prefetch) {                                                          \
         sgemmPrefetchNext(runs->next, lda, MR, &nextRow, &nextCol);            \
