@@ -907,7 +907,8 @@ LogicalResult lowerLayerNorm(Node &n) {
 /// (N, G, C / G, P) with P the product of d..., each (n, g) normalized over
 /// its last two dimensions, then scaled and shifted: per group at opset 18
 /// (scale and bias of G values), per channel from opset 21 (C values).
-/// Statistics are computed in f32 (f64 for f64 inputs).
+/// The statistics are LayerNormalization's (one pass in f64 for f32 and
+/// narrower inputs, two passes for f64 ones).
 LogicalResult lowerGroupNorm(Node &n) {
   if (!n.has(1) || !n.has(2)) {
     return n.fail("expects the scale and the bias (inputs 1 and 2)");
@@ -943,43 +944,25 @@ LogicalResult lowerGroupNorm(Node &n) {
   SmallVector<int64_t> grouped = {shape[0], g, per, pixels};
   Value x = reshape(b, loc, convertTensor(b, loc, n.in(0), acc), grouped);
   SmallVector<int64_t> axes = {2, 3};
-  Value count = countOf(b, loc, x, axes, acc);
-  auto divideBy = [&](Value v) {
-    return elementwise(
-        b, loc, v, cast<RankedTensorType>(v.getType()).getShape(), acc,
-        [&](OpBuilder &nb, Location l, ValueRange a) {
-          return arith::DivFOp::create(nb, l, a[0], count).getResult();
-        });
-  };
-  Value mean = divideBy(
-      reduceKeep(b, loc, x, axes, acc, Reduction::Sum, false, nullptr));
-  Value centered =
-      elementwise(b, loc, {x, mean}, grouped, acc,
-                  [](OpBuilder &nb, Location l, ValueRange a) {
-                    return arith::SubFOp::create(nb, l, a[0], a[1]).getResult();
-                  });
-  Value var = divideBy(
-      reduceKeep(b, loc, centered, axes, acc, Reduction::Sum, false,
-                 [](OpBuilder &nb, Location l, Value v) {
-                   return arith::MulFOp::create(nb, l, v, v).getResult();
-                 }));
   double epsilon = n.floatAttr("epsilon", 1e-5);
+  // LayerNormalization's statistics per (n, g), kept as (N, G, 1, 1).
+  auto [mean, invStd] = acc.isF64()
+                            ? twoPassStatistics(b, loc, x, axes, epsilon)
+                            : onePassStatistics(b, loc, x, axes, epsilon);
   // Scale and bias broadcast over (1, G, 1, 1) or (1, G, C / G, 1).
   SmallVector<int64_t> paramShape = {1, g, perChannel ? per : 1, 1};
   Value scale =
       reshape(b, loc, convertTensor(b, loc, n.in(1), acc), paramShape);
   Value bias = reshape(b, loc, convertTensor(b, loc, n.in(2), acc), paramShape);
-  Value y = elementwise(
-      b, loc, {centered, var, scale, bias}, grouped, element,
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value std = math::SqrtOp::create(
-            nb, l,
-            arith::AddFOp::create(nb, l, a[1], scalar(nb, l, acc, epsilon)));
-        Value v = arith::DivFOp::create(nb, l, a[0], std);
-        v = arith::AddFOp::create(nb, l, arith::MulFOp::create(nb, l, v, a[2]),
-                                  a[3]);
-        return convertScalar(nb, l, v, element);
-      });
+  Value y =
+      elementwise(b, loc, {x, mean, invStd, scale, bias}, grouped, element,
+                  [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                    Value v = arith::SubFOp::create(nb, l, a[0], a[1]);
+                    v = arith::MulFOp::create(nb, l, v, a[2]);
+                    v = arith::AddFOp::create(
+                        nb, l, arith::MulFOp::create(nb, l, v, a[3]), a[4]);
+                    return convertScalar(nb, l, v, element);
+                  });
   return n.replace(reshape(b, loc, y, shape));
 }
 
