@@ -450,6 +450,35 @@ func.func @bias_after_shared_reshape(%a: tensor<48x16xf32>, %b: tensor<16x32xf32
 
 // -----
 
+// The same at batch 1 of a sequence-first encoder: the reshape adds a unit
+// dimension among the others (48x32 -> 48x1x32), which the collapsing
+// fusion leaves; the unit dimension is dropped from the bias op instead,
+// which then reads the matmul's result as it is and joins its dispatch.
+// CHECK-LABEL: func.func @bias_after_unit_reshape
+// CHECK: %[[D:.*]] = flow.dispatch @{{.*}}::@bias_after_unit_reshape_dispatch_0_matmul_48x32x16_f32(
+// CHECK-NOT: flow.dispatch
+// CHECK: tensor.expand_shape %[[D]] {{\[\[}}0, 1], [2]] output_shape [48, 1, 32]
+// CHECK: func.func @bias_after_unit_reshape_dispatch_0_matmul_48x32x16_f32
+// CHECK: linalg.matmul
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]}
+// CHECK: arith.addf
+func.func @bias_after_unit_reshape(%a: tensor<48x16xf32>, %b: tensor<16x32xf32>, %bias: tensor<32xf32>) -> tensor<48x1x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<48x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<48x32xf32>) -> tensor<48x32xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<48x16xf32>, tensor<16x32xf32>) outs(%f : tensor<48x32xf32>) -> tensor<48x32xf32>
+  %x = tensor.expand_shape %m [[0], [1, 2]] output_shape [48, 1, 32] : tensor<48x32xf32> into tensor<48x1x32xf32>
+  %e3 = tensor.empty() : tensor<48x1x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%bias, %x : tensor<32xf32>, tensor<48x1x32xf32>) outs(%e3 : tensor<48x1x32xf32>) {
+  ^bb0(%c: f32, %in: f32, %o: f32):
+    %t = arith.addf %c, %in : f32
+    linalg.yield %t : f32
+  } -> tensor<48x1x32xf32>
+  return %r : tensor<48x1x32xf32>
+}
+
+// -----
+
 // MatMulInteger on 3-D activations with a constant weight: an i8 matmul,
 // its zero-point term per column (an i32 elementwise op on the matmul),
 // the reshape back, then the dequantization and bias in f32. The f32 op is

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
@@ -56,6 +57,67 @@ struct GeneralizeElementwise : OpInterfaceRewritePattern<linalg::LinalgOp> {
     return success();
   }
 };
+
+/// An elementwise f32 op on a matmul's result that an expand_shape gave
+/// unit dimensions (ONNX MatMul on [S, 1, K] activations, computed as an
+/// [S, K] matmul and expanded back: at batch 1 the attention's projection
+/// of a sequence-first encoder and its bias) is computed on the matmul's
+/// shape instead, its result expanded: it then reads the matmul's result
+/// in its own layout and joins its dispatch as the microkernel's epilogue.
+/// (The reshape fusion by collapsing below does that for unit dimensions
+/// grouped with the dimensions an operand reads alone, [[0, 1], [2]], not
+/// for one among them, [[0], [1, 2]] with the bias read (d2): a dispatch of
+/// its own, a pass over the product; 1.2% of a transformer encoder's time
+/// at batch 1.) Not a greedy pattern: linalg's dropUnitDims may leave dead
+/// ops when it gives up.
+void dropUnitDimsOfMatmulEpilogues(ModuleOp module) {
+  SmallVector<std::pair<linalg::GenericOp, SmallVector<unsigned>>> work;
+  module.walk([&](linalg::GenericOp op) {
+    if (!linalg::isElementwise(op) || !op.hasPureTensorSemantics() ||
+        op.getNumResults() != 1 ||
+        !getElementTypeOrSelf(op.getResult(0).getType()).isF32() ||
+        !op.getIndexingMapsArray().back().isIdentity()) {
+      return;
+    }
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto expand = input->get().getDefiningOp<tensor::ExpandShapeOp>();
+      if (!expand || !expand->hasOneUse() ||
+          !op.getMatchingIndexingMap(input).isIdentity() ||
+          !isa_and_nonnull<linalg::MatmulOp>(expand.getSrc().getDefiningOp()) ||
+          !expand.getSrc().hasOneUse()) {
+        continue;
+      }
+      // The expansion only adds unit dimensions: without them, the
+      // source's shape.
+      RankedTensorType type = expand.getResultType();
+      SmallVector<unsigned> unit;
+      SmallVector<int64_t> kept;
+      for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
+        if (type.getDimSize(d) == 1) {
+          unit.push_back(d);
+        } else {
+          kept.push_back(type.getDimSize(d));
+        }
+      }
+      if (!unit.empty() &&
+          ArrayRef<int64_t>(kept) == expand.getSrcType().getShape()) {
+        work.push_back({op, unit});
+        return;
+      }
+    }
+  });
+  IRRewriter rewriter(module.getContext());
+  for (auto &[op, unit] : work) {
+    linalg::ControlDropUnitDims options;
+    options.controlFn = [&](Operation *) { return unit; };
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::DropUnitDimsResult> result =
+        linalg::dropUnitDims(rewriter, op, options);
+    if (succeeded(result)) {
+      rewriter.replaceOp(op, result->replacements);
+    }
+  }
+}
 
 /// An input of an elementwise generic read through a map with constant
 /// results (a per-channel scale of shape 1xCx1x1 read (d0, d3, 0, 0) once
@@ -1369,6 +1431,23 @@ struct FormDispatchesPass
     if (failed(applyPatternsGreedily(module, std::move(patterns)))) {
       module.emitError("elementwise fusion did not converge");
       return signalPassFailure();
+    }
+    // After fusion (a bias and its ReLU are one op by then), for the
+    // epilogues the collapsing above left; the collapse of the expansion
+    // it leaves folds away.
+    dropUnitDimsOfMatmulEpilogues(module);
+    {
+      RewritePatternSet reshapePatterns(context);
+      tensor::CollapseShapeOp::getCanonicalizationPatterns(reshapePatterns,
+                                                           context);
+      tensor::ExpandShapeOp::getCanonicalizationPatterns(reshapePatterns,
+                                                         context);
+      // The op's init, a collapsed tensor.empty, is an empty again.
+      tensor::populateFoldTensorEmptyPatterns(reshapePatterns);
+      if (failed(applyPatternsGreedily(module, std::move(reshapePatterns)))) {
+        module.emitError("folding reshapes did not converge");
+        return signalPassFailure();
+      }
     }
 
     // After fusion, so a sum's fused producers (a square, a cast) come
