@@ -280,6 +280,7 @@ LogicalResult vectorizeExecutable(ModuleOp module, int64_t nativeVectorBytes) {
                        memref::MemRefDialect, scf::SCFDialect,
                        vector::VectorDialect>();
   for (auto func : module.getOps<func::FuncOp>()) {
+    splitRowSums(func, nativeVectorBytes);
     vectorizeFunction(func, nativeVectorBytes);
     combineRowsAsTree(func);
   }

@@ -117,8 +117,15 @@ LogicalResult lowerSoftmaxRows(ModuleOp module, int64_t nativeVectorBytes);
 /// Vectorizes, with upstream linalg vectorization, the linalg ops of the
 /// bufferized module whose innermost parallel loop splits into vectors of at
 /// most `nativeVectorBytes` (16 for SSE/NEON, 32 for AVX2, 64 for AVX-512);
-/// the rest stay for lowerToLLVMDialect's loops.
+/// the rest stay for lowerToLLVMDialect's loops. f64 row sums are split into
+/// per-lane partial sums first (splitRowSums).
 LogicalResult vectorizeExecutable(ModuleOp module, int64_t nativeVectorBytes);
+
+/// Rewrites each bufferized f64 sum along the innermost loop of contiguous
+/// rows as sums into a rows x lanes temporary (a native vector of f64
+/// lanes, the rows' elements a vector a step) and the sum of each row's
+/// lanes (SplitRowSums.cpp).
+void splitRowSums(Operation *root, int64_t nativeVectorBytes);
 
 /// A microkernel call whose whole result has at least this many bytes
 /// writes it with non-temporal stores (STRATA_SGEMM_STREAM): its reader
