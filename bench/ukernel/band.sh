@@ -19,26 +19,10 @@ mkdir -p "$out"
 reps="${1:-5}"
 rounds="${2:-7}"
 batch="${3:-8}"
-has() { grep -qw "$1" /proc/cpuinfo; }
-if has avx512_vnni; then
-  isa=avx512vnni source=SgemmAvx512.c
-  flags=(-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx512vnni -mavx2 -mfma)
-elif has avx512f; then
-  isa=avx512 source=SgemmAvx512.c
-  flags=(-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx2 -mfma)
-elif has avx2 && has fma; then
-  isa=avx2 source=SgemmAvx2.c flags=(-mavx2 -mfma)
-else
-  echo "SKIP: the host has no AVX2 + FMA"
-  exit 77
-fi
-x86=(--target=x86_64-unknown-linux-gnu)
-# As the compiler builds it (meson.build).
-"$clang" "${x86[@]}" -O3 -c -ffreestanding -fno-builtin -fno-stack-protector \
-  -fPIC -std=c11 -I "$ukernel" "${flags[@]}" "-DSTRATA_UKERNEL_ISA=$isa" \
-  "$ukernel/$source" -o "$out/sgemm.full.o"
-objcopy --keep-global-symbol=strata_ukernel_sconv_f32 "$out/sgemm.full.o" \
-  "$out/sgemm.o"
+# shellcheck source=bench/ukernel/sconv_build.sh
+. "$root/bench/ukernel/sconv_build.sh"
+sconv_pick_row "" ""
+sconv_build "$ukernel" "$out/sgemm.o" strata_ukernel_sconv_f32
 "$clang" -O2 -std=c11 "$root/bench/ukernel/band_time.c" "$out/sgemm.o" -lm \
   -o "$out/band_time"
 echo "band.sh: $(lscpu | sed -n 's/^Model name: *//p'), the $isa row," \

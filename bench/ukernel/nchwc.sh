@@ -18,24 +18,10 @@ out="${OUT_DIR:-$(mktemp -d)}"
 mkdir -p "$out"
 reps="${1:-20}"
 rounds="${2:-9}"
-has() { grep -qw "$1" /proc/cpuinfo; }
-if has avx512_vnni; then
-  isa=avx512vnni
-  flags=(-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx512vnni -mavx2 -mfma)
-elif has avx512f; then
-  isa=avx512
-  flags=(-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx2 -mfma)
-else
-  echo "SKIP: the host has no AVX-512"
-  exit 77
-fi
-x86=(--target=x86_64-unknown-linux-gnu)
-# As the compiler builds it (meson.build).
-"$clang" "${x86[@]}" -O3 -c -ffreestanding -fno-builtin -fno-stack-protector \
-  -fPIC -std=c11 -I "$ukernel" "${flags[@]}" "-DSTRATA_UKERNEL_ISA=$isa" \
-  "$ukernel/SgemmAvx512.c" -o "$out/sgemm.full.o"
-objcopy --keep-global-symbol=strata_ukernel_sconv_f32 "$out/sgemm.full.o" \
-  "$out/sgemm.o"
+# shellcheck source=bench/ukernel/sconv_build.sh
+. "$root/bench/ukernel/sconv_build.sh"
+sconv_pick_row "" avx512
+sconv_build "$ukernel" "$out/sgemm.o" strata_ukernel_sconv_f32
 "$clang" -O3 -std=c11 "${flags[@]}" "$root/bench/ukernel/nchwc_time.c" \
   "$out/sgemm.o" -lm -o "$out/nchwc_time"
 echo "nchwc.sh: $(lscpu | sed -n 's/^Model name: *//p'), NHWC kernel of the" \

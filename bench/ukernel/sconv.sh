@@ -27,25 +27,9 @@ rounds="${2:-9}"
 shift $(($# < 2 ? $# : 2))
 depths=("$@")
 ((${#depths[@]})) || depths=(256 576 1152 2304)
-x86=(--target=x86_64-unknown-linux-gnu)
-has() { grep -qw "$1" /proc/cpuinfo; }
-want="${ISA:-}"
-if [[ -n $want && $want != avx512vnni && $want != avx512 && $want != avx2 ]]; then
-  echo "sconv.sh: ISA must be avx512vnni, avx512 or avx2, not '$want'" >&2
-  exit 2
-fi
-if { [[ -z $want ]] || [[ $want == avx512vnni ]]; } && has avx512_vnni; then
-  isa=avx512vnni source=SgemmAvx512.c
-  flags=(-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx512vnni -mavx2 -mfma)
-elif { [[ -z $want ]] || [[ $want == avx512 ]]; } && has avx512f; then
-  isa=avx512 source=SgemmAvx512.c
-  flags=(-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx2 -mfma)
-elif { [[ -z $want ]] || [[ $want == avx2 ]]; } && has avx2 && has fma; then
-  isa=avx2 source=SgemmAvx2.c flags=(-mavx2 -mfma)
-else
-  echo "SKIP: the host cannot run the ${want:-AVX2 + FMA} kernel"
-  exit 77
-fi
+# shellcheck source=bench/ukernel/sconv_build.sh
+. "$root/bench/ukernel/sconv_build.sh"
+sconv_pick_row "${ISA:-}" ""
 # The row's own build first (the ratios' base), then one per depth; with
 # BASE, that commit's row before them.
 names=() defines=() dirs=()
@@ -72,14 +56,9 @@ objects=()
 } >"$out/sconv_variants.h"
 for i in "${!names[@]}"; do
   n=${names[$i]}
-  # As the compiler builds it (meson.build), each under its own symbol.
+  # As the compiler builds it, each under its own symbol.
   # shellcheck disable=SC2086
-  "$clang" "${x86[@]}" -O3 -c -ffreestanding -fno-builtin \
-    -fno-stack-protector -fPIC -std=c11 -I "${dirs[$i]}" "${flags[@]}" \
-    "-DSTRATA_UKERNEL_ISA=$isa" ${defines[$i]} "${dirs[$i]}/$source" \
-    -o "$out/$n.full.o"
-  objcopy --redefine-sym "strata_ukernel_sconv_f32=sconv_$n" \
-    --keep-global-symbol="sconv_$n" "$out/$n.full.o" "$out/$n.o"
+  sconv_build "${dirs[$i]}" "$out/$n.o" "sconv_$n" ${defines[$i]}
   objects+=("$out/$n.o")
 done
 "$clang" -O2 -std=c11 -I "$out" "$root/bench/ukernel/sconv_time.c" \

@@ -835,29 +835,36 @@ Value mlir::strata::onnx::convertTensor(OpBuilder &b, Location loc,
                      });
 }
 
+mlir::strata::onnx::ReductionLoops
+mlir::strata::onnx::reductionLoops(OpBuilder &b, Location loc, Value input,
+                                   ArrayRef<int64_t> axes) {
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  ReductionLoops loops;
+  SmallVector<AffineExpr> keptExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (llvm::is_contained(axes, d)) {
+      loops.iterators.push_back(utils::IteratorType::reduction);
+    } else {
+      loops.iterators.push_back(utils::IteratorType::parallel);
+      loops.keptSizes.push_back(dimOf(b, loc, input, d));
+      keptExprs.push_back(b.getAffineDimExpr(d));
+    }
+  }
+  loops.keptMap = AffineMap::get(rank, 0, keptExprs, b.getContext());
+  return loops;
+}
+
 Value mlir::strata::onnx::reduce(OpBuilder &b, Location loc, Value input,
                                  ArrayRef<int64_t> axes, Value init,
                                  BodyFn body) {
   auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<OpFoldResult> shape;
-  SmallVector<AffineExpr> outExprs;
-  SmallVector<utils::IteratorType> iterators;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    if (llvm::is_contained(axes, d)) {
-      iterators.push_back(utils::IteratorType::reduction);
-    } else {
-      iterators.push_back(utils::IteratorType::parallel);
-      shape.push_back(dimOf(b, loc, input, d));
-      outExprs.push_back(b.getAffineDimExpr(d));
-    }
-  }
-  Value out = filledTo(b, loc, shape, init);
-  SmallVector<AffineMap> maps = {
-      b.getMultiDimIdentityMap(type.getRank()),
-      AffineMap::get(type.getRank(), 0, outExprs, b.getContext())};
+  ReductionLoops loops = reductionLoops(b, loc, input, axes);
+  Value out = filledTo(b, loc, loops.keptSizes, init);
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(type.getRank()),
+                                 loops.keptMap};
   auto op = linalg::GenericOp::create(
       b, loc, TypeRange{out.getType()}, ValueRange{input}, ValueRange{out},
-      maps, iterators,
+      maps, loops.iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
         linalg::YieldOp::create(nested, nestedLoc,
                                 body(nested, nestedLoc, args));

@@ -398,6 +398,17 @@ Type storageElement(Type type);
 /// integers as such), null for codes not lowered (strings, complex).
 Type onnxDataType(MLIRContext *ctx, int64_t code);
 
+/// The loops of a reduction of `input` over `axes`: the kept dimensions'
+/// sizes, the map from the loops to them (the result's indexing map) and
+/// each loop's iterator type.
+struct ReductionLoops {
+  SmallVector<OpFoldResult> keptSizes;
+  AffineMap keptMap;
+  SmallVector<utils::IteratorType> iterators;
+};
+ReductionLoops reductionLoops(OpBuilder &b, Location loc, Value input,
+                              ArrayRef<int64_t> axes);
+
 /// A reduction over `axes` of `input` (kept dims dropped) with `init` and
 /// the combining `body(acc... , elem)`: body gets (element, accumulator).
 Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,

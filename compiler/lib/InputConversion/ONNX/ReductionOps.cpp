@@ -781,26 +781,16 @@ std::pair<Value, Value> onePassStatistics(OpBuilder &b, Location loc, Value x,
   Type f64 = b.getF64Type();
   Type f32 = b.getF32Type();
   int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> sizes;
-  SmallVector<AffineExpr> keptDims;
-  SmallVector<utils::IteratorType> iterators;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (llvm::is_contained(axes, d)) {
-      iterators.push_back(utils::IteratorType::reduction);
-    } else {
-      iterators.push_back(utils::IteratorType::parallel);
-      sizes.push_back(dimOf(b, loc, x, d));
-      keptDims.push_back(b.getAffineDimExpr(d));
-    }
-  }
+  ReductionLoops loops = reductionLoops(b, loc, x, axes);
+  SmallVector<OpFoldResult> &sizes = loops.keptSizes;
   Value zero = scalar(b, loc, f64, 0.0);
   Value sums = filledTo(b, loc, sizes, zero);
-  AffineMap kept = AffineMap::get(rank, 0, keptDims, b.getContext());
+  AffineMap kept = loops.keptMap;
   auto reduction = linalg::GenericOp::create(
       b, loc, TypeRange{sums.getType(), sums.getType()}, ValueRange{x},
       ValueRange{sums, sums},
       ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank), kept, kept},
-      iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+      loops.iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
         Value v = arith::ExtFOp::create(nb, l, f64, args[0]);
         Value sum = arith::AddFOp::create(nb, l, args[1], v);
         Value squares = arith::AddFOp::create(

@@ -401,11 +401,9 @@ void strata_ukernel_sdwconv_f32(
   /* Output columns whose every tap column is inside the input: from the
    * first whose window starts at or after column 0 to the last whose
    * window ends before inCols. */
-  int64_t oxLo = (padLeft + strideW - 1) / strideW;
-  int64_t lastStart = inCols - 1 - (kernelW - 1) * dilationW + padLeft;
-  int64_t oxHi = lastStart < 0 ? 0 : lastStart / strideW + 1;
-  oxHi = oxHi < outWidth ? oxHi : outWidth;
-  oxLo = oxLo < oxHi ? oxLo : oxHi;
+  int64_t oxLo, oxHi;
+  strataInteriorRange(padLeft, strideW, kernelW, dilationW, inCols, outWidth,
+                      &oxLo, &oxHi);
   int64_t vectorChannels = channels / DW_VL * DW_VL;
   /* One body per op, with the 3x3 window unrolled; sawNan is whether
    * DW_OP_MAX_SPLIT met a NaN. */

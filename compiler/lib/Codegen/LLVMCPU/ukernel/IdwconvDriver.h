@@ -309,11 +309,9 @@ void strata_ukernel_idwconv_s8(
   s.filter = wide;
   s.cp = cp;
   /* Output columns whose every tap column is inside the input. */
-  int64_t oxLo = (padLeft + strideW - 1) / strideW;
-  int64_t lastStart = inCols - 1 - (kernelW - 1) * dilationW + padLeft;
-  int64_t oxHi = lastStart < 0 ? 0 : lastStart / strideW + 1;
-  oxHi = oxHi < outWidth ? oxHi : outWidth;
-  oxLo = oxLo < oxHi ? oxLo : oxHi;
+  int64_t oxLo, oxHi;
+  strataInteriorRange(padLeft, strideW, kernelW, dilationW, inCols, outWidth,
+                      &oxLo, &oxHi);
   int64_t vectorChannels = channels / IDW_VL * IDW_VL;
   if (kernelH == 3 && kernelW == 3) {
     idwVectorChannels(&s, vectorChannels, oxLo, oxHi, 3, 3);

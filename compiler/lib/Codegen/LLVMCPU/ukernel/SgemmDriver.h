@@ -434,19 +434,6 @@ static int64_t convPixelStep(const struct ASource *src) {
   return step;
 }
 
-/* The output columns [*lo, *hi) whose windows have every tap column
- * inside the input. */
-static void interiorColumns(const struct ASource *src, int64_t *lo,
-                            int64_t *hi) {
-  int64_t first = (src->padLeft + src->convStrideW - 1) / src->convStrideW;
-  int64_t lastStart =
-      src->inCols - 1 - (src->kernelW - 1) * src->dilationW + src->padLeft;
-  int64_t end = lastStart < 0 ? 0 : lastStart / src->convStrideW + 1;
-  end = minI64(end, src->outWidth);
-  *lo = minI64(first, end);
-  *hi = end;
-}
-
 /* The tiles of output pixels [row0, row0 + mc) of a convolution read in
  * place whose windows meet the padding (ASource.padded), as the driver's
  * row panels (first pixel from row0, pixels, column or not); returns how
@@ -653,7 +640,9 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
       pixelStep && pairsOutputRows(src) ? src->convStrideH * src->strideH : 0;
   int64_t oxLo = 0, oxHi = 0;
   if (pixelStep && src->padded) {
-    interiorColumns(src, &oxLo, &oxHi);
+    strataInteriorRange(src->padLeft, src->convStrideW, src->kernelW,
+                        src->dilationW, src->inCols, src->outWidth, &oxLo,
+                        &oxHi);
   }
   int64_t runOffset[STRATA_SGEMM_CONV_KC];
   int64_t runLength[STRATA_SGEMM_CONV_KC];

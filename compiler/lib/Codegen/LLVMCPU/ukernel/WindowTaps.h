@@ -2,7 +2,8 @@
  *
  * The convolution microkernels read their input unpadded and skip the taps
  * of a window that fall in the zero padding (SgemmDriver.h, DwconvDriver.h,
- * IdwconvDriver.h): which taps of one dimension those are.
+ * IdwconvDriver.h): which taps of one dimension those are, and which
+ * outputs have all of theirs inside.
  *===----------------------------------------------------------------------===*/
 #ifndef STRATA_UKERNEL_WINDOW_TAPS_H_
 #define STRATA_UKERNEL_WINDOW_TAPS_H_
@@ -22,6 +23,23 @@ static inline void strataTapRange(int64_t start, int64_t taps, int64_t step,
   }
   *lo = l < h ? l : h;
   *hi = h;
+}
+
+/* The outputs [*lo, *hi) of `outputs` along one dimension whose every tap
+ * falls inside the input: from the first whose window starts at or after
+ * 0 to the last whose window ends before `extent` (windows `stride`
+ * apart, the first starting `pad` before the input, `taps` taps `step`
+ * apart); *lo == *hi when none does. */
+static inline void strataInteriorRange(int64_t pad, int64_t stride,
+                                       int64_t taps, int64_t step,
+                                       int64_t extent, int64_t outputs,
+                                       int64_t *lo, int64_t *hi) {
+  int64_t first = (pad + stride - 1) / stride;
+  int64_t lastStart = extent - 1 - (taps - 1) * step + pad;
+  int64_t end = lastStart < 0 ? 0 : lastStart / stride + 1;
+  end = end < outputs ? end : outputs;
+  *lo = first < end ? first : end;
+  *hi = end;
 }
 
 #endif /* STRATA_UKERNEL_WINDOW_TAPS_H_ */
