@@ -89,6 +89,8 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     packOptions.int8PanelColumns = int8Panel[0];
     packOptions.int8DepthGroup = int8Panel[1];
     packOptions.int8DepthMultiple = int8Panel[2];
+    // Before packing: the parts of a sliced weight are packed apart.
+    pm.addPass(flow::createSplitSlicedResultsPass());
     pm.addPass(flow::createPackWeightsPass(packOptions));
     pm.addPass(flow::createFormDispatchesPass(flowOptions));
     // Host size arithmetic that dispatch formation reified as affine.apply

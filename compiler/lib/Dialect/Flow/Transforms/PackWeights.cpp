@@ -8,12 +8,14 @@
 // which the code generator drops (Codegen/LLVMCPU/PackedWeights.cpp):
 // nothing is packed per call.
 
-#include "Strata/Dialect/Flow/IR/PackedWeightLayout.h"
 #include "Strata/Dialect/Flow/Transforms/Passes.h"
+
+#include "Strata/Dialect/Flow/IR/PackedWeightLayout.h"
+
+#include "ConstantData.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 
 namespace mlir::strata::flow {
 #define GEN_PASS_DEF_PACKWEIGHTSPASS
@@ -36,23 +38,11 @@ std::optional<ArrayRef<char>> constantBytes(Value value, Type elementType,
       type.getNumElements() * elementBytes <= flow::kMaxInlinedConstantBytes) {
     return std::nullopt;
   }
-  ArrayRef<char> raw;
-  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue())) {
-    if (dense.isSplat()) {
-      return std::nullopt;
-    }
-    raw = dense.getRawData();
-  } else if (auto resource =
-                 dyn_cast<DenseResourceElementsAttr>(constant.getValue())) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob) {
-      return std::nullopt;
-    }
-    raw = blob->getData();
-  } else {
+  std::optional<ArrayRef<char>> raw = flow::rawElementData(constant.getValue());
+  if (!raw) {
     return std::nullopt;
   }
-  if (static_cast<int64_t>(raw.size()) !=
+  if (static_cast<int64_t>(raw->size()) !=
       type.getNumElements() * elementBytes) {
     return std::nullopt;
   }

@@ -105,6 +105,42 @@ def FormDispatchesPass : Pass<"strata-form-dispatches", "::mlir::ModuleOp"> {
   ];
 }
 
+def SplitSlicedResultsPass
+    : Pass<"strata-split-sliced-results", "::mlir::ModuleOp"> {
+  let summary = "compute a result read only in disjoint slices slice by slice";
+  let description = [{
+    A value whose uses are all `tensor.extract_slice` ops taking disjoint
+    parts of one dimension (and the whole of the others) is computed part
+    by part, when every op of the chain that computes it can be: an
+    elementwise linalg op (a generic, `linalg.add`, a transpose: its
+    operands sliced along the same loop), a `linalg.matmul`'s columns, an
+    `expand_shape` or `collapse_shape` on a dimension whose group is
+    otherwise 1, each read by nothing else, down to constants (sliced at
+    compile time), `tensor.empty` and `linalg.fill`. Otherwise the chain
+    is left as it is: a slice of a run-time value would be a copy.
+
+    An attention's query, key and value projection (one matmul of 3 * D
+    columns, its bias, three slices) becomes three matmuls of D columns,
+    each on its third of the weight, and nothing is copied:
+
+    ```mlir
+    %m = linalg.matmul ins(%x, %w : tensor<128x256xf32>, tensor<256x768xf32>)
+           outs(%fill : tensor<128x768xf32>) -> tensor<128x768xf32>
+    %q = tensor.extract_slice %m[0, 0] [128, 256] [1, 1]
+    %k = tensor.extract_slice %m[0, 256] [128, 256] [1, 1]
+    // becomes
+    %wq = arith.constant dense<...> : tensor<256x256xf32>  // columns 0..255
+    %q = linalg.matmul ins(%x, %wq : tensor<128x256xf32>, tensor<256x256xf32>)
+           outs(%fillq : tensor<128x256xf32>) -> tensor<128x256xf32>
+    ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def PackWeightsPass : Pass<"strata-pack-weights", "::mlir::ModuleOp"> {
   let summary = "store constant matmul and convolution weights in the "
                 "microkernel's panel layout";
