@@ -47,7 +47,7 @@ func.func @qkv(%x: tensor<4x3xf32>) -> (tensor<2x2x2xf32>, tensor<2x2x2xf32>, te
 // -----
 
 // Rows of any count (a sequence), the whole dimension read back with
-// tensor.dim; named elementwise ops, a splat bias, a collapse of a unit
+// tensor.dim or given as the size the rows were made with; named elementwise ops, a splat bias, a collapse of a unit
 // dimension, and a part nobody reads (columns 2..3): it is not computed.
 // CHECK-LABEL: func.func @dynamic_rows(
 // CHECK-SAME: %[[X:.*]]: tensor<?x3xf32>
@@ -84,7 +84,7 @@ func.func @dynamic_rows(%x: tensor<?x3xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32
   } -> tensor<?x6xf32>
   %m = tensor.dim %add, %c0 : tensor<?x6xf32>
   %q = tensor.extract_slice %add[0, 0] [%m, 2] [1, 1] : tensor<?x6xf32> to tensor<?x2xf32>
-  %v = tensor.extract_slice %add[0, 4] [%m, 2] [1, 1] : tensor<?x6xf32> to tensor<?x2xf32>
+  %v = tensor.extract_slice %add[0, 4] [%n, 2] [1, 1] : tensor<?x6xf32> to tensor<?x2xf32>
   return %q, %v : tensor<?x2xf32>, tensor<?x2xf32>
 }
 

@@ -27,6 +27,7 @@
 #include "mlir/IR/Iterators.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace mlir::strata::flow {
@@ -47,7 +48,8 @@ struct DimSlice {
 };
 
 // Whether [offset, offset + size) is the whole of dimension `i` of
-// `source`: static, or the dynamic size read back with tensor.dim.
+// `source`: static, or a dynamic size known to equal it (read back with
+// tensor.dim, or the size its producer was made with).
 bool isWholeDim(Value source, int64_t i, OpFoldResult offset,
                 OpFoldResult size) {
   if (!isZeroInteger(offset)) {
@@ -57,10 +59,10 @@ bool isWholeDim(Value source, int64_t i, OpFoldResult offset,
   if (!type.isDynamicDim(i)) {
     return isConstantIntValue(size, type.getDimSize(i));
   }
-  auto dim = dyn_cast_if_present<Value>(size);
-  auto dimOp = dim ? dim.getDefiningOp<tensor::DimOp>() : nullptr;
-  return dimOp && dimOp.getSource() == source &&
-         isConstantIntValue(dimOp.getDimension(), i);
+  FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(
+      ValueBoundsConstraintSet::Variable(size),
+      ValueBoundsConstraintSet::Variable(source, i));
+  return succeeded(equal) && *equal;
 }
 
 // A slice of unit strides, of the same rank, that takes a static part of
