@@ -325,7 +325,10 @@ Value sliceValue(OpBuilder &b, Value value, const DimSlice &part) {
         .getResult(0);
   }
   SmallVector<Value> operands(op->getOperands());
-  for (auto [index, operandDim] : *slicedOperands(op, part.dim)) {
+  // (Held: a range over the optional's temporary would dangle.)
+  std::optional<SmallVector<std::pair<unsigned, int64_t>>> sliced =
+      slicedOperands(op, part.dim);
+  for (auto [index, operandDim] : *sliced) {
     operands[index] = sliceValue(b, operands[index],
                                  DimSlice{operandDim, part.offset, part.size});
   }
