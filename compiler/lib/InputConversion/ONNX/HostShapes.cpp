@@ -79,37 +79,6 @@ sizeArith(OpBuilder &b, Location loc, OpFoldResult lhs, OpFoldResult rhs,
       .getResult();
 }
 
-// Whether `v` is never negative: a constant that is not, a tensor's
-// dimension, or the maximum, minimum or choice of such values. (ONNX
-// Slice clamps its bounds into [0, size]; on a dimension the clamps then
-// fold away and the slice is seen to take the whole of it.)
-bool isKnownNonNegative(OpFoldResult v, int depth = 0) {
-  if (std::optional<int64_t> c = getConstantIntValue(v)) {
-    return *c >= 0;
-  }
-  auto value = dyn_cast_if_present<Value>(v);
-  Operation *op = value ? value.getDefiningOp() : nullptr;
-  if (!op || depth > 8) {
-    return false;
-  }
-  if (isa<tensor::DimOp>(op)) {
-    return true;
-  }
-  auto known = [&](Value operand) {
-    return isKnownNonNegative(operand, depth + 1);
-  };
-  if (auto max = dyn_cast<arith::MaxSIOp>(op)) {
-    return known(max.getLhs()) || known(max.getRhs());
-  }
-  if (auto min = dyn_cast<arith::MinSIOp>(op)) {
-    return known(min.getLhs()) && known(min.getRhs());
-  }
-  if (auto select = dyn_cast<arith::SelectOp>(op)) {
-    return known(select.getTrueValue()) && known(select.getFalseValue());
-  }
-  return false;
-}
-
 } // namespace
 
 OpFoldResult mlir::strata::onnx::addSizes(OpBuilder &b, Location loc,
@@ -179,13 +148,6 @@ Value mlir::strata::onnx::compareSizes(OpBuilder &b, Location loc,
                                           APInt(64, *r, true));
     return arith::ConstantIntOp::create(b, loc, holds, 1);
   }
-  // A value never negative against 0 (a bound's wrap of a dimension).
-  if (r == 0 && isKnownNonNegative(lhs) &&
-      (pred == arith::CmpIPredicate::slt ||
-       pred == arith::CmpIPredicate::sge)) {
-    return arith::ConstantIntOp::create(b, loc,
-                                        pred == arith::CmpIPredicate::sge, 1);
-  }
   return arith::CmpIOp::create(b, loc, pred, indexValueOf(b, loc, lhs),
                                indexValueOf(b, loc, rhs));
 }
@@ -212,18 +174,6 @@ OpFoldResult mlir::strata::onnx::selectSize(OpBuilder &b, Location loc,
 
 OpFoldResult mlir::strata::onnx::minSizes(OpBuilder &b, Location loc,
                                           OpFoldResult lhs, OpFoldResult rhs) {
-  if (lhs == rhs) {
-    return lhs;
-  }
-  // A constant at most 0 against a value never negative.
-  std::optional<int64_t> l = getConstantIntValue(lhs);
-  std::optional<int64_t> r = getConstantIntValue(rhs);
-  if (l && *l <= 0 && !r && isKnownNonNegative(rhs)) {
-    return lhs;
-  }
-  if (r && *r <= 0 && !l && isKnownNonNegative(lhs)) {
-    return rhs;
-  }
   return sizeArith<arith::MinSIOp>(
       b, loc, lhs, rhs, [](int64_t x, int64_t y) -> std::optional<int64_t> {
         return std::min(x, y);
@@ -232,17 +182,6 @@ OpFoldResult mlir::strata::onnx::minSizes(OpBuilder &b, Location loc,
 
 OpFoldResult mlir::strata::onnx::maxSizes(OpBuilder &b, Location loc,
                                           OpFoldResult lhs, OpFoldResult rhs) {
-  if (lhs == rhs) {
-    return lhs;
-  }
-  std::optional<int64_t> l = getConstantIntValue(lhs);
-  std::optional<int64_t> r = getConstantIntValue(rhs);
-  if (l && *l <= 0 && !r && isKnownNonNegative(rhs)) {
-    return rhs;
-  }
-  if (r && *r <= 0 && !l && isKnownNonNegative(lhs)) {
-    return lhs;
-  }
   return sizeArith<arith::MaxSIOp>(
       b, loc, lhs, rhs, [](int64_t x, int64_t y) -> std::optional<int64_t> {
         return std::max(x, y);

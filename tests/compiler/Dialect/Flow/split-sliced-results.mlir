@@ -120,37 +120,3 @@ func.func @kept(%x: tensor<4x3xf32>, %wr: tensor<3x6xf32>) -> (tensor<4x3xf32>, 
   %d1 = tensor.extract_slice %m3[2, 0] [2, 6] [1, 1] : tensor<4x6xf32> to tensor<2x6xf32>
   return %a0, %a1, %b0, %b1, %m1, %c0, %c1, %d0, %d1 : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x6xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<2x6xf32>, tensor<2x6xf32>
 }
-
-// -----
-
-// A chain whose reshape's size is read as well (ONNX's importer checks
-// shapes with tensor.dim): the size is asked of what the reshape is made
-// from, and the chain is split; nothing reads the whole afterwards.
-// CHECK-LABEL: func.func @sizes_read(
-// CHECK-SAME: %[[X:.*]]: tensor<?x3xf32>
-// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x3xf32>
-// CHECK-NOT: tensor.extract_slice
-// CHECK-NOT: tensor<?x1x6xf32>
-// CHECK: linalg.matmul {{.*}} -> tensor<?x2xf32>
-// CHECK: linalg.matmul {{.*}} -> tensor<?x2xf32>
-// CHECK: return %{{.*}}, %{{.*}}, %[[N]] : tensor<?x1x2xf32>, tensor<?x1x2xf32>, index
-func.func @sizes_read(%x: tensor<?x3xf32>) -> (tensor<?x1x2xf32>, tensor<?x1x2xf32>, index) {
-  %c0 = arith.constant 0 : index
-  %w = arith.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [7.0, 8.0, 9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0, 17.0, 18.0]]> : tensor<3x6xf32>
-  %zero = arith.constant 0.0 : f32
-  %n = tensor.dim %x, %c0 : tensor<?x3xf32>
-  %e = tensor.empty(%n) : tensor<?x6xf32>
-  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<?x6xf32>) -> tensor<?x6xf32>
-  %mm = linalg.matmul ins(%x, %w : tensor<?x3xf32>, tensor<3x6xf32>) outs(%fill : tensor<?x6xf32>) -> tensor<?x6xf32>
-  %x3 = tensor.expand_shape %mm [[0], [1, 2]] output_shape [%n, 1, 6] : tensor<?x6xf32> into tensor<?x1x6xf32>
-  %rows = tensor.dim %x3, %c0 : tensor<?x1x6xf32>
-  %e3 = tensor.empty(%rows) : tensor<?x1x6xf32>
-  %neg = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x3 : tensor<?x1x6xf32>) outs(%e3 : tensor<?x1x6xf32>) {
-  ^bb0(%in: f32, %out: f32):
-    %s = arith.negf %in : f32
-    linalg.yield %s : f32
-  } -> tensor<?x1x6xf32>
-  %q = tensor.extract_slice %neg[0, 0, 0] [%rows, 1, 2] [1, 1, 1] : tensor<?x1x6xf32> to tensor<?x1x2xf32>
-  %v = tensor.extract_slice %neg[0, 0, 4] [%rows, 1, 2] [1, 1, 1] : tensor<?x1x6xf32> to tensor<?x1x2xf32>
-  return %q, %v, %rows : tensor<?x1x2xf32>, tensor<?x1x2xf32>, index
-}

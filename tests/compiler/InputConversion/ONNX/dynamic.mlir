@@ -268,24 +268,3 @@ func.func @runtime_onehot_window(%i: tensor<3xi64>, %d: tensor<f32>, %v: tensor<
   %w = onnx.node "HannWindow"(%n) {attrs = {}, domain = "", node_name = "w", opset = 17 : i64} : (tensor<i32>) -> tensor<?xf32>
   return %o, %w : tensor<3x?xf32>, tensor<?xf32>
 }
-
-// -----
-
-// Slice along the columns of rows of any count: the rows are taken whole.
-// The clamps of their bounds into [0, rows] fold away (a dimension is never
-// negative: HostShapes.cpp isKnownNonNegative), so the slice's size is the
-// dimension itself, which later passes recognize as the whole of it
-// (--strata-split-sliced-results).
-// CHECK-LABEL: func.func @slice_whole_dynamic_rows
-// CHECK-NOT: arith.maxsi
-// CHECK-NOT: arith.minsi
-// CHECK-NOT: arith.select
-// CHECK: %[[ROWS:.*]] = tensor.dim %arg0, %c0 : tensor<?x8xf32>
-// CHECK-NEXT: tensor.extract_slice %arg0[0, 2] [%[[ROWS]], 4] [1, 1] : tensor<?x8xf32> to tensor<?x4xf32>
-func.func @slice_whole_dynamic_rows(%x: tensor<?x8xf32>) -> tensor<?x4xf32> {
-  %s = arith.constant dense<[2]> : tensor<1xi64>
-  %e = arith.constant dense<[6]> : tensor<1xi64>
-  %a = arith.constant dense<[1]> : tensor<1xi64>
-  %r = onnx.node "Slice"(%x, %s, %e, %a) {attrs = {}, domain = "", node_name = "sl", opset = 13 : i64} : (tensor<?x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x4xf32>
-  return %r : tensor<?x4xf32>
-}

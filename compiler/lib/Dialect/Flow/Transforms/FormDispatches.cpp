@@ -1442,11 +1442,8 @@ struct FormDispatchesPass
                                                            context);
       tensor::ExpandShapeOp::getCanonicalizationPatterns(reshapePatterns,
                                                          context);
-      // The op's init, a collapsed tensor.empty, is an empty again, whose
-      // sizes (a tensor.dim of the empty it was made from) are that
-      // empty's operands: an empty left on the host would be a dispatch.
+      // The op's init, a collapsed tensor.empty, is an empty again.
       tensor::populateFoldTensorEmptyPatterns(reshapePatterns);
-      tensor::EmptyOp::getCanonicalizationPatterns(reshapePatterns, context);
       if (failed(applyPatternsGreedily(module, std::move(reshapePatterns)))) {
         module.emitError("folding reshapes did not converge");
         return signalPassFailure();

@@ -250,18 +250,10 @@ bool isSliceableConstant(Value value) {
          flow::rawElementData(constant.getValue()).has_value();
 }
 
-// Whether `value` has one use but for tensor.dim of it (sizes, which
-// resolveDimUses asks of what computes it instead).
-bool hasOneUseButSizes(Value value) {
-  return llvm::count_if(value.getUsers(), [](Operation *user) {
-           return !isa<tensor::DimOp>(user);
-         }) == 1;
-}
-
 // Whether a slice of `value` along `dim` costs nothing at run time: it is a
 // constant, an empty tensor or a fill of one, or the result of an op read
-// by nothing else but its sizes (`top`: the op whose result the slices read)
-// whose operands' slices cost nothing.
+// by nothing else (`top`: the op whose result the slices read) whose
+// operands' slices cost nothing.
 bool isFreeToSlice(Value value, int64_t dim, bool top = false) {
   if (isSliceableConstant(value) || value.getDefiningOp<tensor::EmptyOp>()) {
     return true;
@@ -271,7 +263,7 @@ bool isFreeToSlice(Value value, int64_t dim, bool top = false) {
            isFreeToSlice(fill.getOutputs()[0], dim);
   }
   Operation *op = value.getDefiningOp();
-  if (!op || op->getNumResults() != 1 || (!top && !hasOneUseButSizes(value))) {
+  if (!op || op->getNumResults() != 1 || (!top && !value.hasOneUse())) {
     return false;
   }
   auto operands = slicedOperands(op, dim);
@@ -361,66 +353,6 @@ Value sliceValue(OpBuilder &b, Value value, const DimSlice &part) {
   return clone->getResult(0);
 }
 
-// Dimension `i` of `value`, read from the empty tensor it is (or is a fill
-// of) when it is one: a tensor.dim of an empty would be a dispatch.
-OpFoldResult sizeOf(OpBuilder &b, Location loc, Value value, int64_t i) {
-  if (auto fill = value.getDefiningOp<linalg::FillOp>()) {
-    return sizeOf(b, loc, fill.getOutputs()[0], i);
-  }
-  if (auto empty = value.getDefiningOp<tensor::EmptyOp>()) {
-    return empty.getMixedSizes()[i];
-  }
-  return tensor::getMixedSize(b, loc, value, i);
-}
-
-// Sizes asked of the ops of a chain about to be split (tensor.dim of
-// their results: a slice's size, the whole of a dynamic dimension, a
-// shape check) are asked of what each is computed from instead (a linalg
-// op's init, a reshape's operand and output shape), so that nothing reads
-// the wholes once the parts replace them.
-LogicalResult resolveDimUses(OpBuilder &b, Value value, int64_t dim) {
-  if (auto fill = value.getDefiningOp<linalg::FillOp>()) {
-    return resolveDimUses(b, fill.getOutputs()[0], dim);
-  }
-  Operation *op = value.getDefiningOp();
-  if (!op ||
-      !isa<linalg::LinalgOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-          op)) {
-    return success(); // a constant or an empty: sizes of its own
-  }
-  if (llvm::any_of(value.getUsers(), llvm::IsaPred<tensor::DimOp>)) {
-    b.setInsertionPointAfter(op);
-    ReifiedRankedShapedTypeDims shapes;
-    if (failed(reifyResultShapes(b, op, shapes))) {
-      return failure();
-    }
-    for (Operation *user : llvm::make_early_inc_range(value.getUsers())) {
-      if (auto dimOp = dyn_cast<tensor::DimOp>(user)) {
-        std::optional<int64_t> index = dimOp.getConstantIndex();
-        if (!index) {
-          return failure();
-        }
-        OpFoldResult size = shapes[0][*index];
-        if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
-          size = sizeOf(b, dimOp.getLoc(), dps.getDpsInitOperand(0)->get(),
-                        *index);
-        }
-        dimOp.replaceAllUsesWith(
-            getValueOrCreateConstantIndexOp(b, dimOp.getLoc(), size));
-        dimOp.erase();
-      }
-    }
-  }
-  std::optional<SmallVector<std::pair<unsigned, int64_t>>> sliced =
-      slicedOperands(op, dim);
-  for (auto [index, operandDim] : *sliced) {
-    if (failed(resolveDimUses(b, op->getOperand(index), operandDim))) {
-      return failure();
-    }
-  }
-  return success();
-}
-
 struct SplitSlicedResultsPass
     : flow::impl::SplitSlicedResultsPassBase<SplitSlicedResultsPass> {
   void runOnOperation() override {
@@ -445,8 +377,27 @@ struct SplitSlicedResultsPass
                                     /*top=*/true)) {
         continue;
       }
-      if (failed(resolveDimUses(b, result, slices->front().second.dim))) {
+      // The sizes of the other dimensions asked of the whole (a slice's
+      // size, the whole of a dynamic dimension) are asked of what it is
+      // computed from: a linalg op's init, a reshape's source.
+      b.setInsertionPointAfter(op);
+      ReifiedRankedShapedTypeDims shapes;
+      if (llvm::any_of(result.getUsers(), llvm::IsaPred<tensor::DimOp>) &&
+          failed(reifyResultShapes(b, op, shapes))) {
         continue;
+      }
+      for (Operation *user : llvm::make_early_inc_range(result.getUsers())) {
+        if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+          int64_t index = *dim.getConstantIndex();
+          OpFoldResult size = shapes[0][index];
+          if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
+            size = tensor::getMixedSize(b, dim.getLoc(),
+                                        dps.getDpsInitOperand(0)->get(), index);
+          }
+          dim.replaceAllUsesWith(
+              getValueOrCreateConstantIndexOp(b, dim.getLoc(), size));
+          dim.erase();
+        }
       }
       for (auto [slice, part] : *slices) {
         b.setInsertionPoint(slice);
