@@ -295,7 +295,13 @@ def run_threads(args, rows, threads, ort):
                 # The runners take turns going first: whichever follows
                 # another pays for what that one leaves behind (caches,
                 # threads still winding down), so no runner always does.
+                # Every other cycle of turns runs them in reverse, so each
+                # follows every other as often (in one direction only, the
+                # Strata column always came right after ONNX Runtime's or
+                # first).
                 order = list(calls[row.label].items())
+                if (round_index // len(order)) % 2 == 1:
+                    order.reverse()
                 shift = round_index % len(order)
                 for name, call in order[shift:] + order[:shift]:
                     settle()
