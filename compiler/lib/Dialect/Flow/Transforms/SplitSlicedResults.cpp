@@ -115,9 +115,6 @@ matchSliceUses(Value value) {
   if (slices.empty() || llvm::is_contained(dims, slices.front().second.dim)) {
     return std::nullopt;
   }
-  if (slices.empty()) {
-    return std::nullopt;
-  }
   SmallVector<DimSlice> parts = llvm::map_to_vector(
       slices, [](const auto &slice) { return slice.second; });
   llvm::sort(parts, [](const DimSlice &a, const DimSlice &b) {
