@@ -120,3 +120,30 @@ func.func @kept(%x: tensor<4x3xf32>, %wr: tensor<3x6xf32>) -> (tensor<4x3xf32>, 
   %d1 = tensor.extract_slice %m3[2, 0] [2, 6] [1, 1] : tensor<4x6xf32> to tensor<2x6xf32>
   return %a0, %a1, %b0, %b1, %m1, %c0, %c1, %d0, %d1 : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x6xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<2x6xf32>, tensor<2x6xf32>
 }
+
+// -----
+
+// A weight stored as a resource blob (as large ONNX initializers are):
+// its slices are cut from the blob's bytes.
+// CHECK-LABEL: func.func @resource_weight(
+// CHECK-DAG: arith.constant dense<{{\[}}[1.000000e+00], [3.000000e+00]]> : tensor<2x1xf32>
+// CHECK-DAG: arith.constant dense<{{\[}}[2.000000e+00], [4.000000e+00]]> : tensor<2x1xf32>
+// CHECK-NOT: tensor.extract_slice
+func.func @resource_weight(%x: tensor<3x2xf32>) -> (tensor<3x1xf32>, tensor<3x1xf32>) {
+  %w = arith.constant dense_resource<weight> : tensor<2x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x2xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<3x2xf32>, tensor<2x2xf32>) outs(%fill : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %a = tensor.extract_slice %mm[0, 0] [3, 1] [1, 1] : tensor<3x2xf32> to tensor<3x1xf32>
+  %b = tensor.extract_slice %mm[0, 1] [3, 1] [1, 1] : tensor<3x2xf32> to tensor<3x1xf32>
+  return %a, %b : tensor<3x1xf32>, tensor<3x1xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      weight: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}
