@@ -376,21 +376,23 @@ struct SplitSlicedResultsPass
       }
       // The sizes of the other dimensions asked of the whole (a slice's
       // size, the whole of a dynamic dimension) are asked of what it is
-      // computed from: a linalg op's init, a reshape's source.
+      // computed from: a linalg op's init, a reshape's operand and output
+      // shape (reified only for a reshape).
       b.setInsertionPointAfter(op);
+      auto dps = dyn_cast<DestinationStyleOpInterface>(op);
       ReifiedRankedShapedTypeDims shapes;
-      if (llvm::any_of(result.getUsers(), llvm::IsaPred<tensor::DimOp>) &&
+      if (!dps &&
+          llvm::any_of(result.getUsers(), llvm::IsaPred<tensor::DimOp>) &&
           failed(reifyResultShapes(b, op, shapes))) {
         continue;
       }
       for (Operation *user : llvm::make_early_inc_range(result.getUsers())) {
         if (auto dim = dyn_cast<tensor::DimOp>(user)) {
           int64_t index = *dim.getConstantIndex();
-          OpFoldResult size = shapes[0][index];
-          if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
-            size = tensor::getMixedSize(b, dim.getLoc(),
-                                        dps.getDpsInitOperand(0)->get(), index);
-          }
+          OpFoldResult size =
+              dps ? tensor::getMixedSize(b, dim.getLoc(),
+                                         dps.getDpsInitOperand(0)->get(), index)
+                  : shapes[0][index];
           dim.replaceAllUsesWith(
               getValueOrCreateConstantIndexOp(b, dim.getLoc(), size));
           dim.erase();
