@@ -1,4 +1,9 @@
 // RUN: strata-opt %s --split-input-file --verify-diagnostics --strata-llvmcpu-verify-input --strata-llvmcpu-tile-and-distribute --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids | FileCheck %s
+// RUN: not strata-opt %s --split-input-file --strata-llvmcpu-bufferize --strata-llvmcpu-bind-workgroup-ids -o /dev/null 2>&1 | FileCheck %s --check-prefix=ORDER
+
+// Run without the input check before it, the binding says so (it does not
+// know where the inputs end) instead of crashing.
+// ORDER: error: llvm-cpu: binding workgroup ids needs the input count of the input check (--strata-llvmcpu-verify-input) first
 
 // The result becomes the last argument, after the inputs and the workgroup
 // ids x and y; row tile x is rows [8x, 8x + 8) of the result binding.

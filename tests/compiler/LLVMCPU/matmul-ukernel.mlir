@@ -391,6 +391,51 @@ func.func @depthwise_padded(%x: tensor<1x56x56x144xf32>, %w: tensor<3x3x144xf32>
 
 // -----
 
+// A max pool over a -inf padding of a convolution computed in its band
+// (resnet18's stem, fused into the pool's dispatch): the band's rows go
+// through the convolution microkernel with their bias and ReLU, and the
+// pool's microkernel reads them in place, skipping the padding (no filled
+// window, no copy: no loop at all).
+// UKERNEL-LABEL: llvm.func @padded_pooled_conv
+// UKERNEL-NOT: llvm.br
+// UKERNEL-NOT: llvm.cond_br
+// UKERNEL: llvm.call @strata_ukernel_sconv_f32(
+// UKERNEL-NOT: llvm.br
+// UKERNEL-NOT: llvm.cond_br
+// UKERNEL: llvm.call @strata_ukernel_sdwconv_f32(
+// UKERNEL-NOT: llvm.br
+// UKERNEL-NOT: llvm.cond_br
+// UKERNEL: llvm.return
+#padpool_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#padpool_bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @padded_pooled_conv(%x: tensor<2x229x229x3xf32>, %w: tensor<7x7x3x64xf32>, %b: tensor<64xf32>) -> tensor<2x56x56x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<2x112x112x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x112x112x64xf32>) -> tensor<2x112x112x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x229x229x3xf32>, tensor<7x7x3x64xf32>) outs(%f : tensor<2x112x112x64xf32>) -> tensor<2x112x112x64xf32>
+  %r = linalg.generic {indexing_maps = [#padpool_map, #padpool_bias, #padpool_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %b : tensor<2x112x112x64xf32>, tensor<64xf32>) outs(%e : tensor<2x112x112x64xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x112x112x64xf32>
+  %padded = tensor.pad %r low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %ninf : f32
+  } : tensor<2x112x112x64xf32> to tensor<2x114x114x64xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %ep = tensor.empty() : tensor<2x56x56x64xf32>
+  %fp = linalg.fill ins(%ninf : f32) outs(%ep : tensor<2x56x56x64xf32>) -> tensor<2x56x56x64xf32>
+  %p = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%padded, %window : tensor<2x114x114x64xf32>, tensor<3x3xf32>) outs(%fp : tensor<2x56x56x64xf32>) -> tensor<2x56x56x64xf32>
+  return %p : tensor<2x56x56x64xf32>
+}
+
+// -----
+
 // A matrix-vector product with a bias (a classifier): its workgroups are
 // cut along the product's columns (8 of them, not one for the whole
 // product), and the bias is the microkernel's epilogue (flags 4).

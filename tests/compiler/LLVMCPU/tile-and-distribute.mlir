@@ -401,6 +401,50 @@ func.func @pooled_conv_batch(%x: tensor<8x223x223x3xf32>, %w: tensor<3x3x3x64xf3
 
 // -----
 
+// A max pool over a -inf padding of a convolution computed in the function
+// (resnet18's stem): the band's convolution rows (clamped to the image:
+// the first and last bands read fewer) padded by what the band's windows
+// read outside the image (fifteen rows for seven pooled ones; the left
+// column: the right one is never read). The pool's microkernel reads the
+// rows in place and skips the padding. Two images: bands of 7 rows (16
+// workgroups).
+// CHECK-LABEL: func.func @padded_pooled_conv
+// CHECK: scf.forall (%[[N:.*]], %[[H:.*]]) = (0, 0) to (2, 56) step (1, 7)
+// CHECK:   %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x?x112x64xf32>
+// CHECK:   %[[R:.*]] = linalg.generic {{.*}} ins(%[[C]], %{{.*}} : tensor<1x?x112x64xf32>, tensor<64xf32>)
+// CHECK:   %[[PAD:.*]] = tensor.pad %[[R]] low[0, %{{.*}}, 1, 0] high[0, %{{.*}}, 0, 0]
+// CHECK:   tensor<1x?x112x64xf32> to tensor<1x15x113x64xf32>
+// CHECK:   linalg.pooling_nhwc_max {{.*}} ins(%[[PAD]], %{{.*}} : tensor<1x15x113x64xf32>, tensor<3x3xf32>) {{.*}} -> tensor<1x7x56x64xf32>
+#padpool_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#padpool_bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @padded_pooled_conv(%x: tensor<2x229x229x3xf32>, %w: tensor<7x7x3x64xf32>, %b: tensor<64xf32>) -> tensor<2x56x56x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<2x112x112x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x112x112x64xf32>) -> tensor<2x112x112x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x229x229x3xf32>, tensor<7x7x3x64xf32>) outs(%f : tensor<2x112x112x64xf32>) -> tensor<2x112x112x64xf32>
+  %r = linalg.generic {indexing_maps = [#padpool_map, #padpool_bias, #padpool_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %b : tensor<2x112x112x64xf32>, tensor<64xf32>) outs(%e : tensor<2x112x112x64xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x112x112x64xf32>
+  %padded = tensor.pad %r low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %ninf : f32
+  } : tensor<2x112x112x64xf32> to tensor<2x114x114x64xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %ep = tensor.empty() : tensor<2x56x56x64xf32>
+  %fp = linalg.fill ins(%ninf : f32) outs(%ep : tensor<2x56x56x64xf32>) -> tensor<2x56x56x64xf32>
+  %p = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%padded, %window : tensor<2x114x114x64xf32>, tensor<3x3xf32>) outs(%fp : tensor<2x56x56x64xf32>) -> tensor<2x56x56x64xf32>
+  return %p : tensor<2x56x56x64xf32>
+}
+
+// -----
+
 // A small one stays one workgroup, and so does one along the leading
 // dimension (nothing before it to cut).
 // CHECK-LABEL: func.func @small_concat

@@ -8,14 +8,19 @@
 // sum exact in f32. Edge sizes: 97 output channels (three microkernel
 // panels and one column), a stride-2 convolution with bias and ReLU pooled
 // into 25 rows (bands of 5), and a stride-1 convolution of 2 images with no
-// epilogue pooled into 29 rows (a prime: an image per band). Host, AVX2 and
-// baseline x86-64 kernels, both devices.
+// epilogue pooled into 29 rows (a prime: an image per band), and a
+// 5x5 stride-2 convolution of 3 images with a bias and 67 channels under
+// an asymmetric -inf padding (resnet18's stem's form: the pool's
+// microkernel reads the band's rows in place and skips the padding),
+// pooled into 24 rows (bands of 4, the first and last padded). Host, AVX2
+// and baseline x86-64 kernels, both devices.
 // RUN: strata-compile %s -o %t.vmfb
 // RUN: strata-compile %s --target-cpu=x86-64-v3 -o %t.avx2.vmfb
 // RUN: strata-compile %s --target-cpu=x86-64 -o %t.base.vmfb
 // RUN: strata-compile %s --compile-to=flow | FileCheck %s
 // CHECK-DAG: func.func @checked_dispatch_{{[0-9]+}}_conv_3x3_s2_5x97_51x61_bias_relu_maxpool_f32
 // CHECK-DAG: func.func @checked_dispatch_{{[0-9]+}}_conv_3x3_5x37_59x61_n2_maxpool_f32
+// CHECK-DAG: func.func @checked_dispatch_{{[0-9]+}}_conv_5x5_s2_3x67_47x43_n3_bias_maxpool_f32
 // RUN: strata-run --module=%t.vmfb --device=local-task --function=checked
 // RUN: strata-run --module=%t.vmfb --device=local-sync --function=checked
 // RUN: strata-run --module=%t.avx2.vmfb --device=local-task --function=checked
@@ -69,6 +74,8 @@ func.func @checked() {
   %c37 = arith.constant 37 : index
   %c61 = arith.constant 61 : index
   %c63 = arith.constant 63 : index
+  %c67 = arith.constant 67 : index
+  %c89 = arith.constant 89 : index
   %c97 = arith.constant 97 : index
   %c103 = arith.constant 103 : index
   %c123 = arith.constant 123 : index
@@ -152,5 +159,61 @@ func.func @checked() {
     linalg.yield %m : f32
   } -> tensor<2x29x30x37xf32>
   check.expect_eq(%pool2, %rpool2) : tensor<2x29x30x37xf32>
+
+  // A padded pool (resnet18's stem: -inf padding, which the pool's
+  // microkernel skips in place), asymmetric, over a 5x5 stride-2
+  // convolution of 3 images with a bias and no activation (negative values
+  // meet the padding): 3x97x89x3 -> 3x47x43x67, padded to 3x50x46x67 ->
+  // pooled 3x24x22x67.
+  %z0 = func.call @pattern(%c2, %c3, %c1, %c5, %c3, %c97, %c89, %c3) : (index, index, index, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %u0 = func.call @pattern(%c3, %c1, %c2, %c1, %c5, %c5, %c3, %c67) : (index, index, index, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %z1 = tensor.cast %z0 : tensor<?x?x?x?xf32> to tensor<3x97x89x3xf32>
+  %u1 = tensor.cast %u0 : tensor<?x?x?x?xf32> to tensor<5x5x3x67xf32>
+  %z = util.optimization_barrier %z1 : tensor<3x97x89x3xf32>
+  %u = util.optimization_barrier %u1 : tensor<5x5x3x67xf32>
+  %b3 = arith.constant dense<[-6.0, -5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -6.0, -5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -6.0, -5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -6.0, -5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -6.0, -5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -6.0, -5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -6.0, -5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -6.0, -5.0, -4.0, -3.0]> : tensor<67xf32>
+  %e3 = tensor.empty() : tensor<3x47x43x67xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<3x47x43x67xf32>) -> tensor<3x47x43x67xf32>
+  %conv3 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%z, %u : tensor<3x97x89x3xf32>, tensor<5x5x3x67xf32>) outs(%f3 : tensor<3x47x43x67xf32>) -> tensor<3x47x43x67xf32>
+  %biased3 = linalg.generic {indexing_maps = [#id4, #bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%conv3, %b3 : tensor<3x47x43x67xf32>, tensor<67xf32>) outs(%e3 : tensor<3x47x43x67xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    linalg.yield %s : f32
+  } -> tensor<3x47x43x67xf32>
+  %padded3 = tensor.pad %biased3 low[0, 1, 2, 0] high[0, 2, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  } : tensor<3x47x43x67xf32> to tensor<3x50x46x67xf32>
+  %ep3 = tensor.empty() : tensor<3x24x22x67xf32>
+  %fp3 = linalg.fill ins(%ninf : f32) outs(%ep3 : tensor<3x24x22x67xf32>) -> tensor<3x24x22x67xf32>
+  %pool3 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%padded3, %window : tensor<3x50x46x67xf32>, tensor<3x3xf32>) outs(%fp3 : tensor<3x24x22x67xf32>) -> tensor<3x24x22x67xf32>
+
+  %rconv3 = linalg.generic {indexing_maps = [#conv_in, #conv_w, #conv_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%z, %u : tensor<3x97x89x3xf32>, tensor<5x5x3x67xf32>) outs(%f3 : tensor<3x47x43x67xf32>) {
+  ^bb0(%in: f32, %wt: f32, %acc: f32):
+    %p = arith.mulf %in, %wt : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<3x47x43x67xf32>
+  %rbiased3 = linalg.generic {indexing_maps = [#id4, #bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%rconv3, %b3 : tensor<3x47x43x67xf32>, tensor<67xf32>) outs(%e3 : tensor<3x47x43x67xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    linalg.yield %s : f32
+  } -> tensor<3x47x43x67xf32>
+  %rpadded3 = tensor.pad %rbiased3 low[0, 1, 2, 0] high[0, 2, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  } : tensor<3x47x43x67xf32> to tensor<3x50x46x67xf32>
+  %rpool3 = linalg.generic {indexing_maps = [#pool_in, #pool_w, #pool_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%rpadded3, %window : tensor<3x50x46x67xf32>, tensor<3x3xf32>) outs(%fp3 : tensor<3x24x22x67xf32>) {
+  ^bb0(%in: f32, %unused: f32, %acc: f32):
+    %m = arith.maximumf %acc, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<3x24x22x67xf32>
+  check.expect_eq(%pool3, %rpool3) : tensor<3x24x22x67xf32>
   return
 }

@@ -320,6 +320,13 @@ LogicalResult bindWorkgroupIds(ModuleOp module,
     if (!func.isPublic()) {
       continue;
     }
+    // Where the inputs end is set by the input check
+    // (--strata-llvmcpu-verify-input), which must run first.
+    if (!func->getAttrOfType<IntegerAttr>(kInputCountAttr)) {
+      return func.emitError()
+             << "llvm-cpu: binding workgroup ids needs the input count of "
+                "the input check (--strata-llvmcpu-verify-input) first";
+    }
     if (!bindFunction(func)) {
       unsafe.push_back(func.getSymName().str());
     }

@@ -559,10 +559,14 @@ template <typename OpT> OpT findComputedInput(Value input) {
 }
 
 // The static f32 NHWC convolution computed in the function whose result a
-// max pool reads, directly or through its elementwise epilogue (the flow
-// phase's --fuse-into-pool); null otherwise.
+// max pool reads, directly or through its elementwise epilogue, and
+// through its padding (the flow phase's --fuse-into-pool); null otherwise.
 linalg::Conv2DNhwcHwcfOp findPooledConvolution(linalg::PoolingNhwcMaxOp pool) {
-  return findComputedInput<linalg::Conv2DNhwcHwcfOp>(pool.getInputs()[0]);
+  Value input = pool.getInputs()[0];
+  if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
+    input = pad.getSource();
+  }
+  return findComputedInput<linalg::Conv2DNhwcHwcfOp>(input);
 }
 
 // The static f32 NHWC convolution computed in the function whose whole

@@ -45,17 +45,13 @@ func.func @stem(%x: tensor<1x224x224x3xf32>, %w: tensor<3x3x3x64xf32>, %b: tenso
 // -----
 
 // Not fused: a result under 1 MiB (it stays in the cache between the two
-// dispatches), a convolution something else reads too, and a pool that
-// pads its input (resnet18's stem: each band would copy its rows into a
-// padded window, slower than two dispatches).
+// dispatches), and a convolution something else reads too.
 // FUSED-LABEL: func.func @apart(
 // FUSED: flow.dispatch {{.*}}_conv_3x3_16x16_30x30_f32
 // FUSED: flow.dispatch {{.*}}_maxpool_2x2_s2_16_15x15_f32
 // FUSED: %[[SHARED:.*]] = flow.dispatch {{.*}}_conv_3x3_16x64_64x64_f32
 // FUSED: flow.dispatch {{.*}}_maxpool_2x2_s2_64_32x32_f32(%[[SHARED]])
-// FUSED: flow.dispatch {{.*}}_conv_3x3_16x64_64x64_f32
-// FUSED: flow.dispatch {{.*}}_maxpool_3x3_s2_64_32x32_f32
-func.func @apart(%x: tensor<1x32x32x16xf32>, %y: tensor<1x66x66x16xf32>, %w: tensor<3x3x16x16xf32>, %v: tensor<3x3x16x64xf32>) -> (tensor<1x15x15x16xf32>, tensor<1x32x32x64xf32>, tensor<1x64x64x64xf32>, tensor<1x32x32x64xf32>) {
+func.func @apart(%x: tensor<1x32x32x16xf32>, %y: tensor<1x66x66x16xf32>, %w: tensor<3x3x16x16xf32>, %v: tensor<3x3x16x64xf32>) -> (tensor<1x15x15x16xf32>, tensor<1x32x32x64xf32>, tensor<1x64x64x64xf32>) {
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %window = tensor.empty() : tensor<2x2xf32>
@@ -75,16 +71,65 @@ func.func @apart(%x: tensor<1x32x32x16xf32>, %y: tensor<1x66x66x16xf32>, %w: ten
   %fp2 = linalg.fill ins(%ninf : f32) outs(%ep2 : tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32>
   %p2 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
       ins(%c2, %window : tensor<1x64x64x64xf32>, tensor<2x2xf32>) outs(%fp2 : tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32>
-  %c3 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%y, %v : tensor<1x66x66x16xf32>, tensor<3x3x16x64xf32>) outs(%f2 : tensor<1x64x64x64xf32>) -> tensor<1x64x64x64xf32>
-  %pad = tensor.pad %c3 low[0, 1, 1, 0] high[0, 0, 0, 0] {
+  return %p, %p2, %c2 : tensor<1x15x15x16xf32>, tensor<1x32x32x64xf32>, tensor<1x64x64x64xf32>
+}
+
+// -----
+
+// resnet18's stem: a 7x7 stride-2 convolution with bias and ReLU whose
+// max pool pads it with -inf. The padding goes into the pool's dispatch
+// with the convolution (the pool's microkernel skips it in place). Padded
+// by another value (here one from outside), every band would copy its
+// rows into a padded window: the convolution stays a dispatch of its own,
+// the pad goes with the pool.
+// FUSED-LABEL: func.func @padded(
+// FUSED: flow.dispatch @module_linked_llvm_cpu::@padded_dispatch_0_conv_7x7_s2_3x64_112x112_bias_relu_maxpool_f32
+// FUSED: %[[CONV:.*]] = flow.dispatch {{.*}}_conv_7x7_s2_3x64_112x112_f32
+// FUSED: flow.dispatch {{.*}}_maxpool_3x3_s2_64_56x56_f32(%[[CONV]], %arg3)
+// FUSED: func.func @padded_dispatch_0_conv_7x7_s2_3x64_112x112_bias_relu_maxpool_f32
+// FUSED:   linalg.conv_2d_nhwc_hwcf
+// FUSED:   linalg.generic
+// FUSED:   tensor.pad
+// FUSED:   linalg.pooling_nhwc_max
+// FUSED:   return {{.*}} : tensor<1x56x56x64xf32>
+
+// APART-LABEL: func.func @padded(
+// APART: flow.dispatch {{.*}}@padded_dispatch_0_conv_7x7_s2_3x64_112x112_bias_relu_f32
+// APART: flow.dispatch {{.*}}@padded_dispatch_1_maxpool_3x3_s2_64_56x56_f32
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @padded(%x: tensor<1x229x229x3xf32>, %w: tensor<7x7x3x64xf32>, %b: tensor<64xf32>, %padding: f32) -> (tensor<1x56x56x64xf32>, tensor<1x56x56x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x112x112x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x112x112x64xf32>) -> tensor<1x112x112x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x229x229x3xf32>, tensor<7x7x3x64xf32>) outs(%f : tensor<1x112x112x64xf32>) -> tensor<1x112x112x64xf32>
+  %r = linalg.generic {indexing_maps = [#map, #bias, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %b : tensor<1x112x112x64xf32>, tensor<64xf32>) outs(%e : tensor<1x112x112x64xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x112x112x64xf32>
+  %pad = tensor.pad %r low[0, 1, 1, 0] high[0, 1, 1, 0] {
   ^bb0(%i: index, %j: index, %k: index, %l: index):
     tensor.yield %ninf : f32
-  } : tensor<1x64x64x64xf32> to tensor<1x65x65x64xf32>
-  %window3 = tensor.empty() : tensor<3x3xf32>
-  %p3 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
-      ins(%pad, %window3 : tensor<1x65x65x64xf32>, tensor<3x3xf32>) outs(%fp2 : tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32>
-  return %p, %p2, %c2, %p3 : tensor<1x15x15x16xf32>, tensor<1x32x32x64xf32>, tensor<1x64x64x64xf32>, tensor<1x32x32x64xf32>
+  } : tensor<1x112x112x64xf32> to tensor<1x114x114x64xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %ep = tensor.empty() : tensor<1x56x56x64xf32>
+  %fp = linalg.fill ins(%ninf : f32) outs(%ep : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+  %p = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%pad, %window : tensor<1x114x114x64xf32>, tensor<3x3xf32>) outs(%fp : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+  %c2 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x229x229x3xf32>, tensor<7x7x3x64xf32>) outs(%f : tensor<1x112x112x64xf32>) -> tensor<1x112x112x64xf32>
+  %pad2 = tensor.pad %c2 low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %padding : f32
+  } : tensor<1x112x112x64xf32> to tensor<1x114x114x64xf32>
+  %p2 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%pad2, %window : tensor<1x114x114x64xf32>, tensor<3x3xf32>) outs(%fp : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+  return %p, %p2 : tensor<1x56x56x64xf32>, tensor<1x56x56x64xf32>
 }
 
 // -----

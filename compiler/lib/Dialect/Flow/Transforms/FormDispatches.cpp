@@ -571,28 +571,55 @@ bool isFusedIntoConcat(Operation *op) {
 /// projection).
 constexpr int64_t kBandFusionMinBytes = 1 << 20;
 
+/// The window op (a depthwise convolution, a max pool) that reads `op`'s
+/// one result as its input, directly or through its padding
+/// (isPadOfWindowOp), in `op`'s block, with a static result; null
+/// otherwise.
+template <typename OpT> OpT findWindowReader(Operation *op) {
+  OpOperand *use = &*op->getUses().begin();
+  if (auto pad = dyn_cast<tensor::PadOp>(use->getOwner())) {
+    if (!isPadOfWindowOp(pad)) {
+      return {};
+    }
+    use = &*pad->getUses().begin();
+  }
+  auto reader = dyn_cast<OpT>(use->getOwner());
+  if (!reader || reader->getBlock() != op->getBlock() ||
+      use->getOperandNumber() != 0 ||
+      !cast<RankedTensorType>(reader->getResult(0).getType())
+           .hasStaticShape()) {
+    return {};
+  }
+  return reader;
+}
+
+/// The depthwise convolution that reads `op`'s one result as its input
+/// (findWindowReader); null otherwise.
+linalg::DepthwiseConv2DNhwcHwcOp findDepthwiseReader(Operation *op) {
+  return findWindowReader<linalg::DepthwiseConv2DNhwcHwcOp>(op);
+}
+
 /// A static f32 NHWC convolution, or its elementwise epilogue (bias,
-/// activation), whose one use is the input of a static max pool and whose
-/// result is at least kPoolFusionMinBytes: it is computed in the pool's
-/// dispatch, which the code generator cuts into bands of output rows, each
-/// computing the convolution's rows its windows read into a temporary that
-/// stays in cache (neighbouring bands recompute the rows they share). For
-/// targets that can (--fuse-into-pool). A pool that pads its input
-/// (resnet18's stem) is left apart: each band would write its rows to a
-/// temporary and copy them into a padded window, which measured slower at
-/// one thread than two dispatches (AMD Zen 5, 2026-12-04: the stem 1.51
-/// against 1.43 ms).
+/// activation), whose one use is the input of a static max pool, directly
+/// or through its padding by -inf (resnet18's stem: the pool's microkernel
+/// skips it in place; another value would be copied into a padded window
+/// by every band), and whose result is at least
+/// kBandFusionMinBytes: it is computed in the pool's dispatch, which the
+/// code generator cuts into bands of output rows, each computing the
+/// convolution's rows its windows read into a temporary that stays in
+/// cache (neighbouring bands recompute the rows they share). For targets
+/// that can (--fuse-into-pool).
 bool isFusedIntoPool(Operation *op) {
   if (!isConvolutionOrItsEpilogue(op)) {
     return false;
   }
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  OpOperand &use = *op->getUses().begin();
-  auto pool = dyn_cast<linalg::PoolingNhwcMaxOp>(use.getOwner());
+  auto pad = dyn_cast<tensor::PadOp>(*op->getUsers().begin());
   return type && type.hasStaticShape() && type.getElementType().isF32() &&
-         type.getNumElements() * 4 >= kBandFusionMinBytes && pool &&
-         pool->getBlock() == op->getBlock() && use.getOperandNumber() == 0 &&
-         cast<RankedTensorType>(pool->getResult(0).getType()).hasStaticShape();
+         type.getNumElements() * 4 >= kBandFusionMinBytes &&
+         (!pad ||
+          matchPattern(pad.getConstantPaddingValue(), m_NegInfFloat())) &&
+         findWindowReader<linalg::PoolingNhwcMaxOp>(op);
 }
 
 /// The reduction over whole images that is the one use of `op`, a static
@@ -652,25 +679,6 @@ bool isFusedIntoProjection(Operation *op) {
          filter.getDimSize(1) == 1 && isOne(conv.getStrides()) &&
          isOne(conv.getDilations()) &&
          cast<RankedTensorType>(conv->getResult(0).getType()).hasStaticShape();
-}
-
-/// The depthwise convolution that reads `op`'s one result as its input,
-/// directly or through its padding (isPadOfWindowOp), in `op`'s block;
-/// null otherwise.
-linalg::DepthwiseConv2DNhwcHwcOp findDepthwiseReader(Operation *op) {
-  OpOperand *use = &*op->getUses().begin();
-  if (auto pad = dyn_cast<tensor::PadOp>(use->getOwner())) {
-    if (!isPadOfWindowOp(pad)) {
-      return {};
-    }
-    use = &*pad->getUses().begin();
-  }
-  auto dw = dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(use->getOwner());
-  if (!dw || dw->getBlock() != op->getBlock() || use->getOperandNumber() != 0 ||
-      !cast<RankedTensorType>(dw->getResult(0).getType()).hasStaticShape()) {
-    return {};
-  }
-  return dw;
 }
 
 /// A static f32 NHWC convolution, or its elementwise epilogue (bias,
@@ -852,6 +860,9 @@ std::string describe(Operation *root, Operation *epilogue = nullptr,
     bool pooled = isa_and_nonnull<linalg::PoolingNhwcMaxOp>(epilogue);
     if (pooled) {
       epilogue = epilogue->getOperand(0).getDefiningOp();
+      if (auto pad = dyn_cast<tensor::PadOp>(epilogue)) {
+        epilogue = pad.getSource().getDefiningOp();
+      }
     }
     // A convolution fused into its global pool (isFusedIntoGlobalPool):
     // what the reduction does to each value (its bias and activation),
