@@ -614,12 +614,14 @@ bool isFusedIntoPool(Operation *op) {
     return false;
   }
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+      type.getNumElements() * 4 < kBandFusionMinBytes ||
+      !findWindowReader<linalg::PoolingNhwcMaxOp>(op)) {
+    return false;
+  }
+  // (findWindowReader: a pad's value is one from outside its region.)
   auto pad = dyn_cast<tensor::PadOp>(*op->getUsers().begin());
-  return type && type.hasStaticShape() && type.getElementType().isF32() &&
-         type.getNumElements() * 4 >= kBandFusionMinBytes &&
-         (!pad ||
-          matchPattern(pad.getConstantPaddingValue(), m_NegInfFloat())) &&
-         findWindowReader<linalg::PoolingNhwcMaxOp>(op);
+  return !pad || matchPattern(pad.getConstantPaddingValue(), m_NegInfFloat());
 }
 
 /// The reduction over whole images that is the one use of `op`, a static
