@@ -252,6 +252,29 @@ static inline int64_t windowOrigin(const struct ASource *src, int64_t oy,
          (ox * src->convStrideW - src->padLeft) * src->strideW;
 }
 
+/* Points a tile's prefetch of the next row panel (sgemmPrefetchNext) at
+ * the window rows that depth [k0, k0 + kc) reads of `rows` output pixels
+ * from `pixel` on, pixelStep floats apart: input rows from the first
+ * pixel's window to the last one's end. A window starting in the top
+ * padding starts at the input's first element instead (prefetches never
+ * fault; rows past the input's end they may name are never read). */
+static inline void convPrefetchNext(const struct ASource *src,
+                                    int64_t pixelStep, int64_t k0, int64_t kc,
+                                    int64_t pixel, int64_t rows,
+                                    struct ARuns *runs) {
+  int64_t windowRow = src->kernelW * src->channels;
+  int64_t firstRow = k0 / windowRow;
+  int64_t oy = pixel / src->outWidth;
+  int64_t origin = windowOrigin(src, oy, pixel - oy * src->outWidth) +
+                   firstRow * src->dilationH * src->strideH;
+  runs->next = src->base + (origin > 0 ? origin : 0);
+  runs->nextStride = src->dilationH * src->strideH;
+  runs->nextRows = (k0 + kc + windowRow - 1) / windowRow - firstRow;
+  runs->nextSpan = (rows - 1) * pixelStep +
+                   (src->kernelW - 1) * src->dilationW * src->strideW +
+                   src->channels;
+}
+
 /* Rows [row0, row0 + mc) x depth [k0, k0 + kc) of a matrix A into packed
  * rows STRATA_SGEMM_A_ROW_STRIDE floats apart (MR-row panels back to
  * back). Rows past mc in the last panel are left alone: the microkernel for
@@ -714,8 +737,10 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
        * in NR-column strips, a cache line or two per row each pass). */
       int rowsOuter = kc * nc <= STRATA_SGEMM_L1_B_FLOATS;
       int64_t lengthOfBlock = kc, offsetOfBlock = 0, depthOfBlock = 0;
-      struct ARuns blockRuns = {
-          1, &offsetOfBlock, &lengthOfBlock, &depthOfBlock, 0, 0, 0, 0};
+      struct ARuns blockRuns = {.count = 1,
+                                .offset = &offsetOfBlock,
+                                .length = &lengthOfBlock,
+                                .depth = &depthOfBlock};
       if (pixelStep) {
         blockRuns.count = convRuns(src, pc, kc, wholeWindow(src), runOffset,
                                    runLength, runDepth);
@@ -779,6 +804,9 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
               /* The row panel after this one, once per row panel. */
               if (!rowsOuter || i == 0) {
                 runs.next = panelA + rows * lda;
+                runs.nextStride = lda;
+                runs.nextRows = MR;
+                runs.nextSpan = INT64_MAX;
               }
             } else if (pixelStep && !src->padded) {
               int64_t oy = (ic + ir) / src->outWidth;
@@ -811,6 +839,19 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
                 runs.depth = tileDepth;
               }
               panelA = src->base + origin;
+            }
+            /* A convolution read in place: the window rows of the next row
+             * panel's pixels (a row of output pixels; a column of them or
+             * two output rows a tile get nothing), while the first column
+             * strip passes the row panels (the later ones find them in
+             * L2): the 3x3 convolutions of resnet18 at batch 8 read each
+             * band's rows from memory, not from a cache the dispatch
+             * before left them in. */
+            if (pixelStep && !runs.pairOffset && panel + 1 < panels &&
+                !panelColumn[panel + 1] && jr == 0) {
+              convPrefetchNext(src, pixelStep, pc, kc,
+                               ic + panelStart[panel + 1], panelRows[panel + 1],
+                               &runs);
             }
             /* B packed at compile time comes from memory, not from a
              * packing pass that left it in the cache: while the row panels

@@ -94,7 +94,7 @@ microRows(const struct ARuns *runs, const float *restrict pa, int64_t lda,
     int64_t p = 0;
     for (; p + 4 <= length; p += 4) {
       if (runs->next) {
-        sgemmPrefetchNext(runs->next, lda, MR, &nextRow, &nextCol);
+        sgemmPrefetchNext(runs, &nextRow, &nextCol);
       }
       float32x4_t av[MR];
 #pragma clang loop unroll(full)

@@ -21,11 +21,18 @@ struct ARuns {
   const int64_t *offset;
   const int64_t *length;
   const int64_t *depth;
-  /* A matrix read in place: the first row of the next row panel at this
-   * depth, or 0. The microkernel prefetches its lines while it computes
-   * this tile (sgemmPrefetchNext below): read in place, a panel's rows are
-   * read side by side, which the hardware prefetchers do not follow. */
+  /* A matrix or a convolution read in place: where the next row panel's
+   * A starts at this depth, or 0. The microkernel prefetches its lines
+   * while it computes this tile (sgemmPrefetchNext below): read in place,
+   * a panel's rows are read side by side, which the hardware prefetchers
+   * do not follow. It walks nextRows rows nextStride floats apart (a
+   * matrix: the panel's rows; a convolution: the window rows of the next
+   * tile's pixels, input rows apart), a line of each in turn, then the
+   * next 16 floats of each, over nextSpan floats of every row. */
   const float *next;
+  int64_t nextStride;
+  int64_t nextRows;
+  int64_t nextSpan;
   /* What the depth steps prefetch into L2: one address a step, starting
    * here and advancing bPrefetchStep bytes a step. By default B's own rows
    * STRATA_SGEMM_B_PREFETCH_ROWS ahead (sgemmBPrefetch); the driver points
@@ -59,17 +66,22 @@ static inline void sgemmBPrefetch(struct ARuns *runs, const float *pb,
   runs->bPrefetchStep = ldb * (int64_t)sizeof(float);
 }
 
-/* One line of the next row panel per depth step, row after row (rows lda
- * floats apart), then the next 16 floats of each row: the kc steps of a
- * tile cover MR rows of 16 * kc / MR floats, more than the kc each needs.
- * *row and *col start at 0. */
+/* One line of the next row panel per depth step, row after row
+ * (runs->nextRows rows, runs->nextStride floats apart), then the next 16
+ * floats of each row, starting over past runs->nextSpan floats (lines
+ * already asked for). A matrix's kc steps cover its MR rows' 16 * kc / MR
+ * floats, more than the kc each needs; a 3x3 convolution's the three
+ * window rows of the next tile's pixels, several times over. *row and
+ * *col start at 0. */
 static inline __attribute__((always_inline)) void
-sgemmPrefetchNext(const float *next, int64_t lda, int mr, int64_t *row,
-                  int64_t *col) {
-  __builtin_prefetch(next + *row * lda + *col, 0, 3);
-  if (++*row == mr) {
+sgemmPrefetchNext(const struct ARuns *runs, int64_t *row, int64_t *col) {
+  __builtin_prefetch(runs->next + *row * runs->nextStride + *col, 0, 3);
+  if (++*row == runs->nextRows) {
     *row = 0;
     *col += 16;
+    if (*col >= runs->nextSpan) {
+      *col = 0;
+    }
   }
 }
 
@@ -100,7 +112,7 @@ sgemmPrefetchNext(const float *next, int64_t lda, int mr, int64_t *row,
     pb = pbTile + runs->depth[r] * ldb;                                        \
     for (int64_t p = 0; p < runs->length[r]; ++p) {                            \
       if (prefetch) {                                                          \
-        sgemmPrefetchNext(runs->next, lda, MR, &nextRow, &nextCol);            \
+        sgemmPrefetchNext(runs, &nextRow, &nextCol);                           \
       }                                                                        \
       __builtin_prefetch(prefetchB, 0, 2);                                     \
       prefetchB += prefetchBStep;                                              \
