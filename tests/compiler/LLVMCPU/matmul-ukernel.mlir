@@ -436,6 +436,45 @@ func.func @padded_pooled_conv(%x: tensor<2x229x229x3xf32>, %w: tensor<7x7x3x64xf
 
 // -----
 
+// The padded stem and pool of a batch known only at run time: its
+// workgroups are a loop over a dynamic count, whose tile indices (a
+// remainder and quotient of the linear index) still bound each band's
+// padded input rows, so they get a buffer (no "cannot allocate").
+// UKERNEL-LABEL: llvm.func @padded_pooled_conv_dynamic_batch
+// UKERNEL: llvm.call @strata_ukernel_sconv_f32(
+// UKERNEL: llvm.call @strata_ukernel_sdwconv_f32(
+// UKERNEL: llvm.return
+#ukdynpool_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ukdynpool_bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @padded_pooled_conv_dynamic_batch(%arg0: tensor<?x224x224x3xf32>, %arg1: tensor<7x7x3x64xf32>, %arg2: tensor<64xf32>, %arg3: index, %arg4: index, %arg5: index) -> tensor<?x56x56x64xf32> {
+  %cst = arith.constant 0xFF800000 : f32
+  %cst_0 = arith.constant 0.000000e+00 : f32
+  %inpad = tensor.pad %arg0 low[0, 3, 3, 0] high[0, 2, 2, 0] {
+  ^bb0(%q0: index, %q1: index, %q2: index, %q3: index):
+    tensor.yield %cst_0 : f32
+  } : tensor<?x224x224x3xf32> to tensor<?x229x229x3xf32>
+  %0 = tensor.empty(%arg3) : tensor<?x112x112x64xf32>
+  %1 = linalg.fill ins(%cst_0 : f32) outs(%0 : tensor<?x112x112x64xf32>) -> tensor<?x112x112x64xf32>
+  %2 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%inpad, %arg1 : tensor<?x229x229x3xf32>, tensor<7x7x3x64xf32>) outs(%1 : tensor<?x112x112x64xf32>) -> tensor<?x112x112x64xf32>
+  %3 = linalg.generic {indexing_maps = [#ukdynpool_map, #ukdynpool_bias, #ukdynpool_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2, %arg2 : tensor<?x112x112x64xf32>, tensor<64xf32>) outs(%0 : tensor<?x112x112x64xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.addf %in, %in_1 : f32
+    %9 = arith.maximumf %8, %cst_0 : f32
+    linalg.yield %9 : f32
+  } -> tensor<?x112x112x64xf32>
+  %padded = tensor.pad %3 low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%arg6: index, %arg7: index, %arg8: index, %arg9: index):
+    tensor.yield %cst : f32
+  } : tensor<?x112x112x64xf32> to tensor<?x114x114x64xf32>
+  %4 = tensor.empty() : tensor<3x3xf32>
+  %5 = tensor.empty(%arg3) : tensor<?x56x56x64xf32>
+  %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<?x56x56x64xf32>) -> tensor<?x56x56x64xf32>
+  %7 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%padded, %4 : tensor<?x114x114x64xf32>, tensor<3x3xf32>) outs(%6 : tensor<?x56x56x64xf32>) -> tensor<?x56x56x64xf32>
+  return %7 : tensor<?x56x56x64xf32>
+}
+
+// -----
+
 // A matrix-vector product with a bias (a classifier): its workgroups are
 // cut along the product's columns (8 of them, not one for the whole
 // product), and the bias is the microkernel's epilogue (flags 4).

@@ -445,6 +445,46 @@ func.func @padded_pooled_conv(%x: tensor<2x229x229x3xf32>, %w: tensor<7x7x3x64xf
 
 // -----
 
+// The same with a batch known only at run time, and the stem's own zero
+// padding of the image: an image per workgroup, bands as for one image
+// (4 rows: 14 bands). The band's padded input rows are bounded through the
+// distribution loop bindWorkgroupIds makes of a dynamic count
+// (IndexBounds.cpp; matmul-ukernel.mlir lowers it).
+// CHECK-LABEL: func.func @padded_pooled_conv_dynamic_batch
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, 56) step (1, 4)
+// CHECK:   linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x?x112x64xf32>
+// CHECK:   linalg.pooling_nhwc_max {{.*}} -> tensor<1x4x56x64xf32>
+#dynpool_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#dynpool_bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @padded_pooled_conv_dynamic_batch(%arg0: tensor<?x224x224x3xf32>, %arg1: tensor<7x7x3x64xf32>, %arg2: tensor<64xf32>, %arg3: index, %arg4: index, %arg5: index) -> tensor<?x56x56x64xf32> {
+  %cst = arith.constant 0xFF800000 : f32
+  %cst_0 = arith.constant 0.000000e+00 : f32
+  %inpad = tensor.pad %arg0 low[0, 3, 3, 0] high[0, 2, 2, 0] {
+  ^bb0(%q0: index, %q1: index, %q2: index, %q3: index):
+    tensor.yield %cst_0 : f32
+  } : tensor<?x224x224x3xf32> to tensor<?x229x229x3xf32>
+  %0 = tensor.empty(%arg3) : tensor<?x112x112x64xf32>
+  %1 = linalg.fill ins(%cst_0 : f32) outs(%0 : tensor<?x112x112x64xf32>) -> tensor<?x112x112x64xf32>
+  %2 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%inpad, %arg1 : tensor<?x229x229x3xf32>, tensor<7x7x3x64xf32>) outs(%1 : tensor<?x112x112x64xf32>) -> tensor<?x112x112x64xf32>
+  %3 = linalg.generic {indexing_maps = [#dynpool_map, #dynpool_bias, #dynpool_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2, %arg2 : tensor<?x112x112x64xf32>, tensor<64xf32>) outs(%0 : tensor<?x112x112x64xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.addf %in, %in_1 : f32
+    %9 = arith.maximumf %8, %cst_0 : f32
+    linalg.yield %9 : f32
+  } -> tensor<?x112x112x64xf32>
+  %padded = tensor.pad %3 low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%arg6: index, %arg7: index, %arg8: index, %arg9: index):
+    tensor.yield %cst : f32
+  } : tensor<?x112x112x64xf32> to tensor<?x114x114x64xf32>
+  %4 = tensor.empty() : tensor<3x3xf32>
+  %5 = tensor.empty(%arg3) : tensor<?x56x56x64xf32>
+  %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<?x56x56x64xf32>) -> tensor<?x56x56x64xf32>
+  %7 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%padded, %4 : tensor<?x114x114x64xf32>, tensor<3x3xf32>) outs(%6 : tensor<?x56x56x64xf32>) -> tensor<?x56x56x64xf32>
+  return %7 : tensor<?x56x56x64xf32>
+}
+
+// -----
+
 // A small one stays one workgroup, and so does one along the leading
 // dimension (nothing before it to cut).
 // CHECK-LABEL: func.func @small_concat

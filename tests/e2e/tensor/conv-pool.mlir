@@ -12,7 +12,8 @@
 // 5x5 stride-2 convolution of 3 images with a bias and 67 channels under
 // an asymmetric -inf padding (resnet18's stem's form: the pool's
 // microkernel reads the band's rows in place and skips the padding),
-// pooled into 24 rows (bands of 4, the first and last padded). Host, AVX2
+// pooled into 24 rows (bands of 4, the first and last padded), and the
+// same with 131 filters and a batch known only at run time. Host, AVX2
 // and baseline x86-64 kernels, both devices.
 // RUN: strata-compile %s -o %t.vmfb
 // RUN: strata-compile %s --target-cpu=x86-64-v3 -o %t.avx2.vmfb
@@ -21,6 +22,7 @@
 // CHECK-DAG: func.func @checked_dispatch_{{[0-9]+}}_conv_3x3_s2_5x97_51x61_bias_relu_maxpool_f32
 // CHECK-DAG: func.func @checked_dispatch_{{[0-9]+}}_conv_3x3_5x37_59x61_n2_maxpool_f32
 // CHECK-DAG: func.func @checked_dispatch_{{[0-9]+}}_conv_5x5_s2_3x67_47x43_n3_bias_maxpool_f32
+// CHECK-DAG: func.func @checked_dispatch_{{[0-9]+}}_conv_5x5_s2_3x131_47x43_nD_bias_maxpool_f32
 // RUN: strata-run --module=%t.vmfb --device=local-task --function=checked
 // RUN: strata-run --module=%t.vmfb --device=local-sync --function=checked
 // RUN: strata-run --module=%t.avx2.vmfb --device=local-task --function=checked
@@ -215,5 +217,68 @@ func.func @checked() {
     linalg.yield %m : f32
   } -> tensor<3x24x22x67xf32>
   check.expect_eq(%pool3, %rpool3) : tensor<3x24x22x67xf32>
+
+  // A batch known only at run time (a module compiled once for any
+  // batch), 131 filters (an image's result is 1 MiB): an image per band's
+  // workgroup, bands as for one image. 3x97x89x3 -> 3x47x43x131 -> pooled
+  // 3x24x22x131.
+  %c131 = arith.constant 131 : index
+  %u5 = func.call @pattern(%c1, %c2, %c3, %c1, %c5, %c5, %c3, %c131) : (index, index, index, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %u6 = tensor.cast %u5 : tensor<?x?x?x?xf32> to tensor<5x5x3x131xf32>
+  %u4 = util.optimization_barrier %u6 : tensor<5x5x3x131xf32>
+  %b4 = arith.constant dense<[-4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0]> : tensor<131xf32>
+  %zd1 = tensor.cast %z0 : tensor<?x?x?x?xf32> to tensor<?x97x89x3xf32>
+  %zd = util.optimization_barrier %zd1 : tensor<?x97x89x3xf32>
+  %c0 = arith.constant 0 : index
+  %n4 = tensor.dim %zd, %c0 : tensor<?x97x89x3xf32>
+  %e4 = tensor.empty(%n4) : tensor<?x47x43x131xf32>
+  %f4 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<?x47x43x131xf32>) -> tensor<?x47x43x131xf32>
+  %conv4 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%zd, %u4 : tensor<?x97x89x3xf32>, tensor<5x5x3x131xf32>) outs(%f4 : tensor<?x47x43x131xf32>) -> tensor<?x47x43x131xf32>
+  %biased4 = linalg.generic {indexing_maps = [#id4, #bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%conv4, %b4 : tensor<?x47x43x131xf32>, tensor<131xf32>) outs(%e4 : tensor<?x47x43x131xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    linalg.yield %s : f32
+  } -> tensor<?x47x43x131xf32>
+  %padded4 = tensor.pad %biased4 low[0, 1, 2, 0] high[0, 2, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  } : tensor<?x47x43x131xf32> to tensor<?x50x46x131xf32>
+  %ep4 = tensor.empty(%n4) : tensor<?x24x22x131xf32>
+  %fp4 = linalg.fill ins(%ninf : f32) outs(%ep4 : tensor<?x24x22x131xf32>) -> tensor<?x24x22x131xf32>
+  %pool4 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%padded4, %window : tensor<?x50x46x131xf32>, tensor<3x3xf32>) outs(%fp4 : tensor<?x24x22x131xf32>) -> tensor<?x24x22x131xf32>
+  %pool4b = util.optimization_barrier %pool4 : tensor<?x24x22x131xf32>
+  %pool4s = tensor.cast %pool4b : tensor<?x24x22x131xf32> to tensor<3x24x22x131xf32>
+
+  %e5 = tensor.empty() : tensor<3x47x43x131xf32>
+  %f5 = linalg.fill ins(%zero : f32) outs(%e5 : tensor<3x47x43x131xf32>) -> tensor<3x47x43x131xf32>
+  %rconv4 = linalg.generic {indexing_maps = [#conv_in, #conv_w, #conv_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%z, %u4 : tensor<3x97x89x3xf32>, tensor<5x5x3x131xf32>) outs(%f5 : tensor<3x47x43x131xf32>) {
+  ^bb0(%in: f32, %wt: f32, %acc: f32):
+    %p = arith.mulf %in, %wt : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<3x47x43x131xf32>
+  %rbiased4 = linalg.generic {indexing_maps = [#id4, #bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%rconv4, %b4 : tensor<3x47x43x131xf32>, tensor<131xf32>) outs(%e5 : tensor<3x47x43x131xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    linalg.yield %s : f32
+  } -> tensor<3x47x43x131xf32>
+  %rpadded4 = tensor.pad %rbiased4 low[0, 1, 2, 0] high[0, 2, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  } : tensor<3x47x43x131xf32> to tensor<3x50x46x131xf32>
+  %ep5 = tensor.empty() : tensor<3x24x22x131xf32>
+  %fp5 = linalg.fill ins(%ninf : f32) outs(%ep5 : tensor<3x24x22x131xf32>) -> tensor<3x24x22x131xf32>
+  %rpool4 = linalg.generic {indexing_maps = [#pool_in, #pool_w, #pool_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%rpadded4, %window : tensor<3x50x46x131xf32>, tensor<3x3xf32>) outs(%fp5 : tensor<3x24x22x131xf32>) {
+  ^bb0(%in: f32, %unused: f32, %acc: f32):
+    %m = arith.maximumf %acc, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<3x24x22x131xf32>
+  check.expect_eq(%pool4s, %rpool4) : tensor<3x24x22x131xf32>
   return
 }

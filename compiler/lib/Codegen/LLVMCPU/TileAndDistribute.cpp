@@ -629,11 +629,17 @@ SmallVector<int64_t> chooseGlobalPoolTileSizes(linalg::LinalgOp root,
 SmallVector<int64_t> choosePoolBandTileSizes(linalg::PoolingNhwcMaxOp pool) {
   SmallVector<int64_t> ranges = pool.getStaticLoopRanges();
   auto input = dyn_cast<RankedTensorType>(pool.getInputs()[0].getType());
-  if (llvm::any_of(ranges, ShapedType::isDynamic) || !input ||
-      !input.hasStaticShape()) {
+  // A dynamic batch (the flow phase fuses those too): cut as a batch of one
+  // would be, an image per workgroup.
+  bool dynamicBatch = ShapedType::isDynamic(ranges[0]);
+  if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(),
+                   ShapedType::isDynamic) ||
+      !input ||
+      llvm::any_of(input.getShape().drop_front(), ShapedType::isDynamic)) {
     return {};
   }
-  int64_t images = ranges[0], height = ranges[1], window = ranges[4];
+  int64_t images = dynamicBatch ? 1 : ranges[0], height = ranges[1],
+          window = ranges[4];
   int64_t stride = pool.getStrides().getValues<int64_t>()[0];
   int64_t dilation = pool.getDilations().getValues<int64_t>()[0];
   int64_t shared = std::max<int64_t>((window - 1) * dilation + 1 - stride, 0);
@@ -642,9 +648,14 @@ SmallVector<int64_t> choosePoolBandTileSizes(linalg::PoolingNhwcMaxOp pool) {
   auto bandBytes = [&](int64_t rows) {
     return (rows * stride + shared) * rowBytes;
   };
-  return chooseBandRowTileSizes(ranges.size(), images, height,
-                                ceilDiv(shared * kPoolBandMaxRecompute, stride),
-                                bandBytes);
+  SmallVector<int64_t> sizes = chooseBandRowTileSizes(
+      ranges.size(), images, height,
+      ceilDiv(shared * kPoolBandMaxRecompute, stride), bandBytes);
+  if (dynamicBatch) {
+    sizes.resize(ranges.size(), 0);
+    sizes[0] = 1;
+  }
+  return sizes;
 }
 
 // A band of a depthwise convolution fused with the convolutions around it
@@ -780,6 +791,15 @@ SmallVector<int64_t> chooseTileSizes(const Root &rootInfo,
         sizes[0] = 1;
         sizes[1] = ShapedType::isDynamic(r[1]) ? kDynamicMatmulRows : 0;
         sizes[2] = ShapedType::isDynamic(r[2]) ? kMatmulTileEdge / 2 : 0;
+        return sizes;
+      }
+    }
+    // A max pool over a convolution of a dynamic batch computed in its
+    // function: bands of rows, an image per workgroup.
+    if (auto pool = dyn_cast<linalg::PoolingNhwcMaxOp>(root.getOperation());
+        pool && findPooledConvolution(pool)) {
+      SmallVector<int64_t> sizes = choosePoolBandTileSizes(pool);
+      if (!sizes.empty()) {
         return sizes;
       }
     }

@@ -134,6 +134,50 @@ func.func @padded(%x: tensor<1x229x229x3xf32>, %w: tensor<7x7x3x64xf32>, %b: ten
 
 // -----
 
+// The same stem with a batch known only at run time (a module compiled
+// once for any batch), with the import's shape checks: the pool's batch is
+// asked of the padded result, whose size comes from the pad's source and
+// from the epilogue's init, so the checks read no op's result and the
+// convolution still has one use. An image of its result (3.2 MB) is what
+// counts.
+// FUSED-LABEL: func.func @padded_dynamic_batch(
+// FUSED: flow.dispatch @module_linked_llvm_cpu::@padded_dynamic_batch_dispatch_0_conv_7x7_s2_3x64_112x112_nD_bias_relu_maxpool_f32
+// FUSED-NOT: flow.dispatch
+// FUSED: return
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @padded_dynamic_batch(%x: tensor<?x229x229x3xf32>, %w: tensor<7x7x3x64xf32>, %b: tensor<64xf32>) -> tensor<?x56x56x64xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x229x229x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty(%n) : tensor<?x112x112x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x112x112x64xf32>) -> tensor<?x112x112x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<?x229x229x3xf32>, tensor<7x7x3x64xf32>) outs(%f : tensor<?x112x112x64xf32>) -> tensor<?x112x112x64xf32>
+  %r = linalg.generic {indexing_maps = [#map, #bias, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %b : tensor<?x112x112x64xf32>, tensor<64xf32>) outs(%e : tensor<?x112x112x64xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<?x112x112x64xf32>
+  %pad = tensor.pad %r low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %ninf : f32
+  } : tensor<?x112x112x64xf32> to tensor<?x114x114x64xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %ep = tensor.empty(%n) : tensor<?x56x56x64xf32>
+  %fp = linalg.fill ins(%ninf : f32) outs(%ep : tensor<?x56x56x64xf32>) -> tensor<?x56x56x64xf32>
+  %np = tensor.dim %pad, %c0 : tensor<?x114x114x64xf32>
+  util.assert_eq %np, %n, "'linalg.pooling_nhwc_max': dimension 0 of operand 0 and dimension 0 of operand 2 must be equal" : index
+  %p = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%pad, %window : tensor<?x114x114x64xf32>, tensor<3x3xf32>) outs(%fp : tensor<?x56x56x64xf32>) -> tensor<?x56x56x64xf32>
+  return %p : tensor<?x56x56x64xf32>
+}
+
+// -----
+
 // squeezenet1_1's classifier: a 1x1 convolution whose bias, ReLU and
 // global average pool the import writes as one reduction over rows and
 // columns and a division. With fuse-into-pool the convolution is computed

@@ -346,6 +346,28 @@ struct DimOfPadFromSource : OpRewritePattern<tensor::DimOp> {
   }
 };
 
+/// The size of a destination-style op's result read from its init (a
+/// dynamic batch's convolution and epilogues carry the size their
+/// tensor.empty was made with): the import's shape checks then ask no
+/// op's result, which keeps a convolution's one use for the window op it
+/// is fused into (isFusedIntoPool).
+struct DimOfResultFromInit : OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::DimOp dim,
+                                PatternRewriter &rewriter) const override {
+    auto result = dyn_cast<OpResult>(dim.getSource());
+    auto op = result ? dyn_cast<DestinationStyleOpInterface>(result.getOwner())
+                     : DestinationStyleOpInterface();
+    if (!op || !op.hasPureTensorSemantics()) {
+      return failure();
+    }
+    rewriter.modifyOpInPlace(dim, [&] {
+      dim.getSourceMutable().assign(op.getTiedOpOperand(result)->get());
+    });
+    return success();
+  }
+};
+
 /// Every other constant tensor.pad becomes a fill of its padded shape and an
 /// insert of its source (upstream's decomposition), a dispatch of its own.
 struct DecomposeOtherPads : linalg::DecomposePadOpPattern {
@@ -571,10 +593,17 @@ bool isFusedIntoConcat(Operation *op) {
 /// projection).
 constexpr int64_t kBandFusionMinBytes = 1 << 20;
 
+/// Whether `type` is static but perhaps for its outermost dimension (a
+/// dynamic batch of NHWC images).
+bool hasStaticImages(RankedTensorType type) {
+  return llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
+}
+
 /// The window op (a depthwise convolution, a max pool) that reads `op`'s
 /// one result as its input, directly or through its padding
-/// (isPadOfWindowOp), in `op`'s block, with a static result; null
-/// otherwise.
+/// (isPadOfWindowOp), in `op`'s block, with a result static but perhaps
+/// for its batch (hasStaticImages; a depthwise convolution's chain needs
+/// a static producer, isFusedIntoDepthwise); null otherwise.
 template <typename OpT> OpT findWindowReader(Operation *op) {
   OpOperand *use = &*op->getUses().begin();
   if (auto pad = dyn_cast<tensor::PadOp>(use->getOwner())) {
@@ -586,8 +615,8 @@ template <typename OpT> OpT findWindowReader(Operation *op) {
   auto reader = dyn_cast<OpT>(use->getOwner());
   if (!reader || reader->getBlock() != op->getBlock() ||
       use->getOperandNumber() != 0 ||
-      !cast<RankedTensorType>(reader->getResult(0).getType())
-           .hasStaticShape()) {
+      !hasStaticImages(
+          cast<RankedTensorType>(reader->getResult(0).getType()))) {
     return {};
   }
   return reader;
@@ -600,11 +629,13 @@ linalg::DepthwiseConv2DNhwcHwcOp findDepthwiseReader(Operation *op) {
 }
 
 /// A static f32 NHWC convolution, or its elementwise epilogue (bias,
-/// activation), whose one use is the input of a static max pool, directly
+/// activation), whose one use is the input of a max pool (static, but
+/// perhaps for its batch), directly
 /// or through its padding by -inf (resnet18's stem: the pool's microkernel
 /// skips it in place; another value would be copied into a padded window
-/// by every band), and whose result is at least
-/// kBandFusionMinBytes: it is computed in the pool's dispatch, which the
+/// by every band), and whose result is static (but perhaps for its batch)
+/// and at least kBandFusionMinBytes (an image of a dynamic batch): it is
+/// computed in the pool's dispatch, which the
 /// code generator cuts into bands of output rows, each computing the
 /// convolution's rows its windows read into a temporary that stays in
 /// cache (neighbouring bands recompute the rows they share). For targets
@@ -614,8 +645,16 @@ bool isFusedIntoPool(Operation *op) {
     return false;
   }
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
-      type.getNumElements() * 4 < kBandFusionMinBytes ||
+  if (!type || type.getRank() == 0 || !hasStaticImages(type) ||
+      !type.getElementType().isF32()) {
+    return false;
+  }
+  // A dynamic batch counts one image.
+  int64_t bytes = 4;
+  for (int64_t size : type.getShape()) {
+    bytes *= ShapedType::isDynamic(size) ? 1 : size;
+  }
+  if (bytes < kBandFusionMinBytes ||
       !findWindowReader<linalg::PoolingNhwcMaxOp>(op)) {
     return false;
   }
@@ -1371,13 +1410,18 @@ struct FormDispatchesPass
       return; // a scalar program: nothing to dispatch
     }
 
-    // Sizes of padded tensors from their sources first, so a window op's
-    // pad is not kept from its dispatch by a size query.
+    // Sizes of padded tensors from their sources, and of ops' results from
+    // their inits, first, so a window op's pad or the op computing its
+    // input is not kept from its dispatch by a size query (the shape
+    // checks of a dynamic batch: equal sizes, whose asserts then go).
     {
       RewritePatternSet dimPatterns(context);
-      dimPatterns.add<DimOfPadFromSource>(context);
+      dimPatterns.add<DimOfPadFromSource, DimOfResultFromInit>(context);
+      tensor::EmptyOp::getCanonicalizationPatterns(dimPatterns, context);
+      util::AssertEqOp::getCanonicalizationPatterns(dimPatterns, context);
       if (failed(applyPatternsGreedily(module, std::move(dimPatterns)))) {
-        module.emitError("resolving the sizes of pads did not converge");
+        module.emitError(
+            "resolving the sizes of pads and op results did not converge");
         return signalPassFailure();
       }
     }
