@@ -65,9 +65,9 @@ FailureOr<IndexRange> exprRange(AffineExpr expr, ArrayRef<IndexRange> ranges,
 // least each of its expressions), so a size such as a band of a padded
 // window, 2 * max(0, min(rows left, rows wanted)) + 5, has no upper bound
 // for it. Ranges are carried here through affine.apply, min and max, integer
-// adds, subtractions, multiplies, maxima and minima, remainders and
-// quotients by positive divisors of values never negative, constants and
-// workgroup ids; failure for anything else.
+// adds, subtractions, multiplies, maxima and minima, unsigned remainders
+// and quotients by positive divisors, constants and workgroup ids; failure
+// for anything else.
 FailureOr<IndexRange> composedRange(Value value, unsigned depth) {
   Operation *def = value.getDefiningOp();
   if (depth < 16 && isa_and_nonnull<affine::AffineApplyOp, affine::AffineMinOp,
@@ -137,8 +137,8 @@ FailureOr<IndexRange> composedRange(Value value, unsigned depth) {
   // divisions of constants).
   if (depth < 16 &&
       isa_and_nonnull<arith::SubIOp, arith::MaxSIOp, arith::MinSIOp,
-                      arith::RemUIOp, arith::RemSIOp, arith::DivUIOp,
-                      arith::DivSIOp, arith::CeilDivSIOp>(def)) {
+                      arith::RemUIOp, arith::DivUIOp, arith::CeilDivSIOp>(
+          def)) {
     FailureOr<IndexRange> rhs = indexRange(def->getOperand(1), depth + 1);
     // An unsigned remainder is below its divisor whatever it divides (the
     // linear index of a distribution loop has no bound of its own).
@@ -158,13 +158,9 @@ FailureOr<IndexRange> composedRange(Value value, unsigned depth) {
     if (isa<arith::MinSIOp>(def)) {
       return IndexRange{std::min(lhs->lo, rhs->lo), std::min(lhs->hi, rhs->hi)};
     }
-    // The rest by a positive divisor of a value that is never negative.
+    // A quotient by a positive divisor of a value that is never negative.
     if (lhs->lo < 0 || rhs->lo <= 0) {
       return failure();
-    }
-    if (isa<arith::RemSIOp>(def)) {
-      return lhs->hi < rhs->lo ? *lhs
-                               : IndexRange{0, std::min(lhs->hi, rhs->hi - 1)};
     }
     if (isa<arith::CeilDivSIOp>(def)) {
       return IndexRange{(lhs->lo + rhs->hi - 1) / rhs->hi,

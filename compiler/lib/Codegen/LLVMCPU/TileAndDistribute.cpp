@@ -558,15 +558,20 @@ template <typename OpT> OpT findComputedInput(Value input) {
   return input.getDefiningOp<OpT>();
 }
 
+// The OpT computed in the function that a window op's input is, through
+// its padding if any (findComputedInput); null otherwise.
+template <typename OpT> OpT findComputedWindowInput(Value input) {
+  if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
+    input = pad.getSource();
+  }
+  return findComputedInput<OpT>(input);
+}
+
 // The static f32 NHWC convolution computed in the function whose result a
 // max pool reads, directly or through its elementwise epilogue, and
 // through its padding (the flow phase's --fuse-into-pool); null otherwise.
 linalg::Conv2DNhwcHwcfOp findPooledConvolution(linalg::PoolingNhwcMaxOp pool) {
-  Value input = pool.getInputs()[0];
-  if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
-    input = pad.getSource();
-  }
-  return findComputedInput<linalg::Conv2DNhwcHwcfOp>(input);
+  return findComputedWindowInput<linalg::Conv2DNhwcHwcfOp>(pool.getInputs()[0]);
 }
 
 // The static f32 NHWC convolution computed in the function whose whole
@@ -680,11 +685,7 @@ findProjectedDepthwise(linalg::Conv2DNhwcHwcfOp conv) {
 // otherwise.
 linalg::Conv2DNhwcHwcfOp
 findExpandedConvolution(linalg::DepthwiseConv2DNhwcHwcOp dw) {
-  Value input = dw.getInputs()[0];
-  if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
-    input = pad.getSource();
-  }
-  return findComputedInput<linalg::Conv2DNhwcHwcfOp>(input);
+  return findComputedWindowInput<linalg::Conv2DNhwcHwcfOp>(dw.getInputs()[0]);
 }
 
 // A depthwise convolution's band recomputes the rows of a convolution

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -342,28 +343,6 @@ struct DimOfPadFromSource : OpRewritePattern<tensor::DimOp> {
           arith::ConstantIndexOp::create(rewriter, dim.getLoc(), added));
     }
     rewriter.replaceOp(dim, size);
-    return success();
-  }
-};
-
-/// The size of a destination-style op's result read from its init (a
-/// dynamic batch's convolution and epilogues carry the size their
-/// tensor.empty was made with): the import's shape checks then ask no
-/// op's result, which keeps a convolution's one use for the window op it
-/// is fused into (isFusedIntoPool).
-struct DimOfResultFromInit : OpRewritePattern<tensor::DimOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(tensor::DimOp dim,
-                                PatternRewriter &rewriter) const override {
-    auto result = dyn_cast<OpResult>(dim.getSource());
-    auto op = result ? dyn_cast<DestinationStyleOpInterface>(result.getOwner())
-                     : DestinationStyleOpInterface();
-    if (!op || !op.hasPureTensorSemantics()) {
-      return failure();
-    }
-    rewriter.modifyOpInPlace(dim, [&] {
-      dim.getSourceMutable().assign(op.getTiedOpOperand(result)->get());
-    });
     return success();
   }
 };
@@ -1416,7 +1395,11 @@ struct FormDispatchesPass
     // checks of a dynamic batch: equal sizes, whose asserts then go).
     {
       RewritePatternSet dimPatterns(context);
-      dimPatterns.add<DimOfPadFromSource, DimOfResultFromInit>(context);
+      dimPatterns.add<DimOfPadFromSource>(context);
+      // (A dynamic batch's convolution and epilogues: the size their
+      // tensor.empty was made with, which keeps a convolution's one use
+      // for the pool it is fused into, isFusedIntoPool.)
+      memref::populateResolveRankedShapedTypeResultDimsPatterns(dimPatterns);
       tensor::EmptyOp::getCanonicalizationPatterns(dimPatterns, context);
       util::AssertEqOp::getCanonicalizationPatterns(dimPatterns, context);
       if (failed(applyPatternsGreedily(module, std::move(dimPatterns)))) {
