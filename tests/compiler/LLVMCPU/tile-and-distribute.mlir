@@ -340,9 +340,10 @@ func.func @fused_concat(%x: tensor<1x13x13x48xf32>, %w1: tensor<1x1x48x192xf32>,
 // A max pool over a convolution computed in the function (the flow phase's
 // --fuse-into-pool): bands of the pool's output rows, each computing the
 // 2 x 5 + 1 convolution rows its windows read (the row two bands share is
-// computed by both) into a temporary the pool reads. 55 rows: bands of 5,
-// the fewest among divisors that recompute at most an eighth (11 bands;
-// 11 rows would leave fewer than 16 workgroups).
+// computed by both) into a temporary the pool reads. 55 rows: bands of 5
+// (11 bands, 1.1-1.2x the convolution's work at 1, 2 and 4 workers: a
+// band of 1 row recomputes half again, and 5 bands of 11 leave 4 workers
+// 1.67x).
 // CHECK-LABEL: func.func @pooled_conv
 // CHECK: scf.forall (%[[H:.*]]) = (0) to (55) step (5) shared_outs(%[[OUT:.*]] = %{{.*}})
 // CHECK:   %[[X:.*]] = tensor.extract_slice %{{.*}}[0, %{{.*}}, 0, 0] [1, 23, 223, 3]
@@ -407,7 +408,8 @@ func.func @pooled_conv_batch(%x: tensor<8x223x223x3xf32>, %w: tensor<3x3x3x64xf3
 // read outside the image (fifteen rows for seven pooled ones; the left
 // column: the right one is never read). The pool's microkernel reads the
 // rows in place and skips the padding. Two images: bands of 7 rows (16
-// workgroups).
+// workgroups, 1.07x the convolution's work at 1, 2 and 4 workers; 8 rows'
+// 14 bands leave 4 workers 1.21x).
 // CHECK-LABEL: func.func @padded_pooled_conv
 // CHECK: scf.forall (%[[N:.*]], %[[H:.*]]) = (0, 0) to (2, 56) step (1, 7)
 // CHECK:   %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x?x112x64xf32>
@@ -447,13 +449,14 @@ func.func @padded_pooled_conv(%x: tensor<2x229x229x3xf32>, %w: tensor<7x7x3x64xf
 
 // The same with a batch known only at run time, and the stem's own zero
 // padding of the image: an image per workgroup, bands as for one image
-// (4 rows: 14 bands). The band's padded input rows are bounded through the
+// (7 rows: 8 bands, 1.07x the convolution's work at 1, 2 and 4 workers,
+// where 14 bands of 4 rows were 1.13-1.29x). The band's padded input rows are bounded through the
 // distribution loop bindWorkgroupIds makes of a dynamic count
 // (IndexBounds.cpp; matmul-ukernel.mlir lowers it).
 // CHECK-LABEL: func.func @padded_pooled_conv_dynamic_batch
-// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, 56) step (1, 4)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (%{{.*}}, 56) step (1, 7)
 // CHECK:   linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x?x112x64xf32>
-// CHECK:   linalg.pooling_nhwc_max {{.*}} -> tensor<1x4x56x64xf32>
+// CHECK:   linalg.pooling_nhwc_max {{.*}} -> tensor<1x7x56x64xf32>
 #dynpool_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #dynpool_bias = affine_map<(d0, d1, d2, d3) -> (d3)>
 func.func @padded_pooled_conv_dynamic_batch(%arg0: tensor<?x224x224x3xf32>, %arg1: tensor<7x7x3x64xf32>, %arg2: tensor<64xf32>, %arg3: index, %arg4: index, %arg5: index) -> tensor<?x56x56x64xf32> {

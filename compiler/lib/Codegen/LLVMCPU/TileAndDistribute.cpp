@@ -497,18 +497,13 @@ SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv,
           tileN < channels ? tileN : 0};
 }
 
-// A max pool's band recomputes the convolution rows it shares with the next
-// band (its windows overlap by the window less the stride): bands are at
-// least tall enough that this is at most 1/kPoolBandMaxRecompute of the
-// convolution's work.
-constexpr int64_t kPoolBandMaxRecompute = 8;
-
 // The rows a band computes into a temporary for the op that reads them
 // (the convolution rows of a max pool's band, the depthwise rows of a 1x1
 // convolution's) stay in the cache when they take at most this many bytes
 // (half of the smallest L2 the kernels run on, beside the microkernel's
 // packed windows): bands grow towards this while enough workgroups
-// (kConvWorkgroups) remain.
+// (kConvWorkgroups) remain, a max pool's while they cost less
+// (choosePoolBandRows).
 constexpr int64_t kBandTemporaryBytes = 512 * 1024;
 
 // Tile sizes for `loops` loops whose first two are images and output rows:
@@ -622,15 +617,52 @@ SmallVector<int64_t> chooseGlobalPoolTileSizes(linalg::LinalgOp root,
   return sizes;
 }
 
+// The worker counts a max pool's bands are balanced for
+// (choosePoolBandRows).
+constexpr int64_t kPoolBandWorkers[] = {1, 2, 4};
+
+// Rows of a max pool's bands, each band computing rows * stride + shared
+// rows of the convolution it reads (`shared` recomputed by the next band):
+// among the divisors of `height` (static tiles) whose band temporary
+// (`bandBytes`) fits in kBandTemporaryBytes, the one whose worst time over
+// kPoolBandWorkers workers, against that of the convolution computed once
+// and spread evenly, is least: rounds of bands (ceil(bands / workers))
+// times each band's convolution rows. More bands balance more workers but
+// recompute more: resnet18's stem at batch 1 (56 pool rows, 3x3 stride 2)
+// takes 8 bands of 7 rows, 1.07x at 1, 2 and 4 workers, where 14 bands of
+// 4 (at least kConvWorkgroups workgroups, as before) were 1.13-1.29x.
+// Ties go to the more bands. 0 when none fits.
+int64_t choosePoolBandRows(int64_t images, int64_t height, int64_t stride,
+                           int64_t shared,
+                           llvm::function_ref<int64_t(int64_t)> bandBytes) {
+  int64_t best = 0;
+  double bestCost = 0;
+  for (int64_t rows = 1; rows <= height; ++rows) {
+    if (height % rows || bandBytes(rows) > kBandTemporaryBytes) {
+      continue;
+    }
+    int64_t bands = images * (height / rows);
+    double cost = 0;
+    for (int64_t workers : kPoolBandWorkers) {
+      double once = static_cast<double>(images * height * stride) / workers;
+      cost = std::max(cost, ceilDiv(bands, workers) *
+                                static_cast<double>(rows * stride + shared) /
+                                once);
+    }
+    if (!best || cost < bestCost) {
+      best = rows;
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
 // Bands of output rows of a max pool whose input a convolution computes in
 // the same function: each band's workgroup computes the convolution rows
 // its windows read (tile and fuse), into a temporary the pool then reads
 // from the cache, instead of the convolution writing its whole result to
 // memory and the pool reading it back (squeezenet1_1's 1x111x111x64).
-// Rows: the fewest, among divisors of the pool's height (static tiles),
-// that recompute at most 1/kPoolBandMaxRecompute of the convolution, then
-// more while kConvWorkgroups workgroups remain and the band's convolution
-// rows fit in kBandTemporaryBytes. Images one per workgroup.
+// Rows: choosePoolBandRows. Images one per workgroup.
 SmallVector<int64_t> choosePoolBandTileSizes(linalg::PoolingNhwcMaxOp pool) {
   SmallVector<int64_t> ranges = pool.getStaticLoopRanges();
   auto input = dyn_cast<RankedTensorType>(pool.getInputs()[0].getType());
@@ -653,13 +685,13 @@ SmallVector<int64_t> choosePoolBandTileSizes(linalg::PoolingNhwcMaxOp pool) {
   auto bandBytes = [&](int64_t rows) {
     return (rows * stride + shared) * rowBytes;
   };
-  SmallVector<int64_t> sizes = chooseBandRowTileSizes(
-      ranges.size(), images, height,
-      ceilDiv(shared * kPoolBandMaxRecompute, stride), bandBytes);
-  if (dynamicBatch) {
-    sizes.resize(ranges.size(), 0);
-    sizes[0] = 1;
+  int64_t rows = choosePoolBandRows(images, height, stride, shared, bandBytes);
+  if (!rows || (images == 1 && !dynamicBatch && rows == height)) {
+    return {};
   }
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  sizes[0] = images > 1 || dynamicBatch ? 1 : 0;
+  sizes[1] = rows < height ? rows : 0;
   return sizes;
 }
 
@@ -692,8 +724,8 @@ findExpandedConvolution(linalg::DepthwiseConv2DNhwcHwcOp dw) {
 // computed before it that it shares with the next band (its windows
 // overlap by the window less the stride): bands are at least tall enough
 // that this is at most 1/kChainBandMaxRecompute of that convolution's work
-// (fewer than a max pool's 8, kPoolBandMaxRecompute: the temporaries of a
-// 1x1 expansion to many channels are wide).
+// (a max pool's bands are chosen by their cost instead, choosePoolBandRows;
+// the temporaries of a 1x1 expansion to many channels are wide).
 constexpr int64_t kChainBandMaxRecompute = 4;
 
 // Bands of output rows of a depthwise convolution, computed in a function
