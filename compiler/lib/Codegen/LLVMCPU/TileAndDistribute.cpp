@@ -996,9 +996,15 @@ SmallVector<int64_t> chooseBandTileSizes(const Root &rootInfo) {
 }
 
 // Bands of a concatenation whose operands are computed in its dispatch
-// (distributeConcat): at least this many pixels each (two microkernel row
-// panels of 14), while at least kConcatMinBands bands remain.
-constexpr int64_t kConcatBandPixels = 28;
+// (distributeConcat): at least this many pixels each (a microkernel row
+// panel of 14 on AVX-512), while at least kConcatMinBands bands remain.
+// Bands of one output row of 27 pixels (squeezenet1_1's 27x27 fire
+// modules) took 0.88-0.93x the time of the 28-pixel minimum's bands of
+// three rows at batch 1 and 0.95-0.97x at batch 8, 1 and 2 workers (Intel
+// Xeon, family 6 model 207, 2026-12-06, bench/models/ab.py); a 13x13
+// image's rows of 13 pixels stay whole images at a batch (rows of one were
+// 1.02-1.06x).
+constexpr int64_t kConcatBandPixels = 14;
 constexpr int64_t kConcatMinBands = 8;
 
 // A function that returns one static tensor.concat (squeezenet's fire
