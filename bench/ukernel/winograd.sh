@@ -21,7 +21,9 @@ rounds="${2:-5}"
 # shellcheck source=bench/ukernel/sconv_build.sh
 . "$root/bench/ukernel/sconv_build.sh"
 sconv_pick_row "" avx512
-# Both entry points (convolution and matmul) of the host's row.
+# Both entry points (convolution and matmul) of the host's row (x86 and
+# flags: sconv_build.sh's).
+# shellcheck disable=SC2154
 "$clang" "${x86[@]}" -O3 -c -ffreestanding -fno-builtin -fno-stack-protector \
   -fPIC -std=c11 -I "$ukernel" "${flags[@]}" "-DSTRATA_UKERNEL_ISA=$isa" \
   "$ukernel/$source" -o "$out/sgemm.o"
