@@ -83,6 +83,8 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     packOptions.panelColumns =
         target ? target->weightPanelColumns(targetOptions) : 0;
     packOptions.minWork = minWork;
+    packOptions.winograd =
+        target && target->winogradConvolutions(targetOptions);
     std::array<int64_t, 3> int8Panel =
         target ? target->int8WeightPanel(targetOptions)
                : std::array<int64_t, 3>{0, 0, 0};

@@ -66,6 +66,12 @@ public:
   weightPanelColumns(const TargetBackendOptions &options) const {
     return 0;
   }
+  /// Whether its convolution kernel takes a 3x3 stride-1 convolution's
+  /// filter as its Winograd F(4x4, 3x3) transform, so the flow phase
+  /// stores those filters transformed (--strata-pack-weights winograd).
+  virtual bool winogradConvolutions(const TargetBackendOptions &options) const {
+    return false;
+  }
   /// The panel its int8 matmul kernels read constant int8 weights in:
   /// {columns per panel, depth steps per group, multiple the packed depth
   /// is padded to}; {0, 0, 0}: as written.

@@ -86,6 +86,17 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   std::optional<PackedWeights> packed = findPackedWeights(filter, variant.nr);
   int64_t kh = filterType.getDimSize(0), kw = filterType.getDimSize(1),
           channels = filterType.getDimSize(2);
+  // A filter read back from its Winograd transform: the kernel reads the
+  // transform and runs Winograd's algorithm (STRATA_SGEMM_WINOGRAD).
+  auto strides = conv.getStrides().getValues<int64_t>();
+  auto dilations = conv.getDilations().getValues<int64_t>();
+  bool winograd = false;
+  if (!packed && kh == 3 && kw == 3 &&
+      llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
+      llvm::all_of(dilations, [](int64_t d) { return d == 1; })) {
+    packed = findWinogradWeights(filter, variant.nr);
+    winograd = packed.has_value();
+  }
   int64_t outWidth = outType.getDimSize(2);
   // The microkernel's C (the output, or the output of an epilogue it
   // applies) must have dense pixels: a temporary (identity layout, its
@@ -128,14 +139,23 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   // padded rows (resnet18's at 7x7 on AVX-512 would pack their windows
   // instead).
   std::optional<PaddedInput> padded = matchPaddedInput(input, conv);
+  // (The Winograd kernel reads tiles of a whole 6x6 window: in place,
+  // whatever the tile.)
   if (padded && (!matchPattern(padded->padValue, m_AnyZeroFloat()) ||
                  !unitInnerStride(padded->source) ||
-                 (variant.mr % 2 == 0 && outWidth == variant.mr / 2) ||
-                 (2 * *rowBound < variant.mr && outWidth < 4 * variant.mr))) {
+                 (!winograd &&
+                  ((variant.mr % 2 == 0 && outWidth == variant.mr / 2) ||
+                   (2 * *rowBound < variant.mr &&
+                    outWidth < 4 * variant.mr))))) {
     padded.reset();
   }
   int64_t scratchFloats =
-      sgemmScratchFloats(variant, mb, nb, kb, packed.has_value());
+      winograd
+          ? STRATA_SWINOGRAD_SCRATCH(outWidth, channels, nb) +
+                sgemmScratchFloats(variant,
+                                   STRATA_SWINOGRAD_BAND_TILES(outWidth), nb,
+                                   channels, /*packedB=*/true)
+          : sgemmScratchFloats(variant, mb, nb, kb, packed.has_value());
   if (!callee) {
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     callee = func::FuncOp::create(
@@ -159,7 +179,11 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   Value inputPointer = memref::ExtractAlignedPointerAsIndexOp::create(
       b, loc, inputMeta.getBaseBuffer());
   MatmulOperands bm =
-      packed ? decomposePacked(b, loc, *packed, kb) : decompose(b, loc, filter);
+      packed ? decomposePacked(b, loc, *packed,
+                               winograd ? STRATA_SWINOGRAD_ALPHA *
+                                              STRATA_SWINOGRAD_ALPHA * channels
+                                        : kb)
+             : decompose(b, loc, filter);
   if (epilogue) {
     b.setInsertionPoint(epilogue->generic);
   }
@@ -172,8 +196,6 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   Value rows = memref::DimOp::create(b, loc, result, 1);
   Value m = arith::MulIOp::create(b, loc, rows, constant(outWidth));
   Value n = memref::DimOp::create(b, loc, result, 3);
-  auto strides = conv.getStrides().getValues<int64_t>();
-  auto dilations = conv.getDilations().getValues<int64_t>();
   SmallVector<Value> args;
   for (Value value : std::initializer_list<Value>{
            inputPointer,
@@ -195,6 +217,7 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
            constant(kb),
            constant((fill ? 0 : STRATA_SGEMM_ACCUMULATE) |
                     (packed ? STRATA_SGEMM_PACKED_B : 0) |
+                    (winograd ? STRATA_SGEMM_WINOGRAD : 0) |
                     (epilogue ? epilogue->flags() : 0) |
                     streamFlag(result, variant)),
            Value(

@@ -103,6 +103,18 @@ LogicalResult lowerToUkernels(ModuleOp module, StringRef variantName,
       return failure();
     }
   }
+  // Filters read back from their Winograd transforms (PackedWeightLayout.h):
+  // erased when every reader became a Winograd call, before the transposes
+  // of the transforms they read.
+  SmallPtrSet<Operation *, 8> winogradViews;
+  module.walk([&](linalg::GenericOp generic) {
+    if (generic.hasPureBufferSemantics() &&
+        generic.getDpsInits()[0].getDefiningOp<memref::AllocOp>() &&
+        flow::WinogradFilter::get(generic)) {
+      winogradViews.insert(generic);
+    }
+  });
+  eraseDeadRelayouts(winogradViews);
   if (!matmuls.empty()) {
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     Type i64 = b.getI64Type();

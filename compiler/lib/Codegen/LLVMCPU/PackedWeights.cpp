@@ -194,6 +194,70 @@ MatmulOperands decomposePacked(OpBuilder &b, Location loc,
   return operands;
 }
 
+std::optional<PackedWeights> findWinogradWeights(Value filter, int64_t nr) {
+  Value whole = filter;
+  OpFoldResult column = OpBuilder(filter.getContext()).getIndexAttr(0);
+  // Views of its columns (a workgroup's column tile of a filter computed
+  // whole): every other dimension whole, unit strides.
+  while (auto view = whole.getDefiningOp<memref::SubViewOp>()) {
+    MemRefType sourceType = view.getSourceType();
+    if (sourceType.getRank() != 4 || !view.hasUnitStride() ||
+        !sourceType.hasStaticShape()) {
+      return std::nullopt;
+    }
+    for (int64_t d = 0; d < 3; ++d) {
+      if (!isConstantIntValue(view.getMixedOffsets()[d], 0) ||
+          !isConstantIntValue(view.getMixedSizes()[d],
+                              sourceType.getDimSize(d))) {
+        return std::nullopt;
+      }
+    }
+    OpFoldResult offset = view.getMixedOffsets().back();
+    if (!isConstantIntValue(column, 0)) {
+      if (!isConstantIntValue(offset, 0)) {
+        return std::nullopt;
+      }
+    } else {
+      column = offset;
+    }
+    whole = view.getSource();
+  }
+  if (!whole.getDefiningOp<memref::AllocOp>()) {
+    return std::nullopt;
+  }
+  // (Its zero fill aside: the generic sums into the buffer.)
+  linalg::GenericOp writer;
+  for (Operation *user : whole.getUsers()) {
+    auto op = dyn_cast<DestinationStyleOpInterface>(user);
+    if (op && !isa<linalg::FillOp>(user) &&
+        llvm::is_contained(op.getDpsInits(), whole)) {
+      if (writer || !isa<linalg::GenericOp>(user)) {
+        return std::nullopt;
+      }
+      writer = cast<linalg::GenericOp>(user);
+    }
+  }
+  std::optional<flow::WinogradFilter> marker =
+      flow::WinogradFilter::get(writer);
+  if (!marker || marker->outputTile != STRATA_SWINOGRAD_TILE ||
+      writer.getNumDpsInputs() != 3) {
+    return std::nullopt;
+  }
+  std::optional<PackedWeights> packed =
+      findPackedWeights(writer.getDpsInputs()[2], nr);
+  if (!packed) {
+    return std::nullopt;
+  }
+  if (!isConstantIntValue(column, 0)) {
+    if (!isConstantIntValue(packed->column, 0) ||
+        !isMultipleOf(column, packed->width)) {
+      return std::nullopt;
+    }
+    packed->column = column;
+  }
+  return packed;
+}
+
 // An int8 weight packed at compile time (--strata-pack-weights): the
 // right-hand operand of an int8 matmul is (a view of rows [0, K) and
 // columns of)
@@ -264,6 +328,13 @@ void eraseDeadRelayouts(SmallPtrSetImpl<Operation *> &relayouts) {
     std::function<bool(Value)> onlyViews = [&](Value value) {
       for (Operation *user : value.getUsers()) {
         if (user == relayout) {
+          continue;
+        }
+        // The fill that zeroes a reduction's buffer first (a Winograd
+        // filter view's) goes with it.
+        auto fill = dyn_cast<linalg::FillOp>(user);
+        if (fill && value == buffer && fill.getOutputs()[0] == buffer) {
+          views.push_back(user);
           continue;
         }
         if (!isa<memref::SubViewOp, memref::CollapseShapeOp>(user) ||

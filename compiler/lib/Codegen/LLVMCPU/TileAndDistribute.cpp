@@ -497,6 +497,58 @@ SmallVector<int64_t> chooseConvTileSizes(linalg::Conv2DNhwcHwcfOp conv,
           tileN < channels ? tileN : 0};
 }
 
+// A convolution whose filter is read back from its Winograd transform
+// (--strata-pack-weights winograd: the generic carrying the marker,
+// PackedWeightLayout.h), which the microkernel runs by Winograd's
+// algorithm on the transform (ConvUkernel.cpp).
+bool hasWinogradFilter(linalg::Conv2DNhwcHwcfOp conv) {
+  Value filter = conv.getInputs()[1];
+  if (auto slice = filter.getDefiningOp<tensor::ExtractSliceOp>()) {
+    filter = slice.getSource();
+  }
+  return flow::WinogradFilter::get(filter.getDefiningOp()).has_value();
+}
+
+// A Winograd convolution's tile computes whole 4x4 output tiles (a partial
+// one costs a whole one) over bands of at least 28 of them (the
+// microkernel's products, ukernel/SgemmParams.h
+// STRATA_SWINOGRAD_BAND_MIN_TILES): rows wasted at most this fraction.
+constexpr double kWinogradMaxRowWaste = 0.15;
+
+// Tiles of a convolution with a Winograd filter (hasWinogradFilter): rows
+// the fewest among divisors of the height (static tiles) from 4 that waste
+// at most kWinogradMaxRowWaste of the tile's 4x4 output tiles (56: 4, 28:
+// 4, 14: 7, 13: 13); then, when the row tiles of all images make fewer
+// than three quarters of `wanted` workgroups, columns in whole panels
+// enough for `wanted` (each column tile transforms its input tiles again;
+// the filter's transform per column is 4x the filter's).
+SmallVector<int64_t> chooseWinogradTileSizes(linalg::Conv2DNhwcHwcfOp conv,
+                                             int64_t images, int64_t wanted) {
+  SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
+  int64_t height = ranges[1], channels = ranges[3];
+  constexpr int64_t kTile = 4;
+  int64_t rows = height;
+  for (int64_t d = std::min(kTile, height); d <= height; ++d) {
+    if (height % d == 0 &&
+        static_cast<double>(ceilDiv(d, kTile) * kTile) <=
+            (1.0 + kWinogradMaxRowWaste) * static_cast<double>(d)) {
+      rows = d;
+      break;
+    }
+  }
+  int64_t rowTiles = images * (height / rows);
+  int64_t tileN = channels;
+  if (4 * rowTiles < 3 * wanted) {
+    tileN = wholePanels(chooseTileSize(channels, ceilDiv(wanted, rowTiles)),
+                        channels);
+  }
+  if (images == 1 && rows >= height && tileN >= channels) {
+    return {};
+  }
+  return {images != 1 ? 1 : 0, rows < height ? rows : 0, 0,
+          tileN < channels ? tileN : 0};
+}
+
 // The rows a band computes into a temporary for the op that reads them
 // (the convolution rows of a max pool's band, the depthwise rows of a 1x1
 // convolution's) stay in the cache when they take at most this many bytes
@@ -839,8 +891,16 @@ SmallVector<int64_t> chooseTileSizes(const Root &rootInfo,
     // A convolution of a dynamic batch: a few tiles per image.
     auto conv = findDistributed<linalg::Conv2DNhwcHwcfOp>(root);
     if (isDynamicBatchF32(conv)) {
-      SmallVector<int64_t> sizes = chooseConvTileSizes(
-          conv, kDynamicConvWorkgroupsPerImage, streamedFilterBytes);
+      SmallVector<int64_t> sizes =
+          hasWinogradFilter(conv)
+              ? chooseWinogradTileSizes(conv, /*images=*/1,
+                                        kDynamicConvWorkgroupsPerImage)
+              : chooseConvTileSizes(conv, kDynamicConvWorkgroupsPerImage,
+                                    streamedFilterBytes);
+      if (sizes.empty() || sizes[0] == 0) {
+        sizes.resize(std::max<size_t>(sizes.size(), 1), 0);
+        sizes[0] = 1;
+      }
       sizes.resize(root.getNumLoops(), 0);
       return sizes;
     }
@@ -876,6 +936,15 @@ SmallVector<int64_t> chooseTileSizes(const Root &rootInfo,
                  : findDistributed<linalg::DepthwiseConv2DNhwcHwcOp>(root);
   if (dw && (conv || findExpandedConvolution(dw))) {
     return chooseDepthwiseChainTileSizes(dw, root.getNumLoops());
+  }
+  if (conv && isLargeF32(conv) && hasWinogradFilter(conv)) {
+    int64_t images = conv.getStaticLoopRanges()[0];
+    SmallVector<int64_t> sizes = chooseWinogradTileSizes(
+        conv, images, ceilDiv(kConvWorkgroups, images));
+    if (!sizes.empty()) {
+      sizes.resize(root.getNumLoops(), 0);
+    }
+    return sizes;
   }
   if (conv && isLargeF32(conv)) {
     SmallVector<int64_t> sizes = chooseConvTileSizes(

@@ -115,6 +115,14 @@ bool isMultipleOf(OpFoldResult value, int64_t factor, int depth = 0);
 // of nr columns or of a multiple of nr.
 std::optional<PackedWeights> findPackedWeights(Value rhs, int64_t nr);
 
+// The packed Winograd transform a convolution `filter` is read back from
+// (--strata-pack-weights winograd): the filter is (a view of columns of) a
+// buffer that one linalg.generic carrying the Winograd marker
+// (PackedWeightLayout.h) writes from a packed f32 weight (findPackedWeights,
+// alpha x alpha x C x F). The panels of the filter's first column, each
+// alpha * alpha * C deep.
+std::optional<PackedWeights> findWinogradWeights(Value filter, int64_t nr);
+
 // The int8 packed weight `rhs` (the right-hand operand of an int8 matmul)
 // is a view of, for panels of `nr` columns and depth groups of `kg`.
 std::optional<PackedWeights> findPackedIntWeights(Value rhs, int64_t nr,

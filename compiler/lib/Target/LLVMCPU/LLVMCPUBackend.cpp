@@ -49,6 +49,13 @@ public:
     return hasDirectConvolution(options);
   }
 
+  // The convolution microkernel runs a filter transformed at compile time
+  // by Winograd's F(4x4, 3x3) (ukernel/WinogradDriver.h, ConvUkernel.cpp).
+  bool
+  winogradConvolutions(const TargetBackendOptions &options) const override {
+    return hasDirectConvolution(options);
+  }
+
   int64_t
   weightPanelColumns(const TargetBackendOptions &options) const override {
     LLVMCPUTargetOptions cpuOptions;

@@ -106,6 +106,7 @@ static inline dwvec dwMax(dwvec a, dwvec b) {
   return __builtin_elementwise_maximum(a, b);
 }
 #include "DwconvDriver.h"
+#include "WinogradDriver.h"
 
 /* The int8 depthwise convolution: 8 channels a vector, vpmaddwd and an
  * add. */

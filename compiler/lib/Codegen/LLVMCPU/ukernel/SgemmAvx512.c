@@ -126,6 +126,7 @@ static inline int dwAnyUnordered(dwvec a, dwvec b) {
   return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) != 0;
 }
 #include "DwconvDriver.h"
+#include "WinogradDriver.h"
 
 /* The int8 depthwise convolution: 16 channels a vector, vpdpwssd with
  * AVX-512 VNNI, else vpmaddwd and an add. */

@@ -215,6 +215,10 @@ struct ASource {
    * passed over). `padded` says whether any window has such a tap. */
   int64_t inRows, inCols, padTop, padLeft;
   int padded;
+  /* The depth of each panel of a B packed at compile time when it is more
+   * than the call's k, 0 otherwise: one Winograd position's products read
+   * their C x NR slice of panels that hold all 36 (WinogradDriver.h). */
+  int64_t bPanelDepth;
 };
 
 /* The taps of a window inside the input: window rows [yLo, yHi) x
@@ -686,6 +690,9 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
    * or a multiple of it that this kernel reads as strips of NR columns, pw
    * floats from one depth step to the next. */
   int64_t pw = packedB ? ldb : NR;
+  /* Floats of depth in each compile-time panel: k, or more when the call
+   * reads part of each panel's depth (ASource.bPanelDepth). */
+  int64_t bDepth = src->bPanelDepth > k ? src->bPanelDepth : k;
   /* A few rows (a matrix-vector product, one image's last pixels): each B
    * panel serves one A panel, so packing B would only copy it. The
    * microkernel reads B's full panels in place (rows ldb apart); only a last
@@ -720,8 +727,8 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
       const float *blockB = pb;
       int64_t panelFloats = kc * NR;
       if (packedB) {
-        blockB = b + jc * k + pc * pw;
-        panelFloats = k * pw;
+        blockB = b + jc * bDepth + pc * pw;
+        panelFloats = bDepth * pw;
       } else if (transposedB) {
         packBTransposed(b + jc * ldb + pc, ldb, kc, nc, pb);
       } else if (!inPlaceB) {
@@ -874,10 +881,10 @@ static void sgemm(const struct ASource *src, const float *b, int64_t ldb,
                   nextB = blockB + (jr + NR) / pw * panelFloats;
                 }
               } else if (pc + kc < k) {
-                nextB = b + jc * k + (pc + kc) * pw;
+                nextB = b + jc * bDepth + (pc + kc) * pw;
                 nextDepth = minI64(depthBlock, k - pc - kc);
               } else if (jc + NC < n) {
-                nextB = b + (jc + NC) * k;
+                nextB = b + (jc + NC) * bDepth;
                 nextDepth = minI64(depthBlock, k);
               }
               if (nextB) {
@@ -982,6 +989,13 @@ void strata_ukernel_sgemm_f32(int64_t aBase, int64_t aOffset, int64_t lda,
  * no padding). No im2col matrix or padded copy is ever made: packing A
  * reads the windows straight from the input, writing zeros for the taps
  * in the padding, and reading in place skips those. */
+/* A 3x3 convolution by Winograd's algorithm (STRATA_SGEMM_WINOGRAD):
+ * WinogradDriver.h, which each variant includes after this. */
+static void swinograd(const struct ASource *src, const float *u, int64_t pw,
+                      float *c, int64_t ldc, int64_t m, int64_t n,
+                      int64_t flags, float *scratch,
+                      const struct Epilogue *epilogue);
+
 void strata_ukernel_sconv_f32(
     int64_t inBase, int64_t inOffset, int64_t inStrideH, int64_t inStrideW,
     int64_t inRows, int64_t inCols, int64_t padTop, int64_t padLeft,
@@ -1018,8 +1032,15 @@ void strata_ukernel_sconv_f32(
       (outWidth - 1) * convStrideW - padLeft + (kernelW - 1) * dilationW >=
           inCols;
   struct Epilogue epilogue;
+  const struct Epilogue *ep =
+      decodeEpilogue(flags, bias, residual, ldr, loBits, hiBits, &epilogue);
+  if (flags & STRATA_SGEMM_WINOGRAD) {
+    swinograd(&src, (const float *)(intptr_t)bBase + bOffset, ldb,
+              (float *)(intptr_t)cBase + cOffset, ldc, m, n, flags,
+              (float *)(intptr_t)scratchBase, ep);
+    return;
+  }
   sgemm(&src, (const float *)(intptr_t)bBase + bOffset, ldb,
         (float *)(intptr_t)cBase + cOffset, ldc, m, n, k, flags,
-        (float *)(intptr_t)scratchBase,
-        decodeEpilogue(flags, bias, residual, ldr, loBits, hiBits, &epilogue));
+        (float *)(intptr_t)scratchBase, ep);
 }

@@ -180,3 +180,4 @@ static inline dwvec dwFma(dwvec a, dwvec b, dwvec c) {
 /* FMAX is IEEE maximum: NaN propagates, +0 over -0. */
 static inline dwvec dwMax(dwvec a, dwvec b) { return vmaxq_f32(a, b); }
 #include "DwconvDriver.h"
+#include "WinogradDriver.h"

@@ -139,6 +139,42 @@
  * Q x K^T reads). It is always packed per call (8 x 8 blocks transposed in
  * registers); not with STRATA_SGEMM_PACKED_B. */
 #define STRATA_SGEMM_TRANSPOSED_B 512
+/* Bit 10, the convolution kernel's only, with STRATA_SGEMM_PACKED_B: the
+ * convolution is 3x3 of stride and dilation 1 and B is not its filter g but
+ * the filter's Winograd F(4x4, 3x3) transform U = G g G^T, packed at
+ * compile time (--strata-pack-weights) in panels of ldb columns, each
+ * 36 * C deep: position (a, b) of the 6x6 transform, then the input
+ * channel (a panel is [36][C][ldb]). The kernel computes the convolution
+ * by Winograd's algorithm (WinogradDriver.h): 4x4 output tiles from 6x6
+ * input tiles, 36 products of C-deep matrices where the direct
+ * convolution makes 9 * C-deep ones of 16 pixels each (2.25x fewer
+ * multiply-adds). k stays 9 * C. */
+#define STRATA_SGEMM_WINOGRAD 1024
+/* The Winograd kernel's output tiles and the input tiles they read. */
+#define STRATA_SWINOGRAD_TILE 4
+#define STRATA_SWINOGRAD_ALPHA 6
+/* Floats of scratch the Winograd kernel takes before its products' own
+ * (the matmul driver's, for m = the tiles of a band, n, k = C): the band's
+ * input transforms (36 x tiles x C) and products (36 x tiles x n), each
+ * rounded up to 16 floats. A band is whole rows of tiles (each
+ * STRATA_SWINOGRAD_TILE output rows), enough for at least
+ * STRATA_SWINOGRAD_BAND_MIN_TILES tiles (the products' rows: a 13-wide
+ * image's 4 tiles a row made products too thin to run near the
+ * microkernel's peak). */
+#define STRATA_SWINOGRAD_BAND_MIN_TILES 28
+#define STRATA_SWINOGRAD_ROW_TILES(outWidth)                                   \
+  (((outWidth) + STRATA_SWINOGRAD_TILE - 1) / STRATA_SWINOGRAD_TILE)
+#define STRATA_SWINOGRAD_BAND_TILE_ROWS(outWidth)                              \
+  ((STRATA_SWINOGRAD_BAND_MIN_TILES + STRATA_SWINOGRAD_ROW_TILES(outWidth) -  \
+    1) /                                                                       \
+   STRATA_SWINOGRAD_ROW_TILES(outWidth))
+#define STRATA_SWINOGRAD_BAND_TILES(outWidth)                                  \
+  (STRATA_SWINOGRAD_ROW_TILES(outWidth) *                                      \
+   STRATA_SWINOGRAD_BAND_TILE_ROWS(outWidth))
+#define STRATA_SWINOGRAD_SCRATCH(outWidth, c, n)                               \
+  (STRATA_SGEMM_ROUND_UP(36 * STRATA_SWINOGRAD_BAND_TILES(outWidth) * (c),    \
+                         16) +                                                 \
+   STRATA_SGEMM_ROUND_UP(36 * STRATA_SWINOGRAD_BAND_TILES(outWidth) * (n), 16))
 
 /* Floats of scratch one call needs for an m x n x k problem with the
  * tuning (kc, mc_rows, nc) of its variant: packed A (min(MC, m rounded up

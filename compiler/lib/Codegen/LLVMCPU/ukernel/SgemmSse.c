@@ -124,3 +124,4 @@ static inline dwvec dwMax(dwvec a, dwvec b) {
   return __builtin_elementwise_maximum(a, b);
 }
 #include "DwconvDriver.h"
+#include "WinogradDriver.h"

@@ -360,10 +360,26 @@ struct DecomposeOtherPads : linalg::DecomposePadOpPattern {
   }
 };
 
+/// A convolution filter stored as its Winograd transform
+/// (--strata-pack-weights winograd): the generic carrying the Winograd
+/// marker (PackedWeightLayout.h, WinogradFilter) that reads the filter back
+/// from the transform, read only as a convolution's filter.
+bool isWinogradFilterView(Operation *op) {
+  auto generic = dyn_cast_if_present<linalg::GenericOp>(op);
+  if (!generic || !flow::WinogradFilter::get(generic) ||
+      !generic->hasOneUse()) {
+    return false;
+  }
+  OpOperand &use = *generic->getUses().begin();
+  return isa<linalg::Conv2DNhwcHwcfOp>(use.getOwner()) &&
+         use.getOperandNumber() == 1;
+}
+
 /// A weight packed at compile time (--strata-pack-weights): the reshape
 /// of a transpose that carries the packed-weight marker
 /// (PackedWeightLayout.h) and reads a host constant, read only as the
-/// right-hand operand of a matmul or convolution. Both ops go into that
+/// right-hand operand of a matmul or convolution, or as the transform a
+/// Winograd filter view reads (isWinogradFilterView). All go into that
 /// dispatch, which reads the packed constant; the code generator hands its
 /// panels to the microkernel instead of transposing.
 bool isPackedWeightReshape(Operation *op) {
@@ -384,12 +400,20 @@ bool isPackedWeightReshape(Operation *op) {
     }
     use = &*slice->getUses().begin();
   }
-  return weight && transpose->hasOneUse() && isHostConstant(weight) &&
-         isa<linalg::MatmulOp, linalg::Conv2DNhwcHwcfOp>(use->getOwner()) &&
+  if (!weight || !transpose->hasOneUse() || !isHostConstant(weight)) {
+    return false;
+  }
+  if (isWinogradFilterView(use->getOwner())) {
+    return use->getOperandNumber() == 2;
+  }
+  return isa<linalg::MatmulOp, linalg::Conv2DNhwcHwcfOp>(use->getOwner()) &&
          use->getOperandNumber() == 1;
 }
 
 bool isPackedWeight(Operation *op) {
+  if (isWinogradFilterView(op)) {
+    return true;
+  }
   if (auto transpose = dyn_cast<linalg::TransposeOp>(op)) {
     return transpose->hasOneUse() &&
            isPackedWeightReshape(*transpose->getUsers().begin());

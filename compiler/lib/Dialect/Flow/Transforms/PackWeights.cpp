@@ -13,6 +13,7 @@
 #include "Strata/Dialect/Flow/IR/PackedWeightLayout.h"
 
 #include "ConstantData.h"
+#include "WinogradFilters.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -60,13 +61,13 @@ std::optional<ArrayRef<float>> constantFloats(Value value) {
                          raw->size() / 4);
 }
 
-// Replaces operand `use` (a depth... x N constant) by the collapse of a
-// transpose of its packed form: P[j / NR, depth..., j % NR] = W[depth..., j],
-// zeros past N in the last panel, and then (when N is not a multiple of
-// NR) the slice of its first N columns.
-void packOperand(OpBuilder &b, OpOperand &use, ArrayRef<float> values,
-                 int64_t nr) {
-  auto type = cast<RankedTensorType>(use.get().getType());
+// The weight W of `type` (depth... x N, f32, `values` row-major) read from
+// its packed form: the collapse of a transpose of
+// P[j / NR, depth..., j % NR] = W[depth..., j], zeros past N in the last
+// panel, and then (when N is not a multiple of NR) the slice of its first
+// N columns.
+Value packedView(OpBuilder &b, Location loc, RankedTensorType type,
+                 ArrayRef<float> values, int64_t nr) {
   int64_t rank = type.getRank();
   int64_t columns = type.getShape().back();
   int64_t depth = type.getNumElements() / columns;
@@ -94,7 +95,6 @@ void packOperand(OpBuilder &b, OpOperand &use, ArrayRef<float> values,
   }
   groups.push_back({rank - 1, rank});
 
-  Location loc = use.get().getLoc();
   auto packedType = RankedTensorType::get(packedShape, b.getF32Type());
   auto data = DenseElementsAttr::getFromRawBuffer(
       packedType, ArrayRef<char>(reinterpret_cast<const char *>(packed.data()),
@@ -120,7 +120,32 @@ void packOperand(OpBuilder &b, OpOperand &use, ArrayRef<float> values,
     weight = tensor::ExtractSliceOp::create(b, loc, type, weight, offsets,
                                             sizes, strides);
   }
-  use.set(weight);
+  return weight;
+}
+
+// Replaces operand `use` (a depth... x N constant) by its packed view.
+void packOperand(OpBuilder &b, OpOperand &use, ArrayRef<float> values,
+                 int64_t nr) {
+  use.set(packedView(b, use.get().getLoc(),
+                     cast<RankedTensorType>(use.get().getType()), values, nr));
+}
+
+// Replaces the filter of `conv` (flow::isWinogradConvolution; its values
+// `g`) by the Winograd view of its transform, the transform packed.
+void packWinogradFilter(OpBuilder &b, linalg::Conv2DNhwcHwcfOp conv,
+                        ArrayRef<float> g, int64_t nr) {
+  OpOperand &use = conv->getOpOperand(1);
+  auto type = cast<RankedTensorType>(use.get().getType());
+  int64_t channels = type.getDimSize(2), filters = type.getDimSize(3);
+  int64_t alpha = flow::kWinogradOutputTile + 2;
+  std::vector<float> u =
+      flow::winogradFilterTransform(g, channels, filters);
+  Location loc = use.get().getLoc();
+  Value transform = packedView(
+      b, loc,
+      RankedTensorType::get({alpha, alpha, channels, filters}, b.getF32Type()),
+      u, nr);
+  use.set(flow::winogradFilterView(b, loc, transform, type));
 }
 
 // Replaces operand `use` (a K x N i8 constant) by the view of its int8
@@ -269,6 +294,11 @@ struct PackWeightsPass : flow::impl::PackWeightsPassBase<PackWeightsPass> {
         continue;
       }
       OpBuilder b(op);
+      auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op);
+      if (winograd && conv && flow::isWinogradConvolution(conv)) {
+        packWinogradFilter(b, conv, *values, panelColumns);
+        continue;
+      }
       packOperand(b, use, *values, panelColumns);
     }
   }

@@ -87,6 +87,53 @@ struct PackedWeightLayout {
   }
 };
 
+/// The name of the discardable attribute that marks a Winograd filter view.
+inline constexpr llvm::StringLiteral kWinogradFilterAttrName =
+    "strata.winograd_filter";
+
+/// The marker of a 3x3 convolution filter that --strata-pack-weights stored
+/// as its Winograd F(m x m, 3x3) transform U = G g G^T (alpha x alpha x C x
+/// F, alpha = m + 2), itself packed in f32 panels (PackedWeightLayout: the
+/// program reads U through the marked transpose and reshape). The filter
+/// the convolution reads is then g = L U L^T, L a left inverse of G (L G =
+/// I), computed by a linalg.generic
+///   g[ky, kx, c, f] = sum over a, b of L[ky, a] * L[kx, b] * U[a, b, c, f]
+/// (operands L, L, U) that carries the marker as the attribute
+/// kWinogradFilterAttrName, {output_tile = m : i64}: the program means the
+/// filter it always did (to rounding), and the llvm-cpu code generator's
+/// convolution microkernel reads U instead (STRATA_SGEMM_WINOGRAD,
+/// ConvUkernel.cpp), the generic then dead. Dispatch formation keeps the
+/// generic with the packed view in the convolution's dispatch.
+struct WinogradFilter {
+  int64_t outputTile = 0;
+
+  int64_t alpha() const { return outputTile + 2; }
+
+  /// The marker `op` carries, if any and well formed.
+  static std::optional<WinogradFilter> get(Operation *op) {
+    if (!op) {
+      return std::nullopt;
+    }
+    auto dict = op->getAttrOfType<DictionaryAttr>(kWinogradFilterAttrName);
+    if (!dict) {
+      return std::nullopt;
+    }
+    auto tile = dict.getAs<IntegerAttr>("output_tile");
+    if (!tile || tile.getInt() <= 0) {
+      return std::nullopt;
+    }
+    return WinogradFilter{tile.getInt()};
+  }
+
+  /// Marks `op` (the generic that reads the filter back from U).
+  void set(Operation *op) const {
+    Builder b(op->getContext());
+    op->setAttr(kWinogradFilterAttrName,
+                b.getDictionaryAttr({b.getNamedAttr(
+                    "output_tile", b.getI64IntegerAttr(outputTile))}));
+  }
+};
+
 } // namespace mlir::strata::flow
 
 #endif // STRATA_DIALECT_FLOW_IR_PACKEDWEIGHTLAYOUT_H

@@ -196,6 +196,32 @@ def PackWeightsPass : Pass<"strata-pack-weights", "::mlir::ModuleOp"> {
     The microkernel reads the panels in place (`STRATA_IGEMM_PACKED_B`);
     the column sums its `vpdpbusd` correction needs are computed from
     them once per call.
+
+    With `winograd`, the constant 3x3 x C x F filter of a stride-1,
+    dilation-1 f32 `linalg.conv_2d_nhwc_hwcf` whose output is at least
+    8x8, C at least 16 and F at least 32, is stored instead as its
+    Winograd F(4x4, 3x3) transform U = G g G^T (6 x 6 x C x F, packed in
+    panels as above) and read back through a `linalg.generic` computing
+    g = L U L^T (L a left inverse of G) that carries the Winograd marker
+    (PackedWeightLayout.h, WinogradFilter):
+
+    ```mlir
+    %p = arith.constant dense<...> : tensor<2x6x6x64x32xf32>
+    %t = linalg.transpose ins(%p) outs(%e : tensor<6x6x64x2x32xf32>)
+           permutation = [1, 2, 3, 0, 4]
+    %u = tensor.collapse_shape %t [[0], [1], [2], [3, 4]]
+           : tensor<6x6x64x2x32xf32> into tensor<6x6x64x64xf32>
+    %g = linalg.generic {strata.winograd_filter = {output_tile = 4}, ...}
+           ins(%l, %l, %u : tensor<3x6xf32>, tensor<3x6xf32>,
+               tensor<6x6x64x64xf32>) outs(%zero : tensor<3x3x64x64xf32>)
+    ```
+
+    The target's convolution kernel then reads U and runs the convolution
+    by Winograd's algorithm. A transform larger than 10 MiB (512 -> 512
+    channels: 36 MiB, read from memory by every call), and a convolution
+    whose result a concatenation, pooling or depthwise convolution reads
+    (the code generator cuts those into bands of a row or a few), keep
+    their filter.
   }];
   let options =
       [Option<"panelColumns", "panel-columns", "int64_t", /*default=*/"0",
@@ -204,6 +230,10 @@ def PackWeightsPass : Pass<"strata-pack-weights", "::mlir::ModuleOp"> {
        Option<"minWork", "min-work", "int64_t", /*default=*/"0",
               "the fewest multiply-adds of a product whose weight is packed: "
               "the target's smallest microkernel tile work (0: any size)">,
+       Option<"winograd", "winograd", "bool", /*default=*/"false",
+              "store the filters of 3x3 stride-1 convolutions as their "
+              "Winograd F(4x4, 3x3) transforms (the target's convolution "
+              "kernel reads those)">,
        Option<"int8PanelColumns", "int8-panel-columns", "int64_t",
               /*default=*/"0",
               "columns per panel of the target's int8 matmul microkernel; 0 "
