@@ -140,10 +140,11 @@ int main(int argc, char** argv) {
     largest = fabs(out[0][i]) > largest ? fabs(out[0][i]) : largest;
   }
   double flops = 2.0 * h * w * f * k;
-  printf("3x3 conv %lldx%lld, %lld -> %lld channels, calls of %lld rows; %d "
-         "rounds of the best of %d\n",
-         (long long)h, (long long)w, (long long)c, (long long)f,
-         (long long)rows, rounds, reps);
+  printf(
+      "3x3 conv %lldx%lld, %lld -> %lld channels, calls of %lld rows; %d "
+      "rounds of the best of %d\n",
+      (long long)h, (long long)w, (long long)c, (long long)f, (long long)rows,
+      rounds, reps);
   const char* names[2] = {"direct", "winograd"};
   for (int variant = 0; variant < 2; ++variant) {
     double own[rounds], ratio[rounds];
@@ -156,7 +157,7 @@ int main(int argc, char** argv) {
            names[variant], t * 1e6, flops / t * 1e-9, median(ratio, rounds));
   }
   double relative = largest > 0 ? worst / largest : worst;
-  printf("  largest difference %.3g of the largest output %.3g (%.2g)\n",
-         worst, largest, relative);
+  printf("  largest difference %.3g of the largest output %.3g (%.2g)\n", worst,
+         largest, relative);
   return relative > 1e-4 || !(largest > 0);
 }

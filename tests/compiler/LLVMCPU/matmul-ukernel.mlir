@@ -301,6 +301,56 @@ func.func @packed_conv(%x: tensor<1x30x30x64xf32>, %p: tensor<2x3x3x64x32xf32>) 
 
 // -----
 
+// A filter read back from its Winograd transform (--strata-pack-weights
+// winograd: U packed in 32-column panels of 6x6 x 64 each, the marked
+// generic computing L U L^T): workgroups of 4 output rows (one row of 4x4
+// tiles), and the microkernel reads U (flags PACKED_B | WINOGRAD, 1026)
+// and the padded input in place; the generic, its fill and U's transpose
+// are erased (no loops of multiplies left). Scratch: the band's input
+// transforms and products (36 x 28 tiles x (64 + 64) floats) and the
+// products' own.
+// UKERNEL-LABEL: llvm.func @winograd_conv
+// UKERNEL-SAME: strata.workgroup_count = array<i64: 14, 1, 1>
+// UKERNEL-DAG: %[[FLAGS:.*]] = llvm.mlir.constant(1026 : i64) : i64
+// UKERNEL-NOT: llvm.fmul
+// UKERNEL: llvm.call @strata_ukernel_sconv_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[FLAGS]],
+// UKERNEL-NOT: llvm.fmul
+// UKERNEL: llvm.func @strata_ukernel_sconv_f32(
+// The AVX2 kernel reads the same 32-column panels as two strips.
+// AVX2-LABEL: llvm.func @winograd_conv
+// AVX2-DAG: %[[FLAGS:.*]] = llvm.mlir.constant(1026 : i64) : i64
+// AVX2: llvm.call @strata_ukernel_sconv_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[FLAGS]],
+// Without a microkernel the generic computes the filter back and the
+// convolution is loops.
+// NONE-LABEL: llvm.func @winograd_conv
+// NONE-NOT: strata_ukernel
+func.func @winograd_conv(%x: tensor<1x56x56x64xf32>, %p: tensor<2x6x6x64x32xf32>) -> tensor<1x56x56x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x56x56x64xf32> to tensor<1x58x58x64xf32>
+  %t0 = tensor.empty() : tensor<6x6x64x2x32xf32>
+  %t = linalg.transpose ins(%p : tensor<2x6x6x64x32xf32>) outs(%t0 : tensor<6x6x64x2x32xf32>) permutation = [1, 2, 3, 0, 4] {strata.packed_weight = {depth_group = 0 : i64, panel_columns = 32 : i64}}
+  %u = tensor.collapse_shape %t [[0], [1], [2], [3, 4]] : tensor<6x6x64x2x32xf32> into tensor<6x6x64x64xf32>
+  %l = arith.constant dense<[[2.13333344, -1.33333337, -1.33333337, 0.266666681, 0.266666681, -0.533333361], [0.0, -2.4, 2.4, 1.2, -1.2, 0.0], [-0.13333334, -0.0666666701, -0.0666666701, 0.13333334, 0.13333334, 0.933333337]]> : tensor<3x6xf32>
+  %ge = tensor.empty() : tensor<3x3x64x64xf32>
+  %gf = linalg.fill ins(%zero : f32) outs(%ge : tensor<3x3x64x64xf32>) -> tensor<3x3x64x64xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(ky, kx, c, f, a, b) -> (ky, a)>, affine_map<(ky, kx, c, f, a, b) -> (kx, b)>, affine_map<(ky, kx, c, f, a, b) -> (a, b, c, f)>, affine_map<(ky, kx, c, f, a, b) -> (ky, kx, c, f)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%l, %l, %u : tensor<3x6xf32>, tensor<3x6xf32>, tensor<6x6x64x64xf32>) outs(%gf : tensor<3x3x64x64xf32>) attrs = {strata.winograd_filter = {output_tile = 4 : i64}} {
+  ^bb0(%la: f32, %lb: f32, %uv: f32, %acc: f32):
+    %m = arith.mulf %la, %lb : f32
+    %n = arith.mulf %m, %uv : f32
+    %s = arith.addf %acc, %n : f32
+    linalg.yield %s : f32
+  } -> tensor<3x3x64x64xf32>
+  %e = tensor.empty() : tensor<1x56x56x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%padded, %g : tensor<1x58x58x64xf32>, tensor<3x3x64x64xf32>) outs(%f : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+  return %c : tensor<1x56x56x64xf32>
+}
+
+// -----
+
 // The same for a matmul's B (1024 x 512 as 16 panels of 1024 x 32),
 // workgroups cutting columns at multiples of 32: B's offset is the first
 // column times the depth.

@@ -14,7 +14,12 @@
 // partial column tile of 140 of 300 filters at batch 3). Each case also runs
 // with the weight passed as an argument (unpacked); both must give the expected
 // values (Inputs/gen_packed_weights.py: every sum is exact in f32, so all but
-// the global pools' averages, which round once, are exact).
+// the global pools' averages, which round once, are exact, and but the 3x3
+// stride-1 convolutions whose filters are stored as their Winograd
+// transforms, whose tiles round differently: within strata-run's 1e-4).
+// Those run on every ISA row's Winograd kernel: 13x11 outputs (partial
+// tiles), 17 channels and 37 filters (vector tails), an unpadded input, and
+// 28 rows in workgroups of 4.
 // RUN: rm -rf %t && python3 %S/Inputs/gen_packed_weights.py %t
 // RUN: strata-compile %t/program.mlir -o %t/host.vmfb 2>&1 | FileCheck %s --allow-empty --check-prefix=QUIET
 // Every packed weight is read by the microkernel in place (a weight left to
@@ -38,8 +43,20 @@
 // AVX2: func.func @mm_rows131_dispatch_{{[0-9]+}}_matmul_131x96x67_f32(%arg0: tensor<131x67xf32>, %arg1: tensor<6x67x16xf32>)
 // RUN: strata-compile %t/program.mlir --target-cpu=x86-64 --compile-to=flow --mlir-elide-elementsattrs-if-larger=8 | FileCheck %s --check-prefix=GENERIC
 // GENERIC: func.func @mm_rows131_dispatch_{{[0-9]+}}_matmul_131x96x67_f32(%arg0: tensor<131x67xf32>, %arg1: tensor<12x67x8xf32>)
+// A 3x3 convolution of a 7x7 output keeps its filter (Winograd's 4x4 tiles
+// would be mostly padding: WinogradFilters.h).
+// AVX512: func.func @conv3x3_7x7_dispatch_{{[0-9]+}}_conv_3x3_96x128_7x7_bias_relu_f32(%arg0: tensor<1x7x7x96xf32>, %arg1: tensor<4x3x3x96x32xf32>
+// AVX512-NOT: strata.winograd_filter
 // AVX512: func.func @mm_n97_dispatch_{{[0-9]+}}_matmul_37x97x131_f32(%arg0: tensor<37x131xf32>, %arg1: tensor<4x131x32xf32>)
 // AVX512: tensor.extract_slice %{{.*}}[0, 0] [131, 97] [1, 1] : tensor<131x128xf32> to tensor<131x97xf32>
+// A filter stored as its Winograd transform: 6x6 x 17 x 37 in two
+// 32-column panels, read back through the marked generic (L U L^T) that
+// the convolution microkernel reads past (STRATA_SGEMM_WINOGRAD).
+// AVX512: func.func @wg_edges_dispatch_{{[0-9]+}}_conv_3x3_17x37_13x11_f32(%arg0: tensor<1x13x11x17xf32>, %arg1: tensor<2x6x6x17x32xf32>)
+// AVX512: linalg.transpose ins(%arg1 : tensor<2x6x6x17x32xf32>) {{.*}} permutation = [1, 2, 3, 0, 4]
+// AVX512: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<3x6xf32>, tensor<3x6xf32>, tensor<6x6x17x37xf32>) outs(%{{.*}} : tensor<3x3x17x37xf32>)
+// AVX512-SAME: strata.winograd_filter = {output_tile = 4 : i64}
+// AVX512: linalg.conv_2d_nhwc_hwcf
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
@@ -128,6 +145,24 @@
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=wg_edges --input=@%t/wg_edges.input.npy --expected_output=@%t/wg_edges.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=wg_edges --input=@%t/wg_edges.input.npy --expected_output=@%t/wg_edges.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=wg_edges --input=@%t/wg_edges.input.npy --expected_output=@%t/wg_edges.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=wg_edges --input=@%t/wg_edges.input.npy --expected_output=@%t/wg_edges.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=wg_edges --input=@%t/wg_edges.input.npy --expected_output=@%t/wg_edges.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=wg_edges_arg --input=@%t/wg_edges.input.npy --input=@%t/wg_edges.weight.npy --expected_output=@%t/wg_edges.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=wg_valid --input=@%t/wg_valid.input.npy --expected_output=@%t/wg_valid.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=wg_valid --input=@%t/wg_valid.input.npy --expected_output=@%t/wg_valid.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=wg_valid --input=@%t/wg_valid.input.npy --expected_output=@%t/wg_valid.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=wg_valid --input=@%t/wg_valid.input.npy --expected_output=@%t/wg_valid.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=wg_valid --input=@%t/wg_valid.input.npy --expected_output=@%t/wg_valid.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=wg_valid_arg --input=@%t/wg_valid.input.npy --input=@%t/wg_valid.weight.npy --expected_output=@%t/wg_valid.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=wg_rows --input=@%t/wg_rows.input.npy --expected_output=@%t/wg_rows.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=wg_rows --input=@%t/wg_rows.input.npy --expected_output=@%t/wg_rows.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=wg_rows --input=@%t/wg_rows.input.npy --expected_output=@%t/wg_rows.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=wg_rows --input=@%t/wg_rows.input.npy --expected_output=@%t/wg_rows.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=wg_rows --input=@%t/wg_rows.input.npy --expected_output=@%t/wg_rows.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=wg_rows_arg --input=@%t/wg_rows.input.npy --input=@%t/wg_rows.weight.npy --expected_output=@%t/wg_rows.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy

@@ -141,21 +141,20 @@ LogicalResult rewriteConv(linalg::Conv2DNhwcHwcfOp conv, const Variant &variant,
   std::optional<PaddedInput> padded = matchPaddedInput(input, conv);
   // (The Winograd kernel reads tiles of a whole 6x6 window: in place,
   // whatever the tile.)
-  if (padded && (!matchPattern(padded->padValue, m_AnyZeroFloat()) ||
-                 !unitInnerStride(padded->source) ||
-                 (!winograd &&
-                  ((variant.mr % 2 == 0 && outWidth == variant.mr / 2) ||
-                   (2 * *rowBound < variant.mr &&
-                    outWidth < 4 * variant.mr))))) {
+  if (padded &&
+      (!matchPattern(padded->padValue, m_AnyZeroFloat()) ||
+       !unitInnerStride(padded->source) ||
+       (!winograd &&
+        ((variant.mr % 2 == 0 && outWidth == variant.mr / 2) ||
+         (2 * *rowBound < variant.mr && outWidth < 4 * variant.mr))))) {
     padded.reset();
   }
   int64_t scratchFloats =
-      winograd
-          ? STRATA_SWINOGRAD_SCRATCH(outWidth, channels, nb) +
-                sgemmScratchFloats(variant,
-                                   STRATA_SWINOGRAD_BAND_TILES(outWidth), nb,
-                                   channels, /*packedB=*/true)
-          : sgemmScratchFloats(variant, mb, nb, kb, packed.has_value());
+      winograd ? STRATA_SWINOGRAD_SCRATCH(outWidth, channels, nb) +
+                     sgemmScratchFloats(variant,
+                                        STRATA_SWINOGRAD_BAND_TILES(outWidth),
+                                        nb, channels, /*packedB=*/true)
+               : sgemmScratchFloats(variant, mb, nb, kb, packed.has_value());
   if (!callee) {
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     callee = func::FuncOp::create(

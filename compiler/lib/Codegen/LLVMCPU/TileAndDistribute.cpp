@@ -939,8 +939,8 @@ SmallVector<int64_t> chooseTileSizes(const Root &rootInfo,
   }
   if (conv && isLargeF32(conv) && hasWinogradFilter(conv)) {
     int64_t images = conv.getStaticLoopRanges()[0];
-    SmallVector<int64_t> sizes = chooseWinogradTileSizes(
-        conv, images, ceilDiv(kConvWorkgroups, images));
+    SmallVector<int64_t> sizes =
+        chooseWinogradTileSizes(conv, images, ceilDiv(kConvWorkgroups, images));
     if (!sizes.empty()) {
       sizes.resize(root.getNumLoops(), 0);
     }

@@ -260,6 +260,17 @@ CASES = [
     # (AVX2's and SSE2's 6-row tiles).
     ("conv3x3_w7_pairs", conv_case, (9, 7, 24, 3, 3, 40, 1, 1, True)),
     ("conv3x3_w3_pairs", conv_case, (7, 3, 48, 3, 3, 52, 1, 1, True)),
+    # 3x3 stride-1 convolutions whose filters are stored as their Winograd
+    # F(4x4, 3x3) transforms (C >= 16, F >= 32, an output of 8x8 or more):
+    # 13x11 outputs (partial 4x4 tiles down and across, 13 rows a prime: one
+    # workgroup), 17 channels (a vector and one on AVX-512, two and one on
+    # AVX2) and 37 filters (a masked panel); an unpadded input (10x8 out)
+    # with bias + relu; 28 rows 9 wide (workgroups of 4 rows, a partial tile
+    # across). Within strata-run's 1e-4 of the exact sums: Winograd's
+    # transforms round differently.
+    ("wg_edges", conv_case, (13, 11, 17, 3, 3, 37, 1, 1, False)),
+    ("wg_valid", conv_case, (12, 10, 16, 3, 3, 33, 1, 0, True)),
+    ("wg_rows", conv_case, (28, 9, 24, 3, 3, 64, 1, 1, True)),
     # A global average pool over a convolution, computed in one dispatch
     # (--fuse-into-pool): an image and a column tile a workgroup. 300
     # filters at batch 3 make two column tiles, the second partial (160 and

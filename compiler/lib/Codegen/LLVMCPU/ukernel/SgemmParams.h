@@ -165,16 +165,17 @@
 #define STRATA_SWINOGRAD_ROW_TILES(outWidth)                                   \
   (((outWidth) + STRATA_SWINOGRAD_TILE - 1) / STRATA_SWINOGRAD_TILE)
 #define STRATA_SWINOGRAD_BAND_TILE_ROWS(outWidth)                              \
-  ((STRATA_SWINOGRAD_BAND_MIN_TILES + STRATA_SWINOGRAD_ROW_TILES(outWidth) -  \
+  ((STRATA_SWINOGRAD_BAND_MIN_TILES + STRATA_SWINOGRAD_ROW_TILES(outWidth) -   \
     1) /                                                                       \
    STRATA_SWINOGRAD_ROW_TILES(outWidth))
 #define STRATA_SWINOGRAD_BAND_TILES(outWidth)                                  \
   (STRATA_SWINOGRAD_ROW_TILES(outWidth) *                                      \
    STRATA_SWINOGRAD_BAND_TILE_ROWS(outWidth))
 #define STRATA_SWINOGRAD_SCRATCH(outWidth, c, n)                               \
-  (STRATA_SGEMM_ROUND_UP(36 * STRATA_SWINOGRAD_BAND_TILES(outWidth) * (c),    \
+  (STRATA_SGEMM_ROUND_UP(36 * STRATA_SWINOGRAD_BAND_TILES(outWidth) * (c),     \
                          16) +                                                 \
-   STRATA_SGEMM_ROUND_UP(36 * STRATA_SWINOGRAD_BAND_TILES(outWidth) * (n), 16))
+   STRATA_SGEMM_ROUND_UP(36 * STRATA_SWINOGRAD_BAND_TILES(outWidth) * (n),     \
+                         16))
 
 /* Floats of scratch one call needs for an m x n x k problem with the
  * tuning (kc, mc_rows, nc) of its variant: packed A (min(MC, m rounded up

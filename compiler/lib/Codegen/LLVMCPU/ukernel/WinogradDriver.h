@@ -75,11 +75,11 @@ static inline float wgLoadScalar(const float *p) { return *p; }
       int64_t y_ = iy + i;                                                     \
       for (int j = 0; j < WG_A; ++j) {                                         \
         int64_t xx_ = ix + j;                                                  \
-        x_[j] = inside || (y_ >= 0 && y_ < src->inRows && xx_ >= 0 &&          \
-                           xx_ < src->inCols)                                  \
-                    ? load(src->base + y_ * src->strideH +                     \
-                           xx_ * src->strideW + c)                             \
-                    : zero;                                                    \
+        x_[j] =                                                                \
+            inside || (y_ >= 0 && y_ < src->inRows && xx_ >= 0 &&              \
+                       xx_ < src->inCols)                                      \
+                ? load(src->base + y_ * src->strideH + xx_ * src->strideW + c) \
+                : zero;                                                        \
       }                                                                        \
       WG_INPUT6(T, splat, x_, rows_[i]);                                       \
     }                                                                          \
@@ -90,7 +90,7 @@ static inline float wgLoadScalar(const float *p) { return *p; }
       }                                                                        \
       WG_INPUT6(T, splat, x_, y6_);                                            \
       for (int i = 0; i < WG_A; ++i) {                                         \
-        store(vt + (i * WG_A + j) * positionStride + c, y6_[i]);                \
+        store(vt + (i * WG_A + j) * positionStride + c, y6_[i]);               \
       }                                                                        \
     }                                                                          \
   } while (0)

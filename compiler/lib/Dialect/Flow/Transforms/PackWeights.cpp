@@ -138,8 +138,7 @@ void packWinogradFilter(OpBuilder &b, linalg::Conv2DNhwcHwcfOp conv,
   auto type = cast<RankedTensorType>(use.get().getType());
   int64_t channels = type.getDimSize(2), filters = type.getDimSize(3);
   int64_t alpha = flow::kWinogradOutputTile + 2;
-  std::vector<float> u =
-      flow::winogradFilterTransform(g, channels, filters);
+  std::vector<float> u = flow::winogradFilterTransform(g, channels, filters);
   Location loc = use.get().getLoc();
   Value transform = packedView(
       b, loc,

@@ -55,8 +55,7 @@ std::array<std::array<double, kAlpha>, 3> leftInverse() {
     for (int j = 0; j < 3; ++j) {
       int r0 = (j + 1) % 3, r1 = (j + 2) % 3, c0 = (i + 1) % 3,
           c1 = (i + 2) % 3;
-      inv[i][j] =
-          (gtg[r0][c0] * gtg[r1][c1] - gtg[r0][c1] * gtg[r1][c0]) / det;
+      inv[i][j] = (gtg[r0][c0] * gtg[r1][c1] - gtg[r0][c1] * gtg[r1][c0]) / det;
     }
   }
   std::array<std::array<double, kAlpha>, 3> l = {};
@@ -82,8 +81,7 @@ bool readInBands(Value value) {
       continue;
     }
     if (isa<tensor::ConcatOp, linalg::PoolingNhwcMaxOp,
-            linalg::PoolingNhwcSumOp, linalg::DepthwiseConv2DNhwcHwcOp>(
-            user)) {
+            linalg::PoolingNhwcSumOp, linalg::DepthwiseConv2DNhwcHwcOp>(user)) {
       return true;
     }
     auto generic = dyn_cast<linalg::GenericOp>(user);
@@ -126,8 +124,8 @@ std::vector<float> flow::winogradFilterTransform(ArrayRef<float> g,
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t f = 0; f < filters; ++f) {
       auto tap = [&](int ky, int kx) {
-        return static_cast<double>(g[((ky * 3 + kx) * channels + c) * filters +
-                                     f]);
+        return static_cast<double>(
+            g[((ky * 3 + kx) * channels + c) * filters + f]);
       };
       // G g (alpha x 3), then (G g) G^T.
       double gg[kAlpha][3];
@@ -139,8 +137,8 @@ std::vector<float> flow::winogradFilterTransform(ArrayRef<float> g,
       }
       for (int a = 0; a < kAlpha; ++a) {
         for (int b = 0; b < kAlpha; ++b) {
-          double sum = gg[a][0] * kG[b][0] + gg[a][1] * kG[b][1] +
-                       gg[a][2] * kG[b][2];
+          double sum =
+              gg[a][0] * kG[b][0] + gg[a][1] * kG[b][1] + gg[a][2] * kG[b][2];
           u[((a * kAlpha + b) * channels + c) * filters + f] =
               static_cast<float>(sum);
         }
@@ -169,11 +167,10 @@ Value flow::winogradFilterView(OpBuilder &b, Location loc, Value u,
   MLIRContext *context = b.getContext();
   AffineExpr ky, kx, c, f, a, bb;
   bindDims(context, ky, kx, c, f, a, bb);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(6, 0, {ky, a}, context),
-      AffineMap::get(6, 0, {kx, bb}, context),
-      AffineMap::get(6, 0, {a, bb, c, f}, context),
-      AffineMap::get(6, 0, {ky, kx, c, f}, context)};
+  SmallVector<AffineMap> maps = {AffineMap::get(6, 0, {ky, a}, context),
+                                 AffineMap::get(6, 0, {kx, bb}, context),
+                                 AffineMap::get(6, 0, {a, bb, c, f}, context),
+                                 AffineMap::get(6, 0, {ky, kx, c, f}, context)};
   SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
   iterators.append(2, utils::IteratorType::reduction);
   auto generic = linalg::GenericOp::create(
