@@ -9,8 +9,10 @@
  * multiply-adds, the ratio, and the largest difference between the two
  * outputs relative to the largest output (exit 1 above 1e-4).
  *
- *   winograd_time H W C F ROWS REPS ROUNDS
+ *   winograd_time H W C F ROWS REPS ROUNDS [COLS]
  *
+ * COLS (a multiple of 32; F by default) cuts the filters into calls of that
+ * many, as a workgroup's column tile.
  * H x W is the output (any sizes: partial tiles at the edges), C and F any
  * channel counts.
  */
@@ -64,16 +66,19 @@ static void transformFilter(const float* g, int64_t c, int64_t f, float* u) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 8) {
-    fprintf(stderr, "usage: winograd_time H W C F ROWS REPS ROUNDS\n");
+  if (argc != 8 && argc != 9) {
+    fprintf(stderr, "usage: winograd_time H W C F ROWS REPS ROUNDS [COLS]\n");
     return 2;
   }
   int64_t h = atoi(argv[1]), w = atoi(argv[2]), c = atoi(argv[3]),
           f = atoi(argv[4]), rows = atoi(argv[5]);
   int reps = atoi(argv[6]), rounds = atoi(argv[7]);
+  int64_t cols = argc == 9 ? atoi(argv[8]) : f;
   if (h <= 0 || w <= 0 || c <= 0 || f <= 0 || rows <= 0 || reps <= 0 ||
-      rounds <= 0) {
-    fprintf(stderr, "winograd_time: sizes must be positive\n");
+      rounds <= 0 || cols <= 0 || (cols < f && cols % PANEL)) {
+    fprintf(stderr,
+            "winograd_time: sizes must be positive, COLS a multiple "
+            "of 32\n");
     return 2;
   }
   int64_t k = 9 * c, panels = (f + PANEL - 1) / PANEL;
@@ -113,19 +118,23 @@ int main(int argc, char** argv) {
       double best = 1e30;
       for (int q = 0; q < reps; ++q) {
         double start = now();
-        for (int64_t y = 0; y < h; y += rows) {
-          int64_t n = rows < h - y ? rows : h - y;
-          /* The call's input rows: from its first window row (clamped to
-           * the image) to its last, the top padding what lies above. */
-          int64_t first = y - 1 < 0 ? 0 : y - 1;
-          int64_t last = y + n + 1 > h ? h : y + n + 1;
-          strata_ukernel_sconv_f32(
-              (int64_t)in, first * w * c, w * c, c, last - first, w,
-              first - (y - 1), 1, (int64_t)(variant ? u : packed), 0, PANEL,
-              (int64_t)out[variant], y * w * f, f, n * w, f, k,
-              PACKED_B | BIAS | CLAMP | (variant ? WINOGRAD : 0),
-              (int64_t)scratch, w, c, 3, 1, 1, 1, 1, (int64_t)bias, 0, 0,
-              loBits, hiBits);
+        for (int64_t j = 0; j < f; j += cols) {
+          int64_t nc = cols < f - j ? cols : f - j;
+          for (int64_t y = 0; y < h; y += rows) {
+            int64_t n = rows < h - y ? rows : h - y;
+            /* The call's input rows: from its first window row (clamped to
+             * the image) to its last, the top padding what lies above. */
+            int64_t first = y - 1 < 0 ? 0 : y - 1;
+            int64_t last = y + n + 1 > h ? h : y + n + 1;
+            strata_ukernel_sconv_f32(
+                (int64_t)in, first * w * c, w * c, c, last - first, w,
+                first - (y - 1), 1, (int64_t)(variant ? u : packed),
+                j / PANEL * (variant ? 36 : 9) * c * PANEL, PANEL,
+                (int64_t)out[variant], y * w * f + j, f, n * w, nc, k,
+                PACKED_B | BIAS | CLAMP | (variant ? WINOGRAD : 0),
+                (int64_t)scratch, w, c, 3, 1, 1, 1, 1, (int64_t)(bias + j), 0,
+                0, loBits, hiBits);
+          }
         }
         double elapsed = now() - start;
         best = elapsed < best ? elapsed : best;

@@ -872,3 +872,38 @@ func.func @partial_range(%x: tensor<256x2352x16xf32>) -> (tensor<256x16xf32>, te
   } -> (tensor<256x16xf32>, tensor<256x16xf32>)
   return %r#0, %r#1 : tensor<256x16xf32>, tensor<256x16xf32>
 }
+
+// -----
+
+// A convolution whose filter is read back from its Winograd transform
+// (hasWinogradFilter), whose transform (2.25 MiB) is larger than
+// kWinogradCachedTransformBytes: the most rows that waste no 4x4 tile
+// (28, the whole image, rather than 4), then column tiles of whole panels
+// for kWinogradWorkgroups workgroups (4 of 32 filters).
+// CHECK-LABEL: func.func @winograd_tiles
+// CHECK: scf.forall (%{{.*}}) = (0) to (128) step (32)
+// CHECK:   linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x28x28x32xf32>
+func.func @winograd_tiles(%x: tensor<1x28x28x128xf32>, %p: tensor<4x6x6x128x32xf32>) -> tensor<1x28x28x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x28x28x128xf32> to tensor<1x30x30x128xf32>
+  %t0 = tensor.empty() : tensor<6x6x128x4x32xf32>
+  %t = linalg.transpose ins(%p : tensor<4x6x6x128x32xf32>) outs(%t0 : tensor<6x6x128x4x32xf32>) permutation = [1, 2, 3, 0, 4] {strata.packed_weight = {depth_group = 0 : i64, panel_columns = 32 : i64}}
+  %u = tensor.collapse_shape %t [[0], [1], [2], [3, 4]] : tensor<6x6x128x4x32xf32> into tensor<6x6x128x128xf32>
+  %l = arith.constant dense<[[2.13333344, -1.33333337, -1.33333337, 0.266666681, 0.266666681, -0.533333361], [0.0, -2.4, 2.4, 1.2, -1.2, 0.0], [-0.13333334, -0.0666666701, -0.0666666701, 0.13333334, 0.13333334, 0.933333337]]> : tensor<3x6xf32>
+  %ge = tensor.empty() : tensor<3x3x128x128xf32>
+  %gf = linalg.fill ins(%zero : f32) outs(%ge : tensor<3x3x128x128xf32>) -> tensor<3x3x128x128xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(ky, kx, c, f, a, b) -> (ky, a)>, affine_map<(ky, kx, c, f, a, b) -> (kx, b)>, affine_map<(ky, kx, c, f, a, b) -> (a, b, c, f)>, affine_map<(ky, kx, c, f, a, b) -> (ky, kx, c, f)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%l, %l, %u : tensor<3x6xf32>, tensor<3x6xf32>, tensor<6x6x128x128xf32>) outs(%gf : tensor<3x3x128x128xf32>) attrs = {strata.winograd_filter = {output_tile = 4 : i64}} {
+  ^bb0(%la: f32, %lb: f32, %uv: f32, %acc: f32):
+    %m = arith.mulf %la, %lb : f32
+    %n = arith.mulf %m, %uv : f32
+    %s = arith.addf %acc, %n : f32
+    linalg.yield %s : f32
+  } -> tensor<3x3x128x128xf32>
+  %e = tensor.empty() : tensor<1x28x28x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%padded, %g : tensor<1x30x30x128xf32>, tensor<3x3x128x128xf32>) outs(%f : tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32>
+  return %c : tensor<1x28x28x128xf32>
+}

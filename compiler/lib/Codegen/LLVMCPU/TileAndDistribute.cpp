@@ -509,36 +509,55 @@ bool hasWinogradFilter(linalg::Conv2DNhwcHwcfOp conv) {
   return flow::WinogradFilter::get(filter.getDefiningOp()).has_value();
 }
 
-// A Winograd convolution's tile computes whole 4x4 output tiles (a partial
-// one costs a whole one) over bands of at least 28 of them (the
-// microkernel's products, ukernel/SgemmParams.h
-// STRATA_SWINOGRAD_BAND_MIN_TILES): rows wasted at most this fraction.
-constexpr double kWinogradMaxRowWaste = 0.15;
+// A Winograd filter transform larger than this comes from beyond L2 for
+// every workgroup that reads it: such a convolution's workgroups take the
+// most rows that waste no more than the fewest do, each transform panel
+// then serving more tiles (bench/ukernel/winograd.sh, Intel Xeon model
+// 207: 14x14 x 256 -> 256, a 9 MiB transform, in calls of 14 rows 0.74x of
+// the direct kernel, of 7 rows 0.83x).
+constexpr int64_t kWinogradCachedTransformBytes = 1 << 20;
+
+// Workgroups a Winograd convolution is cut into at least (when its rows
+// allow): fewer than a direct convolution's kConvWorkgroups, as each column
+// tile transforms its input tiles again and multiplies fewer columns per
+// transform (14x14 x 256 -> 256 in calls of 128 filters: 0.63x of the
+// direct kernel; of 32: 0.74x).
+constexpr int64_t kWinogradWorkgroups = 4;
 
 // Tiles of a convolution with a Winograd filter (hasWinogradFilter): rows
-// the fewest among divisors of the height (static tiles) from 4 that waste
-// at most kWinogradMaxRowWaste of the tile's 4x4 output tiles (56: 4, 28:
-// 4, 14: 7, 13: 13); then, when the row tiles of all images make fewer
-// than three quarters of `wanted` workgroups, columns in whole panels
-// enough for `wanted` (each column tile transforms its input tiles again;
-// the filter's transform per column is 4x the filter's).
+// a divisor of the height (static tiles) from 4 whose 4x4 output tiles
+// waste the least (a partial tile costs a whole one: 28x28 x 128 -> 128
+// in calls of 14 rows, 16 computed, ran at 0.54x of the direct kernel,
+// of 4 or 28 at 0.44x), the fewest such rows, or the most when the
+// transform is larger than kWinogradCachedTransformBytes (56: 4; 28: 4,
+// or 28; 14: 7, or 14; 13: 13); then, when the row tiles of all images
+// are fewer than `wanted`, columns in whole panels enough for `wanted`.
 SmallVector<int64_t> chooseWinogradTileSizes(linalg::Conv2DNhwcHwcfOp conv,
                                              int64_t images, int64_t wanted) {
   SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
   int64_t height = ranges[1], channels = ranges[3];
+  int64_t depth = ranges[6];
   constexpr int64_t kTile = 4;
+  bool largeTransform =
+      36 * depth * channels * static_cast<int64_t>(sizeof(float)) >
+      kWinogradCachedTransformBytes;
   int64_t rows = height;
+  double leastWaste = 0;
   for (int64_t d = std::min(kTile, height); d <= height; ++d) {
-    if (height % d == 0 &&
-        static_cast<double>(ceilDiv(d, kTile) * kTile) <=
-            (1.0 + kWinogradMaxRowWaste) * static_cast<double>(d)) {
+    if (height % d != 0) {
+      continue;
+    }
+    double waste =
+        static_cast<double>(ceilDiv(d, kTile) * kTile) / static_cast<double>(d);
+    if (d == std::min(kTile, height) || waste < leastWaste ||
+        (largeTransform && waste == leastWaste)) {
       rows = d;
-      break;
+      leastWaste = waste;
     }
   }
   int64_t rowTiles = images * (height / rows);
   int64_t tileN = channels;
-  if (4 * rowTiles < 3 * wanted) {
+  if (rowTiles < wanted) {
     tileN = wholePanels(chooseTileSize(channels, ceilDiv(wanted, rowTiles)),
                         channels);
   }
@@ -939,8 +958,8 @@ SmallVector<int64_t> chooseTileSizes(const Root &rootInfo,
   }
   if (conv && isLargeF32(conv) && hasWinogradFilter(conv)) {
     int64_t images = conv.getStaticLoopRanges()[0];
-    SmallVector<int64_t> sizes =
-        chooseWinogradTileSizes(conv, images, ceilDiv(kConvWorkgroups, images));
+    SmallVector<int64_t> sizes = chooseWinogradTileSizes(
+        conv, images, ceilDiv(kWinogradWorkgroups, images));
     if (!sizes.empty()) {
       sizes.resize(root.getNumLoops(), 0);
     }
