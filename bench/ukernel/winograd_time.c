@@ -150,10 +150,10 @@ int main(int argc, char** argv) {
   }
   double flops = 2.0 * h * w * f * k;
   printf(
-      "3x3 conv %lldx%lld, %lld -> %lld channels, calls of %lld rows; %d "
-      "rounds of the best of %d\n",
+      "3x3 conv %lldx%lld, %lld -> %lld channels, calls of %lld rows x %lld "
+      "filters; %d rounds of the best of %d\n",
       (long long)h, (long long)w, (long long)c, (long long)f, (long long)rows,
-      rounds, reps);
+      (long long)cols, rounds, reps);
   const char* names[2] = {"direct", "winograd"};
   for (int variant = 0; variant < 2; ++variant) {
     double own[rounds], ratio[rounds];
