@@ -18,8 +18,9 @@
 // stride-1 convolutions whose filters are stored as their Winograd
 // transforms, whose tiles round differently: within strata-run's 1e-4).
 // Those run on every ISA row's Winograd kernel: 13x11 outputs (partial
-// tiles), 17 channels and 37 filters (vector tails), an unpadded input, and
-// 28 rows in workgroups of 4.
+// tiles), 17 channels and 37 filters (vector tails), an unpadded input, 28
+// rows in workgroups of 4, and a fire module's expansions at batch 8
+// computed in their concatenation's dispatch.
 // RUN: rm -rf %t && python3 %S/Inputs/gen_packed_weights.py %t
 // RUN: strata-compile %t/program.mlir -o %t/host.vmfb 2>&1 | FileCheck %s --allow-empty --check-prefix=QUIET
 // Every packed weight is read by the microkernel in place (a weight left to
@@ -57,6 +58,10 @@
 // AVX512: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<3x6xf32>, tensor<3x6xf32>, tensor<6x6x17x37xf32>) outs(%{{.*}} : tensor<3x3x17x37xf32>)
 // AVX512-SAME: strata.winograd_filter = {output_tile = 4 : i64}
 // AVX512: linalg.conv_2d_nhwc_hwcf
+// A fire module's 3x3 expansion at batch 8 too, in its concatenation's
+// dispatch (whose bands are then whole images).
+// AVX512: func.func @wg_concat_n8_dispatch_{{[0-9]+}}_conv_3x3_16x48_9x9_n8_concat_f32(%arg0: tensor<8x9x9x16xf32>, %arg1: tensor<1x1x1x16x32xf32>, %arg2: tensor<2x6x6x16x32xf32>)
+// AVX512: strata.winograd_filter = {output_tile = 4 : i64}
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
@@ -163,6 +168,11 @@
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=wg_rows --input=@%t/wg_rows.input.npy --expected_output=@%t/wg_rows.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=wg_rows --input=@%t/wg_rows.input.npy --expected_output=@%t/wg_rows.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --function=wg_rows_arg --input=@%t/wg_rows.input.npy --input=@%t/wg_rows.weight.npy --expected_output=@%t/wg_rows.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=wg_concat_n8 --input=@%t/wg_concat_n8.input.npy --expected_output=@%t/wg_concat_n8.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=wg_concat_n8 --input=@%t/wg_concat_n8.input.npy --expected_output=@%t/wg_concat_n8.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=wg_concat_n8 --input=@%t/wg_concat_n8.input.npy --expected_output=@%t/wg_concat_n8.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=wg_concat_n8 --input=@%t/wg_concat_n8.input.npy --expected_output=@%t/wg_concat_n8.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=wg_concat_n8 --input=@%t/wg_concat_n8.input.npy --expected_output=@%t/wg_concat_n8.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy

@@ -155,6 +155,58 @@ func.func @{name}{suffix}(%x: {xt}{warg}) -> {yt} {{{wconst}
     return both_forms(template, w, fields), x, w, y
 
 
+def concat_case(name, n, h, w_, c, f1, f3):
+    """A squeezenet fire module's expansions: a 1x1 and a padded 3x3
+    convolution of the same input (f1 and f3 filters, constant weights)
+    joined along channels, computed in the concatenation's dispatch
+    (--fuse-into-concat). `n` images."""
+    x = values((n, h, w_, c), 6)
+    w1 = values((1, 1, c, f1), 7)
+    w3 = values((3, 3, c, f3), 8)
+    out = []
+    for img in range(n):
+        for oy in range(h):
+            for ox in range(w_):
+                base = ((img * h + oy) * w_ + ox) * c
+                for o in range(f1):
+                    out.append(sum(x.data[base + ch] * w1.data[ch * f1 + o]
+                                   for ch in range(c)))
+                taps = []
+                for i in range(3):
+                    for j in range(3):
+                        iy, ix = oy + i - 1, ox + j - 1
+                        if 0 <= iy < h and 0 <= ix < w_:
+                            taps.append((((img * h + iy) * w_ + ix) * c,
+                                         (i * 3 + j) * c * f3))
+                for o in range(f3):
+                    out.append(sum(x.data[xi + ch] * w3.data[wi + ch * f3 + o]
+                                   for xi, wi in taps for ch in range(c)))
+    y = Array((n, h, w_, f1 + f3), out)
+    body = """
+func.func @{name}(%x: {xt}) -> {yt} {{
+  %w1 = arith.constant {w1} : {w1t}
+  %w3 = arith.constant {w3} : {w3t}
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : {o1t}
+  %a1 = linalg.fill ins(%zero : f32) outs(%e1 : {o1t}) -> {o1t}
+  %c1 = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}} ins(%x, %w1 : {xt}, {w1t}) outs(%a1 : {o1t}) -> {o1t}
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {{
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  }} : {xt} to {pt}
+  %e3 = tensor.empty() : {o3t}
+  %a3 = linalg.fill ins(%zero : f32) outs(%e3 : {o3t}) -> {o3t}
+  %c3 = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}} ins(%p, %w3 : {pt}, {w3t}) outs(%a3 : {o3t}) -> {o3t}
+  %y = tensor.concat dim(3) %c1, %c3 : ({o1t}, {o3t}) -> {yt}
+  return %y : {yt}
+}}
+""".format(name=name, xt=tensor(x.shape), yt=tensor(y.shape),
+           w1=dense(w1), w1t=tensor(w1.shape), w3=dense(w3),
+           w3t=tensor(w3.shape), o1t=tensor((n, h, w_, f1)),
+           o3t=tensor((n, h, w_, f3)), pt=tensor((n, h + 2, w_ + 2, c)))
+    return body, x, w3, y
+
+
 def globalpool_case(name, n, h, w_, c, k, f, pad):
     """A convolution (k x k, stride 1) with bias and ReLU folded into a
     global average pool, as the ONNX import writes Conv + Relu +
@@ -271,6 +323,10 @@ CASES = [
     ("wg_edges", conv_case, (13, 11, 17, 3, 3, 37, 1, 1, False)),
     ("wg_valid", conv_case, (12, 10, 16, 3, 3, 33, 1, 0, True)),
     ("wg_rows", conv_case, (28, 9, 24, 3, 3, 64, 1, 1, True)),
+    # A fire module's expansions at batch 8 (a 9x9 image, partial tiles),
+    # joined in the concatenation's dispatch: its 3x3 filter is stored as
+    # its Winograd transform, the dispatch cut into whole images.
+    ("wg_concat_n8", concat_case, (8, 9, 9, 16, 32, 48)),
     # A global average pool over a convolution, computed in one dispatch
     # (--fuse-into-pool): an image and a column tile a workgroup. 300
     # filters at batch 3 make two column tiles, the second partial (160 and

@@ -69,24 +69,33 @@ std::array<std::array<double, kAlpha>, 3> leftInverse() {
   return l;
 }
 
+// A concatenation's dispatch cuts it into bands of rows of one image, at
+// least this many in all (TileAndDistribute.cpp, kConcatMinBands): a batch
+// this large gives them whole images.
+constexpr int64_t kConcatMinBands = 8;
+
 // Whether `value` is read (directly, or through the one elementwise
 // generic that reads it) by an op whose dispatch cuts it into bands of rows
-// (a concatenation's operand, a window op's input, through a pad or not).
-bool readInBands(Value value) {
+// (a window op's input, through a pad or not; a concatenation's operand
+// unless `images` alone make its bands).
+bool readInBands(Value value, int64_t images) {
   for (Operation *user : value.getUsers()) {
     if (auto pad = dyn_cast<tensor::PadOp>(user)) {
-      if (readInBands(pad.getResult())) {
+      if (readInBands(pad.getResult(), images)) {
         return true;
       }
       continue;
     }
-    if (isa<tensor::ConcatOp, linalg::PoolingNhwcMaxOp,
-            linalg::PoolingNhwcSumOp, linalg::DepthwiseConv2DNhwcHwcOp>(user)) {
+    if (isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp,
+            linalg::DepthwiseConv2DNhwcHwcOp>(user) ||
+        (isa<tensor::ConcatOp>(user) &&
+         (ShapedType::isDynamic(images) || images < kConcatMinBands))) {
       return true;
     }
     auto generic = dyn_cast<linalg::GenericOp>(user);
     if (generic && linalg::isElementwise(generic) &&
-        generic->getNumResults() == 1 && readInBands(generic->getResult(0))) {
+        generic->getNumResults() == 1 &&
+        readInBands(generic->getResult(0), images)) {
       return true;
     }
   }
@@ -114,7 +123,7 @@ bool flow::isWinogradConvolution(linalg::Conv2DNhwcHwcfOp conv) {
          kAlpha * kAlpha * channels * filters *
                  static_cast<int64_t>(sizeof(float)) <=
              kMaxTransformBytes &&
-         !readInBands(conv->getResult(0));
+         !readInBands(conv->getResult(0), out.getDimSize(0));
 }
 
 std::vector<float> flow::winogradFilterTransform(ArrayRef<float> g,

@@ -18,10 +18,11 @@ inline constexpr int64_t kWinogradOutputTile = 4;
 /// Whether `conv`'s filter is stored as its Winograd transform: a static
 /// f32 3x3 x C x F filter (C >= 16, F >= 32, the transform at most 10 MiB),
 /// stride and dilation 1, an output of at least 8x8 static pixels, and no
-/// concatenation, pooling or depthwise convolution reading the result
-/// (directly or through one elementwise op): the code generator cuts those
-/// into bands of a row or a few, where 4x4 output tiles would be mostly
-/// discarded.
+/// pooling or depthwise convolution reading the result (directly or
+/// through one elementwise op), nor a concatenation unless the batch is
+/// static and at least 8: the code generator cuts those into bands of a
+/// row or a few, where 4x4 output tiles would be mostly discarded (a
+/// concatenation of 8 images or more takes whole images).
 bool isWinogradConvolution(linalg::Conv2DNhwcHwcfOp conv);
 
 /// U = G g G^T of a 3x3 x C x F filter `g` (HWCF, row-major): 6 x 6 x C x F,
