@@ -5,7 +5,9 @@
  * dwMaxFirst, dwMinFirst): the convolution entry point sends a call with
  * STRATA_SGEMM_WINOGRAD here (SgemmParams.h).
  *
- * Output rows go in bands of STRATA_SWINOGRAD_TILE (4). For each band:
+ * Output rows go in bands of whole rows of 4x4 tiles, enough rows for
+ * STRATA_SWINOGRAD_BAND_MIN_TILES tiles (the scratch holds one band:
+ * STRATA_SWINOGRAD_SCRATCH). For each band:
  *  1. every 6x6 input tile under its 4x4 output tiles becomes
  *     V = B^T d B, per input channel (vectors along the channels, NHWC
  *     keeps them contiguous; taps outside the input are zeros), stored as
@@ -22,7 +24,10 @@
  * channel pair where the direct convolution takes 144. Rounding differs
  * from the direct sum's: the transforms scale by up to 8 (resnet18's
  * layers stay within 2e-5 of the largest output, bench/ukernel/
- * winograd.sh).
+ * winograd.sh). A non-finite input spreads further than in the direct
+ * sum: a NaN or an infinity in an input tile makes every output of its 4x4
+ * tile NaN (infinities meet with both signs in the transforms), where the
+ * direct kernel touches only the outputs whose windows hold it.
  *
  * Builds freestanding, like the matmul driver.
  *===----------------------------------------------------------------------===*/
