@@ -63,6 +63,17 @@ linalg::TransposeOp findMarkedTranspose(Value transposed,
   return transpose;
 }
 
+// Adds a view's column offset to `column`, the offset of the views seen so
+// far: false when both are non-zero (two column cuts are not worth adding
+// up).
+bool addColumnOffset(OpFoldResult &column, OpFoldResult offset) {
+  if (!isConstantIntValue(column, 0)) {
+    return isConstantIntValue(offset, 0);
+  }
+  column = offset;
+  return true;
+}
+
 } // namespace
 
 // Whether `value` is provably a multiple of `factor`: a constant, a
@@ -135,14 +146,8 @@ std::optional<PackedWeights> findPackedWeights(Value rhs, int64_t nr) {
     }
     OpFoldResult offset = view.getMixedOffsets().back();
     offsets.push_back(offset);
-    std::optional<int64_t> constant = getConstantIntValue(column);
-    if (!constant || *constant != 0) {
-      // Two non-zero column offsets: not worth adding up.
-      if (!isConstantIntValue(offset, 0)) {
-        return std::nullopt;
-      }
-    } else {
-      column = offset;
+    if (!addColumnOffset(column, offset)) {
+      return std::nullopt;
     }
     whole = view.getSource();
   }
@@ -213,12 +218,8 @@ std::optional<PackedWeights> findWinogradWeights(Value filter, int64_t nr) {
       }
     }
     OpFoldResult offset = view.getMixedOffsets().back();
-    if (!isConstantIntValue(column, 0)) {
-      if (!isConstantIntValue(offset, 0)) {
-        return std::nullopt;
-      }
-    } else {
-      column = offset;
+    if (!addColumnOffset(column, offset)) {
+      return std::nullopt;
     }
     whole = view.getSource();
   }
@@ -248,12 +249,10 @@ std::optional<PackedWeights> findWinogradWeights(Value filter, int64_t nr) {
   if (!packed) {
     return std::nullopt;
   }
-  if (!isConstantIntValue(column, 0)) {
-    if (!isConstantIntValue(packed->column, 0) ||
-        !isMultipleOf(column, packed->width)) {
-      return std::nullopt;
-    }
-    packed->column = column;
+  // The filter's column tile, or the transform's: one of them is whole.
+  if (!isMultipleOf(column, packed->width) ||
+      !addColumnOffset(packed->column, column)) {
+    return std::nullopt;
   }
   return packed;
 }
@@ -281,12 +280,8 @@ std::optional<PackedWeights> findPackedIntWeights(Value rhs, int64_t nr,
     if (!isMultipleOf(offset, nr)) {
       return std::nullopt;
     }
-    if (!isConstantIntValue(column, 0)) {
-      if (!isConstantIntValue(offset, 0)) {
-        return std::nullopt;
-      }
-    } else {
-      column = offset;
+    if (!addColumnOffset(column, offset)) {
+      return std::nullopt;
     }
     whole = view.getSource();
   }
