@@ -17,10 +17,8 @@
 // the global pools' averages, which round once, are exact, and but the 3x3
 // stride-1 convolutions whose filters are stored as their Winograd
 // transforms, whose tiles round differently: within strata-run's 1e-4).
-// Those run on every ISA row's Winograd kernel: 13x11 outputs (partial
-// tiles), 17 channels and 37 filters (vector tails), an unpadded input, 28
-// rows in workgroups of 4, and a fire module's expansions at batch 8
-// computed in their concatenation's dispatch.
+// Those (wg_*) run in winograd.mlir, which the aarch64 suite runs too; here
+// their flow form is checked.
 // RUN: rm -rf %t && python3 %S/Inputs/gen_packed_weights.py %t
 // RUN: strata-compile %t/program.mlir -o %t/host.vmfb 2>&1 | FileCheck %s --allow-empty --check-prefix=QUIET
 // Every packed weight is read by the microkernel in place (a weight left to
@@ -150,29 +148,6 @@
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
-// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=wg_edges --input=@%t/wg_edges.input.npy --expected_output=@%t/wg_edges.expected.npy
-// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=wg_edges --input=@%t/wg_edges.input.npy --expected_output=@%t/wg_edges.expected.npy
-// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=wg_edges --input=@%t/wg_edges.input.npy --expected_output=@%t/wg_edges.expected.npy
-// RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=wg_edges --input=@%t/wg_edges.input.npy --expected_output=@%t/wg_edges.expected.npy
-// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=wg_edges --input=@%t/wg_edges.input.npy --expected_output=@%t/wg_edges.expected.npy
-// RUN: strata-run --module=%t/host.vmfb --function=wg_edges_arg --input=@%t/wg_edges.input.npy --input=@%t/wg_edges.weight.npy --expected_output=@%t/wg_edges.expected.npy
-// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=wg_valid --input=@%t/wg_valid.input.npy --expected_output=@%t/wg_valid.expected.npy
-// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=wg_valid --input=@%t/wg_valid.input.npy --expected_output=@%t/wg_valid.expected.npy
-// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=wg_valid --input=@%t/wg_valid.input.npy --expected_output=@%t/wg_valid.expected.npy
-// RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=wg_valid --input=@%t/wg_valid.input.npy --expected_output=@%t/wg_valid.expected.npy
-// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=wg_valid --input=@%t/wg_valid.input.npy --expected_output=@%t/wg_valid.expected.npy
-// RUN: strata-run --module=%t/host.vmfb --function=wg_valid_arg --input=@%t/wg_valid.input.npy --input=@%t/wg_valid.weight.npy --expected_output=@%t/wg_valid.expected.npy
-// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=wg_rows --input=@%t/wg_rows.input.npy --expected_output=@%t/wg_rows.expected.npy
-// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=wg_rows --input=@%t/wg_rows.input.npy --expected_output=@%t/wg_rows.expected.npy
-// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=wg_rows --input=@%t/wg_rows.input.npy --expected_output=@%t/wg_rows.expected.npy
-// RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=wg_rows --input=@%t/wg_rows.input.npy --expected_output=@%t/wg_rows.expected.npy
-// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=wg_rows --input=@%t/wg_rows.input.npy --expected_output=@%t/wg_rows.expected.npy
-// RUN: strata-run --module=%t/host.vmfb --function=wg_rows_arg --input=@%t/wg_rows.input.npy --input=@%t/wg_rows.weight.npy --expected_output=@%t/wg_rows.expected.npy
-// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=wg_concat_n8 --input=@%t/wg_concat_n8.input.npy --expected_output=@%t/wg_concat_n8.expected.npy
-// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=wg_concat_n8 --input=@%t/wg_concat_n8.input.npy --expected_output=@%t/wg_concat_n8.expected.npy
-// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=wg_concat_n8 --input=@%t/wg_concat_n8.input.npy --expected_output=@%t/wg_concat_n8.expected.npy
-// RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=wg_concat_n8 --input=@%t/wg_concat_n8.input.npy --expected_output=@%t/wg_concat_n8.expected.npy
-// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=wg_concat_n8 --input=@%t/wg_concat_n8.input.npy --expected_output=@%t/wg_concat_n8.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
