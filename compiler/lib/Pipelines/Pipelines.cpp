@@ -83,8 +83,8 @@ void mlir::strata::buildPhasePipeline(OpPassManager &pm,
     packOptions.panelColumns =
         target ? target->weightPanelColumns(targetOptions) : 0;
     packOptions.minWork = minWork;
-    packOptions.winograd =
-        target && target->winogradConvolutions(targetOptions);
+    packOptions.winograd = options.winograd && target &&
+                           target->winogradConvolutions(targetOptions);
     std::array<int64_t, 3> int8Panel =
         target ? target->int8WeightPanel(targetOptions)
                : std::array<int64_t, 3>{0, 0, 0};
@@ -144,6 +144,11 @@ struct PhasePipelineOptions
       *this, "async-exports",
       llvm::cl::desc("also export <name>$async with wait/signal fences"),
       llvm::cl::init(false)};
+  Option<bool> winograd{
+      *this, "winograd",
+      llvm::cl::desc("3x3 stride-1 convolutions by Winograd's F(4x4, 3x3) "
+                     "where the target takes it"),
+      llvm::cl::init(true)};
 };
 } // namespace
 
@@ -171,6 +176,7 @@ void mlir::strata::registerStrataPipelines() {
         options.targetTriple = opts.targetTriple;
         options.targetCpu = opts.targetCpu;
         options.asyncExports = opts.asyncExports;
+        options.winograd = opts.winograd;
         buildPhasePipeline(pm, from, to.value_or(Phase::VM), options);
       });
 }

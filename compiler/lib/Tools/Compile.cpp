@@ -330,6 +330,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     pipelineOptions.targetCpu = options.targetCpu;
     pipelineOptions.targetTriple = options.targetTriple;
     pipelineOptions.asyncExports = options.asyncExports;
+    pipelineOptions.winograd = options.winograd;
     buildPhasePipeline(pm, from, *to, pipelineOptions);
   } else if (failed(findVMModule(*root))) {
     return failure();

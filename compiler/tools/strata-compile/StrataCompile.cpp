@@ -122,6 +122,16 @@ llvm::cl::opt<bool> asyncExports(
                    "signals the fence when the results are ready"),
     llvm::cl::init(false), llvm::cl::cat(category));
 
+llvm::cl::opt<bool> winograd(
+    "winograd",
+    llvm::cl::desc("Run 3x3 stride-1 convolutions with constant filters by "
+                   "Winograd's F(4x4, 3x3) where the target's kernel takes "
+                   "it (the default; docs/compiler.md). --winograd=false "
+                   "keeps them on the direct kernel: sums rounded as "
+                   "before, and a NaN or infinity reaching only the "
+                   "outputs whose windows hold it"),
+    llvm::cl::init(true), llvm::cl::cat(category));
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -186,6 +196,7 @@ int main(int argc, char **argv) {
   options.targetCpu = targetCpu;
   options.targetTriple = targetTriple;
   options.asyncExports = asyncExports;
+  options.winograd = winograd;
   options.signingKeyFile = signKey;
   options.compilerVersion = STRATA_VERSION;
   options.compilerFlags.assign(argv + 1, argv + argc);

@@ -41,6 +41,10 @@ struct PipelineOptions {
   /// Also export an async-external `<name>$async` (wait and signal fences)
   /// for each public function with tensors in its signature.
   bool asyncExports = false;
+  /// Store the filters of 3x3 stride-1 convolutions as their Winograd
+  /// transforms where the target's kernel reads those
+  /// (TargetBackend::winogradConvolutions).
+  bool winograd = true;
 };
 
 /// Adds the passes that take a module from the end of phase `from` (the

@@ -48,6 +48,9 @@ struct CompileOptions {
   /// Also export <name>$async for each function with tensors in its
   /// signature (the async-external entry points of the embedding API).
   bool asyncExports = false;
+  /// Winograd's F(4x4, 3x3) for the 3x3 stride-1 convolutions the target
+  /// takes it for (PipelineOptions::winograd).
+  bool winograd = true;
   /// When not empty: an Ed25519 secret key file (strata-keygen's
   /// PREFIX.key) whose key signs the module (docs/security.md).
   std::string signingKeyFile;
