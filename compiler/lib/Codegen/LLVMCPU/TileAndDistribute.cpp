@@ -526,6 +526,28 @@ constexpr int64_t kWinogradCachedTransformBytes = 1 << 20;
 // direct kernel; of 32: 0.74x).
 constexpr int64_t kWinogradWorkgroups = 4;
 
+// Rows of a band of a Winograd convolution's output: the divisors of
+// `height` (static tiles) from 4 whose 4x4 output tiles waste the least (a
+// partial tile costs a whole one), the fewest such rows or, with `most`,
+// the most.
+int64_t winogradBandRows(int64_t height, bool most) {
+  constexpr int64_t kTile = 4;
+  int64_t rows = height;
+  double leastWaste = std::numeric_limits<double>::infinity();
+  for (int64_t d = std::min(kTile, height); d <= height; ++d) {
+    if (height % d != 0) {
+      continue;
+    }
+    double waste =
+        static_cast<double>(ceilDiv(d, kTile) * kTile) / static_cast<double>(d);
+    if (waste < leastWaste || (most && waste == leastWaste)) {
+      rows = d;
+      leastWaste = waste;
+    }
+  }
+  return rows;
+}
+
 // Tiles of a convolution with a Winograd filter (hasWinogradFilter): rows
 // a divisor of the height (static tiles) from 4 whose 4x4 output tiles
 // waste the least (a partial tile costs a whole one: 28x28 x 128 -> 128
@@ -539,23 +561,10 @@ SmallVector<int64_t> chooseWinogradTileSizes(linalg::Conv2DNhwcHwcfOp conv,
   SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
   int64_t height = ranges[1], channels = ranges[3];
   int64_t depth = ranges[6];
-  constexpr int64_t kTile = 4;
   bool largeTransform =
       36 * depth * channels * static_cast<int64_t>(sizeof(float)) >
       kWinogradCachedTransformBytes;
-  int64_t rows = height;
-  double leastWaste = std::numeric_limits<double>::infinity();
-  for (int64_t d = std::min(kTile, height); d <= height; ++d) {
-    if (height % d != 0) {
-      continue;
-    }
-    double waste =
-        static_cast<double>(ceilDiv(d, kTile) * kTile) / static_cast<double>(d);
-    if (waste < leastWaste || (largeTransform && waste == leastWaste)) {
-      rows = d;
-      leastWaste = waste;
-    }
-  }
+  int64_t rows = winogradBandRows(height, /*most=*/largeTransform);
   int64_t rowTiles = images * (height / rows);
   int64_t tileN = channels;
   if (rowTiles < wanted) {
@@ -1168,16 +1177,7 @@ LogicalResult distributeConcat(func::FuncOp func) {
       }
     }
     if (winograd) {
-      constexpr int64_t kTile = 4;
-      double leastWaste = std::numeric_limits<double>::infinity();
-      for (int64_t d = std::min(kTile, height); d <= height; ++d) {
-        double waste = static_cast<double>(ceilDiv(d, kTile) * kTile) /
-                       static_cast<double>(d);
-        if (height % d == 0 && waste <= leastWaste) {
-          rows = d;
-          leastWaste = waste;
-        }
-      }
+      rows = winogradBandRows(height, /*most=*/true);
     }
     sizes = {images > 1 ? 1 : 0, rows < height ? rows : 0, 0, 0};
     if (images == 1 && rows >= height) {
