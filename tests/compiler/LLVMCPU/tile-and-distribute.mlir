@@ -271,17 +271,15 @@ func.func @dynamic_batch_conv(%x: tensor<?x58x58x64xf32>, %w: tensor<3x3x64x64xf
 
 // A concatenation of the function's arguments has no linalg root: it is cut
 // into bands of its leading dimensions other than the concatenated one,
-// each workgroup inserting its slices of the operands into its band of the
-// result.
+// each workgroup copying its slice of each operand into the result.
 // CHECK-LABEL: func.func @concat
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<8x55x55x128xf32>
 // CHECK: scf.forall (%[[N:.*]], %[[H:.*]]) in (8, 55) shared_outs(%[[OUT:.*]] = %[[EMPTY]])
-// CHECK:   %[[BAND:.*]] = tensor.extract_slice %[[OUT]][%[[N]], %[[H]], 0, 0] [1, 1, 55, 128] [1, 1, 1, 1]
 // CHECK:   %[[A:.*]] = tensor.extract_slice %{{.*}}[%[[N]], %[[H]], 0, 0] [1, 1, 55, 64] [1, 1, 1, 1]
-// CHECK:   %[[BAND1:.*]] = tensor.insert_slice %[[A]] into %[[BAND]][0, 0, 0, 0] [1, 1, 55, 64] [1, 1, 1, 1]
 // CHECK:   %[[B:.*]] = tensor.extract_slice %{{.*}}[%[[N]], %[[H]], 0, 0] [1, 1, 55, 64] [1, 1, 1, 1]
-// CHECK:   %[[BAND2:.*]] = tensor.insert_slice %[[B]] into %[[BAND1]][0, 0, 0, 64] [1, 1, 55, 64] [1, 1, 1, 1]
-// CHECK:   tensor.parallel_insert_slice %[[BAND2]] into %[[OUT]][%[[N]], %[[H]], 0, 0] [1, 1, 55, 128] [1, 1, 1, 1]
+// CHECK:   scf.forall.in_parallel
+// CHECK:     tensor.parallel_insert_slice %[[A]] into %[[OUT]][%[[N]], %[[H]], 0, 0] [1, 1, 55, 64] [1, 1, 1, 1]
+// CHECK:     tensor.parallel_insert_slice %[[B]] into %[[OUT]][%[[N]], %[[H]], 0, 64] [1, 1, 55, 64] [1, 1, 1, 1]
 func.func @concat(%a: tensor<8x55x55x64xf32>, %b: tensor<8x55x55x64xf32>) -> tensor<8x55x55x128xf32> {
   %r = tensor.concat dim(3) %a, %b : (tensor<8x55x55x64xf32>, tensor<8x55x55x64xf32>) -> tensor<8x55x55x128xf32>
   return %r : tensor<8x55x55x128xf32>
@@ -291,25 +289,28 @@ func.func @concat(%a: tensor<8x55x55x64xf32>, %b: tensor<8x55x55x64xf32>) -> ten
 
 // Operands computed in the function (the flow phase's --fuse-into-concat: a
 // 1x1 convolution with its bias and ReLU, a padded 3x3 convolution) are
-// computed band by band, each straight into its slice of the result's band:
-// the epilogue's destination, and the fill under the bare convolution, are
-// slices of the band (no operand is computed whole, nor copied). A 13x13
-// image: bands of one row (13 of them; a band of 14 pixels or more would
-// leave fewer than 8).
+// computed band by band, each straight into its slice of the result: the
+// epilogue's destination, and the fill under the bare convolution, are
+// slices of the result as each insert before left it (the chain that
+// bufferizes in place), which the parallel inserts write back (no operand
+// is computed whole, nor copied). A 13x13 image: bands of one row (13 of
+// them; a band of 14 pixels or more would leave fewer than 8).
 // CHECK-LABEL: func.func @fused_concat
 // CHECK-NOT: linalg.conv_2d_nhwc_hwcf
 // CHECK: scf.forall (%[[H:.*]]) in (13) shared_outs(%[[OUT:.*]] = %{{.*}})
-// CHECK:   %[[BAND:.*]] = tensor.extract_slice %[[OUT]][0, %[[H]], 0, 0] [1, 1, 13, 384]
-// CHECK:   %[[D0:.*]] = tensor.extract_slice %[[BAND]][0, 0, 0, 0] [1, 1, 13, 192]
+// CHECK:   %[[D0:.*]] = tensor.extract_slice %[[OUT]][0, %[[H]], 0, 0] [1, 1, 13, 192]
 // CHECK:   %[[C1:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x1x13x192xf32>
 // CHECK:   %[[R1:.*]] = linalg.generic {{.*}} ins(%[[C1]], %{{.*}} : {{.*}}) outs(%[[D0]] : tensor<1x1x13x192xf32>)
-// CHECK:   %[[BAND1:.*]] = tensor.insert_slice %[[R1]] into %[[BAND]][0, 0, 0, 0] [1, 1, 13, 192]
-// CHECK:   %[[D1:.*]] = tensor.extract_slice %[[BAND1]][0, 0, 0, 192] [1, 1, 13, 192]
+// CHECK:   %[[BAND1:.*]] = tensor.insert_slice %[[R1]] into %[[OUT]][0, %[[H]], 0, 0] [1, 1, 13, 192]
+// CHECK:   %[[D1:.*]] = tensor.extract_slice %[[BAND1]][0, %[[H]], 0, 192] [1, 1, 13, 192]
 // CHECK:   tensor.pad
 // CHECK:   %[[F:.*]] = linalg.fill {{.*}} outs(%[[D1]] : tensor<1x1x13x192xf32>)
 // CHECK:   %[[C3:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} outs(%[[F]] : tensor<1x1x13x192xf32>)
-// CHECK:   %[[BAND2:.*]] = tensor.insert_slice %[[C3]] into %[[BAND1]][0, 0, 0, 192] [1, 1, 13, 192]
-// CHECK:   tensor.parallel_insert_slice %[[BAND2]] into %[[OUT]][0, %[[H]], 0, 0] [1, 1, 13, 384]
+// CHECK:   %[[BAND2:.*]] = tensor.insert_slice %[[C3]] into %[[BAND1]][0, %[[H]], 0, 192] [1, 1, 13, 192]
+// CHECK:   %[[W1:.*]] = tensor.extract_slice %[[BAND2]][0, %[[H]], 0, 0] [1, 1, 13, 192]
+// CHECK:   scf.forall.in_parallel
+// CHECK:     tensor.parallel_insert_slice %[[W1]] into %[[OUT]][0, %[[H]], 0, 0] [1, 1, 13, 192]
+// CHECK:     tensor.parallel_insert_slice %[[C3]] into %[[OUT]][0, %[[H]], 0, 192] [1, 1, 13, 192]
 #fused_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #fused_bias = affine_map<(d0, d1, d2, d3) -> (d3)>
 func.func @fused_concat(%x: tensor<1x13x13x48xf32>, %w1: tensor<1x1x48x192xf32>, %w3: tensor<3x3x48x192xf32>, %b: tensor<192xf32>) -> tensor<1x13x13x384xf32> {
@@ -339,16 +340,18 @@ func.func @fused_concat(%x: tensor<1x13x13x48xf32>, %w1: tensor<1x1x48x192xf32>,
 
 // A 27x27 image (squeezenet1_1's middle fire modules): bands of one row of
 // 27 pixels, a microkernel row panel or more (bands of three rows were
-// 1.07-1.14x slower); two images of 13x13: whole images, as a row of 13
+// 1.07-1.14x slower); eight images of 13x13: whole images, as a row of 13
 // pixels is less than a panel.
 // CHECK-LABEL: func.func @fused_concat_rows
-// CHECK: scf.forall (%{{.*}}) in (27)
+// CHECK: scf.forall (%[[H:.*]]) in (27)
 // CHECK:   linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x1x27x128xf32>
-// CHECK:   tensor.parallel_insert_slice {{.*}} [1, 1, 27, 256]
+// CHECK:   tensor.parallel_insert_slice {{.*}}[0, %[[H]], 0, 0] [1, 1, 27, 128]
+// CHECK:   tensor.parallel_insert_slice {{.*}}[0, %[[H]], 0, 128] [1, 1, 27, 128]
 // CHECK-LABEL: func.func @fused_concat_images
-// CHECK: scf.forall (%{{.*}}) in (8)
+// CHECK: scf.forall (%[[N:.*]]) in (8)
 // CHECK:   linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x13x13x64xf32>
-// CHECK:   tensor.parallel_insert_slice {{.*}} [1, 13, 13, 128]
+// CHECK:   tensor.parallel_insert_slice {{.*}}[%[[N]], 0, 0, 0] [1, 13, 13, 64]
+// CHECK:   tensor.parallel_insert_slice {{.*}}[%[[N]], 0, 0, 64] [1, 13, 13, 64]
 func.func @fused_concat_rows(%x: tensor<1x27x27x32xf32>, %w1: tensor<1x1x32x128xf32>, %w3: tensor<3x3x32x128xf32>) -> tensor<1x27x27x256xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x27x27x128xf32>
@@ -872,6 +875,100 @@ func.func @partial_range(%x: tensor<256x2352x16xf32>) -> (tensor<256x16xf32>, te
   } -> (tensor<256x16xf32>, tensor<256x16xf32>)
   return %r#0, %r#1 : tensor<256x16xf32>, tensor<256x16xf32>
 }
+
+// -----
+
+// A concatenation of one image whose 3x3 operand is a Winograd convolution
+// (squeezenet1_1's 13x13 fire modules at batch 1): whole images (13 rows
+// waste the fewest 4x4 tiles), too few bands for kWinogradWorkgroups, so
+// each workgroup takes a part of every operand's channels
+// (concatChannelParts): halves of 192, as quarters (48) are not whole
+// panels. Each part is computed straight into its slice of the result.
+// CHECK-LABEL: func.func @fused_concat_winograd_parts
+// CHECK: scf.forall (%[[P:.*]]) in (2) shared_outs(%[[OUT:.*]] = %{{.*}})
+// CHECK:   %[[O1:.*]] = affine.apply #{{.*}}(%[[P]])
+// CHECK:   %[[D1:.*]] = tensor.extract_slice %[[OUT]][0, 0, 0, %[[O1]]] [1, 13, 13, 96]
+// CHECK:   linalg.fill {{.*}} outs(%[[D1]] : tensor<1x13x13x96xf32>)
+// CHECK:   %[[C1:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x13x13x96xf32>
+// CHECK:   %[[BAND1:.*]] = tensor.insert_slice %[[C1]] into %[[OUT]][0, 0, 0, %[[O1]]] [1, 13, 13, 96]
+// CHECK:   %[[O3:.*]] = affine.apply #{{.*}}(%[[P]])
+// CHECK:   %[[D3:.*]] = tensor.extract_slice %[[BAND1]][0, 0, 0, %[[O3]]] [1, 13, 13, 96]
+// CHECK:   linalg.generic {{.*}} outs(%{{.*}} : tensor<3x3x48x96xf32>) attrs = {strata.winograd_filter
+// CHECK:   linalg.fill {{.*}} outs(%[[D3]] : tensor<1x13x13x96xf32>)
+// CHECK:   %[[C3:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x13x13x96xf32>
+// CHECK:   scf.forall.in_parallel
+// CHECK:     tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, 0, 0, %[[O1]]] [1, 13, 13, 96]
+// CHECK:     tensor.parallel_insert_slice %[[C3]] into %[[OUT]][0, 0, 0, %[[O3]]] [1, 13, 13, 96]
+func.func @fused_concat_winograd_parts(%x: tensor<1x13x13x48xf32>, %w1: tensor<1x1x48x192xf32>, %p: tensor<6x6x6x48x32xf32>) -> tensor<1x13x13x384xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x13x13x192xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x13x13x192xf32>) -> tensor<1x13x13x192xf32>
+  %c1 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w1 : tensor<1x13x13x48xf32>, tensor<1x1x48x192xf32>) outs(%f : tensor<1x13x13x192xf32>) -> tensor<1x13x13x192xf32>
+  %padded = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x13x13x48xf32> to tensor<1x15x15x48xf32>
+  %t0 = tensor.empty() : tensor<6x6x48x6x32xf32>
+  %t = linalg.transpose ins(%p : tensor<6x6x6x48x32xf32>) outs(%t0 : tensor<6x6x48x6x32xf32>) permutation = [1, 2, 3, 0, 4] {strata.packed_weight = {depth_group = 0 : i64, panel_columns = 32 : i64}}
+  %u = tensor.collapse_shape %t [[0], [1], [2], [3, 4]] : tensor<6x6x48x6x32xf32> into tensor<6x6x48x192xf32>
+  %l = arith.constant dense<[[2.13333344, -1.33333337, -1.33333337, 0.266666681, 0.266666681, -0.533333361], [0.0, -2.4, 2.4, 1.2, -1.2, 0.0], [-0.13333334, -0.0666666701, -0.0666666701, 0.13333334, 0.13333334, 0.933333337]]> : tensor<3x6xf32>
+  %ge = tensor.empty() : tensor<3x3x48x192xf32>
+  %gf = linalg.fill ins(%zero : f32) outs(%ge : tensor<3x3x48x192xf32>) -> tensor<3x3x48x192xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(ky, kx, c, f, a, b) -> (ky, a)>, affine_map<(ky, kx, c, f, a, b) -> (kx, b)>, affine_map<(ky, kx, c, f, a, b) -> (a, b, c, f)>, affine_map<(ky, kx, c, f, a, b) -> (ky, kx, c, f)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%l, %l, %u : tensor<3x6xf32>, tensor<3x6xf32>, tensor<6x6x48x192xf32>) outs(%gf : tensor<3x3x48x192xf32>) attrs = {strata.winograd_filter = {output_tile = 4 : i64}} {
+  ^bb0(%la: f32, %lb: f32, %uv: f32, %acc: f32):
+    %m = arith.mulf %la, %lb : f32
+    %n = arith.mulf %m, %uv : f32
+    %s = arith.addf %acc, %n : f32
+    linalg.yield %s : f32
+  } -> tensor<3x3x48x192xf32>
+  %c3 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%padded, %g : tensor<1x15x15x48xf32>, tensor<3x3x48x192xf32>) outs(%f : tensor<1x13x13x192xf32>) -> tensor<1x13x13x192xf32>
+  %r = tensor.concat dim(3) %c1, %c3 : (tensor<1x13x13x192xf32>, tensor<1x13x13x192xf32>) -> tensor<1x13x13x384xf32>
+  return %r : tensor<1x13x13x384xf32>
+}
+
+// -----
+
+// The same module of a 27x27 image (squeezenet1_1's middle fire modules at
+// batch 1): bands of 8 rows (two rows of 4x4 tiles, 14 tiles), the last of
+// 3 (what remains), four bands in all, so the channels stay whole
+// (concatWinogradBandRows).
+// CHECK-LABEL: func.func @fused_concat_winograd_rows
+// CHECK: scf.forall (%[[H:.*]]) = (0) to (27) step (8) shared_outs(%[[OUT:.*]] = %{{.*}})
+// CHECK:   %[[ROWS:.*]] = affine.min #{{.*}}(%[[H]])
+// CHECK:   linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x?x27x128xf32>
+// CHECK:   linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x?x27x128xf32>
+// CHECK:   scf.forall.in_parallel
+// CHECK:     tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, %[[H]], 0, 0] [1, %[[ROWS]], 27, 128]
+// CHECK:     tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, %[[H]], 0, 128] [1, %[[ROWS]], 27, 128]
+func.func @fused_concat_winograd_rows(%x: tensor<1x27x27x32xf32>, %w1: tensor<1x1x32x128xf32>, %p: tensor<4x6x6x32x32xf32>) -> tensor<1x27x27x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x27x27x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x27x27x128xf32>) -> tensor<1x27x27x128xf32>
+  %c1 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w1 : tensor<1x27x27x32xf32>, tensor<1x1x32x128xf32>) outs(%f : tensor<1x27x27x128xf32>) -> tensor<1x27x27x128xf32>
+  %padded = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x27x27x32xf32> to tensor<1x29x29x32xf32>
+  %t0 = tensor.empty() : tensor<6x6x32x4x32xf32>
+  %t = linalg.transpose ins(%p : tensor<4x6x6x32x32xf32>) outs(%t0 : tensor<6x6x32x4x32xf32>) permutation = [1, 2, 3, 0, 4] {strata.packed_weight = {depth_group = 0 : i64, panel_columns = 32 : i64}}
+  %u = tensor.collapse_shape %t [[0], [1], [2], [3, 4]] : tensor<6x6x32x4x32xf32> into tensor<6x6x32x128xf32>
+  %l = arith.constant dense<[[2.13333344, -1.33333337, -1.33333337, 0.266666681, 0.266666681, -0.533333361], [0.0, -2.4, 2.4, 1.2, -1.2, 0.0], [-0.13333334, -0.0666666701, -0.0666666701, 0.13333334, 0.13333334, 0.933333337]]> : tensor<3x6xf32>
+  %ge = tensor.empty() : tensor<3x3x32x128xf32>
+  %gf = linalg.fill ins(%zero : f32) outs(%ge : tensor<3x3x32x128xf32>) -> tensor<3x3x32x128xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(ky, kx, c, f, a, b) -> (ky, a)>, affine_map<(ky, kx, c, f, a, b) -> (kx, b)>, affine_map<(ky, kx, c, f, a, b) -> (a, b, c, f)>, affine_map<(ky, kx, c, f, a, b) -> (ky, kx, c, f)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%l, %l, %u : tensor<3x6xf32>, tensor<3x6xf32>, tensor<6x6x32x128xf32>) outs(%gf : tensor<3x3x32x128xf32>) attrs = {strata.winograd_filter = {output_tile = 4 : i64}} {
+  ^bb0(%la: f32, %lb: f32, %uv: f32, %acc: f32):
+    %m = arith.mulf %la, %lb : f32
+    %n = arith.mulf %m, %uv : f32
+    %s = arith.addf %acc, %n : f32
+    linalg.yield %s : f32
+  } -> tensor<3x3x32x128xf32>
+  %c3 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%padded, %g : tensor<1x29x29x32xf32>, tensor<3x3x32x128xf32>) outs(%f : tensor<1x27x27x128xf32>) -> tensor<1x27x27x128xf32>
+  %r = tensor.concat dim(3) %c1, %c3 : (tensor<1x27x27x128xf32>, tensor<1x27x27x128xf32>) -> tensor<1x27x27x256xf32>
+  return %r : tensor<1x27x27x256xf32>
+}
+
 
 // -----
 

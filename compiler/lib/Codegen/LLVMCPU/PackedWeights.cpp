@@ -11,6 +11,7 @@
 #include "Strata/Codegen/LLVMCPU/Codegen.h"
 #include "Strata/Dialect/Flow/IR/PackedWeightLayout.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -76,11 +77,42 @@ bool addColumnOffset(OpFoldResult &column, OpFoldResult offset) {
 
 } // namespace
 
+namespace {
+
+// Whether `expr`, of the operands of an affine.apply, is provably a
+// multiple of `factor` (isMultipleOf).
+bool isExprMultipleOf(AffineExpr expr, ValueRange operands, unsigned dims,
+                      int64_t factor, int depth) {
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr)) {
+    return constant.getValue() % factor == 0;
+  }
+  if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+    return isMultipleOf(operands[dim.getPosition()], factor, depth + 1);
+  }
+  if (auto symbol = dyn_cast<AffineSymbolExpr>(expr)) {
+    return isMultipleOf(operands[dims + symbol.getPosition()], factor,
+                        depth + 1);
+  }
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  if (expr.getKind() == AffineExprKind::Add) {
+    return isExprMultipleOf(binary.getLHS(), operands, dims, factor, depth) &&
+           isExprMultipleOf(binary.getRHS(), operands, dims, factor, depth);
+  }
+  if (expr.getKind() == AffineExprKind::Mul) {
+    return isExprMultipleOf(binary.getLHS(), operands, dims, factor, depth) ||
+           isExprMultipleOf(binary.getRHS(), operands, dims, factor, depth);
+  }
+  return false;
+}
+
+} // namespace
+
 // Whether `value` is provably a multiple of `factor`: a constant, a
-// product with such a factor, a sum of multiples, or the induction
-// variable of an scf.forall whose lower bound and step are multiples (the
-// column offset of a workgroup's tile, before or after its loop became
-// workgroup ids).
+// product with such a factor, a sum of multiples (in arith or an
+// affine.apply: a workgroup's part of a concatenation's channels), or the
+// induction variable of an scf.forall whose lower bound and step are
+// multiples (the column offset of a workgroup's tile, before or after its
+// loop became workgroup ids).
 bool isMultipleOf(OpFoldResult value, int64_t factor, int depth) {
   if (std::optional<int64_t> constant = getConstantIntValue(value)) {
     return *constant % factor == 0;
@@ -96,6 +128,11 @@ bool isMultipleOf(OpFoldResult value, int64_t factor, int depth) {
   if (auto add = v.getDefiningOp<arith::AddIOp>()) {
     return isMultipleOf(add.getLhs(), factor, depth + 1) &&
            isMultipleOf(add.getRhs(), factor, depth + 1);
+  }
+  if (auto apply = v.getDefiningOp<affine::AffineApplyOp>()) {
+    AffineMap map = apply.getAffineMap();
+    return isExprMultipleOf(map.getResult(0), apply.getMapOperands(),
+                            map.getNumDims(), factor, depth + 1);
   }
   auto arg = dyn_cast<BlockArgument>(v);
   auto loop = arg ? dyn_cast<scf::ForallOp>(arg.getOwner()->getParentOp())

@@ -368,8 +368,9 @@ linalg::MatmulOp findDistributedMatmul(linalg::LinalgOp root) {
 // Column tiles of the microkernels in whole panels (32 columns: the AVX-512
 // panel, two AVX2 ones): a partial panel costs a full one, and a weight
 // packed at compile time is read in place only from a panel's start.
+constexpr int64_t kPanelColumns = 32;
+
 int64_t wholePanels(int64_t tile, int64_t range) {
-  constexpr int64_t kPanelColumns = 32;
   return tile < range
              ? std::min<int64_t>(range, llvm::alignTo(tile, kPanelColumns))
              : tile;
@@ -1105,6 +1106,61 @@ SmallVector<int64_t> chooseBandTileSizes(const Root &rootInfo) {
 constexpr int64_t kConcatBandPixels = 14;
 constexpr int64_t kConcatMinBands = 8;
 
+// A band of a Winograd convolution with fewer 4x4 output tiles than this
+// leaves the rows of the microkernel's products partly empty (its row
+// panel: 14 on AVX-512): 13x13 48 -> 192 in bands of 8 rows (8 tiles) took
+// 1.11x the time of whole images in halves of the filters, 27x27 32 -> 128
+// in bands of 8 rows (14 tiles) 0.87x (bench/ukernel/winograd.sh, Intel
+// Xeon model 207).
+constexpr int64_t kWinogradBandMinTiles = 14;
+
+// Rows of the bands of a concatenation's Winograd operand at a small batch
+// (distributeConcat): whole 4x4 tiles, the image's last band what remains
+// (so no band wastes more than whole images do), the most rows that still
+// make `wanted` bands of the image, and at least kWinogradBandMinTiles
+// tiles a band. 55x55 for 4 bands: 16 rows (16, 16, 16 and 7), which ran
+// at 0.82x the time of halves of the filters; 27x27: 8 rows; 13x13: the
+// whole image (bands of 4 rows would have 4 tiles).
+int64_t concatWinogradBandRows(int64_t height, int64_t width, int64_t wanted) {
+  constexpr int64_t kTile = 4;
+  int64_t tileRows = ceilDiv(height, kTile),
+          tileColumns = ceilDiv(width, kTile);
+  int64_t bandTileRows = tileRows;
+  while (bandTileRows > 1 && ceilDiv(tileRows, bandTileRows) < wanted) {
+    --bandTileRows;
+  }
+  bandTileRows =
+      std::max(bandTileRows, ceilDiv(kWinogradBandMinTiles, tileColumns));
+  return std::min(height, bandTileRows * kTile);
+}
+
+// The parts a concatenation's dispatch cuts every operand's channels into
+// when its Winograd operand's bands are too few (one or two images): each
+// workgroup computes its part of every operand (the Winograd convolution
+// transforms its input tiles again for each part, against its part of the
+// filters). Halves, quarters and so on up to `wanted`, while every part is
+// whole panels of at least two (kPanelColumns); halves also of one panel.
+// Squeezenet1_1 at batch 1 (bench/ukernel/winograd.sh, Intel Xeon model
+// 207, against the direct kernel in the one-row bands its concatenations
+// took before): 13x13 48 -> 192 in halves 0.78x, in sixths 0.95x; 27x27
+// 32 -> 128 in halves 0.41x, in quarters 0.47x; 55x55 16 -> 64 in halves
+// 0.64x.
+int64_t concatChannelParts(tensor::ConcatOp concat, int64_t wanted) {
+  auto cuts = [&](int64_t parts, int64_t leastPanels) {
+    return llvm::all_of(concat.getInputs(), [&](Value input) {
+      int64_t channels =
+          cast<RankedTensorType>(input.getType()).getDimSize(concat.getDim());
+      return channels % (parts * kPanelColumns) == 0 &&
+             channels / parts >= leastPanels * kPanelColumns;
+    });
+  };
+  int64_t parts = 1;
+  while (2 * parts <= wanted && cuts(2 * parts, parts == 1 ? 1 : 2)) {
+    parts *= 2;
+  }
+  return parts;
+}
+
 // A function that returns one static tensor.concat (squeezenet's fire
 // modules join their two expand convolutions so) has no linalg root, and
 // whole it is one workgroup copying megabytes on one thread (8x55x55x128:
@@ -1115,8 +1171,9 @@ constexpr int64_t kConcatMinBands = 8;
 // the function (the flow phase's --fuse-into-concat: a convolution and its
 // epilogue) has its producers fused into the band, the last of them writing
 // straight into the result's slice, so the operand is never written whole
-// nor copied. Bands that would not divide the dimensions evenly leave it
-// whole.
+// nor copied; with a Winograd operand and few bands, each workgroup takes
+// a part of every operand's channels too (concatChannelParts). Bands that
+// would not divide the dimensions evenly leave it whole.
 LogicalResult distributeConcat(func::FuncOp func) {
   auto returnOp = dyn_cast<func::ReturnOp>(func.getBody().front().back());
   if (!returnOp || returnOp.getNumOperands() != 1) {
@@ -1155,15 +1212,16 @@ LogicalResult distributeConcat(func::FuncOp func) {
   bool computed = llvm::any_of(concat.getInputs(), [](Value input) {
     return !isa<BlockArgument>(input);
   });
-  // An operand computed by a Winograd convolution (hasWinogradFilter: the
-  // flow phase gives those only to a concatenation of 8 images or more)
+  // An operand computed by a Winograd convolution (hasWinogradFilter)
   // wants whole 4x4 output tiles: rows a divisor of the height from 4 whose
   // tiles waste the least, the most such (squeezenet1_1's 55, 27 and 13:
-  // whole images).
+  // whole images), and the channels of every operand cut into parts when
+  // those bands are fewer than kWinogradWorkgroups (concatChannelParts).
   bool winograd = llvm::any_of(concat.getInputs(), [](Value input) {
     auto conv = findComputedInput<linalg::Conv2DNhwcHwcfOp>(input);
     return conv && hasWinogradFilter(conv);
   });
+  int64_t parts = 1;
   if (computed && type.getRank() == 4 && concat.getDim() == 3) {
     int64_t images = type.getDimSize(0), height = type.getDimSize(1),
             width = type.getDimSize(2);
@@ -1176,16 +1234,29 @@ LogicalResult distributeConcat(func::FuncOp func) {
         }
       }
     }
-    if (winograd) {
+    if (winograd && images >= kWinogradWorkgroups) {
       rows = winogradBandRows(height, /*most=*/true);
+    } else if (winograd) {
+      rows = concatWinogradBandRows(height, width,
+                                    ceilDiv(kWinogradWorkgroups, images));
+      int64_t bands = images * ceilDiv(height, rows);
+      if (bands < kWinogradWorkgroups) {
+        parts = concatChannelParts(concat, ceilDiv(kWinogradWorkgroups, bands));
+      }
     }
     sizes = {images > 1 ? 1 : 0, rows < height ? rows : 0, 0, 0};
-    if (images == 1 && rows >= height) {
+    if (images == 1 && rows >= height && parts == 1) {
       sizes.clear();
     }
   }
-  if (sizes.empty() || llvm::any_of(llvm::enumerate(sizes), [&](auto size) {
-        return size.value() && type.getDimSize(size.index()) % size.value();
+  // Bands that do not divide the dimension evenly: only a Winograd
+  // operand's rows (whole 4x4 tiles but for the image's last).
+  auto uneven = [&](size_t dim) {
+    return sizes[dim] && type.getDimSize(dim) % sizes[dim] != 0;
+  };
+  if (sizes.empty() ||
+      llvm::any_of(llvm::seq<size_t>(0, sizes.size()), [&](size_t dim) {
+        return uneven(dim) && !(winograd && dim == 1);
       })) {
     return success();
   }
@@ -1200,20 +1271,50 @@ LogicalResult distributeConcat(func::FuncOp func) {
       steps.push_back(rewriter.getIndexAttr(size));
     }
   }
+  // The channel parts, the innermost loop.
+  if (parts > 1) {
+    lbs.push_back(rewriter.getIndexAttr(0));
+    ubs.push_back(rewriter.getIndexAttr(parts));
+    steps.push_back(rewriter.getIndexAttr(1));
+  }
   Value init =
       tensor::EmptyOp::create(rewriter, loc, type.getShape(), elementType);
   auto forall = scf::ForallOp::create(rewriter, loc, lbs, ubs, steps,
                                       ValueRange{init}, std::nullopt);
   Value out = forall.getRegionIterArgs()[0];
   rewriter.setInsertionPointToStart(forall.getBody());
-  // The slice of a tensor of `shape` in this iteration: the bands of the
-  // cut dimensions, the rest whole.
-  auto slice = [&](ArrayRef<int64_t> shape,
-                   SmallVectorImpl<OpFoldResult> &offsets,
-                   SmallVectorImpl<OpFoldResult> &extents) {
+  SmallVector<OpFoldResult> unit(type.getRank(), rewriter.getIndexAttr(1));
+  // Each operand's part of this iteration's band (its slice of the bands
+  // of the cut dimensions; of the concatenated one, the iteration's part
+  // of the operand, at `start` in the result) is read from the operand.
+  // A computed one is inserted into the result, each insert into the
+  // result of the one before: the insert of operand i writes the slice
+  // `destinations[i]` of the result so far, which its fused producers then
+  // compute into (the destination-passing chain that bufferizes in place),
+  // and its parallel insert writes back what the chain wrote (in place,
+  // no copy). An argument's part is copied by its parallel insert.
+  SmallVector<tensor::ExtractSliceOp> operandSlices, destinations;
+  SmallVector<tensor::InsertSliceOp> inserts;
+  Value band = out;
+  int64_t start = 0;
+  for (Value input : concat.getInputs()) {
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(input.getType()).getShape();
+    SmallVector<OpFoldResult> offsets, extents;
     unsigned iv = 0;
     for (auto [dim, size] : llvm::enumerate(sizes)) {
-      if (size) {
+      if (size && uneven(dim)) {
+        // The last band: what remains.
+        AffineExpr d = rewriter.getAffineDimExpr(0);
+        Value ivValue = forall.getInductionVar(iv++);
+        offsets.push_back(ivValue);
+        extents.push_back(affine::makeComposedFoldedAffineMin(
+            rewriter, loc,
+            AffineMap::get(
+                1, 0, {rewriter.getAffineConstantExpr(size), shape[dim] - d},
+                rewriter.getContext()),
+            {ivValue}));
+      } else if (size) {
         offsets.push_back(forall.getInductionVar(iv++));
         extents.push_back(rewriter.getIndexAttr(size));
       } else {
@@ -1221,26 +1322,28 @@ LogicalResult distributeConcat(func::FuncOp func) {
         extents.push_back(rewriter.getIndexAttr(shape[dim]));
       }
     }
-  };
-  SmallVector<OpFoldResult> unit(type.getRank(), rewriter.getIndexAttr(1));
-  // The band of the result, then each operand's band inserted into it in
-  // turn: the insert of operand i writes the slice `destinations[i]` of
-  // the band so far, which its fused producers then compute into (the
-  // destination-passing chain that bufferizes in place).
-  SmallVector<OpFoldResult> bandOffsets, bandExtents;
-  slice(type.getShape(), bandOffsets, bandExtents);
-  Value band = tensor::ExtractSliceOp::create(rewriter, loc, out, bandOffsets,
-                                              bandExtents, unit);
-  SmallVector<tensor::ExtractSliceOp> operandSlices, destinations;
-  SmallVector<tensor::InsertSliceOp> inserts;
-  int64_t start = 0;
-  for (Value input : concat.getInputs()) {
-    ArrayRef<int64_t> shape =
-        cast<RankedTensorType>(input.getType()).getShape();
-    SmallVector<OpFoldResult> offsets, extents;
-    slice(shape, offsets, extents);
-    SmallVector<OpFoldResult> within(type.getRank(), rewriter.getIndexAttr(0));
-    within[concat.getDim()] = rewriter.getIndexAttr(start);
+    int64_t dim = concat.getDim();
+    SmallVector<OpFoldResult> within = offsets;
+    within[dim] = rewriter.getIndexAttr(start);
+    if (parts > 1) {
+      int64_t part = shape[dim] / parts;
+      AffineExpr p = rewriter.getAffineDimExpr(0);
+      offsets[dim] = affine::makeComposedFoldedAffineApply(
+          rewriter, loc, p * part, {forall.getInductionVar(iv)});
+      within[dim] = affine::makeComposedFoldedAffineApply(
+          rewriter, loc, p * part + start, {forall.getInductionVar(iv)});
+      extents[dim] = rewriter.getIndexAttr(part);
+    }
+    start += shape[dim];
+    if (isa<BlockArgument>(input)) {
+      Value part = tensor::ExtractSliceOp::create(rewriter, loc, input, offsets,
+                                                  extents, unit);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToEnd(forall.getTerminator().getBody());
+      tensor::ParallelInsertSliceOp::create(rewriter, loc, part, out, within,
+                                            extents, unit);
+      continue;
+    }
     destinations.push_back(tensor::ExtractSliceOp::create(
         rewriter, loc, band, within, extents, unit));
     operandSlices.push_back(tensor::ExtractSliceOp::create(
@@ -1249,11 +1352,17 @@ LogicalResult distributeConcat(func::FuncOp func) {
         rewriter, loc, operandSlices.back().getResult(), band, within, extents,
         unit));
     band = inserts.back().getResult();
-    start += shape[concat.getDim()];
   }
-  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-  tensor::ParallelInsertSliceOp::create(rewriter, loc, band, out, bandOffsets,
-                                        bandExtents, unit);
+  for (tensor::InsertSliceOp insert : inserts) {
+    Value written = tensor::ExtractSliceOp::create(
+        rewriter, loc, band, insert.getMixedOffsets(), insert.getMixedSizes(),
+        unit);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToEnd(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, written, out,
+                                          insert.getMixedOffsets(),
+                                          insert.getMixedSizes(), unit);
+  }
   rewriter.replaceOp(concat, forall.getResult(0));
   // Producers fused into the band, slice by slice: each fused op's operands
   // become slices of their own producers, fused in turn.

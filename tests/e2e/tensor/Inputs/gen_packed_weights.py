@@ -327,6 +327,14 @@ CASES = [
     # joined in the concatenation's dispatch: its 3x3 filter is stored as
     # its Winograd transform, the dispatch cut into whole images.
     ("wg_concat_n8", concat_case, (8, 9, 9, 16, 32, 48)),
+    # The same at batch 1, a 13x11 image of 17 channels: each workgroup
+    # takes half of both operands' channels (32 of 64, 64 of 128); 22x14:
+    # bands of 16 rows and 6 (the last tile row partial), each in halves of
+    # the channels; at batch 2 with 32 1x1 filters (no halves of whole
+    # panels), image bands alone.
+    ("wg_concat_n1", concat_case, (1, 13, 11, 17, 64, 128)),
+    ("wg_concat_rows", concat_case, (1, 22, 14, 16, 64, 64)),
+    ("wg_concat_n2", concat_case, (2, 10, 9, 16, 32, 64)),
     # A global average pool over a convolution, computed in one dispatch
     # (--fuse-into-pool): an image and a column tile a workgroup. 300
     # filters at batch 3 make two column tiles, the second partial (160 and

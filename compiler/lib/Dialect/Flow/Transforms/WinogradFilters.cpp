@@ -69,15 +69,13 @@ std::array<std::array<double, kAlpha>, 3> leftInverse() {
   return l;
 }
 
-// A concatenation's dispatch cuts it into bands of rows of one image, at
-// least this many in all (TileAndDistribute.cpp, kConcatMinBands): a batch
-// this large gives them whole images.
-constexpr int64_t kConcatMinBands = 8;
-
 // Whether `value` is read (directly, or through the one elementwise
 // generic that reads it) by an op whose dispatch cuts it into bands of rows
-// (a window op's input, through a pad or not; a concatenation's operand
-// unless `images` alone make its bands).
+// (a window op's input, through a pad or not), or by a concatenation of a
+// dynamic batch (kept whole in one workgroup). A static concatenation's
+// dispatch cuts a Winograd operand into bands of whole 4x4 tiles, and its
+// channels into parts when those bands are few (TileAndDistribute.cpp,
+// distributeConcat).
 bool readInBands(Value value, int64_t images) {
   for (Operation *user : value.getUsers()) {
     if (auto pad = dyn_cast<tensor::PadOp>(user)) {
@@ -88,8 +86,7 @@ bool readInBands(Value value, int64_t images) {
     }
     if (isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp,
             linalg::DepthwiseConv2DNhwcHwcOp>(user) ||
-        (isa<tensor::ConcatOp>(user) &&
-         (ShapedType::isDynamic(images) || images < kConcatMinBands))) {
+        (isa<tensor::ConcatOp>(user) && ShapedType::isDynamic(images))) {
       return true;
     }
     auto generic = dyn_cast<linalg::GenericOp>(user);
