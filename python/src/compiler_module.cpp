@@ -40,7 +40,7 @@ PYBIND11_MODULE(_compiler, m) {
          const std::string& input_type, const std::string& target_cpu,
          bool async_exports, const std::vector<std::string>& input_shapes,
          const std::string& external_data_dir,
-         const std::vector<std::string>& flags) {
+         const std::vector<std::string>& flags, bool winograd) {
         CompileOptions options;
         options.inputName = input_name;
         options.inputType = parseInputType(input_type);
@@ -48,6 +48,7 @@ PYBIND11_MODULE(_compiler, m) {
         options.asyncExports = async_exports;
         options.inputShapes = input_shapes;
         options.externalDataDir = external_data_dir;
+        options.winograd = winograd;
         options.compilerName = "strata.compile";
         options.compilerVersion = STRATA_VERSION;
         options.compilerFlags = flags;
@@ -62,7 +63,7 @@ PYBIND11_MODULE(_compiler, m) {
       },
       py::arg("source"), py::arg("input_name"), py::arg("input_type"),
       py::arg("target_cpu"), py::arg("async_exports"), py::arg("input_shapes"),
-      py::arg("external_data_dir"), py::arg("flags"),
+      py::arg("external_data_dir"), py::arg("flags"), py::arg("winograd"),
       "Compiles source (bytes); returns (ok, the module's bytes, the "
       "diagnostics text).");
 }

@@ -117,7 +117,7 @@ _DIAGNOSTIC = _re.compile(r"^(.+?):(\d+):(\d+): (error|warning|note|remark): ")
 
 
 def compile(source, *, target_cpu="host", input_type="auto",
-            async_exports=False, input_shapes=()):
+            async_exports=False, input_shapes=(), winograd=True):
     """Compiles a program to a .vmfb module and returns its bytes.
 
     source: a path (str naming an existing file, or os.PathLike), MLIR text
@@ -126,7 +126,11 @@ def compile(source, *, target_cpu="host", input_type="auto",
     .onnx, else MLIR), "mlir" or "onnx". target_cpu: the kernels' LLVM CPU,
     "host" for this machine. async_exports: also export fn$async entry
     points (see Function.call_async). input_shapes: ONNX graph input dims,
-    "name=1x3x224x224" each.
+    "name=1x3x224x224" each. winograd: store eligible 3x3 convolution
+    filters as their Winograd transforms and run those convolutions by
+    Winograd's algorithm (the default; rounding differs slightly from the
+    direct kernel's, docs/compiler.md); False keeps every convolution on
+    the direct kernel (strata-compile --winograd=false).
 
     The compiler runs in this process (the GIL is released meanwhile);
     failures raise strata.CompileError with the compiler's
@@ -162,9 +166,11 @@ def compile(source, *, target_cpu="host", input_type="auto",
     if async_exports:
         flags.append("--async-exports")
     flags += ["--input-shape=" + shape for shape in input_shapes]
+    if not winograd:
+        flags.append("--winograd=false")
     ok, output, diagnostics = _compiler.compile(
         data, name, input_type, target_cpu, bool(async_exports),
-        list(input_shapes), external_data_dir, flags)
+        list(input_shapes), external_data_dir, flags, bool(winograd))
     if not ok:
         lines = [line for line in diagnostics.splitlines()
                  if _DIAGNOSTIC.match(line)]

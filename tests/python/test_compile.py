@@ -165,6 +165,44 @@ def test_an_onnx_model_compiles_from_bytes_and_runs():
                                rtol=1e-3, atol=1e-7)
 
 
+@needs_compiler
+@needs_kernels
+def test_winograd_false_keeps_the_direct_kernel():
+    # A 3x3 stride-1 convolution with a constant 3x3 x 16 x 32 filter on a
+    # 12x10 image: Winograd's by default, the direct kernel's with
+    # winograd=False. Both against numpy's sums; the modules differ (the
+    # filter stored as its 6x6 transform, or as it is).
+    rng = np.random.default_rng(7)
+    w = rng.uniform(-1, 1, (3, 3, 16, 32)).astype(np.float32)
+    x = rng.uniform(-1, 1, (1, 12, 10, 16)).astype(np.float32)
+    filt = 'dense<"0x%s"> : tensor<3x3x16x32xf32>' % w.astype(
+        "<f4").tobytes().hex().upper()
+    program = """\
+func.func @conv(%x: tensor<1x12x10x16xf32>) -> tensor<1x10x8x32xf32> {
+  %w = arith.constant dense<0.0> : tensor<3x3x16x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x10x8x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x10x8x32xf32>) -> tensor<1x10x8x32xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x12x10x16xf32>, tensor<3x3x16x32xf32>) outs(%f : tensor<1x10x8x32xf32>) -> tensor<1x10x8x32xf32>
+  return %c : tensor<1x10x8x32xf32>
+}
+""".replace("dense<0.0> : tensor<3x3x16x32xf32>", filt)
+    expected = np.zeros((1, 10, 8, 32), np.float64)
+    for i in range(3):
+        for j in range(3):
+            expected[0] += np.einsum("hwc,cf->hwf",
+                                     x[0, i:i + 10, j:j + 8].astype(np.float64),
+                                     w[i, j].astype(np.float64))
+    modules = {}
+    for winograd in (True, False):
+        modules[winograd] = strata.compile(program, winograd=winograd)
+        session = strata.Session(modules[winograd], device="local-sync")
+        np.testing.assert_allclose(session["conv"](x), expected,
+                                   rtol=1e-4, atol=1e-4)
+    assert modules[True] != modules[False]
+
+
 def onnx_model(node, inputs, outputs, initializers=()):
     onnx = pytest.importorskip("onnx")
     from onnx import helper
