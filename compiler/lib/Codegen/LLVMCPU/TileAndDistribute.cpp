@@ -679,9 +679,13 @@ linalg::Conv2DNhwcHwcfOp findGlobalPooledConvolution(linalg::LinalgOp root) {
 // Workgroups of a global pool over a convolution computed in its function
 // (findGlobalPooledConvolution): one image and a column tile of whole
 // panels each (so that the packed filter is read in place) of about
-// kMatmulTileEdge columns (squeezenet1_1's 1000: four); each computes its
-// image's pixels for its columns into a temporary and reduces them. Cut
-// along the root's loops that its result's images and channels come from.
+// kMatmulTileEdge columns (squeezenet1_1's 1000: four), narrower while
+// the images and tiles make fewer than kMatmulWorkgroups (one image: 8
+// tiles of 128; in 4 of 256, two workers on unevenly loaded vCPUs took
+// 0.58 and 0.83 ms, 1.45x apart, as neither could take over a tile); each
+// computes its image's pixels for its columns into a temporary and
+// reduces them. Cut along the root's loops that its result's images and
+// channels come from.
 SmallVector<int64_t> chooseGlobalPoolTileSizes(linalg::LinalgOp root,
                                                linalg::Conv2DNhwcHwcfOp conv) {
   int64_t channels = conv.getStaticLoopRanges()[3];
@@ -691,8 +695,12 @@ SmallVector<int64_t> chooseGlobalPoolTileSizes(linalg::LinalgOp root,
   AffineMap resultMap = root.getMatchingIndexingMap(root.getDpsInitOperand(0));
   assert(resultMap.getNumResults() == 2 && resultMap.isProjectedPermutation() &&
          "findGlobalPooledConvolution's root writes images x channels");
-  int64_t tileC = wholePanels(
-      chooseTileSize(channels, ceilDiv(channels, kMatmulTileEdge)), channels);
+  int64_t images = conv.getStaticLoopRanges()[0];
+  int64_t wanted = ceilDiv(channels, kMatmulTileEdge);
+  if (!ShapedType::isDynamic(images)) {
+    wanted = std::max(wanted, ceilDiv(kMatmulWorkgroups, images));
+  }
+  int64_t tileC = wholePanels(chooseTileSize(channels, wanted), channels);
   SmallVector<int64_t> sizes(root.getNumLoops(), 0);
   sizes[resultMap.getDimPosition(0)] = 1;
   sizes[resultMap.getDimPosition(1)] = tileC < channels ? tileC : 0;

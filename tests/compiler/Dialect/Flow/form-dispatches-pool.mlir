@@ -296,14 +296,22 @@ func.func @not_global(%x: tensor<1x13x13x64xf32>, %w: tensor<1x1x64x96xf32>, %w2
 
 // resnet18's tail: the residual block's last convolution, its bias, the
 // residual and ReLU, the global average pool and the classifier's matmul.
-// The pool is computed in the matmul's dispatch (named after the pool's
-// reduction), so the convolution keeps its own: its workgroups would
-// otherwise be cut as the matmul's rows.
+// The pool and its average are not computed in the matmul's dispatch
+// (each of its workgroups would pool again: isTransposedMatmulOperand
+// takes no relayout of a reduction's result); the convolution and its
+// epilogue are computed in the pool's (isFusedIntoGlobalPool), and the
+// matmul reads the pooled images x channels.
 // FUSED-LABEL: func.func @pool_in_matmul(
-// FUSED: %[[C:.*]] = flow.dispatch {{.*}}_conv_3x3_64x64_7x7_n2_f32
-// FUSED: flow.dispatch {{.*}}_reduction_2x64x7x7_f32(%[[C]],
+// FUSED: %[[P:.*]] = flow.dispatch {{.*}}_conv_3x3_64x64_7x7_n2_bias_add_relu_globalpool_f32({{.*}}) : ({{.*}}) -> tensor<2x64xf32>
+// FUSED: flow.dispatch {{.*}}_matmul_2x100x64_f32(%[[P]],
 // FUSED-NOT: flow.dispatch
-// FUSED: func.func @pool_in_matmul_dispatch_{{[0-9]+}}_reduction_2x64x7x7_f32(
+// FUSED: func.func @pool_in_matmul_dispatch_{{[0-9]+}}_conv_3x3_64x64_7x7_n2_bias_add_relu_globalpool_f32(
+// FUSED-NOT: func.func
+// FUSED: linalg.conv_2d_nhwc_hwcf
+// FUSED-NOT: func.func
+// FUSED: iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// FUSED: func.func @pool_in_matmul_dispatch_{{[0-9]+}}_matmul_2x100x64_f32(
+// FUSED-NOT: linalg.generic
 // FUSED: linalg.matmul
 func.func @pool_in_matmul(%x: tensor<2x9x9x64xf32>, %w: tensor<3x3x64x64xf32>, %b: tensor<64xf32>, %res: tensor<2x7x7x64xf32>, %fc: tensor<64x100xf32>) -> tensor<2x100xf32> {
   %zero = arith.constant 0.0 : f32
