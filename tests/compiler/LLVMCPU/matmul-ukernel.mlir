@@ -565,3 +565,64 @@ func.func @packed_misused(%x: tensor<1024x512xf32>, %p: tensor<16x1024x32xf32>) 
   %r = linalg.add ins(%x, %w : tensor<1024x512xf32>, tensor<1024x512xf32>) outs(%e : tensor<1024x512xf32>) -> tensor<1024x512xf32>
   return %r : tensor<1024x512xf32>
 }
+
+// -----
+
+// mobilenet_v2's inverted residual block at batch 2 as one dispatch (an
+// image a workgroup): its expansion and its depthwise convolution, at one
+// shape, take their init from one zero fill (CSE merges the two).
+// Bufferization clones the fill before each (cloneSharedFills), so each
+// writes a temporary of its own with its fill in front of it, and all
+// three convolutions fold their fill and epilogue into their microkernel
+// calls: no loops, no copies. Without the clone, the expansion's buffer
+// was a copy of the fill's and both bias + clip epilogues ran as loops.
+// UKERNEL-LABEL: llvm.func @shared_fill_chain
+// UKERNEL-NOT: llvm.intr.maximum
+// UKERNEL-NOT: llvm.intr.memcpy
+// UKERNEL-NOT: llvm.br
+// UKERNEL: llvm.call @strata_ukernel_sconv_f32(
+// UKERNEL-NOT: llvm.intr.maximum
+// UKERNEL-NOT: llvm.br
+// UKERNEL: llvm.call @strata_ukernel_sdwconv_f32(
+// UKERNEL-NOT: llvm.intr.maximum
+// UKERNEL-NOT: llvm.br
+// UKERNEL: llvm.call @strata_ukernel_sconv_f32(
+// UKERNEL-NOT: llvm.intr.maximum
+// UKERNEL-NOT: llvm.br
+// UKERNEL: llvm.return
+func.func @shared_fill_chain(%x: tensor<2x14x14x24xf32>, %w1: tensor<1x1x24x128xf32>, %b1: tensor<128xf32>, %w2: tensor<3x3x128xf32>, %b2: tensor<128xf32>, %w3: tensor<1x1x128x24xf32>, %b3: tensor<24xf32>) -> tensor<2x14x14x24xf32> {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %e = tensor.empty() : tensor<2x14x14x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x14x14x128xf32>) -> tensor<2x14x14x128xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w1 : tensor<2x14x14x24xf32>, tensor<1x1x24x128xf32>) outs(%f : tensor<2x14x14x128xf32>) -> tensor<2x14x14x128xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %b1 : tensor<2x14x14x128xf32>, tensor<128xf32>) outs(%e : tensor<2x14x14x128xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %s = arith.addf %in, %b : f32
+    %m = arith.maximumf %s, %zero : f32
+    %n = arith.minimumf %m, %six : f32
+    linalg.yield %n : f32
+  } -> tensor<2x14x14x128xf32>
+  %p = tensor.pad %r low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<2x14x14x128xf32> to tensor<2x16x16x128xf32>
+  %d = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w2 : tensor<2x16x16x128xf32>, tensor<3x3x128xf32>) outs(%f : tensor<2x14x14x128xf32>) -> tensor<2x14x14x128xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d, %b2 : tensor<2x14x14x128xf32>, tensor<128xf32>) outs(%e : tensor<2x14x14x128xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %s = arith.addf %in, %b : f32
+    %m = arith.maximumf %s, %zero : f32
+    %n = arith.minimumf %m, %six : f32
+    linalg.yield %n : f32
+  } -> tensor<2x14x14x128xf32>
+  %e3 = tensor.empty() : tensor<2x14x14x24xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<2x14x14x24xf32>) -> tensor<2x14x14x24xf32>
+  %c3 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%y, %w3 : tensor<2x14x14x128xf32>, tensor<1x1x128x24xf32>) outs(%f3 : tensor<2x14x14x24xf32>) -> tensor<2x14x14x24xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %c3, %b3 : tensor<2x14x14x24xf32>, tensor<2x14x14x24xf32>, tensor<24xf32>) outs(%e3 : tensor<2x14x14x24xf32>) {
+  ^bb0(%res: f32, %in: f32, %b: f32, %out: f32):
+    %s = arith.addf %in, %b : f32
+    %t = arith.addf %res, %s : f32
+    linalg.yield %t : f32
+  } -> tensor<2x14x14x24xf32>
+  return %o : tensor<2x14x14x24xf32>
+}
