@@ -75,10 +75,6 @@ bool addColumnOffset(OpFoldResult &column, OpFoldResult offset) {
   return true;
 }
 
-} // namespace
-
-namespace {
-
 // Whether `expr`, of the operands of an affine.apply, is provably a
 // multiple of `factor` (isMultipleOf).
 bool isExprMultipleOf(AffineExpr expr, ValueRange operands, unsigned dims,

@@ -1143,7 +1143,7 @@ int64_t concatWinogradBandRows(int64_t height, int64_t width, int64_t wanted) {
 }
 
 // The parts a concatenation's dispatch cuts every operand's channels into
-// when its Winograd operand's bands are too few (one or two images): each
+// when its Winograd operand's bands are too few (one to three images): each
 // workgroup computes its part of every operand (the Winograd convolution
 // transforms its input tiles again for each part, against its part of the
 // filters). Halves, quarters and so on up to `wanted`, while every part is
@@ -1181,7 +1181,8 @@ int64_t concatChannelParts(tensor::ConcatOp concat, int64_t wanted) {
 // straight into the result's slice, so the operand is never written whole
 // nor copied; with a Winograd operand and few bands, each workgroup takes
 // a part of every operand's channels too (concatChannelParts). Bands that
-// would not divide the dimensions evenly leave it whole.
+// would not divide the dimensions evenly leave it whole, but for a
+// Winograd operand's rows (the image's last band shorter).
 LogicalResult distributeConcat(func::FuncOp func) {
   auto returnOp = dyn_cast<func::ReturnOp>(func.getBody().front().back());
   if (!returnOp || returnOp.getNumOperands() != 1) {
@@ -1221,10 +1222,12 @@ LogicalResult distributeConcat(func::FuncOp func) {
     return !isa<BlockArgument>(input);
   });
   // An operand computed by a Winograd convolution (hasWinogradFilter)
-  // wants whole 4x4 output tiles: rows a divisor of the height from 4 whose
-  // tiles waste the least, the most such (squeezenet1_1's 55, 27 and 13:
-  // whole images), and the channels of every operand cut into parts when
-  // those bands are fewer than kWinogradWorkgroups (concatChannelParts).
+  // wants whole 4x4 output tiles. With kWinogradWorkgroups images or more:
+  // rows a divisor of the height from 4 whose tiles waste the least, the
+  // most such (squeezenet1_1's 55, 27 and 13: whole images). Fewer: bands
+  // of whole tile rows, the last shorter (concatWinogradBandRows), and the
+  // channels of every operand cut into parts when those bands are still
+  // fewer than kWinogradWorkgroups (concatChannelParts).
   bool winograd = llvm::any_of(concat.getInputs(), [](Value input) {
     auto conv = findComputedInput<linalg::Conv2DNhwcHwcfOp>(input);
     return conv && hasWinogradFilter(conv);

@@ -473,8 +473,8 @@ bool isCheapRelayout(Operation *op) {
 /// instead of a dispatch writing the whole relaid tensor to memory for the
 /// matmul to read back. Not a relayout of a reduction's result (a global
 /// pool's average before a classifier's matmul, which each of the matmul's
-/// workgroups would compute again: mobilenet_v2's at batch 8 took 1.5 ms
-/// in 8 workgroups for a 10 M multiply-add matmul); that one is the root
+/// workgroups would compute again: mobilenet_v2's at batch 8 took 1.0-1.5
+/// ms in 8 workgroups for a 10 M multiply-add matmul); that one is the root
 /// of its own dispatch, with the pool and what the pool reads
 /// (isFusedIntoGlobalPool).
 bool isTransposedMatmulOperand(Operation *op) {
