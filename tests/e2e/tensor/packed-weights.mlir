@@ -11,7 +11,9 @@
 // VNNI row's conv_kc, 1152), rows of 7 and 3 read two to a tile (half of
 // AVX-512's and of AVX2's tile), and two convolutions whose bias, ReLU and
 // global average pool are computed in their dispatch (--fuse-into-pool; a
-// partial column tile of 140 of 300 filters at batch 3). Each case also runs
+// partial column tile of 140 of 300 filters at batch 3), and resnet18's tail
+// at batch 3 (a 3x3 convolution with its bias, residual and ReLU pooled in
+// one dispatch, the classifier's matmul in another). Each case also runs
 // with the weight passed as an argument (unpacked); both must give the expected
 // values (Inputs/gen_packed_weights.py: every sum is exact in f32, so all but
 // the global pools' averages, which round once, are exact, and but the 3x3
@@ -60,6 +62,13 @@
 // dispatch (whose bands are then whole images).
 // AVX512: func.func @wg_concat_n8_dispatch_{{[0-9]+}}_conv_3x3_16x48_9x9_n8_concat_f32(%arg0: tensor<8x9x9x16xf32>, %arg1: tensor<1x1x1x16x32xf32>, %arg2: tensor<2x6x6x16x32xf32>)
 // AVX512: strata.winograd_filter = {output_tile = 4 : i64}
+// The classifier: the pool's average is not computed in the matmul's
+// dispatch (each of its workgroups would pool again), so the convolution
+// and its epilogue are computed in the pool's.
+// AVX512: func.func @classifier_n3_dispatch_{{[0-9]+}}_conv_3x3_40x40_7x5_n3_bias_add_relu_globalpool_f32(
+// AVX512-SAME: -> tensor<3x40xf32>
+// AVX512: func.func @classifier_n3_dispatch_{{[0-9]+}}_matmul_3x13x40_
+// AVX512-SAME: (%arg0: tensor<3x40xf32>
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
@@ -158,3 +167,8 @@
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=gp3x3_f37 --input=@%t/gp3x3_f37.input.npy --expected_output=@%t/gp3x3_f37.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=gp3x3_f37 --input=@%t/gp3x3_f37.input.npy --expected_output=@%t/gp3x3_f37.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --function=gp3x3_f37_arg --input=@%t/gp3x3_f37.input.npy --input=@%t/gp3x3_f37.weight.npy --expected_output=@%t/gp3x3_f37.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-task --function=classifier_n3 --input=@%t/classifier_n3.input.npy --expected_output=@%t/classifier_n3.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=classifier_n3 --input=@%t/classifier_n3.input.npy --expected_output=@%t/classifier_n3.expected.npy
+// RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=classifier_n3 --input=@%t/classifier_n3.input.npy --expected_output=@%t/classifier_n3.expected.npy
+// RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=classifier_n3 --input=@%t/classifier_n3.input.npy --expected_output=@%t/classifier_n3.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=classifier_n3_arg --input=@%t/classifier_n3.input.npy --input=@%t/classifier_n3.weight.npy --expected_output=@%t/classifier_n3.expected.npy

@@ -273,6 +273,95 @@ func.func @{name}{suffix}(%x: {xt}{warg}) -> {yt} {{{wconst}
     return both_forms(template, w, fields), x, w, y
 
 
+def classifier_case(name, n, h, w_, c, classes):
+    """resnet18's tail: a padded 3x3 convolution (c -> c) with its bias,
+    the block's input added back (the residual) and ReLU, a global average
+    pool, and the classifier's matmul (constant weights) with its bias. The
+    flow phase computes the convolution in the pool's dispatch and the
+    matmul apart (the pool's average is not fused into the matmul). The
+    convolution's sums are exact (multiples of 1/64); the average and the
+    matmul round a little, within the test's threshold."""
+    x = values((n, h, w_, c), 9)
+    w = values((3, 3, c, c), 10)
+    b = values((c,), 11)
+    fc = values((c, classes), 12)
+    fb = values((classes,), 13)
+    out = []
+    for img in range(n):
+        sums = [0.0] * c
+        for oy in range(h):
+            for ox in range(w_):
+                taps = []
+                for i in range(3):
+                    for j in range(3):
+                        iy, ix = oy + i - 1, ox + j - 1
+                        if 0 <= iy < h and 0 <= ix < w_:
+                            taps.append((((img * h + iy) * w_ + ix) * c,
+                                         (i * 3 + j) * c * c))
+                base = ((img * h + oy) * w_ + ox) * c
+                for o in range(c):
+                    v = sum(x.data[xi + ch] * w.data[wi + ch * c + o]
+                            for xi, wi in taps for ch in range(c))
+                    sums[o] += max(v + b.data[o] + x.data[base + o], 0.0)
+        pooled = [s / (h * w_) for s in sums]
+        for k in range(classes):
+            out.append(sum(pooled[f] * fc.data[f * classes + k]
+                           for f in range(c)) + fb.data[k])
+    y = Array((n, classes), out)
+    xt = tensor(x.shape)
+    pt = tensor((n, h + 2, w_ + 2, c))
+    pooledt = tensor((n, c))
+    template = """
+func.func @{name}{suffix}(%x: {xt}{warg}) -> {yt} {{{wconst}
+  %zero = arith.constant 0.0 : f32
+  %count = arith.constant {count}.0 : f32
+  %b = arith.constant {b} : {bt}
+  %fc = arith.constant {fc} : {fct}
+  %fb = arith.constant {fb} : {fbt}
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {{
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  }} : {xt} to {pt}
+  %e = tensor.empty() : {xt}
+  %acc = linalg.fill ins(%zero : f32) outs(%e : {xt}) -> {xt}
+  %y = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}} ins(%p, %w : {pt}, {wt}) outs(%acc : {xt}) -> {xt}
+  %r = linalg.generic {{indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%y, %b, %x : {xt}, {bt}, {xt}) outs(%e : {xt}) {{
+  ^bb0(%v: f32, %bias: f32, %res: f32, %o: f32):
+    %a = arith.addf %v, %bias : f32
+    %a2 = arith.addf %a, %res : f32
+    %m = arith.maximumf %a2, %zero : f32
+    linalg.yield %m : f32
+  }} -> {xt}
+  %e2 = tensor.empty() : {pooledt}
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : {pooledt}) -> {pooledt}
+  %s = linalg.generic {{indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}} ins(%r : {xt}) outs(%f2 : {pooledt}) {{
+  ^bb0(%v: f32, %o: f32):
+    %t = arith.addf %o, %v : f32
+    linalg.yield %t : f32
+  }} -> {pooledt}
+  %avg = linalg.generic {{indexing_maps = [affine_map<(n, c) -> (n, c)>, affine_map<(n, c) -> (n, c)>], iterator_types = ["parallel", "parallel"]}} ins(%s : {pooledt}) outs(%e2 : {pooledt}) {{
+  ^bb0(%v: f32, %o: f32):
+    %d = arith.divf %v, %count : f32
+    linalg.yield %d : f32
+  }} -> {pooledt}
+  %e3 = tensor.empty() : {yt}
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : {yt}) -> {yt}
+  %mm = linalg.matmul ins(%avg, %fc : {pooledt}, {fct}) outs(%f3 : {yt}) -> {yt}
+  %out = linalg.generic {{indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (n, k)>], iterator_types = ["parallel", "parallel"]}} ins(%mm, %fb : {yt}, {fbt}) outs(%e3 : {yt}) {{
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %a = arith.addf %v, %bias : f32
+    linalg.yield %a : f32
+  }} -> {yt}
+  return %out : {yt}
+}}
+"""
+    fields = dict(name=name, xt=xt, wt=tensor(w.shape), yt=tensor(y.shape),
+                  pt=pt, pooledt=pooledt, count=h * w_, b=dense(b),
+                  bt=tensor(b.shape), fc=dense(fc), fct=tensor(fc.shape),
+                  fb=dense(fb), fbt=tensor(fb.shape))
+    return both_forms(template, w, fields), x, w, y
+
+
 CASES = [
     # name, builder, arguments
     ("mm_rows131", matmul_case, (131, 67, 96)),
@@ -342,6 +431,10 @@ CASES = [
     # one tile.
     ("gp1x1_f300_n3", globalpool_case, (3, 9, 11, 40, 1, 300, 0)),
     ("gp3x3_f37", globalpool_case, (1, 7, 13, 16, 3, 37, 1)),
+    # resnet18's tail at batch 3 on a 7x5 image of 40 channels (column
+    # tiles of 32 and 8), 13 classes: the pool's dispatch computes the
+    # convolution with its residual, the classifier's matmul its own.
+    ("classifier_n3", classifier_case, (3, 7, 5, 40, 13)),
 ]
 
 
