@@ -75,37 +75,12 @@ bool addColumnOffset(OpFoldResult &column, OpFoldResult offset) {
   return true;
 }
 
-// Whether `expr`, of the operands of an affine.apply, is provably a
-// multiple of `factor` (isMultipleOf).
-bool isExprMultipleOf(AffineExpr expr, ValueRange operands, unsigned dims,
-                      int64_t factor, int depth) {
-  if (auto constant = dyn_cast<AffineConstantExpr>(expr)) {
-    return constant.getValue() % factor == 0;
-  }
-  if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-    return isMultipleOf(operands[dim.getPosition()], factor, depth + 1);
-  }
-  if (auto symbol = dyn_cast<AffineSymbolExpr>(expr)) {
-    return isMultipleOf(operands[dims + symbol.getPosition()], factor,
-                        depth + 1);
-  }
-  auto binary = cast<AffineBinaryOpExpr>(expr);
-  if (expr.getKind() == AffineExprKind::Add) {
-    return isExprMultipleOf(binary.getLHS(), operands, dims, factor, depth) &&
-           isExprMultipleOf(binary.getRHS(), operands, dims, factor, depth);
-  }
-  if (expr.getKind() == AffineExprKind::Mul) {
-    return isExprMultipleOf(binary.getLHS(), operands, dims, factor, depth) ||
-           isExprMultipleOf(binary.getRHS(), operands, dims, factor, depth);
-  }
-  return false;
-}
-
 } // namespace
 
 // Whether `value` is provably a multiple of `factor`: a constant, a
-// product with such a factor, a sum of multiples (in arith or an
-// affine.apply: a workgroup's part of a concatenation's channels), or the
+// product with such a factor, a sum of multiples, an affine.apply whose
+// expression is one whatever its operands (a workgroup's part of a
+// concatenation's channels, p * 96 + 192), or the
 // induction variable of an scf.forall whose lower bound and step are
 // multiples (the column offset of a workgroup's tile, before or after its
 // loop became workgroup ids).
@@ -126,9 +101,7 @@ bool isMultipleOf(OpFoldResult value, int64_t factor, int depth) {
            isMultipleOf(add.getRhs(), factor, depth + 1);
   }
   if (auto apply = v.getDefiningOp<affine::AffineApplyOp>()) {
-    AffineMap map = apply.getAffineMap();
-    return isExprMultipleOf(map.getResult(0), apply.getMapOperands(),
-                            map.getNumDims(), factor, depth + 1);
+    return apply.getAffineMap().getResult(0).isMultipleOf(factor);
   }
   auto arg = dyn_cast<BlockArgument>(v);
   auto loop = arg ? dyn_cast<scf::ForallOp>(arg.getOwner()->getParentOp())

@@ -71,6 +71,23 @@ def both_forms(template, w, fields):
     return body
 
 
+def conv_pixel(x, w, img, oy, ox, stride=1, pad=0):
+    """The exact sums of output pixel (oy, ox) of image `img` of an NHWC
+    convolution of `x` by the HWCF filter `w`, one a filter: the window's
+    taps inside the image (zero padding outside), channel by channel."""
+    _, h, w_, c = x.shape
+    kh, kw, _, f = w.shape
+    taps = []
+    for i in range(kh):
+        for j in range(kw):
+            iy, ix = oy * stride + i - pad, ox * stride + j - pad
+            if 0 <= iy < h and 0 <= ix < w_:
+                taps.append((((img * h + iy) * w_ + ix) * c,
+                             (i * kw + j) * c * f))
+    return [sum(x.data[xi + ch] * w.data[wi + ch * f + o]
+                for xi, wi in taps for ch in range(c)) for o in range(f)]
+
+
 def matmul_case(name, m, k, n):
     x = values((m, k), 1)
     w = values((k, n), 2)
@@ -107,20 +124,8 @@ def conv_case(name, h, w_, c, kh, kw, f, stride, pad, bias_relu):
     out = []
     for oy in range(oh):
         for ox in range(ow):
-            # The window's taps inside the image, as (input offset, filter
-            # offset) of their channel 0.
-            taps = []
-            for i in range(kh):
-                for j in range(kw):
-                    iy, ix = oy * stride + i - pad, ox * stride + j - pad
-                    if 0 <= iy < h and 0 <= ix < w_:
-                        taps.append(((iy * w_ + ix) * c, (i * kw + j) * c * f))
-            for o in range(f):
-                v = sum(x.data[xi + ch] * w.data[wi + ch * f + o]
-                        for xi, wi in taps for ch in range(c))
-                if bias_relu:
-                    v = max(v + b.data[o], 0.0)
-                out.append(v)
+            for o, v in enumerate(conv_pixel(x, w, 0, oy, ox, stride, pad)):
+                out.append(max(v + b.data[o], 0.0) if bias_relu else v)
     y = Array((1, oh, ow, f), out)
     pt = tensor((1, h + 2 * pad, w_ + 2 * pad, c))
     yt = tensor(y.shape)
@@ -167,20 +172,8 @@ def concat_case(name, n, h, w_, c, f1, f3):
     for img in range(n):
         for oy in range(h):
             for ox in range(w_):
-                base = ((img * h + oy) * w_ + ox) * c
-                for o in range(f1):
-                    out.append(sum(x.data[base + ch] * w1.data[ch * f1 + o]
-                                   for ch in range(c)))
-                taps = []
-                for i in range(3):
-                    for j in range(3):
-                        iy, ix = oy + i - 1, ox + j - 1
-                        if 0 <= iy < h and 0 <= ix < w_:
-                            taps.append((((img * h + iy) * w_ + ix) * c,
-                                         (i * 3 + j) * c * f3))
-                for o in range(f3):
-                    out.append(sum(x.data[xi + ch] * w3.data[wi + ch * f3 + o]
-                                   for xi, wi in taps for ch in range(c)))
+                out.extend(conv_pixel(x, w1, img, oy, ox))
+                out.extend(conv_pixel(x, w3, img, oy, ox, pad=1))
     y = Array((n, h, w_, f1 + f3), out)
     body = """
 func.func @{name}(%x: {xt}) -> {yt} {{
@@ -222,16 +215,7 @@ def globalpool_case(name, n, h, w_, c, k, f, pad):
         sums = [0.0] * f
         for oy in range(h):
             for ox in range(w_):
-                taps = []
-                for i in range(k):
-                    for j in range(k):
-                        iy, ix = oy + i - pad, ox + j - pad
-                        if 0 <= iy < h and 0 <= ix < w_:
-                            taps.append((((img * h + iy) * w_ + ix) * c,
-                                         (i * k + j) * c * f))
-                for o in range(f):
-                    v = sum(x.data[xi + ch] * w.data[wi + ch * f + o]
-                            for xi, wi in taps for ch in range(c))
+                for o, v in enumerate(conv_pixel(x, w, img, oy, ox, pad=pad)):
                     sums[o] += max(v + b.data[o], 0.0)
         out.extend(s / (h * w_) for s in sums)
     y = Array((n, f), out)
@@ -291,17 +275,8 @@ def classifier_case(name, n, h, w_, c, classes):
         sums = [0.0] * c
         for oy in range(h):
             for ox in range(w_):
-                taps = []
-                for i in range(3):
-                    for j in range(3):
-                        iy, ix = oy + i - 1, ox + j - 1
-                        if 0 <= iy < h and 0 <= ix < w_:
-                            taps.append((((img * h + iy) * w_ + ix) * c,
-                                         (i * 3 + j) * c * c))
                 base = ((img * h + oy) * w_ + ox) * c
-                for o in range(c):
-                    v = sum(x.data[xi + ch] * w.data[wi + ch * c + o]
-                            for xi, wi in taps for ch in range(c))
+                for o, v in enumerate(conv_pixel(x, w, img, oy, ox, pad=1)):
                     sums[o] += max(v + b.data[o] + x.data[base + o], 0.0)
         pooled = [s / (h * w_) for s in sums]
         for k in range(classes):
