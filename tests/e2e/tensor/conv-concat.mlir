@@ -18,12 +18,16 @@
 // RUN: strata-run --module=%t.vmfb --function=fused --expected_output=@%t.expected.npy
 // RUN: strata-run --module=%t.vmfb --device=local-sync --function=fused --expected_output=@%t.expected.npy
 // RUN: strata-run --module=%t.avx2.vmfb --function=fused --expected_output=@%t.expected.npy
+// RUN: strata-run --module=%t.avx2.vmfb --device=local-sync --function=fused --expected_output=@%t.expected.npy
 // RUN: strata-run --module=%t.base.vmfb --function=fused --expected_output=@%t.expected.npy
+// RUN: strata-run --module=%t.base.vmfb --device=local-sync --function=fused --expected_output=@%t.expected.npy
 // RUN: strata-run --module=%t.vmfb --function=loops_one --output=@%t.one.npy
 // RUN: strata-run --module=%t.vmfb --function=fused_one --expected_output=@%t.one.npy
 // RUN: strata-run --module=%t.vmfb --device=local-sync --function=fused_one --expected_output=@%t.one.npy
 // RUN: strata-run --module=%t.avx2.vmfb --function=fused_one --expected_output=@%t.one.npy
+// RUN: strata-run --module=%t.avx2.vmfb --device=local-sync --function=fused_one --expected_output=@%t.one.npy
 // RUN: strata-run --module=%t.base.vmfb --function=fused_one --expected_output=@%t.one.npy
+// RUN: strata-run --module=%t.base.vmfb --device=local-sync --function=fused_one --expected_output=@%t.one.npy
 
 // x[n, h, w, c] = ((3h + 5w + 7c + 11n) mod 13) - 6
 func.func private @input() -> tensor<2x13x12x16xf32> {

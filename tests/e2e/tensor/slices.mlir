@@ -13,7 +13,9 @@
 // RUN: strata-run --module=%t.vmfb --device=local-task --function=checked
 // RUN: strata-run --module=%t.vmfb --device=local-sync --function=checked
 // RUN: strata-run --module=%t.avx2.vmfb --device=local-task --function=checked
+// RUN: strata-run --module=%t.avx2.vmfb --device=local-sync --function=checked
 // RUN: strata-run --module=%t.base.vmfb --device=local-task --function=checked
+// RUN: strata-run --module=%t.base.vmfb --device=local-sync --function=checked
 // REQUIRES: llvm-cpu
 
 #id3 = affine_map<(i, j, k) -> (i, j, k)>

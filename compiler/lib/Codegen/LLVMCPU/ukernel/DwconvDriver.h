@@ -1,15 +1,15 @@
-/*===- DwconvDriver.h - the f32 NHWC depthwise convolution microkernel
- * ---===//
+/*===- DwconvDriver.h - the f32 NHWC depthwise convolution microkernel --===//
  *
- * Included by each variant (SgemmAvx512.c, SgemmAvx2.c, SgemmNeon.c) after
- * it defines DW_VL (floats per vector), the vector type `dwvec` and dwLoad,
- * dwStore, dwStream (a non-temporal store to an aligned address), dwSplat,
- * dwFma, dwMax (IEEE maximum: NaN propagates, +0 > -0) and
- * dwMaxFirst/dwMinFirst (the ISA's max and min) for it. A variant whose
- * IEEE maximum costs more than one instruction may also define
- * DW_MAX_SPLIT with dwMaxNoNan (the IEEE maximum of two numbers, whatever
- * it returns for a NaN) and dwAnyUnordered (nonzero if a lane of either
- * operand is a NaN): a max pool then runs on those (see DW_OP_MAX_SPLIT).
+ * Included by each variant (SgemmAvx512.c, SgemmAvx2.c, SgemmSse.c,
+ * SgemmNeon.c) after it defines DW_VL (floats per vector), the vector type
+ * `dwvec` and dwLoad, dwStore, dwStream (a non-temporal store to an
+ * aligned address), dwSplat, dwFma, dwMax (IEEE maximum: NaN propagates,
+ * +0 > -0) and dwMaxFirst/dwMinFirst (the ISA's max and min) for it.
+ * A variant whose IEEE maximum costs more than one instruction may also
+ * define DW_MAX_SPLIT with dwMaxNoNan (the IEEE maximum of two numbers,
+ * whatever it returns for a NaN) and dwAnyUnordered (nonzero if a lane of
+ * either operand is a NaN): a max pool then runs on those (see
+ * DW_OP_MAX_SPLIT).
  *
  * A depthwise convolution multiplies each channel by its own KH x KW
  * window: no reduction across channels, so no packing either. Vectors run
