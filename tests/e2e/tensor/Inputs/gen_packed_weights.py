@@ -10,8 +10,9 @@
 #
 # writes OUT_DIR/program.mlir and, per case NAME, NAME.input.npy,
 # NAME.weight.npy and NAME.expected.npy: every case of CASES, or only
-# those named (a smaller program compiles faster). Plain Python: the
-# test's python3 may have no numpy.
+# those named (a smaller program compiles faster), which may be those of
+# NAMED_CASES too (some write more arrays: NAME.residual.npy). Plain
+# Python: the test's python3 may have no numpy.
 import os
 import sys
 
@@ -337,6 +338,66 @@ func.func @{name}{suffix}(%x: {xt}{warg}) -> {yt} {{{wconst}
     return both_forms(template, w, fields), x, w, y
 
 
+def wg_epilogue_case(name, n, h, w_, c, f, residual):
+    """A padded 3x3 stride-1 convolution of `n` images (h x w_ out, c -> f)
+    with its bias, with `residual` a second argument added back (as
+    resnet's blocks add a block's input) and ReLU: the epilogue of the
+    Winograd convolution's dispatch. The residual is written as
+    NAME.residual.npy, the last argument of both functions."""
+    x = values((n, h, w_, c), 14)
+    w = values((3, 3, c, f), 15)
+    b = values((f,), 16)
+    r = values((n, h, w_, f), 17)
+    out = []
+    for img in range(n):
+        for oy in range(h):
+            for ox in range(w_):
+                base = ((img * h + oy) * w_ + ox) * f
+                for o, v in enumerate(conv_pixel(x, w, img, oy, ox, pad=1)):
+                    v += b.data[o]
+                    if residual:
+                        v += r.data[base + o]
+                    out.append(max(v, 0.0))
+    y = Array((n, h, w_, f), out)
+    xt = tensor(x.shape)
+    yt = tensor(y.shape)
+    rarg, rin, rtype, rmap, rblock, radd = "", "", "", "", "", ""
+    relu_of = "%a"
+    if residual:
+        rarg = ", %res: " + yt
+        rin, rtype = ", %res", ", " + yt
+        rmap = ", affine_map<(n, h, w, f) -> (n, h, w, f)>"
+        rblock = ", %rv: f32"
+        radd = "\n    %s = arith.addf %a, %rv : f32"
+        relu_of = "%s"
+    template = """
+func.func @{name}{suffix}(%x: {xt}{warg}{rarg}) -> {yt} {{{wconst}
+  %zero = arith.constant 0.0 : f32
+  %b = arith.constant {b} : {bt}
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {{
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  }} : {xt} to {pt}
+  %e = tensor.empty() : {yt}
+  %acc = linalg.fill ins(%zero : f32) outs(%e : {yt}) -> {yt}
+  %y = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}} ins(%p, %w : {pt}, {wt}) outs(%acc : {yt}) -> {yt}
+  %r = linalg.generic {{indexing_maps = [affine_map<(n, h, w, f) -> (n, h, w, f)>, affine_map<(n, h, w, f) -> (f)>{rmap}, affine_map<(n, h, w, f) -> (n, h, w, f)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%y, %b{rin} : {yt}, {bt}{rtype}) outs(%e : {yt}) {{
+  ^bb0(%v: f32, %bias: f32{rblock}, %o: f32):
+    %a = arith.addf %v, %bias : f32{radd}
+    %m = arith.maximumf {relu_of}, %zero : f32
+    linalg.yield %m : f32
+  }} -> {yt}
+  return %r : {yt}
+}}
+"""
+    fields = dict(name=name, xt=xt, wt=tensor(w.shape), yt=yt,
+                  pt=tensor((n, h + 2, w_ + 2, c)), b=dense(b),
+                  bt=tensor(b.shape), rarg=rarg, rin=rin, rtype=rtype,
+                  rmap=rmap, rblock=rblock, radd=radd, relu_of=relu_of)
+    extra = {"residual": r} if residual else {}
+    return both_forms(template, w, fields), x, w, y, extra
+
+
 CASES = [
     # name, builder, arguments
     ("mm_rows131", matmul_case, (131, 67, 96)),
@@ -413,20 +474,51 @@ CASES = [
 ]
 
 
+# Cases written only when named (winograd.mlir's): a program of every case
+# (packed-weights.mlir's) stays as it was.
+NAMED_CASES = [
+    # Winograd convolutions whose microkernel calls run the band loop more
+    # than once (WinogradDriver.h: a band is the rows of 4x4 tiles that make
+    # STRATA_SWINOGRAD_BAND_MIN_TILES = 28 tiles or more): 61 rows (a prime:
+    # every call the whole height) 13 wide (4 tiles a row: bands of 28
+    # rows), in calls of 32 and of 5 filters (37, a masked panel): bands of
+    # 28, 28 and 5 rows (the last a tile row and a partial one), bias + relu.
+    ("wg_bands", conv_case, (61, 13, 16, 3, 3, 37, 1, 1, True)),
+    # A transform larger than 1 MiB (36 x 96 x 97 floats: 1.28 MiB;
+    # TileAndDistribute.cpp, chooseWinogradTileSizes): calls of the most
+    # rows that waste no more (all 8 of an 8x9 output, not 4), in column
+    # tiles of whole panels (32, 32, 32 and 1 filters). Its sums, 864 deep
+    # and up to 39, lose up to 2.5e-4 to Winograd's transforms.
+    ("wg_large", conv_case, (8, 9, 96, 3, 3, 97, 1, 1, False)),
+    # A residual (a second argument) added in the epilogue with the bias,
+    # then relu, as resnet's blocks: 17 rows 30 wide (8 tiles a row: bands
+    # of 16 rows and 1, the residual read in both), and a standalone
+    # convolution at batch 3 (11x9 out, 19 channels, 35 filters: an image
+    # a workgroup) with bias + relu.
+    ("wg_residual", wg_epilogue_case, (1, 17, 30, 16, 40, True)),
+    ("wg_n3", wg_epilogue_case, (3, 11, 9, 19, 35, False)),
+]
+
+
 def main():
     out, names = sys.argv[1], sys.argv[2:]
-    unknown = set(names) - {name for name, _, _ in CASES}
+    unknown = set(names) - {name for name, _, _ in CASES + NAMED_CASES}
     if unknown:
         sys.exit("gen_packed_weights.py: no case named %s" %
                  ", ".join(sorted(unknown)))
     os.makedirs(out, exist_ok=True)
     program = []
-    for name, build, args in CASES:
-        if names and name not in names:
+    named = {name for name, _, _ in NAMED_CASES}
+    for name, build, args in CASES + NAMED_CASES:
+        if (names or name in named) and name not in names:
             continue
-        body, x, w, y = build(name, *args)
+        # A builder may return arrays of its own (suffix -> array) last.
+        body, x, w, y, *extra = build(name, *args)
         program.append(body)
-        for suffix, array in (("input", x), ("weight", w), ("expected", y)):
+        arrays = [("input", x), ("weight", w), ("expected", y)]
+        if extra:
+            arrays += sorted(extra[0].items())
+        for suffix, array in arrays:
             write_npy(os.path.join(out, "%s.%s.npy" % (name, suffix)),
                       array.shape, array.data)
     with open(os.path.join(out, "program.mlir"), "w") as f:
