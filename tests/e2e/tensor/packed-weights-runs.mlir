@@ -15,7 +15,7 @@
 // (--fuse-into-pool; a partial column tile of 140 of 300 filters at batch
 // 3), and resnet18's tail at batch 3 (a 3x3 convolution with its bias,
 // residual and ReLU pooled in one dispatch, the classifier's matmul in
-// another). Most cases also run with the weight passed as an argument
+// another). Every case also runs with the weight passed as an argument
 // (unpacked); both must give the expected values of
 // Inputs/gen_packed_weights.py: every sum is exact in f32, so all but the
 // global pools' averages, which round once, are exact. The Winograd cases
@@ -103,36 +103,42 @@
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=conv1x1_f24 --input=@%t/conv1x1_f24.input.npy --expected_output=@%t/conv1x1_f24.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv1x1_f24 --input=@%t/conv1x1_f24.input.npy --expected_output=@%t/conv1x1_f24.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-sync --function=conv1x1_f24 --input=@%t/conv1x1_f24.input.npy --expected_output=@%t/conv1x1_f24.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=conv1x1_f24_arg --input=@%t/conv1x1_f24.input.npy --input=@%t/conv1x1_f24.weight.npy --expected_output=@%t/conv1x1_f24.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv1x1_f20 --input=@%t/conv1x1_f20.input.npy --expected_output=@%t/conv1x1_f20.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv1x1_f20 --input=@%t/conv1x1_f20.input.npy --expected_output=@%t/conv1x1_f20.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv1x1_f20 --input=@%t/conv1x1_f20.input.npy --expected_output=@%t/conv1x1_f20.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=conv1x1_f20 --input=@%t/conv1x1_f20.input.npy --expected_output=@%t/conv1x1_f20.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv1x1_f20 --input=@%t/conv1x1_f20.input.npy --expected_output=@%t/conv1x1_f20.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-sync --function=conv1x1_f20 --input=@%t/conv1x1_f20.input.npy --expected_output=@%t/conv1x1_f20.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=conv1x1_f20_arg --input=@%t/conv1x1_f20.input.npy --input=@%t/conv1x1_f20.weight.npy --expected_output=@%t/conv1x1_f20.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_w28 --input=@%t/conv3x3_w28.input.npy --expected_output=@%t/conv3x3_w28.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_w28 --input=@%t/conv3x3_w28.input.npy --expected_output=@%t/conv3x3_w28.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_w28 --input=@%t/conv3x3_w28.input.npy --expected_output=@%t/conv3x3_w28.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=conv3x3_w28 --input=@%t/conv3x3_w28.input.npy --expected_output=@%t/conv3x3_w28.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_w28 --input=@%t/conv3x3_w28.input.npy --expected_output=@%t/conv3x3_w28.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-sync --function=conv3x3_w28 --input=@%t/conv3x3_w28.input.npy --expected_output=@%t/conv3x3_w28.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=conv3x3_w28_arg --input=@%t/conv3x3_w28.input.npy --input=@%t/conv3x3_w28.weight.npy --expected_output=@%t/conv3x3_w28.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-sync --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=conv3x3_s2_w55_arg --input=@%t/conv3x3_s2_w55.input.npy --input=@%t/conv3x3_s2_w55.weight.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_k1179 --input=@%t/conv3x3_k1179.input.npy --expected_output=@%t/conv3x3_k1179.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_k1179 --input=@%t/conv3x3_k1179.input.npy --expected_output=@%t/conv3x3_k1179.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_k1179 --input=@%t/conv3x3_k1179.input.npy --expected_output=@%t/conv3x3_k1179.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=conv3x3_k1179 --input=@%t/conv3x3_k1179.input.npy --expected_output=@%t/conv3x3_k1179.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_k1179 --input=@%t/conv3x3_k1179.input.npy --expected_output=@%t/conv3x3_k1179.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-sync --function=conv3x3_k1179 --input=@%t/conv3x3_k1179.input.npy --expected_output=@%t/conv3x3_k1179.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=conv3x3_k1179_arg --input=@%t/conv3x3_k1179.input.npy --input=@%t/conv3x3_k1179.weight.npy --expected_output=@%t/conv3x3_k1179.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_k2367 --input=@%t/conv3x3_k2367.input.npy --expected_output=@%t/conv3x3_k2367.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_k2367 --input=@%t/conv3x3_k2367.input.npy --expected_output=@%t/conv3x3_k2367.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_k2367 --input=@%t/conv3x3_k2367.input.npy --expected_output=@%t/conv3x3_k2367.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=conv3x3_k2367 --input=@%t/conv3x3_k2367.input.npy --expected_output=@%t/conv3x3_k2367.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_k2367 --input=@%t/conv3x3_k2367.input.npy --expected_output=@%t/conv3x3_k2367.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-sync --function=conv3x3_k2367 --input=@%t/conv3x3_k2367.input.npy --expected_output=@%t/conv3x3_k2367.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=conv3x3_k2367_arg --input=@%t/conv3x3_k2367.input.npy --input=@%t/conv3x3_k2367.weight.npy --expected_output=@%t/conv3x3_k2367.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=conv3x3_w7_pairs --input=@%t/conv3x3_w7_pairs.input.npy --expected_output=@%t/conv3x3_w7_pairs.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=conv3x3_w7_pairs --input=@%t/conv3x3_w7_pairs.input.npy --expected_output=@%t/conv3x3_w7_pairs.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=conv3x3_w7_pairs --input=@%t/conv3x3_w7_pairs.input.npy --expected_output=@%t/conv3x3_w7_pairs.expected.npy
@@ -153,6 +159,7 @@
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-sync --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-task --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
 // RUN: strata-run --module=%t/generic.vmfb --device=local-sync --function=conv3x3_f48 --input=@%t/conv3x3_f48.input.npy --expected_output=@%t/conv3x3_f48.expected.npy
+// RUN: strata-run --module=%t/host.vmfb --function=conv3x3_f48_arg --input=@%t/conv3x3_f48.input.npy --input=@%t/conv3x3_f48.weight.npy --expected_output=@%t/conv3x3_f48.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-task --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
 // RUN: strata-run --module=%t/host.vmfb --device=local-sync --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
 // RUN: strata-run --module=%t/avx2.vmfb --device=local-task --function=gp1x1_f300_n3 --input=@%t/gp1x1_f300_n3.input.npy --expected_output=@%t/gp1x1_f300_n3.expected.npy
