@@ -117,3 +117,29 @@ func.func @grid(%a: tensor<256x64xf32>) -> tensor<256x64xf32> {
   }
   return %r : tensor<256x64xf32>
 }
+
+// -----
+
+// A 3-d grid: the kernel has two ids, so y is the dimensions before the
+// last, linearized row-major (y = image * 2 + row tile), x the last
+// (column tiles). A batch-2 convolution cut into images, row bands and
+// filter columns (chooseConvTileSizes) is 4 x 4 workgroups, where it was
+// refused and ran as one workgroup of scalar loops.
+// CHECK-LABEL: func.func @grid3
+// CHECK-SAME: (%{{.*}}: memref<2x14x14x256xf32>, %{{.*}}: memref<1x1x256x512xf32>, %[[X:.*]]: index, %[[Y:.*]]: index, %[[C:.*]]: memref<2x14x14x512xf32>)
+// CHECK-SAME: strata.workgroup_count = array<i64: 4, 4, 1>
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[BAND:.*]] = arith.remui %[[Y]], %[[C2]] : index
+// CHECK-DAG: %[[IMAGE:.*]] = arith.divui %[[Y]], %[[C2]] : index
+// CHECK-DAG: %[[ROW:.*]] = arith.muli %[[BAND]], %{{.*}} : index
+// CHECK-DAG: %[[COL:.*]] = arith.muli %[[X]], %{{.*}} : index
+// CHECK: memref.subview %[[C]][%[[IMAGE]], %[[ROW]], 0, %[[COL]]] [1, 7, 14, 128] [1, 1, 1, 1]
+// CHECK-NOT: scf.forall
+func.func @grid3(%x: tensor<2x14x14x256xf32>, %w: tensor<1x1x256x512xf32>) -> tensor<2x14x14x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x14x14x512xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x14x14x512xf32>) -> tensor<2x14x14x512xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x14x14x256xf32>, tensor<1x1x256x512xf32>) outs(%f : tensor<2x14x14x512xf32>) -> tensor<2x14x14x512xf32>
+  return %c : tensor<2x14x14x512xf32>
+}

@@ -15,6 +15,15 @@
 // pooled into 24 rows (bands of 4, the first and last padded), and the
 // same with 131 filters and a batch known only at run time. Host, AVX2
 // and baseline x86-64 kernels, both devices.
+// @edges: that batch known only at run time at 5 images and at 1 (the
+// same dispatch, called from @dynamic_pool; against @reference_pool's
+// loops); +inf, -inf and NaN in a pool's windows, from the input and from
+// a bias (IEEE maximum: NaN propagates; AVX-512's pool microkernel finds
+// a NaN by a sum of the taps and runs the call again); and 7 output
+// channels, fewer than a vector of AVX2 and AVX-512 (the convolution on
+// its microkernel, one partial panel; the pool in the same dispatch, on
+// loops there and on its microkernel, a vector and 3 channels more, on
+// SSE2).
 // RUN: strata-compile %s -o %t.vmfb
 // RUN: strata-compile %s --target-cpu=x86-64-v3 -o %t.avx2.vmfb
 // RUN: strata-compile %s --target-cpu=x86-64 -o %t.base.vmfb
@@ -23,11 +32,22 @@
 // CHECK-DAG: func.func @checked_dispatch_{{[0-9]+}}_conv_3x3_5x37_59x61_n2_maxpool_f32
 // CHECK-DAG: func.func @checked_dispatch_{{[0-9]+}}_conv_5x5_s2_3x67_47x43_n3_bias_maxpool_f32
 // CHECK-DAG: func.func @checked_dispatch_{{[0-9]+}}_conv_5x5_s2_3x131_47x43_nD_bias_maxpool_f32
+// @dynamic_pool (its arguments) dispatches that same function:
+// CHECK-DAG: flow.dispatch @module_linked_llvm_cpu::@checked_dispatch_{{[0-9]+}}_conv_5x5_s2_3x131_47x43_nD_bias_maxpool_f32(%arg0, %arg1,
+// CHECK-DAG: func.func @edges_dispatch_{{[0-9]+}}_conv_3x3_7x19_83x89_n2_bias_maxpool_f32
+// CHECK-DAG: func.func @edges_dispatch_{{[0-9]+}}_conv_3x3_3x7_199x193_bias_relu_maxpool_f32
 // RUN: strata-run --module=%t.vmfb --device=local-task --function=checked
 // RUN: strata-run --module=%t.vmfb --device=local-sync --function=checked
 // RUN: strata-run --module=%t.avx2.vmfb --device=local-task --function=checked
 // RUN: strata-run --module=%t.avx2.vmfb --device=local-sync --function=checked
 // RUN: strata-run --module=%t.base.vmfb --device=local-task --function=checked
+// RUN: strata-run --module=%t.base.vmfb --device=local-sync --function=checked
+// RUN: strata-run --module=%t.vmfb --device=local-task --function=edges
+// RUN: strata-run --module=%t.vmfb --device=local-sync --function=edges
+// RUN: strata-run --module=%t.avx2.vmfb --device=local-task --function=edges
+// RUN: strata-run --module=%t.avx2.vmfb --device=local-sync --function=edges
+// RUN: strata-run --module=%t.base.vmfb --device=local-task --function=edges
+// RUN: strata-run --module=%t.base.vmfb --device=local-sync --function=edges
 // REQUIRES: llvm-cpu
 
 #id4 = affine_map<(a, b, c, d) -> (a, b, c, d)>
@@ -280,5 +300,263 @@ func.func @checked() {
     linalg.yield %m : f32
   } -> tensor<3x24x22x131xf32>
   check.expect_eq(%pool4s, %rpool4) : tensor<3x24x22x131xf32>
+  return
+}
+
+// The dynamic-batch chain of @checked's last case in a function of its own:
+// the same dispatch, which @edges runs at batches 5 and 1.
+func.func private @dynamic_pool(%x: tensor<?x97x89x3xf32>, %u: tensor<5x5x3x131xf32>) -> tensor<?x24x22x131xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %window = tensor.empty() : tensor<3x3xf32>
+  %b = arith.constant dense<[-4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0]> : tensor<131xf32>
+  %n = tensor.dim %x, %c0 : tensor<?x97x89x3xf32>
+  %e = tensor.empty(%n) : tensor<?x47x43x131xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x47x43x131xf32>) -> tensor<?x47x43x131xf32>
+  %conv = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %u : tensor<?x97x89x3xf32>, tensor<5x5x3x131xf32>) outs(%f : tensor<?x47x43x131xf32>) -> tensor<?x47x43x131xf32>
+  %biased = linalg.generic {indexing_maps = [#id4, #bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%conv, %b : tensor<?x47x43x131xf32>, tensor<131xf32>) outs(%e : tensor<?x47x43x131xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    linalg.yield %s : f32
+  } -> tensor<?x47x43x131xf32>
+  %padded = tensor.pad %biased low[0, 1, 2, 0] high[0, 2, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  } : tensor<?x47x43x131xf32> to tensor<?x50x46x131xf32>
+  %ep = tensor.empty(%n) : tensor<?x24x22x131xf32>
+  %fp = linalg.fill ins(%ninf : f32) outs(%ep : tensor<?x24x22x131xf32>) -> tensor<?x24x22x131xf32>
+  %pool = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%padded, %window : tensor<?x50x46x131xf32>, tensor<3x3xf32>) outs(%fp : tensor<?x24x22x131xf32>) -> tensor<?x24x22x131xf32>
+  return %pool : tensor<?x24x22x131xf32>
+}
+
+// @dynamic_pool on loops (linalg.generic), for any batch.
+func.func private @reference_pool(%x: tensor<?x97x89x3xf32>, %u: tensor<5x5x3x131xf32>) -> tensor<?x24x22x131xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %window = tensor.empty() : tensor<3x3xf32>
+  %b = arith.constant dense<[-4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, -4.0, -3.0, -2.0, -1.0, 0.0]> : tensor<131xf32>
+  %n = tensor.dim %x, %c0 : tensor<?x97x89x3xf32>
+  %e = tensor.empty(%n) : tensor<?x47x43x131xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x47x43x131xf32>) -> tensor<?x47x43x131xf32>
+  %conv = linalg.generic {indexing_maps = [#conv_in, #conv_w, #conv_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %u : tensor<?x97x89x3xf32>, tensor<5x5x3x131xf32>) outs(%f : tensor<?x47x43x131xf32>) {
+  ^bb0(%in: f32, %wt: f32, %acc: f32):
+    %p = arith.mulf %in, %wt : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x47x43x131xf32>
+  %biased = linalg.generic {indexing_maps = [#id4, #bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%conv, %b : tensor<?x47x43x131xf32>, tensor<131xf32>) outs(%e : tensor<?x47x43x131xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    linalg.yield %s : f32
+  } -> tensor<?x47x43x131xf32>
+  %padded = tensor.pad %biased low[0, 1, 2, 0] high[0, 2, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  } : tensor<?x47x43x131xf32> to tensor<?x50x46x131xf32>
+  %ep = tensor.empty(%n) : tensor<?x24x22x131xf32>
+  %fp = linalg.fill ins(%ninf : f32) outs(%ep : tensor<?x24x22x131xf32>) -> tensor<?x24x22x131xf32>
+  %pool = linalg.generic {indexing_maps = [#pool_in, #pool_w, #pool_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%padded, %window : tensor<?x50x46x131xf32>, tensor<3x3xf32>) outs(%fp : tensor<?x24x22x131xf32>) {
+  ^bb0(%in: f32, %unused: f32, %acc: f32):
+    %m = arith.maximumf %acc, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<?x24x22x131xf32>
+  return %pool : tensor<?x24x22x131xf32>
+}
+
+func.func @edges() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  %c7 = arith.constant 7 : index
+  %c19 = arith.constant 19 : index
+  %c85 = arith.constant 85 : index
+  %c89 = arith.constant 89 : index
+  %c91 = arith.constant 91 : index
+  %c97 = arith.constant 97 : index
+  %c131 = arith.constant 131 : index
+  %c195 = arith.constant 195 : index
+  %c201 = arith.constant 201 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %pinf = arith.constant 0x7F800000 : f32
+  %nan = arith.constant 0x7FC00000 : f32
+  %window = tensor.empty() : tensor<3x3xf32>
+
+  // The dynamic batch at 5 images and at 1, each against the chain on
+  // loops (@reference_pool): 5x97x89x3 -> 5x47x43x131 -> pooled
+  // 5x24x22x131.
+  %u50 = func.call @pattern(%c2, %c5, %c1, %c3, %c5, %c5, %c3, %c131) : (index, index, index, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %u51 = tensor.cast %u50 : tensor<?x?x?x?xf32> to tensor<5x5x3x131xf32>
+  %u5 = util.optimization_barrier %u51 : tensor<5x5x3x131xf32>
+  %x50 = func.call @pattern(%c3, %c2, %c5, %c1, %c5, %c97, %c89, %c3) : (index, index, index, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %x51 = tensor.cast %x50 : tensor<?x?x?x?xf32> to tensor<?x97x89x3xf32>
+  %x5 = util.optimization_barrier %x51 : tensor<?x97x89x3xf32>
+  %p5 = func.call @dynamic_pool(%x5, %u5) : (tensor<?x97x89x3xf32>, tensor<5x5x3x131xf32>) -> tensor<?x24x22x131xf32>
+  %r5 = func.call @reference_pool(%x5, %u5) : (tensor<?x97x89x3xf32>, tensor<5x5x3x131xf32>) -> tensor<?x24x22x131xf32>
+  check.expect_eq(%p5, %r5) : tensor<?x24x22x131xf32>
+  %x10 = func.call @pattern(%c5, %c1, %c2, %c3, %c1, %c97, %c89, %c3) : (index, index, index, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %x11 = tensor.cast %x10 : tensor<?x?x?x?xf32> to tensor<?x97x89x3xf32>
+  %x1 = util.optimization_barrier %x11 : tensor<?x97x89x3xf32>
+  %p1 = func.call @dynamic_pool(%x1, %u5) : (tensor<?x97x89x3xf32>, tensor<5x5x3x131xf32>) -> tensor<?x24x22x131xf32>
+  %r1 = func.call @reference_pool(%x1, %u5) : (tensor<?x97x89x3xf32>, tensor<5x5x3x131xf32>) -> tensor<?x24x22x131xf32>
+  check.expect_eq(%p1, %r1) : tensor<?x24x22x131xf32>
+
+  // IEEE values in the pool's windows: +inf, -inf and NaN in a few input
+  // elements (image, row, column, channel): +inf at (0, 20, 30, 1),
+  // (0, 84, 90, 4) (the last row and column) and (1, 40, 41, 3), -inf at
+  // (0, 50, 60, 2), (1, 41, 43, 3) and (1, 0, 0, 4) (the first), NaN at
+  // (1, 10, 10, 0): the convolution's windows that meet them hold +inf,
+  // -inf, or NaN (a zero tap, or +inf and -inf together); and a bias of
+  // -inf, NaN and +inf in channels 4, 11 and 17 (whole channels of them,
+  // NaN where an infinity of the other sign meets them). The pool's
+  // maximum propagates NaN (arith.maximumf; check.expect_eq takes NaN for
+  // NaN). 2x85x91x7 -> 2x83x89x19 with a bias -> pooled 2x41x44x19 (bands
+  // of one pooled row; 19 channels: whole vectors and 3 more on every
+  // ISA).
+  %y0 = func.call @pattern(%c2, %c3, %c1, %c5, %c2, %c85, %c91, %c7) : (index, index, index, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %v0 = func.call @pattern(%c1, %c2, %c3, %c5, %c3, %c3, %c7, %c19) : (index, index, index, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %y1 = tensor.cast %y0 : tensor<?x?x?x?xf32> to tensor<2x85x91x7xf32>
+  %v1 = tensor.cast %v0 : tensor<?x?x?x?xf32> to tensor<3x3x7x19xf32>
+  %ey = tensor.empty() : tensor<2x85x91x7xf32>
+  %y2 = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y1 : tensor<2x85x91x7xf32>) outs(%ey : tensor<2x85x91x7xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = linalg.index 2 : index
+    %l = linalg.index 3 : index
+    %i85 = arith.muli %i, %c85 : index
+    %ij = arith.addi %i85, %j : index
+    %ij91 = arith.muli %ij, %c91 : index
+    %ijk = arith.addi %ij91, %k : index
+    %ijk7 = arith.muli %ijk, %c7 : index
+    %at = arith.addi %ijk7, %l : index
+    %key0 = arith.constant 12951 : index
+    %hit0 = arith.cmpi eq, %at, %key0 : index
+    %sel0 = arith.select %hit0, %pinf, %in : f32
+    %key1 = arith.constant 32272 : index
+    %hit1 = arith.cmpi eq, %at, %key1 : index
+    %sel1 = arith.select %hit1, %ninf, %sel0 : f32
+    %key2 = arith.constant 54142 : index
+    %hit2 = arith.cmpi eq, %at, %key2 : index
+    %sel2 = arith.select %hit2, %pinf, %sel1 : f32
+    %key3 = arith.constant 60585 : index
+    %hit3 = arith.cmpi eq, %at, %key3 : index
+    %sel3 = arith.select %hit3, %nan, %sel2 : f32
+    %key4 = arith.constant 79915 : index
+    %hit4 = arith.cmpi eq, %at, %key4 : index
+    %sel4 = arith.select %hit4, %pinf, %sel3 : f32
+    %key5 = arith.constant 80566 : index
+    %hit5 = arith.cmpi eq, %at, %key5 : index
+    %sel5 = arith.select %hit5, %ninf, %sel4 : f32
+    %key6 = arith.constant 54149 : index
+    %hit6 = arith.cmpi eq, %at, %key6 : index
+    %sel6 = arith.select %hit6, %ninf, %sel5 : f32
+    linalg.yield %sel6 : f32
+  } -> tensor<2x85x91x7xf32>
+  %y = util.optimization_barrier %y2 : tensor<2x85x91x7xf32>
+  %v = util.optimization_barrier %v1 : tensor<3x3x7x19xf32>
+  %b6 = arith.constant dense<[-3.0, 0.0, 3.0, -1.0, 0xFF800000, -2.0, 1.0, -3.0, 0.0, 3.0, -1.0, 0x7FC00000, -2.0, 1.0, -3.0, 0.0, 3.0, 0x7F800000, 2.0]> : tensor<19xf32>
+  %e6 = tensor.empty() : tensor<2x83x89x19xf32>
+  %f6 = linalg.fill ins(%zero : f32) outs(%e6 : tensor<2x83x89x19xf32>) -> tensor<2x83x89x19xf32>
+  %conv6 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%y, %v : tensor<2x85x91x7xf32>, tensor<3x3x7x19xf32>) outs(%f6 : tensor<2x83x89x19xf32>) -> tensor<2x83x89x19xf32>
+  %biased6 = linalg.generic {indexing_maps = [#id4, #bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%conv6, %b6 : tensor<2x83x89x19xf32>, tensor<19xf32>) outs(%e6 : tensor<2x83x89x19xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    linalg.yield %s : f32
+  } -> tensor<2x83x89x19xf32>
+  %ep6 = tensor.empty() : tensor<2x41x44x19xf32>
+  %fp6 = linalg.fill ins(%ninf : f32) outs(%ep6 : tensor<2x41x44x19xf32>) -> tensor<2x41x44x19xf32>
+  %pool6 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%biased6, %window : tensor<2x83x89x19xf32>, tensor<3x3xf32>) outs(%fp6 : tensor<2x41x44x19xf32>) -> tensor<2x41x44x19xf32>
+
+  %rconv6 = linalg.generic {indexing_maps = [#conv1_in, #conv_w, #conv_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%y, %v : tensor<2x85x91x7xf32>, tensor<3x3x7x19xf32>) outs(%f6 : tensor<2x83x89x19xf32>) {
+  ^bb0(%in: f32, %wt: f32, %acc: f32):
+    %p = arith.mulf %in, %wt : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x83x89x19xf32>
+  %rbiased6 = linalg.generic {indexing_maps = [#id4, #bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%rconv6, %b6 : tensor<2x83x89x19xf32>, tensor<19xf32>) outs(%e6 : tensor<2x83x89x19xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    linalg.yield %s : f32
+  } -> tensor<2x83x89x19xf32>
+  %rpool6 = linalg.generic {indexing_maps = [#pool_in, #pool_w, #pool_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%rbiased6, %window : tensor<2x83x89x19xf32>, tensor<3x3xf32>) outs(%fp6 : tensor<2x41x44x19xf32>) {
+  ^bb0(%in: f32, %unused: f32, %acc: f32):
+    %m = arith.maximumf %acc, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<2x41x44x19xf32>
+  check.expect_eq(%pool6, %rpool6) : tensor<2x41x44x19xf32>
+
+  // 7 channels, fewer than a vector but on SSE2 (a vector and 3 more),
+  // with a bias and ReLU under a -inf padding: 1x201x195x3 -> 1x199x193x7
+  // (1.08 MB, enough to be fused) -> padded to 1x201x195x7 -> pooled
+  // 1x100x97x7.
+  %s0 = func.call @pattern(%c1, %c2, %c3, %c5, %c1, %c201, %c195, %c3) : (index, index, index, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %t0 = func.call @pattern(%c3, %c1, %c5, %c2, %c3, %c3, %c3, %c7) : (index, index, index, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %s1 = tensor.cast %s0 : tensor<?x?x?x?xf32> to tensor<1x201x195x3xf32>
+  %t1 = tensor.cast %t0 : tensor<?x?x?x?xf32> to tensor<3x3x3x7xf32>
+  %s = util.optimization_barrier %s1 : tensor<1x201x195x3xf32>
+  %t = util.optimization_barrier %t1 : tensor<3x3x3x7xf32>
+  %b7 = arith.constant dense<[-3.0, 2.0, -1.0, 0.0, 1.0, -2.0, 3.0]> : tensor<7xf32>
+  %e7 = tensor.empty() : tensor<1x199x193x7xf32>
+  %f7 = linalg.fill ins(%zero : f32) outs(%e7 : tensor<1x199x193x7xf32>) -> tensor<1x199x193x7xf32>
+  %conv7 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%s, %t : tensor<1x201x195x3xf32>, tensor<3x3x3x7xf32>) outs(%f7 : tensor<1x199x193x7xf32>) -> tensor<1x199x193x7xf32>
+  %act7 = linalg.generic {indexing_maps = [#id4, #bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%conv7, %b7 : tensor<1x199x193x7xf32>, tensor<7xf32>) outs(%e7 : tensor<1x199x193x7xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %a = arith.addf %in, %bi : f32
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x199x193x7xf32>
+  %padded7 = tensor.pad %act7 low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x199x193x7xf32> to tensor<1x201x195x7xf32>
+  %ep7 = tensor.empty() : tensor<1x100x97x7xf32>
+  %fp7 = linalg.fill ins(%ninf : f32) outs(%ep7 : tensor<1x100x97x7xf32>) -> tensor<1x100x97x7xf32>
+  %pool7 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%padded7, %window : tensor<1x201x195x7xf32>, tensor<3x3xf32>) outs(%fp7 : tensor<1x100x97x7xf32>) -> tensor<1x100x97x7xf32>
+
+  %rconv7 = linalg.generic {indexing_maps = [#conv1_in, #conv_w, #conv_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%s, %t : tensor<1x201x195x3xf32>, tensor<3x3x3x7xf32>) outs(%f7 : tensor<1x199x193x7xf32>) {
+  ^bb0(%in: f32, %wt: f32, %acc: f32):
+    %p = arith.mulf %in, %wt : f32
+    %sum = arith.addf %acc, %p : f32
+    linalg.yield %sum : f32
+  } -> tensor<1x199x193x7xf32>
+  %ract7 = linalg.generic {indexing_maps = [#id4, #bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%rconv7, %b7 : tensor<1x199x193x7xf32>, tensor<7xf32>) outs(%e7 : tensor<1x199x193x7xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %a = arith.addf %in, %bi : f32
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x199x193x7xf32>
+  %rpadded7 = tensor.pad %ract7 low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x199x193x7xf32> to tensor<1x201x195x7xf32>
+  %rpool7 = linalg.generic {indexing_maps = [#pool_in, #pool_w, #pool_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%rpadded7, %window : tensor<1x201x195x7xf32>, tensor<3x3xf32>) outs(%fp7 : tensor<1x100x97x7xf32>) {
+  ^bb0(%in: f32, %unused: f32, %acc: f32):
+    %m = arith.maximumf %acc, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<1x100x97x7xf32>
+  check.expect_eq(%pool7, %rpool7) : tensor<1x100x97x7xf32>
   return
 }

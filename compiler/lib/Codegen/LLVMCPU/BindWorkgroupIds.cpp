@@ -226,9 +226,6 @@ bool bindFunction(func::FuncOp func) {
                     DenseI64ArrayAttr::get(context, counts));
       return true;
     }
-    if (forall.getRank() > 2) {
-      return false;
-    }
     // Row-major: the forall's last dimension is x, which the runtime's
     // linear workgroup order varies fastest, so each worker's contiguous
     // range of workgroups is a contiguous block of the result (whole rows
@@ -236,19 +233,44 @@ bool bindFunction(func::FuncOp func) {
     // the dispatch before wrote it: what a worker reads was mostly written
     // by itself, in its own cache. Dimension 0 as x spread every worker
     // over all of them (a softmax over 32 matrices after their batch
-    // matmul: no faster on two workers than on one).
+    // matmul: no faster on two workers than on one). A kernel has two ids
+    // (x and y): the dimensions before the last are y, linearized in the
+    // same row-major order (a convolution cut into images, rows and
+    // filters: its images and rows; refused, it was one workgroup of
+    // scalar loops).
     unsigned rank = forall.getRank();
-    SmallVector<Value> dimIds;
+    SmallVector<int64_t> trips(rank);
+    int64_t outer = 1;
     for (unsigned dim = 0; dim < rank; ++dim) {
       if (steps[dim] <= 0) {
         return false;
       }
-      int64_t trips = (ubs[dim] - lbs[dim] + steps[dim] - 1) / steps[dim];
-      if (trips < 1 || trips > 65535) {
+      trips[dim] = (ubs[dim] - lbs[dim] + steps[dim] - 1) / steps[dim];
+      if (trips[dim] < 1) {
         return false;
       }
-      counts[rank - 1 - dim] = trips;
-      dimIds.push_back(ids[rank - 1 - dim]);
+      if (dim + 1 < rank) {
+        outer *= trips[dim];
+      }
+    }
+    if (trips[rank - 1] > 65535 || outer > 65535) {
+      return false;
+    }
+    counts[0] = trips[rank - 1];
+    counts[1] = outer;
+    SmallVector<Value> dimIds(rank);
+    dimIds[rank - 1] = ids[0];
+    OpBuilder b(forall);
+    Value rest = ids[1];
+    for (int64_t dim = static_cast<int64_t>(rank) - 2; dim >= 0; --dim) {
+      if (dim == 0) {
+        dimIds[0] = rest;
+        break;
+      }
+      Value count =
+          arith::ConstantIndexOp::create(b, forall.getLoc(), trips[dim]);
+      dimIds[dim] = arith::RemUIOp::create(b, forall.getLoc(), rest, count);
+      rest = arith::DivUIOp::create(b, forall.getLoc(), rest, count);
     }
     inlineForall(forall, dimIds);
   }
