@@ -4,7 +4,7 @@
 // host has, so an AVX-512 machine runs the AVX2 and baseline libraries too.
 // The program is the part of packed-weights.mlir's that this test runs
 // (weights stored in the AVX-512 panel layout, which the AVX2 and baseline
-// kernels read as written).
+// kernels read as written). Each variant on both devices.
 // RUN: rm -rf %t && python3 %S/Inputs/gen_packed_weights.py %t mm_rows131 mm_rows1 mm_rows5 conv3x3_pad conv7x7_s2 conv1x1 conv3x3_7x7 mm_n97 conv1x1_f100 conv3x3_w28 conv3x3_s2_w55
 // RUN: strata-compile %t/program.mlir --target-cpu=x86-64-multi -o %t/multi.vmfb
 //
@@ -40,35 +40,68 @@
 //
 // Every variant, every function.
 // RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-sync --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-sync --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
 // RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-task --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
+// RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-sync --function=mm_rows131 --input=@%t/mm_rows131.input.npy --expected_output=@%t/mm_rows131.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-task --function=mm_rows1 --input=@%t/mm_rows1.input.npy --expected_output=@%t/mm_rows1.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-sync --function=mm_rows1 --input=@%t/mm_rows1.input.npy --expected_output=@%t/mm_rows1.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-task --function=mm_rows1 --input=@%t/mm_rows1.input.npy --expected_output=@%t/mm_rows1.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-sync --function=mm_rows1 --input=@%t/mm_rows1.input.npy --expected_output=@%t/mm_rows1.expected.npy
 // RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-task --function=mm_rows1 --input=@%t/mm_rows1.input.npy --expected_output=@%t/mm_rows1.expected.npy
+// RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-sync --function=mm_rows1 --input=@%t/mm_rows1.input.npy --expected_output=@%t/mm_rows1.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-task --function=mm_rows5 --input=@%t/mm_rows5.input.npy --expected_output=@%t/mm_rows5.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-sync --function=mm_rows5 --input=@%t/mm_rows5.input.npy --expected_output=@%t/mm_rows5.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-task --function=mm_rows5 --input=@%t/mm_rows5.input.npy --expected_output=@%t/mm_rows5.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-sync --function=mm_rows5 --input=@%t/mm_rows5.input.npy --expected_output=@%t/mm_rows5.expected.npy
 // RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-task --function=mm_rows5 --input=@%t/mm_rows5.input.npy --expected_output=@%t/mm_rows5.expected.npy
+// RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-sync --function=mm_rows5 --input=@%t/mm_rows5.input.npy --expected_output=@%t/mm_rows5.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-task --function=conv3x3_pad --input=@%t/conv3x3_pad.input.npy --expected_output=@%t/conv3x3_pad.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-sync --function=conv3x3_pad --input=@%t/conv3x3_pad.input.npy --expected_output=@%t/conv3x3_pad.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-task --function=conv3x3_pad --input=@%t/conv3x3_pad.input.npy --expected_output=@%t/conv3x3_pad.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-sync --function=conv3x3_pad --input=@%t/conv3x3_pad.input.npy --expected_output=@%t/conv3x3_pad.expected.npy
 // RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-task --function=conv3x3_pad --input=@%t/conv3x3_pad.input.npy --expected_output=@%t/conv3x3_pad.expected.npy
+// RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-sync --function=conv3x3_pad --input=@%t/conv3x3_pad.input.npy --expected_output=@%t/conv3x3_pad.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-task --function=conv7x7_s2 --input=@%t/conv7x7_s2.input.npy --expected_output=@%t/conv7x7_s2.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-sync --function=conv7x7_s2 --input=@%t/conv7x7_s2.input.npy --expected_output=@%t/conv7x7_s2.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-task --function=conv7x7_s2 --input=@%t/conv7x7_s2.input.npy --expected_output=@%t/conv7x7_s2.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-sync --function=conv7x7_s2 --input=@%t/conv7x7_s2.input.npy --expected_output=@%t/conv7x7_s2.expected.npy
 // RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-task --function=conv7x7_s2 --input=@%t/conv7x7_s2.input.npy --expected_output=@%t/conv7x7_s2.expected.npy
+// RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-sync --function=conv7x7_s2 --input=@%t/conv7x7_s2.input.npy --expected_output=@%t/conv7x7_s2.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-task --function=conv1x1 --input=@%t/conv1x1.input.npy --expected_output=@%t/conv1x1.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-sync --function=conv1x1 --input=@%t/conv1x1.input.npy --expected_output=@%t/conv1x1.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-task --function=conv1x1 --input=@%t/conv1x1.input.npy --expected_output=@%t/conv1x1.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-sync --function=conv1x1 --input=@%t/conv1x1.input.npy --expected_output=@%t/conv1x1.expected.npy
 // RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-task --function=conv1x1 --input=@%t/conv1x1.input.npy --expected_output=@%t/conv1x1.expected.npy
+// RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-sync --function=conv1x1 --input=@%t/conv1x1.input.npy --expected_output=@%t/conv1x1.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-task --function=conv3x3_7x7 --input=@%t/conv3x3_7x7.input.npy --expected_output=@%t/conv3x3_7x7.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-sync --function=conv3x3_7x7 --input=@%t/conv3x3_7x7.input.npy --expected_output=@%t/conv3x3_7x7.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-task --function=conv3x3_7x7 --input=@%t/conv3x3_7x7.input.npy --expected_output=@%t/conv3x3_7x7.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-sync --function=conv3x3_7x7 --input=@%t/conv3x3_7x7.input.npy --expected_output=@%t/conv3x3_7x7.expected.npy
 // RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-task --function=conv3x3_7x7 --input=@%t/conv3x3_7x7.input.npy --expected_output=@%t/conv3x3_7x7.expected.npy
+// RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-sync --function=conv3x3_7x7 --input=@%t/conv3x3_7x7.input.npy --expected_output=@%t/conv3x3_7x7.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-task --function=mm_n97 --input=@%t/mm_n97.input.npy --expected_output=@%t/mm_n97.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-sync --function=mm_n97 --input=@%t/mm_n97.input.npy --expected_output=@%t/mm_n97.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-task --function=mm_n97 --input=@%t/mm_n97.input.npy --expected_output=@%t/mm_n97.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-sync --function=mm_n97 --input=@%t/mm_n97.input.npy --expected_output=@%t/mm_n97.expected.npy
 // RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-task --function=mm_n97 --input=@%t/mm_n97.input.npy --expected_output=@%t/mm_n97.expected.npy
+// RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-sync --function=mm_n97 --input=@%t/mm_n97.input.npy --expected_output=@%t/mm_n97.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-task --function=conv1x1_f100 --input=@%t/conv1x1_f100.input.npy --expected_output=@%t/conv1x1_f100.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-sync --function=conv1x1_f100 --input=@%t/conv1x1_f100.input.npy --expected_output=@%t/conv1x1_f100.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-task --function=conv1x1_f100 --input=@%t/conv1x1_f100.input.npy --expected_output=@%t/conv1x1_f100.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-sync --function=conv1x1_f100 --input=@%t/conv1x1_f100.input.npy --expected_output=@%t/conv1x1_f100.expected.npy
 // RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-task --function=conv1x1_f100 --input=@%t/conv1x1_f100.input.npy --expected_output=@%t/conv1x1_f100.expected.npy
+// RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-sync --function=conv1x1_f100 --input=@%t/conv1x1_f100.input.npy --expected_output=@%t/conv1x1_f100.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-task --function=conv3x3_w28 --input=@%t/conv3x3_w28.input.npy --expected_output=@%t/conv3x3_w28.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-sync --function=conv3x3_w28 --input=@%t/conv3x3_w28.input.npy --expected_output=@%t/conv3x3_w28.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-task --function=conv3x3_w28 --input=@%t/conv3x3_w28.input.npy --expected_output=@%t/conv3x3_w28.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-sync --function=conv3x3_w28 --input=@%t/conv3x3_w28.input.npy --expected_output=@%t/conv3x3_w28.expected.npy
 // RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-task --function=conv3x3_w28 --input=@%t/conv3x3_w28.input.npy --expected_output=@%t/conv3x3_w28.expected.npy
+// RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-sync --function=conv3x3_w28 --input=@%t/conv3x3_w28.input.npy --expected_output=@%t/conv3x3_w28.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-task --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx512 strata-run --module=%t/multi.vmfb --device=local-sync --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
 // RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-task --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
+// RUN: env STRATA_CPU_FEATURES=avx2 strata-run --module=%t/multi.vmfb --device=local-sync --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
 // RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-task --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
+// RUN: env STRATA_CPU_FEATURES=baseline strata-run --module=%t/multi.vmfb --device=local-sync --function=conv3x3_s2_w55 --input=@%t/conv3x3_s2_w55.input.npy --expected_output=@%t/conv3x3_s2_w55.expected.npy
