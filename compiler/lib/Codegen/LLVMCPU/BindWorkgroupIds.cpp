@@ -260,17 +260,16 @@ bool bindFunction(func::FuncOp func) {
     counts[1] = outer;
     SmallVector<Value> dimIds(rank);
     dimIds[rank - 1] = ids[0];
-    OpBuilder b(forall);
-    Value rest = ids[1];
-    for (int64_t dim = static_cast<int64_t>(rank) - 2; dim >= 0; --dim) {
-      if (dim == 0) {
-        dimIds[0] = rest;
-        break;
+    if (rank > 1) {
+      OpBuilder b(forall);
+      Value rest = ids[1];
+      for (unsigned dim = rank - 2; dim > 0; --dim) {
+        Value count =
+            arith::ConstantIndexOp::create(b, forall.getLoc(), trips[dim]);
+        dimIds[dim] = arith::RemUIOp::create(b, forall.getLoc(), rest, count);
+        rest = arith::DivUIOp::create(b, forall.getLoc(), rest, count);
       }
-      Value count =
-          arith::ConstantIndexOp::create(b, forall.getLoc(), trips[dim]);
-      dimIds[dim] = arith::RemUIOp::create(b, forall.getLoc(), rest, count);
-      rest = arith::DivUIOp::create(b, forall.getLoc(), rest, count);
+      dimIds[0] = rest;
     }
     inlineForall(forall, dimIds);
   }
